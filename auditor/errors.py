@@ -1,0 +1,23 @@
+"""Typed errors raised by the library; only the CLI turns them into messages and exit codes."""
+
+from __future__ import annotations
+
+
+class AuditError(Exception):
+    """Base class: the audit could not run (exit code 2)."""
+
+
+class ConfigError(AuditError):
+    """The config file is missing, unreadable, not valid YAML or not a valid config."""
+
+
+class ManifestError(AuditError):
+    """The manifest is missing, unreadable or does not match what the config names."""
+
+
+class StageLoadError(AuditError):
+    """A stage plugin could not be found, imported or validated."""
+
+
+class ReportWriteError(AuditError):
+    """The report could not be written to its output directory."""

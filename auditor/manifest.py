@@ -1,0 +1,172 @@
+"""The split manifest: only the columns the config names, read once, with keys factorized once."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from auditor.config import LoadedConfig
+from auditor.errors import ManifestError
+from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
+from auditor.readers import MissingColumnsError, expand, read_files
+
+SPLIT_COLUMN = "__split__"
+_HASH_BLOCK = 1 << 22
+
+
+class Manifest:
+    """Rows of a split manifest as Arrow columns plus shared integer codes for split and keys."""
+
+    def __init__(self, table: pa.Table, files: Sequence[Path], sha256: str, id_column: str | None) -> None:
+        self.table = table
+        self.files = tuple(files)
+        self.sha256 = sha256
+        self.id_column = id_column
+        self._keys: dict[tuple[str, ...], KeyCodes] = {}
+        self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
+        self.split = self.key(SPLIT_COLUMN)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.table.num_rows)
+
+    @property
+    def split_names(self) -> list[str]:
+        """The split names as they appear in the data (the split code indexes this list)."""
+        return self.split.labels(range(self.split.n_values))
+
+    def rows_per_split(self) -> dict[str, int]:
+        counts = np.bincount(self.split.codes[self.split.codes >= 0], minlength=self.split.n_values)
+        return {name: int(c) for name, c in zip(self.split_names, counts, strict=True) if c}
+
+    def key(self, spec: str | Sequence[str]) -> KeyCodes:
+        """The codes of a key: a column name or a compound of columns; computed once, then shared."""
+        columns = (spec,) if isinstance(spec, str) else tuple(spec)
+        cached = self._keys.get(columns)
+        if cached is None:
+            parts = [self._encoded(c) for c in columns]
+            if len(columns) == 1:
+                cached = single_key(columns[0], *parts[0])
+            else:
+                cached = compound_key(columns, parts)
+            self._keys[columns] = cached
+        return cached
+
+    def prepare(self, specs: Sequence[str | Sequence[str]]) -> None:
+        """Factorize several keys on both cores at once (Arrow releases the GIL while hashing)."""
+        columns = list(dict.fromkeys(c for s in specs for c in ((s,) if isinstance(s, str) else s)))
+        todo = [c for c in columns if c not in self._columns]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for column, result in zip(todo, pool.map(self._encode, todo), strict=True):
+                self._columns[column] = result
+        for spec in specs:
+            self.key(spec)
+
+    def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        if column not in self._columns:
+            self._columns[column] = self._encode(column)
+        return self._columns[column]
+
+    def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        return encode_column(self.table[column])
+
+    def id_codes(self) -> tuple[np.ndarray, int]:
+        """A code per row that is equal exactly when the ids are equal; and how many distinct ids."""
+        if self.id_column is None:
+            return np.arange(self.n_rows, dtype=np.int64), self.n_rows
+        column = self.table[self.id_column]
+        if pa.types.is_integer(column.type) and column.null_count == 0:
+            codes, uniques = pd.factorize(column.to_numpy())
+            return codes.astype(np.int64), len(uniques)
+        codes, dictionary = self._encoded(self.id_column)
+        return codes, len(dictionary)
+
+    def ids(self, rows: Sequence[int] | np.ndarray) -> list[str | int]:
+        """The sample ids of some rows (row numbers when the config names no id column)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.id_column is None:
+            return [int(r) for r in rows]
+        values = self.table[self.id_column].take(pa.array(rows)).to_pylist()
+        return [v if isinstance(v, int | str) else str(v) for v in values]
+
+
+def load_manifest(loaded: LoadedConfig) -> Manifest:
+    """Read the manifest the config names; raise ManifestError with file, column and expectation."""
+    spec = loaded.config.manifest
+    if spec is None:
+        raise ManifestError("the config has no `manifest` section")
+    named = loaded.config.manifest_columns()
+    columns = [c for c in named if c != spec.split]
+    if spec.paths is not None:
+        groups = [
+            (split, expand(p, loaded.base_dir, f"{loaded.locate(('manifest', 'paths', split))}"))
+            for split, p in spec.paths.items()
+        ]
+    else:
+        assert spec.path is not None and spec.split is not None
+        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path"))))]
+        columns = [spec.split, *columns]
+    files = [f for _, fs in groups for f in fs]
+    dictionary_columns = [c for c in columns if c != spec.id]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        digest = pool.submit(_digest, files)
+        tables = []
+        for split, fs in groups:
+            try:
+                table = read_files(fs, columns, spec.format, dictionary_columns)
+            except MissingColumnsError as exc:
+                raise ManifestError(_explain_missing(exc, named, loaded)) from None
+            if split is not None:
+                constant = pa.DictionaryArray.from_arrays(
+                    np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
+                )
+                table = table.append_column(SPLIT_COLUMN, constant)
+            else:
+                table = table.append_column(SPLIT_COLUMN, table[spec.split])
+            tables.append(table)
+        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+        sha256 = digest.result()
+    if table.num_rows == 0:
+        where = ", ".join(str(f) for f in files[:3])
+        raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
+    if spec.id is not None:
+        _check_id_type(table, spec.id, files)
+    return Manifest(table, files, sha256, spec.id)
+
+
+def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
+    origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
+    return f"{exc}\n  ({origins})" if origins else str(exc)
+
+
+def _check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:
+    t = table[id_column].type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
+        raise ManifestError(
+            f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids"
+        )
+
+
+def _digest(files: Sequence[Path]) -> str:
+    """sha256 of the manifest bytes; for several files, of their names and digests in order."""
+    digests = []
+    for f in files:
+        h = hashlib.sha256()
+        with open(f, "rb") as fh:
+            while block := fh.read(_HASH_BLOCK):
+                h.update(block)
+        digests.append((f, h.hexdigest()))
+    if len(digests) == 1:
+        return digests[0][1]
+    combined = hashlib.sha256()
+    for f, d in digests:
+        combined.update(f"{f.name}\0{d}\n".encode())
+    return combined.hexdigest()

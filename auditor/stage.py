@@ -1,0 +1,95 @@
+"""The Stage protocol every audit check implements, and the AuditContext it runs against."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from auditor.config import AcceptSpec, AuditConfig, LoadedConfig
+from auditor.findings import Finding, Severity
+from auditor.manifest import Manifest
+from auditor.splits import SplitRoles
+
+
+class StageOptions(BaseModel):
+    """Options every stage accepts; a stage extends this with its own fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+
+
+class Acceptances:
+    """The config's `accept` entries; remembers which ones matched so stale ones can be reported."""
+
+    def __init__(self, entries: Iterable[AcceptSpec]) -> None:
+        self.entries = list(entries)
+        self.used: set[int] = set()
+
+    def reason(self, code: str, key: str | None) -> str | None:
+        for i, entry in enumerate(self.entries):
+            if entry.code == code and (entry.key_text is None or entry.key_text == key):
+                self.used.add(i)
+                return entry.reason
+        return None
+
+
+@dataclass
+class AuditContext:
+    """What a stage may read: the validated config, the manifest (if any) and the split roles."""
+
+    loaded: LoadedConfig
+    manifest: Manifest | None
+    acceptances: Acceptances
+    _roles: SplitRoles | None = field(default=None, repr=False)
+
+    @property
+    def config(self) -> AuditConfig:
+        return self.loaded.config
+
+    def require_manifest(self) -> Manifest:
+        if self.manifest is None:
+            raise RuntimeError("this stage needs the manifest, but none was loaded")
+        return self.manifest
+
+    @property
+    def roles(self) -> SplitRoles:
+        if self._roles is None:
+            names = self.manifest.split_names if self.manifest is not None else []
+            self._roles = SplitRoles.from_config(self.config.splits, names)
+        return self._roles
+
+
+class Stage(ABC):
+    """One audit check: a stable name, validated options, a skip reason, and findings."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]] = ()  # config keys it reads, for `audit stages`
+    needs_manifest: ClassVar[bool] = True
+    codes: ClassVar[dict[str, str]] = {}  # finding code -> title, for the check catalogue
+    Options: ClassVar[type[StageOptions]] = StageOptions
+
+    def __init__(self, options: StageOptions | None = None) -> None:
+        self.options = options if options is not None else self.Options()
+
+    def skip_reason(self, config: AuditConfig) -> str | None:
+        """Why this stage does not apply to ``config`` (None when it runs)."""
+        if not self.options.enabled:
+            return f"disabled in the config (stages.{self.name}.enabled: false)"
+        if self.needs_manifest and config.manifest is None:
+            return "the config has no `manifest`"
+        return None
+
+    @abstractmethod
+    def run(self, context: AuditContext) -> Iterable[Finding]:
+        """Yield findings; raising is allowed and becomes an `error` result."""
+
+    def finding(self, code: str, severity: Severity, message: str, **fields: Any) -> Finding:
+        """A Finding of this stage; the title defaults to the code's catalogue title."""
+        fields.setdefault("title", self.codes.get(code, code))
+        return Finding(code=code, stage=self.name, severity=severity, message=message, **fields)

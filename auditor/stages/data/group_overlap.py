@@ -1,0 +1,213 @@
+"""group_overlap: values of a group key (writer, patient, video) that occur in more than one split."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations
+
+import numpy as np
+
+from auditor.findings import Finding, Severity, Table
+from auditor.keycodes import KeyCodes
+from auditor.splits import PairKind
+from auditor.stage import AuditContext, Stage, StageOptions
+
+CODE_FOR_KIND = {
+    PairKind.TRAIN_HOLDOUT: "GRP001",
+    PairKind.HOLDOUT_HOLDOUT: "GRP002",
+    PairKind.ALLOWED: "GRP003",
+}
+
+
+class GroupOverlapOptions(StageOptions):
+    max_examples: int = 5
+    ids_per_split: int = 3
+
+
+class GroupOverlap(Stage):
+    name = "group_overlap"
+    summary = "each group key (single or compound) whose values occur in more than one split, per split pair"
+    needs = ("manifest", "keys.groups")
+    codes = {
+        "GRP001": "groups shared between train and holdout",
+        "GRP002": "groups shared between holdout splits",
+        "GRP003": "groups shared between allowed split pairs",
+        "GRP004": "rows without a group value",
+    }
+    Options = GroupOverlapOptions
+
+    def skip_reason(self, config):  # type: ignore[no-untyped-def]
+        base = super().skip_reason(config)
+        if base is None and not config.keys.groups:
+            return "no group keys: set `keys.groups` (e.g. [writer] or [[patient_id, eye]])"
+        return base
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        manifest = context.require_manifest()
+        specs = context.config.keys.groups
+        manifest.prepare(specs)
+        for spec in specs:
+            yield from self._one_key(context, manifest.key(spec))
+
+    def _one_key(self, context: AuditContext, key: KeyCodes) -> Iterator[Finding]:
+        assert isinstance(self.options, GroupOverlapOptions)
+        manifest = context.require_manifest()
+        roles = context.roles
+        names = manifest.split_names
+        split, group = manifest.split.codes, key.codes
+        n_splits, n_groups = len(names), key.n_values
+
+        no_group = (group < 0) & (split >= 0)
+        if no_group.any():
+            per = np.bincount(split[no_group], minlength=n_splits)
+            yield self.finding(
+                "GRP004", Severity.INFO,
+                f"{int(no_group.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
+                "overlap on this key.",
+                key=key.name,
+                evidence={"key": key.name, "rows_per_split": {names[i]: int(c) for i, c in enumerate(per) if c}},
+                remediation=f"Fill in '{key.name}' for every row, or confirm these samples are independent.",
+            )
+        valid = (group >= 0) & (split >= 0)
+        counts = np.bincount(group[valid] * n_splits + split[valid], minlength=n_groups * n_splits)
+        counts = counts.reshape(n_groups, n_splits)
+        present = counts > 0
+        shared = np.flatnonzero(present.sum(axis=1) > 1)
+        if not len(shared):
+            return
+
+        # Reviewed values come out of the totals and are reported one by one as accepted.
+        accepted: dict[int, tuple[str, str]] = {}
+        for entry in context.acceptances.entries:
+            if entry.code in ("GRP001", "GRP002") and entry.key is not None:
+                code = key.find(entry.key)
+                if code is not None and present[code].sum() > 1:
+                    accepted[code] = (entry.code, entry.reason)
+        live = present.copy()
+        if accepted:
+            live[list(accepted)] = False
+
+        order = roles.order([names[i] for i in range(n_splits) if present[:, i].any()])
+        index = {n: names.index(n) for n in order}
+        by_kind: dict[PairKind, list[tuple[str, str, int, int, int]]] = {}
+        pair_groups: dict[tuple[str, str], np.ndarray] = {}
+        for a, b in combinations(order, 2):
+            ia, ib = index[a], index[b]
+            both = live[:, ia] & live[:, ib]
+            n_both = int(both.sum())
+            if not n_both:
+                continue
+            pair_groups[(a, b)] = both
+            row = (a, b, n_both, int(counts[both, ia].sum()), int(counts[both, ib].sum()))
+            by_kind.setdefault(roles.pair(a, b), []).append(row)
+
+        pair_table = Table(
+            title=f"'{key.name}' values shared per split pair",
+            columns=("split", "split", "judged as", "groups", "rows in first", "rows in second"),
+            rows=tuple((a, b, roles.pair(a, b).value, g, ra, rb)
+                       for kind_rows in by_kind.values() for a, b, g, ra, rb in kind_rows),
+        )
+        tables = [pair_table]
+        if len(order) >= 3:
+            tables.append(self._matrix(key, order, index, live))
+
+        for kind, severity in ((PairKind.TRAIN_HOLDOUT, Severity.ERROR),
+                               (PairKind.HOLDOUT_HOLDOUT, Severity.WARNING),
+                               (PairKind.ALLOWED, Severity.INFO)):
+            rows = by_kind.get(kind)
+            if not rows:
+                continue
+            mask = np.zeros(n_groups, dtype=bool)
+            for a, b, *_ in rows:
+                mask |= pair_groups[(a, b)]
+            yield self._kind_finding(context, key, kind, severity, rows, mask, counts, order, index,
+                                     tuple(tables))
+
+        for code, (accept_code, _reason) in sorted(accepted.items()):
+            in_splits = [n for n in order if present[code, index[n]]]
+            label = key.label(code)
+            yield self.finding(
+                accept_code, Severity.ERROR if accept_code == "GRP001" else Severity.WARNING,
+                f"'{key.name}' value {label!r} occurs in {', '.join(in_splits)}.",
+                key=label,
+                evidence={"key": key.name, "value": label,
+                          "rows": {n: int(counts[code, index[n]]) for n in in_splits}},
+            )
+
+    def _kind_finding(self, context: AuditContext, key: KeyCodes, kind: PairKind, severity: Severity,
+                      rows: list[tuple[str, str, int, int, int]], mask: np.ndarray, counts: np.ndarray,
+                      order: list[str], index: dict[str, int], tables: tuple[Table, ...]) -> Finding:
+        assert isinstance(self.options, GroupOverlapOptions)
+        roles = context.roles
+        groups = np.flatnonzero(mask)
+        n = len(groups)
+        totals = counts[groups].sum(axis=1)
+        # Most rows first; ties in first-seen order, so the same input gives the same examples.
+        top = groups[np.argsort(-totals, kind="stable")[: self.options.max_examples]]
+        labels = key.labels(top)
+        pairs = ", ".join(f"{a}–{b} ({g})" for a, b, g, _, _ in rows)
+        holdout_rows = {}
+        if kind is PairKind.TRAIN_HOLDOUT:
+            for s in order:
+                leaking = [index[t] for t in order if roles.pair(t, s) is PairKind.TRAIN_HOLDOUT
+                           and roles.role(t) == "train"]
+                if not leaking:
+                    continue
+                in_train = mask & (counts[:, leaking].sum(axis=1) > 0)
+                hit = int(counts[in_train, index[s]].sum())
+                if hit:
+                    total = int(counts[:, index[s]].sum())
+                    holdout_rows[s] = {"rows": hit, "of": total, "share": round(hit / total, 4)}
+        noun, verb = ("value", "occurs") if n == 1 else ("values", "occur")
+        shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
+        message = {
+            PairKind.TRAIN_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {verb} in both a train and a holdout "
+            f"split, so the evaluation is not on unseen '{key.name}': {pairs}.",
+            PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {"is" if n == 1 else "are"} shared between holdout splits, "
+            f"so those evaluations are not independent: {pairs}.",
+            PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {"is" if n == 1 else "are"} shared between split pairs that "
+            f"splits.allow exempts: {pairs}.",
+        }[kind]
+        if holdout_rows:
+            message += " Holdout rows whose group is also in train: " + ", ".join(
+                f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in holdout_rows.items()) + "."
+        return self.finding(
+            CODE_FOR_KIND[kind], severity, message,
+            evidence={
+                "key": key.name,
+                "groups": n,
+                "pairs": [{"splits": [a, b], "groups": g, "rows": [ra, rb]} for a, b, g, ra, rb in rows],
+                **({"holdout_rows_sharing_train_groups": holdout_rows} if holdout_rows else {}),
+            },
+            examples=self._examples(context, key, top, labels, counts, order, index),
+            tables=tables,
+            remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
+            "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
+        )
+
+    def _examples(self, context: AuditContext, key: KeyCodes, top: np.ndarray, labels: list[str],
+                  counts: np.ndarray, order: list[str], index: dict[str, int]) -> tuple[dict[str, object], ...]:
+        assert isinstance(self.options, GroupOverlapOptions)
+        manifest = context.require_manifest()
+        rows = np.flatnonzero(np.isin(key.codes, top))
+        split = manifest.split.codes[rows]
+        groups = key.codes[rows]
+        examples = []
+        for code, label in zip(top, labels, strict=True):
+            per_split = {}
+            for s in order:
+                if counts[code, index[s]]:
+                    sel = rows[(groups == code) & (split == index[s])][: self.options.ids_per_split]
+                    per_split[s] = {"rows": int(counts[code, index[s]]), "ids": manifest.ids(sel)}
+            examples.append({"group": label, "splits": per_split})
+        return tuple(examples)
+
+    @staticmethod
+    def _matrix(key: KeyCodes, order: list[str], index: dict[str, int], live: np.ndarray) -> Table:
+        cells = []
+        for a in order:
+            row: list[object] = [a]
+            for b in order:
+                row.append(int((live[:, index[a]] & live[:, index[b]]).sum()) if a != b else "—")
+            cells.append(tuple(row))
+        return Table(title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells))

@@ -1,0 +1,219 @@
+"""split_integrity: is every row in exactly one well-named, non-empty split, with a unique id?"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import combinations
+
+import numpy as np
+
+from auditor.findings import Finding, Severity, Table
+from auditor.manifest import Manifest
+from auditor.stage import AuditContext, Stage, StageOptions
+
+MAX_EXAMPLES = 5
+
+
+class SplitIntegrityOptions(StageOptions):
+    max_examples: int = MAX_EXAMPLES
+
+
+def normalized_split_name(name: str) -> str:
+    """'Test ', 'TEST' and 'test_' all become 'test': names a human would read as the same split."""
+    return re.sub(r"[\W_]+", "", name.casefold())
+
+
+class SplitIntegrity(Stage):
+    name = "split_integrity"
+    summary = "duplicate ids within and across splits, rows without a split, look-alike or unknown split names, empty splits, split sizes"
+    needs = ("manifest.path + manifest.split, or manifest.paths", "manifest.id (optional)")
+    codes = {
+        "SPL000": "split sizes",
+        "SPL001": "sample ids in more than one split",
+        "SPL002": "sample ids repeated within a split",
+        "SPL003": "rows without a split",
+        "SPL004": "split names that differ only by case, spacing or punctuation",
+        "SPL005": "split not declared as train or holdout",
+        "SPL006": "declared split has no rows",
+        "SPL007": "rows without a sample id",
+        "SPL008": "splits.allow names a split that does not exist",
+    }
+    Options = SplitIntegrityOptions
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        manifest = context.require_manifest()
+        assert isinstance(self.options, SplitIntegrityOptions)
+        limit = self.options.max_examples
+        names = manifest.split_names
+        split = manifest.split.codes
+        roles = context.roles
+        sizes = np.bincount(split[split >= 0], minlength=len(names))
+        present = [n for n, c in zip(names, sizes, strict=True) if c]
+
+        total = manifest.n_rows
+        ordered = roles.order(present)
+        yield self.finding(
+            "SPL000", Severity.INFO,
+            f"{total} rows in {len(present)} split(s): "
+            + ", ".join(f"{n} {sizes[names.index(n)]}" for n in ordered) + ".",
+            evidence={"rows": total, "splits": {n: int(sizes[names.index(n)]) for n in ordered}},
+            tables=(Table(
+                title="split sizes",
+                columns=("split", "role", "rows", "share"),
+                rows=tuple((n, roles.role(n), int(sizes[names.index(n)]),
+                            f"{sizes[names.index(n)] / total:.1%}") for n in ordered),
+            ),),
+        )
+
+        missing_split = np.flatnonzero(split < 0)
+        if len(missing_split):
+            yield self.finding(
+                "SPL003", Severity.WARNING,
+                f"{len(missing_split)} row(s) have no split value (null or blank); they are in no split and "
+                "no other check sees them.",
+                evidence={"rows": len(missing_split)},
+                examples=tuple({"id": i, "row": int(r)} for i, r in
+                               zip(manifest.ids(missing_split[:limit]), missing_split[:limit], strict=True)),
+                remediation="Assign these rows to a split, or drop them from the manifest on purpose.",
+            )
+
+        yield from self._look_alike_names(present, sizes, names, context)
+        yield from self._empty_declared(present, context)
+        yield from self._allow_pairs(present, context)
+        yield from self._duplicate_ids(context, limit)
+
+    def _look_alike_names(self, present: list[str], sizes: np.ndarray, names: list[str],
+                          context: AuditContext) -> Iterator[Finding]:
+        roles = context.roles
+        declared = [*roles.train, *roles.holdout]
+        groups: dict[str, list[str]] = {}
+        for n in sorted(set(present) | set(declared)):
+            groups.setdefault(normalized_split_name(n), []).append(n)
+        look_alike = set()
+        for norm, members in sorted(groups.items()):
+            if len(members) < 2:
+                continue
+            look_alike.update(members)
+            counts = {m: int(sizes[names.index(m)]) if m in names else 0 for m in members}
+            yield self.finding(
+                "SPL004", Severity.ERROR,
+                "split names " + ", ".join(repr(m) for m in members) + " differ only by case, spacing or "
+                "punctuation; rows under a variant are not treated as the split you meant.",
+                key=norm,
+                evidence={"names": members, "rows": counts},
+                remediation="Normalize the split column so each split has exactly one spelling.",
+            )
+        for n in present:
+            if roles.role(n) == "unknown" and n not in look_alike:
+                yield self.finding(
+                    "SPL005", Severity.WARNING,
+                    f"split {n!r} ({int(sizes[names.index(n)])} rows) is neither in splits.train "
+                    f"({sorted(roles.train)}) nor in splits.holdout ({sorted(roles.holdout)}); "
+                    "cross-split checks cannot judge it.",
+                    key=n,
+                    evidence={"split": n, "rows": int(sizes[names.index(n)])},
+                    remediation="Declare the split in `splits.train` or `splits.holdout`, or fix its name.",
+                )
+
+    def _empty_declared(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
+        roles = context.roles
+        for role, declared in (("train", roles.train), ("holdout", roles.holdout)):
+            for n in sorted(declared):
+                if n not in present:
+                    yield self.finding(
+                        "SPL006", Severity.ERROR,
+                        f"the {role} split {n!r} is declared but has no rows"
+                        + (f" (splits found: {', '.join(sorted(present))})" if present else "") + ".",
+                        key=n,
+                        evidence={"split": n, "role": role, "splits_found": sorted(present)},
+                        remediation="Fix the split name in the config or in the manifest.",
+                    )
+
+    def _allow_pairs(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
+        for i, pair in enumerate(context.config.splits.allow):
+            for n in pair:
+                if n not in present:
+                    yield self.finding(
+                        "SPL008", Severity.WARNING,
+                        f"splits.allow[{i}] names {n!r}, which is not a split in the manifest; "
+                        "the exemption does nothing.",
+                        key=n, evidence={"pair": list(pair), "splits_found": sorted(present)},
+                        remediation="Correct or remove the allow entry.",
+                    )
+
+    def _duplicate_ids(self, context: AuditContext, limit: int) -> Iterator[Finding]:
+        manifest = context.require_manifest()
+        if manifest.id_column is None:
+            return
+        codes, n_ids = manifest.id_codes()
+        split = manifest.split.codes
+        names = manifest.split_names
+        missing = np.flatnonzero(codes < 0)
+        if len(missing):
+            yield self.finding(
+                "SPL007", Severity.WARNING,
+                f"{len(missing)} row(s) have no value in the id column '{manifest.id_column}'.",
+                evidence={"rows": len(missing)},
+                examples=tuple({"row": int(r)} for r in missing[:limit]),
+                remediation="Give every sample an id, or drop the rows.",
+            )
+        counts = np.bincount(codes[codes >= 0], minlength=n_ids)
+        if not (counts > 1).any():
+            return
+        rows = np.flatnonzero((codes >= 0) & (counts[np.maximum(codes, 0)] > 1))
+        label = [*names, "<no split>"]
+        # A missing split counts as its own bucket, so an id in 'test' and in no split is still seen.
+        bucket = np.where(split[rows] >= 0, split[rows], len(names))
+        dup_ids, local = np.unique(codes[rows], return_inverse=True)
+        presence = np.zeros((len(dup_ids), len(label)), dtype=bool)
+        presence[local, bucket] = True
+        cross = presence.sum(axis=1) > 1
+
+        if cross.any():
+            cross_rows = rows[cross[local]]
+            pair_count = {
+                (label[a], label[b]): int((presence[:, a] & presence[:, b]).sum())
+                for a, b in combinations(range(len(label)), 2)
+            }
+            pair_count = {k: v for k, v in pair_count.items() if v}
+            yield self.finding(
+                "SPL001", Severity.ERROR,
+                f"{int(cross.sum())} sample id(s) occur in more than one split ({len(cross_rows)} rows); "
+                "the same sample is trained on and evaluated.",
+                evidence={"ids": int(cross.sum()), "rows": len(cross_rows),
+                          "pairs": {f"{a}|{b}": c for (a, b), c in pair_count.items()}},
+                examples=_id_examples(manifest, codes, cross_rows, label, limit),
+                tables=(Table(title="ids shared per split pair", columns=("split", "split", "ids"),
+                              rows=tuple((a, b, c) for (a, b), c in pair_count.items())),),
+                remediation="Give each sample exactly one split; if the rows are distinct samples, "
+                "give them distinct ids.",
+            )
+        if (~cross).any():
+            within_rows = rows[~cross[local]]
+            per_split = np.bincount(bucket[~cross[local]], minlength=len(label))
+            yield self.finding(
+                "SPL002", Severity.WARNING,
+                f"{int((~cross).sum())} sample id(s) are repeated within one split ({len(within_rows)} rows); "
+                "repeated rows weigh those samples more and may hide copies.",
+                evidence={"ids": int((~cross).sum()), "rows": len(within_rows),
+                          "rows_per_split": {label[i]: int(c) for i, c in enumerate(per_split) if c}},
+                examples=_id_examples(manifest, codes, within_rows, label, limit),
+                remediation="Remove the repeated rows, or give distinct samples distinct ids.",
+            )
+
+
+def _id_examples(manifest: Manifest, codes: np.ndarray, rows: np.ndarray, label: list[str],
+                 limit: int) -> tuple[dict[str, object], ...]:
+    """The first few duplicated ids in file order, each with its rows and their splits."""
+    split = manifest.split.codes
+    _, first = np.unique(codes[rows], return_index=True)
+    examples = []
+    for code in codes[rows][np.sort(first)[:limit]]:
+        rws = rows[codes[rows] == code][:limit]
+        examples.append({
+            "id": manifest.ids(rws[:1])[0],
+            "rows": [int(r) for r in rws],
+            "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
+        })
+    return tuple(examples)
