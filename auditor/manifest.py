@@ -14,7 +14,7 @@ import pyarrow as pa
 from auditor.config import LoadedConfig
 from auditor.errors import ManifestError
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
-from auditor.readers import MissingColumnsError, expand, read_files
+from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
 
 SPLIT_COLUMN = "__split__"
 _HASH_BLOCK = 1 << 22
@@ -170,3 +170,25 @@ def _digest(files: Sequence[Path]) -> str:
     for f, d in digests:
         combined.update(f"{f.name}\0{d}\n".encode())
     return combined.hexdigest()
+
+
+def check_columns(loaded: LoadedConfig) -> list[Path]:
+    """Check that every manifest file exists and has the named columns, reading headers only."""
+    spec = loaded.config.manifest
+    if spec is None:
+        return []
+    named = loaded.config.manifest_columns()
+    wanted = [c for c in named if spec.paths is None or c != spec.split]
+    if spec.paths is not None:
+        files = [f for split, p in spec.paths.items()
+                 for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)))]
+    else:
+        assert spec.path is not None
+        files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")))
+    for f in files:
+        try:
+            available = column_names(f, spec.format)
+            missing_columns(f, available, wanted)
+        except MissingColumnsError as exc:
+            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+    return files

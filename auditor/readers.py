@@ -96,7 +96,8 @@ def read_files(
     return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
 
-def _missing_columns(path: Path, available: Sequence[str], wanted: Sequence[str]) -> None:
+def missing_columns(path: Path, available: Sequence[str], wanted: Sequence[str]) -> None:
+    """Raise MissingColumnsError listing what the file lacks, with a close match for each."""
     missing = [c for c in wanted if c not in available]
     if not missing:
         return
@@ -116,6 +117,22 @@ class MissingColumnsError(ManifestError):
         super().__init__(f"{path}: no column {', '.join(described)}; available columns: {shown}")
 
 
+def column_names(path: Path, fmt: str | None) -> list[str]:
+    """The columns of one manifest file, read from its header or footer only (for `audit validate`)."""
+    kind = fmt or detect_format(path)
+    if kind == "parquet":
+        try:
+            return list(pq.read_schema(path).names)
+        except (pa.ArrowException, OSError) as exc:
+            raise ManifestError(f"{path}: not a readable parquet file: {exc}") from None
+    if kind in ("csv", "tsv"):
+        return _header(path, "\t" if kind == "tsv" else ",")
+    if kind == "jsonl":
+        return list(_read_jsonl(path, []).column_names) if path.stat().st_size else []
+    raise ManifestError(f"{path}: unknown manifest format {path.suffix!r}; expected one of "
+                        f"{', '.join(sorted(FORMATS))} (or set manifest.format)")
+
+
 # -- parquet -------------------------------------------------------------------------------------------
 
 
@@ -126,7 +143,7 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
             schemas.append(pq.read_schema(f))
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: not a readable parquet file: {exc}") from None
-        _missing_columns(f, schemas[-1].names, columns)
+        missing_columns(f, schemas[-1].names, columns)
     for col in columns:
         types = {}
         for f, s in zip(files, schemas, strict=True):
@@ -223,7 +240,7 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str) -> pa.Table:
     names = _header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
-    _missing_columns(path, names, columns)
+    missing_columns(path, names, columns)
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
         include_columns=list(columns),
@@ -301,8 +318,8 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
         raise ManifestError(f"{path}: cannot read: {exc}") from None
     if table.num_rows == 0:
         return pa.table({c: pa.array([], pa.string()) for c in columns})
-    _missing_columns(path, table.column_names, columns)
-    return table.select(list(columns))
+    missing_columns(path, table.column_names, columns)
+    return table.select(list(columns)) if columns else table
 
 
 def _json_kind(value: object) -> str:

@@ -158,14 +158,14 @@ class GroupOverlap(Stage):
                 if hit:
                     total = int(counts[:, index[s]].sum())
                     holdout_rows[s] = {"rows": hit, "of": total, "share": round(hit / total, 4)}
-        noun, verb = ("value", "occurs") if n == 1 else ("values", "occur")
+        noun, verb, be = ("value", "occurs", "is") if n == 1 else ("values", "occur", "are")
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
         message = {
             PairKind.TRAIN_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {verb} in both a train and a holdout "
             f"split, so the evaluation is not on unseen '{key.name}': {pairs}.",
-            PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {"is" if n == 1 else "are"} shared between holdout splits, "
+            PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {be} shared between holdout splits, "
             f"so those evaluations are not independent: {pairs}.",
-            PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {"is" if n == 1 else "are"} shared between split pairs that "
+            PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {be} shared between split pairs that "
             f"splits.allow exempts: {pairs}.",
         }[kind]
         if holdout_rows:

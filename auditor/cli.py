@@ -1,0 +1,172 @@
+"""The `audit` command: owns files, terminal output and exit codes (0 clean, 1 findings, 2 could not audit)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, get_args
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from auditor.config import LoadedConfig, ReportSpec, load_config
+from auditor.errors import AuditError
+from auditor.findings import FailOn, Report
+from auditor.manifest import check_columns
+from auditor.output import check_writable, write_atomic
+from auditor.render import FILE_RENDERERS, render_terminal
+from auditor.runner import prepare_stages, run_audit
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Audit a dataset split and its training code for leakage before the experiment starts.",
+    pretty_exceptions_enable=False,
+)
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    _stderr().print(Text("error: ", style="bold red") + Text(message))
+    return typer.Exit(EXIT_CANNOT_AUDIT)
+
+
+def _split_list(values: list[str] | None) -> list[str]:
+    return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+
+
+def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
+    chosen = _split_list(values) or list(loaded.config.report.formats)
+    valid = get_args(get_args(ReportSpec.model_fields["formats"].annotation)[0])
+    bad = [f for f in chosen if f not in valid]
+    if bad:
+        raise AuditError(f"unknown report format(s) {bad}; expected some of {', '.join(valid)}")
+    return list(dict.fromkeys(chosen))
+
+
+def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
+    if out is not None:
+        return out.expanduser().resolve()
+    return loaded.resolve(loaded.config.report.out_dir)
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="the audit.yaml")],
+    out: Annotated[Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")] = None,
+    fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit")] = None,
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
+) -> None:
+    """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
+    try:
+        if fail_on is not None and fail_on not in get_args(FailOn):
+            raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
+        loaded = load_config(config)
+        formats = _formats(fmt, loaded)
+        out_dir = _out_dir(out, loaded)
+        if formats:
+            check_writable(out_dir)
+        report = run_audit(loaded, only=_split_list(only) or None, fail_on=fail_on)  # type: ignore[arg-type]
+        rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats}
+        written = write_atomic(out_dir, rendered) if rendered else []
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:  # a bug in the auditor itself: still exit 2, with what to report
+        tb = "".join(traceback.format_exception(exc, limit=-4))
+        raise _fail(f"internal error, please report it:\n{tb}") from None
+    if not quiet:
+        _print_terminal(report, written)
+    raise typer.Exit(report.exit_code)
+
+
+def _print_terminal(report: Report, written: list[Path]) -> None:
+    color = sys.stdout.isatty()
+    sys.stdout.write(render_terminal(report, color=color, width=Console().width))
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+
+
+@app.command()
+def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> None:
+    """Check the config, every stage's options and that the manifest has the named columns; no stage runs."""
+    try:
+        loaded = load_config(config)
+        stages = prepare_stages(loaded)
+        manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    active = [s.name for s in stages if s.skip_reason(loaded.config) is None]
+    typer.echo(f"{loaded.path}: valid")
+    for f in manifest_files:
+        typer.echo(f"  manifest file {f}: all named columns present")
+    typer.echo(f"  stages that would run: {', '.join(active) or 'none'}")
+
+
+@app.command()
+def stages(config: Annotated[Path | None, typer.Argument(help="show whether each stage applies")] = None) -> None:
+    """List every stage: what it checks, which config keys it needs, and whether it applies to CONFIG."""
+    try:
+        loaded = load_config(config) if config is not None else None
+        found = prepare_stages(loaded) if loaded is not None else _bare_stages()
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    table = Table(show_header=True, header_style="bold", show_lines=False)
+    table.add_column("stage", no_wrap=True)
+    table.add_column("checks")
+    table.add_column("needs")
+    if loaded is not None:
+        table.add_column("for this config")
+    for stage in found:
+        row = [stage.name, stage.summary, ", ".join(stage.needs)]
+        if loaded is not None:
+            reason = stage.skip_reason(loaded.config)
+            row.append("runs" if reason is None else f"skipped: {reason}")
+        table.add_row(*row)
+    Console(highlight=False).print(table)
+
+
+def _bare_stages() -> list:  # type: ignore[type-arg]
+    from auditor.registry import discover, load_stages
+
+    return [cls() for cls in load_stages(discover())]
+
+
+@app.command()
+def schema(
+    out: Annotated[Path, typer.Option("--out", help="directory for the schema files")] = Path("schemas"),
+    check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
+) -> None:
+    """Write (or --check) the JSON Schemas of the config and the report."""
+    from auditor.schema import outdated, schema_texts
+
+    if check:
+        stale = outdated(out)
+        if stale:
+            typer.echo(f"out of date in {out}: {', '.join(stale)} (run `audit schema --out {out}`)", err=True)
+            raise typer.Exit(EXIT_FINDINGS)
+        typer.echo(f"{out}: up to date")
+        return
+    try:
+        for path in write_atomic(out.resolve(), schema_texts()):
+            typer.echo(f"wrote {path}")
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""Renderers: each is a pure function from a frozen Report to a string; the CLI decides where it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from auditor.findings import Report
+from auditor.render.html import render_html
+from auditor.render.json import render_json
+from auditor.render.junit import render_junit
+from auditor.render.markdown import render_markdown
+from auditor.render.terminal import render_terminal
+
+Renderer = Callable[[Report], str]
+
+# format name -> (renderer, file name inside the report directory)
+FILE_RENDERERS: dict[str, tuple[Renderer, str]] = {
+    "json": (render_json, "report.json"),
+    "markdown": (render_markdown, "report.md"),
+    "html": (render_html, "report.html"),
+    "junit": (render_junit, "report.junit.xml"),
+}
+
+__all__ = ["FILE_RENDERERS", "render_html", "render_json", "render_junit", "render_markdown", "render_terminal"]

@@ -1,0 +1,17 @@
+"""The report as one self-contained HTML page (Jinja2, autoescaped: ids and values come from user data)."""
+
+from __future__ import annotations
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from auditor.findings import Report
+from auditor.render.common import cell, headline, manifest_line
+
+
+def render_html(report: Report) -> str:
+    env = Environment(loader=PackageLoader("auditor.render", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    template = env.get_template("report.html.j2")
+    findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
+    return template.render(report=report, findings=findings, headline=headline(report),
+                           manifest=manifest_line(report), cell=cell)

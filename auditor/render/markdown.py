@@ -1,0 +1,60 @@
+"""The report as Markdown, written to be pasted into a pull-request review."""
+
+from __future__ import annotations
+
+from auditor.findings import Finding, Report, Table
+from auditor.render.common import MARK, cell, headline, manifest_line
+
+
+def _esc(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(table: Table) -> list[str]:
+    lines = [f"*{table.title}*", "", "| " + " | ".join(_esc(c) or " " for c in table.columns) + " |",
+             "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(_esc(cell(v)) for v in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def _finding(f: Finding) -> list[str]:
+    state = " (accepted)" if f.accepted else ""
+    lines = [f"#### {MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — {f.title}{state}", "", f.message, ""]
+    if f.accepted:
+        lines += [f"> Accepted: {f.accept_reason}", ""]
+    for t in f.tables:
+        lines += _table(t)
+    if f.examples:
+        lines += ["Examples:", ""]
+        lines += [f"- `{cell(e)}`" for e in f.examples]
+        lines.append("")
+    if f.remediation:
+        lines += [f"**Fix:** {f.remediation}", ""]
+    return lines
+
+
+def render_markdown(report: Report) -> str:
+    lines = ["## split-auditor report", "", f"**{headline(report)}**", ""]
+    if report.config_path:
+        lines.append(f"- config: `{report.config_path}` (sha256 {(report.config_sha256 or '')[:12]})")
+    m = manifest_line(report)
+    if m:
+        lines.append(f"- manifest: `{m}`")
+    lines += [f"- split-auditor {report.tool_version}, {report.generated_at}", ""]
+    lines += ["| stage | status | findings | note |", "|---|---|---|---|"]
+    for r in report.stages:
+        note = r.skip_reason or (f"{r.error.type}: {r.error.message}" if r.error else "")
+        lines.append(f"| {r.stage} | {r.status} | {len(r.findings)} | {_esc(note)} |")
+    lines.append("")
+    findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
+    if findings:
+        lines += ["### Findings", ""]
+        for f in findings:
+            lines += _finding(f)
+    errored = [r for r in report.stages if r.error]
+    if errored:
+        lines += ["### Stage errors", ""]
+        for r in errored:
+            assert r.error is not None
+            lines += [f"**{r.stage}**: {r.error.type}: {r.error.message}", "", "```", r.error.traceback.rstrip(), "```", ""]
+    return "\n".join(lines).rstrip() + "\n"

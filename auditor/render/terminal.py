@@ -1,0 +1,54 @@
+"""A short terminal summary with rich: stage table, then each finding in one or two lines."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from auditor.findings import Report, Severity
+from auditor.render.common import MARK, cell, headline, manifest_line
+
+STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
+STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
+
+
+def render_terminal(report: Report, *, color: bool = False, width: int = 100, verbose: bool = False) -> str:
+    """Render for a terminal; with color=False the text is plain (logs, CI, tests)."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=color, color_system="standard" if color else None,
+                      highlight=False, soft_wrap=False)
+    m = manifest_line(report)
+    if m:
+        console.print(Text("manifest: ", style="bold") + Text(m))
+    table = RichTable(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("stage", "status", "findings", "note"):
+        table.add_column(col, overflow="fold")
+    for r in report.stages:
+        if r.status == "skipped" and not verbose:
+            continue
+        note = r.error.type + ": " + r.error.message if r.error else ""
+        table.add_row(r.stage, Text(r.status, style=STATUS[r.status]), str(len(r.findings)), note)
+    console.print(table)
+    skipped = [r for r in report.stages if r.status == "skipped"]
+    if skipped and not verbose:
+        console.print(Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim"))
+    for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
+        if f.severity is Severity.INFO and not verbose and not f.accepted:
+            continue
+        head = Text(f"{MARK[f.severity]} {f.code} ", style=STYLE[f.severity])
+        head.append(f"[{f.stage}] ", style="bold")
+        head.append(f.message)
+        if f.accepted:
+            head.append(f" (accepted: {f.accept_reason})", style="green")
+        console.print(head)
+        for e in f.examples[:3]:
+            console.print(Text("    e.g. " + cell(e), style="dim"))
+    for r in report.stages:
+        if r.error is not None:
+            console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))
+            console.print(Text(r.error.traceback.rstrip(), style="magenta"))
+    console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
+    return out.getvalue()
