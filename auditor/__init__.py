@@ -9,9 +9,9 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 
-from auditor.config import AuditConfig, LoadedConfig, config_from_mapping, load_config  # noqa: E402
-from auditor.findings import Finding, Report, Severity, StageResult  # noqa: E402
-from auditor.runner import run_audit  # noqa: E402
+from auditor.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
+from auditor.findings import Finding, Report, Severity, StageResult
+from auditor.runner import run_audit
 
 __all__ = [
     "AuditConfig",

@@ -1,4 +1,4 @@
-"""The `audit` command: owns files, terminal output and exit codes (0 clean, 1 findings, 2 could not audit)."""
+"""The `audit` command: owns files, terminal output and exit codes (0 clean, 1 findings, 2 not audited)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from auditor.manifest import check_columns
 from auditor.output import check_writable, write_atomic
 from auditor.render import FILE_RENDERERS, render_terminal
 from auditor.runner import prepare_stages, run_audit
+from auditor.stage import Stage
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
 
@@ -61,11 +62,15 @@ def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
-    out: Annotated[Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")
+    ] = None,
     fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit")] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
@@ -114,7 +119,9 @@ def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> 
 
 
 @app.command()
-def stages(config: Annotated[Path | None, typer.Argument(help="show whether each stage applies")] = None) -> None:
+def stages(
+    config: Annotated[Path | None, typer.Argument(help="show whether each stage applies")] = None,
+) -> None:
     """List every stage: what it checks, which config keys it needs, and whether it applies to CONFIG."""
     try:
         loaded = load_config(config) if config is not None else None
@@ -136,7 +143,7 @@ def stages(config: Annotated[Path | None, typer.Argument(help="show whether each
     Console(highlight=False).print(table)
 
 
-def _bare_stages() -> list:  # type: ignore[type-arg]
+def _bare_stages() -> list[Stage]:
     from auditor.registry import discover, load_stages
 
     return [cls() for cls in load_stages(discover())]
@@ -145,7 +152,9 @@ def _bare_stages() -> list:  # type: ignore[type-arg]
 @app.command()
 def schema(
     out: Annotated[Path, typer.Option("--out", help="directory for the schema files")] = Path("schemas"),
-    check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="exit 1 if the files differ from the models")
+    ] = False,
 ) -> None:
     """Write (or --check) the JSON Schemas of the config and the report."""
     from auditor.schema import outdated, schema_texts

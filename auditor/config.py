@@ -61,7 +61,8 @@ class SplitsSpec(_Section):
     train: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
     holdout: list[str] | None = Field(default=None, description="default: every split not in train")
     allow: list[tuple[str, str]] = Field(
-        default_factory=list, description="split pairs exempt from cross-split checks, each a deliberate choice"
+        default_factory=list,
+        description="split pairs exempt from cross-split checks, each a deliberate choice",
     )
 
     @model_validator(mode="after")
@@ -78,7 +79,9 @@ class KeysSpec(_Section):
     groups: list[KeySpec] = Field(default_factory=list, description="units of independence")
     sources: list[KeySpec] = Field(default_factory=list, description="upstream objects (documents, videos)")
     content_hash: str | None = Field(default=None, description="a column holding a content digest")
-    content_path: str | None = Field(default=None, description="a column of file paths whose bytes are hashed")
+    content_path: str | None = Field(
+        default=None, description="a column of file paths whose bytes are hashed"
+    )
     label: str | None = None
     time: str | None = None
     entity: str | None = Field(default=None, description="per-entity temporal ordering")
@@ -139,7 +142,9 @@ class AcceptSpec(_Section):
     """A reviewed finding: shown in the report, never failing it."""
 
     code: str
-    key: str | list[str] | None = Field(default=None, description="the finding's subject; a list for compound keys")
+    key: str | list[str] | None = Field(
+        default=None, description="the finding's subject; a list for compound keys"
+    )
     reason: str = Field(min_length=1)
 
     @property
@@ -147,11 +152,13 @@ class AcceptSpec(_Section):
         return compound_label(self.key) if isinstance(self.key, list) else self.key
 
 
+ReportFormat = Literal["json", "markdown", "html", "junit"]
+DEFAULT_FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "html")
+
+
 class ReportSpec(_Section):
     out_dir: str = "audit-report"
-    formats: list[Literal["json", "markdown", "html", "junit"]] = Field(
-        default_factory=lambda: ["json", "markdown", "html"]
-    )
+    formats: list[ReportFormat] = Field(default_factory=lambda: list(DEFAULT_FORMATS))
     fail_on: Literal["error", "warning", "never"] = "error"
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = "1"
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     """How much a finding matters; ordered info < warning < error."""
 
     INFO = "info"

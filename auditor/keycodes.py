@@ -60,7 +60,9 @@ class KeyCodes:
         return int(hits[0]) if len(hits) else None
 
 
-def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True) -> tuple[np.ndarray, pa.Array]:
+def encode_column(
+    column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True
+) -> tuple[np.ndarray, pa.Array]:
     """One column to (codes, distinct values); null, NaN and (for text) blank values become -1."""
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
@@ -71,12 +73,20 @@ def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = T
     else:
         if pa.types.is_floating(column.type):
             column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
-        encoded = column.combine_chunks().dictionary_encode() if column.num_chunks != 1 else \
-            column.chunk(0).dictionary_encode()
+        encoded = (
+            column.combine_chunks().dictionary_encode()
+            if column.num_chunks != 1
+            else column.chunk(0).dictionary_encode()
+        )
         dictionary, indices = encoded.dictionary, encoded.indices
-    codes = pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False) \
-        if len(indices) else np.zeros(0, dtype=np.int64)
-    if blank_is_missing and (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+    codes = (
+        pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if len(indices)
+        else np.zeros(0, dtype=np.int64)
+    )
+    if blank_is_missing and (
+        pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
+    ):
         blank = pc.equal(pc.utf8_trim_whitespace(dictionary), "").to_numpy(zero_copy_only=False)
         if blank.any():
             remap = np.arange(len(dictionary), dtype=np.int64)

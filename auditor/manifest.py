@@ -51,10 +51,7 @@ class Manifest:
         cached = self._keys.get(columns)
         if cached is None:
             parts = [self._encoded(c) for c in columns]
-            if len(columns) == 1:
-                cached = single_key(columns[0], *parts[0])
-            else:
-                cached = compound_key(columns, parts)
+            cached = single_key(columns[0], *parts[0]) if len(columns) == 1 else compound_key(columns, parts)
             self._keys[columns] = cached
         return cached
 
@@ -103,6 +100,7 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
         raise ManifestError("the config has no `manifest` section")
     named = loaded.config.manifest_columns()
     columns = [c for c in named if c != spec.split]
+    groups: list[tuple[str | None, list[Path]]]
     if spec.paths is not None:
         groups = [
             (split, expand(p, loaded.base_dir, f"{loaded.locate(('manifest', 'paths', split))}"))
@@ -140,7 +138,9 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     return Manifest(table, files, sha256, spec.id)
 
 
-def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
+def _explain_missing(
+    exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig
+) -> str:
     origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
     return f"{exc}\n  ({origins})" if origins else str(exc)
 
@@ -180,8 +180,11 @@ def check_columns(loaded: LoadedConfig) -> list[Path]:
     named = loaded.config.manifest_columns()
     wanted = [c for c in named if spec.paths is None or c != spec.split]
     if spec.paths is not None:
-        files = [f for split, p in spec.paths.items()
-                 for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)))]
+        files = [
+            f
+            for split, p in spec.paths.items()
+            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)))
+        ]
     else:
         assert spec.path is not None
         files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")))

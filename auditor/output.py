@@ -11,38 +11,56 @@ from auditor.errors import ReportWriteError
 
 
 def check_writable(out_dir: Path) -> None:
-    """Fail before the audit runs, not after, when the report directory cannot be written."""
+    """Fail before the audit runs, not after, when the report directory cannot be written.
+
+    Nothing is created here: a config that turns out to be wrong must leave no empty report directory.
+    """
+    probe = out_dir
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    problem = None
+    if probe.exists() and not probe.is_dir():
+        problem = f"{probe} is a file, not a directory"
+    elif not os.access(probe, os.W_OK | os.X_OK):
+        problem = f"no permission to write in {probe}"
+    if problem:
+        raise ReportWriteError(
+            f"cannot write the report directory {out_dir}: {problem}; "
+            "choose another with --out or report.out_dir"
+        )
+
+
+def _make_dir(out_dir: Path) -> None:
+    check_writable(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=out_dir)
-        os.close(fd)
-        os.unlink(probe)
     except OSError as exc:
         raise ReportWriteError(
-            f"cannot write the report directory {out_dir} ({exc.strerror or exc}); "
-            "choose another with --out or report.out_dir"
+            f"cannot write the report directory {out_dir}: {exc.strerror or exc}"
         ) from None
 
 
 def write_atomic(out_dir: Path, files: Mapping[str, str]) -> list[Path]:
     """Write {file name: text} into out_dir; on any failure no partial file is left behind."""
-    check_writable(out_dir)
+    _make_dir(out_dir)
     staged: list[tuple[str, Path]] = []
     try:
         for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
-            staged.append((name, Path(tmp)))
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
+            staged.append((name, Path(tmp_name)))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
         written = []
-        for name, tmp in staged:
+        for name, staged_path in staged:
             target = out_dir / name
-            os.replace(tmp, target)
+            os.replace(staged_path, target)
             written.append(target)
         return written
     except OSError as exc:
-        for _, tmp in staged:
-            tmp.unlink(missing_ok=True)
+        for _, leftover in staged:
+            leftover.unlink(missing_ok=True)
         raise ReportWriteError(f"cannot write the report into {out_dir}: {exc.strerror or exc}") from None

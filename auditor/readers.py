@@ -91,8 +91,12 @@ def read_files(
     kind = formats.pop()
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
-    tables = [_read_csv(f, columns, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv")
-              else _read_jsonl(f, columns) for f in files]
+    tables = [
+        _read_csv(f, columns, "\t" if kind == "tsv" else ",")
+        if kind in ("csv", "tsv")
+        else _read_jsonl(f, columns)
+        for f in files
+    ]
     return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
 
@@ -129,8 +133,10 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
         return _header(path, "\t" if kind == "tsv" else ",")
     if kind == "jsonl":
         return list(_read_jsonl(path, []).column_names) if path.stat().st_size else []
-    raise ManifestError(f"{path}: unknown manifest format {path.suffix!r}; expected one of "
-                        f"{', '.join(sorted(FORMATS))} (or set manifest.format)")
+    raise ManifestError(
+        f"{path}: unknown manifest format {path.suffix!r}; expected one of "
+        f"{', '.join(sorted(FORMATS))} (or set manifest.format)"
+    )
 
 
 # -- parquet -------------------------------------------------------------------------------------------
@@ -145,7 +151,7 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
             raise ManifestError(f"{f}: not a readable parquet file: {exc}") from None
         missing_columns(f, schemas[-1].names, columns)
     for col in columns:
-        types = {}
+        types: dict[str, tuple[Path, pa.DataType]] = {}
         for f, s in zip(files, schemas, strict=True):
             t = s.field(col).type
             t = t.value_type if pa.types.is_dictionary(t) else t
@@ -158,8 +164,11 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
             )
     tables = []
     for f, s in zip(files, schemas, strict=True):
-        as_dict = [c for c in dictionary if pa.types.is_string(s.field(c).type)
-                   or pa.types.is_large_string(s.field(c).type)]
+        as_dict = [
+            c
+            for c in dictionary
+            if pa.types.is_string(s.field(c).type) or pa.types.is_large_string(s.field(c).type)
+        ]
         try:
             t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None)
         except (pa.ArrowException, OSError) as exc:
@@ -206,7 +215,7 @@ def _type_family(t: pa.DataType) -> str:
 
 def _open_text(path: Path) -> io.BufferedReader:
     """A buffered byte stream, decompressing .gz/.bz2/.zst/.lz4 by extension like the fast reader does."""
-    return io.BufferedReader(pa.input_stream(str(path), compression="detect"))  # type: ignore[arg-type]
+    return io.BufferedReader(pa.input_stream(str(path), compression="detect"))
 
 
 def _header(path: Path, delimiter: str) -> list[str]:
@@ -239,7 +248,9 @@ def _header(path: Path, delimiter: str) -> list[str]:
 def _read_csv(path: Path, columns: Sequence[str], delimiter: str) -> pa.Table:
     names = _header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
-        raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
+        raise ManifestError(
+            f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)"
+        )
     missing_columns(path, names, columns)
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
@@ -271,13 +282,11 @@ def _locate_csv_problem(path: Path, delimiter: str, width: int, arrow_message: s
                     "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
                 )
     with _open_text(path) as stream:
-        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")  # type: ignore[arg-type]
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
         reader = csv.reader(text, delimiter=delimiter)
         for row in reader:
             if row and len(row) != width:
-                return (
-                    f"{path}:{reader.line_num}: expected {width} fields like the header, found {len(row)}"
-                )
+                return f"{path}:{reader.line_num}: expected {width} fields like the header, found {len(row)}"
     return f"{path}: cannot parse: {arrow_message}"
 
 

@@ -28,8 +28,9 @@ from auditor.stage import Acceptances, AuditContext, Stage
 _TRACEBACK_FRAMES = 6
 
 
-def prepare_stages(loaded: LoadedConfig, only: Sequence[str] | None = None,
-                   classes: Sequence[type[Stage]] | None = None) -> list[Stage]:
+def prepare_stages(
+    loaded: LoadedConfig, only: Sequence[str] | None = None, classes: Sequence[type[Stage]] | None = None
+) -> list[Stage]:
     """Load and validate all stages and their options, then keep the selected ones."""
     if classes is None:
         classes = load_stages(discover())
@@ -57,8 +58,9 @@ def run_audit(
     acceptances = Acceptances(loaded.config.accept)
     context = AuditContext(loaded, manifest, acceptances)
     results = [_run_one(s, skips[s.name], context) for s in stages]
-    stale = _stale_acceptances(acceptances, {r.stage for r in results if r.status in ("passed", "failed")},
-                               stages)
+    stale = _stale_acceptances(
+        acceptances, {r.stage for r in results if r.status in ("passed", "failed")}, stages
+    )
     if stale:
         results.append(StageResult(stage="accept", status="passed", duration_s=0.0, findings=tuple(stale)))
     threshold: FailOn = fail_on or loaded.config.report.fail_on

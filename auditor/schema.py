@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from auditor.config import AuditConfig
 from auditor.findings import Report
 
-SCHEMAS = {"config.schema.json": AuditConfig, "report.schema.json": Report}
+SCHEMAS: dict[str, type[BaseModel]] = {"config.schema.json": AuditConfig, "report.schema.json": Report}
 
 
 def schema_texts() -> dict[str, str]:

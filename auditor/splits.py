@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from auditor.config import SplitsSpec
 
 
-class PairKind(str, Enum):
+class PairKind(StrEnum):
     """How an overlap between two splits is judged."""
 
     TRAIN_HOLDOUT = "train-holdout"  # a leak into the evaluation
@@ -28,11 +28,15 @@ class SplitRoles:
     @classmethod
     def from_config(cls, spec: SplitsSpec, observed: list[str]) -> SplitRoles:
         train = frozenset(spec.train)
-        holdout = frozenset(spec.holdout) if spec.holdout is not None else frozenset(
-            s for s in observed if s not in train
+        holdout = (
+            frozenset(spec.holdout)
+            if spec.holdout is not None
+            else frozenset(s for s in observed if s not in train)
         )
         allowed = frozenset(frozenset(pair) for pair in spec.allow)
-        declared = tuple(dict.fromkeys([*spec.train, *(spec.holdout or sorted(holdout))]))
+        declared = tuple(
+            dict.fromkeys([*spec.train, *(spec.holdout or [s for s in observed if s in holdout])])
+        )
         return cls(train, holdout, allowed, declared)
 
     def role(self, split: str) -> str:

@@ -21,4 +21,11 @@ FILE_RENDERERS: dict[str, tuple[Renderer, str]] = {
     "junit": (render_junit, "report.junit.xml"),
 }
 
-__all__ = ["FILE_RENDERERS", "render_html", "render_json", "render_junit", "render_markdown", "render_terminal"]
+__all__ = [
+    "FILE_RENDERERS",
+    "render_html",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_terminal",
+]

@@ -18,7 +18,8 @@ def headline(report: Report) -> str:
         parts.append(f"{s.accepted} accepted")
     if s.stages_errored:
         parts.append(f"{s.stages_errored} stage(s) crashed")
-    return f"{', '.join(parts)} — exit {report.exit_code} ({VERDICT.get(report.exit_code, '?')}, fail_on: {report.fail_on})"
+    verdict = VERDICT.get(report.exit_code, "?")
+    return f"{', '.join(parts)} — exit {report.exit_code} ({verdict}, fail_on: {report.fail_on})"
 
 
 def cell(value: Any) -> str:

@@ -9,9 +9,12 @@ from auditor.render.common import cell, headline, manifest_line
 
 
 def render_html(report: Report) -> str:
-    env = Environment(loader=PackageLoader("auditor.render", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env = Environment(
+        loader=PackageLoader("auditor.render", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
-    return template.render(report=report, findings=findings, headline=headline(report),
-                           manifest=manifest_line(report), cell=cell)
+    return template.render(
+        report=report, findings=findings, headline=headline(report), manifest=manifest_line(report), cell=cell
+    )

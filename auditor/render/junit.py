@@ -8,16 +8,21 @@ from auditor.findings import Report, Severity
 
 
 def render_junit(report: Report) -> str:
-    suite = ET.Element("testsuite", {
-        "name": "split-auditor",
-        "tests": str(len(report.stages)),
-        "failures": str(sum(r.status == "failed" for r in report.stages)),
-        "errors": str(sum(r.status == "error" for r in report.stages)),
-        "skipped": str(sum(r.status == "skipped" for r in report.stages)),
-        "time": f"{sum(r.duration_s for r in report.stages):.3f}",
-    })
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": "split-auditor",
+            "tests": str(len(report.stages)),
+            "failures": str(sum(r.status == "failed" for r in report.stages)),
+            "errors": str(sum(r.status == "error" for r in report.stages)),
+            "skipped": str(sum(r.status == "skipped" for r in report.stages)),
+            "time": f"{sum(r.duration_s for r in report.stages):.3f}",
+        },
+    )
     for r in report.stages:
-        case = ET.SubElement(suite, "testcase", {"classname": "auditor", "name": r.stage, "time": f"{r.duration_s:.3f}"})
+        case = ET.SubElement(
+            suite, "testcase", {"classname": "auditor", "name": r.stage, "time": f"{r.duration_s:.3f}"}
+        )
         if r.status == "skipped":
             ET.SubElement(case, "skipped", {"message": r.skip_reason or ""})
         elif r.error is not None:

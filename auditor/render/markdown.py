@@ -11,15 +11,24 @@ def _esc(text: str) -> str:
 
 
 def _table(table: Table) -> list[str]:
-    lines = [f"*{table.title}*", "", "| " + " | ".join(_esc(c) or " " for c in table.columns) + " |",
-             "|" + "---|" * len(table.columns)]
+    lines = [
+        f"*{table.title}*",
+        "",
+        "| " + " | ".join(_esc(c) or " " for c in table.columns) + " |",
+        "|" + "---|" * len(table.columns),
+    ]
     lines += ["| " + " | ".join(_esc(cell(v)) for v in row) + " |" for row in table.rows]
     return [*lines, ""]
 
 
 def _finding(f: Finding) -> list[str]:
     state = " (accepted)" if f.accepted else ""
-    lines = [f"#### {MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — {f.title}{state}", "", f.message, ""]
+    lines = [
+        f"#### {MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — {f.title}{state}",
+        "",
+        f.message,
+        "",
+    ]
     if f.accepted:
         lines += [f"> Accepted: {f.accept_reason}", ""]
     for t in f.tables:
@@ -56,5 +65,12 @@ def render_markdown(report: Report) -> str:
         lines += ["### Stage errors", ""]
         for r in errored:
             assert r.error is not None
-            lines += [f"**{r.stage}**: {r.error.type}: {r.error.message}", "", "```", r.error.traceback.rstrip(), "```", ""]
+            lines += [
+                f"**{r.stage}**: {r.error.type}: {r.error.message}",
+                "",
+                "```",
+                r.error.traceback.rstrip(),
+                "```",
+                "",
+            ]
     return "\n".join(lines).rstrip() + "\n"

@@ -18,8 +18,14 @@ STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold m
 def render_terminal(report: Report, *, color: bool = False, width: int = 100, verbose: bool = False) -> str:
     """Render for a terminal; with color=False the text is plain (logs, CI, tests)."""
     out = io.StringIO()
-    console = Console(file=out, width=width, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, soft_wrap=False)
+    console = Console(
+        file=out,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        highlight=False,
+        soft_wrap=False,
+    )
     m = manifest_line(report)
     if m:
         console.print(Text("manifest: ", style="bold") + Text(m))
@@ -34,7 +40,9 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]
     if skipped and not verbose:
-        console.print(Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim"))
+        console.print(
+            Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim")
+        )
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue

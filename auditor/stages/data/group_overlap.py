@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
+from typing import Any, ClassVar
 
 import numpy as np
 
+from auditor.config import AuditConfig
 from auditor.findings import Finding, Severity, Table
 from auditor.keycodes import KeyCodes
 from auditor.splits import PairKind
@@ -28,7 +30,7 @@ class GroupOverlap(Stage):
     name = "group_overlap"
     summary = "each group key (single or compound) whose values occur in more than one split, per split pair"
     needs = ("manifest", "keys.groups")
-    codes = {
+    codes: ClassVar[dict[str, str]] = {
         "GRP001": "groups shared between train and holdout",
         "GRP002": "groups shared between holdout splits",
         "GRP003": "groups shared between allowed split pairs",
@@ -36,7 +38,7 @@ class GroupOverlap(Stage):
     }
     Options = GroupOverlapOptions
 
-    def skip_reason(self, config):  # type: ignore[no-untyped-def]
+    def skip_reason(self, config: AuditConfig) -> str | None:
         base = super().skip_reason(config)
         if base is None and not config.keys.groups:
             return "no group keys: set `keys.groups` (e.g. [writer] or [[patient_id, eye]])"
@@ -61,11 +63,15 @@ class GroupOverlap(Stage):
         if no_group.any():
             per = np.bincount(split[no_group], minlength=n_splits)
             yield self.finding(
-                "GRP004", Severity.INFO,
+                "GRP004",
+                Severity.INFO,
                 f"{int(no_group.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
                 "overlap on this key.",
                 key=key.name,
-                evidence={"key": key.name, "rows_per_split": {names[i]: int(c) for i, c in enumerate(per) if c}},
+                evidence={
+                    "key": key.name,
+                    "rows_per_split": {names[i]: int(c) for i, c in enumerate(per) if c},
+                },
                 remediation=f"Fill in '{key.name}' for every row, or confirm these samples are independent.",
             )
         valid = (group >= 0) & (split >= 0)
@@ -104,39 +110,59 @@ class GroupOverlap(Stage):
         pair_table = Table(
             title=f"'{key.name}' values shared per split pair",
             columns=("split", "split", "judged as", "groups", "rows in first", "rows in second"),
-            rows=tuple((a, b, roles.pair(a, b).value, g, ra, rb)
-                       for kind_rows in by_kind.values() for a, b, g, ra, rb in kind_rows),
+            rows=tuple(
+                (a, b, roles.pair(a, b).value, g, ra, rb)
+                for kind_rows in by_kind.values()
+                for a, b, g, ra, rb in kind_rows
+            ),
         )
         tables = [pair_table]
         if len(order) >= 3:
             tables.append(self._matrix(key, order, index, live))
 
-        for kind, severity in ((PairKind.TRAIN_HOLDOUT, Severity.ERROR),
-                               (PairKind.HOLDOUT_HOLDOUT, Severity.WARNING),
-                               (PairKind.ALLOWED, Severity.INFO)):
+        for kind, severity in (
+            (PairKind.TRAIN_HOLDOUT, Severity.ERROR),
+            (PairKind.HOLDOUT_HOLDOUT, Severity.WARNING),
+            (PairKind.ALLOWED, Severity.INFO),
+        ):
             rows = by_kind.get(kind)
             if not rows:
                 continue
             mask = np.zeros(n_groups, dtype=bool)
             for a, b, *_ in rows:
                 mask |= pair_groups[(a, b)]
-            yield self._kind_finding(context, key, kind, severity, rows, mask, counts, order, index,
-                                     tuple(tables))
+            yield self._kind_finding(
+                context, key, kind, severity, rows, mask, counts, order, index, tuple(tables)
+            )
 
         for code, (accept_code, _reason) in sorted(accepted.items()):
             in_splits = [n for n in order if present[code, index[n]]]
             label = key.label(code)
             yield self.finding(
-                accept_code, Severity.ERROR if accept_code == "GRP001" else Severity.WARNING,
+                accept_code,
+                Severity.ERROR if accept_code == "GRP001" else Severity.WARNING,
                 f"'{key.name}' value {label!r} occurs in {', '.join(in_splits)}.",
                 key=label,
-                evidence={"key": key.name, "value": label,
-                          "rows": {n: int(counts[code, index[n]]) for n in in_splits}},
+                evidence={
+                    "key": key.name,
+                    "value": label,
+                    "rows": {n: int(counts[code, index[n]]) for n in in_splits},
+                },
             )
 
-    def _kind_finding(self, context: AuditContext, key: KeyCodes, kind: PairKind, severity: Severity,
-                      rows: list[tuple[str, str, int, int, int]], mask: np.ndarray, counts: np.ndarray,
-                      order: list[str], index: dict[str, int], tables: tuple[Table, ...]) -> Finding:
+    def _kind_finding(
+        self,
+        context: AuditContext,
+        key: KeyCodes,
+        kind: PairKind,
+        severity: Severity,
+        rows: list[tuple[str, str, int, int, int]],
+        mask: np.ndarray,
+        counts: np.ndarray,
+        order: list[str],
+        index: dict[str, int],
+        tables: tuple[Table, ...],
+    ) -> Finding:
         assert isinstance(self.options, GroupOverlapOptions)
         roles = context.roles
         groups = np.flatnonzero(mask)
@@ -149,8 +175,11 @@ class GroupOverlap(Stage):
         holdout_rows = {}
         if kind is PairKind.TRAIN_HOLDOUT:
             for s in order:
-                leaking = [index[t] for t in order if roles.pair(t, s) is PairKind.TRAIN_HOLDOUT
-                           and roles.role(t) == "train"]
+                leaking = [
+                    index[t]
+                    for t in order
+                    if roles.pair(t, s) is PairKind.TRAIN_HOLDOUT and roles.role(t) == "train"
+                ]
                 if not leaking:
                     continue
                 in_train = mask & (counts[:, leaking].sum(axis=1) > 0)
@@ -163,16 +192,24 @@ class GroupOverlap(Stage):
         message = {
             PairKind.TRAIN_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {verb} in both a train and a holdout "
             f"split, so the evaluation is not on unseen '{key.name}': {pairs}.",
-            PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {be} shared between holdout splits, "
+            PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {be} shared between holdout "
+            "splits, "
             f"so those evaluations are not independent: {pairs}.",
             PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {be} shared between split pairs that "
             f"splits.allow exempts: {pairs}.",
         }[kind]
         if holdout_rows:
-            message += " Holdout rows whose group is also in train: " + ", ".join(
-                f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in holdout_rows.items()) + "."
+            message += (
+                " Holdout rows whose group is also in train: "
+                + ", ".join(
+                    f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in holdout_rows.items()
+                )
+                + "."
+            )
         return self.finding(
-            CODE_FOR_KIND[kind], severity, message,
+            CODE_FOR_KIND[kind],
+            severity,
+            message,
             evidence={
                 "key": key.name,
                 "groups": n,
@@ -185,14 +222,22 @@ class GroupOverlap(Stage):
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
         )
 
-    def _examples(self, context: AuditContext, key: KeyCodes, top: np.ndarray, labels: list[str],
-                  counts: np.ndarray, order: list[str], index: dict[str, int]) -> tuple[dict[str, object], ...]:
+    def _examples(
+        self,
+        context: AuditContext,
+        key: KeyCodes,
+        top: np.ndarray,
+        labels: list[str],
+        counts: np.ndarray,
+        order: list[str],
+        index: dict[str, int],
+    ) -> tuple[dict[str, Any], ...]:
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
         rows = np.flatnonzero(np.isin(key.codes, top))
         split = manifest.split.codes[rows]
         groups = key.codes[rows]
-        examples = []
+        examples: list[dict[str, Any]] = []
         for code, label in zip(top, labels, strict=True):
             per_split = {}
             for s in order:
@@ -210,4 +255,6 @@ class GroupOverlap(Stage):
             for b in order:
                 row.append(int((live[:, index[a]] & live[:, index[b]]).sum()) if a != b else "—")
             cells.append(tuple(row))
-        return Table(title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells))
+        return Table(
+            title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells)
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from itertools import combinations
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,9 +27,12 @@ def normalized_split_name(name: str) -> str:
 
 class SplitIntegrity(Stage):
     name = "split_integrity"
-    summary = "duplicate ids within and across splits, rows without a split, look-alike or unknown split names, empty splits, split sizes"
+    summary = (
+        "duplicate ids within and across splits, rows without a split, look-alike or unknown split names, "
+        "empty splits, split sizes"
+    )
     needs = ("manifest.path + manifest.split, or manifest.paths", "manifest.id (optional)")
-    codes = {
+    codes: ClassVar[dict[str, str]] = {
         "SPL000": "split sizes",
         "SPL001": "sample ids in more than one split",
         "SPL002": "sample ids repeated within a split",
@@ -54,27 +58,36 @@ class SplitIntegrity(Stage):
         total = manifest.n_rows
         ordered = roles.order(present)
         yield self.finding(
-            "SPL000", Severity.INFO,
+            "SPL000",
+            Severity.INFO,
             f"{total} rows in {len(present)} split(s): "
-            + ", ".join(f"{n} {sizes[names.index(n)]}" for n in ordered) + ".",
+            + ", ".join(f"{n} {sizes[names.index(n)]}" for n in ordered)
+            + ".",
             evidence={"rows": total, "splits": {n: int(sizes[names.index(n)]) for n in ordered}},
-            tables=(Table(
-                title="split sizes",
-                columns=("split", "role", "rows", "share"),
-                rows=tuple((n, roles.role(n), int(sizes[names.index(n)]),
-                            f"{sizes[names.index(n)] / total:.1%}") for n in ordered),
-            ),),
+            tables=(
+                Table(
+                    title="split sizes",
+                    columns=("split", "role", "rows", "share"),
+                    rows=tuple(
+                        (n, roles.role(n), int(sizes[names.index(n)]), f"{sizes[names.index(n)] / total:.1%}")
+                        for n in ordered
+                    ),
+                ),
+            ),
         )
 
         missing_split = np.flatnonzero(split < 0)
         if len(missing_split):
             yield self.finding(
-                "SPL003", Severity.WARNING,
+                "SPL003",
+                Severity.WARNING,
                 f"{len(missing_split)} row(s) have no split value (null or blank); they are in no split and "
                 "no other check sees them.",
                 evidence={"rows": len(missing_split)},
-                examples=tuple({"id": i, "row": int(r)} for i, r in
-                               zip(manifest.ids(missing_split[:limit]), missing_split[:limit], strict=True)),
+                examples=tuple(
+                    {"id": i, "row": int(r)}
+                    for i, r in zip(manifest.ids(missing_split[:limit]), missing_split[:limit], strict=True)
+                ),
                 remediation="Assign these rows to a split, or drop them from the manifest on purpose.",
             )
 
@@ -83,8 +96,9 @@ class SplitIntegrity(Stage):
         yield from self._allow_pairs(present, context)
         yield from self._duplicate_ids(context, limit)
 
-    def _look_alike_names(self, present: list[str], sizes: np.ndarray, names: list[str],
-                          context: AuditContext) -> Iterator[Finding]:
+    def _look_alike_names(
+        self, present: list[str], sizes: np.ndarray, names: list[str], context: AuditContext
+    ) -> Iterator[Finding]:
         roles = context.roles
         declared = [*roles.train, *roles.holdout]
         groups: dict[str, list[str]] = {}
@@ -97,7 +111,8 @@ class SplitIntegrity(Stage):
             look_alike.update(members)
             counts = {m: int(sizes[names.index(m)]) if m in names else 0 for m in members}
             yield self.finding(
-                "SPL004", Severity.ERROR,
+                "SPL004",
+                Severity.ERROR,
                 "split names " + ", ".join(repr(m) for m in members) + " differ only by case, spacing or "
                 "punctuation; rows under a variant are not treated as the split you meant.",
                 key=norm,
@@ -107,7 +122,8 @@ class SplitIntegrity(Stage):
         for n in present:
             if roles.role(n) == "unknown" and n not in look_alike:
                 yield self.finding(
-                    "SPL005", Severity.WARNING,
+                    "SPL005",
+                    Severity.WARNING,
                     f"split {n!r} ({int(sizes[names.index(n)])} rows) is neither in splits.train "
                     f"({sorted(roles.train)}) nor in splits.holdout ({sorted(roles.holdout)}); "
                     "cross-split checks cannot judge it.",
@@ -122,9 +138,11 @@ class SplitIntegrity(Stage):
             for n in sorted(declared):
                 if n not in present:
                     yield self.finding(
-                        "SPL006", Severity.ERROR,
+                        "SPL006",
+                        Severity.ERROR,
                         f"the {role} split {n!r} is declared but has no rows"
-                        + (f" (splits found: {', '.join(sorted(present))})" if present else "") + ".",
+                        + (f" (splits found: {', '.join(sorted(present))})" if present else "")
+                        + ".",
                         key=n,
                         evidence={"split": n, "role": role, "splits_found": sorted(present)},
                         remediation="Fix the split name in the config or in the manifest.",
@@ -135,10 +153,12 @@ class SplitIntegrity(Stage):
             for n in pair:
                 if n not in present:
                     yield self.finding(
-                        "SPL008", Severity.WARNING,
+                        "SPL008",
+                        Severity.WARNING,
                         f"splits.allow[{i}] names {n!r}, which is not a split in the manifest; "
                         "the exemption does nothing.",
-                        key=n, evidence={"pair": list(pair), "splits_found": sorted(present)},
+                        key=n,
+                        evidence={"pair": list(pair), "splits_found": sorted(present)},
                         remediation="Correct or remove the allow entry.",
                     )
 
@@ -152,7 +172,8 @@ class SplitIntegrity(Stage):
         missing = np.flatnonzero(codes < 0)
         if len(missing):
             yield self.finding(
-                "SPL007", Severity.WARNING,
+                "SPL007",
+                Severity.WARNING,
                 f"{len(missing)} row(s) have no value in the id column '{manifest.id_column}'.",
                 evidence={"rows": len(missing)},
                 examples=tuple({"row": int(r)} for r in missing[:limit]),
@@ -178,14 +199,23 @@ class SplitIntegrity(Stage):
             }
             pair_count = {k: v for k, v in pair_count.items() if v}
             yield self.finding(
-                "SPL001", Severity.ERROR,
+                "SPL001",
+                Severity.ERROR,
                 f"{int(cross.sum())} sample id(s) occur in more than one split ({len(cross_rows)} rows); "
                 "the same sample is trained on and evaluated.",
-                evidence={"ids": int(cross.sum()), "rows": len(cross_rows),
-                          "pairs": {f"{a}|{b}": c for (a, b), c in pair_count.items()}},
+                evidence={
+                    "ids": int(cross.sum()),
+                    "rows": len(cross_rows),
+                    "pairs": {f"{a}|{b}": c for (a, b), c in pair_count.items()},
+                },
                 examples=_id_examples(manifest, codes, cross_rows, label, limit),
-                tables=(Table(title="ids shared per split pair", columns=("split", "split", "ids"),
-                              rows=tuple((a, b, c) for (a, b), c in pair_count.items())),),
+                tables=(
+                    Table(
+                        title="ids shared per split pair",
+                        columns=("split", "split", "ids"),
+                        rows=tuple((a, b, c) for (a, b), c in pair_count.items()),
+                    ),
+                ),
                 remediation="Give each sample exactly one split; if the rows are distinct samples, "
                 "give them distinct ids.",
             )
@@ -193,27 +223,35 @@ class SplitIntegrity(Stage):
             within_rows = rows[~cross[local]]
             per_split = np.bincount(bucket[~cross[local]], minlength=len(label))
             yield self.finding(
-                "SPL002", Severity.WARNING,
-                f"{int((~cross).sum())} sample id(s) are repeated within one split ({len(within_rows)} rows); "
+                "SPL002",
+                Severity.WARNING,
+                f"{int((~cross).sum())} sample id(s) are repeated within one split "
+                f"({len(within_rows)} rows); "
                 "repeated rows weigh those samples more and may hide copies.",
-                evidence={"ids": int((~cross).sum()), "rows": len(within_rows),
-                          "rows_per_split": {label[i]: int(c) for i, c in enumerate(per_split) if c}},
+                evidence={
+                    "ids": int((~cross).sum()),
+                    "rows": len(within_rows),
+                    "rows_per_split": {label[i]: int(c) for i, c in enumerate(per_split) if c},
+                },
                 examples=_id_examples(manifest, codes, within_rows, label, limit),
                 remediation="Remove the repeated rows, or give distinct samples distinct ids.",
             )
 
 
-def _id_examples(manifest: Manifest, codes: np.ndarray, rows: np.ndarray, label: list[str],
-                 limit: int) -> tuple[dict[str, object], ...]:
+def _id_examples(
+    manifest: Manifest, codes: np.ndarray, rows: np.ndarray, label: list[str], limit: int
+) -> tuple[dict[str, Any], ...]:
     """The first few duplicated ids in file order, each with its rows and their splits."""
     split = manifest.split.codes
     _, first = np.unique(codes[rows], return_index=True)
-    examples = []
+    examples: list[dict[str, Any]] = []
     for code in codes[rows][np.sort(first)[:limit]]:
         rws = rows[codes[rows] == code][:limit]
-        examples.append({
-            "id": manifest.ids(rws[:1])[0],
-            "rows": [int(r) for r in rws],
-            "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
-        })
+        examples.append(
+            {
+                "id": manifest.ids(rws[:1])[0],
+                "rows": [int(r) for r in rws],
+                "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
+            }
+        )
     return tuple(examples)

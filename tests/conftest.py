@@ -1,0 +1,76 @@
+"""Fixtures that build tiny manifests and configs in a temp directory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from auditor import load_config, run_audit
+from auditor.findings import Report
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_table(path: Path, data: dict[str, list[Any]] | pd.DataFrame) -> Path:
+    """Write ``data`` in the format the file extension names."""
+    df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix
+    if suffix == ".csv":
+        df.to_csv(path, index=False)
+    elif suffix == ".tsv":
+        df.to_csv(path, index=False, sep="\t")
+    elif suffix == ".parquet":
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+    elif suffix == ".jsonl":
+        df.to_json(path, orient="records", lines=True)
+    else:
+        raise ValueError(suffix)
+    return path
+
+
+def write_config(directory: Path, config: dict[str, Any], name: str = "audit.yaml") -> Path:
+    path = directory / name
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+AuditFn = Callable[..., Report]
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> AuditFn:
+    """audit(data, fmt="csv", **sections) -> Report, for a manifest written under tmp_path."""
+
+    def run(
+        data: dict[str, list[Any]] | pd.DataFrame,
+        fmt: str = "csv",
+        only: list[str] | None = None,
+        **sections: Any,
+    ) -> Report:
+        write_table(tmp_path / f"manifest.{fmt}", data)
+        config: dict[str, Any] = {"version": 1, "manifest": {"path": f"manifest.{fmt}", "split": "split"}}
+        manifest_extra = sections.pop("manifest", {})
+        config["manifest"].update(manifest_extra)
+        config.update(sections)
+        path = write_config(tmp_path, config)
+        return run_audit(load_config(path), only=only)
+
+    return run
+
+
+def codes(report: Report) -> list[str]:
+    return [f.code for f in report.findings]
+
+
+def finding(report: Report, code: str):  # type: ignore[no-untyped-def]
+    matches = [f for f in report.findings if f.code == code and not f.accepted]
+    assert len(matches) == 1, f"expected one {code}, got {[f.code for f in report.findings]}"
+    return matches[0]

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from auditor import run_audit
+from auditor.findings import Report
+from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    return run_audit(REPO / "sample_data" / "handwriting" / "audit.yaml")
+
+
+def test_json_round_trips(report: Report) -> None:
+    assert Report.model_validate(json.loads(render_json(report))) == report
+
+
+def test_markdown_is_reviewable(report: Report) -> None:
+    md = render_markdown(report)
+    assert md.startswith("## split-auditor report")
+    assert "GRP001" in md and "writer-a" in md and "exit 1" in md
+    assert "| train | test | train-holdout | 1 | 6 | 3 |" in md
+
+
+def test_markdown_escapes_pipes_in_values(report: Report) -> None:
+    f = report.findings[0]
+    odd = f.model_copy(update={"tables": (f.tables[0].model_copy(update={"rows": (("a|b", 1),)}),)})
+    stage = report.stages[0].model_copy(update={"findings": (odd,)})
+    md = render_markdown(report.model_copy(update={"stages": (stage,)}))
+    assert "a\\|b" in md
+
+
+def test_html_escapes_user_values(report: Report) -> None:
+    f = report.findings[0]
+    evil = f.model_copy(update={"message": "<script>alert(1)</script>"})
+    stage = report.stages[0].model_copy(update={"findings": (evil,)})
+    html = render_html(report.model_copy(update={"stages": (stage,)}))
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+
+
+def test_junit_has_a_case_per_stage(report: Report) -> None:
+    root = ET.fromstring(render_junit(report))
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert set(cases) == {r.stage for r in report.stages}
+    assert cases["group_overlap"].find("failure") is not None
+    assert cases["temporal_order"].find("skipped") is not None
+
+
+def test_terminal_plain_text_summary(report: Report) -> None:
+    text = render_terminal(report, color=False, width=120)
+    assert "\x1b[" not in text
+    assert "GRP001" in text and "writer-a" in text and "exit 1" in text
+    assert "SPL000" not in text  # info findings only with verbose
+    assert "SPL000" in render_terminal(report, verbose=True, width=120)
+
+
+def test_renderers_are_pure(report: Report) -> None:
+    assert render_markdown(report) == render_markdown(report)
+    assert render_html(report) == render_html(report)

@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor import config_from_mapping, run_audit
+from tests.conftest import codes, finding, write_table
+
+ONLY = ["group_overlap"]
+
+SEED = {
+    "sid": ["a1", "a2", "b1", "b2", "t1", "t2", "t3"],
+    "writer": ["writer-a", "writer-a", "writer-b", "writer-b", "writer-a", "writer-c", "writer-c"],
+    "split": ["train", "train", "train", "train", "test", "test", "test"],
+}
+
+
+def test_seed_example_names_writer_a_with_its_rows(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(SEED, manifest={"id": "sid"}, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP001")
+    assert f.evidence["groups"] == 1
+    assert f.evidence["pairs"] == [{"splits": ["train", "test"], "groups": 1, "rows": [2, 1]}]
+    assert f.examples[0]["group"] == "writer-a"
+    assert f.examples[0]["splits"] == {
+        "train": {"rows": 2, "ids": ["a1", "a2"]},
+        "test": {"rows": 1, "ids": ["t1"]},
+    }
+    assert f.evidence["holdout_rows_sharing_train_groups"] == {"test": {"rows": 1, "of": 3, "share": 0.3333}}
+    assert r.exit_code == 1
+
+
+def test_disjoint_groups_are_clean(audit) -> None:  # type: ignore[no-untyped-def]
+    data = dict(SEED, writer=["w1", "w1", "w2", "w2", "w3", "w4", "w4"])
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    assert codes(r) == [] and r.exit_code == 0
+
+
+def test_compound_key(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "patient": ["p1", "p1", "p2", "p1"],
+        "eye": ["L", "R", "L", "R"],
+        "split": ["train", "train", "test", "test"],
+    }
+    # p1 appears in both splits, but (p1, L) and (p1, R) are distinct units: only (p1, R) crosses.
+    r = audit(data, keys={"groups": [["patient", "eye"]]}, only=ONLY)
+    f = finding(r, "GRP001")
+    assert f.evidence["key"] == "patient + eye" and f.examples[0]["group"] == "p1 + R"
+    r2 = audit(data, keys={"groups": ["patient"]}, only=ONLY)
+    assert finding(r2, "GRP001").examples[0]["group"] == "p1"
+
+
+def test_holdout_holdout_overlap_is_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w1", "w2", "w2"], "split": ["train", "val", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP002")
+    assert f.severity.value == "warning" and "GRP001" not in codes(r)
+    assert r.exit_code == 0
+
+
+def test_allowed_pair_is_info_and_does_not_fail(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w1", "w1", "w2"], "split": ["train", "val", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, splits={"allow": [["train", "val"]]}, only=ONLY)
+    assert codes(r) == ["GRP003"] and r.exit_code == 0
+
+
+def test_three_splits_get_a_matrix(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w1", "w2", "w1", "w2", "w3"], "split": ["train", "train", "val", "test", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP001")
+    matrix = f.tables[1]
+    assert matrix.columns == ("", "train", "val", "test")
+    assert matrix.rows[0] == ("train", "—", 1, 1)
+    assert f.evidence["groups"] == 2
+
+
+def test_accepted_value_is_shown_not_failing(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        SEED,
+        keys={"groups": ["writer"]},
+        only=ONLY,
+        accept=[{"code": "GRP001", "key": "writer-a", "reason": "calibration writer by design"}],
+    )
+    assert r.exit_code == 0
+    (f,) = r.findings
+    assert f.accepted and f.accept_reason == "calibration writer by design" and f.key == "writer-a"
+
+
+def test_accepting_one_value_keeps_the_others(audit) -> None:  # type: ignore[no-untyped-def]
+    data = dict(SEED, writer=["w1", "w1", "w2", "w2", "w1", "w2", "w3"])
+    r = audit(
+        data,
+        keys={"groups": ["writer"]},
+        only=ONLY,
+        accept=[{"code": "GRP001", "key": "w1", "reason": "reviewed"}],
+    )
+    live = finding(r, "GRP001")
+    assert live.evidence["groups"] == 1 and live.examples[0]["group"] == "w2"
+    assert [f.key for f in r.findings if f.accepted] == ["w1"]
+    assert r.exit_code == 1
+
+
+def test_stale_accept_entry_is_reported(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        SEED,
+        keys={"groups": ["writer"]},
+        only=ONLY,
+        accept=[{"code": "GRP001", "key": "writer-z", "reason": "old"}],
+    )
+    assert "ACC001" in codes(r)
+
+
+def test_rows_without_a_group_value(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        {"writer": ["w1", None, "w2"], "split": ["train", "test", "test"]},
+        keys={"groups": ["writer"]},
+        only=ONLY,
+    )
+    assert finding(r, "GRP004").evidence["rows_per_split"] == {"test": 1}
+
+
+def test_skips_without_group_keys(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(SEED, only=ONLY)
+    (result,) = r.stages
+    assert result.status == "skipped" and "keys.groups" in (result.skip_reason or "")
+
+
+# -- property: the stage agrees with a brute-force reference -------------------------------------------
+
+SPLITS = ["train", "val", "test"]
+
+
+def brute_force(rows: list[tuple[str, str]]) -> dict[tuple[str, str], set[str]]:
+    """Per split pair, the set of groups present in both; written independently of the stage."""
+    where: dict[str, set[str]] = {}
+    for group, split in rows:
+        where.setdefault(group, set()).add(split)
+    out: dict[tuple[str, str], set[str]] = {}
+    for a, b in combinations(SPLITS, 2):
+        shared = {g for g, s in where.items() if a in s and b in s}
+        if shared:
+            out[(a, b)] = shared
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["g0", "g1", "g2", "g3", "g4"]), st.sampled_from(SPLITS)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str]]) -> None:
+    write_table(tmp_path / "m.parquet", pd.DataFrame(rows, columns=["writer", "split"]))
+    loaded = config_from_mapping(
+        {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"groups": ["writer"]}}, tmp_path
+    )
+    report = run_audit(loaded, only=ONLY)
+    expected = brute_force(rows)
+    got: dict[frozenset[str], int] = {}
+    for f in report.findings:
+        for pair in f.evidence.get("pairs", []):
+            got[frozenset(pair["splits"])] = pair["groups"]
+    assert got == {frozenset(k): len(v) for k, v in expected.items()}
+    train_test = {g for k, v in expected.items() if "train" in k for g in v}
+    grp001 = [f for f in report.findings if f.code == "GRP001"]
+    assert bool(grp001) == bool(train_test)
+    if grp001:
+        assert grp001[0].evidence["groups"] == len(train_test)

@@ -1,0 +1,161 @@
+"""The `audit` command: exit codes, files written, and a clear message for every bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from tests.conftest import REPO, write_config, write_table
+
+runner = CliRunner()
+SAMPLE = REPO / "sample_data" / "handwriting"
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A copy of the handwriting sample, so tests never write into the repository."""
+    target = tmp_path / "handwriting"
+    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns("audit-report"))
+    return target / "audit.yaml"
+
+
+def test_sample_exits_1_names_writer_a_and_writes_reports(sample: Path) -> None:
+    result = invoke("run", str(sample))
+    assert result.exit_code == 1, result.output
+    assert "writer-a" in result.output and "GRP001" in result.output
+    out = sample.parent / "audit-report"
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md"]
+    data = json.loads((out / "report.json").read_text())
+    assert data["exit_code"] == 1
+    assert data["manifest"]["rows_per_split"] == {"train": 13, "val": 4, "test": 8}
+
+
+def test_out_format_fail_on_and_only(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "elsewhere"
+    result = invoke(
+        "run",
+        str(sample),
+        "--out",
+        str(out),
+        "--format",
+        "json,junit",
+        "--fail-on",
+        "never",
+        "--only",
+        "split_integrity",
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.junit.xml"]
+    stages = [s["stage"] for s in json.loads((out / "report.json").read_text())["stages"]]
+    assert stages == ["split_integrity"]
+
+
+def test_clean_manifest_exits_0(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    cfg = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "split": "split"},
+            "keys": {"groups": ["w"]},
+            "report": {"formats": []},
+        },
+    )
+    result = invoke("run", str(cfg))
+    assert result.exit_code == 0, result.output
+    assert "exit 0" in result.output
+
+
+@pytest.mark.parametrize(
+    ("config_text", "expected"),
+    [
+        ("manifest: {path: m.csv, split: split\n", "YAML syntax error"),
+        ("manifest: {path: m.csv, split: split}\nkeys: {grups: [w]}\n", "did you mean 'groups'?"),
+        ("manifest: {path: m.csv, split: split}\nreport: {fail_on: 3}\n", "report.fail_on"),
+        ("manifest: {path: gone.csv, split: split}\n", "working directory"),
+        ("manifest: {path: m.csv, split: split}\nkeys: {groups: [writr]}\n", "available columns: w, split"),
+        (
+            "manifest: {path: m.csv, split: split}\nstages: {group_overlap: {max_exampels: 2}}\n",
+            "did you mean 'max_examples'?",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(
+    tmp_path: Path, config_text: str, expected: str
+) -> None:
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    (tmp_path / "audit.yaml").write_text(config_text)
+    result = invoke("run", str(tmp_path / "audit.yaml"))
+    assert result.exit_code == 2
+    assert "error:" in result.output and expected in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "audit-report").exists()
+
+
+def test_missing_config_exits_2(tmp_path: Path) -> None:
+    result = invoke("run", str(tmp_path / "nope.yaml"))
+    assert result.exit_code == 2 and "not found" in result.output
+
+
+def test_unwritable_out_dir_exits_2_before_auditing(sample: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = invoke("run", str(sample), "--out", str(blocker / "reports"))
+    assert result.exit_code == 2 and "cannot write the report directory" in result.output
+    assert blocker.read_text() == "not a directory"
+
+
+def test_unknown_format_and_fail_on(sample: Path) -> None:
+    assert "unknown report format" in invoke("run", str(sample), "--format", "pdf").output
+    result = invoke("run", str(sample), "--fail-on", "sometimes")
+    assert result.exit_code == 2 and "--fail-on" in result.output
+
+
+def test_unknown_only_stage(sample: Path) -> None:
+    result = invoke("run", str(sample), "--only", "group_overlp")
+    assert result.exit_code == 2 and "did you mean 'group_overlap'" in result.output
+
+
+def test_validate_checks_columns_without_running(sample: Path, tmp_path: Path) -> None:
+    result = invoke("validate", str(sample))
+    assert result.exit_code == 0 and "valid" in result.output and "group_overlap" in result.output
+    assert not (sample.parent / "audit-report").exists()
+    bad = sample.parent / "bad.yaml"
+    bad.write_text(sample.read_text().replace("groups: [writer]", "groups: [author]"))
+    result = invoke("validate", str(bad))
+    assert result.exit_code == 2 and "no column 'author'" in result.output
+
+
+def test_stages_lists_every_stage_and_whether_it_applies(sample: Path) -> None:
+    result = runner.invoke(app, ["stages", str(sample)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "group_overlap" in result.output and "runs" in result.output
+    assert "not implemented yet" in result.output
+    assert "keys.groups" in invoke("stages").output
+
+
+def test_schema_writes_and_checks(tmp_path: Path) -> None:
+    assert invoke("schema", "--out", str(tmp_path)).exit_code == 0
+    assert invoke("schema", "--out", str(tmp_path), "--check").exit_code == 0
+    (tmp_path / "report.schema.json").write_text("{}")
+    assert invoke("schema", "--out", str(tmp_path), "--check").exit_code == 1
+
+
+def test_console_script_entry_point(sample: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor.cli", "run", str(sample), "--format", "json", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout == ""
