@@ -8,13 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from auditor.config import LoadedConfig
 from auditor.errors import ManifestError
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
 from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
+from auditor.repeats import repeated_rows
 
 SPLIT_COLUMN = "__split__"
 _HASH_BLOCK = 1 << 22
@@ -73,16 +73,16 @@ class Manifest:
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         return encode_column(self.table[column])
 
-    def id_codes(self) -> tuple[np.ndarray, int]:
-        """A code per row that is equal exactly when the ids are equal; and how many distinct ids."""
+    def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
         if self.id_column is None:
-            return np.arange(self.n_rows, dtype=np.int64), self.n_rows
-        column = self.table[self.id_column]
-        if pa.types.is_integer(column.type) and column.null_count == 0:
-            codes, uniques = pd.factorize(column.to_numpy())
-            return codes.astype(np.int64), len(uniques)
-        codes, dictionary = self._encoded(self.id_column)
-        return codes, len(dictionary)
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return repeated_rows(self.table[self.id_column])
+
+    def rows_without_id(self) -> np.ndarray:
+        if self.id_column is None or not self.table[self.id_column].null_count:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.table[self.id_column].is_null().to_numpy(zero_copy_only=False))
 
     def ids(self, rows: Sequence[int] | np.ndarray) -> list[str | int]:
         """The sample ids of some rows (row numbers when the config names no id column)."""

@@ -7,8 +7,8 @@
 Imports are timed separately (`import_s`) and are not part of `elapsed_s`. For the read, that includes
 pyarrow.dataset, which pq.read_table would otherwise import (with pandas, ~0.3 s) inside its first call, so
 `elapsed_s` is the read alone. For the audit, only `from auditor import run_audit` is outside the timing:
-whatever run_audit imports lazily (stage entry points, pyarrow.dataset) counts as audit time. `peak_rss_kib` is
-ru_maxrss of this process at the end (KiB on Linux), so it covers imports, reading and the work.
+whatever run_audit imports lazily (stage entry points, pyarrow.dataset) counts as audit time.
+`peak_rss_kib` is ru_maxrss of this process at the end (KiB on Linux): imports, reading and the work.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Generate a synthetic, realistic split manifest (parquet) plus a matching audit.yaml.
 
-    python bench/make_manifest.py --rows 10000000 --out bench/data/manifest_10000000.parquet [--seed 0]
+    python bench/make_manifest.py --rows 10000000 --out bench/data/rows_10000000/manifest.parquet [--seed 0]
 
 Columns:
   sample_id        "img_000000123"; unique except for a few hundred ids duplicated across splits
@@ -14,6 +14,9 @@ holdout (GRP001 on both `writer` and `source_document`). A few hundred extra row
 an earlier row under a different split (SPL001); they are given a writer whose home is that split, so
 they add no group leak of their own.
 
+The planted counts (ids in two splits; writers and documents in train and holdout, as they came out of
+the random draw) are written to truth.json next to the manifest, for run_bench.py to check the audit.
+
 Rows are generated vectorized in row-group chunks (default 1M rows), so memory stays flat in the size of
 the manifest; the file is written with pyarrow.parquet.ParquetWriter and its default (snappy) compression.
 """
@@ -21,6 +24,7 @@ the manifest; the file is written with pyarrow.parquet.ParquetWriter and its def
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -34,6 +38,7 @@ ROWS_PER_WRITER = 100
 DOCS_PER_WRITER = 5  # -> about rows/20 documents
 LEAK_WRITER_SHARE = 0.01
 LEAK_ROW_SHARE = 0.10
+TRUTH_NAME = "truth.json"  # planted leak counts, next to the manifest
 SCHEMA = pa.schema(
     [
         ("sample_id", pa.string()),
@@ -109,6 +114,8 @@ def generate(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     per_split = np.zeros(3, dtype=np.int64)
+    writer_splits = np.zeros(n_writers * 3, dtype=np.int64)  # rows per (writer, split): the ground truth
+    doc_splits = np.zeros(n_docs * 3, dtype=np.int64)
     with pq.ParquetWriter(tmp, SCHEMA) as writer:
         for start in range(0, n_regular, chunk_rows):
             stop = min(start + chunk_rows, n_regular)
@@ -121,6 +128,8 @@ def generate(
             sel = (dup_sources >= start) & (dup_sources < stop)
             dup_source_split[sel] = s[dup_sources[sel] - start]
             per_split += np.bincount(s, minlength=3)
+            writer_splits += np.bincount(w * 3 + s, minlength=n_writers * 3)
+            doc_splits += np.bincount(doc * 3 + s, minlength=n_docs * 3)
             writer.write_table(
                 _table(np.arange(start, stop), s, w, doc, id_width, split_labels, writer_labels, doc_labels)
             )
@@ -134,18 +143,39 @@ def generate(
                 w[idx] = rng.choice(pool, size=int(idx.sum()))
             doc = w * DOCS_PER_WRITER + rng.integers(0, DOCS_PER_WRITER, size=n_dup)
             per_split += np.bincount(target, minlength=3)
+            writer_splits += np.bincount(w * 3 + target, minlength=n_writers * 3)
+            doc_splits += np.bincount(doc * 3 + target, minlength=n_docs * 3)
             writer.write_table(
                 _table(dup_sources, target, w, doc, id_width, split_labels, writer_labels, doc_labels)
             )
     tmp.replace(out)
     write_config(out)
+
+    def shared(counts: np.ndarray) -> int:
+        return int(((counts.reshape(-1, 3) > 0).sum(axis=1) > 1).sum())
+
+    # Every planted leak crosses train and holdout, so these are exactly what GRP001 / SPL001 must report.
+    expected = {
+        "SPL001:id": n_dup,
+        "GRP001:writer": shared(writer_splits),
+        "GRP001:source_document": shared(doc_splits),
+    }
+    truth = {
+        "rows": rows,
+        "seed": seed,
+        "rows_per_split": {k: int(c) for k, c in zip(SPLITS, per_split, strict=True)},
+        "writers": n_writers,
+        "documents": n_docs,
+        "expected": expected,
+    }
+    (out.parent / TRUTH_NAME).write_text(json.dumps(truth, indent=2) + "\n")
     return {
         "rows": rows,
         "writers": n_writers,
         "documents": n_docs,
-        "leaking_writers": n_leak,
-        "duplicated_ids": n_dup,
+        "leaking_writers_drawn": n_leak,
         **{f"rows_{k}": int(c) for k, c in zip(SPLITS, per_split, strict=True)},
+        **{k.replace(":", "_"): v for k, v in expected.items()},
     }
 
 

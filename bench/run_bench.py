@@ -12,8 +12,9 @@ the same run, each repeat being a fresh subprocess per measurement:
   pandas  read + to_pandas (untimed), then df.groupby("writer")["split"].nunique() timed, as a reference
 
 The three measurements are interleaved per repeat (read, audit, pandas, read, ...) so drift hits all of
-them alike; the table shows medians over the repeats. The audit must report GRP001 and SPL001 findings
-(the generator plants them); otherwise the run exits 1, so a no-op cannot pass as fast.
+them alike; the table shows medians over the repeats. Every audit run must report GRP001 and SPL001 with
+exactly the counts the generator planted (truth.json: ids in two splits, writers and documents in train
+and holdout); otherwise the run exits 1, so a no-op or a wrong answer cannot pass as fast.
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 WORKER = BENCH / "_worker.py"
 GENERATOR = BENCH / "make_manifest.py"
+TRUTH = "truth.json"  # written by make_manifest.py: the planted leak counts
 TIMEOUT_S = 3600
 
 
 def ensure_data(rows: int, data_dir: Path, seed: int, regenerate: bool) -> tuple[Path, Path]:
     folder = data_dir / f"rows_{rows}"
     manifest, config = folder / "manifest.parquet", folder / "audit.yaml"
-    if regenerate or not (manifest.exists() and config.exists()):
+    if regenerate or not all(p.exists() for p in (manifest, config, folder / TRUTH)):
         print(f"generating {manifest} ...", file=sys.stderr, flush=True)
         subprocess.run(
             [
@@ -104,6 +106,13 @@ def bench_size(rows: int, manifest: Path, config: Path, repeat: int) -> dict[str
             )
     read_s, audit_s, pandas_s = (median(runs[m], "elapsed_s") for m in ("read", "audit", "pandas"))
     last = runs["audit"][-1]
+    truth = json.loads((manifest.parent / TRUTH).read_text())
+    expected: dict[str, int] = truth["expected"]
+    wrong = {
+        f"{run_no + 1}": {k: (r["leaks"].get(k), v) for k, v in expected.items() if r["leaks"].get(k) != v}  # type: ignore[union-attr]
+        for run_no, r in enumerate(runs["audit"])
+    }
+    wrong = {k: v for k, v in wrong.items() if v}
     return {
         "rows": rows,
         "manifest_mb": manifest.stat().st_size / 1e6,
@@ -124,6 +133,8 @@ def bench_size(rows: int, manifest: Path, config: Path, repeat: int) -> dict[str
         "codes": last["codes"],
         "leaks": last["leaks"],
         "audit_rows": last["rows"],
+        "expected": expected,
+        "mismatch": wrong,
         "runs": runs,
     }
 
@@ -134,6 +145,7 @@ def environment() -> dict[str, object]:
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
     }
+    info["loadavg_1m_at_start"] = round(os.getloadavg()[0], 2)
     try:
         pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
         info["memory_gib"] = round(pages / 2**30, 1)
@@ -164,7 +176,8 @@ def findings_cell(result: dict[str, object]) -> str:
     leaks: dict[str, int] = result["leaks"]  # type: ignore[assignment]
     parts = [f"GRP001×{codes.get('GRP001', 0)}", f"SPL001×{codes.get('SPL001', 0)}"]
     detail = ", ".join(f"{k.split(':', 1)[1]} {v:,}" for k, v in leaks.items())
-    return " ".join(parts) + (f" ({detail})" if detail else "")
+    verdict = "all as planted" if not result["mismatch"] else f"NOT AS PLANTED: {result['mismatch']}"
+    return " ".join(parts) + (f" ({detail}; {verdict})" if detail else f" ({verdict})")
 
 
 def table(results: list[dict[str, object]]) -> str:
@@ -189,7 +202,8 @@ def details(results: list[dict[str, object]]) -> str:
     for r in results:
         st: dict[str, float] = r["stage_s"]  # type: ignore[assignment]
         lines.append(
-            f"| {r['rows']:,} | {r['manifest_mb']:.0f} | {r['read_peak_rss_mb']:.0f} | {r['audit_import_s']:.2f} "
+            f"| {r['rows']:,} | {r['manifest_mb']:.0f} | {r['read_peak_rss_mb']:.0f} "
+            f"| {r['audit_import_s']:.2f} "
             f"| {st.get('split_integrity', float('nan')):.3f} | {st.get('group_overlap', float('nan')):.3f} "
             f"| {r['pandas_groupby_s']:.3f} | {r['pandas_read_to_pandas_s']:.3f} |"
         )
@@ -228,11 +242,15 @@ def main() -> None:
     noop = [
         r["rows"]
         for r in results
-        if not r["codes"].get("GRP001") or not r["codes"].get("SPL001") or r["audit_rows"] != r["rows"]
-    ]  # type: ignore[union-attr]
+        if not r["codes"].get("GRP001")  # type: ignore[union-attr]
+        or not r["codes"].get("SPL001")  # type: ignore[union-attr]
+        or r["mismatch"]
+        or r["audit_rows"] != r["rows"]
+    ]
     if noop:
         print(
-            f"\nERROR: the audit did not report the planted leaks (or read a different row count) for {noop}",
+            f"\nERROR: the audit did not report exactly the planted leaks (see truth.json), or read a "
+            f"different row count, for {noop}",
             file=sys.stderr,
         )
         raise SystemExit(1)

@@ -234,17 +234,28 @@ class GroupOverlap(Stage):
     ) -> tuple[dict[str, Any], ...]:
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
-        rows = np.flatnonzero(np.isin(key.codes, top))
+        wanted = np.zeros(key.n_values + 1, dtype=bool)
+        wanted[top] = True
+        # Index n_values stands for "missing" (-1), which is never wanted.
+        rows = np.flatnonzero(wanted[np.where(key.codes >= 0, key.codes, key.n_values)])
         split = manifest.split.codes[rows]
         groups = key.codes[rows]
-        examples: list[dict[str, Any]] = []
-        for code, label in zip(top, labels, strict=True):
-            per_split = {}
-            for s in order:
-                if counts[code, index[s]]:
-                    sel = rows[(groups == code) & (split == index[s])][: self.options.ids_per_split]
-                    per_split[s] = {"rows": int(counts[code, index[s]]), "ids": manifest.ids(sel)}
-            examples.append({"group": label, "splits": per_split})
+        cells = [
+            (code, s, rows[(groups == code) & (split == index[s])][: self.options.ids_per_split])
+            for code in top
+            for s in order
+            if counts[code, index[s]]
+        ]
+        # One take for all example ids: per-call overhead on a chunked column dominates otherwise.
+        ids = manifest.ids(np.concatenate([sel for _, _, sel in cells])) if cells else []
+        per_group: dict[int, dict[str, Any]] = {int(code): {} for code in top}
+        at = 0
+        for code, s, sel in cells:
+            per_group[int(code)][s] = {"rows": int(counts[code, index[s]]), "ids": ids[at : at + len(sel)]}
+            at += len(sel)
+        examples = [
+            {"group": label, "splits": per_group[int(code)]} for code, label in zip(top, labels, strict=True)
+        ]
         return tuple(examples)
 
     @staticmethod

@@ -166,10 +166,9 @@ class SplitIntegrity(Stage):
         manifest = context.require_manifest()
         if manifest.id_column is None:
             return
-        codes, n_ids = manifest.id_codes()
         split = manifest.split.codes
         names = manifest.split_names
-        missing = np.flatnonzero(codes < 0)
+        missing = manifest.rows_without_id()
         if len(missing):
             yield self.finding(
                 "SPL007",
@@ -179,20 +178,20 @@ class SplitIntegrity(Stage):
                 examples=tuple({"row": int(r)} for r in missing[:limit]),
                 remediation="Give every sample an id, or drop the rows.",
             )
-        counts = np.bincount(codes[codes >= 0], minlength=n_ids)
-        if not (counts > 1).any():
+        rows, local = manifest.repeated_ids()
+        if not len(rows):
             return
-        rows = np.flatnonzero((codes >= 0) & (counts[np.maximum(codes, 0)] > 1))
         label = [*names, "<no split>"]
         # A missing split counts as its own bucket, so an id in 'test' and in no split is still seen.
         bucket = np.where(split[rows] >= 0, split[rows], len(names))
-        dup_ids, local = np.unique(codes[rows], return_inverse=True)
-        presence = np.zeros((len(dup_ids), len(label)), dtype=bool)
+        presence = np.zeros((int(local.max()) + 1, len(label)), dtype=bool)
         presence[local, bucket] = True
+        seen = presence.any(axis=1)
         cross = presence.sum(axis=1) > 1
+        within = seen & ~cross
 
         if cross.any():
-            cross_rows = rows[cross[local]]
+            on_cross = cross[local]
             pair_count = {
                 (label[a], label[b]): int((presence[:, a] & presence[:, b]).sum())
                 for a, b in combinations(range(len(label)), 2)
@@ -201,14 +200,14 @@ class SplitIntegrity(Stage):
             yield self.finding(
                 "SPL001",
                 Severity.ERROR,
-                f"{int(cross.sum())} sample id(s) occur in more than one split ({len(cross_rows)} rows); "
+                f"{int(cross.sum())} sample id(s) occur in more than one split ({int(on_cross.sum())} rows); "
                 "the same sample is trained on and evaluated.",
                 evidence={
                     "ids": int(cross.sum()),
-                    "rows": len(cross_rows),
+                    "rows": int(on_cross.sum()),
                     "pairs": {f"{a}|{b}": c for (a, b), c in pair_count.items()},
                 },
-                examples=_id_examples(manifest, codes, cross_rows, label, limit),
+                examples=_id_examples(manifest, rows[on_cross], local[on_cross], label, limit),
                 tables=(
                     Table(
                         title="ids shared per split pair",
@@ -219,39 +218,39 @@ class SplitIntegrity(Stage):
                 remediation="Give each sample exactly one split; if the rows are distinct samples, "
                 "give them distinct ids.",
             )
-        if (~cross).any():
-            within_rows = rows[~cross[local]]
-            per_split = np.bincount(bucket[~cross[local]], minlength=len(label))
+        if within.any():
+            on_within = within[local]
+            per_split = np.bincount(bucket[on_within], minlength=len(label))
             yield self.finding(
                 "SPL002",
                 Severity.WARNING,
-                f"{int((~cross).sum())} sample id(s) are repeated within one split "
-                f"({len(within_rows)} rows); "
+                f"{int(within.sum())} sample id(s) are repeated within one split "
+                f"({int(on_within.sum())} rows); "
                 "repeated rows weigh those samples more and may hide copies.",
                 evidence={
-                    "ids": int((~cross).sum()),
-                    "rows": len(within_rows),
+                    "ids": int(within.sum()),
+                    "rows": int(on_within.sum()),
                     "rows_per_split": {label[i]: int(c) for i, c in enumerate(per_split) if c},
                 },
-                examples=_id_examples(manifest, codes, within_rows, label, limit),
+                examples=_id_examples(manifest, rows[on_within], local[on_within], label, limit),
                 remediation="Remove the repeated rows, or give distinct samples distinct ids.",
             )
 
 
 def _id_examples(
-    manifest: Manifest, codes: np.ndarray, rows: np.ndarray, label: list[str], limit: int
+    manifest: Manifest, rows: np.ndarray, codes: np.ndarray, label: list[str], limit: int
 ) -> tuple[dict[str, Any], ...]:
-    """The first few duplicated ids in file order, each with its rows and their splits."""
+    """The first few repeated ids in file order, each with its first rows and their splits."""
     split = manifest.split.codes
-    _, first = np.unique(codes[rows], return_index=True)
-    examples: list[dict[str, Any]] = []
-    for code in codes[rows][np.sort(first)[:limit]]:
-        rws = rows[codes[rows] == code][:limit]
-        examples.append(
-            {
-                "id": manifest.ids(rws[:1])[0],
-                "rows": [int(r) for r in rws],
-                "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
-            }
-        )
-    return tuple(examples)
+    _, first = np.unique(codes, return_index=True)
+    chosen = codes[np.sort(first)[:limit]]
+    picked = [rows[codes == code][:limit] for code in chosen]
+    ids = manifest.ids(np.concatenate([p[:1] for p in picked])) if picked else []
+    return tuple(
+        {
+            "id": ident,
+            "rows": [int(r) for r in rws],
+            "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
+        }
+        for ident, rws in zip(ids, picked, strict=True)
+    )
