@@ -23,7 +23,8 @@ KeySpec = Annotated[
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Split names and key values are often numbers in YAML (`train: [0]`, `key: 17`); read them as text.
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
 
 class ManifestSpec(_Section):

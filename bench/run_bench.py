@@ -20,6 +20,7 @@ and holdout); otherwise the run exits 1, so a no-op or a wrong answer cannot pas
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -139,6 +140,20 @@ def bench_size(rows: int, manifest: Path, config: Path, repeat: int) -> dict[str
     }
 
 
+def package_fingerprint() -> str:
+    """sha256 over the imported auditor package's .py files, to notice code changing during the run."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import auditor, os; print(os.path.dirname(auditor.__file__))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    digest = hashlib.sha256()
+    for f in sorted(Path(where).rglob("*.py")):
+        digest.update(str(f.relative_to(where)).encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def environment() -> dict[str, object]:
     info: dict[str, object] = {
         "python": platform.python_version(),
@@ -221,10 +236,17 @@ def main() -> None:
     args = parser.parse_args()
 
     env = environment()
+    for rows in args.rows:  # generate first, so no generation runs between timed measurements
+        ensure_data(rows, args.data_dir, args.seed, args.regenerate)
+    fingerprint = package_fingerprint()
+    env["auditor_sources_sha256"] = fingerprint
     results = []
+    changed = []
     for rows in args.rows:
-        manifest, config = ensure_data(rows, args.data_dir, args.seed, args.regenerate)
+        manifest, config = ensure_data(rows, args.data_dir, args.seed, False)
         results.append(bench_size(rows, manifest, config, args.repeat))
+        if package_fingerprint() != fingerprint:
+            changed.append(rows)
 
     print(
         f"\nmedian of {args.repeat} repeat(s), each measurement in a fresh subprocess; "
@@ -239,6 +261,13 @@ def main() -> None:
             json.dumps({"environment": env, "repeat": args.repeat, "results": results}, indent=2)
         )
 
+    if changed:
+        print(
+            f"\nERROR: the auditor sources changed while {changed} rows were measured; "
+            "the repeats mix code versions, rerun when the package is quiet",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     noop = [
         r["rows"]
         for r in results

@@ -52,9 +52,16 @@ def render_markdown(report: Report) -> str:
     lines += [f"- split-auditor {report.tool_version}, {report.generated_at}", ""]
     lines += ["| stage | status | findings | note |", "|---|---|---|---|"]
     for r in report.stages:
-        note = r.skip_reason or (f"{r.error.type}: {r.error.message}" if r.error else "")
+        if r.status == "skipped":
+            continue
+        note = f"{r.error.type}: {r.error.message}" if r.error else ""
         lines.append(f"| {r.stage} | {r.status} | {len(r.findings)} | {_esc(note)} |")
     lines.append("")
+    skipped = [r for r in report.stages if r.status == "skipped"]
+    if skipped:
+        lines += ["<details><summary>" + f"{len(skipped)} stage(s) skipped</summary>", ""]
+        lines += [f"- {r.stage}: {r.skip_reason}" for r in skipped]
+        lines += ["", "</details>", ""]
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     if findings:
         lines += ["### Findings", ""]

@@ -62,3 +62,9 @@ def test_terminal_plain_text_summary(report: Report) -> None:
 def test_renderers_are_pure(report: Report) -> None:
     assert render_markdown(report) == render_markdown(report)
     assert render_html(report) == render_html(report)
+
+
+def test_markdown_folds_skipped_stages(report: Report) -> None:
+    md = render_markdown(report)
+    assert "| temporal_order |" not in md
+    assert "- temporal_order: not implemented yet" in md
