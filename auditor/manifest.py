@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from auditor.config import LoadedConfig
+from auditor.config import LoadedConfig, compound_label
 from auditor.errors import ManifestError
+from auditor.groupcounts import GroupSplitCounts, group_split_counts, rows_with_values
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
 from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
 from auditor.repeats import repeated_rows
@@ -30,6 +31,8 @@ class Manifest:
         self.id_column = id_column
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
+        self._repeats: tuple[np.ndarray, np.ndarray] | None = None
+        self._group_counts: dict[tuple[str, ...], GroupSplitCounts] = {}
         self.split = self.key(SPLIT_COLUMN)
 
     @property
@@ -55,13 +58,33 @@ class Manifest:
             self._keys[columns] = cached
         return cached
 
-    def prepare(self, specs: Sequence[str | Sequence[str]]) -> None:
-        """Factorize several keys on both cores at once (Arrow releases the GIL while hashing)."""
+    def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
+        """Rows per (value of the key, split), computed once per key."""
+        columns = (spec,) if isinstance(spec, str) else tuple(spec)
+        cached = self._group_counts.get(columns)
+        if cached is None:
+            name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+            cached = group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
+            self._group_counts[columns] = cached
+        return cached
+
+    def rows_of(
+        self, spec: str | Sequence[str], key: KeyCodes, codes: Sequence[int]
+    ) -> dict[int, np.ndarray]:
+        """Manifest rows holding each of a few values of a key (by their codes in ``key``)."""
+        columns = (spec,) if isinstance(spec, str) else tuple(spec)
+        return rows_with_values(self.table, columns, key, codes)
+
+    def prepare(self, specs: Sequence[str | Sequence[str]], ids: bool = False) -> None:
+        """Factorize keys (and find repeated ids) on both cores at once; numpy and Arrow release the GIL."""
         columns = list(dict.fromkeys(c for s in specs for c in ((s,) if isinstance(s, str) else s)))
         todo = [c for c in columns if c not in self._columns]
         with ThreadPoolExecutor(max_workers=2) as pool:
+            repeats = pool.submit(self.repeated_ids) if ids else None
             for column, result in zip(todo, pool.map(self._encode, todo), strict=True):
                 self._columns[column] = result
+            if repeats is not None:
+                repeats.result()
         for spec in specs:
             self.key(spec)
 
@@ -75,9 +98,12 @@ class Manifest:
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
-        if self.id_column is None:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return repeated_rows(self.table[self.id_column])
+        if self._repeats is None:
+            if self.id_column is None:
+                self._repeats = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+            else:
+                self._repeats = repeated_rows(self.table[self.id_column])
+        return self._repeats
 
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None or not self.table[self.id_column].null_count:
@@ -111,7 +137,9 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
         groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path"))))]
         columns = [spec.split, *columns]
     files = [f for _, fs in groups for f in fs]
-    dictionary_columns = [c for c in columns if c != spec.id]
+    # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
+    # may have millions of values, where Arrow's dictionaries cost more than hashing them later.
+    dictionary_columns = [spec.split] if spec.split else []
     with ThreadPoolExecutor(max_workers=1) as pool:
         digest = pool.submit(_digest, files)
         tables = []

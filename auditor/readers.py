@@ -92,7 +92,7 @@ def read_files(
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
     tables = [
-        _read_csv(f, columns, "\t" if kind == "tsv" else ",")
+        _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary)
         if kind in ("csv", "tsv")
         else _read_jsonl(f, columns)
         for f in files
@@ -245,7 +245,7 @@ def _header(path: Path, delimiter: str) -> list[str]:
     return names
 
 
-def _read_csv(path: Path, columns: Sequence[str], delimiter: str) -> pa.Table:
+def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
     names = _header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(
@@ -255,7 +255,9 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str) -> pa.Table:
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
         include_columns=list(columns),
-        column_types={c: pa.string() for c in columns},
+        column_types={
+            c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns
+        },
         strings_can_be_null=True,
         null_values=[""],
     )

@@ -53,8 +53,13 @@ def run_audit(
     stages = prepare_stages(loaded, only, classes)
     skips = {s.name: s.skip_reason(loaded.config) for s in stages}
     manifest: Manifest | None = None
-    if any(s.needs_manifest and skips[s.name] is None for s in stages):
+    active = [s for s in stages if skips[s.name] is None]
+    if any(s.needs_manifest for s in active):
         manifest = load_manifest(loaded)
+        manifest.prepare(
+            [spec for s in active for spec in s.keys_used(loaded.config)],
+            ids=any(s.uses_ids for s in active),
+        )
     acceptances = Acceptances(loaded.config.accept)
     context = AuditContext(loaded, manifest, acceptances)
     results = [_run_one(s, skips[s.name], context) for s in stages]
@@ -103,7 +108,7 @@ def _run_one(stage: Stage, skip: str | None, context: AuditContext) -> StageResu
 
 
 def _apply_accept(finding: Finding, acceptances: Acceptances) -> Finding:
-    if finding.accepted or finding.key is None:
+    if finding.accepted:
         return finding
     reason = acceptances.reason(finding.code, finding.key)
     if reason is None:

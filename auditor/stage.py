@@ -31,6 +31,7 @@ class Acceptances:
         self.used: set[int] = set()
 
     def reason(self, code: str, key: str | None) -> str | None:
+        """The reason of the first entry for ``code`` and ``key`` (an entry without a key takes all)."""
         for i, entry in enumerate(self.entries):
             if entry.code == code and (entry.key_text is None or entry.key_text == key):
                 self.used.add(i)
@@ -84,6 +85,12 @@ class Stage(ABC):
         if self.needs_manifest and config.manifest is None:
             return "the config has no `manifest`"
         return None
+
+    def keys_used(self, config: AuditConfig) -> list[str | list[str]]:
+        """Keys this stage will ask the manifest for, so the runner can factorize them all at once."""
+        return []
+
+    uses_ids: ClassVar[bool] = False  # whether the stage asks for repeated sample ids
 
     @abstractmethod
     def run(self, context: AuditContext) -> Iterable[Finding]:

@@ -248,6 +248,7 @@ def main() -> None:
         if package_fingerprint() != fingerprint:
             changed.append(rows)
 
+    env["loadavg_1m_at_end"] = round(os.getloadavg()[0], 2)
     print(
         f"\nmedian of {args.repeat} repeat(s), each measurement in a fresh subprocess; "
         + ", ".join(f"{k} {v}" for k, v in env.items())

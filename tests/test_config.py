@@ -136,9 +136,11 @@ def test_manifest_columns_lists_every_named_column_once() -> None:
 
 
 def test_numeric_split_names_and_keys_are_read_as_text() -> None:
-    loaded = config_from_mapping({
-        "manifest": {"path": "m.csv", "split": "fold"},
-        "splits": {"train": [0, 1], "holdout": [2]},
-        "accept": [{"code": "GRP001", "key": 17, "reason": "r"}],
-    })
+    loaded = config_from_mapping(
+        {
+            "manifest": {"path": "m.csv", "split": "fold"},
+            "splits": {"train": [0, 1], "holdout": [2]},
+            "accept": [{"code": "GRP001", "key": 17, "reason": "r"}],
+        }
+    )
     assert loaded.config.splits.train == ["0", "1"] and loaded.config.accept[0].key == "17"

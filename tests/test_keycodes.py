@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 
@@ -45,3 +47,45 @@ def test_compound_key_does_not_overflow_with_many_large_parts() -> None:
 def test_single_key_find() -> None:
     key = single_key("writer", *encode_column(pa.array(["w1", "w2"])))
     assert key.find("w2") == 1 and key.find("w3") is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+short_text = st.text(alphabet=st.sampled_from(["a", "b", "é", " ", "0"]), max_size=12)
+values_strategy = st.lists(st.one_of(st.none(), short_text), max_size=40)
+
+
+@settings(max_examples=120, deadline=None)
+@given(values_strategy, st.integers(min_value=1, max_value=3), st.booleans())
+def test_encode_matches_brute_force(values: list[str | None], n_chunks: int, as_dictionary: bool) -> None:
+    whole = pa.array(values, pa.string())
+    if as_dictionary:
+        whole = whole.dictionary_encode()
+    bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=whole.type)
+    codes, labels = encode_column(column)
+    missing = [v is None or not v.strip() for v in values]
+    assert [c < 0 for c in codes] == missing
+    present = [v for v, m in zip(values, missing, strict=True) if not m]
+    assert [labels[c].as_py() for c, m in zip(codes, missing, strict=True) if not m] == present
+    # Codes are dense and numbered in first-seen order.
+    seen = list(dict.fromkeys(present))
+    assert [c for c in codes if c >= 0] == [seen.index(v) for v in present]
+
+
+def test_integer_keys_with_nulls() -> None:
+    codes, labels = encode_column(pa.array([7, None, 3, 7]))
+    assert list(codes) == [0, -1, 1, 0] and labels.to_pylist() == [7, 3]
+
+
+def test_hash_collision_falls_back_to_exact_encoding(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import auditor.keycodes as keycodes
+
+    def colliding(column):  # type: ignore[no-untyped-def]
+        n = len(column)
+        return np.zeros(n, dtype=np.uint64), np.arange(n, dtype=np.uint64)  # h1 collides, h2 tells apart
+
+    monkeypatch.setattr(keycodes, "fingerprint", colliding)
+    codes, labels = keycodes.encode_column(pa.array(["x", "y", "x"]))
+    assert list(codes) == [0, 1, 0] and labels.to_pylist() == ["x", "y"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import numpy as np
@@ -33,8 +34,9 @@ def test_strings_match_brute_force_across_chunks(values: list[str | None], n_chu
     bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
     whole = pa.array(values, pa.string())
     # Slices keep a non-zero offset into shared buffers, as Arrow readers produce.
-    column = pa.chunked_array([whole.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)],
-                              type=pa.string())
+    column = pa.chunked_array(
+        [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string()
+    )
     check(column, values)
 
 
@@ -56,3 +58,10 @@ def test_forced_hash_collision_is_resolved_exactly(monkeypatch) -> None:  # type
     monkeypatch.setattr(repeats, "hash_column", lambda column: np.zeros(len(column), dtype=np.uint64))
     rows, codes = repeats.repeated_rows(pa.chunked_array([pa.array(["x", "y", "x", "z"])]))
     assert rows.tolist() == [0, 2] and codes[0] == codes[1]
+
+
+def test_a_value_hashes_the_same_in_chunks_of_different_shapes() -> None:
+    whole = pa.array(["0", "0", "000000000", "abcdefghij", "abcdefghij"])
+    alone = hash_column(pa.chunked_array([pa.array(["0"]), pa.array(["abcdefghij"])]))
+    mixed = hash_column(pa.chunked_array([whole]))
+    assert alone[0] == mixed[0] == mixed[1] and alone[1] == mixed[3] == mixed[4]

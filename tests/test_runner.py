@@ -110,3 +110,18 @@ def test_findings_are_frozen() -> None:
 def test_severity_order() -> None:
     assert Severity.INFO < Severity.WARNING < Severity.ERROR
     assert max([Severity.WARNING, Severity.ERROR, Severity.INFO]) is Severity.ERROR
+
+
+def test_accept_without_key_takes_every_finding_of_the_code(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(
+        loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning"
+    )
+    assert report.findings[0].accepted and report.exit_code == 0
+
+
+def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(
+        loaded(accept=[{"code": "W001", "key": "k2", "reason": "other"}]), classes=[Warns], fail_on="warning"
+    )
+    assert not report.findings[0].accepted and report.exit_code == 1
+    assert [f.code for f in report.findings] == ["W001", "ACC001"]

@@ -45,38 +45,31 @@ class GroupOverlap(Stage):
         return base
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
-        manifest = context.require_manifest()
-        specs = context.config.keys.groups
-        manifest.prepare(specs)
-        for spec in specs:
-            yield from self._one_key(context, manifest.key(spec))
+        for spec in context.config.keys.groups:
+            yield from self._one_key(context, spec)
 
-    def _one_key(self, context: AuditContext, key: KeyCodes) -> Iterator[Finding]:
+    def _one_key(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
         roles = context.roles
         names = manifest.split_names
-        split, group = manifest.split.codes, key.codes
+        grouped = manifest.group_counts(spec)
+        key, counts = grouped.key, grouped.counts
         n_splits, n_groups = len(names), key.n_values
 
-        no_group = (group < 0) & (split >= 0)
-        if no_group.any():
-            per = np.bincount(split[no_group], minlength=n_splits)
+        if grouped.missing.any():
             yield self.finding(
                 "GRP004",
                 Severity.INFO,
-                f"{int(no_group.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
+                f"{int(grouped.missing.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
                 "overlap on this key.",
                 key=key.name,
                 evidence={
                     "key": key.name,
-                    "rows_per_split": {names[i]: int(c) for i, c in enumerate(per) if c},
+                    "rows_per_split": {names[i]: int(c) for i, c in enumerate(grouped.missing) if c},
                 },
                 remediation=f"Fill in '{key.name}' for every row, or confirm these samples are independent.",
             )
-        valid = (group >= 0) & (split >= 0)
-        counts = np.bincount(group[valid] * n_splits + split[valid], minlength=n_groups * n_splits)
-        counts = counts.reshape(n_groups, n_splits)
         present = counts > 0
         shared = np.flatnonzero(present.sum(axis=1) > 1)
         if not len(shared):
@@ -132,7 +125,7 @@ class GroupOverlap(Stage):
             for a, b, *_ in rows:
                 mask |= pair_groups[(a, b)]
             yield self._kind_finding(
-                context, key, kind, severity, rows, mask, counts, order, index, tuple(tables)
+                context, spec, key, kind, severity, rows, mask, counts, order, index, tuple(tables)
             )
 
         for code, (accept_code, _reason) in sorted(accepted.items()):
@@ -153,6 +146,7 @@ class GroupOverlap(Stage):
     def _kind_finding(
         self,
         context: AuditContext,
+        spec: str | list[str],
         key: KeyCodes,
         kind: PairKind,
         severity: Severity,
@@ -168,9 +162,7 @@ class GroupOverlap(Stage):
         groups = np.flatnonzero(mask)
         n = len(groups)
         totals = counts[groups].sum(axis=1)
-        # Most rows first; ties in first-seen order, so the same input gives the same examples.
-        top = groups[np.argsort(-totals, kind="stable")[: self.options.max_examples]]
-        labels = key.labels(top)
+        top, labels = _largest(key, groups, totals, self.options.max_examples)
         pairs = ", ".join(f"{a}–{b} ({g})" for a, b, g, _, _ in rows)
         holdout_rows = {}
         if kind is PairKind.TRAIN_HOLDOUT:
@@ -216,7 +208,7 @@ class GroupOverlap(Stage):
                 "pairs": [{"splits": [a, b], "groups": g, "rows": [ra, rb]} for a, b, g, ra, rb in rows],
                 **({"holdout_rows_sharing_train_groups": holdout_rows} if holdout_rows else {}),
             },
-            examples=self._examples(context, key, top, labels, counts, order, index),
+            examples=self._examples(context, key, top, labels, counts, order, index, spec),
             tables=tables,
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
@@ -231,17 +223,14 @@ class GroupOverlap(Stage):
         counts: np.ndarray,
         order: list[str],
         index: dict[str, int],
+        spec: str | list[str],
     ) -> tuple[dict[str, Any], ...]:
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
-        wanted = np.zeros(key.n_values + 1, dtype=bool)
-        wanted[top] = True
-        # Index n_values stands for "missing" (-1), which is never wanted.
-        rows = np.flatnonzero(wanted[np.where(key.codes >= 0, key.codes, key.n_values)])
-        split = manifest.split.codes[rows]
-        groups = key.codes[rows]
+        split = manifest.split.codes
+        rows_of = manifest.rows_of(spec, key, [int(c) for c in top])
         cells = [
-            (code, s, rows[(groups == code) & (split == index[s])][: self.options.ids_per_split])
+            (code, s, rows_of[int(code)][split[rows_of[int(code)]] == index[s]][: self.options.ids_per_split])
             for code in top
             for s in order
             if counts[code, index[s]]
@@ -269,3 +258,16 @@ class GroupOverlap(Stage):
         return Table(
             title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells)
         )
+
+
+def _largest(
+    key: KeyCodes, groups: np.ndarray, totals: np.ndarray, limit: int
+) -> tuple[np.ndarray, list[str]]:
+    """The ``limit`` groups with most rows, ties broken by label so the same input gives the same examples."""
+    if len(groups) > limit:
+        cutoff = np.sort(totals)[-limit]
+        keep = totals >= cutoff
+        groups, totals = groups[keep], totals[keep]
+    labels = key.labels(groups)
+    order = sorted(range(len(groups)), key=lambda i: (-int(totals[i]), labels[i]))[:limit]
+    return groups[order], [labels[i] for i in order]

@@ -44,6 +44,7 @@ class SplitIntegrity(Stage):
         "SPL008": "splits.allow names a split that does not exist",
     }
     Options = SplitIntegrityOptions
+    uses_ids = True
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         manifest = context.require_manifest()
