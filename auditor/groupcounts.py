@@ -69,22 +69,20 @@ def rows_with_values(
     """All manifest rows holding each wanted key value (a handful of values; used for examples)."""
     if not len(wanted):
         return {}
-    # Per component, the position of each row's value among the wanted values' components (-1: none).
+    # Cheap boolean filter over all rows first; exact positions only for the candidate rows.
+    wanted_parts = []
     candidate: np.ndarray | None = None
-    positions = []
     for (index, values), column in zip(key.parts, columns, strict=True):
         wanted_values = values.take(pa.array(index[np.asarray(wanted)]))
-        where = pc.index_in(_plain(table[column]), value_set=wanted_values.unique())
-        pos = where.fill_null(-1).to_numpy(zero_copy_only=False)
-        positions.append((pos, wanted_values.unique(), wanted_values))
-        candidate = pos >= 0 if candidate is None else candidate & (pos >= 0)
+        hit = pc.is_in(_plain(table[column]), value_set=wanted_values.unique())
+        hit_np = np.asarray(hit.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+        candidate = hit_np if candidate is None else candidate & hit_np
+        wanted_parts.append((column, wanted_values))
     assert candidate is not None
     rows = np.flatnonzero(candidate)
-    out: dict[int, np.ndarray] = {}
-    for i, code in enumerate(wanted):
-        match = np.ones(len(rows), dtype=bool)
-        for pos, unique_values, wanted_values in positions:
-            target = pc.index(unique_values, wanted_values[i]).as_py()
-            match &= pos[rows] == target
-        out[int(code)] = rows[match]
-    return out
+    match = np.ones((len(wanted), len(rows)), dtype=bool)
+    for column, wanted_values in wanted_parts:
+        got = _plain(table[column]).take(pa.array(rows))
+        for i in range(len(wanted)):
+            match[i] &= np.asarray(pc.equal(got, wanted_values[i]).to_numpy(zero_copy_only=False), dtype=bool)
+    return {int(code): rows[match[i]] for i, code in enumerate(wanted)}
