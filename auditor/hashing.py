@@ -38,32 +38,35 @@ def _words_fixed(data: np.ndarray, n: int, width: int) -> np.ndarray:
     return padded.view("<u8").reshape(n, words)
 
 
-def _hash_words(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _hash_words(words: np.ndarray, lengths: np.ndarray, second: bool) -> tuple[np.ndarray, np.ndarray]:
     h1 = lengths.astype(np.uint64)
-    h2 = h1 * _S2
+    h2 = h1 * _S2 if second else h1[:0]
     h1 *= _S1
     for j in range(words.shape[1]):
         # Only words inside a value are mixed, so a value hashes the same whatever its neighbours' lengths.
         rows = np.flatnonzero(lengths > 8 * j) if lengths.min(initial=0) <= 8 * j else None
         if rows is None:
-            _step(h1, h2, words[:, j])
+            _step(h1, h2, words[:, j], second)
         else:
-            a, b = h1[rows], h2[rows]
-            _step(a, b, words[rows, j])
-            h1[rows], h2[rows] = a, b
-    return _mix(h1, _M2), _mix(h2, _M1)
+            a, b = h1[rows], h2[rows] if second else h2
+            _step(a, b, words[rows, j], second)
+            h1[rows] = a
+            if second:
+                h2[rows] = b
+    return _mix(h1, _M2), _mix(h2, _M1) if second else h2
 
 
-def _step(h1: np.ndarray, h2: np.ndarray, w: np.ndarray) -> None:
+def _step(h1: np.ndarray, h2: np.ndarray, w: np.ndarray, second: bool) -> None:
     # Word-wise FNV-1a and an additive variant: each step is a bijection of the state for a fixed word, so
     # two values collide only by chance; the final murmur mix spreads high bits into low ones.
     h1 ^= w
     h1 *= _M1
-    h2 += w
-    h2 *= _M2
+    if second:
+        h2 += w
+        h2 *= _M2
 
 
-def _hash_binary(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _hash_binary(chunk: pa.Array, second: bool) -> tuple[np.ndarray, np.ndarray]:
     n = len(chunk)
     large = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
     offset_type = np.int64 if large else np.int32
@@ -82,7 +85,7 @@ def _hash_binary(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     shortest, longest = int(lengths.min()), int(lengths.max())
     with np.errstate(over="ignore"):
         if shortest == longest:  # ids and codes are very often of one length: no gather needed
-            return _hash_words(_words_fixed(data, n, longest), lengths)
+            return _hash_words(_words_fixed(data, n, longest), lengths, second)
         # Variable length: an unaligned uint64 view at every byte, gathered at each row's start + 8j.
         padded = np.zeros(len(data) + 8, dtype=np.uint8)
         padded[: len(data)] = data
@@ -99,20 +102,20 @@ def _hash_binary(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
                 bits = remaining[short].astype(np.uint64) * np.uint64(8)
                 chunk_words[short] &= (np.uint64(1) << bits) - np.uint64(1)
             words[rows, k] = chunk_words
-        return _hash_words(words, lengths)
+        return _hash_words(words, lengths, second)
 
 
-def _hash_chunk(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _hash_chunk(chunk: pa.Array, second: bool = True) -> tuple[np.ndarray, np.ndarray]:
     t = chunk.type
     if pa.types.is_dictionary(t):
         # Hash each distinct value once, then spread by index.
-        d1, d2 = _hash_chunk(chunk.dictionary)
+        d1, d2 = _hash_chunk(chunk.dictionary, second)
         index = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)
-        return d1[index], d2[index]
+        return d1[index], d2[index] if second else d2
     if pa.types.is_integer(t):
         v = chunk.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64).view(np.uint64)
         with np.errstate(over="ignore"):
-            return v.copy(), _mix(v * _M2, _M1)
+            return v.copy(), _mix(v * _M2, _M1) if second else v[:0]
     if pa.types.is_floating(t):
         chunk = pc.if_else(pc.is_nan(chunk), pa.scalar(None, t), chunk)
     if not (
@@ -122,19 +125,26 @@ def _hash_chunk(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         or pa.types.is_large_string(t)
     ):
         chunk = chunk.cast(pa.string())
-    return _hash_binary(chunk)
+    return _hash_binary(chunk, second)
 
 
-def fingerprint(column: pa.ChunkedArray, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Two uint64 hashes per row; equal values hash equal. Nulls get arbitrary hashes: mask them.
+def fingerprint(
+    column: pa.ChunkedArray, workers: int = 2, second: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two uint64 hashes per row (the second empty unless ``second``); equal values hash equal.
 
-    Chunks are hashed on ``workers`` threads: numpy releases the GIL in each vectorized step.
+    Nulls get arbitrary hashes: mask them. Chunks are hashed on ``workers`` threads: numpy releases the
+    GIL in each vectorized step.
     """
+
+    def one(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        return _hash_chunk(chunk, second)
+
     if workers > 1 and column.num_chunks > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_hash_chunk, column.chunks))
+            parts = list(pool.map(one, column.chunks))
     else:
-        parts = [_hash_chunk(c) for c in column.chunks]
+        parts = [one(c) for c in column.chunks]
     if not parts:
         return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

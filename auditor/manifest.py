@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,7 @@ class Manifest:
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
         self._repeats: tuple[np.ndarray, np.ndarray] | None = None
+        self._pending_repeats: Future[tuple[np.ndarray, np.ndarray]] | None = None
         self._group_counts: dict[tuple[str, ...], GroupSplitCounts] = {}
         self.split = self.key(SPLIT_COLUMN)
 
@@ -76,15 +77,17 @@ class Manifest:
         return rows_with_values(self.table, columns, key, codes)
 
     def prepare(self, specs: Sequence[str | Sequence[str]], ids: bool = False) -> None:
-        """Factorize keys (and find repeated ids) on both cores at once; numpy and Arrow release the GIL."""
+        """Start finding repeated ids in the background and factorize keys now, so the two overlap.
+
+        numpy and Arrow release the GIL in their vectorized work, so both cores stay busy.
+        """
+        if ids and self._repeats is None and self._pending_repeats is None:
+            pool = ThreadPoolExecutor(max_workers=1)
+            self._pending_repeats = pool.submit(self._find_repeats)
+            pool.shutdown(wait=False)
         columns = list(dict.fromkeys(c for s in specs for c in ((s,) if isinstance(s, str) else s)))
-        todo = [c for c in columns if c not in self._columns]
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            repeats = pool.submit(self.repeated_ids) if ids else None
-            for column, result in zip(todo, pool.map(self._encode, todo), strict=True):
-                self._columns[column] = result
-            if repeats is not None:
-                repeats.result()
+        for column in columns:
+            self._encoded(column)
         for spec in specs:
             self.key(spec)
 
@@ -99,11 +102,14 @@ class Manifest:
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
         if self._repeats is None:
-            if self.id_column is None:
-                self._repeats = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-            else:
-                self._repeats = repeated_rows(self.table[self.id_column])
+            pending, self._pending_repeats = self._pending_repeats, None
+            self._repeats = pending.result() if pending is not None else self._find_repeats()
         return self._repeats
+
+    def _find_repeats(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.id_column is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return repeated_rows(self.table[self.id_column])
 
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None or not self.table[self.id_column].null_count:
