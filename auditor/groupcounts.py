@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
 
 _SPLIT = "__split_code__"
+_ROW = "__row__"
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,6 +25,8 @@ class GroupSplitCounts:
 
     key: KeyCodes  # indexes the distinct values; key.codes maps result rows, not manifest rows
     counts: np.ndarray  # (values, splits) row counts
+    first_row: np.ndarray  # (values, splits) first manifest row of the value in the split, -1 if none
+    last_row: np.ndarray  # (values, splits) last such row, -1 if none
     missing: np.ndarray  # (splits,) rows whose key is null or blank
 
 
@@ -44,45 +47,30 @@ def group_split_counts(
     table: pa.Table, columns: Sequence[str], split_codes: np.ndarray, n_splits: int, name: str
 ) -> GroupSplitCounts:
     keys = [f"k{i}" for i in range(len(columns))]
-    source = pa.table([*(_plain(table[c]) for c in columns), pa.array(split_codes)], names=[*keys, _SPLIT])
-    grouped = source.group_by([*keys, _SPLIT]).aggregate([([], "count_all")])
+    rows = pa.array(np.arange(table.num_rows, dtype=np.int64))
+    source = pa.table(
+        [*(_plain(table[c]) for c in columns), pa.array(split_codes), rows], names=[*keys, _SPLIT, _ROW]
+    )
+    # The first and last row per (value, split) come with the count almost for free; they are the examples.
+    grouped = source.group_by([*keys, _SPLIT]).aggregate([([], "count_all"), (_ROW, "min_max")])
     split = grouped[_SPLIT].to_numpy().astype(np.int64)
     count = grouped["count_all"].to_numpy().astype(np.int64)
     missing_key = np.zeros(grouped.num_rows, dtype=bool)
     for k in keys:
         missing_key |= _blank_or_null(grouped[k])
     has_split = split >= 0
-    missing = np.bincount(
-        split[missing_key & has_split], weights=count[missing_key & has_split], minlength=n_splits
-    ).astype(np.int64)
+    lost = missing_key & has_split
+    missing = np.bincount(split[lost], weights=count[lost], minlength=n_splits).astype(np.int64)
     kept = grouped.filter(pa.array(~missing_key & has_split))
     parts = [encode_column(kept[k]) for k in keys]
     key = single_key(name, *parts[0]) if len(keys) == 1 else compound_key(list(columns), parts)
     flat = key.codes.astype(np.int64) * n_splits + kept[_SPLIT].to_numpy().astype(np.int64)
-    counts = np.bincount(flat, weights=kept["count_all"].to_numpy(), minlength=key.n_values * n_splits)
-    return GroupSplitCounts(key, counts.astype(np.int64).reshape(key.n_values, n_splits), missing)
-
-
-def rows_with_values(
-    table: pa.Table, columns: Sequence[str], key: KeyCodes, wanted: Sequence[int]
-) -> dict[int, np.ndarray]:
-    """All manifest rows holding each wanted key value (a handful of values; used for examples)."""
-    if not len(wanted):
-        return {}
-    # Cheap boolean filter over all rows first; exact positions only for the candidate rows.
-    wanted_parts = []
-    candidate: np.ndarray | None = None
-    for (index, values), column in zip(key.parts, columns, strict=True):
-        wanted_values = values.take(pa.array(index[np.asarray(wanted)]))
-        hit = pc.is_in(_plain(table[column]), value_set=wanted_values.unique())
-        hit_np = np.asarray(hit.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
-        candidate = hit_np if candidate is None else candidate & hit_np
-        wanted_parts.append((column, wanted_values))
-    assert candidate is not None
-    rows = np.flatnonzero(candidate)
-    match = np.ones((len(wanted), len(rows)), dtype=bool)
-    for column, wanted_values in wanted_parts:
-        got = _plain(table[column]).take(pa.array(rows))
-        for i in range(len(wanted)):
-            match[i] &= np.asarray(pc.equal(got, wanted_values[i]).to_numpy(zero_copy_only=False), dtype=bool)
-    return {int(code): rows[match[i]] for i, code in enumerate(wanted)}
+    size = key.n_values * n_splits
+    counts = np.zeros(size, dtype=np.int64)
+    counts[flat] = kept["count_all"].to_numpy()
+    span = kept[f"{_ROW}_min_max"].flatten()
+    first, last = np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64)
+    first[flat] = span[0].to_numpy()
+    last[flat] = span[1].to_numpy()
+    shape = (key.n_values, n_splits)
+    return GroupSplitCounts(key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)

@@ -3,26 +3,38 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from auditor.config import LoadedConfig, compound_label
 from auditor.errors import ManifestError
-from auditor.groupcounts import GroupSplitCounts, group_split_counts, rows_with_values
+from auditor.groupcounts import GroupSplitCounts, group_split_counts
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
 from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
 from auditor.repeats import repeated_rows
 
 SPLIT_COLUMN = "__split__"
+
+
+def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
+    return (spec,) if isinstance(spec, str) else tuple(spec)
+
+
 _HASH_BLOCK = 1 << 22
 
 
 class Manifest:
-    """Rows of a split manifest as Arrow columns plus shared integer codes for split and keys."""
+    """Rows of a split manifest as Arrow columns plus shared integer codes for split and keys.
+
+    Expensive derived data (factorized keys, grouped counts, repeated ids) is computed once and cached;
+    stages may `prefetch` it so that the work of several stages runs on all cores at once.
+    """
 
     def __init__(self, table: pa.Table, files: Sequence[Path], sha256: str, id_column: str | None) -> None:
         self.table = table
@@ -31,9 +43,8 @@ class Manifest:
         self.id_column = id_column
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
-        self._repeats: tuple[np.ndarray, np.ndarray] | None = None
-        self._pending_repeats: Future[tuple[np.ndarray, np.ndarray]] | None = None
-        self._group_counts: dict[tuple[str, ...], GroupSplitCounts] = {}
+        self._jobs: dict[tuple[str, ...], Future[Any]] = {}
+        self._pool: ThreadPoolExecutor | None = None
         self.split = self.key(SPLIT_COLUMN)
 
     @property
@@ -51,7 +62,7 @@ class Manifest:
 
     def key(self, spec: str | Sequence[str]) -> KeyCodes:
         """The codes of a key: a column name or a compound of columns; computed once, then shared."""
-        columns = (spec,) if isinstance(spec, str) else tuple(spec)
+        columns = _columns(spec)
         cached = self._keys.get(columns)
         if cached is None:
             parts = [self._encoded(c) for c in columns]
@@ -59,57 +70,58 @@ class Manifest:
             self._keys[columns] = cached
         return cached
 
-    def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
-        """Rows per (value of the key, split), computed once per key."""
-        columns = (spec,) if isinstance(spec, str) else tuple(spec)
-        cached = self._group_counts.get(columns)
-        if cached is None:
-            name = columns[0] if len(columns) == 1 else compound_label(list(columns))
-            cached = group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
-            self._group_counts[columns] = cached
-        return cached
-
-    def rows_of(
-        self, spec: str | Sequence[str], key: KeyCodes, codes: Sequence[int]
-    ) -> dict[int, np.ndarray]:
-        """Manifest rows holding each of a few values of a key (by their codes in ``key``)."""
-        columns = (spec,) if isinstance(spec, str) else tuple(spec)
-        return rows_with_values(self.table, columns, key, codes)
-
-    def prepare(self, specs: Sequence[str | Sequence[str]], ids: bool = False) -> None:
-        """Start finding repeated ids in the background and factorize keys now, so the two overlap.
-
-        numpy and Arrow release the GIL in their vectorized work, so both cores stay busy.
-        """
-        if ids and self._repeats is None and self._pending_repeats is None:
-            pool = ThreadPoolExecutor(max_workers=1)
-            self._pending_repeats = pool.submit(self._find_repeats)
-            pool.shutdown(wait=False)
-        columns = list(dict.fromkeys(c for s in specs for c in ((s,) if isinstance(s, str) else s)))
-        for column in columns:
-            self._encoded(column)
-        for spec in specs:
-            self.key(spec)
-
     def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column not in self._columns:
-            self._columns[column] = self._encode(column)
+            self._columns[column] = encode_column(self.table[column])
         return self._columns[column]
 
-    def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
-        return encode_column(self.table[column])
+    def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
+        """Rows per (value of the key, split), computed once per key."""
+        columns = _columns(spec)
+        result: GroupSplitCounts = self._result(
+            ("group_counts", *columns), lambda: self._count_groups(columns)
+        )
+        return result
+
+    def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
+        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+        return group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
-        if self._repeats is None:
-            pending, self._pending_repeats = self._pending_repeats, None
-            self._repeats = pending.result() if pending is not None else self._find_repeats()
-        return self._repeats
+        result: tuple[np.ndarray, np.ndarray] = self._result(("repeats",), self._find_repeats)
+        return result
 
     def _find_repeats(self) -> tuple[np.ndarray, np.ndarray]:
         if self.id_column is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         return repeated_rows(self.table[self.id_column])
+
+    def prefetch(self, group_counts: Sequence[str | Sequence[str]] = (), repeated_ids: bool = False) -> None:
+        """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
+        so the work of several stages runs on all cores at once instead of one stage after another."""
+        if repeated_ids:
+            self._background(("repeats",), self._find_repeats)
+        for spec in group_counts:
+            columns = _columns(spec)
+            self._background(("group_counts", *columns), partial(self._count_groups, columns))
+
+    def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
+        if job not in self._jobs:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="manifest")
+            self._jobs[job] = self._pool.submit(work)
+        return self._jobs[job]
+
+    def _result(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
+        """The job's result: started now unless a prefetch started it already; computed once."""
+        return self._background(job, work).result()
+
+    def close(self) -> None:
+        """Stop the background pool; prefetched work nobody asked for is cancelled."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None or not self.table[self.id_column].null_count:

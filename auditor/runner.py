@@ -56,10 +56,8 @@ def run_audit(
     active = [s for s in stages if skips[s.name] is None]
     if any(s.needs_manifest for s in active):
         manifest = load_manifest(loaded)
-        manifest.prepare(
-            [spec for s in active for spec in s.keys_used(loaded.config)],
-            ids=any(s.uses_ids for s in active),
-        )
+        for stage in active:
+            stage.prefetch(manifest, loaded.config)
     acceptances = Acceptances(loaded.config.accept)
     context = AuditContext(loaded, manifest, acceptances)
     results = [_run_one(s, skips[s.name], context) for s in stages]

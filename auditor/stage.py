@@ -86,11 +86,8 @@ class Stage(ABC):
             return "the config has no `manifest`"
         return None
 
-    def keys_used(self, config: AuditConfig) -> list[str | list[str]]:
-        """Keys this stage will ask the manifest for, so the runner can factorize them all at once."""
-        return []
-
-    uses_ids: ClassVar[bool] = False  # whether the stage asks for repeated sample ids
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:  # noqa: B027 - optional hook
+        """Start the heavy manifest work this stage will ask for, so all stages' work overlaps."""
 
     @abstractmethod
     def run(self, context: AuditContext) -> Iterable[Finding]:

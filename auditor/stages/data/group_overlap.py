@@ -10,7 +10,9 @@ import numpy as np
 
 from auditor.config import AuditConfig
 from auditor.findings import Finding, Severity, Table
+from auditor.groupcounts import GroupSplitCounts
 from auditor.keycodes import KeyCodes
+from auditor.manifest import Manifest
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
@@ -23,7 +25,6 @@ CODE_FOR_KIND = {
 
 class GroupOverlapOptions(StageOptions):
     max_examples: int = 5
-    ids_per_split: int = 3
 
 
 class GroupOverlap(Stage):
@@ -43,6 +44,9 @@ class GroupOverlap(Stage):
         if base is None and not config.keys.groups:
             return "no group keys: set `keys.groups` (e.g. [writer] or [[patient_id, eye]])"
         return base
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        manifest.prefetch(group_counts=config.keys.groups)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         for spec in context.config.keys.groups:
@@ -111,7 +115,7 @@ class GroupOverlap(Stage):
         )
         tables = [pair_table]
         if len(order) >= 3:
-            tables.append(self._matrix(key, order, index, live))
+            tables.append(_matrix(key, order, index, live))
 
         for kind, severity in (
             (PairKind.TRAIN_HOLDOUT, Severity.ERROR),
@@ -125,7 +129,7 @@ class GroupOverlap(Stage):
             for a, b, *_ in rows:
                 mask |= pair_groups[(a, b)]
             yield self._kind_finding(
-                context, spec, key, kind, severity, rows, mask, counts, order, index, tuple(tables)
+                context, grouped, kind, severity, rows, mask, order, index, tuple(tables)
             )
 
         for code, (accept_code, _reason) in sorted(accepted.items()):
@@ -146,17 +150,16 @@ class GroupOverlap(Stage):
     def _kind_finding(
         self,
         context: AuditContext,
-        spec: str | list[str],
-        key: KeyCodes,
+        grouped: GroupSplitCounts,
         kind: PairKind,
         severity: Severity,
         rows: list[tuple[str, str, int, int, int]],
         mask: np.ndarray,
-        counts: np.ndarray,
         order: list[str],
         index: dict[str, int],
         tables: tuple[Table, ...],
     ) -> Finding:
+        key, counts = grouped.key, grouped.counts
         assert isinstance(self.options, GroupOverlapOptions)
         roles = context.roles
         groups = np.flatnonzero(mask)
@@ -208,7 +211,7 @@ class GroupOverlap(Stage):
                 "pairs": [{"splits": [a, b], "groups": g, "rows": [ra, rb]} for a, b, g, ra, rb in rows],
                 **({"holdout_rows_sharing_train_groups": holdout_rows} if holdout_rows else {}),
             },
-            examples=self._examples(context, key, top, labels, counts, order, index, spec),
+            examples=self._examples(context, grouped, top, labels, order, index),
             tables=tables,
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
@@ -217,53 +220,53 @@ class GroupOverlap(Stage):
     def _examples(
         self,
         context: AuditContext,
-        key: KeyCodes,
+        grouped: GroupSplitCounts,
         top: np.ndarray,
         labels: list[str],
-        counts: np.ndarray,
         order: list[str],
         index: dict[str, int],
-        spec: str | list[str],
     ) -> tuple[dict[str, Any], ...]:
-        assert isinstance(self.options, GroupOverlapOptions)
+        """Each example group with, per split, its row count and the ids of its first and last row."""
         manifest = context.require_manifest()
-        split = manifest.split.codes
-        rows_of = manifest.rows_of(spec, key, [int(c) for c in top])
         cells = [
-            (code, s, rows_of[int(code)][split[rows_of[int(code)]] == index[s]][: self.options.ids_per_split])
+            (
+                int(code),
+                s,
+                sorted({int(grouped.first_row[code, index[s]]), int(grouped.last_row[code, index[s]])}),
+            )
             for code in top
             for s in order
-            if counts[code, index[s]]
+            if grouped.counts[code, index[s]]
         ]
         # One take for all example ids: per-call overhead on a chunked column dominates otherwise.
-        ids = manifest.ids(np.concatenate([sel for _, _, sel in cells])) if cells else []
+        ids = manifest.ids([r for _, _, rows in cells for r in rows]) if cells else []
         per_group: dict[int, dict[str, Any]] = {int(code): {} for code in top}
         at = 0
-        for code, s, sel in cells:
-            per_group[int(code)][s] = {"rows": int(counts[code, index[s]]), "ids": ids[at : at + len(sel)]}
-            at += len(sel)
-        examples = [
+        for code, s, rows in cells:
+            per_group[code][s] = {
+                "rows": int(grouped.counts[code, index[s]]),
+                "ids": ids[at : at + len(rows)],
+            }
+            at += len(rows)
+        return tuple(
             {"group": label, "splits": per_group[int(code)]} for code, label in zip(top, labels, strict=True)
-        ]
-        return tuple(examples)
-
-    @staticmethod
-    def _matrix(key: KeyCodes, order: list[str], index: dict[str, int], live: np.ndarray) -> Table:
-        cells = []
-        for a in order:
-            row: list[object] = [a]
-            for b in order:
-                row.append(int((live[:, index[a]] & live[:, index[b]]).sum()) if a != b else "—")
-            cells.append(tuple(row))
-        return Table(
-            title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells)
         )
+
+
+def _matrix(key: KeyCodes, order: list[str], index: dict[str, int], live: np.ndarray) -> Table:
+    cells = []
+    for a in order:
+        row: list[object] = [a]
+        for b in order:
+            row.append(int((live[:, index[a]] & live[:, index[b]]).sum()) if a != b else "—")
+        cells.append(tuple(row))
+    return Table(title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells))
 
 
 def _largest(
     key: KeyCodes, groups: np.ndarray, totals: np.ndarray, limit: int
 ) -> tuple[np.ndarray, list[str]]:
-    """The ``limit`` groups with most rows, ties broken by label so the same input gives the same examples."""
+    """The ``limit`` groups with most rows, ties broken by label: the same input, the same examples."""
     if len(groups) > limit:
         cutoff = np.sort(totals)[-limit]
         keep = totals >= cutoff

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auditor.config import AuditConfig
 from auditor.findings import Finding, Severity, Table
 from auditor.manifest import Manifest
 from auditor.stage import AuditContext, Stage, StageOptions
@@ -44,7 +45,9 @@ class SplitIntegrity(Stage):
         "SPL008": "splits.allow names a split that does not exist",
     }
     Options = SplitIntegrityOptions
-    uses_ids = True
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        manifest.prefetch(repeated_ids=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         manifest = context.require_manifest()
