@@ -14,7 +14,7 @@ from auditor.hashing import fingerprint
 
 def hash_column(column: pa.ChunkedArray) -> np.ndarray:
     """A uint64 per row; equal values always hash equal (nulls are masked by the caller)."""
-    return fingerprint(column, second=False)[0]
+    return fingerprint(column, workers=1, second=False)[0]
 
 
 _FILTER_BITS = 20
