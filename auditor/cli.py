@@ -62,15 +62,11 @@ def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
-    out: Annotated[
-        Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")] = None,
     fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit")] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")
-    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
@@ -152,9 +148,7 @@ def _bare_stages() -> list[Stage]:
 @app.command()
 def schema(
     out: Annotated[Path, typer.Option("--out", help="directory for the schema files")] = Path("schemas"),
-    check: Annotated[
-        bool, typer.Option("--check", help="exit 1 if the files differ from the models")
-    ] = False,
+    check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
 ) -> None:
     """Write (or --check) the JSON Schemas of the config and the report."""
     from auditor.schema import outdated, schema_texts

@@ -80,9 +80,7 @@ class KeysSpec(_Section):
     groups: list[KeySpec] = Field(default_factory=list, description="units of independence")
     sources: list[KeySpec] = Field(default_factory=list, description="upstream objects (documents, videos)")
     content_hash: str | None = Field(default=None, description="a column holding a content digest")
-    content_path: str | None = Field(
-        default=None, description="a column of file paths whose bytes are hashed"
-    )
+    content_path: str | None = Field(default=None, description="a column of file paths whose bytes are hashed")
     label: str | None = None
     time: str | None = None
     entity: str | None = Field(default=None, description="per-entity temporal ordering")
@@ -143,9 +141,7 @@ class AcceptSpec(_Section):
     """A reviewed finding: shown in the report, never failing it."""
 
     code: str
-    key: str | list[str] | None = Field(
-        default=None, description="the finding's subject; a list for compound keys"
-    )
+    key: str | list[str] | None = Field(default=None, description="the finding's subject; a list for compound keys")
     reason: str = Field(min_length=1)
 
     @property

@@ -21,3 +21,7 @@ class StageLoadError(AuditError):
 
 class ReportWriteError(AuditError):
     """The report could not be written to its output directory."""
+
+
+class StageInputError(AuditError):
+    """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors."""

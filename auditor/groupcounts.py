@@ -48,9 +48,7 @@ def group_split_counts(
 ) -> GroupSplitCounts:
     keys = [f"k{i}" for i in range(len(columns))]
     rows = pa.array(np.arange(table.num_rows, dtype=np.int64))
-    source = pa.table(
-        [*(_plain(table[c]) for c in columns), pa.array(split_codes), rows], names=[*keys, _SPLIT, _ROW]
-    )
+    source = pa.table([*(_plain(table[c]) for c in columns), pa.array(split_codes), rows], names=[*keys, _SPLIT, _ROW])
     # The first and last row per (value, split) come with the count almost for free; they are the examples.
     grouped = source.group_by([*keys, _SPLIT]).aggregate([([], "count_all"), (_ROW, "min_max")])
     split = grouped[_SPLIT].to_numpy().astype(np.int64)

@@ -119,18 +119,13 @@ def _hash_chunk(chunk: pa.Array, second: bool = True) -> tuple[np.ndarray, np.nd
     if pa.types.is_floating(t):
         chunk = pc.if_else(pc.is_nan(chunk), pa.scalar(None, t), chunk)
     if not (
-        pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-        or pa.types.is_string(t)
-        or pa.types.is_large_string(t)
+        pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
     ):
         chunk = chunk.cast(pa.string())
     return _hash_binary(chunk, second)
 
 
-def fingerprint(
-    column: pa.ChunkedArray, workers: int = 2, second: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
+def fingerprint(column: pa.ChunkedArray, workers: int = 2, second: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Two uint64 hashes per row (the second empty unless ``second``); equal values hash equal.
 
     Nulls get arbitrary hashes: mask them. Chunks are hashed on ``workers`` threads: numpy releases the

@@ -34,10 +34,7 @@ class KeyCodes:
     def labels(self, codes: Sequence[int] | np.ndarray) -> list[str]:
         wanted = np.asarray(codes, dtype=np.int64)
         present = np.maximum(wanted, 0)
-        columns = [
-            [str(v) for v in values.take(pa.array(index[present])).to_pylist()]
-            for index, values in self.parts
-        ]
+        columns = [[str(v) for v in values.take(pa.array(index[present])).to_pylist()] for index, values in self.parts]
         return (
             [
                 "<missing>" if code < 0 else bits[0] if len(bits) == 1 else compound_label(list(bits))
@@ -71,9 +68,7 @@ class KeyCodes:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def encode_column(
-    column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True
-) -> tuple[np.ndarray, pa.Array]:
+def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True) -> tuple[np.ndarray, pa.Array]:
     """One column to (codes, distinct values in first-seen order); null, NaN and blank text become -1."""
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])

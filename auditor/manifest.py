@@ -78,9 +78,7 @@ class Manifest:
     def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
         """Rows per (value of the key, split), computed once per key."""
         columns = _columns(spec)
-        result: GroupSplitCounts = self._result(
-            ("group_counts", *columns), lambda: self._count_groups(columns)
-        )
+        result: GroupSplitCounts = self._result(("group_counts", *columns), lambda: self._count_groups(columns))
         return result
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
@@ -184,9 +182,7 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     return Manifest(table, files, sha256, spec.id)
 
 
-def _explain_missing(
-    exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig
-) -> str:
+def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
     origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
     return f"{exc}\n  ({origins})" if origins else str(exc)
 
@@ -196,9 +192,7 @@ def _check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> No
     if pa.types.is_dictionary(t):
         t = t.value_type
     if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
-        raise ManifestError(
-            f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids"
-        )
+        raise ManifestError(f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids")
 
 
 def _digest(files: Sequence[Path]) -> str:

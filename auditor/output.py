@@ -27,8 +27,7 @@ def check_writable(out_dir: Path) -> None:
         problem = f"no permission to write in {probe}"
     if problem:
         raise ReportWriteError(
-            f"cannot write the report directory {out_dir}: {problem}; "
-            "choose another with --out or report.out_dir"
+            f"cannot write the report directory {out_dir}: {problem}; choose another with --out or report.out_dir"
         )
 
 
@@ -37,9 +36,7 @@ def _make_dir(out_dir: Path) -> None:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ReportWriteError(
-            f"cannot write the report directory {out_dir}: {exc.strerror or exc}"
-        ) from None
+        raise ReportWriteError(f"cannot write the report directory {out_dir}: {exc.strerror or exc}") from None
 
 
 def write_atomic(out_dir: Path, files: Mapping[str, str]) -> list[Path]:

@@ -165,9 +165,7 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
     tables = []
     for f, s in zip(files, schemas, strict=True):
         as_dict = [
-            c
-            for c in dictionary
-            if pa.types.is_string(s.field(c).type) or pa.types.is_large_string(s.field(c).type)
+            c for c in dictionary if pa.types.is_string(s.field(c).type) or pa.types.is_large_string(s.field(c).type)
         ]
         try:
             t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None)
@@ -230,16 +228,14 @@ def _header(path: Path, delimiter: str) -> list[str]:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ManifestError(
-            f"{path}:1:{exc.start + 1}: the header is not UTF-8 (byte 0x{first[exc.start]:02x}); "
-            "save the file as UTF-8"
+            f"{path}:1:{exc.start + 1}: the header is not UTF-8 (byte 0x{first[exc.start]:02x}); save the file as UTF-8"
         ) from None
     names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
     seen: dict[str, int] = {}
     for i, name in enumerate(names, start=1):
         if name in seen:
             raise ManifestError(
-                f"{path}:1: duplicate column name '{name}' (columns {seen[name]} and {i}); "
-                "column names must be unique"
+                f"{path}:1: duplicate column name '{name}' (columns {seen[name]} and {i}); column names must be unique"
             )
         seen[name] = i
     return names
@@ -248,16 +244,12 @@ def _header(path: Path, delimiter: str) -> list[str]:
 def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
     names = _header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
-        raise ManifestError(
-            f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)"
-        )
+        raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
     missing_columns(path, names, columns)
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
         include_columns=list(columns),
-        column_types={
-            c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns
-        },
+        column_types={c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns},
         strings_can_be_null=True,
         null_values=[""],
     )

@@ -64,9 +64,7 @@ def verify_stage_class(obj: Any, name: str, package: str) -> type[Stage]:
     if not (isinstance(obj, type) and issubclass(obj, Stage)):
         raise StageLoadError(f"{where} is {obj!r}, not a subclass of auditor.stage.Stage")
     if getattr(obj, "name", None) != name:
-        raise StageLoadError(
-            f"{where}: the class says name={getattr(obj, 'name', None)!r}, expected '{name}'"
-        )
+        raise StageLoadError(f"{where}: the class says name={getattr(obj, 'name', None)!r}, expected '{name}'")
     if not (isinstance(obj.Options, type) and issubclass(obj.Options, StageOptions)):
         raise StageLoadError(f"{where}: Options must subclass auditor.stage.StageOptions")
     if not getattr(obj, "summary", ""):
@@ -105,9 +103,7 @@ def instantiate(classes: Sequence[type[Stage]], loaded: LoadedConfig) -> list[St
     for cls in classes:
         raw = options.get(cls.name, {}) or {}
         if not isinstance(raw, dict):
-            problems.append(
-                f"{loaded.locate(('stages', cls.name))}: stages.{cls.name}: expected a mapping of options"
-            )
+            problems.append(f"{loaded.locate(('stages', cls.name))}: stages.{cls.name}: expected a mapping of options")
             continue
         try:
             stages.append(cls(cls.Options.model_validate(raw)))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from auditor import __version__
 from auditor.config import LoadedConfig, load_config
+from auditor.errors import StageInputError
 from auditor.findings import (
     FailOn,
     Finding,
@@ -61,9 +62,7 @@ def run_audit(
     acceptances = Acceptances(loaded.config.accept)
     context = AuditContext(loaded, manifest, acceptances)
     results = [_run_one(s, skips[s.name], context) for s in stages]
-    stale = _stale_acceptances(
-        acceptances, {r.stage for r in results if r.status in ("passed", "failed")}, stages
-    )
+    stale = _stale_acceptances(acceptances, {r.stage for r in results if r.status in ("passed", "failed")}, stages)
     if stale:
         results.append(StageResult(stage="accept", status="passed", duration_s=0.0, findings=tuple(stale)))
     threshold: FailOn = fail_on or loaded.config.report.fail_on
@@ -87,6 +86,13 @@ def _run_one(stage: Stage, skip: str | None, context: AuditContext) -> StageResu
     start = time.perf_counter()
     try:
         found = [_apply_accept(f, context.acceptances) for f in stage.run(context)]
+    except StageInputError as exc:  # the data, not the code: the message is the whole story
+        return StageResult(
+            stage=stage.name,
+            status="error",
+            duration_s=round(time.perf_counter() - start, 4),
+            error=StageError(type="input", message=str(exc), traceback=""),
+        )
     except Exception as exc:
         frames = traceback.format_exception(exc, limit=-_TRACEBACK_FRAMES)
         return StageResult(

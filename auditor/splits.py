@@ -29,14 +29,10 @@ class SplitRoles:
     def from_config(cls, spec: SplitsSpec, observed: list[str]) -> SplitRoles:
         train = frozenset(spec.train)
         holdout = (
-            frozenset(spec.holdout)
-            if spec.holdout is not None
-            else frozenset(s for s in observed if s not in train)
+            frozenset(spec.holdout) if spec.holdout is not None else frozenset(s for s in observed if s not in train)
         )
         allowed = frozenset(frozenset(pair) for pair in spec.allow)
-        declared = tuple(
-            dict.fromkeys([*spec.train, *(spec.holdout or [s for s in observed if s in holdout])])
-        )
+        declared = tuple(dict.fromkeys([*spec.train, *(spec.holdout or [s for s in observed if s in holdout])]))
         return cls(train, holdout, allowed, declared)
 
     def role(self, split: str) -> str:

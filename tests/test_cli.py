@@ -90,9 +90,7 @@ def test_clean_manifest_exits_0(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_bad_input_exits_2_with_a_message_and_writes_nothing(
-    tmp_path: Path, config_text: str, expected: str
-) -> None:
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(tmp_path: Path, config_text: str, expected: str) -> None:
     write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
     (tmp_path / "audit.yaml").write_text(config_text)
     result = invoke("run", str(tmp_path / "audit.yaml"))

@@ -69,9 +69,7 @@ def test_manifest_needs_path_or_paths(tmp_path: Path) -> None:
 
 
 def test_split_in_train_and_holdout_is_rejected(tmp_path: Path) -> None:
-    msg = error_of(
-        write(tmp_path, "manifest: {path: m.csv, split: s}\nsplits: {train: [a], holdout: [a, b]}\n")
-    )
+    msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nsplits: {train: [a], holdout: [a, b]}\n"))
     assert "both train and holdout" in msg
 
 
@@ -110,9 +108,7 @@ def test_compound_accept_key_matches_report_label() -> None:
     loaded = config_from_mapping(
         {
             "manifest": {"path": "m.csv", "split": "s"},
-            "accept": [
-                {"code": "GRP001", "key": ["p1", "left"], "reason": "same eye imaged twice on purpose"}
-            ],
+            "accept": [{"code": "GRP001", "key": ["p1", "left"], "reason": "same eye imaged twice on purpose"}],
         }
     )
     assert loaded.config.accept[0].key_text == "p1 + left"

@@ -69,9 +69,7 @@ def test_plugin_that_is_not_a_stage() -> None:
 
 
 def test_options_are_validated_before_running_with_stage_and_field(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    (tmp_path / "audit.yaml").write_text(
-        "manifest: {path: m.csv, split: s}\nstages:\n  custom:\n    threshhold: 2\n"
-    )
+    (tmp_path / "audit.yaml").write_text("manifest: {path: m.csv, split: s}\nstages:\n  custom:\n    threshhold: 2\n")
     from auditor.config import load_config
 
     loaded = load_config(tmp_path / "audit.yaml")
@@ -83,9 +81,7 @@ def test_options_are_validated_before_running_with_stage_and_field(tmp_path) -> 
 
 
 def test_wrong_option_type() -> None:
-    loaded = config_from_mapping(
-        {"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"threshold": "hi"}}}
-    )
+    loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"threshold": "hi"}}})
     with pytest.raises(StageLoadError, match="stages.custom.threshold"):
         instantiate([Custom], loaded)
 
@@ -109,8 +105,6 @@ def test_select_unknown_stage() -> None:
 
 
 def test_disabled_stage_skips_with_reason() -> None:
-    loaded = config_from_mapping(
-        {"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"enabled": False}}}
-    )
+    loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"enabled": False}}})
     (stage,) = instantiate([Custom], loaded)
     assert "disabled" in (stage.skip_reason(loaded.config) or "")

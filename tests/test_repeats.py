@@ -34,9 +34,7 @@ def test_strings_match_brute_force_across_chunks(values: list[str | None], n_chu
     bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
     whole = pa.array(values, pa.string())
     # Slices keep a non-zero offset into shared buffers, as Arrow readers produce.
-    column = pa.chunked_array(
-        [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string()
-    )
+    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string())
     check(column, values)
 
 

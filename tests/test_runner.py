@@ -113,9 +113,7 @@ def test_severity_order() -> None:
 
 
 def test_accept_without_key_takes_every_finding_of_the_code(loaded) -> None:  # type: ignore[no-untyped-def]
-    report = run_audit(
-        loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning"
-    )
+    report = run_audit(loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning")
     assert report.findings[0].accepted and report.exit_code == 0
 
 

@@ -72,12 +72,7 @@ def render_markdown(report: Report) -> str:
         lines += ["### Stage errors", ""]
         for r in errored:
             assert r.error is not None
-            lines += [
-                f"**{r.stage}**: {r.error.type}: {r.error.message}",
-                "",
-                "```",
-                r.error.traceback.rstrip(),
-                "```",
-                "",
-            ]
+            lines += [f"**{r.stage}**: {r.error.type}: {r.error.message}", ""]
+            if r.error.traceback:
+                lines += ["```", r.error.traceback.rstrip(), "```", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -40,9 +40,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]
     if skipped and not verbose:
-        console.print(
-            Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim")
-        )
+        console.print(Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim"))
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue
@@ -55,8 +53,10 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
         for e in f.examples[:3]:
             console.print(Text("    e.g. " + cell(e), style="dim"))
     for r in report.stages:
-        if r.error is not None:
+        if r.error is not None and r.error.traceback:
             console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))
             console.print(Text(r.error.traceback.rstrip(), style="magenta"))
+        elif r.error is not None:
+            console.print(Text(f"stage {r.stage} could not check the data: {r.error.message}", style="bold magenta"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
     return out.getvalue()

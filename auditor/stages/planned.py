@@ -53,9 +53,7 @@ class LabelCoverage(PlannedStage):
 
 class FittedStatistics(PlannedStage):
     name = "fitted_statistics"
-    summary = (
-        "preprocessing statistics (scalers, vocabularies, categories) checked against the split they claim"
-    )
+    summary = "preprocessing statistics (scalers, vocabularies, categories) checked against the split they claim"
     needs = ("manifest", "fitted")
 
 

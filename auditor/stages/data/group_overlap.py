@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import combinations
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from auditor.config import AuditConfig
 from auditor.findings import Finding, Severity, Table
 from auditor.groupcounts import GroupSplitCounts
-from auditor.keycodes import KeyCodes
 from auditor.manifest import Manifest
+from auditor.overlap import Overlap, examples, find_overlap, holdout_exposure, largest
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
@@ -59,7 +58,6 @@ class GroupOverlap(Stage):
         names = manifest.split_names
         grouped = manifest.group_counts(spec)
         key, counts = grouped.key, grouped.counts
-        n_splits, n_groups = len(names), key.n_values
 
         if grouped.missing.any():
             yield self.finding(
@@ -86,52 +84,17 @@ class GroupOverlap(Stage):
                 code = key.find(entry.key)
                 if code is not None and present[code].sum() > 1:
                     accepted[code] = (entry.code, entry.reason)
-        live = present.copy()
-        if accepted:
-            live[list(accepted)] = False
-
-        order = roles.order([names[i] for i in range(n_splits) if present[:, i].any()])
-        index = {n: names.index(n) for n in order}
-        by_kind: dict[PairKind, list[tuple[str, str, int, int, int]]] = {}
-        pair_groups: dict[tuple[str, str], np.ndarray] = {}
-        for a, b in combinations(order, 2):
-            ia, ib = index[a], index[b]
-            both = live[:, ia] & live[:, ib]
-            n_both = int(both.sum())
-            if not n_both:
-                continue
-            pair_groups[(a, b)] = both
-            row = (a, b, n_both, int(counts[both, ia].sum()), int(counts[both, ib].sum()))
-            by_kind.setdefault(roles.pair(a, b), []).append(row)
-
-        pair_table = Table(
-            title=f"'{key.name}' values shared per split pair",
-            columns=("split", "split", "judged as", "groups", "rows in first", "rows in second"),
-            rows=tuple(
-                (a, b, roles.pair(a, b).value, g, ra, rb)
-                for kind_rows in by_kind.values()
-                for a, b, g, ra, rb in kind_rows
-            ),
-        )
-        tables = [pair_table]
-        if len(order) >= 3:
-            tables.append(_matrix(key, order, index, live))
-
+        overlap = find_overlap(counts, names, roles, list(accepted))
+        tables = overlap.tables(f"'{key.name}' values")
         for kind, severity in (
             (PairKind.TRAIN_HOLDOUT, Severity.ERROR),
             (PairKind.HOLDOUT_HOLDOUT, Severity.WARNING),
             (PairKind.ALLOWED, Severity.INFO),
         ):
-            rows = by_kind.get(kind)
-            if not rows:
-                continue
-            mask = np.zeros(n_groups, dtype=bool)
-            for a, b, *_ in rows:
-                mask |= pair_groups[(a, b)]
-            yield self._kind_finding(
-                context, grouped, kind, severity, rows, mask, order, index, tuple(tables)
-            )
+            if overlap.of_kind(kind):
+                yield self._kind_finding(context, grouped, overlap, kind, severity, tables)
 
+        order, index = overlap.order, overlap.index
         for code, (accept_code, _reason) in sorted(accepted.items()):
             in_splits = [n for n in order if present[code, index[n]]]
             label = key.label(code)
@@ -151,54 +114,33 @@ class GroupOverlap(Stage):
         self,
         context: AuditContext,
         grouped: GroupSplitCounts,
+        overlap: Overlap,
         kind: PairKind,
         severity: Severity,
-        rows: list[tuple[str, str, int, int, int]],
-        mask: np.ndarray,
-        order: list[str],
-        index: dict[str, int],
         tables: tuple[Table, ...],
     ) -> Finding:
-        key, counts = grouped.key, grouped.counts
         assert isinstance(self.options, GroupOverlapOptions)
-        roles = context.roles
+        key, counts = grouped.key, grouped.counts
+        mask = overlap.mask(kind)
         groups = np.flatnonzero(mask)
         n = len(groups)
-        totals = counts[groups].sum(axis=1)
-        top, labels = _largest(key, groups, totals, self.options.max_examples)
-        pairs = ", ".join(f"{a}–{b} ({g})" for a, b, g, _, _ in rows)
-        holdout_rows = {}
-        if kind is PairKind.TRAIN_HOLDOUT:
-            for s in order:
-                leaking = [
-                    index[t]
-                    for t in order
-                    if roles.pair(t, s) is PairKind.TRAIN_HOLDOUT and roles.role(t) == "train"
-                ]
-                if not leaking:
-                    continue
-                in_train = mask & (counts[:, leaking].sum(axis=1) > 0)
-                hit = int(counts[in_train, index[s]].sum())
-                if hit:
-                    total = int(counts[:, index[s]].sum())
-                    holdout_rows[s] = {"rows": hit, "of": total, "share": round(hit / total, 4)}
+        top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
+        pairs = ", ".join(f"{p.a}–{p.b} ({p.values})" for p in overlap.of_kind(kind))
+        exposure = holdout_exposure(counts, overlap, mask, context.roles) if kind is PairKind.TRAIN_HOLDOUT else {}
         noun, verb, be = ("value", "occurs", "is") if n == 1 else ("values", "occur", "are")
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
         message = {
             PairKind.TRAIN_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {verb} in both a train and a holdout "
             f"split, so the evaluation is not on unseen '{key.name}': {pairs}.",
             PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {be} shared between holdout "
-            "splits, "
-            f"so those evaluations are not independent: {pairs}.",
+            f"splits, so those evaluations are not independent: {pairs}.",
             PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {be} shared between split pairs that "
             f"splits.allow exempts: {pairs}.",
         }[kind]
-        if holdout_rows:
+        if exposure:
             message += (
                 " Holdout rows whose group is also in train: "
-                + ", ".join(
-                    f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in holdout_rows.items()
-                )
+                + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
                 + "."
             )
         return self.finding(
@@ -208,69 +150,14 @@ class GroupOverlap(Stage):
             evidence={
                 "key": key.name,
                 "groups": n,
-                "pairs": [{"splits": [a, b], "groups": g, "rows": [ra, rb]} for a, b, g, ra, rb in rows],
-                **({"holdout_rows_sharing_train_groups": holdout_rows} if holdout_rows else {}),
+                "pairs": [
+                    {"splits": [p.a, p.b], "groups": p.values, "rows": [p.rows_a, p.rows_b]}
+                    for p in overlap.of_kind(kind)
+                ],
+                **({"holdout_rows_sharing_train_groups": exposure} if exposure else {}),
             },
-            examples=self._examples(context, grouped, top, labels, order, index),
+            examples=examples(context.require_manifest(), grouped, top, labels, overlap),
             tables=tables,
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
         )
-
-    def _examples(
-        self,
-        context: AuditContext,
-        grouped: GroupSplitCounts,
-        top: np.ndarray,
-        labels: list[str],
-        order: list[str],
-        index: dict[str, int],
-    ) -> tuple[dict[str, Any], ...]:
-        """Each example group with, per split, its row count and the ids of its first and last row."""
-        manifest = context.require_manifest()
-        cells = [
-            (
-                int(code),
-                s,
-                sorted({int(grouped.first_row[code, index[s]]), int(grouped.last_row[code, index[s]])}),
-            )
-            for code in top
-            for s in order
-            if grouped.counts[code, index[s]]
-        ]
-        # One take for all example ids: per-call overhead on a chunked column dominates otherwise.
-        ids = manifest.ids([r for _, _, rows in cells for r in rows]) if cells else []
-        per_group: dict[int, dict[str, Any]] = {int(code): {} for code in top}
-        at = 0
-        for code, s, rows in cells:
-            per_group[code][s] = {
-                "rows": int(grouped.counts[code, index[s]]),
-                "ids": ids[at : at + len(rows)],
-            }
-            at += len(rows)
-        return tuple(
-            {"group": label, "splits": per_group[int(code)]} for code, label in zip(top, labels, strict=True)
-        )
-
-
-def _matrix(key: KeyCodes, order: list[str], index: dict[str, int], live: np.ndarray) -> Table:
-    cells = []
-    for a in order:
-        row: list[object] = [a]
-        for b in order:
-            row.append(int((live[:, index[a]] & live[:, index[b]]).sum()) if a != b else "—")
-        cells.append(tuple(row))
-    return Table(title=f"'{key.name}' values shared, split by split", columns=("", *order), rows=tuple(cells))
-
-
-def _largest(
-    key: KeyCodes, groups: np.ndarray, totals: np.ndarray, limit: int
-) -> tuple[np.ndarray, list[str]]:
-    """The ``limit`` groups with most rows, ties broken by label: the same input, the same examples."""
-    if len(groups) > limit:
-        cutoff = np.sort(totals)[-limit]
-        keep = totals >= cutoff
-        groups, totals = groups[keep], totals[keep]
-    labels = key.labels(groups)
-    order = sorted(range(len(groups)), key=lambda i: (-int(totals[i]), labels[i]))[:limit]
-    return groups[order], [labels[i] for i in order]

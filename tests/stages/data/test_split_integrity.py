@@ -7,9 +7,7 @@ ONLY = ["split_integrity"]
 
 
 def test_clean_manifest_has_only_the_sizes(audit) -> None:  # type: ignore[no-untyped-def]
-    r = audit(
-        {"sid": ["a", "b", "c"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY
-    )
+    r = audit({"sid": ["a", "b", "c"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY)
     assert codes(r) == ["SPL000"] and r.exit_code == 0
     sizes = finding(r, "SPL000")
     assert sizes.evidence["splits"] == {"train": 2, "test": 1}
@@ -29,9 +27,7 @@ def test_id_in_two_splits_is_an_error_with_examples(audit) -> None:  # type: ign
 
 
 def test_id_repeated_within_one_split_is_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
-    r = audit(
-        {"sid": ["a", "a", "b"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY
-    )
+    r = audit({"sid": ["a", "a", "b"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY)
     f = finding(r, "SPL002")
     assert f.severity.value == "warning" and f.evidence["rows_per_split"] == {"train": 2}
     assert "SPL001" not in codes(r)
@@ -54,9 +50,7 @@ def test_rows_without_split(audit) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_rows_without_id(audit) -> None:  # type: ignore[no-untyped-def]
-    r = audit(
-        {"sid": ["a", None, "c"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY
-    )
+    r = audit({"sid": ["a", None, "c"], "split": ["train", "train", "test"]}, manifest={"id": "sid"}, only=ONLY)
     assert finding(r, "SPL007").evidence["rows"] == 1
 
 
@@ -70,16 +64,12 @@ def test_look_alike_split_names(audit) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_undeclared_split_when_holdout_is_explicit(audit) -> None:  # type: ignore[no-untyped-def]
-    r = audit(
-        {"split": ["train", "test", "extra"]}, splits={"train": ["train"], "holdout": ["test"]}, only=ONLY
-    )
+    r = audit({"split": ["train", "test", "extra"]}, splits={"train": ["train"], "holdout": ["test"]}, only=ONLY)
     assert finding(r, "SPL005").key == "extra"
 
 
 def test_declared_split_with_no_rows(audit) -> None:  # type: ignore[no-untyped-def]
-    r = audit(
-        {"split": ["train", "test"]}, splits={"train": ["train"], "holdout": ["val", "test"]}, only=ONLY
-    )
+    r = audit({"split": ["train", "test"]}, splits={"train": ["train"], "holdout": ["val", "test"]}, only=ONLY)
     f = finding(r, "SPL006")
     assert f.key == "val" and f.severity.value == "error"
 
