@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.config import LoadedConfig, compound_label
+from auditor.content import Digests, hash_files
 from auditor.errors import ManifestError
 from auditor.groupcounts import GroupSplitCounts, group_split_counts
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
@@ -84,6 +85,25 @@ class Manifest:
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         name = columns[0] if len(columns) == 1 else compound_label(list(columns))
         return group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
+
+    def content_digests(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
+        """sha256 per row of the files named in ``column`` (relative to the manifest file), computed once.
+
+        Returns the per-row digests (null where unreadable), the per-file result, and the distinct paths.
+        """
+        result: tuple[pa.Array, Digests, list[str]] = self._result(
+            ("content", column), partial(self._hash_content, column, cache_dir)
+        )
+        return result
+
+    def _hash_content(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
+        key = self.key(column)
+        names = key.labels(np.arange(key.n_values))
+        base = self.files[0].parent
+        digests = hash_files([(base / name).resolve() for name in names], cache_dir)
+        per_value = pa.array(digests.digests, pa.string())
+        codes = pa.array(key.codes, mask=key.codes < 0)
+        return per_value.take(codes), digests, names
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""

@@ -27,30 +27,6 @@ class PlannedStage(Stage):
         raise NotImplementedError(f"stage '{self.name}' is not implemented yet")
 
 
-class SharedUpstream(PlannedStage):
-    name = "shared_upstream"
-    summary = "samples linked transitively through groups, sources and content that cross splits"
-    needs = ("manifest", "keys.groups / keys.sources / keys.content_hash")
-
-
-class DuplicateContent(PlannedStage):
-    name = "duplicate_content"
-    summary = "identical content across splits, and identical content with different labels"
-    needs = ("manifest", "keys.content_hash or keys.content_path")
-
-
-class TemporalOrder(PlannedStage):
-    name = "temporal_order"
-    summary = "holdout samples older than training samples, globally and per entity"
-    needs = ("manifest", "keys.time", "keys.entity (optional)")
-
-
-class LabelCoverage(PlannedStage):
-    name = "label_coverage"
-    summary = "holdout labels never seen in train, and label distributions that differ strongly"
-    needs = ("manifest", "keys.label")
-
-
 class FittedStatistics(PlannedStage):
     name = "fitted_statistics"
     summary = "preprocessing statistics (scalers, vocabularies, categories) checked against the split they claim"

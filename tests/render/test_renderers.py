@@ -48,7 +48,7 @@ def test_junit_has_a_case_per_stage(report: Report) -> None:
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert set(cases) == {r.stage for r in report.stages}
     assert cases["group_overlap"].find("failure") is not None
-    assert cases["temporal_order"].find("skipped") is not None
+    assert cases["broadcast"].find("skipped") is not None
 
 
 def test_terminal_plain_text_summary(report: Report) -> None:
@@ -66,5 +66,5 @@ def test_renderers_are_pure(report: Report) -> None:
 
 def test_markdown_folds_skipped_stages(report: Report) -> None:
     md = render_markdown(report)
-    assert "| temporal_order |" not in md
-    assert "- temporal_order: not implemented yet" in md
+    assert "| broadcast |" not in md
+    assert "- broadcast: not implemented yet" in md

@@ -60,10 +60,13 @@ class GroupOverlap(Stage):
         key, counts = grouped.key, grouped.counts
 
         if grouped.missing.any():
+            empty = key.n_values == 0
             yield self.finding(
                 "GRP004",
-                Severity.INFO,
-                f"{int(grouped.missing.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
+                Severity.WARNING if empty else Severity.INFO,
+                f"'{key.name}' is empty (null or blank) in every row: this key checks nothing; is it the right column?"
+                if empty
+                else f"{int(grouped.missing.sum())} row(s) have no '{key.name}' value; they cannot be checked for "
                 "overlap on this key.",
                 key=key.name,
                 evidence={

@@ -171,3 +171,9 @@ def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str]]) -> Non
     assert bool(grp001) == bool(train_test)
     if grp001:
         assert grp001[0].evidence["groups"] == len(train_test)
+
+
+def test_entirely_null_key_column_is_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"writer": [None, None], "split": ["train", "test"]}, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP004")
+    assert f.severity.value == "warning" and "empty" in f.message

@@ -1,0 +1,181 @@
+"""duplicate_content: the same bytes in train and holdout under different names, and label conflicts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field
+
+from auditor.config import AuditConfig
+from auditor.content import default_cache_dir
+from auditor.findings import Finding, Severity
+from auditor.groupcounts import GroupSplitCounts, group_split_counts
+from auditor.manifest import Manifest
+from auditor.overlap import examples, find_overlap, holdout_exposure, largest
+from auditor.splits import PairKind
+from auditor.stage import AuditContext, Stage, StageOptions
+
+_KIND = {
+    PairKind.TRAIN_HOLDOUT: ("DUP001", Severity.ERROR),
+    PairKind.HOLDOUT_HOLDOUT: ("DUP002", Severity.WARNING),
+    PairKind.ALLOWED: ("DUP006", Severity.INFO),
+}
+
+
+class DuplicateContentOptions(StageOptions):
+    max_examples: int = 5
+    cache_dir: str | None = Field(
+        default=None, description="where file digests are cached (default: ~/.cache/split-auditor); 'none' disables"
+    )
+
+
+class DuplicateContent(Stage):
+    name = "duplicate_content"
+    summary = (
+        "identical content across splits (digest column or file bytes), and identical content with different labels"
+    )
+    needs = ("manifest", "keys.content_hash or keys.content_path", "keys.label (for conflicts)")
+    codes: ClassVar[dict[str, str]] = {
+        "DUP001": "identical content in train and holdout",
+        "DUP002": "identical content in two holdout splits",
+        "DUP003": "identical content with different labels",
+        "DUP004": "identical content repeated within one split",
+        "DUP005": "content files missing or unreadable",
+        "DUP006": "identical content in an allowed split pair",
+    }
+    Options = DuplicateContentOptions
+
+    def skip_reason(self, config: AuditConfig) -> str | None:
+        base = super().skip_reason(config)
+        if base is None and config.keys.content_hash is None and config.keys.content_path is None:
+            return "no content key: set `keys.content_hash` (a digest column) or `keys.content_path` (files)"
+        return base
+
+    def _cache_dir(self) -> Path | None:
+        assert isinstance(self.options, DuplicateContentOptions)
+        if self.options.cache_dir is None:
+            return default_cache_dir()
+        return None if self.options.cache_dir.lower() == "none" else Path(self.options.cache_dir).expanduser()
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        if config.keys.content_hash is not None:
+            manifest.prefetch(group_counts=[config.keys.content_hash])
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, DuplicateContentOptions)
+        manifest = context.require_manifest()
+        keys = context.config.keys
+        if keys.content_hash is not None:
+            name = keys.content_hash
+            content = manifest.table[name]
+            grouped = manifest.group_counts(name)
+        else:
+            assert keys.content_path is not None
+            name = f"sha256({keys.content_path})"
+            per_row, digests, _ = manifest.content_digests(keys.content_path, self._cache_dir())
+            content = pa.chunked_array([per_row])
+            if digests.failures:
+                failed = sorted(digests.failures.items())
+                yield self.finding(
+                    "DUP005",
+                    Severity.WARNING,
+                    f"{len(failed)} file(s) named in '{keys.content_path}' could not be read, so their content "
+                    f"was not compared, e.g. {failed[0][0]} ({failed[0][1]}).",
+                    key=keys.content_path,
+                    evidence={"files": len(failed)},
+                    examples=tuple({"path": p, "reason": r} for p, r in failed[: self.options.max_examples]),
+                    remediation="Fix the paths (relative to the manifest file) or restore the files.",
+                )
+            table = pa.table({name: content})
+            grouped = group_split_counts(table, [name], manifest.split.codes, manifest.split.n_values, name)
+        yield from self._across_splits(context, grouped, name)
+        yield from self._within_splits(context, grouped, name)
+        if keys.label is not None:
+            yield from self._label_conflicts(context, content, name, keys.label)
+
+    def _across_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
+        assert isinstance(self.options, DuplicateContentOptions)
+        names = context.require_manifest().split_names
+        overlap = find_overlap(grouped.counts, names, context.roles)
+        tables = overlap.tables("identical contents")
+        for kind, (code, severity) in _KIND.items():
+            shares = overlap.of_kind(kind)
+            if not shares:
+                continue
+            mask = overlap.mask(kind)
+            values = np.flatnonzero(mask)
+            top, labels = largest(grouped.key, values, grouped.counts[values].sum(axis=1), self.options.max_examples)
+            exposure = holdout_exposure(grouped.counts, overlap, mask, context.roles) if code == "DUP001" else {}
+            pairs = ", ".join(f"{p.a}–{p.b} ({p.values})" for p in shares)
+            message = f"{len(values)} content digest(s) of {name} occur in more than one split: {pairs}."
+            if exposure:
+                message += (
+                    " Holdout rows that are byte-identical to a training row: "
+                    + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
+                    + "."
+                )
+            yield self.finding(
+                code,
+                severity,
+                message,
+                evidence={
+                    "content": name,
+                    "digests": len(values),
+                    "pairs": [
+                        {"splits": [p.a, p.b], "digests": p.values, "rows": [p.rows_a, p.rows_b]} for p in shares
+                    ],
+                    **({"holdout_rows_identical_to_train": exposure} if exposure else {}),
+                },
+                examples=examples(context.require_manifest(), grouped, top, labels, overlap, label_field="digest"),
+                tables=tables,
+                remediation="Remove the copies from the holdout split (a renamed or moved file is still the "
+                "same sample), or deduplicate before splitting.",
+            )
+
+    def _within_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
+        names = context.require_manifest().split_names
+        extra = {names[i]: int((c[c > 1] - 1).sum()) for i, c in enumerate(grouped.counts.T) if (c > 1).any()}
+        if extra:
+            yield self.finding(
+                "DUP004",
+                Severity.INFO,
+                f"identical content repeated within a split ({name}): "
+                + ", ".join(f"{s} {n} extra row(s)" for s, n in extra.items())
+                + "; repeated samples weigh more in training and in scores.",
+                evidence={"extra_rows_per_split": extra},
+            )
+
+    def _label_conflicts(
+        self, context: AuditContext, content: pa.ChunkedArray, name: str, label: str
+    ) -> Iterator[Finding]:
+        assert isinstance(self.options, DuplicateContentOptions)
+        manifest = context.require_manifest()
+        table = pa.table({"c": content, "l": manifest.table[label]}).filter(
+            pa.compute.and_(pa.compute.is_valid(content), pa.compute.is_valid(manifest.table[label]))
+        )
+        per_content = table.group_by(["c", "l"]).aggregate([([], "count_all")])
+        labels_per = per_content.group_by(["c"]).aggregate([([], "count_all")])
+        conflicted = labels_per.filter(pa.compute.greater(labels_per["count_all"], 1))
+        if not conflicted.num_rows:
+            return
+        hit = per_content.filter(pa.compute.is_in(per_content["c"], value_set=conflicted["c"]))
+        rows = int(pa.compute.sum(hit["count_all"]).as_py())
+        sample = hit.sort_by([("c", "ascending"), ("l", "ascending")]).to_pylist()
+        shown: dict[str, dict[str, int]] = {}
+        for rec in sample:
+            if rec["c"] not in shown and len(shown) >= self.options.max_examples:
+                break
+            shown.setdefault(rec["c"], {})[str(rec["l"])] = rec["count_all"]
+        yield self.finding(
+            "DUP003",
+            Severity.ERROR,
+            f"{conflicted.num_rows} content digest(s) of {name} carry more than one '{label}' ({rows} rows): the "
+            "same input is taught, or scored, with contradicting targets.",
+            evidence={"digests": conflicted.num_rows, "rows": rows},
+            examples=tuple({"digest": c, "labels": ls} for c, ls in shown.items()),
+            remediation="Resolve the label of each duplicated sample (or drop the duplicates) before training.",
+        )

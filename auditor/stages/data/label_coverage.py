@@ -1,0 +1,142 @@
+"""label_coverage: holdout labels never seen in train, and label distributions that differ strongly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+import numpy as np
+from pydantic import Field
+
+from auditor.config import AuditConfig
+from auditor.findings import Finding, Severity, Table
+from auditor.manifest import Manifest
+from auditor.stage import AuditContext, Stage, StageOptions
+
+
+class LabelCoverageOptions(StageOptions):
+    max_distance: float = Field(
+        default=0.2, ge=0, le=1, description="total variation distance between label shares that is too much"
+    )
+    min_rows: int = Field(default=30, ge=1, description="holdout splits smaller than this are not compared")
+    max_examples: int = 10
+
+
+class LabelCoverage(Stage):
+    name = "label_coverage"
+    summary = "holdout labels never seen in train, label distributions that differ strongly, rows without a label"
+    needs = ("manifest", "keys.label")
+    codes: ClassVar[dict[str, str]] = {
+        "LAB000": "label shares per split",
+        "LAB001": "holdout labels never seen in train",
+        "LAB002": "label distribution differs between train and a holdout split",
+        "LAB003": "rows without a label",
+    }
+    Options = LabelCoverageOptions
+
+    def skip_reason(self, config: AuditConfig) -> str | None:
+        base = super().skip_reason(config)
+        if base is None and config.keys.label is None:
+            return "no label column: set `keys.label`"
+        return base
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        assert config.keys.label is not None
+        manifest.prefetch(group_counts=[config.keys.label])
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, LabelCoverageOptions)
+        column = context.config.keys.label
+        assert column is not None
+        manifest = context.require_manifest()
+        roles = context.roles
+        names = manifest.split_names
+        grouped = manifest.group_counts(column)
+        counts, key = grouped.counts, grouped.key
+        labels = key.labels(np.arange(key.n_values))
+        order = roles.order([n for i, n in enumerate(names) if counts[:, i].any() or grouped.missing[i]])
+        train = [names.index(s) for s in order if roles.role(s) == "train"]
+        holdout = [s for s in order if roles.role(s) == "holdout"]
+
+        if grouped.missing.any():
+            yield self.finding(
+                "LAB003",
+                Severity.WARNING,
+                f"{int(grouped.missing.sum())} row(s) have no value in the label column '{column}' (null, NaN or "
+                "blank); they are trained on or scored without a target.",
+                key=column,
+                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(grouped.missing) if c}},
+                remediation="Label these rows, or drop them from the manifest on purpose.",
+            )
+        if not key.n_values:
+            return
+        totals = counts.sum(axis=0)
+        by_label = np.argsort(-counts.sum(axis=1), kind="stable")
+        yield self.finding(
+            "LAB000",
+            Severity.INFO,
+            f"{key.n_values} label value(s) in '{column}'.",
+            evidence={"labels": key.n_values},
+            tables=(
+                Table(
+                    title=f"share of each '{column}' value per split (most frequent first)",
+                    columns=("label", *order),
+                    rows=tuple(
+                        (labels[i], *(_share(counts[i, names.index(s)], totals[names.index(s)]) for s in order))
+                        for i in by_label[:50]
+                    ),
+                ),
+            ),
+        )
+        if not train:
+            return
+        train_counts = counts[:, train].sum(axis=1)
+        for s in holdout:
+            h = names.index(s)
+            unseen = np.flatnonzero((counts[:, h] > 0) & (train_counts == 0))
+            if len(unseen):
+                rows = int(counts[unseen, h].sum())
+                shown = [labels[i] for i in unseen[: self.options.max_examples]]
+                yield self.finding(
+                    "LAB001",
+                    Severity.WARNING,
+                    f"{len(unseen)} label value(s) occur in '{s}' but never in train ({rows} rows), e.g. "
+                    f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
+                    "something other than the task.",
+                    key=s,
+                    evidence={"split": s, "labels": len(unseen), "rows": rows},
+                    examples=tuple({"label": labels[i], "rows": int(counts[i, h])} for i in unseen[:10]),
+                    remediation="Move some of these samples into train, or drop the labels from the task.",
+                )
+            if totals[h] < self.options.min_rows or not train_counts.sum():
+                continue
+            p_train = train_counts / train_counts.sum()
+            p_hold = counts[:, h] / totals[h]
+            distance = float(0.5 * np.abs(p_train - p_hold).sum())
+            if distance > self.options.max_distance:
+                worst = np.argsort(-np.abs(p_train - p_hold), kind="stable")[:10]
+                yield self.finding(
+                    "LAB002",
+                    Severity.WARNING,
+                    f"the label distribution of '{s}' differs from train by a total variation distance of "
+                    f"{distance:.3f} (threshold {self.options.max_distance}); scores on '{s}' will not reflect "
+                    "the training distribution.",
+                    key=s,
+                    evidence={"split": s, "distance": round(distance, 4), "threshold": self.options.max_distance},
+                    tables=(
+                        Table(
+                            title=f"labels whose share differs most between train and '{s}'",
+                            columns=("label", "train share", f"{s} share"),
+                            rows=tuple(
+                                (labels[i], f"{p_train[i]:.1%}", f"{p_hold[i]:.1%}")
+                                for i in worst
+                                if p_train[i] != p_hold[i]
+                            ),
+                        ),
+                    ),
+                    remediation="Stratify the split by label, or state why the shift is intended.",
+                )
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count / total:.1%}" if total else "—"

@@ -1,0 +1,216 @@
+"""shared_upstream: samples linked through any chain of shared keys (writer, document, content) across splits.
+
+File names that differ do not make samples independent: A shares a writer with B, B shares a document
+with C, so A and C are one unit, even when no single key value crosses the two splits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field
+
+from auditor.components import Components, chain, row_components
+from auditor.config import AuditConfig, compound_label
+from auditor.content import default_cache_dir
+from auditor.findings import Finding, Severity
+from auditor.keycodes import KeyCodes, encode_column, single_key
+from auditor.overlap import Overlap, find_overlap, holdout_exposure
+from auditor.splits import PairKind
+from auditor.stage import AuditContext, Stage, StageOptions
+
+_KIND = {
+    PairKind.TRAIN_HOLDOUT: ("UPS001", Severity.ERROR),
+    PairKind.HOLDOUT_HOLDOUT: ("UPS002", Severity.WARNING),
+    PairKind.ALLOWED: ("UPS004", Severity.INFO),
+}
+
+
+class SharedUpstreamOptions(StageOptions):
+    max_examples: int = 3
+    max_share: float = Field(
+        default=0.5, gt=0, le=1, description="largest component share of rows above which no group split is possible"
+    )
+    cache_dir: str | None = Field(default=None, description="file digest cache, as for duplicate_content")
+
+
+class SharedUpstream(Stage):
+    name = "shared_upstream"
+    summary = "rows linked transitively through groups, sources and content whose components cross splits"
+    needs = ("manifest", "two or more of keys.groups / keys.sources / keys.content_hash / keys.content_path")
+    codes: ClassVar[dict[str, str]] = {
+        "UPS001": "linked samples span train and holdout",
+        "UPS002": "linked samples span two holdout splits",
+        "UPS003": "largest linked component",
+        "UPS004": "linked samples span an allowed split pair",
+    }
+    Options = SharedUpstreamOptions
+
+    @staticmethod
+    def _specs(config: AuditConfig) -> list[str | list[str]]:
+        specs: list[str | list[str]] = [*config.keys.groups, *config.keys.sources]
+        if config.keys.content_hash is not None:
+            specs.append(config.keys.content_hash)
+        return specs
+
+    def skip_reason(self, config: AuditConfig) -> str | None:
+        base = super().skip_reason(config)
+        links = len(self._specs(config)) + (config.keys.content_path is not None)
+        if base is None and links < 1:
+            return "no linking keys: set `keys.groups`, `keys.sources` or a content key"
+        return base
+
+    def _keys(self, context: AuditContext) -> list[KeyCodes]:
+        assert isinstance(self.options, SharedUpstreamOptions)
+        manifest = context.require_manifest()
+        keys = [manifest.key(spec) for spec in self._specs(context.config)]
+        path = context.config.keys.content_path
+        if path is not None:
+            cache = self.options.cache_dir
+            cache_dir = default_cache_dir() if cache is None else None if cache.lower() == "none" else Path(cache)
+            per_row, _, _ = manifest.content_digests(path, cache_dir)
+            keys.append(single_key(f"sha256({path})", *encode_column(pa.chunked_array([per_row]))))
+        return keys
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, SharedUpstreamOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        keys = self._keys(context)
+        comps = row_components(keys)
+        split = manifest.split.codes
+        linked = (comps.of_row >= 0) & (split >= 0)
+        n_comp, n_splits = len(comps.sizes), len(names)
+        counts = np.bincount(
+            comps.of_row[linked].astype(np.int64) * n_splits + split[linked], minlength=n_comp * n_splits
+        ).reshape(n_comp, n_splits)
+        overlap = find_overlap(counts, names, context.roles)
+        for kind, (code, severity) in _KIND.items():
+            if overlap.of_kind(kind):
+                yield self._crossing(context, keys, comps, counts, overlap, kind, code, severity)
+        if len(comps.sizes):
+            yield self._largest(context, keys, comps)
+
+    def _crossing(
+        self,
+        context: AuditContext,
+        keys: list[KeyCodes],
+        comps: Components,
+        counts: np.ndarray,
+        overlap: Overlap,
+        kind: PairKind,
+        code: str,
+        severity: Severity,
+    ) -> Finding:
+        assert isinstance(self.options, SharedUpstreamOptions)
+        roles = context.roles
+        mask = overlap.mask(kind)
+        crossing = np.flatnonzero(mask)
+        sizes = counts[crossing].sum(axis=1)
+        order = np.lexsort((crossing, -sizes))[: self.options.max_examples]
+        exposure = holdout_exposure(counts, overlap, mask, roles) if kind is PairKind.TRAIN_HOLDOUT else {}
+        pairs = [p for p in overlap.of_kind(kind)]
+        examples = [self._example(context, keys, comps, int(crossing[i]), pairs) for i in order]
+        key_names = ", ".join(k.name for k in keys)
+        message = (
+            f"{len(crossing)} group(s) of samples linked through {key_names} span "
+            + ", ".join(f"{p.a} and {p.b} ({p.values})" for p in pairs)
+            + f" ({int(sizes.sum())} rows)."
+        )
+        if exposure:
+            message += (
+                " Holdout rows linked to a training row: "
+                + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
+                + "."
+            )
+        if examples and examples[0].get("chain_text"):
+            message += f" For example: {examples[0]['chain_text']}."
+        return self.finding(
+            code,
+            severity,
+            message,
+            evidence={
+                "keys": [k.name for k in keys],
+                "components": len(crossing),
+                "rows": int(sizes.sum()),
+                "pairs": [{"splits": [p.a, p.b], "components": p.values} for p in pairs],
+                **({"holdout_rows_linked_to_train": exposure} if exposure else {}),
+            },
+            examples=tuple(examples),
+            tables=overlap.tables("linked groups"),
+            remediation="Split by the linked groups (every connected group of samples in one split); "
+            "shared_upstream's chain shows which keys tie the samples together.",
+        )
+
+    def _example(
+        self, context: AuditContext, keys: list[KeyCodes], comps: Components, component: int, pairs: list[Any]
+    ) -> dict[str, Any]:
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        split = manifest.split.codes
+        rows = np.flatnonzero(comps.of_row == component)
+        per_split = np.bincount(split[rows][split[rows] >= 0], minlength=len(names))
+        example: dict[str, Any] = {
+            "rows": len(rows),
+            "splits": {names[i]: int(c) for i, c in enumerate(per_split) if c},
+        }
+        for p in pairs:
+            ia, ib = names.index(p.a), names.index(p.b)
+            holdout, other = (ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib)
+            starts = rows[split[rows] == holdout]
+            targets = rows[split[rows] == other]
+            if len(starts) and len(targets):
+                steps = chain(keys, rows, int(starts[0]), targets)
+                if steps:
+                    ids = manifest.ids([s.row for s in steps if s.row is not None])
+                    described, it = [], iter(ids)
+                    for s in steps:
+                        if s.row is not None:
+                            described.append({"id": next(it), "split": names[split[s.row]]})
+                        else:
+                            described.append({"key": s.key, "value": s.value})
+                    text = " ".join(
+                        f"{d['split']} {d['id']}" if "id" in d else f"—{d['key']} {d['value']}—" for d in described
+                    )
+                    example.setdefault("chains", []).append({"steps": described, "text": text})
+        if example.get("chains"):
+            # The longest chain is the one no single key shows: lead with it.
+            example["chains"].sort(key=lambda c: -len(c["steps"]))
+            example["chain_text"] = example["chains"][0]["text"]
+        return example
+
+    def _largest(self, context: AuditContext, keys: list[KeyCodes], comps: Components) -> Finding:
+        assert isinstance(self.options, SharedUpstreamOptions)
+        manifest = context.require_manifest()
+        biggest = int(np.argmax(comps.sizes))
+        size = int(comps.sizes[biggest])
+        share = size / manifest.n_rows
+        too_big = share > self.options.max_share
+        linked_rows = int((comps.of_row >= 0).sum())
+        message = (
+            f"the largest group of linked samples holds {size} of {manifest.n_rows} rows ({share:.1%}); "
+            f"{len(comps.sizes)} groups in all over {linked_rows} rows with a key."
+        )
+        if too_big:
+            message += (
+                f" Above {self.options.max_share:.0%}, no split can keep every linked group on one side and still "
+                "have a useful holdout: the declared keys link almost everything. Check for a catch-all value "
+                "(e.g. 'unknown', a shared template document) or drop the weakest key."
+            )
+        return self.finding(
+            "UPS003",
+            Severity.WARNING if too_big else Severity.INFO,
+            message,
+            evidence={
+                "largest": size,
+                "share": round(share, 4),
+                "components": len(comps.sizes),
+                "keys": [k.name for k in keys],
+                "linked_rows": linked_rows,
+            },
+            key=compound_label([k.name for k in keys]),
+        )

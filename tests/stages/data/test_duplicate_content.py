@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor import config_from_mapping, run_audit
+from auditor.content import hash_files
+from tests.conftest import codes, finding, write_config, write_table
+
+ONLY = ["duplicate_content"]
+
+
+def test_same_digest_in_train_and_test(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["a", "b", "c"], "h": ["x1", "x2", "x1"], "split": ["train", "train", "test"]}
+    r = audit(data, manifest={"id": "sid"}, keys={"content_hash": "h"}, only=ONLY)
+    f = finding(r, "DUP001")
+    assert f.evidence["digests"] == 1
+    assert f.examples[0]["splits"] == {"train": {"rows": 1, "ids": ["a"]}, "test": {"rows": 1, "ids": ["c"]}}
+
+
+def test_label_conflict_and_within_split_repeats(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"h": ["x", "x", "y", "y"], "label": ["cat", "dog", "cat", "cat"], "split": ["train"] * 4}
+    r = audit(data, keys={"content_hash": "h", "label": "label"}, only=ONLY)
+    f = finding(r, "DUP003")
+    assert f.evidence == {"digests": 1, "rows": 2}
+    assert f.examples[0] == {"digest": "x", "labels": {"cat": 1, "dog": 1}}
+    assert finding(r, "DUP004").evidence["extra_rows_per_split"] == {"train": 2}
+    assert "DUP001" not in codes(r)
+
+
+def test_file_bytes_are_hashed_relative_to_the_manifest(tmp_path: Path) -> None:
+    (tmp_path / "data" / "img").mkdir(parents=True)
+    (tmp_path / "data" / "img" / "a.png").write_bytes(b"same bytes")
+    (tmp_path / "data" / "img" / "renamed.png").write_bytes(b"same bytes")
+    (tmp_path / "data" / "img" / "b.png").write_bytes(b"other")
+    write_table(
+        tmp_path / "data" / "m.csv",
+        {
+            "file": ["img/a.png", "img/b.png", "img/renamed.png", "img/gone.png"],
+            "split": ["train", "train", "test", "test"],
+        },
+    )
+    cfg = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "data/m.csv", "split": "split"},
+            "keys": {"content_path": "file"},
+            "stages": {"duplicate_content": {"cache_dir": str(tmp_path / "cache")}},
+        },
+    )
+    r = run_audit(cfg, only=ONLY)
+    assert finding(r, "DUP001").evidence["digests"] == 1
+    missing = finding(r, "DUP005")
+    assert missing.examples[0]["path"].endswith("img/gone.png") and missing.examples[0]["reason"] == "file not found"
+    assert (tmp_path / "cache" / "content-sha256.sqlite").exists()
+
+
+def test_cache_skips_unchanged_files_and_notices_changes(tmp_path: Path) -> None:
+    f = tmp_path / "a.bin"
+    f.write_bytes(b"x" * 1000)
+    first = hash_files([f], tmp_path / "cache")
+    assert first.read_bytes == 1000
+    again = hash_files([f], tmp_path / "cache")
+    assert again.read_bytes == 0 and again.digests == first.digests
+    f.write_bytes(b"y" * 1001)
+    changed = hash_files([f], tmp_path / "cache")
+    assert changed.read_bytes == 1001 and changed.digests != first.digests
+
+
+def test_unreadable_file_is_reported_not_raised(tmp_path: Path) -> None:
+    d = tmp_path / "dir.png"
+    d.mkdir()
+    result = hash_files([d, tmp_path / "nope"], None)
+    assert result.digests == [None, None]
+    assert result.failures == {str(d): "not a regular file", str(tmp_path / "nope"): "file not found"}
+
+
+def test_skips_without_content_key(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"split": ["train"]}, only=ONLY)
+    assert r.stages[0].status == "skipped" and "content_hash" in (r.stages[0].skip_reason or "")
+
+
+SPLITS = ["train", "test"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["h0", "h1", "h2", "h3"]), st.sampled_from(["a", "b"]), st.sampled_from(SPLITS)),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str, str]]) -> None:
+    write_table(tmp_path / "m.parquet", pd.DataFrame(rows, columns=["h", "label", "split"]))
+    loaded = config_from_mapping(
+        {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"content_hash": "h", "label": "label"}}, tmp_path
+    )
+    report = run_audit(loaded, only=ONLY)
+    splits, labels = defaultdict(set), defaultdict(set)
+    for h, lab, s in rows:
+        splits[h].add(s)
+        labels[h].add(lab)
+    crossing = sum(1 for s in splits.values() if len(s) > 1)
+    conflicts = sum(1 for v in labels.values() if len(v) > 1)
+    dup1 = [f for f in report.findings if f.code == "DUP001"]
+    dup3 = [f for f in report.findings if f.code == "DUP003"]
+    assert (dup1[0].evidence["digests"] if dup1 else 0) == crossing
+    assert (dup3[0].evidence["digests"] if dup3 else 0) == conflicts

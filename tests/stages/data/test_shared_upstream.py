@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor import config_from_mapping, run_audit
+from tests.conftest import codes, finding, write_table
+
+ONLY = ["shared_upstream"]
+
+# a1 (train) shares writer w1 with b1 (val); b1 shares document d3 with c1 (test). No single key crosses
+# train-test, and train-val / val-test are each allowed: only the chain links train to test.
+CHAIN = {
+    "sid": ["a1", "b1", "c1", "z1"],
+    "writer": ["w1", "w1", "w2", "w9"],
+    "document": ["d1", "d3", "d3", "d9"],
+    "split": ["train", "val", "test", "test"],
+}
+
+
+def test_transitive_link_is_found_even_when_each_link_is_allowed(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        CHAIN,
+        manifest={"id": "sid"},
+        keys={"groups": ["writer"], "sources": ["document"]},
+        splits={"allow": [["train", "val"], ["val", "test"]]},
+        only=ONLY,
+    )
+    f = finding(r, "UPS001")
+    assert f.evidence["components"] == 1 and f.evidence["rows"] == 3
+    assert f.evidence["pairs"] == [{"splits": ["train", "test"], "components": 1}]
+    chain = f.examples[0]["chains"][0]["steps"]
+    assert chain == [
+        {"id": "c1", "split": "test"},
+        {"key": "document", "value": "d3"},
+        {"id": "b1", "split": "val"},
+        {"key": "writer", "value": "w1"},
+        {"id": "a1", "split": "train"},
+    ]
+    assert "test c1 —document d3— val b1 —writer w1— train a1" in f.message
+
+
+def test_unlinked_rows_are_clean(audit) -> None:  # type: ignore[no-untyped-def]
+    data = dict(CHAIN, document=["d1", "d2", "d3", "d4"], writer=["w1", "w2", "w3", "w4"])
+    r = audit(data, keys={"groups": ["writer"], "sources": ["document"]}, only=ONLY)
+    assert [c for c in codes(r) if c != "UPS003"] == [] and r.exit_code == 0
+
+
+def test_largest_component_share_warns_when_it_swallows_the_data(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"doc": ["template"] * 9 + ["x"], "split": ["train"] * 5 + ["test"] * 5}
+    r = audit(data, keys={"sources": ["doc"]}, only=ONLY)
+    f = finding(r, "UPS003")
+    assert f.severity.value == "warning" and f.evidence["largest"] == 9 and f.evidence["share"] == 0.9
+    ok = audit(
+        {"doc": ["a", "b", "c", "d"], "split": ["train", "train", "test", "test"]}, keys={"sources": ["doc"]}, only=ONLY
+    )
+    assert finding(ok, "UPS003").severity.value == "info"
+
+
+def test_content_hash_column_links_rows(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w1", "w2"], "digest": ["abc", "abc"], "split": ["train", "test"]}
+    r = audit(data, keys={"groups": ["writer"], "content_hash": "digest"}, only=ONLY)
+    assert finding(r, "UPS001").evidence["rows"] == 2
+
+
+# -- property: components agree with a union-find written in the test ---------------------------------
+
+SPLITS = ["train", "val", "test"]
+
+
+def components_by_union_find(rows: list[tuple[str, str, str]]) -> dict[int, int]:
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for col in (0, 1):
+        first: dict[str, int] = {}
+        for i, row in enumerate(rows):
+            if row[col] in first:
+                parent[root(i)] = root(first[row[col]])
+            else:
+                first[row[col]] = i
+    return {i: root(i) for i in range(len(rows))}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["w0", "w1", "w2", "w3"]),
+            st.sampled_from(["d0", "d1", "d2", "d3", "d4"]),
+            st.sampled_from(SPLITS),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]]) -> None:
+    write_table(tmp_path / "m.parquet", pd.DataFrame(rows, columns=["writer", "doc", "split"]))
+    loaded = config_from_mapping(
+        {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"groups": ["writer"], "sources": ["doc"]}},
+        tmp_path,
+    )
+    report = run_audit(loaded, only=ONLY)
+    comp = components_by_union_find(rows)
+    splits_of: dict[int, set[str]] = {}
+    for i, row in enumerate(rows):
+        splits_of.setdefault(comp[i], set()).add(row[2])
+    crossing_train = [c for c, s in splits_of.items() if "train" in s and s & {"val", "test"}]
+    got = [f for f in report.findings if f.code == "UPS001"]
+    assert bool(got) == bool(crossing_train)
+    if got:
+        assert got[0].evidence["components"] == len(crossing_train)
+        assert got[0].evidence["rows"] == sum(1 for i in comp if comp[i] in crossing_train)
+    sizes = sorted((sum(1 for i in comp if comp[i] == c) for c in set(comp.values())), reverse=True)
+    assert next(f for f in report.findings if f.code == "UPS003").evidence["largest"] == sizes[0]

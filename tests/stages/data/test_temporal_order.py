@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor import config_from_mapping, run_audit
+from tests.conftest import codes, finding, write_table
+
+ONLY = ["temporal_order"]
+
+
+def test_holdout_older_than_newest_train(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"t": ["2024-01-01", "2024-03-01", "2024-02-01", "2024-04-01"], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"time": "t"}, only=ONLY)
+    f = finding(r, "TMP001")
+    assert f.evidence["splits"]["test"]["rows"] == 1 and f.evidence["newest_train"].startswith("2024-03-01")
+
+
+def test_per_entity_future_leak(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "sid": ["a", "b", "c", "d"],
+        "patient": ["p1", "p1", "p2", "p2"],
+        "t": ["2024-05-01", "2024-01-01", "2024-01-01", "2024-06-01"],
+        "split": ["train", "test", "train", "test"],
+    }
+    r = audit(data, manifest={"id": "sid"}, keys={"time": "t", "entity": "patient"}, only=ONLY)
+    f = finding(r, "TMP002")
+    assert f.evidence == {"entities": 1, "rows": 1}
+    assert f.examples[0]["entity"] == "p1" and f.examples[0]["holdout_id"] == "b"
+
+
+def test_epoch_seconds_and_timestamps(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        {"t": [1_700_000_000, 1_600_000_000], "split": ["train", "test"]}, fmt="parquet", keys={"time": "t"}, only=ONLY
+    )
+    assert "TMP001" in codes(r)
+    ts = pd.to_datetime(["2024-01-02", "2024-01-01"])
+    r2 = audit({"t": ts, "split": ["train", "test"]}, fmt="parquet", keys={"time": "t"}, only=ONLY)
+    assert "TMP001" in codes(r2)
+
+
+def test_mixed_formats_are_a_clear_stage_error(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": ["2024-01-01", "01/02/2024"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    (result,) = r.stages
+    assert result.status == "error" and result.error is not None
+    assert "column 't'" in result.error.message and "'01/02/2024'" in result.error.message
+    assert result.error.traceback == "" and r.exit_code == 2
+
+
+def test_milliseconds_given_as_seconds(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": [1_700_000_000_000], "split": ["train"]}, fmt="parquet", keys={"time": "t"}, only=ONLY)
+    assert "epoch_unit" in (r.stages[0].error.message if r.stages[0].error else "")
+    ok = audit(
+        {"t": [1_700_000_000_000, 1_600_000_000_000], "split": ["train", "test"]},
+        fmt="parquet",
+        keys={"time": "t"},
+        stages={"temporal_order": {"epoch_unit": "ms"}},
+        only=ONLY,
+    )
+    assert "TMP001" in codes(ok)
+
+
+def test_missing_times_are_info(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": ["2024-01-01", None], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    assert finding(r, "TMP003").evidence["rows_per_split"] == {"test": 1}
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["e0", "e1", "e2"]), st.integers(0, 20), st.sampled_from(["train", "test"])),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, int, str]]) -> None:
+    df = pd.DataFrame(rows, columns=["e", "day", "split"])
+    df["t"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(df["day"], unit="D")
+    write_table(tmp_path / "m.parquet", df[["e", "t", "split"]])
+    loaded = config_from_mapping(
+        {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"time": "t", "entity": "e"}}, tmp_path
+    )
+    report = run_audit(loaded, only=ONLY)
+    train_days = [d for _, d, s in rows if s == "train"]
+    older = sum(1 for _, d, s in rows if s == "test" and train_days and d < max(train_days))
+    newest = {e: max(d for e2, d, s in rows if e2 == e and s == "train") for e, _, s in rows if s == "train"}
+    early = [(e, d) for e, d, s in rows if s == "test" and e in newest and d < newest[e]]
+    got1 = [f for f in report.findings if f.code == "TMP001"]
+    got2 = [f for f in report.findings if f.code == "TMP002"]
+    assert (got1[0].evidence["splits"]["test"]["rows"] if got1 else 0) == older
+    assert (got2[0].evidence["rows"] if got2 else 0) == len(early)
+    assert (got2[0].evidence["entities"] if got2 else 0) == len({e for e, _ in early})
+
+
+@pytest.mark.parametrize("value", ["2024-01-01T10:00:00Z", "2024-01-01 10:00:00", "2024-01-01T10:00:00+02:00"])
+def test_iso_variants_parse(audit, value) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": [value, "2023-01-01"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    assert r.stages[0].status != "error"
