@@ -40,6 +40,8 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
         previous = np.where(present, node, previous)
         first = np.where((first < 0) & present, node, first)
     n_nodes = int(offsets[-1])
+    if n_nodes == 0:  # no value is shared by two rows: every row stands alone
+        return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     src = np.concatenate(sources) if sources else np.zeros(0, np.int64)
     dst = np.concatenate(targets) if targets else np.zeros(0, np.int64)
     graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_nodes, n_nodes)).tocsr()

@@ -72,3 +72,26 @@ def group_split_counts(
     last[flat] = span[1].to_numpy()
     shape = (key.n_values, n_splits)
     return GroupSplitCounts(key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)
+
+
+def counts_from_rows(
+    rows: np.ndarray, codes: np.ndarray, values: pa.Array, split_codes: np.ndarray, n_splits: int, name: str
+) -> GroupSplitCounts:
+    """The same counts from a subset of rows with exact codes (e.g. only rows whose value repeats)."""
+    split = split_codes[rows].astype(np.int64)
+    keep = split >= 0
+    rows, codes, split = rows[keep], codes[keep], split[keep]
+    key = single_key(name, np.zeros(0, dtype=np.int64), values)
+    size = key.n_values * n_splits
+    flat = codes * n_splits + split
+    counts = np.bincount(flat, minlength=size).astype(np.int64)
+    first, last = np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64)
+    # rows ascend, so the first index of each (value, split) pair is its first row and the last its last.
+    uniq, first_at = np.unique(flat, return_index=True)
+    first[uniq] = rows[first_at]
+    uniq_rev, last_at = np.unique(flat[::-1], return_index=True)
+    last[uniq_rev] = rows[::-1][last_at]
+    shape = (key.n_values, n_splits)
+    return GroupSplitCounts(
+        key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), np.zeros(n_splits, dtype=np.int64)
+    )

@@ -107,19 +107,41 @@ class Manifest:
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
-        result: tuple[np.ndarray, np.ndarray] = self._result(("repeats",), self._find_repeats)
-        return result
-
-    def _find_repeats(self) -> tuple[np.ndarray, np.ndarray]:
         if self.id_column is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return repeated_rows(self.table[self.id_column])
+        rows, codes, _ = self.repeated(self.id_column, blank_is_missing=False)
+        return rows, codes
+
+    def repeated(self, column: str, blank_is_missing: bool = True) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        """Rows whose value in ``column`` occurs more than once, exact codes for them, and the values."""
+        job = ("repeated", column, str(blank_is_missing))
+        result: tuple[np.ndarray, np.ndarray, pa.Array] = self._result(
+            job, partial(repeated_rows, self.table[column], blank_is_missing)
+        )
+        return result
+
+    def shared_key(self, spec: str | Sequence[str]) -> KeyCodes:
+        """A key whose codes are kept only where another row has the same value (-1 elsewhere).
+
+        Values held by one row link nothing; leaving them out keeps a 10M-value digest column cheap.
+        """
+        columns = _columns(spec)
+        if len(columns) == 1:
+            rows, local, values = self.repeated(columns[0])
+            codes = np.full(self.n_rows, -1, dtype=np.int64)
+            codes[rows] = local
+            return KeyCodes(columns[0], columns, codes, ((np.arange(len(values)), values),))
+        key = self.key(columns)
+        counts = np.bincount(key.codes[key.codes >= 0], minlength=key.n_values)
+        codes = np.where((key.codes >= 0) & (counts[np.maximum(key.codes, 0)] > 1), key.codes, -1)
+        return KeyCodes(key.name, key.columns, codes, key.parts)
 
     def prefetch(self, group_counts: Sequence[str | Sequence[str]] = (), repeated_ids: bool = False) -> None:
         """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
         so the work of several stages runs on all cores at once instead of one stage after another."""
-        if repeated_ids:
-            self._background(("repeats",), self._find_repeats)
+        if repeated_ids and self.id_column is not None:
+            job = ("repeated", self.id_column, "False")
+            self._background(job, partial(repeated_rows, self.table[self.id_column], False))
         for spec in group_counts:
             columns = _columns(spec)
             self._background(("group_counts", *columns), partial(self._count_groups, columns))

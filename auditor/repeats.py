@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.hashing import fingerprint
+from auditor.keycodes import encode_column
 
 
 def hash_column(column: pa.ChunkedArray) -> np.ndarray:
@@ -31,22 +32,27 @@ def _member(hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return member
 
 
-def repeated_rows(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows whose (non-null) value occurs more than once, and an exact code per such row (equal iff equal)."""
+def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Rows whose (non-missing) value occurs more than once, an exact code per such row (equal iff equal),
+    and the value of each code."""
     hashes = hash_column(column)
     valid = ~column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
     pool = hashes[valid] if valid is not None else hashes
     ordered = np.sort(pool)
     repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
     if not len(repeated):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
     candidate = _member(hashes, repeated)
     if valid is not None:
         candidate &= valid
     rows = np.flatnonzero(candidate)
-    # Confirm exactly: two different values may share a hash.
-    encoded = column.take(pa.array(rows)).combine_chunks().dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    counts = np.bincount(codes, minlength=len(encoded.dictionary))
-    truly = counts[codes] > 1
-    return rows[truly], codes[truly]
+    # Confirm exactly (two values may share a hash): encode only the candidates unless they are most rows.
+    if len(rows) > len(hashes) // 2:
+        rows = np.arange(len(hashes), dtype=np.int64)
+        codes, values = encode_column(column, blank_is_missing)
+    else:
+        codes, values = encode_column(column.take(pa.array(rows)), blank_is_missing)
+    present = codes >= 0
+    counts = np.bincount(codes[present], minlength=int(codes.max(initial=-1)) + 1)
+    truly = present & (counts[np.maximum(codes, 0)] > 1)
+    return rows[truly], codes[truly].astype(np.int64), values

@@ -17,7 +17,7 @@ def reference(values: list[object]) -> set[int]:
 
 
 def check(column: pa.ChunkedArray, values: list[object]) -> None:
-    rows, codes = repeated_rows(column)
+    rows, codes, _ = repeated_rows(column)
     assert set(rows.tolist()) == reference(values)
     # Codes are equal exactly when the values are.
     for a, ca in zip(rows, codes, strict=True):
@@ -54,7 +54,7 @@ def test_forced_hash_collision_is_resolved_exactly(monkeypatch) -> None:  # type
     import auditor.repeats as repeats
 
     monkeypatch.setattr(repeats, "hash_column", lambda column: np.zeros(len(column), dtype=np.uint64))
-    rows, codes = repeats.repeated_rows(pa.chunked_array([pa.array(["x", "y", "x", "z"])]))
+    rows, codes, _ = repeats.repeated_rows(pa.chunked_array([pa.array(["x", "y", "x", "z"])]))
     assert rows.tolist() == [0, 2] and codes[0] == codes[1]
 
 

@@ -8,14 +8,15 @@ from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.config import AuditConfig
 from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
-from auditor.groupcounts import GroupSplitCounts, group_split_counts
-from auditor.manifest import Manifest
+from auditor.groupcounts import GroupSplitCounts, counts_from_rows
 from auditor.overlap import examples, find_overlap, holdout_exposure, largest
+from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
@@ -61,10 +62,6 @@ class DuplicateContent(Stage):
             return default_cache_dir()
         return None if self.options.cache_dir.lower() == "none" else Path(self.options.cache_dir).expanduser()
 
-    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
-        if config.keys.content_hash is not None:
-            manifest.prefetch(group_counts=[config.keys.content_hash])
-
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
@@ -72,7 +69,7 @@ class DuplicateContent(Stage):
         if keys.content_hash is not None:
             name = keys.content_hash
             content = manifest.table[name]
-            grouped = manifest.group_counts(name)
+            rows, codes, values = manifest.repeated(name)
         else:
             assert keys.content_path is not None
             name = f"sha256({keys.content_path})"
@@ -90,12 +87,15 @@ class DuplicateContent(Stage):
                     examples=tuple({"path": p, "reason": r} for p, r in failed[: self.options.max_examples]),
                     remediation="Fix the paths (relative to the manifest file) or restore the files.",
                 )
-            table = pa.table({name: content})
-            grouped = group_split_counts(table, [name], manifest.split.codes, manifest.split.n_values, name)
+            rows, codes, values = repeated_rows(content, blank_is_missing=True)
+        if not len(rows):
+            return
+        # Only rows whose content repeats can be duplicates or conflicts: work on those alone.
+        grouped = counts_from_rows(rows, codes, values, manifest.split.codes, manifest.split.n_values, name)
         yield from self._across_splits(context, grouped, name)
         yield from self._within_splits(context, grouped, name)
         if keys.label is not None:
-            yield from self._label_conflicts(context, content, name, keys.label)
+            yield from self._label_conflicts(context, content.take(pa.array(rows)), rows, name, keys.label)
 
     def _across_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
         assert isinstance(self.options, DuplicateContentOptions)
@@ -150,20 +150,19 @@ class DuplicateContent(Stage):
             )
 
     def _label_conflicts(
-        self, context: AuditContext, content: pa.ChunkedArray, name: str, label: str
+        self, context: AuditContext, content: pa.ChunkedArray, rows: np.ndarray, name: str, label: str
     ) -> Iterator[Finding]:
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
-        table = pa.table({"c": content, "l": manifest.table[label]}).filter(
-            pa.compute.and_(pa.compute.is_valid(content), pa.compute.is_valid(manifest.table[label]))
-        )
+        labels = manifest.table[label].take(pa.array(rows))
+        table = pa.table({"c": content, "l": labels}).filter(pc.and_(pc.is_valid(content), pc.is_valid(labels)))
         per_content = table.group_by(["c", "l"]).aggregate([([], "count_all")])
         labels_per = per_content.group_by(["c"]).aggregate([([], "count_all")])
-        conflicted = labels_per.filter(pa.compute.greater(labels_per["count_all"], 1))
+        conflicted = labels_per.filter(pc.greater(labels_per["count_all"], 1))
         if not conflicted.num_rows:
             return
-        hit = per_content.filter(pa.compute.is_in(per_content["c"], value_set=conflicted["c"]))
-        rows = int(pa.compute.sum(hit["count_all"]).as_py())
+        hit = per_content.filter(pc.is_in(per_content["c"], value_set=conflicted["c"]))
+        involved = int(pc.sum(hit["count_all"]).as_py())
         sample = hit.sort_by([("c", "ascending"), ("l", "ascending")]).to_pylist()
         shown: dict[str, dict[str, int]] = {}
         for rec in sample:
@@ -173,9 +172,9 @@ class DuplicateContent(Stage):
         yield self.finding(
             "DUP003",
             Severity.ERROR,
-            f"{conflicted.num_rows} content digest(s) of {name} carry more than one '{label}' ({rows} rows): the "
+            f"{conflicted.num_rows} content digest(s) of {name} carry more than one '{label}' ({involved} rows): the "
             "same input is taught, or scored, with contradicting targets.",
-            evidence={"digests": conflicted.num_rows, "rows": rows},
+            evidence={"digests": conflicted.num_rows, "rows": involved},
             examples=tuple({"digest": c, "labels": ls} for c, ls in shown.items()),
             remediation="Resolve the label of each duplicated sample (or drop the duplicates) before training.",
         )

@@ -18,8 +18,9 @@ from auditor.components import Components, chain, row_components
 from auditor.config import AuditConfig, compound_label
 from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
-from auditor.keycodes import KeyCodes, encode_column, single_key
+from auditor.keycodes import KeyCodes, single_key
 from auditor.overlap import Overlap, find_overlap, holdout_exposure
+from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
@@ -67,13 +68,16 @@ class SharedUpstream(Stage):
     def _keys(self, context: AuditContext) -> list[KeyCodes]:
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
-        keys = [manifest.key(spec) for spec in self._specs(context.config)]
+        keys = [manifest.shared_key(spec) for spec in self._specs(context.config)]
         path = context.config.keys.content_path
         if path is not None:
             cache = self.options.cache_dir
             cache_dir = default_cache_dir() if cache is None else None if cache.lower() == "none" else Path(cache)
             per_row, _, _ = manifest.content_digests(path, cache_dir)
-            keys.append(single_key(f"sha256({path})", *encode_column(pa.chunked_array([per_row]))))
+            rows, codes, values = repeated_rows(pa.chunked_array([per_row]), blank_is_missing=True)
+            shared = np.full(manifest.n_rows, -1, dtype=np.int64)
+            shared[rows] = codes
+            keys.append(single_key(f"sha256({path})", shared, values))
         return keys
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
@@ -92,8 +96,7 @@ class SharedUpstream(Stage):
         for kind, (code, severity) in _KIND.items():
             if overlap.of_kind(kind):
                 yield self._crossing(context, keys, comps, counts, overlap, kind, code, severity)
-        if len(comps.sizes):
-            yield self._largest(context, keys, comps)
+        yield self._largest(context, keys, comps)
 
     def _crossing(
         self,
@@ -186,8 +189,8 @@ class SharedUpstream(Stage):
     def _largest(self, context: AuditContext, keys: list[KeyCodes], comps: Components) -> Finding:
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
-        biggest = int(np.argmax(comps.sizes))
-        size = int(comps.sizes[biggest])
+        # Rows that share no key value are groups of one.
+        size = int(comps.sizes.max(initial=1))
         share = size / manifest.n_rows
         too_big = share > self.options.max_share
         linked_rows = int((comps.of_row >= 0).sum())
