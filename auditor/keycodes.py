@@ -68,12 +68,21 @@ class KeyCodes:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True) -> tuple[np.ndarray, pa.Array]:
-    """One column to (codes, distinct values in first-seen order); null, NaN and blank text become -1."""
+def encode_column(
+    column: pa.ChunkedArray | pa.Array,
+    blank_is_missing: bool = True,
+    hashes: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, pa.Array]:
+    """One column to (codes, distinct values in first-seen order); null, NaN and blank text become -1.
+
+    ``hashes`` are the column's two fingerprints when the caller has them already.
+    """
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     t = column.type
-    if pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= _SMALL_DICTIONARY:
+    if hashes is not None and not pa.types.is_integer(t):
+        codes, values = encode_hashes(_plain_values(column), *hashes)
+    elif pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= _SMALL_DICTIONARY:
         codes, values = _encode_small_dictionary(column)
     elif pa.types.is_integer(t):
         codes, values = _encode_integers(column)
@@ -102,13 +111,23 @@ def _encode_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return _renumber(_null_to_missing(codes.astype(CODE), column), column)
 
 
-def _encode_hashed(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-    """Factorize the first hash; confirm with the second that no two values share a code."""
+def _plain_values(column: pa.ChunkedArray) -> pa.ChunkedArray:
     if pa.types.is_dictionary(column.type):
         column = column.cast(column.type.value_type)
     if pa.types.is_floating(column.type):
         column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+    return column
+
+
+def _encode_hashed(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Factorize the first hash; confirm with the second that no two values share a code."""
+    column = _plain_values(column)
     h1, h2 = fingerprint(column)
+    return encode_hashes(column, h1, h2)
+
+
+def encode_hashes(column: pa.ChunkedArray, h1: np.ndarray, h2: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """Codes from a column's two fingerprints (see encode_column); exact, falling back on a collision."""
     # Arrow's hash table on integers is faster than pandas' here; codes come in first-seen order.
     encoded = pa.array(h1).dictionary_encode()
     codes = encoded.indices.to_numpy().astype(CODE, copy=False)

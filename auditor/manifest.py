@@ -136,7 +136,12 @@ class Manifest:
         codes = np.where((key.codes >= 0) & (counts[np.maximum(key.codes, 0)] > 1), key.codes, -1)
         return KeyCodes(key.name, key.columns, codes, key.parts)
 
-    def prefetch(self, group_counts: Sequence[str | Sequence[str]] = (), repeated_ids: bool = False) -> None:
+    def prefetch(
+        self,
+        group_counts: Sequence[str | Sequence[str]] = (),
+        repeated_ids: bool = False,
+        repeated: Sequence[str] = (),
+    ) -> None:
         """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
         so the work of several stages runs on all cores at once instead of one stage after another."""
         if repeated_ids and self.id_column is not None:
@@ -145,6 +150,9 @@ class Manifest:
         for spec in group_counts:
             columns = _columns(spec)
             self._background(("group_counts", *columns), partial(self._count_groups, columns))
+        for column in repeated:
+            job = ("repeated", column, "True")
+            self._background(job, partial(repeated_rows, self.table[column], True))
 
     def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
         if job not in self._jobs:

@@ -15,7 +15,7 @@ from auditor.keycodes import encode_column
 
 def hash_column(column: pa.ChunkedArray) -> np.ndarray:
     """A uint64 per row; equal values always hash equal (nulls are masked by the caller)."""
-    return fingerprint(column, workers=1, second=False)[0]
+    return fingerprint(column, second=False)[0]
 
 
 _FILTER_BITS = 20
@@ -35,22 +35,25 @@ def _member(hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Rows whose (non-missing) value occurs more than once, an exact code per such row (equal iff equal),
     and the value of each code."""
-    hashes = hash_column(column)
+    # Both hashes now: when most rows repeat, the whole column is encoded from them without hashing again.
+    hashes, second = fingerprint(column, second=not pa.types.is_integer(column.type))
     valid = ~column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
     pool = hashes[valid] if valid is not None else hashes
     ordered = np.sort(pool)
-    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-    if not len(repeated):
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    runs = np.diff(np.append(starts, len(ordered)))
+    if not (runs > 1).any():
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
-    candidate = _member(hashes, repeated)
-    if valid is not None:
-        candidate &= valid
-    rows = np.flatnonzero(candidate)
     # Confirm exactly (two values may share a hash): encode only the candidates unless they are most rows.
-    if len(rows) > len(hashes) // 2:
+    if int(runs[runs > 1].sum()) > len(hashes) // 2:
         rows = np.arange(len(hashes), dtype=np.int64)
-        codes, values = encode_column(column, blank_is_missing)
+        given = (hashes, second) if len(second) else None
+        codes, values = encode_column(column, blank_is_missing, hashes=given)
     else:
+        candidate = _member(hashes, ordered[starts[runs > 1]])
+        if valid is not None:
+            candidate &= valid
+        rows = np.flatnonzero(candidate)
         codes, values = encode_column(column.take(pa.array(rows)), blank_is_missing)
     present = codes >= 0
     counts = np.bincount(codes[present], minlength=int(codes.max(initial=-1)) + 1)

@@ -53,9 +53,13 @@ def test_prefixes_and_padding_do_not_collide() -> None:
 def test_forced_hash_collision_is_resolved_exactly(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import auditor.repeats as repeats
 
-    monkeypatch.setattr(repeats, "hash_column", lambda column: np.zeros(len(column), dtype=np.uint64))
-    rows, codes, _ = repeats.repeated_rows(pa.chunked_array([pa.array(["x", "y", "x", "z"])]))
-    assert rows.tolist() == [0, 2] and codes[0] == codes[1]
+    def colliding(column, workers=2, second=True):  # type: ignore[no-untyped-def]
+        n = len(column)  # every value shares the first hash; the exact check must tell them apart
+        return np.zeros(n, dtype=np.uint64), (np.arange(n, dtype=np.uint64) if second else np.zeros(0, np.uint64))
+
+    monkeypatch.setattr(repeats, "fingerprint", colliding)
+    rows, codes, values = repeats.repeated_rows(pa.chunked_array([pa.array(["x", "y", "x", "z"])]))
+    assert rows.tolist() == [0, 2] and codes[0] == codes[1] and values[codes[0]].as_py() == "x"
 
 
 def test_a_value_hashes_the_same_in_chunks_of_different_shapes() -> None:

@@ -62,6 +62,10 @@ class DuplicateContent(Stage):
             return default_cache_dir()
         return None if self.options.cache_dir.lower() == "none" else Path(self.options.cache_dir).expanduser()
 
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        if config.keys.content_hash is not None:
+            manifest.prefetch(repeated=[config.keys.content_hash])
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()

@@ -19,6 +19,7 @@ from auditor.config import AuditConfig, compound_label
 from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
 from auditor.keycodes import KeyCodes, single_key
+from auditor.manifest import Manifest
 from auditor.overlap import Overlap, find_overlap, holdout_exposure
 from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
@@ -79,6 +80,9 @@ class SharedUpstream(Stage):
             shared[rows] = codes
             keys.append(single_key(f"sha256({path})", shared, values))
         return keys
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        manifest.prefetch(repeated=[s for s in self._specs(config) if isinstance(s, str)])
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, SharedUpstreamOptions)
