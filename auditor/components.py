@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
@@ -27,26 +28,29 @@ class Components:
 def row_components(keys: Sequence[KeyCodes]) -> Components:
     n = len(keys[0].codes)
     offsets = np.cumsum([0, *(k.n_values for k in keys)])
-    previous = np.full(n, -1, dtype=np.int64)
-    first = np.full(n, -1, dtype=np.int64)
+    n_nodes = int(offsets[-1])
+    if n_nodes == 0:  # no value is shared by two rows: every row stands alone
+        return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    index: type[np.signedinteger[Any]] = np.int32 if n_nodes < 2**31 else np.int64  # half the memory at 10M rows
+    previous: np.ndarray = np.full(n, -1, dtype=index)
     sources, targets = [], []
     for key, offset in zip(keys, offsets[:-1], strict=False):
         present = key.codes >= 0
-        node = np.where(present, key.codes.astype(np.int64) + offset, -1)
+        node = np.where(present, key.codes + offset, -1).astype(index)
         link = present & (previous >= 0)
         # Chain each row's values: a row with writer w, document d and digest h links w-d and d-h.
         sources.append(previous[link])
         targets.append(node[link])
         previous = np.where(present, node, previous)
-        first = np.where((first < 0) & present, node, first)
-    n_nodes = int(offsets[-1])
-    if n_nodes == 0:  # no value is shared by two rows: every row stands alone
-        return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    src = np.concatenate(sources) if sources else np.zeros(0, np.int64)
-    dst = np.concatenate(targets) if targets else np.zeros(0, np.int64)
+        del node, link, present
+    src, dst = np.concatenate(sources), np.concatenate(targets)
+    del sources, targets
     graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_nodes, n_nodes)).tocsr()
+    del src, dst
     _, node_label = connected_components(graph, directed=False)
-    of_row = np.where(first >= 0, node_label[np.maximum(first, 0)], -1)
+    del graph
+    # Every present value of a row is in the row's component; the last one seen stands for all.
+    of_row = np.where(previous >= 0, node_label[np.maximum(previous, 0)], -1).astype(np.int64)
     sizes = np.bincount(of_row[of_row >= 0], minlength=int(node_label.max(initial=-1)) + 1)
     return Components(of_row, sizes)
 

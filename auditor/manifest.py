@@ -157,7 +157,7 @@ class Manifest:
     def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
         if job not in self._jobs:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="manifest")
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="manifest")
             self._jobs[job] = self._pool.submit(work)
         return self._jobs[job]
 

@@ -15,6 +15,7 @@ from auditor.config import AuditConfig
 from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
 from auditor.groupcounts import GroupSplitCounts, counts_from_rows
+from auditor.manifest import Manifest
 from auditor.overlap import examples, find_overlap, holdout_exposure, largest
 from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
