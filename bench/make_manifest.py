@@ -106,9 +106,7 @@ def generate(
     id_width = digits(rows, 9)
 
     # Rows whose id gets duplicated in the tail; remember their split as they are generated.
-    dup_sources = (
-        np.sort(rng.choice(n_regular, size=n_dup, replace=False)) if n_dup else np.empty(0, np.int64)
-    )
+    dup_sources = np.sort(rng.choice(n_regular, size=n_dup, replace=False)) if n_dup else np.empty(0, np.int64)
     dup_source_split = np.empty(n_dup, dtype=np.int8)
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -145,9 +143,7 @@ def generate(
             per_split += np.bincount(target, minlength=3)
             writer_splits += np.bincount(w * 3 + target, minlength=n_writers * 3)
             doc_splits += np.bincount(doc * 3 + target, minlength=n_docs * 3)
-            writer.write_table(
-                _table(dup_sources, target, w, doc, id_width, split_labels, writer_labels, doc_labels)
-            )
+            writer.write_table(_table(dup_sources, target, w, doc, id_width, split_labels, writer_labels, doc_labels))
     tmp.replace(out)
     write_config(out)
 

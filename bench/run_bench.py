@@ -91,8 +91,7 @@ def bench_size(rows: int, manifest: Path, config: Path, repeat: int) -> dict[str
             result = measure(mode, target)
             if "error" in result:
                 raise SystemExit(
-                    f"{mode} failed for {rows} rows (repeat {i + 1}):\n{result['error']}\n"
-                    f"{result.get('traceback', '')}"
+                    f"{mode} failed for {rows} rows (repeat {i + 1}):\n{result['error']}\n{result.get('traceback', '')}"
                 )
             if mode == "audit":
                 errors = {s: v["error"] for s, v in result["stages"].items() if v["error"]}  # type: ignore[union-attr]
@@ -258,9 +257,7 @@ def main() -> None:
     print()
     print(details(results))
     if args.json:
-        args.json.write_text(
-            json.dumps({"environment": env, "repeat": args.repeat, "results": results}, indent=2)
-        )
+        args.json.write_text(json.dumps({"environment": env, "repeat": args.repeat, "results": results}, indent=2))
 
     if changed:
         print(
