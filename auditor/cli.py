@@ -12,11 +12,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from auditor import __version__
 from auditor.config import LoadedConfig, ReportSpec, load_config
 from auditor.errors import AuditError
 from auditor.findings import FailOn, Report
 from auditor.manifest import check_columns
-from auditor.output import check_writable, write_atomic
+from auditor.output import check_writable, remove_stale, write_atomic
 from auditor.render import FILE_RENDERERS, render_terminal
 from auditor.runner import prepare_stages, run_audit
 from auditor.stage import Stage
@@ -70,6 +71,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
+    out_dir: Path | None = None
     try:
         if fail_on is not None and fail_on not in get_args(FailOn):
             raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
@@ -81,19 +83,28 @@ def run(
         report = run_audit(loaded, only=_split_list(only) or None, fail_on=fail_on)  # type: ignore[arg-type]
         rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats}
         written = write_atomic(out_dir, rendered) if rendered else []
+        remove_stale(out_dir, [name for _, name in FILE_RENDERERS.values() if name not in rendered])
     except AuditError as exc:
+        _forget_reports(out_dir)
         raise _fail(str(exc)) from None
     except Exception as exc:  # a bug in the auditor itself: still exit 2, with what to report
+        _forget_reports(out_dir)
         tb = "".join(traceback.format_exception(exc, limit=-4))
         raise _fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
-        _print_terminal(report, written)
+        _print_terminal(report, written, verbose)
     raise typer.Exit(report.exit_code)
 
 
-def _print_terminal(report: Report, written: list[Path]) -> None:
+def _forget_reports(out_dir: Path | None) -> None:
+    """A run that could not audit must not leave an earlier run's reports looking current."""
+    if out_dir is not None and out_dir.is_dir():
+        remove_stale(out_dir, [name for _, name in FILE_RENDERERS.values()])
+
+
+def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     color = sys.stdout.isatty()
-    sys.stdout.write(render_terminal(report, color=color, width=Console().width))
+    sys.stdout.write(render_terminal(report, color=color, width=Console().width, verbose=verbose))
     for path in written:
         sys.stdout.write(f"wrote {path}\n")
 
@@ -165,6 +176,21 @@ def schema(
             typer.echo(f"wrote {path}")
     except AuditError as exc:
         raise _fail(str(exc)) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"split-auditor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")
+    ] = False,
+) -> None:
+    """Audit a dataset split and its training code for leakage before the experiment starts."""
 
 
 def main() -> None:

@@ -140,9 +140,11 @@ class Report(_Frozen):
 
 
 def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn) -> int:
-    """2 when a stage errored, 1 when an unaccepted finding reaches fail_on, else 0."""
+    """2 when a stage errored or none ran, 1 when an unaccepted finding reaches fail_on, else 0."""
     if any(r.status == "error" for r in stages):
         return 2
+    if not any(r.status in ("passed", "failed") for r in stages if r.stage != "accept"):
+        return 2  # every stage was skipped: nothing was audited, which must not pass as clean
     if fail_on == "never":
         return 0
     threshold = Severity(fail_on)

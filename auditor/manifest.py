@@ -37,16 +37,21 @@ class Manifest:
     stages may `prefetch` it so that the work of several stages runs on all cores at once.
     """
 
-    def __init__(self, table: pa.Table, files: Sequence[Path], sha256: str, id_column: str | None) -> None:
+    def __init__(self, table: pa.Table, files: Sequence[Path], id_column: str | None) -> None:
         self.table = table
         self.files = tuple(files)
-        self.sha256 = sha256
         self.id_column = id_column
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.split = self.key(SPLIT_COLUMN)
+
+    @property
+    def sha256(self) -> str:
+        """Digest of the manifest files; hashed in the background while the stages run."""
+        result: str = self._result(("sha256",), partial(_digest, self.files))
+        return result
 
     @property
     def n_rows(self) -> int:
@@ -141,6 +146,7 @@ class Manifest:
         group_counts: Sequence[str | Sequence[str]] = (),
         repeated_ids: bool = False,
         repeated: Sequence[str] = (),
+        sha256: bool = False,
     ) -> None:
         """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
         so the work of several stages runs on all cores at once instead of one stage after another."""
@@ -150,6 +156,8 @@ class Manifest:
         for spec in group_counts:
             columns = _columns(spec)
             self._background(("group_counts", *columns), partial(self._count_groups, columns))
+        if sha256:
+            self._background(("sha256",), partial(_digest, self.files))
         for column in repeated:
             job = ("repeated", column, "True")
             self._background(job, partial(repeated_rows, self.table[column], True))
@@ -206,35 +214,47 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
     # may have millions of values, where Arrow's dictionaries cost more than hashing them later.
     dictionary_columns = [spec.split] if spec.split else []
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        digest = pool.submit(_digest, files)
-        tables = []
-        for split, fs in groups:
-            try:
-                table = read_files(fs, columns, spec.format, dictionary_columns)
-            except MissingColumnsError as exc:
-                raise ManifestError(_explain_missing(exc, named, loaded)) from None
-            if split is not None:
-                constant = pa.DictionaryArray.from_arrays(
-                    np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
-                )
-                table = table.append_column(SPLIT_COLUMN, constant)
-            else:
-                table = table.append_column(SPLIT_COLUMN, table[spec.split])
-            tables.append(table)
-        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
-        sha256 = digest.result()
+    tables = []
+    for split, fs in groups:
+        try:
+            table = read_files(fs, columns, spec.format, dictionary_columns)
+        except MissingColumnsError as exc:
+            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+        if split is not None:
+            constant = pa.DictionaryArray.from_arrays(
+                np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
+            )
+            table = table.append_column(SPLIT_COLUMN, constant)
+        else:
+            table = table.append_column(SPLIT_COLUMN, table[spec.split])
+        tables.append(table)
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
     if table.num_rows == 0:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
+    _check_scalar_columns(table, list(named), files)
     if spec.id is not None:
         _check_id_type(table, spec.id, files)
-    return Manifest(table, files, sha256, spec.id)
+    manifest = Manifest(table, files, spec.id)
+    manifest.prefetch(sha256=True)
+    return manifest
 
 
 def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
     origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
     return f"{exc}\n  ({origins})" if origins else str(exc)
+
+
+def _check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path]) -> None:
+    for column in columns:
+        if column not in table.column_names:
+            continue
+        t = table[column].type
+        if pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            raise ManifestError(
+                f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
+                "hold one text, number or time value per row"
+            )
 
 
 def _check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:

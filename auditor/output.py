@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from auditor.errors import ReportWriteError
@@ -39,6 +40,19 @@ def _make_dir(out_dir: Path) -> None:
         raise ReportWriteError(f"cannot write the report directory {out_dir}: {exc.strerror or exc}") from None
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def remove_stale(out_dir: Path, names: Iterable[str]) -> None:
+    """Delete earlier report files of ours that this run does not rewrite, so none contradicts it."""
+    for name in names:
+        with contextlib.suppress(OSError):
+            (out_dir / name).unlink(missing_ok=True)
+
+
 def write_atomic(out_dir: Path, files: Mapping[str, str]) -> list[Path]:
     """Write {file name: text} into out_dir; on any failure no partial file is left behind."""
     _make_dir(out_dir)
@@ -47,6 +61,8 @@ def write_atomic(out_dir: Path, files: Mapping[str, str]) -> list[Path]:
         for name, text in files.items():
             fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
             staged.append((name, Path(tmp_name)))
+            # mkstemp creates 0600 files; a report is for sharing, so use the usual mode under the umask.
+            os.chmod(tmp_name, 0o666 & ~_umask())
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
                 fh.flush()

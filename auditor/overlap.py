@@ -60,8 +60,8 @@ class Overlap:
         for a in self.order:
             row: list[object] = [a]
             for b in self.order:
-                shared = self.live[:, self.index[a]] & self.live[:, self.index[b]]
-                row.append(int(shared.sum()) if a != b else "—")
+                shared = self.masks.get((a, b), self.masks.get((b, a)))
+                row.append("—" if a == b else int(shared.sum()) if shared is not None else 0)
             cells.append(tuple(row))
         matrix = Table(title=f"{noun} shared, split by split", columns=("", *self.order), rows=tuple(cells))
         return (pair_table, matrix)
@@ -76,24 +76,35 @@ _KIND_ORDER = {
 }
 
 
-def find_overlap(counts: np.ndarray, names: list[str], roles: SplitRoles, exclude: list[int] | None = None) -> Overlap:
+def find_overlap(
+    counts: np.ndarray,
+    names: list[str],
+    roles: SplitRoles,
+    exclude: dict[PairKind, list[int]] | None = None,
+) -> Overlap:
+    """Values present in each pair of splits; ``exclude`` takes values out of the pairs of one kind only."""
     present = counts > 0
-    live = present.copy()
-    if exclude:
-        live[exclude] = False
     order = roles.order([names[i] for i in range(len(names)) if present[:, i].any()])
     index = {n: names.index(n) for n in order}
+    removed: dict[PairKind, np.ndarray] = {}
+    for kind, values in (exclude or {}).items():
+        removed[kind] = np.zeros(len(counts), dtype=bool)
+        removed[kind][values] = True
     pairs, masks = [], {}
     for a, b in combinations(order, 2):
         ia, ib = index[a], index[b]
-        both = live[:, ia] & live[:, ib]
+        kind = roles.pair(a, b)
+        both = present[:, ia] & present[:, ib]
+        if kind in removed:
+            both &= ~removed[kind]
         n_both = int(both.sum())
         if n_both:
             masks[(a, b)] = both
-            pairs.append(
-                PairShare(a, b, roles.pair(a, b), n_both, int(counts[both, ia].sum()), int(counts[both, ib].sum()))
-            )
+            pairs.append(PairShare(a, b, kind, n_both, int(counts[both, ia].sum()), int(counts[both, ib].sum())))
     pairs.sort(key=lambda p: _KIND_ORDER[p.kind])
+    live = present.copy()
+    for taken in removed.values():
+        live[taken] = False
     return Overlap(order, index, live, pairs, masks)
 
 

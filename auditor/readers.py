@@ -246,6 +246,11 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
     names = _header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
+    if len(names) == 1 and delimiter == "," and ";" in names[0]:
+        raise ManifestError(
+            f"{path}:1: the header has semicolons but no commas; split-auditor reads comma- or tab-separated "
+            "files: save it with commas (or tabs, as .tsv)"
+        )
     missing_columns(path, names, columns)
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
@@ -299,7 +304,9 @@ def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str])
         return
     mask = None
     for col in columns:
-        eq = pc.fill_null(pc.equal(table[col], pa.scalar(col)), False)
+        # Compare loosely: a pasted header line may differ in case or spacing ("SAMPLE_ID", " split").
+        values = table[col].cast(pa.string()) if pa.types.is_dictionary(table[col].type) else table[col]
+        eq = pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(values)), col.strip().lower()), False)
         mask = eq if mask is None else pc.and_(mask, eq)
     hits = pc.indices_nonzero(mask).to_pylist() if mask is not None else []
     if hits:

@@ -97,7 +97,7 @@ def instantiate(classes: Sequence[type[Stage]], loaded: LoadedConfig) -> list[St
     for name in options:
         if name not in known:
             close = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(sorted(known))})"
             problems.append(f"{loaded.locate(('stages', name))}: unknown stage '{name}'{hint}")
     stages = []
     for cls in classes:

@@ -7,10 +7,11 @@ import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import get_args
 
 from auditor import __version__
 from auditor.config import LoadedConfig, load_config
-from auditor.errors import StageInputError
+from auditor.errors import ConfigError, StageInputError
 from auditor.findings import (
     FailOn,
     Finding,
@@ -30,18 +31,20 @@ _TRACEBACK_FRAMES = 6
 
 
 def prepare_stages(
-    loaded: LoadedConfig, only: Sequence[str] | None = None, classes: Sequence[type[Stage]] | None = None
+    loaded: LoadedConfig, only: Sequence[str] | str | None = None, classes: Sequence[type[Stage]] | None = None
 ) -> list[Stage]:
     """Load and validate all stages and their options, then keep the selected ones."""
-    if classes is None:
-        classes = load_stages(discover())
-    return select(instantiate(classes, loaded), only)
+    return select(_all_stages(loaded, classes), [only] if isinstance(only, str) else only)
+
+
+def _all_stages(loaded: LoadedConfig, classes: Sequence[type[Stage]] | None) -> list[Stage]:
+    return instantiate(load_stages(discover()) if classes is None else classes, loaded)
 
 
 def run_audit(
     config: LoadedConfig | str | Path,
     *,
-    only: Sequence[str] | None = None,
+    only: Sequence[str] | str | None = None,
     fail_on: FailOn | None = None,
     classes: Sequence[type[Stage]] | None = None,
 ) -> Report:
@@ -50,29 +53,45 @@ def run_audit(
     Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
     inside one stage becomes that stage's `error` result instead.
     """
+    if fail_on is not None and fail_on not in get_args(FailOn):
+        raise ConfigError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
     loaded = config if isinstance(config, LoadedConfig) else load_config(config)
-    stages = prepare_stages(loaded, only, classes)
+    every = _all_stages(loaded, classes)
+    stages = select(every, [only] if isinstance(only, str) else only)
+    threshold: FailOn = fail_on or loaded.config.report.fail_on
     skips = {s.name: s.skip_reason(loaded.config) for s in stages}
     manifest: Manifest | None = None
     active = [s for s in stages if skips[s.name] is None]
     if any(s.needs_manifest for s in active):
         manifest = load_manifest(loaded)
-        for stage in active:
-            stage.prefetch(manifest, loaded.config)
-    acceptances = Acceptances(loaded.config.accept)
-    context = AuditContext(loaded, manifest, acceptances)
-    results = [_run_one(s, skips[s.name], context) for s in stages]
-    stale = _stale_acceptances(acceptances, {r.stage for r in results if r.status in ("passed", "failed")}, stages)
-    if stale:
-        results.append(StageResult(stage="accept", status="passed", duration_s=0.0, findings=tuple(stale)))
-    threshold: FailOn = fail_on or loaded.config.report.fail_on
+    try:
+        if manifest is not None:
+            for stage in active:
+                stage.prefetch(manifest, loaded.config)
+            manifest.prefetch(sha256=True)  # last: the stages' own work comes first
+        acceptances = Acceptances(loaded.config.accept)
+        context = AuditContext(loaded, manifest, acceptances)
+        results = [_run_one(s, skips[s.name], context, threshold) for s in stages]
+        ran = {r.stage for r in results if r.status in ("passed", "failed")}
+        stale = _stale_acceptances(acceptances, ran, every)
+        if stale:
+            failing = any(f.severity >= _status_threshold(threshold) for f in stale)
+            results.append(
+                StageResult(
+                    stage="accept", status="failed" if failing else "passed", duration_s=0.0, findings=tuple(stale)
+                )
+            )
+        info = _manifest_info(manifest)
+    finally:
+        if manifest is not None:
+            manifest.close()
     final = tuple(results)
     return Report(
         tool_version=__version__,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config_path=str(loaded.path) if loaded.path else None,
         config_sha256=loaded.sha256,
-        manifest=_manifest_info(manifest),
+        manifest=info,
         fail_on=threshold,
         stages=final,
         summary=summarize(final),
@@ -80,7 +99,12 @@ def run_audit(
     )
 
 
-def _run_one(stage: Stage, skip: str | None, context: AuditContext) -> StageResult:
+def _status_threshold(fail_on: FailOn) -> Severity:
+    """A stage 'failed' when it has a finding that fails the run (at fail_on: never, an error)."""
+    return Severity.ERROR if fail_on == "never" else Severity(fail_on)
+
+
+def _run_one(stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn) -> StageResult:
     if skip is not None:
         return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
     start = time.perf_counter()
@@ -102,7 +126,7 @@ def _run_one(stage: Stage, skip: str | None, context: AuditContext) -> StageResu
             error=StageError(type=type(exc).__name__, message=str(exc), traceback="".join(frames)),
         )
     found.sort(key=Finding.sort_key)
-    failing = any(f.counts_against and f.severity >= Severity.WARNING for f in found)
+    failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)
     return StageResult(
         stage=stage.name,
         status="failed" if failing else "passed",

@@ -157,3 +157,33 @@ def test_console_script_entry_point(sample: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 1 and done.stdout == ""
+
+
+def test_verbose_shows_info_findings_and_skip_reasons(sample: Path) -> None:
+    quiet = runner.invoke(app, ["run", str(sample), "--format", "json"], env={"COLUMNS": "200"}).output
+    loud = runner.invoke(app, ["run", str(sample), "--format", "json", "-v"], env={"COLUMNS": "200"}).output
+    assert "SPL000" not in quiet and "SPL000" in loud
+    assert "not implemented yet" in loud and "not implemented yet" not in quiet
+
+
+def test_reports_are_readable_by_others_and_stale_ones_go(sample: Path) -> None:
+    import os
+    import stat
+
+    out = sample.parent / "audit-report"
+    old = os.umask(0o022)
+    try:
+        invoke("run", str(sample))
+        assert stat.S_IMODE((out / "report.json").stat().st_mode) == 0o644
+        invoke("run", str(sample), "--format", "json")
+        assert sorted(p.name for p in out.iterdir()) == ["report.json"]
+        (sample.parent / "manifest.csv").write_text("")
+        assert invoke("run", str(sample)).exit_code == 2
+        assert list(out.iterdir()) == []  # an audit that could not run leaves no old report behind
+    finally:
+        os.umask(old)
+
+
+def test_version() -> None:
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.output.startswith("split-auditor ")

@@ -187,3 +187,21 @@ def test_input_files_are_not_modified(tmp_path: Path) -> None:
     before = (path.read_bytes(), path.stat().st_mtime_ns)
     load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_repeated_header_in_another_case_or_spacing(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\na,train\nSID, Split\nb,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid;split\na;train\n")
+    with pytest.raises(ManifestError, match="semicolons but no commas"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_list_valued_key_column_is_a_clear_error(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"w": [[1], [2]], "split": ["train", "test"]}), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values"):
+        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"groups": ["w"]})

@@ -48,7 +48,7 @@ def loaded(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_a_crashing_stage_becomes_an_error_result_and_others_still_run(loaded) -> None:  # type: ignore[no-untyped-def]
-    report = run_audit(loaded(), classes=[Boom, Warns])
+    report = run_audit(loaded(), classes=[Boom, Warns], fail_on="warning")
     boom, warns = report.stages
     assert boom.status == "error" and boom.error is not None
     assert boom.error.type == "ValueError" and "kaboom" in boom.error.traceback
@@ -123,3 +123,27 @@ def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore
     )
     assert not report.findings[0].accepted and report.exit_code == 1
     assert [f.code for f in report.findings] == ["W001", "ACC001"]
+
+
+def test_nothing_audited_is_exit_2_not_clean(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(stages={"warns": {"enabled": False}}), classes=[Warns])
+    assert report.stages[0].status == "skipped" and report.exit_code == 2
+
+
+def test_stage_status_follows_fail_on(loaded) -> None:  # type: ignore[no-untyped-def]
+    assert run_audit(loaded(), classes=[Warns]).stages[0].status == "passed"
+    assert run_audit(loaded(), classes=[Warns], fail_on="warning").stages[0].status == "failed"
+
+
+def test_accept_for_a_stage_not_selected_is_not_stale(loaded) -> None:  # type: ignore[no-untyped-def]
+    cfg = loaded(accept=[{"code": "W001", "key": "k1", "reason": "known"}])
+    report = run_audit(cfg, classes=[Warns, CodeOnly], only=["code_only"])
+    assert "ACC001" not in [f.code for f in report.findings]
+
+
+def test_bad_fail_on_and_single_only_string(loaded) -> None:  # type: ignore[no-untyped-def]
+    from auditor.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="fail_on 'bogus'"):
+        run_audit(loaded(), classes=[Warns], fail_on="bogus")  # type: ignore[arg-type]
+    assert [r.stage for r in run_audit(loaded(), classes=[Warns, CodeOnly], only="warns").stages] == ["warns"]

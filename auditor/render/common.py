@@ -8,7 +8,8 @@ from typing import Any
 from auditor.findings import Report, Severity
 
 MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
-VERDICT = {0: "clean", 1: "findings at or above fail_on", 2: "could not audit"}
+ACCEPTED_MARK = "✓"
+VERDICT = {0: "passed", 1: "failed: findings at or above fail_on", 2: "could not audit"}
 
 
 def headline(report: Report) -> str:
@@ -17,7 +18,9 @@ def headline(report: Report) -> str:
     if s.accepted:
         parts.append(f"{s.accepted} accepted")
     if s.stages_errored:
-        parts.append(f"{s.stages_errored} stage(s) crashed")
+        parts.append(f"{s.stages_errored} stage(s) could not run")
+    elif not (s.stages_passed or s.stages_failed):
+        parts.append("no stage ran (every selected stage was skipped)")
     verdict = VERDICT.get(report.exit_code, "?")
     return f"{', '.join(parts)} — exit {report.exit_code} ({verdict}, fail_on: {report.fail_on})"
 
@@ -35,5 +38,15 @@ def manifest_line(report: Report) -> str | None:
     if m is None:
         return None
     splits = ", ".join(f"{k} {v}" for k, v in m.rows_per_split.items())
-    where = m.paths[0] if len(m.paths) == 1 else f"{m.paths[0]} (+{len(m.paths) - 1} files)"
+    more = len(m.paths) - 1
+    where = m.paths[0] if not more else f"{m.paths[0]} (+{more} file{'s' if more > 1 else ''})"
     return f"{where} — {m.rows} rows ({splits}); sha256 {m.sha256[:12]}"
+
+
+def manifest_parts(report: Report) -> tuple[str, str] | None:
+    """The manifest's path(s) and, apart, its counts and digest (so the path can be set as code)."""
+    line = manifest_line(report)
+    if line is None:
+        return None
+    where, _, rest = line.partition(" — ")
+    return where, rest

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auditor.findings import Finding, Report, Table
-from auditor.render.common import MARK, cell, headline, manifest_line
+from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, manifest_parts
 
 
 def _esc(text: str) -> str:
@@ -24,7 +24,8 @@ def _table(table: Table) -> list[str]:
 def _finding(f: Finding) -> list[str]:
     state = " (accepted)" if f.accepted else ""
     lines = [
-        f"#### {MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — {f.title}{state}",
+        f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — "
+        f"{f.title}{state}",
         "",
         f.message,
         "",
@@ -46,9 +47,9 @@ def render_markdown(report: Report) -> str:
     lines = ["## split-auditor report", "", f"**{headline(report)}**", ""]
     if report.config_path:
         lines.append(f"- config: `{report.config_path}` (sha256 {(report.config_sha256 or '')[:12]})")
-    m = manifest_line(report)
+    m = manifest_parts(report)
     if m:
-        lines.append(f"- manifest: `{m}`")
+        lines.append(f"- manifest: `{m[0]}` — {m[1]}")
     lines += [f"- split-auditor {report.tool_version}, {report.generated_at}", ""]
     lines += ["| stage | status | findings | note |", "|---|---|---|---|"]
     for r in report.stages:

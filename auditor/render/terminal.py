@@ -9,7 +9,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from auditor.findings import Report, Severity
-from auditor.render.common import MARK, cell, headline, manifest_line
+from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, manifest_line
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
@@ -35,7 +35,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     for r in report.stages:
         if r.status == "skipped" and not verbose:
             continue
-        note = r.error.type + ": " + r.error.message if r.error else ""
+        note = r.error.type + ": " + r.error.message if r.error else (r.skip_reason or "")
         table.add_row(r.stage, Text(r.status, style=STATUS[r.status]), str(len(r.findings)), note)
     console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]
@@ -44,7 +44,8 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue
-        head = Text(f"{MARK[f.severity]} {f.code} ", style=STYLE[f.severity])
+        mark = ACCEPTED_MARK if f.accepted else MARK[f.severity]
+        head = Text(f"{mark} {f.code} ", style="green" if f.accepted else STYLE[f.severity])
         head.append(f"[{f.stage}] ", style="bold")
         head.append(f.message)
         if f.accepted:

@@ -15,6 +15,7 @@ from auditor.overlap import Overlap, examples, find_overlap, holdout_exposure, l
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
+ACCEPTABLE = {"GRP001": PairKind.TRAIN_HOLDOUT, "GRP002": PairKind.HOLDOUT_HOLDOUT}
 CODE_FOR_KIND = {
     PairKind.TRAIN_HOLDOUT: "GRP001",
     PairKind.HOLDOUT_HOLDOUT: "GRP002",
@@ -80,14 +81,17 @@ class GroupOverlap(Stage):
         if not len(shared):
             return
 
-        # Reviewed values come out of the totals and are reported one by one as accepted.
-        accepted: dict[int, tuple[str, str]] = {}
+        # A reviewed value leaves the totals only for the kind of overlap its code names (GRP001: train and
+        # holdout, GRP002: two holdout splits) and is then reported on its own as accepted.
+        full = find_overlap(counts, names, roles)
+        accepted: dict[PairKind, dict[int, str]] = {}
         for entry in context.acceptances.entries:
-            if entry.code in ("GRP001", "GRP002") and entry.key is not None:
+            kind = ACCEPTABLE.get(entry.code)
+            if kind is not None and entry.key is not None:
                 code = key.find(entry.key)
-                if code is not None and present[code].sum() > 1:
-                    accepted[code] = (entry.code, entry.reason)
-        overlap = find_overlap(counts, names, roles, list(accepted))
+                if code is not None and full.mask(kind)[code]:
+                    accepted.setdefault(kind, {})[code] = entry.code
+        overlap = find_overlap(counts, names, roles, {k: list(v) for k, v in accepted.items()})
         tables = overlap.tables(f"'{key.name}' values")
         for kind, severity in (
             (PairKind.TRAIN_HOLDOUT, Severity.ERROR),
@@ -97,21 +101,22 @@ class GroupOverlap(Stage):
             if overlap.of_kind(kind):
                 yield self._kind_finding(context, grouped, overlap, kind, severity, tables)
 
-        order, index = overlap.order, overlap.index
-        for code, (accept_code, _reason) in sorted(accepted.items()):
-            in_splits = [n for n in order if present[code, index[n]]]
-            label = key.label(code)
-            yield self.finding(
-                accept_code,
-                Severity.ERROR if accept_code == "GRP001" else Severity.WARNING,
-                f"'{key.name}' value {label!r} occurs in {', '.join(in_splits)}.",
-                key=label,
-                evidence={
-                    "key": key.name,
-                    "value": label,
-                    "rows": {n: int(counts[code, index[n]]) for n in in_splits},
-                },
-            )
+        order, index = full.order, full.index
+        for kind, values in accepted.items():
+            for code, accept_code in sorted(values.items()):
+                in_splits = [n for n in order if counts[code, index[n]]]
+                label = key.label(code)
+                yield self.finding(
+                    accept_code,
+                    Severity.ERROR if kind is PairKind.TRAIN_HOLDOUT else Severity.WARNING,
+                    f"'{key.name}' value {label!r} occurs in {', '.join(in_splits)}.",
+                    key=label,
+                    evidence={
+                        "key": key.name,
+                        "value": label,
+                        "rows": {n: int(counts[code, index[n]]) for n in in_splits},
+                    },
+                )
 
     def _kind_finding(
         self,

@@ -177,3 +177,26 @@ def test_entirely_null_key_column_is_a_warning(audit) -> None:  # type: ignore[n
     r = audit({"writer": [None, None], "split": ["train", "test"]}, keys={"groups": ["writer"]}, only=ONLY)
     f = finding(r, "GRP004")
     assert f.severity.value == "warning" and "empty" in f.message
+
+
+def test_accepting_a_holdout_overlap_does_not_hide_a_train_leak(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        SEED,
+        keys={"groups": ["writer"]},
+        only=ONLY,
+        accept=[{"code": "GRP002", "key": "writer-a", "reason": "val/test sharing is fine"}],
+    )
+    assert finding(r, "GRP001").examples[0]["group"] == "writer-a"
+    assert "ACC001" in codes(r) and r.exit_code == 1
+
+
+def test_accepting_a_train_leak_keeps_the_holdout_overlap(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w1", "w1", "w1"], "split": ["train", "val", "test"]}
+    r = audit(
+        data,
+        keys={"groups": ["writer"]},
+        only=ONLY,
+        accept=[{"code": "GRP001", "key": "w1", "reason": "calibration writer"}],
+    )
+    assert [f.code for f in r.findings if f.accepted] == ["GRP001"]
+    assert finding(r, "GRP002").evidence["groups"] == 1
