@@ -129,6 +129,19 @@ def holdout_exposure(
     return out
 
 
+def share_text(exposure: dict[str, dict[str, float]]) -> str:
+    """'test 3 of 8 (38%), val 9 of 200459 (<0.1%)': a small share still shows that it is not zero."""
+
+    def pct(share: float) -> str:
+        return "<0.1%" if 0 < share < 0.001 else f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
+
+    return ", ".join(f"{s} {int(v['rows'])} of {int(v['of'])} ({pct(v['share'])})" for s, v in exposure.items())
+
+
+def pairs_text(shares: list[PairShare], noun: str) -> str:
+    return ", ".join(f"{p.a}–{p.b} ({p.values} {noun})" for p in shares)
+
+
 def largest(key: KeyCodes, values: np.ndarray, totals: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:
     """The ``limit`` values with most rows, ties broken by label: the same input, the same examples."""
     if len(values) > limit:
@@ -162,7 +175,7 @@ def examples(
     for code, s, rows in cells:
         per_value[code][s] = {
             "rows": int(grouped.counts[code, overlap.index[s]]),
-            "ids": ids[at : at + len(rows)],
+            "first_and_last_ids": ids[at : at + len(rows)],
         }
         at += len(rows)
     return tuple({label_field: label, "splits": per_value[int(code)]} for code, label in zip(top, labels, strict=True))

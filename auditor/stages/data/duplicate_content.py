@@ -16,7 +16,7 @@ from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
 from auditor.groupcounts import GroupSplitCounts, counts_from_rows
 from auditor.manifest import Manifest
-from auditor.overlap import examples, find_overlap, holdout_exposure, largest
+from auditor.overlap import examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
 from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
@@ -115,14 +115,10 @@ class DuplicateContent(Stage):
             values = np.flatnonzero(mask)
             top, labels = largest(grouped.key, values, grouped.counts[values].sum(axis=1), self.options.max_examples)
             exposure = holdout_exposure(grouped.counts, overlap, mask, context.roles) if code == "DUP001" else {}
-            pairs = ", ".join(f"{p.a}–{p.b} ({p.values})" for p in shares)
+            pairs = pairs_text(shares, "shared")
             message = f"{len(values)} content digest(s) of {name} occur in more than one split: {pairs}."
             if exposure:
-                message += (
-                    " Holdout rows that are byte-identical to a training row: "
-                    + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
-                    + "."
-                )
+                message += " Holdout rows that are byte-identical to a training row: " + share_text(exposure) + "."
             yield self.finding(
                 code,
                 severity,

@@ -11,7 +11,7 @@ from auditor.config import AuditConfig
 from auditor.findings import Finding, Severity, Table
 from auditor.groupcounts import GroupSplitCounts
 from auditor.manifest import Manifest
-from auditor.overlap import Overlap, examples, find_overlap, holdout_exposure, largest
+from auditor.overlap import Overlap, examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
 
@@ -133,7 +133,7 @@ class GroupOverlap(Stage):
         groups = np.flatnonzero(mask)
         n = len(groups)
         top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
-        pairs = ", ".join(f"{p.a}–{p.b} ({p.values})" for p in overlap.of_kind(kind))
+        pairs = pairs_text(overlap.of_kind(kind), "shared")
         exposure = holdout_exposure(counts, overlap, mask, context.roles) if kind is PairKind.TRAIN_HOLDOUT else {}
         noun, verb, be = ("value", "occurs", "is") if n == 1 else ("values", "occur", "are")
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
@@ -146,11 +146,7 @@ class GroupOverlap(Stage):
             f"splits.allow exempts: {pairs}.",
         }[kind]
         if exposure:
-            message += (
-                " Holdout rows whose group is also in train: "
-                + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
-                + "."
-            )
+            message += " Holdout rows whose group is also in train: " + share_text(exposure) + "."
         return self.finding(
             CODE_FOR_KIND[kind],
             severity,

@@ -20,7 +20,7 @@ from auditor.content import default_cache_dir
 from auditor.findings import Finding, Severity
 from auditor.keycodes import KeyCodes, single_key
 from auditor.manifest import Manifest
-from auditor.overlap import Overlap, find_overlap, holdout_exposure
+from auditor.overlap import Overlap, find_overlap, holdout_exposure, share_text
 from auditor.repeats import repeated_rows
 from auditor.splits import PairKind
 from auditor.stage import AuditContext, Stage, StageOptions
@@ -64,6 +64,8 @@ class SharedUpstream(Stage):
         links = len(self._specs(config)) + (config.keys.content_path is not None)
         if base is None and links < 1:
             return "no linking keys: set `keys.groups`, `keys.sources` or a content key"
+        if base is None and links == 1 and len(config.keys.groups) == 1:
+            return "one group key only: group_overlap reports it; add `keys.sources` or a content key to link further"
         return base
 
     def _keys(self, context: AuditContext) -> list[KeyCodes]:
@@ -125,15 +127,11 @@ class SharedUpstream(Stage):
         key_names = ", ".join(k.name for k in keys)
         message = (
             f"{len(crossing)} group(s) of samples linked through {key_names} span "
-            + ", ".join(f"{p.a} and {p.b} ({p.values})" for p in pairs)
+            + ", ".join(f"{p.a} and {p.b} ({p.values} group{'s' if p.values > 1 else ''})" for p in pairs)
             + f" ({int(sizes.sum())} rows)."
         )
         if exposure:
-            message += (
-                " Holdout rows linked to a training row: "
-                + ", ".join(f"{s} {v['rows']} of {v['of']} ({v['share']:.0%})" for s, v in exposure.items())
-                + "."
-            )
+            message += " Holdout rows linked to a training row: " + share_text(exposure) + "."
         if examples and examples[0].get("chain_text"):
             message += f" For example: {examples[0]['chain_text']}."
         return self.finding(

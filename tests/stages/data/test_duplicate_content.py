@@ -19,7 +19,10 @@ def test_same_digest_in_train_and_test(audit) -> None:  # type: ignore[no-untype
     r = audit(data, manifest={"id": "sid"}, keys={"content_hash": "h"}, only=ONLY)
     f = finding(r, "DUP001")
     assert f.evidence["digests"] == 1
-    assert f.examples[0]["splits"] == {"train": {"rows": 1, "ids": ["a"]}, "test": {"rows": 1, "ids": ["c"]}}
+    assert f.examples[0]["splits"] == {
+        "train": {"rows": 1, "first_and_last_ids": ["a"]},
+        "test": {"rows": 1, "first_and_last_ids": ["c"]},
+    }
 
 
 def test_label_conflict_and_within_split_repeats(audit) -> None:  # type: ignore[no-untyped-def]

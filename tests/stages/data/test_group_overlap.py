@@ -26,8 +26,8 @@ def test_seed_example_names_writer_a_with_its_rows(audit) -> None:  # type: igno
     assert f.evidence["pairs"] == [{"splits": ["train", "test"], "groups": 1, "rows": [2, 1]}]
     assert f.examples[0]["group"] == "writer-a"
     assert f.examples[0]["splits"] == {
-        "train": {"rows": 2, "ids": ["a1", "a2"]},
-        "test": {"rows": 1, "ids": ["t1"]},
+        "train": {"rows": 2, "first_and_last_ids": ["a1", "a2"]},
+        "test": {"rows": 1, "first_and_last_ids": ["t1"]},
     }
     assert f.evidence["holdout_rows_sharing_train_groups"] == {"test": {"rows": 1, "of": 3, "share": 0.3333}}
     assert r.exit_code == 1

@@ -121,3 +121,8 @@ def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]]) ->
         assert got[0].evidence["rows"] == sum(1 for i in comp if comp[i] in crossing_train)
     sizes = sorted((sum(1 for i in comp if comp[i] == c) for c in set(comp.values())), reverse=True)
     assert next(f for f in report.findings if f.code == "UPS003").evidence["largest"] == sizes[0]
+
+
+def test_a_single_group_key_is_left_to_group_overlap(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(CHAIN, keys={"groups": ["writer"]}, only=ONLY)
+    assert r.stages[0].status == "skipped" and "group_overlap" in (r.stages[0].skip_reason or "")
