@@ -16,11 +16,13 @@ from auditor.config import LoadedConfig, compound_label
 from auditor.content import Digests, hash_files
 from auditor.errors import ManifestError
 from auditor.groupcounts import GroupSplitCounts, group_split_counts
+from auditor.hashing import fingerprint
 from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
 from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
 from auditor.repeats import repeated_rows
 
 SPLIT_COLUMN = "__split__"
+_SAMPLE_ROWS = 50_000
 
 
 def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -42,7 +44,6 @@ class Manifest:
         self.files = tuple(files)
         self.id_column = id_column
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
-        self._columns: dict[str, tuple[np.ndarray, pa.Array]] = {}
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.split = self.key(SPLIT_COLUMN)
@@ -77,9 +78,10 @@ class Manifest:
         return cached
 
     def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
-        if column not in self._columns:
-            self._columns[column] = encode_column(self.table[column])
-        return self._columns[column]
+        result: tuple[np.ndarray, pa.Array] = self._result(
+            ("encode", column), partial(encode_column, self.table[column])
+        )
+        return result
 
     def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
         """Rows per (value of the key, split), computed once per key."""
@@ -102,13 +104,26 @@ class Manifest:
         return result
 
     def _hash_content(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
-        key = self.key(column)
+        # Runs as a background job: it must not wait on other jobs, so it codes the column itself.
+        codes, values = encode_column(self.table[column])
+        key = single_key(column, codes, values)
         names = key.labels(np.arange(key.n_values))
         base = self.files[0].parent
         digests = hash_files([(base / name).resolve() for name in names], cache_dir)
         per_value = pa.array(digests.digests, pa.string())
         codes = pa.array(key.codes, mask=key.codes < 0)
         return per_value.take(codes), digests, names
+
+    def mostly_distinct(self, column: str) -> bool:
+        """Whether most values of ``column`` occur once (ids, digests), judged on an even sample of rows.
+
+        For such columns finding the few repeated values is far cheaper than coding every row; for a
+        writer-like column, coding every row directly skips a wasted search.
+        """
+        step = max(1, self.n_rows // _SAMPLE_ROWS)
+        sample = self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
+        hashes = fingerprint(sample, workers=1, second=False)[0]
+        return len(np.unique(hashes)) > 0.5 * len(hashes)
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
@@ -131,7 +146,7 @@ class Manifest:
         Values held by one row link nothing; leaving them out keeps a 10M-value digest column cheap.
         """
         columns = _columns(spec)
-        if len(columns) == 1:
+        if len(columns) == 1 and self.mostly_distinct(columns[0]):
             rows, local, values = self.repeated(columns[0])
             codes = np.full(self.n_rows, -1, dtype=np.int64)
             codes[rows] = local
@@ -147,6 +162,7 @@ class Manifest:
         repeated_ids: bool = False,
         repeated: Sequence[str] = (),
         sha256: bool = False,
+        keys: Sequence[str | Sequence[str]] = (),
     ) -> None:
         """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
         so the work of several stages runs on all cores at once instead of one stage after another."""
@@ -158,6 +174,9 @@ class Manifest:
             self._background(("group_counts", *columns), partial(self._count_groups, columns))
         if sha256:
             self._background(("sha256",), partial(_digest, self.files))
+        for spec in keys:
+            for column in _columns(spec):
+                self._background(("encode", column), partial(encode_column, self.table[column]))
         for column in repeated:
             job = ("repeated", column, "True")
             self._background(job, partial(repeated_rows, self.table[column], True))
@@ -170,7 +189,10 @@ class Manifest:
         return self._jobs[job]
 
     def _result(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
-        """The job's result: started now unless a prefetch started it already; computed once."""
+        """The job's result: started now unless a prefetch started it already; computed once.
+
+        Only the main thread asks for results: a job that waited on another job could starve the pool.
+        """
         return self._background(job, work).result()
 
     def close(self) -> None:

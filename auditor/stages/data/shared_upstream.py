@@ -84,7 +84,11 @@ class SharedUpstream(Stage):
         return keys
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
-        manifest.prefetch(repeated=[s for s in self._specs(config) if isinstance(s, str)])
+        singles = [s for s in self._specs(config) if isinstance(s, str)]
+        manifest.prefetch(
+            repeated=[s for s in singles if manifest.mostly_distinct(s)],
+            keys=[s for s in self._specs(config) if not isinstance(s, str) or not manifest.mostly_distinct(s)],
+        )
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, SharedUpstreamOptions)
