@@ -36,7 +36,7 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     sources, targets = [], []
     for key, offset in zip(keys, offsets[:-1], strict=False):
         present = key.codes >= 0
-        node = np.where(present, key.codes + offset, -1).astype(index)
+        node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
         link = present & (previous >= 0)
         # Chain each row's values: a row with writer w, document d and digest h links w-d and d-h.
         sources.append(previous[link])

@@ -68,21 +68,12 @@ class KeyCodes:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def encode_column(
-    column: pa.ChunkedArray | pa.Array,
-    blank_is_missing: bool = True,
-    hashes: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, pa.Array]:
-    """One column to (codes, distinct values in first-seen order); null, NaN and blank text become -1.
-
-    ``hashes`` are the column's two fingerprints when the caller has them already.
-    """
+def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True) -> tuple[np.ndarray, pa.Array]:
+    """One column to (codes, distinct values in first-seen order); null, NaN and blank text become -1."""
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     t = column.type
-    if hashes is not None and not pa.types.is_integer(t):
-        codes, values = encode_hashes(_plain_values(column), *hashes)
-    elif pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= _SMALL_DICTIONARY:
+    if pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= _SMALL_DICTIONARY:
         codes, values = _encode_small_dictionary(column)
     elif pa.types.is_integer(t):
         codes, values = _encode_integers(column)

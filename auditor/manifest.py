@@ -17,7 +17,7 @@ from auditor.content import Digests, hash_files
 from auditor.errors import ManifestError
 from auditor.groupcounts import GroupSplitCounts, group_split_counts
 from auditor.hashing import fingerprint
-from auditor.keycodes import KeyCodes, compound_key, encode_column, single_key
+from auditor.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
 from auditor.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
 from auditor.repeats import repeated_rows
 
@@ -148,7 +148,7 @@ class Manifest:
         columns = _columns(spec)
         if len(columns) == 1 and self.mostly_distinct(columns[0]):
             rows, local, values = self.repeated(columns[0])
-            codes = np.full(self.n_rows, -1, dtype=np.int64)
+            codes = np.full(self.n_rows, -1, dtype=CODE)
             codes[rows] = local
             return KeyCodes(columns[0], columns, codes, ((np.arange(len(values)), values),))
         key = self.key(columns)

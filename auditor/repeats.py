@@ -35,8 +35,9 @@ def _member(hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Rows whose (non-missing) value occurs more than once, an exact code per such row (equal iff equal),
     and the value of each code."""
-    # Both hashes now: when most rows repeat, the whole column is encoded from them without hashing again.
-    hashes, second = fingerprint(column, second=not pa.types.is_integer(column.type))
+    # Callers bring mostly-distinct columns (ids, digests), so one hash suffices to find the repeats; in the
+    # rare case that most rows repeat after all, the full encoding below hashes again.
+    hashes = fingerprint(column, second=False)[0]
     valid = ~column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
     pool = hashes[valid] if valid is not None else hashes
     ordered = np.sort(pool)
@@ -47,8 +48,7 @@ def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tu
     # Confirm exactly (two values may share a hash): encode only the candidates unless they are most rows.
     if int(runs[runs > 1].sum()) > len(hashes) // 2:
         rows = np.arange(len(hashes), dtype=np.int64)
-        given = (hashes, second) if len(second) else None
-        codes, values = encode_column(column, blank_is_missing, hashes=given)
+        codes, values = encode_column(column, blank_is_missing)
     else:
         candidate = _member(hashes, ordered[starts[runs > 1]])
         if valid is not None:

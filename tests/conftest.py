@@ -12,8 +12,14 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from hypothesis import settings
+
 from auditor import load_config, run_audit
 from auditor.findings import Report
+
+# Property tests explore the same examples on every run: a failure is reproducible, never flaky.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
 
