@@ -125,11 +125,11 @@ def _hash_chunk(chunk: pa.Array, second: bool = True) -> tuple[np.ndarray, np.nd
     return _hash_binary(chunk, second)
 
 
-def fingerprint(column: pa.ChunkedArray, workers: int = 2, second: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def fingerprint(column: pa.ChunkedArray, workers: int = 1, second: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Two uint64 hashes per row (the second empty unless ``second``); equal values hash equal.
 
-    Nulls get arbitrary hashes: mask them. Chunks are hashed on ``workers`` threads: numpy releases the
-    GIL in each vectorized step.
+    Nulls get arbitrary hashes: mask them. Chunks may be hashed on ``workers`` threads (numpy releases the
+    GIL); the default is one, because callers already run several columns at once on the cores there are.
     """
 
     def one(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
