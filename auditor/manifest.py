@@ -257,9 +257,7 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     _check_scalar_columns(table, list(named), files)
     if spec.id is not None:
         _check_id_type(table, spec.id, files)
-    manifest = Manifest(table, files, spec.id)
-    manifest.prefetch(sha256=True)
-    return manifest
+    return Manifest(table, files, spec.id)
 
 
 def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
