@@ -21,6 +21,7 @@ from auditor.output import check_writable, remove_stale, write_atomic
 from auditor.render import FILE_RENDERERS, render_terminal
 from auditor.runner import prepare_stages, run_audit
 from auditor.stage import Stage
+from auditor.stages.planned import PlannedStage
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
 
@@ -142,7 +143,8 @@ def stages(
     if loaded is not None:
         table.add_column("for this config")
     for stage in found:
-        row = [stage.name, stage.summary, ", ".join(stage.needs)]
+        summary = stage.summary + (" (not implemented yet)" if isinstance(stage, PlannedStage) else "")
+        row = [stage.name, summary, ", ".join(stage.needs)]
         if loaded is not None:
             reason = stage.skip_reason(loaded.config)
             row.append("runs" if reason is None else f"skipped: {reason}")

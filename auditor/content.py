@@ -35,6 +35,16 @@ def default_cache_dir() -> Path:
     return Path(base) / "split-auditor"
 
 
+def cache_dir_from(option: str | None, base_dir: Path) -> Path | None:
+    """The digest cache a stage option names: default location, 'none' (no cache), or a path (relative
+    to the config's directory, like every path in the config)."""
+    if option is None:
+        return default_cache_dir()
+    if option.strip().lower() == "none":
+        return None
+    return (base_dir / Path(option).expanduser()).resolve()
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:

@@ -11,7 +11,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
-
 from hypothesis import settings
 
 from auditor import load_config, run_audit

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -12,7 +11,7 @@ import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.config import AuditConfig
-from auditor.content import default_cache_dir
+from auditor.content import cache_dir_from
 from auditor.findings import Finding, Severity
 from auditor.groupcounts import GroupSplitCounts, counts_from_rows
 from auditor.manifest import Manifest
@@ -57,12 +56,6 @@ class DuplicateContent(Stage):
             return "no content key: set `keys.content_hash` (a digest column) or `keys.content_path` (files)"
         return base
 
-    def _cache_dir(self) -> Path | None:
-        assert isinstance(self.options, DuplicateContentOptions)
-        if self.options.cache_dir is None:
-            return default_cache_dir()
-        return None if self.options.cache_dir.lower() == "none" else Path(self.options.cache_dir).expanduser()
-
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         if config.keys.content_hash is not None:
             manifest.prefetch(repeated=[config.keys.content_hash])
@@ -78,7 +71,9 @@ class DuplicateContent(Stage):
         else:
             assert keys.content_path is not None
             name = f"sha256({keys.content_path})"
-            per_row, digests, _ = manifest.content_digests(keys.content_path, self._cache_dir())
+            per_row, digests, _ = manifest.content_digests(
+                keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
+            )
             content = pa.chunked_array([per_row])
             if digests.failures:
                 failed = sorted(digests.failures.items())

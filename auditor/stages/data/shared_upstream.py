@@ -7,7 +7,6 @@ with C, so A and C are one unit, even when no single key value crosses the two s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,7 +15,7 @@ from pydantic import Field
 
 from auditor.components import Components, chain, row_components
 from auditor.config import AuditConfig, compound_label
-from auditor.content import default_cache_dir
+from auditor.content import cache_dir_from
 from auditor.findings import Finding, Severity
 from auditor.keycodes import KeyCodes, single_key
 from auditor.manifest import Manifest
@@ -74,8 +73,7 @@ class SharedUpstream(Stage):
         keys = [manifest.shared_key(spec) for spec in self._specs(context.config)]
         path = context.config.keys.content_path
         if path is not None:
-            cache = self.options.cache_dir
-            cache_dir = default_cache_dir() if cache is None else None if cache.lower() == "none" else Path(cache)
+            cache_dir = cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
             per_row, _, _ = manifest.content_digests(path, cache_dir)
             rows, codes, values = repeated_rows(pa.chunked_array([per_row]), blank_is_missing=True)
             shared = np.full(manifest.n_rows, -1, dtype=np.int64)

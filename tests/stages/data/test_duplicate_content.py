@@ -114,3 +114,11 @@ def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str, str]]) -
     dup3 = [f for f in report.findings if f.code == "DUP003"]
     assert (dup1[0].evidence["digests"] if dup1 else 0) == crossing
     assert (dup3[0].evidence["digests"] if dup3 else 0) == conflicts
+
+
+def test_cache_dir_option(tmp_path: Path) -> None:
+    from auditor.content import cache_dir_from, default_cache_dir
+
+    assert cache_dir_from(None, tmp_path) == default_cache_dir()
+    assert cache_dir_from("none", tmp_path) is None
+    assert cache_dir_from(".cache/digests", tmp_path) == (tmp_path / ".cache" / "digests").resolve()
