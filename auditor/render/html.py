@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from auditor.findings import Report
 from auditor.render.common import cell, headline, manifest_line
+
+
+def _inline_code(text: str) -> Markup:
+    """Escape the text, then show `backticked` names as code, as the Markdown report does."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 def render_html(report: Report) -> str:
@@ -13,6 +21,7 @@ def render_html(report: Report) -> str:
         loader=PackageLoader("auditor.render", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
+    env.filters["code"] = _inline_code
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     return template.render(

@@ -40,7 +40,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]
     if skipped and not verbose:
-        console.print(Text(f"{len(skipped)} stage(s) skipped (run `audit stages CONFIG` to see why)", style="dim"))
+        console.print(Text(f"{len(skipped)} stage(s) skipped (-v shows why)", style="dim"))
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue

@@ -68,3 +68,11 @@ def test_markdown_folds_skipped_stages(report: Report) -> None:
     md = render_markdown(report)
     assert "| broadcast |" not in md
     assert "- broadcast: not implemented yet" in md
+
+
+def test_html_shows_backticked_names_as_code_and_still_escapes(report: Report) -> None:
+    f = report.findings[0]
+    odd = f.model_copy(update={"remediation": "record it under `accept` <b>now</b>"})
+    stage = report.stages[0].model_copy(update={"findings": (odd,)})
+    html = render_html(report.model_copy(update={"stages": (stage,)}))
+    assert "<code>accept</code>" in html and "&lt;b&gt;now&lt;/b&gt;" in html

@@ -139,7 +139,7 @@ class GroupOverlap(Stage):
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
         message = {
             PairKind.TRAIN_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {verb} in both a train and a holdout "
-            f"split, so the evaluation is not on unseen '{key.name}': {pairs}.",
+            f"split, so the holdout score is not a score on unseen '{key.name}' values: {pairs}.",
             PairKind.HOLDOUT_HOLDOUT: f"{n} '{key.name}' {noun} ({shown}) {be} shared between holdout "
             f"splits, so those evaluations are not independent: {pairs}.",
             PairKind.ALLOWED: f"{n} '{key.name}' {noun} ({shown}) {be} shared between split pairs that "
