@@ -109,9 +109,10 @@ def find_overlap(
 
 
 def holdout_exposure(
-    counts: np.ndarray, overlap: Overlap, mask: np.ndarray, roles: SplitRoles
+    counts: np.ndarray, overlap: Overlap, mask: np.ndarray, roles: SplitRoles, split_rows: dict[str, int]
 ) -> dict[str, dict[str, float]]:
-    """Per holdout split: its rows whose value also occurs in a train split it must not share with."""
+    """Per holdout split: its rows whose value also occurs in a train split it must not share with, out
+    of all its rows (``split_rows``; the count matrix may leave out rows without a value)."""
     out: dict[str, dict[str, float]] = {}
     for s in overlap.order:
         leaking = [
@@ -124,7 +125,7 @@ def holdout_exposure(
         in_train = mask & (counts[:, leaking].sum(axis=1) > 0)
         hit = int(counts[in_train, overlap.index[s]].sum())
         if hit:
-            total = int(counts[:, overlap.index[s]].sum())
+            total = split_rows[s]
             out[s] = {"rows": hit, "of": total, "share": round(hit / total, 4)}
     return out
 

@@ -109,7 +109,13 @@ class DuplicateContent(Stage):
             mask = overlap.mask(kind)
             values = np.flatnonzero(mask)
             top, labels = largest(grouped.key, values, grouped.counts[values].sum(axis=1), self.options.max_examples)
-            exposure = holdout_exposure(grouped.counts, overlap, mask, context.roles) if code == "DUP001" else {}
+            exposure = (
+                holdout_exposure(
+                    grouped.counts, overlap, mask, context.roles, context.require_manifest().rows_per_split()
+                )
+                if code == "DUP001"
+                else {}
+            )
             pairs = pairs_text(shares, "shared")
             message = f"{len(values)} content digest(s) of {name} occur in more than one split: {pairs}."
             if exposure:

@@ -134,7 +134,10 @@ class GroupOverlap(Stage):
         n = len(groups)
         top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
         pairs = pairs_text(overlap.of_kind(kind), "shared")
-        exposure = holdout_exposure(counts, overlap, mask, context.roles) if kind is PairKind.TRAIN_HOLDOUT else {}
+        split_rows = context.require_manifest().rows_per_split()
+        exposure = (
+            holdout_exposure(counts, overlap, mask, context.roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
+        )
         noun, verb, be = ("value", "occurs", "is") if n == 1 else ("values", "occur", "are")
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
         message = {

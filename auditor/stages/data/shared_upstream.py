@@ -123,7 +123,8 @@ class SharedUpstream(Stage):
         crossing = np.flatnonzero(mask)
         sizes = counts[crossing].sum(axis=1)
         order = np.lexsort((crossing, -sizes))[: self.options.max_examples]
-        exposure = holdout_exposure(counts, overlap, mask, roles) if kind is PairKind.TRAIN_HOLDOUT else {}
+        split_rows = context.require_manifest().rows_per_split()
+        exposure = holdout_exposure(counts, overlap, mask, roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
         pairs = [p for p in overlap.of_kind(kind)]
         examples = [self._example(context, keys, comps, int(crossing[i]), pairs) for i in order]
         key_names = ", ".join(k.name for k in keys)

@@ -122,3 +122,11 @@ def test_cache_dir_option(tmp_path: Path) -> None:
     assert cache_dir_from(None, tmp_path) == default_cache_dir()
     assert cache_dir_from("none", tmp_path) is None
     assert cache_dir_from(".cache/digests", tmp_path) == (tmp_path / ".cache" / "digests").resolve()
+
+
+def test_holdout_share_counts_every_row_of_the_split(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"h": ["x", "y", "x", "z", "w"], "split": ["train", "train", "test", "test", "test"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert finding(r, "DUP001").evidence["holdout_rows_identical_to_train"] == {
+        "test": {"rows": 1, "of": 3, "share": 0.3333}
+    }
