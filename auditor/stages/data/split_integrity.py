@@ -138,13 +138,15 @@ class SplitIntegrity(Stage):
 
     def _empty_declared(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
         roles = context.roles
+        by_default = "train" not in context.config.splits.model_fields_set
         for role, declared in (("train", roles.train), ("holdout", roles.holdout)):
             for n in sorted(declared):
                 if n not in present:
+                    how = "(the default; set splits.train) " if role == "train" and by_default else "is declared but "
                     yield self.finding(
                         "SPL006",
                         Severity.ERROR,
-                        f"the {role} split {n!r} is declared but has no rows"
+                        f"the {role} split {n!r} {how}has no rows"
                         + (f" (splits found: {', '.join(sorted(present))})" if present else "")
                         + ".",
                         key=n,

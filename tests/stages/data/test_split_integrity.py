@@ -76,7 +76,8 @@ def test_declared_split_with_no_rows(audit) -> None:  # type: ignore[no-untyped-
 
 def test_no_train_split_at_all(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit({"split": ["training", "test"]}, only=ONLY)
-    assert finding(r, "SPL006").key == "train"
+    f = finding(r, "SPL006")
+    assert f.key == "train" and "the default; set splits.train" in f.message
 
 
 def test_allow_naming_a_missing_split(audit) -> None:  # type: ignore[no-untyped-def]
