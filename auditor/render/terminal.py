@@ -37,7 +37,8 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
             continue
         note = r.error.type + ": " + r.error.message if r.error else (r.skip_reason or "")
         table.add_row(r.stage, Text(r.status, style=STATUS[r.status]), str(len(r.findings)), note)
-    console.print(table)
+    if table.row_count:
+        console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]
     if skipped and not verbose:
         console.print(Text(f"{len(skipped)} stage(s) skipped (-v shows why)", style="dim"))
