@@ -188,3 +188,11 @@ def test_reports_are_readable_by_others_and_stale_ones_go(sample: Path) -> None:
 def test_version() -> None:
     result = invoke("--version")
     assert result.exit_code == 0 and result.output.startswith("split-auditor ")
+
+
+def test_numeric_only_config_says_nothing_was_audited(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path, {"numeric": {"model": "m:a", "batch": "m:b", "loss": "m:c"}, "report": {"formats": []}}
+    )
+    result = invoke("run", str(cfg))
+    assert result.exit_code == 2 and "no stage ran" in result.output and "stage  status" not in result.output
