@@ -84,6 +84,10 @@ class Stage(ABC):
             return f"disabled in the config (stages.{self.name}.enabled: false)"
         if self.needs_manifest and config.manifest is None:
             return "the config has no `manifest`"
+        return self.missing_input(config)
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        """What this stage needs that the config does not give (None when it has everything)."""
         return None
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:  # noqa: B027 - optional hook

@@ -20,8 +20,8 @@ class PlannedStage(Stage):
     needs_manifest = False
     numeric: ClassVar[bool] = False
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        return super().skip_reason(config) or "not implemented yet"
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return "not implemented yet"
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         raise NotImplementedError(f"stage '{self.name}' is not implemented yet")

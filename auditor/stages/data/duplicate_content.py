@@ -50,11 +50,10 @@ class DuplicateContent(Stage):
     }
     Options = DuplicateContentOptions
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        base = super().skip_reason(config)
-        if base is None and config.keys.content_hash is None and config.keys.content_path is None:
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if config.keys.content_hash is None and config.keys.content_path is None:
             return "no content key: set `keys.content_hash` (a digest column) or `keys.content_path` (files)"
-        return base
+        return None
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         if config.keys.content_hash is not None:

@@ -39,11 +39,10 @@ class GroupOverlap(Stage):
     }
     Options = GroupOverlapOptions
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        base = super().skip_reason(config)
-        if base is None and not config.keys.groups:
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if not config.keys.groups:
             return "no group keys: set `keys.groups` (e.g. [writer] or [[patient_id, eye]])"
-        return base
+        return None
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         manifest.prefetch(group_counts=config.keys.groups)

@@ -34,11 +34,8 @@ class LabelCoverage(Stage):
     }
     Options = LabelCoverageOptions
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        base = super().skip_reason(config)
-        if base is None and config.keys.label is None:
-            return "no label column: set `keys.label`"
-        return base
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return "no label column: set `keys.label`" if config.keys.label is None else None
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         assert config.keys.label is not None

@@ -58,14 +58,13 @@ class SharedUpstream(Stage):
             specs.append(config.keys.content_hash)
         return specs
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        base = super().skip_reason(config)
+    def missing_input(self, config: AuditConfig) -> str | None:
         links = len(self._specs(config)) + (config.keys.content_path is not None)
-        if base is None and links < 1:
+        if links < 1:
             return "no linking keys: set `keys.groups`, `keys.sources` or a content key"
-        if base is None and links == 1 and len(config.keys.groups) == 1:
+        if links == 1 and len(config.keys.groups) == 1:
             return "one group key only: group_overlap reports it; add `keys.sources` or a content key to link further"
-        return base
+        return None
 
     def _keys(self, context: AuditContext) -> list[KeyCodes]:
         assert isinstance(self.options, SharedUpstreamOptions)

@@ -33,11 +33,8 @@ class TemporalOrder(Stage):
     }
     Options = TemporalOrderOptions
 
-    def skip_reason(self, config: AuditConfig) -> str | None:
-        base = super().skip_reason(config)
-        if base is None and config.keys.time is None:
-            return "no time column: set `keys.time`"
-        return base
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return "no time column: set `keys.time`" if config.keys.time is None else None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, TemporalOrderOptions)
