@@ -46,6 +46,8 @@ class Manifest:
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._rows_per_split: dict[str, int] | None = None
+        self._distinct: dict[str, bool] = {}
         self.split = self.key(SPLIT_COLUMN)
 
     @property
@@ -64,8 +66,11 @@ class Manifest:
         return self.split.labels(range(self.split.n_values))
 
     def rows_per_split(self) -> dict[str, int]:
-        counts = np.bincount(self.split.codes[self.split.codes >= 0], minlength=self.split.n_values)
-        return {name: int(c) for name, c in zip(self.split_names, counts, strict=True) if c}
+        """Rows per split name (several stages and the report ask; counted once)."""
+        if self._rows_per_split is None:
+            counts = np.bincount(self.split.codes[self.split.codes >= 0], minlength=self.split.n_values)
+            self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
+        return dict(self._rows_per_split)
 
     def key(self, spec: str | Sequence[str]) -> KeyCodes:
         """The codes of a key: a column name or a compound of columns; computed once, then shared."""
@@ -120,10 +125,12 @@ class Manifest:
         For such columns finding the few repeated values is far cheaper than coding every row; for a
         writer-like column, coding every row directly skips a wasted search.
         """
-        step = max(1, self.n_rows // _SAMPLE_ROWS)
-        sample = self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
-        hashes = fingerprint(sample, workers=1, second=False)[0]
-        return len(np.unique(hashes)) > 0.5 * len(hashes)
+        if column not in self._distinct:
+            step = max(1, self.n_rows // _SAMPLE_ROWS)
+            sample = self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
+            hashes = fingerprint(sample, workers=1, second=False)[0]
+            self._distinct[column] = len(np.unique(hashes)) > 0.5 * len(hashes)
+        return self._distinct[column]
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
