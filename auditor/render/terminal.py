@@ -36,7 +36,8 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
         if r.status == "skipped" and not verbose:
             continue
         note = r.error.type + ": " + r.error.message if r.error else (r.skip_reason or "")
-        table.add_row(r.stage, Text(r.status, style=STATUS[r.status]), str(len(r.findings)), note)
+        # Text, not str: a note like "e.g. [writer]" is data, not rich markup.
+        table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), str(len(r.findings)), Text(note))
     if table.row_count:
         console.print(table)
     skipped = [r for r in report.stages if r.status == "skipped"]

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from auditor import run_audit
-from auditor.findings import Report
+from auditor.findings import Report, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import REPO
 
@@ -76,3 +76,15 @@ def test_html_shows_backticked_names_as_code_and_still_escapes(report: Report) -
     stage = report.stages[0].model_copy(update={"findings": (odd,)})
     html = render_html(report.model_copy(update={"stages": (stage,)}))
     assert "<code>accept</code>" in html and "&lt;b&gt;now&lt;/b&gt;" in html
+
+
+def test_terminal_shows_brackets_in_notes_as_text(report: Report) -> None:
+    skipped = report.model_copy(
+        update={
+            "stages": (
+                *report.stages,
+                StageResult(stage="custom", status="skipped", duration_s=0.0, skip_reason="set keys (e.g. [writer])"),
+            )
+        }
+    )
+    assert "(e.g. [writer])" in render_terminal(skipped, verbose=True, width=200)
