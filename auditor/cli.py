@@ -112,7 +112,7 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
 
 @app.command()
 def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> None:
-    """Check the config, every stage's options and that the manifest has the named columns; no stage runs."""
+    """Check the config, every stage's options, the manifest's named columns and stage inputs; no stage runs."""
     try:
         loaded = load_config(config)
         stages = prepare_stages(loaded)
@@ -120,6 +120,9 @@ def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> 
     except AuditError as exc:
         raise _fail(str(exc)) from None
     active = [s.name for s in stages if s.skip_reason(loaded.config) is None]
+    problems = [p for s in stages if s.name in active for p in s.check_inputs(loaded)]
+    if problems:
+        raise _fail("\n".join(problems))
     typer.echo(f"{loaded.path}: valid")
     for f in manifest_files:
         typer.echo(f"  manifest file {f}: all named columns present")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -86,22 +87,73 @@ class KeysSpec(_Section):
     entity: str | None = Field(default=None, description="per-entity temporal ordering")
 
 
+class TokenizerSpec(_Section):
+    """How a vocabulary's text column is cut into tokens before counting."""
+
+    lowercase: bool = False
+    split_pattern: str | None = Field(
+        default=None, description="a regex that separates tokens (default: runs of whitespace)"
+    )
+    token_pattern: str | None = Field(
+        default=None, description="a regex every token matches, as scikit-learn's token_pattern (slower)"
+    )
+    min_frequency: int = Field(default=1, ge=1, description="tokens rarer than this were left out of the vocabulary")
+    frequency: Literal["tokens", "rows"] = Field(
+        default="tokens", description="count occurrences (tokenizers) or rows holding the token (min_df)"
+    )
+
+    @model_validator(mode="after")
+    def _patterns(self) -> TokenizerSpec:
+        if self.split_pattern is not None and self.token_pattern is not None:
+            raise ValueError("give `split_pattern` or `token_pattern`, not both")
+        for name in ("split_pattern", "token_pattern"):
+            pattern = getattr(self, name)
+            if pattern is not None:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"{name} {pattern!r} is not a valid regular expression: {exc}") from None
+        return self
+
+
+_KIND_FIELDS = {"tokenizer": ("vocabulary",), "strategy": ("impute",), "method": ("selected_features",)}
+
+
 class FittedSpec(_Section):
     """A statistic fitted before the split, and what its author claims it was fitted on."""
 
     name: str
     kind: Literal["standardize", "minmax", "impute", "vocabulary", "categories", "selected_features"]
-    artifact: str
+    artifact: str = Field(description="a .json, .csv or .txt file; pickles are refused (see the README)")
     columns: list[str] | None = None
     text: str | None = Field(default=None, description="the text column a vocabulary was built from")
-    fitted_on: list[str] = Field(default_factory=lambda: ["train"])
+    fitted_on: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
+    tokenizer: TokenizerSpec | None = Field(default=None, description="vocabulary only")
+    strategy: Literal["mean", "median", "most_frequent"] | None = Field(
+        default=None, description="impute only; default: the artifact's `strategy`, else each is tried"
+    )
+    method: Literal["correlation", "anova_f"] | None = Field(
+        default=None, description="selected_features only: the univariate score that chose the columns"
+    )
+    label: str | None = Field(default=None, description="selected_features: the target column (default keys.label)")
 
     @model_validator(mode="after")
     def _inputs(self) -> FittedSpec:
         if self.kind == "vocabulary" and self.text is None:
             raise ValueError("a vocabulary needs `text`: the column it was built from")
+        if self.kind == "vocabulary" and self.columns:
+            raise ValueError("a vocabulary reads one `text` column; drop `columns`")
         if self.kind != "vocabulary" and not self.columns:
             raise ValueError(f"kind '{self.kind}' needs `columns`")
+        if self.kind != "vocabulary" and self.text is not None:
+            raise ValueError(f"`text` is for a vocabulary; kind '{self.kind}' reads `columns`")
+        for name, kinds in _KIND_FIELDS.items():
+            if getattr(self, name) is not None and self.kind not in kinds:
+                raise ValueError(f"`{name}` applies to kind {' or '.join(kinds)}, not '{self.kind}'")
+        if self.label is not None and self.kind != "selected_features":
+            raise ValueError(f"`label` applies to kind selected_features, not '{self.kind}'")
+        if self.columns and len(set(self.columns)) != len(self.columns):
+            raise ValueError("`columns` names a column twice")
         return self
 
 
@@ -178,6 +230,13 @@ class AuditConfig(_Section):
     def _needs_something(self) -> AuditConfig:
         if self.manifest is None and self.numeric is None:
             raise ValueError("a config needs `manifest` (or, for code checks only, `numeric`)")
+        names = [f.name for f in self.fitted]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"fitted: name(s) {twice} used twice; each artifact needs its own name")
+        for f in self.fitted:
+            if f.method is not None and f.label is None and self.keys.label is None:
+                raise ValueError(f"fitted '{f.name}': `method` needs a target: set its `label` or `keys.label`")
         return self
 
     def manifest_columns(self) -> dict[str, Loc]:
@@ -203,6 +262,8 @@ class AuditConfig(_Section):
             for j, col in enumerate(f.columns or []):
                 add(col, ("fitted", i, "columns", j))
             add(f.text, ("fitted", i, "text"))
+            if f.method is not None:
+                add(f.label or self.keys.label, ("fitted", i, "label") if f.label else ("keys", "label"))
         return named
 
 

@@ -90,6 +90,10 @@ class Stage(ABC):
         """What this stage needs that the config does not give (None when it has everything)."""
         return None
 
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        """Problems with the stage's own input files (not the manifest), for `audit validate`; one line each."""
+        return []
+
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:  # noqa: B027 - optional hook
         """Start the heavy manifest work this stage will ask for, so all stages' work overlaps."""
 

@@ -196,3 +196,37 @@ def test_numeric_only_config_says_nothing_was_audited(tmp_path: Path) -> None:
     )
     result = invoke("run", str(cfg))
     assert result.exit_code == 2 and "no stage ran" in result.output and "stage  status" not in result.output
+
+
+@pytest.fixture
+def clinic(tmp_path: Path) -> Path:
+    target = tmp_path / "clinic"
+    shutil.copytree(REPO / "sample_data" / "clinic", target, ignore=shutil.ignore_patterns("audit-report"))
+    return target / "audit.yaml"
+
+
+def test_clinic_sample_finds_the_scaler_fitted_on_all_rows(clinic: Path) -> None:
+    result = invoke("run", str(clinic), "--only", "fitted_statistics", "-v")
+    assert result.exit_code == 1
+    assert "FIT001" in result.output and "'feature_scaler'" in result.output and "all rows" in result.output
+    report = json.loads((clinic.parent / "audit-report" / "report.json").read_text())
+    found = sorted((f["code"], f["key"]) for s in report["stages"] for f in s["findings"])
+    assert found == [
+        ("FIT000", "missing_values"),
+        ("FIT000", "note_vocabulary"),
+        ("FIT000", "smoker_onehot"),
+        ("FIT001", "feature_scaler"),
+    ]
+
+
+def test_validate_reads_artifacts(clinic: Path) -> None:
+    assert invoke("validate", str(clinic)).exit_code == 0
+    (clinic.parent / "artifacts" / "vocab.txt").unlink()
+    pickled = clinic.read_text().replace("artifacts/scaler.json", "artifacts/scaler.pkl")
+    clinic.write_text(pickled)
+    (clinic.parent / "artifacts" / "scaler.pkl").write_bytes(b"\x80\x04.")
+    result = invoke("validate", str(clinic))
+    assert result.exit_code == 2
+    assert "scaler.pkl" in result.output and "is a pickle" in result.output
+    assert "vocab.txt" in result.output and "not found" in result.output
+    assert not (clinic.parent / "audit-report").exists()

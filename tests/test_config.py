@@ -140,3 +140,50 @@ def test_numeric_split_names_and_keys_are_read_as_text() -> None:
         }
     )
     assert loaded.config.splits.train == ["0", "1"] and loaded.config.accept[0].key == "17"
+
+
+FITTED_BASE = {"manifest": {"path": "m.csv", "split": "split"}}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"kind": "vocabulary", "artifact": "v.txt"}, "a vocabulary needs `text`"),
+        ({"kind": "standardize", "artifact": "s.json"}, "needs `columns`"),
+        ({"kind": "standardize", "artifact": "s.json", "columns": ["a"], "tokenizer": {}}, "`tokenizer` applies to"),
+        ({"kind": "minmax", "artifact": "s.json", "columns": ["a"], "strategy": "mean"}, "`strategy` applies to"),
+        ({"kind": "impute", "artifact": "s.json", "columns": ["a", "a"]}, "names a column twice"),
+        (
+            {"kind": "vocabulary", "artifact": "v.txt", "text": "t", "tokenizer": {"token_pattern": "(unclosed"}},
+            "not a valid regular expression",
+        ),
+        (
+            {"kind": "selected_features", "artifact": "s.json", "columns": ["a", "b"], "method": "anova_f"},
+            "`method` needs a target",
+        ),
+        ({"kind": "scaler", "artifact": "s.json", "columns": ["a"]}, "fitted.0.kind"),
+    ],
+)
+def test_fitted_entries_are_validated(entry: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        config_from_mapping({**FITTED_BASE, "fitted": [{"name": "x", **entry}]})
+
+
+def test_fitted_names_are_unique_and_their_columns_are_read() -> None:
+    entry = {"kind": "standardize", "artifact": "s.json", "columns": ["age"]}
+    with pytest.raises(ConfigError, match="used twice"):
+        config_from_mapping({**FITTED_BASE, "fitted": [{"name": "n", **entry}, {"name": "n", **entry}]})
+    loaded = config_from_mapping(
+        {
+            **FITTED_BASE,
+            "keys": {"label": "y"},
+            "fitted": [
+                {"name": "n", **entry},
+                {"name": "s", "kind": "selected_features", "artifact": "s.txt", "columns": ["a"], "method": "anova_f"},
+                {"name": "v", "kind": "vocabulary", "artifact": "v.txt", "text": "note"},
+            ],
+        }
+    )
+    cols = loaded.config.manifest_columns()
+    assert list(cols) == ["split", "y", "age", "a", "note"]
+    assert cols["note"] == ("fitted", 2, "text")

@@ -97,7 +97,7 @@ def test_same_input_same_findings(loaded) -> None:  # type: ignore[no-untyped-de
 def test_planned_stages_skip_as_not_implemented(loaded) -> None:  # type: ignore[no-untyped-def]
     report = run_audit(loaded())
     planned = {r.stage: r.skip_reason for r in report.stages if r.status == "skipped"}
-    assert planned["fitted_statistics"] == "not implemented yet"
+    assert planned["fitted_statistics"] == "no `fitted` entries in the config"
     assert planned["broadcast"] == "not implemented yet"
 
 

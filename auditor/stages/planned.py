@@ -27,12 +27,6 @@ class PlannedStage(Stage):
         raise NotImplementedError(f"stage '{self.name}' is not implemented yet")
 
 
-class FittedStatistics(PlannedStage):
-    name = "fitted_statistics"
-    summary = "preprocessing statistics (scalers, vocabularies, categories) checked against the split they claim"
-    needs = ("manifest", "fitted")
-
-
 class TestExposure(PlannedStage):
     __test__ = False  # not a pytest test class, despite the name
     name = "test_exposure"

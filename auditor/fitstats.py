@@ -1,0 +1,153 @@
+"""Statistics of numeric columns per split, combined for any set of splits without another pass over rows.
+
+Groups are split codes shifted by one: group 0 holds rows without a split, group i+1 the split with code i.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.errors import StageInputError
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """A candidate set of rows an artifact may have been fitted on: a union of split groups."""
+
+    name: str
+    groups: frozenset[int]
+    holdout: tuple[str, ...]  # the holdout splits among them: non-empty means the set leaks
+    claimed: bool = False
+
+    def mask(self, group: np.ndarray) -> np.ndarray:
+        return np.isin(group, np.fromiter(self.groups, dtype=group.dtype))
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Count, mean, sum of squared deviations, min and max of one column, per group."""
+
+    n: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def over(self, groups: Iterable[int]) -> dict[str, float]:
+        """The statistics of the union of ``groups`` (Chan's pairwise combination, exact up to rounding)."""
+        g = np.fromiter(sorted(groups), dtype=np.int64)
+        g = g[self.n[g] > 0]
+        n = float(self.n[g].sum())
+        if not n:
+            nan = float("nan")
+            return {"n": 0.0, "mean": nan, "var0": nan, "var1": nan, "min": nan, "max": nan}
+        mean = float((self.n[g] * self.mean[g]).sum() / n)
+        m2 = float((self.m2[g] + self.n[g] * (self.mean[g] - mean) ** 2).sum())
+        return {
+            "n": n,
+            "mean": mean,
+            "var0": m2 / n,
+            "var1": m2 / (n - 1) if n > 1 else float("nan"),
+            "min": float(self.lo[g].min()),
+            "max": float(self.hi[g].max()),
+        }
+
+
+def moments(values: np.ndarray, group: np.ndarray, n_groups: int) -> Moments:
+    """Per-group moments of ``values`` (NaN ignored, as scikit-learn's scalers and imputers do)."""
+    finite = ~np.isnan(values)
+    if not finite.all():
+        values, group = values[finite], group[finite]
+    n = np.bincount(group, minlength=n_groups).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(group, weights=values, minlength=n_groups) / n
+    # Two passes (mean, then squared deviations) keep the variance exact for large offsets.
+    m2 = np.bincount(group, weights=(values - mean[group]) ** 2, minlength=n_groups)
+    lo = np.full(n_groups, np.inf)
+    hi = np.full(n_groups, -np.inf)
+    for g in np.flatnonzero(n):
+        part = values[group == g] if n_groups > 1 else values
+        lo[g], hi[g] = part.min(), part.max()
+    return Moments(n, mean, m2, lo, hi)
+
+
+def median(values: np.ndarray, mask: np.ndarray) -> float:
+    part = values[mask]
+    part = part[~np.isnan(part)]
+    return float(np.median(part)) if len(part) else float("nan")
+
+
+def most_frequent(column: pa.ChunkedArray, mask: np.ndarray) -> object:
+    """The most frequent non-missing value among the masked rows; the smallest wins a tie (as scikit-learn)."""
+    chosen = column.filter(pa.array(mask)).drop_null()
+    if pa.types.is_floating(chosen.type):
+        chosen = chosen.filter(pc.invert(pc.is_nan(chosen)))
+    if not len(chosen):
+        return None
+    counts = pc.value_counts(chosen)
+    values, freq = counts.field("values"), counts.field("counts").to_numpy()
+    best = np.flatnonzero(freq == freq.max())
+    tied = values.take(pa.array(best))
+    return pc.min(tied).as_py()
+
+
+def numeric_values(column: pa.ChunkedArray, name: str, why: str) -> np.ndarray:
+    """The column as float64 with NaN for missing values; StageInputError naming a value that is not a number."""
+    t = column.type
+    if pa.types.is_dictionary(t):
+        column, t = column.cast(t.value_type), t.value_type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t):
+        values = column.cast(pa.float64()).to_numpy()
+        return np.asarray(values, dtype=np.float64)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        text = pd.Series(column.to_numpy(zero_copy_only=False), dtype=object)
+        parsed = pd.to_numeric(text, errors="coerce")
+        blank = text.isna() | (text.astype(str).str.strip() == "")
+        bad = np.flatnonzero((parsed.isna() & ~blank).to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            raise StageInputError(
+                f"column '{name}' holds text where {why} needs numbers: {text.iloc[row]!r} at row {row} "
+                f"({len(bad)} such row(s); a repeated header line or a unit in the cell?)"
+            )
+        return parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+    raise StageInputError(f"column '{name}' has type {t}; {why} needs numbers")
+
+
+def scores(values: np.ndarray, target: np.ndarray, method: str, classes: int) -> float:
+    """A univariate score of one feature against the target, as scikit-learn's selectors rank them.
+
+    correlation: |Pearson r| (r_regression, and f_regression which is monotone in it);
+    anova_f: the one-way ANOVA F statistic of the feature across target classes (f_classif).
+    """
+    ok = ~np.isnan(values)
+    if method == "correlation":
+        ok &= ~np.isnan(target)
+        x, y = values[ok], target[ok]
+        if len(x) < 2:
+            return float("nan")
+        x, y = x - x.mean(), y - y.mean()
+        denominator = np.sqrt((x * x).sum() * (y * y).sum())
+        return float(abs((x * y).sum()) / denominator) if denominator else 0.0
+    codes = target.astype(np.int64)
+    ok &= codes >= 0
+    x, g = values[ok], codes[ok]
+    n = np.bincount(g, minlength=classes).astype(np.float64)
+    present = n > 0
+    k, total = int(present.sum()), len(x)
+    if k < 2 or total <= k:
+        return float("nan")
+    sums = np.bincount(g, weights=x, minlength=classes)
+    means = np.divide(sums, n, out=np.zeros_like(sums), where=present)
+    grand = x.mean()
+    between = float((n * (means - grand) ** 2).sum())
+    within = float(((x - means[g]) ** 2).sum())
+    if within == 0:
+        return float("inf") if between > 0 else float("nan")
+    return (between / (k - 1)) / (within / (total - k))

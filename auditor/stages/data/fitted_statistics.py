@@ -1,0 +1,701 @@
+"""fitted_statistics: a preprocessing artifact's claim (`fitted_on`) checked against the data itself.
+
+Numeric statistics are recomputed on every candidate row set (the claim, train, train plus each holdout
+split, all rows) from per-split moments, so each extra candidate costs no pass over the rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import Field
+
+from auditor.artifacts import Artifact, load_artifact
+from auditor.config import AuditConfig, FittedSpec, LoadedConfig, TokenizerSpec
+from auditor.errors import StageInputError
+from auditor.findings import Finding, Severity, Table
+from auditor.fitstats import Moments, RowSet, median, moments, most_frequent, numeric_values, scores
+from auditor.manifest import Manifest
+from auditor.splits import SplitRoles
+from auditor.stage import AuditContext, Stage, StageOptions
+from auditor.tokens import count_tokens
+
+# Relative error a float32 value carries (2 ulp): an artifact saved in float32 still matches.
+_FLOAT32 = 2.0**-23
+
+
+class FittedStatisticsOptions(StageOptions):
+    tolerance: float = Field(
+        default=1e-6,
+        gt=0,
+        le=0.1,
+        description="how far a statistic may be from the recomputed one, relative to the column's spread",
+    )
+    max_examples: int = Field(default=10, ge=1)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """Which candidate row sets reproduce an artifact, and how far each one is off (1.0 = at tolerance)."""
+
+    matches: tuple[RowSet, ...]
+    deviation: dict[str, float]
+    variant: dict[str, str]
+
+
+class FittedStatistics(Stage):
+    name = "fitted_statistics"
+    summary = "preprocessing statistics (scalers, imputers, vocabularies, categories) checked against their claim"
+    needs = ("manifest", "fitted")
+    codes: ClassVar[dict[str, str]] = {
+        "FIT000": "artifact reproduces from the rows it claims",
+        "FIT001": "artifact fitted on rows that include holdout rows",
+        "FIT002": "artifact reproduces from none of the candidate row sets",
+        "FIT003": "artifact reproduces from other training rows than claimed",
+        "FIT004": "holdout rows change this artifact too little to tell",
+        "FIT005": "the claim itself includes holdout splits",
+        "FIT006": "vocabulary tokens found only in holdout rows",
+        "FIT007": "most vocabulary tokens never occur in the text",
+        "FIT008": "categories found only in holdout rows",
+        "FIT009": "feature selection not verified",
+        "FIT010": "artifact lists holdout sample ids as fitted on",
+        "FIT011": "artifact lists ids that are not in the manifest",
+    }
+    Options = FittedStatisticsOptions
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return None if config.fitted else "no `fitted` entries in the config"
+
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        return read_artifacts(loaded)[1]
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, FittedStatisticsOptions)
+        manifest = context.require_manifest()
+        checks = _Checks(self, context, manifest, self.options)
+        artifacts = checks.load_all()
+        for spec, artifact in artifacts:
+            yield from checks.claim(spec)
+            if spec.kind in ("standardize", "minmax", "impute"):
+                yield from checks.numeric(spec, artifact)
+            elif spec.kind == "vocabulary":
+                yield from checks.vocabulary(spec, artifact)
+            elif spec.kind == "categories":
+                yield from checks.categories(spec, artifact)
+            else:
+                yield from checks.selection(spec, artifact)
+            if artifact.fitted_ids is not None:
+                yield from checks.fitted_ids(spec, artifact)
+
+
+class _Checks:
+    """The checks of one run: shares the split groups, candidate row sets and per-column moments."""
+
+    def __init__(
+        self, stage: FittedStatistics, context: AuditContext, manifest: Manifest, options: FittedStatisticsOptions
+    ) -> None:
+        self.stage, self.context, self.manifest, self.options = stage, context, manifest, options
+        self.roles: SplitRoles = context.roles
+        self.names = manifest.split_names
+        self.group = (manifest.split.codes.astype(np.int64) + 1).astype(np.int64)
+        self.n_groups = len(self.names) + 1
+        self._moments: dict[str, Moments] = {}
+        self._values: dict[str, np.ndarray] = {}
+        self._masks: dict[frozenset[int], np.ndarray] = {}
+
+    # -- loading and the candidate row sets ------------------------------------------------------------
+
+    def load_all(self) -> list[tuple[FittedSpec, Artifact]]:
+        """Every artifact and claim, checked before any statistic is computed; all problems in one error."""
+        loaded, problems = read_artifacts(self.context.loaded)
+        present = set(self.manifest.rows_per_split())
+        for i, spec in enumerate(self.context.config.fitted):
+            unknown = [s for s in spec.fitted_on if s not in present]
+            if unknown:
+                problems.append(
+                    f"{self.context.loaded.locate(('fitted', i, 'fitted_on'))}: fitted '{spec.name}' claims split(s) "
+                    f"{unknown} that do not occur in the manifest (splits: {', '.join(sorted(present))})"
+                )
+        for spec, artifact in loaded:
+            if artifact.fitted_ids is not None and self.manifest.id_column is None:
+                problems.append(
+                    f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names no "
+                    "id column: set `manifest.id`"
+                )
+        if not problems:
+            # Numbers are parsed up front too, so a text cell in a column stops the stage before any finding.
+            numeric = [
+                c
+                for spec, artifact in loaded
+                if spec.kind in ("standardize", "minmax", "impute")
+                for c in artifact.columns
+                if not _is_text_fill(spec, artifact, c)
+            ]
+            problems.extend(self._prepare(list(dict.fromkeys(numeric)), "a fitted statistic"))
+        if problems:
+            raise StageInputError("\n".join(problems))
+        return loaded
+
+    def rowsets(self, spec: FittedSpec) -> list[RowSet]:
+        """The claim first, then train, train plus each holdout split, and all rows (duplicates dropped)."""
+        code = {n: i + 1 for i, n in enumerate(self.names)}
+        sizes = self.manifest.rows_per_split()
+        present = [n for n in self.roles.order(list(sizes))]
+        train = [n for n in present if self.roles.role(n) == "train"]
+        holdout = [n for n in present if self.roles.role(n) == "holdout"]
+
+        def make(name: str, splits: Sequence[str], claimed: bool = False, unsplit: bool = False) -> RowSet:
+            groups = frozenset({code[s] for s in splits} | ({0} if unsplit else set()))
+            leaking = tuple(s for s in splits if self.roles.role(s) == "holdout")
+            return RowSet(name, groups, leaking, claimed)
+
+        candidates = [make("+".join(spec.fitted_on) + " (the claim)", spec.fitted_on, claimed=True)]
+        if train:
+            candidates.append(make("+".join(train), train))
+            if len(train) > 1:
+                candidates.extend(make(t, [t]) for t in train)
+            candidates.extend(make("+".join([*train, h]), [*train, h]) for h in holdout)
+        unsplit = bool((self.group == 0).any())
+        everything = make("all rows", present, unsplit=unsplit)
+        unique: dict[frozenset[int], RowSet] = {}
+        for rs in candidates:
+            unique.setdefault(rs.groups, rs)
+        # "all rows" says more than "train+test" when the two are the same rows.
+        if everything.groups in unique and not unique[everything.groups].claimed:
+            unique[everything.groups] = everything
+        unique.setdefault(everything.groups, everything)
+        return list(unique.values())
+
+    def claim(self, spec: FittedSpec) -> Iterator[Finding]:
+        leaking = [s for s in spec.fitted_on if self.roles.role(s) == "holdout"]
+        if leaking:
+            yield self._finding(
+                "FIT005",
+                Severity.ERROR,
+                spec,
+                f"'{spec.name}' is declared as fitted on {spec.fitted_on}, which includes the holdout split(s) "
+                f"{leaking}: scores on {', '.join(leaking)} have seen their own statistics.",
+                evidence={"fitted_on": spec.fitted_on, "holdout": leaking},
+                remediation=f"Refit '{spec.name}' on train rows only and apply it unchanged to the holdout splits.",
+            )
+
+    # -- standardize, minmax, impute ---------------------------------------------------------------------
+
+    def numeric(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        rowsets = self.rowsets(spec)
+        expected = {rs.name: self._expected(spec, artifact, rs) for rs in rowsets}
+        verdict = self._judge(artifact, rowsets, expected)
+        table = _side_by_side(artifact, rowsets, expected, verdict)
+        yield from self._report(spec, rowsets, verdict, table, what="statistics")
+
+    def _prepare(self, columns: Sequence[str], why: str) -> list[str]:
+        """Parse and summarize numeric columns; one line per column that does not hold numbers."""
+        todo = [c for c in columns if c not in self._moments]
+        with ThreadPoolExecutor(max_workers=2) as pool:  # numpy releases the GIL: columns run side by side
+            done = list(pool.map(lambda c: self._column_moments(c, why), todo))
+        problems = []
+        for column, result in zip(todo, done, strict=True):
+            if isinstance(result, str):
+                problems.append(result)
+            else:
+                self._values[column], self._moments[column] = result
+        return problems
+
+    def _column_moments(self, column: str, why: str) -> tuple[np.ndarray, Moments] | str:
+        try:
+            values = numeric_values(self.manifest.table[column], column, why)
+        except StageInputError as exc:
+            return f"{self.manifest.files[0]}: {exc}"
+        return values, moments(values, self.group, self.n_groups)
+
+    def _expected(self, spec: FittedSpec, artifact: Artifact, rs: RowSet) -> dict[str, dict[str, list[Any]]]:
+        """statistic -> variant -> one value per column, as fitting on ``rs`` would give."""
+        out: dict[str, dict[str, list[Any]]] = {}
+        per_column = [self._moments[c].over(rs.groups) if c in self._moments else None for c in artifact.columns]
+        for stat in artifact.stats:
+            variants: dict[str, list[Any]] = {}
+            if stat == "mean":
+                variants["mean"] = [m["mean"] if m else math.nan for m in per_column]
+            elif stat in ("scale", "var"):
+                for ddof in (0, 1):
+                    var = [m[f"var{ddof}"] if m else math.nan for m in per_column]
+                    if stat == "scale":
+                        # scikit-learn stores 1.0 as the scale of a constant column
+                        variants[f"ddof={ddof}"] = [math.sqrt(v) if v > 0 else (1.0 if v == 0 else v) for v in var]
+                    else:
+                        variants[f"ddof={ddof}"] = var
+            elif stat in ("min", "max"):
+                variants[stat] = [m[stat] if m else math.nan for m in per_column]
+            elif stat == "count":
+                variants["count"] = [m["n"] if m else math.nan for m in per_column]
+            elif stat == "fill":
+                strategies = (
+                    [spec.strategy or artifact.strategy]
+                    if (spec.strategy or artifact.strategy)
+                    else ["mean", "median", "most_frequent"]
+                )
+                for strategy in strategies:
+                    if strategy not in ("mean", "median", "most_frequent"):
+                        continue  # 'constant' fills with a given value: nothing to recompute
+                    variants[strategy] = [
+                        self._fill(c, strategy, rs, m) for c, m in zip(artifact.columns, per_column, strict=True)
+                    ]
+            out[stat] = variants
+        return out
+
+    def mask(self, rs: RowSet) -> np.ndarray:
+        """The rows of a row set (cached: several columns and strategies ask for the same one)."""
+        if rs.groups not in self._masks:
+            self._masks[rs.groups] = rs.mask(self.group)
+        return self._masks[rs.groups]
+
+    def _fill(self, column: str, strategy: str, rs: RowSet, m: dict[str, float] | None) -> Any:
+        if strategy == "mean":
+            return m["mean"] if m else math.nan
+        mask = self.mask(rs)
+        if strategy == "median":
+            return median(self._values[column], mask) if column in self._values else math.nan
+        return most_frequent(self.manifest.table[column], mask)
+
+    def _judge(
+        self, artifact: Artifact, rowsets: Sequence[RowSet], expected: dict[str, dict[str, dict[str, list[Any]]]]
+    ) -> _Verdict:
+        deviation: dict[str, float] = {}
+        variant: dict[str, str] = {}
+        for rs in rowsets:
+            worst, chosen = 0.0, []
+            for stat, got in artifact.stats.items():
+                best, best_variant = math.inf, ""
+                for name, want in expected[rs.name][stat].items():
+                    d = max(
+                        (
+                            self._off(g, w, self._spread(c, rs), stat)
+                            for c, g, w in zip(artifact.columns, got, want, strict=True)
+                        ),
+                        default=0.0,
+                    )
+                    if d < best:
+                        best, best_variant = d, name
+                worst = max(worst, best)
+                if best_variant and best_variant not in ("mean", "min", "max", "count"):
+                    chosen.append(best_variant)
+            deviation[rs.name], variant[rs.name] = worst, ", ".join(dict.fromkeys(chosen))
+        matches = tuple(rs for rs in rowsets if deviation[rs.name] <= 1.0)
+        return _Verdict(matches, deviation, variant)
+
+    def _spread(self, column: str, rs: RowSet) -> float:
+        m = self._moments.get(column)
+        if m is None:
+            return 0.0
+        s = m.over(rs.groups)
+        return math.sqrt(s["var0"]) if s["var0"] > 0 else 0.0
+
+    def _off(self, got: Any, want: Any, spread: float, stat: str) -> float:
+        """How far ``got`` is from ``want``, in tolerances (<= 1 is a match)."""
+        if isinstance(got, str) or isinstance(want, str) or want is None:
+            return 0.0 if _canon(got) == _canon(want) else math.inf
+        if got is None:
+            return 0.0  # a count the artifact does not give
+        got, want = float(got), float(want)
+        if math.isnan(got) or math.isnan(want):
+            return 0.0 if math.isnan(got) and math.isnan(want) else math.inf
+        if stat == "count":
+            return 0.0 if got == want else math.inf
+        tolerance = _FLOAT32 * abs(want) + self.options.tolerance * spread + 1e-300
+        return abs(got - want) / tolerance
+
+    def _report(
+        self, spec: FittedSpec, rowsets: Sequence[RowSet], verdict: _Verdict, table: Table | None, what: str
+    ) -> Iterator[Finding]:
+        claim = rowsets[0]
+        leaking = [rs for rs in verdict.matches if rs.holdout and not rs.claimed]
+        clean = [rs for rs in verdict.matches if not rs.holdout and not rs.claimed]
+        names = [rs.name for rs in verdict.matches]
+        evidence: dict[str, Any] = {
+            "artifact": str(self._artifact_path(spec)),
+            "kind": spec.kind,
+            "fitted_on": spec.fitted_on,
+            "reproduces_from": names,
+            "deviation": {k: _round(v) for k, v in verdict.deviation.items()},
+        }
+        variant = verdict.variant.get(verdict.matches[0].name if verdict.matches else claim.name)
+        if variant:
+            evidence["variant"] = variant
+        tables = (table,) if table is not None else ()
+        if claim in verdict.matches:
+            if leaking:
+                yield self._finding(
+                    "FIT004",
+                    Severity.INFO,
+                    spec,
+                    f"'{spec.name}' reproduces from its claim ({claim.name}) but equally from "
+                    f"{', '.join(rs.name for rs in leaking)}: the holdout rows change these {what} too little to "
+                    "tell the two apart.",
+                    evidence=evidence,
+                    tables=tables,
+                    remediation="Nothing to fix if the claim is true; refit on train rows to be sure.",
+                )
+            else:
+                yield self._finding(
+                    "FIT000",
+                    Severity.INFO,
+                    spec,
+                    f"'{spec.name}' reproduces from {claim.name} and not from any set that includes holdout rows.",
+                    evidence=evidence,
+                    tables=tables,
+                )
+        elif leaking:
+            rs = leaking[-1] if not clean else leaking[0]
+            yield self._finding(
+                "FIT001",
+                Severity.ERROR,
+                spec,
+                f"'{spec.name}' is declared as fitted on {'+'.join(spec.fitted_on)}, but its {what} reproduce from "
+                f"{rs.name}, which includes the holdout split(s) {', '.join(rs.holdout)}: the evaluation has seen "
+                f"information from the rows it scores.",
+                evidence=evidence,
+                tables=tables,
+                remediation=f"Fit '{spec.name}' on the training rows only (after the split) and apply it unchanged "
+                "to the holdout rows.",
+            )
+        elif clean:
+            yield self._finding(
+                "FIT003",
+                Severity.WARNING,
+                spec,
+                f"'{spec.name}' is declared as fitted on {'+'.join(spec.fitted_on)}, but its {what} reproduce from "
+                f"{clean[0].name} instead. No holdout rows are involved; correct the claim.",
+                evidence=evidence,
+                tables=tables,
+                remediation="Set `fitted_on` to the splits the artifact was actually fitted on.",
+            )
+        else:
+            closest = min(rowsets, key=lambda rs: verdict.deviation[rs.name])
+            yield self._finding(
+                "FIT002",
+                Severity.WARNING,
+                spec,
+                f"'{spec.name}' reproduces from none of {', '.join(rs.name for rs in rowsets)} (closest: "
+                f"{closest.name}, {_round(verdict.deviation[closest.name])}× the tolerance). The artifact may be "
+                "stale, fitted on other data or rows, or fitted after further preprocessing.",
+                evidence=evidence,
+                tables=tables,
+                remediation="Refit the artifact on this manifest's training rows, or point `artifact` at the "
+                "current file.",
+            )
+
+    # -- vocabulary, categories -------------------------------------------------------------------------
+
+    def vocabulary(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        assert spec.text is not None
+        tokenizer = spec.tokenizer or TokenizerSpec()
+        counted = count_tokens(self.manifest.table[spec.text], self.group, self.n_groups, tokenizer, spec.text)
+        vocab = pa.array(artifact.tokens, pa.string())
+        at = pc.fill_null(pc.index_in(vocab, value_set=counted.tokens), -1).to_numpy().astype(np.int64)
+        found = at >= 0
+        index = np.maximum(at, 0)
+        claim = self.rowsets(spec)[0]
+        claim_groups = sorted(claim.groups)
+        in_claim = counted.counts[:, claim_groups].sum(axis=1)
+        total = counted.counts.sum(axis=1)
+        holdout_groups = [i + 1 for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        in_holdout = counted.counts[:, holdout_groups].sum(axis=1) if holdout_groups else np.zeros_like(total)
+        minimum = tokenizer.min_frequency
+        # A token the claimed rows alone cannot put into the vocabulary, that holdout rows can.
+        leaked = found & (in_claim[index] < minimum) & (in_claim[index] + in_holdout[index] >= minimum)
+        leaked &= in_holdout[index] > 0
+        n_vocab, n_found, n_leaked = len(vocab), int(found.sum()), int(leaked.sum())
+        evidence = {
+            "artifact": str(artifact.path),
+            "vocabulary": n_vocab,
+            "in_text": n_found,
+            "never_in_text": n_vocab - n_found,
+            "only_in_holdout": n_leaked,
+            "min_frequency": minimum,
+        }
+        if n_vocab and n_found < 0.5 * n_vocab:
+            yield self._finding(
+                "FIT007",
+                Severity.WARNING,
+                spec,
+                f"only {n_found} of the {n_vocab} tokens of '{spec.name}' occur in '{spec.text}' when it is split "
+                "the configured way; the tokenizer settings probably differ from the ones that built it, and the "
+                "check below sees only those tokens.",
+                evidence=evidence,
+                examples=tuple({"token": t} for t in np.asarray(artifact.tokens, dtype=object)[~found][:5]),
+                remediation="Set `tokenizer` (lowercase, split_pattern or token_pattern) as the vocabulary was built.",
+            )
+        if n_leaked:
+            rows = np.flatnonzero(leaked)
+            order = rows[np.argsort(-in_holdout[index[rows]], kind="stable")][: self.options.max_examples]
+            tokens = np.asarray(artifact.tokens, dtype=object)
+            examples = tuple(
+                {
+                    "token": tokens[i],
+                    **{claim.name.removesuffix(" (the claim)"): int(in_claim[index[i]])},
+                    **{
+                        n: int(counted.counts[index[i], g])
+                        for n, g in zip(self.names, range(1, self.n_groups), strict=True)
+                        if self.roles.role(n) == "holdout"
+                    },
+                }
+                for i in order
+            )
+            rarely = "" if minimum == 1 else f" (or fewer than {minimum} times in them)"
+            yield self._finding(
+                "FIT006",
+                Severity.ERROR,
+                spec,
+                f"{n_leaked} of the {n_vocab} tokens of '{spec.name}' occur only in holdout rows{rarely}, e.g. "
+                f"{', '.join(repr(e['token']) for e in examples[:5])}: the vocabulary was built with the rows it is "
+                "evaluated on.",
+                evidence=evidence,
+                examples=examples,
+                remediation=f"Rebuild '{spec.name}' from the training rows only; holdout-only words then map to the "
+                "unknown token, as they will in deployment.",
+            )
+        elif n_found >= 0.5 * n_vocab:
+            yield self._finding(
+                "FIT000",
+                Severity.INFO,
+                spec,
+                f"every token of '{spec.name}' found in '{spec.text}' occurs in {claim.name}"
+                f"{'' if minimum == 1 else f' at least {minimum} times'}.",
+                evidence=evidence,
+            )
+
+    def categories(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        claim = self.rowsets(spec)[0]
+        claim_splits = [g - 1 for g in claim.groups if g > 0]
+        holdout_splits = [i for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        leaked_rows: list[dict[str, Any]] = []
+        per_column: dict[str, int] = {}
+        for column, cats in zip(artifact.columns, artifact.categories, strict=True):
+            grouped = self.manifest.group_counts(column)
+            labels = [_canon(v) for v in grouped.key.labels(np.arange(grouped.key.n_values))]
+            lookup = {v: i for i, v in enumerate(labels)}
+            n_leaked = 0
+            for category in cats:
+                i = lookup.get(_canon(category))
+                if i is None:
+                    continue
+                claimed = int(grouped.counts[i, claim_splits].sum())
+                held = {self.names[h]: int(grouped.counts[i, h]) for h in holdout_splits if grouped.counts[i, h]}
+                if not claimed and held:
+                    n_leaked += 1
+                    leaked_rows.append({"column": column, "category": category, **held})
+            per_column[column] = n_leaked
+        evidence = {
+            "artifact": str(artifact.path),
+            "categories": {c: len(v) for c, v in zip(artifact.columns, artifact.categories, strict=True)},
+            "only_in_holdout": per_column,
+        }
+        if leaked_rows:
+            total = sum(per_column.values())
+            yield self._finding(
+                "FIT008",
+                Severity.ERROR,
+                spec,
+                f"{total} categor{'y' if total == 1 else 'ies'} of '{spec.name}' occur only in holdout rows, e.g. "
+                f"{', '.join(repr(r['category']) for r in leaked_rows[:5])}: the encoder was fitted with the rows it "
+                "is evaluated on.",
+                evidence=evidence,
+                examples=tuple(leaked_rows[: self.options.max_examples]),
+                remediation=f"Fit '{spec.name}' on training rows only, with an explicit policy for unseen "
+                "categories (e.g. handle_unknown='ignore').",
+            )
+        else:
+            yield self._finding(
+                "FIT000",
+                Severity.INFO,
+                spec,
+                f"every category of '{spec.name}' that occurs in the data occurs in {claim.name}.",
+                evidence=evidence,
+            )
+
+    # -- selected features ------------------------------------------------------------------------------
+
+    def selection(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        if spec.method is None:
+            yield self._finding(
+                "FIT009",
+                Severity.INFO,
+                spec,
+                f"'{spec.name}' selects {len(artifact.selected)} of {len(artifact.columns)} columns; without "
+                "`method` the selection cannot be recomputed, so which rows chose it is not checked.",
+                evidence={"artifact": str(artifact.path), "selected": list(artifact.selected)},
+                remediation="Set `method` (correlation or anova_f) and the target `label` to verify the selection.",
+            )
+            return
+        label = spec.label or self.context.config.keys.label
+        assert label is not None
+        why = f"the selection '{spec.name}'"
+        values = {c: numeric_values(self.manifest.table[c], c, why) for c in artifact.columns}
+        if spec.method == "correlation":
+            target = numeric_values(self.manifest.table[label], label, f"correlation in '{spec.name}'")
+            classes = 0
+        else:
+            key = self.manifest.key(label)
+            target, classes = key.codes.astype(np.float64), key.n_values
+        rowsets = self.rowsets(spec)
+        k = len(artifact.selected)
+        chosen = set(artifact.selected)
+        deviation: dict[str, float] = {}
+        score_rows: dict[str, dict[str, float]] = {}
+        for rs in rowsets:
+            mask = self.mask(rs)
+            s = {c: scores(v[mask], target[mask], spec.method, classes) for c, v in values.items()}
+            ranked = sorted(s, key=lambda c: (-_orderable(s[c]), artifact.columns.index(c)))
+            cut = _orderable(s[ranked[k - 1]])
+            above = {c for c in s if _orderable(s[c]) > cut}
+            at_or_above = {c for c in s if _orderable(s[c]) >= cut}
+            # Ties at the cut may fall either way: any selection between the two sets reproduces.
+            deviation[rs.name] = 0.0 if above <= chosen <= at_or_above else math.inf
+            score_rows[rs.name] = s
+        verdict = _Verdict(tuple(rs for rs in rowsets if deviation[rs.name] == 0), deviation, {})
+        table = Table(
+            title=f"{spec.method} score of each candidate column per row set",
+            columns=("column", "selected", *(rs.name for rs in rowsets)),
+            rows=tuple(
+                (c, "yes" if c in chosen else "", *(_number(score_rows[rs.name][c]) for rs in rowsets))
+                for c in artifact.columns
+            ),
+        )
+        yield from self._report(spec, rowsets, verdict, table, what=f"top-{k} {spec.method} columns")
+
+    # -- ids ---------------------------------------------------------------------------------------------
+
+    def fitted_ids(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        assert artifact.fitted_ids is not None and self.manifest.id_column is not None
+        ids = self.manifest.table[self.manifest.id_column]
+        as_text = ids.cast(pa.string()) if not pa.types.is_string(ids.type) else ids
+        claimed = pa.array(sorted(set(artifact.fitted_ids)), pa.string())
+        rows = np.flatnonzero(pc.is_in(as_text, value_set=claimed).to_numpy(zero_copy_only=False))
+        groups = self.group[rows]
+        holdout = {
+            n: int((groups == i + 1).sum())
+            for i, n in enumerate(self.names)
+            if self.roles.role(n) == "holdout" and (groups == i + 1).any()
+        }
+        unknown = pc.invert(pc.is_in(claimed, value_set=pc.unique(as_text.drop_null())))
+        n_unknown = int(pc.sum(unknown).as_py() or 0)
+        if holdout:
+            holdout_codes = [self.names.index(n) + 1 for n in holdout]
+            bad = rows[np.isin(groups, holdout_codes)]
+            yield self._finding(
+                "FIT010",
+                Severity.ERROR,
+                spec,
+                f"'{spec.name}' lists {len(bad)} holdout sample(s) among the ids it was fitted on "
+                f"({', '.join(f'{n}: {c}' for n, c in holdout.items())}).",
+                evidence={"artifact": str(artifact.path), "holdout_ids": holdout, "fitted_ids": len(claimed)},
+                examples=tuple(
+                    {"id": i, "split": self.names[g - 1]}
+                    for i, g in zip(self.manifest.ids(bad[: self.options.max_examples]), self.group[bad], strict=False)
+                ),
+                remediation=f"Refit '{spec.name}' on the ids of the training split only.",
+            )
+        if n_unknown:
+            missing = claimed.filter(unknown).to_pylist()[: self.options.max_examples]
+            yield self._finding(
+                "FIT011",
+                Severity.WARNING,
+                spec,
+                f"{n_unknown} of the {len(claimed)} ids '{spec.name}' lists are not in the manifest, e.g. "
+                f"{', '.join(repr(m) for m in missing[:5])}: it was fitted on other data or an older manifest.",
+                evidence={"artifact": str(artifact.path), "unknown_ids": n_unknown, "fitted_ids": len(claimed)},
+                examples=tuple({"id": m} for m in missing),
+                remediation="Refit the artifact on this manifest, or check that `artifact` points at the current file.",
+            )
+
+    # -- helpers -----------------------------------------------------------------------------------------
+
+    def _artifact_path(self, spec: FittedSpec) -> Any:
+        return self.context.loaded.resolve(spec.artifact)
+
+    def _finding(self, code: str, severity: Severity, spec: FittedSpec, message: str, **fields: Any) -> Finding:
+        return self.stage.finding(code, severity, message, key=spec.name, **fields)
+
+
+def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifact]], list[str]]:
+    """Every `fitted` artifact the config names, and one line per artifact that cannot be read."""
+    artifacts, problems = [], []
+    for i, spec in enumerate(loaded.config.fitted):
+        where = loaded.locate(("fitted", i, "artifact"))
+        try:
+            artifacts.append((spec, load_artifact(loaded.resolve(spec.artifact), spec, where)))
+        except StageInputError as exc:
+            problems.append(str(exc))
+    return artifacts, problems
+
+
+def _is_text_fill(spec: FittedSpec, artifact: Artifact, column: str) -> bool:
+    """An imputer's fill value that is text: its column is categorical, summarized by most_frequent only."""
+    if spec.kind != "impute":
+        return False
+    fill = artifact.stats.get("fill", ())
+    return bool(fill) and isinstance(fill[artifact.columns.index(column)], str)
+
+
+def _side_by_side(
+    artifact: Artifact,
+    rowsets: Sequence[RowSet],
+    expected: dict[str, dict[str, dict[str, list[Any]]]],
+    verdict: _Verdict,
+) -> Table:
+    """Each statistic of each column: the artifact's value next to the value every row set gives."""
+    rows = []
+    for stat, got in artifact.stats.items():
+        for j, column in enumerate(artifact.columns):
+            cells = []
+            for rs in rowsets:
+                variants = expected[rs.name][stat]
+                chosen = verdict.variant.get(rs.name, "")
+                name = next((v for v in variants if v in chosen.split(", ")), next(iter(variants), None))
+                cells.append(_number(variants[name][j]) if name is not None else "—")
+            rows.append((column, stat, _number(got[j]), *cells))
+    return Table(
+        title="artifact values next to the values each candidate row set gives",
+        columns=("column", "statistic", "artifact", *(rs.name for rs in rowsets)),
+        rows=tuple(rows[:60]),
+    )
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "—"
+        if value.is_integer() and abs(value) < 1e15:
+            return int(value)
+        return float(f"{value:.7g}")
+    return value
+
+
+def _round(value: float) -> float | str:
+    return "inf" if math.isinf(value) else round(value, 3)
+
+
+def _orderable(score: float) -> float:
+    return -math.inf if math.isnan(score) else score
+
+
+def _canon(value: Any) -> str:
+    """A category or fill value as text, so that 1, 1.0 and '1' compare equal."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        f = float(value)
+        return str(int(f)) if f.is_integer() else repr(f)
+    text = str(value)
+    try:
+        f = float(text)
+    except ValueError:
+        return text
+    return str(int(f)) if f.is_integer() and not math.isinf(f) else repr(f) if not math.isnan(f) else text

@@ -1,0 +1,70 @@
+"""Cutting a text column into tokens and counting each token per split group, in Arrow."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.config import TokenizerSpec
+from auditor.errors import StageInputError
+
+
+@dataclass(frozen=True)
+class TokenCounts:
+    """The distinct tokens of a text column and how often each occurs in each group (tokens x groups)."""
+
+    tokens: pa.Array
+    counts: np.ndarray
+
+
+def tokenize(column: pa.ChunkedArray, spec: TokenizerSpec, name: str) -> pa.ListArray:
+    """One list of tokens per row (an empty list for a missing text)."""
+    t = column.type
+    if pa.types.is_dictionary(t):
+        column, t = column.cast(t.value_type), t.value_type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        raise StageInputError(f"column '{name}' has type {t}; a vocabulary is built from a text column")
+    text = pc.fill_null(column.combine_chunks(), "")
+    if spec.lowercase:
+        text = pc.utf8_lower(text)
+    if spec.token_pattern is not None:
+        return _findall(text, re.compile(spec.token_pattern))
+    if spec.split_pattern is not None:
+        lists = pc.split_pattern_regex(text, spec.split_pattern)
+    else:
+        lists = pc.utf8_split_whitespace(text)
+    return lists
+
+
+def _findall(text: pa.Array, pattern: re.Pattern[str]) -> pa.ListArray:
+    # A findall regex has no Arrow kernel: it runs once per distinct text, not once per row.
+    encoded = text.dictionary_encode()
+    found = [pattern.findall(s) for s in encoded.dictionary.to_pylist()]
+    if pattern.groups:
+        found = [[m if isinstance(m, str) else m[0] for m in row] for row in found]
+    per_value = pa.array(found, pa.list_(pa.string()))
+    return per_value.take(encoded.indices)
+
+
+def count_tokens(
+    column: pa.ChunkedArray, group: np.ndarray, n_groups: int, spec: TokenizerSpec, name: str
+) -> TokenCounts:
+    """Occurrences (or, with ``frequency: rows``, rows holding it) of every token in every group."""
+    lists = tokenize(column, spec, name)
+    flat = pc.list_flatten(lists)
+    rows = pc.list_parent_indices(lists).to_numpy()
+    keep = pc.not_equal(flat, "")  # a split regex leaves empty strings at the edges
+    if not pc.all(keep).as_py():
+        flat, rows = flat.filter(keep), rows[keep.to_numpy(zero_copy_only=False)]
+    encoded = flat.dictionary_encode()
+    codes = encoded.indices.to_numpy().astype(np.int64)
+    n_tokens = len(encoded.dictionary)
+    if spec.frequency == "rows" and len(codes):
+        pairs = np.unique(rows.astype(np.int64) * n_tokens + codes)
+        rows, codes = pairs // n_tokens, pairs % n_tokens
+    cells = np.bincount(codes * n_groups + group[rows], minlength=n_tokens * n_groups)
+    return TokenCounts(encoded.dictionary, cells.reshape(n_tokens, n_groups))
