@@ -144,7 +144,12 @@ class _Reader:
             raise self.fail(f"expected a JSON object of statistics, got {type(data).__name__}")
         wanted = KIND_STATS[self.spec.kind]
         per_column = data.get("columns") if isinstance(data.get("columns"), dict) else None
-        if per_column is None and data and all(isinstance(v, dict) for v in data.values()):
+        objects = {k: v for k, v in data.items() if isinstance(v, dict)}
+        if per_column is None and objects and all(_stat_of(k) for k in objects):
+            # statistic -> {column: value}, as pandas writes {"mean": df.mean().to_dict(), ...} or .to_json()
+            columns = list(dict.fromkeys(c for v in objects.values() for c in v))
+            per_column = {c: {k: v.get(c) for k, v in objects.items()} for c in columns}
+        elif per_column is None and data and all(isinstance(v, dict) for v in data.values()):
             per_column = data
         strategy = data.get("strategy") if isinstance(data.get("strategy"), str) else None
         if per_column is not None:
@@ -163,12 +168,18 @@ class _Reader:
             if not isinstance(value, list):
                 raise self.fail(f"`{key}` must be a list with one value per column, got {type(value).__name__}")
             stats[stat] = tuple(self._value(v, key, stat) for v in value)
-        if not stats:
-            expected = ", ".join(STAT_NAMES[s][0] for s in wanted)
-            raise self.fail(
-                f"no statistics found; a {self.spec.kind} artifact needs {expected} (or per-column objects)"
-            )
+        if not set(stats) - {"count"}:
+            raise self.fail(self._none_found(wanted, list(data)))
         return self._aligned(names, stats, strategy)
+
+    def _none_found(self, wanted: tuple[str, ...], keys: list[str]) -> str:
+        """Why no statistic of this kind was found, naming the kind the keys point to instead."""
+        expected = ", ".join(STAT_NAMES[s][0] for s in wanted if s != "count")
+        other = sorted({k for k in ("standardize", "minmax", "impute") for key in keys if _stat_of(key) in KIND_STATS[k]
+                        and _stat_of(key) != "count" and k != self.spec.kind})  # fmt: skip
+        hint = f"; its keys look like kind {' or '.join(other)}: is `kind` right?" if other else ""
+        shown = ", ".join(keys[:8]) + (" ..." if len(keys) > 8 else "")
+        return f"no {self.spec.kind} statistics found (expected {expected}; the file has {shown}){hint}"
 
     def _numeric_rows(
         self, rows: Sequence[tuple[str, Any]], wanted: tuple[str, ...], strategy: str | None, line: int | None
@@ -187,9 +198,9 @@ class _Reader:
             missing = [n for n, v in zip(names, values, strict=True) if v is None]
             if missing:
                 raise self.fail(f"'{STAT_NAMES[stat][1]}' is given for some columns but not for {missing}", line)
-        if not present:
-            expected = " or ".join(STAT_NAMES[s][1] for s in wanted)
-            raise self.fail(f"no statistics found; each column needs {expected}", line)
+        if not set(present) - {"count"}:
+            keys = list(dict.fromkeys(k for _, v in rows if isinstance(v, dict) for k in v))
+            raise self.fail(self._none_found(wanted, keys), line)
         return self._aligned(names, present, strategy)
 
     def _value(self, value: Any, key: str, stat: str, column: str | None = None) -> Any:
@@ -281,6 +292,9 @@ class _Reader:
             if len(names) != len(lists):
                 raise self.fail(f"{len(lists)} category list(s) but {len(names)} column name(s)")
             return self._categories_by_name(dict(zip(names, lists, strict=True)))
+        stats = [k for k in data if _stat_of(k)]
+        if stats:
+            raise self.fail(f"the file holds statistics ({', '.join(stats[:4])}), not categories: is `kind` right?")
         per_column: dict[str, Any] = data["columns"] if isinstance(data.get("columns"), dict) else data
         lists = {}
         for column, value in per_column.items():
@@ -415,6 +429,11 @@ class _Reader:
             f"a plain list holds tokens, selected columns or one column's categories, not {kind} statistics; "
             "use JSON or a CSV table"
         )
+
+
+def _stat_of(key: str) -> str | None:
+    """The canonical statistic a key names (mean_ -> mean), None for other keys."""
+    return next((stat for stat, names in STAT_NAMES.items() if key in names), None)
 
 
 def _first(data: Mapping[str, Any], names: Sequence[str]) -> tuple[str, Any] | None:

@@ -97,6 +97,7 @@ class TokenizerSpec(_Section):
     token_pattern: str | None = Field(
         default=None, description="a regex every token matches, as scikit-learn's token_pattern (slower)"
     )
+    min_length: int = Field(default=1, ge=1, description="shorter tokens are dropped (scikit-learn's default: 2)")
     min_frequency: int = Field(default=1, ge=1, description="tokens rarer than this were left out of the vocabulary")
     frequency: Literal["tokens", "rows"] = Field(
         default="tokens", description="count occurrences (tokenizers) or rows holding the token (min_df)"
@@ -106,13 +107,21 @@ class TokenizerSpec(_Section):
     def _patterns(self) -> TokenizerSpec:
         if self.split_pattern is not None and self.token_pattern is not None:
             raise ValueError("give `split_pattern` or `token_pattern`, not both")
-        for name in ("split_pattern", "token_pattern"):
-            pattern = getattr(self, name)
-            if pattern is not None:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(f"{name} {pattern!r} is not a valid regular expression: {exc}") from None
+        if self.token_pattern is not None:
+            try:
+                re.compile(self.token_pattern)  # run by Python's re
+            except re.error as exc:
+                raise ValueError(
+                    f"token_pattern {self.token_pattern!r} is not a valid regular expression: {exc}"
+                ) from None
+        if self.split_pattern is not None:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
+                pc.split_pattern_regex(pa.array([""]), self.split_pattern)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise ValueError(f"split_pattern {self.split_pattern!r} is not a valid RE2 expression: {exc}") from None
         return self
 
 
@@ -128,7 +137,9 @@ class FittedSpec(_Section):
     columns: list[str] | None = None
     text: str | None = Field(default=None, description="the text column a vocabulary was built from")
     fitted_on: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
-    tokenizer: TokenizerSpec | None = Field(default=None, description="vocabulary only")
+    tokenizer: TokenizerSpec | None = Field(
+        default=None, description="vocabulary only; default: the common tokenizer under which most tokens occur"
+    )
     strategy: Literal["mean", "median", "most_frequent"] | None = Field(
         default=None, description="impute only; default: the artifact's `strategy`, else each is tried"
     )
@@ -234,9 +245,6 @@ class AuditConfig(_Section):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"fitted: name(s) {twice} used twice; each artifact needs its own name")
-        for f in self.fitted:
-            if f.method is not None and f.label is None and self.keys.label is None:
-                raise ValueError(f"fitted '{f.name}': `method` needs a target: set its `label` or `keys.label`")
         return self
 
     def manifest_columns(self) -> dict[str, Loc]:

@@ -84,7 +84,7 @@ def median(values: np.ndarray, mask: np.ndarray) -> float:
 
 
 def most_frequent(column: pa.ChunkedArray, mask: np.ndarray) -> object:
-    """The most frequent non-missing value among the masked rows; the smallest wins a tie (as scikit-learn)."""
+    """The most frequent non-missing text among the masked rows; the smallest wins a tie (as scikit-learn)."""
     chosen = column.filter(pa.array(mask)).drop_null()
     if pa.types.is_floating(chosen.type):
         chosen = chosen.filter(pc.invert(pc.is_nan(chosen)))
@@ -97,6 +97,20 @@ def most_frequent(column: pa.ChunkedArray, mask: np.ndarray) -> object:
     return pc.min(tied).as_py()
 
 
+def most_frequent_number(values: np.ndarray, mask: np.ndarray) -> float:
+    """The most frequent non-NaN number among the masked rows; the smallest wins a tie (as scikit-learn)."""
+    part = values[mask]
+    part = part[~np.isnan(part)]
+    if not len(part):
+        return float("nan")
+    distinct, counts = np.unique(part, return_counts=True)  # sorted: argmax takes the smallest of a tie
+    return float(distinct[np.argmax(counts)])
+
+
+# Cells pandas and scikit-learn read as missing; a CSV column holding them is still a numeric column.
+MISSING_TEXT = ["", "nan", "NaN", "NAN", "NA", "N/A", "n/a", "null", "NULL", "None", "none", "-", "?"]
+
+
 def numeric_values(column: pa.ChunkedArray, name: str, why: str) -> np.ndarray:
     """The column as float64 with NaN for missing values; StageInputError naming a value that is not a number."""
     t = column.type
@@ -106,18 +120,25 @@ def numeric_values(column: pa.ChunkedArray, name: str, why: str) -> np.ndarray:
         values = column.cast(pa.float64()).to_numpy()
         return np.asarray(values, dtype=np.float64)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        text = pd.Series(column.to_numpy(zero_copy_only=False), dtype=object)
-        parsed = pd.to_numeric(text, errors="coerce")
-        blank = text.isna() | (text.astype(str).str.strip() == "")
-        bad = np.flatnonzero((parsed.isna() & ~blank).to_numpy())
-        if len(bad):
-            row = int(bad[0])
-            raise StageInputError(
-                f"column '{name}' holds text where {why} needs numbers: {text.iloc[row]!r} at row {row} "
-                f"({len(bad)} such row(s); a repeated header line or a unit in the cell?)"
-            )
-        return parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+        trimmed = pc.utf8_trim_whitespace(column)
+        missing = pc.is_in(trimmed, value_set=pa.array(MISSING_TEXT, trimmed.type))
+        cleaned = pc.if_else(missing, pa.scalar(None, trimmed.type), trimmed)
+        try:
+            parsed = cleaned.cast(pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            _raise_first_bad(cleaned, name, why)
+        return np.asarray(parsed.to_numpy(), dtype=np.float64)
     raise StageInputError(f"column '{name}' has type {t}; {why} needs numbers")
+
+
+def _raise_first_bad(column: pa.ChunkedArray, name: str, why: str) -> None:
+    text = pd.Series(column.to_numpy(zero_copy_only=False), dtype=object)
+    bad = np.flatnonzero((pd.to_numeric(text, errors="coerce").isna() & text.notna()).to_numpy())
+    row = int(bad[0]) if len(bad) else 0
+    raise StageInputError(
+        f"column '{name}' holds text where {why} needs numbers: {text.iloc[row]!r} at row {row} "
+        f"({len(bad)} such row(s); a repeated header line, a unit in the cell, or a category?)"
+    )
 
 
 def scores(values: np.ndarray, target: np.ndarray, method: str, classes: int) -> float:

@@ -92,7 +92,7 @@ def test_selection_shapes(tmp_path: Path) -> None:
         ("s.json", {"feature_names_in_": ["a"], "mean_": [1.0]}, r"config lists column\(s\) \['b'\]"),
         ("s.json", {"mean_": "1.0"}, "must be a list"),
         ("s.json", {"mean_": [1.0, "x"]}, "holds 'x'; expected a number"),
-        ("s.json", {"foo": [1]}, "no statistics found"),
+        ("s.json", {"foo": [1]}, "no standardize statistics found"),
         ("s.json", [1, 2], "expected a JSON object"),
         ("s.csv", "column,mean\na,1,2\n", "s.csv:2: .*3 field"),
         ("s.csv", "column,whatever\na,1\n", "names no statistic"),

@@ -158,8 +158,8 @@ FITTED_BASE = {"manifest": {"path": "m.csv", "split": "split"}}
             "not a valid regular expression",
         ),
         (
-            {"kind": "selected_features", "artifact": "s.json", "columns": ["a", "b"], "method": "anova_f"},
-            "`method` needs a target",
+            {"kind": "vocabulary", "artifact": "v.txt", "text": "t", "tokenizer": {"split_pattern": "(?<=a)b"}},
+            "not a valid RE2 expression",
         ),
         ({"kind": "scaler", "artifact": "s.json", "columns": ["a"]}, "fitted.0.kind"),
     ],

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -18,17 +17,15 @@ import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.artifacts import Artifact, load_artifact
-from auditor.config import AuditConfig, FittedSpec, LoadedConfig, TokenizerSpec
+from auditor.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.errors import StageInputError
 from auditor.findings import Finding, Severity, Table
-from auditor.fitstats import Moments, RowSet, median, moments, most_frequent, numeric_values, scores
+from auditor.fitmatch import Fit, NumericMatcher, Verdict, canon, number
+from auditor.fitstats import RowSet, numeric_values, scores
 from auditor.manifest import Manifest
 from auditor.splits import SplitRoles
 from auditor.stage import AuditContext, Stage, StageOptions
-from auditor.tokens import count_tokens
-
-# Relative error a float32 value carries (2 ulp): an artifact saved in float32 still matches.
-_FLOAT32 = 2.0**-23
+from auditor.tokens import choose_tokenizer, count_tokens, describe_tokenizer
 
 
 class FittedStatisticsOptions(StageOptions):
@@ -39,15 +36,6 @@ class FittedStatisticsOptions(StageOptions):
         description="how far a statistic may be from the recomputed one, relative to the column's spread",
     )
     max_examples: int = Field(default=10, ge=1)
-
-
-@dataclass(frozen=True)
-class _Verdict:
-    """Which candidate row sets reproduce an artifact, and how far each one is off (1.0 = at tolerance)."""
-
-    matches: tuple[RowSet, ...]
-    deviation: dict[str, float]
-    variant: dict[str, str]
 
 
 class FittedStatistics(Stage):
@@ -64,7 +52,7 @@ class FittedStatistics(Stage):
         "FIT006": "vocabulary tokens found only in holdout rows",
         "FIT007": "most vocabulary tokens never occur in the text",
         "FIT008": "categories found only in holdout rows",
-        "FIT009": "feature selection not verified",
+        "FIT009": "artifact listed but not verifiable",
         "FIT010": "artifact lists holdout sample ids as fitted on",
         "FIT011": "artifact lists ids that are not in the manifest",
     }
@@ -106,9 +94,9 @@ class _Checks:
         self.names = manifest.split_names
         self.group = (manifest.split.codes.astype(np.int64) + 1).astype(np.int64)
         self.n_groups = len(self.names) + 1
-        self._moments: dict[str, Moments] = {}
         self._values: dict[str, np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
+        self._matcher: NumericMatcher | None = None
 
     # -- loading and the candidate row sets ------------------------------------------------------------
 
@@ -116,18 +104,18 @@ class _Checks:
         """Every artifact and claim, checked before any statistic is computed; all problems in one error."""
         loaded, problems = read_artifacts(self.context.loaded)
         present = set(self.manifest.rows_per_split())
+        for spec, artifact in loaded:
+            if spec.kind == "impute" and spec.strategy and artifact.strategy and spec.strategy != artifact.strategy:
+                problems.append(
+                    f"{artifact.path}: fitted '{spec.name}': the config says strategy '{spec.strategy}' but the "
+                    f"artifact says '{artifact.strategy}'; drop one of them"
+                )
         for i, spec in enumerate(self.context.config.fitted):
             unknown = [s for s in spec.fitted_on if s not in present]
             if unknown:
                 problems.append(
                     f"{self.context.loaded.locate(('fitted', i, 'fitted_on'))}: fitted '{spec.name}' claims split(s) "
                     f"{unknown} that do not occur in the manifest (splits: {', '.join(sorted(present))})"
-                )
-        for spec, artifact in loaded:
-            if artifact.fitted_ids is not None and self.manifest.id_column is None:
-                problems.append(
-                    f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names no "
-                    "id column: set `manifest.id`"
                 )
         if not problems:
             # Numbers are parsed up front too, so a text cell in a column stops the stage before any finding.
@@ -156,7 +144,7 @@ class _Checks:
             leaking = tuple(s for s in splits if self.roles.role(s) == "holdout")
             return RowSet(name, groups, leaking, claimed)
 
-        candidates = [make("+".join(spec.fitted_on) + " (the claim)", spec.fitted_on, claimed=True)]
+        candidates = [make("+".join(spec.fitted_on), spec.fitted_on, claimed=True)]
         if train:
             candidates.append(make("+".join(train), train))
             if len(train) > 1:
@@ -180,8 +168,8 @@ class _Checks:
                 "FIT005",
                 Severity.ERROR,
                 spec,
-                f"'{spec.name}' is declared as fitted on {spec.fitted_on}, which includes the holdout split(s) "
-                f"{leaking}: scores on {', '.join(leaking)} have seen their own statistics.",
+                f"'{spec.name}' is declared as fitted on {', '.join(spec.fitted_on)}, which includes the holdout "
+                f"split(s) {', '.join(leaking)}: scores on them have seen their own statistics.",
                 evidence={"fitted_on": spec.fitted_on, "holdout": leaking},
                 remediation=f"Refit '{spec.name}' on train rows only and apply it unchanged to the holdout splits.",
             )
@@ -189,145 +177,71 @@ class _Checks:
     # -- standardize, minmax, impute ---------------------------------------------------------------------
 
     def numeric(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        strategy = spec.strategy or artifact.strategy
+        if spec.kind == "impute" and strategy not in (None, "mean", "median", "most_frequent"):
+            yield self._finding(
+                "FIT009",
+                Severity.INFO,
+                spec,
+                f"'{spec.name}' fills with strategy '{strategy}': a given value learns nothing from the rows, so "
+                "there is nothing to recompute.",
+                evidence={"artifact": str(artifact.path), "strategy": strategy},
+            )
+            return
         rowsets = self.rowsets(spec)
-        expected = {rs.name: self._expected(spec, artifact, rs) for rs in rowsets}
-        verdict = self._judge(artifact, rowsets, expected)
-        table = _side_by_side(artifact, rowsets, expected, verdict)
+        verdict = self.matcher.judge(artifact, strategy, rowsets)
+        table = self.matcher.table(artifact, rowsets, verdict)
         yield from self._report(spec, rowsets, verdict, table, what="statistics")
 
     def _prepare(self, columns: Sequence[str], why: str) -> list[str]:
-        """Parse and summarize numeric columns; one line per column that does not hold numbers."""
-        todo = [c for c in columns if c not in self._moments]
-        with ThreadPoolExecutor(max_workers=2) as pool:  # numpy releases the GIL: columns run side by side
-            done = list(pool.map(lambda c: self._column_moments(c, why), todo))
+        """Parse numeric columns (two at a time); one line per column that does not hold numbers."""
+        todo = [c for c in columns if c not in self._values]
+        with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow and numpy release the GIL
+            done = list(pool.map(lambda c: self._parse(c, why), todo))
         problems = []
         for column, result in zip(todo, done, strict=True):
             if isinstance(result, str):
                 problems.append(result)
             else:
-                self._values[column], self._moments[column] = result
+                self._values[column] = result
         return problems
 
-    def _column_moments(self, column: str, why: str) -> tuple[np.ndarray, Moments] | str:
+    def _parse(self, column: str, why: str) -> np.ndarray | str:
         try:
-            values = numeric_values(self.manifest.table[column], column, why)
+            return numeric_values(self.manifest.table[column], column, why)
         except StageInputError as exc:
             return f"{self.manifest.files[0]}: {exc}"
-        return values, moments(values, self.group, self.n_groups)
 
-    def _expected(self, spec: FittedSpec, artifact: Artifact, rs: RowSet) -> dict[str, dict[str, list[Any]]]:
-        """statistic -> variant -> one value per column, as fitting on ``rs`` would give."""
-        out: dict[str, dict[str, list[Any]]] = {}
-        per_column = [self._moments[c].over(rs.groups) if c in self._moments else None for c in artifact.columns]
-        for stat in artifact.stats:
-            variants: dict[str, list[Any]] = {}
-            if stat == "mean":
-                variants["mean"] = [m["mean"] if m else math.nan for m in per_column]
-            elif stat in ("scale", "var"):
-                for ddof in (0, 1):
-                    var = [m[f"var{ddof}"] if m else math.nan for m in per_column]
-                    if stat == "scale":
-                        # scikit-learn stores 1.0 as the scale of a constant column
-                        variants[f"ddof={ddof}"] = [math.sqrt(v) if v > 0 else (1.0 if v == 0 else v) for v in var]
-                    else:
-                        variants[f"ddof={ddof}"] = var
-            elif stat in ("min", "max"):
-                variants[stat] = [m[stat] if m else math.nan for m in per_column]
-            elif stat == "count":
-                variants["count"] = [m["n"] if m else math.nan for m in per_column]
-            elif stat == "fill":
-                strategies = (
-                    [spec.strategy or artifact.strategy]
-                    if (spec.strategy or artifact.strategy)
-                    else ["mean", "median", "most_frequent"]
-                )
-                for strategy in strategies:
-                    if strategy not in ("mean", "median", "most_frequent"):
-                        continue  # 'constant' fills with a given value: nothing to recompute
-                    variants[strategy] = [
-                        self._fill(c, strategy, rs, m) for c, m in zip(artifact.columns, per_column, strict=True)
-                    ]
-            out[stat] = variants
-        return out
+    @property
+    def matcher(self) -> NumericMatcher:
+        if self._matcher is None:
+            text = {c: self.manifest.table[c] for c in self.manifest.table.column_names}
+            self._matcher = NumericMatcher(self._values, self.group, self.n_groups, self.options.tolerance, text)
+        return self._matcher
 
     def mask(self, rs: RowSet) -> np.ndarray:
-        """The rows of a row set (cached: several columns and strategies ask for the same one)."""
+        """The rows of a row set (cached: several columns and checks ask for the same one)."""
         if rs.groups not in self._masks:
             self._masks[rs.groups] = rs.mask(self.group)
         return self._masks[rs.groups]
 
-    def _fill(self, column: str, strategy: str, rs: RowSet, m: dict[str, float] | None) -> Any:
-        if strategy == "mean":
-            return m["mean"] if m else math.nan
-        mask = self.mask(rs)
-        if strategy == "median":
-            return median(self._values[column], mask) if column in self._values else math.nan
-        return most_frequent(self.manifest.table[column], mask)
-
-    def _judge(
-        self, artifact: Artifact, rowsets: Sequence[RowSet], expected: dict[str, dict[str, dict[str, list[Any]]]]
-    ) -> _Verdict:
-        deviation: dict[str, float] = {}
-        variant: dict[str, str] = {}
-        for rs in rowsets:
-            worst, chosen = 0.0, []
-            for stat, got in artifact.stats.items():
-                best, best_variant = math.inf, ""
-                for name, want in expected[rs.name][stat].items():
-                    d = max(
-                        (
-                            self._off(g, w, self._spread(c, rs), stat)
-                            for c, g, w in zip(artifact.columns, got, want, strict=True)
-                        ),
-                        default=0.0,
-                    )
-                    if d < best:
-                        best, best_variant = d, name
-                worst = max(worst, best)
-                if best_variant and best_variant not in ("mean", "min", "max", "count"):
-                    chosen.append(best_variant)
-            deviation[rs.name], variant[rs.name] = worst, ", ".join(dict.fromkeys(chosen))
-        matches = tuple(rs for rs in rowsets if deviation[rs.name] <= 1.0)
-        return _Verdict(matches, deviation, variant)
-
-    def _spread(self, column: str, rs: RowSet) -> float:
-        m = self._moments.get(column)
-        if m is None:
-            return 0.0
-        s = m.over(rs.groups)
-        return math.sqrt(s["var0"]) if s["var0"] > 0 else 0.0
-
-    def _off(self, got: Any, want: Any, spread: float, stat: str) -> float:
-        """How far ``got`` is from ``want``, in tolerances (<= 1 is a match)."""
-        if isinstance(got, str) or isinstance(want, str) or want is None:
-            return 0.0 if _canon(got) == _canon(want) else math.inf
-        if got is None:
-            return 0.0  # a count the artifact does not give
-        got, want = float(got), float(want)
-        if math.isnan(got) or math.isnan(want):
-            return 0.0 if math.isnan(got) and math.isnan(want) else math.inf
-        if stat == "count":
-            return 0.0 if got == want else math.inf
-        tolerance = _FLOAT32 * abs(want) + self.options.tolerance * spread + 1e-300
-        return abs(got - want) / tolerance
-
     def _report(
-        self, spec: FittedSpec, rowsets: Sequence[RowSet], verdict: _Verdict, table: Table | None, what: str
+        self, spec: FittedSpec, rowsets: Sequence[RowSet], verdict: Verdict, table: Table | None, what: str
     ) -> Iterator[Finding]:
         claim = rowsets[0]
         leaking = [rs for rs in verdict.matches if rs.holdout and not rs.claimed]
         clean = [rs for rs in verdict.matches if not rs.holdout and not rs.claimed]
-        names = [rs.name for rs in verdict.matches]
         evidence: dict[str, Any] = {
             "artifact": str(self._artifact_path(spec)),
             "kind": spec.kind,
             "fitted_on": spec.fitted_on,
-            "reproduces_from": names,
-            "deviation": {k: _round(v) for k, v in verdict.deviation.items()},
+            "reproduces_from": [rs.name for rs in verdict.matches],
+            "deviation": {k: _round(f.deviation) for k, f in verdict.fits.items()},
         }
-        variant = verdict.variant.get(verdict.matches[0].name if verdict.matches else claim.name)
-        if variant:
-            evidence["variant"] = variant
+        reference = verdict.fits[(verdict.matches[0] if verdict.matches else verdict.closest(rowsets)).name]
+        chosen = [v for s, v in reference.conventions.items() if v not in ("mean", "min", "max", "fill", s)]
+        if chosen:
+            evidence["conventions"] = ", ".join(dict.fromkeys(chosen))
         tables = (table,) if table is not None else ()
         if claim in verdict.matches:
             if leaking:
@@ -343,23 +257,24 @@ class _Checks:
                     remediation="Nothing to fix if the claim is true; refit on train rows to be sure.",
                 )
             else:
+                unlike = "" if claim.holdout else " and from no set that includes holdout rows"
                 yield self._finding(
                     "FIT000",
                     Severity.INFO,
                     spec,
-                    f"'{spec.name}' reproduces from {claim.name} and not from any set that includes holdout rows.",
+                    f"'{spec.name}' reproduces from its claim ({claim.name}){unlike}.",
                     evidence=evidence,
                     tables=tables,
                 )
         elif leaking:
-            rs = leaking[-1] if not clean else leaking[0]
+            rs = leaking[0]
             yield self._finding(
                 "FIT001",
                 Severity.ERROR,
                 spec,
-                f"'{spec.name}' is declared as fitted on {'+'.join(spec.fitted_on)}, but its {what} reproduce from "
-                f"{rs.name}, which includes the holdout split(s) {', '.join(rs.holdout)}: the evaluation has seen "
-                f"information from the rows it scores.",
+                f"'{spec.name}' is declared as fitted on {claim.name}, but its {what} reproduce from {rs.name}, "
+                f"which includes the holdout split(s) {', '.join(rs.holdout)}: the evaluation has seen information "
+                "from the rows it scores.",
                 evidence=evidence,
                 tables=tables,
                 remediation=f"Fit '{spec.name}' on the training rows only (after the split) and apply it unchanged "
@@ -370,50 +285,55 @@ class _Checks:
                 "FIT003",
                 Severity.WARNING,
                 spec,
-                f"'{spec.name}' is declared as fitted on {'+'.join(spec.fitted_on)}, but its {what} reproduce from "
+                f"'{spec.name}' is declared as fitted on {claim.name}, but its {what} reproduce from "
                 f"{clean[0].name} instead. No holdout rows are involved; correct the claim.",
                 evidence=evidence,
                 tables=tables,
                 remediation="Set `fitted_on` to the splits the artifact was actually fitted on.",
             )
         else:
-            closest = min(rowsets, key=lambda rs: verdict.deviation[rs.name])
+            closest = verdict.closest(rowsets)
             yield self._finding(
                 "FIT002",
                 Severity.WARNING,
                 spec,
-                f"'{spec.name}' reproduces from none of {', '.join(rs.name for rs in rowsets)} (closest: "
-                f"{closest.name}, {_round(verdict.deviation[closest.name])}× the tolerance). The artifact may be "
-                "stale, fitted on other data or rows, or fitted after further preprocessing.",
+                f"'{spec.name}' reproduces from none of {', '.join(rs.name for rs in rowsets)}. Closest: "
+                f"{closest.name}, {_how_far(verdict.fits[closest.name], what)}. The artifact may be stale, fitted on "
+                "other data or rows, or fitted after further preprocessing.",
                 evidence=evidence,
                 tables=tables,
                 remediation="Refit the artifact on this manifest's training rows, or point `artifact` at the "
-                "current file.",
+                "current file; raise stages.fitted_statistics.tolerance for values rounded on export.",
             )
 
     # -- vocabulary, categories -------------------------------------------------------------------------
 
     def vocabulary(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
         assert spec.text is not None
-        tokenizer = spec.tokenizer or TokenizerSpec()
-        counted = count_tokens(self.manifest.table[spec.text], self.group, self.n_groups, tokenizer, spec.text)
+        column = self.manifest.table[spec.text]
         vocab = pa.array(artifact.tokens, pa.string())
+        tokenizer = choose_tokenizer(column, vocab, spec.text, spec.tokenizer)
+        counted = count_tokens(column, self.group, self.n_groups, tokenizer, spec.text)
         at = pc.fill_null(pc.index_in(vocab, value_set=counted.tokens), -1).to_numpy().astype(np.int64)
         found = at >= 0
-        index = np.maximum(at, 0)
         claim = self.rowsets(spec)[0]
-        claim_groups = sorted(claim.groups)
-        in_claim = counted.counts[:, claim_groups].sum(axis=1)
-        total = counted.counts.sum(axis=1)
         holdout_groups = [i + 1 for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
-        in_holdout = counted.counts[:, holdout_groups].sum(axis=1) if holdout_groups else np.zeros_like(total)
+        # Counts per vocabulary token (0 for a token the text never holds).
+        present = (
+            counted.counts[np.maximum(at, 0)] * found[:, None]
+            if len(counted.tokens)
+            else np.zeros((len(vocab), self.n_groups), dtype=np.int64)
+        )
+        in_claim = present[:, sorted(claim.groups)].sum(axis=1)
+        in_holdout = present[:, holdout_groups].sum(axis=1)
         minimum = tokenizer.min_frequency
         # A token the claimed rows alone cannot put into the vocabulary, that holdout rows can.
-        leaked = found & (in_claim[index] < minimum) & (in_claim[index] + in_holdout[index] >= minimum)
-        leaked &= in_holdout[index] > 0
+        leaked = found & (in_claim < minimum) & (in_claim + in_holdout >= minimum) & (in_holdout > 0)
         n_vocab, n_found, n_leaked = len(vocab), int(found.sum()), int(leaked.sum())
+        unit = "rows" if tokenizer.frequency == "rows" else "times"
         evidence = {
             "artifact": str(artifact.path),
+            "tokenizer": describe_tokenizer(tokenizer),
             "vocabulary": n_vocab,
             "in_text": n_found,
             "never_in_text": n_vocab - n_found,
@@ -425,49 +345,50 @@ class _Checks:
                 "FIT007",
                 Severity.WARNING,
                 spec,
-                f"only {n_found} of the {n_vocab} tokens of '{spec.name}' occur in '{spec.text}' when it is split "
-                "the configured way; the tokenizer settings probably differ from the ones that built it, and the "
-                "check below sees only those tokens.",
+                f"only {n_found} of the {n_vocab} tokens of '{spec.name}' occur in '{spec.text}' cut as "
+                f"{describe_tokenizer(tokenizer)}; the tokenizer that built it probably cuts text differently, and "
+                "the check sees only the tokens it finds.",
                 evidence=evidence,
                 examples=tuple({"token": t} for t in np.asarray(artifact.tokens, dtype=object)[~found][:5]),
-                remediation="Set `tokenizer` (lowercase, split_pattern or token_pattern) as the vocabulary was built.",
+                remediation="Set `tokenizer` (lowercase, split_pattern or token_pattern, min_length) as the "
+                "vocabulary was built.",
             )
         if n_leaked:
             rows = np.flatnonzero(leaked)
-            order = rows[np.argsort(-in_holdout[index[rows]], kind="stable")][: self.options.max_examples]
+            order = rows[np.argsort(-in_holdout[rows], kind="stable")][: self.options.max_examples]
             tokens = np.asarray(artifact.tokens, dtype=object)
             examples = tuple(
                 {
                     "token": tokens[i],
-                    **{claim.name.removesuffix(" (the claim)"): int(in_claim[index[i]])},
-                    **{
-                        n: int(counted.counts[index[i], g])
-                        for n, g in zip(self.names, range(1, self.n_groups), strict=True)
-                        if self.roles.role(n) == "holdout"
-                    },
+                    claim.name: int(in_claim[i]),
+                    **{self.names[g - 1]: int(present[i, g]) for g in holdout_groups},
                 }
                 for i in order
             )
-            rarely = "" if minimum == 1 else f" (or fewer than {minimum} times in them)"
+            rarely = (
+                ""
+                if minimum == 1
+                else f" (below min_frequency {minimum} {unit} in {claim.name}, reaching it only with holdout rows)"
+            )
             yield self._finding(
                 "FIT006",
                 Severity.ERROR,
                 spec,
-                f"{n_leaked} of the {n_vocab} tokens of '{spec.name}' occur only in holdout rows{rarely}, e.g. "
-                f"{', '.join(repr(e['token']) for e in examples[:5])}: the vocabulary was built with the rows it is "
-                "evaluated on.",
+                f"{n_leaked} of the {n_vocab} tokens of '{spec.name}' are there only because of holdout rows{rarely}, "
+                f"e.g. {', '.join(repr(e['token']) for e in examples[:5])}: the vocabulary was built with the rows "
+                "it is evaluated on.",
                 evidence=evidence,
                 examples=examples,
                 remediation=f"Rebuild '{spec.name}' from the training rows only; holdout-only words then map to the "
                 "unknown token, as they will in deployment.",
             )
-        elif n_found >= 0.5 * n_vocab:
+        elif n_vocab and n_found >= 0.5 * n_vocab:
             yield self._finding(
                 "FIT000",
                 Severity.INFO,
                 spec,
                 f"every token of '{spec.name}' found in '{spec.text}' occurs in {claim.name}"
-                f"{'' if minimum == 1 else f' at least {minimum} times'}.",
+                f"{'' if minimum == 1 else f' at least {minimum} {unit}'}.",
                 evidence=evidence,
             )
 
@@ -479,11 +400,11 @@ class _Checks:
         per_column: dict[str, int] = {}
         for column, cats in zip(artifact.columns, artifact.categories, strict=True):
             grouped = self.manifest.group_counts(column)
-            labels = [_canon(v) for v in grouped.key.labels(np.arange(grouped.key.n_values))]
+            labels = [canon(v) for v in grouped.key.labels(np.arange(grouped.key.n_values))]
             lookup = {v: i for i, v in enumerate(labels)}
             n_leaked = 0
             for category in cats:
-                i = lookup.get(_canon(category))
+                i = lookup.get(canon(category))
                 if i is None:
                     continue
                 claimed = int(grouped.counts[i, claim_splits].sum())
@@ -503,7 +424,8 @@ class _Checks:
                 "FIT008",
                 Severity.ERROR,
                 spec,
-                f"{total} categor{'y' if total == 1 else 'ies'} of '{spec.name}' occur only in holdout rows, e.g. "
+                f"{total} categor{'y' if total == 1 else 'ies'} of '{spec.name}' "
+                f"{'occurs' if total == 1 else 'occur'} only in holdout rows, e.g. "
                 f"{', '.join(repr(r['category']) for r in leaked_rows[:5])}: the encoder was fitted with the rows it "
                 "is evaluated on.",
                 evidence=evidence,
@@ -539,7 +461,10 @@ class _Checks:
         why = f"the selection '{spec.name}'"
         values = {c: numeric_values(self.manifest.table[c], c, why) for c in artifact.columns}
         if spec.method == "correlation":
-            target = numeric_values(self.manifest.table[label], label, f"correlation in '{spec.name}'")
+            try:
+                target = numeric_values(self.manifest.table[label], label, f"`method: correlation` in '{spec.name}'")
+            except StageInputError as exc:
+                raise StageInputError(f"{exc}; for class labels use `method: anova_f`") from None
             classes = 0
         else:
             key = self.manifest.key(label)
@@ -559,12 +484,17 @@ class _Checks:
             # Ties at the cut may fall either way: any selection between the two sets reproduces.
             deviation[rs.name] = 0.0 if above <= chosen <= at_or_above else math.inf
             score_rows[rs.name] = s
-        verdict = _Verdict(tuple(rs for rs in rowsets if deviation[rs.name] == 0), deviation, {})
+        fits = {
+            rs.name: Fit(d, d, {}, "column", {}, () if d == 0 else ("selection",))
+            for rs in rowsets
+            for d in [deviation[rs.name]]
+        }
+        verdict = Verdict(tuple(rs for rs in rowsets if deviation[rs.name] == 0), fits)
         table = Table(
             title=f"{spec.method} score of each candidate column per row set",
-            columns=("column", "selected", *(rs.name for rs in rowsets)),
+            columns=("column", "selected", *(f"{rs.name}{' (claimed)' if rs.claimed else ''}" for rs in rowsets)),
             rows=tuple(
-                (c, "yes" if c in chosen else "", *(_number(score_rows[rs.name][c]) for rs in rowsets))
+                (c, "yes" if c in chosen else "", *(number(score_rows[rs.name][c]) for rs in rowsets))
                 for c in artifact.columns
             ),
         )
@@ -627,12 +557,33 @@ class _Checks:
 def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifact]], list[str]]:
     """Every `fitted` artifact the config names, and one line per artifact that cannot be read."""
     artifacts, problems = [], []
+    splits = loaded.config.splits
+    declared = None if splits.holdout is None else {*splits.train, *splits.holdout}
     for i, spec in enumerate(loaded.config.fitted):
+        unknown = [s for s in spec.fitted_on if declared is not None and s not in declared]
+        if unknown and declared is not None:
+            problems.append(
+                f"{loaded.locate(('fitted', i, 'fitted_on'))}: fitted '{spec.name}' claims split(s) "
+                f"{', '.join(unknown)}, which `splits` does not declare ({', '.join(sorted(declared))})"
+            )
         where = loaded.locate(("fitted", i, "artifact"))
         try:
-            artifacts.append((spec, load_artifact(loaded.resolve(spec.artifact), spec, where)))
+            artifact = load_artifact(loaded.resolve(spec.artifact), spec, where)
         except StageInputError as exc:
             problems.append(str(exc))
+            continue
+        artifacts.append((spec, artifact))
+        manifest = loaded.config.manifest
+        if artifact.fitted_ids is not None and (manifest is None or manifest.id is None):
+            problems.append(
+                f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names no id "
+                "column: set `manifest.id`"
+            )
+        if spec.method is not None and spec.label is None and loaded.config.keys.label is None:
+            problems.append(
+                f"{loaded.locate(('fitted', i, 'method'))}: fitted '{spec.name}': `method` needs the target column: "
+                "set its `label` or `keys.label`"
+            )
     return artifacts, problems
 
 
@@ -644,58 +595,18 @@ def _is_text_fill(spec: FittedSpec, artifact: Artifact, column: str) -> bool:
     return bool(fill) and isinstance(fill[artifact.columns.index(column)], str)
 
 
-def _side_by_side(
-    artifact: Artifact,
-    rowsets: Sequence[RowSet],
-    expected: dict[str, dict[str, dict[str, list[Any]]]],
-    verdict: _Verdict,
-) -> Table:
-    """Each statistic of each column: the artifact's value next to the value every row set gives."""
-    rows = []
-    for stat, got in artifact.stats.items():
-        for j, column in enumerate(artifact.columns):
-            cells = []
-            for rs in rowsets:
-                variants = expected[rs.name][stat]
-                chosen = verdict.variant.get(rs.name, "")
-                name = next((v for v in variants if v in chosen.split(", ")), next(iter(variants), None))
-                cells.append(_number(variants[name][j]) if name is not None else "—")
-            rows.append((column, stat, _number(got[j]), *cells))
-    return Table(
-        title="artifact values next to the values each candidate row set gives",
-        columns=("column", "statistic", "artifact", *(rs.name for rs in rowsets)),
-        rows=tuple(rows[:60]),
-    )
-
-
-def _number(value: Any) -> Any:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "—"
-        if value.is_integer() and abs(value) < 1e15:
-            return int(value)
-        return float(f"{value:.7g}")
-    return value
-
-
 def _round(value: float) -> float | str:
     return "inf" if math.isinf(value) else round(value, 3)
 
 
+def _how_far(fit: Fit, what: str) -> str:
+    off = [s for s in fit.failing if s != "count"]
+    if not off and "count" in fit.failing:
+        return "whose values match but whose sample count does not"
+    if math.isinf(fit.value_deviation):
+        return f"with no {what} matching"
+    return f"{', '.join(off)} off by {_round(fit.value_deviation)}× the tolerance"
+
+
 def _orderable(score: float) -> float:
     return -math.inf if math.isnan(score) else score
-
-
-def _canon(value: Any) -> str:
-    """A category or fill value as text, so that 1, 1.0 and '1' compare equal."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int | float):
-        f = float(value)
-        return str(int(f)) if f.is_integer() else repr(f)
-    text = str(value)
-    try:
-        f = float(text)
-    except ValueError:
-        return text
-    return str(int(f)) if f.is_integer() and not math.isinf(f) else repr(f) if not math.isnan(f) else text

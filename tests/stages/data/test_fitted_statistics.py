@@ -71,7 +71,7 @@ def test_scaler_fitted_on_all_rows_is_an_error_with_numbers_side_by_side(audit, 
     assert f.severity == "error" and f.key == "norm"
     assert f.evidence["reproduces_from"] == ["all rows"]
     table = f.tables[0]
-    assert table.columns[:4] == ("column", "statistic", "artifact", "train (the claim)")
+    assert table.columns[:4] == ("column", "statistic", "artifact", "train (claimed)")
     mean_f1 = next(row for row in table.rows if row[:2] == ("f1", "mean"))
     train_mean, all_mean = rows(df, "train")["f1"].mean(), df["f1"].mean()
     assert mean_f1[2] == pytest.approx(all_mean, rel=1e-6) and mean_f1[3] == pytest.approx(train_mean, rel=1e-6)
@@ -85,8 +85,8 @@ def test_scaler_fitted_on_train_passes_with_either_std_convention(audit, tmp_pat
     fitted = [entry("sk", "standardize", "sk.json"), entry("pd", "standardize", "pd.json")]
     r = audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY)
     assert codes(r) == ["FIT000", "FIT000"] and r.exit_code == 0
-    variants = {f.key: f.evidence["variant"] for f in r.findings}
-    assert variants == {"sk": "ddof=0", "pd": "ddof=1"}
+    variants = {f.key: f.evidence["conventions"] for f in r.findings}
+    assert variants == {"sk": "ddof=0, count of values", "pd": "ddof=1, count of values"}
 
 
 def test_float32_rounding_still_matches(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +103,7 @@ def test_statistics_from_other_data_match_nothing(audit, tmp_path: Path) -> None
     write(tmp_path / "old.json", {"feature_names_in_": ["f1", "f2"], "mean_": [4.0, 99.0], "scale_": [2.0, 10.0]})
     r = audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "old.json")], only=ONLY)
     f = finding(r, "FIT002")
-    assert f.severity == "warning" and "closest" in f.message and r.exit_code == 0
+    assert f.severity == "warning" and "Closest: train, mean, scale off by" in f.message and r.exit_code == 0
 
 
 def test_fitted_on_train_plus_val_is_named(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -145,7 +145,7 @@ def test_indistinguishable_row_sets_are_info(audit, tmp_path: Path) -> None:  # 
     write(tmp_path / "s.json", values)
     r = audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "s.json")], only=ONLY)
     f = finding(r, "FIT004")
-    assert f.severity == "info" and f.evidence["reproduces_from"] == ["train (the claim)", "all rows"]
+    assert f.severity == "info" and f.evidence["reproduces_from"] == ["train", "all rows"]
 
 
 def test_missing_values_are_ignored_as_scalers_do(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -298,8 +298,13 @@ def test_vocabulary_token_pattern_and_split_pattern(audit, tmp_path: Path) -> No
         f = finding(audit(df, manifest=MANIFEST, fitted=[spec], only=ONLY), "FIT006")
         assert [e["token"] for e in f.examples] == ["zebra"]
     # Split on whitespace only, "zebra,crossing" is one token and 'zebra' is never seen.
-    spec = entry("v", "vocabulary", "v.txt", text="text")
+    spec = entry("v", "vocabulary", "v.txt", text="text", tokenizer={"split_pattern": r"\s+"})
     assert "FIT006" not in codes(audit(df, manifest=MANIFEST, fitted=[spec], only=ONLY))
+    # Without a tokenizer, the common one under which most tokens occur is chosen: here words, as scikit-learn.
+    f = finding(
+        audit(df, manifest=MANIFEST, fitted=[entry("v", "vocabulary", "v.txt", text="text")], only=ONLY), "FIT006"
+    )
+    assert [e["token"] for e in f.examples] == ["zebra"] and "scikit-learn" in f.evidence["tokenizer"]
 
 
 def test_vocabulary_of_another_tokenizer_is_flagged(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -396,7 +401,7 @@ def test_selection_that_reproduces_only_with_holdout_rows(audit, tmp_path: Path,
     ]
     r = audit(selection_frame(), manifest=MANIFEST, fitted=fitted, only=ONLY)
     assert {(f.code, f.key) for f in r.findings} == {("FIT001", "bad"), ("FIT000", "good")}
-    assert finding(r, "FIT001").tables[0].columns == ("column", "selected", "train (the claim)", "all rows")
+    assert finding(r, "FIT001").tables[0].columns == ("column", "selected", "train (claimed)", "all rows")
 
 
 def test_selection_without_method_is_not_verified(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -511,3 +516,129 @@ def test_artifact_is_never_modified(audit, tmp_path: Path) -> None:  # type: ign
     before = (tmp_path / "s.json").read_bytes()
     audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "s.json")], only=ONLY)
     assert (tmp_path / "s.json").read_bytes() == before
+
+
+# -- conventions real exports follow ----------------------------------------------------------------------
+
+
+def test_most_frequent_numbers_from_a_csv_break_ties_numerically(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = pd.DataFrame(
+        {
+            "id": [f"r{i}" for i in range(9)],
+            "split": ["train"] * 6 + ["test"] * 3,
+            "age": [30, 30, 40, 41, 42, None, 5, 5, 7],
+            "x": [2.5, 2.5, 10, 10, 3, 4, 1, 1, 1],
+        }
+    )
+    write(
+        tmp_path / "all.json",
+        {"feature_names_in_": ["age", "x"], "statistics_": [5.0, 1.0], "strategy": "most_frequent"},
+    )
+    write(tmp_path / "train.json", {"statistics_": [30.0, 2.5], "strategy": "most_frequent"})
+    fitted = [
+        entry("all", "impute", "all.json", columns=["age", "x"]),
+        entry("train", "impute", "train.json", columns=["age", "x"]),
+    ]
+    r = audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY)  # CSV: the columns are read as text
+    assert {(f.code, f.key) for f in r.findings} == {("FIT001", "all"), ("FIT000", "train")}
+
+
+def test_minmax_count_of_rows_including_missing_values(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    df.loc[[3, 70], "f2"] = np.nan
+    # MinMaxScaler counts every row in n_samples_seen_, missing values included.
+    everything = {
+        "data_min_": [df.f1.min(), df.f2.min()],
+        "data_max_": [df.f1.max(), df.f2.max()],
+        "n_samples_seen_": len(df),
+    }
+    write(tmp_path / "mm.json", {"feature_names_in_": ["f1", "f2"], **everything})
+    r = audit(df, manifest=MANIFEST, fitted=[entry("mm", "minmax", "mm.json")], only=ONLY)
+    assert finding(r, "FIT001").evidence["conventions"] == "count of rows"
+
+
+def test_rows_with_a_missing_value_dropped_before_fitting(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    df.loc[[3, 70, 90], "f2"] = np.nan
+    complete = df.dropna(subset=["f1", "f2"])
+    write(tmp_path / "s.json", scaler(complete))  # fitted on all rows after dropna()
+    r = audit(df, fmt="parquet", manifest=MANIFEST, fitted=[entry("n", "standardize", "s.json")], only=ONLY)
+    f = finding(r, "FIT001")
+    assert "rows with a missing value dropped" in f.tables[0].title
+
+
+def test_missing_value_spellings_in_a_csv_are_missing(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    df["f1"] = df["f1"].astype(object)
+    df.loc[[2, 5, 8], "f1"] = ["NaN", "NA", "null"]
+    train = rows(df, "train").copy()
+    train["f1"] = pd.to_numeric(train["f1"], errors="coerce")
+    write(tmp_path / "s.json", scaler(train))
+    assert codes(audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "s.json")], only=ONLY)) == ["FIT000"]
+
+
+def test_pandas_statistic_major_json(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    train = rows(df, "train")[["f1", "f2"]]
+    write(tmp_path / "pd.json", train.agg(["mean", "std"]).to_json())  # {"f1": {"mean":..}, ...}
+    write(tmp_path / "pd2.json", {"mean": train.mean().to_dict(), "std": train.std().to_dict()})
+    fitted = [entry("a", "standardize", "pd.json"), entry("b", "standardize", "pd2.json")]
+    assert codes(audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY)) == ["FIT000", "FIT000"]
+
+
+def test_a_sample_count_alone_is_not_a_statistic(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    write(tmp_path / "typo.json", {"feature_names_in_": ["f1", "f2"], "means_": [1, 2], "n_samples_seen_": 60})
+    write(tmp_path / "scaler.json", scaler(rows(df, "train")))
+    fitted = [entry("typo", "standardize", "typo.json"), entry("kind", "minmax", "scaler.json")]
+    message = errored(audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY))
+    assert "no standardize statistics found" in message and "means_" in message
+    assert "no minmax statistics found" in message and "look like kind standardize: is `kind` right?" in message
+
+
+def test_imputer_strategy_conflict_and_constant_fill(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    write(tmp_path / "med.json", {"statistics_": [1.0, 2.0], "strategy": "median"})
+    message = errored(
+        audit(df, manifest=MANIFEST, fitted=[entry("m", "impute", "med.json", strategy="mean")], only=ONLY)
+    )
+    assert "config says strategy 'mean' but the artifact says 'median'" in message
+    write(tmp_path / "const.json", {"statistics_": [0.0, 0.0], "strategy": "constant"})
+    f = finding(audit(df, manifest=MANIFEST, fitted=[entry("c", "impute", "const.json")], only=ONLY), "FIT009")
+    assert f.severity == "info" and f.evidence["strategy"] == "constant"
+
+
+def test_count_vectorizer_vocabulary_without_tokenizer_settings(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = pd.DataFrame(
+        {
+            "id": range(6),
+            "split": ["train"] * 4 + ["test"] * 2,
+            "text": ["good movie", "bad movie", "Good plot!", "bad acting", "Terrible movie!", "Boring, bad."],
+        }
+    )
+    vocabulary = {t: i for i, t in enumerate(["acting", "bad", "boring", "good", "movie", "plot", "terrible"])}
+    write(tmp_path / "cv.json", {"vocabulary_": vocabulary})
+    f = finding(
+        audit(df, manifest=MANIFEST, fitted=[entry("cv", "vocabulary", "cv.json", text="text")], only=ONLY), "FIT006"
+    )
+    assert sorted(e["token"] for e in f.examples) == ["boring", "terrible"]
+
+
+def test_text_without_any_token_does_not_crash(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = pd.DataFrame({"id": [1, 2], "split": ["train", "test"], "text": ["", ""]})
+    write(tmp_path / "v.json", ["a", "b"])
+    r = audit(df, manifest=MANIFEST, fitted=[entry("v", "vocabulary", "v.json", text="text")], only=ONLY)
+    assert codes(r) == ["FIT007"] and finding(r, "FIT007").evidence["in_text"] == 0
+    spec = entry("v", "vocabulary", "v.json", text="text", tokenizer={"token_pattern": "zzz"})
+    assert codes(audit(df, manifest=MANIFEST, fitted=[spec], only=ONLY)) == ["FIT007"]
+
+
+def test_correlation_with_a_text_label_suggests_anova(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = selection_frame()
+    df["y"] = np.where(df["y"] == 1, "yes", "no")
+    write(tmp_path / "sel.json", {"selected": ["leak"]})
+    fitted = [
+        {"name": "s", "kind": "selected_features", "artifact": "sel.json", "columns": ["honest", "leak"],
+         "method": "correlation", "label": "y"}
+    ]  # fmt: skip
+    assert "use `method: anova_f`" in errored(audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY))
