@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -19,6 +20,7 @@ from auditor.findings import FailOn, Report
 from auditor.manifest import check_columns
 from auditor.output import check_writable, remove_stale, write_atomic
 from auditor.render import FILE_RENDERERS, render_terminal
+from auditor.render.common import headline
 from auditor.runner import prepare_stages, run_audit
 from auditor.stage import Stage
 from auditor.stages.planned import PlannedStage
@@ -94,6 +96,10 @@ def run(
         raise _fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
         _print_terminal(report, written, verbose)
+    elif report.exit_code == EXIT_CANNOT_AUDIT:
+        # Quiet hides the summary, never the reason the audit could not run.
+        reasons = dict.fromkeys(f"{r.stage}: {r.error.message}" for r in report.stages if r.error is not None)
+        _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
 
 
@@ -105,7 +111,9 @@ def _forget_reports(out_dir: Path | None) -> None:
 
 def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     color = sys.stdout.isatty()
-    sys.stdout.write(render_terminal(report, color=color, width=Console().width, verbose=verbose))
+    # Logs (CI) are not terminals: wide lines there beat paths broken at 80 columns.
+    width = Console().width if color or "COLUMNS" in os.environ else 120
+    sys.stdout.write(render_terminal(report, color=color, width=width, verbose=verbose))
     for path in written:
         sys.stdout.write(f"wrote {path}\n")
 
@@ -120,7 +128,7 @@ def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> 
     except AuditError as exc:
         raise _fail(str(exc)) from None
     active = [s.name for s in stages if s.skip_reason(loaded.config) is None]
-    problems = [p for s in stages if s.name in active for p in s.check_inputs(loaded)]
+    problems = list(dict.fromkeys(p for s in stages if s.name in active for p in s.check_inputs(loaded)))
     if problems:
         raise _fail("\n".join(problems))
     typer.echo(f"{loaded.path}: valid")
@@ -159,6 +167,17 @@ def _bare_stages() -> list[Stage]:
     from auditor.registry import discover, load_stages
 
     return [cls() for cls in load_stages(discover())]
+
+
+@app.command()
+def lab() -> None:
+    """Reproduce four classic faults in memory and find each with the same stage code an audit runs."""
+    from auditor.lab import render_lab, run_lab
+
+    result = run_lab()
+    typer.echo(render_lab(result))
+    if result.broadcast_shape is None:
+        raise typer.Exit(EXIT_CANNOT_AUDIT)
 
 
 @app.command()

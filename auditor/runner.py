@@ -24,6 +24,7 @@ from auditor.findings import (
     summarize,
 )
 from auditor.manifest import Manifest, load_manifest
+from auditor.numeric.usercode import UserCodeError, load_user_code
 from auditor.registry import discover, instantiate, load_stages, select
 from auditor.stage import Acceptances, AuditContext, Stage
 
@@ -62,6 +63,13 @@ def run_audit(
     skips = {s.name: s.skip_reason(loaded.config) for s in stages}
     manifest: Manifest | None = None
     active = [s for s in stages if skips[s.name] is None]
+    numeric, numeric_error = None, None
+    if any(s.needs_numeric for s in active):
+        # Imported before anything runs: a bad reference is named once, and only the code stages fail.
+        try:
+            numeric = load_user_code(loaded)
+        except UserCodeError as exc:
+            numeric_error = str(exc)
     if any(s.needs_manifest for s in active):
         manifest = load_manifest(loaded)
     try:
@@ -70,7 +78,7 @@ def run_audit(
                 stage.prefetch(manifest, loaded.config)
             manifest.prefetch(sha256=True)  # last: the stages' own work comes first
         acceptances = Acceptances(loaded.config.accept)
-        context = AuditContext(loaded, manifest, acceptances)
+        context = AuditContext(loaded, manifest, acceptances, numeric=numeric, numeric_error=numeric_error)
         results = [_run_one(s, skips[s.name], context, threshold) for s in stages]
         ran = {r.stage for r in results if r.status in ("passed", "failed")}
         stale = _stale_acceptances(acceptances, ran, every)

@@ -10,8 +10,10 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from auditor.config import AcceptSpec, AuditConfig, LoadedConfig
+from auditor.errors import StageInputError
 from auditor.findings import Finding, Severity
 from auditor.manifest import Manifest
+from auditor.numeric.usercode import UserCode
 from auditor.splits import SplitRoles
 
 
@@ -47,6 +49,8 @@ class AuditContext:
     manifest: Manifest | None
     acceptances: Acceptances
     _roles: SplitRoles | None = field(default=None, repr=False)
+    numeric: UserCode | None = None
+    numeric_error: str | None = None
 
     @property
     def config(self) -> AuditConfig:
@@ -56,6 +60,12 @@ class AuditContext:
         if self.manifest is None:
             raise RuntimeError("this stage needs the manifest, but none was loaded")
         return self.manifest
+
+    def require_numeric(self) -> UserCode:
+        """The user's imported callables; StageInputError (the stage errors) when they could not be loaded."""
+        if self.numeric is None:
+            raise StageInputError(self.numeric_error or "the config has no `numeric` section")
+        return self.numeric
 
     @property
     def roles(self) -> SplitRoles:
@@ -72,6 +82,7 @@ class Stage(ABC):
     summary: ClassVar[str]
     needs: ClassVar[tuple[str, ...]] = ()  # config keys it reads, for `audit stages`
     needs_manifest: ClassVar[bool] = True
+    needs_numeric: ClassVar[bool] = False  # the user's code is imported (once) before the stages run
     codes: ClassVar[dict[str, str]] = {}  # finding code -> title, for the check catalogue
     Options: ClassVar[type[StageOptions]] = StageOptions
 

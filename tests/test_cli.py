@@ -190,12 +190,13 @@ def test_version() -> None:
     assert result.exit_code == 0 and result.output.startswith("split-auditor ")
 
 
-def test_numeric_only_config_says_nothing_was_audited(tmp_path: Path) -> None:
+def test_numeric_only_config_with_a_missing_module_names_it(tmp_path: Path) -> None:
     cfg = write_config(
         tmp_path, {"numeric": {"model": "m:a", "batch": "m:b", "loss": "m:c"}, "report": {"formats": []}}
     )
-    result = invoke("run", str(cfg))
-    assert result.exit_code == 2 and "no stage ran" in result.output and "stage  status" not in result.output
+    result = runner.invoke(app, ["run", str(cfg)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "no module named 'm'" in result.output
+    assert "audit.yaml:" in result.output  # where the reference is written
 
 
 @pytest.fixture
@@ -206,7 +207,7 @@ def clinic(tmp_path: Path) -> Path:
 
 
 def test_clinic_sample_finds_the_scaler_fitted_on_all_rows(clinic: Path) -> None:
-    result = invoke("run", str(clinic), "--only", "fitted_statistics", "-v")
+    result = runner.invoke(app, ["run", str(clinic), "--only", "fitted_statistics", "-v"], env={"COLUMNS": "300"})
     assert result.exit_code == 1
     assert "FIT001" in result.output and "'feature_scaler'" in result.output and "all rows" in result.output
     report = json.loads((clinic.parent / "audit-report" / "report.json").read_text())
@@ -230,3 +231,30 @@ def test_validate_reads_artifacts(clinic: Path) -> None:
     assert "scaler.pkl" in result.output and "is a pickle" in result.output
     assert "vocab.txt" in result.output and "not found" in result.output
     assert not (clinic.parent / "audit-report").exists()
+
+
+def test_lab_computes_the_four_faults() -> None:
+    result = invoke("lab")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "broadcast error shape: (3, 3), wrong MSE=1.333333, right MSE=0.000000"
+    assert lines[1] == "backward after .item() re-wrap fails: True; gradient with the graph kept = 4.0"
+    assert lines[2] == "direct exp probabilities all finite: False; stable probabilities sum = 1.000000"
+    assert lines[3] == "writers crossing splits: ['writer-a']"
+    assert "not yet a model that generalizes" in result.output
+    assert "broadcast BRD001, BRD003" in result.output and "detached_graph GRD001" in result.output
+
+
+def test_quiet_still_says_why_the_audit_could_not_run(clinic: Path) -> None:
+    (clinic.parent / "artifacts" / "scaler.json").write_text("{broken", encoding="utf-8")
+    result = runner.invoke(app, ["run", str(clinic), "-q"])
+    assert result.exit_code == 2
+    assert "fitted_statistics:" in result.output and "scaler.json:1:2" in result.output
+
+
+def test_validate_checks_claimed_splits_against_the_declared_ones(clinic: Path) -> None:
+    clinic.write_text(
+        clinic.read_text().replace("fitted_on: [train]\n  - name: missing", "fitted_on: [training]\n  - name: missing")
+    )
+    result = runner.invoke(app, ["validate", str(clinic)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "claims split(s) training, which `splits` does not declare" in result.output

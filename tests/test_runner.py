@@ -98,7 +98,8 @@ def test_planned_stages_skip_as_not_implemented(loaded) -> None:  # type: ignore
     report = run_audit(loaded())
     planned = {r.stage: r.skip_reason for r in report.stages if r.status == "skipped"}
     assert planned["fitted_statistics"] == "no `fitted` entries in the config"
-    assert planned["broadcast"] == "not implemented yet"
+    assert planned["test_exposure"] == "not implemented yet"
+    assert planned["broadcast"] == "no `numeric` section in the config"
 
 
 def test_findings_are_frozen() -> None:

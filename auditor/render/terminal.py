@@ -35,7 +35,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     for r in report.stages:
         if r.status == "skipped" and not verbose:
             continue
-        note = r.error.type + ": " + r.error.message if r.error else (r.skip_reason or "")
+        note = _first_line(r.error.type + ": " + r.error.message) if r.error else (r.skip_reason or "")
         # Text, not str: a note like "e.g. [writer]" is data, not rich markup.
         table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), str(len(r.findings)), Text(note))
     if table.row_count:
@@ -55,11 +55,21 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
         console.print(head)
         for e in f.examples[:3]:
             console.print(Text("    e.g. " + cell(e), style="dim"))
+    # Stages that failed for the same reason (e.g. the user's code did not import) share one message.
+    same: dict[str, list[str]] = {}
     for r in report.stages:
         if r.error is not None and r.error.traceback:
             console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))
             console.print(Text(r.error.traceback.rstrip(), style="magenta"))
         elif r.error is not None:
-            console.print(Text(f"stage {r.stage} could not check the data: {r.error.message}", style="bold magenta"))
+            same.setdefault(r.error.message, []).append(r.stage)
+    for message, names in same.items():
+        who = f"stage {names[0]}" if len(names) == 1 else f"stages {', '.join(names)}"
+        console.print(Text(f"{who} could not run: {message}", style="bold magenta"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
     return out.getvalue()
+
+
+def _first_line(text: str, limit: int = 60) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= limit and "\n" not in text else line[:limit].rstrip() + " …"

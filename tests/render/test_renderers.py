@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from auditor import run_audit
-from auditor.findings import Report, StageResult
+from auditor.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import REPO
 
@@ -67,7 +67,7 @@ def test_renderers_are_pure(report: Report) -> None:
 def test_markdown_folds_skipped_stages(report: Report) -> None:
     md = render_markdown(report)
     assert "| broadcast |" not in md
-    assert "- broadcast: not implemented yet" in md
+    assert "- broadcast: no `numeric` section in the config" in md
 
 
 def test_html_shows_backticked_names_as_code_and_still_escapes(report: Report) -> None:
@@ -88,3 +88,17 @@ def test_terminal_shows_brackets_in_notes_as_text(report: Report) -> None:
         }
     )
     assert "(e.g. [writer])" in render_terminal(skipped, verbose=True, width=200)
+
+
+def test_terminal_states_a_shared_stage_error_once(report: Report) -> None:
+    error = StageError(type="input", message="numeric.model: no module named 'm'\nsecond line", traceback="")
+    failed = report.model_copy(
+        update={
+            "stages": tuple(
+                StageResult(stage=name, status="error", duration_s=0.0, error=error) for name in ("alpha", "beta")
+            )
+        }
+    )
+    text = render_terminal(failed, width=200)
+    assert text.count("no module named 'm'") == 3  # once per table row (first line only), once below
+    assert "stages alpha, beta could not run: numeric.model: no module named 'm'\nsecond line" in text

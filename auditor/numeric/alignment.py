@@ -1,0 +1,121 @@
+"""Token-prediction probes: the shift between inputs and targets, PAD out of the loss, a causal mask that holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from auditor.numeric.program import Program, finite, main_tensor
+from auditor.numeric.usercode import UserCodeError
+
+SHIFTS = (0, 1, 2)
+
+
+def shift_rates(inputs: torch.Tensor, targets: torch.Tensor, excluded: torch.Tensor) -> dict[int, float]:
+    """For each shift s, the share of counted positions where targets[:, i] == inputs[:, i + s]."""
+    rates = {}
+    length = inputs.shape[-1]
+    for s in SHIFTS:
+        if s >= length:
+            continue
+        same = targets[..., : length - s] == inputs[..., s:]
+        counted = ~excluded[..., : length - s]
+        n = int(counted.sum())
+        rates[s] = float((same & counted).sum()) / n if n else float("nan")
+    return rates
+
+
+@dataclass(frozen=True)
+class PadGradient:
+    """Gradient the loss sends to the logits at positions whose target is PAD or ignored."""
+
+    positions: int  # excluded positions checked
+    leaking: int  # of them, positions with a non-zero gradient
+    first: tuple[int, ...] | None
+    injected: bool  # the batch had no excluded position; one target was set to ignore_index
+    error: str | None = None
+
+
+def pad_gradient(
+    program: Program, logits: torch.Tensor, targets: torch.Tensor, excluded_values: list[int], ignore_index: int
+) -> PadGradient:
+    """Backward from the loss to a copy of the logits; excluded positions must get exactly zero gradient."""
+    targets = targets.clone()
+    excluded = _is_any(targets, excluded_values)
+    injected = not bool(excluded.any())
+    if injected:
+        targets.view(-1)[-1] = ignore_index
+        excluded = _is_any(targets, excluded_values)
+    leaf = logits.detach().clone().requires_grad_(True)
+    try:
+        loss = program.loss(leaf, targets)
+        loss.backward()
+    except (UserCodeError, RuntimeError) as exc:
+        return PadGradient(int(excluded.sum()), int(excluded.sum()), None, injected, str(exc).splitlines()[0])
+    grad = leaf.grad if leaf.grad is not None else torch.zeros_like(leaf)
+    per_position = grad.abs().reshape(*targets.shape, -1).amax(-1) if grad.dim() > targets.dim() else grad.abs()
+    leaking = excluded & (per_position != 0)
+    first = tuple(int(i) for i in leaking.nonzero()[0]) if bool(leaking.any()) else None
+    return PadGradient(int(excluded.sum()), int(leaking.sum()), first, injected)
+
+
+def _is_any(t: torch.Tensor, values: list[int]) -> torch.Tensor:
+    out = torch.zeros_like(t, dtype=torch.bool)
+    for v in values:
+        out |= t == v
+    return out
+
+
+@dataclass(frozen=True)
+class FutureLeak:
+    """How much outputs at positions <= t move when only tokens after t change."""
+
+    mode: str
+    position: int
+    max_change: float
+    first_moved: int | None  # the earliest position <= t whose output moved
+
+
+def future_leak(
+    program: Program, model: torch.nn.Module, inputs: torch.Tensor, vocab: int, mode: str, tolerance: float
+) -> FutureLeak | None:
+    """Change every token after the middle position; outputs up to it must not move (same RNG seed both runs)."""
+    length = inputs.shape[-1]
+    if length < 2:
+        return None
+    t = (length - 1) // 2
+    changed = inputs.clone()
+    # Stay inside the vocabulary: the logits' last axis when known, else the largest id seen.
+    modulus = vocab if vocab > 1 else int(inputs.max()) + 1
+    if modulus < 2:
+        return None
+    changed[..., t + 1 :] = (changed[..., t + 1 :] + 1) % modulus
+    model.train(mode == "train")
+    with torch.no_grad():
+        torch.manual_seed(program.seed)
+        before = main_tensor(program.forward(model, inputs))
+        torch.manual_seed(program.seed)
+        after = main_tensor(program.forward(model, changed))
+    if before is None or after is None or before.shape != after.shape or before.dim() < 2:
+        return None
+    diff = (before.float() - after.float()).abs()
+    per_position = diff.reshape(diff.shape[0], diff.shape[1], -1).amax(dim=(0, 2))  # (T,)
+    scale = tolerance * (1.0 + float(before.float().abs().max()))
+    moved = (per_position[: t + 1] > scale).nonzero()
+    return FutureLeak(mode, t, float(per_position[: t + 1].max()), int(moved[0]) if len(moved) else None)
+
+
+def all_ignored_loss(program: Program, logits: torch.Tensor, targets: torch.Tensor, ignore_index: int) -> float | str:
+    """The loss of a batch whose every target is ignore_index (NaN for a plain mean over zero tokens)."""
+    try:
+        with torch.no_grad():
+            loss = program.loss(logits.detach(), torch.full_like(targets, ignore_index))
+    except UserCodeError as exc:
+        return str(exc).splitlines()[0]
+    return float(loss) if isinstance(loss, torch.Tensor) and finite(loss) else float("nan")
+
+
+def vocabulary_size(logits: Any) -> int:
+    return int(logits.shape[-1]) if isinstance(logits, torch.Tensor) and logits.dim() >= 3 else 0

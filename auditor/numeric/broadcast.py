@@ -1,0 +1,163 @@
+"""Probes for silent broadcasting in the loss: traced ops, batch size 1, and predictions equal to targets."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from auditor.numeric.program import Program, first_rows, main_tensor, shape
+from auditor.numeric.tracing import CallRecorder
+from auditor.numeric.usercode import UserCodeError
+
+# Binary elementwise functions and operators whose operands broadcast, and losses that broadcast input/target.
+ELEMENTWISE = {
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+    "remainder", "fmod", "pow", "float_power", "atan2", "hypot", "maximum", "minimum", "fmax", "fmin",
+    "eq", "ne", "lt", "le", "gt", "ge", "logaddexp", "xlogy", "copysign", "where", "abs_diff",
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+    "__floordiv__", "__rfloordiv__", "__mod__", "__pow__", "__rpow__",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss", "soft_margin_loss", "gaussian_nll_loss",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """An elementwise op whose result is larger than both operands because a lower-rank one was extended."""
+
+    op: str
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    result: tuple[int, ...]
+    site: str | None
+
+
+def implicit_expansion(a: torch.Tensor, b: torch.Tensor) -> tuple[int, ...] | None:
+    """The broadcast shape when ranks differ and the result outgrows both operands, else None.
+
+    (N,1) with (N,) gives (N,N): a finding. A bias add (N,C)+(C,) does not grow, and an explicit pairwise
+    op (N,1,D)-(1,N,D) has equal ranks: the author put the singleton axes there on purpose.
+    """
+    if a.dim() == b.dim() or a.dim() == 0 or b.dim() == 0:
+        return None
+    try:
+        result = tuple(torch.broadcast_shapes(a.shape, b.shape))
+    except RuntimeError:
+        return None
+    if math.prod(result) > max(a.numel(), b.numel()):
+        return result
+    return None
+
+
+class ExpansionRecorder:
+    """Collects implicit expansions of the ops a block of user code runs."""
+
+    def __init__(self, program: Program) -> None:
+        self.found: list[Expansion] = []
+        self.mode = CallRecorder(self._seen, program.code.paths)
+
+    def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
+        if name not in ELEMENTWISE:
+            return
+        operands = [a for a in (*args[:3], *kwargs.values()) if isinstance(a, torch.Tensor)]
+        if name == "where" and len(operands) == 3:
+            operands = operands[1:]
+        if len(operands) < 2:
+            return
+        a, b = operands[0], operands[1]
+        grown = implicit_expansion(a, b)
+        if grown is not None:
+            self.found.append(Expansion(name, shape(a), shape(b), grown, site))
+
+    def distinct(self) -> list[Expansion]:
+        return list(dict.fromkeys(self.found))
+
+
+def trace_loss(program: Program, outputs: Any, targets: Any) -> tuple[Any, list[Expansion]]:
+    """The loss, and the implicit expansions its ops made."""
+    recorder = ExpansionRecorder(program)
+    with recorder.mode:
+        loss = program.loss(outputs, targets)
+    return loss, recorder.distinct()
+
+
+@dataclass(frozen=True)
+class SingleSample:
+    """What the program does with a batch of one sample."""
+
+    outputs_full: tuple[int, ...] | None
+    outputs_one: tuple[int, ...] | None
+    squeezes: tuple[tuple[str, tuple[int, ...], tuple[int, ...], str | None], ...]
+    error: str | None
+    expansions: tuple[Expansion, ...]
+
+
+def single_sample(program: Program, model: torch.nn.Module, inputs: Any, targets: Any) -> SingleSample | None:
+    """Run the model and the loss on the first sample alone; None when the batch holds one sample already."""
+    full = main_tensor(program.forward(model, inputs))
+    first = main_tensor(inputs)
+    if first is None or first.dim() == 0 or first.shape[0] < 2:
+        return None
+    squeezes: list[tuple[str, tuple[int, ...], tuple[int, ...], str | None]] = []
+
+    def watch(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
+        # squeeze() without a dim removes every axis of size 1, the batch axis of a one-sample batch too.
+        if name not in ("squeeze", "squeeze_") or len(args) != 1 or kwargs or not isinstance(args[0], torch.Tensor):
+            return
+        before = args[0]
+        if before.dim() and before.shape[0] == 1 and isinstance(result, torch.Tensor) and result.dim() < before.dim():
+            squeezes.append((name, shape(before), shape(result), site))
+
+    recorder = ExpansionRecorder(program)
+    one_inputs, one_targets = first_rows(inputs, 1), first_rows(targets, 1)
+    error = None
+    out_one = None
+    with CallRecorder(watch, program.code.paths):
+        try:
+            outputs = program.forward(model, one_inputs)
+            out_one = main_tensor(outputs)
+            with recorder.mode:
+                program.loss(outputs, one_targets)
+        except UserCodeError as exc:
+            error = str(exc)
+    return SingleSample(
+        shape(full) if full is not None else None,
+        shape(out_one) if out_one is not None else None,
+        tuple(dict.fromkeys(squeezes)),
+        error,
+        tuple(recorder.distinct()),
+    )
+
+
+@dataclass(frozen=True)
+class ShapeSensitivity:
+    """The loss for predictions equal to the targets, in the model's output shape and in the targets' shape."""
+
+    output_shape: tuple[int, ...]
+    target_shape: tuple[int, ...]
+    as_outputs: float
+    as_targets: float
+
+
+def perfect_predictions(program: Program, outputs: Any, targets: Any) -> ShapeSensitivity | None:
+    """Feed the targets themselves as predictions; None when that is not meaningful (classes, other sizes)."""
+    out, target = main_tensor(outputs), targets
+    if (
+        not isinstance(out, torch.Tensor)
+        or not isinstance(target, torch.Tensor)
+        or not isinstance(outputs, torch.Tensor)
+    ):
+        return None
+    if not target.is_floating_point() or out.numel() != target.numel() or out.shape == target.shape:
+        return None
+    with torch.no_grad():
+        as_outputs = program.loss(target.reshape(out.shape).to(out.dtype), targets)
+        as_targets = program.loss(target.clone().to(out.dtype), targets)
+    if not (isinstance(as_outputs, torch.Tensor) and isinstance(as_targets, torch.Tensor)):
+        return None
+    if as_outputs.numel() != 1 or as_targets.numel() != 1:
+        return None
+    return ShapeSensitivity(shape(out), shape(target), float(as_outputs), float(as_targets))

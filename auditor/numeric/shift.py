@@ -1,0 +1,82 @@
+"""Shift probes: softmax(x + c) equals softmax(x), and a softmax-based loss ignores a constant added to logits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+SHIFT = 1000.0
+HALF_SHIFT = 12.0  # exp(12) > 65504, the largest float16
+
+
+@dataclass(frozen=True)
+class ShiftResult:
+    """One probe: the values before and after the shift, as plain numbers for the report."""
+
+    dtype: str
+    shift: float
+    finite_before: bool
+    finite_after: bool
+    max_change: float  # inf when either side is not finite
+    row_sum: float  # of the unshifted probabilities (the first row), NaN for a loss
+    error: str | None = None
+
+    @property
+    def stable(self) -> bool:
+        return (
+            self.error is None
+            and self.finite_before
+            and self.finite_after
+            and self.max_change <= _tolerance(self.dtype)
+        )
+
+
+def _tolerance(dtype: str) -> float:
+    return 1e-2 if dtype == "float16" else 1e-5
+
+
+def probe_softmax(softmax: Callable[..., Any], logits: torch.Tensor, shift: float = SHIFT) -> ShiftResult:
+    """softmax(logits, -1) against softmax(logits + shift, -1), in the logits' dtype."""
+    dtype = str(logits.dtype).removeprefix("torch.")
+    try:
+        with torch.no_grad():
+            before = softmax(logits, -1)
+            after = softmax(logits + shift, -1)
+    except RuntimeError as exc:  # e.g. an op without a float16 kernel on this device
+        return ShiftResult(dtype, shift, False, False, float("inf"), float("nan"), str(exc).splitlines()[0])
+    before, after = before.float(), after.float()
+    ok_before, ok_after = bool(torch.isfinite(before).all()), bool(torch.isfinite(after).all())
+    change = float((before - after).abs().max()) if ok_before and ok_after else float("inf")
+    row_sum = float(before.reshape(-1, before.shape[-1])[0].sum()) if before.dim() else float("nan")
+    return ShiftResult(dtype, shift, ok_before, ok_after, change, row_sum)
+
+
+def probe_loss(
+    loss: Callable[[Any, Any], Any], outputs: torch.Tensor, targets: Any, shift: float = SHIFT
+) -> ShiftResult:
+    """loss(outputs, targets) against loss(outputs + shift, targets)."""
+    dtype = str(outputs.dtype).removeprefix("torch.")
+    with torch.no_grad():
+        before = loss(outputs, targets)
+        after = loss(outputs + shift, targets)
+    b, a = float(before), float(after)
+    ok_b, ok_a = bool(torch.isfinite(torch.tensor(b))), bool(torch.isfinite(torch.tensor(a)))
+    change = abs(a - b) / (1.0 + abs(b)) if ok_a and ok_b else float("inf")
+    return ShiftResult(dtype, shift, ok_b, ok_a, change, float("nan"))
+
+
+def class_logits(outputs: Any, targets: Any) -> bool:
+    """Whether outputs look like class scores for integer targets (where a loss must be shift-invariant)."""
+    return (
+        isinstance(outputs, torch.Tensor)
+        and isinstance(targets, torch.Tensor)
+        and outputs.is_floating_point()
+        and not targets.is_floating_point()
+        and not targets.is_complex()
+        and targets.dtype != torch.bool
+        and outputs.dim() >= 2
+        and outputs.shape[-1] > 1
+    )

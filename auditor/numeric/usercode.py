@@ -1,0 +1,185 @@
+"""Importing the callables the `numeric` section names, and calling them with errors that point at user code."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import importlib
+import importlib.util
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from auditor.config import LoadedConfig, NumericSpec
+from auditor.errors import AuditError, StageInputError
+
+TORCH_HINT = (
+    "the numeric checks need PyTorch, which is not installed; install the extra: "
+    "pip install -c constraints.txt -e \".[torch]\" (or pip install 'split-auditor[torch]')"
+)
+_TRACEBACK_FRAMES = 5
+REFERENCES = ("model", "batch", "loss", "optimizer", "softmax")
+
+
+class UserCodeError(StageInputError):
+    """The user's code could not be imported, or one of its callables raised."""
+
+
+class _ImportFailed(UserCodeError):
+    """A module of the user's code did not import."""
+
+
+def torch_available() -> bool:
+    return (
+        importlib.util.find_spec("torch") is not None
+        if "torch" not in sys.modules
+        else sys.modules["torch"] is not None
+    )
+
+
+@dataclass
+class UserCode:
+    """The callables of the `numeric` section, imported once, and the paths their imports need."""
+
+    spec: NumericSpec
+    paths: tuple[Path, ...]
+    functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    where: dict[str, str] = field(default_factory=dict)  # reference -> config file:line:column
+
+    def has(self, name: str) -> bool:
+        return name in self.functions
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the user's ``name`` callable; UserCodeError with a short traceback of the user's frames if it raises."""
+        fn = self.functions[name]
+        with user_path(self.paths):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                raise UserCodeError(self.explain(name, exc)) from None
+
+    def explain(self, name: str, exc: BaseException) -> str:
+        reference = getattr(self.spec, name, None) or name
+        return (
+            f"{reference} (numeric.{name}, {self.where.get(name, 'config')}) raised {short_traceback(exc, self.paths)}"
+        )
+
+
+@contextlib.contextmanager
+def user_path(paths: tuple[Path, ...]) -> Iterator[None]:
+    """``paths`` first on sys.path while the block runs; sys.path is restored exactly afterwards."""
+    saved = list(sys.path)
+    sys.path[:0] = [str(p) for p in paths]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
+def load_user_code(loaded: LoadedConfig) -> UserCode:
+    """Import every callable the `numeric` section names, before anything runs; UserCodeError names each problem.
+
+    Modules imported from the user's paths are dropped from sys.modules afterwards (the callables keep
+    them alive), so two configs whose packages share a name do not see each other's code.
+    """
+    spec = loaded.config.numeric
+    if spec is None:
+        raise AuditError("the config has no `numeric` section")
+    if not torch_available():
+        raise UserCodeError(TORCH_HINT)
+    paths = tuple(loaded.resolve(p) for p in spec.python_path)
+    missing = [str(p) for p in paths if not p.is_dir()]
+    problems = []
+    for i, p in enumerate(missing):
+        problems.append(
+            f"{loaded.locate(('numeric', 'python_path', i))}: python_path entry {p} is not a directory "
+            "(paths are relative to the config file)"
+        )
+    code = UserCode(spec, paths)
+    before = set(sys.modules)
+    failed: set[str] = set()  # a module that did not import is reported once, not once per reference
+    try:
+        with user_path(paths):
+            for name in REFERENCES:
+                reference = getattr(spec, name)
+                if reference is None:
+                    continue
+                where = loaded.locate(("numeric", name))
+                code.where[name] = where
+                module = reference.partition(":")[0]
+                if module in failed:
+                    continue
+                try:
+                    code.functions[name] = _resolve(reference, where, paths)
+                except _ImportFailed as exc:
+                    failed.add(module)
+                    problems.append(str(exc))
+                except UserCodeError as exc:
+                    problems.append(str(exc))
+    finally:
+        for module in set(sys.modules) - before:
+            if _is_user_module(sys.modules.get(module), paths):
+                del sys.modules[module]
+    if problems:
+        raise UserCodeError("\n".join(problems))
+    return code
+
+
+def _is_user_module(module: Any, paths: tuple[Path, ...]) -> bool:
+    origin = getattr(module, "__file__", None)
+    if not origin:
+        return False
+    resolved = Path(origin).resolve()
+    return any(resolved.is_relative_to(p) for p in paths)
+
+
+def _resolve(reference: str, where: str, paths: tuple[Path, ...]) -> Callable[..., Any]:
+    module_name, _, attr = reference.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            searched = ", ".join(str(p) for p in paths) or "(no python_path)"
+            raise _ImportFailed(
+                f"{where}: {reference}: no module named '{exc.name}' (searched python_path: {searched}, then the "
+                "installed packages)"
+            ) from None
+        raise _ImportFailed(f"{where}: importing {module_name} failed: {short_traceback(exc, paths)}") from None
+    except Exception as exc:
+        raise _ImportFailed(f"{where}: importing {module_name} failed: {short_traceback(exc, paths)}") from None
+    target: Any = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            names = [n for n in dir(target) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise UserCodeError(f"{where}: {reference}: module '{module_name}' has no attribute '{part}'{hint}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise UserCodeError(f"{where}: {reference} is a {type(target).__name__}, not a callable")
+    resolved: Callable[..., Any] = target
+    return resolved
+
+
+def short_traceback(exc: BaseException, paths: tuple[Path, ...]) -> str:
+    """The exception and the last few frames in the user's files (all frames if none is the user's)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if _in(f.filename, paths)]
+    shown = (mine or frames)[-_TRACEBACK_FRAMES:]
+    lines = [f"{type(exc).__name__}: {exc}".rstrip()]
+    if isinstance(exc, SyntaxError) and exc.filename:
+        lines.append(f"  {exc.filename}:{exc.lineno}:{exc.offset or 0}: {(exc.text or '').strip()}")
+    for f in shown:
+        lines.append(f"  {f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}")
+    return "\n".join(lines)
+
+
+def _in(filename: str, paths: tuple[Path, ...]) -> bool:
+    try:
+        resolved = Path(filename).resolve()
+    except (OSError, ValueError):
+        return False
+    return any(resolved.is_relative_to(p) for p in paths)

@@ -1,0 +1,48 @@
+"""What every numeric-path stage shares: it needs the `numeric` section and probes the user's program."""
+
+from __future__ import annotations
+
+import warnings
+from abc import abstractmethod
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+from auditor.config import AuditConfig, LoadedConfig
+from auditor.findings import Finding
+from auditor.numeric.usercode import UserCodeError, load_user_code
+from auditor.stage import AuditContext, Stage
+
+if TYPE_CHECKING:
+    from auditor.numeric.program import Program
+
+
+class NumericStage(Stage):
+    """A check of the user's training code on a tiny batch; torch is imported only when it runs."""
+
+    needs_manifest = False
+    needs_numeric = True
+    needs: ClassVar[tuple[str, ...]] = ("numeric",)
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return None if config.numeric is not None else "no `numeric` section in the config"
+
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        try:
+            load_user_code(loaded)
+        except UserCodeError as exc:
+            return [str(exc)]
+        return []
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        code = context.require_numeric()
+        from auditor.numeric.program import Program
+
+        # The probes feed the program odd inputs on purpose; its warnings about them are not news.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = list(self.probe(Program(code), context))
+        yield from found
+
+    @abstractmethod
+    def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
+        """Run the user's program in the ways this check needs and yield what it finds."""

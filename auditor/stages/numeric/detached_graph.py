@@ -1,0 +1,133 @@
+"""detached_graph: a loss cut from the graph, and parameters the loss cannot reach or the optimizer does not hold."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from auditor.findings import Finding, Severity, Table
+from auditor.stage import AuditContext
+from auditor.stages.numeric.base import NumericStage
+
+if TYPE_CHECKING:
+    from auditor.numeric.graph import Cut
+    from auditor.numeric.program import Program
+
+
+class DetachedGraph(NumericStage):
+    name = "detached_graph"
+    summary = "a loss cut from the graph, parameters the loss cannot reach or the optimizer does not hold"
+    needs = ("numeric", "numeric.optimizer (optional)")
+    codes: ClassVar[dict[str, str]] = {
+        "GRD000": "what the loss's gradient reaches",
+        "GRD001": "the loss has no grad_fn: it is cut from the graph",
+        "GRD002": "trainable parameters the loss cannot reach (grad None)",
+        "GRD003": "trainable parameters whose gradient is exactly zero",
+        "GRD004": "trainable parameters missing from the optimizer",
+        "GRD005": "parameters frozen on purpose (requires_grad False)",
+    }
+
+    def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
+        from auditor.numeric.graph import reach
+
+        r = reach(program)
+        cuts = tuple(_cut(c) for c in r.cuts[:10])
+        where = f"; the graph was cut at {_sites(r.cuts)}" if r.cuts else ""
+        if not r.loss_has_graph:
+            yield self.finding(
+                "GRD001",
+                Severity.ERROR,
+                f"the loss from {program.code.spec.loss} has no grad_fn, so backward() fails or trains nothing"
+                f"{where}. A value taken out with .item() or .detach() and wrapped again in torch.tensor(...) keeps "
+                "the number and loses its history.",
+                key="loss",
+                evidence={"cuts": [c["op"] for c in cuts]},
+                examples=cuts,
+                remediation="Compute the loss from tensors end to end; keep .item() for logging only.",
+            )
+            return
+        if r.backward_error is not None:
+            yield self.finding(
+                "GRD001",
+                Severity.ERROR,
+                f"backward() on the loss failed: {r.backward_error}{where}.",
+                key="loss",
+                evidence={"error": r.backward_error},
+                examples=cuts,
+                remediation="Compute the loss from tensors end to end; keep .item() for logging only.",
+            )
+            return
+        yield self.finding(
+            "GRD000",
+            Severity.INFO,
+            f"{len(r.reached)} parameter tensor(s) get a gradient, {len(r.zero)} a zero gradient, "
+            f"{len(r.unreachable)} none, {len(r.frozen)} are frozen.",
+            evidence={
+                "reached": len(r.reached),
+                "zero": len(r.zero),
+                "unreachable": len(r.unreachable),
+                "frozen": len(r.frozen),
+                "not_optimized": len(r.not_optimized),
+            },
+        )
+        if r.unreachable:
+            # A cut seen on the way makes an unreachable parameter a bug; without one it may be unused on purpose.
+            severity = Severity.ERROR if r.cuts else Severity.WARNING
+            yield self.finding(
+                "GRD002",
+                severity,
+                f"{len(r.unreachable)} trainable parameter tensor(s) get no gradient from the loss (grad is None): "
+                f"{_names(r.unreachable)}{where}. They never change in training.",
+                key="unreachable",
+                evidence={"parameters": r.unreachable},
+                examples=cuts,
+                tables=(_table(r.unreachable, "grad None"),),
+                remediation="Remove the cut (.detach(), .item(), .numpy(), torch.tensor on a tensor) between these "
+                "parameters and the loss, or freeze them on purpose with requires_grad_(False).",
+            )
+        if r.zero:
+            yield self.finding(
+                "GRD003",
+                Severity.WARNING,
+                f"{len(r.zero)} trainable parameter tensor(s) reach the loss but their gradient is exactly zero on "
+                f"this batch: {_names(r.zero)}. Dead activations, a multiplication by zero, or a masked-out path.",
+                key="zero gradient",
+                evidence={"parameters": r.zero},
+                tables=(_table(r.zero, "grad all 0"),),
+                remediation="Check the activations and masks on the path to these parameters.",
+            )
+        if r.not_optimized:
+            yield self.finding(
+                "GRD004",
+                Severity.ERROR,
+                f"{len(r.not_optimized)} trainable parameter tensor(s) are in no parameter group of the optimizer "
+                f"from {program.code.spec.optimizer}: {_names(r.not_optimized)}. They get gradients and never move.",
+                key="not in optimizer",
+                evidence={"parameters": r.not_optimized},
+                remediation="Build the optimizer from model.parameters() after the model is complete.",
+            )
+        if r.frozen:
+            yield self.finding(
+                "GRD005",
+                Severity.INFO,
+                f"{len(r.frozen)} parameter tensor(s) are frozen (requires_grad False): {_names(r.frozen)}.",
+                key="frozen",
+                evidence={"parameters": r.frozen},
+            )
+
+
+def _cut(c: Cut) -> dict[str, Any]:
+    return {"op": c.op, "shape": list(c.shape), "at": c.site}
+
+
+def _sites(cuts: list[Cut]) -> str:
+    return ", ".join(f"`{c.op}` ({c.site or 'unknown line'})" for c in cuts[:3])
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _table(names: list[str], state: str) -> Table:
+    return Table(title="parameters", columns=("parameter", "gradient"), rows=tuple((n, state) for n in names[:50]))

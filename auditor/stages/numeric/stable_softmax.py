@@ -1,0 +1,147 @@
+"""stable_softmax: a softmax or softmax-based loss that is not shift-invariant (logits + 1000 give NaN)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from auditor.findings import Finding, Severity, Table
+from auditor.stage import AuditContext
+from auditor.stages.numeric.base import NumericStage
+
+if TYPE_CHECKING:
+    from auditor.numeric.program import Program
+    from auditor.numeric.shift import ShiftResult
+
+
+class StableSoftmax(NumericStage):
+    name = "stable_softmax"
+    summary = "softmax / cross-entropy that is not shift-invariant (logits + 1000 give NaN)"
+    needs = ("numeric", "numeric.softmax (optional)")
+    codes: ClassVar[dict[str, str]] = {
+        "SMX000": "what was probed",
+        "SMX001": "the softmax overflows or changes when a constant is added to the logits",
+        "SMX002": "the loss overflows or changes when a constant is added to the class logits",
+        "SMX003": "the softmax overflows in float16",
+        "SMX004": "the softmax's probabilities do not sum to 1",
+    }
+
+    def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
+        import torch
+
+        from auditor.numeric.program import main_tensor
+        from auditor.numeric.shift import HALF_SHIFT, class_logits, probe_loss, probe_softmax
+
+        inputs, targets = program.batch()
+        model = program.model().eval()
+        with torch.no_grad():
+            outputs = program.forward(model, inputs)
+        out = main_tensor(outputs)
+        results: list[tuple[str, ShiftResult]] = []
+        if program.code.has("softmax"):
+            logits = out.detach().float() if out is not None and out.dim() and out.shape[-1] > 1 else None
+            if logits is None:
+                logits = torch.randn(4, 5, generator=torch.Generator().manual_seed(0))
+
+            def softmax(x: Any, dim: int) -> Any:
+                return program.code.call("softmax", x, dim)
+
+            wide = probe_softmax(softmax, logits)
+            half = probe_softmax(softmax, logits.half(), HALF_SHIFT)
+            results += [("softmax", wide), ("softmax", half)]
+            if not wide.stable:
+                yield self.finding(
+                    "SMX001",
+                    Severity.ERROR,
+                    f"{program.code.spec.softmax} gives {_outcome(wide)} when {wide.shift:g} is added to every logit; "
+                    "softmax(x + c) must equal softmax(x). exp() of a large logit overflows to inf and inf/inf is "
+                    "NaN.",
+                    key="softmax",
+                    evidence=_evidence(wide),
+                    remediation="Subtract the row maximum before exp (x - x.max(dim, keepdim=True).values), or use "
+                    "torch.softmax / log_softmax.",
+                )
+            elif not half.stable and half.error is None:
+                yield self.finding(
+                    "SMX003",
+                    Severity.WARNING,
+                    f"{program.code.spec.softmax} gives {_outcome(half)} in float16 with logits + {half.shift:g} "
+                    "(exp overflows float16 above about 11): mixed-precision training will produce NaN.",
+                    key="softmax float16",
+                    evidence=_evidence(half),
+                    remediation="Subtract the row maximum before exp, or compute the softmax in float32.",
+                )
+            if wide.finite_before and abs(wide.row_sum - 1.0) > 1e-4:
+                yield self.finding(
+                    "SMX004",
+                    Severity.ERROR,
+                    f"{program.code.spec.softmax}(logits, -1) sums to {wide.row_sum:.6f} along the last axis, not 1: "
+                    "it normalizes over the wrong axis or the wrong values.",
+                    key="softmax sum",
+                    evidence={"row_sum": round(wide.row_sum, 6)},
+                    remediation="Normalize over the class axis (dim=-1) with exp(x - max) / sum.",
+                )
+        if class_logits(outputs, targets):
+
+            def loss(o: Any, t: Any) -> Any:
+                return program.loss(o, t)
+
+            shifted = probe_loss(loss, outputs.float(), targets)
+            results.append(("loss", shifted))
+            if not shifted.stable:
+                yield self.finding(
+                    "SMX002",
+                    Severity.ERROR,
+                    f"{program.code.spec.loss} gives {_outcome(shifted)} when {shifted.shift:g} is added to every "
+                    "class logit; a softmax cross-entropy depends only on differences between logits.",
+                    key="loss",
+                    evidence=_evidence(shifted),
+                    remediation="Use F.cross_entropy on raw logits, or log_softmax, instead of log(softmax(x)) or "
+                    "exp(x) / sum.",
+                )
+        if not results:
+            yield self.finding(
+                "SMX000",
+                Severity.INFO,
+                "no `numeric.softmax` is configured and the targets are not class indices: nothing to probe.",
+            )
+            return
+        yield self.finding(
+            "SMX000",
+            Severity.INFO,
+            f"{len(results)} shift probe(s) run.",
+            tables=(
+                Table(
+                    title="shift probes",
+                    columns=("probe", "dtype", "shift", "finite before", "finite after", "max change"),
+                    rows=tuple(
+                        (what, r.dtype, r.shift, r.finite_before, r.finite_after, _number(r.max_change))
+                        for what, r in results
+                    ),
+                ),
+            ),
+        )
+
+
+def _outcome(r: ShiftResult) -> str:
+    if r.error is not None:
+        return f"an error ({r.error})"
+    if not r.finite_after:
+        return "NaN or inf" + ("" if r.finite_before else " even before the shift")
+    if not r.finite_before:
+        return "NaN or inf before the shift"
+    return f"values that change by up to {r.max_change:.3g}"
+
+
+def _evidence(r: ShiftResult) -> dict[str, Any]:
+    return {
+        "dtype": r.dtype,
+        "shift": r.shift,
+        "finite_before": r.finite_before,
+        "finite_after": r.finite_after,
+        "max_change": _number(r.max_change),
+    }
+
+
+def _number(value: float) -> float | str:
+    return "inf" if value == float("inf") else round(value, 6)

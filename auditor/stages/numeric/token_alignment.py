@@ -1,0 +1,180 @@
+"""token_alignment: targets shifted by one, PAD out of the loss, a causal mask that hides the future."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+from pydantic import Field
+
+from auditor.config import AuditConfig
+from auditor.findings import Finding, Severity, Table
+from auditor.stage import AuditContext, StageOptions
+from auditor.stages.numeric.base import NumericStage
+
+if TYPE_CHECKING:
+    from auditor.numeric.program import Program
+
+
+class TokenAlignmentOptions(StageOptions):
+    expected_shift: int = Field(
+        default=1, ge=0, le=2, description="1: targets are the next tokens; 0: the loss shifts them itself"
+    )
+    tolerance: float = Field(default=1e-5, gt=0, description="relative change of an output that counts as moved")
+
+
+class TokenAlignment(NumericStage):
+    name = "token_alignment"
+    summary = "targets shifted by one, PAD excluded from the loss, a causal mask that hides the future"
+    needs = ("numeric", "numeric.language_model")
+    codes: ClassVar[dict[str, str]] = {
+        "TOK000": "how targets line up with inputs",
+        "TOK001": "targets are not the inputs shifted by the expected offset",
+        "TOK002": "PAD or ignored target positions get a gradient from the loss",
+        "TOK003": "changing future tokens changes earlier outputs: the model sees the future",
+        "TOK004": "every target of the batch is ignored",
+        "TOK005": "a batch whose targets are all ignored gives a NaN loss",
+    }
+    Options = TokenAlignmentOptions
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if config.numeric is None:
+            return "no `numeric` section in the config"
+        if config.numeric.language_model is None:
+            return "not a token-prediction model: set `numeric.language_model` ({pad_id, ignore_index})"
+        return None
+
+    def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
+        import torch
+
+        from auditor.numeric.alignment import (
+            all_ignored_loss,
+            future_leak,
+            pad_gradient,
+            shift_rates,
+            vocabulary_size,
+        )
+        from auditor.numeric.program import main_tensor, shape
+
+        assert isinstance(self.options, TokenAlignmentOptions)
+        lm = program.code.spec.language_model
+        assert lm is not None
+        inputs, targets = program.batch()
+        ids, target = main_tensor(inputs), targets
+        if not (isinstance(ids, torch.Tensor) and isinstance(target, torch.Tensor)) or ids.is_floating_point():
+            yield self.finding(
+                "TOK000",
+                Severity.INFO,
+                "the inputs or targets are not integer token tensors; nothing to align.",
+            )
+            return
+        excluded_values = [lm.ignore_index] + ([lm.pad_id] if lm.pad_id is not None else [])
+        excluded = torch.zeros_like(target, dtype=torch.bool)
+        for v in excluded_values:
+            excluded |= target == v
+        if bool(excluded.all()):
+            yield self.finding(
+                "TOK004",
+                Severity.ERROR,
+                f"every one of the {target.numel()} targets in the batch is PAD or ignore_index: the mean loss over "
+                "zero tokens is 0/0 = NaN, and one such batch turns the parameters into NaN.",
+                key="batch",
+                evidence={"targets": target.numel()},
+                remediation="Drop batches without a counted target in the loader, or guard the loss against zero "
+                "counted tokens.",
+            )
+            return
+        expected = self.options.expected_shift
+        if ids.shape == target.shape:
+            rates = shift_rates(ids, target, excluded)
+            best = max(rates, key=lambda s: -1 if math.isnan(rates[s]) else rates[s])
+            table = Table(
+                title="share of counted targets equal to the input token s positions later",
+                columns=("shift s", "share"),
+                rows=tuple((s, f"{r:.1%}" if not math.isnan(r) else "—") for s, r in rates.items()),
+            )
+            yield self.finding(
+                "TOK000",
+                Severity.INFO,
+                f"targets match the inputs shifted by {best} at {rates[best]:.1%} of counted positions.",
+                evidence={"rates": {str(s): round(r, 4) for s, r in rates.items()}, "expected_shift": expected},
+                tables=(table,),
+            )
+            if rates.get(expected, 0.0) < 0.99 and rates[best] >= 0.99:
+                what = {0: "the model is asked to copy its input", 2: "it is asked to predict two tokens ahead"}
+                yield self.finding(
+                    "TOK001",
+                    Severity.ERROR,
+                    f"the targets equal the inputs shifted by {best}, not {expected}: {what.get(best, 'misaligned')}. "
+                    "The loss falls quickly and the model learns nothing about the next token.",
+                    key=f"shift {best}",
+                    evidence={"found_shift": best, "expected_shift": expected},
+                    tables=(table,),
+                    remediation="Build targets as inputs[:, 1:] against predictions for inputs[:, :-1] (or set "
+                    "stages.token_alignment.expected_shift: 0 if the loss shifts internally).",
+                )
+        model = program.model()
+        model.eval()
+        with torch.no_grad():
+            logits = main_tensor(program.forward(model, inputs))
+        if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+            return
+        pad = pad_gradient(program, logits, target, excluded_values, lm.ignore_index)
+        if pad.error is not None or pad.leaking:
+            injected = f" (the batch had none, so the last target was set to {lm.ignore_index})" if pad.injected else ""
+            detail = (
+                f"the loss raised on an ignored target: {pad.error}"
+                if pad.error is not None
+                else f"{pad.leaking} of {pad.positions} PAD/ignored target position(s) get a non-zero gradient, "
+                f"the first at {pad.first}"
+            )
+            yield self.finding(
+                "TOK002",
+                Severity.ERROR,
+                f"{detail}{injected}: the model is trained to predict padding, and the loss is averaged over tokens "
+                "that are not text.",
+                key="pad",
+                evidence={
+                    "positions": pad.positions,
+                    "leaking": pad.leaking,
+                    "pad_id": lm.pad_id,
+                    "ignore_index": lm.ignore_index,
+                },
+                remediation=f"Pass ignore_index={lm.ignore_index} to the loss and set PAD targets to it "
+                "(or mask them out before the mean).",
+            )
+        vocab = vocabulary_size(logits)
+        for mode in ("eval", "train"):
+            leak = future_leak(program, model, ids, vocab, mode, self.options.tolerance)
+            if leak is not None and leak.first_moved is not None:
+                yield self.finding(
+                    "TOK003",
+                    Severity.ERROR,
+                    f"changing only the tokens after position {leak.position} changes the outputs at position "
+                    f"{leak.first_moved} (by up to {leak.max_change:.3g}, {mode} mode): position t sees tokens after "
+                    "t, so training teaches it to copy the future.",
+                    key="causal mask",
+                    evidence={
+                        "mode": mode,
+                        "position": leak.position,
+                        "first_moved": leak.first_moved,
+                        "max_change": round(leak.max_change, 6),
+                        "input_shape": list(shape(ids)),
+                    },
+                    remediation="Apply a causal (upper-triangular) attention mask, e.g. "
+                    "nn.Transformer.generate_square_subsequent_mask(T), or is_causal=True.",
+                )
+                break
+        ignored = all_ignored_loss(program, logits, target, lm.ignore_index)
+        if isinstance(ignored, str) or math.isnan(ignored):
+            outcome = f"raises ({ignored})" if isinstance(ignored, str) else "is NaN"
+            yield self.finding(
+                "TOK005",
+                Severity.WARNING,
+                f"for a batch whose targets are all {lm.ignore_index}, the loss {outcome}: a mean over zero counted "
+                "tokens. Short or fully padded sequences at the end of an epoch produce such batches.",
+                key="all ignored",
+                evidence={"ignore_index": lm.ignore_index},
+                remediation="Divide by max(count, 1), or skip batches without counted targets.",
+            )

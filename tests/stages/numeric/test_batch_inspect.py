@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from tests.conftest import codes, finding
+from tests.stages.numeric.conftest import REGRESSION, result
+
+ONLY = ["batch_inspect"]
+MSE = """
+def loss(out, y):
+    return ((out.squeeze(1) - y) ** 2).mean()
+"""
+
+
+def test_a_clean_batch_is_tabled(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(REGRESSION + MSE, ONLY)
+    assert codes(r) == ["BAT000"] and r.exit_code == 0
+    rows = {row[0]: row for row in finding(r, "BAT000").tables[0].rows}
+    assert rows["inputs"][1:] == ("(3, 2)", "float32", "cpu", True)
+    assert rows["outputs"][1] == "(3, 1)" and rows["loss"][1] == "()"
+
+
+def test_non_finite_inputs(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION.replace("[3.0, 4.0]", "[float('nan'), 4.0]") + MSE
+    f = finding(program(source, ONLY), "BAT001")
+    assert f.key == "inputs" and f.evidence["non_finite"] == 1 and f.examples[0]["index"] == [1, 0]
+
+
+def test_non_finite_outputs_from_a_finite_batch(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION + "\ndef loss(out, y):\n    return (torch.log(out - 100) - y).mean()\n"
+    assert finding(program(source, ONLY), "BAT002").evidence == {"non_finite": "loss"}
+
+
+def test_batch_size_mismatch_and_dtype_mismatch(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION.replace("torch.tensor([1.0, 2.0, 3.0])", "torch.tensor([1.0, 2.0], dtype=torch.float64)")
+    source += "\ndef loss(out, y):\n    return (out.sum() - y.sum()) ** 2\n"
+    r = program(source, ONLY)
+    assert finding(r, "BAT004").evidence == {"outputs": [3, 1], "targets": [2]}
+    assert finding(r, "BAT005").evidence == {"outputs": "float32", "targets": "float64"}
+
+
+def test_loss_that_is_not_a_scalar(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION + "\ndef loss(out, y):\n    return (out.squeeze(1) - y) ** 2\n"
+    assert finding(program(source, ONLY), "BAT006").evidence == {"loss": "shape (3,)"}
+
+
+def test_empty_batch(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION.replace("return x, torch.tensor([1.0, 2.0, 3.0])", "return x[:0], torch.zeros(0)") + MSE
+    assert finding(program(source, ONLY), "BAT007").evidence == {"empty": ["inputs", "targets"]}
+
+
+def test_batch_that_is_not_a_pair_is_an_input_error(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION.replace("return x, torch.tensor([1.0, 2.0, 3.0])", "return x") + MSE
+    r = program(source, ONLY)
+    res = result(r, "batch_inspect")
+    assert res.status == "error" and r.exit_code == 2
+    assert res.error is not None and "expected a pair (inputs, targets)" in res.error.message

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from tests.conftest import codes, finding
+from tests.stages.numeric.conftest import REGRESSION, line_of
+
+ONLY = ["broadcast"]
+# Predictions equal to the targets: the seed's example (1, 2, 3) against (1, 2, 3).
+EXACT = """
+class Exact(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        return x[:, :1] * self.scale
+
+def model():
+    return Exact()
+
+def batch():
+    return torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([1.0, 2.0, 3.0])
+"""
+
+
+def test_n1_against_n_is_found_with_shapes_and_line(program) -> None:  # type: ignore[no-untyped-def]
+    source = EXACT + "\ndef loss(out, y):\n    return ((out - y) ** 2).mean()\n"
+    r = program(source, ONLY)
+    f = finding(r, "BRD001")
+    assert f.evidence == {"op": "sub", "left": [3, 1], "right": [3], "result": [3, 3]}
+    assert f.key is not None and f.key.endswith(f"prog.py:{line_of(source, 'out - y')}")
+    exact = finding(r, "BRD003")
+    assert exact.evidence["loss_in_output_shape"] == 1.333333 and exact.evidence["loss_in_target_shape"] == 0.0
+    assert r.exit_code == 1
+
+
+def test_mse_loss_function_broadcasts_too(program) -> None:  # type: ignore[no-untyped-def]
+    source = EXACT + "\ndef loss(out, y):\n    return F.mse_loss(out, y)\n"
+    assert finding(program(source, ONLY), "BRD001").evidence["op"] == "mse_loss"
+
+
+def test_matching_shapes_bias_add_and_explicit_pairwise_ops_pass(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        EXACT
+        + """
+def loss(out, y):
+    bias = torch.zeros(1)
+    shifted = out + bias                      # (N,1) + (1,): a bias add
+    pairwise = out[:, None, :] - out[None, :, :]   # (N,1,1) - (1,N,1): pairwise on purpose
+    return ((shifted.squeeze(-1) - y) ** 2).mean() + 0 * pairwise.mean()
+"""
+    )
+    assert codes(program(source, ONLY)) == []
+
+
+def test_squeeze_that_removes_the_batch_axis(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        REGRESSION.replace("return nn.Linear(2, 1)", "return Squeezed()")
+        + """
+class Squeezed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.linear(x).squeeze()
+
+def loss(out, y):
+    return ((out - y) ** 2).mean()
+"""
+    )
+    f = finding(program(source, ONLY), "BRD002")
+    assert "the outputs are () instead of (1,)" in f.message
+    assert f.evidence["squeezes"][0]["before"] == [1, 1] and f.evidence["squeezes"][0]["after"] == []
+    assert f.evidence["squeezes"][0]["at"].endswith(f"prog.py:{line_of(source, '.squeeze()')}")
+
+
+def test_squeeze_of_a_named_axis_passes(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION + "\ndef loss(out, y):\n    return ((out.squeeze(-1) - y) ** 2).mean()\n"
+    assert codes(program(source, ONLY)) == []
+
+
+def test_loss_that_fails_on_one_sample(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        REGRESSION
+        + """
+def loss(out, y):
+    if len(y) < 2:
+        raise ValueError("need two samples")
+    return ((out.squeeze(-1) - y) ** 2).mean()
+"""
+    )
+    f = finding(program(source, ONLY), "BRD002")
+    assert "raised on one sample" in f.message and "need two samples" in f.message
+
+
+def test_classification_targets_skip_the_exact_prediction_probe(program) -> None:  # type: ignore[no-untyped-def]
+    source = """
+def model():
+    return nn.Linear(2, 3)
+
+def batch():
+    return torch.randn(4, 2), torch.tensor([0, 2, 1, 0])
+
+def loss(out, y):
+    return F.cross_entropy(out, y)
+"""
+    assert codes(program(source, ONLY)) == []

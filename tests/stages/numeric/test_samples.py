@@ -1,0 +1,40 @@
+"""The numeric samples: each buggy program is found out, its fixed twin passes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from auditor import run_audit
+from auditor.findings import Severity
+from tests.conftest import REPO
+
+SAMPLES = REPO / "sample_data" / "numeric"
+
+
+def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
+    target = tmp_path / name
+    shutil.copytree(SAMPLES / name, target, ignore=shutil.ignore_patterns("audit-report", "__pycache__"))
+    return run_audit(target / "audit.yaml")
+
+
+@pytest.mark.parametrize(
+    ("sample", "expected"),
+    [
+        ("regression/buggy", {"BAT002", "BRD001", "BRD003", "GRD004", "NAN001"}),
+        ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003", "TOK005"}),
+    ],
+)
+def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
+    report = audit_copy(tmp_path, sample)
+    found = {f.code for f in report.findings if f.severity >= Severity.WARNING}
+    assert found == expected and report.exit_code == 1
+
+
+@pytest.mark.parametrize("sample", ["regression/fixed", "language_model/fixed"])
+def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
+    report = audit_copy(tmp_path, sample)
+    assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == []
+    assert report.exit_code == 0 and all(s.status in ("passed", "skipped") for s in report.stages)

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from tests.conftest import codes, finding
+
+ONLY = ["stable_softmax"]
+CLASSIFIER = """
+def model():
+    return nn.Linear(3, 4)
+
+def batch():
+    return torch.randn(5, 3), torch.tensor([0, 1, 2, 3, 1])
+
+def loss(out, y):
+    return F.cross_entropy(out, y)
+
+def naive(x, dim):
+    e = torch.exp(x)
+    return e / e.sum(dim, keepdim=True)
+
+def stable(x, dim):
+    e = torch.exp(x - x.max(dim, keepdim=True).values)
+    return e / e.sum(dim, keepdim=True)
+
+def wrong_axis(x, dim):
+    e = torch.exp(x - x.max())
+    return e / e.sum(0, keepdim=True)
+
+def naive_loss(out, y):
+    p = naive(out, -1)
+    return -torch.log(p[torch.arange(len(y)), y]).mean()
+"""
+
+
+def test_naive_softmax_overflows_at_plus_1000(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(CLASSIFIER, ONLY, softmax="prog:naive")
+    f = finding(r, "SMX001")
+    assert f.evidence["finite_before"] is True and f.evidence["finite_after"] is False
+    assert r.exit_code == 1
+
+
+def test_stable_softmax_and_cross_entropy_pass(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(CLASSIFIER, ONLY, softmax="prog:stable")
+    assert codes(r) == ["SMX000"] and r.exit_code == 0
+    rows = finding(r, "SMX000").tables[0].rows
+    assert [(row[0], row[1], row[2]) for row in rows] == [
+        ("softmax", "float32", 1000.0),
+        ("softmax", "float16", 12.0),
+        ("loss", "float32", 1000.0),
+    ]
+
+
+def test_softmax_over_the_wrong_axis(program) -> None:  # type: ignore[no-untyped-def]
+    f = finding(program(CLASSIFIER, ONLY, softmax="prog:wrong_axis"), "SMX004")
+    assert f.evidence["row_sum"] != 1.0
+
+
+def test_loss_built_on_a_naive_softmax(program) -> None:  # type: ignore[no-untyped-def]
+    f = finding(program(CLASSIFIER, ONLY, loss="prog:naive_loss"), "SMX002")
+    assert f.evidence["finite_after"] is False
+
+
+def test_float16_overflow_is_a_warning(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        CLASSIFIER
+        + """
+def fast_in_half(x, dim):
+    # stable in float32; a hand-written fast path for float16 skips the max subtraction
+    return torch.softmax(x, dim) if x.dtype == torch.float32 else naive(x, dim)
+"""
+    )
+    r = program(source, ONLY, softmax="prog:fast_in_half")
+    f = finding(r, "SMX003")
+    assert f.severity == "warning" and f.evidence["dtype"] == "float16" and f.evidence["finite_after"] is False
+    assert "SMX001" not in codes(r)
+
+
+def test_regression_without_softmax_has_nothing_to_probe(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        "def model():\n    return nn.Linear(2, 1)\n\ndef batch():\n    return torch.randn(3, 2), torch.randn(3, 1)\n"
+    )
+    source += "\ndef loss(out, y):\n    return F.mse_loss(out, y)\n"
+    f = finding(program(source, ONLY), "SMX000")
+    assert "nothing to probe" in f.message

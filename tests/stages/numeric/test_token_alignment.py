@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import codes, finding
+
+ONLY = ["token_alignment"]
+LM = {"language_model": {"pad_id": 0, "ignore_index": -100}}
+# A tiny causal language model: an embedding, a causally masked self-attention layer, a head.
+TINY_LM = """
+VOCAB, WIDTH = 12, 16
+
+class TinyLM(nn.Module):
+    def __init__(self, causal=True):
+        super().__init__()
+        self.causal = causal
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.attn = nn.MultiheadAttention(WIDTH, 2, batch_first=True, dropout=0.1)
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, ids):
+        h = self.embed(ids)
+        T = ids.shape[1]
+        mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if self.causal else None
+        h, _ = self.attn(h, h, h, attn_mask=mask, need_weights=False)
+        return self.head(h)
+
+def model():
+    return TinyLM()
+
+TOKENS = torch.tensor([[5, 3, 7, 2, 9, 4, 1, 0, 0], [6, 8, 2, 2, 5, 11, 3, 7, 1]])
+
+def batch():
+    inputs, targets = TOKENS[:, :-1], TOKENS[:, 1:].clone()
+    targets[targets == 0] = -100
+    return inputs, targets
+
+def loss(logits, targets):
+    counted = (targets != -100).sum()
+    if counted == 0:
+        return logits.sum() * 0.0
+    return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1), ignore_index=-100)
+"""
+
+
+def test_a_correct_language_model_passes(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(TINY_LM, ONLY, **LM)
+    assert codes(r) == ["TOK000"] and r.exit_code == 0
+    assert finding(r, "TOK000").evidence["rates"]["1"] == 1.0
+
+
+@pytest.mark.parametrize(("targets", "shift"), [("TOKENS[:, :-1].clone()", 0), ("TOKENS[:, 2:].clone()", 2)])
+def test_targets_not_shifted_by_one(program, targets: str, shift: int) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace("TOKENS[:, 1:].clone()", targets)
+    if shift == 2:
+        source = source.replace("inputs, targets = TOKENS[:, :-1]", "inputs, targets = TOKENS[:, :-2]")
+    f = finding(program(source, ONLY, **LM), "TOK001")
+    assert f.evidence == {"found_shift": shift, "expected_shift": 1}
+
+
+def test_loss_shifting_internally_is_configured(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace("TOKENS[:, 1:].clone()", "TOKENS[:, :-1].clone()")
+    r = program(source, ONLY, stages={"token_alignment": {"expected_shift": 0}}, **LM)
+    assert "TOK001" not in codes(r)
+
+
+def test_pad_targets_that_reach_the_loss(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace("    targets[targets == 0] = -100\n", "").replace("ignore_index=-100)", "ignore_index=-1)")
+    f = finding(program(source, ONLY, **LM), "TOK002")
+    assert f.evidence["leaking"] == 2 and f.evidence["positions"] == 2
+
+
+def test_loss_without_ignore_index_gets_an_injected_ignored_target(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace(
+        "TOKENS = torch.tensor([[5, 3, 7, 2, 9, 4, 1, 0, 0]", "TOKENS = torch.tensor([[5, 3, 7, 2, 9, 4, 1, 6, 4]"
+    )
+    source = source.replace("targets.reshape(-1), ignore_index=-100)", "targets.reshape(-1).clamp(min=0))")
+    f = finding(program(source, ONLY, **LM), "TOK002")
+    assert "the last target was set to -100" in f.message
+
+
+def test_attention_without_a_causal_mask_sees_the_future(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace("return TinyLM()", "return TinyLM(causal=False)")
+    f = finding(program(source, ONLY, **LM), "TOK003")
+    assert f.evidence["mode"] == "eval" and f.evidence["first_moved"] == 0 and f.evidence["position"] == 3
+
+
+def test_all_ignored_batch_and_unguarded_mean(program) -> None:  # type: ignore[no-untyped-def]
+    unguarded = TINY_LM.replace("    if counted == 0:\n        return logits.sum() * 0.0\n", "")
+    assert finding(program(unguarded, ONLY, **LM), "TOK005").severity == "warning"
+    empty = TINY_LM.replace("targets[targets == 0] = -100", "targets[:] = -100")
+    assert codes(program(empty, ONLY, **LM)) == ["TOK004"]
+
+
+def test_skipped_without_language_model(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(TINY_LM, ONLY)
+    assert r.stages[0].status == "skipped" and "numeric.language_model" in (r.stages[0].skip_reason or "")
