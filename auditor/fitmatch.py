@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ import pyarrow as pa
 
 from auditor.artifacts import Artifact
 from auditor.findings import Table
-from auditor.fitstats import Moments, RowSet, median, moments, most_frequent, most_frequent_number
+from auditor.fitstats import GroupOrder, Moments, RowSet, median_of, most_frequent, most_frequent_number
 
 # Relative error a float32 value carries (2 ulp): an artifact saved in float32 still matches.
 _FLOAT32 = 2.0**-23
@@ -61,16 +62,22 @@ class NumericMatcher:
     ) -> None:
         self.values, self.group, self.n_groups, self.tolerance, self.text = values, group, n_groups, tolerance, text
         self.rows_per_group = np.bincount(group, minlength=n_groups).astype(np.float64)
+        self.order = GroupOrder(group, n_groups)
+        self._medians: dict[tuple[str, tuple[str, ...], frozenset[int]], float] = {}
         self._moments: dict[tuple[str, tuple[str, ...]], Moments] = {}
         self._complete: dict[tuple[str, ...], np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
+        self._has_nan: dict[str, bool] = {}
 
     def judge(self, artifact: Artifact, strategy: str | None, rowsets: Sequence[RowSet]) -> Verdict:
         columns = tuple(artifact.columns)
         numeric = tuple(c for c in columns if c in self.values)
         handlings = ["column"]
-        if any(np.isnan(self.values[c]).any() for c in numeric):
+        if any(self._nan(c) for c in numeric):
             handlings.append("rows")
+        medians = "fill" in artifact.stats and strategy in (None, "median")
+        with ThreadPoolExecutor(max_workers=2) as pool:  # reductions and partitions release the GIL
+            list(pool.map(lambda c: self._prepare(c, handlings, numeric, rowsets if medians else ()), numeric))
         fits = {}
         for rs in rowsets:
             candidates = [self._fit(artifact, strategy, rs, h, numeric) for h in handlings]
@@ -114,7 +121,7 @@ class NumericMatcher:
         failing = []
         for stat, got in artifact.stats.items():
             best = (math.inf, "", [math.nan] * len(columns))
-            for name, want in self._variants(stat, strategy, columns, stats, rs, handling, numeric, rows_in_set):
+            for name, want in self._variants(stat, strategy, got, columns, stats, rs, handling, numeric, rows_in_set):
                 d = max(
                     (self._off(g, w, stats.get(c), stat) for c, g, w in zip(columns, got, want, strict=True)),
                     default=0.0,
@@ -134,6 +141,7 @@ class NumericMatcher:
         self,
         stat: str,
         strategy: str | None,
+        got: Sequence[Any],
         columns: Sequence[str],
         stats: dict[str, dict[str, float]],
         rs: RowSet,
@@ -154,49 +162,67 @@ class NumericMatcher:
                     out.append((f"ddof={ddof}", var))
                 else:
                     # A constant column: scikit-learn stores scale 1.0, pandas std 0.0; both are right.
-                    out.append(
-                        (f"ddof={ddof}", [math.sqrt(v) if v > 0 else ((0.0, 1.0) if v == 0 else v) for v in var])
-                    )
+                    scale = [math.sqrt(v) if v > 0 else ((0.0, 1.0) if v == 0 else v) for v in var]
+                    out.append((f"ddof={ddof}", scale))
             return out
         if stat == "count":
             return [("count of values", each("n")), ("count of rows", [rows_in_set] * len(columns))]
         # fill: an imputer's statistic
-        mask = self._mask(rs, handling, numeric)
         out = []
         for name in [strategy] if strategy else STRATEGIES:
             if name == "mean":
                 out.append((name, each("mean")))
             elif name == "median":
-                out.append((name, [median(self.values[c], mask) if c in self.values else math.nan for c in columns]))
+                key = numeric if handling == "rows" else ()
+                out.append((name, [self._medians.get((c, key, rs.groups), math.nan) for c in columns]))
             elif name == "most_frequent":
-                out.append(
-                    (
-                        name,
-                        [
-                            most_frequent_number(self.values[c], mask)
-                            if c in self.values
-                            else most_frequent(self.text[c], mask)
-                            for c in columns
-                        ],
-                    )
-                )
+                mask = self._mask(rs, handling, numeric)
+                out.append((name, [self._mode(c, g, mask) for c, g in zip(columns, got, strict=True)]))
         return out
 
-    def _column_moments(self, column: str, handling: str, numeric: tuple[str, ...]) -> Moments:
-        key = (column, numeric if handling == "rows" else ())
-        if key not in self._moments:
-            values, group = self.values[column], self.group
+    def _mode(self, column: str, fill: Any, mask: np.ndarray) -> Any:
+        if column not in self.values:
+            return most_frequent(self.text[column], mask)
+        # The mode is a value of the data: a fill value absent from the rows cannot be their mode, and
+        # checking that is far cheaper than counting every distinct value of a continuous column.
+        if isinstance(fill, float) and not math.isnan(fill) and not np.any(self.values[column][mask] == fill):
+            return math.nan
+        return most_frequent_number(self.values[column], mask)
+
+    def _nan(self, column: str) -> bool:
+        if column not in self._has_nan:
+            self._has_nan[column] = bool(np.isnan(self.values[column]).any())
+        return self._has_nan[column]
+
+    def _prepare(
+        self, column: str, handlings: Sequence[str], numeric: tuple[str, ...], rowsets: Sequence[RowSet]
+    ) -> None:
+        """Moments (and medians per row set) of one column, from one copy of it in group order, then freed."""
+        for handling in handlings:
+            key = numeric if handling == "rows" else ()
+            todo = [rs for rs in rowsets if (column, key, rs.groups) not in self._medians]
+            if (column, key) in self._moments and not todo:
+                continue
+            arranged = self.order.arrange(self.values[column])
             if handling == "rows":
-                complete = self._complete_rows(numeric)
-                values, group = values[complete], group[complete]
-            self._moments[key] = moments(values, group, self.n_groups)
-        return self._moments[key]
+                arranged[~self.order.arrange(self._complete_rows(numeric))] = np.nan
+            if (column, key) not in self._moments:
+                self._moments[(column, key)] = self.order.moments(arranged)
+            for rs in todo:
+                self._medians[(column, key, rs.groups)] = median_of(self.order.take(arranged, rs.groups))
+
+    def _column_moments(self, column: str, handling: str, numeric: tuple[str, ...]) -> Moments:
+        key = numeric if handling == "rows" else ()
+        if (column, key) not in self._moments:
+            self._prepare(column, [handling], numeric, ())
+        return self._moments[(column, key)]
 
     def _complete_rows(self, numeric: tuple[str, ...]) -> np.ndarray:
         if numeric not in self._complete:
             complete = np.ones(len(self.group), dtype=bool)
             for c in numeric:
-                complete &= ~np.isnan(self.values[c])
+                if self._nan(c):
+                    complete &= ~np.isnan(self.values[c])
             self._complete[numeric] = complete
         return self._complete[numeric]
 

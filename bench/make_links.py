@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from make_manifest import generate
 
 COPY_SHARE = 0.0001

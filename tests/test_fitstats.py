@@ -56,3 +56,16 @@ def test_numeric_values_accepts_numbers_in_text_and_rejects_words() -> None:
         numeric_values(pa.chunked_array([pa.array(["1", "abc"])]), "x", "a test")
     with pytest.raises(StageInputError, match="has type"):
         numeric_values(pa.chunked_array([pa.array([[1]])]), "x", "a test")
+
+
+@given(st.lists(st.one_of(floats, st.just(float("nan"))), max_size=40), st.sets(st.integers(0, 3), min_size=1))
+def test_median_of_groups_equals_numpy(values: list[float], chosen: set[int]) -> None:
+    from auditor.fitstats import GroupOrder, median_of
+
+    data = np.array(values, dtype=np.float64)
+    group = np.arange(len(data)) % 4
+    order = GroupOrder(group, 4)
+    got = median_of(order.take(order.arrange(data), chosen))
+    part = data[np.isin(group, list(chosen))]
+    part = part[~np.isnan(part)]
+    assert (np.isnan(got) and not len(part)) or got == np.median(part)
