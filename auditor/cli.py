@@ -98,7 +98,11 @@ def run(
         _print_terminal(report, written, verbose)
     elif report.exit_code == EXIT_CANNOT_AUDIT:
         # Quiet hides the summary, never the reason the audit could not run.
-        reasons = dict.fromkeys(f"{r.stage}: {r.error.message}" for r in report.stages if r.error is not None)
+        same: dict[str, list[str]] = {}
+        for r in report.stages:
+            if r.error is not None:
+                same.setdefault(r.error.message, []).append(r.stage)
+        reasons = [f"{', '.join(names)}: {message}" for message, names in same.items()]
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
 

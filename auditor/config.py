@@ -176,7 +176,9 @@ class LanguageModelSpec(_Section):
 def _is_reference(value: str) -> str:
     module, sep, attr = value.partition(":")
     if not sep or not module or not attr:
-        raise ValueError(f"expected 'package.module:function', got {value!r}")
+        head, dot, tail = value.rpartition(".")
+        hint = f"; did you mean '{head}:{tail}'?" if not sep and dot and head and tail else ""
+        raise ValueError(f"expected 'package.module:callable'{hint}")
     return value
 
 

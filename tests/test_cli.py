@@ -258,3 +258,13 @@ def test_validate_checks_claimed_splits_against_the_declared_ones(clinic: Path) 
     )
     result = runner.invoke(app, ["validate", str(clinic)], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "claims split(s) training, which `splits` does not declare" in result.output
+
+
+def test_validate_imports_the_numeric_code(tmp_path: Path) -> None:
+    sample = tmp_path / "regression"
+    shutil.copytree(REPO / "sample_data" / "numeric" / "regression" / "fixed", sample)
+    assert invoke("validate", str(sample / "audit.yaml")).exit_code == 0
+    config = sample / "audit.yaml"
+    config.write_text(config.read_text().replace("housing:build_model", "housing:buld_model"))
+    result = runner.invoke(app, ["validate", str(config)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "has no attribute 'buld_model'; did you mean 'build_model'?" in result.output

@@ -81,7 +81,7 @@ def test_numeric_only_config_is_valid(tmp_path: Path) -> None:
 
 def test_numeric_reference_must_be_module_colon_attr(tmp_path: Path) -> None:
     msg = error_of(write(tmp_path, "numeric: {model: pkg.build, batch: a:b, loss: a:c}\n"))
-    assert "numeric.model" in msg and "package.module:function" in msg
+    assert "numeric.model" in msg and "package.module:callable'; did you mean 'pkg:build'? (got 'pkg.build')" in msg
 
 
 def test_config_needs_manifest_or_numeric(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, finite, main_tensor
+from auditor.numeric.program import Program, finite, main_tensor, summed, tree_map
 from auditor.numeric.usercode import UserCodeError
 
 SHIFTS = (0, 1, 2)
@@ -50,8 +50,7 @@ def pad_gradient(
         excluded = _is_any(targets, excluded_values)
     leaf = logits.detach().clone().requires_grad_(True)
     try:
-        loss = program.loss(leaf, targets)
-        loss.backward()
+        summed(program.loss(leaf, targets)).backward()
     except (UserCodeError, RuntimeError) as exc:
         return PadGradient(int(excluded.sum()), int(excluded.sum()), None, injected, str(exc).splitlines()[0])
     grad = leaf.grad if leaf.grad is not None else torch.zeros_like(leaf)
@@ -79,25 +78,29 @@ class FutureLeak:
 
 
 def future_leak(
-    program: Program, model: torch.nn.Module, inputs: torch.Tensor, vocab: int, mode: str, tolerance: float
+    program: Program, model: torch.nn.Module, inputs: Any, ids: torch.Tensor, vocab: int, mode: str, tolerance: float
 ) -> FutureLeak | None:
-    """Change every token after the middle position; outputs up to it must not move (same RNG seed both runs)."""
-    length = inputs.shape[-1]
+    """Change every token after the middle position; outputs up to it must not move (same RNG seed both runs).
+
+    ``ids`` is the token tensor inside ``inputs`` (a tensor, tuple or dict); the rest is passed unchanged.
+    """
+    length = ids.shape[-1]
     if length < 2:
         return None
     t = (length - 1) // 2
-    changed = inputs.clone()
+    changed = ids.clone()
     # Stay inside the vocabulary: the logits' last axis when known, else the largest id seen.
-    modulus = vocab if vocab > 1 else int(inputs.max()) + 1
+    modulus = vocab if vocab > 1 else int(ids.max()) + 1
     if modulus < 2:
         return None
     changed[..., t + 1 :] = (changed[..., t + 1 :] + 1) % modulus
+    changed_inputs = tree_map(lambda x: changed if x is ids else x, inputs)
     model.train(mode == "train")
     with torch.no_grad():
         torch.manual_seed(program.seed)
         before = main_tensor(program.forward(model, inputs))
         torch.manual_seed(program.seed)
-        after = main_tensor(program.forward(model, changed))
+        after = main_tensor(program.forward(model, changed_inputs))
     if before is None or after is None or before.shape != after.shape or before.dim() < 2:
         return None
     diff = (before.float() - after.float()).abs()
@@ -111,10 +114,10 @@ def all_ignored_loss(program: Program, logits: torch.Tensor, targets: torch.Tens
     """The loss of a batch whose every target is ignore_index (NaN for a plain mean over zero tokens)."""
     try:
         with torch.no_grad():
-            loss = program.loss(logits.detach(), torch.full_like(targets, ignore_index))
+            loss = summed(program.loss(logits.detach(), torch.full_like(targets, ignore_index)))
     except UserCodeError as exc:
         return str(exc).splitlines()[0]
-    return float(loss) if isinstance(loss, torch.Tensor) and finite(loss) else float("nan")
+    return float(loss) if isinstance(loss, torch.Tensor) and loss.numel() == 1 and finite(loss) else float("nan")
 
 
 def vocabulary_size(logits: Any) -> int:

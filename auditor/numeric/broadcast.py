@@ -36,18 +36,19 @@ class Expansion:
 
 
 def implicit_expansion(a: torch.Tensor, b: torch.Tensor) -> tuple[int, ...] | None:
-    """The broadcast shape when ranks differ and the result outgrows both operands, else None.
+    """The broadcast shape when two operands of equal size but different rank grow into a larger result.
 
-    (N,1) with (N,) gives (N,N): a finding. A bias add (N,C)+(C,) does not grow, and an explicit pairwise
-    op (N,1,D)-(1,N,D) has equal ranks: the author put the singleton axes there on purpose.
+    (N,1) with (N,) gives (N,N): the same N values on both sides were meant to pair up. A bias add (N,C)+(C,)
+    does not grow; an explicit pairwise op, (N,1,D)-(1,N,D) or (N,1,D)-(C,D), pairs operands of different
+    sizes on purpose.
     """
-    if a.dim() == b.dim() or a.dim() == 0 or b.dim() == 0:
+    if a.dim() == b.dim() or a.dim() == 0 or b.dim() == 0 or a.numel() != b.numel():
         return None
     try:
         result = tuple(torch.broadcast_shapes(a.shape, b.shape))
     except RuntimeError:
         return None
-    if math.prod(result) > max(a.numel(), b.numel()):
+    if math.prod(result) > a.numel():
         return result
     return None
 
@@ -153,9 +154,13 @@ def perfect_predictions(program: Program, outputs: Any, targets: Any) -> ShapeSe
         return None
     if not target.is_floating_point() or out.numel() != target.numel() or out.shape == target.shape:
         return None
-    with torch.no_grad():
-        as_outputs = program.loss(target.reshape(out.shape).to(out.dtype), targets)
-        as_targets = program.loss(target.clone().to(out.dtype), targets)
+    try:
+        with torch.no_grad():
+            as_outputs = program.loss(target.reshape(out.shape).to(out.dtype), targets)
+            # A loss written for the model's output shape may reject the targets' shape: then no comparison.
+            as_targets = program.loss(target.clone().to(out.dtype), targets)
+    except UserCodeError:
+        return None
     if not (isinstance(as_outputs, torch.Tensor) and isinstance(as_targets, torch.Tensor)):
         return None
     if as_outputs.numel() != 1 or as_targets.numel() != 1:

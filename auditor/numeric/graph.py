@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, shape, tensors
+from auditor.numeric.program import Program, shape, summed, tensors
 from auditor.numeric.tracing import CallRecorder
 
 # Calls that leave the graph when applied to a tensor that requires grad.
@@ -36,13 +36,17 @@ class Reach:
     not_optimized: list[str] = field(default_factory=list)  # trainable, in no optimizer param group
     reached: list[str] = field(default_factory=list)
     backward_error: str | None = None
+    rewrapped: list[tuple[Cut, Cut]] = field(default_factory=list)  # inside the loss: value taken out, wrapped
 
 
 class CutRecorder:
-    """Records calls that take a value out of the graph while gradients are on."""
+    """Records calls that take a value out of the graph while gradients are on, and tensors built from plain
+    numbers inside the loss: a number taken out and wrapped again is a constant that trains nothing."""
 
     def __init__(self, program: Program) -> None:
         self.cuts: list[Cut] = []
+        self.in_loss = False
+        self.loss_events: list[tuple[str, Cut]] = []  # ("cut" | "wrap", call), in order, inside the loss
         self.mode = CallRecorder(self._seen, program.code.paths)
 
     def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
@@ -50,9 +54,25 @@ class CutRecorder:
             return
         first = args[0]
         if name in LEAVES_GRAPH and isinstance(first, torch.Tensor) and first.requires_grad:
-            self.cuts.append(Cut(name, shape(first), site))
+            cut = Cut(name, shape(first), site)
+            self.cuts.append(cut)
+            if self.in_loss:
+                self.loss_events.append(("cut", cut))
         elif name in REWRAPS and any(t.requires_grad for _, t in tensors(first)):
             self.cuts.append(Cut(f"torch.{name}", shape(next(t for _, t in tensors(first))), site))
+        elif name in REWRAPS and self.in_loss and not any(True for _ in tensors(first)):
+            self.loss_events.append(("wrap", Cut(f"torch.{name}", (), site)))
+
+    def rewrapped(self) -> list[tuple[Cut, Cut]]:
+        """Inside the loss: each value taken out (.item(), .tolist(), .numpy()) and then wrapped in a tensor."""
+        pairs, taken = [], None
+        for kind, call in self.loss_events:
+            if kind == "cut" and call.op in ("item", "tolist", "numpy"):
+                taken = taken or call
+            elif kind == "wrap" and taken is not None:
+                pairs.append((taken, call))
+                taken = None
+        return pairs
 
 
 def reach(program: Program) -> Reach:
@@ -63,11 +83,13 @@ def reach(program: Program) -> Reach:
     recorder = CutRecorder(program)
     with torch.enable_grad(), recorder.mode:
         outputs = program.forward(model, inputs)
-        loss = program.loss(outputs, targets)
+        recorder.in_loss = True
+        loss = summed(program.loss(outputs, targets))
     result = Reach(
         # A leaf (torch.tensor(v, requires_grad=True)) requires grad but has no history either.
         loss_has_graph=isinstance(loss, torch.Tensor) and loss.grad_fn is not None,
         cuts=list(dict.fromkeys(recorder.cuts)),
+        rewrapped=recorder.rewrapped(),
     )
     named = list(model.named_parameters())
     result.frozen = [n for n, p in named if not p.requires_grad]

@@ -33,27 +33,34 @@ class Trace:
 
 
 class _Forward:
-    """Watches every op of a forward pass: remembers the first to turn finite inputs into non-finite outputs."""
+    """Watches every op of a forward pass: the first to make NaN from NaN-free inputs, and the first to make
+    inf from finite inputs. -inf written on purpose (an attention mask) is harmless while the result stays
+    finite, so an origin is reported only when the outputs or the loss end up non-finite."""
 
     def __init__(self, program: Program, modules: ModuleStack) -> None:
         self.modules = modules
-        self.first: Origin | None = None
+        self.first_nan: Origin | None = None
+        self.first_inf: Origin | None = None
         self.made_by: dict[torch.autograd.graph.Node, tuple[str, str, str | None]] = {}
         self.mode = CallRecorder(self._seen, program.code.paths)
 
     def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
         module = self.modules.current or "loss"
-        outs = [t for _, t in tensors(result)]
+        outs = [t for _, t in tensors(result) if t.is_floating_point()]
         for t in outs:
             if t.grad_fn is not None and t.grad_fn not in self.made_by:
                 self.made_by[t.grad_fn] = (name, module, site)
-        if self.first is not None:
+        if self.first_nan is not None:
             return
-        ins = [t for _, t in tensors((args, kwargs))]
-        bad = [t for t in outs if not finite(t)]
-        if bad and all(finite(t) for t in ins):
+        ins = [t for _, t in tensors((args, kwargs)) if t.is_floating_point()]
+        if any(bool(torch.isnan(t).any()) for t in outs) and not any(bool(torch.isnan(t).any()) for t in ins):
+            bad = [t for t in outs if bool(torch.isnan(t).any())]
+            count = int(sum(int(torch.isnan(t).sum()) for t in bad))
+            self.first_nan = Origin(name, module, site, tuple(shape(t) for t in ins), shape(bad[0]), count)
+        elif self.first_inf is None and any(not finite(t) for t in outs) and all(finite(t) for t in ins):
+            bad = [t for t in outs if not finite(t)]
             count = int(sum(int((~torch.isfinite(t)).sum()) for t in bad))
-            self.first = Origin(name, module, site, tuple(shape(t) for t in ins), shape(bad[0]), count)
+            self.first_inf = Origin(name, module, site, tuple(shape(t) for t in ins), shape(bad[0]), count)
 
 
 def trace(program: Program) -> Trace:
@@ -68,8 +75,13 @@ def trace(program: Program) -> Trace:
         outputs = program.forward(model, inputs)
         loss = program.loss(outputs, targets)
     loss_finite = isinstance(loss, torch.Tensor) and finite(loss)
-    if forward.first is not None or not loss_finite or not isinstance(loss, torch.Tensor) or loss.grad_fn is None:
-        return Trace(batch_finite, forward.first, None, loss_finite, False)
+    outputs_finite = all(finite(t) for _, t in tensors(outputs))
+    if not (loss_finite and outputs_finite):
+        # NaN comes from somewhere even when an earlier inf fed it; inf alone is blamed on its maker.
+        origin = forward.first_nan or forward.first_inf if batch_finite else None
+        return Trace(batch_finite, origin, None, loss_finite, False)
+    if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or loss.grad_fn is None:
+        return Trace(batch_finite, None, None, loss_finite, False)
     first_backward: list[Origin] = []
     handles = []
     for node in _nodes(loss.grad_fn):

@@ -5,6 +5,7 @@ torch is imported here, and this module is imported only when a numeric stage ru
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +18,8 @@ from auditor.numeric.usercode import UserCode, UserCodeError, short_traceback, u
 SEED = 0
 _AUDITOR = str(Path(__file__).resolve().parents[1])
 _TORCH = str(Path(torch.__file__).resolve().parent)
+# Frames that are never the user's: this package, torch, Python itself and the environment's scripts.
+_NOT_USER = (_AUDITOR, _TORCH, "<", sys.prefix, sys.base_prefix, sys.exec_prefix)
 
 
 class Program:
@@ -49,6 +52,10 @@ class Program:
             self._batch = (batch[0], batch[1])
         return self._batch
 
+    def empty(self) -> bool:
+        """Whether some tensor of the batch holds no values."""
+        return any(t.numel() == 0 for _, t in tensors(self.batch()))
+
     def forward(self, model: torch.nn.Module, inputs: Any) -> Any:
         """model(inputs); a tuple is passed as positional arguments, a dict as keyword arguments."""
         with user_path(self.code.paths):
@@ -64,7 +71,13 @@ class Program:
                 ) from None
 
     def loss(self, outputs: Any, targets: Any) -> Any:
-        return self.code.call("loss", outputs, targets)
+        """The loss; a (loss, logs) tuple or a {"loss": ...} dict, as training loops often return, gives its loss."""
+        result = self.code.call("loss", outputs, targets)
+        if isinstance(result, tuple | list) and result and isinstance(result[0], torch.Tensor):
+            return result[0]
+        if isinstance(result, dict) and isinstance(result.get("loss"), torch.Tensor):
+            return result["loss"]
+        return result
 
     def site(self) -> str | None:
         """file:line of the innermost frame of the user's code on the current stack."""
@@ -78,7 +91,7 @@ def user_site(paths: tuple[Path, ...]) -> str | None:
         name = frame.filename
         if any(_under(name, p) for p in paths):
             return f"{name}:{frame.lineno}"
-        if fallback is None and not name.startswith((_AUDITOR, _TORCH, "<")) and "/site-packages/" not in name:
+        if fallback is None and not name.startswith(_NOT_USER) and "/site-packages/" not in name:
             fallback = f"{name}:{frame.lineno}"
     return fallback
 
@@ -136,3 +149,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, tuple | list):
         return f"a {type(value).__name__} of {len(value)}"
     return f"a {type(value).__name__}"
+
+
+def summed(loss: Any) -> Any:
+    """A tensor loss reduced to a scalar (batch_inspect reports a loss that is not one), else unchanged."""
+    return loss.sum() if isinstance(loss, torch.Tensor) and loss.dim() else loss

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ class ShiftResult:
     max_change: float  # inf when either side is not finite
     row_sum: float  # of the unshifted probabilities (the first row), NaN for a loss
     error: str | None = None
+    scale: float = 1.0
 
     @property
     def stable(self) -> bool:
@@ -55,17 +57,29 @@ def probe_softmax(softmax: Callable[..., Any], logits: torch.Tensor, shift: floa
 
 
 def probe_loss(
-    loss: Callable[[Any, Any], Any], outputs: torch.Tensor, targets: Any, shift: float = SHIFT
-) -> ShiftResult:
-    """loss(outputs, targets) against loss(outputs + shift, targets)."""
+    loss: Callable[[Any, Any], Any], outputs: torch.Tensor, targets: Any, shift: float = SHIFT, scale: float = 1.0
+) -> ShiftResult | None:
+    """loss(outputs, targets) against loss(outputs * scale + shift, targets); None when the loss is no scalar."""
     dtype = str(outputs.dtype).removeprefix("torch.")
     with torch.no_grad():
         before = loss(outputs, targets)
-        after = loss(outputs + shift, targets)
+        after = loss(outputs * scale + shift, targets)
+    if not all(isinstance(v, torch.Tensor) and v.numel() == 1 for v in (before, after)):
+        return None
     b, a = float(before), float(after)
-    ok_b, ok_a = bool(torch.isfinite(torch.tensor(b))), bool(torch.isfinite(torch.tensor(a)))
+    ok_b, ok_a = math.isfinite(b), math.isfinite(a)
     change = abs(a - b) / (1.0 + abs(b)) if ok_a and ok_b else float("inf")
-    return ShiftResult(dtype, shift, ok_b, ok_a, change, float("nan"))
+    return ShiftResult(dtype, shift, ok_b, ok_a, change, float("nan"), scale=scale)
+
+
+def normalized(outputs: torch.Tensor) -> str | None:
+    """'log-probabilities' or 'probabilities' when the model already normalizes its outputs, else None."""
+    rows = outputs.detach().float().reshape(-1, outputs.shape[-1])
+    if bool((rows <= 0).all()) and bool(torch.allclose(torch.logsumexp(rows, -1), torch.zeros(len(rows)), atol=1e-4)):
+        return "log-probabilities"
+    if bool((rows >= 0).all()) and bool(torch.allclose(rows.sum(-1), torch.ones(len(rows)), atol=1e-4)):
+        return "probabilities"
+    return None
 
 
 def class_logits(outputs: Any, targets: Any) -> bool:

@@ -6,6 +6,7 @@ import contextlib
 import difflib
 import importlib
 import importlib.util
+import inspect
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -113,7 +114,7 @@ def load_user_code(loaded: LoadedConfig) -> UserCode:
                 if module in failed:
                     continue
                 try:
-                    code.functions[name] = _resolve(reference, where, paths)
+                    code.functions[name] = _resolve(reference, where, paths, name)
                 except _ImportFailed as exc:
                     failed.add(module)
                     problems.append(str(exc))
@@ -136,7 +137,7 @@ def _is_user_module(module: Any, paths: tuple[Path, ...]) -> bool:
     return any(resolved.is_relative_to(p) for p in paths)
 
 
-def _resolve(reference: str, where: str, paths: tuple[Path, ...]) -> Callable[..., Any]:
+def _resolve(reference: str, where: str, paths: tuple[Path, ...], name: str) -> Callable[..., Any]:
     module_name, _, attr = reference.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -160,13 +161,36 @@ def _resolve(reference: str, where: str, paths: tuple[Path, ...]) -> Callable[..
         target = getattr(target, part)
     if not callable(target):
         raise UserCodeError(f"{where}: {reference} is a {type(target).__name__}, not a callable")
+    _check_arguments(target, reference, where, name)
     resolved: Callable[..., Any] = target
     return resolved
 
 
+# How the checks call each callable: positional arguments, and what they are.
+ARGUMENTS = {"model": (), "batch": (), "loss": ("outputs", "targets"), "optimizer": ("model",),
+             "softmax": ("logits", "dim")}  # fmt: skip
+
+
+def _check_arguments(target: Any, reference: str, where: str, name: str) -> None:
+    """A callable that cannot take the arguments the checks pass is named now, not mid-run."""
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):  # some builtins and C extensions have none
+        return
+    wanted = ARGUMENTS[name]
+    try:
+        signature.bind(*wanted)
+    except TypeError as exc:
+        called = f"{name}({', '.join(wanted)})" if wanted else f"{name}() with no arguments"
+        raise UserCodeError(
+            f"{where}: {reference}{signature} cannot be called as the checks call numeric.{called}: {exc}. "
+            f"Wrap it, e.g. def {name}_for_audit({', '.join(wanted)}): return ..."
+        ) from None
+
+
 def short_traceback(exc: BaseException, paths: tuple[Path, ...]) -> str:
     """The exception and the last few frames in the user's files (all frames if none is the user's)."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
     mine = [f for f in frames if _in(f.filename, paths)]
     shown = (mine or frames)[-_TRACEBACK_FRAMES:]
     lines = [f"{type(exc).__name__}: {exc}".rstrip()]

@@ -65,8 +65,8 @@ def test_a_callable_that_raises_is_a_stage_error_with_a_short_traceback(tmp_path
     source = (
         REGRESSION + "\ndef helper(y):\n    raise ValueError('bad target')\n\ndef loss(out, y):\n    return helper(y)\n"
     )
-    report = run_audit(config(tmp_path, source), only=["batch_inspect"])
-    res = result(report, "batch_inspect")
+    report = run_audit(config(tmp_path, source), only=["nonfinite_trace"])
+    res = result(report, "nonfinite_trace")
     assert report.exit_code == 2 and res.status == "error" and res.error is not None
     assert "prog:loss (numeric.loss" in res.error.message and "ValueError: bad target" in res.error.message
     assert "prog.py:15 in loss" in res.error.message and "prog.py:12 in helper" in res.error.message
@@ -108,3 +108,17 @@ print(status["batch_inspect"].error.message)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "need PyTorch" in done.stdout and "pip install" in done.stdout and "[torch]" in done.stdout
+
+
+def test_callables_that_need_other_arguments_are_named_before_running(tmp_path: Path) -> None:
+    source = REGRESSION.replace("def batch():", "def batch(split):") + LOSS
+    with pytest.raises(
+        UserCodeError, match=r"prog:batch\(split\) cannot be called as the checks call numeric.batch\(\) with no"
+    ):
+        load_user_code(load_config(config(tmp_path, source)))
+
+
+def test_syntax_error_traceback_has_no_import_machinery(tmp_path: Path) -> None:
+    with pytest.raises(UserCodeError) as info:
+        load_user_code(load_config(config(tmp_path, "def model(:\n    pass\n")))
+    assert "<frozen" not in str(info.value)

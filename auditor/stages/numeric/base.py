@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from auditor.config import AuditConfig, LoadedConfig
+from auditor.errors import StageInputError
 from auditor.findings import Finding
 from auditor.numeric.usercode import UserCodeError, load_user_code
 from auditor.stage import AuditContext, Stage
@@ -22,6 +23,7 @@ class NumericStage(Stage):
     needs_manifest = False
     needs_numeric = True
     needs: ClassVar[tuple[str, ...]] = ("numeric",)
+    needs_filled_batch: ClassVar[bool] = True  # batch_inspect reports an empty batch; the others cannot probe it
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return None if config.numeric is not None else "no `numeric` section in the config"
@@ -37,10 +39,13 @@ class NumericStage(Stage):
         code = context.require_numeric()
         from auditor.numeric.program import Program
 
+        program = Program(code)
+        if self.needs_filled_batch and program.empty():
+            raise StageInputError("the batch holds empty tensors (batch_inspect: BAT007); there is nothing to probe")
         # The probes feed the program odd inputs on purpose; its warnings about them are not news.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = list(self.probe(Program(code), context))
+            found = list(self.probe(program, context))
         yield from found
 
     @abstractmethod

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from auditor.findings import Finding, Severity, Table
+from auditor.numeric.usercode import UserCodeError
 from auditor.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 
 class BatchInspect(NumericStage):
+    needs_filled_batch = False
     name = "batch_inspect"
     summary = "shape, dtype, device and finiteness of a tiny batch's inputs, targets, outputs and loss"
     codes: ClassVar[dict[str, str]] = {
@@ -25,6 +27,7 @@ class BatchInspect(NumericStage):
         "BAT005": "floating targets of another precision than the outputs",
         "BAT006": "the loss is not a scalar",
         "BAT007": "empty tensors in the batch",
+        "BAT008": "the loss raises on the batch",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
@@ -85,7 +88,19 @@ class BatchInspect(NumericStage):
         out = main_tensor(outputs)
         for where, t in tensors(outputs):
             rows.append((f"outputs{where}", str(shape(t)), _dtype(t), str(t.device), finite(t)))
-        loss = program.loss(outputs, targets)
+        try:
+            loss = program.loss(outputs, targets)
+        except UserCodeError as exc:
+            # Reported as a finding, so the shapes and dtypes below still explain why.
+            loss = None
+            yield self.finding(
+                "BAT008",
+                Severity.ERROR,
+                f"the loss raised on the batch: {exc}",
+                key="loss",
+                evidence={"error": str(exc).splitlines()[0]},
+                remediation="See the shapes and dtypes in BAT000 and the findings next to this one.",
+            )
         if isinstance(loss, torch.Tensor):
             rows.append(("loss", str(shape(loss)), _dtype(loss), str(loss.device), finite(loss)))
         table = Table(title="tensors", columns=("tensor", "shape", "dtype", "device", "finite"), rows=tuple(rows))
@@ -120,6 +135,8 @@ class BatchInspect(NumericStage):
                 evidence={"outputs": _dtype(out), "targets": _dtype(target)},
                 remediation=f"Cast the targets once in the loader: targets.to({_dtype(out)}).",
             )
+        if loss is None:
+            return
         if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
             what = f"shape {shape(loss)}" if isinstance(loss, torch.Tensor) else f"a {type(loss).__name__}"
             yield self.finding(

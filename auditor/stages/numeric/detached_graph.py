@@ -25,6 +25,7 @@ class DetachedGraph(NumericStage):
         "GRD003": "trainable parameters whose gradient is exactly zero",
         "GRD004": "trainable parameters missing from the optimizer",
         "GRD005": "parameters frozen on purpose (requires_grad False)",
+        "GRD006": "a term of the loss taken out of the graph and wrapped again: a constant that trains nothing",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
@@ -57,6 +58,18 @@ class DetachedGraph(NumericStage):
                 remediation="Compute the loss from tensors end to end; keep .item() for logging only.",
             )
             return
+        for taken, wrapped in r.rewrapped:
+            yield self.finding(
+                "GRD006",
+                Severity.WARNING,
+                f"inside the loss, `{taken.op}` at {taken.site or 'an unknown line'} takes a value out of the graph "
+                f"and `{wrapped.op}` at {wrapped.site or 'an unknown line'} wraps a number in a tensor again: that "
+                "term adds to the loss but is a constant, so it trains nothing.",
+                key=f"{taken.site}",
+                evidence={"taken_out": _cut(taken), "wrapped": _cut(wrapped)},
+                remediation="Keep the term a tensor (drop .item() and torch.tensor), or leave it out of the loss "
+                "if it is only for logging.",
+            )
         yield self.finding(
             "GRD000",
             Severity.INFO,

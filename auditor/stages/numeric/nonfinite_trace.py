@@ -79,7 +79,7 @@ def _where(o: Origin) -> str:
 
 
 def _shapes(o: Origin) -> str:
-    return ", ".join(str(s) for s in o.inputs) or "(none)"
+    return ", ".join(str(s) for s in o.inputs) or "(it creates the tensor)"
 
 
 def _evidence(o: Origin) -> dict[str, Any]:

@@ -30,7 +30,7 @@ class StableSoftmax(NumericStage):
         import torch
 
         from auditor.numeric.program import main_tensor
-        from auditor.numeric.shift import HALF_SHIFT, class_logits, probe_loss, probe_softmax
+        from auditor.numeric.shift import HALF_SHIFT, class_logits, normalized, probe_loss, probe_softmax
 
         inputs, targets = program.batch()
         model = program.model().eval()
@@ -38,6 +38,7 @@ class StableSoftmax(NumericStage):
             outputs = program.forward(model, inputs)
         out = main_tensor(outputs)
         results: list[tuple[str, ShiftResult]] = []
+        notes: list[str] = []
         if program.code.has("softmax"):
             logits = out.detach().float() if out is not None and out.dim() and out.shape[-1] > 1 else None
             if logits is None:
@@ -81,46 +82,60 @@ class StableSoftmax(NumericStage):
                     evidence={"row_sum": round(wide.row_sum, 6)},
                     remediation="Normalize over the class axis (dim=-1) with exp(x - max) / sum.",
                 )
-        if class_logits(outputs, targets):
+        kind = normalized(outputs) if class_logits(outputs, targets) else None
+        if class_logits(outputs, targets) and kind is None:
 
             def loss(o: Any, t: Any) -> Any:
                 return program.loss(o, t)
 
-            shifted = probe_loss(loss, outputs.float(), targets)
-            results.append(("loss", shifted))
-            if not shifted.stable:
-                yield self.finding(
-                    "SMX002",
-                    Severity.ERROR,
-                    f"{program.code.spec.loss} gives {_outcome(shifted)} when {shifted.shift:g} is added to every "
-                    "class logit; a softmax cross-entropy depends only on differences between logits.",
-                    key="loss",
-                    evidence=_evidence(shifted),
-                    remediation="Use F.cross_entropy on raw logits, or log_softmax, instead of log(softmax(x)) or "
-                    "exp(x) / sum.",
-                )
+            # Shifted logits and confident ones (x 1000): a stable cross-entropy stays finite for both.
+            probes = [
+                probe_loss(loss, outputs.float(), targets),
+                probe_loss(loss, outputs.float(), targets, 0.0, 1000.0),
+            ]
+            for probe in probes:
+                if probe is None:
+                    continue
+                results.append(("loss", probe))
+                if probe.finite_before and not probe.finite_after:
+                    what = f"+ {probe.shift:g}" if probe.scale == 1.0 else f"x {probe.scale:g} (confident predictions)"
+                    yield self.finding(
+                        "SMX002",
+                        Severity.ERROR,
+                        f"{program.code.spec.loss} gives NaN or inf for the class logits {what}; a cross-entropy "
+                        "computed as log(softmax(x)) or from exp(x) overflows or takes log(0), where "
+                        "log_softmax and F.cross_entropy stay finite.",
+                        key="loss",
+                        evidence=_evidence(probe),
+                        remediation="Use F.cross_entropy on raw logits, or log_softmax with nll_loss, instead of "
+                        "log(softmax(x)) or exp(x) / sum.",
+                    )
+                    break
+        elif kind is not None:
+            notes.append(f"the model outputs {kind}, so the loss is not probed with shifted logits")
         if not results:
-            yield self.finding(
-                "SMX000",
-                Severity.INFO,
-                "no `numeric.softmax` is configured and the targets are not class indices: nothing to probe.",
-            )
+            reason = "; ".join(notes) or "no `numeric.softmax` is configured and the targets are not class indices"
+            yield self.finding("SMX000", Severity.INFO, f"{reason}: nothing to probe.")
             return
         yield self.finding(
             "SMX000",
             Severity.INFO,
-            f"{len(results)} shift probe(s) run.",
+            f"{len(results)} shift probe(s) run" + "".join(f"; {n}" for n in notes) + ".",
             tables=(
                 Table(
                     title="shift probes",
-                    columns=("probe", "dtype", "shift", "finite before", "finite after", "max change"),
+                    columns=("probe", "dtype", "change to the input", "finite before", "finite after", "max change"),
                     rows=tuple(
-                        (what, r.dtype, r.shift, r.finite_before, r.finite_after, _number(r.max_change))
+                        (what, r.dtype, _change(r), r.finite_before, r.finite_after, _number(r.max_change))
                         for what, r in results
                     ),
                 ),
             ),
         )
+
+
+def _change(r: ShiftResult) -> str:
+    return f"+ {r.shift:g}" if r.scale == 1.0 else f"x {r.scale:g}"
 
 
 def _outcome(r: ShiftResult) -> str:

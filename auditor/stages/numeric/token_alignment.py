@@ -55,13 +55,17 @@ class TokenAlignment(NumericStage):
             shift_rates,
             vocabulary_size,
         )
-        from auditor.numeric.program import main_tensor, shape
+        from auditor.numeric.program import main_tensor, shape, tensors
 
         assert isinstance(self.options, TokenAlignmentOptions)
         lm = program.code.spec.language_model
         assert lm is not None
         inputs, targets = program.batch()
-        ids, target = main_tensor(inputs), targets
+        # The token ids: the integer tensor of the inputs shaped like the targets (input_ids in a dict).
+        candidates = [t for _, t in tensors(inputs) if not t.is_floating_point()]
+        shaped = [t for t in candidates if isinstance(targets, torch.Tensor) and t.shape == targets.shape]
+        ids = (shaped or candidates)[0] if candidates else main_tensor(inputs)
+        target = targets
         if not (isinstance(ids, torch.Tensor) and isinstance(target, torch.Tensor)) or ids.is_floating_point():
             yield self.finding(
                 "TOK000",
@@ -146,7 +150,7 @@ class TokenAlignment(NumericStage):
             )
         vocab = vocabulary_size(logits)
         for mode in ("eval", "train"):
-            leak = future_leak(program, model, ids, vocab, mode, self.options.tolerance)
+            leak = future_leak(program, model, inputs, ids, vocab, mode, self.options.tolerance)
             if leak is not None and leak.first_moved is not None:
                 yield self.finding(
                     "TOK003",
@@ -167,12 +171,22 @@ class TokenAlignment(NumericStage):
                 )
                 break
         ignored = all_ignored_loss(program, logits, target, lm.ignore_index)
-        if isinstance(ignored, str) or math.isnan(ignored):
-            outcome = f"raises ({ignored})" if isinstance(ignored, str) else "is NaN"
+        if isinstance(ignored, str):
             yield self.finding(
                 "TOK005",
                 Severity.WARNING,
-                f"for a batch whose targets are all {lm.ignore_index}, the loss {outcome}: a mean over zero counted "
+                f"for a batch whose targets are all {lm.ignore_index} the loss raises ({ignored}): it does not "
+                f"treat {lm.ignore_index} as ignored. Check that `language_model.ignore_index` is the value the "
+                "loss ignores.",
+                key="all ignored",
+                evidence={"ignore_index": lm.ignore_index, "error": ignored},
+                remediation=f"Pass ignore_index={lm.ignore_index} to the loss, or set the config's to the loss's.",
+            )
+        elif math.isnan(ignored):
+            yield self.finding(
+                "TOK005",
+                Severity.WARNING,
+                f"for a batch whose targets are all {lm.ignore_index}, the loss is NaN: a mean over zero counted "
                 "tokens. Short or fully padded sequences at the end of an epoch produce such batches.",
                 key="all ignored",
                 evidence={"ignore_index": lm.ignore_index},

@@ -53,3 +53,40 @@ def test_batch_that_is_not_a_pair_is_an_input_error(program) -> None:  # type: i
     res = result(r, "batch_inspect")
     assert res.status == "error" and r.exit_code == 2
     assert res.error is not None and "expected a pair (inputs, targets)" in res.error.message
+
+
+def test_a_loss_returning_logs_or_not_a_scalar_does_not_break_other_stages(program) -> None:  # type: ignore[no-untyped-def]
+    every = ["batch_inspect", "broadcast", "detached_graph", "stable_softmax", "nonfinite_trace"]
+    logs = REGRESSION + (
+        "\ndef loss(out, y):\n    value = ((out.squeeze(1) - y) ** 2).mean()\n    return value, {'mse': value.item()}\n"
+    )
+    r = program(logs, every)
+    assert r.exit_code == 0 and not [f.code for f in r.findings if f.severity != "info"]
+    per_sample = REGRESSION + "\ndef loss(out, y):\n    return (out.squeeze(1) - y) ** 2\n"
+    r = program(per_sample, every)
+    assert all(s.status != "error" for s in r.stages), [s.error for s in r.stages if s.error]
+    assert [f.code for f in r.findings if f.severity != "info"] == ["BAT006"]
+
+
+def test_a_loss_that_raises_is_a_finding_next_to_the_shapes(program) -> None:  # type: ignore[no-untyped-def]
+    source = """
+def model():
+    return nn.Linear(2, 3)
+
+def batch():
+    return torch.randn(4, 2), torch.tensor([0, 1, 2])
+
+def loss(out, y):
+    return F.cross_entropy(out, y)
+"""
+    r = program(source, ONLY)
+    assert finding(r, "BAT004").evidence == {"outputs": [4, 3], "targets": [3]}
+    assert "Expected input batch_size (4) to match target batch_size (3)" in finding(r, "BAT008").message
+
+
+def test_other_stages_do_not_probe_an_empty_batch(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION.replace("return x, torch.tensor([1.0, 2.0, 3.0])", "return x[:0], torch.zeros(0)") + MSE
+    r = program(source, ["batch_inspect", "nonfinite_trace"])
+    assert codes(r) == ["BAT007"]
+    res = result(r, "nonfinite_trace")
+    assert res.status == "error" and res.error is not None and "empty tensors" in res.error.message

@@ -46,7 +46,9 @@ def loss(out, y):
     bias = torch.zeros(1)
     shifted = out + bias                      # (N,1) + (1,): a bias add
     pairwise = out[:, None, :] - out[None, :, :]   # (N,1,1) - (1,N,1): pairwise on purpose
-    return ((shifted.squeeze(-1) - y) ** 2).mean() + 0 * pairwise.mean()
+    centres = torch.zeros(4, 1)
+    to_centres = out.unsqueeze(1) - centres        # (N,1,1) - (4,1): distances to 4 centres
+    return ((shifted.squeeze(-1) - y) ** 2).mean() + 0 * pairwise.mean() + 0 * to_centres.mean()
 """
     )
     assert codes(program(source, ONLY)) == []

@@ -90,3 +90,13 @@ def test_frozen_teacher_and_logging_item_are_not_findings(program) -> None:  # t
 def test_simple_regression_passes(program) -> None:  # type: ignore[no-untyped-def]
     source = REGRESSION + "\ndef loss(out, y):\n    return ((out.squeeze(-1) - y) ** 2).mean()\n"
     assert codes(program(source, ONLY)) == ["GRD000"]
+
+
+def test_a_rewrapped_term_inside_the_loss(program) -> None:  # type: ignore[no-untyped-def]
+    source = TWO_LAYERS.replace(
+        "return ((out - y) ** 2).mean()",
+        "penalty = torch.tensor(out.abs().mean().item())\n    return ((out - y) ** 2).mean() + 0.1 * penalty",
+    )
+    f = finding(program(source, ONLY), "GRD006")
+    assert f.severity == "warning" and f.evidence["taken_out"]["op"] == "item"
+    assert f.evidence["wrapped"]["at"].endswith(f"prog.py:{line_of(source, 'penalty = torch.tensor')}")

@@ -62,3 +62,38 @@ def test_nan_made_in_the_loss(program) -> None:  # type: ignore[no-untyped-def]
 def test_non_finite_batch_is_not_blamed_on_an_op(program) -> None:  # type: ignore[no-untyped-def]
     source = LOGFEAT.replace("torch.log(x)", "x").replace("[3.0, 4.0]", "[float('nan'), 4.0]")
     assert codes(program(source, ONLY)) == ["NAN003"]
+
+
+MASKED = """
+class Attend(nn.Module):
+    def __init__(self, rows_fully_masked=False):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.full = rows_fully_masked
+
+    def forward(self, x):
+        T = x.shape[1]
+        mask = nn.Transformer.generate_square_subsequent_mask(T)   # -inf above the diagonal, on purpose
+        if self.full:
+            mask = torch.full((T, T), float("-inf"))
+        scores = self.proj(x) @ x.transpose(1, 2) + mask
+        return torch.softmax(scores, -1) @ x
+
+def model():
+    return Attend()
+
+def batch():
+    return torch.randn(2, 5, 4), torch.randn(2, 5, 4)
+
+def loss(out, y):
+    return ((out - y) ** 2).mean()
+"""
+
+
+def test_intentional_minus_inf_masks_are_not_blamed(program) -> None:  # type: ignore[no-untyped-def]
+    assert codes(program(MASKED, ONLY)) == ["NAN000"]
+
+
+def test_a_fully_masked_row_is_blamed_on_the_op_that_makes_nan(program) -> None:  # type: ignore[no-untyped-def]
+    f = finding(program(MASKED.replace("return Attend()", "return Attend(True)"), ONLY), "NAN001")
+    assert f.evidence["op"] == "softmax" and f.evidence["module"] == "Attend"

@@ -43,9 +43,10 @@ def test_stable_softmax_and_cross_entropy_pass(program) -> None:  # type: ignore
     assert codes(r) == ["SMX000"] and r.exit_code == 0
     rows = finding(r, "SMX000").tables[0].rows
     assert [(row[0], row[1], row[2]) for row in rows] == [
-        ("softmax", "float32", 1000.0),
-        ("softmax", "float16", 12.0),
-        ("loss", "float32", 1000.0),
+        ("softmax", "float32", "+ 1000"),
+        ("softmax", "float16", "+ 12"),
+        ("loss", "float32", "+ 1000"),
+        ("loss", "float32", "x 1000"),
     ]
 
 
@@ -81,3 +82,27 @@ def test_regression_without_softmax_has_nothing_to_probe(program) -> None:  # ty
     source += "\ndef loss(out, y):\n    return F.mse_loss(out, y)\n"
     f = finding(program(source, ONLY), "SMX000")
     assert "nothing to probe" in f.message
+
+
+def test_hand_written_log_of_softmax_fails_on_confident_logits(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        CLASSIFIER
+        + """
+def log_of_softmax(out, y):
+    return -torch.log(torch.softmax(out, 1)[torch.arange(len(y)), y]).mean()
+"""
+    )
+    f = finding(program(source, ONLY, loss="prog:log_of_softmax"), "SMX002")
+    assert "x 1000 (confident predictions)" in f.message
+
+
+def test_log_softmax_outputs_with_nll_loss_and_regularized_losses_pass(program) -> None:  # type: ignore[no-untyped-def]
+    source = CLASSIFIER.replace("return nn.Linear(3, 4)", "return nn.Sequential(nn.Linear(3, 4), nn.LogSoftmax(1))")
+    source += "\ndef nll(out, y):\n    return F.nll_loss(out, y)\n"
+    r = program(source, ONLY, loss="prog:nll")
+    assert codes(r) == ["SMX000"] and "log-probabilities" in finding(r, "SMX000").message
+    zloss = (
+        CLASSIFIER
+        + "\ndef zloss(out, y):\n    return F.cross_entropy(out, y) + 1e-4 * torch.logsumexp(out, -1).pow(2).mean()\n"
+    )
+    assert codes(program(zloss, ONLY, loss="prog:zloss")) == ["SMX000"]  # finite, so not an overflow

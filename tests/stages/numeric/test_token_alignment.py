@@ -95,3 +95,14 @@ def test_all_ignored_batch_and_unguarded_mean(program) -> None:  # type: ignore[
 def test_skipped_without_language_model(program) -> None:  # type: ignore[no-untyped-def]
     r = program(TINY_LM, ONLY)
     assert r.stages[0].status == "skipped" and "numeric.language_model" in (r.stages[0].skip_reason or "")
+
+
+def test_dict_inputs_with_an_attention_mask(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace(
+        "def forward(self, ids):", "def forward(self, input_ids, attention_mask):\n        ids = input_ids"
+    ).replace(
+        "return inputs, targets", 'return {"input_ids": inputs, "attention_mask": torch.ones_like(inputs)}, targets'
+    )
+    assert codes(program(source, ONLY, **LM)) == ["TOK000"]
+    leaky = source.replace("return TinyLM()", "return TinyLM(causal=False)")
+    assert finding(program(leaky, ONLY, **LM), "TOK003").evidence["first_moved"] == 0
