@@ -16,6 +16,7 @@ import torch
 from auditor.numeric.usercode import UserCode, UserCodeError, short_traceback, user_path
 
 SEED = 0
+TARGET_KEYS = ("labels", "label", "targets", "target")
 _AUDITOR = str(Path(__file__).resolve().parents[1])
 _TORCH = str(Path(torch.__file__).resolve().parent)
 # Frames that are never the user's: this package, torch, Python itself and the environment's scripts.
@@ -43,9 +44,13 @@ class Program:
         if self._batch is None:
             torch.manual_seed(self.seed)
             batch = self.code.call("batch")
+            if isinstance(batch, dict) and (label := next((k for k in TARGET_KEYS if k in batch), None)):
+                # A Hugging Face style batch: the labels are the targets, the rest are the model's inputs.
+                batch = ({k: v for k, v in batch.items() if k != label}, batch[label])
             if not (isinstance(batch, tuple | list) and len(batch) == 2):
                 raise UserCodeError(
-                    f"{self.code.spec.batch} (numeric.batch) returned {_kind(batch)}; expected a pair (inputs, targets)"
+                    f"{self.code.spec.batch} (numeric.batch) returned {_kind(batch)}; expected a pair "
+                    "(inputs, targets) or a dict with a 'labels' entry"
                 )
             if not any(True for _ in tensors(batch[0])):
                 raise UserCodeError(f"{self.code.spec.batch} (numeric.batch): the inputs hold no tensor")

@@ -106,3 +106,14 @@ def test_dict_inputs_with_an_attention_mask(program) -> None:  # type: ignore[no
     assert codes(program(source, ONLY, **LM)) == ["TOK000"]
     leaky = source.replace("return TinyLM()", "return TinyLM(causal=False)")
     assert finding(program(leaky, ONLY, **LM), "TOK003").evidence["first_moved"] == 0
+
+
+def test_hugging_face_style_batch_dict_with_labels(program) -> None:  # type: ignore[no-untyped-def]
+    source = TINY_LM.replace(
+        "def forward(self, ids):", "def forward(self, input_ids, attention_mask):\n        ids = input_ids"
+    ).replace(
+        "return inputs, targets",
+        'return {"input_ids": inputs, "attention_mask": torch.ones_like(inputs), "labels": targets}',
+    )
+    r = program(source, ONLY, **LM)
+    assert codes(r) == ["TOK000"] and finding(r, "TOK000").evidence["rates"]["1"] == 1.0
