@@ -60,6 +60,22 @@ def pad_gradient(
     return PadGradient(int(excluded.sum()), int(leaking.sum()), first, injected)
 
 
+def last_position_gradient(program: Program, logits: torch.Tensor, targets: torch.Tensor) -> float | None:
+    """The largest gradient the loss sends to the outputs of the last position (None when shapes do not align).
+
+    A loss that shifts the targets itself (labels equal to the inputs) compares position t with label t+1,
+    so the last position, which has no next token, gets exactly zero gradient.
+    """
+    if logits.dim() != targets.dim() + 1 or logits.shape[:-1] != targets.shape:
+        return None
+    leaf = logits.detach().clone().requires_grad_(True)
+    try:
+        summed(program.loss(leaf, targets)).backward()
+    except (UserCodeError, RuntimeError):
+        return None
+    return float(leaf.grad[..., -1, :].abs().max()) if leaf.grad is not None else 0.0
+
+
 def _is_any(t: torch.Tensor, values: list[int]) -> torch.Tensor:
     out = torch.zeros_like(t, dtype=torch.bool)
     for v in values:

@@ -51,6 +51,7 @@ class TokenAlignment(NumericStage):
         from auditor.numeric.alignment import (
             all_ignored_loss,
             future_leak,
+            last_position_gradient,
             pad_gradient,
             shift_rates,
             vocabulary_size,
@@ -90,6 +91,7 @@ class TokenAlignment(NumericStage):
             )
             return
         expected = self.options.expected_shift
+        rates: dict[int, float] = {}
         if ids.shape == target.shape:
             rates = shift_rates(ids, target, excluded)
             best = max(rates, key=lambda s: -1 if math.isnan(rates[s]) else rates[s])
@@ -124,6 +126,20 @@ class TokenAlignment(NumericStage):
             logits = main_tensor(program.forward(model, inputs))
         if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
             return
+        if expected == 0 and ids.shape == target.shape and rates.get(0, 0.0) >= 0.99:
+            last = last_position_gradient(program, logits, target)
+            if last is not None and last > 0:
+                yield self.finding(
+                    "TOK001",
+                    Severity.ERROR,
+                    "expected_shift is 0 (the loss is to shift the targets itself) and the targets equal the inputs, "
+                    f"but the loss sends gradient ({last:.3g}) to the outputs of the last position, which has no next "
+                    "token: the loss does not shift, so the model is asked to copy its input.",
+                    key="shift 0",
+                    evidence={"found_shift": 0, "expected_shift": 0, "last_position_gradient": round(last, 6)},
+                    remediation="Shift inside the loss (logits[:, :-1] against labels[:, 1:]), or build shifted "
+                    "targets and set expected_shift back to 1.",
+                )
         pad = pad_gradient(program, logits, target, excluded_values, lm.ignore_index)
         if pad.error is not None or pad.leaking:
             injected = f" (the batch had none, so the last target was set to {lm.ignore_index})" if pad.injected else ""

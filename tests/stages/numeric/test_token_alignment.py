@@ -58,10 +58,16 @@ def test_targets_not_shifted_by_one(program, targets: str, shift: int) -> None: 
     assert f.evidence == {"found_shift": shift, "expected_shift": 1}
 
 
-def test_loss_shifting_internally_is_configured(program) -> None:  # type: ignore[no-untyped-def]
-    source = TINY_LM.replace("TOKENS[:, 1:].clone()", "TOKENS[:, :-1].clone()")
-    r = program(source, ONLY, stages={"token_alignment": {"expected_shift": 0}}, **LM)
-    assert "TOK001" not in codes(r)
+def test_loss_shifting_internally_is_configured_and_verified(program) -> None:  # type: ignore[no-untyped-def]
+    labels_are_inputs = TINY_LM.replace("TOKENS[:, 1:].clone()", "TOKENS[:, :-1].clone()")
+    shifting = labels_are_inputs.replace(
+        "return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1), ignore_index=-100)",
+        "return F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), targets[:, 1:].reshape(-1), ignore_index=-100)",
+    )
+    options = {"token_alignment": {"expected_shift": 0}}
+    assert "TOK001" not in codes(program(shifting, ONLY, stages=options, **LM))
+    f = finding(program(labels_are_inputs, ONLY, stages=options, **LM), "TOK001")  # the loss does not shift
+    assert f.evidence["expected_shift"] == 0 and f.evidence["last_position_gradient"] > 0
 
 
 def test_pad_targets_that_reach_the_loss(program) -> None:  # type: ignore[no-untyped-def]
