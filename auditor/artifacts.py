@@ -17,6 +17,7 @@ from typing import Any
 
 from auditor.config import FittedSpec
 from auditor.errors import StageInputError
+from auditor.textfile import TextFileError, read_utf8
 
 PICKLED = {".pkl", ".pickle", ".joblib", ".pt", ".pth", ".sav", ".dill"}
 NUMERIC_KINDS = ("standardize", "minmax", "impute")
@@ -79,14 +80,13 @@ def load_artifact(path: Path, spec: FittedSpec, named_at: str) -> Artifact:
         what = "is a directory" if path.is_dir() else "not found"
         raise ArtifactError(f"{path}: {where}: artifact {what} (paths are relative to the config file)")
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ArtifactError(f"{path}: {where}: cannot read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ArtifactError(f"{path}:{line}: {where}: not UTF-8 text; expected JSON, CSV or one token a line") from None
+        _, text = read_utf8(path)
+    except TextFileError as exc:
+        if exc.line is None:
+            raise ArtifactError(f"{path}: {where}: {exc.reason}") from None
+        raise ArtifactError(
+            f"{path}:{exc.line}: {where}: not UTF-8 text; expected JSON, CSV or one token a line"
+        ) from None
     reader = _Reader(path, spec, where)
     if suffix == ".json":
         return reader.from_json(_parse_json(path, text, where))
@@ -386,9 +386,7 @@ class _Reader:
                 strategies.add(r[strategy_at].strip())
         if not records:
             raise self.fail("the table has a header but no rows", header_line)
-        artifact = self._numeric_rows(
-            [(n, {STAT_NAMES[s][1]: v for s, v in vals.items()}) for n, vals in records], wanted, None, None
-        )
+        artifact = self._numeric_rows(records, wanted, None, None)
         strategy = strategies.pop() if len(strategies) == 1 else None
         return replace(artifact, strategy=strategy)
 

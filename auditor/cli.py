@@ -18,9 +18,10 @@ from auditor.config import LoadedConfig, ReportSpec, load_config
 from auditor.errors import AuditError
 from auditor.findings import FailOn, Report
 from auditor.manifest import check_columns
+from auditor.numeric.usercode import UserCodeError, load_user_code
 from auditor.output import check_writable, remove_stale, write_atomic
 from auditor.render import FILE_RENDERERS, render_terminal
-from auditor.render.common import headline
+from auditor.render.common import headline, input_errors
 from auditor.runner import prepare_stages, run_audit
 from auditor.stage import Stage
 from auditor.stages.planned import PlannedStage
@@ -98,11 +99,8 @@ def run(
         _print_terminal(report, written, verbose)
     elif report.exit_code == EXIT_CANNOT_AUDIT:
         # Quiet hides the summary, never the reason the audit could not run.
-        same: dict[str, list[str]] = {}
-        for r in report.stages:
-            if r.error is not None:
-                same.setdefault(r.error.message, []).append(r.stage)
-        reasons = [f"{', '.join(names)}: {message}" for message, names in same.items()]
+        reasons = [f"{', '.join(names)}: {message}" for names, message in input_errors(report)]
+        reasons += [f"{r.stage}: {r.error.message}" for r in report.stages if r.error and r.error.traceback]
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
 
@@ -131,8 +129,14 @@ def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> 
         manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
     except AuditError as exc:
         raise _fail(str(exc)) from None
-    active = [s.name for s in stages if s.skip_reason(loaded.config) is None]
-    problems = list(dict.fromkeys(p for s in stages if s.name in active for p in s.check_inputs(loaded)))
+    runs = [s for s in stages if s.skip_reason(loaded.config) is None]
+    active = [s.name for s in runs]
+    problems = [p for s in runs for p in s.check_inputs(loaded)]
+    if any(s.needs_numeric for s in runs):
+        try:  # imported once for every code stage, as a run does
+            load_user_code(loaded)
+        except UserCodeError as exc:
+            problems.append(str(exc))
     if problems:
         raise _fail("\n".join(problems))
     typer.echo(f"{loaded.path}: valid")

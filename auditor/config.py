@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.errors import ConfigError
+from auditor.textfile import TextFileError, read_utf8
 from auditor.yamlsource import Loc, YamlDocument, load_yaml
 
 KeySpec = Annotated[
@@ -311,14 +312,11 @@ def load_config(path: str | Path) -> LoadedConfig:
         what = "is a directory, not a config file" if resolved.is_dir() else "not found"
         raise ConfigError(f"config {p}: {what} (resolved to {resolved}; working directory {Path.cwd()})")
     try:
-        raw = resolved.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"config {resolved}: cannot read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{resolved}:{line}: the config is not UTF-8 text") from None
+        raw, text = read_utf8(resolved)
+    except TextFileError as exc:
+        if exc.line is None:
+            raise ConfigError(f"config {resolved}: {exc.reason}") from None
+        raise ConfigError(f"{resolved}:{exc.line}: the config is not UTF-8 text") from None
     document = load_yaml(resolved, text)
     if document.data is None:
         raise ConfigError(f"{resolved}: the config is empty; it needs at least `manifest` or `numeric`")

@@ -8,7 +8,7 @@ and each imputation strategy. The convention that fits best is kept per row set.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,14 +59,15 @@ class NumericMatcher:
         n_groups: int,
         tolerance: float,
         text: dict[str, pa.ChunkedArray],
+        rows: Callable[[RowSet], np.ndarray],
     ) -> None:
         self.values, self.group, self.n_groups, self.tolerance, self.text = values, group, n_groups, tolerance, text
+        self.rows = rows  # the rows of a row set, from the cache the other checks of the run share
         self.rows_per_group = np.bincount(group, minlength=n_groups).astype(np.float64)
         self.order = GroupOrder(group, n_groups)
         self._medians: dict[tuple[str, tuple[str, ...], frozenset[int]], float] = {}
         self._moments: dict[tuple[str, tuple[str, ...]], Moments] = {}
         self._complete: dict[tuple[str, ...], np.ndarray] = {}
-        self._masks: dict[frozenset[int], np.ndarray] = {}
         self._has_nan: dict[str, bool] = {}
 
     def judge(self, artifact: Artifact, strategy: str | None, rowsets: Sequence[RowSet]) -> Verdict:
@@ -227,9 +228,7 @@ class NumericMatcher:
         return self._complete[numeric]
 
     def _mask(self, rs: RowSet, handling: str, numeric: tuple[str, ...]) -> np.ndarray:
-        if rs.groups not in self._masks:
-            self._masks[rs.groups] = rs.mask(self.group)
-        mask = self._masks[rs.groups]
+        mask = self.rows(rs)
         return mask & self._complete_rows(numeric) if handling == "rows" else mask
 
     def _off(self, got: Any, want: Any, column: dict[str, float] | None, stat: str) -> float:

@@ -114,10 +114,6 @@ def moments(values: np.ndarray, group: np.ndarray, n_groups: int) -> Moments:
     return order.moments(order.arrange(values))
 
 
-def median(values: np.ndarray, mask: np.ndarray) -> float:
-    return median_of(values[mask])
-
-
 def median_of(part: np.ndarray) -> float:
     """The median of the non-NaN values; ``part`` is reordered. One partition, as two cost three times more."""
     part = part[~np.isnan(part)] if np.isnan(part).any() else part

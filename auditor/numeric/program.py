@@ -6,9 +6,9 @@ torch is imported here, and this module is imported only when a numeric stage ru
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import torch
@@ -84,25 +84,23 @@ class Program:
             return result["loss"]
         return result
 
-    def site(self) -> str | None:
-        """file:line of the innermost frame of the user's code on the current stack."""
-        return user_site(self.code.paths)
-
 
 def user_site(paths: tuple[Path, ...]) -> str | None:
-    """The innermost stack frame in the user's files; else the innermost outside torch and this package."""
+    """The innermost stack frame in the user's files; else the innermost outside torch and this package.
+
+    Called for every op a traced program runs: it walks frames directly, reading no source lines.
+    """
     fallback = None
-    for frame in reversed(traceback.extract_stack()):
-        name = frame.filename
-        if any(_under(name, p) for p in paths):
-            return f"{name}:{frame.lineno}"
+    roots = tuple(str(p) + "/" for p in paths)
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if roots and name.startswith(roots):
+            return f"{name}:{frame.f_lineno}"
         if fallback is None and not name.startswith(_NOT_USER) and "/site-packages/" not in name:
-            fallback = f"{name}:{frame.lineno}"
+            fallback = f"{name}:{frame.f_lineno}"
+        frame = frame.f_back
     return fallback
-
-
-def _under(filename: str, path: Path) -> bool:
-    return filename.startswith(str(path) + "/")
 
 
 def tensors(obj: Any, path: str = "") -> Iterator[tuple[str, torch.Tensor]]:

@@ -25,6 +25,15 @@ def headline(report: Report) -> str:
     return f"{', '.join(parts)} — exit {report.exit_code} ({verdict}, fail_on: {report.fail_on})"
 
 
+def input_errors(report: Report) -> list[tuple[list[str], str]]:
+    """Why stages could not run (not crashes), once per reason: (the stages, the message)."""
+    same: dict[str, list[str]] = {}
+    for r in report.stages:
+        if r.error is not None and not r.error.traceback:
+            same.setdefault(r.error.message, []).append(r.stage)
+    return [(names, message) for message, names in same.items()]
+
+
 def cell(value: Any) -> str:
     if isinstance(value, str):
         return value

@@ -9,7 +9,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from auditor.findings import Report, Severity
-from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, manifest_line
+from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, input_errors, manifest_line
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
@@ -55,15 +55,12 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
         console.print(head)
         for e in f.examples[:3]:
             console.print(Text("    e.g. " + cell(e), style="dim"))
-    # Stages that failed for the same reason (e.g. the user's code did not import) share one message.
-    same: dict[str, list[str]] = {}
     for r in report.stages:
         if r.error is not None and r.error.traceback:
             console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))
             console.print(Text(r.error.traceback.rstrip(), style="magenta"))
-        elif r.error is not None:
-            same.setdefault(r.error.message, []).append(r.stage)
-    for message, names in same.items():
+    # Stages that failed for the same reason (e.g. the user's code did not import) share one message.
+    for names, message in input_errors(report):
         who = f"stage {names[0]}" if len(names) == 1 else f"stages {', '.join(names)}"
         console.print(Text(f"{who} could not run: {message}", style="bold magenta"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))

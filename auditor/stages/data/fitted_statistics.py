@@ -94,6 +94,7 @@ class _Checks:
         self.names = manifest.split_names
         self.group = (manifest.split.codes.astype(np.int64) + 1).astype(np.int64)
         self.n_groups = len(self.names) + 1
+        self.unsplit = bool((self.group == 0).any())  # rows without a split belong to "all rows"
         self._values: dict[str, np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
         self._matcher: NumericMatcher | None = None
@@ -135,7 +136,7 @@ class _Checks:
         """The claim first, then train, train plus each holdout split, and all rows (duplicates dropped)."""
         code = {n: i + 1 for i, n in enumerate(self.names)}
         sizes = self.manifest.rows_per_split()
-        present = [n for n in self.roles.order(list(sizes))]
+        present = self.roles.order(list(sizes))
         train = [n for n in present if self.roles.role(n) == "train"]
         holdout = [n for n in present if self.roles.role(n) == "holdout"]
 
@@ -150,8 +151,7 @@ class _Checks:
             if len(train) > 1:
                 candidates.extend(make(t, [t]) for t in train)
             candidates.extend(make("+".join([*train, h]), [*train, h]) for h in holdout)
-        unsplit = bool((self.group == 0).any())
-        everything = make("all rows", present, unsplit=unsplit)
+        everything = make("all rows", present, unsplit=self.unsplit)
         unique: dict[frozenset[int], RowSet] = {}
         for rs in candidates:
             unique.setdefault(rs.groups, rs)
@@ -216,7 +216,9 @@ class _Checks:
     def matcher(self) -> NumericMatcher:
         if self._matcher is None:
             text = {c: self.manifest.table[c] for c in self.manifest.table.column_names}
-            self._matcher = NumericMatcher(self._values, self.group, self.n_groups, self.options.tolerance, text)
+            self._matcher = NumericMatcher(
+                self._values, self.group, self.n_groups, self.options.tolerance, text, self.mask
+            )
         return self._matcher
 
     def mask(self, rs: RowSet) -> np.ndarray:

@@ -7,10 +7,9 @@ from abc import abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
-from auditor.config import AuditConfig, LoadedConfig
+from auditor.config import AuditConfig
 from auditor.errors import StageInputError
 from auditor.findings import Finding
-from auditor.numeric.usercode import UserCodeError, load_user_code
 from auditor.stage import AuditContext, Stage
 
 if TYPE_CHECKING:
@@ -27,13 +26,6 @@ class NumericStage(Stage):
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return None if config.numeric is not None else "no `numeric` section in the config"
-
-    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
-        try:
-            load_user_code(loaded)
-        except UserCodeError as exc:
-            return [str(exc)]
-        return []
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         code = context.require_numeric()

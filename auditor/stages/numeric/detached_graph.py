@@ -34,26 +34,23 @@ class DetachedGraph(NumericStage):
         r = reach(program)
         cuts = tuple(_cut(c) for c in r.cuts[:10])
         where = f"; the graph was cut at {_sites(r.cuts)}" if r.cuts else ""
-        if not r.loss_has_graph:
+        if not r.loss_has_graph or r.backward_error is not None:
+            if not r.loss_has_graph:
+                message = (
+                    f"the loss from {program.code.spec.loss} has no grad_fn, so backward() fails or trains nothing"
+                    f"{where}. A value taken out with .item() or .detach() and wrapped again in torch.tensor(...) "
+                    "keeps the number and loses its history."
+                )
+                evidence: dict[str, Any] = {"cuts": [c["op"] for c in cuts]}
+            else:
+                message = f"backward() on the loss failed: {r.backward_error}{where}."
+                evidence = {"error": r.backward_error}
             yield self.finding(
                 "GRD001",
                 Severity.ERROR,
-                f"the loss from {program.code.spec.loss} has no grad_fn, so backward() fails or trains nothing"
-                f"{where}. A value taken out with .item() or .detach() and wrapped again in torch.tensor(...) keeps "
-                "the number and loses its history.",
+                message,
                 key="loss",
-                evidence={"cuts": [c["op"] for c in cuts]},
-                examples=cuts,
-                remediation="Compute the loss from tensors end to end; keep .item() for logging only.",
-            )
-            return
-        if r.backward_error is not None:
-            yield self.finding(
-                "GRD001",
-                Severity.ERROR,
-                f"backward() on the loss failed: {r.backward_error}{where}.",
-                key="loss",
-                evidence={"error": r.backward_error},
+                evidence=evidence,
                 examples=cuts,
                 remediation="Compute the loss from tensors end to end; keep .item() for logging only.",
             )

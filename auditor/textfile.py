@@ -1,0 +1,25 @@
+"""Reading a small text input (a config, an artifact) as UTF-8, with the line where decoding fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class TextFileError(Exception):
+    """Why a text file could not be read; ``line`` is set when its bytes are not UTF-8."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.line = reason, line
+
+
+def read_utf8(path: Path) -> tuple[bytes, str]:
+    """The file's bytes and text (a UTF-8 byte-order mark dropped); TextFileError when unreadable or not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TextFileError(f"cannot read: {exc.strerror}") from None
+    try:
+        return raw, raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TextFileError("not UTF-8 text", raw[: exc.start].count(b"\n") + 1) from None
