@@ -98,6 +98,8 @@ def load_artifact(path: Path, spec: FittedSpec, named_at: str) -> Artifact:
 
 
 def _parse_json(path: Path, text: str, where: str) -> Any:
+    if not text.strip():
+        raise ArtifactError(f"{path}: {where}: the file is empty; expected a JSON object or list")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -119,11 +121,13 @@ class _Reader:
 
     def from_json(self, data: Any) -> Artifact:
         kind = self.spec.kind
+        if data == {} or data == []:
+            raise self.fail("the file holds an empty JSON object or list; it has no fitted values")
         ids = self._ids(data) if isinstance(data, dict) else None
         if kind in NUMERIC_KINDS:
             artifact = self._numeric_json(data)
         elif kind == "vocabulary":
-            artifact = Artifact(self.path, tokens=self._tokens_json(data))
+            artifact = Artifact(self.path, tokens=self._vocabulary(self._tokens_json(data)))
         elif kind == "categories":
             artifact = self._categories_json(data)
         else:
@@ -178,7 +182,7 @@ class _Reader:
         other = sorted({k for k in ("standardize", "minmax", "impute") for key in keys if _stat_of(key) in KIND_STATS[k]
                         and _stat_of(key) != "count" and k != self.spec.kind})  # fmt: skip
         hint = f"; its keys look like kind {' or '.join(other)}: is `kind` right?" if other else ""
-        shown = ", ".join(keys[:8]) + (" ..." if len(keys) > 8 else "")
+        shown = (", ".join(keys[:8]) + (" ..." if len(keys) > 8 else "")) or "no keys"
         return f"no {self.spec.kind} statistics found (expected {expected}; the file has {shown}){hint}"
 
     def _numeric_rows(
@@ -252,6 +256,11 @@ class _Reader:
             raise self.fail(f"the config lists column(s) {missing} that the artifact has no values for")
         if len(set(names)) != len(names):
             raise self.fail("the artifact names a column twice")
+
+    def _vocabulary(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
+        if not any(t.strip() for t in tokens):
+            raise self.fail("the vocabulary holds no token")
+        return tokens
 
     def _tokens_json(self, data: Any) -> tuple[str, ...]:
         if isinstance(data, dict):
@@ -351,9 +360,8 @@ class _Reader:
         body = rows[1:]
         kind = self.spec.kind
         if kind == "vocabulary":
-            return Artifact(
-                self.path, tokens=tuple(r[self._column(lower, ("token", "word"), header_line)] for _, r in body)
-            )
+            at = self._column(lower, ("token", "word"), header_line)
+            return Artifact(self.path, tokens=self._vocabulary(tuple(r[at] for _, r in body)))
         if kind == "selected_features":
             at = self._column(lower, (*_COLUMN_HEADERS, "selected"), header_line)
             return self._selection([r[at].strip() for _, r in body if r[at].strip()])
@@ -417,7 +425,7 @@ class _Reader:
         lines = [ln.removesuffix("\r") for ln in lines]
         kind = self.spec.kind
         if kind == "vocabulary":
-            return Artifact(self.path, tokens=tuple(lines))
+            return Artifact(self.path, tokens=self._vocabulary(tuple(lines)))
         entries = [ln.strip() for ln in lines if ln.strip()]
         if kind == "selected_features":
             return self._selection(entries)

@@ -75,13 +75,13 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
-    out_dir: Path | None = None
+    out_dir: Path | None = out.expanduser().resolve() if out is not None else None
     try:
+        loaded = load_config(config)
+        out_dir = _out_dir(out, loaded)  # known before any other check, so a failed run clears old reports
         if fail_on is not None and fail_on not in get_args(FailOn):
             raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
-        loaded = load_config(config)
         formats = _formats(fmt, loaded)
-        out_dir = _out_dir(out, loaded)
         if formats:
             check_writable(out_dir)
         report = run_audit(loaded, only=_split_list(only) or None, fail_on=fail_on)  # type: ignore[arg-type]
@@ -101,6 +101,9 @@ def run(
         # Quiet hides the summary, never the reason the audit could not run.
         reasons = [f"{', '.join(names)}: {message}" for names, message in input_errors(report)]
         reasons += [f"{r.stage}: {r.error.message}" for r in report.stages if r.error and r.error.traceback]
+        if not reasons:  # nothing ran: say why each selected stage was skipped
+            reasons = [f"{r.stage}: skipped, {r.skip_reason}" for r in report.stages if r.skip_reason]
+            reasons.append(headline(report))
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
 

@@ -95,7 +95,7 @@ class NumericMatcher:
             for j, column in enumerate(artifact.columns):
                 cells = [number(verdict.fits[rs.name].expected[stat][j]) for rs in rowsets]
                 rows.append((column, stat, number(got[j]), *cells))
-        chosen = [v for v in ref.conventions.values() if v not in ("mean", "min", "max", "fill")]
+        chosen = [v for v in ref.conventions.values() if v and v not in ("mean", "min", "max", "fill")]
         conventions = ", ".join(dict.fromkeys([*chosen, _HANDLING[ref.handling]]))
         return Table(
             title=f"artifact values next to the values each row set gives ({conventions})",
@@ -233,6 +233,8 @@ class NumericMatcher:
 
     def _off(self, got: Any, want: Any, column: dict[str, float] | None, stat: str) -> float:
         """How far ``got`` is from ``want`` (or the closest of a tuple of acceptable values), in tolerances."""
+        if isinstance(got, float) and not math.isfinite(got):
+            return 0.0  # a null, NaN or inf in the artifact says nothing about the rows: not compared
         if isinstance(want, tuple):
             return min(self._off(got, w, column, stat) for w in want)
         if isinstance(got, str) or isinstance(want, str) or want is None:

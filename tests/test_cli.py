@@ -268,3 +268,22 @@ def test_validate_imports_the_numeric_code(tmp_path: Path) -> None:
     config.write_text(config.read_text().replace("housing:build_model", "housing:buld_model"))
     result = runner.invoke(app, ["validate", str(config)], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "has no attribute 'buld_model'; did you mean 'build_model'?" in result.output
+
+
+def test_bad_options_still_clear_old_reports(sample: Path) -> None:
+    assert invoke("run", str(sample)).exit_code == 1
+    out = sample.parent / "audit-report"
+    assert (out / "report.json").exists()
+    assert invoke("run", str(sample), "--format", "jsn").exit_code == 2
+    assert not (out / "report.json").exists()
+    assert invoke("run", str(sample)).exit_code == 1
+    assert invoke("run", str(sample), "--fail-on", "warn").exit_code == 2
+    assert not (out / "report.json").exists()
+
+
+def test_quiet_says_why_nothing_ran(tmp_path: Path) -> None:
+    sample = tmp_path / "regression"
+    shutil.copytree(REPO / "sample_data" / "numeric" / "regression" / "fixed", sample)
+    result = runner.invoke(app, ["run", str(sample / "audit.yaml"), "--only", "fitted_statistics", "-q"])
+    assert result.exit_code == 2
+    assert "fitted_statistics: skipped, the config has no `manifest`" in result.output

@@ -78,7 +78,7 @@ class CutRecorder:
 def reach(program: Program) -> Reach:
     """One forward, loss and backward in train mode, with the parameters sorted by what their gradient is."""
     model = program.model().train()
-    optimizer = program.code.call("optimizer", model) if program.code.has("optimizer") else None
+    optimizer = program.optimizer(model)
     inputs, targets = program.batch()
     recorder = CutRecorder(program)
     with torch.enable_grad(), recorder.mode:

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.usercode import UserCode, UserCodeError, short_traceback, user_path
+from auditor.numeric.usercode import USER_FAILURES, UserCode, UserCodeError, short_traceback, user_path
 
 SEED = 0
 TARGET_KEYS = ("labels", "label", "targets", "target")
@@ -38,6 +38,18 @@ class Program:
                 f"{self.code.spec.model} (numeric.model) returned a {type(model).__name__}; expected a torch.nn.Module"
             )
         return model
+
+    def optimizer(self, model: torch.nn.Module) -> torch.optim.Optimizer | None:
+        """The user's optimizer for ``model`` (None when the config names none)."""
+        if not self.code.has("optimizer"):
+            return None
+        optimizer = self.code.call("optimizer", model)
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise UserCodeError(
+                f"{self.code.spec.optimizer} (numeric.optimizer) returned {_kind(optimizer)}; expected a "
+                "torch.optim.Optimizer built from the model's parameters"
+            )
+        return optimizer
 
     def batch(self) -> tuple[Any, Any]:
         """(inputs, targets), built once per stage run."""
@@ -70,7 +82,7 @@ class Program:
                 if isinstance(inputs, tuple):
                     return model(*inputs)
                 return model(inputs)
-            except Exception as exc:
+            except USER_FAILURES as exc:
                 raise UserCodeError(
                     f"the model's forward ({self.code.spec.model}) raised {short_traceback(exc, self.code.paths)}"
                 ) from None

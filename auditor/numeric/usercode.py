@@ -22,7 +22,14 @@ TORCH_HINT = (
     "pip install -c constraints.txt -e \".[torch]\" (or pip install 'split-auditor[torch]')"
 )
 _TRACEBACK_FRAMES = 5
+# Frames of this package and of Python's import machinery explain nothing about the user's code.
+_NOT_THEIRS = ("<frozen", str(Path(__file__).resolve().parents[1]), str(Path(importlib.__file__).resolve().parent))
 REFERENCES = ("model", "batch", "loss", "optimizer", "softmax")
+
+
+# What the user's code may raise and the audit reports: sys.exit() in a script is a failure of that code,
+# not a request to end the audit (Ctrl-C still ends it).
+USER_FAILURES = (Exception, SystemExit)
 
 
 class UserCodeError(StageInputError):
@@ -59,7 +66,7 @@ class UserCode:
         with user_path(self.paths):
             try:
                 return fn(*args, **kwargs)
-            except Exception as exc:
+            except USER_FAILURES as exc:
                 raise UserCodeError(self.explain(name, exc)) from None
 
     def explain(self, name: str, exc: BaseException) -> str:
@@ -149,7 +156,7 @@ def _resolve(reference: str, where: str, paths: tuple[Path, ...], name: str) -> 
                 "installed packages)"
             ) from None
         raise _ImportFailed(f"{where}: importing {module_name} failed: {short_traceback(exc, paths)}") from None
-    except Exception as exc:
+    except USER_FAILURES as exc:
         raise _ImportFailed(f"{where}: importing {module_name} failed: {short_traceback(exc, paths)}") from None
     target: Any = module
     for part in attr.split("."):
@@ -190,10 +197,11 @@ def _check_arguments(target: Any, reference: str, where: str, name: str) -> None
 
 def short_traceback(exc: BaseException, paths: tuple[Path, ...]) -> str:
     """The exception and the last few frames in the user's files (all frames if none is the user's)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(_NOT_THEIRS)]
     mine = [f for f in frames if _in(f.filename, paths)]
     shown = (mine or frames)[-_TRACEBACK_FRAMES:]
-    lines = [f"{type(exc).__name__}: {exc}".rstrip()]
+    what = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
+    lines = [what.rstrip()]
     if isinstance(exc, SyntaxError) and exc.filename:
         lines.append(f"  {exc.filename}:{exc.lineno}:{exc.offset or 0}: {(exc.text or '').strip()}")
     for f in shown:

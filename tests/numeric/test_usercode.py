@@ -122,3 +122,19 @@ def test_syntax_error_traceback_has_no_import_machinery(tmp_path: Path) -> None:
     with pytest.raises(UserCodeError) as info:
         load_user_code(load_config(config(tmp_path, "def model(:\n    pass\n")))
     assert "<frozen" not in str(info.value)
+
+
+def test_sys_exit_in_user_code_is_a_failure_of_that_code(tmp_path: Path) -> None:
+    source = REGRESSION.replace("def batch():", "def batch():\n    import sys\n    sys.exit(0)") + LOSS
+    report = run_audit(config(tmp_path, source), only=["batch_inspect"])
+    res = result(report, "batch_inspect")
+    assert report.exit_code == 2 and res.error is not None and "raised sys.exit(0)" in res.error.message
+    (tmp_path / "src" / "prog.py").write_text("import sys\nsys.exit('no data')\n", encoding="utf-8")
+    with pytest.raises(UserCodeError, match=r"importing prog failed: sys.exit\('no data'\)"):
+        load_user_code(load_config(tmp_path / "audit.yaml"))
+
+
+def test_import_failure_shows_no_frames_of_the_tool(tmp_path: Path) -> None:
+    with pytest.raises(UserCodeError) as info:
+        load_user_code(load_config(config(tmp_path, "x = 1\ny = undefined_name\n")))
+    assert "usercode.py" not in str(info.value) and "importlib" not in str(info.value)

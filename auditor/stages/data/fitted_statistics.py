@@ -6,8 +6,9 @@ split, all rows) from per-split moments, so each extra candidate costs no pass o
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -117,6 +118,7 @@ class _Checks:
                 problems.append(
                     f"{self.context.loaded.locate(('fitted', i, 'fitted_on'))}: fitted '{spec.name}' claims split(s) "
                     f"{unknown} that do not occur in the manifest (splits: {', '.join(sorted(present))})"
+                    f"{_did_you_mean(unknown, present)}"
                 )
         if not problems:
             # Numbers are parsed up front too, so a text cell in a column stops the stage before any finding.
@@ -188,10 +190,18 @@ class _Checks:
                 evidence={"artifact": str(artifact.path), "strategy": strategy},
             )
             return
+        values = [
+            (c, stat, v) for stat, vs in artifact.stats.items() for c, v in zip(artifact.columns, vs, strict=True)
+        ]
+        blank = [f"{stat} of {c}" for c, stat, v in values if isinstance(v, float) and not math.isfinite(v)]
+        if len(blank) == len(values):
+            raise StageInputError(
+                f"{artifact.path}: fitted '{spec.name}': every value is null, NaN or inf; nothing to compare"
+            )
         rowsets = self.rowsets(spec)
         verdict = self.matcher.judge(artifact, strategy, rowsets)
         table = self.matcher.table(artifact, rowsets, verdict)
-        yield from self._report(spec, rowsets, verdict, table, what="statistics")
+        yield from self._report(spec, rowsets, verdict, table, what="statistics", not_compared=blank)
 
     def _prepare(self, columns: Sequence[str], why: str) -> list[str]:
         """Parse numeric columns (two at a time); one line per column that does not hold numbers."""
@@ -228,7 +238,13 @@ class _Checks:
         return self._masks[rs.groups]
 
     def _report(
-        self, spec: FittedSpec, rowsets: Sequence[RowSet], verdict: Verdict, table: Table | None, what: str
+        self,
+        spec: FittedSpec,
+        rowsets: Sequence[RowSet],
+        verdict: Verdict,
+        table: Table | None,
+        what: str,
+        not_compared: Sequence[str] = (),
     ) -> Iterator[Finding]:
         claim = rowsets[0]
         leaking = [rs for rs in verdict.matches if rs.holdout and not rs.claimed]
@@ -241,9 +257,11 @@ class _Checks:
             "deviation": {k: _round(f.deviation) for k, f in verdict.fits.items()},
         }
         reference = verdict.fits[(verdict.matches[0] if verdict.matches else verdict.closest(rowsets)).name]
-        chosen = [v for s, v in reference.conventions.items() if v not in ("mean", "min", "max", "fill", s)]
+        chosen = [v for s, v in reference.conventions.items() if v and v not in ("mean", "min", "max", "fill", s)]
         if chosen:
             evidence["conventions"] = ", ".join(dict.fromkeys(chosen))
+        if not_compared:
+            evidence["not_compared"] = list(not_compared)  # null, NaN or inf in the artifact
         tables = (table,) if table is not None else ()
         if claim in verdict.matches:
             if leaking:
@@ -567,6 +585,7 @@ def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifac
             problems.append(
                 f"{loaded.locate(('fitted', i, 'fitted_on'))}: fitted '{spec.name}' claims split(s) "
                 f"{', '.join(unknown)}, which `splits` does not declare ({', '.join(sorted(declared))})"
+                f"{_did_you_mean(unknown, declared)}"
             )
         where = loaded.locate(("fitted", i, "artifact"))
         try:
@@ -595,6 +614,11 @@ def _is_text_fill(spec: FittedSpec, artifact: Artifact, column: str) -> bool:
         return False
     fill = artifact.stats.get("fill", ())
     return bool(fill) and isinstance(fill[artifact.columns.index(column)], str)
+
+
+def _did_you_mean(unknown: Sequence[str], known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(unknown[0], sorted(known), n=1) if unknown else []
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _round(value: float) -> float | str:

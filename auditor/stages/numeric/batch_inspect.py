@@ -88,11 +88,12 @@ class BatchInspect(NumericStage):
         out = main_tensor(outputs)
         for where, t in tensors(outputs):
             rows.append((f"outputs{where}", str(shape(t)), _dtype(t), str(t.device), finite(t)))
+        raised = False
         try:
             loss = program.loss(outputs, targets)
         except UserCodeError as exc:
             # Reported as a finding, so the shapes and dtypes below still explain why.
-            loss = None
+            loss, raised = None, True
             yield self.finding(
                 "BAT008",
                 Severity.ERROR,
@@ -135,7 +136,7 @@ class BatchInspect(NumericStage):
                 evidence={"outputs": _dtype(out), "targets": _dtype(target)},
                 remediation=f"Cast the targets once in the loader: targets.to({_dtype(out)}).",
             )
-        if loss is None:
+        if raised:
             return
         if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
             what = f"shape {shape(loss)}" if isinstance(loss, torch.Tensor) else f"a {type(loss).__name__}"

@@ -642,3 +642,36 @@ def test_correlation_with_a_text_label_suggests_anova(audit, tmp_path: Path) -> 
          "method": "correlation", "label": "y"}
     ]  # fmt: skip
     assert "use `method: anova_f`" in errored(audit(df, manifest=MANIFEST, fitted=fitted, only=ONLY))
+
+
+def test_a_null_in_an_artifact_is_not_compared_and_the_leak_still_shows(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    values = scaler(rows(df))
+    values["scale_"][1] = None
+    write(tmp_path / "s.json", values)
+    f = finding(audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "s.json")], only=ONLY), "FIT001")
+    assert f.evidence["not_compared"] == ["scale of f2"] and "ddof=0" in f.tables[0].title
+    write(tmp_path / "all_null.json", {"feature_names_in_": ["f1", "f2"], "mean_": [None, None]})
+    message = errored(audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "all_null.json")], only=ONLY))
+    assert "every value is null, NaN or inf" in message
+
+
+def test_empty_vocabularies_and_empty_json_are_input_errors(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write(tmp_path / "blank.txt", "\n\n")
+    write(tmp_path / "empty.json", "")
+    write(tmp_path / "list.json", [])
+    fitted = [
+        entry("blank", "vocabulary", "blank.txt", text="text"),
+        entry("empty", "vocabulary", "empty.json", text="text"),
+        entry("list", "vocabulary", "list.json", text="text"),
+    ]
+    message = errored(audit(texts(), manifest=MANIFEST, fitted=fitted, only=ONLY))
+    assert "blank.txt: fitted 'blank'" in message and "the vocabulary holds no token" in message
+    assert "empty.json: fitted 'empty'" in message and "the file is empty" in message
+    assert "list.json: fitted 'list'" in message and "empty JSON object or list" in message
+
+
+def test_a_misspelled_claimed_split_gets_a_suggestion(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write(tmp_path / "s.json", scaler(rows(frame(), "train")))
+    fitted = [entry("n", "standardize", "s.json", fitted_on=["trian"])]
+    assert "did you mean 'train'?" in errored(audit(frame(), manifest=MANIFEST, fitted=fitted, only=ONLY))

@@ -90,3 +90,8 @@ def test_other_stages_do_not_probe_an_empty_batch(program) -> None:  # type: ign
     assert codes(r) == ["BAT007"]
     res = result(r, "nonfinite_trace")
     assert res.status == "error" and res.error is not None and "empty tensors" in res.error.message
+
+
+def test_a_loss_that_returns_none(program) -> None:  # type: ignore[no-untyped-def]
+    source = REGRESSION + "\ndef loss(out, y):\n    ((out.squeeze(1) - y) ** 2).mean()\n"
+    assert finding(program(source, ONLY), "BAT006").evidence == {"loss": "a NoneType"}

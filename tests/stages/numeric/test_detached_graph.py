@@ -100,3 +100,13 @@ def test_a_rewrapped_term_inside_the_loss(program) -> None:  # type: ignore[no-u
     f = finding(program(source, ONLY), "GRD006")
     assert f.severity == "warning" and f.evidence["taken_out"]["op"] == "item"
     assert f.evidence["wrapped"]["at"].endswith(f"prog.py:{line_of(source, 'penalty = torch.tensor')}")
+
+
+def test_an_optimizer_factory_that_returns_something_else(program) -> None:  # type: ignore[no-untyped-def]
+    from tests.stages.numeric.conftest import result
+
+    source = TWO_LAYERS + "\ndef optimizer(model):\n    return [1, 2]\n"
+    r = program(source, ONLY, optimizer="prog:optimizer")
+    res = result(r, "detached_graph")
+    assert res.status == "error" and res.error is not None and res.error.traceback == ""
+    assert "returned a list of 2; expected a torch.optim.Optimizer" in res.error.message
