@@ -13,17 +13,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from auditor import __version__
-from auditor.config import LoadedConfig, ReportSpec, load_config
-from auditor.errors import AuditError
-from auditor.findings import FailOn, Report
-from auditor.manifest import check_columns
+from auditor.core.config import LoadedConfig, ReportSpec, load_config
+from auditor.core.errors import AuditError
+from auditor.core.findings import FailOn, Report
+from auditor.core.output import check_writable, remove_stale, write_atomic
+from auditor.core.version import __version__
+from auditor.manifest.table import check_columns
 from auditor.numeric.usercode import UserCodeError, load_user_code
-from auditor.output import check_writable, remove_stale, write_atomic
+from auditor.pipeline.runner import prepare_stages, run_audit
+from auditor.pipeline.stage import Stage
 from auditor.render import FILE_RENDERERS, render_terminal
 from auditor.render.common import headline, input_errors
-from auditor.runner import prepare_stages, run_audit
-from auditor.stage import Stage
 from auditor.stages.planned import PlannedStage
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
@@ -175,7 +175,7 @@ def stages(
 
 
 def _bare_stages() -> list[Stage]:
-    from auditor.registry import discover, load_stages
+    from auditor.pipeline.registry import discover, load_stages
 
     return [cls() for cls in load_stages(discover())]
 
@@ -197,7 +197,7 @@ def schema(
     check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
 ) -> None:
     """Write (or --check) the JSON Schemas of the config and the report."""
-    from auditor.schema import outdated, schema_texts
+    from auditor.core.schema import outdated, schema_texts
 
     if check:
         stale = outdated(out)

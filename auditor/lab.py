@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from auditor.config import NumericSpec, config_from_mapping
-from auditor.findings import Finding
+from auditor.core.config import NumericSpec, config_from_mapping
+from auditor.core.findings import Finding
 from auditor.numeric.usercode import TORCH_HINT, UserCode, torch_available
-from auditor.runner import run_audit
-from auditor.stage import Acceptances, AuditContext, Stage
+from auditor.pipeline.runner import run_audit
+from auditor.pipeline.stage import Acceptances, AuditContext, Stage
 
 SCOPE = (
     "scope of these fixes: the numeric path and the group check. A program that computes what its author "
@@ -134,7 +134,7 @@ def render_lab(r: LabResult) -> str:
 
 def _stage_findings(name: str, functions: dict[str, Callable[..., Any]]) -> list[Finding]:
     """Run one built-in numeric stage on in-memory callables, exactly as an audit would."""
-    from auditor.registry import discover, load_stages
+    from auditor.pipeline.registry import discover, load_stages
 
     spec = NumericSpec(model="lab:model", batch="lab:batch", loss="lab:loss")
     loaded = config_from_mapping({"numeric": spec.model_dump(exclude_none=True)})

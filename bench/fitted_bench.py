@@ -5,7 +5,7 @@
 For each size (generated into DATA_DIR/fitted_<N>/ by make_fitted.py when missing), each repeat runs in a
 fresh subprocess per measurement, read and audit alternating:
 
-  read   auditor.readers.read_files on the 22 columns the audit reads (split, sample_id, f00..f19), as
+  read   auditor.manifest.readers.read_files on the 22 columns the audit reads (split, sample_id, f00..f19), as
          load_manifest calls it (split dictionary-encoded, no pre-buffering); only the read is timed
   audit  run_audit(audit.yaml, only=["fitted_statistics"]); `audit s` is the whole call (reading, the
          stage, report), `stage s` the stage's own duration_s; peak RSS = ru_maxrss of that subprocess
@@ -37,7 +37,7 @@ COLUMNS = ["split", "sample_id", *FEATURES]
 # Lists, with a digest each, the auditor modules the measured audit runs: the runner, the stage, and theirs.
 _SOURCES_PROBE = """
 import hashlib, json, os, sys
-import auditor.runner, auditor.stages.data.fitted_statistics
+import auditor.pipeline.runner, auditor.stages.data.fitted_statistics
 root = os.path.dirname(sys.modules["auditor"].__file__)
 files = sorted(m.__file__ for n, m in list(sys.modules.items()) if n.split(".")[0] == "auditor" and m.__file__)
 print(json.dumps({os.path.relpath(f, root): hashlib.sha256(open(f, "rb").read()).hexdigest()[:12] for f in files}))
@@ -57,7 +57,7 @@ def worker(mode: str, target: str) -> None:
     if mode == "read":
         import pyarrow.dataset  # noqa: F401  read_table imports it (and pandas) lazily on its first call
 
-        from auditor.readers import read_files
+        from auditor.manifest.readers import read_files
 
         t0 = perf_counter()
         table = read_files([Path(target)], COLUMNS, "parquet", ["split"])

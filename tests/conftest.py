@@ -14,7 +14,7 @@ import yaml
 from hypothesis import settings
 
 from auditor import load_config, run_audit
-from auditor.findings import Report
+from auditor.core.findings import Report
 
 # Property tests explore the same examples on every run: a failure is reproducible, never flaky.
 settings.register_profile("deterministic", derandomize=True, database=None)

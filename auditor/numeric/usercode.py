@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditor.config import LoadedConfig, NumericSpec
-from auditor.errors import AuditError, StageInputError
+from auditor.core.config import LoadedConfig, NumericSpec
+from auditor.core.errors import AuditError, StageInputError
 
 TORCH_HINT = (
     "the numeric checks need PyTorch, which is not installed; install the extra: "

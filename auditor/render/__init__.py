@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from auditor.findings import Report
+from auditor.core.findings import Report
 from auditor.render.html import render_html
 from auditor.render.json import render_json
 from auditor.render.junit import render_junit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from auditor.findings import Report, Severity
+from auditor.core.findings import Report, Severity
 
 MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
 ACCEPTED_MARK = "✓"

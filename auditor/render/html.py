@@ -7,7 +7,7 @@ import re
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from auditor.findings import Report
+from auditor.core.findings import Report
 from auditor.render.common import cell, headline, manifest_line
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditor.findings import Report
+from auditor.core.findings import Report
 
 
 def render_json(report: Report) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from auditor.findings import Report, Severity
+from auditor.core.findings import Report, Severity
 
 
 def render_junit(report: Report) -> str:

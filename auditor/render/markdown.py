@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditor.findings import Finding, Report, Table
+from auditor.core.findings import Finding, Report, Table
 from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, manifest_parts
 
 

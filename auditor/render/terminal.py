@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from auditor.findings import Report, Severity
+from auditor.core.findings import Report, Severity
 from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, input_errors, manifest_line
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}

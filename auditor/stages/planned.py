@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from auditor.config import AuditConfig
-from auditor.findings import Finding
-from auditor.stage import AuditContext, Stage
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding
+from auditor.pipeline.stage import AuditContext, Stage
 
 
 class PlannedStage(Stage):

@@ -92,7 +92,7 @@ def test_without_torch_data_stages_run_and_numeric_ones_say_how_to_install(tmp_p
 import sys
 sys.modules["torch"] = None
 from auditor import run_audit, load_config
-from auditor.config import config_from_mapping
+from auditor.core.config import config_from_mapping
 r = run_audit({str(REPO / "sample_data" / "handwriting" / "audit.yaml")!r})
 assert r.exit_code == 1, r.exit_code
 loaded = config_from_mapping({{"manifest": {{"path": "manifest.csv", "split": "split"}},

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from auditor import run_audit
-from auditor.findings import Report, StageError, StageResult
+from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import REPO
 

@@ -10,15 +10,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import Field
 
-from auditor.config import AuditConfig
-from auditor.content import cache_dir_from
-from auditor.findings import Finding, Severity
-from auditor.groupcounts import GroupSplitCounts, counts_from_rows
-from auditor.manifest import Manifest
-from auditor.overlap import examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
-from auditor.repeats import repeated_rows
-from auditor.splits import PairKind
-from auditor.stage import AuditContext, Stage, StageOptions
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity
+from auditor.core.splits import PairKind
+from auditor.manifest.content import cache_dir_from
+from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_rows
+from auditor.manifest.overlap import examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
+from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("DUP001", Severity.ERROR),

@@ -17,16 +17,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import Field
 
-from auditor.artifacts import Artifact, load_artifact
-from auditor.config import AuditConfig, FittedSpec, LoadedConfig
-from auditor.errors import StageInputError
-from auditor.findings import Finding, Severity, Table
-from auditor.fitmatch import Fit, NumericMatcher, Verdict, canon, number
-from auditor.fitstats import RowSet, numeric_values, scores
-from auditor.manifest import Manifest
-from auditor.splits import SplitRoles
-from auditor.stage import AuditContext, Stage, StageOptions
-from auditor.tokens import choose_tokenizer, count_tokens, describe_tokenizer
+from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
+from auditor.core.errors import StageInputError
+from auditor.core.findings import Finding, Severity, Table
+from auditor.core.splits import SplitRoles
+from auditor.fitted.artifacts import Artifact, load_artifact
+from auditor.fitted.fitmatch import Fit, NumericMatcher, Verdict, canon, number
+from auditor.fitted.fitstats import RowSet, numeric_values, scores
+from auditor.fitted.tokens import choose_tokenizer, count_tokens, describe_tokenizer
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 
 class FittedStatisticsOptions(StageOptions):

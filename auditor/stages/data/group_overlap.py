@@ -7,13 +7,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from auditor.config import AuditConfig
-from auditor.findings import Finding, Severity, Table
-from auditor.groupcounts import GroupSplitCounts
-from auditor.manifest import Manifest
-from auditor.overlap import Overlap, examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
-from auditor.splits import PairKind
-from auditor.stage import AuditContext, Stage, StageOptions
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity, Table
+from auditor.core.splits import PairKind
+from auditor.manifest.groupcounts import GroupSplitCounts
+from auditor.manifest.overlap import Overlap, examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 ACCEPTABLE = {"GRP001": PairKind.TRAIN_HOLDOUT, "GRP002": PairKind.HOLDOUT_HOLDOUT}
 CODE_FOR_KIND = {

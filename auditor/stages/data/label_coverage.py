@@ -8,10 +8,10 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from auditor.config import AuditConfig
-from auditor.findings import Finding, Severity, Table
-from auditor.manifest import Manifest
-from auditor.stage import AuditContext, Stage, StageOptions
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity, Table
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 
 class LabelCoverageOptions(StageOptions):

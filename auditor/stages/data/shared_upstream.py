@@ -13,16 +13,16 @@ import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
-from auditor.components import Components, chain, row_components
-from auditor.config import AuditConfig, compound_label
-from auditor.content import cache_dir_from
-from auditor.findings import Finding, Severity
-from auditor.keycodes import KeyCodes, single_key
-from auditor.manifest import Manifest
-from auditor.overlap import Overlap, find_overlap, holdout_exposure, share_text
-from auditor.repeats import repeated_rows
-from auditor.splits import PairKind
-from auditor.stage import AuditContext, Stage, StageOptions
+from auditor.core.config import AuditConfig, compound_label
+from auditor.core.findings import Finding, Severity
+from auditor.core.splits import PairKind
+from auditor.manifest.components import Components, chain, row_components
+from auditor.manifest.content import cache_dir_from
+from auditor.manifest.keycodes import KeyCodes, single_key
+from auditor.manifest.overlap import Overlap, find_overlap, holdout_exposure, share_text
+from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("UPS001", Severity.ERROR),

@@ -11,10 +11,10 @@ from typing import ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from auditor.config import AuditConfig
-from auditor.findings import Finding, Severity, Table
-from auditor.stage import AuditContext, Stage, StageOptions
-from auditor.timeparse import NAT, format_time, parse_times
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity, Table
+from auditor.manifest.timeparse import NAT, format_time, parse_times
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 
 class TemporalOrderOptions(StageOptions):

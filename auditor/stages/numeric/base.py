@@ -7,10 +7,10 @@ from abc import abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
-from auditor.config import AuditConfig
-from auditor.errors import StageInputError
-from auditor.findings import Finding
-from auditor.stage import AuditContext, Stage
+from auditor.core.config import AuditConfig
+from auditor.core.errors import StageInputError
+from auditor.core.findings import Finding
+from auditor.pipeline.stage import AuditContext, Stage
 
 if TYPE_CHECKING:
     from auditor.numeric.program import Program

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from auditor.findings import Finding, Severity
-from auditor.stage import AuditContext
+from auditor.core.findings import Finding, Severity
+from auditor.pipeline.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:

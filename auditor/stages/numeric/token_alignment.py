@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
 
-from auditor.config import AuditConfig
-from auditor.findings import Finding, Severity, Table
-from auditor.stage import AuditContext, StageOptions
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity, Table
+from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor import config_from_mapping, run_audit
-from auditor.content import hash_files
+from auditor.manifest.content import hash_files
 from tests.conftest import codes, finding, write_config, write_table
 
 ONLY = ["duplicate_content"]
@@ -117,7 +117,7 @@ def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str, str]]) -
 
 
 def test_cache_dir_option(tmp_path: Path) -> None:
-    from auditor.content import cache_dir_from, default_cache_dir
+    from auditor.manifest.content import cache_dir_from, default_cache_dir
 
     assert cache_dir_from(None, tmp_path) == default_cache_dir()
     assert cache_dir_from("none", tmp_path) is None

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from auditor.errors import ManifestError
+from auditor.core.errors import ManifestError
 from tests.conftest import codes, finding
 
 ONLY = ["fitted_statistics"]

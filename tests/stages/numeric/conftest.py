@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from auditor import load_config, run_audit
-from auditor.findings import Report, StageResult
+from auditor.core.findings import Report, StageResult
 from tests.conftest import write_config
 
 HEADER = """

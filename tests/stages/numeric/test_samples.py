@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from auditor import run_audit
-from auditor.findings import Severity
+from auditor.core.findings import Severity
 from tests.conftest import REPO
 
 SAMPLES = REPO / "sample_data" / "numeric"

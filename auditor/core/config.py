@@ -1,0 +1,421 @@
+"""The audit.yaml contract as Pydantic models, and loading it with errors that point at file:line:column."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from auditor.core.errors import ConfigError
+from auditor.core.textfile import TextFileError, read_utf8
+from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
+
+KeySpec = Annotated[
+    str | list[str],
+    Field(description="a column name, or a list of columns that together form one compound key"),
+]
+
+
+class _Section(BaseModel):
+    # Split names and key values are often numbers in YAML (`train: [0]`, `key: 17`); read them as text.
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
+
+
+class ManifestSpec(_Section):
+    """Where the split manifest is and which columns name the sample id and its split."""
+
+    path: str | None = Field(
+        default=None,
+        description="a .csv .tsv .parquet .jsonl file, a directory of parquet shards, or a glob",
+    )
+    paths: dict[str, str] | None = Field(default=None, description="one file per split: {split: path}")
+    id: str | None = Field(default=None, description="unique sample id column (default: row number)")
+    split: str | None = Field(default=None, description="the column that names each row's split")
+    format: Literal["csv", "tsv", "parquet", "jsonl"] | None = Field(
+        default=None, description="override the format guessed from the file extension"
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ManifestSpec:
+        if self.path is None and self.paths is None:
+            raise ValueError("give either `path` (with `split`) or `paths` (one file per split)")
+        if self.path is not None and self.paths is not None:
+            raise ValueError("give either `path` or `paths`, not both")
+        if self.path is not None and self.split is None:
+            raise ValueError("`path` needs `split`: the column that names each row's split")
+        if self.paths is not None and self.split is not None:
+            raise ValueError("with `paths` each file is one split; drop `split`")
+        if self.paths is not None and not self.paths:
+            raise ValueError("`paths` is empty")
+        return self
+
+
+class SplitsSpec(_Section):
+    """Which splits a model may learn from and which must stay unseen."""
+
+    train: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
+    holdout: list[str] | None = Field(default=None, description="default: every split not in train")
+    allow: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="split pairs exempt from cross-split checks, each a deliberate choice",
+    )
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> SplitsSpec:
+        both = sorted(set(self.train) & set(self.holdout or []))
+        if both:
+            raise ValueError(f"split(s) {both} are listed in both train and holdout")
+        return self
+
+
+class KeysSpec(_Section):
+    """Columns that link samples: groups, upstream sources, content, label, time, entity."""
+
+    groups: list[KeySpec] = Field(default_factory=list, description="units of independence")
+    sources: list[KeySpec] = Field(default_factory=list, description="upstream objects (documents, videos)")
+    content_hash: str | None = Field(default=None, description="a column holding a content digest")
+    content_path: str | None = Field(default=None, description="a column of file paths whose bytes are hashed")
+    label: str | None = None
+    time: str | None = None
+    entity: str | None = Field(default=None, description="per-entity temporal ordering")
+
+
+class TokenizerSpec(_Section):
+    """How a vocabulary's text column is cut into tokens before counting."""
+
+    lowercase: bool = False
+    split_pattern: str | None = Field(
+        default=None, description="a regex that separates tokens (default: runs of whitespace)"
+    )
+    token_pattern: str | None = Field(
+        default=None, description="a regex every token matches, as scikit-learn's token_pattern (slower)"
+    )
+    min_length: int = Field(default=1, ge=1, description="shorter tokens are dropped (scikit-learn's default: 2)")
+    min_frequency: int = Field(default=1, ge=1, description="tokens rarer than this were left out of the vocabulary")
+    frequency: Literal["tokens", "rows"] = Field(
+        default="tokens", description="count occurrences (tokenizers) or rows holding the token (min_df)"
+    )
+
+    @model_validator(mode="after")
+    def _patterns(self) -> TokenizerSpec:
+        if self.split_pattern is not None and self.token_pattern is not None:
+            raise ValueError("give `split_pattern` or `token_pattern`, not both")
+        if self.token_pattern is not None:
+            try:
+                re.compile(self.token_pattern)  # run by Python's re
+            except re.error as exc:
+                raise ValueError(
+                    f"token_pattern {self.token_pattern!r} is not a valid regular expression: {exc}"
+                ) from None
+        if self.split_pattern is not None:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
+                pc.split_pattern_regex(pa.array([""]), self.split_pattern)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise ValueError(f"split_pattern {self.split_pattern!r} is not a valid RE2 expression: {exc}") from None
+        return self
+
+
+_KIND_FIELDS = {"tokenizer": ("vocabulary",), "strategy": ("impute",), "method": ("selected_features",)}
+
+
+class FittedSpec(_Section):
+    """A statistic fitted before the split, and what its author claims it was fitted on."""
+
+    name: str
+    kind: Literal["standardize", "minmax", "impute", "vocabulary", "categories", "selected_features"]
+    artifact: str = Field(description="a .json, .csv or .txt file; pickles are refused (see the README)")
+    columns: list[str] | None = None
+    text: str | None = Field(default=None, description="the text column a vocabulary was built from")
+    fitted_on: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
+    tokenizer: TokenizerSpec | None = Field(
+        default=None, description="vocabulary only; default: the common tokenizer under which most tokens occur"
+    )
+    strategy: Literal["mean", "median", "most_frequent"] | None = Field(
+        default=None, description="impute only; default: the artifact's `strategy`, else each is tried"
+    )
+    method: Literal["correlation", "anova_f"] | None = Field(
+        default=None, description="selected_features only: the univariate score that chose the columns"
+    )
+    label: str | None = Field(default=None, description="selected_features: the target column (default keys.label)")
+
+    @model_validator(mode="after")
+    def _inputs(self) -> FittedSpec:
+        if self.kind == "vocabulary" and self.text is None:
+            raise ValueError("a vocabulary needs `text`: the column it was built from")
+        if self.kind == "vocabulary" and self.columns:
+            raise ValueError("a vocabulary reads one `text` column; drop `columns`")
+        if self.kind != "vocabulary" and not self.columns:
+            raise ValueError(f"kind '{self.kind}' needs `columns`")
+        if self.kind != "vocabulary" and self.text is not None:
+            raise ValueError(f"`text` is for a vocabulary; kind '{self.kind}' reads `columns`")
+        for name, kinds in _KIND_FIELDS.items():
+            if getattr(self, name) is not None and self.kind not in kinds:
+                raise ValueError(f"`{name}` applies to kind {' or '.join(kinds)}, not '{self.kind}'")
+        if self.label is not None and self.kind != "selected_features":
+            raise ValueError(f"`label` applies to kind selected_features, not '{self.kind}'")
+        if self.columns and len(set(self.columns)) != len(self.columns):
+            raise ValueError("`columns` names a column twice")
+        return self
+
+
+class LanguageModelSpec(_Section):
+    pad_id: int | None = None
+    ignore_index: int = -100
+
+
+def _is_reference(value: str) -> str:
+    module, sep, attr = value.partition(":")
+    if not sep or not module or not attr:
+        head, dot, tail = value.rpartition(".")
+        hint = f"; did you mean '{head}:{tail}'?" if not sep and dot and head and tail else ""
+        raise ValueError(f"expected 'package.module:callable'{hint}")
+    return value
+
+
+Reference = Annotated[str, Field(description="'package.module:callable'")]
+
+
+class NumericSpec(_Section):
+    """The user's training code, checked on a tiny batch."""
+
+    python_path: list[str] = Field(default_factory=list)
+    model: Reference
+    batch: Reference
+    loss: Reference
+    optimizer: Reference | None = None
+    softmax: Reference | None = None
+    language_model: LanguageModelSpec | None = None
+
+    @field_validator("model", "batch", "loss", "optimizer", "softmax")
+    @classmethod
+    def _reference(cls, value: str | None) -> str | None:
+        return None if value is None else _is_reference(value)
+
+
+class AcceptSpec(_Section):
+    """A reviewed finding: shown in the report, never failing it."""
+
+    code: str
+    key: str | list[str] | None = Field(default=None, description="the finding's subject; a list for compound keys")
+    reason: str = Field(min_length=1)
+
+    @property
+    def key_text(self) -> str | None:
+        return compound_label(self.key) if isinstance(self.key, list) else self.key
+
+
+ReportFormat = Literal["json", "markdown", "html", "junit"]
+DEFAULT_FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "html")
+
+
+class ReportSpec(_Section):
+    out_dir: str = "audit-report"
+    formats: list[ReportFormat] = Field(default_factory=lambda: list(DEFAULT_FORMATS))
+    fail_on: Literal["error", "warning", "never"] = "error"
+
+
+class AuditConfig(_Section):
+    """The whole audit.yaml."""
+
+    version: Literal[1] = 1
+    manifest: ManifestSpec | None = None
+    splits: SplitsSpec = Field(default_factory=SplitsSpec)
+    keys: KeysSpec = Field(default_factory=KeysSpec)
+    fitted: list[FittedSpec] = Field(default_factory=list)
+    numeric: NumericSpec | None = None
+    stages: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="per-stage options, validated by each stage"
+    )
+    accept: list[AcceptSpec] = Field(default_factory=list)
+    report: ReportSpec = Field(default_factory=ReportSpec)
+
+    @model_validator(mode="after")
+    def _needs_something(self) -> AuditConfig:
+        if self.manifest is None and self.numeric is None:
+            raise ValueError("a config needs `manifest` (or, for code checks only, `numeric`)")
+        names = [f.name for f in self.fitted]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"fitted: name(s) {twice} used twice; each artifact needs its own name")
+        return self
+
+    def manifest_columns(self) -> dict[str, Loc]:
+        """Every manifest column the config names, in a stable order, with where it is named."""
+        named: dict[str, Loc] = {}
+
+        def add(column: str | None, loc: Loc) -> None:
+            if column and column not in named:
+                named[column] = loc
+
+        m = self.manifest
+        if m is not None:
+            add(m.id, ("manifest", "id"))
+            add(m.split, ("manifest", "split"))
+        k = self.keys
+        for section in ("groups", "sources"):
+            for i, spec in enumerate(getattr(k, section)):
+                for j, col in enumerate([spec] if isinstance(spec, str) else spec):
+                    add(col, ("keys", section, i) if isinstance(spec, str) else ("keys", section, i, j))
+        for name in ("content_hash", "content_path", "label", "time", "entity"):
+            add(getattr(k, name), ("keys", name))
+        for i, f in enumerate(self.fitted):
+            for j, col in enumerate(f.columns or []):
+                add(col, ("fitted", i, "columns", j))
+            add(f.text, ("fitted", i, "text"))
+            if f.method is not None:
+                add(f.label or self.keys.label, ("fitted", i, "label") if f.label else ("keys", "label"))
+        return named
+
+
+def compound_label(parts: list[str] | tuple[str, ...]) -> str:
+    """How a compound key or value is written in reports and matched in `accept`."""
+    return " + ".join(parts)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config and where it came from: paths in it resolve against ``base_dir``."""
+
+    config: AuditConfig
+    path: Path | None
+    base_dir: Path
+    sha256: str | None
+    document: YamlDocument | None = field(default=None, repr=False)
+
+    def resolve(self, relative: str) -> Path:
+        return (self.base_dir / os.path.expanduser(relative)).resolve()
+
+    def locate(self, loc: Loc) -> str:
+        """'file:line:column' for a key path, as precise as the file allows."""
+        if self.document is None or self.path is None:
+            return "config"
+        pos = self.document.where(loc)
+        return f"{self.path}:{pos.line}:{pos.column}" if pos else str(self.path)
+
+
+def load_config(path: str | Path) -> LoadedConfig:
+    """Read, parse and validate an audit.yaml; every problem is a ConfigError naming file:line:column."""
+    p = Path(path).expanduser()
+    resolved = p.resolve()
+    if not resolved.is_file():
+        what = "is a directory, not a config file" if resolved.is_dir() else "not found"
+        raise ConfigError(f"config {p}: {what} (resolved to {resolved}; working directory {Path.cwd()})")
+    try:
+        raw, text = read_utf8(resolved)
+    except TextFileError as exc:
+        if exc.line is None:
+            raise ConfigError(f"config {resolved}: {exc.reason}") from None
+        raise ConfigError(f"{resolved}:{exc.line}: the config is not UTF-8 text") from None
+    document = load_yaml(resolved, text)
+    if document.data is None:
+        raise ConfigError(f"{resolved}: the config is empty; it needs at least `manifest` or `numeric`")
+    if not isinstance(document.data, dict):
+        raise ConfigError(f"{resolved}:1:1: expected a mapping of sections (manifest, splits, keys, ...)")
+    try:
+        config = AuditConfig.model_validate(document.data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, document, AuditConfig)) from None
+    return LoadedConfig(
+        config=config,
+        path=resolved,
+        base_dir=resolved.parent,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        document=document,
+    )
+
+
+def config_from_mapping(data: dict[str, Any], base_dir: Path | None = None) -> LoadedConfig:
+    """Validate a config given as Python data (a notebook, a test); paths resolve against base_dir."""
+    try:
+        config = AuditConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, None, AuditConfig)) from None
+    return LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None)
+
+
+def format_validation_error(
+    exc: ValidationError, document: YamlDocument | None, model: type[BaseModel], prefix: Loc = ()
+) -> str:
+    """One line per problem: where, the key path, what was expected, and a suggestion for a typo."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc: Loc = (*prefix, *(part for part in err["loc"] if isinstance(part, str | int)))
+        inner: Loc = tuple(err["loc"])
+        where = "config"
+        if document is not None:
+            pos = document.where(loc)
+            where = f"{document.path}:{pos.line}:{pos.column}" if pos else str(document.path)
+        dotted = ".".join(str(p) for p in loc) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            valid = fields_at(model, inner[:-1])
+            hint = ""
+            close = difflib.get_close_matches(str(inner[-1]), valid, n=1, cutoff=0.6)
+            if close:
+                hint = f"; did you mean '{close[0]}'?"
+            valid_text = f" (valid keys here: {', '.join(valid)})" if valid else ""
+            lines.append(f"{where}: unknown key '{dotted}'{hint}{valid_text}")
+        elif err["type"] == "missing":
+            lines.append(f"{where}: missing required key '{dotted}'")
+        else:
+            got = err.get("input")
+            shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{where}: {dotted}: {msg}{shown}")
+    return "\n".join(lines)
+
+
+def fields_at(model: type[BaseModel], loc: Loc) -> list[str]:
+    """The valid keys of the mapping at ``loc`` inside ``model`` (empty when it is not a model)."""
+    current: Any = model
+    for part in loc:
+        current = _descend(current, part)
+        if current is None:
+            return []
+    models = _models_in(current)
+    return sorted({name for m in models for name in m.model_fields})
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+    if origin is Annotated:
+        return _models_in(typing.get_args(annotation)[0])
+    return []
+
+
+def _descend(annotation: Any, part: str | int) -> Any:
+    if isinstance(part, int):
+        for arg in _flatten(annotation):
+            if typing.get_origin(arg) in (list, tuple):
+                return typing.get_args(arg)[0]
+        return None
+    for m in _models_in(annotation):
+        if part in m.model_fields:
+            return m.model_fields[part].annotation
+    for arg in _flatten(annotation):
+        if typing.get_origin(arg) is dict:
+            return typing.get_args(arg)[1]
+    return None
+
+
+def _flatten(annotation: Any) -> list[Any]:
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return [a for arg in typing.get_args(annotation) for a in _flatten(arg)]
+    if origin is Annotated:
+        return _flatten(typing.get_args(annotation)[0])
+    return [annotation]

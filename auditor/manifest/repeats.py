@@ -1,0 +1,61 @@
+"""Find values that occur more than once in a large column: hash, sort, then confirm exactly.
+
+A hash table over 10M distinct ids is memory-bound (seconds); a 64-bit hash of each value plus a sort
+finds the few candidate repeats in a fraction of that, and only those candidates are compared exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from auditor.manifest.hashing import fingerprint
+from auditor.manifest.keycodes import encode_column
+
+
+def hash_column(column: pa.ChunkedArray) -> np.ndarray:
+    """A uint64 per row; equal values always hash equal (nulls are masked by the caller)."""
+    return fingerprint(column, second=False)[0]
+
+
+_FILTER_BITS = 20
+
+
+def _member(hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """hashes ∈ wanted; a bit table on the low bits first, so only a few rows need the exact test."""
+    mask = np.uint64((1 << _FILTER_BITS) - 1)
+    table = np.zeros(1 << _FILTER_BITS, dtype=bool)
+    table[(wanted & mask).astype(np.int64)] = True
+    maybe = np.flatnonzero(table[(hashes & mask).astype(np.int64)])
+    member = np.zeros(len(hashes), dtype=bool)
+    member[maybe] = np.isin(hashes[maybe], wanted)
+    return member
+
+
+def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Rows whose (non-missing) value occurs more than once, an exact code per such row (equal iff equal),
+    and the value of each code."""
+    # Callers bring mostly-distinct columns (ids, digests), so one hash suffices to find the repeats; in the
+    # rare case that most rows repeat after all, the full encoding below hashes again.
+    hashes = fingerprint(column, second=False)[0]
+    valid = ~column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
+    pool = hashes[valid] if valid is not None else hashes
+    ordered = np.sort(pool)
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    runs = np.diff(np.append(starts, len(ordered)))
+    if not (runs > 1).any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
+    # Confirm exactly (two values may share a hash): encode only the candidates unless they are most rows.
+    if int(runs[runs > 1].sum()) > len(hashes) // 2:
+        rows = np.arange(len(hashes), dtype=np.int64)
+        codes, values = encode_column(column, blank_is_missing)
+    else:
+        candidate = _member(hashes, ordered[starts[runs > 1]])
+        if valid is not None:
+            candidate &= valid
+        rows = np.flatnonzero(candidate)
+        codes, values = encode_column(column.take(pa.array(rows)), blank_is_missing)
+    present = codes >= 0
+    counts = np.bincount(codes[present], minlength=int(codes.max(initial=-1)) + 1)
+    truly = present & (counts[np.maximum(codes, 0)] > 1)
+    return rows[truly], codes[truly].astype(np.int64), values

@@ -1,0 +1,334 @@
+"""The split manifest: only the columns the config names, read once, with keys factorized once."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.errors import ManifestError
+from auditor.manifest.content import Digests, hash_files
+from auditor.manifest.groupcounts import GroupSplitCounts, group_split_counts
+from auditor.manifest.hashing import fingerprint
+from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
+from auditor.manifest.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
+from auditor.manifest.repeats import repeated_rows
+
+SPLIT_COLUMN = "__split__"
+_SAMPLE_ROWS = 50_000
+
+
+def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
+    return (spec,) if isinstance(spec, str) else tuple(spec)
+
+
+_HASH_BLOCK = 1 << 22
+
+
+class Manifest:
+    """Rows of a split manifest as Arrow columns plus shared integer codes for split and keys.
+
+    Expensive derived data (factorized keys, grouped counts, repeated ids) is computed once and cached;
+    stages may `prefetch` it so that the work of several stages runs on all cores at once.
+    """
+
+    def __init__(self, table: pa.Table, files: Sequence[Path], id_column: str | None) -> None:
+        self.table = table
+        self.files = tuple(files)
+        self.id_column = id_column
+        self._keys: dict[tuple[str, ...], KeyCodes] = {}
+        self._jobs: dict[tuple[str, ...], Future[Any]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._rows_per_split: dict[str, int] | None = None
+        self._distinct: dict[str, bool] = {}
+        self.split = self.key(SPLIT_COLUMN)
+
+    @property
+    def sha256(self) -> str:
+        """Digest of the manifest files; hashed in the background while the stages run."""
+        result: str = self._result(("sha256",), partial(_digest, self.files))
+        return result
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.table.num_rows)
+
+    @property
+    def split_names(self) -> list[str]:
+        """The split names as they appear in the data (the split code indexes this list)."""
+        return self.split.labels(range(self.split.n_values))
+
+    def rows_per_split(self) -> dict[str, int]:
+        """Rows per split name (several stages and the report ask; counted once)."""
+        if self._rows_per_split is None:
+            counts = np.bincount(self.split.codes[self.split.codes >= 0], minlength=self.split.n_values)
+            self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
+        return dict(self._rows_per_split)
+
+    def key(self, spec: str | Sequence[str]) -> KeyCodes:
+        """The codes of a key: a column name or a compound of columns; computed once, then shared."""
+        columns = _columns(spec)
+        cached = self._keys.get(columns)
+        if cached is None:
+            parts = [self._encoded(c) for c in columns]
+            cached = single_key(columns[0], *parts[0]) if len(columns) == 1 else compound_key(columns, parts)
+            self._keys[columns] = cached
+        return cached
+
+    def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        result: tuple[np.ndarray, pa.Array] = self._result(
+            ("encode", column), partial(encode_column, self.table[column])
+        )
+        return result
+
+    def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
+        """Rows per (value of the key, split), computed once per key."""
+        columns = _columns(spec)
+        result: GroupSplitCounts = self._result(("group_counts", *columns), lambda: self._count_groups(columns))
+        return result
+
+    def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
+        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+        return group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
+
+    def content_digests(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
+        """sha256 per row of the files named in ``column`` (relative to the manifest file), computed once.
+
+        Returns the per-row digests (null where unreadable), the per-file result, and the distinct paths.
+        """
+        result: tuple[pa.Array, Digests, list[str]] = self._result(
+            ("content", column), partial(self._hash_content, column, cache_dir)
+        )
+        return result
+
+    def _hash_content(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
+        # Runs as a background job: it must not wait on other jobs, so it codes the column itself.
+        codes, values = encode_column(self.table[column])
+        key = single_key(column, codes, values)
+        names = key.labels(np.arange(key.n_values))
+        base = self.files[0].parent
+        digests = hash_files([(base / name).resolve() for name in names], cache_dir)
+        per_value = pa.array(digests.digests, pa.string())
+        codes = pa.array(key.codes, mask=key.codes < 0)
+        return per_value.take(codes), digests, names
+
+    def mostly_distinct(self, column: str) -> bool:
+        """Whether most values of ``column`` occur once (ids, digests), judged on an even sample of rows.
+
+        For such columns finding the few repeated values is far cheaper than coding every row; for a
+        writer-like column, coding every row directly skips a wasted search.
+        """
+        if column not in self._distinct:
+            step = max(1, self.n_rows // _SAMPLE_ROWS)
+            sample = self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
+            hashes = fingerprint(sample, workers=1, second=False)[0]
+            self._distinct[column] = len(np.unique(hashes)) > 0.5 * len(hashes)
+        return self._distinct[column]
+
+    def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows whose id occurs more than once, with a code per row that is equal iff the ids are."""
+        if self.id_column is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        rows, codes, _ = self.repeated(self.id_column, blank_is_missing=False)
+        return rows, codes
+
+    def repeated(self, column: str, blank_is_missing: bool = True) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        """Rows whose value in ``column`` occurs more than once, exact codes for them, and the values."""
+        job = ("repeated", column, str(blank_is_missing))
+        result: tuple[np.ndarray, np.ndarray, pa.Array] = self._result(
+            job, partial(repeated_rows, self.table[column], blank_is_missing)
+        )
+        return result
+
+    def shared_key(self, spec: str | Sequence[str]) -> KeyCodes:
+        """A key whose codes are kept only where another row has the same value (-1 elsewhere).
+
+        Values held by one row link nothing; leaving them out keeps a 10M-value digest column cheap.
+        """
+        columns = _columns(spec)
+        if len(columns) == 1 and self.mostly_distinct(columns[0]):
+            rows, local, values = self.repeated(columns[0])
+            codes = np.full(self.n_rows, -1, dtype=CODE)
+            codes[rows] = local
+            return KeyCodes(columns[0], columns, codes, ((np.arange(len(values)), values),))
+        key = self.key(columns)
+        counts = np.bincount(key.codes[key.codes >= 0], minlength=key.n_values)
+        codes = np.where((key.codes >= 0) & (counts[np.maximum(key.codes, 0)] > 1), key.codes, -1)
+        return KeyCodes(key.name, key.columns, codes, key.parts)
+
+    def prefetch(
+        self,
+        group_counts: Sequence[str | Sequence[str]] = (),
+        repeated_ids: bool = False,
+        repeated: Sequence[str] = (),
+        sha256: bool = False,
+        keys: Sequence[str | Sequence[str]] = (),
+    ) -> None:
+        """Start work in the background; the accessors above wait for it. numpy and Arrow release the GIL,
+        so the work of several stages runs on all cores at once instead of one stage after another."""
+        if repeated_ids and self.id_column is not None:
+            job = ("repeated", self.id_column, "False")
+            self._background(job, partial(repeated_rows, self.table[self.id_column], False))
+        for spec in group_counts:
+            columns = _columns(spec)
+            self._background(("group_counts", *columns), partial(self._count_groups, columns))
+        if sha256:
+            self._background(("sha256",), partial(_digest, self.files))
+        for spec in keys:
+            for column in _columns(spec):
+                self._background(("encode", column), partial(encode_column, self.table[column]))
+        for column in repeated:
+            job = ("repeated", column, "True")
+            self._background(job, partial(repeated_rows, self.table[column], True))
+
+    def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
+        if job not in self._jobs:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="manifest")
+            self._jobs[job] = self._pool.submit(work)
+        return self._jobs[job]
+
+    def _result(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
+        """The job's result: started now unless a prefetch started it already; computed once.
+
+        Only the main thread asks for results: a job that waited on another job could starve the pool.
+        """
+        return self._background(job, work).result()
+
+    def close(self) -> None:
+        """Stop the background pool; prefetched work nobody asked for is cancelled."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def rows_without_id(self) -> np.ndarray:
+        if self.id_column is None or not self.table[self.id_column].null_count:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.table[self.id_column].is_null().to_numpy(zero_copy_only=False))
+
+    def ids(self, rows: Sequence[int] | np.ndarray) -> list[str | int]:
+        """The sample ids of some rows (row numbers when the config names no id column)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.id_column is None:
+            return [int(r) for r in rows]
+        values = self.table[self.id_column].take(pa.array(rows)).to_pylist()
+        return [v if isinstance(v, int | str) else str(v) for v in values]
+
+
+def load_manifest(loaded: LoadedConfig) -> Manifest:
+    """Read the manifest the config names; raise ManifestError with file, column and expectation."""
+    spec = loaded.config.manifest
+    if spec is None:
+        raise ManifestError("the config has no `manifest` section")
+    named = loaded.config.manifest_columns()
+    columns = [c for c in named if c != spec.split]
+    groups: list[tuple[str | None, list[Path]]]
+    if spec.paths is not None:
+        groups = [
+            (split, expand(p, loaded.base_dir, f"{loaded.locate(('manifest', 'paths', split))}"))
+            for split, p in spec.paths.items()
+        ]
+    else:
+        assert spec.path is not None and spec.split is not None
+        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path"))))]
+        columns = [spec.split, *columns]
+    files = [f for _, fs in groups for f in fs]
+    # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
+    # may have millions of values, where Arrow's dictionaries cost more than hashing them later.
+    dictionary_columns = [spec.split] if spec.split else []
+    tables = []
+    for split, fs in groups:
+        try:
+            table = read_files(fs, columns, spec.format, dictionary_columns)
+        except MissingColumnsError as exc:
+            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+        if split is not None:
+            constant = pa.DictionaryArray.from_arrays(
+                np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
+            )
+            table = table.append_column(SPLIT_COLUMN, constant)
+        else:
+            table = table.append_column(SPLIT_COLUMN, table[spec.split])
+        tables.append(table)
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+    if table.num_rows == 0:
+        where = ", ".join(str(f) for f in files[:3])
+        raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
+    _check_scalar_columns(table, list(named), files)
+    if spec.id is not None:
+        _check_id_type(table, spec.id, files)
+    return Manifest(table, files, spec.id)
+
+
+def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
+    origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
+    return f"{exc}\n  ({origins})" if origins else str(exc)
+
+
+def _check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path]) -> None:
+    for column in columns:
+        if column not in table.column_names:
+            continue
+        t = table[column].type
+        if pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            raise ManifestError(
+                f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
+                "hold one text, number or time value per row"
+            )
+
+
+def _check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:
+    t = table[id_column].type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
+        raise ManifestError(f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids")
+
+
+def _digest(files: Sequence[Path]) -> str:
+    """sha256 of the manifest bytes; for several files, of their names and digests in order."""
+    digests = []
+    for f in files:
+        h = hashlib.sha256()
+        with open(f, "rb") as fh:
+            while block := fh.read(_HASH_BLOCK):
+                h.update(block)
+        digests.append((f, h.hexdigest()))
+    if len(digests) == 1:
+        return digests[0][1]
+    combined = hashlib.sha256()
+    for f, d in digests:
+        combined.update(f"{f.name}\0{d}\n".encode())
+    return combined.hexdigest()
+
+
+def check_columns(loaded: LoadedConfig) -> list[Path]:
+    """Check that every manifest file exists and has the named columns, reading headers only."""
+    spec = loaded.config.manifest
+    if spec is None:
+        return []
+    named = loaded.config.manifest_columns()
+    wanted = [c for c in named if spec.paths is None or c != spec.split]
+    if spec.paths is not None:
+        files = [
+            f
+            for split, p in spec.paths.items()
+            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)))
+        ]
+    else:
+        assert spec.path is not None
+        files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")))
+    for f in files:
+        try:
+            available = column_names(f, spec.format)
+            missing_columns(f, available, wanted)
+        except MissingColumnsError as exc:
+            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+    return files

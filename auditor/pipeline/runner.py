@@ -1,0 +1,188 @@
+"""run_audit: validate every stage and its options, load the manifest once, run stages, build the Report."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import get_args
+
+from auditor.core.config import LoadedConfig, load_config
+from auditor.core.errors import ConfigError, StageInputError
+from auditor.core.findings import (
+    FailOn,
+    Finding,
+    ManifestInfo,
+    Report,
+    Severity,
+    StageError,
+    StageResult,
+    exit_code_for,
+    summarize,
+)
+from auditor.core.version import __version__
+from auditor.manifest.table import Manifest, load_manifest
+from auditor.numeric.usercode import UserCodeError, load_user_code
+from auditor.pipeline.registry import discover, instantiate, load_stages, select
+from auditor.pipeline.stage import Acceptances, AuditContext, Stage
+
+_TRACEBACK_FRAMES = 6
+
+
+def prepare_stages(
+    loaded: LoadedConfig, only: Sequence[str] | str | None = None, classes: Sequence[type[Stage]] | None = None
+) -> list[Stage]:
+    """Load and validate all stages and their options, then keep the selected ones."""
+    return select(_all_stages(loaded, classes), [only] if isinstance(only, str) else only)
+
+
+def _all_stages(loaded: LoadedConfig, classes: Sequence[type[Stage]] | None) -> list[Stage]:
+    return instantiate(load_stages(discover()) if classes is None else classes, loaded)
+
+
+def run_audit(
+    config: LoadedConfig | str | Path,
+    *,
+    only: Sequence[str] | str | None = None,
+    fail_on: FailOn | None = None,
+    classes: Sequence[type[Stage]] | None = None,
+) -> Report:
+    """Audit a config (a path or a LoadedConfig) and return the frozen Report.
+
+    Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
+    inside one stage becomes that stage's `error` result instead.
+    """
+    if fail_on is not None and fail_on not in get_args(FailOn):
+        raise ConfigError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
+    loaded = config if isinstance(config, LoadedConfig) else load_config(config)
+    every = _all_stages(loaded, classes)
+    stages = select(every, [only] if isinstance(only, str) else only)
+    threshold: FailOn = fail_on or loaded.config.report.fail_on
+    skips = {s.name: s.skip_reason(loaded.config) for s in stages}
+    manifest: Manifest | None = None
+    active = [s for s in stages if skips[s.name] is None]
+    numeric, numeric_error = None, None
+    if any(s.needs_numeric for s in active):
+        # Imported before anything runs: a bad reference is named once, and only the code stages fail.
+        try:
+            numeric = load_user_code(loaded)
+        except UserCodeError as exc:
+            numeric_error = str(exc)
+    if any(s.needs_manifest for s in active):
+        manifest = load_manifest(loaded)
+    try:
+        if manifest is not None:
+            for stage in active:
+                stage.prefetch(manifest, loaded.config)
+            manifest.prefetch(sha256=True)  # last: the stages' own work comes first
+        acceptances = Acceptances(loaded.config.accept)
+        context = AuditContext(loaded, manifest, acceptances, numeric=numeric, numeric_error=numeric_error)
+        results = [_run_one(s, skips[s.name], context, threshold) for s in stages]
+        ran = {r.stage for r in results if r.status in ("passed", "failed")}
+        stale = _stale_acceptances(acceptances, ran, every)
+        if stale:
+            failing = any(f.severity >= _status_threshold(threshold) for f in stale)
+            results.append(
+                StageResult(
+                    stage="accept", status="failed" if failing else "passed", duration_s=0.0, findings=tuple(stale)
+                )
+            )
+        info = _manifest_info(manifest)
+    finally:
+        if manifest is not None:
+            manifest.close()
+    final = tuple(results)
+    return Report(
+        tool_version=__version__,
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        config_path=str(loaded.path) if loaded.path else None,
+        config_sha256=loaded.sha256,
+        manifest=info,
+        fail_on=threshold,
+        stages=final,
+        summary=summarize(final),
+        exit_code=exit_code_for(final, threshold),
+    )
+
+
+def _status_threshold(fail_on: FailOn) -> Severity:
+    """A stage 'failed' when it has a finding that fails the run (at fail_on: never, an error)."""
+    return Severity.ERROR if fail_on == "never" else Severity(fail_on)
+
+
+def _run_one(stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn) -> StageResult:
+    if skip is not None:
+        return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
+    start = time.perf_counter()
+    try:
+        found = [_apply_accept(f, context.acceptances) for f in stage.run(context)]
+    except StageInputError as exc:  # the data, not the code: the message is the whole story
+        return StageResult(
+            stage=stage.name,
+            status="error",
+            duration_s=round(time.perf_counter() - start, 4),
+            error=StageError(type="input", message=str(exc), traceback=""),
+        )
+    except Exception as exc:
+        frames = traceback.format_exception(exc, limit=-_TRACEBACK_FRAMES)
+        return StageResult(
+            stage=stage.name,
+            status="error",
+            duration_s=round(time.perf_counter() - start, 4),
+            error=StageError(type=type(exc).__name__, message=str(exc), traceback="".join(frames)),
+        )
+    found.sort(key=Finding.sort_key)
+    failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)
+    return StageResult(
+        stage=stage.name,
+        status="failed" if failing else "passed",
+        duration_s=round(time.perf_counter() - start, 4),
+        findings=tuple(found),
+    )
+
+
+def _apply_accept(finding: Finding, acceptances: Acceptances) -> Finding:
+    if finding.accepted:
+        return finding
+    reason = acceptances.reason(finding.code, finding.key)
+    if reason is None:
+        return finding
+    return finding.model_copy(update={"accepted": True, "accept_reason": reason})
+
+
+def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence[Stage]) -> list[Finding]:
+    """An `accept` entry that matched nothing in a stage that ran is stale: the data or the code moved."""
+    owners = {code: s.name for s in stages for code in s.codes}
+    stale = []
+    for i, entry in enumerate(acceptances.entries):
+        owner = owners.get(entry.code)
+        if i in acceptances.used or (owner is not None and owner not in ran):
+            continue
+        where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
+        stale.append(
+            Finding(
+                code="ACC001",
+                stage="accept",
+                severity=Severity.WARNING,
+                title="accept entry matches no finding",
+                message=f"accept[{i}] ({entry.code}, key={entry.key_text!r}) matches no finding: {where}. "
+                "Remove it, or correct its code or key, so that it cannot hide a future finding.",
+                key=f"{entry.code}:{entry.key_text}",
+                evidence={"index": i, "code": entry.code, "key": entry.key_text, "reason": entry.reason},
+                remediation="Delete the stale entry from `accept`.",
+            )
+        )
+    return stale
+
+
+def _manifest_info(manifest: Manifest | None) -> ManifestInfo | None:
+    if manifest is None:
+        return None
+    return ManifestInfo(
+        paths=tuple(str(f) for f in manifest.files),
+        sha256=manifest.sha256,
+        rows=manifest.n_rows,
+        rows_per_split=manifest.rows_per_split(),
+    )

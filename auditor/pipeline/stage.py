@@ -1,0 +1,118 @@
+"""The Stage protocol every audit check implements, and the AuditContext it runs against."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig
+from auditor.core.errors import StageInputError
+from auditor.core.findings import Finding, Severity
+from auditor.core.splits import SplitRoles
+from auditor.manifest.table import Manifest
+from auditor.numeric.usercode import UserCode
+
+
+class StageOptions(BaseModel):
+    """Options every stage accepts; a stage extends this with its own fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+
+
+class Acceptances:
+    """The config's `accept` entries; remembers which ones matched so stale ones can be reported."""
+
+    def __init__(self, entries: Iterable[AcceptSpec]) -> None:
+        self.entries = list(entries)
+        self.used: set[int] = set()
+
+    def reason(self, code: str, key: str | None) -> str | None:
+        """The reason of the first entry for ``code`` and ``key`` (an entry without a key takes all)."""
+        for i, entry in enumerate(self.entries):
+            if entry.code == code and (entry.key_text is None or entry.key_text == key):
+                self.used.add(i)
+                return entry.reason
+        return None
+
+
+@dataclass
+class AuditContext:
+    """What a stage may read: the validated config, the manifest (if any) and the split roles."""
+
+    loaded: LoadedConfig
+    manifest: Manifest | None
+    acceptances: Acceptances
+    _roles: SplitRoles | None = field(default=None, repr=False)
+    numeric: UserCode | None = None
+    numeric_error: str | None = None
+
+    @property
+    def config(self) -> AuditConfig:
+        return self.loaded.config
+
+    def require_manifest(self) -> Manifest:
+        if self.manifest is None:
+            raise RuntimeError("this stage needs the manifest, but none was loaded")
+        return self.manifest
+
+    def require_numeric(self) -> UserCode:
+        """The user's imported callables; StageInputError (the stage errors) when they could not be loaded."""
+        if self.numeric is None:
+            raise StageInputError(self.numeric_error or "the config has no `numeric` section")
+        return self.numeric
+
+    @property
+    def roles(self) -> SplitRoles:
+        if self._roles is None:
+            names = self.manifest.split_names if self.manifest is not None else []
+            self._roles = SplitRoles.from_config(self.config.splits, names)
+        return self._roles
+
+
+class Stage(ABC):
+    """One audit check: a stable name, validated options, a skip reason, and findings."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]] = ()  # config keys it reads, for `audit stages`
+    needs_manifest: ClassVar[bool] = True
+    needs_numeric: ClassVar[bool] = False  # the user's code is imported (once) before the stages run
+    codes: ClassVar[dict[str, str]] = {}  # finding code -> title, for the check catalogue
+    Options: ClassVar[type[StageOptions]] = StageOptions
+
+    def __init__(self, options: StageOptions | None = None) -> None:
+        self.options = options if options is not None else self.Options()
+
+    def skip_reason(self, config: AuditConfig) -> str | None:
+        """Why this stage does not apply to ``config`` (None when it runs)."""
+        if not self.options.enabled:
+            return f"disabled in the config (stages.{self.name}.enabled: false)"
+        if self.needs_manifest and config.manifest is None:
+            return "the config has no `manifest`"
+        return self.missing_input(config)
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        """What this stage needs that the config does not give (None when it has everything)."""
+        return None
+
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        """Problems with the stage's own input files (not the manifest), for `audit validate`; one line each."""
+        return []
+
+    def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:  # noqa: B027 - optional hook
+        """Start the heavy manifest work this stage will ask for, so all stages' work overlaps."""
+
+    @abstractmethod
+    def run(self, context: AuditContext) -> Iterable[Finding]:
+        """Yield findings; raising is allowed and becomes an `error` result."""
+
+    def finding(self, code: str, severity: Severity, message: str, **fields: Any) -> Finding:
+        """A Finding of this stage; the title defaults to the code's catalogue title."""
+        fields.setdefault("title", self.codes.get(code, code))
+        return Finding(code=code, stage=self.name, severity=severity, message=message, **fields)

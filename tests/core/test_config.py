@@ -1,0 +1,189 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from auditor.core.config import config_from_mapping, load_config
+from auditor.core.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "audit.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return str(info.value)
+
+
+def test_unknown_key_names_line_column_and_closest_key(tmp_path: Path) -> None:
+    p = write(tmp_path, "version: 1\nmanifest:\n  path: m.csv\n  split: split\nkeys:\n  grups: [writer]\n")
+    msg = error_of(p)
+    assert f"{p}:6:3" in msg
+    assert "unknown key 'keys.grups'" in msg
+    assert "did you mean 'groups'?" in msg
+
+
+def test_unknown_top_level_section_suggests(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "version: 1\nmanifest: {path: m.csv, split: s}\nreprot: {}\n"))
+    assert ":3:1" in msg and "did you mean 'report'?" in msg
+
+
+def test_wrong_type_says_what_was_expected(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nreport:\n  fail_on: sometimes\n"))
+    assert ":3:3" in msg and "report.fail_on" in msg and "'error', 'warning' or 'never'" in msg
+    assert "sometimes" in msg
+
+
+def test_yaml_syntax_error_has_line(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "manifest:\n  path: m.csv\n  split: [a, b\n"))
+    assert "YAML syntax error" in msg and str(tmp_path / "audit.yaml") in msg
+    assert ":4:" in msg or ":3:" in msg
+
+
+def test_duplicate_key_is_an_error(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nkeys:\n  label: a\n  label: b\n"))
+    assert ":4:3" in msg and "duplicate key 'label'" in msg and "line 3" in msg
+
+
+def test_missing_config_shows_resolved_path_and_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    msg = error_of(Path("nope/audit.yaml"))
+    assert str(tmp_path / "nope" / "audit.yaml") in msg and f"working directory {tmp_path}" in msg
+
+
+def test_empty_and_non_mapping_configs(tmp_path: Path) -> None:
+    assert "empty" in error_of(write(tmp_path, "# nothing\n"))
+    assert "expected a mapping" in error_of(write(tmp_path, "- a\n- b\n"))
+
+
+def test_manifest_needs_path_or_paths(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "manifest: {id: x}\n"))
+    assert "either `path`" in msg and ":1:" in msg
+    assert "needs `split`" in error_of(write(tmp_path, "manifest: {path: m.csv}\n"))
+
+
+def test_split_in_train_and_holdout_is_rejected(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nsplits: {train: [a], holdout: [a, b]}\n"))
+    assert "both train and holdout" in msg
+
+
+def test_numeric_only_config_is_valid(tmp_path: Path) -> None:
+    p = write(tmp_path, "numeric:\n  model: pkg.m:build\n  batch: pkg.d:batch\n  loss: pkg.l:loss\n")
+    loaded = load_config(p)
+    assert loaded.config.manifest is None and loaded.config.numeric is not None
+
+
+def test_numeric_reference_must_be_module_colon_attr(tmp_path: Path) -> None:
+    msg = error_of(write(tmp_path, "numeric: {model: pkg.build, batch: a:b, loss: a:c}\n"))
+    assert "numeric.model" in msg and "package.module:callable'; did you mean 'pkg:build'? (got 'pkg.build')" in msg
+
+
+def test_config_needs_manifest_or_numeric(tmp_path: Path) -> None:
+    assert "needs `manifest`" in error_of(write(tmp_path, "version: 1\n"))
+
+
+def test_paths_resolve_relative_to_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = tmp_path / "project"
+    sub.mkdir()
+    p = write(sub, "manifest: {path: data/m.csv, split: s}\n")
+    monkeypatch.chdir(tmp_path)
+    loaded = load_config(os.path.relpath(p))
+    assert loaded.resolve("data/m.csv") == (sub / "data" / "m.csv").resolve()
+
+
+def test_config_records_sha256_of_its_bytes(tmp_path: Path) -> None:
+    import hashlib
+
+    p = write(tmp_path, "manifest: {path: m.csv, split: s}\n")
+    assert load_config(p).sha256 == hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_compound_accept_key_matches_report_label() -> None:
+    loaded = config_from_mapping(
+        {
+            "manifest": {"path": "m.csv", "split": "s"},
+            "accept": [{"code": "GRP001", "key": ["p1", "left"], "reason": "same eye imaged twice on purpose"}],
+        }
+    )
+    assert loaded.config.accept[0].key_text == "p1 + left"
+
+
+def test_accept_needs_a_reason() -> None:
+    with pytest.raises(ConfigError, match="accept.0.reason"):
+        config_from_mapping({"manifest": {"path": "m.csv", "split": "s"}, "accept": [{"code": "GRP001"}]})
+
+
+def test_manifest_columns_lists_every_named_column_once() -> None:
+    loaded = config_from_mapping(
+        {
+            "manifest": {"path": "m.csv", "split": "split", "id": "sid"},
+            "keys": {"groups": ["writer", ["patient", "eye"]], "sources": ["writer"], "label": "y"},
+        }
+    )
+    cols = loaded.config.manifest_columns()
+    assert list(cols) == ["sid", "split", "writer", "patient", "eye", "y"]
+    assert cols["eye"] == ("keys", "groups", 1, 1)
+
+
+def test_numeric_split_names_and_keys_are_read_as_text() -> None:
+    loaded = config_from_mapping(
+        {
+            "manifest": {"path": "m.csv", "split": "fold"},
+            "splits": {"train": [0, 1], "holdout": [2]},
+            "accept": [{"code": "GRP001", "key": 17, "reason": "r"}],
+        }
+    )
+    assert loaded.config.splits.train == ["0", "1"] and loaded.config.accept[0].key == "17"
+
+
+FITTED_BASE = {"manifest": {"path": "m.csv", "split": "split"}}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"kind": "vocabulary", "artifact": "v.txt"}, "a vocabulary needs `text`"),
+        ({"kind": "standardize", "artifact": "s.json"}, "needs `columns`"),
+        ({"kind": "standardize", "artifact": "s.json", "columns": ["a"], "tokenizer": {}}, "`tokenizer` applies to"),
+        ({"kind": "minmax", "artifact": "s.json", "columns": ["a"], "strategy": "mean"}, "`strategy` applies to"),
+        ({"kind": "impute", "artifact": "s.json", "columns": ["a", "a"]}, "names a column twice"),
+        (
+            {"kind": "vocabulary", "artifact": "v.txt", "text": "t", "tokenizer": {"token_pattern": "(unclosed"}},
+            "not a valid regular expression",
+        ),
+        (
+            {"kind": "vocabulary", "artifact": "v.txt", "text": "t", "tokenizer": {"split_pattern": "(?<=a)b"}},
+            "not a valid RE2 expression",
+        ),
+        ({"kind": "scaler", "artifact": "s.json", "columns": ["a"]}, "fitted.0.kind"),
+    ],
+)
+def test_fitted_entries_are_validated(entry: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        config_from_mapping({**FITTED_BASE, "fitted": [{"name": "x", **entry}]})
+
+
+def test_fitted_names_are_unique_and_their_columns_are_read() -> None:
+    entry = {"kind": "standardize", "artifact": "s.json", "columns": ["age"]}
+    with pytest.raises(ConfigError, match="used twice"):
+        config_from_mapping({**FITTED_BASE, "fitted": [{"name": "n", **entry}, {"name": "n", **entry}]})
+    loaded = config_from_mapping(
+        {
+            **FITTED_BASE,
+            "keys": {"label": "y"},
+            "fitted": [
+                {"name": "n", **entry},
+                {"name": "s", "kind": "selected_features", "artifact": "s.txt", "columns": ["a"], "method": "anova_f"},
+                {"name": "v", "kind": "vocabulary", "artifact": "v.txt", "text": "note"},
+            ],
+        }
+    )
+    cols = loaded.config.manifest_columns()
+    assert list(cols) == ["split", "y", "age", "a", "note"]
+    assert cols["note"] == ("fitted", 2, "text")

@@ -1,0 +1,207 @@
+"""Manifest formats and every bad-input case the loader must explain (file, line/column, expectation)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auditor.core.config import config_from_mapping
+from auditor.core.errors import ManifestError
+from auditor.manifest.table import check_columns, load_manifest
+from tests.conftest import write_table
+
+ROWS = {
+    "sid": ["a1", "a2", "b1", "c1"],
+    "split": ["train", "train", "test", "test"],
+    "writer": ["w1", "w1", "w2", "w1"],
+}
+
+
+def load(tmp_path: Path, manifest: dict, **sections):  # type: ignore[no-untyped-def]
+    return load_manifest(config_from_mapping({"manifest": manifest, **sections}, base_dir=tmp_path))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "jsonl"])
+def test_each_format_loads_only_named_columns(tmp_path: Path, fmt: str) -> None:
+    data = {**ROWS, "unused": [1, 2, 3, 4]}
+    write_table(tmp_path / f"m.{fmt}", data)
+    m = load(tmp_path, {"path": f"m.{fmt}", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 4
+    assert "unused" not in m.table.column_names
+    assert m.rows_per_split() == {"train": 2, "test": 2}
+    assert m.key("writer").labels(m.key("writer").codes) == ROWS["writer"]
+
+
+def test_gzipped_csv(tmp_path: Path) -> None:
+    text = "sid,split\na,train\nb,test\n"
+    with gzip.open(tmp_path / "m.csv.gz", "wt") as fh:
+        fh.write(text)
+    assert load(tmp_path, {"path": "m.csv.gz", "split": "split"}).n_rows == 2
+
+
+def test_directory_and_glob_of_parquet_shards(tmp_path: Path) -> None:
+    write_table(tmp_path / "shards" / "part-0.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
+    write_table(tmp_path / "shards" / "part-1.parquet", {"sid": ["c"], "split": ["test"]})
+    (tmp_path / "shards" / "_SUCCESS").write_text("")
+    assert load(tmp_path, {"path": "shards", "split": "split"}).n_rows == 3
+    m = load(tmp_path, {"path": "shards/part-*.parquet", "split": "split", "id": "sid"})
+    assert m.n_rows == 3 and len(m.files) == 2
+    assert m.ids([0, 2]) == ["a", "c"]
+
+
+def test_one_file_per_split(tmp_path: Path) -> None:
+    write_table(tmp_path / "train.csv", {"sid": ["a", "b"], "writer": ["w1", "w2"]})
+    write_table(tmp_path / "test.csv", {"sid": ["c"], "writer": ["w1"]})
+    m = load(
+        tmp_path,
+        {"paths": {"train": "train.csv", "test": "test.csv"}, "id": "sid"},
+        keys={"groups": ["writer"]},
+    )
+    assert m.rows_per_split() == {"train": 2, "test": 1}
+    assert m.split.labels(m.split.codes) == ["train", "train", "test"]
+
+
+def test_csv_ids_keep_leading_zeros(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\n007,train\n7,test\n")
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+    assert m.ids([0, 1]) == ["007", "7"]
+    assert len(m.repeated_ids()[0]) == 0
+
+
+def test_blank_and_null_split_values_are_data_not_errors(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\na,train\nb,\nc,  \nd,test\n")
+    m = load(tmp_path, {"path": "m.csv", "split": "split"})
+    assert list(m.split.codes < 0) == [False, True, True, False]
+
+
+def test_missing_manifest_shows_resolved_path_config_dir_and_cwd(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError) as info:
+        load(tmp_path, {"path": "data/missing.csv", "split": "split"})
+    msg = str(info.value)
+    assert str(tmp_path / "data" / "missing.csv") in msg and "working directory" in msg
+    assert "relative to the config's directory" in msg
+
+
+def test_glob_matching_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match="matches no files"):
+        load(tmp_path, {"path": "shards/*.parquet", "split": "split"})
+
+
+def test_missing_column_lists_available_and_suggests(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", ROWS)
+    with pytest.raises(ManifestError) as info:
+        load(tmp_path, {"path": "m.csv", "split": "split"}, keys={"groups": ["writr"]})
+    msg = str(info.value)
+    assert "no column 'writr' (did you mean 'writer'?)" in msg
+    assert "available columns: sid, split, writer" in msg
+    assert "keys.groups" not in msg or "named at" in msg
+
+
+def test_missing_column_found_by_validate_without_reading_rows(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.parquet", ROWS)
+    loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "id"}}, tmp_path)
+    with pytest.raises(ManifestError, match="no column 'id'"):
+        check_columns(loaded)
+
+
+def test_empty_csv_file(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("")
+    with pytest.raises(ManifestError, match="the file is empty"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_header_only_csv_has_no_rows(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\n")
+    with pytest.raises(ManifestError, match="no rows"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_zero_row_parquet(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"split": pa.array([], pa.string())}), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match=r"m\.parquet: the manifest has no rows"):
+        load(tmp_path, {"path": "m.parquet", "split": "split"})
+
+
+def test_csv_with_duplicate_column_names(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split,writer,split\na,train,w,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:1: duplicate column name 'split' \(columns 2 and 4\)"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_non_utf8_csv_names_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_bytes("sid,split,writer\na,train,w1\nb,test,Jos\xe9\n".encode("latin-1"))
+    with pytest.raises(ManifestError, match=r"m\.csv:3:11: not UTF-8"):
+        load(tmp_path, {"path": "m.csv", "split": "split"}, keys={"groups": ["writer"]})
+
+
+def test_ragged_csv_row_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\na,train\nb,test,extra\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:3: expected 2 fields like the header, found 3"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_repeated_header_line_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\na,train\nsid,split\nb,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_mixed_type_ids_in_jsonl_name_both_lines(tmp_path: Path) -> None:
+    (tmp_path / "m.jsonl").write_text('{"sid": 1, "split": "train"}\n{"sid": "b2", "split": "test"}\n')
+    with pytest.raises(ManifestError) as info:
+        load(tmp_path, {"path": "m.jsonl", "split": "split", "id": "sid"})
+    msg = str(info.value)
+    assert "m.jsonl:2" in msg and "'sid'" in msg and "line 1" in msg
+
+
+def test_mixed_type_ids_across_parquet_shards(tmp_path: Path) -> None:
+    write_table(tmp_path / "s" / "a.parquet", {"sid": [1, 2], "split": ["train", "test"]})
+    write_table(tmp_path / "s" / "b.parquet", {"sid": ["x"], "split": ["test"]})
+    with pytest.raises(ManifestError, match="column 'sid' has mixed types across parquet shards"):
+        load(tmp_path, {"path": "s", "split": "split", "id": "sid"})
+
+
+def test_float_id_column_is_rejected(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.parquet", {"sid": [1.0, None], "split": ["train", "test"]})
+    with pytest.raises(ManifestError, match="expected integer or string ids"):
+        load(tmp_path, {"path": "m.parquet", "split": "split", "id": "sid"})
+
+
+def test_unknown_extension(tmp_path: Path) -> None:
+    (tmp_path / "m.xlsx").write_text("x")
+    with pytest.raises(ManifestError, match="unknown manifest format '.xlsx'"):
+        load(tmp_path, {"path": "m.xlsx", "split": "split"})
+
+
+def test_format_override(tmp_path: Path) -> None:
+    (tmp_path / "m.txt").write_text("sid\tsplit\na\ttrain\n")
+    assert load(tmp_path, {"path": "m.txt", "split": "split", "format": "tsv"}).n_rows == 1
+
+
+def test_input_files_are_not_modified(tmp_path: Path) -> None:
+    path = write_table(tmp_path / "m.csv", ROWS)
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_repeated_header_in_another_case_or_spacing(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid,split\na,train\nSID, Split\nb,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sid;split\na;train\n")
+    with pytest.raises(ManifestError, match="semicolons but no commas"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_list_valued_key_column_is_a_clear_error(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"w": [[1], [2]], "split": ["train", "test"]}), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values"):
+        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"groups": ["w"]})

@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from auditor import config_from_mapping, run_audit
+from auditor.core.errors import ManifestError
+from auditor.core.findings import Finding, Severity
+from auditor.pipeline.registry import discover, load_stages
+from auditor.pipeline.stage import AuditContext, Stage
+from tests.conftest import write_table
+
+
+class Boom(Stage):
+    name = "boom"
+    summary = "always crashes"
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        raise ValueError("kaboom")
+
+
+class Warns(Stage):
+    name = "warns"
+    summary = "one warning"
+    codes = {"W001": "a warning"}
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        yield self.finding("W001", Severity.WARNING, "careful", key="k1")
+
+
+class CodeOnly(Stage):
+    name = "code_only"
+    summary = "numeric-only stage"
+    needs_manifest = False
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        yield self.finding("N001", Severity.INFO, f"manifest loaded: {context.manifest is not None}")
+
+
+@pytest.fixture
+def loaded(tmp_path: Path):  # type: ignore[no-untyped-def]
+    write_table(tmp_path / "m.csv", {"sid": ["a", "b"], "split": ["train", "test"]})
+    return lambda **extra: config_from_mapping(
+        {"manifest": {"path": "m.csv", "split": "split", "id": "sid"}, **extra}, tmp_path
+    )
+
+
+def test_a_crashing_stage_becomes_an_error_result_and_others_still_run(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(), classes=[Boom, Warns], fail_on="warning")
+    boom, warns = report.stages
+    assert boom.status == "error" and boom.error is not None
+    assert boom.error.type == "ValueError" and "kaboom" in boom.error.traceback
+    assert warns.status == "failed" and warns.findings[0].code == "W001"
+    assert report.exit_code == 2 and report.summary.stages_errored == 1
+
+
+def test_fail_on_thresholds(loaded) -> None:  # type: ignore[no-untyped-def]
+    assert run_audit(loaded(), classes=[Warns]).exit_code == 0  # default fail_on: error
+    assert run_audit(loaded(), classes=[Warns], fail_on="warning").exit_code == 1
+    assert run_audit(loaded(report={"fail_on": "warning"}), classes=[Warns]).exit_code == 1
+    assert run_audit(loaded(report={"fail_on": "never"}), classes=[Warns]).exit_code == 0
+
+
+def test_accept_by_code_and_key(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(
+        loaded(accept=[{"code": "W001", "key": "k1", "reason": "known"}]), classes=[Warns], fail_on="warning"
+    )
+    (f,) = report.findings
+    assert f.accepted and f.accept_reason == "known" and report.exit_code == 0
+    assert report.summary.accepted == 1 and report.summary.warnings == 0
+
+
+def test_manifest_is_not_loaded_when_no_stage_needs_it(tmp_path: Path) -> None:
+    loaded = config_from_mapping({"manifest": {"path": "missing.csv", "split": "s"}}, tmp_path)
+    report = run_audit(loaded, classes=[CodeOnly])
+    assert report.findings[0].message == "manifest loaded: False" and report.manifest is None
+    with pytest.raises(ManifestError):
+        run_audit(loaded, classes=[Warns])
+
+
+def test_report_records_inputs(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(), only=["split_integrity"])
+    assert report.manifest is not None
+    assert report.manifest.rows == 2 and report.manifest.rows_per_split == {"train": 1, "test": 1}
+    assert len(report.manifest.sha256) == 64 and report.tool_version and report.schema_version == "1"
+
+
+def test_same_input_same_findings(loaded) -> None:  # type: ignore[no-untyped-def]
+    classes = load_stages(discover())
+    a, b = run_audit(loaded(), classes=classes), run_audit(loaded(), classes=classes)
+    strip = lambda r: [s.model_dump(exclude={"duration_s"}) for s in r.stages]  # noqa: E731
+    assert strip(a) == strip(b)
+
+
+def test_planned_stages_skip_as_not_implemented(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded())
+    planned = {r.stage: r.skip_reason for r in report.stages if r.status == "skipped"}
+    assert planned["fitted_statistics"] == "no `fitted` entries in the config"
+    assert planned["test_exposure"] == "not implemented yet"
+    assert planned["broadcast"] == "no `numeric` section in the config"
+
+
+def test_findings_are_frozen() -> None:
+    f = Finding(code="X", stage="s", severity=Severity.INFO, title="t", message="m")
+    with pytest.raises(Exception):  # noqa: B017 - pydantic raises ValidationError on frozen assignment
+        f.code = "Y"  # type: ignore[misc]
+
+
+def test_severity_order() -> None:
+    assert Severity.INFO < Severity.WARNING < Severity.ERROR
+    assert max([Severity.WARNING, Severity.ERROR, Severity.INFO]) is Severity.ERROR
+
+
+def test_accept_without_key_takes_every_finding_of_the_code(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning")
+    assert report.findings[0].accepted and report.exit_code == 0
+
+
+def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(
+        loaded(accept=[{"code": "W001", "key": "k2", "reason": "other"}]), classes=[Warns], fail_on="warning"
+    )
+    assert not report.findings[0].accepted and report.exit_code == 1
+    assert [f.code for f in report.findings] == ["W001", "ACC001"]
+
+
+def test_nothing_audited_is_exit_2_not_clean(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(stages={"warns": {"enabled": False}}), classes=[Warns])
+    assert report.stages[0].status == "skipped" and report.exit_code == 2
+
+
+def test_stage_status_follows_fail_on(loaded) -> None:  # type: ignore[no-untyped-def]
+    assert run_audit(loaded(), classes=[Warns]).stages[0].status == "passed"
+    assert run_audit(loaded(), classes=[Warns], fail_on="warning").stages[0].status == "failed"
+
+
+def test_accept_for_a_stage_not_selected_is_not_stale(loaded) -> None:  # type: ignore[no-untyped-def]
+    cfg = loaded(accept=[{"code": "W001", "key": "k1", "reason": "known"}])
+    report = run_audit(cfg, classes=[Warns, CodeOnly], only=["code_only"])
+    assert "ACC001" not in [f.code for f in report.findings]
+
+
+def test_bad_fail_on_and_single_only_string(loaded) -> None:  # type: ignore[no-untyped-def]
+    from auditor.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="fail_on 'bogus'"):
+        run_audit(loaded(), classes=[Warns], fail_on="bogus")  # type: ignore[arg-type]
+    assert [r.stage for r in run_audit(loaded(), classes=[Warns, CodeOnly], only="warns").stages] == ["warns"]

@@ -1,0 +1,113 @@
+"""The package's floors stay true: a module imports only from its own folder or a lower floor."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+import auditor
+
+PACKAGE = Path(auditor.__file__).resolve().parent
+
+# Folder (or top-level module) -> floor. Folders on one floor do not import each other.
+FLOORS: dict[str, int] = {
+    "core": 0,
+    "manifest": 1,
+    "fitted": 1,
+    "numeric": 1,
+    "pipeline": 2,
+    "stages": 3,
+    "render": 3,
+    "lab": 4,
+    "service": 4,
+    "cli": 5,  # the `audit` command dispatches to lab and serve
+    "stage": 4,  # the deprecated re-export of pipeline.stage
+    "__init__": 4,  # the package's public API
+}
+
+
+def unit_of(module: str) -> str:
+    """The floor unit of a dotted module name inside the package ('auditor' itself is its __init__)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """Every auditor module ``path`` imports, anywhere in the file (functions and TYPE_CHECKING too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+    return [(line, name) for line, name in found if name == "auditor" or name.startswith("auditor.")]
+
+
+def upward_imports(path: Path) -> list[str]:
+    here = unit_of(module_name(path))
+    problems = []
+    for line, target in imported_modules(path):
+        there = unit_of(target)
+        if there == here:
+            continue
+        if there not in FLOORS:
+            problems.append(f"{path.name}:{line} imports {target}, a folder with no floor in FLOORS")
+        elif FLOORS[there] >= FLOORS[here]:
+            problems.append(f"{path.relative_to(PACKAGE)}:{line} imports {target} ({there} is not below {here})")
+    return problems
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_folder_has_a_floor() -> None:
+    units = {unit_of(module_name(p)) for p in MODULES}
+    assert units <= set(FLOORS), f"give these a floor: {sorted(units - set(FLOORS))}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_only_run_downward(path: Path) -> None:
+    assert upward_imports(path) == []
+
+
+def test_the_walk_catches_an_upward_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "auditor"
+    (fake / "core").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    bad = fake / "core" / "bad.py"
+    bad.write_text("def f():\n    from auditor.pipeline.runner import run_audit\n    from ..stages import data\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    problems = upward_imports(bad)
+    assert len(problems) == 2
+    assert "bad.py:2 imports auditor.pipeline.runner" in problems[0]
+    assert "auditor.stages" in problems[1]
+
+
+def test_the_old_stage_module_still_exports_the_protocol() -> None:
+    from auditor import stage as old
+    from auditor.pipeline import stage as new
+
+    assert old.Stage is new.Stage
+    assert old.StageOptions is new.StageOptions
+    assert old.AuditContext is new.AuditContext
+    assert "deprecated" in (old.__doc__ or "").lower()
