@@ -2,10 +2,40 @@
 
 from __future__ import annotations
 
-from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
-from auditor.core.findings import Finding, Report, Severity, StageResult
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from auditor.core.version import __version__
-from auditor.pipeline.runner import run_audit
+
+if TYPE_CHECKING:
+    from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
+    from auditor.core.findings import Finding, Report, Severity, StageResult
+    from auditor.pipeline.runner import run_audit
+
+# Name -> module, imported on first use: `import auditor` (and every process that imports one of its
+# modules, such as the child that runs the user's code) does not pay for pandas and pyarrow up front.
+_EXPORTS = {
+    "AuditConfig": "auditor.core.config",
+    "LoadedConfig": "auditor.core.config",
+    "config_from_mapping": "auditor.core.config",
+    "load_config": "auditor.core.config",
+    "Finding": "auditor.core.findings",
+    "Report": "auditor.core.findings",
+    "Severity": "auditor.core.findings",
+    "StageResult": "auditor.core.findings",
+    "run_audit": "auditor.pipeline.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'auditor' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "AuditConfig",

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, get_args
 
@@ -16,10 +22,22 @@ from rich.text import Text
 from auditor.core.config import LoadedConfig, ReportSpec, load_config
 from auditor.core.errors import AuditError
 from auditor.core.findings import FailOn, Report
-from auditor.core.output import check_writable, remove_stale, write_atomic
+from auditor.core.output import (
+    REPORT_JSON,
+    ReportState,
+    RunMarker,
+    RunStatus,
+    check_writable,
+    read_report_state,
+    remove_own_temps,
+    remove_stale,
+    remove_stale_temps,
+    write_atomic,
+    write_marker,
+)
 from auditor.core.version import __version__
 from auditor.manifest.table import check_columns
-from auditor.numeric.usercode import UserCodeError, load_user_code
+from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.runner import prepare_stages, run_audit
 from auditor.pipeline.stage import Stage
 from auditor.render import FILE_RENDERERS, render_terminal
@@ -27,6 +45,7 @@ from auditor.render.common import headline, input_errors
 from auditor.stages.planned import PlannedStage
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
+ROOT_HELP = "a further folder inputs may be read from (repeatable); by default only the config's folder"
 
 app = typer.Typer(
     add_completion=False,
@@ -45,12 +64,23 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_CANNOT_AUDIT)
 
 
-def _split_list(values: list[str] | None) -> list[str]:
-    return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+def _warn(message: str) -> None:
+    _stderr().print(Text("warning: ", style="bold yellow") + Text(message))
+
+
+def _split_list(values: list[str] | None, option: str = "option") -> list[str]:
+    """Comma-separated option values as one list; a value that names nothing is refused, never ignored."""
+    names: list[str] = []
+    for value in values or []:
+        parts = [v.strip() for v in value.split(",") if v.strip()]
+        if not parts:
+            raise AuditError(f"{option} {value!r}: expected one or more names, separated by commas")
+        names += parts
+    return names
 
 
 def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
-    chosen = _split_list(values) or list(loaded.config.report.formats)
+    chosen = _split_list(values, "--format") or list(loaded.config.report.formats)
     valid = get_args(get_args(ReportSpec.model_fields["formats"].annotation)[0])
     bad = [f for f in chosen if f not in valid]
     if bad:
@@ -60,8 +90,155 @@ def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
 
 def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
     if out is not None:
-        return out.expanduser().resolve()
-    return loaded.resolve(loaded.config.report.out_dir)
+        return _path_arg(out, "--out")
+    where = f"{loaded.locate(('report', 'out_dir'))}: report.out_dir"
+    return _path_arg(Path(loaded.config.report.out_dir), where, base=loaded.base_dir)
+
+
+def _path_arg(path: Path, what: str, base: Path | None = None) -> Path:
+    """``path`` (relative to ``base``) resolved; a NUL byte, a symlink loop or a name too long is a one-line
+    error naming ``what``, not a crash."""
+    if "\0" in str(path):
+        raise AuditError(f"{what} {str(path)!r}: a path cannot contain a NUL byte")
+    try:
+        resolved = (base / path.expanduser() if base else path.expanduser()).resolve()
+        os.stat(resolved)
+    except RuntimeError:  # how Python before 3.13 reports a symlink loop while resolving
+        raise AuditError(f"{what} {path}: a loop of symbolic links (a link that leads back to itself)") from None
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return resolved  # not there (yet): a report directory is created, a missing config is named later
+        if exc.errno == errno.ELOOP:
+            raise AuditError(f"{what} {path}: a loop of symbolic links (a link that leads back to itself)") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise AuditError(
+                f"{what} {path}: a name in the path is longer than the file system allows (usually 255 bytes)"
+            ) from None
+        raise AuditError(f"{what} {path}: {exc.strerror or exc}") from None
+    return resolved
+
+
+def _report_names() -> list[str]:
+    return [name for _, name in FILE_RENDERERS.values()]
+
+
+class _Interrupted(BaseException):
+    """SIGTERM or SIGINT during a run; a BaseException so that no `except Exception` on the way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
+@dataclass
+class _Signals:
+    armed: bool = True  # cleared while the run cleans up after itself: a second signal must not cut that short
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[_Signals]:
+    """Turn SIGTERM and SIGINT into _Interrupted while armed, so the run can leave an `interrupted` marker."""
+    state = _Signals()
+    if threading.current_thread() is not threading.main_thread():  # signal handlers live in the main thread
+        yield state
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        if state.armed:
+            state.armed = False
+            raise _Interrupted(signum)
+
+    # A signal ignored on purpose (a background job, nohup) stays ignored.
+    wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
+    previous = {s: signal.signal(s, handler) for s in wanted}
+    try:
+        yield state
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
+@dataclass
+class _ReportDir:
+    """The report directory of one run: the marker that stands in for its reports until they are written."""
+
+    out_dir: Path | None = None
+    marker: RunMarker | None = None
+    created: Path | None = None  # the topmost directory this run created: removed again if left empty
+
+    def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
+        """Replace the previous reports by a `running` marker before any work, so none can pass as current."""
+        out_dir, names = self.out_dir, _report_names()
+        assert out_dir is not None
+        if not formats and not _holds_reports(out_dir, names):
+            return  # nothing to write and nothing to replace
+        check_writable(out_dir)
+        _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
+        remove_stale_temps(out_dir, names)
+        self.created = _topmost_missing(out_dir)
+        marker = RunMarker.start(str(loaded.path) if loaded.path else None, loaded.sha256, __version__)
+        write_marker(out_dir, marker, names)
+        self.marker = marker
+
+    def finish(self, rendered: dict[str, str]) -> list[Path]:
+        """Put the reports in place, report.json last, and drop every other report file (the marker too)."""
+        assert self.out_dir is not None
+        written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
+        remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered])
+        self.marker = None
+        return written
+
+    def interrupted(self, signal_name: str) -> None:
+        """Leave an `interrupted` marker (never the previous verdict) and no temp file."""
+        if self.marker is None:
+            self.forget()
+            return
+        assert self.out_dir is not None
+        with contextlib.suppress(AuditError, OSError):
+            remove_own_temps(self.out_dir, _report_names())
+            write_marker(self.out_dir, self.marker.interrupted(signal_name), _report_names())
+
+    def forget(self) -> None:
+        """A run that could not audit must not leave an earlier run's reports looking current."""
+        _forget_reports(self.out_dir)
+        if self.out_dir is None or self.created is None:
+            return
+        with contextlib.suppress(OSError):  # a directory this run made stays only if something is in it
+            remove_own_temps(self.out_dir, _report_names())
+            for path in (self.out_dir, *self.out_dir.parents):
+                path.rmdir()
+                if path == self.created:
+                    break
+
+
+def _holds_reports(out_dir: Path, names: list[str]) -> bool:
+    try:
+        return any((out_dir / name).exists() for name in names)
+    except OSError:
+        return False
+
+
+def _topmost_missing(path: Path) -> Path | None:
+    missing = None
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+
+
+def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:
+    """Say so when this run replaces a report made from other inputs, or one another run is still writing."""
+    data = state.data or {}
+    if state.status is RunStatus.COMPLETED:
+        path, digest = data.get("config_path"), data.get("config_sha256")
+        here = str(loaded.path) if loaded.path else None
+        if path != here:
+            _warn(f"{state.path} was made from another config ({path}); this run of {here} replaces it")
+        elif digest != loaded.sha256:
+            _warn(f"{state.path} was made from another version of {path} (sha256 {digest}); this run replaces it")
+    elif state.status is RunStatus.RUNNING and state.writer_alive and data.get("pid") != os.getpid():
+        _warn(f"{state.reason}; two runs writing to one report directory replace each other's reports")
 
 
 @app.command()
@@ -73,28 +250,39 @@ def run(
     only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
+    root: Annotated[list[Path] | None, typer.Option("--root", help=ROOT_HELP)] = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
-    out_dir: Path | None = out.expanduser().resolve() if out is not None else None
-    try:
-        loaded = load_config(config)
-        out_dir = _out_dir(out, loaded)  # known before any other check, so a failed run clears old reports
-        if fail_on is not None and fail_on not in get_args(FailOn):
-            raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
-        formats = _formats(fmt, loaded)
-        if formats:
-            check_writable(out_dir)
-        report = run_audit(loaded, only=_split_list(only) or None, fail_on=fail_on)  # type: ignore[arg-type]
-        rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats}
-        written = write_atomic(out_dir, rendered) if rendered else []
-        remove_stale(out_dir, [name for _, name in FILE_RENDERERS.values() if name not in rendered])
-    except AuditError as exc:
-        _forget_reports(out_dir)
-        raise _fail(str(exc)) from None
-    except Exception as exc:  # a bug in the auditor itself: still exit 2, with what to report
-        _forget_reports(out_dir)
-        tb = "".join(traceback.format_exception(exc, limit=-4))
-        raise _fail(f"internal error, please report it:\n{tb}") from None
+    reports = _ReportDir()
+    with _interruptible() as signals:
+        try:
+            if out is not None:  # known before the config is read, so a failed run still clears old reports
+                reports.out_dir = _path_arg(out, "--out")
+            _path_arg(config, "config")  # a NUL byte or a symlink loop: a one-line error, not a crash
+            loaded = load_config(config, roots=root or [])
+            reports.out_dir = _out_dir(out, loaded)
+            if fail_on is not None and fail_on not in get_args(FailOn):
+                raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
+            formats = _formats(fmt, loaded)
+            selected = _split_list(only, "--only") or None
+            reports.start(loaded, formats)
+            report = run_audit(loaded, only=selected, fail_on=fail_on)  # type: ignore[arg-type]
+            written = reports.finish({FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats})
+            signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
+        except _Interrupted as exc:
+            reports.interrupted(exc.signal_name)
+            marked = reports.out_dir / REPORT_JSON if reports.marker and reports.out_dir else None
+            where = f"; {marked} says 'interrupted'" if marked else ""
+            raise _fail(f"interrupted by {exc.signal_name} before the audit finished{where}") from None
+        except AuditError as exc:
+            signals.armed = False
+            reports.forget()
+            raise _fail(str(exc)) from None
+        except Exception as exc:  # a bug in the auditor itself: still exit 2, with what to report
+            signals.armed = False
+            reports.forget()
+            tb = "".join(traceback.format_exception(exc, limit=-4))
+            raise _fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
         _print_terminal(report, written, verbose)
     elif report.exit_code == EXIT_CANNOT_AUDIT:
@@ -110,24 +298,36 @@ def run(
 
 def _forget_reports(out_dir: Path | None) -> None:
     """A run that could not audit must not leave an earlier run's reports looking current."""
-    if out_dir is not None and out_dir.is_dir():
-        remove_stale(out_dir, [name for _, name in FILE_RENDERERS.values()])
+    with contextlib.suppress(OSError):  # a path the file system refuses holds no report either
+        if out_dir is not None and out_dir.is_dir():
+            remove_stale(out_dir, _report_names())
 
 
 def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     color = sys.stdout.isatty()
     # Logs (CI) are not terminals: wide lines there beat paths broken at 80 columns.
     width = Console().width if color or "COLUMNS" in os.environ else 120
-    sys.stdout.write(render_terminal(report, color=color, width=width, verbose=verbose))
-    for path in written:
-        sys.stdout.write(f"wrote {path}\n")
+    try:
+        sys.stdout.write(render_terminal(report, color=color, width=width, verbose=verbose))
+        for path in written:
+            sys.stdout.write(f"wrote {path}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left early (`| head -1`): the rest has nowhere to go, and the exit code stays the
+        # audit's. Stdout goes to devnull so that the interpreter's last flush does not fail again.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
 
 
 @app.command()
-def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> None:
+def validate(
+    config: Annotated[Path, typer.Argument(help="the audit.yaml")],
+    root: Annotated[list[Path] | None, typer.Option("--root", help=ROOT_HELP)] = None,
+) -> None:
     """Check the config, every stage's options, the manifest's named columns and stage inputs; no stage runs."""
     try:
-        loaded = load_config(config)
+        loaded = load_config(config, roots=root or [])
         stages = prepare_stages(loaded)
         manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
     except AuditError as exc:
@@ -136,10 +336,8 @@ def validate(config: Annotated[Path, typer.Argument(help="the audit.yaml")]) -> 
     active = [s.name for s in runs]
     problems = [p for s in runs for p in s.check_inputs(loaded)]
     if any(s.needs_numeric for s in runs):
-        try:  # imported once for every code stage, as a run does
-            load_user_code(loaded)
-        except UserCodeError as exc:
-            problems.append(str(exc))
+        # Imported once for every code stage, in a child process with the time limit, as a run does.
+        problems += check_user_code(loaded)
     if problems:
         raise _fail("\n".join(problems))
     typer.echo(f"{loaded.path}: valid")

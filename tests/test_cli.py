@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
+from auditor.core.output import read_report_state
 from tests.conftest import REPO, write_config, write_table
 
 runner = CliRunner()
@@ -287,3 +294,195 @@ def test_quiet_says_why_nothing_ran(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(sample / "audit.yaml"), "--only", "fitted_statistics", "-q"])
     assert result.exit_code == 2
     assert "fitted_statistics: skipped, the config has no `manifest`" in result.output
+
+
+# --- a run never leaves an earlier verdict looking current ---------------------------------------------------
+
+
+REPORT_FILES = ["report.html", "report.json", "report.md"]
+
+
+def clean_config(directory: Path, name: str = "audit.yaml") -> Path:
+    """A small manifest whose audit passes (exit 0) and writes json, markdown and html."""
+    write_table(directory / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    return write_config(directory, {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}}, name)
+
+
+@pytest.fixture(scope="session")
+def slow_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3M-row parquet manifest: auditing it takes seconds, long enough to be interrupted mid-run."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    directory = tmp_path_factory.mktemp("slow")
+    ids = np.arange(3_000_000)
+    table = pa.table(
+        {
+            "sample_id": ids,
+            "split": np.where(ids % 10 < 8, "train", "test"),
+            "writer": pc.cast(pa.array(ids // 10), pa.string()),
+            "label": ids % 7,
+        }
+    )
+    pq.write_table(table, directory / "big.parquet")
+    manifest = {"path": "big.parquet", "id": "sample_id", "split": "split"}
+    return write_config(directory, {"manifest": manifest, "keys": {"groups": ["writer"], "label": "label"}})
+
+
+def start_slow_run(config: Path, out: Path) -> subprocess.Popen[str]:
+    """Start `audit run` in a real process; return once its `running` marker has replaced the old reports."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor.cli", "run", str(config), "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A test run in the background inherits an ignored SIGINT; an interactive `audit run` does not.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError, ValueError):
+            running = json.loads((out / "report.json").read_text()).get("status") == "running"
+            if running and sorted(p.name for p in out.iterdir()) == ["report.json"]:
+                return proc
+        time.sleep(0.02)
+    proc.kill()
+    raise AssertionError(f"no running marker appeared: {proc.communicate()}")
+
+
+@pytest.fixture
+def passed_before(tmp_path: Path) -> Path:
+    """A report directory holding the json, markdown and html reports of a run that passed."""
+    out = tmp_path / "reports"
+    assert invoke("run", str(clean_config(tmp_path / "clean")), "--out", str(out)).exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == REPORT_FILES
+    return out
+
+
+def test_a_killed_run_leaves_a_running_marker_not_the_last_verdict(slow_config: Path, passed_before: Path) -> None:
+    proc = start_slow_run(slow_config, passed_before)
+    proc.kill()
+    proc.communicate()
+    assert sorted(p.name for p in passed_before.iterdir()) == ["report.json"]  # no old report.md or .html
+    data = json.loads((passed_before / "report.json").read_text())
+    assert data["status"] == "running" and "exit_code" not in data
+    assert data["pid"] == proc.pid and data["config_sha256"] == hashlib.sha256(slow_config.read_bytes()).hexdigest()
+    state = read_report_state(passed_before / "report.json")
+    assert not state.is_verdict and state.writer_alive is False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_sigint_exit_2_and_leave_an_interrupted_marker(
+    slow_config: Path, passed_before: Path, sig: signal.Signals
+) -> None:
+    proc = start_slow_run(slow_config, passed_before)
+    time.sleep(0.2)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2, stderr
+    assert f"interrupted by {sig.name}" in stderr and "Traceback" not in stderr
+    assert sorted(p.name for p in passed_before.iterdir()) == ["report.json"]  # no temp file either
+    data = json.loads((passed_before / "report.json").read_text())
+    assert data["status"] == "interrupted" and data["signal"] == sig.name and "exit_code" not in data
+
+
+def test_a_completed_run_says_so_and_carries_its_input_digests(tmp_path: Path) -> None:
+    config = clean_config(tmp_path)
+    assert invoke("run", str(config)).exit_code == 0
+    out = tmp_path / "audit-report"
+    assert sorted(p.name for p in out.iterdir()) == REPORT_FILES  # no temp file, no marker
+    data = json.loads((out / "report.json").read_text())
+    assert data["status"] == "completed" and data["exit_code"] == 0
+    assert data["config_sha256"] == hashlib.sha256(config.read_bytes()).hexdigest()
+    assert data["manifest"]["sha256"] and len(data["manifest"]["sha256"]) == 64
+    assert read_report_state(out / "report.json").is_verdict
+
+
+def test_the_next_run_removes_a_temp_file_left_by_a_dead_writer(tmp_path: Path) -> None:
+    config = clean_config(tmp_path)
+    out = tmp_path / "audit-report"
+    out.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    stale = out / f".report.json.{int(gone.stdout)}-{host}.q8w7e6.tmp"
+    stale.write_text('{"exit_code": 0')
+    assert invoke("run", str(config)).exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == REPORT_FILES
+
+
+def test_warns_when_replacing_a_report_made_from_another_config(tmp_path: Path) -> None:
+    first, second = clean_config(tmp_path, "first.yaml"), clean_config(tmp_path, "second.yaml")
+    out = tmp_path / "shared"
+    assert invoke("run", str(first), "--out", str(out)).stderr == ""
+    assert invoke("run", str(first), "--out", str(out)).stderr == ""  # the same inputs: nothing to say
+    result = invoke("run", str(second), "--out", str(out))
+    assert result.exit_code == 0
+    assert f"warning: {out / 'report.json'} was made from another config ({first})" in result.stderr
+    second.write_text(second.read_text() + "# edited\n")
+    assert "was made from another version of" in invoke("run", str(second), "--out", str(out)).stderr
+
+
+def test_a_failed_run_removes_its_marker_and_the_directory_it_created(tmp_path: Path) -> None:
+    config = clean_config(tmp_path)
+    config.write_text(config.read_text().replace("groups:\n  - w", "groups:\n  - writer"))
+    result = invoke("run", str(config), "--out", str(tmp_path / "new" / "reports"))
+    assert result.exit_code == 2 and "writer" in result.output
+    assert not (tmp_path / "new").exists()
+
+
+# --- bad command lines: one clear line, exit 2 ------------------------------------------------------------
+
+
+def test_a_reader_that_leaves_early_does_not_change_the_exit_code(sample: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the summary is printed, as with `| head -1`
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "auditor.cli", "run", str(sample), "-v", "--fail-on", "never"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert "BrokenPipe" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("option", "value"), [("--only", ""), ("--only", " , "), ("--format", "")])
+def test_an_empty_list_option_is_refused(sample: Path, option: str, value: str) -> None:
+    result = invoke("run", str(sample), option, value)
+    assert result.exit_code == 2
+    assert f"error: {option} {value!r}: expected one or more names" in result.output
+
+
+def test_a_bad_out_path_is_one_clear_line(sample: Path) -> None:
+    result = invoke("run", str(sample), "--out", "x" * 300)
+    assert result.exit_code == 2, result.output
+    assert "error: --out " in result.output and "Traceback" not in result.output
+    assert "a name in the path is longer than the file system allows (usually 255 bytes)" in result.output
+    result = invoke("run", str(sample), "--out", "reports\0x")
+    assert result.exit_code == 2 and "'--out'" in result.output and "null byte" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_nul_byte_in_report_out_dir_is_one_clear_line(sample: Path) -> None:
+    sample.write_text(sample.read_text().replace("out_dir: audit-report", 'out_dir: "audit\\0report"'))
+    result = invoke("run", str(sample))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{sample}:" in result.output and "report.out_dir 'audit\\x00report': a path cannot contain a NUL byte" in (
+        result.output
+    )
+
+
+def test_a_bad_config_path_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").symlink_to(tmp_path / "b.yaml")
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "a.yaml")
+    loop = invoke("run", str(tmp_path / "a.yaml"))
+    assert loop.exit_code == 2 and "a loop of symbolic links" in loop.output and "Traceback" not in loop.output
+    nul = invoke("run", str(tmp_path / "audit\0.yaml"))
+    assert nul.exit_code == 2 and "'config'" in nul.output and "null byte" in nul.output
+    assert "Traceback" not in nul.output

@@ -8,13 +8,15 @@ import os
 import re
 import types
 import typing
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.core.errors import ConfigError
+from auditor.core.paths import is_within, outside_message
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -196,6 +198,17 @@ class NumericSpec(_Section):
     optimizer: Reference | None = None
     softmax: Reference | None = None
     language_model: LanguageModelSpec | None = None
+    timeout_s: float = Field(
+        default=120,
+        gt=0,
+        description="seconds the user's code may run (in its own process, imports included) before it is killed",
+    )
+    memory_mb: int | None = Field(
+        default=None,
+        gt=0,
+        description="MiB of address space the user's code may add to its process (after torch is imported); "
+        "default: no limit",
+    )
 
     @field_validator("model", "batch", "loss", "optimizer", "softmax")
     @classmethod
@@ -239,6 +252,11 @@ class AuditConfig(_Section):
     )
     accept: list[AcceptSpec] = Field(default_factory=list)
     report: ReportSpec = Field(default_factory=ReportSpec)
+    roots: list[str] = Field(
+        default_factory=list,
+        description="folders outside the config's folder that input paths may resolve under (relative to the "
+        "config file); by default every input must lie under the config's folder",
+    )
 
     @model_validator(mode="after")
     def _needs_something(self) -> AuditConfig:
@@ -277,6 +295,23 @@ class AuditConfig(_Section):
                 add(f.label or self.keys.label, ("fitted", i, "label") if f.label else ("keys", "label"))
         return named
 
+    def input_paths(self) -> list[tuple[Loc, str]]:
+        """Every input path the config names literally (no glob), with where it is named."""
+        found: list[tuple[Loc, str]] = []
+        m = self.manifest
+        if m is not None and m.path is not None and not _GLOB_CHARS & set(m.path):
+            found.append((("manifest", "path"), m.path))
+        for split, p in (m.paths or {}).items() if m is not None else ():
+            if not _GLOB_CHARS & set(p):
+                found.append((("manifest", "paths", split), p))
+        found.extend((("fitted", i, "artifact"), f.artifact) for i, f in enumerate(self.fitted))
+        if self.numeric is not None:
+            found.extend((("numeric", "python_path", i), p) for i, p in enumerate(self.numeric.python_path))
+        return found
+
+
+_GLOB_CHARS = set("*?[")
+
 
 def compound_label(parts: list[str] | tuple[str, ...]) -> str:
     """How a compound key or value is written in reports and matched in `accept`."""
@@ -292,9 +327,41 @@ class LoadedConfig:
     base_dir: Path
     sha256: str | None
     document: YamlDocument | None = field(default=None, repr=False)
+    roots: tuple[Path, ...] = ()  # folders besides base_dir that inputs may resolve under (real paths)
+
+    @property
+    def allowed_roots(self) -> tuple[Path, ...]:
+        """The folders every input path must resolve under: the config's folder and each configured root."""
+        return (self.base_dir, *self.roots)
 
     def resolve(self, relative: str) -> Path:
+        """A path relative to the config's folder, unchecked: for outputs (the report directory) only."""
         return (self.base_dir / os.path.expanduser(relative)).resolve()
+
+    def resolve_input(self, relative: str, loc: Loc) -> Path:
+        """An input path named at ``loc``, resolved; ConfigError when it leaves the allowed roots."""
+        try:
+            path = self.resolve(relative)
+        except (ValueError, RuntimeError, OSError) as exc:  # a NUL byte, a symlink loop
+            raise ConfigError(
+                f"{self.locate(loc)}: {'.'.join(map(str, loc))}: cannot resolve {relative!r}: {exc}"
+            ) from None
+        if not is_within(path, self.allowed_roots):
+            raise ConfigError(
+                f"{self.locate(loc)}: {'.'.join(map(str, loc))}: {outside_message(relative, path, self.allowed_roots)}"
+            )
+        return path
+
+    def check_input_paths(self) -> None:
+        """Every literal input path the config names stays inside the roots; all violations in one error."""
+        problems = []
+        for loc, written in self.config.input_paths():
+            try:
+                self.resolve_input(written, loc)
+            except ConfigError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise ConfigError("\n".join(problems))
 
     def locate(self, loc: Loc) -> str:
         """'file:line:column' for a key path, as precise as the file allows."""
@@ -304,8 +371,11 @@ class LoadedConfig:
         return f"{self.path}:{pos.line}:{pos.column}" if pos else str(self.path)
 
 
-def load_config(path: str | Path) -> LoadedConfig:
-    """Read, parse and validate an audit.yaml; every problem is a ConfigError naming file:line:column."""
+def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedConfig:
+    """Read, parse and validate an audit.yaml; every problem is a ConfigError naming file:line:column.
+
+    ``roots`` are further folders inputs may resolve under (e.g. `--root`), relative to the working directory.
+    """
     p = Path(path).expanduser()
     resolved = p.resolve()
     if not resolved.is_file():
@@ -326,22 +396,47 @@ def load_config(path: str | Path) -> LoadedConfig:
         config = AuditConfig.model_validate(document.data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, document, AuditConfig)) from None
-    return LoadedConfig(
+    loaded = LoadedConfig(
         config=config,
         path=resolved,
         base_dir=resolved.parent,
         sha256=hashlib.sha256(raw).hexdigest(),
         document=document,
     )
+    return _with_roots(loaded, roots)
 
 
-def config_from_mapping(data: dict[str, Any], base_dir: Path | None = None) -> LoadedConfig:
+def config_from_mapping(
+    data: dict[str, Any], base_dir: Path | None = None, roots: Sequence[str | Path] = ()
+) -> LoadedConfig:
     """Validate a config given as Python data (a notebook, a test); paths resolve against base_dir."""
     try:
         config = AuditConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, None, AuditConfig)) from None
-    return LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None)
+    return _with_roots(LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None), roots)
+
+
+def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConfig:
+    """Add the config's `roots:` (relative to it) and ``extra`` (relative to the working directory), each an
+    existing folder, then check every literal input path against them."""
+    named = [
+        (loaded.base_dir / os.path.expanduser(r), f"{loaded.locate(('roots', i))}: roots[{i}] {r!r}")
+        for i, r in enumerate(loaded.config.roots)
+    ]
+    named += [(Path(r), f"--root {str(r)!r}") for r in extra]
+    for i, (given, where) in enumerate(named):
+        try:
+            path = given.expanduser().resolve()
+        except (ValueError, RuntimeError, OSError) as exc:  # a NUL byte, a symlink loop
+            raise ConfigError(f"{where}: cannot resolve: {exc}") from None
+        named[i] = (path, where)
+        if not path.is_dir():
+            raise ConfigError(f"{where}: {path} is not a directory; a root is a folder inputs may be read from")
+    roots = tuple(dict.fromkeys(path for path, _ in named if path != loaded.base_dir))
+    result = replace(loaded, roots=roots)
+    result.check_input_paths()
+    return result
 
 
 def format_validation_error(

@@ -23,5 +23,9 @@ class ReportWriteError(AuditError):
     """The report could not be written to its output directory."""
 
 
+class ReportReadError(AuditError):
+    """A report file is missing, unreadable, or not a verdict (a run still in progress or interrupted)."""
+
+
 class StageInputError(AuditError):
     """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors."""

@@ -120,10 +120,24 @@ class Summary(_Frozen):
     stages_errored: int
 
 
+class CapturedOutput(_Frozen):
+    """What the user's code wrote to stdout and stderr in its own process; each text is capped, the sizes are not."""
+
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = Field(default=0, description="bytes written to stdout (the text keeps its start and end)")
+    stderr_bytes: int = Field(default=0, description="bytes written to stderr (the text keeps its start and end)")
+
+
 class Report(_Frozen):
     """The whole audit: what was read, what each stage did, and the exit code it implies."""
 
     schema_version: str = SCHEMA_VERSION
+    status: Literal["completed"] = Field(
+        default="completed",
+        description="always 'completed' in a report; a report.json marker of a run without a verdict says "
+        "'running' or 'interrupted' and has no exit_code",
+    )
     tool_version: str
     generated_at: str
     config_path: str | None
@@ -133,6 +147,9 @@ class Report(_Frozen):
     stages: tuple[StageResult, ...]
     summary: Summary
     exit_code: int
+    user_output: CapturedOutput | None = Field(
+        default=None, description="the user's code's own output while the numeric stages ran (None: no code ran)"
+    )
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -54,6 +54,10 @@ class SplitRoles:
             return PairKind.HOLDOUT_HOLDOUT
         return PairKind.TRAIN_TRAIN
 
+    def involves_holdout(self, a: str, b: str) -> bool:
+        """Whether the pair touches a split the model is evaluated on: exempting it can hide a leak."""
+        return "holdout" in (self.role(a), self.role(b))
+
     def order(self, names: list[str]) -> list[str]:
         """Train splits first, then holdout, then the rest; declared order kept within each role."""
         rank = {"train": 0, "holdout": 1, "unknown": 2}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from auditor.core.paths import open_regular
+
 
 class TextFileError(Exception):
     """Why a text file could not be read; ``line`` is set when its bytes are not UTF-8."""
@@ -16,7 +18,8 @@ class TextFileError(Exception):
 def read_utf8(path: Path) -> tuple[bytes, str]:
     """The file's bytes and text (a UTF-8 byte-order mark dropped); TextFileError when unreadable or not UTF-8."""
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as fh:  # a FIFO or device is refused, never read (it would block)
+            raw = fh.read()
     except OSError as exc:
         raise TextFileError(f"cannot read: {exc.strerror}") from None
     try:

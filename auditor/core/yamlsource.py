@@ -36,17 +36,93 @@ class YamlDocument:
         return None
 
 
+# A config needs a few anchors at most; these bounds stop an alias bomb ("billion laughs") while
+# composing, before anything walks or validates the expanded document.
+MAX_ALIASES = 100
+MAX_EXPANDED_NODES = 100_000
+
+
 def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """The safe loader, counting alias uses and the node count of the document with aliases expanded."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        super().__init__(text)
+        self._path = path
+        self._aliases = 0
+        self._expanded = 0
+        # expanded size of each finished node, by identity; an anchor missing here is still open
+        self._sizes: dict[int, int] = {}
+
+    def _reject(self, mark: yaml.Mark, reason: str) -> ConfigError:
+        return ConfigError(f"{self._path}:{mark.line + 1}:{mark.column + 1}: {reason}")
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            target = self.anchors.get(event.anchor)
+            if target is None:  # undefined alias: the composer's own error says so
+                return super().compose_node(parent, index)
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise self._reject(
+                    event.start_mark,
+                    f"too many YAML aliases (*{event.anchor} is use number {self._aliases}); "
+                    f"a config may use at most {MAX_ALIASES}",
+                )
+            size = self._sizes.get(id(target))
+            if size is None:
+                raise self._reject(
+                    event.start_mark,
+                    f"YAML alias *{event.anchor} refers to the node that contains it; "
+                    "expected an alias to a finished node, not a recursive structure",
+                )
+            self._count(event.start_mark, size, f"alias *{event.anchor}")
+            return super().compose_node(parent, index)
+        start = self.peek_event().start_mark
+        node = super().compose_node(parent, index)
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in children)
+        self._count(start, 1, "node")
+        return node
+
+    def _count(self, mark: yaml.Mark, size: int, what: str) -> None:
+        self._expanded += size
+        if self._expanded > MAX_EXPANDED_NODES:
+            raise self._reject(
+                mark,
+                f"the document grows past {MAX_EXPANDED_NODES:,} nodes once aliases are expanded "
+                f"(at this {what}); expected a config of ordinary size",
+            )
+
+
 def load_yaml(path: Path, text: str) -> YamlDocument:
     """Parse ``text`` with the safe loader; duplicate keys are errors, as they are almost always typos."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = _BoundedLoader(path, text)
+    except yaml.reader.ReaderError as exc:  # a control character: the reader refuses the text up front
+        before = text[: exc.position]
+        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        raise ConfigError(
+            f"{path}:{line}:{column}: character {chr(exc.character)!r} (U+{exc.character:04X}) is not allowed in "
+            "YAML; expected printable text"
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return YamlDocument(path, None, {})
+        # Walk before constructing: merge keys (<<) are flattened into the node by construction, and
+        # an override of a merged key is not a duplicate.
+        positions: dict[Loc, Position] = {}
+        _walk(path, node, (), positions)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -58,8 +134,6 @@ def load_yaml(path: Path, text: str) -> YamlDocument:
         raise ConfigError(f"{path}: YAML error: {exc}") from None
     finally:
         loader.dispose()
-    positions: dict[Loc, Position] = {}
-    _walk(path, node, (), positions)
     return YamlDocument(path, data, positions)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 from auditor.core.config import FittedSpec
 from auditor.core.errors import StageInputError
+from auditor.core.paths import not_regular
 from auditor.core.textfile import TextFileError, read_utf8
 
 PICKLED = {".pkl", ".pickle", ".joblib", ".pt", ".pth", ".sav", ".dill"}
@@ -49,6 +51,24 @@ EXPORT_HINT = (
 )
 
 
+EXAMPLE_CHARS = 80  # longest artifact value a report or message quotes
+EXAMPLE_COUNT = 8  # most artifact values a message lists
+
+
+def clip(value: Any, limit: int = EXAMPLE_CHARS) -> Any:
+    """A value as a report quotes it: text longer than ``limit`` characters is cut, ending in an ellipsis."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    return value
+
+
+def listed(values: Sequence[Any]) -> str:
+    """A few values of an artifact for a message, each clipped: an artifact's content is not copied whole."""
+    shown = [repr(clip(str(v))) for v in values[:EXAMPLE_COUNT]]
+    more = f", … ({len(values) - EXAMPLE_COUNT} more)" if len(values) > EXAMPLE_COUNT else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
 class ArtifactError(StageInputError):
     """An artifact file that cannot be read as the kind its config entry names."""
 
@@ -76,9 +96,9 @@ def load_artifact(path: Path, spec: FittedSpec, named_at: str) -> Artifact:
             f"{path}: {where} is a pickle ({suffix}). Loading a pickle runs code stored in the file, so an audit "
             f"never does it. {EXPORT_HINT}"
         )
-    if not path.is_file():
-        what = "is a directory" if path.is_dir() else "not found"
-        raise ArtifactError(f"{path}: {where}: artifact {what} (paths are relative to the config file)")
+    reason = not_regular(path)  # a FIFO or device would block the read: refused before it is opened
+    if reason is not None:
+        raise ArtifactError(f"{path}: {where}: artifact {reason} (paths are relative to the config file)")
     try:
         _, text = read_utf8(path)
     except TextFileError as exc:
@@ -104,6 +124,31 @@ def _parse_json(path: Path, text: str, where: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"{path}:{exc.lineno}:{exc.colno}: {where}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        line, column = _too_deep(text)
+        raise ArtifactError(
+            f"{path}:{line}:{column}: {where}: JSON nested more than {MAX_JSON_DEPTH} levels deep here; expected "
+            "an artifact of flat lists and objects (a few levels at most)"
+        ) from None
+
+
+MAX_JSON_DEPTH = 100  # where a too-deep artifact is pointed at; real artifacts nest a few levels
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Line and column (1-based) where JSON nesting first exceeds MAX_JSON_DEPTH (cold path: after a failure)."""
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                at = match.start()
+                line = text.count("\n", 0, at) + 1
+                return line, at - (text.rfind("\n", 0, at) + 1) + 1
+        elif token in "]}":
+            depth -= 1
+    return 1, 1
 
 
 class _Reader:
@@ -182,7 +227,7 @@ class _Reader:
         other = sorted({k for k in ("standardize", "minmax", "impute") for key in keys if _stat_of(key) in KIND_STATS[k]
                         and _stat_of(key) != "count" and k != self.spec.kind})  # fmt: skip
         hint = f"; its keys look like kind {' or '.join(other)}: is `kind` right?" if other else ""
-        shown = (", ".join(keys[:8]) + (" ..." if len(keys) > 8 else "")) or "no keys"
+        shown = (", ".join(clip(k) for k in keys[:8]) + (" ..." if len(keys) > 8 else "")) or "no keys"
         return f"no {self.spec.kind} statistics found (expected {expected}; the file has {shown}){hint}"
 
     def _numeric_rows(
@@ -192,7 +237,9 @@ class _Reader:
         stats: dict[str, list[Any]] = {s: [] for s in wanted}
         for column, values in rows:
             if not isinstance(values, dict):
-                raise self.fail(f"column '{column}': expected an object of statistics, got {type(values).__name__}")
+                raise self.fail(
+                    f"column '{clip(str(column))}': expected an object of statistics, got {type(values).__name__}"
+                )
             names.append(str(column))
             for stat in wanted:
                 found = _first(values, STAT_NAMES[stat])
@@ -201,18 +248,20 @@ class _Reader:
         for stat, values in present.items():
             missing = [n for n, v in zip(names, values, strict=True) if v is None]
             if missing:
-                raise self.fail(f"'{STAT_NAMES[stat][1]}' is given for some columns but not for {missing}", line)
+                raise self.fail(
+                    f"'{STAT_NAMES[stat][1]}' is given for some columns but not for {listed(missing)}", line
+                )
         if not set(present) - {"count"}:
             keys = list(dict.fromkeys(k for _, v in rows if isinstance(v, dict) for k in v))
             raise self.fail(self._none_found(wanted, keys), line)
         return self._aligned(names, present, strategy)
 
     def _value(self, value: Any, key: str, stat: str, column: str | None = None) -> Any:
-        at = f"column '{column}': " if column else ""
+        at = f"column '{clip(column)}': " if column else ""
         if stat == "fill" and isinstance(value, str):
             return value  # most_frequent / constant imputers fill text columns too
         if isinstance(value, bool) or (not isinstance(value, int | float) and value is not None):
-            raise self.fail(f"{at}`{key}` holds {value!r}; expected a number")
+            raise self.fail(f"{at}`{key}` holds {clip(repr(value))}; expected a number")
         if value is None:
             return math.nan if stat != "count" else None
         return float(value)
@@ -249,7 +298,8 @@ class _Reader:
         missing = [c for c in self.columns if c not in names]
         if extra:
             raise self.fail(
-                f"the artifact has column(s) {extra} that the config does not list in `columns` {list(self.columns)}; "
+                f"the artifact has column(s) {listed(extra)} that the config does not list in `columns` "
+                f"{list(self.columns)}; "
                 "list them (and they must be manifest columns) or check that this is the right artifact"
             )
         if missing:
@@ -310,7 +360,7 @@ class _Reader:
             if isinstance(value, dict):
                 value = value.get("categories", value.get("classes"))
             if not isinstance(value, list):
-                raise self.fail(f"column '{column}': expected a list of categories")
+                raise self.fail(f"column '{clip(str(column))}': expected a list of categories")
             lists[str(column)] = value
         return self._categories_by_name(lists)
 
@@ -341,7 +391,7 @@ class _Reader:
         extra = [n for n in names if n not in self.columns]
         if extra:
             raise self.fail(
-                f"selected column(s) {extra} are not among the candidates the config lists in `columns` "
+                f"selected column(s) {listed(extra)} are not among the candidates the config lists in `columns` "
                 f"{list(self.columns)}"
             )
         if not names:
@@ -380,7 +430,9 @@ class _Reader:
         strategy_at = lower.index("strategy") if "strategy" in lower else None
         if not stat_at:
             expected = " or ".join(STAT_NAMES[s][1] for s in wanted)
-            raise self.fail(f"the header {header} names no statistic; expected a column {expected}", header_line)
+            raise self.fail(
+                f"the header {listed(header)} names no statistic; expected a column {expected}", header_line
+            )
         records = []
         strategies = set()
         for line, r in body:
@@ -407,7 +459,9 @@ class _Reader:
         except ValueError:
             if stat == "fill":
                 return cell
-            raise self.fail(f"column {at + 1} ('{header}'): expected a number, got {cell!r}", line) from None
+            raise self.fail(
+                f"column {at + 1} ('{clip(header)}'): expected a number, got {clip(repr(cell))}", line
+            ) from None
 
     def _column(self, lower: list[str], names: Sequence[str], line: int, default_first: bool = False) -> int:
         for name in names:
@@ -415,7 +469,7 @@ class _Reader:
                 return lower.index(name)
         if default_first or len(lower) == 1:
             return 0
-        raise self.fail(f"the header {lower} has no column {' / '.join(names)}", line)
+        raise self.fail(f"the header {listed(lower)} has no column {' / '.join(names)}", line)
 
     def from_lines(self, text: str) -> Artifact:
         # One entry a line, as vocab.txt is written; a token may be a space, so only the newline is cut.

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.core.findings import Table
-from auditor.fitted.artifacts import Artifact
+from auditor.fitted.artifacts import Artifact, clip
 from auditor.fitted.fitstats import GroupOrder, Moments, RowSet, median_of, most_frequent, most_frequent_number
 
 # Relative error a float32 value carries (2 ulp): an artifact saved in float32 still matches.
@@ -94,7 +94,7 @@ class NumericMatcher:
         for stat, got in artifact.stats.items():
             for j, column in enumerate(artifact.columns):
                 cells = [number(verdict.fits[rs.name].expected[stat][j]) for rs in rowsets]
-                rows.append((column, stat, number(got[j]), *cells))
+                rows.append((column, stat, clip(number(got[j])), *cells))  # a text fill value is quoted, clipped
         chosen = [v for v in ref.conventions.values() if v and v not in ("mean", "min", "max", "fill")]
         conventions = ", ".join(dict.fromkeys([*chosen, _HANDLING[ref.handling]]))
         return Table(

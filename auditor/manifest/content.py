@@ -1,14 +1,21 @@
-"""sha256 of the files a manifest points to: streamed, on both cores, cached by path, size and mtime.
+"""sha256 of the files a manifest points to: streamed, on both cores, cached by what stat says of each file.
 
-The cache is a small SQLite file, so a second audit of an unchanged data set reads no file bytes.
+The cache is a small SQLite file, so a second audit of an unchanged data set reads no file bytes. An entry
+is trusted only when the file's device, inode, size, mtime and ctime all match (ctime cannot be set back
+by `touch -r` or os.utime) and the file had not changed for a while when the entry was made: a file changed
+within the timestamps' resolution of that moment could change again unseen, so it is hashed anyway (git's
+"racy" rule). A stale, foreign or corrupt cache costs time, never a wrong digest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import sqlite3
 import sys
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,8 +24,22 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
+from auditor.core.paths import kind_of, open_regular
+
 _BLOCK = 1 << 20
 _PROGRESS_BYTES = 256 << 20  # show a progress bar only when there is this much to read
+CACHE_FILE = "content-sha256.sqlite"
+_SCHEMA = 2  # PRAGMA user_version of the cache; any other value means the cache is rebuilt
+_COLUMNS = ("path", "dev", "ino", "size", "mtime_ns", "ctime_ns", "observed_ns", "sha256", "seal")
+# Coarse file-system clocks (FAT: 2 s) and clock skew between a file server and this machine: a file
+# whose mtime or ctime is this close to the moment it was looked at may change without its stat changing.
+RACY_NS = 2_000_000_000
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _now_ns() -> int:
+    """Wall-clock time, comparable with file timestamps (a function so tests can move time forward)."""
+    return time.time_ns()
 
 
 @dataclass(frozen=True)
@@ -28,6 +49,7 @@ class Digests:
     digests: list[str | None]
     failures: dict[str, str]  # path -> reason
     read_bytes: int  # bytes hashed now (0 when everything came from the cache)
+    cache_note: str | None = None  # why the cache was rebuilt or not used, if it was not as expected
 
 
 def default_cache_dir() -> Path:
@@ -47,40 +69,149 @@ def cache_dir_from(option: str | None, base_dir: Path) -> Path | None:
 
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device swapped in after the stat is refused, not read
         while block := fh.read(_BLOCK):
             h.update(block)  # hashlib releases the GIL on large blocks, so two threads use two cores
     return h.hexdigest()
 
 
+@dataclass(frozen=True)
+class _Entry:
+    """One cache row: what stat said of the file when it was hashed, when that was, and the digest."""
+
+    path: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    observed_ns: int  # the clock just before the file was stat'ed and read
+    sha256: str
+
+    @classmethod
+    def of(cls, path: str, st: os.stat_result, observed_ns: int, sha256: str) -> _Entry:
+        return cls(path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, observed_ns, sha256)
+
+    def seal(self) -> str:
+        """A checksum of the row, so a flipped byte in the cache file is a miss, not a wrong digest."""
+        fields = (self.path, self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns, self.observed_ns)
+        text = "\x1f".join(str(v) for v in (*fields, self.sha256))
+        return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+    def row(self) -> tuple[str | int, ...]:
+        return (
+            self.path,
+            self.dev,
+            self.ino,
+            self.size,
+            self.mtime_ns,
+            self.ctime_ns,
+            self.observed_ns,
+            self.sha256,
+            self.seal(),
+        )
+
+    def vouches_for(self, st: os.stat_result) -> bool:
+        """Whether this entry's digest is the file's: the same stat, and not changed near the observation."""
+        same = (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+        )
+        settled = max(st.st_mtime_ns, st.st_ctime_ns) < self.observed_ns - RACY_NS
+        return same and settled and _HEX64.fullmatch(self.sha256) is not None
+
+
 class _Cache:
+    """The SQLite digest cache; every failure of it turns into a miss and, at most, a note."""
+
     def __init__(self, directory: Path | None) -> None:
         self.db: sqlite3.Connection | None = None
+        self.file: Path | None = None
+        self.note: str | None = None
         if directory is None:
             return
+        self.file = directory / CACHE_FILE
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(directory / "content-sha256.sqlite", check_same_thread=False)
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS digest (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT)"
-            )
-        except (OSError, sqlite3.Error):
-            self.db = None  # an unusable cache only costs time, never the audit
+            self.db = self._open(self.file)
+        except sqlite3.OperationalError as exc:  # locked, read-only, full: use no cache this time
+            self._give_up(f"digest cache {self.file} not used ({exc})")
+        except sqlite3.DatabaseError as exc:  # not a database, or a damaged one: start afresh
+            self._give_up(f"digest cache {self.file} was unreadable ({exc}) and is rebuilt", remove=True)
+            try:
+                self.db = self._open(self.file)
+            except (OSError, sqlite3.Error):
+                self._give_up(f"digest cache {self.file} was unreadable and could not be rebuilt")
+        except OSError as exc:
+            self._give_up(f"digest cache {self.file} not used ({exc.strerror or exc})")
 
-    def get(self, path: str, size: int, mtime_ns: int) -> str | None:
+    def _open(self, file: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(file, timeout=5, check_same_thread=False)
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            columns = tuple(row[1] for row in db.execute("PRAGMA table_info(digest)"))
+            if version != _SCHEMA or columns != _COLUMNS:
+                if columns:
+                    self.note = f"digest cache {file} had another layout and is rebuilt"
+                with db:
+                    db.execute("DROP TABLE IF EXISTS digest")
+                    db.execute(
+                        "CREATE TABLE digest (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
+                        "mtime_ns INTEGER, ctime_ns INTEGER, observed_ns INTEGER, sha256 TEXT, seal TEXT)"
+                    )
+                    db.execute(f"PRAGMA user_version = {_SCHEMA}")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _give_up(self, note: str, remove: bool = False) -> None:
+        self.note = note
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        if remove and self.file is not None:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    Path(str(self.file) + suffix).unlink(missing_ok=True)
+
+    def get(self, path: str, st: os.stat_result) -> str | None:
+        """The cached digest of ``path`` when the entry vouches for the file as ``st`` describes it."""
         if self.db is None:
             return None
-        row = self.db.execute("SELECT size, mtime_ns, sha256 FROM digest WHERE path = ?", (path,)).fetchone()
-        return row[2] if row and row[0] == size and row[1] == mtime_ns else None
+        try:
+            row = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM digest WHERE path = ?", (path,)).fetchone()
+        except sqlite3.OperationalError as exc:
+            self._give_up(f"digest cache {self.file} not used ({exc})")
+            return None
+        except sqlite3.DatabaseError as exc:
+            self._give_up(f"digest cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
+            return None
+        if row is None:
+            return None
+        try:
+            entry = _Entry(*row[:-1])
+            trusted = isinstance(row[-1], str) and entry.seal() == row[-1] and entry.vouches_for(st)
+        except (TypeError, ValueError):
+            return None
+        return entry.sha256 if trusted else None
 
-    def put(self, entries: list[tuple[str, int, int, str]]) -> None:
+    def put(self, entries: list[_Entry]) -> None:
         if self.db is None or not entries:
             return
         try:
             with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO digest VALUES (?, ?, ?, ?)", entries)
-        except sqlite3.Error:
-            pass
+                self.db.executemany(
+                    f"INSERT OR REPLACE INTO digest VALUES ({', '.join('?' * len(_COLUMNS))})",
+                    [e.row() for e in entries],
+                )
+        except sqlite3.OperationalError:
+            pass  # busy or read-only: the digests are right, only the next run is slower
+        except sqlite3.DatabaseError as exc:
+            self._give_up(f"digest cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
 
     def close(self) -> None:
         if self.db is not None:
@@ -92,7 +223,9 @@ def hash_files(paths: Sequence[Path], cache_dir: Path | None, workers: int = 2) 
     cache = _Cache(cache_dir)
     digests: list[str | None] = [None] * len(paths)
     failures: dict[str, str] = {}
-    todo: list[tuple[int, Path, int, int]] = []
+    todo: list[tuple[int, Path, os.stat_result]] = []
+    # Taken before any stat: an entry claims no more than "the file was like this at or after this moment".
+    observed = _now_ns()
     try:
         for i, path in enumerate(paths):
             try:
@@ -103,39 +236,40 @@ def hash_files(paths: Sequence[Path], cache_dir: Path | None, workers: int = 2) 
             except OSError as exc:
                 failures[str(path)] = exc.strerror or str(exc)
                 continue
-            if not path.is_file():
-                failures[str(path)] = "not a regular file"
+            kind = kind_of(st.st_mode)
+            if kind is not None:
+                failures[str(path)] = f"{kind}, not a regular file"
                 continue
-            cached = cache.get(str(path), st.st_size, st.st_mtime_ns)
+            cached = cache.get(str(path), st)
             if cached is not None:
                 digests[i] = cached
             else:
-                todo.append((i, path, st.st_size, st.st_mtime_ns))
-        total = sum(size for _, _, size, _ in todo)
-        fresh: list[tuple[str, int, int, str]] = []
+                todo.append((i, path, st))
+        total = sum(st.st_size for _, _, st in todo)
+        fresh: list[_Entry] = []
         with _progress(total) as progress:
             task = progress.add_task("hashing content", total=total)
 
-            def work(item: tuple[int, Path, int, int]) -> tuple[int, str | None, str | None]:
-                i, path, size, _ = item
+            def work(item: tuple[int, Path, os.stat_result]) -> tuple[int, str | None, str | None]:
+                i, path, st = item
                 try:
                     return i, _sha256(path), None
                 except OSError as exc:
                     return i, None, exc.strerror or str(exc)
                 finally:
-                    progress.advance(task, size)
+                    progress.advance(task, st.st_size)
 
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                for (i, path, size, mtime), (_, digest, error) in zip(todo, pool.map(work, todo), strict=True):
+                for (i, path, st), (_, digest, error) in zip(todo, pool.map(work, todo), strict=True):
                     if digest is None:
                         failures[str(path)] = error or "unreadable"
                     else:
                         digests[i] = digest
-                        fresh.append((str(path), size, mtime, digest))
+                        fresh.append(_Entry.of(str(path), st, observed, digest))
         cache.put(fresh)
     finally:
         cache.close()
-    return Digests(digests, failures, total)
+    return Digests(digests, failures, total, cache.note)
 
 
 def _progress(total: int) -> Progress:

@@ -20,7 +20,8 @@ import pyarrow.dataset
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from auditor.core.errors import ManifestError
+from auditor.core.errors import ConfigError, ManifestError
+from auditor.core.paths import is_within, not_regular, outside_message
 
 FORMATS = {
     ".csv": "csv",
@@ -42,8 +43,22 @@ def detect_format(path: Path) -> str | None:
     return FORMATS.get(suffixes[-1]) if suffixes else None
 
 
-def expand(pattern: str, base_dir: Path, named_by: str) -> list[Path]:
-    """The files a manifest path names: a file, a directory of parquet shards, or a glob."""
+def expand(pattern: str, base_dir: Path, named_by: str, roots: Sequence[Path]) -> list[Path]:
+    """The files a manifest path names: a file, a directory of parquet shards, or a glob.
+
+    Each must resolve under one of ``roots`` (ConfigError otherwise) and be a regular file.
+    """
+    files = _expand(pattern, base_dir, named_by)
+    for f in files:
+        if not is_within(f, roots):
+            raise ConfigError(f"{named_by}: manifest {outside_message(pattern, f, roots)}")
+        reason = not_regular(f)
+        if reason is not None:
+            raise ManifestError(f"{named_by}: manifest {f} {reason}; expected a .csv, .tsv, .parquet or .jsonl file")
+    return files
+
+
+def _expand(pattern: str, base_dir: Path, named_by: str) -> list[Path]:
     candidate = (base_dir / Path(pattern).expanduser()).resolve()
     if _GLOB_CHARS & set(pattern):
         matches = sorted(
@@ -98,7 +113,50 @@ def read_files(
         else _read_jsonl(f, columns)
         for f in files
     ]
-    return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    return tables[0] if len(tables) == 1 else unify_tables(list(zip(files, tables, strict=True)))
+
+
+def unify_tables(parts: Sequence[tuple[Path, pa.Table]]) -> pa.Table:
+    """Concatenate tables read from different files whose columns may differ in type.
+
+    A value means the same whatever file it came from: when one file has id 1 (a number) and another "1"
+    (text), the column is read as text in every file, so the two are the same id. Integers and floats
+    become floats; any other mix becomes text (numbers in their shortest form: 1, 2.5, 1e+20).
+    """
+    if len(parts) == 1:
+        return parts[0][1]
+    names = parts[0][1].column_names
+    targets: dict[str, pa.DataType] = {}
+    for name in names:
+        families = {_type_family(_value_type(t[name].type)) for _, t in parts}
+        if len(families) > 1:
+            targets[name] = pa.float64() if families <= {"integer", "float"} else pa.string()
+    tables = []
+    for path, table in parts:
+        cols = []
+        for name in names:
+            col = table[name]
+            if name in targets and col.type != targets[name]:
+                try:
+                    col = _undictionary(col).cast(targets[name])
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    first = next(
+                        t[name].type
+                        for _, t in parts
+                        if _type_family(_value_type(t[name].type)) != (_type_family(_value_type(col.type)))
+                    )
+                    raise ManifestError(
+                        f"{path}: column '{name}' holds {col.type} values, but {first} in another manifest file; "
+                        "expected one text, number or time value per row in every file"
+                    ) from None
+            cols.append(col)
+        tables.append(pa.table(cols, names=names))
+    like = tables[0].schema
+    return pa.concat_tables([_plain_types(t, like) for t in tables], promote_options="permissive")
+
+
+def _value_type(t: pa.DataType) -> pa.DataType:
+    return t.value_type if pa.types.is_dictionary(t) else t
 
 
 def missing_columns(path: Path, available: Sequence[str], wanted: Sequence[str]) -> None:
@@ -126,10 +184,7 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
     """The columns of one manifest file, read from its header or footer only (for `audit validate`)."""
     kind = fmt or detect_format(path)
     if kind == "parquet":
-        try:
-            return list(pq.read_schema(path).names)
-        except (pa.ArrowException, OSError) as exc:
-            raise ManifestError(f"{path}: not a readable parquet file: {exc}") from None
+        return list(_parquet_schema(path).names)
     if kind in ("csv", "tsv"):
         return _header(path, "\t" if kind == "tsv" else ",")
     if kind == "jsonl":
@@ -143,26 +198,27 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
 # -- parquet -------------------------------------------------------------------------------------------
 
 
+def _parquet_schema(path: Path) -> pa.Schema:
+    """The file's schema; column names must be unique, as a CSV header's must (which one would be meant?)."""
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ManifestError(f"{path}: not a readable parquet file: {exc}") from None
+    seen: dict[str, int] = {}
+    for i, name in enumerate(schema.names, start=1):
+        if name in seen:
+            raise ManifestError(
+                f"{path}: duplicate column name '{name}' (columns {seen[name]} and {i}); column names must be unique"
+            )
+        seen[name] = i
+    return schema
+
+
 def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Sequence[str]) -> pa.Table:
     schemas: list[pa.Schema] = []
     for f in files:
-        try:
-            schemas.append(pq.read_schema(f))
-        except (pa.ArrowException, OSError) as exc:
-            raise ManifestError(f"{f}: not a readable parquet file: {exc}") from None
+        schemas.append(_parquet_schema(f))
         missing_columns(f, schemas[-1].names, columns)
-    for col in columns:
-        types: dict[str, tuple[Path, pa.DataType]] = {}
-        for f, s in zip(files, schemas, strict=True):
-            t = s.field(col).type
-            t = t.value_type if pa.types.is_dictionary(t) else t
-            types.setdefault(_type_family(t), (f, t))
-        if len(types) > 1:
-            (f1, t1), (f2, t2) = list(types.values())[:2]
-            raise ManifestError(
-                f"column '{col}' has mixed types across parquet shards: {t1} in {f1} but {t2} in {f2}; "
-                "write it with one type (e.g. cast ids to string) in every shard"
-            )
     tables = []
     for f, s in zip(files, schemas, strict=True):
         as_dict = [
@@ -174,10 +230,8 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
         tables.append(t)
-    if len(tables) == 1:
-        return tables[0]
-    # Shards may disagree on string vs large_string or on dictionary encoding; unify before concatenating.
-    return pa.concat_tables([_plain_types(t, tables[0].schema) for t in tables], promote_options="permissive")
+    # Shards may disagree on string vs large_string, dictionary encoding, or number vs text.
+    return unify_tables(list(zip(files, tables, strict=True)))
 
 
 def _plain_types(table: pa.Table, like: pa.Schema) -> pa.Table:
@@ -232,7 +286,10 @@ def _header(path: Path, delimiter: str) -> list[str]:
         raise ManifestError(
             f"{path}:1:{exc.start + 1}: the header is not UTF-8 (byte 0x{first[exc.start]:02x}); save the file as UTF-8"
         ) from None
-    names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
+    try:
+        names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
+    except csv.Error as exc:  # e.g. a header field over the csv module's size limit
+        raise ManifestError(f"{path}:1: cannot parse the header: {exc}") from None
     seen: dict[str, int] = {}
     for i, name in enumerate(names, start=1):
         if name in seen:
@@ -261,14 +318,35 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
         null_values=[""],
     )
     parse = pacsv.ParseOptions(delimiter=delimiter)
-    try:
-        table = pacsv.read_csv(str(path), parse_options=parse, convert_options=convert)
-    except pa.ArrowInvalid as exc:
-        raise ManifestError(_locate_csv_problem(path, delimiter, len(names), str(exc))) from None
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read: {exc}") from None
+    block = _CSV_BLOCK
+    while True:
+        try:
+            table = pacsv.read_csv(
+                str(path),
+                read_options=pacsv.ReadOptions(block_size=block),
+                parse_options=parse,
+                convert_options=convert,
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            # A row longer than a block (a cell of several MB) is valid CSV: read again with bigger blocks.
+            if "straddl" in str(exc) and block < _CSV_MAX_BLOCK:
+                block = min(block * 8, _CSV_MAX_BLOCK)
+                continue
+            if "straddl" in str(exc):
+                raise ManifestError(
+                    f"{path}: a row is longer than {_CSV_MAX_BLOCK >> 20} MB; expected a manifest of ids, "
+                    "splits and keys (put large content in files and name them with keys.content_path)"
+                ) from None
+            raise ManifestError(_locate_csv_problem(path, delimiter, len(names), str(exc))) from None
+        except OSError as exc:
+            raise ManifestError(f"{path}: cannot read: {exc}") from None
     _reject_repeated_header(path, table, columns)
     return table
+
+
+_CSV_BLOCK = 1 << 20  # pyarrow's default
+_CSV_MAX_BLOCK = 1 << 28  # largest row read: 256 MB
 
 
 def _locate_csv_problem(path: Path, delimiter: str, width: int, arrow_message: str) -> str:
@@ -285,9 +363,12 @@ def _locate_csv_problem(path: Path, delimiter: str, width: int, arrow_message: s
     with _open_text(path) as stream:
         text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
         reader = csv.reader(text, delimiter=delimiter)
-        for row in reader:
-            if row and len(row) != width:
-                return f"{path}:{reader.line_num}: expected {width} fields like the header, found {len(row)}"
+        try:
+            for row in reader:
+                if row and len(row) != width:
+                    return f"{path}:{reader.line_num}: expected {width} fields like the header, found {len(row)}"
+        except csv.Error as exc:  # e.g. a field over the csv module's size limit
+            return f"{path}:{reader.line_num + 1}: cannot parse: {exc}"
     return f"{path}: cannot parse: {arrow_message}"
 
 

@@ -56,6 +56,8 @@ def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tu
         rows = np.flatnonzero(candidate)
         codes, values = encode_column(column.take(pa.array(rows)), blank_is_missing)
     present = codes >= 0
+    if not present.any():  # every candidate was blank (missing): nothing repeats
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
     counts = np.bincount(codes[present], minlength=int(codes.max(initial=-1)) + 1)
     truly = present & (counts[np.maximum(codes, 0)] > 1)
     return rows[truly], codes[truly].astype(np.int64), values

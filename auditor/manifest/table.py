@@ -13,13 +13,22 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.core.config import LoadedConfig, compound_label
-from auditor.core.errors import ManifestError
+from auditor.core.errors import ManifestError, StageInputError
+from auditor.core.paths import ROOTS_HINT, is_under, open_regular
 from auditor.manifest.content import Digests, hash_files
 from auditor.manifest.groupcounts import GroupSplitCounts, group_split_counts
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
-from auditor.manifest.readers import MissingColumnsError, column_names, expand, missing_columns, read_files
+from auditor.manifest.readers import (
+    MissingColumnsError,
+    column_names,
+    expand,
+    missing_columns,
+    read_files,
+    unify_tables,
+)
 from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.spelling import Variants, spelling_variants
 
 SPLIT_COLUMN = "__split__"
 _SAMPLE_ROWS = 50_000
@@ -39,10 +48,14 @@ class Manifest:
     stages may `prefetch` it so that the work of several stages runs on all cores at once.
     """
 
-    def __init__(self, table: pa.Table, files: Sequence[Path], id_column: str | None) -> None:
+    def __init__(
+        self, table: pa.Table, files: Sequence[Path], id_column: str | None, roots: Sequence[Path] = ()
+    ) -> None:
         self.table = table
         self.files = tuple(files)
         self.id_column = id_column
+        # Folders the files a content column names must resolve under (default: the manifest's own folders).
+        self.roots = tuple(roots) or tuple(dict.fromkeys(f.resolve().parent for f in self.files))
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
         self._pool: ThreadPoolExecutor | None = None
@@ -114,10 +127,30 @@ class Manifest:
         key = single_key(column, codes, values)
         names = key.labels(np.arange(key.n_values))
         base = self.files[0].parent
-        digests = hash_files([(base / name).resolve() for name in names], cache_dir)
+        paths = [(base / name).resolve() for name in names]
+        self._refuse_outside(column, key, names, paths)
+        digests = hash_files(paths, cache_dir)
         per_value = pa.array(digests.digests, pa.string())
         codes = pa.array(key.codes, mask=key.codes < 0)
         return per_value.take(codes), digests, names
+
+    def _refuse_outside(self, column: str, key: KeyCodes, names: list[str], paths: list[Path]) -> None:
+        """StageInputError naming the rows whose file resolves outside the roots: such files are never read."""
+        outside = [i for i, p in enumerate(paths) if not is_under(p, self.roots)]  # paths are resolved
+        if not outside:
+            return
+        rows = np.flatnonzero(np.isin(key.codes, outside))
+        shown = "; ".join(f"'{names[i]}' resolves to {paths[i]}" for i in outside[:5])
+        more = f" (and {len(outside) - 5} more)" if len(outside) > 5 else ""
+        ids = ", ".join(str(i) for i in self.ids(rows[:10])) + (" ..." if len(rows) > 10 else "")
+        raise StageInputError(
+            f"{self.files[0]}: column '{column}' names {len(outside)} file(s) outside the folders an audit may read "
+            f"({', '.join(str(r) for r in self.roots)}), in {len(rows)} row(s) with {self._id_label()} {ids}: "
+            f"{shown}{more}. They are not read: {ROOTS_HINT}"
+        )
+
+    def _id_label(self) -> str:
+        return self.id_column if self.id_column is not None else "row number"
 
     def mostly_distinct(self, column: str) -> bool:
         """Whether most values of ``column`` occur once (ids, digests), judged on an even sample of rows.
@@ -145,6 +178,19 @@ class Manifest:
         result: tuple[np.ndarray, np.ndarray, pa.Array] = self._result(
             job, partial(repeated_rows, self.table[column], blank_is_missing)
         )
+        return result
+
+    def spelling(self, column: str, background: bool = False) -> Variants | None:
+        """Rows of ``column`` whose value has a twin spelled differently (`a` / `A `), found once.
+
+        With ``background`` the search only starts (a stage's prefetch) and None is returned.
+        """
+        job = ("spelling", column)
+        work = partial(spelling_variants, self.table[column])
+        if background:
+            self._background(job, work)
+            return None
+        result: Variants = self._result(job, work)
         return result
 
     def shared_key(self, spec: str | Sequence[str]) -> KeyCodes:
@@ -232,12 +278,12 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     groups: list[tuple[str | None, list[Path]]]
     if spec.paths is not None:
         groups = [
-            (split, expand(p, loaded.base_dir, f"{loaded.locate(('manifest', 'paths', split))}"))
+            (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
             for split, p in spec.paths.items()
         ]
     else:
         assert spec.path is not None and spec.split is not None
-        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path"))))]
+        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots))]
         columns = [spec.split, *columns]
     files = [f for _, fs in groups for f in fs]
     # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
@@ -257,14 +303,15 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
         else:
             table = table.append_column(SPLIT_COLUMN, table[spec.split])
         tables.append(table)
-    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+    # One file may hold id 1 and another "1": unify_tables reads such a column as text in every file.
+    table = unify_tables([(fs[0], t) for (_, fs), t in zip(groups, tables, strict=True)])
     if table.num_rows == 0:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     _check_scalar_columns(table, list(named), files)
     if spec.id is not None:
         _check_id_type(table, spec.id, files)
-    return Manifest(table, files, spec.id)
+    return Manifest(table, files, spec.id, loaded.allowed_roots)
 
 
 def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
@@ -297,7 +344,7 @@ def _digest(files: Sequence[Path]) -> str:
     digests = []
     for f in files:
         h = hashlib.sha256()
-        with open(f, "rb") as fh:
+        with open_regular(f) as fh:
             while block := fh.read(_HASH_BLOCK):
                 h.update(block)
         digests.append((f, h.hexdigest()))
@@ -320,11 +367,11 @@ def check_columns(loaded: LoadedConfig) -> list[Path]:
         files = [
             f
             for split, p in spec.paths.items()
-            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)))
+            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots)
         ]
     else:
         assert spec.path is not None
-        files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")))
+        files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
     for f in files:
         try:
             available = column_names(f, spec.format)

@@ -1,6 +1,14 @@
-"""Parse a time column (timestamps, dates, ISO strings or epoch numbers) into int64 nanoseconds, UTC."""
+"""Parse a time column (timestamps, dates, ISO strings or epoch numbers) into int64 nanoseconds, UTC.
+
+Epoch numbers may come as numbers or as text (a CSV column is read as text): digits, optionally signed
+or with a fraction, in the configured unit. A column of eight-digit values (20240501) holds ISO 8601
+basic dates, not epoch seconds of 1970. Times without a zone are read as UTC; a text column that mixes them
+with zoned times is parsed all the same, and says how many rows that assumption touched.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -13,34 +21,44 @@ NAT = np.iinfo(np.int64).min
 _EPOCH_SCALE = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 # An epoch in seconds after 1e11 is past year 5000: it is almost surely milliseconds or finer.
 _SECONDS_LIMIT = 1e11
+_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)$"
+_INTEGER = r"^[+-]?\d+$"
+_BASIC_DATE = r"^\d{8}$"
+# A time of day followed by Z or a UTC offset: 2024-05-01T13:45:00+02:00, 2024-05-01 13:45Z, ...T1345-0500.
+_ZONED = r"(?i)[t ]\d{2}(:?\d{2}){0,2}([.,]\d+)?\s*(z|[+-]\d{2}(:?\d{2})?)$"
 
 
-def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> np.ndarray:
-    """One int64 per row (nanoseconds since the epoch, UTC); missing values are NAT.
+@dataclass(frozen=True)
+class MixedZones:
+    """A text column in which some times carry a zone and some do not (those were read as UTC)."""
 
-    Raises StageInputError naming the column and an offending value when a value cannot be read.
-    """
+    naive: int  # rows without a zone
+    zoned: int  # rows with Z or an offset
+    naive_example: tuple[int, str]  # (row, value) of the first time without a zone
+    zoned_example: tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Times:
+    """One int64 per row, nanoseconds since the epoch in UTC (NAT where missing), and what was assumed."""
+
+    ns: np.ndarray
+    mixed_zones: MixedZones | None = None
+
+
+def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Times:
+    """Read a time column; raises StageInputError naming the column and an offending value when one
+    cannot be read."""
     t = column.type
     if pa.types.is_dictionary(t):
         column, t = column.cast(t.value_type), t.value_type
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
         as_ns = column.cast(pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None))
-        return _to_int(as_ns)
+        return Times(_to_int(as_ns))
     if pa.types.is_integer(t) or pa.types.is_floating(t):
-        values = column.to_numpy(zero_copy_only=False).astype(np.float64)
-        finite = values[np.isfinite(values)]
-        if epoch_unit == "s" and len(finite) and np.abs(finite).max() > _SECONDS_LIMIT:
-            example = float(finite[np.argmax(np.abs(finite))])
-            raise StageInputError(
-                f"column '{name}': {example:.0f} is too large for epoch seconds (past the year 5000); set "
-                "stages.temporal_order.epoch_unit to ms, us or ns"
-            )
-        out = np.full(len(values), NAT, dtype=np.int64)
-        ok = np.isfinite(values)
-        out[ok] = (values[ok] * _EPOCH_SCALE[epoch_unit]).astype(np.int64)
-        return out
+        return Times(_from_numbers(column, name, epoch_unit))
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return _parse_text(column, name)
+        return _parse_text(column, name, epoch_unit)
     raise StageInputError(f"column '{name}' has type {t}; expected timestamps, dates, ISO 8601 text or epoch numbers")
 
 
@@ -49,11 +67,53 @@ def _to_int(column: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _parse_text(column: pa.ChunkedArray, name: str) -> np.ndarray:
+def _from_numbers(column: pa.ChunkedArray, name: str, epoch_unit: str) -> np.ndarray:
+    """Epoch numbers in ``epoch_unit`` to nanoseconds; integers stay exact (no trip through float)."""
+    scale = _EPOCH_SCALE[epoch_unit]
+    valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    exact = pa.types.is_integer(column.type)
+    if exact:
+        try:
+            numbers = np.asarray(column.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False))
+        except pa.ArrowInvalid:  # uint64 beyond int64: no epoch in any unit
+            raise StageInputError(f"column '{name}': a value is too large for an epoch time") from None
+    else:
+        numbers = np.asarray(column.cast(pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False))
+        valid &= np.isfinite(numbers)
+    magnitude = np.abs(numbers[valid].astype(np.float64))
+    if len(magnitude):
+        biggest = int(np.argmax(magnitude))
+        example = f"{numbers[valid][biggest]:.0f}"
+        if epoch_unit == "s" and magnitude[biggest] > _SECONDS_LIMIT:
+            raise StageInputError(
+                f"column '{name}': {example} is too large for epoch seconds (past the year 5000); set "
+                "stages.temporal_order.epoch_unit to ms, us or ns"
+            )
+        if magnitude[biggest] >= np.iinfo(np.int64).max / scale:
+            raise StageInputError(f"column '{name}': {example} is too large for epoch {epoch_unit}")
+    out = np.full(len(numbers), NAT, dtype=np.int64)
+    out[valid] = numbers[valid] * scale if exact else (numbers[valid] * scale).astype(np.int64)
+    return out
+
+
+def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str) -> Times:
     text = pc.utf8_trim_whitespace(column)
     text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
-    try:  # Arrow's ISO 8601 cast is fast and strict
-        return _to_int(text.cast(pa.timestamp("ns")))
+    present = text.null_count < len(text)
+    if present and _all(text, _BASIC_DATE):
+        return Times(_basic_dates(text, name))
+    if present and _all(text, _NUMBER):
+        if _all(text, _INTEGER):
+            digits = pc.replace_substring_regex(text, r"^\+", "")
+            try:
+                numbers = digits.cast(pa.int64())
+            except pa.ArrowInvalid:  # more digits than int64 holds
+                numbers = digits.cast(pa.float64())
+        else:
+            numbers = text.cast(pa.float64())
+        return Times(_from_numbers(numbers, name, epoch_unit))
+    try:  # Arrow's ISO 8601 cast is fast and strict, and refuses any zone: success means no zone anywhere
+        return Times(_to_int(text.cast(pa.timestamp("ns"))))
     except pa.ArrowInvalid:
         pass
     series = text.to_pandas()
@@ -64,9 +124,44 @@ def _parse_text(column: pa.ChunkedArray, name: str) -> np.ndarray:
         raise StageInputError(
             f"column '{name}': cannot read {series.iloc[row]!r} (row {row}, {int(bad.sum())} such row(s)) as a "
             "time; expected one format throughout: ISO 8601 (2024-05-01 or 2024-05-01T13:45:00Z), epoch "
-            "seconds, or a timestamp column"
+            "numbers (1714571100), or a timestamp column"
+        )
+    ns = np.asarray(parsed.to_numpy(dtype="datetime64[ns]", na_value=np.datetime64("NaT")).view(np.int64))
+    return Times(ns, _mixed_zones(text, series))
+
+
+def _all(text: pa.ChunkedArray, pattern: str) -> bool:
+    """Whether every non-null value matches ``pattern``."""
+    matched = pc.match_substring_regex(text, pattern)
+    return int(pc.sum(matched).as_py() or 0) == len(text) - text.null_count
+
+
+def _basic_dates(text: pa.ChunkedArray, name: str) -> np.ndarray:
+    """Eight digits throughout: ISO 8601 basic dates (YYYYMMDD), never epoch seconds of 1970."""
+    series = text.to_pandas()
+    parsed = pd.to_datetime(series, format="%Y%m%d", errors="coerce")
+    bad = parsed.isna() & series.notna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise StageInputError(
+            f"column '{name}': cannot read {series.iloc[row]!r} (row {row}, {int(bad.sum())} such row(s)) as a "
+            "date; every value has eight digits, which are read as YYYYMMDD"
         )
     return np.asarray(parsed.to_numpy(dtype="datetime64[ns]", na_value=np.datetime64("NaT")).view(np.int64))
+
+
+def _mixed_zones(text: pa.ChunkedArray, series: pd.Series) -> MixedZones | None:
+    zoned = np.asarray(pc.match_substring_regex(text, _ZONED).fill_null(False).to_numpy(zero_copy_only=False))
+    naive = series.notna().to_numpy() & ~zoned
+    if not zoned.any() or not naive.any():
+        return None
+    first_naive, first_zoned = int(np.flatnonzero(naive)[0]), int(np.flatnonzero(zoned)[0])
+    return MixedZones(
+        int(naive.sum()),
+        int(zoned.sum()),
+        (first_naive, str(series.iloc[first_naive])),
+        (first_zoned, str(series.iloc[first_zoned])),
+    )
 
 
 def format_time(ns: int) -> str:

@@ -126,6 +126,28 @@ def future_leak(
     return FutureLeak(mode, t, float(per_position[: t + 1].max()), int(moved[0]) if len(moved) else None)
 
 
+@dataclass(frozen=True)
+class AllIgnoredRisk:
+    """What the sample batch says about batches with no counted target: can the loader produce one?"""
+
+    rows_without_target: tuple[int, ...]  # rows (leading axes flattened) whose every target is PAD or ignored
+    rows: int
+    length: int  # tokens per sequence
+
+    @property
+    def possible(self) -> bool:
+        """A row with nothing to predict, or sequences too short to have a next token, make such batches."""
+        return bool(self.rows_without_target) or self.length < 2
+
+
+def all_ignored_risk(excluded: torch.Tensor) -> AllIgnoredRisk:
+    """Rows of the batch that alone (batch size 1, the last batch of an epoch) would have no counted target."""
+    length = int(excluded.shape[-1]) if excluded.dim() else 1
+    rows = excluded.reshape(-1, length) if length else excluded.reshape(1, 0)
+    empty = rows.all(dim=-1).nonzero().flatten()
+    return AllIgnoredRisk(tuple(int(i) for i in empty), int(rows.shape[0]), length)
+
+
 def all_ignored_loss(program: Program, logits: torch.Tensor, targets: torch.Tensor, ignore_index: int) -> float | str:
     """The loss of a batch whose every target is ignore_index (NaN for a plain mean over zero tokens)."""
     try:

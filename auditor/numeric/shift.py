@@ -9,6 +9,8 @@ from typing import Any
 
 import torch
 
+from auditor.core.errors import StageInputError
+
 SHIFT = 1000.0
 HALF_SHIFT = 12.0  # exp(12) > 65504, the largest float16
 
@@ -40,8 +42,13 @@ def _tolerance(dtype: str) -> float:
     return 1e-2 if dtype == "float16" else 1e-5
 
 
-def probe_softmax(softmax: Callable[..., Any], logits: torch.Tensor, shift: float = SHIFT) -> ShiftResult:
-    """softmax(logits, -1) against softmax(logits + shift, -1), in the logits' dtype."""
+def probe_softmax(
+    softmax: Callable[..., Any], logits: torch.Tensor, shift: float = SHIFT, name: str = "numeric.softmax"
+) -> ShiftResult:
+    """softmax(logits, -1) against softmax(logits + shift, -1), in the logits' dtype.
+
+    StageInputError when ``softmax`` returns anything but a tensor of the logits' shape: nothing to compare.
+    """
     dtype = str(logits.dtype).removeprefix("torch.")
     try:
         with torch.no_grad():
@@ -49,11 +56,27 @@ def probe_softmax(softmax: Callable[..., Any], logits: torch.Tensor, shift: floa
             after = softmax(logits + shift, -1)
     except RuntimeError as exc:  # e.g. an op without a float16 kernel on this device
         return ShiftResult(dtype, shift, False, False, float("inf"), float("nan"), str(exc).splitlines()[0])
-    before, after = before.float(), after.float()
+    before, after = _probabilities(before, logits, name), _probabilities(after, logits, name)
     ok_before, ok_after = bool(torch.isfinite(before).all()), bool(torch.isfinite(after).all())
     change = float((before - after).abs().max()) if ok_before and ok_after else float("inf")
     row_sum = float(before.reshape(-1, before.shape[-1])[0].sum()) if before.dim() else float("nan")
     return ShiftResult(dtype, shift, ok_before, ok_after, change, row_sum)
+
+
+def _probabilities(value: Any, logits: torch.Tensor, name: str) -> torch.Tensor:
+    """``value`` as float32 when it is a tensor shaped like ``logits``; StageInputError saying what it is else."""
+    expected = f"expected a torch.Tensor of shape {tuple(logits.shape)}, like the logits (e.g. torch.softmax(x, dim))"
+    if not isinstance(value, torch.Tensor):
+        kind = type(value)
+        shape = getattr(value, "shape", None)
+        what = f"{kind.__module__}.{kind.__qualname__}" + (f" of shape {tuple(shape)}" if shape is not None else "")
+        raise StageInputError(
+            f"{name}(logits, -1) returned a {what}; {expected}. Keep the softmax in torch "
+            "(no .numpy(), no numpy/scipy functions) so it can be checked and trained through."
+        )
+    if value.shape != logits.shape:
+        raise StageInputError(f"{name}(logits, -1) returned a tensor of shape {tuple(value.shape)}; {expected}")
+    return value.float()
 
 
 def probe_loss(

@@ -98,7 +98,7 @@ def load_user_code(loaded: LoadedConfig) -> UserCode:
         raise AuditError("the config has no `numeric` section")
     if not torch_available():
         raise UserCodeError(TORCH_HINT)
-    paths = tuple(loaded.resolve(p) for p in spec.python_path)
+    paths = tuple(loaded.resolve_input(p, ("numeric", "python_path", i)) for i, p in enumerate(spec.python_path))
     missing = [str(p) for p in paths if not p.is_dir()]
     problems = []
     for i, p in enumerate(missing):

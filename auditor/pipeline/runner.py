@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import time
-import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import get_args
 
 from auditor.core.config import LoadedConfig, load_config
-from auditor.core.errors import ConfigError, StageInputError
+from auditor.core.errors import ConfigError
 from auditor.core.findings import (
     FailOn,
     Finding,
     ManifestInfo,
     Report,
     Severity,
-    StageError,
     StageResult,
     exit_code_for,
     summarize,
 )
 from auditor.core.version import __version__
 from auditor.manifest.table import Manifest, load_manifest
-from auditor.numeric.usercode import UserCodeError, load_user_code
+from auditor.pipeline.execute import execute
+from auditor.pipeline.isolated import NumericRun
 from auditor.pipeline.registry import discover, instantiate, load_stages, select
 from auditor.pipeline.stage import Acceptances, AuditContext, Stage
-
-_TRACEBACK_FRAMES = 6
 
 
 def prepare_stages(
@@ -63,23 +59,25 @@ def run_audit(
     skips = {s.name: s.skip_reason(loaded.config) for s in stages}
     manifest: Manifest | None = None
     active = [s for s in stages if skips[s.name] is None]
-    numeric, numeric_error = None, None
-    if any(s.needs_numeric for s in active):
-        # Imported before anything runs: a bad reference is named once, and only the code stages fail.
-        try:
-            numeric = load_user_code(loaded)
-        except UserCodeError as exc:
-            numeric_error = str(exc)
-    if any(s.needs_manifest for s in active):
-        manifest = load_manifest(loaded)
+    # The user's code runs in a child process; the data stages here do not depend on anything it does.
+    in_child = [s for s in active if s.needs_numeric]
+    numeric = NumericRun(loaded, in_child)
+    user_output = None
     try:
-        if manifest is not None:
-            for stage in active:
+        numeric.start()  # before the manifest loads, so the user's code and the data work run side by side
+        here = [s for s in active if not s.needs_numeric]
+        if any(s.needs_manifest for s in here):
+            manifest = load_manifest(loaded)
+            for stage in here:
                 stage.prefetch(manifest, loaded.config)
             manifest.prefetch(sha256=True)  # last: the stages' own work comes first
         acceptances = Acceptances(loaded.config.accept)
-        context = AuditContext(loaded, manifest, acceptances, numeric=numeric, numeric_error=numeric_error)
-        results = [_run_one(s, skips[s.name], context, threshold) for s in stages]
+        context = AuditContext(loaded, manifest, acceptances)
+        child = {s.name for s in in_child}
+        done = {s.name: _run_one(s, skips[s.name], context, threshold) for s in stages if s.name not in child}
+        raw, user_output = numeric.finish()
+        done.update({name: _judge(result, acceptances, threshold) for name, result in raw.items()})
+        results = [done[s.name] for s in stages]
         ran = {r.stage for r in results if r.status in ("passed", "failed")}
         stale = _stale_acceptances(acceptances, ran, every)
         if stale:
@@ -91,6 +89,7 @@ def run_audit(
             )
         info = _manifest_info(manifest)
     finally:
+        numeric.close()  # kills the child and all it started, whatever ended this block
         if manifest is not None:
             manifest.close()
     final = tuple(results)
@@ -104,6 +103,7 @@ def run_audit(
         stages=final,
         summary=summarize(final),
         exit_code=exit_code_for(final, threshold),
+        user_output=user_output,
     )
 
 
@@ -115,32 +115,16 @@ def _status_threshold(fail_on: FailOn) -> Severity:
 def _run_one(stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn) -> StageResult:
     if skip is not None:
         return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
-    start = time.perf_counter()
-    try:
-        found = [_apply_accept(f, context.acceptances) for f in stage.run(context)]
-    except StageInputError as exc:  # the data, not the code: the message is the whole story
-        return StageResult(
-            stage=stage.name,
-            status="error",
-            duration_s=round(time.perf_counter() - start, 4),
-            error=StageError(type="input", message=str(exc), traceback=""),
-        )
-    except Exception as exc:
-        frames = traceback.format_exception(exc, limit=-_TRACEBACK_FRAMES)
-        return StageResult(
-            stage=stage.name,
-            status="error",
-            duration_s=round(time.perf_counter() - start, 4),
-            error=StageError(type=type(exc).__name__, message=str(exc), traceback="".join(frames)),
-        )
-    found.sort(key=Finding.sort_key)
+    return _judge(execute(stage, context), context.acceptances, fail_on)
+
+
+def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> StageResult:
+    """A stage's raw result with `accept` applied, its findings in report order and its status decided."""
+    if raw.status == "error":
+        return raw
+    found = sorted((_apply_accept(f, acceptances) for f in raw.findings), key=Finding.sort_key)
     failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)
-    return StageResult(
-        stage=stage.name,
-        status="failed" if failing else "passed",
-        duration_s=round(time.perf_counter() - start, 4),
-        findings=tuple(found),
-    )
+    return raw.model_copy(update={"status": "failed" if failing else "passed", "findings": tuple(found)})
 
 
 def _apply_accept(finding: Finding, acceptances: Acceptances) -> Finding:

@@ -59,3 +59,44 @@ def manifest_parts(report: Report) -> tuple[str, str] | None:
         return None
     where, _, rest = line.partition(" — ")
     return where, rest
+
+
+ALLOWED_HOLDOUT_LABEL = "splits.allow exempts holdout pair(s)"
+
+
+def allowed_holdout_pairs(report: Report) -> list[str]:
+    """Holdout pairs that splits.allow exempts (split_integrity's SPL009), e.g. train and test with the config line.
+
+    Shown in every report header: an exemption turns a leak into an evaluation into info, so a reviewer
+    must see it without reading the findings.
+    """
+    shown = []
+    for f in report.findings:
+        pair = f.evidence.get("pair") if f.code == "SPL009" else None
+        if isinstance(pair, list) and len(pair) == 2:
+            where = f.evidence.get("config")
+            shown.append(f"{pair[0]}–{pair[1]}" + (f" ({where})" if where else ""))
+    return list(dict.fromkeys(shown))
+
+
+USER_OUTPUT_LINES = 20  # of each stream of the user's code, in the markdown and html reports
+
+
+def user_output_line(report: Report) -> str | None:
+    """How much the user's code printed while it was checked; None when it printed nothing or did not run."""
+    out = report.user_output
+    if out is None or not (out.stdout_bytes or out.stderr_bytes):
+        return None
+    return (
+        f"the user's code wrote {out.stdout_bytes} byte(s) to stdout and {out.stderr_bytes} to stderr "
+        "(kept in report.json as user_output)"
+    )
+
+
+def user_output_tails(report: Report, lines: int = USER_OUTPUT_LINES) -> list[tuple[str, str]]:
+    """(stream, its last ``lines`` lines) for each stream the user's code wrote to."""
+    out = report.user_output
+    if out is None:
+        return []
+    texts = (("stdout", out.stdout), ("stderr", out.stderr))
+    return [(name, "\n".join(text.rstrip().splitlines()[-lines:])) for name, text in texts if text.strip()]

@@ -8,7 +8,16 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from auditor.core.findings import Report
-from auditor.render.common import cell, headline, manifest_line
+from auditor.render.common import (
+    ALLOWED_HOLDOUT_LABEL,
+    USER_OUTPUT_LINES,
+    allowed_holdout_pairs,
+    cell,
+    headline,
+    manifest_line,
+    user_output_line,
+    user_output_tails,
+)
 
 
 def _inline_code(text: str) -> Markup:
@@ -25,5 +34,14 @@ def render_html(report: Report) -> str:
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     return template.render(
-        report=report, findings=findings, headline=headline(report), manifest=manifest_line(report), cell=cell
+        report=report,
+        findings=findings,
+        headline=headline(report),
+        manifest=manifest_line(report),
+        exempt=allowed_holdout_pairs(report),
+        exempt_label=ALLOWED_HOLDOUT_LABEL,
+        user_said=user_output_line(report),
+        user_tails=user_output_tails(report),
+        user_lines=USER_OUTPUT_LINES,
+        cell=cell,
     )

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 from auditor.core.findings import Finding, Report, Table
-from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, manifest_parts
+from auditor.render.common import (
+    ACCEPTED_MARK,
+    ALLOWED_HOLDOUT_LABEL,
+    MARK,
+    USER_OUTPUT_LINES,
+    allowed_holdout_pairs,
+    cell,
+    headline,
+    manifest_parts,
+    user_output_line,
+    user_output_tails,
+)
 
 
 def _esc(text: str) -> str:
@@ -50,6 +63,9 @@ def render_markdown(report: Report) -> str:
     m = manifest_parts(report)
     if m:
         lines.append(f"- manifest: `{m[0]}` — {m[1]}")
+    exempt = allowed_holdout_pairs(report)
+    if exempt:
+        lines.append(f"- **{ALLOWED_HOLDOUT_LABEL}:** " + ", ".join(exempt))
     lines += [f"- split-auditor {report.tool_version}, {report.generated_at}", ""]
     lines += ["| stage | status | findings | note |", "|---|---|---|---|"]
     for r in report.stages:
@@ -76,4 +92,15 @@ def render_markdown(report: Report) -> str:
             lines += [f"**{r.stage}**: {r.error.type}: {r.error.message}", ""]
             if r.error.traceback:
                 lines += ["```", r.error.traceback.rstrip(), "```", ""]
+    said = user_output_line(report)
+    if said:
+        lines += [f"<details><summary>Output of the user's code: {_esc(said)}</summary>", ""]
+        for name, tail in user_output_tails(report):
+            fence = "`" * max(3, _longest_backtick_run(tail) + 1)  # the output cannot close its own block
+            lines += [f"{name}, last {USER_OUTPUT_LINES} lines:", "", fence, tail, fence, ""]
+        lines += ["</details>", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)

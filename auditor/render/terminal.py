@@ -9,7 +9,17 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from auditor.core.findings import Report, Severity
-from auditor.render.common import ACCEPTED_MARK, MARK, cell, headline, input_errors, manifest_line
+from auditor.render.common import (
+    ACCEPTED_MARK,
+    ALLOWED_HOLDOUT_LABEL,
+    MARK,
+    allowed_holdout_pairs,
+    cell,
+    headline,
+    input_errors,
+    manifest_line,
+    user_output_line,
+)
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
@@ -29,6 +39,9 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     m = manifest_line(report)
     if m:
         console.print(Text("manifest: ", style="bold") + Text(m))
+    exempt = allowed_holdout_pairs(report)
+    if exempt:
+        console.print(Text(f"{ALLOWED_HOLDOUT_LABEL}: ", style="bold yellow") + Text(", ".join(exempt)))
     table = RichTable(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("stage", "status", "findings", "note"):
         table.add_column(col, overflow="fold")
@@ -63,6 +76,9 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     for names, message in input_errors(report):
         who = f"stage {names[0]}" if len(names) == 1 else f"stages {', '.join(names)}"
         console.print(Text(f"{who} could not run: {message}", style="bold magenta"))
+    said = user_output_line(report)
+    if said:  # what it printed stays out of this summary; where to find it does not
+        console.print(Text(said, style="dim"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
     return out.getvalue()
 

@@ -112,3 +112,29 @@ def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "v.txt").write_bytes(b"cat\ndog\n\xff\xfe\n")
     with pytest.raises(ArtifactError, match=r"v.txt:3: .*not UTF-8"):
         load_artifact(tmp_path / "v.txt", FittedSpec(name="x", kind="vocabulary", artifact="v.txt", text="t"), "here")
+
+
+def test_deeply_nested_json_names_where_it_gets_too_deep(tmp_path: Path) -> None:
+    deep = '{"mean_":\n' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(ArtifactError, match=r"scaler\.json:2:100: .*nested more than 100 levels deep"):
+        load(tmp_path, "scaler.json", deep)
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_deeply_nested_artifact_exits_2_with_its_position(tmp_path: Path, command: str) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+    from tests.conftest import REPO
+
+    target = tmp_path / "clinic"
+    shutil.copytree(REPO / "sample_data" / "clinic", target, ignore=shutil.ignore_patterns("audit-report"))
+    (target / "artifacts" / "scaler.json").write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+    args = [command, str(target / "audit.yaml")] + (["--only", "fitted_statistics"] if command == "run" else [])
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    flat = "".join(result.output.split())  # the terminal wraps long lines wherever its width falls
+    assert "scaler.json:1:101:" in flat and "nestedmorethan100levelsdeep" in flat
+    assert "RecursionError" not in result.output

@@ -158,11 +158,11 @@ def test_mixed_type_ids_in_jsonl_name_both_lines(tmp_path: Path) -> None:
     assert "m.jsonl:2" in msg and "'sid'" in msg and "line 1" in msg
 
 
-def test_mixed_type_ids_across_parquet_shards(tmp_path: Path) -> None:
+def test_mixed_type_ids_across_parquet_shards_are_read_as_text(tmp_path: Path) -> None:
     write_table(tmp_path / "s" / "a.parquet", {"sid": [1, 2], "split": ["train", "test"]})
-    write_table(tmp_path / "s" / "b.parquet", {"sid": ["x"], "split": ["test"]})
-    with pytest.raises(ManifestError, match="column 'sid' has mixed types across parquet shards"):
-        load(tmp_path, {"path": "s", "split": "split", "id": "sid"})
+    write_table(tmp_path / "s" / "b.parquet", {"sid": ["x", "1"], "split": ["test", "test"]})
+    m = load(tmp_path, {"path": "s", "split": "split", "id": "sid"})
+    assert m.table["sid"].to_pylist() == ["1", "2", "x", "1"]
 
 
 def test_float_id_column_is_rejected(tmp_path: Path) -> None:
@@ -205,3 +205,89 @@ def test_list_valued_key_column_is_a_clear_error(tmp_path: Path) -> None:
     pq.write_table(pa.table({"w": [[1], [2]], "split": ["train", "test"]}), tmp_path / "m.parquet")
     with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values"):
         load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"groups": ["w"]})
+
+
+# -- files that disagree on a column's type, and other hostile files -------------------------------------
+
+
+def _cli(command: str, config: Path):  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    return CliRunner().invoke(app, [command, str(config)], env={"COLUMNS": "300"})
+
+
+def _config(tmp_path: Path, manifest: dict) -> Path:  # type: ignore[type-arg]
+    from tests.conftest import write_config
+
+    return write_config(tmp_path, {"version": 1, "manifest": manifest, "report": {"formats": ["json"]}})
+
+
+def test_id_1_in_one_split_file_and_text_1_in_another_are_the_same_id(tmp_path: Path) -> None:
+    (tmp_path / "train.jsonl").write_text('{"sid": 1}\n{"sid": 2}\n')
+    (tmp_path / "test.jsonl").write_text('{"sid": "x"}\n{"sid": "1"}\n')
+    manifest = {"paths": {"train": "train.jsonl", "test": "test.jsonl"}, "id": "sid"}
+    assert load(tmp_path, manifest).table["sid"].to_pylist() == ["1", "2", "x", "1"]
+    config = _config(tmp_path, manifest)
+    assert _cli("validate", config).exit_code == 0
+    result = _cli("run", config)
+    assert result.exit_code == 1 and "SPL001" in result.output and "Traceback" not in result.output
+
+
+def test_csv_train_and_parquet_test_with_numeric_ids(tmp_path: Path) -> None:
+    (tmp_path / "train.csv").write_text("sid\n1\n2\n")
+    pq.write_table(pa.table({"sid": pa.array([3, 1], pa.int64())}), tmp_path / "test.parquet")
+    manifest = {"paths": {"train": "train.csv", "test": "test.parquet"}, "id": "sid"}
+    assert load(tmp_path, manifest).table["sid"].to_pylist() == ["1", "2", "3", "1"]
+    result = _cli("run", _config(tmp_path, manifest))
+    assert result.exit_code == 1 and "SPL001" in result.output
+
+
+def test_glob_of_jsonl_files_with_different_types(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "1.jsonl").write_text('{"sid": 1, "split": "train", "w": 7}\n')
+    (tmp_path / "p" / "2.jsonl").write_text('{"sid": "1", "split": "test", "w": 7.5}\n')
+    m = load(tmp_path, {"path": "p/*.jsonl", "split": "split", "id": "sid"}, keys={"groups": ["w"]})
+    assert m.table["sid"].to_pylist() == ["1", "1"]
+    assert m.table["w"].to_pylist() == [7.0, 7.5]  # numbers stay numbers
+
+
+def test_parquet_with_duplicate_column_names(tmp_path: Path) -> None:
+    table = pa.Table.from_arrays(
+        [pa.array(["a", "b"]), pa.array(["train", "test"]), pa.array(["w", "w"]), pa.array(["v", "v"])],
+        names=["sid", "split", "writer", "writer"],
+    )
+    pq.write_table(table, tmp_path / "m.parquet")
+    manifest = {"path": "m.parquet", "split": "split", "id": "sid"}
+    with pytest.raises(ManifestError, match=r"m\.parquet: duplicate column name 'writer' \(columns 3 and 4\)"):
+        load(tmp_path, manifest, keys={"groups": ["writer"]})
+    config = _config(tmp_path, manifest)
+    for command in ("run", "validate"):
+        result = _cli(command, config)
+        assert result.exit_code == 2 and "duplicate column name 'writer'" in result.output, command
+        assert "Traceback" not in result.output
+
+
+def test_csv_cell_larger_than_a_read_block_is_read(tmp_path: Path) -> None:
+    big = "x" * (3 * 1024 * 1024 + 17)
+    (tmp_path / "m.csv").write_text(f"sid,split,note\na,train,{big}\nb,test,short\n")
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["note"]})
+    assert m.table["note"].to_pylist() == [big, "short"]
+    result = _cli("run", _config(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}))
+    assert result.exit_code == 0, result.output
+
+
+def test_csv_row_beyond_the_largest_block_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.manifest import readers
+
+    monkeypatch.setattr(readers, "_CSV_MAX_BLOCK", 1 << 20)
+    (tmp_path / "m.csv").write_text("sid,split\n" + "a" * (3 << 20) + ",train\nb,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv: a row is longer than 1 MB"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_huge_header_field_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text('"' + "h" * 200_000 + '",split\n1,train\n')
+    with pytest.raises(ManifestError, match=r"m\.csv:1: cannot parse the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split"})

@@ -67,3 +67,12 @@ def test_a_value_hashes_the_same_in_chunks_of_different_shapes() -> None:
     alone = hash_column(pa.chunked_array([pa.array(["0"]), pa.array(["abcdefghij"])]))
     mixed = hash_column(pa.chunked_array([whole]))
     assert alone[0] == mixed[0] == mixed[1] and alone[1] == mixed[3] == mixed[4]
+
+
+def test_repeated_blanks_are_missing_not_repeats() -> None:
+    import pyarrow as pa
+
+    from auditor.manifest.repeats import repeated_rows
+
+    rows, codes, _ = repeated_rows(pa.chunked_array([pa.array(["", "", " ", "x"])]), blank_is_missing=True)
+    assert rows.tolist() == [] and codes.tolist() == []

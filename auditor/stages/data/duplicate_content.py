@@ -15,8 +15,20 @@ from auditor.core.findings import Finding, Severity
 from auditor.core.splits import PairKind
 from auditor.manifest.content import cache_dir_from
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_rows
-from auditor.manifest.overlap import examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
+from auditor.manifest.overlap import (
+    capped_splits,
+    examples,
+    find_overlap,
+    holdout_exposure,
+    largest,
+    pair_counts_evidence,
+    pair_counts_text,
+    pair_evidence,
+    pairs_text,
+    share_text,
+)
 from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.spelling import accepted_groups, crossings, from_rows, group_examples, spelling_text
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -28,7 +40,7 @@ _KIND = {
 
 
 class DuplicateContentOptions(StageOptions):
-    max_examples: int = 5
+    max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
     cache_dir: str | None = Field(
         default=None, description="where file digests are cached (default: ~/.cache/split-auditor); 'none' disables"
     )
@@ -47,6 +59,7 @@ class DuplicateContent(Stage):
         "DUP004": "identical content repeated within one split",
         "DUP005": "content files missing or unreadable",
         "DUP006": "identical content in an allowed split pair",
+        "DUP007": "content digests that differ only by case or spacing, in train and holdout (or two holdout splits)",
     }
     Options = DuplicateContentOptions
 
@@ -58,6 +71,7 @@ class DuplicateContent(Stage):
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         if config.keys.content_hash is not None:
             manifest.prefetch(repeated=[config.keys.content_hash])
+            manifest.spelling(config.keys.content_hash, background=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         assert isinstance(self.options, DuplicateContentOptions)
@@ -67,6 +81,7 @@ class DuplicateContent(Stage):
             name = keys.content_hash
             content = manifest.table[name]
             rows, codes, values = manifest.repeated(name)
+            yield from self._spellings(context, name)
         else:
             assert keys.content_path is not None
             name = f"sha256({keys.content_path})"
@@ -126,16 +141,55 @@ class DuplicateContent(Stage):
                 evidence={
                     "content": name,
                     "digests": len(values),
-                    "pairs": [
-                        {"splits": [p.a, p.b], "digests": p.values, "rows": [p.rows_a, p.rows_b]} for p in shares
-                    ],
-                    **({"holdout_rows_identical_to_train": exposure} if exposure else {}),
+                    **pair_evidence(shares, "digests"),
+                    **({"holdout_rows_identical_to_train": capped_splits(exposure)} if exposure else {}),
                 },
                 examples=examples(context.require_manifest(), grouped, top, labels, overlap, label_field="digest"),
                 tables=tables,
                 remediation="Remove the copies from the holdout split (a renamed or moved file is still the "
                 "same sample), or deduplicate before splitting.",
             )
+
+    def _spellings(self, context: AuditContext, name: str) -> Iterator[Finding]:
+        """Digests equal but for case or spacing (`9f86d0` in train, `9F86D0` in test): the same content."""
+        assert isinstance(self.options, DuplicateContentOptions)
+        manifest = context.require_manifest()
+        variants = manifest.spelling(name)
+        if variants is None or not variants.n_groups:
+            return
+        names = manifest.split_names
+        spellings = from_rows(manifest.table[name], manifest.split.codes, len(names), variants)
+        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
+        if not missed:
+            return
+        crossing = np.logical_or.reduce(list(missed.values()))
+        accepted = accepted_groups(spellings, context.acceptances.entries, "DUP007", 1)
+        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        limit = self.options.max_examples
+        if len(live):
+            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
+            yield self.finding(
+                "DUP007",
+                Severity.WARNING,
+                f"{len(live)} content digest(s) of {name} differ only by case or spacing across splits (e.g. "
+                f"{spelling_text(spellings, int(live[0]))}); a digest names the same bytes however it is written: "
+                + pair_counts_text(pairs)
+                + ".",
+                evidence={"content": name, "digests": len(live), **pair_counts_evidence(pairs)},
+                examples=group_examples(manifest.ids, spellings, live, names, limit),
+                remediation="Write digests in one form (lower-case hex, no spaces) and remove the copies from "
+                "the holdout split.",
+            )
+        for g, accept in sorted(accepted.items()):
+            if crossing[g]:
+                yield self.finding(
+                    "DUP007",
+                    Severity.WARNING,
+                    f"digest spellings {spelling_text(spellings, g)} of {name} name the same content across splits.",
+                    key=accept,
+                    evidence={"content": name, "digest": spellings.normal[g]},
+                    examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                )
 
     def _within_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
         names = context.require_manifest().split_names

@@ -18,10 +18,10 @@ import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
-from auditor.core.errors import StageInputError
+from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import SplitRoles
-from auditor.fitted.artifacts import Artifact, load_artifact
+from auditor.fitted.artifacts import Artifact, clip, load_artifact
 from auditor.fitted.fitmatch import Fit, NumericMatcher, Verdict, canon, number
 from auditor.fitted.fitstats import RowSet, numeric_values, scores
 from auditor.fitted.tokens import choose_tokenizer, count_tokens, describe_tokenizer
@@ -110,7 +110,7 @@ class _Checks:
             if spec.kind == "impute" and spec.strategy and artifact.strategy and spec.strategy != artifact.strategy:
                 problems.append(
                     f"{artifact.path}: fitted '{spec.name}': the config says strategy '{spec.strategy}' but the "
-                    f"artifact says '{artifact.strategy}'; drop one of them"
+                    f"artifact says '{clip(artifact.strategy)}'; drop one of them"
                 )
         for i, spec in enumerate(self.context.config.fitted):
             unknown = [s for s in spec.fitted_on if s not in present]
@@ -185,9 +185,9 @@ class _Checks:
                 "FIT009",
                 Severity.INFO,
                 spec,
-                f"'{spec.name}' fills with strategy '{strategy}': a given value learns nothing from the rows, so "
-                "there is nothing to recompute.",
-                evidence={"artifact": str(artifact.path), "strategy": strategy},
+                f"'{spec.name}' fills with strategy '{clip(strategy)}': a given value learns nothing from the rows, "
+                "so there is nothing to recompute.",
+                evidence={"artifact": str(artifact.path), "strategy": clip(strategy)},
             )
             return
         values = [
@@ -369,7 +369,7 @@ class _Checks:
                 f"{describe_tokenizer(tokenizer)}; the tokenizer that built it probably cuts text differently, and "
                 "the check sees only the tokens it finds.",
                 evidence=evidence,
-                examples=tuple({"token": t} for t in np.asarray(artifact.tokens, dtype=object)[~found][:5]),
+                examples=tuple({"token": clip(t)} for t in np.asarray(artifact.tokens, dtype=object)[~found][:5]),
                 remediation="Set `tokenizer` (lowercase, split_pattern or token_pattern, min_length) as the "
                 "vocabulary was built.",
             )
@@ -379,7 +379,7 @@ class _Checks:
             tokens = np.asarray(artifact.tokens, dtype=object)
             examples = tuple(
                 {
-                    "token": tokens[i],
+                    "token": clip(tokens[i]),
                     claim.name: int(in_claim[i]),
                     **{self.names[g - 1]: int(present[i, g]) for g in holdout_groups},
                 }
@@ -431,7 +431,7 @@ class _Checks:
                 held = {self.names[h]: int(grouped.counts[i, h]) for h in holdout_splits if grouped.counts[i, h]}
                 if not claimed and held:
                     n_leaked += 1
-                    leaked_rows.append({"column": column, "category": category, **held})
+                    leaked_rows.append({"column": column, "category": clip(category), **held})
             per_column[column] = n_leaked
         evidence = {
             "artifact": str(artifact.path),
@@ -553,7 +553,7 @@ class _Checks:
                 remediation=f"Refit '{spec.name}' on the ids of the training split only.",
             )
         if n_unknown:
-            missing = claimed.filter(unknown).to_pylist()[: self.options.max_examples]
+            missing = [clip(m) for m in claimed.filter(unknown).to_pylist()[: self.options.max_examples]]
             yield self._finding(
                 "FIT011",
                 Severity.WARNING,
@@ -589,8 +589,8 @@ def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifac
             )
         where = loaded.locate(("fitted", i, "artifact"))
         try:
-            artifact = load_artifact(loaded.resolve(spec.artifact), spec, where)
-        except StageInputError as exc:
+            artifact = load_artifact(loaded.resolve_input(spec.artifact, ("fitted", i, "artifact")), spec, where)
+        except (ConfigError, StageInputError) as exc:  # ConfigError: the artifact resolves outside the roots
             problems.append(str(exc))
             continue
         artifacts.append((spec, artifact))

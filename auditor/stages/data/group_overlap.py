@@ -6,12 +6,26 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import numpy as np
+from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import PairKind
 from auditor.manifest.groupcounts import GroupSplitCounts
-from auditor.manifest.overlap import Overlap, examples, find_overlap, holdout_exposure, largest, pairs_text, share_text
+from auditor.manifest.overlap import (
+    Overlap,
+    capped_splits,
+    examples,
+    find_overlap,
+    holdout_exposure,
+    largest,
+    pair_counts_evidence,
+    pair_counts_text,
+    pair_evidence,
+    pairs_text,
+    share_text,
+)
+from auditor.manifest.spelling import accepted_groups, crossings, from_counts, group_examples, spelling_text
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -24,7 +38,7 @@ CODE_FOR_KIND = {
 
 
 class GroupOverlapOptions(StageOptions):
-    max_examples: int = 5
+    max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
 
 
 class GroupOverlap(Stage):
@@ -36,6 +50,7 @@ class GroupOverlap(Stage):
         "GRP002": "groups shared between holdout splits",
         "GRP003": "groups shared between allowed split pairs",
         "GRP004": "rows without a group value",
+        "GRP005": "group values that differ only by spelling, in train and holdout (or two holdout splits)",
     }
     Options = GroupOverlapOptions
 
@@ -75,6 +90,7 @@ class GroupOverlap(Stage):
                 },
                 remediation=f"Fill in '{key.name}' for every row, or confirm these samples are independent.",
             )
+        yield from self._spellings(context, grouped)
         present = counts > 0
         shared = np.flatnonzero(present.sum(axis=1) > 1)
         if not len(shared):
@@ -117,6 +133,46 @@ class GroupOverlap(Stage):
                     },
                 )
 
+    def _spellings(self, context: AuditContext, grouped: GroupSplitCounts) -> Iterator[Finding]:
+        """Values one spelling apart (`w2` in train, `W2` in test) that the exact comparison calls different."""
+        assert isinstance(self.options, GroupOverlapOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        key = grouped.key
+        spellings = from_counts(key, grouped.counts, grouped.first_row)
+        if not spellings.n_groups:
+            return
+        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
+        if not missed:
+            return
+        crossing = np.logical_or.reduce(list(missed.values()))
+        accepted = accepted_groups(spellings, context.acceptances.entries, "GRP005", len(key.columns))
+        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        limit = self.options.max_examples
+        if len(live):
+            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
+            yield self.finding(
+                "GRP005",
+                Severity.WARNING,
+                f"{len(live)} '{key.name}' value(s) differ only by case, spacing, Unicode form or number format "
+                f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); counted as one value they are "
+                "shared: " + pair_counts_text(pairs) + ".",
+                evidence={"key": key.name, "values": len(live), **pair_counts_evidence(pairs)},
+                examples=group_examples(manifest.ids, spellings, live, names, limit),
+                remediation=f"Normalize '{key.name}' so each group has one spelling, then split by it; if the "
+                "spellings are different groups on purpose, record it under `accept` with the reason.",
+            )
+        for g, accept in sorted(accepted.items()):
+            if crossing[g]:
+                yield self.finding(
+                    "GRP005",
+                    Severity.WARNING,
+                    f"'{key.name}' spellings {spelling_text(spellings, g)} are one value across splits.",
+                    key=accept,
+                    evidence={"key": key.name, "value": spellings.normal[g]},
+                    examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                )
+
     def _kind_finding(
         self,
         context: AuditContext,
@@ -156,11 +212,8 @@ class GroupOverlap(Stage):
             evidence={
                 "key": key.name,
                 "groups": n,
-                "pairs": [
-                    {"splits": [p.a, p.b], "groups": p.values, "rows": [p.rows_a, p.rows_b]}
-                    for p in overlap.of_kind(kind)
-                ],
-                **({"holdout_rows_sharing_train_groups": exposure} if exposure else {}),
+                **pair_evidence(overlap.of_kind(kind), "groups"),
+                **({"holdout_rows_sharing_train_groups": capped_splits(exposure)} if exposure else {}),
             },
             examples=examples(context.require_manifest(), grouped, top, labels, overlap),
             tables=tables,

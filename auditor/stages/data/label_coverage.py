@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 import numpy as np
@@ -10,6 +10,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.manifest.overlap import MAX_LISTED, capped_counts
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -19,7 +20,7 @@ class LabelCoverageOptions(StageOptions):
         default=0.2, ge=0, le=1, description="total variation distance between label shares that is too much"
     )
     min_rows: int = Field(default=30, ge=1, description="holdout splits smaller than this are not compared")
-    max_examples: int = 10
+    max_examples: int = Field(default=10, ge=1, description="most examples a finding lists")
 
 
 class LabelCoverage(Stage):
@@ -69,6 +70,14 @@ class LabelCoverage(Stage):
             return
         totals = counts.sum(axis=0)
         by_label = np.argsort(-counts.sum(axis=1), kind="stable")
+        position = {n: i for i, n in enumerate(names)}
+        # At most MAX_LISTED split columns (train first, then the largest), however many splits there are.
+        trained = [s for s in order if roles.role(s) == "train"]
+        others = {s: int(totals[position[s]]) for s in order if s not in trained}
+        columns = [*trained, *capped_counts(others, max(1, MAX_LISTED - len(trained)))]
+        title = f"share of each '{column}' value per split (most frequent first)"
+        if len(columns) < len(order):
+            title += f"; the {len(columns)} largest of {len(order):,} splits"
         yield self.finding(
             "LAB000",
             Severity.INFO,
@@ -76,11 +85,11 @@ class LabelCoverage(Stage):
             evidence={"labels": key.n_values},
             tables=(
                 Table(
-                    title=f"share of each '{column}' value per split (most frequent first)",
-                    columns=("label", *order),
+                    title=title,
+                    columns=("label", *columns),
                     rows=tuple(
-                        (labels[i], *(_share(counts[i, names.index(s)], totals[names.index(s)]) for s in order))
-                        for i in by_label[:50]
+                        (labels[i], *(_share(counts[i, position[s]], totals[position[s]]) for s in columns))
+                        for i in by_label[:MAX_LISTED]
                     ),
                 ),
             ),
@@ -88,22 +97,27 @@ class LabelCoverage(Stage):
         if not train:
             return
         train_counts = counts[:, train].sum(axis=1)
+        found: list[Finding] = []
         for s in holdout:
             h = names.index(s)
             unseen = np.flatnonzero((counts[:, h] > 0) & (train_counts == 0))
             if len(unseen):
                 rows = int(counts[unseen, h].sum())
                 shown = [labels[i] for i in unseen[: self.options.max_examples]]
-                yield self.finding(
-                    "LAB001",
-                    Severity.WARNING,
-                    f"{len(unseen)} label value(s) occur in '{s}' but never in train ({rows} rows), e.g. "
-                    f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
-                    "something other than the task.",
-                    key=s,
-                    evidence={"split": s, "labels": len(unseen), "rows": rows},
-                    examples=tuple({"label": labels[i], "rows": int(counts[i, h])} for i in unseen[:10]),
-                    remediation="Move some of these samples into train, or drop the labels from the task.",
+                found.append(
+                    self.finding(
+                        "LAB001",
+                        Severity.WARNING,
+                        f"{len(unseen)} label value(s) occur in '{s}' but never in train ({rows} rows), e.g. "
+                        f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
+                        "something other than the task.",
+                        key=s,
+                        evidence={"split": s, "labels": len(unseen), "rows": rows},
+                        examples=tuple(
+                            {"label": labels[i], "rows": int(counts[i, h])} for i in unseen[: self.options.max_examples]
+                        ),
+                        remediation="Move some of these samples into train, or drop the labels from the task.",
+                    )
                 )
             if totals[h] < self.options.min_rows or not train_counts.sum():
                 continue
@@ -112,27 +126,59 @@ class LabelCoverage(Stage):
             distance = float(0.5 * np.abs(p_train - p_hold).sum())
             if distance > self.options.max_distance:
                 worst = np.argsort(-np.abs(p_train - p_hold), kind="stable")[:10]
-                yield self.finding(
-                    "LAB002",
-                    Severity.WARNING,
-                    f"the label distribution of '{s}' differs from train by a total variation distance of "
-                    f"{distance:.3f} (threshold {self.options.max_distance}); scores on '{s}' will not reflect "
-                    "the training distribution.",
-                    key=s,
-                    evidence={"split": s, "distance": round(distance, 4), "threshold": self.options.max_distance},
-                    tables=(
-                        Table(
-                            title=f"labels whose share differs most between train and '{s}'",
-                            columns=("label", "train share", f"{s} share"),
-                            rows=tuple(
-                                (labels[i], f"{p_train[i]:.1%}", f"{p_hold[i]:.1%}")
-                                for i in worst
-                                if p_train[i] != p_hold[i]
+                found.append(
+                    self.finding(
+                        "LAB002",
+                        Severity.WARNING,
+                        f"the label distribution of '{s}' differs from train by a total variation distance of "
+                        f"{distance:.3f} (threshold {self.options.max_distance}); scores on '{s}' will not reflect "
+                        "the training distribution.",
+                        key=s,
+                        evidence={"split": s, "distance": round(distance, 4), "threshold": self.options.max_distance},
+                        tables=(
+                            Table(
+                                title=f"labels whose share differs most between train and '{s}'",
+                                columns=("label", "train share", f"{s} share"),
+                                rows=tuple(
+                                    (labels[i], f"{p_train[i]:.1%}", f"{p_hold[i]:.1%}")
+                                    for i in worst
+                                    if p_train[i] != p_hold[i]
+                                ),
                             ),
                         ),
-                    ),
-                    remediation="Stratify the split by label, or state why the shift is intended.",
+                        remediation="Stratify the split by label, or state why the shift is intended.",
+                    )
                 )
+
+        yield from _capped(found, self.finding)
+
+
+def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]:
+    """Per-split findings for at most MAX_LISTED splits per code (most rows first), then one finding per
+    code that counts the rest, so very many holdout splits do not make the report grow without bound."""
+    out: list[Finding] = []
+    for code in ("LAB001", "LAB002"):
+        mine = [f for f in found if f.code == code]
+        if len(mine) <= MAX_LISTED:
+            out.extend(mine)
+            continue
+        rank = sorted(mine, key=lambda f: -float(f.evidence.get("rows", f.evidence.get("distance", 0))))
+        kept = {id(f) for f in rank[:MAX_LISTED]}
+        out.extend(f for f in mine if id(f) in kept)
+        rest = [f for f in mine if id(f) not in kept]
+        named = ", ".join(repr(f.key) for f in rest[:5]) + (" ..." if len(rest) > 5 else "")
+        what = "have labels never seen in train" if code == "LAB001" else "differ from train in label distribution"
+        out.append(
+            make(
+                code,
+                Severity.WARNING,
+                f"{len(rest)} more holdout split(s) {what} ({named}); only the {MAX_LISTED} with the most are "
+                "reported one by one.",
+                evidence={"splits": len(rest), "listed": [f.key for f in rest[:MAX_LISTED]]},
+                remediation=rest[0].remediation,
+            )
+        )
+    return out
 
 
 def _share(count: int, total: int) -> str:

@@ -19,10 +19,34 @@ from auditor.core.splits import PairKind
 from auditor.manifest.components import Components, chain, row_components
 from auditor.manifest.content import cache_dir_from
 from auditor.manifest.keycodes import KeyCodes, single_key
-from auditor.manifest.overlap import Overlap, find_overlap, holdout_exposure, share_text
+from auditor.manifest.overlap import (
+    Overlap,
+    Pairs,
+    capped_counts,
+    capped_splits,
+    find_overlap,
+    holdout_exposure,
+    more_text,
+    pair_counts_evidence,
+    pair_counts_text,
+    pair_evidence,
+    share_text,
+    top_pairs,
+)
 from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.spelling import (
+    SpellingSplits,
+    accepted_groups,
+    crossings,
+    from_codes,
+    from_rows,
+    group_examples,
+    spelling_text,
+)
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+MAX_CHAINS = 5  # chains kept per example, the longest first
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("UPS001", Severity.ERROR),
@@ -32,7 +56,7 @@ _KIND = {
 
 
 class SharedUpstreamOptions(StageOptions):
-    max_examples: int = 3
+    max_examples: int = Field(default=3, ge=1, description="most examples a finding lists")
     max_share: float = Field(
         default=0.5, gt=0, le=1, description="largest component share of rows above which no group split is possible"
     )
@@ -48,6 +72,7 @@ class SharedUpstream(Stage):
         "UPS002": "linked samples span two holdout splits",
         "UPS003": "largest linked component",
         "UPS004": "linked samples span an allowed split pair",
+        "UPS005": "source values that differ only by spelling, in train and holdout (or two holdout splits)",
     }
     Options = SharedUpstreamOptions
 
@@ -81,6 +106,9 @@ class SharedUpstream(Stage):
         return keys
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
+        for spec in config.keys.sources:
+            if isinstance(spec, str) and manifest.mostly_distinct(spec):
+                manifest.spelling(spec, background=True)
         singles = [s for s in self._specs(config) if isinstance(s, str)]
         manifest.prefetch(
             repeated=[s for s in singles if manifest.mostly_distinct(s)],
@@ -92,6 +120,8 @@ class SharedUpstream(Stage):
         manifest = context.require_manifest()
         names = manifest.split_names
         keys = self._keys(context)
+        for spec in context.config.keys.sources:
+            yield from self._spellings(context, spec)
         comps = row_components(keys)
         split = manifest.split.codes
         linked = (comps.of_row >= 0) & (split >= 0)
@@ -104,6 +134,52 @@ class SharedUpstream(Stage):
             if overlap.of_kind(kind):
                 yield self._crossing(context, keys, comps, counts, overlap, kind, code, severity)
         yield self._largest(context, keys, comps)
+
+    def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
+        """Source values one spelling apart across splits (`doc-7` in train, `DOC-7 ` in test)."""
+        assert isinstance(self.options, SharedUpstreamOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        split = manifest.split.codes
+        spellings: SpellingSplits
+        if isinstance(spec, str) and manifest.mostly_distinct(spec):
+            spellings = from_rows(manifest.table[spec], split, len(names), manifest.spelling(spec))
+        else:
+            spellings = from_codes(manifest.key(spec), split, len(names))
+        if not spellings.n_groups:
+            return
+        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
+        if not missed:
+            return
+        label = spec if isinstance(spec, str) else compound_label(spec)
+        crossing = np.logical_or.reduce(list(missed.values()))
+        parts = 1 if isinstance(spec, str) else len(spec)
+        accepted = accepted_groups(spellings, context.acceptances.entries, "UPS005", parts)
+        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        limit = self.options.max_examples
+        if len(live):
+            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
+            yield self.finding(
+                "UPS005",
+                Severity.WARNING,
+                f"{len(live)} '{label}' value(s) differ only by case, spacing, Unicode form or number format "
+                f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); as one value they link "
+                + pair_counts_text(pairs)
+                + ".",
+                evidence={"key": label, "values": len(live), **pair_counts_evidence(pairs)},
+                examples=group_examples(manifest.ids, spellings, live, names, limit),
+                remediation=f"Normalize '{label}' so each upstream object has one spelling.",
+            )
+        for g, accept in sorted(accepted.items()):
+            if crossing[g]:
+                yield self.finding(
+                    "UPS005",
+                    Severity.WARNING,
+                    f"'{label}' spellings {spelling_text(spellings, g)} are one value across splits.",
+                    key=accept,
+                    evidence={"key": label, "value": spellings.normal[g]},
+                    examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                )
 
     def _crossing(
         self,
@@ -124,12 +200,13 @@ class SharedUpstream(Stage):
         order = np.lexsort((crossing, -sizes))[: self.options.max_examples]
         split_rows = context.require_manifest().rows_per_split()
         exposure = holdout_exposure(counts, overlap, mask, roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
-        pairs = [p for p in overlap.of_kind(kind)]
+        pairs = overlap.of_kind(kind)
         examples = [self._example(context, keys, comps, int(crossing[i]), pairs) for i in order]
         key_names = ", ".join(k.name for k in keys)
         message = (
             f"{len(crossing)} group(s) of samples linked through {key_names} span "
-            + ", ".join(f"{p.a} and {p.b} ({p.values} group{'s' if p.values > 1 else ''})" for p in pairs)
+            + ", ".join(f"{p.a} and {p.b} ({p.values} group{'s' if p.values > 1 else ''})" for p in top_pairs(pairs))
+            + more_text(len(pairs) - len(top_pairs(pairs)), "pairs")
             + f" ({int(sizes.sum())} rows)."
         )
         if exposure:
@@ -144,8 +221,8 @@ class SharedUpstream(Stage):
                 "keys": [k.name for k in keys],
                 "components": len(crossing),
                 "rows": int(sizes.sum()),
-                "pairs": [{"splits": [p.a, p.b], "components": p.values} for p in pairs],
-                **({"holdout_rows_linked_to_train": exposure} if exposure else {}),
+                **pair_evidence(pairs, "components", with_rows=False),
+                **({"holdout_rows_linked_to_train": capped_splits(exposure)} if exposure else {}),
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),
@@ -154,7 +231,7 @@ class SharedUpstream(Stage):
         )
 
     def _example(
-        self, context: AuditContext, keys: list[KeyCodes], comps: Components, component: int, pairs: list[Any]
+        self, context: AuditContext, keys: list[KeyCodes], comps: Components, component: int, pairs: Pairs
     ) -> dict[str, Any]:
         manifest = context.require_manifest()
         names = manifest.split_names
@@ -163,9 +240,13 @@ class SharedUpstream(Stage):
         per_split = np.bincount(split[rows][split[rows] >= 0], minlength=len(names))
         example: dict[str, Any] = {
             "rows": len(rows),
-            "splits": {names[i]: int(c) for i, c in enumerate(per_split) if c},
+            "splits": capped_counts({names[i]: int(c) for i, c in enumerate(per_split) if c}),
         }
-        for p in pairs:
+        here = {names[i] for i in np.flatnonzero(per_split)}
+        if len(here) > len(example["splits"]):
+            example["splits_total"] = len(here)
+        # Chains for the pairs this group spans, at most MAX_LISTED of them (each chain is a graph search).
+        for p in top_pairs(pairs.within(here)):
             ia, ib = names.index(p.a), names.index(p.b)
             holdout, other = (ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib)
             starts = rows[split[rows] == holdout]
@@ -187,6 +268,7 @@ class SharedUpstream(Stage):
         if example.get("chains"):
             # The longest chain is the one no single key shows: lead with it.
             example["chains"].sort(key=lambda c: -len(c["steps"]))
+            del example["chains"][MAX_CHAINS:]
             example["chain_text"] = example["chains"][0]["text"]
         return example
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import combinations
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.manifest.overlap import MAX_LISTED, capped_counts, capped_title, largest_first, more_text
+from auditor.manifest.spelling import accepted_groups, from_rows, group_examples, spelling_text
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -18,7 +20,7 @@ MAX_EXAMPLES = 5
 
 
 class SplitIntegrityOptions(StageOptions):
-    max_examples: int = MAX_EXAMPLES
+    max_examples: int = Field(default=MAX_EXAMPLES, ge=1, description="most examples a finding lists")
 
 
 def normalized_split_name(name: str) -> str:
@@ -43,11 +45,16 @@ class SplitIntegrity(Stage):
         "SPL006": "declared split has no rows",
         "SPL007": "rows without a sample id",
         "SPL008": "splits.allow names a split that does not exist",
+        "SPL009": "splits.allow exempts a pair with a holdout split: leaks into an evaluation become info",
+        "SPL010": "sample ids that differ only by spelling, in different splits",
+        "SPL011": "sample ids that differ only by spelling, within one split",
     }
     Options = SplitIntegrityOptions
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         manifest.prefetch(repeated_ids=True)
+        if manifest.id_column is not None:
+            manifest.spelling(manifest.id_column, background=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         manifest = context.require_manifest()
@@ -61,21 +68,23 @@ class SplitIntegrity(Stage):
 
         total = manifest.n_rows
         ordered = roles.order(present)
+        position = {n: i for i, n in enumerate(names)}
+        # Very many splits: list the MAX_LISTED largest (in the usual order) and say how many more.
+        shown = capped_counts({n: int(sizes[position[n]]) for n in ordered})
+        more = len(ordered) - len(shown)
         yield self.finding(
             "SPL000",
             Severity.INFO,
             f"{total} rows in {len(present)} split(s): "
-            + ", ".join(f"{n} {sizes[names.index(n)]}" for n in ordered)
+            + ", ".join(f"{n} {c}" for n, c in shown.items())
+            + more_text(more, "splits")
             + ".",
-            evidence={"rows": total, "splits": {n: int(sizes[names.index(n)]) for n in ordered}},
+            evidence={"rows": total, "splits": shown, **({"splits_not_listed": more} if more else {})},
             tables=(
                 Table(
-                    title="split sizes",
+                    title=capped_title("split sizes", MAX_LISTED, len(ordered), "splits"),
                     columns=("split", "role", "rows", "share"),
-                    rows=tuple(
-                        (n, roles.role(n), int(sizes[names.index(n)]), f"{sizes[names.index(n)] / total:.1%}")
-                        for n in ordered
-                    ),
+                    rows=tuple((n, roles.role(n), c, f"{c / total:.1%}") for n, c in shown.items()),
                 ),
             ),
         )
@@ -99,6 +108,7 @@ class SplitIntegrity(Stage):
         yield from self._empty_declared(present, context)
         yield from self._allow_pairs(present, context)
         yield from self._duplicate_ids(context, limit)
+        yield from self._id_spellings(context, limit)
 
     def _look_alike_names(
         self, present: list[str], sizes: np.ndarray, names: list[str], context: AuditContext
@@ -155,6 +165,7 @@ class SplitIntegrity(Stage):
                     )
 
     def _allow_pairs(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
+        roles = context.roles
         for i, pair in enumerate(context.config.splits.allow):
             for n in pair:
                 if n not in present:
@@ -167,6 +178,23 @@ class SplitIntegrity(Stage):
                         evidence={"pair": list(pair), "splits_found": sorted(present)},
                         remediation="Correct or remove the allow entry.",
                     )
+            a, b = pair
+            if a != b and a in present and b in present and roles.involves_holdout(a, b):
+                where = context.loaded.locate(("splits", "allow", i))
+                evaluated = [n for n in pair if roles.role(n) == "holdout"]
+                yield self.finding(
+                    "SPL009",
+                    Severity.WARNING,
+                    f"splits.allow[{i}] ({where}) exempts {a}–{b} ({roles.role(a)}–{roles.role(b)}): ids, groups "
+                    "and content shared between them are reported as info only, though "
+                    + " and ".join(repr(n) for n in evaluated)
+                    + (" is a split" if len(evaluated) == 1 else " are splits")
+                    + " the model is evaluated on.",
+                    key=f"{a}|{b}",
+                    evidence={"pair": [a, b], "roles": [roles.role(a), roles.role(b)], "config": where},
+                    remediation="Remove the allow entry, or accept this finding with the reason the overlap "
+                    "cannot inflate the evaluation.",
+                )
 
     def _duplicate_ids(self, context: AuditContext, limit: int) -> Iterator[Finding]:
         manifest = context.require_manifest()
@@ -198,11 +226,15 @@ class SplitIntegrity(Stage):
 
         if cross.any():
             on_cross = cross[local]
-            pair_count = {
-                (label[a], label[b]): int((presence[:, a] & presence[:, b]).sum())
-                for a, b in combinations(range(len(label)), 2)
-            }
-            pair_count = {k: v for k, v in pair_count.items() if v}
+            # Ids per split pair from one product over the ids that cross, not a loop over every pair.
+            crossing = presence[cross].astype(np.int64)
+            together = np.triu(crossing.T @ crossing, k=1)
+            first, second = np.nonzero(together)
+            ids_per_pair = together[first, second]
+            at = largest_first(ids_per_pair)
+            listed = [(label[first[i]], label[second[i]], int(ids_per_pair[i])) for i in at]
+            shown = {f"{a}|{b}": c for a, b, c in listed}
+            more = len(first) - len(listed)
             yield self.finding(
                 "SPL001",
                 Severity.ERROR,
@@ -211,14 +243,15 @@ class SplitIntegrity(Stage):
                 evidence={
                     "ids": int(cross.sum()),
                     "rows": int(on_cross.sum()),
-                    "pairs": {f"{a}|{b}": c for (a, b), c in pair_count.items()},
+                    "pairs": shown,
+                    **({"pairs_total": len(first), "pairs_not_listed": more} if more else {}),
                 },
                 examples=_id_examples(manifest, rows[on_cross], local[on_cross], label, limit),
                 tables=(
                     Table(
-                        title="ids shared per split pair",
+                        title=capped_title("ids shared per split pair", len(listed), len(first), "pairs"),
                         columns=("split", "split", "ids"),
-                        rows=tuple((a, b, c) for (a, b), c in pair_count.items()),
+                        rows=tuple(listed),
                     ),
                 ),
                 remediation="Give each sample exactly one split; if the rows are distinct samples, "
@@ -241,6 +274,53 @@ class SplitIntegrity(Stage):
                 examples=_id_examples(manifest, rows[on_within], local[on_within], label, limit),
                 remediation="Remove the repeated rows, or give distinct samples distinct ids.",
             )
+
+    def _id_spellings(self, context: AuditContext, limit: int) -> Iterator[Finding]:
+        """Ids equal after normalisation (case, whitespace, Unicode form, number format) but not before."""
+        manifest = context.require_manifest()
+        if manifest.id_column is None:
+            return
+        variants = manifest.spelling(manifest.id_column)
+        if variants is None or not variants.n_groups:
+            return
+        names = manifest.split_names
+        spellings = from_rows(manifest.table[manifest.id_column], manifest.split.codes, len(names), variants)
+        present = spellings.counts > 0
+        splits_of_group = np.zeros((spellings.n_groups, len(names)), dtype=bool)
+        np.logical_or.at(splits_of_group, spellings.group, present)
+        in_splits = splits_of_group.sum(axis=1)
+        for code, chosen, where in (
+            ("SPL010", in_splits > 1, "in different splits: the same sample is trained on and evaluated"),
+            ("SPL011", in_splits == 1, "within one split: a repeated sample in disguise"),
+        ):
+            groups = np.flatnonzero(chosen)
+            accepted = accepted_groups(spellings, context.acceptances.entries, code, 1)
+            live = np.array([g for g in groups if g not in accepted], dtype=np.int64)
+            if len(live):
+                first = live[0]
+                yield self.finding(
+                    code,
+                    Severity.WARNING,
+                    f"{len(live)} sample id(s) differ only by case, spacing, Unicode form or number format "
+                    f"{where} (e.g. {spelling_text(spellings, int(first))}).",
+                    evidence={
+                        "ids": len(live),
+                        "spellings": int(np.isin(spellings.group, live).sum()),
+                        "rows": int(spellings.counts[np.isin(spellings.group, live)].sum()),
+                    },
+                    examples=group_examples(manifest.ids, spellings, live, names, limit),
+                    remediation="Normalize the id column (one spelling per sample); if the rows are distinct "
+                    "samples, give them ids that differ by more than spelling.",
+                )
+            for g, key in sorted(accepted.items()):
+                if chosen[g]:
+                    yield self.finding(
+                        code,
+                        Severity.WARNING,
+                        f"sample id spellings {spelling_text(spellings, g)} are one id {where}.",
+                        key=key,
+                        examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                    )
 
 
 def _id_examples(

@@ -10,16 +10,18 @@ from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.manifest.timeparse import NAT, format_time, parse_times
+from auditor.manifest.overlap import capped_counts, capped_title, more_text
+from auditor.manifest.timeparse import NAT, MixedZones, format_time, parse_times
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 
 class TemporalOrderOptions(StageOptions):
     epoch_unit: Literal["s", "ms", "us", "ns"] = "s"
-    max_examples: int = 5
+    max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
 
 
 class TemporalOrder(Stage):
@@ -30,6 +32,7 @@ class TemporalOrder(Stage):
         "TMP001": "holdout samples older than the newest training sample",
         "TMP002": "entities whose holdout samples predate their own training samples",
         "TMP003": "rows without a time",
+        "TMP004": "times with and without a UTC offset in one column; those without were read as UTC",
     }
     Options = TemporalOrderOptions
 
@@ -43,7 +46,10 @@ class TemporalOrder(Stage):
         manifest = context.require_manifest()
         roles = context.roles
         names = manifest.split_names
-        times = parse_times(manifest.table[column], column, self.options.epoch_unit)
+        parsed = parse_times(manifest.table[column], column, self.options.epoch_unit)
+        times = parsed.ns
+        if parsed.mixed_zones is not None:
+            yield self._mixed_zones(column, parsed.mixed_zones)
         split = manifest.split.codes
         role_of = np.array([{"train": 0, "holdout": 1}.get(roles.role(n), -1) for n in names] + [-1])
         role = role_of[np.where(split >= 0, split, len(names))]
@@ -63,30 +69,43 @@ class TemporalOrder(Stage):
         if not train.any():
             return
         newest_train = int(times[train].max())
-        rows = []
-        for s in roles.order(names):
-            i = names.index(s)
-            if roles.role(s) != "holdout":
-                continue
-            here = has_time & (split == i)
-            older = here & (times < newest_train)
-            if older.any():
-                rows.append((s, int(older.sum()), int(here.sum()), int(times[older].min())))
-        if rows:
-            total = sum(r[1] for r in rows)
+        # Per-split counts in one pass over the rows, whatever the number of splits.
+        timed = has_time & (split >= 0)
+        here_per = np.bincount(split[timed], minlength=len(names))
+        older_rows = timed & (times < newest_train)
+        older_per = np.bincount(split[older_rows], minlength=len(names))
+        oldest_per = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(oldest_per, split[older_rows], times[older_rows])
+        position = {n: i for i, n in enumerate(names)}
+        all_rows = [
+            (s, int(older_per[position[s]]), int(here_per[position[s]]), int(oldest_per[position[s]]))
+            for s in roles.order(names)
+            if roles.role(s) == "holdout" and older_per[position[s]]
+        ]
+        if all_rows:
+            total = sum(r[1] for r in all_rows)
+            # Very many splits: list the MAX_LISTED with most older rows and say how many more.
+            shown = capped_counts({r[0]: r[1] for r in all_rows})
+            rows = [r for r in all_rows if r[0] in shown]
+            more = more_text(len(all_rows) - len(rows), "splits")
             yield self.finding(
                 "TMP001",
                 Severity.WARNING,
                 f"{total} holdout row(s) are older than the newest training sample ({format_time(newest_train)}): "
                 + ", ".join(f"{s} {n} of {m}" for s, n, m, _ in rows)
+                + more
                 + ". If the model is meant to predict the future, train only on samples before the holdout period.",
                 evidence={
                     "newest_train": format_time(newest_train),
+                    "rows": total,
                     "splits": {s: {"rows": n, "of": m, "oldest": format_time(t)} for s, n, m, t in rows},
+                    **({"splits_not_listed": len(all_rows) - len(rows)} if len(rows) < len(all_rows) else {}),
                 },
                 tables=(
                     Table(
-                        title="holdout rows older than the newest training sample",
+                        title=capped_title(
+                            "holdout rows older than the newest training sample", len(rows), len(all_rows), "splits"
+                        ),
                         columns=("split", "rows", "of", "overlap window"),
                         rows=tuple(
                             (s, n, m, f"{format_time(t)} .. {format_time(newest_train)}") for s, n, m, t in rows
@@ -99,6 +118,23 @@ class TemporalOrder(Stage):
         entity = context.config.keys.entity
         if entity is not None:
             yield from self._per_entity(context, entity, times, role, has_time)
+
+    def _mixed_zones(self, column: str, mixed: MixedZones) -> Finding:
+        (naive_row, naive), (zoned_row, zoned) = mixed.naive_example, mixed.zoned_example
+        return self.finding(
+            "TMP004",
+            Severity.INFO,
+            f"'{column}' mixes times with a UTC offset ({mixed.zoned} rows, e.g. {zoned!r} at row {zoned_row}) "
+            f"and without one ({mixed.naive} rows, e.g. {naive!r} at row {naive_row}); those without were read "
+            "as UTC, so each may be off by its real zone's offset (up to 14 hours) in the order checks.",
+            key=column,
+            evidence={"column": column, "naive_rows": mixed.naive, "zoned_rows": mixed.zoned, "assumed": "UTC"},
+            examples=(
+                {"row": naive_row, "value": naive, "read_as": "UTC"},
+                {"row": zoned_row, "value": zoned, "read_as": "its offset"},
+            ),
+            remediation=f"Write every value of '{column}' with its offset (or every one in UTC with Z).",
+        )
 
     def _per_entity(
         self, context: AuditContext, entity: str, times: np.ndarray, role: np.ndarray, has_time: np.ndarray

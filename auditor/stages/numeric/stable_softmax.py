@@ -47,8 +47,9 @@ class StableSoftmax(NumericStage):
             def softmax(x: Any, dim: int) -> Any:
                 return program.code.call("softmax", x, dim)
 
-            wide = probe_softmax(softmax, logits)
-            half = probe_softmax(softmax, logits.half(), HALF_SHIFT)
+            name = f"numeric.softmax ({program.code.spec.softmax})"
+            wide = probe_softmax(softmax, logits, name=name)
+            half = probe_softmax(softmax, logits.half(), HALF_SHIFT, name=name)
             results += [("softmax", wide), ("softmax", half)]
             if not wide.stable:
                 yield self.finding(

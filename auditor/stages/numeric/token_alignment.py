@@ -14,6 +14,7 @@ from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:
+    from auditor.numeric.alignment import AllIgnoredRisk
     from auditor.numeric.program import Program
 
 
@@ -34,7 +35,7 @@ class TokenAlignment(NumericStage):
         "TOK002": "PAD or ignored target positions get a gradient from the loss",
         "TOK003": "changing future tokens changes earlier outputs: the model sees the future",
         "TOK004": "every target of the batch is ignored",
-        "TOK005": "a batch whose targets are all ignored gives a NaN loss",
+        "TOK005": "a batch whose targets are all ignored gives a NaN loss (a warning when the sample batch can be one)",
     }
     Options = TokenAlignmentOptions
 
@@ -50,6 +51,7 @@ class TokenAlignment(NumericStage):
 
         from auditor.numeric.alignment import (
             all_ignored_loss,
+            all_ignored_risk,
             future_leak,
             last_position_gradient,
             pad_gradient,
@@ -199,12 +201,43 @@ class TokenAlignment(NumericStage):
                 remediation=f"Pass ignore_index={lm.ignore_index} to the loss, or set the config's to the loss's.",
             )
         elif math.isnan(ignored):
-            yield self.finding(
+            yield self._nan_when_all_ignored(all_ignored_risk(excluded), lm.ignore_index)
+
+    def _nan_when_all_ignored(self, risk: AllIgnoredRisk, ignore_index: int) -> Finding:
+        """TOK005 for a NaN loss on zero counted tokens: a warning only when the batch shows it can happen."""
+        nan = f"for a batch whose targets are all {ignore_index}, the loss is NaN: a mean over zero counted tokens"
+        evidence = {
+            "ignore_index": ignore_index,
+            "rows": risk.rows,
+            "rows_without_target": len(risk.rows_without_target),
+            "sequence_length": risk.length,
+        }
+        remediation = "Divide by max(count, 1), or skip batches without counted targets in the loader."
+        if not risk.possible:
+            return self.finding(
                 "TOK005",
-                Severity.WARNING,
-                f"for a batch whose targets are all {lm.ignore_index}, the loss is NaN: a mean over zero counted "
-                "tokens. Short or fully padded sequences at the end of an epoch produce such batches.",
+                Severity.INFO,
+                f"{nan}, as with a plain F.cross_entropy(..., ignore_index={ignore_index}). Every row of the sample "
+                "batch has a counted target, so only a loader that yields a batch without one would hit it.",
                 key="all ignored",
-                evidence={"ignore_index": lm.ignore_index},
-                remediation="Divide by max(count, 1), or skip batches without counted targets.",
+                evidence=evidence,
+                remediation=remediation,
             )
+        if risk.rows_without_target:
+            shown = ", ".join(str(r) for r in risk.rows_without_target[:5])
+            why = (
+                f"{len(risk.rows_without_target)} of the {risk.rows} rows of the sample batch have no counted "
+                f"target (row {shown}): a batch of such rows, e.g. the last one of an epoch or one of size 1, "
+                "gives NaN"
+            )
+        else:
+            why = f"the sample batch's sequences are {risk.length} token long, too short to always have a next token"
+        return self.finding(
+            "TOK005",
+            Severity.WARNING,
+            f"{nan}, and {why}; one NaN step turns every parameter into NaN.",
+            key="all ignored",
+            evidence=evidence,
+            examples=tuple({"row": r} for r in risk.rows_without_target[:5]),
+            remediation=remediation,
+        )

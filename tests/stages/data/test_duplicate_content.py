@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import os
+import time
 from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor import config_from_mapping, run_audit
+from auditor.manifest import content
 from auditor.manifest.content import hash_files
 from tests.conftest import codes, finding, write_config, write_table
 
@@ -62,7 +66,32 @@ def test_file_bytes_are_hashed_relative_to_the_manifest(tmp_path: Path) -> None:
     assert (tmp_path / "cache" / "content-sha256.sqlite").exists()
 
 
-def test_cache_skips_unchanged_files_and_notices_changes(tmp_path: Path) -> None:
+def test_test_file_overwritten_with_training_bytes_and_old_mtime_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "img").mkdir()
+    train, test = tmp_path / "img" / "a.bin", tmp_path / "img" / "b.bin"
+    train.write_bytes(b"train sample")
+    test.write_bytes(b"test sample!")
+    for f in (train, test):
+        os.utime(f, (1_600_000_000, 1_600_000_000))
+    write_table(tmp_path / "m.csv", {"file": ["img/a.bin", "img/b.bin"], "split": ["train", "test"]})
+    cfg = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "split": "split"},
+            "keys": {"content_path": "file"},
+            "stages": {"duplicate_content": {"cache_dir": str(tmp_path / "cache")}},
+        },
+    )
+    assert run_audit(cfg, only=ONLY).exit_code == 0
+    test.write_bytes(train.read_bytes())  # `cp a.bin b.bin && touch -r` leaves size and mtime as cached
+    os.utime(test, (1_600_000_000, 1_600_000_000))
+    r = run_audit(cfg, only=ONLY)
+    assert r.exit_code == 1 and finding(r, "DUP001").evidence["digests"] == 1
+
+
+def test_cache_skips_unchanged_files_and_notices_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = time.time_ns
+    monkeypatch.setattr(content, "_now_ns", lambda: real() + 10**10)  # the files settled 10 s ago
     f = tmp_path / "a.bin"
     f.write_bytes(b"x" * 1000)
     first = hash_files([f], tmp_path / "cache")
@@ -79,7 +108,7 @@ def test_unreadable_file_is_reported_not_raised(tmp_path: Path) -> None:
     d.mkdir()
     result = hash_files([d, tmp_path / "nope"], None)
     assert result.digests == [None, None]
-    assert result.failures == {str(d): "not a regular file", str(tmp_path / "nope"): "file not found"}
+    assert result.failures == {str(d): "a directory, not a regular file", str(tmp_path / "nope"): "file not found"}
 
 
 def test_skips_without_content_key(audit) -> None:  # type: ignore[no-untyped-def]
@@ -130,3 +159,29 @@ def test_holdout_share_counts_every_row_of_the_split(audit) -> None:  # type: ig
     assert finding(r, "DUP001").evidence["holdout_rows_identical_to_train"] == {
         "test": {"rows": 1, "of": 3, "share": 0.3333}
     }
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("a", "b"), [("9f86d0", "9F86D0"), ("9f86d0", " 9f86d0"), ("ab12", "AB12 ")])
+def test_digests_differing_only_by_case_or_spacing_are_one_content(audit, fmt: str, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["s1", "s2", "s3"], "sha": [a, "0000ff", b], "split": ["train", "train", "test"]}
+    r = audit(data, fmt=fmt, manifest={"id": "sid"}, keys={"content_hash": "sha"}, only=["duplicate_content"])
+    f = finding(r, "DUP007")
+    assert f.evidence["pairs"] == {"train|test": 1}
+    spellings = f.examples[0]["spellings"]
+    assert [s["spelling"] for s in spellings] == [a, b]
+    assert spellings[1]["splits"] == {"test": {"rows": 1, "first_id": "s3"}}
+    assert "DUP001" not in codes(r)
+
+
+def test_distinct_and_identical_digests_are_not_spelling_findings(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sha": ["9f86d0", "9f86d0", "9f86d1", "9F86D2"], "split": ["train", "test", "train", "train"]}
+    r = audit(data, keys={"content_hash": "sha"}, only=["duplicate_content"])
+    assert "DUP007" not in codes(r) and "DUP001" in codes(r)
+
+
+def test_accepted_digest_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sha": ["9f86d0", "9F86D0"], "split": ["train", "test"]}
+    accept = [{"code": "DUP007", "key": "9f86d0", "reason": "a calibration image in every split"}]
+    r = audit(data, keys={"content_hash": "sha"}, accept=accept, only=["duplicate_content"])
+    assert [(f.code, f.accepted) for f in r.findings] == [("DUP007", True)] and r.exit_code == 0

@@ -4,6 +4,7 @@ from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -200,3 +201,46 @@ def test_accepting_a_train_leak_keeps_the_holdout_overlap(audit) -> None:  # typ
     )
     assert [f.code for f in r.findings if f.accepted] == ["GRP001"]
     assert finding(r, "GRP002").evidence["groups"] == 1
+
+
+SPELLINGS = [("a", "a "), ("w1", "w1 "), ("w2", "W2"), ("9f86d0", "9F86D0"), ("Jos\u00e9", "Jose\u0301"), ("1.0", "1")]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("a", "b"), SPELLINGS)
+def test_group_spelled_two_ways_across_train_and_test(audit, fmt: str, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": [a, "w1x", b, "w10"], "split": ["train", "train", "test", "test"]}
+    r = audit(data, fmt=fmt, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP005")
+    assert f.severity.value == "warning" and f.evidence["pairs"] == {"train|test": 1}
+    assert [s["spelling"] for s in f.examples[0]["spellings"]] == [a, b]
+    assert "GRP001" not in codes(r)
+
+
+def test_spelling_variant_already_shared_exactly_is_not_repeated(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w2", "w2", "W2", "w1"], "split": ["train", "test", "test", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    assert codes(r) == ["GRP001"]
+
+
+def test_different_groups_and_train_only_variants_are_clean(audit) -> None:  # type: ignore[no-untyped-def]
+    writers = ["w1", "W1", "Stra\u00dfe", "w10", "strasse"]
+    data = {"writer": writers, "split": ["train", "train", "train", "test", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    assert codes(r) == []
+
+
+def test_compound_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"patient": ["p1", "P1 ", "p2"], "eye": ["L", "l", "L"], "split": ["train", "test", "test"]}
+    r = audit(data, keys={"groups": [["patient", "eye"]]}, only=ONLY)
+    f = finding(r, "GRP005")
+    assert f.examples[0]["value"] == "p1 + l"
+    assert [s["spelling"] for s in f.examples[0]["spellings"]] == ["p1 + L", "P1  + l"]
+
+
+def test_accepted_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["w2", "W2", "a", "A"], "split": ["train", "test", "train", "val"]}
+    accept = [{"code": "GRP005", "key": "W2", "reason": "two writers who share initials"}]
+    r = audit(data, keys={"groups": ["writer"]}, accept=accept, only=ONLY)
+    assert finding(r, "GRP005").evidence["values"] == 1
+    assert [f.key for f in r.findings if f.accepted] == ["W2"]

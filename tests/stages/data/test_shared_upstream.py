@@ -126,3 +126,22 @@ def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]]) ->
 def test_a_single_group_key_is_left_to_group_overlap(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit(CHAIN, keys={"groups": ["writer"]}, only=ONLY)
     assert r.stages[0].status == "skipped" and "group_overlap" in (r.stages[0].skip_reason or "")
+
+
+def test_source_spelled_two_ways_across_splits(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "writer": ["w1", "w2", "w3"],
+        "doc": ["doc-7", "doc-8", "DOC-7 "],
+        "split": ["train", "train", "test"],
+    }
+    r = audit(data, keys={"groups": ["writer"], "sources": ["doc"]}, only=["shared_upstream"])
+    f = finding(r, "UPS005")
+    assert f.evidence == {"key": "doc", "values": 1, "pairs": {"train|test": 1}}
+    assert [s["spelling"] for s in f.examples[0]["spellings"]] == ["doc-7", "DOC-7 "]
+
+
+def test_mostly_distinct_source_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    docs = [f"d{i}" for i in range(20)] + ["D3"]
+    data = {"doc": docs, "w": [f"w{i}" for i in range(21)], "split": ["train"] * 20 + ["test"]}
+    r = audit(data, keys={"groups": ["w"], "sources": ["doc"]}, only=["shared_upstream"])
+    assert finding(r, "UPS005").examples[0]["value"] == "d3"

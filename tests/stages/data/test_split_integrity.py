@@ -1,7 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from auditor import load_config, run_audit
+from auditor.render import render_html, render_markdown, render_terminal
 from auditor.stages.data.split_integrity import normalized_split_name
-from tests.conftest import codes, finding
+from tests.conftest import codes, finding, write_table
 
 ONLY = ["split_integrity"]
 
@@ -93,3 +99,79 @@ def test_normalized_split_name() -> None:
 def test_no_id_column_means_no_duplicate_check(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit({"sid": ["a", "a"], "split": ["train", "test"]}, only=ONLY)
     assert "SPL001" not in codes(r)
+
+
+def test_allowing_a_pair_with_a_holdout_split_is_a_warning_with_the_config_line(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"sid": ["a", "a", "b"], "split": ["train", "test", "val"]})
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        "manifest: {path: m.csv, id: sid, split: split}\n"
+        "splits:\n"
+        "  train: [train, val]\n"
+        "  holdout: [test]\n"
+        "  allow:\n"
+        "    - [train, val]\n"
+        "    - [train, test]\n",
+        encoding="utf-8",
+    )
+    r = run_audit(load_config(cfg), only=ONLY)
+    f = finding(r, "SPL009")  # train and val are both train splits: no finding for that pair
+    assert f.severity == "warning" and f.key == "train|test"
+    assert f.evidence["pair"] == ["train", "test"] and f.evidence["roles"] == ["train", "holdout"]
+    assert f.evidence["config"] == f"{cfg.resolve()}:7:7" and "splits.allow[1]" in f.message
+
+
+def test_allowed_holdout_pairs_are_in_every_report_header(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"split": ["train", "val", "test"]}, splits={"allow": [["val", "test"]]}, only=ONLY)
+    assert finding(r, "SPL009").evidence["roles"] == ["holdout", "holdout"]
+    header = "splits.allow exempts holdout pair(s)"
+    markdown = render_markdown(r).split("### Findings")[0]
+    assert header in markdown and "val–test" in markdown
+    assert header in render_html(r).split("<h2>Stages</h2>")[0]
+    assert render_terminal(r, width=200).splitlines()[1].startswith(header)
+    plain = audit({"split": ["train", "test"]}, only=ONLY)
+    assert header not in render_markdown(plain) + render_html(plain) + render_terminal(plain)
+
+
+def test_allowed_pair_of_missing_split_is_not_an_exemption_warning(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"split": ["train", "test"]}, splits={"allow": [["train", "tset"]]}, only=ONLY)
+    assert "SPL008" in codes(r) and "SPL009" not in codes(r)
+
+
+SPELLINGS = [("a", "a "), ("w1", "w1 "), ("w2", "W2"), ("9f86d0", "9F86D0"), ("Jos\u00e9", "Jose\u0301"), ("1.0", "1")]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize(("a", "b"), SPELLINGS)
+def test_id_spellings_across_splits_are_one_sample(audit, fmt: str, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": [a, "x", b, "w10"], "split": ["train", "train", "test", "test"]}
+    r = audit(data, fmt=fmt, manifest={"id": "sid"}, only=["split_integrity"])
+    f = finding(r, "SPL010")
+    assert f.severity.value == "warning" and f.evidence["ids"] == 1
+    spellings = f.examples[0]["spellings"]
+    assert [s["spelling"] for s in spellings] == [a, b]
+    assert [list(s["splits"]) for s in spellings] == [["train"], ["test"]]
+    assert "SPL001" not in codes(r) and "SPL011" not in codes(r)
+
+
+def test_id_spellings_within_a_split_are_a_repeat_in_disguise(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["w2", "W2", "w1", "w10", "t"], "split": ["train", "train", "train", "train", "test"]}
+    r = audit(data, manifest={"id": "sid"}, only=["split_integrity"])
+    f = finding(r, "SPL011")
+    assert f.examples[0]["value"] == "w2" and "SPL010" not in codes(r)
+
+
+def test_exact_and_distinct_ids_are_not_spelling_findings(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["a", "a", "w1", "w10", "Stra\u00dfe", "strasse"], "split": ["train", "test"] * 3}
+    r = audit(data, manifest={"id": "sid"}, only=["split_integrity"])
+    assert "SPL010" not in codes(r) and "SPL011" not in codes(r) and "SPL001" in codes(r)
+
+
+def test_accepted_id_spelling_is_shown_not_failing(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["a", "A", "b", "B "], "split": ["train", "test", "train", "test"]}
+    accept = [{"code": "SPL010", "key": "A", "reason": "two scans of one sample, on purpose"}]
+    r = audit(data, manifest={"id": "sid"}, accept=accept, only=["split_integrity"])
+    live = finding(r, "SPL010")
+    assert live.evidence["ids"] == 1 and live.examples[0]["value"] == "b"
+    accepted = [f for f in r.findings if f.code == "SPL010" and f.accepted]
+    assert len(accepted) == 1 and accepted[0].key == "A"

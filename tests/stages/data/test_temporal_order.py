@@ -100,3 +100,51 @@ def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, int, str]]) -
 def test_iso_variants_parse(audit, value) -> None:  # type: ignore[no-untyped-def]
     r = audit({"t": [value, "2023-01-01"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
     assert r.stages[0].status != "error"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "values", "unit"),
+    [
+        ("csv", [1_704_067_200, 1_704_153_600, 1_704_110_000], "s"),
+        ("csv", ["1704067200.0", "1704153600.0", "+1704110000"], "s"),
+        ("csv", [1_704_067_200_000, 1_704_153_600_000, 1_704_110_000_000], "ms"),
+        ("parquet", [1_704_067_200, 1_704_153_600, 1_704_110_000], "s"),
+        ("parquet", [1_704_067_200.0, 1_704_153_600.0, 1_704_110_000.0], "s"),
+        ("parquet", [1_704_067_200_000_000_000, 1_704_153_600_000_000_000, 1_704_110_000_000_000_000], "ns"),
+    ],
+)
+def test_epoch_numbers_in_csv_and_parquet(audit, fmt: str, values: list[object], unit: str) -> None:  # type: ignore[no-untyped-def]
+    data = {"t": values, "split": ["train", "train", "test"]}
+    r = audit(data, fmt=fmt, keys={"time": "t"}, stages={"temporal_order": {"epoch_unit": unit}}, only=ONLY)
+    f = finding(r, "TMP001")
+    assert f.evidence["newest_train"] == "2024-01-02T00:00:00+00:00"
+    assert f.evidence["splits"]["test"]["oldest"] == "2024-01-01T11:53:20+00:00"
+
+
+def test_epoch_text_in_the_wrong_unit_names_the_option(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": [1_704_067_200_000], "split": ["train"]}, keys={"time": "t"}, only=ONLY)
+    assert r.exit_code == 2 and "epoch_unit" in (r.stages[0].error.message if r.stages[0].error else "")
+
+
+def test_eight_digits_are_basic_dates_not_epoch_seconds(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": [20240301, 20240201], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    assert finding(r, "TMP001").evidence["newest_train"].startswith("2024-03-01")
+    bad = audit({"t": [20240301, 20241399], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    assert bad.stages[0].error is not None and "'20241399'" in bad.stages[0].error.message
+
+
+def test_naive_and_zoned_times_mixed_are_read_as_utc_and_said(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "t": ["2024-01-01 10:00", "2024-01-01T10:00:00+02:00", "2024-01-01T09:00:00Z"],
+        "split": ["train", "train", "test"],
+    }
+    r = audit(data, keys={"time": "t"}, only=ONLY)
+    f = finding(r, "TMP004")
+    assert f.severity == "info" and f.key == "t"
+    assert f.evidence == {"column": "t", "naive_rows": 1, "zoned_rows": 2, "assumed": "UTC"}
+    assert f.examples[0] == {"row": 0, "value": "2024-01-01 10:00", "read_as": "UTC"}
+    # the naive 10:00 read as UTC is the newest training time; the holdout at 09:00Z is older
+    assert finding(r, "TMP001").evidence["newest_train"] == "2024-01-01T10:00:00+00:00"
+    for same_kind in (["2024-01-01 10:00", "2024-01-02"], ["2024-01-01T10:00Z", "2024-01-02T00:00+01:00"]):
+        plain = audit({"t": same_kind, "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+        assert "TMP004" not in codes(plain)

@@ -106,3 +106,15 @@ def test_log_softmax_outputs_with_nll_loss_and_regularized_losses_pass(program) 
         + "\ndef zloss(out, y):\n    return F.cross_entropy(out, y) + 1e-4 * torch.logsumexp(out, -1).pow(2).mean()\n"
     )
     assert codes(program(zloss, ONLY, loss="prog:zloss")) == ["SMX000"]  # finite, so not an overflow
+
+
+def test_softmax_returning_numpy_is_a_clear_stage_input_error(program) -> None:  # type: ignore[no-untyped-def]
+    source = CLASSIFIER + "\ndef as_numpy(x, dim):\n    return torch.softmax(x, dim).numpy()\n"
+    r = program(source, ONLY, softmax="prog:as_numpy")
+    stage = next(s for s in r.stages if s.stage == "stable_softmax")
+    assert stage.status == "error" and r.exit_code == 2
+    assert stage.error is not None
+    message = stage.error.message
+    assert "numeric.softmax (prog:as_numpy)(logits, -1) returned a numpy.ndarray of shape (5, 4)" in message
+    assert "expected a torch.Tensor of shape (5, 4)" in message
+    assert "Traceback" not in message

@@ -91,9 +91,41 @@ def test_attention_without_a_causal_mask_sees_the_future(program) -> None:  # ty
     assert f.evidence["mode"] == "eval" and f.evidence["first_moved"] == 0 and f.evidence["position"] == 3
 
 
-def test_all_ignored_batch_and_unguarded_mean(program) -> None:  # type: ignore[no-untyped-def]
-    unguarded = TINY_LM.replace("    if counted == 0:\n        return logits.sum() * 0.0\n", "")
-    assert finding(program(unguarded, ONLY, **LM), "TOK005").severity == "warning"
+UNGUARDED = TINY_LM.replace("    if counted == 0:\n        return logits.sum() * 0.0\n", "")
+
+
+def test_unguarded_mean_is_info_when_every_row_has_a_target(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(UNGUARDED, ONLY, **LM)
+    f = finding(r, "TOK005")
+    assert f.severity == "info" and f.evidence["rows_without_target"] == 0 and r.exit_code == 0
+
+
+def test_unguarded_mean_warns_when_a_row_has_no_target(program) -> None:  # type: ignore[no-untyped-def]
+    source = UNGUARDED.replace("[[5, 3, 7, 2, 9, 4, 1, 0, 0]", "[[5, 0, 0, 0, 0, 0, 0, 0, 0]")
+    f = finding(program(source, ONLY, **LM), "TOK005")
+    assert f.severity == "warning" and f.evidence["rows_without_target"] == 1 and f.examples == ({"row": 0},)
+
+
+def test_unguarded_mean_warns_for_one_token_sequences(program) -> None:  # type: ignore[no-untyped-def]
+    source = UNGUARDED.replace("TOKENS[:, :-1], TOKENS[:, 1:].clone()", "TOKENS[:, :1], TOKENS[:, 1:2].clone()")
+    f = finding(program(source, ONLY, **LM), "TOK005")
+    assert f.severity == "warning" and f.evidence["sequence_length"] == 1
+
+
+def test_all_ignored_risk_on_excluded_masks() -> None:
+    torch = pytest.importorskip("torch")
+    from auditor.numeric.alignment import all_ignored_risk
+
+    rows = all_ignored_risk(torch.tensor([[False, True], [True, True], [False, False]]))
+    assert rows.rows_without_target == (1,) and rows.rows == 3 and rows.possible
+    assert not all_ignored_risk(torch.tensor([[False, True], [True, False]])).possible
+    assert all_ignored_risk(torch.tensor([[False], [False]])).possible  # one token each: nothing after it
+    assert all_ignored_risk(torch.tensor([False, True, True])).rows_without_target == ()
+    stacked = all_ignored_risk(torch.tensor([[[True, True], [False, True]]]))  # leading axes are flattened
+    assert stacked.rows_without_target == (0,) and stacked.rows == 2
+
+
+def test_all_ignored_batch_is_an_error(program) -> None:  # type: ignore[no-untyped-def]
     empty = TINY_LM.replace("targets[targets == 0] = -100", "targets[:] = -100")
     assert codes(program(empty, ONLY, **LM)) == ["TOK004"]
 

@@ -1,0 +1,452 @@
+"""Values that are one value spelled several ways: `a` and `a `, `W2` and `w2`, NFC and NFD `José`, `1.0` and `1`.
+
+The normal form of a text value is: Unicode NFC, lower case (the simple one-to-one Unicode mapping, so `ß`
+stays `ß` and is not folded to `ss`), NFC again, surrounding whitespace removed, and a decimal number
+(`[+-]digits[.digits]`, no exponent) written canonically (`+01.50` -> `1.5`, `-0.0` -> `0`). Hex digests
+are text, so they compare case-insensitively. Blank values have no normal form (they are missing).
+
+A column is scanned byte-wise for the few values that might not be in normal form; only those are
+normalised, and only the values equal to one of their normal forms are looked up, so a clean 10M-row
+column costs one pass over its bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.core.config import AcceptSpec
+from auditor.core.splits import PairKind, SplitRoles
+from auditor.manifest.keycodes import KeyCodes, encode_column
+from auditor.manifest.repeats import repeated_rows
+
+# Every character Python's str.isspace() accepts, so the trim matches str.strip() exactly.
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"
+_NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*?)0*)?$"
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[ord(c) for c in WHITESPACE if ord(c) < 128]] = True
+_NUMERIC_START = np.zeros(256, dtype=bool)
+_NUMERIC_START[list(b"+-.0")] = True
+_NUMERIC_END = np.zeros(256, dtype=bool)
+_NUMERIC_END[list(b"0.")] = True
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
+# (first byte << 8 | last byte) -> might not be in normal form: whitespace at either end, or a possible
+# number that is not canonical (starts with + - . 0, or ends with 0 or . after a digit-like start).
+_ENDS = (
+    _ASCII_SPACE[:, None]
+    | _ASCII_SPACE[None, :]
+    | ((_DIGIT | _NUMERIC_START)[:, None] & (_NUMERIC_START[:, None] | _NUMERIC_END[None, :]))
+).ravel()
+_BLOCK = 1 << 20
+_FULL_SHARE = 8  # above 1/8 of the values needing normalisation, normalise the whole column at once
+
+
+@dataclass(frozen=True, eq=False)
+class Variants:
+    """Positions (rows, or indices of distinct values) whose value has a differently spelled twin.
+
+    ``positions`` ascend within each group; ``group`` numbers the groups in order of their first position.
+    """
+
+    positions: np.ndarray
+    group: np.ndarray
+    normal: list[str]  # the normal form of each group
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.normal)
+
+
+_NONE = Variants(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), [])
+
+
+def _text(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """The values as a chunked string array; None when they are not text (numbers have one spelling)."""
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values], values.type)
+    t = values.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+        values = values.cast(t)
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return values.cast(pa.string())
+    return values if pa.types.is_string(t) else None
+
+
+def normalise(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    """The normal form of each text value (see the module docstring); nulls stay null."""
+    text = _text(values)
+    if text is None:
+        raise TypeError(f"spelling normal forms are defined for text values, not {values.type}")
+    # Chunk by chunk: a combined chunk of long strings could outgrow 32-bit offsets.
+    return pa.chunked_array([_normalise_chunk(c) for c in text.chunks], pa.string())
+
+
+def _normalise_chunk(chunk: pa.Array) -> pa.Array:
+    t = pc.utf8_normalize(chunk, "NFC")
+    t = pc.utf8_normalize(pc.utf8_lower(t), "NFC")
+    t = pc.utf8_trim(t, WHITESPACE)
+    # A regex costs ~0.3 µs a string: screen with literal kernels (digits once one '.' and signs are gone).
+    digits = pc.utf8_ltrim(pc.replace_substring(t, ".", "", max_replacements=1), "+-")
+    numeric = pc.fill_null(pc.ascii_is_decimal(digits), False)
+    if not pc.any(numeric).as_py():
+        return t
+    maybe = np.flatnonzero(numeric.to_numpy(zero_copy_only=False))
+    confirmed = pc.match_substring_regex(t.take(pa.array(maybe)), NUMBER).to_numpy(zero_copy_only=False)
+    if not confirmed.any():
+        return t
+    mask = np.zeros(len(t), dtype=bool)
+    mask[maybe[confirmed]] = True
+    numeric = pa.array(mask)
+    # Capture groups make RE2 slow: extract the parts of the (usually few) numbers only.
+    parts = pc.extract_regex(t.filter(numeric), _NUMBER_PARTS)
+    sign, integer, frac = (pc.struct_field(parts, [i]) for i in range(3))
+    integer = pc.if_else(pc.equal(integer, ""), "0", integer)
+    body = pc.if_else(pc.equal(frac, ""), integer, pc.binary_join_element_wise(integer, frac, "."))
+    signed = pc.if_else(
+        pc.and_(pc.equal(sign, "-"), pc.not_equal(body, "0")), pc.binary_join_element_wise("-", body, ""), body
+    )
+    return pc.replace_with_mask(t, numeric, signed.cast(t.type))
+
+
+def _maybe_changed(chunk: pa.Array) -> np.ndarray:
+    """Indices of the strings of one chunk that might differ from their normal form (a superset).
+
+    A string is in normal form unless it holds a byte outside ASCII, an upper-case ASCII letter, starts or
+    ends with whitespace, or could be a number not written canonically (starts with + - . or a 0 followed
+    by more, or is all digit-like and ends with 0 or .): all checked on the raw bytes, in blocks.
+    """
+    n = len(chunk)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets_buf, data_buf = chunk.buffers()[1], chunk.buffers()[2]
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
+    start, stop = int(offsets[0]), int(offsets[-1])
+    hits: list[np.ndarray] = []
+    scratch = np.empty(_BLOCK, dtype=np.uint8)
+    flag = np.empty(_BLOCK, dtype=bool)
+    for lo in range(start, stop, _BLOCK):
+        block = data[lo : min(lo + _BLOCK, stop)]
+        k = len(block)
+        # Upper-case A-Z is 65..90: one subtract and compare; bytes >= 128 belong to non-ASCII characters.
+        np.subtract(block, np.uint8(65), out=scratch[:k])
+        np.less(scratch[:k], np.uint8(26), out=flag[:k])
+        if flag[:k].any() or block.max() >= 128:
+            np.logical_or(flag[:k], block >= 128, out=flag[:k])
+            hits.append(np.flatnonzero(flag[:k]) + lo)
+    changed = np.zeros(n, dtype=bool)
+    if hits:
+        changed[np.searchsorted(offsets, np.concatenate(hits), side="right") - 1] = True
+    starts, ends = offsets[:-1], offsets[1:]
+    full = None if (ends > starts).all() else np.flatnonzero(ends > starts)
+    if full is not None:
+        starts, ends = starts[full], ends[full]
+    ends = ends - 1
+    pair = data[starts].astype(np.uint16) << 8
+    pair |= data[ends]
+    odd = _ENDS[pair]
+    changed[odd if full is None else full[odd]] = True
+    # A superset: the caller keeps only values whose normal form differs (blank ones are missing anyway).
+    return np.flatnonzero(changed)
+
+
+def _candidates(text: pa.ChunkedArray) -> np.ndarray:
+    found, base = [], 0
+    for chunk in text.chunks:
+        found.append(_maybe_changed(chunk) + base)
+        base += len(chunk)
+    rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    if text.null_count and len(rows):
+        rows = rows[text.take(pa.array(rows)).is_valid().to_numpy(zero_copy_only=False)]
+    return rows
+
+
+def _screen_keys(text: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """length (capped), first byte and last byte of each string as one small integer: a cheap pre-filter."""
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    keys = []
+    for chunk in chunks:
+        n = len(chunk)
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
+        data_buf = chunk.buffers()[2]
+        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, dtype=np.uint8)
+        lengths = np.diff(offsets).astype(np.int64)
+        full = lengths > 0
+        first = np.where(full, data[np.minimum(offsets[:-1], max(len(data) - 1, 0))], 0).astype(np.int64)
+        last = np.where(full, data[np.maximum(offsets[1:] - 1, 0)], 0).astype(np.int64)
+        keys.append((np.minimum(lengths, 255) << 16) | (first << 8) | last)
+    return np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+
+
+def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
+    """The groups of positions whose values differ but share a normal form (blank and null never group).
+
+    ``values`` may be a whole column (positions are rows; equal values may repeat) or the distinct values
+    of a key (positions index them).
+    """
+    text = _text(values)
+    if text is None or len(text) == 0:
+        return _NONE
+    candidates = _candidates(text)
+    if len(candidates):
+        # The byte scan over-approximates (hex digests ending in 0 look numeric): keep the values that change.
+        picked = text.take(pa.array(candidates))
+        normal_picked = normalise(picked)
+        same = pc.fill_null(pc.equal(normal_picked, picked), True).to_numpy(zero_copy_only=False)
+        changed = ~np.asarray(same, dtype=bool)
+        candidates = candidates[changed]
+    if not len(candidates):
+        return _NONE
+    if len(candidates) > len(text) // _FULL_SHARE:
+        normal = normalise(text)
+        rows, ncodes, _ = repeated_rows(normal, blank_is_missing=True)
+    else:
+        targets = pc.unique(normal_picked.filter(pa.array(changed)).combine_chunks())
+        targets = targets.filter(pc.not_equal(targets, ""))
+        # Values already equal to a candidate's normal form are its twins; screen cheaply, then compare.
+        screen = (
+            np.flatnonzero(np.isin(_screen_keys(text), np.unique(_screen_keys(targets)), kind="table"))
+            if len(targets)
+            else np.zeros(0, dtype=np.int64)
+        )
+        if len(screen):
+            exact = pc.is_in(text.take(pa.array(screen)), value_set=targets).to_numpy(zero_copy_only=False)
+            screen = screen[np.asarray(exact, dtype=bool)]
+        rows = np.union1d(candidates, screen)
+        ncodes = encode_column(normalise(text.take(pa.array(rows))))[0].astype(np.int64)
+        rows, ncodes = rows[ncodes >= 0], ncodes[ncodes >= 0]  # blank normal forms are missing values
+    if not len(rows):
+        return _NONE
+    raw_codes = encode_column(text.take(pa.array(rows)), blank_is_missing=False)[0].astype(np.int64)
+    # A group is a normal form held by two or more different raw spellings.
+    pairs = np.unique(ncodes * (int(raw_codes.max()) + 1) + raw_codes) // (int(raw_codes.max()) + 1)
+    spellings = np.bincount(pairs, minlength=int(ncodes.max()) + 1)
+    keep = spellings[ncodes] > 1
+    rows, ncodes = rows[keep], ncodes[keep]
+    if not len(rows):
+        return _NONE
+    order = np.lexsort((rows, ncodes))
+    rows, ncodes = rows[order], ncodes[order]
+    # Number the groups by their first position, so the same input gives the same order.
+    first_pos = np.full(int(ncodes.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_pos, ncodes, rows)
+    used = np.unique(ncodes)
+    rank = np.zeros_like(first_pos)
+    rank[used[np.argsort(first_pos[used], kind="stable")]] = np.arange(len(used))
+    group = rank[ncodes]
+    order = np.lexsort((rows, group))
+    rows, group = rows[order].astype(np.int64), group[order]
+    starts = np.flatnonzero(np.diff(group, prepend=-1))
+    labels = normalise(text.take(pa.array(rows[starts]))).to_pylist()
+    return Variants(rows, group, [str(v) for v in labels])
+
+
+def normal_codes(values: pa.Array | pa.ChunkedArray, variants: Variants | None = None) -> np.ndarray:
+    """A code per position, equal exactly when the normal forms are (positions assumed distinct values)."""
+    variants = spelling_variants(values) if variants is None else variants
+    codes = np.arange(len(values), dtype=np.int64)
+    if variants.n_groups:
+        starts = np.flatnonzero(np.diff(variants.group, prepend=-1))
+        codes[variants.positions] = variants.positions[starts][variants.group]
+    return codes
+
+
+@dataclass(frozen=True, eq=False)
+class SpellingSplits:
+    """Groups of spellings of one key and where each spelling occurs: what the stages report from."""
+
+    group: np.ndarray  # (spellings,) the group of each spelling, ascending
+    labels: list[str]  # (spellings,) each spelling as written
+    normal: list[str]  # (groups,) the shared normal form
+    counts: np.ndarray  # (spellings, splits) rows of each spelling in each split
+    first_row: np.ndarray  # (spellings, splits) its first manifest row there, -1 if none
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.normal)
+
+
+def splits_from_rows(
+    rows: np.ndarray, spelling: np.ndarray, group_of_spelling: np.ndarray, split: np.ndarray, n_splits: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and first row per (spelling, split) from the rows that carry a variant spelling."""
+    keep = split >= 0
+    rows, spelling, split = rows[keep], spelling[keep], split[keep].astype(np.int64)
+    size = len(group_of_spelling) * n_splits
+    flat = spelling * n_splits + split
+    counts = np.bincount(flat, minlength=size).reshape(-1, n_splits)
+    first = np.full(size, -1, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    uniq, at = np.unique(flat[order], return_index=True)
+    first[uniq] = rows[order][at]
+    return counts, first.reshape(-1, n_splits)
+
+
+def crossings(
+    spellings: SpellingSplits, names: list[str], roles: SplitRoles, kinds: tuple[PairKind, ...]
+) -> dict[tuple[str, str], np.ndarray]:
+    """Per split pair of the given kinds: the groups present in both splits though no one spelling is.
+
+    These are the pairs the exact check does not see; a pair some spelling spans is reported there already.
+    """
+    present = spellings.counts > 0
+    n = spellings.n_groups
+    out: dict[tuple[str, str], np.ndarray] = {}
+    order = roles.order([names[i] for i in range(len(names)) if present[:, i].any()])
+    for a, b in combinations(order, 2):
+        if roles.pair(a, b) not in kinds:
+            continue
+        ia, ib = names.index(a), names.index(b)
+        in_a = np.bincount(spellings.group, weights=present[:, ia], minlength=n) > 0
+        in_b = np.bincount(spellings.group, weights=present[:, ib], minlength=n) > 0
+        single = np.bincount(spellings.group, weights=present[:, ia] & present[:, ib], minlength=n) > 0
+        missed = in_a & in_b & ~single
+        if missed.any():
+            out[(a, b)] = missed
+    return out
+
+
+def accept_key(key: str | list[str], parts: int) -> str:
+    """The normal form of an `accept` key, compared with a group's normal form (compound parts joined by +)."""
+    bits = key if isinstance(key, list) else key.split(" + ") if parts > 1 else [key]
+    return " + ".join(str(v) for v in normalise(pa.array([str(b) for b in bits], pa.string())).to_pylist())
+
+
+def key_variants(key: KeyCodes) -> Variants:
+    """Spelling variants among the distinct values of a key; for a compound key, combinations whose every
+    part has the same normal form (`p1 + L` and `P1  + l`). Positions are the key's value codes."""
+    if not key.parts:
+        return _NONE
+    found = [spelling_variants(values) for _, values in key.parts]
+    if not any(v.n_groups for v in found):
+        return _NONE
+    if len(key.parts) == 1:
+        index = key.parts[0][0]
+        if np.array_equal(index, np.arange(len(index))):
+            return found[0]
+    combined = np.zeros(key.n_values, dtype=np.int64)
+    for (index, values), variants in zip(key.parts, found, strict=True):
+        part = normal_codes(values, variants)[index]
+        combined = pd.factorize(combined * (int(part.max(initial=0)) + 1) + part)[0].astype(np.int64)
+    counts = np.bincount(combined)
+    positions = np.flatnonzero(counts[combined] > 1)
+    if not len(positions):
+        return _NONE
+    group_codes = combined[positions]
+    _, first = np.unique(group_codes, return_index=True)
+    rank = np.zeros(int(group_codes.max()) + 1, dtype=np.int64)
+    rank[group_codes[np.sort(first)]] = np.arange(len(first))
+    group = rank[group_codes]
+    order = np.lexsort((positions, group))
+    positions, group = positions[order], group[order]
+    starts = np.flatnonzero(np.diff(group, prepend=-1))
+    names = []
+    for index, values in key.parts:
+        picked = values.take(pa.array(index[positions[starts]]))
+        names.append(normalise(picked).to_pylist() if _text(picked) is not None else picked.to_pylist())
+    normal = [" + ".join(str(v) for v in bits) for bits in zip(*names, strict=True)]
+    return Variants(positions.astype(np.int64), group, normal)
+
+
+def from_counts(key: KeyCodes, counts: np.ndarray, first_row: np.ndarray) -> SpellingSplits:
+    """Spelling groups of a key whose (values, splits) row counts are known (e.g. GroupSplitCounts)."""
+    variants = key_variants(key)
+    return SpellingSplits(
+        variants.group,
+        key.labels(variants.positions),
+        variants.normal,
+        counts[variants.positions],
+        first_row[variants.positions],
+    )
+
+
+def from_rows(
+    column: pa.ChunkedArray, split: np.ndarray, n_splits: int, variants: Variants | None = None
+) -> SpellingSplits:
+    """Spelling groups of a column judged row by row (ids, digests: values mostly distinct)."""
+    variants = spelling_variants(column) if variants is None else variants
+    rows = variants.positions
+    raw = np.asarray(column.take(pa.array(rows)).to_numpy(zero_copy_only=False), dtype=object)
+    # One spelling per (group, raw value), numbered in order of first row.
+    spelling, uniques = pd.factorize(pd.Series(list(zip(variants.group.tolist(), raw.tolist(), strict=True))))
+    group_of = np.zeros(len(uniques), dtype=np.int64)
+    group_of[spelling] = variants.group
+    labels = [str(u[1]) for u in uniques]
+    order = np.argsort(group_of, kind="stable")
+    remap = np.empty_like(order)
+    remap[order] = np.arange(len(order))
+    counts, first = splits_from_rows(rows, remap[spelling], group_of[order], split[rows], n_splits)
+    return SpellingSplits(group_of[order], [labels[i] for i in order], variants.normal, counts, first)
+
+
+def group_examples(
+    ids_of: Callable[[list[int]], list[str | int]],
+    spellings: SpellingSplits,
+    groups: np.ndarray,
+    names: list[str],
+    limit: int,
+) -> tuple[dict[str, Any], ...]:
+    """The first ``limit`` groups: each spelling as written, with its rows and first id per split."""
+    shown = [np.flatnonzero(spellings.group == g) for g in groups[:limit]]
+    firsts = [int(r) for members in shown for r in spellings.first_row[members].ravel() if r >= 0]
+    ids = dict(zip(firsts, ids_of(firsts), strict=True)) if firsts else {}
+    return tuple(
+        {
+            "value": spellings.normal[g],
+            "spellings": [
+                {
+                    "spelling": spellings.labels[m],
+                    "splits": {
+                        names[k]: {"rows": int(spellings.counts[m, k]), "first_id": ids[int(spellings.first_row[m, k])]}
+                        for k in np.flatnonzero(spellings.counts[m] > 0)
+                    },
+                }
+                for m in members
+            ],
+        }
+        for g, members in zip(groups[:limit], shown, strict=True)
+    )
+
+
+def accepted_groups(spellings: SpellingSplits, entries: Sequence[AcceptSpec], code: str, parts: int) -> dict[int, str]:
+    """Groups an `accept` entry for ``code`` names by any of their spellings: group -> the entry's key."""
+    if not spellings.n_groups:
+        return {}
+    index = {n: g for g, n in enumerate(spellings.normal)}
+    out: dict[int, str] = {}
+    for entry in entries:
+        if entry.code == code and entry.key is not None and entry.key_text is not None:
+            g = index.get(accept_key(entry.key, parts))
+            if g is not None:
+                out.setdefault(g, entry.key_text)
+    return out
+
+
+def spelling_text(spellings: SpellingSplits, group: int) -> str:
+    """'w2' / 'W2' for a message."""
+    return " / ".join(repr(spellings.labels[m]) for m in np.flatnonzero(spellings.group == group))
+
+
+def from_codes(key: KeyCodes, split: np.ndarray, n_splits: int) -> SpellingSplits:
+    """Spelling groups of a key coded row by row; only the rows of variant values are counted."""
+    variants = key_variants(key)
+    if not variants.n_groups:
+        return SpellingSplits(variants.group, [], [], np.zeros((0, n_splits), np.int64), np.zeros((0, n_splits)))
+    slot = np.full(key.n_values + 1, -1, dtype=np.int64)
+    slot[variants.positions] = np.arange(len(variants.positions))
+    rows = np.flatnonzero(slot[key.codes] >= 0)
+    counts, first = splits_from_rows(rows, slot[key.codes[rows]], variants.group, split[rows], n_splits)
+    return SpellingSplits(variants.group, key.labels(variants.positions), variants.normal, counts, first)

@@ -1,0 +1,301 @@
+"""Running the user's code in a child process that the audit can always stop and never has to believe.
+
+The child is a fresh interpreter (`python -m auditor.numeric.child`, never a fork of the auditor) in its own
+session, with the user's python_path first on sys.path, a time limit and an optional memory limit. It writes
+what it found to a file the parent named, one JSON line per record and a closing line last; only the closing
+line makes the result complete. Whatever the user's code does (os._exit, atexit handlers, threads, signals,
+endless loops, prints), the parent reads the records, decides the verdict itself and kills the child's whole
+process group before it returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pickle
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from auditor.core.findings import CapturedOutput
+
+CHILD_MODULE = "auditor.numeric.child"
+CAPTURE_BYTES = 64 * 1024  # per stream: the first and the last half are kept, the middle is cut
+_GRACE_S = 2.0  # how long the output readers may lag behind a dead child (a detached grandchild keeps a pipe)
+
+
+@dataclass(frozen=True)
+class ChildRequest:
+    """What the parent hands to the child, pickled into a private temporary folder."""
+
+    job: str  # 'module:function', called in the child as function(payload, emit)
+    payload: Any
+    sys_path: tuple[str, ...]  # the parent's import path, so the child imports what the parent would
+    user_paths: tuple[str, ...]  # numeric.python_path, put first once the auditor's own modules are loaded
+    preload: tuple[str, ...]  # modules imported before the memory limit applies (torch is large)
+    memory_mb: int | None
+    results: str
+    token: str
+    parent_pid: int
+
+
+@dataclass(frozen=True)
+class ChildOutcome:
+    """What a finished child left: its records in order, whether it closed them, and why not."""
+
+    records: tuple[str, ...]
+    complete: bool
+    reason: str | None  # set when not complete: how the process ended before its checks finished
+    output: CapturedOutput
+
+
+class UserProcess:
+    """One child process running ``job`` on ``payload``; use as a context manager so it never outlives the block."""
+
+    def __init__(
+        self,
+        job: str,
+        payload: Any,
+        *,
+        user_paths: tuple[str, ...] = (),
+        timeout_s: float,
+        memory_mb: int | None = None,
+        preload: tuple[str, ...] = (),
+    ) -> None:
+        self.job, self.payload, self.user_paths = job, payload, user_paths
+        self.timeout_s, self.memory_mb, self.preload = timeout_s, memory_mb, preload
+        self._dir: Path | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._captures: tuple[_Capture, _Capture] | None = None
+        self._watchdog: threading.Timer | None = None
+        self._timed_out = False
+        self._reaped = False
+        self._lock = threading.Lock()  # the watchdog and the joining thread both signal the group
+
+    def __enter__(self) -> UserProcess:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the child; it runs alongside the caller until join()."""
+        self._dir = Path(tempfile.mkdtemp(prefix="audit-user-code-"))  # private: mode 0700
+        results = self._dir / "results.jsonl"
+        results.touch()
+        self._token = secrets.token_hex(16)
+        request = ChildRequest(
+            job=self.job,
+            payload=self.payload,
+            sys_path=tuple(sys.path),
+            user_paths=self.user_paths,
+            preload=self.preload,
+            memory_mb=self.memory_mb,
+            results=str(results),
+            token=self._token,
+            parent_pid=os.getpid(),
+        )
+        request_path = self._dir / "request.pickle"
+        request_path.write_bytes(pickle.dumps(request))
+        # Unbuffered, so what the user's code printed before os._exit is still captured.
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", CHILD_MODULE, str(request_path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: one signal ends it and everything it started
+            env=env,
+        )
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._captures = (_Capture(self._proc.stdout), _Capture(self._proc.stderr))
+        self._watchdog = threading.Timer(self.timeout_s, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def join(self) -> ChildOutcome:
+        """Wait for the child (at most until its time limit), kill what is left of its group, read its records."""
+        if self._proc is None or self._dir is None or self._captures is None:
+            raise RuntimeError("join() before start()")
+        try:
+            self._wait_for_exit()
+        finally:
+            self._stop()
+        status = self._proc.returncode
+        records, complete, failure = _read_results(self._dir / "results.jsonl", self._token)
+        for capture in self._captures:
+            capture.join(_GRACE_S)
+        output = CapturedOutput(
+            stdout=self._captures[0].text(),
+            stderr=self._captures[1].text(),
+            stdout_bytes=self._captures[0].total,
+            stderr_bytes=self._captures[1].total,
+        )
+        reason = None if complete else self._reason(status, failure)
+        return ChildOutcome(records=records, complete=complete, reason=reason, output=output)
+
+    def close(self) -> None:
+        """Kill the child's group if it still runs and remove the temporary folder; safe to call twice."""
+        try:
+            if self._proc is not None:
+                self._stop()
+        finally:
+            if self._dir is not None:
+                shutil.rmtree(self._dir, ignore_errors=True)
+                self._dir = None
+
+    def _wait_for_exit(self) -> None:
+        assert self._proc is not None
+        if not hasattr(os, "waitid"):
+            self._proc.wait()
+            with self._lock:
+                self._reaped = True
+            return
+        # WNOWAIT: the child stays a zombie, so its process group id cannot be reused before the group is killed.
+        with contextlib.suppress(ChildProcessError):
+            os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOWAIT)
+
+    def _stop(self) -> None:
+        """Cancel the watchdog, kill the whole group (threads die with the child, processes it started do not)."""
+        assert self._proc is not None
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self._kill_group()
+        with self._lock:
+            if not self._reaped:
+                self._proc.wait()
+                self._reaped = True
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._reaped or self._exited():
+                return  # it ended by itself; how is for join() to say
+            self._timed_out = True
+        self._kill_group()
+
+    def _exited(self) -> bool:
+        assert self._proc is not None
+        if not hasattr(os, "waitid"):
+            self._reaped = self._proc.poll() is not None  # poll() reaps
+            return self._reaped
+        try:
+            return os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def _kill_group(self) -> None:
+        assert self._proc is not None
+        with self._lock:
+            if self._reaped:
+                return  # its id may belong to another process by now
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
+                os.killpg(self._proc.pid, signal.SIGKILL)
+
+    def _reason(self, status: int, failure: str | None) -> str:
+        if self._timed_out:
+            return (
+                f"the user's code was still running after {self.timeout_s:g} s (numeric.timeout_s), so its process "
+                "was killed before the checks finished"
+            )
+        if failure is not None:
+            return f"the process running the user's code failed before the checks finished: {failure}"
+        if status < 0:
+            number = -status
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = "unknown signal"
+            why = ""
+            if number == signal.SIGKILL:
+                why = " (by the user's code, the system's out-of-memory killer or another process)"
+            return (
+                f"the process running the user's code was killed by signal {number} ({name}){why} before the checks "
+                "finished"
+            )
+        return (
+            f"the user's code ended its process with exit status {status} (os._exit({status}), or a crash) "
+            "before the checks finished"
+        )
+
+
+def _read_results(path: Path, token: str) -> tuple[tuple[str, ...], bool, str | None]:
+    """The records before the first line that is not one, whether a closing line with ``token`` ends them, and
+    the child's own failure message if it wrote one."""
+    records: list[str] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return (), False, None
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:  # a line cut short by a kill
+            break
+        if not isinstance(item, dict):
+            break
+        if isinstance(item.get("record"), str):
+            records.append(item["record"])
+            continue
+        if "end" in item:
+            return tuple(records), item.get("token") == token and item.get("end") == len(records), None
+        if "failed" in item:
+            return tuple(records), False, str(item["failed"])
+        break
+    return tuple(records), False, None
+
+
+class _Capture:
+    """Drains one of the child's output pipes in a thread, keeping its first and last CAPTURE_BYTES/2 bytes."""
+
+    _HALF = CAPTURE_BYTES // 2
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        fd = self._stream.fileno()
+        try:
+            while chunk := os.read(fd, 65536):
+                with self._lock:
+                    self.total += len(chunk)
+                    room = self._HALF - len(self._head)
+                    if room > 0:
+                        self._head += chunk[:room]
+                        chunk = chunk[room:]
+                    if chunk:
+                        self._tail += chunk
+                        del self._tail[: -self._HALF]
+        except OSError:
+            pass
+        finally:
+            self._stream.close()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        with self._lock:
+            head, tail, total = bytes(self._head), bytes(self._tail), self.total
+        cut = total - len(head) - len(tail)
+        if cut <= 0:
+            return (head + tail).decode("utf-8", errors="replace")
+        return (
+            head.decode("utf-8", errors="replace")
+            + f"\n[... {cut} bytes cut: {total} written, the first and last {self._HALF} kept ...]\n"
+            + tail.decode("utf-8", errors="replace")
+        )

@@ -1,0 +1,157 @@
+"""Report files: atomic writes, the in-progress marker, stale temp files, and telling a verdict from a marker."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from auditor.core.errors import ReportReadError, ReportWriteError
+from auditor.core.output import (
+    REPORT_JSON,
+    RunMarker,
+    RunStatus,
+    _host_tag,
+    _temp_prefix,
+    check_writable,
+    read_report_state,
+    remove_own_temps,
+    remove_stale_temps,
+    require_verdict,
+    write_atomic,
+    write_marker,
+)
+
+COMPLETED = {"schema_version": "1", "status": "completed", "exit_code": 0, "stages": []}
+
+
+def dead_pid() -> int:
+    """The pid of a process that has already exited (and been reaped)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def marker(**changes: object) -> RunMarker:
+    return RunMarker.start("/cfg/audit.yaml", "ab" * 32, "9.9").model_copy(update=changes)
+
+
+def test_write_marker_replaces_report_json_and_removes_the_other_reports(tmp_path: Path) -> None:
+    for name, text in {REPORT_JSON: json.dumps(COMPLETED), "report.md": "old", "report.html": "old"}.items():
+        (tmp_path / name).write_text(text)
+    write_marker(tmp_path, marker(), [REPORT_JSON, "report.md", "report.html"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [REPORT_JSON]
+    data = json.loads((tmp_path / REPORT_JSON).read_text())
+    assert data["status"] == "running" and data["pid"] == os.getpid() and data["config_sha256"] == "ab" * 32
+    assert "exit_code" not in data and "signal" not in data
+    assert {"hostname", "started_at", "tool_version", "config_path"} <= data.keys()
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        (json.dumps(COMPLETED), RunStatus.COMPLETED),
+        (json.dumps({k: v for k, v in COMPLETED.items() if k != "status"}), RunStatus.COMPLETED),  # older reports
+        (marker().model_dump_json(), RunStatus.RUNNING),
+        (marker().interrupted("SIGTERM").model_dump_json(), RunStatus.INTERRUPTED),
+        (json.dumps({**COMPLETED, "status": "running"}), RunStatus.RUNNING),
+        (json.dumps({**COMPLETED, "status": "bogus"}), RunStatus.NOT_A_REPORT),
+        (json.dumps({"status": "completed"}), RunStatus.NOT_A_REPORT),  # no exit code: no verdict
+        (json.dumps([1, 2]), RunStatus.NOT_A_REPORT),
+        ("{truncated", RunStatus.NOT_A_REPORT),
+        ("", RunStatus.NOT_A_REPORT),
+    ],
+)
+def test_read_report_state_classifies(tmp_path: Path, text: str, status: RunStatus) -> None:
+    path = tmp_path / REPORT_JSON
+    path.write_text(text)
+    state = read_report_state(path)
+    assert state.status is status
+    assert state.is_verdict is (status is RunStatus.COMPLETED)
+    assert str(path) in state.reason
+
+
+def test_a_missing_report_is_not_a_report(tmp_path: Path) -> None:
+    state = read_report_state(tmp_path / REPORT_JSON)
+    assert state.status is RunStatus.NOT_A_REPORT and "does not exist" in state.reason
+
+
+def test_running_marker_says_whether_its_writer_is_alive(tmp_path: Path) -> None:
+    path = tmp_path / REPORT_JSON
+    path.write_text(marker().model_dump_json())
+    alive = read_report_state(path)
+    assert alive.writer_alive is True and "still in progress" in alive.reason
+    path.write_text(marker(pid=dead_pid()).model_dump_json())
+    dead = read_report_state(path)
+    assert dead.status is RunStatus.RUNNING and dead.writer_alive is False
+    assert "ended without a verdict" in dead.reason
+    path.write_text(marker(pid=dead_pid(), hostname="another-host").model_dump_json())
+    assert read_report_state(path).writer_alive is None  # another host's pid cannot be checked from here
+
+
+def test_require_verdict_refuses_a_marker_and_returns_a_report(tmp_path: Path) -> None:
+    path = tmp_path / REPORT_JSON
+    path.write_text(marker().interrupted("SIGINT").model_dump_json())
+    with pytest.raises(ReportReadError, match="not a verdict: .*interrupted by SIGINT"):
+        require_verdict(path)
+    path.write_text(json.dumps(COMPLETED))
+    assert require_verdict(path)["exit_code"] == 0
+
+
+def test_write_atomic_renames_report_json_last_and_leaves_no_temp(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    order: list[str] = []
+    real_replace = os.replace
+
+    def spy(src: str, dst: Path) -> None:
+        order.append(Path(dst).name)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    write_atomic(tmp_path, {REPORT_JSON: "{}", "report.md": "m", "report.html": "h"})
+    assert order == ["report.md", "report.html", REPORT_JSON]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", REPORT_JSON, "report.md"]
+
+
+def test_write_atomic_interrupted_while_staging_removes_its_temps(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path, {REPORT_JSON: "{}", "report.md": "m"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stale_temps_of_a_dead_writer_go_live_ones_stay(tmp_path: Path) -> None:
+    host = _host_tag()
+    dead = tmp_path / f".{REPORT_JSON}.{dead_pid()}-{host}.x1y2z3.tmp"
+    bare = tmp_path / f".{REPORT_JSON}.{dead_pid()}.tmp"  # a pid alone: taken to be from this host
+    live = tmp_path / f".report.md.{os.getpid()}-{host}.x1y2z3.tmp"
+    foreign = tmp_path / f".report.md.{dead_pid()}-00000000.x1y2z3.tmp"  # another host: only age counts
+    old = tmp_path / ".report.html.k2j3h4g5.tmp"  # no pid in the name (an older writer): age decides
+    other = tmp_path / ".notes.txt.x.tmp"
+    for path in (dead, bare, live, foreign, old, other):
+        path.write_text("partial")
+    hour_ago = time.time() - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    removed = remove_stale_temps(tmp_path, [REPORT_JSON, "report.md", "report.html"])
+    assert sorted(removed) == sorted([dead, bare, old])
+    assert live.exists() and foreign.exists() and other.exists()
+
+
+def test_remove_own_temps(tmp_path: Path) -> None:
+    write_atomic(tmp_path, {"report.md": "m"})
+    own = tmp_path / f"{_temp_prefix('report.md')}abc.tmp"
+    own.write_text("partial")
+    remove_own_temps(tmp_path, ["report.md"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_check_writable_names_a_path_too_long(tmp_path: Path) -> None:
+    with pytest.raises(ReportWriteError, match="longer than the file system allows"):
+        check_writable(tmp_path / ("x" * 300) / "reports")

@@ -1,0 +1,77 @@
+"""YAML loading: positions for every key, and bounded work whatever the file holds."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.core.errors import ConfigError
+from auditor.core.yamlsource import MAX_ALIASES, MAX_EXPANDED_NODES, load_yaml
+
+runner = CliRunner()
+
+
+def alias_bomb(levels: int) -> str:
+    """A "billion laughs": each level is a list of nine aliases to the level below."""
+    lines = ["version: 1", 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("levels", [7, 9])
+def test_alias_bomb_is_rejected_at_the_alias_that_grows_it(levels: int) -> None:
+    started = time.perf_counter()
+    with pytest.raises(ConfigError) as err:
+        load_yaml(Path("bomb.yaml"), alias_bomb(levels))
+    # A generous bound: unbounded expansion takes tens of seconds at 7 levels and never ends at 9.
+    assert time.perf_counter() - started < 5
+    message = str(err.value)
+    assert message.startswith("bomb.yaml:7:10: ")  # the first *a4 of line 7 pushes it past the bound
+    assert f"{MAX_EXPANDED_NODES:,} nodes" in message and "*a4" in message
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_alias_bomb_exits_2_with_a_message(tmp_path: Path, command: str) -> None:
+    config = tmp_path / "audit.yaml"
+    config.write_text(alias_bomb(9), encoding="utf-8")
+    result = runner.invoke(app, [command, str(config)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert "audit.yaml:7:10" in result.output and "aliases are expanded" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_too_many_aliases_are_rejected_even_when_small() -> None:
+    uses = ", ".join(["*x"] * (MAX_ALIASES + 1))
+    with pytest.raises(ConfigError, match=rf"c.yaml:2:\d+: too many YAML aliases .* at most {MAX_ALIASES}"):
+        load_yaml(Path("c.yaml"), f"x: &x 1\ny: [{uses}]\n")
+
+
+def test_recursive_alias_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"r.yaml:1:8: YAML alias \*a refers to the node that contains it"):
+        load_yaml(Path("r.yaml"), "a: &a [*a]\n")
+
+
+def test_ordinary_anchors_and_merge_keys_still_work() -> None:
+    text = (
+        "defaults: &d {enabled: true, max_examples: 3}\n"
+        "stages:\n"
+        "  group_overlap: *d\n"
+        "  split_integrity:\n"
+        "    <<: *d\n"
+        "    max_examples: 5\n"
+    )
+    document = load_yaml(Path("ok.yaml"), text)
+    assert document.data["stages"]["group_overlap"] == {"enabled": True, "max_examples": 3}
+    assert document.data["stages"]["split_integrity"] == {"enabled": True, "max_examples": 5}
+    position = document.where(("stages", "split_integrity", "max_examples"))
+    assert position is not None and (position.line, position.column) == (6, 5)
+
+
+def test_control_character_names_its_position() -> None:
+    with pytest.raises(ConfigError, match=r"c.yaml:2:4: character '\\x08' \(U\+0008\) is not allowed in YAML"):
+        load_yaml(Path("c.yaml"), "version: 1\nab:\x08\n")

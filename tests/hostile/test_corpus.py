@@ -1,0 +1,21 @@
+"""Every hostile case ends with a clear result: no traceback, no hang, no false pass, no stale verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.cases import CASES
+from tests.hostile.harness import Case, check_promises, run_case
+
+
+def test_the_corpus_is_large_and_names_are_unique() -> None:
+    names = [c.name for c in CASES]
+    assert len(names) >= 100
+    assert len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=pytest.mark.timeout(c.timeout + 30)) for c in CASES])
+def test_hostile_case(case: Case, tmp_path: Path) -> None:
+    check_promises(case, run_case(case, tmp_path))
