@@ -135,21 +135,25 @@ def _maybe_changed(chunk: pa.Array) -> np.ndarray:
     offsets = np.frombuffer(offsets_buf, dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
     start, stop = int(offsets[0]), int(offsets[-1])
-    hits: list[np.ndarray] = []
+    changed = np.zeros(n, dtype=bool)
     scratch = np.empty(_BLOCK, dtype=np.uint8)
     flag = np.empty(_BLOCK, dtype=bool)
     for lo in range(start, stop, _BLOCK):
-        block = data[lo : min(lo + _BLOCK, stop)]
+        hi = min(lo + _BLOCK, stop)
+        block = data[lo:hi]
         k = len(block)
         # Upper-case A-Z is 65..90: one subtract and compare; bytes >= 128 belong to non-ASCII characters.
         np.subtract(block, np.uint8(65), out=scratch[:k])
         np.less(scratch[:k], np.uint8(26), out=flag[:k])
         if flag[:k].any() or block.max() >= 128:
             np.logical_or(flag[:k], block >= 128, out=flag[:k])
-            hits.append(np.flatnonzero(flag[:k]) + lo)
-    changed = np.zeros(n, dtype=bool)
-    if hits:
-        changed[np.searchsorted(offsets, np.concatenate(hits), side="right") - 1] = True
+            # One OR per string over its bytes in this block: the cost stays linear in the bytes however
+            # many are flagged (an upper-case digest column flags nearly all of them).
+            # Scalars of the offsets' own type: a Python int would cast the whole array on every call.
+            first = int(np.searchsorted(offsets, offsets.dtype.type(lo), side="right")) - 1
+            last = int(np.searchsorted(offsets, offsets.dtype.type(hi), side="left"))
+            local = np.maximum(offsets[first:last] - lo, 0)
+            changed[first:last] |= np.logical_or.reduceat(flag[:k], local)
     starts, ends = offsets[:-1], offsets[1:]
     full = None if (ends > starts).all() else np.flatnonzero(ends > starts)
     if full is not None:
@@ -201,19 +205,21 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
     if text is None or len(text) == 0:
         return _NONE
     candidates = _candidates(text)
-    if len(candidates):
+    if len(candidates) > len(text) // _FULL_SHARE:
+        # Most values may change (an upper-case digest column): normalise the column once, not twice.
+        normal = normalise(text)
+        if pc.all(pc.fill_null(pc.equal(normal, text), True)).as_py():
+            return _NONE
+        rows, ncodes, _ = repeated_rows(normal, blank_is_missing=True)
+    elif len(candidates):
         # The byte scan over-approximates (hex digests ending in 0 look numeric): keep the values that change.
         picked = text.take(pa.array(candidates))
         normal_picked = normalise(picked)
         same = pc.fill_null(pc.equal(normal_picked, picked), True).to_numpy(zero_copy_only=False)
         changed = ~np.asarray(same, dtype=bool)
         candidates = candidates[changed]
-    if not len(candidates):
-        return _NONE
-    if len(candidates) > len(text) // _FULL_SHARE:
-        normal = normalise(text)
-        rows, ncodes, _ = repeated_rows(normal, blank_is_missing=True)
-    else:
+        if not len(candidates):
+            return _NONE
         targets = pc.unique(normal_picked.filter(pa.array(changed)).combine_chunks())
         targets = targets.filter(pc.not_equal(targets, ""))
         # Values already equal to a candidate's normal form are its twins; screen cheaply, then compare.
@@ -228,6 +234,8 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
         rows = np.union1d(candidates, screen)
         ncodes = encode_column(normalise(text.take(pa.array(rows))))[0].astype(np.int64)
         rows, ncodes = rows[ncodes >= 0], ncodes[ncodes >= 0]  # blank normal forms are missing values
+    else:
+        return _NONE
     if not len(rows):
         return _NONE
     raw_codes = encode_column(text.take(pa.array(rows)), blank_is_missing=False)[0].astype(np.int64)
