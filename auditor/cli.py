@@ -20,7 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from auditor.core.config import LoadedConfig, ReportSpec, load_config
-from auditor.core.errors import AuditError
+from auditor.core.diff import check_versions, diff_reports, load_report, mark_baseline
+from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import FailOn, Report
 from auditor.core.output import (
     REPORT_JSON,
@@ -42,6 +43,7 @@ from auditor.pipeline.runner import prepare_stages, run_audit
 from auditor.pipeline.stage import Stage
 from auditor.render import FILE_RENDERERS, render_terminal
 from auditor.render.common import headline, input_errors
+from auditor.render.diff import DIFF_RENDERERS, render_diff_text
 from auditor.stages.planned import PlannedStage
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
@@ -245,12 +247,18 @@ def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:
 def run(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
     out: Annotated[Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")] = None,
-    fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit")] = None,
+    fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit,sarif")] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings and skipped stages")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
     root: Annotated[list[Path] | None, typer.Option("--root", help=ROOT_HELP)] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="an approved report.json: mark each finding new or persisting")
+    ] = None,
+    new_only: Annotated[
+        bool, typer.Option("--new-only", help="with --baseline: the exit code counts only new findings")
+    ] = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     reports = _ReportDir()
@@ -265,8 +273,15 @@ def run(
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = _formats(fmt, loaded)
             selected = _split_list(only, "--only") or None
+            if new_only and baseline is None:
+                raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
+            # Read before the run: a baseline that is not a verdict must not cost a whole audit.
+            approved = load_report(_path_arg(baseline, "--baseline")) if baseline is not None else None
             reports.start(loaded, formats)
             report = run_audit(loaded, only=selected, fail_on=fail_on)  # type: ignore[arg-type]
+            if approved is not None:
+                assert baseline is not None
+                report = mark_baseline(report, approved, path=baseline, new_only=new_only)
             written = reports.finish({FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except _Interrupted as exc:
@@ -296,6 +311,47 @@ def run(
     raise typer.Exit(report.exit_code)
 
 
+@app.command()
+def diff(
+    old: Annotated[Path, typer.Argument(help="the earlier (approved) report.json")],
+    new: Annotated[Path, typer.Argument(help="the later report.json")],
+    fmt: Annotated[list[str] | None, typer.Option("--format", help="markdown,json,html (with --out)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="write diff.md, diff.json, diff.html here")] = None,
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never (default: NEW's)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="compare reports of different manifests anyway")] = False,
+) -> None:
+    """Show what is new, resolved and persisting between two reports; exit 1 when something new fails."""
+    try:
+        if fail_on is not None and fail_on not in get_args(FailOn):
+            raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
+        formats = _split_list(fmt, "--format") or (list(DIFF_RENDERERS) if out is not None else [])
+        bad = [f for f in formats if f not in DIFF_RENDERERS]
+        if bad:
+            raise AuditError(f"unknown diff format(s) {bad}; expected some of {', '.join(DIFF_RENDERERS)}")
+        if formats and out is None:
+            raise AuditError("--format needs --out DIR (where to write the diff files)")
+        old_path, new_path = _path_arg(old, "OLD"), _path_arg(new, "NEW")
+        check_versions(old_path, new_path)
+        compared = diff_reports(
+            load_report(old_path),
+            load_report(new_path),
+            fail_on=fail_on,  # type: ignore[arg-type]
+            force=force,
+            old_path=old,
+            new_path=new,
+        )
+        rendered = {DIFF_RENDERERS[f][1]: DIFF_RENDERERS[f][0](compared) for f in dict.fromkeys(formats)}
+        written = write_atomic(_path_arg(out, "--out"), rendered, last="diff.json") if out is not None else []
+    except ReportMismatchError as exc:
+        raise _fail(f"{exc}; pass --force to compare them anyway") from None
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(render_diff_text(compared), nl=False)
+    for path in written:
+        typer.echo(f"wrote {path}")
+    raise typer.Exit(compared.exit_code)
+
+
 def _forget_reports(out_dir: Path | None) -> None:
     """A run that could not audit must not leave an earlier run's reports looking current."""
     with contextlib.suppress(OSError):  # a path the file system refuses holds no report either
@@ -320,6 +376,21 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
             os.dup2(devnull, sys.stdout.fileno())
 
 
+def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path], list[str]]:
+    """What `audit validate` checks of a loaded config: the manifest files checked and the stages that would
+    run; AuditError with one line per problem otherwise."""
+    stages = prepare_stages(loaded)
+    manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
+    runs = [s for s in stages if s.skip_reason(loaded.config) is None]
+    problems = [p for s in runs for p in s.check_inputs(loaded)]
+    if any(s.needs_numeric for s in runs):
+        # Imported once for every code stage, in a child process with the time limit, as a run does.
+        problems += check_user_code(loaded)
+    if problems:
+        raise AuditError("\n".join(problems))
+    return manifest_files, [s.name for s in runs]
+
+
 @app.command()
 def validate(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
@@ -328,22 +399,73 @@ def validate(
     """Check the config, every stage's options, the manifest's named columns and stage inputs; no stage runs."""
     try:
         loaded = load_config(config, roots=root or [])
-        stages = prepare_stages(loaded)
-        manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
+        manifest_files, active = _validate_loaded(loaded)
     except AuditError as exc:
         raise _fail(str(exc)) from None
-    runs = [s for s in stages if s.skip_reason(loaded.config) is None]
-    active = [s.name for s in runs]
-    problems = [p for s in runs for p in s.check_inputs(loaded)]
-    if any(s.needs_numeric for s in runs):
-        # Imported once for every code stage, in a child process with the time limit, as a run does.
-        problems += check_user_code(loaded)
-    if problems:
-        raise _fail("\n".join(problems))
     typer.echo(f"{loaded.path}: valid")
     for f in manifest_files:
         typer.echo(f"  manifest file {f}: all named columns present")
     typer.echo(f"  stages that would run: {', '.join(active) or 'none'}")
+
+
+@app.command()
+def init(
+    manifest: Annotated[Path, typer.Argument(help="the manifest: a file, or a directory with one file per split")],
+    out: Annotated[Path, typer.Option("--out", help="the config to write")] = Path("audit.yaml"),
+    force: Annotated[bool, typer.Option("--force", help="replace an existing config")] = False,
+) -> None:
+    """Write a starting audit.yaml for MANIFEST, guessed from its columns and a sample of its rows, validated."""
+    from auditor.manifest.guess import propose, render_config, review_notes
+
+    try:
+        target = _path_arg(out, "--out")
+        _path_arg(manifest, "manifest")
+        if target.exists() and not force:
+            raise AuditError(f"{target} already exists; expected a new file (or give --force to replace it)")
+        proposal = propose(manifest, target.parent)
+        written = _write_validated(target, render_config(proposal), force)
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"wrote {target} ({proposal.rows_note})")
+    typer.echo(f"  valid; stages that would run: {', '.join(written) or 'none'}")
+    typer.echo("check by hand:")
+    for note in review_notes(proposal):
+        typer.echo(f"  - {note}")
+
+
+def _write_validated(target: Path, text: str, force: bool) -> list[str]:
+    """Write ``text`` beside ``target`` under a temp name, validate it as `audit validate` does, then move it
+    into place; nothing is left behind when it does not validate. Returns the stages that would run."""
+    created = _topmost_missing(target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temp.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AuditError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    try:
+        try:
+            _, active = _validate_loaded(load_config(temp))
+        except AuditError as exc:
+            raise AuditError(f"{target}: the guessed config does not validate, so it was not written:\n{exc}") from None
+        try:
+            if force:
+                os.replace(temp, target)
+            else:
+                os.link(temp, target)  # never replaces a file that appeared meanwhile
+        except FileExistsError:
+            raise AuditError(f"{target} already exists; expected a new file (or give --force to replace it)") from None
+        except OSError as exc:
+            raise AuditError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    except AuditError:
+        if created is not None:
+            import shutil
+
+            shutil.rmtree(created, ignore_errors=True)
+        raise
+    finally:
+        temp.unlink(missing_ok=True)
+    return active
 
 
 @app.command()

@@ -486,3 +486,87 @@ def test_a_bad_config_path_is_one_clear_line(tmp_path: Path) -> None:
     nul = invoke("run", str(tmp_path / "audit\0.yaml"))
     assert nul.exit_code == 2 and "'config'" in nul.output and "null byte" in nul.output
     assert "Traceback" not in nul.output
+
+
+# -- audit diff and run --baseline ---------------------------------------------------------------------
+
+
+def _run_json(config: Path, out: Path, *extra: str) -> Path:
+    result = invoke("run", str(config), "--out", str(out), "--format", "json,markdown", "-q", *extra)
+    assert result.exit_code in (0, 1), result.output
+    return out / "report.json"
+
+
+def test_diff_of_the_buggy_and_fixed_numeric_samples_shows_the_resolved_findings(tmp_path: Path) -> None:
+    samples = REPO / "sample_data" / "numeric" / "regression"
+    buggy = _run_json(samples / "buggy" / "audit.yaml", tmp_path / "buggy")
+    fixed = _run_json(samples / "fixed" / "audit.yaml", tmp_path / "fixed")
+    result = invoke("diff", str(buggy), str(fixed), "--out", str(tmp_path / "diff"))
+    assert result.exit_code == 0, result.output
+    resolved = result.output.split("Resolved:")[1].split("Persisting:")[0]
+    for code in ("BAT002", "BRD001", "BRD003", "GRD004", "NAN001"):
+        assert code in resolved
+    assert "not_optimized 2 → 0" in result.output
+    assert sorted(p.name for p in (tmp_path / "diff").iterdir()) == ["diff.html", "diff.json", "diff.md"]
+    back = invoke("diff", str(fixed), str(buggy), "--format", "json", "--out", str(tmp_path / "back"))
+    assert back.exit_code == 1 and "(fails)" in back.output
+    assert len(json.loads((tmp_path / "back" / "diff.json").read_text())["new_findings"]) == 5
+
+
+def test_diff_fail_on_defaults_to_the_new_report_and_can_be_set(sample: Path, tmp_path: Path) -> None:
+    old = _run_json(sample, tmp_path / "old", "--only", "split_integrity")
+    new = _run_json(sample, tmp_path / "new")
+    assert invoke("diff", str(old), str(new)).exit_code == 1  # GRP001 is new, an error
+    assert invoke("diff", str(old), str(new), "--fail-on", "never").exit_code == 0
+    assert invoke("diff", str(new), str(new)).exit_code == 0
+    bad = invoke("diff", str(old), str(new), "--fail-on", "sometimes")
+    assert bad.exit_code == 2 and "--fail-on 'sometimes'" in bad.output
+    fmt = invoke("diff", str(old), str(new), "--format", "pdf", "--out", str(tmp_path / "d"))
+    assert fmt.exit_code == 2 and "unknown diff format(s) ['pdf']" in fmt.output
+    assert invoke("diff", str(old), str(new), "--format", "json").exit_code == 2  # no --out: nowhere to write
+
+
+def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path) -> None:
+    new = _run_json(sample, tmp_path / "new")
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    result = invoke("diff", str(tmp_path / "notes.json"), str(new))
+    assert result.exit_code == 2 and "notes.json: not an audit report" in result.output
+    marker_dir = tmp_path / "running"
+    marker_dir.mkdir()
+    (marker_dir / "report.json").write_text(
+        json.dumps({"status": "interrupted", "pid": 1, "hostname": "h", "started_at": "t", "signal": "SIGTERM"})
+    )
+    result = invoke("diff", str(marker_dir / "report.json"), str(new))
+    assert result.exit_code == 2 and "was interrupted by SIGTERM; it has no verdict" in result.output
+    other = json.loads(new.read_text()) | {"schema_version": "9"}
+    (tmp_path / "v9.json").write_text(json.dumps(other))
+    result = invoke("diff", str(tmp_path / "v9.json"), str(new))
+    assert result.exit_code == 2 and "different schema versions" in result.output
+    numeric = _run_json(REPO / "sample_data" / "numeric" / "regression" / "fixed" / "audit.yaml", tmp_path / "num")
+    result = invoke("diff", str(numeric), str(new))
+    assert result.exit_code == 2 and "different manifests" in result.output and "--force" in result.output
+    forced = invoke("diff", str(numeric), str(new), "--force")
+    assert forced.exit_code == 1 and "compared anyway" in forced.output
+
+
+def test_run_with_a_baseline_marks_findings_and_new_only_counts_only_new_ones(sample: Path, tmp_path: Path) -> None:
+    approved = _run_json(sample, tmp_path / "approved")
+    result = invoke("run", str(sample), "--out", str(tmp_path / "again"), "--baseline", str(approved))
+    assert result.exit_code == 1 and "[persisting] GRP001" in result.output
+    result = invoke("run", str(sample), "--out", str(tmp_path / "again"), "--baseline", str(approved), "--new-only")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "again" / "report.json").read_text())
+    assert data["baseline"]["new_only"] is True and data["exit_code"] == 0
+    assert {f["baseline"] for s in data["stages"] for f in s["findings"]} == {"persisting"}
+    older = _run_json(sample, tmp_path / "older", "--only", "split_integrity")
+    result = invoke("run", str(sample), "--out", str(tmp_path / "third"), "--baseline", str(older), "--new-only")
+    assert result.exit_code == 1 and "[new] GRP001" in result.output
+
+
+def test_run_refuses_a_bad_baseline_before_auditing(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke("run", str(sample), "--out", str(out), "--baseline", str(tmp_path / "missing.json"))
+    assert result.exit_code == 2 and "missing.json does not exist" in result.output
+    assert not out.exists()
+    result = invoke("run", str(sample), "--out", str(out), "--new-only")
+    assert result.exit_code == 2 and "--new-only needs --baseline" in result.output

@@ -228,7 +228,7 @@ class AcceptSpec(_Section):
         return compound_label(self.key) if isinstance(self.key, list) else self.key
 
 
-ReportFormat = Literal["json", "markdown", "html", "junit"]
+ReportFormat = Literal["json", "markdown", "html", "junit", "sarif"]
 DEFAULT_FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "html")
 
 

@@ -29,3 +29,7 @@ class ReportReadError(AuditError):
 
 class StageInputError(AuditError):
     """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors."""
+
+
+class ReportMismatchError(ReportReadError):
+    """Two reports that cannot be compared as they stand (e.g. they audit different manifests)."""

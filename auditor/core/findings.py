@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
+import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "1"
 
@@ -46,6 +49,33 @@ _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 FailOn = Literal["error", "warning", "never"]
 StageStatus = Literal["passed", "failed", "skipped", "error"]
+BaselineMark = Literal["new", "persisting", "escalated"]
+
+# Evidence fields that tell apart findings of one code and stage (the group column, the split, the split
+# pair, the content source), so they join the key in the fingerprint; counts and examples never do.
+SUBJECT_FIELDS = ("key", "column", "content", "split", "pair")
+FINGERPRINT_HEX = 16
+
+
+def normalise_spelling(text: str) -> str:
+    """One spelling of a text: Unicode NFC, outer and repeated spaces dropped, case folded."""
+    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
+
+
+def _subject_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return normalise_spelling(value)
+    if isinstance(value, list | tuple):
+        return [_subject_value(v) for v in value]
+    return value
+
+
+def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:
+    """A short digest of what a finding is about: code, stage, the spelling-normalised key and subject fields."""
+    subject = {name: _subject_value(evidence[name]) for name in SUBJECT_FIELDS if name in evidence}
+    about = [code, stage, None if key is None else normalise_spelling(key), subject]
+    text = json.dumps(about, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX]
 
 
 class _Frozen(BaseModel):
@@ -75,6 +105,34 @@ class Finding(_Frozen):
     remediation: str = ""
     accepted: bool = False
     accept_reason: str | None = None
+    fingerprint: str = Field(
+        default="",
+        description="digest of code, stage, the spelling-normalised key and the subject fields of evidence; "
+        "recomputed whenever a finding is built or read, never taken from the input",
+    )
+    baseline: BaselineMark | None = Field(
+        default=None,
+        description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity); "
+        "None without a baseline",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fingerprint(cls, data: Any) -> Any:
+        # Derived, never trusted: a report read back gets the fingerprint this version computes.
+        if isinstance(data, dict) and isinstance(data.get("code"), str) and isinstance(data.get("stage"), str):
+            evidence = data.get("evidence")
+            key = data.get("key")
+            data = {
+                **data,
+                "fingerprint": fingerprint(
+                    data["code"],
+                    data["stage"],
+                    key if isinstance(key, str) else None,
+                    evidence if isinstance(evidence, dict) else {},
+                ),
+            }
+        return data
 
     @property
     def counts_against(self) -> bool:
@@ -129,6 +187,23 @@ class CapturedOutput(_Frozen):
     stderr_bytes: int = Field(default=0, description="bytes written to stderr (the text keeps its start and end)")
 
 
+class BaselineInfo(_Frozen):
+    """The approved report a run was compared with (`--baseline`), and what it had that this run has not."""
+
+    path: str
+    generated_at: str
+    new_only: bool = Field(description="whether the exit code counts only new and escalated findings")
+    new: int
+    persisting: int
+    escalated: int
+    resolved: tuple[Finding, ...] = Field(
+        description="the baseline's findings of stages that ran and found them no more"
+    )
+    unchecked: tuple[Finding, ...] = Field(
+        default=(), description="the baseline's findings of stages that did not run this time: neither resolved nor new"
+    )
+
+
 class Report(_Frozen):
     """The whole audit: what was read, what each stage did, and the exit code it implies."""
 
@@ -150,14 +225,24 @@ class Report(_Frozen):
     user_output: CapturedOutput | None = Field(
         default=None, description="the user's code's own output while the numeric stages ran (None: no code ran)"
     )
+    baseline: BaselineInfo | None = Field(default=None, description="the comparison with `--baseline`, if any")
 
     @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(f for r in self.stages for f in r.findings)
 
+    def _repr_html_(self) -> str:
+        """The HTML report, so a notebook shows a Report as the page a reviewer reads."""
+        from auditor.render.html import render_html  # lazy: core sits below render (see tests/test_layout.py)
 
-def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn) -> int:
-    """2 when a stage errored or none ran, 1 when an unaccepted finding reaches fail_on, else 0."""
+        return render_html(self)
+
+
+def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn, *, new_only: bool = False) -> int:
+    """2 when a stage errored or none ran, 1 when an unaccepted finding reaches fail_on, else 0.
+
+    With ``new_only`` a finding the baseline already had at the same severity (``persisting``) does not count.
+    """
     if any(r.status == "error" for r in stages):
         return 2
     if not any(r.status in ("passed", "failed") for r in stages if r.stage != "accept"):
@@ -165,7 +250,11 @@ def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn) -> int:
     if fail_on == "never":
         return 0
     threshold = Severity(fail_on)
-    failing = any(f.counts_against and f.severity >= threshold for r in stages for f in r.findings)
+    failing = any(
+        f.counts_against and f.severity >= threshold and not (new_only and f.baseline == "persisting")
+        for r in stages
+        for f in r.findings
+    )
     return 1 if failing else 0
 
 
@@ -186,4 +275,6 @@ def summarize(stages: tuple[StageResult, ...]) -> Summary:
 
 def with_fail_on(report: Report, fail_on: FailOn) -> Report:
     """The same report judged against another threshold (the CLI's --fail-on)."""
-    return report.model_copy(update={"fail_on": fail_on, "exit_code": exit_code_for(report.stages, fail_on)})
+    new_only = report.baseline is not None and report.baseline.new_only
+    code = exit_code_for(report.stages, fail_on, new_only=new_only)
+    return report.model_copy(update={"fail_on": fail_on, "exit_code": code})

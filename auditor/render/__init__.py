@@ -9,6 +9,7 @@ from auditor.render.html import render_html
 from auditor.render.json import render_json
 from auditor.render.junit import render_junit
 from auditor.render.markdown import render_markdown
+from auditor.render.sarif import render_sarif
 from auditor.render.terminal import render_terminal
 
 Renderer = Callable[[Report], str]
@@ -19,6 +20,7 @@ FILE_RENDERERS: dict[str, tuple[Renderer, str]] = {
     "markdown": (render_markdown, "report.md"),
     "html": (render_html, "report.html"),
     "junit": (render_junit, "report.junit.xml"),
+    "sarif": (render_sarif, "report.sarif"),
 }
 
 __all__ = [
@@ -27,5 +29,6 @@ __all__ = [
     "render_json",
     "render_junit",
     "render_markdown",
+    "render_sarif",
     "render_terminal",
 ]

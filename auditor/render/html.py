@@ -1,13 +1,19 @@
-"""The report as one self-contained HTML page (Jinja2, autoescaped: ids and values come from user data)."""
+"""The report as one self-contained HTML page (Jinja2, autoescaped: ids and values come from user data).
+
+The page loads nothing: a Content-Security-Policy forbids every request, styles are inline and figures are
+inline SVG (auditor.render.figures), so it opens the same from a file, an e-mail attachment or a notebook.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from auditor.core.findings import Report
+from auditor.core.findings import Finding, Report, Severity
 from auditor.render.common import (
     ALLOWED_HOLDOUT_LABEL,
     USER_OUTPUT_LINES,
@@ -18,11 +24,84 @@ from auditor.render.common import (
     user_output_line,
     user_output_tails,
 )
+from auditor.render.figures import Figure, figures_for
+
+FIX_FIRST = 5  # findings listed under "fix first"
+EXAMPLES_SHOWN = 5
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+@dataclass(frozen=True)
+class ExampleTable:
+    """Examples of a finding as rows (e.g. key value, split, rows, ids) rather than JSON strings."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One finding as the page shows it: its anchor, its figures and its examples."""
+
+    anchor: str
+    finding: Finding
+    figures: tuple[Figure, ...]
+    examples: tuple[ExampleTable, ...]
 
 
 def _inline_code(text: str) -> Markup:
     """Escape the text, then show `backticked` names as code, as the Markdown report does."""
     return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+def _flat(value: Any) -> str:
+    """A nested value as short text: ``{"a": 1}`` -> ``a: 1``; lists joined with commas."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_flat(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_flat(v) for v in value)
+    text = cell(value)
+    return text[:12] + "…" if re.fullmatch(r"[0-9a-f]{40,}", text) else text  # digests: a prefix is enough
+
+
+def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
+    """The finding's examples as small tables: one row per split for per-split examples, else one per example."""
+    examples = finding.examples[:EXAMPLES_SHOWN]
+    tables: list[ExampleTable] = []
+    per_split = [e for e in examples if isinstance(e.get("splits"), dict)]
+    if per_split:
+        rows = []
+        for e in per_split:
+            subject = ", ".join(_flat(v) for k, v in e.items() if k not in ("splits", "chains", "chain_text"))
+            for split, info in e["splits"].items():
+                if isinstance(info, dict):
+                    ids = info.get("first_and_last_ids") or info.get("ids") or ()
+                    rows.append((subject, str(split), cell(info.get("rows", "")), " … ".join(map(str, ids))))
+                else:
+                    rows.append((subject, str(split), cell(info), ""))
+        key = str(finding.evidence.get("key") or next(iter(per_split[0]), "value"))
+        tables.append(ExampleTable((key, "split", "rows", "ids (first … last)"), tuple(rows)))
+        for e in per_split:
+            for chain in e.get("chains") or ():
+                steps = [s for s in chain.get("steps", ()) if isinstance(s, dict)]
+                chain_rows = []
+                for i, s in enumerate(steps):
+                    if "id" in s:
+                        link = steps[i + 1] if i + 1 < len(steps) and "key" in steps[i + 1] else {}
+                        via = f"{link['key']} = {link.get('value')}" if link else ""
+                        chain_rows.append((str(s["id"]), str(s.get("split", "")), via))
+                tables.append(ExampleTable(("id", "split", "linked to the next by"), tuple(chain_rows)))
+    rest = [e for e in examples if not isinstance(e.get("splits"), dict)]
+    if rest:
+        columns = tuple(dict.fromkeys(k for e in rest for k in e))
+        tables.append(ExampleTable(columns, tuple(tuple(_flat(e.get(c, "")) for c in columns) for e in rest)))
+    return tuple(tables)
+
+
+def fix_first(sections: list[Section]) -> list[Section]:
+    """The few findings to fix first: unaccepted errors, then warnings, in report order."""
+    live = [s for s in sections if not s.finding.accepted and s.finding.severity is not Severity.INFO]
+    return sorted(live, key=lambda s: -s.finding.severity.rank)[:FIX_FIRST]
 
 
 def render_html(report: Report) -> str:
@@ -33,9 +112,20 @@ def render_html(report: Report) -> str:
     env.filters["code"] = _inline_code
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
+    split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()
+    sections = [
+        Section(f"finding-{i + 1}", f, figures_for(f, split_order, uid=f"fig{i + 1}"), example_tables(f))
+        for i, f in enumerate(findings)
+    ]
+    ran = [r for r in report.stages if r.status != "skipped"]
+    skipped = [r for r in report.stages if r.status == "skipped"]
     return template.render(
         report=report,
-        findings=findings,
+        csp=CSP,
+        sections=sections,
+        first=fix_first(sections),
+        ran=ran,
+        skipped=skipped,
         headline=headline(report),
         manifest=manifest_line(report),
         exempt=allowed_holdout_pairs(report),

@@ -17,6 +17,7 @@ from auditor.render.common import (
     user_output_line,
     user_output_tails,
 )
+from auditor.render.diff import about, baseline_line, baseline_tag
 
 
 def _esc(text: str) -> str:
@@ -37,7 +38,8 @@ def _table(table: Table) -> list[str]:
 def _finding(f: Finding) -> list[str]:
     state = " (accepted)" if f.accepted else ""
     lines = [
-        f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {f.severity.value} {f.code} · {f.stage} — "
+        f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {baseline_tag(f)}{f.severity.value} {f.code} · "
+        f"{f.stage} — "
         f"{f.title}{state}",
         "",
         f.message,
@@ -66,7 +68,12 @@ def render_markdown(report: Report) -> str:
     exempt = allowed_holdout_pairs(report)
     if exempt:
         lines.append(f"- **{ALLOWED_HOLDOUT_LABEL}:** " + ", ".join(exempt))
-    lines += [f"- split-auditor {report.tool_version}, {report.generated_at}", ""]
+    lines.append(f"- split-auditor {report.tool_version}, {report.generated_at}")
+    compared = baseline_line(report)
+    if compared and report.baseline:
+        lines.append(f"- {_esc(compared)}")
+        lines += [f"  - resolved: {_esc(about(f))}" for f in report.baseline.resolved]
+    lines.append("")
     lines += ["| stage | status | findings | note |", "|---|---|---|---|"]
     for r in report.stages:
         if r.status == "skipped":

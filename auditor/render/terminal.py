@@ -20,6 +20,7 @@ from auditor.render.common import (
     manifest_line,
     user_output_line,
 )
+from auditor.render.diff import about, baseline_line, baseline_tag
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
@@ -60,7 +61,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue
         mark = ACCEPTED_MARK if f.accepted else MARK[f.severity]
-        head = Text(f"{mark} {f.code} ", style="green" if f.accepted else STYLE[f.severity])
+        head = Text(f"{mark} {baseline_tag(f)}{f.code} ", style="green" if f.accepted else STYLE[f.severity])
         head.append(f"[{f.stage}] ", style="bold")
         head.append(f.message)
         if f.accepted:
@@ -76,6 +77,11 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
     for names, message in input_errors(report):
         who = f"stage {names[0]}" if len(names) == 1 else f"stages {', '.join(names)}"
         console.print(Text(f"{who} could not run: {message}", style="bold magenta"))
+    compared = baseline_line(report)
+    if compared and report.baseline:
+        console.print(Text(compared, style="bold"))
+        for f in report.baseline.resolved:
+            console.print(Text(f"    resolved: {about(f)}", style="green"))
     said = user_output_line(report)
     if said:  # what it printed stays out of this summary; where to find it does not
         console.print(Text(said, style="dim"))

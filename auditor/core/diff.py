@@ -1,0 +1,276 @@
+"""Comparing two reports by finding fingerprint: what is new, resolved, persisting (with changed counts).
+
+Findings are matched by fingerprint; when one report holds a fingerprint more than once, the n-th
+occurrence in one is matched with the n-th in the other. A baseline finding of a stage that did not run
+in the newer report is `unchecked`, never `resolved`: a stage that was skipped or crashed cleared nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from auditor.core.errors import ReportMismatchError, ReportReadError
+from auditor.core.findings import (
+    SCHEMA_VERSION,
+    BaselineInfo,
+    BaselineMark,
+    FailOn,
+    Finding,
+    Report,
+    Severity,
+    exit_code_for,
+)
+from auditor.core.output import require_verdict
+
+RAN = ("passed", "failed")
+ACCEPT_STAGE = "accept"  # the runner's pseudo-stage of stale `accept` entries: checked whenever anything ran
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ReportRef(_Frozen):
+    """Which report one side of a diff is."""
+
+    path: str | None
+    generated_at: str
+    tool_version: str
+    config_path: str | None
+    manifest_paths: tuple[str, ...] | None
+    manifest_sha256: str | None
+    fail_on: FailOn
+    exit_code: int
+
+
+class Change(_Frozen):
+    """A numeric evidence field of a persisting finding that differs, e.g. groups 3 -> 5."""
+
+    field: str
+    old: int | float
+    new: int | float
+
+
+class Persisting(_Frozen):
+    """A finding in both reports (the newer one's text), its severity then, and its changed counts."""
+
+    finding: Finding
+    old_severity: Severity
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def escalated(self) -> bool:
+        return self.finding.severity > self.old_severity
+
+
+class Diff(_Frozen):
+    """What changed between an older (approved) report and a newer one, and the exit code it implies."""
+
+    old: ReportRef
+    new: ReportRef
+    fail_on: FailOn
+    new_findings: tuple[Finding, ...]
+    resolved: tuple[Finding, ...]
+    persisting: tuple[Persisting, ...]
+    unchecked: tuple[Finding, ...] = Field(description="old findings of stages that did not run in the new report")
+    notes: tuple[str, ...] = ()
+    exit_code: int = Field(description="2: the new report could not audit; 1: a new or escalated finding fails; 0")
+
+    @property
+    def failing(self) -> tuple[Finding, ...]:
+        """New and escalated findings that reach fail_on and are not accepted."""
+        if self.fail_on == "never":
+            return ()
+        threshold = Severity(self.fail_on)
+        grown = [p.finding for p in self.persisting if p.escalated]
+        return tuple(f for f in (*self.new_findings, *grown) if f.counts_against and f.severity >= threshold)
+
+
+def load_report(path: Path) -> Report:
+    """A completed report read from ``path``; ReportReadError (naming the file and field) otherwise."""
+    data = require_verdict(path)
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ReportReadError(
+            f"{path}: report schema version {version!r}; this split-auditor reads version {SCHEMA_VERSION!r}"
+        )
+    try:
+        return Report.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ReportReadError(
+            f"{path}: not a valid audit report at {where}: {first['msg']} ({exc.error_count()} problem(s))"
+        ) from None
+
+
+def check_versions(old_path: Path, new_path: Path) -> None:
+    """Refuse two report files of different schema versions before either is parsed."""
+    versions = {p: require_verdict(p).get("schema_version") for p in (old_path, new_path)}
+    if versions[old_path] != versions[new_path]:
+        raise ReportReadError(
+            f"the reports have different schema versions: {old_path} {versions[old_path]!r}, "
+            f"{new_path} {versions[new_path]!r}; run both audits with one split-auditor version"
+        )
+
+
+def manifest_identity(report: Report) -> tuple[str, ...] | None:
+    """The manifest's files as the config names them (relative to its folder), so checkouts compare equal."""
+    if report.manifest is None:
+        return None
+    base = os.path.dirname(report.config_path) if report.config_path else None
+    if base is None:
+        return report.manifest.paths
+    return tuple(os.path.relpath(p, base) if os.path.isabs(p) else p for p in report.manifest.paths)
+
+
+def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
+    """What differs in the manifests; ReportMismatchError for different manifests unless ``force``."""
+    a, b = manifest_identity(old), manifest_identity(new)
+    if a != b:
+        said = f"the reports audit different manifests: {_manifest_text(a)} and {_manifest_text(b)}"
+        if not force:
+            raise ReportMismatchError(said)
+        return (said + " (compared anyway)",)
+    if old.manifest and new.manifest and old.manifest.sha256 != new.manifest.sha256:
+        return (f"the manifest changed: sha256 {old.manifest.sha256[:12]} → {new.manifest.sha256[:12]}",)
+    return ()
+
+
+def _manifest_text(paths: tuple[str, ...] | None) -> str:
+    return "none (numeric checks only)" if paths is None else ", ".join(paths)
+
+
+def _ref(report: Report, path: Path | str | None) -> ReportRef:
+    m = report.manifest
+    return ReportRef(
+        path=str(path) if path is not None else None,
+        generated_at=report.generated_at,
+        tool_version=report.tool_version,
+        config_path=report.config_path,
+        manifest_paths=m.paths if m else None,
+        manifest_sha256=m.sha256 if m else None,
+        fail_on=report.fail_on,
+        exit_code=report.exit_code,
+    )
+
+
+def _ran(report: Report) -> set[str]:
+    ran = {r.stage for r in report.stages if r.status in RAN}
+    return ran | {ACCEPT_STAGE} if ran else ran
+
+
+def _numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | float]:
+    """Numeric leaves of evidence by dotted path; a list of per-pair records is keyed by its split pair."""
+    found: dict[str, int | float] = {}
+    for name, value in evidence.items():
+        path = f"{prefix}{name}"
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            found[path] = value
+        elif isinstance(value, Mapping):
+            found.update(_numbers(value, path + "."))
+        elif isinstance(value, list | tuple) and all(isinstance(v, Mapping) and "splits" in v for v in value):
+            for record in value:
+                label = "|".join(str(s) for s in record["splits"])
+                found.update(_numbers({k: v for k, v in record.items() if k != "splits"}, f"{path}.{label}."))
+    return found
+
+
+def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
+    """Numeric evidence fields whose value differs between two matched findings, in the newer one's order."""
+    before, after = _numbers(old.evidence), _numbers(new.evidence)
+    return tuple(Change(field=k, old=before[k], new=v) for k, v in after.items() if k in before and before[k] != v)
+
+
+def match(
+    old: Iterable[Finding], new: Iterable[Finding]
+) -> tuple[list[tuple[Finding, Finding]], list[Finding], list[Finding]]:
+    """(pairs of matched old and new findings, new only, old only), each in its report's order."""
+    pool: dict[str, list[Finding]] = defaultdict(list)
+    for f in old:
+        pool[f.fingerprint].append(f)
+    pairs, added = [], []
+    for f in new:
+        same = pool.get(f.fingerprint)
+        if same:
+            pairs.append((same.pop(0), f))
+        else:
+            added.append(f)
+    gone = [f for f in old if any(f is g for g in pool.get(f.fingerprint, []))]
+    return pairs, added, gone
+
+
+def diff_reports(
+    old: Report,
+    new: Report,
+    *,
+    fail_on: FailOn | None = None,
+    force: bool = False,
+    old_path: Path | str | None = None,
+    new_path: Path | str | None = None,
+) -> Diff:
+    """The Diff of two reports; ReportMismatchError when they audit different manifests (unless ``force``)."""
+    if fail_on is not None and fail_on not in get_args(FailOn):
+        raise ReportReadError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
+    notes = manifest_notes(old, new, force=force)
+    pairs, added, gone = match(old.findings, new.findings)
+    ran = _ran(new)
+    threshold: FailOn = fail_on or new.fail_on
+    diff = Diff(
+        old=_ref(old, old_path),
+        new=_ref(new, new_path),
+        fail_on=threshold,
+        new_findings=tuple(added),
+        resolved=tuple(f for f in gone if f.stage in ran),
+        persisting=tuple(Persisting(finding=n, old_severity=o.severity, changes=changes(o, n)) for o, n in pairs),
+        unchecked=tuple(f for f in gone if f.stage not in ran),
+        notes=notes,
+        exit_code=0,
+    )
+    could_not_audit = exit_code_for(new.stages, "never") == 2
+    code = 2 if could_not_audit else 1 if diff.failing else 0
+    return diff.model_copy(update={"exit_code": code})
+
+
+def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_only: bool) -> Report:
+    """``report`` with each finding marked new / persisting / escalated against ``baseline``, the baseline's
+    resolved findings listed, and (with ``new_only``) an exit code that counts only new and escalated ones.
+
+    ReportMismatchError when the baseline audits another manifest: its findings say nothing about this one.
+    """
+    try:
+        manifest_notes(baseline, report, force=False)
+    except ReportMismatchError as exc:
+        raise ReportMismatchError(f"baseline {path}: {exc}; a baseline must audit the same manifest") from None
+    pairs, _, gone = match(baseline.findings, report.findings)
+    marks: dict[int, BaselineMark] = {}
+    for o, n in pairs:
+        marks[id(n)] = "escalated" if n.severity > o.severity else "persisting"
+    stages = tuple(
+        r.model_copy(
+            update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}
+        )
+        for r in report.stages
+    )
+    every = [f for r in stages for f in r.findings]
+    ran = _ran(report)
+    info = BaselineInfo(
+        path=str(path),
+        generated_at=baseline.generated_at,
+        new_only=new_only,
+        new=sum(f.baseline == "new" for f in every),
+        persisting=sum(f.baseline == "persisting" for f in every),
+        escalated=sum(f.baseline == "escalated" for f in every),
+        resolved=tuple(f for f in gone if f.stage in ran),
+        unchecked=tuple(f for f in gone if f.stage not in ran),
+    )
+    code = exit_code_for(stages, report.fail_on, new_only=new_only)
+    return report.model_copy(update={"stages": stages, "baseline": info, "exit_code": code})

@@ -1,0 +1,236 @@
+"""The report as SARIF 2.1.0, so code-scanning dashboards list the findings next to the files they are about.
+
+Each finding is a result whose rule is its code; a stage that errored is a tool execution notification
+(never a result, and the run is marked unsuccessful), a skipped stage a configuration note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from auditor.core.errors import StageLoadError
+from auditor.core.findings import Finding, Report, Severity, StageResult
+from auditor.pipeline.registry import discover
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+BASE_ID = "CONFIGDIR"  # uris are relative to the config's folder, so a dashboard can map them onto the checkout
+FINGERPRINT_ID = "splitAuditor/v1"
+MAX_MANIFEST_LOCATIONS = 10  # a manifest of many shards: the first few name it well enough
+
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_BASELINE_STATE = {"new": "new", "persisting": "unchanged", "escalated": "updated"}
+# "path:line" or "path:line:column", as the numeric stages record the user's line and SPL009 a config line.
+_SITE = re.compile(r"^(?P<path>.+?):(?P<line>[0-9]+)(?::(?P<column>[0-9]+))?$")
+_SITE_FIELDS = ("at", "config")
+
+
+@dataclass(frozen=True)
+class StageFacts:
+    """What the installed stage says about its findings: the catalogue titles and whether it reads the manifest."""
+
+    codes: Mapping[str, str]
+    needs_manifest: bool
+
+
+@cache
+def installed_stages() -> Mapping[str, StageFacts]:
+    """Catalogue facts of every stage that loads; a broken plugin only loses its titles, never the report."""
+    facts: dict[str, StageFacts] = {}
+    try:
+        plugins = discover()
+    except StageLoadError:  # two plugins claim one name: the run already said so; titles come from findings
+        return facts
+    for plugin in plugins:
+        try:
+            cls = plugin.load()
+        except StageLoadError:
+            continue
+        facts[cls.name] = StageFacts(dict(cls.codes), cls.needs_manifest)
+    return facts
+
+
+def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None) -> str:
+    """One SARIF log with one run; ``stages`` defaults to the installed stages' catalogue."""
+    facts = installed_stages() if stages is None else stages
+    base = _config_dir(report)
+    rules, index = _rules(report, facts)
+    results = [_result(f, index[f.code], report, facts, base) for f in report.findings]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "split-auditor",
+                "version": report.tool_version,
+                "rules": rules,
+            }
+        },
+        "invocations": [_invocation(report)],
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+        "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
+    }
+    if base is not None:
+        run["originalUriBaseIds"] = {
+            BASE_ID: {"uri": base.as_uri() + "/", "description": {"text": "the folder of the audit config"}}
+        }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _config_dir(report: Report) -> Path | None:
+    if report.config_path is None or not Path(report.config_path).is_absolute():
+        return None
+    return Path(report.config_path).parent
+
+
+def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """One rule per code found, in order of first appearance, titled from the stage's catalogue."""
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for f in report.findings:
+        if f.code in index:
+            if f.remediation and "help" not in rules[index[f.code]]:
+                rules[index[f.code]]["help"] = {"text": f.remediation}
+            continue
+        stage = facts.get(f.stage)
+        title = stage.codes.get(f.code, f.title) if stage is not None else f.title
+        rule: dict[str, Any] = {
+            "id": f.code,
+            "name": title,
+            "shortDescription": {"text": title},
+            "properties": {"stage": f.stage},
+        }
+        if f.remediation:
+            rule["help"] = {"text": f.remediation}
+        index[f.code] = len(rules)
+        rules.append(rule)
+    return rules, index
+
+
+def _result(
+    f: Finding, rule_index: int, report: Report, facts: Mapping[str, StageFacts], base: Path | None
+) -> dict[str, Any]:
+    locations = _locations(f, report, facts, base)
+    result: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": rule_index,
+        "level": _LEVEL[f.severity],
+        "message": {"text": f.message},
+        "locations": locations[:1],
+        "partialFingerprints": {FINGERPRINT_ID: f.fingerprint},
+        "properties": {"stage": f.stage, "key": f.key, "evidence": f.evidence},
+    }
+    if len(locations) > 1:
+        result["relatedLocations"] = [{"id": i, **loc} for i, loc in enumerate(locations[1:], start=1)]
+    if f.accepted:
+        suppression: dict[str, Any] = {"kind": "external", "status": "accepted"}
+        if f.accept_reason:
+            suppression["justification"] = f.accept_reason
+        result["suppressions"] = [suppression]
+    if f.baseline is not None:
+        result["baselineState"] = _BASELINE_STATE[f.baseline]
+    return result
+
+
+def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base: Path | None) -> list[dict[str, Any]]:
+    """Where the finding is: the lines it names, else its artifact, else the manifest or the config."""
+    sites = list(dict.fromkeys(_sites(f)))
+    if sites:
+        return [_location(path, base, line, column) for path, line, column in sites]
+    artifact = f.evidence.get("artifact")
+    if isinstance(artifact, str) and Path(artifact).is_absolute():
+        return [_location(artifact, base)]
+    stage = facts.get(f.stage)
+    reads_manifest = stage.needs_manifest if stage is not None else False
+    if reads_manifest and report.manifest is not None:
+        return [_location(p, base) for p in report.manifest.paths[:MAX_MANIFEST_LOCATIONS]]
+    if report.config_path is not None:
+        return [_location(report.config_path, base)]
+    return []
+
+
+def _sites(f: Finding) -> Iterator[tuple[str, int, int | None]]:
+    """Every absolute "file:line[:column]" in the finding's evidence and examples, in the order they appear."""
+    for value in _site_values([f.evidence, *f.examples]):
+        match = _SITE.match(value)
+        if match and Path(match["path"]).is_absolute():
+            column = int(match["column"]) if match["column"] else None
+            yield match["path"], int(match["line"]), column
+
+
+def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
+    for value in values:
+        if isinstance(value, dict):
+            for name, inner in value.items():
+                if name in _SITE_FIELDS and isinstance(inner, str):
+                    yield inner
+                elif depth < 2 and isinstance(inner, dict | list):
+                    yield from _site_values([inner], depth + 1)
+        elif isinstance(value, list) and depth < 2:
+            yield from _site_values(value, depth + 1)
+
+
+def _location(path: str, base: Path | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": _artifact(path, base)}
+    if line is not None and line > 0:
+        region: dict[str, Any] = {"startLine": line}
+        if column is not None and column > 0:
+            region["startColumn"] = column
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _artifact(path: str, base: Path | None) -> dict[str, Any]:
+    """A uri relative to the config's folder when the file is inside it, else an absolute file uri."""
+    p = Path(path)
+    if base is not None and p.is_absolute() and p.is_relative_to(base):
+        relative = PurePosixPath(*p.relative_to(base).parts)
+        return {"uri": quote(str(relative)), "uriBaseId": BASE_ID}
+    if p.is_absolute():
+        return {"uri": p.as_uri()}
+    return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
+
+
+def _invocation(report: Report) -> dict[str, Any]:
+    """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found."""
+    errors = [_stage_error(r) for r in report.stages if r.status == "error"]
+    if report.exit_code == 2 and not errors:
+        errors.append({"level": "error", "message": {"text": "no stage ran: nothing was audited"}})
+    skipped = [
+        {
+            "level": "note",
+            "message": {"text": f"stage {r.stage} skipped: {r.skip_reason or 'no reason given'}"},
+            "properties": {"stage": r.stage},
+        }
+        for r in report.stages
+        if r.status == "skipped"
+    ]
+    invocation: dict[str, Any] = {
+        "executionSuccessful": report.exit_code != 2 and not errors,
+        "exitCode": report.exit_code,
+        "endTimeUtc": report.generated_at,
+    }
+    if report.config_path is not None:
+        invocation["properties"] = {"config": report.config_path}
+    if errors:
+        invocation["toolExecutionNotifications"] = errors
+    if skipped:
+        invocation["toolConfigurationNotifications"] = skipped
+    return invocation
+
+
+def _stage_error(r: StageResult) -> dict[str, Any]:
+    """A stage that raised: an error notification naming the stage, not a result (nothing was found)."""
+    notification: dict[str, Any] = {"level": "error", "properties": {"stage": r.stage}}
+    if r.error is None:
+        notification["message"] = {"text": f"stage {r.stage} could not run"}
+    else:
+        notification["message"] = {"text": f"stage {r.stage} could not run: {r.error.type}: {r.error.message}"}
+        notification["exception"] = {"kind": r.error.type, "message": r.error.message}
+    return notification

@@ -1,0 +1,253 @@
+"""Finding fingerprints and the comparison of two reports: new, resolved, persisting, unchecked, baseline marks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.core.diff import diff_reports, load_report, mark_baseline
+from auditor.core.errors import ReportMismatchError, ReportReadError
+from auditor.core.findings import (
+    Finding,
+    ManifestInfo,
+    Report,
+    Severity,
+    StageResult,
+    exit_code_for,
+    summarize,
+    with_fail_on,
+)
+from auditor.core.output import RunMarker, write_marker
+from auditor.pipeline.runner import run_audit
+from tests.conftest import REPO, AuditFn
+
+SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
+OVERLAP = {
+    "sid": ["a", "b", "c", "d"],
+    "split": ["train", "train", "test", "test"],
+    "writer": ["w1", "w2", "w1", "w3"],
+    "site": ["s1", "s2", "s2", "s3"],
+}
+
+
+def grp(writer: str = "writer", groups: int = 3, severity: Severity = Severity.ERROR, **extra: Any) -> Finding:
+    return Finding(
+        code="GRP001",
+        stage="group_overlap",
+        severity=severity,
+        title="groups shared",
+        message=f"{groups} '{writer}' values are shared",
+        evidence={"key": writer, "groups": groups, "pairs": [{"splits": ["train", "test"], "groups": groups}]},
+        examples=({"id": str(groups)},),
+        **extra,
+    )
+
+
+def nan(key: str = "logfeat") -> Finding:
+    return Finding(code="NAN001", stage="nonfinite_trace", severity=Severity.ERROR, title="nan", message="m", key=key)
+
+
+def report(*results: tuple[str, str, tuple[Finding, ...]], manifest: str | None = "data/manifest.csv") -> Report:
+    stages = tuple(StageResult(stage=s, status=st, duration_s=0.0, findings=fs) for s, st, fs in results)  # type: ignore[arg-type]
+    info = (
+        ManifestInfo(paths=(f"/proj/{manifest}",), sha256="ab" * 32, rows=4, rows_per_split={"train": 4})
+        if manifest
+        else None
+    )
+    return Report(
+        tool_version="0",
+        generated_at="2024-01-01T00:00:00+00:00",
+        config_path="/proj/audit.yaml",
+        config_sha256=None,
+        manifest=info,
+        fail_on="error",
+        stages=stages,
+        summary=summarize(stages),
+        exit_code=exit_code_for(stages, "error"),
+    )
+
+
+# -- fingerprints --------------------------------------------------------------------------------------
+
+
+def test_fingerprint_ignores_message_counts_examples_and_severity() -> None:
+    a, b = grp(groups=3), grp(groups=5, severity=Severity.WARNING)
+    assert a.message != b.message and a.examples != b.examples
+    assert a.fingerprint == b.fingerprint
+    assert len(a.fingerprint) == 16 and int(a.fingerprint, 16) >= 0
+
+
+def test_fingerprint_tells_apart_code_stage_key_and_subject() -> None:
+    prints = {
+        grp().fingerprint,
+        grp(writer="site").fingerprint,
+        grp().model_validate({**grp().model_dump(), "code": "GRP002"}).fingerprint,
+        grp().model_validate({**grp().model_dump(), "stage": "other"}).fingerprint,
+        nan("logfeat").fingerprint,
+        nan("head").fingerprint,
+    }
+    assert len(prints) == 6
+
+
+def test_a_respelled_key_is_the_same_finding() -> None:
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    assert nan(f"  {composed.upper()} ").fingerprint == nan(decomposed).fingerprint
+    assert grp(writer=" Writer").fingerprint == grp(writer="writer").fingerprint
+
+
+def test_fingerprint_is_recomputed_when_read_not_trusted() -> None:
+    data = json.loads(nan().model_dump_json())
+    assert data["fingerprint"] == nan().fingerprint
+    data["fingerprint"] = "0" * 16
+    assert Finding.model_validate(data).fingerprint == nan().fingerprint
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_report_has_unique_fingerprints(sample: str) -> None:
+    prints = [f.fingerprint for f in run_audit(REPO / "sample_data" / sample / "audit.yaml").findings]
+    assert prints and len(prints) == len(set(prints))
+
+
+def test_same_input_twice_gives_the_same_fingerprints(audit: AuditFn) -> None:
+    first = audit(OVERLAP, manifest={"id": "sid"}, keys={"groups": ["writer", "site"]})
+    second = audit(OVERLAP, manifest={"id": "sid"}, keys={"groups": ["writer", "site"]})
+    prints = [f.fingerprint for f in first.findings]
+    assert prints == [f.fingerprint for f in second.findings]
+    overlaps = [f for f in first.findings if f.code == "GRP001"]
+    assert len(overlaps) == 2 and overlaps[0].fingerprint != overlaps[1].fingerprint  # one per group key
+    assert len(prints) == len(set(prints))
+
+
+# -- diff ----------------------------------------------------------------------------------------------
+
+
+def test_diff_sorts_findings_into_new_resolved_and_persisting_with_changed_counts() -> None:
+    old = report(("group_overlap", "failed", (grp(groups=3),)), ("nonfinite_trace", "failed", (nan(),)))
+    new = report(("group_overlap", "failed", (grp(groups=5), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
+    d = diff_reports(old, new)
+    assert [f.evidence["key"] for f in d.new_findings] == ["site"]
+    assert [f.code for f in d.resolved] == ["NAN001"]
+    [kept] = d.persisting
+    assert {(c.field, c.old, c.new) for c in kept.changes} == {("groups", 3, 5), ("pairs.train|test.groups", 3, 5)}
+    assert d.exit_code == 1 and d.failing == d.new_findings
+
+
+def test_diff_exit_code_follows_fail_on_and_ignores_accepted_and_resolved() -> None:
+    old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
+    fixed = report(("group_overlap", "failed", (grp(groups=9),)), ("nonfinite_trace", "passed", ()))
+    assert diff_reports(old, fixed).exit_code == 0
+    warned = report(("group_overlap", "failed", (grp(), grp(writer="site", severity=Severity.WARNING))))
+    assert diff_reports(old, warned).exit_code == 0
+    assert diff_reports(old, warned, fail_on="warning").exit_code == 1
+    assert diff_reports(old, warned, fail_on="never").exit_code == 0
+    accepted = report(("group_overlap", "passed", (grp(), grp(writer="site", accepted=True, accept_reason="ok"))))
+    assert diff_reports(old, accepted).exit_code == 0
+
+
+def test_a_persisting_finding_that_rises_to_fail_on_fails_the_diff() -> None:
+    old = report(("group_overlap", "passed", (grp(severity=Severity.WARNING),)))
+    new = report(("group_overlap", "failed", (grp(severity=Severity.ERROR),)))
+    d = diff_reports(old, new)
+    assert d.persisting[0].escalated and d.exit_code == 1
+
+
+def test_a_stage_that_did_not_run_resolves_nothing() -> None:
+    old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
+    new = report(("group_overlap", "passed", ()), ("nonfinite_trace", "skipped", ()))
+    d = diff_reports(old, new)
+    assert [f.code for f in d.resolved] == ["GRP001"] and [f.code for f in d.unchecked] == ["NAN001"]
+    crashed = report(("group_overlap", "passed", ()), ("nonfinite_trace", "error", ()))
+    assert diff_reports(old, crashed).exit_code == 2  # the new report could not audit: never a clean diff
+
+
+def test_repeated_fingerprints_match_one_for_one() -> None:
+    old = report(("nonfinite_trace", "failed", (nan(), nan())))
+    new = report(("nonfinite_trace", "failed", (nan(), nan(), nan())))
+    d = diff_reports(old, new)
+    assert (len(d.persisting), len(d.new_findings), len(d.resolved)) == (2, 1, 0)
+
+
+def test_different_manifests_are_refused_unless_forced() -> None:
+    old = report(("group_overlap", "failed", (grp(),)))
+    other = report(("group_overlap", "failed", (grp(),)), manifest="other.csv")
+    with pytest.raises(ReportMismatchError, match="different manifests: data/manifest.csv and other.csv"):
+        diff_reports(old, other)
+    forced = diff_reports(old, other, force=True)
+    assert "compared anyway" in forced.notes[0] and len(forced.persisting) == 1
+    with pytest.raises(ReportMismatchError, match="none \\(numeric checks only\\)"):
+        diff_reports(report(manifest=None), old)
+
+
+def test_a_changed_manifest_of_the_same_path_is_a_note_not_a_refusal() -> None:
+    old = report(("group_overlap", "failed", (grp(),)))
+    assert old.manifest is not None
+    new = old.model_copy(update={"manifest": old.manifest.model_copy(update={"sha256": "cd" * 32})})
+    assert diff_reports(old, new).notes == ("the manifest changed: sha256 abababababab → cdcdcdcdcdcd",)
+
+
+# -- reading reports -----------------------------------------------------------------------------------
+
+
+def test_load_report_refuses_markers_non_reports_bad_fields_and_other_versions(tmp_path: Path) -> None:
+    write_marker(tmp_path / "run", RunMarker.start(None, None, "0"), [])
+    with pytest.raises(ReportReadError, match="still in progress"):
+        load_report(tmp_path / "run" / "report.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(ReportReadError, match="list.json: not a report"):
+        load_report(tmp_path / "list.json")
+    data = json.loads(report(("nonfinite_trace", "failed", (nan(),))).model_dump_json())
+    data["stages"][0]["findings"][0]["severity"] = "fatal"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(ReportReadError, match=r"bad.json: not a valid audit report at stages.0.findings.0.severity"):
+        load_report(tmp_path / "bad.json")
+    data = {**json.loads(report().model_dump_json()), "schema_version": "0"}
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    with pytest.raises(ReportReadError, match="schema version '0'; this split-auditor reads version '1'"):
+        load_report(tmp_path / "old.json")
+
+
+def test_a_report_round_trips_with_its_fingerprints(tmp_path: Path) -> None:
+    original = report(("group_overlap", "failed", (grp(),)))
+    (tmp_path / "r.json").write_text(original.model_dump_json())
+    assert load_report(tmp_path / "r.json") == original
+
+
+# -- baseline ------------------------------------------------------------------------------------------
+
+
+def test_baseline_marks_findings_and_lists_resolved_ones() -> None:
+    old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
+    new = report(("group_overlap", "failed", (grp(groups=7), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
+    marked = mark_baseline(new, old, path="old.json", new_only=False)
+    assert [f.baseline for f in marked.findings] == ["persisting", "new"]
+    assert marked.baseline is not None and [f.code for f in marked.baseline.resolved] == ["NAN001"]
+    assert (marked.baseline.new, marked.baseline.persisting) == (1, 1)
+    assert marked.exit_code == 1
+
+
+def test_new_only_counts_only_new_and_escalated_findings() -> None:
+    old = report(("group_overlap", "failed", (grp(),)))
+    same = mark_baseline(report(("group_overlap", "failed", (grp(groups=4),))), old, path="o", new_only=True)
+    assert same.exit_code == 0
+    assert mark_baseline(report(("group_overlap", "failed", (grp(),))), old, path="o", new_only=False).exit_code == 1
+    more = report(("group_overlap", "failed", (grp(), grp(writer="site"))))
+    assert mark_baseline(more, old, path="o", new_only=True).exit_code == 1
+    warned = report(("group_overlap", "passed", (grp(severity=Severity.WARNING),)))
+    worse = mark_baseline(report(("group_overlap", "failed", (grp(),))), warned, path="o", new_only=True)
+    assert worse.findings[0].baseline == "escalated" and worse.exit_code == 1
+    assert with_fail_on(same, "warning").exit_code == 0  # a new threshold keeps counting only new findings
+
+
+def test_new_only_never_hides_a_stage_error() -> None:
+    old = report(("group_overlap", "failed", (grp(),)))
+    new = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "error", ()))
+    assert mark_baseline(new, old, path="o", new_only=True).exit_code == 2
+
+
+def test_a_baseline_of_another_manifest_is_refused() -> None:
+    old = report(("group_overlap", "failed", (grp(),)), manifest="other.csv")
+    with pytest.raises(ReportMismatchError, match="baseline o.json: the reports audit different manifests"):
+        mark_baseline(report(("group_overlap", "failed", (grp(),))), old, path="o.json", new_only=True)

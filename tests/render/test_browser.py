@@ -1,0 +1,100 @@
+"""Each sample's report.html in headless Chromium: every figure is drawn and the page requests nothing.
+
+Skipped where no Chromium is installed (Debian's `chromium` package provides it). Screenshots go to
+bench/data/screenshots/ (git-ignored) for a reviewer to look at.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from auditor import run_audit
+from auditor.render.html import render_html
+from tests.conftest import REPO
+
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+SHOTS = REPO / "bench" / "data" / "screenshots"
+NUMERIC = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the numeric samples need torch")
+
+SAMPLES = [
+    pytest.param("handwriting", {"matrix", "bars"}, id="handwriting"),
+    pytest.param("video_frames", {"matrix", "chain", "timeline", "bars"}, id="video_frames"),
+    pytest.param("clinic", {"fit", "bars"}, id="clinic"),
+    pytest.param("numeric/regression/buggy", {"shapes", "nonfinite"}, id="regression", marks=NUMERIC),
+    pytest.param("numeric/language_model/buggy", set(), id="language_model", marks=NUMERIC),
+]
+
+# Run in the page without the CSP (which rightly forbids scripts): writes each figure's drawn size into the DOM.
+MEASURE = """<script>
+for (const svg of document.querySelectorAll("svg.figure")) {
+  const box = svg.getBoundingClientRect(), inner = svg.getBBox();
+  svg.setAttribute("data-drawn", [box.width, box.height, inner.width, inner.height].map(Math.round).join(" "));
+}
+</script>"""
+
+
+def chromium(*args: str, profile: Path) -> str:
+    cmd = [
+        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+        f"--user-data-dir={profile}", *args,
+    ]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+class Elements(HTMLParser):
+    """Every element of the dumped DOM as (tag, attributes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, dict(attrs)))
+
+
+def elements(dom: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = Elements()
+    parser.feed(dom)
+    return parser.found
+
+
+@pytest.mark.parametrize(("sample", "expected"), SAMPLES)
+def test_every_figure_renders_and_nothing_is_requested(sample: str, expected: set[str], tmp_path: Path) -> None:
+    page = render_html(run_audit(REPO / "sample_data" / sample / "audit.yaml"))
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+
+    # The page as Chromium parsed it, less the CSP (which rightly forbids the measuring script): each figure's
+    # drawn size lands in the DOM; no element may point outside the page.
+    measured = tmp_path / "measured.html"
+    measured.write_text(
+        re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", MEASURE + "</body>")
+    )
+    tags = elements(chromium("--dump-dom", measured.as_uri(), profile=tmp_path / "profile"))
+    assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;', page)
+    assert [t for t, _ in tags if t in ("link", "iframe", "img", "object", "embed")] == []
+    assert len([t for t, _ in tags if t == "script"]) == 1  # the measuring one
+    assert [a["href"] for t, a in tags if a.get("href") and not str(a["href"]).startswith("#")] == []
+    assert not [a for t, a in tags if "src" in a]
+    drawn = [a for t, a in tags if t == "svg"]
+    kinds = {k for a in drawn for k in str(a.get("class", "")).split() if k != "figure"}
+    assert kinds == expected
+    assert len(drawn) == page.count("<svg ")
+    for a in drawn:
+        width, height, inner_w, inner_h = map(int, str(a["data-drawn"]).split())
+        assert width > 100 and height > 40 and inner_w > 50 and inner_h > 20, a.get("aria-label")
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SHOTS / f"{sample.replace('/', '_')}.png"
+    chromium("--window-size=1100,2400", f"--screenshot={shot}", report.as_uri(), profile=tmp_path / "profile")
+    assert shot.stat().st_size > 10_000

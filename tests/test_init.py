@@ -1,0 +1,186 @@
+"""`audit init`: a starting config guessed from a manifest, validated, that finds each sample's planted leak."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.manifest import sampling
+from auditor.manifest.guess import propose, render_config, yaml_scalar
+from tests.conftest import REPO
+
+runner = CliRunner()
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def copy_sample(name: str, tmp_path: Path) -> Path:
+    """The sample's manifest (and data files) without its audit.yaml, so the guess cannot lean on it."""
+    target = tmp_path / name
+    shutil.copytree(REPO / "sample_data" / name, target, ignore=shutil.ignore_patterns("audit-report", "*.yaml"))
+    return target / "manifest.csv"
+
+
+def init_and_run(manifest: Path) -> tuple[str, dict]:  # type: ignore[type-arg]
+    config = manifest.parent / "audit.yaml"
+    result = invoke("init", str(manifest), "--out", str(config))
+    assert result.exit_code == 0, result.output
+    assert invoke("validate", str(config)).exit_code == 0
+    invoke("run", str(config), "-q")
+    report = json.loads((manifest.parent / "audit-report" / "report.json").read_text())
+    found = {f["code"] for stage in report["stages"] for f in stage.get("findings", [])}
+    return config.read_text(), {"codes": found, "exit": report["exit_code"], "output": result.output}
+
+
+def test_handwriting_guesses_writer_and_finds_writer_a(tmp_path: Path) -> None:
+    text, run = init_and_run(copy_sample("handwriting", tmp_path))
+    assert "  id: sample_id  # unique over 25 rows" in text
+    assert "  split: split  #" in text
+    assert "    - writer  # 4 distinct values over 25 rows (6.2 rows each): a unit of independence" in text
+    assert "  label: label  #" in text
+    # The image paths name files that are not there: offered, commented out, never switched on.
+    assert "  # content_path: image  # relative file paths, but only 0 of 20" in text
+    assert run["exit"] == 1 and "GRP001" in run["codes"]
+    assert "check by hand:" in run["output"] and "no content key" in run["output"]
+
+
+def test_video_frames_finds_the_chain_the_copy_and_the_time_leak(tmp_path: Path) -> None:
+    text, run = init_and_run(copy_sample("video_frames", tmp_path))
+    assert "    - person  #" in text and "    - video_id  #" in text
+    assert "  content_path: file  # relative file paths, 20 of 20 sampled files exist" in text
+    assert "  time: captured_at  #" in text
+    assert "  entity: camera  # 2 of 4 values occur in both train and holdout rows" in text
+    assert {"UPS001", "DUP001", "DUP003", "TMP002", "LAB001"} <= run["codes"]
+    assert run["exit"] == 1
+
+
+def test_clinic_finds_the_patient_and_label_checks_but_not_fitted_artifacts(tmp_path: Path) -> None:
+    text, run = init_and_run(copy_sample("clinic", tmp_path))
+    assert "    - patient_id  # 80 distinct values over 240 rows (3 rows each)" in text
+    assert "  label: diagnosis  #" in text
+    # The scaler fitted on all rows (FIT001) needs its artifact named: init says so instead of guessing.
+    assert "FIT001" not in run["codes"] and "LAB002" in run["codes"]
+    assert "fitted preprocessing artifacts" in run["output"]
+
+
+def test_config_paths_are_relative_to_the_output_folder(tmp_path: Path) -> None:
+    manifest = copy_sample("handwriting", tmp_path / "data")
+    config = tmp_path / "configs" / "hw" / "audit.yaml"
+    assert invoke("init", str(manifest), "--out", str(config)).exit_code == 0
+    text = config.read_text()
+    assert "  path: ../../data/handwriting/manifest.csv" in text
+    assert "roots: [../../data/handwriting]" in text
+    assert invoke("validate", str(config)).exit_code == 0
+
+
+def test_existing_config_is_kept_without_force(tmp_path: Path) -> None:
+    manifest = copy_sample("handwriting", tmp_path)
+    config = manifest.parent / "audit.yaml"
+    config.write_text("# mine\n")
+    result = invoke("init", str(manifest), "--out", str(config))
+    assert result.exit_code == 2 and "already exists" in result.output and "--force" in result.output
+    assert config.read_text() == "# mine\n"
+    assert invoke("init", str(manifest), "--out", str(config), "--force").exit_code == 0
+    assert "split: split" in config.read_text()
+    assert [p.name for p in manifest.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def rows(n: int = 60) -> pd.DataFrame:
+    split = (["train"] * 4 + ["valid", "test"]) * (n // 6)
+    return pd.DataFrame(
+        {
+            "uid": [f"u{i:04d}" for i in range(n)],
+            "speaker": [f"s{i % 6}" for i in range(n)],
+            "sha256": [hashlib.sha256(str(i % 50).encode()).hexdigest() for i in range(n)],
+            "recorded_at": pd.date_range("2024-01-01", periods=n, freq="h"),
+            "target": [i % 3 for i in range(n)],
+            "subset": split,
+        }
+    )
+
+
+def test_parquet_manifest_typed_columns(tmp_path: Path) -> None:
+    rows().to_parquet(tmp_path / "m.parquet")
+    text = render_config(propose(tmp_path / "m.parquet", tmp_path))
+    assert "  id: uid  #" in text and "  split: subset  #" in text
+    assert "    - speaker  # 6 distinct values over 60 rows (10 rows each)" in text
+    assert "  content_hash: sha256  # 64-character hex digests" in text
+    assert "  time: recorded_at  # 60 timestamps that parse" in text
+    assert "  label: target  # 3 distinct values" in text
+    assert "  train: [train]" in text and "# holdout: [test, valid]" in text
+    assert invoke("init", str(tmp_path / "m.parquet"), "--out", str(tmp_path / "a.yaml")).exit_code == 0
+
+
+def test_jsonl_manifest(tmp_path: Path) -> None:
+    frame = rows().assign(recorded_at=lambda d: d.recorded_at.dt.strftime("%Y-%m-%dT%H:%M:%S"))
+    frame.to_json(tmp_path / "m.jsonl", orient="records", lines=True)
+    result = invoke("init", str(tmp_path / "m.jsonl"), "--out", str(tmp_path / "a.yaml"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "a.yaml").read_text()
+    assert "  time: recorded_at  # 60 timestamps that parse" in text and "  content_hash: sha256" in text
+
+
+def test_directory_with_one_file_per_split_becomes_paths(tmp_path: Path) -> None:
+    frame = rows().drop(columns="subset")
+    frame[:40].to_csv(tmp_path / "train.csv", index=False)
+    frame[40:].to_csv(tmp_path / "Test.csv", index=False)
+    result = invoke("init", str(tmp_path), "--out", str(tmp_path / "audit.yaml"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "audit.yaml").read_text()
+    assert "  paths:" in text and "    Test: Test.csv" in text and "    train: train.csv" in text
+    assert "split:" not in text.split("splits:")[0]
+
+
+def test_large_manifest_is_sampled_across_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sorted by split: the head alone holds only train rows; the windows reach the test rows.
+    monkeypatch.setattr(sampling, "_HEAD_BYTES", 64 << 10)
+    monkeypatch.setattr(sampling, "_WINDOW_BYTES", 16 << 10)
+    n = 100_000
+    pd.DataFrame({"id": [f"r{i:07d}" for i in range(n)], "split": ["train"] * (n - 40_000) + ["test"] * 40_000}).to_csv(
+        tmp_path / "big.csv", index=False
+    )
+    proposal = propose(tmp_path / "big.csv", tmp_path, limit=4_000)
+    assert proposal.holdout == ("test",) and proposal.id.first is not None
+    assert "sampled" in proposal.rows_note and any("sample" in n for n in proposal.to_check)
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "expected"),
+    [
+        ("", "m.csv", "the file is empty; expected a header line"),
+        ("id,split\n", "m.csv", "has no rows"),
+        ("id,fold\n1,0\n2,1\n3,0\n", "m.csv", "no plausible split column"),
+        ("id,split\n1,a\n2,b\n3,a\n", "m.csv", "'split' named like one but not holding split names"),
+        ('{"id": 1}\n{oops\n', "m.jsonl", "m.jsonl:2"),
+        ("id,split\n1,train\n2,test,extra\n", "m.csv", "m.csv:3: expected 2 fields"),
+        ("PAR1 not really", "m.parquet", "not a readable parquet file"),
+    ],
+)
+def test_bad_manifest_exits_2_naming_the_file_and_writes_nothing(
+    tmp_path: Path, content: str, name: str, expected: str
+) -> None:
+    (tmp_path / name).write_text(content)
+    result = invoke("init", str(tmp_path / name), "--out", str(tmp_path / "out" / "audit.yaml"))
+    assert result.exit_code == 2
+    assert expected in result.output and name in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_manifest_names_the_resolved_path(tmp_path: Path) -> None:
+    result = invoke("init", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "audit.yaml"))
+    assert result.exit_code == 2 and "nope.csv" in result.output and "not found" in result.output
+    assert not (tmp_path / "audit.yaml").exists()
+
+
+def test_yaml_scalar_quotes_what_yaml_would_misread() -> None:
+    assert yaml_scalar("writer") == "writer"
+    assert yaml_scalar("no") == '"no"' and yaml_scalar("a: b") == '"a: b"' and yaml_scalar("#x") == '"#x"'
