@@ -415,6 +415,7 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="replace an existing config")] = False,
 ) -> None:
     """Write a starting audit.yaml for MANIFEST, guessed from its columns and a sample of its rows, validated."""
+    from auditor.fitted.discover import discover, render_fitted
     from auditor.manifest.guess import propose, render_config, review_notes
 
     try:
@@ -423,13 +424,17 @@ def init(
         if target.exists() and not force:
             raise AuditError(f"{target} already exists; expected a new file (or give --force to replace it)")
         proposal = propose(manifest, target.parent)
-        written = _write_validated(target, render_config(proposal), force)
+        assert proposal.folder is not None
+        text = proposal.text.column if proposal.text else None
+        found = discover(proposal.folder, proposal.columns, proposal.numeric, text, (*proposal.files, target))
+        config = render_config(proposal, render_fitted(found, target.parent))
+        written = _write_validated(target, config, force)
     except AuditError as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"wrote {target} ({proposal.rows_note})")
     typer.echo(f"  valid; stages that would run: {', '.join(written) or 'none'}")
     typer.echo("check by hand:")
-    for note in review_notes(proposal):
+    for note in [*review_notes(proposal), *found.notes]:
         typer.echo(f"  - {note}")
 
 

@@ -12,8 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
+from auditor.core.yamlsource import yaml_scalar
+from auditor.fitted import discover
 from auditor.manifest import sampling
-from auditor.manifest.guess import propose, render_config, yaml_scalar
+from auditor.manifest.guess import propose, render_config
 from tests.conftest import REPO
 
 runner = CliRunner()
@@ -63,13 +65,23 @@ def test_video_frames_finds_the_chain_the_copy_and_the_time_leak(tmp_path: Path)
     assert run["exit"] == 1
 
 
-def test_clinic_finds_the_patient_and_label_checks_but_not_fitted_artifacts(tmp_path: Path) -> None:
+def test_clinic_proposes_its_artifacts_and_finds_the_scaler_fitted_on_all_rows(tmp_path: Path) -> None:
     text, run = init_and_run(copy_sample("clinic", tmp_path))
     assert "    - patient_id  # 80 distinct values over 240 rows (3 rows each)" in text
     assert "  label: diagnosis  #" in text
-    # The scaler fitted on all rows (FIT001) needs its artifact named: init says so instead of guessing.
-    assert "FIT001" not in run["codes"] and "LAB002" in run["codes"]
-    assert "fitted preprocessing artifacts" in run["output"]
+    assert (
+        "  - name: scaler  # mean_, scale_, var_; columns named in the artifact\n"
+        "    kind: standardize\n"
+        "    artifact: artifacts/scaler.json\n"
+        "    columns: [age, bmi, glucose]\n"
+        "    fitted_on: [train]  # a claim, not a fact: the audit checks it against the data\n"
+    ) in text
+    assert "    kind: impute\n    artifact: artifacts/imputer.csv\n    columns: [bmi, glucose]\n" in text
+    assert "    kind: categories\n    artifact: artifacts/smoker_onehot.json\n    columns: [smoker]\n" in text
+    assert "    kind: vocabulary\n    artifact: artifacts/vocab.txt\n    text: note\n" in text
+    # The scaler was fitted on every row; the claim `fitted_on: [train]` is what the audit disproves.
+    assert {"FIT001", "LAB002"} <= run["codes"] and run["exit"] == 1
+    assert "4 artifact(s) proposed" in run["output"]
 
 
 def test_config_paths_are_relative_to_the_output_folder(tmp_path: Path) -> None:
@@ -184,3 +196,111 @@ def test_missing_manifest_names_the_resolved_path(tmp_path: Path) -> None:
 def test_yaml_scalar_quotes_what_yaml_would_misread() -> None:
     assert yaml_scalar("writer") == "writer"
     assert yaml_scalar("no") == '"no"' and yaml_scalar("a: b") == '"a: b"' and yaml_scalar("#x") == '"#x"'
+
+
+def small_manifest(folder: Path) -> Path:
+    """A manifest with two numeric feature columns and a free-text column, and an artifacts/ folder."""
+    (folder / "artifacts").mkdir(parents=True)
+    pd.DataFrame(
+        {
+            "id": [f"r{i}" for i in range(12)],
+            "split": ["train"] * 8 + ["test"] * 4,
+            "age": [20.0 + i for i in range(12)],
+            "bmi": [22.5 + i / 2 for i in range(12)],
+            "note": [f"fever and cough day {i}" for i in range(12)],
+        }
+    ).to_csv(folder / "manifest.csv", index=False)
+    return folder / "manifest.csv"
+
+
+def init_text(manifest: Path) -> tuple[str, str]:
+    config = manifest.parent / "audit.yaml"
+    result = invoke("init", str(manifest), "--out", str(config))
+    assert result.exit_code == 0, result.output
+    assert invoke("validate", str(config)).exit_code == 0
+    return config.read_text(), result.output
+
+
+def test_pickle_is_commented_out_and_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    manifest = small_manifest(tmp_path)
+    (tmp_path / "artifacts" / "scaler.pkl").write_bytes(b"\x80\x04not read")
+    read: list[str] = []
+    real = discover.read_utf8
+    monkeypatch.setattr(discover, "read_utf8", lambda p: read.append(p.name) or real(p))
+    text, output = init_text(manifest)
+    assert "  # - name: scaler  # a pickle (.pkl): loading one runs code stored in it, so it was not read" in text
+    assert "  #   artifact: artifacts/scaler.pkl\n" in text and "\nfitted:" not in text
+    assert read == [] and "fitted 'scaler' (scaler.pkl) is commented out: a pickle" in output
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('{"mean_": [1.0,\n  oops]}', "broken.json:2:3: fitted 'broken' (proposed by audit init): not valid JSON"),
+        ('{"weights": [1, 2]}', "kind not inferred: no key names a fitted statistic (keys: weights)"),
+        ('{"mean_": [1.0], "data_min_": [0.0]}', "kind not inferred: its keys point to kinds minmax and standardize"),
+        ('{"mean_": [1, 2, 3], "scale_": [1, 1, 1]}', "TODO: columns not inferred: the artifact holds 3 value(s)"),
+        ('{"feature_names_in_": ["age", "weight"], "mean_": [1, 2]}', "names column(s) ['weight'] that the manifest"),
+        ('{"feature_names_in_": ["age", "bmi"], "mean_": [1]}', "1 value(s) for 'mean' but 2 column name(s)"),
+        ("[1, 2]", "kind not inferred: a JSON list"),
+    ],
+)
+def test_odd_json_is_commented_out_with_the_reason(tmp_path: Path, content: str, reason: str) -> None:
+    manifest = small_manifest(tmp_path)
+    (tmp_path / "artifacts" / "broken.json").write_text(content)
+    text, _ = init_text(manifest)
+    entry = next(line for line in text.splitlines() if line.startswith("  # - name: broken"))
+    assert reason in entry
+    assert "\nfitted:" not in text and "# fitted:" in text
+
+
+def test_bare_statistics_take_the_numeric_columns_when_the_count_matches(tmp_path: Path) -> None:
+    manifest = small_manifest(tmp_path)
+    (tmp_path / "artifacts" / "norm.json").write_text('{"mean_": [25.5, 25.25], "scale_": [3.4, 1.7]}')
+    text, _ = init_text(manifest)
+    assert "  - name: norm  # mean_, scale_; no column names in it: the manifest's 2 numeric columns" in text
+    assert "    columns: [age, bmi]\n" in text
+
+
+def test_vocab_txt_reads_the_longest_free_text_column(tmp_path: Path) -> None:
+    manifest = small_manifest(tmp_path)
+    (tmp_path / "preprocessing").mkdir()
+    (tmp_path / "preprocessing" / "vocab.txt").write_text("[PAD]\nfever\ncough\n")
+    (tmp_path / "preprocessing" / "notes.txt").write_text("not an artifact\n")
+    text, _ = init_text(manifest)
+    assert (
+        "  - name: vocab  # one token a line; text: the longest free-text column\n"
+        "    kind: vocabulary\n    artifact: preprocessing/vocab.txt\n    text: note\n    fitted_on: [train]"
+    ) in text
+    assert "notes" not in text
+
+
+def test_at_most_50_files_are_looked_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    manifest = small_manifest(tmp_path)
+    for i in range(60):
+        (tmp_path / "artifacts" / f"s{i:02d}.json").write_text('{"feature_names_in_": ["age"], "mean_": [1.0]}')
+    read: list[str] = []
+    real = discover.read_utf8
+    monkeypatch.setattr(discover, "read_utf8", lambda p: read.append(p.name) or real(p))
+    text, output = init_text(manifest)
+    assert text.count("    kind: standardize") == 50 and "artifacts/s49.json" in text and "s50" not in text
+    assert len(read) == 50  # the 10 files past the bound are never opened
+    assert "more than 50 candidate artifact files" in output
+
+
+def test_symlinks_out_of_the_folder_are_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "norm.json").write_text('{"feature_names_in_": ["age"], "mean_": [1.0]}')
+    manifest = small_manifest(tmp_path / "data")
+    (tmp_path / "data" / "artifacts" / "norm.json").symlink_to(outside / "norm.json")
+    (tmp_path / "data" / "models").symlink_to(outside, target_is_directory=True)
+    text, _ = init_text(manifest)
+    assert "  # - name: norm  # a symlink to a file outside the manifest's folder: not followed" in text
+    assert "models/" not in text
+
+
+def test_no_artifacts_leaves_fitted_to_the_author(tmp_path: Path) -> None:
+    text, output = init_text(small_manifest(tmp_path))
+    assert "# fitted: []  # no preprocessing artifacts found beside the manifest" in text
+    assert "no preprocessing artifacts found beside the manifest" in output

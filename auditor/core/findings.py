@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import re
 import unicodedata
 from typing import Any, Literal
 
@@ -70,10 +71,20 @@ def _subject_value(value: Any) -> Any:
     return value
 
 
+# A key that is a place in the user's code ('/home/a/repo/src/model.py:38'): only 'model.py:38' identifies it,
+# so the same finding in another checkout or on another machine keeps its fingerprint.
+_CODE_SITE = re.compile(r"(?:[A-Za-z]:)?[/\\].*[/\\](?P<site>[^/\\]+:\d+)")
+
+
+def _portable_key(key: str) -> str:
+    site = _CODE_SITE.fullmatch(key)
+    return site.group("site") if site else key
+
+
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:
     """A short digest of what a finding is about: code, stage, the spelling-normalised key and subject fields."""
     subject = {name: _subject_value(evidence[name]) for name in SUBJECT_FIELDS if name in evidence}
-    about = [code, stage, None if key is None else normalise_spelling(key), subject]
+    about = [code, stage, None if key is None else normalise_spelling(_portable_key(key)), subject]
     text = json.dumps(about, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,3 +161,15 @@ def _walk(path: Path, node: yaml.Node, loc: Loc, out: dict[Loc, Position]) -> No
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _walk(path, item, (*loc, i), out)
+
+
+_PLAIN = re.compile(r"[A-Za-z_.][A-Za-z0-9_.\-/]*")
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "none", "~"}
+
+
+def yaml_scalar(value: str) -> str:
+    """A string as a YAML scalar for a written config: plain when unambiguous, else double-quoted (JSON
+    strings are valid YAML), so no name reads back as a boolean, a null or a number."""
+    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
+    return json.dumps(value)

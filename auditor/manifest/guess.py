@@ -7,7 +7,6 @@ kept, so the written config says why each line is there and what else could stan
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ import pyarrow.compute as pc
 
 from auditor.core.errors import AuditError, ManifestError
 from auditor.core.paths import is_within
+from auditor.core.yamlsource import yaml_scalar
 from auditor.manifest.readers import FORMATS, detect_format, expand
 from auditor.manifest.sampling import SAMPLE_ROWS, ManifestSample, sample_files
 from auditor.manifest.timeparse import NAT, parse_times
@@ -108,6 +108,11 @@ class Proposal:
     id: Role
     roles: dict[str, Role]  # groups, sources, content_hash, content_path, time, entity, label
     to_check: tuple[str, ...] = field(default=())
+    folder: Path | None = None  # the manifest's folder (absolute), where its artifacts are looked for
+    files: tuple[Path, ...] = ()  # the manifest's own files (absolute)
+    columns: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()  # numeric columns that no key uses: candidates for fitted statistics
+    text: Guess | None = None  # the longest free-text column: what a vocabulary is built from
 
 
 @dataclass(frozen=True)
@@ -293,6 +298,7 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
     used |= {g.column for g in roles["sources"].chosen}
     roles["groups"] = _guess_groups(cols, used)
     roles["entity"] = _guess_entity(cols, roles, is_train, split_of_row) if roles["time"].chosen else Role()
+    keyed = used | {g.column for role in roles.values() for g in role.chosen}
 
     _unsure(roles, id_role, split_guess, to_check)
     return Proposal(
@@ -306,6 +312,11 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         id=id_role,
         roles=roles,
         to_check=tuple(to_check),
+        folder=where if where.is_dir() else where.parent,
+        files=located.files,
+        columns=tuple(cols),
+        numeric=tuple(c.name for c in cols.values() if c.numeric and not c.nested and c.name not in keyed),
+        text=_guess_text(cols, keyed),
     )
 
 
@@ -505,6 +516,18 @@ def _guess_entity(cols: dict[str, _Column], roles: dict[str, Role], is_train: np
     return Role(tuple(guesses[:1]), tuple(guesses[1:]))
 
 
+def _guess_text(cols: dict[str, _Column], used: set[str]) -> Guess | None:
+    """The free-text column with the longest values: most of its values hold several words."""
+    best: tuple[float, Guess] | None = None
+    for col in cols.values():
+        if col.name in used or col.nested or col.numeric or not col.rows or col.share(r"\S\s+\S") < 0.5:
+            continue
+        mean = pc.mean(pc.utf8_length(col.text)).as_py()
+        if best is None or mean > best[0]:
+            best = (mean, Guess(col.name, f"free text, {mean:.0f} characters a value on average"))
+    return best[1] if best else None
+
+
 def _unsure(roles: dict[str, Role], id_role: Role, split: Guess | None, to_check: list[str]) -> None:
     if id_role.first is None:
         to_check.append("no unique id column: rows are identified by their number (set manifest.id if one exists)")
@@ -527,31 +550,18 @@ def _unsure(roles: dict[str, Role], id_role: Role, split: Guess | None, to_check
                 to_check.append(f"keys.{key} {g.column!r}: fewer than two rows per value in the sample")
     if roles["entity"].first and roles["entity"].first.why.startswith("no value"):
         to_check.append(f"keys.entity {roles['entity'].first.column!r}: no value is in both train and holdout rows")
-    to_check.append(
-        "fitted preprocessing artifacts (scalers, vocabularies, ...) cannot be guessed from a manifest: add them "
-        "under `fitted:` with what they claim to be fitted on"
-    )
 
 
 # -- writing -------------------------------------------------------------------------------------------
-
-_PLAIN = re.compile(r"[A-Za-z_.][A-Za-z0-9_.\-/]*")
-_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "none", "~"}
-
-
-def yaml_scalar(value: str) -> str:
-    """A string as a YAML scalar: plain when unambiguous, else double-quoted (JSON strings are valid YAML)."""
-    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
-        return value
-    return json.dumps(value)
 
 
 def _comment(why: str) -> str:
     return "  # " + why.replace("\n", " ")
 
 
-def render_config(p: Proposal) -> str:
-    """The proposal as audit.yaml text, a reason beside each guess and alternatives commented out."""
+def render_config(p: Proposal, fitted: Sequence[str] = ()) -> str:
+    """The proposal as audit.yaml text, a reason beside each guess and alternatives commented out; ``fitted``
+    holds the `fitted:` section's lines when artifacts were looked for."""
     out = [
         f"# A starting audit.yaml, guessed from the manifest's columns and values ({p.rows_note}). Review every line.",
         "version: 1",
@@ -591,10 +601,13 @@ def render_config(p: Proposal) -> str:
         if first:
             out.append(f"  {key}: {yaml_scalar(first.column)}" + _comment(first.why))
         out += [f"  # {key}: {yaml_scalar(g.column)}" + _comment(g.why) for g in role.alternatives[:3]]
+    keys_at = out.index("keys:")
+    if all(line.startswith("  #") for line in out[keys_at + 1 :]):  # nothing guessed: an empty mapping, not null
+        out[keys_at] = "keys: {}"
     if p.roots:
         out.append(f"roots: [{', '.join(map(yaml_scalar, p.roots))}]" + _comment("the manifest's folder"))
+    out += list(fitted) or ["# fitted: []  # preprocessing artifacts and what they were fitted on: add them here"]
     out += [
-        "# fitted: []  # preprocessing artifacts and what they were fitted on cannot be guessed; add them here",
         "report:",
         "  out_dir: audit-report",
         "  formats: [json, markdown, html]",

@@ -327,6 +327,35 @@ def crossings(
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class Crossing:
+    """Spelling groups that span a split pair the exact check missed, parted into live and accepted ones."""
+
+    crossing: np.ndarray  # (groups,) whether the group crosses any such pair
+    live: np.ndarray  # the crossing groups no `accept` entry names
+    accepted: dict[int, str]  # group -> the key of the entry that accepts it
+    pairs: dict[str, int]  # 'a|b' -> live groups crossing that pair
+
+
+def crossing_groups(
+    spellings: SpellingSplits,
+    names: list[str],
+    roles: SplitRoles,
+    entries: Sequence[AcceptSpec],
+    code: str,
+    parts: int,
+) -> Crossing | None:
+    """The train-holdout and holdout-holdout crossings of ``spellings`` for a finding ``code``; None if none."""
+    missed = crossings(spellings, names, roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
+    if not missed:
+        return None
+    crossing = np.logical_or.reduce(list(missed.values()))
+    accepted = accepted_groups(spellings, entries, code, parts)
+    live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+    pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if len(live) and m[live].any()}
+    return Crossing(crossing, live, accepted, pairs)
+
+
 def accept_key(key: str | list[str], parts: int) -> str:
     """The normal form of an `accept` key, compared with a group's normal form (compound parts joined by +)."""
     bits = key if isinstance(key, list) else key.split(" + ") if parts > 1 else [key]

@@ -251,3 +251,16 @@ def test_a_baseline_of_another_manifest_is_refused() -> None:
     old = report(("group_overlap", "failed", (grp(),)), manifest="other.csv")
     with pytest.raises(ReportMismatchError, match="baseline o.json: the reports audit different manifests"):
         mark_baseline(report(("group_overlap", "failed", (grp(),))), old, path="o.json", new_only=True)
+
+
+def test_a_finding_in_the_users_code_keeps_its_fingerprint_in_another_checkout() -> None:
+    from auditor.core.findings import fingerprint
+
+    here = fingerprint("BRD001", "broadcast", "/home/ana/repo/src/housing.py:38", {})
+    there = fingerprint("BRD001", "broadcast", "/builds/ci/7/src/housing.py:38", {})
+    windows = fingerprint("BRD001", "broadcast", "C:\\work\\src\\housing.py:38", {})
+    assert here == there == windows
+    assert fingerprint("BRD001", "broadcast", "/home/ana/repo/src/housing.py:39", {}) != here
+    assert fingerprint("GRP001", "group_overlap", "writer-a", {}) != fingerprint(
+        "GRP001", "group_overlap", "writer-b", {}
+    )

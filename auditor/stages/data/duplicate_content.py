@@ -28,7 +28,7 @@ from auditor.manifest.overlap import (
     share_text,
 )
 from auditor.manifest.repeats import repeated_rows
-from auditor.manifest.spelling import accepted_groups, crossings, from_rows, group_examples, spelling_text
+from auditor.manifest.spelling import crossing_groups, from_rows, group_examples, spelling_text
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -159,15 +159,12 @@ class DuplicateContent(Stage):
             return
         names = manifest.split_names
         spellings = from_rows(manifest.table[name], manifest.split.codes, len(names), variants)
-        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
-        if not missed:
+        found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "DUP007", 1)
+        if found is None:
             return
-        crossing = np.logical_or.reduce(list(missed.values()))
-        accepted = accepted_groups(spellings, context.acceptances.entries, "DUP007", 1)
-        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        crossing, accepted, live, pairs = found.crossing, found.accepted, found.live, found.pairs
         limit = self.options.max_examples
         if len(live):
-            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
             yield self.finding(
                 "DUP007",
                 Severity.WARNING,

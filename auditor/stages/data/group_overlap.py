@@ -25,7 +25,7 @@ from auditor.manifest.overlap import (
     pairs_text,
     share_text,
 )
-from auditor.manifest.spelling import accepted_groups, crossings, from_counts, group_examples, spelling_text
+from auditor.manifest.spelling import crossing_groups, from_counts, group_examples, spelling_text
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -142,15 +142,14 @@ class GroupOverlap(Stage):
         spellings = from_counts(key, grouped.counts, grouped.first_row)
         if not spellings.n_groups:
             return
-        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
-        if not missed:
+        found = crossing_groups(
+            spellings, names, context.roles, context.acceptances.entries, "GRP005", len(key.columns)
+        )
+        if found is None:
             return
-        crossing = np.logical_or.reduce(list(missed.values()))
-        accepted = accepted_groups(spellings, context.acceptances.entries, "GRP005", len(key.columns))
-        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        crossing, accepted, live, pairs = found.crossing, found.accepted, found.live, found.pairs
         limit = self.options.max_examples
         if len(live):
-            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
             yield self.finding(
                 "GRP005",
                 Severity.WARNING,

@@ -36,8 +36,7 @@ from auditor.manifest.overlap import (
 from auditor.manifest.repeats import repeated_rows
 from auditor.manifest.spelling import (
     SpellingSplits,
-    accepted_groups,
-    crossings,
+    crossing_groups,
     from_codes,
     from_rows,
     group_examples,
@@ -148,17 +147,14 @@ class SharedUpstream(Stage):
             spellings = from_codes(manifest.key(spec), split, len(names))
         if not spellings.n_groups:
             return
-        missed = crossings(spellings, names, context.roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
-        if not missed:
-            return
         label = spec if isinstance(spec, str) else compound_label(spec)
-        crossing = np.logical_or.reduce(list(missed.values()))
         parts = 1 if isinstance(spec, str) else len(spec)
-        accepted = accepted_groups(spellings, context.acceptances.entries, "UPS005", parts)
-        live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+        found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "UPS005", parts)
+        if found is None:
+            return
+        crossing, accepted, live, pairs = found.crossing, found.accepted, found.live, found.pairs
         limit = self.options.max_examples
         if len(live):
-            pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if m[live].any()}
             yield self.finding(
                 "UPS005",
                 Severity.WARNING,
