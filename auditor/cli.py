@@ -421,9 +421,9 @@ def init(
     try:
         target = _path_arg(out, "--out")
         _path_arg(manifest, "manifest")
+        proposal = propose(manifest, target.parent)  # a wrong manifest is named before a config in the way
         if target.exists() and not force:
             raise AuditError(f"{target} already exists; expected a new file (or give --force to replace it)")
-        proposal = propose(manifest, target.parent)
         assert proposal.folder is not None
         text = proposal.text.column if proposal.text else None
         found = discover(proposal.folder, proposal.columns, proposal.numeric, text, (*proposal.files, target))

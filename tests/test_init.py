@@ -304,3 +304,16 @@ def test_no_artifacts_leaves_fitted_to_the_author(tmp_path: Path) -> None:
     text, output = init_text(small_manifest(tmp_path))
     assert "# fitted: []  # no preprocessing artifacts found beside the manifest" in text
     assert "no preprocessing artifacts found beside the manifest" in output
+
+
+def test_a_missing_manifest_is_named_before_an_existing_config(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    (tmp_path / "audit.yaml").write_text("version: 1\n")
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "nothing.csv"), "--out", str(tmp_path / "audit.yaml")])
+    assert result.exit_code == 2
+    flat = " ".join(result.output.split())
+    assert "nothing.csv" in flat and "already exists" not in flat
+    assert (tmp_path / "audit.yaml").read_text() == "version: 1\n"
