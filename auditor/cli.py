@@ -342,6 +342,8 @@ def diff(
         )
         rendered = {DIFF_RENDERERS[f][1]: DIFF_RENDERERS[f][0](compared) for f in dict.fromkeys(formats)}
         written = write_atomic(_path_arg(out, "--out"), rendered, last="diff.json") if out is not None else []
+        if out is not None:  # an older diff file this run does not rewrite would contradict it
+            remove_stale(_path_arg(out, "--out"), [name for _, name in DIFF_RENDERERS.values() if name not in rendered])
     except ReportMismatchError as exc:
         raise _fail(f"{exc}; pass --force to compare them anyway") from None
     except AuditError as exc:

@@ -526,6 +526,16 @@ def test_diff_fail_on_defaults_to_the_new_report_and_can_be_set(sample: Path, tm
     assert invoke("diff", str(old), str(new), "--format", "json").exit_code == 2  # no --out: nowhere to write
 
 
+def test_a_diff_writing_fewer_formats_removes_the_older_files(sample: Path, tmp_path: Path) -> None:
+    old = _run_json(sample, tmp_path / "old", "--only", "split_integrity")
+    new = _run_json(sample, tmp_path / "new")
+    out = tmp_path / "d"
+    assert invoke("diff", str(old), str(new), "--out", str(out)).exit_code == 1
+    assert sorted(p.name for p in out.iterdir()) == ["diff.html", "diff.json", "diff.md"]
+    assert invoke("diff", str(new), str(new), "--format", "json", "--out", str(out)).exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == ["diff.json"]
+
+
 def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path) -> None:
     new = _run_json(sample, tmp_path / "new")
     (tmp_path / "notes.json").write_text('{"hello": 1}')

@@ -24,6 +24,7 @@ from auditor.render.common import (
     user_output_line,
     user_output_tails,
 )
+from auditor.render.diff import about, baseline_line, baseline_tag
 from auditor.render.figures import Figure, figures_for
 
 FIX_FIRST = 5  # findings listed under "fix first"
@@ -110,6 +111,7 @@ def render_html(report: Report) -> str:
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
     env.filters["code"] = _inline_code
+    env.filters["baseline_tag"] = baseline_tag
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()
@@ -130,6 +132,8 @@ def render_html(report: Report) -> str:
         manifest=manifest_line(report),
         exempt=allowed_holdout_pairs(report),
         exempt_label=ALLOWED_HOLDOUT_LABEL,
+        compared=baseline_line(report),
+        resolved=[about(f) for f in report.baseline.resolved] if report.baseline else [],
         user_said=user_output_line(report),
         user_tails=user_output_tails(report),
         user_lines=USER_OUTPUT_LINES,

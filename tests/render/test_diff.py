@@ -7,6 +7,7 @@ import json
 from auditor.core.diff import diff_reports, mark_baseline
 from auditor.core.findings import Severity
 from auditor.render.diff import render_diff_html, render_diff_json, render_diff_markdown, render_diff_text
+from auditor.render.html import render_html
 from auditor.render.markdown import render_markdown
 from auditor.render.terminal import render_terminal
 from tests.core.test_diff import grp, nan, report
@@ -51,3 +52,7 @@ def test_reports_mark_new_and_persisting_findings_and_list_resolved_ones() -> No
     assert "[persisting] error GRP001" in markdown and "[new] warning GRP001" in markdown
     assert "  - resolved: NAN001" in markdown
     assert "[new]" not in render_markdown(NEW) and "baseline" not in render_terminal(NEW, width=200)
+    page = render_html(marked)
+    assert "[persisting] GRP001" in page and "[new] GRP001" in page
+    assert "resolved: NAN001" in page and "baseline approved.json" in page
+    assert "[new]" not in render_html(NEW)
