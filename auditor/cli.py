@@ -21,7 +21,7 @@ from rich.text import Text
 
 from auditor.core.config import LoadedConfig, ReportSpec, load_config
 from auditor.core.diff import check_versions, diff_reports, load_report, mark_baseline
-from auditor.core.errors import AuditError, ReportMismatchError
+from auditor.core.errors import AuditError, ConfigError, ReportMismatchError
 from auditor.core.findings import FailOn, Report
 from auditor.core.output import (
     REPORT_JSON,
@@ -37,6 +37,7 @@ from auditor.core.output import (
     write_marker,
 )
 from auditor.core.version import __version__
+from auditor.core.yamlsource import load_yaml
 from auditor.manifest.table import check_columns
 from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.runner import prepare_stages, run_audit
@@ -267,7 +268,12 @@ def run(
             if out is not None:  # known before the config is read, so a failed run still clears old reports
                 reports.out_dir = _path_arg(out, "--out")
             _path_arg(config, "config")  # a NUL byte or a symlink loop: a one-line error, not a crash
-            loaded = load_config(config, roots=root or [])
+            try:
+                loaded = load_config(config, roots=root or [])
+            except ConfigError:
+                if reports.out_dir is None:
+                    reports.out_dir = _own_reports_of_broken_config(config)
+                raise
             reports.out_dir = _out_dir(out, loaded)
             if fail_on is not None and fail_on not in get_args(FailOn):
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
@@ -352,6 +358,20 @@ def diff(
     for path in written:
         typer.echo(f"wrote {path}")
     raise typer.Exit(compared.exit_code)
+
+
+def _own_reports_of_broken_config(config: Path) -> Path | None:
+    """Where a config that does not load had its reports: its `report.out_dir` if the YAML still says, else
+    the default beside it; only when the report there was made from this very config (never another's)."""
+    path = config.expanduser().resolve()
+    out_dir = path.parent / ReportSpec.model_fields["out_dir"].default
+    with contextlib.suppress(Exception):  # a config this broken names nothing more precise
+        data = load_yaml(path, path.read_text(encoding="utf-8")).data
+        named = data["report"]["out_dir"]
+        if isinstance(named, str) and named.strip():
+            out_dir = (path.parent / Path(named).expanduser()).resolve()
+    state = read_report_state(out_dir / REPORT_JSON)
+    return out_dir if (state.data or {}).get("config_path") == str(path) else None
 
 
 def _forget_reports(out_dir: Path | None) -> None:
@@ -556,7 +576,11 @@ def _root(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # before a command's own handler is in place (e.g. still importing): no verdict
+        _stderr().print(Text("error: ", style="bold red") + Text("interrupted before the audit started"))
+        raise SystemExit(EXIT_CANNOT_AUDIT) from None
 
 
 if __name__ == "__main__":

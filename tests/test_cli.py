@@ -580,3 +580,46 @@ def test_run_refuses_a_bad_baseline_before_auditing(sample: Path, tmp_path: Path
     assert not out.exists()
     result = invoke("run", str(sample), "--out", str(out), "--new-only")
     assert result.exit_code == 2 and "--new-only needs --baseline" in result.output
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "version: 1\nmanifest: {path: manifest.csv, id: sample_id, split: split}\nkeys: {groups: [writer]\n",
+        "version: 1\nmanifest: {path: manifest.csv, id: sample_id, split: split}\nreport: {fail_on: warn}\n",
+        "version: 1\nmanifest: {path: manifest.csv, id: sample_id, split: split}\nreport: {formats: [jsn]}\n",
+    ],
+    ids=["yaml-error", "bad-fail-on", "bad-format"],
+)
+def test_a_config_that_no_longer_loads_removes_its_earlier_verdict(sample: Path, broken: str) -> None:
+    sample.write_text("version: 1\nmanifest: {path: manifest.csv, id: sample_id, split: split}\n")
+    assert invoke("run", str(sample)).exit_code == 0
+    reports = sample.parent / "audit-report"
+    assert (reports / "report.json").exists()
+    sample.write_text(broken)
+    assert invoke("run", str(sample)).exit_code == 2
+    assert not any(reports.glob("report.*")), "the earlier pass still stands beside a config that fails"
+
+
+def test_a_broken_config_never_removes_another_configs_reports(sample: Path, tmp_path: Path) -> None:
+    other = sample.parent / "other.yaml"
+    other.write_text("version: 1\nmanifest: {path: manifest.csv, id: sample_id, split: split}\n")
+    assert invoke("run", str(other)).exit_code == 0
+    sample.write_text("version: 1\nmanifest: [\n")
+    assert invoke("run", str(sample)).exit_code == 2
+    assert (sample.parent / "audit-report" / "report.json").exists()
+
+
+def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    import auditor.cli as cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "app", interrupted)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 2
+    assert "interrupted before the audit started" in capsys.readouterr().err

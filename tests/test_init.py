@@ -317,3 +317,18 @@ def test_a_missing_manifest_is_named_before_an_existing_config(tmp_path: Path) -
     flat = " ".join(result.output.split())
     assert "nothing.csv" in flat and "already exists" not in flat
     assert (tmp_path / "audit.yaml").read_text() == "version: 1\n"
+
+
+def test_a_group_named_key_that_repeats_rarely_in_the_sample_is_still_proposed(tmp_path: Path) -> None:
+    # 2,000 rows, 1,500 patients: most appear once, some twice; in a sample of a large manifest this is how a
+    # key of many rows per value looks, and leaving it out would let a patient-level leak pass.
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    patients = np.concatenate([np.arange(1500), rng.integers(0, 1500, 500)])
+    rows = [f"s{i},{['train', 'val', 'test'][i % 3]},p{p}" for i, p in enumerate(patients)]
+    (tmp_path / "m.csv").write_text("sample_id,split,patient_id\n" + "\n".join(rows) + "\n")
+    proposal = propose(tmp_path / "m.csv", tmp_path)
+    import yaml
+
+    assert yaml.safe_load(render_config(proposal))["keys"]["groups"] == ["patient_id"]

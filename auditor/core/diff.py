@@ -66,7 +66,9 @@ class Persisting(_Frozen):
 
     @property
     def escalated(self) -> bool:
-        return self.finding.severity > self.old_severity
+        """Worse than before: a higher severity, or more of what it counts (a new leaking group keeps the
+        fingerprint of its column's finding, so a rising count is how it shows)."""
+        return grew(self.old_severity, self.finding.severity, self.changes)
 
 
 class Diff(_Frozen):
@@ -184,6 +186,11 @@ def _numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | f
     return found
 
 
+def grew(old: Severity, new: Severity, changed: tuple[Change, ...]) -> bool:
+    """A persisting finding that got worse: its severity rose or one of its counts did."""
+    return new > old or any(c.new > c.old for c in changed)
+
+
 def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
     """Numeric evidence fields whose value differs between two matched findings, in the newer one's order."""
     before, after = _numbers(old.evidence), _numbers(new.evidence)
@@ -253,7 +260,7 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
     for o, n in pairs:
-        marks[id(n)] = "escalated" if n.severity > o.severity else "persisting"
+        marks[id(n)] = "escalated" if grew(o.severity, n.severity, changes(o, n)) else "persisting"
     stages = tuple(
         r.model_copy(
             update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}

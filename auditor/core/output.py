@@ -234,8 +234,9 @@ class ReportState:
         return self.status is RunStatus.COMPLETED
 
 
-def read_report_state(path: Path) -> ReportState:
+def read_report_state(path: Path | str) -> ReportState:
     """Classify a report.json as completed, running, interrupted or not a report; never raises."""
+    path = Path(path)
     try:
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
@@ -267,7 +268,7 @@ def _marker_state(path: Path, data: dict[str, Any]) -> ReportState:
     return ReportState(path, RunStatus.RUNNING, why, data, alive)
 
 
-def require_verdict(path: Path) -> Mapping[str, Any]:
+def require_verdict(path: Path | str) -> Mapping[str, Any]:
     """The data of a completed report; ReportReadError (saying why) for a marker or anything else."""
     state = read_report_state(path)
     if state.data is None or not state.is_verdict:

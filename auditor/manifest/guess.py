@@ -467,7 +467,9 @@ def _guess_keyed(cols: dict[str, _Column], used: set[str], names: Sequence[str],
     for col in cols.values():
         if col.name in used or col.nested or not col.rows or not _named(col, names):
             continue
-        if col.distinct >= 2 and col.per_value >= 1.5:
+        # Named like the key and some value repeats: a sample of a large manifest under-counts rows per value
+        # (200k patients of 20 rows each look nearly unique in 100k sampled rows), so any repeat will do.
+        if col.distinct >= 2 and col.distinct < col.rows:
             chosen.append(Guess(col.name, f"{_cardinality(col)}: {what}"))
         elif col.distinct == col.rows:
             alts.append(Guess(col.name, f"named like {what}, but each value occurs once in the sample: links no rows"))

@@ -125,19 +125,19 @@ def test_same_input_twice_gives_the_same_fingerprints(audit: AuditFn) -> None:
 
 
 def test_diff_sorts_findings_into_new_resolved_and_persisting_with_changed_counts() -> None:
-    old = report(("group_overlap", "failed", (grp(groups=3),)), ("nonfinite_trace", "failed", (nan(),)))
-    new = report(("group_overlap", "failed", (grp(groups=5), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
+    old = report(("group_overlap", "failed", (grp(groups=5),)), ("nonfinite_trace", "failed", (nan(),)))
+    new = report(("group_overlap", "failed", (grp(groups=3), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
     d = diff_reports(old, new)
     assert [f.evidence["key"] for f in d.new_findings] == ["site"]
     assert [f.code for f in d.resolved] == ["NAN001"]
     [kept] = d.persisting
-    assert {(c.field, c.old, c.new) for c in kept.changes} == {("groups", 3, 5), ("pairs.train|test.groups", 3, 5)}
+    assert {(c.field, c.old, c.new) for c in kept.changes} == {("groups", 5, 3), ("pairs.train|test.groups", 5, 3)}
     assert d.exit_code == 1 and d.failing == d.new_findings
 
 
 def test_diff_exit_code_follows_fail_on_and_ignores_accepted_and_resolved() -> None:
     old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
-    fixed = report(("group_overlap", "failed", (grp(groups=9),)), ("nonfinite_trace", "passed", ()))
+    fixed = report(("group_overlap", "failed", (grp(groups=2),)), ("nonfinite_trace", "passed", ()))
     assert diff_reports(old, fixed).exit_code == 0
     warned = report(("group_overlap", "failed", (grp(), grp(writer="site", severity=Severity.WARNING))))
     assert diff_reports(old, warned).exit_code == 0
@@ -152,6 +152,19 @@ def test_a_persisting_finding_that_rises_to_fail_on_fails_the_diff() -> None:
     new = report(("group_overlap", "failed", (grp(severity=Severity.ERROR),)))
     d = diff_reports(old, new)
     assert d.persisting[0].escalated and d.exit_code == 1
+
+
+def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
+    # A newly leaking writer keeps the fingerprint of its column's GRP001: the rising count is what shows it.
+    old = report(("group_overlap", "failed", (grp(groups=1),)))
+    new = report(("group_overlap", "failed", (grp(groups=2),)))
+    d = diff_reports(old, new)
+    assert d.persisting[0].escalated and d.exit_code == 1
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    shrunk = report(("group_overlap", "failed", (grp(groups=1),)))
+    assert diff_reports(new, shrunk).exit_code == 0
+    assert mark_baseline(shrunk, new, path="approved.json", new_only=True).exit_code == 0
 
 
 def test_a_stage_that_did_not_run_resolves_nothing() -> None:
@@ -220,7 +233,7 @@ def test_a_report_round_trips_with_its_fingerprints(tmp_path: Path) -> None:
 
 def test_baseline_marks_findings_and_lists_resolved_ones() -> None:
     old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
-    new = report(("group_overlap", "failed", (grp(groups=7), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
+    new = report(("group_overlap", "failed", (grp(groups=2), grp(writer="site"))), ("nonfinite_trace", "passed", ()))
     marked = mark_baseline(new, old, path="old.json", new_only=False)
     assert [f.baseline for f in marked.findings] == ["persisting", "new"]
     assert marked.baseline is not None and [f.code for f in marked.baseline.resolved] == ["NAN001"]
@@ -230,7 +243,7 @@ def test_baseline_marks_findings_and_lists_resolved_ones() -> None:
 
 def test_new_only_counts_only_new_and_escalated_findings() -> None:
     old = report(("group_overlap", "failed", (grp(),)))
-    same = mark_baseline(report(("group_overlap", "failed", (grp(groups=4),))), old, path="o", new_only=True)
+    same = mark_baseline(report(("group_overlap", "failed", (grp(groups=2),))), old, path="o", new_only=True)
     assert same.exit_code == 0
     assert mark_baseline(report(("group_overlap", "failed", (grp(),))), old, path="o", new_only=False).exit_code == 1
     more = report(("group_overlap", "failed", (grp(), grp(writer="site"))))

@@ -155,3 +155,10 @@ def test_remove_own_temps(tmp_path: Path) -> None:
 def test_check_writable_names_a_path_too_long(tmp_path: Path) -> None:
     with pytest.raises(ReportWriteError, match="longer than the file system allows"):
         check_writable(tmp_path / ("x" * 300) / "reports")
+
+
+def test_a_path_given_as_text_is_read_too(tmp_path: Path) -> None:
+    (tmp_path / REPORT_JSON).write_text('{"status": "running", "pid": 1}')
+    state = read_report_state(str(tmp_path / REPORT_JSON))
+    assert state.status is RunStatus.RUNNING and not state.is_verdict
+    assert read_report_state(str(tmp_path / "missing.json")).status is RunStatus.NOT_A_REPORT

@@ -12,9 +12,9 @@ from auditor.render.markdown import render_markdown
 from auditor.render.terminal import render_terminal
 from tests.core.test_diff import grp, nan, report
 
-OLD = report(("group_overlap", "failed", (grp(groups=3),)), ("nonfinite_trace", "failed", (nan(),)))
+OLD = report(("group_overlap", "failed", (grp(groups=5),)), ("nonfinite_trace", "failed", (nan(),)))
 NEW = report(
-    ("group_overlap", "failed", (grp(groups=5), grp(writer="<site>", severity=Severity.WARNING))),
+    ("group_overlap", "failed", (grp(groups=3), grp(writer="<site>", severity=Severity.WARNING))),
     ("nonfinite_trace", "passed", ()),
 )
 
@@ -24,14 +24,14 @@ def test_text_and_markdown_show_new_resolved_and_changed_counts() -> None:
     for text in (render_diff_text(d), render_diff_markdown(d)):
         assert "New" in text and "GRP001 group_overlap <site>" in text
         assert "Resolved" in text and "NAN001 nonfinite_trace logfeat" in text
-        assert "groups 3 → 5" in text
+        assert "groups 5 → 3" in text
         assert "1 new, 1 resolved, 1 persisting — exit 0" in text
 
 
 def test_json_holds_every_finding_with_its_fingerprint() -> None:
     data = json.loads(render_diff_json(diff_reports(OLD, NEW)))
     assert data["resolved"][0]["fingerprint"] == nan().fingerprint
-    assert data["persisting"][0]["changes"][0] == {"field": "groups", "old": 3, "new": 5}
+    assert data["persisting"][0]["changes"][0] == {"field": "groups", "old": 5, "new": 3}
     assert data["exit_code"] == 0
 
 
@@ -39,7 +39,7 @@ def test_html_is_self_contained_and_escapes_values() -> None:
     page = render_diff_html(diff_reports(OLD, NEW))
     assert "&lt;site&gt;" in page and "<site>" not in page
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
-    assert "groups 3 → 5" in page
+    assert "groups 5 → 3" in page
 
 
 def test_reports_mark_new_and_persisting_findings_and_list_resolved_ones() -> None:
