@@ -332,3 +332,16 @@ def test_a_group_named_key_that_repeats_rarely_in_the_sample_is_still_proposed(t
     import yaml
 
     assert yaml.safe_load(render_config(proposal))["keys"]["groups"] == ["patient_id"]
+
+
+def test_a_repeated_header_line_is_refused_as_audit_run_refuses_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    lines = (REPO / "sample_data" / "handwriting" / "manifest.csv").read_text().splitlines()
+    (tmp_path / "stray.csv").write_text("\n".join([*lines[:11], lines[0], *lines[11:]]) + "\n")
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "stray.csv"), "--out", str(tmp_path / "a.yaml")])
+    assert result.exit_code == 2
+    assert "stray.csv:12: this line repeats the header" in " ".join(result.output.split())
+    assert not (tmp_path / "a.yaml").exists()

@@ -23,6 +23,7 @@ from auditor.manifest.readers import (
     _locate_csv_problem,
     _locate_jsonl_problem,
     _parquet_schema,
+    _reject_repeated_header,
     column_names,
     detect_format,
     unify_tables,
@@ -136,7 +137,7 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
     )
     parse = pacsv.ParseOptions(delimiter=delimiter)
     if not _seekable(path) or size <= _HEAD_BYTES + WINDOWS * _WINDOW_BYTES:
-        return _stream_csv(path, limit, delimiter, names, parse, convert)
+        return _checked(path, _stream_csv(path, limit, delimiter, names, parse, convert), names)
     with path.open("rb") as stream:
         raw = stream.read(_HEAD_BYTES)
     try:  # the head up to its last full line; windows follow it, so no row is sampled twice
@@ -144,7 +145,8 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
             io.BytesIO(raw[: raw.rfind(b"\n") + 1]), parse_options=parse, convert_options=convert
         ).slice(0, limit // 2)
     except pa.ArrowInvalid:  # a cut inside a quoted field, or a real problem: read the head as a stream
-        return _stream_csv(path, limit, delimiter, names, parse, convert)
+        return _checked(path, _stream_csv(path, limit, delimiter, names, parse, convert), names)
+    _reject_repeated_header(path, head, names)  # rows of the head are lines 2.. of the file, as `run` counts
     options = pacsv.ReadOptions(column_names=names)
     parts = [head]
     for chunk in _windows(path, size):
@@ -154,6 +156,14 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
             continue
         parts.append(t.slice(0, (limit - head.num_rows) // WINDOWS))
     return pa.concat_tables(parts), None, False
+
+
+def _checked(
+    path: Path, sampled: tuple[pa.Table, int | None, bool], names: list[str]
+) -> tuple[pa.Table, int | None, bool]:
+    """A sample from the top of the file, refused as `audit run` refuses it when a line repeats the header."""
+    _reject_repeated_header(path, sampled[0], names)
+    return sampled
 
 
 def _stream_csv(
