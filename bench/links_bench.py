@@ -60,8 +60,9 @@ def worker(mode: str, target: str) -> None:
     print(json.dumps(out))
 
 
-def measure(mode: str, target: Path) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, __file__, "--worker", mode, str(target)], capture_output=True, text=True)
+def measure(mode: str, target: Path, script: str = __file__) -> dict[str, object]:
+    """Run ``script --worker MODE TARGET`` in a fresh interpreter and return the JSON line it prints last."""
+    proc = subprocess.run([sys.executable, script, "--worker", mode, str(target)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{proc.stderr[-3000:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))

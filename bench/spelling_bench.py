@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from time import perf_counter
 
+from links_bench import measure  # bench/ is on sys.path when a script here runs
+
 BENCH = Path(__file__).resolve().parent
 STAGES = ["split_integrity", "group_overlap", "shared_upstream", "duplicate_content", "temporal_order"]
 SPELLING_CODES = {"SPL010", "SPL011", "GRP005", "UPS005", "DUP007"}
@@ -54,13 +56,6 @@ def worker(mode: str, target: str) -> None:
     print(json.dumps(out))
 
 
-def measure(mode: str, target: Path) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, __file__, "--worker", mode, str(target)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{mode} failed:\n{proc.stderr[-3000:]}")
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
@@ -88,7 +83,7 @@ def main() -> None:
         runs: dict[str, list[dict[str, object]]] = {"with": [], "without": []}
         for i in range(args.repeat):
             for mode in ("with", "without") if i % 2 == 0 else ("without", "with"):
-                runs[mode].append(measure(mode, folder / "audit.yaml"))
+                runs[mode].append(measure(mode, folder / "audit.yaml", __file__))
                 print(
                     f"  {rows:>11,} rows  repeat {i + 1}: {mode:<7} {runs[mode][-1]['elapsed_s']:.2f}s", file=sys.stderr
                 )
