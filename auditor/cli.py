@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, get_args
@@ -260,9 +260,17 @@ def run(
     new_only: Annotated[
         bool, typer.Option("--new-only", help="with --baseline: the exit code counts only new findings")
     ] = False,
+    submit: Annotated[
+        str | None, typer.Option("--submit", help="upload the report to this audit server (http://HOST:PORT)")
+    ] = None,
+    project: Annotated[str | None, typer.Option("--project", help="with --submit: the server's project")] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="with --submit: the server token (default: $SPLIT_AUDITOR_TOKEN)")
+    ] = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     reports = _ReportDir()
+    uploader = _uploader(submit, project, token)
     with _interruptible() as signals:
         try:
             if out is not None:  # known before the config is read, so a failed run still clears old reports
@@ -306,7 +314,12 @@ def run(
             raise _fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
         _print_terminal(report, written, verbose)
-    elif report.exit_code == EXIT_CANNOT_AUDIT:
+    if uploader is not None:
+        try:  # the local reports stay whatever happens here: they are a complete verdict
+            typer.echo(f"run: {uploader(report, loaded)}")
+        except AuditError as exc:
+            raise _fail(str(exc)) from None
+    if quiet and report.exit_code == EXIT_CANNOT_AUDIT:
         # Quiet hides the summary, never the reason the audit could not run.
         reasons = [f"{', '.join(names)}: {message}" for names, message in input_errors(report)]
         reasons += [f"{r.stage}: {r.error.message}" for r in report.stages if r.error and r.error.traceback]
@@ -315,6 +328,39 @@ def run(
             reasons.append(headline(report))
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
+
+
+Uploader = Callable[[Report, LoadedConfig], str]
+
+
+def _uploader(submit: str | None, project: str | None, token: str | None) -> Uploader | None:
+    """With --submit: a function that uploads a finished report and returns its page; checked before the run."""
+    if submit is None:
+        if project is not None or token is not None:
+            raise _fail("--project and --token belong to --submit URL")
+        return None
+    if not project:
+        raise _fail("--submit needs --project NAME (created on first use when the token may)")
+    try:
+        from auditor.service.client import Client, resolve_token
+
+        client = Client(submit, resolve_token(token))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+
+    def upload(report: Report, loaded: LoadedConfig) -> str:
+        config_text = None
+        if loaded.path is not None:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                config_text = loaded.path.read_text(encoding="utf-8")
+        try:
+            client.project(project, create=True)
+            run = client.submit_report(project, FILE_RENDERERS["json"][0](report), config_text)
+        except AuditError as exc:
+            raise AuditError(f"the audit ran, but its report could not be submitted: {exc}") from None
+        return str(run["url"])
+
+    return upload
 
 
 @app.command()
@@ -525,6 +571,147 @@ def _bare_stages() -> list[Stage]:
     from auditor.pipeline.registry import discover, load_stages
 
     return [cls() for cls in load_stages(discover())]
+
+
+TOKEN_HELP = "the server token (default: $SPLIT_AUDITOR_TOKEN)"
+SERVICE_HINT = "the service needs the `service` extra: pip install 'split-auditor[service]'"
+DATA_DIR_HELP = "the service's folder: its SQLite database lives here"
+DATABASE_HELP = "a database URL instead of SQLite in --data-dir, e.g. postgresql+psycopg://user@host/db"
+
+
+def _service_missing(exc: ImportError) -> typer.Exit:
+    return _fail(f"{SERVICE_HINT} ({exc.name or exc} is not installed)")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="the address to listen on (loopback unless you say so)")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="the port to listen on")] = 8765,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+    data_root: Annotated[
+        list[str] | None,
+        typer.Option("--data-root", help="NAME=PATH: a folder submitted configs may read data from (repeatable)"),
+    ] = None,
+    public_url: Annotated[
+        str | None, typer.Option("--public-url", help="the URL clients reach the server at (for run links)")
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", min=0, help="queued audits run at once (0: none here)")] = 1,
+    job_timeout: Annotated[
+        float, typer.Option("--job-timeout", min=1, help="seconds a server-side audit may take")
+    ] = 3600.0,
+    max_body_mb: Annotated[float, typer.Option("--max-body-mb", min=0.01, help="the largest request body")] = 32.0,
+) -> None:
+    """Start the audit service: HTTP API, reviewers' pages and the queue of server-side audits."""
+    try:
+        from auditor.service.server import ServeOptions
+        from auditor.service.server import serve as run_server
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    options = ServeOptions(
+        data_dir=data_dir,
+        database=database,
+        host=host,
+        port=port,
+        roots=data_root or [],
+        public_url=public_url,
+        workers=workers,
+        job_timeout_s=job_timeout,
+        max_body_bytes=int(max_body_mb * 1024 * 1024),
+    )
+    try:
+        run_server(options)
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+
+
+db_app = typer.Typer(no_args_is_help=True, help="The service database.")
+app.add_typer(db_app, name="db")
+
+
+def _service_url(data_dir: Path, database: str | None) -> str:
+    from auditor.service.server import database_url
+
+    return database_url(data_dir, database)
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+) -> None:
+    """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
+    try:
+        from auditor.service.db import upgrade
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    try:
+        revision = upgrade(_service_url(data_dir, database))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:  # the driver's own error (refused connection, wrong password): one line, exit 2
+        raise _fail(f"the database could not be migrated: {type(exc).__name__}: {exc}") from None
+    typer.echo(f"database at revision {revision}")
+
+
+token_app = typer.Typer(no_args_is_help=True, help="API tokens of the service (run where its database is).")
+app.add_typer(token_app, name="token")
+
+
+@token_app.command("create")
+def token_create(
+    role: Annotated[str, typer.Option("--role", help="submitter | reviewer | admin")],
+    project: Annotated[str | None, typer.Option("--project", help="limit the token to this project")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="who holds it (shown in the audit trail)")] = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+) -> None:
+    """Make a token and print it once; only its hash is stored."""
+    try:
+        from auditor.service import store
+        from auditor.service.api import PROJECT_NAME
+        from auditor.service.auth import Role
+        from auditor.service.db import make_engine, upgrade
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    import re
+
+    roles = [r.value for r in Role]
+    if role not in roles:
+        raise _fail(f"--role {role!r}: expected one of {', '.join(roles)}")
+    if project is not None and not re.match(PROJECT_NAME, project):
+        raise _fail(f"--project {project!r}: expected letters, digits, '.', '_' and '-'")
+    try:
+        url = _service_url(data_dir, database)
+        upgrade(url)
+        engine = make_engine(url)
+        holder = name or f"{role}{'@' + project if project else ''}"
+        secret = store.create_token(engine, name=holder, role=Role(role), project=project, created_by="audit token")
+        engine.dispose()
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(secret)
+
+
+@app.command()
+def gate(
+    url: Annotated[str, typer.Argument(help="the audit server, http://HOST:PORT")],
+    project: Annotated[str, typer.Option("--project", help="the run's project")],
+    run_id: Annotated[int, typer.Option("--run", min=1, help="the run's number")],
+    token: Annotated[str | None, typer.Option("--token", help=TOKEN_HELP)] = None,
+) -> None:
+    """Exit 0 only when the run is approved, 1 when it is not (yet), 2 when the server cannot say."""
+    from auditor.service.client import Client, resolve_token
+
+    try:
+        answer = Client(url, resolve_token(token)).gate(project, run_id)
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    approved = answer.get("approved") is True
+    typer.echo(f"{'approved' if approved else 'not approved'}: {answer.get('reason', '')}")
+    raise typer.Exit(EXIT_CLEAN if approved else EXIT_FINDINGS)
 
 
 @app.command()

@@ -387,19 +387,26 @@ def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedCon
         if exc.line is None:
             raise ConfigError(f"config {resolved}: {exc.reason}") from None
         raise ConfigError(f"{resolved}:{exc.line}: the config is not UTF-8 text") from None
-    document = load_yaml(resolved, text)
+    return config_from_text(raw, text, resolved, resolved.parent, roots)
+
+
+def config_from_text(
+    raw: bytes, text: str, name: Path, base_dir: Path, roots: Sequence[str | Path] = ()
+) -> LoadedConfig:
+    """Parse and validate a config's text; ``name`` is how messages cite it, paths resolve against ``base_dir``."""
+    document = load_yaml(name, text)
     if document.data is None:
-        raise ConfigError(f"{resolved}: the config is empty; it needs at least `manifest` or `numeric`")
+        raise ConfigError(f"{name}: the config is empty; it needs at least `manifest` or `numeric`")
     if not isinstance(document.data, dict):
-        raise ConfigError(f"{resolved}:1:1: expected a mapping of sections (manifest, splits, keys, ...)")
+        raise ConfigError(f"{name}:1:1: expected a mapping of sections (manifest, splits, keys, ...)")
     try:
         config = AuditConfig.model_validate(document.data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, document, AuditConfig)) from None
     loaded = LoadedConfig(
         config=config,
-        path=resolved,
-        base_dir=resolved.parent,
+        path=name,
+        base_dir=base_dir,
         sha256=hashlib.sha256(raw).hexdigest(),
         document=document,
     )

@@ -1,0 +1,488 @@
+"""The JSON API: projects, runs (uploaded reports or server-side audits), reports, diffs, reviews, tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from auditor.core.diff import diff_reports
+from auditor.core.errors import AuditError, ReportMismatchError
+from auditor.core.findings import SCHEMA_VERSION, Report
+from auditor.render import FILE_RENDERERS
+from auditor.render.diff import DIFF_RENDERERS
+from auditor.service import store
+from auditor.service.auth import Principal, Role
+from auditor.service.context import ServiceContext, context, principal
+from auditor.service.review import could_not_audit, unaccepted_errors, with_acceptances
+from auditor.service.submitted import config_digest, load_submitted
+
+PROJECT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+MAX_CONFIG_CHARS = 256 * 1024
+MEDIA = {
+    "json": "application/json",
+    "markdown": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "junit": "application/xml",
+    "sarif": "application/sarif+json",
+}
+
+Ctx = Annotated[ServiceContext, Depends(context)]
+Who = Annotated[Principal, Depends(principal)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProjectIn(_In):
+    name: str = Field(pattern=PROJECT_NAME, description="letters, digits, '.', '_' and '-'")
+    description: str = Field(default="", max_length=2000)
+
+
+class ProjectOut(BaseModel):
+    name: str
+    description: str
+    created_at: dt.datetime
+    created_by: str
+
+
+class RunIn(_In):
+    """Either ``report`` (a report.json made on the submitter's machine) or ``config`` with ``data_root``."""
+
+    report: dict[str, Any] | None = Field(default=None, description="a completed report.json, as JSON")
+    config: str | None = Field(default=None, max_length=MAX_CONFIG_CHARS, description="the audit.yaml text")
+    data_root: str | None = Field(default=None, max_length=100, description="with config: the server's data root")
+    base: str = Field(default="", max_length=1000, description="the folder in the data root the config lies in")
+
+
+class ReviewState(BaseModel):
+    state: Literal["unreviewed", "approved", "changes_requested"]
+    by: str | None = None
+    at: dt.datetime | None = None
+    comment: str | None = None
+    override_reason: str | None = None
+
+
+class Counts(BaseModel):
+    errors: int
+    warnings: int
+    infos: int
+    accepted: int
+    exit_code: int
+
+
+class RunOut(BaseModel):
+    id: int
+    project: str
+    url: str
+    created_at: dt.datetime
+    submitted_by: str
+    source: str
+    state: str
+    progress: str
+    error: str | None
+    config_sha256: str | None
+    manifest_sha256: str | None
+    exit_code: int | None = Field(description="the exit code of the report as submitted (2: no verdict)")
+    review: ReviewState
+    effective: Counts | None = Field(description="the counts with the project's accepted findings applied")
+
+
+class ReviewIn(_In):
+    action: Literal["approve", "request_changes", "accept", "comment"]
+    comment: str = Field(default="", max_length=10_000)
+    fingerprint: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    expires_at: dt.datetime | None = None
+    override_reason: str | None = Field(default=None, max_length=10_000)
+
+
+class ReviewOut(BaseModel):
+    id: int
+    run_id: int
+    at: dt.datetime
+    actor: str
+    role: str
+    action: str
+    comment: str
+    fingerprint: str | None
+    expires_at: dt.datetime | None
+    override_reason: str | None
+
+
+class TokenIn(_In):
+    name: str = Field(min_length=1, max_length=200)
+    role: Role
+    project: str | None = Field(default=None, pattern=PROJECT_NAME)
+
+
+class TokenOut(BaseModel):
+    token: str = Field(description="shown once: only its hash is stored")
+    name: str
+    role: Role
+    project: str | None
+
+
+class Gate(BaseModel):
+    approved: bool
+    run: int
+    project: str
+    reason: str
+
+
+class Me(BaseModel):
+    name: str
+    role: Role
+    project: str | None
+
+
+def _deny(status: int, message: str) -> HTTPException:
+    return HTTPException(status_code=status, detail=message)
+
+
+def require(who: Principal, role: Role, project: str | None) -> None:
+    """403 unless ``who`` has ``role`` and may see ``project``; 404 first for a project it may not see at all,
+    so a token cannot learn which other projects exist."""
+    if project is not None and not who.may_see(project):
+        raise _deny(404, f"project {project!r}: no such project")
+    if not who.may(role, project):
+        raise _deny(403, f"this needs the {role.value} role; the token {who.name!r} is a {who.role.value}")
+
+
+def _project(ctx: ServiceContext, who: Principal, name: str, role: Role = Role.SUBMITTER) -> store.Project:
+    require(who, role, name)
+    try:
+        return store.get_project(ctx.engine, name)
+    except store.NotFound as exc:
+        raise _deny(404, str(exc)) from None
+
+
+def _run(ctx: ServiceContext, project: store.Project, run_id: int) -> store.Run:
+    try:
+        return store.get_run(ctx.engine, project.name, run_id)
+    except store.NotFound as exc:
+        raise _deny(404, str(exc)) from None
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run with its review state and its report as the project's reviewers see it now."""
+
+    run: store.Run
+    records: list[store.ReviewRecord]
+    report: Report | None  # None until a server-side run completes
+
+    @property
+    def decision(self) -> store.ReviewRecord | None:
+        return store.decision(self.records)
+
+
+def load_report(ctx: ServiceContext, project: store.Project, run: store.Run) -> Report | None:
+    text = store.get_report_json(ctx.engine, project.name, run.id)
+    if text is None:
+        return None
+    report = Report.model_validate_json(text)
+    return with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
+
+
+def view(ctx: ServiceContext, project: store.Project, run: store.Run) -> RunView:
+    return RunView(run, store.run_reviews(ctx.engine, run.id), load_report(ctx, project, run))
+
+
+def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
+    d = v.decision
+    review = ReviewState(state="unreviewed")
+    if d is not None:
+        review = ReviewState(
+            state="approved" if d.action == "approve" else "changes_requested",
+            by=d.actor,
+            at=d.at,
+            comment=d.comment,
+            override_reason=d.override_reason,
+        )
+    effective = None
+    if v.report is not None:
+        s = v.report.summary
+        effective = Counts(
+            errors=s.errors, warnings=s.warnings, infos=s.infos, accepted=s.accepted, exit_code=v.report.exit_code
+        )
+    r = v.run
+    return RunOut(
+        id=r.id,
+        project=r.project,
+        url=ctx.run_url(r.project, r.id),
+        created_at=r.created_at,
+        submitted_by=r.submitted_by,
+        source=r.source,
+        state=r.state,
+        progress=r.progress,
+        error=r.error,
+        config_sha256=r.config_sha256,
+        manifest_sha256=r.manifest_sha256,
+        exit_code=r.exit_code,
+        review=review,
+        effective=effective,
+    )
+
+
+def _project_out(p: store.Project) -> ProjectOut:
+    return ProjectOut(name=p.name, description=p.description, created_at=p.created_at, created_by=p.created_by)
+
+
+def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
+    """A submitted report.json as a Report (its fingerprints recomputed) and its canonical JSON; 422 otherwise."""
+    if data.get("status") != "completed":
+        raise _deny(422, "report: not a completed audit report (status must be 'completed'; a marker has no verdict)")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise _deny(
+            422,
+            f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
+        )
+    try:
+        report = Report.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
+    return report, report.model_dump_json()
+
+
+def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: RunIn) -> store.Run:
+    """Store an uploaded report, or queue a server-side audit of a config under a data root."""
+    if body.report is not None:
+        if body.data_root is not None:
+            raise _deny(422, "give either report (run elsewhere) or config with data_root (run here), not both")
+        report, text = parse_upload(body.report)
+        s = report.summary
+        digest = config_digest(body.config) if body.config is not None else None
+        if digest is not None and report.config_sha256 is not None and digest != report.config_sha256:
+            raise _deny(422, f"config: its sha256 {digest} is not the config_sha256 of the report")
+        return store.add_report(
+            ctx.engine,
+            project,
+            report_json=text,
+            summary=(s.errors, s.warnings, s.infos),
+            exit_code=report.exit_code,
+            config_text=body.config,
+            config_sha256=report.config_sha256,
+            manifest_sha256=report.manifest.sha256 if report.manifest else None,
+            submitted_by=who.name,
+        )
+    if body.config is None or body.data_root is None:
+        raise _deny(422, "give report (a report.json run elsewhere), or config and data_root (audited here)")
+    try:
+        root = ctx.roots.get(body.data_root)
+        load_submitted(body.config, root, body.base)
+    except AuditError as exc:
+        raise _deny(422, str(exc)) from None
+    return store.enqueue_run(
+        ctx.engine,
+        project,
+        data_root=body.data_root,
+        base=body.base,
+        config_text=body.config,
+        config_sha256=config_digest(body.config),
+        submitted_by=who.name,
+    )
+
+
+def post_review(
+    ctx: ServiceContext, who: Principal, project: store.Project, run: store.Run, body: ReviewIn
+) -> store.ReviewRecord:
+    """Check the review rules, then append the record."""
+    if body.action in ("approve", "request_changes", "accept") and run.state != "completed":
+        raise _deny(409, f"run {run.id} is {run.state}: only a completed run can be reviewed")
+    if body.action == "accept":
+        if body.fingerprint is None:
+            raise _deny(422, "accept: needs the fingerprint of the finding to accept")
+        if not body.comment.strip():
+            raise _deny(422, "accept: needs a reason (comment) saying why the finding is acceptable")
+        if body.expires_at is not None and _aware(body.expires_at) <= store.now():
+            raise _deny(422, "accept: expires_at lies in the past")
+        report = load_report(ctx, project, run)
+        assert report is not None
+        if all(f.fingerprint != body.fingerprint for f in report.findings):
+            raise _deny(422, f"accept: run {run.id} has no finding with fingerprint {body.fingerprint}")
+    elif body.fingerprint is not None or body.expires_at is not None:
+        raise _deny(422, f"{body.action}: fingerprint and expires_at belong to accept only")
+    if body.action == "approve":
+        report = load_report(ctx, project, run)
+        assert report is not None
+        blocking = unaccepted_errors(report)
+        no_verdict = could_not_audit(report)
+        if (blocking or no_verdict) and not (body.override_reason or "").strip():
+            what = (
+                f"{len(blocking)} unaccepted error finding(s) ({', '.join(sorted({f.code for f in blocking}))})"
+                if blocking
+                else "no verdict (a stage errored or nothing ran)"
+            )
+            raise _deny(422, f"approve: run {run.id} has {what}; accept them first or give an override_reason")
+    elif body.override_reason is not None:
+        raise _deny(422, f"{body.action}: override_reason belongs to approve only")
+    if body.action in ("request_changes", "comment") and not body.comment.strip():
+        raise _deny(422, f"{body.action}: needs a comment")
+    return store.add_review(
+        ctx.engine,
+        run,
+        project,
+        who,
+        action=body.action,
+        comment=body.comment,
+        fingerprint=body.fingerprint,
+        expires_at=_aware(body.expires_at) if body.expires_at else None,
+        override_reason=body.override_reason or None,
+    )
+
+
+def _aware(value: dt.datetime) -> dt.datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+
+
+def gate(ctx: ServiceContext, project: store.Project, run: store.Run) -> Gate:
+    """Approved only when the run completed and its latest decision is an approval."""
+    if run.state != "completed":
+        return Gate(approved=False, run=run.id, project=project.name, reason=f"run {run.id} is {run.state}")
+    d = store.decision(store.run_reviews(ctx.engine, run.id))
+    if d is None:
+        return Gate(approved=False, run=run.id, project=project.name, reason=f"run {run.id} has not been reviewed")
+    if d.action != "approve":
+        reason = f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}"
+        return Gate(approved=False, run=run.id, project=project.name, reason=reason)
+    return Gate(
+        approved=True, run=run.id, project=project.name, reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC"
+    )
+
+
+def _review_out(r: store.ReviewRecord) -> ReviewOut:
+    return ReviewOut(**{name: getattr(r, name) for name in ReviewOut.model_fields})
+
+
+def build_router() -> APIRouter:
+    api = APIRouter(prefix="/api")
+
+    @api.get("/me")
+    def me(who: Who) -> Me:
+        return Me(name=who.name, role=who.role, project=who.project)
+
+    @api.get("/projects")
+    def list_projects(ctx: Ctx, who: Who) -> list[ProjectOut]:
+        return [_project_out(p) for p in store.list_projects(ctx.engine, who)]
+
+    @api.post("/projects", status_code=201)
+    def create_project(ctx: Ctx, who: Who, body: ProjectIn) -> ProjectOut:
+        require(who, Role.SUBMITTER, body.name)
+        try:
+            made = store.create_project(ctx.engine, body.name, description=body.description, created_by=who.name)
+            return _project_out(made)
+        except store.Conflict as exc:
+            raise _deny(409, str(exc)) from None
+
+    @api.get("/projects/{project}")
+    def get_project(ctx: Ctx, who: Who, project: str) -> ProjectOut:
+        return _project_out(_project(ctx, who, project))
+
+    @api.get("/projects/{project}/runs")
+    def list_runs(
+        ctx: Ctx,
+        who: Who,
+        project: str,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        before: Annotated[int | None, Query(ge=1)] = None,
+    ) -> list[RunOut]:
+        p = _project(ctx, who, project)
+        return [run_out(ctx, view(ctx, p, r)) for r in store.list_runs(ctx.engine, p.name, limit=limit, before=before)]
+
+    @api.post("/projects/{project}/runs", status_code=201)
+    def submit_run(ctx: Ctx, who: Who, project: str, body: RunIn) -> RunOut:
+        p = _project(ctx, who, project)
+        run = submit(ctx, who, p, body)
+        return run_out(ctx, view(ctx, p, run))
+
+    @api.get("/projects/{project}/runs/{run_id}")
+    def get_run(ctx: Ctx, who: Who, project: str, run_id: int) -> RunOut:
+        p = _project(ctx, who, project)
+        return run_out(ctx, view(ctx, p, _run(ctx, p, run_id)))
+
+    @api.get(
+        "/projects/{project}/runs/{run_id}/report",
+        response_class=Response,
+        responses={200: {"content": {m: {} for m in MEDIA.values()}}, 409: {"description": "no report yet"}},
+    )
+    def get_report(
+        ctx: Ctx,
+        who: Who,
+        project: str,
+        run_id: int,
+        format: Literal["json", "markdown", "html", "junit", "sarif"] = "json",
+    ) -> Response:
+        p = _project(ctx, who, project)
+        run = _run(ctx, p, run_id)
+        report = load_report(ctx, p, run)
+        if report is None:
+            raise _deny(409, f"run {run.id} is {run.state}: it has no report")
+        return Response(FILE_RENDERERS[format][0](report), media_type=MEDIA[format])
+
+    @api.get(
+        "/projects/{project}/runs/{run_id}/diff",
+        response_class=Response,
+        responses={200: {"content": {"application/json": {}, "text/markdown": {}, "text/html": {}}}},
+    )
+    def get_diff(
+        ctx: Ctx,
+        who: Who,
+        project: str,
+        run_id: int,
+        against: Annotated[int | None, Query(ge=1, description="default: the last approved run before this")] = None,
+        format: Literal["json", "markdown", "html"] = "json",
+    ) -> Response:
+        p = _project(ctx, who, project)
+        run = _run(ctx, p, run_id)
+        old_run = _run(ctx, p, against) if against is not None else store.last_approved(ctx.engine, p, before=run.id)
+        if old_run is None:
+            raise _deny(409, f"project {p.name!r} has no approved run before run {run.id} to compare with")
+        old, new = load_report(ctx, p, old_run), load_report(ctx, p, run)
+        if old is None or new is None:
+            raise _deny(409, "both runs need a report to be compared")
+        try:
+            d = diff_reports(old, new, old_path=f"run {old_run.id}", new_path=f"run {run.id}")
+        except ReportMismatchError as exc:
+            raise _deny(409, str(exc)) from None
+        renderer, _ = DIFF_RENDERERS[format]
+        return Response(renderer(d), media_type=MEDIA.get(format, "text/plain"))
+
+    @api.post("/projects/{project}/runs/{run_id}/reviews", status_code=201)
+    def add_review(ctx: Ctx, who: Who, project: str, run_id: int, body: ReviewIn) -> ReviewOut:
+        role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
+        p = _project(ctx, who, project, role)
+        return _review_out(post_review(ctx, who, p, _run(ctx, p, run_id), body))
+
+    @api.get("/projects/{project}/runs/{run_id}/reviews")
+    def run_history(ctx: Ctx, who: Who, project: str, run_id: int) -> list[ReviewOut]:
+        p = _project(ctx, who, project)
+        run = _run(ctx, p, run_id)
+        return [_review_out(r) for r in store.run_reviews(ctx.engine, run.id)]
+
+    @api.get("/projects/{project}/trail")
+    def trail(ctx: Ctx, who: Who, project: str, limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> list[ReviewOut]:
+        p = _project(ctx, who, project)
+        return [_review_out(r) for r in store.project_trail(ctx.engine, p, limit=limit)]
+
+    @api.get("/projects/{project}/runs/{run_id}/gate")
+    def get_gate(ctx: Ctx, who: Who, project: str, run_id: int) -> Gate:
+        p = _project(ctx, who, project)
+        return gate(ctx, p, _run(ctx, p, run_id))
+
+    @api.post("/tokens", status_code=201)
+    def create_token(ctx: Ctx, who: Who, body: TokenIn) -> TokenOut:
+        require(who, Role.ADMIN, None)
+        if who.project is not None:
+            raise _deny(403, "only an admin token for every project may create tokens")
+        token = store.create_token(
+            ctx.engine, name=body.name, role=body.role, project=body.project, created_by=who.name
+        )
+        return TokenOut(token=token, name=body.name, role=body.role, project=body.project)
+
+    return api

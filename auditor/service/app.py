@@ -1,0 +1,103 @@
+"""The ASGI application: the JSON API, the reviewers' pages, body limits and security headers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from auditor.core.version import __version__
+from auditor.service.api import build_router
+from auditor.service.context import ServiceContext
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+
+class BodyLimit:
+    """Refuse a request body over ``limit`` bytes with 413, whether it declares its length or streams."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracking)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = f'{{"detail":"request body larger than {self.limit} bytes"}}'.encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "SAMEORIGIN",
+}
+
+
+def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+    """The service as an ASGI app (FastAPI inside a body limit); OpenAPI at /openapi.json, docs at /docs."""
+    from auditor.service.ui import build_ui
+
+    app = FastAPI(
+        title="split-auditor",
+        version=__version__,
+        description="Audit history, review and sign-off of dataset splits before an experiment starts.",
+    )
+    app.state.ctx = ctx
+    app.include_router(build_router())
+    app.include_router(build_ui())
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    return BodyLimit(app, max_body_bytes)

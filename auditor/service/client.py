@@ -1,0 +1,100 @@
+"""A small HTTP client for the service, used by `audit run --submit`, `audit gate` and the tests (stdlib only)."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.core.errors import AuditError
+
+TOKEN_ENV = "SPLIT_AUDITOR_TOKEN"
+TIMEOUT_S = 60.0
+
+
+class ServiceError(AuditError):
+    """The service refused a request or could not be reached; the message says which and why."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def resolve_token(token: str | None) -> str:
+    """``--token``, else $SPLIT_AUDITOR_TOKEN; an error naming both when neither is set."""
+    value = token or os.environ.get(TOKEN_ENV, "")
+    if not value.strip():
+        raise ServiceError(f"the server needs a token: pass --token or set {TOKEN_ENV}")
+    return value.strip()
+
+
+@dataclass(frozen=True)
+class Client:
+    base_url: str
+    token: str
+    timeout_s: float = TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ServiceError(f"server URL {self.base_url!r}: expected http://HOST:PORT or https://HOST")
+
+    def request(self, method: str, path: str, body: Any = None, *, accept_404: bool = False) -> Any:
+        """One JSON request; ServiceError with the server's own message for any status >= 400."""
+        url = self.base_url.rstrip("/") + path
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method)
+        req.add_header("Authorization", f"Bearer {self.token}")
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as response:
+                payload = response.read()
+        except urllib.error.HTTPError as exc:
+            if accept_404 and exc.code == 404:
+                return None
+            raise ServiceError(f"{method} {url}: {exc.code} {_detail(exc)}", exc.code) from None
+        except (urllib.error.URLError, OSError, TimeoutError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise ServiceError(f"{method} {url}: the server did not answer ({reason})") from None
+        return json.loads(payload) if payload else None
+
+    def project(self, name: str, *, create: bool) -> dict[str, Any]:
+        """The project, created first when it does not exist and ``create`` (the token must allow it)."""
+        quoted = urllib.parse.quote(name, safe="")
+        found = self.request("GET", f"/api/projects/{quoted}", accept_404=True)
+        if found is not None:
+            return dict(found)
+        if not create:
+            raise ServiceError(f"project {name!r}: no such project on {self.base_url}", 404)
+        try:
+            return dict(self.request("POST", "/api/projects", {"name": name}))
+        except ServiceError as exc:
+            if exc.status == 409:  # created by another submitter meanwhile
+                return dict(self.request("GET", f"/api/projects/{quoted}"))
+            raise
+
+    def submit_report(self, project: str, report_json: str, config_text: str | None) -> dict[str, Any]:
+        quoted = urllib.parse.quote(project, safe="")
+        body = {"report": json.loads(report_json), "config": config_text}
+        return dict(self.request("POST", f"/api/projects/{quoted}/runs", body))
+
+    def gate(self, project: str, run_id: int) -> dict[str, Any]:
+        quoted = urllib.parse.quote(project, safe="")
+        return dict(self.request("GET", f"/api/projects/{quoted}/runs/{run_id}/gate"))
+
+
+def _detail(exc: urllib.error.HTTPError) -> str:
+    try:
+        body = json.loads(exc.read() or b"{}")
+    except (ValueError, OSError):
+        return exc.reason or ""
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(detail, list):  # a validation error: say where and what
+        return "; ".join(f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg')}" for d in detail[:5])
+    return str(detail or exc.reason or "")

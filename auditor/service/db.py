@@ -1,0 +1,95 @@
+"""Database engines for the service: SQLite (WAL, durable, immediate write locks) or PostgreSQL by URL."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from auditor.core.errors import AuditError
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+class DatabaseError(AuditError):
+    """The service database could not be opened, migrated or written."""
+
+
+def sqlite_url(data_dir: Path) -> str:
+    return f"sqlite+pysqlite:///{(data_dir / 'service.sqlite').resolve()}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, busy_timeout, synchronous=FULL and BEGIN IMMEDIATE for writes."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise DatabaseError(f"--database {url!r}: not a database URL ({exc})") from None
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        _configure_sqlite(engine)
+        return engine
+    if parsed.get_backend_name() != "postgresql":
+        raise DatabaseError(f"--database {parsed.render_as_string()!r}: expected sqlite:/// or postgresql+psycopg://")
+    return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, record: Any) -> None:
+        # Let SQLAlchemy's begin event decide how a transaction starts (pysqlite's own BEGIN is deferred).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        # FULL: a commit is on disk before it is acknowledged, so a kill -9 loses no acknowledged write.
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # A write takes the lock at BEGIN: two writers then queue on busy_timeout instead of one failing
+        # with "database is locked" when a deferred read transaction tries to upgrade.
+        immediate = conn.get_execution_options().get("immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@contextlib.contextmanager
+def writing(engine: Engine) -> Iterator[Connection]:
+    """A write transaction: BEGIN IMMEDIATE on SQLite, committed on success, rolled back on any error."""
+    with engine.connect() as conn:
+        conn.execution_options(immediate=True)
+        with conn.begin():
+            yield conn
+
+
+@contextlib.contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A read transaction: one consistent snapshot, never holding the write lock."""
+    with engine.connect() as conn, conn.begin():
+        yield conn
+
+
+def upgrade(url: str) -> str:
+    """Bring the database at ``url`` to the newest schema with Alembic; returns the revision now in place."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+        with engine.connect() as conn:
+            return str(MigrationContext.configure(conn).get_current_revision())
+    finally:
+        engine.dispose()

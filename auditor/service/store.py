@@ -1,0 +1,519 @@
+"""Reads and writes of the service database: every write is one transaction, review records only appended."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, Row, and_, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from auditor.core.errors import AuditError
+from auditor.service.auth import Principal, Role, new_token, same_hash, token_hash
+from auditor.service.db import reading, writing
+from auditor.service.tables import projects, reviews, runs, tokens
+
+DECISIONS = ("approve", "request_changes")
+ACTIONS = (*DECISIONS, "accept", "comment")
+
+
+class NotFound(AuditError):
+    """A project, run or token that does not exist (or that the caller may not see)."""
+
+
+class Conflict(AuditError):
+    """A write that contradicts what is stored (a project name taken, a run not in a state for it)."""
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _utc(value: dt.datetime | None) -> dt.datetime | None:
+    """SQLite hands timestamps back without a zone; they were written in UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=dt.UTC)
+
+
+@dataclass(frozen=True)
+class Project:
+    id: int
+    name: str
+    description: str
+    created_at: dt.datetime
+    created_by: str
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    project: str
+    created_at: dt.datetime
+    submitted_by: str
+    source: str
+    state: str
+    progress: str
+    error: str | None
+    data_root: str | None
+    base: str | None
+    config_text: str | None
+    config_sha256: str | None
+    manifest_sha256: str | None
+    exit_code: int | None
+    errors: int | None
+    warnings: int | None
+    infos: int | None
+    finished_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class ReviewRecord:
+    id: int
+    run_id: int
+    at: dt.datetime
+    actor: str
+    role: str
+    action: str
+    comment: str
+    fingerprint: str | None
+    expires_at: dt.datetime | None
+    override_reason: str | None
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    id: int
+    name: str
+    role: str
+    project: str | None
+    created_at: dt.datetime
+
+
+def _project(row: Row[Any]) -> Project:
+    return Project(row.id, row.name, row.description, _utc(row.created_at), row.created_by)  # type: ignore[arg-type]
+
+
+RUN_COLUMNS = [c for c in runs.c if c.name not in ("report_json", "project_id", "worker", "heartbeat_at")]
+
+
+def _run(row: Row[Any]) -> Run:
+    values = {c.name: getattr(row, c.name) for c in RUN_COLUMNS}
+    values["created_at"] = _utc(values["created_at"])
+    values["finished_at"] = _utc(values["finished_at"])
+    return Run(project=row.project, **values)
+
+
+def _review(row: Row[Any]) -> ReviewRecord:
+    return ReviewRecord(
+        row.id,
+        row.run_id,
+        _utc(row.at),  # type: ignore[arg-type]
+        row.actor,
+        row.role,
+        row.action,
+        row.comment,
+        row.fingerprint,
+        _utc(row.expires_at),
+        row.override_reason,
+    )
+
+
+# --- tokens -------------------------------------------------------------------------------------------
+
+
+def create_token(engine: Engine, *, name: str, role: Role, project: str | None, created_by: str) -> str:
+    """Store a new token's hash and return the token: the only time it is ever seen."""
+    token = new_token()
+    with writing(engine) as conn:
+        conn.execute(
+            insert(tokens).values(
+                token_hash=token_hash(token),
+                name=name,
+                role=role.value,
+                project=project,
+                created_at=now(),
+                created_by=created_by,
+            )
+        )
+    return token
+
+
+def ensure_admin(engine: Engine) -> str | None:
+    """A first admin token when the database has none (returned once), else None."""
+    with writing(engine) as conn:
+        exists = conn.execute(
+            select(tokens.c.id).where(tokens.c.role == Role.ADMIN.value, tokens.c.revoked_at.is_(None)).limit(1)
+        ).first()
+        if exists is not None:
+            return None
+        token = new_token()
+        conn.execute(
+            insert(tokens).values(
+                token_hash=token_hash(token),
+                name="admin",
+                role=Role.ADMIN.value,
+                project=None,
+                created_at=now(),
+                created_by="audit serve (first start)",
+            )
+        )
+    return token
+
+
+def authenticate(engine: Engine, token: str) -> Principal | None:
+    """The principal a token stands for, or None for an unknown or revoked token."""
+    if not token or len(token) > 200:
+        return None
+    digest = token_hash(token)
+    with reading(engine) as conn:
+        row = conn.execute(select(tokens).where(tokens.c.token_hash == digest)).first()
+    if row is None or row.revoked_at is not None or not same_hash(row.token_hash, token):
+        return None
+    return Principal(token_id=row.id, name=row.name, role=Role(row.role), project=row.project)
+
+
+def list_tokens(engine: Engine) -> list[TokenInfo]:
+    with reading(engine) as conn:
+        rows = conn.execute(select(tokens).where(tokens.c.revoked_at.is_(None)).order_by(tokens.c.id)).all()
+    return [TokenInfo(r.id, r.name, r.role, r.project, _utc(r.created_at)) for r in rows]  # type: ignore[arg-type]
+
+
+def revoke_token(engine: Engine, token_id: int) -> None:
+    with writing(engine) as conn:
+        done = conn.execute(
+            update(tokens).where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None)).values(revoked_at=now())
+        )
+        if done.rowcount == 0:
+            raise NotFound(f"token {token_id}: no such active token")
+
+
+# --- projects -----------------------------------------------------------------------------------------
+
+
+def create_project(engine: Engine, name: str, *, description: str, created_by: str) -> Project:
+    try:
+        with writing(engine) as conn:
+            conn.execute(
+                insert(projects).values(name=name, description=description, created_at=now(), created_by=created_by)
+            )
+    except IntegrityError:
+        raise Conflict(f"project {name!r} exists already") from None
+    return get_project(engine, name)
+
+
+def get_project(engine: Engine, name: str) -> Project:
+    with reading(engine) as conn:
+        row = conn.execute(select(projects).where(projects.c.name == name)).first()
+    if row is None:
+        raise NotFound(f"project {name!r}: no such project")
+    return _project(row)
+
+
+def list_projects(engine: Engine, principal: Principal) -> list[Project]:
+    query = select(projects).order_by(projects.c.name)
+    if principal.project is not None:
+        query = query.where(projects.c.name == principal.project)
+    with reading(engine) as conn:
+        return [_project(r) for r in conn.execute(query).all()]
+
+
+# --- runs ---------------------------------------------------------------------------------------------
+
+
+def _run_query() -> Any:
+    return select(*RUN_COLUMNS, projects.c.name.label("project")).join(projects, runs.c.project_id == projects.c.id)
+
+
+def add_report(
+    engine: Engine,
+    project: Project,
+    *,
+    report_json: str,
+    summary: tuple[int, int, int],
+    exit_code: int,
+    config_text: str | None,
+    config_sha256: str | None,
+    manifest_sha256: str | None,
+    submitted_by: str,
+) -> Run:
+    """Store a report made elsewhere (the submitter's own machine) as a completed run."""
+    with writing(engine) as conn:
+        run_id = conn.execute(
+            insert(runs)
+            .values(
+                project_id=project.id,
+                created_at=now(),
+                submitted_by=submitted_by,
+                source="uploaded",
+                state="completed",
+                progress="",
+                config_text=config_text,
+                config_sha256=config_sha256,
+                manifest_sha256=manifest_sha256,
+                report_json=report_json,
+                exit_code=exit_code,
+                errors=summary[0],
+                warnings=summary[1],
+                infos=summary[2],
+                finished_at=now(),
+            )
+            .returning(runs.c.id)
+        ).scalar_one()
+    return get_run(engine, project.name, run_id)
+
+
+def enqueue_run(
+    engine: Engine,
+    project: Project,
+    *,
+    data_root: str,
+    base: str,
+    config_text: str,
+    config_sha256: str,
+    submitted_by: str,
+) -> Run:
+    """Queue a run for the worker: it survives a restart of the server until a worker finishes it."""
+    with writing(engine) as conn:
+        run_id = conn.execute(
+            insert(runs)
+            .values(
+                project_id=project.id,
+                created_at=now(),
+                submitted_by=submitted_by,
+                source="server",
+                state="queued",
+                progress="queued",
+                data_root=data_root,
+                base=base,
+                config_text=config_text,
+                config_sha256=config_sha256,
+            )
+            .returning(runs.c.id)
+        ).scalar_one()
+    return get_run(engine, project.name, run_id)
+
+
+def get_run(engine: Engine, project: str, run_id: int) -> Run:
+    """A run of ``project``; NotFound also when the run exists but belongs to another project."""
+    with reading(engine) as conn:
+        row = conn.execute(_run_query().where(runs.c.id == run_id, projects.c.name == project)).first()
+    if row is None:
+        raise NotFound(f"run {run_id} of project {project!r}: no such run")
+    return _run(row)
+
+
+def get_report_json(engine: Engine, project: str, run_id: int) -> str | None:
+    with reading(engine) as conn:
+        row = conn.execute(
+            select(runs.c.report_json)
+            .join(projects, runs.c.project_id == projects.c.id)
+            .where(runs.c.id == run_id, projects.c.name == project)
+        ).first()
+    if row is None:
+        raise NotFound(f"run {run_id} of project {project!r}: no such run")
+    return row.report_json
+
+
+def list_runs(engine: Engine, project: str, *, limit: int = 100, before: int | None = None) -> list[Run]:
+    """A project's runs, newest first."""
+    query = _run_query().where(projects.c.name == project).order_by(runs.c.id.desc()).limit(limit)
+    if before is not None:
+        query = query.where(runs.c.id < before)
+    with reading(engine) as conn:
+        return [_run(r) for r in conn.execute(query).all()]
+
+
+def claim_next(engine: Engine, worker: str) -> tuple[Run, str] | None:
+    """Take the oldest queued run for ``worker`` (atomically: two workers never take the same one)."""
+    with writing(engine) as conn:
+        oldest = select(runs.c.id).where(runs.c.state == "queued").order_by(runs.c.id).limit(1).scalar_subquery()
+        claimed = conn.execute(
+            update(runs)
+            .where(runs.c.id == oldest, runs.c.state == "queued")
+            .values(state="running", progress="starting", worker=worker, heartbeat_at=now())
+            .returning(runs.c.id)
+        ).first()
+        if claimed is None:
+            return None
+        row = conn.execute(_run_query().where(runs.c.id == claimed.id)).one()
+    return _run(row), row.project
+
+
+def heartbeat(engine: Engine, run_id: int, worker: str, progress: str) -> bool:
+    """Record that ``worker`` still works on the run; False when the run is no longer its own."""
+    with writing(engine) as conn:
+        done = conn.execute(
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.worker == worker, runs.c.state == "running")
+            .values(heartbeat_at=now(), progress=progress)
+        )
+    return done.rowcount == 1
+
+
+def finish_run(
+    engine: Engine,
+    run_id: int,
+    worker: str,
+    *,
+    report_json: str,
+    summary: tuple[int, int, int],
+    exit_code: int,
+    manifest_sha256: str | None,
+) -> bool:
+    with writing(engine) as conn:
+        done = conn.execute(
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.worker == worker, runs.c.state == "running")
+            .values(
+                state="completed",
+                progress="completed",
+                report_json=report_json,
+                exit_code=exit_code,
+                errors=summary[0],
+                warnings=summary[1],
+                infos=summary[2],
+                manifest_sha256=manifest_sha256,
+                finished_at=now(),
+            )
+        )
+    return done.rowcount == 1
+
+
+def fail_run(engine: Engine, run_id: int, reason: str, *, worker: str | None = None) -> bool:
+    """Mark a queued or running run failed (never passed); with ``worker``, only if that worker holds it."""
+    condition = [runs.c.id == run_id, runs.c.state.in_(("queued", "running"))]
+    if worker is not None:
+        condition.append(runs.c.worker == worker)
+    with writing(engine) as conn:
+        done = conn.execute(
+            update(runs)
+            .where(*condition)
+            .values(state="failed", progress="failed", error=reason, exit_code=2, finished_at=now())
+        )
+    return done.rowcount == 1
+
+
+def fail_abandoned(engine: Engine, stale_after: dt.timedelta, *, reason: str) -> list[int]:
+    """Fail every running run whose worker stopped reporting: a killed server must not leave one 'running'."""
+    cutoff = now() - stale_after
+    with writing(engine) as conn:
+        stale = or_(runs.c.heartbeat_at.is_(None), runs.c.heartbeat_at < cutoff)
+        ids = [
+            r.id
+            for r in conn.execute(
+                update(runs)
+                .where(and_(runs.c.state == "running", stale))
+                .values(state="failed", progress="failed", error=reason, exit_code=2, finished_at=now())
+                .returning(runs.c.id)
+            ).all()
+        ]
+    return sorted(ids)
+
+
+def count_runs(engine: Engine, project: str | None = None) -> dict[str, int]:
+    query = select(runs.c.state, func.count()).group_by(runs.c.state)
+    if project is not None:
+        query = query.join(projects, runs.c.project_id == projects.c.id).where(projects.c.name == project)
+    with reading(engine) as conn:
+        return {state: n for state, n in conn.execute(query).all()}
+
+
+# --- reviews ------------------------------------------------------------------------------------------
+
+
+def add_review(
+    engine: Engine,
+    run: Run,
+    project: Project,
+    principal: Principal,
+    *,
+    action: str,
+    comment: str,
+    fingerprint: str | None = None,
+    expires_at: dt.datetime | None = None,
+    override_reason: str | None = None,
+) -> ReviewRecord:
+    """Append one review record; the caller has checked the rules (reasons, overrides) beforehand."""
+    if action not in ACTIONS:
+        raise Conflict(f"action {action!r}: expected one of {', '.join(ACTIONS)}")
+    with writing(engine) as conn:
+        review_id = conn.execute(
+            insert(reviews)
+            .values(
+                project_id=project.id,
+                run_id=run.id,
+                at=now(),
+                actor=principal.name,
+                role=principal.role.value,
+                action=action,
+                comment=comment,
+                fingerprint=fingerprint,
+                expires_at=expires_at,
+                override_reason=override_reason,
+            )
+            .returning(reviews.c.id)
+        ).scalar_one()
+        row = conn.execute(select(reviews).where(reviews.c.id == review_id)).one()
+    return _review(row)
+
+
+def run_reviews(engine: Engine, run_id: int) -> list[ReviewRecord]:
+    """A run's history, oldest first."""
+    with reading(engine) as conn:
+        rows = conn.execute(select(reviews).where(reviews.c.run_id == run_id).order_by(reviews.c.id)).all()
+    return [_review(r) for r in rows]
+
+
+def project_trail(engine: Engine, project: Project, *, limit: int = 500) -> list[ReviewRecord]:
+    """Every review record of a project, newest first."""
+    with reading(engine) as conn:
+        rows = conn.execute(
+            select(reviews).where(reviews.c.project_id == project.id).order_by(reviews.c.id.desc()).limit(limit)
+        ).all()
+    return [_review(r) for r in rows]
+
+
+def decision(records: Iterable[ReviewRecord]) -> ReviewRecord | None:
+    """The latest approve / request-changes record: what the run's review state is now."""
+    last = None
+    for record in records:
+        if record.action in DECISIONS:
+            last = record
+    return last
+
+
+def acceptances(engine: Engine, project: Project, at: dt.datetime) -> dict[str, ReviewRecord]:
+    """The project's accepted fingerprints in force at ``at`` (the latest record of each, unexpired)."""
+    with reading(engine) as conn:
+        rows = conn.execute(
+            select(reviews)
+            .where(reviews.c.project_id == project.id, reviews.c.action == "accept", reviews.c.at <= at)
+            .order_by(reviews.c.id)
+        ).all()
+    live: dict[str, ReviewRecord] = {}
+    for row in rows:
+        record = _review(row)
+        assert record.fingerprint is not None
+        if record.expires_at is None or record.expires_at > at:
+            live[record.fingerprint] = record
+        else:
+            live.pop(record.fingerprint, None)
+    return live
+
+
+def last_approved(engine: Engine, project: Project, *, before: int | None = None) -> Run | None:
+    """The newest run of the project whose latest decision is an approval (optionally older than ``before``)."""
+    with reading(engine) as conn:
+        query = (
+            select(reviews.c.run_id, reviews.c.action)
+            .where(reviews.c.project_id == project.id, reviews.c.action.in_(DECISIONS))
+            .order_by(reviews.c.id)
+        )
+        latest: dict[int, str] = {}
+        for row in conn.execute(query).all():
+            latest[row.run_id] = row.action
+    approved = sorted((r for r, a in latest.items() if a == "approve" and (before is None or r < before)), reverse=True)
+    return get_run(engine, project.name, approved[0]) if approved else None

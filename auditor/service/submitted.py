@@ -1,0 +1,91 @@
+"""Configs submitted to the server: read only under a configured data root, and never with user code."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from auditor.core.config import LoadedConfig, config_from_text
+from auditor.core.errors import ConfigError
+from auditor.core.paths import is_within
+
+# Only the data stages run on the server; the numeric ones import and run the user's code.
+REFUSED_SECTIONS = {
+    "numeric": "the numeric stages import and run your training code, which this server never does: run "
+    "`audit run CONFIG --submit URL --project P` on your own machine, which runs them and uploads the report",
+}
+
+
+@dataclass(frozen=True)
+class DataRoots:
+    """The folders the server may read data from, by name (resolved real paths)."""
+
+    roots: Mapping[str, Path]
+
+    @classmethod
+    def parse(cls, values: list[str]) -> DataRoots:
+        """From `--data-root NAME=PATH` options; each PATH an existing folder, each NAME used once."""
+        roots: dict[str, Path] = {}
+        for value in values:
+            name, sep, path = value.partition("=")
+            name = name.strip()
+            if not sep or not name or not path:
+                raise ConfigError(f"--data-root {value!r}: expected NAME=PATH")
+            if name in roots:
+                raise ConfigError(f"--data-root {value!r}: the name {name!r} is given twice")
+            real = Path(path).expanduser().resolve()
+            if not real.is_dir():
+                raise ConfigError(f"--data-root {value!r}: {real} is not a directory")
+            roots[name] = real
+        return cls(roots)
+
+    def get(self, name: str) -> Path:
+        try:
+            return self.roots[name]
+        except KeyError:
+            known = ", ".join(sorted(self.roots)) or "none is configured (`audit serve --data-root NAME=PATH`)"
+            raise ConfigError(f"data root {name!r}: no such data root; the server has {known}") from None
+
+
+def base_folder(root: Path, base: str) -> Path:
+    """``base`` (a relative folder inside ``root``) resolved; ConfigError for `..`, absolute paths or symlinks out."""
+    if "\x00" in base:
+        raise ConfigError(f"base {base!r}: contains a NUL byte")
+    pure = PurePosixPath(base.replace(os.sep, "/"))
+    if pure.is_absolute() or base.startswith("~") or ".." in pure.parts:
+        raise ConfigError(f"base {base!r}: expected a folder relative to the data root, without '..'")
+    try:
+        real = (root / pure).resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"base {base!r}: cannot resolve: {exc}") from None
+    if not is_within(real, (root,)):
+        raise ConfigError(f"base {base!r}: leads outside the data root (through a symbolic link)")
+    if not real.is_dir():
+        raise ConfigError(f"base {base!r}: no such folder in the data root")
+    return real
+
+
+def load_submitted(text: str, root: Path, base: str = "") -> LoadedConfig:
+    """Validate a submitted config as if it lay in ``root/base``: every input path must stay in ``root``."""
+    folder = base_folder(root, base or ".")
+    raw = text.encode("utf-8", "surrogatepass")
+    name = folder / "audit.yaml"
+    loaded = config_from_text(raw, text, name, folder)
+    for section, why in REFUSED_SECTIONS.items():
+        if getattr(loaded.config, section) is not None:
+            where = loaded.locate((section,))
+            raise ConfigError(f"{where}: `{section}` is not run by the server: {why}")
+    # `roots:` may widen the readable folders, but never beyond the data root.
+    outside = [r for r in loaded.roots if not is_within(r, (root,))]
+    if outside:
+        raise ConfigError(f"{loaded.locate(('roots',))}: roots: {outside[0]} lies outside the data root")
+    if not is_within(folder, (root,)):  # base_folder checked this; kept as the invariant the worker relies on
+        raise ConfigError(f"base {base!r}: leads outside the data root")
+    return loaded
+
+
+def config_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,104 @@
+"""The service's tables: projects, runs, append-only review records and hashed API tokens."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+# Stable constraint names, so Alembic migrations read the same on SQLite and PostgreSQL.
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# A big integer on PostgreSQL, SQLite's rowid alias there (only INTEGER PRIMARY KEY autoincrements).
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+projects = Table(
+    "projects",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("description", Text, nullable=False, default=""),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200), nullable=False),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", Id, primary_key=True),
+    # sha256 of the token: the token itself is shown once and never stored.
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),
+    Column("role", String(20), nullable=False),
+    # The project name the token is limited to; NULL: every project.
+    Column("project", String(100), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("submitted_by", String(200), nullable=False),
+    # "uploaded": run on the submitter's machine; "server": the data stages ran here.
+    Column("source", String(20), nullable=False),
+    # queued -> running -> completed | failed; an uploaded report arrives completed.
+    Column("state", String(20), nullable=False),
+    Column("progress", Text, nullable=False, default=""),
+    Column("error", Text, nullable=True),
+    Column("data_root", String(100), nullable=True),
+    Column("base", Text, nullable=True),
+    Column("config_text", Text, nullable=True),
+    Column("config_sha256", String(64), nullable=True),
+    Column("manifest_sha256", String(64), nullable=True),
+    Column("report_json", Text, nullable=True),
+    Column("exit_code", Integer, nullable=True),
+    Column("errors", Integer, nullable=True),
+    Column("warnings", Integer, nullable=True),
+    Column("infos", Integer, nullable=True),
+    Column("worker", String(100), nullable=True),
+    Column("heartbeat_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Index("ix_runs_project_id_id", "project_id", "id"),
+    Index("ix_runs_state", "state"),
+)
+
+# Append-only: rows are inserted, never updated or deleted; the latest decision on a run is its review state.
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
+    Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("role", String(20), nullable=False),
+    # approve | request_changes | accept | comment
+    Column("action", String(20), nullable=False),
+    Column("comment", Text, nullable=False, default=""),
+    Column("fingerprint", String(64), nullable=True),
+    Column("expires_at", DateTime(timezone=True), nullable=True),
+    Column("override_reason", Text, nullable=True),
+    Index("ix_reviews_run_id", "run_id"),
+    Index("ix_reviews_project_id_fingerprint", "project_id", "fingerprint"),
+)

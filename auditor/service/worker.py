@@ -1,0 +1,140 @@
+"""The queue worker: takes queued server-side runs from the database and audits each in a child process."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+import socket
+import threading
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from sqlalchemy import Engine
+
+from auditor.core.errors import AuditError
+from auditor.core.findings import Report
+from auditor.numeric.isolation import UserProcess
+from auditor.service import store
+from auditor.service.submitted import DataRoots
+
+log = logging.getLogger("auditor.service.worker")
+
+HEARTBEAT_S = 2.0
+# A run whose worker has not reported for this long is failed: its process died (kill -9, a lost machine).
+STALE_AFTER = dt.timedelta(seconds=15)
+ABANDONED = (
+    "the server stopped while this run was running (killed or restarted); no verdict was reached, submit it again"
+)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    poll_s: float = 0.5
+    timeout_s: float = 3600.0
+    memory_mb: int | None = None
+
+
+class Worker:
+    """A thread that runs queued audits one at a time; any number of these may share one database."""
+
+    def __init__(self, engine: Engine, roots: DataRoots, settings: WorkerSettings | None = None) -> None:
+        self.engine, self.roots = engine, roots
+        self.settings = settings or WorkerSettings()
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._current: UserProcess | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="audit-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop taking runs and kill the one in progress (it is marked failed, never left running)."""
+        self._stop.set()
+        current = self._current
+        if current is not None:
+            current.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED)
+                claimed = store.claim_next(self.engine, self.name)
+            except Exception:  # a database hiccup must not end the worker; the next poll tries again
+                log.exception("worker could not read the queue")
+                claimed = None
+            if claimed is None:
+                self._stop.wait(self.settings.poll_s)
+                continue
+            self.run_one(claimed[0])
+
+    def run_one(self, run: store.Run) -> None:
+        """Audit one claimed run; whatever happens, it ends completed or failed."""
+        try:
+            self._audit(run)
+        except Exception as exc:
+            log.exception("run %s failed", run.id)
+            store.fail_run(self.engine, run.id, f"the audit could not run: {exc}", worker=self.name)
+
+    def _audit(self, run: store.Run) -> None:
+        try:
+            root = self.roots.get(run.data_root or "")
+        except AuditError as exc:
+            store.fail_run(self.engine, run.id, str(exc), worker=self.name)
+            return
+        payload = {"config_text": run.config_text, "root": str(root), "base": run.base or ""}
+        process = UserProcess(
+            "auditor.service.job:run_data_stages",
+            payload,
+            timeout_s=self.settings.timeout_s,
+            memory_mb=self.settings.memory_mb,
+        )
+        beat = threading.Event()
+        pulse = threading.Thread(target=self._pulse, args=(run.id, beat), daemon=True)
+        with process:
+            self._current = process
+            try:
+                process.start()
+                pulse.start()
+                outcome = process.join()
+            finally:
+                beat.set()
+                self._current = None
+        with contextlib.suppress(RuntimeError):
+            pulse.join(5)
+        if self._stop.is_set() and not outcome.complete:
+            store.fail_run(self.engine, run.id, ABANDONED, worker=self.name)
+            return
+        if not outcome.complete or len(outcome.records) != 1:
+            reason = outcome.reason or "the audit process ended without a report"
+            store.fail_run(self.engine, run.id, reason, worker=self.name)
+            return
+        try:
+            report = Report.model_validate_json(outcome.records[0])
+        except ValidationError as exc:
+            store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
+            return
+        s = report.summary
+        store.finish_run(
+            self.engine,
+            run.id,
+            self.name,
+            report_json=outcome.records[0],
+            summary=(s.errors, s.warnings, s.infos),
+            exit_code=report.exit_code,
+            manifest_sha256=report.manifest.sha256 if report.manifest else None,
+        )
+
+    def _pulse(self, run_id: int, done: threading.Event) -> None:
+        started = dt.datetime.now(dt.UTC)
+        while not done.wait(HEARTBEAT_S):
+            elapsed = (dt.datetime.now(dt.UTC) - started).total_seconds()
+            try:
+                store.heartbeat(self.engine, run_id, self.name, f"running data stages ({elapsed:.0f} s)")
+            except Exception:
+                log.exception("heartbeat of run %s failed", run_id)
