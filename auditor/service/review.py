@@ -12,9 +12,15 @@ def _status_threshold(report: Report) -> Severity:
     return Severity.ERROR if report.fail_on == "never" else Severity(report.fail_on)
 
 
-def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord]) -> Report:
+def rejudged(report: Report) -> Report:
+    """``report`` with stage statuses, summary and exit code recomputed from its findings: an uploaded report's
+    own verdict fields are never believed."""
+    return with_acceptances(report, {}, force=True)
+
+
+def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, force: bool = False) -> Report:
     """``report`` as the project's reviewers see it now: findings whose fingerprint they accepted do not count."""
-    if not accepted:
+    if not accepted and not force:
         return report
     threshold = _status_threshold(report)
 

@@ -1,0 +1,215 @@
+"""The review rules on both backends: acceptances by fingerprint that persist and expire, approval overrides,
+the latest decision as the gate, and the diff against the last approved run."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from auditor import run_audit
+from auditor.render.json import render_json
+from auditor.service import store
+from auditor.service.app import create_app
+from auditor.service.auth import Role
+from auditor.service.context import ServiceContext
+from auditor.service.db import make_engine, sqlite_url, upgrade
+from tests.service.conftest import SAMPLES
+
+
+@cache
+def sample_report() -> dict[str, Any]:
+    report = run_audit(SAMPLES / "video_frames" / "audit.yaml")
+    return json.loads(render_json(report))
+
+
+def without(report: dict[str, Any], code: str) -> dict[str, Any]:
+    """The report with every finding of ``code`` gone, as if the data had been fixed."""
+    copy = json.loads(json.dumps(report))
+    for stage in copy["stages"]:
+        stage["findings"] = [f for f in stage["findings"] if f["code"] != code]
+    return copy
+
+
+@pytest.fixture
+def engine_url(tmp_path: Path, database: str | None) -> str:
+    url = database or sqlite_url(tmp_path)
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def clients(engine_url: str) -> Iterator[dict[str, TestClient]]:
+    """One client per role, all limited to project `demo`, plus an admin for every project."""
+    engine = make_engine(engine_url)
+    app = create_app(ServiceContext(engine=engine, public_url="http://testserver"))
+    tokens = {
+        role.value: store.create_token(engine, name=f"{role.value}-1", role=role, project="demo", created_by="test")
+        for role in Role
+    }
+    with TestClient(app) as base:
+        made = {}
+        for role, token in tokens.items():
+            c = TestClient(app)
+            c.headers["Authorization"] = f"Bearer {token}"
+            made[role] = c
+        made["reviewer"].post("/api/projects", json={"name": "demo"})
+        yield made
+        del base
+    engine.dispose()
+
+
+def submit(c: TestClient, report: dict[str, Any]) -> dict[str, Any]:
+    made = c.post("/api/projects/demo/runs", json={"report": report})
+    assert made.status_code == 201, made.text
+    return dict(made.json())
+
+
+def review(c: TestClient, run: int, **body: Any) -> Any:
+    return c.post(f"/api/projects/demo/runs/{run}/reviews", json=body)
+
+
+def fingerprints(c: TestClient, run: int, code: str) -> list[str]:
+    report = c.get(f"/api/projects/demo/runs/{run}/report").json()
+    return [f["fingerprint"] for s in report["stages"] for f in s["findings"] if f["code"] == code]
+
+
+def test_an_accepted_finding_stays_accepted_in_later_runs_while_its_fingerprint_persists(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    first = submit(clients["submitter"], sample_report())
+    errors_before = first["effective"]["errors"]
+    (fp,) = fingerprints(rev, first["id"], "TMP002")
+    assert review(rev, first["id"], action="accept", fingerprint=fp, comment="cam-B was re-shot").status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{first['id']}").json()["effective"]["errors"] == errors_before - 1
+
+    second = submit(clients["submitter"], sample_report())
+    assert second["effective"]["errors"] == errors_before - 1
+    found = rev.get(f"/api/projects/demo/runs/{second['id']}/report").json()
+    accepted = [f for s in found["stages"] for f in s["findings"] if f["fingerprint"] == fp]
+    assert accepted[0]["accepted"] is True and "cam-B was re-shot" in accepted[0]["accept_reason"]
+    # The report as submitted is kept: its own exit code and counts are not rewritten.
+    assert second["exit_code"] == 1
+
+
+def test_an_acceptance_is_not_in_force_after_it_expires(clients, engine_url) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())
+    (fp,) = fingerprints(rev, run["id"], "TMP002")
+    until = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
+    made = review(
+        rev, run["id"], action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat()
+    )
+    assert made.status_code == 201, made.text
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        assert fp in store.acceptances(engine, project, store.now())
+        assert fp not in store.acceptances(engine, project, until + dt.timedelta(seconds=1))
+    finally:
+        engine.dispose()
+    past = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat()
+    refused = review(rev, run["id"], action="accept", fingerprint=fp, comment="x", expires_at=past)
+    assert refused.status_code == 422 and "past" in refused.json()["detail"]
+
+
+def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())
+    (fp,) = fingerprints(rev, run["id"], "TMP002")
+    no_reason = review(rev, run["id"], action="accept", fingerprint=fp, comment="  ")
+    assert no_reason.status_code == 422 and "reason" in no_reason.json()["detail"]
+    unknown = review(rev, run["id"], action="accept", fingerprint="0" * 16, comment="fine")
+    assert unknown.status_code == 422 and "no finding" in unknown.json()["detail"]
+
+
+def test_approval_with_unaccepted_errors_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())
+    refused = review(rev, run["id"], action="approve", comment="looks fine")
+    assert refused.status_code == 422
+    assert "unaccepted error" in refused.json()["detail"] and "override_reason" in refused.json()["detail"]
+    assert rev.get(f"/api/projects/demo/runs/{run['id']}/gate").json()["approved"] is False
+    report = rev.get(f"/api/projects/demo/runs/{run['id']}/report").json()
+    for f in (f for s in report["stages"] for f in s["findings"] if f["severity"] == "error"):
+        ok = review(rev, run["id"], action="accept", fingerprint=f["fingerprint"], comment="known, tracked")
+        assert ok.status_code == 201, ok.text
+    # Every error accepted: approval needs no override any more.
+    assert review(rev, run["id"], action="approve", comment="all accepted").status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{run['id']}/gate").json()["approved"] is True
+
+
+def test_the_latest_decision_is_the_gate_and_the_history_keeps_every_record(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())["id"]
+    assert review(rev, run, action="approve", comment="ok", override_reason="pilot").status_code == 201
+    assert review(rev, run, action="request_changes", comment="the camera split is wrong").status_code == 201
+    gate = rev.get(f"/api/projects/demo/runs/{run}/gate").json()
+    assert gate["approved"] is False and "the camera split is wrong" in gate["reason"]
+    history = rev.get(f"/api/projects/demo/runs/{run}/reviews").json()
+    assert [h["action"] for h in history] == ["approve", "request_changes"]
+    assert history[0]["override_reason"] == "pilot" and history[0]["actor"] == "reviewer-1"
+    trail = rev.get("/api/projects/demo/trail").json()
+    assert [h["id"] for h in trail] == sorted((h["id"] for h in history), reverse=True)
+
+
+def test_review_records_cannot_be_changed_or_removed_through_the_api(clients) -> None:  # type: ignore[no-untyped-def]
+    spec = clients["admin"].get("/openapi.json").json()
+    methods = {m for item in spec["paths"].values() for m in item}
+    assert methods <= {"get", "post"}, methods
+
+
+def test_a_submitter_cannot_decide_or_accept(clients) -> None:  # type: ignore[no-untyped-def]
+    sub = clients["submitter"]
+    run = submit(sub, sample_report())["id"]
+    assert review(sub, run, action="approve", comment="mine", override_reason="x").status_code == 403
+    assert review(sub, run, action="comment", comment="please look at TMP002").status_code == 201
+
+
+def test_the_diff_is_against_the_last_approved_run(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    first = submit(clients["submitter"], sample_report())["id"]
+    assert rev.get(f"/api/projects/demo/runs/{first}/diff").status_code == 409  # nothing approved yet
+    assert review(rev, first, action="approve", comment="baseline", override_reason="pilot").status_code == 201
+    unapproved = submit(clients["submitter"], sample_report())["id"]
+    fixed = submit(clients["submitter"], without(sample_report(), "TMP002"))["id"]
+    d = rev.get(f"/api/projects/demo/runs/{fixed}/diff").json()
+    assert d["old"]["path"] == f"run {first}"  # the approved run, not the newer unapproved one
+    assert [f["code"] for f in d["resolved"]] == ["TMP002"]
+    assert d["new_findings"] == []
+    assert unapproved != first
+    md = rev.get(f"/api/projects/demo/runs/{fixed}/diff", params={"format": "markdown"})
+    assert md.status_code == 200 and "TMP002" in md.text
+
+
+def test_a_report_without_a_verdict_cannot_be_approved_without_override(clients) -> None:  # type: ignore[no-untyped-def]
+    broken = json.loads(json.dumps(sample_report()))
+    for stage in broken["stages"]:
+        stage["findings"] = []
+        if stage["status"] != "skipped":
+            stage["status"] = "error"
+            stage["error"] = {"type": "RuntimeError", "message": "boom", "traceback": ""}
+    run = submit(clients["submitter"], broken)["id"]
+    refused = review(clients["reviewer"], run, action="approve", comment="fine")
+    assert refused.status_code == 422 and "no verdict" in refused.json()["detail"]
+
+
+def test_an_uploaded_report_cannot_claim_a_verdict_its_findings_contradict(clients) -> None:  # type: ignore[no-untyped-def]
+    forged = json.loads(json.dumps(sample_report()))
+    forged["exit_code"] = 0
+    forged["summary"] = {**forged["summary"], "errors": 0, "warnings": 0, "stages_failed": 0}
+    for stage in forged["stages"]:
+        if stage["status"] == "failed":
+            stage["status"] = "passed"
+    run = submit(clients["submitter"], forged)
+    assert run["exit_code"] == 1 and run["effective"]["errors"] == sample_report()["summary"]["errors"]
+    stored = clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json()
+    assert stored["exit_code"] == 1
+    assert {s["stage"] for s in stored["stages"] if s["status"] == "failed"} == {
+        s["stage"] for s in sample_report()["stages"] if s["status"] == "failed"
+    }
