@@ -345,8 +345,10 @@ def _uploader(submit: str | None, project: str | None, token: str | None) -> Upl
         from auditor.service.client import Client, resolve_token
 
         client = Client(submit, resolve_token(token))
+        # Before the audit: nobody should wait for an audit that an unreachable server or a bad token refuses.
+        client.me()
     except AuditError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(f"--submit: {exc}; nothing was audited") from None
 
     def upload(report: Report, loaded: LoadedConfig) -> str:
         config_text = None
@@ -580,6 +582,8 @@ DATABASE_HELP = "a database URL instead of SQLite in --data-dir, e.g. postgresql
 
 
 def _service_missing(exc: ImportError) -> typer.Exit:
+    if not _service_import_error(exc):
+        raise exc  # a broken install of the auditor itself: show it, do not blame the extra
     return _fail(f"{SERVICE_HINT} ({exc.name or exc} is not installed)")
 
 
@@ -637,6 +641,11 @@ def _service_url(data_dir: Path, database: str | None) -> str:
     return database_url(data_dir, database)
 
 
+def _service_import_error(exc: ImportError) -> bool:
+    """Whether ``exc`` is a missing package of the `service` extra (anything else is a bug to show)."""
+    return (exc.name or "").split(".")[0] in {"fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "psycopg"}
+
+
 @db_app.command("upgrade")
 def db_upgrade(
     data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
@@ -644,15 +653,13 @@ def db_upgrade(
 ) -> None:
     """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
     try:
-        from auditor.service.db import upgrade
+        from auditor.service.server import migrate
     except ImportError as exc:
         raise _service_missing(exc) from None
-    try:
-        revision = upgrade(_service_url(data_dir, database))
+    try:  # a refused connection or a wrong password is a DatabaseError of one line
+        revision = migrate(_service_url(data_dir, database))
     except AuditError as exc:
         raise _fail(str(exc)) from None
-    except Exception as exc:  # the driver's own error (refused connection, wrong password): one line, exit 2
-        raise _fail(f"the database could not be migrated: {type(exc).__name__}: {exc}") from None
     typer.echo(f"database at revision {revision}")
 
 
@@ -673,7 +680,7 @@ def token_create(
         from auditor.service import store
         from auditor.service.api import PROJECT_NAME
         from auditor.service.auth import Role
-        from auditor.service.db import make_engine, upgrade
+        from auditor.service.server import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
     import re
@@ -681,17 +688,20 @@ def token_create(
     roles = [r.value for r in Role]
     if role not in roles:
         raise _fail(f"--role {role!r}: expected one of {', '.join(roles)}")
-    if project is not None and not re.match(PROJECT_NAME, project):
+    if project is not None and not re.fullmatch(PROJECT_NAME.strip("^$"), project):  # `$` would pass "p\n"
         raise _fail(f"--project {project!r}: expected letters, digits, '.', '_' and '-'")
     try:
-        url = _service_url(data_dir, database)
-        upgrade(url)
-        engine = make_engine(url)
-        holder = name or f"{role}{'@' + project if project else ''}"
-        secret = store.create_token(engine, name=holder, role=Role(role), project=project, created_by="audit token")
-        engine.dispose()
+        engine = open_database(_service_url(data_dir, database))
     except AuditError as exc:
         raise _fail(str(exc)) from None
+    holder = name or f"{role}{'@' + project if project else ''}"
+    try:
+        secret = store.create_token(engine, name=holder, role=Role(role), project=project, created_by="audit token")
+    except Exception as exc:  # the driver's error (the database went away meanwhile): one line, exit 2
+        first = next(iter(str(exc).splitlines()), "")
+        raise _fail(f"the token could not be stored: {type(exc).__name__}: {first}") from None
+    finally:
+        engine.dispose()
     typer.echo(secret)
 
 
@@ -701,12 +711,13 @@ def gate(
     project: Annotated[str, typer.Option("--project", help="the run's project")],
     run_id: Annotated[int, typer.Option("--run", min=1, help="the run's number")],
     token: Annotated[str | None, typer.Option("--token", help=TOKEN_HELP)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="seconds to wait for the server")] = 60.0,
 ) -> None:
     """Exit 0 only when the run is approved, 1 when it is not (yet), 2 when the server cannot say."""
     from auditor.service.client import Client, resolve_token
 
     try:
-        answer = Client(url, resolve_token(token)).gate(project, run_id)
+        answer = Client(url, resolve_token(token), timeout_s=timeout).gate(project, run_id)
     except AuditError as exc:
         raise _fail(str(exc)) from None
     approved = answer.get("approved") is True

@@ -356,6 +356,27 @@ def _digest(files: Sequence[Path]) -> str:
     return combined.hexdigest()
 
 
+def manifest_files(loaded: LoadedConfig) -> list[Path]:
+    """The files the config's manifest names, in the order they are read (and digested)."""
+    spec = loaded.config.manifest
+    if spec is None:
+        return []
+    if spec.paths is not None:
+        return [
+            f
+            for split, p in spec.paths.items()
+            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots)
+        ]
+    assert spec.path is not None
+    return expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+
+
+def manifest_digest(loaded: LoadedConfig) -> str | None:
+    """The sha256 a report of this config would carry for its manifest, without reading the table."""
+    files = manifest_files(loaded)
+    return _digest(files) if files else None
+
+
 def check_columns(loaded: LoadedConfig) -> list[Path]:
     """Check that every manifest file exists and has the named columns, reading headers only."""
     spec = loaded.config.manifest
@@ -363,15 +384,7 @@ def check_columns(loaded: LoadedConfig) -> list[Path]:
         return []
     named = loaded.config.manifest_columns()
     wanted = [c for c in named if spec.paths is None or c != spec.split]
-    if spec.paths is not None:
-        files = [
-            f
-            for split, p in spec.paths.items()
-            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots)
-        ]
-    else:
-        assert spec.path is not None
-        files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+    files = manifest_files(loaded)
     for f in files:
         try:
             available = column_names(f, spec.format)

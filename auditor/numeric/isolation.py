@@ -70,8 +70,12 @@ class UserProcess:
         timeout_s: float,
         memory_mb: int | None = None,
         preload: tuple[str, ...] = (),
+        subject: str = "the user's code",
+        limit_name: str = "numeric.timeout_s",
     ) -> None:
         self.job, self.payload, self.user_paths = job, payload, user_paths
+        # How reasons name what ran and the setting that limits it (the service runs no user code).
+        self.subject, self.limit_name = subject, limit_name
         self.timeout_s, self.memory_mb, self.preload = timeout_s, memory_mb, preload
         self._dir: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -203,11 +207,11 @@ class UserProcess:
     def _reason(self, status: int, failure: str | None) -> str:
         if self._timed_out:
             return (
-                f"the user's code was still running after {self.timeout_s:g} s (numeric.timeout_s), so its process "
+                f"{self.subject} was still running after {self.timeout_s:g} s ({self.limit_name}), so its process "
                 "was killed before the checks finished"
             )
         if failure is not None:
-            return f"the process running the user's code failed before the checks finished: {failure}"
+            return f"the process running {self.subject} failed before the checks finished: {failure}"
         if status < 0:
             number = -status
             try:
@@ -216,13 +220,13 @@ class UserProcess:
                 name = "unknown signal"
             why = ""
             if number == signal.SIGKILL:
-                why = " (by the user's code, the system's out-of-memory killer or another process)"
+                why = f" (by {self.subject}, the system's out-of-memory killer or another process)"
             return (
-                f"the process running the user's code was killed by signal {number} ({name}){why} before the checks "
+                f"the process running {self.subject} was killed by signal {number} ({name}){why} before the checks "
                 "finished"
             )
         return (
-            f"the user's code ended its process with exit status {status} (os._exit({status}), or a crash) "
+            f"{self.subject} ended its process with exit status {status} (os._exit({status}), or a crash) "
             "before the checks finished"
         )
 

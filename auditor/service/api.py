@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from auditor.core.diff import diff_reports
@@ -17,7 +18,7 @@ from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import store
 from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext, context, principal
-from auditor.service.review import could_not_audit, unaccepted_errors, with_acceptances
+from auditor.service.review import could_not_audit, rejudged, unaccepted_errors, with_acceptances
 from auditor.service.submitted import config_digest, load_submitted
 
 PROJECT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
@@ -30,6 +31,9 @@ MEDIA = {
     "sarif": "application/sarif+json",
 }
 
+# Ids are 64-bit database integers: a larger number is refused as invalid, never sent to the database.
+MAX_ID = 2**63 - 1
+RunId = Annotated[int, Path(ge=1, le=MAX_ID)]
 Ctx = Annotated[ServiceContext, Depends(context)]
 Who = Annotated[Principal, Depends(principal)]
 
@@ -139,6 +143,24 @@ class Me(BaseModel):
     project: str | None
 
 
+class Problem(BaseModel):
+    """Why a request was refused: a sentence, or (for a malformed request) where each field went wrong."""
+
+    detail: str | list[dict[str, Any]]
+
+
+# Every route may answer with these; documented so clients (and the schema fuzzer) know every answer.
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem, "description": "the body could not be read (not UTF-8, nested too deeply)"},
+    401: {"model": Problem, "description": "no valid token"},
+    403: {"model": Problem, "description": "the token's role may not do this"},
+    404: {"model": Problem, "description": "no such project or run, or not one the token may see"},
+    409: {"model": Problem, "description": "the state does not allow it (exists already, no report yet)"},
+    413: {"model": Problem, "description": "the request body is over the server's limit"},
+    422: {"model": Problem, "description": "the request is not valid"},
+}
+
+
 def _deny(status: int, message: str) -> HTTPException:
     return HTTPException(status_code=status, detail=message)
 
@@ -180,16 +202,32 @@ class RunView:
         return store.decision(self.records)
 
 
-def load_report(ctx: ServiceContext, project: store.Project, run: store.Run) -> Report | None:
-    text = store.get_report_json(ctx.engine, project.name, run.id)
-    if text is None:
+def load_report(
+    ctx: ServiceContext,
+    project: store.Project,
+    run: store.Run,
+    accepted: Mapping[str, store.ReviewRecord] | None = None,
+) -> Report | None:
+    """The run's report with the project's acceptances in force now (``accepted``, else read here) applied."""
+    if run.state != "completed":
         return None
-    report = Report.model_validate_json(text)
-    return with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
+    report = ctx.reports.get(run.id, lambda: store.get_report_json(ctx.engine, project.name, run.id))
+    if report is None:
+        return None
+    if accepted is None:
+        accepted = store.acceptances(ctx.engine, project, store.now())
+    return with_acceptances(report, accepted)
 
 
 def view(ctx: ServiceContext, project: store.Project, run: store.Run) -> RunView:
     return RunView(run, store.run_reviews(ctx.engine, run.id), load_report(ctx, project, run))
+
+
+def views(ctx: ServiceContext, project: store.Project, runs: list[store.Run]) -> list[RunView]:
+    """Several runs (a page of a list) with two queries for all their histories and the acceptances."""
+    histories = store.reviews_of(ctx.engine, (r.id for r in runs))
+    accepted = store.acceptances(ctx.engine, project, store.now())
+    return [RunView(r, histories[r.id], load_report(ctx, project, r, accepted)) for r in runs]
 
 
 def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
@@ -242,7 +280,7 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
     try:
-        report = Report.model_validate(data)
+        report = rejudged(Report.model_validate(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -277,7 +315,7 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
         root = ctx.roots.get(body.data_root)
         load_submitted(body.config, root, body.base)
     except AuditError as exc:
-        raise _deny(422, str(exc)) from None
+        raise _deny(422, ctx.roots.hide(str(exc))) from None
     return store.enqueue_run(
         ctx.engine,
         project,
@@ -311,7 +349,7 @@ def post_review(
     if body.action == "approve":
         report = load_report(ctx, project, run)
         assert report is not None
-        blocking = unaccepted_errors(report)
+        blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
         no_verdict = could_not_audit(report)
         if (blocking or no_verdict) and not (body.override_reason or "").strip():
             what = (
@@ -361,7 +399,7 @@ def _review_out(r: store.ReviewRecord) -> ReviewOut:
 
 
 def build_router() -> APIRouter:
-    api = APIRouter(prefix="/api")
+    api = APIRouter(prefix="/api", responses=PROBLEMS)
 
     @api.get("/me")
     def me(who: Who) -> Me:
@@ -390,10 +428,11 @@ def build_router() -> APIRouter:
         who: Who,
         project: str,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        before: Annotated[int | None, Query(ge=1)] = None,
+        before: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     ) -> list[RunOut]:
         p = _project(ctx, who, project)
-        return [run_out(ctx, view(ctx, p, r)) for r in store.list_runs(ctx.engine, p.name, limit=limit, before=before)]
+        runs = store.list_runs(ctx.engine, p.name, limit=limit, before=before)
+        return [run_out(ctx, v) for v in views(ctx, p, runs)]
 
     @api.post("/projects/{project}/runs", status_code=201)
     def submit_run(ctx: Ctx, who: Who, project: str, body: RunIn) -> RunOut:
@@ -402,7 +441,7 @@ def build_router() -> APIRouter:
         return run_out(ctx, view(ctx, p, run))
 
     @api.get("/projects/{project}/runs/{run_id}")
-    def get_run(ctx: Ctx, who: Who, project: str, run_id: int) -> RunOut:
+    def get_run(ctx: Ctx, who: Who, project: str, run_id: RunId) -> RunOut:
         p = _project(ctx, who, project)
         return run_out(ctx, view(ctx, p, _run(ctx, p, run_id)))
 
@@ -415,7 +454,7 @@ def build_router() -> APIRouter:
         ctx: Ctx,
         who: Who,
         project: str,
-        run_id: int,
+        run_id: RunId,
         format: Literal["json", "markdown", "html", "junit", "sarif"] = "json",
     ) -> Response:
         p = _project(ctx, who, project)
@@ -434,8 +473,10 @@ def build_router() -> APIRouter:
         ctx: Ctx,
         who: Who,
         project: str,
-        run_id: int,
-        against: Annotated[int | None, Query(ge=1, description="default: the last approved run before this")] = None,
+        run_id: RunId,
+        against: Annotated[
+            int | None, Query(ge=1, le=MAX_ID, description="default: the last approved run before this")
+        ] = None,
         format: Literal["json", "markdown", "html"] = "json",
     ) -> Response:
         p = _project(ctx, who, project)
@@ -454,13 +495,13 @@ def build_router() -> APIRouter:
         return Response(renderer(d), media_type=MEDIA.get(format, "text/plain"))
 
     @api.post("/projects/{project}/runs/{run_id}/reviews", status_code=201)
-    def add_review(ctx: Ctx, who: Who, project: str, run_id: int, body: ReviewIn) -> ReviewOut:
+    def add_review(ctx: Ctx, who: Who, project: str, run_id: RunId, body: ReviewIn) -> ReviewOut:
         role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
         p = _project(ctx, who, project, role)
         return _review_out(post_review(ctx, who, p, _run(ctx, p, run_id), body))
 
     @api.get("/projects/{project}/runs/{run_id}/reviews")
-    def run_history(ctx: Ctx, who: Who, project: str, run_id: int) -> list[ReviewOut]:
+    def run_history(ctx: Ctx, who: Who, project: str, run_id: RunId) -> list[ReviewOut]:
         p = _project(ctx, who, project)
         run = _run(ctx, p, run_id)
         return [_review_out(r) for r in store.run_reviews(ctx.engine, run.id)]
@@ -471,7 +512,7 @@ def build_router() -> APIRouter:
         return [_review_out(r) for r in store.project_trail(ctx.engine, p, limit=limit)]
 
     @api.get("/projects/{project}/runs/{run_id}/gate")
-    def get_gate(ctx: Ctx, who: Who, project: str, run_id: int) -> Gate:
+    def get_gate(ctx: Ctx, who: Who, project: str, run_id: RunId) -> Gate:
         p = _project(ctx, who, project)
         return gate(ctx, p, _run(ctx, p, run_id))
 

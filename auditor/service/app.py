@@ -29,29 +29,32 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._refuse(send)
             return
+        # Read the whole body before the app runs: the framework turns an error raised while it reads the
+        # body into a 400, so a streamed body over the limit is refused here, where it is seen, as 413.
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
+        more = True
+        while more:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
-
-        async def tracking(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted, tracking)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":  # the client went away: nothing to answer
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
                 await self._refuse(send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: the disconnect the app may wait for
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
         body = f'{{"detail":"request body larger than {self.limit} bytes"}}'.encode()
@@ -63,10 +66,6 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 SECURITY_HEADERS = {

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,6 +16,8 @@ from auditor.core.errors import AuditError
 
 TOKEN_ENV = "SPLIT_AUDITOR_TOKEN"
 TIMEOUT_S = 60.0
+# What an HTTP header may carry; a token pasted with a line break would otherwise fail inside http.client.
+TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
 
 
 class ServiceError(AuditError):
@@ -26,10 +30,13 @@ class ServiceError(AuditError):
 
 def resolve_token(token: str | None) -> str:
     """``--token``, else $SPLIT_AUDITOR_TOKEN; an error naming both when neither is set."""
-    value = token or os.environ.get(TOKEN_ENV, "")
-    if not value.strip():
+    source = "--token" if token else TOKEN_ENV
+    value = (token or os.environ.get(TOKEN_ENV, "")).strip()
+    if not value:
         raise ServiceError(f"the server needs a token: pass --token or set {TOKEN_ENV}")
-    return value.strip()
+    if not TOKEN_CHARS.fullmatch(value):
+        raise ServiceError(f"{source}: a token is one word of printable ASCII; this one has spaces or line breaks")
+    return value
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,11 @@ class Client:
     timeout_s: float = TIMEOUT_S
 
     def __post_init__(self) -> None:
-        parts = urllib.parse.urlsplit(self.base_url)
+        try:
+            parts = urllib.parse.urlsplit(self.base_url)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError:
+            parts = urllib.parse.urlsplit("")
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ServiceError(f"server URL {self.base_url!r}: expected http://HOST:PORT or https://HOST")
 
@@ -59,10 +70,19 @@ class Client:
             if accept_404 and exc.code == 404:
                 return None
             raise ServiceError(f"{method} {url}: {exc.code} {_detail(exc)}", exc.code) from None
-        except (urllib.error.URLError, OSError, TimeoutError) as exc:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ServiceError(f"{method} {url}: the server did not answer ({reason})") from None
-        return json.loads(payload) if payload else None
+            if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+                raise ServiceError(f"{method} {url}: no answer within {self.timeout_s:g} s") from None
+            raise ServiceError(f"{method} {url}: the server did not answer ({reason or type(exc).__name__})") from None
+        try:
+            return json.loads(payload) if payload else None
+        except ValueError:
+            raise ServiceError(f"{method} {url}: the answer is not JSON; is this an audit server?") from None
+
+    def me(self) -> dict[str, Any]:
+        """Who the token is; the cheapest request that proves the server is there and the token valid."""
+        return dict(self.request("GET", "/api/me"))
 
     def project(self, name: str, *, create: bool) -> dict[str, Any]:
         """The project, created first when it does not exist and ``create`` (the token must allow it)."""

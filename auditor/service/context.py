@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from fastapi import HTTPException, Request
 from sqlalchemy import Engine
 
+from auditor.core.findings import Report
 from auditor.service import store
 from auditor.service.auth import Principal
 from auditor.service.submitted import DataRoots
@@ -15,11 +19,37 @@ from auditor.service.submitted import DataRoots
 SESSION_COOKIE = "split_auditor_token"
 
 
+class ReportCache:
+    """Parsed reports of completed runs by run id: a stored report never changes, and parsing a large one
+    for every page of a run list would cost more than reading it."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: OrderedDict[int, Report] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, run_id: int, load: Callable[[], str | None]) -> Report | None:
+        with self._lock:
+            if run_id in self._items:
+                self._items.move_to_end(run_id)
+                return self._items[run_id]
+        text = load()
+        if text is None:
+            return None  # not finished yet: nothing to keep
+        report = Report.model_validate_json(text)
+        with self._lock:
+            self._items[run_id] = report
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return report
+
+
 @dataclass(frozen=True)
 class ServiceContext:
     engine: Engine
     roots: DataRoots = field(default_factory=lambda: DataRoots({}))
     public_url: str = ""  # how clients reach the server; run links are built from it
+    reports: ReportCache = field(default_factory=ReportCache, compare=False)
 
     def run_url(self, project: str, run_id: int) -> str:
         return f"{self.public_url.rstrip('/')}/projects/{quote(project, safe='')}/runs/{run_id}"

@@ -14,6 +14,8 @@ from sqlalchemy.exc import ArgumentError
 from auditor.core.errors import AuditError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Connections kept open, and opened beyond them at peaks: 40 in all, one per request thread of the server.
+POOL_SIZE, POOL_OVERFLOW = 10, 30
 
 
 class DatabaseError(AuditError):
@@ -31,12 +33,19 @@ def make_engine(url: str) -> Engine:
     except ArgumentError as exc:
         raise DatabaseError(f"--database {url!r}: not a database URL ({exc})") from None
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        # As many connections as the server has request threads (anyio's default 40): a request then never
+        # waits for a pooled connection, only, on a write, for SQLite's single write lock.
+        engine = create_engine(
+            parsed,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+        )
         _configure_sqlite(engine)
         return engine
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--database {parsed.render_as_string()!r}: expected sqlite:/// or postgresql+psycopg://")
-    return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -54,9 +54,10 @@ def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:
     return finding.model_copy(update={"accepted": True, "accept_reason": reason})
 
 
-def unaccepted_errors(report: Report) -> list[Finding]:
-    """The findings an approval would overrule: errors nobody accepted."""
-    return [f for f in report.findings if f.counts_against and f.severity is Severity.ERROR]
+def unaccepted_errors(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
+    """The findings an approval would overrule: errors no reviewer accepted. An `accept:` entry in the
+    submitted config is the submitter's own word, so it does not spare the reviewer's decision."""
+    return [f for f in report.findings if f.severity is Severity.ERROR and f.fingerprint not in accepted]
 
 
 def could_not_audit(report: Report) -> bool:

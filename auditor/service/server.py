@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from auditor.core.errors import AuditError
 from auditor.service import store
@@ -32,17 +38,72 @@ class ServeOptions:
     max_body_bytes: int = MAX_BODY_BYTES
 
 
+class ListenError(AuditError):
+    """The server cannot listen on the address it was given."""
+
+
 def database_url(data_dir: Path, database: str | None) -> str:
     """The URL given, else SQLite in ``data_dir`` (created private to the user)."""
     if database:
         return database
     try:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DatabaseError(f"--data-dir {data_dir}: a file is in the way; expected a folder") from None
     except OSError as exc:
         raise DatabaseError(f"--data-dir {data_dir}: cannot create it: {exc.strerror or exc}") from None
-    if not os.access(data_dir, os.W_OK):
+    if not os.access(data_dir, os.W_OK | os.X_OK):
         raise DatabaseError(f"--data-dir {data_dir}: not writable")
     return sqlite_url(data_dir)
+
+
+def _driver_error(url: str, exc: Exception) -> DatabaseError:
+    """A driver's error as one line naming the database (its password hidden), never a traceback."""
+    cause = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
+    return DatabaseError(f"database {safe_url(url)}: {lines[0] if lines else type(cause).__name__}")
+
+
+def migrate(url: str) -> str:
+    """Bring the database to this version's schema; returns the revision. DatabaseError for any failure."""
+    try:
+        return upgrade(url)
+    except AuditError:
+        raise
+    except (SQLAlchemyError, OSError) as exc:
+        raise _driver_error(url, exc) from None
+
+
+def open_database(url: str) -> Engine:
+    """The migrated database's engine; DatabaseError (one line) when it cannot be reached or migrated."""
+    migrate(url)
+    engine = make_engine(url)
+    try:
+        with engine.connect():
+            pass
+    except (SQLAlchemyError, OSError) as exc:
+        engine.dispose()
+        raise _driver_error(url, exc) from None
+    return engine
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` before anything else starts, so an address in use is a clean error."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ListenError(f"--host {host!r}: not an address this machine knows ({exc.strerror})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait for TIME_WAIT
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        why = "another process listens there" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise ListenError(f"cannot listen on {_url_host(host)}:{port}: {why}") from None
+    sock.set_inheritable(False)
+    return sock
 
 
 def serve(options: ServeOptions) -> None:
@@ -51,18 +112,28 @@ def serve(options: ServeOptions) -> None:
 
     roots = DataRoots.parse(options.roots)
     url = database_url(options.data_dir, options.database)
-    upgrade(url)
-    engine = make_engine(url)
-    admin = store.ensure_admin(engine)
-    address = f"http://{_url_host(options.host)}:{options.port}"
+    sock = listen(options.host, options.port)
+    try:
+        engine = open_database(url)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        admin = store.ensure_admin(engine)
+    except SQLAlchemyError as exc:
+        sock.close()
+        engine.dispose()
+        raise _driver_error(url, exc) from None
+    port = sock.getsockname()[1]
+    address = f"http://{_url_host(options.host)}:{port}"
     public = options.public_url or address
     ctx = ServiceContext(engine=engine, roots=roots, public_url=public)
     app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     settings = WorkerSettings(timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb)
     workers = [Worker(engine, roots, settings) for _ in range(max(0, options.workers))]
-    config = uvicorn.Config(app, host=options.host, port=options.port, log_level="warning", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
-    print(f"split-auditor service on {address} (database: {_safe_url(url)})", flush=True)
+    print(f"split-auditor service on {address} (database: {safe_url(url)})", flush=True)
     if admin is not None:
         print("the first admin token follows; it is shown only now and stored only as a hash:", flush=True)
         print(f"admin token: {admin}", flush=True)
@@ -71,24 +142,29 @@ def serve(options: ServeOptions) -> None:
     for worker in workers:
         worker.start()
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         for worker in workers:
             worker.stop()
         engine.dispose()
+        with contextlib.suppress(OSError):
+            sock.close()
     if not server.started:
-        raise AuditError(f"the server could not listen on {options.host}:{options.port} (in use, or not allowed)")
+        raise ListenError(f"the server could not start on {address}")
 
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _safe_url(url: str) -> str:
-    """The database URL without its password, for the start-up line."""
+def safe_url(url: str) -> str:
+    """The database URL without its password, for messages and the start-up line."""
     from sqlalchemy.engine import make_url
 
-    return make_url(url).render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return "(a URL that does not parse)"
 
 
 def main() -> None:  # pragma: no cover - `python -m auditor.service.server` for debugging

@@ -329,7 +329,16 @@ def list_runs(engine: Engine, project: str, *, limit: int = 100, before: int | N
 def claim_next(engine: Engine, worker: str) -> tuple[Run, str] | None:
     """Take the oldest queued run for ``worker`` (atomically: two workers never take the same one)."""
     with writing(engine) as conn:
-        oldest = select(runs.c.id).where(runs.c.state == "queued").order_by(runs.c.id).limit(1).scalar_subquery()
+        # PostgreSQL: SKIP LOCKED lets a second worker take the next run instead of waiting on this one's row
+        # (and then finding it taken); SQLite's BEGIN IMMEDIATE already lets one writer in at a time.
+        oldest = (
+            select(runs.c.id)
+            .where(runs.c.state == "queued")
+            .order_by(runs.c.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
+        )
         claimed = conn.execute(
             update(runs)
             .where(runs.c.id == oldest, runs.c.state == "queued")
@@ -340,6 +349,17 @@ def claim_next(engine: Engine, worker: str) -> tuple[Run, str] | None:
             return None
         row = conn.execute(_run_query().where(runs.c.id == claimed.id)).one()
     return _run(row), row.project
+
+
+def running_holders(engine: Engine) -> list[tuple[int, str]]:
+    """Each running run with the worker that holds it, for that worker's liveness to be checked."""
+    with reading(engine) as conn:
+        rows = conn.execute(
+            select(runs.c.id, runs.c.worker)
+            .where(runs.c.state == "running", runs.c.worker.is_not(None))
+            .order_by(runs.c.id)
+        ).all()
+    return [(r.id, r.worker) for r in rows]
 
 
 def heartbeat(engine: Engine, run_id: int, worker: str, progress: str) -> bool:
@@ -465,6 +485,19 @@ def run_reviews(engine: Engine, run_id: int) -> list[ReviewRecord]:
     with reading(engine) as conn:
         rows = conn.execute(select(reviews).where(reviews.c.run_id == run_id).order_by(reviews.c.id)).all()
     return [_review(r) for r in rows]
+
+
+def reviews_of(engine: Engine, run_ids: Iterable[int]) -> dict[int, list[ReviewRecord]]:
+    """The histories of several runs in one query (a page of runs), oldest record first."""
+    ids = sorted(set(run_ids))
+    found: dict[int, list[ReviewRecord]] = {i: [] for i in ids}
+    if not ids:
+        return found
+    with reading(engine) as conn:
+        rows = conn.execute(select(reviews).where(reviews.c.run_id.in_(ids)).order_by(reviews.c.id)).all()
+    for row in rows:
+        found[row.run_id].append(_review(row))
+    return found
 
 
 def project_trail(engine: Engine, project: Project, *, limit: int = 500) -> list[ReviewRecord]:

@@ -42,6 +42,12 @@ class DataRoots:
             roots[name] = real
         return cls(roots)
 
+    def hide(self, text: str) -> str:
+        """``text`` with each root's real path replaced by its name: where the server keeps data is its own."""
+        for name, path in sorted(self.roots.items(), key=lambda item: -len(str(item[1]))):
+            text = text.replace(str(path), f"<data root {name}>")
+        return text
+
     def get(self, name: str) -> Path:
         try:
             return self.roots[name]

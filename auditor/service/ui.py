@@ -1,9 +1,261 @@
-"""The reviewers' web pages (server-rendered)."""
+"""The reviewers' web pages: server-rendered HTML that works without JavaScript, over the same rules as the API.
+
+A browser signs in by pasting its token once; the token then rides in an HttpOnly, SameSite=Strict cookie.
+Every form carries a CSRF token (an HMAC of the session token, so it holds across server processes without
+shared state) and every POST's Origin must be this server: a page elsewhere cannot act with the cookie.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from auditor.core.diff import Diff, diff_reports
+from auditor.core.errors import ReportMismatchError
+from auditor.core.findings import Finding, Report
+from auditor.render import render_html
+from auditor.render.common import MARK
+from auditor.render.diff import about, change_text, headline
+from auditor.render.html import CSP as REPORT_CSP
+from auditor.service import api, store
+from auditor.service.auth import Principal, Role
+from auditor.service.context import SESSION_COOKIE, ServiceContext, context
+
+LOGIN_COOKIE = "split_auditor_login"  # double-submit token of the sign-in form (no session exists yet)
+CSRF_FIELD = "csrf"
+MAX_FORM_BYTES = 64 * 1024
+PAGE_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+ACTIVE = ("queued", "running")
+REFRESH_S = 3
+
+
+def csrf_token(session: str) -> str:
+    """The form token of a session: only a page that could read the (HttpOnly) cookie's value could make it."""
+    return hmac.new(session.encode(), b"split-auditor form", hashlib.sha256).hexdigest()
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("auditor.service", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    env.filters["short"] = lambda v: v[:12] if v else ""
+    env.filters["when"] = lambda v: f"{v:%Y-%m-%d %H:%M} UTC" if v else ""
+    env.filters["about"] = about
+    env.filters["mark"] = lambda f: MARK[f.severity]
+    env.filters["changes"] = change_text
+    env.filters["q"] = lambda v: quote(str(v), safe="")
+    return env
+
+
+TEMPLATES = _env()
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in browser: who it is, and the token its forms must carry."""
+
+    who: Principal
+    csrf: str
+
+
+class _Refused(Exception):
+    """A request the UI answers with a page rather than the API's JSON (a redirect or an error page)."""
+
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+def _page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    response = HTMLResponse(TEMPLATES.get_template(name).render(**values), status_code=status)
+    response.headers["content-security-policy"] = PAGE_CSP
+    response.headers["cache-control"] = "no-store"
+    # Not the API's no-referrer: under it a browser posts forms with `Origin: null`, which the CSRF check refuses.
+    response.headers["referrer-policy"] = "same-origin"
+    return response
+
+
+def _see(path: str) -> RedirectResponse:
+    return RedirectResponse(path, status_code=303)
+
+
+def _safe_next(value: str | None) -> str:
+    """Only a path on this server: an open redirect would let a link send a signed-in reviewer elsewhere."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    return value
+
+
+def _session(request: Request) -> Session:
+    """The signed-in principal, or a redirect to the sign-in page."""
+    token = request.cookies.get(SESSION_COOKIE)
+    who = store.authenticate(context(request).engine, token) if token else None
+    if token is None or who is None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise _Refused(_see(f"/login?next={quote(target, safe='')}"))
+    return Session(who, csrf_token(token))
+
+
+def _same_origin(request: Request) -> bool:
+    """A POST from a page of this server: Origin (or, without it, Referer) names this host, or is absent."""
+    claimed = request.headers.get("origin") or request.headers.get("referer")
+    if claimed is None:
+        return True  # old clients send neither; the CSRF token still has to match
+    parts = urlsplit(claimed)
+    if claimed == "null" or not parts.netloc:
+        return False
+    ours = {request.url.netloc.lower()}
+    public = context(request).public_url
+    if public:
+        ours.add(urlsplit(public).netloc.lower())
+    return parts.netloc.lower() in ours
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The URL-encoded form fields (first value of each); 413 for an oversized form."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise HTTPException(413, f"form larger than {MAX_FORM_BYTES} bytes")
+    fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=50)
+    return {k: v[0] for k, v in fields.items()}
+
+
+def _checked(request: Request, form: dict[str, str]) -> Session:
+    """The session of a POST whose origin and CSRF token are right; 403 otherwise."""
+    session = _session(request)
+    if not _same_origin(request):
+        raise _Refused(_error(403, "refused: the form was posted from another site", session))
+    if not hmac.compare_digest(form.get(CSRF_FIELD, "").encode(), session.csrf.encode()):
+        raise _Refused(_error(403, "refused: the form's security token is missing or stale; reload the page", session))
+    return session
+
+
+def _error(status: int, message: str, session: Session | None) -> HTMLResponse:
+    return _page("error.html.j2", status, code=status, message=message, session=session)
+
+
+def _guarded(build: Callable[[], Response], session: Session | None = None) -> Response:
+    """Run a page builder, turning refusals into pages: the API's 404/403/409 become readable errors."""
+    try:
+        return build()
+    except _Refused as refused:
+        return refused.response
+    except HTTPException as exc:
+        return _error(exc.status_code, str(exc.detail), session)
+
+
+# --- what the pages show --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffView:
+    """The comparison with the last approved run, or why there is none."""
+
+    against: store.Run | None
+    diff: Diff | None
+    note: str
+
+
+def _diff_view(ctx: ServiceContext, project: store.Project, run: store.Run, report: Report | None) -> DiffView:
+    old_run = store.last_approved(ctx.engine, project, before=run.id)
+    if old_run is None:
+        return DiffView(None, None, "no run of this project was approved before this one: nothing to compare with")
+    old = api.load_report(ctx, project, old_run)
+    if old is None or report is None:
+        return DiffView(old_run, None, "this run has no report yet")
+    try:
+        d = diff_reports(old, report, old_path=f"run {old_run.id}", new_path=f"run {run.id}")
+    except ReportMismatchError as exc:
+        return DiffView(old_run, None, str(exc))
+    return DiffView(old_run, d, headline(d))
+
+
+def _acceptable(report: Report | None) -> list[Finding]:
+    """Findings a reviewer may still accept: those that count against the run now."""
+    if report is None:
+        return []
+    seen: set[str] = set()
+    out = []
+    for f in sorted(report.findings, key=lambda f: f.sort_key()):
+        if not f.accepted and f.fingerprint not in seen:
+            seen.add(f.fingerprint)
+            out.append(f)
+    return out
+
+
+def _run_page(
+    request: Request,
+    session: Session,
+    project: str,
+    run_id: int,
+    *,
+    status: int = 200,
+    problem: str | None = None,
+    form: dict[str, str] | None = None,
+) -> Response:
+    ctx = context(request)
+    p = api._project(ctx, session.who, project)
+    run = api._run(ctx, p, run_id)
+    v = api.view(ctx, p, run)
+    out = api.run_out(ctx, v)
+    return _page(
+        "run.html.j2",
+        status,
+        session=session,
+        project=p,
+        run=out,
+        view=v,
+        report=v.report,
+        diff=_diff_view(ctx, p, run, v.report),
+        acceptable=_acceptable(v.report),
+        reviewer=session.who.may(Role.REVIEWER, p.name),
+        refresh=REFRESH_S if run.state in ACTIVE else None,
+        problem=problem,
+        form=form or {},
+    )
+
+
+def _review_body(form: dict[str, str]) -> api.ReviewIn:
+    """The review form as the API's body: empty fields are absent, a date expires at its start (UTC)."""
+    action = form.get("action", "")
+    expires = form.get("expires_at", "").strip()
+    values: dict[str, Any] = {"action": action, "comment": form.get("comment", "")}
+    if action == "accept":
+        values["fingerprint"] = form.get("fingerprint") or None
+        if expires:
+            try:
+                day = dt.date.fromisoformat(expires)
+            except ValueError:
+                raise HTTPException(422, f"expires: {expires!r} is not a date (YYYY-MM-DD)") from None
+            values["expires_at"] = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+    if action == "approve" and form.get("override_reason", "").strip():
+        values["override_reason"] = form["override_reason"]
+    try:
+        return api.ReviewIn(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise HTTPException(422, f"{action or 'review'}: {where}: {first['msg']}") from None
+
+
+def _static(name: str) -> bytes:
+    return resources.files("auditor.service").joinpath("static", name).read_bytes()
 
 
 def build_ui() -> APIRouter:
@@ -13,4 +265,135 @@ def build_ui() -> APIRouter:
     def healthz() -> JSONResponse:
         return JSONResponse({"ok": True})
 
+    @ui.get("/static/ui.css")
+    def stylesheet() -> Response:
+        return Response(_static("ui.css"), media_type="text/css", headers={"cache-control": "max-age=3600"})
+
+    @ui.get("/login")
+    def login_form(request: Request, next: str | None = None) -> Response:
+        nonce = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(24)
+        response = _page("login.html.j2", session=None, next=_safe_next(next), csrf=nonce, problem=None)
+        _set_cookie(request, response, LOGIN_COOKIE, nonce, max_age=3600)
+        return response
+
+    @ui.post("/login")
+    async def login(request: Request) -> Response:
+        form = await _form(request)
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        target = _safe_next(form.get("next"))
+        if not _same_origin(request) or not nonce or not hmac.compare_digest(form.get(CSRF_FIELD, ""), nonce):
+            return _error(403, "refused: the sign-in form was not posted from this server's page; reload it", None)
+        token = form.get("token", "").strip()
+        who = await run_in_threadpool(store.authenticate, context(request).engine, token)
+        if who is None:
+            page = _page("login.html.j2", 401, session=None, next=target, csrf=nonce, problem="that token is not valid")
+            return page
+        response = _see(target)
+        _set_cookie(request, response, SESSION_COOKIE, token, max_age=None)
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+        return response
+
+    @ui.post("/logout")
+    async def logout(request: Request) -> Response:
+        form = await _form(request)
+
+        def done() -> Response:
+            _checked(request, form)
+            response = _see("/login")
+            response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+            return response
+
+        return await run_in_threadpool(_guarded, done)
+
+    @ui.get("/")
+    def home(request: Request) -> Response:
+        def build() -> Response:
+            session = _session(request)
+            projects = store.list_projects(context(request).engine, session.who)
+            return _page("projects.html.j2", session=session, projects=projects)
+
+        return _guarded(build)
+
+    @ui.get("/projects/{project}")
+    def project_page(request: Request, project: str) -> Response:
+        def build() -> Response:
+            session = _session(request)
+            ctx = context(request)
+            try:
+                p = api._project(ctx, session.who, project)
+            except HTTPException as exc:
+                return _error(exc.status_code, str(exc.detail), session)
+            runs = [api.run_out(ctx, v) for v in api.views(ctx, p, store.list_runs(ctx.engine, p.name, limit=100))]
+            active = any(r.state in ACTIVE for r in runs)
+            return _page(
+                "project.html.j2", session=session, project=p, runs=runs, refresh=REFRESH_S if active else None
+            )
+
+        return _guarded(build)
+
+    @ui.get("/projects/{project}/runs/{run_id}")
+    def run_page(request: Request, project: str, run_id: int) -> Response:
+        def build() -> Response:
+            session = _session(request)
+            try:
+                return _run_page(request, session, project, run_id)
+            except HTTPException as exc:
+                return _error(exc.status_code, str(exc.detail), session)
+
+        return _guarded(build)
+
+    @ui.get("/projects/{project}/runs/{run_id}/report.html")
+    def report_page(request: Request, project: str, run_id: int) -> Response:
+        def build() -> Response:
+            session = _session(request)
+            ctx = context(request)
+            p = api._project(ctx, session.who, project)
+            report = api.load_report(ctx, p, api._run(ctx, p, run_id))
+            if report is None:
+                return _error(409, f"run {run_id} has no report yet", session)
+            # The report's own policy (it loads nothing), framed only by this server's pages, in a sandbox.
+            return HTMLResponse(
+                render_html(report),
+                headers={
+                    "content-security-policy": f"{REPORT_CSP}; frame-ancestors 'self'; sandbox",
+                    "cache-control": "no-store",
+                },
+            )
+
+        return _guarded(build)
+
+    @ui.post("/projects/{project}/runs/{run_id}/review")
+    async def review(request: Request, project: str, run_id: int) -> Response:
+        form = await _form(request)
+
+        def act() -> Response:
+            session = _checked(request, form)
+            ctx = context(request)
+            try:
+                body = _review_body(form)
+                role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
+                p = api._project(ctx, session.who, project, role)
+                api.post_review(ctx, session.who, p, api._run(ctx, p, run_id), body)
+            except HTTPException as exc:
+                if exc.status_code == 404:
+                    return _error(404, str(exc.detail), session)
+                return _run_page(
+                    request, session, project, run_id, status=exc.status_code, problem=str(exc.detail), form=form
+                )
+            return _see(f"/projects/{quote(project, safe='')}/runs/{run_id}#history")
+
+        return await run_in_threadpool(_guarded, act)
+
     return ui
+
+
+def _set_cookie(request: Request, response: Response, name: str, value: str, *, max_age: int | None) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )

@@ -6,9 +6,11 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import secrets
 import socket
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
@@ -29,6 +31,48 @@ ABANDONED = (
 )
 
 
+def _start_ticks(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), or None where /proc cannot say."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        # The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
+        return stat[stat.rindex(")") + 2 :].split()[19]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def this_host() -> str:
+    """The host name and PID namespace: process ids compare only within one (containers share host names)."""
+    try:
+        namespace = str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        namespace = "-"
+    return f"{socket.gethostname()[:50]}@{namespace}"
+
+
+def worker_name(host: str, pid: int) -> str:
+    """``host:pid:start:nonce``: enough for a later server on this host to tell whether the holder still lives."""
+    return f"{host}:{pid}:{_start_ticks(pid) or '-'}:{secrets.token_hex(4)}"
+
+
+def holder_gone(worker: str, host: str) -> bool:
+    """True when ``worker`` names a process of ``host`` that has ended (its id unused, or reused by another)."""
+    parts = worker.rsplit(":", 3)
+    if len(parts) != 4 or parts[0] != host or not parts[1].isdigit():
+        return False  # another host's worker: only its heartbeat going stale can tell
+    pid, started = int(parts[1]), parts[2]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # a process of another user holds the id: compare start times
+    if started == "-":
+        return False
+    now_started = _start_ticks(pid)
+    return now_started is not None and now_started != started
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     poll_s: float = 0.5
@@ -42,7 +86,8 @@ class Worker:
     def __init__(self, engine: Engine, roots: DataRoots, settings: WorkerSettings | None = None) -> None:
         self.engine, self.roots = engine, roots
         self.settings = settings or WorkerSettings()
-        self.name = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.host = this_host()
+        self.name = worker_name(self.host, os.getpid())
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._current: UserProcess | None = None
@@ -60,9 +105,21 @@ class Worker:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def recover(self) -> list[int]:
+        """Fail the running runs whose worker on this host is dead: a kill -9 must not wait for a stale heartbeat."""
+        failed = []
+        for run_id, holder in store.running_holders(self.engine):
+            dead = holder != self.name and holder_gone(holder, self.host)
+            # fail_run with the holder's name: a run another worker took over meanwhile is left alone.
+            if dead and store.fail_run(self.engine, run_id, ABANDONED, worker=holder):
+                log.warning("run %s was left running by %s, which has ended: marked failed", run_id, holder)
+                failed.append(run_id)
+        return failed
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
+                self.recover()
                 store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED)
                 claimed = store.claim_next(self.engine, self.name)
             except Exception:  # a database hiccup must not end the worker; the next poll tries again
@@ -93,6 +150,8 @@ class Worker:
             payload,
             timeout_s=self.settings.timeout_s,
             memory_mb=self.settings.memory_mb,
+            subject="the audit",
+            limit_name="audit serve --job-timeout",
         )
         beat = threading.Event()
         pulse = threading.Thread(target=self._pulse, args=(run.id, beat), daemon=True)
@@ -112,7 +171,7 @@ class Worker:
             return
         if not outcome.complete or len(outcome.records) != 1:
             reason = outcome.reason or "the audit process ended without a report"
-            store.fail_run(self.engine, run.id, reason, worker=self.name)
+            store.fail_run(self.engine, run.id, self.roots.hide(reason), worker=self.name)
             return
         try:
             report = Report.model_validate_json(outcome.records[0])

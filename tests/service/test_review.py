@@ -213,3 +213,40 @@ def test_an_uploaded_report_cannot_claim_a_verdict_its_findings_contradict(clien
     assert {s["stage"] for s in stored["stages"] if s["status"] == "failed"} == {
         s["stage"] for s in sample_report()["stages"] if s["status"] == "failed"
     }
+
+
+def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients) -> None:  # type: ignore[no-untyped-def]
+    self_accepted = json.loads(json.dumps(sample_report()))
+    for stage in self_accepted["stages"]:
+        for f in stage["findings"]:
+            if f["severity"] == "error":
+                f["accepted"], f["accept_reason"] = True, "fine by me"
+    run = submit(clients["submitter"], self_accepted)
+    assert run["effective"]["errors"] == 0  # shown as the config accepted them
+    refused = review(clients["reviewer"], run["id"], action="approve", comment="ok")
+    assert refused.status_code == 422 and "unaccepted error" in refused.json()["detail"]
+
+
+def test_listing_runs_costs_the_same_queries_for_5_runs_as_for_1(engine_url) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import event
+
+    engine = make_engine(engine_url)
+    app = create_app(ServiceContext(engine=engine, public_url="http://testserver"))
+    token = store.create_token(engine, name="r", role=Role.REVIEWER, project=None, created_by="test")
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    try:
+        with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as c:
+            c.post("/api/projects", json={"name": "demo"})
+            counts = []
+            for n in (1, 5):
+                while len(c.get("/api/projects/demo/runs").json()) < n:
+                    submit(c, sample_report())
+                c.get("/api/projects/demo/runs")  # reports parsed once, then kept
+                statements.clear()
+                listed = c.get("/api/projects/demo/runs").json()
+                assert len(listed) == n
+                counts.append(len(statements))
+        assert counts[0] == counts[1], counts
+    finally:
+        engine.dispose()

@@ -1,0 +1,244 @@
+"""The service's commands against a live server: submit, gate, tokens, migrations and refused starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.service.conftest import SAMPLES
+from tests.service.harness import REPO, LiveServer, free_port
+
+SAMPLE = str(SAMPLES / "video_frames" / "audit.yaml")
+RUN_LINE = re.compile(r"^run: (http://127\.0\.0\.1:\d+/projects/demo/runs/(\d+))$", re.M)
+
+
+def audit(*args: str, token: str | None = None, python: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`audit ARGS` as a user runs it; SPLIT_AUDITOR_TOKEN set only when ``token`` is given."""
+    env = {k: v for k, v in os.environ.items() if k != "SPLIT_AUDITOR_TOKEN"}
+    if token is not None:
+        env["SPLIT_AUDITOR_TOKEN"] = token
+    argv = [sys.executable, *(python or ["-m", "auditor.cli"]), *args]
+    return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
+def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
+    """The command failed with exit 2 and a single `error:` line, never a traceback."""
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One SQLite server for the module; no queue worker, so a server-side run stays queued."""
+    server = LiveServer(tmp_path_factory.mktemp("svc") / "data", roots={"samples": SAMPLES}, extra=["--workers", "0"])
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tmp_path: Path) -> None:
+    made = audit("token", "create", "--role", "submitter", "--project", "demo", "--data-dir", str(live.data_dir))
+    assert made.returncode == 0, made.stderr
+    submitter = made.stdout.strip()
+    assert re.fullmatch(r"sa_\S+", submitter)
+    done = audit("run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path), token=submitter)
+    assert done.returncode == 1, done.stderr  # the sample's audit finds leaks: the exit code stays the audit's
+    page = RUN_LINE.search(done.stdout)
+    assert page is not None, done.stdout
+    assert page.group(1).startswith(live.url)
+    with live.client(submitter) as c:
+        run = c.get(f"/api/projects/demo/runs/{page.group(2)}").json()
+    assert run["url"] == page.group(1) and run["state"] == "completed" and run["exit_code"] == 1
+    assert (tmp_path / "report.json").is_file()
+
+
+def test_submit_with_a_token_of_another_project_keeps_the_local_reports(live: LiveServer, tmp_path: Path) -> None:
+    made = audit("token", "create", "--role", "submitter", "--project", "other", "--data-dir", str(live.data_dir))
+    done = audit(
+        "run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path), token=made.stdout.strip()
+    )
+    line = one_line_error(done)
+    assert "could not be submitted" in line and "project 'demo'" in line
+    assert (tmp_path / "report.json").is_file()
+
+
+def test_submit_without_a_token_stops_before_the_audit(live: LiveServer, tmp_path: Path) -> None:
+    done = audit("run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path / "out"))
+    line = one_line_error(done)
+    assert "--token" in line and "SPLIT_AUDITOR_TOKEN" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_submit_with_an_invalid_token_stops_before_the_audit(live: LiveServer, tmp_path: Path) -> None:
+    done = audit("run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path), token="sa_wrong")
+    assert "401" in one_line_error(done)
+    assert not (tmp_path / "report.json").exists()
+    pasted = audit("run", SAMPLE, "--submit", live.url, "--project", "demo", "--token", "sa_a\nsa_b")
+    assert "--token" in one_line_error(pasted)
+
+
+def test_submit_to_an_unreachable_server_stops_before_the_audit(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    done = audit("run", SAMPLE, "--submit", url, "--project", "demo", "--out", str(tmp_path / "out"), token="sa_x")
+    line = one_line_error(done)
+    assert url in line and "nothing was audited" in line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", [["--project", "demo"], ["--token", "sa_x"]])
+def test_project_and_token_need_submit(option: list[str], tmp_path: Path) -> None:
+    done = audit("run", SAMPLE, *option, "--out", str(tmp_path / "out"))
+    assert "--submit" in one_line_error(done)
+    assert not (tmp_path / "out").exists()
+
+
+def _gate(live: LiveServer, run: int | str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    return audit("gate", live.url, "--project", "gated", "--run", str(run), token=token or live.admin_token)
+
+
+def test_gate_exits_0_only_for_an_approved_run(live: LiveServer) -> None:
+    assert live.admin_token is not None
+    out = live.data_dir.parent / "gate-out"
+    assert audit("run", SAMPLE, "--out", str(out), "--format", "json", "-q").returncode == 1
+    body = {"report": json.loads((out / "report.json").read_text())}
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    with live.client(live.admin_token) as c:
+        c.post("/api/projects", json={"name": "gated"})
+        approved, changes, unreviewed = (c.post("/api/projects/gated/runs", json=body).json()["id"] for _ in range(3))
+        queued = c.post(
+            "/api/projects/gated/runs", json={"config": config, "data_root": "samples", "base": "video_frames"}
+        ).json()["id"]
+        reviews = {
+            approved: {"action": "approve", "comment": "looked", "override_reason": "known pilot leaks"},
+            changes: {"action": "request_changes", "comment": "split by patient first"},
+        }
+        for run, review in reviews.items():
+            assert c.post(f"/api/projects/gated/runs/{run}/reviews", json=review).status_code == 201
+    passed = _gate(live, approved)
+    assert passed.returncode == 0 and passed.stdout.startswith("approved: "), passed.stderr
+    for run, why in ((changes, "requested changes"), (unreviewed, "not been reviewed"), (queued, "is queued")):
+        done = _gate(live, run)
+        assert done.returncode == 1 and why in done.stdout, (run, done.stdout, done.stderr)
+    assert "no such run" in one_line_error(_gate(live, 999))
+    assert "401" in one_line_error(_gate(live, approved, token="sa_wrong"))
+
+
+def test_gate_says_not_approved_for_a_failed_run(live: LiveServer) -> None:
+    from auditor.service import store
+    from auditor.service.db import make_engine, sqlite_url
+
+    assert live.admin_token is not None
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    with live.client(live.admin_token) as c:
+        c.post("/api/projects", json={"name": "gated"})
+        made = c.post(
+            "/api/projects/gated/runs", json={"config": config, "data_root": "samples", "base": "video_frames"}
+        )
+    engine = make_engine(sqlite_url(live.data_dir))
+    try:
+        assert store.fail_run(engine, made.json()["id"], "the audit process was killed")
+    finally:
+        engine.dispose()
+    done = _gate(live, made.json()["id"])
+    assert done.returncode == 1 and "is failed" in done.stdout, (done.stdout, done.stderr)
+
+
+def test_gate_names_a_server_that_does_not_answer() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    assert url in one_line_error(audit("gate", url, "--project", "p", "--run", "1", token="sa_x"))
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        done = audit("gate", url, "--project", "p", "--run", "1", "--timeout", "0.5", token="sa_x")
+    line = one_line_error(done)
+    assert url in line and "no answer within 0.5 s" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--role", "boss", "expected one of submitter, reviewer, admin"),
+        ("--project", "a b", "--project 'a b'"),
+        ("--project", "demo\n", "--project 'demo\\n'"),
+    ],
+)
+def test_token_create_refuses_a_bad_role_or_project(option: str, value: str, expected: str, tmp_path: Path) -> None:
+    args = {"--role": "reviewer", "--project": "demo", option: value}
+    done = audit("token", "create", *[x for kv in args.items() for x in kv], "--data-dir", str(tmp_path))
+    assert expected in one_line_error(done)
+    assert not (tmp_path / "service.sqlite").exists()  # refused before the database is touched
+
+
+def test_db_upgrade_prints_the_revision_and_is_idempotent(database: str | None, tmp_path: Path) -> None:
+    where = ["--database", database] if database else ["--data-dir", str(tmp_path / "data")]
+    first, again = audit("db", "upgrade", *where), audit("db", "upgrade", *where)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert first.stdout == again.stdout == "database at revision 0001\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--data-root", "samples"], "expected NAME=PATH"),
+        (["--data-root", "samples=/no/such/folder"], "is not a directory"),
+        (["--data-root", f"s={SAMPLES}", "--data-root", f"s={SAMPLES}"], "given twice"),
+        (["--database", "mysql://x/y"], "expected sqlite:/// or postgresql+psycopg://"),
+        (["--database", "not a url"], "not a database URL"),
+        (["--database", "postgresql+psycopg://nobody@127.0.0.1:{free}/x"], "Connection refused"),
+        (["--data-dir", "{file}"], "a file is in the way"),
+        (["--port", "{busy}"], "another process listens there"),
+    ],
+)
+def test_serve_refuses_a_bad_start_in_one_line(args: list[str], expected: str, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        values = {"free": str(free_port()), "file": str(tmp_path / "file"), "busy": str(busy.getsockname()[1])}
+        argv = [a.format(**values) for a in args]
+        if "--port" not in argv:
+            argv += ["--port", str(free_port())]
+        if "--data-dir" not in argv:
+            argv += ["--data-dir", str(tmp_path / "data")]
+        done = audit("serve", *argv)
+    line = one_line_error(done)
+    assert expected in line
+    assert "admin token" not in done.stdout  # nothing handed out by a server that did not start
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")
+def test_serve_refuses_an_unwritable_data_dir(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    done = audit("serve", "--port", str(free_port()), "--data-dir", str(locked))
+    assert "not writable" in one_line_error(done)
+
+
+BLOCK_EXTRA = (
+    "import sys; [sys.modules.__setitem__(m, None) for m in ('fastapi', 'uvicorn', 'sqlalchemy', 'alembic')];"
+    "from auditor.cli import main; sys.argv[0] = 'audit'; main()"
+)
+
+
+@pytest.mark.parametrize(
+    "command", [["serve"], ["db", "upgrade"], ["token", "create", "--role", "admin"]], ids=" ".join
+)
+def test_service_commands_name_the_extra_when_it_is_missing(command: list[str], tmp_path: Path) -> None:
+    done = audit(*command, "--data-dir", str(tmp_path), python=["-c", BLOCK_EXTRA])
+    line = one_line_error(done)
+    assert "split-auditor[service]" in line
+    assert list(tmp_path.iterdir()) == []

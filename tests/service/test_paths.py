@@ -1,0 +1,182 @@
+"""A config submitted to the server reads only under its data root: every way out is refused, nothing outside read."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.service.harness import LiveServer
+
+# Every outside file carries this marker: it must never show up in anything the server answers.
+MARK = "OUTSIDE_SECRET_7f3a"
+MANIFEST = "version: 1\nmanifest:\n  {where}\n  id: id\n  split: split\n"
+
+
+def _csv(path: Path, rows: list[tuple[object, str, str]]) -> None:
+    path.write_text("id,split,file\n" + "".join(f"{i},{s},{f}\n" for i, s, f in rows))
+
+
+def _tree(tmp: Path) -> tuple[Path, Path]:
+    """A data root with every kind of way out (symlinks to a file, a folder, in shards, globs, content files)."""
+    root, out = tmp / "root", tmp / "outside"
+    root.mkdir()
+    out.mkdir()
+    _csv(out / "secret.csv", [(f"{MARK}{i}", "train" if i % 2 else "test", "x") for i in range(6)])
+    (out / "secret.bin").write_bytes(MARK.encode())
+    pq.write_table(pa.table({"id": [f"{MARK}p"], "split": ["test"], "file": ["x"]}), out / "secret.parquet")
+    _csv(root / "manifest.csv", [(i, "train" if i % 2 else "test", f"f{i}.bin") for i in range(6)])
+    os.symlink(out / "secret.csv", root / "link_file.csv")
+    os.symlink(out, root / "link_dir")
+    (root / "shards").mkdir()
+    shard = pa.table({"id": ["1", "2"], "split": ["train", "test"], "file": ["a", "b"]})
+    pq.write_table(shard, root / "shards" / "part-0.parquet")
+    os.symlink(out / "secret.parquet", root / "shards" / "part-1.parquet")
+    (root / "globbed").mkdir()
+    _csv(root / "globbed" / "a-1.csv", [(1, "train", "f"), (2, "test", "g")])
+    os.symlink(out / "secret.csv", root / "globbed" / "a-2.csv")
+    content = root / "content"
+    content.mkdir()
+    rows = [(1, "train", "one.bin"), (2, "test", "leak.bin"), (3, "test", "../../outside/secret.bin")]
+    _csv(content / "manifest.csv", [*rows, (4, "train", "twin.bin")])
+    (content / "one.bin").write_bytes(b"1")
+    # The same bytes as the outside file: had it been read, the two would be reported as duplicates.
+    (content / "twin.bin").write_bytes(MARK.encode())
+    os.symlink(out / "secret.bin", content / "leak.bin")
+    return root, out
+
+
+@dataclass
+class Served:
+    server: LiveServer
+    client: httpx.Client
+    root: Path
+    outside: Path
+
+    def submit(self, config: str, base: str = "", data_root: str = "data") -> httpx.Response:
+        body = {"config": config, "data_root": data_root, "base": base}
+        return self.client.post("/api/projects/p/runs", json=body)
+
+    def finished(self, run_id: int) -> dict[str, Any]:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            run: dict[str, Any] = self.client.get(f"/api/projects/p/runs/{run_id}").json()
+            if run["state"] not in ("queued", "running"):
+                return run
+            time.sleep(0.2)
+        raise AssertionError(f"run {run_id} did not finish")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One SQLite server for the module: path checks do not depend on the database backend."""
+    tmp = tmp_path_factory.mktemp("paths")
+    root, out = _tree(tmp)
+    live = LiveServer(tmp / "service", roots={"data": root}).start()
+    client = live.client(live.admin_token)
+    try:
+        assert client.post("/api/projects", json={"name": "p"}).status_code == 201
+        yield Served(live, client, root, out)
+    finally:
+        client.close()
+        live.stop()
+
+
+REFUSED_AT_SUBMIT = {
+    "dotdot": (MANIFEST.format(where="path: ../outside/secret.csv"), "", "'../outside/secret.csv'"),
+    "absolute": (MANIFEST.format(where="path: {outside}/secret.csv"), "", "/secret.csv' resolves to"),
+    "symlink_to_file": (MANIFEST.format(where="path: link_file.csv"), "", "'link_file.csv' resolves to"),
+    "symlink_to_folder": (MANIFEST.format(where="path: link_dir/secret.csv"), "", "'link_dir/secret.csv'"),
+    "roots_outside": (MANIFEST.format(where="path: manifest.csv") + "roots: [../outside]\n", "", "roots: "),
+    "split_paths_entry": (
+        "version: 1\nmanifest:\n  paths: {train: manifest.csv, test: link_file.csv}\n  id: id\n",
+        "",
+        "manifest.paths.test: 'link_file.csv'",
+    ),
+    "base_dotdot": (MANIFEST.format(where="path: secret.csv"), "../outside", "base '../outside'"),
+    "base_absolute": (MANIFEST.format(where="path: secret.csv"), "{outside}", "base '{outside}'"),
+    "base_symlink_out": (MANIFEST.format(where="path: secret.csv"), "link_dir", "base 'link_dir'"),
+    "base_home": (MANIFEST.format(where="path: secret.csv"), "~", "base '~'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_AT_SUBMIT))
+def test_a_path_leading_out_of_the_data_root_is_refused(served: Served, case: str) -> None:
+    config, base, named = (s.replace("{outside}", str(served.outside)) for s in REFUSED_AT_SUBMIT[case])
+    answer = served.submit(config, base)
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert named in detail, detail
+    assert MARK not in answer.text
+    if not case.startswith("base"):  # the config's own place: line:column of the path
+        assert "outside" in detail and "audit.yaml:" in detail, detail
+    # Where the server keeps its data is its own: the root appears by name only.
+    assert str(served.root.resolve()) not in detail, detail
+
+
+@pytest.mark.parametrize(
+    ("case", "where", "named"),
+    [
+        ("parquet_shards", "path: shards", "'shards' resolves to {outside}/secret.parquet"),
+        ("glob", "path: globbed/a-*.csv", "'globbed/a-*.csv' resolves to {outside}/secret.csv"),
+    ],
+)
+def test_a_shard_or_glob_match_leading_out_fails_the_run(served: Served, case: str, where: str, named: str) -> None:
+    made = served.submit(MANIFEST.format(where=where))
+    assert made.status_code in (201, 422), made.text
+    if made.status_code == 422:  # refused before it is queued: as good
+        assert named.format(outside=served.outside) in made.json()["detail"]
+        return
+    run = served.finished(made.json()["id"])
+    assert run["state"] == "failed" and run["exit_code"] in (None, 2), run
+    assert named.format(outside=served.outside) in run["error"], run["error"]
+    assert MARK not in str(run)
+    # The server ran no user code, and keeps where its data lies to itself.
+    assert "user's code" not in run["error"] and str(served.root.resolve()) not in run["error"], run["error"]
+    assert served.client.get(f"/api/projects/p/runs/{run['id']}/report").status_code == 409
+
+
+def test_content_files_leading_out_are_errors_and_never_read(served: Served) -> None:
+    config = MANIFEST.format(where="path: manifest.csv") + "keys:\n  content_path: file\n"
+    made = served.submit(config, "content")
+    assert made.status_code == 201, made.text
+    run = served.finished(made.json()["id"])
+    assert run["state"] == "completed" and run["exit_code"] == 2, run  # no verdict, never a pass
+    report = served.client.get(f"/api/projects/p/runs/{run['id']}/report").json()
+    stages = {s["stage"]: s for s in report["stages"]}
+    for name in ("duplicate_content", "shared_upstream"):
+        assert stages[name]["status"] == "error", stages[name]
+        message = str(stages[name]["error"])
+        assert "'leak.bin' resolves to" in message and "'../../outside/secret.bin' resolves to" in message
+        assert not stages[name]["findings"]  # twin.bin would duplicate the outside file, had it been read
+    assert MARK not in str(report)
+
+
+def test_a_numeric_section_is_refused_with_the_way_to_run_it(served: Served) -> None:
+    numeric = "numeric:\n  model: a.b:c\n  batch: a.b:d\n  loss: a.b:e\n"
+    answer = served.submit(MANIFEST.format(where="path: manifest.csv") + numeric)
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert "audit.yaml:6:1" in detail and "`numeric`" in detail
+    assert "audit run CONFIG --submit URL --project P" in detail and "your own machine" in detail
+
+
+def test_an_unknown_data_root_is_refused_naming_the_known_ones(served: Served) -> None:
+    answer = served.submit(MANIFEST.format(where="path: manifest.csv"), data_root="elsewhere")
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"] == "data root 'elsewhere': no such data root; the server has data"
+
+
+def test_a_config_inside_the_root_is_accepted(served: Served) -> None:
+    """The refusals above are about the paths: the same config with an inside manifest runs."""
+    made = served.submit(MANIFEST.format(where="path: manifest.csv"))
+    assert made.status_code == 201, made.text
+    assert served.finished(made.json()["id"])["state"] == "completed"

@@ -1,0 +1,309 @@
+"""The reviewers' pages against a live server: sign-in, project access, CSRF, review forms, escaping."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+
+from tests.service.conftest import SAMPLES
+from tests.service.harness import REPO, LiveServer
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+_names = itertools.count(1)
+
+
+@dataclass
+class World:
+    """One server (no queue worker: a submitted config stays queued) with tokens of several roles."""
+
+    server: LiveServer
+    report: dict  # type: ignore[type-arg]
+    tokens: dict[str, str]
+
+    def api(self) -> httpx.Client:
+        return self.server.client(self.server.admin_token)
+
+    def project(self) -> str:
+        name = f"p{next(_names)}"
+        with self.api() as c:
+            assert c.post("/api/projects", json={"name": name}).status_code == 201
+        return name
+
+    def upload(self, project: str) -> int:
+        with self.api() as c:
+            made = c.post(f"/api/projects/{project}/runs", json={"report": self.report})
+            assert made.status_code == 201, made.text
+            return int(made.json()["id"])
+
+    def token(self, role: str, project: str | None) -> str:
+        with self.api() as c:
+            made = c.post("/api/tokens", json={"name": f"{role}-{project}", "role": role, "project": project})
+            assert made.status_code == 201, made.text
+            return str(made.json()["token"])
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    tmp = tmp_path_factory.mktemp("ui")
+    out = tmp / "out"
+    subprocess.run(
+        [sys.executable, "-m", "auditor.cli", "run", str(SAMPLES / "video_frames" / "audit.yaml"), "--out", str(out)],
+        cwd=REPO,
+        check=False,
+    )
+    report = json.loads((out / "report.json").read_text())
+    live = LiveServer(tmp / "service", roots={"samples": SAMPLES}, extra=["--workers", "0"]).start()
+    try:
+        yield World(live, report, {})
+    finally:
+        live.stop()
+
+
+@contextlib.contextmanager
+def sign_in(server: LiveServer, token: str) -> Iterator[httpx.Client]:
+    """A browser-like client holding the session cookie."""
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        page = c.get("/login")
+        c.post("/login", data={"token": token, "csrf": CSRF.findall(page.text)[0], "next": "/"})
+        yield c
+
+
+def post(c: httpx.Client, path: str, **fields: str) -> httpx.Response:
+    """Submit a page's form as a browser does: the page's CSRF token, this server as Origin."""
+    token = CSRF.findall(c.get(path.rsplit("/", 1)[0]).text)[0]
+    return c.post(path, data={"csrf": token, **fields}, headers={"Origin": str(c.base_url).rstrip("/")})
+
+
+def test_pages_without_a_session_redirect_to_sign_in(world: World) -> None:
+    with httpx.Client(base_url=world.server.url) as c:
+        for path in ("/", "/projects/x", "/projects/x/runs/1", "/projects/x/runs/1/report.html"):
+            r = c.get(path)
+            assert r.status_code == 303 and r.headers["location"].startswith("/login?next=%2F"), path
+        forged = c.post("/projects/x/runs/1/review", data={"action": "comment", "comment": "hi"})
+        assert forged.status_code == 303 and forged.headers["location"].startswith("/login")
+
+
+def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_clears_it(world: World) -> None:
+    project = world.project()
+    c = httpx.Client(base_url=world.server.url)
+    page = c.get(f"/login?next=/projects/{project}")
+    assert page.status_code == 200 and 'type="password"' in page.text
+    done = c.post(
+        "/login",
+        data={"token": world.server.admin_token, "csrf": CSRF.findall(page.text)[0], "next": page.url.params["next"]},
+    )
+    assert done.status_code == 303 and done.headers["location"] == f"/projects/{project}"
+    cookie = done.headers["set-cookie"].lower()
+    assert "split_auditor_token=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+    assert "secure" not in cookie  # plain http on loopback
+    assert project in c.get("/").text
+    assert post(c, "/logout").status_code == 303
+    assert c.get("/").status_code == 303
+
+
+def test_sign_in_over_https_sets_a_secure_cookie(world: World) -> None:
+    with httpx.Client(base_url=world.server.url) as c:
+        nonce = CSRF.findall(c.get("/login").text)[0]
+        # The server trusts X-Forwarded-Proto from a loopback proxy, as behind a TLS-terminating one.
+        done = c.post(
+            "/login",
+            data={"token": world.server.admin_token or "", "csrf": nonce, "next": "/"},
+            headers={"X-Forwarded-Proto": "https"},
+        )
+        assert done.status_code == 303 and "secure" in done.headers["set-cookie"].lower()
+
+
+def test_sign_in_refuses_a_bad_token_and_a_foreign_form(world: World) -> None:
+    with httpx.Client(base_url=world.server.url) as c:
+        nonce = CSRF.findall(c.get("/login").text)[0]
+        bad = c.post("/login", data={"token": "sa_nope", "csrf": nonce, "next": "/"})
+        assert bad.status_code == 401 and "not valid" in bad.text and "split_auditor_token" not in c.cookies
+        foreign = c.post("/login", data={"token": world.server.admin_token or "", "next": "/"})
+        assert foreign.status_code == 403 and "split_auditor_token" not in c.cookies
+        away = c.post(
+            "/login",
+            data={"token": world.server.admin_token or "", "csrf": nonce, "next": "https://evil.example/"},
+            headers={"Origin": world.server.url},
+        )
+        assert away.status_code == 303 and away.headers["location"] == "/"  # never an open redirect
+
+
+def test_a_token_of_one_project_sees_no_page_of_another(world: World) -> None:
+    mine, theirs = world.project(), world.project()
+    run = world.upload(theirs)
+    with sign_in(world.server, world.token("reviewer", mine)) as c:
+        home = c.get("/")
+        assert mine in home.text and theirs not in home.text
+        for path in (
+            f"/projects/{theirs}",
+            f"/projects/{theirs}/runs/{run}",
+            f"/projects/{theirs}/runs/{run}/report.html",
+        ):
+            r = c.get(path)
+            assert r.status_code == 404 and "no such project" in r.text, path
+        assert c.get(f"/projects/{mine}/runs/{run}").status_code == 404  # a run id of another project
+        csrf = CSRF.findall(c.get("/").text)[0]
+        r = c.post(
+            f"/projects/{theirs}/runs/{run}/review",
+            data={"csrf": csrf, "action": "comment", "comment": "peek"},
+            headers={"Origin": world.server.url},
+        )
+        assert r.status_code == 404
+    with world.api() as c:
+        assert c.get(f"/api/projects/{theirs}/runs/{run}/reviews").json() == []
+
+
+def test_a_post_without_the_csrf_token_or_from_another_origin_is_refused(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    page = f"/projects/{project}/runs/{run}"
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        no_token = c.post(f"{page}/review", data={"action": "comment", "comment": "one"})
+        assert no_token.status_code == 403 and "security token" in no_token.text
+        csrf = CSRF.findall(c.get(page).text)[0]
+        elsewhere = c.post(
+            f"{page}/review",
+            data={"csrf": csrf, "action": "comment", "comment": "two"},
+            headers={"Origin": "https://evil.example"},
+        )
+        assert elsewhere.status_code == 403 and "another site" in elsewhere.text
+        ok = post(c, f"{page}/review", action="comment", comment="three")
+        assert ok.status_code == 303 and ok.headers["location"] == f"{page}#history"
+    with world.api() as c:
+        assert [r["comment"] for r in c.get(f"/api/projects/{project}/runs/{run}/reviews").json()] == ["three"]
+
+
+def test_approval_refused_by_the_server_shows_its_message_then_an_override_approves(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    page = f"/projects/{project}/runs/{run}"
+    with sign_in(world.server, world.token("reviewer", project)) as c:
+        refused = post(c, f"{page}/review", action="approve", comment="looks fine", override_reason="")
+        assert refused.status_code == 422
+        assert "unaccepted error finding(s)" in refused.text and 'role="alert"' in refused.text
+        assert "looks fine" in refused.text  # the form keeps what was typed
+        ok = post(c, f"{page}/review", action="approve", comment="pilot", override_reason="known frame overlap")
+        assert ok.status_code == 303
+        shown = c.get(page).text
+        assert "approved" in shown and "override: known frame overlap" in shown
+    with world.api() as c:
+        assert c.get(f"/api/projects/{project}/runs/{run}/gate").json()["approved"] is True
+
+
+def test_accepting_a_finding_shows_in_the_history_and_the_counts(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    page = f"/projects/{project}/runs/{run}"
+    fingerprint = next(f["fingerprint"] for s in world.report["stages"] for f in s["findings"] if f["code"] == "DUP001")
+    with sign_in(world.server, world.token("reviewer", project)) as c:
+        assert f'value="{fingerprint}"' in c.get(page).text
+        no_reason = post(c, f"{page}/review", action="accept", fingerprint=fingerprint, comment=" ")
+        assert no_reason.status_code == 422 and "needs a reason" in no_reason.text
+        ok = post(
+            c,
+            f"{page}/review",
+            action="accept",
+            fingerprint=fingerprint,
+            comment="same frame, two crops",
+            expires_at="2999-01-31",
+        )
+        assert ok.status_code == 303
+        shown = c.get(page).text
+        history = shown.split('id="history"')[1].split("</section>")[0]
+        assert "accept" in history and fingerprint in history and "same frame, two crops" in history
+        assert "2999-01-31" in history
+        assert "3 errors" in shown and "1 accepted" in shown
+        assert f'value="{fingerprint}"' not in shown  # no longer offered for acceptance
+        assert "1 accepted" in c.get(f"/projects/{project}").text
+
+
+def test_a_comment_with_markup_is_escaped(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    page = f"/projects/{project}/runs/{run}"
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        assert post(c, f"{page}/review", action="comment", comment="<script>alert(1)</script>").status_code == 303
+        shown = c.get(page)
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown.text and "<script>" not in shown.text
+        assert "script-src" not in shown.headers["content-security-policy"]  # no script may run at all
+
+
+def test_a_submitter_sees_no_approve_or_accept_and_cannot_post_them(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    page = f"/projects/{project}/runs/{run}"
+    with sign_in(world.server, world.token("submitter", project)) as c:
+        shown = c.get(page).text
+        assert ">Approve<" not in shown and ">Accept finding<" not in shown and ">Comment<" in shown
+        r = post(c, f"{page}/review", action="approve", comment="mine", override_reason="x")
+        assert r.status_code == 403 and "reviewer role" in r.text
+        assert post(c, f"{page}/review", action="comment", comment="please look").status_code == 303
+
+
+def test_a_run_page_shows_the_diff_against_the_last_approved_run(world: World) -> None:
+    project = world.project()
+    first = world.upload(project)
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        assert "no run of this project was approved before" in c.get(f"/projects/{project}/runs/{first}").text
+        post(c, f"/projects/{project}/runs/{first}/review", action="approve", comment="", override_reason="pilot")
+        second = world.upload(project)
+        shown = c.get(f"/projects/{project}/runs/{second}").text
+        assert f'Compared with <a href="/projects/{project}/runs/{first}">run #{first}</a>' in shown
+        assert "0 new, 0 resolved, 13 persisting" in shown and "Persisting (13)" in shown
+
+
+def test_the_report_is_served_sandboxed_with_its_figures(world: World) -> None:
+    project = world.project()
+    run = world.upload(project)
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        page = c.get(f"/projects/{project}/runs/{run}").text
+        assert f'<iframe class="report" src="/projects/{project}/runs/{run}/report.html" sandbox' in page
+        report = c.get(f"/projects/{project}/runs/{run}/report.html")
+        assert report.status_code == 200 and "<svg" in report.text
+        policy = report.headers["content-security-policy"]
+        assert "sandbox" in policy and "default-src 'none'" in policy and "frame-ancestors 'self'" in policy
+
+
+def test_pages_of_queued_runs_refresh_themselves(world: World) -> None:
+    project = world.project()
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    with world.api() as c:
+        made = c.post(
+            f"/api/projects/{project}/runs", json={"config": config, "data_root": "samples", "base": "video_frames"}
+        )
+        assert made.status_code == 201, made.text
+        queued = made.json()["id"]
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        listing = c.get(f"/projects/{project}").text
+        assert '<meta http-equiv="refresh"' in listing and "queued" in listing and ">server<" in listing
+        run_page = c.get(f"/projects/{project}/runs/{queued}").text
+        assert '<meta http-equiv="refresh"' in run_page and "appears when the run completes" in run_page
+        done = world.upload(project)
+        assert '<meta http-equiv="refresh"' not in c.get(f"/projects/{project}/runs/{done}").text
+        assert (
+            f"run {queued} is queued: only a completed run can be reviewed"
+            in post(
+                c, f"/projects/{project}/runs/{queued}/review", action="approve", comment="", override_reason="x"
+            ).text
+        )
+
+
+def test_project_page_lists_runs_newest_first_with_their_facts(world: World) -> None:
+    project = world.project()
+    older, newer = world.upload(project), world.upload(project)
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        listing = c.get(f"/projects/{project}").text
+        assert listing.index(f"#{newer}<") < listing.index(f"#{older}<")
+        digest = world.report["manifest"]["sha256"]
+        assert f'<code title="{digest}">{digest[:12]}</code>' in listing
+        assert "unreviewed" in listing and "uploaded" in listing and "exit 1" in listing
+        assert "<meta http-equiv" not in listing
