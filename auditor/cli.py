@@ -705,6 +705,18 @@ def token_create(
     typer.echo(secret)
 
 
+def _digests(config: Path) -> dict[str, str]:
+    """The sha256 of a config and of the manifest files it names, as a report of it would carry them."""
+    from auditor.manifest.table import manifest_digest
+
+    loaded = load_config(_path_arg(config, "--config"))
+    digests = {"config_sha256": loaded.sha256 or ""}
+    manifest = manifest_digest(loaded)
+    if manifest is not None:
+        digests["manifest_sha256"] = manifest
+    return digests
+
+
 @app.command()
 def gate(
     url: Annotated[str, typer.Argument(help="the audit server, http://HOST:PORT")],
@@ -712,12 +724,21 @@ def gate(
     run_id: Annotated[int, typer.Option("--run", min=1, help="the run's number")],
     token: Annotated[str | None, typer.Option("--token", help=TOKEN_HELP)] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="seconds to wait for the server")] = 60.0,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="the audit.yaml about to be trained on: pass only if the run audited it "
+            "and the manifest it names, byte for byte",
+        ),
+    ] = None,
 ) -> None:
     """Exit 0 only when the run is approved, 1 when it is not (yet), 2 when the server cannot say."""
     from auditor.service.client import Client, resolve_token
 
     try:
-        answer = Client(url, resolve_token(token), timeout_s=timeout).gate(project, run_id)
+        digests = _digests(config) if config is not None else None
+        answer = Client(url, resolve_token(token), timeout_s=timeout).gate(project, run_id, digests)
     except AuditError as exc:
         raise _fail(str(exc)) from None
     approved = answer.get("approved") is True

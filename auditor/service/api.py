@@ -21,6 +21,7 @@ from auditor.service.context import ServiceContext, context, principal
 from auditor.service.review import could_not_audit, rejudged, unaccepted_errors, with_acceptances
 from auditor.service.submitted import config_digest, load_submitted
 
+SHA256 = r"^[0-9a-f]{64}$"
 PROJECT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 MAX_CONFIG_CHARS = 256 * 1024
 MEDIA = {
@@ -379,16 +380,37 @@ def _aware(value: dt.datetime) -> dt.datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
-def gate(ctx: ServiceContext, project: store.Project, run: store.Run) -> Gate:
-    """Approved only when the run completed and its latest decision is an approval."""
+def gate(
+    ctx: ServiceContext,
+    project: store.Project,
+    run: store.Run,
+    *,
+    config_sha256: str | None = None,
+    manifest_sha256: str | None = None,
+) -> Gate:
+    """Approved only when the run completed, its latest decision is an approval and (when the caller says what
+    it is about to train on) the config and manifest are the ones that run audited: an approval never
+    carries over to data that changed after it."""
+
+    def no(reason: str) -> Gate:
+        return Gate(approved=False, run=run.id, project=project.name, reason=reason)
+
     if run.state != "completed":
-        return Gate(approved=False, run=run.id, project=project.name, reason=f"run {run.id} is {run.state}")
+        return no(f"run {run.id} is {run.state}")
+    for what, given, audited in (
+        ("config", config_sha256, run.config_sha256),
+        ("manifest", manifest_sha256, run.manifest_sha256),
+    ):
+        if given is not None and given != audited:
+            return no(
+                f"run {run.id} audited a {what} with sha256 {audited or '(none)'}; yours has sha256 {given}: "
+                f"the {what} changed since that audit, so its review says nothing about it: audit again"
+            )
     d = store.decision(store.run_reviews(ctx.engine, run.id))
     if d is None:
-        return Gate(approved=False, run=run.id, project=project.name, reason=f"run {run.id} has not been reviewed")
+        return no(f"run {run.id} has not been reviewed")
     if d.action != "approve":
-        reason = f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}"
-        return Gate(approved=False, run=run.id, project=project.name, reason=reason)
+        return no(f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}")
     return Gate(
         approved=True, run=run.id, project=project.name, reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC"
     )
@@ -512,9 +534,21 @@ def build_router() -> APIRouter:
         return [_review_out(r) for r in store.project_trail(ctx.engine, p, limit=limit)]
 
     @api.get("/projects/{project}/runs/{run_id}/gate")
-    def get_gate(ctx: Ctx, who: Who, project: str, run_id: RunId) -> Gate:
+    def get_gate(
+        ctx: Ctx,
+        who: Who,
+        project: str,
+        run_id: RunId,
+        config_sha256: Annotated[
+            str | None, Query(pattern=SHA256, description="refuse unless the run audited this config")
+        ] = None,
+        manifest_sha256: Annotated[
+            str | None, Query(pattern=SHA256, description="refuse unless the run audited this manifest")
+        ] = None,
+    ) -> Gate:
         p = _project(ctx, who, project)
-        return gate(ctx, p, _run(ctx, p, run_id))
+        run = _run(ctx, p, run_id)
+        return gate(ctx, p, run, config_sha256=config_sha256, manifest_sha256=manifest_sha256)
 
     @api.post("/tokens", status_code=201)
     def create_token(ctx: Ctx, who: Who, body: TokenIn) -> TokenOut:

@@ -104,9 +104,11 @@ class Client:
         body = {"report": json.loads(report_json), "config": config_text}
         return dict(self.request("POST", f"/api/projects/{quoted}/runs", body))
 
-    def gate(self, project: str, run_id: int) -> dict[str, Any]:
+    def gate(self, project: str, run_id: int, digests: dict[str, str] | None = None) -> dict[str, Any]:
+        """The gate's answer; ``digests`` (config_sha256, manifest_sha256) ask it to match what is trained on."""
         quoted = urllib.parse.quote(project, safe="")
-        return dict(self.request("GET", f"/api/projects/{quoted}/runs/{run_id}/gate"))
+        query = f"?{urllib.parse.urlencode(digests)}" if digests else ""
+        return dict(self.request("GET", f"/api/projects/{quoted}/runs/{run_id}/gate{query}"))
 
 
 def _detail(exc: urllib.error.HTTPError) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -242,3 +243,32 @@ def test_service_commands_name_the_extra_when_it_is_missing(command: list[str], 
     line = one_line_error(done)
     assert "split-auditor[service]" in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_gate_with_config_refuses_an_approval_of_other_data(live: LiveServer, tmp_path: Path) -> None:
+    """An approval is of the data it audited: a manifest or config edited afterwards does not pass the gate."""
+    assert live.admin_token is not None
+    project = tmp_path / "project"
+    shutil.copytree(SAMPLES / "video_frames", project)
+    config = str(project / "audit.yaml")
+    submitted = audit("run", config, "--submit", live.url, "--project", "fresh", "-q", token=live.admin_token)
+    match = re.search(r"^run: \S+/runs/(\d+)$", submitted.stdout, re.M)
+    assert match, (submitted.stdout, submitted.stderr)
+    run = match.group(1)
+    with live.client(live.admin_token) as c:
+        approve = {"action": "approve", "comment": "ok", "override_reason": "pilot"}
+        assert c.post(f"/api/projects/fresh/runs/{run}/reviews", json=approve).status_code == 201
+
+    def gate() -> subprocess.CompletedProcess[str]:
+        args = ("gate", live.url, "--project", "fresh", "--run", run, "--config", config)
+        return audit(*args, token=live.admin_token)
+
+    assert gate().returncode == 0, gate().stdout
+    manifest = project / "manifest.csv"
+    original = manifest.read_bytes()
+    manifest.write_bytes(original + b"f9999,frames/v01_p1_000.png,v01,p1,cam-A,2024-03-02T09:00:00,walking,train\n")
+    edited = gate()
+    assert edited.returncode == 1 and "the manifest changed since that audit" in edited.stdout, edited.stdout
+    manifest.write_bytes(original)
+    (project / "audit.yaml").write_text((project / "audit.yaml").read_text() + "\n# edited\n")
+    assert "the config changed" in gate().stdout
