@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, NoReturn, get_args
 
 import typer
 from rich.console import Console
@@ -214,6 +214,14 @@ class _ReportDir:
                     break
 
 
+def _exit_now(code: int) -> NoReturn:
+    """End the process at once, without joining worker threads: for an interrupt, after its marker is written."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
 def _holds_reports(out_dir: Path, names: list[str]) -> bool:
     try:
         return any((out_dir / name).exists() for name in names)
@@ -302,7 +310,13 @@ def run(
             reports.interrupted(exc.signal_name)
             marked = reports.out_dir / REPORT_JSON if reports.marker and reports.out_dir else None
             where = f"; {marked} says 'interrupted'" if marked else ""
-            raise _fail(f"interrupted by {exc.signal_name} before the audit finished{where}") from None
+            _stderr().print(
+                Text("error: ", style="bold red")
+                + Text(f"interrupted by {exc.signal_name} before the audit finished{where}")
+            )
+            # The marker is in place and the user's code is stopped; what is left is worker threads still in
+            # a read or a hash (a 60 GB file takes a minute) that a normal exit would wait for.
+            _exit_now(EXIT_CANNOT_AUDIT)
         except AuditError as exc:
             signals.armed = False
             reports.forget()

@@ -388,6 +388,31 @@ def test_sigterm_and_sigint_exit_2_and_leave_an_interrupted_marker(
     assert data["status"] == "interrupted" and data["signal"] == sig.name and "exit_code" not in data
 
 
+def test_an_interrupt_does_not_wait_for_a_file_being_hashed(tmp_path: Path) -> None:
+    """A 16 GiB file (sparse: no disk used) takes many seconds to hash; SIGTERM must end the run at once."""
+    with (tmp_path / "big.bin").open("wb") as fh:
+        fh.truncate(16 << 30)
+    (tmp_path / "small.bin").write_bytes(b"x")
+    write_table(tmp_path / "manifest.csv", {"id": [1, 2], "split": ["train", "test"], "file": ["big.bin", "small.bin"]})
+    config = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "manifest.csv", "id": "id", "split": "split"},
+            "keys": {"content_path": "file"},
+            "stages": {"duplicate_content": {"cache_dir": "none"}},
+        },
+    )
+    out = tmp_path / "out"
+    proc = start_slow_run(config, out)
+    time.sleep(1.0)  # well into the hash of the big file
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 5, "the run waited for the hash to finish"
+    assert proc.returncode == 2 and "interrupted by SIGTERM" in stderr, stderr
+    assert json.loads((out / "report.json").read_text())["status"] == "interrupted"
+
+
 def test_a_completed_run_says_so_and_carries_its_input_digests(tmp_path: Path) -> None:
     config = clean_config(tmp_path)
     assert invoke("run", str(config)).exit_code == 0

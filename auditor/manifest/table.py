@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -61,6 +62,7 @@ class Manifest:
         self._pool: ThreadPoolExecutor | None = None
         self._rows_per_split: dict[str, int] | None = None
         self._distinct: dict[str, bool] = {}
+        self._stop = threading.Event()  # set when the audit is abandoned: long background reads end early
         self.split = self.key(SPLIT_COLUMN)
 
     @property
@@ -129,7 +131,7 @@ class Manifest:
         base = self.files[0].parent
         paths = [(base / name).resolve() for name in names]
         self._refuse_outside(column, key, names, paths)
-        digests = hash_files(paths, cache_dir)
+        digests = hash_files(paths, cache_dir, stop=self._stop)
         per_value = pa.array(digests.digests, pa.string())
         codes = pa.array(key.codes, mask=key.codes < 0)
         return per_value.take(codes), digests, names
@@ -248,10 +250,13 @@ class Manifest:
         """
         return self._background(job, work).result()
 
-    def close(self) -> None:
-        """Stop the background pool; prefetched work nobody asked for is cancelled."""
+    def close(self, wait: bool = True) -> None:
+        """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs
+        running now are abandoned too (content hashing stops at its next block)."""
+        if not wait:
+            self._stop.set()
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=wait, cancel_futures=True)
             self._pool = None
 
     def rows_without_id(self) -> np.ndarray:

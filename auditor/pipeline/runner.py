@@ -88,10 +88,15 @@ def run_audit(
                 )
             )
         info = _manifest_info(manifest)
-    finally:
-        numeric.close()  # kills the child and all it started, whatever ended this block
+    except BaseException:
+        # An interrupt or an error: abandon the background work (a file half hashed) instead of finishing it.
+        numeric.close()
         if manifest is not None:
-            manifest.close()
+            manifest.close(wait=False)
+        raise
+    numeric.close()  # kills the child and all it started
+    if manifest is not None:
+        manifest.close()
     final = tuple(results)
     return Report(
         tool_version=__version__,
