@@ -6,9 +6,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 
 from auditor.core.findings import Report
@@ -60,17 +62,16 @@ def context(request: Request) -> ServiceContext:
     return ctx
 
 
-def bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()
+# Declared as a security scheme, so the OpenAPI schema (and /docs) says every API route needs a bearer token.
+# auto_error=False: a missing or malformed header gets this service's own 401, not FastAPI's 403.
+BEARER = HTTPBearer(auto_error=False, description="a token from `audit token create` or `POST /api/tokens`")
 
 
-def principal(request: Request) -> Principal:
+def principal(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+) -> Principal:
     """The token's principal from `Authorization: Bearer`; 401 without a valid token (never anonymous)."""
-    token = bearer(request)
+    token = credentials.credentials.strip() if credentials is not None else ""
     who = store.authenticate(context(request).engine, token) if token else None
     if who is None:
         raise HTTPException(
