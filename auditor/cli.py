@@ -355,6 +355,11 @@ def _uploader(submit: str | None, project: str | None, token: str | None) -> Upl
         return None
     if not project:
         raise _fail("--submit needs --project NAME (created on first use when the token may)")
+    from auditor.service.names import project_name_problem
+
+    problem = project_name_problem(project)
+    if problem is not None:  # the server would refuse it, but only after the whole audit ran
+        raise _fail(f"--project {problem}; nothing was audited")
     try:
         from auditor.service.client import Client, resolve_token
 
@@ -590,6 +595,7 @@ def _bare_stages() -> list[Stage]:
 
 
 TOKEN_HELP = "the server token (default: $SPLIT_AUDITOR_TOKEN)"
+TOKEN_NAME_MAX = 200  # as the API's POST /api/tokens allows
 SERVICE_HINT = "the service needs the `service` extra: pip install 'split-auditor[service]'"
 DATA_DIR_HELP = "the service's folder: its SQLite database lives here"
 DATABASE_HELP = "a database URL instead of SQLite in --data-dir, e.g. postgresql+psycopg://user@host/db"
@@ -603,24 +609,33 @@ def _service_missing(exc: ImportError) -> typer.Exit:
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option("--host", help="the address to listen on (loopback unless you say so)")] = (
-        "127.0.0.1"
-    ),
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="the port to listen on")] = 8765,
-    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+    host: Annotated[
+        str, typer.Option("--host", metavar="ADDRESS", help="the address to listen on (loopback unless you say so)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", metavar="PORT", min=0, max=65535, help="the port to listen on")] = 8765,
+    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
     data_root: Annotated[
         list[str] | None,
-        typer.Option("--data-root", help="NAME=PATH: a folder submitted configs may read data from (repeatable)"),
+        typer.Option(
+            "--data-root",
+            metavar="NAME=PATH",
+            help="a folder submitted configs may read data from, by the name they give (repeatable)",
+        ),
     ] = None,
     public_url: Annotated[
-        str | None, typer.Option("--public-url", help="the URL clients reach the server at (for run links)")
+        str | None,
+        typer.Option("--public-url", metavar="URL", help="the URL clients reach the server at (for run links)"),
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", min=0, help="queued audits run at once (0: none here)")] = 1,
+    workers: Annotated[
+        int, typer.Option("--workers", metavar="N", min=0, help="queued audits run at once (0: none here)")
+    ] = 1,
     job_timeout: Annotated[
-        float, typer.Option("--job-timeout", min=1, help="seconds a server-side audit may take")
+        float, typer.Option("--job-timeout", metavar="SECONDS", min=1, help="seconds a server-side audit may take")
     ] = 3600.0,
-    max_body_mb: Annotated[float, typer.Option("--max-body-mb", min=0.01, help="the largest request body")] = 32.0,
+    max_body_mb: Annotated[
+        float, typer.Option("--max-body-mb", metavar="MB", min=0.01, help="the largest request body, in MiB")
+    ] = 32.0,
 ) -> None:
     """Start the audit service: HTTP API, reviewers' pages and the queue of server-side audits."""
     try:
@@ -660,10 +675,27 @@ def _service_import_error(exc: ImportError) -> bool:
     return (exc.name or "").split(".")[0] in {"fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "psycopg"}
 
 
+def _revision_now(url: str) -> str | None:
+    """The schema revision the database is at, None when it has none (or cannot be read: migrating says why)."""
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from auditor.service.db import make_engine
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except (SQLAlchemyError, OSError):
+        return None  # migrate() then reports the unreachable database in one line
+    finally:
+        engine.dispose()
+
+
 @db_app.command("upgrade")
 def db_upgrade(
-    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
 ) -> None:
     """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
     try:
@@ -671,10 +703,17 @@ def db_upgrade(
     except ImportError as exc:
         raise _service_missing(exc) from None
     try:  # a refused connection or a wrong password is a DatabaseError of one line
-        revision = migrate(_service_url(data_dir, database))
+        url = _service_url(data_dir, database)
+        before = _revision_now(url)
+        revision = migrate(url)
     except AuditError as exc:
         raise _fail(str(exc)) from None
-    typer.echo(f"database at revision {revision}")
+    if before == revision:
+        typer.echo(f"database already at revision {revision}")
+    elif before is None:
+        typer.echo(f"database created at revision {revision}")
+    else:
+        typer.echo(f"database upgraded from {before} to {revision}")
 
 
 token_app = typer.Typer(no_args_is_help=True, help="API tokens of the service (run where its database is).")
@@ -683,40 +722,96 @@ app.add_typer(token_app, name="token")
 
 @token_app.command("create")
 def token_create(
-    role: Annotated[str, typer.Option("--role", help="submitter | reviewer | admin")],
-    project: Annotated[str | None, typer.Option("--project", help="limit the token to this project")] = None,
-    name: Annotated[str | None, typer.Option("--name", help="who holds it (shown in the audit trail)")] = None,
-    data_dir: Annotated[Path, typer.Option("--data-dir", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", help=DATABASE_HELP)] = None,
+    role: Annotated[str, typer.Option("--role", metavar="ROLE", help="submitter | reviewer | admin")],
+    name: Annotated[
+        str, typer.Option("--name", metavar="WHO", help="the person who holds it: the audit trail shows this name")
+    ],
+    project: Annotated[
+        str | None, typer.Option("--project", metavar="NAME", help="limit the token to this project")
+    ] = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
 ) -> None:
     """Make a token and print it once; only its hash is stored."""
     try:
         from auditor.service import store
-        from auditor.service.api import PROJECT_NAME
         from auditor.service.auth import Role
+        from auditor.service.names import project_name_problem
         from auditor.service.server import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
-    import re
 
     roles = [r.value for r in Role]
     if role not in roles:
         raise _fail(f"--role {role!r}: expected one of {', '.join(roles)}")
-    if project is not None and not re.fullmatch(PROJECT_NAME.strip("^$"), project):  # `$` would pass "p\n"
-        raise _fail(f"--project {project!r}: expected letters, digits, '.', '_' and '-'")
+    if not name.strip() or len(name) > TOKEN_NAME_MAX or not name.isprintable():
+        raise _fail(f"--name {name!r}: expected the holder's name, 1 to {TOKEN_NAME_MAX} printable characters")
+    problem = project_name_problem(project) if project is not None else None
+    if problem is not None:
+        raise _fail(f"--project {problem}")
     try:
         engine = open_database(_service_url(data_dir, database))
     except AuditError as exc:
         raise _fail(str(exc)) from None
-    holder = name or f"{role}{'@' + project if project else ''}"
     try:
-        secret = store.create_token(engine, name=holder, role=Role(role), project=project, created_by="audit token")
+        secret = store.create_token(engine, name=name, role=Role(role), project=project, created_by="audit token")
     except Exception as exc:  # the driver's error (the database went away meanwhile): one line, exit 2
         first = next(iter(str(exc).splitlines()), "")
         raise _fail(f"the token could not be stored: {type(exc).__name__}: {first}") from None
     finally:
         engine.dispose()
     typer.echo(secret)
+
+
+@token_app.command("list")
+def token_list(
+    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+) -> None:
+    """List the active tokens: id, holder, role, project, when and by whom made (never the token itself)."""
+    try:
+        from auditor.service import store
+        from auditor.service.server import open_database
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    try:
+        engine = open_database(_service_url(data_dir, database))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        listed = store.list_tokens(engine)
+    finally:
+        engine.dispose()
+    table = Table("id", "name", "role", "project", "created", "created_by", box=None, pad_edge=False)
+    for t in listed:
+        created = t.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        table.add_row(str(t.id), t.name, t.role, t.project or "(all)", created, t.created_by)
+    Console(width=10_000, highlight=False, markup=False).print(table)
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="the token's id, from `audit token list`")],
+    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
+    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+) -> None:
+    """Revoke a token: every request with it is refused from now on. The last admin token is kept."""
+    try:
+        from auditor.service import store
+        from auditor.service.server import open_database
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    try:
+        engine = open_database(_service_url(data_dir, database))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        store.revoke_token(engine, token_id)
+    except AuditError as exc:  # NotFound (unknown or revoked already), Conflict (the last admin token)
+        raise _fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    typer.echo(f"token {token_id} revoked")
 
 
 def _digests(config: Path) -> dict[str, str]:

@@ -147,6 +147,11 @@ class UserProcess:
         reason = None if complete else self._reason(status, failure)
         return ChildOutcome(records=records, complete=complete, reason=reason, output=output)
 
+    def kill(self) -> None:
+        """Kill the child's whole group now, from any thread; a join() in progress then returns, incomplete."""
+        if self._proc is not None:
+            self._kill_group()
+
     def close(self) -> None:
         """Kill the child's group if it still runs and remove the temporary folder; safe to call twice."""
         try:

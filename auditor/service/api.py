@@ -18,11 +18,11 @@ from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import store
 from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext, context, principal
-from auditor.service.review import could_not_audit, rejudged, unaccepted_errors, with_acceptances
+from auditor.service.names import PROJECT_NAME
+from auditor.service.review import could_not_audit, not_run, rejudged, unaccepted_errors, with_acceptances
 from auditor.service.submitted import config_digest, load_submitted
 
 SHA256 = r"^[0-9a-f]{64}$"
-PROJECT_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 MAX_CONFIG_CHARS = 256 * 1024
 MEDIA = {
     "json": "application/json",
@@ -86,6 +86,7 @@ class RunOut(BaseModel):
     url: str
     created_at: dt.datetime
     submitted_by: str
+    submitted_by_token: int | None = Field(description="the id of the token that submitted the run")
     source: str
     state: str
     progress: str
@@ -95,6 +96,10 @@ class RunOut(BaseModel):
     exit_code: int | None = Field(description="the exit code of the report as submitted (2: no verdict)")
     review: ReviewState
     effective: Counts | None = Field(description="the counts with the project's accepted findings applied")
+    not_run: list[str] = Field(
+        default_factory=list,
+        description="installed stages the report does not include (a run limited with --only): a partial audit",
+    )
 
 
 class ReviewIn(_In):
@@ -110,6 +115,7 @@ class ReviewOut(BaseModel):
     run_id: int
     at: dt.datetime
     actor: str
+    token_id: int | None = Field(description="the token the record was made with: names may repeat, ids do not")
     role: str
     action: str
     comment: str
@@ -129,6 +135,17 @@ class TokenOut(BaseModel):
     name: str
     role: Role
     project: str | None
+
+
+class TokenListed(BaseModel):
+    """An active token as `GET /api/tokens` lists it: who holds it, never the token itself."""
+
+    id: int
+    name: str
+    role: Role
+    project: str | None
+    created_at: dt.datetime
+    created_by: str
 
 
 class Gate(BaseModel):
@@ -173,6 +190,13 @@ def require(who: Principal, role: Role, project: str | None) -> None:
         raise _deny(404, f"project {project!r}: no such project")
     if not who.may(role, project):
         raise _deny(403, f"this needs the {role.value} role; the token {who.name!r} is a {who.role.value}")
+
+
+def _token_admin(who: Principal) -> None:
+    """403 unless ``who`` is an admin of every project: a token of one project never manages tokens."""
+    require(who, Role.ADMIN, None)
+    if who.project is not None:
+        raise _deny(403, "only an admin token for every project may manage tokens")
 
 
 def _project(ctx: ServiceContext, who: Principal, name: str, role: Role = Role.SUBMITTER) -> store.Project:
@@ -255,6 +279,7 @@ def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
         url=ctx.run_url(r.project, r.id),
         created_at=r.created_at,
         submitted_by=r.submitted_by,
+        submitted_by_token=r.token_id,
         source=r.source,
         state=r.state,
         progress=r.progress,
@@ -264,6 +289,7 @@ def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
         exit_code=r.exit_code,
         review=review,
         effective=effective,
+        not_run=not_run(v.report, ctx.stages) if v.report is not None else [],
     )
 
 
@@ -309,6 +335,7 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
             config_sha256=report.config_sha256,
             manifest_sha256=report.manifest.sha256 if report.manifest else None,
             submitted_by=who.name,
+            token_id=who.token_id,
         )
     if body.config is None or body.data_root is None:
         raise _deny(422, "give report (a report.json run elsewhere), or config and data_root (audited here)")
@@ -325,6 +352,7 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
         config_text=body.config,
         config_sha256=config_digest(body.config),
         submitted_by=who.name,
+        token_id=who.token_id,
     )
 
 
@@ -351,14 +379,27 @@ def post_review(
         report = load_report(ctx, project, run)
         assert report is not None
         blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
-        no_verdict = could_not_audit(report)
-        if (blocking or no_verdict) and not (body.override_reason or "").strip():
-            what = (
-                f"{len(blocking)} unaccepted error finding(s) ({', '.join(sorted({f.code for f in blocking}))})"
-                if blocking
-                else "no verdict (a stage errored or nothing ran)"
-            )
-            raise _deny(422, f"approve: run {run.id} has {what}; accept them first or give an override_reason")
+        missing = not_run(report, ctx.stages)
+        if not (body.override_reason or "").strip():
+            if could_not_audit(report):
+                raise _deny(
+                    422,
+                    f"approve: run {run.id} has no verdict (a stage errored or nothing ran); approving it anyway "
+                    "needs an override_reason",
+                )
+            if blocking:
+                codes = ", ".join(sorted({f.code for f in blocking}))
+                raise _deny(
+                    422,
+                    f"approve: run {run.id} has {len(blocking)} unaccepted error finding(s) ({codes}); accept them "
+                    "first or give an override_reason",
+                )
+            if missing:
+                raise _deny(
+                    422,
+                    f"approve: run {run.id} is a partial audit: {len(missing)} stage(s) did not run "
+                    f"({', '.join(missing)}); audit without --only, or give an override_reason",
+                )
     elif body.override_reason is not None:
         raise _deny(422, f"{body.action}: override_reason belongs to approve only")
     if body.action in ("request_changes", "comment") and not body.comment.strip():
@@ -411,8 +452,13 @@ def gate(
         return no(f"run {run.id} has not been reviewed")
     if d.action != "approve":
         return no(f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}")
+    override = f", overriding: {d.override_reason}" if d.override_reason else ""
+    where = "uploaded from the submitter's machine" if run.source == "uploaded" else "audited on the server"
     return Gate(
-        approved=True, run=run.id, project=project.name, reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC"
+        approved=True,
+        run=run.id,
+        project=project.name,
+        reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC{override} (a report {where})",
     )
 
 
@@ -509,6 +555,10 @@ def build_router() -> APIRouter:
         old, new = load_report(ctx, p, old_run), load_report(ctx, p, run)
         if old is None or new is None:
             raise _deny(409, "both runs need a report to be compared")
+        for r, rep in ((run, new), (old_run, old)):
+            if rep.manifest is None and could_not_audit(rep):
+                # Its manifest could not be read: "different manifests" would blame the wrong thing.
+                raise _deny(409, f"run {r.id} could not audit its data (no verdict): there is nothing to compare")
         try:
             d = diff_reports(old, new, old_path=f"run {old_run.id}", new_path=f"run {run.id}")
         except ReportMismatchError as exc:
@@ -552,12 +602,31 @@ def build_router() -> APIRouter:
 
     @api.post("/tokens", status_code=201)
     def create_token(ctx: Ctx, who: Who, body: TokenIn) -> TokenOut:
-        require(who, Role.ADMIN, None)
-        if who.project is not None:
-            raise _deny(403, "only an admin token for every project may create tokens")
+        _token_admin(who)
         token = store.create_token(
             ctx.engine, name=body.name, role=body.role, project=body.project, created_by=who.name
         )
         return TokenOut(token=token, name=body.name, role=body.role, project=body.project)
+
+    @api.get("/tokens")
+    def list_tokens(ctx: Ctx, who: Who) -> list[TokenListed]:
+        _token_admin(who)
+        return [
+            TokenListed(
+                id=t.id, name=t.name, role=t.role, project=t.project, created_at=t.created_at, created_by=t.created_by
+            )
+            for t in store.list_tokens(ctx.engine)
+        ]
+
+    @api.post("/tokens/{token_id}/revoke", status_code=204)
+    def revoke_token(ctx: Ctx, who: Who, token_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> Response:
+        _token_admin(who)
+        try:
+            store.revoke_token(ctx.engine, token_id)
+        except store.NotFound as exc:
+            raise _deny(404, str(exc)) from None
+        except store.Conflict as exc:
+            raise _deny(409, str(exc)) from None
+        return Response(status_code=204)
 
     return api

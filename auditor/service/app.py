@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -68,6 +70,23 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
+MAX_PROBLEMS = 20
+
+
+def validation_problems(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    """Where and what, without echoing the input: a 20 MB field must not come back in the error."""
+    problems = []
+    for error in list(errors)[:MAX_PROBLEMS]:
+        msg = str(error.get("msg", ""))
+        if error.get("type") == "string_pattern_mismatch" and tuple(error.get("loc", ()))[-1:] in (
+            ("name",),
+            ("project",),
+        ):
+            msg = "expected letters, digits, '.', '_' and '-' (at most 100, starting with a letter or digit)"
+        problems.append({"loc": list(error.get("loc", ())), "msg": msg[:500], "type": str(error.get("type", ""))})
+    return problems
+
+
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
@@ -76,13 +95,18 @@ SECURITY_HEADERS = {
 
 
 def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> Any:
-    """The service as an ASGI app (FastAPI inside a body limit); OpenAPI at /openapi.json, docs at /docs."""
+    """The service as an ASGI app (FastAPI inside a body limit); OpenAPI at /openapi.json, docs at /docs.
+
+    The docs are our own server-rendered page (ui.py), not FastAPI's, which load scripts from a CDN.
+    """
     from auditor.service.ui import build_ui
 
     app = FastAPI(
         title="split-auditor",
         version=__version__,
         description="Audit history, review and sign-off of dataset splits before an experiment starts.",
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.ctx = ctx
     app.include_router(build_router())
@@ -98,5 +122,9 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_problems(exc.errors())}, status_code=422)
 
     return BodyLimit(app, max_body_bytes)

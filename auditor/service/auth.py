@@ -54,7 +54,8 @@ class Principal:
     project: str | None
 
     def may_see(self, project: str) -> bool:
-        return self.project is None or self.project == project
+        # Case-folded as the store compares names: `Demo` is the project `demo`.
+        return self.project is None or self.project.casefold() == project.casefold()
 
     def may(self, role: Role, project: str | None) -> bool:
         """At least ``role``, and (for a project route) access to ``project``."""

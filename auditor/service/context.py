@@ -14,6 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 
 from auditor.core.findings import Report
+from auditor.pipeline.registry import discover
 from auditor.service import store
 from auditor.service.auth import Principal
 from auditor.service.submitted import DataRoots
@@ -52,6 +53,8 @@ class ServiceContext:
     roots: DataRoots = field(default_factory=lambda: DataRoots({}))
     public_url: str = ""  # how clients reach the server; run links are built from it
     reports: ReportCache = field(default_factory=ReportCache, compare=False)
+    # The stages installed here, by name (not imported): a report that lacks one of them is a partial audit.
+    stages: tuple[str, ...] = field(default_factory=lambda: tuple(p.name for p in discover()))
 
     def run_url(self, project: str, run_id: int) -> str:
         return f"{self.public_url.rstrip('/')}/projects/{quote(project, safe='')}/runs/{run_id}"

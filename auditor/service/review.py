@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
 from auditor.service.store import ReviewRecord
@@ -63,3 +63,10 @@ def unaccepted_errors(report: Report, accepted: Mapping[str, ReviewRecord]) -> l
 def could_not_audit(report: Report) -> bool:
     """A report without a verdict on its data (a stage errored, nothing ran): never approvable without override."""
     return exit_code_for(report.stages, "never") == 2
+
+
+def not_run(report: Report, known: Sequence[str]) -> list[str]:
+    """Installed stages the report does not mention at all: it was limited (`--only`), so its clean verdict
+    covers only what ran. A stage skipped for want of config is in the report, with its reason."""
+    present = {r.stage for r in report.stages}
+    return sorted(name for name in known if name not in present)

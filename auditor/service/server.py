@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,15 +145,33 @@ def serve(options: ServeOptions) -> None:
     for worker in workers:
         worker.start()
     try:
-        server.run(sockets=[sock])
+        with _signals_end_the_server():
+            server.run(sockets=[sock])
     finally:
         for worker in workers:
-            worker.stop()
+            worker.stop()  # a run in progress goes back to the queue: a graceful stop decides nothing
         engine.dispose()
         with contextlib.suppress(OSError):
             sock.close()
     if not server.started:
         raise ListenError(f"the server could not start on {address}")
+
+
+@contextlib.contextmanager
+def _signals_end_the_server() -> Iterator[None]:
+    """uvicorn shuts down on SIGTERM/SIGINT and then raises the signal again for the previous handler; with
+    the defaults that kills the process before the workers are stopped, so the previous handler here only
+    notes it and `serve` returns normally."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
+    previous = {s: signal.signal(s, lambda signum, frame: None) for s in wanted}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _url_host(host: str) -> str:

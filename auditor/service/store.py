@@ -67,6 +67,7 @@ class Run:
     warnings: int | None
     infos: int | None
     finished_at: dt.datetime | None
+    token_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class ReviewRecord:
     fingerprint: str | None
     expires_at: dt.datetime | None
     override_reason: str | None
+    token_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ class TokenInfo:
     role: str
     project: str | None
     created_at: dt.datetime
+    created_by: str
 
 
 def _project(row: Row[Any]) -> Project:
@@ -118,6 +121,7 @@ def _review(row: Row[Any]) -> ReviewRecord:
         row.fingerprint,
         _utc(row.expires_at),
         row.override_reason,
+        row.token_id,
     )
 
 
@@ -178,11 +182,24 @@ def authenticate(engine: Engine, token: str) -> Principal | None:
 def list_tokens(engine: Engine) -> list[TokenInfo]:
     with reading(engine) as conn:
         rows = conn.execute(select(tokens).where(tokens.c.revoked_at.is_(None)).order_by(tokens.c.id)).all()
-    return [TokenInfo(r.id, r.name, r.role, r.project, _utc(r.created_at)) for r in rows]  # type: ignore[arg-type]
+    return [
+        TokenInfo(r.id, r.name, r.role, r.project, _utc(r.created_at), r.created_by)  # type: ignore[arg-type]
+        for r in rows
+    ]
 
 
 def revoke_token(engine: Engine, token_id: int) -> None:
+    """Revoke an active token; Conflict for the last active admin token of every project (nobody could make
+    tokens any more), checked in the same transaction so two revocations at once cannot both pass."""
+    admins = (tokens.c.role == Role.ADMIN.value, tokens.c.project.is_(None), tokens.c.revoked_at.is_(None))
     with writing(engine) as conn:
+        # FOR UPDATE in id order: on PostgreSQL a second revocation waits here and then sees the first one's.
+        active = conn.execute(select(tokens.c.id).where(*admins).order_by(tokens.c.id).with_for_update()).scalars()
+        if list(active) == [token_id]:
+            raise Conflict(
+                f"token {token_id} is the last active admin token for every project: "
+                "create another admin token first (audit token create --role admin --name WHO)"
+            )
         done = conn.execute(
             update(tokens).where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None)).values(revoked_at=now())
         )
@@ -193,20 +210,29 @@ def revoke_token(engine: Engine, token_id: int) -> None:
 # --- projects -----------------------------------------------------------------------------------------
 
 
+def name_key(name: str) -> str:
+    """A project name as it is compared: names that differ only in case are one project."""
+    return name.casefold()
+
+
 def create_project(engine: Engine, name: str, *, description: str, created_by: str) -> Project:
     try:
         with writing(engine) as conn:
             conn.execute(
-                insert(projects).values(name=name, description=description, created_at=now(), created_by=created_by)
+                insert(projects).values(
+                    name=name, name_key=name_key(name), description=description, created_at=now(), created_by=created_by
+                )
             )
     except IntegrityError:
-        raise Conflict(f"project {name!r} exists already") from None
+        existing = get_project(engine, name).name
+        same = "" if existing == name else f" as {existing!r} (names that differ only in case are one project)"
+        raise Conflict(f"project {name!r} exists already{same}") from None
     return get_project(engine, name)
 
 
 def get_project(engine: Engine, name: str) -> Project:
     with reading(engine) as conn:
-        row = conn.execute(select(projects).where(projects.c.name == name)).first()
+        row = conn.execute(select(projects).where(projects.c.name_key == name_key(name))).first()
     if row is None:
         raise NotFound(f"project {name!r}: no such project")
     return _project(row)
@@ -215,7 +241,7 @@ def get_project(engine: Engine, name: str) -> Project:
 def list_projects(engine: Engine, principal: Principal) -> list[Project]:
     query = select(projects).order_by(projects.c.name)
     if principal.project is not None:
-        query = query.where(projects.c.name == principal.project)
+        query = query.where(projects.c.name_key == name_key(principal.project))
     with reading(engine) as conn:
         return [_project(r) for r in conn.execute(query).all()]
 
@@ -238,6 +264,7 @@ def add_report(
     config_sha256: str | None,
     manifest_sha256: str | None,
     submitted_by: str,
+    token_id: int | None = None,
 ) -> Run:
     """Store a report made elsewhere (the submitter's own machine) as a completed run."""
     with writing(engine) as conn:
@@ -247,6 +274,7 @@ def add_report(
                 project_id=project.id,
                 created_at=now(),
                 submitted_by=submitted_by,
+                token_id=token_id,
                 source="uploaded",
                 state="completed",
                 progress="",
@@ -274,6 +302,7 @@ def enqueue_run(
     config_text: str,
     config_sha256: str,
     submitted_by: str,
+    token_id: int | None = None,
 ) -> Run:
     """Queue a run for the worker: it survives a restart of the server until a worker finishes it."""
     with writing(engine) as conn:
@@ -283,6 +312,7 @@ def enqueue_run(
                 project_id=project.id,
                 created_at=now(),
                 submitted_by=submitted_by,
+                token_id=token_id,
                 source="server",
                 state="queued",
                 progress="queued",
@@ -299,7 +329,7 @@ def enqueue_run(
 def get_run(engine: Engine, project: str, run_id: int) -> Run:
     """A run of ``project``; NotFound also when the run exists but belongs to another project."""
     with reading(engine) as conn:
-        row = conn.execute(_run_query().where(runs.c.id == run_id, projects.c.name == project)).first()
+        row = conn.execute(_run_query().where(runs.c.id == run_id, projects.c.name_key == name_key(project))).first()
     if row is None:
         raise NotFound(f"run {run_id} of project {project!r}: no such run")
     return _run(row)
@@ -310,7 +340,7 @@ def get_report_json(engine: Engine, project: str, run_id: int) -> str | None:
         row = conn.execute(
             select(runs.c.report_json)
             .join(projects, runs.c.project_id == projects.c.id)
-            .where(runs.c.id == run_id, projects.c.name == project)
+            .where(runs.c.id == run_id, projects.c.name_key == name_key(project))
         ).first()
     if row is None:
         raise NotFound(f"run {run_id} of project {project!r}: no such run")
@@ -319,7 +349,7 @@ def get_report_json(engine: Engine, project: str, run_id: int) -> str | None:
 
 def list_runs(engine: Engine, project: str, *, limit: int = 100, before: int | None = None) -> list[Run]:
     """A project's runs, newest first."""
-    query = _run_query().where(projects.c.name == project).order_by(runs.c.id.desc()).limit(limit)
+    query = _run_query().where(projects.c.name_key == name_key(project)).order_by(runs.c.id.desc()).limit(limit)
     if before is not None:
         query = query.where(runs.c.id < before)
     with reading(engine) as conn:
@@ -416,6 +446,17 @@ def fail_run(engine: Engine, run_id: int, reason: str, *, worker: str | None = N
     return done.rowcount == 1
 
 
+def requeue_run(engine: Engine, run_id: int, worker: str) -> bool:
+    """Put a run ``worker`` holds back in the queue (its audit was stopped before it decided anything)."""
+    with writing(engine) as conn:
+        done = conn.execute(
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.worker == worker, runs.c.state == "running")
+            .values(state="queued", progress="queued again: the server stopped while it ran", worker=None)
+        )
+    return done.rowcount == 1
+
+
 def fail_abandoned(engine: Engine, stale_after: dt.timedelta, *, reason: str) -> list[int]:
     """Fail every running run whose worker stopped reporting: a killed server must not leave one 'running'."""
     cutoff = now() - stale_after
@@ -436,7 +477,7 @@ def fail_abandoned(engine: Engine, stale_after: dt.timedelta, *, reason: str) ->
 def count_runs(engine: Engine, project: str | None = None) -> dict[str, int]:
     query = select(runs.c.state, func.count()).group_by(runs.c.state)
     if project is not None:
-        query = query.join(projects, runs.c.project_id == projects.c.id).where(projects.c.name == project)
+        query = query.join(projects, runs.c.project_id == projects.c.id).where(projects.c.name_key == name_key(project))
     with reading(engine) as conn:
         return {state: n for state, n in conn.execute(query).all()}
 
@@ -467,6 +508,7 @@ def add_review(
                 run_id=run.id,
                 at=now(),
                 actor=principal.name,
+                token_id=principal.token_id,
                 role=principal.role.value,
                 action=action,
                 comment=comment,

@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from auditor.core.config import LoadedConfig, config_from_text
 from auditor.core.errors import ConfigError
-from auditor.core.paths import is_within
+from auditor.core.paths import ROOTS_HINT, is_within
 
 # Only the data stages run on the server; the numeric ones import and run the user's code.
 REFUSED_SECTIONS = {
     "numeric": "the numeric stages import and run your training code, which this server never does: run "
     "`audit run CONFIG --submit URL --project P` on your own machine, which runs them and uploads the report",
 }
+
+
+# The local messages of core.paths.outside_message and the readers' "working directory" notes.
+_OUTSIDE = re.compile(
+    r"resolves to [^\n]*?, outside the folders an audit may read \([^\n]*?\); " + re.escape(ROOTS_HINT)
+)
+_RESOLVES = re.compile(r"resolves to /[^\n]*?(?=, outside|; |\. |\.$|$)")
+_CWD = re.compile(r";? ?working directory [^)\n]*")
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,12 @@ class DataRoots:
         return cls(roots)
 
     def hide(self, text: str) -> str:
-        """``text`` with each root's real path replaced by its name: where the server keeps data is its own."""
+        """``text`` as a submitter may read it: each root by name, no path outside the roots (where a link
+        leads would let a submitter probe the server's files) and no hints meant for `audit run`."""
+        text = _OUTSIDE.sub("leads outside the data root (symbolic links are followed)", text)
+        text = _RESOLVES.sub("leads outside the data root", text)
+        text = text.replace(ROOTS_HINT, "every path must resolve (symbolic links followed) inside the data root")
+        text = _CWD.sub("", text)
         for name, path in sorted(self.roots.items(), key=lambda item: -len(str(item[1]))):
             text = text.replace(str(path), f"<data root {name}>")
         return text
@@ -85,9 +99,9 @@ def load_submitted(text: str, root: Path, base: str = "") -> LoadedConfig:
             where = loaded.locate((section,))
             raise ConfigError(f"{where}: `{section}` is not run by the server: {why}")
     # `roots:` may widen the readable folders, but never beyond the data root.
-    outside = [r for r in loaded.roots if not is_within(r, (root,))]
-    if outside:
-        raise ConfigError(f"{loaded.locate(('roots',))}: roots: {outside[0]} lies outside the data root")
+    for i, written in enumerate(loaded.config.roots):
+        if not is_within(folder / os.path.expanduser(written), (root,)):
+            raise ConfigError(f"{loaded.locate(('roots', i))}: roots[{i}] {written!r} lies outside the data root")
     if not is_within(folder, (root,)):  # base_folder checked this; kept as the invariant the worker relies on
         raise ConfigError(f"base {base!r}: leads outside the data root")
     return loaded

@@ -33,6 +33,8 @@ projects = Table(
     metadata,
     Column("id", Id, primary_key=True),
     Column("name", String(100), nullable=False, unique=True),
+    # The name case-folded: `Demo` and `demo` differ only by spelling, so they are one project.
+    Column("name_key", String(100), nullable=False, unique=True),
     Column("description", Text, nullable=False, default=""),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("created_by", String(200), nullable=False),
@@ -60,6 +62,8 @@ runs = Table(
     Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("submitted_by", String(200), nullable=False),
+    # The token that submitted: names may repeat, the token id tells two submitters apart.
+    Column("token_id", Id, nullable=True),
     # "uploaded": run on the submitter's machine; "server": the data stages ran here.
     Column("source", String(20), nullable=False),
     # queued -> running -> completed | failed; an uploaded report arrives completed.
@@ -92,6 +96,7 @@ reviews = Table(
     Column("run_id", Id, ForeignKey("runs.id"), nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     Column("actor", String(200), nullable=False),
+    Column("token_id", Id, nullable=True),  # who exactly: the token the record was made with
     Column("role", String(20), nullable=False),
     # approve | request_changes | accept | comment
     Column("action", String(20), nullable=False),

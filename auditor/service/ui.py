@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,11 +44,17 @@ PAGE_CSP = (
 )
 ACTIVE = ("queued", "running")
 REFRESH_S = 3
+RUNS_PER_PAGE = 50
 
 
 def csrf_token(session: str) -> str:
     """The form token of a session: only a page that could read the (HttpOnly) cookie's value could make it."""
     return hmac.new(session.encode(), b"split-auditor form", hashlib.sha256).hexdigest()
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` with ``noun`` in the number it agrees with: "1 error", "3 errors"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _env() -> Environment:
@@ -61,6 +68,7 @@ def _env() -> Environment:
     env.filters["mark"] = lambda f: MARK[f.severity]
     env.filters["changes"] = change_text
     env.filters["q"] = lambda v: quote(str(v), safe="")
+    env.filters["counted"] = counted
     return env
 
 
@@ -224,6 +232,7 @@ def _run_page(
         report=v.report,
         diff=_diff_view(ctx, p, run, v.report),
         acceptable=_acceptable(v.report),
+        findings={f.fingerprint: f for f in v.report.findings} if v.report else {},
         reviewer=session.who.may(Role.REVIEWER, p.name),
         refresh=REFRESH_S if run.state in ACTIVE else None,
         problem=problem,
@@ -254,6 +263,153 @@ def _review_body(form: dict[str, str]) -> api.ReviewIn:
         raise HTTPException(422, f"{action or 'review'}: {where}: {first['msg']}") from None
 
 
+# --- the API's reference page, from the OpenAPI document ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocField:
+    """A parameter or body field as the docs page lists it."""
+
+    name: str
+    where: str  # path, query, header, or body
+    required: bool
+    type: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One API operation as the docs page shows it."""
+
+    method: str
+    path: str
+    summary: str
+    description: str
+    bearer: bool
+    parameters: tuple[DocField, ...]
+    body_type: str
+    body: tuple[DocField, ...]
+    responses: tuple[tuple[str, str, str], ...]  # status, description, type
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.method}{self.path}".replace("/", "-").replace("{", "").replace("}", "").lower()
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A named schema of the API (a request or response body) and its fields."""
+
+    name: str
+    description: str
+    fields: tuple[DocField, ...]
+    values: tuple[str, ...]  # an enumeration's values
+
+
+METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def _type(schema: dict[str, Any]) -> str:
+    """A schema in a few words: its type, the shape of its items, and its constraints."""
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in schema:
+        return " or ".join(_type(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return "one of " + ", ".join(str(v) for v in schema["enum"])
+    kind = str(schema.get("type", "any"))
+    if kind == "array":
+        kind = f"array of {_type(schema.get('items', {}))}"
+    elif kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        kind = f"object of {_type(schema['additionalProperties'])}"
+    limits = []
+    for key, word in (
+        ("pattern", "matching"),
+        ("minimum", "≥"),
+        ("maximum", "≤"),
+        ("minLength", "length ≥"),
+        ("maxLength", "length ≤"),
+        ("format", "format"),
+        ("default", "default"),
+    ):
+        if key in schema:  # a default as JSON: an empty string shows as "", not as nothing
+            limits.append(f"{word} {json.dumps(schema[key]) if key == 'default' else schema[key]}")
+    return kind + (f" ({', '.join(limits)})" if limits else "")
+
+
+def _fields(schema: dict[str, Any]) -> tuple[DocField, ...]:
+    required = set(schema.get("required", ()))
+    return tuple(
+        DocField(name, "body", name in required, _type(prop), str(prop.get("description", "")))
+        for name, prop in schema.get("properties", {}).items()
+    )
+
+
+def _body(op: dict[str, Any], schemas: dict[str, Any]) -> tuple[str, tuple[DocField, ...]]:
+    """The request body's type and, for a named schema, its fields."""
+    content = op.get("requestBody", {}).get("content", {})
+    if not content:
+        return "", ()
+    media, spec = next(iter(content.items()))
+    schema = spec.get("schema", {})
+    named = schemas.get(_type(schema), {}) if "$ref" in schema else schema
+    return f"{_type(schema)} ({media})", _fields(named)
+
+
+def api_docs(spec: dict[str, Any]) -> tuple[list[Operation], list[Schema]]:
+    """Every operation and named schema of an OpenAPI document, in the document's order."""
+    schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+    operations = []
+    for path, item in spec.get("paths", {}).items():
+        for method in METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            parameters = [
+                DocField(
+                    str(p["name"]),
+                    str(p["in"]),
+                    bool(p.get("required")),
+                    _type(p.get("schema", {})),
+                    str(p.get("description") or p.get("schema", {}).get("description", "")),
+                )
+                for p in op.get("parameters", ())
+            ]
+            body_type, body = _body(op, schemas)
+            responses = []
+            for status, answer in op.get("responses", {}).items():
+                content = answer.get("content", {})
+                typed = [_type(c["schema"]) for c in content.values() if c.get("schema")]
+                kinds = typed or list(content)
+                responses.append((str(status), str(answer.get("description", "")), ", ".join(kinds)))
+            operations.append(
+                Operation(
+                    method=method.upper(),
+                    path=path,
+                    summary=str(op.get("summary", "")),
+                    description=str(op.get("description", "")),
+                    bearer=bool(op.get("security")),
+                    parameters=tuple(parameters),
+                    body_type=body_type,
+                    body=body,
+                    responses=tuple(responses),
+                )
+            )
+    named = [
+        Schema(name, str(s.get("description", "")), _fields(s), tuple(str(v) for v in s.get("enum", ())))
+        for name, s in schemas.items()
+    ]
+    return operations, named
+
+
+def _run_id(value: str | None) -> int | None:
+    """A run id from a query parameter, or None when absent or not a valid id."""
+    if value is None or not value.isascii() or not value.isdigit():
+        return None
+    number = int(value)
+    return number if 1 <= number <= api.MAX_ID else None
+
+
 def _static(name: str) -> bytes:
     return resources.files("auditor.service").joinpath("static", name).read_bytes()
 
@@ -264,6 +420,13 @@ def build_ui() -> APIRouter:
     @ui.get("/healthz")
     def healthz() -> JSONResponse:
         return JSONResponse({"ok": True})
+
+    @ui.get("/docs")
+    def docs(request: Request) -> Response:
+        # Public like /openapi.json: it describes the API, not anything stored in it.
+        spec = request.app.openapi()
+        operations, schemas = api_docs(spec)
+        return _page("docs.html.j2", session=None, info=spec.get("info", {}), operations=operations, schemas=schemas)
 
     @ui.get("/static/ui.css")
     def stylesheet() -> Response:
@@ -315,7 +478,7 @@ def build_ui() -> APIRouter:
         return _guarded(build)
 
     @ui.get("/projects/{project}")
-    def project_page(request: Request, project: str) -> Response:
+    def project_page(request: Request, project: str, before: str | None = None) -> Response:
         def build() -> Response:
             session = _session(request)
             ctx = context(request)
@@ -323,10 +486,22 @@ def build_ui() -> APIRouter:
                 p = api._project(ctx, session.who, project)
             except HTTPException as exc:
                 return _error(exc.status_code, str(exc.detail), session)
-            runs = [api.run_out(ctx, v) for v in api.views(ctx, p, store.list_runs(ctx.engine, p.name, limit=100))]
+            older_than = _run_id(before)
+            if before is not None and older_than is None:
+                return _error(422, f"before: {before!r} is not a run id (a whole number from 1)", session)
+            # One more than a page: whether an older page exists, without counting the project's runs.
+            listed = store.list_runs(ctx.engine, p.name, limit=RUNS_PER_PAGE + 1, before=older_than)
+            shown = listed[:RUNS_PER_PAGE]
+            runs = [api.run_out(ctx, v) for v in api.views(ctx, p, shown)]
             active = any(r.state in ACTIVE for r in runs)
             return _page(
-                "project.html.j2", session=session, project=p, runs=runs, refresh=REFRESH_S if active else None
+                "project.html.j2",
+                session=session,
+                project=p,
+                runs=runs,
+                older=shown[-1].id if len(listed) > RUNS_PER_PAGE else None,
+                paged=older_than is not None,
+                refresh=REFRESH_S if active else None,
             )
 
         return _guarded(build)

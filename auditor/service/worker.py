@@ -91,17 +91,19 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._current: UserProcess | None = None
+        self._guard = threading.Lock()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="audit-worker", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop taking runs and kill the one in progress (it is marked failed, never left running)."""
-        self._stop.set()
-        current = self._current
+        """Stop taking runs and kill the audit in progress; its run goes back to the queue, never left running."""
+        with self._guard:  # a run being started either sees the flag or is registered to be killed here
+            self._stop.set()
+            current = self._current
         if current is not None:
-            current.close()
+            current.kill()
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -156,9 +158,13 @@ class Worker:
         beat = threading.Event()
         pulse = threading.Thread(target=self._pulse, args=(run.id, beat), daemon=True)
         with process:
-            self._current = process
-            try:
+            with self._guard:
+                if self._stop.is_set():  # stopped between the claim and the start: nothing ran
+                    store.requeue_run(self.engine, run.id, self.name)
+                    return
+                self._current = process
                 process.start()
+            try:
                 pulse.start()
                 outcome = process.join()
             finally:
@@ -167,14 +173,17 @@ class Worker:
         with contextlib.suppress(RuntimeError):
             pulse.join(5)
         if self._stop.is_set() and not outcome.complete:
-            store.fail_run(self.engine, run.id, ABANDONED, worker=self.name)
+            # A graceful stop (SIGTERM, a deploy): the audit had not decided anything, so it waits for the next
+            # start instead of failing. Only a worker that died without saying so leaves a run failed.
+            store.requeue_run(self.engine, run.id, self.name)
             return
         if not outcome.complete or len(outcome.records) != 1:
             reason = outcome.reason or "the audit process ended without a report"
             store.fail_run(self.engine, run.id, self.roots.hide(reason), worker=self.name)
             return
         try:
-            report = Report.model_validate_json(outcome.records[0])
+            # The report as submitters may read it: the roots by name, nothing of the server's other files.
+            report = Report.model_validate_json(self.roots.hide(outcome.records[0]))
         except ValidationError as exc:
             store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
             return
@@ -183,7 +192,7 @@ class Worker:
             self.engine,
             run.id,
             self.name,
-            report_json=outcome.records[0],
+            report_json=report.model_dump_json(),
             summary=(s.errors, s.warnings, s.infos),
             exit_code=report.exit_code,
             manifest_sha256=report.manifest.sha256 if report.manifest else None,

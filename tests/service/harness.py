@@ -174,7 +174,7 @@ class LiveServer:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGTERM)
         try:
-            self.process.wait(10)
+            self.process.wait(30)  # a graceful stop ends the running audit first; a loaded machine is slow
         except subprocess.TimeoutExpired:
             self.kill9()
 

@@ -134,6 +134,8 @@ EXAMPLES: dict[tuple[str, str], Example] = {
     ("GET", "/api/projects/{project}/runs/{run_id}/gate"): lambda w, p, r, r0: {},
     ("GET", "/api/projects/{project}/trail"): lambda w, p, r, r0: {},
     ("POST", "/api/tokens"): lambda w, p, r, r0: {"json": {"name": "more", "role": "submitter", "project": p}},
+    ("GET", "/api/tokens"): lambda w, p, r, r0: {},
+    ("POST", "/api/tokens/{token_id}/revoke"): lambda w, p, r, r0: {},
 }
 
 

@@ -95,6 +95,14 @@ def test_review_in_a_browser(live: LiveServer, tmp_path: Path) -> None:
             sync_api.expect(history.locator("li").first).to_contain_text("approve")
             sync_api.expect(history).to_contain_text("override: the remaining leaks are fixed in the next export")
             sync_api.expect(page.locator("dl.facts")).to_contain_text("approved")
+            # Side by side on a wide screen; stacked (history under the review panel) on a narrow one.
+            review_box, history_box = page.locator("#review").bounding_box(), history.bounding_box()
+            assert review_box and history_box and abs(review_box["y"] - history_box["y"]) < 1
+            page.set_viewport_size({"width": 420, "height": 900})
+            review_box, history_box = page.locator("#review").bounding_box(), history.bounding_box()
+            assert review_box and history_box
+            assert history_box["y"] >= review_box["y"] + review_box["height"] and history_box["width"] > 300
+            page.set_viewport_size({"width": 1280, "height": 900})
             if shots:
                 history.screenshot(path=str(SHOTS / "history.png"))
                 page.goto(first)  # from the top: the run's facts above the review panel

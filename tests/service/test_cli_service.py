@@ -39,6 +39,11 @@ def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+def at(live: LiveServer) -> list[str]:
+    """The options that point a token command at the live server's database."""
+    return ["--data-dir", str(live.data_dir)]
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One SQLite server for the module; no queue worker, so a server-side run stays queued."""
@@ -51,7 +56,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tmp_path: Path) -> None:
-    made = audit("token", "create", "--role", "submitter", "--project", "demo", "--data-dir", str(live.data_dir))
+    made = audit("token", "create", "--role", "submitter", "--name", "Sam", "--project", "demo", *at(live))
     assert made.returncode == 0, made.stderr
     submitter = made.stdout.strip()
     assert re.fullmatch(r"sa_\S+", submitter)
@@ -66,8 +71,19 @@ def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tm
     assert (tmp_path / "report.json").is_file()
 
 
+def test_submit_refuses_a_bad_project_name_before_the_audit(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # nobody listens: the name is refused before the server is asked
+    done = audit(
+        "run", SAMPLE, "--submit", url, "--project", "with space", "--out", str(tmp_path / "out"), token="sa_x"
+    )
+    line = one_line_error(done)
+    assert "--project 'with space'" in line and "nothing was audited" in line
+    assert "letters, digits, '.', '_' and '-', at most 100, starting with a letter or digit" in line
+    assert url not in line and not (tmp_path / "out").exists()
+
+
 def test_submit_with_a_token_of_another_project_keeps_the_local_reports(live: LiveServer, tmp_path: Path) -> None:
-    made = audit("token", "create", "--role", "submitter", "--project", "other", "--data-dir", str(live.data_dir))
+    made = audit("token", "create", "--role", "submitter", "--name", "Oli", "--project", "other", *at(live))
     done = audit(
         "run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path), token=made.stdout.strip()
     )
@@ -173,22 +189,99 @@ def test_gate_names_a_server_that_does_not_answer() -> None:
     ("option", "value", "expected"),
     [
         ("--role", "boss", "expected one of submitter, reviewer, admin"),
-        ("--project", "a b", "--project 'a b'"),
+        ("--project", "a b", "--project 'a b': expected letters, digits"),
         ("--project", "demo\n", "--project 'demo\\n'"),
+        ("--name", " ", "--name ' ': expected the holder's name"),
+        ("--name", "x" * 201, "1 to 200 printable characters"),
     ],
 )
 def test_token_create_refuses_a_bad_role_or_project(option: str, value: str, expected: str, tmp_path: Path) -> None:
-    args = {"--role": "reviewer", "--project": "demo", option: value}
+    args = {"--role": "reviewer", "--name": "Rae", "--project": "demo", option: value}
     done = audit("token", "create", *[x for kv in args.items() for x in kv], "--data-dir", str(tmp_path))
     assert expected in one_line_error(done)
     assert not (tmp_path / "service.sqlite").exists()  # refused before the database is touched
 
 
-def test_db_upgrade_prints_the_revision_and_is_idempotent(database: str | None, tmp_path: Path) -> None:
+def test_token_create_needs_the_holders_name(tmp_path: Path) -> None:
+    done = audit("token", "create", "--role", "reviewer", "--data-dir", str(tmp_path))
+    assert done.returncode == 2 and "Missing option '--name'" in done.stderr, done.stderr
+    assert not (tmp_path / "service.sqlite").exists()
+
+
+def test_token_list_and_revoke_against_a_live_server(live: LiveServer) -> None:
+    made = audit("token", "create", "--role", "reviewer", "--name", "Ada Lovelace", "--project", "demo", *at(live))
+    secret = made.stdout.strip()
+    listing = audit("token", "list", *at(live))
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.split()[:6] == ["id", "name", "role", "project", "created", "created_by"]
+    assert secret not in listing.stdout and str(live.admin_token) not in listing.stdout
+    row = next(line for line in listing.stdout.splitlines() if "Ada Lovelace" in line)
+    assert re.fullmatch(r"(\d+)\s+Ada Lovelace\s+reviewer\s+demo\s+\S+Z\s+audit token\s*", row), row
+    token_id = row.split()[0]
+    with live.client(secret) as c:
+        assert c.get("/api/me").status_code == 200
+        done = audit("token", "revoke", token_id, *at(live))
+        assert done.returncode == 0 and done.stdout == f"token {token_id} revoked\n", done.stderr
+        assert c.get("/api/me").status_code == 401  # at once, no restart
+    assert "Ada Lovelace" not in audit("token", "list", *at(live)).stdout
+    assert "no such active token" in one_line_error(audit("token", "revoke", token_id, *at(live)))
+
+
+def test_token_revoke_keeps_the_last_admin_token(tmp_path: Path) -> None:
+    where = ["--data-dir", str(tmp_path)]
+    for name in ("First Admin", "Scoped Admin"):
+        scope = ["--project", "demo"] if name.startswith("Scoped") else []
+        assert audit("token", "create", "--role", "admin", "--name", name, *scope, *where).returncode == 0
+    line = one_line_error(audit("token", "revoke", "1", *where))
+    assert "last active admin token" in line and "create another admin token first" in line
+    assert audit("token", "create", "--role", "admin", "--name", "Second Admin", *where).returncode == 0
+    assert audit("token", "revoke", "1", *where).returncode == 0
+
+
+def _head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    from auditor.service import db
+
+    return str(ScriptDirectory(str(Path(db.__file__).parent / "migrations")).get_current_head())
+
+
+def test_db_upgrade_says_whether_it_migrated(database: str | None, tmp_path: Path) -> None:
     where = ["--database", database] if database else ["--data-dir", str(tmp_path / "data")]
+    head = _head_revision()
     first, again = audit("db", "upgrade", *where), audit("db", "upgrade", *where)
     assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
-    assert first.stdout == again.stdout == "database at revision 0001\n"
+    assert first.stdout == f"database created at revision {head}\n"
+    assert again.stdout == f"database already at revision {head}\n"
+
+
+def test_db_upgrade_names_both_revisions_when_it_migrates(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from auditor.service import db
+
+    head = _head_revision()
+    if head == "0001":
+        pytest.skip("one revision only: nothing to migrate from")
+    config = Config()
+    config.set_main_option("script_location", str(Path(db.__file__).parent / "migrations"))
+    engine = db.make_engine(db.sqlite_url(tmp_path))
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0001")
+    finally:
+        engine.dispose()
+    done = audit("db", "upgrade", "--data-dir", str(tmp_path))
+    assert done.stdout == f"database upgraded from 0001 to {head}\n", done.stderr
+
+
+def test_service_options_show_what_they_take() -> None:
+    shown = audit("serve", "--help").stdout + audit("token", "create", "--help").stdout
+    for metavar in ("NAME=PATH", "ADDRESS", "PORT", "DIR", "URL", "SECONDS", "MB", "WHO", "ROLE"):
+        assert metavar in shown, metavar
+    assert "list[str]" not in shown and "<str>" not in shown and "<path>" not in shown
 
 
 @pytest.mark.parametrize(
@@ -236,7 +329,9 @@ BLOCK_EXTRA = (
 
 
 @pytest.mark.parametrize(
-    "command", [["serve"], ["db", "upgrade"], ["token", "create", "--role", "admin"]], ids=" ".join
+    "command",
+    [["serve"], ["db", "upgrade"], ["token", "create", "--role", "admin", "--name", "A"], ["token", "list"]],
+    ids=" ".join,
 )
 def test_service_commands_name_the_extra_when_it_is_missing(command: list[str], tmp_path: Path) -> None:
     done = audit(*command, "--data-dir", str(tmp_path), python=["-c", BLOCK_EXTRA])

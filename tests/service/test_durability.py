@@ -106,6 +106,28 @@ def test_a_run_killed_mid_way_is_failed_after_restart(tmp_path: Path, database: 
         restarted.stop()
 
 
+def test_a_run_stopped_gracefully_is_queued_again(tmp_path: Path, slow_root: Path) -> None:
+    """SIGTERM (a deploy, a restart): the run had decided nothing, so it waits for the next start."""
+    server = LiveServer(tmp_path / "service", roots={"data": slow_root}).start()
+    token = server.admin_token
+    try:
+        with server.client(token) as c:
+            c.post("/api/projects", json={"name": "demo"})
+            made = c.post("/api/projects/demo/runs", json={"config": SLOW_CONFIG, "data_root": "data", "base": "slow"})
+            path = f"/api/projects/demo/runs/{made.json()['id']}"
+            assert _until(lambda: c.get(path).json()["state"] == "running", 30)
+    finally:
+        server.stop()  # SIGTERM, then a wait
+    assert server.process is not None and server.process.returncode is not None
+    idle = LiveServer(server.data_dir, roots={"data": slow_root}, extra=["--workers", "0"]).start()
+    try:
+        with idle.client(token) as c:
+            run = c.get(path).json()
+            assert run["state"] == "queued" and "queued again" in run["progress"], run
+    finally:
+        idle.stop()
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
     out = tmp_path_factory.mktemp("report")

@@ -92,10 +92,18 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 REFUSED_AT_SUBMIT = {
     "dotdot": (MANIFEST.format(where="path: ../outside/secret.csv"), "", "'../outside/secret.csv'"),
-    "absolute": (MANIFEST.format(where="path: {outside}/secret.csv"), "", "/secret.csv' resolves to"),
-    "symlink_to_file": (MANIFEST.format(where="path: link_file.csv"), "", "'link_file.csv' resolves to"),
+    "absolute": (MANIFEST.format(where="path: {outside}/secret.csv"), "", "/secret.csv' leads outside the data root"),
+    "symlink_to_file": (
+        MANIFEST.format(where="path: link_file.csv"),
+        "",
+        "'link_file.csv' leads outside the data root",
+    ),
     "symlink_to_folder": (MANIFEST.format(where="path: link_dir/secret.csv"), "", "'link_dir/secret.csv'"),
-    "roots_outside": (MANIFEST.format(where="path: manifest.csv") + "roots: [../outside]\n", "", "roots: "),
+    "roots_outside": (
+        MANIFEST.format(where="path: manifest.csv") + "roots: [../outside]\n",
+        "",
+        "roots[0] '../outside'",
+    ),
     "split_paths_entry": (
         "version: 1\nmanifest:\n  paths: {train: manifest.csv, test: link_file.csv}\n  id: id\n",
         "",
@@ -118,15 +126,18 @@ def test_a_path_leading_out_of_the_data_root_is_refused(served: Served, case: st
     assert MARK not in answer.text
     if not case.startswith("base"):  # the config's own place: line:column of the path
         assert "outside" in detail and "audit.yaml:" in detail, detail
-    # Where the server keeps its data is its own: the root appears by name only.
+    # Where the server keeps its data is its own: the root appears by name only, and where a link leads is
+    # not told (a submitter could probe the server's files with links).
     assert str(served.root.resolve()) not in detail, detail
+    if "absolute" not in case:
+        assert str(served.outside.resolve()) not in detail, detail
 
 
 @pytest.mark.parametrize(
     ("case", "where", "named"),
     [
-        ("parquet_shards", "path: shards", "'shards' resolves to {outside}/secret.parquet"),
-        ("glob", "path: globbed/a-*.csv", "'globbed/a-*.csv' resolves to {outside}/secret.csv"),
+        ("parquet_shards", "path: shards", "'shards' leads outside the data root"),
+        ("glob", "path: globbed/a-*.csv", "'globbed/a-*.csv' leads outside the data root"),
     ],
 )
 def test_a_shard_or_glob_match_leading_out_fails_the_run(served: Served, case: str, where: str, named: str) -> None:
@@ -141,6 +152,7 @@ def test_a_shard_or_glob_match_leading_out_fails_the_run(served: Served, case: s
     assert MARK not in str(run)
     # The server ran no user code, and keeps where its data lies to itself.
     assert "user's code" not in run["error"] and str(served.root.resolve()) not in run["error"], run["error"]
+    assert str(served.outside.resolve()) not in run["error"], run["error"]
     assert served.client.get(f"/api/projects/p/runs/{run['id']}/report").status_code == 409
 
 
@@ -155,7 +167,8 @@ def test_content_files_leading_out_are_errors_and_never_read(served: Served) -> 
     for name in ("duplicate_content", "shared_upstream"):
         assert stages[name]["status"] == "error", stages[name]
         message = str(stages[name]["error"])
-        assert "'leak.bin' resolves to" in message and "'../../outside/secret.bin' resolves to" in message
+        assert "'leak.bin' leads outside the data root" in message, message
+        assert "'../../outside/secret.bin' leads outside the data root" in message, message
         assert not stages[name]["findings"]  # twin.bin would duplicate the outside file, had it been read
     assert MARK not in str(report)
 
@@ -180,3 +193,6 @@ def test_a_config_inside_the_root_is_accepted(served: Served) -> None:
     made = served.submit(MANIFEST.format(where="path: manifest.csv"))
     assert made.status_code == 201, made.text
     assert served.finished(made.json()["id"])["state"] == "completed"
+    report = served.client.get(f"/api/projects/p/runs/{made.json()['id']}/report").text
+    # The report names the data root, never where it lies on the server.
+    assert str(served.root.resolve()) not in report and "<data root data>/manifest.csv" in report

@@ -148,6 +148,8 @@ def test_the_latest_decision_is_the_gate_and_the_history_keeps_every_record(clie
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())["id"]
     assert review(rev, run, action="approve", comment="ok", override_reason="pilot").status_code == 201
+    reason = rev.get(f"/api/projects/demo/runs/{run}/gate").json()["reason"]
+    assert "overriding: pilot" in reason and "uploaded from the submitter's machine" in reason, reason
     assert review(rev, run, action="request_changes", comment="the camera split is wrong").status_code == 201
     gate = rev.get(f"/api/projects/demo/runs/{run}/gate").json()
     assert gate["approved"] is False and "the camera split is wrong" in gate["reason"]
@@ -250,3 +252,67 @@ def test_listing_runs_costs_the_same_queries_for_5_runs_as_for_1(engine_url) -> 
         assert counts[0] == counts[1], counts
     finally:
         engine.dispose()
+
+
+def test_two_reviewers_of_one_name_are_told_apart_by_their_token(clients, engine_url) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(engine_url)
+    try:
+        twin = store.create_token(engine, name="reviewer-1", role=Role.REVIEWER, project="demo", created_by="test")
+    finally:
+        engine.dispose()
+    run = submit(clients["submitter"], sample_report())
+    assert run["submitted_by_token"] is not None
+    review(clients["reviewer"], run["id"], action="comment", comment="first")
+    other = TestClient(clients["reviewer"].app, headers={"Authorization": f"Bearer {twin}"})
+    assert other.post(f"/api/projects/demo/runs/{run['id']}/reviews", json={"action": "comment", "comment": "second"})
+    history = clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/reviews").json()
+    assert [h["actor"] for h in history] == ["reviewer-1", "reviewer-1"]
+    assert history[0]["token_id"] != history[1]["token_id"]
+
+
+def test_project_names_that_differ_only_in_case_are_one_project(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    again = rev.post("/api/projects", json={"name": "DEMO"})
+    assert again.status_code == 409 and "exists already as 'demo'" in again.json()["detail"]
+    run = submit(clients["submitter"], sample_report())
+    assert rev.get(f"/api/projects/Demo/runs/{run['id']}").json()["project"] == "demo"
+    assert [p["name"] for p in rev.get("/api/projects").json()] == ["demo"]
+
+
+def test_a_partial_audit_says_which_stages_did_not_run_and_needs_an_override(clients) -> None:  # type: ignore[no-untyped-def]
+    """`audit run --only group_overlap` is clean, but it is not an audit of the dataset."""
+    partial = json.loads(json.dumps(sample_report()))
+    partial["stages"] = [s for s in partial["stages"] if s["stage"] == "group_overlap"]
+    run = submit(clients["submitter"], partial)
+    assert run["exit_code"] == 0 and "temporal_order" in run["not_run"] and "group_overlap" not in run["not_run"]
+    refused = review(clients["reviewer"], run["id"], action="approve", comment="clean")
+    assert refused.status_code == 422 and "partial audit" in refused.json()["detail"], refused.text
+    full = submit(clients["submitter"], sample_report())
+    assert full["not_run"] == []
+    ok = review(clients["reviewer"], run["id"], action="approve", comment="clean", override_reason="only groups")
+    assert ok.status_code == 201
+
+
+def test_a_refused_request_does_not_echo_its_input(clients) -> None:  # type: ignore[no-untyped-def]
+    run = submit(clients["submitter"], sample_report())["id"]
+    long = "x" * 20_000
+    refused = review(clients["reviewer"], run, action="comment", comment=long)
+    assert refused.status_code == 422 and len(refused.text) < 1000 and "at most 10000" in refused.text
+    bad = clients["admin"].post("/api/projects", json={"name": "with space"})
+    assert bad.status_code == 422 and "letters, digits" in bad.text and "with space" not in bad.text
+
+
+def test_no_diff_against_a_run_that_could_not_audit(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    first = submit(clients["submitter"], sample_report())["id"]
+    assert review(rev, first, action="approve", comment="ok", override_reason="pilot").status_code == 201
+    broken = json.loads(json.dumps(sample_report()))
+    broken["manifest"] = None
+    for stage in broken["stages"]:
+        stage["findings"] = []
+        if stage["status"] != "skipped":
+            stage["status"] = "error"
+            stage["error"] = {"type": "ManifestError", "message": "manifest.csv: not found", "traceback": ""}
+    run = submit(clients["submitter"], broken)["id"]
+    answer = rev.get(f"/api/projects/demo/runs/{run}/diff")
+    assert answer.status_code == 409 and "could not audit" in answer.json()["detail"], answer.text

@@ -220,6 +220,8 @@ def test_accepting_a_finding_shows_in_the_history_and_the_counts(world: World) -
         shown = c.get(page).text
         history = shown.split('id="history"')[1].split("</section>")[0]
         assert "accept" in history and fingerprint in history and "same frame, two crops" in history
+        title = next(f["title"] for s in world.report["stages"] for f in s["findings"] if f["code"] == "DUP001")
+        assert f"<strong>DUP001</strong> {title}" in history  # the finding named, not only its fingerprint
         assert "2999-01-31" in history
         assert "3 errors" in shown and "1 accepted" in shown
         assert f'value="{fingerprint}"' not in shown  # no longer offered for acceptance
@@ -307,3 +309,92 @@ def test_project_page_lists_runs_newest_first_with_their_facts(world: World) -> 
         assert f'<code title="{digest}">{digest[:12]}</code>' in listing
         assert "unreviewed" in listing and "uploaded" in listing and "exit 1" in listing
         assert "<meta http-equiv" not in listing
+
+
+EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
+
+
+def test_docs_page_describes_every_operation_without_loading_anything_from_elsewhere(world: World) -> None:
+    with httpx.Client(base_url=world.server.url) as c:  # no token, no session: public like /openapi.json
+        spec = c.get("/openapi.json").json()
+        docs = c.get("/docs")
+        assert c.get("/redoc").status_code == 404
+    assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+    page = docs.text
+    assert not EXTERNAL.search(page) and "<script" not in page.lower()
+    for path, item in spec["paths"].items():
+        for method in item:
+            assert f"{method.upper()}</span> <code>{path}</code>" in page, (method, path)
+    review = page.split('id="post-api-projects-project-runs-run_id-reviews"')[1].split("</section>")[0]
+    assert "Authorization: Bearer" in review and "Add Review" in review
+    assert "<code>fingerprint</code>" in review and "matching ^[0-9a-f]{16}$" in review  # body field and pattern
+    assert "<code>run_id</code></td><td>path</td><td>yes</td>" in review  # parameter: where, required
+    assert "<td>401</td><td>no valid token</td>" in review
+    runs = page.split('id="get-api-projects-project-runs"')[1].split("</section>")[0]
+    assert "<code>before</code></td><td>query</td><td>no</td>" in runs and "array of RunOut" in runs
+    assert "the audit.yaml text" in page  # a body field's description (RunIn.config)
+
+
+def test_project_page_pages_through_older_runs(world: World) -> None:
+    project = world.project()
+    with world.api() as c:
+        made = [c.post(f"/api/projects/{project}/runs", json={"report": world.report}) for _ in range(60)]
+    ids = [r.json()["id"] for r in made]
+    assert len(ids) == 60 and all(r.status_code == 201 for r in made)
+    shown = re.compile(rf'href="/projects/{project}/runs/(\d+)"')
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        newest = c.get(f"/projects/{project}").text
+        first = [int(i) for i in shown.findall(newest)]
+        assert first == sorted(ids, reverse=True)[:50]
+        assert f'href="/projects/{project}?before={first[-1]}"' in newest and ">older runs<" in newest
+        assert ">newest runs<" not in newest
+        older = c.get(f"/projects/{project}?before={first[-1]}").text
+        assert [int(i) for i in shown.findall(older)] == sorted(ids, reverse=True)[50:]
+        assert ">older runs<" not in older and f'href="/projects/{project}" rel="first">newest runs<' in older
+        bad = c.get(f"/projects/{project}?before=x")
+        assert bad.status_code == 422 and "not a run id" in bad.text
+
+
+def _render_macro(name: str, *args: object) -> str:
+    from auditor.service.ui import TEMPLATES
+
+    return str(getattr(TEMPLATES.get_template("_macros.html.j2").module, name)(*args))
+
+
+def test_counts_agree_in_number_with_their_nouns() -> None:
+    from types import SimpleNamespace
+
+    from auditor.service.ui import counted
+
+    assert [counted(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
+    run = SimpleNamespace(effective=SimpleNamespace(exit_code=1, errors=1, warnings=1, infos=1, accepted=0))
+    assert "1 error · 1 warning · 1 info<" in _render_macro("verdict", run)
+
+
+def test_an_acceptance_whose_finding_is_not_in_the_report_says_so() -> None:
+    from types import SimpleNamespace
+
+    record = SimpleNamespace(fingerprint="0123456789abcdef", expires_at=None)
+    finding = SimpleNamespace(code="DUP001", title="same image in two splits")
+    assert "not in this run" in _render_macro("accepted_finding", record, {})
+    named = _render_macro("accepted_finding", record, {"0123456789abcdef": finding})
+    assert "<strong>DUP001</strong> same image in two splits" in named and "not in this run" not in named
+
+
+def test_a_partial_audit_says_which_stages_did_not_run(world: World) -> None:
+    project = world.project()
+    dropped = world.report["stages"][-1]["stage"]
+    partial = {**world.report, "stages": world.report["stages"][:-1]}
+    with world.api() as c:
+        made = c.post(f"/api/projects/{project}/runs", json={"report": partial})
+        assert made.status_code == 201, made.text
+        assert made.json()["not_run"] == [dropped]
+    full = world.upload(project)
+    run = made.json()["id"]
+    note = f"partial audit: 1 stage not run: {dropped}"
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        page = c.get(f"/projects/{project}/runs/{run}").text
+        assert 'class="partial-banner" role="note"' in page and note in page
+        assert "partial audit" not in c.get(f"/projects/{project}/runs/{full}").text
+        listing = c.get(f"/projects/{project}").text
+        assert listing.count("partial audit") == 1 and note in listing
