@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, NoReturn, get_args
+from typing import Annotated, Any, NoReturn, get_args
 
 import typer
 from rich.console import Console
@@ -720,6 +720,23 @@ token_app = typer.Typer(no_args_is_help=True, help="API tokens of the service (r
 app.add_typer(token_app, name="token")
 
 
+@contextlib.contextmanager
+def _service_engine(data_dir: Path, database: str | None) -> Iterator[Any]:
+    """The service database opened directly (where it lives), as an engine disposed of afterwards."""
+    try:
+        from auditor.service.server import open_database
+    except ImportError as exc:
+        raise _service_missing(exc) from None
+    try:
+        engine = open_database(_service_url(data_dir, database))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
 @token_app.command("create")
 def token_create(
     role: Annotated[str, typer.Option("--role", metavar="ROLE", help="submitter | reviewer | admin")],
@@ -771,17 +788,10 @@ def token_list(
     """List the active tokens: id, holder, role, project, when and by whom made (never the token itself)."""
     try:
         from auditor.service import store
-        from auditor.service.server import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
-    try:
-        engine = open_database(_service_url(data_dir, database))
-    except AuditError as exc:
-        raise _fail(str(exc)) from None
-    try:
+    with _service_engine(data_dir, database) as engine:
         listed = store.list_tokens(engine)
-    finally:
-        engine.dispose()
     table = Table("id", "name", "role", "project", "created", "created_by", box=None, pad_edge=False)
     for t in listed:
         created = t.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -798,19 +808,13 @@ def token_revoke(
     """Revoke a token: every request with it is refused from now on. The last admin token is kept."""
     try:
         from auditor.service import store
-        from auditor.service.server import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
-    try:
-        engine = open_database(_service_url(data_dir, database))
-    except AuditError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        store.revoke_token(engine, token_id)
-    except AuditError as exc:  # NotFound (unknown or revoked already), Conflict (the last admin token)
-        raise _fail(str(exc)) from None
-    finally:
-        engine.dispose()
+    with _service_engine(data_dir, database) as engine:
+        try:
+            store.revoke_token(engine, token_id)
+        except AuditError as exc:  # NotFound (unknown or revoked already), Conflict (the last admin token)
+            raise _fail(str(exc)) from None
     typer.echo(f"token {token_id} revoked")
 
 

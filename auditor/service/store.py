@@ -253,6 +253,17 @@ def _run_query() -> Any:
     return select(*RUN_COLUMNS, projects.c.name.label("project")).join(projects, runs.c.project_id == projects.c.id)
 
 
+def _new_run(engine: Engine, project: Project, submitted_by: str, token_id: int | None, **values: Any) -> Run:
+    """Insert one run of ``project`` in its own write transaction and read it back."""
+    with writing(engine) as conn:
+        run_id = conn.execute(
+            insert(runs)
+            .values(project_id=project.id, created_at=now(), submitted_by=submitted_by, token_id=token_id, **values)
+            .returning(runs.c.id)
+        ).scalar_one()
+    return get_run(engine, project.name, run_id)
+
+
 def add_report(
     engine: Engine,
     project: Project,
@@ -267,30 +278,24 @@ def add_report(
     token_id: int | None = None,
 ) -> Run:
     """Store a report made elsewhere (the submitter's own machine) as a completed run."""
-    with writing(engine) as conn:
-        run_id = conn.execute(
-            insert(runs)
-            .values(
-                project_id=project.id,
-                created_at=now(),
-                submitted_by=submitted_by,
-                token_id=token_id,
-                source="uploaded",
-                state="completed",
-                progress="",
-                config_text=config_text,
-                config_sha256=config_sha256,
-                manifest_sha256=manifest_sha256,
-                report_json=report_json,
-                exit_code=exit_code,
-                errors=summary[0],
-                warnings=summary[1],
-                infos=summary[2],
-                finished_at=now(),
-            )
-            .returning(runs.c.id)
-        ).scalar_one()
-    return get_run(engine, project.name, run_id)
+    return _new_run(
+        engine,
+        project,
+        submitted_by,
+        token_id,
+        source="uploaded",
+        state="completed",
+        progress="",
+        config_text=config_text,
+        config_sha256=config_sha256,
+        manifest_sha256=manifest_sha256,
+        report_json=report_json,
+        exit_code=exit_code,
+        errors=summary[0],
+        warnings=summary[1],
+        infos=summary[2],
+        finished_at=now(),
+    )
 
 
 def enqueue_run(
@@ -305,25 +310,19 @@ def enqueue_run(
     token_id: int | None = None,
 ) -> Run:
     """Queue a run for the worker: it survives a restart of the server until a worker finishes it."""
-    with writing(engine) as conn:
-        run_id = conn.execute(
-            insert(runs)
-            .values(
-                project_id=project.id,
-                created_at=now(),
-                submitted_by=submitted_by,
-                token_id=token_id,
-                source="server",
-                state="queued",
-                progress="queued",
-                data_root=data_root,
-                base=base,
-                config_text=config_text,
-                config_sha256=config_sha256,
-            )
-            .returning(runs.c.id)
-        ).scalar_one()
-    return get_run(engine, project.name, run_id)
+    return _new_run(
+        engine,
+        project,
+        submitted_by,
+        token_id,
+        source="server",
+        state="queued",
+        progress="queued",
+        data_root=data_root,
+        base=base,
+        config_text=config_text,
+        config_sha256=config_sha256,
+    )
 
 
 def get_run(engine: Engine, project: str, run_id: int) -> Run:
