@@ -299,8 +299,9 @@ def run(
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
             approved = load_report(_path_arg(baseline, "--baseline")) if baseline is not None else None
-            reports.start(loaded, formats)
-            report = run_audit(loaded, only=selected, fail_on=fail_on)  # type: ignore[arg-type]
+            with _exposure_from_server(loaded, submit, project, token) as audited:
+                reports.start(loaded, formats)
+                report = run_audit(audited, only=selected, fail_on=fail_on)  # type: ignore[arg-type]
             if approved is not None:
                 assert baseline is not None
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
@@ -382,6 +383,47 @@ def _uploader(submit: str | None, project: str | None, token: str | None) -> Upl
         return str(run["url"])
 
     return upload
+
+
+@contextlib.contextmanager
+def _exposure_from_server(
+    loaded: LoadedConfig, submit: str | None, project: str | None, token: str | None
+) -> Iterator[LoadedConfig]:
+    """With --submit: the config with `test_exposure` reading a private temporary copy of the project's ledger
+    on the server, so the audit counts the team's recorded evaluations; the copy is removed afterwards."""
+    if submit is None or project is None:
+        yield loaded
+        return
+    options = loaded.config.stages.get("test_exposure") or {}
+    if options.get("ledger"):
+        where = loaded.locate(("stages", "test_exposure", "ledger"))
+        _warn(
+            f"{where}: stages.test_exposure.ledger is set, so the audit counts the evaluations in that file; "
+            f"without it, --submit would count those recorded on {submit} for project {project!r}"
+        )
+        yield loaded
+        return
+    import dataclasses
+    import tempfile
+
+    from auditor.service.client import Client, resolve_token
+    from auditor.service.exposure import ServiceLedger, copy_into
+
+    try:
+        client = Client(submit, resolve_token(token))
+        client.project(project, create=True)  # created now rather than at upload: its ledger must be readable
+        sets = ServiceLedger(client, project).sets()
+    except AuditError as exc:
+        # Without it the audit would call every holdout set fresh: no verdict rather than a false one.
+        raise AuditError(
+            f"--submit: the project's exposure ledger could not be read: {exc}; nothing was audited"
+        ) from None
+    with tempfile.TemporaryDirectory(prefix="split-auditor-ledger-") as folder:  # mode 0700: private
+        path = Path(folder) / "ledger.sqlite"
+        copy_into(sets, path)
+        label = f"the exposure ledger of project {project!r} on {client.base_url}"
+        stages = {**loaded.config.stages, "test_exposure": {**options, "ledger": str(path), "ledger_label": label}}
+        yield dataclasses.replace(loaded, config=loaded.config.model_copy(update={"stages": stages}))
 
 
 @app.command()
@@ -828,6 +870,135 @@ def _digests(config: Path) -> dict[str, str]:
     if manifest is not None:
         digests["manifest_sha256"] = manifest
     return digests
+
+
+def _metrics(values: list[str] | None) -> dict[str, float]:
+    """``--metric NAME=VALUE`` options as a dict; a malformed, repeated or non-finite value is refused."""
+    import math
+
+    found: dict[str, float] = {}
+    for value in values or []:
+        name, sep, number = (part.strip() for part in value.partition("="))
+        if not sep or not name:
+            raise AuditError(f"--metric {value!r}: expected NAME=VALUE, e.g. acc=0.913")
+        try:
+            result = float(number)
+        except ValueError:
+            raise AuditError(
+                f"--metric {value!r}: {number!r} is not a number; expected NAME=VALUE, e.g. acc=0.913"
+            ) from None
+        if not math.isfinite(result):
+            raise AuditError(f"--metric {value!r}: NaN and infinity are not results; give a finite number")
+        if name in found:
+            raise AuditError(f"--metric {name!r} is given twice")
+        found[name] = result
+    return found
+
+
+def _service_client(submit: str, project: str | None, token: str | None) -> Any:
+    """A client for --submit, with the server, the token and the project name checked before any work."""
+    from auditor.service.client import Client, resolve_token
+    from auditor.service.names import project_name_problem
+
+    if not project:
+        raise AuditError("--submit needs --project NAME (created on first use when the token may)")
+    problem = project_name_problem(project)
+    if problem is not None:
+        raise AuditError(f"--project {problem}")
+    client = Client(submit, resolve_token(token))
+    try:
+        client.me()
+        client.project(project, create=True)
+    except AuditError as exc:
+        raise AuditError(f"--submit: {exc}; nothing was recorded") from None
+    return client
+
+
+@app.command()
+def evaluated(
+    config: Annotated[Path, typer.Argument(help="the audit.yaml whose manifest holds the split")],
+    split: Annotated[str, typer.Option("--split", help="the holdout split that was evaluated")],
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="a result as NAME=VALUE, e.g. acc=0.913 (repeatable)")
+    ] = None,
+    note: Annotated[str, typer.Option("--note", help="what the evaluation was for")] = "",
+    ledger: Annotated[
+        Path | None,
+        typer.Option("--ledger", help="the ledger file (default: .split-auditor/ledger.sqlite by the config)"),
+    ] = None,
+    root: Annotated[list[Path] | None, typer.Option("--root", help=ROOT_HELP)] = None,
+    submit: Annotated[
+        str | None, typer.Option("--submit", help="record in this audit server's ledger (http://HOST:PORT)")
+    ] = None,
+    project: Annotated[str | None, typer.Option("--project", help="with --submit: the server's project")] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="with --submit: the server token (default: $SPLIT_AUDITOR_TOKEN)")
+    ] = None,
+) -> None:
+    """Record that a holdout split was evaluated (by its content, so renamed copies keep the count)."""
+    from auditor.exposure import record
+    from auditor.exposure.ledger import Ledger, SqliteLedger
+    from auditor.exposure.recording import default_ledger_path
+
+    try:
+        results = _metrics(metric)
+        if submit is None and (project is not None or token is not None):
+            raise AuditError("--project and --token belong to --submit URL")
+        if submit is not None and ledger is not None:
+            raise AuditError("--ledger and --submit: give one; with --submit the ledger is the server's")
+        loaded = load_config(_path_arg(config, "config"), roots=root or [])
+        target: Ledger
+        if submit is not None:
+            from auditor.service.exposure import ServiceLedger
+
+            target = ServiceLedger(_service_client(submit, project, token), str(project))
+            where = f"project {project!r} on {submit}"
+        else:
+            # The ledger `audit run` reads: a configured stage option counts, or the audit would miss this entry.
+            options = loaded.config.stages.get("test_exposure") or {}
+            configured = options.get("ledger")
+            if ledger is not None:
+                path = _path_arg(ledger, "--ledger")
+            elif configured:
+                path = loaded.resolve(str(configured))
+            else:
+                path = default_ledger_path(loaded)
+            wait = options.get("busy_timeout_s")
+            if isinstance(wait, int | float) and not isinstance(wait, bool) and wait >= 0:
+                target = SqliteLedger(path, float(wait))
+            else:
+                target = SqliteLedger(path)
+            where = str(path)
+        seen = _Seen(target)
+        entry = record(loaded, split, metrics=results, note=note, ledger=seen)
+        assert seen.sketch is not None
+        if isinstance(target, SqliteLedger):
+            count = sum(len(s.evaluations) for s in target.sets() if s.sketch == seen.sketch)
+        else:
+            count = int((getattr(target, "last", None) or {}).get("evaluations", 0))
+    except AuditError as exc:
+        raise _fail(str(exc)) from None
+    basis = "row content" if seen.sketch.basis == "content" else "sample ids"
+    shown = ", ".join(f"{k}={v:g}" for k, v in entry.metrics.items())
+    typer.echo(
+        f"recorded: '{entry.split}' (fingerprint {seen.sketch.digest[:12]}, {seen.sketch.n_rows} rows by {basis})"
+        f"{f' [{shown}]' if shown else ''} in {where}; this set now has {count} evaluation(s)"
+    )
+
+
+@dataclass
+class _Seen:
+    """A ledger that remembers the sketch it recorded, to say which set was counted."""
+
+    inner: Any
+    sketch: Any = None
+
+    def record(self, sketch: Any, evaluation: Any) -> int:
+        self.sketch = sketch
+        return int(self.inner.record(sketch, evaluation))
+
+    def sets(self) -> Any:
+        return self.inner.sets()
 
 
 @app.command()

@@ -19,6 +19,7 @@ FLOORS: dict[str, int] = {
     "fitted": 1,
     "numeric": 1,
     "pipeline": 2,
+    "exposure": 2,  # the ledger and holdout fingerprints: read by stages, the service and the CLI
     "stages": 3,
     "render": 3,
     "lab": 4,

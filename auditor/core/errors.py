@@ -33,3 +33,7 @@ class StageInputError(AuditError):
 
 class ReportMismatchError(ReportReadError):
     """Two reports that cannot be compared as they stand (e.g. they audit different manifests)."""
+
+
+class LedgerError(AuditError):
+    """The test-exposure ledger could not be read or written (locked too long, not a ledger, corrupt)."""

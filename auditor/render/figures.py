@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -63,6 +63,8 @@ def figures_for(finding: Finding, split_order: Sequence[str] = (), uid: str = "f
         found.append(_broadcast_shapes(finding))
     elif finding.stage == "nonfinite_trace":
         found.append(_first_nonfinite(finding, uid))
+    elif finding.stage == "test_exposure":
+        found.append(_exposure_timeline(finding))
     return tuple(f for f in found if f is not None)
 
 
@@ -667,3 +669,37 @@ def _first_nonfinite(finding: Finding, uid: str) -> Figure | None:
         "".join(body),
         defs,
     )
+
+
+def _exposure_timeline(finding: Finding) -> Figure | None:
+    """Each recorded evaluation of a holdout set (and its copies) as a mark on a time line, one line a name."""
+    if not finding.tables:
+        return None
+    marks = [(_when(row[0]), str(row[1]), str(row[2])) for row in finding.tables[0].rows if row]
+    timed = [(t, name, relation) for t, name, relation in marks if t is not None]
+    if not timed:
+        return None
+    names = list(dict.fromkeys(name for _, name, _ in timed))[:MAX_ROWS]
+    lo, hi = _axis(min(t for t, _, _ in timed), max(t for t, _, _ in timed))
+    left, width = 130, 500
+
+    def x(t: float) -> float:
+        return left + (t - lo) / (hi - lo) * width
+
+    h = 50 + 30 * len(names)
+    body = []
+    for i, name in enumerate(names):
+        y = 40 + 30 * i
+        body.append(_text(left - 8, y + 4, _short(name, 16), "end", "bold"))
+        body.append(f'<line x1="{left}" y1="{y}" x2="{left + width}" y2="{y}" stroke="#cccccc" stroke-width="1"/>')
+        for t, n, relation in timed:
+            if n == name:
+                color = PALETTE[1] if relation == "this set" else ALERT
+                body.append(f'<circle class="mark" cx="{x(t):.1f}" cy="{y}" r="5" fill="{color}" fill-opacity=".8"/>')
+    first, last = min(t for t, _, _ in timed), max(t for t, _, _ in timed)
+    body.append(_text(left, h - 6, _date(datetime.fromtimestamp(first, UTC).isoformat()), "start", fill=MUTED))
+    body.append(_text(left + width, h - 6, _date(datetime.fromtimestamp(last, UTC).isoformat()), "end", fill=MUTED))
+    k = finding.evidence.get("evaluations", len(timed))
+    title = f"{k} evaluation(s) recorded on '{finding.evidence.get('split', '')}' and its copies"
+    desc = "; ".join(f"{name}: {sum(1 for _, n, _ in timed if n == name)}" for name in names)
+    return _svg("timeline", left + width + 30, h, title, desc, "".join(body))

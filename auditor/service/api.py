@@ -1,4 +1,5 @@
-"""The JSON API: projects, runs (uploaded reports or server-side audits), reports, diffs, reviews, tokens."""
+"""The JSON API: projects, runs (uploaded reports or server-side audits), reports, diffs, reviews, tokens and the
+exposure ledger (evaluations recorded on holdout sets)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
-from auditor.service import store
+from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext, context, principal
 from auditor.service.names import PROJECT_NAME
@@ -599,6 +600,18 @@ def build_router() -> APIRouter:
         p = _project(ctx, who, project)
         run = _run(ctx, p, run_id)
         return gate(ctx, p, run, config_sha256=config_sha256, manifest_sha256=manifest_sha256)
+
+    @api.post("/projects/{project}/evaluations", status_code=201)
+    def record_evaluation(ctx: Ctx, who: Who, project: str, body: exposure.EvaluationPost) -> exposure.Recorded:
+        p = _project(ctx, who, project)
+        try:
+            return exposure.record(ctx.engine, p, who, body)
+        except store.Conflict as exc:
+            raise _deny(409, str(exc)) from None
+
+    @api.get("/projects/{project}/exposure")
+    def get_exposure(ctx: Ctx, who: Who, project: str) -> list[exposure.ExposureSet]:
+        return exposure.project_exposure(ctx.engine, _project(ctx, who, project))
 
     @api.post("/tokens", status_code=201)
     def create_token(ctx: Ctx, who: Who, body: TokenIn) -> TokenOut:

@@ -110,6 +110,16 @@ class Client:
         query = f"?{urllib.parse.urlencode(digests)}" if digests else ""
         return dict(self.request("GET", f"/api/projects/{quoted}/runs/{run_id}/gate{query}"))
 
+    def record_evaluation(self, project: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Append one evaluation (``{"sketch": ..., "evaluation": ...}``) to the project's exposure ledger."""
+        quoted = urllib.parse.quote(project, safe="")
+        return dict(self.request("POST", f"/api/projects/{quoted}/evaluations", body))
+
+    def exposure(self, project: str) -> list[Any]:
+        """The project's exposure ledger: every set with its evaluations."""
+        quoted = urllib.parse.quote(project, safe="")
+        return list(self.request("GET", f"/api/projects/{quoted}/exposure") or [])
+
 
 def _detail(exc: urllib.error.HTTPError) -> str:
     try:

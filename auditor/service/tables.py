@@ -1,4 +1,4 @@
-"""The service's tables: projects, runs, append-only review records and hashed API tokens."""
+"""The service's tables: projects, runs, append-only review records, hashed API tokens and the exposure ledger."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 
 # Stable constraint names, so Alembic migrations read the same on SQLite and PostgreSQL.
@@ -106,4 +108,35 @@ reviews = Table(
     Column("override_reason", Text, nullable=True),
     Index("ix_reviews_run_id", "run_id"),
     Index("ix_reviews_project_id_fingerprint", "project_id", "fingerprint"),
+)
+
+# The test-exposure ledger of each project: holdout sets by content fingerprint, and the evaluations on them.
+exposure_sets = Table(
+    "exposure_sets",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
+    Column("digest", String(64), nullable=False),  # sha256 of the set's sorted row hashes
+    Column("basis", String(20), nullable=False),  # content | ids
+    Column("n_rows", BigInteger, nullable=False),
+    Column("sketch", LargeBinary, nullable=False),  # bottom-K row hashes, little-endian uint64
+    Column("first_seen", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("project_id", "digest", "basis", name="uq_exposure_sets_project_id_digest_basis"),
+)
+
+# Append-only, like reviews: an evaluation once recorded is never changed or removed.
+exposure_evaluations = Table(
+    "exposure_evaluations",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
+    Column("set_id", Id, ForeignKey("exposure_sets.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("split", String(200), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("metrics", Text, nullable=False),  # JSON object of name -> finite number
+    Column("note", Text, nullable=False),
+    Column("who", String(200), nullable=False),
+    Column("token_id", Id, nullable=True),
+    Index("ix_exposure_evaluations_project_id_set_id", "project_id", "set_id"),
 )

@@ -25,10 +25,3 @@ class PlannedStage(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         raise NotImplementedError(f"stage '{self.name}' is not implemented yet")
-
-
-class TestExposure(PlannedStage):
-    __test__ = False  # not a pytest test class, despite the name
-    name = "test_exposure"
-    summary = "holdout sets already looked at, recognized by content fingerprint, not name"
-    needs = ("manifest",)

@@ -16,12 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 from sqlalchemy import select
 
+from auditor.exposure.fingerprint import row_hashes, sketch
 from auditor.service import store
 from auditor.service.auth import Role
 from auditor.service.db import make_engine, sqlite_url, upgrade
+from auditor.service.exposure import encode_sketch
 from auditor.service.tables import tokens
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer
@@ -41,6 +44,11 @@ def sample_report() -> dict[str, Any]:
     """A real report of the video-frames sample (it has error findings, so accept and override apply)."""
     data: dict[str, Any] = json.loads(_report_text())
     return data
+
+
+def small_sketch() -> dict[str, Any]:
+    """A holdout set of three sample ids, as a client posts it to the exposure ledger."""
+    return encode_sketch(sketch(row_hashes(np.array(["a", "b", "c"], dtype=object), "ids"), "ids"))
 
 
 def first_fingerprint(report: dict[str, Any]) -> str:
@@ -133,6 +141,10 @@ EXAMPLES: dict[tuple[str, str], Example] = {
     ("GET", "/api/projects/{project}/runs/{run_id}/reviews"): lambda w, p, r, r0: {},
     ("GET", "/api/projects/{project}/runs/{run_id}/gate"): lambda w, p, r, r0: {},
     ("GET", "/api/projects/{project}/trail"): lambda w, p, r, r0: {},
+    ("POST", "/api/projects/{project}/evaluations"): lambda w, p, r, r0: {
+        "json": {"sketch": small_sketch(), "evaluation": {"split": "test", "metrics": {"acc": 0.9}}}
+    },
+    ("GET", "/api/projects/{project}/exposure"): lambda w, p, r, r0: {},
     ("POST", "/api/tokens"): lambda w, p, r, r0: {"json": {"name": "more", "role": "submitter", "project": p}},
     ("GET", "/api/tokens"): lambda w, p, r, r0: {},
     ("POST", "/api/tokens/{token_id}/revoke"): lambda w, p, r, r0: {},

@@ -82,14 +82,15 @@ def test_submit_refuses_a_bad_project_name_before_the_audit(tmp_path: Path) -> N
     assert url not in line and not (tmp_path / "out").exists()
 
 
-def test_submit_with_a_token_of_another_project_keeps_the_local_reports(live: LiveServer, tmp_path: Path) -> None:
+def test_submit_with_a_token_of_another_project_stops_before_the_audit(live: LiveServer, tmp_path: Path) -> None:
     made = audit("token", "create", "--role", "submitter", "--name", "Oli", "--project", "other", *at(live))
     done = audit(
         "run", SAMPLE, "--submit", live.url, "--project", "demo", "--out", str(tmp_path), token=made.stdout.strip()
     )
     line = one_line_error(done)
-    assert "could not be submitted" in line and "project 'demo'" in line
-    assert (tmp_path / "report.json").is_file()
+    # The project's exposure ledger is read before the audit: without it every holdout would be called fresh.
+    assert "exposure ledger could not be read" in line and "project 'demo'" in line and "nothing was audited" in line
+    assert not (tmp_path / "report.json").exists()
 
 
 def test_submit_without_a_token_stops_before_the_audit(live: LiveServer, tmp_path: Path) -> None:

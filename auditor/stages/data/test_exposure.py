@@ -1,0 +1,170 @@
+"""test_exposure: how often each holdout set (or a renamed or edited copy of it) has already been evaluated."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Table
+from auditor.exposure.fingerprint import Overlap, SetSketch, compare
+from auditor.exposure.holdout import basis_of, split_sketches
+from auditor.exposure.ledger import LEDGER_NAME, LedgerSet, SqliteLedger
+from auditor.exposure.verdict import exposure
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+TIMELINE_ROWS = 50
+
+
+class TestExposureOptions(StageOptions):
+    ledger: str | None = Field(
+        default=None, description=f"the ledger file (relative to the config); default .split-auditor/{LEDGER_NAME}"
+    )
+    max_error: float = Field(default=0.02, gt=0, lt=1, description="the error on a holdout score the team accepts")
+    budget: int | None = Field(default=None, ge=0, description="evaluations allowed per holdout set (error above)")
+    beta: float = Field(default=0.05, gt=0, lt=1, description="the bounds hold with probability 1 - beta")
+    overlap: float = Field(
+        default=0.5, gt=0, le=1, description="a ledger set sharing this share of a split's rows (or of its own) counts"
+    )
+    same_set: float = Field(default=0.9, gt=0, le=1, description="resemblance at which a ledger set is this set")
+    busy_timeout_s: float = Field(default=10.0, ge=0, description="how long to wait for a ledger another run holds")
+    ledger_label: str | None = Field(
+        default=None, description="how the report names the ledger (default: its path); `--submit` sets it"
+    )
+
+
+@dataclass(frozen=True)
+class _Match:
+    entry: LedgerSet
+    overlap: Overlap
+
+
+class TestExposure(Stage):
+    __test__ = False  # not a pytest test class, despite the name
+    name = "test_exposure"
+    summary = "holdout sets already looked at, recognized by content fingerprint, not name"
+    needs = ("manifest",)
+    codes: ClassVar[dict[str, str]] = {"EXP001": "evaluations already recorded on a holdout set"}
+    Options = TestExposureOptions
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if basis_of(config) is None:
+            return "no way to recognise rows: set `manifest.id`, `keys.content_hash` or `keys.content_path`"
+        return None
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, TestExposureOptions)
+        opts = self.options
+        manifest = context.require_manifest()
+        holdout = [s for s in context.roles.order(manifest.split_names) if context.roles.role(s) == "holdout"]
+        path = context.loaded.resolve(opts.ledger) if opts.ledger else _default(context.loaded.base_dir)
+        ledger = SqliteLedger(path, opts.busy_timeout_s)
+        known = ledger.sets()
+        sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
+        for split, mine in sketches.items():
+            matches = [m for m in (_Match(e, compare(mine, e.sketch)) for e in known) if self._counts(m.overlap)]
+            matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
+            yield self._finding(split, mine, matches, path)
+
+    def _counts(self, overlap: Overlap) -> bool:
+        assert isinstance(self.options, TestExposureOptions)
+        share = self.options.overlap
+        return overlap.jaccard >= self.options.same_set or overlap.a_in_b >= share or overlap.b_in_a >= share
+
+    def _finding(self, split: str, mine: SetSketch, matches: list[_Match], path: Path) -> Finding:
+        assert isinstance(self.options, TestExposureOptions)
+        opts = self.options
+        k = sum(len(m.entry.evaluations) for m in matches)
+        verdict = exposure(mine.n_rows, k, max_error=opts.max_error, budget=opts.budget, beta=opts.beta)
+        basis = "row content" if mine.basis == "content" else "sample ids"
+        sets: list[dict[str, Any]] = []
+        for m in matches:
+            names = sorted({e.split for e in m.entry.evaluations})
+            same = "this set" if m.entry.sketch.digest == mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            sets.append(
+                {
+                    "fingerprint": m.entry.sketch.digest[:16],
+                    "recorded_as": names,
+                    "rows": m.entry.sketch.n_rows,
+                    "resemblance": round(m.overlap.jaccard, 4),
+                    "share_of_this_split": round(m.overlap.a_in_b, 4),
+                    "evaluations": len(m.entry.evaluations),
+                    "relation": same,
+                    "exact": m.overlap.exact,
+                }
+            )
+        where = "; ".join(
+            f"{s['evaluations']} as {', '.join(repr(n) for n in s['recorded_as'])} ({s['relation']})" for s in sets
+        )
+        numbers = (
+            f"n = {mine.n_rows} rows, k = {k} recorded evaluation(s): e₁ = ±{verdict.e1:.3f}, e₂ = ±{verdict.e2:.3f}"
+            if k
+            else f"n = {mine.n_rows} rows"
+        )
+        message = (
+            f"holdout '{split}' (fingerprint {mine.digest[:12]}, by {basis}): {numbers}"
+            + (f" [{where}]" if where else "")
+            + f"; {verdict.reason}."
+        )
+        timeline = sorted(
+            (
+                (e.at.isoformat(timespec="seconds"), e.split, s["relation"], e.source, _metrics(e.metrics), e.note)
+                for m, s in zip(matches, sets, strict=True)
+                for e in m.entry.evaluations
+            ),
+            key=lambda row: row[0],
+        )
+        tables: tuple[Table, ...] = ()
+        if timeline:
+            tables = (
+                Table(
+                    title=f"evaluations recorded on '{split}' and its copies",
+                    columns=("when", "recorded as", "relation", "source", "metrics", "note"),
+                    rows=tuple(timeline[-TIMELINE_ROWS:]),
+                ),
+            )
+        return self.finding(
+            "EXP001",
+            verdict.severity,
+            message,
+            key=split,
+            evidence={
+                "split": split,
+                "fingerprint": mine.digest,
+                "basis": mine.basis,
+                "rows": mine.n_rows,
+                "evaluations": k,
+                "e1": round(verdict.e1, 6),
+                "e2": round(verdict.e2, 6),
+                "max_error": opts.max_error,
+                "budget": opts.budget,
+                "beta": opts.beta,
+                "sets": sets,
+                "ledger": opts.ledger_label or str(path),
+            },
+            tables=tables,
+            remediation=(
+                "Keep a fresh holdout for the final evaluation, or hold results back (a reusable holdout, "
+                "thresholdout); raise `stages.test_exposure.max_error` only as a deliberate choice."
+                if k
+                else ""
+            ),
+        )
+
+
+def _default(base_dir: Path) -> Path:
+    return base_dir / ".split-auditor" / LEDGER_NAME
+
+
+def _metrics(metrics: Mapping[str, float]) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in sorted(metrics.items()))
+
+
+def _percent(share: float) -> str:
+    """A share rounded down to 0.1%, so a set that differs by a few rows never reads as 100%."""
+    return f"{math.floor(share * 1000) / 10:g}%"

@@ -1,0 +1,145 @@
+"""test_exposure: holdout sets recognised by content through renames, moves and edited copies; the e1/e2 rule."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+import auditor.exposure as exposure
+from auditor import load_config, run_audit
+from auditor.core.findings import Finding, Report
+from tests.conftest import REPO, write_config, write_table
+
+VIDEO = REPO / "sample_data" / "video_frames"
+
+
+def exp(report: Report, split: str) -> Finding:
+    (found,) = [f for f in report.findings if f.code == "EXP001" and f.evidence["split"] == split]
+    return found
+
+
+def audit(config: Path) -> Report:
+    return run_audit(load_config(config), only="test_exposure")
+
+
+def with_ledger(config: Path, ledger: Path, **options: Any) -> Path:
+    data = yaml.safe_load(config.read_text())
+    data.setdefault("stages", {})["test_exposure"] = {"ledger": str(ledger), **options}
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    return config
+
+
+def test_a_renamed_and_moved_test_split_is_recognised_with_its_history(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    first = tmp_path / "original"
+    shutil.copytree(VIDEO, first)
+    exposure.record(first / "audit.yaml", "test", metrics={"acc": 0.91}, note="baseline", ledger=ledger)
+
+    # The same frames, their files moved to another folder, the split renamed: not a fresh test set.
+    moved = tmp_path / "moved"
+    shutil.copytree(VIDEO, moved)
+    (moved / "frames").rename(moved / "clips")
+    manifest = pd.read_csv(moved / "manifest.csv")
+    manifest["file"] = manifest["file"].str.replace("frames/", "clips/", regex=False)
+    manifest["split"] = manifest["split"].replace({"test": "holdout_2024"})
+    manifest.to_csv(moved / "manifest.csv", index=False)
+    config = yaml.safe_load((moved / "audit.yaml").read_text())
+    config["splits"] = {"train": ["train"], "holdout": ["val", "holdout_2024"], "allow": [["val", "holdout_2024"]]}
+    (moved / "audit.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+    found = exp(audit(with_ledger(moved / "audit.yaml", ledger)), "holdout_2024")
+    assert found.evidence["evaluations"] == 1 and found.evidence["basis"] == "content"
+    (matched,) = found.evidence["sets"]
+    assert matched["recorded_as"] == ["test"] and matched["relation"] == "this set"
+    (timeline,) = found.tables
+    assert timeline.rows[0][1:] == ("test", "this set", str(first / "audit.yaml"), "acc=0.91", "baseline")
+    assert exp(audit(moved / "audit.yaml"), "val").evidence["evaluations"] == 0
+
+
+def test_a_copy_with_rows_dropped_is_the_same_set_and_the_verdict_grows_with_k(tmp_path: Path) -> None:
+    n = 10_000
+    ids = [f"s{i:05d}" for i in range(2_000 + n)]
+    write_table(tmp_path / "a" / "manifest.csv", {"id": ids, "split": ["train"] * 2_000 + ["test"] * n})
+    original = write_config(tmp_path / "a", {"manifest": {"path": "manifest.csv", "id": "id", "split": "split"}})
+    ledger = tmp_path / "ledger.sqlite"
+    with_ledger(original, ledger, budget=6)
+    assert exp(audit(original), "test").severity == "info"  # fresh
+
+    # test_v2: the test set minus 3 rows, under another name, in another folder, ids in other case.
+    copy = pd.DataFrame({"id": [i.upper() for i in ids], "split": ["train"] * 2_000 + ["test_v2"] * n}).drop(
+        index=[2_000, 2_001, 2_002]
+    )
+    write_table(tmp_path / "b" / "manifest.csv", copy)
+    renamed = write_config(tmp_path / "b", {"manifest": {"path": "manifest.csv", "id": "id", "split": "split"}})
+    with_ledger(renamed, ledger, budget=6)
+
+    severities = []
+    for _ in range(7):
+        exposure.record(original, "test", ledger=ledger)
+        severities.append(exp(audit(renamed), "test_v2").severity.value)
+    # n = 9,997: e2 = sqrt(k/n) stays within max_error 0.02 up to k = 3 (k = 4 gives 0.02001); 7 > budget 6.
+    assert severities == ["info"] * 3 + ["warning"] * 3 + ["error"]
+    found = exp(audit(renamed), "test_v2")
+    (matched,) = found.evidence["sets"]
+    assert matched["relation"] == "99.9% the same set" and matched["recorded_as"] == ["test"]
+    assert "k = 7" in found.message and "exceed the budget of 6" in found.message
+
+
+def test_a_corrupt_ledger_is_an_error_of_the_stage_and_stays_as_it_was(tmp_path: Path) -> None:
+    shutil.copytree(VIDEO, tmp_path / "v")
+    ledger = tmp_path / "ledger.sqlite"
+    ledger.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 8)
+    before = hashlib.sha256(ledger.read_bytes()).hexdigest()
+    report = audit(with_ledger(tmp_path / "v" / "audit.yaml", ledger))
+    (result,) = [r for r in report.stages if r.stage == "test_exposure"]
+    assert result.status == "error" and str(ledger) in (result.error.message if result.error else "")
+    assert report.exit_code == 2
+    assert hashlib.sha256(ledger.read_bytes()).hexdigest() == before
+
+
+def test_without_ids_or_content_the_stage_says_what_it_needs(tmp_path: Path) -> None:
+    write_table(tmp_path / "manifest.csv", {"split": ["train", "test"], "x": [1, 2]})
+    config = write_config(tmp_path, {"manifest": {"path": "manifest.csv", "split": "split"}})
+    (result,) = [r for r in run_audit(load_config(config)).stages if r.stage == "test_exposure"]
+    assert result.status == "skipped" and "manifest.id" in (result.skip_reason or "")
+
+
+def test_reading_an_absent_ledger_creates_nothing(tmp_path: Path) -> None:
+    shutil.copytree(VIDEO, tmp_path / "v")
+    found = exp(audit(tmp_path / "v" / "audit.yaml"), "test")
+    assert found.severity == "info" and found.evidence["evaluations"] == 0
+    assert not (tmp_path / "v" / ".split-auditor").exists()
+
+
+@pytest.mark.parametrize("option", [{"max_error": 0}, {"budget": -1}, {"same_set": 1.5}])
+def test_options_are_validated(tmp_path: Path, option: dict[str, Any]) -> None:
+    from auditor.core.errors import AuditError
+
+    shutil.copytree(VIDEO, tmp_path / "v")
+    config = tmp_path / "v" / "audit.yaml"
+    data = yaml.safe_load(config.read_text())
+    data["stages"]["test_exposure"] = option
+    config.write_text(yaml.safe_dump(data))
+    with pytest.raises(AuditError, match="test_exposure"):
+        run_audit(load_config(config))
+
+
+def test_the_html_report_draws_the_timeline_of_evaluations(tmp_path: Path) -> None:
+    from auditor.render.html import render_html
+
+    shutil.copytree(VIDEO, tmp_path / "v")
+    ledger = tmp_path / "ledger.sqlite"
+    for _ in range(2):
+        exposure.record(tmp_path / "v" / "audit.yaml", "test", ledger=ledger)
+    page = render_html(audit(with_ledger(tmp_path / "v" / "audit.yaml", ledger)))
+    assert (
+        "2 evaluation(s) recorded on &#39;test&#39; and its copies" in page
+        or "2 evaluation(s) recorded on 'test'" in page
+    )
+    assert page.count('class="mark"') >= 2
