@@ -194,3 +194,16 @@ def live_server(data_dir: Path, **kwargs: object) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
+
+
+def run_cli(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`audit ARGS` in this process (the command's own code, without a second interpreter's start-up);
+    SPLIT_AUDITOR_TOKEN set only when ``token`` is given."""
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    result = CliRunner().invoke(app, list(args), env={"SPLIT_AUDITOR_TOKEN": token})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)

@@ -15,18 +15,21 @@ from pathlib import Path
 import pytest
 
 from tests.service.conftest import SAMPLES
-from tests.service.harness import REPO, LiveServer, free_port
+from tests.service.harness import REPO, LiveServer, free_port, run_cli
 
 SAMPLE = str(SAMPLES / "video_frames" / "audit.yaml")
 RUN_LINE = re.compile(r"^run: (http://127\.0\.0\.1:\d+/projects/demo/runs/(\d+))$", re.M)
 
 
 def audit(*args: str, token: str | None = None, python: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`audit ARGS` as a user runs it; SPLIT_AUDITOR_TOKEN set only when ``token`` is given."""
+    """`audit ARGS`; SPLIT_AUDITOR_TOKEN set only when ``token`` is given. In this process (the command's
+    own code, without a second interpreter's start-up), unless ``python`` asks for a separate one."""
+    if python is None:
+        return run_cli(*args, token=token)
     env = {k: v for k, v in os.environ.items() if k != "SPLIT_AUDITOR_TOKEN"}
     if token is not None:
         env["SPLIT_AUDITOR_TOKEN"] = token
-    argv = [sys.executable, *(python or ["-m", "auditor.cli"]), *args]
+    argv = [sys.executable, *python, *args]
     return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,17 +19,14 @@ import pytest
 from auditor.exposure.fingerprint import K, row_hashes, sketch
 from auditor.service.exposure import encode_sketch
 from tests.service.conftest import SAMPLES
-from tests.service.harness import REPO, LiveServer
+from tests.service.harness import LiveServer, run_cli
 
 PROJECT_TOKENS = ("demo", "renamed", "own", "api", "other")
 
 
 def audit(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SPLIT_AUDITOR_TOKEN"}
-    if token is not None:
-        env["SPLIT_AUDITOR_TOKEN"] = token
-    argv = [sys.executable, "-m", "auditor.cli", *args]
-    return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    """`audit ARGS` with SPLIT_AUDITOR_TOKEN set only when ``token`` is given."""
+    return run_cli(*args, token=token)
 
 
 class Live:
