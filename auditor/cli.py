@@ -641,6 +641,8 @@ TOKEN_NAME_MAX = 200  # as the API's POST /api/tokens allows
 SERVICE_HINT = "the service needs the `service` extra: pip install 'split-auditor[service]'"
 DATA_DIR_HELP = "the service's folder: its SQLite database lives here"
 DATABASE_HELP = "a database URL instead of SQLite in --data-dir, e.g. postgresql+psycopg://user@host/db"
+DataDirOption = Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)]
+DatabaseOption = Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)]
 
 
 def _service_missing(exc: ImportError) -> typer.Exit:
@@ -655,8 +657,8 @@ def serve(
         str, typer.Option("--host", metavar="ADDRESS", help="the address to listen on (loopback unless you say so)")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", metavar="PORT", min=0, max=65535, help="the port to listen on")] = 8765,
-    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+    data_dir: DataDirOption = Path(".split-auditor"),
+    database: DatabaseOption = None,
     data_root: Annotated[
         list[str] | None,
         typer.Option(
@@ -736,8 +738,8 @@ def _revision_now(url: str) -> str | None:
 
 @db_app.command("upgrade")
 def db_upgrade(
-    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+    data_dir: DataDirOption = Path(".split-auditor"),
+    database: DatabaseOption = None,
 ) -> None:
     """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
     try:
@@ -788,15 +790,14 @@ def token_create(
     project: Annotated[
         str | None, typer.Option("--project", metavar="NAME", help="limit the token to this project")
     ] = None,
-    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+    data_dir: DataDirOption = Path(".split-auditor"),
+    database: DatabaseOption = None,
 ) -> None:
     """Make a token and print it once; only its hash is stored."""
     try:
         from auditor.service import store
         from auditor.service.auth import Role
         from auditor.service.names import project_name_problem
-        from auditor.service.server import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
 
@@ -808,24 +809,19 @@ def token_create(
     problem = project_name_problem(project) if project is not None else None
     if problem is not None:
         raise _fail(f"--project {problem}")
-    try:
-        engine = open_database(_service_url(data_dir, database))
-    except AuditError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        secret = store.create_token(engine, name=name, role=Role(role), project=project, created_by="audit token")
-    except Exception as exc:  # the driver's error (the database went away meanwhile): one line, exit 2
-        first = next(iter(str(exc).splitlines()), "")
-        raise _fail(f"the token could not be stored: {type(exc).__name__}: {first}") from None
-    finally:
-        engine.dispose()
+    with _service_engine(data_dir, database) as engine:
+        try:
+            secret = store.create_token(engine, name=name, role=Role(role), project=project, created_by="audit token")
+        except Exception as exc:  # the driver's error (the database went away meanwhile): one line, exit 2
+            first = next(iter(str(exc).splitlines()), "")
+            raise _fail(f"the token could not be stored: {type(exc).__name__}: {first}") from None
     typer.echo(secret)
 
 
 @token_app.command("list")
 def token_list(
-    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+    data_dir: DataDirOption = Path(".split-auditor"),
+    database: DatabaseOption = None,
 ) -> None:
     """List the active tokens: id, holder, role, project, when and by whom made (never the token itself)."""
     try:
@@ -844,8 +840,8 @@ def token_list(
 @token_app.command("revoke")
 def token_revoke(
     token_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="the token's id, from `audit token list`")],
-    data_dir: Annotated[Path, typer.Option("--data-dir", metavar="DIR", help=DATA_DIR_HELP)] = Path(".split-auditor"),
-    database: Annotated[str | None, typer.Option("--database", metavar="URL", help=DATABASE_HELP)] = None,
+    data_dir: DataDirOption = Path(".split-auditor"),
+    database: DatabaseOption = None,
 ) -> None:
     """Revoke a token: every request with it is refused from now on. The last admin token is kept."""
     try:
