@@ -54,7 +54,7 @@ def test_three_recorded_evaluations_are_counted_by_the_audit(sample: Path) -> No
     ledger = sample.parent / ".split-auditor" / "ledger.sqlite"
     line = done.output.strip()
     assert line.startswith("recorded: 'test' (fingerprint ")
-    assert "9 rows by row content" in line and "[acc=0.92]" in line
+    assert "10 rows by row content" in line and "[acc=0.92]" in line
     assert f"in {ledger}; this set now has 3 evaluation(s)" in line
     evidence = exposure_of(sample, "test")
     assert evidence["evaluations"] == 3

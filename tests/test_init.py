@@ -16,7 +16,7 @@ from auditor.core.yamlsource import yaml_scalar
 from auditor.fitted import discover
 from auditor.manifest import sampling
 from auditor.manifest.guess import propose, render_config
-from tests.conftest import REPO
+from tests.conftest import REPO, write_table
 
 runner = CliRunner()
 
@@ -345,3 +345,13 @@ def test_a_repeated_header_line_is_refused_as_audit_run_refuses_it(tmp_path: Pat
     assert result.exit_code == 2
     assert "stray.csv:12: this line repeats the header" in " ".join(result.output.split())
     assert not (tmp_path / "a.yaml").exists()
+
+
+def test_a_column_of_documents_is_proposed_as_keys_text_short_text_only_commented(tmp_path: Path) -> None:
+    long = ["the review of this product goes on for a while " * 6 + str(i) for i in range(8)]
+    short = [f"red shoe size {i}" for i in range(8)]
+    split = ["train"] * 6 + ["test"] * 2
+    write_table(tmp_path / "docs.csv", {"body": long, "split": split})
+    assert "\n  text: body  # free text" in render_config(propose(tmp_path / "docs.csv", tmp_path))
+    write_table(tmp_path / "captions.csv", {"caption": short, "split": split})
+    assert "\n  # text: caption  # free text" in render_config(propose(tmp_path / "captions.csv", tmp_path))

@@ -85,6 +85,7 @@ class KeysSpec(_Section):
     sources: list[KeySpec] = Field(default_factory=list, description="upstream objects (documents, videos)")
     content_hash: str | None = Field(default=None, description="a column holding a content digest")
     content_path: str | None = Field(default=None, description="a column of file paths whose bytes are hashed")
+    text: str | None = Field(default=None, description="a column of inline text, compared by near_duplicates")
     label: str | None = None
     time: str | None = None
     entity: str | None = Field(default=None, description="per-entity temporal ordering")
@@ -285,7 +286,7 @@ class AuditConfig(_Section):
             for i, spec in enumerate(getattr(k, section)):
                 for j, col in enumerate([spec] if isinstance(spec, str) else spec):
                     add(col, ("keys", section, i) if isinstance(spec, str) else ("keys", section, i, j))
-        for name in ("content_hash", "content_path", "label", "time", "entity"):
+        for name in ("content_hash", "content_path", "text", "label", "time", "entity"):
             add(getattr(k, name), ("keys", name))
         for i, f in enumerate(self.fitted):
             for j, col in enumerate(f.columns or []):

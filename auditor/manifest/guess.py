@@ -56,6 +56,7 @@ SOURCE_NAMES = tuple(
     )
 )
 HASH_NAMES = frozenset(_words("sha sha1 sha256 sha512 md5 hash digest checksum blake2 xxhash"))
+DOCUMENT_CHARS = 200  # mean length from which a free-text column is proposed as keys.text
 PATH_NAMES = frozenset(_words("file filename filepath path image img audio wav picture photo uri relpath frame"))
 TIME_NAMES = frozenset(
     _words("time timestamp date datetime ts created captured recorded taken at when day collected acquired")
@@ -113,6 +114,7 @@ class Proposal:
     columns: tuple[str, ...] = ()
     numeric: tuple[str, ...] = ()  # numeric columns that no key uses: candidates for fitted statistics
     text: Guess | None = None  # the longest free-text column: what a vocabulary is built from
+    text_chars: float = 0.0  # mean length of its values; documents are proposed as keys.text
 
 
 @dataclass(frozen=True)
@@ -301,6 +303,7 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
     keyed = used | {g.column for role in roles.values() for g in role.chosen}
 
     _unsure(roles, id_role, split_guess, to_check)
+    text = _guess_text(cols, keyed)
     return Proposal(
         manifest_ref=_relative(located.path, config_dir) if located.path else "",
         paths=paths,
@@ -316,7 +319,8 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         files=located.files,
         columns=tuple(cols),
         numeric=tuple(c.name for c in cols.values() if c.numeric and not c.nested and c.name not in keyed),
-        text=_guess_text(cols, keyed),
+        text=text[1] if text else None,
+        text_chars=text[0] if text else 0.0,
     )
 
 
@@ -518,8 +522,9 @@ def _guess_entity(cols: dict[str, _Column], roles: dict[str, Role], is_train: np
     return Role(tuple(guesses[:1]), tuple(guesses[1:]))
 
 
-def _guess_text(cols: dict[str, _Column], used: set[str]) -> Guess | None:
-    """The free-text column with the longest values: most of its values hold several words."""
+def _guess_text(cols: dict[str, _Column], used: set[str]) -> tuple[float, Guess] | None:
+    """The free-text column with the longest values (most of its values hold several words), with their
+    mean length in characters."""
     best: tuple[float, Guess] | None = None
     for col in cols.values():
         if col.name in used or col.nested or col.numeric or not col.rows or col.share(r"\S\s+\S") < 0.5:
@@ -527,7 +532,7 @@ def _guess_text(cols: dict[str, _Column], used: set[str]) -> Guess | None:
         mean = pc.mean(pc.utf8_length(col.text)).as_py()
         if best is None or mean > best[0]:
             best = (mean, Guess(col.name, f"free text, {mean:.0f} characters a value on average"))
-    return best[1] if best else None
+    return best
 
 
 def _unsure(roles: dict[str, Role], id_role: Role, split: Guess | None, to_check: list[str]) -> None:
@@ -603,6 +608,10 @@ def render_config(p: Proposal, fitted: Sequence[str] = ()) -> str:
         if first:
             out.append(f"  {key}: {yaml_scalar(first.column)}" + _comment(first.why))
         out += [f"  # {key}: {yaml_scalar(g.column)}" + _comment(g.why) for g in role.alternatives[:3]]
+    if p.text is not None:
+        # Documents, not captions, are what near_duplicates compares; shorter free text is offered commented out.
+        hint = "" if p.text_chars >= DOCUMENT_CHARS else "# "
+        out.append(f"  {hint}text: {yaml_scalar(p.text.column)}" + _comment(p.text.why))
     keys_at = out.index("keys:")
     if all(line.startswith("  #") for line in out[keys_at + 1 :]):  # nothing guessed: an empty mapping, not null
         out[keys_at] = "keys: {}"

@@ -250,6 +250,16 @@ class Manifest:
         """
         return self._background(job, work).result()
 
+    @property
+    def stop_event(self) -> threading.Event:
+        """Set when the audit is abandoned; long reads and decodes check it and end early."""
+        return self._stop
+
+    def memo(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
+        """``work()`` computed once per ``job`` for this manifest, so stages that need the same derived data
+        (near pairs, say) share one computation."""
+        return self._result(("memo", *job), work)
+
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs
         running now are abandoned too (content hashing stops at its next block)."""

@@ -34,6 +34,14 @@ def input_errors(report: Report) -> list[tuple[list[str], str]]:
     return [(names, message) for message, names in same.items()]
 
 
+PREVIEW = "preview"  # an example's thumbnails or marked texts: the HTML page shows them, text formats do not
+
+
+def plain(example: dict[str, Any]) -> dict[str, Any]:
+    """An example without its preview (thumbnails and long texts do not belong in a table or a terminal)."""
+    return {k: v for k, v in example.items() if k != PREVIEW}
+
+
 def cell(value: Any) -> str:
     if isinstance(value, str):
         return value

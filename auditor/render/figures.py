@@ -177,6 +177,8 @@ def _overlap_matrix(finding: Finding, split_order: Sequence[str], uid: str) -> F
         else (
             "identical contents"
             if finding.stage == "duplicate_content"
+            else "near copies"
+            if finding.stage == "near_duplicates"
             else f"'{finding.evidence.get('key', 'group')}' values"
         )
     )

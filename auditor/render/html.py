@@ -21,11 +21,13 @@ from auditor.render.common import (
     cell,
     headline,
     manifest_line,
+    plain,
     user_output_line,
     user_output_tails,
 )
 from auditor.render.diff import about, baseline_line, baseline_tag
 from auditor.render.figures import Figure, figures_for
+from auditor.render.previews import Preview, previews_for
 
 FIX_FIRST = 5  # findings listed under "fix first"
 EXAMPLES_SHOWN = 5
@@ -48,6 +50,7 @@ class Section:
     finding: Finding
     figures: tuple[Figure, ...]
     examples: tuple[ExampleTable, ...]
+    previews: tuple[Preview, ...] = ()
 
 
 def _inline_code(text: str) -> Markup:
@@ -67,7 +70,7 @@ def _flat(value: Any) -> str:
 
 def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
     """The finding's examples as small tables: one row per split for per-split examples, else one per example."""
-    examples = finding.examples[:EXAMPLES_SHOWN]
+    examples = [plain(e) for e in finding.examples[:EXAMPLES_SHOWN]]
     tables: list[ExampleTable] = []
     per_split = [e for e in examples if isinstance(e.get("splits"), dict)]
     if per_split:
@@ -116,7 +119,9 @@ def render_html(report: Report) -> str:
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()
     sections = [
-        Section(f"finding-{i + 1}", f, figures_for(f, split_order, uid=f"fig{i + 1}"), example_tables(f))
+        Section(
+            f"finding-{i + 1}", f, figures_for(f, split_order, uid=f"fig{i + 1}"), example_tables(f), previews_for(f)
+        )
         for i, f in enumerate(findings)
     ]
     ran = [r for r in report.stages if r.status != "skipped"]

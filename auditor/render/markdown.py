@@ -14,6 +14,7 @@ from auditor.render.common import (
     cell,
     headline,
     manifest_parts,
+    plain,
     user_output_line,
     user_output_tails,
 )
@@ -51,7 +52,7 @@ def _finding(f: Finding) -> list[str]:
         lines += _table(t)
     if f.examples:
         lines += ["Examples:", ""]
-        lines += [f"- `{cell(e)}`" for e in f.examples]
+        lines += [f"- `{cell(plain(e))}`" for e in f.examples]
         lines.append("")
     if f.remediation:
         lines += [f"**Fix:** {f.remediation}", ""]

@@ -18,6 +18,7 @@ from auditor.render.common import (
     headline,
     input_errors,
     manifest_line,
+    plain,
     user_output_line,
 )
 from auditor.render.diff import about, baseline_line, baseline_tag
@@ -68,7 +69,7 @@ def render_terminal(report: Report, *, color: bool = False, width: int = 100, ve
             head.append(f" (accepted: {f.accept_reason})", style="green")
         console.print(head)
         for e in f.examples[:3]:
-            console.print(Text("    e.g. " + cell(e), style="dim"))
+            console.print(Text("    e.g. " + cell(plain(e)), style="dim"))
     for r in report.stages:
         if r.error is not None and r.error.traceback:
             console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))

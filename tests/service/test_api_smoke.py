@@ -79,4 +79,4 @@ def test_server_side_run_completes(server: LiveServer) -> None:
             state = c.get(f"/api/projects/demo/runs/{run_id}").json()["state"]
         assert state == "completed", c.get(f"/api/projects/demo/runs/{run_id}").json()
         report = c.get(f"/api/projects/demo/runs/{run_id}/report").json()
-        assert report["manifest"]["rows"] == 27
+        assert report["manifest"]["rows"] == 28

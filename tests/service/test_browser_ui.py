@@ -118,7 +118,7 @@ def test_review_in_a_browser(live: LiveServer, tmp_path: Path) -> None:
             page.goto(second)
             diff = page.locator("#diff")
             sync_api.expect(diff).to_contain_text("Compared with run #1")
-            sync_api.expect(diff).to_contain_text("2 new, 3 resolved, 12 persisting")
+            sync_api.expect(diff).to_contain_text("2 new, 3 resolved, 14 persisting")
             sync_api.expect(diff.locator("h3", has_text="New")).to_contain_text("New (2)")
             sync_api.expect(diff).to_contain_text("GRP002")
             sync_api.expect(diff.locator("li", has_text="DUP001")).to_contain_text("accepted")  # stays accepted

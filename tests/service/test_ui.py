@@ -223,7 +223,7 @@ def test_accepting_a_finding_shows_in_the_history_and_the_counts(world: World) -
         title = next(f["title"] for s in world.report["stages"] for f in s["findings"] if f["code"] == "DUP001")
         assert f"<strong>DUP001</strong> {title}" in history  # the finding named, not only its fingerprint
         assert "2999-01-31" in history
-        assert "3 errors" in shown and "1 accepted" in shown
+        assert "4 errors" in shown and "1 accepted" in shown
         assert f'value="{fingerprint}"' not in shown  # no longer offered for acceptance
         assert "1 accepted" in c.get(f"/projects/{project}").text
 
@@ -260,7 +260,7 @@ def test_a_run_page_shows_the_diff_against_the_last_approved_run(world: World) -
         second = world.upload(project)
         shown = c.get(f"/projects/{project}/runs/{second}").text
         assert f'Compared with <a href="/projects/{project}/runs/{first}">run #{first}</a>' in shown
-        assert "0 new, 0 resolved, 15 persisting" in shown and "Persisting (15)" in shown
+        assert "0 new, 0 resolved, 17 persisting" in shown and "Persisting (17)" in shown
 
 
 def test_the_report_is_served_sandboxed_with_its_figures(world: World) -> None:

@@ -19,6 +19,7 @@ from auditor.core.splits import PairKind
 from auditor.manifest.components import Components, chain, row_components
 from auditor.manifest.content import cache_dir_from
 from auditor.manifest.keycodes import KeyCodes, single_key
+from auditor.manifest.nearcopies import linking_codes
 from auditor.manifest.overlap import (
     Overlap,
     Pairs,
@@ -44,6 +45,8 @@ from auditor.manifest.spelling import (
 )
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+from auditor.stages.data.near_duplicates import NearDuplicates, near_copies
+from auditor.stages.data.near_duplicates import options_of as near_duplicates_options
 
 MAX_CHAINS = 5  # chains kept per example, the longest first
 
@@ -83,7 +86,7 @@ class SharedUpstream(Stage):
         return specs
 
     def missing_input(self, config: AuditConfig) -> str | None:
-        links = len(self._specs(config)) + (config.keys.content_path is not None)
+        links = len(self._specs(config)) + (config.keys.content_path is not None) + (config.keys.text is not None)
         if links < 1:
             return "no linking keys: set `keys.groups`, `keys.sources` or a content key"
         if links == 1 and len(config.keys.groups) == 1:
@@ -102,6 +105,21 @@ class SharedUpstream(Stage):
             shared = np.full(manifest.n_rows, -1, dtype=np.int64)
             shared[rows] = codes
             keys.append(single_key(f"sha256({path})", shared, values))
+        keys.extend(self._near_copy_keys(context))
+        return keys
+
+    @staticmethod
+    def _near_copy_keys(context: AuditContext) -> list[KeyCodes]:
+        """Clusters of near copies (near_duplicates, with its options) as one more linking key per content."""
+        options = near_duplicates_options(context.config)
+        if options is None or NearDuplicates().missing_input(context.config) is not None:
+            return []
+        keys = []
+        for source in near_copies(context, options).sources:
+            codes, n = linking_codes(source)
+            if n:
+                labels = pa.array([f"near-copy cluster {i + 1}" for i in range(n)], pa.string())
+                keys.append(single_key(f"near copies ({source.label})", codes, labels))
         return keys
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:

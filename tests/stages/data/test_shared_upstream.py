@@ -145,3 +145,27 @@ def test_mostly_distinct_source_spelling(audit) -> None:  # type: ignore[no-unty
     data = {"doc": docs, "w": [f"w{i}" for i in range(21)], "split": ["train"] * 20 + ["test"]}
     r = audit(data, keys={"groups": ["w"], "sources": ["doc"]}, only=["shared_upstream"])
     assert finding(r, "UPS005").examples[0]["value"] == "d3"
+
+
+def test_a_near_copy_links_its_rows_like_a_shared_key(audit) -> None:  # type: ignore[no-untyped-def]
+    from tests.stages.data.test_near_duplicates import join, replace_words, text
+
+    doc = text(1)
+    data = {
+        "sid": ["a1", "b1", "c1", "z1"],
+        "writer": ["w1", "w2", "w2", "w9"],
+        "body": [join(doc), join(text(2)), join(replace_words(doc, 0.04, 3)), join(text(4))],
+        "split": ["train", "val", "test", "test"],
+    }
+    r = audit(data, manifest={"id": "sid"}, keys={"groups": ["writer"], "text": "body"}, only=ONLY)
+    f = finding(r, "UPS001")
+    steps = f.examples[0]["chains"][0]["steps"]
+    assert {"key": "near copies (texts in 'body')", "value": "near-copy cluster 1"} in steps
+    off = audit(
+        data,
+        manifest={"id": "sid"},
+        keys={"groups": ["writer"], "text": "body"},
+        stages={"near_duplicates": {"enabled": False}},
+        only=ONLY,
+    )
+    assert "UPS001" not in codes(off)

@@ -1,0 +1,407 @@
+"""Near-duplicate texts: MinHash + LSH for resemblance, long n-gram lookup for containment, exact verification.
+
+Signatures use one-permutation hashing (one hash per shingle, binned) with optimal densification
+(Shrivastava 2017), so that two texts agree in a slot with probability equal to their Jaccard resemblance.
+Banding is planned from the flag threshold so that a pair AT the threshold becomes a candidate with at least
+the asked probability: a threshold here is a recall guarantee, not the curve's midpoint. A short holdout
+passage quoted inside a long training text has a tiny resemblance, so long n-grams (13 words) of the index
+texts are sorted once and looked up: that yields both the verbatim share of each query text and containment
+candidates. Every candidate is verified exactly on the shingle sets. Everything is whole-array numpy work;
+Python loops run per block of work, never per word, shingle or pair.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from auditor.manifest.shingles import VALUE_BITS, Shingles, TextShingles, mix, shared_spans, shingle
+
+_EMPTY_SLOT = np.uint32(0xFFFFFFFF)
+_BLOCK = 1 << 22  # elements per block of expanded candidate work (bounds memory)
+_PAIR_BITS = 64 - VALUE_BITS  # pairs per verification block are numbered in the key's top bits
+_C = np.uint64(0x9E3779B97F4A7C15)
+_PROPOSING_GRAMS = 32  # long n-grams per query text that propose containment candidates
+
+
+@dataclass(frozen=True)
+class TextSettings:
+    """Thresholds and bounds of the text comparison; the defaults catch a copy with 5% of its words replaced."""
+
+    shingle: int = 5  # words per shingle for resemblance and containment
+    verbatim: int = 13  # words per n-gram for the verbatim share and containment candidates
+    threshold: float = 0.5  # resemblance at or above which a pair is flagged
+    # Containment at or above which a pair is flagged. Higher than `threshold`: texts written from one template
+    # (two docstrings of sibling methods, say) hold 50-60% of each other's shingles without being copies, while
+    # a copy with 5% of its words replaced keeps about 0.95^5 = 77% and a quoted excerpt nearly all.
+    containment: float = 0.7
+    review: float = 0.3  # from here to below the thresholds a pair is returned unflagged (grey zone)
+    min_words: int = 20  # shorter query texts are judged by resemblance only (captions, titles)
+    num_perm: int = 128  # MinHash slots per text
+    recall: float = 0.99  # probability that a pair at the threshold becomes a candidate
+    max_candidates: int = 16  # verified candidates per query text and per source (LSH, long n-grams)
+    max_postings: int = 32  # texts taken per shared band or long n-gram (a giant cluster stays bounded)
+    max_chars: int = 1_000_000  # longer texts are cut here (and reported as truncated)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.review <= min(self.threshold, self.containment) or max(self.threshold, self.containment) > 1:
+            raise ValueError("need 0 < review <= threshold, containment <= 1")
+        if not 0 < self.recall < 1:
+            raise ValueError("recall must be between 0 and 1 (exclusive)")
+        if min(self.shingle, self.verbatim, self.num_perm, self.max_candidates, self.max_postings, self.max_chars) < 1:
+            raise ValueError("n-gram sizes, num_perm, max_candidates, max_postings and max_chars must be >= 1")
+
+
+@dataclass(frozen=True, eq=False)
+class TextMatches:
+    """Verified pairs of text units (flagged, or in the grey zone with flagged=False), sorted by (query, index)."""
+
+    query: np.ndarray  # int64 unit numbers (in same mode the smaller of the two)
+    index: np.ndarray  # int64 unit numbers
+    resemblance: np.ndarray  # float64 Jaccard of the n-gram sets
+    containment: np.ndarray  # float64 share of the query's n-grams found in the index text (same mode: of the smaller)
+    measure: np.ndarray  # str: "resemblance" or "containment", the measure that put the pair here
+    flagged: np.ndarray  # bool
+    verbatim_share: np.ndarray  # float64 per entry of the query argument; NaN when it has no long n-gram
+    words: np.ndarray  # int64 per text unit (0 for units in neither query nor index)
+    truncated: np.ndarray  # bool per text unit
+    empty: np.ndarray  # bool per text unit (None, empty, or no word)
+    bands: int
+    rows: int
+    capped: bool  # some candidates were left out by max_postings or max_candidates (a large cluster)
+    seconds: dict[str, float] = field(default_factory=dict, compare=False)  # time per phase
+
+
+def recall_curve(bands: int, rows: int, s: float | np.ndarray) -> float | np.ndarray:
+    """Probability that a pair of resemblance s shares at least one band: 1 - (1 - s**rows)**bands."""
+    return 1.0 - (1.0 - np.asarray(s, dtype=np.float64) ** rows) ** bands
+
+
+def plan(threshold: float, recall: float = 0.99, num_perm: int = 128) -> tuple[int, int]:
+    """(bands, rows) with bands*rows <= num_perm so a pair at `threshold` is a candidate with prob >= recall.
+
+    The most rows per band that still reach the recall are taken (fewest chance candidates), with all the
+    bands that fit, which adds margin for the estimate's variance.
+    """
+    if not 0 < threshold <= 1 or not 0 < recall < 1 or num_perm < 1:
+        raise ValueError("need 0 < threshold <= 1, 0 < recall < 1 and num_perm >= 1")
+    for rows in range(num_perm, 0, -1):
+        bands = num_perm // rows
+        if recall_curve(bands, rows, threshold) >= recall:
+            return bands, rows
+    raise ValueError(f"no banding of {num_perm} slots reaches recall {recall} at resemblance {threshold}")
+
+
+def signatures(sh: Shingles, num_perm: int, seed: int = 0) -> np.ndarray:
+    """One-permutation MinHash with optimal densification: (texts, num_perm) uint32; texts without shingles
+    get all slots empty (0xFFFFFFFF)."""
+    n = len(sh.offsets) - 1
+    sig = np.full((n, num_perm), _EMPTY_SLOT, np.uint32)
+    sizes = sh.sizes()
+    k = np.uint64(num_perm)
+    salt = mix(np.array([seed], np.uint64))[0]
+    for a, b in _ranges(sizes, _BLOCK):
+        lo, hi = int(sh.offsets[a]), int(sh.offsets[b])
+        h = mix(sh.values[lo:hi] ^ salt)
+        slot = ((h >> np.uint64(32)) * k) >> np.uint64(32)  # multiply-shift: uniform over num_perm slots
+        row = np.repeat(np.arange(a, b, dtype=np.uint64), sizes[a:b])
+        np.minimum.at(sig.reshape(-1), (row * k + slot).astype(np.int64), h.astype(np.uint32))
+    original = sig.copy()
+    rows, cols = np.nonzero((original == _EMPTY_SLOT) & (sizes > 0)[:, None])
+    attempt = 0
+    while len(rows) and attempt < 32 * num_perm:
+        # The donor slot depends only on (slot, attempt): the same sequence for every text, so two texts
+        # agree in a densified slot exactly when they agree in its donor (optimal densification).
+        probe = mix(cols.astype(np.uint64) * np.uint64(0x10001) + np.uint64(attempt) + salt)
+        donor = (((probe >> np.uint64(32)) * k) >> np.uint64(32)).astype(np.int64)
+        value = original[rows, donor]
+        found = value != _EMPTY_SLOT
+        sig[rows[found], cols[found]] = value[found]
+        rows, cols = rows[~found], cols[~found]
+        attempt += 1
+    if len(rows):  # vanishingly rare: fall back to the first filled slot, still the same rule for every text
+        first = np.argmax(original[rows] != _EMPTY_SLOT, axis=1)
+        sig[rows, cols] = original[rows, first]
+    return sig
+
+
+def band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """(texts, bands) uint64 hash of each band's slots, salted by the band's number."""
+    grouped = sig[:, : bands * rows].reshape(len(sig), bands, rows).astype(np.uint64)
+    acc = np.zeros((len(sig), bands), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(rows):
+            acc = acc * _C + grouped[:, :, j]
+        acc += np.arange(bands, dtype=np.uint64) * np.uint64(0xD6E8FEB86659FD93)
+    return mix(acc)
+
+
+def _ranges(sizes: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of items whose sizes sum to about `budget` (at least one item per range)."""
+    if len(sizes) == 0:
+        return []
+    ends = np.cumsum(sizes)
+    bounds, start = [], 0
+    while start < len(sizes):
+        base = ends[start - 1] if start else 0
+        stop = max(int(np.searchsorted(ends, base + budget, side="right")), start + 1)
+        bounds.append((start, min(stop, len(sizes))))
+        start = stop
+    return bounds
+
+
+def _expand(lo: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Positions lo[j] .. lo[j]+count[j]-1 for every j, concatenated."""
+    total = int(count.sum())
+    starts = np.concatenate(([0], np.cumsum(count)[:-1]))
+    return np.repeat(lo - starts, count) + np.arange(total)
+
+
+def _top(q: np.ndarray, cand: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Distinct (q, cand) pairs, per q the `limit` most frequent (ties: lowest cand); and whether any was cut."""
+    if len(q) == 0:
+        return q, cand, False
+    code = q.astype(np.int64) << np.int64(32) | cand.astype(np.int64)
+    code, score = np.unique(code, return_counts=True)
+    q, cand = code >> np.int64(32), code & np.int64(0xFFFFFFFF)
+    order = np.lexsort((cand, -score, q))
+    q, cand, score = q[order], cand[order], score[order]
+    first = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+    rank = np.arange(len(q)) - np.repeat(first, np.diff(np.append(first, len(q))))
+    keep = rank < limit
+    return q[keep], cand[keep], not keep.all()
+
+
+def _lookup(
+    postings: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    asker: np.ndarray,
+    settings: TextSettings,
+    owner_mask: np.uint64 | None = None,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Top candidates per asking text from hits [lo, hi) in postings, at most max_postings per hit, self excluded;
+    and whether any candidate was left out by these bounds. Postings are owners, or keys whose low bits
+    (owner_mask) hold the owner."""
+    count = np.minimum(hi - lo, settings.max_postings + 1)  # +1: the asker itself may be among them
+    capped = bool((hi - lo > count).any())
+    qs, cs = [], []
+    for a, b in _ranges(count, _BLOCK):
+        where = _expand(lo[a:b], count[a:b])
+        q = np.repeat(asker[a:b], count[a:b])
+        c = postings[where] if owner_mask is None else (postings[where] & owner_mask).astype(np.int64)
+        mine = c != q
+        q, c, cut = _top(q[mine], c[mine], settings.max_candidates * 4)
+        capped |= cut
+        qs.append(q)
+        cs.append(c)
+    if not qs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), capped
+    # Blocks split by hit, so a text's candidates may span two blocks: rank once more over all of them.
+    q, c, cut = _top(np.concatenate(qs), np.concatenate(cs), settings.max_candidates)
+    return q, c, capped or cut
+
+
+def _lsh_candidates(
+    keys: np.ndarray, query: np.ndarray, index: np.ndarray, settings: TextSettings
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Pairs of rows sharing at least one band, most shared bands first, bounded per query (and if cut)."""
+    bands = keys.shape[1]
+    flat = keys[index].reshape(-1)
+    order = np.argsort(flat, kind="stable")  # stable: equal keys list their owners by row
+    sorted_keys, owners = flat[order], np.repeat(index, bands)[order]
+    asked = keys[query].reshape(-1)
+    by_key = np.argsort(asked, kind="stable")  # sorted needles make the lookups cache-friendly
+    asked = asked[by_key]
+    lo = np.searchsorted(sorted_keys, asked, "left")
+    hi = np.searchsorted(sorted_keys, asked, "right")
+    return _lookup(owners, lo, hi, np.repeat(query, bands)[by_key], settings)
+
+
+def _long_pass(
+    long: Shingles, query: np.ndarray, index: np.ndarray, n_rows: int, settings: TextSettings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Verbatim share per query row, containment candidate pairs from shared long n-grams, and if any was cut."""
+    owner_bits = max(1, int(n_rows).bit_length())
+    shift = np.uint64(max(0, VALUE_BITS - (64 - owner_bits)))
+    sizes = long.sizes()
+    packed = np.empty(int(sizes[index].sum()), np.uint64)
+    done = 0
+    for a, b in _ranges(sizes[index], _BLOCK):  # in blocks: no index-sized temporaries besides `packed`
+        rows = index[a:b]
+        part = long.values[_expand(long.offsets[rows], sizes[rows])] >> shift
+        part <<= np.uint64(owner_bits)
+        part |= np.repeat(rows.astype(np.uint64), sizes[rows])
+        packed[done : done + len(part)] = part
+        done += len(part)
+    packed.sort()
+    packed = _distinct_in_place(packed)  # a text's repeated n-grams count once as postings
+    qwhere = _expand(long.offsets[query], sizes[query])
+    mask = np.uint64((1 << owner_bits) - 1)
+    asked = (long.values[qwhere] >> shift) << np.uint64(owner_bits)
+    asked |= np.repeat(query, sizes[query]).astype(np.uint64)
+    asked.sort()  # sorted needles make the lookups cache-friendly (over ten times faster)
+    asker = (asked & mask).astype(np.int64)
+    base = asked & ~mask
+    lo = np.searchsorted(packed, base, "left")
+    hi = np.searchsorted(packed, base | mask, "right")
+    in_index = np.zeros(n_rows, bool)
+    in_index[index] = True
+    present = (hi - lo) - in_index[asker] >= 1  # a text's own n-grams do not count
+    position = np.zeros(n_rows, np.int64)
+    position[query] = np.arange(len(query))
+    found = np.bincount(position[asker], weights=present, minlength=len(query))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(sizes[query] > 0, found / np.maximum(sizes[query], 1), np.nan)
+    # Candidates come from each query's rarest shared n-grams: the most telling, and a bounded amount of
+    # work even when every n-gram is shared by thousands of texts (one giant cluster).
+    useful = np.flatnonzero(present)
+    rarity = (asker[useful].astype(np.uint64) << np.uint64(32)) | np.minimum(hi - lo, 0xFFFFFFFF)[useful].astype(
+        np.uint64
+    )
+    useful = useful[np.argsort(rarity, kind="stable")]
+    first = np.searchsorted(asker[useful], asker[useful], "left")
+    chosen = useful[np.arange(len(useful)) - first < _PROPOSING_GRAMS]
+    q, c, capped = _lookup(packed, lo[chosen], hi[chosen], asker[chosen], settings, owner_mask=mask)
+    return share, q, c, capped
+
+
+def _distinct_in_place(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array, compacted in place block by block (no second full copy)."""
+    size, last = 0, None
+    for start in range(0, len(values), _BLOCK):
+        block = values[start : start + _BLOCK]
+        keep = np.ones(len(block), bool)
+        keep[1:] = block[1:] != block[:-1]
+        if last is not None:
+            keep[0] = block[0] != last
+        last = block[-1].copy()
+        kept = block[keep]  # a copy of one block, written behind the read position
+        values[size : size + len(kept)] = kept
+        size += len(kept)
+    return values[:size]
+
+
+def _verify(short: Shingles, q: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Exact size of the intersection of the shingle sets of each pair (q[j], c[j])."""
+    sizes = short.sizes()
+    inter = np.zeros(len(q), np.int64)
+    work = sizes[q] + sizes[c]
+    for a, b in _ranges(work, _BLOCK):
+        for s in range(a, b, 1 << _PAIR_BITS):
+            e = min(b, s + (1 << _PAIR_BITS))
+            tag = np.arange(e - s, dtype=np.uint64) << np.uint64(VALUE_BITS)
+            # Tagging each value with its pair's number keeps every pair's block sorted: one searchsorted.
+            left = short.values[_expand(short.offsets[q[s:e]], sizes[q[s:e]])] | np.repeat(tag, sizes[q[s:e]])
+            right = short.values[_expand(short.offsets[c[s:e]], sizes[c[s:e]])] | np.repeat(tag, sizes[c[s:e]])
+            at = np.minimum(np.searchsorted(right, left), max(len(right) - 1, 0))
+            hit = right[at] == left if len(right) else np.zeros(len(left), bool)
+            pair = np.repeat(np.arange(e - s), sizes[q[s:e]])
+            inter[s:e] = np.bincount(pair, weights=hit, minlength=e - s).astype(np.int64)
+    return inter
+
+
+def _take(
+    texts: Sequence[str | None] | pa.Array | pa.ChunkedArray, units: np.ndarray
+) -> Sequence[str | None] | pa.Array | pa.ChunkedArray:
+    if len(units) == len(texts):  # units are distinct and sorted: all of them, in order
+        return texts
+    if isinstance(texts, pa.Array | pa.ChunkedArray):
+        return texts.take(pa.array(units, pa.int64()))
+    return [texts[int(u)] for u in units]  # one step per text, not per word
+
+
+def text_matches(
+    texts: Sequence[str | None] | pa.Array | pa.ChunkedArray,
+    query: np.ndarray | Sequence[int],
+    index: np.ndarray | Sequence[int] | None,
+    settings: TextSettings | None = None,
+    same: bool = False,
+) -> TextMatches:
+    """Near-duplicate pairs between query and index text units (unit = position in `texts`).
+
+    With same=True, `index` is ignored and pairs are taken inside `query`, each once (query < index).
+    """
+    settings = settings or TextSettings()
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = seconds.get(name, 0.0) + now - clock
+        clock = now
+
+    n_texts = len(texts)
+    query_units = np.asarray(query, dtype=np.int64).reshape(-1)
+    index_units = query_units if same else np.asarray([] if index is None else index, dtype=np.int64).reshape(-1)
+    units = np.unique(np.concatenate((query_units, index_units)))
+    if len(units) and (units[0] < 0 or units[-1] >= n_texts):
+        raise ValueError(f"text unit numbers must be in 0..{n_texts - 1}")
+    q_rows = np.unique(np.searchsorted(units, query_units))
+    i_rows = np.unique(np.searchsorted(units, index_units))
+    sh: TextShingles = shingle(_take(texts, units), settings.shingle, settings.verbatim, settings.max_chars)
+    lap("shingle")
+
+    bands, rows = plan(settings.threshold, settings.recall, settings.num_perm)
+    sig = signatures(sh.short, settings.num_perm, settings.seed)
+    keys = band_keys(sig, bands, rows)
+    lap("minhash")
+    live = sh.short.sizes() > 0
+    lq, lc, lsh_capped = _lsh_candidates(keys, q_rows[live[q_rows]], i_rows[live[i_rows]], settings)
+    lap("lsh")
+    share, cq, cc, long_capped = _long_pass(sh.long, q_rows, i_rows, len(units), settings)
+    lap("long_ngrams")
+
+    q, c = np.concatenate((lq, cq)), np.concatenate((lc, cc))
+    if same:
+        q, c = np.minimum(q, c), np.maximum(q, c)
+    code = np.unique(q << np.int64(32) | c)
+    q, c = code >> np.int64(32), code & np.int64(0xFFFFFFFF)
+    inter = _verify(sh.short, q, c)
+    sizes, words = sh.short.sizes(), sh.words
+    union = sizes[q] + sizes[c] - inter
+    resemblance = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    inner = np.where(sizes[c] < sizes[q], c, q) if same else q  # the text whose share is measured
+    containment = np.where(sizes[inner] > 0, inter / np.maximum(sizes[inner], 1), 0.0)
+    long_enough = words[inner] >= settings.min_words
+    by_res = resemblance >= settings.threshold
+    by_con = long_enough & (containment >= settings.containment)
+    grey_res = resemblance >= settings.review
+    grey_con = long_enough & (containment >= settings.review)
+    flagged = by_res | by_con
+    keep = flagged | grey_res | grey_con
+    measure = np.where(by_res | (~flagged & grey_res), "resemblance", "containment")
+    lap("verify")
+
+    def per_unit(values: np.ndarray, fill: object) -> np.ndarray:
+        out = np.full(n_texts, fill, dtype=values.dtype)
+        out[units] = values
+        return out
+
+    share_of_row = np.full(len(units), np.nan)
+    share_of_row[q_rows] = share
+    return TextMatches(
+        query=units[q[keep]],
+        index=units[c[keep]],
+        resemblance=resemblance[keep],
+        containment=containment[keep],
+        measure=measure[keep],
+        flagged=flagged[keep],
+        verbatim_share=share_of_row[np.searchsorted(units, query_units)],
+        words=per_unit(words, 0),
+        truncated=per_unit(sh.truncated, False),
+        empty=per_unit(sh.empty, False),
+        bands=bands,
+        rows=rows,
+        capped=lsh_capped or long_capped,
+        seconds=seconds,
+    )
+
+
+__all__ = ["TextMatches", "TextSettings", "plan", "recall_curve", "shared_spans", "signatures", "text_matches"]

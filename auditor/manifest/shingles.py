@@ -1,0 +1,281 @@
+"""Word n-gram shingles of many texts at once: normalised with Arrow, hashed and combined with numpy.
+
+Normalisation is Unicode NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping, so "ß" stays
+"ß"), then every run of characters that are not letters, digits or marks becomes one space, so "Don't!"
+and "DON'T" both give the words "don", "t". Texts are processed in chunks of bounded size, and each chunk
+is a handful of whole-array operations: no Python loop runs per word or per shingle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.manifest.hashing import fingerprint
+
+VALUE_BITS = 52  # a shingle is a 52-bit hash: the top 12 bits of a sort key hold the text within its chunk
+_VALUE_MASK = np.uint64((1 << VALUE_BITS) - 1)
+_CHUNK_TEXTS = 1 << (64 - VALUE_BITS)
+_CHUNK_CHARS = 8_000_000  # about 50 MB of working arrays per chunk
+# Runs of non-word characters become one space; a lone space between words is left alone (far cheaper).
+_SEPARATORS = r"[^\p{L}\p{N}\p{M} ][^\p{L}\p{N}\p{M}]*| [^\p{L}\p{N}\p{M}]+"
+_WORD = re.compile(r"[^\W_]+")
+_C = np.uint64(0x100000001B3)  # odd multiplier that folds word hashes into an n-gram hash
+_M1 = np.uint64(0xFF51AFD7ED558CCD)
+_M2 = np.uint64(0xC4CEB9FE1A85EC53)
+
+
+def mix(h: np.ndarray) -> np.ndarray:
+    """The murmur3 64-bit finalizer (a bijection), applied to a copy."""
+    h = h.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        h ^= h >> np.uint64(33)
+        h *= _M1
+        h ^= h >> np.uint64(33)
+        h *= _M2
+        h ^= h >> np.uint64(33)
+    return h
+
+
+@dataclass(frozen=True)
+class Shingles:
+    """Per text, shingle hashes in CSR form: text t owns values[offsets[t]:offsets[t+1]]."""
+
+    offsets: np.ndarray  # int64, len = texts + 1
+    values: np.ndarray  # uint64 below 2**VALUE_BITS
+
+    def sizes(self) -> np.ndarray:
+        """Number of distinct shingles per text."""
+        return np.diff(self.offsets)
+
+
+@dataclass(frozen=True)
+class TextShingles:
+    """Words, masks and two shingle sets (short n-grams for similarity, long ones for verbatim overlap)."""
+
+    words: np.ndarray  # int64 words per text after normalisation (and truncation)
+    truncated: np.ndarray  # bool: text was longer than max_chars and was cut there
+    empty: np.ndarray  # bool: None, empty, or no word at all after normalisation
+    short: Shingles  # sorted and distinct per text
+    long: Shingles  # in text order, repeats kept (they are made distinct where the index is built)
+
+
+def as_column(texts: Sequence[str | None] | pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    """The texts as an Arrow chunked array without copying Arrow input (None stays null)."""
+    if isinstance(texts, pa.Array):
+        texts = pa.chunked_array([texts])
+    if isinstance(texts, pa.ChunkedArray):
+        if pa.types.is_dictionary(texts.type):  # lengths and slices need plain strings
+            return pa.chunked_array([c.dictionary_decode() for c in texts.chunks], texts.type.value_type)
+        return texts
+    return pa.chunked_array([pa.array(list(texts), pa.large_string())])
+
+
+def _as_large_string(texts: pa.ChunkedArray) -> pa.Array:
+    """One slice of texts as a single large_string array."""
+    array = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.large_string())
+    return array.cast(pa.large_string())
+
+
+def normalise(texts: pa.Array, max_chars: int) -> tuple[pa.Array, np.ndarray]:
+    """Normalised texts (words separated by one space, nulls for empty) and the mask of truncated texts."""
+    truncated = pc.fill_null(pc.greater(pc.utf8_length(texts), max_chars), False)
+    out = pc.utf8_slice_codeunits(texts, 0, max_chars)
+    out = pc.utf8_normalize(out, form="NFKC")
+    out = pc.utf8_lower(out)
+    out = pc.replace_substring_regex(out, _SEPARATORS, " ")
+    out = pc.utf8_trim(out, characters=" ")
+    out = pc.if_else(pc.equal(out, ""), pa.scalar(None, pa.large_string()), out)
+    return out, truncated.to_numpy(zero_copy_only=False)
+
+
+def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Hash of every word (flat) and the number of words of each text."""
+    spaced = pc.binary_join_element_wise(norm, pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
+    spaced = spaced.cast(pa.large_string())
+    n = len(spaced)
+    offsets = np.frombuffer(spaced.buffers()[1], dtype=np.int64, count=n + 1, offset=spaced.offset * 8)
+    base = int(offsets[0])
+    buffer = spaced.buffers()[2]
+    if buffer is None or offsets[-1] == base:
+        return np.zeros(0, np.uint64), np.zeros(n, np.int64)
+    data = np.frombuffer(buffer, dtype=np.uint8)[base : int(offsets[-1])]
+    space = data == 32
+    # Every word is followed by exactly one space, so a word starts after a space (or at 0).
+    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
+    counts = np.diff(np.searchsorted(starts, offsets - base))
+    word_offsets = np.append(starts, len(data)).astype(np.int64)
+    words = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(word_offsets), pa.py_buffer(data))
+    # Each distinct word is hashed once; a word's hash includes its trailing space, identically everywhere.
+    hashes, _ = fingerprint(pa.chunked_array([pc.dictionary_encode(words)]), second=False)
+    return hashes, counts.astype(np.int64)
+
+
+def _grams(
+    hashes: np.ndarray, counts: np.ndarray, n: int, partial: bool, distinct: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per text, n-gram hashes (sorted and distinct when asked); texts of fewer words give one shorter gram
+    when partial."""
+    nt = len(counts)
+    ends = np.cumsum(counts)
+    first = ends - counts
+    # Rolling combination over the flat word array with shifted slices: no gather per word.
+    h = np.zeros(len(hashes), np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(min(n, len(h))):  # fewer words than n in all: only the shifts that exist
+            h[: len(h) - k] *= _C
+            h[: len(h) - k] += hashes[k:]
+    per_text = np.maximum(counts - n + 1, 0)
+    text = np.repeat(np.arange(nt, dtype=np.int64), per_text)
+    starts = np.concatenate(([0], np.cumsum(per_text)[:-1]))
+    gram = h[np.repeat(first - starts, per_text) + np.arange(len(text))]
+    if partial:
+        few = np.flatnonzero((counts > 0) & (counts < n))
+        if len(few):
+            short = np.zeros(len(few), np.uint64)
+            padded = np.concatenate((hashes, np.zeros(n, np.uint64)))
+            with np.errstate(over="ignore"):
+                for k in range(n - 1):
+                    short = np.where(k < counts[few], short * _C + padded[first[few] + k], short)
+            text, gram = np.concatenate((text, few)), np.concatenate((gram, short))
+    key = (text.astype(np.uint64) << np.uint64(VALUE_BITS)) | (mix(gram) >> np.uint64(64 - VALUE_BITS))
+    if distinct:
+        key.sort()
+        if len(key):
+            key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+    elif partial:
+        key = key[np.argsort(text, kind="stable")]
+    sizes = np.bincount((key >> np.uint64(VALUE_BITS)).astype(np.int64), minlength=nt)
+    return sizes.astype(np.int64), key & _VALUE_MASK
+
+
+def _chunks(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive ranges of texts of bounded total length and count."""
+    bounds, start, total = [], 0, 0
+    for i, size in enumerate(lengths.tolist()):  # one step per text, not per word
+        if i > start and (total + size > _CHUNK_CHARS or i - start >= _CHUNK_TEXTS):
+            bounds.append((start, i))
+            start, total = i, 0
+        total += size
+    bounds.append((start, len(lengths)))
+    return bounds
+
+
+def shingle(
+    texts: Sequence[str | None] | pa.Array | pa.ChunkedArray, n: int = 5, long_n: int = 13, max_chars: int = 1_000_000
+) -> TextShingles:
+    """Normalise, split into words and shingle every text (word n-grams and long n-grams)."""
+    if n < 1 or long_n < 1 or max_chars < 1:
+        raise ValueError("n-gram sizes and max_chars must be at least 1")
+    column = as_column(texts)
+    lengths = (
+        pc.fill_null(pc.utf8_length(column), 0).to_numpy().astype(np.int64) if len(column) else np.zeros(0, np.int64)
+    )
+
+    def one(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        a, b = bounds
+        norm, cut = normalise(_as_large_string(column.slice(a, b - a)), max_chars)
+        hashes, counts = _words(norm)
+        short_sizes, short_values = _grams(hashes, counts, n, partial=True, distinct=True)
+        long_sizes, long_values = _grams(hashes, counts, long_n, partial=False, distinct=False)
+        return counts, cut, short_sizes, short_values, long_sizes, long_values
+
+    # Two chunks at a time: Arrow and numpy release the GIL, and memory stays at two chunks' worth.
+    # A text of c characters has at most (c + 1) // 2 words, hence n-grams: buffers of that size are
+    # reserved but only touched as filled, so memory holds the shingles once (no concatenation copy).
+    capacity = int(((np.minimum(lengths, max_chars) + 1) // 2).sum())
+    short, long = _Buffer(capacity), _Buffer(capacity)
+    words, truncated, short_sizes, long_sizes = [], [], [], []
+    # Two chunks at a time: Arrow and numpy release the GIL, and memory stays at two chunks' worth.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for counts, cut, s_sizes, s_values, l_sizes, l_values in pool.map(one, _chunks(np.minimum(lengths, max_chars))):
+            words.append(counts)
+            truncated.append(cut)
+            short_sizes.append(s_sizes)
+            long_sizes.append(l_sizes)
+            short.add(s_values)
+            long.add(l_values)
+    word_counts = np.concatenate(words) if words else np.zeros(0, np.int64)
+
+    def csr(sizes: list[np.ndarray], values: _Buffer) -> Shingles:
+        offsets = np.concatenate(([0], np.cumsum(np.concatenate(sizes)) if sizes else [])).astype(np.int64)
+        return Shingles(offsets, values.array())
+
+    return TextShingles(
+        words=word_counts,
+        truncated=np.concatenate(truncated).astype(bool) if truncated else np.zeros(0, bool),
+        empty=word_counts == 0,
+        short=csr(short_sizes, short),
+        long=csr(long_sizes, long),
+    )
+
+
+class _Buffer:
+    """An append-only uint64 array over a reserved capacity (grows by copying only if the bound was wrong)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._data = np.empty(max(capacity, 1), np.uint64)
+        self._size = 0
+
+    def add(self, values: np.ndarray) -> None:
+        end = self._size + len(values)
+        if end > len(self._data):  # NFKC can expand a character into several words (e.g. fractions)
+            grown = np.empty(max(end, 2 * len(self._data)), np.uint64)
+            grown[: self._size] = self._data[: self._size]
+            self._data = grown
+        self._data[self._size : end] = values
+        self._size = end
+
+    def array(self) -> np.ndarray:
+        return self._data[: self._size]
+
+
+def shared_spans(a: str, b: str, n: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Character spans of a and of b covered by word n-grams the two share (normalised as in `shingle`).
+
+    For highlighting in a report: the caller caps the texts to a few KB. Overlapping spans are merged.
+    """
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    tokens_a, tokens_b = [_tokens(a), _tokens(b)]
+    hashes_a, hashes_b = _gram_hashes(tokens_a[1], n), _gram_hashes(tokens_b[1], n)
+    return _spans(tokens_a[0], np.isin(hashes_a, hashes_b), n), _spans(tokens_b[0], np.isin(hashes_b, hashes_a), n)
+
+
+def _tokens(text: str) -> tuple[np.ndarray, list[str]]:
+    # Positions refer to the original text, so words are found there and normalised afterwards.
+    matches = list(_WORD.finditer(text))
+    spans = np.array([m.span() for m in matches], dtype=np.int64).reshape(-1, 2)
+    return spans, [m.group() for m in matches]
+
+
+def _gram_hashes(words: list[str], n: int) -> np.ndarray:
+    if len(words) < n:
+        return np.zeros(0, np.uint64)
+    norm = pc.utf8_lower(pc.utf8_normalize(pa.array(words, pa.large_string()), form="NFKC"))
+    hashes, _ = fingerprint(pa.chunked_array([norm]), second=False)
+    h = np.zeros(len(words) - n + 1, np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(n):
+            h = h * _C + hashes[k : k + len(h)]
+    return h
+
+
+def _spans(spans: np.ndarray, shared: np.ndarray, n: int) -> list[tuple[int, int]]:
+    """Merge the character spans of the words covered by the shared n-grams into disjoint runs."""
+    if not shared.any():
+        return []
+    cover = np.zeros(len(spans) + 1, np.int64)
+    starts = np.flatnonzero(shared)
+    np.add.at(cover, starts, 1)
+    np.add.at(cover, starts + n, -1)
+    covered = np.cumsum(cover)[: len(spans)] > 0
+    edges = np.diff(np.concatenate(([0], covered.astype(np.int8), [0])))
+    run_starts, run_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    return [(int(spans[s, 0]), int(spans[e, 1])) for s, e in zip(run_starts, run_ends, strict=True)]

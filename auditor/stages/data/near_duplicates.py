@@ -1,0 +1,551 @@
+"""near_duplicates: edited copies across splits (re-encoded or resized images, texts with words changed or
+quoted inside longer ones); byte-identical files stay with duplicate_content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from auditor.core.config import AuditConfig
+from auditor.core.findings import Finding, Severity, Table
+from auditor.core.splits import PairKind, SplitRoles
+from auditor.manifest.content import cache_dir_from
+from auditor.manifest.nearcopies import NearCopies, Roles, Source, find
+from auditor.manifest.table import Manifest
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+_KIND = {
+    PairKind.TRAIN_HOLDOUT: ("NDP001", Severity.ERROR),
+    PairKind.HOLDOUT_HOLDOUT: ("NDP002", Severity.WARNING),
+    PairKind.ALLOWED: ("NDP006", Severity.INFO),
+}
+_SNIPPET = 1200  # characters of each text an example shows
+_CONTEXT = 160  # characters shown before the first shared passage
+_SPAN_CHARS = 200_000
+_MEASURE_TEXT = {
+    "perceptual": "perceptual hash",
+    "mirrored": "perceptual hash of the mirrored image",
+    "resemblance": "shingle resemblance",
+    "containment": "containment in a longer text",
+    "identical": "the same text",
+}
+
+
+class NearDuplicatesOptions(StageOptions):
+    image_distance: int = Field(
+        default=8, ge=0, le=32, description="pHash bits (of 64) that may differ in an image pair flagged as a copy"
+    )
+    mirrored: Literal["flag", "review", "off"] = Field(
+        default="review",
+        description="mirrored images: flagged as copies, listed for review (symmetric objects look mirrored), or "
+        "not compared",
+    )
+    image_review_distance: int = Field(
+        default=12, ge=0, le=32, description="pHash bits up to which a pair is listed for review (info)"
+    )
+    dhash_distance: int = Field(
+        default=12, ge=0, le=64, description="difference-hash bits that may differ: a flagged pair must agree on both"
+    )
+    text_threshold: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="resemblance (Jaccard of shingles) at or above which a text pair is flagged",
+    )
+    containment_threshold: float = Field(
+        default=0.7,
+        gt=0,
+        le=1,
+        description="share of a holdout text found in one training text at or above which the pair is flagged",
+    )
+    text_review: float = Field(
+        default=0.3, gt=0, le=1, description="resemblance or containment from which a pair is listed for review"
+    )
+    shingle_words: int = Field(default=5, ge=1, le=32, description="words per shingle for resemblance and containment")
+    min_words: int = Field(
+        default=20, ge=1, description="words a holdout text needs before containment alone can flag it"
+    )
+    verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
+    verbatim_share: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="share of a holdout text's n-grams found verbatim in train that is a warning",
+    )
+    max_text_bytes: int = Field(
+        default=1_000_000, ge=1000, description="longer texts are compared on their first this many bytes (said)"
+    )
+    max_examples: int = Field(default=5, ge=1, le=50, description="most examples a finding lists")
+    thumbnails: bool = Field(default=True, description="embed small thumbnails of example images in the report")
+    cache_dir: str | None = Field(
+        default=None, description="file digest and image hash cache, as for duplicate_content"
+    )
+
+    @model_validator(mode="after")
+    def _review_is_looser(self) -> NearDuplicatesOptions:
+        if self.image_review_distance < self.image_distance:
+            raise ValueError("image_review_distance must be at least image_distance (the review zone lies beyond it)")
+        if self.text_review > min(self.text_threshold, self.containment_threshold):
+            raise ValueError(
+                "text_review must not exceed text_threshold or containment_threshold (the review zone lies below them)"
+            )
+        return self
+
+
+def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
+    names = manifest.split_names
+    return Roles(
+        frozenset(i for i, n in enumerate(names) if roles.role(n) == "train"),
+        frozenset(i for i, n in enumerate(names) if roles.role(n) == "holdout"),
+    )
+
+
+def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCopies:
+    """The near pairs of the config's content, computed once per audit (shared_upstream links them too)."""
+    from auditor.manifest.minhash import TextSettings
+    from auditor.manifest.perceptual import ImageSettings
+
+    manifest = context.require_manifest()
+    keys = context.config.keys
+    cache_dir = cache_dir_from(options.cache_dir, context.loaded.base_dir)
+    job = ("near_copies", options.model_dump_json())
+
+    def work() -> NearCopies:
+        files = None
+        if keys.content_path is not None:
+            per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir)
+            files = (per_row, manifest.table[keys.content_path], manifest.files[0].parent)
+        return find(
+            manifest.n_rows,
+            manifest.split.codes,
+            len(manifest.split_names),
+            _roles(manifest, context.roles),
+            texts=manifest.table[keys.text] if keys.text is not None else None,
+            text_column=keys.text or "",
+            files=files,
+            path_column=keys.content_path or "",
+            image_settings=ImageSettings(
+                flag_distance=options.image_distance,
+                review_distance=options.image_review_distance,
+                dhash_distance=options.dhash_distance,
+                mirrored=options.mirrored != "off",
+                flag_mirrored=options.mirrored == "flag",
+            ),
+            text_settings=TextSettings(
+                shingle=options.shingle_words,
+                threshold=options.text_threshold,
+                containment=options.containment_threshold,
+                review=options.text_review,
+                min_words=options.min_words,
+                verbatim=options.verbatim_words,
+                max_chars=options.max_text_bytes,
+            ),
+            max_text_bytes=options.max_text_bytes,
+            cache_dir=cache_dir,
+            stop=manifest.stop_event,
+        )
+
+    result: NearCopies = manifest.memo(job, work)
+    return result
+
+
+def options_of(config: AuditConfig) -> NearDuplicatesOptions | None:
+    """The stage's options as the config sets them; None when the stage is switched off."""
+    options = NearDuplicatesOptions.model_validate(config.stages.get(NearDuplicates.name) or {})
+    return options if options.enabled else None
+
+
+class NearDuplicates(Stage):
+    name = "near_duplicates"
+    summary = "edited copies across splits: images by perceptual hash, texts by n-gram resemblance and containment"
+    needs = ("manifest", "keys.content_path (image or text files) or keys.text (a text column)")
+    codes: ClassVar[dict[str, str]] = {
+        "NDP001": "near-duplicate content in train and holdout",
+        "NDP002": "near-duplicate content in two holdout splits",
+        "NDP003": "similar pairs below the flag threshold, listed for review",
+        "NDP004": "holdout texts largely present verbatim in training texts",
+        "NDP005": "content files that could not be read or decoded",
+        "NDP006": "near-duplicate content in an allowed split pair",
+        "NDP007": "content not compared in full: texts cut at the size cap, files neither image nor text",
+        "NDP008": "verbatim n-gram overlap of holdout texts with training texts",
+    }
+    Options = NearDuplicatesOptions
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if config.keys.content_path is None and config.keys.text is None:
+            return "no content to compare: set `keys.content_path` (image or text files) or `keys.text` (a text column)"
+        return None
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        found = near_copies(context, self.options)
+        for source in found.sources:
+            yield from self._pairs(context, source)
+            yield from self._review(context, source)
+            if source.kind == "texts":
+                yield from self._verbatim(context, source)
+        yield from self._not_compared(context, found)
+
+    # -- pairs by split pair -------------------------------------------------------------------------------
+
+    def _classify(self, context: AuditContext, source: Source, pick: np.ndarray) -> dict[PairKind, Any]:
+        """For the pairs in ``pick``: per pair kind, the pairs involved and per split pair the pair/row counts."""
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        p = source.pairs
+        a, b = p.a[pick], p.b[pick]
+        ca, cb = source.units.per_split[a], source.units.per_split[b]
+        rows = ca[:, :, None] * cb[:, None, :]
+        rows = rows + rows.transpose(0, 2, 1)
+        rows[a == b] //= 2  # an identical text in two splits: its row pairs are counted once
+        out: dict[PairKind, Any] = {}
+        # Train splits first, then holdout, so a pair reads "train-test" whatever order the manifest has.
+        ordered = [names.index(n) for n in context.roles.order(list(names))]
+        for i, s1 in enumerate(ordered):
+            for s2 in ordered[i + 1 :]:
+                kind = context.roles.pair(names[s1], names[s2])
+                if kind not in _KIND:
+                    continue
+                hit = rows[:, s1, s2] > 0
+                if not hit.any():
+                    continue
+                entry = out.setdefault(
+                    kind,
+                    {"mask": np.zeros(len(a), dtype=bool), "pairs": {}, "where": np.full((len(a), 2), -1)},
+                )
+                entry["where"][hit & ~entry["mask"]] = (s1, s2)
+                entry["mask"] |= hit
+                entry["pairs"][(names[s1], names[s2])] = (int(hit.sum()), int(rows[hit, s1, s2].sum()))
+        return out
+
+    def _pairs(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        flagged = np.flatnonzero(source.pairs.flagged)
+        if not len(flagged):
+            return
+        for kind, info in self._classify(context, source, flagged).items():
+            code, severity = _KIND[kind]
+            pick = flagged[info["mask"]]
+            where = info["where"][info["mask"]]
+            pair_counts = info["pairs"]
+            pairs_text = "; ".join(
+                f"{s1}–{s2}: {n} pair(s) of items, {r} pair(s) of rows" for (s1, s2), (n, r) in pair_counts.items()
+            )
+            exposure = self._exposure(context, source, pick) if kind is PairKind.TRAIN_HOLDOUT else {}
+            measures = dict(zip(*np.unique(source.pairs.measure[pick].astype(str), return_counts=True), strict=True))
+            message = (
+                f"{len(pick)} pair(s) of {source.label} are near copies across splits ({pairs_text}); caught by "
+                + ", ".join(f"{_MEASURE_TEXT.get(str(m), m)} ({int(n)})" for m, n in measures.items())
+                + "."
+            )
+            if exposure:
+                message += (
+                    " Holdout rows with a near copy in train: "
+                    + ", ".join(f"{s} {e['rows']} of {e['of']} ({e['share']:.1%})" for s, e in exposure.items())
+                    + "."
+                )
+            if source.pairs.capped:
+                message += " Pairs per item were capped; counts of items are exact, counts of pairs are at least these."
+            yield self.finding(
+                code,
+                severity,
+                message,
+                key=source.column,
+                evidence={
+                    "content": source.label,
+                    "pairs": len(pick),
+                    "measures": {str(m): int(n) for m, n in measures.items()},
+                    "split_pairs": {f"{s1}–{s2}": {"pairs": n, "rows": r} for (s1, s2), (n, r) in pair_counts.items()},
+                    **({"holdout_rows_near_train": exposure} if exposure else {}),
+                    **self._thresholds(source),
+                },
+                examples=self._examples(context, source, pick, where),
+                tables=(self._pair_table(pair_counts, kind),),
+                remediation="Remove the near copies from the holdout split (or move the whole cluster to one split); "
+                "an edited copy of a training item tests memory, not generalisation.",
+            )
+
+    def _thresholds(self, source: Source) -> dict[str, Any]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        o = self.options
+        if source.kind == "images":
+            return {"thresholds": {"phash_bits": o.image_distance, "dhash_bits": o.dhash_distance}}
+        bands, rows = source.lsh or (0, 0)
+        return {
+            "thresholds": {
+                "resemblance": o.text_threshold,
+                "containment": o.containment_threshold,
+                "shingle_words": o.shingle_words,
+            },
+            "lsh": {"bands": bands, "rows": rows},
+        }
+
+    @staticmethod
+    def _pair_table(pair_counts: dict[tuple[str, str], tuple[int, int]], kind: PairKind) -> Table:
+        return Table(
+            title="near copies per split pair",
+            columns=("split", "split", "judged as", "pairs of items", "pairs of rows"),
+            rows=tuple((s1, s2, kind.value, n, r) for (s1, s2), (n, r) in pair_counts.items()),
+        )
+
+    def _exposure(self, context: AuditContext, source: Source, pick: np.ndarray) -> dict[str, dict[str, Any]]:
+        """Per holdout split: rows whose item has a flagged near copy among training items."""
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        per = source.units.per_split
+        train = [i for i, n in enumerate(names) if context.roles.role(n) == "train"]
+        has_train = per[:, train].sum(axis=1) > 0 if train else np.zeros(source.units.n, dtype=bool)
+        a, b = source.pairs.a[pick], source.pairs.b[pick]
+        near_train = np.zeros(source.units.n, dtype=bool)
+        near_train[a[has_train[b]]] = True
+        near_train[b[has_train[a]]] = True
+        sizes = manifest.rows_per_split()
+        out: dict[str, dict[str, Any]] = {}
+        for s, name in enumerate(names):
+            if context.roles.role(name) != "holdout":
+                continue
+            rows = int(per[near_train, s].sum())
+            if rows:
+                total = sizes.get(name, 0)
+                out[name] = {"rows": rows, "of": total, "share": round(rows / total, 4) if total else 0.0}
+        return out
+
+    # -- examples ------------------------------------------------------------------------------------------
+
+    def _examples(
+        self, context: AuditContext, source: Source, pick: np.ndarray, where: np.ndarray
+    ) -> tuple[dict[str, Any], ...]:
+        """The most similar pairs, each shown as a holdout row and the row it nearly copies.
+
+        ``where`` holds, per pair, the split pair it was judged in (train or the earlier holdout split first).
+        """
+        assert isinstance(self.options, NearDuplicatesOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        p = source.pairs
+        top = np.lexsort((p.b[pick], p.a[pick], -p.similarity[pick]))[: self.options.max_examples]
+        out = []
+        for k in top:
+            i = pick[k]
+            near_split, holdout_split = (int(v) for v in where[k])
+            a, b = int(p.a[i]), int(p.b[i])
+            per = source.units.per_split
+            # The holdout side is the unit with rows in the later split of the pair (b when both fit).
+            holdout, near = (b, a) if per[b, holdout_split] and per[a, near_split] else (a, b)
+            rows = [
+                self._row_of(manifest, source, holdout, holdout_split),
+                self._row_of(manifest, source, near, near_split),
+            ]
+            ids = manifest.ids(rows)
+            example: dict[str, Any] = {
+                "holdout": ids[0],
+                "holdout_split": names[holdout_split],
+                "near": ids[1],
+                "near_split": names[near_split],
+                "similarity": round(float(p.similarity[i]), 3),
+                "measure": str(p.measure[i]),
+            }
+            if p.distance is not None:
+                example["phash_bits"] = int(p.distance[i])
+            preview = self._preview(source, holdout, near)
+            if preview:
+                example["preview"] = preview
+            out.append(example)
+        return tuple(out)
+
+    @staticmethod
+    def _row_of(manifest: Manifest, source: Source, unit: int, split: int) -> int:
+        """The first row of ``unit`` in ``split`` (a unit is a content; its rows may lie in several splits)."""
+        rows = np.flatnonzero((source.units.of_row == unit) & (manifest.split.codes == split))
+        return int(rows[0]) if len(rows) else int(source.units.first_row[unit])
+
+    def _preview(self, source: Source, first: int, second: int) -> dict[str, Any] | None:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        if source.kind == "images":
+            if not self.options.thumbnails or source.paths is None:
+                return None
+            from auditor.manifest.perceptual import thumbnail_uri
+
+            left, right = thumbnail_uri(source.paths[first]), thumbnail_uri(source.paths[second])
+            return {"kind": "images", "holdout": left, "near": right} if left and right else None
+        if source.texts is None:
+            return None
+        from auditor.manifest.shingles import shared_spans
+
+        # Spans are found on the first _SPAN_CHARS of each text: enough for any passage an example shows.
+        left_text, right_text = (source.texts[first] or "")[:_SPAN_CHARS], (source.texts[second] or "")[:_SPAN_CHARS]
+        left_spans, right_spans = shared_spans(left_text, right_text, self.options.shingle_words)
+        return {
+            "kind": "texts",
+            "holdout": _snippet(left_text, left_spans),
+            "near": _snippet(right_text, right_spans),
+        }
+
+    # -- review zone, verbatim overlap, what was not compared -------------------------------------------------
+
+    def _review(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        grey = np.flatnonzero(~source.pairs.flagged)
+        if not len(grey):
+            return
+        kinds = self._classify(context, source, grey)
+        mask = np.zeros(len(grey), dtype=bool)
+        where = np.full((len(grey), 2), -1)
+        for kind in (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT):
+            if kind in kinds:
+                fresh = kinds[kind]["mask"] & ~mask
+                where[fresh] = kinds[kind]["where"][fresh]
+                mask |= kinds[kind]["mask"]
+        pick, where = grey[mask], where[mask]
+        if not len(pick):
+            return
+        if source.kind == "images":
+            zone = f"pHash within {self.options.image_review_distance} bits but not flagged"
+        else:
+            zone = (
+                f"resemblance or containment from {self.options.text_review} to below {self.options.text_threshold} "
+                f"and {self.options.containment_threshold}"
+            )
+        yield self.finding(
+            "NDP003",
+            Severity.INFO,
+            f"{len(pick)} pair(s) of {source.label} across splits are similar but below the flag threshold "
+            f"({zone}); worth a look, not counted as leaks.",
+            key=source.column,
+            evidence={"content": source.label, "pairs": len(pick), **self._thresholds(source)},
+            examples=self._examples(context, source, pick, where),
+        )
+
+    def _verbatim(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        share = source.verbatim_share
+        if share is None:
+            return
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        per = source.units.per_split
+        known = ~np.isnan(share)
+        rows_table = []
+        summary: dict[str, Any] = {}
+        for s, name in enumerate(names):
+            if context.roles.role(name) != "holdout":
+                continue
+            mine = known & (per[:, s] > 0)
+            if not mine.any():
+                continue
+            some = mine & (share > 0)
+            high = mine & (share >= self.options.verbatim_share)
+            weights = per[mine, s]
+            mean = float(np.average(share[mine], weights=weights))
+            summary[name] = {
+                "texts": int(per[mine, s].sum()),
+                "with_overlap": int(per[some, s].sum()),
+                "at_or_above_share": int(per[high, s].sum()),
+                "mean_share": round(mean, 4),
+            }
+            rows_table.append(
+                (
+                    name,
+                    summary[name]["texts"],
+                    summary[name]["with_overlap"],
+                    summary[name]["at_or_above_share"],
+                    f"{mean:.2%}",
+                )
+            )
+        if not any(v["with_overlap"] for v in summary.values()):
+            return
+        n = self.options.verbatim_words
+        table = Table(
+            title=f"{n}-word passages of holdout texts found verbatim in training texts",
+            columns=("split", "texts", "with any", f"≥ {self.options.verbatim_share:.0%} of the text", "mean share"),
+            rows=tuple(rows_table),
+        )
+        yield self.finding(
+            "NDP008",
+            Severity.INFO,
+            f"verbatim {n}-word overlap of holdout {source.label} with training texts: "
+            + ", ".join(f"{s} {v['with_overlap']} of {v['texts']} text(s) share a passage" for s, v in summary.items())
+            + ".",
+            key=source.column,
+            evidence={"content": source.label, "ngram_words": n, "per_split": summary},
+            tables=(table,),
+        )
+        # A holdout text mostly found verbatim in train but near no single training text: a collage of copies.
+        flagged = source.pairs.flagged
+        near = np.zeros(source.units.n, dtype=bool)
+        near[source.pairs.a[flagged]] = True
+        near[source.pairs.b[flagged]] = True
+        loose = np.flatnonzero(known & (share >= self.options.verbatim_share) & ~near)
+        if not len(loose):
+            return
+        loose = loose[np.argsort(-share[loose], kind="stable")]
+        rows = source.units.first_row[loose[: self.options.max_examples]]
+        yield self.finding(
+            "NDP004",
+            Severity.WARNING,
+            f"{len(loose)} holdout text(s) of {source.label} have at least {self.options.verbatim_share:.0%} of their "
+            f"{n}-word passages verbatim in training texts, spread over several of them (no single training text "
+            "is a near copy).",
+            key=source.column,
+            evidence={"content": source.label, "texts": len(loose), "ngram_words": n},
+            examples=tuple(
+                {"holdout": i, "verbatim_share": round(float(share[u]), 3)}
+                for i, u in zip(manifest.ids(rows), loose, strict=False)
+            ),
+            remediation="Check where these texts come from: passages of them were trained on.",
+        )
+
+    def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
+        assert isinstance(self.options, NearDuplicatesOptions)
+        limit = self.options.max_examples
+        keys = context.config.keys
+        failed = dict(found.unreadable)
+        if keys.content_path is not None:
+            _, digests, _ = context.require_manifest().content_digests(
+                keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
+            )
+            failed.update(digests.failures)
+        if failed:
+            shown = sorted(failed.items())
+            yield self.finding(
+                "NDP005",
+                Severity.WARNING,
+                f"{len(shown)} file(s) named in '{keys.content_path}' could not be read or decoded, so they were not "
+                f"compared, e.g. {shown[0][0]} ({shown[0][1]}).",
+                key=keys.content_path,
+                evidence={"files": len(shown)},
+                examples=tuple({"path": p, "reason": r} for p, r in shown[:limit]),
+                remediation="Restore or replace the damaged files; an unreadable holdout file cannot be vouched for.",
+            )
+        notes = []
+        evidence: dict[str, Any] = {}
+        for source in found.sources:
+            if source.truncated is not None and len(source.truncated):
+                notes.append(
+                    f"{len(source.truncated)} of {source.label} were compared on their first "
+                    f"{self.options.max_text_bytes:,} bytes"
+                )
+                evidence["texts_cut"] = evidence.get("texts_cut", 0) + len(source.truncated)
+        if found.other_files:
+            notes.append(f"{found.other_files} file(s) in '{keys.content_path}' are neither images nor text")
+            evidence["other_files"] = found.other_files
+        if notes:
+            yield self.finding(
+                "NDP007",
+                Severity.INFO,
+                "; ".join(notes) + ".",
+                evidence=evidence,
+                examples=tuple({"path": p} for p in found.other_examples[:limit]),
+            )
+
+
+def _snippet(text: str, spans: list[tuple[int, int]]) -> dict[str, Any]:
+    """A window of ``text`` around its first shared passage, with the shared spans inside the window."""
+    start = max(0, spans[0][0] - _CONTEXT) if spans else 0
+    end = min(len(text), start + _SNIPPET)
+    marks = [[max(s, start) - start, min(e, end) - start] for s, e in spans if e > start and s < end]
+    return {"text": text[start:end], "marks": marks, "start": start, "length": len(text)}

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from auditor.manifest import shingles
+from auditor.manifest.shingles import shared_spans, shingle
+
+
+def values(sh: shingles.Shingles, t: int) -> np.ndarray:
+    return sh.values[sh.offsets[t] : sh.offsets[t + 1]]
+
+
+def test_unicode_case_punctuation_and_spacing_variants_shingle_equal() -> None:
+    texts = [
+        "the quick brown fox jumps over the lazy dog",
+        "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG",
+        "The quick, brown fox -- jumps over (the) lazy dog!!!",
+        "\uff34\uff48\uff45 quick\u00a0brown\tfox\n\njumps   over the lazy dog.",  # fullwidth, NBSP, tabs
+    ]
+    sh = shingle(texts, n=3, long_n=5)
+    assert sh.words.tolist() == [9, 9, 9, 9]
+    for t in range(1, 4):
+        assert np.array_equal(values(sh.short, t), values(sh.short, 0))
+        assert np.array_equal(values(sh.long, t), values(sh.long, 0))
+
+
+def test_ligature_and_accents_follow_nfkc() -> None:
+    sh = shingle(["\ufb01ne caf\u00e9 day", "fine cafe\u0301 day", "fine cafe day"], n=2, long_n=3)
+    assert np.array_equal(values(sh.short, 0), values(sh.short, 1))  # NFKC composes e + combining accent
+    assert not np.array_equal(values(sh.short, 0), values(sh.short, 2))  # an accent is not dropped
+
+
+def test_gram_counts_short_texts_and_empty_texts() -> None:
+    texts = ["a b c d e f g", "a b", None, "", " ... !!! ", "x y z"]
+    sh = shingle(texts, n=3, long_n=5)
+    assert sh.words.tolist() == [7, 2, 0, 0, 0, 3]
+    assert sh.empty.tolist() == [False, False, True, True, True, False]
+    # 7 distinct words give 5 trigrams; a 2-word text gives one shorter gram; no long gram under 5 words.
+    assert sh.short.sizes().tolist() == [5, 1, 0, 0, 0, 1]
+    assert sh.long.sizes().tolist() == [3, 0, 0, 0, 0, 0]
+    assert np.all(np.diff(values(sh.short, 0).astype(np.float64)) > 0)  # sorted and distinct
+
+
+def test_repeated_grams_count_once_in_short_set() -> None:
+    sh = shingle(["a b a b a b a b"], n=2, long_n=3)
+    assert sh.short.sizes().tolist() == [2]  # "a b" and "b a"
+
+
+def test_truncation_cuts_and_reports() -> None:
+    sh = shingle(["one two three four five six", "one two three"], n=2, long_n=3, max_chars=13)
+    assert sh.truncated.tolist() == [True, False]
+    assert sh.words.tolist() == [3, 3]
+    assert np.array_equal(values(sh.short, 0), values(sh.short, 1))
+
+
+def test_same_result_across_chunks_and_input_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(5)
+    vocab = np.array(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"])
+    texts = [" ".join(vocab[rng.integers(0, 10, rng.integers(0, 40))]) for _ in range(50)] + [None]
+    whole = shingle(texts)
+    monkeypatch.setattr(shingles, "_CHUNK_TEXTS", 7)
+    array = pa.array(texts, pa.string())
+    chunked = pa.chunked_array([array.slice(0, 20), array.slice(20, 31)])
+    for other in (shingle(texts), shingle(chunked), shingle(array.dictionary_encode())):
+        assert np.array_equal(other.short.offsets, whole.short.offsets)
+        assert np.array_equal(other.short.values, whole.short.values)
+        assert np.array_equal(other.long.values, whole.long.values)
+        assert np.array_equal(other.words, whole.words)
+
+
+def test_bad_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        shingle(["a"], n=0)
+
+
+def test_shared_spans_cover_the_shared_passage() -> None:
+    a = "Intro words here. The quick brown fox jumps over the lazy dog. End of it."
+    b = "Other start: the QUICK brown fox, jumps over the lazy dog! nothing else"
+    spans_a, spans_b = shared_spans(a, b, 5)
+    assert [a[s:e] for s, e in spans_a] == ["The quick brown fox jumps over the lazy dog"]
+    assert [b[s:e] for s, e in spans_b] == ["the QUICK brown fox, jumps over the lazy dog"]
+
+
+def test_shared_spans_none_when_nothing_shared() -> None:
+    assert shared_spans("one two three four", "five six seven eight", 2) == ([], [])
+    assert shared_spans("short", "short", 3) == ([], [])
+
+
+def test_nfkc_expansion_into_more_words_than_characters_allow() -> None:
+    sh = shingle(["\u00bd\u00bd\u00bd\u00bd", "x"], n=1, long_n=1)  # NFKC: "½" is "1", a fraction slash, "2"
+    assert sh.words.tolist() == [5, 1]  # "1", "21", "21", "21", "2"
+    assert sh.short.sizes().tolist() == [3, 1] and sh.long.sizes().tolist() == [5, 1]
+
+
+def test_a_set_of_texts_with_fewer_words_in_all_than_a_shingle_is_shingled() -> None:
+    # Two one-word texts hold two words in all: fewer than the five a shingle spans.
+    from auditor.manifest.minhash import text_matches
+
+    found = text_matches(["hello", "Hello!"], np.array([0]), np.array([1]))
+    assert found.flagged.tolist() == [True] and found.resemblance.tolist() == [1.0]
