@@ -178,6 +178,12 @@ def quality_images(workdir: Path, anchor: bool) -> dict[str, object]:
             truth[len(paths)] = k
             paths.append(f)
         copies.append((e, truth))
+    view = corpus.other_view()
+    view_at = len(paths)
+    if view is not None:
+        f = workdir / "orig" / "other_view.jpg"
+        f.write_bytes(edits.encode(Image.open(view).convert("RGB")))
+        paths.append(f)
     t0 = perf_counter()
     h = kernel_images(paths)
     t_hash = perf_counter() - t0
@@ -188,6 +194,12 @@ def quality_images(workdir: Path, anchor: bool) -> dict[str, object]:
         query = np.fromiter(truth, dtype=np.int64)
         qs, ix, fl, _ = image_pairs(h, query, index)
         rows.append(_row(edits.IMAGE_EDITS[e].name, edits.IMAGE_EDITS[e].target, *_score(qs, ix, fl, truth)))
+        wrong = [
+            (originals[truth[int(q)]].name, originals[int(i)].name)
+            for q, i, f in zip(qs, ix, fl, strict=True)
+            if f and truth[int(q)] != int(i)
+        ]
+        rows[-1]["false_examples"] = wrong[:5]
     qs, ix, fl, _ = image_pairs(h, index, index, same=True)
     distinct_pairs = n * (n - 1) // 2
     false_pairs = [(originals[int(a)].name, originals[int(b)].name) for a, b, f in zip(qs, ix, fl, strict=True) if f]
@@ -207,6 +219,10 @@ def quality_images(workdir: Path, anchor: bool) -> dict[str, object]:
         "grey_pairs": len(grey_pairs),
         "grey_examples": grey_pairs[:10],
     }
+    original = next((k for k, p in enumerate(originals) if p.name == corpus.OTHER_VIEW[1]), None)
+    if view is not None and original is not None:
+        qs, ix, fl, _ = image_pairs(h, np.array([view_at]), np.array([original]))
+        out["other_view"] = {"pair": list(corpus.OTHER_VIEW), "flagged": bool(fl.any()), "returned": len(qs) > 0}
     if anchor:
         t0 = perf_counter()
         ims = []
@@ -480,6 +496,73 @@ def worker_datasketch(target: str, limit: int) -> dict[str, object]:
             "threshold": threshold, "peak_rss_mb": _rss_mb()}  # fmt: skip
 
 
+def worker_stage(kind: str, source: str, workdir: str) -> dict[str, object]:
+    """`audit run --only near_duplicates` as a user runs it, on the speed set: a manifest, a config, the report."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import yaml
+
+    from auditor import load_config, run_audit
+
+    work = Path(workdir)
+    if kind == "texts":
+        table = pq.read_table(source)
+        n = table.num_rows
+        holdout = table.column("holdout").to_numpy()
+        manifest = pa.table({
+            "sid": [f"t{i}" for i in range(n)],
+            "split": np.where(holdout, "test", "train").tolist(),
+            "body": table.column("text"),
+        })  # fmt: skip
+        pq.write_table(manifest, work / "manifest.parquet")
+        keys = {"text": "body"}
+        name = "manifest.parquet"
+    else:
+        folder = Path(source)
+        paths = sorted(folder.glob("img_*.jpg"))
+        meta = json.loads((folder / "truth.json").read_text())
+        n_train = int(meta["n_train"])
+        lines = ["sid,file,split"] + [
+            f"i{k},{p.name},{'train' if k < n_train else 'test'}" for k, p in enumerate(paths)
+        ]
+        (folder / "bench_manifest.csv").write_text("\n".join(lines) + "\n")
+        keys = {"content_path": "file"}
+        name = str(folder / "bench_manifest.csv")
+    config = {
+        "version": 1,
+        "manifest": {"path": name, "id": "sid", "split": "split"},
+        "keys": keys,
+        "stages": {"near_duplicates": {"cache_dir": str(work / "cache")}},
+        "roots": [str(Path(source).parent if kind == "texts" else Path(source))],
+        "report": {"out_dir": str(work / "report"), "formats": ["json"]},
+    }
+    (work / "audit.yaml").write_text(yaml.safe_dump(config))
+    t0 = perf_counter()
+    report = run_audit(load_config(work / "audit.yaml"), only=["near_duplicates"])
+    seconds = perf_counter() - t0
+    found = {f.code: f.evidence.get("pairs") for f in report.findings if f.code in ("NDP001", "NDP002", "NDP003")}
+    status = [r.status for r in report.stages if r.stage == "near_duplicates"]
+    return {"seconds": seconds, "peak_rss_mb": _rss_mb(), "status": status, "pairs": found}
+
+
+def stage(data_dir: Path, scale: float, only: str | None) -> dict[str, object]:
+    """The whole stage end to end on the speed sets, twice (the second run finds the caches warm)."""
+    out: dict[str, object] = {}
+    n_train_t, n_hold_t = round(100_000 * scale), round(10_000 * scale)
+    n_train_i, n_hold_i = round(90_000 * scale), round(10_000 * scale)
+    with tempfile.TemporaryDirectory(prefix="neardup-stage-") as tmp:
+        if only != "images":
+            target = synth.texts(data_dir / f"neardup_texts_{n_train_t}_{n_hold_t}", n_train_t, n_hold_t)
+            (Path(tmp) / "t").mkdir()
+            out["texts"] = [_sub("stage", "texts", str(target), str(Path(tmp) / "t")) for _ in range(2)]
+        if only != "texts":
+            folder = data_dir / f"neardup_images_{n_train_i}_{n_hold_i}"
+            synth.images(folder, n_train_i, n_hold_i)
+            (Path(tmp) / "i").mkdir()
+            out["images"] = [_sub("stage", "images", str(folder), str(Path(tmp) / "i")) for _ in range(2)]
+    return out
+
+
 def _sub(*args: str) -> dict[str, object]:
     res = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True, check=False)
     if res.returncode != 0:
@@ -610,7 +693,7 @@ def _print_speed_images(sp: dict[str, object]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", nargs="+", choices=["quality", "speed"], default=["quality", "speed"])
+    parser.add_argument("--part", nargs="+", choices=["quality", "speed", "stage"], default=["quality", "speed"])
     parser.add_argument("--only", choices=["images", "texts"], help="one kind only")
     parser.add_argument("--scale", type=float, default=1.0, help="speed sets at this fraction of 100k x 10k")
     parser.add_argument("--anchor-limit", type=int, default=0, help="anchors' speed on a sample (0 = all)")
@@ -629,7 +712,7 @@ def main() -> None:
     if args.worker:
         mode, *rest = args.worker
         fn = {"images": worker_images, "imagehash": worker_imagehash, "texts": worker_texts,
-              "datasketch": worker_datasketch}[mode]  # fmt: skip
+              "datasketch": worker_datasketch, "stage": worker_stage}[mode]  # fmt: skip
         conv = [int(x) if x.lstrip("-").isdigit() else x for x in rest]
         print(json.dumps(fn(*conv)))
         return
@@ -643,6 +726,8 @@ def main() -> None:
             results["quality_images"] = qi
             print_quality("Images", qi, "imagehash")
             print("false pairs:", qi["false_pairs"], "grey:", qi["grey_examples"])
+            if "other_view" in qi:
+                print("stereo pair (another view of one scene, not a distinct photo):", qi["other_view"])
             failed |= any(r["met"] is False for r in qi["edits"]) or qi["false_positives"] != 0  # type: ignore[union-attr]
         if args.only in (None, "texts"):
             qt = quality_texts(not args.no_anchors)
@@ -655,6 +740,12 @@ def main() -> None:
         results["speed"] = sp
         print_speed(sp)
         failed |= _speed_missed(sp, args.scale)
+    if "stage" in args.part:
+        st = stage(args.data_dir, args.scale, args.only)
+        results["stage"] = st
+        for kind, runs in st.items():
+            for i, r in enumerate(runs):  # type: ignore[attr-defined]
+                print(f"stage, {kind}, run {i + 1}: {json.dumps(r)}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
     if _fingerprint() != before:

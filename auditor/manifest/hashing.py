@@ -7,6 +7,7 @@ tell a real equality (both agree) from a collision (one differs) without compari
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -18,6 +19,7 @@ _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S1 = np.uint64(0x9E3779B97F4A7C15)
 _S2 = np.uint64(0xD6E8FEB86659FD93)
 _R = np.uint64(33)
+LONG_VALUE = 4096  # bytes from which a value is hashed on its own (see _hash_mixed)
 
 
 def _mix(h: np.ndarray, mul: np.uint64) -> np.ndarray:
@@ -83,6 +85,8 @@ def _hash_binary(chunk: pa.Array, second: bool) -> tuple[np.ndarray, np.ndarray]
     if n == 0:
         return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
     shortest, longest = int(lengths.min()), int(lengths.max())
+    if longest > LONG_VALUE:
+        return _hash_mixed(chunk, data, offsets, second)
     with np.errstate(over="ignore"):
         if shortest == longest:  # ids and codes are very often of one length: no gather needed
             return _hash_words(_words_fixed(data, n, longest), lengths, second)
@@ -103,6 +107,33 @@ def _hash_binary(chunk: pa.Array, second: bool) -> tuple[np.ndarray, np.ndarray]
                 chunk_words[short] &= (np.uint64(1) << bits) - np.uint64(1)
             words[rows, k] = chunk_words
         return _hash_words(words, lengths, second)
+
+
+def _hash_mixed(chunk: pa.Array, data: np.ndarray, offsets: np.ndarray, second: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Values longer than LONG_VALUE bytes hashed one by one (blake2b), the rest eight bytes at a time.
+
+    The word-wise kernel loops once per eight bytes of the longest value: one 10 MB document among short
+    texts would cost a million passes. Which way a value is hashed depends on its own length only, so a value
+    hashes the same whatever its neighbours.
+    """
+    lengths = np.diff(offsets)
+    n = len(lengths)
+    h1 = np.zeros(n, np.uint64)
+    h2 = np.zeros(n if second else 0, np.uint64)
+    long = lengths > LONG_VALUE
+    if not long.all():
+        s1, s2 = _hash_binary(chunk.filter(pa.array(~long)), second)
+        h1[~long] = s1
+        if second:
+            h2[~long] = s2
+    base = int(offsets[0])
+    for i in np.flatnonzero(long).tolist():
+        value = data[int(offsets[i]) - base : int(offsets[i + 1]) - base]
+        digest = hashlib.blake2b(value.data, digest_size=16).digest()  # the bytes in place, not a copy
+        h1[i] = int.from_bytes(digest[:8], "little")
+        if second:
+            h2[i] = int.from_bytes(digest[8:], "little")
+    return h1, h2
 
 
 def _hash_chunk(chunk: pa.Array, second: bool = True) -> tuple[np.ndarray, np.ndarray]:

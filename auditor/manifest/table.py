@@ -59,6 +59,7 @@ class Manifest:
         self.roots = tuple(roots) or tuple(dict.fromkeys(f.resolve().parent for f in self.files))
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
+        self._memo: dict[tuple[str, ...], Any] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._rows_per_split: dict[str, int] | None = None
         self._distinct: dict[str, bool] = {}
@@ -257,8 +258,11 @@ class Manifest:
 
     def memo(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
         """``work()`` computed once per ``job`` for this manifest, so stages that need the same derived data
-        (near pairs, say) share one computation."""
-        return self._result(("memo", *job), work)
+        (near pairs, say) share one computation. It runs in the calling thread: ``work`` may wait on the
+        background jobs, which a job of the pool itself must not do."""
+        if job not in self._memo:
+            self._memo[job] = work()
+        return self._memo[job]
 
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs

@@ -4,8 +4,9 @@ Photos: the sample images that scikit-image, scikit-learn and matplotlib ship. T
 the large ones are cut into non-overlapping tiles; tiles with almost no content (a patch of clear sky, the
 black border of the retina image) are skipped, since two such patches are not distinct photos in any sense a
 reviewer would accept. The 100 faces of scikit-image's LFW subset (25x25, scaled up) are the "different faces
-of similar pose". Only one of the stereo pair motorcycle_left / motorcycle_right is tiled (their tiles are
-shifted views of the same scene); both whole photos are kept as a hard negative pair.
+of similar pose". motorcycle_right is the other view of the stereo pair motorcycle_left: the same scene at the
+same instant, a few centimetres apart (what frames of one video are), so it is not a distinct photo; it is
+measured on its own (`other_view`).
 
 Documents: Python's language reference (pydoc_data topics), the docstrings of standard library modules,
 classes and functions (read with ast, never imported), and the README / NEWS files under /usr/share/doc, one
@@ -55,7 +56,7 @@ _SKIMAGE = [
     "moon.png", "motorcycle_left.png", "retina.jpg", "rocket.jpg", "cell.png", "clock_motion.png", "brick.png",
     "grass.png", "gravel.png", "page.png", "text.png", "color.png",
 ]  # fmt: skip
-_WHOLE_ONLY = ["motorcycle_right.png"]
+OTHER_VIEW = ("motorcycle_right.png", "motorcycle_left.png")  # (view, the original it is another view of)
 
 
 def photo_files() -> list[Path]:
@@ -63,7 +64,7 @@ def photo_files() -> list[Path]:
     out: list[Path] = []
     sk = _package_dir("skimage")
     if sk is not None:
-        out += [sk / "data" / n for n in _SKIMAGE + _WHOLE_ONLY if (sk / "data" / n).exists()]
+        out += [sk / "data" / n for n in _SKIMAGE if (sk / "data" / n).exists()]
     sl = _package_dir("sklearn")
     if sl is not None:
         out += sorted((sl / "datasets" / "images").glob("*.jpg"))
@@ -75,6 +76,13 @@ def photo_files() -> list[Path]:
     return out
 
 
+def other_view() -> Path | None:
+    """The second view of the stereo pair, if scikit-image ships it."""
+    sk = _package_dir("skimage")
+    path = sk / "data" / OTHER_VIEW[0] if sk is not None else None
+    return path if path is not None and path.exists() else None
+
+
 def _rgb(path: Path) -> np.ndarray:
     from PIL import Image
 
@@ -83,8 +91,11 @@ def _rgb(path: Path) -> np.ndarray:
 
 
 def _has_content(tile: np.ndarray, min_std: float) -> bool:
+    """Enough picture to be a photo of its own: not a flat patch, and not mostly the black frame around a photo
+    (the corners of the retina image: two such tiles are the same black corner cut by the same arc)."""
     gray = tile.astype(np.float32).mean(axis=2)
-    return float(gray.std()) >= min_std
+    border = float((tile.max(axis=2) < 16).mean())
+    return float(gray.std()) >= min_std and border < 0.5
 
 
 def photos(tile: int = 128, min_std: float = 12.0) -> list[Photo]:
@@ -95,8 +106,6 @@ def photos(tile: int = 128, min_std: float = 12.0) -> list[Photo]:
     for path in photo_files():
         px = _rgb(path)
         out.append(Photo(path.name, path.name, px))
-        if path.name in _WHOLE_ONLY:
-            continue
         h, w = px.shape[:2]
         if h < 2 * tile and w < 2 * tile:
             continue

@@ -89,3 +89,16 @@ def test_hash_collision_falls_back_to_exact_encoding(monkeypatch) -> None:  # ty
     monkeypatch.setattr(keycodes, "fingerprint", colliding)
     codes, labels = keycodes.encode_column(pa.array(["x", "y", "x"]))
     assert list(codes) == [0, 1, 0] and labels.to_pylist() == ["x", "y"]
+
+
+def test_a_long_value_hashes_the_same_alone_or_among_short_ones_and_does_not_slow_the_column() -> None:
+    from auditor.manifest import hashing
+
+    long = "word " * 3_000_000  # 15 MB: hashed eight bytes at a time this would take a million passes
+    alone = hashing.fingerprint(pa.chunked_array([pa.array([long])]))
+    mixed = hashing.fingerprint(pa.chunked_array([pa.array(["a", long, None, "b" * (hashing.LONG_VALUE + 1)])]))
+    short = hashing.fingerprint(pa.chunked_array([pa.array(["a", "c"])]))
+    assert (alone[0][0], alone[1][0]) == (mixed[0][1], mixed[1][1])
+    assert mixed[0][0] == short[0][0] and len(set(mixed[0].tolist())) == 4
+    codes, values = encode_column(pa.chunked_array([pa.array([long, "x", long])]))
+    assert codes.tolist() == [0, 1, 0] and len(values) == 2

@@ -82,6 +82,11 @@ def test_an_excerpt_quoted_in_a_longer_training_text_is_caught_by_containment(tm
     example = finding(r, "NDP001").examples[0]
     assert (example["holdout"], example["near"], example["measure"]) == ("t2", "t0", "containment")
     assert example["similarity"] > 0.95
+    # The report shows both texts with the shared passage marked: all of the excerpt, a part of the long text.
+    preview = example["preview"]
+    (start, end), *_ = preview["near"]["marks"]
+    assert preview["near"]["text"][start:end].split() == excerpt
+    assert preview["holdout"]["marks"] == [[0, len(join(excerpt))]]
 
 
 def test_sentences_in_another_order_are_a_near_copy(tmp_path: Path) -> None:
@@ -272,3 +277,15 @@ def test_the_video_frames_sample_finds_its_reencoded_frame() -> None:
     # a near copy of the frames next to f0002 in its video.
     assert ("f0027", "f0002") not in pairs
     assert ("f0027", "f0003") in pairs
+
+
+def test_images_and_text_files_in_one_column_are_each_compared_with_their_kind(tmp_path: Path) -> None:
+    d = tmp_path / "img"
+    files = [save(photo(60), d / "a.png"), save(photo(60).convert("RGB"), d / "a_copy.jpg", quality=40)]
+    words = text(61)
+    for name, body in (("doc.txt", join(words)), ("doc_edit.md", join(replace_words(words, 0.03, 1)))):
+        (d / name).write_text(body, encoding="utf-8")
+        files.append(f"img/{name}")
+    r = audit_files(tmp_path, files, ["train", "test", "train", "test"])
+    labels = {f.evidence["content"]: f.examples[0]["holdout"] for f in r.findings if f.code == "NDP001"}
+    assert labels == {"images in 'file'": "i1", "text files in 'file'": "i3"}
