@@ -9,11 +9,9 @@ within the timestamps' resolution of that moment could change again unseen, so i
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import sqlite3
 import sys
 import threading
 import time
@@ -26,6 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from auditor.core.paths import kind_of, open_regular
+from auditor.manifest.sqlcache import SqliteCache
 
 _BLOCK = 1 << 20
 _PROGRESS_BYTES = 256 << 20  # show a progress bar only when there is this much to read
@@ -132,73 +131,26 @@ class _Entry:
 
 
 class _Cache:
-    """The SQLite digest cache; every failure of it turns into a miss and, at most, a note."""
+    """The SQLite digest cache: path -> the file's stat and sha256, sealed; a failure of it is a miss."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.db: sqlite3.Connection | None = None
-        self.file: Path | None = None
-        self.note: str | None = None
-        if directory is None:
-            return
-        self.file = directory / CACHE_FILE
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            self.db = self._open(self.file)
-        except sqlite3.OperationalError as exc:  # locked, read-only, full: use no cache this time
-            self._give_up(f"digest cache {self.file} not used ({exc})")
-        except sqlite3.DatabaseError as exc:  # not a database, or a damaged one: start afresh
-            self._give_up(f"digest cache {self.file} was unreadable ({exc}) and is rebuilt", remove=True)
-            try:
-                self.db = self._open(self.file)
-            except (OSError, sqlite3.Error):
-                self._give_up(f"digest cache {self.file} was unreadable and could not be rebuilt")
-        except OSError as exc:
-            self._give_up(f"digest cache {self.file} not used ({exc.strerror or exc})")
+        create = (
+            "CREATE TABLE digest (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
+            "mtime_ns INTEGER, ctime_ns INTEGER, observed_ns INTEGER, sha256 TEXT, seal TEXT)"
+        )
+        file = directory / CACHE_FILE if directory is not None else None
+        self.table = SqliteCache(file, "digest cache", "digest", create, _SCHEMA)
 
-    def _open(self, file: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(file, timeout=5, check_same_thread=False)
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            columns = tuple(row[1] for row in db.execute("PRAGMA table_info(digest)"))
-            if version != _SCHEMA or columns != _COLUMNS:
-                if columns:
-                    self.note = f"digest cache {file} had another layout and is rebuilt"
-                with db:
-                    db.execute("DROP TABLE IF EXISTS digest")
-                    db.execute(
-                        "CREATE TABLE digest (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, "
-                        "mtime_ns INTEGER, ctime_ns INTEGER, observed_ns INTEGER, sha256 TEXT, seal TEXT)"
-                    )
-                    db.execute(f"PRAGMA user_version = {_SCHEMA}")
-        except BaseException:
-            db.close()
-            raise
-        return db
-
-    def _give_up(self, note: str, remove: bool = False) -> None:
-        self.note = note
-        if self.db is not None:
-            self.db.close()
-            self.db = None
-        if remove and self.file is not None:
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                with contextlib.suppress(OSError):
-                    Path(str(self.file) + suffix).unlink(missing_ok=True)
+    @property
+    def note(self) -> str | None:
+        return self.table.note
 
     def get(self, path: str, st: os.stat_result) -> str | None:
         """The cached digest of ``path`` when the entry vouches for the file as ``st`` describes it."""
-        if self.db is None:
+        rows = self.table.select(f"SELECT {', '.join(_COLUMNS)} FROM digest WHERE path = ?", (path,))
+        if not rows:
             return None
-        try:
-            row = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM digest WHERE path = ?", (path,)).fetchone()
-        except sqlite3.OperationalError as exc:
-            self._give_up(f"digest cache {self.file} not used ({exc})")
-            return None
-        except sqlite3.DatabaseError as exc:
-            self._give_up(f"digest cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
-            return None
-        if row is None:
-            return None
+        row = rows[0]
         try:
             entry = _Entry(*row[:-1])
             trusted = isinstance(row[-1], str) and entry.seal() == row[-1] and entry.vouches_for(st)
@@ -207,22 +159,11 @@ class _Cache:
         return entry.sha256 if trusted else None
 
     def put(self, entries: list[_Entry]) -> None:
-        if self.db is None or not entries:
-            return
-        try:
-            with self.db:
-                self.db.executemany(
-                    f"INSERT OR REPLACE INTO digest VALUES ({', '.join('?' * len(_COLUMNS))})",
-                    [e.row() for e in entries],
-                )
-        except sqlite3.OperationalError:
-            pass  # busy or read-only: the digests are right, only the next run is slower
-        except sqlite3.DatabaseError as exc:
-            self._give_up(f"digest cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
+        if entries:
+            self.table.insert([e.row() for e in entries], len(_COLUMNS))
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        self.table.close()
 
 
 def hash_files(

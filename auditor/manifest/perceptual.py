@@ -11,10 +11,8 @@ decompress to a huge bitmap is reported with a reason, never raised. Pillow is i
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import io
-import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +25,7 @@ from numpy.typing import NDArray
 
 from auditor.core.paths import open_regular
 from auditor.manifest.hamming import DEFAULT_LIMIT, within
+from auditor.manifest.sqlcache import SqliteCache
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -343,84 +342,39 @@ def _seal(digest: str, value: str) -> str:
 
 
 class _HashCache:
-    """sha256 -> four hashes (or a decode error) in SQLite; any damage is a miss and, at most, a note."""
+    """sha256 -> four hashes (or a decode error) in SQLite, sealed; any damage is a miss and, at most, a note."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.db: sqlite3.Connection | None = None
-        self.file: Path | None = None
-        self.note: str | None = None
-        if directory is None:
-            return
-        self.file = directory / CACHE_FILE
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            self.db = self._open(self.file)
-        except sqlite3.OperationalError as exc:  # locked, read-only, full: use no cache this time
-            self._give_up(f"image hash cache {self.file} not used ({exc})")
-        except sqlite3.DatabaseError as exc:  # not a database, or a damaged one: start afresh
-            self._give_up(f"image hash cache {self.file} was unreadable ({exc}) and is rebuilt", remove=True)
-            try:
-                self.db = self._open(self.file)
-            except (OSError, sqlite3.Error):
-                self._give_up(f"image hash cache {self.file} was unreadable and could not be rebuilt")
-        except OSError as exc:
-            self._give_up(f"image hash cache {self.file} not used ({exc.strerror or exc})")
+        create = (
+            "CREATE TABLE image_hash (sha256 TEXT, algorithm TEXT, value TEXT, seal TEXT, "
+            "PRIMARY KEY (sha256, algorithm))"
+        )
+        file = directory / CACHE_FILE if directory is not None else None
+        self.table = SqliteCache(file, "image hash cache", "image_hash", create, _SCHEMA)
 
-    def _open(self, file: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(file, timeout=5)
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            columns = tuple(row[1] for row in db.execute("PRAGMA table_info(image_hash)"))
-            if version != _SCHEMA or columns != ("sha256", "algorithm", "value", "seal"):
-                if columns:
-                    self.note = f"image hash cache {file} had another layout and is rebuilt"
-                with db:
-                    db.execute("DROP TABLE IF EXISTS image_hash")
-                    db.execute(
-                        "CREATE TABLE image_hash (sha256 TEXT, algorithm TEXT, value TEXT, seal TEXT, "
-                        "PRIMARY KEY (sha256, algorithm))"
-                    )
-                    db.execute(f"PRAGMA user_version = {_SCHEMA}")
-        except BaseException:
-            db.close()
-            raise
-        return db
-
-    def _give_up(self, note: str, remove: bool = False) -> None:
-        self.note = note
-        if self.db is not None:
-            self.db.close()
-            self.db = None
-        if remove and self.file is not None:
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                with contextlib.suppress(OSError):
-                    Path(str(self.file) + suffix).unlink(missing_ok=True)
+    @property
+    def note(self) -> str | None:
+        return self.table.note
 
     def get(self, digests: Sequence[str | None]) -> list[tuple[int, int, int, int] | str | None]:
         """Per digest: the cached hashes, a cached decode error (a str), or None (a miss)."""
         out: list[tuple[int, int, int, int] | str | None] = [None] * len(digests)
-        if self.db is None:
-            return out
         wanted = sorted({d for d in digests if d is not None})
         found: dict[str, str] = {}
-        try:
-            for k in range(0, len(wanted), 500):
-                part = wanted[k : k + 500]
-                found.update(
-                    (digest, value)
-                    for digest, value, seal in self.db.execute(
-                        f"SELECT sha256, value, seal FROM image_hash WHERE algorithm = ? "
-                        f"AND sha256 IN ({', '.join('?' * len(part))})",
-                        (_ALGORITHM, *part),
-                    )
-                    if isinstance(digest, str) and isinstance(value, str) and seal == _seal(digest, value)
-                )
-        except sqlite3.OperationalError as exc:
-            self._give_up(f"image hash cache {self.file} not used ({exc})")
-            return out
-        except sqlite3.DatabaseError as exc:
-            self._give_up(f"image hash cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
-            return out
+        for k in range(0, len(wanted), 500):
+            part = wanted[k : k + 500]
+            rows = self.table.select(
+                f"SELECT sha256, value, seal FROM image_hash WHERE algorithm = ? "
+                f"AND sha256 IN ({', '.join('?' * len(part))})",
+                (_ALGORITHM, *part),
+            )
+            found.update(
+                (digest, value)
+                for digest, value, seal in rows
+                if isinstance(digest, str) and isinstance(value, str) and seal == _seal(digest, value)
+            )
+            if self.table.db is None:
+                break
         for i, digest in enumerate(digests):
             value = found.get(digest) if digest is not None else None
             if value is not None:
@@ -428,23 +382,14 @@ class _HashCache:
         return out
 
     def put(self, entries: list[tuple[str, tuple[int, int, int, int] | str]]) -> None:
-        if self.db is None or not entries:
-            return
         rows = []
         for digest, hashes in entries:
             value = hashes if isinstance(hashes, str) else "h:" + ",".join(f"{h:016x}" for h in hashes)
             rows.append((digest, _ALGORITHM, value, _seal(digest, value)))
-        try:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO image_hash VALUES (?, ?, ?, ?)", rows)
-        except sqlite3.OperationalError:
-            pass  # busy or read-only: the hashes are right, only the next run is slower
-        except sqlite3.DatabaseError as exc:
-            self._give_up(f"image hash cache {self.file} was damaged ({exc}) and is rebuilt next time", remove=True)
+        self.table.insert(rows, 4)
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        self.table.close()
 
 
 def _parse(value: str) -> tuple[int, int, int, int] | str | None:
