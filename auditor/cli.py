@@ -299,6 +299,15 @@ def run(
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
             approved = load_report(_path_arg(baseline, "--baseline")) if baseline is not None else None
+            # Every stage and its options checked before the report directory is touched. A config whose stage
+            # options are wrong is a broken config: like one that does not load, it forgets only its own
+            # reports, never those another config left there.
+            try:
+                prepare_stages(loaded, only=selected)
+            except AuditError:
+                if loaded.path is not None and out is None:
+                    reports.out_dir = _own_reports_of_broken_config(loaded.path)
+                raise
             with _exposure_from_server(loaded, submit, project, token) as audited:
                 reports.start(loaded, formats)
                 report = run_audit(audited, only=selected, fail_on=fail_on)  # type: ignore[arg-type]

@@ -648,3 +648,25 @@ def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
         cli.main()
     assert exited.value.code == 2
     assert "interrupted before the audit started" in capsys.readouterr().err
+
+
+def test_a_typo_in_a_stage_option_leaves_the_reports_of_another_config_in_place(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    base = {"version": 1, "manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}}
+    good = write_config(tmp_path, {**base, "report": {"out_dir": "out"}}, "good.yaml")
+    assert invoke("run", str(good)).exit_code == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    typo = {**base, "report": {"out_dir": "out"}, "stages": {"group_overlap": {"max_exampels": 3}}}
+    result = invoke("run", str(write_config(tmp_path, typo, "typo.yaml")))
+    assert result.exit_code == 2 and "max_exampels" in result.output
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
+
+
+def test_a_typo_in_a_stage_option_of_the_same_config_leaves_no_stale_verdict(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    base = {"version": 1, "manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}}
+    config = write_config(tmp_path, {**base, "report": {"out_dir": "out"}})
+    assert invoke("run", str(config)).exit_code == 0 and (tmp_path / "out" / "report.json").exists()
+    write_config(tmp_path, {**base, "report": {"out_dir": "out"}, "stages": {"group_overlap": {"max_exampels": 3}}})
+    assert invoke("run", str(config)).exit_code == 2
+    assert not (tmp_path / "out" / "report.json").exists()  # the earlier pass must not look current

@@ -64,7 +64,7 @@ class TextMatches:
     query: np.ndarray  # int64 unit numbers (in same mode the smaller of the two)
     index: np.ndarray  # int64 unit numbers
     resemblance: np.ndarray  # float64 Jaccard of the n-gram sets
-    containment: np.ndarray  # float64 share of the query's n-grams found in the index text (same mode: of the smaller)
+    containment: np.ndarray  # float64 share of the smaller text's n-grams found in the other
     measure: np.ndarray  # str: "resemblance" or "containment", the measure that put the pair here
     flagged: np.ndarray  # bool
     verbatim_share: np.ndarray  # float64 per entry of the query argument; NaN when it has no long n-gram
@@ -367,7 +367,9 @@ def text_matches(
     sizes, words = sh.short.sizes(), sh.words
     union = sizes[q] + sizes[c] - inter
     resemblance = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
-    inner = np.where(sizes[c] < sizes[q], c, q) if same else q  # the text whose share is measured
+    # The share of the smaller text found in the other: a holdout passage quoted in a longer training text,
+    # or a whole training text quoted inside a longer holdout text.
+    inner = np.where(sizes[c] < sizes[q], c, q)
     containment = np.where(sizes[inner] > 0, inter / np.maximum(sizes[inner], 1), 0.0)
     long_enough = words[inner] >= settings.min_words
     by_res = resemblance >= settings.threshold

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from auditor.core.paths import open_regular
 from auditor.manifest.keycodes import encode_column
 from auditor.manifest.minhash import TextMatches, TextSettings, text_matches
-from auditor.manifest.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, looks_like_text, sniff
+from auditor.manifest.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
 
 Kind = Literal["images", "texts"]
 _HEAD = 4096  # bytes read to tell an image from a text file
@@ -83,6 +83,7 @@ class Source:
     verbatim_share: np.ndarray | None = None  # per unit, texts only (NaN: not a holdout text or no n-gram)
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
+    too_short: int = 0  # texts not compared: fewer words than the minimum
 
     @property
     def label(self) -> str:
@@ -181,15 +182,20 @@ def compare_texts(
     paths: list[Path] | None = None,
     unreadable: dict[str, str] | None = None,
     cut: np.ndarray | None = None,
+    min_words: int = 1,
 ) -> Source:
-    """Pair holdout texts with training texts (resemblance, containment) and with each other."""
+    """Pair holdout texts with training texts (resemblance, containment) and with each other; texts of
+    fewer than ``min_words`` words ("ok", "N/A") take no part."""
     index, query = _sides(units, roles)
+    words = pc.count_substring_regex(pa.array(texts, pa.string()), r"\w+").fill_null(0).to_numpy(zero_copy_only=False)
+    short = words < min_words
+    index, query = index[~short[index]], query[~short[query]]
     to_train = text_matches(texts, query, index, settings)
     among = text_matches(texts, query, query, settings, same=True)
     found = [_text_parts(to_train), _text_parts(among)]
     if paths is None:
         # An inline text in two splits is an exact copy no other stage sees: it is reported here.
-        spread = np.flatnonzero((units.per_split > 0).sum(axis=1) > 1)
+        spread = np.flatnonzero(((units.per_split > 0).sum(axis=1) > 1) & ~short)
         ones = np.ones(len(spread))
         found.append((spread, spread, ones, np.full(len(spread), "identical", dtype=object), ones > 0, 0 * spread))
     share = np.full(units.n, np.nan)
@@ -206,6 +212,7 @@ def compare_texts(
         # Texts cut when read (files) or by the kernel (a column): either way compared on their start only.
         truncated=np.flatnonzero(to_train.truncated | (cut if cut is not None else False)),
         lsh=(to_train.bands, to_train.rows),
+        too_short=int(short.sum()),
     )
 
 
@@ -232,23 +239,27 @@ def read_head(path: Path) -> bytes | str:
 
 
 def read_text(path: Path, max_bytes: int) -> tuple[str | None, bool, str | None]:
-    """A text file's text (UTF-8, undecodable bytes replaced), cut at ``max_bytes``: (text, cut, error)."""
+    """A text file's text (in the encoding its first bytes show, undecodable bytes replaced), cut at
+    ``max_bytes``: (text, cut, error)."""
     try:
         with open_regular(path) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
         return None, False, exc.strerror or str(exc)
     cut = len(data) > max_bytes
-    return data[:max_bytes].decode("utf-8", errors="replace"), cut, None
+    encoding = text_encoding(data[:_HEAD]) or "utf-8"
+    return data[:max_bytes].decode(encoding, errors="replace"), cut, None
 
 
 def route(head: bytes | str) -> str:
-    """'image', 'text', 'other' or 'unreadable' for a file's first bytes."""
+    """'image', 'text', 'other', 'empty' or 'unreadable' for a file's first bytes."""
     if isinstance(head, str):
         return "unreadable"
+    if not head:
+        return "empty"
     if sniff(head) is not None:
         return "image"
-    return "text" if looks_like_text(head) else "other"
+    return "text" if text_encoding(head) is not None else "other"
 
 
 def _subset(units: Units, keep: np.ndarray) -> tuple[Units, np.ndarray]:
@@ -272,6 +283,7 @@ def find(
     image_settings: ImageSettings,
     text_settings: TextSettings,
     max_text_bytes: int,
+    min_text_words: int = 1,
     cache_dir: Path | None,
     stop: threading.Event | None = None,
 ) -> NearCopies:
@@ -283,7 +295,7 @@ def find(
     sources: list[Source] = []
     if texts is not None:
         units, unit_texts = text_units(texts, split_codes, n_splits)
-        sources.append(compare_texts(units, unit_texts, roles, text_settings, text_column))
+        sources.append(compare_texts(units, unit_texts, roles, text_settings, text_column, min_words=min_text_words))
     other = 0
     other_examples: list[str] = []
     unreadable: dict[str, str] = {}
@@ -294,7 +306,8 @@ def find(
         written = path_values.take(pa.array(units.first_row)).to_pylist() if units.n else []
         paths = [(base / str(p)).resolve() for p in written]
         kinds = np.array([route(read_head(p)) for p in paths] or [""], dtype=object)[: units.n]
-        unreadable = {str(p): "could not be read" for p, k in zip(paths, kinds, strict=True) if k == "unreadable"}
+        why = {"unreadable": "could not be read", "empty": "empty file"}
+        unreadable = {str(p): why[k] for p, k in zip(paths, kinds, strict=True) if k in why}
         images = np.flatnonzero(kinds == "image")
         if len(images):
             sub, old = _subset(units, images)
@@ -323,6 +336,7 @@ def find(
                 paths=[paths[i] for i in old],
                 unreadable=failed,
                 cut=np.array([c for _, c, _ in read], dtype=bool),
+                min_words=min_text_words,
             )
             sources.append(source)
         others = np.flatnonzero(kinds == "other")

@@ -66,16 +66,39 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
-def looks_like_text(head: bytes) -> bool:
-    """Whether the first bytes of a file read as text: no NUL byte and valid UTF-8 (a cut final character
-    at the end of the sample is allowed)."""
+def text_encoding(head: bytes) -> str | None:
+    """The encoding the first bytes of a file read as text in: UTF-16 with a byte-order mark, UTF-8 (a cut
+    final character at the end of the sample is allowed), else an 8-bit text (cp1252) when the bytes hold no
+    NUL and almost no control characters; None for anything else."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        codec = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
+        body = head[2 : len(head) - len(head) % 2]
+        try:
+            decoded = body.decode(codec)
+        except UnicodeDecodeError as exc:  # binary behind the mark: lone surrogates soon
+            if exc.start < len(body) - 4:  # more than a pair cut at the end of the sample
+                return None
+            decoded = body[: exc.start].decode(codec)
+        return "utf-16" if decoded and _few_controls(decoded) else None
     if not head or b"\x00" in head:
-        return False
+        return None
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc.reason == "unexpected end of data" and exc.start >= len(head) - 3
-    return True
+        if not (exc.reason == "unexpected end of data" and exc.start >= len(head) - 3):
+            return "cp1252" if _few_controls(head.decode("latin-1")) else None
+    return "utf-8"
+
+
+def _few_controls(text: str) -> bool:
+    """Text has at most 1% control characters (tabs, line and page breaks aside); binary data has about 12%."""
+    control = sum(ord(c) < 32 and c not in "\t\n\f\r" for c in text)
+    return control <= len(text) // 100
+
+
+def looks_like_text(head: bytes) -> bool:
+    """Whether the first bytes of a file read as text (see text_encoding)."""
+    return text_encoding(head) is not None
 
 
 @dataclass(frozen=True)
@@ -109,8 +132,9 @@ class _Refused(Exception):
     """A file that is not hashed, with the reason that is reported for it."""
 
 
-def _open_image(fh: BinaryIO) -> Image.Image:
-    """Open the image, refusing what is not an image or would decode to a huge bitmap."""
+def _open_image(fh: BinaryIO, mode: str = "L", size: int = 0) -> Image.Image:
+    """Open the image, refusing what is not an image or would decode to a huge bitmap; a JPEG is decoded at
+    reduced size (draft ``mode``, at least ``size`` pixels a side, _DRAFT by default)."""
     from PIL import Image
 
     head = fh.read(_HEAD)
@@ -126,7 +150,7 @@ def _open_image(fh: BinaryIO) -> Image.Image:
     except Image.DecompressionBombError as exc:
         raise _Refused("too large (decompression bomb)") from exc
     if image.format == "JPEG":
-        image.draft("L", (_DRAFT, _DRAFT))
+        image.draft(mode, (size or _DRAFT, size or _DRAFT))
     width, height = image.size
     if width < 1 or height < 1:
         raise _Refused("image has no pixels")
@@ -412,9 +436,7 @@ def thumbnail_uri(path: Path, size: int = 96) -> str | None:
     from PIL import Image
 
     try:
-        with open_regular(path) as fh, _open_image(fh) as image:
-            if image.format == "JPEG":
-                image.draft("RGB", (size, size))
+        with open_regular(path) as fh, _open_image(fh, "RGB", size) as image:
             image.thumbnail((size, size), Image.Resampling.LANCZOS, reducing_gap=2.0)
             rgb = _upright(image.convert("RGB"), image)
         small = rgb.quantize(colors=64, method=Image.Quantize.MEDIANCUT)

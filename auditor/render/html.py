@@ -74,7 +74,8 @@ def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
     tables: list[ExampleTable] = []
     per_split = [e for e in examples if isinstance(e.get("splits"), dict)]
     if per_split:
-        rows = []
+        rows: list[tuple[str, ...]] = []
+        with_ids = any(isinstance(info, dict) for e in per_split for info in e["splits"].values())
         for e in per_split:
             subject = ", ".join(_flat(v) for k, v in e.items() if k not in ("splits", "chains", "chain_text"))
             for split, info in e["splits"].items():
@@ -82,9 +83,13 @@ def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
                     ids = info.get("first_and_last_ids") or info.get("ids") or ()
                     rows.append((subject, str(split), cell(info.get("rows", "")), " … ".join(map(str, ids))))
                 else:
-                    rows.append((subject, str(split), cell(info), ""))
+                    rows.append((subject, str(split), cell(info), "")[: 4 if with_ids else 3])
         key = str(finding.evidence.get("key") or next(iter(per_split[0]), "value"))
-        tables.append(ExampleTable((key, "split", "rows", "ids (first … last)"), tuple(rows)))
+        if with_ids:
+            tables.append(ExampleTable((key, "split", "rows", "ids (first … last)"), tuple(rows)))
+        else:  # rows per split of a linked component: no ids to show
+            key = "linked rows" if key == "rows" else key
+            tables.append(ExampleTable((key, "split", "rows in split"), tuple(rows)))
         for e in per_split:
             for chain in e.get("chains") or ():
                 steps = [s for s in chain.get("steps", ()) if isinstance(s, dict)]

@@ -25,6 +25,7 @@ from auditor.manifest.perceptual import (
     image_matches,
     looks_like_text,
     sniff,
+    text_encoding,
     thumbnail_uri,
 )
 
@@ -87,8 +88,12 @@ def test_looks_like_text() -> None:
     assert looks_like_text("Ein Satz über Bäume.\n".encode())
     assert looks_like_text("café".encode()[:-1])  # a character cut at the end of the sample
     assert not looks_like_text(b"text\x00with a NUL")
-    assert not looks_like_text(b"\xff\xfe not utf-8 \xc3\x28 inside")
     assert not looks_like_text(b"")
+    assert not looks_like_text(bytes(range(1, 256)) * 4)  # binary: control bytes throughout
+    assert text_encoding("Ein Satz über Bäume.\n".encode("utf-16")) == "utf-16"
+    assert text_encoding("Ein Satz über Bäume.\n".encode("cp1252")) == "cp1252"
+    noise = np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8).tobytes()
+    assert text_encoding(b"\xff\xfe" + noise) is None  # a byte-order mark before binary
 
 
 def test_importing_the_module_does_not_load_pillow() -> None:
@@ -336,6 +341,9 @@ def test_thumbnail_is_a_small_png_data_uri(tmp_path: Path) -> None:
     assert len(data) < 8_000
     with Image.open(io.BytesIO(data)) as image:
         assert image.format == "PNG" and max(image.size) == 96 and image.size == (96, 72)
+        rgb = np.asarray(image.convert("RGB"), dtype=np.int16)
+    # A colour JPEG keeps its colours (decoding it in grey draft mode, as hashing does, would lose them).
+    assert np.abs(rgb[..., 0] - rgb[..., 2]).mean() > 10
 
 
 def test_no_thumbnail_for_a_file_that_is_not_an_image(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.content import cache_dir_from
-from auditor.manifest.nearcopies import NearCopies, Roles, Source, find
+from auditor.manifest.nearcopies import NearCopies, Pairs, Roles, Source, find
 from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -48,7 +48,7 @@ class NearDuplicatesOptions(StageOptions):
         default=12, ge=0, le=32, description="pHash bits up to which a pair is listed for review (info)"
     )
     dhash_distance: int = Field(
-        default=12, ge=0, le=64, description="difference-hash bits that may differ: a flagged pair must agree on both"
+        default=14, ge=0, le=64, description="difference-hash bits that may differ: a flagged pair must agree on both"
     )
     text_threshold: float = Field(
         default=0.5,
@@ -68,6 +68,9 @@ class NearDuplicatesOptions(StageOptions):
     shingle_words: int = Field(default=5, ge=1, le=32, description="words per shingle for resemblance and containment")
     min_words: int = Field(
         default=20, ge=1, description="words a holdout text needs before containment alone can flag it"
+    )
+    min_text_words: int = Field(
+        default=4, ge=1, description='shorter texts ("ok", "N/A", "five stars") are not compared (said)'
     )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
@@ -145,6 +148,7 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
                 max_chars=options.max_text_bytes,
             ),
             max_text_bytes=options.max_text_bytes,
+            min_text_words=options.min_text_words,
             cache_dir=cache_dir,
             stop=manifest.stop_event,
         )
@@ -327,7 +331,7 @@ class NearDuplicates(Stage):
         manifest = context.require_manifest()
         names = manifest.split_names
         p = source.pairs
-        top = np.lexsort((p.b[pick], p.a[pick], -p.similarity[pick]))[: self.options.max_examples]
+        top = self._spread(pick, where, p)
         out = []
         for k in top:
             i = pick[k]
@@ -356,6 +360,40 @@ class NearDuplicates(Stage):
                 example["preview"] = preview
             out.append(example)
         return tuple(out)
+
+    def _spread(self, pick: np.ndarray, where: np.ndarray, p: Pairs) -> list[int]:
+        """Positions in ``pick`` to show: the most similar pair of each split pair first, then of each holdout
+        item not shown yet, then the most similar of the rest, so one item or one split pair cannot fill
+        every example."""
+        assert isinstance(self.options, NearDuplicatesOptions)
+        limit = self.options.max_examples
+        order = np.lexsort((p.b[pick], p.a[pick], -p.similarity[pick])).tolist()
+        rank = {k: r for r, k in enumerate(order)}
+        chosen: dict[int, None] = {}
+        split_pairs: set[tuple[int, int]] = set()
+        items: set[int] = set()
+
+        def take(k: int) -> None:
+            chosen[k] = None
+            items.update((int(p.a[pick[k]]), int(p.b[pick[k]])))
+
+        for k in order:
+            if len(chosen) >= limit:
+                break
+            key = (int(where[k][0]), int(where[k][1]))
+            if key not in split_pairs:
+                split_pairs.add(key)
+                take(k)
+        for k in order:
+            if len(chosen) >= limit:
+                break
+            if k not in chosen and not {int(p.a[pick[k]]), int(p.b[pick[k]])} & items:
+                take(k)
+        for k in order:
+            if len(chosen) >= limit:
+                break
+            chosen.setdefault(k, None)
+        return sorted(chosen, key=rank.__getitem__)  # shown most similar first
 
     @staticmethod
     def _row_of(manifest: Manifest, source: Source, unit: int, split: int) -> int:
@@ -530,6 +568,12 @@ class NearDuplicates(Stage):
                     f"{self.options.max_text_bytes:,} bytes"
                 )
                 evidence["texts_cut"] = evidence.get("texts_cut", 0) + len(source.truncated)
+            if source.too_short:
+                notes.append(
+                    f"{source.too_short} distinct text(s) of {source.label} have fewer than "
+                    f"{self.options.min_text_words} words and were not compared"
+                )
+                evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
         if found.other_files:
             notes.append(f"{found.other_files} file(s) in '{keys.content_path}' are neither images nor text")
             evidence["other_files"] = found.other_files

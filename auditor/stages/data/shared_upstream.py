@@ -118,8 +118,8 @@ class SharedUpstream(Stage):
         for source in near_copies(context, options).sources:
             codes, n = linking_codes(source)
             if n:
-                labels = pa.array([f"near-copy cluster {i + 1}" for i in range(n)], pa.string())
-                keys.append(single_key(f"near copies ({source.label})", codes, labels))
+                labels = pa.array([f"cluster {i + 1}" for i in range(n)], pa.string())
+                keys.append(single_key(f"near copy ({source.column})", codes, labels))
         return keys
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
@@ -139,6 +139,8 @@ class SharedUpstream(Stage):
         keys = self._keys(context)
         for spec in context.config.keys.sources:
             yield from self._spellings(context, spec)
+        if not keys:  # only near copies could link rows here, and there are none
+            return
         comps = row_components(keys)
         split = manifest.split.codes
         linked = (comps.of_row >= 0) & (split >= 0)

@@ -277,6 +277,8 @@ def test_the_video_frames_sample_finds_its_reencoded_frame() -> None:
     # a near copy of the frames next to f0002 in its video.
     assert ("f0027", "f0002") not in pairs
     assert ("f0027", "f0003") in pairs
+    # Each split pair has an example: the val frames of video v04 are near copies of its training frames.
+    assert {e["holdout_split"] for e in f.examples} == {"val", "test"}
 
 
 def test_images_and_text_files_in_one_column_are_each_compared_with_their_kind(tmp_path: Path) -> None:
@@ -289,3 +291,54 @@ def test_images_and_text_files_in_one_column_are_each_compared_with_their_kind(t
     r = audit_files(tmp_path, files, ["train", "test", "train", "test"])
     labels = {f.evidence["content"]: f.examples[0]["holdout"] for f in r.findings if f.code == "NDP001"}
     assert labels == {"images in 'file'": "i1", "text files in 'file'": "i3"}
+
+
+def test_a_whole_training_text_quoted_inside_a_longer_holdout_text_is_caught(tmp_path: Path) -> None:
+    quoted = text(70, n=41)
+    holdout = text(71, n=45) + quoted
+    r = audit_texts(tmp_path, [join(quoted), join(text(72)), join(holdout)], ["train", "train", "test"])
+    example = finding(r, "NDP001").examples[0]
+    assert (example["holdout"], example["near"], example["measure"]) == ("t2", "t0", "containment")
+
+
+def test_words_too_few_to_tell_a_copy_are_not_compared_and_said(tmp_path: Path) -> None:
+    texts = ["ok", "N/A", "Five stars", join(text(73)), "OK", "n/a", "five stars!"]
+    r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 3)
+    assert "NDP001" not in codes(r)
+    assert finding(r, "NDP007").evidence["texts_too_short"] == 6
+
+
+def test_text_files_in_utf16_or_an_8_bit_encoding_are_compared_an_empty_file_is_listed(tmp_path: Path) -> None:
+    d = tmp_path / "docs"
+    d.mkdir()
+    one, two = join(text(80)) + " café", join(text(81)) + " naïve"
+    (d / "a.txt").write_text(one, encoding="utf-8")
+    (d / "b.txt").write_text(two, encoding="utf-8")
+    (d / "a16.txt").write_text(one, encoding="utf-16")
+    (d / "b1252.txt").write_text(two.replace("naïve", "naive"), encoding="cp1252")
+    (d / "empty.txt").write_bytes(b"")
+    files = ["docs/a.txt", "docs/b.txt", "docs/a16.txt", "docs/b1252.txt", "docs/empty.txt"]
+    r = audit_files(tmp_path, files, ["train", "train", "test", "test", "test"])
+    assert {(e["holdout"], e["near"]) for e in finding(r, "NDP001").examples} == {("i2", "i0"), ("i3", "i1")}
+    assert [Path(e["path"]).name for e in finding(r, "NDP005").examples] == ["empty.txt"]
+
+
+def test_the_stage_defaults_are_the_thresholds_the_bench_measured() -> None:
+    from auditor.manifest.minhash import TextSettings
+    from auditor.manifest.perceptual import ImageSettings
+    from auditor.stages.data.near_duplicates import NearDuplicatesOptions
+
+    o, image, texts = NearDuplicatesOptions(), ImageSettings(), TextSettings()
+    assert (o.image_distance, o.dhash_distance, o.image_review_distance) == (
+        image.flag_distance,
+        image.dhash_distance,
+        image.review_distance,
+    )
+    assert (o.mirrored == "flag") == image.flag_mirrored
+    assert (o.text_threshold, o.containment_threshold, o.text_review, o.shingle_words, o.min_words) == (
+        texts.threshold,
+        texts.containment,
+        texts.review,
+        texts.shingle,
+        texts.min_words,
+    )

@@ -160,7 +160,7 @@ def test_a_near_copy_links_its_rows_like_a_shared_key(audit) -> None:  # type: i
     r = audit(data, manifest={"id": "sid"}, keys={"groups": ["writer"], "text": "body"}, only=ONLY)
     f = finding(r, "UPS001")
     steps = f.examples[0]["chains"][0]["steps"]
-    assert {"key": "near copies (texts in 'body')", "value": "near-copy cluster 1"} in steps
+    assert {"key": "near copy (body)", "value": "cluster 1"} in steps
     off = audit(
         data,
         manifest={"id": "sid"},
@@ -169,3 +169,13 @@ def test_a_near_copy_links_its_rows_like_a_shared_key(audit) -> None:  # type: i
         only=ONLY,
     )
     assert "UPS001" not in codes(off)
+
+
+def test_a_text_column_alone_with_no_near_copies_links_nothing_and_passes(audit) -> None:  # type: ignore[no-untyped-def]
+    from tests.stages.data.test_near_duplicates import join, text
+
+    data = {"body": [join(text(i)) for i in range(4)], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"text": "body"}, only=ONLY)
+    assert r.exit_code == 0 and [s.status for s in r.stages] == ["passed"]
+    off = audit(data, keys={"text": "body"}, stages={"near_duplicates": {"enabled": False}}, only=ONLY)
+    assert off.exit_code == 0
