@@ -203,9 +203,7 @@ class NearDuplicates(Stage):
         p = source.pairs
         a, b = p.a[pick], p.b[pick]
         ca, cb = source.units.per_split[a], source.units.per_split[b]
-        rows = ca[:, :, None] * cb[:, None, :]
-        rows = rows + rows.transpose(0, 2, 1)
-        rows[a == b] //= 2  # an identical text in two splits: its row pairs are counted once
+        same = a == b  # an identical text in two splits: its row pairs are counted once
         out: dict[PairKind, Any] = {}
         # Train splits first, then holdout, so a pair reads "train-test" whatever order the manifest has.
         ordered = [names.index(n) for n in context.roles.order(list(names))]
@@ -214,7 +212,10 @@ class NearDuplicates(Stage):
                 kind = context.roles.pair(names[s1], names[s2])
                 if kind not in _KIND:
                     continue
-                hit = rows[:, s1, s2] > 0
+                # Row pairs of this split pair, one split pair at a time: memory stays at the number of pairs
+                # however many splits there are.
+                between = np.where(same, ca[:, s1] * cb[:, s2], ca[:, s1] * cb[:, s2] + ca[:, s2] * cb[:, s1])
+                hit = between > 0
                 if not hit.any():
                     continue
                 entry = out.setdefault(
@@ -223,7 +224,7 @@ class NearDuplicates(Stage):
                 )
                 entry["where"][hit & ~entry["mask"]] = (s1, s2)
                 entry["mask"] |= hit
-                entry["pairs"][(names[s1], names[s2])] = (int(hit.sum()), int(rows[hit, s1, s2].sum()))
+                entry["pairs"][(names[s1], names[s2])] = (int(hit.sum()), int(between[hit].sum()))
         return out
 
     def _pairs(self, context: AuditContext, source: Source) -> Iterator[Finding]:
