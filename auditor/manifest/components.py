@@ -67,29 +67,43 @@ class Step:
 def chain(keys: Sequence[KeyCodes], rows: np.ndarray, start: int, targets: np.ndarray) -> list[Step]:
     """Shortest alternating row / key-value path from row ``start`` to any row in ``targets``.
 
-    ``rows`` are the rows of one component; the search runs on the bipartite row-value graph of those rows.
+    ``rows`` (sorted or not) are the rows of one component; the search runs on the bipartite row-value graph of
+    those rows, built with numpy alone: a component may hold every row of a 10M-row manifest.
     """
-    local = {int(r): i for i, r in enumerate(rows)}
+    rows = np.asarray(rows, dtype=np.int64)
     m = len(rows)
-    value_nodes: dict[tuple[int, int], int] = {}
-    src, dst = [], []
-    for k, key in enumerate(keys):
+    order_rows = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order_rows]
+
+    def local(wanted: np.ndarray) -> np.ndarray:
+        """Positions in ``rows`` of the wanted rows; -1 for rows outside the component."""
+        at = np.minimum(np.searchsorted(sorted_rows, wanted), max(m - 1, 0))
+        return np.where(sorted_rows[at] == wanted, order_rows[at], -1) if m else np.full(len(wanted), -1)
+
+    src, dst, values = [], [], []  # values: per key, the distinct codes present (value node = base + index)
+    base = m
+    bases = []
+    for key in keys:
         codes = key.codes[rows]
         present = np.flatnonzero(codes >= 0)
         uniq, inverse = np.unique(codes[present], return_inverse=True)
-        base = m + len(value_nodes)
-        for j, code in enumerate(uniq):
-            value_nodes[(k, int(code))] = base + j
+        bases.append(base)
+        values.append(uniq)
         src.append(present)
         dst.append(base + inverse)
-    size = m + len(value_nodes)
-    a = np.concatenate(src)
-    b = np.concatenate(dst)
+        base += len(uniq)
+    size = base
+    a = np.concatenate(src) if src else np.zeros(0, dtype=np.int64)
+    b = np.concatenate(dst) if dst else np.zeros(0, dtype=np.int64)
     graph = csr_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(size, size))
     graph = graph + graph.T
-    order, predecessors = breadth_first_order(graph, local[start], directed=False, return_predecessors=True)
+    first = int(local(np.array([start], dtype=np.int64))[0])
+    if first < 0:
+        return []
+    order, predecessors = breadth_first_order(graph, first, directed=False, return_predecessors=True)
     wanted = np.zeros(size, dtype=bool)
-    wanted[[local[int(t)] for t in targets if int(t) in local]] = True
+    inside = local(np.asarray(targets, dtype=np.int64))
+    wanted[inside[inside >= 0]] = True
     hits = order[wanted[order]]
     if not len(hits):
         return []
@@ -98,12 +112,12 @@ def chain(keys: Sequence[KeyCodes], rows: np.ndarray, start: int, targets: np.nd
     while predecessors[node] >= 0:
         node = int(predecessors[node])
         path.append(node)
-    by_node = {v: kc for kc, v in value_nodes.items()}
     steps = []
     for node in reversed(path):
         if node < m:
             steps.append(Step(row=int(rows[node])))
         else:
-            k, code = by_node[node]
+            k = int(np.searchsorted(bases, node, side="right")) - 1
+            code = int(values[k][node - bases[k]])
             steps.append(Step(key=keys[k].name, value=keys[k].label(code)))
     return steps
