@@ -252,6 +252,13 @@ def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:
         _warn(f"{state.reason}; two runs writing to one report directory replace each other's reports")
 
 
+# --project and --token of the commands that talk to a server with --submit.
+ProjectOption = Annotated[str | None, typer.Option("--project", help="with --submit: the server's project")]
+TokenOption = Annotated[
+    str | None, typer.Option("--token", help="with --submit: the server token (default: $SPLIT_AUDITOR_TOKEN)")
+]
+
+
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
@@ -271,10 +278,8 @@ def run(
     submit: Annotated[
         str | None, typer.Option("--submit", help="upload the report to this audit server (http://HOST:PORT)")
     ] = None,
-    project: Annotated[str | None, typer.Option("--project", help="with --submit: the server's project")] = None,
-    token: Annotated[
-        str | None, typer.Option("--token", help="with --submit: the server token (default: $SPLIT_AUDITOR_TOKEN)")
-    ] = None,
+    project: ProjectOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     reports = _ReportDir()
@@ -935,10 +940,8 @@ def evaluated(
     submit: Annotated[
         str | None, typer.Option("--submit", help="record in this audit server's ledger (http://HOST:PORT)")
     ] = None,
-    project: Annotated[str | None, typer.Option("--project", help="with --submit: the server's project")] = None,
-    token: Annotated[
-        str | None, typer.Option("--token", help="with --submit: the server token (default: $SPLIT_AUDITOR_TOKEN)")
-    ] = None,
+    project: ProjectOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Record that a holdout split was evaluated (by its content, so renamed copies keep the count)."""
     from auditor.exposure import record
