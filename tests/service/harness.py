@@ -6,6 +6,7 @@ import contextlib
 import glob
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -110,14 +111,16 @@ class LiveServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> LiveServer:
-        self.port = self.port or free_port()
+        # Port 0 unless a test needs a given one: the server binds a free port itself and names it, so a port
+        # picked here and taken by another test's server meanwhile can never answer for this one.
+        wanted = self.port
         argv = [
             sys.executable,
             "-m",
             "auditor.cli",
             "serve",
             "--port",
-            str(self.port),
+            str(wanted),
             "--data-dir",
             str(self.data_dir),
         ]
@@ -142,9 +145,11 @@ class LiveServer:
             if self.process.poll() is not None:
                 time.sleep(0.2)
                 raise RuntimeError(f"audit serve exited {self.process.returncode}:\n{self.text}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    break
+            self.port = self._bound_port() or 0
+            if self.port and (not wanted or self.port == wanted):
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                        break
             time.sleep(0.1)
         else:
             self.stop()
@@ -153,6 +158,14 @@ class LiveServer:
             if line.startswith("admin token: "):
                 self.admin_token = line.split(": ", 1)[1].strip()
         return self
+
+    def _bound_port(self) -> int | None:
+        """The port the server says it listens on, once it has said so."""
+        for line in list(self.output):
+            found = re.match(r"split-auditor service on http://[^ ]*:(\d+) ", line)
+            if found:
+                return int(found.group(1))
+        return None
 
     def _collect(self) -> None:
         assert self.process is not None and self.process.stdout is not None
