@@ -12,12 +12,12 @@ from tests.service.harness import LiveServer
 
 
 class _Healthy(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         self.send_response(200)
         self.end_headers()
         self.wfile.write(b'{"ok": true}')
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the standard library's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
