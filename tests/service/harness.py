@@ -63,9 +63,17 @@ class PgCluster:
         cluster = cls(folder, free_port(), as_user)
         data = folder / "data"
         cluster._run([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
-        options = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {folder} -c fsync=on"
-        cluster._run([pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "-t", "60", "start"])
-        return cluster
+        for attempt in range(3):  # the free port may be taken by another test process before the server binds it
+            options = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {folder} -c fsync=on"
+            try:
+                log = str(folder / "log")
+                cluster._run([pg_ctl, "-D", str(data), "-o", options, "-l", log, "-w", "-t", "60", "start"])
+                return cluster
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+                cluster.port = free_port()
+        raise AssertionError("unreachable")
 
     def _run(self, argv: list[str]) -> None:
         done = subprocess.run([*self._as_user, *argv], capture_output=True, text=True, timeout=120)
