@@ -5,11 +5,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from auditor.core.version import __version__
-
 if TYPE_CHECKING:
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
     from auditor.core.findings import Finding, Report, Severity, StageResult
+    from auditor.core.version import __version__
     from auditor.pipeline.runner import run_audit
 
 # Name -> module, imported on first use: `import auditor` (and every process that imports one of its
@@ -24,6 +23,7 @@ _EXPORTS = {
     "Severity": "auditor.core.findings",
     "StageResult": "auditor.core.findings",
     "run_audit": "auditor.pipeline.runner",
+    "__version__": "auditor.core.version",  # reading package metadata costs more than the rest of `audit --help`
 }
 
 

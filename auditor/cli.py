@@ -12,40 +12,22 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, get_args
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from auditor.core.config import LoadedConfig, ReportSpec, load_config
-from auditor.core.diff import check_versions, diff_reports, load_report, mark_baseline
 from auditor.core.errors import AuditError, ConfigError, ReportMismatchError
-from auditor.core.findings import FailOn, Report
-from auditor.core.output import (
-    REPORT_JSON,
-    ReportState,
-    RunMarker,
-    RunStatus,
-    check_writable,
-    read_report_state,
-    remove_own_temps,
-    remove_stale,
-    remove_stale_temps,
-    write_atomic,
-    write_marker,
-)
-from auditor.core.version import __version__
-from auditor.core.yamlsource import load_yaml
-from auditor.manifest.table import check_columns
-from auditor.pipeline.isolated import check_user_code
-from auditor.pipeline.runner import prepare_stages, run_audit
-from auditor.pipeline.stage import Stage
-from auditor.render import FILE_RENDERERS, render_terminal
-from auditor.render.common import headline, input_errors
-from auditor.render.diff import DIFF_RENDERERS, render_diff_text
-from auditor.stages.planned import PlannedStage
+
+if TYPE_CHECKING:
+    from auditor.core.config import LoadedConfig
+    from auditor.core.findings import Report
+    from auditor.core.output import ReportState, RunMarker
+    from auditor.pipeline.stage import Stage
+
+# Everything heavier than typer and rich (pydantic models, pandas, pyarrow, the stages, the renderers) is
+# imported by the command that needs it: `audit --help` and `audit stages` must answer at once.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
 ROOT_HELP = "a further folder inputs may be read from (repeatable); by default only the config's folder"
@@ -83,6 +65,8 @@ def _split_list(values: list[str] | None, option: str = "option") -> list[str]:
 
 
 def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
+    from auditor.core.config import ReportSpec
+
     chosen = _split_list(values, "--format") or list(loaded.config.report.formats)
     valid = get_args(get_args(ReportSpec.model_fields["formats"].annotation)[0])
     bad = [f for f in chosen if f not in valid]
@@ -122,6 +106,8 @@ def _path_arg(path: Path, what: str, base: Path | None = None) -> Path:
 
 
 def _report_names() -> list[str]:
+    from auditor.render import FILE_RENDERERS
+
     return [name for _, name in FILE_RENDERERS.values()]
 
 
@@ -171,6 +157,15 @@ class _ReportDir:
 
     def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
         """Replace the previous reports by a `running` marker before any work, so none can pass as current."""
+        from auditor.core.output import (
+            REPORT_JSON,
+            RunMarker,
+            check_writable,
+            read_report_state,
+            remove_stale_temps,
+            write_marker,
+        )
+
         out_dir, names = self.out_dir, _report_names()
         assert out_dir is not None
         if not formats and not _holds_reports(out_dir, names):
@@ -179,12 +174,16 @@ class _ReportDir:
         _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
         remove_stale_temps(out_dir, names)
         self.created = _topmost_missing(out_dir)
+        from auditor.core.version import __version__
+
         marker = RunMarker.start(str(loaded.path) if loaded.path else None, loaded.sha256, __version__)
         write_marker(out_dir, marker, names)
         self.marker = marker
 
     def finish(self, rendered: dict[str, str]) -> list[Path]:
         """Put the reports in place, report.json last, and drop every other report file (the marker too)."""
+        from auditor.core.output import REPORT_JSON, remove_stale, write_atomic
+
         assert self.out_dir is not None
         written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
         remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered])
@@ -193,6 +192,8 @@ class _ReportDir:
 
     def interrupted(self, signal_name: str) -> None:
         """Leave an `interrupted` marker (never the previous verdict) and no temp file."""
+        from auditor.core.output import remove_own_temps, write_marker
+
         if self.marker is None:
             self.forget()
             return
@@ -206,6 +207,8 @@ class _ReportDir:
         _forget_reports(self.out_dir)
         if self.out_dir is None or self.created is None:
             return
+        from auditor.core.output import remove_own_temps
+
         with contextlib.suppress(OSError):  # a directory this run made stays only if something is in it
             remove_own_temps(self.out_dir, _report_names())
             for path in (self.out_dir, *self.out_dir.parents):
@@ -240,6 +243,8 @@ def _topmost_missing(path: Path) -> Path | None:
 
 def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:
     """Say so when this run replaces a report made from other inputs, or one another run is still writing."""
+    from auditor.core.output import RunStatus
+
     data = state.data or {}
     if state.status is RunStatus.COMPLETED:
         path, digest = data.get("config_path"), data.get("config_sha256")
@@ -282,6 +287,14 @@ def run(
     token: TokenOption = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
+    from auditor.core.config import load_config
+    from auditor.core.diff import load_report, mark_baseline
+    from auditor.core.findings import FailOn
+    from auditor.core.output import REPORT_JSON
+    from auditor.pipeline.runner import prepare_stages, run_audit
+    from auditor.render import FILE_RENDERERS
+    from auditor.render.common import headline, input_errors
+
     reports = _ReportDir()
     uploader = _uploader(submit, project, token)
     with _interruptible() as signals:
@@ -359,7 +372,7 @@ def run(
     raise typer.Exit(report.exit_code)
 
 
-Uploader = Callable[[Report, LoadedConfig], str]
+Uploader = Callable[["Report", "LoadedConfig"], str]
 
 
 def _uploader(submit: str | None, project: str | None, token: str | None) -> Uploader | None:
@@ -385,6 +398,8 @@ def _uploader(submit: str | None, project: str | None, token: str | None) -> Upl
         raise _fail(f"--submit: {exc}; nothing was audited") from None
 
     def upload(report: Report, loaded: LoadedConfig) -> str:
+        from auditor.render import FILE_RENDERERS
+
         config_text = None
         if loaded.path is not None:
             with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -450,6 +465,11 @@ def diff(
     force: Annotated[bool, typer.Option("--force", help="compare reports of different manifests anyway")] = False,
 ) -> None:
     """Show what is new, resolved and persisting between two reports; exit 1 when something new fails."""
+    from auditor.core.diff import check_versions, diff_reports, load_report
+    from auditor.core.findings import FailOn
+    from auditor.core.output import remove_stale, write_atomic
+    from auditor.render.diff import DIFF_RENDERERS, render_diff_text
+
     try:
         if fail_on is not None and fail_on not in get_args(FailOn):
             raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
@@ -486,6 +506,10 @@ def diff(
 def _own_reports_of_broken_config(config: Path) -> Path | None:
     """Where a config that does not load had its reports: its `report.out_dir` if the YAML still says, else
     the default beside it; only when the report there was made from this very config (never another's)."""
+    from auditor.core.config import ReportSpec
+    from auditor.core.output import REPORT_JSON, read_report_state
+    from auditor.core.yamlsource import load_yaml
+
     path = config.expanduser().resolve()
     out_dir = path.parent / ReportSpec.model_fields["out_dir"].default
     with contextlib.suppress(Exception):  # a config this broken names nothing more precise
@@ -499,12 +523,16 @@ def _own_reports_of_broken_config(config: Path) -> Path | None:
 
 def _forget_reports(out_dir: Path | None) -> None:
     """A run that could not audit must not leave an earlier run's reports looking current."""
+    from auditor.core.output import remove_stale
+
     with contextlib.suppress(OSError):  # a path the file system refuses holds no report either
         if out_dir is not None and out_dir.is_dir():
             remove_stale(out_dir, _report_names())
 
 
 def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
+    from auditor.render import render_terminal
+
     color = sys.stdout.isatty()
     # Logs (CI) are not terminals: wide lines there beat paths broken at 80 columns.
     width = Console().width if color or "COLUMNS" in os.environ else 120
@@ -524,6 +552,10 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
 def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path], list[str]]:
     """What `audit validate` checks of a loaded config: the manifest files checked and the stages that would
     run; AuditError with one line per problem otherwise."""
+    from auditor.manifest.table import check_columns
+    from auditor.pipeline.isolated import check_user_code
+    from auditor.pipeline.runner import prepare_stages
+
     stages = prepare_stages(loaded)
     manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
     runs = [s for s in stages if s.skip_reason(loaded.config) is None]
@@ -542,6 +574,8 @@ def validate(
     root: Annotated[list[Path] | None, typer.Option("--root", help=ROOT_HELP)] = None,
 ) -> None:
     """Check the config, every stage's options, the manifest's named columns and stage inputs; no stage runs."""
+    from auditor.core.config import load_config
+
     try:
         loaded = load_config(config, roots=root or [])
         manifest_files, active = _validate_loaded(loaded)
@@ -586,6 +620,8 @@ def init(
 def _write_validated(target: Path, text: str, force: bool) -> list[str]:
     """Write ``text`` beside ``target`` under a temp name, validate it as `audit validate` does, then move it
     into place; nothing is left behind when it does not validate. Returns the stages that would run."""
+    from auditor.core.config import load_config
+
     created = _topmost_missing(target.parent)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -623,6 +659,12 @@ def stages(
     config: Annotated[Path | None, typer.Argument(help="show whether each stage applies")] = None,
 ) -> None:
     """List every stage: what it checks, which config keys it needs, and whether it applies to CONFIG."""
+    from rich.table import Table
+
+    from auditor.core.config import load_config
+    from auditor.pipeline.runner import prepare_stages
+    from auditor.stages.planned import PlannedStage
+
     try:
         loaded = load_config(config) if config is not None else None
         found = prepare_stages(loaded) if loaded is not None else _bare_stages()
@@ -838,6 +880,8 @@ def token_list(
     database: DatabaseOption = None,
 ) -> None:
     """List the active tokens: id, holder, role, project, when and by whom made (never the token itself)."""
+    from rich.table import Table
+
     try:
         from auditor.service import store
     except ImportError as exc:
@@ -872,6 +916,7 @@ def token_revoke(
 
 def _digests(config: Path) -> dict[str, str]:
     """The sha256 of a config and of the manifest files it names, as a report of it would carry them."""
+    from auditor.core.config import load_config
     from auditor.manifest.table import manifest_digest
 
     loaded = load_config(_path_arg(config, "--config"))
@@ -944,6 +989,7 @@ def evaluated(
     token: TokenOption = None,
 ) -> None:
     """Record that a holdout split was evaluated (by its content, so renamed copies keep the count)."""
+    from auditor.core.config import load_config
     from auditor.exposure import record
     from auditor.exposure.ledger import Ledger, SqliteLedger
     from auditor.exposure.recording import default_ledger_path
@@ -1055,6 +1101,7 @@ def schema(
     check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
 ) -> None:
     """Write (or --check) the JSON Schemas of the config and the report."""
+    from auditor.core.output import write_atomic
     from auditor.core.schema import outdated, schema_texts
 
     if check:
@@ -1073,6 +1120,8 @@ def schema(
 
 def _version(value: bool) -> None:
     if value:
+        from auditor.core.version import __version__
+
         typer.echo(f"split-auditor {__version__}")
         raise typer.Exit(0)
 

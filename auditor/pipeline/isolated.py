@@ -12,18 +12,20 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from auditor.core.config import LoadedConfig, NumericSpec
 from auditor.core.errors import AuditError, StageLoadError
 from auditor.core.findings import CapturedOutput, StageResult
-from auditor.manifest.table import Manifest, load_manifest
-from auditor.numeric.isolation import ChildOutcome, UserProcess
 from auditor.numeric.usercode import TORCH_HINT, load_user_code, short_traceback, torch_available
 from auditor.pipeline.execute import crash_result, error_result, execute
 from auditor.pipeline.stage import Acceptances, AuditContext, Stage
+
+if TYPE_CHECKING:
+    from auditor.manifest.table import Manifest
+    from auditor.numeric.isolation import ChildOutcome, UserProcess
 
 PROCESS_ERROR = "process"  # StageError.type of a stage whose process ended before it finished
 _PRELOAD = ("torch", "auditor.numeric.program")
@@ -75,6 +77,8 @@ class NumericRun:
     """
 
     def __init__(self, loaded: LoadedConfig, stages: Sequence[Stage]) -> None:
+        from auditor.numeric.isolation import UserProcess
+
         self._early: dict[str, StageResult] = {}
         refs: list[StageRef] = []
         for stage in stages:
@@ -145,6 +149,8 @@ def _raw(result: StageResult) -> StageResult:
 
 def check_user_code(loaded: LoadedConfig) -> list[str]:
     """Import and check the `numeric` section's callables in a child process, as a run would; the problems."""
+    from auditor.numeric.isolation import UserProcess
+
     if not torch_available():
         return [TORCH_HINT]
     spec = _spec(loaded)
@@ -226,6 +232,8 @@ def run_stages(job: NumericJob, emit: Callable[[str], None]) -> None:
 
 def _manifest_for(loaded: LoadedConfig, stages: Sequence[Stage]) -> tuple[Manifest | None, str | None]:
     """A stage that needs both the user's code and the manifest loads its own copy here."""
+    from auditor.manifest.table import load_manifest
+
     if not any(s.needs_manifest for s in stages):
         return None, None
     try:

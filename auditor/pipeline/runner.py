@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from auditor.core.config import LoadedConfig, load_config
 from auditor.core.errors import ConfigError
@@ -20,11 +20,13 @@ from auditor.core.findings import (
     summarize,
 )
 from auditor.core.version import __version__
-from auditor.manifest.table import Manifest, load_manifest
 from auditor.pipeline.execute import execute
 from auditor.pipeline.isolated import NumericRun
 from auditor.pipeline.registry import discover, instantiate, load_stages, select
 from auditor.pipeline.stage import Acceptances, AuditContext, Stage
+
+if TYPE_CHECKING:
+    from auditor.manifest.table import Manifest
 
 
 def prepare_stages(
@@ -50,6 +52,8 @@ def run_audit(
     Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
     inside one stage becomes that stage's `error` result instead.
     """
+    from auditor.manifest.table import load_manifest
+
     if fail_on is not None and fail_on not in get_args(FailOn):
         raise ConfigError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
     loaded = config if isinstance(config, LoadedConfig) else load_config(config)

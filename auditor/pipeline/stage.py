@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -13,8 +13,10 @@ from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity
 from auditor.core.splits import SplitRoles
-from auditor.manifest.table import Manifest
 from auditor.numeric.usercode import UserCode
+
+if TYPE_CHECKING:
+    from auditor.manifest.table import Manifest
 
 
 class StageOptions(BaseModel):

@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity
 from auditor.core.splits import PairKind
-from auditor.manifest.content import cache_dir_from
-from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_rows
-from auditor.manifest.overlap import (
-    capped_splits,
-    examples,
-    find_overlap,
-    holdout_exposure,
-    largest,
-    pair_counts_evidence,
-    pair_counts_text,
-    pair_evidence,
-    pairs_text,
-    share_text,
-)
-from auditor.manifest.repeats import repeated_rows
-from auditor.manifest.spelling import crossing_groups, from_rows, group_examples, spelling_text
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+    from auditor.manifest.groupcounts import GroupSplitCounts
+    from auditor.manifest.table import Manifest
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("DUP001", Severity.ERROR),
@@ -74,6 +61,12 @@ class DuplicateContent(Stage):
             manifest.spelling(config.keys.content_hash, background=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import pyarrow as pa
+
+        from auditor.manifest.content import cache_dir_from
+        from auditor.manifest.groupcounts import counts_from_rows
+        from auditor.manifest.repeats import repeated_rows
+
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
         keys = context.config.keys
@@ -112,6 +105,19 @@ class DuplicateContent(Stage):
             yield from self._label_conflicts(context, content.take(pa.array(rows)), rows, name, keys.label)
 
     def _across_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import (
+            capped_splits,
+            examples,
+            find_overlap,
+            holdout_exposure,
+            largest,
+            pair_evidence,
+            pairs_text,
+            share_text,
+        )
+
         assert isinstance(self.options, DuplicateContentOptions)
         names = context.require_manifest().split_names
         overlap = find_overlap(grouped.counts, names, context.roles)
@@ -152,6 +158,11 @@ class DuplicateContent(Stage):
 
     def _spellings(self, context: AuditContext, name: str) -> Iterator[Finding]:
         """Digests equal but for case or spacing (`9f86d0` in train, `9F86D0` in test): the same content."""
+        import numpy as np
+
+        from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
+        from auditor.manifest.spelling import crossing_groups, from_rows, group_examples, spelling_text
+
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
         variants = manifest.spelling(name)
@@ -204,6 +215,9 @@ class DuplicateContent(Stage):
     def _label_conflicts(
         self, context: AuditContext, content: pa.ChunkedArray, rows: np.ndarray, name: str, label: str
     ) -> Iterator[Finding]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
         labels = manifest.table[label].take(pa.array(rows))

@@ -10,23 +10,23 @@ import difflib
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from pydantic import Field
 
 from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import SplitRoles
-from auditor.fitted.artifacts import Artifact, clip, load_artifact
-from auditor.fitted.fitmatch import Fit, NumericMatcher, Verdict, canon, number
-from auditor.fitted.fitstats import RowSet, numeric_values, scores
-from auditor.fitted.tokens import choose_tokenizer, count_tokens, describe_tokenizer
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.fitted.artifacts import Artifact
+    from auditor.fitted.fitmatch import Fit, NumericMatcher, Verdict
+    from auditor.fitted.fitstats import RowSet
+    from auditor.manifest.table import Manifest
 
 
 class FittedStatisticsOptions(StageOptions):
@@ -90,6 +90,8 @@ class _Checks:
     def __init__(
         self, stage: FittedStatistics, context: AuditContext, manifest: Manifest, options: FittedStatisticsOptions
     ) -> None:
+        import numpy as np
+
         self.stage, self.context, self.manifest, self.options = stage, context, manifest, options
         self.roles: SplitRoles = context.roles
         self.names = manifest.split_names
@@ -104,6 +106,8 @@ class _Checks:
 
     def load_all(self) -> list[tuple[FittedSpec, Artifact]]:
         """Every artifact and claim, checked before any statistic is computed; all problems in one error."""
+        from auditor.fitted.artifacts import clip
+
         loaded, problems = read_artifacts(self.context.loaded)
         present = set(self.manifest.rows_per_split())
         for spec, artifact in loaded:
@@ -136,6 +140,8 @@ class _Checks:
 
     def rowsets(self, spec: FittedSpec) -> list[RowSet]:
         """The claim first, then train, train plus each holdout split, and all rows (duplicates dropped)."""
+        from auditor.fitted.fitstats import RowSet
+
         code = {n: i + 1 for i, n in enumerate(self.names)}
         sizes = self.manifest.rows_per_split()
         present = self.roles.order(list(sizes))
@@ -179,6 +185,8 @@ class _Checks:
     # -- standardize, minmax, impute ---------------------------------------------------------------------
 
     def numeric(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        from auditor.fitted.artifacts import clip
+
         strategy = spec.strategy or artifact.strategy
         if spec.kind == "impute" and strategy not in (None, "mean", "median", "most_frequent"):
             yield self._finding(
@@ -217,6 +225,8 @@ class _Checks:
         return problems
 
     def _parse(self, column: str, why: str) -> np.ndarray | str:
+        from auditor.fitted.fitstats import numeric_values
+
         try:
             return numeric_values(self.manifest.table[column], column, why)
         except StageInputError as exc:
@@ -224,6 +234,8 @@ class _Checks:
 
     @property
     def matcher(self) -> NumericMatcher:
+        from auditor.fitted.fitmatch import NumericMatcher
+
         if self._matcher is None:
             text = {c: self.manifest.table[c] for c in self.manifest.table.column_names}
             self._matcher = NumericMatcher(
@@ -329,6 +341,13 @@ class _Checks:
     # -- vocabulary, categories -------------------------------------------------------------------------
 
     def vocabulary(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from auditor.fitted.artifacts import clip
+        from auditor.fitted.tokens import choose_tokenizer, count_tokens, describe_tokenizer
+
         assert spec.text is not None
         column = self.manifest.table[spec.text]
         vocab = pa.array(artifact.tokens, pa.string())
@@ -413,6 +432,11 @@ class _Checks:
             )
 
     def categories(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.fitted.artifacts import clip
+        from auditor.fitted.fitmatch import canon
+
         claim = self.rowsets(spec)[0]
         claim_splits = [g - 1 for g in claim.groups if g > 0]
         holdout_splits = [i for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
@@ -465,6 +489,11 @@ class _Checks:
     # -- selected features ------------------------------------------------------------------------------
 
     def selection(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.fitted.fitmatch import Fit, Verdict, number
+        from auditor.fitted.fitstats import numeric_values, scores
+
         if spec.method is None:
             yield self._finding(
                 "FIT009",
@@ -523,6 +552,12 @@ class _Checks:
     # -- ids ---------------------------------------------------------------------------------------------
 
     def fitted_ids(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from auditor.fitted.artifacts import clip
+
         assert artifact.fitted_ids is not None and self.manifest.id_column is not None
         ids = self.manifest.table[self.manifest.id_column]
         as_text = ids.cast(pa.string()) if not pa.types.is_string(ids.type) else ids
@@ -576,6 +611,8 @@ class _Checks:
 
 def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifact]], list[str]]:
     """Every `fitted` artifact the config names, and one line per artifact that cannot be read."""
+    from auditor.fitted.artifacts import load_artifact
+
     artifacts, problems = [], []
     splits = loaded.config.splits
     declared = None if splits.holdout is None else {*splits.train, *splits.holdout}

@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import PairKind
-from auditor.manifest.groupcounts import GroupSplitCounts
-from auditor.manifest.overlap import (
-    Overlap,
-    capped_splits,
-    examples,
-    find_overlap,
-    holdout_exposure,
-    largest,
-    pair_counts_evidence,
-    pair_counts_text,
-    pair_evidence,
-    pairs_text,
-    share_text,
-)
-from auditor.manifest.spelling import crossing_groups, from_counts, group_examples, spelling_text
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    from auditor.manifest.groupcounts import GroupSplitCounts
+    from auditor.manifest.overlap import Overlap
+    from auditor.manifest.table import Manifest
 
 ACCEPTABLE = {"GRP001": PairKind.TRAIN_HOLDOUT, "GRP002": PairKind.HOLDOUT_HOLDOUT}
 CODE_FOR_KIND = {
@@ -67,6 +55,10 @@ class GroupOverlap(Stage):
             yield from self._one_key(context, spec)
 
     def _one_key(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import find_overlap
+
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
         roles = context.roles
@@ -135,6 +127,11 @@ class GroupOverlap(Stage):
 
     def _spellings(self, context: AuditContext, grouped: GroupSplitCounts) -> Iterator[Finding]:
         """Values one spelling apart (`w2` in train, `W2` in test) that the exact comparison calls different."""
+        import numpy as np
+
+        from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
+        from auditor.manifest.spelling import crossing_groups, from_counts, group_examples, spelling_text
+
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
         names = manifest.split_names
@@ -181,6 +178,18 @@ class GroupOverlap(Stage):
         severity: Severity,
         tables: tuple[Table, ...],
     ) -> Finding:
+        import numpy as np
+
+        from auditor.manifest.overlap import (
+            capped_splits,
+            examples,
+            holdout_exposure,
+            largest,
+            pair_evidence,
+            pairs_text,
+            share_text,
+        )
+
         assert isinstance(self.options, GroupOverlapOptions)
         key, counts = grouped.key, grouped.counts
         mask = overlap.mask(kind)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.manifest.overlap import MAX_LISTED, capped_counts
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    from auditor.manifest.table import Manifest
 
 
 class LabelCoverageOptions(StageOptions):
@@ -43,6 +43,10 @@ class LabelCoverage(Stage):
         manifest.prefetch(group_counts=[config.keys.label])
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import MAX_LISTED, capped_counts
+
         assert isinstance(self.options, LabelCoverageOptions)
         column = context.config.keys.label
         assert column is not None
@@ -156,6 +160,8 @@ class LabelCoverage(Stage):
 def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]:
     """Per-split findings for at most MAX_LISTED splits per code (most rows first), then one finding per
     code that counts the rest, so very many holdout splits do not make the report grow without bound."""
+    from auditor.manifest.overlap import MAX_LISTED
+
     out: list[Finding] = []
     for code in ("LAB001", "LAB002"):
         mine = [f for f in found if f.code == code]

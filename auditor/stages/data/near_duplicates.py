@@ -5,18 +5,20 @@ quoted inside longer ones); byte-identical files stay with duplicate_content.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.splits import PairKind, SplitRoles
-from auditor.manifest.content import cache_dir_from
-from auditor.manifest.nearcopies import NearCopies, Pairs, Roles, Source, find
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.manifest.nearcopies import NearCopies, Pairs, Roles, Source
+    from auditor.manifest.table import Manifest
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("NDP001", Severity.ERROR),
@@ -100,6 +102,8 @@ class NearDuplicatesOptions(StageOptions):
 
 
 def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
+    from auditor.manifest.nearcopies import Roles
+
     names = manifest.split_names
     return Roles(
         frozenset(i for i, n in enumerate(names) if roles.role(n) == "train"),
@@ -109,7 +113,9 @@ def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
 
 def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCopies:
     """The near pairs of the config's content, computed once per audit (shared_upstream links them too)."""
+    from auditor.manifest.content import cache_dir_from
     from auditor.manifest.minhash import TextSettings
+    from auditor.manifest.nearcopies import find
     from auditor.manifest.perceptual import ImageSettings
 
     manifest = context.require_manifest()
@@ -198,6 +204,8 @@ class NearDuplicates(Stage):
 
     def _classify(self, context: AuditContext, source: Source, pick: np.ndarray) -> dict[PairKind, Any]:
         """For the pairs in ``pick``: per pair kind, the pairs involved and per split pair the pair/row counts."""
+        import numpy as np
+
         manifest = context.require_manifest()
         names = manifest.split_names
         p = source.pairs
@@ -228,6 +236,8 @@ class NearDuplicates(Stage):
         return out
 
     def _pairs(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        import numpy as np
+
         assert isinstance(self.options, NearDuplicatesOptions)
         flagged = np.flatnonzero(source.pairs.flagged)
         if not len(flagged):
@@ -299,6 +309,8 @@ class NearDuplicates(Stage):
 
     def _exposure(self, context: AuditContext, source: Source, pick: np.ndarray) -> dict[str, dict[str, Any]]:
         """Per holdout split: rows whose item has a flagged near copy among training items."""
+        import numpy as np
+
         manifest = context.require_manifest()
         names = manifest.split_names
         per = source.units.per_split
@@ -366,6 +378,8 @@ class NearDuplicates(Stage):
         """Positions in ``pick`` to show: the most similar pair of each split pair first, then of each holdout
         item not shown yet, then the most similar of the rest, so one item or one split pair cannot fill
         every example."""
+        import numpy as np
+
         assert isinstance(self.options, NearDuplicatesOptions)
         limit = self.options.max_examples
         order = np.lexsort((p.b[pick], p.a[pick], -p.similarity[pick])).tolist()
@@ -399,6 +413,8 @@ class NearDuplicates(Stage):
     @staticmethod
     def _row_of(manifest: Manifest, source: Source, unit: int, split: int) -> int:
         """The first row of ``unit`` in ``split`` (a unit is a content; its rows may lie in several splits)."""
+        import numpy as np
+
         rows = np.flatnonzero((source.units.of_row == unit) & (manifest.split.codes == split))
         return int(rows[0]) if len(rows) else int(source.units.first_row[unit])
 
@@ -427,6 +443,8 @@ class NearDuplicates(Stage):
     # -- review zone, verbatim overlap, what was not compared -------------------------------------------------
 
     def _review(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        import numpy as np
+
         assert isinstance(self.options, NearDuplicatesOptions)
         grey = np.flatnonzero(~source.pairs.flagged)
         if not len(grey):
@@ -460,6 +478,8 @@ class NearDuplicates(Stage):
         )
 
     def _verbatim(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        import numpy as np
+
         assert isinstance(self.options, NearDuplicatesOptions)
         share = source.verbatim_share
         if share is None:
@@ -539,6 +559,8 @@ class NearDuplicates(Stage):
         )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
+        from auditor.manifest.content import cache_dir_from
+
         assert isinstance(self.options, NearDuplicatesOptions)
         limit = self.options.max_examples
         keys = context.config.keys

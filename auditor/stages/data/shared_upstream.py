@@ -7,46 +7,28 @@ with C, so A and C are one unit, even when no single key value crosses the two s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-import pyarrow as pa
 from pydantic import Field
 
 from auditor.core.config import AuditConfig, compound_label
 from auditor.core.findings import Finding, Severity
 from auditor.core.splits import PairKind
-from auditor.manifest.components import Components, chain, row_components
-from auditor.manifest.content import cache_dir_from
-from auditor.manifest.keycodes import KeyCodes, single_key
-from auditor.manifest.nearcopies import linking_codes
-from auditor.manifest.overlap import (
-    Overlap,
-    Pairs,
-    capped_counts,
-    capped_splits,
-    find_overlap,
-    holdout_exposure,
-    more_text,
-    pair_counts_evidence,
-    pair_counts_text,
-    pair_evidence,
-    share_text,
-    top_pairs,
-)
-from auditor.manifest.repeats import repeated_rows
-from auditor.manifest.spelling import (
-    SpellingSplits,
-    crossing_groups,
-    from_codes,
-    from_rows,
-    group_examples,
-    spelling_text,
-)
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
-from auditor.stages.data.near_duplicates import NearDuplicates, near_copies
-from auditor.stages.data.near_duplicates import options_of as near_duplicates_options
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.manifest.components import Components
+    from auditor.manifest.keycodes import KeyCodes
+    from auditor.manifest.overlap import (
+        Overlap,
+        Pairs,
+    )
+    from auditor.manifest.spelling import (
+        SpellingSplits,
+    )
+    from auditor.manifest.table import Manifest
 
 MAX_CHAINS = 5  # chains kept per example, the longest first
 
@@ -94,6 +76,13 @@ class SharedUpstream(Stage):
         return None
 
     def _keys(self, context: AuditContext) -> list[KeyCodes]:
+        import numpy as np
+        import pyarrow as pa
+
+        from auditor.manifest.content import cache_dir_from
+        from auditor.manifest.keycodes import single_key
+        from auditor.manifest.repeats import repeated_rows
+
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         keys = [manifest.shared_key(spec) for spec in self._specs(context.config)]
@@ -111,6 +100,13 @@ class SharedUpstream(Stage):
     @staticmethod
     def _near_copy_keys(context: AuditContext) -> list[KeyCodes]:
         """Clusters of near copies (near_duplicates, with its options) as one more linking key per content."""
+        import pyarrow as pa
+
+        from auditor.manifest.keycodes import single_key
+        from auditor.manifest.nearcopies import linking_codes
+        from auditor.stages.data.near_duplicates import NearDuplicates, near_copies
+        from auditor.stages.data.near_duplicates import options_of as near_duplicates_options
+
         options = near_duplicates_options(context.config)
         if options is None or NearDuplicates().missing_input(context.config) is not None:
             return []
@@ -133,6 +129,11 @@ class SharedUpstream(Stage):
         )
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.components import row_components
+        from auditor.manifest.overlap import find_overlap
+
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         names = manifest.split_names
@@ -156,6 +157,11 @@ class SharedUpstream(Stage):
 
     def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
         """Source values one spelling apart across splits (`doc-7` in train, `DOC-7 ` in test)."""
+        import numpy as np
+
+        from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
+        from auditor.manifest.spelling import crossing_groups, from_codes, from_rows, group_examples, spelling_text
+
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         names = manifest.split_names
@@ -208,6 +214,17 @@ class SharedUpstream(Stage):
         code: str,
         severity: Severity,
     ) -> Finding:
+        import numpy as np
+
+        from auditor.manifest.overlap import (
+            capped_splits,
+            holdout_exposure,
+            more_text,
+            pair_evidence,
+            share_text,
+            top_pairs,
+        )
+
         assert isinstance(self.options, SharedUpstreamOptions)
         roles = context.roles
         mask = overlap.mask(kind)
@@ -249,6 +266,11 @@ class SharedUpstream(Stage):
     def _example(
         self, context: AuditContext, keys: list[KeyCodes], comps: Components, component: int, pairs: Pairs
     ) -> dict[str, Any]:
+        import numpy as np
+
+        from auditor.manifest.components import chain
+        from auditor.manifest.overlap import capped_counts, top_pairs
+
         manifest = context.require_manifest()
         names = manifest.split_names
         split = manifest.split.codes

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.manifest.overlap import MAX_LISTED, capped_counts, capped_title, largest_first, more_text
-from auditor.manifest.spelling import accepted_groups, from_rows, group_examples, spelling_text
-from auditor.manifest.table import Manifest
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.manifest.table import Manifest
 
 MAX_EXAMPLES = 5
 
@@ -57,6 +58,10 @@ class SplitIntegrity(Stage):
             manifest.spelling(manifest.id_column, background=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import MAX_LISTED, capped_counts, capped_title, more_text
+
         manifest = context.require_manifest()
         assert isinstance(self.options, SplitIntegrityOptions)
         limit = self.options.max_examples
@@ -197,6 +202,10 @@ class SplitIntegrity(Stage):
                 )
 
     def _duplicate_ids(self, context: AuditContext, limit: int) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import capped_title, largest_first
+
         manifest = context.require_manifest()
         if manifest.id_column is None:
             return
@@ -277,6 +286,10 @@ class SplitIntegrity(Stage):
 
     def _id_spellings(self, context: AuditContext, limit: int) -> Iterator[Finding]:
         """Ids equal after normalisation (case, whitespace, Unicode form, number format) but not before."""
+        import numpy as np
+
+        from auditor.manifest.spelling import accepted_groups, from_rows, group_examples, spelling_text
+
         manifest = context.require_manifest()
         if manifest.id_column is None:
             return
@@ -327,6 +340,8 @@ def _id_examples(
     manifest: Manifest, rows: np.ndarray, codes: np.ndarray, label: list[str], limit: int
 ) -> tuple[dict[str, Any], ...]:
     """The first few repeated ids in file order, each with its first rows and their splits."""
+    import numpy as np
+
     split = manifest.split.codes
     _, first = np.unique(codes, return_index=True)
     chosen = codes[np.sort(first)[:limit]]

@@ -6,17 +6,18 @@ When the task is to predict the future, training on samples newer than the evalu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.manifest.overlap import capped_counts, capped_title, more_text
-from auditor.manifest.timeparse import NAT, MixedZones, format_time, parse_times
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.manifest.timeparse import MixedZones
 
 
 class TemporalOrderOptions(StageOptions):
@@ -40,6 +41,11 @@ class TemporalOrder(Stage):
         return "no time column: set `keys.time`" if config.keys.time is None else None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.manifest.overlap import capped_counts, capped_title, more_text
+        from auditor.manifest.timeparse import NAT, format_time, parse_times
+
         assert isinstance(self.options, TemporalOrderOptions)
         column = context.config.keys.time
         assert column is not None
@@ -139,6 +145,11 @@ class TemporalOrder(Stage):
     def _per_entity(
         self, context: AuditContext, entity: str, times: np.ndarray, role: np.ndarray, has_time: np.ndarray
     ) -> Iterator[Finding]:
+        import numpy as np
+        import pandas as pd
+
+        from auditor.manifest.timeparse import NAT, format_time
+
         assert isinstance(self.options, TemporalOrderOptions)
         manifest = context.require_manifest()
         key = manifest.key(entity)

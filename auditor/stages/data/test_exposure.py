@@ -6,24 +6,24 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Table
-from auditor.exposure.fingerprint import Overlap, SetSketch, compare
-from auditor.exposure.holdout import basis_of, split_sketches
-from auditor.exposure.ledger import LEDGER_NAME, LedgerSet, SqliteLedger
-from auditor.exposure.verdict import exposure
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    from auditor.exposure.fingerprint import Overlap, SetSketch
+    from auditor.exposure.ledger import LedgerSet
 
 TIMELINE_ROWS = 50
 
 
 class TestExposureOptions(StageOptions):
     ledger: str | None = Field(
-        default=None, description=f"the ledger file (relative to the config); default .split-auditor/{LEDGER_NAME}"
+        default=None, description="the ledger file (relative to the config); default .split-auditor/ledger.sqlite"
     )
     max_error: float = Field(default=0.02, gt=0, lt=1, description="the error on a holdout score the team accepts")
     budget: int | None = Field(default=None, ge=0, description="evaluations allowed per holdout set (error above)")
@@ -53,11 +53,17 @@ class TestExposure(Stage):
     Options = TestExposureOptions
 
     def missing_input(self, config: AuditConfig) -> str | None:
+        from auditor.exposure.holdout import basis_of
+
         if basis_of(config) is None:
             return "no way to recognise rows: set `manifest.id`, `keys.content_hash` or `keys.content_path`"
         return None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        from auditor.exposure.fingerprint import compare
+        from auditor.exposure.holdout import split_sketches
+        from auditor.exposure.ledger import SqliteLedger
+
         assert isinstance(self.options, TestExposureOptions)
         opts = self.options
         manifest = context.require_manifest()
@@ -77,6 +83,8 @@ class TestExposure(Stage):
         return overlap.jaccard >= self.options.same_set or overlap.a_in_b >= share or overlap.b_in_a >= share
 
     def _finding(self, split: str, mine: SetSketch, matches: list[_Match], path: Path) -> Finding:
+        from auditor.exposure.verdict import exposure
+
         assert isinstance(self.options, TestExposureOptions)
         opts = self.options
         k = sum(len(m.entry.evaluations) for m in matches)
@@ -158,6 +166,8 @@ class TestExposure(Stage):
 
 
 def _default(base_dir: Path) -> Path:
+    from auditor.exposure.ledger import LEDGER_NAME
+
     return base_dir / ".split-auditor" / LEDGER_NAME
 
 

@@ -1,0 +1,51 @@
+"""`audit --help` and `audit stages` answer without the data stack: heavy libraries load where they are used."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "torch", "PIL", "jinja2", "duckdb", "dask", "distributed")
+
+_PROBE = """
+import json, sys
+from auditor.cli import app
+sys.argv = ["audit", *json.loads(sys.argv[1])]
+try:
+    app()
+except SystemExit:
+    pass
+print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def _loaded_after(args: list[str]) -> list[str]:
+    """The heavy modules a fresh interpreter holds after running `audit ARGS` (their names, sorted)."""
+    code = _PROBE.format(heavy=repr(HEAVY))
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, timeout=60)
+    return list(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_importing_the_cli_loads_no_heavy_library() -> None:
+    code = f"import sys, auditor.cli; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["stages"], ["run", "--help"]])
+def test_commands_that_read_no_data_load_no_heavy_library(args: list[str]) -> None:
+    assert _loaded_after(args) == []
+
+
+def test_loading_every_stage_class_loads_no_heavy_library() -> None:
+    code = (
+        "import sys\n"
+        "from auditor.pipeline.registry import discover, load_stages\n"
+        "assert len(load_stages(discover())) >= 15\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"
