@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from auditor.core.findings import Table
 from auditor.core.splits import PairKind, SplitRoles
@@ -190,6 +189,8 @@ def find_overlap(
     pairs = Pairs(order, *(np.zeros(0, dtype=np.int64) for _ in range(6)))
     kind_masks: dict[PairKind, np.ndarray] = {}
     if len(multi) and n > 1:
+        from scipy import sparse  # only when values are shared: the import costs more than a small audit
+
         # Each kind sees the values not taken out for it; kinds without exclusions share one product.
         variants: list[tuple[PairKind | None, np.ndarray]] = [(None, np.zeros(len(counts), dtype=bool))]
         variants.extend(removed.items())

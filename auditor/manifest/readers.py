@@ -16,7 +16,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.dataset
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 

@@ -45,8 +45,12 @@ def discover(eps: Iterable[EntryPoint] | None = None) -> list[StagePlugin]:
     """Stage plugins sorted by name; two plugins claiming one name is an error naming both packages."""
     found = entry_points(group=GROUP) if eps is None else eps
     plugins: dict[str, StagePlugin] = {}
+    names: dict[int, str] = {}  # a distribution's name parses its whole METADATA file: once per distribution
     for ep in sorted(found, key=lambda e: (e.name, e.value)):
-        package = ep.dist.name if getattr(ep, "dist", None) is not None else "<unknown>"  # type: ignore[union-attr]
+        dist = getattr(ep, "dist", None)
+        if dist is not None and id(dist) not in names:  # the entry points of one distribution share its object
+            names[id(dist)] = dist.name
+        package = names[id(dist)] if dist is not None else "<unknown>"
         plugin = StagePlugin(ep.name, ep.value, package, ep)
         if ep.name in plugins and plugins[ep.name].value != ep.value:
             other = plugins[ep.name]
