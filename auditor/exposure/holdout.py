@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from auditor.core.config import AuditConfig
@@ -24,16 +25,18 @@ def basis_of(config: AuditConfig) -> tuple[Basis, str] | None:
     return None
 
 
-def row_identities(manifest: Manifest, config: AuditConfig, base_dir: Path, cache_dir: str | None = None) -> pa.Array:
-    """One identity string per row (null where a file could not be read)."""
+def row_identities(
+    manifest: Manifest, config: AuditConfig, base_dir: Path, rows: np.ndarray, cache_dir: str | None = None
+) -> pa.Array:
+    """One identity string per given row (null where a file could not be read); only those rows are read."""
     keys = config.keys
     if keys.content_hash is not None:
-        return manifest.table[keys.content_hash].combine_chunks()
+        return manifest.take(keys.content_hash, rows)
     if keys.content_path is not None:
         per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
-        return per_row
+        return per_row.take(pa.array(rows))
     assert manifest.id_column is not None
-    return manifest.table[manifest.id_column].combine_chunks()
+    return manifest.take(manifest.id_column, rows)
 
 
 def split_sketches(
@@ -44,7 +47,6 @@ def split_sketches(
     if found is None:
         return {}
     basis, _ = found
-    identities = row_identities(manifest, config, base_dir, cache_dir)
     codes = manifest.split.codes
     result: dict[str, SetSketch] = {}
     for split in splits:
@@ -52,6 +54,6 @@ def split_sketches(
         if code is None:
             continue
         # Stay in Arrow: a Python object per row would cost more than hashing it.
-        rows = identities.filter(pa.array(codes == code))
-        result[split] = sketch(row_hashes(rows, basis), basis)
+        identities = row_identities(manifest, config, base_dir, np.flatnonzero(codes == code), cache_dir)
+        result[split] = sketch(row_hashes(identities, basis), basis)
     return result

@@ -415,8 +415,15 @@ def from_rows(
 ) -> SpellingSplits:
     """Spelling groups of a column judged row by row (ids, digests: values mostly distinct)."""
     variants = spelling_variants(column) if variants is None else variants
+    return from_variant_rows(column.take(pa.array(variants.positions)), split, n_splits, variants)
+
+
+def from_variant_rows(
+    raw_values: pa.Array | pa.ChunkedArray, split: np.ndarray, n_splits: int, variants: Variants
+) -> SpellingSplits:
+    """As from_rows, given only the values at ``variants.positions`` (all an engine need fetch)."""
     rows = variants.positions
-    raw = np.asarray(column.take(pa.array(rows)).to_numpy(zero_copy_only=False), dtype=object)
+    raw = np.asarray(raw_values.to_numpy(zero_copy_only=False), dtype=object)
     # One spelling per (group, raw value), numbered in order of first row.
     spelling, uniques = pd.factorize(pd.Series(list(zip(variants.group.tolist(), raw.tolist(), strict=True))))
     group_of = np.zeros(len(uniques), dtype=np.int64)

@@ -29,7 +29,7 @@ from auditor.manifest.readers import (
     unify_tables,
 )
 from auditor.manifest.repeats import repeated_rows
-from auditor.manifest.spelling import Variants, spelling_variants
+from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_rows, spelling_variants
 
 SPLIT_COLUMN = "__split__"
 _SAMPLE_ROWS = 50_000
@@ -99,10 +99,36 @@ class Manifest:
         return cached
 
     def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
-        result: tuple[np.ndarray, pa.Array] = self._result(
-            ("encode", column), partial(encode_column, self.table[column])
-        )
+        result: tuple[np.ndarray, pa.Array] = self._result(("encode", column), partial(self._encode, column))
         return result
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        """A whole column, one value per row (stages that need every value, such as capture times)."""
+        return self.table[name]
+
+    def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
+        """The values of ``name`` in some rows, in the order given."""
+        return self.table[name].take(pa.array(np.asarray(rows, dtype=np.int64))).combine_chunks()
+
+    # The work behind the accessors, one method each: another engine (auditor.backends) overrides these and
+    # inherits the caching, the background jobs and every accessor.
+    def row_spellings(self, column: str) -> SpellingSplits:
+        """Spelling groups of a mostly-distinct column (ids, digests), judged row by row."""
+        variants = self.spelling(column)
+        assert variants is not None
+        return from_variant_rows(self.take(column, variants.positions), self.split.codes, self.split.n_values, variants)
+
+    def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        return encode_column(self.table[column])
+
+    def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        return repeated_rows(self.table[column], blank_is_missing)
+
+    def _spelling(self, column: str) -> Variants:
+        return spelling_variants(self.table[column])
+
+    def _sample(self, column: str, step: int) -> pa.ChunkedArray:
+        return self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
 
     def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
         """Rows per (value of the key, split), computed once per key."""
@@ -126,7 +152,7 @@ class Manifest:
 
     def _hash_content(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
         # Runs as a background job: it must not wait on other jobs, so it codes the column itself.
-        codes, values = encode_column(self.table[column])
+        codes, values = self._encode(column)
         key = single_key(column, codes, values)
         names = key.labels(np.arange(key.n_values))
         base = self.files[0].parent
@@ -163,7 +189,7 @@ class Manifest:
         """
         if column not in self._distinct:
             step = max(1, self.n_rows // _SAMPLE_ROWS)
-            sample = self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
+            sample = self._sample(column, step)
             hashes = fingerprint(sample, workers=1, second=False)[0]
             self._distinct[column] = len(np.unique(hashes)) > 0.5 * len(hashes)
         return self._distinct[column]
@@ -179,7 +205,7 @@ class Manifest:
         """Rows whose value in ``column`` occurs more than once, exact codes for them, and the values."""
         job = ("repeated", column, str(blank_is_missing))
         result: tuple[np.ndarray, np.ndarray, pa.Array] = self._result(
-            job, partial(repeated_rows, self.table[column], blank_is_missing)
+            job, partial(self._repeated, column, blank_is_missing)
         )
         return result
 
@@ -189,7 +215,7 @@ class Manifest:
         With ``background`` the search only starts (a stage's prefetch) and None is returned.
         """
         job = ("spelling", column)
-        work = partial(spelling_variants, self.table[column])
+        work = partial(self._spelling, column)
         if background:
             self._background(job, work)
             return None
@@ -224,7 +250,7 @@ class Manifest:
         so the work of several stages runs on all cores at once instead of one stage after another."""
         if repeated_ids and self.id_column is not None:
             job = ("repeated", self.id_column, "False")
-            self._background(job, partial(repeated_rows, self.table[self.id_column], False))
+            self._background(job, partial(self._repeated, self.id_column, False))
         for spec in group_counts:
             columns = _columns(spec)
             self._background(("group_counts", *columns), partial(self._count_groups, columns))
@@ -232,10 +258,10 @@ class Manifest:
             self._background(("sha256",), partial(_digest, self.files))
         for spec in keys:
             for column in _columns(spec):
-                self._background(("encode", column), partial(encode_column, self.table[column]))
+                self._background(("encode", column), partial(self._encode, column))
         for column in repeated:
             job = ("repeated", column, "True")
-            self._background(job, partial(repeated_rows, self.table[column], True))
+            self._background(job, partial(self._repeated, column, True))
 
     def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
         if job not in self._jobs:
@@ -283,7 +309,7 @@ class Manifest:
         rows = np.asarray(rows, dtype=np.int64)
         if self.id_column is None:
             return [int(r) for r in rows]
-        values = self.table[self.id_column].take(pa.array(rows)).to_pylist()
+        values = self.take(self.id_column, rows).to_pylist()
         return [v if isinstance(v, int | str) else str(v) for v in values]
 
 

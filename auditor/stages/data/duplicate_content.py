@@ -72,9 +72,9 @@ class DuplicateContent(Stage):
         keys = context.config.keys
         if keys.content_hash is not None:
             name = keys.content_hash
-            content = manifest.table[name]
             rows, codes, values = manifest.repeated(name)
             yield from self._spellings(context, name)
+            repeated_content = manifest.take(name, rows)
         else:
             assert keys.content_path is not None
             name = f"sha256({keys.content_path})"
@@ -95,6 +95,7 @@ class DuplicateContent(Stage):
                     remediation="Fix the paths (relative to the manifest file) or restore the files.",
                 )
             rows, codes, values = repeated_rows(content, blank_is_missing=True)
+            repeated_content = content.take(pa.array(rows)).combine_chunks()
         if not len(rows):
             return
         # Only rows whose content repeats can be duplicates or conflicts: work on those alone.
@@ -102,7 +103,7 @@ class DuplicateContent(Stage):
         yield from self._across_splits(context, grouped, name)
         yield from self._within_splits(context, grouped, name)
         if keys.label is not None:
-            yield from self._label_conflicts(context, content.take(pa.array(rows)), rows, name, keys.label)
+            yield from self._label_conflicts(context, repeated_content, rows, name, keys.label)
 
     def _across_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
         import numpy as np
@@ -161,7 +162,7 @@ class DuplicateContent(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, from_rows, group_examples, spelling_text
+        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_text
 
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
@@ -169,7 +170,7 @@ class DuplicateContent(Stage):
         if variants is None or not variants.n_groups:
             return
         names = manifest.split_names
-        spellings = from_rows(manifest.table[name], manifest.split.codes, len(names), variants)
+        spellings = manifest.row_spellings(name)
         found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "DUP007", 1)
         if found is None:
             return
@@ -213,14 +214,14 @@ class DuplicateContent(Stage):
             )
 
     def _label_conflicts(
-        self, context: AuditContext, content: pa.ChunkedArray, rows: np.ndarray, name: str, label: str
+        self, context: AuditContext, content: pa.Array, rows: np.ndarray, name: str, label: str
     ) -> Iterator[Finding]:
         import pyarrow as pa
         import pyarrow.compute as pc
 
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
-        labels = manifest.table[label].take(pa.array(rows))
+        labels = manifest.take(label, rows)
         table = pa.table({"c": content, "l": labels}).filter(pc.and_(pc.is_valid(content), pc.is_valid(labels)))
         per_content = table.group_by(["c", "l"]).aggregate([([], "count_all")])
         labels_per = per_content.group_by(["c"]).aggregate([([], "count_all")])

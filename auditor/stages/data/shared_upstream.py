@@ -160,7 +160,7 @@ class SharedUpstream(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, from_codes, from_rows, group_examples, spelling_text
+        from auditor.manifest.spelling import crossing_groups, from_codes, group_examples, spelling_text
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
@@ -168,7 +168,7 @@ class SharedUpstream(Stage):
         split = manifest.split.codes
         spellings: SpellingSplits
         if isinstance(spec, str) and manifest.mostly_distinct(spec):
-            spellings = from_rows(manifest.table[spec], split, len(names), manifest.spelling(spec))
+            spellings = manifest.row_spellings(spec)
         else:
             spellings = from_codes(manifest.key(spec), split, len(names))
         if not spellings.n_groups:

@@ -288,7 +288,7 @@ class SplitIntegrity(Stage):
         """Ids equal after normalisation (case, whitespace, Unicode form, number format) but not before."""
         import numpy as np
 
-        from auditor.manifest.spelling import accepted_groups, from_rows, group_examples, spelling_text
+        from auditor.manifest.spelling import accepted_groups, group_examples, spelling_text
 
         manifest = context.require_manifest()
         if manifest.id_column is None:
@@ -297,7 +297,7 @@ class SplitIntegrity(Stage):
         if variants is None or not variants.n_groups:
             return
         names = manifest.split_names
-        spellings = from_rows(manifest.table[manifest.id_column], manifest.split.codes, len(names), variants)
+        spellings = manifest.row_spellings(manifest.id_column)
         present = spellings.counts > 0
         splits_of_group = np.zeros((spellings.n_groups, len(names)), dtype=bool)
         np.logical_or.at(splits_of_group, spellings.group, present)

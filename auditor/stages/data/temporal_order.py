@@ -52,7 +52,7 @@ class TemporalOrder(Stage):
         manifest = context.require_manifest()
         roles = context.roles
         names = manifest.split_names
-        parsed = parse_times(manifest.table[column], column, self.options.epoch_unit)
+        parsed = parse_times(manifest.column(column), column, self.options.epoch_unit)
         times = parsed.ns
         if parsed.mixed_zones is not None:
             yield self._mixed_zones(column, parsed.mixed_zones)
