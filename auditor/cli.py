@@ -21,6 +21,7 @@ from rich.text import Text
 from auditor.core.errors import AuditError, ConfigError, ReportMismatchError
 
 if TYPE_CHECKING:
+    from auditor.backends.engines import EngineSettings
     from auditor.core.config import LoadedConfig
     from auditor.core.findings import Report
     from auditor.core.output import ReportState, RunMarker
@@ -285,6 +286,19 @@ def run(
     ] = None,
     project: ProjectOption = None,
     token: TokenOption = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine", help="auto | memory | duckdb: where the manifest is held (auto: out of core when too big)"
+        ),
+    ] = "auto",
+    memory_limit: Annotated[
+        str | None,
+        typer.Option("--memory-limit", metavar="SIZE", help="memory the manifest may use, e.g. 8GB (default: half)"),
+    ] = None,
+    temp_dir: Annotated[
+        Path | None, typer.Option("--temp-dir", metavar="DIR", help="where the out-of-core engine spills to disk")
+    ] = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     from auditor.core.config import load_config
@@ -313,6 +327,7 @@ def run(
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = _formats(fmt, loaded)
             selected = _split_list(only, "--only") or None
+            engine_settings = _engine_settings(engine, memory_limit, temp_dir)
             if new_only and baseline is None:
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
@@ -328,7 +343,12 @@ def run(
                 raise
             with _exposure_from_server(loaded, submit, project, token) as audited:
                 reports.start(loaded, formats)
-                report = run_audit(audited, only=selected, fail_on=fail_on)  # type: ignore[arg-type]
+                report = run_audit(
+                    audited,
+                    only=selected,
+                    fail_on=fail_on,  # type: ignore[arg-type]
+                    engine=engine_settings,
+                )
             if approved is not None:
                 assert baseline is not None
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
@@ -370,6 +390,22 @@ def run(
             reasons.append(headline(report))
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
+
+
+def _engine_settings(engine: str, memory_limit: str | None, temp_dir: Path | None) -> EngineSettings:
+    """--engine, --memory-limit and --temp-dir checked before anything is read."""
+    from auditor.backends.engines import ENGINES, EngineSettings, parse_size, require
+
+    if engine not in ENGINES:
+        raise AuditError(f"--engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    require(engine)
+    limit = parse_size(memory_limit) if memory_limit is not None else None
+    folder = None
+    if temp_dir is not None:
+        folder = _path_arg(temp_dir, "--temp-dir")
+        if not folder.is_dir():
+            raise AuditError(f"--temp-dir {temp_dir}: not a folder; expected an existing folder to spill into")
+    return EngineSettings(engine, limit, folder)  # type: ignore[arg-type]
 
 
 Uploader = Callable[["Report", "LoadedConfig"], str]

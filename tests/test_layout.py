@@ -18,15 +18,16 @@ FLOORS: dict[str, int] = {
     "manifest": 1,
     "fitted": 1,
     "numeric": 1,
-    "pipeline": 2,
-    "exposure": 2,  # the ledger and holdout fingerprints: read by stages, the service and the CLI
-    "stages": 3,
-    "render": 3,
-    "lab": 4,
-    "service": 4,
-    "cli": 5,  # the `audit` command dispatches to lab and serve
-    "stage": 4,  # the deprecated re-export of pipeline.stage
-    "__init__": 4,  # the package's public API
+    "backends": 2,  # the manifest on other engines (DuckDB): chosen by the pipeline
+    "pipeline": 3,
+    "exposure": 3,  # the ledger and holdout fingerprints: read by stages, the service and the CLI
+    "stages": 4,
+    "render": 4,
+    "lab": 5,
+    "service": 5,
+    "cli": 6,  # the `audit` command dispatches to lab and serve
+    "stage": 5,  # the deprecated re-export of pipeline.stage
+    "__init__": 5,  # the package's public API
 }
 
 

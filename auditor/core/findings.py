@@ -176,6 +176,7 @@ class ManifestInfo(_Frozen):
     sha256: str
     rows: int
     rows_per_split: dict[str, int]
+    engine: str = "memory"  # where the rows were held: memory (Arrow) or duckdb (out of core)
 
 
 class Summary(_Frozen):

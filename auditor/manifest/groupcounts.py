@@ -51,8 +51,26 @@ def group_split_counts(
     source = pa.table([*(_plain(table[c]) for c in columns), pa.array(split_codes), rows], names=[*keys, _SPLIT, _ROW])
     # The first and last row per (value, split) come with the count almost for free; they are the examples.
     grouped = source.group_by([*keys, _SPLIT]).aggregate([([], "count_all"), (_ROW, "min_max")])
+    span = grouped[f"{_ROW}_min_max"].flatten()
+    parts = [*(grouped[k] for k in keys), grouped[_SPLIT], grouped["count_all"], span[0], span[1]]
+    summary = pa.table(parts, names=grouped_columns(len(keys)))
+    return from_grouped(summary, columns, n_splits, name)
+
+
+def grouped_columns(n_keys: int) -> list[str]:
+    """The columns of a grouped summary: one per key part, then split code, rows, first and last row."""
+    return [*(f"k{i}" for i in range(n_keys)), _SPLIT, "rows", "first", "last"]
+
+
+def from_grouped(grouped: pa.Table, columns: Sequence[str], n_splits: int, name: str) -> GroupSplitCounts:
+    """GroupSplitCounts from one row per (value, split) present (columns as grouped_columns), whatever engine counted.
+
+    Values are numbered in order of their first row, so every engine gives the same codes.
+    """
+    keys = [f"k{i}" for i in range(len(columns))]
+    grouped = grouped.sort_by([("first", "ascending")])
     split = grouped[_SPLIT].to_numpy().astype(np.int64)
-    count = grouped["count_all"].to_numpy().astype(np.int64)
+    count = grouped["rows"].to_numpy().astype(np.int64)
     missing_key = np.zeros(grouped.num_rows, dtype=bool)
     for k in keys:
         missing_key |= _blank_or_null(grouped[k])
@@ -65,11 +83,10 @@ def group_split_counts(
     flat = key.codes.astype(np.int64) * n_splits + kept[_SPLIT].to_numpy().astype(np.int64)
     size = key.n_values * n_splits
     counts = np.zeros(size, dtype=np.int64)
-    counts[flat] = kept["count_all"].to_numpy()
-    span = kept[f"{_ROW}_min_max"].flatten()
+    counts[flat] = kept["rows"].to_numpy()
     first, last = np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64)
-    first[flat] = span[0].to_numpy()
-    last[flat] = span[1].to_numpy()
+    first[flat] = kept["first"].to_numpy()
+    last[flat] = kept["last"].to_numpy()
     shape = (key.n_values, n_splits)
     return GroupSplitCounts(key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)
 

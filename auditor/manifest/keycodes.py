@@ -79,13 +79,17 @@ def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = T
         codes, values = _encode_integers(column)
     else:
         codes, values = _encode_hashed(column)
-    if blank_is_missing and (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+    return drop_blank(codes, values) if blank_is_missing else (codes, values)
+
+
+def drop_blank(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Blank text values become missing (-1); the others are renumbered, keeping first-seen order."""
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         blank = pc.equal(pc.utf8_trim_whitespace(values), "").to_numpy(zero_copy_only=False)
         if blank.any():
-            # Drop blank values and renumber the rest, keeping first-seen order.
             remap = np.cumsum(~blank) - 1
             remap[blank] = MISSING
-            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], MISSING)
+            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], MISSING).astype(codes.dtype, copy=False)
             values = values.filter(pa.array(~blank))
     return codes, values
 

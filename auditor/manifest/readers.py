@@ -183,7 +183,7 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
     """The columns of one manifest file, read from its header or footer only (for `audit validate`)."""
     kind = fmt or detect_format(path)
     if kind == "parquet":
-        return list(_parquet_schema(path).names)
+        return list(parquet_schema(path).names)
     if kind in ("csv", "tsv"):
         return _header(path, "\t" if kind == "tsv" else ",")
     if kind == "jsonl":
@@ -197,7 +197,7 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
 # -- parquet -------------------------------------------------------------------------------------------
 
 
-def _parquet_schema(path: Path) -> pa.Schema:
+def parquet_schema(path: Path) -> pa.Schema:
     """The file's schema; column names must be unique, as a CSV header's must (which one would be meant?)."""
     try:
         schema = pq.read_schema(path)
@@ -216,7 +216,7 @@ def _parquet_schema(path: Path) -> pa.Schema:
 def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Sequence[str]) -> pa.Table:
     schemas: list[pa.Schema] = []
     for f in files:
-        schemas.append(_parquet_schema(f))
+        schemas.append(parquet_schema(f))
         missing_columns(f, schemas[-1].names, columns)
     tables = []
     for f, s in zip(files, schemas, strict=True):

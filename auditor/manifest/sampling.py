@@ -22,10 +22,10 @@ from auditor.manifest.readers import (
     _COMPRESSED,
     _locate_csv_problem,
     _locate_jsonl_problem,
-    _parquet_schema,
     _reject_repeated_header,
     column_names,
     detect_format,
+    parquet_schema,
     unify_tables,
 )
 
@@ -90,7 +90,7 @@ def _sample_one(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]:
 
 
 def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]:
-    _parquet_schema(path)  # unreadable files and duplicate column names are named as `audit run` names them
+    parquet_schema(path)  # unreadable files and duplicate column names are named as `audit run` names them
     try:
         pf = pq.ParquetFile(path)
         total = pf.metadata.num_rows

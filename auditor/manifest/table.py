@@ -50,9 +50,9 @@ class Manifest:
     """
 
     def __init__(
-        self, table: pa.Table, files: Sequence[Path], id_column: str | None, roots: Sequence[Path] = ()
+        self, table: pa.Table | None, files: Sequence[Path], id_column: str | None, roots: Sequence[Path] = ()
     ) -> None:
-        self.table = table
+        self._table = table
         self.files = tuple(files)
         self.id_column = id_column
         # Folders the files a content column names must resolve under (default: the manifest's own folders).
@@ -65,6 +65,12 @@ class Manifest:
         self._distinct: dict[str, bool] = {}
         self._stop = threading.Event()  # set when the audit is abandoned: long background reads end early
         self.split = self.key(SPLIT_COLUMN)
+
+    @property
+    def table(self) -> pa.Table:
+        """The rows in memory; an engine that keeps them in the files has no table (see auditor.backends)."""
+        assert self._table is not None
+        return self._table
 
     @property
     def sha256(self) -> str:
@@ -339,7 +345,7 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
         try:
             table = read_files(fs, columns, spec.format, dictionary_columns)
         except MissingColumnsError as exc:
-            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+            raise ManifestError(explain_missing(exc, named, loaded)) from None
         if split is not None:
             constant = pa.DictionaryArray.from_arrays(
                 np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
@@ -353,18 +359,18 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     if table.num_rows == 0:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
-    _check_scalar_columns(table, list(named), files)
+    check_scalar_columns(table, list(named), files)
     if spec.id is not None:
-        _check_id_type(table, spec.id, files)
+        check_id_type(table, spec.id, files)
     return Manifest(table, files, spec.id, loaded.allowed_roots)
 
 
-def _explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
+def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
     origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
     return f"{exc}\n  ({origins})" if origins else str(exc)
 
 
-def _check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path]) -> None:
+def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path]) -> None:
     for column in columns:
         if column not in table.column_names:
             continue
@@ -376,7 +382,7 @@ def _check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[P
             )
 
 
-def _check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:
+def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:
     t = table[id_column].type
     if pa.types.is_dictionary(t):
         t = t.value_type
@@ -435,5 +441,5 @@ def check_columns(loaded: LoadedConfig) -> list[Path]:
             available = column_names(f, spec.format)
             missing_columns(f, available, wanted)
         except MissingColumnsError as exc:
-            raise ManifestError(_explain_missing(exc, named, loaded)) from None
+            raise ManifestError(explain_missing(exc, named, loaded)) from None
     return files

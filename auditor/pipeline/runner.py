@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
+from auditor.backends.engines import EngineSettings
 from auditor.core.config import LoadedConfig, load_config
 from auditor.core.errors import ConfigError
 from auditor.core.findings import (
@@ -20,7 +21,7 @@ from auditor.core.findings import (
     summarize,
 )
 from auditor.core.version import __version__
-from auditor.pipeline.execute import execute
+from auditor.pipeline.execute import error_result, execute
 from auditor.pipeline.isolated import NumericRun
 from auditor.pipeline.registry import discover, instantiate, load_stages, select
 from auditor.pipeline.stage import Acceptances, AuditContext, Stage
@@ -46,13 +47,14 @@ def run_audit(
     only: Sequence[str] | str | None = None,
     fail_on: FailOn | None = None,
     classes: Sequence[type[Stage]] | None = None,
+    engine: EngineSettings | None = None,
 ) -> Report:
     """Audit a config (a path or a LoadedConfig) and return the frozen Report.
 
     Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
     inside one stage becomes that stage's `error` result instead.
     """
-    from auditor.manifest.table import load_manifest
+    from auditor.backends.load import load_for
 
     if fail_on is not None and fail_on not in get_args(FailOn):
         raise ConfigError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
@@ -67,18 +69,35 @@ def run_audit(
     in_child = [s for s in active if s.needs_numeric]
     numeric = NumericRun(loaded, in_child)
     user_output = None
+    early: dict[str, StageResult] = {}
+    engine_used = "memory"
     try:
         numeric.start()  # before the manifest loads, so the user's code and the data work run side by side
         here = [s for s in active if not s.needs_numeric]
         if any(s.needs_manifest for s in here):
-            manifest = load_manifest(loaded)
+            manifest, engine_used = load_for(loaded, engine or EngineSettings())
+            if engine_used != "memory":
+                # A stage that reads the whole table cannot run out of core: it is an error, never a silent skip.
+                for stage in [s for s in here if s.needs_manifest and not s.out_of_core]:
+                    here.remove(stage)
+                    skips[stage.name] = None
+                    early[stage.name] = error_result(
+                        stage.name,
+                        "engine",
+                        f"this stage needs the whole manifest in memory, but it was audited out of core "
+                        f"(engine {engine_used}); run it with --engine memory, or leave it out with --only",
+                    )
             for stage in here:
                 stage.prefetch(manifest, loaded.config)
             manifest.prefetch(sha256=True)  # last: the stages' own work comes first
         acceptances = Acceptances(loaded.config.accept)
         context = AuditContext(loaded, manifest, acceptances)
         child = {s.name for s in in_child}
-        done = {s.name: _run_one(s, skips[s.name], context, threshold) for s in stages if s.name not in child}
+        done = {
+            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold)
+            for s in stages
+            if s.name not in child
+        }
         raw, user_output = numeric.finish()
         done.update({name: _judge(result, acceptances, threshold) for name, result in raw.items()})
         results = [done[s.name] for s in stages]
@@ -91,7 +110,7 @@ def run_audit(
                     stage="accept", status="failed" if failing else "passed", duration_s=0.0, findings=tuple(stale)
                 )
             )
-        info = _manifest_info(manifest)
+        info = _manifest_info(manifest, engine_used)
     except BaseException:
         # An interrupt or an error: abandon the background work (a file half hashed) instead of finishing it.
         numeric.close()
@@ -170,7 +189,7 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
     return stale
 
 
-def _manifest_info(manifest: Manifest | None) -> ManifestInfo | None:
+def _manifest_info(manifest: Manifest | None, engine: str) -> ManifestInfo | None:
     if manifest is None:
         return None
     return ManifestInfo(
@@ -178,4 +197,5 @@ def _manifest_info(manifest: Manifest | None) -> ManifestInfo | None:
         sha256=manifest.sha256,
         rows=manifest.n_rows,
         rows_per_split=manifest.rows_per_split(),
+        engine=engine,
     )

@@ -85,6 +85,8 @@ class Stage(ABC):
     needs: ClassVar[tuple[str, ...]] = ()  # config keys it reads, for `audit stages`
     needs_manifest: ClassVar[bool] = True
     needs_numeric: ClassVar[bool] = False  # the user's code is imported (once) before the stages run
+    # Reads the manifest only through its accessors (never `manifest.table`), so it runs out of core too.
+    out_of_core: ClassVar[bool] = False
     codes: ClassVar[dict[str, str]] = {}  # finding code -> title, for the check catalogue
     Options: ClassVar[type[StageOptions]] = StageOptions
 

@@ -49,6 +49,7 @@ class DuplicateContent(Stage):
         "DUP007": "content digests that differ only by case or spacing, in train and holdout (or two holdout splits)",
     }
     Options = DuplicateContentOptions
+    out_of_core = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if config.keys.content_hash is None and config.keys.content_path is None:

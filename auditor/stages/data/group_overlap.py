@@ -41,6 +41,7 @@ class GroupOverlap(Stage):
         "GRP005": "group values that differ only by spelling, in train and holdout (or two holdout splits)",
     }
     Options = GroupOverlapOptions
+    out_of_core = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if not config.keys.groups:

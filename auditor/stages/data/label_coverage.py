@@ -34,6 +34,7 @@ class LabelCoverage(Stage):
         "LAB003": "rows without a label",
     }
     Options = LabelCoverageOptions
+    out_of_core = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no label column: set `keys.label`" if config.keys.label is None else None

@@ -59,6 +59,7 @@ class SharedUpstream(Stage):
         "UPS005": "source values that differ only by spelling, in train and holdout (or two holdout splits)",
     }
     Options = SharedUpstreamOptions
+    out_of_core = True
 
     @staticmethod
     def _specs(config: AuditConfig) -> list[str | list[str]]:

@@ -51,6 +51,7 @@ class SplitIntegrity(Stage):
         "SPL011": "sample ids that differ only by spelling, within one split",
     }
     Options = SplitIntegrityOptions
+    out_of_core = True
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         manifest.prefetch(repeated_ids=True)

@@ -36,6 +36,7 @@ class TemporalOrder(Stage):
         "TMP004": "times with and without a UTC offset in one column; those without were read as UTC",
     }
     Options = TemporalOrderOptions
+    out_of_core = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no time column: set `keys.time`" if config.keys.time is None else None

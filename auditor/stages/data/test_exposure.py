@@ -51,6 +51,7 @@ class TestExposure(Stage):
     needs = ("manifest",)
     codes: ClassVar[dict[str, str]] = {"EXP001": "evaluations already recorded on a holdout set"}
     Options = TestExposureOptions
+    out_of_core = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         from auditor.exposure.holdout import basis_of

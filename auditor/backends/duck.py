@@ -1,0 +1,403 @@
+"""The manifest out of core: DuckDB aggregates over the Parquet files with a memory limit and spills to disk.
+
+Only what the stages keep comes into memory: one integer code per row for the keys, the grouped counts,
+and the values of the rows a finding names. Every result is handed to the same code the in-memory engine
+uses (codes in first-seen order, grouped counts, repeats, spellings), so both engines report alike.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.errors import ManifestError, StageInputError
+from auditor.manifest.groupcounts import from_grouped, grouped_columns
+from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
+from auditor.manifest.readers import MissingColumnsError, detect_format, expand, missing_columns, parquet_schema
+from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.spelling import Variants, normalise, spelling_variants
+from auditor.manifest.table import (
+    SPLIT_COLUMN,
+    Manifest,
+    check_id_type,
+    check_scalar_columns,
+    explain_missing,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from auditor.backends.engines import EngineSettings
+    from auditor.manifest.groupcounts import GroupSplitCounts
+
+# A superset of the values spelling.py's byte scan flags (upper-case ASCII, any non-ASCII byte, whitespace
+# at either end, a number that may not be written canonically): only these rows are read for spellings.
+_MAYBE_NOT_NORMAL = r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$"
+_BATCH = 1 << 20
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One manifest file: where its rows start in the whole manifest and, with `paths`, its split."""
+
+    path: Path
+    offset: int
+    rows: int
+    split: str | None
+    row_groups: tuple[int, ...]  # first row of each row group, relative to the file
+
+
+class DuckManifest(Manifest):
+    """A Manifest whose rows stay in the files: DuckDB counts and groups them, pyarrow fetches named rows."""
+
+    def __init__(
+        self,
+        database: duckdb.DuckDBPyConnection,
+        sources: Sequence[_Source],
+        columns: dict[str, pa.DataType],
+        split_column: str | None,
+        id_column: str | None,
+        roots: Sequence[Path],
+        temp_dir: Path | None,
+    ) -> None:
+        self._db = database
+        self._sources = tuple(sources)
+        self._types = columns
+        self._split_column = split_column
+        self._temp_dir = temp_dir
+        self._local = threading.local()
+        self._rows = sum(s.rows for s in sources)
+        super().__init__(None, [s.path for s in sources], id_column, roots)
+
+    # -- what the in-memory Manifest reads from its table -------------------------------------------------
+
+    @property
+    def table(self) -> pa.Table:
+        raise StageInputError(
+            "this stage needs the whole manifest in memory, but it was audited out of core (--engine duckdb); "
+            "run it with --engine memory on a machine with enough memory, or leave it out with --only"
+        )
+
+    @property
+    def n_rows(self) -> int:
+        return self._rows
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        return self._read_column(name)
+
+    def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
+        wanted = np.asarray(rows, dtype=np.int64)
+        if not len(wanted):
+            return pa.array([], self._arrow_type(name))
+        order = np.argsort(wanted, kind="stable")
+        ordered = wanted[order]
+        pieces: list[pa.Array] = []
+        for source in self._sources:
+            lo, hi = np.searchsorted(ordered, [source.offset, source.offset + source.rows])
+            if lo == hi:
+                continue
+            local = ordered[lo:hi] - source.offset
+            if name == SPLIT_COLUMN and source.split is not None:
+                pieces.append(pa.array([source.split] * len(local), pa.string()))
+                continue
+            reader = pq.ParquetFile(source.path)
+            starts = np.asarray(source.row_groups, dtype=np.int64)
+            group_of = np.searchsorted(starts, local, side="right") - 1
+            for g in np.unique(group_of):
+                in_group = local[group_of == g] - starts[g]
+                column = reader.read_row_group(int(g), columns=[self._file_column(name)]).column(0)
+                pieces.append(column.take(pa.array(in_group)).combine_chunks())
+        taken = _concat(pieces)
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        return taken.take(pa.array(inverse))
+
+    def rows_without_id(self) -> np.ndarray:
+        if self.id_column is None:
+            return np.zeros(0, dtype=np.int64)
+        found = self._query(f"SELECT _row FROM m WHERE {_ident(self.id_column)} IS NULL ORDER BY _row")
+        return found["_row"].to_numpy().astype(np.int64)
+
+    def _sample(self, column: str, step: int) -> pa.ChunkedArray:
+        query = f"SELECT {_ident(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
+        return self._query(query)["v"]
+
+    def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
+            # Read as the in-memory engine reads it (dictionary order, not first-seen): one integer column.
+            return encode_column(self._read_column(column))
+        q = _ident(column)
+        not_nan = f" AND NOT isnan({q})" if pa.types.is_floating(self._types[column]) else ""
+        query = f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL{not_nan} GROUP BY 1 ORDER BY first"
+        values = self._query(query)["v"].combine_chunks()
+        codes = np.full(self._rows, MISSING, dtype=CODE)
+        with self._registered("_codes", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
+            for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON m.{q} = c.v"):
+                codes[batch.column(0).to_numpy()] = batch.column(1).to_numpy()
+        return drop_blank(codes, values)
+
+    def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
+        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+        index, values = self.split.parts[0]
+        # The split code of a row is a function of its split value: the same codes the Manifest holds.
+        named = values.take(pa.array(index)).cast(pa.string())
+        split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
+        keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
+        group = ", ".join(f"k{i}" for i in range(len(columns)))
+        split_value = self._split_expression()
+        query = (
+            f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
+            f"max(_row) AS last FROM m LEFT JOIN _splits s ON {split_value} = s.v "
+            f"GROUP BY {group}, __split_code__"
+        )
+        with self._registered("_splits", split_codes):
+            grouped = self._query(query)
+        grouped = grouped.rename_columns(grouped_columns(len(columns)))
+        return from_grouped(grouped, columns, self.split.n_values, name)
+
+    def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        q = _ident(column)
+        query = (
+            f"WITH r AS (SELECT {q} AS v FROM m WHERE {q} IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
+            f"SELECT m._row, m.{q} AS v FROM m SEMI JOIN r ON m.{q} = r.v ORDER BY m._row"
+        )
+        found = self._query(query)
+        rows = found["_row"].to_numpy()
+        local, codes, values = repeated_rows(found["v"], blank_is_missing)
+        return rows[local], codes, values
+
+    def _spelling(self, column: str) -> Variants:
+        plain = self._types[column]
+        plain = plain.value_type if pa.types.is_dictionary(plain) else plain
+        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
+            return spelling_variants(pa.array([], plain))  # numbers have one spelling
+        q = _ident(column)
+        query = f"SELECT _row, {q} AS v FROM m WHERE regexp_matches({q}, {_literal(_MAYBE_NOT_NORMAL)}) ORDER BY _row"
+        maybe = self._query(query)
+        if not maybe.num_rows:
+            return spelling_variants(pa.array([], pa.string()))
+        raw = maybe["v"].combine_chunks().cast(pa.string())
+        normal = normalise(raw).combine_chunks()
+        changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
+        rows, values = maybe["_row"].to_numpy()[changed], raw.filter(pa.array(changed))
+        targets = pc.unique(normal.filter(pa.array(changed)))
+        targets = targets.filter(pc.not_equal(targets, ""))
+        if len(targets):
+            # Rows already spelled in a normal form that a changed value reaches are its twins.
+            with self._registered("_targets", pa.table({"t": targets})):
+                query = f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row"
+                twins = self._query(query)
+            rows = np.concatenate([rows, twins["_row"].to_numpy()])
+            values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
+        order = np.argsort(rows, kind="stable")
+        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
+        return Variants(rows[order][found.positions], found.group, found.normal)
+
+    # -- plumbing --------------------------------------------------------------------------------------------
+
+    def _split_expression(self) -> str:
+        return _ident(SPLIT_COLUMN)
+
+    def _arrow_type(self, name: str) -> pa.DataType:
+        return pa.string() if name == SPLIT_COLUMN else self._types[name]
+
+    def _file_column(self, name: str) -> str:
+        if name == SPLIT_COLUMN:
+            assert self._split_column is not None
+            return self._split_column
+        return name
+
+    def _read_column(self, name: str) -> pa.ChunkedArray:
+        """A whole column as the in-memory engine reads it (the split column dictionary-encoded)."""
+        chunks: list[pa.Array] = []
+        for source in self._sources:
+            if name == SPLIT_COLUMN and source.split is not None:
+                constant = pa.DictionaryArray.from_arrays(
+                    np.zeros(source.rows, dtype=np.int32), pa.array([source.split], pa.string())
+                )
+                chunks.append(constant)
+                continue
+            column = self._file_column(name)
+            as_dict = [column] if name == SPLIT_COLUMN and _is_text(self._types.get(column)) else None
+            table = pq.read_table(source.path, columns=[column], read_dictionary=as_dict, pre_buffer=False)
+            chunks.extend(table.column(0).chunks)
+        if name == SPLIT_COLUMN and any(pa.types.is_dictionary(c.type) for c in chunks):
+            table = pa.table({"c": pa.chunked_array(chunks)}).unify_dictionaries()
+            return table["c"]
+        return pa.chunked_array(chunks, chunks[0].type) if chunks else pa.chunked_array([], self._arrow_type(name))
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        """One connection per thread: the manifest's background jobs query side by side."""
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is None:
+            cursor = self._db.cursor()
+            self._local.cursor = cursor
+        return cursor
+
+    def _query(self, query: str) -> pa.Table:
+        """The whole result of ``query``; a DuckDB error (out of memory, disk full) as a StageInputError."""
+        import duckdb
+
+        try:
+            result: pa.Table = self._cursor().sql(query).to_arrow_table()
+        except duckdb.Error as exc:
+            raise StageInputError(_explain(exc, self._temp_dir, self._sources[0].path)) from None
+        return result
+
+    def _batches(self, query: str) -> Iterator[pa.RecordBatch]:
+        """The result of ``query`` in batches of about a million rows, read to the end."""
+        import duckdb
+
+        try:
+            reader: pa.RecordBatchReader = self._cursor().sql(query).to_arrow_reader(_BATCH)
+            yield from reader
+        except duckdb.Error as exc:
+            raise StageInputError(_explain(exc, self._temp_dir, self._sources[0].path)) from None
+
+    @contextmanager
+    def _registered(self, name: str, table: pa.Table) -> Iterator[None]:
+        cursor = self._cursor()
+        cursor.register(name, table)
+        try:
+            yield
+        finally:
+            cursor.unregister(name)
+
+    def close(self, wait: bool = True) -> None:
+        super().close(wait)
+        try:
+            self._db.close()
+        finally:
+            if self._temp_dir is not None:
+                shutil.rmtree(self._temp_dir, ignore_errors=True)
+
+
+def _concat(pieces: list[pa.Array]) -> pa.Array:
+    if len(pieces) == 1:
+        return pieces[0]
+    if any(pa.types.is_dictionary(p.type) for p in pieces):
+        pieces = [p.dictionary_decode() if pa.types.is_dictionary(p.type) else p for p in pieces]
+    return pa.concat_arrays(pieces)
+
+
+def _is_text(t: pa.DataType | None) -> bool:
+    return t is not None and (pa.types.is_string(t) or pa.types.is_large_string(t))
+
+
+def _explain(exc: Exception, temp_dir: Path | None, first: Path) -> str:
+    text = str(exc).strip()
+    where = f" ({temp_dir})" if temp_dir is not None else ""
+    if "No space left on device" in text or "max_temp_directory_size" in text:
+        return (
+            f"{first}: the out-of-core engine ran out of disk space in its temp folder{where}: free space there "
+            f"or give --temp-dir on a larger disk. DuckDB said: {text}"
+        )
+    if "Out of Memory" in text:
+        return (
+            f"{first}: the out-of-core engine ran out of memory within --memory-limit and could not spill "
+            f"to its temp folder{where}: raise --memory-limit or free disk space. DuckDB said: {text}"
+        )
+    return f"{first}: the out-of-core engine (DuckDB) failed: {text}"
+
+
+def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckManifest:
+    """Open the config's Parquet manifest out of core; the same checks and messages as load_manifest."""
+    import duckdb
+
+    spec = loaded.config.manifest
+    if spec is None:
+        raise ManifestError("the config has no `manifest` section")
+    named = loaded.config.manifest_columns()
+    columns = [c for c in named if c != spec.split]
+    groups: list[tuple[str | None, list[Path]]]
+    if spec.paths is not None:
+        groups = [
+            (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
+            for split, p in spec.paths.items()
+        ]
+    else:
+        assert spec.path is not None and spec.split is not None
+        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots))]
+        columns = [spec.split, *columns]
+    sources: list[_Source] = []
+    types: dict[str, pa.DataType] = {}
+    offset = 0
+    for split, files in groups:
+        for f in files:
+            kind = spec.format or detect_format(f)
+            if kind != "parquet":
+                raise ManifestError(
+                    f"{f}: the out-of-core engine reads Parquet manifests, and this file is "
+                    f"{kind or 'of no known format'}; "
+                    "convert it to Parquet (one pass, e.g. with DuckDB or pyarrow) or audit it with --engine memory"
+                )
+            schema = parquet_schema(f)
+            try:
+                missing_columns(f, schema.names, columns)
+            except MissingColumnsError as exc:
+                raise ManifestError(explain_missing(exc, named, loaded)) from None
+            for c in columns:
+                t = schema.field(c).type
+                if types.setdefault(c, t) != t:
+                    raise ManifestError(
+                        f"{f}: column '{c}' holds {t} values, but {types[c]} in {sources[0].path}; the out-of-core "
+                        "engine needs one type per column in every file (or audit with --engine memory)"
+                    )
+            meta = pq.ParquetFile(f).metadata
+            starts = np.cumsum([0] + [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])[:-1]
+            sources.append(_Source(f, offset, meta.num_rows, split, tuple(int(s) for s in starts)))
+            offset += meta.num_rows
+    if offset == 0:
+        where = ", ".join(str(s.path) for s in sources[:3])
+        raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
+    empty = pa.schema([pa.field(c, types[c]) for c in columns]).empty_table()
+    check_scalar_columns(empty, list(named), [s.path for s in sources])
+    if spec.id is not None:
+        check_id_type(empty, spec.id, [s.path for s in sources])
+    temp_dir = Path(tempfile.mkdtemp(prefix="split-auditor-duckdb-", dir=settings.temp_dir))
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "memory_limit": f"{max(settings.budget // 2**20, 64)}MiB",
+        "temp_directory": str(temp_dir),
+        "preserve_insertion_order": False,
+    }
+    try:
+        database = duckdb.connect(":memory:", config=config)
+        database.execute("SET enable_progress_bar = false")  # a session setting: stderr stays the CLI's
+        database.execute(_view(sources, columns, spec.split))
+    except duckdb.Error as exc:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        raise ManifestError(_explain(exc, temp_dir, sources[0].path)) from None
+    return DuckManifest(database, sources, types, spec.split, spec.id, loaded.allowed_roots, temp_dir)
+
+
+def _view(sources: Sequence[_Source], columns: Sequence[str], split_column: str | None) -> str:
+    """One SELECT per file, each numbering its rows from where the file starts in the whole manifest."""
+    picked = ", ".join(_ident(c) for c in columns)
+    parts = []
+    for s in sources:
+        split = _literal(s.split) if s.split is not None else _ident(split_column or "")
+        parts.append(
+            f"SELECT {picked}, {split}::VARCHAR AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
+            f"FROM read_parquet({_literal(str(s.path))}, file_row_number = true)"
+        )
+    return "CREATE VIEW m AS " + " UNION ALL ".join(parts)

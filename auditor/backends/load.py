@@ -1,0 +1,18 @@
+"""Open the config's manifest on the engine the settings and its size call for."""
+
+from __future__ import annotations
+
+from auditor.backends.engines import EngineSettings, choose
+from auditor.backends.size import projected_bytes
+from auditor.core.config import LoadedConfig
+from auditor.manifest.table import Manifest, load_manifest
+
+
+def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
+    """The manifest and the name of the engine holding it."""
+    engine, _ = choose(settings, projected_bytes(loaded) if settings.engine == "auto" else None)
+    if engine == "duckdb":
+        from auditor.backends.duck import load_duck_manifest
+
+        return load_duck_manifest(loaded, settings), engine
+    return load_manifest(loaded), engine
