@@ -51,8 +51,23 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     del graph
     # Every present value of a row is in the row's component; the last one seen stands for all.
     of_row = np.where(previous >= 0, node_label[np.maximum(previous, 0)], -1).astype(np.int64)
-    sizes = np.bincount(of_row[of_row >= 0], minlength=int(node_label.max(initial=-1)) + 1)
-    return Components(of_row, sizes)
+    return _by_first_row(of_row, int(node_label.max(initial=-1)) + 1)
+
+
+def _by_first_row(of_row: np.ndarray, n_labels: int) -> Components:
+    """Only components that hold rows (a value no row keeps is a node of its own), numbered by first row,
+    so the numbering depends on the rows alone and not on how an engine numbered the values."""
+    has = np.flatnonzero(of_row >= 0)
+    labels = of_row[has]
+    sizes = np.bincount(labels, minlength=n_labels)
+    first = np.full(n_labels, len(of_row), dtype=np.int64)
+    np.minimum.at(first, labels, has)
+    used = np.flatnonzero(sizes > 0)
+    order = used[np.argsort(first[used], kind="stable")]
+    relabel = np.full(n_labels, -1, dtype=np.int64)
+    relabel[order] = np.arange(len(order))
+    of_row = np.where(of_row >= 0, relabel[np.maximum(of_row, 0)], -1)
+    return Components(of_row, sizes[order])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,156 @@
+"""The out-of-core engine reports what the in-memory engine reports: on the samples and on generated manifests."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor.backends.engines import EngineSettings
+from auditor.manifest.readers import column_names, read_files
+from auditor.pipeline.runner import run_audit
+
+pytest.importorskip("duckdb", reason="the out-of-core engine's tests need the `duckdb` extra")
+
+REPO = Path(__file__).resolve().parents[2]
+OUT_OF_CORE = [
+    "split_integrity",
+    "group_overlap",
+    "duplicate_content",
+    "label_coverage",
+    "shared_upstream",
+    "temporal_order",
+    "test_exposure",
+]
+
+
+def comparable(report: Any) -> dict[str, Any]:
+    """The report without what differs by nature between two runs: times, the clock and the engine's name."""
+    data = json.loads(report.model_dump_json())
+    data.pop("generated_at")
+    data["manifest"].pop("engine")
+    for stage in data["stages"]:
+        stage["duration_s"] = 0
+    return data
+
+
+def assert_same(memory: dict[str, Any], duck: dict[str, Any]) -> None:
+    """Equal reports, or the lines that differ."""
+    if duck != memory:
+        left = json.dumps(memory, indent=1, sort_keys=True).splitlines()
+        right = json.dumps(duck, indent=1, sort_keys=True).splitlines()
+        diff = "\n".join(difflib.unified_diff(left, right, "memory", "duckdb", lineterm="", n=4))
+        pytest.fail(f"the engines' reports differ:\n{diff[:6000]}")
+
+
+def both(config: Path, only: list[str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    memory = run_audit(config, only=only, engine=EngineSettings("memory"))
+    duck = run_audit(config, only=only, engine=EngineSettings("duckdb"))
+    assert memory.manifest is not None and duck.manifest is not None
+    assert (memory.manifest.engine, duck.manifest.engine) == ("memory", "duckdb")
+    return comparable(memory), comparable(duck)
+
+
+def as_parquet(sample: str, tmp_path: Path) -> Path:
+    """A copy of a sample whose manifest is Parquet, read with the project's own reader so types agree."""
+    folder = tmp_path / sample
+    shutil.copytree(REPO / "sample_data" / sample, folder)
+    config_path = folder / "audit.yaml"
+    data = yaml.safe_load(config_path.read_text())
+    source = folder / data["manifest"]["path"]
+    table = read_files([source], column_names(source, None), None)
+    pq.write_table(table, folder / "manifest.parquet", row_group_size=7)  # several row groups, on purpose
+    data["manifest"]["path"] = "manifest.parquet"
+    config_path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return config_path
+
+
+# Near copies (texts, images) need every value in memory: shared_upstream links by them only in memory.
+NEAR_COPIES = {"support_tickets", "video_frames"}
+
+
+@pytest.mark.parametrize("sample", ["handwriting", "clinic", "support_tickets", "video_frames"])
+def test_every_sample_reports_alike_on_both_engines(sample: str, tmp_path: Path) -> None:
+    config = as_parquet(sample, tmp_path)
+    stages = [s for s in OUT_OF_CORE if not (sample in NEAR_COPIES and s == "shared_upstream")]
+    memory, duck = both(config, only=stages)
+    assert_same(memory, duck)
+    ran = [s for s in memory["stages"] if s["status"] in ("passed", "failed")]
+    assert ran, f"no stage ran on {sample}: the comparison would prove nothing"
+
+
+@pytest.mark.parametrize("stage", ["near_duplicates", "shared_upstream"])
+def test_a_stage_that_needs_the_table_is_an_error_out_of_core(stage: str, tmp_path: Path) -> None:
+    """near_duplicates always, shared_upstream when near copies link rows: an error (exit 2), never a pass."""
+    config = as_parquet("video_frames", tmp_path)
+    report = run_audit(config, only=[stage], engine=EngineSettings("duckdb"))
+    (result,) = report.stages
+    assert result.status == "error" and result.error is not None
+    assert "needs the whole manifest in memory" in result.error.message
+    assert report.exit_code == 2
+
+
+# -- generated manifests ------------------------------------------------------------------------------------
+
+SPELLINGS = ["a", "A", " a", "a ", "b", "B", "É", "É", "0", "00", "1.50", "1.5", "+1.5", "", "  ", None]
+IDS = [f"id{i}" for i in range(6)]
+DIGESTS = ["ab" * 8, ("ab" * 8).upper(), "cd" * 8, "ef" * 8 + " ", "10" * 8, None]
+
+
+@st.composite
+def manifests(draw: st.DrawFn) -> dict[str, list[Any]]:
+    n = draw(st.integers(min_value=1, max_value=40))
+    text = st.one_of(st.sampled_from(SPELLINGS), st.text(alphabet="aAbB é0.1 ", max_size=4))
+    return {
+        "sample_id": draw(
+            st.lists(st.one_of(text, st.sampled_from([f"id{i}" for i in range(6)])), min_size=n, max_size=n)
+        ),
+        "split": draw(st.lists(st.sampled_from(["train", "val", "test", "Train", "", None]), min_size=n, max_size=n)),
+        "writer": draw(st.lists(text, min_size=n, max_size=n)),
+        "source": draw(st.lists(st.sampled_from(["s1", "s2", "S1", "s3", None]), min_size=n, max_size=n)),
+        "sha": draw(st.lists(st.sampled_from(DIGESTS), min_size=n, max_size=n)),
+        "label": draw(st.lists(st.sampled_from(["cat", "dog", None]), min_size=n, max_size=n)),
+        "ts": draw(st.lists(st.integers(min_value=1_600_000_000, max_value=1_700_000_000), min_size=n, max_size=n)),
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=manifests(), files=st.integers(min_value=1, max_value=3))
+def test_generated_manifests_report_alike_on_both_engines(
+    data: dict[str, list[Any]], files: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("generated")
+    table = pa.table({**data, "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s"))})
+    step = -(-table.num_rows // files)
+    names = []
+    for i in range(files):
+        part = table.slice(i * step, step)
+        if part.num_rows or i == 0:
+            pq.write_table(part, folder / f"part-{i}.parquet", row_group_size=5)
+            names.append(f"part-{i}.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test", "Train"]},
+        "keys": {
+            "groups": ["writer", ["writer", "source"]],
+            "sources": ["source"],
+            "content_hash": "sha",
+            "label": "label",
+            "time": "ts",
+        },
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    memory, duck = both(path, only=OUT_OF_CORE)
+    assert_same(memory, duck)
