@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from auditor.manifest.keycodes import KeyCodes
 
@@ -79,60 +79,136 @@ class Step:
     value: str | None = None
 
 
-def chain(keys: Sequence[KeyCodes], rows: np.ndarray, start: int, targets: np.ndarray) -> list[Step]:
-    """Shortest alternating row / key-value path from row ``start`` to any row in ``targets``.
+def chain(keys: Sequence[KeyCodes], start: int, is_target: np.ndarray) -> list[Step]:
+    """Shortest alternating row / key-value path from row ``start`` to a row where ``is_target`` holds.
 
-    ``rows`` (sorted or not) are the rows of one component; the search runs on the bipartite row-value graph of
-    those rows, built with numpy alone: a component may hold every row of a 10M-row manifest.
+    Breadth-first, one level at a time: a level's values are marked in a table per key, and the rows that
+    hold any of them are found with one gather over each key's codes. A component may hold every row of a
+    100M-row manifest; the search costs a few passes over the codes, not a graph of the whole component.
+    Among the targets of the nearest level, the lowest row is taken, so the chain does not depend on order.
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    m = len(rows)
-    order_rows = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order_rows]
-
-    def local(wanted: np.ndarray) -> np.ndarray:
-        """Positions in ``rows`` of the wanted rows; -1 for rows outside the component."""
-        at = np.minimum(np.searchsorted(sorted_rows, wanted), max(m - 1, 0))
-        return np.where(sorted_rows[at] == wanted, order_rows[at], -1) if m else np.full(len(wanted), -1)
-
-    src, dst, values = [], [], []  # values: per key, the distinct codes present (value node = base + index)
-    base = m
-    bases = []
-    for key in keys:
-        codes = key.codes[rows]
-        present = np.flatnonzero(codes >= 0)
-        uniq, inverse = np.unique(codes[present], return_inverse=True)
-        bases.append(base)
-        values.append(uniq)
-        src.append(present)
-        dst.append(base + inverse)
-        base += len(uniq)
-    size = base
-    a = np.concatenate(src) if src else np.zeros(0, dtype=np.int64)
-    b = np.concatenate(dst) if dst else np.zeros(0, dtype=np.int64)
-    graph = csr_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(size, size))
-    graph = graph + graph.T
-    first = int(local(np.array([start], dtype=np.int64))[0])
-    if first < 0:
+    n = len(keys[0].codes) if keys else 0
+    if not (0 <= start < n):
         return []
-    order, predecessors = breadth_first_order(graph, first, directed=False, return_predecessors=True)
-    wanted = np.zeros(size, dtype=bool)
-    inside = local(np.asarray(targets, dtype=np.int64))
-    wanted[inside[inside >= 0]] = True
-    hits = order[wanted[order]]
-    if not len(hits):
+    seen_rows = np.zeros(n, dtype=bool)
+    seen_rows[start] = True
+    seen_values = [np.zeros(k.n_values, dtype=bool) for k in keys]
+    # Per level: for each new value, the row it was reached from; for each new row, the value it was reached by.
+    value_from: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    frontier = np.array([start], dtype=np.int64)
+    found: int | None = None
+    index: list[_ValueIndex] | None = None
+    while len(frontier) and found is None:
+        level: list[tuple[np.ndarray, np.ndarray]] = []
+        new_value = []
+        for k, key in enumerate(keys):
+            codes = key.codes[frontier]
+            ok = codes >= 0
+            codes, via = codes[ok].astype(np.int64), frontier[ok]
+            fresh = ~seen_values[k][codes]
+            codes, via = codes[fresh], via[fresh]
+            # The lowest row reaches each value first (frontier rows ascend).
+            codes, first = np.unique(codes, return_index=True)
+            seen_values[k][codes] = True
+            level.append((codes, via[first]))
+            mark = np.zeros(key.n_values + 1, dtype=bool)  # the last slot takes the missing code -1
+            mark[codes] = True
+            new_value.append(mark)
+        value_from.append(level)
+        if len(value_from) <= _GATHER_LEVELS:
+            rows, keys_of = _rows_by_gather(keys, new_value, seen_rows)
+        else:  # a long chain: look rows up by value instead of passing over every row at each level
+            index = index or [_ValueIndex.of(key) for key in keys]
+            rows, keys_of = _rows_by_index(index, [codes for codes, _ in level], seen_rows)
+        if not len(rows):
+            break
+        seen_rows[rows] = True
+        codes_of = _codes_at(keys, keys_of, rows)
+        row_from.append((rows, keys_of, codes_of))
+        targets = rows[is_target[rows]]
+        if len(targets):
+            found = int(targets[0])
+        frontier = rows
+    if found is None:
         return []
-    node = int(hits[0])
-    path = [node]
-    while predecessors[node] >= 0:
-        node = int(predecessors[node])
-        path.append(node)
-    steps = []
-    for node in reversed(path):
-        if node < m:
-            steps.append(Step(row=int(rows[node])))
-        else:
-            k = int(np.searchsorted(bases, node, side="right")) - 1
-            code = int(values[k][node - bases[k]])
-            steps.append(Step(key=keys[k].name, value=keys[k].label(code)))
-    return steps
+    return _walk_back(keys, start, found, value_from, row_from)
+
+
+_GATHER_LEVELS = 12  # levels searched by passing over the codes; deeper ones use an index built once
+
+
+def _rows_by_gather(
+    keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Unseen rows holding a newly reached value, and the first key through which each is reached."""
+    by_key = np.full(len(seen_rows), -1, dtype=np.int8)
+    for k, key in enumerate(keys):
+        hit = new_value[k][key.codes] & ~seen_rows & (by_key < 0)
+        by_key[hit] = k
+    rows = np.flatnonzero(by_key >= 0)
+    return rows, by_key[rows].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _ValueIndex:
+    """The rows of each value of a key: rows sorted by code, and where each code's rows start."""
+
+    rows: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, key: KeyCodes) -> _ValueIndex:
+        order = np.argsort(key.codes, kind="stable")
+        starts = np.searchsorted(key.codes[order], np.arange(key.n_values + 1))
+        return cls(order.astype(np.int64), starts)
+
+    def rows_of(self, codes: np.ndarray) -> np.ndarray:
+        if not len(codes):
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([self.rows[self.starts[c] : self.starts[c + 1]] for c in codes])
+
+
+def _rows_by_index(
+    index: list[_ValueIndex], codes: list[np.ndarray], seen_rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    taken = seen_rows.copy()
+    rows_out, keys_out = [], []
+    for k, values in enumerate(codes):
+        rows = np.unique(index[k].rows_of(values))
+        rows = rows[~taken[rows]]
+        taken[rows] = True
+        rows_out.append(rows)
+        keys_out.append(np.full(len(rows), k, dtype=np.int64))
+    rows, keys_of = np.concatenate(rows_out), np.concatenate(keys_out)
+    order = np.argsort(rows, kind="stable")
+    return rows[order], keys_of[order]
+
+
+def _codes_at(keys: Sequence[KeyCodes], which: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    out = np.empty(len(rows), dtype=np.int64)
+    for k, key in enumerate(keys):
+        mine = which == k
+        out[mine] = key.codes[rows[mine]]
+    return out
+
+
+def _walk_back(
+    keys: Sequence[KeyCodes],
+    start: int,
+    found: int,
+    value_from: list[list[tuple[np.ndarray, np.ndarray]]],
+    row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> list[Step]:
+    steps = [Step(row=found)]
+    row = found
+    for depth in range(len(row_from) - 1, -1, -1):
+        rows, keys_of, codes_of = row_from[depth]
+        at = int(np.searchsorted(rows, row))
+        k, code = int(keys_of[at]), int(codes_of[at])
+        steps.append(Step(key=keys[k].name, value=keys[k].label(code)))
+        values, via = value_from[depth][k]
+        row = int(via[int(np.searchsorted(values, code))])
+        steps.append(Step(row=row))
+    assert row == start
+    return steps[::-1]

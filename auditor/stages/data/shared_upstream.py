@@ -289,9 +289,9 @@ class SharedUpstream(Stage):
             ia, ib = names.index(p.a), names.index(p.b)
             holdout, other = (ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib)
             starts = rows[split[rows] == holdout]
-            targets = rows[split[rows] == other]
-            if len(starts) and len(targets):
-                steps = chain(keys, rows, int(starts[0]), targets)
+            if len(starts) and (split[rows] == other).any():
+                # The search stays in the start's component: any row of the other split it reaches will do.
+                steps = chain(keys, int(starts[0]), split == other)
                 if steps:
                     ids = manifest.ids([s.row for s in steps if s.row is not None])
                     described, it = [], iter(ids)

@@ -1,0 +1,94 @@
+"""Linked components and the example chains through them, against a plain breadth-first search."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.manifest.components import Step, chain, row_components
+from auditor.manifest.keycodes import KeyCodes, single_key
+
+
+def key(name: str, codes: list[int], n_values: int | None = None) -> KeyCodes:
+    n = n_values if n_values is not None else max([*codes, -1]) + 1
+    return single_key(name, np.asarray(codes, dtype=np.int32), pa.array([f"{name}{i}" for i in range(n)]))
+
+
+def reference_distance(keys: list[KeyCodes], start: int, targets: set[int]) -> tuple[int, set[int]] | None:
+    """Rows-only BFS: (hops, the targets at that many hops), or None when no target is reachable."""
+    n = len(keys[0].codes)
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        row = queue.popleft()
+        for k in keys:
+            code = int(k.codes[row])
+            if code < 0:
+                continue
+            for other in range(n):
+                if other not in dist and int(k.codes[other]) == code:
+                    dist[other] = dist[row] + 1
+                    queue.append(other)
+    reached = [(d, r) for r, d in dist.items() if r in targets]
+    if not reached:
+        return None
+    best = min(d for d, _ in reached)
+    return best, {r for d, r in reached if d == best}
+
+
+def check_valid(keys: list[KeyCodes], steps: list[Step]) -> None:
+    by_name = {k.name: k for k in keys}
+    for before, link, after in zip(steps[0::2], steps[1::2], steps[2::2], strict=False):
+        assert before.row is not None and after.row is not None and link.key is not None
+        k = by_name[link.key]
+        assert k.label(int(k.codes[before.row])) == link.value == k.label(int(k.codes[after.row]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_the_chain_is_a_shortest_path_to_the_lowest_nearest_target(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=1, max_value=25))
+    codes = st.lists(st.integers(min_value=-1, max_value=5), min_size=n, max_size=n)
+    keys = [key("writer", data.draw(codes)), key("doc", data.draw(codes))]
+    start = data.draw(st.integers(min_value=0, max_value=n - 1))
+    targets = set(data.draw(st.lists(st.integers(min_value=0, max_value=n - 1), max_size=n))) - {start}
+    is_target = np.zeros(n, dtype=bool)
+    is_target[list(targets)] = True
+    steps = chain(keys, start, is_target)
+    expected = reference_distance(keys, start, targets)
+    if expected is None:
+        assert steps == []
+        return
+    hops, nearest = expected
+    assert len(steps) == 2 * hops + 1
+    assert steps[0].row == start and steps[-1].row == min(nearest)
+    check_valid(keys, steps)
+
+
+def test_a_long_chain_is_followed_past_the_levels_searched_by_passes() -> None:
+    n = 60  # row i shares a value with row i + 1 only: 59 hops, deeper than the gather levels
+    writer = key("writer", [i // 2 for i in range(n)])
+    doc = key("doc", [(i + 1) // 2 for i in range(n)])
+    is_target = np.zeros(n, dtype=bool)
+    is_target[n - 1] = True
+    steps = chain([writer, doc], 0, is_target)
+    assert [s.row for s in steps[0::2]] == list(range(n))
+    check_valid([writer, doc], steps)
+
+
+def test_a_start_with_no_key_value_reaches_nothing() -> None:
+    keys = [key("writer", [-1, 0, 0])]
+    assert chain(keys, 0, np.array([False, True, True])) == []
+
+
+def test_components_count_only_groups_that_hold_rows_numbered_by_first_row() -> None:
+    # Values 0 and 3 of `doc` are held by no row (as when values held once are left out): no component.
+    writer = key("writer", [2, 2, -1, 0, 1, 1])
+    doc = key("doc", [-1, -1, 1, -1, 2, -1], n_values=4)
+    comps = row_components([writer, doc])
+    assert comps.of_row.tolist() == [0, 0, 1, 2, 3, 3]
+    assert comps.sizes.tolist() == [2, 1, 1, 2]
