@@ -299,6 +299,10 @@ def run(
     temp_dir: Annotated[
         Path | None, typer.Option("--temp-dir", metavar="DIR", help="where the out-of-core engine spills to disk")
     ] = None,
+    temp_limit: Annotated[
+        str | None,
+        typer.Option("--temp-limit", metavar="SIZE", help="disk the out-of-core engine may fill (default: 90% free)"),
+    ] = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     from auditor.core.config import load_config
@@ -327,7 +331,7 @@ def run(
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = _formats(fmt, loaded)
             selected = _split_list(only, "--only") or None
-            engine_settings = _engine_settings(engine, memory_limit, temp_dir)
+            engine_settings = _engine_settings(engine, memory_limit, temp_dir, temp_limit)
             if new_only and baseline is None:
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
@@ -392,8 +396,10 @@ def run(
     raise typer.Exit(report.exit_code)
 
 
-def _engine_settings(engine: str, memory_limit: str | None, temp_dir: Path | None) -> EngineSettings:
-    """--engine, --memory-limit and --temp-dir checked before anything is read."""
+def _engine_settings(
+    engine: str, memory_limit: str | None, temp_dir: Path | None, temp_limit: str | None
+) -> EngineSettings:
+    """--engine, --memory-limit, --temp-dir and --temp-limit checked before anything is read."""
     from auditor.backends.engines import ENGINES, EngineSettings, parse_size, require
 
     if engine not in ENGINES:
@@ -405,7 +411,8 @@ def _engine_settings(engine: str, memory_limit: str | None, temp_dir: Path | Non
         folder = _path_arg(temp_dir, "--temp-dir")
         if not folder.is_dir():
             raise AuditError(f"--temp-dir {temp_dir}: not a folder; expected an existing folder to spill into")
-    return EngineSettings(engine, limit, folder)  # type: ignore[arg-type]
+    spill = parse_size(temp_limit, "--temp-limit", least=10**6) if temp_limit is not None else None
+    return EngineSettings(engine, limit, folder, spill)  # type: ignore[arg-type]
 
 
 Uploader = Callable[["Report", "LoadedConfig"], str]

@@ -380,6 +380,8 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
         "temp_directory": str(temp_dir),
         "preserve_insertion_order": False,
     }
+    if settings.temp_limit is not None:
+        config["max_temp_directory_size"] = f"{max(settings.temp_limit // 2**20, 1)}MiB"
     try:
         database = duckdb.connect(":memory:", config=config)
         database.execute("SET enable_progress_bar = false")  # a session setting: stderr stays the CLI's

@@ -34,13 +34,14 @@ class EngineSettings:
     engine: EngineName = "auto"
     memory_limit: int | None = None  # bytes; None: a share of the machine's memory
     temp_dir: Path | None = None  # DuckDB's spill folder; None: a private folder under the system's temp
+    temp_limit: int | None = None  # bytes the spill may take on disk; None: DuckDB's default (90% of free space)
 
     @property
     def budget(self) -> int:
         return self.memory_limit if self.memory_limit is not None else int(machine_memory() * DEFAULT_SHARE)
 
 
-def parse_size(text: str, option: str = "--memory-limit") -> int:
+def parse_size(text: str, option: str = "--memory-limit", least: int = 64 * 10**6) -> int:
     """'8GB', '512MiB', '2g' or a number of bytes, as bytes; anything else is refused with the forms."""
     found = _SIZE.match(text)
     if not found:
@@ -49,8 +50,8 @@ def parse_size(text: str, option: str = "--memory-limit") -> int:
     base = unit[:1]
     factor = 1024 ** " kmgt".index(base) if "i" in unit else _UNITS[base]
     size = int(number * factor)
-    if size < 64 * 1024**2:
-        raise AuditError(f"{option} {text!r}: at least 64MB is needed to audit anything")
+    if size < least:
+        raise AuditError(f"{option} {text!r}: at least {least // 10**6}MB is needed")
     return size
 
 

@@ -1,0 +1,154 @@
+"""Choosing the engine, and every way it can refuse: a bad size, a missing extra, a text manifest, a full disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from auditor.backends import engines
+from auditor.backends.engines import EngineSettings, choose, parse_size
+from auditor.backends.size import projected_bytes
+from auditor.cli import app
+from auditor.core.config import load_config
+from auditor.core.errors import AuditError
+from tests.conftest import write_config, write_table
+
+pytest.importorskip("duckdb", reason="the out-of-core engine's tests need the `duckdb` extra")
+
+runner = CliRunner()
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def parquet_manifest(folder: Path, rows: int = 30, name: str = "manifest.parquet") -> Path:
+    ids = [f"id{i}" for i in range(rows)]
+    write_table(
+        folder / name,
+        {"sample_id": ids, "split": ["train", "test"] * (rows // 2), "writer": [f"w{i % 3}" for i in range(rows)]},
+    )
+    return write_config(
+        folder,
+        {
+            "version": 1,
+            "manifest": {"path": name, "id": "sample_id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["test"]},
+            "keys": {"groups": ["writer"]},
+            "report": {"formats": ["json"]},
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("8GB", 8 * 10**9), ("512MiB", 512 * 2**20), ("2g", 2 * 10**9), ("100000000", 10**8)]
+)
+def test_sizes_are_read_in_the_usual_units(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["lots", "8 parsecs", "-1GB", "1MB"])
+def test_a_size_that_says_nothing_usable_is_refused(text: str) -> None:
+    with pytest.raises(AuditError, match="--memory-limit"):
+        parse_size(text)
+
+
+def test_auto_keeps_a_manifest_that_fits_in_memory_and_moves_one_that_does_not() -> None:
+    budget = EngineSettings(memory_limit=10**9)
+    assert choose(budget, 10**8)[0] == "memory"
+    assert choose(budget, 10**9)[0] == "duckdb"
+    assert choose(budget, None)[0] == "memory"  # a text format of unknown size: the reader says if it is too big
+
+
+def test_a_missing_engine_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(engines.EXTRAS, "duckdb", ("a_module_that_is_not_installed", "duckdb"))
+    with pytest.raises(AuditError, match=r"pip install 'split-auditor\[duckdb\]'"):
+        choose(EngineSettings("duckdb"), None)
+    with pytest.raises(AuditError, match="does not fit in memory"):
+        choose(EngineSettings(memory_limit=10**8), 10**9)
+
+
+def test_the_projected_size_counts_only_the_named_columns(tmp_path: Path) -> None:
+    config = parquet_manifest(tmp_path, rows=2000)
+    table = pq.read_table(tmp_path / "manifest.parquet")
+    pq.write_table(table.append_column("unused", pa.array(["x" * 200] * 2000)), tmp_path / "manifest.parquet")
+    size = projected_bytes(load_config(config))
+    assert size is not None and 0 < size < 2000 * 200
+
+
+def test_cli_runs_out_of_core_when_the_memory_limit_says_so(tmp_path: Path) -> None:
+    config = parquet_manifest(tmp_path)
+    rows = 1_500_000  # about 40MB of columns: more than a 64MB limit allows with the stages' working copies
+    numbers = np.arange(rows)
+    table = pa.table(
+        {
+            "sample_id": pa.array(np.char.add("sample-00000000", numbers.astype(str)).astype(object)),
+            "split": pa.array(np.where(numbers % 2 == 0, "train", "test")),
+            "writer": pa.array(np.char.add("w", (numbers % 3).astype(str)).astype(object)),
+        }
+    )
+    pq.write_table(table, tmp_path / "manifest.parquet")
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--memory-limit", "64MB", "-q")
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["manifest"]["engine"] == "duckdb"
+    assert {f["code"] for s in report["stages"] for f in s["findings"]} >= {"GRP001"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--engine", "spark"], "--engine 'spark': expected one of auto, memory, duckdb"),
+        (["--memory-limit", "lots"], "--memory-limit 'lots': expected a size"),
+        (["--temp-dir", "no/such/folder"], "--temp-dir no/such/folder: not a folder"),
+        (["--temp-limit", "1KB"], "--temp-limit '1KB': at least 1MB is needed"),
+    ],
+)
+def test_cli_refuses_bad_engine_options_before_reading(tmp_path: Path, args: list[str], message: str) -> None:
+    config = parquet_manifest(tmp_path)
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_a_text_manifest_is_refused_out_of_core_with_what_to_do(tmp_path: Path) -> None:
+    write_table(tmp_path / "manifest.csv", {"sample_id": ["a", "b"], "split": ["train", "test"]})
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "manifest.csv", "id": "sample_id", "split": "split"}}
+    )
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", "duckdb")
+    assert result.exit_code == 2
+    assert "manifest.csv: the out-of-core engine reads Parquet manifests" in result.output
+    assert "--engine memory" in result.output
+
+
+def test_a_full_spill_disk_is_a_clear_error_never_a_verdict(tmp_path: Path) -> None:
+    """Too little memory and a 1MB cap on the spill folder: the search for repeated ids cannot finish."""
+    rows = 3_000_000
+    ids = pa.array(np.char.add("sample-", np.arange(rows).astype(str)).astype(object))
+    split = pa.array(np.where(np.arange(rows) % 5 == 0, "test", "train"))
+    pq.write_table(pa.table({"sample_id": ids, "split": split}), tmp_path / "manifest.parquet")
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "manifest.parquet", "id": "sample_id", "split": "split"},
+            "report": {"formats": ["json"]},
+        },
+    )
+    out = tmp_path / "out"
+    args = ["--engine", "duckdb", "--memory-limit", "64MB", "--temp-limit", "1MB", "--temp-dir", str(tmp_path)]
+    result = invoke("run", str(config), "--out", str(out), "--only", "split_integrity", *args)
+    assert result.exit_code == 2, result.output
+    report = json.loads((out / "report.json").read_text())
+    (stage,) = report["stages"]
+    assert stage["status"] == "error"
+    assert "ran out of disk space in its temp folder" in stage["error"]["message"]
+    assert not list(tmp_path.glob("split-auditor-duckdb-*")), "the spill folder is removed afterwards"
