@@ -26,7 +26,6 @@ from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
 from auditor.manifest.readers import MissingColumnsError, detect_format, expand, missing_columns, parquet_schema
-from auditor.manifest.repeats import repeated_rows
 from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import (
     SPLIT_COLUMN,
@@ -69,6 +68,9 @@ class _Source:
 
 class DuckManifest(Manifest):
     """A Manifest whose rows stay in the files: DuckDB counts and groups them, pyarrow fetches named rows."""
+
+    # One query at a time: DuckDB runs each on every core already, and two at once share one memory limit.
+    workers = 1
 
     def __init__(
         self,
@@ -176,15 +178,35 @@ class DuckManifest(Manifest):
         return from_grouped(grouped, columns, self.split.n_values, name)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        # The repeated values in first-seen order, then each of their rows by a join: no string per row
+        # comes into memory, however many rows repeat (a random split repeats most sources).
         q = _ident(column)
         query = (
-            f"WITH r AS (SELECT {q} AS v FROM m WHERE {q} IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
-            f"SELECT m._row, m.{q} AS v FROM m SEMI JOIN r ON m.{q} = r.v ORDER BY m._row"
+            f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL GROUP BY 1 "
+            "HAVING count(*) > 1 ORDER BY first"
         )
-        found = self._query(query)
-        rows = found["_row"].to_numpy()
-        local, codes, values = repeated_rows(found["v"], blank_is_missing)
-        return rows[local], codes, values
+        values = self._query(query)["v"].combine_chunks()
+        if blank_is_missing:
+            values = values.filter(pa.array(drop_blank(np.arange(len(values)), values)[0] >= 0))
+        if not len(values):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
+        rows_out, codes_out = [], []
+        with self._registered("_repeats", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
+            for batch in self._batches(f"SELECT m._row, r.code FROM m JOIN _repeats r ON m.{q} = r.v"):
+                rows_out.append(batch.column(0).to_numpy())
+                codes_out.append(batch.column(1).to_numpy())
+        rows, codes = np.concatenate(rows_out), np.concatenate(codes_out)
+        order = np.argsort(rows, kind="stable")
+        return rows[order].astype(np.int64), codes[order].astype(np.int64), values
+
+    def mostly_distinct(self, column: str) -> bool:
+        # HyperLogLog over every row: a sample cannot tell values held five times each from distinct ones.
+        if column not in self._distinct:
+            q = _ident(column)
+            found = self._query(f"SELECT approx_count_distinct({q}) AS d, count({q}) AS n FROM m")
+            distinct, present = int(found["d"][0].as_py() or 0), int(found["n"][0].as_py() or 0)
+            self._distinct[column] = distinct > 0.5 * present
+        return self._distinct[column]
 
     def _spelling(self, column: str) -> Variants:
         plain = self._types[column]
@@ -259,10 +281,11 @@ class DuckManifest(Manifest):
         import duckdb
 
         try:
-            result: pa.Table = self._cursor().sql(query).to_arrow_table()
+            # Streamed out in batches: a materialised result would be held in DuckDB's memory, under its limit.
+            reader: pa.RecordBatchReader = self._cursor().sql(query).to_arrow_reader(_BATCH)
+            return reader.read_all()
         except duckdb.Error as exc:
             raise StageInputError(_explain(exc, self._temp_dir, self._sources[0].path)) from None
-        return result
 
     def _batches(self, query: str) -> Iterator[pa.RecordBatch]:
         """The result of ``query`` in batches of about a million rows, read to the end."""
@@ -376,7 +399,8 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
         check_id_type(empty, spec.id, [s.path for s in sources])
     temp_dir = Path(tempfile.mkdtemp(prefix="split-auditor-duckdb-", dir=settings.temp_dir))
     config: dict[str, str | bool | int | float | list[str]] = {
-        "memory_limit": f"{max(settings.budget // 2**20, 64)}MiB",
+        # DuckDB gets a quarter of the budget: the codes, counts and chains the stages keep take the rest.
+        "memory_limit": f"{max(settings.budget // 4 // 2**20, 64)}MiB",
         "temp_directory": str(temp_dir),
         "preserve_insertion_order": False,
     }

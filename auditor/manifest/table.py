@@ -49,6 +49,8 @@ class Manifest:
     stages may `prefetch` it so that the work of several stages runs on all cores at once.
     """
 
+    workers = 2  # background jobs at once: numpy and Arrow release the GIL, so two cores work side by side
+
     def __init__(
         self, table: pa.Table | None, files: Sequence[Path], id_column: str | None, roots: Sequence[Path] = ()
     ) -> None:
@@ -272,7 +274,7 @@ class Manifest:
     def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
         if job not in self._jobs:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="manifest")
+                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="manifest")
             self._jobs[job] = self._pool.submit(work)
         return self._jobs[job]
 
