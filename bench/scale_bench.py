@@ -74,9 +74,11 @@ def worker(mode: str, target: str, columns: str) -> None:
         out: dict[str, object] = {"elapsed_s": perf_counter() - t0, "rows": table.num_rows}
     else:
         from auditor import run_audit
+        from auditor.backends.engines import EngineSettings
 
+        engine = mode.split(":", 1)[1] if ":" in mode else "memory"
         t0 = perf_counter()
-        report = run_audit(target, only=columns.split(","))
+        report = run_audit(target, only=columns.split(","), engine=EngineSettings(engine))  # type: ignore[arg-type]
         out = {
             "elapsed_s": perf_counter() - t0,
             "stages": {s.stage: s.duration_s for s in report.stages},
@@ -205,23 +207,24 @@ def run_shape(shape: str, rows: int, args: argparse.Namespace) -> list[dict[str,
     from run_bench import warm_page_cache
 
     warm_page_cache(manifest)
-    runs: dict[str, dict[str, list[dict[str, object]]]] = {c: {"read": [], "audit": []} for c in CONFIGS}
+    pairs = [(c, e) for c in CONFIGS for e in args.engines]
+    runs: dict[tuple[str, str], dict[str, list[dict[str, object]]]] = {p: {"read": [], "audit": []} for p in pairs}
     for i in range(args.repeat):
-        for config in CONFIGS:
+        for config, engine in pairs:
             read = measure("read", manifest, columns(config, source, shape), args.timeout)
-            audit = measure("audit", configs[config], STAGES[config], args.timeout)
-            runs[config]["read"].append(read)
-            runs[config]["audit"].append(audit)
+            audit = measure(f"audit:{engine}", configs[config], STAGES[config], args.timeout)
+            runs[config, engine]["read"].append(read)
+            runs[config, engine]["audit"].append(audit)
             state = "TIMEOUT" if audit.get("timeout") else "CRASH" if audit.get("crash") else ""
             print(
-                f"  {shape} {config} {rows:,} rows repeat {i + 1}: read {read['elapsed_s']:.2f}s audit "
+                f"  {shape} {config} {engine} {rows:,} rows repeat {i + 1}: read {read['elapsed_s']:.2f}s audit "
                 f"{audit['elapsed_s']:.2f}s {state} peak {audit.get('peak_rss_mb', 0):.0f} MB",
                 file=sys.stderr,
                 flush=True,
             )
     results = []
-    for config in CONFIGS:
-        reads, audits = runs[config]["read"], runs[config]["audit"]
+    for config, engine in pairs:
+        reads, audits = runs[config, engine]["read"], runs[config, engine]["audit"]
         want = expected(shape, config, truth)
         problems = sorted({p for a in audits for p in check(a, want)})
         done = [a for a in audits if "facts" in a]
@@ -235,6 +238,7 @@ def run_shape(shape: str, rows: int, args: argparse.Namespace) -> list[dict[str,
             {
                 "shape": shape,
                 "config": config,
+                "engine": engine,
                 "rows": rows,
                 "read_s": read_s,
                 "audit_s": audit_s,
@@ -249,9 +253,9 @@ def run_shape(shape: str, rows: int, args: argparse.Namespace) -> list[dict[str,
 
 
 def table(results: list[dict[str, object]], timeout: float) -> str:
-    head = "| shape | config | rows | read s | audit s | audit/read | peak RSS MB | target (10M) | "
+    head = "| shape | config | engine | rows | read s | audit s | audit/read | peak RSS MB | target (10M) | "
     head += " | ".join(f"{s} s" for s in LINK_STAGES) + " | findings |"
-    lines = [head, "|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(LINK_STAGES) + "---|"]
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(LINK_STAGES) + "---|"]
     for r in results:
         audit_s, read_s, rss = r["audit_s"], float(r["read_s"]), r["peak_rss_mb"]  # type: ignore[arg-type]
         max_ratio, max_rss = TARGETS[str(r["config"])]
@@ -266,7 +270,8 @@ def table(results: list[dict[str, object]], timeout: float) -> str:
         stages: dict[str, float | None] = r["stages"]  # type: ignore[assignment]
         problems: list[str] = r["problems"]  # type: ignore[assignment]
         lines.append(
-            f"| {r['shape']} | {r['config']} | {r['rows']:,} | {read_s:.2f} | {audit_cell} | {ratio_cell} | "
+            f"| {r['shape']} | {r['config']} | {r['engine']} | {r['rows']:,} | {read_s:.2f} | {audit_cell} | "
+            f"{ratio_cell} | "
             f"{'—' if rss is None else f'{rss:.0f}'} | ≤{max_ratio:.0f}×, ≤{max_rss / 1000:.0f} GB: {verdict} | "
             + " | ".join(_fmt(stages.get(s)) for s in LINK_STAGES)
             + f" | {'as truth.json' if not problems else 'WRONG: ' + '; '.join(problems)} |"
@@ -282,6 +287,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement (default 600)")
     parser.add_argument("--json", type=Path, help="also save the results here")
+    parser.add_argument("--engines", nargs="+", choices=["memory", "duckdb"], default=["memory", "duckdb"])
     parser.add_argument("--worker", nargs=3, metavar=("MODE", "TARGET", "WHAT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:

@@ -170,7 +170,7 @@ class DuckManifest(Manifest):
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
             f"max(_row) AS last FROM m LEFT JOIN _splits s ON {split_value} = s.v "
-            f"GROUP BY {group}, __split_code__"
+            f"GROUP BY {group}, __split_code__ ORDER BY first"  # sorted out of core, not copied in memory
         )
         with self._registered("_splits", split_codes):
             grouped = self._query(query)
@@ -181,9 +181,12 @@ class DuckManifest(Manifest):
         # The repeated values in first-seen order, then each of their rows by a join: no string per row
         # comes into memory, however many rows repeat (a random split repeats most sources).
         q = _ident(column)
+        # Grouped by a 64-bit hash first (100M distinct digests group as integers, not strings); the strings
+        # of the candidates are then grouped exactly, so a hash collision never makes two values one.
         query = (
-            f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL GROUP BY 1 "
-            "HAVING count(*) > 1 ORDER BY first"
+            f"WITH c AS (SELECT hash({q}) AS h FROM m WHERE {q} IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
+            f"SELECT {q} AS v, min(_row) AS first FROM m SEMI JOIN c ON hash(m.{q}) = c.h "
+            "GROUP BY 1 HAVING count(*) > 1 ORDER BY first"
         )
         values = self._query(query)["v"].combine_chunks()
         if blank_is_missing:
@@ -399,8 +402,8 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
         check_id_type(empty, spec.id, [s.path for s in sources])
     temp_dir = Path(tempfile.mkdtemp(prefix="split-auditor-duckdb-", dir=settings.temp_dir))
     config: dict[str, str | bool | int | float | list[str]] = {
-        # DuckDB gets a quarter of the budget: the codes, counts and chains the stages keep take the rest.
-        "memory_limit": f"{max(settings.budget // 4 // 2**20, 64)}MiB",
+        # DuckDB gets a third of the budget: the codes, counts and chains the stages keep take the rest.
+        "memory_limit": f"{max(settings.budget // 3 // 2**20, 64)}MiB",
         "temp_directory": str(temp_dir),
         "preserve_insertion_order": False,
     }

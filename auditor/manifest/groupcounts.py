@@ -68,7 +68,9 @@ def from_grouped(grouped: pa.Table, columns: Sequence[str], n_splits: int, name:
     Values are numbered in order of their first row, so every engine gives the same codes.
     """
     keys = [f"k{i}" for i in range(len(columns))]
-    grouped = grouped.sort_by([("first", "ascending")])
+    first_rows = grouped["first"].to_numpy()
+    if len(first_rows) > 1 and not bool(np.all(first_rows[1:] > first_rows[:-1])):  # an engine may sort already
+        grouped = grouped.sort_by([("first", "ascending")])
     split = grouped[_SPLIT].to_numpy().astype(np.int64)
     count = grouped["rows"].to_numpy().astype(np.int64)
     missing_key = np.zeros(grouped.num_rows, dtype=bool)
