@@ -50,23 +50,33 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     _, node_label = connected_components(graph, directed=False)
     del graph
     # Every present value of a row is in the row's component; the last one seen stands for all.
-    of_row = np.where(previous >= 0, node_label[np.maximum(previous, 0)], -1).astype(np.int64)
+    of_row = node_label.astype(index, copy=False)[np.maximum(previous, 0)]
+    of_row[previous < 0] = -1
+    del previous
     return _by_first_row(of_row, int(node_label.max(initial=-1)) + 1)
+
+
+_BLOCK_ROWS = 1 << 23  # rows per pass below: the temporaries of a 100M-row manifest stay near 100 MB
 
 
 def _by_first_row(of_row: np.ndarray, n_labels: int) -> Components:
     """Only components that hold rows (a value no row keeps is a node of its own), numbered by first row,
     so the numbering depends on the rows alone and not on how an engine numbered the values."""
-    has = np.flatnonzero(of_row >= 0)
-    labels = of_row[has]
-    sizes = np.bincount(labels, minlength=n_labels)
+    sizes = np.zeros(n_labels, dtype=np.int64)
     first = np.full(n_labels, len(of_row), dtype=np.int64)
-    np.minimum.at(first, labels, has)
+    for lo in range(0, len(of_row), _BLOCK_ROWS):
+        block = of_row[lo : lo + _BLOCK_ROWS]
+        at = np.flatnonzero(block >= 0)
+        labels = block[at]
+        sizes += np.bincount(labels, minlength=n_labels)
+        np.minimum.at(first, labels, at + lo)
     used = np.flatnonzero(sizes > 0)
     order = used[np.argsort(first[used], kind="stable")]
-    relabel = np.full(n_labels, -1, dtype=np.int64)
+    relabel = np.full(n_labels + 1, -1, dtype=of_row.dtype)  # the last slot maps the -1 of a lone row
     relabel[order] = np.arange(len(order))
-    of_row = np.where(of_row >= 0, relabel[np.maximum(of_row, 0)], -1)
+    for lo in range(0, len(of_row), _BLOCK_ROWS):
+        block = of_row[lo : lo + _BLOCK_ROWS]
+        block[...] = relabel[block]
     return Components(of_row, sizes[order])
 
 
