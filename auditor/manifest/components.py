@@ -32,20 +32,28 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     if n_nodes == 0:  # no value is shared by two rows: every row stands alone
         return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     index: type[np.signedinteger[Any]] = np.int32 if n_nodes < 2**31 else np.int64  # half the memory at 10M rows
-    previous: np.ndarray = np.full(n, -1, dtype=index)
-    sources, targets = [], []
-    for key, offset in zip(keys, offsets[:-1], strict=False):
-        present = key.codes >= 0
-        node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
-        link = present & (previous >= 0)
-        # Chain each row's values: a row with writer w, document d and digest h links w-d and d-h.
-        sources.append(previous[link])
-        targets.append(node[link])
-        previous = np.where(present, node, previous)
-        del node, link, present
-    src, dst = np.concatenate(sources), np.concatenate(targets)
-    del sources, targets
-    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_nodes, n_nodes)).tocsr()
+    # Two passes: the first counts the links, so the second writes them straight into one array each
+    # (lists of parts and their concatenation would hold every link twice at the peak).
+    total = 0
+    for fill in (False, True):
+        if fill:
+            src, dst = np.empty(total, dtype=index), np.empty(total, dtype=index)
+        at = 0
+        previous: np.ndarray = np.full(n, -1, dtype=index)
+        for key, offset in zip(keys, offsets[:-1], strict=False):
+            present = key.codes >= 0
+            node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
+            link = present & (previous >= 0)
+            count = int(np.count_nonzero(link))
+            if fill:
+                # Chain each row's values: a row with writer w, document d and digest h links w-d and d-h.
+                src[at : at + count] = previous[link]
+                dst[at : at + count] = node[link]
+            at += count
+            previous = np.where(present, node, previous)
+            del node, link, present
+        total = at
+    graph = coo_matrix((np.ones(total, dtype=np.int8), (src, dst)), shape=(n_nodes, n_nodes)).tocsr()
     del src, dst
     _, node_label = connected_components(graph, directed=False)
     del graph
