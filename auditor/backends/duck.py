@@ -25,7 +25,7 @@ from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
-from auditor.manifest.readers import MissingColumnsError, detect_format, expand, missing_columns, parquet_schema
+from auditor.manifest.readers import MissingColumnsError, detect_format, missing_columns, parquet_schema
 from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import (
     SPLIT_COLUMN,
@@ -33,6 +33,7 @@ from auditor.manifest.table import (
     check_id_type,
     check_scalar_columns,
     explain_missing,
+    manifest_groups,
 )
 
 if TYPE_CHECKING:
@@ -354,17 +355,7 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     if spec is None:
         raise ManifestError("the config has no `manifest` section")
     named = loaded.config.manifest_columns()
-    columns = [c for c in named if c != spec.split]
-    groups: list[tuple[str | None, list[Path]]]
-    if spec.paths is not None:
-        groups = [
-            (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
-            for split, p in spec.paths.items()
-        ]
-    else:
-        assert spec.path is not None and spec.split is not None
-        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots))]
-        columns = [spec.split, *columns]
+    groups, columns = manifest_groups(loaded)
     sources: list[_Source] = []
     types: dict[str, pa.DataType] = {}
     offset = 0

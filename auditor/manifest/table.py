@@ -321,23 +321,31 @@ class Manifest:
         return [v if isinstance(v, int | str) else str(v) for v in values]
 
 
+def manifest_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[Path]]], list[str]]:
+    """The manifest's files in reading order, grouped by the split a `paths` entry gives them (None: the split
+    is a column), and the columns to read from each."""
+    spec = loaded.config.manifest
+    assert spec is not None
+    named = loaded.config.manifest_columns()
+    columns = [c for c in named if c != spec.split]
+    if spec.paths is not None:
+        groups: list[tuple[str | None, list[Path]]] = [
+            (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
+            for split, p in spec.paths.items()
+        ]
+        return groups, columns
+    assert spec.path is not None and spec.split is not None
+    files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+    return [(None, files)], [spec.split, *columns]
+
+
 def load_manifest(loaded: LoadedConfig) -> Manifest:
     """Read the manifest the config names; raise ManifestError with file, column and expectation."""
     spec = loaded.config.manifest
     if spec is None:
         raise ManifestError("the config has no `manifest` section")
     named = loaded.config.manifest_columns()
-    columns = [c for c in named if c != spec.split]
-    groups: list[tuple[str | None, list[Path]]]
-    if spec.paths is not None:
-        groups = [
-            (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
-            for split, p in spec.paths.items()
-        ]
-    else:
-        assert spec.path is not None and spec.split is not None
-        groups = [(None, expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots))]
-        columns = [spec.split, *columns]
+    groups, columns = manifest_groups(loaded)
     files = [f for _, fs in groups for f in fs]
     # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
     # may have millions of values, where Arrow's dictionaries cost more than hashing them later.
@@ -411,17 +419,9 @@ def _digest(files: Sequence[Path]) -> str:
 
 def manifest_files(loaded: LoadedConfig) -> list[Path]:
     """The files the config's manifest names, in the order they are read (and digested)."""
-    spec = loaded.config.manifest
-    if spec is None:
+    if loaded.config.manifest is None:
         return []
-    if spec.paths is not None:
-        return [
-            f
-            for split, p in spec.paths.items()
-            for f in expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots)
-        ]
-    assert spec.path is not None
-    return expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+    return [f for _, files in manifest_groups(loaded)[0] for f in files]
 
 
 def manifest_digest(loaded: LoadedConfig) -> str | None:
