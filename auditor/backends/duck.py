@@ -7,6 +7,7 @@ uses (codes in first-seen order, grouped counts, repeats, spellings), so both en
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import threading
@@ -89,6 +90,8 @@ class DuckManifest(Manifest):
         self._split_column = split_column
         self._temp_dir = temp_dir
         self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors_lock = threading.Lock()
         self._rows = sum(s.rows for s in sources)
         super().__init__(None, [s.path for s in sources], id_column, roots)
 
@@ -278,6 +281,8 @@ class DuckManifest(Manifest):
         if cursor is None:
             cursor = self._db.cursor()
             self._local.cursor = cursor
+            with self._cursors_lock:
+                self._cursors.append(cursor)
         return cursor
 
     def _query(self, query: str) -> pa.Table:
@@ -311,9 +316,21 @@ class DuckManifest(Manifest):
             cursor.unregister(name)
 
     def close(self, wait: bool = True) -> None:
+        """Without ``wait`` (an interrupt), the queries still running are interrupted first: a connection
+        busy in another thread refuses to close, and an abandoned run must end now, its spill removed."""
+        import duckdb
+
+        with self._cursors_lock:
+            cursors = list(self._cursors)
+        if not wait:
+            for cursor in cursors:
+                with contextlib.suppress(duckdb.Error):
+                    cursor.interrupt()
         super().close(wait)
         try:
-            self._db.close()
+            for connection in [*cursors, self._db]:
+                with contextlib.suppress(duckdb.Error):  # still busy: it goes with the process
+                    connection.close()
         finally:
             if self._temp_dir is not None:
                 shutil.rmtree(self._temp_dir, ignore_errors=True)

@@ -152,3 +152,33 @@ def test_a_full_spill_disk_is_a_clear_error_never_a_verdict(tmp_path: Path) -> N
     assert stage["status"] == "error"
     assert "ran out of disk space in its temp folder" in stage["error"]["message"]
     assert not list(tmp_path.glob("split-auditor-duckdb-*")), "the spill folder is removed afterwards"
+
+
+def test_an_interrupted_run_stops_queries_in_flight_and_removes_the_spill(tmp_path: Path) -> None:
+    """close(wait=False), as an interrupt calls it, while another thread is inside a long DuckDB query."""
+    import threading
+
+    from auditor.backends.duck import load_duck_manifest
+    from auditor.core.errors import StageInputError
+
+    config = parquet_manifest(tmp_path)
+    manifest = load_duck_manifest(load_config(config), EngineSettings("duckdb", temp_dir=tmp_path))
+    spill = next(tmp_path.glob("split-auditor-duckdb-*"))
+    outcome: list[BaseException] = []
+
+    def long_query() -> None:
+        try:
+            manifest._query("SELECT count(*) AS n FROM range(100000000000) a")  # minutes, unless interrupted
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=long_query)
+    worker.start()
+    while not manifest._cursors:  # the worker's connection exists once its query has started
+        worker.join(0.01)
+    worker.join(0.2)
+    manifest.close(wait=False)
+    worker.join(10)
+    assert not worker.is_alive(), "the query in flight was not interrupted"
+    assert outcome and isinstance(outcome[0], StageInputError)
+    assert not spill.exists()
