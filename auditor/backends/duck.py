@@ -129,8 +129,10 @@ class DuckManifest(Manifest):
             reader = pq.ParquetFile(source.path)
             starts = np.asarray(source.row_groups, dtype=np.int64)
             group_of = np.searchsorted(starts, local, side="right") - 1
+            # ``local`` ascends, so each row group's rows are one slice of it.
+            bounds = np.searchsorted(group_of, np.arange(len(starts) + 1))
             for g in np.unique(group_of):
-                in_group = local[group_of == g] - starts[g]
+                in_group = local[bounds[g] : bounds[g + 1]] - starts[g]
                 column = reader.read_row_group(int(g), columns=[self._file_column(name)]).column(0)
                 pieces.append(column.take(pa.array(in_group)).combine_chunks())
         taken = _concat(pieces)

@@ -182,3 +182,26 @@ def test_an_interrupted_run_stops_queries_in_flight_and_removes_the_spill(tmp_pa
     assert not worker.is_alive(), "the query in flight was not interrupted"
     assert outcome and isinstance(outcome[0], StageInputError)
     assert not spill.exists()
+
+
+def test_rows_are_read_back_by_number_across_files_and_row_groups(tmp_path: Path) -> None:
+    from auditor.backends.duck import load_duck_manifest
+    from auditor.manifest.table import load_manifest
+
+    ids = [f"id{i}" for i in range(50)]
+    for part, (lo, hi) in enumerate([(0, 17), (17, 50)]):
+        table = pa.table(
+            {"sample_id": ids[lo:hi], "split": ["train", "test"] * ((hi - lo) // 2) + ["train"] * ((hi - lo) % 2)}
+        )
+        pq.write_table(table, tmp_path / f"part-{part}.parquet", row_group_size=4)
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"}}
+    )
+    loaded = load_config(config)
+    rows = np.array([49, 0, 16, 17, 3, 3, 48, 20, 33])
+    duck = load_duck_manifest(loaded, EngineSettings("duckdb", temp_dir=tmp_path))
+    try:
+        assert duck.take("sample_id", rows).to_pylist() == load_manifest(loaded).take("sample_id", rows).to_pylist()
+        assert duck.ids(rows) == [ids[r] for r in rows]
+    finally:
+        duck.close()
