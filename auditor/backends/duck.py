@@ -8,6 +8,7 @@ uses (codes in first-seen order, grouped counts, repeats, spellings), so both en
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -366,6 +367,30 @@ def _explain(exc: Exception, temp_dir: Path | None, first: Path) -> str:
     return f"{first}: the out-of-core engine (DuckDB) failed: {text}"
 
 
+_SPILL_PREFIX = "split-auditor-duckdb-"
+
+
+def _spill_folder(parent: Path | None) -> Path:
+    """A private spill folder named by this process; those of processes that are gone (a kill -9 runs no
+    cleanup) are removed first, so spills do not pile up on the disk."""
+    base = Path(parent) if parent is not None else Path(tempfile.gettempdir())
+    for old in base.glob(f"{_SPILL_PREFIX}*-*"):
+        pid = old.name[len(_SPILL_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-", dir=base))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive, and not ours to clean
+        return True
+    return True
+
+
 def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckManifest:
     """Open the config's Parquet manifest out of core; the same checks and messages as load_manifest."""
     import duckdb
@@ -410,7 +435,7 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     check_scalar_columns(empty, list(named), [s.path for s in sources])
     if spec.id is not None:
         check_id_type(empty, spec.id, [s.path for s in sources])
-    temp_dir = Path(tempfile.mkdtemp(prefix="split-auditor-duckdb-", dir=settings.temp_dir))
+    temp_dir = _spill_folder(settings.temp_dir)
     config: dict[str, str | bool | int | float | list[str]] = {
         # DuckDB gets a third of the budget: the codes, counts and chains the stages keep take the rest.
         "memory_limit": f"{max(settings.budget // 3 // 2**20, 64)}MiB",

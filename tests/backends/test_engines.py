@@ -205,3 +205,23 @@ def test_rows_are_read_back_by_number_across_files_and_row_groups(tmp_path: Path
         assert duck.ids(rows) == [ids[r] for r in rows]
     finally:
         duck.close()
+
+
+def test_a_spill_left_by_a_killed_run_is_removed_by_the_next(tmp_path: Path) -> None:
+    """kill -9 runs no cleanup: the next run removes spill folders whose process is gone, and no other."""
+    import subprocess
+    import sys
+
+    from auditor.backends.duck import load_duck_manifest
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"split-auditor-duckdb-{gone.stdout.strip()}-abc"
+    (stale / "spill").mkdir(parents=True)
+    living = tmp_path / "split-auditor-duckdb-1-abc"  # pid 1 is always alive
+    living.mkdir()
+    config = parquet_manifest(tmp_path)
+    manifest = load_duck_manifest(load_config(config), EngineSettings("duckdb", temp_dir=tmp_path))
+    try:
+        assert not stale.exists() and living.exists()
+    finally:
+        manifest.close()
