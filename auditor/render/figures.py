@@ -251,8 +251,11 @@ def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
     colour = {
         s: PALETTE[i % len(PALETTE)] for i, s in enumerate(_order([str(n.get("split")) for n in nodes], split_order))
     }
-    gap, nw, nh = 170, 104, 44
-    w, h = max(20 + gap * (len(nodes) - 1) + nw + (50 if total > len(nodes) else 0), 560), 118
+    nw, nh = 104, 44
+    # The space between two nodes holds the edge's key and value (bold, about 7.5 px a character).
+    longest = max((len(_short(e.get(k), 16)) for e in edges for k in ("key", "value")), default=0)
+    gap = nw + max(66, round(longest * 7.5) + 16)
+    w, h = max(20 + gap * (len(nodes) - 1) + nw + 20 + (50 if total > len(nodes) else 0), 560), 118
     body = []
     for i, e in enumerate(edges):
         x1, x2 = 20 + gap * i + nw, 20 + gap * (i + 1)

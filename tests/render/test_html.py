@@ -64,6 +64,21 @@ def test_overlap_stages_draw_a_split_matrix_and_the_chain(video: Report) -> None
     assert matrix.count('class="cell"') == 6 and "allowed" in matrix
 
 
+def test_a_long_key_name_fits_between_the_chain_nodes() -> None:
+    steps = [
+        {"id": "a1", "split": "test"},
+        {"key": "near copy (file)", "value": "cluster 1"},
+        {"id": "b2", "split": "train"},
+    ]
+    ups = finding("shared_upstream", code="UPS001", examples=({"chains": [{"steps": steps, "text": "t"}]},))
+    chain = next(f for f in figures_for(ups, ("train", "test")) if f.kind == "chain").svg
+    x = [float(v) for v in re.findall(r'class="node" x="([0-9.]+)"', chain)]
+    width = float(re.search(r'class="node" x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)"', chain).group(1))  # type: ignore[union-attr]
+    assert x[1] - x[0] - width >= len("near copy (file)") * 7  # the bold key, about 7.5 px a character
+    total = float(re.search(r'<svg[^>]* width="([0-9.]+)"', chain).group(1))  # type: ignore[union-attr]
+    assert total >= x[-1] + width + 4  # the last node's border is not cut
+
+
 def test_temporal_and_label_findings_draw_timelines_and_bars(video: Report) -> None:
     by_code = {f.code: f for f in video.findings}
     assert kinds(by_code["TMP001"]) == kinds(by_code["TMP002"]) == ["timeline"]
