@@ -173,10 +173,9 @@ class DuckManifest(Manifest):
         split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
         keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
         group = ", ".join(f"k{i}" for i in range(len(columns)))
-        split_value = self._split_expression()
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
-            f"max(_row) AS last FROM m LEFT JOIN _splits s ON {split_value} = s.v "
+            f"max(_row) AS last FROM m LEFT JOIN _splits s ON m.{_ident(SPLIT_COLUMN)} = s.v "
             f"GROUP BY {group}, __split_code__ ORDER BY first"  # sorted out of core, not copied in memory
         )
         with self._registered("_splits", split_codes):
@@ -246,9 +245,6 @@ class DuckManifest(Manifest):
         return Variants(rows[order][found.positions], found.group, found.normal)
 
     # -- plumbing --------------------------------------------------------------------------------------------
-
-    def _split_expression(self) -> str:
-        return _ident(SPLIT_COLUMN)
 
     def _arrow_type(self, name: str) -> pa.DataType:
         return pa.string() if name == SPLIT_COLUMN else self._types[name]
