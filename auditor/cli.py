@@ -289,7 +289,8 @@ def run(
     engine: Annotated[
         str,
         typer.Option(
-            "--engine", help="auto | memory | duckdb: where the manifest is held (auto: out of core when too big)"
+            "--engine",
+            help="auto | memory | duckdb | dask: where the manifest is held (auto: out of core when too big)",
         ),
     ] = "auto",
     memory_limit: Annotated[
@@ -302,6 +303,14 @@ def run(
     temp_limit: Annotated[
         str | None,
         typer.Option("--temp-limit", metavar="SIZE", help="disk the out-of-core engine may fill (default: 90% free)"),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="--engine dask: a scheduler (tcp://HOST:8786) or 'synchronous' (default: a local cluster)",
+        ),
     ] = None,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
@@ -331,7 +340,7 @@ def run(
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = _formats(fmt, loaded)
             selected = _split_list(only, "--only") or None
-            engine_settings = _engine_settings(engine, memory_limit, temp_dir, temp_limit)
+            engine_settings = _engine_settings(engine, memory_limit, temp_dir, temp_limit, scheduler)
             if new_only and baseline is None:
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
@@ -397,9 +406,9 @@ def run(
 
 
 def _engine_settings(
-    engine: str, memory_limit: str | None, temp_dir: Path | None, temp_limit: str | None
+    engine: str, memory_limit: str | None, temp_dir: Path | None, temp_limit: str | None, scheduler: str | None = None
 ) -> EngineSettings:
-    """--engine, --memory-limit, --temp-dir and --temp-limit checked before anything is read."""
+    """--engine, --memory-limit, --temp-dir, --temp-limit and --scheduler checked before anything is read."""
     from auditor.backends.engines import ENGINES, EngineSettings, parse_size, require
 
     if engine not in ENGINES:
@@ -412,7 +421,9 @@ def _engine_settings(
         if not folder.is_dir():
             raise AuditError(f"--temp-dir {temp_dir}: not a folder; expected an existing folder to spill into")
     spill = parse_size(temp_limit, "--temp-limit", least=10**6) if temp_limit is not None else None
-    return EngineSettings(engine, limit, folder, spill)  # type: ignore[arg-type]
+    if scheduler is not None and engine != "dask":
+        raise AuditError(f"--scheduler {scheduler}: a scheduler is for --engine dask (the engine is {engine})")
+    return EngineSettings(engine, limit, folder, spill, scheduler)  # type: ignore[arg-type]
 
 
 Uploader = Callable[["Report", "LoadedConfig"], str]

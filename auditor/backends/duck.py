@@ -14,29 +14,20 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
-from auditor.manifest.readers import MissingColumnsError, detect_format, missing_columns, parquet_schema
 from auditor.manifest.spelling import Variants, normalise, spelling_variants
-from auditor.manifest.table import (
-    SPLIT_COLUMN,
-    Manifest,
-    check_id_type,
-    check_scalar_columns,
-    explain_missing,
-    manifest_groups,
-)
+from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
     import duckdb
@@ -58,18 +49,7 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-@dataclass(frozen=True)
-class _Source:
-    """One manifest file: where its rows start in the whole manifest and, with `paths`, its split."""
-
-    path: Path
-    offset: int
-    rows: int
-    split: str | None
-    row_groups: tuple[int, ...]  # first row of each row group, relative to the file
-
-
-class DuckManifest(Manifest):
+class DuckManifest(FileManifest):
     """A Manifest whose rows stay in the files: DuckDB counts and groups them, pyarrow fetches named rows."""
 
     # One query at a time: DuckDB runs each on every core already, and two at once share one memory limit.
@@ -78,68 +58,18 @@ class DuckManifest(Manifest):
     def __init__(
         self,
         database: duckdb.DuckDBPyConnection,
-        sources: Sequence[_Source],
-        columns: dict[str, pa.DataType],
-        split_column: str | None,
-        id_column: str | None,
+        files: ParquetManifestFiles,
         roots: Sequence[Path],
         temp_dir: Path | None,
     ) -> None:
         self._db = database
-        self._sources = tuple(sources)
-        self._types = columns
-        self._split_column = split_column
         self._temp_dir = temp_dir
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
-        self._rows = sum(s.rows for s in sources)
-        super().__init__(None, [s.path for s in sources], id_column, roots)
+        super().__init__(files, roots, "duckdb")
 
-    # -- what the in-memory Manifest reads from its table -------------------------------------------------
-
-    @property
-    def table(self) -> pa.Table:
-        raise StageInputError(
-            "this stage needs the whole manifest in memory, but it was audited out of core (--engine duckdb); "
-            "run it with --engine memory on a machine with enough memory, or leave it out with --only"
-        )
-
-    @property
-    def n_rows(self) -> int:
-        return self._rows
-
-    def column(self, name: str) -> pa.ChunkedArray:
-        return self._read_column(name)
-
-    def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
-        wanted = np.asarray(rows, dtype=np.int64)
-        if not len(wanted):
-            return pa.array([], self._arrow_type(name))
-        order = np.argsort(wanted, kind="stable")
-        ordered = wanted[order]
-        pieces: list[pa.Array] = []
-        for source in self._sources:
-            lo, hi = np.searchsorted(ordered, [source.offset, source.offset + source.rows])
-            if lo == hi:
-                continue
-            local = ordered[lo:hi] - source.offset
-            if name == SPLIT_COLUMN and source.split is not None:
-                pieces.append(pa.array([source.split] * len(local), pa.string()))
-                continue
-            reader = pq.ParquetFile(source.path)
-            starts = np.asarray(source.row_groups, dtype=np.int64)
-            group_of = np.searchsorted(starts, local, side="right") - 1
-            # ``local`` ascends, so each row group's rows are one slice of it.
-            bounds = np.searchsorted(group_of, np.arange(len(starts) + 1))
-            for g in np.unique(group_of):
-                in_group = local[bounds[g] : bounds[g + 1]] - starts[g]
-                column = reader.read_row_group(int(g), columns=[self._file_column(name)]).column(0)
-                pieces.append(column.take(pa.array(in_group)).combine_chunks())
-        taken = _concat(pieces)
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        return taken.take(pa.array(inverse))
+    # -- what the in-memory Manifest computes from its table ----------------------------------------------
 
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None:
@@ -246,34 +176,6 @@ class DuckManifest(Manifest):
 
     # -- plumbing --------------------------------------------------------------------------------------------
 
-    def _arrow_type(self, name: str) -> pa.DataType:
-        return pa.string() if name == SPLIT_COLUMN else self._types[name]
-
-    def _file_column(self, name: str) -> str:
-        if name == SPLIT_COLUMN:
-            assert self._split_column is not None
-            return self._split_column
-        return name
-
-    def _read_column(self, name: str) -> pa.ChunkedArray:
-        """A whole column as the in-memory engine reads it (the split column dictionary-encoded)."""
-        chunks: list[pa.Array] = []
-        for source in self._sources:
-            if name == SPLIT_COLUMN and source.split is not None:
-                constant = pa.DictionaryArray.from_arrays(
-                    np.zeros(source.rows, dtype=np.int32), pa.array([source.split], pa.string())
-                )
-                chunks.append(constant)
-                continue
-            column = self._file_column(name)
-            as_dict = [column] if name == SPLIT_COLUMN and _is_text(self._types.get(column)) else None
-            table = pq.read_table(source.path, columns=[column], read_dictionary=as_dict, pre_buffer=False)
-            chunks.extend(table.column(0).chunks)
-        if name == SPLIT_COLUMN and any(pa.types.is_dictionary(c.type) for c in chunks):
-            table = pa.table({"c": pa.chunked_array(chunks)}).unify_dictionaries()
-            return table["c"]
-        return pa.chunked_array(chunks, chunks[0].type) if chunks else pa.chunked_array([], self._arrow_type(name))
-
     def _cursor(self) -> duckdb.DuckDBPyConnection:
         """One connection per thread: the manifest's background jobs query side by side."""
         cursor = getattr(self._local, "cursor", None)
@@ -335,18 +237,6 @@ class DuckManifest(Manifest):
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
 
 
-def _concat(pieces: list[pa.Array]) -> pa.Array:
-    if len(pieces) == 1:
-        return pieces[0]
-    if any(pa.types.is_dictionary(p.type) for p in pieces):
-        pieces = [p.dictionary_decode() if pa.types.is_dictionary(p.type) else p for p in pieces]
-    return pa.concat_arrays(pieces)
-
-
-def _is_text(t: pa.DataType | None) -> bool:
-    return t is not None and (pa.types.is_string(t) or pa.types.is_large_string(t))
-
-
 def _explain(exc: Exception, temp_dir: Path | None, first: Path) -> str:
     text = str(exc).strip()
     where = f" ({temp_dir})" if temp_dir is not None else ""
@@ -391,46 +281,7 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     """Open the config's Parquet manifest out of core; the same checks and messages as load_manifest."""
     import duckdb
 
-    spec = loaded.config.manifest
-    if spec is None:
-        raise ManifestError("the config has no `manifest` section")
-    named = loaded.config.manifest_columns()
-    groups, columns = manifest_groups(loaded)
-    sources: list[_Source] = []
-    types: dict[str, pa.DataType] = {}
-    offset = 0
-    for split, files in groups:
-        for f in files:
-            kind = spec.format or detect_format(f)
-            if kind != "parquet":
-                raise ManifestError(
-                    f"{f}: the out-of-core engine reads Parquet manifests, and this file is "
-                    f"{kind or 'of no known format'}; "
-                    "convert it to Parquet (one pass, e.g. with DuckDB or pyarrow) or audit it with --engine memory"
-                )
-            schema = parquet_schema(f)
-            try:
-                missing_columns(f, schema.names, columns)
-            except MissingColumnsError as exc:
-                raise ManifestError(explain_missing(exc, named, loaded)) from None
-            for c in columns:
-                t = schema.field(c).type
-                if types.setdefault(c, t) != t:
-                    raise ManifestError(
-                        f"{f}: column '{c}' holds {t} values, but {types[c]} in {sources[0].path}; the out-of-core "
-                        "engine needs one type per column in every file (or audit with --engine memory)"
-                    )
-            meta = pq.ParquetFile(f).metadata
-            starts = np.cumsum([0] + [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])[:-1]
-            sources.append(_Source(f, offset, meta.num_rows, split, tuple(int(s) for s in starts)))
-            offset += meta.num_rows
-    if offset == 0:
-        where = ", ".join(str(s.path) for s in sources[:3])
-        raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
-    empty = pa.schema([pa.field(c, types[c]) for c in columns]).empty_table()
-    check_scalar_columns(empty, list(named), [s.path for s in sources])
-    if spec.id is not None:
-        check_id_type(empty, spec.id, [s.path for s in sources])
+    files = parquet_sources(loaded, "out-of-core")
     temp_dir = _spill_folder(settings.temp_dir)
     config: dict[str, str | bool | int | float | list[str]] = {
         # DuckDB gets a third of the budget: the codes, counts and chains the stages keep take the rest.
@@ -443,14 +294,14 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     try:
         database = duckdb.connect(":memory:", config=config)
         database.execute("SET enable_progress_bar = false")  # a session setting: stderr stays the CLI's
-        database.execute(_view(sources, columns, spec.split))
+        database.execute(_view(files.sources, files.columns, files.split_column))
     except duckdb.Error as exc:
         shutil.rmtree(temp_dir, ignore_errors=True)
-        raise ManifestError(_explain(exc, temp_dir, sources[0].path)) from None
-    return DuckManifest(database, sources, types, spec.split, spec.id, loaded.allowed_roots, temp_dir)
+        raise ManifestError(_explain(exc, temp_dir, files.sources[0].path)) from None
+    return DuckManifest(database, files, loaded.allowed_roots, temp_dir)
 
 
-def _view(sources: Sequence[_Source], columns: Sequence[str], split_column: str | None) -> str:
+def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str | None) -> str:
     """One SELECT per file, each numbering its rows from where the file starts in the whole manifest."""
     picked = ", ".join(_ident(c) for c in columns)
     parts = []

@@ -15,10 +15,10 @@ from typing import Literal
 
 from auditor.core.errors import AuditError
 
-EngineName = Literal["auto", "memory", "duckdb"]
-ENGINES: tuple[str, ...] = ("auto", "memory", "duckdb")
+EngineName = Literal["auto", "memory", "duckdb", "dask"]
+ENGINES: tuple[str, ...] = ("auto", "memory", "duckdb", "dask")
 # The extra that installs each engine's library (pip install 'split-auditor[EXTRA]').
-EXTRAS = {"duckdb": ("duckdb", "duckdb")}
+EXTRAS = {"duckdb": ("duckdb", "duckdb"), "dask": ("distributed", "dask")}
 # An Arrow table plus the codes, counts and copies the stages make of it: about this many times the bytes
 # of the projected columns at their peak (measured on the 10M-row benchmarks: 1.6 GB for 0.65 GB of columns).
 WORKING_FACTOR = 3.0
@@ -35,6 +35,7 @@ class EngineSettings:
     memory_limit: int | None = None  # bytes; None: a share of the machine's memory
     temp_dir: Path | None = None  # DuckDB's spill folder; None: a private folder under the system's temp
     temp_limit: int | None = None  # bytes the spill may take on disk; None: DuckDB's default (90% of free space)
+    scheduler: str | None = None  # the dask engine's scheduler address, "synchronous", or None: a local cluster
 
     @property
     def budget(self) -> int:

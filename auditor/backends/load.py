@@ -15,4 +15,8 @@ def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, 
         from auditor.backends.duck import load_duck_manifest
 
         return load_duck_manifest(loaded, settings), engine
+    if engine == "dask":
+        from auditor.backends.cluster import load_dask_manifest
+
+        return load_dask_manifest(loaded, settings), engine
     return load_manifest(loaded), engine

@@ -176,7 +176,8 @@ class ManifestInfo(_Frozen):
     sha256: str
     rows: int
     rows_per_split: dict[str, int]
-    engine: str = "memory"  # where the rows were held: memory (Arrow) or duckdb (out of core)
+    engine: str = "memory"  # where the rows were held: memory (Arrow), duckdb (out of core) or dask (a cluster)
+    engine_notes: tuple[str, ...] = ()  # how that engine ran: the cluster, the rounds its components took
 
 
 class Summary(_Frozen):

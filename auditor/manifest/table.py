@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,6 +30,9 @@ from auditor.manifest.readers import (
 )
 from auditor.manifest.repeats import repeated_rows
 from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_rows, spelling_variants
+
+if TYPE_CHECKING:
+    from auditor.manifest.components import Components
 
 SPLIT_COLUMN = "__split__"
 _SAMPLE_ROWS = 50_000
@@ -297,6 +300,16 @@ class Manifest:
         if job not in self._memo:
             self._memo[job] = work()
         return self._memo[job]
+
+    def components(self, keys: Sequence[KeyCodes]) -> Components:
+        """Rows linked by any shared value of ``keys``; an engine on a cluster finds them there."""
+        from auditor.manifest.components import row_components
+
+        return row_components(keys)
+
+    def engine_notes(self) -> tuple[str, ...]:
+        """How the engine holding the rows ran, for the report (nothing to say for the in-memory one)."""
+        return ()
 
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs

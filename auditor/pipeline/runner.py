@@ -198,4 +198,5 @@ def _manifest_info(manifest: Manifest | None, engine: str) -> ManifestInfo | Non
         rows=manifest.n_rows,
         rows_per_split=manifest.rows_per_split(),
         engine=engine,
+        engine_notes=manifest.engine_notes(),
     )

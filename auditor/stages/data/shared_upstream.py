@@ -132,7 +132,6 @@ class SharedUpstream(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 
-        from auditor.manifest.components import row_components
         from auditor.manifest.overlap import find_overlap
 
         assert isinstance(self.options, SharedUpstreamOptions)
@@ -143,7 +142,7 @@ class SharedUpstream(Stage):
             yield from self._spellings(context, spec)
         if not keys:  # only near copies could link rows here, and there are none
             return
-        comps = row_components(keys)
+        comps = manifest.components(keys)  # on a cluster engine, found there
         split = manifest.split.codes
         linked = (comps.of_row >= 0) & (split >= 0)
         n_comp, n_splits = len(comps.sizes), len(names)

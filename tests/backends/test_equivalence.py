@@ -1,8 +1,13 @@
-"""The out-of-core engine reports what the in-memory engine reports: on the samples and on generated manifests."""
+"""Every other engine reports what the in-memory engine reports: on the samples and on generated manifests.
+
+The Dask engine runs here on the synchronous scheduler (every task in this process); tests/backends/test_cluster.py
+runs it on a local cluster of worker processes.
+"""
 
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -19,7 +24,16 @@ from auditor.backends.engines import EngineSettings
 from auditor.manifest.readers import column_names, read_files
 from auditor.pipeline.runner import run_audit
 
-pytest.importorskip("duckdb", reason="the out-of-core engine's tests need the `duckdb` extra")
+
+def _needs(module: str, extra: str) -> pytest.MarkDecorator:
+    missing = importlib.util.find_spec(module) is None
+    return pytest.mark.skipif(missing, reason=f"this engine's tests need the `{extra}` extra")
+
+
+ENGINES = [
+    pytest.param(EngineSettings("duckdb"), id="duckdb", marks=_needs("duckdb", "duckdb")),
+    pytest.param(EngineSettings("dask", scheduler="synchronous"), id="dask", marks=_needs("distributed", "dask")),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 OUT_OF_CORE = [
@@ -38,26 +52,27 @@ def comparable(report: Any) -> dict[str, Any]:
     data = json.loads(report.model_dump_json())
     data.pop("generated_at")
     data["manifest"].pop("engine")
+    data["manifest"].pop("engine_notes")
     for stage in data["stages"]:
         stage["duration_s"] = 0
     return data
 
 
-def assert_same(memory: dict[str, Any], duck: dict[str, Any]) -> None:
+def assert_same(memory: dict[str, Any], other: dict[str, Any], name: str = "other") -> None:
     """Equal reports, or the lines that differ."""
-    if duck != memory:
+    if other != memory:
         left = json.dumps(memory, indent=1, sort_keys=True).splitlines()
-        right = json.dumps(duck, indent=1, sort_keys=True).splitlines()
-        diff = "\n".join(difflib.unified_diff(left, right, "memory", "duckdb", lineterm="", n=4))
+        right = json.dumps(other, indent=1, sort_keys=True).splitlines()
+        diff = "\n".join(difflib.unified_diff(left, right, "memory", name, lineterm="", n=4))
         pytest.fail(f"the engines' reports differ:\n{diff[:6000]}")
 
 
-def both(config: Path, only: list[str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def both(config: Path, engine: EngineSettings, only: list[str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     memory = run_audit(config, only=only, engine=EngineSettings("memory"))
-    duck = run_audit(config, only=only, engine=EngineSettings("duckdb"))
-    assert memory.manifest is not None and duck.manifest is not None
-    assert (memory.manifest.engine, duck.manifest.engine) == ("memory", "duckdb")
-    return comparable(memory), comparable(duck)
+    other = run_audit(config, only=only, engine=engine)
+    assert memory.manifest is not None and other.manifest is not None
+    assert (memory.manifest.engine, other.manifest.engine) == ("memory", engine.engine)
+    return comparable(memory), comparable(other)
 
 
 def as_parquet(sample: str, tmp_path: Path) -> Path:
@@ -78,21 +93,25 @@ def as_parquet(sample: str, tmp_path: Path) -> Path:
 NEAR_COPIES = {"support_tickets", "video_frames"}
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("sample", ["handwriting", "clinic", "support_tickets", "video_frames"])
-def test_every_sample_reports_alike_on_both_engines(sample: str, tmp_path: Path) -> None:
+def test_every_sample_reports_alike_on_every_engine(sample: str, engine: EngineSettings, tmp_path: Path) -> None:
     config = as_parquet(sample, tmp_path)
     stages = [s for s in OUT_OF_CORE if not (sample in NEAR_COPIES and s == "shared_upstream")]
-    memory, duck = both(config, only=stages)
-    assert_same(memory, duck)
+    memory, other = both(config, engine, only=stages)
+    assert_same(memory, other, engine.engine)
     ran = [s for s in memory["stages"] if s["status"] in ("passed", "failed")]
     assert ran, f"no stage ran on {sample}: the comparison would prove nothing"
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("stage", ["near_duplicates", "shared_upstream"])
-def test_a_stage_that_needs_the_table_is_an_error_out_of_core(stage: str, tmp_path: Path) -> None:
+def test_a_stage_that_needs_the_table_is_an_error_out_of_core(
+    stage: str, engine: EngineSettings, tmp_path: Path
+) -> None:
     """near_duplicates always, shared_upstream when near copies link rows: an error (exit 2), never a pass."""
     config = as_parquet("video_frames", tmp_path)
-    report = run_audit(config, only=[stage], engine=EngineSettings("duckdb"))
+    report = run_audit(config, only=[stage], engine=engine)
     (result,) = report.stages
     assert result.status == "error" and result.error is not None
     assert "needs the whole manifest in memory" in result.error.message
@@ -123,10 +142,11 @@ def manifests(draw: st.DrawFn) -> dict[str, list[Any]]:
     }
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=manifests(), files=st.integers(min_value=1, max_value=3))
-def test_generated_manifests_report_alike_on_both_engines(
-    data: dict[str, list[Any]], files: int, tmp_path_factory: pytest.TempPathFactory
+def test_generated_manifests_report_alike_on_every_engine(
+    engine: EngineSettings, data: dict[str, list[Any]], files: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     folder = tmp_path_factory.mktemp("generated")
     table = pa.table({**data, "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s"))})
@@ -152,5 +172,5 @@ def test_generated_manifests_report_alike_on_both_engines(
     }
     path = folder / "audit.yaml"
     path.write_text(yaml.safe_dump(config))
-    memory, duck = both(path, only=OUT_OF_CORE)
-    assert_same(memory, duck)
+    memory, other = both(path, engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)

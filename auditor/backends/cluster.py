@@ -1,0 +1,535 @@
+"""The manifest on a Dask cluster: workers read the Parquet row groups, hash and group them; the driver keeps
+only integer codes, grouped counts and the rows a finding names.
+
+Every grouping is a map-reduce over pieces of the files: each piece is reduced to partial groups keyed by
+64-bit hashes, the partial groups are shuffled to buckets by hash and merged there, and a group whose
+smallest and largest value differ (a hash collision) is regrouped by its values. The results go through
+the code the in-memory engine uses, so every engine reports alike. Connected components are found on the
+cluster by large-star / small-star rounds (auditor.backends.stars); the report states how many.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.backends.files import FileManifest, ParquetManifestFiles, parquet_sources
+from auditor.backends.hashed import (
+    ROW,
+    SPLIT,
+    Piece,
+    buckets,
+    hash_keys,
+    merge_groups,
+    partial_groups,
+    pure,
+    read_piece,
+    rows_with_hashes,
+)
+from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.errors import AuditError, StageInputError
+from auditor.manifest.groupcounts import from_grouped, grouped_columns
+from auditor.manifest.hashing import fingerprint
+from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
+from auditor.manifest.spelling import Variants, normalise, spelling_variants
+from auditor.manifest.table import SPLIT_COLUMN
+
+if TYPE_CHECKING:
+    from auditor.backends.engines import EngineSettings
+    from auditor.manifest.components import Components
+    from auditor.manifest.groupcounts import GroupSplitCounts
+    from auditor.manifest.keycodes import KeyCodes
+
+# Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
+PIECE_ROWS = 1 << 20
+SYNCHRONOUS = "synchronous"  # --scheduler synchronous: every task in this process, one after another
+CONNECT_TIMEOUT_S = 10.0
+_SKETCH = 4096  # hashes kept per column to estimate its distinct values (k minimum values)
+# The same pattern as the DuckDB engine's (auditor.backends.duck): rows that may not be spelled normally.
+_MAYBE_NOT_NORMAL = r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$"
+
+
+class Cluster:
+    """Where the tasks run: this process (synchronous), a local cluster started for the run, or a scheduler."""
+
+    def __init__(self, scheduler: str | None, memory_budget: int) -> None:
+        self.address = scheduler or "local"
+        self.client: Any = None
+        self._local: Any = None
+        if scheduler == SYNCHRONOUS:
+            self.threads = 1
+            self.description = "Dask, synchronous scheduler (in this process)"
+            return
+        from distributed import Client, LocalCluster
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        try:
+            if scheduler is None:
+                workers = max(1, os.cpu_count() or 1)
+                self._local = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    host="127.0.0.1",
+                    memory_limit=max(memory_budget // workers, 256 * 2**20),
+                    silence_logs=logging.ERROR,
+                )
+                self.client = Client(self._local)
+            else:
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+                self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise AuditError(
+                f"--scheduler {self.address}: no Dask scheduler with a worker answered within "
+                f"{CONNECT_TIMEOUT_S:.0f} s ({type(exc).__name__}: {exc}); check the address (tcp://HOST:8786) "
+                "and that the scheduler and its workers are running"
+            ) from None
+        info = self.client.scheduler_info()
+        workers_info = info.get("workers", {})
+        self.threads = max(1, sum(int(w.get("nthreads", 1)) for w in workers_info.values()))
+        where = "a local cluster" if scheduler is None else f"scheduler {scheduler}"
+        self.description = f"Dask, {where}: {len(workers_info)} workers, {self.threads} threads"
+
+    def compute(self, tasks: Sequence[Any]) -> list[Any]:
+        import dask
+
+        if self.client is None:
+            return list(dask.compute(*tasks, scheduler=SYNCHRONOUS))
+        return list(dask.compute(*tasks, scheduler=self.client))
+
+    def persist(self, tasks: Sequence[Any]) -> list[Any]:
+        import dask
+
+        if self.client is None:
+            return list(dask.persist(*tasks, scheduler=SYNCHRONOUS))
+        return list(dask.persist(*tasks, scheduler=self.client))
+
+    def put(self, value: Any) -> Any:
+        """A value the tasks take as input, sent to the workers once instead of inside every task."""
+        from dask import delayed
+
+        if self.client is None:
+            return delayed(value)
+        return self.client.scatter(value)
+
+    def close(self) -> None:
+        for part in (self.client, self._local):
+            if part is not None:
+                with contextlib.suppress(Exception):  # a cluster already gone has nothing left to close
+                    part.close()
+
+
+class DaskManifest(FileManifest):
+    """A Manifest whose grouping and hashing run on a Dask cluster, over pieces of its Parquet files."""
+
+    # One grouping at a time from here: each one already keeps every worker of the cluster busy.
+    workers = 1
+
+    def __init__(self, cluster: Cluster, files: ParquetManifestFiles, roots: Sequence[Path]) -> None:
+        self._cluster = cluster
+        self._pieces = _pieces(files)
+        self._n_buckets = max(1, min(len(self._pieces), 2 * cluster.threads))
+        self._notes = [cluster.description]
+        super().__init__(files, roots, "dask")
+
+    def engine_notes(self) -> tuple[str, ...]:
+        return tuple(self._notes)
+
+    # -- the accessors' work, as map-reduce over the pieces --------------------------------------------------
+
+    def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
+            return encode_column(self._read_column(column))  # one small integer column: as the memory engine
+        groups = self._groups([column], with_split=False)
+        groups = groups.filter(pc.greater(groups.column("n0"), 0))
+        values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False)
+        order = np.argsort(first, kind="stable")
+        values = values.take(pa.array(order))
+        code_of = np.empty(len(order), dtype=np.int64)
+        code_of[order] = np.arange(len(order))
+        # Each row's code by its hash, looked up among the groups that are one value each.
+        hashed = np.flatnonzero(by_hash)
+        sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
+        sorted_hashes = hashes[sorted_at]
+        codes = np.full(self._rows, MISSING, dtype=CODE)
+        tasks = [_delayed(_piece_hashes)(p, column) for p in self._pieces]
+        for piece, (h, valid) in zip(self._pieces, self._cluster_compute(tasks), strict=True):
+            at = np.minimum(np.searchsorted(sorted_hashes, h), max(len(sorted_hashes) - 1, 0))
+            hit = valid & (sorted_hashes[at] == h) if len(sorted_hashes) else np.zeros(len(h), dtype=bool)
+            block = np.full(len(h), MISSING, dtype=CODE)
+            block[hit] = code_of[sorted_at[at[hit]]]
+            codes[piece.offset : piece.offset + len(h)] = block
+        if exact is not None:  # rows of collided hashes: their codes come from their values
+            codes[exact[0]] = code_of[exact[1]]
+        return drop_blank(codes, values)
+
+    def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
+        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+        n = len(columns)
+        groups = self._groups(list(columns), with_split=True)
+        ok = pure(groups, n)
+        kept = groups.filter(pa.array(ok))
+        parts = {f"k{i}": kept.column(f"lo{i}") for i in range(n)}
+        grouped = pa.table({**parts, **_grouped_tail(kept)})
+        if not ok.all():
+            rows = self._rows_of(groups.filter(pa.array(~ok)), list(columns), with_split=True)
+            by = [f"v{i}" for i in range(n)] + [SPLIT]
+            exact = rows.group_by(by, use_threads=False).aggregate([(ROW, "count"), (ROW, "min"), (ROW, "max")])
+            exact = pa.table(
+                {**{f"k{i}": exact.column(f"v{i}") for i in range(n)}, **_grouped_tail(exact, exact_names=True)}
+            )
+            grouped = pa.concat_tables([grouped, exact.cast(grouped.schema)])
+        grouped = grouped.sort_by([("first", "ascending")])
+        return from_grouped(grouped.rename_columns(grouped_columns(n)), columns, self.split.n_values, name)
+
+    def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        groups = self._groups([column], with_split=False, repeated=True)
+        groups = groups.filter(pc.greater(groups.column("n0"), 0))
+        values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False, repeated=True)
+        order = np.argsort(first, kind="stable")
+        values, hashes, by_hash = values.take(pa.array(order)), hashes[order], by_hash[order]
+        if blank_is_missing and len(values):
+            keep = drop_blank(np.arange(len(values)), values)[0] >= 0
+            values, hashes, by_hash = values.filter(pa.array(keep)), hashes[keep], by_hash[keep]
+            if exact is not None:
+                exact = _keep_codes(exact, order, keep)
+        elif exact is not None:
+            exact = _keep_codes(exact, order, np.ones(len(order), dtype=bool))
+        if not len(values):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
+        # Every row of a repeated value, found on the workers by its hash.
+        wanted = hashes[by_hash]
+        sorted_at = np.argsort(wanted, kind="stable")
+        code_of = np.flatnonzero(by_hash)[sorted_at]
+        shared = self._cluster.put(np.sort(wanted))
+        found = self._cluster_compute([_delayed(_rows_with)(p, column, shared) for p in self._pieces])
+        rows = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
+        codes = code_of[np.searchsorted(wanted[sorted_at], np.concatenate([f[1] for f in found]))]
+        if exact is not None:
+            rows, codes = np.concatenate([rows, exact[0]]), np.concatenate([codes, exact[1]])
+        order = np.argsort(rows, kind="stable")
+        return rows[order].astype(np.int64), codes[order].astype(np.int64), values
+
+    def mostly_distinct(self, column: str) -> bool:
+        # k minimum values over every row: a sample cannot tell values held five times each from distinct ones.
+        if column not in self._distinct:
+            found = self._cluster_compute([_delayed(_sketch)(p, column) for p in self._pieces])
+            present = sum(f[1] for f in found)
+            smallest = np.unique(np.concatenate([f[0] for f in found])) if found else np.zeros(0, np.uint64)
+            if len(smallest) < _SKETCH:
+                distinct = float(len(smallest))
+            else:
+                distinct = (_SKETCH - 1) / (float(smallest[_SKETCH - 1]) / 2.0**64)
+            self._distinct[column] = distinct > 0.5 * present
+        return self._distinct[column]
+
+    def _spelling(self, column: str) -> Variants:
+        plain = self._types[column]
+        plain = plain.value_type if pa.types.is_dictionary(plain) else plain
+        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
+            return spelling_variants(pa.array([], plain))  # numbers have one spelling
+        maybe = self._gather([_delayed(_matching)(p, column, _MAYBE_NOT_NORMAL) for p in self._pieces])
+        if not maybe.num_rows:
+            return spelling_variants(pa.array([], pa.string()))
+        raw = maybe["v"].combine_chunks().cast(pa.string())
+        normal = normalise(raw).combine_chunks()
+        changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
+        rows, values = maybe[ROW].to_numpy()[changed], raw.filter(pa.array(changed))
+        targets = pc.unique(normal.filter(pa.array(changed)))
+        targets = targets.filter(pc.not_equal(targets, ""))
+        if len(targets):
+            # Rows already spelled in a normal form that a changed value reaches are its twins.
+            shared = self._cluster.put(targets)
+            twins = self._gather([_delayed(_among)(p, column, shared) for p in self._pieces])
+            rows = np.concatenate([rows, twins[ROW].to_numpy()])
+            values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
+        order = np.argsort(rows, kind="stable")
+        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
+        return Variants(rows[order][found.positions], found.group, found.normal)
+
+    def _sample(self, column: str, step: int) -> pa.ChunkedArray:
+        sampled = self._gather([_delayed(_every)(p, column, step) for p in self._pieces])
+        return sampled["v"]
+
+    def rows_without_id(self) -> np.ndarray:
+        if self.id_column is None:
+            return np.zeros(0, dtype=np.int64)
+        found = self._gather([_delayed(_without)(p, self.id_column) for p in self._pieces])
+        return found[ROW].to_numpy().astype(np.int64)
+
+    def components(self, keys: Sequence[KeyCodes]) -> Components:
+        """Rows linked by any shared key value, grouped on the cluster by large-star / small-star rounds."""
+        from auditor.backends.stars import star_components
+        from auditor.manifest.components import Components, _by_first_row
+
+        src, dst, last_node, n_nodes = _links(keys)
+        if n_nodes == 0:
+            return Components(np.full(self._rows, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        n_parts = self._n_buckets
+        bounds = np.linspace(0, len(src), n_parts + 1).astype(np.int64)
+        parts = [self._cluster.put((src[a:b], dst[a:b])) for a, b in itertools.pairwise(bounds)]
+        del src, dst
+        label, rounds = star_components(parts, n_nodes, self._cluster_persist, self._cluster_compute)
+        self._notes.append(
+            f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the cluster"
+        )
+        of_row = np.where(last_node >= 0, label[np.maximum(last_node, 0)], -1)
+        return _by_first_row(of_row, n_nodes)
+
+    # -- plumbing ------------------------------------------------------------------------------------------
+
+    def _split_values(self) -> list[str]:
+        """The split values as strings, in the order of the split codes the Manifest holds."""
+        index, values = self.split.parts[0]
+        return [str(v) for v in values.take(pa.array(index)).cast(pa.string()).to_pylist()]
+
+    def _groups(self, columns: list[str], with_split: bool, repeated: bool = False) -> pa.Table:
+        """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from."""
+        split_names = self._split_values() if with_split else None
+        n, b = len(columns), self._n_buckets
+        maps = [_delayed(_map_groups, nout=b)(p, columns, split_names, b) for p in self._pieces]
+        reduce = _merge_repeated if repeated else merge_groups
+        merged = [_delayed(reduce)([m[j] for m in maps], n) for j in range(b)]
+        tables = self._cluster_compute(merged)
+        filled = [t for t in tables if t.num_rows]
+        return pa.concat_tables(filled) if filled else tables[0]
+
+    def _rows_of(self, groups: pa.Table, columns: list[str], with_split: bool) -> pa.Table:
+        """Every row whose key hashes are those of ``groups``: their values (v0..), row numbers and split."""
+        split_names = self._split_values() if with_split else None
+        # With the split: a value may be one group in one split and collide with another value in the next.
+        by = [f"h{i}" for i in range(len(columns))] + ([SPLIT] if with_split else [])
+        wanted = self._cluster.put(groups.select(by))
+        tasks = [_delayed(_rows_hashed)(p, columns, split_names, wanted) for p in self._pieces]
+        return self._gather(tasks)
+
+    def _resolve(
+        self, groups: pa.Table, columns: list[str], with_split: bool, repeated: bool = False
+    ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """Distinct values of a one-column grouping with their first rows and hashes, which of them are found
+        by their hash (the others' hash collided), and the rows of collided values with their value's index."""
+        ok = pure(groups, 1)
+        kept = groups.filter(pa.array(ok))
+        values, first = kept.column("lo0").combine_chunks(), kept.column("first").to_numpy()
+        hashes = kept.column("h0").to_numpy()
+        if ok.all():
+            return values, first, hashes, np.ones(len(hashes), dtype=bool), None
+        rows = self._rows_of(groups.filter(pa.array(~ok)), columns, with_split)
+        codes, distinct = encode_column(rows.column("v0"), blank_is_missing=False)
+        row_numbers = rows.column(ROW).to_numpy()
+        present = codes >= 0
+        counts = np.bincount(codes[present], minlength=len(distinct))
+        firsts = np.full(len(distinct), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(firsts, codes[present], row_numbers[present])
+        keep = counts > 1 if repeated else counts > 0
+        index = np.full(len(distinct), -1, dtype=np.int64)
+        index[keep] = len(values) + np.arange(int(keep.sum()))
+        take = present & keep[np.maximum(codes, 0)]
+        values = pa.concat_arrays([values, distinct.filter(pa.array(keep)).cast(values.type)])
+        first = np.concatenate([first, firsts[keep]])
+        added = int(keep.sum())
+        hashes = np.concatenate([hashes, np.zeros(added, dtype=np.uint64)])
+        by_hash = np.concatenate([np.ones(len(first) - added, dtype=bool), np.zeros(added, dtype=bool)])
+        return values, first, hashes, by_hash, (row_numbers[take], index[codes[take]])
+
+    def _gather(self, tasks: list[Any]) -> pa.Table:
+        tables = [t for t in self._cluster_compute(tasks) if t.num_rows]
+        if not tables:
+            return self._cluster_compute(tasks[:1])[0] if tasks else pa.table({ROW: pa.array([], pa.int64())})
+        return pa.concat_tables(tables)
+
+    def _cluster_compute(self, tasks: Sequence[Any]) -> list[Any]:
+        return self._translate(self._cluster.compute, tasks)
+
+    def _cluster_persist(self, tasks: list[Any]) -> list[Any]:
+        return self._translate(self._cluster.persist, tasks)
+
+    def _translate(self, run: Callable[[Sequence[Any]], list[Any]], tasks: Sequence[Any]) -> list[Any]:
+        """The tasks' results; a worker lost, a scheduler gone or a task's error as a StageInputError, so the
+        stage is an error and never reports what the cluster did not finish."""
+        if self._stop.is_set():
+            raise StageInputError("the audit was stopped")
+        try:
+            return run(tasks)
+        except StageInputError:
+            raise
+        except Exception as exc:
+            raise StageInputError(_explain(exc, self._cluster.address, self._sources[0].path)) from None
+
+    def close(self, wait: bool = True) -> None:
+        super().close(wait)
+        self._cluster.close()
+
+
+def _delayed(function: Callable[..., Any], nout: int | None = None) -> Any:
+    from dask import delayed
+
+    return delayed(function, nout=nout, pure=True)
+
+
+def _pieces(files: ParquetManifestFiles) -> list[Piece]:
+    """Row groups gathered into pieces of about PIECE_ROWS rows, each within one file."""
+    pieces: list[Piece] = []
+    for source in files.sources:
+        starts = [*source.row_groups, source.rows]
+        group, begin = [], 0
+        for g in range(len(source.row_groups)):
+            group.append(g)
+            end = starts[g + 1]
+            if end - starts[group[0]] >= PIECE_ROWS or g == len(source.row_groups) - 1:
+                begin = starts[group[0]]
+                pieces.append(
+                    Piece(
+                        str(source.path),
+                        tuple(group),
+                        source.offset + begin,
+                        end - begin,
+                        source.split,
+                        files.split_column,
+                    )
+                )
+                group = []
+    return pieces
+
+
+def _map_groups(piece: Piece, columns: list[str], split_names: list[str] | None, n_buckets: int) -> list[pa.Table]:
+    table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
+    return buckets(partial_groups(hash_keys(table, columns), len(columns)), n_buckets, len(columns))
+
+
+def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
+    merged = merge_groups(parts, n_keys)
+    return merged.filter(pc.greater(merged.column("rows"), 1))
+
+
+def _rows_hashed(piece: Piece, columns: list[str], split_names: list[str] | None, wanted: pa.Table) -> pa.Table:
+    table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
+    return rows_with_hashes(hash_keys(table, columns), len(columns), wanted)
+
+
+def _piece_hashes(piece: Piece, column: str) -> tuple[np.ndarray, np.ndarray]:
+    from auditor.backends.hashed import hash_values
+
+    values = read_piece(piece, [column]).column(column).combine_chunks()
+    valid = ~values.is_null().to_numpy(zero_copy_only=False)
+    return hash_values(values), valid
+
+
+def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the piece whose value hashes to one of ``wanted`` (sorted), and those hashes."""
+    h, valid = _piece_hashes(piece, column)
+    at = np.minimum(np.searchsorted(wanted, h), max(len(wanted) - 1, 0))
+    hit = valid & (wanted[at] == h) if len(wanted) else np.zeros(len(h), dtype=bool)
+    return np.flatnonzero(hit) + piece.offset, h[hit]
+
+
+def _sketch(piece: Piece, column: str) -> tuple[np.ndarray, int]:
+    values = read_piece(piece, [column]).column(column).combine_chunks()
+    valid = ~values.is_null().to_numpy(zero_copy_only=False)
+    h = fingerprint(pa.chunked_array([values], values.type), second=False)[0][valid]
+    return np.unique(h)[:_SKETCH], int(valid.sum())
+
+
+def _matching(piece: Piece, column: str, pattern: str) -> pa.Table:
+    table = read_piece(piece, [column])
+    values = table.column(column).cast(pa.string())
+    hit = pc.fill_null(pc.match_substring_regex(values, pattern), False)
+    return pa.table({ROW: table.column(ROW), "v": values}).filter(hit)
+
+
+def _among(piece: Piece, column: str, targets: pa.Array) -> pa.Table:
+    table = read_piece(piece, [column])
+    values = table.column(column).cast(pa.string())
+    return pa.table({ROW: table.column(ROW), "v": values}).filter(pc.is_in(values, value_set=targets))
+
+
+def _every(piece: Piece, column: str, step: int) -> pa.Table:
+    table = read_piece(piece, [column])
+    rows = table.column(ROW).to_numpy()
+    return pa.table({ROW: table.column(ROW), "v": table.column(column)}).filter(pa.array(rows % step == 0))
+
+
+def _without(piece: Piece, column: str) -> pa.Table:
+    table = read_piece(piece, [column])
+    return pa.table({ROW: table.column(ROW)}).filter(table.column(column).is_null())
+
+
+def _grouped_tail(groups: pa.Table, exact_names: bool = False) -> dict[str, pa.ChunkedArray]:
+    """The split, row count, first and last row columns of grouped counts, as from_grouped names them."""
+    if exact_names:
+        names = {SPLIT: SPLIT, "rows": f"{ROW}_count", "first": f"{ROW}_min", "last": f"{ROW}_max"}
+    else:
+        names = {SPLIT: SPLIT, "rows": "rows", "first": "first", "last": "last"}
+    return {
+        "split": groups.column(names[SPLIT]).cast(pa.int64()),
+        "rows": groups.column(names["rows"]).cast(pa.int64()),
+        "first": groups.column(names["first"]).cast(pa.int64()),
+        "last": groups.column(names["last"]).cast(pa.int64()),
+    }
+
+
+def _keep_codes(
+    exact: tuple[np.ndarray, np.ndarray], order: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Collided rows' value indexes renumbered after sorting the values by first row and dropping some."""
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    kept_index = np.cumsum(keep) - 1
+    rows, index = exact
+    moved = position[index]
+    alive = keep[moved]
+    if not alive.any():
+        return None
+    return rows[alive], kept_index[moved[alive]]
+
+
+def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The key-value graph: each row chains its values (writer, document, digest); node ids are offset per key.
+    Also the last value node of each row (-1: none), which stands for the row's component."""
+    n = len(keys[0].codes)
+    offsets = np.cumsum([0, *(k.n_values for k in keys)])
+    srcs, dsts = [], []
+    previous = np.full(n, -1, dtype=np.int64)
+    for key, offset in zip(keys, offsets[:-1], strict=False):
+        present = key.codes >= 0
+        node = np.where(present, key.codes.astype(np.int64) + int(offset), -1)
+        link = present & (previous >= 0)
+        srcs.append(previous[link])
+        dsts.append(node[link])
+        previous = np.where(present, node, previous)
+    return np.concatenate(srcs), np.concatenate(dsts), previous, int(offsets[-1])
+
+
+def _explain(exc: Exception, address: str, first: Path) -> str:
+    kind = type(exc).__name__
+    if kind == "KilledWorker":
+        return (
+            f"{first}: a Dask worker died while running a task of this stage, and the scheduler gave up on it "
+            f"({exc}); the stage's result would be incomplete, so there is none. Give the workers more memory "
+            "or smaller row groups, then run again"
+        )
+    if kind in ("CommClosedError", "TimeoutError") or isinstance(exc, OSError | TimeoutError):
+        return f"{first}: lost the Dask scheduler at {address} during the stage ({kind}: {exc}); run again"
+    return f"{first}: the Dask cluster failed while running this stage ({kind}: {exc})"
+
+
+def load_dask_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DaskManifest:
+    """Open the config's Parquet manifest on the cluster ``settings`` name; the checks of load_manifest."""
+    files = parquet_sources(loaded, "dask")
+    cluster = Cluster(settings.scheduler, settings.budget)
+    try:
+        return DaskManifest(cluster, files, loaded.allowed_roots)
+    except BaseException:
+        cluster.close()
+        raise

@@ -1,0 +1,166 @@
+"""Group rows by 64-bit hashes of their keys, piece by piece, keeping each group's smallest and largest value.
+
+These are the map and reduce steps of the cluster engine: a piece of the manifest is reduced to one row per
+(hashes, split), the partial groups are sent to a bucket by hash, and each bucket merges what it receives.
+Strings never travel through the shuffle as keys; the smallest and largest value of a group do, so a group
+whose two ends differ is a hash collision and is regrouped by the values themselves. Nothing here is
+approximate: a group is only trusted when both ends agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auditor.manifest.hashing import fingerprint
+
+ROW = "_row"
+SPLIT = "_split"
+# Hashes are masked with this; narrowing it (tests do) makes collisions common, to show they are caught.
+HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+_NULL_HASH = np.uint64(0x9E3779B97F4A7C15)
+_BUCKET_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Some row groups of one manifest file, and the manifest row its first row is."""
+
+    path: str
+    row_groups: tuple[int, ...]
+    offset: int
+    rows: int
+    split: str | None  # the split of every row (a `paths` manifest), or None: read `split_column`
+    split_column: str | None
+
+
+def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] | None = None) -> pa.Table:
+    """The piece's ``columns`` plus its manifest row numbers, and with ``split_names`` each row's split code
+    (the position of its split value among ``split_names``; -1 when not among them)."""
+    wanted = [c for c in dict.fromkeys(columns) if c != SPLIT]
+    if split_names is not None and piece.split is None:
+        assert piece.split_column is not None
+        wanted = list(dict.fromkeys([*wanted, piece.split_column]))
+    table = pq.ParquetFile(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
+    rows = np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64)
+    out = {c: _plain(table.column(c)) for c in columns if c != SPLIT}
+    out[ROW] = pa.array(rows)
+    if split_names is not None:
+        names = pa.array(list(split_names), pa.string())
+        if piece.split is not None:
+            found = pc.index_in(pa.array([piece.split]), value_set=names)[0].as_py()
+            codes = np.full(table.num_rows, -1 if found is None else found, dtype=np.int64)
+        else:
+            assert piece.split_column is not None
+            values = table.column(piece.split_column).cast(pa.string())
+            codes = pc.fill_null(pc.index_in(values, value_set=names), -1).to_numpy().astype(np.int64)
+        out[SPLIT] = pa.array(codes)
+    return pa.table(out)
+
+
+def _plain(column: pa.ChunkedArray) -> pa.Array:
+    """One array with dictionaries decoded and NaN as null, as the in-memory encoder reads values."""
+    array = column.combine_chunks()
+    if pa.types.is_dictionary(array.type):
+        array = array.cast(array.type.value_type)
+    if pa.types.is_floating(array.type):
+        array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
+    return array
+
+
+def hash_values(values: pa.Array) -> np.ndarray:
+    """A uint64 per value (masked by HASH_MASK); equal values hash equal, nulls all hash alike."""
+    h = fingerprint(pa.chunked_array([values], values.type), second=False)[0] & HASH_MASK
+    if values.null_count:
+        h[values.is_null().to_numpy(zero_copy_only=False)] = _NULL_HASH & HASH_MASK
+    return h
+
+
+def hash_keys(table: pa.Table, keys: Sequence[str]) -> pa.Table:
+    """The table with one hash column per key (h0, h1, ...) in place of the keys' values kept as v0, v1, ..."""
+    out = {f"h{i}": pa.array(hash_values(table.column(k).combine_chunks())) for i, k in enumerate(keys)}
+    out.update({f"v{i}": table.column(k) for i, k in enumerate(keys)})
+    out.update({c: table.column(c) for c in (ROW, SPLIT) if c in table.column_names})
+    return pa.table(out)
+
+
+def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
+    """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count."""
+    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in hashed.column_names else [])
+    aggregates: list[tuple[str, str]] = [(ROW, "count"), (ROW, "min"), (ROW, "max")]
+    for i in range(n_keys):
+        aggregates += [(f"v{i}", "min"), (f"v{i}", "max"), (f"v{i}", "count")]
+    grouped = hashed.group_by(by, use_threads=False).aggregate(aggregates)
+    renames = {"_row_count": "rows", "_row_min": "first", "_row_max": "last"}
+    for i in range(n_keys):
+        renames.update({f"v{i}_min": f"lo{i}", f"v{i}_max": f"hi{i}", f"v{i}_count": f"n{i}"})
+    return _named(grouped, by, renames)
+
+
+def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
+    """Partial groups of several pieces merged into one row per (h0.., split)."""
+    filled = [p for p in parts if p.num_rows]
+    if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
+        return parts[0] if parts else _empty_groups(n_keys)
+    table = pa.concat_tables(filled)
+    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
+    aggregates: list[tuple[str, str]] = [("rows", "sum"), ("first", "min"), ("last", "max")]
+    for i in range(n_keys):
+        aggregates += [(f"lo{i}", "min"), (f"hi{i}", "max"), (f"n{i}", "sum")]
+    grouped = table.group_by(by, use_threads=False).aggregate(aggregates)
+    renames = {"rows_sum": "rows", "first_min": "first", "last_max": "last"}
+    for i in range(n_keys):
+        renames.update({f"lo{i}_min": f"lo{i}", f"hi{i}_max": f"hi{i}", f"n{i}_sum": f"n{i}"})
+    return _named(grouped, by, renames)
+
+
+def _named(grouped: pa.Table, by: Sequence[str], renames: dict[str, str]) -> pa.Table:
+    columns = {c: grouped.column(c) for c in by}
+    columns.update({new: grouped.column(old) for old, new in renames.items()})
+    return pa.table(columns)
+
+
+def _empty_groups(n_keys: int) -> pa.Table:
+    fields = [pa.field(f"h{i}", pa.uint64()) for i in range(n_keys)]
+    fields += [pa.field(c, pa.int64()) for c in ("rows", "first", "last")]
+    return pa.schema(fields).empty_table()
+
+
+def buckets(table: pa.Table, n_buckets: int, n_keys: int) -> list[pa.Table]:
+    """The rows of ``table`` dealt to ``n_buckets`` by their key hashes: a group always lands in one bucket."""
+    if n_buckets == 1:
+        return [table]
+    mixed = np.zeros(table.num_rows, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(n_keys):
+            mixed = (mixed ^ table.column(f"h{i}").to_numpy()) * _BUCKET_MIX
+    target = (mixed >> np.uint64(40)) % np.uint64(n_buckets)
+    order = np.argsort(target, kind="stable")
+    bounds = np.searchsorted(target[order], np.arange(n_buckets + 1, dtype=np.uint64))
+    ordered = table.take(pa.array(order))
+    return [ordered.slice(int(bounds[b]), int(bounds[b + 1] - bounds[b])) for b in range(n_buckets)]
+
+
+def pure(groups: pa.Table, n_keys: int) -> np.ndarray:
+    """Groups whose every key is one value (or null throughout): not a hash collision."""
+    rows = groups.column("rows").to_numpy()
+    ok = np.ones(groups.num_rows, dtype=bool)
+    for i in range(n_keys):
+        n = groups.column(f"n{i}").to_numpy()
+        same = pc.fill_null(pc.equal(groups.column(f"lo{i}"), groups.column(f"hi{i}")), True)
+        ok &= (n == 0) | ((n == rows) & same.to_numpy(zero_copy_only=False))
+    return ok
+
+
+def rows_with_hashes(hashed: pa.Table, n_keys: int, wanted: pa.Table) -> pa.Table:
+    """The rows of a hashed piece whose key hashes (and split, if ``wanted`` has one) are a row of ``wanted``."""
+    if not wanted.num_rows or not hashed.num_rows:
+        return hashed.slice(0, 0)
+    keys = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in wanted.column_names else [])
+    joined = hashed.join(wanted.select(keys), keys, join_type="left semi", use_threads=False)
+    return joined.sort_by([(ROW, "ascending")])

@@ -1,0 +1,209 @@
+"""The Dask engine on a real local cluster of two worker processes: the same report as in memory, the rounds
+of its components, a scheduler that does not answer, a worker lost mid-run and hash collisions."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from auditor.backends.engines import EngineSettings
+from auditor.core.errors import AuditError
+from auditor.pipeline.runner import run_audit
+from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, both
+
+distributed = pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
+
+
+def _random_manifest(folder: Path, rows: int = 6000, files: int = 2) -> Path:
+    """A random split whose writer, source and digest keys link rows across splits, in several files."""
+    rng = np.random.default_rng(7)
+    sha = np.array([f"{i:032x}" for i in range(rows)], dtype=object)
+    sha[rng.random(rows) < 0.02] = "f" * 32
+    table = pa.table(
+        {
+            "sample_id": [f"s{i}" for i in range(rows)],
+            "split": rng.choice(["train", "val", "test"], rows, p=[0.8, 0.1, 0.1]),
+            "writer": [f"w{v}" for v in rng.integers(0, rows // 50, rows)],
+            "source": [f"doc{v}" for v in rng.integers(0, rows // 5, rows)],
+            "sha": sha,
+            "label": rng.choice(["cat", "dog"], rows),
+            "ts": pa.array(rng.integers(1_600_000_000, 1_700_000_000, rows)).cast(pa.timestamp("s")),
+        }
+    )
+    step = -(-rows // files)
+    for i in range(files):
+        pq.write_table(table.slice(i * step, step), folder / f"part-{i}.parquet", row_group_size=500)
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha", "label": "label", "time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1", silence_logs=50
+    ) as local:
+        yield local
+
+
+def test_a_local_cluster_reports_what_memory_reports(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.backends import cluster as engine
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 1000)  # several pieces per file: a real shuffle between workers
+    config = _random_manifest(tmp_path)
+    settings = EngineSettings("dask", scheduler=cluster.scheduler_address)
+    memory, dask = both(config, settings, only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+    report = run_audit(config, only=["shared_upstream"], engine=settings)
+    assert report.manifest is not None
+    notes = " ".join(report.manifest.engine_notes)
+    assert "2 workers" in notes and cluster.scheduler_address in notes
+    assert "rounds of large-star/small-star" in notes
+    codes = {f.code for s in report.stages for f in s.findings}
+    assert "UPS001" in codes  # the keys do link train to holdout: the components were really compared
+
+
+def test_a_sample_reports_alike_on_a_local_cluster(cluster: Any, tmp_path: Path) -> None:
+    config = as_parquet("handwriting", tmp_path)
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+
+
+def test_hash_collisions_are_regrouped_by_their_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two-bit hashes nearly every group collides; every count must still come out exact."""
+    from auditor.backends import cluster as engine
+    from auditor.backends import hashed
+
+    monkeypatch.setattr(hashed, "HASH_MASK", np.uint64(3))
+    collided: list[int] = []
+    real_pure = engine.pure
+
+    def counting(groups: pa.Table, n_keys: int) -> np.ndarray:
+        ok = real_pure(groups, n_keys)
+        collided.append(int((~ok).sum()))
+        return ok
+
+    monkeypatch.setattr(engine, "pure", counting)
+    config = _random_manifest(tmp_path, rows=800)
+    memory, dask = both(config, EngineSettings("dask", scheduler="synchronous"), only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+    assert sum(collided) > 0, "no collision was made: the test would prove nothing"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_scheduler_that_does_not_answer_is_exit_2_with_its_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.backends import cluster as engine
+    from auditor.cli import app
+
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 1.0)
+    config = as_parquet("handwriting", tmp_path)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "dask", "--scheduler", address])
+    assert result.exit_code == 2, result.output
+    assert address in result.output and "no Dask scheduler" in result.output
+    assert not (config.parent / "audit-report" / "report.json").exists()  # no verdict was written
+
+
+def test_scheduler_is_only_for_the_dask_engine(tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "memory", "--scheduler", "synchronous"])
+    assert result.exit_code == 2
+    assert "--scheduler synchronous: a scheduler is for --engine dask" in result.output
+
+
+def test_a_missing_dask_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from auditor.backends import engines
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    with pytest.raises(AuditError, match=r"pip install 'split-auditor\[dask\]'"):
+        engines.require("dask")
+
+
+def _with_killer(local: Any) -> Any:
+    """A scheduler plugin that kills the worker process given the first task of the run."""
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    class KillFirstWorker(SchedulerPlugin):  # type: ignore[misc]
+        def __init__(self, pids: dict[str, int]) -> None:
+            self.pids = pids
+            self.killed: list[str] = []
+
+        def transition(self, key: Any, start: str, finish: str, *args: Any, **kwargs: Any) -> None:
+            if finish != "processing" or self.killed:
+                return
+            worker = local.scheduler.tasks[key].processing_on
+            if worker is not None and worker.address in self.pids:
+                self.killed.append(worker.address)
+                os.kill(self.pids[worker.address], signal.SIGKILL)
+
+    with distributed.Client(local) as client:
+        pids = client.run(os.getpid)
+    plugin = KillFirstWorker(pids)
+    local.scheduler.add_plugin(plugin)
+    return plugin
+
+
+def test_a_worker_lost_mid_run_is_an_error_never_a_partial_result(tmp_path: Path) -> None:
+    """With no retry allowed, the lost worker's task fails the run (or its stage): exit 2 and no verdict."""
+    import dask
+
+    from auditor.cli import app
+
+    config = _random_manifest(tmp_path, rows=3000)
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1", silence_logs=50
+        ) as local,
+    ):
+        plugin = _with_killer(local)
+        args = ["run", str(config), "--engine", "dask", "--scheduler", local.scheduler_address]
+        result = CliRunner().invoke(app, args)
+    assert plugin.killed, "no worker was killed: the test would prove nothing"
+    assert result.exit_code == 2, result.output
+    assert "a Dask worker died" in result.output
+    report = config.parent / "audit-report" / "report.json"
+    assert not report.exists() or '"exit_code": 2' in report.read_text()
+
+
+def test_a_worker_lost_once_is_retried_and_the_result_is_whole(tmp_path: Path) -> None:
+    config = _random_manifest(tmp_path, rows=3000)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1", silence_logs=50
+    ) as local:
+        plugin = _with_killer(local)
+        memory, dask = both(config, EngineSettings("dask", scheduler=local.scheduler_address), only=OUT_OF_CORE)
+    assert plugin.killed
+    assert_same(memory, dask, "dask")
