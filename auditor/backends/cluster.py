@@ -27,6 +27,7 @@ from auditor.backends.hashed import (
     ROW,
     SPLIT,
     Piece,
+    allow_unaligned,
     buckets,
     hash_keys,
     merge_groups,
@@ -139,7 +140,7 @@ class DaskManifest(FileManifest):
     def __init__(self, cluster: Cluster, files: ParquetManifestFiles, roots: Sequence[Path]) -> None:
         self._cluster = cluster
         self._pieces = _pieces(files)
-        self._n_buckets = max(1, min(len(self._pieces), 2 * cluster.threads))
+        self._n_buckets = max(1, min(len(self._pieces), 2 * cluster.threads, 4096))
         self._notes = [cluster.description]
         super().__init__(files, roots, "dask")
 
@@ -185,6 +186,7 @@ class DaskManifest(FileManifest):
         if not ok.all():
             rows = self._rows_of(groups.filter(pa.array(~ok)), list(columns), with_split=True)
             by = [f"v{i}" for i in range(n)] + [SPLIT]
+            allow_unaligned()
             exact = rows.group_by(by, use_threads=False).aggregate([(ROW, "count"), (ROW, "min"), (ROW, "max")])
             exact = pa.table(
                 {**{f"k{i}": exact.column(f"v{i}") for i in range(n)}, **_grouped_tail(exact, exact_names=True)}
@@ -438,7 +440,19 @@ def _sketch(piece: Piece, column: str) -> tuple[np.ndarray, int]:
     values = read_piece(piece, [column]).column(column).combine_chunks()
     valid = ~values.is_null().to_numpy(zero_copy_only=False)
     h = fingerprint(pa.chunked_array([values], values.type), second=False)[0][valid]
-    return np.unique(h)[:_SKETCH], int(valid.sum())
+    return _smallest_distinct(h, _SKETCH), int(valid.sum())
+
+
+def _smallest_distinct(h: np.ndarray, k: int) -> np.ndarray:
+    """The k smallest distinct values of h, sorted: a partition first, so only a few values are sorted."""
+    if len(h) > 8 * k:
+        bound = np.partition(h, 4 * k)[4 * k]
+        few = np.sort(h[h <= bound])
+        distinct = few[np.concatenate(([True], few[1:] != few[:-1]))]
+        if len(distinct) >= k:
+            return distinct[:k]
+    h = np.sort(h)  # mostly repeats: the whole column is needed
+    return h[np.concatenate(([True], h[1:] != h[:-1]))][:k] if len(h) else h
 
 
 def _matching(piece: Piece, column: str, pattern: str) -> pa.Table:

@@ -9,6 +9,7 @@ approximate: a group is only trusted when both ends agree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -89,8 +90,15 @@ def hash_keys(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     return pa.table(out)
 
 
+def allow_unaligned() -> None:
+    """Tables that crossed a process boundary may hold buffers Arrow's engine finds unaligned: it is told to copy
+    them instead of printing a warning per table (read once per process, at its first grouping)."""
+    os.environ.setdefault("ACERO_ALIGNMENT_HANDLING", "reallocate")
+
+
 def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
     """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count."""
+    allow_unaligned()
     by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in hashed.column_names else [])
     aggregates: list[tuple[str, str]] = [(ROW, "count"), (ROW, "min"), (ROW, "max")]
     for i in range(n_keys):
@@ -104,6 +112,7 @@ def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
 
 def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     """Partial groups of several pieces merged into one row per (h0.., split)."""
+    allow_unaligned()
     filled = [p for p in parts if p.num_rows]
     if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
         return parts[0] if parts else _empty_groups(n_keys)
@@ -139,9 +148,9 @@ def buckets(table: pa.Table, n_buckets: int, n_keys: int) -> list[pa.Table]:
     with np.errstate(over="ignore"):
         for i in range(n_keys):
             mixed = (mixed ^ table.column(f"h{i}").to_numpy()) * _BUCKET_MIX
-    target = (mixed >> np.uint64(40)) % np.uint64(n_buckets)
-    order = np.argsort(target, kind="stable")
-    bounds = np.searchsorted(target[order], np.arange(n_buckets + 1, dtype=np.uint64))
+    target = ((mixed >> np.uint64(40)) % np.uint64(n_buckets)).astype(np.uint16)
+    order = np.argsort(target, kind="stable")  # a radix sort on 16-bit keys
+    bounds = np.searchsorted(target[order], np.arange(n_buckets + 1))
     ordered = table.take(pa.array(order))
     return [ordered.slice(int(bounds[b]), int(bounds[b + 1] - bounds[b])) for b in range(n_buckets)]
 
@@ -161,6 +170,7 @@ def rows_with_hashes(hashed: pa.Table, n_keys: int, wanted: pa.Table) -> pa.Tabl
     """The rows of a hashed piece whose key hashes (and split, if ``wanted`` has one) are a row of ``wanted``."""
     if not wanted.num_rows or not hashed.num_rows:
         return hashed.slice(0, 0)
+    allow_unaligned()
     keys = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in wanted.column_names else [])
     joined = hashed.join(wanted.select(keys), keys, join_type="left semi", use_threads=False)
     return joined.sort_by([(ROW, "ascending")])

@@ -20,9 +20,9 @@ _MIX = np.uint64(0xBF58476D1CE4E5B9)
 def deal(keys: np.ndarray, values: np.ndarray, n_buckets: int) -> list[Edges]:
     """(key, value) pairs dealt to buckets by key, so each node's edges meet in one bucket."""
     with np.errstate(over="ignore"):
-        target = ((keys.astype(np.uint64) * _MIX) >> np.uint64(40)) % np.uint64(n_buckets)
-    order = np.argsort(target, kind="stable")
-    bounds = np.searchsorted(target[order], np.arange(n_buckets + 1, dtype=np.uint64))
+        target = (((keys.astype(np.uint64) * _MIX) >> np.uint64(40)) % np.uint64(n_buckets)).astype(np.uint16)
+    order = np.argsort(target, kind="stable")  # a radix sort on 16-bit keys
+    bounds = np.searchsorted(target[order], np.arange(n_buckets + 1))
     k, v = keys[order], values[order]
     return [(k[bounds[b] : bounds[b + 1]], v[bounds[b] : bounds[b + 1]]) for b in range(n_buckets)]
 
@@ -39,12 +39,22 @@ def small_map(edges: Edges, n_buckets: int) -> list[Edges]:
     return deal(np.maximum(a, b), np.minimum(a, b), n_buckets)
 
 
+def _sorted_pairs(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(u, v) sorted by u, then v. Nodes below 2**32 are packed into one integer: one sort instead of two."""
+    if not len(u):
+        return u, v
+    if int(max(u.max(), v.max())) < 2**32 and int(min(u.min(), v.min())) >= 0:
+        packed = np.sort((u.astype(np.uint64) << np.uint64(32)) | v.astype(np.uint64))
+        return (packed >> np.uint64(32)).astype(np.int64), (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    order = np.lexsort((v, u))
+    return u[order], v[order]
+
+
 def _grouped(pieces: Sequence[Edges]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pairs sorted by node; the start of each node's run, its node and the smallest neighbour in it."""
     u = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0, np.int64)
     v = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int64)
-    order = np.lexsort((v, u))
-    u, v = u[order], v[order]
+    u, v = _sorted_pairs(u, v)
     starts = np.flatnonzero(np.concatenate(([True], u[1:] != u[:-1]))) if len(u) else np.zeros(0, np.int64)
     return u, v, starts, v[starts] if len(u) else v  # sorted by v within a node: the first is the smallest
 
@@ -77,8 +87,7 @@ def small_reduce(pieces: Sequence[Edges]) -> tuple[np.ndarray, np.ndarray, int]:
 def _unique(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(a):
         return a, b
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
+    a, b = _sorted_pairs(a, b)
     first = np.concatenate(([True], (a[1:] != a[:-1]) | (b[1:] != b[:-1])))
     return a[first], b[first]
 

@@ -15,6 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from auditor.backends.engines import EngineSettings
@@ -207,3 +209,16 @@ def test_a_worker_lost_once_is_retried_and_the_result_is_whole(tmp_path: Path) -
         memory, dask = both(config, EngineSettings("dask", scheduler=local.scheduler_address), only=OUT_OF_CORE)
     assert plugin.killed
     assert_same(memory, dask, "dask")
+
+
+@given(
+    values=st.lists(st.integers(min_value=0, max_value=2**64 - 1), max_size=300),
+    repeats=st.integers(min_value=1, max_value=40),
+    k=st.integers(min_value=1, max_value=20),
+)
+def test_the_distinct_sketch_keeps_the_k_smallest_distinct_hashes(values: list[int], repeats: int, k: int) -> None:
+    from auditor.backends.cluster import _smallest_distinct
+
+    h = np.repeat(np.array(values, dtype=np.uint64), repeats)
+    np.random.default_rng(0).shuffle(h)
+    assert _smallest_distinct(h, k).tolist() == np.unique(h)[:k].tolist()
