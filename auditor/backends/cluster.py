@@ -525,7 +525,7 @@ def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return np.concatenate(srcs), np.concatenate(dsts), previous, int(offsets[-1])
 
 
-def _explain(exc: Exception, address: str, first: Path) -> str:
+def _explain(exc: Exception, address: str, first: Path | str) -> str:
     kind = type(exc).__name__
     if kind == "KilledWorker":
         return (
@@ -540,7 +540,7 @@ def _explain(exc: Exception, address: str, first: Path) -> str:
 
 def load_dask_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DaskManifest:
     """Open the config's Parquet manifest on the cluster ``settings`` name; the checks of load_manifest."""
-    files = parquet_sources(loaded, "dask")
+    files = parquet_sources(loaded, "dask", urls=True)
     cluster = Cluster(settings.scheduler, settings.budget)
     try:
         return DaskManifest(cluster, files, loaded.allowed_roots)

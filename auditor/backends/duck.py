@@ -237,7 +237,7 @@ class DuckManifest(FileManifest):
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
 
 
-def _explain(exc: Exception, temp_dir: Path | None, first: Path) -> str:
+def _explain(exc: Exception, temp_dir: Path | None, first: Path | str) -> str:
     text = str(exc).strip()
     where = f" ({temp_dir})" if temp_dir is not None else ""
     if "No space left on device" in text or "max_temp_directory_size" in text:

@@ -7,17 +7,26 @@ finding names straight from the row groups that hold them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
-from auditor.manifest.readers import MissingColumnsError, detect_format, missing_columns, parquet_schema
+from auditor.manifest.content import Digests
+from auditor.manifest.readers import (
+    MissingColumnsError,
+    detect_format,
+    is_url,
+    missing_columns,
+    open_parquet,
+    parquet_schema,
+)
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -32,7 +41,7 @@ from auditor.manifest.table import (
 class Source:
     """One manifest file: where its rows start in the whole manifest and, with `paths`, its split."""
 
-    path: Path
+    path: Path | str  # a local file, or an object-store URL (the cluster engine)
     offset: int
     rows: int
     split: str | None
@@ -50,20 +59,26 @@ class ParquetManifestFiles:
     id_column: str | None
 
 
-def parquet_sources(loaded: LoadedConfig, engine: str) -> ParquetManifestFiles:
+def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> ParquetManifestFiles:
     """Every file of the config's manifest, checked as load_manifest checks it (columns, types, rows),
-    from the Parquet metadata alone; ``engine`` names the engine in the messages."""
+    from the Parquet metadata alone; ``engine`` names the engine in the messages. With ``urls``, manifest
+    paths may be object-store URLs (s3://, gs://, any fsspec protocol)."""
     spec = loaded.config.manifest
     if spec is None:
         raise ManifestError("the config has no `manifest` section")
     named = loaded.config.manifest_columns()
-    groups, columns = manifest_groups(loaded)
+    groups: list[tuple[str | None, list[Path | str]]]
+    if urls and any(is_url(p) for p in ([spec.path] if spec.path else list((spec.paths or {}).values()))):
+        groups, columns = remote_groups(loaded)
+    else:
+        local, columns = manifest_groups(loaded)
+        groups = [(split, list(files)) for split, files in local]
     sources: list[Source] = []
     types: dict[str, pa.DataType] = {}
     offset = 0
     for split, files in groups:
         for f in files:
-            kind = spec.format or detect_format(f)
+            kind = spec.format or detect_format(Path(PurePosixPath(str(f)).name))
             if kind != "parquet":
                 raise ManifestError(
                     f"{f}: the {engine} engine reads Parquet manifests, and this file is "
@@ -72,7 +87,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str) -> ParquetManifestFiles:
                 )
             schema = parquet_schema(f)
             try:
-                missing_columns(f, schema.names, columns)
+                missing_columns(Path(str(f)), schema.names, columns)
             except MissingColumnsError as exc:
                 raise ManifestError(explain_missing(exc, named, loaded)) from None
             for c in columns:
@@ -82,7 +97,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str) -> ParquetManifestFiles:
                         f"{f}: column '{c}' holds {t} values, but {types[c]} in {sources[0].path}; the {engine} "
                         "engine needs one type per column in every file (or audit with --engine memory)"
                     )
-            meta = pq.ParquetFile(f).metadata
+            meta = open_parquet(f).metadata
             starts = np.cumsum([0] + [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])[:-1]
             sources.append(Source(f, offset, meta.num_rows, split, tuple(int(s) for s in starts)))
             offset += meta.num_rows
@@ -90,9 +105,10 @@ def parquet_sources(loaded: LoadedConfig, engine: str) -> ParquetManifestFiles:
         where = ", ".join(str(s.path) for s in sources[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     empty = pa.schema([pa.field(c, types[c]) for c in columns]).empty_table()
-    check_scalar_columns(empty, list(named), [s.path for s in sources])
+    named_files = [Path(str(s.path)) for s in sources]  # for the messages only
+    check_scalar_columns(empty, list(named), named_files)
     if spec.id is not None:
-        check_id_type(empty, spec.id, [s.path for s in sources])
+        check_id_type(empty, spec.id, named_files)
     return ParquetManifestFiles(tuple(sources), tuple(columns), types, spec.split, spec.id)
 
 
@@ -105,7 +121,9 @@ class FileManifest(Manifest):
         self._split_column = files.split_column
         self._engine_flag = engine
         self._rows = sum(s.rows for s in files.sources)
-        super().__init__(None, [s.path for s in files.sources], files.id_column, roots)
+        self._remote = any(isinstance(s.path, str) for s in files.sources)
+        # A URL stays a string: Manifest.files are only named in messages and digested (see _digest_files).
+        super().__init__(None, cast(list[Path], [s.path for s in files.sources]), files.id_column, roots)
 
     @property
     def table(self) -> pa.Table:
@@ -137,7 +155,7 @@ class FileManifest(Manifest):
             if name == SPLIT_COLUMN and source.split is not None:
                 pieces.append(pa.array([source.split] * len(local), pa.string()))
                 continue
-            reader = pq.ParquetFile(source.path)
+            reader = open_parquet(source.path)
             starts = np.asarray(source.row_groups, dtype=np.int64)
             group_of = np.searchsorted(starts, local, side="right") - 1
             # ``local`` ascends, so each row group's rows are one slice of it.
@@ -150,6 +168,19 @@ class FileManifest(Manifest):
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
         return taken.take(pa.array(inverse))
+
+    def _digest_files(self) -> str:
+        if self._remote:
+            return remote_digest([str(s.path) for s in self._sources])
+        return super()._digest_files()
+
+    def _hash_content(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
+        if self._remote:
+            raise StageInputError(
+                f"{self._sources[0].path}: the files column '{column}' names are read next to a local manifest; "
+                "for a manifest in an object store, give their digests in a column (keys.content_hash)"
+            )
+        return super()._hash_content(column, cache_dir)
 
     def _arrow_type(self, name: str) -> pa.DataType:
         return pa.string() if name == SPLIT_COLUMN else self._types[name]
@@ -172,7 +203,7 @@ class FileManifest(Manifest):
                 continue
             column = self._file_column(name)
             as_dict = [column] if name == SPLIT_COLUMN and is_text(self._types.get(column)) else None
-            table = pq.read_table(source.path, columns=[column], read_dictionary=as_dict, pre_buffer=False)
+            table = open_parquet(source.path, read_dictionary=as_dict, pre_buffer=False).read(columns=[column])
             chunks.extend(table.column(0).chunks)
         if name == SPLIT_COLUMN and any(pa.types.is_dictionary(c.type) for c in chunks):
             table = pa.table({"c": pa.chunked_array(chunks)}).unify_dictionaries()
@@ -191,3 +222,73 @@ def concat_arrays(pieces: list[pa.Array]) -> pa.Array:
 
 def is_text(t: pa.DataType | None) -> bool:
     return t is not None and (pa.types.is_string(t) or pa.types.is_large_string(t))
+
+
+def remote_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[Path | str]]], list[str]]:
+    """manifest_groups for object-store URLs: each path listed through fsspec (a file, a folder of Parquet
+    shards, or a glob), in sorted order; the same columns to read."""
+    spec = loaded.config.manifest
+    assert spec is not None
+    named = loaded.config.manifest_columns()
+    columns = [c for c in named if c != spec.split]
+    if spec.paths is not None:
+        listed = [(split, _remote_files(url, f"manifest.paths.{split}")) for split, url in spec.paths.items()]
+        return [(split, list(files)) for split, files in listed], columns
+    assert spec.path is not None and spec.split is not None
+    return [(None, list(_remote_files(spec.path, "manifest.path")))], [spec.split, *columns]
+
+
+def _remote_files(url: str, named_by: str) -> list[str]:
+    import fsspec
+
+    if not is_url(url):
+        raise ManifestError(f"{named_by}: {url!r}: a manifest in an object store needs every path to be a URL")
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        if set("*?[") & set(path):
+            found = sorted(p for p in fs.glob(path) if fs.isfile(p))
+        elif fs.isdir(path):
+            found = sorted(
+                p
+                for p in fs.find(path)
+                if detect_format(Path(PurePosixPath(p).name)) == "parquet"
+                and not any(part.startswith(("_", ".")) for part in PurePosixPath(p).relative_to(path).parts)
+            )
+        elif fs.isfile(path):
+            found = [path]
+        else:
+            raise ManifestError(f"{named_by}: {url} does not exist (no such object or prefix)")
+    except ImportError as exc:
+        raise ManifestError(
+            f"{named_by}: {url}: {exc}: pip install 'split-auditor[s3]' for s3://, 'split-auditor[gcs]' for gs://"
+        ) from None
+    except ManifestError:
+        raise
+    except Exception as exc:  # credentials, permissions, network: the store's own words
+        refused = f"{named_by}: {url}: the object store refused the listing ({type(exc).__name__}: {exc})"
+        raise ManifestError(refused) from None
+    if not found:
+        raise ManifestError(f"{named_by}: {url} names no Parquet file")
+    return [fs.unstrip_protocol(p) for p in found]
+
+
+def remote_digest(urls: Sequence[str]) -> str:
+    """A digest of objects in a store from what the store says of each (size and ETag or checksum), so that
+    a changed object changes it without reading terabytes; a store that keeps no checksum is read in full."""
+    import fsspec
+
+    combined = hashlib.sha256()
+    for url in urls:
+        fs, path = fsspec.core.url_to_fs(url)
+        info = fs.info(path)
+        tag = next(
+            (str(info[k]) for k in ("ETag", "etag", "md5Hash", "crc32c", "md5", "checksum") if info.get(k)), None
+        )
+        if tag is None:
+            content = hashlib.sha256()
+            with fs.open(path, "rb") as handle:
+                while block := handle.read(1 << 22):
+                    content.update(block)
+            tag = "sha256:" + content.hexdigest()
+        combined.update(f"{url}\0{info.get('size')}\0{tag}\n".encode())
+    return combined.hexdigest()

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from auditor.manifest.hashing import fingerprint
+from auditor.manifest.readers import open_parquet
 
 ROW = "_row"
 SPLIT = "_split"
@@ -47,7 +47,7 @@ def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] 
     if split_names is not None and piece.split is None:
         assert piece.split_column is not None
         wanted = list(dict.fromkeys([*wanted, piece.split_column]))
-    table = pq.ParquetFile(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
+    table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
     rows = np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64)
     out = {c: _plain(table.column(c)) for c in columns if c != SPLIT}
     out[ROW] = pa.array(rows)

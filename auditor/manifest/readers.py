@@ -10,8 +10,10 @@ import difflib
 import glob
 import io
 import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,11 +44,24 @@ def detect_format(path: Path) -> str | None:
     return FORMATS.get(suffixes[-1]) if suffixes else None
 
 
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def is_url(text: str) -> bool:
+    """An object-store or remote URL (s3://, gs://, ...), which only the cluster engine reads."""
+    return bool(_URL.match(text)) and not text.lower().startswith("file://")
+
+
 def expand(pattern: str, base_dir: Path, named_by: str, roots: Sequence[Path]) -> list[Path]:
     """The files a manifest path names: a file, a directory of parquet shards, or a glob.
 
     Each must resolve under one of ``roots`` (ConfigError otherwise) and be a regular file.
     """
+    if is_url(pattern):
+        raise ManifestError(
+            f"{named_by}: {pattern!r} is a URL; manifests in object stores are read by the cluster engine: "
+            "audit run --engine dask (pip install 'split-auditor[dask,s3]' or '[dask,gcs]')"
+        )
     files = _expand(pattern, base_dir, named_by)
     for f in files:
         if not is_within(f, roots):
@@ -197,10 +212,19 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
 # -- parquet -------------------------------------------------------------------------------------------
 
 
-def parquet_schema(path: Path) -> pa.Schema:
+def open_parquet(path: Path | str, **options: Any) -> pq.ParquetFile:
+    """A Parquet file on disk or, by URL, in an object store (through fsspec: s3fs, gcsfs)."""
+    if isinstance(path, str) and is_url(path):
+        import fsspec
+
+        return pq.ParquetFile(fsspec.open(path, "rb").open(), **options)
+    return pq.ParquetFile(path, **options)
+
+
+def parquet_schema(path: Path | str) -> pa.Schema:
     """The file's schema; column names must be unique, as a CSV header's must (which one would be meant?)."""
     try:
-        schema = pq.read_schema(path)
+        schema = open_parquet(path).schema_arrow
     except (pa.ArrowException, OSError) as exc:
         raise ManifestError(f"{path}: not a readable parquet file: {exc}") from None
     seen: dict[str, int] = {}

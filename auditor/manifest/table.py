@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.core.paths import ROOTS_HINT, is_under, open_regular
 from auditor.manifest.content import Digests, hash_files
-from auditor.manifest.groupcounts import GroupSplitCounts, group_split_counts
+from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
 from auditor.manifest.readers import (
@@ -80,7 +80,7 @@ class Manifest:
     @property
     def sha256(self) -> str:
         """Digest of the manifest files; hashed in the background while the stages run."""
-        result: str = self._result(("sha256",), partial(_digest, self.files))
+        result: str = self._result(("sha256",), self._digest_files)
         return result
 
     @property
@@ -144,12 +144,25 @@ class Manifest:
     def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
         """Rows per (value of the key, split), computed once per key."""
         columns = _columns(spec)
-        result: GroupSplitCounts = self._result(("group_counts", *columns), lambda: self._count_groups(columns))
+        job = ("group_counts", *columns)
+        started = self._jobs.get(job)  # an engine that counts in a background query (auditor.backends)
+        result: GroupSplitCounts = (
+            started.result() if started is not None else self.memo(job, lambda: self._count_groups(columns))
+        )
         return result
 
+    def _prefetch_counts(self, columns: tuple[str, ...]) -> None:
+        """Start what group_counts needs. In memory: the codes of the key's columns, which other stages share;
+        counting them is cheap and runs in the asking thread (a pool job must not wait on another). An engine
+        with its own counting (a grouped query) runs that in the background instead."""
+        if type(self)._count_groups is not Manifest._count_groups:
+            self._background(("group_counts", *columns), partial(self._count_groups, columns))
+            return
+        for column in columns:
+            self._background(("encode", column), partial(self._encode, column))
+
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
-        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
-        return group_split_counts(self.table, columns, self.split.codes, self.split.n_values, name)
+        return counts_from_codes(self.key(columns), self.split.codes, self.split.n_values)
 
     def content_digests(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
         """sha256 per row of the files named in ``column`` (relative to the manifest file), computed once.
@@ -263,10 +276,9 @@ class Manifest:
             job = ("repeated", self.id_column, "False")
             self._background(job, partial(self._repeated, self.id_column, False))
         for spec in group_counts:
-            columns = _columns(spec)
-            self._background(("group_counts", *columns), partial(self._count_groups, columns))
+            self._prefetch_counts(_columns(spec))
         if sha256:
-            self._background(("sha256",), partial(_digest, self.files))
+            self._background(("sha256",), self._digest_files)
         for spec in keys:
             for column in _columns(spec):
                 self._background(("encode", column), partial(self._encode, column))
@@ -300,6 +312,10 @@ class Manifest:
         if job not in self._memo:
             self._memo[job] = work()
         return self._memo[job]
+
+    def _digest_files(self) -> str:
+        """sha256 of the manifest's bytes (an engine reading an object store asks the store instead)."""
+        return _digest(self.files)
 
     def components(self, keys: Sequence[KeyCodes]) -> Components:
         """Rows linked by any shared value of ``keys``; an engine on a cluster finds them there."""

@@ -1,0 +1,120 @@
+"""Manifests in an object store, read by URL through fsspec: here fsspec's in-memory store, which behaves as
+s3:// or gs:// do for listing, reading by range and describing objects."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from auditor.backends.engines import EngineSettings
+from auditor.pipeline.runner import run_audit
+from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, comparable
+
+pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
+fsspec = pytest.importorskip("fsspec")
+
+SYNC = EngineSettings("dask", scheduler="synchronous")
+
+
+@pytest.fixture
+def store() -> Iterator[Any]:
+    fs = fsspec.filesystem("memory")
+    fs.rm("/bucket", recursive=True) if fs.exists("/bucket") else None
+    yield fs
+    if fs.exists("/bucket"):
+        fs.rm("/bucket", recursive=True)
+
+
+def _upload(local: Path, store: Any, prefix: str, parts: int = 2) -> None:
+    table = pq.read_table(local)
+    step = -(-table.num_rows // parts)
+    for i in range(parts):
+        with store.open(f"/bucket/{prefix}/part-{i}.parquet", "wb") as handle:
+            pq.write_table(table.slice(i * step, step), handle, row_group_size=7)
+
+
+def _remote_config(config: Path, url: str) -> Path:
+    data = yaml.safe_load(config.read_text())
+    data["manifest"]["path"] = url
+    remote = config.with_name("remote.yaml")
+    remote.write_text(yaml.safe_dump(data, sort_keys=False))
+    return remote
+
+
+def _without_location(report: Any) -> dict[str, Any]:
+    data = comparable(report)
+    data["manifest"].pop("paths")
+    data["manifest"].pop("sha256")
+    data.pop("config_path")  # two configs that differ in the manifest's location only
+    data.pop("config_sha256")
+    return data
+
+
+@pytest.mark.parametrize("url", ["memory://bucket/hw/*.parquet", "memory://bucket/hw/"])
+def test_a_manifest_in_an_object_store_reports_as_the_same_manifest_on_disk(
+    url: str, store: Any, tmp_path: Path
+) -> None:
+    config = as_parquet("handwriting", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "hw")
+    remote = _remote_config(config, url)
+    local = run_audit(config, only=OUT_OF_CORE, engine=EngineSettings("memory"))
+    read = run_audit(remote, only=OUT_OF_CORE, engine=SYNC)
+    assert read.manifest is not None
+    paths = read.manifest.paths  # as the store spells its URLs (the memory store keeps a leading slash)
+    assert [p.replace("memory:///", "memory://") for p in paths] == [
+        "memory://bucket/hw/part-0.parquet",
+        "memory://bucket/hw/part-1.parquet",
+    ]
+    assert_same(_without_location(local), _without_location(read), "object store")
+
+
+def test_a_changed_object_changes_the_manifest_digest(store: Any, tmp_path: Path) -> None:
+    config = as_parquet("handwriting", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "hw")
+    remote = _remote_config(config, "memory://bucket/hw/*.parquet")
+    before = run_audit(remote, only=["split_integrity"], engine=SYNC)
+    table = pq.read_table(config.parent / "manifest.parquet")
+    with store.open("/bucket/hw/part-1.parquet", "wb") as handle:
+        pq.write_table(table.slice(0, 3), handle)
+    after = run_audit(remote, only=["split_integrity"], engine=SYNC)
+    assert before.manifest is not None and after.manifest is not None
+    assert before.manifest.sha256 != after.manifest.sha256
+
+
+def test_a_url_on_another_engine_says_which_engine_reads_it(store: Any, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "hw")
+    remote = _remote_config(config, "memory://bucket/hw/*.parquet")
+    result = CliRunner().invoke(app, ["run", str(remote), "--engine", "memory"])
+    assert result.exit_code == 2
+    assert "is a URL" in result.output and "--engine dask" in result.output
+
+
+def test_a_url_that_names_nothing_is_exit_2_with_the_url(store: Any, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    remote = _remote_config(config, "memory://bucket/nothing-here/*.parquet")
+    result = CliRunner().invoke(app, ["run", str(remote), "--engine", "dask", "--scheduler", "synchronous"])
+    assert result.exit_code == 2
+    assert "memory://bucket/nothing-here/*.parquet names no Parquet file" in result.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("s3fs") is not None, reason="s3fs is installed here")
+def test_an_s3_url_without_its_extra_names_the_extra(tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    remote = _remote_config(config, "s3://some-bucket/manifest/")
+    result = CliRunner().invoke(app, ["run", str(remote), "--engine", "dask", "--scheduler", "synchronous"])
+    assert result.exit_code == 2
+    assert "split-auditor[s3]" in result.output
