@@ -1,7 +1,8 @@
-"""Rows per (key value, split), aggregated by Arrow's grouped count instead of per-row codes.
+"""Rows per (key value, split), with the first and last row of each: what overlap stages compare.
 
-A stage that only needs to know which splits each value occurs in does not pay for factorizing every
-row: the grouped count hashes the key in C++ on all cores, and only its (much smaller) result is encoded.
+In memory they are counted from the key's integer codes (shared with every stage that codes the key):
+a bincount over ``code * splits + split`` costs a fraction of grouping the strings again. An engine that
+groups elsewhere (a database) hands its result to ``from_grouped``; both number values alike.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.manifest.keycodes import KeyCodes, compound_key, encode_column, single_key
+from auditor.manifest.keycodes import CODE, MISSING, KeyCodes, compound_key, encode_column, single_key
 
 _SPLIT = "__split_code__"
 _ROW = "__row__"
@@ -23,7 +24,7 @@ _ROW = "__row__"
 class GroupSplitCounts:
     """One key: its distinct values (labels, lookup), rows per value and split, rows without a value."""
 
-    key: KeyCodes  # indexes the distinct values; key.codes maps result rows, not manifest rows
+    key: KeyCodes  # indexes the distinct values (those in a split); key.codes may be per manifest row or not
     counts: np.ndarray  # (values, splits) row counts
     first_row: np.ndarray  # (values, splits) first manifest row of the value in the split, -1 if none
     last_row: np.ndarray  # (values, splits) last such row, -1 if none
@@ -39,22 +40,61 @@ def _blank_or_null(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.asarray(missing.to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    return column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column
+def counts_from_codes(key: KeyCodes, split_codes: np.ndarray, n_splits: int) -> GroupSplitCounts:
+    """The counts of a key from its per-row codes (-1: no value) and the rows' split codes (-1: no split).
+
+    Rows without a split are left out, as ``from_grouped`` leaves them out, and values are renumbered in
+    order of their first row in a split, so the result is the same as the grouped one, code for code.
+    """
+    codes, split = key.codes, split_codes
+    n_rows = len(codes)
+    has_split = split >= 0
+    valid = codes >= 0
+    missing = np.bincount(split[has_split & ~valid], minlength=n_splits).astype(np.int64)
+    keep = has_split & valid
+    every = bool(keep.all())
+    size = key.n_values * n_splits
+    # 32-bit rows and cells where they fit: the scatters below are bound by memory traffic.
+    small = max(n_rows, size) < 2**31 - 1
+    wide = np.dtype(np.int32 if small else np.int64)
+    rows = np.arange(n_rows, dtype=wide) if every else np.flatnonzero(keep).astype(wide)
+    flat = (codes if every else codes[rows]).astype(wide)
+    flat *= n_splits
+    flat += split if every else split[rows]
+    counts = np.bincount(flat, minlength=size).astype(np.int64)
+    # ufunc.at says which row wins where a pair repeats; plain fancy assignment leaves that unspecified.
+    first = np.full(size, n_rows, dtype=wide)
+    np.minimum.at(first, flat, rows)
+    last = np.full(size, -1, dtype=wide)
+    np.maximum.at(last, flat, rows)
+    del rows, flat
+    first[counts == 0] = -1
+    shape = (key.n_values, n_splits)
+    counts = counts.reshape(shape)
+    first, last = first.astype(np.int64).reshape(shape), last.astype(np.int64).reshape(shape)
+    # Codes may be in first-seen order over all rows (or in a dictionary's order): a value's first row in
+    # a split may come later, or never. Renumbering is needed only then.
+    earliest = np.where(first >= 0, first, n_rows).min(axis=1, initial=n_rows)
+    order = np.flatnonzero(earliest < n_rows)
+    if len(order) and not bool(np.all(earliest[order][1:] > earliest[order][:-1])):
+        order = order[np.argsort(earliest[order], kind="stable")]
+    if len(order) < key.n_values or bool(np.any(order[1:] < order[:-1])):
+        key = _subset(key, order)
+        counts, first, last = counts[order], first[order], last[order]
+    return GroupSplitCounts(key, counts, first, last, missing)
 
 
-def group_split_counts(
-    table: pa.Table, columns: Sequence[str], split_codes: np.ndarray, n_splits: int, name: str
-) -> GroupSplitCounts:
-    keys = [f"k{i}" for i in range(len(columns))]
-    rows = pa.array(np.arange(table.num_rows, dtype=np.int64))
-    source = pa.table([*(_plain(table[c]) for c in columns), pa.array(split_codes), rows], names=[*keys, _SPLIT, _ROW])
-    # The first and last row per (value, split) come with the count almost for free; they are the examples.
-    grouped = source.group_by([*keys, _SPLIT]).aggregate([([], "count_all"), (_ROW, "min_max")])
-    span = grouped[f"{_ROW}_min_max"].flatten()
-    parts = [*(grouped[k] for k in keys), grouped[_SPLIT], grouped["count_all"], span[0], span[1]]
-    summary = pa.table(parts, names=grouped_columns(len(keys)))
-    return from_grouped(summary, columns, n_splits, name)
+def _subset(key: KeyCodes, order: np.ndarray) -> KeyCodes:
+    """The key restricted to the values ``order`` lists, numbered in that order (-1 for the others)."""
+    remap = np.full(key.n_values + 1, MISSING, dtype=key.codes.dtype)  # the extra slot maps -1 to -1
+    remap[order] = np.arange(len(order), dtype=key.codes.dtype)
+    codes = remap[key.codes]
+    if len(key.parts) == 1:
+        index, values = key.parts[0]
+        picked = values.take(pa.array(index[order]))
+        return KeyCodes(key.name, key.columns, codes, ((np.arange(len(order), dtype=CODE), picked),))
+    parts = tuple((index[order], values) for index, values in key.parts)
+    return KeyCodes(key.name, key.columns, codes, parts)
 
 
 def grouped_columns(n_keys: int) -> list[str]:

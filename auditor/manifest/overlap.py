@@ -189,41 +189,25 @@ def find_overlap(
     pairs = Pairs(order, *(np.zeros(0, dtype=np.int64) for _ in range(6)))
     kind_masks: dict[PairKind, np.ndarray] = {}
     if len(multi) and n > 1:
-        from scipy import sparse  # only when values are shared: the import costs more than a small audit
-
-        # Each kind sees the values not taken out for it; kinds without exclusions share one product.
+        # Each kind sees the values not taken out for it; kinds without exclusions share one pass.
         variants: list[tuple[PairKind | None, np.ndarray]] = [(None, np.zeros(len(counts), dtype=bool))]
         variants.extend(removed.items())
         found: list[tuple[np.ndarray, ...]] = []
+        shared_pairs = _pairs_by_split_sets if n <= _SPLIT_SET_LIMIT else _pairs_by_products
         for variant, out in variants:
             keep = multi[~out[multi]]
             if not len(keep):
                 continue
-            p = sparse.csr_matrix(present[np.ix_(keep, columns)].astype(np.int64))
-            c = sparse.csr_matrix(counts[np.ix_(keep, columns)].astype(np.int64))
-            shared = sparse.triu(p.T @ p, k=1).tocoo()
-            kind_of = kinds[shared.row, shared.col]
             wanted = [_KIND_CODE[k] for k in PairKind if (variant is None and k not in removed) or k is variant]
-            pick = np.isin(kind_of, wanted) & (shared.data > 0)
-            if not pick.any():
+            pairs_found, hits_by_kind = shared_pairs(counts[np.ix_(keep, columns)], kinds, wanted)
+            if not len(pairs_found[0]):
                 continue
-            first, second = shared.row[pick], shared.col[pick]
-            rows = (c.T @ p).tocsr()  # rows[a, b]: rows of split a whose value split b also has
-            rows_a = np.asarray(rows[first, second]).ravel()
-            rows_b = np.asarray(rows[second, first]).ravel()
-            found.append((first, second, kind_of[pick], shared.data[pick], rows_a, rows_b))
+            found.append(pairs_found)
             # A value is shared by a pair of a kind when it is present in both splits of such a pair.
-            for code in np.unique(kind_of[pick]):
-                kind = _KINDS[int(code)]
-                chosen = pick & (kind_of == code)
-                link = sparse.coo_matrix(
-                    (np.ones(int(chosen.sum()), dtype=np.int64), (shared.row[chosen], shared.col[chosen])), shape=(n, n)
-                ).tocsr()
-                link = link + link.T
-                hits = np.asarray((p @ link).multiply(p).sum(axis=1)).ravel() > 0
+            for code, hits in hits_by_kind.items():
                 mask = np.zeros(len(counts), dtype=bool)
                 mask[keep[hits]] = True
-                kind_masks[kind] = mask
+                kind_masks[_KINDS[code]] = mask
         if not found:
             return Overlap(order, index, live, Pairs(order, *(np.zeros(0, dtype=np.int64) for _ in range(6))), {})
         parts = [np.concatenate([f[i] for f in found]).astype(np.int64) for i in range(6)]
@@ -237,6 +221,73 @@ def find_overlap(
 
 _KINDS = list(PairKind)
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+# Up to this many splits, values are tallied by the set of splits they occur in (2**n sets at most);
+# beyond it, by sparse products over the values.
+_SPLIT_SET_LIMIT = 12
+
+_Found = tuple[tuple[np.ndarray, ...], dict[int, np.ndarray]]
+
+
+def _pairs_by_split_sets(counts: np.ndarray, kinds: np.ndarray, wanted: list[int]) -> _Found:
+    """The pairs of splits (a < b) of a wanted kind that share values, with their shared values and rows,
+    and per kind which values it covers; ``counts`` is (values, splits) over the values in 2+ splits.
+
+    Each value is reduced to the bit set of its splits and everything is tallied per set, so the work on
+    the values is a few passes of integer arithmetic, whatever the number of pairs.
+    """
+    n = counts.shape[1]
+    bits = np.zeros(len(counts), dtype=np.int64)
+    for j in range(n):
+        bits |= (counts[:, j] > 0).astype(np.int64) << j
+    size = 1 << n
+    values_per_set = np.bincount(bits, minlength=size)
+    # Row sums are exact in float64 up to 2**53 rows.
+    rows_per_set = np.stack(
+        [np.rint(np.bincount(bits, weights=counts[:, j], minlength=size)).astype(np.int64) for j in range(n)]
+    )
+    a, b = np.triu_indices(n, k=1)
+    sets = np.arange(size, dtype=np.int64)
+    has = ((sets[:, None] >> a) & 1) & ((sets[:, None] >> b) & 1)  # (sets, pairs): set holds both splits
+    shared = values_per_set @ has
+    kind_of = kinds[a, b]
+    pick = np.isin(kind_of, wanted) & (shared > 0)
+    at = np.flatnonzero(pick)
+    rows_a = np.einsum("ps,sp->p", rows_per_set[a[at]], has[:, at])
+    rows_b = np.einsum("ps,sp->p", rows_per_set[b[at]], has[:, at])
+    found = (a[at], b[at], kind_of[at], shared[at], rows_a, rows_b)
+    hits: dict[int, np.ndarray] = {}
+    for code in np.unique(kind_of[at]).tolist():
+        covered = np.asarray(has[:, at[kind_of[at] == code]].any(axis=1), dtype=bool)
+        hits[int(code)] = covered[bits]
+    return found, hits
+
+
+def _pairs_by_products(counts: np.ndarray, kinds: np.ndarray, wanted: list[int]) -> _Found:
+    """As _pairs_by_split_sets, by sparse products over the values: for more splits than sets can tally."""
+    from scipy import sparse  # only when values are shared: the import costs more than a small audit
+
+    n = counts.shape[1]
+    p = sparse.csr_matrix((counts > 0).astype(np.int64))
+    c = sparse.csr_matrix(counts.astype(np.int64))
+    shared = sparse.triu(p.T @ p, k=1).tocoo()
+    kind_of = kinds[shared.row, shared.col]
+    pick = np.isin(kind_of, wanted) & (shared.data > 0)
+    if not pick.any():
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(6)), {}
+    first, second = shared.row[pick], shared.col[pick]
+    rows = (c.T @ p).tocsr()  # rows[a, b]: rows of split a whose value split b also has
+    rows_a = np.asarray(rows[first, second]).ravel()
+    rows_b = np.asarray(rows[second, first]).ravel()
+    found = (first, second, kind_of[pick], shared.data[pick], rows_a, rows_b)
+    hits: dict[int, np.ndarray] = {}
+    for code in np.unique(kind_of[pick]).tolist():
+        chosen = pick & (kind_of == code)
+        link = sparse.coo_matrix(
+            (np.ones(int(chosen.sum()), dtype=np.int64), (shared.row[chosen], shared.col[chosen])), shape=(n, n)
+        ).tocsr()
+        link = link + link.T
+        hits[int(code)] = np.asarray((p @ link).multiply(p).sum(axis=1)).ravel() > 0
+    return found, hits
 
 
 def _pair_kinds(order: list[str], roles: SplitRoles) -> np.ndarray:

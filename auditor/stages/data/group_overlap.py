@@ -99,7 +99,8 @@ class GroupOverlap(Stage):
                 code = key.find(entry.key)
                 if code is not None and full.mask(kind)[code]:
                     accepted.setdefault(kind, {})[code] = entry.code
-        overlap = find_overlap(counts, names, roles, {k: list(v) for k, v in accepted.items()})
+        # Without accepted values the overlap is the full one: no second pass over every value.
+        overlap = find_overlap(counts, names, roles, {k: list(v) for k, v in accepted.items()}) if accepted else full
         tables = overlap.tables(f"'{key.name}' values")
         for kind, severity in (
             (PairKind.TRAIN_HOLDOUT, Severity.ERROR),

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes, from_grouped, grouped_columns
+from auditor.manifest.keycodes import compound_key, encode_column, single_key
+
+_VALUE = st.sampled_from(["a", "b", "B", " ", "", None, "c d", "é"])
+_SPLIT = st.sampled_from([0, 1, 2, -1])
+
+
+def _grouped(columns: list[list[str | None]], split: np.ndarray) -> pa.Table:
+    """What a database engine hands over: one row per (value, split) with rows, first and last row."""
+    keys = [f"k{i}" for i in range(len(columns))]
+    rows = np.arange(len(split), dtype=np.int64)
+    table = pa.table([*(pa.array(c, pa.string()) for c in columns), pa.array(split), rows], [*keys, "s", "r"])
+    g = table.group_by([*keys, "s"]).aggregate([([], "count_all"), ("r", "min_max")])
+    span = g["r_min_max"].flatten()
+    return pa.table([*(g[k] for k in keys), g["s"], g["count_all"], span[0], span[1]], grouped_columns(len(keys)))
+
+
+def _same(a: GroupSplitCounts, b: GroupSplitCounts) -> None:
+    assert a.key.labels(np.arange(a.key.n_values)) == b.key.labels(np.arange(b.key.n_values))
+    assert np.array_equal(a.counts, b.counts)
+    assert np.array_equal(a.first_row, b.first_row)
+    assert np.array_equal(a.last_row, b.last_row)
+    assert np.array_equal(a.missing, b.missing)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.lists(st.tuples(_VALUE, _VALUE, _SPLIT), min_size=1, max_size=30))
+def test_counts_from_codes_equal_the_grouped_counts(data: list[tuple[str | None, str | None, int]]) -> None:
+    first = [d[0] for d in data]
+    second = [d[1] for d in data]
+    split = np.array([d[2] for d in data], dtype=np.int32)
+    one = encode_column(pa.array(first, pa.string()))
+    _same(counts_from_codes(single_key("w", *one), split, 3), from_grouped(_grouped([first], split), ["w"], 3, "w"))
+    two = encode_column(pa.array(second, pa.string()))
+    key = compound_key(["w", "v"], [one, two])
+    _same(counts_from_codes(key, split, 3), from_grouped(_grouped([first, second], split), ["w", "v"], 3, key.name))
+
+
+def test_a_value_first_seen_without_a_split_is_numbered_by_its_first_row_in_one() -> None:
+    values = ["x", "y", "only-unsplit", "x", "y"]
+    split = np.array([-1, 0, -1, 1, 0], dtype=np.int32)
+    grouped = counts_from_codes(single_key("w", *encode_column(pa.array(values))), split, 2)
+    assert grouped.key.labels(np.arange(grouped.key.n_values)) == ["y", "x"]
+    assert grouped.counts.tolist() == [[2, 0], [0, 1]]
+    assert grouped.first_row.tolist() == [[1, -1], [-1, 3]]
+    assert grouped.last_row.tolist() == [[4, -1], [-1, 3]]
+
+
+def test_dictionary_codes_are_renumbered_by_first_row() -> None:
+    column = pa.DictionaryArray.from_arrays(pa.array([1, 0, 1], pa.int32()), pa.array(["late", "early"]))
+    grouped = counts_from_codes(single_key("w", *encode_column(column)), np.array([0, 0, 1], dtype=np.int32), 2)
+    assert grouped.key.labels(np.arange(grouped.key.n_values)) == ["early", "late"]
+    assert grouped.counts.tolist() == [[1, 1], [1, 0]]
