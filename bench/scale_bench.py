@@ -81,11 +81,14 @@ def worker(mode: str, target: str, columns: str) -> None:
         report = run_audit(target, only=columns.split(","), engine=EngineSettings(engine))  # type: ignore[arg-type]
         out = {
             "elapsed_s": perf_counter() - t0,
+            "notes": list(report.manifest.engine_notes) if report.manifest else [],
             "stages": {s.stage: s.duration_s for s in report.stages},
             "errors": {s.stage: s.error.message for s in report.stages if s.error},
             "facts": _facts(report),
         }
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The dask engine's local cluster: its worker processes are children (the largest one's peak).
+    out["worker_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps(out))
 
 
@@ -198,6 +201,16 @@ def check(audit: dict[str, object], want: dict[str, object]) -> list[str]:
 # --- the run ---------------------------------------------------------------------------------------------------
 
 
+def _workers(r: dict[str, object]) -> str:
+    peak = r.get("worker_peak_rss_mb")
+    return f"{float(peak):.0f}" if r["engine"] == "dask" and peak else "—"  # type: ignore[arg-type]
+
+
+def _per_core(r: dict[str, object]) -> str:
+    rate = r.get("rows_per_s_per_core")
+    return f"{float(rate) / 1000:.0f}k" if rate else "—"  # type: ignore[arg-type]
+
+
 def _fmt(s: float | None) -> str:
     return "—" if s is None else f"{s:.2f}"
 
@@ -244,6 +257,9 @@ def run_shape(shape: str, rows: int, args: argparse.Namespace) -> list[dict[str,
                 "audit_s": audit_s,
                 "timeouts": sum(1 for a in audits if a.get("timeout")),
                 "peak_rss_mb": max((float(a["peak_rss_mb"]) for a in done), default=None),  # type: ignore[arg-type]
+                "worker_peak_rss_mb": max((float(a.get("worker_peak_rss_mb", 0)) for a in done), default=None),  # type: ignore[arg-type]
+                "rows_per_s_per_core": rows / audit_s / (os.cpu_count() or 1) if audit_s else None,
+                "notes": done[-1].get("notes", []) if done else [],
                 "stages": stage_s,
                 "facts": done[-1]["facts"] if done else None,
                 "problems": problems,
@@ -253,9 +269,10 @@ def run_shape(shape: str, rows: int, args: argparse.Namespace) -> list[dict[str,
 
 
 def table(results: list[dict[str, object]], timeout: float) -> str:
-    head = "| shape | config | engine | rows | read s | audit s | audit/read | peak RSS MB | target (10M) | "
+    head = "| shape | config | engine | rows | read s | audit s | audit/read | peak RSS MB | largest worker MB | "
+    head += "rows/s/core | target (10M) | "
     head += " | ".join(f"{s} s" for s in LINK_STAGES) + " | findings |"
-    lines = [head, "|---|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(LINK_STAGES) + "---|"]
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|" + "---:|" * len(LINK_STAGES) + "---|"]
     for r in results:
         audit_s, read_s, rss = r["audit_s"], float(r["read_s"]), r["peak_rss_mb"]  # type: ignore[arg-type]
         max_ratio, max_rss = TARGETS[str(r["config"])]
@@ -272,7 +289,8 @@ def table(results: list[dict[str, object]], timeout: float) -> str:
         lines.append(
             f"| {r['shape']} | {r['config']} | {r['engine']} | {r['rows']:,} | {read_s:.2f} | {audit_cell} | "
             f"{ratio_cell} | "
-            f"{'—' if rss is None else f'{rss:.0f}'} | ≤{max_ratio:.0f}×, ≤{max_rss / 1000:.0f} GB: {verdict} | "
+            f"{'—' if rss is None else f'{rss:.0f}'} | {_workers(r)} | {_per_core(r)} | "
+            f"≤{max_ratio:.0f}×, ≤{max_rss / 1000:.0f} GB: {verdict} | "
             + " | ".join(_fmt(stages.get(s)) for s in LINK_STAGES)
             + f" | {'as truth.json' if not problems else 'WRONG: ' + '; '.join(problems)} |"
         )
@@ -287,7 +305,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement (default 600)")
     parser.add_argument("--json", type=Path, help="also save the results here")
-    parser.add_argument("--engines", nargs="+", choices=["memory", "duckdb"], default=["memory", "duckdb"])
+    parser.add_argument("--engines", nargs="+", choices=["memory", "duckdb", "dask"], default=["memory", "duckdb"])
     parser.add_argument("--worker", nargs=3, metavar=("MODE", "TARGET", "WHAT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -312,6 +330,8 @@ def main() -> None:
     print(table(results, args.timeout))
     for r in results:
         print(f"{r['shape']} {r['config']} {r['rows']:,}: {json.dumps(r['facts'])}")
+        if r.get("notes"):
+            print(f"  {r['engine']}: {'; '.join(r['notes'])}")  # type: ignore[arg-type]
     if args.json:
         args.json.write_text(json.dumps({"fingerprint": fingerprint, "loadavg": load, "results": results}, indent=2))
     if any(r["problems"] for r in results):

@@ -163,14 +163,22 @@ class DaskManifest(FileManifest):
         hashed = np.flatnonzero(by_hash)
         sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
         sorted_hashes = hashes[sorted_at]
+        if len(values) > np.iinfo(CODE).max:
+            raise StageInputError(
+                f"{self._sources[0].path}: column '{column}' has {len(values):,} distinct values, more than a key's "
+                "codes hold; a column of (nearly) distinct values is a content digest or an id, not a group key"
+            )
+        # Each row's code by its hash, looked up on the workers among the groups that are one value each; the
+        # codes come back a batch of pieces at a time, so only the codes themselves pile up here.
+        table = self._cluster.put((sorted_hashes, code_of[sorted_at].astype(CODE)))
         codes = np.full(self._rows, MISSING, dtype=CODE)
-        tasks = [_delayed(_piece_hashes)(p, column) for p in self._pieces]
-        for piece, (h, valid) in zip(self._pieces, self._cluster_compute(tasks), strict=True):
-            at = np.minimum(np.searchsorted(sorted_hashes, h), max(len(sorted_hashes) - 1, 0))
-            hit = valid & (sorted_hashes[at] == h) if len(sorted_hashes) else np.zeros(len(h), dtype=bool)
-            block = np.full(len(h), MISSING, dtype=CODE)
-            block[hit] = code_of[sorted_at[at[hit]]]
-            codes[piece.offset : piece.offset + len(h)] = block
+        batch = 4 * self._cluster.threads
+        for lo in range(0, len(self._pieces), batch):
+            pieces = self._pieces[lo : lo + batch]
+            for piece, block in zip(
+                pieces, self._cluster_compute([_delayed(_piece_codes)(p, column, table) for p in pieces]), strict=True
+            ):
+                codes[piece.offset : piece.offset + len(block)] = block
         if exact is not None:  # rows of collided hashes: their codes come from their values
             codes[exact[0]] = code_of[exact[1]]
         return drop_blank(codes, values)
@@ -428,6 +436,18 @@ def _piece_hashes(piece: Piece, column: str) -> tuple[np.ndarray, np.ndarray]:
     return hash_values(values), valid
 
 
+def _piece_codes(piece: Piece, column: str, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The piece's code per row from (sorted hashes, their codes); -1 for nulls and hashes not listed."""
+    sorted_hashes, codes = table
+    h, valid = _piece_hashes(piece, column)
+    block = np.full(len(h), MISSING, dtype=CODE)
+    if len(sorted_hashes):
+        at = np.minimum(np.searchsorted(sorted_hashes, h), len(sorted_hashes) - 1)
+        hit = valid & (sorted_hashes[at] == h)
+        block[hit] = codes[at[hit]]
+    return block
+
+
 def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows of the piece whose value hashes to one of ``wanted`` (sorted), and those hashes."""
     h, valid = _piece_hashes(piece, column)
@@ -513,11 +533,12 @@ def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     Also the last value node of each row (-1: none), which stands for the row's component."""
     n = len(keys[0].codes)
     offsets = np.cumsum([0, *(k.n_values for k in keys)])
+    index = np.int32 if offsets[-1] < 2**31 else np.int64  # half the driver's memory for most manifests
     srcs, dsts = [], []
-    previous = np.full(n, -1, dtype=np.int64)
+    previous = np.full(n, -1, dtype=index)
     for key, offset in zip(keys, offsets[:-1], strict=False):
         present = key.codes >= 0
-        node = np.where(present, key.codes.astype(np.int64) + int(offset), -1)
+        node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
         link = present & (previous >= 0)
         srcs.append(previous[link])
         dsts.append(node[link])
