@@ -533,7 +533,7 @@ def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     Also the last value node of each row (-1: none), which stands for the row's component."""
     n = len(keys[0].codes)
     offsets = np.cumsum([0, *(k.n_values for k in keys)])
-    index = np.int32 if offsets[-1] < 2**31 else np.int64  # half the driver's memory for most manifests
+    index: type[np.signedinteger[Any]] = np.int32 if offsets[-1] < 2**31 else np.int64  # half the driver's memory
     srcs, dsts = [], []
     previous = np.full(n, -1, dtype=index)
     for key, offset in zip(keys, offsets[:-1], strict=False):
