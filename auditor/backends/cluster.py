@@ -89,6 +89,12 @@ class Cluster:
             else:
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
                 self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        except ValueError as exc:
+            self.close()
+            raise AuditError(
+                f"--scheduler {self.address}: not a Dask scheduler address ({exc}); expected tcp://HOST:PORT "
+                f"(or '{SYNCHRONOUS}', or no --scheduler for a local cluster)"
+            ) from None
         except (OSError, TimeoutError) as exc:
             self.close()
             raise AuditError(

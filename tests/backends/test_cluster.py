@@ -133,6 +133,16 @@ def test_a_scheduler_that_does_not_answer_is_exit_2_with_its_address(
     assert not (config.parent / "audit-report" / "report.json").exists()  # no verdict was written
 
 
+def test_a_malformed_scheduler_address_is_exit_2_with_the_form_expected(tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "dask", "--scheduler", "foo"])
+    assert result.exit_code == 2, result.output
+    assert "--scheduler foo: not a Dask scheduler address" in result.output and "tcp://HOST:PORT" in result.output
+    assert "internal error" not in result.output
+
+
 def test_scheduler_is_only_for_the_dask_engine(tmp_path: Path) -> None:
     from auditor.cli import app
 
