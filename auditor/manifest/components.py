@@ -6,7 +6,7 @@ directly or through a chain of other rows, fall in one component. scipy does the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,43 +25,82 @@ class Components:
     sizes: np.ndarray  # rows per component
 
 
+_LINK_ROWS = 1 << 23  # rows whose links are merged at once: scipy's copies of them stay near 300 MB
+
+
 def row_components(keys: Sequence[KeyCodes]) -> Components:
+    """The components of the rows, numbered by first row.
+
+    The links are never held at once: each block of rows links its values, scipy merges the groups those
+    links join, and the groups found so far are the nodes of the next block's graph. The memory is a group
+    per value, a label per row and one block's graph, however many rows there are.
+    """
     n = len(keys[0].codes)
-    offsets = np.cumsum([0, *(k.n_values for k in keys)])
-    n_nodes = int(offsets[-1])
+    offsets = [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
+    n_nodes = offsets[-1]
     if n_nodes == 0:  # no value is shared by two rows: every row stands alone
         return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     index: type[np.signedinteger[Any]] = np.int32 if n_nodes < 2**31 else np.int64  # half the memory at 10M rows
-    # Two passes: the first counts the links, so the second writes them straight into one array each
-    # (lists of parts and their concatenation would hold every link twice at the peak).
-    total = 0
-    for fill in (False, True):
-        if fill:
-            src, dst = np.empty(total, dtype=index), np.empty(total, dtype=index)
-        at = 0
-        previous: np.ndarray = np.full(n, -1, dtype=index)
-        for key, offset in zip(keys, offsets[:-1], strict=False):
-            present = key.codes >= 0
-            node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
-            link = present & (previous >= 0)
-            count = int(np.count_nonzero(link))
-            if fill:
-                # Chain each row's values: a row with writer w, document d and digest h links w-d and d-h.
-                src[at : at + count] = previous[link]
-                dst[at : at + count] = node[link]
-            at += count
-            previous = np.where(present, node, previous)
-            del node, link, present
-        total = at
-    graph = coo_matrix((np.ones(total, dtype=np.int8), (src, dst)), shape=(n_nodes, n_nodes)).tocsr()
-    del src, dst
-    _, node_label = connected_components(graph, directed=False)
-    del graph
-    # Every present value of a row is in the row's component; the last one seen stands for all.
-    of_row = node_label.astype(index, copy=False)[np.maximum(previous, 0)]
-    of_row[previous < 0] = -1
-    del previous
-    return _by_first_row(of_row, int(node_label.max(initial=-1)) + 1)
+    group = np.arange(n_nodes, dtype=index)  # each value's group among the links merged so far
+    n_groups = n_nodes
+    for lo in range(0, n, _LINK_ROWS):
+        src, dst = _links(keys, offsets, lo, min(n, lo + _LINK_ROWS), index)
+        src, dst = group[src], group[dst]
+        apart = src != dst  # links inside a group already found change nothing
+        if not apart.any():
+            continue
+        src, dst = src[apart], dst[apart]
+        graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_groups, n_groups)).tocsr()
+        del src, dst, apart
+        n_groups, merged = connected_components(graph, directed=False)
+        del graph
+        group = merged.astype(index, copy=False)[group]
+        del merged
+    of_row = np.empty(n, dtype=index)
+    for lo in range(0, n, _LINK_ROWS):
+        # Every present value of a row is in the row's component; the last one seen stands for all.
+        node = _last_node(keys, offsets, lo, min(n, lo + _LINK_ROWS), index)
+        of_row[lo : lo + len(node)] = np.where(node >= 0, group[np.maximum(node, 0)], -1)
+    del group
+    return _by_first_row(of_row, n_groups)
+
+
+def _nodes(
+    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
+) -> Iterator[np.ndarray]:
+    """Each key's graph node for rows ``lo:hi`` (its values are numbered after the previous keys'), -1 if missing."""
+    for key, offset in zip(keys, offsets[:-1], strict=False):
+        codes = key.codes[lo:hi]
+        yield np.where(codes >= 0, codes.astype(index) + index(offset), index(-1))
+
+
+def _links(
+    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The links of rows ``lo:hi``: a row with writer w, document d and digest h links w-d and d-h."""
+    src: list[np.ndarray] = []
+    dst: list[np.ndarray] = []
+    previous: np.ndarray | None = None
+    for node in _nodes(keys, offsets, lo, hi, index):
+        if previous is None:
+            previous = node
+            continue
+        link = (node >= 0) & (previous >= 0)
+        src.append(previous[link])
+        dst.append(node[link])
+        previous = np.where(node >= 0, node, previous)
+    empty = np.zeros(0, dtype=index)
+    return np.concatenate([empty, *src]), np.concatenate([empty, *dst])
+
+
+def _last_node(
+    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
+) -> np.ndarray:
+    """The node of the last key with a value, per row of ``lo:hi`` (-1: the row has no key value)."""
+    last = np.full(hi - lo, -1, dtype=index)
+    for node in _nodes(keys, offsets, lo, hi, index):
+        last = np.where(node >= 0, node, last)
+    return last
 
 
 _BLOCK_ROWS = 1 << 23  # rows per pass below: the temporaries of a 100M-row manifest stay near 100 MB
@@ -86,6 +125,24 @@ def _by_first_row(of_row: np.ndarray, n_labels: int) -> Components:
         block = of_row[lo : lo + _BLOCK_ROWS]
         block[...] = relabel[block]
     return Components(of_row, sizes[order])
+
+
+def shared_only(comps: Components) -> Components:
+    """The components of two rows or more; a row that shares no value with another stands alone (-1).
+
+    A value held by one row links nothing, so the keys' own codes serve as they are, with no copy that
+    leaves such values out; renumbering keeps the order by first row. The labels change in place.
+    """
+    keep = comps.sizes > 1
+    if keep.all():
+        return comps
+    relabel = np.full(len(keep) + 1, -1, dtype=comps.of_row.dtype)  # the last slot maps the -1 of a lone row
+    relabel[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
+    of_row = comps.of_row if comps.of_row.flags.writeable else comps.of_row.copy()
+    for lo in range(0, len(of_row), _BLOCK_ROWS):
+        block = of_row[lo : lo + _BLOCK_ROWS]
+        block[...] = relabel[block]
+    return Components(of_row, comps.sizes[keep])
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import deque
+from unittest.mock import patch
 
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.manifest.components import Step, chain, row_components
+from auditor.manifest import components
+from auditor.manifest.components import Step, chain, row_components, shared_only
 from auditor.manifest.keycodes import KeyCodes, single_key
 
 
@@ -92,3 +94,53 @@ def test_components_count_only_groups_that_hold_rows_numbered_by_first_row() -> 
     comps = row_components([writer, doc])
     assert comps.of_row.tolist() == [0, 0, 1, 2, 3, 3]
     assert comps.sizes.tolist() == [2, 1, 1, 2]
+
+
+def reference_components(keys: list[KeyCodes]) -> list[int]:
+    """Rows-only union-find: each row's component, numbered by first row; -1 for a row with no key value."""
+    n = len(keys[0].codes)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for k in keys:
+        first: dict[int, int] = {}
+        for row in range(n):
+            code = int(k.codes[row])
+            if code < 0:
+                continue
+            if code in first:
+                parent[root(row)] = root(first[code])
+            else:
+                first[code] = row
+    has_value = [any(int(k.codes[row]) >= 0 for k in keys) for row in range(n)]
+    number: dict[int, int] = {}
+    return [number.setdefault(root(row), len(number)) if has_value[row] else -1 for row in range(n)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_components_match_a_union_find_over_rows_whatever_the_block_of_links(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=1, max_value=30))
+    n_keys = data.draw(st.integers(min_value=1, max_value=3))
+    codes = st.lists(st.integers(min_value=-1, max_value=6), min_size=n, max_size=n)
+    keys = [key(f"k{i}", data.draw(codes), n_values=8) for i in range(n_keys)]  # values 7 of no row: nodes alone
+    block = data.draw(st.integers(min_value=1, max_value=n + 1))
+    with patch.object(components, "_LINK_ROWS", block), patch.object(components, "_BLOCK_ROWS", block):
+        comps = row_components(keys)
+    expected = reference_components(keys)
+    assert comps.of_row.tolist() == expected
+    assert comps.sizes.tolist() == [expected.count(c) for c in range(max(expected, default=-1) + 1)]
+
+
+def test_components_of_one_row_stand_alone_and_the_rest_keep_their_order() -> None:
+    # Rows 0 and 2 share writer 0, rows 3 and 5 doc 2; rows 1 and 4 share nothing with another row.
+    writer = key("writer", [0, 1, 0, 2, 3, 4])
+    doc = key("doc", [-1, 0, -1, 2, 1, 2])
+    with patch.object(components, "_BLOCK_ROWS", 4):
+        comps = shared_only(row_components([writer, doc]))
+    assert comps.of_row.tolist() == [0, -1, 0, 1, -1, 1]
+    assert comps.sizes.tolist() == [2, 2]

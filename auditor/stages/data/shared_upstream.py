@@ -81,18 +81,18 @@ class SharedUpstream(Stage):
         import pyarrow as pa
 
         from auditor.manifest.content import cache_dir_from
-        from auditor.manifest.keycodes import single_key
+        from auditor.manifest.keycodes import CODE, single_key
         from auditor.manifest.repeats import repeated_rows
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
-        keys = [manifest.shared_key(spec) for spec in self._specs(context.config)]
+        keys = [_linking_key(manifest, spec) for spec in self._specs(context.config)]
         path = context.config.keys.content_path
         if path is not None:
             cache_dir = cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
             per_row, _, _ = manifest.content_digests(path, cache_dir)
             rows, codes, values = repeated_rows(pa.chunked_array([per_row]), blank_is_missing=True)
-            shared = np.full(manifest.n_rows, -1, dtype=np.int64)
+            shared = np.full(manifest.n_rows, -1, dtype=CODE)
             shared[rows] = codes
             keys.append(single_key(f"sha256({path})", shared, values))
         keys.extend(self._near_copy_keys(context))
@@ -130,8 +130,7 @@ class SharedUpstream(Stage):
         )
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
-        import numpy as np
-
+        from auditor.manifest.components import shared_only
         from auditor.manifest.overlap import find_overlap
 
         assert isinstance(self.options, SharedUpstreamOptions)
@@ -142,13 +141,10 @@ class SharedUpstream(Stage):
             yield from self._spellings(context, spec)
         if not keys:  # only near copies could link rows here, and there are none
             return
-        comps = manifest.components(keys)  # on a cluster engine, found there
-        split = manifest.split.codes
-        linked = (comps.of_row >= 0) & (split >= 0)
-        n_comp, n_splits = len(comps.sizes), len(names)
-        counts = np.bincount(
-            comps.of_row[linked].astype(np.int64) * n_splits + split[linked], minlength=n_comp * n_splits
-        ).reshape(n_comp, n_splits)
+        # On a cluster engine, found there. A key's values held by one row are still in its codes (see
+        # _linking_key): the rows they alone would link are set apart here.
+        comps = shared_only(manifest.components(keys))
+        counts = _split_counts(comps, manifest.split.codes, len(names))
         overlap = find_overlap(counts, names, context.roles)
         for kind, (code, severity) in _KIND.items():
             if overlap.of_kind(kind):
@@ -234,7 +230,7 @@ class SharedUpstream(Stage):
         split_rows = context.require_manifest().rows_per_split()
         exposure = holdout_exposure(counts, overlap, mask, roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
         pairs = overlap.of_kind(kind)
-        examples = [self._example(context, keys, comps, int(crossing[i]), pairs) for i in order]
+        examples = [self._example(context, keys, comps, counts, int(crossing[i]), pairs) for i in order]
         key_names = ", ".join(k.name for k in keys)
         message = (
             f"{len(crossing)} group(s) of samples linked through {key_names} span "
@@ -264,7 +260,13 @@ class SharedUpstream(Stage):
         )
 
     def _example(
-        self, context: AuditContext, keys: list[KeyCodes], comps: Components, component: int, pairs: Pairs
+        self,
+        context: AuditContext,
+        keys: list[KeyCodes],
+        comps: Components,
+        counts: np.ndarray,
+        component: int,
+        pairs: Pairs,
     ) -> dict[str, Any]:
         import numpy as np
 
@@ -274,10 +276,10 @@ class SharedUpstream(Stage):
         manifest = context.require_manifest()
         names = manifest.split_names
         split = manifest.split.codes
-        rows = np.flatnonzero(comps.of_row == component)
-        per_split = np.bincount(split[rows][split[rows] >= 0], minlength=len(names))
+        # The component's rows per split are counted already; its rows are not listed (100M may be one).
+        per_split = counts[component]
         example: dict[str, Any] = {
-            "rows": len(rows),
+            "rows": int(comps.sizes[component]),
             "splits": capped_counts({names[i]: int(c) for i, c in enumerate(per_split) if c}),
         }
         here = {names[i] for i in np.flatnonzero(per_split)}
@@ -287,10 +289,10 @@ class SharedUpstream(Stage):
         for p in top_pairs(pairs.within(here)):
             ia, ib = names.index(p.a), names.index(p.b)
             holdout, other = (ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib)
-            starts = rows[split[rows] == holdout]
-            if len(starts) and (split[rows] == other).any():
+            start = _first_row(comps.of_row, component, split, holdout)
+            if start is not None and per_split[other]:
                 # The search stays in the start's component: any row of the other split it reaches will do.
-                steps = chain(keys, int(starts[0]), split == other)
+                steps = chain(keys, start, split == other)
                 if steps:
                     ids = manifest.ids([s.row for s in steps if s.row is not None])
                     described, it = [], iter(ids)
@@ -317,7 +319,7 @@ class SharedUpstream(Stage):
         size = int(comps.sizes.max(initial=1))
         share = size / manifest.n_rows
         too_big = share > self.options.max_share
-        linked_rows = int((comps.of_row >= 0).sum())
+        linked_rows = int(comps.sizes.sum())
         message = (
             f"the largest group of linked samples holds {size} of {manifest.n_rows} rows ({share:.1%}); "
             f"{len(comps.sizes)} groups in all over {linked_rows} rows with a key."
@@ -341,3 +343,38 @@ class SharedUpstream(Stage):
             },
             key=compound_label([k.name for k in keys]),
         )
+
+
+_BLOCK_ROWS = 1 << 23  # rows per pass below: temporaries of a 100M-row manifest stay near 100 MB
+
+
+def _linking_key(manifest: Manifest, spec: str | list[str]) -> KeyCodes:
+    """A key's codes as the other stages share them, not a copy; a mostly distinct column (a digest) keeps
+    only its repeated values, since coding 100M values that occur once would cost far more."""
+    columns = [spec] if isinstance(spec, str) else spec
+    if len(columns) == 1 and manifest.mostly_distinct(columns[0]):
+        return manifest.shared_key(columns[0])
+    return manifest.key(spec)
+
+
+def _split_counts(comps: Components, split: np.ndarray, n_splits: int) -> np.ndarray:
+    """Rows per (component, split), counted a block of rows at a time."""
+    import numpy as np
+
+    counts = np.zeros(len(comps.sizes) * n_splits, dtype=np.int64)
+    for lo in range(0, len(split), _BLOCK_ROWS):
+        label, code = comps.of_row[lo : lo + _BLOCK_ROWS], split[lo : lo + _BLOCK_ROWS]
+        linked = (label >= 0) & (code >= 0)
+        counts += np.bincount(label[linked].astype(np.int64) * n_splits + code[linked], minlength=len(counts))
+    return counts.reshape(len(comps.sizes), n_splits)
+
+
+def _first_row(of_row: np.ndarray, component: int, split: np.ndarray, code: int) -> int | None:
+    """The first row of a component in a split, or None; a block at a time, stopping at the first found."""
+    import numpy as np
+
+    for lo in range(0, len(split), _BLOCK_ROWS):
+        found = np.flatnonzero((of_row[lo : lo + _BLOCK_ROWS] == component) & (split[lo : lo + _BLOCK_ROWS] == code))
+        if len(found):
+            return lo + int(found[0])
+    return None

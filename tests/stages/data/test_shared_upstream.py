@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from unittest.mock import patch
 
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor import config_from_mapping, run_audit
+from auditor.manifest import components
+from auditor.stages.data import shared_upstream
 from tests.conftest import codes, finding, write_table
 
 ONLY = ["shared_upstream"]
@@ -100,15 +103,22 @@ def components_by_union_find(rows: list[tuple[str, str, str]]) -> dict[int, int]
         ),
         min_size=1,
         max_size=25,
-    )
+    ),
+    st.integers(min_value=1, max_value=26),
 )
-def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]]) -> None:
+def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]], block: int) -> None:
     write_table(tmp_path / "m.parquet", pd.DataFrame(rows, columns=["writer", "doc", "split"]))
     loaded = config_from_mapping(
         {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"groups": ["writer"], "sources": ["doc"]}},
         tmp_path,
     )
-    report = run_audit(loaded, only=ONLY)
+    # Rows are merged, counted and searched a block at a time: any block size gives the same groups.
+    with (
+        patch.object(components, "_LINK_ROWS", block),
+        patch.object(components, "_BLOCK_ROWS", block),
+        patch.object(shared_upstream, "_BLOCK_ROWS", block),
+    ):
+        report = run_audit(loaded, only=ONLY)
     comp = components_by_union_find(rows)
     splits_of: dict[int, set[str]] = {}
     for i, row in enumerate(rows):
@@ -120,7 +130,11 @@ def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]]) ->
         assert got[0].evidence["components"] == len(crossing_train)
         assert got[0].evidence["rows"] == sum(1 for i in comp if comp[i] in crossing_train)
     sizes = sorted((sum(1 for i in comp if comp[i] == c) for c in set(comp.values())), reverse=True)
-    assert next(f for f in report.findings if f.code == "UPS003").evidence["largest"] == sizes[0]
+    largest = next(f for f in report.findings if f.code == "UPS003").evidence
+    assert largest["largest"] == sizes[0]
+    # Only groups of two rows or more count: a row that shares no value with another is no group.
+    assert largest["components"] == sum(1 for size in sizes if size > 1)
+    assert largest["linked_rows"] == sum(size for size in sizes if size > 1)
 
 
 def test_a_single_group_key_is_left_to_group_overlap(audit) -> None:  # type: ignore[no-untyped-def]

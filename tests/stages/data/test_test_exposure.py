@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,47 @@ def test_the_html_report_draws_the_timeline_of_evaluations(tmp_path: Path) -> No
         or "2 evaluation(s) recorded on 'test'" in page
     )
     assert page.count('class="mark"') >= 2
+
+
+@pytest.mark.parametrize("keys", [{}, {"content_hash": "sha"}], ids=["ids", "content"])
+def test_holdout_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_split(
+    tmp_path: Path, keys: dict[str, str]
+) -> None:
+    from unittest.mock import patch
+
+    import numpy as np
+
+    from auditor.exposure.holdout import split_sketches
+    from auditor.manifest.table import Manifest, load_manifest
+    from auditor.stages.data import test_exposure
+
+    splits = ["train", "val", "test", "val", "test", "train", "test"] * 5
+    digests = [f"{i % 9:064x}" if i % 4 else f"  {i:064X} " for i in range(len(splits))]  # repeats, spellings
+    write_table(tmp_path / "m.parquet", {"sid": [f"s{i}" for i in range(len(splits))], "sha": digests, "split": splits})
+    config = {"version": 1, "manifest": {"path": "m.parquet", "id": "sid", "split": "split"}, "keys": keys}
+    loaded = load_config(write_config(tmp_path, config))
+    manifest = load_manifest(loaded)
+    wanted = ["val", "test", "absent"]
+    expected = split_sketches(manifest, loaded.config, loaded.base_dir, wanted)
+    reads: list[list[int]] = []
+    take = Manifest.take
+
+    def counted(self: Manifest, name: str, rows: Any) -> Any:
+        reads.append([int(r) for r in rows])
+        return take(self, name, rows)
+
+    with patch.object(Manifest, "take", counted), patch.object(test_exposure, "_READ_ROWS", 4):
+        got = test_exposure.holdout_sketches(manifest, loaded.config, loaded.base_dir, wanted)
+    manifest.close()
+    assert list(got) == ["val", "test"]
+    for split, mine in got.items():
+        assert (mine.digest, mine.n_rows, mine.basis) == (
+            expected[split].digest,
+            expected[split].n_rows,
+            "content" if keys else "ids",
+        )
+        assert np.array_equal(mine.hashes, expected[split].hashes)
+    # Each holdout row is read once, and the reads follow one another: the files are passed over once for
+    # all the splits, not once per split.
+    assert [r for rows in reads for r in rows] == [i for i, s in enumerate(splits) if s != "train"]
+    assert len(reads) > 1 and all(max(a) < min(b) for a, b in pairwise(reads))
