@@ -58,31 +58,43 @@ class TemporalOrder(Stage):
         if parsed.mixed_zones is not None:
             yield self._mixed_zones(column, parsed.mixed_zones)
         split = manifest.split.codes
-        role_of = np.array([{"train": 0, "holdout": 1}.get(roles.role(n), -1) for n in names] + [-1])
-        role = role_of[np.where(split >= 0, split, len(names))]
-        has_time = times != NAT
-
-        missing = ~has_time & (split >= 0)
-        if missing.any():
-            per = np.bincount(split[missing], minlength=len(names))
+        n_names = len(names)
+        # One role per split code (the last slot: rows without a split), 8 bits a row when one is needed.
+        role_of = np.array([{"train": 0, "holdout": 1}.get(roles.role(n), -1) for n in names] + [-1], dtype=np.int8)
+        # Every pass goes a block of rows at a time: a 100M-row manifest's masks and copies would take
+        # gigabytes if made for all rows at once.
+        missing_per = np.zeros(n_names, dtype=np.int64)
+        newest: int | None = None
+        for lo, hi in _blocks(len(times)):
+            s, t = split[lo:hi], times[lo:hi]
+            has, present = t != NAT, s >= 0
+            missing_per += np.bincount(s[~has & present], minlength=n_names)
+            in_train = has & (role_of[np.where(present, s, n_names)] == 0)
+            if in_train.any():
+                top = int(t[in_train].max())
+                newest = top if newest is None else max(newest, top)
+        if missing_per.any():
             yield self.finding(
                 "TMP003",
                 Severity.INFO,
-                f"{int(missing.sum())} row(s) have no '{column}' value; their order cannot be checked.",
+                f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked.",
                 key=column,
-                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(per) if c}},
+                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
             )
-        train = has_time & (role == 0)
-        if not train.any():
+        if newest is None:
             return
-        newest_train = int(times[train].max())
+        newest_train = newest
         # Per-split counts in one pass over the rows, whatever the number of splits.
-        timed = has_time & (split >= 0)
-        here_per = np.bincount(split[timed], minlength=len(names))
-        older_rows = timed & (times < newest_train)
-        older_per = np.bincount(split[older_rows], minlength=len(names))
-        oldest_per = np.full(len(names), np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(oldest_per, split[older_rows], times[older_rows])
+        here_per = np.zeros(n_names, dtype=np.int64)
+        older_per = np.zeros(n_names, dtype=np.int64)
+        oldest_per = np.full(n_names, np.iinfo(np.int64).max, dtype=np.int64)
+        for lo, hi in _blocks(len(times)):
+            s, t = split[lo:hi], times[lo:hi]
+            timed = (t != NAT) & (s >= 0)
+            here_per += np.bincount(s[timed], minlength=n_names)
+            older = timed & (t < newest_train)
+            older_per += np.bincount(s[older], minlength=n_names)
+            np.minimum.at(oldest_per, s[older], t[older])
         position = {n: i for i, n in enumerate(names)}
         all_rows = [
             (s, int(older_per[position[s]]), int(here_per[position[s]]), int(oldest_per[position[s]]))
@@ -124,7 +136,10 @@ class TemporalOrder(Stage):
             )
         entity = context.config.keys.entity
         if entity is not None:
-            yield from self._per_entity(context, entity, times, role, has_time)
+            role = np.empty(len(times), dtype=np.int8)
+            for lo, hi in _blocks(len(times)):
+                role[lo:hi] = role_of[np.where(split[lo:hi] >= 0, split[lo:hi], n_names)]
+            yield from self._per_entity(context, entity, times, role, times != NAT)
 
     def _mixed_zones(self, column: str, mixed: MixedZones) -> Finding:
         (naive_row, naive), (zoned_row, zoned) = mixed.naive_example, mixed.zoned_example
@@ -192,3 +207,12 @@ class TemporalOrder(Stage):
             remediation=f"For each '{entity}', keep training samples strictly before its holdout samples, or split "
             f"by '{entity}'.",
         )
+
+
+_BLOCK_ROWS = 1 << 23
+
+
+def _blocks(n: int) -> Iterator[tuple[int, int]]:
+    """(start, stop) of consecutive blocks of rows."""
+    for lo in range(0, n, _BLOCK_ROWS):
+        yield lo, min(lo + _BLOCK_ROWS, n)

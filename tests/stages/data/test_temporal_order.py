@@ -72,19 +72,34 @@ def test_missing_times_are_info(audit) -> None:  # type: ignore[no-untyped-def]
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["e0", "e1", "e2"]), st.integers(0, 20), st.sampled_from(["train", "test"])),
+        st.tuples(
+            st.sampled_from(["e0", "e1", "e2"]),
+            st.one_of(st.integers(0, 20), st.none()),
+            st.sampled_from(["train", "test"]),
+        ),
         min_size=1,
         max_size=25,
-    )
+    ),
+    st.integers(min_value=1, max_value=30),
 )
-def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, int, str]]) -> None:
+def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, int | None, str]], block: int) -> None:
+    """Whatever the rows and however they are cut into blocks (the stage counts a block of rows at a time)."""
+    from unittest import mock
+
+    from auditor.stages.data import temporal_order
+
     df = pd.DataFrame(rows, columns=["e", "day", "split"])
     df["t"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(df["day"], unit="D")
     write_table(tmp_path / "m.parquet", df[["e", "t", "split"]])
     loaded = config_from_mapping(
         {"manifest": {"path": "m.parquet", "split": "split"}, "keys": {"time": "t", "entity": "e"}}, tmp_path
     )
-    report = run_audit(loaded, only=ONLY)
+    with mock.patch.object(temporal_order, "_BLOCK_ROWS", block):
+        report = run_audit(loaded, only=ONLY)
+    missing = sum(1 for _, d, _ in rows if d is None)
+    got3 = [f for f in report.findings if f.code == "TMP003"]
+    assert (sum(got3[0].evidence["rows_per_split"].values()) if got3 else 0) == missing
+    rows = [(e, d, s) for e, d, s in rows if d is not None]
     train_days = [d for _, d, s in rows if s == "train"]
     older = sum(1 for _, d, s in rows if s == "test" and train_days and d < max(train_days))
     newest = {e: max(d for e2, d, s in rows if e2 == e and s == "train") for e, _, s in rows if s == "train"}
