@@ -210,7 +210,12 @@ class DaskManifest(FileManifest):
         return from_grouped(grouped.rename_columns(grouped_columns(n)), columns, self.split.n_values, name)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-        groups = self._groups([column], with_split=False, repeated=True)
+        # Two passes: hashes alone find the few that repeat (a column of ids shuffles 8 bytes a row, not two
+        # strings); only the rows of those hashes are grouped again with their values, to confirm them.
+        counted = self._groups([column], with_split=False, repeated=True, values=False)
+        if not counted.num_rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
+        groups = self._groups([column], with_split=False, repeated=True, among=counted.select(["h0"]))
         groups = groups.filter(pc.greater(groups.column("n0"), 0))
         values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False, repeated=True)
         order = np.argsort(first, kind="stable")
@@ -310,11 +315,20 @@ class DaskManifest(FileManifest):
         index, values = self.split.parts[0]
         return [str(v) for v in values.take(pa.array(index)).cast(pa.string()).to_pylist()]
 
-    def _groups(self, columns: list[str], with_split: bool, repeated: bool = False) -> pa.Table:
-        """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from."""
+    def _groups(
+        self,
+        columns: list[str],
+        with_split: bool,
+        repeated: bool = False,
+        values: bool = True,
+        among: pa.Table | None = None,
+    ) -> pa.Table:
+        """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from; without
+        ``values`` the hashes and rows alone; with ``among``, only the rows whose hashes it lists."""
         split_names = self._split_values() if with_split else None
         n, b = len(columns), self._n_buckets
-        maps = [_delayed(_map_groups, nout=b)(p, columns, split_names, b) for p in self._pieces]
+        wanted = self._cluster.put(among) if among is not None else None
+        maps = [_delayed(_map_groups, nout=b)(p, columns, split_names, b, values, wanted) for p in self._pieces]
         reduce = _merge_repeated if repeated else merge_groups
         merged = [_delayed(reduce)([m[j] for m in maps], n) for j in range(b)]
         tables = self._cluster_compute(merged)
@@ -419,9 +433,19 @@ def _pieces(files: ParquetManifestFiles) -> list[Piece]:
     return pieces
 
 
-def _map_groups(piece: Piece, columns: list[str], split_names: list[str] | None, n_buckets: int) -> list[pa.Table]:
+def _map_groups(
+    piece: Piece,
+    columns: list[str],
+    split_names: list[str] | None,
+    n_buckets: int,
+    values: bool = True,
+    among: pa.Table | None = None,
+) -> list[pa.Table]:
     table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
-    return buckets(partial_groups(hash_keys(table, columns), len(columns)), n_buckets, len(columns))
+    hashed = hash_keys(table, columns)
+    if among is not None:
+        hashed = rows_with_hashes(hashed, len(columns), among)
+    return buckets(partial_groups(hashed, len(columns), values), n_buckets, len(columns))
 
 
 def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:

@@ -96,16 +96,17 @@ def allow_unaligned() -> None:
     os.environ.setdefault("ACERO_ALIGNMENT_HANDLING", "reallocate")
 
 
-def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
-    """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count."""
+def partial_groups(hashed: pa.Table, n_keys: int, values: bool = True) -> pa.Table:
+    """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count
+    (without ``values``: the hashes and rows alone, a first pass that finds which hashes repeat)."""
     allow_unaligned()
     by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in hashed.column_names else [])
     aggregates: list[tuple[str, str]] = [(ROW, "count"), (ROW, "min"), (ROW, "max")]
-    for i in range(n_keys):
+    for i in range(n_keys if values else 0):
         aggregates += [(f"v{i}", "min"), (f"v{i}", "max"), (f"v{i}", "count")]
     grouped = hashed.group_by(by, use_threads=False).aggregate(aggregates)
     renames = {"_row_count": "rows", "_row_min": "first", "_row_max": "last"}
-    for i in range(n_keys):
+    for i in range(n_keys if values else 0):
         renames.update({f"v{i}_min": f"lo{i}", f"v{i}_max": f"hi{i}", f"v{i}_count": f"n{i}"})
     return _named(grouped, by, renames)
 
@@ -119,11 +120,12 @@ def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     table = pa.concat_tables(filled)
     by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
     aggregates: list[tuple[str, str]] = [("rows", "sum"), ("first", "min"), ("last", "max")]
-    for i in range(n_keys):
+    values = "n0" in table.column_names
+    for i in range(n_keys if values else 0):
         aggregates += [(f"lo{i}", "min"), (f"hi{i}", "max"), (f"n{i}", "sum")]
     grouped = table.group_by(by, use_threads=False).aggregate(aggregates)
     renames = {"rows_sum": "rows", "first_min": "first", "last_max": "last"}
-    for i in range(n_keys):
+    for i in range(n_keys if values else 0):
         renames.update({f"lo{i}_min": f"lo{i}", f"hi{i}_max": f"hi{i}", f"n{i}_sum": f"n{i}"})
     return _named(grouped, by, renames)
 
