@@ -41,7 +41,6 @@ from auditor.core.errors import AuditError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
-from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
@@ -55,8 +54,6 @@ PIECE_ROWS = 1 << 20
 SYNCHRONOUS = "synchronous"  # --scheduler synchronous: every task in this process, one after another
 CONNECT_TIMEOUT_S = 10.0
 _SKETCH = 4096  # hashes kept per column to estimate its distinct values (k minimum values)
-# The same pattern as the DuckDB engine's (auditor.backends.duck): rows that may not be spelled normally.
-_MAYBE_NOT_NORMAL = r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$"
 
 
 class Cluster:
@@ -146,7 +143,9 @@ class DaskManifest(FileManifest):
     def __init__(self, cluster: Cluster, files: ParquetManifestFiles, roots: Sequence[Path]) -> None:
         self._cluster = cluster
         self._pieces = _pieces(files)
-        self._n_buckets = max(1, min(len(self._pieces), 2 * cluster.threads, 4096))
+        # As many buckets as pieces (at least two per thread): a bucket merges about one piece's worth of groups,
+        # whatever the manifest's size, so no worker is handed a share that grows with the rows.
+        self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
         self._notes = [cluster.description]
         super().__init__(files, roots, "dask")
 
@@ -255,29 +254,12 @@ class DaskManifest(FileManifest):
             self._distinct[column] = distinct > 0.5 * present
         return self._distinct[column]
 
-    def _spelling(self, column: str) -> Variants:
-        plain = self._types[column]
-        plain = plain.value_type if pa.types.is_dictionary(plain) else plain
-        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
-            return spelling_variants(pa.array([], plain))  # numbers have one spelling
-        maybe = self._gather([_delayed(_matching)(p, column, _MAYBE_NOT_NORMAL) for p in self._pieces])
-        if not maybe.num_rows:
-            return spelling_variants(pa.array([], pa.string()))
-        raw = maybe["v"].combine_chunks().cast(pa.string())
-        normal = normalise(raw).combine_chunks()
-        changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
-        rows, values = maybe[ROW].to_numpy()[changed], raw.filter(pa.array(changed))
-        targets = pc.unique(normal.filter(pa.array(changed)))
-        targets = targets.filter(pc.not_equal(targets, ""))
-        if len(targets):
-            # Rows already spelled in a normal form that a changed value reaches are its twins.
-            shared = self._cluster.put(targets)
-            twins = self._gather([_delayed(_among)(p, column, shared) for p in self._pieces])
-            rows = np.concatenate([rows, twins[ROW].to_numpy()])
-            values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
-        order = np.argsort(rows, kind="stable")
-        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
-        return Variants(rows[order][found.positions], found.group, found.normal)
+    def _rows_matching(self, column: str, pattern: str) -> pa.Table:
+        return self._gather([_delayed(_matching)(p, column, pattern) for p in self._pieces])
+
+    def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
+        shared = self._cluster.put(values)
+        return self._gather([_delayed(_among)(p, column, shared) for p in self._pieces])
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
         sampled = self._gather([_delayed(_every)(p, column, step) for p in self._pieces])

@@ -19,14 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
-from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
@@ -35,9 +33,6 @@ if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
     from auditor.manifest.groupcounts import GroupSplitCounts
 
-# A superset of the values spelling.py's byte scan flags (upper-case ASCII, any non-ASCII byte, whitespace
-# at either end, a number that may not be written canonically): only these rows are read for spellings.
-_MAYBE_NOT_NORMAL = r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$"
 _BATCH = 1 << 20
 
 
@@ -147,32 +142,14 @@ class DuckManifest(FileManifest):
             self._distinct[column] = distinct > 0.5 * present
         return self._distinct[column]
 
-    def _spelling(self, column: str) -> Variants:
-        plain = self._types[column]
-        plain = plain.value_type if pa.types.is_dictionary(plain) else plain
-        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
-            return spelling_variants(pa.array([], plain))  # numbers have one spelling
+    def _rows_matching(self, column: str, pattern: str) -> pa.Table:
         q = _ident(column)
-        query = f"SELECT _row, {q} AS v FROM m WHERE regexp_matches({q}, {_literal(_MAYBE_NOT_NORMAL)}) ORDER BY _row"
-        maybe = self._query(query)
-        if not maybe.num_rows:
-            return spelling_variants(pa.array([], pa.string()))
-        raw = maybe["v"].combine_chunks().cast(pa.string())
-        normal = normalise(raw).combine_chunks()
-        changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
-        rows, values = maybe["_row"].to_numpy()[changed], raw.filter(pa.array(changed))
-        targets = pc.unique(normal.filter(pa.array(changed)))
-        targets = targets.filter(pc.not_equal(targets, ""))
-        if len(targets):
-            # Rows already spelled in a normal form that a changed value reaches are its twins.
-            with self._registered("_targets", pa.table({"t": targets})):
-                query = f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row"
-                twins = self._query(query)
-            rows = np.concatenate([rows, twins["_row"].to_numpy()])
-            values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
-        order = np.argsort(rows, kind="stable")
-        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
-        return Variants(rows[order][found.positions], found.group, found.normal)
+        return self._query(f"SELECT _row, {q} AS v FROM m WHERE regexp_matches({q}, {_literal(pattern)}) ORDER BY _row")
+
+    def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
+        q = _ident(column)
+        with self._registered("_targets", pa.table({"t": values})):
+            return self._query(f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row")
 
     # -- plumbing --------------------------------------------------------------------------------------------
 

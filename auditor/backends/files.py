@@ -15,6 +15,7 @@ from typing import cast
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
@@ -27,6 +28,7 @@ from auditor.manifest.readers import (
     open_parquet,
     parquet_schema,
 )
+from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -35,6 +37,11 @@ from auditor.manifest.table import (
     explain_missing,
     manifest_groups,
 )
+
+ROW = "_row"  # the column of manifest row numbers in what an engine returns
+# A superset of the values spelling.py's byte scan flags (upper-case ASCII, any non-ASCII byte, whitespace
+# at either end, a number that may not be written canonically): only these rows are read for spellings.
+MAYBE_NOT_NORMAL = r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$"
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,38 @@ class FileManifest(Manifest):
                 "for a manifest in an object store, give their digests in a column (keys.content_hash)"
             )
         return super()._hash_content(column, cache_dir)
+
+    def _spelling(self, column: str) -> Variants:
+        """Spelling variants from the rows the engine finds may not be spelled normally, and their twins."""
+        plain = self._types[column]
+        plain = plain.value_type if pa.types.is_dictionary(plain) else plain
+        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
+            return spelling_variants(pa.array([], plain))  # numbers have one spelling
+        maybe = self._rows_matching(column, MAYBE_NOT_NORMAL)
+        if not maybe.num_rows:
+            return spelling_variants(pa.array([], pa.string()))
+        raw = maybe["v"].combine_chunks().cast(pa.string())
+        normal = normalise(raw).combine_chunks()
+        changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
+        rows, values = maybe[ROW].to_numpy()[changed], raw.filter(pa.array(changed))
+        targets = pc.unique(normal.filter(pa.array(changed)))
+        targets = targets.filter(pc.not_equal(targets, ""))
+        if len(targets):
+            # Rows already spelled in a normal form that a changed value reaches are its twins.
+            twins = self._rows_among(column, targets)
+            rows = np.concatenate([rows, twins[ROW].to_numpy()])
+            values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
+        order = np.argsort(rows, kind="stable")
+        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
+        return Variants(rows[order][found.positions], found.group, found.normal)
+
+    def _rows_matching(self, column: str, pattern: str) -> pa.Table:
+        """Row numbers (ROW) and values (v) of the rows whose value matches an RE2 ``pattern``, by row."""
+        raise NotImplementedError
+
+    def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
+        """Row numbers (ROW) and values (v) of the rows whose value is one of ``values``, by row."""
+        raise NotImplementedError
 
     def _arrow_type(self, name: str) -> pa.DataType:
         return pa.string() if name == SPLIT_COLUMN else self._types[name]

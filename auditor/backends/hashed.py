@@ -17,10 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.backends.files import ROW
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.readers import open_parquet
 
-ROW = "_row"
 SPLIT = "_split"
 # Hashes are masked with this; narrowing it (tests do) makes collisions common, to show they are caught.
 HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)

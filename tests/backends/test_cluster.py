@@ -232,3 +232,23 @@ def test_the_distinct_sketch_keeps_the_k_smallest_distinct_hashes(values: list[i
     h = np.repeat(np.array(values, dtype=np.uint64), repeats)
     np.random.default_rng(0).shuffle(h)
     assert _smallest_distinct(h, k).tolist() == np.unique(h)[:k].tolist()
+
+
+def test_a_bucket_merges_about_one_pieces_worth_whatever_the_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Buckets grow with the pieces: a fixed number per thread handed each worker a share that grew with the
+    rows (6.4 GB for one merge at 100M rows, over the worker's limit)."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 100)
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler="synchronous"))
+    try:
+        assert isinstance(manifest, engine.DaskManifest)
+        assert len(manifest._pieces) == 12  # one 500-row row group each (a piece is whole row groups)
+        assert manifest._n_buckets == len(manifest._pieces)
+    finally:
+        manifest.close()
