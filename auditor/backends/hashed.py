@@ -153,8 +153,9 @@ def buckets(table: pa.Table, n_buckets: int, n_keys: int) -> list[pa.Table]:
     target = ((mixed >> np.uint64(40)) % np.uint64(n_buckets)).astype(np.uint16)
     order = np.argsort(target, kind="stable")  # a radix sort on 16-bit keys
     bounds = np.searchsorted(target[order], np.arange(n_buckets + 1))
-    ordered = table.take(pa.array(order))
-    return [ordered.slice(int(bounds[b]), int(bounds[b + 1] - bounds[b])) for b in range(n_buckets)]
+    # A take per bucket, not slices of one sorted table: a slice keeps (and is sized by the scheduler as) the
+    # whole table's buffers, so every bucket would look as large as the piece.
+    return [table.take(pa.array(order[bounds[b] : bounds[b + 1]])) for b in range(n_buckets)]
 
 
 def pure(groups: pa.Table, n_keys: int) -> np.ndarray:
