@@ -99,40 +99,31 @@ def allow_unaligned() -> None:
 def partial_groups(hashed: pa.Table, n_keys: int, values: bool = True) -> pa.Table:
     """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count
     (without ``values``: the hashes and rows alone, a first pass that finds which hashes repeat)."""
-    allow_unaligned()
-    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in hashed.column_names else [])
-    aggregates: list[tuple[str, str]] = [(ROW, "count"), (ROW, "min"), (ROW, "max")]
+    steps = {"rows": (ROW, "count"), "first": (ROW, "min"), "last": (ROW, "max")}
     for i in range(n_keys if values else 0):
-        aggregates += [(f"v{i}", "min"), (f"v{i}", "max"), (f"v{i}", "count")]
-    grouped = hashed.group_by(by, use_threads=False).aggregate(aggregates)
-    renames = {"_row_count": "rows", "_row_min": "first", "_row_max": "last"}
-    for i in range(n_keys if values else 0):
-        renames.update({f"v{i}_min": f"lo{i}", f"v{i}_max": f"hi{i}", f"v{i}_count": f"n{i}"})
-    return _named(grouped, by, renames)
+        steps.update({f"lo{i}": (f"v{i}", "min"), f"hi{i}": (f"v{i}", "max"), f"n{i}": (f"v{i}", "count")})
+    return _grouped(hashed, n_keys, steps)
 
 
 def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     """Partial groups of several pieces merged into one row per (h0.., split)."""
-    allow_unaligned()
     filled = [p for p in parts if p.num_rows]
     if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
         return parts[0] if parts else _empty_groups(n_keys)
     table = pa.concat_tables(filled)
+    steps = {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")}
+    for i in range(n_keys if "n0" in table.column_names else 0):
+        steps.update({f"lo{i}": (f"lo{i}", "min"), f"hi{i}": (f"hi{i}", "max"), f"n{i}": (f"n{i}", "sum")})
+    return _grouped(table, n_keys, steps)
+
+
+def _grouped(table: pa.Table, n_keys: int, steps: dict[str, tuple[str, str]]) -> pa.Table:
+    """Group by the hashes (and split), each output column one (column, aggregate) step, named as ``steps``."""
+    allow_unaligned()
     by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
-    aggregates: list[tuple[str, str]] = [("rows", "sum"), ("first", "min"), ("last", "max")]
-    values = "n0" in table.column_names
-    for i in range(n_keys if values else 0):
-        aggregates += [(f"lo{i}", "min"), (f"hi{i}", "max"), (f"n{i}", "sum")]
-    grouped = table.group_by(by, use_threads=False).aggregate(aggregates)
-    renames = {"rows_sum": "rows", "first_min": "first", "last_max": "last"}
-    for i in range(n_keys if values else 0):
-        renames.update({f"lo{i}_min": f"lo{i}", f"hi{i}_max": f"hi{i}", f"n{i}_sum": f"n{i}"})
-    return _named(grouped, by, renames)
-
-
-def _named(grouped: pa.Table, by: Sequence[str], renames: dict[str, str]) -> pa.Table:
+    grouped = table.group_by(by, use_threads=False).aggregate(list(steps.values()))
     columns = {c: grouped.column(c) for c in by}
-    columns.update({new: grouped.column(old) for old, new in renames.items()})
+    columns.update({name: grouped.column(f"{column}_{how}") for name, (column, how) in steps.items()})
     return pa.table(columns)
 
 
