@@ -421,6 +421,8 @@ def _engine_settings(
         if not folder.is_dir():
             raise AuditError(f"--temp-dir {temp_dir}: not a folder; expected an existing folder to spill into")
     spill = parse_size(temp_limit, "--temp-limit", least=10**6) if temp_limit is not None else None
+    if scheduler is not None and not scheduler.strip():
+        raise AuditError("--scheduler is empty: expected tcp://HOST:PORT or 'synchronous' (or no --scheduler)")
     if scheduler is not None and engine != "dask":
         raise AuditError(f"--scheduler {scheduler}: a scheduler is for --engine dask (the engine is {engine})")
     return EngineSettings(engine, limit, folder, spill, scheduler)  # type: ignore[arg-type]

@@ -53,7 +53,13 @@ if TYPE_CHECKING:
 PIECE_ROWS = 1 << 20
 SYNCHRONOUS = "synchronous"  # --scheduler synchronous: every task in this process, one after another
 CONNECT_TIMEOUT_S = 10.0
+WATCH_S = 2.0  # how often a running computation checks that its scheduler and workers are still there
+NO_WORKERS_S = 30.0  # a cluster without a worker this long will not finish (a nanny restarts one in seconds)
 _SKETCH = 4096  # hashes kept per column to estimate its distinct values (k minimum values)
+
+
+class ClusterLost(Exception):
+    """The scheduler or every worker went away while a computation was running."""
 
 
 class Cluster:
@@ -69,7 +75,9 @@ class Cluster:
             return
         from distributed import Client, LocalCluster
 
-        logging.getLogger("distributed").setLevel(logging.ERROR)
+        # Dask's own log lines would interleave with the report; its failures reach the user as stage errors.
+        for name in ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             if scheduler is None:
                 workers = max(1, os.cpu_count() or 1)
@@ -103,14 +111,45 @@ class Cluster:
         workers_info = info.get("workers", {})
         self.threads = max(1, sum(int(w.get("nthreads", 1)) for w in workers_info.values()))
         where = "a local cluster" if scheduler is None else f"scheduler {scheduler}"
-        self.description = f"Dask, {where}: {len(workers_info)} workers, {self.threads} threads"
+        count = len(workers_info)
+        self.description = f"Dask, {where}: {count} worker{'s' if count != 1 else ''}, {self.threads} threads"
 
     def compute(self, tasks: Sequence[Any]) -> list[Any]:
+        """The tasks' results. A cluster is watched while they run: a scheduler that went away or a cluster
+        left without workers would otherwise keep the run waiting for ever."""
         import dask
+        from distributed import wait
 
         if self.client is None:
             return list(dask.compute(*tasks, scheduler=SYNCHRONOUS))
-        return list(dask.compute(*tasks, scheduler=self.client))
+        futures = self.client.compute(list(tasks))
+        try:
+            idle = 0.0
+            while True:
+                try:
+                    wait(futures, timeout=WATCH_S)
+                    break
+                except TimeoutError:
+                    idle = idle + WATCH_S if not self._workers() else 0.0
+                    if self.gone():
+                        raise ClusterLost(f"the Dask scheduler at {self.address} went away") from None
+                    if idle >= NO_WORKERS_S:
+                        raise ClusterLost(f"no Dask worker has been left at {self.address} for {idle:.0f} s") from None
+            return list(self.client.gather(futures))
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.cancel(futures)
+            raise
+
+    def gone(self) -> bool:
+        """The connection to the scheduler is closed (it went away, or this run closed it)."""
+        return self.client is not None and self.client.status not in ("running", "connecting")
+
+    def _workers(self) -> int:
+        try:
+            return len(self.client.scheduler_info().get("workers", {}))
+        except Exception:  # the scheduler is gone: no worker either
+            return 0
 
     def persist(self, tasks: Sequence[Any]) -> list[Any]:
         import dask
@@ -377,7 +416,10 @@ class DaskManifest(FileManifest):
         except StageInputError:
             raise
         except Exception as exc:
-            raise StageInputError(_explain(exc, self._cluster.address, self._sources[0].path)) from None
+            cause: Exception = exc
+            if self._cluster.gone():  # whatever the error said, the cause is the scheduler that went away
+                cause = ClusterLost(f"the Dask scheduler at {self._cluster.address} went away")
+            raise StageInputError(_explain(cause, self._cluster.address, self._sources[0].path)) from None
 
     def close(self, wait: bool = True) -> None:
         super().close(wait)
@@ -560,13 +602,15 @@ def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _explain(exc: Exception, address: str, first: Path | str) -> str:
     kind = type(exc).__name__
+    if isinstance(exc, ClusterLost):
+        return f"{first}: {exc} while running this stage; its result would be incomplete, so there is none: run again"
     if kind == "KilledWorker":
         return (
             f"{first}: a Dask worker died while running a task of this stage, and the scheduler gave up on it "
             f"({exc}); the stage's result would be incomplete, so there is none. Give the workers more memory "
             "or smaller row groups, then run again"
         )
-    if kind in ("CommClosedError", "TimeoutError") or isinstance(exc, OSError | TimeoutError):
+    if kind in ("CommClosedError", "TimeoutError", "FuturesCancelledError") or isinstance(exc, OSError | TimeoutError):
         return f"{first}: lost the Dask scheduler at {address} during the stage ({kind}: {exc}); run again"
     return f"{first}: the Dask cluster failed while running this stage ({kind}: {exc})"
 

@@ -143,6 +143,15 @@ def test_a_malformed_scheduler_address_is_exit_2_with_the_form_expected(tmp_path
     assert "internal error" not in result.output
 
 
+def test_an_empty_scheduler_address_is_refused(tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "dask", "--scheduler", " "])
+    assert result.exit_code == 2
+    assert "--scheduler is empty" in result.output
+
+
 def test_scheduler_is_only_for_the_dask_engine(tmp_path: Path) -> None:
     from auditor.cli import app
 
@@ -252,3 +261,39 @@ def test_a_bucket_merges_about_one_pieces_worth_whatever_the_size(
         assert manifest._n_buckets == len(manifest._pieces)
     finally:
         manifest.close()
+
+
+def test_a_cluster_left_without_workers_mid_run_is_exit_2_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every worker (and its nanny, which would start another) goes at the first task: nothing would ever
+    finish the run, which must end with exit 2 instead of waiting for ever."""
+    import asyncio
+
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    from auditor.backends import cluster as engine
+    from auditor.cli import app
+
+    monkeypatch.setattr(engine, "WATCH_S", 0.2)
+    monkeypatch.setattr(engine, "NO_WORKERS_S", 1.0)
+    config = _random_manifest(tmp_path, rows=3000)
+    closed: list[str] = []
+    closing: list[Any] = []
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1", silence_logs=50
+    ) as local:
+
+        class CloseEveryWorker(SchedulerPlugin):  # type: ignore[misc]
+            def transition(self, key: Any, start: str, finish: str, *args: Any, **kwargs: Any) -> None:
+                if finish == "processing" and not closed:
+                    for name, nanny in list(local.workers.items()):
+                        closed.append(str(name))
+                        closing.append(asyncio.ensure_future(nanny.close()))  # in the cluster's event loop
+
+        local.scheduler.add_plugin(CloseEveryWorker())
+        args = ["run", str(config), "--engine", "dask", "--scheduler", local.scheduler_address]
+        result = CliRunner().invoke(app, args)
+    assert closed, "no worker was stopped: the test would prove nothing"
+    assert result.exit_code == 2, result.output
+    assert "no Dask worker has been left" in result.output
