@@ -92,6 +92,7 @@ class Cluster:
                 )
                 self.client = Client(self._local)
             else:
+                _check_address(scheduler)
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
                 self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except ValueError as exc:
@@ -171,6 +172,19 @@ class Cluster:
             if part is not None:
                 with contextlib.suppress(Exception):  # a cluster already gone has nothing left to close
                     part.close()
+
+
+def _check_address(address: str) -> None:
+    """ValueError for an address no scheduler can have (an unknown scheme, a port outside 1-65535)."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme not in ("tcp", "tls"):
+        raise ValueError(f"the {scheme}:// scheme is not one a scheduler is reached by here")
+    _, port = parse_host_port(location)
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"port {port} is outside 1-65535")
 
 
 class DaskManifest(FileManifest):

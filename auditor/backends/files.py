@@ -298,9 +298,10 @@ def _remote_files(url: str, named_by: str) -> list[str]:
         else:
             raise ManifestError(f"{named_by}: {url} does not exist (no such object or prefix)")
     except ImportError as exc:
-        raise ManifestError(
-            f"{named_by}: {url}: {exc}: pip install 'split-auditor[s3]' for s3://, 'split-auditor[gcs]' for gs://"
-        ) from None
+        scheme = url.split("://", 1)[0].lower()
+        extra = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}.get(scheme)
+        hint = f"pip install 'split-auditor[{extra}]'" if extra else f"install fsspec's implementation of {scheme}://"
+        raise ManifestError(f"{named_by}: {url}: {exc}: {hint}") from None
     except ManifestError:
         raise
     except Exception as exc:  # credentials, permissions, network: the store's own words

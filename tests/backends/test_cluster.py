@@ -143,6 +143,19 @@ def test_a_malformed_scheduler_address_is_exit_2_with_the_form_expected(tmp_path
     assert "internal error" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [("tcp://127.0.0.1:99999", "port 99999 is outside 1-65535"), ("inproc://x", "inproc:// scheme")],
+)
+def test_an_impossible_scheduler_address_is_refused_at_once(address: str, says: str, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "dask", "--scheduler", address])
+    assert result.exit_code == 2
+    assert says in result.output and "not a Dask scheduler address" in result.output
+
+
 def test_an_empty_scheduler_address_is_refused(tmp_path: Path) -> None:
     from auditor.cli import app
 

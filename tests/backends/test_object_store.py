@@ -118,3 +118,4 @@ def test_an_s3_url_without_its_extra_names_the_extra(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", str(remote), "--engine", "dask", "--scheduler", "synchronous"])
     assert result.exit_code == 2
     assert "split-auditor[s3]" in result.output
+    assert "gcs" not in result.output  # the one extra that reads this URL
