@@ -327,9 +327,9 @@ class DaskManifest(FileManifest):
     def components(self, keys: Sequence[KeyCodes]) -> Components:
         """Rows linked by any shared key value, grouped on the cluster by large-star / small-star rounds."""
         from auditor.backends.stars import star_components
-        from auditor.manifest.components import Components, _by_first_row
+        from auditor.manifest.components import Components, by_first_row, row_links
 
-        src, dst, last_node, n_nodes = _links(keys)
+        src, dst, last_node, n_nodes = row_links(keys)
         if n_nodes == 0:
             return Components(np.full(self._rows, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
         n_parts = self._n_buckets
@@ -341,7 +341,7 @@ class DaskManifest(FileManifest):
             f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the cluster"
         )
         of_row = np.where(last_node >= 0, label[np.maximum(last_node, 0)], -1)
-        return _by_first_row(of_row, n_nodes)
+        return by_first_row(of_row, n_nodes)
 
     # -- plumbing ------------------------------------------------------------------------------------------
 
@@ -594,24 +594,6 @@ def _keep_codes(
     if not alive.any():
         return None
     return rows[alive], kept_index[moved[alive]]
-
-
-def _links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The key-value graph: each row chains its values (writer, document, digest); node ids are offset per key.
-    Also the last value node of each row (-1: none), which stands for the row's component."""
-    n = len(keys[0].codes)
-    offsets = np.cumsum([0, *(k.n_values for k in keys)])
-    index: type[np.signedinteger[Any]] = np.int32 if offsets[-1] < 2**31 else np.int64  # half the driver's memory
-    srcs, dsts = [], []
-    previous = np.full(n, -1, dtype=index)
-    for key, offset in zip(keys, offsets[:-1], strict=False):
-        present = key.codes >= 0
-        node = np.where(present, key.codes.astype(index) + index(offset), index(-1))
-        link = present & (previous >= 0)
-        srcs.append(previous[link])
-        dsts.append(node[link])
-        previous = np.where(present, node, previous)
-    return np.concatenate(srcs), np.concatenate(dsts), previous, int(offsets[-1])
 
 
 def _explain(exc: Exception, address: str, first: Path | str) -> str:

@@ -65,6 +65,21 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     return _by_first_row(of_row, n_groups)
 
 
+def row_links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """All the rows' links, the node standing for each row (-1: none) and the number of nodes, at once: for an
+    engine that finds the components elsewhere (a cluster), then numbers them with by_first_row."""
+    n = len(keys[0].codes)
+    offsets = [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
+    index: type[np.signedinteger[Any]] = np.int32 if offsets[-1] < 2**31 else np.int64
+    src, dst = _links(keys, offsets, 0, n, index)
+    return src, dst, _last_node(keys, offsets, 0, n, index), offsets[-1]
+
+
+def by_first_row(of_row: np.ndarray, n_labels: int) -> Components:
+    """Components of labelled rows, numbered by first row (see _by_first_row)."""
+    return _by_first_row(of_row, n_labels)
+
+
 def _nodes(
     keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
 ) -> Iterator[np.ndarray]:
