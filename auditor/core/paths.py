@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 ROOTS_HINT = (
     "every input path must resolve (symlinks followed) under the config's folder or a configured root; "
@@ -68,7 +68,7 @@ def not_regular(path: Path) -> str | None:
     return None if kind is None else f"is {kind}, not a regular file"
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path) -> BufferedReader:
     """Open ``path`` for reading bytes; NotRegularFileError for anything but a regular file.
 
     Opened non-blocking, so that a FIFO or device swapped in after a stat cannot hang the open or a read.

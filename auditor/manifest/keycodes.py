@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from auditor.core.config import compound_label
 from auditor.manifest.hashing import fingerprint
+from auditor.manifest.rows import take_rows
 
 MISSING = -1
 CODE = np.int32  # one code per row; half the memory traffic of int64 on 10M-row keys
@@ -152,7 +153,7 @@ def _renumber(codes: np.ndarray, column: pa.ChunkedArray) -> tuple[np.ndarray, p
     # Codes are dense in first-seen order, so a value first appears where the running maximum grows.
     running = np.maximum.accumulate(codes)
     first = np.flatnonzero(np.diff(running, prepend=MISSING) > 0)
-    values = column.take(pa.array(first)).combine_chunks()
+    values = take_rows(column, first)
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
     return codes, values

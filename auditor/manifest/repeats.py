@@ -11,6 +11,21 @@ import pyarrow as pa
 
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import encode_column
+from auditor.manifest.rows import take_rows
+
+
+def estimated_distinct(hashes: np.ndarray, complete: bool) -> float:
+    """How many distinct values a column holds, from the hashes of an even sample of its rows (or of all of
+    them, when ``complete``).
+
+    The sample's own count would call values held five times each distinct: a 1-in-200 sample shows most of
+    them once. Chao's estimator adds the values the sample missed, from how many it saw once and twice.
+    """
+    _, counts = np.unique(hashes, return_counts=True)
+    if complete:
+        return float(len(counts))
+    once, twice = int((counts == 1).sum()), int((counts == 2).sum())
+    return len(counts) + once * (once - 1) / (2 * (twice + 1))
 
 
 def hash_column(column: pa.ChunkedArray) -> np.ndarray:
@@ -18,17 +33,26 @@ def hash_column(column: pa.ChunkedArray) -> np.ndarray:
     return fingerprint(column, second=False)[0]
 
 
-_FILTER_BITS = 20
+_FILTER_BITS = (20, 26)  # the filter's size in bits, at least and at most (64 MB)
 
 
 def _member(hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """hashes ∈ wanted; a bit table on the low bits first, so only a few rows need the exact test."""
-    mask = np.uint64((1 << _FILTER_BITS) - 1)
-    table = np.zeros(1 << _FILTER_BITS, dtype=bool)
+    """hashes ∈ wanted (sorted); a table on the low bits first, so only a few rows need the exact test.
+
+    The table has about 16 slots per wanted hash: with a million repeated values (a source column of
+    mostly single-use values) a fixed million slots would let every row through to the slow exact test.
+    """
+    if not len(wanted):
+        return np.zeros(len(hashes), dtype=bool)
+    bits = min(max(_FILTER_BITS[0], (16 * len(wanted)).bit_length()), _FILTER_BITS[1])
+    mask = np.uint64((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
     table[(wanted & mask).astype(np.int64)] = True
     maybe = np.flatnonzero(table[(hashes & mask).astype(np.int64)])
     member = np.zeros(len(hashes), dtype=bool)
-    member[maybe] = np.isin(hashes[maybe], wanted)
+    probe = hashes[maybe]
+    at = np.minimum(np.searchsorted(wanted, probe), len(wanted) - 1)  # wanted is sorted: no hash set to build
+    member[maybe] = wanted[at] == probe
     return member
 
 
@@ -41,10 +65,11 @@ def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tu
     valid = ~column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
     pool = hashes[valid] if valid is not None else hashes
     ordered = np.sort(pool)
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    runs = np.diff(np.append(starts, len(ordered)))
-    if not (runs > 1).any():
+    repeats = ordered[1:] == ordered[:-1]
+    if not repeats.any():  # the usual answer for ids: no run boundaries to list for 10M distinct values
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
+    starts = np.flatnonzero(np.concatenate(([True], ~repeats)))
+    runs = np.diff(np.append(starts, len(ordered)))
     # Confirm exactly (two values may share a hash): encode only the candidates unless they are most rows.
     if int(runs[runs > 1].sum()) > len(hashes) // 2:
         rows = np.arange(len(hashes), dtype=np.int64)
@@ -54,7 +79,7 @@ def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tu
         if valid is not None:
             candidate &= valid
         rows = np.flatnonzero(candidate)
-        codes, values = encode_column(column.take(pa.array(rows)), blank_is_missing)
+        codes, values = encode_column(take_rows(column, rows), blank_is_missing)
     present = codes >= 0
     if not present.any():  # every candidate was blank (missing): nothing repeats
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values

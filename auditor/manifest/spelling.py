@@ -26,6 +26,7 @@ from auditor.core.config import AcceptSpec
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.keycodes import KeyCodes, encode_column
 from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.rows import take_rows
 
 # Every character Python's str.isspace() accepts, so the trim matches str.strip() exactly.
 WHITESPACE = (
@@ -174,7 +175,7 @@ def _candidates(text: pa.ChunkedArray) -> np.ndarray:
         base += len(chunk)
     rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     if text.null_count and len(rows):
-        rows = rows[text.take(pa.array(rows)).is_valid().to_numpy(zero_copy_only=False)]
+        rows = rows[take_rows(text, rows).is_valid().to_numpy(zero_copy_only=False)]
     return rows
 
 
@@ -213,7 +214,7 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
         rows, ncodes, _ = repeated_rows(normal, blank_is_missing=True)
     elif len(candidates):
         # The byte scan over-approximates (hex digests ending in 0 look numeric): keep the values that change.
-        picked = text.take(pa.array(candidates))
+        picked = take_rows(text, candidates)
         normal_picked = normalise(picked)
         same = pc.fill_null(pc.equal(normal_picked, picked), True).to_numpy(zero_copy_only=False)
         changed = ~np.asarray(same, dtype=bool)
@@ -229,16 +230,16 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
             else np.zeros(0, dtype=np.int64)
         )
         if len(screen):
-            exact = pc.is_in(text.take(pa.array(screen)), value_set=targets).to_numpy(zero_copy_only=False)
+            exact = pc.is_in(take_rows(text, screen), value_set=targets).to_numpy(zero_copy_only=False)
             screen = screen[np.asarray(exact, dtype=bool)]
         rows = np.union1d(candidates, screen)
-        ncodes = encode_column(normalise(text.take(pa.array(rows))))[0].astype(np.int64)
+        ncodes = encode_column(normalise(take_rows(text, rows)))[0].astype(np.int64)
         rows, ncodes = rows[ncodes >= 0], ncodes[ncodes >= 0]  # blank normal forms are missing values
     else:
         return _NONE
     if not len(rows):
         return _NONE
-    raw_codes = encode_column(text.take(pa.array(rows)), blank_is_missing=False)[0].astype(np.int64)
+    raw_codes = encode_column(take_rows(text, rows), blank_is_missing=False)[0].astype(np.int64)
     # A group is a normal form held by two or more different raw spellings.
     pairs = np.unique(ncodes * (int(raw_codes.max()) + 1) + raw_codes) // (int(raw_codes.max()) + 1)
     spellings = np.bincount(pairs, minlength=int(ncodes.max()) + 1)
@@ -258,7 +259,7 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
     order = np.lexsort((rows, group))
     rows, group = rows[order].astype(np.int64), group[order]
     starts = np.flatnonzero(np.diff(group, prepend=-1))
-    labels = normalise(text.take(pa.array(rows[starts]))).to_pylist()
+    labels = normalise(take_rows(text, rows[starts])).to_pylist()
     return Variants(rows, group, [str(v) for v in labels])
 
 
@@ -415,7 +416,7 @@ def from_rows(
 ) -> SpellingSplits:
     """Spelling groups of a column judged row by row (ids, digests: values mostly distinct)."""
     variants = spelling_variants(column) if variants is None else variants
-    return from_variant_rows(column.take(pa.array(variants.positions)), split, n_splits, variants)
+    return from_variant_rows(take_rows(column, variants.positions), split, n_splits, variants)
 
 
 def from_variant_rows(

@@ -28,7 +28,8 @@ from auditor.manifest.readers import (
     read_files,
     unify_tables,
 )
-from auditor.manifest.repeats import repeated_rows
+from auditor.manifest.repeats import estimated_distinct, repeated_rows
+from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_rows, spelling_variants
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
 
 
 _HASH_BLOCK = 1 << 22
+Stamp = tuple[int, int, int, int, int]  # device, inode, size, mtime and ctime in ns
 
 
 class Manifest:
@@ -55,7 +57,12 @@ class Manifest:
     workers = 2  # background jobs at once: numpy and Arrow release the GIL, so two cores work side by side
 
     def __init__(
-        self, table: pa.Table | None, files: Sequence[Path], id_column: str | None, roots: Sequence[Path] = ()
+        self,
+        table: pa.Table | None,
+        files: Sequence[Path],
+        id_column: str | None,
+        roots: Sequence[Path] = (),
+        stamped: Sequence[Stamp] | None = None,
     ) -> None:
         self._table = table
         self.files = tuple(files)
@@ -69,6 +76,8 @@ class Manifest:
         self._rows_per_split: dict[str, int] | None = None
         self._distinct: dict[str, bool] = {}
         self._stop = threading.Event()  # set when the audit is abandoned: long background reads end early
+        # What stat said of the files before they were read: the digest, made later, must be of those bytes.
+        self._stamps = tuple(stamped) if stamped is not None else None
         self.split = self.key(SPLIT_COLUMN)
 
     @property
@@ -79,8 +88,24 @@ class Manifest:
 
     @property
     def sha256(self) -> str:
-        """Digest of the manifest files; hashed in the background while the stages run."""
-        result: str = self._result(("sha256",), self._digest_files)
+        """Digest of the manifest files, hashed in the background while the stages run.
+
+        ManifestError if a file changed after it was read: the digest would not be of the rows audited.
+        """
+        try:
+            result: str = self._result(("sha256",), self._digest_files)
+        except OSError as exc:
+            raise ManifestError(
+                f"{exc.filename or self.files[0]}: cannot read the manifest to digest it: {exc}"
+            ) from None
+        if self._stamps is not None:
+            changed = changed_files(self.files, self._stamps)
+            if changed:
+                raise ManifestError(
+                    f"{changed[0]}: the manifest file changed while it was audited (its size or modification "
+                    "time differs from when it was read); no verdict is given for rows that may not be the "
+                    "ones hashed. Run the audit again once the file is no longer being written."
+                )
         return result
 
     @property
@@ -119,7 +144,7 @@ class Manifest:
 
     def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
         """The values of ``name`` in some rows, in the order given."""
-        return self.table[name].take(pa.array(np.asarray(rows, dtype=np.int64))).combine_chunks()
+        return take_rows(self.table[name], rows)
 
     # The work behind the accessors, one method each: another engine (auditor.backends) overrides these and
     # inherits the caching, the background jobs and every accessor.
@@ -139,7 +164,7 @@ class Manifest:
         return spelling_variants(self.table[column])
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
-        return self.table[column].take(pa.array(np.arange(0, self.n_rows, step)))
+        return pa.chunked_array([take_rows(self.table[column], np.arange(0, self.n_rows, step))])
 
     def group_counts(self, spec: str | Sequence[str]) -> GroupSplitCounts:
         """Rows per (value of the key, split), computed once per key."""
@@ -206,7 +231,8 @@ class Manifest:
         return self.id_column if self.id_column is not None else "row number"
 
     def mostly_distinct(self, column: str) -> bool:
-        """Whether most values of ``column`` occur once (ids, digests), judged on an even sample of rows.
+        """Whether ``column`` holds about as many distinct values as rows (ids, digests), estimated from an
+        even sample of rows.
 
         For such columns finding the few repeated values is far cheaper than coding every row; for a
         writer-like column, coding every row directly skips a wasted search.
@@ -215,7 +241,7 @@ class Manifest:
             step = max(1, self.n_rows // _SAMPLE_ROWS)
             sample = self._sample(column, step)
             hashes = fingerprint(sample, workers=1, second=False)[0]
-            self._distinct[column] = len(np.unique(hashes)) > 0.5 * len(hashes)
+            self._distinct[column] = estimated_distinct(hashes, complete=step == 1) > 0.5 * self.n_rows
         return self._distinct[column]
 
     def repeated_ids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -315,7 +341,7 @@ class Manifest:
 
     def _digest_files(self) -> str:
         """sha256 of the manifest's bytes (an engine reading an object store asks the store instead)."""
-        return _digest(self.files)
+        return _digest(self.files, self._stop)
 
     def components(self, keys: Sequence[KeyCodes]) -> Components:
         """Rows linked by any shared value of ``keys``; an engine on a cluster finds them there."""
@@ -376,6 +402,25 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     named = loaded.config.manifest_columns()
     groups, columns = manifest_groups(loaded)
     files = [f for _, fs in groups for f in fs]
+    try:
+        before: tuple[Stamp, ...] | None = stamps(files)
+    except OSError:
+        before = None  # the read says what is wrong with the file
+    table = _read_manifest(loaded, groups, columns, named)
+    if spec.id is not None:
+        check_id_type(table, spec.id, files)
+    return Manifest(table, files, spec.id, loaded.allowed_roots, before)
+
+
+def _read_manifest(
+    loaded: LoadedConfig,
+    groups: list[tuple[str | None, list[Path]]],
+    columns: list[str],
+    named: dict[str, tuple[str | int, ...]],
+) -> pa.Table:
+    spec = loaded.config.manifest
+    assert spec is not None
+    files = [f for _, fs in groups for f in fs]
     # The split column has a handful of values: reading it dictionary-encoded is nearly free. Other keys
     # may have millions of values, where Arrow's dictionaries cost more than hashing them later.
     dictionary_columns = [spec.split] if spec.split else []
@@ -399,9 +444,7 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     check_scalar_columns(table, list(named), files)
-    if spec.id is not None:
-        check_id_type(table, spec.id, files)
-    return Manifest(table, files, spec.id, loaded.allowed_roots)
+    return table
 
 
 def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
@@ -429,14 +472,18 @@ def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> Non
         raise ManifestError(f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids")
 
 
-def _digest(files: Sequence[Path]) -> str:
+def _digest(files: Sequence[Path], stop: threading.Event | None = None) -> str:
     """sha256 of the manifest bytes; for several files, of their names and digests in order."""
     digests = []
+    buffer = bytearray(_HASH_BLOCK)  # one buffer refilled: a fresh 4 MB object per block costs page faults
+    view = memoryview(buffer)
     for f in files:
         h = hashlib.sha256()
         with open_regular(f) as fh:
-            while block := fh.read(_HASH_BLOCK):
-                h.update(block)
+            while n := fh.readinto(view):
+                if stop is not None and stop.is_set():
+                    raise DigestAbandoned(str(f))
+                h.update(view[:n])  # hashlib releases the GIL on large blocks
         digests.append((f, h.hexdigest()))
     if len(digests) == 1:
         return digests[0][1]
@@ -444,6 +491,32 @@ def _digest(files: Sequence[Path]) -> str:
     for f, d in digests:
         combined.update(f"{f.name}\0{d}\n".encode())
     return combined.hexdigest()
+
+
+class DigestAbandoned(Exception):
+    """The manifest's digest was abandoned (the audit stopped): it is incomplete and never reported."""
+
+
+def stamps(files: Sequence[Path]) -> tuple[Stamp, ...]:
+    """What stat says of each file: a change between two stamps means the bytes may have changed."""
+    out = []
+    for f in files:
+        st = f.stat()
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+def changed_files(files: Sequence[Path], before: Sequence[Stamp]) -> list[Path]:
+    """The files whose stat differs from ``before`` (or that are gone)."""
+    changed = []
+    for f, stamp in zip(files, before, strict=True):
+        try:
+            now = stamps([f])[0]
+        except OSError:
+            now = None
+        if now != stamp:
+            changed.append(f)
+    return changed
 
 
 def manifest_files(loaded: LoadedConfig) -> list[Path]:

@@ -76,3 +76,55 @@ def test_repeated_blanks_are_missing_not_repeats() -> None:
 
     rows, codes, _ = repeated_rows(pa.chunked_array([pa.array(["", "", " ", "x"])]), blank_is_missing=True)
     assert rows.tolist() == [] and codes.tolist() == []
+
+
+def test_distinct_estimate_sees_values_held_a_few_times_each_in_a_sparse_sample() -> None:
+    from auditor.manifest.repeats import estimated_distinct
+
+    rng = np.random.default_rng(0)
+    n, step = 1_000_000, 20
+    held_five_times = rng.permutation(np.repeat(np.arange(n // 5, dtype=np.uint64), 5))
+    sample = held_five_times[::step]
+    # The sample alone looks distinct (most of its values show once); the estimate is the column's 200,000.
+    assert len(np.unique(sample)) > 0.8 * len(sample)
+    assert 150_000 < estimated_distinct(sample, complete=False) < 250_000
+    ids = rng.permutation(np.arange(n, dtype=np.uint64))
+    assert estimated_distinct(ids[::step], complete=False) > 0.5 * n
+    # One digest shared by 1% of the rows, every other distinct: still mostly distinct.
+    digests = ids.copy()
+    digests[rng.choice(n, n // 100, replace=False)] = 7
+    assert estimated_distinct(digests[::step], complete=False) > 0.5 * n
+    assert estimated_distinct(held_five_times, complete=True) == n // 5
+
+
+def test_a_column_of_values_held_five_times_is_coded_not_searched_for_repeats() -> None:
+    from auditor.manifest.table import Manifest
+
+    n = 500_000
+    held = np.random.default_rng(1).permutation(np.repeat(np.arange(n // 5), 5))
+    table = pa.table(
+        {
+            "__split__": pa.array(["train", "test"] * (n // 2)).dictionary_encode(),
+            "source": pa.array([f"s{v}" for v in held.tolist()]),
+            "sample_id": pa.array([f"id{i}" for i in range(n)]),
+        }
+    )
+    manifest = Manifest(table, [], "sample_id")
+    assert not manifest.mostly_distinct("source")
+    assert manifest.mostly_distinct("sample_id")
+
+
+def test_many_repeated_values_among_many_rows_are_all_found() -> None:
+    # A million-slot filter would pass nearly every row when a million values repeat; the sized one does not,
+    # and the rows found are exactly those whose value repeats.
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 1_500_000, 1_000_000)
+    column = pa.chunked_array(
+        [pa.array([f"s{v}" for v in values[:500_000]]), pa.array([f"s{v}" for v in values[500_000:]])]
+    )
+    rows, codes, _ = repeated_rows(column)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    assert np.array_equal(rows, np.flatnonzero(counts[inverse] > 1))
+    # Codes are equal exactly when the values are: as many distinct (code, value) pairs as codes and as values.
+    pairs = len(np.unique(np.stack([codes, values[rows]]), axis=1).T)
+    assert pairs == len(np.unique(codes)) == len(np.unique(values[rows]))

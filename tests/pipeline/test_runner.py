@@ -148,3 +148,34 @@ def test_bad_fail_on_and_single_only_string(loaded) -> None:  # type: ignore[no-
     with pytest.raises(ConfigError, match="fail_on 'bogus'"):
         run_audit(loaded(), classes=[Warns], fail_on="bogus")  # type: ignore[arg-type]
     assert [r.stage for r in run_audit(loaded(), classes=[Warns, CodeOnly], only="warns").stages] == ["warns"]
+
+
+class Rewrites(Stage):
+    """Stands for another process writing the manifest while the audit runs."""
+
+    name = "rewrites"
+    summary = "appends a row to the manifest file"
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert context.manifest is not None
+        with open(context.manifest.files[0], "a") as fh:
+            fh.write("c,test\n")
+        return iter(())
+
+
+def test_a_manifest_changed_during_the_audit_gets_no_verdict(loaded) -> None:  # type: ignore[no-untyped-def]
+    # The digest is made after the stages: had the file changed since it was read, the report would vouch
+    # for bytes that were never audited.
+    with pytest.raises(ManifestError, match="m.csv: the manifest file changed while it was audited"):
+        run_audit(loaded(), classes=[Rewrites])
+
+
+def test_the_reported_digest_is_of_the_files_bytes(loaded, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import hashlib
+
+    from auditor.manifest import table
+
+    monkeypatch.setattr(table, "_HASH_BLOCK", 7)  # the file is read in many blocks through one buffer
+    report = run_audit(loaded(), only=["split_integrity"])
+    assert report.manifest is not None
+    assert report.manifest.sha256 == hashlib.sha256((tmp_path / "m.csv").read_bytes()).hexdigest()
