@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.manifest.hashing import fingerprint
-from auditor.manifest.keycodes import encode_column
+from auditor.manifest.keycodes import CODE, MISSING, encode_column
 from auditor.manifest.rows import take_rows
 
 
@@ -86,3 +87,27 @@ def repeated_rows(column: pa.ChunkedArray, blank_is_missing: bool = False) -> tu
     counts = np.bincount(codes[present], minlength=int(codes.max(initial=-1)) + 1)
     truly = present & (counts[np.maximum(codes, 0)] > 1)
     return rows[truly], codes[truly].astype(np.int64), values
+
+
+def is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def codes_from_repeats(column: pa.ChunkedArray, rows: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """encode_column's codes and values for a text column, given its repeated rows and their exact codes
+    (repeated_rows with blanks missing): every other present value occurs once, so it is a code of its own.
+
+    A hash table over 10M mostly distinct values costs seconds; the repeats cost a sort, and the stages that
+    search a column for repeats find them already made.
+    """
+    n = len(column)
+    blank = pc.or_(pc.equal(pc.binary_length(column), 0), pc.utf8_is_space(column))
+    is_first = ~np.asarray(pc.fill_null(blank, True).to_numpy(zero_copy_only=False), dtype=bool)
+    first = np.full(int(local.max(initial=-1)) + 1, n, dtype=np.int64)
+    np.minimum.at(first, local, rows)
+    is_first[rows] = False
+    is_first[first[first < n]] = True  # codes of values that turned out not to repeat are absent from local
+    dense = np.cumsum(is_first, dtype=np.int64) - 1  # codes in first-seen order, as encode_column numbers them
+    codes = np.where(is_first, dense, MISSING).astype(CODE)
+    codes[rows] = dense[first[local]]
+    return codes, take_rows(column, np.flatnonzero(is_first))

@@ -28,7 +28,7 @@ from auditor.manifest.readers import (
     read_files,
     unify_tables,
 )
-from auditor.manifest.repeats import estimated_distinct, repeated_rows
+from auditor.manifest.repeats import codes_from_repeats, estimated_distinct, is_text, repeated_rows
 from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_rows, spelling_variants
 
@@ -155,7 +155,26 @@ class Manifest:
         return from_variant_rows(self.take(column, variants.positions), self.split.codes, self.split.n_values, variants)
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
-        return encode_column(self.table[column])
+        values = self.table[column]
+        if is_text(values.type) and self.mostly_distinct(column):
+            rows, local, _ = self._repeats_of(column)
+            return codes_from_repeats(values, rows, local)
+        return encode_column(values)
+
+    def _repeats_of(self, column: str) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        """repeated(column) for a job of the pool, which must not wait on another job: the result of one that
+        has finished, else computed here and kept for the stages that ask for it later."""
+        job = ("repeated", column, "True")
+        started = self._jobs.get(job)
+        if started is not None and started.done() and started.exception() is None:
+            result: tuple[np.ndarray, np.ndarray, pa.Array] = started.result()
+            return result
+        result = self._repeated(column, True)
+        if job not in self._jobs:
+            done: Future[Any] = Future()
+            done.set_result(result)
+            self._jobs[job] = done
+        return result
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         return repeated_rows(self.table[column], blank_is_missing)

@@ -128,3 +128,44 @@ def test_many_repeated_values_among_many_rows_are_all_found() -> None:
     # Codes are equal exactly when the values are: as many distinct (code, value) pairs as codes and as values.
     pairs = len(np.unique(np.stack([codes, values[rows]]), axis=1).T)
     assert pairs == len(np.unique(codes)) == len(np.unique(values[rows]))
+
+
+spaced = st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\u3000", "\u00a0", "\u200b", "é"]), max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.none(), spaced), max_size=40), st.integers(min_value=1, max_value=4))
+def test_codes_from_repeats_are_encode_columns_codes(values: list[str | None], n_chunks: int) -> None:
+    from auditor.manifest.keycodes import encode_column
+    from auditor.manifest.repeats import codes_from_repeats
+
+    bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    whole = pa.array(values, pa.string())
+    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string())
+    rows, local, _ = repeated_rows(column, blank_is_missing=True)
+    codes, labels = codes_from_repeats(column, rows, local)
+    expected_codes, expected_labels = encode_column(column)
+    assert codes.dtype == expected_codes.dtype
+    assert codes.tolist() == expected_codes.tolist()
+    assert labels.to_pylist() == expected_labels.to_pylist()
+
+
+def test_a_mostly_distinct_key_is_coded_from_its_repeats_which_are_then_shared() -> None:
+    from auditor.manifest.keycodes import encode_column
+    from auditor.manifest.table import Manifest
+
+    n = 60_000
+    values: list[str | None] = [f"s{i}" for i in range(n)]
+    for i in range(0, n, 97):
+        values[i] = f"s{i // 2}"  # a few repeats
+    values[5], values[6], values[7] = None, " ", ""
+    column = pa.array(values)
+    table = pa.table({"__split__": pa.array(["train", "test"] * (n // 2)).dictionary_encode(), "source": column})
+    manifest = Manifest(table, [], None)
+    key = manifest.key("source")
+    expected_codes, expected_values = encode_column(column)
+    assert key.codes.tolist() == expected_codes.tolist()
+    assert key.parts[0][1].to_pylist() == expected_values.to_pylist()
+    # The repeats the coding found are the ones a stage asking for them gets, without a second search.
+    shared = manifest._jobs[("repeated", "source", "True")]
+    assert shared.done() and manifest.repeated("source") is shared.result()

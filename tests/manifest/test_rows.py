@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -18,7 +20,7 @@ def test_take_rows_is_arrows_take_chunk_by_chunk(sizes: list[int], data: st.Data
     column = pa.chunked_array(
         [
             pa.array([None if (i % 7 == 3) else f"v{i}" for i in range(a, b)], pa.string())
-            for a, b in zip(start, start[1:], strict=False)
+            for a, b in itertools.pairwise(start)
         ],
         pa.string(),
     )
