@@ -10,7 +10,6 @@ from pydantic import Field
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity
 from auditor.core.splits import PairKind
-from auditor.manifest.rows import take_rows
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -97,7 +96,7 @@ class DuplicateContent(Stage):
                     remediation="Fix the paths (relative to the manifest file) or restore the files.",
                 )
             rows, codes, values = repeated_rows(content, blank_is_missing=True)
-            repeated_content = take_rows(content, rows)
+            repeated_content = content.take(pa.array(rows)).combine_chunks()  # one chunk: nothing to join
         if not len(rows):
             return
         # Only rows whose content repeats can be duplicates or conflicts: work on those alone.
