@@ -605,15 +605,20 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
             os.dup2(devnull, sys.stdout.fileno())
 
 
-def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path], list[str]]:
+def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path | str], list[str]]:
     """What `audit validate` checks of a loaded config: the manifest files checked and the stages that would
     run; AuditError with one line per problem otherwise."""
+    from auditor.backends.files import check_remote_manifest, names_urls
     from auditor.manifest.table import check_columns
     from auditor.pipeline.isolated import check_user_code
     from auditor.pipeline.runner import prepare_stages
 
     stages = prepare_stages(loaded)
-    manifest_files = check_columns(loaded) if loaded.config.manifest is not None else []
+    manifest_files: list[Path | str] = []
+    if names_urls(loaded):  # an object store: listed and its schemas read as the dask engine reads them
+        manifest_files = [*check_remote_manifest(loaded)]
+    elif loaded.config.manifest is not None:
+        manifest_files = [*check_columns(loaded)]
     runs = [s for s in stages if s.skip_reason(loaded.config) is None]
     problems = [p for s in runs for p in s.check_inputs(loaded)]
     if any(s.needs_numeric for s in runs):

@@ -14,7 +14,9 @@ import contextlib
 import itertools
 import logging
 import os
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,16 +83,17 @@ class Cluster:
         try:
             if scheduler is None:
                 workers = max(1, os.cpu_count() or 1)
-                self._local = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",
-                    host="127.0.0.1",
-                    memory_limit=max(memory_budget // workers, 256 * 2**20),
-                    silence_logs=logging.ERROR,
-                )
-                self.client = Client(self._local)
+                with _sigint_held():
+                    self._local = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",
+                        host="127.0.0.1",
+                        memory_limit=max(memory_budget // workers, 256 * 2**20),
+                        silence_logs=logging.ERROR,
+                    )
+                    self.client = Client(self._local)
             else:
                 _check_address(scheduler)
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
@@ -108,12 +111,32 @@ class Cluster:
                 f"{CONNECT_TIMEOUT_S:.0f} s ({type(exc).__name__}: {exc}); check the address (tcp://HOST:8786) "
                 "and that the scheduler and its workers are running"
             ) from None
+        except BaseException:  # an interrupt while the cluster starts: no worker is left behind
+            self.close()
+            raise
         info = self.client.scheduler_info()
         workers_info = info.get("workers", {})
         self.threads = max(1, sum(int(w.get("nthreads", 1)) for w in workers_info.values()))
-        where = "a local cluster" if scheduler is None else f"scheduler {scheduler}"
-        count = len(workers_info)
-        self.description = f"Dask, {where}: {count} worker{'s' if count != 1 else ''}, {self.threads} threads"
+        self._where = "a local cluster" if scheduler is None else f"scheduler {scheduler}"
+        self._started_with = frozenset(workers_info)
+        self.description = f"Dask, {self._where}: {_workers(len(workers_info))}, {self.threads} threads"
+
+    def described_now(self) -> str:
+        """The cluster as it is now: a worker lost or added during the run is told with the count at each end,
+        since the count at the start alone would say the run had workers it did not keep."""
+        if self.client is None:
+            return self.description
+        try:
+            now = frozenset(self.client.scheduler_info().get("workers", {}))
+        except Exception:  # the scheduler is gone: it has no worker left either
+            now = frozenset()
+        if now == self._started_with:
+            return self.description
+        lost, joined = len(self._started_with - now), len(now - self._started_with)
+        return (
+            f"Dask, {self._where}: {_workers(len(self._started_with))} ({self.threads} threads) at the start, "
+            f"{len(now)} at the end; {lost} lost and {joined} joined during the run"
+        )
 
     def compute(self, tasks: Sequence[Any]) -> list[Any]:
         """The tasks' results. A cluster is watched while they run: a scheduler that went away or a cluster
@@ -174,6 +197,40 @@ class Cluster:
                     part.close()
 
 
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT held back while the local cluster starts, then delivered: an interrupt in the middle of the
+    start would leave a cluster half made that nothing can close. The event-loop thread started here inherits
+    the blocked mask, and so does every worker process it starts (at first or after one was lost): a Ctrl-C
+    at the terminal reaches the whole process group, and the driver, not each worker with a KeyboardInterrupt
+    traceback of its own, handles it and shuts the workers down."""
+    if (
+        not hasattr(signal, "pthread_sigmask")
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is None  # a handler set outside Python: not one to put back
+    ):
+        yield  # no signal masks (Windows), or no handler to hold from here: the workers keep their default
+        return
+    from multiprocessing import resource_tracker
+
+    # Started later, multiprocessing's tracker would unblock SIGINT in the thread that starts it.
+    resource_tracker.ensure_running()
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _workers(count: int) -> str:
+    return f"{count} worker{'s' if count != 1 else ''}"
+
+
 def _check_address(address: str) -> None:
     """ValueError for an address no scheduler can have (an unknown scheme, a port outside 1-65535)."""
     from distributed.comm import parse_address
@@ -199,11 +256,11 @@ class DaskManifest(FileManifest):
         # As many buckets as pieces (at least two per thread): a bucket merges about one piece's worth of groups,
         # whatever the manifest's size, so no worker is handed a share that grows with the rows.
         self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
-        self._notes = [cluster.description]
+        self._notes: list[str] = []
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
-        return tuple(self._notes)
+        return (self._cluster.described_now(), *self._notes)
 
     # -- the accessors' work, as map-reduce over the pieces --------------------------------------------------
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from auditor.core.errors import AuditError
+from auditor.core.errors import AuditError, StageInputError
 
 EngineName = Literal["auto", "memory", "duckdb", "dask"]
 ENGINES: tuple[str, ...] = ("auto", "memory", "duckdb", "dask")
@@ -40,6 +40,27 @@ class EngineSettings:
     @property
     def budget(self) -> int:
         return self.memory_limit if self.memory_limit is not None else int(machine_memory() * DEFAULT_SHARE)
+
+
+class InMemoryOnlyError(StageInputError):
+    """A stage asked a manifest held out of core for the whole table, which only the memory engine holds."""
+
+    def __init__(self, engine: str) -> None:
+        self.engine = engine
+        super().__init__(in_memory_only("this stage", engine))
+
+    def for_stage(self, stage: str) -> str:
+        return in_memory_only(stage, self.engine)
+
+
+def in_memory_only(stage: str, engine: str) -> str:
+    """The one wording for a stage that cannot run out of core, whether that is known before it starts or
+    found while it runs: which stage, why, and what to do instead."""
+    return (
+        f"{stage} needs the whole manifest as one table in memory, which the {engine} engine never holds (it "
+        "keeps the manifest out of core); run it with --engine memory on a machine with enough memory, or leave "
+        "it out with --only"
+    )
 
 
 def parse_size(text: str, option: str = "--memory-limit", least: int = 64 * 10**6) -> int:

@@ -8,6 +8,7 @@ finding names straight from the row groups that hold them.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -17,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.backends.engines import InMemoryOnlyError
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.content import Digests
@@ -75,7 +77,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
         raise ManifestError("the config has no `manifest` section")
     named = loaded.config.manifest_columns()
     groups: list[tuple[str | None, list[Path | str]]]
-    if urls and any(is_url(p) for p in ([spec.path] if spec.path else list((spec.paths or {}).values()))):
+    if urls and names_urls(loaded):
         groups, columns = remote_groups(loaded)
     else:
         local, columns = manifest_groups(loaded)
@@ -94,7 +96,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
                 )
             schema = parquet_schema(f)
             try:
-                missing_columns(Path(str(f)), schema.names, columns)
+                missing_columns(cast(Path, f), schema.names, columns)  # a URL named as it is written
             except MissingColumnsError as exc:
                 raise ManifestError(explain_missing(exc, named, loaded)) from None
             for c in columns:
@@ -112,7 +114,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
         where = ", ".join(str(s.path) for s in sources[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     empty = pa.schema([pa.field(c, types[c]) for c in columns]).empty_table()
-    named_files = [Path(str(s.path)) for s in sources]  # for the messages only
+    named_files = cast(list[Path], [s.path for s in sources])  # for the messages only: a URL as written
     check_scalar_columns(empty, list(named), named_files)
     if spec.id is not None:
         check_id_type(empty, spec.id, named_files)
@@ -134,11 +136,7 @@ class FileManifest(Manifest):
 
     @property
     def table(self) -> pa.Table:
-        raise StageInputError(
-            "this stage needs the whole manifest in memory, but it was audited out of core "
-            f"(--engine {self._engine_flag}); run it with --engine memory on a machine with enough memory, "
-            "or leave it out with --only"
-        )
+        raise InMemoryOnlyError(self._engine_flag)
 
     @property
     def n_rows(self) -> int:
@@ -263,25 +261,68 @@ def is_text(t: pa.DataType | None) -> bool:
     return t is not None and (pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
+def names_urls(loaded: LoadedConfig) -> bool:
+    """The config's manifest is named by object-store URLs (s3://, gs://, any fsspec protocol)."""
+    spec = loaded.config.manifest
+    if spec is None:
+        return False
+    return any(is_url(p) for p in ([spec.path] if spec.path else list((spec.paths or {}).values())))
+
+
+def check_remote_manifest(loaded: LoadedConfig) -> list[str]:
+    """The files of a manifest named by URL, listed and their Parquet schemas read as the dask engine reads
+    them (named columns, one type per column, rows): what `audit validate` checks of it."""
+    if importlib.util.find_spec("fsspec") is None:
+        where, url = _first_url(loaded)
+        raise ManifestError(
+            f"{where}: {url} is a URL; checking a manifest in an object store needs fsspec, which the dask engine's "
+            f"extra installs: pip install 'split-auditor[{','.join(['dask', *_url_extras(url)])}]'"
+        )
+    return [str(s.path) for s in parquet_sources(loaded, "dask", urls=True).sources]
+
+
+def _first_url(loaded: LoadedConfig) -> tuple[str, str]:
+    """Where in the config the first manifest URL is named, and the URL."""
+    spec = loaded.config.manifest
+    assert spec is not None
+    if spec.path is not None:
+        return loaded.locate(("manifest", "path")), spec.path
+    split, url = next((k, v) for k, v in (spec.paths or {}).items() if is_url(v))
+    return loaded.locate(("manifest", "paths", split)), url
+
+
+def _url_extras(url: str) -> list[str]:
+    """The extra that installs the filesystem of a URL's protocol, if the package has one."""
+    extra = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}.get(url.split("://", 1)[0].lower())
+    return [extra] if extra else []
+
+
 def remote_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[Path | str]]], list[str]]:
     """manifest_groups for object-store URLs: each path listed through fsspec (a file, a folder of Parquet
-    shards, or a glob), in sorted order; the same columns to read."""
+    shards, or a glob), in sorted order; the same columns to read. Errors name the config's line:column."""
     spec = loaded.config.manifest
     assert spec is not None
     named = loaded.config.manifest_columns()
     columns = [c for c in named if c != spec.split]
     if spec.paths is not None:
-        listed = [(split, _remote_files(url, f"manifest.paths.{split}")) for split, url in spec.paths.items()]
+        listed = [
+            (split, _remote_files(url, loaded.locate(("manifest", "paths", split)), f"manifest.paths.{split}"))
+            for split, url in spec.paths.items()
+        ]
         return [(split, list(files)) for split, files in listed], columns
     assert spec.path is not None and spec.split is not None
-    return [(None, list(_remote_files(spec.path, "manifest.path")))], [spec.split, *columns]
+    files = _remote_files(spec.path, loaded.locate(("manifest", "path")), "manifest.path")
+    return [(None, list(files))], [spec.split, *columns]
 
 
-def _remote_files(url: str, named_by: str) -> list[str]:
+def _remote_files(url: str, where: str, key: str) -> list[str]:
+    """The Parquet files ``url`` names; ``where`` is its config file:line:column, ``key`` its config key."""
     import fsspec
 
+    named_by = f"{where}: {key}"
     if not is_url(url):
-        raise ManifestError(f"{named_by}: {url!r}: a manifest in an object store needs every path to be a URL")
+        raise ManifestError(f"{named_by} {url!r}: a manifest in an object store needs every path to be a URL")
+    scheme = url.split("://", 1)[0].lower()
     try:
         fs, path = fsspec.core.url_to_fs(url)
         if set("*?[") & set(path):
@@ -296,19 +337,27 @@ def _remote_files(url: str, named_by: str) -> list[str]:
         elif fs.isfile(path):
             found = [path]
         else:
-            raise ManifestError(f"{named_by}: {url} does not exist (no such object or prefix)")
+            raise ManifestError(f"{named_by} {url} does not exist (no such object or prefix)")
     except ImportError as exc:
-        scheme = url.split("://", 1)[0].lower()
-        extra = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}.get(scheme)
-        hint = f"pip install 'split-auditor[{extra}]'" if extra else f"install fsspec's implementation of {scheme}://"
-        raise ManifestError(f"{named_by}: {url}: {exc}: {hint}") from None
+        extras = _url_extras(url)
+        hint = (
+            f"pip install 'split-auditor[{extras[0]}]'" if extras else f"install fsspec's implementation of {scheme}://"
+        )
+        raise ManifestError(f"{named_by} {url}: {exc}: {hint}") from None
     except ManifestError:
         raise
+    except ValueError as exc:
+        if not str(exc).startswith("Protocol not known"):
+            raise ManifestError(f"{named_by} {url}: the object store refused the listing ({exc})") from None
+        raise ManifestError(
+            f"{named_by} {url}: no filesystem reads the {scheme}:// protocol; expected an object-store URL such as "
+            "s3://bucket/prefix/ or gs://bucket/prefix/ (or a local path)"
+        ) from None
     except Exception as exc:  # credentials, permissions, network: the store's own words
-        refused = f"{named_by}: {url}: the object store refused the listing ({type(exc).__name__}: {exc})"
+        refused = f"{named_by} {url}: the object store refused the listing ({type(exc).__name__}: {exc})"
         raise ManifestError(refused) from None
     if not found:
-        raise ManifestError(f"{named_by}: {url} names no Parquet file")
+        raise ManifestError(f"{named_by} {url} names no Parquet file")
     return [fs.unstrip_protocol(p) for p in found]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import traceback
 
+from auditor.backends.engines import InMemoryOnlyError
 from auditor.core.errors import StageInputError
 from auditor.core.findings import StageError, StageResult
 from auditor.pipeline.stage import AuditContext, Stage
@@ -17,6 +18,8 @@ def execute(stage: Stage, context: AuditContext) -> StageResult:
     start = time.perf_counter()
     try:
         found = tuple(stage.run(context))
+    except InMemoryOnlyError as exc:  # the engine, not the data: worded as a stage the runner keeps back
+        return error_result(stage.name, "engine", exc.for_stage(stage.name), start=start)
     except StageInputError as exc:  # the data, not the code: the message is the whole story
         return error_result(stage.name, "input", str(exc), start=start)
     except Exception as exc:

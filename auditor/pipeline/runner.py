@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from auditor.backends.engines import EngineSettings
+from auditor.backends.engines import EngineSettings, in_memory_only
 from auditor.core.config import LoadedConfig, load_config
 from auditor.core.errors import ConfigError
 from auditor.core.findings import (
@@ -81,12 +81,7 @@ def run_audit(
                 for stage in [s for s in here if s.needs_manifest and not s.out_of_core]:
                     here.remove(stage)
                     skips[stage.name] = None
-                    early[stage.name] = error_result(
-                        stage.name,
-                        "engine",
-                        f"this stage needs the whole manifest in memory, but it was audited out of core "
-                        f"(engine {engine_used}); run it with --engine memory, or leave it out with --only",
-                    )
+                    early[stage.name] = error_result(stage.name, "engine", in_memory_only(stage.name, engine_used))
             for stage in here:
                 stage.prefetch(manifest, loaded.config)
             manifest.prefetch(sha256=True)  # last: the stages' own work comes first

@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from typer.testing import CliRunner
 from auditor.backends.engines import EngineSettings
 from auditor.core.errors import AuditError
 from auditor.pipeline.runner import run_audit
-from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, both
+from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, both, comparable
 
 distributed = pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
 
@@ -209,6 +212,46 @@ def _with_killer(local: Any) -> Any:
     return plugin
 
 
+def test_ctrl_c_mid_run_on_a_local_cluster_exits_2_without_worker_tracebacks(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal signals the whole process group, the local cluster's workers with the driver:
+    only the driver speaks (exit 2, its `interrupted` marker) and no worker outlives it."""
+    import psutil
+
+    config = _random_manifest(tmp_path, rows=100_000)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor.cli", "run", str(config), "--engine", "dask", "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job has
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # not the ignored SIGINT of a background job
+    )
+    try:
+        driver = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 20
+        workers: list[Any] = []
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.05)
+            workers = [c for c in driver.children(recursive=True) if "--multiprocessing-fork" in c.cmdline()]
+        assert workers, "the local cluster did not start"
+        time.sleep(1.0)  # the workers are up (imports done) and running the stages' tasks
+        assert proc.poll() is None, "the run ended before the interrupt: the test would prove nothing"
+        descendants = driver.children(recursive=True)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2, stderr
+    assert "interrupted by SIGINT" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert "leaked" not in stderr, stderr  # multiprocessing's tracker found nothing left to clean up
+    _, alive = psutil.wait_procs(descendants, timeout=5)
+    assert not alive, f"left running: {alive}"
+    assert '"interrupted"' in (out / "report.json").read_text()
+
+
 def test_a_worker_lost_mid_run_is_an_error_never_a_partial_result(tmp_path: Path) -> None:
     """With no retry allowed, the lost worker's task fails the run (or its stage): exit 2 and no verdict."""
     import dask
@@ -233,14 +276,20 @@ def test_a_worker_lost_mid_run_is_an_error_never_a_partial_result(tmp_path: Path
 
 
 def test_a_worker_lost_once_is_retried_and_the_result_is_whole(tmp_path: Path) -> None:
+    """The report is whole, and its engine notes tell the worker lost, not only the count at the start."""
     config = _random_manifest(tmp_path, rows=3000)
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1", silence_logs=50
     ) as local:
         plugin = _with_killer(local)
-        memory, dask = both(config, EngineSettings("dask", scheduler=local.scheduler_address), only=OUT_OF_CORE)
+        dask = run_audit(config, only=OUT_OF_CORE, engine=EngineSettings("dask", scheduler=local.scheduler_address))
+    memory = run_audit(config, only=OUT_OF_CORE, engine=EngineSettings("memory"))
     assert plugin.killed
-    assert_same(memory, dask, "dask")
+    assert_same(comparable(memory), comparable(dask), "dask")
+    assert dask.manifest is not None
+    cluster_note = dask.manifest.engine_notes[0]
+    assert "2 workers (2 threads) at the start" in cluster_note, cluster_note
+    assert "1 lost and" in cluster_note, cluster_note  # the nanny may have started its replacement by the end
 
 
 @given(

@@ -119,3 +119,74 @@ def test_an_s3_url_without_its_extra_names_the_extra(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "split-auditor[s3]" in result.output
     assert "gcs" not in result.output  # the one extra that reads this URL
+
+
+def _config_position(config: Path, *keys: str | int) -> str:
+    """'file:line:column' of a key in a config, as the messages name it."""
+    from auditor.core.config import load_config
+
+    return load_config(config).locate(keys)
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("memory://bucket/hw/*.csv", "names no Parquet file"),
+        ("memory://bucket/hw/missing.parquet", "does not exist"),
+        ("nosuchstore://bucket/hw/", "no filesystem reads the nosuchstore:// protocol"),
+    ],
+)
+def test_a_url_error_names_the_config_line_and_column(url: str, says: str, store: Any, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "hw")
+    remote = _remote_config(config, url)
+    where = _config_position(remote, "manifest", "path")
+    assert where.count(":") == 2  # file:line:column
+    result = CliRunner().invoke(app, ["run", str(remote), "--engine", "dask", "--scheduler", "synchronous"])
+    assert result.exit_code == 2
+    assert f"{where}: manifest.path {url}" in result.output and says in result.output, result.output
+    checked = CliRunner().invoke(app, ["validate", str(remote)])
+    assert checked.exit_code == 2
+    assert f"{where}: manifest.path {url}" in checked.output and says in checked.output, checked.output
+
+
+def test_validate_checks_a_manifest_in_an_object_store(store: Any, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "hw")
+    result = CliRunner().invoke(app, ["validate", str(_remote_config(config, "memory://bucket/hw/"))])
+    assert result.exit_code == 0, result.output
+    assert "memory://bucket/hw/part-0.parquet: all named columns present" in result.output.replace(":///", "://")
+    assert "memory://bucket/hw/part-1.parquet: all named columns present" in result.output.replace(":///", "://")
+
+
+def test_validate_names_a_column_missing_from_a_manifest_in_an_object_store(store: Any, tmp_path: Path) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    table = pq.read_table(config.parent / "manifest.parquet")
+    data = yaml.safe_load(config.read_text())
+    dropped = data["keys"]["groups"][0]
+    with store.open("/bucket/hw/part-0.parquet", "wb") as handle:
+        pq.write_table(table.drop_columns([dropped]), handle)
+    remote = _remote_config(config, "memory://bucket/hw/")
+    result = CliRunner().invoke(app, ["validate", str(remote)])
+    assert result.exit_code == 2
+    assert f"memory://bucket/hw/part-0.parquet: no column '{dropped}'" in result.output.replace(":///", "://")
+    assert f"is named at {_config_position(remote, 'keys', 'groups', 0)}" in result.output, result.output
+
+
+def test_validate_without_fsspec_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.cli import app
+
+    config = as_parquet("handwriting", tmp_path)
+    remote = _remote_config(config, "s3://some-bucket/manifest/")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "fsspec" else real(name, *a))
+    result = CliRunner().invoke(app, ["validate", str(remote)])
+    assert result.exit_code == 2
+    assert _config_position(remote, "manifest", "path") in result.output
+    assert "needs fsspec" in result.output and "pip install 'split-auditor[dask,s3]'" in result.output
