@@ -522,10 +522,19 @@ def _run_json(config: Path, out: Path, *extra: str) -> Path:
     return out / "report.json"
 
 
-def test_diff_of_the_buggy_and_fixed_numeric_samples_shows_the_resolved_findings(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def numeric_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """report.json of `audit run` on the buggy and the fixed regression sample: each numeric audit starts an
+    interpreter that imports torch, so the diff tests, which only read these files, share one run of each."""
+    out = tmp_path_factory.mktemp("numeric-reports")
     samples = REPO / "sample_data" / "numeric" / "regression"
-    buggy = _run_json(samples / "buggy" / "audit.yaml", tmp_path / "buggy")
-    fixed = _run_json(samples / "fixed" / "audit.yaml", tmp_path / "fixed")
+    return {name: _run_json(samples / name / "audit.yaml", out / name) for name in ("buggy", "fixed")}
+
+
+def test_diff_of_the_buggy_and_fixed_numeric_samples_shows_the_resolved_findings(
+    tmp_path: Path, numeric_reports: dict[str, Path]
+) -> None:
+    buggy, fixed = numeric_reports["buggy"], numeric_reports["fixed"]
     result = invoke("diff", str(buggy), str(fixed), "--out", str(tmp_path / "diff"))
     assert result.exit_code == 0, result.output
     resolved = result.output.split("Resolved:")[1].split("Persisting:")[0]
@@ -561,7 +570,7 @@ def test_a_diff_writing_fewer_formats_removes_the_older_files(sample: Path, tmp_
     assert sorted(p.name for p in out.iterdir()) == ["diff.json"]
 
 
-def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path) -> None:
+def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path, numeric_reports: dict[str, Path]) -> None:
     new = _run_json(sample, tmp_path / "new")
     (tmp_path / "notes.json").write_text('{"hello": 1}')
     result = invoke("diff", str(tmp_path / "notes.json"), str(new))
@@ -577,7 +586,7 @@ def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path) -> No
     (tmp_path / "v9.json").write_text(json.dumps(other))
     result = invoke("diff", str(tmp_path / "v9.json"), str(new))
     assert result.exit_code == 2 and "different schema versions" in result.output
-    numeric = _run_json(REPO / "sample_data" / "numeric" / "regression" / "fixed" / "audit.yaml", tmp_path / "num")
+    numeric = numeric_reports["fixed"]
     result = invoke("diff", str(numeric), str(new))
     assert result.exit_code == 2 and "different manifests" in result.output and "--force" in result.output
     forced = invoke("diff", str(numeric), str(new), "--force")
