@@ -621,6 +621,9 @@ def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path | str], list[str]]
         manifest_files = [*check_columns(loaded)]
     runs = [s for s in stages if s.skip_reason(loaded.config) is None]
     problems = [p for s in runs for p in s.check_inputs(loaded)]
+    if names_urls(loaded):
+        # Only the dask engine reads a URL, and it never holds the whole table: such a stage would be an error.
+        runs = [s for s in runs if not (s.needs_manifest and not s.out_of_core)]
     if any(s.needs_numeric for s in runs):
         # Imported once for every code stage, in a child process with the time limit, as a run does.
         problems += check_user_code(loaded)
@@ -646,6 +649,27 @@ def validate(
     for f in manifest_files:
         typer.echo(f"  manifest file {f}: all named columns present")
     typer.echo(f"  stages that would run: {', '.join(active) or 'none'}")
+    held = _held_back(loaded)
+    if held:
+        typer.echo(
+            f"  stages that cannot run on a manifest in an object store: {', '.join(held)} (each needs the whole "
+            "manifest as one table in memory, and only the memory engine, which reads no URL, holds it; leave "
+            "them out of `audit run` with --only, or audit a local copy of the manifest)"
+        )
+
+
+def _held_back(loaded: LoadedConfig) -> list[str]:
+    """The stages a run of this config would report as errors because its manifest is a URL."""
+    from auditor.backends.files import names_urls
+    from auditor.pipeline.runner import prepare_stages
+
+    if not names_urls(loaded):
+        return []
+    return [
+        s.name
+        for s in prepare_stages(loaded)
+        if s.skip_reason(loaded.config) is None and s.needs_manifest and not s.out_of_core
+    ]
 
 
 @app.command()

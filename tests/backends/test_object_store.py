@@ -190,3 +190,18 @@ def test_validate_without_fsspec_names_the_extra(tmp_path: Path, monkeypatch: py
     assert result.exit_code == 2
     assert _config_position(remote, "manifest", "path") in result.output
     assert "needs fsspec" in result.output and "pip install 'split-auditor[dask,s3]'" in result.output
+
+
+def test_validate_says_which_stages_cannot_run_on_a_manifest_in_an_object_store(store: Any, tmp_path: Path) -> None:
+    # A URL is read by the dask engine only, which never holds the whole table: near_duplicates would be an error.
+    from auditor.cli import app
+
+    config = as_parquet("support_tickets", tmp_path)
+    _upload(config.parent / "manifest.parquet", store, "tickets")
+    result = CliRunner().invoke(app, ["validate", str(_remote_config(config, "memory://bucket/tickets/"))])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    would_run = output.split("stages that would run:")[1].split("stages that cannot")[0]
+    assert "near_duplicates" not in would_run and "group_overlap" in would_run
+    assert "stages that cannot run on a manifest in an object store: near_duplicates" in output
+    assert "leave them out of `audit run` with --only" in output
