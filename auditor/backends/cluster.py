@@ -91,7 +91,10 @@ class Cluster:
                         dashboard_address=":0",
                         host="127.0.0.1",
                         memory_limit=max(memory_budget // workers, 256 * 2**20),
-                        silence_logs=logging.ERROR,
+                        # As the driver's own loggers: a worker whose heartbeat meets a scheduler already
+                        # closed (Ctrl-C, the end of a run) logs an ERROR with a traceback that means nothing
+                        # to the user; what goes wrong in a task reaches the driver as the task's error.
+                        silence_logs=logging.CRITICAL,
                     )
                     self.client = Client(self._local)
             else:
