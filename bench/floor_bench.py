@@ -21,7 +21,6 @@ machine by any implementation built from these libraries. Default manifests: the
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import statistics
 import sys
@@ -37,6 +36,7 @@ import pyarrow.parquet as pq
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 
+from auditor.manifest.content import sha256_file  # noqa: E402
 from auditor.manifest.hashing import fingerprint  # noqa: E402
 
 DEFAULT = [
@@ -47,22 +47,12 @@ COLUMNS = ["sample_id", "split", "writer", "source"]
 KEYS = ["writer", "source"]
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    buffer = bytearray(1 << 22)
-    view = memoryview(buffer)
-    with open(path, "rb") as fh:
-        while n := fh.readinto(view):
-            h.update(view[:n])
-    return h.hexdigest()
-
-
 def steps(path: Path) -> dict[str, Callable[[], object]]:
     table = pq.read_table(path, columns=COLUMNS)
     id_hashes = fingerprint(table["sample_id"], second=False)[0]
     out: dict[str, Callable[[], object]] = {
         "read": lambda: pq.read_table(path, columns=COLUMNS),
-        "sha256": lambda: _sha256(path),
+        "sha256": lambda: sha256_file(path, block=1 << 22),
         "ids: sort": lambda: np.sort(id_hashes),
     }
     for key in KEYS:

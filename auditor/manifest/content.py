@@ -71,13 +71,15 @@ class _Stopped(Exception):
     """The hashing was abandoned (the run was interrupted): the digest is incomplete and never used."""
 
 
-def _sha256(path: Path, stop: threading.Event | None = None) -> str:
+def sha256_file(path: Path, stop: threading.Event | None = None, block: int = _BLOCK) -> str:
+    """sha256 of a regular file's bytes, streamed through one buffer; _Stopped once ``stop`` is set."""
     h = hashlib.sha256()
+    view = memoryview(bytearray(block))  # refilled in place: a fresh block per read costs page faults
     with open_regular(path) as fh:  # a FIFO or device swapped in after the stat is refused, not read
-        while block := fh.read(_BLOCK):
+        while n := fh.readinto(view):
             if stop is not None and stop.is_set():
                 raise _Stopped(str(path))
-            h.update(block)  # hashlib releases the GIL on large blocks, so two threads use two cores
+            h.update(view[:n])  # hashlib releases the GIL on large blocks, so two threads use two cores
     return h.hexdigest()
 
 
@@ -206,7 +208,7 @@ def hash_files(
             def work(item: tuple[int, Path, os.stat_result]) -> tuple[int, str | None, str | None]:
                 i, path, st = item
                 try:
-                    return i, _sha256(path, stop), None
+                    return i, sha256_file(path, stop), None
                 except OSError as exc:
                     return i, None, exc.strerror or str(exc)
                 finally:

@@ -15,8 +15,8 @@ import pyarrow as pa
 
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
-from auditor.core.paths import ROOTS_HINT, is_under, open_regular
-from auditor.manifest.content import Digests, hash_files
+from auditor.core.paths import ROOTS_HINT, is_under
+from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
@@ -493,27 +493,13 @@ def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> Non
 
 def _digest(files: Sequence[Path], stop: threading.Event | None = None) -> str:
     """sha256 of the manifest bytes; for several files, of their names and digests in order."""
-    digests = []
-    buffer = bytearray(_HASH_BLOCK)  # one buffer refilled: a fresh 4 MB object per block costs page faults
-    view = memoryview(buffer)
-    for f in files:
-        h = hashlib.sha256()
-        with open_regular(f) as fh:
-            while n := fh.readinto(view):
-                if stop is not None and stop.is_set():
-                    raise DigestAbandoned(str(f))
-                h.update(view[:n])  # hashlib releases the GIL on large blocks
-        digests.append((f, h.hexdigest()))
+    digests = [(f, sha256_file(f, stop, _HASH_BLOCK)) for f in files]
     if len(digests) == 1:
         return digests[0][1]
     combined = hashlib.sha256()
     for f, d in digests:
         combined.update(f"{f.name}\0{d}\n".encode())
     return combined.hexdigest()
-
-
-class DigestAbandoned(Exception):
-    """The manifest's digest was abandoned (the audit stopped): it is incomplete and never reported."""
 
 
 def stamps(files: Sequence[Path]) -> tuple[Stamp, ...]:

@@ -25,17 +25,21 @@ def check(column: pa.ChunkedArray, values: list[object]) -> None:
             assert (values[a] == values[b]) == (ca == cb)
 
 
+def chunked(values: list[str | None], n_chunks: int) -> pa.ChunkedArray:
+    """A text column in about equal chunks; slices keep a non-zero offset into shared buffers, as Arrow
+    readers produce."""
+    bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    whole = pa.array(values, pa.string())
+    return pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string())
+
+
 text = st.text(alphabet=st.sampled_from(["a", "b", "é", "字", " ", "\x00", "0"]), max_size=20)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(st.none(), text), max_size=40), st.integers(min_value=1, max_value=4))
 def test_strings_match_brute_force_across_chunks(values: list[str | None], n_chunks: int) -> None:
-    bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
-    whole = pa.array(values, pa.string())
-    # Slices keep a non-zero offset into shared buffers, as Arrow readers produce.
-    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string())
-    check(column, values)
+    check(chunked(values, n_chunks), values)
 
 
 @settings(max_examples=50, deadline=None)
@@ -139,9 +143,7 @@ def test_codes_from_repeats_are_encode_columns_codes(values: list[str | None], n
     from auditor.manifest.keycodes import encode_column
     from auditor.manifest.repeats import codes_from_repeats
 
-    bounds = np.linspace(0, len(values), n_chunks + 1).astype(int)
-    whole = pa.array(values, pa.string())
-    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], type=pa.string())
+    column = chunked(values, n_chunks)
     rows, local, _ = repeated_rows(column, blank_is_missing=True)
     codes, labels = codes_from_repeats(column, rows, local)
     expected_codes, expected_labels = encode_column(column)
