@@ -605,9 +605,10 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
             os.dup2(devnull, sys.stdout.fileno())
 
 
-def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path | str], list[str]]:
-    """What `audit validate` checks of a loaded config: the manifest files checked and the stages that would
-    run; AuditError with one line per problem otherwise."""
+def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path | str], list[str], list[str]]:
+    """What `audit validate` checks of a loaded config: the manifest files checked, the stages that would
+    run and those held back (a URL manifest: stages that need the whole table); AuditError with one line
+    per problem otherwise."""
     from auditor.backends.files import check_remote_manifest, names_urls
     from auditor.manifest.table import check_columns
     from auditor.pipeline.isolated import check_user_code
@@ -621,15 +622,17 @@ def _validate_loaded(loaded: LoadedConfig) -> tuple[list[Path | str], list[str]]
         manifest_files = [*check_columns(loaded)]
     runs = [s for s in stages if s.skip_reason(loaded.config) is None]
     problems = [p for s in runs for p in s.check_inputs(loaded)]
+    held = []
     if names_urls(loaded):
         # Only the dask engine reads a URL, and it never holds the whole table: such a stage would be an error.
-        runs = [s for s in runs if not (s.needs_manifest and not s.out_of_core)]
+        held = [s for s in runs if s.needs_manifest and not s.out_of_core]
+        runs = [s for s in runs if s not in held]
     if any(s.needs_numeric for s in runs):
         # Imported once for every code stage, in a child process with the time limit, as a run does.
         problems += check_user_code(loaded)
     if problems:
         raise AuditError("\n".join(problems))
-    return manifest_files, [s.name for s in runs]
+    return manifest_files, [s.name for s in runs], [s.name for s in held]
 
 
 @app.command()
@@ -642,34 +645,19 @@ def validate(
 
     try:
         loaded = load_config(config, roots=root or [])
-        manifest_files, active = _validate_loaded(loaded)
+        manifest_files, active, held = _validate_loaded(loaded)
     except AuditError as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"{loaded.path}: valid")
     for f in manifest_files:
         typer.echo(f"  manifest file {f}: all named columns present")
     typer.echo(f"  stages that would run: {', '.join(active) or 'none'}")
-    held = _held_back(loaded)
     if held:
         typer.echo(
             f"  stages that cannot run on a manifest in an object store: {', '.join(held)} (each needs the whole "
             "manifest as one table in memory, and only the memory engine, which reads no URL, holds it; leave "
             "them out of `audit run` with --only, or audit a local copy of the manifest)"
         )
-
-
-def _held_back(loaded: LoadedConfig) -> list[str]:
-    """The stages a run of this config would report as errors because its manifest is a URL."""
-    from auditor.backends.files import names_urls
-    from auditor.pipeline.runner import prepare_stages
-
-    if not names_urls(loaded):
-        return []
-    return [
-        s.name
-        for s in prepare_stages(loaded)
-        if s.skip_reason(loaded.config) is None and s.needs_manifest and not s.out_of_core
-    ]
 
 
 @app.command()
@@ -716,7 +704,7 @@ def _write_validated(target: Path, text: str, force: bool) -> list[str]:
         raise AuditError(f"{target}: cannot write: {exc.strerror or exc}") from None
     try:
         try:
-            _, active = _validate_loaded(load_config(temp))
+            _, active, _ = _validate_loaded(load_config(temp))
         except AuditError as exc:
             raise AuditError(f"{target}: the guessed config does not validate, so it was not written:\n{exc}") from None
         try:
