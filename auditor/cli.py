@@ -838,7 +838,7 @@ app.add_typer(db_app, name="db")
 
 
 def _service_url(data_dir: Path, database: str | None) -> str:
-    from auditor.service.server import database_url
+    from auditor.service.db import database_url
 
     return database_url(data_dir, database)
 
@@ -872,7 +872,7 @@ def db_upgrade(
 ) -> None:
     """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
     try:
-        from auditor.service.server import migrate
+        from auditor.service.db import migrate
     except ImportError as exc:
         raise _service_missing(exc) from None
     try:  # a refused connection or a wrong password is a DatabaseError of one line
@@ -897,7 +897,7 @@ app.add_typer(token_app, name="token")
 def _service_engine(data_dir: Path, database: str | None) -> Iterator[Any]:
     """The service database opened directly (where it lives), as an engine disposed of afterwards."""
     try:
-        from auditor.service.server import open_database
+        from auditor.service.db import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
     try:
