@@ -112,6 +112,15 @@ def test_missing_config_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "not found" in result.output
 
 
+def test_run_on_a_manifest_suggests_init_and_touches_nothing(tmp_path: Path) -> None:
+    write_table(tmp_path / "train.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = invoke("run", str(tmp_path / "train.csv"))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"audit init {tmp_path / 'train.csv'}" in result.output and "mapping of sections" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_unwritable_out_dir_exits_2_before_auditing(sample: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
