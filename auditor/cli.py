@@ -73,7 +73,9 @@ def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
     bad = [f for f in chosen if f not in valid]
     if bad:
         raise AuditError(f"unknown report format(s) {bad}; expected some of {', '.join(valid)}")
-    return list(dict.fromkeys(chosen))
+    # report.json is the verdict and its state (running, interrupted, completed): written whatever else is, so
+    # the report directory always holds the marker a consumer reads first.
+    return list(dict.fromkeys([*chosen, "json"]))
 
 
 def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
@@ -156,7 +158,7 @@ class _ReportDir:
     marker: RunMarker | None = None
     created: Path | None = None  # the topmost directory this run created: removed again if left empty
 
-    def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
+    def start(self, loaded: LoadedConfig) -> None:
         """Replace the previous reports by a `running` marker before any work, so none can pass as current."""
         from auditor.core.output import (
             REPORT_JSON,
@@ -169,8 +171,6 @@ class _ReportDir:
 
         out_dir, names = self.out_dir, _report_names()
         assert out_dir is not None
-        if not formats and not _holds_reports(out_dir, names):
-            return  # nothing to write and nothing to replace
         check_writable(out_dir)
         _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
         remove_stale_temps(out_dir, names)
@@ -224,13 +224,6 @@ def _exit_now(code: int) -> NoReturn:
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code)
-
-
-def _holds_reports(out_dir: Path, names: list[str]) -> bool:
-    try:
-        return any((out_dir / name).exists() for name in names)
-    except OSError:
-        return False
 
 
 def _topmost_missing(path: Path) -> Path | None:
@@ -355,7 +348,7 @@ def run(
                     reports.out_dir = _own_reports_of_broken_config(loaded.path)
                 raise
             with _exposure_from_server(loaded, submit, project, token) as audited:
-                reports.start(loaded, formats)
+                reports.start(loaded)
                 report = run_audit(
                     audited,
                     only=selected,

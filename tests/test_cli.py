@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -66,6 +67,26 @@ def test_out_format_fail_on_and_only(sample: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.junit.xml"]
     stages = [s["stage"] for s in json.loads((out / "report.json").read_text())["stages"]]
     assert stages == ["split_integrity"]
+
+
+@pytest.mark.parametrize(("formats", "files"), [("sarif,junit", ["report.junit.xml", "report.sarif"]), ("", [])])
+def test_report_json_is_written_whatever_the_formats(
+    sample: Path, tmp_path: Path, formats: str, files: list[str]
+) -> None:
+    out = tmp_path / "out"
+    config = sample
+    if formats:
+        result = invoke("run", str(config), "--out", str(out), "--format", formats, "-q")
+    else:  # a config that asks for no report at all still leaves its verdict
+        data = yaml.safe_load(sample.read_text())
+        data["report"] = {"formats": []}
+        config = sample.with_name("none.yaml")
+        config.write_text(yaml.safe_dump(data))
+        result = invoke("run", str(config), "--out", str(out), "-q")
+    assert result.exit_code == 1, result.output
+    assert sorted(p.name for p in out.iterdir()) == sorted(["report.json", *files])
+    state = read_report_state(out / "report.json")
+    assert state.status.value == "completed" and state.data is not None and state.data["exit_code"] == 1
 
 
 def test_clean_manifest_exits_0(tmp_path: Path) -> None:
