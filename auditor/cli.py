@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # imported by the command that needs it: `audit --help` and `audit stages` must answer at once.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
+UNWRAPPED_WIDTH = 1_000_000  # rich's width for output that is not a terminal: no line wrapped or cut (as the report's)
 ROOT_HELP = "a further folder inputs may be read from (repeatable); by default only the config's folder"
 
 app = typer.Typer(
@@ -43,6 +44,14 @@ app = typer.Typer(
 
 def _stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _stdout() -> Console:
+    """The console for a command's tables: wrapped to a terminal's width, never wrapped or cut elsewhere (a log,
+    a pipe, a file), so that every word and path arrives whole."""
+    if sys.stdout.isatty():
+        return Console(highlight=False, markup=False)
+    return Console(width=UNWRAPPED_WIDTH, highlight=False, markup=False, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -583,8 +592,8 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     from auditor.render import render_terminal
 
     color = sys.stdout.isatty()
-    # Logs (CI) are not terminals: wide lines there beat paths broken at 80 columns.
-    width = Console().width if color or "COLUMNS" in os.environ else 120
+    # Logs (CI) and pipes are not terminals: there no line is wrapped or cut, whatever COLUMNS says.
+    width = Console().width if color else None
     try:
         sys.stdout.write(render_terminal(report, color=color, width=width, verbose=verbose))
         for path in written:
@@ -738,10 +747,10 @@ def stages(
         raise _fail(str(exc)) from None
     table = Table(show_header=True, header_style="bold", show_lines=False)
     table.add_column("stage", no_wrap=True)
-    table.add_column("checks")
-    table.add_column("needs")
+    table.add_column("checks", overflow="fold")  # on a terminal too: wrapped, never cut with an ellipsis
+    table.add_column("needs", overflow="fold")
     if loaded is not None:
-        table.add_column("for this config")
+        table.add_column("for this config", overflow="fold")
     for stage in found:
         summary = stage.summary + (" (not implemented yet)" if isinstance(stage, PlannedStage) else "")
         row = [stage.name, summary, ", ".join(stage.needs)]
@@ -749,7 +758,7 @@ def stages(
             reason = stage.skip_reason(loaded.config)
             row.append("runs" if reason is None else f"skipped: {reason}")
         table.add_row(*row)
-    Console(highlight=False).print(table)
+    _stdout().print(table)
 
 
 def _bare_stages() -> list[Stage]:
@@ -958,7 +967,7 @@ def token_list(
     for t in listed:
         created = t.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")
         table.add_row(str(t.id), t.name, t.role, t.project or "(all)", created, t.created_by)
-    Console(width=10_000, highlight=False, markup=False).print(table)
+    _stdout().print(table)
 
 
 @token_app.command("revoke")

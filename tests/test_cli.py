@@ -180,6 +180,25 @@ def test_stages_lists_every_stage_and_whether_it_applies(sample: Path) -> None:
     assert "keys.groups" in bare and "test_exposure" in bare
 
 
+def test_output_that_is_not_a_terminal_is_never_wrapped_or_cut(tmp_path: Path) -> None:
+    from auditor.pipeline.registry import discover, load_stages
+
+    # A folder name long enough that the manifest line cannot fit any width a log would be given.
+    deep = tmp_path / ("a-rather-long-folder-name-" * 6) / "video_frames"
+    shutil.copytree(REPO / "sample_data" / "video_frames", deep, ignore=shutil.ignore_patterns("audit-report"))
+    narrow = {"COLUMNS": "60"}  # a pipe or a log keeps its lines whole, whatever COLUMNS says
+    listed = runner.invoke(app, ["stages", str(deep / "audit.yaml")], env=narrow).output
+    assert "…" not in listed
+    lines = listed.splitlines()
+    for cls in load_stages(discover()):
+        row = next(line for line in lines if f" {cls.name} " in line)
+        assert cls.summary in row and all(need in row for need in cls.needs), cls.name
+    done = runner.invoke(app, ["run", str(deep / "audit.yaml"), "--format", "json"], env=narrow)
+    report = json.loads((deep / "audit-report" / "report.json").read_text())
+    (line,) = [line for line in done.output.splitlines() if line.startswith("manifest: ")]
+    assert line.endswith(f"sha256 {report['manifest']['sha256'][:12]}") and str(deep / "manifest.csv") in line
+
+
 def test_schema_writes_and_checks(tmp_path: Path) -> None:
     assert invoke("schema", "--out", str(tmp_path)).exit_code == 0
     assert invoke("schema", "--out", str(tmp_path), "--check").exit_code == 0
