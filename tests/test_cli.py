@@ -642,6 +642,30 @@ def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path, numer
     assert forced.exit_code == 1 and "compared anyway" in forced.output
 
 
+def test_diff_and_baseline_know_a_manifest_by_its_content_not_its_path(sample: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "moved" / "writers"  # the same files under another folder and another manifest name
+    shutil.copytree(sample.parent, moved, ignore=shutil.ignore_patterns("audit-report"))
+    (moved / "manifest.csv").rename(moved / "writers.csv")
+    config = moved / "audit.yaml"
+    config.write_text(sample.read_text().replace("manifest.csv", "writers.csv"))
+    old, new = _run_json(sample, tmp_path / "old"), _run_json(config, tmp_path / "new")
+    result = invoke("diff", str(old), str(new))
+    assert result.exit_code == 0, result.output
+    assert "note: the same manifest (sha256 " in result.output and "writers/writers.csv" in result.output
+    again = invoke("run", str(config), "--out", str(tmp_path / "again"), "--baseline", str(old), "--new-only", "-q")
+    assert again.exit_code == 0, again.output
+
+    # Another dataset whose manifest is also manifest.csv beside its audit.yaml: not comparable.
+    other = tmp_path / "video_frames"
+    shutil.copytree(REPO / "sample_data" / "video_frames", other, ignore=shutil.ignore_patterns("audit-report"))
+    unrelated = _run_json(other / "audit.yaml", tmp_path / "unrelated")
+    refused = invoke("diff", str(old), str(unrelated))
+    assert refused.exit_code == 2 and "different manifests: handwriting/manifest.csv (sha256 " in refused.output
+    assert "--force" in refused.output
+    base = invoke("run", str(other / "audit.yaml"), "--out", str(tmp_path / "b"), "--baseline", str(old), "-q")
+    assert base.exit_code == 2 and "a baseline must audit the same manifest" in base.output
+
+
 def test_run_with_a_baseline_marks_findings_and_new_only_counts_only_new_ones(sample: Path, tmp_path: Path) -> None:
     approved = _run_json(sample, tmp_path / "approved")
     result = invoke("run", str(sample), "--out", str(tmp_path / "again"), "--baseline", str(approved))
