@@ -234,3 +234,32 @@ def test_the_shared_upstream_example_chain_is_what_the_stage_reports(tmp_path: P
     )
     report = run_audit(load_config(config), only="shared_upstream")
     assert " ".join(quoted.split()) in _chains(report), _chains(report)
+
+
+def _sample_paragraphs() -> list[tuple[str, str]]:
+    """(sample config, the prose after it) for each data sample the Run section runs on its own."""
+    run = _readme().split("\n## Run\n", 1)[1].split("\n### ", 1)[0]
+    parts = re.split(r"```\n(.*?)```", run, flags=re.S)
+    found = []
+    for commands, prose in zip(parts[1::2], parts[2::2], strict=True):
+        configs = re.findall(r"^audit run (sample_data/\S+/audit\.yaml)$", commands, flags=re.M)
+        if len(configs) == 1 and "/numeric/" not in configs[0]:  # numeric samples: tests/stages/numeric/test_samples.py
+            found.append((configs[0], prose))
+    assert len(found) >= 4, found
+    return found
+
+
+@pytest.mark.parametrize(("config", "prose"), _sample_paragraphs(), ids=lambda v: v if v.endswith(".yaml") else "")
+def test_what_the_run_section_says_of_a_sample_is_in_its_report(tmp_path: Path, config: str, prose: str) -> None:
+    from auditor import load_config, run_audit
+
+    sample = REPO / config
+    shutil.copytree(sample.parent, tmp_path / sample.parent.name, ignore=shutil.ignore_patterns("audit-report"))
+    report = run_audit(load_config(tmp_path / sample.parent.name / sample.name))
+    said = re.findall(r"(?:and|;) exits (\d)", prose)
+    assert said and int(said[-1]) == report.exit_code, (said, report.exit_code)
+    codes = {f.code for f in report.findings}
+    named = set(re.findall(r"\b[A-Z]{3}\d{3}\b", prose))
+    assert named <= codes, f"{config}: the README names {sorted(named - codes)}, the report has {sorted(codes)}"
+    for value in re.findall(r"\*\*([^*]+)\*\*", prose):  # what is set in bold is what a finding says
+        assert any(value in f.message for f in report.findings), value
