@@ -56,7 +56,9 @@ def test_loading_every_stage_class_loads_no_heavy_library() -> None:
 SERVICE_APP = ("fastapi", "starlette", "uvicorn", "jinja2", "httpx", "numpy", "pandas", "pyarrow")
 
 
-@pytest.mark.parametrize("command", [["token", "list"], ["token", "create", "--role", "admin", "--name", "Ann Lee"]])
+@pytest.mark.parametrize(
+    "command", [["token", "list"], ["token", "create", "--role", "admin", "--name", "Ann Lee"], ["db", "upgrade"]]
+)
 def test_token_commands_open_the_database_without_the_web_app(tmp_path: Path, command: list[str]) -> None:
     url = f"sqlite+pysqlite:///{tmp_path / 'service.sqlite'}"
     code = _PROBE.format(heavy=repr(SERVICE_APP))
