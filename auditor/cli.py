@@ -317,7 +317,7 @@ def run(
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     from auditor.core.config import load_config
-    from auditor.core.diff import load_report, mark_baseline
+    from auditor.core.diff import load_report, manifest_notes, mark_baseline
     from auditor.core.findings import FailOn
     from auditor.core.output import REPORT_JSON
     from auditor.pipeline.runner import prepare_stages, run_audit
@@ -367,6 +367,8 @@ def run(
             if approved is not None:
                 assert baseline is not None
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
+                for note in manifest_notes(approved, report, force=False):  # the same place, or the same content
+                    _warn(f"--baseline {baseline}: {note}")
             written = reports.finish({FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except _Interrupted as exc:

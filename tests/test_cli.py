@@ -654,6 +654,11 @@ def test_diff_and_baseline_know_a_manifest_by_its_content_not_its_path(sample: P
     assert "note: the same manifest (sha256 " in result.output and "writers/writers.csv" in result.output
     again = invoke("run", str(config), "--out", str(tmp_path / "again"), "--baseline", str(old), "--new-only", "-q")
     assert again.exit_code == 0, again.output
+    assert f"--baseline {old}: the same manifest (sha256 " in again.output
+    with (moved / "writers.csv").open("a") as edited:  # the same place, edited: compared, and said so
+        edited.write((moved / "writers.csv").read_text().splitlines()[-1].replace(",", "x,", 1) + "\n")
+    changed = invoke("run", str(config), "--out", str(tmp_path / "again"), "--baseline", str(new), "-q")
+    assert changed.exit_code == 1 and f"--baseline {new}: the manifest changed: sha256 " in changed.output
 
     # Another dataset whose manifest is also manifest.csv beside its audit.yaml: not comparable.
     other = tmp_path / "video_frames"
