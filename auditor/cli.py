@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # imported by the command that needs it: `audit --help` and `audit stages` must answer at once.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
+UNWRAPPED_WIDTH = 1_000_000  # rich's width for output that is not a terminal: no line wrapped or cut (as the report's)
 ROOT_HELP = "a further folder inputs may be read from (repeatable); by default only the config's folder"
 
 app = typer.Typer(
@@ -43,6 +44,14 @@ app = typer.Typer(
 
 def _stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _stdout() -> Console:
+    """The console for a command's tables: wrapped to a terminal's width, never wrapped or cut elsewhere (a log,
+    a pipe, a file), so that every word and path arrives whole."""
+    if sys.stdout.isatty():
+        return Console(highlight=False, markup=False)
+    return Console(width=UNWRAPPED_WIDTH, highlight=False, markup=False, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -73,7 +82,9 @@ def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:
     bad = [f for f in chosen if f not in valid]
     if bad:
         raise AuditError(f"unknown report format(s) {bad}; expected some of {', '.join(valid)}")
-    return list(dict.fromkeys(chosen))
+    # report.json is the verdict and its state (running, interrupted, completed): written whatever else is, so
+    # the report directory always holds the marker a consumer reads first.
+    return list(dict.fromkeys([*chosen, "json"]))
 
 
 def _out_dir(out: Path | None, loaded: LoadedConfig) -> Path:
@@ -156,7 +167,7 @@ class _ReportDir:
     marker: RunMarker | None = None
     created: Path | None = None  # the topmost directory this run created: removed again if left empty
 
-    def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
+    def start(self, loaded: LoadedConfig) -> None:
         """Replace the previous reports by a `running` marker before any work, so none can pass as current."""
         from auditor.core.output import (
             REPORT_JSON,
@@ -169,8 +180,6 @@ class _ReportDir:
 
         out_dir, names = self.out_dir, _report_names()
         assert out_dir is not None
-        if not formats and not _holds_reports(out_dir, names):
-            return  # nothing to write and nothing to replace
         check_writable(out_dir)
         _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
         remove_stale_temps(out_dir, names)
@@ -224,13 +233,6 @@ def _exit_now(code: int) -> NoReturn:
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code)
-
-
-def _holds_reports(out_dir: Path, names: list[str]) -> bool:
-    try:
-        return any((out_dir / name).exists() for name in names)
-    except OSError:
-        return False
 
 
 def _topmost_missing(path: Path) -> Path | None:
@@ -315,7 +317,7 @@ def run(
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     from auditor.core.config import load_config
-    from auditor.core.diff import load_report, mark_baseline
+    from auditor.core.diff import load_report, manifest_notes, mark_baseline
     from auditor.core.findings import FailOn
     from auditor.core.output import REPORT_JSON
     from auditor.pipeline.runner import prepare_stages, run_audit
@@ -355,7 +357,7 @@ def run(
                     reports.out_dir = _own_reports_of_broken_config(loaded.path)
                 raise
             with _exposure_from_server(loaded, submit, project, token) as audited:
-                reports.start(loaded, formats)
+                reports.start(loaded)
                 report = run_audit(
                     audited,
                     only=selected,
@@ -365,6 +367,8 @@ def run(
             if approved is not None:
                 assert baseline is not None
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
+                for note in manifest_notes(approved, report, force=False):  # the same place, or the same content
+                    _warn(f"--baseline {baseline}: {note}")
             written = reports.finish({FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except _Interrupted as exc:
@@ -590,8 +594,8 @@ def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     from auditor.render import render_terminal
 
     color = sys.stdout.isatty()
-    # Logs (CI) are not terminals: wide lines there beat paths broken at 80 columns.
-    width = Console().width if color or "COLUMNS" in os.environ else 120
+    # Logs (CI) and pipes are not terminals: there no line is wrapped or cut, whatever COLUMNS says.
+    width = Console().width if color else None
     try:
         sys.stdout.write(render_terminal(report, color=color, width=width, verbose=verbose))
         for path in written:
@@ -745,10 +749,10 @@ def stages(
         raise _fail(str(exc)) from None
     table = Table(show_header=True, header_style="bold", show_lines=False)
     table.add_column("stage", no_wrap=True)
-    table.add_column("checks")
-    table.add_column("needs")
+    table.add_column("checks", overflow="fold")  # on a terminal too: wrapped, never cut with an ellipsis
+    table.add_column("needs", overflow="fold")
     if loaded is not None:
-        table.add_column("for this config")
+        table.add_column("for this config", overflow="fold")
     for stage in found:
         summary = stage.summary + (" (not implemented yet)" if isinstance(stage, PlannedStage) else "")
         row = [stage.name, summary, ", ".join(stage.needs)]
@@ -756,7 +760,7 @@ def stages(
             reason = stage.skip_reason(loaded.config)
             row.append("runs" if reason is None else f"skipped: {reason}")
         table.add_row(*row)
-    Console(highlight=False).print(table)
+    _stdout().print(table)
 
 
 def _bare_stages() -> list[Stage]:
@@ -838,7 +842,7 @@ app.add_typer(db_app, name="db")
 
 
 def _service_url(data_dir: Path, database: str | None) -> str:
-    from auditor.service.server import database_url
+    from auditor.service.db import database_url
 
     return database_url(data_dir, database)
 
@@ -872,7 +876,7 @@ def db_upgrade(
 ) -> None:
     """Create or migrate the service database to this version's schema (`audit serve` does it too)."""
     try:
-        from auditor.service.server import migrate
+        from auditor.service.db import migrate
     except ImportError as exc:
         raise _service_missing(exc) from None
     try:  # a refused connection or a wrong password is a DatabaseError of one line
@@ -897,7 +901,7 @@ app.add_typer(token_app, name="token")
 def _service_engine(data_dir: Path, database: str | None) -> Iterator[Any]:
     """The service database opened directly (where it lives), as an engine disposed of afterwards."""
     try:
-        from auditor.service.server import open_database
+        from auditor.service.db import open_database
     except ImportError as exc:
         raise _service_missing(exc) from None
     try:
@@ -965,7 +969,7 @@ def token_list(
     for t in listed:
         created = t.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")
         table.add_row(str(t.id), t.name, t.role, t.project or "(all)", created, t.created_by)
-    Console(width=10_000, highlight=False, markup=False).print(table)
+    _stdout().print(table)
 
 
 @token_app.command("revoke")

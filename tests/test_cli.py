@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -68,6 +69,26 @@ def test_out_format_fail_on_and_only(sample: Path, tmp_path: Path) -> None:
     assert stages == ["split_integrity"]
 
 
+@pytest.mark.parametrize(("formats", "files"), [("sarif,junit", ["report.junit.xml", "report.sarif"]), ("", [])])
+def test_report_json_is_written_whatever_the_formats(
+    sample: Path, tmp_path: Path, formats: str, files: list[str]
+) -> None:
+    out = tmp_path / "out"
+    config = sample
+    if formats:
+        result = invoke("run", str(config), "--out", str(out), "--format", formats, "-q")
+    else:  # a config that asks for no report at all still leaves its verdict
+        data = yaml.safe_load(sample.read_text())
+        data["report"] = {"formats": []}
+        config = sample.with_name("none.yaml")
+        config.write_text(yaml.safe_dump(data))
+        result = invoke("run", str(config), "--out", str(out), "-q")
+    assert result.exit_code == 1, result.output
+    assert sorted(p.name for p in out.iterdir()) == sorted(["report.json", *files])
+    state = read_report_state(out / "report.json")
+    assert state.status.value == "completed" and state.data is not None and state.data["exit_code"] == 1
+
+
 def test_clean_manifest_exits_0(tmp_path: Path) -> None:
     write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
     cfg = write_config(
@@ -112,6 +133,15 @@ def test_missing_config_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "not found" in result.output
 
 
+def test_run_on_a_manifest_suggests_init_and_touches_nothing(tmp_path: Path) -> None:
+    write_table(tmp_path / "train.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = invoke("run", str(tmp_path / "train.csv"))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"audit init {tmp_path / 'train.csv'}" in result.output and "mapping of sections" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_unwritable_out_dir_exits_2_before_auditing(sample: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
@@ -148,6 +178,25 @@ def test_stages_lists_every_stage_and_whether_it_applies(sample: Path) -> None:
     assert "test_exposure" in result.output and "fitted" in result.output  # skipped here, with its reason
     bare = runner.invoke(app, ["stages"], env={"COLUMNS": "250"}).output
     assert "keys.groups" in bare and "test_exposure" in bare
+
+
+def test_output_that_is_not_a_terminal_is_never_wrapped_or_cut(tmp_path: Path) -> None:
+    from auditor.pipeline.registry import discover, load_stages
+
+    # A folder name long enough that the manifest line cannot fit any width a log would be given.
+    deep = tmp_path / ("a-rather-long-folder-name-" * 6) / "video_frames"
+    shutil.copytree(REPO / "sample_data" / "video_frames", deep, ignore=shutil.ignore_patterns("audit-report"))
+    narrow = {"COLUMNS": "60"}  # a pipe or a log keeps its lines whole, whatever COLUMNS says
+    listed = runner.invoke(app, ["stages", str(deep / "audit.yaml")], env=narrow).output
+    assert "…" not in listed
+    lines = listed.splitlines()
+    for cls in load_stages(discover()):
+        row = next(line for line in lines if f" {cls.name} " in line)
+        assert cls.summary in row and all(need in row for need in cls.needs), cls.name
+    done = runner.invoke(app, ["run", str(deep / "audit.yaml"), "--format", "json"], env=narrow)
+    report = json.loads((deep / "audit-report" / "report.json").read_text())
+    (line,) = [line for line in done.output.splitlines() if line.startswith("manifest: ")]
+    assert line.endswith(f"sha256 {report['manifest']['sha256'][:12]}") and str(deep / "manifest.csv") in line
 
 
 def test_schema_writes_and_checks(tmp_path: Path) -> None:
@@ -591,6 +640,35 @@ def test_diff_refuses_what_it_cannot_compare(sample: Path, tmp_path: Path, numer
     assert result.exit_code == 2 and "different manifests" in result.output and "--force" in result.output
     forced = invoke("diff", str(numeric), str(new), "--force")
     assert forced.exit_code == 1 and "compared anyway" in forced.output
+
+
+def test_diff_and_baseline_know_a_manifest_by_its_content_not_its_path(sample: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "moved" / "writers"  # the same files under another folder and another manifest name
+    shutil.copytree(sample.parent, moved, ignore=shutil.ignore_patterns("audit-report"))
+    (moved / "manifest.csv").rename(moved / "writers.csv")
+    config = moved / "audit.yaml"
+    config.write_text(sample.read_text().replace("manifest.csv", "writers.csv"))
+    old, new = _run_json(sample, tmp_path / "old"), _run_json(config, tmp_path / "new")
+    result = invoke("diff", str(old), str(new))
+    assert result.exit_code == 0, result.output
+    assert "note: the same manifest (sha256 " in result.output and "writers/writers.csv" in result.output
+    again = invoke("run", str(config), "--out", str(tmp_path / "again"), "--baseline", str(old), "--new-only", "-q")
+    assert again.exit_code == 0, again.output
+    assert f"--baseline {old}: the same manifest (sha256 " in again.output
+    with (moved / "writers.csv").open("a") as edited:  # the same place, edited: compared, and said so
+        edited.write((moved / "writers.csv").read_text().splitlines()[-1].replace(",", "x,", 1) + "\n")
+    changed = invoke("run", str(config), "--out", str(tmp_path / "again"), "--baseline", str(new), "-q")
+    assert changed.exit_code == 1 and f"--baseline {new}: the manifest changed: sha256 " in changed.output
+
+    # Another dataset whose manifest is also manifest.csv beside its audit.yaml: not comparable.
+    other = tmp_path / "video_frames"
+    shutil.copytree(REPO / "sample_data" / "video_frames", other, ignore=shutil.ignore_patterns("audit-report"))
+    unrelated = _run_json(other / "audit.yaml", tmp_path / "unrelated")
+    refused = invoke("diff", str(old), str(unrelated))
+    assert refused.exit_code == 2 and "different manifests: handwriting/manifest.csv (sha256 " in refused.output
+    assert "--force" in refused.output
+    base = invoke("run", str(other / "audit.yaml"), "--out", str(tmp_path / "b"), "--baseline", str(old), "-q")
+    assert base.exit_code == 2 and "a baseline must audit the same manifest" in base.output
 
 
 def test_run_with_a_baseline_marks_findings_and_new_only_counts_only_new_ones(sample: Path, tmp_path: Path) -> None:

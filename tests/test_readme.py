@@ -1,21 +1,25 @@
-"""The README's check catalogue lists every finding code a built-in stage can report."""
+"""The README says what the tool does: its check catalogue, its examples and every output it quotes."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from auditor.core.findings import Report
 from auditor.pipeline.registry import discover, load_stages
 from tests.conftest import REPO
 
 
 def test_catalogue_covers_every_code() -> None:
+    """The check catalogue lists every finding code a built-in stage can report."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for cls in load_stages(discover()):
         for code in cls.codes:
@@ -103,3 +107,159 @@ def test_ci_installs_the_debian_packages_the_tests_need(
     else:
         assert installs == [f"apt-get install -y -qq {installed}"]
     assert "pip install -c constraints.txt -e .[torch,dev]" in calls and "python -m pytest" in calls
+
+
+# -- command output quoted in the README ---------------------------------------------------------------
+
+OUTPUT_MARK = "<!-- output of: "
+COMMAND_WORDS = ("audit", "pip", "python", "export", "sqlite3")
+# A chain of keys as the reports write it: `test f0019 —person p3— val f0016`.
+CHAIN = re.compile(r"`(\w+\s+[^\s`]+(?:\s+—[^—`]+—\s+\w+\s+[^\s`]+)+)`")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced block of the README: its language (empty for plain text), its text and the line before it."""
+
+    language: str
+    text: str
+    before: str
+
+
+def _readme() -> str:
+    return (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def fenced_blocks(text: str) -> list[Block]:
+    blocks, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+            body = "".join(line + "\n" for line in lines[i + 1 : end])
+            blocks.append(Block(lines[i][3:].strip(), body, lines[i - 1] if i else ""))
+            i = end
+        i += 1
+    return blocks
+
+
+def test_every_plain_block_is_commands_or_output_a_test_checks() -> None:
+    """A block without a language is commands to type, or output marked with the command that prints it."""
+    for block in fenced_blocks(_readme()):
+        if block.language or block.before.startswith(OUTPUT_MARK):
+            continue
+        lines = [line for line in block.text.splitlines() if line.strip()]
+        if lines and lines[0] == "auditor/":  # the package layout drawing (tests/test_layout.py holds the floors)
+            continue
+        # A command may continue over lines ending in a backslash.
+        starts = [line for prev, line in zip(["", *lines], lines, strict=False) if not prev.endswith("\\")]
+        strays = [line for line in starts if line.split()[0] not in COMMAND_WORDS]
+        assert not strays, f"README block is neither commands nor marked output: {strays}"
+
+
+def _quoted_outputs() -> list[tuple[str, str]]:
+    found = [
+        (b.before.removeprefix(OUTPUT_MARK).removesuffix("-->").strip(), b.text)
+        for b in fenced_blocks(_readme())
+        if b.before.startswith(OUTPUT_MARK)
+    ]
+    assert found, "the README quotes no marked output"
+    return found
+
+
+@pytest.mark.parametrize(("command", "text"), _quoted_outputs())
+def test_quoted_output_is_what_the_command_prints(tmp_path: Path, command: str, text: str) -> None:
+    """Each marked block is exactly what its command prints, run from a copy of the repository's samples."""
+    shutil.copytree(REPO / "sample_data", tmp_path / "sample_data", ignore=shutil.ignore_patterns("audit-report"))
+    words = shlex.split(command)
+    assert words[0] == "audit", command
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor.cli", *words[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.stdout == text, f"`{command}` prints:\n{done.stdout}"
+
+
+def _chains(report: Report) -> list[str]:
+    return [c["text"] for f in report.findings for e in f.examples for c in e.get("chains", [])]
+
+
+def _run_section_chains() -> list[tuple[str, str]]:
+    """(sample config, chain) for each chain of keys the Run section quotes, by the sample run just before it."""
+    run = _readme().split("\n## Run\n", 1)[1].split("\n## ", 1)[0]
+    found = []
+    config = None
+    for part in re.split(r"(```\n.*?```)", run, flags=re.S):
+        if part.startswith("```"):
+            commands = re.findall(r"^audit run (sample_data/\S+/audit\.yaml)$", part, flags=re.M)
+            config = commands[-1] if commands else config
+            continue
+        for quoted in CHAIN.findall(part):
+            assert config is not None, quoted
+            found.append((config, " ".join(quoted.split())))
+    assert found, "the Run section quotes no chain"
+    return found
+
+
+@pytest.mark.parametrize(("config", "chain"), _run_section_chains())
+def test_quoted_chains_are_the_chains_the_sample_report_shows(tmp_path: Path, config: str, chain: str) -> None:
+    from auditor import load_config, run_audit
+
+    sample = REPO / config
+    shutil.copytree(sample.parent, tmp_path / sample.parent.name, ignore=shutil.ignore_patterns("audit-report"))
+    report = run_audit(load_config(tmp_path / sample.parent.name / sample.name))
+    assert chain in _chains(report), f"{config} shows the chains {_chains(report)}"
+
+
+def test_the_shared_upstream_example_chain_is_what_the_stage_reports(tmp_path: Path) -> None:
+    """The catalogue's example: a writer links train and val, a document val and test, both pairs allowed."""
+    from auditor import load_config, run_audit
+    from tests.conftest import write_config, write_table
+
+    section = _readme().split("### shared_upstream", 1)[1].split("\n### ", 1)[0]
+    (quoted,) = CHAIN.findall(section)
+    rows = {"id": ["a1", "b1", "c1"], "split": ["train", "val", "test"]}
+    write_table(tmp_path / "m.csv", {**rows, "writer": ["w1", "w1", "w2"], "document": ["d1", "d3", "d3"]})
+    config = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["val", "test"], "allow": [["train", "val"], ["val", "test"]]},
+            "keys": {"groups": ["writer"], "sources": ["document"]},
+        },
+    )
+    report = run_audit(load_config(config), only="shared_upstream")
+    assert " ".join(quoted.split()) in _chains(report), _chains(report)
+
+
+def _sample_paragraphs() -> list[tuple[str, str]]:
+    """(sample config, the prose after it) for each data sample the Run section runs on its own."""
+    run = _readme().split("\n## Run\n", 1)[1].split("\n### ", 1)[0]
+    parts = re.split(r"```\n(.*?)```", run, flags=re.S)
+    found = []
+    for commands, prose in zip(parts[1::2], parts[2::2], strict=True):
+        configs = re.findall(r"^audit run (sample_data/\S+/audit\.yaml)$", commands, flags=re.M)
+        if len(configs) == 1 and "/numeric/" not in configs[0]:  # numeric samples: tests/stages/numeric/test_samples.py
+            found.append((configs[0], prose))
+    assert len(found) >= 4, found
+    return found
+
+
+@pytest.mark.parametrize(("config", "prose"), _sample_paragraphs(), ids=lambda v: v if v.endswith(".yaml") else "")
+def test_what_the_run_section_says_of_a_sample_is_in_its_report(tmp_path: Path, config: str, prose: str) -> None:
+    from auditor import load_config, run_audit
+
+    sample = REPO / config
+    shutil.copytree(sample.parent, tmp_path / sample.parent.name, ignore=shutil.ignore_patterns("audit-report"))
+    report = run_audit(load_config(tmp_path / sample.parent.name / sample.name))
+    said = re.findall(r"(?:and|;) exits (\d)", prose)
+    assert said and int(said[-1]) == report.exit_code, (said, report.exit_code)
+    codes = {f.code for f in report.findings}
+    named = set(re.findall(r"\b[A-Z]{3}\d{3}\b", prose))
+    assert named <= codes, f"{config}: the README names {sorted(named - codes)}, the report has {sorted(codes)}"
+    for value in re.findall(r"\*\*([^*]+)\*\*", prose):  # what is set in bold is what a finding says
+        assert any(value in f.message for f in report.findings), value

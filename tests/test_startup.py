@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,19 @@ def test_loading_every_stage_class_loads_no_heavy_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+# What serves HTTP pages and reads data: a command that only opens the service database needs none of it.
+SERVICE_APP = ("fastapi", "starlette", "uvicorn", "jinja2", "httpx", "numpy", "pandas", "pyarrow")
+
+
+@pytest.mark.parametrize(
+    "command", [["token", "list"], ["token", "create", "--role", "admin", "--name", "Ann Lee"], ["db", "upgrade"]]
+)
+def test_token_commands_open_the_database_without_the_web_app(tmp_path: Path, command: list[str]) -> None:
+    url = f"sqlite+pysqlite:///{tmp_path / 'service.sqlite'}"
+    code = _PROBE.format(heavy=repr(SERVICE_APP))
+    args = [*command, "--database", url]
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+    assert done.stdout.strip(), "the command printed nothing: it did not reach the database"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import os
 import re
+import shlex
 import types
 import typing
 from collections.abc import Sequence
@@ -16,7 +18,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.core.errors import ConfigError
-from auditor.core.paths import is_within, outside_message
+from auditor.core.paths import is_within, manifest_format, outside_message
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -379,9 +381,16 @@ def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedCon
     """
     p = Path(path).expanduser()
     resolved = p.resolve()
+    if resolved.is_dir():
+        raise ConfigError(f"config {p}: is a directory, not a config file; {_folder_hint(p, resolved)}")
     if not resolved.is_file():
-        what = "is a directory, not a config file" if resolved.is_dir() else "not found"
-        raise ConfigError(f"config {p}: {what} (resolved to {resolved}; working directory {Path.cwd()})")
+        raise ConfigError(f"config {p}: not found (resolved to {resolved}; working directory {Path.cwd()})")
+    kind = manifest_format(resolved)
+    if kind is not None:  # a manifest given where the config goes: say how to get a config for it
+        raise ConfigError(
+            f"config {p}: a manifest ({kind}), not a config; "
+            f"`audit init {shlex.quote(str(p))}` writes an audit.yaml for it"
+        )
     try:
         raw, text = read_utf8(resolved)
     except TextFileError as exc:
@@ -389,6 +398,26 @@ def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedCon
             raise ConfigError(f"config {resolved}: {exc.reason}") from None
         raise ConfigError(f"{resolved}:{exc.line}: the config is not UTF-8 text") from None
     return config_from_text(raw, text, resolved, resolved.parent, roots)
+
+
+CONFIG_NAMES = ("audit.yaml", "audit.yml")
+
+
+def _folder_hint(given: Path, folder: Path) -> str:
+    """What a folder given as the config probably meant: the config in it, or `audit init` for its manifest."""
+    for name in CONFIG_NAMES:
+        if (folder / name).is_file():
+            return f"did you mean {given / name}?"
+    try:  # a look at the first entries only: a folder of a million images must not make an error slow
+        entries = list(itertools.islice(folder.iterdir(), 1000))
+        manifests = sorted(f.name for f in entries if manifest_format(f) and f.is_file())
+    except OSError:
+        manifests = []
+    if len(manifests) == 1:
+        return f"`audit init {shlex.quote(str(given / manifests[0]))}` writes an audit.yaml for the manifest in it"
+    if manifests:
+        return f"`audit init {shlex.quote(str(given))}` writes an audit.yaml for its manifest (one file per split)"
+    return f"expected an audit.yaml (resolved to {folder}; working directory {Path.cwd()})"
 
 
 def config_from_text(

@@ -122,31 +122,54 @@ def check_versions(old_path: Path, new_path: Path) -> None:
         )
 
 
-def manifest_identity(report: Report) -> tuple[str, ...] | None:
-    """The manifest's files as the config names them (relative to its folder), so checkouts compare equal."""
+def manifest_place(report: Report) -> tuple[str, ...] | None:
+    """Where the manifest is, as the config names it: its files relative to the config's folder, under that
+    folder's name. Two checkouts of one project are in the same place; two projects' `manifest.csv` are not."""
     if report.manifest is None:
         return None
-    base = os.path.dirname(report.config_path) if report.config_path else None
-    if base is None:
+    if not report.config_path:
         return report.manifest.paths
-    return tuple(os.path.relpath(p, base) if os.path.isabs(p) else p for p in report.manifest.paths)
+    base = os.path.dirname(report.config_path)
+    folder = os.path.basename(base)
+    return tuple(
+        p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) else p)
+        for p in report.manifest.paths
+    )
 
 
 def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
-    """What differs in the manifests; ReportMismatchError for different manifests unless ``force``."""
-    a, b = manifest_identity(old), manifest_identity(new)
-    if a != b:
-        said = f"the reports audit different manifests: {_manifest_text(a)} and {_manifest_text(b)}"
-        if not force:
-            raise ReportMismatchError(said)
-        return (said + " (compared anyway)",)
-    if old.manifest and new.manifest and old.manifest.sha256 != new.manifest.sha256:
-        return (f"the manifest changed: sha256 {old.manifest.sha256[:12]} → {new.manifest.sha256[:12]}",)
-    return ()
+    """Whether two reports audit one manifest, decided by its content digest first and its place second:
+    the same sha256 is the same manifest wherever it lies; another sha256 in the same place is that manifest
+    edited (a note); another sha256 elsewhere is another dataset, a ReportMismatchError unless ``force``."""
+    a, b = old.manifest, new.manifest
+    here, there = manifest_place(old), manifest_place(new)
+    if a is None and b is None:
+        return ()
+    if a is not None and b is not None:
+        if a.sha256 == b.sha256:
+            if here == there:
+                return ()
+            return (
+                f"the same manifest (sha256 {a.sha256[:12]}) at another place: {_places(here)} and {_places(there)}",
+            )
+        if here == there:
+            return (f"the manifest changed: sha256 {a.sha256[:12]} → {b.sha256[:12]} ({_places(here)})",)
+    said = (
+        f"the reports audit different manifests: {_manifest_text(old)} and {_manifest_text(new)} "
+        "(neither the content nor the place is the same)"
+    )
+    if not force:
+        raise ReportMismatchError(said)
+    return (said + " (compared anyway)",)
 
 
-def _manifest_text(paths: tuple[str, ...] | None) -> str:
+def _places(paths: tuple[str, ...] | None) -> str:
     return "none (numeric checks only)" if paths is None else ", ".join(paths)
+
+
+def _manifest_text(report: Report) -> str:
+    place = _places(manifest_place(report))
+    return place if report.manifest is None else f"{place} (sha256 {report.manifest.sha256[:12]})"
 
 
 def _ref(report: Report, path: Path | str | None) -> ReportRef:

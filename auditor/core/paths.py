@@ -19,6 +19,18 @@ ROOTS_HINT = (
     "or pass `--root PATH` to `audit run` / `audit validate`"
 )
 
+# A manifest's format by its file name (a compression suffix may follow): a file that is one is not a config.
+MANIFEST_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst", ".lz4")
+
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -30,6 +42,14 @@ _KINDS = (
 
 class NotRegularFileError(OSError):
     """A path that names a directory, device, FIFO or socket where a regular file is read."""
+
+
+def manifest_format(path: Path) -> str | None:
+    """The manifest format a file name says (csv, tsv, parquet, jsonl), None for any other name."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in COMPRESSED_SUFFIXES:
+        suffixes = suffixes[:-1]
+    return MANIFEST_FORMATS.get(suffixes[-1]) if suffixes else None
 
 
 def is_within(path: Path, roots: Sequence[Path]) -> bool:

@@ -22,28 +22,11 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from auditor.core.errors import ConfigError, ManifestError
+from auditor.core.paths import MANIFEST_FORMATS as FORMATS
 from auditor.core.paths import is_within, not_regular, outside_message
+from auditor.core.paths import manifest_format as detect_format
 
-FORMATS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-}
-_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
 _GLOB_CHARS = set("*?[")
-
-
-def detect_format(path: Path) -> str | None:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSED:
-        suffixes = suffixes[:-1]
-    return FORMATS.get(suffixes[-1]) if suffixes else None
-
-
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 

@@ -18,8 +18,8 @@ import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from auditor.core.errors import ManifestError
+from auditor.core.paths import COMPRESSED_SUFFIXES
 from auditor.manifest.readers import (
-    _COMPRESSED,
     _locate_csv_problem,
     _locate_jsonl_problem,
     _reject_repeated_header,
@@ -110,7 +110,7 @@ def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]
 
 
 def _seekable(path: Path) -> bool:
-    return not any(s.lower() in _COMPRESSED for s in path.suffixes[-1:])
+    return not any(s.lower() in COMPRESSED_SUFFIXES for s in path.suffixes[-1:])
 
 
 def _windows(path: Path, size: int) -> list[bytes]:

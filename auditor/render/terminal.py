@@ -27,16 +27,21 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 STATUS = {"passed": "green", "failed": "red", "skipped": "dim", "error": "bold magenta"}
 
 
-def render_terminal(report: Report, *, color: bool = False, width: int = 100, verbose: bool = False) -> str:
-    """Render for a terminal; with color=False the text is plain (logs, CI, tests)."""
+# The width given to rich for output that is not a terminal: wide enough that no line is ever wrapped or cut.
+UNWRAPPED_WIDTH = 1_000_000
+
+
+def render_terminal(report: Report, *, color: bool = False, width: int | None = 100, verbose: bool = False) -> str:
+    """Render for a terminal; with color=False the text is plain (logs, CI, tests). ``width=None`` wraps
+    nothing: a log or a pipe gets each line whole (a path, a digest), for grep and for copying."""
     out = io.StringIO()
     console = Console(
         file=out,
-        width=width,
+        width=width or UNWRAPPED_WIDTH,
         force_terminal=color,
         color_system="standard" if color else None,
         highlight=False,
-        soft_wrap=False,
+        soft_wrap=width is None,
     )
     m = manifest_line(report)
     if m:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from auditor.core.errors import AuditError
 
@@ -102,3 +103,56 @@ def upgrade(url: str) -> str:
             return str(MigrationContext.configure(conn).get_current_revision())
     finally:
         engine.dispose()
+
+
+def database_url(data_dir: Path, database: str | None) -> str:
+    """The URL given, else SQLite in ``data_dir`` (created private to the user)."""
+    if database:
+        return database
+    try:
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DatabaseError(f"--data-dir {data_dir}: a file is in the way; expected a folder") from None
+    except OSError as exc:
+        raise DatabaseError(f"--data-dir {data_dir}: cannot create it: {exc.strerror or exc}") from None
+    if not os.access(data_dir, os.W_OK | os.X_OK):
+        raise DatabaseError(f"--data-dir {data_dir}: not writable")
+    return sqlite_url(data_dir)
+
+
+def driver_error(url: str, exc: Exception) -> DatabaseError:
+    """A driver's error as one line naming the database (its password hidden), never a traceback."""
+    cause = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
+    return DatabaseError(f"database {safe_url(url)}: {lines[0] if lines else type(cause).__name__}")
+
+
+def migrate(url: str) -> str:
+    """Bring the database to this version's schema; returns the revision. DatabaseError for any failure."""
+    try:
+        return upgrade(url)
+    except AuditError:
+        raise
+    except (SQLAlchemyError, OSError) as exc:
+        raise driver_error(url, exc) from None
+
+
+def open_database(url: str) -> Engine:
+    """The migrated database's engine; DatabaseError (one line) when it cannot be reached or migrated."""
+    migrate(url)
+    engine = make_engine(url)
+    try:
+        with engine.connect():
+            pass
+    except (SQLAlchemyError, OSError) as exc:
+        engine.dispose()
+        raise driver_error(url, exc) from None
+    return engine
+
+
+def safe_url(url: str) -> str:
+    """The database URL without its password, for messages and the start-up line."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return "(a URL that does not parse)"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import signal
 import socket
 import sys
@@ -13,14 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from auditor.core.errors import AuditError
 from auditor.service import store
 from auditor.service.app import MAX_BODY_BYTES, create_app
 from auditor.service.context import ServiceContext
-from auditor.service.db import DatabaseError, make_engine, sqlite_url, upgrade
+from auditor.service.db import database_url, driver_error, open_database, safe_url
 from auditor.service.submitted import DataRoots
 from auditor.service.worker import Worker, WorkerSettings
 
@@ -43,51 +41,6 @@ class ServeOptions:
 
 class ListenError(AuditError):
     """The server cannot listen on the address it was given."""
-
-
-def database_url(data_dir: Path, database: str | None) -> str:
-    """The URL given, else SQLite in ``data_dir`` (created private to the user)."""
-    if database:
-        return database
-    try:
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except FileExistsError:
-        raise DatabaseError(f"--data-dir {data_dir}: a file is in the way; expected a folder") from None
-    except OSError as exc:
-        raise DatabaseError(f"--data-dir {data_dir}: cannot create it: {exc.strerror or exc}") from None
-    if not os.access(data_dir, os.W_OK | os.X_OK):
-        raise DatabaseError(f"--data-dir {data_dir}: not writable")
-    return sqlite_url(data_dir)
-
-
-def _driver_error(url: str, exc: Exception) -> DatabaseError:
-    """A driver's error as one line naming the database (its password hidden), never a traceback."""
-    cause = getattr(exc, "orig", None) or exc
-    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
-    return DatabaseError(f"database {safe_url(url)}: {lines[0] if lines else type(cause).__name__}")
-
-
-def migrate(url: str) -> str:
-    """Bring the database to this version's schema; returns the revision. DatabaseError for any failure."""
-    try:
-        return upgrade(url)
-    except AuditError:
-        raise
-    except (SQLAlchemyError, OSError) as exc:
-        raise _driver_error(url, exc) from None
-
-
-def open_database(url: str) -> Engine:
-    """The migrated database's engine; DatabaseError (one line) when it cannot be reached or migrated."""
-    migrate(url)
-    engine = make_engine(url)
-    try:
-        with engine.connect():
-            pass
-    except (SQLAlchemyError, OSError) as exc:
-        engine.dispose()
-        raise _driver_error(url, exc) from None
-    return engine
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -126,7 +79,7 @@ def serve(options: ServeOptions) -> None:
     except SQLAlchemyError as exc:
         sock.close()
         engine.dispose()
-        raise _driver_error(url, exc) from None
+        raise driver_error(url, exc) from None
     port = sock.getsockname()[1]
     address = f"http://{_url_host(options.host)}:{port}"
     public = options.public_url or address
@@ -176,16 +129,6 @@ def _signals_end_the_server() -> Iterator[None]:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
-
-
-def safe_url(url: str) -> str:
-    """The database URL without its password, for messages and the start-up line."""
-    from sqlalchemy.engine import make_url
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except SQLAlchemyError:
-        return "(a URL that does not parse)"
 
 
 def main() -> None:  # pragma: no cover - `python -m auditor.service.server` for debugging

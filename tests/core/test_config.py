@@ -57,6 +57,43 @@ def test_missing_config_shows_resolved_path_and_cwd(tmp_path: Path, monkeypatch:
     assert str(tmp_path / "nope" / "audit.yaml") in msg and f"working directory {tmp_path}" in msg
 
 
+@pytest.mark.parametrize("name", ["train.csv", "train.tsv", "train.parquet", "train.jsonl", "train.csv.gz"])
+def test_a_manifest_given_as_the_config_suggests_init(tmp_path: Path, name: str) -> None:
+    manifest = tmp_path / name
+    manifest.write_bytes(b"id,split\n1,train\n")
+    msg = error_of(manifest)
+    assert "a manifest" in msg and "not a config" in msg and f"`audit init {manifest}`" in msg
+    assert "mapping of sections" not in msg
+    assert manifest.read_bytes() == b"id,split\n1,train\n"
+
+
+def test_a_folder_given_as_the_config_names_the_config_in_it(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.csv").write_text("id,split\n1,train\n")
+    write(tmp_path / "data", "manifest: {path: train.csv, split: split}\n")
+    assert f"did you mean {tmp_path / 'data' / 'audit.yaml'}?" in error_of(tmp_path / "data")
+
+
+def test_a_folder_of_manifests_given_as_the_config_suggests_init(tmp_path: Path) -> None:
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "train.csv").write_text("id,split\n1,train\n")
+    assert f"`audit init {one / 'train.csv'}`" in error_of(one)
+    (one / "test.csv").write_text("id,split\n2,test\n")
+    assert f"`audit init {one}` writes an audit.yaml for its manifest (one file per split)" in error_of(one)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    msg = error_of(empty)
+    assert "is a directory" in msg and "audit init" not in msg and "expected an audit.yaml" in msg
+
+
+def test_a_config_with_an_unusual_name_beside_its_manifest_still_loads(tmp_path: Path) -> None:
+    (tmp_path / "train.csv").write_text("id,split\n1,train\n")
+    config = tmp_path / "train.csv.yaml"  # named after its manifest, but a YAML file
+    config.write_text("manifest: {path: train.csv, split: split}\n")
+    assert load_config(config).config.manifest is not None
+
+
 def test_empty_and_non_mapping_configs(tmp_path: Path) -> None:
     assert "empty" in error_of(write(tmp_path, "# nothing\n"))
     assert "expected a mapping" in error_of(write(tmp_path, "- a\n- b\n"))

@@ -50,17 +50,22 @@ def nan(key: str = "logfeat") -> Finding:
     return Finding(code="NAN001", stage="nonfinite_trace", severity=Severity.ERROR, title="nan", message="m", key=key)
 
 
-def report(*results: tuple[str, str, tuple[Finding, ...]], manifest: str | None = "data/manifest.csv") -> Report:
+def report(
+    *results: tuple[str, str, tuple[Finding, ...]],
+    manifest: str | None = "data/manifest.csv",
+    sha256: str = "ab" * 32,
+    folder: str = "/proj",
+) -> Report:
     stages = tuple(StageResult(stage=s, status=st, duration_s=0.0, findings=fs) for s, st, fs in results)  # type: ignore[arg-type]
     info = (
-        ManifestInfo(paths=(f"/proj/{manifest}",), sha256="ab" * 32, rows=4, rows_per_split={"train": 4})
+        ManifestInfo(paths=(f"{folder}/{manifest}",), sha256=sha256, rows=4, rows_per_split={"train": 4})
         if manifest
         else None
     )
     return Report(
         tool_version="0",
         generated_at="2024-01-01T00:00:00+00:00",
-        config_path="/proj/audit.yaml",
+        config_path=f"{folder}/audit.yaml",
         config_sha256=None,
         manifest=info,
         fail_on="error",
@@ -185,8 +190,8 @@ def test_repeated_fingerprints_match_one_for_one() -> None:
 
 def test_different_manifests_are_refused_unless_forced() -> None:
     old = report(("group_overlap", "failed", (grp(),)))
-    other = report(("group_overlap", "failed", (grp(),)), manifest="other.csv")
-    with pytest.raises(ReportMismatchError, match="different manifests: data/manifest.csv and other.csv"):
+    other = report(("group_overlap", "failed", (grp(),)), manifest="other.csv", sha256="cd" * 32)
+    with pytest.raises(ReportMismatchError, match="different manifests: proj/data/manifest.csv .sha256 abababababab. "):
         diff_reports(old, other)
     forced = diff_reports(old, other, force=True)
     assert "compared anyway" in forced.notes[0] and len(forced.persisting) == 1
@@ -194,11 +199,42 @@ def test_different_manifests_are_refused_unless_forced() -> None:
         diff_reports(report(manifest=None), old)
 
 
+def test_two_datasets_both_named_manifest_csv_are_not_one_manifest() -> None:
+    a = report(("group_overlap", "failed", (grp(),)), folder="/data/faces", manifest="manifest.csv")
+    b = report(("group_overlap", "failed", (grp(),)), folder="/data/voices", manifest="manifest.csv", sha256="cd" * 32)
+    with pytest.raises(ReportMismatchError, match="faces/manifest.csv .* and voices/manifest.csv"):
+        diff_reports(a, b)
+    with pytest.raises(ReportMismatchError, match="a baseline must audit the same manifest"):
+        mark_baseline(b, a, path="a.json", new_only=False)
+
+
+def test_the_same_manifest_reached_by_another_path_is_compared_and_said_so() -> None:
+    old = report(("group_overlap", "failed", (grp(),)), folder="/proj", manifest="data/manifest.csv")
+    moved = report(("group_overlap", "failed", (grp(),)), folder="/elsewhere/copy", manifest="frames.csv")
+    d = diff_reports(old, moved)
+    assert len(d.persisting) == 1 and d.exit_code == 0
+    assert d.notes == (
+        "the same manifest (sha256 abababababab) at another place: proj/data/manifest.csv and copy/frames.csv",
+    )
+    assert mark_baseline(moved, old, path="o.json", new_only=True).exit_code == 0
+
+
 def test_a_changed_manifest_of_the_same_path_is_a_note_not_a_refusal() -> None:
     old = report(("group_overlap", "failed", (grp(),)))
     assert old.manifest is not None
     new = old.model_copy(update={"manifest": old.manifest.model_copy(update={"sha256": "cd" * 32})})
-    assert diff_reports(old, new).notes == ("the manifest changed: sha256 abababababab → cdcdcdcdcdcd",)
+    assert diff_reports(old, new).notes == (
+        "the manifest changed: sha256 abababababab → cdcdcdcdcdcd (proj/data/manifest.csv)",
+    )
+
+
+def test_an_edited_manifest_in_another_checkout_of_the_project_is_the_same_place() -> None:
+    # Approved on CI, checked on a laptop after an edit: other absolute paths, one project folder.
+    ci = report(("group_overlap", "failed", (grp(),)), folder="/builds/team/proj")
+    laptop = report(("group_overlap", "failed", (grp(groups=5),)), folder="/home/ana/proj", sha256="cd" * 32)
+    d = diff_reports(ci, laptop)
+    assert d.notes == ("the manifest changed: sha256 abababababab → cdcdcdcdcdcd (proj/data/manifest.csv)",)
+    assert d.exit_code == 1 and d.persisting[0].escalated  # compared: the grown leak fails
 
 
 # -- reading reports -----------------------------------------------------------------------------------
@@ -261,7 +297,7 @@ def test_new_only_never_hides_a_stage_error() -> None:
 
 
 def test_a_baseline_of_another_manifest_is_refused() -> None:
-    old = report(("group_overlap", "failed", (grp(),)), manifest="other.csv")
+    old = report(("group_overlap", "failed", (grp(),)), manifest="other.csv", sha256="cd" * 32)
     with pytest.raises(ReportMismatchError, match="baseline o.json: the reports audit different manifests"):
         mark_baseline(report(("group_overlap", "failed", (grp(),))), old, path="o.json", new_only=True)
 

@@ -18,10 +18,13 @@ import pytest
 
 from auditor.exposure.fingerprint import K, row_hashes, sketch
 from auditor.service.exposure import encode_sketch
+from auditor.stages.data.test_exposure import TestExposure
 from tests.service.conftest import SAMPLES
 from tests.service.harness import LiveServer, run_cli
 
 PROJECT_TOKENS = ("demo", "renamed", "own", "api", "other")
+
+EXPOSURE_CODES = tuple(TestExposure.codes)  # EXP000 (a fresh set) and EXP001 carry the same evidence
 
 
 def audit(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -93,8 +96,8 @@ def run_submit(live: Live, config: Path, project: str) -> tuple[subprocess.Compl
 
 
 def exp001(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """EXP001's evidence per split."""
-    found = [f for s in report["stages"] for f in s["findings"] if f["code"] == "EXP001"]
+    """The exposure finding's evidence per split (EXP000 or EXP001)."""
+    found = [f for s in report["stages"] for f in s["findings"] if f["code"] in EXPOSURE_CODES]
     return {f["evidence"]["split"]: f["evidence"] for f in found}
 
 

@@ -12,8 +12,7 @@ import pytest
 
 from auditor.service import store
 from auditor.service.auth import Role
-from auditor.service.db import sqlite_url
-from auditor.service.server import open_database
+from auditor.service.db import open_database, sqlite_url
 from tests.service.harness import LiveServer, PgCluster
 
 

@@ -50,7 +50,10 @@ class TestExposure(Stage):
     name = "test_exposure"
     summary = "holdout sets already looked at, recognized by content fingerprint, not name"
     needs = ("manifest",)
-    codes: ClassVar[dict[str, str]] = {"EXP001": "evaluations already recorded on a holdout set"}
+    codes: ClassVar[dict[str, str]] = {
+        "EXP000": "no evaluation recorded on a holdout set: it is fresh",
+        "EXP001": "evaluations already recorded on a holdout set",
+    }
     Options = TestExposureOptions
     out_of_core = True
 
@@ -138,7 +141,7 @@ class TestExposure(Stage):
                 ),
             )
         return self.finding(
-            "EXP001",
+            "EXP001" if k else "EXP000",  # a fresh set is no finding about evaluations: its own code and title
             verdict.severity,
             message,
             key=split,

@@ -15,13 +15,15 @@ import yaml
 import auditor.exposure as exposure
 from auditor import load_config, run_audit
 from auditor.core.findings import Finding, Report
+from auditor.stages.data.test_exposure import TestExposure
 from tests.conftest import REPO, write_config, write_table
 
 VIDEO = REPO / "sample_data" / "video_frames"
+EXPOSURE_CODES = tuple(TestExposure.codes)  # EXP000 (a fresh set) and EXP001 carry the same evidence
 
 
 def exp(report: Report, split: str) -> Finding:
-    (found,) = [f for f in report.findings if f.code == "EXP001" and f.evidence["split"] == split]
+    (found,) = [f for f in report.findings if f.code in EXPOSURE_CODES and f.evidence["split"] == split]
     return found
 
 
@@ -90,6 +92,18 @@ def test_a_copy_with_rows_dropped_is_the_same_set_and_the_verdict_grows_with_k(t
     (matched,) = found.evidence["sets"]
     assert matched["relation"] == "99.9% the same set" and matched["recorded_as"] == ["test"]
     assert "k = 7" in found.message and "exceed the budget of 6" in found.message
+
+
+def test_a_fresh_set_has_its_own_code_and_title_and_one_evaluation_makes_it_exp001(tmp_path: Path) -> None:
+    shutil.copytree(VIDEO, tmp_path / "v")
+    config = with_ledger(tmp_path / "v" / "audit.yaml", tmp_path / "ledger.sqlite")
+    fresh = exp(audit(config), "test")
+    assert (fresh.code, fresh.severity) == ("EXP000", "info") and fresh.evidence["evaluations"] == 0
+    assert "fresh" in fresh.title and "already" not in fresh.title and "is fresh" in fresh.message
+    exposure.record(config, "test", ledger=tmp_path / "ledger.sqlite")
+    seen = exp(audit(config), "test")
+    assert (seen.code, seen.evidence["evaluations"]) == ("EXP001", 1)
+    assert seen.title == "evaluations already recorded on a holdout set" and "fresh" not in seen.message
 
 
 def test_a_corrupt_ledger_is_an_error_of_the_stage_and_stays_as_it_was(tmp_path: Path) -> None:
