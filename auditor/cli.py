@@ -2,23 +2,58 @@
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import signal
 import sys
 import threading
-import traceback
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args
 
-import typer
-from rich.console import Console
-from rich.text import Text
+# SIGTERM and SIGINT are answered from the first line the command runs, before typer, rich or any stage is
+# imported: nothing has been touched yet, so the answer is one line and exit 2 (never a traceback, never -15).
+_STARTUP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# The dispositions the process started with, restored once a command's own handling ends.
+_ORIGINAL_HANDLERS = {s: signal.getsignal(s) for s in _STARTUP_SIGNALS}
 
-from auditor.core.errors import AuditError, ConfigError, ReportMismatchError
+
+def _end_at_once(signum: int, frame: object) -> None:
+    os.write(2, f"error: interrupted by {signal.Signals(signum).name} before the audit started\n".encode())
+    os._exit(2)
+
+
+def _started_as_command() -> bool:
+    """Whether this process is the `audit` command (its script, or `python -m auditor.cli`), not a program
+    that imports the module (a test, a notebook, a cluster worker), whose signal handling stays its own."""
+    if "multiprocessing.spawn" in sys.modules:  # a worker multiprocessing started re-imports the main module
+        return False
+    first = sys.argv[0] if sys.argv else ""
+    if os.path.basename(first) in ("audit", "audit.exe"):
+        return True
+    return first.endswith(".py") and os.path.abspath(first) == os.path.abspath(__file__)
+
+
+def _install(handler: object) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for s in _STARTUP_SIGNALS:
+        if _ORIGINAL_HANDLERS[s] is not signal.SIG_IGN:  # ignored on purpose (nohup, a background job): kept
+            signal.signal(s, handler)  # type: ignore[arg-type]
+
+
+if _started_as_command():
+    _install(_end_at_once)
+
+import contextlib  # noqa: E402
+import errno  # noqa: E402
+import traceback  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args  # noqa: E402
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.text import Text  # noqa: E402
+
+from auditor.core.errors import AuditError, ConfigError, ReportMismatchError  # noqa: E402
 
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
@@ -143,9 +178,10 @@ def _interruptible() -> Iterator[_Signals]:
     previous = {s: signal.signal(s, handler) for s in wanted}
     try:
         yield state
-    finally:
+    finally:  # after the verdict a signal ends the process as it would have without the auditor
         for s, old in previous.items():
-            signal.signal(s, old)
+            started = _ORIGINAL_HANDLERS.get(s)
+            signal.signal(s, started if started is not None else old)
 
 
 @dataclass
@@ -1208,12 +1244,38 @@ def _root(
     """Audit a dataset split and its training code for leakage before the experiment starts."""
 
 
+class _StartupInterrupted(BaseException):
+    """SIGTERM or SIGINT before a command's own handling (still importing, reading the config); a
+    BaseException that typer does not turn into its exit 130 and no `except Exception` swallows."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
+def _raise_startup_interrupt(signum: int, frame: object) -> None:
+    raise _StartupInterrupted(signum)
+
+
 def main() -> None:
+    # First: from here a signal unwinds (a command's `finally` still cleans up) instead of ending the process.
+    _install(_raise_startup_interrupt)
     try:
         app()
-    except KeyboardInterrupt:  # before a command's own handler is in place (e.g. still importing): no verdict
-        _stderr().print(Text("error: ", style="bold red") + Text("interrupted before the audit started"))
+    except (_StartupInterrupted, KeyboardInterrupt) as exc:  # before a command's own handler: no verdict
+        by = f" by {exc.signal_name}" if isinstance(exc, _StartupInterrupted) else ""
+        _stderr().print(Text("error: ", style="bold red") + Text(f"interrupted{by} before the audit started"))
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
+    finally:
+        _install_original()
+
+
+def _install_original() -> None:
+    """Give SIGTERM and SIGINT back the dispositions the process started with."""
+    if threading.current_thread() is threading.main_thread():
+        for s, handler in _ORIGINAL_HANDLERS.items():
+            if handler is not None:
+                signal.signal(s, handler)
 
 
 if __name__ == "__main__":
