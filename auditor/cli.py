@@ -598,14 +598,15 @@ def diff(
 def _own_reports_of_broken_config(config: Path) -> Path | None:
     """Where a config that does not load had its reports: its `report.out_dir` if the YAML still says, else
     the default beside it; only when the report there was made from this very config (never another's)."""
-    from auditor.core.config import ReportSpec
+    from auditor.core.config import MAX_CONFIG_BYTES, ReportSpec
     from auditor.core.output import REPORT_JSON, read_report_state
+    from auditor.core.textfile import read_utf8
     from auditor.core.yamlsource import load_yaml
 
     path = config.expanduser().resolve()
     out_dir = path.parent / ReportSpec.model_fields["out_dir"].default
     with contextlib.suppress(Exception):  # a config this broken names nothing more precise
-        data = load_yaml(path, path.read_text(encoding="utf-8")).data
+        data = load_yaml(path, read_utf8(path, MAX_CONFIG_BYTES)[1]).data  # never a FIFO or /dev/zero
         named = data["report"]["out_dir"]
         if isinstance(named, str) and named.strip():
             out_dir = (path.parent / Path(named).expanduser()).resolve()

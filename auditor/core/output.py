@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import errno
 import hashlib
 import json
 import os
@@ -26,8 +25,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from auditor.core.errors import ReportReadError, ReportWriteError
+from auditor.core.paths import open_regular, path_problem
 
 REPORT_JSON = "report.json"
+REPORT_READ_LIMIT = 256 * 2**20  # a report of a thousand splits is a few MB; no more than this is read
 STALE_TEMP_AGE_S = 300.0  # a temp file this old is abandoned even when its pid now names another process
 
 
@@ -56,9 +57,7 @@ def check_writable(out_dir: Path) -> None:
 
 
 def _os_problem(exc: OSError) -> str:
-    if exc.errno == errno.ENAMETOOLONG:
-        return "a name in the path is longer than the file system allows (usually 255 bytes)"
-    return exc.strerror or str(exc)
+    return path_problem(exc)
 
 
 def _make_dir(out_dir: Path) -> None:
@@ -238,9 +237,15 @@ def read_report_state(path: Path | str) -> ReportState:
     """Classify a report.json as completed, running, interrupted or not a report; never raises."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes())
+        with open_regular(path) as fh:  # a FIFO or a device is refused, never waited on or read forever
+            raw = fh.read(REPORT_READ_LIMIT + 1)
+        if len(raw) > REPORT_READ_LIMIT:
+            return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: larger than {REPORT_READ_LIMIT // 2**20} MiB")
+        data = json.loads(raw)
     except FileNotFoundError:
         return ReportState(path, RunStatus.NOT_A_REPORT, f"{path} does not exist")
+    except RecursionError:  # JSON nested deeper than any report: the decoder's stack ran out
+        return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: JSON nested too deeply to be a report")
     except (OSError, ValueError) as exc:
         problem = _os_problem(exc) if isinstance(exc, OSError) else f"not JSON ({exc})"
         return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: {problem}")
@@ -272,5 +277,6 @@ def require_verdict(path: Path | str) -> Mapping[str, Any]:
     """The data of a completed report; ReportReadError (saying why) for a marker or anything else."""
     state = read_report_state(path)
     if state.data is None or not state.is_verdict:
-        raise ReportReadError(f"not a verdict: {state.reason}")
+        expected = "; expected a report.json written by `audit run`" if state.status is RunStatus.NOT_A_REPORT else ""
+        raise ReportReadError(f"not a verdict: {state.reason}{expected}")
     return state.data

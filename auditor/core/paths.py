@@ -7,6 +7,7 @@ sockets are refused before they are read: reading them blocks or never ends.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -47,6 +48,15 @@ def outside_message(written: str, path: Path, roots: Sequence[Path]) -> str:
     """Why ``written`` may not be read: where it resolves to, the allowed folders, and how to allow it."""
     allowed = ", ".join(str(r) for r in roots)
     return f"'{written}' resolves to {path.resolve()}, outside the folders an audit may read ({allowed}); {ROOTS_HINT}"
+
+
+def path_problem(exc: BaseException) -> str:
+    """What an OSError (or the RuntimeError of a symlink loop while resolving) says of a path, in words."""
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "a loop of symbolic links (a link that leads back to itself)"
+    if getattr(exc, "errno", None) == errno.ENAMETOOLONG:
+        return "a name in the path is longer than the file system allows (usually 255 bytes)"
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def kind_of(mode: int) -> str | None:

@@ -102,6 +102,30 @@ def test_require_verdict_refuses_a_marker_and_returns_a_report(tmp_path: Path) -
     assert require_verdict(path)["exit_code"] == 0
 
 
+def test_a_report_that_is_not_a_regular_file_is_refused_without_reading_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.json")  # opened as a file would block until a writer came
+    for path, kind in ((tmp_path / "fifo.json", "a FIFO (named pipe)"), (Path("/dev/zero"), "a character device")):
+        state = read_report_state(path)
+        assert state.status is RunStatus.NOT_A_REPORT and state.reason == f"{path}: is {kind}, not a regular file"
+        with pytest.raises(ReportReadError) as raised:
+            require_verdict(path)
+        assert str(raised.value) == f"not a verdict: {state.reason}; expected a report.json written by `audit run`"
+
+
+def test_a_report_nested_too_deeply_or_too_large_is_not_a_report(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import auditor.core.output as output
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert read_report_state(deep).reason == f"{deep}: JSON nested too deeply to be a report"
+    path = tmp_path / REPORT_JSON
+    path.write_text(json.dumps(COMPLETED))
+    monkeypatch.setattr(output, "REPORT_READ_LIMIT", 2**20)
+    assert read_report_state(path).is_verdict  # at the limit: read
+    path.write_text(json.dumps({**COMPLETED, "pad": "x" * 2**20}))
+    assert read_report_state(path).reason == f"{path}: larger than 1 MiB"
+
+
 def test_write_atomic_renames_report_json_last_and_leaves_no_temp(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     order: list[str] = []
     real_replace = os.replace
