@@ -50,6 +50,16 @@ def outside_message(written: str, path: Path, roots: Sequence[Path]) -> str:
     return f"'{written}' resolves to {path.resolve()}, outside the folders an audit may read ({allowed}); {ROOTS_HINT}"
 
 
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same resolved path, or the same inode (a hard link, a bind mount)."""
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return os.path.samefile(a, b)
+    except (OSError, RuntimeError, ValueError):  # one of them is not there (yet): no file is shared
+        return False
+
+
 def path_problem(exc: BaseException) -> str:
     """What an OSError (or the RuntimeError of a symlink loop while resolving) says of a path, in words."""
     if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:

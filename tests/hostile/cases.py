@@ -655,6 +655,53 @@ case(
 )
 
 
+# Outputs that are inputs: the run is refused and the input stays byte for byte.
+JSONL_LEAK = "".join(
+    json.dumps({"sample_id": i, "split": sp, "writer": w}) + "\n"
+    for i, sp, w in (("a", "train", "w1"), ("b", "test", "w1"))
+)
+
+
+def _manifest_named_report(tmp: Path) -> list[str]:
+    (tmp / "report.json").write_text(JSONL_LEAK)
+    manifest = {"path": "report.json", "format": "jsonl"}
+    return run_args(project(tmp, None, manifest=manifest), "--out", str(tmp))
+
+
+def _input_kept(name: str, text: str) -> Callable[[Outcome], None]:
+    return lambda outcome: _file_is(outcome.out_dir / name, text)
+
+
+case(
+    "out-holds-the-manifest-as-report-json",
+    _manifest_named_report,
+    says=("is a manifest file of this command",),
+    check=_input_kept("report.json", JSONL_LEAK),
+)
+case(
+    "out-holds-my-report-md",
+    lambda tmp: _with_file(tmp / "out" / "report.md", "mine\n", run_args(project(tmp))),
+    says=("not a file split-auditor wrote",),
+    check=_input_kept("report.md", "mine\n"),
+)
+case(
+    "init-out-is-the-manifest",
+    lambda tmp: ["init", str(tmp / "manifest.csv"), "--out", str(project(tmp).parent / "manifest.csv"), "--force"],
+    says=("is the manifest of this command",),
+    check=lambda o: _file_is(o.out_dir, LEAKY_CSV),  # --out names the manifest itself
+)
+
+
+def _with_file(path: Path, text: str, args: list[str]) -> list[str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return args
+
+
+def _file_is(path: Path, text: str) -> None:
+    assert path.read_text() == text, f"{path.name} was replaced or removed"
+
+
 def _cache_loop(tmp: Path) -> list[str]:
     (tmp / "files").mkdir()
     (tmp / "files" / "a.bin").write_bytes(b"a")
