@@ -2,23 +2,58 @@
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import signal
 import sys
 import threading
-import traceback
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args
 
-import typer
-from rich.console import Console
-from rich.text import Text
+# SIGTERM and SIGINT are answered from the first line the command runs, before typer, rich or any stage is
+# imported: nothing has been touched yet, so the answer is one line and exit 2 (never a traceback, never -15).
+_STARTUP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# The dispositions the process started with, restored once a command's own handling ends.
+_ORIGINAL_HANDLERS = {s: signal.getsignal(s) for s in _STARTUP_SIGNALS}
 
-from auditor.core.errors import AuditError, ConfigError, ReportMismatchError
+
+def _end_at_once(signum: int, frame: object) -> None:
+    os.write(2, f"error: interrupted by {signal.Signals(signum).name} before the audit started\n".encode())
+    os._exit(2)
+
+
+def _started_as_command() -> bool:
+    """Whether this process is the `audit` command (its script, or `python -m auditor.cli`), not a program
+    that imports the module (a test, a notebook, a cluster worker), whose signal handling stays its own."""
+    if "multiprocessing.spawn" in sys.modules:  # a worker multiprocessing started re-imports the main module
+        return False
+    first = sys.argv[0] if sys.argv else ""
+    if os.path.basename(first) in ("audit", "audit.exe"):
+        return True
+    return first.endswith(".py") and os.path.abspath(first) == os.path.abspath(__file__)
+
+
+def _install(handler: object) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for s in _STARTUP_SIGNALS:
+        if _ORIGINAL_HANDLERS[s] is not signal.SIG_IGN:  # ignored on purpose (nohup, a background job): kept
+            signal.signal(s, handler)  # type: ignore[arg-type]
+
+
+if _started_as_command():
+    _install(_end_at_once)
+
+import contextlib  # noqa: E402
+import errno  # noqa: E402
+import traceback  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args  # noqa: E402
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.text import Text  # noqa: E402
+
+from auditor.core.errors import AuditError, ConfigError, ReportMismatchError  # noqa: E402
 
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
@@ -154,9 +189,10 @@ def _interruptible() -> Iterator[_Signals]:
     previous = {s: signal.signal(s, handler) for s in wanted}
     try:
         yield state
-    finally:
+    finally:  # after the verdict a signal ends the process as it would have without the auditor
         for s, old in previous.items():
-            signal.signal(s, old)
+            started = _ORIGINAL_HANDLERS.get(s)
+            signal.signal(s, started if started is not None else old)
 
 
 @dataclass
@@ -166,20 +202,38 @@ class _ReportDir:
     out_dir: Path | None = None
     marker: RunMarker | None = None
     created: Path | None = None  # the topmost directory this run created: removed again if left empty
+    option: str = "--out"  # how the directory was named, for a refusal
+    inputs: list[tuple[str, Path]] = field(default_factory=list)  # what the run reads: never replaced or removed
+    refused: bool = False  # the directory holds an input or a file this tool did not write: nothing is touched
 
-    def start(self, loaded: LoadedConfig) -> None:
-        """Replace the previous reports by a `running` marker before any work, so none can pass as current."""
+    @property
+    def kept(self) -> list[Path]:
+        return [path for _, path in self.inputs]
+
+    def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
+        """Replace the previous reports by a `running` marker before any work, so none can pass as current.
+        Refused before anything is touched when a file to be written is an input of this run or a file this
+        tool did not write."""
         from auditor.core.output import (
             REPORT_JSON,
             RunMarker,
+            check_not_inputs,
+            check_replaceable,
             check_writable,
             read_report_state,
             remove_stale_temps,
             write_marker,
         )
+        from auditor.render import FILE_RENDERERS
 
         out_dir, names = self.out_dir, _report_names()
         assert out_dir is not None
+        try:
+            check_not_inputs([out_dir / name for name in names], self.inputs, self.option)
+            check_replaceable(out_dir, [REPORT_JSON, *(FILE_RENDERERS[f][1] for f in formats)])
+        except AuditError:
+            self.refused = True  # not this run's folder to write: left exactly as it is
+            raise
         check_writable(out_dir)
         _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
         remove_stale_temps(out_dir, names)
@@ -187,7 +241,7 @@ class _ReportDir:
         from auditor.core.version import __version__
 
         marker = RunMarker.start(str(loaded.path) if loaded.path else None, loaded.sha256, __version__)
-        write_marker(out_dir, marker, names)
+        write_marker(out_dir, marker, names, self.kept)
         self.marker = marker
 
     def finish(self, rendered: dict[str, str]) -> list[Path]:
@@ -196,7 +250,7 @@ class _ReportDir:
 
         assert self.out_dir is not None
         written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
-        remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered])
+        remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered], self.kept)
         self.marker = None
         return written
 
@@ -210,11 +264,13 @@ class _ReportDir:
         assert self.out_dir is not None
         with contextlib.suppress(AuditError, OSError):
             remove_own_temps(self.out_dir, _report_names())
-            write_marker(self.out_dir, self.marker.interrupted(signal_name), _report_names())
+            write_marker(self.out_dir, self.marker.interrupted(signal_name), _report_names(), self.kept)
 
     def forget(self) -> None:
         """A run that could not audit must not leave an earlier run's reports looking current."""
-        _forget_reports(self.out_dir)
+        if self.refused:
+            return
+        _forget_reports(self.out_dir, self.kept)
         if self.out_dir is None or self.created is None:
             return
         from auditor.core.output import remove_own_temps
@@ -330,7 +386,9 @@ def run(
         try:
             if out is not None:  # known before the config is read, so a failed run still clears old reports
                 reports.out_dir = _path_arg(out, "--out")
-            _path_arg(config, "config")  # a NUL byte or a symlink loop: a one-line error, not a crash
+            reports.inputs = [("the config", _path_arg(config, "config"))]  # a NUL byte, a loop: one line
+            if baseline is not None:
+                reports.inputs.append(("the baseline", _path_arg(baseline, "--baseline")))
             try:
                 loaded = load_config(config, roots=root or [])
             except ConfigError:
@@ -338,6 +396,9 @@ def run(
                     reports.out_dir = _own_reports_of_broken_config(config)
                 raise
             reports.out_dir = _out_dir(out, loaded)
+            reports.inputs += _inputs_of(loaded)
+            if out is None:
+                reports.option = f"{loaded.locate(('report', 'out_dir'))}: report.out_dir"
             if fail_on is not None and fail_on not in get_args(FailOn):
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = _formats(fmt, loaded)
@@ -357,7 +418,7 @@ def run(
                     reports.out_dir = _own_reports_of_broken_config(loaded.path)
                 raise
             with _exposure_from_server(loaded, submit, project, token) as audited:
-                reports.start(loaded)
+                reports.start(loaded, formats)
                 report = run_audit(
                     audited,
                     only=selected,
@@ -407,6 +468,24 @@ def run(
             reasons.append(headline(report))
         _stderr().print(Text("\n".join(reasons) or headline(report)))
     raise typer.Exit(report.exit_code)
+
+
+def _inputs_of(loaded: LoadedConfig) -> list[tuple[str, Path]]:
+    """The files a run of ``loaded`` reads that the config names: the manifest's, the fitted artifacts, the
+    exposure ledger. One the config names wrongly is left out here: reading it says what is wrong."""
+    from auditor.manifest.table import manifest_files
+
+    found: list[tuple[str, Path]] = []
+    with contextlib.suppress(AuditError, OSError):
+        found += [("a manifest file", path) for path in manifest_files(loaded)]
+    named = [(f"the artifact of fitted {f.name!r}", f.artifact) for f in loaded.config.fitted]
+    ledger = (loaded.config.stages.get("test_exposure") or {}).get("ledger")
+    if isinstance(ledger, str) and ledger:
+        named.append(("the exposure ledger", ledger))
+    for what, written in named:
+        with contextlib.suppress(ValueError, RuntimeError, OSError):
+            found.append((what, loaded.resolve(written)))
+    return found
 
 
 def _engine_settings(
@@ -527,7 +606,7 @@ def diff(
     """Show what is new, resolved and persisting between two reports; exit 1 when something new fails."""
     from auditor.core.diff import check_versions, diff_reports, load_report
     from auditor.core.findings import FailOn
-    from auditor.core.output import remove_stale, write_atomic
+    from auditor.core.output import check_not_inputs, check_replaceable, remove_stale, write_atomic
     from auditor.render.diff import DIFF_RENDERERS, render_diff_text
 
     try:
@@ -540,6 +619,11 @@ def diff(
         if formats and out is None:
             raise AuditError("--format needs --out DIR (where to write the diff files)")
         old_path, new_path = _path_arg(old, "OLD"), _path_arg(new, "NEW")
+        out_dir = _path_arg(out, "--out") if out is not None else None
+        names = [name for _, name in DIFF_RENDERERS.values()]
+        if out_dir is not None:  # before anything is read or written: OLD and NEW are never replaced
+            check_not_inputs([out_dir / name for name in names], [("OLD", old_path), ("NEW", new_path)], "--out")
+            check_replaceable(out_dir, [DIFF_RENDERERS[f][1] for f in formats])
         check_versions(old_path, new_path)
         compared = diff_reports(
             load_report(old_path),
@@ -550,9 +634,9 @@ def diff(
             new_path=new,
         )
         rendered = {DIFF_RENDERERS[f][1]: DIFF_RENDERERS[f][0](compared) for f in dict.fromkeys(formats)}
-        written = write_atomic(_path_arg(out, "--out"), rendered, last="diff.json") if out is not None else []
-        if out is not None:  # an older diff file this run does not rewrite would contradict it
-            remove_stale(_path_arg(out, "--out"), [name for _, name in DIFF_RENDERERS.values() if name not in rendered])
+        written = write_atomic(out_dir, rendered, last="diff.json") if out_dir is not None else []
+        if out_dir is not None:  # an older diff file this run does not rewrite would contradict it
+            remove_stale(out_dir, [name for name in names if name not in rendered], [old_path, new_path])
     except ReportMismatchError as exc:
         raise _fail(f"{exc}; pass --force to compare them anyway") from None
     except AuditError as exc:
@@ -566,14 +650,15 @@ def diff(
 def _own_reports_of_broken_config(config: Path) -> Path | None:
     """Where a config that does not load had its reports: its `report.out_dir` if the YAML still says, else
     the default beside it; only when the report there was made from this very config (never another's)."""
-    from auditor.core.config import ReportSpec
+    from auditor.core.config import MAX_CONFIG_BYTES, ReportSpec
     from auditor.core.output import REPORT_JSON, read_report_state
+    from auditor.core.textfile import read_utf8
     from auditor.core.yamlsource import load_yaml
 
     path = config.expanduser().resolve()
     out_dir = path.parent / ReportSpec.model_fields["out_dir"].default
     with contextlib.suppress(Exception):  # a config this broken names nothing more precise
-        data = load_yaml(path, path.read_text(encoding="utf-8")).data
+        data = load_yaml(path, read_utf8(path, MAX_CONFIG_BYTES)[1]).data  # never a FIFO or /dev/zero
         named = data["report"]["out_dir"]
         if isinstance(named, str) and named.strip():
             out_dir = (path.parent / Path(named).expanduser()).resolve()
@@ -581,13 +666,13 @@ def _own_reports_of_broken_config(config: Path) -> Path | None:
     return out_dir if (state.data or {}).get("config_path") == str(path) else None
 
 
-def _forget_reports(out_dir: Path | None) -> None:
-    """A run that could not audit must not leave an earlier run's reports looking current."""
+def _forget_reports(out_dir: Path | None, keep: list[Path]) -> None:
+    """A run that could not audit must not leave an earlier run's reports looking current (its inputs stay)."""
     from auditor.core.output import remove_stale
 
     with contextlib.suppress(OSError):  # a path the file system refuses holds no report either
         if out_dir is not None and out_dir.is_dir():
-            remove_stale(out_dir, _report_names())
+            remove_stale(out_dir, _report_names(), keep)
 
 
 def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
@@ -671,13 +756,18 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="replace an existing config")] = False,
 ) -> None:
     """Write a starting audit.yaml for MANIFEST, guessed from its columns and a sample of its rows, validated."""
+    from auditor.core.output import check_not_inputs
     from auditor.fitted.discover import discover, render_fitted
     from auditor.manifest.guess import propose, render_config, review_notes
 
     try:
         target = _path_arg(out, "--out")
-        _path_arg(manifest, "manifest")
+        given = _path_arg(manifest, "manifest")
         proposal = propose(manifest, target.parent)  # a wrong manifest is named before a config in the way
+        # Not even --force replaces what the config is guessed from.
+        check_not_inputs(
+            [target], [("the manifest", given), *(("a manifest file", f) for f in proposal.files)], "--out"
+        )
         if target.exists() and not force:
             raise AuditError(f"{target} already exists; expected a new file (or give --force to replace it)")
         assert proposal.folder is not None
@@ -1212,12 +1302,38 @@ def _root(
     """Audit a dataset split and its training code for leakage before the experiment starts."""
 
 
+class _StartupInterrupted(BaseException):
+    """SIGTERM or SIGINT before a command's own handling (still importing, reading the config); a
+    BaseException that typer does not turn into its exit 130 and no `except Exception` swallows."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
+def _raise_startup_interrupt(signum: int, frame: object) -> None:
+    raise _StartupInterrupted(signum)
+
+
 def main() -> None:
+    # First: from here a signal unwinds (a command's `finally` still cleans up) instead of ending the process.
+    _install(_raise_startup_interrupt)
     try:
         app()
-    except KeyboardInterrupt:  # before a command's own handler is in place (e.g. still importing): no verdict
-        _stderr().print(Text("error: ", style="bold red") + Text("interrupted before the audit started"))
+    except (_StartupInterrupted, KeyboardInterrupt) as exc:  # before a command's own handler: no verdict
+        by = f" by {exc.signal_name}" if isinstance(exc, _StartupInterrupted) else ""
+        _stderr().print(Text("error: ", style="bold red") + Text(f"interrupted{by} before the audit started"))
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
+    finally:
+        _install_original()
+
+
+def _install_original() -> None:
+    """Give SIGTERM and SIGINT back the dispositions the process started with."""
+    if threading.current_thread() is threading.main_thread():
+        for s, handler in _ORIGINAL_HANDLERS.items():
+            if handler is not None:
+                signal.signal(s, handler)
 
 
 if __name__ == "__main__":

@@ -737,6 +737,37 @@ def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
     assert "interrupted before the audit started" in capsys.readouterr().err
 
 
+# Moments of start-up, each the import just finished (`-X importtime` prints one line per module): typer
+# while the command module itself is still importing, the config models and Arrow once `run` has begun.
+STARTUP_MOMENTS = ["typer", "rich.console", "auditor.core.config", "pyarrow"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("moment", STARTUP_MOMENTS)
+def test_a_signal_during_start_up_is_exit_2_in_one_line(sample: Path, sig: signal.Signals, moment: str) -> None:
+    out = sample.parent / "audit-report"
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "auditor.cli", "run", str(sample), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background test ignores SIGINT
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.rsplit("|", 1)[-1].strip() == moment:
+            proc.send_signal(sig)
+            break
+    _, rest = proc.communicate(timeout=60)
+    stderr = "".join(seen) + rest
+    assert proc.returncode == 2, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert f"interrupted by {sig.name} before the audit" in stderr
+    assert not read_report_state(out / "report.json").is_verdict
+
+
 def test_a_typo_in_a_stage_option_leaves_the_reports_of_another_config_in_place(tmp_path: Path) -> None:
     write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
     base = {"version": 1, "manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}}

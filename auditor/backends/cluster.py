@@ -99,7 +99,7 @@ class Cluster:
                     self.client = Client(self._local)
             else:
                 _check_address(scheduler)
-                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+                self.client = _connect(scheduler, CONNECT_TIMEOUT_S)
                 self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except ValueError as exc:
             self.close()
@@ -228,6 +228,41 @@ def _sigint_held() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if held:
             signal.raise_signal(signal.SIGINT)
+
+
+def _connect(address: str, timeout: float) -> Any:
+    """A client of the scheduler at ``address`` within ``timeout`` seconds for the connection, the handshake
+    and the client's registration together. Dask bounds the connection alone: a server that accepts it and
+    never speaks would keep the run waiting for ever, so the client is made in a thread waited on this long."""
+    from distributed import Client
+
+    made: list[Any] = []
+    failed: list[BaseException] = []
+    abandoned = threading.Event()
+
+    def connect() -> None:
+        try:
+            client = Client(address, timeout=timeout)
+        except BaseException as exc:
+            failed.append(exc)
+            return
+        made.append(client)
+        if abandoned.is_set():  # answered after all, too late: this run has gone on without it
+            with contextlib.suppress(Exception):
+                client.close()
+
+    thread = threading.Thread(target=connect, name="split-auditor-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        abandoned.set()
+        for late in made:  # made between the wait and the flag: closed here, as the thread would not
+            with contextlib.suppress(Exception):
+                late.close()
+        raise TimeoutError(f"{address} accepted the connection but did not complete Dask's handshake in {timeout:g} s")
+    if failed:
+        raise failed[0]
+    return made[0]
 
 
 def _workers(count: int) -> str:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.core.errors import ConfigError
-from auditor.core.paths import is_within, manifest_format, outside_message
+from auditor.core.paths import is_within, manifest_format, not_regular, outside_message
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -374,6 +374,9 @@ class LoadedConfig:
         return f"{self.path}:{pos.line}:{pos.column}" if pos else str(self.path)
 
 
+MAX_CONFIG_BYTES = 4 * 2**20  # a hand-written config is kilobytes; more is read no further than this
+
+
 def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedConfig:
     """Read, parse and validate an audit.yaml; every problem is a ConfigError naming file:line:column.
 
@@ -384,7 +387,8 @@ def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedCon
     if resolved.is_dir():
         raise ConfigError(f"config {p}: is a directory, not a config file; {_folder_hint(p, resolved)}")
     if not resolved.is_file():
-        raise ConfigError(f"config {p}: not found (resolved to {resolved}; working directory {Path.cwd()})")
+        what = not_regular(resolved) or "not found"
+        raise ConfigError(f"config {p}: {what} (resolved to {resolved}; working directory {Path.cwd()})")
     kind = manifest_format(resolved)
     if kind is not None:  # a manifest given where the config goes: say how to get a config for it
         raise ConfigError(
@@ -392,10 +396,10 @@ def load_config(path: str | Path, roots: Sequence[str | Path] = ()) -> LoadedCon
             f"`audit init {shlex.quote(str(p))}` writes an audit.yaml for it"
         )
     try:
-        raw, text = read_utf8(resolved)
+        raw, text = read_utf8(resolved, MAX_CONFIG_BYTES)
     except TextFileError as exc:
         if exc.line is None:
-            raise ConfigError(f"config {resolved}: {exc.reason}") from None
+            raise ConfigError(f"config {resolved}: {exc.reason}; expected an audit.yaml of ordinary size") from None
         raise ConfigError(f"{resolved}:{exc.line}: the config is not UTF-8 text") from None
     return config_from_text(raw, text, resolved, resolved.parent, roots)
 
@@ -501,10 +505,15 @@ def format_validation_error(
             lines.append(f"{where}: missing required key '{dotted}'")
         else:
             got = err.get("input")
-            shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
+            shown = "" if isinstance(got, dict | list) else f" (got {_clipped(repr(got))})"
             msg = err["msg"].removeprefix("Value error, ")
             lines.append(f"{where}: {dotted}: {msg}{shown}")
     return "\n".join(lines)
+
+
+def _clipped(text: str, limit: int = 120) -> str:
+    """A value as an error quotes it: a long one cut, so that the message stays one readable line."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
 
 
 def fields_at(model: type[BaseModel], loc: Loc) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import errno
 import hashlib
 import json
 import os
@@ -26,8 +25,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from auditor.core.errors import ReportReadError, ReportWriteError
+from auditor.core.paths import open_regular, path_problem, same_file
 
 REPORT_JSON = "report.json"
+REPORT_READ_LIMIT = 256 * 2**20  # a report of a thousand splits is a few MB; no more than this is read
 STALE_TEMP_AGE_S = 300.0  # a temp file this old is abandoned even when its pid now names another process
 
 
@@ -56,9 +57,7 @@ def check_writable(out_dir: Path) -> None:
 
 
 def _os_problem(exc: OSError) -> str:
-    if exc.errno == errno.ENAMETOOLONG:
-        return "a name in the path is longer than the file system allows (usually 255 bytes)"
-    return exc.strerror or str(exc)
+    return path_problem(exc)
 
 
 def _make_dir(out_dir: Path) -> None:
@@ -75,11 +74,79 @@ def _umask() -> int:
     return current
 
 
-def remove_stale(out_dir: Path, names: Iterable[str]) -> None:
-    """Delete earlier report files of ours that this run does not rewrite, so none contradicts it."""
+# How the beginning of each file this tool writes beside its reports reads: a file of that name that does not
+# begin so was not written by it (a manifest, an artifact, a note of the user's) and is never removed or
+# replaced. report.json is read whole instead (read_report_state). tests/core/test_output.py renders every
+# format and checks that each is recognised here.
+_HEAD_BYTES = 4096
+_SIGNATURES: dict[str, re.Pattern[bytes]] = {
+    "report.md": re.compile(rb"## split-auditor report\n"),
+    "report.html": re.compile(rb"<!doctype html>.{0,2000}?<title>split-auditor report</title>", re.S),
+    "report.junit.xml": re.compile(rb'<\?xml[^>]{0,100}\?>\s*<testsuite name="split-auditor"'),
+    "report.sarif": re.compile(
+        rb'\{\s*"\$schema": "[^"]*sarif[^"]*",.{0,400}?"driver": \{\s*"name": "split-auditor"', re.S
+    ),
+    "diff.md": re.compile(rb"## split-auditor diff\n"),
+    "diff.html": re.compile(rb"<!doctype html>.{0,400}?<title>split-auditor diff</title>", re.S),
+    "diff.json": re.compile(rb'\{\s*"old": \{\s*"path": .{0,2000}?"tool_version": ', re.S),
+}
+
+
+def written_here(path: Path) -> bool:
+    """Whether ``path`` holds a report (or a run's marker, or a diff) this tool wrote, by its content."""
+    if path.name == REPORT_JSON:
+        return read_report_state(path).status is not RunStatus.NOT_A_REPORT
+    signature = _SIGNATURES.get(path.name)
+    if signature is None:
+        return False
+    try:
+        with open_regular(path) as fh:
+            return signature.match(fh.read(_HEAD_BYTES)) is not None
+    except OSError:
+        return False
+
+
+def check_replaceable(out_dir: Path, names: Iterable[str]) -> None:
+    """ReportWriteError when a file about to be written in ``out_dir`` is there and was not written by this
+    tool: it is never replaced, whatever it is (a manifest named report.json, someone's notes)."""
     for name in names:
+        path = out_dir / name
         with contextlib.suppress(OSError):
-            (out_dir / name).unlink(missing_ok=True)
+            if (path.exists() or path.is_symlink()) and not written_here(path):
+                raise ReportWriteError(
+                    f"{path} is not a file split-auditor wrote, so it is not replaced; "
+                    "move it, or choose another report directory (--out or report.out_dir)"
+                )
+
+
+def check_not_inputs(outputs: Iterable[Path], inputs: Iterable[tuple[str, Path]], option: str) -> None:
+    """ReportWriteError when an output path is one of the command's own inputs (the same path or the same
+    file under another name), before anything is written: an input is never replaced or removed."""
+    wanted = list(inputs)
+    for output in outputs:
+        for what, given in wanted:
+            if same_file(output, given):
+                raise ReportWriteError(
+                    f"{option}: {output} is {what} of this command ({given}); an input is never replaced or "
+                    f"removed: choose another {option}"
+                )
+
+
+def remove_stale(out_dir: Path, names: Iterable[str], keep: Iterable[Path] = ()) -> list[Path]:
+    """Delete earlier report files of ours that this run does not rewrite, so none contradicts it: only those
+    this tool wrote (by their content) and none of ``keep`` (the run's inputs). Returns those left in place."""
+    kept = list(keep)
+    left = []
+    for name in names:
+        path = out_dir / name
+        with contextlib.suppress(OSError):
+            if not (path.exists() or path.is_symlink()):
+                continue
+            if any(same_file(path, k) for k in kept) or not written_here(path):
+                left.append(path)
+                continue
+            path.unlink(missing_ok=True)
+    return left
 
 
 def _host_tag() -> str:
@@ -209,13 +276,14 @@ class RunMarker(BaseModel):
         return self.model_copy(update={"status": "interrupted", "signal": signal_name, "interrupted_at": now})
 
 
-def write_marker(out_dir: Path, marker: RunMarker, others: Iterable[str]) -> Path:
-    """Replace report.json by ``marker``, then delete the ``others`` report files of an earlier run.
+def write_marker(out_dir: Path, marker: RunMarker, others: Iterable[str], keep: Iterable[Path] = ()) -> Path:
+    """Replace report.json by ``marker``, then delete the ``others`` report files of an earlier run (those
+    this tool wrote, none of ``keep``).
 
     report.json goes first: whatever moment a run dies at, report.json never holds an earlier verdict.
     """
     [path] = write_atomic(out_dir, {REPORT_JSON: marker.model_dump_json(indent=2, exclude_none=True) + "\n"})
-    remove_stale(out_dir, [name for name in others if name != REPORT_JSON])
+    remove_stale(out_dir, [name for name in others if name != REPORT_JSON], keep)
     return path
 
 
@@ -238,9 +306,15 @@ def read_report_state(path: Path | str) -> ReportState:
     """Classify a report.json as completed, running, interrupted or not a report; never raises."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes())
+        with open_regular(path) as fh:  # a FIFO or a device is refused, never waited on or read forever
+            raw = fh.read(REPORT_READ_LIMIT + 1)
+        if len(raw) > REPORT_READ_LIMIT:
+            return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: larger than {REPORT_READ_LIMIT // 2**20} MiB")
+        data = json.loads(raw)
     except FileNotFoundError:
         return ReportState(path, RunStatus.NOT_A_REPORT, f"{path} does not exist")
+    except RecursionError:  # JSON nested deeper than any report: the decoder's stack ran out
+        return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: JSON nested too deeply to be a report")
     except (OSError, ValueError) as exc:
         problem = _os_problem(exc) if isinstance(exc, OSError) else f"not JSON ({exc})"
         return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: {problem}")
@@ -272,5 +346,6 @@ def require_verdict(path: Path | str) -> Mapping[str, Any]:
     """The data of a completed report; ReportReadError (saying why) for a marker or anything else."""
     state = read_report_state(path)
     if state.data is None or not state.is_verdict:
-        raise ReportReadError(f"not a verdict: {state.reason}")
+        expected = "; expected a report.json written by `audit run`" if state.status is RunStatus.NOT_A_REPORT else ""
+        raise ReportReadError(f"not a verdict: {state.reason}{expected}")
     return state.data

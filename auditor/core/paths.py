@@ -7,6 +7,7 @@ sockets are refused before they are read: reading them blocks or never ends.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -67,6 +68,25 @@ def outside_message(written: str, path: Path, roots: Sequence[Path]) -> str:
     """Why ``written`` may not be read: where it resolves to, the allowed folders, and how to allow it."""
     allowed = ", ".join(str(r) for r in roots)
     return f"'{written}' resolves to {path.resolve()}, outside the folders an audit may read ({allowed}); {ROOTS_HINT}"
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same resolved path, or the same inode (a hard link, a bind mount)."""
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return os.path.samefile(a, b)
+    except (OSError, RuntimeError, ValueError):  # one of them is not there (yet): no file is shared
+        return False
+
+
+def path_problem(exc: BaseException) -> str:
+    """What an OSError (or the RuntimeError of a symlink loop while resolving) says of a path, in words."""
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "a loop of symbolic links (a link that leads back to itself)"
+    if getattr(exc, "errno", None) == errno.ENAMETOOLONG:
+        return "a name in the path is longer than the file system allows (usually 255 bytes)"
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def kind_of(mode: int) -> str | None:

@@ -42,6 +42,10 @@ class YamlDocument:
 # composing, before anything walks or validates the expanded document.
 MAX_ALIASES = 100
 MAX_EXPANDED_NODES = 100_000
+# A config nests a handful of levels and its values are names, paths and sentences: deeper nesting would
+# exhaust the composer's recursion (a RecursionError, not a message), and a longer value is not a config's.
+MAX_DEPTH = 64
+MAX_SCALAR_CHARS = 65_536
 
 
 def _mark(node: yaml.Node) -> Position:
@@ -56,6 +60,7 @@ class _BoundedLoader(yaml.SafeLoader):
         self._path = path
         self._aliases = 0
         self._expanded = 0
+        self._depth = 0
         # expanded size of each finished node, by identity; an anchor missing here is still open
         self._sizes: dict[int, int] = {}
 
@@ -84,8 +89,23 @@ class _BoundedLoader(yaml.SafeLoader):
                 )
             self._count(event.start_mark, size, f"alias *{event.anchor}")
             return super().compose_node(parent, index)
-        start = self.peek_event().start_mark
-        node = super().compose_node(parent, index)
+        event = self.peek_event()
+        start = event.start_mark
+        if isinstance(event, yaml.ScalarEvent) and len(event.value) > MAX_SCALAR_CHARS:
+            raise self._reject(
+                start,
+                f"a value of {len(event.value):,} characters; a config value is at most {MAX_SCALAR_CHARS:,} "
+                "(a name, a path, a pattern or a sentence)",
+            )
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise self._reject(
+                start, f"nested more than {MAX_DEPTH} levels deep; expected a config of a few levels of sections"
+            )
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
         if isinstance(node, yaml.MappingNode):
             children = [child for pair in node.value for child in pair]
         elif isinstance(node, yaml.SequenceNode):

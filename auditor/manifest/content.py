@@ -23,7 +23,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from auditor.core.paths import kind_of, open_regular
+from auditor.core.errors import StageInputError
+from auditor.core.paths import kind_of, open_regular, path_problem
 from auditor.manifest.sqlcache import SqliteCache
 
 _BLOCK = 1 << 20
@@ -64,7 +65,12 @@ def cache_dir_from(option: str | None, base_dir: Path) -> Path | None:
         return default_cache_dir()
     if option.strip().lower() == "none":
         return None
-    return (base_dir / Path(option).expanduser()).resolve()
+    try:
+        return (base_dir / Path(option).expanduser()).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before 3.13), a name too long
+        raise StageInputError(
+            f"cache_dir {option!r}: {path_problem(exc)}; expected a folder for the digest cache"
+        ) from None
 
 
 class _Stopped(Exception):

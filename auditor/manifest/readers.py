@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from auditor.core.errors import ConfigError, ManifestError
 from auditor.core.paths import MANIFEST_FORMATS as FORMATS
-from auditor.core.paths import is_within, not_regular, outside_message
+from auditor.core.paths import is_within, not_regular, outside_message, path_problem
 from auditor.core.paths import manifest_format as detect_format
 
 _GLOB_CHARS = set("*?[")
@@ -45,7 +45,14 @@ def expand(pattern: str, base_dir: Path, named_by: str, roots: Sequence[Path]) -
             f"{named_by}: {pattern!r} is a URL; manifests in object stores are read by the cluster engine: "
             "audit run --engine dask (pip install 'split-auditor[dask,s3]' or '[dask,gcs]')"
         )
-    files = _expand(pattern, base_dir, named_by)
+    try:
+        files = _expand(pattern, base_dir, named_by)
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop (RuntimeError before 3.13)
+        shown = pattern if len(pattern) <= 120 else f"{pattern[:119]}… ({len(pattern):,} characters)"
+        raise ManifestError(
+            f"{named_by}: manifest {shown!r}: {path_problem(exc)}; expected a .csv, .tsv, .parquet or .jsonl "
+            "file, a folder of .parquet files or a glob"
+        ) from None
     for f in files:
         if not is_within(f, roots):
             raise ConfigError(f"{named_by}: manifest {outside_message(pattern, f, roots)}")

@@ -3,6 +3,7 @@ of its components, a scheduler that does not answer, a worker lost mid-run and h
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -134,6 +135,46 @@ def test_a_scheduler_that_does_not_answer_is_exit_2_with_its_address(
     assert result.exit_code == 2, result.output
     assert address in result.output and "no Dask scheduler" in result.output
     assert not (config.parent / "audit-report" / "report.json").exists()  # no verdict was written
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """A server on 127.0.0.1 that accepts every connection and never sends a byte."""
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # the listener closed at the end of the test
+            while True:
+                accepted.append(listener.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        for conn in accepted:  # the abandoned handshake then reads the end of the stream and stops
+            conn.close()
+
+
+def test_a_server_that_accepts_and_never_speaks_is_exit_2_within_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, silent_server: str
+) -> None:
+    from auditor.backends import cluster as engine
+    from auditor.cli import app
+
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 1.0)
+    config = as_parquet("handwriting", tmp_path)
+    start = time.monotonic()
+    result = CliRunner().invoke(app, ["run", str(config), "--engine", "dask", "--scheduler", silent_server])
+    assert time.monotonic() - start < 20, "the handshake was waited on past the limit"
+    assert result.exit_code == 2, result.output
+    assert silent_server in result.output and "did not complete Dask's handshake in 1 s" in result.output
+    assert not (config.parent / "audit-report" / "report.json").exists()
 
 
 def test_a_malformed_scheduler_address_is_exit_2_with_the_form_expected(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,26 @@ def test_fitted_names_are_unique_and_their_columns_are_read() -> None:
     cols = loaded.config.manifest_columns()
     assert list(cols) == ["split", "y", "age", "a", "note"]
     assert cols["note"] == ("fitted", 2, "text")
+
+
+def test_a_config_larger_than_the_bound_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import auditor.core.config as config
+
+    path = tmp_path / "audit.yaml"
+    path.write_text("version: 1\nmanifest: {path: m.csv, split: split}\n# " + "x" * 2000 + "\n")
+    monkeypatch.setattr(config, "MAX_CONFIG_BYTES", 1024)
+    with pytest.raises(
+        ConfigError, match=r"audit.yaml: larger than 1,024 bytes; expected an audit.yaml of ordinary size"
+    ):
+        load_config(path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_config_that_is_a_fifo_or_device_is_named_as_such(tmp_path: Path, kind: str) -> None:
+    path = Path("/dev/zero")
+    if kind == "fifo":
+        path = tmp_path / "audit.yaml"
+        os.mkfifo(path)
+    what = "a FIFO (named pipe)" if kind == "fifo" else "a character device"
+    with pytest.raises(ConfigError, match=rf"config {path}: is {re.escape(what)}, not a regular file"):
+        load_config(path)

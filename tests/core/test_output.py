@@ -40,11 +40,17 @@ def marker(**changes: object) -> RunMarker:
     return RunMarker.start("/cfg/audit.yaml", "ab" * 32, "9.9").model_copy(update=changes)
 
 
+OLD_MD = "## split-auditor report\n\n**old**\n"
+OLD_HTML = "<!doctype html>\n<html><head><title>split-auditor report</title></head></html>\n"
+
+
 def test_write_marker_replaces_report_json_and_removes_the_other_reports(tmp_path: Path) -> None:
-    for name, text in {REPORT_JSON: json.dumps(COMPLETED), "report.md": "old", "report.html": "old"}.items():
+    for name, text in {REPORT_JSON: json.dumps(COMPLETED), "report.md": OLD_MD, "report.html": OLD_HTML}.items():
         (tmp_path / name).write_text(text)
-    write_marker(tmp_path, marker(), [REPORT_JSON, "report.md", "report.html"])
-    assert sorted(p.name for p in tmp_path.iterdir()) == [REPORT_JSON]
+    (tmp_path / "report.sarif").write_text("my own notes\n")  # not written by this tool: kept
+    write_marker(tmp_path, marker(), [REPORT_JSON, "report.md", "report.html", "report.sarif"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [REPORT_JSON, "report.sarif"]
+    assert (tmp_path / "report.sarif").read_text() == "my own notes\n"
     data = json.loads((tmp_path / REPORT_JSON).read_text())
     assert data["status"] == "running" and data["pid"] == os.getpid() and data["config_sha256"] == "ab" * 32
     assert "exit_code" not in data and "signal" not in data
@@ -100,6 +106,30 @@ def test_require_verdict_refuses_a_marker_and_returns_a_report(tmp_path: Path) -
         require_verdict(path)
     path.write_text(json.dumps(COMPLETED))
     assert require_verdict(path)["exit_code"] == 0
+
+
+def test_a_report_that_is_not_a_regular_file_is_refused_without_reading_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.json")  # opened as a file would block until a writer came
+    for path, kind in ((tmp_path / "fifo.json", "a FIFO (named pipe)"), (Path("/dev/zero"), "a character device")):
+        state = read_report_state(path)
+        assert state.status is RunStatus.NOT_A_REPORT and state.reason == f"{path}: is {kind}, not a regular file"
+        with pytest.raises(ReportReadError) as raised:
+            require_verdict(path)
+        assert str(raised.value) == f"not a verdict: {state.reason}; expected a report.json written by `audit run`"
+
+
+def test_a_report_nested_too_deeply_or_too_large_is_not_a_report(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import auditor.core.output as output
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert read_report_state(deep).reason == f"{deep}: JSON nested too deeply to be a report"
+    path = tmp_path / REPORT_JSON
+    path.write_text(json.dumps(COMPLETED))
+    monkeypatch.setattr(output, "REPORT_READ_LIMIT", 2**20)
+    assert read_report_state(path).is_verdict  # at the limit: read
+    path.write_text(json.dumps({**COMPLETED, "pad": "x" * 2**20}))
+    assert read_report_state(path).reason == f"{path}: larger than 1 MiB"
 
 
 def test_write_atomic_renames_report_json_last_and_leaves_no_temp(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -162,3 +192,36 @@ def test_a_path_given_as_text_is_read_too(tmp_path: Path) -> None:
     state = read_report_state(str(tmp_path / REPORT_JSON))
     assert state.status is RunStatus.RUNNING and not state.is_verdict
     assert read_report_state(str(tmp_path / "missing.json")).status is RunStatus.NOT_A_REPORT
+
+
+def test_every_file_this_tool_writes_is_recognised_by_its_content_and_nothing_else(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+    from auditor.core.output import written_here
+    from auditor.render import FILE_RENDERERS
+    from auditor.render.diff import DIFF_RENDERERS
+    from tests.conftest import write_config, write_table
+
+    write_table(tmp_path / "m.csv", {"w": ["a", "b", "a"], "split": ["train", "test", "test"]})
+    config = write_config(tmp_path, {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}})
+    out, diffs = tmp_path / "out", tmp_path / "diffs"
+    formats = ",".join(FILE_RENDERERS)
+    assert CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--format", formats]).exit_code == 1
+    report = str(out / REPORT_JSON)
+    assert CliRunner().invoke(app, ["diff", report, report, "--out", str(diffs)]).exit_code == 0
+    written = [out / name for _, name in FILE_RENDERERS.values()] + [diffs / n for _, n in DIFF_RENDERERS.values()]
+    assert all(written_here(path) for path in written)
+    write_marker(out, marker(), [])
+    assert written_here(out / REPORT_JSON)  # a run's marker is this tool's too
+    for path in written:  # the same names holding what a user keeps: a manifest, notes, an artifact
+        lookalikes = [
+            b'{"sample_id": "a", "split": "train"}\n{"sample_id": "b", "split": "test"}\n',
+            b"sample_id,split\na,train\n",
+            b"# notes on the split-auditor report\n",
+            b'{"mean_": [1.5], "scale_": [0.5]}',
+        ]
+        for text in lookalikes:
+            path.write_bytes(text)
+            assert not written_here(path), (path.name, text)
+    assert not written_here(tmp_path / "m.csv") and not written_here(tmp_path / "missing.md")

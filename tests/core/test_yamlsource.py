@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.core.errors import ConfigError
-from auditor.core.yamlsource import MAX_ALIASES, MAX_EXPANDED_NODES, load_yaml
+from auditor.core.yamlsource import MAX_ALIASES, MAX_DEPTH, MAX_EXPANDED_NODES, MAX_SCALAR_CHARS, load_yaml
 
 runner = CliRunner()
 
@@ -75,3 +75,33 @@ def test_ordinary_anchors_and_merge_keys_still_work() -> None:
 def test_control_character_names_its_position() -> None:
     with pytest.raises(ConfigError, match=r"c.yaml:2:4: character '\\x08' \(U\+0008\) is not allowed in YAML"):
         load_yaml(Path("c.yaml"), "version: 1\nab:\x08\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x: " + "[" * 10_000 + "]" * 10_000 + "\n", "".join(" " * i + f"k{i}:\n" for i in range(500))],
+    ids=["flow", "block"],
+)
+def test_nesting_deeper_than_a_config_is_refused_at_its_line(text: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^c.yaml:\d+:\d+: nested more than {MAX_DEPTH} levels deep"):
+        load_yaml(Path("c.yaml"), text)
+
+
+def test_a_config_nested_to_the_bound_still_loads() -> None:
+    def nested(depth: int) -> str:  # the document's mapping and the innermost value are two more levels
+        return "x: " + "[" * depth + "1" + "]" * depth + "\n"
+
+    value = load_yaml(Path("c.yaml"), nested(MAX_DEPTH - 2)).data["x"]
+    for _ in range(MAX_DEPTH - 3):
+        value = value[0]
+    assert value == [1]
+    with pytest.raises(ConfigError, match="nested more than"):
+        load_yaml(Path("c.yaml"), nested(MAX_DEPTH - 1))
+
+
+def test_a_value_longer_than_a_config_holds_is_refused_without_quoting_it() -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_yaml(Path("c.yaml"), "a: ok\nb: '" + "x" * (MAX_SCALAR_CHARS + 1) + "'\n")
+    message = str(raised.value)
+    assert message.startswith("c.yaml:2:4: a value of 65,537 characters") and len(message) < 200
+    assert load_yaml(Path("c.yaml"), "b: '" + "x" * MAX_SCALAR_CHARS + "'\n").data["b"] == "x" * MAX_SCALAR_CHARS

@@ -582,6 +582,146 @@ case("cli-unknown-command", lambda tmp: ["runn"], exits=frozenset({2}))
 case("cli-no-arguments", lambda tmp: ["run"], exits=frozenset({2}))
 
 
+# Inputs that are not what their place expects, each refused in one line that names the file.
+def _clean_report(tmp: Path) -> Path:
+    """The report.json of a clean audit, written by a real run."""
+    config = project(tmp / "clean", CLEAN_CSV) if (tmp / "clean").mkdir() is None else tmp
+    subprocess.run([sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], check=True, capture_output=True)
+    return tmp / "clean" / "out" / "report.json"
+
+
+def _diff_against(old: Callable[[Path], Path]) -> Callable[[Path], list[str]]:
+    return lambda tmp: ["diff", str(old(tmp)), str(_clean_report(tmp))]
+
+
+def _deep_json(tmp: Path) -> Path:
+    (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    return tmp / "deep.json"
+
+
+def _fifo(tmp: Path, name: str = "report.json") -> Path:
+    os.mkfifo(tmp / name)
+    return tmp / name
+
+
+NOT_REGULAR = {"process": True, "timeout": 20}  # a real process: a read that blocks or never ends is killed
+case("config-nested-10000-deep", _yaml(BASE + "x: " + "[" * 10_000 + "]" * 10_000 + "\n"), says=("nested", "levels"))
+case(
+    "config-block-nested-500-deep",
+    _yaml(BASE + "x:\n" + "".join(" " * i + f"k{i}:\n" for i in range(500))),
+    says=("audit.yaml", "nested"),
+)
+case(
+    "config-5mb-string",
+    _yaml(BASE + "accept: [{code: GRP001, reason: '" + "x" * 5_000_000 + "'}]\n"),
+    says=("larger than 4 MiB",),
+    check=lambda o: _short_output(o),
+)
+case(
+    "config-1mb-string",
+    _yaml(BASE + "report: {out_dir: '" + "x" * 1_000_000 + "'}\n"),
+    says=("1,000,000 characters",),
+    check=lambda o: _short_output(o),
+)
+case(
+    "config-long-string-of-the-wrong-type",
+    _yaml(BASE + "report: {fail_on: '" + "x" * 60_000 + "'}\n"),
+    says=("fail_on", "60,002 characters"),
+    check=lambda o: _short_output(o),
+)
+case(
+    "config-manifest-name-too-long",
+    _yaml(BASE.replace("manifest.csv", "m" * 1000)),
+    says=("longer than the file system allows",),
+)
+case("config-is-fifo", lambda tmp: run_args(_fifo(tmp, "audit.yaml")), says=("FIFO",), **NOT_REGULAR)
+case("config-dev-zero", lambda tmp: run_args(Path("/dev/zero")), says=("character device",), **NOT_REGULAR)
+case(
+    "config-cache-dir-symlink-loop",
+    lambda tmp: _cache_loop(tmp),
+    says=("cache_dir", "loop of symbolic links"),
+    check=lambda o: _no_traceback_in_report(o),
+)
+case("diff-deeply-nested-json", _diff_against(_deep_json), says=("deep.json", "nested too deeply"))
+case(
+    "diff-dev-zero", _diff_against(lambda tmp: Path("/dev/zero")), says=("/dev/zero", "character device"), **NOT_REGULAR
+)
+case("diff-fifo", _diff_against(_fifo), says=("FIFO",), **NOT_REGULAR)
+case(
+    "baseline-fifo",
+    lambda tmp: run_args(project(tmp, LEAKY_CSV), "--baseline", str(_fifo(tmp, "old.json"))),
+    says=("old.json", "FIFO"),
+    **NOT_REGULAR,
+)
+
+
+# Outputs that are inputs: the run is refused and the input stays byte for byte.
+JSONL_LEAK = "".join(
+    json.dumps({"sample_id": i, "split": sp, "writer": w}) + "\n"
+    for i, sp, w in (("a", "train", "w1"), ("b", "test", "w1"))
+)
+
+
+def _manifest_named_report(tmp: Path) -> list[str]:
+    (tmp / "report.json").write_text(JSONL_LEAK)
+    manifest = {"path": "report.json", "format": "jsonl"}
+    return run_args(project(tmp, None, manifest=manifest), "--out", str(tmp))
+
+
+def _input_kept(name: str, text: str) -> Callable[[Outcome], None]:
+    return lambda outcome: _file_is(outcome.out_dir / name, text)
+
+
+case(
+    "out-holds-the-manifest-as-report-json",
+    _manifest_named_report,
+    says=("is a manifest file of this command",),
+    check=_input_kept("report.json", JSONL_LEAK),
+)
+case(
+    "out-holds-my-report-md",
+    lambda tmp: _with_file(tmp / "out" / "report.md", "mine\n", run_args(project(tmp))),
+    says=("not a file split-auditor wrote",),
+    check=_input_kept("report.md", "mine\n"),
+)
+case(
+    "init-out-is-the-manifest",
+    lambda tmp: ["init", str(tmp / "manifest.csv"), "--out", str(project(tmp).parent / "manifest.csv"), "--force"],
+    says=("is the manifest of this command",),
+    check=lambda o: _file_is(o.out_dir, LEAKY_CSV),  # --out names the manifest itself
+)
+
+
+def _with_file(path: Path, text: str, args: list[str]) -> list[str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return args
+
+
+def _file_is(path: Path, text: str) -> None:
+    assert path.read_text() == text, f"{path.name} was replaced or removed"
+
+
+def _cache_loop(tmp: Path) -> list[str]:
+    (tmp / "files").mkdir()
+    (tmp / "files" / "a.bin").write_bytes(b"a")
+    (tmp / "files" / "b.bin").write_bytes(b"b")
+    (tmp / "loop-a").symlink_to(tmp / "loop-b")
+    (tmp / "loop-b").symlink_to(tmp / "loop-a")
+    manifest = "sample_id,split,writer,file\na,train,w1,files/a.bin\nb,test,w2,files/b.bin\n"
+    keys = {"groups": ["writer"], "content_path": "file"}
+    return run_args(project(tmp, manifest, keys=keys, stages={"duplicate_content": {"cache_dir": "loop-a"}}))
+
+
+def _short_output(outcome: Outcome) -> None:
+    assert len(outcome.output) < 2_000, f"the message quotes the value: {len(outcome.output)} characters"
+
+
+def _no_traceback_in_report(outcome: Outcome) -> None:
+    report = json.dumps(outcome.report() or {})
+    assert "Traceback" not in report and "RuntimeError" not in report, report[:2000]
+
+
 def _head_one(proc: subprocess.Popen[bytes]) -> None:
     assert proc.stdout is not None
     proc.stdout.readline()
