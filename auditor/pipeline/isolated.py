@@ -181,8 +181,11 @@ def check_user_code(loaded: LoadedConfig) -> list[str]:
         memory_mb=spec.memory_mb,
         preload=_PRELOAD,
     ) as process:
-        process.start()
-        outcome = process.join()
+        try:
+            process.start()
+            outcome = process.join()
+        except Exception as exc:  # the isolation itself failed: the code was not checked
+            return [f"numeric: {_machinery_failure(exc)}"]
     if outcome.complete and len(outcome.records) == 1:
         problems = json.loads(outcome.records[0])
         if isinstance(problems, list):

@@ -22,6 +22,7 @@ import pytest
 from auditor import load_config, run_audit
 from auditor.core.findings import Finding, Severity
 from auditor.numeric.isolation import UserProcess, _read_results
+from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 from tests.conftest import write_config, write_table
@@ -256,6 +257,18 @@ def test_a_failure_of_the_isolation_itself_is_a_stage_error(tmp_path: Path, monk
         result = next(s for s in report.stages if s.stage == name)
         assert result.status == "error" and result.error is not None
         assert "failed (RuntimeError: the results could not be read)" in result.error.message
+
+
+def test_validate_says_when_the_isolation_itself_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: UserProcess) -> None:
+        raise OSError("no process could be started")
+
+    monkeypatch.setattr(UserProcess, "start", broken)
+    problems = check_user_code(load_config(project(tmp_path, PROGRAM)))
+    assert problems == [
+        "numeric: running the user's code in its own process failed (OSError: no process could be started), "
+        "so its checks did not run"
+    ]
 
 
 def test_prints_and_a_replaced_stdout_stay_out_of_the_summary(tmp_path: Path) -> None:
