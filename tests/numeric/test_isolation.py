@@ -21,6 +21,7 @@ import pytest
 
 from auditor import load_config, run_audit
 from auditor.core.findings import Finding, Severity
+from auditor.numeric import isolation
 from auditor.numeric.isolation import UserProcess, _read_results
 from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.stage import AuditContext, StageOptions
@@ -229,6 +230,20 @@ def test_a_process_that_left_the_session_is_killed_before_the_verdict(tmp_path: 
     assert not late.exists()
     after = json.loads((tmp_path / "audit-report" / "report.json").read_text())
     assert after["exit_code"] == 1 and after == r.report
+
+
+def test_without_the_keeper_the_process_group_is_still_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where there is no keeper (not Linux): the child alone, its time limit and its group kill still apply.
+    monkeypatch.setattr(isolation, "USE_KEEPER", False)
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "loop").mkdir()
+    clean = run_audit(load_config(project(tmp_path / "clean", PROGRAM)), only=["batch_inspect"])
+    assert clean.exit_code == 0
+    looping = run_audit(
+        load_config(project(tmp_path / "loop", "while True: pass\n", timeout_s=2)), only=["batch_inspect"]
+    )
+    assert looping.exit_code == 2 and looping.stages[0].error is not None
+    assert "still running after 2 s" in looping.stages[0].error.message
 
 
 def test_a_time_limit_that_cannot_be_kept_is_an_error_not_a_pass(tmp_path: Path) -> None:
