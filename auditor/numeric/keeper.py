@@ -65,6 +65,8 @@ def supervise(command: list[str]) -> int:
         while not _Flag.requested:
             _Flag.waiting = True
             try:
+                if _Flag.requested:  # asked just before the flag was set
+                    raise _Stop
                 pid, raw = os.waitpid(-1, 0)  # orphans of the tree are reaped here too: none stays a zombie
             finally:
                 _Flag.waiting = False
