@@ -898,7 +898,11 @@ def serve(
         int, typer.Option("--workers", metavar="N", min=0, help="queued audits run at once (0: none here)")
     ] = 1,
     job_timeout: Annotated[
-        float, typer.Option("--job-timeout", metavar="SECONDS", min=1, help="seconds a server-side audit may take")
+        float,
+        # Finite and at most a week: an infinite limit is none, and no timer can be set for it.
+        typer.Option(
+            "--job-timeout", metavar="SECONDS", min=1, max=7 * 86400, help="seconds a server-side audit may take"
+        ),
     ] = 3600.0,
     max_body_mb: Annotated[
         float, typer.Option("--max-body-mb", metavar="MB", min=0.01, help="the largest request body, in MiB")

@@ -174,9 +174,12 @@ class FittedSpec(_Section):
         return self
 
 
+_INT64 = 2**63 - 1  # a token id or an ignore index the tensors can hold
+
+
 class LanguageModelSpec(_Section):
-    pad_id: int | None = None
-    ignore_index: int = -100
+    pad_id: int | None = Field(default=None, ge=0, le=_INT64, description="the padding token's id")
+    ignore_index: int = Field(default=-100, ge=-_INT64 - 1, le=_INT64, description="the loss's ignore_index")
 
 
 def _is_reference(value: str) -> str:
@@ -189,6 +192,8 @@ def _is_reference(value: str) -> str:
 
 
 Reference = Annotated[str, Field(description="'package.module:callable'")]
+MAX_TIMEOUT_S = 3600.0  # numeric.timeout_s: an hour for a tiny batch is far beyond any honest need
+MAX_MEMORY_MB = 1024 * 1024  # numeric.memory_mb: 1 TiB of address space
 
 
 class NumericSpec(_Section):
@@ -201,14 +206,18 @@ class NumericSpec(_Section):
     optimizer: Reference | None = None
     softmax: Reference | None = None
     language_model: LanguageModelSpec | None = None
+    # Bounded and finite: an infinite or huge limit is no limit, and a timer cannot even be set for it.
     timeout_s: float = Field(
         default=120,
         gt=0,
+        le=MAX_TIMEOUT_S,
+        allow_inf_nan=False,
         description="seconds the user's code may run (in its own process, imports included) before it is killed",
     )
     memory_mb: int | None = Field(
         default=None,
         gt=0,
+        le=MAX_MEMORY_MB,
         description="MiB of address space the user's code may add to its process (after torch is imported); "
         "default: no limit",
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from auditor.numeric.isolation import ChildRequest
+from auditor.numeric.keeper import KEEPER_PID_ENV
 
 EXIT_FAILED = 70  # the job itself raised; its message is in the results file
 _PR_SET_PDEATHSIG = 1
@@ -28,7 +29,8 @@ _PR_SET_PDEATHSIG = 1
 def main(argv: list[str] | None = None) -> NoReturn:
     args = sys.argv[1:] if argv is None else argv
     request: ChildRequest = pickle.loads(Path(args[0]).read_bytes())  # written by our parent, in a private folder
-    _die_with_parent(request.parent_pid)
+    # Started through the keeper (Linux), the child's parent is the keeper, which says so; else the auditor.
+    _die_with_parent(int(os.environ.pop(KEEPER_PID_ENV, request.parent_pid)))
     sys.path[:] = list(request.sys_path)
     results = open(request.results, "a", encoding="utf-8")  # noqa: SIM115 - open until os._exit
     for module in request.preload:

@@ -5,7 +5,9 @@ session, with the user's python_path first on sys.path, a time limit and an opti
 what it found to a file the parent named, one JSON line per record and a closing line last; only the closing
 line makes the result complete. Whatever the user's code does (os._exit, atexit handlers, threads, signals,
 endless loops, prints), the parent reads the records, decides the verdict itself and kills the child's whole
-process group before it returns.
+process group before it returns. On Linux the child runs under the keeper (keeper.py), which kills every
+process the code started, also those that left the group, before the parent sees it end; elsewhere a process
+that leaves the child's session is out of reach.
 """
 
 from __future__ import annotations
@@ -21,16 +23,22 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
 from auditor.core.findings import CapturedOutput
+from auditor.numeric import keeper
 
 CHILD_MODULE = "auditor.numeric.child"
+KEEPER_MODULE = "auditor.numeric.keeper"
 CAPTURE_BYTES = 64 * 1024  # per stream: the first and the last half are kept, the middle is cut
 _GRACE_S = 2.0  # how long the output readers may lag behind a dead child (a detached grandchild keeps a pipe)
+_KEEPER_GRACE_S = 10.0  # how long the keeper may take to kill the tree once asked, before its group is killed
+# Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
+USE_KEEPER = sys.platform.startswith("linux")
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,9 @@ class UserProcess:
         self._dir: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._captures: tuple[_Capture, _Capture] | None = None
-        self._watchdog: threading.Timer | None = None
+        self._watchdog: threading.Thread | None = None
+        self._done = threading.Event()  # ends the watchdog's wait
+        self._watchdog_failure: str | None = None
         self._timed_out = False
         self._reaped = False
         self._lock = threading.Lock()  # the watchdog and the joining thread both signal the group
@@ -112,8 +122,11 @@ class UserProcess:
         request_path.write_bytes(pickle.dumps(request))
         # Unbuffered, so what the user's code printed before os._exit is still captured.
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        command = [sys.executable, "-P", "-m", CHILD_MODULE, str(request_path)]
+        if USE_KEEPER:
+            command = [sys.executable, "-P", "-m", KEEPER_MODULE, str(os.getpid()), *command]
         self._proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", CHILD_MODULE, str(request_path)],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -122,8 +135,7 @@ class UserProcess:
         )
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._captures = (_Capture(self._proc.stdout), _Capture(self._proc.stderr))
-        self._watchdog = threading.Timer(self.timeout_s, self._expire)
-        self._watchdog.daemon = True
+        self._watchdog = threading.Thread(target=self._watch, name="audit-user-code-watchdog", daemon=True)
         self._watchdog.start()
 
     def join(self) -> ChildOutcome:
@@ -144,13 +156,15 @@ class UserProcess:
             stdout_bytes=self._captures[0].total,
             stderr_bytes=self._captures[1].total,
         )
+        if self._watchdog_failure is not None:  # the time limit was not enforced: nothing the child wrote counts
+            complete = False
         reason = None if complete else self._reason(status, failure)
         return ChildOutcome(records=records, complete=complete, reason=reason, output=output)
 
     def kill(self) -> None:
-        """Kill the child's whole group now, from any thread; a join() in progress then returns, incomplete."""
+        """Kill the child and all it started now, from any thread; a join() in progress then returns, incomplete."""
         if self._proc is not None:
-            self._kill_group()
+            self._end_tree()
 
     def close(self) -> None:
         """Kill the child's group if it still runs and remove the temporary folder; safe to call twice."""
@@ -174,22 +188,53 @@ class UserProcess:
             os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOWAIT)
 
     def _stop(self) -> None:
-        """Cancel the watchdog, kill the whole group (threads die with the child, processes it started do not)."""
+        """Stop the watchdog; end the tree (the keeper kills all below it), then kill the whole group: what is
+        left of it if the keeper itself was killed, or everything where there is no keeper."""
         assert self._proc is not None
-        if self._watchdog is not None:
-            self._watchdog.cancel()
+        self._done.set()
+        if USE_KEEPER:
+            self._end_tree()
+            self._wait_unreaped(_KEEPER_GRACE_S)
         self._kill_group()
         with self._lock:
             if not self._reaped:
                 self._proc.wait()
                 self._reaped = True
 
-    def _expire(self) -> None:
+    def _wait_unreaped(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for the child to end, leaving it a zombie so its group id stays reserved."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._reaped or self._exited():
+                    return
+            time.sleep(0.01)
+
+    def _watch(self) -> None:
+        """The time limit; if it cannot be kept, the child is killed at once and its result does not count."""
+        try:
+            if self._done.wait(self.timeout_s):
+                return
+            with self._lock:
+                if self._reaped or self._exited():
+                    return  # it ended by itself; how is for join() to say
+                self._timed_out = True
+        except BaseException as exc:  # an impossible timeout, a failing clock: no limit is kept, so no result
+            self._watchdog_failure = f"{type(exc).__name__}: {exc}"
+        self._end_tree()
+        if USE_KEEPER and not self._done.wait(_KEEPER_GRACE_S):
+            self._kill_group()  # a keeper that does not end when asked: its group, at least, is killed
+
+    def _end_tree(self) -> None:
+        """Ask the keeper to kill the tree (it exits once it has), or kill the group where there is none."""
+        assert self._proc is not None
+        if not USE_KEEPER:
+            self._kill_group()
+            return
         with self._lock:
-            if self._reaped or self._exited():
-                return  # it ended by itself; how is for join() to say
-            self._timed_out = True
-        self._kill_group()
+            if not self._reaped:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(self._proc.pid, signal.SIGTERM)
 
     def _exited(self) -> bool:
         assert self._proc is not None
@@ -210,6 +255,13 @@ class UserProcess:
                 os.killpg(self._proc.pid, signal.SIGKILL)
 
     def _reason(self, status: int, failure: str | None) -> str:
+        if self._watchdog_failure is not None:
+            return (
+                f"the time limit on {self.subject} ({self.limit_name} = {self.timeout_s:g} s) could not be kept "
+                f"({self._watchdog_failure}), so its process was killed and its results were not used"
+            )
+        if USE_KEEPER and status == keeper.EXIT_SETUP and failure is None:
+            return f"the process that runs {self.subject} could not take charge of the processes it may start"
         if self._timed_out:
             return (
                 f"{self.subject} was still running after {self.timeout_s:g} s ({self.limit_name}), so its process "

@@ -96,6 +96,7 @@ class NumericRun:
             refs = []
         self._refs = tuple(refs)
         self._process: UserProcess | None = None
+        self._failure: str | None = None
         if refs:
             spec = _spec(loaded)
             self._process = UserProcess(
@@ -109,14 +110,28 @@ class NumericRun:
 
     def start(self) -> None:
         if self._process is not None:
-            self._process.start()
+            try:
+                self._process.start()
+            except Exception as exc:  # no process, no watchdog: finish() says so for every stage
+                self._failure = _machinery_failure(exc)
 
     def finish(self) -> tuple[dict[str, StageResult], CapturedOutput | None]:
-        """Each stage's raw result (findings not yet judged), and the user's output if the code ran."""
+        """Each stage's raw result (findings not yet judged), and the user's output if the code ran.
+
+        A failure of the isolation itself (the process could not start, its watchdog or its reading failed)
+        makes every stage an error: a stage that did not run as designed never passes.
+        """
         results = dict(self._early)
         if self._process is None:
             return results, None
-        outcome = self._process.join()
+        try:
+            if self._failure is not None:
+                raise RuntimeError(self._failure)
+            outcome = self._process.join()
+        except Exception as exc:
+            reason = self._failure or _machinery_failure(exc)
+            results.update({r.name: error_result(r.name, PROCESS_ERROR, reason) for r in self._refs})
+            return results, None
         wanted = {r.name for r in self._refs}
         for text in outcome.records:
             try:
@@ -133,6 +148,10 @@ class NumericRun:
     def close(self) -> None:
         if self._process is not None:
             self._process.close()
+
+
+def _machinery_failure(exc: BaseException) -> str:
+    return f"running the user's code in its own process failed ({type(exc).__name__}: {exc}), so its checks did not run"
 
 
 def _raw(result: StageResult) -> StageResult:
@@ -162,8 +181,11 @@ def check_user_code(loaded: LoadedConfig) -> list[str]:
         memory_mb=spec.memory_mb,
         preload=_PRELOAD,
     ) as process:
-        process.start()
-        outcome = process.join()
+        try:
+            process.start()
+            outcome = process.join()
+        except Exception as exc:  # the isolation itself failed: the code was not checked
+            return [f"numeric: {_machinery_failure(exc)}"]
     if outcome.complete and len(outcome.records) == 1:
         problems = json.loads(outcome.records[0])
         if isinstance(problems, list):

@@ -122,6 +122,42 @@ def test_numeric_reference_must_be_module_colon_attr(tmp_path: Path) -> None:
     assert "numeric.model" in msg and "package.module:callable'; did you mean 'pkg:build'? (got 'pkg.build')" in msg
 
 
+NUMERIC = "numeric:\n  model: pkg.m:build\n  batch: pkg.d:batch\n  loss: pkg.l:loss\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("timeout_s", ".inf", "finite number"),
+        ("timeout_s", "-.inf", "finite number"),
+        ("timeout_s", ".nan", "finite number"),
+        ("timeout_s", "-5", "greater than 0"),
+        ("timeout_s", "0", "greater than 0"),
+        ("timeout_s", "1.0e+300", "less than or equal to 3600"),
+        ("timeout_s", "3601", "less than or equal to 3600"),
+        ("memory_mb", "0", "greater than 0"),
+        ("memory_mb", "1000000000000000000000", "less than or equal to 1048576"),
+        ("language_model", "{pad_id: -1}", "greater than or equal to 0"),
+        ("language_model", "{pad_id: 99999999999999999999}", "less than or equal to 9223372036854775807"),
+        ("language_model", "{ignore_index: -99999999999999999999}", "greater than or equal to -9223372036854775808"),
+    ],
+)
+def test_every_numeric_limit_is_finite_and_bounded(tmp_path: Path, option: str, value: str, expected: str) -> None:
+    # An infinite time limit crashed the watchdog and let the code run unwatched; each bound names its line.
+    p = write(tmp_path, f"{NUMERIC}  {option}: {value}\n")
+    msg = error_of(p)
+    assert msg.startswith(f"{p}:5:") and f": numeric.{option}" in msg and expected in msg and "\n" not in msg
+
+
+def test_numeric_limits_within_bounds_are_valid(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        f"{NUMERIC}  timeout_s: 3600\n  memory_mb: 1048576\n  language_model: {{pad_id: 0, ignore_index: -100}}\n",
+    )
+    spec = load_config(p).config.numeric
+    assert spec is not None and spec.timeout_s == 3600 and spec.memory_mb == 1048576
+
+
 def test_config_needs_manifest_or_numeric(tmp_path: Path) -> None:
     assert "needs `manifest`" in error_of(write(tmp_path, "version: 1\n"))
 

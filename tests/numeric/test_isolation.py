@@ -13,7 +13,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,7 +21,9 @@ import pytest
 
 from auditor import load_config, run_audit
 from auditor.core.findings import Finding, Severity
-from auditor.numeric.isolation import _read_results
+from auditor.numeric import isolation
+from auditor.numeric.isolation import UserProcess, _read_results
+from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 from tests.conftest import write_config, write_table
@@ -176,6 +178,114 @@ open({str(marker)!r}, "w").write(str(subprocess.Popen(["sleep", "600"]).pid))
     assert gone(int(marker.read_text()))  # killed with the child's process group
 
 
+# A process that waits for the audit's verdict, then replaces it with a clean one and leaves a file behind.
+SLEEPER = """
+import json, os, sys, time
+from pathlib import Path
+pidfile, report, late = map(Path, sys.argv[1:4])
+pidfile.write_text(str(os.getpid()))
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        if "exit_code" in json.loads(report.read_text()):
+            break
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.05)
+time.sleep(0.5)
+report.write_text(json.dumps({"exit_code": 0, "stages": []}))
+late.write_text("written after the audit")
+"""
+# Two ways out of the child's session: a double fork with setsid (a daemon), and a new session by Popen.
+DETACH = {
+    "setsid double fork": """
+import os, sys
+def _daemon():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", SLEEPER, *ARGS])
+        os._exit(0)
+    os.wait()
+_daemon()
+""",
+    "Popen start_new_session": """
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", SLEEPER, *ARGS], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+""",
+}
+
+
+@pytest.mark.parametrize("detach", DETACH, ids=list(DETACH))
+def test_a_process_that_left_the_session_is_killed_before_the_verdict(tmp_path: Path, detach: str) -> None:
+    pidfile, late = tmp_path / "sleeper.pid", tmp_path / "late.txt"
+    args = [str(pidfile), str(tmp_path / "audit-report" / "report.json"), str(late)]
+    source = f"SLEEPER = {SLEEPER!r}\nARGS = {args!r}\n" + DETACH[detach] + PROGRAM
+    r = run(tmp_path, source)
+    assert r.code == 1 and r.stage("batch_inspect")["status"] == "passed", (r.stdout, r.stderr)
+    assert pidfile.exists(), "the user's code did not start its process"
+    assert gone(int(pidfile.read_text()), within_s=0.2), "a process the user's code started outlived the audit"
+    time.sleep(1.5)  # the sleeper would have written by now
+    assert not late.exists()
+    after = json.loads((tmp_path / "audit-report" / "report.json").read_text())
+    assert after["exit_code"] == 1 and after == r.report
+
+
+def test_without_the_keeper_the_process_group_is_still_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where there is no keeper (not Linux): the child alone, its time limit and its group kill still apply.
+    monkeypatch.setattr(isolation, "USE_KEEPER", False)
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "loop").mkdir()
+    clean = run_audit(load_config(project(tmp_path / "clean", PROGRAM)), only=["batch_inspect"])
+    assert clean.exit_code == 0
+    looping = run_audit(
+        load_config(project(tmp_path / "loop", "while True: pass\n", timeout_s=2)), only=["batch_inspect"]
+    )
+    assert looping.exit_code == 2 and looping.stages[0].error is not None
+    assert "still running after 2 s" in looping.stages[0].error.message
+
+
+def test_a_time_limit_that_cannot_be_kept_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    # The config refuses it; were one to reach the process anyway, its watchdog fails: no result counts.
+    loaded = load_config(project(tmp_path, PROGRAM))
+    assert loaded.config.numeric is not None
+    unbounded = loaded.config.numeric.model_copy(update={"timeout_s": float("inf")})
+    loaded = replace(loaded, config=loaded.config.model_copy(update={"numeric": unbounded}))
+    report = run_audit(loaded, only=ONLY.split(","))
+    assert report.exit_code == 2
+    for name in ("batch_inspect", "broadcast"):
+        result = next(s for s in report.stages if s.stage == name)
+        assert result.status == "error" and result.error is not None
+        assert "numeric.timeout_s = inf s) could not be kept (OverflowError" in result.error.message
+
+
+def test_a_failure_of_the_isolation_itself_is_a_stage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: UserProcess) -> None:
+        raise RuntimeError("the results could not be read")
+
+    monkeypatch.setattr(UserProcess, "join", broken)
+    report = run_audit(load_config(project(tmp_path, PROGRAM)), only=ONLY.split(","))
+    assert report.exit_code == 2
+    assert next(s for s in report.stages if s.stage == "group_overlap").status == "failed"
+    for name in ("batch_inspect", "broadcast"):
+        result = next(s for s in report.stages if s.stage == name)
+        assert result.status == "error" and result.error is not None
+        assert "failed (RuntimeError: the results could not be read)" in result.error.message
+
+
+def test_validate_says_when_the_isolation_itself_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: UserProcess) -> None:
+        raise OSError("no process could be started")
+
+    monkeypatch.setattr(UserProcess, "start", broken)
+    problems = check_user_code(load_config(project(tmp_path, PROGRAM)))
+    assert problems == [
+        "numeric: running the user's code in its own process failed (OSError: no process could be started), "
+        "so its checks did not run"
+    ]
+
+
 def test_prints_and_a_replaced_stdout_stay_out_of_the_summary(tmp_path: Path) -> None:
     source = "import sys\nprint('hello from import')\nprint('complaint', file=sys.stderr)\n" + PROGRAM.replace(
         "    return ((out", "    print('hello from the loss')\n    sys.stdout = None\n    return ((out"
@@ -238,6 +348,22 @@ def test_an_interrupted_audit_kills_the_users_process(tmp_path: Path, signum: in
     assert process.wait(timeout=30) != 0
     assert gone(child), f"the user's process {child} outlived the interrupted audit"
     assert not (tmp_path / "audit-report" / "report.md").exists()
+
+
+def test_an_auditor_killed_by_sigkill_takes_every_process_of_the_users_code_with_it(tmp_path: Path) -> None:
+    pidfile = tmp_path / "sleeper.pid"
+    args = [str(pidfile), str(tmp_path / "audit-report" / "report.json"), str(tmp_path / "late.txt")]
+    source = (
+        f"SLEEPER = {SLEEPER!r}\nARGS = {args!r}\n" + DETACH["setsid double fork"] + "import time\ntime.sleep(600)\n"
+    )
+    config = project(tmp_path, source)
+    process = subprocess.Popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.kill()
+    assert process.wait(timeout=30) == -signal.SIGKILL
+    assert gone(int(pidfile.read_text())), "a process the user's code started outlived the killed audit"
 
 
 class PidProbe(NumericStage):

@@ -371,3 +371,13 @@ def test_gate_with_config_refuses_an_approval_of_other_data(live: LiveServer, tm
     manifest.write_bytes(original)
     (project / "audit.yaml").write_text((project / "audit.yaml").read_text() + "\n# edited\n")
     assert "the config changed" in gate().stdout
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e300"])
+def test_an_unbounded_job_timeout_is_refused_before_the_server_starts(tmp_path: Path, value: str) -> None:
+    # An infinite limit let every server-side audit run unwatched; the server must not even start with it.
+    audit = str(Path(sys.executable).parent / "audit")
+    command = [audit, "serve", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), "--job-timeout", value]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Invalid value for '--job-timeout'" in done.stderr
+    assert not (tmp_path / "data").exists()

@@ -22,7 +22,10 @@ class TokenAlignmentOptions(StageOptions):
     expected_shift: int = Field(
         default=1, ge=0, le=2, description="1: targets are the next tokens; 0: the loss shifts them itself"
     )
-    tolerance: float = Field(default=1e-5, gt=0, description="relative change of an output that counts as moved")
+    # Finite and below 1: an infinite tolerance would call every moved output unmoved (a false pass).
+    tolerance: float = Field(
+        default=1e-5, gt=0, lt=1, allow_inf_nan=False, description="relative change of an output that counts as moved"
+    )
 
 
 class TokenAlignment(NumericStage):

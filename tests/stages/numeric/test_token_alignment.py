@@ -155,3 +155,19 @@ def test_hugging_face_style_batch_dict_with_labels(program) -> None:  # type: ig
     )
     r = program(source, ONLY, **LM)
     assert codes(r) == ["TOK000"] and finding(r, "TOK000").evidence["rates"]["1"] == 1.0
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "1", "-0.5"])
+def test_tolerance_is_finite_and_below_one(tmp_path, value: str) -> None:  # type: ignore[no-untyped-def]
+    # An infinite tolerance would call every output unmoved: a mask that lets the future in would pass.
+    from auditor.core.config import load_config
+    from auditor.core.errors import StageLoadError
+    from auditor.pipeline.registry import instantiate
+    from auditor.stages.numeric.token_alignment import TokenAlignment
+
+    path = tmp_path / "audit.yaml"
+    numeric = "numeric: {model: a:m, batch: a:b, loss: a:l}\n"
+    path.write_text(f"{numeric}stages:\n  token_alignment:\n    tolerance: {value}\n")
+    with pytest.raises(StageLoadError) as info:
+        instantiate([TokenAlignment], load_config(path))
+    assert f"{path}:4:5: stages.token_alignment.tolerance" in str(info.value)
