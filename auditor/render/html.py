@@ -13,7 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from auditor.core.findings import Finding, Report, Severity
+from auditor.core.findings import Finding, Report, Severity, Table
 from auditor.render.common import (
     ALLOWED_HOLDOUT_LABEL,
     USER_OUTPUT_LINES,
@@ -51,6 +51,12 @@ class Section:
     figures: tuple[Figure, ...]
     examples: tuple[ExampleTable, ...]
     previews: tuple[Preview, ...] = ()
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        """The finding's tables that no figure draws (a drawn one is shown once, as its figure's text)."""
+        drawn = [fig.table for fig in self.figures if fig.table is not None]
+        return tuple(t for t in self.finding.tables if t not in drawn)
 
 
 def _inline_code(text: str) -> Markup:

@@ -38,6 +38,20 @@ MEASURE = """<script>
 for (const svg of document.querySelectorAll("svg.figure")) {
   const box = svg.getBoundingClientRect(), inner = svg.getBBox();
   svg.setAttribute("data-drawn", [box.width, box.height, inner.width, inner.height].map(Math.round).join(" "));
+  // A timeline's newest-train label as drawn: its room to the nearest holdout track (stroke included), and
+  // whether it lies inside the figure.
+  const label = svg.querySelector("text.newest");
+  if (label) {
+    const l = label.getBBox(), view = svg.viewBox.baseVal;
+    const gaps = [...svg.querySelectorAll("line.track.holdout")].map(track => {
+      const t = track.getBBox(), half = Number(track.getAttribute("stroke-width")) / 2;
+      const dx = Math.max(t.x - (l.x + l.width), l.x - (t.x + t.width), 0);
+      const dy = Math.max(t.y - half - (l.y + l.height), l.y - (t.y + half), 0);
+      return Math.max(dx, dy);
+    });
+    const inside = l.x >= 0 && l.y >= 0 && l.x + l.width <= view.width && l.y + l.height <= view.height;
+    svg.setAttribute("data-label", Math.floor(Math.min(...gaps)) + " " + inside);
+  }
 }
 window.addEventListener("load", () => {
   for (const img of document.querySelectorAll("img")) img.setAttribute("data-decoded", String(img.naturalWidth));
@@ -101,6 +115,10 @@ def test_every_figure_renders_and_nothing_is_requested(sample: str, expected: se
     for a in drawn:
         width, height, inner_w, inner_h = map(int, str(a["data-drawn"]).split())
         assert width > 100 and height > 40 and inner_w > 50 and inner_h > 20, a.get("aria-label")
+    labelled = [str(a["data-label"]).split() for _, a in tags if a.get("data-label")]
+    assert len(labelled) == (sample == "video_frames")  # the split timeline of TMP001
+    for gap, inside in labelled:
+        assert int(gap) >= 6 and inside == "true"  # the label clears the holdout tracks and is not cut off
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     shot = SHOTS / f"{sample.replace('/', '_')}.png"
