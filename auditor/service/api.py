@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
+from auditor.core.portable import portable
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -299,7 +300,8 @@ def _project_out(p: store.Project) -> ProjectOut:
 
 
 def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
-    """A submitted report.json as a Report (its fingerprints recomputed) and its canonical JSON; 422 otherwise."""
+    """A submitted report.json as a Report (its fingerprints recomputed, its local paths made relative to its
+    config's folder: the team does not see the submitter's folders) and its canonical JSON; 422 otherwise."""
     if data.get("status") != "completed":
         raise _deny(422, "report: not a completed audit report (status must be 'completed'; a marker has no verdict)")
     if data.get("schema_version") != SCHEMA_VERSION:
@@ -308,7 +310,7 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
     try:
-        report = rejudged(Report.model_validate(data))
+        report = rejudged(portable(Report.model_validate(data)))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
