@@ -360,9 +360,16 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
 
 
 def post_review(
-    ctx: ServiceContext, who: Principal, project: store.Project, run: store.Run, body: ReviewIn
+    ctx: ServiceContext,
+    who: Principal,
+    project: store.Project,
+    run: store.Run,
+    body: ReviewIn,
+    *,
+    override: str = "an override_reason",
 ) -> store.ReviewRecord:
-    """Check the review rules, then append the record."""
+    """Check the review rules, then append the record. ``override`` names the override as the caller's user
+    gives it (the API's field; the page's "Override reason" box), so a refusal says what to fill in."""
     if body.action in ("approve", "request_changes", "accept") and run.state != "completed":
         raise _deny(409, f"run {run.id} is {run.state}: only a completed run can be reviewed")
     if body.action == "accept":
@@ -388,20 +395,20 @@ def post_review(
                 raise _deny(
                     422,
                     f"approve: run {run.id} has no verdict (a stage errored or nothing ran); approving it anyway "
-                    "needs an override_reason",
+                    f"needs {override}",
                 )
             if blocking:
                 codes = ", ".join(sorted({f.code for f in blocking}))
                 raise _deny(
                     422,
                     f"approve: run {run.id} has {len(blocking)} unaccepted error finding(s) ({codes}); accept them "
-                    "first or give an override_reason",
+                    f"first or give {override}",
                 )
             if missing:
                 raise _deny(
                     422,
                     f"approve: run {run.id} is a partial audit: {len(missing)} stage(s) did not run "
-                    f"({', '.join(missing)}); audit without --only, or give an override_reason",
+                    f"({', '.join(missing)}); audit without --only, or give {override}",
                 )
     elif body.override_reason is not None:
         raise _deny(422, f"{body.action}: override_reason belongs to approve only")
