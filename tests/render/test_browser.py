@@ -1,7 +1,8 @@
 """Each sample's report.html in headless Chromium: every figure is drawn and the page requests nothing.
 
 Skipped where no Chromium is installed (Debian's `chromium` package provides it). Screenshots go to
-bench/data/screenshots/ (git-ignored) for a reviewer to look at.
+bench/data/screenshots/ (git-ignored) for a reviewer to look at; AUDITOR_SCREENSHOTS=1 also rewrites the
+README's docs/report.png.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from pathlib import Path
 import pytest
 
 from auditor import run_audit
+from auditor.core.portable import portable
 from auditor.render.html import render_html
 from tests.conftest import REPO
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
 SHOTS = REPO / "bench" / "data" / "screenshots"
+README_SHOT = REPO / "docs" / "report.png"  # rewritten with AUDITOR_SCREENSHOTS=1
 NUMERIC = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the numeric samples need torch")
 
 SAMPLES = [
@@ -124,3 +127,8 @@ def test_every_figure_renders_and_nothing_is_requested(sample: str, expected: se
     shot = SHOTS / f"{sample.replace('/', '_')}.png"
     chromium("--window-size=1100,2400", f"--screenshot={shot}", report.as_uri(), profile=tmp_path / "profile")
     assert shot.stat().st_size > 10_000
+    if sample == "video_frames" and os.environ.get("AUDITOR_SCREENSHOTS") == "1":
+        # The README's picture: the page as the team sees it on the server (paths relative to the config).
+        shared = tmp_path / "shared.html"
+        shared.write_text(render_html(portable(run_audit(REPO / "sample_data" / sample / "audit.yaml"))))
+        chromium("--window-size=900,1500", f"--screenshot={README_SHOT}", shared.as_uri(), profile=tmp_path / "p2")
