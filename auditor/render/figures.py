@@ -252,9 +252,14 @@ def _blue(share: float) -> str:
 # ------------------------------------------------------------------------- shared_upstream: the chain
 
 
-def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
+def first_chain(finding: Finding) -> dict[str, Any]:
+    """The chain the figure draws: the first chain of the first example that has any ({} when none)."""
     chains = next((e.get("chains") for e in finding.examples if isinstance(e.get("chains"), list)), None)
-    first: dict[str, Any] = chains[0] if chains and isinstance(chains[0], dict) else {}
+    return chains[0] if chains and isinstance(chains[0], dict) else {}
+
+
+def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
+    first = first_chain(finding)
     steps = first.get("steps")
     if not isinstance(steps, list):
         return None

@@ -316,3 +316,17 @@ def test_markers_only_on_labels_a_finding_reports_as_shifted(video: Report, clin
     warned = finding("label_coverage", code="LAB002", severity=Severity.WARNING, tables=(table,))
     svg = str(figures_for(warned, uid="w")[0].svg)
     assert svg.count('class="shifted"') == 1 and "▲ a" in svg and "▲ b" not in svg
+
+
+def test_a_drawn_chain_and_entity_timeline_fold_the_samples_they_draw(video: Report) -> None:
+    page = render_html(video)
+    ups = _section(page, "UPS001")
+    chain = re.search(r'<svg[^>]*class="figure chain".*?</svg>.*?<details class="as-table">(.*?)</details>', ups, re.S)
+    assert chain and "<td>f0019</td><td>test</td><td>person = p3</td>" in chain.group(1)
+    assert ups.count("<td>f0019</td><td>test</td><td>person = p3</td>") == 1  # the drawn chain, once
+    assert ups.count("<td>f0016</td><td>val</td><td>video_id = v04</td>") == 1  # a chain not drawn stays listed
+    assert "video_id = v04" not in chain.group(1)
+    tmp = _section(page, "TMP002")
+    assert tmp.count("<td>cam-B</td>") == 1 and re.search(
+        r'<details class="as-table">.*<td>cam-B</td>.*</details>', tmp, re.S
+    )
