@@ -79,9 +79,14 @@ _CODE_SITE = re.compile(
 )
 
 
-def _portable_key(key: str) -> str:
+def code_site(key: str) -> str | None:
+    """The file name and line of a key that is a place in the user's code ('model.py:38'), else None."""
     site = _CODE_SITE.fullmatch(key)
-    return (site.group("site") or site.group("py")) if site else key
+    return (site.group("site") or site.group("py")) if site else None
+
+
+def _portable_key(key: str) -> str:
+    return code_site(key) or key
 
 
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:

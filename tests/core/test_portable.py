@@ -101,3 +101,41 @@ def test_a_report_without_a_config_file_hides_absolute_paths_by_name() -> None:
         only["message"] == "artifact …/norm.json was fitted on all rows"
         and only["evidence"]["artifact"] == "…/norm.json"
     )
+
+
+def _with(report: Report, *found: Finding) -> Report:
+    stage = report.stages[0].model_copy(update={"findings": found})
+    return Report.model_validate(report.model_copy(update={"stages": (stage,)}).model_dump(mode="json"))
+
+
+def test_values_outside_the_folder_never_merge_two_findings_into_one() -> None:
+    report = run_audit(REPO / "sample_data" / "clinic" / "audit.yaml")
+    folder = str((REPO / "sample_data" / "clinic").resolve())
+
+    def source(value: str) -> Finding:
+        return Finding(
+            code="UPS001",
+            stage="shared_upstream",
+            severity=Severity.ERROR,
+            title="t",
+            message=f"'{value}' links train and test",
+            key=value,
+            evidence={"key": value, "rows": 2},
+        )
+
+    given = _with(report, source("/data/a/doc.pdf"), source("/data/b/doc.pdf"), source(f"{folder}/docs/c.pdf"))
+    shared = portable(given)
+    assert [f.key for f in shared.findings] == ["/data/a/doc.pdf", "/data/b/doc.pdf", "docs/c.pdf"]
+    assert len({f.fingerprint for f in shared.findings}) == 3
+    assert [f.fingerprint for f in shared.findings[:2]] == [f.fingerprint for f in given.findings[:2]]
+    assert shared.findings[0].message == "'…/doc.pdf' links train and test"  # the prose still hides the folder
+    site = Finding(
+        code="BRD001",
+        stage="broadcast",
+        severity=Severity.ERROR,
+        title="t",
+        message="m",
+        key="/opt/venv/lib/python3.11/site-packages/lib/ops.py:12",
+    )
+    (code,) = portable(_with(report, site)).findings
+    assert code.key == "…/ops.py:12" and code.fingerprint == site.fingerprint
