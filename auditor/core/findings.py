@@ -72,13 +72,21 @@ def _subject_value(value: Any) -> Any:
 
 
 # A key that is a place in the user's code ('/home/a/repo/src/model.py:38'): only 'model.py:38' identifies it,
-# so the same finding in another checkout or on another machine keeps its fingerprint.
-_CODE_SITE = re.compile(r"(?:[A-Za-z]:)?[/\\].*[/\\](?P<site>[^/\\]+:\d+)")
+# so the same finding in another checkout or on another machine keeps its fingerprint; so does the key of a
+# report made portable for sharing (core/portable.py: 'src/model.py:38', '…/model.py:38').
+_CODE_SITE = re.compile(
+    r"(?:(?:[A-Za-z]:)?[/\\].*[/\\]|…[/\\])(?P<site>[^/\\]+:\d+)|(?:[^/\\\s]+[/\\])+(?P<py>[^/\\\s]+\.py:\d+)"
+)
+
+
+def code_site(key: str) -> str | None:
+    """The file name and line of a key that is a place in the user's code ('model.py:38'), else None."""
+    site = _CODE_SITE.fullmatch(key)
+    return (site.group("site") or site.group("py")) if site else None
 
 
 def _portable_key(key: str) -> str:
-    site = _CODE_SITE.fullmatch(key)
-    return site.group("site") if site else key
+    return code_site(key) or key
 
 
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:

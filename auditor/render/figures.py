@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from auditor.core.findings import Finding
+from auditor.core.findings import Finding, Severity, Table
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency, and in greyscale by label.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -27,20 +27,27 @@ MUTED = "#767676"
 
 MAX_SPLITS = 12  # matrix rows/columns
 MAX_LABELS = 12  # label bars
+SHIFT_POINTS = 10.0  # a label's share moved by this many percentage points from train is marked ▲
 MAX_ROWS = 12  # fitted-statistic rows, entities on a timeline
 MAX_NODES = 7  # samples in a drawn chain
 MAX_CELLS = 12  # cells drawn along one tensor dimension
 SLOT = 120  # width given to one drawn tensor
 FONT = "font-family:system-ui,sans-serif;font-size:12px"
+TRACK = 8  # stroke width of a timeline's track
+TRACK_LANE = 22  # from the train track to the baseline of its label, in the lane below it
 
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure: its kind (for tests and CSS), a short title and the SVG markup (already escaped)."""
+    """One figure: its kind (for tests and CSS), a short title and the SVG markup (already escaped).
+
+    ``table`` is the finding's table the figure draws in full: the page shows it as the figure's text, not twice.
+    """
 
     kind: str
     title: str
     svg: Markup
+    table: Table | None = None
 
 
 def figures_for(finding: Finding, split_order: Sequence[str] = (), uid: str = "f") -> tuple[Figure, ...]:
@@ -223,7 +230,16 @@ def _overlap_matrix(finding: Finding, split_order: Sequence[str], uid: str) -> F
     note = f"{dropped} more split(s) not drawn" if dropped else "darker: more shared; hatched: an allowed pair"
     body.append(_text(left, h - 8, note, fill=MUTED))
     desc = "Shared counts per split pair: " + (", ".join(c for c in cells if c) or "none") + "."
-    return _svg("matrix", w, h, f"{what} shared between splits", desc, "".join(body), _hatch(hatch, PALETTE[1], 1))
+    figure = _svg("matrix", w, h, f"{what} shared between splits", desc, "".join(body), _hatch(hatch, PALETTE[1], 1))
+    return replace(figure, table=_split_matrix_table(finding))
+
+
+def _split_matrix_table(finding: Finding) -> Table | None:
+    """The finding's split-by-split table (a blank corner, then one row per split), which the matrix draws."""
+    for t in finding.tables:
+        if t.columns and t.columns[0] == "" and [str(r[0]) for r in t.rows if r] == list(t.columns[1:]):
+            return t
+    return None
 
 
 def _blue(share: float) -> str:
@@ -236,9 +252,14 @@ def _blue(share: float) -> str:
 # ------------------------------------------------------------------------- shared_upstream: the chain
 
 
-def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
+def first_chain(finding: Finding) -> dict[str, Any]:
+    """The chain the figure draws: the first chain of the first example that has any ({} when none)."""
     chains = next((e.get("chains") for e in finding.examples if isinstance(e.get("chains"), list)), None)
-    first: dict[str, Any] = chains[0] if chains and isinstance(chains[0], dict) else {}
+    return chains[0] if chains and isinstance(chains[0], dict) else {}
+
+
+def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
+    first = first_chain(finding)
     steps = first.get("steps")
     if not isinstance(steps, list):
         return None
@@ -307,31 +328,40 @@ def _split_timeline(finding: Finding) -> Figure | None:
         return None
     lo, hi = _axis(min([newest, *(t for _, _, t in rows)]), max([newest, *(t for _, _, t in rows)]))
     left, width = 110, 520
+    total_w = left + width + 30
 
     def x(t: float) -> float:
         return left + (t - lo) / (hi - lo) * width
 
-    h = 60 + 34 * (len(rows) + 1)
+    # The newest-train label has a lane of its own between the train track and the first holdout track, so it
+    # can never sit on a track, and it runs away from the nearer edge so it is never cut off.
+    train_y, lane, first_y, step = 50, TRACK_LANE, 50 + TRACK_LANE + 34, 34
+    h = first_y + step * len(rows) + 26
     oldest = min(t for _, _, t in rows)
     body = [
         f'<rect class="overlap" x="{x(oldest):.1f}" y="34" width="{x(newest) - x(oldest):.1f}" '
         f'height="{h - 60}" fill="{ALERT}" fill-opacity=".12"/>',
         _text(x(oldest) + 4, 30, "overlap: holdout older than training", fill=ALERT),
     ]
-    y = 50
-    body.append(_text(left - 8, y + 4, "train", "end", "bold"))
+    body.append(_text(left - 8, train_y + 4, "train", "end", "bold"))
     body.append(
-        f'<line x1="{left}" y1="{y}" x2="{x(newest):.1f}" y2="{y}" stroke="{PALETTE[0]}" stroke-width="8" '
-        f'stroke-dasharray="2 3"/>'
+        f'<line class="track train" x1="{left}" y1="{train_y}" x2="{x(newest):.1f}" y2="{train_y}" '
+        f'stroke="{PALETTE[0]}" stroke-width="{TRACK}" stroke-dasharray="2 3"/>'
     )
-    body.append(f'<circle class="mark" cx="{x(newest):.1f}" cy="{y}" r="6" fill="{PALETTE[0]}"/>')
-    body.append(_text(x(newest), y + 20, f"newest train {_date(finding.evidence['newest_train'])}", "middle"))
+    body.append(f'<circle class="mark" cx="{x(newest):.1f}" cy="{train_y}" r="6" fill="{PALETTE[0]}"/>')
+    label = f"newest train {_date(finding.evidence['newest_train'])}"
+    rightward = x(newest) < left + width / 2
+    body.append(
+        _text(
+            x(newest) - 6 if rightward else x(newest) + 6, train_y + lane, label, "start" if rightward else "end"
+        ).replace("<text ", '<text class="newest" ', 1)
+    )
     for i, (s, v, t) in enumerate(rows):
-        y = 50 + 34 * (i + 1)
+        y = first_y + step * i
         body.append(_text(left - 8, y + 4, _short(s, 14), "end", "bold"))
         body.append(
-            f'<line x1="{x(t):.1f}" y1="{y}" x2="{left + width}" y2="{y}" stroke="{PALETTE[1]}" '
-            f'stroke-width="8" stroke-dasharray="2 3"/>'
+            f'<line class="track holdout" x1="{x(t):.1f}" y1="{y}" x2="{left + width}" y2="{y}" '
+            f'stroke="{PALETTE[1]}" stroke-width="{TRACK}" stroke-dasharray="2 3"/>'
         )
         body.append(f'<rect class="mark" x="{x(t) - 6:.1f}" y="{y - 6}" width="12" height="12" fill="{ALERT}"/>')
         body.append(
@@ -345,7 +375,9 @@ def _split_timeline(finding: Finding) -> Figure | None:
     desc = f"Newest training sample {finding.evidence['newest_train']}; " + "; ".join(
         f"{s}: {v.get('rows')} of {v.get('of')} rows, oldest {v.get('oldest')}" for s, v, _ in rows
     )
-    return _svg("timeline", left + width + 30, h, "holdout time ranges against training", desc, "".join(body))
+    figure = _svg("timeline", total_w, h, "holdout time ranges against training", desc, "".join(body))
+    table = next((t for t in finding.tables if t.columns[:3] == ("split", "rows", "of")), None)
+    return replace(figure, table=table)
 
 
 def _date(value: Any) -> str:
@@ -414,8 +446,15 @@ def _label_bars(finding: Finding, split_order: Sequence[str], uid: str) -> Figur
         rows.append((str(row[0]), shares))
     if not rows:
         return None
+    # ▲ means "shifted from train by 10 points or more, or unseen in train", and only where the finding reports
+    # such a shift: an info finding that lists every split's shares judged nothing, so it marks nothing.
     unseen = {str(e.get("label")) for e in finding.examples if "label" in e}
-    shifted = {label for label, s in rows if max(s) - min(s) >= 10.0 or label in unseen}
+    judged = finding.severity is not Severity.INFO and series[0] == "train"
+    shifted = (
+        {label for label, s in rows if max(abs(v - s[0]) for v in s[1:]) >= SHIFT_POINTS or label in unseen}
+        if judged
+        else set()
+    )
     bar, gap, left, width = 12, 12, 140, 360
     block = bar * len(series) + gap
     legend_h = 24
@@ -468,15 +507,10 @@ def _label_bars(finding: Finding, split_order: Sequence[str], uid: str) -> Figur
             for label, shares in rows
         )
     )
-    return _svg(
-        "bars",
-        left + width + 70,
-        h,
-        "label shares per split (▲: shifted by 10 points or more, or unseen in train)",
-        desc,
-        "".join(body),
-        defs,
+    title = "label shares per split" + (
+        " (▲: shifted from train by 10 points or more, or unseen in train)" if judged else ""
     )
+    return replace(_svg("bars", left + width + 70, h, title, desc, "".join(body), defs), table=table)
 
 
 # ------------------------------------------------------------------- fitted_statistics: which rows match

@@ -13,7 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from auditor.core.findings import Finding, Report, Severity
+from auditor.core.findings import Finding, Report, Severity, Table
 from auditor.render.common import (
     ALLOWED_HOLDOUT_LABEL,
     USER_OUTPUT_LINES,
@@ -26,7 +26,7 @@ from auditor.render.common import (
     user_output_tails,
 )
 from auditor.render.diff import about, baseline_line, baseline_tag
-from auditor.render.figures import Figure, figures_for
+from auditor.render.figures import Figure, figures_for, first_chain
 from auditor.render.previews import Preview, previews_for
 
 FIX_FIRST = 5  # findings listed under "fix first"
@@ -51,6 +51,13 @@ class Section:
     figures: tuple[Figure, ...]
     examples: tuple[ExampleTable, ...]
     previews: tuple[Preview, ...] = ()
+    drawn: tuple[ExampleTable | None, ...] = ()  # per figure, the examples it draws (shown under it, not again)
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        """The finding's tables that no figure draws (a drawn one is shown once, as its figure's text)."""
+        drawn = [fig.table for fig in self.figures if fig.table is not None]
+        return tuple(t for t in self.finding.tables if t not in drawn)
 
 
 def _inline_code(text: str) -> Markup:
@@ -107,6 +114,27 @@ def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
     return tuple(tables)
 
 
+CHAIN_COLUMNS = ("id", "split", "linked to the next by")
+TIMELINE_COLUMNS = {"entity", "holdout_id", "holdout_time", "newest_train_time"}
+
+
+def _drawn_examples(finding: Finding, fig: Figure, tables: tuple[ExampleTable, ...]) -> ExampleTable | None:
+    """The example table ``fig`` draws in full: the chain of a chain figure, the samples of an entity timeline."""
+    if fig.kind == "chain":
+        ids = [str(s["id"]) for s in first_chain(finding).get("steps", ()) if isinstance(s, dict) and "id" in s]
+        return next((t for t in tables if t.columns == CHAIN_COLUMNS and [r[0] for r in t.rows] == ids), None)
+    if fig.kind == "timeline" and "newest_train" not in finding.evidence:
+        return next((t for t in tables if set(t.columns) == TIMELINE_COLUMNS), None)
+    return None
+
+
+def _section(anchor: str, finding: Finding, split_order: tuple[str, ...], uid: str) -> Section:
+    figures, examples = figures_for(finding, split_order, uid=uid), example_tables(finding)
+    drawn = tuple(_drawn_examples(finding, fig, examples) for fig in figures)
+    shown = tuple(t for t in examples if t not in drawn)
+    return Section(anchor, finding, figures, shown, previews_for(finding), drawn)
+
+
 def fix_first(sections: list[Section]) -> list[Section]:
     """The few findings to fix first: unaccepted errors, then warnings, in report order."""
     live = [s for s in sections if not s.finding.accepted and s.finding.severity is not Severity.INFO]
@@ -123,12 +151,7 @@ def render_html(report: Report) -> str:
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()
-    sections = [
-        Section(
-            f"finding-{i + 1}", f, figures_for(f, split_order, uid=f"fig{i + 1}"), example_tables(f), previews_for(f)
-        )
-        for i, f in enumerate(findings)
-    ]
+    sections = [_section(f"finding-{i + 1}", f, split_order, f"fig{i + 1}") for i, f in enumerate(findings)]
     ran = [r for r in report.stages if r.status != "skipped"]
     skipped = [r for r in report.stages if r.status == "skipped"]
     return template.render(
@@ -148,4 +171,5 @@ def render_html(report: Report) -> str:
         user_tails=user_output_tails(report),
         user_lines=USER_OUTPUT_LINES,
         cell=cell,
+        chain_columns=CHAIN_COLUMNS,
     )

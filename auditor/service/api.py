@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
+from auditor.core.portable import portable
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -299,7 +300,8 @@ def _project_out(p: store.Project) -> ProjectOut:
 
 
 def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
-    """A submitted report.json as a Report (its fingerprints recomputed) and its canonical JSON; 422 otherwise."""
+    """A submitted report.json as a Report (its fingerprints recomputed, its local paths made relative to its
+    config's folder: the team does not see the submitter's folders) and its canonical JSON; 422 otherwise."""
     if data.get("status") != "completed":
         raise _deny(422, "report: not a completed audit report (status must be 'completed'; a marker has no verdict)")
     if data.get("schema_version") != SCHEMA_VERSION:
@@ -308,7 +310,7 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
     try:
-        report = rejudged(Report.model_validate(data))
+        report = rejudged(portable(Report.model_validate(data)))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -358,9 +360,16 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
 
 
 def post_review(
-    ctx: ServiceContext, who: Principal, project: store.Project, run: store.Run, body: ReviewIn
+    ctx: ServiceContext,
+    who: Principal,
+    project: store.Project,
+    run: store.Run,
+    body: ReviewIn,
+    *,
+    override: str = "an override_reason",
 ) -> store.ReviewRecord:
-    """Check the review rules, then append the record."""
+    """Check the review rules, then append the record. ``override`` names the override as the caller's user
+    gives it (the API's field; the page's "Override reason" box), so a refusal says what to fill in."""
     if body.action in ("approve", "request_changes", "accept") and run.state != "completed":
         raise _deny(409, f"run {run.id} is {run.state}: only a completed run can be reviewed")
     if body.action == "accept":
@@ -386,20 +395,20 @@ def post_review(
                 raise _deny(
                     422,
                     f"approve: run {run.id} has no verdict (a stage errored or nothing ran); approving it anyway "
-                    "needs an override_reason",
+                    f"needs {override}",
                 )
             if blocking:
                 codes = ", ".join(sorted({f.code for f in blocking}))
                 raise _deny(
                     422,
                     f"approve: run {run.id} has {len(blocking)} unaccepted error finding(s) ({codes}); accept them "
-                    "first or give an override_reason",
+                    f"first or give {override}",
                 )
             if missing:
                 raise _deny(
                     422,
                     f"approve: run {run.id} is a partial audit: {len(missing)} stage(s) did not run "
-                    f"({', '.join(missing)}); audit without --only, or give an override_reason",
+                    f"({', '.join(missing)}); audit without --only, or give {override}",
                 )
     elif body.override_reason is not None:
         raise _deny(422, f"{body.action}: override_reason belongs to approve only")

@@ -14,6 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 
 from auditor.core.findings import Report
+from auditor.core.portable import portable
 from auditor.pipeline.registry import discover
 from auditor.service import store
 from auditor.service.auth import Principal
@@ -39,7 +40,7 @@ class ReportCache:
         text = load()
         if text is None:
             return None  # not finished yet: nothing to keep
-        report = Report.model_validate_json(text)
+        report = portable(Report.model_validate_json(text))  # a report stored before uploads were made portable
         with self._lock:
             self._items[run_id] = report
             while len(self._items) > self.size:

@@ -45,6 +45,8 @@ PAGE_CSP = (
 ACTIVE = ("queued", "running")
 REFRESH_S = 3
 RUNS_PER_PAGE = 50
+OVERRIDE_LABEL = "Override reason"  # the approve form's box, named as shown in the refusals that need it
+OVERRIDE_ASK = f'a reason in "{OVERRIDE_LABEL}"'
 
 
 def csrf_token(session: str) -> str:
@@ -235,6 +237,7 @@ def _run_page(
         findings={f.fingerprint: f for f in v.report.findings} if v.report else {},
         reviewer=session.who.may(Role.REVIEWER, p.name),
         refresh=REFRESH_S if run.state in ACTIVE else None,
+        override_label=OVERRIDE_LABEL,
         problem=problem,
         form=form or {},
     )
@@ -548,7 +551,7 @@ def build_ui() -> APIRouter:
                 body = _review_body(form)
                 role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
                 p = api._project(ctx, session.who, project, role)
-                api.post_review(ctx, session.who, p, api._run(ctx, p, run_id), body)
+                api.post_review(ctx, session.who, p, api._run(ctx, p, run_id), body, override=OVERRIDE_ASK)
             except HTTPException as exc:
                 if exc.status_code == 404:
                     return _error(404, str(exc.detail), session)

@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from auditor.core.errors import AuditError
 from auditor.core.findings import Report
+from auditor.core.portable import portable
 from auditor.numeric.isolation import UserProcess
 from auditor.service import store
 from auditor.service.submitted import DataRoots
@@ -183,7 +184,7 @@ class Worker:
             return
         try:
             # The report as submitters may read it: the roots by name, nothing of the server's other files.
-            report = Report.model_validate_json(self.roots.hide(outcome.records[0]))
+            report = portable(Report.model_validate_json(self.roots.hide(outcome.records[0])))
         except ValidationError as exc:
             store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
             return

@@ -1,7 +1,8 @@
 """Each sample's report.html in headless Chromium: every figure is drawn and the page requests nothing.
 
 Skipped where no Chromium is installed (Debian's `chromium` package provides it). Screenshots go to
-bench/data/screenshots/ (git-ignored) for a reviewer to look at.
+bench/data/screenshots/ (git-ignored) for a reviewer to look at; AUDITOR_SCREENSHOTS=1 also rewrites the
+README's docs/report.png.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from pathlib import Path
 import pytest
 
 from auditor import run_audit
+from auditor.core.portable import portable
 from auditor.render.html import render_html
 from tests.conftest import REPO
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
 SHOTS = REPO / "bench" / "data" / "screenshots"
+README_SHOT = REPO / "docs" / "report.png"  # rewritten with AUDITOR_SCREENSHOTS=1
 NUMERIC = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the numeric samples need torch")
 
 SAMPLES = [
@@ -38,6 +41,20 @@ MEASURE = """<script>
 for (const svg of document.querySelectorAll("svg.figure")) {
   const box = svg.getBoundingClientRect(), inner = svg.getBBox();
   svg.setAttribute("data-drawn", [box.width, box.height, inner.width, inner.height].map(Math.round).join(" "));
+  // A timeline's newest-train label as drawn: its room to the nearest holdout track (stroke included), and
+  // whether it lies inside the figure.
+  const label = svg.querySelector("text.newest");
+  if (label) {
+    const l = label.getBBox(), view = svg.viewBox.baseVal;
+    const gaps = [...svg.querySelectorAll("line.track.holdout")].map(track => {
+      const t = track.getBBox(), half = Number(track.getAttribute("stroke-width")) / 2;
+      const dx = Math.max(t.x - (l.x + l.width), l.x - (t.x + t.width), 0);
+      const dy = Math.max(t.y - half - (l.y + l.height), l.y - (t.y + half), 0);
+      return Math.max(dx, dy);
+    });
+    const inside = l.x >= 0 && l.y >= 0 && l.x + l.width <= view.width && l.y + l.height <= view.height;
+    svg.setAttribute("data-label", Math.floor(Math.min(...gaps)) + " " + inside);
+  }
 }
 window.addEventListener("load", () => {
   for (const img of document.querySelectorAll("img")) img.setAttribute("data-decoded", String(img.naturalWidth));
@@ -101,8 +118,17 @@ def test_every_figure_renders_and_nothing_is_requested(sample: str, expected: se
     for a in drawn:
         width, height, inner_w, inner_h = map(int, str(a["data-drawn"]).split())
         assert width > 100 and height > 40 and inner_w > 50 and inner_h > 20, a.get("aria-label")
+    labelled = [str(a["data-label"]).split() for _, a in tags if a.get("data-label")]
+    assert len(labelled) == (sample == "video_frames")  # the split timeline of TMP001
+    for gap, inside in labelled:
+        assert int(gap) >= 6 and inside == "true"  # the label clears the holdout tracks and is not cut off
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     shot = SHOTS / f"{sample.replace('/', '_')}.png"
     chromium("--window-size=1100,2400", f"--screenshot={shot}", report.as_uri(), profile=tmp_path / "profile")
     assert shot.stat().st_size > 10_000
+    if sample == "video_frames" and os.environ.get("AUDITOR_SCREENSHOTS") == "1":
+        # The README's picture: the page as the team sees it on the server (paths relative to the config).
+        shared = tmp_path / "shared.html"
+        shared.write_text(render_html(portable(run_audit(REPO / "sample_data" / sample / "audit.yaml"))))
+        chromium("--window-size=900,1500", f"--screenshot={README_SHOT}", shared.as_uri(), profile=tmp_path / "p2")

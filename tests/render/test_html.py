@@ -193,3 +193,140 @@ def test_evidence_without_what_a_figure_needs_gets_none() -> None:
 
 def test_a_report_shows_itself_as_its_html_in_a_notebook(video: Report) -> None:
     assert video._repr_html_() == render_html(video)
+
+
+def _section(page: str, code: str) -> str:
+    """The HTML of the first finding section whose heading names ``code``."""
+    sections = re.findall(r'<section class="finding.*?</section>', page, re.S)
+    return next(s for s in sections if re.search(rf"<h3[^>]*>.*?{code} · ", s))
+
+
+def test_each_split_matrix_is_shown_once_as_its_figure_with_the_table_as_its_text(video: Report) -> None:
+    page = render_html(video)
+    checked = 0
+    for f in video.findings:
+        drawn = [fig for fig in figures_for(f, ("train", "val", "test")) if fig.table is not None]
+        section = _section(page, f.code) if f.code in ("UPS001", "GRP003") else None
+        for fig in drawn:
+            assert fig.table in f.tables
+        if section is None:
+            continue
+        matrix = next(t for t in f.tables if "split by split" in t.title)
+        # Once: inside the figure, folded under its own summary; the per-pair table (more columns) stays shown.
+        assert section.count(f"<caption>{escape(matrix.title)}</caption>") == 1
+        folded = re.search(
+            r"<figure><svg.*?</svg>.*?<details class=\"as-table\">(.*?)</details></figure>", section, re.S
+        )
+        assert folded and f"<caption>{escape(matrix.title)}</caption>" in folded.group(1)
+        pair = next(t for t in f.tables if t.columns[:3] == ("split", "split", "judged as"))
+        assert section.count(f"<caption>{escape(pair.title)}</caption>") == 1
+        assert f"<caption>{escape(pair.title)}</caption>" not in folded.group(1)
+        checked += 1
+    assert checked == 2
+
+
+def test_a_split_matrix_without_a_figure_is_shown_as_a_table(video: Report) -> None:
+    # No per-pair table to draw from: no figure, so the matrix table is the only view and is shown plainly.
+    matrix = Table(
+        title="ids shared, split by split", columns=("", "train", "test"), rows=(("train", "—", 1), ("test", 1, "—"))
+    )
+    f = finding("group_overlap", tables=(matrix,))
+    assert figures_for(f) == ()
+    section = _section(render_html(with_findings(video, f)), "X001")
+    assert section.count("<caption>ids shared, split by split</caption>") == 1 and "as-table" not in section
+
+
+def test_label_bars_and_the_split_timeline_fold_the_table_they_draw(video: Report, clinic: Report) -> None:
+    for report, code in ((video, "LAB002"), (video, "TMP001"), (clinic, "LAB000")):
+        f = next(f for f in report.findings if f.code == code)
+        section = _section(render_html(report), code)
+        (table,) = f.tables
+        assert section.count(f"<caption>{escape(table.title)}</caption>") == 1
+        assert re.search(r'<details class="as-table"><summary>[^<]+</summary>\s*<table><caption>', section)
+    # A fitted-statistics grid draws the differences, its table the values: both are shown.
+    fit = next(f for f in clinic.findings if f.code == "FIT001")
+    section = _section(render_html(clinic), "FIT001")
+    assert "as-table" not in section and f"<caption>{escape(fit.tables[0].title)}</caption>" in section
+
+
+TEXT_ASCENT, TEXT_DESCENT, CHAR_W = 12.0, 4.0, 7.5  # a generous box for 12 px sans-serif text
+
+
+def _text_box(svg: str, cls: str) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) of the text of class ``cls``, from its anchor, baseline and length."""
+    m = re.search(rf'<text class="{cls}" x="([0-9.]+)" y="([0-9.]+)" text-anchor="(\w+)"[^>]*>([^<]*)</text>', svg)
+    assert m, cls
+    x, y, width = float(m.group(1)), float(m.group(2)), len(m.group(4)) * CHAR_W
+    x0 = {"start": x, "middle": x - width / 2, "end": x - width}[m.group(3)]
+    return x0, y - TEXT_ASCENT, x0 + width, y + TEXT_DESCENT
+
+
+def _holdout_tracks(svg: str) -> list[tuple[float, float, float, float]]:
+    boxes = []
+    for x1, y1, x2, width in re.findall(
+        r'<line class="track holdout" x1="([0-9.]+)" y1="([0-9.]+)" x2="([0-9.]+)" y2="[0-9.]+"'
+        r'[^>]* stroke-width="([0-9.]+)"',
+        svg,
+    ):
+        half = float(width) / 2 + 6  # the track and the square marking its oldest row
+        boxes.append((float(x1) - 6, float(y1) - half, float(x2), float(y1) + half))
+    return boxes
+
+
+CLEARANCE = 6.0  # free space around a label: text flush against a track reads as lying on it
+
+
+def _apart(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    c = CLEARANCE
+    return a[2] + c <= b[0] or b[2] + c <= a[0] or a[3] + c <= b[1] or b[3] + c <= a[1]
+
+
+@pytest.mark.parametrize("newest", ["2024-03-06T11:00:04+00:00", "2024-01-16T00:00:00+00:00"])
+def test_the_newest_train_label_never_touches_a_holdout_track(newest: str) -> None:
+    splits = {
+        "test": {"rows": 4, "of": 10, "oldest": "2024-01-15T08:00:00+00:00"},
+        "val": {"rows": 1, "of": 3, "oldest": "2024-03-01T00:00:00+00:00"},
+    }
+    f = finding("temporal_order", code="TMP001", evidence={"newest_train": newest, "splits": splits})
+    svg = str(figures_for(f)[0].svg)
+    label = _text_box(svg, "newest")
+    tracks = _holdout_tracks(svg)
+    assert len(tracks) == 2 and all(_apart(label, t) for t in tracks)
+    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', svg).groups())  # type: ignore[union-attr]
+    assert label[0] >= 0 and label[1] >= 0 and label[2] <= width and label[3] <= height  # not cut off either
+
+
+def test_the_sample_timeline_label_stays_off_the_test_track(video: Report) -> None:
+    svg = str(figures_for(next(f for f in video.findings if f.code == "TMP001"))[0].svg)
+    label, (track,) = _text_box(svg, "newest"), _holdout_tracks(svg)
+    assert _apart(label, track)
+
+
+def test_markers_only_on_labels_a_finding_reports_as_shifted(video: Report, clinic: Report) -> None:
+    for report in (video, clinic):
+        info = next(f for f in report.findings if f.code == "LAB000")
+        (fig,) = figures_for(info, ("train", "val", "test"), "i")
+        assert "▲" not in fig.svg and 'class="shifted"' not in fig.svg and "▲" not in fig.title
+    # A warning marks a label that moved from train by 10 points, not one where two holdout splits differ.
+    table = Table(
+        title="t",
+        columns=("label", "train share", "val share", "test share"),
+        rows=(("a", "50.0%", "35.0%", "50.0%"), ("b", "50.0%", "45.0%", "55.0%")),
+    )
+    warned = finding("label_coverage", code="LAB002", severity=Severity.WARNING, tables=(table,))
+    svg = str(figures_for(warned, uid="w")[0].svg)
+    assert svg.count('class="shifted"') == 1 and "▲ a" in svg and "▲ b" not in svg
+
+
+def test_a_drawn_chain_and_entity_timeline_fold_the_samples_they_draw(video: Report) -> None:
+    page = render_html(video)
+    ups = _section(page, "UPS001")
+    chain = re.search(r'<svg[^>]*class="figure chain".*?</svg>.*?<details class="as-table">(.*?)</details>', ups, re.S)
+    assert chain and "<td>f0019</td><td>test</td><td>person = p3</td>" in chain.group(1)
+    assert ups.count("<td>f0019</td><td>test</td><td>person = p3</td>") == 1  # the drawn chain, once
+    assert ups.count("<td>f0016</td><td>val</td><td>video_id = v04</td>") == 1  # a chain not drawn stays listed
+    assert "video_id = v04" not in chain.group(1)
+    tmp = _section(page, "TMP002")
+    assert tmp.count("<td>cam-B</td>") == 1 and re.search(
+        r'<details class="as-table">.*<td>cam-B</td>.*</details>', tmp, re.S
+    )

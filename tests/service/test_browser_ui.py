@@ -95,6 +95,10 @@ def test_review_in_a_browser(live: LiveServer, tmp_path: Path) -> None:
             sync_api.expect(history.locator("li").first).to_contain_text("approve")
             sync_api.expect(history).to_contain_text("override: the remaining leaks are fixed in the next export")
             sync_api.expect(page.locator("dl.facts")).to_contain_text("approved")
+            # Approved: no second Approve form, but who approved it and when; changes may still be requested.
+            sync_api.expect(page.locator("input[name=action][value=approve]")).to_have_count(0)
+            sync_api.expect(page.locator("#approved")).to_contain_text("Approved by admin on")
+            sync_api.expect(page.locator("input[name=action][value=request_changes]")).to_have_count(1)
             # Side by side on a wide screen; stacked (history under the review panel) on a narrow one.
             review_box, history_box = page.locator("#review").bounding_box(), history.bounding_box()
             assert review_box and history_box and abs(review_box["y"] - history_box["y"]) < 1
@@ -122,6 +126,8 @@ def test_review_in_a_browser(live: LiveServer, tmp_path: Path) -> None:
             sync_api.expect(diff.locator("h3", has_text="New")).to_contain_text("New (2)")
             sync_api.expect(diff).to_contain_text("GRP002")
             sync_api.expect(diff.locator("li", has_text="DUP001")).to_contain_text("accepted")  # stays accepted
+            diff_box, review_box = diff.bounding_box(), page.locator("#review").bounding_box()
+            assert diff_box and review_box and diff_box["y"] + diff_box["height"] <= review_box["y"]  # diff first
             if shots:
                 diff.screenshot(path=str(SHOTS / "diff.png"))
 

@@ -199,6 +199,57 @@ def test_approval_refused_by_the_server_shows_its_message_then_an_override_appro
         assert c.get(f"/api/projects/{project}/runs/{run}/gate").json()["approved"] is True
 
 
+def test_a_refused_approval_names_the_box_as_the_form_shows_it(world: World) -> None:
+    project = world.project()
+    page = f"/projects/{project}/runs/{world.upload(project)}"
+    with sign_in(world.server, world.token("reviewer", project)) as c:
+        refused = post(c, f"{page}/review", action="approve", comment="", override_reason="  ")
+    problem = re.search(r'<p class="problem" role="alert" id="problem">([^<]*)</p>', refused.text)
+    assert refused.status_code == 422 and problem, refused.text
+    # The refusal asks for what the page shows: the "Override reason" box, not the API's field name.
+    assert "accept them first or give a reason in &#34;Override reason&#34;" in problem.group(1)
+    assert "override_reason" not in problem.group(1)
+    assert re.search(r"<label>Override reason <span", refused.text)
+    with world.api() as api:  # the API names its own field
+        answer = api.post(f"/api/projects/{project}/runs/{page.rsplit('/', 1)[1]}/reviews", json={"action": "approve"})
+    assert answer.status_code == 422 and "or give an override_reason" in answer.json()["detail"]
+
+
+def test_the_diff_comes_before_the_review_forms(world: World) -> None:
+    project = world.project()
+    first = world.upload(project)
+    with sign_in(world.server, world.server.admin_token or "") as c:
+        post(c, f"/projects/{project}/runs/{first}/review", action="approve", comment="", override_reason="pilot")
+        shown = c.get(f"/projects/{project}/runs/{world.upload(project)}").text
+    diff, review, report = shown.index('<section id="diff">'), shown.index('id="review"'), shown.index('id="report"')
+    assert diff < review < report and "Persisting (17)" in shown[diff:review]
+
+
+def test_an_approved_run_offers_no_second_approval_until_changes_are_requested(
+    world: World, server: LiveServer
+) -> None:
+    approve_form = '<input type="hidden" name="action" value="approve">'
+    with server.client(server.admin_token) as api:
+        assert api.post("/api/projects", json={"name": "demo"}).status_code == 201
+        run = api.post("/api/projects/demo/runs", json={"report": world.report}).json()["id"]
+    page = f"/projects/demo/runs/{run}"
+    with sign_in(server, server.admin_token or "") as c:
+        assert approve_form in c.get(page).text and 'id="approved"' not in c.get(page).text
+        assert post(c, f"{page}/review", action="approve", comment="", override_reason="pilot").status_code == 303
+        approved = c.get(page).text
+        assert approve_form not in approved and ">Approve<" not in approved
+        said = re.search(r'<p class="approved" id="approved">(.*?)</p>', approved, re.S)
+        assert said and re.match(r"Approved by admin on \d{4}-\d\d-\d\d \d\d:\d\d UTC", said.group(1))
+        assert "override: pilot" in said.group(1)
+        # A reviewer may still withdraw it: requesting changes is offered, and brings the approval form back.
+        assert '<input type="hidden" name="action" value="request_changes">' in approved
+        assert post(c, f"{page}/review", action="request_changes", comment="relabel cam-B").status_code == 303
+        reopened = c.get(page).text
+        assert approve_form in reopened and 'id="approved"' not in reopened
+    with server.client(server.admin_token) as api:
+        assert api.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+
+
 def test_accepting_a_finding_shows_in_the_history_and_the_counts(world: World) -> None:
     project = world.project()
     run = world.upload(project)
