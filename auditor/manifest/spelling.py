@@ -52,6 +52,7 @@ _EXPONENT_ENDS = ((_DIGIT | _NUMERIC_START)[:, None] & _DIGIT[None, :]).ravel()
 _NUMBER_BYTE = np.zeros(256, dtype=bool)
 _NUMBER_BYTE[list(_NUMBER_CHARS.encode())] = True
 _BLOCK = 1 << 20
+_CODE_POINTS = 0x110000
 _FULL_SHARE = 8  # above 1/8 of the values needing normalisation, normalise the whole column at once
 
 
@@ -98,10 +99,14 @@ def normalise(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
 
 def _normalise_chunk(chunk: pa.Array) -> pa.Array:
     wide = pc.fill_null(pc.invert(pc.string_is_ascii(chunk)), False)
+    n_wide = pc.sum(wide).as_py() or 0
     # ASCII text needs only lower case (NFKC and case folding change no ASCII character).
-    t = pc.ascii_lower(chunk)
-    if pc.any(wide).as_py():
-        t = pc.replace_with_mask(t, wide, _fold_unicode(chunk.filter(wide)))
+    if n_wide == len(chunk) - chunk.null_count:
+        t = _fold_unicode(chunk)
+    elif n_wide:
+        t = pc.replace_with_mask(pc.ascii_lower(chunk), wide, _fold_unicode(chunk.filter(wide)))
+    else:
+        t = pc.ascii_lower(chunk)
     t = pc.utf8_trim(t, WHITESPACE)
     # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
     numeric = pc.and_(pc.equal(pc.binary_length(pc.ascii_trim(t, _NUMBER_CHARS)), 0), pc.not_equal(t, ""))
@@ -144,8 +149,12 @@ def _normalise_chunk(chunk: pa.Array) -> pa.Array:
 
 def _fold_unicode(text: pa.Array) -> pa.Array:
     """Steps 1-2 of the normal form on non-ASCII values: NFKC, case folding, format characters, digits, NFKC."""
-    t = pc.utf8_lower(pc.utf8_normalize(text, "NFKC"))
-    return pc.utf8_normalize(_fold_characters(t), "NFKC")
+    composed = pc.utf8_normalize(text, "NFKC")
+    t = _fold_characters(pc.utf8_lower(composed))
+    # A value neither step changed is in NFKC already (often all of them: lower-case text, CJK).
+    if pc.all(pc.fill_null(pc.equal(t, composed), True)).as_py():
+        return t
+    return pc.utf8_normalize(t, "NFKC")
 
 
 def _fold_characters(text: pa.Array) -> pa.Array:
@@ -167,21 +176,28 @@ def _fold_characters(text: pa.Array) -> pa.Array:
     if not len(lead):
         return text
     padded = np.concatenate([data, np.zeros(3, dtype=np.uint8)])
-    b0 = padded[lead].astype(np.int64)
-    b1, b2, b3 = ((padded[lead + k] & 0x3F).astype(np.int64) for k in (1, 2, 3))
-    width = 2 + (b0 >= 0xE0) + (b0 >= 0xF0)
-    point = np.where(
-        width == 2,
-        (b0 & 0x1F) << 6 | b1,
-        np.where(width == 3, (b0 & 0x0F) << 12 | b1 << 6 | b2, (b0 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3),
-    )
-    chars, which = np.unique(point, return_inverse=True)
+    b0 = padded[lead].astype(np.int32)
+    width = 2 + (b0 >= 0xE0).astype(np.int32) + (b0 >= 0xF0)
+    # Code points: the lead byte's payload, then six bits from each continuation byte a character has.
+    point = (b0 & (0x7F >> width)) << 6 | (padded[lead + 1] & 0x3F)
+    for k in (2, 3):
+        more = np.flatnonzero(width > k)
+        if len(more):
+            point[more] = point[more] << 6 | (padded[lead[more] + k] & 0x3F)
+    # Distinct characters through a table over all code points: no sort of every character of the column.
+    present = np.zeros(_CODE_POINTS, dtype=bool)
+    present[point] = True
+    chars = np.flatnonzero(present)
     folded = [fold_char(chr(c)).encode() for c in chars.tolist()]
     changes = np.array([f != chr(c).encode() for f, c in zip(folded, chars.tolist(), strict=True)])
-    hit = changes[which]
-    if not hit.any():
+    if not changes.any():
         return text
+    slot = np.full(_CODE_POINTS, -1, dtype=np.int32)
+    slot[chars[changes]] = np.arange(int(changes.sum()), dtype=np.int32)
+    which = slot[point]
+    hit = which >= 0
     lead, width, which = lead[hit], width[hit], which[hit]
+    folded = [f for f, c in zip(folded, changes.tolist(), strict=True) if c]
     new_len = np.array([len(f) for f in folded], dtype=np.int64)
     table = np.frombuffer(b"".join(folded), dtype=np.uint8)
     table_at = np.concatenate([[0], np.cumsum(new_len)[:-1]])
