@@ -22,6 +22,24 @@ settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
 
+# One value in two spellings, for each kind the spelling checks must see through: format characters, full-width
+# forms, a ligature, other scripts' digits, full case folding, numbers with an exponent.
+SPELLING_VARIANT_KINDS = [
+    ("w1", "w\u200b1"),  # zero-width space inside
+    ("w1", "w1\u200d"),  # zero-width joiner at the end
+    ("w1", "w\ufeff1"),  # a byte-order mark inside
+    ("coop", "co\u00adop"),  # soft hyphen
+    ("w1", "\uff57\uff11"),  # full-width w1
+    ("12", "\uff11\uff12"),  # full-width digits
+    ("file", "\ufb01le"),  # the ligature ﬁ
+    ("1", "\u0661"),  # Arabic-Indic digit one
+    ("strasse", "stra\u00dfe"),  # sharp s folds to ss
+    ("1000", "1e3"),  # an exponent, read by value
+    ("1000.0", "\u0661\u0660\u0660\u0660"),  # Arabic-Indic 1000
+]
+# Different values that look alike: never one value in two spellings.
+DIFFERENT_LOOKALIKES = [("w1", "w11"), ("w1", "w01"), ("A-1", "A1"), ("1e3", "1001"), ("0x10", "16"), ("1,000", "1000")]
+
 
 def write_table(path: Path, data: dict[str, list[Any]] | pd.DataFrame) -> Path:
     """Write ``data`` in the format the file extension names."""

@@ -6,10 +6,11 @@ import enum
 import hashlib
 import json
 import re
-import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from auditor.core.spelling import normal_form
 
 SCHEMA_VERSION = "1"
 
@@ -59,8 +60,12 @@ FINGERPRINT_HEX = 16
 
 
 def normalise_spelling(text: str) -> str:
-    """One spelling of a text: Unicode NFC, outer and repeated spaces dropped, case folded."""
-    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
+    """One spelling of a text: the spelling checks' normal form (core/spelling.py), inner space runs as one.
+
+    Two spellings the checks call one value always share a fingerprint; repeated inner spaces are also
+    forgiven here, as a key's layout in a message may change.
+    """
+    return " ".join(normal_form(text).split())
 
 
 def _subject_value(value: Any) -> Any:

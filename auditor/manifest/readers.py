@@ -288,11 +288,21 @@ def _open_text(path: Path) -> io.BufferedReader:
 
 
 def _header(path: Path, delimiter: str) -> list[str]:
+    return _read_header(path, delimiter)[0]
+
+
+def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
+    """The column names and the header line's length in bytes (a read block must hold the whole line)."""
     try:
         with _open_text(path) as stream:
-            first = stream.readline()
+            first = stream.readline(_CSV_MAX_BLOCK + 1)
     except (OSError, pa.ArrowException) as exc:
         raise ManifestError(f"{path}: cannot read: {exc}") from None
+    if len(first) > _CSV_MAX_BLOCK:
+        raise ManifestError(
+            f"{path}:1: the header line is longer than {_CSV_MAX_BLOCK >> 20} MB, the longest line read; "
+            "expected a manifest of ids, splits and keys (keep its other columns in another file)"
+        )
     if not first.strip():
         raise ManifestError(f"{path}: the file is empty; expected a header line naming the columns")
     try:
@@ -305,18 +315,20 @@ def _header(path: Path, delimiter: str) -> list[str]:
         names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
     except csv.Error as exc:  # e.g. a header field over the csv module's size limit
         raise ManifestError(f"{path}:1: cannot parse the header: {exc}") from None
-    seen: dict[str, int] = {}
-    for i, name in enumerate(names, start=1):
-        if name in seen:
-            raise ManifestError(
-                f"{path}:1: duplicate column name '{name}' (columns {seen[name]} and {i}); column names must be unique"
-            )
-        seen[name] = i
-    return names
+    if len(set(names)) < len(names):  # a set in C first: a header may name a million columns
+        seen: dict[str, int] = {}
+        for i, name in enumerate(names, start=1):
+            if name in seen:
+                raise ManifestError(
+                    f"{path}:1: duplicate column name '{name}' (columns {seen[name]} and {i}); "
+                    "column names must be unique"
+                )
+            seen[name] = i
+    return names, len(first)
 
 
 def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
-    names = _header(path, delimiter)
+    names, header_bytes = _read_header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
     if len(names) == 1 and delimiter == "," and ";" in names[0]:
@@ -333,7 +345,9 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
         null_values=[""],
     )
     parse = pacsv.ParseOptions(delimiter=delimiter)
-    block = _CSV_BLOCK
+    # The first block must hold the whole header (else "Empty CSV file or block"), and rows of a wide file
+    # are about as long as its header: start at twice its length (a million columns: an 8 MB line).
+    block = min(max(_CSV_BLOCK, 2 * header_bytes), _CSV_MAX_BLOCK)
     while True:
         try:
             table = pacsv.read_csv(

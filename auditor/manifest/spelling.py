@@ -1,9 +1,9 @@
-"""Values that are one value spelled several ways: `a` and `a `, `W2` and `w2`, NFC and NFD `José`, `1.0` and `1`.
+"""Values that are one value spelled several ways: `a` and `a `, `W2` and `w2`, `w1` and `w\u200b1`, `1e3` and `1000`.
 
-The normal form of a text value is: Unicode NFC, lower case (the simple one-to-one Unicode mapping, so `ß`
-stays `ß` and is not folded to `ss`), NFC again, surrounding whitespace removed, and a decimal number
-(`[+-]digits[.digits]`, no exponent) written canonically (`+01.50` -> `1.5`, `-0.0` -> `0`). Hex digests
-are text, so they compare case-insensitively. Blank values have no normal form (they are missing).
+The normal form is core/spelling.py's (NFKC, case folding, format characters dropped, digits of any script
+as ASCII, surrounding whitespace removed, numbers by value), computed here column-wise with Arrow and numpy
+and tested against that definition. Hex digests are text, so they compare case-insensitively. Blank values
+have no normal form (they are missing).
 
 A column is scanned byte-wise for the few values that might not be in normal form; only those are
 normalised, and only the values equal to one of their normal forms are looked up, so a clean 10M-row
@@ -23,18 +23,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.core.config import AcceptSpec
+from auditor.core.spelling import MAX_EXPONENT, WHITESPACE, fold_char
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.keycodes import KeyCodes, encode_column
 from auditor.manifest.repeats import repeated_rows
 from auditor.manifest.rows import take_rows
 
-# Every character Python's str.isspace() accepts, so the trim matches str.strip() exactly.
-WHITESPACE = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"
-_NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*?)0*)?$"
+NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$"
+_NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*?)0*)?(?:e(?P<exp>[+-]?[0-9]+))?$"
+_NUMBER_CHARS = "0123456789.+-e"
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[[ord(c) for c in WHITESPACE if ord(c) < 128]] = True
 _NUMERIC_START = np.zeros(256, dtype=bool)
@@ -50,7 +47,12 @@ _ENDS = (
     | _ASCII_SPACE[None, :]
     | ((_DIGIT | _NUMERIC_START)[:, None] & (_NUMERIC_START[:, None] | _NUMERIC_END[None, :]))
 ).ravel()
+# (first byte << 8 | last byte) -> might be a number with an exponent (`1e3`, `-2.5e-4`; `E` is upper case).
+_EXPONENT_ENDS = ((_DIGIT | _NUMERIC_START)[:, None] & _DIGIT[None, :]).ravel()
+_NUMBER_BYTE = np.zeros(256, dtype=bool)
+_NUMBER_BYTE[list(_NUMBER_CHARS.encode())] = True
 _BLOCK = 1 << 20
+_CODE_POINTS = 0x110000
 _FULL_SHARE = 8  # above 1/8 of the values needing normalisation, normalise the whole column at once
 
 
@@ -96,12 +98,19 @@ def normalise(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _normalise_chunk(chunk: pa.Array) -> pa.Array:
-    t = pc.utf8_normalize(chunk, "NFC")
-    t = pc.utf8_normalize(pc.utf8_lower(t), "NFC")
+    wide = pc.fill_null(pc.invert(pc.string_is_ascii(chunk)), False)
+    n_wide = pc.sum(wide).as_py() or 0
+    # ASCII text needs only lower case (NFKC and case folding change no ASCII character).
+    if n_wide == len(chunk) - chunk.null_count:
+        t = _fold_unicode(chunk)
+    elif n_wide:
+        t = pc.replace_with_mask(pc.ascii_lower(chunk), wide, _fold_unicode(chunk.filter(wide)))
+    else:
+        t = pc.ascii_lower(chunk)
     t = pc.utf8_trim(t, WHITESPACE)
-    # A regex costs ~0.3 µs a string: screen with literal kernels (digits once one '.' and signs are gone).
-    digits = pc.utf8_ltrim(pc.replace_substring(t, ".", "", max_replacements=1), "+-")
-    numeric = pc.fill_null(pc.ascii_is_decimal(digits), False)
+    # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
+    numeric = pc.and_(pc.equal(pc.binary_length(pc.ascii_trim(t, _NUMBER_CHARS)), 0), pc.not_equal(t, ""))
+    numeric = pc.fill_null(numeric, False)
     if not pc.any(numeric).as_py():
         return t
     maybe = np.flatnonzero(numeric.to_numpy(zero_copy_only=False))
@@ -110,16 +119,139 @@ def _normalise_chunk(chunk: pa.Array) -> pa.Array:
         return t
     mask = np.zeros(len(t), dtype=bool)
     mask[maybe[confirmed]] = True
-    numeric = pa.array(mask)
     # Capture groups make RE2 slow: extract the parts of the (usually few) numbers only.
-    parts = pc.extract_regex(t.filter(numeric), _NUMBER_PARTS)
-    sign, integer, frac = (pc.struct_field(parts, [i]) for i in range(3))
-    integer = pc.if_else(pc.equal(integer, ""), "0", integer)
-    body = pc.if_else(pc.equal(frac, ""), integer, pc.binary_join_element_wise(integer, frac, "."))
+    parts = pc.extract_regex(t.filter(pa.array(mask)), _NUMBER_PARTS)
+    sign, integer, frac, exp = (pc.struct_field(parts, [i]) for i in range(4))
+    written = pc.utf8_ltrim(pc.utf8_ltrim(exp, "+-"), "0")
+    # An exponent beyond MAX_EXPONENT leaves the number as text (its plain form would be that long).
+    short = pc.less_equal(pc.binary_length(written), len(str(MAX_EXPONENT))).to_numpy(zero_copy_only=False)
+    power = np.zeros(len(exp), dtype=np.int64)
+    given = pc.if_else(pc.equal(written, ""), "0", written).filter(pa.array(short))
+    power[short] = pc.cast(given, pa.int64()).to_numpy(zero_copy_only=False)
+    power[np.asarray(pc.starts_with(exp, "-").to_numpy(zero_copy_only=False), dtype=bool)] *= -1
+    keep = short & (np.abs(power) <= MAX_EXPONENT)
+    if not keep.all():
+        mask[np.flatnonzero(mask)[~keep]] = False
+        chosen = pa.array(keep)
+        sign, integer, frac = sign.filter(chosen), integer.filter(chosen), frac.filter(chosen)
+        power, exp = power[keep], exp.filter(chosen)
+    plain = pc.equal(exp, "").to_numpy(zero_copy_only=False)
+    if plain.all():
+        integer = pc.if_else(pc.equal(integer, ""), "0", integer)
+        body = pc.if_else(pc.equal(frac, ""), integer, pc.binary_join_element_wise(integer, frac, "."))
+    else:
+        body = _plain_numbers(integer, frac, power)
     signed = pc.if_else(
         pc.and_(pc.equal(sign, "-"), pc.not_equal(body, "0")), pc.binary_join_element_wise("-", body, ""), body
     )
-    return pc.replace_with_mask(t, numeric, signed.cast(t.type))
+    return pc.replace_with_mask(t, pa.array(mask), signed.cast(t.type))
+
+
+def _fold_unicode(text: pa.Array) -> pa.Array:
+    """Steps 1-2 of the normal form on non-ASCII values: NFKC, case folding, format characters, digits, NFKC."""
+    composed = pc.utf8_normalize(text, "NFKC")
+    t = _fold_characters(pc.utf8_lower(composed))
+    # A value neither step changed is in NFKC already (often all of them: lower-case text, CJK).
+    if pc.all(pc.fill_null(pc.equal(t, composed), True)).as_py():
+        return t
+    return pc.utf8_normalize(t, "NFKC")
+
+
+def _fold_characters(text: pa.Array) -> pa.Array:
+    """Each non-ASCII character replaced by core.spelling.fold_char of it (the simple lower case is applied).
+
+    The bytes are decoded in numpy; fold_char runs once per distinct character, not per value.
+    """
+    if text.null_count:
+        done = _fold_characters(pc.fill_null(text, ""))
+        return pc.if_else(text.is_valid(), done, pa.scalar(None, pa.string()))
+    n = len(text)
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[text.offset : text.offset + n + 1].astype(np.int64)
+    data_buf = text.buffers()[2]
+    if n == 0 or data_buf is None:
+        return text
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(data_buf, dtype=np.uint8)[lo:hi]
+    lead = np.flatnonzero(data >= 0xC0)  # the first byte of each character of two or more bytes
+    if not len(lead):
+        return text
+    padded = np.concatenate([data, np.zeros(3, dtype=np.uint8)])
+    b0 = padded[lead].astype(np.int32)
+    width = 2 + (b0 >= 0xE0).astype(np.int32) + (b0 >= 0xF0)
+    # Code points: the lead byte's payload, then six bits from each continuation byte a character has.
+    point = (b0 & (0x7F >> width)) << 6 | (padded[lead + 1] & 0x3F)
+    for k in (2, 3):
+        more = np.flatnonzero(width > k)
+        if len(more):
+            point[more] = point[more] << 6 | (padded[lead[more] + k] & 0x3F)
+    # Distinct characters through a table over all code points: no sort of every character of the column.
+    present = np.zeros(_CODE_POINTS, dtype=bool)
+    present[point] = True
+    chars = np.flatnonzero(present)
+    folded = [fold_char(chr(c)).encode() for c in chars.tolist()]
+    changes = np.array([f != chr(c).encode() for f, c in zip(folded, chars.tolist(), strict=True)])
+    if not changes.any():
+        return text
+    slot = np.full(_CODE_POINTS, -1, dtype=np.int32)
+    slot[chars[changes]] = np.arange(int(changes.sum()), dtype=np.int32)
+    which = slot[point]
+    hit = which >= 0
+    lead, width, which = lead[hit], width[hit], which[hit]
+    folded = [f for f, c in zip(folded, changes.tolist(), strict=True) if c]
+    new_len = np.array([len(f) for f in folded], dtype=np.int64)
+    table = np.frombuffer(b"".join(folded), dtype=np.uint8)
+    table_at = np.concatenate([[0], np.cumsum(new_len)[:-1]])
+    # Each byte emits itself, a changed character's first byte its replacement, its other bytes nothing.
+    emit = np.ones(len(data), dtype=np.int64)
+    emit[lead] = new_len[which]
+    for k in (1, 2, 3):
+        emit[lead[width > k] + k] = 0
+    out_at = np.concatenate([[0], np.cumsum(emit)])
+    out = np.empty(int(out_at[-1]), dtype=np.uint8)
+    kept = np.ones(len(data), dtype=bool)
+    kept[lead] = False
+    kept &= emit == 1
+    out[out_at[:-1][kept]] = data[kept]
+    src, dst = _spans(table_at[which], new_len[which]), _spans(out_at[lead], new_len[which])
+    out[dst] = table[src]
+    new_offsets = out_at[offsets - lo].astype(np.int32)
+    return pa.StringArray.from_buffers(n, pa.py_buffer(new_offsets.tobytes()), pa.py_buffer(out.tobytes()))
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated index ranges [start, start + length) (a vectorised `concat(range(...))`)."""
+    total = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)
+
+
+def _plain_numbers(integer: pa.Array, frac: pa.Array, power: np.ndarray) -> pa.Array:
+    """Shortest plain decimals of integer digits, fraction digits and a power of ten (core.spelling.plain_number)."""
+    digits = pc.binary_join_element_wise(integer, frac, "")
+    point = pc.binary_length(integer).to_numpy(zero_copy_only=False).astype(np.int64) + power
+    stripped = pc.utf8_ltrim(digits, "0")
+    point -= (pc.binary_length(digits).to_numpy() - pc.binary_length(stripped).to_numpy()).astype(np.int64)
+    digits = pc.utf8_rtrim(stripped, "0")
+    length = pc.binary_length(digits).to_numpy(zero_copy_only=False).astype(np.int64)
+    split = np.clip(point, 0, length)
+    offsets = np.frombuffer(digits.buffers()[1], dtype=np.int32)[digits.offset : digits.offset + len(digits) + 1]
+    data_buf = digits.buffers()[2]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
+    starts = offsets[:-1].astype(np.int64)
+
+    def cut(begin: np.ndarray, size: np.ndarray) -> pa.Array:
+        at = np.concatenate([[0], np.cumsum(size)]).astype(np.int32)
+        chars = data[_spans(starts + begin, size)]
+        return pa.StringArray.from_buffers(len(size), pa.py_buffer(at.tobytes()), pa.py_buffer(chars.tobytes()))
+
+    head, tail = cut(np.zeros_like(split), split), cut(split, length - split)
+    zeros = pa.array(["0"] * len(split), pa.string())
+    left = pc.binary_repeat(zeros, pa.array(np.maximum(-point, 0)))  # 0.00DIGITS
+    right = pc.binary_repeat(zeros, pa.array(np.maximum(point - length, 0)))  # DIGITS00
+    whole = pc.if_else(pa.array(point <= 0), "0", pc.binary_join_element_wise(head, right, ""))
+    part = pc.binary_join_element_wise(left, tail, "")
+    body = pc.if_else(pc.equal(part, ""), whole, pc.binary_join_element_wise(whole, part, "."))
+    return pc.if_else(pa.array(length == 0), "0", body)
 
 
 def _maybe_changed(chunk: pa.Array) -> np.ndarray:
@@ -164,6 +296,17 @@ def _maybe_changed(chunk: pa.Array) -> np.ndarray:
     pair |= data[ends]
     odd = _ENDS[pair]
     changed[odd if full is None else full[odd]] = True
+    # Numbers with an exponent: screened on a few bytes, then checked whole (hex digests pass the ends).
+    maybe = np.flatnonzero(_EXPONENT_ENDS[pair] & ~odd)
+    for step in range(1, 7):  # the next bytes from the start: near the first, so in cache
+        head, tail = starts[maybe], ends[maybe]
+        maybe = maybe[_NUMBER_BYTE[data[np.minimum(head + step, tail)]]]
+    if len(maybe):
+        rows = maybe if full is None else full[maybe]
+        picked = chunk.take(pa.array(rows))
+        whole = pc.equal(pc.binary_length(pc.ascii_trim(picked, _NUMBER_CHARS)), 0)
+        exponent = pc.and_(whole, pc.match_substring(picked, "e")).to_numpy(zero_copy_only=False)
+        changed[rows[np.asarray(exponent, dtype=bool)]] = True
     # A superset: the caller keeps only values whose normal form differs (blank ones are missing anyway).
     return np.flatnonzero(changed)
 
@@ -296,12 +439,13 @@ def splits_from_rows(
     rows, spelling, split = rows[keep], spelling[keep], split[keep].astype(np.int64)
     size = len(group_of_spelling) * n_splits
     flat = spelling * n_splits + split
-    counts = np.bincount(flat, minlength=size).reshape(-1, n_splits)
+    shape = (len(group_of_spelling), n_splits)  # explicit: -1 cannot be inferred when there are no splits
+    counts = np.bincount(flat, minlength=size).reshape(shape)
     first = np.full(size, -1, dtype=np.int64)
     order = np.argsort(rows, kind="stable")
     uniq, at = np.unique(flat[order], return_index=True)
     first[uniq] = rows[order][at]
-    return counts, first.reshape(-1, n_splits)
+    return counts, first.reshape(shape)
 
 
 def crossings(

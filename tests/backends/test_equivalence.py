@@ -126,6 +126,8 @@ def test_a_stage_that_needs_the_table_is_an_error_out_of_core(engine: EngineSett
 # -- generated manifests ------------------------------------------------------------------------------------
 
 SPELLINGS = ["a", "A", " a", "a ", "b", "B", "É", "É", "0", "00", "1.50", "1.5", "+1.5", "", "  ", None]
+# One value in each spelling kind: format characters, full-width forms, a ligature, other digits, ß, exponents.
+VARIANTS = ["w1", "w\u200b1", "\uff57\uff11", "file", "\ufb01le", "1", "\u0661", "strasse", "stra\u00dfe", "1e3"]
 IDS = [f"id{i}" for i in range(6)]
 DIGESTS = ["ab" * 8, ("ab" * 8).upper(), "cd" * 8, "ef" * 8 + " ", "10" * 8, None]
 
@@ -133,7 +135,9 @@ DIGESTS = ["ab" * 8, ("ab" * 8).upper(), "cd" * 8, "ef" * 8 + " ", "10" * 8, Non
 @st.composite
 def manifests(draw: st.DrawFn) -> dict[str, list[Any]]:
     n = draw(st.integers(min_value=1, max_value=40))
-    text = st.one_of(st.sampled_from(SPELLINGS), st.text(alphabet="aAbB é0.1 ", max_size=4))
+    text = st.one_of(
+        st.sampled_from(SPELLINGS), st.sampled_from(VARIANTS), st.text(alphabet="aAbB é0.1e\u200b ", max_size=4)
+    )
     return {
         "sample_id": draw(
             st.lists(st.one_of(text, st.sampled_from([f"id{i}" for i in range(6)])), min_size=n, max_size=n)
@@ -179,3 +183,44 @@ def test_generated_manifests_report_alike_on_every_engine(
     path.write_text(yaml.safe_dump(config))
     memory, other = both(path, engine, only=OUT_OF_CORE)
     assert_same(memory, other, engine.engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """Group values (coded from their distinct values) and sample ids (scanned row by row, out of core by the
+    engine's own query) in each spelling kind: the same findings, with both spellings, on every engine."""
+    plain = ["w1", "w1", "12", "file", "1", "strasse", "1000", "strasse"]
+    respelled = ["w\u200b1", "w\ufeff1", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "1000.0"]
+    ids = ["w1", "12", "file", "1", "strasse", "1000", "coop", "7"]
+    respelled_ids = ["w1\u200d", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "co\u00adop", "7e0"]
+    n = len(plain)
+    pq.write_table(
+        pa.table(
+            {"sample_id": ids + respelled_ids, "split": ["train"] * n + ["test"] * n, "writer": plain + respelled}
+        ),
+        tmp_path / "m.parquet",
+        row_group_size=5,
+    )
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["writer"]},
+        "stages": {"group_overlap": {"max_examples": 10}, "split_integrity": {"max_examples": 10}},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["group_overlap", "split_integrity"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    shown = {e["value"]: sorted(s["spelling"] for s in e["spellings"]) for e in found["GRP005"]["examples"]}
+    assert found["GRP005"]["evidence"]["values"] == 6
+    assert shown == {
+        "w1": ["w1", "w\u200b1", "w\ufeff1"],
+        "12": ["12", "\uff11\uff12"],
+        "file": ["file", "\ufb01le"],
+        "1": ["1", "\u0661"],
+        "strasse": ["strasse", "stra\u00dfe"],
+        "1000": ["1000", "1000.0", "1e3"],
+    }
+    ids_shown = {e["value"]: [s["spelling"] for s in e["spellings"]] for e in found["SPL010"]["examples"]}
+    assert ids_shown == {i: [i, r] for i, r in zip(ids, respelled_ids, strict=True)}

@@ -103,6 +103,20 @@ def test_a_respelled_key_is_the_same_finding() -> None:
     assert grp(writer=" Writer").fingerprint == grp(writer="writer").fingerprint
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("w1", "w\u200b1"), ("w1", "\uff57\uff11"), ("file", "\ufb01le"), ("strasse", "Stra\u00dfe"), ("1000", "1e3")],
+)
+def test_a_key_the_spelling_checks_call_one_value_keeps_its_fingerprint(a: str, b: str) -> None:
+    assert nan(a).fingerprint == nan(b).fingerprint
+    assert grp(writer=a).fingerprint == grp(writer=b).fingerprint
+
+
+@pytest.mark.parametrize(("a", "b"), [("w1", "w11"), ("A-1", "A1"), ("1e3", "1001")])
+def test_keys_that_are_different_values_keep_different_fingerprints(a: str, b: str) -> None:
+    assert nan(a).fingerprint != nan(b).fingerprint
+
+
 def test_fingerprint_is_recomputed_when_read_not_trusted() -> None:
     data = json.loads(nan().model_dump_json())
     assert data["fingerprint"] == nan().fingerprint

@@ -12,7 +12,7 @@ import pytest
 from auditor.core.config import config_from_mapping
 from auditor.core.errors import ManifestError
 from auditor.manifest.table import check_columns, load_manifest
-from tests.conftest import write_table
+from tests.conftest import write_config, write_table
 
 ROWS = {
     "sid": ["a1", "a2", "b1", "c1"],
@@ -285,6 +285,45 @@ def test_csv_row_beyond_the_largest_block_is_a_clear_error(tmp_path: Path, monke
     (tmp_path / "m.csv").write_text("sid,split\n" + "a" * (3 << 20) + ",train\nb,test\n")
     with pytest.raises(ManifestError, match=r"m\.csv: a row is longer than 1 MB"):
         load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def _wide_csv(path: Path, columns: int) -> int:
+    """A manifest whose header names ``columns`` columns, three of them used; its header's length in bytes."""
+    names = ["sid", "split", "writer", *(f"feature_{i:07d}" for i in range(columns - 3))]
+    blanks = "," * (columns - 3)
+    header = ",".join(names) + "\n"
+    path.write_text(header + f"a,train,w1{blanks}\nb,test,w2{blanks}\nc,test,w1{blanks}\n")
+    return len(header)
+
+
+def test_csv_header_longer_than_a_read_block_is_read(tmp_path: Path) -> None:
+    from auditor.manifest import readers
+
+    # Over pyarrow's 1 MB default block, which was refused as "Empty CSV file or block".
+    assert _wide_csv(tmp_path / "m.csv", 80_000) > readers._CSV_BLOCK
+    manifest = {"path": "m.csv", "split": "split", "id": "sid"}
+    m = load(tmp_path, manifest, keys={"groups": ["writer"]})
+    assert not [c for c in m.table.column_names if c.startswith("feature_")]  # only the named columns
+    assert m.table["sid"].to_pylist() == ["a", "b", "c"] and m.rows_per_split() == {"train": 1, "test": 2}
+    assert m.key("writer").labels(m.key("writer").codes) == ["w1", "w2", "w1"]
+    config = {"version": 1, "manifest": manifest, "keys": {"groups": ["writer"]}, "report": {"formats": ["json"]}}
+    result = _cli("run", write_config(tmp_path, config))
+    assert result.exit_code == 1 and "GRP001" in (tmp_path / "audit-report" / "report.json").read_text()
+    assert "Empty CSV" not in result.output
+
+
+def test_csv_header_beyond_the_longest_line_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.manifest import readers
+
+    monkeypatch.setattr(readers, "_CSV_MAX_BLOCK", 1 << 20)
+    _wide_csv(tmp_path / "m.csv", 80_000)
+    manifest = {"path": "m.csv", "split": "split", "id": "sid"}
+    with pytest.raises(ManifestError, match=r"m\.csv:1: the header line is longer than 1 MB, the longest line read"):
+        load(tmp_path, manifest)
+    for command in ("run", "validate"):
+        result = _cli(command, _config(tmp_path, manifest))
+        assert result.exit_code == 2 and "the header line is longer than 1 MB" in result.output, command
+        assert "Traceback" not in result.output
 
 
 def test_huge_header_field_is_a_clear_error(tmp_path: Path) -> None:

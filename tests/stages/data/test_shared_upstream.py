@@ -193,3 +193,11 @@ def test_a_text_column_alone_with_no_near_copies_links_nothing_and_passes(audit)
     assert r.exit_code == 0 and [s.status for s in r.stages] == ["passed"]
     off = audit(data, keys={"text": "body"}, stages={"near_duplicates": {"enabled": False}}, only=ONLY)
     assert off.exit_code == 0
+
+
+def test_a_manifest_whose_rows_have_no_split_is_audited_not_an_error(audit) -> None:  # type: ignore[no-untyped-def]
+    one = {"sid": ["a"], "split": [""], "document": ["d1"]}
+    two = {"sid": ["a", "b"], "split": [None, ""], "document": ["d1", "d1"]}
+    for rows in (one, two):
+        r = audit(rows, fmt="parquet", manifest={"id": "sid"}, keys={"sources": ["document"]}, only=ONLY)
+        assert [(s.status, s.error) for s in r.stages] == [("passed", None)] and "UPS001" not in codes(r)

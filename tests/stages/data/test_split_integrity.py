@@ -7,7 +7,7 @@ import pytest
 from auditor import load_config, run_audit
 from auditor.render import render_html, render_markdown, render_terminal
 from auditor.stages.data.split_integrity import normalized_split_name
-from tests.conftest import codes, finding, write_table
+from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS, codes, finding, write_table
 
 ONLY = ["split_integrity"]
 
@@ -138,7 +138,15 @@ def test_allowed_pair_of_missing_split_is_not_an_exemption_warning(audit) -> Non
     assert "SPL008" in codes(r) and "SPL009" not in codes(r)
 
 
-SPELLINGS = [("a", "a "), ("w1", "w1 "), ("w2", "W2"), ("9f86d0", "9F86D0"), ("Jos\u00e9", "Jose\u0301"), ("1.0", "1")]
+SPELLINGS = [
+    ("a", "a "),
+    ("w1", "w1 "),
+    ("w2", "W2"),
+    ("9f86d0", "9F86D0"),
+    ("Jos\u00e9", "Jose\u0301"),
+    ("1.0", "1"),
+    *SPELLING_VARIANT_KINDS,
+]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -161,9 +169,11 @@ def test_id_spellings_within_a_split_are_a_repeat_in_disguise(audit) -> None:  #
     assert f.examples[0]["value"] == "w2" and "SPL010" not in codes(r)
 
 
-def test_exact_and_distinct_ids_are_not_spelling_findings(audit) -> None:  # type: ignore[no-untyped-def]
-    data = {"sid": ["a", "a", "w1", "w10", "Stra\u00dfe", "strasse"], "split": ["train", "test"] * 3}
-    r = audit(data, manifest={"id": "sid"}, only=["split_integrity"])
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_exact_and_distinct_ids_are_not_spelling_findings(audit, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    ids = ["a", "a", "w1", "w10"] + [v for pair in DIFFERENT_LOOKALIKES for v in pair if v not in ("w1", "1000")]
+    data = {"sid": ids, "split": (["train", "test"] * len(ids))[: len(ids)]}
+    r = audit(data, fmt=fmt, manifest={"id": "sid"}, only=["split_integrity"])
     assert "SPL010" not in codes(r) and "SPL011" not in codes(r) and "SPL001" in codes(r)
 
 
