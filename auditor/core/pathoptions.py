@@ -8,12 +8,11 @@ opens, creates or stats the file. A stage reads the option's value as an absolut
 from __future__ import annotations
 
 import re
-import types
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -84,10 +83,7 @@ def typed_as_path(annotation: Any) -> bool:
     """Whether ``annotation`` holds a pathlib path anywhere (``Path``, ``Path | None``, ``list[Path]``...)."""
     if isinstance(annotation, type) and issubclass(annotation, PurePath):
         return True
-    origin = typing.get_origin(annotation)
-    if origin in (Union, types.UnionType) or origin is not None:
-        return any(typed_as_path(arg) for arg in typing.get_args(annotation))
-    return False
+    return any(typed_as_path(arg) for arg in typing.get_args(annotation))
 
 
 def named_like_path(name: str) -> bool:
