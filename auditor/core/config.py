@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from auditor.core.errors import ConfigError
 from auditor.core.paths import is_under, is_within, outside_message
-from auditor.core.patterns import backtracking_risk
+from auditor.core.patterns import backtracking_risk, empty_separator
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -126,15 +126,25 @@ class TokenizerSpec(_Section):
     def _patterns(self) -> TokenizerSpec:
         if self.split_pattern is not None and self.token_pattern is not None:
             raise ValueError("give `split_pattern` or `token_pattern`, not both")
-        if self.split_pattern is not None:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-
-            try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
-                pc.split_pattern_regex(pa.array([""]), self.split_pattern)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise ValueError(f"split_pattern {self.split_pattern!r} is not a valid RE2 expression: {exc}") from None
         return self
+
+    @field_validator("split_pattern")
+    @classmethod
+    def _split_pattern(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        import pyarrow as pa
+
+        try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
+            empty_in = empty_separator(value)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise ValueError(f"split_pattern {value!r} is not a valid RE2 expression: {exc}") from None
+        if empty_in is not None:
+            raise ValueError(
+                f"split_pattern {value!r} matches an empty string (in {empty_in!r}), so a split on it would never "
+                "end; make it match at least one character (`+`, not `*`; no pattern of only `^`, `$` or `\\b`)"
+            )
+        return value
 
 
 _KIND_FIELDS = {"tokenizer": ("vocabulary",), "strategy": ("impute",), "method": ("selected_features",)}

@@ -1,9 +1,10 @@
-"""Regular expressions from a config that Python's `re` runs: refused when they can backtrack exponentially.
+"""Regular expressions from a config: refused before they run when running them could never end.
 
-`re` keeps Python's Unicode `\\w` and `\\b` (scikit-learn's token_pattern means them; RE2's are ASCII), but a
-repeated part that can itself match in several ways, as in `(\\w+\\s?\\w*)+\\d`, takes time exponential in
-the text's length. Such a pattern is refused before it runs; possessive repeats and atomic groups, which
-never backtrack, are the way to write one that is safe.
+A token_pattern runs in Python's `re`, which keeps Python's Unicode `\\w` and `\\b` (scikit-learn's
+token_pattern means them; RE2's are ASCII), but a repeated part that can itself match in several ways, as in
+`(\\w+\\s?\\w*)+\\d`, takes time exponential in the text's length; possessive repeats and atomic groups,
+which never backtrack, are the way to write one that is safe. A split_pattern runs in Arrow (RE2, linear
+time), whose split never ends on a pattern that matches the empty string.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import re._parser as sre_parse
 from typing import Any
 
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT)
+# Texts in which a separator is tried: an empty match depends only on the characters either side of it
+# (`^`, `$`, `\\b`, `\\B`), so every pair of these kinds of character, and the ends, are tried.
+_PROBE_CHARS = ("a", "Z", "1", "_", " ", "\t", "\n", ",", ".", "-", "é", "東")
+_PROBES = ("", *_PROBE_CHARS, *(a + b for a in _PROBE_CHARS for b in _PROBE_CHARS))
 
 
 def backtracking_risk(pattern: str) -> str | None:
@@ -64,3 +69,15 @@ def _ambiguous(items: list[tuple[Any, Any]], repeated: bool) -> bool:
             if repeated or _ambiguous(list(yes), False) or (no is not None and _ambiguous(list(no), False)):
                 return True
     return False
+
+
+def empty_separator(pattern: str) -> str | None:
+    """A text in which the RE2 ``pattern`` matches an empty string (None when it does so in none of the
+    probes): Arrow's split on such a pattern never ends. Raises pyarrow's ArrowInvalid for a bad pattern."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    # Each match is wrapped in \x01 ... \x02 (a replace, unlike a split, steps over empty matches).
+    marked = pc.replace_substring_regex(pa.array(_PROBES), pattern, "\x01\\0\x02")
+    empty = pc.match_substring(marked, "\x01\x02").to_pylist()
+    return next((probe for probe, hit in zip(_PROBES, empty, strict=True) if hit), None)

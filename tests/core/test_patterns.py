@@ -76,3 +76,38 @@ def test_the_risk_says_what_to_do() -> None:
     assert backtracking_risk(r"(?u)\b\w\w+\b") is None
     risk = backtracking_risk(r"(\w+\s?\w*)+\d")
     assert risk is not None and "(?>...)" in risk and "`a++`" in risk
+
+
+SPLIT_CONFIG = CONFIG.replace("token_pattern", "split_pattern")
+
+
+@pytest.mark.parametrize("pattern", [r"x*", r"\s*", r"\b", r"^", r"(?m)$", r"\B", r"a|\b", r"[\s,]*"])
+def test_a_split_pattern_that_matches_the_empty_string_is_refused_at_its_line(pattern: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as exc:
+        config_from_text(b"", SPLIT_CONFIG.format(pattern=pattern), tmp_path / "audit.yaml", tmp_path)
+    message = str(exc.value)
+    assert message.startswith(f"{tmp_path / 'audit.yaml'}:9:"), message
+    assert "fitted.0.tokenizer.split_pattern" in message and "matches an empty string" in message
+
+
+@pytest.mark.parametrize("pattern", [r"[\s,]+", r"\s+", r"[^\pL\pN_]+", r",|;", r"\s+|-{2,}", r"(?i)\s+and\s+"])
+def test_a_split_pattern_of_one_character_or_more_is_accepted(pattern: str, tmp_path: Path) -> None:
+    loaded = config_from_text(b"", SPLIT_CONFIG.format(pattern=pattern), tmp_path / "audit.yaml", tmp_path)
+    spec = loaded.config.fitted[0].tokenizer
+    assert spec is not None and spec.split_pattern == pattern
+
+
+def test_checking_an_empty_matching_split_pattern_ends(tmp_path: Path) -> None:
+    """Arrow's split never returns on such a pattern, even on an empty text: the check must not split."""
+    import subprocess
+    import sys
+
+    (tmp_path / "audit.yaml").write_text(SPLIT_CONFIG.format(pattern="x*"))
+    code = "import sys; from auditor import load_config; load_config(sys.argv[1])"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "audit.yaml")], capture_output=True, text=True, timeout=60
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("validating `split_pattern: x*` did not end")
+    assert "matches an empty string" in done.stderr, done.stderr
