@@ -593,7 +593,9 @@ def _exposure_from_server(
         copy_into(sets, path)
         label = f"the exposure ledger of project {project!r} on {client.base_url}"
         stages = {**loaded.config.stages, "test_exposure": {**options, "ledger": str(path), "ledger_label": label}}
-        yield dataclasses.replace(loaded, config=loaded.config.model_copy(update={"stages": stages}))
+        # The copy's folder joins the roots: the option is confined like any path the config names.
+        roots = (*loaded.roots, path.parent.resolve())
+        yield dataclasses.replace(loaded, config=loaded.config.model_copy(update={"stages": stages}), roots=roots)
 
 
 @app.command()
@@ -906,6 +908,12 @@ def serve(
             "--job-timeout", metavar="SECONDS", min=1, max=7 * 86400, help="seconds a server-side audit may take"
         ),
     ] = 3600.0,
+    stage_cpu: Annotated[
+        float,
+        typer.Option(
+            "--stage-cpu", metavar="SECONDS", min=1, help="CPU seconds one stage of a server-side audit may use"
+        ),
+    ] = 900.0,
     max_body_mb: Annotated[
         float, typer.Option("--max-body-mb", metavar="MB", min=0.01, help="the largest request body, in MiB")
     ] = 32.0,
@@ -925,6 +933,7 @@ def serve(
         public_url=public_url,
         workers=workers,
         job_timeout_s=job_timeout,
+        stage_cpu_s=stage_cpu,
         max_body_bytes=int(max_body_mb * 1024 * 1024),
     )
     try:
@@ -1183,13 +1192,7 @@ def evaluated(
         else:
             # The ledger `audit run` reads: a configured stage option counts, or the audit would miss this entry.
             options = loaded.config.stages.get("test_exposure") or {}
-            configured = options.get("ledger")
-            if ledger is not None:
-                path = _path_arg(ledger, "--ledger")
-            elif configured:
-                path = loaded.resolve(str(configured))
-            else:
-                path = default_ledger_path(loaded)
+            path = _path_arg(ledger, "--ledger") if ledger is not None else default_ledger_path(loaded)
             wait = options.get("busy_timeout_s")
             if isinstance(wait, int | float) and not isinstance(wait, bool) and wait >= 0:
                 target = SqliteLedger(path, float(wait))

@@ -18,7 +18,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.core.errors import ConfigError
-from auditor.core.paths import is_within, manifest_format, not_regular, outside_message
+from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message
+from auditor.core.patterns import backtracking_risk, empty_separator
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -109,26 +110,43 @@ class TokenizerSpec(_Section):
         default="tokens", description="count occurrences (tokenizers) or rows holding the token (min_df)"
     )
 
+    @field_validator("token_pattern")
+    @classmethod
+    def _token_pattern(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            re.compile(value)  # run by Python's re
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise ValueError(f"token_pattern {value!r} is not a valid regular expression: {exc}") from None
+        risk = backtracking_risk(value)
+        if risk is not None:
+            raise ValueError(f"token_pattern {value!r} is refused: {risk}; or use `split_pattern` (linear time)")
+        return value
+
     @model_validator(mode="after")
     def _patterns(self) -> TokenizerSpec:
         if self.split_pattern is not None and self.token_pattern is not None:
             raise ValueError("give `split_pattern` or `token_pattern`, not both")
-        if self.token_pattern is not None:
-            try:
-                re.compile(self.token_pattern)  # run by Python's re
-            except re.error as exc:
-                raise ValueError(
-                    f"token_pattern {self.token_pattern!r} is not a valid regular expression: {exc}"
-                ) from None
-        if self.split_pattern is not None:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-
-            try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
-                pc.split_pattern_regex(pa.array([""]), self.split_pattern)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise ValueError(f"split_pattern {self.split_pattern!r} is not a valid RE2 expression: {exc}") from None
         return self
+
+    @field_validator("split_pattern")
+    @classmethod
+    def _split_pattern(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        import pyarrow as pa
+
+        try:  # run by Arrow, whose regular expressions are RE2 (\pL works, lookarounds do not)
+            empty_in = empty_separator(value)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise ValueError(f"split_pattern {value!r} is not a valid RE2 expression: {exc}") from None
+        if empty_in is not None:
+            raise ValueError(
+                f"split_pattern {value!r} matches an empty string (in {empty_in!r}), so a split on it would never "
+                "end; make it match at least one character (`+`, not `*`; no pattern of only `^`, `$` or `\\b`)"
+            )
+        return value
 
 
 _KIND_FIELDS = {"tokenizer": ("vocabulary",), "strategy": ("impute",), "method": ("selected_features",)}
@@ -355,6 +373,10 @@ class LoadedConfig:
         try:
             path = self.resolve(relative)
         except (ValueError, RuntimeError, OSError) as exc:  # a NUL byte, a symlink loop
+            written = os.path.normpath(self.base_dir / os.path.expanduser(relative.replace("\x00", "")))
+            if not is_under(Path(written), self.allowed_roots):  # outside anyway: say only that
+                where = f"{self.locate(loc)}: {'.'.join(map(str, loc))}"
+                raise ConfigError(f"{where}: {outside_message(relative, Path(written), self.allowed_roots)}") from None
             raise ConfigError(
                 f"{self.locate(loc)}: {'.'.join(map(str, loc))}: cannot resolve {relative!r}: {exc}"
             ) from None

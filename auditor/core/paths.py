@@ -67,7 +67,11 @@ def is_under(real: Path, roots: Sequence[Path]) -> bool:
 def outside_message(written: str, path: Path, roots: Sequence[Path]) -> str:
     """Why ``written`` may not be read: where it resolves to, the allowed folders, and how to allow it."""
     allowed = ", ".join(str(r) for r in roots)
-    return f"'{written}' resolves to {path.resolve()}, outside the folders an audit may read ({allowed}); {ROOTS_HINT}"
+    try:
+        shown = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the path as written, normalised, is what is outside
+        shown = path
+    return f"'{written}' resolves to {shown}, outside the folders an audit may read ({allowed}); {ROOTS_HINT}"
 
 
 def same_file(a: Path, b: Path) -> bool:

@@ -17,11 +17,11 @@ from auditor.manifest.table import load_manifest
 
 
 def default_ledger_path(loaded: LoadedConfig) -> Path:
-    """The ledger the audit of this config reads: `stages.test_exposure.ledger` (relative to the config),
-    else `.split-auditor/ledger.sqlite` next to the config."""
-    configured = loaded.config.stages.get("test_exposure", {}).get("ledger")
+    """The ledger the audit of this config reads: `stages.test_exposure.ledger` (relative to the config, and
+    confined to its roots as the stage's option is), else `.split-auditor/ledger.sqlite` next to the config."""
+    configured = (loaded.config.stages.get("test_exposure") or {}).get("ledger")
     if isinstance(configured, str) and configured:
-        return loaded.resolve(configured)
+        return loaded.resolve_input(configured, ("stages", "test_exposure", "ledger"))
     return loaded.base_dir / ".split-auditor" / LEDGER_NAME
 
 

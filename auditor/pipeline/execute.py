@@ -6,22 +6,31 @@ import time
 import traceback
 
 from auditor.backends.engines import InMemoryOnlyError
-from auditor.core.errors import StageInputError
+from auditor.core.errors import AuditError, ConfigError, LedgerError, ManifestError, StageInputError
 from auditor.core.findings import StageError, StageResult
+from auditor.pipeline.cpulimit import CpuBudget, CpuLimitExceeded, cpu_limit
 from auditor.pipeline.stage import AuditContext, Stage
 
 _TRACEBACK_FRAMES = 6
+_KIND: dict[type[AuditError], str] = {ConfigError: "config", LedgerError: "ledger", ManifestError: "manifest"}
 
 
-def execute(stage: Stage, context: AuditContext) -> StageResult:
-    """The stage's findings as it yielded them (status 'passed' until judged), or an `error` result."""
+def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -> StageResult:
+    """The stage's findings as it yielded them (status 'passed' until judged), or an `error` result;
+    with ``cpu``, a stage that uses more CPU than it allows is stopped and is an error."""
     start = time.perf_counter()
     try:
-        found = tuple(stage.run(context))
+        with cpu_limit(cpu.seconds if cpu is not None else None):
+            found = tuple(stage.run(context))
+    except CpuLimitExceeded:
+        assert cpu is not None
+        return error_result(stage.name, "cpu", cpu.exceeded(), start=start)
     except InMemoryOnlyError as exc:  # the engine, not the data: worded as a stage the runner keeps back
         return error_result(stage.name, "engine", exc.for_stage(stage.name), start=start)
     except StageInputError as exc:  # the data, not the code: the message is the whole story
         return error_result(stage.name, "input", str(exc), start=start)
+    except AuditError as exc:  # a typed error (a ledger that is not one, a config problem): its message says it all
+        return error_result(stage.name, _KIND.get(type(exc), "input"), str(exc), start=start)
     except Exception as exc:
         return crash_result(stage.name, exc, start=start)
     return StageResult(stage=stage.name, status="passed", duration_s=_since(start), findings=found)

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from auditor.core.config import LoadedConfig, format_validation_error
-from auditor.core.errors import StageLoadError
+from auditor.core.errors import ConfigError, StageLoadError
+from auditor.core.pathoptions import confine_options, unconfined_path_fields
 from auditor.pipeline.stage import Stage, StageOptions
 
 GROUP = "auditor.stages"
@@ -71,6 +72,12 @@ def verify_stage_class(obj: Any, name: str, package: str) -> type[Stage]:
         raise StageLoadError(f"{where}: the class says name={getattr(obj, 'name', None)!r}, expected '{name}'")
     if not (isinstance(obj.Options, type) and issubclass(obj.Options, StageOptions)):
         raise StageLoadError(f"{where}: Options must subclass auditor.pipeline.stage.StageOptions")
+    unconfined = unconfined_path_fields(obj.Options, by_name=False)
+    if unconfined:
+        raise StageLoadError(
+            f"{where}: option(s) {', '.join(unconfined)} hold a path but are not declared "
+            "auditor.core.pathoptions.ConfinedPath, so they could name files outside the audit's roots"
+        )
     if not getattr(obj, "summary", ""):
         raise StageLoadError(f"{where}: missing a `summary` of what it checks")
     return obj
@@ -110,10 +117,15 @@ def instantiate(classes: Sequence[type[Stage]], loaded: LoadedConfig) -> list[St
             problems.append(f"{loaded.locate(('stages', cls.name))}: stages.{cls.name}: expected a mapping of options")
             continue
         try:
-            stages.append(cls(cls.Options.model_validate(raw)))
+            validated = cls.Options.model_validate(raw)
         except ValidationError as exc:
             text = format_validation_error(exc, loaded.document, cls.Options, prefix=("stages", cls.name))
             problems.append(f"{text}  [stage '{cls.name}']")
+            continue
+        try:  # before any stage runs: a path option outside the roots is never opened, created or stat'ed
+            stages.append(cls(confine_options(validated, loaded, ("stages", cls.name))))
+        except ConfigError as exc:
+            problems.append(f"{exc}  [stage '{cls.name}']")
     if problems:
         raise StageLoadError("\n".join(problems))
     return stages

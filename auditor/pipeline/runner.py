@@ -21,6 +21,7 @@ from auditor.core.findings import (
     summarize,
 )
 from auditor.core.version import __version__
+from auditor.pipeline.cpulimit import CpuBudget
 from auditor.pipeline.execute import error_result, execute
 from auditor.pipeline.isolated import NumericRun
 from auditor.pipeline.registry import discover, instantiate, load_stages, select
@@ -48,8 +49,10 @@ def run_audit(
     fail_on: FailOn | None = None,
     classes: Sequence[type[Stage]] | None = None,
     engine: EngineSettings | None = None,
+    stage_cpu: CpuBudget | None = None,
 ) -> Report:
-    """Audit a config (a path or a LoadedConfig) and return the frozen Report.
+    """Audit a config (a path or a LoadedConfig) and return the frozen Report; ``stage_cpu`` bounds the CPU
+    of each stage run in this process (a server-side audit), a stage past it being an error.
 
     Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
     inside one stage becomes that stage's `error` result instead.
@@ -89,7 +92,7 @@ def run_audit(
         context = AuditContext(loaded, manifest, acceptances)
         child = {s.name for s in in_child}
         done = {
-            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold)
+            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold, stage_cpu)
             for s in stages
             if s.name not in child
         }
@@ -135,10 +138,12 @@ def _status_threshold(fail_on: FailOn) -> Severity:
     return Severity.ERROR if fail_on == "never" else Severity(fail_on)
 
 
-def _run_one(stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn) -> StageResult:
+def _run_one(
+    stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn, cpu: CpuBudget | None
+) -> StageResult:
     if skip is not None:
         return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
-    return _judge(execute(stage, context), context.acceptances, fail_on)
+    return _judge(execute(stage, context, cpu), context.acceptances, fail_on)
 
 
 def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> StageResult:

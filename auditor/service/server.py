@@ -36,6 +36,7 @@ class ServeOptions:
     workers: int = 1
     job_timeout_s: float = 3600.0
     job_memory_mb: int | None = None
+    stage_cpu_s: float = 900.0
     max_body_bytes: int = MAX_BODY_BYTES
 
 
@@ -85,7 +86,9 @@ def serve(options: ServeOptions) -> None:
     public = options.public_url or address
     ctx = ServiceContext(engine=engine, roots=roots, public_url=public)
     app = create_app(ctx, max_body_bytes=options.max_body_bytes)
-    settings = WorkerSettings(timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb)
+    settings = WorkerSettings(
+        timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb, stage_cpu_s=options.stage_cpu_s
+    )
     workers = [Worker(engine, roots, settings) for _ in range(max(0, options.workers))]
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)

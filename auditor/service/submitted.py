@@ -11,7 +11,10 @@ from pathlib import Path, PurePosixPath
 
 from auditor.core.config import LoadedConfig, config_from_text
 from auditor.core.errors import ConfigError
+from auditor.core.findings import Report
 from auditor.core.paths import ROOTS_HINT, is_within
+from auditor.pipeline.registry import discover, instantiate, load_stages
+from auditor.pipeline.stage import Stage
 
 # Only the data stages run on the server; the numeric ones import and run the user's code.
 REFUSED_SECTIONS = {
@@ -26,6 +29,9 @@ _OUTSIDE = re.compile(
 )
 _RESOLVES = re.compile(r"resolves to /[^\n]*?(?=, outside|; |\. |\.$|$)")
 _CWD = re.compile(r";? ?working directory [^)\n]*")
+# An absolute path left in a message once the roots are named (`<data root d>/x` is not one): a server path.
+_SERVER_PATH = re.compile(r"(?<![\w>.~/:\\-])/[^\s'\"`,;()\[\]{}<>]+")
+SERVER_PATH = "<server path>"
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,22 @@ class DataRoots:
         for name, path in sorted(self.roots.items(), key=lambda item: -len(str(item[1]))):
             text = text.replace(str(path), f"<data root {name}>")
         return text
+
+    def public(self, text: str) -> str:
+        """``text`` as :meth:`hide` gives it, and with every other absolute path (the server's install, its
+        temporary files) replaced: a stage error shows what went wrong, not where the server keeps its files."""
+        return _SERVER_PATH.sub(SERVER_PATH, self.hide(text))
+
+    def public_report(self, report: Report) -> Report:
+        """A server-side audit's report as it is stored: stage errors without traceback or server paths."""
+        stages = []
+        for result in report.stages:
+            error = result.error
+            if error is not None:
+                clean = {"message": self.public(error.message), "traceback": ""}
+                result = result.model_copy(update={"error": error.model_copy(update=clean)})
+            stages.append(result)
+        return report.model_copy(update={"stages": tuple(stages)})
 
     def get(self, name: str) -> Path:
         try:
@@ -104,7 +126,13 @@ def load_submitted(text: str, root: Path, base: str = "") -> LoadedConfig:
             raise ConfigError(f"{loaded.locate(('roots', i))}: roots[{i}] {written!r} lies outside the data root")
     if not is_within(folder, (root,)):  # base_folder checked this; kept as the invariant the worker relies on
         raise ConfigError(f"base {base!r}: leads outside the data root")
+    instantiate(data_stage_classes(), loaded)  # the stages' options, their paths confined to the root as well
     return loaded
+
+
+def data_stage_classes() -> list[type[Stage]]:
+    """Every installed stage that does not run the user's code."""
+    return [cls for cls in load_stages(discover()) if not getattr(cls, "needs_numeric", False)]
 
 
 def config_digest(text: str) -> str:

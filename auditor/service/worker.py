@@ -79,6 +79,7 @@ class WorkerSettings:
     poll_s: float = 0.5
     timeout_s: float = 3600.0
     memory_mb: int | None = None
+    stage_cpu_s: float | None = 900.0  # CPU seconds one stage may use (`audit serve --stage-cpu`)
 
 
 class Worker:
@@ -139,7 +140,7 @@ class Worker:
             self._audit(run)
         except Exception as exc:
             log.exception("run %s failed", run.id)
-            store.fail_run(self.engine, run.id, f"the audit could not run: {exc}", worker=self.name)
+            store.fail_run(self.engine, run.id, self.roots.public(f"the audit could not run: {exc}"), worker=self.name)
 
     def _audit(self, run: store.Run) -> None:
         try:
@@ -147,7 +148,12 @@ class Worker:
         except AuditError as exc:
             store.fail_run(self.engine, run.id, str(exc), worker=self.name)
             return
-        payload = {"config_text": run.config_text, "root": str(root), "base": run.base or ""}
+        payload = {
+            "config_text": run.config_text,
+            "root": str(root),
+            "base": run.base or "",
+            "stage_cpu_s": self.settings.stage_cpu_s,
+        }
         process = UserProcess(
             "auditor.service.job:run_data_stages",
             payload,
@@ -180,11 +186,11 @@ class Worker:
             return
         if not outcome.complete or len(outcome.records) != 1:
             reason = outcome.reason or "the audit process ended without a report"
-            store.fail_run(self.engine, run.id, self.roots.hide(reason), worker=self.name)
+            store.fail_run(self.engine, run.id, self.roots.public(reason), worker=self.name)
             return
         try:
             # The report as submitters may read it: the roots by name, nothing of the server's other files.
-            report = portable(Report.model_validate_json(self.roots.hide(outcome.records[0])))
+            report = portable(self.roots.public_report(Report.model_validate_json(self.roots.hide(outcome.records[0]))))
         except ValidationError as exc:
             store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
             return

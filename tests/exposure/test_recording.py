@@ -120,6 +120,7 @@ def test_record_writes_to_the_ledger_the_config_names_for_the_audit(tmp_path: Pa
     config = tmp_path / "v" / "audit.yaml"
     data = yaml.safe_load(config.read_text())
     data["stages"]["test_exposure"] = {"ledger": "../team-ledger.sqlite"}
+    data["roots"] = [".."]  # the team's ledger lies beside the project: its folder is allowed
     config.write_text(yaml.safe_dump(data))
     record(config, "test")
     assert len(SqliteLedger(tmp_path / "team-ledger.sqlite").sets()) == 1

@@ -19,6 +19,8 @@ from tests.service.harness import LiveServer
 # Every outside file carries this marker: it must never show up in anything the server answers.
 MARK = "OUTSIDE_SECRET_7f3a"
 MANIFEST = "version: 1\nmanifest:\n  {where}\n  id: id\n  split: split\n"
+INSIDE = MANIFEST.format(where="path: manifest.csv")
+STAGE_CPU_S = 2
 
 
 def _csv(path: Path, rows: list[tuple[object, str, str]]) -> None:
@@ -80,7 +82,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """One SQLite server for the module: path checks do not depend on the database backend."""
     tmp = tmp_path_factory.mktemp("paths")
     root, out = _tree(tmp)
-    live = LiveServer(tmp / "service", roots={"data": root}).start()
+    # A small CPU budget per stage: a stage that spins must end as an error within seconds.
+    live = LiveServer(tmp / "service", roots={"data": root}, extra=["--stage-cpu", str(STAGE_CPU_S)]).start()
     client = live.client(live.admin_token)
     try:
         assert client.post("/api/projects", json={"name": "p"}).status_code == 201
@@ -108,6 +111,31 @@ REFUSED_AT_SUBMIT = {
         "version: 1\nmanifest:\n  paths: {train: manifest.csv, test: link_file.csv}\n  id: id\n",
         "",
         "manifest.paths.test: 'link_file.csv'",
+    ),
+    "ledger_absolute": (
+        INSIDE + "stages:\n  test_exposure: {ledger: '{outside}/ledger.sqlite'}\n",
+        "",
+        "stages.test_exposure.ledger: '",
+    ),
+    "ledger_dotdot": (
+        INSIDE + "stages:\n  test_exposure: {ledger: ../../../x/ledger.sqlite}\n",
+        "",
+        "stages.test_exposure.ledger: '../../../x/ledger.sqlite' leads outside the data root",
+    ),
+    "ledger_symlink": (
+        INSIDE + "stages:\n  test_exposure: {ledger: link_dir/ledger.sqlite}\n",
+        "",
+        "stages.test_exposure.ledger: 'link_dir/ledger.sqlite' leads outside the data root",
+    ),
+    "duplicate_content_cache_absolute": (
+        INSIDE + "stages:\n  duplicate_content: {cache_dir: '{outside}/made-by-server'}\n",
+        "",
+        "stages.duplicate_content.cache_dir: '",
+    ),
+    "near_duplicates_cache_dotdot": (
+        INSIDE + "stages:\n  near_duplicates: {cache_dir: ../outside/made-by-server}\n",
+        "",
+        "stages.near_duplicates.cache_dir: '../outside/made-by-server' leads outside the data root",
     ),
     "base_dotdot": (MANIFEST.format(where="path: secret.csv"), "../outside", "base '../outside'"),
     "base_absolute": (MANIFEST.format(where="path: secret.csv"), "{outside}", "base '{outside}'"),
@@ -196,3 +224,88 @@ def test_a_config_inside_the_root_is_accepted(served: Served) -> None:
     report = served.client.get(f"/api/projects/p/runs/{made.json()['id']}/report").text
     # The report names the data root, never where it lies on the server.
     assert str(served.root.resolve()) not in report and "<data root data>/manifest.csv" in report
+
+
+def test_no_cache_folder_is_made_outside_the_data_root(served: Served) -> None:
+    for stage in ("duplicate_content", "near_duplicates", "shared_upstream"):
+        for written in (f"{served.outside}/made-by-server", "../outside/made-by-server"):
+            config = INSIDE + f"keys:\n  content_path: file\nstages:\n  {stage}: {{cache_dir: '{written}'}}\n"
+            assert served.submit(config, "content" if written.startswith("..") else "").status_code == 422
+    assert not (served.outside / "made-by-server").exists()
+
+
+def test_an_outside_ledger_is_refused_alike_whether_or_not_the_file_exists(served: Served) -> None:
+    details = []
+    for name in ("/etc/passwd", "/etc/no-such-file-on-this-server"):
+        answer = served.submit(INSIDE + f"stages:\n  test_exposure: {{ledger: {name}}}\n")
+        assert answer.status_code == 422, answer.text
+        details.append(answer.json()["detail"].replace(name, "<ledger>"))
+    assert details[0] == details[1]
+    assert "database" not in details[0] and "Traceback" not in details[0]
+
+
+def test_a_ledger_in_the_root_that_is_not_one_is_a_stage_error_without_traceback(served: Served) -> None:
+    (served.root / "not-a-ledger.sqlite").write_text("plain text\n")
+    made = served.submit(INSIDE + "stages:\n  test_exposure: {ledger: not-a-ledger.sqlite}\n")
+    assert made.status_code == 201, made.text
+    run = served.finished(made.json()["id"])
+    assert run["state"] == "completed" and run["exit_code"] == 2, run
+    report = served.client.get(f"/api/projects/p/runs/{run['id']}/report").json()
+    (stage,) = [s for s in report["stages"] if s["stage"] == "test_exposure"]
+    assert stage["error"]["type"] == "ledger" and stage["error"]["traceback"] == "", stage
+    assert "<data root data>/not-a-ledger.sqlite is not a readable ledger" in stage["error"]["message"], stage
+    assert str(served.root.resolve()) not in str(report) and "site-packages" not in str(report)
+
+
+def test_a_stage_that_spins_is_an_error_of_that_stage_not_a_stalled_worker(served: Served) -> None:
+    """A pattern that is not refused but polynomial in the text's length: the per-stage CPU budget stops it."""
+    folder = served.root / "spin"
+    folder.mkdir()
+    rows = [(i, "train" if i % 2 else "test", "a" * 300) for i in range(4)]
+    (folder / "manifest.csv").write_text("id,split,text\n" + "".join(f"{i},{s},{t}\n" for i, s, t in rows))
+    (folder / "vocab.txt").write_text("aaa\n")
+    fitted = (
+        "fitted:\n  - {name: v, kind: vocabulary, artifact: vocab.txt, text: text,\n"
+        "     tokenizer: {token_pattern: '\\w*\\w*\\w*\\w*\\w*\\w*\\w*\\d'}}\n"
+    )
+    made = served.submit(INSIDE + fitted, "spin")
+    assert made.status_code == 201, made.text
+    run = served.finished(made.json()["id"])
+    assert run["state"] == "completed" and run["exit_code"] == 2, run
+    report = served.client.get(f"/api/projects/p/runs/{run['id']}/report").json()
+    stages = {s["stage"]: s for s in report["stages"]}
+    error = stages["fitted_statistics"]["error"]
+    assert error["type"] == "cpu", error
+    assert f"stopped after {STAGE_CPU_S} s of CPU" in error["message"] and "audit serve --stage-cpu" in error["message"]
+    assert stages["split_integrity"]["status"] in ("passed", "failed")  # the other stages ran
+
+
+def test_a_stage_error_is_stored_without_traceback_or_server_paths(tmp_path: Path) -> None:
+    import sys
+
+    from auditor import run_audit
+    from auditor.core.config import config_from_mapping
+    from auditor.core.findings import Finding
+    from auditor.pipeline.stage import AuditContext, Stage
+    from auditor.service.submitted import SERVER_PATH, DataRoots
+
+    root = tmp_path / "root"
+    root.mkdir()
+
+    class Crashes(Stage):
+        name = "crashes"
+        summary = "raises with paths in its message"
+        needs_manifest = False
+
+        def run(self, context: AuditContext) -> list[Finding]:
+            raise OSError(f"cannot read {sys.prefix}/lib/x.py nor {root}/data.csv (see http://example.org/a/b)")
+
+    config = {"numeric": {"model": "m:f", "batch": "m:b", "loss": "m:l"}}
+    report = run_audit(config_from_mapping(config, root), classes=[Crashes])
+    assert report.stages[0].error is not None and sys.prefix in report.stages[0].error.traceback
+    roots = DataRoots({"data": root.resolve()})
+    error = roots.public_report(report).stages[0].error
+    assert error is not None and error.traceback == ""
+    assert error.message == (f"cannot read {SERVER_PATH} nor <data root data>/data.csv (see http://example.org/a/b)"), (
+        error.message
+    )

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity
+from auditor.core.pathoptions import ConfinedCacheDir
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -28,7 +29,7 @@ _KIND = {
 
 class DuplicateContentOptions(StageOptions):
     max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
-    cache_dir: str | None = Field(
+    cache_dir: ConfinedCacheDir | None = Field(
         default=None, description="where file digests are cached (default: ~/.cache/split-auditor); 'none' disables"
     )
 

@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.pathoptions import ConfinedCacheDir
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -86,7 +87,7 @@ class NearDuplicatesOptions(StageOptions):
     )
     max_examples: int = Field(default=5, ge=1, le=50, description="most examples a finding lists")
     thumbnails: bool = Field(default=True, description="embed small thumbnails of example images in the report")
-    cache_dir: str | None = Field(
+    cache_dir: ConfinedCacheDir | None = Field(
         default=None, description="file digest and image hash cache, as for duplicate_content"
     )
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig, compound_label
 from auditor.core.findings import Finding, Severity
+from auditor.core.pathoptions import ConfinedCacheDir
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -44,7 +45,7 @@ class SharedUpstreamOptions(StageOptions):
     max_share: float = Field(
         default=0.5, gt=0, le=1, description="largest component share of rows above which no group split is possible"
     )
-    cache_dir: str | None = Field(default=None, description="file digest cache, as for duplicate_content")
+    cache_dir: ConfinedCacheDir | None = Field(default=None, description="file digest cache, as for duplicate_content")
 
 
 class SharedUpstream(Stage):

@@ -6,12 +6,13 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Table
+from auditor.core.pathoptions import ConfinedPath, NotAPath
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ TIMELINE_ROWS = 50
 
 
 class TestExposureOptions(StageOptions):
-    ledger: str | None = Field(
+    ledger: ConfinedPath | None = Field(
         default=None, description="the ledger file (relative to the config); default .split-auditor/ledger.sqlite"
     )
     max_error: float = Field(default=0.02, gt=0, lt=1, description="the error on a holdout score the team accepts")
@@ -34,7 +35,7 @@ class TestExposureOptions(StageOptions):
     )
     same_set: float = Field(default=0.9, gt=0, le=1, description="resemblance at which a ledger set is this set")
     busy_timeout_s: float = Field(default=10.0, ge=0, description="how long to wait for a ledger another run holds")
-    ledger_label: str | None = Field(
+    ledger_label: Annotated[str | None, NotAPath("a name shown in the report")] = Field(
         default=None, description="how the report names the ledger (default: its path); `--submit` sets it"
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from itertools import pairwise
 from pathlib import Path
@@ -34,6 +35,8 @@ def audit(config: Path) -> Report:
 def with_ledger(config: Path, ledger: Path, **options: Any) -> Path:
     data = yaml.safe_load(config.read_text())
     data.setdefault("stages", {})["test_exposure"] = {"ledger": str(ledger), **options}
+    # A ledger shared by several configs lies outside each one's folder: `roots:` allows its folder.
+    data["roots"] = [os.path.relpath(ledger.parent, config.parent)]
     config.write_text(yaml.safe_dump(data, sort_keys=False))
     return config
 
@@ -116,6 +119,81 @@ def test_a_corrupt_ledger_is_an_error_of_the_stage_and_stays_as_it_was(tmp_path:
     assert result.status == "error" and str(ledger) in (result.error.message if result.error else "")
     assert report.exit_code == 2
     assert hashlib.sha256(ledger.read_bytes()).hexdigest() == before
+
+
+def test_a_corrupt_ledger_error_is_its_message_without_a_traceback(tmp_path: Path) -> None:
+    shutil.copytree(VIDEO, tmp_path / "v")
+    ledger = tmp_path / "v" / "ledger.sqlite"
+    ledger.write_text("not a database\n")
+    report = audit(with_ledger(tmp_path / "v" / "audit.yaml", ledger))
+    (result,) = [r for r in report.stages if r.stage == "test_exposure"]
+    assert result.error is not None and result.error.type == "ledger"
+    assert "is not a readable ledger" in result.error.message
+    assert result.error.traceback == ""
+
+
+def _ledger_with_history(folder: Path) -> Path:
+    """A ledger outside the project that has seen the sample's test split twice."""
+    shutil.copytree(VIDEO, folder / "seen")
+    ledger = folder / "x" / "ledger.sqlite"
+    for _ in range(2):
+        exposure.record(folder / "seen" / "audit.yaml", "test", metrics={"acc": 0.9}, ledger=ledger)
+    return ledger
+
+
+def _configured(tmp_path: Path, ledger: str) -> Path:
+    proj = tmp_path / "a" / "b" / "proj"
+    shutil.copytree(VIDEO, proj)
+    data = yaml.safe_load((proj / "audit.yaml").read_text())
+    data.setdefault("stages", {})["test_exposure"] = {"ledger": ledger}
+    (proj / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return proj / "audit.yaml"
+
+
+@pytest.mark.parametrize("written", ["absolute", "../../../x/ledger.sqlite", "link"])
+def test_a_ledger_outside_the_roots_is_refused_before_it_is_read(tmp_path: Path, written: str) -> None:
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    ledger = _ledger_with_history(tmp_path)
+    config = _configured(tmp_path, {"absolute": str(ledger), "link": "ledger.sqlite"}.get(written, written))
+    if written == "link":  # inside the project, leading out: resolved before it is checked
+        os.symlink(ledger, config.parent / "ledger.sqlite")
+    before = hashlib.sha256(ledger.read_bytes()).hexdigest()
+    done = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 2, done.output
+    assert "stages.test_exposure.ledger" in done.output and "outside the folders an audit may read" in done.output
+    assert f"{config}:" in done.output and "Traceback" not in done.output
+    assert not (tmp_path / "out" / "report.json").exists()
+    assert hashlib.sha256(ledger.read_bytes()).hexdigest() == before
+    # The same ledger under `--root`: allowed, and its evaluations count.
+    done = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--root", str(ledger.parent)])
+    assert done.exit_code in (0, 1), done.output
+    found = Report.model_validate_json((tmp_path / "out" / "report.json").read_text())
+    assert exp(found, "test").evidence["evaluations"] == 2
+
+
+def test_an_outside_ledger_is_refused_the_same_whether_or_not_it_exists(tmp_path: Path) -> None:
+    from auditor.core.errors import StageLoadError
+
+    messages = []
+    for i, name in enumerate(["/etc/passwd", "/etc/no-such-file-here"]):
+        config = _configured(tmp_path / str(i), name)
+        with pytest.raises(StageLoadError) as exc:
+            run_audit(load_config(config), only="test_exposure")
+        messages.append(str(exc.value).replace(str(config.parent), "<proj>").replace(name, "<ledger>"))
+    assert messages[0] == messages[1]
+    assert "not a" not in messages[0] and "database" not in messages[0]
+
+
+def test_record_refuses_a_configured_ledger_outside_the_roots(tmp_path: Path) -> None:
+    from auditor.core.errors import ConfigError
+
+    config = _configured(tmp_path, "../../../x/ledger.sqlite")
+    with pytest.raises(ConfigError, match="stages.test_exposure.ledger"):
+        exposure.record(config, "test")
+    assert not (tmp_path / "x").exists()
 
 
 def test_without_ids_or_content_the_stage_says_what_it_needs(tmp_path: Path) -> None:
