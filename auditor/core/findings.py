@@ -6,10 +6,11 @@ import enum
 import hashlib
 import json
 import re
-import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from auditor.core.scope import Growth, Scope, counts_of, normalise_spelling
 
 SCHEMA_VERSION = "1"
 
@@ -56,11 +57,6 @@ BaselineMark = Literal["new", "persisting", "escalated"]
 # pair, the content source), so they join the key in the fingerprint; counts and examples never do.
 SUBJECT_FIELDS = ("key", "column", "content", "split", "pair")
 FINGERPRINT_HEX = 16
-
-
-def normalise_spelling(text: str) -> str:
-    """One spelling of a text: Unicode NFC, outer and repeated spaces dropped, case folded."""
-    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
 
 
 def _subject_value(value: Any) -> Any:
@@ -123,8 +119,17 @@ class Finding(_Frozen):
     )
     baseline: BaselineMark | None = Field(
         default=None,
-        description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity); "
-        "None without a baseline",
+        description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity or "
+        "a larger scope); None without a baseline",
+    )
+    scope: Scope = Field(
+        default_factory=Scope,
+        description="what the finding is about: its subject values (or their digest) and the counts that matter; "
+        "an acceptance covers this scope and no more; not part of the fingerprint",
+    )
+    escalated: Growth | None = Field(
+        default=None,
+        description="how the finding exceeds the scope it was accepted for (then it counts again); None otherwise",
     )
 
     @model_validator(mode="before")
@@ -134,6 +139,9 @@ class Finding(_Frozen):
         if isinstance(data, dict) and isinstance(data.get("code"), str) and isinstance(data.get("stage"), str):
             evidence = data.get("evidence")
             key = data.get("key")
+            if data.get("scope") is None:
+                # A stage that names no subject values: the finding's counts are its scope.
+                data = {**data, "scope": Scope(counts=counts_of(evidence if isinstance(evidence, dict) else {}))}
             data = {
                 **data,
                 "fingerprint": fingerprint(
