@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from auditor.core.scope import Growth, Scope, counts_of, normalise_spelling
 
@@ -152,6 +152,11 @@ class Finding(_Frozen):
                 ),
             }
         return data
+
+    @field_serializer("scope")
+    def _compact_scope(self, scope: Scope) -> dict[str, Any]:
+        # Most findings' scopes are counts alone: a report of many findings does not repeat empty value lists.
+        return scope.model_dump(exclude_defaults=True)
 
     @property
     def counts_against(self) -> bool:

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict
 # digest of the full set is kept, and any change of the set is a growth that cannot say which values are new.
 MAX_LISTED = 1000
 SHOWN = 10  # most new values a growth's text names
+# Counts kept per split pair (or per split) up to this many pairs; beyond (many folds: ~n²/2 pairs), the totals.
+MAX_PAIR_COUNTS = 100
 
 
 class _Frozen(BaseModel):

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from auditor.core.findings import Table
-from auditor.core.scope import MAX_LISTED as MAX_SCOPE_PAIRS
-from auditor.core.scope import Scope, scope_of
+from auditor.core.scope import MAX_PAIR_COUNTS, Scope, scope_of
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.groupcounts import GroupSplitCounts
 from auditor.manifest.keycodes import KeyCodes
@@ -416,7 +415,7 @@ def overlap_scope(values: Iterable[str], shares: Pairs, noun: str) -> Scope:
     only those listed) the values and rows shared."""
     found = list(values)
     counts = {noun: len(found), "pairs": len(shares), "rows": int(shares.rows_a.sum() + shares.rows_b.sum())}
-    if len(shares) <= MAX_SCOPE_PAIRS:  # beyond, the totals above: ~n²/2 pairs of many folds are not each kept
+    if len(shares) <= MAX_PAIR_COUNTS:  # beyond, the totals above: ~n²/2 pairs of many folds are not each kept
         for p in shares:
             counts[f"{p.a}|{p.b}.{noun}"] = p.values
             counts[f"{p.a}|{p.b}.rows"] = p.rows_a + p.rows_b

@@ -10,8 +10,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.core.scope import MAX_LISTED as MAX_SCOPE_PAIRS
-from auditor.core.scope import scope_of
+from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -280,7 +279,7 @@ class SplitIntegrity(Stage):
                                 f"{label[a]}|{label[b]}.ids": int(n)
                                 for a, b, n in zip(first, second, ids_per_pair, strict=True)
                             }
-                            if len(first) <= MAX_SCOPE_PAIRS
+                            if len(first) <= MAX_PAIR_COUNTS
                             else {}
                         ),
                     },

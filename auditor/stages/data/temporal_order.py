@@ -12,7 +12,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.core.scope import scope_of
+from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -122,7 +122,13 @@ class TemporalOrder(Stage):
                     **({"splits_not_listed": len(all_rows) - len(rows)} if len(rows) < len(all_rows) else {}),
                 },
                 # The splits and their older rows; a split's size is not what was accepted.
-                scope=scope_of((r[0] for r in all_rows), {"rows": total, **{f"{r[0]}.rows": r[1] for r in all_rows}}),
+                scope=scope_of(
+                    (r[0] for r in all_rows),
+                    {
+                        "rows": total,
+                        **({f"{r[0]}.rows": r[1] for r in all_rows} if len(all_rows) <= MAX_PAIR_COUNTS else {}),
+                    },
+                ),
                 tables=(
                     Table(
                         title=capped_title(
