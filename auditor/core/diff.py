@@ -65,7 +65,7 @@ class Persisting(_Frozen):
     old_severity: Severity
     changes: tuple[Change, ...] = ()
     scope_growth: Growth | None = Field(
-        default=None, description="the subject values and counts the newer finding has beyond the older one's scope"
+        default=None, description="the subject values the newer finding has beyond the older one's"
     )
 
     @property
@@ -183,6 +183,14 @@ def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
     return tuple(Change(field=k, old=before[k], new=v) for k, v in after.items() if k in before and before[k] != v)
 
 
+def value_growth(old: Finding, new: Finding) -> Growth | None:
+    """The subject values ``new`` has beyond ``old`` (its counts compare through ``changes``). An older finding
+    without values (a report written before scopes were) says nothing about them: no growth is claimed."""
+    if not old.scope.n_values and new.scope.n_values:
+        return None
+    return growth(old.scope.model_copy(update={"counts": None}), new.scope.model_copy(update={"counts": None}))
+
+
 def match(
     old: Iterable[Finding], new: Iterable[Finding]
 ) -> tuple[list[tuple[Finding, Finding]], list[Finding], list[Finding]]:
@@ -224,7 +232,7 @@ def diff_reports(
         new_findings=tuple(added),
         resolved=tuple(f for f in gone if f.stage in ran),
         persisting=tuple(
-            Persisting(finding=n, old_severity=o.severity, changes=changes(o, n), scope_growth=growth(o.scope, n.scope))
+            Persisting(finding=n, old_severity=o.severity, changes=changes(o, n), scope_growth=value_growth(o, n))
             for o, n in pairs
         ),
         unchecked=tuple(f for f in gone if f.stage not in ran),
@@ -249,7 +257,7 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
     for o, n in pairs:
-        worse = grew(o.severity, n.severity, changes(o, n)) or growth(o.scope, n.scope) is not None
+        worse = grew(o.severity, n.severity, changes(o, n)) or value_growth(o, n) is not None
         marks[id(n)] = "escalated" if worse else "persisting"
     stages = tuple(
         r.model_copy(

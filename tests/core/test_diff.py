@@ -185,6 +185,14 @@ def test_another_leaking_value_at_the_same_count_is_escalated_and_named() -> Non
     assert diff_reports(wider, fewer).exit_code == 0  # a smaller scope: no alarm
 
 
+def test_a_baseline_written_before_scopes_is_no_false_alarm() -> None:
+    old = report(("group_overlap", "failed", (grp(groups=1),)))  # its finding names no values
+    new = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1, "rows": 2})),)))
+    (kept,) = diff_reports(old, new).persisting
+    assert not kept.escalated and kept.scope_growth is None
+    assert mark_baseline(new, old, path="approved.json", new_only=True).exit_code == 0
+
+
 def test_a_stage_that_did_not_run_resolves_nothing() -> None:
     old = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "failed", (nan(),)))
     new = report(("group_overlap", "passed", ()), ("nonfinite_trace", "skipped", ()))
