@@ -51,9 +51,9 @@ class Scope(_Frozen):
 
 def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None) -> Scope:
     """The scope of a finding about ``values`` (one per spelling-normalised value, sorted) with ``counts``."""
-    spelled: dict[str, str] = {}
-    for v in values:
-        spelled.setdefault(normalise_spelling(str(v)), str(v))
+    texts = [str(v) for v in values]
+    # Built back to front, so each normal form keeps its first spelling (one C-level pass, not a loop of lookups).
+    spelled = dict(zip(reversed([normalise_spelling(t) for t in texts]), reversed(texts), strict=True))
     normal = sorted(spelled)
     digest = hashlib.sha256(json.dumps(normal, ensure_ascii=False).encode("utf-8")).hexdigest() if normal else None
     return Scope(
