@@ -20,6 +20,7 @@ from auditor.core.findings import (
     SCHEMA_VERSION,
     BaselineInfo,
     BaselineMark,
+    BaselineValues,
     FailOn,
     Finding,
     Report,
@@ -256,9 +257,15 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
         raise ReportMismatchError(f"baseline {path}: {exc}; a baseline must audit the same manifest") from None
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
+    valued: list[BaselineValues] = []
     for o, n in pairs:
-        worse = grew(o.severity, n.severity, changes(o, n)) or value_growth(o, n) is not None
+        more = value_growth(o, n)
+        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None
         marks[id(n)] = "escalated" if worse else "persisting"
+        if more is not None:
+            valued.append(
+                BaselineValues(code=n.code, fingerprint=n.fingerprint, values=more.new_values, unlisted=more.unlisted)
+            )
     stages = tuple(
         r.model_copy(
             update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}
@@ -276,6 +283,7 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
         escalated=sum(f.baseline == "escalated" for f in every),
         resolved=tuple(f for f in gone if f.stage in ran),
         unchecked=tuple(f for f in gone if f.stage not in ran),
+        new_values=tuple(valued),
     )
     code = exit_code_for(stages, report.fail_on, new_only=new_only)
     return report.model_copy(update={"stages": stages, "baseline": info, "exit_code": code})

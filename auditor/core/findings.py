@@ -213,6 +213,15 @@ class CapturedOutput(_Frozen):
     stderr_bytes: int = Field(default=0, description="bytes written to stderr (the text keeps its start and end)")
 
 
+class BaselineValues(_Frozen):
+    """A finding of a run with `--baseline` and the subject values its baseline finding did not have."""
+
+    code: str
+    fingerprint: str
+    values: tuple[str, ...]
+    unlisted: int = 0
+
+
 class BaselineInfo(_Frozen):
     """The approved report a run was compared with (`--baseline`), and what it had that this run has not."""
 
@@ -227,6 +236,9 @@ class BaselineInfo(_Frozen):
     )
     unchecked: tuple[Finding, ...] = Field(
         default=(), description="the baseline's findings of stages that did not run this time: neither resolved nor new"
+    )
+    new_values: tuple[BaselineValues, ...] = Field(
+        default=(), description="escalated findings with subject values the baseline's did not have, and those values"
     )
 
 

@@ -158,7 +158,13 @@ def baseline_line(report: Report) -> str | None:
     if b.unchecked:
         parts.append(f"{len(b.unchecked)} not checked again")
     scope = "; the exit code counts only new and escalated findings" if b.new_only else ""
-    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}"
+    values = "".join(
+        f"; {v.code} new values: "
+        + (", ".join(v.values[:SHOWN]) + (f" and {len(v.values) - SHOWN} more" if len(v.values) > SHOWN else ""))
+        + (f"{' and ' if v.values else ''}{v.unlisted} unlisted" if v.unlisted else "")
+        for v in b.new_values
+    )
+    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}{values}"
 
 
 def baseline_tag(f: Finding) -> str:

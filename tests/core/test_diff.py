@@ -23,7 +23,7 @@ from auditor.core.findings import (
 from auditor.core.output import RunMarker, write_marker
 from auditor.core.scope import scope_of
 from auditor.pipeline.runner import run_audit
-from auditor.render.diff import render_diff_text
+from auditor.render.diff import baseline_line, render_diff_text
 from tests.conftest import REPO, AuditFn
 
 SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
@@ -180,6 +180,8 @@ def test_another_leaking_value_at_the_same_count_is_escalated_and_named() -> Non
     assert "new values: w2" in render_diff_text(d)
     marked = mark_baseline(new, old, path="approved.json", new_only=True)
     assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    assert marked.baseline is not None and [v.values for v in marked.baseline.new_values] == [("w2",)]
+    assert "GRP001 new values: w2" in (baseline_line(marked) or "")
     fewer = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1})),)))
     wider = report(("group_overlap", "failed", (grp(groups=2, scope=scope_of(["w1", "w2"], {"groups": 2})),)))
     assert diff_reports(wider, fewer).exit_code == 0  # a smaller scope: no alarm
