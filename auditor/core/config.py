@@ -247,15 +247,31 @@ class NumericSpec(_Section):
 
 
 class AcceptSpec(_Section):
-    """A reviewed finding: shown in the report, never failing it."""
+    """A reviewed finding: shown in the report, never failing it, within what the entry names."""
 
     code: str
-    key: str | list[str] | None = Field(default=None, description="the finding's subject; a list for compound keys")
+    key: str | list[str] | None = Field(
+        default=None,
+        description="the finding's subject, or one of its values (groups, entities, digests); a list "
+        "for compound keys; it accepts that value only",
+    )
+    values: list[str | list[str]] | None = Field(
+        default=None,
+        description="the subject values the entry accepts (the scope when it was written); a finding with any "
+        "other value is escalated; without `key` or `values` an entry is too broad (ACC002) and accepts nothing",
+    )
     reason: str = Field(min_length=1)
 
     @property
     def key_text(self) -> str | None:
         return compound_label(self.key) if isinstance(self.key, list) else self.key
+
+    @property
+    def value_texts(self) -> tuple[str, ...] | None:
+        """The recorded values as reports write them (compound values joined), None when none are recorded."""
+        if self.values is None:
+            return None
+        return tuple(compound_label(v) if isinstance(v, list) else v for v in self.values)
 
 
 ReportFormat = Literal["json", "markdown", "html", "junit", "sarif"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,6 +20,7 @@ from auditor.core.findings import (
     SCHEMA_VERSION,
     BaselineInfo,
     BaselineMark,
+    BaselineValues,
     FailOn,
     Finding,
     Report,
@@ -27,6 +28,7 @@ from auditor.core.findings import (
     exit_code_for,
 )
 from auditor.core.output import require_verdict
+from auditor.core.scope import Growth, growth, numbers
 
 RAN = ("passed", "failed")
 ACCEPT_STAGE = "accept"  # the runner's pseudo-stage of stale `accept` entries: checked whenever anything ran
@@ -63,12 +65,15 @@ class Persisting(_Frozen):
     finding: Finding
     old_severity: Severity
     changes: tuple[Change, ...] = ()
+    scope_growth: Growth | None = Field(
+        default=None, description="the subject values the newer finding has beyond the older one's"
+    )
 
     @property
     def escalated(self) -> bool:
-        """Worse than before: a higher severity, or more of what it counts (a new leaking group keeps the
-        fingerprint of its column's finding, so a rising count is how it shows)."""
-        return grew(self.old_severity, self.finding.severity, self.changes)
+        """Worse than before: a higher severity, more of what it counts, or a subject value the older one did
+        not have (a new leaking group keeps the fingerprint of its column's finding)."""
+        return self.scope_growth is not None or grew(self.old_severity, self.finding.severity, self.changes)
 
 
 class Diff(_Frozen):
@@ -191,24 +196,6 @@ def _ran(report: Report) -> set[str]:
     return ran | {ACCEPT_STAGE} if ran else ran
 
 
-def _numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | float]:
-    """Numeric leaves of evidence by dotted path; a list of per-pair records is keyed by its split pair."""
-    found: dict[str, int | float] = {}
-    for name, value in evidence.items():
-        path = f"{prefix}{name}"
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float):
-            found[path] = value
-        elif isinstance(value, Mapping):
-            found.update(_numbers(value, path + "."))
-        elif isinstance(value, list | tuple) and all(isinstance(v, Mapping) and "splits" in v for v in value):
-            for record in value:
-                label = "|".join(str(s) for s in record["splits"])
-                found.update(_numbers({k: v for k, v in record.items() if k != "splits"}, f"{path}.{label}."))
-    return found
-
-
 def grew(old: Severity, new: Severity, changed: tuple[Change, ...]) -> bool:
     """A persisting finding that got worse: its severity rose or one of its counts did."""
     return new > old or any(c.new > c.old for c in changed)
@@ -216,8 +203,16 @@ def grew(old: Severity, new: Severity, changed: tuple[Change, ...]) -> bool:
 
 def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
     """Numeric evidence fields whose value differs between two matched findings, in the newer one's order."""
-    before, after = _numbers(old.evidence), _numbers(new.evidence)
+    before, after = numbers(old.evidence), numbers(new.evidence)
     return tuple(Change(field=k, old=before[k], new=v) for k, v in after.items() if k in before and before[k] != v)
+
+
+def value_growth(old: Finding, new: Finding) -> Growth | None:
+    """The subject values ``new`` has beyond ``old`` (its counts compare through ``changes``). An older finding
+    without values (a report written before scopes were) says nothing about them: no growth is claimed."""
+    if not old.scope.n_values and new.scope.n_values:
+        return None
+    return growth(old.scope.model_copy(update={"counts": None}), new.scope.model_copy(update={"counts": None}))
 
 
 def match(
@@ -260,7 +255,10 @@ def diff_reports(
         fail_on=threshold,
         new_findings=tuple(added),
         resolved=tuple(f for f in gone if f.stage in ran),
-        persisting=tuple(Persisting(finding=n, old_severity=o.severity, changes=changes(o, n)) for o, n in pairs),
+        persisting=tuple(
+            Persisting(finding=n, old_severity=o.severity, changes=changes(o, n), scope_growth=value_growth(o, n))
+            for o, n in pairs
+        ),
         unchecked=tuple(f for f in gone if f.stage not in ran),
         notes=notes,
         exit_code=0,
@@ -282,8 +280,15 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
         raise ReportMismatchError(f"baseline {path}: {exc}; a baseline must audit the same manifest") from None
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
+    valued: list[BaselineValues] = []
     for o, n in pairs:
-        marks[id(n)] = "escalated" if grew(o.severity, n.severity, changes(o, n)) else "persisting"
+        more = value_growth(o, n)
+        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None
+        marks[id(n)] = "escalated" if worse else "persisting"
+        if more is not None:
+            valued.append(
+                BaselineValues(code=n.code, fingerprint=n.fingerprint, values=more.new_values, unlisted=more.unlisted)
+            )
     stages = tuple(
         r.model_copy(
             update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}
@@ -301,6 +306,7 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
         escalated=sum(f.baseline == "escalated" for f in every),
         resolved=tuple(f for f in gone if f.stage in ran),
         unchecked=tuple(f for f in gone if f.stage not in ran),
+        new_values=tuple(valued),
     )
     code = exit_code_for(stages, report.fail_on, new_only=new_only)
     return report.model_copy(update={"stages": stages, "baseline": info, "exit_code": code})

@@ -8,9 +8,9 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
-from auditor.core.spelling import normal_form
+from auditor.core.scope import Growth, Scope, counts_of, normalise_spelling
 
 SCHEMA_VERSION = "1"
 
@@ -57,15 +57,6 @@ BaselineMark = Literal["new", "persisting", "escalated"]
 # pair, the content source), so they join the key in the fingerprint; counts and examples never do.
 SUBJECT_FIELDS = ("key", "column", "content", "split", "pair")
 FINGERPRINT_HEX = 16
-
-
-def normalise_spelling(text: str) -> str:
-    """One spelling of a text: the spelling checks' normal form (core/spelling.py), inner space runs as one.
-
-    Two spellings the checks call one value always share a fingerprint; repeated inner spaces are also
-    forgiven here, as a key's layout in a message may change.
-    """
-    return " ".join(normal_form(text).split())
 
 
 def _subject_value(value: Any) -> Any:
@@ -136,8 +127,17 @@ class Finding(_Frozen):
     )
     baseline: BaselineMark | None = Field(
         default=None,
-        description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity); "
-        "None without a baseline",
+        description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity or "
+        "a larger scope); None without a baseline",
+    )
+    scope: Scope = Field(
+        default_factory=Scope,
+        description="what the finding is about: its subject values (or their digest) and the counts that matter; "
+        "an acceptance covers this scope and no more; not part of the fingerprint",
+    )
+    escalated: Growth | None = Field(
+        default=None,
+        description="how the finding exceeds the scope it was accepted for (then it counts again); None otherwise",
     )
 
     @model_validator(mode="before")
@@ -147,6 +147,9 @@ class Finding(_Frozen):
         if isinstance(data, dict) and isinstance(data.get("code"), str) and isinstance(data.get("stage"), str):
             evidence = data.get("evidence")
             key = data.get("key")
+            if data.get("scope") is None:
+                # A stage that names no subject values: the finding's counts are its scope.
+                data = {**data, "scope": Scope(counts=counts_of(evidence if isinstance(evidence, dict) else {}))}
             data = {
                 **data,
                 "fingerprint": fingerprint(
@@ -157,6 +160,11 @@ class Finding(_Frozen):
                 ),
             }
         return data
+
+    @field_serializer("scope")
+    def _compact_scope(self, scope: Scope) -> dict[str, Any]:
+        # Most findings' scopes are counts alone: a report of many findings does not repeat empty value lists.
+        return scope.model_dump(exclude_defaults=True)
 
     @property
     def counts_against(self) -> bool:
@@ -213,6 +221,15 @@ class CapturedOutput(_Frozen):
     stderr_bytes: int = Field(default=0, description="bytes written to stderr (the text keeps its start and end)")
 
 
+class BaselineValues(_Frozen):
+    """A finding of a run with `--baseline` and the subject values its baseline finding did not have."""
+
+    code: str
+    fingerprint: str
+    values: tuple[str, ...]
+    unlisted: int = 0
+
+
 class BaselineInfo(_Frozen):
     """The approved report a run was compared with (`--baseline`), and what it had that this run has not."""
 
@@ -227,6 +244,9 @@ class BaselineInfo(_Frozen):
     )
     unchecked: tuple[Finding, ...] = Field(
         default=(), description="the baseline's findings of stages that did not run this time: neither resolved nor new"
+    )
+    new_values: tuple[BaselineValues, ...] = Field(
+        default=(), description="escalated findings with subject values the baseline's did not have, and those values"
     )
 
 

@@ -6,13 +6,14 @@ they share and how the pair is judged (train-holdout, holdout-holdout, allowed),
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auditor.core.findings import Table
+from auditor.core.scope import MAX_PAIR_COUNTS, Scope, scope_of
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.groupcounts import GroupSplitCounts
 from auditor.manifest.keycodes import KeyCodes
@@ -407,6 +408,18 @@ def pair_evidence(shares: Pairs, noun: str, with_rows: bool = True) -> dict[str,
     ]
     more = len(shares) - len(shown)
     return {"pairs": listed, **({"pairs_total": len(shares), "pairs_not_listed": more} if more else {})}
+
+
+def overlap_scope(values: Iterable[str], shares: Pairs, noun: str) -> Scope:
+    """The scope of an overlap finding: every shared value, their number, and per split pair (all of them, not
+    only those listed) the values and rows shared."""
+    found = list(values)
+    counts = {noun: len(found), "pairs": len(shares), "rows": int(shares.rows_a.sum() + shares.rows_b.sum())}
+    if len(shares) <= MAX_PAIR_COUNTS:  # beyond, the totals above: ~n²/2 pairs of many folds are not each kept
+        for p in shares:
+            counts[f"{p.a}|{p.b}.{noun}"] = p.values
+            counts[f"{p.a}|{p.b}.rows"] = p.rows_a + p.rows_b
+    return scope_of(found, counts)
 
 
 def largest(key: KeyCodes, values: np.ndarray, totals: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.core.config import AcceptSpec
+from auditor.core.scope import Scope, counts_of, scope_of
 from auditor.core.spelling import MAX_EXPONENT, WHITESPACE, fold_char
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.keycodes import KeyCodes, encode_column
@@ -622,6 +623,11 @@ def accepted_groups(spellings: SpellingSplits, entries: Sequence[AcceptSpec], co
             if g is not None:
                 out.setdefault(g, entry.key_text)
     return out
+
+
+def spelling_scope(spellings: SpellingSplits, groups: np.ndarray, evidence: dict[str, Any]) -> Scope:
+    """The scope of a spelling finding: every group's normal form, and the evidence's counts."""
+    return scope_of((spellings.normal[int(g)] for g in groups), counts_of(evidence))
 
 
 def spelling_text(spellings: SpellingSplits, group: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from auditor.backends.engines import EngineSettings, in_memory_only
-from auditor.core.config import LoadedConfig, load_config
+from auditor.core.config import AcceptSpec, LoadedConfig, load_config
 from auditor.core.errors import ConfigError
 from auditor.core.findings import (
     FailOn,
@@ -156,12 +156,7 @@ def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> Stage
 
 
 def _apply_accept(finding: Finding, acceptances: Acceptances) -> Finding:
-    if finding.accepted:
-        return finding
-    reason = acceptances.reason(finding.code, finding.key)
-    if reason is None:
-        return finding
-    return finding.model_copy(update={"accepted": True, "accept_reason": reason})
+    return acceptances.judge(finding)
 
 
 def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence[Stage]) -> list[Finding]:
@@ -170,6 +165,9 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
     stale = []
     for i, entry in enumerate(acceptances.entries):
         owner = owners.get(entry.code)
+        if i in acceptances.broad:
+            stale.append(_too_broad(i, entry))
+            continue
         if i in acceptances.used or (owner is not None and owner not in ran):
             continue
         where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
@@ -187,6 +185,22 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
             )
         )
     return stale
+
+
+def _too_broad(i: int, entry: AcceptSpec) -> Finding:
+    """ACC002: an entry that names no value of a finding about values would accept every value found later."""
+    return Finding(
+        code="ACC002",
+        stage="accept",
+        severity=Severity.WARNING,
+        title="accept entry too broad: it names no value",
+        message=f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names no value of the {entry.code} finding "
+        "it matches, so it would also accept every value that leaks later; the finding is not accepted. Name the "
+        "value with `key:`, or record the values it accepts with `values: [...]`.",
+        key=f"{entry.code}:{entry.key_text}",
+        evidence={"index": i, "code": entry.code, "key": entry.key_text, "reason": entry.reason},
+        remediation="Give the entry the value it accepts (`key:`) or the values reviewed (`values:`).",
+    )
 
 
 def _manifest_info(manifest: Manifest | None, engine: str) -> ManifestInfo | None:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity
+from auditor.core.scope import growth, normalise_spelling, scope_of
 from auditor.core.splits import SplitRoles
 from auditor.numeric.usercode import UserCode
 
@@ -28,19 +29,51 @@ class StageOptions(BaseModel):
 
 
 class Acceptances:
-    """The config's `accept` entries; remembers which ones matched so stale ones can be reported."""
+    """The config's `accept` entries; remembers which ones matched (so stale ones can be reported) and which
+    matched a finding they were too broad for (ACC002)."""
 
     def __init__(self, entries: Iterable[AcceptSpec]) -> None:
         self.entries = list(entries)
         self.used: set[int] = set()
+        self.broad: set[int] = set()
 
-    def reason(self, code: str, key: str | None) -> str | None:
-        """The reason of the first entry for ``code`` and ``key`` (an entry without a key takes all)."""
+    def judge(self, finding: Finding) -> Finding:
+        """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
+        (a value it did not name), unchanged otherwise.
+
+        ``key`` accepts the finding it names when that is the whole of its subject, or the one value it names; an
+        entry whose key names a column (or no key at all) accepts only the `values` it records."""
+        if finding.accepted:
+            return finding
+        scope = finding.scope
+        escalated: Finding | None = None
         for i, entry in enumerate(self.entries):
-            if entry.code == code and (entry.key_text is None or entry.key_text == key):
-                self.used.add(i)
-                return entry.reason
-        return None
+            if entry.code != finding.code:
+                continue
+            key, recorded = entry.key_text, entry.value_texts
+            if key is not None:
+                whole = key == finding.key and (
+                    not scope.n_values or {normalise_spelling(v) for v in scope.values} == {normalise_spelling(key)}
+                )
+                names_value = scope.listed and normalise_spelling(key) in {normalise_spelling(v) for v in scope.values}
+                if whole and recorded is None:
+                    self.used.add(i)
+                    return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
+                if key != finding.key and not names_value:
+                    continue
+                allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
+            else:
+                allowed = recorded or ()
+            self.used.add(i)
+            if not allowed and recorded is None:
+                self.broad.add(i)  # a column or a code, no values: it would accept every future value
+                continue
+            grown = growth(scope_of(allowed), scope)
+            if grown is None:
+                return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
+            if escalated is None:
+                escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
+        return escalated or finding
 
 
 @dataclass

@@ -11,6 +11,7 @@ from jinja2 import Environment, select_autoescape
 
 from auditor.core.diff import Change, Diff, Persisting
 from auditor.core.findings import SUBJECT_FIELDS, Finding, Report
+from auditor.core.scope import SHOWN, Growth
 from auditor.render.common import MARK, cell
 
 DiffRenderer = Callable[[Diff], str]
@@ -24,12 +25,24 @@ def about(f: Finding) -> str:
     return f"{f.code} {f.stage}" + (f" {subject}" if subject else "") + f" — {f.title}"
 
 
+def scope_text(g: Growth) -> str:
+    """The values a finding has beyond an older or accepted scope, for a diff line."""
+    shown = ", ".join(g.new_values[:SHOWN]) + (
+        f" and {len(g.new_values) - SHOWN} more" if len(g.new_values) > SHOWN else ""
+    )
+    if g.unlisted and not g.new_values:
+        return f"values changed ({g.unlisted} more or different, too many to list)"
+    return f"new values: {shown}"
+
+
 def change_text(changes: tuple[Change, ...]) -> str:
     return "; ".join(f"{c.field} {c.old} → {c.new}" for c in changes)
 
 
 def _persisting_text(p: Persisting) -> str:
     parts = [change_text(p.changes)] if p.changes else []
+    if p.scope_growth is not None and (p.scope_growth.new_values or p.scope_growth.unlisted):
+        parts.insert(0, scope_text(p.scope_growth))
     if p.finding.severity != p.old_severity:
         parts.insert(0, f"severity {p.old_severity.value} → {p.finding.severity.value}")
     return "; ".join(parts)
@@ -145,7 +158,13 @@ def baseline_line(report: Report) -> str | None:
     if b.unchecked:
         parts.append(f"{len(b.unchecked)} not checked again")
     scope = "; the exit code counts only new and escalated findings" if b.new_only else ""
-    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}"
+    values = "".join(
+        f"; {v.code} new values: "
+        + (", ".join(v.values[:SHOWN]) + (f" and {len(v.values) - SHOWN} more" if len(v.values) > SHOWN else ""))
+        + (f"{' and ' if v.values else ''}{v.unlisted} unlisted" if v.unlisted else "")
+        for v in b.new_values
+    )
+    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}{values}"
 
 
 def baseline_tag(f: Finding) -> str:

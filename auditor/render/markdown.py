@@ -48,6 +48,8 @@ def _finding(f: Finding) -> list[str]:
     ]
     if f.accepted:
         lines += [f"> Accepted: {f.accept_reason}", ""]
+    elif f.escalated is not None:
+        lines += [f"> **Escalated beyond its acceptance** ({f.accept_reason}): {f.escalated.text}", ""]
     for t in f.tables:
         lines += _table(t)
     if f.examples:

@@ -72,6 +72,8 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
         head.append(f.message)
         if f.accepted:
             head.append(f" (accepted: {f.accept_reason})", style="green")
+        elif f.escalated is not None:
+            head.append(f" (escalated beyond its acceptance: {f.escalated.text})")
         console.print(head)
         for e in f.examples[:3]:
             console.print(Text("    e.g. " + cell(plain(e)), style="dim"))

@@ -15,6 +15,7 @@ from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
+from auditor.core.scope import Scope, union
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -124,6 +125,9 @@ class ReviewOut(BaseModel):
     fingerprint: str | None
     expires_at: dt.datetime | None
     override_reason: str | None
+    scope: Scope | None = Field(
+        default=None, description="accept: the subject values and counts it covers (the finding's when accepted)"
+    )
 
 
 class TokenIn(_In):
@@ -370,6 +374,7 @@ def post_review(
 ) -> store.ReviewRecord:
     """Check the review rules, then append the record. ``override`` names the override as the caller's user
     gives it (the API's field; the page's "Override reason" box), so a refusal says what to fill in."""
+    scope: Scope | None = None
     if body.action in ("approve", "request_changes", "accept") and run.state != "completed":
         raise _deny(409, f"run {run.id} is {run.state}: only a completed run can be reviewed")
     if body.action == "accept":
@@ -381,8 +386,11 @@ def post_review(
             raise _deny(422, "accept: expires_at lies in the past")
         report = load_report(ctx, project, run)
         assert report is not None
-        if all(f.fingerprint != body.fingerprint for f in report.findings):
+        scopes = [f.scope for f in report.findings if f.fingerprint == body.fingerprint]
+        if not scopes:
             raise _deny(422, f"accept: run {run.id} has no finding with fingerprint {body.fingerprint}")
+        # What the reviewer saw is what is accepted: a later finding beyond this scope is escalated.
+        scope = union(scopes)
     elif body.fingerprint is not None or body.expires_at is not None:
         raise _deny(422, f"{body.action}: fingerprint and expires_at belong to accept only")
     if body.action == "approve":
@@ -424,6 +432,7 @@ def post_review(
         fingerprint=body.fingerprint,
         expires_at=_aware(body.expires_at) if body.expires_at else None,
         override_reason=body.override_reason or None,
+        scope=scope,
     )
 
 

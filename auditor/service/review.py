@@ -1,10 +1,15 @@
-"""The review rules: a project's accepted fingerprints applied to a report, and when approval needs an override."""
+"""The review rules: a project's acceptances applied to a report, and when approval needs an override.
+
+An acceptance covers its fingerprint within the scope it recorded: a finding whose values or counts grew beyond
+it is escalated (it counts again, naming what is new) until someone accepts it again.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
+from auditor.core.scope import Growth, Scope, growth
 from auditor.service.store import ReviewRecord
 
 
@@ -19,7 +24,8 @@ def rejudged(report: Report) -> Report:
 
 
 def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, force: bool = False) -> Report:
-    """``report`` as the project's reviewers see it now: findings whose fingerprint they accepted do not count."""
+    """``report`` as the project's reviewers see it now: findings they accepted, within the accepted scope, do not
+    count; a finding grown beyond its acceptance is escalated and counts."""
     if not accepted and not force:
         return report
     threshold = _status_threshold(report)
@@ -45,19 +51,34 @@ def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, fo
     )
 
 
+def beyond(finding: Finding, record: ReviewRecord) -> Growth | None:
+    """How ``finding`` exceeds what ``record`` accepted (None: covered). A record without a scope (made before
+    scopes were recorded, its run's report unreadable) covers no subject values."""
+    return growth(record.scope if record.scope is not None else Scope(), finding.scope)
+
+
 def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:
     record = accepted.get(finding.fingerprint)
     if finding.accepted or record is None:
         return finding
     until = f" until {record.expires_at:%Y-%m-%d %H:%M} UTC" if record.expires_at else ""
     reason = f"{record.comment} (accepted by {record.actor} on {record.at:%Y-%m-%d}{until})"
-    return finding.model_copy(update={"accepted": True, "accept_reason": reason})
+    grown = beyond(finding, record)
+    if grown is not None:
+        return finding.model_copy(update={"accept_reason": reason, "escalated": grown})
+    return finding.model_copy(update={"accepted": True, "accept_reason": reason, "escalated": None})
 
 
 def unaccepted_errors(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
-    """The findings an approval would overrule: errors no reviewer accepted. An `accept:` entry in the
-    submitted config is the submitter's own word, so it does not spare the reviewer's decision."""
-    return [f for f in report.findings if f.severity is Severity.ERROR and f.fingerprint not in accepted]
+    """The findings an approval would overrule: errors no reviewer accepted, or accepted for a smaller scope. An
+    `accept:` entry in the submitted config is the submitter's own word, so it does not spare the reviewer's
+    decision."""
+    return [
+        f
+        for f in report.findings
+        if f.severity is Severity.ERROR
+        and ((record := accepted.get(f.fingerprint)) is None or beyond(f, record) is not None)
+    ]
 
 
 def could_not_audit(report: Report) -> bool:

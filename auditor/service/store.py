@@ -11,6 +11,7 @@ from sqlalchemy import Engine, Row, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from auditor.core.errors import AuditError
+from auditor.core.scope import Scope
 from auditor.service.auth import Principal, Role, new_token, same_hash, token_hash
 from auditor.service.db import reading, writing
 from auditor.service.tables import projects, reviews, runs, tokens
@@ -83,6 +84,7 @@ class ReviewRecord:
     expires_at: dt.datetime | None
     override_reason: str | None
     token_id: int | None = None
+    scope: Scope | None = None  # accept: what it covers (None: recorded before scopes were, covers no values)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ def _review(row: Row[Any]) -> ReviewRecord:
         _utc(row.expires_at),
         row.override_reason,
         row.token_id,
+        Scope.model_validate_json(row.scope) if row.scope else None,
     )
 
 
@@ -495,6 +498,7 @@ def add_review(
     fingerprint: str | None = None,
     expires_at: dt.datetime | None = None,
     override_reason: str | None = None,
+    scope: Scope | None = None,
 ) -> ReviewRecord:
     """Append one review record; the caller has checked the rules (reasons, overrides) beforehand."""
     if action not in ACTIONS:
@@ -514,6 +518,7 @@ def add_review(
                 fingerprint=fingerprint,
                 expires_at=expires_at,
                 override_reason=override_reason,
+                scope=None if scope is None else scope.model_dump_json(),
             )
             .returning(reviews.c.id)
         ).scalar_one()

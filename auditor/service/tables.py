@@ -106,6 +106,8 @@ reviews = Table(
     Column("fingerprint", String(64), nullable=True),
     Column("expires_at", DateTime(timezone=True), nullable=True),
     Column("override_reason", Text, nullable=True),
+    # accept: the scope it covers (JSON of core.scope.Scope: the finding's values and counts when accepted)
+    Column("scope", Text, nullable=True),
     Index("ix_reviews_run_id", "run_id"),
     Index("ix_reviews_project_id_fingerprint", "project_id", "fingerprint"),
 )

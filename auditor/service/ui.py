@@ -29,7 +29,7 @@ from auditor.core.errors import ReportMismatchError
 from auditor.core.findings import Finding, Report
 from auditor.render import render_html
 from auditor.render.common import MARK
-from auditor.render.diff import about, change_text, headline
+from auditor.render.diff import about, change_text, headline, scope_text
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role
@@ -69,6 +69,7 @@ def _env() -> Environment:
     env.filters["about"] = about
     env.filters["mark"] = lambda f: MARK[f.severity]
     env.filters["changes"] = change_text
+    env.filters["scope_text"] = scope_text
     env.filters["q"] = lambda v: quote(str(v), safe="")
     env.filters["counted"] = counted
     return env
@@ -234,6 +235,7 @@ def _run_page(
         report=v.report,
         diff=_diff_view(ctx, p, run, v.report),
         acceptable=_acceptable(v.report),
+        escalated=[f for f in v.report.findings if f.escalated is not None] if v.report else [],
         findings={f.fingerprint: f for f in v.report.findings} if v.report else {},
         reviewer=session.who.may(Role.REVIEWER, p.name),
         refresh=REFRESH_S if run.state in ACTIVE else None,

@@ -21,7 +21,9 @@ from auditor.core.findings import (
     with_fail_on,
 )
 from auditor.core.output import RunMarker, write_marker
+from auditor.core.scope import scope_of
 from auditor.pipeline.runner import run_audit
+from auditor.render.diff import baseline_line, render_diff_text
 from tests.conftest import REPO, AuditFn
 
 SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
@@ -184,6 +186,32 @@ def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
     shrunk = report(("group_overlap", "failed", (grp(groups=1),)))
     assert diff_reports(new, shrunk).exit_code == 0
     assert mark_baseline(shrunk, new, path="approved.json", new_only=True).exit_code == 0
+
+
+def test_another_leaking_value_at_the_same_count_is_escalated_and_named() -> None:
+    # w1 fixed, w2 leaking: the counts are equal, only the scope says the leak is a new one.
+    old = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1})),)))
+    new = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w2"], {"groups": 1})),)))
+    d = diff_reports(old, new)
+    (kept,) = d.persisting
+    assert kept.changes == () and kept.escalated and d.exit_code == 1
+    assert kept.scope_growth is not None and kept.scope_growth.new_values == ("w2",)
+    assert "new values: w2" in render_diff_text(d)
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    assert marked.baseline is not None and [v.values for v in marked.baseline.new_values] == [("w2",)]
+    assert "GRP001 new values: w2" in (baseline_line(marked) or "")
+    fewer = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1})),)))
+    wider = report(("group_overlap", "failed", (grp(groups=2, scope=scope_of(["w1", "w2"], {"groups": 2})),)))
+    assert diff_reports(wider, fewer).exit_code == 0  # a smaller scope: no alarm
+
+
+def test_a_baseline_written_before_scopes_is_no_false_alarm() -> None:
+    old = report(("group_overlap", "failed", (grp(groups=1),)))  # its finding names no values
+    new = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1, "rows": 2})),)))
+    (kept,) = diff_reports(old, new).persisting
+    assert not kept.escalated and kept.scope_growth is None
+    assert mark_baseline(new, old, path="approved.json", new_only=True).exit_code == 0
 
 
 def test_a_stage_that_did_not_run_resolves_nothing() -> None:

@@ -8,8 +8,9 @@ import pytest
 from auditor import config_from_mapping, run_audit
 from auditor.core.errors import ManifestError
 from auditor.core.findings import Finding, Severity
+from auditor.core.scope import scope_of
 from auditor.pipeline.registry import discover, load_stages
-from auditor.pipeline.stage import AuditContext, Stage
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 from tests.conftest import write_table
 
 
@@ -28,6 +29,31 @@ class Warns(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         yield self.finding("W001", Severity.WARNING, "careful", key="k1")
+
+
+class LeaksOptions(StageOptions):
+    cameras: list[str] = []
+
+
+class Leaks(Stage):
+    """A finding about the cameras its options name, the way TMP002 is about entities."""
+
+    name = "leaks"
+    summary = "one error about some cameras"
+    codes = {"LK001": "cameras that leak"}
+    Options = LeaksOptions
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        assert isinstance(self.options, LeaksOptions)
+        cameras = self.options.cameras
+        yield self.finding(
+            "LK001",
+            Severity.ERROR,
+            f"{len(cameras)} camera(s) leak",
+            key="camera",
+            evidence={"entities": len(cameras)},
+            scope=scope_of(cameras, {"entities": len(cameras)}),
+        )
 
 
 class CodeOnly(Stage):
@@ -113,9 +139,44 @@ def test_severity_order() -> None:
     assert max([Severity.WARNING, Severity.ERROR, Severity.INFO]) is Severity.ERROR
 
 
-def test_accept_without_key_takes_every_finding_of_the_code(loaded) -> None:  # type: ignore[no-untyped-def]
+def test_accept_without_key_or_values_is_too_broad_and_accepts_nothing(loaded) -> None:  # type: ignore[no-untyped-def]
     report = run_audit(loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning")
-    assert report.findings[0].accepted and report.exit_code == 0
+    w001, acc002 = report.findings
+    assert not w001.accepted and report.exit_code == 1
+    assert acc002.code == "ACC002" and acc002.severity is Severity.WARNING and "accept[0] (W001" in acc002.message
+    assert [f.code for f in report.findings] == ["W001", "ACC002"]  # too broad, not stale: no ACC001 too
+
+
+def test_accept_key_accepts_only_the_value_it_names(loaded) -> None:  # type: ignore[no-untyped-def]
+    entry = {"code": "LK001", "key": "cam-B", "reason": "a known clock fault"}
+    alone = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-B"]}}), classes=[Leaks])
+    assert alone.findings[0].accepted and alone.exit_code == 0
+    both = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-B", "cam-A"]}}), classes=[Leaks])
+    (f,) = both.findings
+    assert not f.accepted and both.exit_code == 1 and both.summary.errors == 1
+    assert f.escalated is not None and f.escalated.new_values == ("cam-A",)
+    assert f.escalated.accepted_values == ("cam-B",) and f.accept_reason == "a known clock fault"
+    assert "new value(s) 'cam-A'" in f.escalated.text and "still accepted: 'cam-B'" in f.escalated.text
+
+
+def test_accept_key_naming_the_column_is_too_broad(loaded) -> None:  # type: ignore[no-untyped-def]
+    entry = {"code": "LK001", "key": "camera", "reason": "every camera"}
+    report = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-B"]}}), classes=[Leaks])
+    assert [(f.code, f.accepted) for f in report.findings] == [("LK001", False), ("ACC002", False)]
+    assert report.exit_code == 1
+
+
+def test_accept_values_cover_the_recorded_scope_and_no_more(loaded) -> None:  # type: ignore[no-untyped-def]
+    entry = {"code": "LK001", "values": ["cam-A", "cam-B"], "reason": "both reviewed"}
+
+    def audit(cameras: list[str]) -> Finding:
+        (f,) = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": cameras}}), classes=[Leaks]).findings
+        return f
+
+    assert audit(["cam-B"]).accepted  # a smaller scope: still accepted, no false alarm
+    assert audit(["CAM-A ", "cam-B"]).accepted  # the same values in another spelling
+    grown = audit(["cam-A", "cam-C"])
+    assert not grown.accepted and grown.escalated is not None and grown.escalated.new_values == ("cam-C",)
 
 
 def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore[no-untyped-def]

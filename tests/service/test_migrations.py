@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,39 @@ def test_projects_made_before_case_insensitive_names_get_their_key(url: str) -> 
             store.create_project(engine, "DEMO", description="", created_by="test")
     finally:
         engine.dispose()
+
+
+def test_an_acceptance_recorded_before_scopes_covers_what_its_run_showed(url: str, tmp_path: Path) -> None:
+    from auditor.service import store
+    from auditor.service.auth import Principal, Role
+    from tests.service.leaks import camera_report, finding
+
+    upgrade(url)
+    report = camera_report(tmp_path / "1", ["cam-B"])
+    fp = finding(report, "TMP002")["fingerprint"]
+    engine = make_engine(url)
+    try:
+        project = store.create_project(engine, "demo", description="", created_by="t")
+        run = store.add_report(
+            engine,
+            project,
+            report_json=json.dumps(report),
+            summary=(1, 1, 0),
+            exit_code=1,
+            config_text=None,
+            config_sha256=None,
+            manifest_sha256=None,
+            submitted_by="t",
+        )
+        who = Principal(token_id=1, name="rev", role=Role.REVIEWER, project=None)
+        store.add_review(engine, run, project, who, action="accept", comment="clock fault", fingerprint=fp)
+    finally:
+        engine.dispose()
+    downgrade(url, "0003")  # the record as it was before scopes: no scope column at all
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        (record,) = store.acceptances(engine, store.get_project(engine, "demo"), store.now()).values()
+    finally:
+        engine.dispose()
+    assert record.scope is not None and record.scope.values == ("cam-B",)

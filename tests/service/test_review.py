@@ -14,13 +14,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from auditor import run_audit
+from auditor.core.findings import Report
 from auditor.render.json import render_json
 from auditor.service import store
 from auditor.service.app import create_app
 from auditor.service.auth import Role
 from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
+from auditor.service.review import unaccepted_errors, with_acceptances
 from tests.service.conftest import SAMPLES
+from tests.service.leaks import camera_report, finding, writer_report
 
 
 @cache
@@ -316,3 +319,104 @@ def test_no_diff_against_a_run_that_could_not_audit(clients) -> None:  # type: i
     run = submit(clients["submitter"], broken)["id"]
     answer = rev.get(f"/api/projects/demo/runs/{run}/diff")
     assert answer.status_code == 409 and "could not audit" in answer.json()["detail"], answer.text
+
+
+# --- an acceptance covers the scope it was given -----------------------------------------------------------
+
+
+def effective(c: TestClient, run: int) -> dict[str, Any]:
+    return dict(c.get(f"/api/projects/demo/runs/{run}").json()["effective"])
+
+
+def test_accepting_tmp002_for_one_camera_does_not_accept_the_next_camera_that_leaks(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, camera_report(tmp_path / "1", ["cam-B"]))["id"]
+    (fp,) = fingerprints(rev, first, "TMP002")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="a known clock fault").status_code == 201
+    assert effective(rev, first)["errors"] == 0
+    recorded = rev.get(f"/api/projects/demo/runs/{first}/reviews").json()[-1]
+    assert recorded["scope"]["values"] == ["cam-B"] and recorded["scope"]["counts"]["entities"] == 1
+    approved = review(rev, first, action="approve", comment="known", override_reason="only temporal_order audited")
+    assert approved.status_code == 201
+
+    second = submit(sub, camera_report(tmp_path / "2", ["cam-A", "cam-B"]))["id"]
+    assert fingerprints(rev, second, "TMP002") == [fp]  # the same finding by identity ...
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "TMP002")
+    assert shown["accepted"] is False  # ... but not the same scope: escalated, and it fails
+    assert shown["escalated"]["new_values"] == ["cam-A"] and shown["escalated"]["accepted_values"] == ["cam-B"]
+    assert "a known clock fault" in shown["accept_reason"]
+    assert effective(rev, second)["errors"] == 1 and effective(rev, second)["exit_code"] == 1
+    refused = review(rev, second, action="approve", comment="looks the same")
+    assert refused.status_code == 422 and "TMP002" in refused.json()["detail"]
+    d = rev.get(f"/api/projects/demo/runs/{second}/diff").json()
+    (kept,) = [p for p in d["persisting"] if p["finding"]["code"] == "TMP002"]
+    assert kept["scope_growth"]["new_values"] == ["cam-A"]
+    assert "new values: cam-A" in rev.get(f"/api/projects/demo/runs/{second}/diff", params={"format": "markdown"}).text
+
+    # Accepted again for what it is now: both cameras.
+    assert review(rev, second, action="accept", fingerprint=fp, comment="cam-A has the fault too").status_code == 201
+    assert effective(rev, second)["errors"] == 0
+    still_partial = review(rev, second, action="approve", comment="both known")
+    assert still_partial.status_code == 422 and "partial audit" in still_partial.json()["detail"]  # no error left
+
+
+def test_grp001_accepted_for_one_writer_escalates_when_a_second_writer_appears(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, writer_report(tmp_path / "1", {"w1": 1}))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert (
+        review(rev, first, action="accept", fingerprint=fp, comment="w1 is the calibration writer").status_code == 201
+    )
+    second = submit(sub, writer_report(tmp_path / "2", {"w1": 1, "w2": 1}))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
+    assert shown["accepted"] is False and shown["escalated"]["new_values"] == ["w2"]
+    assert effective(rev, second)["exit_code"] == 1
+    md = rev.get(f"/api/projects/demo/runs/{second}/report", params={"format": "markdown"}).text
+    assert "Escalated beyond its acceptance" in md and "new value(s) 'w2'" in md and "still accepted: 'w1'" in md
+
+
+def test_a_count_that_rises_for_the_same_value_is_escalated(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, writer_report(tmp_path / "1", {"w1": 1}))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="one calibration page").status_code == 201
+    second = submit(sub, writer_report(tmp_path / "2", {"w1": 5}))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
+    assert shown["accepted"] is False and shown["escalated"]["new_values"] == []
+    grown = {c["field"]: (c["accepted"], c["seen"]) for c in shown["escalated"]["counts"]}
+    assert grown["train|test.rows"] == (2, 6) and "groups" not in grown
+    assert effective(rev, second)["errors"] == 1
+
+
+def test_a_smaller_scope_stays_accepted(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, camera_report(tmp_path / "1", ["cam-A", "cam-B"]))["id"]
+    (fp,) = fingerprints(rev, first, "TMP002")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="both clocks were off").status_code == 201
+    second = submit(sub, camera_report(tmp_path / "2", ["cam-B"]))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "TMP002")
+    assert shown["accepted"] is True and shown["escalated"] is None
+    assert effective(rev, second) == {**effective(rev, second), "errors": 0, "exit_code": 0}
+    partial = review(rev, second, action="approve", comment="fewer than accepted")
+    assert partial.status_code == 422 and "unaccepted" not in partial.json()["detail"]  # only the --only audit
+
+
+def test_an_expired_acceptance_stops_covering_its_scope(clients, engine_url, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    report = camera_report(tmp_path / "1", ["cam-B"])
+    run = submit(sub, report)["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    until = store.now() + dt.timedelta(days=1)
+    made = review(rev, run, action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat())
+    assert made.status_code == 201 and effective(rev, run)["errors"] == 0
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        later = store.acceptances(engine, project, until + dt.timedelta(seconds=1))
+        now = store.acceptances(engine, project, store.now())
+    finally:
+        engine.dispose()
+    parsed = Report.model_validate(report)
+    assert [f.code for f in unaccepted_errors(parsed, now)] == []
+    assert [f.code for f in unaccepted_errors(parsed, later)] == ["TMP002"]
+    assert not finding(json.loads(render_json(with_acceptances(parsed, later))), "TMP002")["accepted"]

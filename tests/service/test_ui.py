@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -449,3 +450,39 @@ def test_a_partial_audit_says_which_stages_did_not_run(world: World) -> None:
         assert "partial audit" not in c.get(f"/projects/{project}/runs/{full}").text
         listing = c.get(f"/projects/{project}").text
         assert listing.count("partial audit") == 1 and note in listing
+
+
+def test_tmp002_accepted_for_one_camera_is_escalated_on_the_run_page_when_another_leaks(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    from tests.service.leaks import camera_report, finding
+
+    with server.client(server.admin_token) as api:
+        assert api.post("/api/projects", json={"name": "cams"}).status_code == 201
+
+        def upload(report: dict) -> int:  # type: ignore[type-arg]
+            made = api.post("/api/projects/cams/runs", json={"report": report})
+            assert made.status_code == 201, made.text
+            return int(made.json()["id"])
+
+        first_report = camera_report(tmp_path / "1", ["cam-B"])
+        fingerprint = finding(first_report, "TMP002")["fingerprint"]
+        first = upload(first_report)
+        with sign_in(server, server.admin_token or "") as c:
+            page = f"/projects/cams/runs/{first}"
+            ok = post(c, f"{page}/review", action="accept", fingerprint=fingerprint, comment="a known clock fault")
+            assert ok.status_code == 303
+            history = c.get(page).text.split('id="history"')[1].split("</section>")[0]
+            assert "for cam-B" in history  # what the acceptance covers, as recorded
+            post(c, f"{page}/review", action="approve", comment="known", override_reason="temporal_order only")
+
+            second = upload(camera_report(tmp_path / "2", ["cam-A", "cam-B"]))
+            shown = c.get(f"/projects/cams/runs/{second}").text
+            escalated = shown.split('id="escalated"')[1].split("</section>")[0]
+            assert "TMP002" in escalated and "new value(s) &#39;cam-A&#39;" in escalated
+            assert "still accepted: &#39;cam-B&#39;" in escalated and "a known clock fault" in escalated
+            assert "1 error" in shown and f'value="{fingerprint}"' in shown  # it fails and may be accepted again
+            diff = shown.split('id="diff"')[1].split("</section>")[0]
+            assert "escalated: new values: cam-A" in diff
+            report = c.get(f"/projects/cams/runs/{second}/report.html").text
+            assert "Escalated beyond its acceptance" in report and "cam-A" in report

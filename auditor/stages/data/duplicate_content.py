@@ -10,6 +10,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity
 from auditor.core.pathoptions import ConfinedCacheDir
+from auditor.core.scope import scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -116,6 +117,7 @@ class DuplicateContent(Stage):
             find_overlap,
             holdout_exposure,
             largest,
+            overlap_scope,
             pair_evidence,
             pairs_text,
             share_text,
@@ -155,6 +157,7 @@ class DuplicateContent(Stage):
                 },
                 examples=examples(context.require_manifest(), grouped, top, labels, overlap, label_field="digest"),
                 tables=tables,
+                scope=overlap_scope(grouped.key.labels(values), shares, "digests"),
                 remediation="Remove the copies from the holdout split (a renamed or moved file is still the "
                 "same sample), or deduplicate before splitting.",
             )
@@ -164,7 +167,7 @@ class DuplicateContent(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_text
+        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_scope, spelling_text
 
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
@@ -188,6 +191,7 @@ class DuplicateContent(Stage):
                 + ".",
                 evidence={"content": name, "digests": len(live), **pair_counts_evidence(pairs)},
                 examples=group_examples(manifest.ids, spellings, live, names, limit),
+                scope=spelling_scope(spellings, live, {"digests": len(live), **pair_counts_evidence(pairs)}),
                 remediation="Write digests in one form (lower-case hex, no spaces) and remove the copies from "
                 "the holdout split.",
             )
@@ -200,6 +204,7 @@ class DuplicateContent(Stage):
                     key=accept,
                     evidence={"content": name, "digest": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                    scope=scope_of([accept]),
                 )
 
     def _within_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
@@ -245,5 +250,8 @@ class DuplicateContent(Stage):
             "same input is taught, or scored, with contradicting targets.",
             evidence={"digests": conflicted.num_rows, "rows": involved},
             examples=tuple({"digest": c, "labels": ls} for c, ls in shown.items()),
+            scope=scope_of(
+                (str(c) for c in conflicted["c"].to_pylist()), {"digests": conflicted.num_rows, "rows": involved}
+            ),
             remediation="Resolve the label of each duplicated sample (or drop the duplicates) before training.",
         )

@@ -17,6 +17,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import scope_of
 from auditor.core.splits import SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -179,6 +180,7 @@ class _Checks:
                 f"'{spec.name}' is declared as fitted on {', '.join(spec.fitted_on)}, which includes the holdout "
                 f"split(s) {', '.join(leaking)}: scores on them have seen their own statistics.",
                 evidence={"fitted_on": spec.fitted_on, "holdout": leaking},
+                scope=scope_of(leaking),
                 remediation=f"Refit '{spec.name}' on train rows only and apply it unchanged to the holdout splits.",
             )
 
@@ -418,6 +420,7 @@ class _Checks:
                 "it is evaluated on.",
                 evidence=evidence,
                 examples=examples,
+                scope=scope_of((str(tokens[i]) for i in rows), {"only_in_holdout": n_leaked}),
                 remediation=f"Rebuild '{spec.name}' from the training rows only; holdout-only words then map to the "
                 "unknown token, as they will in deployment.",
             )
@@ -474,6 +477,10 @@ class _Checks:
                 "is evaluated on.",
                 evidence=evidence,
                 examples=tuple(leaked_rows[: self.options.max_examples]),
+                scope=scope_of(
+                    (f"{r['column']}={r['category']}" for r in leaked_rows),
+                    {"only_in_holdout": total, **{f"{c}.only_in_holdout": n for c, n in per_column.items()}},
+                ),
                 remediation=f"Fit '{spec.name}' on training rows only, with an explicit policy for unseen "
                 "categories (e.g. handle_unknown='ignore').",
             )

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -125,6 +126,7 @@ class GroupOverlap(Stage):
                         "value": label,
                         "rows": {n: int(counts[code, index[n]]) for n in in_splits},
                     },
+                    scope=scope_of([label], {f"{n}.rows": int(counts[code, index[n]]) for n in in_splits}),
                 )
 
     def _spellings(self, context: AuditContext, grouped: GroupSplitCounts) -> Iterator[Finding]:
@@ -132,7 +134,13 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, from_counts, group_examples, spelling_text
+        from auditor.manifest.spelling import (
+            crossing_groups,
+            from_counts,
+            group_examples,
+            spelling_scope,
+            spelling_text,
+        )
 
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
@@ -157,6 +165,7 @@ class GroupOverlap(Stage):
                 "shared: " + pair_counts_text(pairs) + ".",
                 evidence={"key": key.name, "values": len(live), **pair_counts_evidence(pairs)},
                 examples=group_examples(manifest.ids, spellings, live, names, limit),
+                scope=spelling_scope(spellings, live, {"values": len(live), **pair_counts_evidence(pairs)}),
                 remediation=f"Normalize '{key.name}' so each group has one spelling, then split by it; if the "
                 "spellings are different groups on purpose, record it under `accept` with the reason.",
             )
@@ -169,6 +178,7 @@ class GroupOverlap(Stage):
                     key=accept,
                     evidence={"key": key.name, "value": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                    scope=scope_of([accept]),
                 )
 
     def _kind_finding(
@@ -187,6 +197,7 @@ class GroupOverlap(Stage):
             examples,
             holdout_exposure,
             largest,
+            overlap_scope,
             pair_evidence,
             pairs_text,
             share_text,
@@ -227,6 +238,7 @@ class GroupOverlap(Stage):
             },
             examples=examples(context.require_manifest(), grouped, top, labels, overlap),
             tables=tables,
+            scope=overlap_scope(key.labels(groups), overlap.of_kind(kind), "groups"),
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
         )

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ class LabelCoverage(Stage):
                             {"label": labels[i], "rows": int(counts[i, h])} for i in unseen[: self.options.max_examples]
                         ),
                         remediation="Move some of these samples into train, or drop the labels from the task.",
+                        scope=scope_of((labels[i] for i in unseen), {"labels": len(unseen), "rows": rows}),
                     )
                 )
             if totals[h] < self.options.min_rows or not train_counts.sum():

@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.pathoptions import ConfinedCacheDir
+from auditor.core.scope import Scope, scope_of
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -281,9 +282,22 @@ class NearDuplicates(Stage):
                 },
                 examples=self._examples(context, source, pick, where),
                 tables=(self._pair_table(pair_counts, kind),),
+                scope=self._pair_scope(context, source, pick, pair_counts),
                 remediation="Remove the near copies from the holdout split (or move the whole cluster to one split); "
                 "an edited copy of a training item tests memory, not generalisation.",
             )
+
+    def _pair_scope(
+        self, context: AuditContext, source: Source, pick: np.ndarray, pair_counts: dict[tuple[str, str], Any]
+    ) -> Scope:
+        """Every flagged pair, named by the sample ids of its two items' first rows, and the counts per split pair."""
+        ids = context.require_manifest().ids
+        first = source.units.first_row
+        a, b = ids(first[source.pairs.a[pick]]), ids(first[source.pairs.b[pick]])
+        counts = {"pairs": len(pick)}
+        for (s1, s2), (n, r) in pair_counts.items():
+            counts[f"{s1}|{s2}.pairs"], counts[f"{s1}|{s2}.rows"] = int(n), int(r)
+        return scope_of((" ~ ".join(sorted((str(x), str(y)))) for x, y in zip(a, b, strict=True)), counts)
 
     def _thresholds(self, source: Source) -> dict[str, Any]:
         assert isinstance(self.options, NearDuplicatesOptions)
@@ -557,6 +571,7 @@ class NearDuplicates(Stage):
                 for i, u in zip(manifest.ids(rows), loose, strict=False)
             ),
             remediation="Check where these texts come from: passages of them were trained on.",
+            scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
         )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:

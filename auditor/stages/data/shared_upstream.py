@@ -14,6 +14,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, compound_label
 from auditor.core.findings import Finding, Severity
 from auditor.core.pathoptions import ConfinedCacheDir
+from auditor.core.scope import scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -157,7 +158,7 @@ class SharedUpstream(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, from_codes, group_examples, spelling_text
+        from auditor.manifest.spelling import crossing_groups, from_codes, group_examples, spelling_scope, spelling_text
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
@@ -187,6 +188,7 @@ class SharedUpstream(Stage):
                 + ".",
                 evidence={"key": label, "values": len(live), **pair_counts_evidence(pairs)},
                 examples=group_examples(manifest.ids, spellings, live, names, limit),
+                scope=spelling_scope(spellings, live, {"values": len(live), **pair_counts_evidence(pairs)}),
                 remediation=f"Normalize '{label}' so each upstream object has one spelling.",
             )
         for g, accept in sorted(accepted.items()):
@@ -198,6 +200,7 @@ class SharedUpstream(Stage):
                     key=accept,
                     evidence={"key": label, "value": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                    scope=scope_of([accept]),
                 )
 
     def _crossing(
@@ -217,6 +220,7 @@ class SharedUpstream(Stage):
             capped_splits,
             holdout_exposure,
             more_text,
+            overlap_scope,
             pair_evidence,
             share_text,
             top_pairs,
@@ -256,6 +260,12 @@ class SharedUpstream(Stage):
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),
+            # A linked group is named by the id of its first row: the same group keeps it when rows are added.
+            scope=overlap_scope(
+                (str(i) for i in context.require_manifest().ids(_first_rows(comps.of_row, crossing))),
+                pairs,
+                "components",
+            ),
             remediation="Split by the linked groups (every connected group of samples in one split); "
             "shared_upstream's chain shows which keys tie the samples together.",
         )
@@ -368,6 +378,26 @@ def _split_counts(comps: Components, split: np.ndarray, n_splits: int) -> np.nda
         linked = (label >= 0) & (code >= 0)
         counts += np.bincount(label[linked].astype(np.int64) * n_splits + code[linked], minlength=len(counts))
     return counts.reshape(len(comps.sizes), n_splits)
+
+
+def _first_rows(of_row: np.ndarray, components: np.ndarray) -> list[int]:
+    """The first row of each of ``components`` (ascending), a block of rows at a time."""
+    import numpy as np
+
+    position = np.full(int(of_row.max()) + 2 if len(of_row) else 1, -1, dtype=np.int64)
+    position[components] = np.arange(len(components))
+    first = np.full(len(components), -1, dtype=np.int64)
+    for lo in range(0, len(of_row), _BLOCK_ROWS):
+        at = position[of_row[lo : lo + _BLOCK_ROWS]]  # a row without a component (-1) reads the last slot: -1
+        wanted = np.flatnonzero(at >= 0)
+        if not len(wanted):
+            continue
+        found, index = np.unique(at[wanted], return_index=True)
+        fresh = first[found] < 0
+        first[found[fresh]] = lo + wanted[index[fresh]]
+        if (first >= 0).all():
+            break
+    return [int(r) for r in first]
 
 
 def _first_row(of_row: np.ndarray, component: int, split: np.ndarray, code: int) -> int | None:

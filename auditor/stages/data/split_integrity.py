@@ -10,6 +10,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -266,6 +267,23 @@ class SplitIntegrity(Stage):
                 ),
                 remediation="Give each sample exactly one split; if the rows are distinct samples, "
                 "give them distinct ids.",
+                scope=scope_of(
+                    _ids_of(manifest, rows[on_cross], local[on_cross]),
+                    {
+                        "ids": int(cross.sum()),
+                        "rows": int(on_cross.sum()),
+                        "pairs": len(first),
+                        # Each pair's ids while they are few enough to keep (many folds: ~n²/2 pairs).
+                        **(
+                            {
+                                f"{label[a]}|{label[b]}.ids": int(n)
+                                for a, b, n in zip(first, second, ids_per_pair, strict=True)
+                            }
+                            if len(first) <= MAX_PAIR_COUNTS
+                            else {}
+                        ),
+                    },
+                ),
             )
         if within.any():
             on_within = within[local]
@@ -283,13 +301,18 @@ class SplitIntegrity(Stage):
                 },
                 examples=_id_examples(manifest, rows[on_within], local[on_within], label, limit),
                 remediation="Remove the repeated rows, or give distinct samples distinct ids.",
+                scope=scope_of(
+                    _ids_of(manifest, rows[on_within], local[on_within]),
+                    {"ids": int(within.sum()), "rows": int(on_within.sum())}
+                    | {f"{label[i]}.rows": int(c) for i, c in enumerate(per_split) if c},
+                ),
             )
 
     def _id_spellings(self, context: AuditContext, limit: int) -> Iterator[Finding]:
         """Ids equal after normalisation (case, whitespace, Unicode form, number format) but not before."""
         import numpy as np
 
-        from auditor.manifest.spelling import accepted_groups, group_examples, spelling_text
+        from auditor.manifest.spelling import accepted_groups, group_examples, spelling_scope, spelling_text
 
         manifest = context.require_manifest()
         if manifest.id_column is None:
@@ -323,6 +346,7 @@ class SplitIntegrity(Stage):
                         "rows": int(spellings.counts[np.isin(spellings.group, live)].sum()),
                     },
                     examples=group_examples(manifest.ids, spellings, live, names, limit),
+                    scope=spelling_scope(spellings, live, {"ids": len(live)}),
                     remediation="Normalize the id column (one spelling per sample); if the rows are distinct "
                     "samples, give them ids that differ by more than spelling.",
                 )
@@ -334,7 +358,16 @@ class SplitIntegrity(Stage):
                         f"sample id spellings {spelling_text(spellings, g)} are one id {where}.",
                         key=key,
                         examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
+                        scope=scope_of([key]),
                     )
+
+
+def _ids_of(manifest: Manifest, rows: np.ndarray, codes: np.ndarray) -> list[str]:
+    """Each repeated id once, as written in its first row."""
+    import numpy as np
+
+    _, first = np.unique(codes, return_index=True)
+    return [str(i) for i in manifest.ids(rows[first])]
 
 
 def _id_examples(

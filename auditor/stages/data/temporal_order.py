@@ -12,6 +12,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -120,6 +121,14 @@ class TemporalOrder(Stage):
                     "splits": {s: {"rows": n, "of": m, "oldest": format_time(t)} for s, n, m, t in rows},
                     **({"splits_not_listed": len(all_rows) - len(rows)} if len(rows) < len(all_rows) else {}),
                 },
+                # The splits and their older rows; a split's size is not what was accepted.
+                scope=scope_of(
+                    (r[0] for r in all_rows),
+                    {
+                        "rows": total,
+                        **({f"{r[0]}.rows": r[1] for r in all_rows} if len(all_rows) <= MAX_PAIR_COUNTS else {}),
+                    },
+                ),
                 tables=(
                     Table(
                         title=capped_title(
@@ -204,6 +213,8 @@ class TemporalOrder(Stage):
             key=entity,
             evidence={"entities": len(entities), "rows": len(early)},
             examples=examples,
+            # Every entity, not only the examples: accepting one camera must not accept the next one that leaks.
+            scope=scope_of(key.labels(entities), {"entities": len(entities), "rows": len(early)}),
             remediation=f"For each '{entity}', keep training samples strictly before its holdout samples, or split "
             f"by '{entity}'.",
         )

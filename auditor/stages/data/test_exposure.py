@@ -13,6 +13,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Table
 from auditor.core.pathoptions import ConfinedPath, NotAPath
+from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -161,6 +162,8 @@ class TestExposure(Stage):
                 "ledger": opts.ledger_label or str(path),
             },
             tables=tables,
+            # The recorded sets and how often they were looked at: one more evaluation is not what was accepted.
+            scope=scope_of((m.entry.sketch.digest for m in matches), {"evaluations": k}),
             remediation=(
                 "Keep a fresh holdout for the final evaluation, or hold results back (a reusable holdout, "
                 "thresholdout); raise `stages.test_exposure.max_error` only as a deliberate choice."

@@ -5,11 +5,12 @@ from __future__ import annotations
 import warnings
 from abc import abstractmethod
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from auditor.core.config import AuditConfig
 from auditor.core.errors import StageInputError
-from auditor.core.findings import Finding
+from auditor.core.findings import Finding, Severity
+from auditor.core.scope import Scope
 from auditor.pipeline.stage import AuditContext, Stage
 
 if TYPE_CHECKING:
@@ -26,6 +27,12 @@ class NumericStage(Stage):
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return None if config.numeric is not None else "no `numeric` section in the config"
+
+    def finding(self, code: str, severity: Severity, message: str, **fields: Any) -> Finding:
+        """A finding about the user's code: its scope binds no counts unless the check gives one (a shape or a
+        line number that changes is the same problem, not a larger one)."""
+        fields.setdefault("scope", Scope())
+        return super().finding(code, severity, message, **fields)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         code = context.require_numeric()

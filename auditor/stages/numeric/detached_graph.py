@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from auditor.core.findings import Finding, Severity, Table
+from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
 
@@ -90,6 +91,7 @@ class DetachedGraph(NumericStage):
                 f"{_names(r.unreachable)}{where}. They never change in training.",
                 key="unreachable",
                 evidence={"parameters": r.unreachable},
+                scope=scope_of(r.unreachable, {"parameters": len(r.unreachable)}),
                 examples=cuts,
                 tables=(_table(r.unreachable, "grad None"),),
                 remediation="Remove the cut (.detach(), .item(), .numpy(), torch.tensor on a tensor) between these "
@@ -103,6 +105,7 @@ class DetachedGraph(NumericStage):
                 f"this batch: {_names(r.zero)}. Dead activations, a multiplication by zero, or a masked-out path.",
                 key="zero gradient",
                 evidence={"parameters": r.zero},
+                scope=scope_of(r.zero, {"parameters": len(r.zero)}),
                 tables=(_table(r.zero, "grad all 0"),),
                 remediation="Check the activations and masks on the path to these parameters.",
             )
@@ -114,6 +117,7 @@ class DetachedGraph(NumericStage):
                 f"from {program.code.spec.optimizer}: {_names(r.not_optimized)}. They get gradients and never move.",
                 key="not in optimizer",
                 evidence={"parameters": r.not_optimized},
+                scope=scope_of(r.not_optimized, {"parameters": len(r.not_optimized)}),
                 remediation="Build the optimizer from model.parameters() after the model is complete.",
             )
         if r.frozen:
@@ -123,6 +127,7 @@ class DetachedGraph(NumericStage):
                 f"{len(r.frozen)} parameter tensor(s) are frozen (requires_grad False): {_names(r.frozen)}.",
                 key="frozen",
                 evidence={"parameters": r.frozen},
+                scope=scope_of(r.frozen, {"parameters": len(r.frozen)}),
             )
 
 

@@ -55,6 +55,8 @@ def test_unused_parameter_without_a_cut_is_a_warning(program) -> None:  # type: 
     )
     f = finding(program(source, ONLY), "GRD002")
     assert f.severity == "warning" and f.evidence == {"parameters": ["spare.weight", "spare.bias"]}
+    # What an acceptance of it covers: these parameters; another one cut off later is a new part.
+    assert f.scope.values == ("spare.bias", "spare.weight") and f.scope.counts == {"parameters": 2}
 
 
 def test_zero_gradient_is_told_apart_from_none(program) -> None:  # type: ignore[no-untyped-def]

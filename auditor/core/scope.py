@@ -1,0 +1,168 @@
+"""What a finding is about, as values and counts (its scope), and how a later scope exceeds an accepted one.
+
+An acceptance covers the scope it was given: a later finding with the same fingerprint but a new subject value,
+a larger count or a new split pair has grown beyond it and is escalated, never absorbed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from auditor.core.spelling import normal_form
+
+# Up to this many subject values a scope lists them (so a growth can name the new ones); beyond it, only the
+# digest of the full set is kept, and any change of the set is a growth that cannot say which values are new.
+MAX_LISTED = 1000
+SHOWN = 10  # most new values a growth's text names
+# Counts kept per split pair (or per split) up to this many pairs; beyond (many folds: ~n²/2 pairs), the totals.
+MAX_PAIR_COUNTS = 100
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def normalise_spelling(text: str) -> str:
+    """One spelling of a text: the spelling checks' normal form (core/spelling.py), inner space runs as one.
+
+    Two spellings the checks call one value always share a fingerprint; repeated inner spaces are also
+    forgiven here, as a key's layout in a message may change.
+    """
+    return " ".join(normal_form(text).split())
+
+
+class Scope(_Frozen):
+    """The subject values of a finding (groups, entities, digests, components, pairs) and the counts that matter.
+
+    ``values`` are listed (as first spelled) up to MAX_LISTED; ``digest`` is of the full set, spelling-normalised;
+    ``counts`` None means no count is bound (an `accept:` entry names values only).
+    """
+
+    values: tuple[str, ...] = ()
+    n_values: int = 0
+    digest: str | None = None
+    counts: dict[str, int] | None = None
+
+    @property
+    def listed(self) -> bool:
+        """Whether every subject value is listed (not only the digest of the set)."""
+        return len(self.values) == self.n_values
+
+
+def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None) -> Scope:
+    """The scope of a finding about ``values`` (one per spelling-normalised value, sorted) with ``counts``."""
+    texts = [str(v) for v in values]
+    # Built back to front, so each normal form keeps its first spelling (one C-level pass, not a loop of lookups).
+    spelled = dict(zip(reversed([normalise_spelling(t) for t in texts]), reversed(texts), strict=True))
+    normal = sorted(spelled)
+    digest = hashlib.sha256(json.dumps(normal, ensure_ascii=False).encode("utf-8")).hexdigest() if normal else None
+    return Scope(
+        values=tuple(spelled[n] for n in normal) if len(normal) <= MAX_LISTED else (),
+        n_values=len(normal),
+        digest=digest,
+        counts=None if counts is None else dict(counts),
+    )
+
+
+def numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | float]:
+    """Numeric leaves of evidence by dotted path; a list of per-pair records is keyed by its split pair."""
+    found: dict[str, int | float] = {}
+    for name, value in evidence.items():
+        path = f"{prefix}{name}"
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            found[path] = value
+        elif isinstance(value, Mapping):
+            found.update(numbers(value, path + "."))
+        elif isinstance(value, list | tuple) and all(isinstance(v, Mapping) and "splits" in v for v in value):
+            for record in value:
+                label = "|".join(str(s) for s in record["splits"])
+                found.update(numbers({k: v for k, v in record.items() if k != "splits"}, f"{path}.{label}."))
+    return found
+
+
+def counts_of(evidence: Mapping[str, Any]) -> dict[str, int]:
+    """The whole-number leaves of evidence (counts, per split pair): the default counts of a scope."""
+    return {k: v for k, v in numbers(evidence).items() if isinstance(v, int)}
+
+
+class CountGrowth(_Frozen):
+    field: str
+    accepted: int | None  # None: the acceptance had no such count (a new split pair, a new kind of count)
+    seen: int
+
+
+class Growth(_Frozen):
+    """How a finding exceeds the scope an acceptance covers: the values and counts that are new."""
+
+    accepted_values: tuple[str, ...] = ()
+    new_values: tuple[str, ...] = ()
+    unlisted: int = 0  # values beyond the acceptance that cannot be named (a set too large to list)
+    counts: tuple[CountGrowth, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """One line for a reviewer: which values are new, which counts rose."""
+        parts = []
+        if self.new_values:
+            shown = ", ".join(repr(v) for v in self.new_values[:SHOWN])
+            more = f" and {len(self.new_values) - SHOWN} more" if len(self.new_values) > SHOWN else ""
+            parts.append(f"new value(s) {shown}{more}")
+        if self.unlisted:
+            parts.append(f"the set of values changed ({self.unlisted} value(s) more or different, too many to list)")
+        for c in self.counts:
+            parts.append(f"{c.field} {c.seen} (new)" if c.accepted is None else f"{c.field} {c.accepted} → {c.seen}")
+        if self.accepted_values:
+            shown = ", ".join(repr(v) for v in self.accepted_values[:SHOWN])
+            more = f" and {len(self.accepted_values) - SHOWN} more" if len(self.accepted_values) > SHOWN else ""
+            parts.append(f"still accepted: {shown}{more}")
+        return "; ".join(parts)
+
+
+def growth(accepted: Scope, seen: Scope) -> Growth | None:
+    """How ``seen`` exceeds ``accepted`` (None when it is the same or smaller: the acceptance covers it)."""
+    new_values: tuple[str, ...] = ()
+    unlisted = 0
+    if seen.n_values:
+        if accepted.listed and seen.listed:
+            known = {normalise_spelling(v) for v in accepted.values}
+            new_values = tuple(v for v in seen.values if normalise_spelling(v) not in known)
+        elif seen.digest != accepted.digest:
+            # One side is only a digest: a different set cannot be shown to be a subset, so it counts as grown.
+            unlisted = max(seen.n_values - accepted.n_values, 1)
+    grown: list[CountGrowth] = []
+    if accepted.counts is not None and seen.counts is not None:
+        for name, value in seen.counts.items():
+            before = accepted.counts.get(name)
+            if before is None or value > before:
+                grown.append(CountGrowth(field=name, accepted=before, seen=value))
+    if not new_values and not unlisted and not grown:
+        return None
+    known = {normalise_spelling(v) for v in accepted.values}
+    kept = tuple(v for v in seen.values if normalise_spelling(v) in known)
+    return Growth(accepted_values=kept, new_values=new_values, unlisted=unlisted, counts=tuple(grown))
+
+
+def union(scopes: Iterable[Scope]) -> Scope:
+    """One scope covering all of ``scopes`` (the same fingerprint found more than once in a report)."""
+    every = list(scopes)
+    if len(every) == 1:
+        return every[0]
+    if all(s.listed for s in every):
+        values: set[str] = {v for s in every for v in s.values}
+        merged = scope_of(values)
+    else:
+        merged = max(every, key=lambda s: s.n_values)
+    counts: dict[str, int] | None = None
+    if all(s.counts is not None for s in every):
+        counts = {}
+        for s in every:
+            for name, value in (s.counts or {}).items():
+                counts[name] = max(counts.get(name, value), value)
+    return merged.model_copy(update={"counts": counts})

@@ -1,0 +1,51 @@
+"""Scopes and their growth: a new value, a higher count or a new split pair grows a scope; the same or a smaller
+one does not; a set too large to list changes by its digest."""
+
+from __future__ import annotations
+
+from auditor.core.findings import Finding, Severity
+from auditor.core.scope import MAX_LISTED, Scope, growth, scope_of, union
+
+
+def test_same_or_smaller_scope_has_no_growth() -> None:
+    accepted = scope_of(["cam-A", "cam-B"], {"entities": 2, "rows": 5})
+    assert growth(accepted, accepted) is None
+    assert growth(accepted, scope_of(["cam-B"], {"entities": 1, "rows": 3})) is None
+    assert growth(accepted, scope_of(["CAM-B "], {"entities": 1})) is None  # another spelling of the same value
+
+
+def test_a_new_value_a_higher_count_and_a_new_pair_are_growth() -> None:
+    accepted = scope_of(["cam-B"], {"entities": 1, "train|test.rows": 2})
+    new_value = growth(accepted, scope_of(["cam-A", "cam-B"], {"entities": 2, "train|test.rows": 2}))
+    assert new_value is not None and new_value.new_values == ("cam-A",) and new_value.accepted_values == ("cam-B",)
+    more = growth(accepted, scope_of(["cam-B"], {"entities": 1, "train|test.rows": 6}))
+    assert more is not None and [(c.field, c.accepted, c.seen) for c in more.counts] == [("train|test.rows", 2, 6)]
+    pair = growth(accepted, scope_of(["cam-B"], {"entities": 1, "train|test.rows": 2, "train|val.rows": 1}))
+    assert pair is not None and [(c.field, c.accepted) for c in pair.counts] == [("train|val.rows", None)]
+    assert "train|val.rows 1 (new)" in pair.text
+
+
+def test_unbound_counts_bind_only_values() -> None:
+    named = scope_of(["cam-B"])  # an `accept:` entry: values, no counts
+    assert growth(named, scope_of(["cam-B"], {"rows": 100})) is None
+
+
+def test_an_unlisted_set_grows_when_its_digest_changes() -> None:
+    many = [f"v{i}" for i in range(MAX_LISTED + 1)]
+    big = scope_of(many)
+    assert not big.listed and big.values == () and growth(big, scope_of(many)) is None
+    changed = growth(big, scope_of([*many[:-1], "other"]))
+    assert changed is not None and changed.unlisted >= 1
+
+
+def test_union_covers_each_of_its_scopes() -> None:
+    merged = union([scope_of(["a"], {"rows": 3}), scope_of(["b"], {"rows": 1, "pairs": 1})])
+    assert merged.values == ("a", "b") and merged.counts == {"rows": 3, "pairs": 1}
+
+
+def test_a_finding_without_a_given_scope_takes_its_counts_and_keeps_its_fingerprint() -> None:
+    plain = Finding(code="X1", stage="s", severity=Severity.ERROR, title="t", message="m", evidence={"rows": 3})
+    assert plain.scope == Scope(counts={"rows": 3})
+    scoped = plain.model_copy(update={"scope": scope_of(["w1"], {"rows": 3})})
+    again = Finding.model_validate(scoped.model_dump())
+    assert again.scope == scoped.scope and again.fingerprint == plain.fingerprint

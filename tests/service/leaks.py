@@ -1,0 +1,58 @@
+"""Reports of small real audits whose leaks grow from one run to the next, for the acceptance-scope tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from auditor import run_audit
+from auditor.render.json import render_json
+from tests.conftest import write_table
+
+
+def _audit(folder: Path, rows: dict[str, list[Any]], keys: dict[str, Any], stage: str) -> dict[str, Any]:
+    folder.mkdir(parents=True, exist_ok=True)
+    write_table(folder / "m.csv", rows)
+    config = {"manifest": {"path": "m.csv", "id": "sid", "split": "split"}, "keys": keys}
+    (folder / "audit.yaml").write_text(yaml.safe_dump(config))
+    return dict(json.loads(render_json(run_audit(folder / "audit.yaml", only=[stage]))))
+
+
+def camera_report(folder: Path, leaking: list[str]) -> dict[str, Any]:
+    """cam-A, cam-B and cam-C each with a train and a test frame; a leaking camera's test frame predates its
+    training frame (TMP002)."""
+    rows: dict[str, list[Any]] = {"sid": [], "split": [], "camera": [], "captured_at": []}
+    for i, camera in enumerate(["cam-A", "cam-B", "cam-C"]):
+        test_day = "2024-01-02" if camera in leaking else "2024-01-20"
+        for split, day in (("train", "2024-01-10"), ("test", test_day)):
+            rows["sid"].append(f"{split}-{i}")
+            rows["split"].append(split)
+            rows["camera"].append(camera)
+            rows["captured_at"].append(day)
+    return _audit(folder, rows, {"time": "captured_at", "entity": "camera"}, "temporal_order")
+
+
+def writer_report(folder: Path, shared: dict[str, int]) -> dict[str, Any]:
+    """Writers w1..w3 in train; each writer of ``shared`` also has that many rows in test (GRP001)."""
+    rows: dict[str, list[Any]] = {"sid": [], "split": [], "writer": []}
+    for writer in ["w1", "w2", "w3"]:
+        rows["sid"].append(f"train-{writer}")
+        rows["split"].append("train")
+        rows["writer"].append(writer)
+    rows["sid"].append("test-own")
+    rows["split"].append("test")
+    rows["writer"].append("w-test")
+    for writer, n in shared.items():
+        for i in range(n):
+            rows["sid"].append(f"test-{writer}-{i}")
+            rows["split"].append("test")
+            rows["writer"].append(writer)
+    return _audit(folder, rows, {"groups": ["writer"]}, "group_overlap")
+
+
+def finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    (found,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == code]
+    return dict(found)
