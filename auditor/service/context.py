@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Protocol
 from urllib.parse import quote
 
 from fastapi import Depends, HTTPException, Request
@@ -17,6 +17,7 @@ from auditor.core.findings import Report
 from auditor.pipeline.registry import discover
 from auditor.service import store
 from auditor.service.auth import Principal
+from auditor.service.outage import OutageLog
 from auditor.service.submitted import DataRoots
 
 SESSION_COOKIE = "split_auditor_token"
@@ -47,6 +48,15 @@ class ReportCache:
         return report
 
 
+class QueueWorker(Protocol):
+    """What the health check asks of a queue worker."""
+
+    name: str
+
+    @property
+    def alive(self) -> bool: ...
+
+
 @dataclass(frozen=True)
 class ServiceContext:
     engine: Engine
@@ -55,6 +65,9 @@ class ServiceContext:
     reports: ReportCache = field(default_factory=ReportCache, compare=False)
     # The stages installed here, by name (not imported): a report that lacks one of them is a partial audit.
     stages: tuple[str, ...] = field(default_factory=lambda: tuple(p.name for p in discover()))
+    # The queue workers of this process: /healthz is unhealthy when one of them has died.
+    workers: tuple[QueueWorker, ...] = ()
+    outages: OutageLog = field(default_factory=OutageLog, compare=False)
 
     def run_url(self, project: str, run_id: int) -> str:
         return f"{self.public_url.rstrip('/')}/projects/{quote(project, safe='')}/runs/{run_id}"

@@ -16,6 +16,7 @@ from auditor.core.errors import AuditError
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Connections kept open, and opened beyond them at peaks: 40 in all, one per request thread of the server.
 POOL_SIZE, POOL_OVERFLOW = 10, 30
+PG_CONNECT_TIMEOUT_S = 10
 
 
 class DatabaseError(AuditError):
@@ -45,7 +46,14 @@ def make_engine(url: str) -> Engine:
         return engine
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--database {parsed.render_as_string()!r}: expected sqlite:/// or postgresql+psycopg://")
-    return create_engine(parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+    # A connect timeout: a server that went away without refusing (a lost host) must not hold a request forever.
+    return create_engine(
+        parsed,
+        pool_pre_ping=True,
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+        connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S},
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -130,10 +130,10 @@ def serve(options: ServeOptions) -> None:
     port = sock.getsockname()[1]
     address = f"http://{_url_host(options.host)}:{port}"
     public = options.public_url or address
-    ctx = ServiceContext(engine=engine, roots=roots, public_url=public)
-    app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     settings = WorkerSettings(timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb)
     workers = [Worker(engine, roots, settings) for _ in range(max(0, options.workers))]
+    ctx = ServiceContext(engine=engine, roots=roots, public_url=public, workers=tuple(workers))
+    app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     print(f"split-auditor service on {address} (database: {safe_url(url)})", flush=True)

@@ -9,6 +9,7 @@ import os
 import secrets
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,11 +20,14 @@ from auditor.core.errors import AuditError
 from auditor.core.findings import Report
 from auditor.numeric.isolation import UserProcess
 from auditor.service import store
+from auditor.service.outage import first_line, outage_kind
 from auditor.service.submitted import DataRoots
 
 log = logging.getLogger("auditor.service.worker")
 
 HEARTBEAT_S = 2.0
+# Waits between tries of a write the database refused in an outage: doubling from the first to the last.
+BACKOFF_START_S, BACKOFF_MAX_S = 0.5, 15.0
 # A run whose worker has not reported for this long is failed: its process died (kill -9, a lost machine).
 STALE_AFTER = dt.timedelta(seconds=15)
 ABANDONED = (
@@ -73,6 +77,25 @@ def holder_gone(worker: str, host: str) -> bool:
     return now_started is not None and now_started != started
 
 
+class Outage:
+    """Whether the worker already said that the database is down: one line an outage, not one a poll."""
+
+    def __init__(self) -> None:
+        self._down = False
+        self._lock = threading.Lock()
+
+    def begins(self) -> bool:
+        with self._lock:
+            first, self._down = not self._down, True
+        return first
+
+    def answered(self) -> None:
+        with self._lock:
+            was, self._down = self._down, False
+        if was:
+            log.warning("worker: the database answers again")
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     poll_s: float = 0.5
@@ -92,6 +115,7 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._current: UserProcess | None = None
         self._guard = threading.Lock()
+        self._outage = Outage()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="audit-worker", daemon=True)
@@ -118,19 +142,62 @@ class Worker:
                 failed.append(run_id)
         return failed
 
+    @property
+    def alive(self) -> bool:
+        """Whether the worker's thread runs (False before start and after stop, or if it ever died)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
                 self.recover()
-                store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED)
+                # Runs of this host's live workers are left to recover(): a heartbeat missed in a database
+                # outage does not make a live audit abandoned.
+                alive_here = [
+                    holder
+                    for _, holder in store.running_holders(self.engine)
+                    if holder.startswith(f"{self.host}:") and not holder_gone(holder, self.host)
+                ]
+                store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED, spare=alive_here)
                 claimed = store.claim_next(self.engine, self.name)
-            except Exception:  # a database hiccup must not end the worker; the next poll tries again
-                log.exception("worker could not read the queue")
+                self._outage.answered()
+            except Exception as exc:  # a database outage must not end the worker; the next poll tries again
+                self._trouble(exc, "could not read the queue")
                 claimed = None
             if claimed is None:
                 self._stop.wait(self.settings.poll_s)
                 continue
-            self.run_one(claimed[0])
+            try:
+                self.run_one(claimed[0])
+            except Exception:  # never reached by design; a worker that ends would leave the queue unserved
+                log.exception("run %s: the worker could not settle it", claimed[0].id)
+
+    def _trouble(self, exc: Exception, what: str) -> None:
+        """Log a database outage once (until it ends), anything else with its traceback."""
+        kind = outage_kind(exc)
+        if kind is None:
+            log.exception("worker %s", what)
+        elif self._outage.begins():
+            log.warning("worker: the database is %s (%s): %s; retrying", kind, what, first_line(exc))
+
+    def _settle(self, what: str, write: Callable[[], object]) -> None:
+        """Do ``write`` once the database answers, waiting longer after each failure; give up only on stop.
+
+        A finished audit's verdict, or a failure, is kept until it is stored: never a run left running."""
+        wait = BACKOFF_START_S
+        while True:
+            try:
+                write()
+                self._outage.answered()
+                return
+            except Exception as exc:
+                if outage_kind(exc) is None:
+                    raise  # not an outage: waiting would not help; the caller fails the run
+                self._trouble(exc, what)
+            if self._stop.wait(wait):
+                log.warning("worker stopped before it could %s; the next start decides the run", what)
+                return
+            wait = min(wait * 2, BACKOFF_MAX_S)
 
     def run_one(self, run: store.Run) -> None:
         """Audit one claimed run; whatever happens, it ends completed or failed."""
@@ -138,13 +205,14 @@ class Worker:
             self._audit(run)
         except Exception as exc:
             log.exception("run %s failed", run.id)
-            store.fail_run(self.engine, run.id, f"the audit could not run: {exc}", worker=self.name)
+            reason = f"the audit could not run: {first_line(exc)}"
+            self._settle(f"fail run {run.id}", lambda: store.fail_run(self.engine, run.id, reason, worker=self.name))
 
     def _audit(self, run: store.Run) -> None:
         try:
             root = self.roots.get(run.data_root or "")
         except AuditError as exc:
-            store.fail_run(self.engine, run.id, str(exc), worker=self.name)
+            self._fail(run, str(exc))
             return
         payload = {"config_text": run.config_text, "root": str(root), "base": run.base or ""}
         process = UserProcess(
@@ -160,7 +228,7 @@ class Worker:
         with process:
             with self._guard:
                 if self._stop.is_set():  # stopped between the claim and the start: nothing ran
-                    store.requeue_run(self.engine, run.id, self.name)
+                    self._requeue(run)
                     return
                 self._current = process
                 process.start()
@@ -175,28 +243,40 @@ class Worker:
         if self._stop.is_set() and not outcome.complete:
             # A graceful stop (SIGTERM, a deploy): the audit had not decided anything, so it waits for the next
             # start instead of failing. Only a worker that died without saying so leaves a run failed.
-            store.requeue_run(self.engine, run.id, self.name)
+            self._requeue(run)
             return
         if not outcome.complete or len(outcome.records) != 1:
             reason = outcome.reason or "the audit process ended without a report"
-            store.fail_run(self.engine, run.id, self.roots.hide(reason), worker=self.name)
+            self._fail(run, self.roots.hide(reason))
             return
         try:
             # The report as submitters may read it: the roots by name, nothing of the server's other files.
             report = Report.model_validate_json(self.roots.hide(outcome.records[0]))
         except ValidationError as exc:
-            store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
+            self._fail(run, f"the audit process returned no valid report: {exc}")
             return
         s = report.summary
-        store.finish_run(
-            self.engine,
-            run.id,
-            self.name,
-            report_json=report.model_dump_json(),
-            summary=(s.errors, s.warnings, s.infos),
-            exit_code=report.exit_code,
-            manifest_sha256=report.manifest.sha256 if report.manifest else None,
+        self._settle(
+            f"store the report of run {run.id}",
+            lambda: store.finish_run(
+                self.engine,
+                run.id,
+                self.name,
+                report_json=report.model_dump_json(),
+                summary=(s.errors, s.warnings, s.infos),
+                exit_code=report.exit_code,
+                manifest_sha256=report.manifest.sha256 if report.manifest else None,
+            ),
         )
+
+    def _fail(self, run: store.Run, reason: str) -> None:
+        self._settle(f"fail run {run.id}", lambda: store.fail_run(self.engine, run.id, reason, worker=self.name))
+
+    def _requeue(self, run: store.Run) -> None:
+        # Not waiting on a stop (which is what asked for it): a run the database did not take back stays
+        # running under this worker's name, and the next start's recovery fails it.
+        with contextlib.suppress(Exception):
+            store.requeue_run(self.engine, run.id, self.name)
 
     def _pulse(self, run_id: int, done: threading.Event) -> None:
         started = dt.datetime.now(dt.UTC)
@@ -204,5 +284,5 @@ class Worker:
             elapsed = (dt.datetime.now(dt.UTC) - started).total_seconds()
             try:
                 store.heartbeat(self.engine, run_id, self.name, f"running data stages ({elapsed:.0f} s)")
-            except Exception:
-                log.exception("heartbeat of run %s failed", run_id)
+            except Exception as exc:  # the audit goes on; its verdict is stored once the database answers
+                self._trouble(exc, f"heartbeat of run {run_id}")
