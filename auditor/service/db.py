@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,28 @@ class DatabaseError(AuditError):
 
 def sqlite_url(data_dir: Path) -> str:
     return f"sqlite+pysqlite:///{(data_dir / 'service.sqlite').resolve()}"
+
+
+def refuse_read_only(url: str) -> None:
+    """DatabaseError when ``url`` is a SQLite file that cannot be written: a server on it would fail every write.
+
+    The mode is read as well as access(2): root may write a 0444 file, but a file made read-only was meant so."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # make_engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    path = Path(parsed.database)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # not there yet: it is created in a folder already checked to be writable
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise DatabaseError(
+            f"database {path}: the file is read-only (mode {mode & 0o777:04o}); the service writes to it: "
+            "make it writable (chmod u+w) or give another --data-dir"
+        )
 
 
 def make_engine(url: str) -> Engine:

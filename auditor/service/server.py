@@ -20,7 +20,7 @@ from auditor.core.errors import AuditError
 from auditor.service import store
 from auditor.service.app import MAX_BODY_BYTES, create_app
 from auditor.service.context import ServiceContext
-from auditor.service.db import DatabaseError, make_engine, sqlite_url, upgrade
+from auditor.service.db import DatabaseError, make_engine, refuse_read_only, sqlite_url, upgrade
 from auditor.service.submitted import DataRoots
 from auditor.service.worker import Worker, WorkerSettings
 
@@ -78,7 +78,8 @@ def migrate(url: str) -> str:
 
 
 def open_database(url: str) -> Engine:
-    """The migrated database's engine; DatabaseError (one line) when it cannot be reached or migrated."""
+    """The migrated database's engine; DatabaseError (one line) when it cannot be reached, written or migrated."""
+    refuse_read_only(url)
     migrate(url)
     engine = make_engine(url)
     try:

@@ -456,11 +456,19 @@ def requeue_run(engine: Engine, run_id: int, worker: str) -> bool:
     return done.rowcount == 1
 
 
-def fail_abandoned(engine: Engine, stale_after: dt.timedelta, *, reason: str, spare: Iterable[str] = ()) -> list[int]:
+def fail_abandoned(
+    engine: Engine,
+    stale_after: dt.timedelta,
+    *,
+    reason: str,
+    spare: Iterable[str] = (),
+    at: dt.datetime | None = None,
+) -> list[int]:
     """Fail every running run whose worker stopped reporting: a killed server must not leave one 'running'.
 
-    ``spare``: workers known to be alive (on this host), whose runs are left alone whatever their heartbeat."""
-    cutoff = now() - stale_after
+    ``spare``: workers known to be alive (on this host), whose runs are left alone whatever their heartbeat;
+    ``at``: the time to judge staleness at (default now)."""
+    cutoff = (at or now()) - stale_after
     with writing(engine) as conn:
         stale = or_(runs.c.heartbeat_at.is_(None), runs.c.heartbeat_at < cutoff)
         condition = [runs.c.state == "running", stale]

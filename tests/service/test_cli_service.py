@@ -326,6 +326,23 @@ def test_serve_refuses_an_unwritable_data_dir(tmp_path: Path) -> None:
     assert "not writable" in one_line_error(done)
 
 
+def test_serve_refuses_a_read_only_database_file_in_one_line(tmp_path: Path) -> None:
+    """Mode 0444 in a writable folder: exit 2 naming the file, even for root (who could write it anyway); the
+    file is left as it was."""
+    data = tmp_path / "data"
+    first = audit("db", "upgrade", "--data-dir", str(data))
+    assert first.returncode == 0, first.stdout + first.stderr
+    database_file = data / "service.sqlite"
+    database_file.chmod(0o444)
+    before = database_file.read_bytes()
+    # In its own process: a server that started anyway is then a time-out, not a test that never ends.
+    done = audit("serve", "--port", str(free_port()), "--data-dir", str(data), python=["-m", "auditor.cli"])
+    line = one_line_error(done)
+    assert f"database {database_file.resolve()}: the file is read-only (mode 0444)" in line
+    assert "admin token" not in done.stdout
+    assert database_file.read_bytes() == before and database_file.stat().st_mode & 0o777 == 0o444
+
+
 BLOCK_EXTRA = (
     "import sys; [sys.modules.__setitem__(m, None) for m in ('fastapi', 'uvicorn', 'sqlalchemy', 'alembic')];"
     "from auditor.cli import main; sys.argv[0] = 'audit'; main()"

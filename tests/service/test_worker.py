@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -132,3 +133,18 @@ def test_queued_runs_wait_without_workers_and_complete_after_a_restart(tmp_path:
             assert [(r["id"], r["state"]) for r in runs] == [(run_id, "completed")], runs
     finally:
         working.stop()
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_a_live_workers_run_is_not_abandoned_for_heartbeats_missed_in_an_outage(engine: Engine) -> None:
+    """After a database outage longer than the staleness limit, a run of this host's live worker goes on; a run
+    of a worker elsewhere that stopped reporting is still failed."""
+    here, elsewhere = _queue(engine, 2)
+    live_name = worker_name(HOST, os.getpid())
+    store.claim_next(engine, live_name)
+    store.claim_next(engine, worker_name("elsewhere", _dead_pid()))
+    later = store.now() + dt.timedelta(seconds=60)
+    assert store.fail_abandoned(engine, dt.timedelta(seconds=15), reason=ABANDONED, spare=[live_name], at=later) == [
+        elsewhere
+    ]
+    assert store.get_run(engine, "demo", here).state == "running"
