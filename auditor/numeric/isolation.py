@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from auditor.core.findings import CapturedOutput
+from auditor.numeric.scratch import private_dir
 
 CHILD_MODULE = "auditor.numeric.child"
 CAPTURE_BYTES = 64 * 1024  # per stream: the first and the last half are kept, the middle is cut
@@ -93,7 +93,7 @@ class UserProcess:
 
     def start(self) -> None:
         """Start the child; it runs alongside the caller until join()."""
-        self._dir = Path(tempfile.mkdtemp(prefix="audit-user-code-"))  # private: mode 0700
+        self._dir = private_dir()  # mode 0700, named for this process: a later start removes it if we are killed
         results = self._dir / "results.jsonl"
         results.touch()
         self._token = secrets.token_hex(16)

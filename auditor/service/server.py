@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from auditor.core.errors import AuditError
+from auditor.numeric.scratch import remove_orphans
 from auditor.service import store
 from auditor.service.app import MAX_BODY_BYTES, create_app
 from auditor.service.context import ServiceContext
@@ -143,6 +144,9 @@ def serve(options: ServeOptions) -> None:
         print(f"admin token: {admin}", flush=True)
     for name, path in sorted(roots.roots.items()):
         print(f"data root {name}: {path}", flush=True)
+    left = remove_orphans()  # the config copies of audits whose server was killed (kill -9 cleans nothing up)
+    if left:
+        print(f"removed {len(left)} temp folder(s) left by audits of ended processes", flush=True)
     for worker in workers:
         worker.start()
     try:

@@ -11,13 +11,13 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from auditor.core.errors import AuditError
 from auditor.core.findings import Report
+from auditor.core.processes import has_ended, pid_namespace, start_ticks
 from auditor.numeric.isolation import UserProcess
 from auditor.service import store
 from auditor.service.outage import first_line, outage_kind
@@ -35,28 +35,14 @@ ABANDONED = (
 )
 
 
-def _start_ticks(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot, Linux), or None where /proc cannot say."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        # The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
-        return stat[stat.rindex(")") + 2 :].split()[19]
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def this_host() -> str:
     """The host name and PID namespace: process ids compare only within one (containers share host names)."""
-    try:
-        namespace = str(os.stat("/proc/self/ns/pid").st_ino)
-    except OSError:
-        namespace = "-"
-    return f"{socket.gethostname()[:50]}@{namespace}"
+    return f"{socket.gethostname()[:50]}@{pid_namespace()}"
 
 
 def worker_name(host: str, pid: int) -> str:
     """``host:pid:start:nonce``: enough for a later server on this host to tell whether the holder still lives."""
-    return f"{host}:{pid}:{_start_ticks(pid) or '-'}:{secrets.token_hex(4)}"
+    return f"{host}:{pid}:{start_ticks(pid) or '-'}:{secrets.token_hex(4)}"
 
 
 def holder_gone(worker: str, host: str) -> bool:
@@ -64,17 +50,7 @@ def holder_gone(worker: str, host: str) -> bool:
     parts = worker.rsplit(":", 3)
     if len(parts) != 4 or parts[0] != host or not parts[1].isdigit():
         return False  # another host's worker: only its heartbeat going stale can tell
-    pid, started = int(parts[1]), parts[2]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass  # a process of another user holds the id: compare start times
-    if started == "-":
-        return False
-    now_started = _start_ticks(pid)
-    return now_started is not None and now_started != started
+    return has_ended(int(parts[1]), None if parts[2] == "-" else parts[2])
 
 
 class Outage:

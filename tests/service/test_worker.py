@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from auditor.core.processes import pid_namespace, start_ticks
+from auditor.numeric.scratch import PREFIX
 from auditor.service import store
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.submitted import DataRoots
@@ -148,3 +150,42 @@ def test_a_live_workers_run_is_not_abandoned_for_heartbeats_missed_in_an_outage(
         elsewhere
     ]
     assert store.get_run(engine, "demo", here).state == "running"
+
+
+def test_a_killed_servers_temp_folder_is_removed_by_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 during an audit leaves its folder (the config inside); the next start removes it, and only it."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the servers' temp folder, seen by nothing else
+    live_elsewhere = temp / f"{PREFIX}{pid_namespace()}-{os.getpid()}-{start_ticks(os.getpid())}-mine"
+    live_elsewhere.mkdir()
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    body = {"config": config, "data_root": "samples", "base": "video_frames"}
+    first = LiveServer(tmp_path / "service", roots={"samples": SAMPLES}).start()
+    try:
+        with first.client(first.admin_token) as c:
+            assert c.post("/api/projects", json={"name": "demo"}).status_code == 201
+            run_id = c.post("/api/projects/demo/runs", json=body).json()["id"]
+            _wait_for(c, f"/api/projects/demo/runs/{run_id}", lambda r: r["state"] == "running")
+            left = _wait_for_folder(temp, first)
+    finally:
+        first.kill9()
+    assert left.is_dir()
+    second = LiveServer(tmp_path / "service", roots={"samples": SAMPLES}, extra=["--workers", "0"]).start()
+    second.stop()
+    assert not left.exists()
+    assert live_elsewhere.is_dir()  # a live process's folder stays
+    assert "removed 1 temp folder(s) left by audits of ended processes" in second.text
+
+
+def _wait_for_folder(temp: Path, server: LiveServer, timeout: float = 30) -> Path:
+    assert server.process is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [p for p in temp.glob(f"{PREFIX}*-{server.process.pid}-*") if p.is_dir()]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no temp folder of server {server.process.pid} in {temp}")
