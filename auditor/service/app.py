@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from auditor.core.version import __version__
 from auditor.service.api import build_router
 from auditor.service.context import ServiceContext
+from auditor.service.idempotency import Idempotent
 from auditor.service.outage import RETRY_AFTER_S, outage_kind
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -113,6 +114,9 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
     app.state.ctx = ctx
     app.include_router(build_router())
     app.include_router(build_ui())
+
+    # Inside the headers below, so a replayed answer carries them too.
+    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Any:

@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from auditor.service.db import make_engine, reading, sqlite_url
+from auditor.service.tables import idempotency_keys
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer, free_port, run_cli
 
@@ -72,6 +75,14 @@ def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tm
         run = c.get(f"/api/projects/demo/runs/{page.group(2)}").json()
     assert run["url"] == page.group(1) and run["state"] == "completed" and run["exit_code"] == 1
     assert (tmp_path / "report.json").is_file()
+    # The upload carried an Idempotency-Key: its first answer is kept for a retry, which would not store it again.
+    engine = make_engine(sqlite_url(live.data_dir))
+    try:
+        with reading(engine) as conn:
+            kept = conn.execute(select(idempotency_keys.c.route, idempotency_keys.c.status)).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in kept] == [("POST /api/projects/demo/runs", 201)]
 
 
 def test_submit_refuses_a_bad_project_name_before_the_audit(tmp_path: Path) -> None:
