@@ -189,3 +189,28 @@ def _wait_for_folder(temp: Path, server: LiveServer, timeout: float = 30) -> Pat
             return found[0]
         time.sleep(0.05)
     raise AssertionError(f"no temp folder of server {server.process.pid} in {temp}")
+
+
+def test_two_workers_audit_two_queued_runs_at_once(tmp_path: Path, database: str | None) -> None:
+    """--workers 2: the second run starts while the first still runs, so one long audit cannot stall the queue."""
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    body = {"config": config, "data_root": "samples", "base": "video_frames"}
+    live = LiveServer(
+        tmp_path / "service", database=database, roots={"samples": SAMPLES}, extra=["--workers", "2"]
+    ).start()
+    try:
+        with live.client(live.admin_token) as c:
+            assert c.post("/api/projects", json={"name": "demo"}).status_code == 201
+            ids = [c.post("/api/projects/demo/runs", json=body).json()["id"] for _ in range(2)]
+            seen: list[dict[int, str]] = []
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                states = {r["id"]: r["state"] for r in c.get("/api/projects/demo/runs").json()}
+                seen.append(states)
+                if all(s in ("completed", "failed") for s in states.values()):
+                    break
+                time.sleep(0.05)
+    finally:
+        live.stop()
+    assert any(all(states.get(i) == "running" for i in ids) for states in seen), seen
+    assert seen[-1] == {i: "completed" for i in ids}
