@@ -36,7 +36,7 @@ class ServeOptions:
     port: int = 8765
     roots: list[str] = field(default_factory=list)
     public_url: str | None = None
-    workers: int = 1
+    workers: int = 2  # two: one long audit does not hold up the queue behind it
     job_timeout_s: float = 3600.0
     job_memory_mb: int | None = None
     max_body_bytes: int = MAX_BODY_BYTES
