@@ -14,12 +14,14 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
+from sqlalchemy import exc as sa_exc
 
 from auditor.service import store
 from auditor.service.app import create_app
 from auditor.service.auth import Role
 from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
+from auditor.service.outage import outage_kind
 from auditor.service.submitted import DataRoots
 from auditor.service.worker import Worker
 from tests.service.conftest import SAMPLES
@@ -263,3 +265,21 @@ def test_postgresql_stopped_during_an_audit_then_started_again(
     assert "Traceback" not in live.text and "Exception in thread" not in live.text, live.text
     outage_lines = [line for line in live.text.splitlines() if "unavailable" in line]
     assert 1 <= len(outage_lines) <= 3, outage_lines  # the requests' outage and the worker's, not one a request
+
+
+def test_postgresql_errors_are_classified_by_their_sqlstate() -> None:
+    """PostgreSQL's own error classes (what psycopg raises) by SQLSTATE: a full disk and a read-only server
+    are outages of their kind; a constraint or a syntax error is not an outage at all."""
+    import psycopg.errors as pg
+
+    def wrapped(error: Exception, kind: type[sa_exc.DBAPIError]) -> sa_exc.DBAPIError:
+        return kind("INSERT …", {}, error)
+
+    assert outage_kind(wrapped(pg.DiskFull("could not extend file"), sa_exc.OperationalError)) == "full"
+    assert outage_kind(wrapped(pg.ReadOnlySqlTransaction("cannot execute INSERT"), sa_exc.InternalError)) == (
+        "read-only"
+    )
+    assert outage_kind(wrapped(pg.AdminShutdown("terminating connection"), sa_exc.OperationalError)) == "unavailable"
+    assert outage_kind(wrapped(pg.UniqueViolation("duplicate key"), sa_exc.IntegrityError)) is None
+    assert outage_kind(wrapped(pg.SyntaxError("syntax error"), sa_exc.ProgrammingError)) is None
+    assert outage_kind(ValueError("not a database error")) is None
