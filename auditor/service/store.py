@@ -445,13 +445,15 @@ def fail_run(engine: Engine, run_id: int, reason: str, *, worker: str | None = N
     return done.rowcount == 1
 
 
-def requeue_run(engine: Engine, run_id: int, worker: str) -> bool:
+def requeue_run(
+    engine: Engine, run_id: int, worker: str, why: str = "queued again: the server stopped while it ran"
+) -> bool:
     """Put a run ``worker`` holds back in the queue (its audit was stopped before it decided anything)."""
     with writing(engine) as conn:
         done = conn.execute(
             update(runs)
             .where(runs.c.id == run_id, runs.c.worker == worker, runs.c.state == "running")
-            .values(state="queued", progress="queued again: the server stopped while it ran", worker=None)
+            .values(state="queued", progress=why, worker=None)
         )
     return done.rowcount == 1
 

@@ -111,7 +111,13 @@ class Worker:
         """Fail the running runs whose worker on this host is dead: a kill -9 must not wait for a stale heartbeat."""
         failed = []
         for run_id, holder in store.running_holders(self.engine):
-            dead = holder != self.name and holder_gone(holder, self.host)
+            if holder == self.name:
+                # Called between runs, so this worker audits nothing now: its claim committed, but the answer was
+                # lost to a database outage. Nothing ran; it goes back to the queue (the heartbeat check spares it).
+                if store.requeue_run(self.engine, run_id, self.name, "queued again: claimed as the database went away"):
+                    log.warning("run %s was claimed as the database went away, and never started: queued again", run_id)
+                continue
+            dead = holder_gone(holder, self.host)
             # fail_run with the holder's name: a run another worker took over meanwhile is left alone.
             if dead and store.fail_run(self.engine, run_id, ABANDONED, worker=holder):
                 log.warning("run %s was left running by %s, which has ended: marked failed", run_id, holder)

@@ -214,3 +214,15 @@ def test_two_workers_audit_two_queued_runs_at_once(tmp_path: Path, database: str
         live.stop()
     assert any(all(states.get(i) == "running" for i in ids) for states in seen), seen
     assert seen[-1] == {i: "completed" for i in ids}
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_a_claim_whose_answer_was_lost_goes_back_to_the_queue(engine: Engine) -> None:
+    """The claim committed but the worker never heard (the connection dropped): its next poll queues the run
+    again instead of leaving it running under a live worker's name, which no staleness check would fail."""
+    (run_id,) = _queue(engine, 1)
+    worker = Worker(engine, DataRoots({}))
+    assert store.claim_next(engine, worker.name) is not None
+    assert worker.recover() == []
+    run = store.get_run(engine, "demo", run_id)
+    assert (run.state, run.progress) == ("queued", "queued again: claimed as the database went away")
