@@ -436,7 +436,9 @@ def build_ui() -> APIRouter:
         try:
             with reading(ctx.engine) as conn:
                 conn.execute(text("SELECT 1"))
-            database: str = ctx.outages.recent() or "ok"  # a read passes on a read-only or full database
+            # A read passes on a read-only or full database: the writes refused lately tell (a down one is up now).
+            recent = ctx.outages.recent()
+            database: str = recent if recent in ("read-only", "full") else "ok"
         except Exception as exc:  # anything at all: a health check that raises would say nothing
             database = outage_kind(exc) or "error"
         dead = [w.name for w in ctx.workers if not w.alive]

@@ -202,6 +202,11 @@ def test_a_database_that_cannot_answer_is_a_503_with_retry_after_and_one_log_lin
         assert len(lines) == 1, [r.getMessage() for r in lines]
         assert kind in lines[0].getMessage()
         assert c.get("/api/projects").status_code == (503 if kind == "unavailable" else 200)  # reads still work
+        health = c.get("/healthz")  # a read-only or full database answers reads: the refused writes tell
+        assert (health.status_code, health.json()["database"]) == (503, kind)
+        if kind == "unavailable":
+            down.on.clear()
+            assert c.get("/healthz").status_code == 200  # answering again: healthy at once
     admin = store.authenticate(observer, token)
     assert admin is not None
     assert len(store.list_projects(observer, admin)) <= 3  # "before", and on a full file what still fitted
