@@ -92,6 +92,7 @@ class Worker:
         self._current: UserProcess | None = None
         self._guard = threading.Lock()
         self._outage = Outage()
+        self._running: int | None = None  # the run being audited now
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="audit-worker", daemon=True)
@@ -112,8 +113,10 @@ class Worker:
         failed = []
         for run_id, holder in store.running_holders(self.engine):
             if holder == self.name:
-                # Called between runs, so this worker audits nothing now: its claim committed, but the answer was
-                # lost to a database outage. Nothing ran; it goes back to the queue (the heartbeat check spares it).
+                if run_id == self._running:
+                    continue
+                # Held by this worker, which does not audit it: the claim committed, but its answer was lost to
+                # a database outage. Nothing ran; it goes back to the queue (the heartbeat check spares it).
                 if store.requeue_run(self.engine, run_id, self.name, "queued again: claimed as the database went away"):
                     log.warning("run %s was claimed as the database went away, and never started: queued again", run_id)
                 continue
@@ -183,12 +186,15 @@ class Worker:
 
     def run_one(self, run: store.Run) -> None:
         """Audit one claimed run; whatever happens, it ends completed or failed."""
+        self._running = run.id
         try:
             self._audit(run)
         except Exception as exc:
             log.exception("run %s failed", run.id)
             reason = f"the audit could not run: {first_line(exc)}"
             self._settle(f"fail run {run.id}", lambda: store.fail_run(self.engine, run.id, reason, worker=self.name))
+        finally:
+            self._running = None
 
     def _audit(self, run: store.Run) -> None:
         try:
