@@ -899,8 +899,11 @@ def serve(
         typer.Option("--public-url", metavar="URL", help="the URL clients reach the server at (for run links)"),
     ] = None,
     workers: Annotated[
-        int, typer.Option("--workers", metavar="N", min=0, help="queued audits run at once (0: none here)")
-    ] = 1,
+        int,
+        typer.Option(
+            "--workers", metavar="N", min=0, help="queued audits run at once, each in its own process (0: none here)"
+        ),
+    ] = 2,
     job_timeout: Annotated[
         float,
         # Finite and at most a week: an infinite limit is none, and no timer can be set for it.

@@ -21,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import IO, Any
 
 from auditor.core.findings import CapturedOutput
 from auditor.numeric import keeper
+from auditor.numeric.scratch import private_dir
 
 CHILD_MODULE = "auditor.numeric.child"
 KEEPER_MODULE = "auditor.numeric.keeper"
@@ -103,7 +103,7 @@ class UserProcess:
 
     def start(self) -> None:
         """Start the child; it runs alongside the caller until join()."""
-        self._dir = Path(tempfile.mkdtemp(prefix="audit-user-code-"))  # private: mode 0700
+        self._dir = private_dir()  # mode 0700, named for this process: a later start removes it if we are killed
         results = self._dir / "results.jsonl"
         results.touch()
         self._token = secrets.token_hex(16)

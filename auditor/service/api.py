@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
@@ -21,6 +21,7 @@ from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext, context, principal
+from auditor.service.inputs import ProjectPath, RequestBody
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import could_not_audit, not_run, rejudged, unaccepted_errors, with_acceptances
 from auditor.service.submitted import config_digest, load_submitted
@@ -42,11 +43,7 @@ Ctx = Annotated[ServiceContext, Depends(context)]
 Who = Annotated[Principal, Depends(principal)]
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ProjectIn(_In):
+class ProjectIn(RequestBody):
     name: str = Field(pattern=PROJECT_NAME, description="letters, digits, '.', '_' and '-'")
     description: str = Field(default="", max_length=2000)
 
@@ -58,7 +55,7 @@ class ProjectOut(BaseModel):
     created_by: str
 
 
-class RunIn(_In):
+class RunIn(RequestBody):
     """Either ``report`` (a report.json made on the submitter's machine) or ``config`` with ``data_root``."""
 
     report: dict[str, Any] | None = Field(default=None, description="a completed report.json, as JSON")
@@ -105,7 +102,7 @@ class RunOut(BaseModel):
     )
 
 
-class ReviewIn(_In):
+class ReviewIn(RequestBody):
     action: Literal["approve", "request_changes", "accept", "comment"]
     comment: str = Field(default="", max_length=10_000)
     fingerprint: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
@@ -130,7 +127,7 @@ class ReviewOut(BaseModel):
     )
 
 
-class TokenIn(_In):
+class TokenIn(RequestBody):
     name: str = Field(min_length=1, max_length=200)
     role: Role
     project: str | None = Field(default=None, pattern=PROJECT_NAME)
@@ -506,14 +503,14 @@ def build_router() -> APIRouter:
             raise _deny(409, str(exc)) from None
 
     @api.get("/projects/{project}")
-    def get_project(ctx: Ctx, who: Who, project: str) -> ProjectOut:
+    def get_project(ctx: Ctx, who: Who, project: ProjectPath) -> ProjectOut:
         return _project_out(_project(ctx, who, project))
 
     @api.get("/projects/{project}/runs")
     def list_runs(
         ctx: Ctx,
         who: Who,
-        project: str,
+        project: ProjectPath,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         before: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     ) -> list[RunOut]:
@@ -522,13 +519,13 @@ def build_router() -> APIRouter:
         return [run_out(ctx, v) for v in views(ctx, p, runs)]
 
     @api.post("/projects/{project}/runs", status_code=201)
-    def submit_run(ctx: Ctx, who: Who, project: str, body: RunIn) -> RunOut:
+    def submit_run(ctx: Ctx, who: Who, project: ProjectPath, body: RunIn) -> RunOut:
         p = _project(ctx, who, project)
         run = submit(ctx, who, p, body)
         return run_out(ctx, view(ctx, p, run))
 
     @api.get("/projects/{project}/runs/{run_id}")
-    def get_run(ctx: Ctx, who: Who, project: str, run_id: RunId) -> RunOut:
+    def get_run(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId) -> RunOut:
         p = _project(ctx, who, project)
         return run_out(ctx, view(ctx, p, _run(ctx, p, run_id)))
 
@@ -540,7 +537,7 @@ def build_router() -> APIRouter:
     def get_report(
         ctx: Ctx,
         who: Who,
-        project: str,
+        project: ProjectPath,
         run_id: RunId,
         format: Literal["json", "markdown", "html", "junit", "sarif"] = "json",
     ) -> Response:
@@ -559,7 +556,7 @@ def build_router() -> APIRouter:
     def get_diff(
         ctx: Ctx,
         who: Who,
-        project: str,
+        project: ProjectPath,
         run_id: RunId,
         against: Annotated[
             int | None, Query(ge=1, le=MAX_ID, description="default: the last approved run before this")
@@ -586,19 +583,21 @@ def build_router() -> APIRouter:
         return Response(renderer(d), media_type=MEDIA.get(format, "text/plain"))
 
     @api.post("/projects/{project}/runs/{run_id}/reviews", status_code=201)
-    def add_review(ctx: Ctx, who: Who, project: str, run_id: RunId, body: ReviewIn) -> ReviewOut:
+    def add_review(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId, body: ReviewIn) -> ReviewOut:
         role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
         p = _project(ctx, who, project, role)
         return _review_out(post_review(ctx, who, p, _run(ctx, p, run_id), body))
 
     @api.get("/projects/{project}/runs/{run_id}/reviews")
-    def run_history(ctx: Ctx, who: Who, project: str, run_id: RunId) -> list[ReviewOut]:
+    def run_history(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId) -> list[ReviewOut]:
         p = _project(ctx, who, project)
         run = _run(ctx, p, run_id)
         return [_review_out(r) for r in store.run_reviews(ctx.engine, run.id)]
 
     @api.get("/projects/{project}/trail")
-    def trail(ctx: Ctx, who: Who, project: str, limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> list[ReviewOut]:
+    def trail(
+        ctx: Ctx, who: Who, project: ProjectPath, limit: Annotated[int, Query(ge=1, le=5000)] = 500
+    ) -> list[ReviewOut]:
         p = _project(ctx, who, project)
         return [_review_out(r) for r in store.project_trail(ctx.engine, p, limit=limit)]
 
@@ -606,7 +605,7 @@ def build_router() -> APIRouter:
     def get_gate(
         ctx: Ctx,
         who: Who,
-        project: str,
+        project: ProjectPath,
         run_id: RunId,
         config_sha256: Annotated[
             str | None, Query(pattern=SHA256, description="refuse unless the run audited this config")
@@ -620,7 +619,7 @@ def build_router() -> APIRouter:
         return gate(ctx, p, run, config_sha256=config_sha256, manifest_sha256=manifest_sha256)
 
     @api.post("/projects/{project}/evaluations", status_code=201)
-    def record_evaluation(ctx: Ctx, who: Who, project: str, body: exposure.EvaluationPost) -> exposure.Recorded:
+    def record_evaluation(ctx: Ctx, who: Who, project: ProjectPath, body: exposure.EvaluationPost) -> exposure.Recorded:
         p = _project(ctx, who, project)
         try:
             return exposure.record(ctx.engine, p, who, body)
@@ -628,7 +627,7 @@ def build_router() -> APIRouter:
             raise _deny(409, str(exc)) from None
 
     @api.get("/projects/{project}/exposure")
-    def get_exposure(ctx: Ctx, who: Who, project: str) -> list[exposure.ExposureSet]:
+    def get_exposure(ctx: Ctx, who: Who, project: ProjectPath) -> list[exposure.ExposureSet]:
         return exposure.project_exposure(ctx.engine, _project(ctx, who, project))
 
     @api.post("/tokens", status_code=201)

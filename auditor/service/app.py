@@ -8,11 +8,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from auditor.core.version import __version__
 from auditor.service.api import build_router
 from auditor.service.context import ServiceContext
+from auditor.service.idempotency import Idempotent
+from auditor.service.outage import RETRY_AFTER_S, outage_kind
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
@@ -112,6 +115,9 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
     app.include_router(build_router())
     app.include_router(build_ui())
 
+    # Inside the headers below, so a replayed answer carries them too.
+    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages)
+
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Any:
         response = await call_next(request)
@@ -122,6 +128,24 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(sa_exc.DBAPIError)
+    @app.exception_handler(sa_exc.TimeoutError)
+    async def database_down(request: Request, exc: Exception) -> JSONResponse:
+        # A handled answer, not a 500 from the server's last resort: the connection stays open for the retry.
+        kind = outage_kind(exc)
+        if kind is None:
+            raise exc  # a bug, not an outage: the 500 with its traceback is what it deserves
+        ctx.outages.failed(kind, exc, f"{request.method} {request.url.path}")
+        wait = RETRY_AFTER_S[kind]
+        return JSONResponse(
+            {
+                "detail": f"the database is {kind}: try again in {wait} s (with the same Idempotency-Key)",
+                "database": kind,
+            },
+            status_code=503,
+            headers={"retry-after": str(wait)},
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -6,9 +6,11 @@ import http.client
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +18,21 @@ from auditor.core.errors import AuditError
 
 TOKEN_ENV = "SPLIT_AUDITOR_TOKEN"
 TIMEOUT_S = 60.0
+# Tries after the first of a request that is safe to repeat (it carries an Idempotency-Key), and the longest wait.
+RETRIES, MAX_RETRY_WAIT_S = 3, 10.0
 # What an HTTP header may carry; a token pasted with a line break would otherwise fail inside http.client.
 TOKEN_CHARS = re.compile(r"[\x21-\x7e]+")
+
+
+class _Retryable(Exception):
+    """A failure a retry may get past (no answer, 503), with the server's Retry-After when it gave one."""
+
+    def __init__(self, error: ServiceError, wait: float | None) -> None:
+        self.error, self.wait = error, wait
+
+
+def _seconds(value: str | None) -> float | None:
+    return float(value) if value is not None and value.strip().isdigit() else None
 
 
 class ServiceError(AuditError):
@@ -54,8 +69,24 @@ class Client:
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ServiceError(f"server URL {self.base_url!r}: expected http://HOST:PORT or https://HOST")
 
-    def request(self, method: str, path: str, body: Any = None, *, accept_404: bool = False) -> Any:
-        """One JSON request; ServiceError with the server's own message for any status >= 400."""
+    def request(
+        self, method: str, path: str, body: Any = None, *, accept_404: bool = False, idempotency_key: str | None = None
+    ) -> Any:
+        """One JSON request; ServiceError with the server's own message for any status >= 400.
+
+        With ``idempotency_key`` the request is sent again, with the same key, when the server answers 503 or
+        does not answer at all: the server carries it out once, so a retry never makes a duplicate."""
+        attempts = RETRIES + 1 if idempotency_key is not None else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._once(method, path, body, accept_404=accept_404, idempotency_key=idempotency_key)
+            except _Retryable as exc:
+                if attempt == attempts:
+                    raise exc.error from None
+                time.sleep(min(exc.wait if exc.wait is not None else 2.0**attempt, MAX_RETRY_WAIT_S))
+        raise AssertionError("unreachable")
+
+    def _once(self, method: str, path: str, body: Any, *, accept_404: bool, idempotency_key: str | None) -> Any:
         url = self.base_url.rstrip("/") + path
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(url, data=data, method=method)
@@ -63,18 +94,27 @@ class Client:
         req.add_header("Accept", "application/json")
         if data is not None:
             req.add_header("Content-Type", "application/json")
+        if idempotency_key is not None:
+            req.add_header("Idempotency-Key", idempotency_key)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as response:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
             if accept_404 and exc.code == 404:
                 return None
-            raise ServiceError(f"{method} {url}: {exc.code} {_detail(exc)}", exc.code) from None
+            error = ServiceError(f"{method} {url}: {exc.code} {_detail(exc)}", exc.code)
+            wait = _seconds(exc.headers.get("Retry-After"))
+            # 503: the server cannot answer now; 409 with Retry-After: the first try of this key is still running.
+            if exc.code == 503 or (exc.code == 409 and wait is not None):
+                raise _Retryable(error, wait) from None
+            raise error from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
-                raise ServiceError(f"{method} {url}: no answer within {self.timeout_s:g} s") from None
-            raise ServiceError(f"{method} {url}: the server did not answer ({reason or type(exc).__name__})") from None
+                error = ServiceError(f"{method} {url}: no answer within {self.timeout_s:g} s")
+            else:
+                error = ServiceError(f"{method} {url}: the server did not answer ({reason or type(exc).__name__})")
+            raise _Retryable(error, None) from None
         try:
             return json.loads(payload) if payload else None
         except ValueError:
@@ -102,7 +142,9 @@ class Client:
     def submit_report(self, project: str, report_json: str, config_text: str | None) -> dict[str, Any]:
         quoted = urllib.parse.quote(project, safe="")
         body = {"report": json.loads(report_json), "config": config_text}
-        return dict(self.request("POST", f"/api/projects/{quoted}/runs", body))
+        # One key for this upload and all its retries: a report stored while the answer was lost is not stored twice.
+        key = f"submit-{uuid.uuid4()}"
+        return dict(self.request("POST", f"/api/projects/{quoted}/runs", body, idempotency_key=key))
 
     def gate(self, project: str, run_id: int, digests: dict[str, str] | None = None) -> dict[str, Any]:
         """The gate's answer; ``digests`` (config_sha256, manifest_sha256) ask it to match what is trained on."""

@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Protocol
 from urllib.parse import quote
 
 from fastapi import Depends, HTTPException, Request
@@ -18,6 +18,7 @@ from auditor.core.portable import portable
 from auditor.pipeline.registry import discover
 from auditor.service import store
 from auditor.service.auth import Principal
+from auditor.service.outage import OutageLog
 from auditor.service.submitted import DataRoots
 
 SESSION_COOKIE = "split_auditor_token"
@@ -48,6 +49,15 @@ class ReportCache:
         return report
 
 
+class QueueWorker(Protocol):
+    """What the health check asks of a queue worker."""
+
+    name: str
+
+    @property
+    def alive(self) -> bool: ...
+
+
 @dataclass(frozen=True)
 class ServiceContext:
     engine: Engine
@@ -56,6 +66,9 @@ class ServiceContext:
     reports: ReportCache = field(default_factory=ReportCache, compare=False)
     # The stages installed here, by name (not imported): a report that lacks one of them is a partial audit.
     stages: tuple[str, ...] = field(default_factory=lambda: tuple(p.name for p in discover()))
+    # The queue workers of this process: /healthz is unhealthy when one of them has died.
+    workers: tuple[QueueWorker, ...] = ()
+    outages: OutageLog = field(default_factory=OutageLog, compare=False)
 
     def run_url(self, project: str, run_id: int) -> str:
         return f"{self.public_url.rstrip('/')}/projects/{quote(project, safe='')}/runs/{run_id}"

@@ -17,6 +17,7 @@ from auditor.core.errors import AuditError
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Connections kept open, and opened beyond them at peaks: 40 in all, one per request thread of the server.
 POOL_SIZE, POOL_OVERFLOW = 10, 30
+PG_CONNECT_TIMEOUT_S = 10
 
 
 class DatabaseError(AuditError):
@@ -25,6 +26,28 @@ class DatabaseError(AuditError):
 
 def sqlite_url(data_dir: Path) -> str:
     return f"sqlite+pysqlite:///{(data_dir / 'service.sqlite').resolve()}"
+
+
+def refuse_read_only(url: str) -> None:
+    """DatabaseError when ``url`` is a SQLite file that cannot be written: a server on it would fail every write.
+
+    The mode is read as well as access(2): root may write a 0444 file, but a file made read-only was meant so."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # make_engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    path = Path(parsed.database)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # not there yet: it is created in a folder already checked to be writable
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise DatabaseError(
+            f"database {path}: the file is read-only (mode {mode & 0o777:04o}); the service writes to it: "
+            "make it writable (chmod u+w) or give another --data-dir"
+        )
 
 
 def make_engine(url: str) -> Engine:
@@ -46,7 +69,14 @@ def make_engine(url: str) -> Engine:
         return engine
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--database {parsed.render_as_string()!r}: expected sqlite:/// or postgresql+psycopg://")
-    return create_engine(parsed, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+    # A connect timeout: a server that went away without refusing (a lost host) must not hold a request forever.
+    return create_engine(
+        parsed,
+        pool_pre_ping=True,
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+        connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S},
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -138,7 +168,8 @@ def migrate(url: str) -> str:
 
 
 def open_database(url: str) -> Engine:
-    """The migrated database's engine; DatabaseError (one line) when it cannot be reached or migrated."""
+    """The migrated database's engine; DatabaseError (one line) when it cannot be reached, written or migrated."""
+    refuse_read_only(url)
     migrate(url)
     engine = make_engine(url)
     try:

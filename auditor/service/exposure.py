@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
@@ -28,6 +28,7 @@ from auditor.exposure.ledger import Evaluation, LedgerSet, SqliteLedger
 from auditor.service.auth import Principal
 from auditor.service.client import Client, ServiceError
 from auditor.service.db import reading, writing
+from auditor.service.inputs import RequestBody
 from auditor.service.store import Conflict, Project, now
 from auditor.service.tables import exposure_evaluations, exposure_sets
 
@@ -38,11 +39,7 @@ CLOCK_SKEW = dt.timedelta(minutes=5)
 Metric = Annotated[float, Field(allow_inf_nan=False)]
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SketchIn(_In):
+class SketchIn(RequestBody):
     """A holdout set as the client sketched it: its exact digest, size, basis and bottom-K row hashes."""
 
     digest: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the set's sorted distinct row hashes")
@@ -69,7 +66,7 @@ class SketchIn(_In):
         return SetSketch(self.digest, self.n_rows, self.basis, decode_hashes(self.hashes))
 
 
-class EvaluationIn(_In):
+class EvaluationIn(RequestBody):
     split: str = Field(min_length=1, max_length=200, description="the split's name where it was evaluated")
     source: str = Field(default="", max_length=1000, description="the config or manifest it was read from")
     metrics: dict[Annotated[str, Field(min_length=1, max_length=100)], Metric] = Field(default_factory=dict)
@@ -81,16 +78,6 @@ class EvaluationIn(_In):
     def _few(cls, value: dict[str, float]) -> dict[str, float]:
         if len(value) > MAX_METRICS:
             raise ValueError(f"at most {MAX_METRICS} metrics")
-        if any("\0" in name for name in value):
-            raise ValueError("a metric name contains a NUL character")
-        return value
-
-    @field_validator("split", "source", "note")
-    @classmethod
-    def _no_nul(cls, value: str) -> str:
-        # PostgreSQL text cannot hold NUL: refused here as invalid, never a database error.
-        if "\0" in value:
-            raise ValueError("contains a NUL character")
         return value
 
     @field_validator("at")
@@ -101,7 +88,7 @@ class EvaluationIn(_In):
         return value
 
 
-class EvaluationPost(_In):
+class EvaluationPost(RequestBody):
     sketch: SketchIn
     evaluation: EvaluationIn
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from auditor.core.errors import AuditError
+from auditor.numeric.scratch import remove_orphans
 from auditor.service import store
 from auditor.service.app import MAX_BODY_BYTES, create_app
 from auditor.service.context import ServiceContext
@@ -33,7 +34,7 @@ class ServeOptions:
     port: int = 8765
     roots: list[str] = field(default_factory=list)
     public_url: str | None = None
-    workers: int = 1
+    workers: int = 2  # two: one long audit does not hold up the queue behind it
     job_timeout_s: float = 3600.0
     job_memory_mb: int | None = None
     stage_cpu_s: float = 900.0
@@ -84,12 +85,12 @@ def serve(options: ServeOptions) -> None:
     port = sock.getsockname()[1]
     address = f"http://{_url_host(options.host)}:{port}"
     public = options.public_url or address
-    ctx = ServiceContext(engine=engine, roots=roots, public_url=public)
-    app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     settings = WorkerSettings(
         timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb, stage_cpu_s=options.stage_cpu_s
     )
     workers = [Worker(engine, roots, settings) for _ in range(max(0, options.workers))]
+    ctx = ServiceContext(engine=engine, roots=roots, public_url=public, workers=tuple(workers))
+    app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     print(f"split-auditor service on {address} (database: {safe_url(url)})", flush=True)
@@ -98,6 +99,9 @@ def serve(options: ServeOptions) -> None:
         print(f"admin token: {admin}", flush=True)
     for name, path in sorted(roots.roots.items()):
         print(f"data root {name}: {path}", flush=True)
+    left = remove_orphans()  # the config copies of audits whose server was killed (kill -9 cleans nothing up)
+    if left:
+        print(f"removed {len(left)} temp folder(s) left by audits of ended processes", flush=True)
     for worker in workers:
         worker.start()
     try:

@@ -448,27 +448,43 @@ def fail_run(engine: Engine, run_id: int, reason: str, *, worker: str | None = N
     return done.rowcount == 1
 
 
-def requeue_run(engine: Engine, run_id: int, worker: str) -> bool:
+def requeue_run(
+    engine: Engine, run_id: int, worker: str, why: str = "queued again: the server stopped while it ran"
+) -> bool:
     """Put a run ``worker`` holds back in the queue (its audit was stopped before it decided anything)."""
     with writing(engine) as conn:
         done = conn.execute(
             update(runs)
             .where(runs.c.id == run_id, runs.c.worker == worker, runs.c.state == "running")
-            .values(state="queued", progress="queued again: the server stopped while it ran", worker=None)
+            .values(state="queued", progress=why, worker=None)
         )
     return done.rowcount == 1
 
 
-def fail_abandoned(engine: Engine, stale_after: dt.timedelta, *, reason: str) -> list[int]:
-    """Fail every running run whose worker stopped reporting: a killed server must not leave one 'running'."""
-    cutoff = now() - stale_after
+def fail_abandoned(
+    engine: Engine,
+    stale_after: dt.timedelta,
+    *,
+    reason: str,
+    spare: Iterable[str] = (),
+    at: dt.datetime | None = None,
+) -> list[int]:
+    """Fail every running run whose worker stopped reporting: a killed server must not leave one 'running'.
+
+    ``spare``: workers known to be alive (on this host), whose runs are left alone whatever their heartbeat;
+    ``at``: the time to judge staleness at (default now)."""
+    cutoff = (at or now()) - stale_after
     with writing(engine) as conn:
         stale = or_(runs.c.heartbeat_at.is_(None), runs.c.heartbeat_at < cutoff)
+        condition = [runs.c.state == "running", stale]
+        alive = sorted(set(spare))
+        if alive:
+            condition.append(or_(runs.c.worker.is_(None), runs.c.worker.not_in(alive)))
         ids = [
             r.id
             for r in conn.execute(
                 update(runs)
-                .where(and_(runs.c.state == "running", stale))
+                .where(and_(*condition))
                 .values(state="failed", progress="failed", error=reason, exit_code=2, finished_at=now())
                 .returning(runs.c.id)
             ).all()

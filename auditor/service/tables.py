@@ -1,4 +1,5 @@
-"""The service's tables: projects, runs, append-only review records, hashed API tokens and the exposure ledger."""
+"""The service's tables: projects, runs, append-only review records, hashed API tokens, the exposure ledger
+and the answers kept for idempotent retries."""
 
 from __future__ import annotations
 
@@ -141,4 +142,22 @@ exposure_evaluations = Table(
     Column("who", String(200), nullable=False),
     Column("token_id", Id, nullable=True),
     Index("ix_exposure_evaluations_project_id_set_id", "project_id", "set_id"),
+)
+
+# The first answer to a POST sent with an Idempotency-Key, per token and route: a retry gets it again instead
+# of doing the write twice. `status` NULL: the first request is still being carried out.
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("token_id", Id, nullable=False),
+    Column("route", String(1100), nullable=False),  # method and path, e.g. "POST /api/projects/demo/runs"
+    Column("key", String(200), nullable=False),
+    Column("request_sha256", String(64), nullable=False),  # the body: one key never answers another request
+    Column("status", Integer, nullable=True),
+    Column("content_type", String(200), nullable=True),
+    Column("body", LargeBinary, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("token_id", "route", "key", name="uq_idempotency_keys_token_id_route_key"),
+    Index("ix_idempotency_keys_created_at", "created_at"),
 )

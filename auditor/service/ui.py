@@ -22,6 +22,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import ValidationError
+from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from auditor.core.diff import Diff, diff_reports
@@ -34,6 +35,9 @@ from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role
 from auditor.service.context import SESSION_COOKIE, ServiceContext, context
+from auditor.service.db import reading
+from auditor.service.inputs import ProjectPath
+from auditor.service.outage import outage_kind
 
 LOGIN_COOKIE = "split_auditor_login"  # double-submit token of the sign-in form (no session exists yet)
 CSRF_FIELD = "csrf"
@@ -415,6 +419,14 @@ def _run_id(value: str | None) -> int | None:
     return number if 1 <= number <= api.MAX_ID else None
 
 
+def _existing_run(value: str) -> int:
+    """The run id of a page's path; 404 for one no run can have (not a number from 1 to the largest id)."""
+    number = _run_id(value)
+    if number is None:
+        raise HTTPException(404, f"run {value[:40]!r}: no such run")
+    return number
+
+
 def _static(name: str) -> bytes:
     return resources.files("auditor.service").joinpath("static", name).read_bytes()
 
@@ -423,8 +435,20 @@ def build_ui() -> APIRouter:
     ui = APIRouter(include_in_schema=False)
 
     @ui.get("/healthz")
-    def healthz() -> JSONResponse:
-        return JSONResponse({"ok": True})
+    def healthz(request: Request) -> JSONResponse:
+        """200 when the database answers and every queue worker lives; 503 saying which does not."""
+        ctx = context(request)
+        try:
+            with reading(ctx.engine) as conn:
+                conn.execute(text("SELECT 1"))
+            # A read passes on a read-only or full database: the writes refused lately tell (a down one is up now).
+            recent = ctx.outages.recent()
+            database: str = recent if recent in ("read-only", "full") else "ok"
+        except Exception as exc:  # anything at all: a health check that raises would say nothing
+            database = outage_kind(exc) or "error"
+        dead = [w.name for w in ctx.workers if not w.alive]
+        body = {"ok": database == "ok" and not dead, "database": database, "workers": len(ctx.workers), "dead": dead}
+        return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
     @ui.get("/docs")
     def docs(request: Request) -> Response:
@@ -483,7 +507,7 @@ def build_ui() -> APIRouter:
         return _guarded(build)
 
     @ui.get("/projects/{project}")
-    def project_page(request: Request, project: str, before: str | None = None) -> Response:
+    def project_page(request: Request, project: ProjectPath, before: str | None = None) -> Response:
         def build() -> Response:
             session = _session(request)
             ctx = context(request)
@@ -512,23 +536,23 @@ def build_ui() -> APIRouter:
         return _guarded(build)
 
     @ui.get("/projects/{project}/runs/{run_id}")
-    def run_page(request: Request, project: str, run_id: int) -> Response:
+    def run_page(request: Request, project: ProjectPath, run_id: str) -> Response:
         def build() -> Response:
             session = _session(request)
             try:
-                return _run_page(request, session, project, run_id)
+                return _run_page(request, session, project, _existing_run(run_id))
             except HTTPException as exc:
                 return _error(exc.status_code, str(exc.detail), session)
 
         return _guarded(build)
 
     @ui.get("/projects/{project}/runs/{run_id}/report.html")
-    def report_page(request: Request, project: str, run_id: int) -> Response:
+    def report_page(request: Request, project: ProjectPath, run_id: str) -> Response:
         def build() -> Response:
             session = _session(request)
             ctx = context(request)
             p = api._project(ctx, session.who, project)
-            report = api.load_report(ctx, p, api._run(ctx, p, run_id))
+            report = api.load_report(ctx, p, api._run(ctx, p, _existing_run(run_id)))
             if report is None:
                 return _error(409, f"run {run_id} has no report yet", session)
             # The report's own policy (it loads nothing), framed only by this server's pages, in a sandbox.
@@ -543,24 +567,25 @@ def build_ui() -> APIRouter:
         return _guarded(build)
 
     @ui.post("/projects/{project}/runs/{run_id}/review")
-    async def review(request: Request, project: str, run_id: int) -> Response:
+    async def review(request: Request, project: ProjectPath, run_id: str) -> Response:
         form = await _form(request)
 
         def act() -> Response:
             session = _checked(request, form)
             ctx = context(request)
+            number = _existing_run(run_id)
             try:
                 body = _review_body(form)
                 role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
                 p = api._project(ctx, session.who, project, role)
-                api.post_review(ctx, session.who, p, api._run(ctx, p, run_id), body, override=OVERRIDE_ASK)
+                api.post_review(ctx, session.who, p, api._run(ctx, p, number), body, override=OVERRIDE_ASK)
             except HTTPException as exc:
                 if exc.status_code == 404:
                     return _error(404, str(exc.detail), session)
                 return _run_page(
-                    request, session, project, run_id, status=exc.status_code, problem=str(exc.detail), form=form
+                    request, session, project, number, status=exc.status_code, problem=str(exc.detail), form=form
                 )
-            return _see(f"/projects/{quote(project, safe='')}/runs/{run_id}#history")
+            return _see(f"/projects/{quote(project, safe='')}/runs/{number}#history")
 
         return await run_in_threadpool(_guarded, act)
 

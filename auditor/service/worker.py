@@ -9,8 +9,8 @@ import os
 import secrets
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
@@ -18,13 +18,17 @@ from sqlalchemy import Engine
 from auditor.core.errors import AuditError
 from auditor.core.findings import Report
 from auditor.core.portable import portable
+from auditor.core.processes import has_ended, pid_namespace, start_ticks
 from auditor.numeric.isolation import UserProcess
 from auditor.service import store
+from auditor.service.outage import first_line, outage_kind
 from auditor.service.submitted import DataRoots
 
 log = logging.getLogger("auditor.service.worker")
 
 HEARTBEAT_S = 2.0
+# Waits between tries of a write the database refused in an outage: doubling from the first to the last.
+BACKOFF_START_S, BACKOFF_MAX_S = 0.5, 15.0
 # A run whose worker has not reported for this long is failed: its process died (kill -9, a lost machine).
 STALE_AFTER = dt.timedelta(seconds=15)
 ABANDONED = (
@@ -32,28 +36,14 @@ ABANDONED = (
 )
 
 
-def _start_ticks(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot, Linux), or None where /proc cannot say."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        # The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
-        return stat[stat.rindex(")") + 2 :].split()[19]
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def this_host() -> str:
     """The host name and PID namespace: process ids compare only within one (containers share host names)."""
-    try:
-        namespace = str(os.stat("/proc/self/ns/pid").st_ino)
-    except OSError:
-        namespace = "-"
-    return f"{socket.gethostname()[:50]}@{namespace}"
+    return f"{socket.gethostname()[:50]}@{pid_namespace()}"
 
 
 def worker_name(host: str, pid: int) -> str:
     """``host:pid:start:nonce``: enough for a later server on this host to tell whether the holder still lives."""
-    return f"{host}:{pid}:{_start_ticks(pid) or '-'}:{secrets.token_hex(4)}"
+    return f"{host}:{pid}:{start_ticks(pid) or '-'}:{secrets.token_hex(4)}"
 
 
 def holder_gone(worker: str, host: str) -> bool:
@@ -61,17 +51,26 @@ def holder_gone(worker: str, host: str) -> bool:
     parts = worker.rsplit(":", 3)
     if len(parts) != 4 or parts[0] != host or not parts[1].isdigit():
         return False  # another host's worker: only its heartbeat going stale can tell
-    pid, started = int(parts[1]), parts[2]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass  # a process of another user holds the id: compare start times
-    if started == "-":
-        return False
-    now_started = _start_ticks(pid)
-    return now_started is not None and now_started != started
+    return has_ended(int(parts[1]), None if parts[2] == "-" else parts[2])
+
+
+class Outage:
+    """Whether the worker already said that the database is down: one line an outage, not one a poll."""
+
+    def __init__(self) -> None:
+        self._down = False
+        self._lock = threading.Lock()
+
+    def begins(self) -> bool:
+        with self._lock:
+            first, self._down = not self._down, True
+        return first
+
+    def answered(self) -> None:
+        with self._lock:
+            was, self._down = self._down, False
+        if was:
+            log.warning("worker: the database answers again")
 
 
 @dataclass(frozen=True)
@@ -94,6 +93,8 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._current: UserProcess | None = None
         self._guard = threading.Lock()
+        self._outage = Outage()
+        self._running: int | None = None  # the run being audited now
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="audit-worker", daemon=True)
@@ -113,40 +114,94 @@ class Worker:
         """Fail the running runs whose worker on this host is dead: a kill -9 must not wait for a stale heartbeat."""
         failed = []
         for run_id, holder in store.running_holders(self.engine):
-            dead = holder != self.name and holder_gone(holder, self.host)
+            if holder == self.name:
+                if run_id == self._running:
+                    continue
+                # Held by this worker, which does not audit it: the claim committed, but its answer was lost to
+                # a database outage. Nothing ran; it goes back to the queue (the heartbeat check spares it).
+                if store.requeue_run(self.engine, run_id, self.name, "queued again: claimed as the database went away"):
+                    log.warning("run %s was claimed as the database went away, and never started: queued again", run_id)
+                continue
+            dead = holder_gone(holder, self.host)
             # fail_run with the holder's name: a run another worker took over meanwhile is left alone.
             if dead and store.fail_run(self.engine, run_id, ABANDONED, worker=holder):
                 log.warning("run %s was left running by %s, which has ended: marked failed", run_id, holder)
                 failed.append(run_id)
         return failed
 
+    @property
+    def alive(self) -> bool:
+        """Whether the worker's thread runs (False before start and after stop, or if it ever died)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
                 self.recover()
-                store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED)
+                # Runs of this host's live workers are left to recover(): a heartbeat missed in a database
+                # outage does not make a live audit abandoned.
+                alive_here = [
+                    holder
+                    for _, holder in store.running_holders(self.engine)
+                    if holder.startswith(f"{self.host}:") and not holder_gone(holder, self.host)
+                ]
+                store.fail_abandoned(self.engine, STALE_AFTER, reason=ABANDONED, spare=alive_here)
                 claimed = store.claim_next(self.engine, self.name)
-            except Exception:  # a database hiccup must not end the worker; the next poll tries again
-                log.exception("worker could not read the queue")
+                self._outage.answered()
+            except Exception as exc:  # a database outage must not end the worker; the next poll tries again
+                self._trouble(exc, "could not read the queue")
                 claimed = None
             if claimed is None:
                 self._stop.wait(self.settings.poll_s)
                 continue
-            self.run_one(claimed[0])
+            try:
+                self.run_one(claimed[0])
+            except Exception:  # never reached by design; a worker that ends would leave the queue unserved
+                log.exception("run %s: the worker could not settle it", claimed[0].id)
+
+    def _trouble(self, exc: Exception, what: str) -> None:
+        """Log a database outage once (until it ends), anything else with its traceback."""
+        kind = outage_kind(exc)
+        if kind is None:
+            log.exception("worker %s", what)
+        elif self._outage.begins():
+            log.warning("worker: the database is %s (%s): %s; retrying", kind, what, first_line(exc))
+
+    def _settle(self, what: str, write: Callable[[], object]) -> None:
+        """Do ``write`` once the database answers, waiting longer after each failure; give up only on stop.
+
+        A finished audit's verdict, or a failure, is kept until it is stored: never a run left running."""
+        wait = BACKOFF_START_S
+        while True:
+            try:
+                write()
+                self._outage.answered()
+                return
+            except Exception as exc:
+                if outage_kind(exc) is None:
+                    raise  # not an outage: waiting would not help; the caller fails the run
+                self._trouble(exc, what)
+            if self._stop.wait(wait):
+                log.warning("worker stopped before it could %s; the next start decides the run", what)
+                return
+            wait = min(wait * 2, BACKOFF_MAX_S)
 
     def run_one(self, run: store.Run) -> None:
         """Audit one claimed run; whatever happens, it ends completed or failed."""
+        self._running = run.id
         try:
             self._audit(run)
         except Exception as exc:
             log.exception("run %s failed", run.id)
-            store.fail_run(self.engine, run.id, self.roots.public(f"the audit could not run: {exc}"), worker=self.name)
+            self._fail(run, self.roots.public(f"the audit could not run: {first_line(exc)}"))
+        finally:
+            self._running = None
 
     def _audit(self, run: store.Run) -> None:
         try:
             root = self.roots.get(run.data_root or "")
         except AuditError as exc:
-            store.fail_run(self.engine, run.id, str(exc), worker=self.name)
+            self._fail(run, str(exc))
             return
         payload = {
             "config_text": run.config_text,
@@ -167,7 +222,7 @@ class Worker:
         with process:
             with self._guard:
                 if self._stop.is_set():  # stopped between the claim and the start: nothing ran
-                    store.requeue_run(self.engine, run.id, self.name)
+                    self._requeue(run)
                     return
                 self._current = process
                 process.start()
@@ -182,28 +237,40 @@ class Worker:
         if self._stop.is_set() and not outcome.complete:
             # A graceful stop (SIGTERM, a deploy): the audit had not decided anything, so it waits for the next
             # start instead of failing. Only a worker that died without saying so leaves a run failed.
-            store.requeue_run(self.engine, run.id, self.name)
+            self._requeue(run)
             return
         if not outcome.complete or len(outcome.records) != 1:
             reason = outcome.reason or "the audit process ended without a report"
-            store.fail_run(self.engine, run.id, self.roots.public(reason), worker=self.name)
+            self._fail(run, self.roots.public(reason))
             return
         try:
             # The report as submitters may read it: the roots by name, nothing of the server's other files.
             report = portable(self.roots.public_report(Report.model_validate_json(self.roots.hide(outcome.records[0]))))
         except ValidationError as exc:
-            store.fail_run(self.engine, run.id, f"the audit process returned no valid report: {exc}", worker=self.name)
+            self._fail(run, f"the audit process returned no valid report: {exc}")
             return
         s = report.summary
-        store.finish_run(
-            self.engine,
-            run.id,
-            self.name,
-            report_json=report.model_dump_json(),
-            summary=(s.errors, s.warnings, s.infos),
-            exit_code=report.exit_code,
-            manifest_sha256=report.manifest.sha256 if report.manifest else None,
+        self._settle(
+            f"store the report of run {run.id}",
+            lambda: store.finish_run(
+                self.engine,
+                run.id,
+                self.name,
+                report_json=report.model_dump_json(),
+                summary=(s.errors, s.warnings, s.infos),
+                exit_code=report.exit_code,
+                manifest_sha256=report.manifest.sha256 if report.manifest else None,
+            ),
         )
+
+    def _fail(self, run: store.Run, reason: str) -> None:
+        self._settle(f"fail run {run.id}", lambda: store.fail_run(self.engine, run.id, reason, worker=self.name))
+
+    def _requeue(self, run: store.Run) -> None:
+        # Not waiting on a stop (which is what asked for it): a run the database did not take back stays
+        # running under this worker's name, and the next start's recovery fails it.
+        with contextlib.suppress(Exception):
+            store.requeue_run(self.engine, run.id, self.name)
 
     def _pulse(self, run_id: int, done: threading.Event) -> None:
         started = dt.datetime.now(dt.UTC)
@@ -211,5 +278,5 @@ class Worker:
             elapsed = (dt.datetime.now(dt.UTC) - started).total_seconds()
             try:
                 store.heartbeat(self.engine, run_id, self.name, f"running data stages ({elapsed:.0f} s)")
-            except Exception:
-                log.exception("heartbeat of run %s failed", run_id)
+            except Exception as exc:  # the audit goes on; its verdict is stored once the database answers
+                self._trouble(exc, f"heartbeat of run {run_id}")

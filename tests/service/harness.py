@@ -64,16 +64,28 @@ class PgCluster:
         data = folder / "data"
         cluster._run([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         for attempt in range(3):  # the free port may be taken by another test process before the server binds it
-            options = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {folder} -c fsync=on"
             try:
-                log = str(folder / "log")
-                cluster._run([pg_ctl, "-D", str(data), "-o", options, "-l", log, "-w", "-t", "60", "start"])
+                cluster.resume()
                 return cluster
             except RuntimeError:
                 if attempt == 2:
                     raise
                 cluster.port = free_port()
         raise AssertionError("unreachable")
+
+    def _pg_ctl(self, *args: str) -> None:
+        pg_ctl = pg_bin("pg_ctl")
+        assert pg_ctl is not None
+        self._run([pg_ctl, "-D", str(self.folder / "data"), *args])
+
+    def halt(self) -> None:
+        """Stop the server at once, as a crash would (no checkpoint, clients cut off); resume() starts it again."""
+        self._pg_ctl("-m", "immediate", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server on its port (again)."""
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=on"
+        self._pg_ctl("-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60", "start")
 
     def _run(self, argv: list[str]) -> None:
         done = subprocess.run([*self._as_user, *argv], capture_output=True, text=True, timeout=120)
@@ -94,10 +106,8 @@ class PgCluster:
         return self.url(name)
 
     def stop(self) -> None:
-        pg_ctl = pg_bin("pg_ctl")
         with contextlib.suppress(Exception):
-            assert pg_ctl is not None
-            self._run([pg_ctl, "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"])
+            self.halt()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from auditor.service.db import make_engine, reading, sqlite_url
+from auditor.service.tables import idempotency_keys
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer, free_port, run_cli
 
@@ -72,6 +75,14 @@ def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tm
         run = c.get(f"/api/projects/demo/runs/{page.group(2)}").json()
     assert run["url"] == page.group(1) and run["state"] == "completed" and run["exit_code"] == 1
     assert (tmp_path / "report.json").is_file()
+    # The upload carried an Idempotency-Key: its first answer is kept for a retry, which would not store it again.
+    engine = make_engine(sqlite_url(live.data_dir))
+    try:
+        with reading(engine) as conn:
+            kept = conn.execute(select(idempotency_keys.c.route, idempotency_keys.c.status)).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in kept] == [("POST /api/projects/demo/runs", 201)]
 
 
 def test_submit_refuses_a_bad_project_name_before_the_audit(tmp_path: Path) -> None:
@@ -324,6 +335,23 @@ def test_serve_refuses_an_unwritable_data_dir(tmp_path: Path) -> None:
     locked.mkdir(mode=0o500)
     done = audit("serve", "--port", str(free_port()), "--data-dir", str(locked))
     assert "not writable" in one_line_error(done)
+
+
+def test_serve_refuses_a_read_only_database_file_in_one_line(tmp_path: Path) -> None:
+    """Mode 0444 in a writable folder: exit 2 naming the file, even for root (who could write it anyway); the
+    file is left as it was."""
+    data = tmp_path / "data"
+    first = audit("db", "upgrade", "--data-dir", str(data))
+    assert first.returncode == 0, first.stdout + first.stderr
+    database_file = data / "service.sqlite"
+    database_file.chmod(0o444)
+    before = database_file.read_bytes()
+    # In its own process: a server that started anyway is then a time-out, not a test that never ends.
+    done = audit("serve", "--port", str(free_port()), "--data-dir", str(data), python=["-m", "auditor.cli"])
+    line = one_line_error(done)
+    assert f"database {database_file.resolve()}: the file is read-only (mode 0444)" in line
+    assert "admin token" not in done.stdout
+    assert database_file.read_bytes() == before and database_file.stat().st_mode & 0o777 == 0o444
 
 
 BLOCK_EXTRA = (

@@ -40,6 +40,6 @@ def test_port_zero_learns_the_port_the_server_bound(tmp_path: Path) -> None:
         assert server.port > 0
         assert f"split-auditor service on http://127.0.0.1:{server.port} " in server.text + " "
         with server.client() as client:
-            assert client.get("/healthz").json() == {"ok": True}
+            assert client.get("/healthz").json() == {"ok": True, "database": "ok", "workers": 2, "dead": []}
     finally:
         server.stop()

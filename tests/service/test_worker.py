@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from auditor.core.processes import pid_namespace, start_ticks
+from auditor.numeric.scratch import PREFIX
 from auditor.service import store
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.submitted import DataRoots
@@ -132,3 +135,94 @@ def test_queued_runs_wait_without_workers_and_complete_after_a_restart(tmp_path:
             assert [(r["id"], r["state"]) for r in runs] == [(run_id, "completed")], runs
     finally:
         working.stop()
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_a_live_workers_run_is_not_abandoned_for_heartbeats_missed_in_an_outage(engine: Engine) -> None:
+    """After a database outage longer than the staleness limit, a run of this host's live worker goes on; a run
+    of a worker elsewhere that stopped reporting is still failed."""
+    here, elsewhere = _queue(engine, 2)
+    live_name = worker_name(HOST, os.getpid())
+    store.claim_next(engine, live_name)
+    store.claim_next(engine, worker_name("elsewhere", _dead_pid()))
+    later = store.now() + dt.timedelta(seconds=60)
+    assert store.fail_abandoned(engine, dt.timedelta(seconds=15), reason=ABANDONED, spare=[live_name], at=later) == [
+        elsewhere
+    ]
+    assert store.get_run(engine, "demo", here).state == "running"
+
+
+def test_a_killed_servers_temp_folder_is_removed_by_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 during an audit leaves its folder (the config inside); the next start removes it, and only it."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the servers' temp folder, seen by nothing else
+    live_elsewhere = temp / f"{PREFIX}{pid_namespace()}-{os.getpid()}-{start_ticks(os.getpid())}-mine"
+    live_elsewhere.mkdir()
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    body = {"config": config, "data_root": "samples", "base": "video_frames"}
+    first = LiveServer(tmp_path / "service", roots={"samples": SAMPLES}).start()
+    try:
+        with first.client(first.admin_token) as c:
+            assert c.post("/api/projects", json={"name": "demo"}).status_code == 201
+            run_id = c.post("/api/projects/demo/runs", json=body).json()["id"]
+            _wait_for(c, f"/api/projects/demo/runs/{run_id}", lambda r: r["state"] == "running")
+            left = _wait_for_folder(temp, first)
+    finally:
+        first.kill9()
+    assert left.is_dir()
+    second = LiveServer(tmp_path / "service", roots={"samples": SAMPLES}, extra=["--workers", "0"]).start()
+    second.stop()
+    assert not left.exists()
+    assert live_elsewhere.is_dir()  # a live process's folder stays
+    assert "removed 1 temp folder(s) left by audits of ended processes" in second.text
+
+
+def _wait_for_folder(temp: Path, server: LiveServer, timeout: float = 30) -> Path:
+    assert server.process is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [p for p in temp.glob(f"{PREFIX}*-{server.process.pid}-*") if p.is_dir()]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no temp folder of server {server.process.pid} in {temp}")
+
+
+def test_two_workers_audit_two_queued_runs_at_once(tmp_path: Path, database: str | None) -> None:
+    """--workers 2: the second run starts while the first still runs, so one long audit cannot stall the queue."""
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    body = {"config": config, "data_root": "samples", "base": "video_frames"}
+    live = LiveServer(
+        tmp_path / "service", database=database, roots={"samples": SAMPLES}, extra=["--workers", "2"]
+    ).start()
+    try:
+        with live.client(live.admin_token) as c:
+            assert c.post("/api/projects", json={"name": "demo"}).status_code == 201
+            ids = [c.post("/api/projects/demo/runs", json=body).json()["id"] for _ in range(2)]
+            seen: list[dict[int, str]] = []
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                states = {r["id"]: r["state"] for r in c.get("/api/projects/demo/runs").json()}
+                seen.append(states)
+                if all(s in ("completed", "failed") for s in states.values()):
+                    break
+                time.sleep(0.05)
+    finally:
+        live.stop()
+    assert any(all(states.get(i) == "running" for i in ids) for states in seen), seen
+    assert seen[-1] == {i: "completed" for i in ids}
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_a_claim_whose_answer_was_lost_goes_back_to_the_queue(engine: Engine) -> None:
+    """The claim committed but the worker never heard (the connection dropped): its next poll queues the run
+    again instead of leaving it running under a live worker's name, which no staleness check would fail."""
+    (run_id,) = _queue(engine, 1)
+    worker = Worker(engine, DataRoots({}))
+    assert store.claim_next(engine, worker.name) is not None
+    assert worker.recover() == []
+    run = store.get_run(engine, "demo", run_id)
+    assert (run.state, run.progress) == ("queued", "queued again: claimed as the database went away")

@@ -1,0 +1,101 @@
+"""What a request may carry, on both databases: ids beyond 64 bits and NUL characters are refused as invalid
+(404 or 422) by the pages as by the API, never sent to the database to become a 500."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from auditor.service import store
+from auditor.service.app import create_app
+from auditor.service.auth import Role
+from auditor.service.context import SESSION_COOKIE, ServiceContext
+from auditor.service.db import make_engine, sqlite_url, upgrade
+from auditor.service.ui import csrf_token
+from tests.service.test_authz import sample_report
+
+HUGE = "99999999999999999999"  # past 2**64: OverflowError on SQLite, "bigint out of range" on PostgreSQL
+
+
+@pytest.fixture
+def client(tmp_path: Path, database: str | None) -> Iterator[TestClient]:
+    """An admin's client, signed in to the pages too (the session cookie), with project `p` and one run."""
+    url = database or sqlite_url(tmp_path)
+    upgrade(url)
+    engine = make_engine(url)
+    token = store.create_token(engine, name="admin", role=Role.ADMIN, project=None, created_by="test")
+    # Server errors come back as 500 answers here, as a live server gives them, instead of raising in the test.
+    with TestClient(create_app(ServiceContext(engine=engine)), raise_server_exceptions=False) as c:
+        c.headers["Authorization"] = f"Bearer {token}"
+        c.cookies.set(SESSION_COOKIE, token)
+        c.headers["x-csrf"] = csrf_token(token)
+        assert c.post("/api/projects", json={"name": "p"}).status_code == 201
+        assert c.post("/api/projects/p/runs", json={"report": sample_report()}).status_code == 201
+        yield c
+    engine.dispose()
+
+
+@pytest.mark.parametrize("run_id", [HUGE, "9223372036854775808", "0", "-1", "1e3", "١"])
+def test_pages_refuse_a_run_id_no_run_can_have_with_404(client: TestClient, run_id: str) -> None:
+    for answer in (
+        client.get(f"/projects/p/runs/{run_id}"),
+        client.get(f"/projects/p/runs/{run_id}/report.html"),
+        client.post(
+            f"/projects/p/runs/{run_id}/review",
+            data={"csrf": client.headers["x-csrf"], "action": "comment", "comment": "c"},
+        ),
+    ):
+        assert answer.status_code == 404, (answer.request.url, answer.status_code, answer.text[:300])
+        assert "no such run" in answer.text
+
+
+def test_pages_still_show_a_run_whose_id_is_the_largest_number_accepted(client: TestClient) -> None:
+    """The bound is the database's: the largest 64-bit id is a valid (missing) run, and run 1 is shown."""
+    assert client.get("/projects/p/runs/9223372036854775807").status_code == 404
+    assert client.get("/projects/p/runs/1").status_code == 200
+    assert client.get("/projects/p/runs/1/report.html").status_code == 200
+
+
+def test_the_api_refuses_an_id_past_64_bits_with_422(client: TestClient) -> None:
+    assert client.get(f"/api/projects/p/runs/{HUGE}").status_code == 422
+
+
+NUL = "a\u0000b"
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/projects", {"name": "q", "description": NUL}),
+        ("/api/projects/p/runs/1/reviews", {"action": "comment", "comment": NUL}),
+        ("/api/projects/p/runs/1/reviews", {"action": "approve", "override_reason": NUL}),
+        ("/api/tokens", {"name": NUL, "role": "reviewer"}),
+        ("/api/projects/p/runs", {"config": NUL, "data_root": "samples"}),
+        ("/api/projects/p/runs", {"report": sample_report(), "config": NUL}),
+    ],
+)
+def test_a_nul_character_in_a_body_is_422(client: TestClient, path: str, body: dict[str, object]) -> None:
+    answer = client.post(path, json=body)
+    assert answer.status_code == 422, answer.text
+    assert "NUL" in answer.text
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/projects/%00", "/api/projects/a%00b/runs", "/api/projects/%00/runs/1", "/projects/%00"]
+)
+def test_a_nul_character_in_a_project_path_is_422(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 422, answer.text
+
+
+def test_text_that_merely_looks_odd_is_stored_as_given(client: TestClient) -> None:
+    """Not a false alarm: escapes written out, other control characters and non-ASCII text are valid text."""
+    text = "a\\u0000b \\x00 \u0001 \t tab, ünïcode, 中文"
+    made = client.post("/api/projects", json={"name": "odd", "description": text})
+    assert made.status_code == 201, made.text
+    assert client.get("/api/projects/odd").json()["description"] == text
+    comment = client.post("/api/projects/p/runs/1/reviews", json={"action": "comment", "comment": text})
+    assert comment.status_code == 201 and comment.json()["comment"] == text
