@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from auditor.core.errors import ConfigError
-from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message
+from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message, path_problem
 from auditor.core.patterns import backtracking_risk, empty_separator
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
@@ -394,7 +394,7 @@ class LoadedConfig:
                 where = f"{self.locate(loc)}: {'.'.join(map(str, loc))}"
                 raise ConfigError(f"{where}: {outside_message(relative, Path(written), self.allowed_roots)}") from None
             raise ConfigError(
-                f"{self.locate(loc)}: {'.'.join(map(str, loc))}: cannot resolve {relative!r}: {exc}"
+                f"{self.locate(loc)}: {'.'.join(map(str, loc))}: cannot resolve {relative!r}: {path_problem(exc)}"
             ) from None
         if not is_within(path, self.allowed_roots):
             raise ConfigError(
@@ -517,7 +517,7 @@ def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConf
         try:
             path = given.expanduser().resolve()
         except (ValueError, RuntimeError, OSError) as exc:  # a NUL byte, a symlink loop
-            raise ConfigError(f"{where}: cannot resolve: {exc}") from None
+            raise ConfigError(f"{where}: cannot resolve: {path_problem(exc)}") from None
         named[i] = (path, where)
         if not path.is_dir():
             raise ConfigError(f"{where}: {path} is not a directory; a root is a folder inputs may be read from")
