@@ -1,5 +1,6 @@
-"""Each training row's label window against the holdout rows' windows: overlap (purge) and the time to the
-nearest holdout window after it (gap) and before it (embargo), globally or within each entity.
+"""Each training row's label window against the holdout rows' windows: overlap (purge), the time from the row
+to the next holdout time (gap) and from the end of the last holdout window before it (embargo), globally or
+within each entity.
 
 Sorted searches over the holdout windows, O((n + m) log m) for n training and m holdout rows; no loop over rows.
 A window is [start, end], both ends included; a row without a label horizon is the point [time, time].
@@ -16,12 +17,13 @@ NONE = np.iinfo(np.int64).max  # no holdout window on that side
 
 @dataclass(frozen=True)
 class Neighbours:
-    """Per training row: whether its window overlaps a holdout window, and the distance in ns to the nearest
-    holdout window that starts after it ends (``after``) and that ends before it starts (``before``)."""
+    """Per training row: whether its window overlaps a holdout window; the ns from its start to the first holdout
+    window starting at or after it (``to_next``); the ns since the last holdout window that ended before it
+    started (``from_previous``). NONE where there is no such window."""
 
     overlap: np.ndarray  # bool
-    to_next: np.ndarray  # int64 ns from the row's end to the next holdout window's start; NONE where none
-    from_previous: np.ndarray  # int64 ns from the previous holdout window's end to the row's start; NONE
+    to_next: np.ndarray  # int64
+    from_previous: np.ndarray  # int64
 
 
 def neighbours(
@@ -57,12 +59,14 @@ def neighbours(
     reach = np.maximum.accumulate(hb[by_start])
     k = np.searchsorted(starts, tb, side="right")  # windows starting at or before the row's end: [0, k)
     overlap = (k > 0) & (reach[np.maximum(k - 1, 0)] >= ta)
+    # The gap is counted between times, as scikit-learn's TimeSeriesSplit(gap=) counts it: from the row's start.
+    k = np.searchsorted(starts, ta, side="left")
     to_next = np.full(n, NONE, dtype=np.int64)
     has = k < m
     nxt = by_start[np.minimum(k, m - 1)]
     if h_ent is not None and t_ent is not None:
         has &= h_ent[nxt] == t_ent
-    to_next[has] = hold_start[nxt[has]] - train_end[has]
+    to_next[has] = hold_start[nxt[has]] - train_start[has]
     by_end = np.argsort(hb, kind="stable")
     ends = hb[by_end]
     j = np.searchsorted(ends, ta, side="left") - 1  # the last window ending before the row starts

@@ -302,8 +302,7 @@ class TemporalOrder(Stage):
                 if purged.any():
                     hits["TMP005"].append((names[split_code], t_rows[purged], period, np.zeros(0, dtype=np.int64)))
                 if gap_ns:
-                    # Without label windows, a training row at a holdout row's very time is 0 before it.
-                    to_next = np.where(near.overlap & ~purged, 0, near.to_next)
+                    to_next = near.to_next
                     early = ~purged & (to_next < gap_ns)
                     late = ~purged & ~near.overlap & (near.from_previous < gap_ns)
                     if early.any():
@@ -366,14 +365,14 @@ class TemporalOrder(Stage):
             )
         elif code == "TMP006":
             message = (
-                f"{len(rows)} training row(s) end less than the gap of {gap_text} before a holdout period{within}: "
-                f"{parts}."
+                f"{len(rows)} training row(s) have a '{time}' less than the gap of {gap_text} before a holdout "
+                f"period{within}: {parts}."
             )
             remediation = f"Drop the training rows in the {gap_text} before each holdout period, or shorten splits.gap."
         else:
             message = (
-                f"{len(rows)} training row(s) start less than the gap of {gap_text} after a holdout period{within} "
-                f"(embargo): {parts}."
+                f"{len(rows)} training row(s) have a '{time}' less than the gap of {gap_text} after a holdout "
+                f"period{within} ends (embargo): {parts}."
             )
             remediation = f"Drop the training rows in the {gap_text} after each holdout period (an embargo)."
         take = rows[: self.options.max_examples]
