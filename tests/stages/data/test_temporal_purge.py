@@ -15,7 +15,7 @@ from auditor import run_audit
 from auditor.cli import app
 from auditor.core.config import load_config
 from auditor.core.errors import ConfigError
-from auditor.core.findings import Severity
+from auditor.core.findings import Report, Severity
 from tests.conftest import codes, finding, write_config, write_table
 
 ONLY = ["temporal_order"]
@@ -31,7 +31,7 @@ def steps_table(n: int, train: np.ndarray, test: np.ndarray, horizon: int) -> pd
     return pd.DataFrame({"id": [f"s{i}" for i in step], "step": step, "step_end": step + horizon, "split": split})
 
 
-def run(tmp_path: Path, table: pd.DataFrame, fmt: str = "csv", **sections: Any):  # type: ignore[no-untyped-def]
+def run(tmp_path: Path, table: pd.DataFrame, fmt: str = "csv", **sections: Any) -> Report:
     write_table(tmp_path / f"m.{fmt}", table)
     config: dict[str, Any] = {"manifest": {"path": f"m.{fmt}", "split": "split", "id": "id"}, **sections}
     return run_audit(load_config(write_config(tmp_path, config)), only=ONLY)
