@@ -42,25 +42,19 @@ def neighbours(
         ta, tb, ha, hb = train_start, train_end, hold_start, hold_end
         t_ent = h_ent = None
     else:
-        # One sortable int64 per time within its entity: entity * (distinct times) + the time's rank.
-        values, rank = np.unique(np.concatenate([train_start, train_end, hold_start, hold_end]), return_inverse=True)
-        span = np.int64(len(values))
         t_ent = train_entity.astype(np.int64)
         h_ent = hold_entity.astype(np.int64)
-        rank = rank.astype(np.int64)
-        ta = t_ent * span + rank[:n]
-        tb = t_ent * span + rank[n : 2 * n]
-        ha = h_ent * span + rank[2 * n : 2 * n + m]
-        hb = h_ent * span + rank[2 * n + m :]
+        ta, tb, ha, hb = _within_entities([train_start, train_end, hold_start, hold_end], [t_ent, t_ent, h_ent, h_ent])
     by_start = np.argsort(ha, kind="stable")
     starts = ha[by_start]
     # The latest end among the holdout windows that start at or before each position: within an entity the keys
     # of earlier entities are all smaller, so the running maximum never reaches across entities.
     reach = np.maximum.accumulate(hb[by_start])
-    k = np.searchsorted(starts, tb, side="right")  # windows starting at or before the row's end: [0, k)
+    k = _search(starts, tb, "right")  # windows starting at or before the row's end: [0, k)
     overlap = (k > 0) & (reach[np.maximum(k - 1, 0)] >= ta)
     # The gap is counted between times, as scikit-learn's TimeSeriesSplit(gap=) counts it: from the row's start.
-    k = np.searchsorted(starts, ta, side="left")
+    ta_order = np.argsort(ta)
+    k = _search(starts, ta, "left", ta_order)
     to_next = np.full(n, NONE, dtype=np.int64)
     has = k < m
     nxt = by_start[np.minimum(k, m - 1)]
@@ -69,7 +63,7 @@ def neighbours(
     to_next[has] = hold_start[nxt[has]] - train_start[has]
     by_end = np.argsort(hb, kind="stable")
     ends = hb[by_end]
-    j = np.searchsorted(ends, ta, side="left") - 1  # the last window ending before the row starts
+    j = _search(ends, ta, "left", ta_order) - 1  # the last window ending before the row starts
     from_previous = np.full(n, NONE, dtype=np.int64)
     had = j >= 0
     prev = by_end[np.maximum(j, 0)]
@@ -77,3 +71,33 @@ def neighbours(
         had &= h_ent[prev] == t_ent
     from_previous[had] = train_start[had] - hold_end[prev[had]]
     return Neighbours(overlap, to_next, from_previous)
+
+
+def _search(haystack: np.ndarray, needles: np.ndarray, side: str, order: np.ndarray | None = None) -> np.ndarray:
+    """np.searchsorted with the needles taken in ascending order: each search starts where the last ended, which
+    is several times faster on millions of rows than searches in row order (cache misses)."""
+    order = np.argsort(needles) if order is None else order
+    out = np.empty(len(needles), dtype=np.int64)
+    out[order] = np.searchsorted(haystack, needles[order], side=side)  # type: ignore[call-overload]
+    return out
+
+
+def _within_entities(times: list[np.ndarray], entities: list[np.ndarray]) -> list[np.ndarray]:
+    """One sortable int64 per time within its entity: entity * width + the time's place, so that all of one
+    entity's keys lie between those of the entities before and after it and keep their order."""
+    low = min(int(t.min()) for t in times)
+    high = max(int(t.max()) for t in times)
+    # Times are often on a grid (whole days, whole seconds in ns): divide it out, and the keys stay small.
+    step = int(np.gcd.reduce(np.concatenate([np.gcd.reduce(t - low, keepdims=True) for t in times]))) or 1
+    width = (high - low) // step + 1
+    n_entities = max(int(e.max()) for e in entities) + 1
+    if n_entities * width < 2**62:
+        return [e * np.int64(width) + (t - low) // step for t, e in zip(times, entities, strict=True)]
+    # Otherwise the rank of each time among all of them (a sort of every time).
+    values, rank = np.unique(np.concatenate(times), return_inverse=True)
+    rank = rank.astype(np.int64)
+    out, at = [], 0
+    for t, e in zip(times, entities, strict=True):
+        out.append(e * np.int64(len(values)) + rank[at : at + len(t)])
+        at += len(t)
+    return out

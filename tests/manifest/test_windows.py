@@ -50,3 +50,27 @@ def test_times_far_apart_keep_their_order_within_an_entity() -> None:
     assert got.to_next.tolist() == [2 * day, NONE]
     assert got.from_previous.tolist() == [NONE, 8 * day]
     assert not got.overlap.any()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(_window, min_size=1, max_size=12),
+    st.lists(_window, min_size=1, max_size=12),
+    st.sampled_from([1, 86_400 * 10**9, 2**58]),
+)
+def test_per_entity_keys_keep_the_order_on_any_grid(
+    train: list[tuple[int, int, int]], hold: list[tuple[int, int, int]], unit: int
+) -> None:
+    """Times on a grid (whole days in ns) are divided by it; times too far apart for entity * span are ranked."""
+    overlap, to_next, from_previous = _brute(train, hold, True)
+
+    def arrays(rows: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a = np.array([r[0] for r in rows], dtype=np.int64) * unit - 2**61 * (unit == 2**58)
+        return a, a + np.array([r[1] for r in rows], dtype=np.int64) * unit, np.array([r[2] for r in rows]) * 1000
+
+    ta, tb, te = arrays(train)
+    ha, hb, he = arrays(hold)
+    got = neighbours(ta, tb, ha, hb, te, he)
+    assert got.overlap.tolist() == overlap
+    assert got.to_next.tolist() == [d if d == NONE else d * unit for d in to_next]
+    assert got.from_previous.tolist() == [d if d == NONE else d * unit for d in from_previous]
