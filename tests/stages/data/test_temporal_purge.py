@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.model_selection import TimeSeriesSplit
 from typer.testing import CliRunner
 
@@ -19,7 +21,8 @@ from auditor.core.findings import Report, Severity
 from tests.conftest import codes, finding, write_config, write_table
 
 ONLY = ["temporal_order"]
-WINDOW_CODES = {"TMP005", "TMP006", "TMP007", "TMP008"}
+PAIR_CODES = {"TMP005", "TMP006", "TMP007"}
+WINDOW_CODES = {*PAIR_CODES, "TMP008"}
 DAY = pd.Timedelta(days=1)
 
 
@@ -242,3 +245,54 @@ def test_a_time_end_column_that_is_not_there_is_named(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", str(path)])
     assert result.exit_code == 2 and "no column 'label_end'" in result.output, result.output
     assert "'label_end' is named at" in result.output and "audit.yaml:" in result.output
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["e0", "e1", None]),
+            st.integers(0, 40),
+            st.one_of(st.integers(-2, 6), st.none()),  # horizon in days; negative: a window ending before it starts
+            st.sampled_from(["train", "val", "test", "unused"]),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from([None, "0d", "3d"]),
+)
+def test_matches_brute_force(
+    tmp_path: Path, rows: list[tuple[str | None, int, int | None, str]], gap: str | None
+) -> None:
+    """Every pair of a training row and a holdout row of one split, compared one by one."""
+    table = pd.DataFrame(rows, columns=["patient", "day", "horizon", "split"])
+    start = pd.Timestamp("2024-01-01") + pd.to_timedelta(table["day"], unit="D")
+    table["day"] = start.dt.strftime("%Y-%m-%d")
+    table["label_end"] = (start + pd.to_timedelta(table["horizon"], unit="D")).dt.strftime("%Y-%m-%d")
+    table["id"] = [f"r{i}" for i in range(len(table))]
+    splits = {"train": ["train"], "holdout": ["val", "test"], **({"gap": gap} if gap else {})}
+    report = run(tmp_path, table.drop(columns="horizon"), fmt="parquet", keys=PATIENT_KEYS, splits=splits)
+    gap_days = int(gap[:-1]) if gap else 0
+
+    def window(d: int, h: int | None) -> tuple[int, int]:  # a window that ends before it starts: its day
+        return (d, d + h) if h is not None and h >= 0 else (d, d)
+
+    expected: dict[tuple[str, str], set[int]] = {}
+    for scope in ("global", "per entity"):
+        purged, early, late = set(), set(), set()
+        for i, (e, d, h, s) in enumerate(rows):
+            if s != "train" or (scope == "per entity" and e is None):
+                continue
+            a, b = window(d, h)
+            for split in ("val", "test"):
+                mine = [window(d2, h2) for e2, d2, h2, s2 in rows if s2 == split and (scope == "global" or e2 == e)]
+                if any(c <= b and dd >= a for c, dd in mine):
+                    purged.add(i)
+                    continue
+                if gap_days and any(0 <= c - a < gap_days for c, _ in mine):
+                    early.add(i)
+                if gap_days and any(0 < a - dd < gap_days for _, dd in mine):
+                    late.add(i)
+        expected |= {(scope, "TMP005"): purged, (scope, "TMP006"): early, (scope, "TMP007"): late}
+    got = {(f.evidence["scope"], f.code): f.evidence["rows"] for f in report.findings if f.code in PAIR_CODES}
+    assert got == {k: len(v) for k, v in expected.items() if v}
