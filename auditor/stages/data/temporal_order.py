@@ -5,7 +5,8 @@ When the task is to predict the future, training on samples newer than the evalu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
@@ -24,6 +25,18 @@ if TYPE_CHECKING:
 class TemporalOrderOptions(StageOptions):
     epoch_unit: Literal["s", "ms", "us", "ns"] = "s"
     max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
+
+
+@dataclass(frozen=True)
+class LabelWindows:
+    """Every row's label window [starts, ends] in ns (the point of its time without `keys.time_end`), and the gap."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    timed: np.ndarray  # rows with a time: the only ones compared
+    gap_ns: int | None
+    epoch_scale: int | None  # ns in one unit of an epoch-number time column; None for dates and timestamps
+    bad: Finding | None  # TMP008, when some windows end before they start or have no end
 
 
 class TemporalOrder(Stage):
@@ -218,14 +231,27 @@ class TemporalOrder(Stage):
         """Purge, gap and embargo for the fixed splits: the training role's rows against each holdout split."""
         import numpy as np
 
+        if context.config.keys.time_end is None and context.config.splits.gap_duration is None:
+            return
+        windows = self.label_windows(context, parsed)
+        if windows.bad is not None:
+            yield windows.bad
+        manifest = context.require_manifest()
+        split = manifest.split.codes
+        timed = windows.timed
+        train = timed & (role == 0)
+        holdout = np.where(timed & (role == 1), split, -1)
+        yield from self.check_windows(context, windows, train, holdout, manifest.split_names)
+
+    def label_windows(self, context: AuditContext, parsed: Times) -> LabelWindows:
+        """Every row's label window and the gap in ns, read once for every evaluation that is checked."""
+        import numpy as np
+
         from auditor.manifest.timeparse import EPOCH_SCALE, NAT, parse_times
 
         assert isinstance(self.options, TemporalOrderOptions)
         config = context.config
         time_end, gap = config.keys.time_end, config.splits.gap_duration
-        if time_end is None and gap is None:
-            return
-        manifest = context.require_manifest()
         times = parsed.ns
         scale = EPOCH_SCALE[self.options.epoch_unit] if parsed.epoch else None
         gap_ns = None
@@ -238,44 +264,42 @@ class TemporalOrder(Stage):
                 )
             gap_ns = gap.ns(scale or 1)
         timed = times != NAT
-        ends = times
+        ends, bad = times, None
         if time_end is not None:
-            raw = parse_times(manifest.column(time_end), time_end, self.options.epoch_unit).ns
+            raw = parse_times(context.require_manifest().column(time_end), time_end, self.options.epoch_unit).ns
             backwards = timed & (raw != NAT) & (raw < times)
             open_ended = timed & (raw == NAT)
             if backwards.any() or open_ended.any():
-                yield self._bad_windows(context, time_end, times, raw, backwards, open_ended)
+                bad = self._bad_windows(context, time_end, times, raw, backwards, open_ended)
             # A window that ends before it starts, or has no end, is checked as the point of its time.
             ends = np.where(backwards | open_ended, times, raw)
-        split = manifest.split.codes
-        train = timed & (role == 0)
-        holdout = np.where(timed & (role == 1), split, -1)
-        yield from self.check_windows(context, times, ends, train, holdout, gap_ns, scale)
+        return LabelWindows(times, ends, timed, gap_ns, scale, bad)
 
     def check_windows(
         self,
         context: AuditContext,
-        starts: np.ndarray,
-        ends: np.ndarray,
+        windows: LabelWindows,
         train: np.ndarray,
         holdout: np.ndarray,
-        gap_ns: int | None,
-        epoch_scale: int | None,
+        holdout_names: Sequence[str],
     ) -> Iterator[Finding]:
-        """One evaluation: ``train`` marks its training rows, ``holdout`` holds each row's holdout split code
-        (-1: not held out); every row's label window is [starts, ends] in ns. Globally, then per entity."""
+        """One evaluation: ``train`` marks its training rows, ``holdout`` holds each row's holdout code (-1: not
+        held out), named by ``holdout_names`` (split names, or fold names when a fold is the holdout); rows without
+        a time are neither. Globally, then per entity."""
         import numpy as np
+
+        starts, ends, gap_ns, epoch_scale = windows.starts, windows.ends, windows.gap_ns, windows.epoch_scale
 
         from auditor.manifest.windows import neighbours
 
         config = context.config
         manifest = context.require_manifest()
         entity = config.keys.entity
-        windows = config.keys.time_end is not None
+        purging = config.keys.time_end is not None
         scopes: list[tuple[str | None, np.ndarray | None]] = [(None, None)]
         if entity is not None:
             scopes.append((entity, manifest.key(entity).codes))
-        names = manifest.split_names
+        names = holdout_names
         held = [int(c) for c in np.unique(holdout[holdout >= 0])]
         for scope, codes in scopes:
             t_rows = np.flatnonzero(train if codes is None else train & (codes >= 0))
@@ -298,7 +322,7 @@ class TemporalOrder(Stage):
                 period = np.array([starts[h_rows].min(), ends[h_rows].max()]) if len(h_rows) else None
                 if period is None:
                     continue
-                purged = near.overlap if windows else np.zeros(len(t_rows), dtype=bool)
+                purged = near.overlap if purging else np.zeros(len(t_rows), dtype=bool)
                 if purged.any():
                     hits["TMP005"].append((names[split_code], t_rows[purged], period, np.zeros(0, dtype=np.int64)))
                 if gap_ns:

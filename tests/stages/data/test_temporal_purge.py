@@ -296,3 +296,30 @@ def test_matches_brute_force(
         expected |= {(scope, "TMP005"): purged, (scope, "TMP006"): early, (scope, "TMP007"): late}
     got = {(f.evidence["scope"], f.code): f.evidence["rows"] for f in report.findings if f.code in PAIR_CODES}
     assert got == {k: len(v) for k, v in expected.items() if v}
+
+
+def test_one_evaluation_is_checked_from_its_masks_whatever_names_its_holdout(tmp_path: Path) -> None:
+    """The check takes one evaluation's training rows and holdout codes (e.g. of a fold), not the split column."""
+    from auditor.manifest.table import load_manifest
+    from auditor.manifest.timeparse import parse_times
+    from auditor.pipeline.stage import Acceptances, AuditContext
+    from auditor.stages.data.temporal_order import TemporalOrder
+
+    write_table(tmp_path / "m.csv", steps_table(30, np.arange(30), np.array([], dtype=int), 3))
+    path = write_config(
+        tmp_path, {"manifest": {"path": "m.csv", "split": "split", "id": "id"}, "keys": STEP_KEYS, "splits": {"gap": 2}}
+    )
+    loaded = load_config(path)
+    context = AuditContext(loaded, load_manifest(loaded), Acceptances([]))
+    stage = TemporalOrder()
+    windows = stage.label_windows(context, parse_times(context.require_manifest().column("step"), "step"))
+    step = np.arange(30)
+    train = (step < 10) | (step >= 20)  # a middle block held out, training on both sides of it
+    holdout = np.where((step >= 10) & (step < 20), 0, -1)
+    found = {f.code: f for f in stage.check_windows(context, windows, train, holdout, ["fold 1"])}
+    # Steps 7..9 reach step 10, steps 20..22 lie inside the held-out labels (to 22), step 23 is 1 step after them.
+    assert set(found) == {"TMP005", "TMP007"} and [e["id"] for e in found["TMP007"].examples] == ["s23"]
+    assert found["TMP005"].evidence["rows"] == 6 and set(found["TMP005"].evidence["splits"]) == {"fold 1"}
+    assert [e["id"] for e in found["TMP005"].examples] == ["s7", "s8", "s9", "s20", "s21"]
+    train &= (step < 7) | (step > 23)  # purged, and embargoed for 2 steps after the held-out labels end
+    assert not list(stage.check_windows(context, windows, train, holdout, ["fold 1"]))
