@@ -1,6 +1,8 @@
-"""temporal_order: holdout samples older than training samples, globally and per entity.
+"""temporal_order: holdout samples older than training samples, and training rows whose label windows reach a
+holdout period (purge) or lie within the gap before or after it (gap, embargo), globally and per entity.
 
-When the task is to predict the future, training on samples newer than the evaluation leaks it.
+When the task is to predict the future, training on samples newer than the evaluation leaks it, and so does a
+training label that looks at days the evaluation covers.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ class LabelWindows:
 
 class TemporalOrder(Stage):
     name = "temporal_order"
-    summary = "holdout samples older than the newest training sample, globally and per entity"
+    summary = (
+        "holdout samples older than the newest training sample, and training label windows or times too near a "
+        "holdout period (purge, gap, embargo), globally and per entity"
+    )
     needs = ("manifest", "keys.time", "keys.entity (optional)", "keys.time_end (optional)", "splits.gap (optional)")
     codes: ClassVar[dict[str, str]] = {
         "TMP001": "holdout samples older than the newest training sample",
