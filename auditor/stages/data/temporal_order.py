@@ -305,17 +305,20 @@ class TemporalOrder(Stage):
         if entity is not None:
             scopes.append((entity, manifest.key(entity).codes))
         names = holdout_names
-        held = [int(c) for c in np.unique(holdout[holdout >= 0])]
         for scope, codes in scopes:
             t_rows = np.flatnonzero(train if codes is None else train & (codes >= 0))
+            # Each holdout's rows, grouped once (a pass over all rows per holdout would grow with their number).
+            h_all = np.flatnonzero(holdout >= 0 if codes is None else (holdout >= 0) & (codes >= 0))
+            h_all = h_all[np.argsort(holdout[h_all], kind="stable")]
+            held, first = np.unique(holdout[h_all], return_index=True)
+            bounds = [*first.tolist(), len(h_all)]
             hits: dict[str, list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]] = {
                 "TMP005": [],
                 "TMP006": [],
                 "TMP007": [],
             }
-            for split_code in held:
-                in_split = holdout == split_code
-                h_rows = np.flatnonzero(in_split if codes is None else in_split & (codes >= 0))
+            for i, split_code in enumerate(held.tolist()):
+                h_rows = h_all[bounds[i] : bounds[i + 1]]
                 near = neighbours(
                     starts[t_rows],
                     ends[t_rows],
@@ -324,9 +327,7 @@ class TemporalOrder(Stage):
                     None if codes is None else codes[t_rows],
                     None if codes is None else codes[h_rows],
                 )
-                period = np.array([starts[h_rows].min(), ends[h_rows].max()]) if len(h_rows) else None
-                if period is None:
-                    continue
+                period = np.array([starts[h_rows].min(), ends[h_rows].max()])
                 purged = near.overlap if purging else np.zeros(len(t_rows), dtype=bool)
                 if purged.any():
                     hits["TMP005"].append((names[split_code], t_rows[purged], period, np.zeros(0, dtype=np.int64)))
@@ -381,7 +382,7 @@ class TemporalOrder(Stage):
         def closest(d: np.ndarray) -> str:
             return format_span(int(d.min()), epoch_scale)
 
-        within = f" of the same '{scope}'" if scope is not None else ""
+        within = f" of the same '{scope}'" if scope is not None else f" of any '{entity}'" if entity else ""
         parts = "; ".join(f"{len(r)} against {s} ({period(p)})" for s, r, p, _ in listed) + more
         if code == "TMP005":
             message = (
