@@ -96,9 +96,10 @@ def daily(days: range, horizon_days: int | None, split_of: dict[int, str]) -> pd
 DAY_KEYS = {"time": "day", "time_end": "label_end"}
 
 
-def test_a_7_day_gap_before_the_test_with_a_7_day_horizon_is_clean(tmp_path: Path) -> None:
-    """Days 0..39 train, 40..46 left out (as TimeSeriesSplit(gap=7) would), 47..59 test."""
-    split_of = {d: "train" for d in range(40)} | {d: "test" for d in range(47, 60)}
+@pytest.mark.parametrize("left_out", [7, 10, 15])
+def test_a_7_day_gap_before_the_test_with_a_7_day_horizon_is_clean(tmp_path: Path, left_out: int) -> None:
+    """Days 0..39 train, the next ``left_out`` days unused (as TimeSeriesSplit(gap=7) would leave 7), then test."""
+    split_of = {d: "train" for d in range(40)} | {d: "test" for d in range(40 + left_out, 60)}
     report = run(tmp_path, daily(range(60), 7, split_of), keys=DAY_KEYS, splits={**TRAIN_TEST, "gap": "7d"})
     assert report.stages[0].status == "passed" and not WINDOW_CODES & set(codes(report))
 
