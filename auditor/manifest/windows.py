@@ -87,11 +87,14 @@ def _within_entities(times: list[np.ndarray], entities: list[np.ndarray]) -> lis
     entity's keys lie between those of the entities before and after it and keep their order."""
     low = min(int(t.min()) for t in times)
     high = max(int(t.max()) for t in times)
-    # Times are often on a grid (whole days, whole seconds in ns): divide it out, and the keys stay small.
-    step = int(np.gcd.reduce(np.concatenate([np.gcd.reduce(t - low, keepdims=True) for t in times]))) or 1
-    width = (high - low) // step + 1
     n_entities = max(int(e.max()) for e in entities) + 1
-    if n_entities * width < 2**62:
+    fits = high - low < 2**62  # t - low stays within int64
+    if fits:
+        # Times are often on a grid (whole days, whole seconds in ns): divide it out, and the keys stay small.
+        step = int(np.gcd.reduce(np.concatenate([np.gcd.reduce(t - low, keepdims=True) for t in times]))) or 1
+        width = (high - low) // step + 1
+        fits = n_entities * width < 2**62
+    if fits:
         return [e * np.int64(width) + (t - low) // step for t, e in zip(times, entities, strict=True)]
     # Otherwise the rank of each time among all of them (a sort of every time).
     values, rank = np.unique(np.concatenate(times), return_inverse=True)
