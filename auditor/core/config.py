@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from auditor.core.duration import DURATION_PATTERN, Duration, parse_duration
 from auditor.core.errors import ConfigError
 from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message, path_problem
 from auditor.core.patterns import backtracking_risk, empty_separator
@@ -72,6 +73,30 @@ class SplitsSpec(_Section):
         default_factory=list,
         description="split pairs exempt from cross-split checks, each a deliberate choice",
     )
+    gap: str | None = Field(
+        default=None,
+        description="minimum time between training rows and a holdout period (purge/embargo): a number with a "
+        "unit s, min, h, d or w (7d), or a bare number in the time column's units",
+        # YAML reads `gap: 3` as a number (kept as text, as every number here): the schema takes both.
+        json_schema_extra={
+            "anyOf": [
+                {"type": "string", "pattern": DURATION_PATTERN},
+                {"type": "number", "minimum": 0},
+                {"type": "null"},
+            ]
+        },
+    )
+
+    @field_validator("gap")
+    @classmethod
+    def _gap(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_duration(value)  # ValueError says what was expected
+        return value
+
+    @property
+    def gap_duration(self) -> Duration | None:
+        return parse_duration(self.gap) if self.gap is not None else None
 
     @model_validator(mode="after")
     def _disjoint(self) -> SplitsSpec:
@@ -92,6 +117,16 @@ class KeysSpec(_Section):
     label: str | None = None
     time: str | None = None
     entity: str | None = Field(default=None, description="per-entity temporal ordering")
+    time_end: str | None = Field(
+        default=None, description="the end of the window each label looks at (purging); needs `time`"
+    )
+
+    @field_validator("time_end")
+    @classmethod
+    def _time_end(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("time") is None:
+            raise ValueError("`time_end` (the end of each label's window) needs `time`, the column where it starts")
+        return value
 
 
 class TokenizerSpec(_Section):
@@ -312,6 +347,8 @@ class AuditConfig(_Section):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"fitted: name(s) {twice} used twice; each artifact needs its own name")
+        if self.splits.gap is not None and self.keys.time is None:
+            raise ValueError("splits.gap needs keys.time: the column the gap is measured on")
         return self
 
     def manifest_columns(self) -> dict[str, Loc]:
@@ -331,7 +368,7 @@ class AuditConfig(_Section):
             for i, spec in enumerate(getattr(k, section)):
                 for j, col in enumerate([spec] if isinstance(spec, str) else spec):
                     add(col, ("keys", section, i) if isinstance(spec, str) else ("keys", section, i, j))
-        for name in ("content_hash", "content_path", "text", "label", "time", "entity"):
+        for name in ("content_hash", "content_path", "text", "label", "time", "time_end", "entity"):
             add(getattr(k, name), ("keys", name))
         for i, f in enumerate(self.fitted):
             for j, col in enumerate(f.columns or []):

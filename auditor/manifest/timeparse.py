@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from auditor.core.errors import StageInputError
 
 NAT = np.iinfo(np.int64).min
-_EPOCH_SCALE = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+EPOCH_SCALE = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 # An epoch in seconds after 1e11 is past year 5000: it is almost surely milliseconds or finer.
 _SECONDS_LIMIT = 1e11
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)$"
@@ -44,6 +44,7 @@ class Times:
 
     ns: np.ndarray
     mixed_zones: MixedZones | None = None
+    epoch: bool = False  # read from epoch numbers: a bare number (a gap) is in the same unit
 
 
 def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Times:
@@ -56,7 +57,7 @@ def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Ti
         as_ns = column.cast(pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None))
         return Times(_to_int(as_ns))
     if pa.types.is_integer(t) or pa.types.is_floating(t):
-        return Times(_from_numbers(column, name, epoch_unit))
+        return Times(_from_numbers(column, name, epoch_unit), epoch=True)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return _parse_text(column, name, epoch_unit)
     raise StageInputError(f"column '{name}' has type {t}; expected timestamps, dates, ISO 8601 text or epoch numbers")
@@ -69,7 +70,7 @@ def _to_int(column: pa.ChunkedArray) -> np.ndarray:
 
 def _from_numbers(column: pa.ChunkedArray, name: str, epoch_unit: str) -> np.ndarray:
     """Epoch numbers in ``epoch_unit`` to nanoseconds; integers stay exact (no trip through float)."""
-    scale = _EPOCH_SCALE[epoch_unit]
+    scale = EPOCH_SCALE[epoch_unit]
     valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     exact = pa.types.is_integer(column.type)
     if exact:
@@ -111,7 +112,7 @@ def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str) -> Times:
                 numbers = digits.cast(pa.float64())
         else:
             numbers = text.cast(pa.float64())
-        return Times(_from_numbers(numbers, name, epoch_unit))
+        return Times(_from_numbers(numbers, name, epoch_unit), epoch=True)
     try:  # Arrow's ISO 8601 cast is fast and strict, and refuses any zone: success means no zone anywhere
         return Times(_to_int(text.cast(pa.timestamp("ns"))))
     except pa.ArrowInvalid:

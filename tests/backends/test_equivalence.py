@@ -94,7 +94,7 @@ NEAR_COPIES = {"support_tickets", "video_frames"}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("sample", ["handwriting", "clinic", "support_tickets", "video_frames"])
+@pytest.mark.parametrize("sample", ["handwriting", "clinic", "support_tickets", "video_frames", "forecast_horizon"])
 def test_every_sample_reports_alike_on_every_engine(sample: str, engine: EngineSettings, tmp_path: Path) -> None:
     config = as_parquet(sample, tmp_path)
     stages = [s for s in OUT_OF_CORE if not (sample in NEAR_COPIES and s == "shared_upstream")]
@@ -148,6 +148,8 @@ def manifests(draw: st.DrawFn) -> dict[str, list[Any]]:
         "sha": draw(st.lists(st.sampled_from(DIGESTS), min_size=n, max_size=n)),
         "label": draw(st.lists(st.sampled_from(["cat", "dog", None]), min_size=n, max_size=n)),
         "ts": draw(st.lists(st.integers(min_value=1_600_000_000, max_value=1_700_000_000), min_size=n, max_size=n)),
+        # Label horizons up to about four months (some negative: windows that end before they start).
+        "horizon": draw(st.lists(st.one_of(st.integers(-86_400, 10_000_000), st.none()), min_size=n, max_size=n)),
     }
 
 
@@ -158,7 +160,14 @@ def test_generated_manifests_report_alike_on_every_engine(
     engine: EngineSettings, data: dict[str, list[Any]], files: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     folder = tmp_path_factory.mktemp("generated")
-    table = pa.table({**data, "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s"))})
+    ends = [t + h if h is not None else None for t, h in zip(data["ts"], data.pop("horizon"), strict=True)]
+    table = pa.table(
+        {
+            **data,
+            "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s")),
+            "ts_end": pa.array(ends, pa.int64()).cast(pa.timestamp("s")),
+        }
+    )
     step = -(-table.num_rows // files)
     names = []
     for i in range(files):
@@ -169,13 +178,15 @@ def test_generated_manifests_report_alike_on_every_engine(
     config = {
         "version": 1,
         "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
-        "splits": {"train": ["train"], "holdout": ["val", "test", "Train"]},
+        "splits": {"train": ["train"], "holdout": ["val", "test", "Train"], "gap": "30d"},
         "keys": {
             "groups": ["writer", ["writer", "source"]],
             "sources": ["source"],
             "content_hash": "sha",
             "label": "label",
             "time": "ts",
+            "time_end": "ts_end",
+            "entity": "source",
         },
         "report": {"formats": ["json"]},
     }

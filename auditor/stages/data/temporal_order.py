@@ -1,16 +1,20 @@
-"""temporal_order: holdout samples older than training samples, globally and per entity.
+"""temporal_order: holdout samples older than training samples, and training rows whose label windows reach a
+holdout period (purge) or lie within the gap before or after it (gap, embargo), globally and per entity.
 
-When the task is to predict the future, training on samples newer than the evaluation leaks it.
+When the task is to predict the future, training on samples newer than the evaluation leaks it, and so does a
+training label that looks at days the evaluation covers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
+from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
@@ -18,7 +22,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     import numpy as np
 
-    from auditor.manifest.timeparse import MixedZones
+    from auditor.manifest.timeparse import MixedZones, Times
 
 
 class TemporalOrderOptions(StageOptions):
@@ -26,15 +30,34 @@ class TemporalOrderOptions(StageOptions):
     max_examples: int = Field(default=5, ge=1, description="most examples a finding lists")
 
 
+@dataclass(frozen=True)
+class LabelWindows:
+    """Every row's label window [starts, ends] in ns (the point of its time without `keys.time_end`), and the gap."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    timed: np.ndarray  # rows with a time: the only ones compared
+    gap_ns: int | None
+    epoch_scale: int | None  # ns in one unit of an epoch-number time column; None for dates and timestamps
+    bad: Finding | None  # TMP008, when some windows end before they start or have no end
+
+
 class TemporalOrder(Stage):
     name = "temporal_order"
-    summary = "holdout samples older than the newest training sample, globally and per entity"
-    needs = ("manifest", "keys.time", "keys.entity (optional)")
+    summary = (
+        "holdout samples older than the newest training sample, and training label windows or times too near a "
+        "holdout period (purge, gap, embargo), globally and per entity"
+    )
+    needs = ("manifest", "keys.time", "keys.entity (optional)", "keys.time_end (optional)", "splits.gap (optional)")
     codes: ClassVar[dict[str, str]] = {
         "TMP001": "holdout samples older than the newest training sample",
         "TMP002": "entities whose holdout samples predate their own training samples",
         "TMP003": "rows without a time",
         "TMP004": "times with and without a UTC offset in one column; those without were read as UTC",
+        "TMP005": "training rows whose label window overlaps a holdout period (purge)",
+        "TMP006": "training rows less than `splits.gap` before a holdout period",
+        "TMP007": "training rows less than `splits.gap` after a holdout period (embargo)",
+        "TMP008": "label windows that end before they start, or have no end",
     }
     Options = TemporalOrderOptions
     out_of_core = True
@@ -82,6 +105,10 @@ class TemporalOrder(Stage):
                 key=column,
                 evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
             )
+        role = np.empty(len(times), dtype=np.int8)
+        for lo, hi in _blocks(len(times)):
+            role[lo:hi] = role_of[np.where(split[lo:hi] >= 0, split[lo:hi], n_names)]
+        yield from self._label_windows(context, parsed, role)
         if newest is None:
             return
         newest_train = newest
@@ -145,9 +172,6 @@ class TemporalOrder(Stage):
             )
         entity = context.config.keys.entity
         if entity is not None:
-            role = np.empty(len(times), dtype=np.int8)
-            for lo, hi in _blocks(len(times)):
-                role[lo:hi] = role_of[np.where(split[lo:hi] >= 0, split[lo:hi], n_names)]
             yield from self._per_entity(context, entity, times, role, times != NAT)
 
     def _mixed_zones(self, column: str, mixed: MixedZones) -> Finding:
@@ -217,6 +241,280 @@ class TemporalOrder(Stage):
             scope=scope_of(key.labels(entities), {"entities": len(entities), "rows": len(early)}),
             remediation=f"For each '{entity}', keep training samples strictly before its holdout samples, or split "
             f"by '{entity}'.",
+        )
+
+    def _label_windows(self, context: AuditContext, parsed: Times, role: np.ndarray) -> Iterator[Finding]:
+        """Purge, gap and embargo for the fixed splits: the training role's rows against each holdout split."""
+        import numpy as np
+
+        if context.config.keys.time_end is None and context.config.splits.gap_duration is None:
+            return
+        windows = self.label_windows(context, parsed)
+        if windows.bad is not None:
+            yield windows.bad
+        manifest = context.require_manifest()
+        split = manifest.split.codes
+        timed = windows.timed
+        train = timed & (role == 0)
+        holdout = np.where(timed & (role == 1), split, -1)
+        yield from self.check_windows(context, windows, train, holdout, manifest.split_names)
+
+    def label_windows(self, context: AuditContext, parsed: Times) -> LabelWindows:
+        """Every row's label window and the gap in ns, read once for every evaluation that is checked."""
+        import numpy as np
+
+        from auditor.manifest.timeparse import EPOCH_SCALE, NAT, parse_times
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        config = context.config
+        time_end, gap = config.keys.time_end, config.splits.gap_duration
+        times = parsed.ns
+        scale = EPOCH_SCALE[self.options.epoch_unit] if parsed.epoch else None
+        gap_ns = None
+        if gap is not None:
+            if gap.unit is None and scale is None and gap.amount:
+                raise StageInputError(
+                    f"{context.loaded.locate(('splits', 'gap'))}: splits.gap {gap} is a bare number, but "
+                    f"'{config.keys.time}' holds dates or times, which have no unit of their own; write the gap "
+                    f"with one (e.g. {gap}d)"
+                )
+            gap_ns = gap.ns(scale or 1)
+        timed = times != NAT
+        ends, bad = times, None
+        if time_end is not None:
+            raw = parse_times(context.require_manifest().column(time_end), time_end, self.options.epoch_unit).ns
+            backwards = timed & (raw != NAT) & (raw < times)
+            open_ended = timed & (raw == NAT)
+            if backwards.any() or open_ended.any():
+                bad = self._bad_windows(context, time_end, times, raw, backwards, open_ended)
+            # A window that ends before it starts, or has no end, is checked as the point of its time.
+            ends = np.where(backwards | open_ended, times, raw)
+        return LabelWindows(times, ends, timed, gap_ns, scale, bad)
+
+    def check_windows(
+        self,
+        context: AuditContext,
+        windows: LabelWindows,
+        train: np.ndarray,
+        holdout: np.ndarray,
+        holdout_names: Sequence[str],
+    ) -> Iterator[Finding]:
+        """One evaluation: ``train`` marks its training rows, ``holdout`` holds each row's holdout code (-1: not
+        held out), named by ``holdout_names`` (split names, or fold names when a fold is the holdout); rows without
+        a time are neither. Globally, then per entity."""
+        import numpy as np
+
+        starts, ends, gap_ns, epoch_scale = windows.starts, windows.ends, windows.gap_ns, windows.epoch_scale
+
+        from auditor.manifest.windows import neighbours
+
+        config = context.config
+        manifest = context.require_manifest()
+        entity = config.keys.entity
+        purging = config.keys.time_end is not None
+        scopes: list[tuple[str | None, np.ndarray | None]] = [(None, None)]
+        if entity is not None:
+            scopes.append((entity, manifest.key(entity).codes))
+        names = holdout_names
+        for scope, codes in scopes:
+            t_rows = np.flatnonzero(train if codes is None else train & (codes >= 0))
+            # Each holdout's rows, grouped once (a pass over all rows per holdout would grow with their number).
+            h_all = np.flatnonzero(holdout >= 0 if codes is None else (holdout >= 0) & (codes >= 0))
+            h_all = h_all[np.argsort(holdout[h_all], kind="stable")]
+            held, first = np.unique(holdout[h_all], return_index=True)
+            bounds = [*first.tolist(), len(h_all)]
+            hits: dict[str, list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]] = {
+                "TMP005": [],
+                "TMP006": [],
+                "TMP007": [],
+            }
+            for i, split_code in enumerate(held.tolist()):
+                h_rows = h_all[bounds[i] : bounds[i + 1]]
+                near = neighbours(
+                    starts[t_rows],
+                    ends[t_rows],
+                    starts[h_rows],
+                    ends[h_rows],
+                    None if codes is None else codes[t_rows],
+                    None if codes is None else codes[h_rows],
+                )
+                period = np.array([starts[h_rows].min(), ends[h_rows].max()])
+                purged = near.overlap if purging else np.zeros(len(t_rows), dtype=bool)
+                if purged.any():
+                    hits["TMP005"].append((names[split_code], t_rows[purged], period, np.zeros(0, dtype=np.int64)))
+                if gap_ns:
+                    to_next = near.to_next
+                    early = ~purged & (to_next < gap_ns)
+                    late = ~purged & ~near.overlap & (near.from_previous < gap_ns)
+                    if early.any():
+                        hits["TMP006"].append((names[split_code], t_rows[early], period, to_next[early]))
+                    if late.any():
+                        hits["TMP007"].append((names[split_code], t_rows[late], period, near.from_previous[late]))
+            for code, found in hits.items():
+                if found:
+                    yield self._window_finding(context, code, scope, found, starts, ends, gap_ns, epoch_scale)
+
+    def _window_finding(
+        self,
+        context: AuditContext,
+        code: str,
+        scope: str | None,
+        found: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]],
+        starts: np.ndarray,
+        ends: np.ndarray,
+        gap_ns: int | None,
+        epoch_scale: int | None,
+    ) -> Finding:
+        import numpy as np
+
+        from auditor.core.duration import format_span
+        from auditor.manifest.overlap import capped_counts, capped_title, more_text
+        from auditor.manifest.timeparse import format_time
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        config = context.config
+        manifest = context.require_manifest()
+        time, time_end, entity = config.keys.time, config.keys.time_end, config.keys.entity
+        rows = np.unique(np.concatenate([r for _, r, _, _ in found]))
+        # Across entities the labels may or may not share information; within one entity they do.
+        severity = Severity.WARNING if code == "TMP007" or (entity is not None and scope is None) else Severity.ERROR
+        shown = capped_counts({s: len(r) for s, r, _, _ in found})
+        listed = [f for f in found if f[0] in shown]
+        more = more_text(len(found) - len(listed), "splits")
+        gap_text = format_span(gap_ns, epoch_scale) if gap_ns else ""
+
+        def when(ns: int) -> str:
+            # Epoch numbers (often steps of a series) are shown as the column holds them.
+            return format_time(ns) if epoch_scale is None else format_span(ns, epoch_scale)
+
+        def period(p: np.ndarray) -> str:
+            return f"{when(int(p[0]))} .. {when(int(p[1]))}"
+
+        def closest(d: np.ndarray) -> str:
+            return format_span(int(d.min()), epoch_scale)
+
+        within = f" of the same '{scope}'" if scope is not None else f" of any '{entity}'" if entity else ""
+        parts = "; ".join(f"{len(r)} against {s} ({period(p)})" for s, r, p, _ in listed) + more
+        if code == "TMP005":
+            message = (
+                f"{len(rows)} training row(s) have a label window ('{time}' .. '{time_end}') that overlaps the "
+                f"holdout period{within}: {parts}. Their labels look at the time the holdout is evaluated on."
+            )
+            remediation = (
+                f"Purge them: drop every training row whose '{time_end}' reaches the holdout period (or leave a gap "
+                f"at least as long as the label horizon between training and holdout{within})."
+            )
+        elif code == "TMP006":
+            message = (
+                f"{len(rows)} training row(s) have a '{time}' less than the gap of {gap_text} before a holdout "
+                f"period{within}: {parts}."
+            )
+            remediation = f"Drop the training rows in the {gap_text} before each holdout period, or shorten splits.gap."
+        else:
+            message = (
+                f"{len(rows)} training row(s) have a '{time}' less than the gap of {gap_text} after a holdout "
+                f"period{within} ends (embargo): {parts}."
+            )
+            remediation = f"Drop the training rows in the {gap_text} after each holdout period (an embargo)."
+        take = rows[: self.options.max_examples]
+        ids = manifest.ids(take)
+        split_names = manifest.split_names
+        split_codes = manifest.split.codes[take]
+        labels = manifest.key(scope).labels(manifest.key(scope).codes[take]) if scope is not None else None
+        examples = []
+        for i, (row, ident) in enumerate(zip(take, ids, strict=True)):
+            example: dict[str, object] = {
+                "id": ident,
+                "split": split_names[int(split_codes[i])],
+                time or "time": when(int(starts[row])),
+            }
+            if time_end is not None:
+                example[time_end] = when(int(ends[row]))
+            if labels is not None:
+                example[str(scope)] = labels[i]
+            examples.append(example)
+        splits: dict[str, dict[str, object]] = {}
+        for s, r, p, d in listed:
+            entry: dict[str, object] = {"rows": len(r), "holdout_period": period(p)}
+            if code == "TMP005":
+                entry["train_windows"] = f"{when(int(starts[r].min()))} .. {when(int(ends[r].max()))}"
+            else:
+                entry["closest"] = closest(d)
+            splits[s] = entry
+        evidence: dict[str, object] = {
+            "rows": len(rows),
+            "scope": "per entity" if scope else "global",
+            "splits": splits,
+        }
+        if gap_ns:
+            evidence["gap"] = gap_text
+        if len(listed) < len(found):
+            evidence["splits_not_listed"] = len(found) - len(listed)
+        last = "training windows" if code == "TMP005" else "closest"
+        return self.finding(
+            code,
+            severity,
+            message,
+            key=scope,
+            evidence=evidence,
+            examples=tuple(examples),
+            tables=(
+                Table(
+                    title=capped_title(self.codes[code], len(listed), len(found), "splits"),
+                    columns=("holdout split", "training rows", "holdout period", last),
+                    rows=tuple(
+                        (s, len(r), period(p), splits[s]["train_windows" if code == "TMP005" else "closest"])
+                        for s, r, p, _ in listed
+                    ),
+                ),
+            ),
+            remediation=remediation,
+        )
+
+    def _bad_windows(
+        self,
+        context: AuditContext,
+        time_end: str,
+        times: np.ndarray,
+        raw: np.ndarray,
+        backwards: np.ndarray,
+        open_ended: np.ndarray,
+    ) -> Finding:
+        import numpy as np
+
+        from auditor.manifest.timeparse import format_time
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        time = context.config.keys.time
+        take = np.flatnonzero(backwards | open_ended)[: self.options.max_examples]
+        ids = manifest.ids(take)
+        return self.finding(
+            "TMP008",
+            Severity.WARNING,
+            f"{int(backwards.sum())} row(s) have a '{time_end}' before their '{time}' and {int(open_ended.sum())} "
+            f"have no '{time_end}'; each is checked as the single time of its '{time}', so a purge may miss them.",
+            key=time_end,
+            evidence={
+                "ends_before_start": int(backwards.sum()),
+                "without_end": int(open_ended.sum()),
+                "rows_per_split": {
+                    names[i]: int(c)
+                    for i, c in enumerate(
+                        np.bincount(
+                            manifest.split.codes[(backwards | open_ended) & (manifest.split.codes >= 0)],
+                            minlength=len(names),
+                        )
+                    )
+                    if c
+                },
+            },
+            examples=tuple(
+                {"id": ident, time or "time": format_time(int(times[row])), time_end: format_time(int(raw[row]))}
+                for row, ident in zip(take, ids, strict=True)
+            ),
+            remediation=f"Give every row a '{time_end}' at or after its '{time}'.",
         )
 
 
