@@ -29,7 +29,7 @@ def audit(
     data: Any,
     *,
     split: str | None = "split",
-    id: str | None = None,  # noqa: A002 - the config's own name for the sample id column
+    id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     folds: Any = None,
     base_dir: str | Path | None = None,
@@ -49,7 +49,7 @@ def loaded_config(
     data: Any,
     *,
     split: str | None = "split",
-    id: str | None = None,  # noqa: A002
+    id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     folds: Any = None,
     base_dir: str | Path | None = None,
@@ -62,7 +62,7 @@ def loaded_config(
 def audit_dataset_dict(
     dd: Any,
     *,
-    id: str | None = None,  # noqa: A002
+    id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     split: str = "split",
     base_dir: str | Path | None = None,
@@ -83,12 +83,12 @@ def audit_dataset_dict(
 
 def audit_splitter(
     cv: Any,
-    X: Any,  # noqa: N803 - scikit-learn's name
+    X: Any,
     y: Any = None,
     groups: Any = None,
     *,
     data: Any = None,
-    id: str | None = None,  # noqa: A002
+    id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     base_dir: str | Path | None = None,
     only: Sequence[str] | str | None = None,
@@ -105,7 +105,9 @@ def audit_splitter(
     return _run(_prepare(table, caller, None, id, key_section, {"columns": fold_names}, base_dir, sections), only)
 
 
-def write_report(report: Report, out_dir: str | Path, formats: Sequence[str] = ("json", "markdown", "html")) -> list[Path]:
+def write_report(
+    report: Report, out_dir: str | Path, formats: Sequence[str] = ("json", "markdown", "html")
+) -> list[Path]:
     """Write ``report`` in ``formats`` into ``out_dir`` as `audit run` does: every file staged and renamed
     into place, report.json last; a file there that this tool did not write is never replaced."""
     from auditor.core.output import REPORT_JSON, check_replaceable, remove_stale, write_atomic
@@ -145,7 +147,7 @@ def _prepare(
     data: Any,
     caller: str,
     split: str | None,
-    id: str | None,  # noqa: A002
+    id: str | None,
     keys: Mapping[str, Any] | None,
     folds: Any,
     base_dir: str | Path | None,
@@ -169,7 +171,7 @@ def _config(
     caller: str,
     argument: str,
     split: str | None,
-    id: str | None,  # noqa: A002
+    id: str | None,
     keys: Mapping[str, Any] | None,
     folds: Any,
     base_dir: str | Path | None,
@@ -203,7 +205,9 @@ def _run(loaded: LoadedConfig, only: Sequence[str] | str | None) -> Report:
 
 def _type_name(value: Any) -> str:
     kind = type(value)
-    return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}" if kind.__module__ != "builtins" else kind.__qualname__
+    return (
+        f"{kind.__module__.split('.')[0]}.{kind.__qualname__}" if kind.__module__ != "builtins" else kind.__qualname__
+    )
 
 
 def _library(value: Any) -> str:
@@ -231,7 +235,7 @@ def to_arrow(data: Any, columns: Sequence[str], argument: str) -> tuple[pa.Table
         _require(columns, list(data.columns), argument)
         try:
             return data.select(list(dict.fromkeys(columns))).to_arrow(), "polars.DataFrame"
-        except Exception as exc:  # noqa: BLE001 - polars raises its own types; the message names the column
+        except Exception as exc:
             raise ManifestError(f"{argument}: cannot read the columns as Arrow: {exc}") from None
     if library == "polars" and name == "LazyFrame":
         raise ArgumentError(f"{argument}: a polars.LazyFrame; expected {ACCEPTED} (call .collect() first)")
@@ -293,12 +297,12 @@ def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) ->
             )
         _require(wanted, dataset.column_names, where)
         # The Arrow format hands out the dataset's own buffers (a take only through an indices mapping).
-        rows = dataset.select_columns(wanted).with_format("arrow")[:] if wanted else pa.table({})
         codes = pa.DictionaryArray.from_arrays(np.full(len(dataset), i, dtype=np.int32), pa.array(names, pa.string()))
-        if not wanted:
-            rows = pa.table({split: codes})
-        else:
-            rows = rows.append_column(split, codes)
+        rows = (
+            dataset.select_columns(wanted).with_format("arrow")[:].append_column(split, codes)
+            if wanted
+            else (pa.table({split: codes}))
+        )
         parts.append((where, rows.replace_schema_metadata(None)))
     return unify_tables(parts)
 
@@ -310,7 +314,7 @@ FOLD_PREFIX = "fold_"
 
 def splitter_table(
     cv: Any,
-    X: Any,  # noqa: N803
+    X: Any,
     y: Any = None,
     groups: Any = None,
     *,
@@ -360,7 +364,7 @@ def splitter_table(
 
 def fold_columns(
     cv: Any,
-    X: Any,  # noqa: N803
+    X: Any,
     y: Any = None,
     groups: Any = None,
     *,
@@ -418,8 +422,9 @@ def _indices(part: Any, n: int, where: str) -> np.ndarray:
         raise ArgumentError(f"{where}: expected integer row indices, got {values.dtype}")
     values = values.astype(np.int64, copy=False).ravel()
     if values.size and (values.min() < 0 or values.max() >= n):
-        raise ArgumentError(f"{where}: row index {int(values.min() if values.min() < 0 else values.max())} "
-                            f"is outside X's {n} rows")
+        raise ArgumentError(
+            f"{where}: row index {int(values.min() if values.min() < 0 else values.max())} is outside X's {n} rows"
+        )
     return values
 
 

@@ -76,7 +76,9 @@ def test_a_samples_manifest_as_a_dataframe_gives_the_files_report(name: str) -> 
     assert from_file.exit_code == in_code.exit_code == 1
     assert in_code.findings, "the sample's leaks are found"
     assert _comparable(in_code) == _comparable(from_file, str(folder / "audit.yaml"))
-    assert in_code.manifest is not None and in_code.manifest.paths == () and in_code.manifest.source == "pandas.DataFrame"
+    assert (
+        in_code.manifest is not None and in_code.manifest.paths == () and in_code.manifest.source == "pandas.DataFrame"
+    )
     assert in_code.config_path is None and in_code.config_sha256 is None
 
 
@@ -94,7 +96,11 @@ def test_a_clean_table_passes_and_a_leaking_one_fails() -> None:
     """Exit codes are the auditor's: writer w2 in train and test fails the run; the same rows with each writer
     in one split pass, though ids and labels look alike across splits."""
     leaking = pa.table(
-        {"id": ["a1", "a2", "b1", "b2"], "writer": ["w1", "w2", "w2", "w3"], "split": ["train", "train", "test", "test"]}
+        {
+            "id": ["a1", "a2", "b1", "b2"],
+            "writer": ["w1", "w2", "w2", "w3"],
+            "split": ["train", "train", "test", "test"],
+        }
     )
     clean = leaking.set_column(1, "writer", pa.array(["w1", "w1", "w2", "w2"]))
     failed = auditor.audit(leaking, id="id", keys={"groups": ["writer"]})
@@ -116,7 +122,9 @@ def test_the_report_shows_itself_in_a_notebook_and_is_frozen() -> None:
 
 
 def test_the_manifest_takes_the_tables_columns_without_a_copy() -> None:
-    table = pa.table({"sample": ["a", "b", "c"], "writer": ["w1", "w2", "w2"], "split": ["train", "test", "test"], "x": [1, 2, 3]})
+    table = pa.table(
+        {"sample": ["a", "b", "c"], "writer": ["w1", "w2", "w2"], "split": ["train", "test", "test"], "x": [1, 2, 3]}
+    )
     loaded = loaded_config(table, id="sample", keys={"groups": ["writer"]})
     manifest = load_manifest(loaded)
     assert manifest.table.column_names == ["sample", "split", "writer", "__split__"]  # no `x`: only named columns
@@ -286,7 +294,9 @@ datasets = pytest.importorskip("datasets")
 def _dataset_dict() -> Any:
     return datasets.DatasetDict(
         {
-            "train": datasets.Dataset.from_dict({"id": ["a", "b", "c"], "writer": ["w1", "w1", "w2"], "label": [0, 1, 0]}),
+            "train": datasets.Dataset.from_dict(
+                {"id": ["a", "b", "c"], "writer": ["w1", "w1", "w2"], "label": [0, 1, 0]}
+            ),
             "test": datasets.Dataset.from_pandas(
                 pd.DataFrame({"id": ["d", "e"], "writer": ["w2", "w3"], "label": [1, 2]}), preserve_index=False
             ),
@@ -331,7 +341,9 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
 
 
 def test_a_dataset_dict_missing_a_column_names_the_split() -> None:
-    with pytest.raises(ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"):
+    with pytest.raises(
+        ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"
+    ):
         auditor.audit_dataset_dict(_dataset_dict(), keys={"groups": ["writr"]})
     with pytest.raises(ArgumentError, match=r"expected a datasets\.DatasetDict, got pandas\.DataFrame"):
         auditor.audit_dataset_dict(pd.DataFrame({"a": [1]}))
@@ -376,7 +388,7 @@ def test_group_kfold_holds_each_patient_out_once_and_never_trains_on_it() -> Non
 
 
 def test_time_series_split_leaves_the_future_unused() -> None:
-    X = np.arange(12).reshape(-1, 1)  # noqa: N806
+    X = np.arange(12).reshape(-1, 1)
     folds = _columns(fold_columns(sklearn.TimeSeriesSplit(n_splits=3, gap=1), X))
     first = folds["fold_0"]
     assert list(first) == ["train"] * 2 + ["unused"] + ["holdout"] * 3 + ["unused"] * 6
@@ -397,7 +409,7 @@ def test_train_test_split_indices_are_one_fold() -> None:
     train, test = train_test_split(rows, test_size=0.3, random_state=0)
 
     class Indices:
-        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:  # noqa: N803
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
             yield train, test
 
     folds = _columns(fold_columns(Indices(), rows))
@@ -407,7 +419,7 @@ def test_train_test_split_indices_are_one_fold() -> None:
 
 
 def test_repeated_kfold_is_named_and_partitioned_repetition_by_repetition() -> None:
-    X = np.zeros((12, 1))  # noqa: N806
+    X = np.zeros((12, 1))
     folds = _columns(fold_columns(sklearn.RepeatedKFold(n_splits=3, n_repeats=2, random_state=0), X))
     assert list(folds) == [f"rep_{r}_fold_{k}" for r in range(2) for k in range(3)]
     for r in range(2):
@@ -429,7 +441,7 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
 
 def test_an_array_x_takes_its_key_columns_from_data() -> None:
     frame = _patients()
-    X = np.zeros((len(frame), 2))  # noqa: N806
+    X = np.zeros((len(frame), 2))
     with pytest.raises(ArgumentError, match=r"keys name columns \(patient\), but X is an array; pass them as data="):
         splitter_table(sklearn.KFold(n_splits=2), X, keys={"groups": ["patient"]})
     table, _, _ = splitter_table(sklearn.KFold(n_splits=2), X, data=frame, keys={"groups": ["patient"]})
@@ -448,7 +460,9 @@ def test_a_length_that_differs_from_x_names_the_argument(argument: str) -> None:
 
 
 def test_a_splitter_is_checked_before_it_runs() -> None:
-    with pytest.raises(ArgumentError, match=r"audit_splitter\(cv=…\): expected a splitter with a split\(X, y, groups\)"):
+    with pytest.raises(
+        ArgumentError, match=r"audit_splitter\(cv=…\): expected a splitter with a split\(X, y, groups\)"
+    ):
         auditor.audit_splitter([1, 2], np.zeros((3, 1)))
     with pytest.raises(ArgumentError, match=r"GroupKFold\.split\(X, y, groups\) refused the data: .*groups"):
         auditor.audit_splitter(sklearn.GroupKFold(n_splits=2), np.zeros((4, 1)))
@@ -456,14 +470,14 @@ def test_a_splitter_is_checked_before_it_runs() -> None:
 
 def test_folds_that_overlap_are_reported_not_crashed() -> None:
     class Overlapping:
-        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:  # noqa: N803
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
             yield np.array([0, 1, 2]), np.array([2, 3])
 
     with pytest.raises(ArgumentError, match=r"fold 0 puts 1 row\(s\) \(2\) in both its training and its holdout"):
         fold_columns(Overlapping(), np.zeros((4, 1)))
 
     class OutOfRange:
-        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:  # noqa: N803
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
             yield np.array([0, 1]), np.array([7])
 
     with pytest.raises(ArgumentError, match=r"fold 0: row index 7 is outside X's 4 rows"):
@@ -473,7 +487,9 @@ def test_folds_that_overlap_are_reported_not_crashed() -> None:
 @needs_folds
 def test_kfold_on_rows_of_patients_leaks_and_group_kfold_does_not() -> None:
     frame = _patients()
-    leaking = auditor.audit_splitter(sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=frame["patient"])
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=frame["patient"]
+    )
     clean = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"])
     assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
     assert clean.exit_code == 0 and not any(f.code == "GRP001" for f in clean.findings)

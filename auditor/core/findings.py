@@ -188,8 +188,7 @@ class ManifestInfo(_Frozen):
     paths: tuple[str, ...]
     source: str | None = Field(
         default=None,
-        description="what held the rows when they were given in code (e.g. pandas.DataFrame); None: the files "
-        "in paths",
+        description="what held the rows when they were given in code (e.g. pandas.DataFrame); None: the files in paths",
     )
     sha256: str
     rows: int

@@ -490,7 +490,7 @@ def _read_manifest(
 
 
 def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
-    if loaded.document is None:  # a config built in code: the key path is where it is named
+    if loaded.source is not None:  # the rows and the config were given in code: the key path names the argument
         origins = "; ".join(f"'{c}' is named by {_dotted(named[c])}" for c in exc.missing if c in named)
     else:
         origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
