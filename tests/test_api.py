@@ -108,6 +108,8 @@ def test_a_clean_table_passes_and_a_leaking_one_fails() -> None:
     assert failed.exit_code == 1 and any(_shares(f, "writer", "w2") for f in failed.findings)
     assert passed.exit_code == 0 and not any(f.code == "GRP001" for f in passed.findings)
     assert auditor.audit(leaking, id="id", keys={"groups": ["writer"]}, report={"fail_on": "never"}).exit_code == 0
+    with pytest.raises(ConfigError, match="unknown key 'exit_code'"):  # the verdict is never the caller's
+        auditor.audit(leaking, id="id", exit_code=0)
 
 
 def test_the_report_shows_itself_in_a_notebook_and_is_frozen() -> None:
