@@ -101,15 +101,18 @@ def audit_splitter(
     ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label.
     """
     caller = "auditor.audit_splitter"
-    table, key_section, fold_names = splitter_table(cv, X, y, groups, data=data, keys=keys, caller=caller)
+    table, key_section, fold_names = splitter_table(
+        cv, X, y, groups, data=data, id=id, keys=keys, base_dir=base_dir, caller=caller, **sections
+    )
     return _run(_prepare(table, caller, None, id, key_section, {"columns": fold_names}, base_dir, sections), only)
 
 
 def write_report(
     report: Report, out_dir: str | Path, formats: Sequence[str] = ("json", "markdown", "html")
 ) -> list[Path]:
-    """Write ``report`` in ``formats`` into ``out_dir`` as `audit run` does: every file staged and renamed
-    into place, report.json last; a file there that this tool did not write is never replaced."""
+    """Write ``report`` in ``formats`` (and report.json) into ``out_dir`` as `audit run` does: every file staged
+    and renamed into place, report.json last, earlier report files of other formats removed; a file there that
+    this tool did not write is never replaced. Returns the files written."""
     from auditor.core.output import REPORT_JSON, check_replaceable, remove_stale, write_atomic
     from auditor.render import FILE_RENDERERS
 
@@ -123,7 +126,8 @@ def write_report(
     if not isinstance(report, Report):
         raise ArgumentError(f"auditor.write_report(report=…): expected a Report, got {_type_name(report)}")
     target = Path(out_dir).expanduser().resolve()
-    rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in dict.fromkeys(wanted)}
+    # report.json is the verdict and its state, written whatever the formats (as `audit run` does).
+    rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in dict.fromkeys(["json", *wanted])}
     check_replaceable(target, [REPORT_JSON, *rendered])
     written = write_atomic(target, rendered, last=REPORT_JSON)
     remove_stale(target, [name for _, name in FILE_RENDERERS.values() if name not in rendered])
@@ -319,11 +323,17 @@ def splitter_table(
     groups: Any = None,
     *,
     data: Any = None,
+    id: str | None = None,
     keys: Mapping[str, Any] | None = None,
+    base_dir: str | Path | None = None,
     caller: str = "auditor.audit_splitter",
+    **sections: Any,
 ) -> tuple[pa.Table, dict[str, Any], list[str]]:
-    """The rows to audit, the keys section and the fold columns' names: the columns the keys name (from X or
-    ``data``), `groups` and `y` when given, and one column per fold."""
+    """The rows to audit, the keys section and the fold columns' names: the columns the config names (from X
+    or ``data``), `groups` and `y` when given, and one column per fold.
+
+    The arguments are validated as the config before the splitter runs, so a typo costs no split.
+    """
     import pyarrow as pa
 
     if not callable(getattr(cv, "split", None)):
@@ -336,30 +346,36 @@ def splitter_table(
         if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
             raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
     key_section = dict(keys or {})
-    columns: dict[str, Any] = {}
-    named = _named_columns(key_section)
-    frame = data if data is not None else (X if _is_table(X) else None)
-    if frame is not None:
-        given = to_arrow(frame, named, f"{caller}({'data' if data is not None else 'X'}=…)")[0]
-        columns.update(zip(given.column_names, given.columns, strict=True))
-    elif named:
-        raise ArgumentError(
-            f"{caller}(keys=…): keys name columns ({', '.join(named)}), but X is an array; pass them as data= "
-            f"({ACCEPTED}, one row per row of X)"
-        )
     own: dict[str, Any] = {}
     if groups is not None:
         own["groups"] = _values(groups, f"{caller}(groups=…)")
-        key_section["groups"] = ["groups", *[g for g in key_section.get("groups", []) if g != "groups"]]
+        given_groups = key_section.get("groups", [])
+        key_section["groups"] = ["groups", *[g for g in given_groups if g != "groups"]]
     if y is not None:
         own["y"] = _values(y, f"{caller}(y=…)")
         key_section.setdefault("label", "y")
+    argument = f"{caller}({'data' if data is not None else 'X'}=…)"
+    probe = _config(caller, argument, _PROBE_SPLIT, id, key_section, None, base_dir, sections)
+    named = [c for c in probe.config.manifest_columns() if c not in (_PROBE_SPLIT, *own)]
+    columns: dict[str, Any] = {}
+    frame = data if data is not None else (X if _is_table(X) else None)
+    if frame is not None:
+        given = to_arrow(frame, named, argument)[0]
+        columns.update(zip(given.column_names, given.columns, strict=True))
+    elif named:
+        raise ArgumentError(
+            f"{caller}(X=…): the config names columns ({', '.join(named)}), but X is an array; pass them as "
+            f"data= ({ACCEPTED}, one row per row of X)"
+        )
     folds = fold_columns(cv, X, y, groups, caller=caller)
     for name, values in {**own, **folds}.items():
         if name in columns:
-            raise ArgumentError(f"{caller}: X has a column {name!r}, the name the auditor gives its own; rename it")
+            raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
     return pa.table(columns), key_section, list(folds)
+
+
+_PROBE_SPLIT = "\x00split"  # a split column no table has: the config is checked before the fold columns exist
 
 
 def fold_columns(
@@ -428,18 +444,6 @@ def _indices(part: Any, n: int, where: str) -> np.ndarray:
     return values
 
 
-def _named_columns(keys: Mapping[str, Any]) -> list[str]:
-    """The columns a keys section names (groups and sources may be compound), without `groups` and `y`."""
-    named: list[str] = []
-    for name, value in keys.items():
-        specs = value if name in ("groups", "sources") and isinstance(value, list) else [value]
-        for spec in specs:
-            for column in spec if isinstance(spec, list) else [spec]:
-                if isinstance(column, str) and column not in ("groups", "y") and name != "features":
-                    named.append(column)
-    return list(dict.fromkeys(named))
-
-
 def _is_arrow(value: Any) -> bool:
     return _library(value) == "pyarrow"
 
@@ -468,8 +472,10 @@ def _values(value: Any, argument: str) -> pa.Array:
     import pyarrow as pa
 
     try:
-        if _library(value) in ("pandas", "polars"):
-            return pa.array(value.to_numpy() if _library(value) == "pandas" else value.to_arrow())
+        if _library(value) == "polars":
+            return value.to_arrow()
+        if _library(value) == "pandas":
+            return pa.array(value.to_numpy())
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")

@@ -257,8 +257,9 @@ def test_write_report_writes_like_the_cli_and_never_over_a_foreign_file(tmp_path
     assert [p.name for p in written] == ["report.html", REPORT_JSON]  # report.json last
     assert read_report_state(tmp_path / "out" / REPORT_JSON).is_verdict
     assert Report.model_validate_json((tmp_path / "out" / REPORT_JSON).read_text()) == report
-    auditor.write_report(report, tmp_path / "out", ["json"])
+    auditor.write_report(report, tmp_path / "out", ["markdown"])
     assert not (tmp_path / "out" / "report.html").exists()  # an earlier report file would contradict this one
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [REPORT_JSON, "report.md"]  # the verdict too
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "report.md").write_text("my notes\n")
@@ -441,10 +442,24 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     assert table["groups"].to_pylist() == list(frame["patient"])
 
 
+def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
+    frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
+    fitted = [{"name": "scaler", "kind": "standardize", "artifact": "s.json", "columns": ["age"]}]
+    table, _, _ = splitter_table(sklearn.KFold(n_splits=2), frame, id="visit", fitted=fitted)
+    assert table.column_names == ["visit", "age", "fold_0", "fold_1"]
+
+    class Unused:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            raise AssertionError("the splitter ran before the arguments were checked")
+
+    with pytest.raises(ConfigError, match="unknown key 'keys.grups'"):
+        auditor.audit_splitter(Unused(), frame, keys={"grups": ["patient"]})
+
+
 def test_an_array_x_takes_its_key_columns_from_data() -> None:
     frame = _patients()
     X = np.zeros((len(frame), 2))
-    with pytest.raises(ArgumentError, match=r"keys name columns \(patient\), but X is an array; pass them as data="):
+    with pytest.raises(ArgumentError, match=r"names columns \(patient\), but X is an array; pass them as data="):
         splitter_table(sklearn.KFold(n_splits=2), X, keys={"groups": ["patient"]})
     table, _, _ = splitter_table(sklearn.KFold(n_splits=2), X, data=frame, keys={"groups": ["patient"]})
     assert table.column_names == ["patient", "fold_0", "fold_1"]
