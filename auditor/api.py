@@ -253,6 +253,9 @@ def _require(columns: Sequence[str], available: Sequence[str], argument: str) ->
     from auditor.manifest.readers import missing_columns
 
     missing_columns(argument, list(available), list(columns))
+    twice = sorted({c for c in columns if list(available).count(c) > 1})
+    if twice:  # which of the two would be meant? (a CSV header or a Parquet file is refused alike)
+        raise ManifestError(f"{argument}: column name '{twice[0]}' occurs twice; column names must be unique")
 
 
 def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:

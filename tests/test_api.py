@@ -216,6 +216,22 @@ def test_a_column_arrow_cannot_hold_is_named() -> None:
     assert auditor.audit(frame.assign(g=["a", "b"]), keys={"groups": ["g"]}).exit_code == 0
 
 
+def test_a_categorical_split_with_an_unused_category_is_no_empty_split() -> None:
+    """Correct input that looks suspicious: integer ids and a pandas Categorical split whose categories name a
+    split no row is in; each group stays in one split, so the audit passes."""
+    splits = pd.Categorical(["train", "train", "test", "test"], categories=["train", "val", "test"])
+    frame = pd.DataFrame({"id": [1, 2, 3, 4], "g": ["a", "a", "b", "b"], "split": splits})
+    report = auditor.audit(frame, id="id", keys={"groups": ["g"]})
+    assert report.manifest is not None and report.manifest.rows_per_split == {"train": 2, "test": 2}
+    assert report.exit_code == 0, [f.code for f in report.findings if f.severity == "error"]
+
+
+def test_duplicate_column_names_are_named() -> None:
+    table = pa.table([pa.array(["train", "test"]), pa.array(["a", "b"])], names=["split", "split"])
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'split' occurs twice"):
+        auditor.audit(table)
+
+
 def test_an_id_kept_as_the_index_is_read() -> None:
     frame = pd.DataFrame({"sample": ["a", "a", "b"], "split": ["train", "test", "test"]}).set_index("sample")
     report = auditor.audit(frame, id="sample")
