@@ -120,6 +120,17 @@ def test_the_report_shows_itself_in_a_notebook_and_is_frozen() -> None:
         report.exit_code = 0  # type: ignore[misc]
 
 
+def test_the_numeric_section_runs_beside_rows_given_in_code() -> None:
+    """The user's code runs in its own process, which is given the config without the rows."""
+    pytest.importorskip("torch")
+    folder = SAMPLES / "numeric" / "regression" / "buggy"
+    numeric = yaml.safe_load((folder / "audit.yaml").read_text(encoding="utf-8"))["numeric"]
+    table = pa.table({"split": ["train", "test"], "g": ["a", "b"]})
+    report = auditor.audit(table, keys={"groups": ["g"]}, numeric=numeric, base_dir=folder)
+    codes = {f.code for f in report.findings}
+    assert {"BRD001", "NAN001", "GRD004"} <= codes and not any(r.status == "error" for r in report.stages)
+
+
 # -- the manifest layer: a table in memory, its digest ------------------------------------------------
 
 
