@@ -318,7 +318,11 @@ def test_submit_report_uploads_to_the_service(tmp_path: Path) -> None:
 
 # -- a Hugging Face DatasetDict -----------------------------------------------------------------------
 
-datasets = pytest.importorskip("datasets")
+try:
+    import datasets
+except ImportError:  # the `hf` extra
+    datasets = None
+needs_datasets = pytest.mark.skipif(datasets is None, reason="datasets (the hf extra) is not installed")
 
 
 def _dataset_dict() -> Any:
@@ -334,6 +338,7 @@ def _dataset_dict() -> Any:
     )
 
 
+@needs_datasets
 def test_a_dataset_dict_is_audited_split_by_split() -> None:
     report = auditor.audit_dataset_dict(_dataset_dict(), id="id", keys={"groups": ["writer"], "label": "label"})
     assert report.manifest is not None
@@ -343,6 +348,7 @@ def test_a_dataset_dict_is_audited_split_by_split() -> None:
     assert report.exit_code == 1
 
 
+@needs_datasets
 def test_a_dataset_dict_gives_the_report_of_the_same_rows_as_a_dataframe() -> None:
     dd = _dataset_dict()
     frame = pd.concat([dd[name].to_pandas().assign(split=name) for name in dd], ignore_index=True)
@@ -351,6 +357,7 @@ def test_a_dataset_dict_gives_the_report_of_the_same_rows_as_a_dataframe() -> No
     assert from_dd == _comparable(auditor.audit(frame, **kwargs))
 
 
+@needs_datasets
 def test_a_dataset_dicts_columns_come_through_arrow_without_a_copy() -> None:
     from auditor.api import _dataset_dict_table
 
@@ -361,6 +368,7 @@ def test_a_dataset_dicts_columns_come_through_arrow_without_a_copy() -> None:
     assert table["split"].to_pylist() == ["train"] * 3 + ["test"] * 2
 
 
+@needs_datasets
 def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> None:
     whole = datasets.Dataset.from_dict({"id": [f"s{i}" for i in range(20)], "writer": [f"w{i % 4}" for i in range(20)]})
     dd = whole.train_test_split(test_size=0.25, seed=0)
@@ -370,6 +378,7 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
     assert any(f.code == "GRP001" for f in report.findings)  # row-wise split of 4 writers shares them
 
 
+@needs_datasets
 def test_a_dataset_dict_missing_a_column_names_the_split() -> None:
     with pytest.raises(
         ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"
@@ -388,7 +397,11 @@ def test_the_hf_extra_names_datasets() -> None:
 
 # -- sklearn-style splitters: one column per fold -----------------------------------------------------
 
-sklearn = pytest.importorskip("sklearn.model_selection")
+try:
+    from sklearn import model_selection as sklearn
+except ImportError:
+    sklearn = None
+needs_sklearn = pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
 
 
 def _patients(n_patients: int = 6, visits: int = 4) -> pd.DataFrame:
@@ -405,6 +418,7 @@ def _columns(folds: dict[str, pa.Array]) -> dict[str, np.ndarray]:
     return {name: np.asarray(column.cast(pa.string()).to_pylist()) for name, column in folds.items()}
 
 
+@needs_sklearn
 def test_group_kfold_holds_each_patient_out_once_and_never_trains_on_it() -> None:
     frame = _patients()
     folds = _columns(fold_columns(sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"]))
@@ -417,6 +431,7 @@ def test_group_kfold_holds_each_patient_out_once_and_never_trains_on_it() -> Non
         assert held and held.isdisjoint(set(frame["patient"][col == "train"]))
 
 
+@needs_sklearn
 def test_time_series_split_leaves_the_future_unused() -> None:
     X = np.arange(12).reshape(-1, 1)
     folds = _columns(fold_columns(sklearn.TimeSeriesSplit(n_splits=3, gap=1), X))
@@ -425,6 +440,7 @@ def test_time_series_split_leaves_the_future_unused() -> None:
     assert list(folds["fold_2"][-3:]) == ["holdout"] * 3 and folds["fold_2"][8] == "unused"  # the gap
 
 
+@needs_sklearn
 def test_leave_one_group_out_makes_one_fold_per_group() -> None:
     frame = _patients(n_patients=4)
     folds = _columns(fold_columns(sklearn.LeaveOneGroupOut(), frame, groups=frame["patient"]))
@@ -432,6 +448,7 @@ def test_leave_one_group_out_makes_one_fold_per_group() -> None:
     assert [sorted(set(frame["patient"][c == "holdout"])) for c in folds.values()] == [["p0"], ["p1"], ["p2"], ["p3"]]
 
 
+@needs_sklearn
 def test_train_test_split_indices_are_one_fold() -> None:
     from sklearn.model_selection import train_test_split
 
@@ -448,6 +465,7 @@ def test_train_test_split_indices_are_one_fold() -> None:
     assert (folds["fold_0"] != "unused").all()
 
 
+@needs_sklearn
 def test_repeated_kfold_is_named_and_partitioned_repetition_by_repetition() -> None:
     X = np.zeros((12, 1))
     folds = _columns(fold_columns(sklearn.RepeatedKFold(n_splits=3, n_repeats=2, random_state=0), X))
@@ -458,6 +476,7 @@ def test_repeated_kfold_is_named_and_partitioned_repetition_by_repetition() -> N
     assert not (folds["rep_0_fold_0"] == folds["rep_1_fold_0"]).all()  # the repetitions shuffle differently
 
 
+@needs_sklearn
 def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     frame = _patients().assign(hospital_visit=lambda f: [f"h{i % 3}" for i in range(len(f))])
     table, keys, names = splitter_table(
@@ -469,6 +488,7 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     assert table["groups"].to_pylist() == list(frame["patient"])
 
 
+@needs_sklearn
 def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
     frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
     fitted = [{"name": "scaler", "kind": "standardize", "artifact": "s.json", "columns": ["age"]}]
@@ -483,6 +503,7 @@ def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_th
         auditor.audit_splitter(Unused(), frame, keys={"grups": ["patient"]})
 
 
+@needs_sklearn
 def test_an_array_x_takes_its_key_columns_from_data() -> None:
     frame = _patients()
     X = np.zeros((len(frame), 2))
@@ -493,6 +514,7 @@ def test_an_array_x_takes_its_key_columns_from_data() -> None:
 
 
 @pytest.mark.parametrize("argument", ["y", "groups", "data"])
+@needs_sklearn
 def test_a_length_that_differs_from_x_names_the_argument(argument: str) -> None:
     frame = _patients()
     short = frame.iloc[:-1] if argument == "data" else frame["patient"].iloc[:-1]
@@ -503,6 +525,7 @@ def test_a_length_that_differs_from_x_names_the_argument(argument: str) -> None:
     )
 
 
+@needs_sklearn
 def test_a_splitter_is_checked_before_it_runs() -> None:
     with pytest.raises(
         ArgumentError, match=r"audit_splitter\(cv=…\): expected a splitter with a split\(X, y, groups\)"
@@ -512,6 +535,7 @@ def test_a_splitter_is_checked_before_it_runs() -> None:
         auditor.audit_splitter(sklearn.GroupKFold(n_splits=2), np.zeros((4, 1)))
 
 
+@needs_sklearn
 def test_folds_that_overlap_are_reported_not_crashed() -> None:
     class Overlapping:
         def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
@@ -528,6 +552,7 @@ def test_folds_that_overlap_are_reported_not_crashed() -> None:
         fold_columns(OutOfRange(), np.zeros((4, 1)))
 
 
+@needs_sklearn
 @needs_folds
 def test_kfold_on_rows_of_patients_leaks_and_group_kfold_does_not() -> None:
     frame = _patients()
@@ -539,6 +564,7 @@ def test_kfold_on_rows_of_patients_leaks_and_group_kfold_does_not() -> None:
     assert clean.exit_code == 0 and not any(f.code == "GRP001" for f in clean.findings)
 
 
+@needs_sklearn
 @needs_folds
 def test_a_group_kfold_on_patients_that_shares_another_key_is_found() -> None:
     frame = _patients().assign(hospital_visit=lambda f: [f"h{i % 3}" for i in range(len(f))])
