@@ -6,6 +6,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from auditor.api import audit, audit_dataset_dict, audit_splitter, submit_report, write_report
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
     from auditor.core.findings import Finding, Report, Severity, StageResult
     from auditor.core.version import __version__
@@ -14,6 +15,11 @@ if TYPE_CHECKING:
 # Name -> module, imported on first use: `import auditor` (and every process that imports one of its
 # modules, such as the child that runs the user's code) does not pay for pandas and pyarrow up front.
 _EXPORTS = {
+    "audit": "auditor.api",
+    "audit_dataset_dict": "auditor.api",
+    "audit_splitter": "auditor.api",
+    "submit_report": "auditor.api",
+    "write_report": "auditor.api",
     "AuditConfig": "auditor.core.config",
     "LoadedConfig": "auditor.core.config",
     "config_from_mapping": "auditor.core.config",
@@ -45,7 +51,12 @@ __all__ = [
     "Severity",
     "StageResult",
     "__version__",
+    "audit",
+    "audit_dataset_dict",
+    "audit_splitter",
     "config_from_mapping",
     "load_config",
     "run_audit",
+    "submit_report",
+    "write_report",
 ]

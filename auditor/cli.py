@@ -537,20 +537,13 @@ def _uploader(submit: str | None, project: str | None, token: str | None) -> Upl
         raise _fail(f"--submit: {exc}; nothing was audited") from None
 
     def upload(report: Report, loaded: LoadedConfig) -> str:
-        from auditor.core.portable import portable
-        from auditor.render import FILE_RENDERERS
+        from auditor.service.client import submit
 
         config_text = None
         if loaded.path is not None:
             with contextlib.suppress(OSError, UnicodeDecodeError):
                 config_text = loaded.path.read_text(encoding="utf-8")
-        try:
-            client.project(project, create=True)
-            # The team sees paths relative to the config's folder, not the folders of this machine.
-            run = client.submit_report(project, FILE_RENDERERS["json"][0](portable(report)), config_text)
-        except AuditError as exc:
-            raise AuditError(f"the audit ran, but its report could not be submitted: {exc}") from None
-        return str(run["url"])
+        return submit(client, project, report, config_text)
 
     return upload
 

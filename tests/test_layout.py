@@ -25,9 +25,10 @@ FLOORS: dict[str, int] = {
     "render": 4,
     "lab": 5,
     "service": 5,
+    "api": 6,  # the in-code entry points: the pipeline, the renderers and the service client, as the CLI
     "cli": 6,  # the `audit` command dispatches to lab and serve
     "stage": 5,  # the deprecated re-export of pipeline.stage
-    "__init__": 5,  # the package's public API
+    "__init__": 7,  # the package's public API, the in-code entry points among it
 }
 
 

@@ -109,6 +109,22 @@ def test_ci_installs_the_debian_packages_the_tests_need(
     assert "pip install -c constraints.txt -e .[torch,dev]" in calls and "python -m pytest" in calls
 
 
+def test_notebook_example_prints_what_it_says(tmp_path: Path) -> None:
+    """The "In a notebook" block, run as printed from a copy of the samples, prints each `# prints:` comment
+    and writes the report files it names."""
+    block = python_blocks(_readme())["notebook.py"]
+    expected = "".join(line.split("# prints: ", 1)[1] + "\n" for line in block.splitlines() if "# prints: " in line)
+    assert expected, "the notebook block says nothing of what it prints"
+    shutil.copytree(REPO / "sample_data", tmp_path / "sample_data", ignore=shutil.ignore_patterns("audit-report"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
+    assert sorted(p.name for p in (tmp_path / "audit-report").iterdir()) == ["report.html", "report.json"]
+
+
 # -- command output quoted in the README ---------------------------------------------------------------
 
 OUTPUT_MARK = "<!-- output of: "

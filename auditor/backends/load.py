@@ -5,11 +5,19 @@ from __future__ import annotations
 from auditor.backends.engines import EngineSettings, choose
 from auditor.backends.size import projected_bytes
 from auditor.core.config import LoadedConfig
+from auditor.core.errors import AuditError
 from auditor.manifest.table import Manifest, load_manifest
 
 
 def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
     """The manifest and the name of the engine holding it."""
+    if loaded.source is not None:  # rows given in code are an Arrow table in memory already
+        if settings.engine not in ("auto", "memory"):
+            raise AuditError(
+                f"{loaded.source.name}: rows given in code are held in memory; the {settings.engine} engine reads "
+                "manifest files (write the rows to a Parquet file and name it in manifest.path)"
+            )
+        return load_manifest(loaded), "memory"
     engine, _ = choose(settings, projected_bytes(loaded) if settings.engine == "auto" else None)
     if engine == "duckdb":
         from auditor.backends.duck import load_duck_manifest

@@ -21,6 +21,7 @@ from auditor.core.duration import DURATION_PATTERN, Duration, parse_duration
 from auditor.core.errors import ConfigError
 from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message, path_problem
 from auditor.core.patterns import backtracking_risk, empty_separator
+from auditor.core.source import IN_CODE, TableSource
 from auditor.core.textfile import TextFileError, read_utf8
 from auditor.core.yamlsource import Loc, YamlDocument, load_yaml
 
@@ -50,7 +51,14 @@ class ManifestSpec(_Section):
     )
 
     @model_validator(mode="after")
-    def _one_source(self) -> ManifestSpec:
+    def _one_source(self, info: ValidationInfo) -> ManifestSpec:
+        if info.context and info.context.get(IN_CODE):  # the rows are an Arrow table given in code: no file
+            given = [name for name in ("path", "paths", "format") if getattr(self, name) is not None]
+            if given:
+                raise ValueError(f"the rows are given in code, so the manifest names no file; drop {given[0]!r}")
+            if self.split is None and getattr(self, "folds", None) is None:
+                raise ValueError("`split` is needed: the column that names each row's split")
+            return self
         if self.path is None and self.paths is None:
             raise ValueError("give either `path` (with `split`) or `paths` (one file per split)")
         if self.path is not None and self.paths is not None:
@@ -411,6 +419,8 @@ class LoadedConfig:
     sha256: str | None
     document: YamlDocument | None = field(default=None, repr=False)
     roots: tuple[Path, ...] = ()  # folders besides base_dir that inputs may resolve under (real paths)
+    # The manifest's rows when they are given in code (auditor.audit) instead of named by manifest.path.
+    source: TableSource | None = field(default=None, repr=False, compare=False)
 
     @property
     def allowed_roots(self) -> tuple[Path, ...]:
@@ -532,14 +542,26 @@ def config_from_text(
 
 
 def config_from_mapping(
-    data: dict[str, Any], base_dir: Path | None = None, roots: Sequence[str | Path] = ()
+    data: dict[str, Any],
+    base_dir: Path | None = None,
+    roots: Sequence[str | Path] = (),
+    *,
+    source: TableSource | None = None,
+    cited: str = "config",
 ) -> LoadedConfig:
-    """Validate a config given as Python data (a notebook, a test); paths resolve against base_dir."""
+    """Validate a config given as Python data (a notebook, a test); paths resolve against base_dir.
+
+    With ``source`` the manifest's rows are that table, and `manifest` names its columns but no file; errors
+    begin with ``cited`` (how the caller names the config, e.g. the function that built it).
+    """
     try:
-        config = AuditConfig.model_validate(data)
+        config = AuditConfig.model_validate(data, context={IN_CODE: source is not None})
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, None, AuditConfig)) from None
-    return _with_roots(LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None), roots)
+        raise ConfigError(format_validation_error(exc, None, AuditConfig, cited=cited)) from None
+    if source is not None and config.manifest is None:
+        raise ConfigError(f"{cited}: the rows are given in code, so the config needs `manifest` (its split column)")
+    loaded = LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None, source=source)
+    return _with_roots(loaded, roots)
 
 
 def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConfig:
@@ -565,14 +587,18 @@ def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConf
 
 
 def format_validation_error(
-    exc: ValidationError, document: YamlDocument | None, model: type[BaseModel], prefix: Loc = ()
+    exc: ValidationError,
+    document: YamlDocument | None,
+    model: type[BaseModel],
+    prefix: Loc = (),
+    cited: str = "config",
 ) -> str:
     """One line per problem: where, the key path, what was expected, and a suggestion for a typo."""
     lines = []
     for err in exc.errors(include_url=False):
         loc: Loc = (*prefix, *(part for part in err["loc"] if isinstance(part, str | int)))
         inner: Loc = tuple(err["loc"])
-        where = "config"
+        where = cited
         if document is not None:
             pos = document.where(loc)
             where = f"{document.path}:{pos.line}:{pos.column}" if pos else str(document.path)

@@ -11,6 +11,10 @@ class ConfigError(AuditError):
     """The config file is missing, unreadable, not valid YAML or not a valid config."""
 
 
+class ArgumentError(ConfigError):
+    """An argument of an in-code entry point (auditor.audit and the like) is not of the form it must have."""
+
+
 class ManifestError(AuditError):
     """The manifest is missing, unreadable or does not match what the config names."""
 

@@ -194,6 +194,10 @@ class StageResult(_Frozen):
 
 class ManifestInfo(_Frozen):
     paths: tuple[str, ...]
+    source: str | None = Field(
+        default=None,
+        description="what held the rows when they were given in code (e.g. pandas.DataFrame); None: the files in paths",
+    )
     sha256: str
     rows: int
     rows_per_split: dict[str, int]

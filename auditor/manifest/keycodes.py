@@ -99,7 +99,15 @@ def _encode_small_dictionary(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Ar
     unified = pa.table({"c": column}).unify_dictionaries()["c"]
     dictionary = unified.chunk(0).dictionary if unified.num_chunks else pa.array([], column.type.value_type)
     index = pa.chunked_array([c.indices for c in unified.chunks], type=column.type.index_type)
-    return index.fill_null(MISSING).to_numpy().astype(CODE, copy=False), dictionary
+    codes = index.fill_null(MISSING).to_numpy().astype(CODE, copy=False)
+    # A dictionary may hold values no row has (a pandas Categorical's unused categories): they are not values
+    # of the column, so a split named only there is no split.
+    used = np.bincount(codes[codes >= 0], minlength=len(dictionary)) > 0
+    if not used.all():
+        remap = np.cumsum(used) - 1
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], MISSING).astype(CODE, copy=False)
+        dictionary = dictionary.filter(pa.array(used))
+    return codes, dictionary
 
 
 def _encode_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:

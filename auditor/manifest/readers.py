@@ -120,7 +120,7 @@ def read_files(
     return tables[0] if len(tables) == 1 else unify_tables(list(zip(files, tables, strict=True)))
 
 
-def unify_tables(parts: Sequence[tuple[Path, pa.Table]]) -> pa.Table:
+def unify_tables(parts: Sequence[tuple[Path | str, pa.Table]]) -> pa.Table:
     """Concatenate tables read from different files whose columns may differ in type.
 
     A value means the same whatever file it came from: when one file has id 1 (a number) and another "1"
@@ -163,7 +163,7 @@ def _value_type(t: pa.DataType) -> pa.DataType:
     return t.value_type if pa.types.is_dictionary(t) else t
 
 
-def missing_columns(path: Path, available: Sequence[str], wanted: Sequence[str]) -> None:
+def missing_columns(path: Path | str, available: Sequence[str], wanted: Sequence[str]) -> None:
     """Raise MissingColumnsError listing what the file lacks, with a close match for each."""
     missing = [c for c in wanted if c not in available]
     if not missing:
@@ -178,7 +178,7 @@ def missing_columns(path: Path, available: Sequence[str], wanted: Sequence[str])
 class MissingColumnsError(ManifestError):
     """Columns named in the config that a manifest file lacks."""
 
-    def __init__(self, path: Path, missing: list[str], available: list[str], described: list[str]) -> None:
+    def __init__(self, path: Path | str, missing: list[str], available: list[str], described: list[str]) -> None:
         self.path, self.missing, self.available = path, missing, available
         shown = ", ".join(available[:40]) + (" ..." if len(available) > 40 else "")
         super().__init__(f"{path}: no column {', '.join(described)}; available columns: {shown}")

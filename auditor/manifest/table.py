@@ -16,6 +16,7 @@ import pyarrow as pa
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.core.paths import ROOTS_HINT, is_under
+from auditor.core.source import TableSource
 from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
 from auditor.manifest.hashing import fingerprint
@@ -63,10 +64,16 @@ class Manifest:
         id_column: str | None,
         roots: Sequence[Path] = (),
         stamped: Sequence[Stamp] | None = None,
+        *,
+        source: TableSource | None = None,
+        base_dir: Path | None = None,
     ) -> None:
         self._table = table
         self.files = tuple(files)
         self.id_column = id_column
+        # Rows given in code have no file: messages cite the source, content paths resolve against base_dir.
+        self.source = source
+        self._base_dir = base_dir
         # Folders the files a content column names must resolve under (default: the manifest's own folders).
         self.roots = tuple(roots) or tuple(dict.fromkeys(f.resolve().parent for f in self.files))
         self._keys: dict[tuple[str, ...], KeyCodes] = {}
@@ -107,6 +114,16 @@ class Manifest:
                     "ones hashed. Run the audit again once the file is no longer being written."
                 )
         return result
+
+    @property
+    def content_base(self) -> Path:
+        """The folder a content column's relative paths start from: the manifest file's (or the config's)."""
+        return self._base_dir if self._base_dir is not None else self.files[0].parent
+
+    @property
+    def where(self) -> str:
+        """How messages cite the manifest: its first file, or the argument that gave the rows in code."""
+        return self.source.name if self.source is not None else str(self.files[0])
 
     @property
     def n_rows(self) -> int:
@@ -223,7 +240,7 @@ class Manifest:
         codes, values = self._encode(column)
         key = single_key(column, codes, values)
         names = key.labels(np.arange(key.n_values))
-        base = self.files[0].parent
+        base = self.content_base
         paths = [(base / name).resolve() for name in names]
         self._refuse_outside(column, key, names, paths)
         digests = hash_files(paths, cache_dir, stop=self._stop)
@@ -241,7 +258,7 @@ class Manifest:
         more = f" (and {len(outside) - 5} more)" if len(outside) > 5 else ""
         ids = ", ".join(str(i) for i in self.ids(rows[:10])) + (" ..." if len(rows) > 10 else "")
         raise StageInputError(
-            f"{self.files[0]}: column '{column}' names {len(outside)} file(s) outside the folders an audit may read "
+            f"{self.where}: column '{column}' names {len(outside)} file(s) outside the folders an audit may read "
             f"({', '.join(str(r) for r in self.roots)}), in {len(rows)} row(s) with {self._id_label()} {ids}: "
             f"{shown}{more}. They are not read: {ROOTS_HINT}"
         )
@@ -418,6 +435,12 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     spec = loaded.config.manifest
     if spec is None:
         raise ManifestError("the config has no `manifest` section")
+    if loaded.source is not None:
+        from auditor.manifest.memory import manifest_of_table
+
+        return manifest_of_table(loaded, loaded.source)
+    if spec.path is None and spec.paths is None:  # validated for rows in code, which stayed in the caller's process
+        raise ManifestError("the config's manifest rows were given in code and are not available here")
     named = loaded.config.manifest_columns()
     groups, columns = manifest_groups(loaded)
     files = [f for _, fs in groups for f in fs]
@@ -467,11 +490,18 @@ def _read_manifest(
 
 
 def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:
-    origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
+    if loaded.source is not None:  # the rows and the config were given in code: the key path names the argument
+        origins = "; ".join(f"'{c}' is named by {_dotted(named[c])}" for c in exc.missing if c in named)
+    else:
+        origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
     return f"{exc}\n  ({origins})" if origins else str(exc)
 
 
-def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path]) -> None:
+def _dotted(loc: tuple[str | int, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path | str]) -> None:
     for column in columns:
         if column not in table.column_names:
             continue
@@ -483,7 +513,7 @@ def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Pa
             )
 
 
-def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path]) -> None:
+def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path | str]) -> None:
     t = table[id_column].type
     if pa.types.is_dictionary(t):
         t = t.value_type

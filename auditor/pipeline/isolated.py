@@ -11,7 +11,7 @@ import importlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -101,7 +101,8 @@ class NumericRun:
             spec = _spec(loaded)
             self._process = UserProcess(
                 f"{__name__}:run_stages",
-                NumericJob(loaded, self._refs),
+                # Rows given in code stay here: the user's code never needs them, and a table is not piped.
+                NumericJob(replace(loaded, source=None), self._refs),
                 user_paths=_user_paths(loaded),
                 timeout_s=spec.timeout_s,
                 memory_mb=spec.memory_mb,

@@ -208,6 +208,7 @@ def _manifest_info(manifest: Manifest | None, engine: str) -> ManifestInfo | Non
         return None
     return ManifestInfo(
         paths=tuple(str(f) for f in manifest.files),
+        source=manifest.source.kind if manifest.source is not None else None,
         sha256=manifest.sha256,
         rows=manifest.n_rows,
         rows_per_split=manifest.rows_per_split(),

@@ -56,7 +56,10 @@ def manifest_line(report: Report) -> str | None:
         return None
     splits = ", ".join(f"{k} {v}" for k, v in m.rows_per_split.items())
     more = len(m.paths) - 1
-    where = m.paths[0] if not more else f"{m.paths[0]} (+{more} file{'s' if more > 1 else ''})"
+    if m.source is not None:  # rows given in code: there is no file to name
+        where = f"a {m.source} in memory"
+    else:
+        where = m.paths[0] if not more else f"{m.paths[0]} (+{more} file{'s' if more > 1 else ''})"
     return f"{where} — {m.rows} rows ({splits}); sha256 {m.sha256[:12]}"
 
 

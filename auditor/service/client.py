@@ -12,9 +12,12 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.core.errors import AuditError
+
+if TYPE_CHECKING:
+    from auditor.core.findings import Report
 
 TOKEN_ENV = "SPLIT_AUDITOR_TOKEN"
 TIMEOUT_S = 60.0
@@ -161,6 +164,22 @@ class Client:
         """The project's exposure ledger: every set with its evaluations."""
         quoted = urllib.parse.quote(project, safe="")
         return list(self.request("GET", f"/api/projects/{quoted}/exposure") or [])
+
+
+def submit(client: Client, project: str, report: Report, config_text: str | None) -> str:
+    """Upload a finished report to ``project`` (created on first use when the token may); its run's page.
+
+    The team sees paths relative to the config's folder, not the folders of the submitter's machine.
+    """
+    from auditor.core.portable import portable
+    from auditor.render.json import render_json
+
+    try:
+        client.project(project, create=True)
+        run = client.submit_report(project, render_json(portable(report)), config_text)
+    except AuditError as exc:
+        raise AuditError(f"the audit ran, but its report could not be submitted: {exc}") from None
+    return str(run["url"])
 
 
 def _detail(exc: urllib.error.HTTPError) -> str:

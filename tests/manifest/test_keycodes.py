@@ -24,6 +24,14 @@ def test_dictionary_chunks_with_different_dictionaries_share_codes() -> None:
     assert labels == ["x", "y", "y", "z", "x"]
 
 
+def test_dictionary_values_no_row_has_are_not_values_of_the_column() -> None:
+    """A pandas Categorical keeps unused categories in its dictionary; they must not become split names."""
+    column = pa.DictionaryArray.from_arrays(pa.array([0, 2, None, 0], pa.int8()), pa.array(["train", "val", "test"]))
+    codes, values = encode_column(column)
+    assert values.to_pylist() == ["train", "test"]
+    assert list(codes) == [0, 1, -1, 0]
+
+
 def test_compound_key_codes_equal_iff_all_parts_equal() -> None:
     patient = encode_column(pa.array(["p1", "p1", "p2", "p1", None]))
     eye = encode_column(pa.array(["L", "R", "L", "L", "L"]))

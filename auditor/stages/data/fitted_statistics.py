@@ -232,7 +232,7 @@ class _Checks:
         try:
             return numeric_values(self.manifest.table[column], column, why)
         except StageInputError as exc:
-            return f"{self.manifest.files[0]}: {exc}"
+            return f"{self.manifest.where}: {exc}"
 
     @property
     def matcher(self) -> NumericMatcher:

@@ -129,7 +129,7 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
         files = None
         if keys.content_path is not None:
             per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir)
-            files = (per_row, manifest.table[keys.content_path], manifest.files[0].parent)
+            files = (per_row, manifest.table[keys.content_path], manifest.content_base)
         return find(
             manifest.n_rows,
             manifest.split.codes,

@@ -1,0 +1,487 @@
+"""The in-code entry points: audit a DataFrame, an sklearn-style splitter or a Hugging Face DatasetDict.
+
+Each builds the config a YAML file would hold (config_from_mapping, the same Pydantic models), hands the rows
+to the manifest layer as an Arrow table (never a file), runs the same pipeline and returns the same frozen
+Report, whose exit code the auditor decides. pandas, polars and datasets are imported only when given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auditor.core.config import LoadedConfig, config_from_mapping
+from auditor.core.errors import ArgumentError, ManifestError
+from auditor.core.findings import Report
+from auditor.core.source import TableSource
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+ACCEPTED = "a pandas.DataFrame, a polars.DataFrame or a pyarrow.Table"
+FOLD_VALUES = ("train", "holdout", "unused")  # what a fold column says of each row
+
+
+def audit(
+    data: Any,
+    *,
+    split: str | None = "split",
+    id: str | None = None,
+    keys: Mapping[str, Any] | None = None,
+    folds: Any = None,
+    base_dir: str | Path | None = None,
+    only: Sequence[str] | str | None = None,
+    **sections: Any,
+) -> Report:
+    """Audit the rows of ``data`` (a pandas or polars DataFrame, or a pyarrow Table) as a manifest.
+
+    ``split`` and ``id`` name its columns as manifest.split and manifest.id do; ``keys`` and the other
+    sections (splits, fitted, stages, accept, report, ...) are the config's own; relative paths in them
+    resolve against ``base_dir`` (default: the working directory).
+    """
+    return _run(loaded_config(data, split=split, id=id, keys=keys, folds=folds, base_dir=base_dir, **sections), only)
+
+
+def loaded_config(
+    data: Any,
+    *,
+    split: str | None = "split",
+    id: str | None = None,
+    keys: Mapping[str, Any] | None = None,
+    folds: Any = None,
+    base_dir: str | Path | None = None,
+    **sections: Any,
+) -> LoadedConfig:
+    """The validated config auditor.audit runs for these arguments, its rows the columns of ``data`` it names."""
+    return _prepare(data, "auditor.audit", split, id, keys, folds, base_dir, sections)
+
+
+def audit_dataset_dict(
+    dd: Any,
+    *,
+    id: str | None = None,
+    keys: Mapping[str, Any] | None = None,
+    split: str = "split",
+    base_dir: str | Path | None = None,
+    only: Sequence[str] | str | None = None,
+    **sections: Any,
+) -> Report:
+    """Audit a Hugging Face ``DatasetDict``: each of its datasets is the split of its name.
+
+    The named columns are taken through Arrow without a copy (a dataset with an indices mapping, as
+    train_test_split makes, is read through it); ``split`` names the column that carries the split names.
+    """
+    caller = "auditor.audit_dataset_dict"
+    argument = f"{caller}(dd=…)"
+    loaded = _config(caller, argument, split, id, keys, None, base_dir, sections)
+    table = _dataset_dict_table(dd, caller, split, list(loaded.config.manifest_columns()))
+    return _run(replace(loaded, source=TableSource(table, argument, "datasets.DatasetDict")), only)
+
+
+def audit_splitter(
+    cv: Any,
+    X: Any,
+    y: Any = None,
+    groups: Any = None,
+    *,
+    data: Any = None,
+    id: str | None = None,
+    keys: Mapping[str, Any] | None = None,
+    base_dir: str | Path | None = None,
+    only: Sequence[str] | str | None = None,
+    **sections: Any,
+) -> Report:
+    """Run ``cv.split(X, y, groups)`` and audit the folds it yields, one fold column each (train / holdout /
+    unused) under ``manifest.folds: {columns: [...]}``.
+
+    The key columns are X's (a DataFrame or Table) or ``data``'s (one row per row of X, when X is an array);
+    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label.
+    """
+    caller = "auditor.audit_splitter"
+    table, key_section, fold_names = splitter_table(
+        cv, X, y, groups, data=data, id=id, keys=keys, base_dir=base_dir, caller=caller, **sections
+    )
+    return _run(_prepare(table, caller, None, id, key_section, {"columns": fold_names}, base_dir, sections), only)
+
+
+def write_report(
+    report: Report, out_dir: str | Path, formats: Sequence[str] = ("json", "markdown", "html")
+) -> list[Path]:
+    """Write ``report`` in ``formats`` (and report.json) into ``out_dir`` as `audit run` does: every file staged
+    and renamed into place, report.json last, earlier report files of other formats removed; a file there that
+    this tool did not write is never replaced. Returns the files written."""
+    from auditor.core.output import REPORT_JSON, check_replaceable, remove_stale, write_atomic
+    from auditor.render import FILE_RENDERERS
+
+    wanted = [formats] if isinstance(formats, str) else list(formats)
+    unknown = [f for f in wanted if f not in FILE_RENDERERS]
+    if unknown or not wanted:
+        raise ArgumentError(
+            f"auditor.write_report(formats=…): {unknown[0] if unknown else 'no format'!r}; expected some of "
+            f"{', '.join(FILE_RENDERERS)}"
+        )
+    if not isinstance(report, Report):
+        raise ArgumentError(f"auditor.write_report(report=…): expected a Report, got {_type_name(report)}")
+    target = Path(out_dir).expanduser().resolve()
+    # report.json is the verdict and its state, written whatever the formats (as `audit run` does).
+    rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in dict.fromkeys(["json", *wanted])}
+    check_replaceable(target, [REPORT_JSON, *rendered])
+    written = write_atomic(target, rendered, last=REPORT_JSON)
+    remove_stale(target, [name for _, name in FILE_RENDERERS.values() if name not in rendered])
+    return written
+
+
+def submit_report(report: Report, server: str, *, project: str, token: str | None = None) -> str:
+    """Submit ``report`` to an audit server as `audit run --submit` does; returns the run's page.
+
+    ``token`` defaults to $SPLIT_AUDITOR_TOKEN.
+    """
+    from auditor.service.client import Client, resolve_token, submit
+
+    return submit(Client(server, resolve_token(token)), project, report, None)
+
+
+# -- the config and the rows ---------------------------------------------------------------------------
+
+
+def _prepare(
+    data: Any,
+    caller: str,
+    split: str | None,
+    id: str | None,
+    keys: Mapping[str, Any] | None,
+    folds: Any,
+    base_dir: str | Path | None,
+    sections: Mapping[str, Any],
+) -> LoadedConfig:
+    """The validated config and the rows of ``data`` it names, projected to an Arrow table."""
+    from auditor.manifest.readers import MissingColumnsError
+    from auditor.manifest.table import explain_missing
+
+    argument = f"{caller}(data=…)"
+    loaded = _config(caller, argument, split, id, keys, folds, base_dir, sections)
+    named = loaded.config.manifest_columns()
+    try:
+        table, kind = to_arrow(data, list(named), argument)
+    except MissingColumnsError as exc:  # with the argument that names each missing column
+        raise ManifestError(explain_missing(exc, named, loaded)) from None
+    return replace(loaded, source=TableSource(table, argument, kind))
+
+
+def _config(
+    caller: str,
+    argument: str,
+    split: str | None,
+    id: str | None,
+    keys: Mapping[str, Any] | None,
+    folds: Any,
+    base_dir: str | Path | None,
+    sections: Mapping[str, Any],
+) -> LoadedConfig:
+    """The config the arguments describe, validated as one whose rows are given in code (an empty table until
+    the columns it names are taken from the data)."""
+    import pyarrow as pa
+
+    if "manifest" in sections:
+        raise ArgumentError(
+            f"{caller}(manifest=…): the rows are the data argument; name its columns with split= and id="
+        )
+    manifest: dict[str, Any] = {"split": split}
+    if id is not None:
+        manifest["id"] = id
+    if folds is not None:
+        manifest["folds"] = folds
+    mapping: dict[str, Any] = {"manifest": manifest, **sections}
+    if keys is not None:
+        mapping["keys"] = keys
+    where = Path(base_dir).expanduser() if base_dir is not None else None
+    return config_from_mapping(mapping, where, source=TableSource(pa.table({}), argument, ""), cited=f"{caller}()")
+
+
+def _run(loaded: LoadedConfig, only: Sequence[str] | str | None) -> Report:
+    from auditor.pipeline.runner import run_audit
+
+    return run_audit(loaded, only=only)
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    return (
+        f"{kind.__module__.split('.')[0]}.{kind.__qualname__}" if kind.__module__ != "builtins" else kind.__qualname__
+    )
+
+
+def _library(value: Any) -> str:
+    return type(value).__module__.split(".")[0]
+
+
+def to_arrow(data: Any, columns: Sequence[str], argument: str) -> tuple[pa.Table, str]:
+    """The ``columns`` of ``data`` as an Arrow table (no copy where the library allows) and what ``data`` was.
+
+    ArgumentError for an object of another type (naming the types accepted); MissingColumnsError for a missing
+    column (with the closest name); ManifestError for a column Arrow cannot hold.
+    """
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        _require(columns, data.column_names, argument)
+        return data.select(list(dict.fromkeys(columns))), "pyarrow.Table"
+    if isinstance(data, pa.RecordBatch):
+        _require(columns, data.schema.names, argument)
+        return pa.Table.from_batches([data]).select(list(dict.fromkeys(columns))), "pyarrow.RecordBatch"
+    library, name = _library(data), type(data).__name__
+    if library == "pandas" and name == "DataFrame":
+        return _from_pandas(data, columns, argument), "pandas.DataFrame"
+    if library == "polars" and name == "DataFrame":
+        _require(columns, list(data.columns), argument)
+        try:
+            return data.select(list(dict.fromkeys(columns))).to_arrow(), "polars.DataFrame"
+        except Exception as exc:
+            raise ManifestError(f"{argument}: cannot read the columns as Arrow: {exc}") from None
+    if library == "polars" and name == "LazyFrame":
+        raise ArgumentError(f"{argument}: a polars.LazyFrame; expected {ACCEPTED} (call .collect() first)")
+    if library == "datasets" and name == "DatasetDict":
+        raise ArgumentError(f"{argument}: a datasets.DatasetDict; audit it with auditor.audit_dataset_dict(dd)")
+    raise ArgumentError(f"{argument}: expected {ACCEPTED}, got {_type_name(data)}")
+
+
+def _require(columns: Sequence[str], available: Sequence[str], argument: str) -> None:
+    """MissingColumnsError naming every column the config needs that ``available`` lacks, with a close match."""
+    from auditor.manifest.readers import missing_columns
+
+    missing_columns(argument, list(available), list(columns))
+    twice = sorted({c for c in columns if list(available).count(c) > 1})
+    if twice:  # which of the two would be meant? (a CSV header or a Parquet file is refused alike)
+        raise ManifestError(f"{argument}: column name '{twice[0]}' occurs twice; column names must be unique")
+
+
+def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
+    import pyarrow as pa
+
+    index_names = [str(n) for n in frame.index.names if n is not None]
+    if any(c in index_names for c in columns):  # an id kept as the index (df.set_index("sample_id"))
+        frame = frame.reset_index()
+    labels = {str(c): c for c in frame.columns}
+    _require(columns, list(labels), argument)
+    wanted = list(dict.fromkeys(columns))
+    try:
+        table = pa.Table.from_pandas(frame[[labels[c] for c in wanted]], preserve_index=False)
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise ManifestError(
+            f"{argument}: cannot read the columns as Arrow ({exc}); expected one text, number or time value per "
+            "row in each named column"
+        ) from None
+    return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) -> pa.Table:
+    """The DatasetDict's named columns, every dataset after the other, with the split column added."""
+    import numpy as np
+    import pyarrow as pa
+
+    from auditor.manifest.readers import unify_tables
+
+    argument = f"{caller}(dd=…)"
+    if not (_library(dd) == "datasets" and type(dd).__name__ in ("DatasetDict", "IterableDatasetDict")):
+        hint = "; a single split's rows with a split column go to auditor.audit" if _library(dd) == "datasets" else ""
+        raise ArgumentError(f"{argument}: expected a datasets.DatasetDict, got {_type_name(dd)}{hint}")
+    if type(dd).__name__ == "IterableDatasetDict":
+        raise ArgumentError(f"{argument}: an IterableDatasetDict streams its rows; load it as a DatasetDict")
+    if not dd:
+        raise ArgumentError(f"{argument}: the DatasetDict holds no dataset; expected one per split")
+    wanted = [c for c in columns if c != split]
+    parts: list[tuple[Path | str, pa.Table]] = []
+    names = list(dd)
+    for i, name in enumerate(names):
+        dataset = dd[name]
+        where = f"{caller}(dd[{name!r}])"
+        if split in dataset.column_names:
+            raise ArgumentError(
+                f"{where}: has a column {split!r}, the name the split column gets; pass split= another name"
+            )
+        _require(wanted, dataset.column_names, where)
+        # The Arrow format hands out the dataset's own buffers (a take only through an indices mapping).
+        codes = pa.DictionaryArray.from_arrays(np.full(len(dataset), i, dtype=np.int32), pa.array(names, pa.string()))
+        rows = (
+            dataset.select_columns(wanted).with_format("arrow")[:].append_column(split, codes)
+            if wanted
+            else (pa.table({split: codes}))
+        )
+        parts.append((where, rows.replace_schema_metadata(None)))
+    return unify_tables(parts)
+
+
+# -- sklearn-style splitters ---------------------------------------------------------------------------
+
+FOLD_PREFIX = "fold_"
+
+
+def splitter_table(
+    cv: Any,
+    X: Any,
+    y: Any = None,
+    groups: Any = None,
+    *,
+    data: Any = None,
+    id: str | None = None,
+    keys: Mapping[str, Any] | None = None,
+    base_dir: str | Path | None = None,
+    caller: str = "auditor.audit_splitter",
+    **sections: Any,
+) -> tuple[pa.Table, dict[str, Any], list[str]]:
+    """The rows to audit, the keys section and the fold columns' names: the columns the config names (from X
+    or ``data``), `groups` and `y` when given, and one column per fold.
+
+    The arguments are validated as the config before the splitter runs, so a typo costs no split.
+    """
+    import pyarrow as pa
+
+    if not callable(getattr(cv, "split", None)):
+        raise ArgumentError(
+            f"{caller}(cv=…): expected a splitter with a split(X, y, groups) method (e.g. "
+            f"sklearn.model_selection.GroupKFold()), got {_type_name(cv)}"
+        )
+    n = _rows(X, f"{caller}(X=…)")
+    for name, value in (("y", y), ("groups", groups), ("data", data)):
+        if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
+            raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
+    key_section = dict(keys or {})
+    own: dict[str, Any] = {}
+    if groups is not None:
+        own["groups"] = _values(groups, f"{caller}(groups=…)")
+        given_groups = key_section.get("groups", [])
+        key_section["groups"] = ["groups", *[g for g in given_groups if g != "groups"]]
+    if y is not None:
+        own["y"] = _values(y, f"{caller}(y=…)")
+        key_section.setdefault("label", "y")
+    argument = f"{caller}({'data' if data is not None else 'X'}=…)"
+    probe = _config(caller, argument, _PROBE_SPLIT, id, key_section, None, base_dir, sections)
+    named = [c for c in probe.config.manifest_columns() if c not in (_PROBE_SPLIT, *own)]
+    columns: dict[str, Any] = {}
+    frame = data if data is not None else (X if _is_table(X) else None)
+    if frame is not None:
+        given = to_arrow(frame, named, argument)[0]
+        columns.update(zip(given.column_names, given.columns, strict=True))
+    elif named:
+        raise ArgumentError(
+            f"{caller}(X=…): the config names columns ({', '.join(named)}), but X is an array; pass them as "
+            f"data= ({ACCEPTED}, one row per row of X)"
+        )
+    folds = fold_columns(cv, X, y, groups, caller=caller)
+    for name, values in {**own, **folds}.items():
+        if name in columns:
+            raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
+        columns[name] = values
+    return pa.table(columns), key_section, list(folds)
+
+
+_PROBE_SPLIT = "\x00split"  # a split column no table has: the config is checked before the fold columns exist
+
+
+def fold_columns(
+    cv: Any,
+    X: Any,
+    y: Any = None,
+    groups: Any = None,
+    *,
+    caller: str = "auditor.audit_splitter",
+) -> dict[str, pa.Array]:
+    """One column per fold ``cv.split(X, y, groups)`` yields, each row 'train', 'holdout' or 'unused'.
+
+    Folds are named fold_0, fold_1, ...; a splitter that repeats itself (RepeatedKFold, `n_repeats`) names
+    them by repetition, rep_0_fold_0, ..., so that each repetition is audited as the partition it is.
+    ArgumentError for indices outside X or a row in both the training and the holdout indices of one fold.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    n = _rows(X, f"{caller}(X=…)")
+    shown = X if not _is_arrow(X) else np.zeros((n, 1))  # scikit-learn counts the rows; it cannot index Arrow
+    try:
+        produced = list(cv.split(shown, y, groups))
+    except (ValueError, TypeError) as exc:
+        raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split(X, y, groups) refused the data: {exc}") from None
+    if not produced:
+        raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split yielded no fold")
+    repeats = getattr(cv, "n_repeats", None)
+    per = len(produced) // repeats if isinstance(repeats, int) and repeats > 1 and len(produced) % repeats == 0 else 0
+    dictionary = pa.array(FOLD_VALUES, pa.string())
+    out: dict[str, pa.Array] = {}
+    for k, fold in enumerate(produced):
+        if not (isinstance(fold, tuple | list) and len(fold) == 2):
+            raise ArgumentError(f"{caller}(cv=…): fold {k} is not a pair (train indices, holdout indices)")
+        train, holdout = (_indices(part, n, f"{caller}(cv=…): fold {k}") for part in fold)
+        both = np.intersect1d(train, holdout)
+        if both.size:
+            rows = ", ".join(str(int(r)) for r in both[:5]) + (" …" if both.size > 5 else "")
+            raise ArgumentError(
+                f"{caller}(cv=…): fold {k} puts {both.size} row(s) ({rows}) in both its training and its holdout "
+                "indices: the splitter's folds overlap"
+            )
+        codes = np.full(n, FOLD_VALUES.index("unused"), dtype=np.int8)
+        codes[train] = FOLD_VALUES.index("train")
+        codes[holdout] = FOLD_VALUES.index("holdout")
+        name = f"rep_{k // per}_{FOLD_PREFIX}{k % per}" if per else f"{FOLD_PREFIX}{k}"
+        out[name] = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), dictionary)
+    return out
+
+
+def _indices(part: Any, n: int, where: str) -> np.ndarray:
+    import numpy as np
+
+    values = np.asarray(part)
+    if values.dtype == bool:  # a mask rather than indices
+        if values.shape != (n,):
+            raise ArgumentError(f"{where}: a mask of {values.shape} for {n} rows")
+        return np.flatnonzero(values)
+    if values.size and not np.issubdtype(values.dtype, np.integer):
+        raise ArgumentError(f"{where}: expected integer row indices, got {values.dtype}")
+    values = values.astype(np.int64, copy=False).ravel()
+    if values.size and (values.min() < 0 or values.max() >= n):
+        raise ArgumentError(
+            f"{where}: row index {int(values.min() if values.min() < 0 else values.max())} is outside X's {n} rows"
+        )
+    return values
+
+
+def _is_arrow(value: Any) -> bool:
+    return _library(value) == "pyarrow"
+
+
+def _is_table(value: Any) -> bool:
+    return _is_arrow(value) or (_library(value) in ("pandas", "polars") and type(value).__name__ == "DataFrame")
+
+
+def _rows(value: Any, argument: str) -> int:
+    """The number of rows of an array, a sequence, a DataFrame or a Table; ArgumentError when it has none."""
+    rows = getattr(value, "num_rows", None)
+    if isinstance(rows, int):
+        return rows
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and shape and isinstance(shape[0], int):
+        return shape[0]
+    try:
+        return len(value)
+    except TypeError:
+        raise ArgumentError(f"{argument}: expected an array, a sequence or a table, got {_type_name(value)}") from None
+
+
+def _values(value: Any, argument: str) -> pa.Array:
+    """One value per row as an Arrow array (a pandas Series, a numpy array, a list)."""
+    import numpy as np
+    import pyarrow as pa
+
+    try:
+        if _library(value) == "polars":
+            return value.to_arrow()
+        if _library(value) == "pandas":
+            return pa.array(value.to_numpy())
+        array = np.asarray(value)
+        if array.ndim != 1:
+            raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")
+        return pa.array(array)
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise ArgumentError(f"{argument}: cannot read the values as one column: {exc}") from None

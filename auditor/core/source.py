@@ -1,0 +1,25 @@
+"""Manifest rows given in code: an Arrow table that stands where the config's manifest files would be."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# The validation context key that tells ManifestSpec its rows are given in code, so it names no file.
+IN_CODE = "rows_in_code"
+
+
+@dataclass(frozen=True, eq=False)
+class TableSource:
+    """The rows of a manifest held in memory (a DataFrame or Arrow table handed to auditor.audit).
+
+    ``name`` is how messages cite it (``audit(data=…)``), ``kind`` what it was (``pandas.DataFrame``), for the
+    report; the table is read as it is, never copied to a file.
+    """
+
+    table: pa.Table
+    name: str
+    kind: str

@@ -1,0 +1,574 @@
+"""The in-code entry points: a DataFrame, an Arrow table, a DatasetDict and a splitter reach the same config and
+the same report as a YAML file and its manifest."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+import yaml
+
+import auditor
+from auditor import load_config, run_audit
+from auditor.api import fold_columns, loaded_config, splitter_table, to_arrow
+from auditor.core.config import ManifestSpec, config_from_mapping
+from auditor.core.errors import ArgumentError, ConfigError, ManifestError
+from auditor.core.findings import Report
+from auditor.core.output import REPORT_JSON, read_report_state
+from auditor.manifest.memory import table_sha256
+from auditor.manifest.table import load_manifest
+from tests.conftest import REPO
+
+SAMPLES = REPO / "sample_data"
+FOLDS_IN_CONFIG = "folds" in ManifestSpec.model_fields
+needs_folds = pytest.mark.skipif(
+    not FOLDS_IN_CONFIG, reason="the config does not yet accept manifest.folds (ManifestSpec has no `folds`)"
+)
+
+
+def _sample(name: str) -> tuple[Path, dict[str, Any], dict[str, Any], pd.DataFrame]:
+    """A sample's folder, its manifest section, its other sections, and its manifest read as the file form
+    reads a CSV: every column as text, an empty field as missing."""
+    folder = SAMPLES / name
+    sections = yaml.safe_load((folder / "audit.yaml").read_text(encoding="utf-8"))
+    manifest = sections.pop("manifest")
+    frame = pd.read_csv(folder / manifest["path"], dtype=str, keep_default_na=False, na_values=[""])
+    return folder, manifest, sections, frame
+
+
+def _shares(finding: Any, column: str, value: str) -> bool:
+    """Whether ``finding`` is group_overlap's GRP001 on ``column`` naming ``value`` among the shared groups."""
+    examples = [e.get("group") for e in finding.examples]
+    return finding.code == "GRP001" and finding.evidence.get("key") == column and value in examples
+
+
+def _comparable(report: Report, config_location: str | None = None) -> dict[str, Any]:
+    """The report's JSON without what must differ between the file and the in-code form: when it was made,
+    the config's path and digest (and where a config line is cited), the manifest's files, source and digest,
+    and the stages' durations."""
+    text = report.model_dump_json()
+    if config_location is not None:  # a config line is cited as 'config' when there is no file
+        text = re.sub(re.escape(json.dumps(config_location)[1:-1]) + r"(:\d+:\d+)?", "config", text)
+    data = json.loads(text)
+    for name in ("generated_at", "config_path", "config_sha256"):
+        data.pop(name)
+    for name in ("paths", "sha256", "source"):
+        data["manifest"].pop(name)
+    for stage in data["stages"]:
+        stage.pop("duration_s")
+    return data
+
+
+@pytest.mark.parametrize("name", ["handwriting", "clinic", "support_tickets", "video_frames"])
+def test_a_samples_manifest_as_a_dataframe_gives_the_files_report(name: str) -> None:
+    folder, manifest, sections, frame = _sample(name)
+    from_file = run_audit(load_config(folder / "audit.yaml"))
+    in_code = auditor.audit(frame, split=manifest["split"], id=manifest.get("id"), base_dir=folder, **sections)
+    assert from_file.exit_code == in_code.exit_code == 1
+    assert in_code.findings, "the sample's leaks are found"
+    assert _comparable(in_code) == _comparable(from_file, str(folder / "audit.yaml"))
+    assert (
+        in_code.manifest is not None and in_code.manifest.paths == () and in_code.manifest.source == "pandas.DataFrame"
+    )
+    assert in_code.config_path is None and in_code.config_sha256 is None
+
+
+@pytest.mark.parametrize("name", ["handwriting", "clinic"])
+def test_the_in_code_config_is_the_files_config(name: str) -> None:
+    folder, manifest, sections, frame = _sample(name)
+    from_file = load_config(folder / "audit.yaml").config
+    in_code = loaded_config(frame, split=manifest["split"], id=manifest.get("id"), base_dir=folder, **sections)
+    assert in_code.config.model_copy(update={"manifest": from_file.manifest}) == from_file
+    assert in_code.config.manifest == from_file.manifest.model_copy(update={"path": None})  # type: ignore[union-attr]
+    assert in_code.base_dir == folder.resolve()
+
+
+def test_a_clean_table_passes_and_a_leaking_one_fails() -> None:
+    """Exit codes are the auditor's: writer w2 in train and test fails the run; the same rows with each writer
+    in one split pass, though ids and labels look alike across splits."""
+    leaking = pa.table(
+        {
+            "id": ["a1", "a2", "b1", "b2"],
+            "writer": ["w1", "w2", "w2", "w3"],
+            "split": ["train", "train", "test", "test"],
+        }
+    )
+    clean = leaking.set_column(1, "writer", pa.array(["w1", "w1", "w2", "w2"]))
+    failed = auditor.audit(leaking, id="id", keys={"groups": ["writer"]})
+    passed = auditor.audit(clean, id="id", keys={"groups": ["writer"]})
+    assert failed.exit_code == 1 and any(_shares(f, "writer", "w2") for f in failed.findings)
+    assert passed.exit_code == 0 and not any(f.code == "GRP001" for f in passed.findings)
+    assert auditor.audit(leaking, id="id", keys={"groups": ["writer"]}, report={"fail_on": "never"}).exit_code == 0
+    with pytest.raises(ConfigError, match="unknown key 'exit_code'"):  # the verdict is never the caller's
+        auditor.audit(leaking, id="id", exit_code=0)
+
+
+def test_the_report_shows_itself_in_a_notebook_and_is_frozen() -> None:
+    report = auditor.audit(pa.table({"split": ["train", "test"], "g": ["x", "x"]}), keys={"groups": ["g"]})
+    html = report._repr_html_()
+    assert "<title>split-auditor report</title>" in html and "in memory" in html
+    with pytest.raises(Exception, match="frozen"):
+        report.exit_code = 0  # type: ignore[misc]
+
+
+def test_the_numeric_section_runs_beside_rows_given_in_code() -> None:
+    """The user's code runs in its own process, which is given the config without the rows."""
+    pytest.importorskip("torch")
+    folder = SAMPLES / "numeric" / "regression" / "buggy"
+    numeric = yaml.safe_load((folder / "audit.yaml").read_text(encoding="utf-8"))["numeric"]
+    table = pa.table({"split": ["train", "test"], "g": ["a", "b"]})
+    report = auditor.audit(table, keys={"groups": ["g"]}, numeric=numeric, base_dir=folder)
+    codes = {f.code for f in report.findings}
+    assert {"BRD001", "NAN001", "GRD004"} <= codes and not any(r.status == "error" for r in report.stages)
+
+
+# -- the manifest layer: a table in memory, its digest ------------------------------------------------
+
+
+def test_the_manifest_takes_the_tables_columns_without_a_copy() -> None:
+    table = pa.table(
+        {"sample": ["a", "b", "c"], "writer": ["w1", "w2", "w2"], "split": ["train", "test", "test"], "x": [1, 2, 3]}
+    )
+    loaded = loaded_config(table, id="sample", keys={"groups": ["writer"]})
+    manifest = load_manifest(loaded)
+    assert manifest.table.column_names == ["sample", "split", "writer", "__split__"]  # no `x`: only named columns
+    address = table["writer"].chunks[0].buffers()[1].address
+    assert manifest.table["writer"].chunks[0].buffers()[1].address == address
+    assert manifest.files == () and manifest.where == "auditor.audit(data=…)"
+
+
+def test_the_digest_is_of_the_rows_not_of_their_layout() -> None:
+    rows = {"id": [f"s{i}" for i in range(10)], "split": ["train"] * 6 + ["test"] * 4, "n": list(range(10))}
+    one = pa.table(rows)
+    chunked = pa.concat_tables([one.slice(0, 3), one.slice(3)])
+    encoded = one.set_column(1, "split", one["split"].dictionary_encode())
+    large = one.set_column(0, "id", one["id"].cast(pa.large_string()))
+    from_pandas = pa.Table.from_pandas(pd.DataFrame(rows))
+    digests = {table_sha256(t) for t in (one, chunked, encoded, large, from_pandas)}
+    assert len(digests) == 1
+    changed = one.set_column(2, "n", pa.array([*range(9), 99]))
+    assert table_sha256(changed) not in digests
+    assert table_sha256(one.select(["split", "id", "n"])) not in digests  # another column order
+    report = auditor.audit(pd.DataFrame(rows), id="id", keys={"label": "n"})
+    assert report.manifest is not None
+    assert report.manifest.sha256 == table_sha256(one.select(["id", "split", "n"]))
+
+
+def test_a_config_with_rows_in_code_names_no_file() -> None:
+    placeholder = to_arrow(pa.table({"split": ["train"]}), ["split"], "data")[0]
+    from auditor.core.source import TableSource
+
+    source = TableSource(placeholder, "data", "pyarrow.Table")
+    with pytest.raises(ConfigError, match="names no file; drop 'path'"):
+        config_from_mapping({"manifest": {"path": "m.csv", "split": "split"}}, source=source)
+    with pytest.raises(ConfigError, match="`split` is needed"):
+        config_from_mapping({"manifest": {"id": "id"}}, source=source)
+    with pytest.raises(ConfigError, match="give either `path`"):  # the file form is unchanged
+        config_from_mapping({"manifest": {"split": "split"}})
+
+
+# -- bad arguments: typed errors naming the argument and the form expected --------------------------
+
+
+def test_a_missing_column_names_the_argument_and_the_closest_column() -> None:
+    frame = pd.DataFrame({"writer": ["a", "b"], "split": ["train", "test"]})
+    with pytest.raises(ManifestError) as caught:
+        auditor.audit(frame, keys={"groups": ["writr"]})
+    message = str(caught.value)
+    assert "auditor.audit(data=…): no column 'writr' (did you mean 'writer'?)" in message
+    assert "'writr' is named by keys.groups[0]" in message
+
+
+def test_a_split_column_absent_is_named() -> None:
+    frame = pd.DataFrame({"writer": ["a", "b"], "fold": ["train", "test"]})
+    with pytest.raises(ManifestError, match=r"(?s)no column 'split'.*'split' is named by manifest\.split"):
+        auditor.audit(frame)
+    assert auditor.audit(frame, split="fold").manifest.rows_per_split == {"train": 1, "test": 1}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [([{"split": "train"}], "list"), (np.zeros((2, 2)), "numpy.ndarray"), ({"split": ["train"]}, "dict")],
+)
+def test_an_unsupported_object_names_the_types_accepted(data: Any, named: str) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        auditor.audit(data)
+    assert str(caught.value) == (
+        f"auditor.audit(data=…): expected a pandas.DataFrame, a polars.DataFrame or a pyarrow.Table, got {named}"
+    )
+
+
+def test_a_bad_section_is_refused_by_the_configs_own_model() -> None:
+    table = pa.table({"split": ["train", "test"]})
+    with pytest.raises(ConfigError, match=r"^auditor\.audit\(\): unknown key 'keys\.grups'; did you mean 'groups'\?"):
+        auditor.audit(table, keys={"grups": ["w"]})
+    with pytest.raises(ConfigError, match=r"unknown key 'splts'; did you mean 'splits'\?"):
+        auditor.audit(table, splts={"train": ["train"]})
+    with pytest.raises(ConfigError, match=r"report\.fail_on: Input should be 'error', 'warning' or 'never'"):
+        auditor.audit(table, report={"fail_on": "sometimes"})
+    with pytest.raises(ArgumentError, match=r"auditor\.audit\(manifest=…\): the rows are the data argument"):
+        auditor.audit(table, manifest={"path": "m.csv"})
+
+
+def test_a_column_arrow_cannot_hold_is_named() -> None:
+    frame = pd.DataFrame({"split": ["train", "test"], "g": [object(), object()], "unused": [object(), 1]})
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): cannot read the columns as Arrow"):
+        auditor.audit(frame, keys={"groups": ["g"]})
+    # A column nobody names is never converted: an image column of objects does not stop the audit.
+    assert auditor.audit(frame.assign(g=["a", "b"]), keys={"groups": ["g"]}).exit_code == 0
+
+
+def test_a_categorical_split_with_an_unused_category_is_no_empty_split() -> None:
+    """Correct input that looks suspicious: integer ids and a pandas Categorical split whose categories name a
+    split no row is in; each group stays in one split, so the audit passes."""
+    splits = pd.Categorical(["train", "train", "test", "test"], categories=["train", "val", "test"])
+    frame = pd.DataFrame({"id": [1, 2, 3, 4], "g": ["a", "a", "b", "b"], "split": splits})
+    report = auditor.audit(frame, id="id", keys={"groups": ["g"]})
+    assert report.manifest is not None and report.manifest.rows_per_split == {"train": 2, "test": 2}
+    assert report.exit_code == 0, [f.code for f in report.findings if f.severity == "error"]
+
+
+def test_duplicate_column_names_are_named() -> None:
+    table = pa.table([pa.array(["train", "test"]), pa.array(["a", "b"])], names=["split", "split"])
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'split' occurs twice"):
+        auditor.audit(table)
+
+
+def test_an_id_kept_as_the_index_is_read() -> None:
+    frame = pd.DataFrame({"sample": ["a", "a", "b"], "split": ["train", "test", "test"]}).set_index("sample")
+    report = auditor.audit(frame, id="sample")
+    assert any(f.code.startswith("SPL") and "a" in json.dumps(f.examples) for f in report.findings)
+    assert report.exit_code == 1  # id a is in train and test
+
+
+@pytest.mark.skipif(importlib.util.find_spec("polars") is None, reason="polars is not installed")
+def test_a_polars_frame_gives_the_pandas_frames_report() -> None:
+    import polars as pl
+
+    folder, manifest, sections, frame = _sample("handwriting")
+    kwargs = {"split": manifest["split"], "id": manifest.get("id"), "base_dir": folder, **sections}
+    assert _comparable(auditor.audit(pl.from_pandas(frame), **kwargs)) == _comparable(auditor.audit(frame, **kwargs))
+
+
+def test_the_libraries_load_only_when_used() -> None:
+    """`import auditor` and reaching its entry points load no data library; auditing an Arrow table loads
+    neither polars nor datasets nor scikit-learn."""
+    code = (
+        "import sys, auditor\n"
+        "entry = (auditor.audit, auditor.audit_splitter, auditor.audit_dataset_dict, auditor.write_report)\n"
+        "heavy = ('pandas', 'pyarrow', 'numpy', 'polars', 'datasets', 'sklearn')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "import pyarrow as pa\n"
+        "auditor.audit(pa.table({'split': ['train', 'test'], 'g': ['a', 'b']}), keys={'groups': ['g']})\n"
+        "print(sorted(m for m in ('polars', 'datasets', 'sklearn') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.split("\n")[:2] == ["[]", "[]"]
+
+
+# -- writing and submitting ---------------------------------------------------------------------------
+
+
+def test_write_report_writes_like_the_cli_and_never_over_a_foreign_file(tmp_path: Path) -> None:
+    report = auditor.audit(pa.table({"split": ["train", "test"], "g": ["a", "a"]}), keys={"groups": ["g"]})
+    written = auditor.write_report(report, tmp_path / "out", ["json", "html"])
+    assert [p.name for p in written] == ["report.html", REPORT_JSON]  # report.json last
+    assert read_report_state(tmp_path / "out" / REPORT_JSON).is_verdict
+    assert Report.model_validate_json((tmp_path / "out" / REPORT_JSON).read_text()) == report
+    auditor.write_report(report, tmp_path / "out", ["markdown"])
+    assert not (tmp_path / "out" / "report.html").exists()  # an earlier report file would contradict this one
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [REPORT_JSON, "report.md"]  # the verdict too
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "report.md").write_text("my notes\n")
+    with pytest.raises(Exception, match="not a file split-auditor wrote"):
+        auditor.write_report(report, foreign, ["markdown"])
+    assert (foreign / "report.md").read_text() == "my notes\n"
+    with pytest.raises(ArgumentError, match=r"formats=…\): 'pdf'; expected some of json, markdown"):
+        auditor.write_report(report, tmp_path / "x", ["pdf"])
+
+
+def test_submit_report_uploads_to_the_service(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from tests.service.harness import LiveServer, run_cli
+
+    report = auditor.audit(pa.table({"split": ["train", "test"], "g": ["a", "a"]}), keys={"groups": ["g"]})
+    server = LiveServer(tmp_path / "data", extra=["--workers", "0"])
+    server.start()
+    try:
+        made = run_cli("token", "create", "--role", "submitter", "--name", "Sam", "--data-dir", str(server.data_dir))
+        token = made.stdout.strip()
+        page = auditor.submit_report(report, server.url, project="notebook", token=token)
+        assert page.startswith(server.url)
+        with server.client(token) as c:
+            run = c.get(f"/api/projects/notebook/runs/{page.rstrip('/').rsplit('/', 1)[-1]}").json()
+        assert run["exit_code"] == 1 and run["state"] == "completed"
+    finally:
+        server.stop()
+
+
+# -- a Hugging Face DatasetDict -----------------------------------------------------------------------
+
+try:
+    import datasets
+except ImportError:  # the `hf` extra
+    datasets = None
+needs_datasets = pytest.mark.skipif(datasets is None, reason="datasets (the hf extra) is not installed")
+
+
+def _dataset_dict() -> Any:
+    return datasets.DatasetDict(
+        {
+            "train": datasets.Dataset.from_dict(
+                {"id": ["a", "b", "c"], "writer": ["w1", "w1", "w2"], "label": [0, 1, 0]}
+            ),
+            "test": datasets.Dataset.from_pandas(
+                pd.DataFrame({"id": ["d", "e"], "writer": ["w2", "w3"], "label": [1, 2]}), preserve_index=False
+            ),
+        }
+    )
+
+
+@needs_datasets
+def test_a_dataset_dict_is_audited_split_by_split() -> None:
+    report = auditor.audit_dataset_dict(_dataset_dict(), id="id", keys={"groups": ["writer"], "label": "label"})
+    assert report.manifest is not None
+    assert report.manifest.rows_per_split == {"train": 3, "test": 2}
+    assert report.manifest.source == "datasets.DatasetDict"
+    assert any(_shares(f, "writer", "w2") for f in report.findings)
+    assert report.exit_code == 1
+
+
+@needs_datasets
+def test_a_dataset_dict_gives_the_report_of_the_same_rows_as_a_dataframe() -> None:
+    dd = _dataset_dict()
+    frame = pd.concat([dd[name].to_pandas().assign(split=name) for name in dd], ignore_index=True)
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"groups": ["writer"], "label": "label"}}
+    from_dd = _comparable(auditor.audit_dataset_dict(dd, **kwargs))
+    assert from_dd == _comparable(auditor.audit(frame, **kwargs))
+
+
+@needs_datasets
+def test_a_dataset_dicts_columns_come_through_arrow_without_a_copy() -> None:
+    from auditor.api import _dataset_dict_table
+
+    dd = _dataset_dict()
+    table = _dataset_dict_table(dd, "f", "split", ["id", "split", "writer"])
+    own = dd["train"].data.table["writer"].chunks[0].buffers()[2].address
+    assert table["writer"].chunks[0].buffers()[2].address == own
+    assert table["split"].to_pylist() == ["train"] * 3 + ["test"] * 2
+
+
+@needs_datasets
+def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> None:
+    whole = datasets.Dataset.from_dict({"id": [f"s{i}" for i in range(20)], "writer": [f"w{i % 4}" for i in range(20)]})
+    dd = whole.train_test_split(test_size=0.25, seed=0)
+    report = auditor.audit_dataset_dict(dd, id="id", keys={"groups": ["writer"]})
+    assert report.manifest is not None and report.manifest.rows_per_split == {"train": 15, "test": 5}
+    assert not any(f.code.startswith("SPL00") and f.severity == "error" for f in report.findings)  # ids unique
+    assert any(f.code == "GRP001" for f in report.findings)  # row-wise split of 4 writers shares them
+
+
+@needs_datasets
+def test_a_dataset_dict_missing_a_column_names_the_split() -> None:
+    with pytest.raises(
+        ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"
+    ):
+        auditor.audit_dataset_dict(_dataset_dict(), keys={"groups": ["writr"]})
+    with pytest.raises(ArgumentError, match=r"expected a datasets\.DatasetDict, got pandas\.DataFrame"):
+        auditor.audit_dataset_dict(pd.DataFrame({"a": [1]}))
+    with pytest.raises(ArgumentError, match="audit it with auditor.audit_dataset_dict"):
+        auditor.audit(_dataset_dict())
+
+
+def test_the_hf_extra_names_datasets() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'hf = ["datasets>=2.19"]' in text
+
+
+# -- sklearn-style splitters: one column per fold -----------------------------------------------------
+
+try:
+    from sklearn import model_selection as sklearn
+except ImportError:
+    sklearn = None
+needs_sklearn = pytest.mark.skipif(sklearn is None, reason="scikit-learn is not installed")
+
+
+def _patients(n_patients: int = 6, visits: int = 4) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "visit": [f"v{i:03d}" for i in range(n_patients * visits)],
+            "patient": [f"p{i // visits}" for i in range(n_patients * visits)],
+            "label": [i % 2 for i in range(n_patients * visits)],
+        }
+    )
+
+
+def _columns(folds: dict[str, pa.Array]) -> dict[str, np.ndarray]:
+    return {name: np.asarray(column.cast(pa.string()).to_pylist()) for name, column in folds.items()}
+
+
+@needs_sklearn
+def test_group_kfold_holds_each_patient_out_once_and_never_trains_on_it() -> None:
+    frame = _patients()
+    folds = _columns(fold_columns(sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"]))
+    assert list(folds) == ["fold_0", "fold_1", "fold_2"]
+    holdouts = np.stack([col == "holdout" for col in folds.values()])
+    assert (holdouts.sum(axis=0) == 1).all()  # every row is in exactly one fold's holdout
+    for col in folds.values():
+        assert set(col) == {"train", "holdout"}
+        held = set(frame["patient"][col == "holdout"])
+        assert held and held.isdisjoint(set(frame["patient"][col == "train"]))
+
+
+@needs_sklearn
+def test_time_series_split_leaves_the_future_unused() -> None:
+    X = np.arange(12).reshape(-1, 1)
+    folds = _columns(fold_columns(sklearn.TimeSeriesSplit(n_splits=3, gap=1), X))
+    first = folds["fold_0"]
+    assert list(first) == ["train"] * 2 + ["unused"] + ["holdout"] * 3 + ["unused"] * 6
+    assert list(folds["fold_2"][-3:]) == ["holdout"] * 3 and folds["fold_2"][8] == "unused"  # the gap
+
+
+@needs_sklearn
+def test_leave_one_group_out_makes_one_fold_per_group() -> None:
+    frame = _patients(n_patients=4)
+    folds = _columns(fold_columns(sklearn.LeaveOneGroupOut(), frame, groups=frame["patient"]))
+    assert len(folds) == 4
+    assert [sorted(set(frame["patient"][c == "holdout"])) for c in folds.values()] == [["p0"], ["p1"], ["p2"], ["p3"]]
+
+
+@needs_sklearn
+def test_train_test_split_indices_are_one_fold() -> None:
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(10)
+    train, test = train_test_split(rows, test_size=0.3, random_state=0)
+
+    class Indices:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            yield train, test
+
+    folds = _columns(fold_columns(Indices(), rows))
+    assert list(folds) == ["fold_0"]
+    assert sorted(np.flatnonzero(folds["fold_0"] == "holdout")) == sorted(test)
+    assert (folds["fold_0"] != "unused").all()
+
+
+@needs_sklearn
+def test_repeated_kfold_is_named_and_partitioned_repetition_by_repetition() -> None:
+    X = np.zeros((12, 1))
+    folds = _columns(fold_columns(sklearn.RepeatedKFold(n_splits=3, n_repeats=2, random_state=0), X))
+    assert list(folds) == [f"rep_{r}_fold_{k}" for r in range(2) for k in range(3)]
+    for r in range(2):
+        held = np.stack([folds[f"rep_{r}_fold_{k}"] == "holdout" for k in range(3)])
+        assert (held.sum(axis=0) == 1).all()  # each repetition is a partition of the rows
+    assert not (folds["rep_0_fold_0"] == folds["rep_1_fold_0"]).all()  # the repetitions shuffle differently
+
+
+@needs_sklearn
+def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
+    frame = _patients().assign(hospital_visit=lambda f: [f"h{i % 3}" for i in range(len(f))])
+    table, keys, names = splitter_table(
+        sklearn.GroupKFold(n_splits=2), frame, frame["label"], frame["patient"], keys={"groups": ["hospital_visit"]}
+    )
+    assert keys == {"groups": ["groups", "hospital_visit"], "label": "y"}
+    assert names == ["fold_0", "fold_1"]
+    assert table.column_names == ["hospital_visit", "groups", "y", "fold_0", "fold_1"]
+    assert table["groups"].to_pylist() == list(frame["patient"])
+
+
+@needs_sklearn
+def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
+    frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
+    fitted = [{"name": "scaler", "kind": "standardize", "artifact": "s.json", "columns": ["age"]}]
+    table, _, _ = splitter_table(sklearn.KFold(n_splits=2), frame, id="visit", fitted=fitted)
+    assert table.column_names == ["visit", "age", "fold_0", "fold_1"]
+
+    class Unused:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            raise AssertionError("the splitter ran before the arguments were checked")
+
+    with pytest.raises(ConfigError, match="unknown key 'keys.grups'"):
+        auditor.audit_splitter(Unused(), frame, keys={"grups": ["patient"]})
+
+
+@needs_sklearn
+def test_an_array_x_takes_its_key_columns_from_data() -> None:
+    frame = _patients()
+    X = np.zeros((len(frame), 2))
+    with pytest.raises(ArgumentError, match=r"names columns \(patient\), but X is an array; pass them as data="):
+        splitter_table(sklearn.KFold(n_splits=2), X, keys={"groups": ["patient"]})
+    table, _, _ = splitter_table(sklearn.KFold(n_splits=2), X, data=frame, keys={"groups": ["patient"]})
+    assert table.column_names == ["patient", "fold_0", "fold_1"]
+
+
+@pytest.mark.parametrize("argument", ["y", "groups", "data"])
+@needs_sklearn
+def test_a_length_that_differs_from_x_names_the_argument(argument: str) -> None:
+    frame = _patients()
+    short = frame.iloc[:-1] if argument == "data" else frame["patient"].iloc[:-1]
+    with pytest.raises(ArgumentError) as caught:
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=2), frame, **{argument: short})
+    assert str(caught.value) == (
+        f"auditor.audit_splitter({argument}=…): 23 rows for 24 rows of X; expected one per row of X"
+    )
+
+
+@needs_sklearn
+def test_a_splitter_is_checked_before_it_runs() -> None:
+    with pytest.raises(
+        ArgumentError, match=r"audit_splitter\(cv=…\): expected a splitter with a split\(X, y, groups\)"
+    ):
+        auditor.audit_splitter([1, 2], np.zeros((3, 1)))
+    with pytest.raises(ArgumentError, match=r"GroupKFold\.split\(X, y, groups\) refused the data: .*groups"):
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=2), np.zeros((4, 1)))
+
+
+@needs_sklearn
+def test_folds_that_overlap_are_reported_not_crashed() -> None:
+    class Overlapping:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            yield np.array([0, 1, 2]), np.array([2, 3])
+
+    with pytest.raises(ArgumentError, match=r"fold 0 puts 1 row\(s\) \(2\) in both its training and its holdout"):
+        fold_columns(Overlapping(), np.zeros((4, 1)))
+
+    class OutOfRange:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            yield np.array([0, 1]), np.array([7])
+
+    with pytest.raises(ArgumentError, match=r"fold 0: row index 7 is outside X's 4 rows"):
+        fold_columns(OutOfRange(), np.zeros((4, 1)))
+
+
+@needs_sklearn
+@needs_folds
+def test_kfold_on_rows_of_patients_leaks_and_group_kfold_does_not() -> None:
+    frame = _patients()
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=frame["patient"]
+    )
+    clean = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"])
+    assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
+    assert clean.exit_code == 0 and not any(f.code == "GRP001" for f in clean.findings)
+
+
+@needs_sklearn
+@needs_folds
+def test_a_group_kfold_on_patients_that_shares_another_key_is_found() -> None:
+    frame = _patients().assign(hospital_visit=lambda f: [f"h{i % 3}" for i in range(len(f))])
+    report = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"], keys={"groups": ["hospital_visit"]}
+    )
+    assert any(f.code == "GRP001" and f.evidence.get("key") == "hospital_visit" for f in report.findings)
