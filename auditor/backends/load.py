@@ -5,11 +5,21 @@ from __future__ import annotations
 from auditor.backends.engines import EngineSettings, choose
 from auditor.backends.size import projected_bytes
 from auditor.core.config import LoadedConfig
+from auditor.core.errors import ManifestError
 from auditor.manifest.table import Manifest, load_manifest
 
 
 def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
     """The manifest and the name of the engine holding it."""
+    spec = loaded.config.manifest
+    if spec is not None and spec.folds is not None:
+        # The other engines count by the split column and know no fold patterns yet: refused, never guessed.
+        if settings.engine in ("duckdb", "dask"):
+            raise ManifestError(
+                f"{loaded.locate(('manifest', 'folds'))}: the {settings.engine} engine cannot audit "
+                "cross-validation folds yet; run with --engine memory"
+            )
+        return load_manifest(loaded), "memory"
     engine, _ = choose(settings, projected_bytes(loaded) if settings.engine == "auto" else None)
     if engine == "duckdb":
         from auditor.backends.duck import load_duck_manifest

@@ -51,6 +51,7 @@ class DuplicateContent(Stage):
     }
     Options = DuplicateContentOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if config.keys.content_hash is None and config.keys.content_path is None:

@@ -1,0 +1,212 @@
+"""Cross-validation folds audited fold by fold, on folds made by the real scikit-learn splitters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auditor.core.findings import Report
+from tests.conftest import AuditFn, codes
+
+sklearn = pytest.importorskip("sklearn.model_selection")
+
+FOLDS = {"split": None, "folds": "fold", "id": "sid"}
+
+
+def patients(n_patients: int = 30, per_patient: int = 4, seed: int = 0) -> pd.DataFrame:
+    """Rows of patients, several rows each, with a binary label."""
+    rng = np.random.default_rng(seed)
+    n = n_patients * per_patient
+    return pd.DataFrame(
+        {
+            "sid": [f"s{i:04d}" for i in range(n)],
+            "patient": [f"p{i % n_patients:03d}" for i in range(n)],
+            "label": rng.integers(0, 2, n),
+        }
+    )
+
+
+def with_folds(df: pd.DataFrame, splits: Any, column: str = "fold") -> pd.DataFrame:
+    """``df`` with the fold each row is the holdout of (each row in exactly one holdout)."""
+    fold = np.full(len(df), -1)
+    for k, (_, holdout) in enumerate(splits):
+        assert (fold[holdout] == -1).all()
+        fold[holdout] = k
+    assert (fold >= 0).all()
+    return df.assign(**{column: fold})
+
+
+def per_fold(report: Report, code: str) -> dict[str, Any]:
+    return {f.evidence["fold"]: f for f in report.findings if f.code == code}
+
+
+def test_shuffled_kfold_on_rows_of_patients_is_flagged_on_every_fold(audit: AuditFn) -> None:
+    df = patients()
+    df = with_folds(df, sklearn.KFold(5, shuffle=True, random_state=0).split(df))
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"]}, only=["group_overlap"])
+    found = per_fold(r, "GRP001")
+    assert sorted(found) == [f"fold {k}" for k in range(5)]
+    for k in range(5):
+        holdout = df[df.fold == k]
+        train = df[df.fold != k]
+        shared = set(holdout.patient) & set(train.patient)
+        e = found[f"fold {k}"].evidence
+        assert e["groups"] == len(shared)
+        assert e["holdout_rows_sharing_train_groups"] == int(holdout.patient.isin(shared).sum())
+        assert e["holdout_rows"] == len(holdout)
+    # Each fold's finding has its own fingerprint; the folds x folds matrix is shown once.
+    assert len({f.fingerprint for f in found.values()}) == 5
+    with_matrix = [f for f in found.values() if f.tables]
+    assert len(with_matrix) == 1
+    matrix = with_matrix[0].tables[1]
+    assert matrix.columns == ("", *(f"fold {k}" for k in range(5)))
+    a, b = df[df.fold == 0].patient, df[df.fold == 1].patient
+    assert matrix.rows[0][2] == len(set(a) & set(b))
+    assert r.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "splitter",
+    [
+        sklearn.GroupKFold(5),
+        sklearn.StratifiedGroupKFold(4, shuffle=True, random_state=1),
+        sklearn.LeaveOneGroupOut(),
+    ],
+    ids=["GroupKFold", "StratifiedGroupKFold", "LeaveOneGroupOut"],
+)
+def test_group_aware_splitters_are_clean_on_their_groups(audit: AuditFn, splitter: Any) -> None:
+    df = patients(n_patients=12 if isinstance(splitter, sklearn.LeaveOneGroupOut) else 30)
+    df = with_folds(df, splitter.split(df, df.label, groups=df.patient))
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
+    assert [c for c in codes(r) if c.startswith("GRP")] == []
+    sizes = next(f for f in r.findings if f.code == "SPL012")
+    n_folds = df.fold.nunique()
+    assert len(sizes.evidence["folds"]) == n_folds
+    assert all(v["holdout"] + v["train"] == len(df) for v in sizes.evidence["folds"].values())
+    assert r.exit_code == 0
+
+
+def test_group_kfold_that_still_shares_a_source_is_found_per_fold(audit: AuditFn) -> None:
+    # Folds by patient, but two patients (in different folds) were scanned on the same slide.
+    df = patients()
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    df["slide"] = [f"slide-{sid}" for sid in df.sid]
+    a = df.index[df.fold == 0][0]
+    b = df.index[df.fold == 3][0]
+    df.loc[b, "slide"] = df.loc[a, "slide"]
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"], "sources": ["slide"]}, only=["shared_upstream"])
+    found = per_fold(r, "UPS001")
+    # Fold 0's holdout is linked to fold 3 (which trains fold 0), and the other way round; no other fold is
+    # affected: both patients are training rows there, on the same side.
+    assert sorted(found) == ["fold 0", "fold 3"]
+    p0, p3 = df.loc[a, "patient"], df.loc[b, "patient"]
+    assert found["fold 0"].evidence["holdout_rows_linked_to_train"] == int((df.patient == p0).sum())
+    assert found["fold 3"].evidence["holdout_rows_linked_to_train"] == int((df.patient == p3).sum())
+    chain = found["fold 0"].examples[0]["chains"][0]["text"]
+    assert "slide" in chain
+
+
+def test_time_series_split_as_one_column_per_fold(audit: AuditFn) -> None:
+    # TimeSeriesSplit: fold k trains on everything before its holdout; the first chunk is never a holdout.
+    df = patients(n_patients=40, per_patient=3)
+    columns = []
+    for k, (train, holdout) in enumerate(sklearn.TimeSeriesSplit(4).split(df)):
+        role = np.full(len(df), "unused", dtype=object)
+        role[train], role[holdout] = "train", "holdout"
+        df[f"cv{k}"] = role
+        columns.append(f"cv{k}")
+    manifest = {"split": None, "id": "sid", "folds": {"columns": columns}}
+    r = audit(df, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
+    found = per_fold(r, "GRP001")
+    assert sorted(found) == columns  # rows of a patient are spread over time: every fold shares patients
+    for column in columns:
+        holdout, train = df[df[column] == "holdout"], df[df[column] == "train"]
+        shared = set(holdout.patient) & set(train.patient)
+        assert found[column].evidence["groups"] == len(shared)
+    sizes = next(f for f in r.findings if f.code == "SPL012").evidence["folds"]
+    assert sizes["cv0"] == {
+        "holdout": int((df.cv0 == "holdout").sum()),
+        "train": int((df.cv0 == "train").sum()),
+        "unused": int((df.cv0 == "unused").sum()),
+    }
+
+
+def test_time_series_split_on_ordered_patients_is_clean(audit: AuditFn) -> None:
+    # Each patient's rows are consecutive and the chunks fall on patient boundaries: nothing is shared.
+    df = patients(n_patients=25, per_patient=4).sort_values("patient", kind="stable").reset_index(drop=True)
+    columns = []
+    for k, (train, holdout) in enumerate(sklearn.TimeSeriesSplit(4, test_size=20).split(df)):
+        role = np.full(len(df), "unused", dtype=object)
+        role[train], role[holdout] = "train", "holdout"
+        df[f"cv{k}"] = role
+        columns.append(f"cv{k}")
+    manifest = {"split": None, "id": "sid", "folds": {"columns": columns}}
+    r = audit(df, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap"])
+    assert codes(r) == [] and r.exit_code == 0
+
+
+def test_rolling_scheme_trains_each_fold_only_on_the_folds_before_it(audit: AuditFn) -> None:
+    # Chunks 0..3 in time; patient p-late is in chunks 2 and 3: fold 3 trains on chunk 2 (a leak), while
+    # fold 2 does not train on chunk 3 (no leak there).
+    df = pd.DataFrame(
+        {
+            "sid": [f"s{i}" for i in range(8)],
+            "patient": ["a", "b", "c", "d", "e", "late", "late", "h"],
+            "fold": [0, 0, 1, 1, 2, 2, 3, 3],
+        }
+    )
+    manifest = {"split": None, "id": "sid", "folds": {"column": "fold", "scheme": "rolling"}}
+    r = audit(df, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
+    found = per_fold(r, "GRP001")
+    assert sorted(found) == ["fold 3"]
+    assert found["fold 3"].evidence["holdout_rows_sharing_train_groups"] == 1
+    sizes = next(f for f in r.findings if f.code == "SPL012").evidence["folds"]
+    assert list(sizes) == ["fold 1", "fold 2", "fold 3"]  # fold 0 trains only
+    assert sizes["fold 1"] == {"holdout": 2, "train": 2, "unused": 4}
+    assert sizes["fold 3"] == {"holdout": 2, "train": 6, "unused": 0}
+
+
+def test_fixed_test_split_beside_folds_is_the_holdout_of_every_fold(audit: AuditFn) -> None:
+    df = patients(n_patients=30)
+    is_test = df.patient.isin([f"p{i:03d}" for i in range(6)])
+    cv = df[~is_test].reset_index(drop=True)
+    cv = with_folds(cv, sklearn.GroupKFold(4).split(cv, groups=cv.patient))
+    test = df[is_test].assign(fold=None)
+    # One test patient also has a row inside the folds: it leaks into the test split of every fold.
+    leaked = cv.index[cv.fold == 2][0]
+    cv.loc[leaked, "patient"] = "p000"
+    table = pd.concat([cv.assign(split="train"), test.assign(split="test")], ignore_index=True)
+    manifest = {"split": "split", "folds": "fold", "id": "sid"}
+    r = audit(table, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
+    found = per_fold(r, "GRP001")
+    # Folds 0, 1 and 3 train on the leaked row while holding out the test split; fold 2 holds it out (a
+    # holdout-holdout share there, not a leak into training).
+    assert sorted(found) == ["fold 0", "fold 1", "fold 3"]
+    test_rows = int((table.patient == "p000").sum()) - 1
+    for f in found.values():
+        assert f.evidence["holdout_rows_sharing_train_groups"] == test_rows
+    sizes = next(f for f in r.findings if f.code == "SPL012").evidence["folds"]
+    assert sizes["fold 0"]["holdout"] == int((table.fold == 0).sum()) + int(is_test.sum())
+
+
+def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
+    df = patients(n_patients=30)
+    is_test = df.patient.isin([f"p{i:03d}" for i in range(6)])
+    cv = df[~is_test].reset_index(drop=True)
+    cv = with_folds(cv, sklearn.GroupKFold(4).split(cv, groups=cv.patient))
+    table = pd.concat([cv.assign(split="train"), df[is_test].assign(fold=None, split="test")], ignore_index=True)
+    manifest = {"split": "split", "folds": "fold", "id": "sid"}
+    r = audit(table, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
+    assert [c for c in codes(r) if c.startswith("GRP")] == []
+    assert "SPL005" not in codes(r) and "SPL006" not in codes(r)
+
+
+def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
+    df = patients()
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"], "label": "label"}, only=["label_coverage"])
+    stage = next(s for s in r.stages if s.stage == "label_coverage")
+    assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
