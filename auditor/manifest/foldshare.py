@@ -21,7 +21,7 @@ class FoldShares:
     folds: tuple[str, ...]
     leak: np.ndarray  # (values, folds): the value is in the fold's holdout and in its training rows
     rows: np.ndarray  # (folds,) holdout rows whose value is also in the fold's training rows
-    holdout_rows: np.ndarray  # (folds,) holdout rows with a value
+    holdout_rows: np.ndarray  # (folds,) the fold's holdout rows
     rows_by_split: tuple[dict[str, int], ...]  # per fold: those rows by holdout split (pattern)
     pairs: tuple[tuple[str, str, str, int, int, int], ...]  # fold pairs: a, b, judged as, shared, rows a, rows b
 
@@ -45,8 +45,17 @@ class FoldShares:
         return (pair_table, matrix)
 
 
-def fold_shares(counts: np.ndarray, names: list[str], layout: FoldLayout, live: np.ndarray | None = None) -> FoldShares:
-    """What each fold's holdout shares with its training rows; ``live`` leaves out values (accepted ones)."""
+def fold_shares(
+    counts: np.ndarray,
+    names: list[str],
+    layout: FoldLayout,
+    split_rows: dict[str, int],
+    live: np.ndarray | None = None,
+) -> FoldShares:
+    """What each fold's holdout shares with its training rows; ``live`` leaves out values (accepted ones).
+
+    ``split_rows`` are all rows per pattern: the count matrix may leave out rows without a value, or rows
+    whose value is held by no other row."""
     present = counts > 0
     if live is not None:
         present &= live[:, None]
@@ -62,7 +71,7 @@ def fold_shares(counts: np.ndarray, names: list[str], layout: FoldLayout, live: 
         leak[:, f] = in_holdout & present[:, t].any(axis=1)
         per_split = counts[leak[:, f]][:, h].sum(axis=0)
         rows[f] = int(per_split.sum())
-        held[f] = int(counts[:, h].sum())
+        held[f] = sum(split_rows.get(names[int(s)], 0) for s in h)
         by_split.append({names[int(s)]: int(c) for s, c in zip(h, per_split, strict=True) if c})
     pairs = []
     for i in range(n_folds):

@@ -143,7 +143,8 @@ class GroupOverlap(Stage):
         assert layout is not None
         manifest = context.require_manifest()
         key, counts = grouped.key, grouped.counts
-        shares = fold_shares(counts, manifest.split_names, layout, overlap.mask(PairKind.TRAIN_HOLDOUT))
+        split_rows = manifest.rows_per_split()
+        shares = fold_shares(counts, manifest.split_names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
         tables = shares.tables(f"'{key.name}' values")
         for f, fold in enumerate(shares.folds):
             groups = np.flatnonzero(shares.leak[:, f])

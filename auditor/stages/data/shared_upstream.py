@@ -276,7 +276,8 @@ class SharedUpstream(Stage):
         layout = context.roles.folds
         assert layout is not None
         names = context.require_manifest().split_names
-        shares = fold_shares(counts, names, layout, overlap.mask(PairKind.TRAIN_HOLDOUT))
+        split_rows = context.require_manifest().rows_per_split()
+        shares = fold_shares(counts, names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
         tables = shares.tables("linked groups")
         pairs = overlap.of_kind(PairKind.TRAIN_HOLDOUT)
         key_names = ", ".join(k.name for k in keys)

@@ -207,6 +207,76 @@ def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
 def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
     df = patients()
     df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
-    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"], "label": "label"}, only=["label_coverage"])
-    stage = next(s for s in r.stages if s.stage == "label_coverage")
+    df["t"] = pd.date_range("2024-01-01", periods=len(df), freq="D").astype(str)
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"], "time": "t"}, only=["temporal_order"])
+    stage = next(s for s in r.stages if s.stage == "temporal_order")
     assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
+
+
+def test_identical_content_is_reported_per_fold(audit: AuditFn) -> None:
+    df = patients()
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    df["sha"] = [f"{i:064x}" for i in range(len(df))]
+    # A copy of a fold-1 row in fold 4: each of the two folds holds out a copy of one of its training rows.
+    a, b = df.index[df.fold == 1][0], df.index[df.fold == 4][0]
+    df.loc[b, "sha"] = df.loc[a, "sha"]
+    r = audit(df, manifest=FOLDS, keys={"content_hash": "sha"}, only=["duplicate_content"])
+    found = per_fold(r, "DUP001")
+    assert sorted(found) == ["fold 1", "fold 4"]
+    for fold in ("fold 1", "fold 4"):
+        e = found[fold].evidence
+        assert e["holdout_rows_identical_to_train"] == 1
+        assert e["holdout_rows"] == int((df.fold == int(fold.split()[1])).sum())
+
+
+def test_copies_within_one_fold_are_not_a_leak(audit: AuditFn) -> None:
+    # Two copies in the same fold are held out together and trained on together: never across.
+    df = patients()
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    df["sha"] = [f"{i:064x}" for i in range(len(df))]
+    rows = df.index[df.fold == 2][:2]
+    df.loc[rows[1], "sha"] = df.loc[rows[0], "sha"]
+    r = audit(df, manifest=FOLDS, keys={"content_hash": "sha"}, only=["duplicate_content"])
+    assert "DUP001" not in codes(r) and r.exit_code == 0
+
+
+def test_a_label_only_one_fold_holds_is_unseen_in_that_fold(audit: AuditFn) -> None:
+    df = patients(n_patients=30)
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    rare = df.index[df.fold == 3][:2]
+    df.loc[rare, "label"] = 7
+    r = audit(df, manifest=FOLDS, keys={"label": "label"}, only=["label_coverage"])
+    found = [f for f in r.findings if f.code == "LAB001"]
+    assert [f.evidence["fold"] for f in found] == ["fold 3"]
+    assert found[0].evidence["rows"] == 2 and found[0].examples == ({"label": "7", "rows": 2},)
+    assert "the holdout of fold 3" in found[0].message
+
+
+def test_stratified_folds_have_the_label_shares_of_their_training_rows(audit: AuditFn) -> None:
+    df = patients(n_patients=50)
+    df = with_folds(df, sklearn.StratifiedKFold(5, shuffle=True, random_state=0).split(df, df.label))
+    r = audit(df, manifest=FOLDS, keys={"label": "label"}, only=["label_coverage"])
+    assert [c for c in codes(r) if c in ("LAB001", "LAB002")] == []
+
+
+def test_a_fold_whose_labels_differ_from_its_training_rows_is_named(audit: AuditFn) -> None:
+    # Folds cut along a sorted label: the last fold holds out only label 1, trained mostly on label 0.
+    df = patients(n_patients=50).sort_values("label", kind="stable").reset_index(drop=True)
+    df = with_folds(df, sklearn.KFold(4).split(df))
+    r = audit(df, manifest=FOLDS, keys={"label": "label"}, only=["label_coverage"])
+    shifted = {f.evidence["fold"] for f in r.findings if f.code == "LAB002"}
+    assert "fold 3" in shifted and "fold 0" in shifted
+
+
+def test_the_fold_matrix_is_drawn_fold_by_fold(audit: AuditFn) -> None:
+    from auditor.render.figures import figures_for
+
+    df = patients()
+    df = with_folds(df, sklearn.KFold(5, shuffle=True, random_state=0).split(df))
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"]}, only=["group_overlap"])
+    first = next(f for f in r.findings if f.code == "GRP001" and f.tables)
+    figures = figures_for(first, [f"fold {k}" for k in range(5)])
+    assert len(figures) == 1 and "fold by fold" in figures[0].svg
+    pairs = first.tables[0]
+    assert {(row[0], row[1]) for row in pairs.rows} <= {(f"fold {i}", f"fold {j}") for i in range(5) for j in range(5)}
+    assert all(row[2] == "train-holdout" for row in pairs.rows)
