@@ -40,6 +40,10 @@ class FoldLayout:
     folds: tuple[str, ...]  # fold names, in order
     patterns: tuple[str, ...]  # pattern names (the manifest's split names)
     roles: np.ndarray = field(repr=False)  # (patterns, folds) FoldRole codes
+    ids: tuple[str, ...] = ()  # each fold as the manifest writes it (a fold id, a column): `{fold}` in a path
+
+    def id_of(self, fold: int) -> str:
+        return self.ids[fold] if self.ids else self.folds[fold]
 
     def of(self, pattern: str) -> np.ndarray:
         """The roles of a pattern in every fold."""

@@ -47,11 +47,13 @@ def fold_patterns(
     assert folds is not None
     if folds.column is not None:
         roles, row_pattern, fold_names, names = _from_ids(table, folds, locate, file)
+        ids = [n.removeprefix("fold ") for n in fold_names]
     else:
         roles, row_pattern, fold_names, names = _from_columns(table, folds, locate, file)
+        ids = list(fold_names)
     if spec.split is not None:
         row_pattern, roles, names = _beside_split(table[spec.split], splits, row_pattern, roles, names, locate, file)
-    layout = FoldLayout(tuple(fold_names), tuple(names), roles.astype(np.int8))
+    layout = FoldLayout(tuple(fold_names), tuple(names), roles.astype(np.int8), tuple(ids))
     _check_folds(layout, row_pattern, locate, file)
     return FoldPatterns(row_pattern, layout)
 

@@ -58,6 +58,7 @@ class FittedStatistics(Stage):
         "FIT011": "artifact lists ids that are not in the manifest",
     }
     Options = FittedStatisticsOptions
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return None if config.fitted else "no `fitted` entries in the config"
@@ -69,6 +70,9 @@ class FittedStatistics(Stage):
         assert isinstance(self.options, FittedStatisticsOptions)
         manifest = context.require_manifest()
         checks = _Checks(self, context, manifest, self.options)
+        if context.roles.folds is not None:
+            yield from checks.per_fold()
+            return
         artifacts = checks.load_all()
         for spec, artifact in artifacts:
             yield from checks.claim(spec)
@@ -101,6 +105,82 @@ class _Checks:
         self._values: dict[str, np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
         self._matcher: NumericMatcher | None = None
+        self._fold: tuple[int, str] | None = None  # the cross-validation fold being checked, and its artifact
+
+    # -- cross-validation folds ------------------------------------------------------------------------
+
+    def per_fold(self) -> Iterator[Finding]:
+        """Each numeric artifact checked against each fold's training rows: `{fold}` in its path names the
+        fold's own artifact; one artifact for every fold is checked against each of them (fitted before the
+        folds, it reproduces from rows a fold holds out)."""
+        from auditor.fitted.artifacts import load_artifact
+
+        layout = self.roles.folds
+        assert layout is not None
+        loaded = self.context.loaded
+        work: list[tuple[FittedSpec, int, str, Artifact]] = []
+        problems: list[str] = []
+        for i, spec in enumerate(self.context.config.fitted):
+            if spec.kind not in ("standardize", "minmax", "impute"):
+                yield self._finding(
+                    "FIT009",
+                    Severity.INFO,
+                    spec,
+                    f"'{spec.name}' ({spec.kind}) is not checked fold by fold yet: with cross-validation folds only "
+                    "standardize, minmax and impute artifacts are recomputed per fold.",
+                    evidence={"artifact": spec.artifact, "kind": spec.kind},
+                )
+                continue
+            where = loaded.locate(("fitted", i, "artifact"))
+            for f in range(len(layout.folds)):
+                written = spec.artifact.replace("{fold}", layout.id_of(f))
+                try:
+                    artifact = load_artifact(loaded.resolve_input(written, ("fitted", i, "artifact")), spec, where)
+                except (ConfigError, StageInputError) as exc:
+                    problems.append(str(exc))
+                    continue
+                work.append((spec, f, written, artifact))
+        numeric = [c for spec, _, _, artifact in work for c in artifact.columns if not _is_text_fill(spec, artifact, c)]
+        problems.extend(self._prepare(list(dict.fromkeys(numeric)), "a fitted statistic"))
+        if problems:
+            raise StageInputError("\n".join(dict.fromkeys(problems)))
+        for spec, f, written, artifact in work:
+            self._fold = (f, written)
+            try:
+                yield from self.numeric(spec, artifact)
+            finally:
+                self._fold = None
+
+    def _fold_rowsets(self, fold: int) -> list[RowSet]:
+        """A fold's candidates: its training rows (the claim), those plus each split it holds out, all rows."""
+        from auditor.fitted.fitstats import RowSet
+
+        layout = self.roles.folds
+        assert layout is not None
+        name = layout.folds[fold]
+        code = {n: i + 1 for i, n in enumerate(self.names)}
+        present = self.roles.order(list(self.manifest.rows_per_split()))
+        holdout, train = layout.matrices(present)
+        trains = [n for n, t in zip(present, train[:, fold], strict=True) if t]
+        held = [n for n, h in zip(present, holdout[:, fold], strict=True) if h]
+        unseen = [n for n in present if n not in trains]  # held out, or unused (a later fold's rows)
+
+        def make(label: str, splits: Sequence[str], claimed: bool = False, unsplit: bool = False) -> RowSet:
+            groups = frozenset({code[s] for s in splits} | ({0} if unsplit else set()))
+            return RowSet(label, groups, tuple(s for s in splits if s in unseen), claimed)
+
+        candidates = [make(f"the training rows of {name}", trains, claimed=True)]
+        candidates.extend(make(f"the training rows of {name} + {h}", [*trains, h]) for h in held)
+        if len(held) > 1:
+            candidates.append(make(f"the training and holdout rows of {name}", [*trains, *held]))
+        everything = make("all rows", present, unsplit=self.unsplit)
+        unique: dict[frozenset[int], RowSet] = {}
+        for rs in candidates:
+            unique.setdefault(rs.groups, rs)
+        if everything.groups in unique and not unique[everything.groups].claimed:
+            unique[everything.groups] = everything
+        unique.setdefault(everything.groups, everything)
+        return list(unique.values())
 
     # -- loading and the candidate row sets ------------------------------------------------------------
 
@@ -142,6 +222,8 @@ class _Checks:
         """The claim first, then train, train plus each holdout split, and all rows (duplicates dropped)."""
         from auditor.fitted.fitstats import RowSet
 
+        if self._fold is not None:
+            return self._fold_rowsets(self._fold[0])
         code = {n: i + 1 for i, n in enumerate(self.names)}
         sizes = self.manifest.rows_per_split()
         present = self.roles.order(list(sizes))
@@ -603,9 +685,17 @@ class _Checks:
     # -- helpers -----------------------------------------------------------------------------------------
 
     def _artifact_path(self, spec: FittedSpec) -> Any:
-        return self.context.loaded.resolve(spec.artifact)
+        return self.context.loaded.resolve(spec.artifact if self._fold is None else self._fold[1])
 
     def _finding(self, code: str, severity: Severity, spec: FittedSpec, message: str, **fields: Any) -> Finding:
+        if self._fold is not None:  # one finding per fold: the fold joins the subject
+            assert self.roles.folds is not None
+            fold = self.roles.folds.folds[self._fold[0]]
+            message = f"{fold}: {message}"
+            evidence = {**fields.get("evidence", {}), "fold": fold}
+            if "fitted_on" in evidence:
+                evidence["fitted_on"] = [f"the training rows of {fold}"]
+            fields["evidence"] = evidence
         return self.stage.finding(code, severity, message, key=spec.name, **fields)
 
 
@@ -616,7 +706,16 @@ def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifac
     artifacts, problems = [], []
     splits = loaded.config.splits
     declared = None if splits.holdout is None else {*splits.train, *splits.holdout}
+    folds = loaded.config.manifest is not None and loaded.config.manifest.folds is not None
     for i, spec in enumerate(loaded.config.fitted):
+        if "{fold}" in spec.artifact and not folds:
+            problems.append(
+                f"{loaded.locate(('fitted', i, 'artifact'))}: fitted '{spec.name}': the artifact path names "
+                "`{fold}`, but the manifest has no `folds`"
+            )
+            continue
+        if folds:
+            continue  # read per fold, with the fold's ids (the stage's per_fold)
         unknown = [s for s in spec.fitted_on if declared is not None and s not in declared]
         if unknown and declared is not None:
             problems.append(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -280,3 +282,77 @@ def test_the_fold_matrix_is_drawn_fold_by_fold(audit: AuditFn) -> None:
     pairs = first.tables[0]
     assert {(row[0], row[1]) for row in pairs.rows} <= {(f"fold {i}", f"fold {j}") for i in range(5) for j in range(5)}
     assert all(row[2] == "train-holdout" for row in pairs.rows)
+
+
+def _scaler_json(path: Path, rows: pd.DataFrame, columns: list[str]) -> None:
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(rows[columns].to_numpy())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps(
+            {
+                "feature_names_in_": columns,
+                "mean_": scaler.mean_.tolist(),
+                "scale_": scaler.scale_.tolist(),
+                "var_": scaler.var_.tolist(),
+                "n_samples_seen_": int(scaler.n_samples_seen_),
+            }
+        )
+    )
+
+
+def _measured(n_patients: int = 40) -> pd.DataFrame:
+    df = patients(n_patients=n_patients)
+    rng = np.random.default_rng(3)
+    df["age"] = rng.normal(50, 15, len(df)).round(1)
+    df["bmi"] = rng.normal(26, 4, len(df)).round(2)
+    return with_folds(df, sklearn.GroupKFold(4).split(df, groups=df.patient))
+
+
+SCALER = {"name": "scaler", "kind": "standardize", "columns": ["age", "bmi"]}
+
+
+def test_a_scaler_fitted_inside_the_cv_loop_reproduces_from_each_folds_training_rows(
+    audit: AuditFn, tmp_path: Path
+) -> None:
+    df = _measured()
+    for k in range(4):
+        _scaler_json(tmp_path / f"artifacts/scaler_fold{k}.json", df[df.fold != k], ["age", "bmi"])
+    fitted = [{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}]
+    r = audit(df, manifest=FOLDS, fitted=fitted, only=["fitted_statistics"])
+    assert sorted((f.code, f.evidence["fold"]) for f in r.findings) == [("FIT000", f"fold {k}") for k in range(4)]
+    assert r.exit_code == 0
+
+
+def test_a_scaler_fitted_before_the_cv_loop_is_fit001_on_every_fold(audit: AuditFn, tmp_path: Path) -> None:
+    df = _measured()
+    _scaler_json(tmp_path / "artifacts/scaler.json", df, ["age", "bmi"])
+    r = audit(df, manifest=FOLDS, fitted=[{**SCALER, "artifact": "artifacts/scaler.json"}], only=["fitted_statistics"])
+    found = per_fold(r, "FIT001")
+    assert sorted(found) == [f"fold {k}" for k in range(4)]
+    assert all(f.evidence["reproduces_from"] == ["all rows"] for f in found.values())
+    assert len({f.fingerprint for f in found.values()}) == 4
+    assert r.exit_code == 1
+
+
+def test_one_folds_scaler_fitted_on_all_rows_is_named(audit: AuditFn, tmp_path: Path) -> None:
+    df = _measured()
+    for k in range(4):
+        rows = df if k == 2 else df[df.fold != k]
+        _scaler_json(tmp_path / f"artifacts/scaler_fold{k}.json", rows, ["age", "bmi"])
+    fitted = [{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}]
+    r = audit(df, manifest=FOLDS, fitted=fitted, only=["fitted_statistics"])
+    assert sorted(per_fold(r, "FIT001")) == ["fold 2"]
+    assert sorted(per_fold(r, "FIT000")) == ["fold 0", "fold 1", "fold 3"]
+    assert "scaler_fold2.json" in per_fold(r, "FIT001")["fold 2"].evidence["artifact"]
+
+
+def test_a_missing_fold_artifact_is_named(audit: AuditFn, tmp_path: Path) -> None:
+    df = _measured()
+    for k in range(3):
+        _scaler_json(tmp_path / f"artifacts/scaler_fold{k}.json", df[df.fold != k], ["age", "bmi"])
+    fitted = [{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}]
+    r = audit(df, manifest=FOLDS, fitted=fitted, only=["fitted_statistics"])
+    stage = next(s for s in r.stages if s.stage == "fitted_statistics")
+    assert stage.status == "error" and stage.error is not None and "scaler_fold3.json" in stage.error.message
