@@ -37,6 +37,7 @@ class TemporalOrder(Stage):
     }
     Options = TemporalOrderOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no time column: set `keys.time`" if config.keys.time is None else None
@@ -81,6 +82,9 @@ class TemporalOrder(Stage):
                 key=column,
                 evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
             )
+        if roles.folds is not None:  # each cross-validation fold against its own training rows
+            yield from self._folds(context, times, split)
+            return
         if newest is None:
             return
         newest_train = newest
@@ -140,6 +144,68 @@ class TemporalOrder(Stage):
             for lo, hi in _blocks(len(times)):
                 role[lo:hi] = role_of[np.where(split[lo:hi] >= 0, split[lo:hi], n_names)]
             yield from self._per_entity(context, entity, times, role, times != NAT)
+
+    def _folds(self, context: AuditContext, times: np.ndarray, split: np.ndarray) -> Iterator[Finding]:
+        """TMP001 and TMP002 per cross-validation fold: its holdout against its own training rows."""
+        import numpy as np
+
+        from auditor.manifest.foldtimes import entity_order, fold_order
+        from auditor.manifest.timeparse import format_time
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        manifest = context.require_manifest()
+        layout = context.roles.folds
+        assert layout is not None
+        names = manifest.split_names
+        for o in fold_order(times, split, names, layout):
+            if not o.older:
+                continue
+            yield self.finding(
+                "TMP001",
+                Severity.WARNING,
+                f"{o.fold}: {o.older} of its {o.holdout} holdout row(s) are older than its newest training sample "
+                f"({format_time(o.newest_train)}). If the model is meant to predict the future, train each fold only "
+                "on samples before its holdout period (e.g. TimeSeriesSplit).",
+                evidence={
+                    "fold": o.fold,
+                    "newest_train": format_time(o.newest_train),
+                    "rows": o.older,
+                    "of": o.holdout,
+                    "oldest": format_time(o.oldest),
+                },
+                remediation="Make the folds by time (each fold trains only on earlier samples), or confirm the task "
+                "is not forecasting.",
+            )
+        entity = context.config.keys.entity
+        if entity is None:
+            return
+        key = manifest.key(entity)
+        for e in entity_order(times, split, key.codes, key.n_values, names, layout):
+            codes = key.codes[e.early]
+            entities, first = np.unique(codes, return_index=True)
+            order = np.argsort(first)[: self.options.max_examples]
+            labels = key.labels(entities[order])
+            ids = manifest.ids(e.early[first[order]])
+            yield self.finding(
+                "TMP002",
+                Severity.ERROR,
+                f"{e.fold}: {len(entities)} '{entity}' value(s) have holdout samples older than their own training "
+                f"samples ({len(e.early)} holdout rows), e.g. {labels[0]!r}: the fold trains on the future of the same "
+                f"{entity} it is evaluated on.",
+                key=entity,
+                evidence={"fold": e.fold, "entities": len(entities), "rows": len(e.early)},
+                examples=tuple(
+                    {
+                        "entity": label,
+                        "holdout_id": ident,
+                        "holdout_time": format_time(int(times[e.early[first[i]]])),
+                        "newest_train_time": format_time(int(e.newest_of[entities[i]])),
+                    }
+                    for label, ident, i in zip(labels, ids, order, strict=True)
+                ),
+                remediation=f"For each '{entity}', keep training samples strictly before its holdout samples in every "
+                f"fold, or make the folds by '{entity}'.",
+            )
 
     def _mixed_zones(self, column: str, mixed: MixedZones) -> Finding:
         (naive_row, naive), (zoned_row, zoned) = mixed.naive_example, mixed.zoned_example

@@ -209,9 +209,9 @@ def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
 def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
     df = patients()
     df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
-    df["t"] = pd.date_range("2024-01-01", periods=len(df), freq="D").astype(str)
-    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"], "time": "t"}, only=["temporal_order"])
-    stage = next(s for s in r.stages if s.stage == "temporal_order")
+    df["text"] = [f"note {i}" for i in range(len(df))]
+    r = audit(df, manifest=FOLDS, keys={"text": "text"}, only=["near_duplicates"])
+    stage = next(s for s in r.stages if s.stage == "near_duplicates")
     assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
 
 
@@ -356,3 +356,59 @@ def test_a_missing_fold_artifact_is_named(audit: AuditFn, tmp_path: Path) -> Non
     r = audit(df, manifest=FOLDS, fitted=fitted, only=["fitted_statistics"])
     stage = next(s for s in r.stages if s.stage == "fitted_statistics")
     assert stage.status == "error" and stage.error is not None and "scaler_fold3.json" in stage.error.message
+
+
+def _dated(n_patients: int = 20, per_patient: int = 5) -> pd.DataFrame:
+    """Visits in time order, each patient's visits a week apart, patients interleaved."""
+    df = patients(n_patients=n_patients, per_patient=per_patient)
+    df["t"] = pd.date_range("2024-01-01", periods=len(df), freq="D").strftime("%Y-%m-%d")
+    return df
+
+
+def _per_column(df: pd.DataFrame, splits: Any) -> tuple[pd.DataFrame, list[str]]:
+    columns = []
+    for k, (train, holdout) in enumerate(splits):
+        role = np.full(len(df), "unused", dtype=object)
+        role[train], role[holdout] = "train", "holdout"
+        df[f"cv{k}"] = role
+        columns.append(f"cv{k}")
+    return df, columns
+
+
+def test_shuffled_kfold_over_time_trains_on_the_future_of_every_fold(audit: AuditFn) -> None:
+    df = _dated()
+    df = with_folds(df, sklearn.KFold(4, shuffle=True, random_state=0).split(df))
+    keys = {"time": "t", "entity": "patient"}
+    r = audit(df, manifest=FOLDS, keys=keys, only=["temporal_order"])
+    older = per_fold(r, "TMP001")
+    assert sorted(older) == [f"fold {k}" for k in range(4)]
+    for k in range(4):
+        newest = df[df.fold != k].t.max()
+        holdout = df[df.fold == k]
+        e = older[f"fold {k}"].evidence
+        assert e["newest_train"].startswith(newest) and e["rows"] == int((holdout.t < newest).sum())
+    entities = per_fold(r, "TMP002")
+    assert sorted(entities) == [f"fold {k}" for k in range(4)]
+    for k in range(4):
+        newest_own = df[df.fold != k].groupby("patient").t.max()
+        holdout = df[df.fold == k]
+        early = holdout.t < holdout.patient.map(newest_own).fillna("")
+        assert entities[f"fold {k}"].evidence["rows"] == int(early.sum())
+
+
+def test_time_series_split_is_in_order_on_every_fold(audit: AuditFn) -> None:
+    df, columns = _per_column(_dated(), sklearn.TimeSeriesSplit(4).split(_dated()))
+    manifest = {"split": None, "id": "sid", "folds": {"columns": columns}}
+    r = audit(df, manifest=manifest, keys={"time": "t", "entity": "patient"}, only=["temporal_order"])
+    assert [c for c in codes(r) if c in ("TMP001", "TMP002")] == []
+
+
+def test_rolling_folds_in_time_order_are_in_order(audit: AuditFn) -> None:
+    df = _dated()
+    df["fold"] = np.arange(len(df)) * 5 // len(df)  # five consecutive stretches of time
+    manifest = {"split": None, "id": "sid", "folds": {"column": "fold", "scheme": "rolling"}}
+    r = audit(df, manifest=manifest, keys={"time": "t", "entity": "patient"}, only=["temporal_order"])
+    assert [c for c in codes(r) if c in ("TMP001", "TMP002")] == [] and r.exit_code == 0
+    # The same stretches as k-fold: each fold but the last trains on later stretches.
+    r = audit(df, manifest={**manifest, "folds": "fold"}, keys={"time": "t"}, only=["temporal_order"])
+    assert sorted(per_fold(r, "TMP001")) == [f"fold {k}" for k in range(4)]
