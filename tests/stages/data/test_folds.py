@@ -209,9 +209,9 @@ def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
 def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
     df = patients()
     df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
-    df["text"] = [f"note {i}" for i in range(len(df))]
-    r = audit(df, manifest=FOLDS, keys={"text": "text"}, only=["near_duplicates"])
-    stage = next(s for s in r.stages if s.stage == "near_duplicates")
+    df["sha"] = [f"{i:064x}" for i in range(len(df))]
+    r = audit(df, manifest=FOLDS, keys={"content_hash": "sha"}, only=["test_exposure"])
+    stage = next(s for s in r.stages if s.stage == "test_exposure")
     assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
 
 
@@ -412,3 +412,63 @@ def test_rolling_folds_in_time_order_are_in_order(audit: AuditFn) -> None:
     # The same stretches as k-fold: each fold but the last trains on later stretches.
     r = audit(df, manifest={**manifest, "folds": "fold"}, keys={"time": "t"}, only=["temporal_order"])
     assert sorted(per_fold(r, "TMP001")) == [f"fold {k}" for k in range(4)]
+
+
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+]
+
+
+def _notes(df: pd.DataFrame) -> pd.DataFrame:
+    """A distinct note of 24 words per row (no two share a run of five words)."""
+    rng = np.random.default_rng(5)
+    notes = [" ".join(f"{w}{rng.integers(0, 10**6)}" for w in rng.permutation(WORDS)[:24]) for _ in range(len(df))]
+    return df.assign(note=notes)
+
+
+def test_near_copies_are_reported_per_fold(audit: AuditFn) -> None:
+    df = _notes(with_folds(patients(), sklearn.GroupKFold(4).split(patients(), groups=patients().patient)))
+    a, b = df.index[df.fold == 0][0], df.index[df.fold == 2][0]
+    words = df.loc[a, "note"].split()
+    df.loc[b, "note"] = " ".join([*words[:-1], "edited"])  # one word changed
+    r = audit(df, manifest=FOLDS, keys={"text": "note"}, only=["near_duplicates"])
+    found = per_fold(r, "NDP001")
+    assert sorted(found) == ["fold 0", "fold 2"]
+    for fold, row in (("fold 0", a), ("fold 2", b)):
+        e = found[fold].evidence
+        assert e["holdout_rows_near_train"] == 1 and e["pairs"] == 1
+        assert found[fold].examples[0]["holdout"] == df.loc[row, "sid"]
+    assert "NDP007" in codes(r)  # verbatim overlap is not measured per fold: said, not silently skipped
+
+
+def test_near_copies_within_one_fold_are_not_a_leak(audit: AuditFn) -> None:
+    df = _notes(with_folds(patients(), sklearn.GroupKFold(4).split(patients(), groups=patients().patient)))
+    a, b = df.index[df.fold == 1][:2]
+    df.loc[b, "note"] = " ".join([*df.loc[a, "note"].split()[:-1], "edited"])
+    r = audit(df, manifest=FOLDS, keys={"text": "note"}, only=["near_duplicates"])
+    assert "NDP001" not in codes(r) and r.exit_code == 0
