@@ -472,3 +472,28 @@ def test_near_copies_within_one_fold_are_not_a_leak(audit: AuditFn) -> None:
     df.loc[b, "note"] = " ".join([*df.loc[a, "note"].split()[:-1], "edited"])
     r = audit(df, manifest=FOLDS, keys={"text": "note"}, only=["near_duplicates"])
     assert "NDP001" not in codes(r) and r.exit_code == 0
+
+
+def test_a_fold_template_without_folds_is_an_input_error(audit: AuditFn) -> None:
+    df = _measured().assign(split="train")
+    r = audit(df, fitted=[{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}], only=["fitted_statistics"])
+    stage = next(s for s in r.stages if s.stage == "fitted_statistics")
+    assert stage.status == "error" and stage.error is not None
+    assert (
+        "names `{fold}`, but the manifest has no `folds`" in stage.error.message
+        and "audit.yaml:" in stage.error.message
+    )
+
+
+def test_an_accepted_group_leaves_every_folds_count(audit: AuditFn) -> None:
+    df = patients()
+    df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
+    # One calibration patient is in every fold on purpose, and accepted as such.
+    df.loc[df.index[:5], "patient"] = "calibration"
+    assert df.loc[df.index[:5], "fold"].nunique() > 1
+    accept = [{"code": "GRP001", "key": "calibration", "reason": "a calibration patient in every fold by design"}]
+    r = audit(df, manifest=FOLDS, keys={"groups": ["patient"]}, accept=accept, only=["group_overlap"])
+    live = [f for f in r.findings if f.code == "GRP001" and not f.accepted]
+    assert [f.evidence.get("fold") for f in live] == []
+    assert [f.key for f in r.findings if f.accepted] == ["calibration"]
+    assert r.exit_code == 0
