@@ -20,6 +20,11 @@ from auditor.core.errors import ManifestError
 from auditor.core.splits import FoldLayout, FoldRole
 from auditor.core.yamlsource import Loc
 
+# Each fold is judged from the counts per pattern: the work grows with folds x patterns per key value, and
+# each fold is a finding of its own. Beyond these the folds are refused rather than audited slowly or in part.
+MAX_FOLDS = 100
+MAX_PATTERNS = 1000
+
 ROLE_VALUES = {"train": FoldRole.TRAIN, "holdout": FoldRole.HOLDOUT, "unused": FoldRole.UNUSED}
 
 
@@ -274,13 +279,20 @@ def _pattern_name(roles: np.ndarray, folds: list[str]) -> str:
 
 
 def _check_folds(layout: FoldLayout, codes: np.ndarray, locate: Callable[[Loc], str], file: Path) -> None:
-    """Every fold has rows to train on and a holdout once the rows are counted."""
+    """Every fold has rows to train on and a holdout once the rows are counted; not too many folds."""
+    where = locate(("manifest", "folds"))
+    if len(layout.folds) > MAX_FOLDS or len(layout.patterns) > MAX_PATTERNS:
+        raise ManifestError(
+            f"{file}: the folds named at {where} make {len(layout.folds)} folds and {len(layout.patterns)} distinct "
+            f"assignments of rows to folds; at most {MAX_FOLDS} folds and {MAX_PATTERNS} assignments are audited "
+            "(a leave-one-out splitter makes a fold per row or group: audit a KFold or GroupKFold of the same rows)"
+        )
     present = np.bincount(codes[codes >= 0], minlength=len(layout.patterns)) > 0
     roles = layout.roles[present]
     for f, name in enumerate(layout.folds):
         for role in (FoldRole.HOLDOUT, FoldRole.TRAIN):
             if not (roles[:, f] == role).any():
                 raise ManifestError(
-                    f"{file}: {name} has no {role.name.lower()} rows (folds named at {locate(('manifest', 'folds'))});"
-                    " each fold needs training rows and a holdout"
+                    f"{file}: {name} has no {role.name.lower()} rows (folds named at {where}); each fold needs "
+                    "training rows and a holdout"
                 )

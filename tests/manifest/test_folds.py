@@ -160,3 +160,11 @@ def test_fold_roles_matrix_is_small_ints() -> None:
     holdout, train = layout.matrices(["q", "zz"])
     assert holdout.tolist() == [[True, False], [False, False]]
     assert train.tolist() == [[False, True], [False, False]]
+
+
+def test_too_many_folds_are_refused_with_the_limit(tmp_path: Path) -> None:
+    from auditor.manifest.folds import MAX_FOLDS
+
+    n = MAX_FOLDS + 2
+    message = _error(tmp_path, {"fold": list(range(n)) * 2}, {"folds": "fold"})
+    assert f"make {n} folds" in message and f"at most {MAX_FOLDS} folds" in message
