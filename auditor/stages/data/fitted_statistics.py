@@ -17,7 +17,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
-from auditor.core.splits import SplitRoles
+from auditor.core.splits import FoldRole, SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -140,6 +140,11 @@ class _Checks:
                     problems.append(str(exc))
                     continue
                 work.append((spec, f, written, artifact))
+                if artifact.fitted_ids is not None and self.manifest.id_column is None:
+                    problems.append(
+                        f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names "
+                        "no id column: set `manifest.id`"
+                    )
         numeric = [c for spec, _, _, artifact in work for c in artifact.columns if not _is_text_fill(spec, artifact, c)]
         problems.extend(self._prepare(list(dict.fromkeys(numeric)), "a fitted statistic"))
         if problems:
@@ -148,6 +153,8 @@ class _Checks:
             self._fold = (f, written)
             try:
                 yield from self.numeric(spec, artifact)
+                if artifact.fitted_ids is not None:
+                    yield from self.fitted_ids(spec, artifact)
             finally:
                 self._fold = None
 
@@ -649,7 +656,7 @@ class _Checks:
         holdout = {
             n: int((groups == i + 1).sum())
             for i, n in enumerate(self.names)
-            if self.roles.role(n) == "holdout" and (groups == i + 1).any()
+            if self._held_out(n) and (groups == i + 1).any()
         }
         unknown = pc.invert(pc.is_in(claimed, value_set=pc.unique(as_text.drop_null())))
         n_unknown = int(pc.sum(unknown).as_py() or 0)
@@ -683,6 +690,13 @@ class _Checks:
             )
 
     # -- helpers -----------------------------------------------------------------------------------------
+
+    def _held_out(self, split: str) -> bool:
+        """Whether a split's rows are held out: from the fold being checked, or from training."""
+        if self._fold is None:
+            return self.roles.role(split) == "holdout"
+        assert self.roles.folds is not None
+        return bool(self.roles.folds.of(split)[self._fold[0]] == FoldRole.HOLDOUT)
 
     def _artifact_path(self, spec: FittedSpec) -> Any:
         return self.context.loaded.resolve(spec.artifact if self._fold is None else self._fold[1])

@@ -497,3 +497,20 @@ def test_an_accepted_group_leaves_every_folds_count(audit: AuditFn) -> None:
     assert [f.evidence.get("fold") for f in live] == []
     assert [f.key for f in r.findings if f.accepted] == ["calibration"]
     assert r.exit_code == 0
+
+
+def test_fitted_ids_are_checked_against_each_folds_holdout(audit: AuditFn, tmp_path: Path) -> None:
+    df = _measured()
+    for k in range(4):
+        train = df[df.fold != k]
+        _scaler_json(tmp_path / f"artifacts/scaler_fold{k}.json", train, ["age", "bmi"])
+        path = tmp_path / f"artifacts/scaler_fold{k}.json"
+        data = json.loads(path.read_text())
+        # Fold 1's artifact lists every id as fitted on; the others list their training ids.
+        data["fitted_ids"] = (df if k == 1 else train).sid.tolist()
+        path.write_text(json.dumps(data))
+    fitted = [{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}]
+    r = audit(df, manifest=FOLDS, fitted=fitted, only=["fitted_statistics"])
+    found = per_fold(r, "FIT010")
+    assert sorted(found) == ["fold 1"]
+    assert found["fold 1"].evidence["holdout_ids"] == {"fold 1": int((df.fold == 1).sum())}
