@@ -76,14 +76,7 @@ class FittedStatistics(Stage):
         artifacts = checks.load_all()
         for spec, artifact in artifacts:
             yield from checks.claim(spec)
-            if spec.kind in ("standardize", "minmax", "impute"):
-                yield from checks.numeric(spec, artifact)
-            elif spec.kind == "vocabulary":
-                yield from checks.vocabulary(spec, artifact)
-            elif spec.kind == "categories":
-                yield from checks.categories(spec, artifact)
-            else:
-                yield from checks.selection(spec, artifact)
+            yield from checks.check(spec, artifact)
             if artifact.fitted_ids is not None:
                 yield from checks.fitted_ids(spec, artifact)
 
@@ -110,7 +103,7 @@ class _Checks:
     # -- cross-validation folds ------------------------------------------------------------------------
 
     def per_fold(self) -> Iterator[Finding]:
-        """Each numeric artifact checked against each fold's training rows: `{fold}` in its path names the
+        """Each artifact checked against each fold's training rows: `{fold}` in its path names the
         fold's own artifact; one artifact for every fold is checked against each of them (fitted before the
         folds, it reproduces from rows a fold holds out)."""
         from auditor.fitted.artifacts import load_artifact
@@ -121,16 +114,6 @@ class _Checks:
         work: list[tuple[FittedSpec, int, str, Artifact]] = []
         problems: list[str] = []
         for i, spec in enumerate(self.context.config.fitted):
-            if spec.kind not in ("standardize", "minmax", "impute"):
-                yield self._finding(
-                    "FIT009",
-                    Severity.INFO,
-                    spec,
-                    f"'{spec.name}' ({spec.kind}) is not checked fold by fold yet: with cross-validation folds only "
-                    "standardize, minmax and impute artifacts are recomputed per fold.",
-                    evidence={"artifact": spec.artifact, "kind": spec.kind},
-                )
-                continue
             where = loaded.locate(("fitted", i, "artifact"))
             for f in range(len(layout.folds)):
                 written = spec.artifact.replace("{fold}", layout.id_of(f))
@@ -145,18 +128,35 @@ class _Checks:
                         f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names "
                         "no id column: set `manifest.id`"
                     )
-        numeric = [c for spec, _, _, artifact in work for c in artifact.columns if not _is_text_fill(spec, artifact, c)]
+        numeric = [
+            c
+            for spec, _, _, artifact in work
+            if spec.kind in ("standardize", "minmax", "impute")
+            for c in artifact.columns
+            if not _is_text_fill(spec, artifact, c)
+        ]
         problems.extend(self._prepare(list(dict.fromkeys(numeric)), "a fitted statistic"))
         if problems:
             raise StageInputError("\n".join(dict.fromkeys(problems)))
         for spec, f, written, artifact in work:
             self._fold = (f, written)
             try:
-                yield from self.numeric(spec, artifact)
+                yield from self.check(spec, artifact)
                 if artifact.fitted_ids is not None:
                     yield from self.fitted_ids(spec, artifact)
             finally:
                 self._fold = None
+
+    def check(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        """The check of the artifact's kind."""
+        if spec.kind in ("standardize", "minmax", "impute"):
+            yield from self.numeric(spec, artifact)
+        elif spec.kind == "vocabulary":
+            yield from self.vocabulary(spec, artifact)
+        elif spec.kind == "categories":
+            yield from self.categories(spec, artifact)
+        else:
+            yield from self.selection(spec, artifact)
 
     def _fold_rowsets(self, fold: int) -> list[RowSet]:
         """A fold's candidates: its training rows (the claim), those plus each split it holds out, all rows."""
@@ -445,7 +445,7 @@ class _Checks:
         at = pc.fill_null(pc.index_in(vocab, value_set=counted.tokens), -1).to_numpy().astype(np.int64)
         found = at >= 0
         claim = self.rowsets(spec)[0]
-        holdout_groups = [i + 1 for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        holdout_groups = [i + 1 for i, n in enumerate(self.names) if self._held_out(n)]
         # Counts per vocabulary token (0 for a token the text never holds).
         present = (
             counted.counts[np.maximum(at, 0)] * found[:, None]
@@ -528,7 +528,7 @@ class _Checks:
 
         claim = self.rowsets(spec)[0]
         claim_splits = [g - 1 for g in claim.groups if g > 0]
-        holdout_splits = [i for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        holdout_splits = [i for i, n in enumerate(self.names) if self._held_out(n)]
         leaked_rows: list[dict[str, Any]] = []
         per_column: dict[str, int] = {}
         for column, cats in zip(artifact.columns, artifact.categories, strict=True):

@@ -514,3 +514,23 @@ def test_fitted_ids_are_checked_against_each_folds_holdout(audit: AuditFn, tmp_p
     found = per_fold(r, "FIT010")
     assert sorted(found) == ["fold 1"]
     assert found["fold 1"].evidence["holdout_ids"] == {"fold 1": int((df.fold == 1).sum())}
+
+
+def _onehot(path: Path, rows: pd.DataFrame) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"feature_names_in_": ["site"], "categories_": [sorted(set(rows.site))]}))
+
+
+def test_categories_seen_only_in_one_folds_holdout_are_named_for_that_fold(audit: AuditFn, tmp_path: Path) -> None:
+    df = _measured()
+    df["site"] = np.where(df.fold == 2, "site-b", "site-a")  # only fold 2's patients come from site b
+    df.loc[df.index[df.fold == 2][::2], "site"] = "site-a"
+    _onehot(tmp_path / "artifacts/onehot.json", df)  # fitted on every row
+    for k in range(4):
+        _onehot(tmp_path / f"artifacts/onehot_fold{k}.json", df[df.fold != k])
+    encoder = {"name": "site_onehot", "kind": "categories", "columns": ["site"]}
+    r = audit(df, manifest=FOLDS, fitted=[{**encoder, "artifact": "artifacts/onehot.json"}], only=["fitted_statistics"])
+    assert sorted(per_fold(r, "FIT008")) == ["fold 2"]
+    per_fold_artifacts = [{**encoder, "artifact": "artifacts/onehot_fold{fold}.json"}]
+    r = audit(df, manifest=FOLDS, fitted=per_fold_artifacts, only=["fitted_statistics"])
+    assert "FIT008" not in codes(r) and r.exit_code == 0
