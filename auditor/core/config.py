@@ -36,6 +36,35 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
 
+class FoldsSpec(_Section):
+    """Cross-validation folds: a column of fold ids (each fold in turn the holdout) or one column per fold."""
+
+    column: str | None = Field(default=None, description="a column of fold ids")
+    columns: list[str] | None = Field(
+        default=None, min_length=2, description="one column per fold, each row train, holdout or unused in it"
+    )
+    scheme: Literal["kfold", "rolling"] = Field(
+        default="kfold",
+        description="kfold: every other fold is a fold's training set; rolling: only the folds before it "
+        "(the first fold trains only, as in TimeSeriesSplit)",
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> FoldsSpec:
+        if (self.column is None) == (self.columns is None):
+            raise ValueError("give either `column` (a column of fold ids) or `columns` (one column per fold)")
+        if self.columns is not None and "scheme" in self.model_fields_set:
+            raise ValueError("`scheme` applies to `column`; with `columns` each column says each row's role")
+        if self.columns is not None and len(set(self.columns)) < len(self.columns):
+            raise ValueError("`columns` names a column twice")
+        return self
+
+    @property
+    def named(self) -> list[str]:
+        """The manifest columns the folds are read from."""
+        return [self.column] if self.column is not None else list(self.columns or [])
+
+
 class ManifestSpec(_Section):
     """Where the split manifest is and which columns name the sample id and its split."""
 
@@ -46,6 +75,11 @@ class ManifestSpec(_Section):
     paths: dict[str, str] | None = Field(default=None, description="one file per split: {split: path}")
     id: str | None = Field(default=None, description="unique sample id column (default: row number)")
     split: str | None = Field(default=None, description="the column that names each row's split")
+    folds: str | FoldsSpec | None = Field(
+        default=None,
+        description="cross-validation folds: a column of fold ids, or {column, scheme} or {columns}; beside "
+        "`split`, rows of a holdout split carry no fold and are the holdout of every fold",
+    )
     format: Literal["csv", "tsv", "parquet", "jsonl"] | None = Field(
         default=None, description="override the format guessed from the file extension"
     )
@@ -63,13 +97,20 @@ class ManifestSpec(_Section):
             raise ValueError("give either `path` (with `split`) or `paths` (one file per split)")
         if self.path is not None and self.paths is not None:
             raise ValueError("give either `path` or `paths`, not both")
-        if self.path is not None and self.split is None:
-            raise ValueError("`path` needs `split`: the column that names each row's split")
+        if self.path is not None and self.split is None and self.folds is None:
+            raise ValueError("`path` needs `split` (the column that names each row's split) or `folds`")
+        if self.paths is not None and self.folds is not None:
+            raise ValueError("`folds` needs `path` (one manifest whose columns hold the folds), not `paths`")
         if self.paths is not None and self.split is not None:
             raise ValueError("with `paths` each file is one split; drop `split`")
         if self.paths is not None and not self.paths:
             raise ValueError("`paths` is empty")
         return self
+
+    @property
+    def fold_spec(self) -> FoldsSpec | None:
+        """The folds in their long form (a bare column name is `{column: name}`)."""
+        return FoldsSpec(column=self.folds) if isinstance(self.folds, str) else self.folds
 
 
 class SplitsSpec(_Section):
@@ -371,6 +412,13 @@ class AuditConfig(_Section):
         if m is not None:
             add(m.id, ("manifest", "id"))
             add(m.split, ("manifest", "split"))
+            if isinstance(m.folds, str):
+                add(m.folds, ("manifest", "folds"))
+            elif m.folds is not None and m.folds.column is not None:
+                add(m.folds.column, ("manifest", "folds", "column"))
+            elif m.folds is not None:
+                for j, col in enumerate(m.folds.columns or []):
+                    add(col, ("manifest", "folds", "columns", j))
         k = self.keys
         for section in ("groups", "sources"):
             for i, spec in enumerate(getattr(k, section)):

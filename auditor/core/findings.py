@@ -54,8 +54,9 @@ StageStatus = Literal["passed", "failed", "skipped", "error"]
 BaselineMark = Literal["new", "persisting", "escalated"]
 
 # Evidence fields that tell apart findings of one code and stage (the group column, the split, the split
-# pair, the content source), so they join the key in the fingerprint; counts and examples never do.
-SUBJECT_FIELDS = ("key", "column", "content", "split", "pair")
+# pair, the content source, the cross-validation fold), so they join the key in the fingerprint; counts and
+# examples never do.
+SUBJECT_FIELDS = ("key", "column", "content", "split", "pair", "fold")
 FINGERPRINT_HEX = 16
 
 

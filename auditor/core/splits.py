@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING
 
 from auditor.core.config import SplitsSpec
+
+if TYPE_CHECKING:
+    import numpy as np  # numpy loads only with folds: commands that read no data stay fast
 
 
 class PairKind(StrEnum):
@@ -18,15 +22,57 @@ class PairKind(StrEnum):
     UNKNOWN = "unknown"  # at least one split has no declared role
 
 
+class FoldRole(IntEnum):
+    """A row's part in one fold of a cross-validation."""
+
+    UNUSED = 0
+    TRAIN = 1
+    HOLDOUT = 2
+
+
+@dataclass(frozen=True, eq=False)
+class FoldLayout:
+    """Cross-validation folds as assignment patterns: rows with the same role in every fold share a pattern.
+
+    The pattern is the split code the kernels count by, so one count serves every fold.
+    """
+
+    folds: tuple[str, ...]  # fold names, in order
+    patterns: tuple[str, ...]  # pattern names (the manifest's split names)
+    roles: np.ndarray = field(repr=False)  # (patterns, folds) FoldRole codes
+    ids: tuple[str, ...] = ()  # each fold as the manifest writes it (a fold id, a column): `{fold}` in a path
+
+    def id_of(self, fold: int) -> str:
+        return self.ids[fold] if self.ids else self.folds[fold]
+
+    def of(self, pattern: str) -> np.ndarray:
+        """The roles of a pattern in every fold."""
+        import numpy as np
+
+        return np.asarray(self.roles[self.patterns.index(pattern)])
+
+    def matrices(self, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(splits, folds) booleans for ``names``: holdout in the fold, train in the fold."""
+        import numpy as np
+
+        index = {p: i for i, p in enumerate(self.patterns)}
+        rows = np.array([index.get(n, -1) for n in names], dtype=np.int64)
+        roles = np.vstack([self.roles, np.zeros((1, len(self.folds)), dtype=self.roles.dtype)])[rows]
+        return roles == FoldRole.HOLDOUT, roles == FoldRole.TRAIN
+
+
 @dataclass(frozen=True)
 class SplitRoles:
     train: frozenset[str]
     holdout: frozenset[str]
     allowed: frozenset[frozenset[str]]
     declared: tuple[str, ...] = ()
+    folds: FoldLayout | None = None
 
     @classmethod
-    def from_config(cls, spec: SplitsSpec, observed: list[str]) -> SplitRoles:
+    def from_config(cls, spec: SplitsSpec, observed: list[str], folds: FoldLayout | None = None) -> SplitRoles:
+        if folds is not None:
+            return cls._of_folds(spec, folds)
         train = frozenset(spec.train)
         holdout = (
             frozenset(spec.holdout) if spec.holdout is not None else frozenset(s for s in observed if s not in train)
@@ -35,16 +81,30 @@ class SplitRoles:
         declared = tuple(dict.fromkeys([*spec.train, *(spec.holdout or [s for s in observed if s in holdout])]))
         return cls(train, holdout, allowed, declared)
 
+    @classmethod
+    def _of_folds(cls, spec: SplitsSpec, folds: FoldLayout) -> SplitRoles:
+        # A pattern never a holdout is a train split; one that is the holdout of every fold (a fixed test
+        # split) a holdout split; the others are cross-validation rows, judged fold by fold.
+        holdout_in = (folds.roles == FoldRole.HOLDOUT).sum(axis=1)
+        train = frozenset(p for p, h in zip(folds.patterns, holdout_in, strict=True) if h == 0)
+        holdout = frozenset(p for p, h in zip(folds.patterns, holdout_in, strict=True) if h == len(folds.folds))
+        allowed = frozenset(frozenset(pair) for pair in spec.allow)
+        return cls(train, holdout, allowed, folds.patterns, folds)
+
     def role(self, split: str) -> str:
         if split in self.train:
             return "train"
         if split in self.holdout:
             return "holdout"
+        if self.folds is not None and split in self.folds.patterns:
+            return "fold"
         return "unknown"
 
     def pair(self, a: str, b: str) -> PairKind:
         if frozenset((a, b)) in self.allowed:
             return PairKind.ALLOWED
+        if self.folds is not None:
+            return list(PairKind)[int(self.fold_kinds([a, b])[0, 1])]
         roles = {self.role(a), self.role(b)}
         if "unknown" in roles:
             return PairKind.UNKNOWN
@@ -54,12 +114,28 @@ class SplitRoles:
             return PairKind.HOLDOUT_HOLDOUT
         return PairKind.TRAIN_TRAIN
 
+    def fold_kinds(self, names: list[str]) -> np.ndarray:
+        """(splits x splits) indices into list(PairKind) for patterns: train-holdout when one is the holdout and the
+        other trains in some fold; else holdout-holdout when both are the holdout of one fold; else train-train.
+        Pairs in splits.allow are not applied here."""
+        import numpy as np
+
+        assert self.folds is not None
+        holdout, train = (m.astype(np.int64) for m in self.folds.matrices(names))
+        leak = (holdout @ train.T + train @ holdout.T) > 0
+        both = (holdout @ holdout.T) > 0
+        known = np.array([n in self.folds.patterns for n in names], dtype=bool)
+        kinds = np.where(leak, 0, np.where(both, 1, 2))
+        kinds[~known, :] = 4
+        kinds[:, ~known] = 4
+        return kinds
+
     def involves_holdout(self, a: str, b: str) -> bool:
         """Whether the pair touches a split the model is evaluated on: exempting it can hide a leak."""
-        return "holdout" in (self.role(a), self.role(b))
+        return bool({"holdout", "fold"} & {self.role(a), self.role(b)})
 
     def order(self, names: list[str]) -> list[str]:
         """Train splits first, then holdout, then the rest; declared order kept within each role."""
-        rank = {"train": 0, "holdout": 1, "unknown": 2}
+        rank = {"train": 0, "fold": 1, "holdout": 1, "unknown": 2}
         position = {s: i for i, s in enumerate(self.declared)}
         return sorted(names, key=lambda s: (rank[self.role(s)], position.get(s, len(position)), s))

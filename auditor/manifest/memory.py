@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -35,7 +36,7 @@ class TableManifest(Manifest):
 def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     """The Manifest of ``source``'s rows: the named columns selected (no copy), the split column coded."""
     spec = loaded.config.manifest
-    assert spec is not None and spec.split is not None
+    assert spec is not None and (spec.split is not None or spec.folds is not None)
     named = loaded.config.manifest_columns()
     columns = list(named)
     table = source.table
@@ -47,13 +48,23 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     if twice:
         raise ManifestError(f"{source.name}: column name '{twice[0]}' occurs twice; column names must be unique")
     projected = table.select(columns).replace_schema_metadata(None)
-    projected = projected.append_column(SPLIT_COLUMN, projected[spec.split])
     if projected.num_rows == 0:
         raise ManifestError(f"{source.name}: the table has no rows; there is nothing to audit")
+    layout = None
+    if spec.folds is not None:  # the split code is each row's assignment pattern, as for a file (manifest/folds.py)
+        from auditor.manifest.folds import fold_patterns
+
+        patterns = fold_patterns(projected, spec, loaded.config.splits, loaded.locate, Path(source.name))
+        projected, layout = projected.append_column(SPLIT_COLUMN, patterns.column()), patterns.layout
+    else:
+        assert spec.split is not None
+        projected = projected.append_column(SPLIT_COLUMN, projected[spec.split])
     check_scalar_columns(projected, columns, [source.name])
     if spec.id is not None:
         check_id_type(projected, spec.id, [source.name])
-    return TableManifest(projected, (), spec.id, loaded.allowed_roots, source=source, base_dir=loaded.base_dir)
+    return TableManifest(
+        projected, (), spec.id, loaded.allowed_roots, source=source, base_dir=loaded.base_dir, folds=layout
+    )
 
 
 def table_sha256(table: pa.Table, stop: threading.Event | None = None) -> str:

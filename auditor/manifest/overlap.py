@@ -293,6 +293,16 @@ def _pairs_by_products(counts: np.ndarray, kinds: np.ndarray, wanted: list[int])
 
 def _pair_kinds(order: list[str], roles: SplitRoles) -> np.ndarray:
     """(splits x splits) codes of PairKind for the splits in ``order``, without a call per pair."""
+    if roles.folds is not None:
+        fold_kinds = roles.fold_kinds(order)
+        assert list(PairKind) == _KINDS  # fold_kinds indexes list(PairKind)
+        position = {s: i for i, s in enumerate(order)}
+        for a, b in (tuple(pair) * 2 if len(pair) == 1 else tuple(pair) for pair in roles.allowed):
+            if a in position and b in position:
+                fold_kinds[position[a], position[b]] = fold_kinds[position[b], position[a]] = _KIND_CODE[
+                    PairKind.ALLOWED
+                ]
+        return fold_kinds
     role = np.array([{"train": 0, "holdout": 1}.get(roles.role(s), 2) for s in order], dtype=np.int64)
     by_roles = np.array(
         [

@@ -17,6 +17,7 @@ from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.core.paths import ROOTS_HINT, is_under
 from auditor.core.source import TableSource
+from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
 from auditor.manifest.hashing import fingerprint
@@ -67,8 +68,11 @@ class Manifest:
         *,
         source: TableSource | None = None,
         base_dir: Path | None = None,
+        folds: FoldLayout | None = None,
     ) -> None:
         self._table = table
+        # Cross-validation folds: the split codes are then the rows' assignment patterns (manifest/folds.py).
+        self.folds = folds
         self.files = tuple(files)
         self.id_column = id_column
         # Rows given in code have no file: messages cite the source, content paths resolve against base_dir.
@@ -425,9 +429,9 @@ def manifest_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[P
             for split, p in spec.paths.items()
         ]
         return groups, columns
-    assert spec.path is not None and spec.split is not None
+    assert spec.path is not None and (spec.split is not None or spec.folds is not None)
     files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
-    return [(None, files)], [spec.split, *columns]
+    return [(None, files)], [spec.split, *columns] if spec.split is not None else columns
 
 
 def load_manifest(loaded: LoadedConfig) -> Manifest:
@@ -451,7 +455,13 @@ def load_manifest(loaded: LoadedConfig) -> Manifest:
     table = _read_manifest(loaded, groups, columns, named)
     if spec.id is not None:
         check_id_type(table, spec.id, files)
-    return Manifest(table, files, spec.id, loaded.allowed_roots, before)
+    layout = None
+    if spec.folds is not None:
+        from auditor.manifest.folds import fold_patterns
+
+        patterns = fold_patterns(table, spec, loaded.config.splits, loaded.locate, files[0])
+        table, layout = table.append_column(SPLIT_COLUMN, patterns.column()), patterns.layout
+    return Manifest(table, files, spec.id, loaded.allowed_roots, before, folds=layout)
 
 
 def _read_manifest(
@@ -472,7 +482,9 @@ def _read_manifest(
             table = read_files(fs, columns, spec.format, dictionary_columns)
         except MissingColumnsError as exc:
             raise ManifestError(explain_missing(exc, named, loaded)) from None
-        if split is not None:
+        if spec.folds is not None:
+            pass  # the split code is the rows' fold pattern, appended once the whole table is read
+        elif split is not None:
             constant = pa.DictionaryArray.from_arrays(
                 np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
             )

@@ -106,7 +106,8 @@ class AuditContext:
     def roles(self) -> SplitRoles:
         if self._roles is None:
             names = self.manifest.split_names if self.manifest is not None else []
-            self._roles = SplitRoles.from_config(self.config.splits, names)
+            folds = self.manifest.folds if self.manifest is not None else None
+            self._roles = SplitRoles.from_config(self.config.splits, names, folds)
         return self._roles
 
 
@@ -120,6 +121,9 @@ class Stage(ABC):
     needs_numeric: ClassVar[bool] = False  # the user's code is imported (once) before the stages run
     # Reads the manifest only through its accessors (never `manifest.table`), so it runs out of core too.
     out_of_core: ClassVar[bool] = False
+    # Judges each cross-validation fold (manifest.folds) on its own; a stage that does not is skipped on folds
+    # rather than judging the rows as if they were one fixed split.
+    fold_aware: ClassVar[bool] = False
     codes: ClassVar[dict[str, str]] = {}  # finding code -> title, for the check catalogue
     Options: ClassVar[type[StageOptions]] = StageOptions
 
@@ -132,6 +136,9 @@ class Stage(ABC):
             return f"disabled in the config (stages.{self.name}.enabled: false)"
         if self.needs_manifest and config.manifest is None:
             return "the config has no `manifest`"
+        folds = config.manifest is not None and config.manifest.folds is not None
+        if self.needs_manifest and folds and not self.fold_aware:
+            return "does not judge cross-validation folds yet (manifest.folds)"
         return self.missing_input(config)
 
     def missing_input(self, config: AuditConfig) -> str | None:

@@ -190,7 +190,8 @@ def _overlap_matrix(finding: Finding, split_order: Sequence[str], uid: str) -> F
         )
     )
     hatch = f"{uid}-allowed"
-    body = [_text(10, 14, f"{what} shared, split by split", weight="bold")]
+    by = "fold by fold" if "per fold pair" in table.title else "split by split"  # cross-validation folds
+    body = [_text(10, 14, f"{what} shared, {by}", weight="bold")]
     for j, s in enumerate(splits):
         body.append(_text(left + cw * j + cw / 2, head - 6, _short(s, 10), "middle", "bold"))
     cells = []

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from auditor.manifest.groupcounts import GroupSplitCounts
+    from auditor.manifest.overlap import Overlap
     from auditor.manifest.table import Manifest
 
 _KIND = {
@@ -52,6 +53,7 @@ class DuplicateContent(Stage):
     }
     Options = DuplicateContentOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if config.keys.content_hash is None and config.keys.content_path is None:
@@ -131,6 +133,9 @@ class DuplicateContent(Stage):
             shares = overlap.of_kind(kind)
             if not shares:
                 continue
+            if code == "DUP001" and context.roles.folds is not None:
+                yield from self._per_fold(context, grouped, overlap, name)
+                continue
             mask = overlap.mask(kind)
             values = np.flatnonzero(mask)
             top, labels = largest(grouped.key, values, grouped.counts[values].sum(axis=1), self.options.max_examples)
@@ -161,6 +166,51 @@ class DuplicateContent(Stage):
                 remediation="Remove the copies from the holdout split (a renamed or moved file is still the "
                 "same sample), or deduplicate before splitting.",
             )
+
+    def _per_fold(
+        self, context: AuditContext, grouped: GroupSplitCounts, overlap: Overlap, name: str
+    ) -> Iterator[Finding]:
+        """One finding per cross-validation fold whose holdout holds copies of its training rows; the first
+        carries the folds x folds matrix."""
+        import numpy as np
+
+        from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.overlap import examples, largest
+
+        assert isinstance(self.options, DuplicateContentOptions)
+        layout = context.roles.folds
+        assert layout is not None
+        manifest = context.require_manifest()
+        counts = grouped.counts
+        live = overlap.mask(PairKind.TRAIN_HOLDOUT)
+        shares = fold_shares(counts, manifest.split_names, layout, manifest.rows_per_split(), live)
+        tables = shares.tables("identical contents")
+        for f, fold in enumerate(shares.folds):
+            values = np.flatnonzero(shares.leak[:, f])
+            if not len(values):
+                continue
+            top, labels = largest(grouped.key, values, counts[values].sum(axis=1), self.options.max_examples)
+            rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
+            yield self.finding(
+                "DUP001",
+                Severity.ERROR,
+                f"{fold}: {len(values)} content digest(s) of {name} in its holdout also occur in its training rows; "
+                f"{rows} of its {held} holdout rows ({rows / held:.0%}) are byte-identical to a training row.",
+                evidence={
+                    "content": name,
+                    "fold": fold,
+                    "digests": len(values),
+                    "holdout_rows_identical_to_train": rows,
+                    "holdout_rows": held,
+                    "share": round(rows / held, 4),
+                },
+                examples=examples(manifest, grouped, top, labels, overlap, label_field="digest"),
+                tables=tables,
+                scope=scope_of(grouped.key.labels(values), {"digests": len(values), "rows": rows}),
+                remediation="Deduplicate before making the folds, or keep every copy in one fold (group the folds "
+                "by the content digest).",
+            )
+            tables = ()
 
     def _spellings(self, context: AuditContext, name: str) -> Iterator[Finding]:
         """Digests equal but for case or spacing (`9f86d0` in train, `9F86D0` in test): the same content."""

@@ -18,7 +18,7 @@ from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.scope import scope_of
-from auditor.core.splits import SplitRoles
+from auditor.core.splits import FoldRole, SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class FittedStatistics(Stage):
         "FIT011": "artifact lists ids that are not in the manifest",
     }
     Options = FittedStatisticsOptions
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return None if config.fitted else "no `fitted` entries in the config"
@@ -70,17 +71,13 @@ class FittedStatistics(Stage):
         assert isinstance(self.options, FittedStatisticsOptions)
         manifest = context.require_manifest()
         checks = _Checks(self, context, manifest, self.options)
+        if context.roles.folds is not None:
+            yield from checks.per_fold()
+            return
         artifacts = checks.load_all()
         for spec, artifact in artifacts:
             yield from checks.claim(spec)
-            if spec.kind in ("standardize", "minmax", "impute"):
-                yield from checks.numeric(spec, artifact)
-            elif spec.kind == "vocabulary":
-                yield from checks.vocabulary(spec, artifact)
-            elif spec.kind == "categories":
-                yield from checks.categories(spec, artifact)
-            else:
-                yield from checks.selection(spec, artifact)
+            yield from checks.check(spec, artifact)
             if artifact.fitted_ids is not None:
                 yield from checks.fitted_ids(spec, artifact)
 
@@ -102,6 +99,96 @@ class _Checks:
         self._values: dict[str, np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
         self._matcher: NumericMatcher | None = None
+        self._fold: tuple[int, str] | None = None  # the cross-validation fold being checked, and its artifact
+
+    # -- cross-validation folds ------------------------------------------------------------------------
+
+    def per_fold(self) -> Iterator[Finding]:
+        """Each artifact checked against each fold's training rows: `{fold}` in its path names the
+        fold's own artifact; one artifact for every fold is checked against each of them (fitted before the
+        folds, it reproduces from rows a fold holds out)."""
+        from auditor.fitted.artifacts import load_artifact
+
+        layout = self.roles.folds
+        assert layout is not None
+        loaded = self.context.loaded
+        work: list[tuple[FittedSpec, int, str, Artifact]] = []
+        problems: list[str] = []
+        for i, spec in enumerate(self.context.config.fitted):
+            where = loaded.locate(("fitted", i, "artifact"))
+            for f in range(len(layout.folds)):
+                written = spec.artifact.replace("{fold}", layout.id_of(f))
+                try:
+                    artifact = load_artifact(loaded.resolve_input(written, ("fitted", i, "artifact")), spec, where)
+                except (ConfigError, StageInputError) as exc:
+                    problems.append(str(exc))
+                    continue
+                work.append((spec, f, written, artifact))
+                if artifact.fitted_ids is not None and self.manifest.id_column is None:
+                    problems.append(
+                        f"{artifact.path}: fitted '{spec.name}' lists the ids it was fitted on, but the config names "
+                        "no id column: set `manifest.id`"
+                    )
+        numeric = [
+            c
+            for spec, _, _, artifact in work
+            if spec.kind in ("standardize", "minmax", "impute")
+            for c in artifact.columns
+            if not _is_text_fill(spec, artifact, c)
+        ]
+        problems.extend(self._prepare(list(dict.fromkeys(numeric)), "a fitted statistic"))
+        if problems:
+            raise StageInputError("\n".join(dict.fromkeys(problems)))
+        for spec, f, written, artifact in work:
+            self._fold = (f, written)
+            try:
+                yield from self.check(spec, artifact)
+                if artifact.fitted_ids is not None:
+                    yield from self.fitted_ids(spec, artifact)
+            finally:
+                self._fold = None
+
+    def check(self, spec: FittedSpec, artifact: Artifact) -> Iterator[Finding]:
+        """The check of the artifact's kind."""
+        if spec.kind in ("standardize", "minmax", "impute"):
+            yield from self.numeric(spec, artifact)
+        elif spec.kind == "vocabulary":
+            yield from self.vocabulary(spec, artifact)
+        elif spec.kind == "categories":
+            yield from self.categories(spec, artifact)
+        else:
+            yield from self.selection(spec, artifact)
+
+    def _fold_rowsets(self, fold: int) -> list[RowSet]:
+        """A fold's candidates: its training rows (the claim), those plus each split it holds out, all rows."""
+        from auditor.fitted.fitstats import RowSet
+
+        layout = self.roles.folds
+        assert layout is not None
+        name = layout.folds[fold]
+        code = {n: i + 1 for i, n in enumerate(self.names)}
+        present = self.roles.order(list(self.manifest.rows_per_split()))
+        holdout, train = layout.matrices(present)
+        trains = [n for n, t in zip(present, train[:, fold], strict=True) if t]
+        held = [n for n, h in zip(present, holdout[:, fold], strict=True) if h]
+        unseen = [n for n in present if n not in trains]  # held out, or unused (a later fold's rows)
+
+        def make(label: str, splits: Sequence[str], claimed: bool = False, unsplit: bool = False) -> RowSet:
+            groups = frozenset({code[s] for s in splits} | ({0} if unsplit else set()))
+            return RowSet(label, groups, tuple(s for s in splits if s in unseen), claimed)
+
+        candidates = [make(f"the training rows of {name}", trains, claimed=True)]
+        candidates.extend(make(f"the training rows of {name} + {h}", [*trains, h]) for h in held)
+        if len(held) > 1:
+            candidates.append(make(f"the training and holdout rows of {name}", [*trains, *held]))
+        everything = make("all rows", present, unsplit=self.unsplit)
+        unique: dict[frozenset[int], RowSet] = {}
+        for rs in candidates:
+            unique.setdefault(rs.groups, rs)
+        if everything.groups in unique and not unique[everything.groups].claimed:
+            unique[everything.groups] = everything
+        unique.setdefault(everything.groups, everything)
+        return list(unique.values())
 
     # -- loading and the candidate row sets ------------------------------------------------------------
 
@@ -143,6 +230,8 @@ class _Checks:
         """The claim first, then train, train plus each holdout split, and all rows (duplicates dropped)."""
         from auditor.fitted.fitstats import RowSet
 
+        if self._fold is not None:
+            return self._fold_rowsets(self._fold[0])
         code = {n: i + 1 for i, n in enumerate(self.names)}
         sizes = self.manifest.rows_per_split()
         present = self.roles.order(list(sizes))
@@ -358,7 +447,7 @@ class _Checks:
         at = pc.fill_null(pc.index_in(vocab, value_set=counted.tokens), -1).to_numpy().astype(np.int64)
         found = at >= 0
         claim = self.rowsets(spec)[0]
-        holdout_groups = [i + 1 for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        holdout_groups = [i + 1 for i, n in enumerate(self.names) if self._held_out(n)]
         # Counts per vocabulary token (0 for a token the text never holds).
         present = (
             counted.counts[np.maximum(at, 0)] * found[:, None]
@@ -442,7 +531,7 @@ class _Checks:
 
         claim = self.rowsets(spec)[0]
         claim_splits = [g - 1 for g in claim.groups if g > 0]
-        holdout_splits = [i for i, n in enumerate(self.names) if self.roles.role(n) == "holdout"]
+        holdout_splits = [i for i, n in enumerate(self.names) if self._held_out(n)]
         leaked_rows: list[dict[str, Any]] = []
         per_column: dict[str, int] = {}
         for column, cats in zip(artifact.columns, artifact.categories, strict=True):
@@ -574,7 +663,7 @@ class _Checks:
         holdout = {
             n: int((groups == i + 1).sum())
             for i, n in enumerate(self.names)
-            if self.roles.role(n) == "holdout" and (groups == i + 1).any()
+            if self._held_out(n) and (groups == i + 1).any()
         }
         unknown = pc.invert(pc.is_in(claimed, value_set=pc.unique(as_text.drop_null())))
         n_unknown = int(pc.sum(unknown).as_py() or 0)
@@ -609,10 +698,25 @@ class _Checks:
 
     # -- helpers -----------------------------------------------------------------------------------------
 
+    def _held_out(self, split: str) -> bool:
+        """Whether a split's rows are held out: from the fold being checked, or from training."""
+        if self._fold is None:
+            return self.roles.role(split) == "holdout"
+        assert self.roles.folds is not None
+        return bool(self.roles.folds.of(split)[self._fold[0]] == FoldRole.HOLDOUT)
+
     def _artifact_path(self, spec: FittedSpec) -> Any:
-        return self.context.loaded.resolve(spec.artifact)
+        return self.context.loaded.resolve(spec.artifact if self._fold is None else self._fold[1])
 
     def _finding(self, code: str, severity: Severity, spec: FittedSpec, message: str, **fields: Any) -> Finding:
+        if self._fold is not None:  # one finding per fold: the fold joins the subject
+            assert self.roles.folds is not None
+            fold = self.roles.folds.folds[self._fold[0]]
+            message = f"{fold}: {message}"
+            evidence = {**fields.get("evidence", {}), "fold": fold}
+            if "fitted_on" in evidence:
+                evidence["fitted_on"] = [f"the training rows of {fold}"]
+            fields["evidence"] = evidence
         return self.stage.finding(code, severity, message, key=spec.name, **fields)
 
 
@@ -623,7 +727,16 @@ def read_artifacts(loaded: LoadedConfig) -> tuple[list[tuple[FittedSpec, Artifac
     artifacts, problems = [], []
     splits = loaded.config.splits
     declared = None if splits.holdout is None else {*splits.train, *splits.holdout}
+    folds = loaded.config.manifest is not None and loaded.config.manifest.folds is not None
     for i, spec in enumerate(loaded.config.fitted):
+        if "{fold}" in spec.artifact and not folds:
+            problems.append(
+                f"{loaded.locate(('fitted', i, 'artifact'))}: fitted '{spec.name}': the artifact path names "
+                "`{fold}`, but the manifest has no `folds`"
+            )
+            continue
+        if folds:
+            continue  # read per fold, with the fold's ids (the stage's per_fold)
         unknown = [s for s in spec.fitted_on if declared is not None and s not in declared]
         if unknown and declared is not None:
             problems.append(

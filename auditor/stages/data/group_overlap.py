@@ -43,6 +43,7 @@ class GroupOverlap(Stage):
     }
     Options = GroupOverlapOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if not config.keys.groups:
@@ -108,7 +109,9 @@ class GroupOverlap(Stage):
             (PairKind.HOLDOUT_HOLDOUT, Severity.WARNING),
             (PairKind.ALLOWED, Severity.INFO),
         ):
-            if overlap.of_kind(kind):
+            if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and roles.folds is not None:
+                yield from self._fold_findings(context, grouped, overlap)
+            elif overlap.of_kind(kind):
                 yield self._kind_finding(context, grouped, overlap, kind, severity, tables)
 
         order, index = full.order, full.index
@@ -128,6 +131,56 @@ class GroupOverlap(Stage):
                     },
                     scope=scope_of([label], {f"{n}.rows": int(counts[code, index[n]]) for n in in_splits}),
                 )
+
+    def _fold_findings(self, context: AuditContext, grouped: GroupSplitCounts, overlap: Overlap) -> Iterator[Finding]:
+        """One finding per cross-validation fold whose holdout shares values with its training rows; the first
+        carries the folds x folds matrix."""
+        import numpy as np
+
+        from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.overlap import examples, largest
+
+        assert isinstance(self.options, GroupOverlapOptions)
+        layout = context.roles.folds
+        assert layout is not None
+        manifest = context.require_manifest()
+        key, counts = grouped.key, grouped.counts
+        split_rows = manifest.rows_per_split()
+        shares = fold_shares(counts, manifest.split_names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
+        tables = shares.tables(f"'{key.name}' values")
+        for f, fold in enumerate(shares.folds):
+            groups = np.flatnonzero(shares.leak[:, f])
+            n = len(groups)
+            if not n:
+                continue
+            top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
+            rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
+            noun = "value" if n == 1 else "values"
+            shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
+            by_split = shares.rows_by_split[f]
+            yield self.finding(
+                "GRP001",
+                Severity.ERROR,
+                f"{fold}: {n} '{key.name}' {noun} ({shown}) of its holdout also occur in its training rows, so "
+                f"its score is not a score on unseen '{key.name}' values; {rows} of its {held} holdout rows "
+                f"({rows / held:.0%}) share a '{key.name}' value with training rows.",
+                evidence={
+                    "key": key.name,
+                    "fold": fold,
+                    "groups": n,
+                    "holdout_rows_sharing_train_groups": rows,
+                    "holdout_rows": held,
+                    "share": round(rows / held, 4),
+                    **({"rows_by_split": by_split} if len(by_split) > 1 else {}),
+                },
+                examples=examples(manifest, grouped, top, labels, overlap),
+                tables=tables,
+                scope=scope_of(key.labels(groups), {"groups": n, "rows": rows}),
+                remediation=f"Make the folds by '{key.name}' (every value in one fold), e.g. GroupKFold or "
+                "StratifiedGroupKFold with groups=" + repr(key.name) + "; if a value is shared on purpose, record "
+                "it under `accept` with the reason.",
+            )
+            tables = ()  # the matrix is shown once, with the first fold
 
     def _spellings(self, context: AuditContext, grouped: GroupSplitCounts) -> Iterator[Finding]:
         """Values one spelling apart (`w2` in train, `W2` in test) that the exact comparison calls different."""

@@ -13,6 +13,9 @@ from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.core.splits import FoldLayout
     from auditor.manifest.table import Manifest
 
 
@@ -36,6 +39,7 @@ class LabelCoverage(Stage):
     }
     Options = LabelCoverageOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no label column: set `keys.label`" if config.keys.label is None else None
@@ -100,36 +104,34 @@ class LabelCoverage(Stage):
                 ),
             ),
         )
-        if not train:
-            return
-        train_counts = counts[:, train].sum(axis=1)
         found: list[Finding] = []
-        for s in holdout:
-            h = names.index(s)
-            unseen = np.flatnonzero((counts[:, h] > 0) & (train_counts == 0))
+        for s, held, train_counts, subject in _evaluations(counts, names, order, train, holdout, roles.folds):
+            where, learnt = (f"'{s}'", "train") if "split" in subject else (f"the holdout of {s}", "its training rows")
+            unseen = np.flatnonzero((held > 0) & (train_counts == 0))
             if len(unseen):
-                rows = int(counts[unseen, h].sum())
+                rows = int(held[unseen].sum())
                 shown = [labels[i] for i in unseen[: self.options.max_examples]]
                 found.append(
                     self.finding(
                         "LAB001",
                         Severity.WARNING,
-                        f"{len(unseen)} label value(s) occur in '{s}' but never in train ({rows} rows), e.g. "
+                        f"{len(unseen)} label value(s) occur in {where} but never in {learnt} ({rows} rows), e.g. "
                         f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
                         "something other than the task.",
                         key=s,
-                        evidence={"split": s, "labels": len(unseen), "rows": rows},
+                        evidence={**subject, "labels": len(unseen), "rows": rows},
                         examples=tuple(
-                            {"label": labels[i], "rows": int(counts[i, h])} for i in unseen[: self.options.max_examples]
+                            {"label": labels[i], "rows": int(held[i])} for i in unseen[: self.options.max_examples]
                         ),
                         remediation="Move some of these samples into train, or drop the labels from the task.",
                         scope=scope_of((labels[i] for i in unseen), {"labels": len(unseen), "rows": rows}),
                     )
                 )
-            if totals[h] < self.options.min_rows or not train_counts.sum():
+            total = int(held.sum())
+            if total < self.options.min_rows or not train_counts.sum():
                 continue
             p_train = train_counts / train_counts.sum()
-            p_hold = counts[:, h] / totals[h]
+            p_hold = held / total
             distance = float(0.5 * np.abs(p_train - p_hold).sum())
             if distance > self.options.max_distance:
                 worst = np.argsort(-np.abs(p_train - p_hold), kind="stable")[:10]
@@ -137,14 +139,14 @@ class LabelCoverage(Stage):
                     self.finding(
                         "LAB002",
                         Severity.WARNING,
-                        f"the label distribution of '{s}' differs from train by a total variation distance of "
-                        f"{distance:.3f} (threshold {self.options.max_distance}); scores on '{s}' will not reflect "
+                        f"the label distribution of {where} differs from {learnt} by a total variation distance of "
+                        f"{distance:.3f} (threshold {self.options.max_distance}); scores on {where} will not reflect "
                         "the training distribution.",
                         key=s,
-                        evidence={"split": s, "distance": round(distance, 4), "threshold": self.options.max_distance},
+                        evidence={**subject, "distance": round(distance, 4), "threshold": self.options.max_distance},
                         tables=(
                             Table(
-                                title=f"labels whose share differs most between train and '{s}'",
+                                title=f"labels whose share differs most between {learnt} and {where}",
                                 columns=("label", "train share", f"{s} share"),
                                 rows=tuple(
                                     (labels[i], f"{p_train[i]:.1%}", f"{p_hold[i]:.1%}")
@@ -158,6 +160,28 @@ class LabelCoverage(Stage):
                 )
 
         yield from _capped(found, self.finding)
+
+
+def _evaluations(
+    counts: np.ndarray,
+    names: list[str],
+    order: list[str],
+    train: list[int],
+    holdout: list[str],
+    folds: FoldLayout | None,
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, dict[str, str]]]:
+    """Each evaluation's holdout and training label counts, with its subject: per holdout split, or per fold
+    (its holdout and training patterns summed) for cross-validation folds."""
+    if folds is not None:
+        held, trains = folds.matrices(names)
+        for f, fold in enumerate(folds.folds):
+            yield fold, counts[:, held[:, f]].sum(axis=1), counts[:, trains[:, f]].sum(axis=1), {"fold": fold}
+        return
+    if not train:
+        return
+    train_counts = counts[:, train].sum(axis=1)
+    for s in holdout:
+        yield s, counts[:, names.index(s)], train_counts, {"split": s}
 
 
 def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]:

@@ -107,6 +107,12 @@ def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
     from auditor.manifest.nearcopies import Roles
 
     names = manifest.split_names
+    if roles.folds is not None:  # cross-validation: a pattern that trains (or is held out) in any fold
+        import numpy as np
+
+        holdout, train = roles.folds.matrices(names)
+        trains, held = np.flatnonzero(train.any(axis=1)), np.flatnonzero(holdout.any(axis=1))
+        return Roles(frozenset(int(i) for i in trains), frozenset(int(i) for i in held))
     return Roles(
         frozenset(i for i, n in enumerate(names) if roles.role(n) == "train"),
         frozenset(i for i, n in enumerate(names) if roles.role(n) == "holdout"),
@@ -186,6 +192,7 @@ class NearDuplicates(Stage):
         "NDP008": "verbatim n-gram overlap of holdout texts with training texts",
     }
     Options = NearDuplicatesOptions
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         if config.keys.content_path is None and config.keys.text is None:
@@ -245,6 +252,9 @@ class NearDuplicates(Stage):
         if not len(flagged):
             return
         for kind, info in self._classify(context, source, flagged).items():
+            if kind is PairKind.TRAIN_HOLDOUT and context.roles.folds is not None:
+                yield from self._fold_pairs(context, source, flagged)
+                continue
             code, severity = _KIND[kind]
             pick = flagged[info["mask"]]
             where = info["where"][info["mask"]]
@@ -298,6 +308,65 @@ class NearDuplicates(Stage):
         for (s1, s2), (n, r) in pair_counts.items():
             counts[f"{s1}|{s2}.pairs"], counts[f"{s1}|{s2}.rows"] = int(n), int(r)
         return scope_of((" ~ ".join(sorted((str(x), str(y)))) for x, y in zip(a, b, strict=True)), counts)
+
+    def _fold_pairs(self, context: AuditContext, source: Source, flagged: np.ndarray) -> Iterator[Finding]:
+        """NDP001 per cross-validation fold: near copies between its holdout and its training rows."""
+        import numpy as np
+
+        manifest = context.require_manifest()
+        layout = context.roles.folds
+        assert layout is not None
+        names = manifest.split_names
+        holdout, train = layout.matrices(names)
+        per = source.units.per_split
+        a, b = source.pairs.a[flagged], source.pairs.b[flagged]
+        sizes = manifest.rows_per_split()
+        for f, fold in enumerate(layout.folds):
+            h, t = np.flatnonzero(holdout[:, f]), np.flatnonzero(train[:, f])
+            in_holdout, in_train = per[:, h].sum(axis=1) > 0, per[:, t].sum(axis=1) > 0
+            forward, backward = in_holdout[a] & in_train[b], in_holdout[b] & in_train[a]
+            leak = forward | backward
+            if not leak.any():
+                continue
+            pick = flagged[leak]
+            held_unit = np.where(forward[leak], a[leak], b[leak])
+            near_unit = np.where(forward[leak], b[leak], a[leak])
+            # Each pair shown as a row of the fold's holdout and the training row it nearly copies.
+            where = np.stack(
+                [t[np.argmax(per[near_unit][:, t] > 0, axis=1)], h[np.argmax(per[held_unit][:, h] > 0, axis=1)]], axis=1
+            )
+            rows = int(per[np.unique(held_unit)][:, h].sum())
+            total = sum(sizes.get(names[int(s)], 0) for s in h)
+            measures = dict(zip(*np.unique(source.pairs.measure[pick].astype(str), return_counts=True), strict=True))
+            message = (
+                f"{fold}: {len(pick)} pair(s) of {source.label} are near copies between its holdout and its training "
+                f"rows; {rows} of its {total} holdout rows ({rows / total:.0%}) have a near copy it trains on; "
+                "caught by "
+                + ", ".join(f"{_MEASURE_TEXT.get(str(m), m)} ({int(n)})" for m, n in measures.items())
+                + "."
+            )
+            if source.pairs.capped:
+                message += " Pairs per item were capped; counts of items are exact, counts of pairs are at least these."
+            yield self.finding(
+                "NDP001",
+                Severity.ERROR,
+                message,
+                key=source.column,
+                evidence={
+                    "content": source.label,
+                    "fold": fold,
+                    "pairs": len(pick),
+                    "measures": {str(m): int(n) for m, n in measures.items()},
+                    "holdout_rows_near_train": rows,
+                    "holdout_rows": total,
+                    "share": round(rows / total, 4) if total else 0.0,
+                    **self._thresholds(source),
+                },
+                examples=self._examples(context, source, pick, where),
+                scope=self._pair_scope(context, source, pick, {}),
+                remediation="Keep each cluster of near copies in one fold (make the folds by the cluster); an edited "
+                "copy of a training item tests memory, not generalisation.",
+            )
 
     def _thresholds(self, source: Source) -> dict[str, Any]:
         assert isinstance(self.options, NearDuplicatesOptions)
@@ -498,6 +567,16 @@ class NearDuplicates(Stage):
         assert isinstance(self.options, NearDuplicatesOptions)
         share = source.verbatim_share
         if share is None:
+            return
+        if context.roles.folds is not None:
+            yield self.finding(
+                "NDP007",
+                Severity.INFO,
+                f"verbatim n-gram overlap of holdout texts with training texts (NDP004, NDP008) is not measured per "
+                f"cross-validation fold yet; {source.label} was compared for near copies only.",
+                key=source.column,
+                evidence={"content": source.label, "not_measured": ["NDP004", "NDP008"]},
+            )
             return
         manifest = context.require_manifest()
         names = manifest.split_names

@@ -62,6 +62,7 @@ class SharedUpstream(Stage):
     }
     Options = SharedUpstreamOptions
     out_of_core = True
+    fold_aware = True
 
     @staticmethod
     def _specs(config: AuditConfig) -> list[str | list[str]]:
@@ -149,7 +150,9 @@ class SharedUpstream(Stage):
         counts = _split_counts(comps, manifest.split.codes, len(names))
         overlap = find_overlap(counts, names, context.roles)
         for kind, (code, severity) in _KIND.items():
-            if overlap.of_kind(kind):
+            if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and context.roles.folds is not None:
+                yield from self._fold_crossing(context, keys, comps, counts, overlap)
+            elif overlap.of_kind(kind):
                 yield self._crossing(context, keys, comps, counts, overlap, kind, code, severity)
         yield self._largest(context, keys, comps)
 
@@ -269,6 +272,67 @@ class SharedUpstream(Stage):
             remediation="Split by the linked groups (every connected group of samples in one split); "
             "shared_upstream's chain shows which keys tie the samples together.",
         )
+
+    def _fold_crossing(
+        self, context: AuditContext, keys: list[KeyCodes], comps: Components, counts: np.ndarray, overlap: Overlap
+    ) -> Iterator[Finding]:
+        """One finding per cross-validation fold whose holdout is linked to its training rows; the first carries
+        the folds x folds matrix."""
+        import numpy as np
+
+        from auditor.manifest.foldshare import fold_shares
+
+        assert isinstance(self.options, SharedUpstreamOptions)
+        layout = context.roles.folds
+        assert layout is not None
+        names = context.require_manifest().split_names
+        split_rows = context.require_manifest().rows_per_split()
+        shares = fold_shares(counts, names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
+        tables = shares.tables("linked groups")
+        pairs = overlap.of_kind(PairKind.TRAIN_HOLDOUT)
+        key_names = ", ".join(k.name for k in keys)
+        for f, fold in enumerate(shares.folds):
+            crossing = np.flatnonzero(shares.leak[:, f])
+            if not len(crossing):
+                continue
+            sizes = counts[crossing].sum(axis=1)
+            order = np.lexsort((crossing, -sizes))[: self.options.max_examples]
+            # The chains shown run between this fold's holdout and its training rows.
+            holdout, train = layout.matrices(pairs.order)
+            here = (holdout[pairs.first, f] & train[pairs.second, f]) | (
+                holdout[pairs.second, f] & train[pairs.first, f]
+            )
+            in_fold = pairs.select(here)
+            examples = [self._example(context, keys, comps, counts, int(crossing[i]), in_fold) for i in order]
+            rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
+            message = (
+                f"{fold}: {len(crossing)} group(s) of samples linked through {key_names} span its holdout and its "
+                f"training rows; {rows} of its {held} holdout rows ({rows / held:.0%}) are linked to a training row."
+            )
+            if examples and examples[0].get("chain_text"):
+                message += f" For example: {examples[0]['chain_text']}."
+            yield self.finding(
+                "UPS001",
+                Severity.ERROR,
+                message,
+                evidence={
+                    "keys": [k.name for k in keys],
+                    "fold": fold,
+                    "components": len(crossing),
+                    "holdout_rows_linked_to_train": rows,
+                    "holdout_rows": held,
+                    "share": round(rows / held, 4),
+                },
+                examples=tuple(examples),
+                tables=tables,
+                scope=scope_of(
+                    (str(i) for i in context.require_manifest().ids(_first_rows(comps.of_row, crossing))),
+                    {"components": len(crossing), "rows": rows},
+                ),
+                remediation="Make the folds by the linked groups (every connected group of samples in one fold), "
+                "e.g. GroupKFold on the component; shared_upstream's chain shows which keys tie the samples together.",
+            )
+            tables = ()
 
     def _example(
         self,

@@ -16,6 +16,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     import numpy as np
 
+    from auditor.core.splits import FoldLayout
     from auditor.manifest.table import Manifest
 
 MAX_EXAMPLES = 5
@@ -50,9 +51,11 @@ class SplitIntegrity(Stage):
         "SPL009": "splits.allow exempts a pair with a holdout split: leaks into an evaluation become info",
         "SPL010": "sample ids that differ only by spelling, in different splits",
         "SPL011": "sample ids that differ only by spelling, within one split",
+        "SPL012": "cross-validation folds: holdout and training rows per fold",
     }
     Options = SplitIntegrityOptions
     out_of_core = True
+    fold_aware = True
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         manifest.prefetch(repeated_ids=True)
@@ -96,6 +99,9 @@ class SplitIntegrity(Stage):
             ),
         )
 
+        if roles.folds is not None:
+            yield self._fold_sizes(roles.folds, names, sizes, total)
+
         missing_split = np.flatnonzero(split < 0)
         if len(missing_split):
             yield self.finding(
@@ -116,6 +122,24 @@ class SplitIntegrity(Stage):
         yield from self._allow_pairs(present, context)
         yield from self._duplicate_ids(context, limit)
         yield from self._id_spellings(context, limit)
+
+    def _fold_sizes(self, layout: FoldLayout, names: list[str], sizes: np.ndarray, total: int) -> Finding:
+        """Each fold's holdout, training and unused rows, from the rows per assignment pattern."""
+        holdout, train = layout.matrices(names)
+        held, trained = sizes @ holdout, sizes @ train
+        rows = tuple(
+            (fold, int(h), int(t), total - int(h) - int(t))
+            for fold, h, t in zip(layout.folds, held.tolist(), trained.tolist(), strict=True)
+        )
+        return self.finding(
+            "SPL012",
+            Severity.INFO,
+            f"{len(layout.folds)} cross-validation folds: "
+            + ", ".join(f"{f} holds out {h} and trains on {t}" for f, h, t, _ in rows)
+            + ".",
+            evidence={"folds": {f: {"holdout": h, "train": t, "unused": u} for f, h, t, u in rows}},
+            tables=(Table(title="rows per fold", columns=("fold", "holdout", "train", "unused"), rows=rows),),
+        )
 
     def _look_alike_names(
         self, present: list[str], sizes: np.ndarray, names: list[str], context: AuditContext

@@ -61,6 +61,7 @@ class TemporalOrder(Stage):
     }
     Options = TemporalOrderOptions
     out_of_core = True
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no time column: set `keys.time`" if config.keys.time is None else None
@@ -105,6 +106,10 @@ class TemporalOrder(Stage):
                 key=column,
                 evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
             )
+        if roles.folds is not None:  # each cross-validation fold against its own training rows
+            yield from self._folds(context, times, split)
+            yield from self._fold_label_windows(context, parsed)
+            return
         role = np.empty(len(times), dtype=np.int8)
         for lo, hi in _blocks(len(times)):
             role[lo:hi] = role_of[np.where(split[lo:hi] >= 0, split[lo:hi], n_names)]
@@ -173,6 +178,69 @@ class TemporalOrder(Stage):
         entity = context.config.keys.entity
         if entity is not None:
             yield from self._per_entity(context, entity, times, role, times != NAT)
+
+    def _folds(self, context: AuditContext, times: np.ndarray, split: np.ndarray) -> Iterator[Finding]:
+        """TMP001 and TMP002 per cross-validation fold: its holdout against its own training rows."""
+        import numpy as np
+
+        from auditor.manifest.foldtimes import entity_order, fold_order
+        from auditor.manifest.timeparse import format_time
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        manifest = context.require_manifest()
+        layout = context.roles.folds
+        assert layout is not None
+        names = manifest.split_names
+        for o in fold_order(times, split, names, layout):
+            if not o.older:
+                continue
+            yield self.finding(
+                "TMP001",
+                Severity.WARNING,
+                f"{o.fold}: {o.older} of its {o.holdout} holdout row(s) are older than its newest training sample "
+                f"({format_time(o.newest_train)}). If the model is meant to predict the future, train each fold only "
+                "on samples before its holdout period (e.g. TimeSeriesSplit).",
+                evidence={
+                    "fold": o.fold,
+                    "newest_train": format_time(o.newest_train),
+                    "rows": o.older,
+                    "of": o.holdout,
+                    "oldest": format_time(o.oldest),
+                },
+                remediation="Make the folds by time (each fold trains only on earlier samples), or confirm the task "
+                "is not forecasting.",
+            )
+        entity = context.config.keys.entity
+        if entity is None:
+            return
+        key = manifest.key(entity)
+        for e in entity_order(times, split, key.codes, key.n_values, names, layout):
+            codes = key.codes[e.early]
+            entities, first = np.unique(codes, return_index=True)
+            order = np.argsort(first)[: self.options.max_examples]
+            labels = key.labels(entities[order])
+            ids = manifest.ids(e.early[first[order]])
+            yield self.finding(
+                "TMP002",
+                Severity.ERROR,
+                f"{e.fold}: {len(entities)} '{entity}' value(s) have holdout samples older than their own training "
+                f"samples ({len(e.early)} holdout rows), e.g. {labels[0]!r}: the fold trains on the future of the same "
+                f"{entity} it is evaluated on.",
+                key=entity,
+                evidence={"fold": e.fold, "entities": len(entities), "rows": len(e.early)},
+                scope=scope_of(key.labels(entities), {"entities": len(entities), "rows": len(e.early)}),
+                examples=tuple(
+                    {
+                        "entity": label,
+                        "holdout_id": ident,
+                        "holdout_time": format_time(int(times[e.early[first[i]]])),
+                        "newest_train_time": format_time(int(e.newest_of[entities[i]])),
+                    }
+                    for label, ident, i in zip(labels, ids, order, strict=True)
+                ),
+                remediation=f"For each '{entity}', keep training samples strictly before its holdout samples in every "
+                f"fold, or make the folds by '{entity}'.",
+            )
 
     def _mixed_zones(self, column: str, mixed: MixedZones) -> Finding:
         (naive_row, naive), (zoned_row, zoned) = mixed.naive_example, mixed.zoned_example
@@ -258,6 +326,27 @@ class TemporalOrder(Stage):
         train = timed & (role == 0)
         holdout = np.where(timed & (role == 1), split, -1)
         yield from self.check_windows(context, windows, train, holdout, manifest.split_names)
+
+    def _fold_label_windows(self, context: AuditContext, parsed: Times) -> Iterator[Finding]:
+        """Purge, gap and embargo per cross-validation fold: its training rows against its holdout rows."""
+        import numpy as np
+
+        if context.config.keys.time_end is None and context.config.splits.gap_duration is None:
+            return
+        windows = self.label_windows(context, parsed)
+        if windows.bad is not None:
+            yield windows.bad
+        manifest = context.require_manifest()
+        layout = context.roles.folds
+        assert layout is not None
+        held_in, trains_in = layout.matrices(manifest.split_names)
+        codes = manifest.split.codes
+        present = windows.timed & (codes >= 0)
+        pattern = np.where(codes >= 0, codes, 0)
+        for f, fold in enumerate(layout.folds):
+            train = present & trains_in[pattern, f]
+            holdout = np.where(present & held_in[pattern, f], 0, -1)
+            yield from self.check_windows(context, windows, train, holdout, [fold])
 
     def label_windows(self, context: AuditContext, parsed: Times) -> LabelWindows:
         """Every row's label window and the gap in ns, read once for every evaluation that is checked."""

@@ -1,0 +1,298 @@
+"""Cross-validation folds read from manifest columns, coded as assignment patterns.
+
+A row's pattern is its role (train, holdout, unused) in every fold. Rows of one pattern are alike in every
+fold, and a k-fold split has only k of them (plus the fixed splits beside it), so the pattern serves as the
+split code the kernels count by: one count per key answers for every fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.core.config import FoldsSpec, ManifestSpec, SplitsSpec
+from auditor.core.errors import ManifestError
+from auditor.core.splits import FoldLayout, FoldRole
+from auditor.core.yamlsource import Loc
+
+# Each fold is judged from the counts per pattern: the work grows with folds x patterns per key value, and
+# each fold is a finding of its own. Beyond these the folds are refused rather than audited slowly or in part.
+MAX_FOLDS = 100
+MAX_PATTERNS = 1000
+
+ROLE_VALUES = {"train": FoldRole.TRAIN, "holdout": FoldRole.HOLDOUT, "unused": FoldRole.UNUSED}
+
+
+@dataclass(frozen=True, eq=False)
+class FoldPatterns:
+    """Each row's pattern code (-1: in no split) and what the patterns mean."""
+
+    codes: np.ndarray
+    layout: FoldLayout
+
+    def column(self) -> pa.DictionaryArray:
+        """The pattern of each row as a dictionary column of pattern names (null: no split)."""
+        indices = pa.array(self.codes.astype(np.int32), mask=self.codes < 0)
+        return pa.DictionaryArray.from_arrays(indices, pa.array(list(self.layout.patterns), pa.string()))
+
+
+def fold_patterns(
+    table: pa.Table, spec: ManifestSpec, splits: SplitsSpec, locate: Callable[[Loc], str], file: Path
+) -> FoldPatterns:
+    """The rows' patterns from the fold column(s) and, beside them, the split column.
+
+    ManifestError naming the column and the config line for a fold layout that cannot be audited.
+    """
+    folds = spec.fold_spec
+    assert folds is not None
+    if folds.column is not None:
+        roles, row_pattern, fold_names, names = _from_ids(table, folds, locate, file)
+        ids = [n.removeprefix("fold ") for n in fold_names]
+    else:
+        roles, row_pattern, fold_names, names = _from_columns(table, folds, locate, file)
+        ids = list(fold_names)
+    if spec.split is not None:
+        row_pattern, roles, names = _beside_split(table[spec.split], splits, row_pattern, roles, names, locate, file)
+    layout = FoldLayout(tuple(fold_names), tuple(names), roles.astype(np.int8), tuple(ids))
+    _check_folds(layout, row_pattern, locate, file)
+    return FoldPatterns(row_pattern, layout)
+
+
+def _beside_split(
+    column: pa.ChunkedArray,
+    splits: SplitsSpec,
+    row_pattern: np.ndarray,
+    roles: np.ndarray,
+    names: list[str],
+    locate: Callable[[Loc], str],
+    file: Path,
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Rows outside the folds keep their split: a holdout split is the holdout of every fold, any other split
+    trains every fold. A holdout split's row with a fold is refused: it would be evaluated twice over."""
+    split, labels = _coded_texts(column)
+    in_cv = row_pattern >= 0
+    holdout = holdout_split_names(labels, splits)
+    is_holdout = np.array([n in holdout for n in labels] + [False], dtype=bool)
+    wrong = np.flatnonzero(in_cv & is_holdout[split])
+    where = locate(("manifest", "folds"))
+    if len(wrong):
+        r = int(wrong[0])
+        raise ManifestError(
+            f"{file}: {len(wrong)} row(s) of holdout split {labels[split[r]]!r} carry a fold (first: row {r + 1}; "
+            f"folds named at {where}); a holdout split's rows are the holdout of every fold and carry no fold. "
+            "Clear their fold, or list the split in `splits.train` if its rows take part in the folds."
+        )
+    outside = ~in_cv & (split >= 0)
+    used = np.flatnonzero(np.bincount(split[outside], minlength=len(labels)) > 0)
+    fixed = [labels[i] for i in used]
+    clash = sorted(set(fixed) & set(names))
+    if clash:
+        raise ManifestError(f"{file}: split {clash[0]!r} has the name of a fold (folds named at {where}); rename it")
+    offset = np.full(len(labels) + 1, -1, dtype=np.int64)
+    offset[used] = len(names) + np.arange(len(used))
+    extra = np.array(
+        [np.full(roles.shape[1], FoldRole.HOLDOUT if n in holdout else FoldRole.TRAIN) for n in fixed],
+        dtype=np.int8,
+    ).reshape(len(fixed), roles.shape[1])
+    row_pattern = np.where(in_cv, row_pattern, offset[split])
+    return row_pattern, np.vstack([roles, extra]), [*names, *fixed]
+
+
+def holdout_split_names(names: list[str], splits: SplitsSpec) -> set[str]:
+    """The split names among ``names`` that are holdout splits (declared, or by default not in train)."""
+    if splits.holdout is not None:
+        return {n for n in names if n in splits.holdout}
+    return {n for n in names if n not in splits.train}
+
+
+def _coded_texts(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """A column as codes into its distinct texts (-1, which indexes a last slot, for null or blank)."""
+    values = column.combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    text = pc.utf8_trim_whitespace(pc.cast(values, pa.string()))
+    text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+    encoded = text.dictionary_encode()
+    mask = encoded.indices.is_null().to_numpy(zero_copy_only=False)
+    indices = np.asarray(encoded.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.where(mask, -1, indices), [str(v) for v in encoded.dictionary.to_pylist()]
+
+
+def _from_ids(
+    table: pa.Table, folds: FoldsSpec, locate: Callable[[Loc], str], file: Path
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """Patterns of a column of fold ids: one per fold id."""
+    assert folds.column is not None
+    column = folds.column
+    where = locate(("manifest", "folds", "column"))  # the bare form points at `folds:` itself
+    values = table[column]
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    ids, codes = _fold_ids(values, column, where, file)
+    if len(ids) < 2:
+        shown = f" ({ids[0]!r})" if ids else ""
+        raise ManifestError(
+            f"{file}: fold column '{column}' (named at {where}) holds {len(ids)} fold{shown}; cross-validation "
+            "needs at least two folds"
+        )
+    k = len(ids)
+    names = [f"fold {i}" for i in ids]
+    if folds.scheme == "kfold":
+        roles = np.full((k, k), FoldRole.TRAIN, dtype=np.int8)
+        np.fill_diagonal(roles, FoldRole.HOLDOUT)
+        return roles, codes, names, names
+    # Rolling: fold i is the holdout of fold i, trains every later fold and is unused before; the first
+    # fold is the initial training stretch (TimeSeriesSplit's first chunk), the holdout of no fold.
+    roles = np.full((k, k - 1), FoldRole.UNUSED, dtype=np.int8)
+    for i in range(k):
+        for f in range(1, k):
+            roles[i, f - 1] = FoldRole.HOLDOUT if i == f else FoldRole.TRAIN if i < f else FoldRole.UNUSED
+    return roles, codes, names[1:], names
+
+
+def _fold_ids(values: pa.ChunkedArray, column: str, where: str, file: Path) -> tuple[list[str], np.ndarray]:
+    """The distinct fold ids in order (numbers by value) as text, and each row's index into them (-1: none)."""
+    t = values.type
+    if pa.types.is_floating(t):
+        nonnull = pc.drop_null(values)
+        if len(nonnull) and not bool(pc.all(pc.equal(pc.floor(nonnull), nonnull)).as_py()):
+            raise ManifestError(
+                f"{file}: fold column '{column}' (named at {where}) holds fractional numbers; expected fold ids "
+                "(integers or names)"
+            )
+        values = pc.cast(values, pa.int64(), safe=False)
+        t = values.type
+    if pa.types.is_integer(t):
+        encoded = values.combine_chunks().dictionary_encode()
+        raw = encoded.dictionary.to_pylist()
+        order = sorted(range(len(raw)), key=lambda i: raw[i])
+        ids = [str(raw[i]) for i in order]
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        trimmed = pc.utf8_trim_whitespace(values.combine_chunks())
+        trimmed = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+        encoded = trimmed.dictionary_encode()
+        raw = encoded.dictionary.to_pylist()
+        number = [_number(v) for v in raw]
+        numeric = [n is not None for n in number]
+        if any(numeric) and not all(numeric):
+            num = next(v for v, n in zip(raw, numeric, strict=True) if n)
+            text = next(v for v, n in zip(raw, numeric, strict=True) if not n)
+            raise ManifestError(
+                f"{file}: fold column '{column}' (named at {where}) mixes numbers and names as fold ids "
+                f"({num!r} and {text!r}); expected one kind of fold id"
+            )
+        if all(numeric):
+            values_of = [float(n) for n in number if n is not None]
+            fractional = next((v for v, n in zip(raw, values_of, strict=True) if n != int(n)), None)
+            if fractional is not None:
+                raise ManifestError(
+                    f"{file}: fold column '{column}' (named at {where}) holds fractional numbers ({fractional!r}); "
+                    "expected fold ids (integers or names)"
+                )
+            order = sorted(range(len(raw)), key=lambda i: values_of[i])
+            ids = [str(int(values_of[i])) for i in order]
+            if len(set(ids)) < len(ids):  # '1' and '1.0': one fold spelt two ways
+                raise ManifestError(
+                    f"{file}: fold column '{column}' (named at {where}) spells one fold id two ways "
+                    f"({', '.join(repr(raw[i]) for i in order)}); expected one spelling per fold"
+                )
+        else:
+            order = sorted(range(len(raw)), key=lambda i: raw[i])
+            ids = [str(raw[i]) for i in order]
+    else:
+        raise ManifestError(
+            f"{file}: fold column '{column}' (named at {where}) holds {t} values; expected fold ids (integers or names)"
+        )
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
+    mask = encoded.indices.is_null().to_numpy(zero_copy_only=False)
+    codes = np.where(mask, -1, rank[np.where(mask, 0, indices).astype(np.int64)] if len(rank) else -1)
+    return ids, codes.astype(np.int64)
+
+
+def _number(text: str) -> float | None:
+    """The number a fold id spells ('3', '3.0'), None for a name; inf and nan are names, not fold numbers."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _from_columns(
+    table: pa.Table, folds: FoldsSpec, locate: Callable[[Loc], str], file: Path
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """Patterns of one column per fold (train / holdout / unused): one per distinct row of roles."""
+    assert folds.columns is not None
+    per_row = np.zeros((table.num_rows, len(folds.columns)), dtype=np.int8)
+    for j, column in enumerate(folds.columns):
+        where = locate(("manifest", "folds", "columns", j))
+        coded, labels = _coded_texts(table[column])
+        wrong = sorted(set(labels) - set(ROLE_VALUES))
+        if wrong:
+            raise ManifestError(
+                f"{file}: fold column '{column}' (named at {where}) holds {wrong[0]!r}; expected train, holdout or "
+                "unused in each row (empty: unused)"
+            )
+        role_of = np.array([ROLE_VALUES[v] for v in labels] + [FoldRole.UNUSED], dtype=np.int8)
+        per_row[:, j] = role_of[coded]
+        for role in (FoldRole.HOLDOUT, FoldRole.TRAIN):
+            if not (per_row[:, j] == role).any():
+                raise ManifestError(
+                    f"{file}: fold column '{column}' (named at {where}) has no {role.name.lower()} rows; each fold "
+                    "needs training rows and a holdout"
+                )
+    roles, inverse = np.unique(per_row, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1).astype(np.int64)
+    # Patterns ordered by the first fold they are the holdout of, so names read in fold order.
+    first_holdout = [int(np.argmax(r == FoldRole.HOLDOUT)) if (r == FoldRole.HOLDOUT).any() else -1 for r in roles]
+    order = sorted(range(len(roles)), key=lambda i: (first_holdout[i], tuple(-roles[i])))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    roles = roles[order]
+    names = [_pattern_name(r, list(folds.columns)) for r in roles]
+    # A row unused in every fold takes part in no fold: it is in no split.
+    codes = rank[inverse]
+    unused = [i for i, r in enumerate(roles) if not r.any()]
+    if unused:
+        codes = np.where(np.isin(codes, unused), -1, codes)
+        keep = [i for i in range(len(roles)) if i not in unused]
+        remap = np.full(len(roles), -1, dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        roles = roles[keep]
+        names = [names[i] for i in keep]
+    return roles, codes, list(folds.columns), names
+
+
+def _pattern_name(roles: np.ndarray, folds: list[str]) -> str:
+    holdout = [f for f, r in zip(folds, roles, strict=True) if r == FoldRole.HOLDOUT]
+    train = [f for f, r in zip(folds, roles, strict=True) if r == FoldRole.TRAIN]
+    parts = ([f"holdout {','.join(holdout)}"] if holdout else []) + ([f"train {','.join(train)}"] if train else [])
+    return " · ".join(parts) if parts else "unused"
+
+
+def _check_folds(layout: FoldLayout, codes: np.ndarray, locate: Callable[[Loc], str], file: Path) -> None:
+    """Every fold has rows to train on and a holdout once the rows are counted; not too many folds."""
+    where = locate(("manifest", "folds"))
+    if len(layout.folds) > MAX_FOLDS or len(layout.patterns) > MAX_PATTERNS:
+        raise ManifestError(
+            f"{file}: the folds named at {where} make {len(layout.folds)} folds and {len(layout.patterns)} distinct "
+            f"assignments of rows to folds; at most {MAX_FOLDS} folds and {MAX_PATTERNS} assignments are audited "
+            "(a leave-one-out splitter makes a fold per row or group: audit a KFold or GroupKFold of the same rows)"
+        )
+    present = np.bincount(codes[codes >= 0], minlength=len(layout.patterns)) > 0
+    roles = layout.roles[present]
+    for f, name in enumerate(layout.folds):
+        for role in (FoldRole.HOLDOUT, FoldRole.TRAIN):
+            if not (roles[:, f] == role).any():
+                raise ManifestError(
+                    f"{file}: {name} has no {role.name.lower()} rows (folds named at {where}); each fold needs "
+                    "training rows and a holdout"
+                )

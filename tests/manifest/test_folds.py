@@ -1,0 +1,170 @@
+"""Fold columns read as assignment patterns, and the fold layouts refused with the column and config line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from auditor import load_config, run_audit
+from auditor.core.errors import ConfigError, ManifestError
+from auditor.core.splits import FoldRole, PairKind, SplitRoles
+from auditor.manifest.table import load_manifest
+from tests.conftest import write_config, write_table
+
+
+def _load(tmp_path: Path, data: dict[str, list[Any]], manifest: dict[str, Any], **sections: Any) -> Any:
+    write_table(tmp_path / "m.csv", data)
+    path = write_config(tmp_path, {"manifest": {"path": "m.csv", **manifest}, **sections})
+    return load_config(path)
+
+
+def test_a_fold_column_is_one_pattern_per_fold(tmp_path: Path) -> None:
+    loaded = _load(tmp_path, {"fold": [2, 0, 1, 0, 2, 1]}, {"folds": "fold"})
+    m = load_manifest(loaded)
+    assert m.folds is not None
+    assert m.folds.folds == ("fold 0", "fold 1", "fold 2")
+    assert m.split.labels(m.split.codes) == ["fold 2", "fold 0", "fold 1", "fold 0", "fold 2", "fold 1"]
+    # k-fold: each fold's pattern is its holdout and trains every other fold.
+    assert m.folds.of("fold 1").tolist() == [FoldRole.TRAIN, FoldRole.HOLDOUT, FoldRole.TRAIN]
+    roles = SplitRoles.from_config(loaded.config.splits, m.split_names, m.folds)
+    assert roles.pair("fold 0", "fold 1") is PairKind.TRAIN_HOLDOUT
+    assert roles.role("fold 0") == "fold"
+
+
+def test_fold_names_order_numbers_by_value(tmp_path: Path) -> None:
+    m = load_manifest(_load(tmp_path, {"fold": [10, 9, 2, 10]}, {"folds": "fold"}))
+    assert m.folds is not None and m.folds.folds == ("fold 2", "fold 9", "fold 10")
+
+
+def test_rows_outside_the_folds_keep_their_split(tmp_path: Path) -> None:
+    data = {"split": ["train", "train", "test", "extra"], "fold": [0, 1, None, None]}
+    loaded = _load(tmp_path, data, {"split": "split", "folds": "fold"}, splits={"train": ["train", "extra"]})
+    m = load_manifest(loaded)
+    assert m.folds is not None
+    assert m.split.labels(m.split.codes) == ["fold 0", "fold 1", "test", "extra"]
+    assert m.folds.of("test").tolist() == [FoldRole.HOLDOUT] * 2
+    assert m.folds.of("extra").tolist() == [FoldRole.TRAIN] * 2
+    roles = SplitRoles.from_config(loaded.config.splits, m.split_names, m.folds)
+    assert roles.role("test") == "holdout" and roles.role("extra") == "train"
+    assert roles.pair("test", "extra") is PairKind.TRAIN_HOLDOUT
+    # fold 0 and the test split are both held out in fold 0 and apart otherwise: fold 1 trains on fold 0.
+    assert roles.pair("fold 0", "test") is PairKind.TRAIN_HOLDOUT
+
+
+def test_per_column_form_has_a_pattern_per_distinct_row_of_roles(tmp_path: Path) -> None:
+    data = {
+        "cv0": ["train", "holdout", "unused", "unused", "train"],
+        "cv1": ["train", "train", "holdout", "unused", "train"],
+    }
+    m = load_manifest(_load(tmp_path, data, {"folds": {"columns": ["cv0", "cv1"]}}))
+    assert m.folds is not None and m.folds.folds == ("cv0", "cv1")
+    labels = m.split.labels(m.split.codes[m.split.codes >= 0])
+    assert labels == ["train cv0,cv1", "holdout cv0 · train cv1", "holdout cv1", "train cv0,cv1"]
+    assert m.split.codes[3] == -1  # unused in every fold: in no split
+
+
+def _error(tmp_path: Path, data: dict[str, list[Any]], manifest: dict[str, Any], **sections: Any) -> str:
+    loaded = _load(tmp_path, data, manifest, **sections)
+    with pytest.raises(ManifestError) as err:
+        run_audit(loaded, only=["split_integrity"])
+    return str(err.value)
+
+
+def test_a_fold_column_with_one_fold_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, {"fold": [3, 3, 3]}, {"folds": "fold"})
+    assert "fold column 'fold'" in message and "audit.yaml:" in message and "holds 1 fold ('3')" in message
+
+
+def test_fold_ids_of_mixed_types_are_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, {"fold": ["0", "1", "a"]}, {"folds": "fold"})
+    assert "mixes numbers and names" in message and "'fold'" in message
+
+
+def test_fractional_fold_ids_are_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, {"fold": [0.5, 1.0, 2.0]}, {"folds": "fold"})
+    assert "fractional" in message
+
+
+def test_a_role_other_than_train_holdout_unused_is_refused(tmp_path: Path) -> None:
+    data = {"cv0": ["train", "holdout", "test"], "cv1": ["holdout", "train", "train"]}
+    message = _error(tmp_path, data, {"folds": {"columns": ["cv0", "cv1"]}})
+    assert "fold column 'cv0'" in message and "'test'" in message and "expected train, holdout or unused" in message
+    assert "audit.yaml:" in message
+
+
+@pytest.mark.parametrize("missing", ["holdout", "train"])
+def test_a_fold_without_holdout_or_training_rows_is_refused(tmp_path: Path, missing: str) -> None:
+    other = "train" if missing == "holdout" else "holdout"
+    data = {"cv0": ["train", "holdout", "train"], "cv1": [other, other, "unused"]}
+    message = _error(tmp_path, data, {"folds": {"columns": ["cv0", "cv1"]}})
+    assert "fold column 'cv1'" in message and f"no {missing} rows" in message
+
+
+def test_a_holdout_split_row_with_a_fold_is_refused(tmp_path: Path) -> None:
+    data = {"split": ["train", "train", "test"], "fold": [0, 1, 1]}
+    message = _error(tmp_path, data, {"split": "split", "folds": "fold"})
+    assert "holdout split 'test' carry a fold" in message and "row 3" in message
+
+
+def test_a_missing_fold_column_says_did_you_mean(tmp_path: Path) -> None:
+    message = _error(tmp_path, {"folds_id": [0, 1]}, {"folds": "fold_id"})
+    assert "fold_id" in message and "folds_id" in message and "audit.yaml:" in message
+
+
+def test_the_config_forms_are_checked() -> None:
+    from auditor.core.config import config_from_mapping
+
+    with pytest.raises(ConfigError, match="either `column`"):
+        config_from_mapping({"manifest": {"path": "m.csv", "folds": {"scheme": "rolling"}}})
+    with pytest.raises(ConfigError, match="`scheme` applies to `column`"):
+        config_from_mapping({"manifest": {"path": "m.csv", "folds": {"columns": ["a", "b"], "scheme": "kfold"}}})
+    with pytest.raises(ConfigError, match="not `paths`"):
+        config_from_mapping({"manifest": {"paths": {"train": "a.csv"}, "folds": "fold"}})
+    with pytest.raises(ConfigError, match="scheme"):
+        config_from_mapping({"manifest": {"path": "m.csv", "folds": {"column": "f", "scheme": "shuffle"}}})
+    spec = config_from_mapping({"manifest": {"path": "m.csv", "folds": "fold"}}).config.manifest
+    assert spec is not None and spec.split is None and spec.fold_spec is not None and spec.fold_spec.column == "fold"
+
+
+def test_the_cli_exits_2_on_a_bad_fold_column(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"fold": [1, 1]})
+    path = write_config(tmp_path, {"manifest": {"path": "m.csv", "folds": "fold"}})
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor.cli", "run", str(path)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert "fold column 'fold'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_folds_on_another_engine_are_refused(tmp_path: Path) -> None:
+    from auditor.backends.engines import EngineSettings
+
+    loaded = _load(tmp_path, {"fold": [0, 1, 0, 1]}, {"folds": "fold"})
+    for engine in ("duckdb", "dask"):
+        with pytest.raises(ManifestError, match=f"the {engine} engine cannot audit cross-validation folds"):
+            run_audit(loaded, only=["split_integrity"], engine=EngineSettings(engine))
+    # auto picks the in-memory engine, which audits them
+    report = run_audit(loaded, only=["split_integrity"], engine=EngineSettings("auto"))
+    assert report.manifest is not None and report.manifest.engine == "memory"
+
+
+def test_fold_roles_matrix_is_small_ints() -> None:
+    from auditor.core.splits import FoldLayout
+
+    layout = FoldLayout(("a", "b"), ("p", "q"), np.array([[1, 2], [2, 1]], dtype=np.int8))
+    holdout, train = layout.matrices(["q", "zz"])
+    assert holdout.tolist() == [[True, False], [False, False]]
+    assert train.tolist() == [[False, True], [False, False]]
+
+
+def test_too_many_folds_are_refused_with_the_limit(tmp_path: Path) -> None:
+    from auditor.manifest.folds import MAX_FOLDS
+
+    n = MAX_FOLDS + 2
+    message = _error(tmp_path, {"fold": list(range(n)) * 2}, {"folds": "fold"})
+    assert f"make {n} folds" in message and f"at most {MAX_FOLDS} folds" in message

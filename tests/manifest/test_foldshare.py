@@ -1,0 +1,56 @@
+"""Per-fold sharing from one count per assignment pattern equals judging every fold on its own rows."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.core.splits import FoldLayout, FoldRole
+from auditor.manifest.foldshare import fold_shares
+
+
+@st.composite
+def layouts(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows with a group and a role in each fold (per-column form), the patterns and each row's pattern."""
+    n_rows = draw(st.integers(2, 40))
+    n_folds = draw(st.integers(1, 4))
+    roles = np.array(
+        draw(
+            st.lists(
+                st.lists(st.sampled_from([0, 1, 2]), min_size=n_folds, max_size=n_folds),
+                min_size=n_rows,
+                max_size=n_rows,
+            )
+        ),
+        dtype=np.int8,
+    )
+    groups = np.array(draw(st.lists(st.integers(0, 6), min_size=n_rows, max_size=n_rows)))
+    return roles, groups, np.unique(roles, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts())
+def test_fold_shares_equal_each_fold_judged_on_its_own(case: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    roles, groups, pattern = case
+    patterns = np.unique(roles, axis=0)
+    names = [f"p{i}" for i in range(len(patterns))]
+    layout = FoldLayout(tuple(f"f{j}" for j in range(roles.shape[1])), tuple(names), patterns)
+    counts = np.zeros((groups.max() + 1, len(names)), dtype=np.int64)
+    np.add.at(counts, (groups, pattern), 1)
+    split_rows = {n: int((pattern == i).sum()) for i, n in enumerate(names)}
+    shares = fold_shares(counts, names, layout, split_rows)
+    for f in range(roles.shape[1]):
+        holdout, train = roles[:, f] == FoldRole.HOLDOUT, roles[:, f] == FoldRole.TRAIN
+        shared = set(groups[holdout]) & set(groups[train])
+        assert set(np.flatnonzero(shares.leak[:, f])) == shared
+        assert shares.rows[f] == int(np.isin(groups[holdout], list(shared)).sum())
+        assert shares.holdout_rows[f] == int(holdout.sum())
+    # Fold pairs: values in the holdout of one fold only and in the holdout of the other only.
+    pairs = {(a, b): n for a, b, _, n, _, _ in shares.pairs}
+    for i in range(roles.shape[1]):
+        for j in range(i + 1, roles.shape[1]):
+            only_i = (roles[:, i] == FoldRole.HOLDOUT) & (roles[:, j] != FoldRole.HOLDOUT)
+            only_j = (roles[:, j] == FoldRole.HOLDOUT) & (roles[:, i] != FoldRole.HOLDOUT)
+            expected = len(set(groups[only_i]) & set(groups[only_j]))
+            assert pairs.get((f"f{i}", f"f{j}"), 0) == expected
