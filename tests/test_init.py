@@ -419,7 +419,10 @@ def test_label_of_five_balanced_classes_is_never_folds(tmp_path: Path) -> None:
     # label/target/y/class with values 0..4 and many rows each: labels, not folds; a count of many values
     # is no fold id either. The split column stays the split.
     df = visits().assign(
-        target=lambda d: d.label, y=lambda d: d.label, class_=lambda d: d.label, visits=lambda d: d.age
+        target=lambda d: d.label,
+        y=lambda d: d.label,
+        class_=lambda d: d.label,
+        cv_rank=lambda d: [i % 25 for i in range(len(d))],  # named like folds, but 25 ids: a rank, not folds
     )
     df = df.rename(columns={"class_": "class"})
     df["split"] = ["train"] * 120 + ["test"] * 40
