@@ -525,3 +525,28 @@ def test_one_column_per_fold_spelt_train_test_is_offered_with_what_to_rewrite(tm
     assert "  split: split  #" in text  # the split, not a per-fold column, is the split
     assert "  # folds: {columns: [cv0, cv1, cv2]}  # one column per fold, but their values (-, test, train)" in text
     assert "\n  folds:" not in text
+
+
+def test_folds_in_consecutive_stretches_of_time_offer_the_rolling_scheme(tmp_path: Path) -> None:
+    df = visits().assign(taken_at=lambda d: pd.date_range("2024-01-01", periods=len(d), freq="D").strftime("%Y-%m-%d"))
+    df["fold"] = [i * 4 // len(df) for i in range(len(df))]  # four stretches of 40 days, as TimeSeriesSplit makes
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    assert "  folds: fold  # 4 fold ids 0..3" in text
+    rolling = "  # folds: {column: fold, scheme: rolling}  # the 4 folds are consecutive stretches of taken_at: "
+    assert rolling in text
+    assert "the folds are consecutive stretches of time, so each fold also trains on later folds" in run["output"]
+    assert "TMP001" in run["codes"]  # as written (kfold), a fold's training rows are newer than its holdout
+    # The commented-out scheme loads and audits as written.
+    config = manifest.parent / "rolling.yaml"
+    lines = text.splitlines()
+    lines = [line for line in lines if not line.startswith("  folds: ")]
+    config.write_text("\n".join(line.replace("  # folds: {column", "  folds: {column") for line in lines) + "\n")
+    assert invoke("validate", str(config)).exit_code == 0
+    assert invoke("run", str(config), "-q", "--out", str(tmp_path / "rolling-report")).exit_code == 0
+    report = json.loads((tmp_path / "rolling-report" / "report.json").read_text())
+    codes = {f["code"] for stage in report["stages"] for f in stage.get("findings", [])}
+    assert "SPL012" in codes and "TMP001" not in codes  # each fold trains on earlier stretches only
+    # Shuffled folds are no stretches of time: no rolling scheme is offered.
+    df["fold"] = [(i * 7) % 4 for i in range(len(df))]
+    assert "rolling" not in render_config(propose(write_table(tmp_path / "shuffled.csv", df), tmp_path))

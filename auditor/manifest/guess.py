@@ -112,11 +112,14 @@ class FoldGuess:
     per_column: bool  # one column per fold (`{columns: [...]}`) rather than one column of fold ids
     why: str
     written: bool = True
+    rolling: bool = False  # each fold trains only on the folds before it (TimeSeriesSplit)
 
     def value(self) -> str:
         """The value of `folds:` as YAML."""
         if self.per_column:
             return f"{{columns: [{', '.join(map(yaml_scalar, self.columns))}]}}"
+        if self.rolling:
+            return f"{{column: {yaml_scalar(self.columns[0])}, scheme: rolling}}"
         return yaml_scalar(self.columns[0])
 
 
@@ -350,6 +353,15 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         used |= {g.column for g in roles[r].chosen}
     roles["time"] = _guess_time(cols, used)
     used |= {g.column for g in roles["time"].chosen}
+    if folds is not None and patterns is not None and roles["time"].first:
+        rolling = _rolling(cols[roles["time"].first.column], folds, patterns)
+        if rolling is not None:
+            fold_alts = (rolling, *fold_alts)
+            to_check.append(
+                f"manifest.folds {folds.columns[0]!r}: the folds are consecutive stretches of time, so each fold "
+                "also trains on later folds (temporal_order reports it); if each fold trains only on the folds "
+                "before it (TimeSeriesSplit), use the commented-out `scheme: rolling`"
+            )
     roles["label"] = _guess_label(cols, used)
     used |= {g.column for g in roles["label"].chosen}
     roles["sources"] = _guess_keyed(cols, used, SOURCE_NAMES, "an upstream object")
@@ -541,6 +553,31 @@ def _guess_folds(
             )
         chosen = guess
     return chosen, tuple(others), patterns if chosen else None
+
+
+def _rolling(time: _Column, folds: FoldGuess, patterns: FoldPatterns) -> FoldGuess | None:
+    """The rolling scheme for a column of fold ids whose folds follow one another in time (every row of a fold
+    no later than every row of the next), as TimeSeriesSplit's are; None otherwise."""
+    if folds.per_column or len(patterns.layout.folds) < 3:  # two folds: the first would train only, one fold left
+        return None
+    try:
+        ns = parse_times(time.values, time.name).ns
+    except AuditError:
+        return None
+    k = len(patterns.layout.folds)
+    spans = []
+    for f in range(k):  # a column of fold ids: pattern f is fold f (fixed splits come after)
+        rows = (patterns.codes == f) & (ns != NAT)
+        if not rows.any():
+            return None
+        spans.append((int(ns[rows].min()), int(ns[rows].max())))
+    if any(spans[f][1] > spans[f + 1][0] for f in range(k - 1)):
+        return None
+    why = (
+        f"the {k} folds are consecutive stretches of {time.name}: if each fold trains only on the folds before it "
+        "(TimeSeriesSplit; the first fold trains only)"
+    )
+    return FoldGuess(folds.columns, False, why, written=False, rolling=True)
 
 
 def _per_fold_names(guesses: list[FoldGuess]) -> set[str]:
