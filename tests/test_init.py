@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -373,10 +375,10 @@ def visits(n_patients: int = 40, per_patient: int = 4) -> pd.DataFrame:
     )
 
 
-def fold_column(n: int, splits: object) -> list[int]:
+def fold_column(n: int, splits: Iterable[tuple[Any, Sequence[int]]]) -> list[int]:
     """Each row's fold: the split in which it is the holdout."""
     fold = [-1] * n
-    for k, (_, holdout) in enumerate(splits):  # type: ignore[attr-defined]
+    for k, (_, holdout) in enumerate(splits):
         for i in holdout:
             fold[i] = k
     assert -1 not in fold
