@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -355,3 +357,198 @@ def test_a_column_of_documents_is_proposed_as_keys_text_short_text_only_commente
     assert "\n  text: body  # free text" in render_config(propose(tmp_path / "docs.csv", tmp_path))
     write_table(tmp_path / "captions.csv", {"caption": short, "split": split})
     assert "\n  # text: caption  # free text" in render_config(propose(tmp_path / "captions.csv", tmp_path))
+
+
+# -- cross-validation folds ----------------------------------------------------------------------------
+
+
+def visits(n_patients: int = 40, per_patient: int = 4) -> pd.DataFrame:
+    """Patients' visits with a label of five balanced classes (0..4): a column that must never read as folds."""
+    n = n_patients * per_patient
+    return pd.DataFrame(
+        {
+            "visit_id": [f"v{i:04d}" for i in range(n)],
+            "patient_id": [f"p{i // per_patient:03d}" for i in range(n)],
+            "age": [20 + (i * 7) % 50 for i in range(n)],
+            "label": [i % 5 for i in range(n)],
+        }
+    )
+
+
+def fold_column(n: int, splits: Iterable[tuple[Any, Sequence[int]]]) -> list[int]:
+    """Each row's fold: the split in which it is the holdout."""
+    fold = [-1] * n
+    for k, (_, holdout) in enumerate(splits):
+        for i in holdout:
+            fold[i] = k
+    assert -1 not in fold
+    return fold
+
+
+def test_kfold_and_group_kfold_columns_become_folds_that_audit(tmp_path: Path) -> None:
+    model_selection = pytest.importorskip("sklearn.model_selection")
+    df = visits()
+    df["kfold"] = fold_column(len(df), model_selection.KFold(5, shuffle=True, random_state=0).split(df))
+    groups = df["patient_id"]
+    df["cv_group"] = fold_column(len(df), model_selection.GroupKFold(5).split(df, groups=groups))
+    df["taken_at"] = pd.date_range("2024-01-01", periods=len(df), freq="D").strftime("%Y-%m-%d")
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    # The entity is judged fold by fold: a patient with visits in two folds is in one fold's training rows
+    # and the other's holdout.
+    spread = int((df.groupby("patient_id")["kfold"].nunique() > 1).sum())
+    assert spread > 0
+    assert f"  entity: patient_id  # {spread} of 40 values occur in both train and holdout rows" in text
+    assert (
+        "  folds: kfold  # 5 fold ids 0..4 over 160 rows (32 rows each), named like folds: each fold in turn is "
+        "the holdout\n"
+    ) in text
+    assert "  # folds: cv_group  # 5 fold ids 0..4 over 160 rows (32 rows each), named like folds\n" in text
+    assert "splits:" not in text and "split:" not in text  # folds alone: no fixed split
+    assert "  label: label  #" in text and "    - patient_id  #" in text
+    assert "manifest.folds: chose 'kfold'; commented-out alternatives: cv_group" in run["output"]
+    assert "GRP001" in run["codes"] and run["exit"] == 1  # row-wise KFold: patients in several folds
+
+    # The GroupKFold alone is found as well, and keeps every patient in one fold.
+    (tmp_path / "grouped").mkdir()
+    grouped = write_table(tmp_path / "grouped" / "manifest.csv", df.drop(columns="kfold"))
+    text, run = init_and_run(grouped)
+    assert "  folds: cv_group  #" in text
+    assert "GRP001" not in run["codes"] and run["exit"] == 0
+
+
+def test_label_of_five_balanced_classes_is_never_folds(tmp_path: Path) -> None:
+    # label/target/y/class with values 0..4 and many rows each: labels, not folds; a count of many values
+    # is no fold id either. The split column stays the split.
+    df = visits().assign(
+        target=lambda d: d.label,
+        y=lambda d: d.label,
+        class_=lambda d: d.label,
+        cv_rank=lambda d: [i % 25 for i in range(len(d))],  # named like folds, but 25 ids: a rank, not folds
+    )
+    df = df.rename(columns={"class_": "class"})
+    df["split"] = ["train"] * 120 + ["test"] * 40
+    proposal = propose(write_table(tmp_path / "m.csv", df), tmp_path)
+    assert proposal.folds is None and proposal.fold_alternatives == ()
+    assert proposal.split is not None and proposal.split.column == "split"
+    text = render_config(proposal)
+    assert "folds" not in text and "  label: label  #" in text
+
+
+def test_a_balanced_integer_column_not_named_like_folds_is_only_offered(tmp_path: Path) -> None:
+    df = visits().assign(bucket=lambda d: [i % 4 for i in range(len(d))])
+    manifest = write_table(tmp_path / "m.csv", df)
+    # No split column, and no column taken as folds: nothing to audit, and the error says what was not taken.
+    result = invoke("init", str(manifest), "--out", str(tmp_path / "audit.yaml"))
+    assert result.exit_code == 2 and "no plausible split column" in result.output
+    assert "Not taken as folds: bucket: 4 fold ids 0..3 over 160 rows (40 rows each), but not named like folds" in (
+        " ".join(result.output.split())
+    )
+    assert not (tmp_path / "audit.yaml").exists()
+    # Beside a split it is offered commented out, never written.
+    df["split"] = ["train"] * 120 + ["test"] * 40
+    df.loc[120:, "bucket"] = None
+    text = render_config(propose(write_table(tmp_path / "s.csv", df), tmp_path))
+    assert "  split: split  #" in text and "\n  folds:" not in text
+    assert "  # folds: bucket  # 4 fold ids 0..3 over 120 rows (30 rows each), but not named like folds" in text
+
+
+def test_folds_beside_a_split_inside_its_training_rows(tmp_path: Path) -> None:
+    df = visits()
+    df["split"] = ["train"] * 120 + ["test"] * 40
+    df["fold"] = [str(i % 4) for i in range(120)] + [""] * 40  # fixed test rows carry no fold
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    assert "  split: split  #" in text and "  train: [train]" in text
+    assert (
+        "  folds: fold  # 4 fold ids 0..3 over 120 rows (30 rows each), named like folds; no fold on the rows of "
+        "holdout split(s) test: folds inside the training splits: each fold in turn is the holdout\n"
+    ) in text
+    assert run["exit"] in (0, 1) and "SPL012" in run["codes"]  # audited fold by fold
+
+
+def test_a_fold_on_holdout_split_rows_is_only_offered_with_the_reason(tmp_path: Path) -> None:
+    df = visits()
+    df["split"] = ["train"] * 120 + ["test"] * 40
+    df["fold"] = [i % 4 for i in range(160)]  # the test rows carry a fold too: the folds reader refuses that
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    assert "  split: split  #" in text and "\n  folds:" not in text
+    assert (
+        "  # folds: fold  # 4 fold ids 0..3 over 160 rows (40 rows each), named like folds, but 40 row(s) of holdout "
+        "split 'test' carry a fold; a holdout split's rows are the holdout of every fold and carry no fold. Clear "
+        "their fold, or list the split in `splits.train` if its rows take part in the folds.\n"
+    ) in text
+    assert "manifest.folds: none written; offered commented out: fold" in run["output"]
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "shown"),
+    [
+        ("cv_fold", [f"f{i % 3}" for i in range(160)], "f0..f2"),
+        ("partition", [f"fold_{i % 3 + 1}" for i in range(160)], "fold_1..fold_3"),  # not named so: fold names
+        ("folds", [str(i % 3) for i in range(160)], "0..2"),
+    ],
+)
+def test_fold_names_and_ids_as_text_are_folds(tmp_path: Path, column: str, values: list[str], shown: str) -> None:
+    manifest = write_table(tmp_path / "manifest.jsonl", visits().assign(**{column: values}))
+    text, run = init_and_run(manifest)
+    assert f"  folds: {column}  # 3 fold ids {shown} over 160 rows" in text
+    assert run["exit"] in (0, 1) and "SPL012" in run["codes"]
+
+
+def test_one_column_per_fold_from_a_time_series_split(tmp_path: Path) -> None:
+    model_selection = pytest.importorskip("sklearn.model_selection")
+    df = visits().assign(taken_at=lambda d: pd.date_range("2024-01-01", periods=len(d), freq="D"))
+    for k, (train, holdout) in enumerate(model_selection.TimeSeriesSplit(3).split(df)):
+        role = ["unused"] * len(df)
+        for i in train:
+            role[i] = "train"
+        for i in holdout:
+            role[i] = "holdout"
+        df[f"cv{k}"] = role
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    assert (
+        "  folds: {columns: [cv0, cv1, cv2]}  # 3 columns whose values are only train / holdout / unused: one "
+        "column per fold: each fold in turn is the holdout\n"
+    ) in text
+    assert "split:" not in text
+    assert "SPL012" in run["codes"] and run["exit"] in (0, 1)
+
+
+def test_one_column_per_fold_spelt_train_test_is_offered_with_what_to_rewrite(tmp_path: Path) -> None:
+    df = visits()
+    df["split"] = ["train"] * 120 + ["test"] * 40
+    for k in range(3):
+        df[f"cv{k}"] = ["test" if i % 3 == k else "train" for i in range(120)] + ["-"] * 40
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, _ = init_and_run(manifest)
+    assert "  split: split  #" in text  # the split, not a per-fold column, is the split
+    assert "  # folds: {columns: [cv0, cv1, cv2]}  # one column per fold, but their values (-, test, train)" in text
+    assert "\n  folds:" not in text
+
+
+def test_folds_in_consecutive_stretches_of_time_offer_the_rolling_scheme(tmp_path: Path) -> None:
+    df = visits().assign(taken_at=lambda d: pd.date_range("2024-01-01", periods=len(d), freq="D").strftime("%Y-%m-%d"))
+    df["fold"] = [i * 4 // len(df) for i in range(len(df))]  # four stretches of 40 days, as TimeSeriesSplit makes
+    manifest = write_table(tmp_path / "manifest.csv", df)
+    text, run = init_and_run(manifest)
+    assert "  folds: fold  # 4 fold ids 0..3" in text
+    rolling = "  # folds: {column: fold, scheme: rolling}  # the 4 folds are consecutive stretches of taken_at: "
+    assert rolling in text
+    assert "the folds are consecutive stretches of time, so each fold also trains on later folds" in run["output"]
+    assert "TMP001" in run["codes"]  # as written (kfold), a fold's training rows are newer than its holdout
+    # The commented-out scheme loads and audits as written.
+    config = manifest.parent / "rolling.yaml"
+    lines = text.splitlines()
+    lines = [line for line in lines if not line.startswith("  folds: ")]
+    config.write_text("\n".join(line.replace("  # folds: {column", "  folds: {column") for line in lines) + "\n")
+    assert invoke("validate", str(config)).exit_code == 0
+    assert invoke("run", str(config), "-q", "--out", str(tmp_path / "rolling-report")).exit_code == 0
+    report = json.loads((tmp_path / "rolling-report" / "report.json").read_text())
+    codes = {f["code"] for stage in report["stages"] for f in stage.get("findings", [])}
+    assert "SPL012" in codes and "TMP001" not in codes  # each fold trains on earlier stretches only
+    # Shuffled folds are no stretches of time: no rolling scheme is offered.
+    df["fold"] = [(i * 7) % 4 for i in range(len(df))]
+    assert "rolling" not in render_config(propose(write_table(tmp_path / "shuffled.csv", df), tmp_path))

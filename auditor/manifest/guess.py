@@ -17,9 +17,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.core.config import FoldsSpec, ManifestSpec, SplitsSpec
 from auditor.core.errors import AuditError, ManifestError
 from auditor.core.paths import is_within
-from auditor.core.yamlsource import yaml_scalar
+from auditor.core.splits import FoldRole
+from auditor.core.yamlsource import Loc, yaml_scalar
+from auditor.manifest.folds import ROLE_VALUES, FoldPatterns, fold_patterns
 from auditor.manifest.readers import FORMATS, detect_format, expand
 from auditor.manifest.sampling import SAMPLE_ROWS, ManifestSample, sample_files
 from auditor.manifest.timeparse import NAT, parse_times
@@ -64,6 +67,12 @@ TIME_NAMES = frozenset(
 LABEL_NAMES = tuple(
     _words("label target class y category diagnosis outcome tag gold sentiment emotion species digit answer response")
 )
+FOLD_NAMES = frozenset(_words("fold cv kfold cvfold xval crossval"))
+MAX_GUESSED_FOLDS = 20  # more ids than this is a category or a count, not the folds of a cross-validation
+_FOLD_ROWS = 5  # rows per fold (on average in the sample) from which a column of few ids can be folds
+_FOLD_ID = r"^\d+(?:\.0+)?$"
+_FOLD_NAME = r"^(?:fold|cv|f|k)[ _-]?(\d+)$"  # fold0, fold_1, Fold 2, cv3, f4
+_PER_FOLD_LOOSE = frozenset({"train", "training", "test", "val", "valid", "validation", "holdout", "unused", "-"})
 _DIGEST_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
 _REL_PATH = r"^(?:[^/\\:]+[/\\])*[^/\\:]+\.[A-Za-z0-9]{1,8}$|^[^/\\:]+(?:[/\\][^/\\:]+)+$"
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
@@ -96,6 +105,25 @@ class Role:
 
 
 @dataclass(frozen=True)
+class FoldGuess:
+    """Column(s) proposed as manifest.folds, and why; one not ``written`` is offered commented out."""
+
+    columns: tuple[str, ...]
+    per_column: bool  # one column per fold (`{columns: [...]}`) rather than one column of fold ids
+    why: str
+    written: bool = True
+    rolling: bool = False  # each fold trains only on the folds before it (TimeSeriesSplit)
+
+    def value(self) -> str:
+        """The value of `folds:` as YAML."""
+        if self.per_column:
+            return f"{{columns: [{', '.join(map(yaml_scalar, self.columns))}]}}"
+        if self.rolling:
+            return f"{{column: {yaml_scalar(self.columns[0])}, scheme: rolling}}"
+        return yaml_scalar(self.columns[0])
+
+
+@dataclass(frozen=True)
 class Proposal:
     """A starting config for one manifest: where it is, how splits are named, and the guessed keys."""
 
@@ -115,6 +143,8 @@ class Proposal:
     numeric: tuple[str, ...] = ()  # numeric columns that no key uses: candidates for fitted statistics
     text: Guess | None = None  # the longest free-text column: what a vocabulary is built from
     text_chars: float = 0.0  # mean length of its values; documents are proposed as keys.text
+    folds: FoldGuess | None = None  # cross-validation folds, alone or beside the split
+    fold_alternatives: tuple[FoldGuess, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -252,6 +282,9 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
     if not is_within(where, [config_dir]):
         roots = (_relative(where if where.is_dir() else where.parent, config_dir),)
 
+    folds: FoldGuess | None = None
+    fold_alts: tuple[FoldGuess, ...] = ()
+    patterns: FoldPatterns | None = None
     if located.paths is not None:
         split_guess = None
         names = list(located.paths)
@@ -259,8 +292,30 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         paths = {s: _relative(p, config_dir) for s, p in located.paths.items()}
         seen = names
     else:
-        split_guess, seen = _guess_split(cols, located.files[0])
-        split_of_row = np.array(cols[split_guess.column].values.to_pandas(), dtype=object)
+        per_fold = _per_fold_columns(cols)
+        try:
+            split_guess, seen = _guess_split(cols, located.files[0], {c for g in per_fold for c in g.columns})
+        except InitError:
+            split_guess, seen = None, []
+            no_split = True
+        else:
+            no_split = False
+        train_names = [s for s in seen if split_name(s) in TRAIN_NAMES]
+        folds, fold_alts, patterns = _guess_folds(
+            cols, sample.table, per_fold, split_guess, train_names, located.files[0]
+        )
+        if no_split and folds is None:
+            try:
+                _guess_split(cols, located.files[0], set())  # raises its error: neither a split nor folds
+            except InitError as exc:
+                offered = "; ".join(f"{','.join(g.columns)}: {g.why}" for g in fold_alts)
+                hint = f". Not taken as folds: {offered} (set `manifest.folds` by hand)" if offered else ""
+                raise InitError(f"{exc}{hint}") from None
+        split_of_row = (
+            np.array(cols[split_guess.column].values.to_pandas(), dtype=object)
+            if split_guess
+            else np.full(sample.table.num_rows, None, dtype=object)
+        )
         paths = None
     train = tuple(s for s in seen if split_name(s) in TRAIN_NAMES)
     holdout = tuple(s for s in seen if s not in train)
@@ -277,10 +332,14 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         )
 
     used = {split_guess.column} if split_guess else set()
+    used |= set(folds.columns) if folds else set()
+    used |= {c for g in fold_alts for c in g.columns}  # offered as folds: not a key as well
     id_role = _guess_id(cols, used)
     if id_role.first:
         used.add(id_role.first.column)
     is_train = np.isin(split_of_row, list(train))
+    in_split = split_of_row != None  # noqa: E711 (elementwise on an object array)
+    parts = _fold_parts(patterns) if patterns is not None else [(is_train, ~is_train & in_split)]
     base = located.files[0].parent
     roles: dict[str, Role] = {}
     roles["content_hash"] = _guess_hash(cols, used)
@@ -294,12 +353,21 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         used |= {g.column for g in roles[r].chosen}
     roles["time"] = _guess_time(cols, used)
     used |= {g.column for g in roles["time"].chosen}
+    if folds is not None and patterns is not None and roles["time"].first:
+        rolling = _rolling(cols[roles["time"].first.column], folds, patterns)
+        if rolling is not None:
+            fold_alts = (rolling, *fold_alts)
+            to_check.append(
+                f"manifest.folds {folds.columns[0]!r}: the folds are consecutive stretches of time, so each fold "
+                "also trains on later folds (temporal_order reports it); if each fold trains only on the folds "
+                "before it (TimeSeriesSplit), use the commented-out `scheme: rolling`"
+            )
     roles["label"] = _guess_label(cols, used)
     used |= {g.column for g in roles["label"].chosen}
     roles["sources"] = _guess_keyed(cols, used, SOURCE_NAMES, "an upstream object")
     used |= {g.column for g in roles["sources"].chosen}
     roles["groups"] = _guess_groups(cols, used)
-    roles["entity"] = _guess_entity(cols, roles, is_train, split_of_row) if roles["time"].chosen else Role()
+    roles["entity"] = _guess_entity(cols, roles, parts) if roles["time"].chosen else Role()
     keyed = used | {g.column for role in roles.values() for g in role.chosen}
 
     _unsure(roles, id_role, split_guess, to_check)
@@ -321,6 +389,8 @@ def propose(manifest: Path, config_dir: Path, limit: int = SAMPLE_ROWS) -> Propo
         numeric=tuple(c.name for c in cols.values() if c.numeric and not c.nested and c.name not in keyed),
         text=text[1] if text else None,
         text_chars=text[0] if text else 0.0,
+        folds=folds,
+        fold_alternatives=fold_alts,
     )
 
 
@@ -328,10 +398,13 @@ def _relative(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
-def _guess_split(cols: dict[str, _Column], path: Path) -> tuple[Guess, list[str]]:
+def _guess_split(cols: dict[str, _Column], path: Path, exclude: set[str]) -> tuple[Guess, list[str]]:
+    """The split column and its values, train first; ``exclude`` holds columns taken as one column per fold."""
     best: tuple[float, str, list[str]] | None = None
     named: list[str] = []
     for col in cols.values():
+        if col.name in exclude:
+            continue
         if col.nested or col.numeric or not 2 <= col.distinct <= 50:
             if not col.nested and _named(col, SPLIT_COLUMN_NAMES):
                 named.append(col.name)
@@ -355,13 +428,173 @@ def _guess_split(cols: dict[str, _Column], path: Path) -> tuple[Guess, list[str]
         which = f"{', '.join(map(repr, named))} named like one but not holding" if named else "no column holds"
         raise InitError(
             f"{path}: no plausible split column: {which} split names (train plus val/valid/dev/test/holdout, any "
-            f"case) in at least 90% of its rows; columns: {', '.join(cols)}. Expected a split column, or a "
-            "directory holding one file per split (train.csv, test.csv, ...)"
+            f"case) in at least 90% of its rows, and no column holds fold ids; columns: {', '.join(cols)}. Expected "
+            "a split column, a column of cross-validation fold ids (0..k-1 or fold0, fold1, ...), or a directory "
+            "holding one file per split (train.csv, test.csv, ...)"
         )
     _, name, values = best
     col = cols[name]
     why = f"{col.distinct} distinct values that look like split names: {', '.join(values)}"
     return Guess(name, why), values
+
+
+def _per_fold_columns(cols: dict[str, _Column]) -> list[FoldGuess]:
+    """Several columns whose values are only each row's role in one fold, as sklearn splitters yield them:
+    train / holdout / unused as the folds reader takes them, written; other spellings (test, val, -) offered
+    commented out, since the reader would refuse them."""
+    exact: list[str] = []
+    loose: list[str] = []
+    for col in cols.values():
+        if col.nested or not col.rows or col.numeric or col.distinct > len(ROLE_VALUES) + 1:
+            continue
+        if col.tokens and all(t in SPLIT_COLUMN_NAMES - {"fold"} for t in col.tokens):  # `split`: the split itself
+            continue
+        values = {v for v in pc.unique(col.text).to_pylist() if v is not None}
+        as_written = {v.strip() for v in values}
+        lowered = {v.lower() for v in as_written}
+        if as_written <= set(ROLE_VALUES) and {"train", "holdout"} <= as_written:
+            exact.append(col.name)
+        elif lowered <= _PER_FOLD_LOOSE and lowered & TRAIN_NAMES and lowered & HOLDOUT_NAMES:
+            loose.append(col.name)
+    if len(exact) >= 2:
+        why = f"{len(exact)} columns whose values are only train / holdout / unused: one column per fold"
+        return [FoldGuess(tuple(exact), True, why)]
+    if len(exact) + len(loose) >= 2:
+        spelt = ", ".join(sorted({v for c in exact + loose for v in pc.unique(cols[c].text).to_pylist() if v}))
+        why = (
+            f"one column per fold, but their values ({spelt}) are not all train / holdout / unused, the only values "
+            "the folds reader takes (empty: unused): rewrite them so (test or val as holdout, - as empty) to use it"
+        )
+        return [FoldGuess(tuple(exact + loose), True, why, written=False)]
+    return []
+
+
+def _fold_ids(col: _Column) -> tuple[str, list[int], bool] | None:
+    """What a column of fold ids holds: its ids as written ('0..4', 'fold0..fold4'), the rows of each fold,
+    and whether they are fold names; None unless it holds 2 to 20 consecutive ids from 0 or 1, many rows each."""
+    if col.nested or not 2 <= col.distinct <= MAX_GUESSED_FOLDS or col.per_value < _FOLD_ROWS:
+        return None
+    counted = pc.value_counts(col.text).flatten()
+    texts = [str(v).strip() for v in counted[0].to_pylist()]
+    counts = [int(c) for c in counted[1].to_pylist()]
+    if all(re.match(_FOLD_ID, t) for t in texts):
+        numbers, named = [int(float(t)) for t in texts], False
+    else:
+        found = [re.match(_FOLD_NAME, t, flags=re.IGNORECASE) for t in texts]
+        if not all(found):
+            return None
+        numbers, named = [int(m.group(1)) for m in found if m], True
+    start = min(numbers)
+    if start not in (0, 1) or sorted(numbers) != list(range(start, start + len(numbers))) or min(counts) < 2:
+        return None
+    order = sorted(range(len(numbers)), key=lambda i: numbers[i])
+    first, last = order[0], order[-1]
+    shown = f"{texts[first]}..{texts[last]}" if named else f"{numbers[first]}..{numbers[last]}"  # 0, not 0.0
+    return shown, [counts[i] for i in order], named
+
+
+def _guess_folds(
+    cols: dict[str, _Column],
+    table: pa.Table,
+    per_fold: list[FoldGuess],
+    split: Guess | None,
+    train: list[str],
+    path: Path,
+) -> tuple[FoldGuess | None, tuple[FoldGuess, ...], FoldPatterns | None]:
+    """The cross-validation folds: a column of fold ids or one column per fold, checked by the reader `audit run`
+    uses (beside the split, a holdout split's rows must carry no fold); the rest offered commented out.
+
+    A column named like a label is never folds, nor one of many ids; a column of fold ids not named like folds
+    (fold, cv, kfold, ...) is only offered, since a balanced category of few integers looks the same."""
+    candidates = list(per_fold)
+    for col in cols.values():
+        if (split and col.name == split.column) or _named(col, LABEL_NAMES) or col.name in _per_fold_names(per_fold):
+            continue
+        ids = _fold_ids(col)
+        if ids is None:
+            continue
+        shown, counts, named = ids
+        each = f"{min(counts):,}" if min(counts) == max(counts) else f"{min(counts):,} to {max(counts):,}"
+        why = f"{len(counts)} fold ids {shown} over {_count(sum(counts))} rows ({each} rows each)"
+        if _named(col, FOLD_NAMES):
+            candidates.append(FoldGuess((col.name,), False, why + ", named like folds"))
+        elif named and re.match(r"^(?:fold|cv)", shown, flags=re.IGNORECASE):
+            candidates.append(FoldGuess((col.name,), False, why + ", fold names"))
+        else:
+            candidates.append(
+                FoldGuess(
+                    (col.name,),
+                    False,
+                    why + ", but not named like folds: uncomment if it is the fold assignment",
+                    False,
+                )
+            )
+    chosen: FoldGuess | None = None
+    patterns: FoldPatterns | None = None
+    others: list[FoldGuess] = []
+    for guess in candidates:
+        if not guess.written or chosen is not None:
+            others.append(guess)
+            continue
+        try:
+            patterns = _read_folds(table, guess, split, train, path)
+        except ManifestError as exc:
+            # Without the file, the config line and the row: the row is the sample's, not the file's.
+            reason = re.sub(r" \([^()]*named at `[^`]*`\)", "", str(exc).removeprefix(f"{path}: "))
+            others.append(FoldGuess(guess.columns, guess.per_column, f"{guess.why}, but {reason}", False))
+            continue
+        if split is not None:
+            holdout = sorted({str(v) for v in pc.unique(cols[split.column].text).to_pylist()} - set(train))
+            where = ", ".join(holdout) or "none"
+            guess = FoldGuess(
+                guess.columns,
+                guess.per_column,
+                f"{guess.why}; no fold on the rows of holdout split(s) {where}: folds inside the training splits",
+            )
+        chosen = guess
+    return chosen, tuple(others), patterns if chosen else None
+
+
+def _rolling(time: _Column, folds: FoldGuess, patterns: FoldPatterns) -> FoldGuess | None:
+    """The rolling scheme for a column of fold ids whose folds follow one another in time (every row of a fold
+    no later than every row of the next), as TimeSeriesSplit's are; None otherwise."""
+    if folds.per_column or len(patterns.layout.folds) < 3:  # two folds: the first would train only, one fold left
+        return None
+    try:
+        ns = parse_times(time.values, time.name).ns
+    except AuditError:
+        return None
+    k = len(patterns.layout.folds)
+    spans = []
+    for f in range(k):  # a column of fold ids: pattern f is fold f (fixed splits come after)
+        rows = (patterns.codes == f) & (ns != NAT)
+        if not rows.any():
+            return None
+        spans.append((int(ns[rows].min()), int(ns[rows].max())))
+    if any(spans[f][1] > spans[f + 1][0] for f in range(k - 1)):
+        return None
+    why = (
+        f"the {k} folds are consecutive stretches of {time.name}: if each fold trains only on the folds before it "
+        "(TimeSeriesSplit; the first fold trains only)"
+    )
+    return FoldGuess(folds.columns, False, why, written=False, rolling=True)
+
+
+def _per_fold_names(guesses: list[FoldGuess]) -> set[str]:
+    """The columns of one-column-per-fold guesses."""
+    return {c for g in guesses for c in g.columns}
+
+
+def _read_folds(table: pa.Table, guess: FoldGuess, split: Guess | None, train: list[str], path: Path) -> FoldPatterns:
+    """The folds as `audit run` reads them from the sampled rows; ManifestError where it would refuse them."""
+    folds = FoldsSpec(columns=list(guess.columns)) if guess.per_column else guess.columns[0]
+    spec = ManifestSpec(path=path.name, split=split.column if split else None, folds=folds)
+    splits = SplitsSpec(train=train) if train else SplitsSpec()
+
+    def locate(loc: Loc) -> str:
+        return "`" + ".".join(str(part) for part in loc) + "`"
+
+    return fold_patterns(table, spec, splits, locate, path)
 
 
 def _guess_id(cols: dict[str, _Column], used: set[str]) -> Role:
@@ -498,9 +731,24 @@ def _guess_groups(cols: dict[str, _Column], used: set[str]) -> Role:
     return Role(role.chosen, tuple(alts))
 
 
-def _guess_entity(cols: dict[str, _Column], roles: dict[str, Role], is_train: np.ndarray, split: np.ndarray) -> Role:
+def _fold_parts(patterns: FoldPatterns) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each fold's training and holdout rows as masks."""
+    roles = patterns.layout.roles
+    codes = patterns.codes
+    present = codes >= 0
+    row = np.where(present, codes, 0)
+    return [
+        (present & (roles[row, f] == FoldRole.TRAIN), present & (roles[row, f] == FoldRole.HOLDOUT))
+        for f in range(roles.shape[1])
+    ]
+
+
+def _guess_entity(
+    cols: dict[str, _Column], roles: dict[str, Role], parts: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> Role:
     """The key whose values have their own timeline: the one with the most values in both train and holdout
-    rows, since only those can have holdout rows older than their own training rows."""
+    rows (of the split, or of one fold), since only those can have holdout rows older than their own training
+    rows. ``parts`` holds (training rows, holdout rows) masks: one pair for a split, one per fold."""
     candidates = [g.column for g in roles["groups"].chosen] + [
         g.column for g in roles["groups"].alternatives if _named(cols[g.column], COARSE_NAMES + GROUP_NAMES)
     ]
@@ -508,9 +756,10 @@ def _guess_entity(cols: dict[str, _Column], roles: dict[str, Role], is_train: np
     for rank, name in enumerate(dict.fromkeys(candidates)):
         values = np.array(cols[name].values.to_pandas(), dtype=object)
         ok = values != None  # noqa: E711 (elementwise on an object array)
-        in_train = set(values[ok & is_train])
-        in_holdout = set(values[ok & ~is_train & (split != None)])  # noqa: E711
-        both = len(in_train & in_holdout)
+        shared: set[object] = set()
+        for is_train, is_holdout in parts:
+            shared |= set(values[ok & is_train]) & set(values[ok & is_holdout])
+        both = len(shared)
         why = (
             f"{both} of {cols[name].distinct} values occur in both train and holdout rows: their order is checked"
             if both
@@ -586,13 +835,17 @@ def render_config(p: Proposal, fitted: Sequence[str] = ()) -> str:
     out += [f"  # id: {yaml_scalar(g.column)}" + _comment(g.why) for g in p.id.alternatives[:3]]
     if p.split is not None:
         out.append(f"  split: {yaml_scalar(p.split.column)}" + _comment(p.split.why))
-    out += [
-        "splits:",
-        f"  train: [{', '.join(map(yaml_scalar, p.train))}]",
-        f"  # holdout: [{', '.join(map(yaml_scalar, p.holdout))}]"
-        + _comment("the default: every split not in train, also one the sample did not show"),
-        "keys:",
-    ]
+    if p.folds is not None:
+        out.append(f"  folds: {p.folds.value()}" + _comment(p.folds.why + ": each fold in turn is the holdout"))
+    out += [f"  # folds: {g.value()}" + _comment(g.why) for g in p.fold_alternatives]
+    if p.split is not None or p.paths is not None:
+        out += [
+            "splits:",
+            f"  train: [{', '.join(map(yaml_scalar, p.train))}]",
+            f"  # holdout: [{', '.join(map(yaml_scalar, p.holdout))}]"
+            + _comment("the default: every split not in train, also one the sample did not show"),
+        ]
+    out.append("keys:")
     for key in ("groups", "sources"):
         role = p.roles[key]
         if role.chosen:
@@ -630,6 +883,14 @@ def render_config(p: Proposal, fitted: Sequence[str] = ()) -> str:
 def review_notes(p: Proposal) -> list[str]:
     """What to check by hand: the guesses with rivals first (the least certain), then what was not guessed."""
     notes = []
+    if p.folds is not None and p.fold_alternatives:
+        rivals = ", ".join(",".join(g.columns) for g in p.fold_alternatives)
+        notes.append(
+            f"manifest.folds: chose {', '.join(map(repr, p.folds.columns))}; commented-out alternatives: {rivals}"
+        )
+    elif p.folds is None and p.fold_alternatives:
+        rivals = ", ".join(",".join(g.columns) for g in p.fold_alternatives)
+        notes.append(f"manifest.folds: none written; offered commented out: {rivals} (see the comments)")
     if p.id.first and p.id.alternatives:
         rivals = ", ".join(g.column for g in p.id.alternatives)
         notes.append(f"manifest.id: chose {p.id.first.column!r}; also unique in the sample: {rivals}")
