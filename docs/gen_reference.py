@@ -168,12 +168,12 @@ PAGES = {
 }
 
 
-def stale() -> list[str]:
-    """The generated pages whose committed text differs from what the code gives now."""
+def stale(docs: Path = DOCS) -> list[str]:
+    """The generated pages under ``docs`` whose text differs from what the code gives now (or that are missing)."""
     return [
         name
         for name, make in PAGES.items()
-        if not (DOCS / name).exists() or (DOCS / name).read_text(encoding="utf-8") != make()
+        if not (docs / name).is_file() or (docs / name).read_text(encoding="utf-8") != make()
     ]
 
 
