@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -123,6 +124,32 @@ def test_a_config_with_a_mistyped_key_or_option_is_caught() -> None:
     assert _config_problems(good.replace("split: split", "splt: split"))
     assert _config_problems(good.replace("max_examples", "max_exampels"))
     assert _config_problems(good.replace("group_overlap", "group_overlaps"))
+
+
+# -- every Python example that audits a sample runs as printed ----------------------------------------------
+
+
+def _sample_scripts() -> list[tuple[str, str]]:
+    """Python blocks that run on the samples (named blocks, `# file.py`, have tests of their own in test_readme)."""
+    found = [
+        (f"{doc.relative_to(REPO)}:{i}", block.text)
+        for doc in doc_files()
+        for i, block in enumerate(fenced_blocks(_doc(doc)))
+        if block.language == "python" and "sample_data/" in block.text and not block.text.startswith("# ")
+    ]
+    assert found, "the docs show no Python example on the samples"
+    return found
+
+
+@pytest.mark.parametrize(("where", "text"), _sample_scripts(), ids=[w for w, _ in _sample_scripts()])
+def test_python_example_on_the_samples_runs(tmp_path: Path, where: str, text: str) -> None:
+    shutil.copytree(REPO / "sample_data", tmp_path / "sample_data", ignore=shutil.ignore_patterns("audit-report"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, f"{where}: {done.stderr}"
+    assert done.stdout.strip(), f"{where} prints nothing"
 
 
 # -- the site builds --------------------------------------------------------------------------------------
