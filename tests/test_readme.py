@@ -141,7 +141,10 @@ def test_ci_installs_the_debian_packages_the_tests_need(
 def test_notebook_example_prints_what_it_says(tmp_path: Path) -> None:
     """The "In a notebook" block, run as printed from a copy of the samples, prints each `# prints:` comment
     and writes the report files it names."""
-    block = python_blocks(_readme())["notebook.py"]
+    shown = {python_blocks(_doc(doc)).get("notebook.py") for doc in doc_files()} - {None}
+    assert len(shown) == 1, "the pages show different notebook examples"
+    (block,) = shown
+    assert block is not None
     expected = "".join(line.split("# prints: ", 1)[1] + "\n" for line in block.splitlines() if "# prints: " in line)
     assert expected, "the notebook block says nothing of what it prints"
     shutil.copytree(REPO / "sample_data", tmp_path / "sample_data", ignore=shutil.ignore_patterns("audit-report"))
