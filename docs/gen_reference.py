@@ -94,6 +94,26 @@ def config_reference() -> str:
 # -- the check catalogue: the stages' code catalogues placed into the prose of docs/templates/checks.md ----
 
 CODES_MARK = re.compile(r"^<!-- codes: (\w+) -->$", re.M)
+SEVERITY_TABLE = re.compile(r"^\| code \| severity \| finding \|\n\|---\|---\|---\|\n((?:\|.*\|\n)+)", re.M)
+ROW = re.compile(r"^\| (\w+) \| (.*?) \| (.*) \|$")
+
+
+def _stage_section(cls: Any, prose: str) -> str:
+    """A stage's prose with its severity table merged into one table of the codes the stage declares."""
+    where = f"docs/templates/checks.md, {cls.name}"
+    found = SEVERITY_TABLE.search(prose)
+    if found is None:
+        raise SystemExit(f"{where}: no `| code | severity | finding |` table")
+    said = {m.group(1): (m.group(2), m.group(3)) for m in map(ROW.match, found.group(1).splitlines()) if m}
+    unknown = sorted(set(said) - set(cls.codes))
+    if unknown:
+        raise SystemExit(f"{where}: the table names codes the stage does not report: {', '.join(unknown)}")
+    rows = [
+        f"| {code} | {said.get(code, ('', ''))[0]} | {_cell(title)} | {said.get(code, ('', ''))[1]} |"
+        for code, title in cls.codes.items()
+    ]
+    table = "\n".join(["| code | severity | the report's title | what it reports |", "|---|---|---|---|", *rows]) + "\n"
+    return f"*{cls.summary}.*" + prose[: found.start()] + table + prose[found.end() :]
 
 
 def checks_reference() -> str:
@@ -101,18 +121,18 @@ def checks_reference() -> str:
 
     stages = {cls.name: cls for cls in load_stages(discover())}
     template = (DOCS / "templates" / "checks.md").read_text(encoding="utf-8")
-    placed = CODES_MARK.findall(template)
+    parts = CODES_MARK.split(template)  # prose, name, prose, name, ...
+    placed = parts[1::2]
     missing = sorted(set(stages) - set(placed))
     if missing:
         raise SystemExit(f"docs/templates/checks.md: no `<!-- codes: NAME -->` place for {', '.join(missing)}")
-
-    def table(match: re.Match[str]) -> str:
-        cls = stages[match.group(1)]
-        needs = ", ".join(f"`{n}`" for n in cls.needs) or "nothing"
-        rows = [f"| {code} | {_cell(title)} |" for code, title in cls.codes.items()]
-        return "\n".join([f"*{cls.summary}* Reads: {needs}.", "", "| code | title |", "|---|---|", *rows])
-
-    return GENERATED + "\n" + CODES_MARK.sub(table, template)
+    out = [GENERATED, "\n", parts[0]]
+    for name, prose in zip(parts[1::2], parts[2::2], strict=True):
+        # A stage's section ends at the next heading of its own level or above (what follows is another's).
+        cut = re.search(r"^#{1,3} ", prose, flags=re.M)
+        own, rest = (prose[: cut.start()], prose[cut.start() :]) if cut else (prose, "")
+        out += [_stage_section(stages[name], own), rest]
+    return "".join(out)
 
 
 # -- the service's API, from the OpenAPI schema of the FastAPI app -------------------------------------------

@@ -74,6 +74,28 @@ def test_checks_reference_needs_a_place_for_every_stage(tmp_path: Path, monkeypa
         gen.checks_reference()
 
 
+def test_checks_reference_refuses_prose_for_a_code_no_stage_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gen = _generator()
+    (tmp_path / "templates").mkdir()
+    template = (REPO / "docs" / "templates" / "checks.md").read_text()
+    stale = template.replace("| GRP001 | error |", "| GRP009 | error |", 1)
+    (tmp_path / "templates" / "checks.md").write_text(stale)
+    monkeypatch.setattr(gen, "DOCS", tmp_path)
+    with pytest.raises(SystemExit, match="group_overlap.*GRP009"):
+        gen.checks_reference()
+
+
+def test_checks_reference_gives_each_code_its_severity_and_title() -> None:
+    from auditor.pipeline.registry import discover, load_stages
+
+    page = _doc(REPO / "docs" / "reference" / "checks.md")
+    for cls in load_stages(discover()):
+        for code, title in cls.codes.items():
+            assert re.search(rf"^\| {code} \| (info|warning|error)[^|]* \| {re.escape(title)} \|", page, re.M), code
+
+
 # -- every config the docs quote is one the loader takes --------------------------------------------------
 
 
