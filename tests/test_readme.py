@@ -1,4 +1,5 @@
-"""The README says what the tool does: its check catalogue, its examples and every output it quotes."""
+"""The README and the documentation site say what the tool does: the check catalogue, the examples and every
+output and config they quote (a doc test harness over README.md and docs/**/*.md)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,39 @@ from auditor.core.findings import Report
 from auditor.pipeline.registry import discover, load_stages
 from tests.conftest import REPO
 
+CATALOGUE = REPO / "docs" / "templates" / "checks.md"  # the prose docs/gen_reference.py puts the code tables in
+
+
+def doc_files() -> list[Path]:
+    """README.md and the site's pages (the catalogue's prose is checked in the page made from it)."""
+    pages = sorted(p for p in (REPO / "docs").rglob("*.md") if "templates" not in p.relative_to(REPO / "docs").parts)
+    return [REPO / "README.md", *pages]
+
+
+def _doc(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _docs() -> str:
+    return "\n".join(_doc(p) for p in doc_files())
+
 
 def test_catalogue_covers_every_code() -> None:
-    """The check catalogue lists every finding code a built-in stage can report."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    """The check catalogue's prose gives every finding code a built-in stage can report its severity."""
+    prose = CATALOGUE.read_text(encoding="utf-8")
     for cls in load_stages(discover()):
         for code in cls.codes:
-            assert f"| {code} |" in readme, f"{code} of {cls.name} is missing from the README catalogue"
-        assert f"`{cls.name}`" in readme or f"### {cls.name}" in readme, cls.name
+            assert re.search(rf"^\| {code} \| (info|warning|error)", prose, flags=re.M), f"{code} of {cls.name}"
+        assert f"## {cls.name}\n" in prose, cls.name
+
+
+def test_readme_is_short_and_links_every_stage_to_the_catalogue() -> None:
+    readme = _readme()
+    assert len(readme.splitlines()) <= 250
+    for cls in load_stages(discover()):
+        assert f"[`{cls.name}`](docs/reference/checks.md#{cls.name})" in readme, cls.name
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (REPO / target).is_file(), target
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:
@@ -43,7 +69,7 @@ def python_blocks(readme: str) -> dict[str, str]:
 
 
 def test_plugin_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = python_blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    blocks = python_blocks(_doc(REPO / "docs" / "plugins.md"))
     package = tmp_path / "my_checks"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -66,7 +92,7 @@ def _ci_sandbox(tmp_path: Path, present: list[str]) -> tuple[Path, dict[str, str
     stubs.mkdir()
     # The venv CI makes: its python and pip only log what they were asked to do.
     (tmp_path / ".venv-ci" / "bin").mkdir(parents=True)
-    activate = 'python() { echo "python $*" >> LOG; }; pip() { echo "pip $*" >> LOG; }'
+    activate = "".join(f'{name}() {{ echo "{name} $*" >> LOG; }}; ' for name in ("python", "pip", "mkdocs"))
     (tmp_path / ".venv-ci" / "bin" / "activate").write_text(activate.replace("LOG", str(log)))
     programs = {
         "apt-get": f'echo "apt-get $*" >> {log}',
@@ -76,7 +102,7 @@ def _ci_sandbox(tmp_path: Path, present: list[str]) -> tuple[Path, dict[str, str
     for name, body in programs.items():
         (stubs / name).write_text(f"#!/bin/sh\n{body}\n")
         (stubs / name).chmod(0o755)
-    for tool in ("dirname", "id"):  # the only programs the script runs besides the stubs
+    for tool in ("dirname", "id", "mktemp"):  # the only programs the script runs besides the stubs
         found = shutil.which(tool)
         assert found is not None
         (stubs / tool).symlink_to(found)
@@ -106,13 +132,19 @@ def test_ci_installs_the_debian_packages_the_tests_need(
         assert installs == []
     else:
         assert installs == [f"apt-get install -y -qq {installed}"]
-    assert "pip install -c constraints.txt -e .[torch,dev]" in calls and "python -m pytest" in calls
+    assert "pip install -c constraints.txt -e .[torch,dev]" in calls and calls[-1] == "python -m pytest"
+    [build] = [c for c in calls if c.startswith("mkdocs")]
+    assert build.startswith("mkdocs build --strict --site-dir ")
+    assert calls.index("pip install -c constraints.txt -e .[torch,dev]") < calls.index(build)
 
 
 def test_notebook_example_prints_what_it_says(tmp_path: Path) -> None:
     """The "In a notebook" block, run as printed from a copy of the samples, prints each `# prints:` comment
     and writes the report files it names."""
-    block = python_blocks(_readme())["notebook.py"]
+    shown = {python_blocks(_doc(doc)).get("notebook.py") for doc in doc_files()} - {None}
+    assert len(shown) == 1, "the pages show different notebook examples"
+    (block,) = shown
+    assert block is not None
     expected = "".join(line.split("# prints: ", 1)[1] + "\n" for line in block.splitlines() if "# prints: " in line)
     assert expected, "the notebook block says nothing of what it prints"
     shutil.copytree(REPO / "sample_data", tmp_path / "sample_data", ignore=shutil.ignore_patterns("audit-report"))
@@ -158,9 +190,10 @@ def fenced_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def test_every_plain_block_is_commands_or_output_a_test_checks() -> None:
+@pytest.mark.parametrize("doc", doc_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_every_plain_block_is_commands_or_output_a_test_checks(doc: Path) -> None:
     """A block without a language is commands to type, or output marked with the command that prints it."""
-    for block in fenced_blocks(_readme()):
+    for block in fenced_blocks(_doc(doc)):
         if block.language or block.before.startswith(OUTPUT_MARK):
             continue
         lines = [line for line in block.text.splitlines() if line.strip()]
@@ -169,16 +202,17 @@ def test_every_plain_block_is_commands_or_output_a_test_checks() -> None:
         # A command may continue over lines ending in a backslash.
         starts = [line for prev, line in zip(["", *lines], lines, strict=False) if not prev.endswith("\\")]
         strays = [line for line in starts if line.split()[0] not in COMMAND_WORDS]
-        assert not strays, f"README block is neither commands nor marked output: {strays}"
+        assert not strays, f"{doc.name}: a block is neither commands nor marked output: {strays}"
 
 
 def _quoted_outputs() -> list[tuple[str, str]]:
     found = [
         (b.before.removeprefix(OUTPUT_MARK).removesuffix("-->").strip(), b.text)
-        for b in fenced_blocks(_readme())
+        for doc in doc_files()
+        for b in fenced_blocks(_doc(doc))
         if b.before.startswith(OUTPUT_MARK)
     ]
-    assert found, "the README quotes no marked output"
+    assert found, "the docs quote no marked output"
     return found
 
 
@@ -204,9 +238,23 @@ def _chains(report: Report) -> list[str]:
     return [c["text"] for f in report.findings for e in f.examples for c in e.get("chains", [])]
 
 
+RUN_DOCS = (REPO / "README.md", REPO / "docs" / "getting-started.md")  # the pages with a `## Run` of the samples
+
+
+def _run_sections() -> list[str]:
+    return [_doc(doc).split("\n## Run\n", 1)[1].split("\n## ", 1)[0] for doc in RUN_DOCS]
+
+
 def _run_section_chains() -> list[tuple[str, str]]:
-    """(sample config, chain) for each chain of keys the Run section quotes, by the sample run just before it."""
-    run = _readme().split("\n## Run\n", 1)[1].split("\n## ", 1)[0]
+    """(sample config, chain) for each chain of keys a Run section quotes, by the sample run just before it."""
+    found = []
+    for run in _run_sections():
+        found += _section_chains(run)
+    assert found, "the Run sections quote no chain"
+    return sorted(set(found))
+
+
+def _section_chains(run: str) -> list[tuple[str, str]]:
     found = []
     config = None
     for part in re.split(r"(```\n.*?```)", run, flags=re.S):
@@ -217,7 +265,6 @@ def _run_section_chains() -> list[tuple[str, str]]:
         for quoted in CHAIN.findall(part):
             assert config is not None, quoted
             found.append((config, " ".join(quoted.split())))
-    assert found, "the Run section quotes no chain"
     return found
 
 
@@ -236,7 +283,7 @@ def test_the_shared_upstream_example_chain_is_what_the_stage_reports(tmp_path: P
     from auditor import load_config, run_audit
     from tests.conftest import write_config, write_table
 
-    section = _readme().split("### shared_upstream", 1)[1].split("\n### ", 1)[0]
+    section = CATALOGUE.read_text(encoding="utf-8").split("## shared_upstream\n", 1)[1].split("\n## ", 1)[0]
     (quoted,) = CHAIN.findall(section)
     rows = {"id": ["a1", "b1", "c1"], "split": ["train", "val", "test"]}
     write_table(tmp_path / "m.csv", {**rows, "writer": ["w1", "w1", "w2"], "document": ["d1", "d3", "d3"]})
@@ -254,13 +301,13 @@ def test_the_shared_upstream_example_chain_is_what_the_stage_reports(tmp_path: P
 
 def _sample_paragraphs() -> list[tuple[str, str]]:
     """(sample config, the prose after it) for each data sample the Run section runs on its own."""
-    run = _readme().split("\n## Run\n", 1)[1].split("\n### ", 1)[0]
-    parts = re.split(r"```\n(.*?)```", run, flags=re.S)
     found = []
-    for commands, prose in zip(parts[1::2], parts[2::2], strict=True):
-        configs = re.findall(r"^audit run (sample_data/\S+/audit\.yaml)$", commands, flags=re.M)
-        if len(configs) == 1 and "/numeric/" not in configs[0]:  # numeric samples: tests/stages/numeric/test_samples.py
-            found.append((configs[0], prose))
+    for run in _run_sections():
+        parts = re.split(r"```\n(.*?)```", run.split("\n### ", 1)[0], flags=re.S)
+        for commands, prose in zip(parts[1::2], parts[2::2], strict=True):
+            configs = re.findall(r"^audit run (sample_data/\S+/audit\.yaml)$", commands, flags=re.M)
+            if len(configs) == 1 and "/numeric/" not in configs[0]:  # numeric: tests/stages/numeric/test_samples.py
+                found.append((configs[0], prose))
     assert len(found) >= 4, found
     return found
 
@@ -276,6 +323,6 @@ def test_what_the_run_section_says_of_a_sample_is_in_its_report(tmp_path: Path, 
     assert said and int(said[-1]) == report.exit_code, (said, report.exit_code)
     codes = {f.code for f in report.findings}
     named = set(re.findall(r"\b[A-Z]{3}\d{3}\b", prose))
-    assert named <= codes, f"{config}: the README names {sorted(named - codes)}, the report has {sorted(codes)}"
+    assert named <= codes, f"{config}: the docs name {sorted(named - codes)}, the report has {sorted(codes)}"
     for value in re.findall(r"\*\*([^*]+)\*\*", prose):  # what is set in bold is what a finding says
         assert any(value in f.message for f in report.findings), value
