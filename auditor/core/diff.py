@@ -202,9 +202,19 @@ def grew(old: Severity, new: Severity, changed: tuple[Change, ...]) -> bool:
 
 
 def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
-    """Numeric evidence fields whose value differs between two matched findings, in the newer one's order."""
+    """Numeric evidence fields whose value differs between two matched findings, in the newer one's order.
+
+    A count the older finding did not have (a split pair that now shares values too) was zero then: it is a
+    change from 0, so a leak that reaches another split pair escalates instead of persisting unseen."""
     before, after = numbers(old.evidence), numbers(new.evidence)
-    return tuple(Change(field=k, old=before[k], new=v) for k, v in after.items() if k in before and before[k] != v)
+    found = []
+    for k, v in after.items():
+        if k in before:
+            if before[k] != v:
+                found.append(Change(field=k, old=before[k], new=v))
+        elif isinstance(v, int) and v > 0:
+            found.append(Change(field=k, old=0, new=v))
+    return tuple(found)
 
 
 def value_growth(old: Finding, new: Finding) -> Growth | None:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.core.config import AcceptSpec
+from auditor.core.findings import Severity
 from auditor.core.scope import Scope, counts_of, scope_of
 from auditor.core.spelling import MAX_EXPONENT, WHITESPACE, fold_char
 from auditor.core.splits import PairKind, SplitRoles
@@ -481,6 +482,7 @@ class Crossing:
     live: np.ndarray  # the crossing groups no `accept` entry names
     accepted: dict[int, str]  # group -> the key of the entry that accepts it
     pairs: dict[str, int]  # 'a|b' -> live groups crossing that pair
+    severity: Severity  # error when a live group spans train and holdout (one value, spelt twice), else warning
 
 
 def crossing_groups(
@@ -499,7 +501,10 @@ def crossing_groups(
     accepted = accepted_groups(spellings, entries, code, parts)
     live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
     pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if len(live) and m[live].any()}
-    return Crossing(crossing, live, accepted, pairs)
+    # A value that differs only by spelling is the same value: across train and holdout it leaks as an exact
+    # copy does, so it fails like one; across two holdout splits it is the exact check's warning.
+    leaks = any(roles.pair(a, b) is PairKind.TRAIN_HOLDOUT and m[live].any() for (a, b), m in missed.items())
+    return Crossing(crossing, live, accepted, pairs, Severity.ERROR if leaks and len(live) else Severity.WARNING)
 
 
 def accept_key(key: str | list[str], parts: int) -> str:

@@ -49,8 +49,11 @@ def _persisting_text(p: Persisting) -> str:
 
 
 def headline(diff: Diff) -> str:
-    counts = f"{len(diff.new_findings)} new, {len(diff.resolved)} resolved, {len(diff.persisting)} persisting" + (
-        f", {len(diff.unchecked)} not checked again" if diff.unchecked else ""
+    escalated = sum(p.escalated for p in diff.persisting)
+    counts = (
+        f"{len(diff.new_findings)} new, {len(diff.resolved)} resolved, {len(diff.persisting)} persisting"
+        + (f" ({escalated} escalated)" if escalated else "")
+        + (f", {len(diff.unchecked)} not checked again" if diff.unchecked else "")
     )
     return f"{counts} — exit {diff.exit_code} ({VERDICT.get(diff.exit_code, '?')}, fail_on: {diff.fail_on})"
 

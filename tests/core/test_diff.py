@@ -188,6 +188,23 @@ def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
     assert mark_baseline(shrunk, new, path="approved.json", new_only=True).exit_code == 0
 
 
+def test_a_leak_that_reaches_another_split_pair_is_escalated() -> None:
+    # writer-a shared train|test, then also train|val: the same value and group count, a new split pair.
+    one = {"key": "writer", "groups": 1, "pairs": [{"splits": ["train", "test"], "groups": 1, "rows": [6, 3]}]}
+    two = {**one, "pairs": [{"splits": ["train", "val"], "groups": 1, "rows": [6, 1]}, *one["pairs"]]}
+    old = report(("group_overlap", "failed", (Finding.model_validate({**grp().model_dump(), "evidence": one}),)))
+    new = report(("group_overlap", "failed", (Finding.model_validate({**grp().model_dump(), "evidence": two}),)))
+    d = diff_reports(old, new)
+    (kept,) = d.persisting
+    assert kept.escalated and d.exit_code == 1
+    assert ("pairs.train|val.groups", 0, 1) in [(c.field, c.old, c.new) for c in kept.changes]
+    assert "(1 escalated)" in render_diff_text(d)
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    back = mark_baseline(old, new, path="approved.json", new_only=True)  # the pair fixed again: no alarm
+    assert [f.baseline for f in back.findings] == ["persisting"] and back.exit_code == 0
+
+
 def test_another_leaking_value_at_the_same_count_is_escalated_and_named() -> None:
     # w1 fixed, w2 leaking: the counts are equal, only the scope says the leak is a new one.
     old = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1})),)))

@@ -234,7 +234,7 @@ class DuplicateContent(Stage):
         if len(live):
             yield self.finding(
                 "DUP007",
-                Severity.WARNING,
+                found.severity,
                 f"{len(live)} content digest(s) of {name} differ only by case or spacing across splits (e.g. "
                 f"{spelling_text(spellings, int(live[0]))}); a digest names the same bytes however it is written: "
                 + pair_counts_text(pairs)

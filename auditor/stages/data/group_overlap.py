@@ -212,7 +212,7 @@ class GroupOverlap(Stage):
         if len(live):
             yield self.finding(
                 "GRP005",
-                Severity.WARNING,
+                found.severity,
                 f"{len(live)} '{key.name}' value(s) differ only by case, spacing, Unicode form or number format "
                 f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); counted as one value they are "
                 "shared: " + pair_counts_text(pairs) + ".",

@@ -184,7 +184,7 @@ class SharedUpstream(Stage):
         if len(live):
             yield self.finding(
                 "UPS005",
-                Severity.WARNING,
+                found.severity,
                 f"{len(live)} '{label}' value(s) differ only by case, spacing, Unicode form or number format "
                 f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); as one value they link "
                 + pair_counts_text(pairs)

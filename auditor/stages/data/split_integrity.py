@@ -361,7 +361,10 @@ class SplitIntegrity(Stage):
                 first = live[0]
                 yield self.finding(
                     code,
-                    Severity.WARNING,
+                    # One sample spelt two ways in a training and a holdout split is trained on and evaluated.
+                    Severity.ERROR
+                    if code == "SPL010" and _spans_train_holdout(splits_of_group[live], names, context)
+                    else Severity.WARNING,
                     f"{len(live)} sample id(s) differ only by case, spacing, Unicode form or number format "
                     f"{where} (e.g. {spelling_text(spellings, int(first))}).",
                     evidence={
@@ -384,6 +387,21 @@ class SplitIntegrity(Stage):
                         examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
                         scope=scope_of([key]),
                     )
+
+
+def _spans_train_holdout(splits_of_group: np.ndarray, names: list[str], context: AuditContext) -> bool:
+    """Whether any group (a row of split flags) is in both splits of a train-holdout pair."""
+    import numpy as np
+
+    from auditor.core.splits import PairKind
+
+    used = np.flatnonzero(splits_of_group.any(axis=0))  # only the splits these groups are in
+    for n, i in enumerate(used):
+        for j in used[n + 1 :]:
+            both = splits_of_group[:, i] & splits_of_group[:, j]
+            if context.roles.pair(names[i], names[j]) is PairKind.TRAIN_HOLDOUT and both.any():
+                return True
+    return False
 
 
 def _ids_of(manifest: Manifest, rows: np.ndarray, codes: np.ndarray) -> list[str]:

@@ -155,11 +155,18 @@ def test_id_spellings_across_splits_are_one_sample(audit, fmt: str, a: str, b: s
     data = {"sid": [a, "x", b, "w10"], "split": ["train", "train", "test", "test"]}
     r = audit(data, fmt=fmt, manifest={"id": "sid"}, only=["split_integrity"])
     f = finding(r, "SPL010")
-    assert f.severity.value == "warning" and f.evidence["ids"] == 1
+    # One sample spelt two ways, trained on and evaluated: it fails like an exact repeat does.
+    assert f.severity.value == "error" and f.evidence["ids"] == 1 and r.exit_code == 1
     spellings = f.examples[0]["spellings"]
     assert [s["spelling"] for s in spellings] == [a, b]
     assert [list(s["splits"]) for s in spellings] == [["train"], ["test"]]
     assert "SPL001" not in codes(r) and "SPL011" not in codes(r)
+
+
+def test_id_spellings_across_two_holdout_splits_are_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["x", "w1", "W1"], "split": ["train", "val", "test"]}
+    r = audit(data, manifest={"id": "sid"}, only=["split_integrity"])
+    assert finding(r, "SPL010").severity.value == "warning" and r.exit_code == 0
 
 
 def test_id_spellings_within_a_split_are_a_repeat_in_disguise(audit) -> None:  # type: ignore[no-untyped-def]
