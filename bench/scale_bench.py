@@ -46,7 +46,10 @@ def _facts(report: object) -> dict[str, object]:
     facts: dict[str, object] = {"GRP001": {}}
     for f in report.findings:  # type: ignore[attr-defined]
         ev = f.evidence or {}
-        if f.code == "GRP001":
+        if "fold" in ev:  # a finding per cross-validation fold (folds_bench.py checks GRP001's)
+            if f.code == "GRP001":
+                facts.setdefault("GRP001 folds", {}).setdefault(ev["key"], {})[ev["fold"]] = ev["groups"]  # type: ignore[attr-defined]
+        elif f.code == "GRP001":
             facts["GRP001"][ev["key"]] = ev["groups"]  # type: ignore[index]
         elif f.code == "SPL001":
             facts["SPL001"] = ev.get("ids", 0)

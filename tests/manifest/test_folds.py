@@ -68,6 +68,25 @@ def test_per_column_form_has_a_pattern_per_distinct_row_of_roles(tmp_path: Path)
     assert m.split.codes[3] == -1  # unused in every fold: in no split
 
 
+def test_per_column_roles_are_read_trimmed_and_blank_is_unused(tmp_path: Path) -> None:
+    data = {
+        "cv0": [" train", "holdout ", "", None, "train", "unused"],
+        "cv1": ["holdout", " train ", "train", "train", "  ", "train"],
+    }
+    write_table(tmp_path / "m.parquet", data)  # parquet keeps the spaces and tells "" from null
+    config = write_config(tmp_path, {"manifest": {"path": "m.parquet", "folds": {"columns": ["cv0", "cv1"]}}})
+    m = load_manifest(load_config(config))
+    assert m.folds is not None
+    assert m.split.labels(m.split.codes) == [
+        "holdout cv1 · train cv0",
+        "holdout cv0 · train cv1",
+        "train cv1",
+        "train cv1",
+        "train cv0",
+        "train cv1",
+    ]
+
+
 def _error(tmp_path: Path, data: dict[str, list[Any]], manifest: dict[str, Any], **sections: Any) -> str:
     loaded = _load(tmp_path, data, manifest, **sections)
     with pytest.raises(ManifestError) as err:
@@ -168,3 +187,26 @@ def test_too_many_folds_are_refused_with_the_limit(tmp_path: Path) -> None:
     n = MAX_FOLDS + 2
     message = _error(tmp_path, {"fold": list(range(n)) * 2}, {"folds": "fold"})
     assert f"make {n} folds" in message and f"at most {MAX_FOLDS} folds" in message
+
+
+@pytest.mark.parametrize("folds", [1, 2, 5, 40])
+def test_distinct_role_rows_are_numpys_unique_rows(folds: int) -> None:
+    from auditor.manifest.folds import distinct_role_rows
+
+    rng = np.random.default_rng(folds)
+    # Few distinct rows among many (as splitters make), then rows nearly all distinct (40 folds: 3^40 codes).
+    per_row = rng.integers(0, 3, size=(2_000, folds), dtype=np.int8)
+    per_row[::2] = per_row[0]
+    roles, inverse = distinct_role_rows(per_row)
+    want_roles, want_inverse = np.unique(per_row, axis=0, return_inverse=True)
+    assert roles.dtype == np.int8 and inverse.dtype == np.int64
+    assert np.array_equal(roles, want_roles)
+    assert np.array_equal(inverse, np.asarray(want_inverse).reshape(-1))
+    assert np.array_equal(roles[inverse], per_row)
+
+
+def test_distinct_role_rows_of_no_rows() -> None:
+    from auditor.manifest.folds import distinct_role_rows
+
+    roles, inverse = distinct_role_rows(np.zeros((0, 3), dtype=np.int8))
+    assert roles.shape == (0, 3) and inverse.shape == (0,)
