@@ -168,7 +168,12 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         if i in acceptances.broad:
             stale.append(_too_broad(i, entry))
             continue
-        if i in acceptances.used or (owner is not None and owner not in ran):
+        if i in acceptances.used:
+            unmatched = acceptances.unmatched_values(i)
+            if unmatched:
+                stale.append(_values_unmatched(i, entry, unmatched))
+            continue
+        if owner is not None and owner not in ran:
             continue
         where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
         stale.append(
@@ -185,6 +190,24 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
             )
         )
     return stale
+
+
+def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str]) -> Finding:
+    """ACC003: values an entry accepts that match no finding: listed now, they would hide that value's leak later."""
+    shown = ", ".join(repr(v) for v in unmatched[:10]) + (
+        f" and {len(unmatched) - 10} more" if len(unmatched) > 10 else ""
+    )
+    return Finding(
+        code="ACC003",
+        stage="accept",
+        severity=Severity.WARNING,
+        title="accept entry lists values that match no finding",
+        message=f"accept[{i}] ({entry.code}) lists {len(unmatched)} value(s) no finding holds: {shown}. Remove "
+        "them, so that the entry cannot accept a leak of those values that has not been reviewed.",
+        key=f"{entry.code}:{entry.key_text}",
+        evidence={"index": i, "code": entry.code, "values": unmatched, "reason": entry.reason},
+        remediation="Delete the values that no longer leak from the entry's `values`.",
+    )
 
 
 def _too_broad(i: int, entry: AcceptSpec) -> Finding:

@@ -32,10 +32,22 @@ class Acceptances:
     """The config's `accept` entries; remembers which ones matched (so stale ones can be reported) and which
     matched a finding they were too broad for (ACC002)."""
 
+    def unmatched_values(self, i: int) -> list[str]:
+        """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
+        recorded = self.entries[i].value_texts
+        if recorded is None or i in self.unlisted:
+            return []
+        seen = self.seen.get(i, set())
+        return [v for v in recorded if normalise_spelling(v) not in seen]
+
     def __init__(self, entries: Iterable[AcceptSpec]) -> None:
         self.entries = list(entries)
         self.used: set[int] = set()
         self.broad: set[int] = set()
+        # Per entry that records `values`: the normal forms of the values its matched findings hold; an entry
+        # matched by a finding whose set is only a digest is left out (it cannot be told which values it saw).
+        self.seen: dict[int, set[str]] = {}
+        self.unlisted: set[int] = set()
 
     def judge(self, finding: Finding) -> Finding:
         """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
@@ -65,6 +77,11 @@ class Acceptances:
             else:
                 allowed = recorded or ()
             self.used.add(i)
+            if recorded is not None:
+                if scope.listed:
+                    self.seen.setdefault(i, set()).update(normalise_spelling(v) for v in scope.values)
+                else:
+                    self.unlisted.add(i)
             if not allowed and recorded is None:
                 self.broad.add(i)  # a column or a code, no values: it would accept every future value
                 continue

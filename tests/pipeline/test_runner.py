@@ -170,13 +170,24 @@ def test_accept_values_cover_the_recorded_scope_and_no_more(loaded) -> None:  # 
     entry = {"code": "LK001", "values": ["cam-A", "cam-B"], "reason": "both reviewed"}
 
     def audit(cameras: list[str]) -> Finding:
-        (f,) = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": cameras}}), classes=[Leaks]).findings
-        return f
+        found = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": cameras}}), classes=[Leaks]).findings
+        return next(f for f in found if f.code == "LK001")
 
     assert audit(["cam-B"]).accepted  # a smaller scope: still accepted, no false alarm
     assert audit(["CAM-A ", "cam-B"]).accepted  # the same values in another spelling
     grown = audit(["cam-A", "cam-C"])
     assert not grown.accepted and grown.escalated is not None and grown.escalated.new_values == ("cam-C",)
+
+
+def test_accept_values_that_no_finding_holds_are_acc003(loaded) -> None:  # type: ignore[no-untyped-def]
+    # cam-D is listed before it leaks: the entry would accept its leak unreviewed, so the report says so.
+    entry = {"code": "LK001", "values": ["cam-A", "cam-D"], "reason": "reviewed"}
+    report = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-A"]}}), classes=[Leaks])
+    assert [(f.code, f.accepted) for f in report.findings] == [("LK001", True), ("ACC003", False)]
+    (stale,) = [f for f in report.findings if f.code == "ACC003"]
+    assert stale.severity.value == "warning" and stale.evidence["values"] == ["cam-D"]
+    every = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-A", "cam-d "]}}), classes=[Leaks])
+    assert [f.code for f in every.findings] == ["LK001"]  # each value is held (in another spelling too)
 
 
 def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore[no-untyped-def]
