@@ -72,6 +72,14 @@ class Acceptances:
                     self.used.add(i)
                     return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
                 if key != finding.key and not names_value:
+                    column = finding.evidence.get("key")
+                    if (
+                        scope.n_values
+                        and isinstance(column, str)
+                        and normalise_spelling(column) == normalise_spelling(key)
+                    ):
+                        self.used.add(i)  # the key names the finding's column: every value of it, now and later
+                        self.broad.add(i)
                     continue
                 allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
             else:

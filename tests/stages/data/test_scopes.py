@@ -65,6 +65,15 @@ def test_grp001_scope_is_every_shared_group_and_its_pairs(audit) -> None:  # typ
     assert f.scope.counts["train|test.rows"] == 16
 
 
+def test_grp001_accept_key_naming_the_column_is_too_broad(audit) -> None:  # type: ignore[no-untyped-def]
+    # `key: writer` names the group column, so every writer, now and later: ACC002, nothing accepted.
+    data = {"writer": ["w1", "w2", "w1"], "split": ["train", "train", "test"]}
+    accept = [{"code": "GRP001", "key": "Writer", "reason": "all writers"}]
+    r = audit(data, keys={"groups": ["writer"]}, accept=accept, only=["group_overlap"])
+    assert not finding(r, "GRP001").accepted and finding(r, "ACC002").severity.value == "warning"
+    assert "ACC001" not in [f.code for f in r.findings] and r.exit_code == 1
+
+
 def test_spl001_and_dup001_scopes_name_every_id_and_digest(audit) -> None:  # type: ignore[no-untyped-def]
     ids = [f"s{i}" for i in range(7)]
     data = {
