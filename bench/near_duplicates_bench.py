@@ -51,9 +51,9 @@ def _settings(kind: str):
     import dataclasses
 
     if kind == "image":
-        from auditor.manifest.perceptual import ImageSettings as cls
+        from auditor.similarity.perceptual import ImageSettings as cls
     else:
-        from auditor.manifest.minhash import TextSettings as cls  # type: ignore[assignment]
+        from auditor.similarity.minhash import TextSettings as cls  # type: ignore[assignment]
     base = cls()
     fields = {f.name: f.type for f in dataclasses.fields(base)}
     values = {k: (int(v) if isinstance(getattr(base, k), int) else float(v)) for k, v in OVERRIDES[kind].items()}
@@ -66,7 +66,7 @@ def _settings(kind: str):
 def _fingerprint() -> str:
     import hashlib
 
-    root = BENCH.parent / "auditor" / "manifest"
+    root = BENCH.parent / "auditor" / "similarity"
     h = hashlib.sha256()
     for name in KERNELS:
         p = root / name
@@ -82,21 +82,21 @@ def _rss_mb() -> float:
 
 
 def kernel_images(paths: Sequence[Path], cache_dir: Path | None = None, sha256: Sequence[str | None] | None = None):
-    from auditor.manifest.perceptual import hash_images
+    from auditor.similarity.perceptual import hash_images
 
     return hash_images([Path(p) for p in paths], workers=2, cache_dir=cache_dir, sha256=sha256)
 
 
 def image_pairs(h, query: np.ndarray, index: np.ndarray, same: bool = False):
     """(query unit, index unit, flagged) arrays in the numbering of `paths`."""
-    from auditor.manifest.perceptual import image_matches
+    from auditor.similarity.perceptual import image_matches
 
     m = image_matches(h, query, index, _settings("image"), same=same)
     return np.asarray(m.query), np.asarray(m.index), np.asarray(m.flagged, dtype=bool), m
 
 
 def text_pairs(texts: Sequence[str | None], query: np.ndarray, index: np.ndarray, same: bool = False):
-    from auditor.manifest.minhash import text_matches
+    from auditor.similarity.minhash import text_matches
 
     m = text_matches(texts, query, index, _settings("text"), same=same)
     return np.asarray(m.query), np.asarray(m.index), np.asarray(m.flagged, dtype=bool), m
@@ -312,7 +312,7 @@ def quality_texts(anchor: bool) -> dict[str, object]:
         rows.append(_row(edits.TEXT_EDITS[e].name, edits.TEXT_EDITS[e].target, *_score(qs, ix, fl, truth)))
     qs, ix, fl, m = text_pairs(texts, index, index, same=True)
     elapsed = perf_counter() - t0
-    from auditor.manifest.minhash import recall_curve
+    from auditor.similarity.minhash import recall_curve
 
     curve = {f"{x:.2f}": float(recall_curve(m.bands, m.rows, x)) for x in (0.3, 0.4, 0.45, 0.5, 0.6, 0.8)}
     false_pairs = [(docs[int(a)].name, docs[int(b)].name) for a, b, f in zip(qs, ix, fl, strict=True) if f]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -725,14 +726,15 @@ def test_a_broken_config_never_removes_another_configs_reports(sample: Path, tmp
 def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:  # type: ignore[no-untyped-def]
-    import auditor.cli as cli
+    # The module, not the typer application that `auditor.cli.app` names.
+    cli_app = importlib.import_module("auditor.cli.app")
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "app", interrupted)
+    monkeypatch.setattr(cli_app, "app", interrupted)
     with pytest.raises(SystemExit) as exited:
-        cli.main()
+        cli_app.main()
     assert exited.value.code == 2
     assert "interrupted before the audit started" in capsys.readouterr().err
 

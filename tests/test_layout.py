@@ -18,6 +18,7 @@ FLOORS: dict[str, int] = {
     "manifest": 1,
     "fitted": 1,
     "numeric": 1,
+    "similarity": 2,  # the near-copy kernels (perceptual hashes, Hamming search, shingles, MinHash, pairing)
     "backends": 2,  # the manifest on other engines (DuckDB): chosen by the pipeline
     "pipeline": 3,
     "exposure": 3,  # the ledger and holdout fingerprints: read by stages, the service and the CLI
@@ -109,6 +110,13 @@ def test_the_walk_catches_an_upward_import(tmp_path: Path, monkeypatch: pytest.M
     assert len(problems) == 2
     assert "bad.py:2 imports auditor.pipeline.runner" in problems[0]
     assert "auditor.stages" in problems[1]
+
+
+def test_the_near_copy_kernels_are_a_floor_between_the_manifest_and_the_stages() -> None:
+    assert FLOORS["manifest"] < FLOORS["similarity"] < FLOORS["stages"]
+    kernels = {p.stem for p in (PACKAGE / "similarity").glob("*.py")} - {"__init__"}
+    assert kernels >= {"perceptual", "hamming", "shingles", "minhash", "nearcopies"}
+    assert not [name for name in kernels if (PACKAGE / "manifest" / f"{name}.py").exists()]
 
 
 def test_the_old_stage_module_still_exports_the_protocol() -> None:

@@ -19,8 +19,8 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     import numpy as np
 
-    from auditor.manifest.nearcopies import NearCopies, Pairs, Roles, Source
     from auditor.manifest.table import Manifest
+    from auditor.similarity.nearcopies import NearCopies, Pairs, Roles, Source
 
 _KIND = {
     PairKind.TRAIN_HOLDOUT: ("NDP001", Severity.ERROR),
@@ -104,7 +104,7 @@ class NearDuplicatesOptions(StageOptions):
 
 
 def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
-    from auditor.manifest.nearcopies import Roles
+    from auditor.similarity.nearcopies import Roles
 
     names = manifest.split_names
     if roles.folds is not None:  # cross-validation: a pattern that trains (or is held out) in any fold
@@ -122,9 +122,9 @@ def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
 def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCopies:
     """The near pairs of the config's content, computed once per audit (shared_upstream links them too)."""
     from auditor.manifest.content import cache_dir_from
-    from auditor.manifest.minhash import TextSettings
-    from auditor.manifest.nearcopies import find
-    from auditor.manifest.perceptual import ImageSettings
+    from auditor.similarity.minhash import TextSettings
+    from auditor.similarity.nearcopies import find
+    from auditor.similarity.perceptual import ImageSettings
 
     manifest = context.require_manifest()
     keys = context.config.keys
@@ -507,13 +507,13 @@ class NearDuplicates(Stage):
         if source.kind == "images":
             if not self.options.thumbnails or source.paths is None:
                 return None
-            from auditor.manifest.perceptual import thumbnail_uri
+            from auditor.similarity.perceptual import thumbnail_uri
 
             left, right = thumbnail_uri(source.paths[first]), thumbnail_uri(source.paths[second])
             return {"kind": "images", "holdout": left, "near": right} if left and right else None
         if source.texts is None:
             return None
-        from auditor.manifest.shingles import shared_spans
+        from auditor.similarity.shingles import shared_spans
 
         # Spans are found on the first _SPAN_CHARS of each text: enough for any passage an example shows.
         left_text, right_text = (source.texts[first] or "")[:_SPAN_CHARS], (source.texts[second] or "")[:_SPAN_CHARS]

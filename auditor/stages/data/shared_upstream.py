@@ -107,7 +107,7 @@ class SharedUpstream(Stage):
         import pyarrow as pa
 
         from auditor.manifest.keycodes import single_key
-        from auditor.manifest.nearcopies import linking_codes
+        from auditor.similarity.nearcopies import linking_codes
         from auditor.stages.data.near_duplicates import NearDuplicates, near_copies
         from auditor.stages.data.near_duplicates import options_of as near_duplicates_options
 

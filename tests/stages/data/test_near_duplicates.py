@@ -324,8 +324,8 @@ def test_text_files_in_utf16_or_an_8_bit_encoding_are_compared_an_empty_file_is_
 
 
 def test_the_stage_defaults_are_the_thresholds_the_bench_measured() -> None:
-    from auditor.manifest.minhash import TextSettings
-    from auditor.manifest.perceptual import ImageSettings
+    from auditor.similarity.minhash import TextSettings
+    from auditor.similarity.perceptual import ImageSettings
     from auditor.stages.data.near_duplicates import NearDuplicatesOptions
 
     o, image, texts = NearDuplicatesOptions(), ImageSettings(), TextSettings()

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from auditor.manifest import hamming
-from auditor.manifest.hamming import within
+from auditor.similarity import hamming
+from auditor.similarity.hamming import within
 
 
 def _clustered(rng: np.random.Generator, n: int, centres: int, flips: int) -> NDArray[np.uint64]:

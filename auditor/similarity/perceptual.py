@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from auditor.core.paths import open_regular
-from auditor.manifest.hamming import DEFAULT_LIMIT, within
 from auditor.manifest.sqlcache import SqliteCache
+from auditor.similarity.hamming import DEFAULT_LIMIT, within
 
 if TYPE_CHECKING:
     from PIL import Image

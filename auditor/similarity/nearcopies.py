@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 
 from auditor.core.paths import open_regular
 from auditor.manifest.keycodes import encode_column
-from auditor.manifest.minhash import TextMatches, TextSettings, text_matches
-from auditor.manifest.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
+from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
+from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
 
 Kind = Literal["images", "texts"]
 _HEAD = 4096  # bytes read to tell an image from a text file

@@ -5,9 +5,9 @@ import time
 import numpy as np
 import pytest
 
-from auditor.manifest import minhash
-from auditor.manifest.minhash import TextSettings, plan, recall_curve, signatures, text_matches
-from auditor.manifest.shingles import shingle
+from auditor.similarity import minhash
+from auditor.similarity.minhash import TextSettings, plan, recall_curve, signatures, text_matches
+from auditor.similarity.shingles import shingle
 
 _WORDS = """
 the of and to in is was for on that with as by at from his her it an be this are which or have had one not

@@ -4,8 +4,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from auditor.manifest import shingles
-from auditor.manifest.shingles import shared_spans, shingle
+from auditor.similarity import shingles
+from auditor.similarity.shingles import shared_spans, shingle
 
 
 def values(sh: shingles.Shingles, t: int) -> np.ndarray:
@@ -96,7 +96,7 @@ def test_nfkc_expansion_into_more_words_than_characters_allow() -> None:
 
 def test_a_set_of_texts_with_fewer_words_in_all_than_a_shingle_is_shingled() -> None:
     # Two one-word texts hold two words in all: fewer than the five a shingle spans.
-    from auditor.manifest.minhash import text_matches
+    from auditor.similarity.minhash import text_matches
 
     found = text_matches(["hello", "Hello!"], np.array([0]), np.array([1]))
     assert found.flagged.tolist() == [True] and found.resemblance.tolist() == [1.0]

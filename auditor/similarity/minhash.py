@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from auditor.manifest.shingles import VALUE_BITS, Shingles, TextShingles, mix, shared_spans, shingle
+from auditor.similarity.shingles import VALUE_BITS, Shingles, TextShingles, mix, shared_spans, shingle
 
 _EMPTY_SLOT = np.uint32(0xFFFFFFFF)
 _BLOCK = 1 << 22  # elements per block of expanded candidate work (bounds memory)

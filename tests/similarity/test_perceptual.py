@@ -16,8 +16,8 @@ import pytest
 from PIL import Image, ImageEnhance, ImageFilter
 from scipy.ndimage import gaussian_filter
 
-from auditor.manifest import perceptual
-from auditor.manifest.perceptual import (
+from auditor.similarity import perceptual
+from auditor.similarity.perceptual import (
     CACHE_FILE,
     ImageHashes,
     ImageSettings,
@@ -97,7 +97,7 @@ def test_looks_like_text() -> None:
 
 
 def test_importing_the_module_does_not_load_pillow() -> None:
-    code = "import sys, auditor.manifest.perceptual; assert 'PIL' not in sys.modules, 'PIL loaded'"
+    code = "import sys, auditor.similarity.perceptual; assert 'PIL' not in sys.modules, 'PIL loaded'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -1,0 +1,97 @@
+"""The `audit` command's typer application: every command registered in the order `audit --help` lists
+them, `lab` and `schema`, `--version`, and `main`, the console script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from auditor.cli import review, run, service
+from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, stderr_console
+from auditor.cli.signals import StartupInterrupted, install, install_original, raise_startup_interrupt
+from auditor.core.errors import AuditError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Audit a dataset split and its training code for leakage before the experiment starts.",
+    pretty_exceptions_enable=False,
+)
+# The order `audit --help` lists them in (typer lists the command groups, db and token, after the commands).
+app.command()(run.run)
+app.command()(review.diff)
+app.command()(review.validate)
+app.command()(review.init)
+app.command()(review.stages)
+app.command()(service.serve)
+app.add_typer(service.db_app, name="db")
+app.add_typer(service.token_app, name="token")
+app.command()(service.evaluated)
+app.command()(service.gate)
+
+
+@app.command()
+def lab() -> None:
+    """Reproduce four classic faults in memory and find each with the same stage code an audit runs."""
+    from auditor.lab import render_lab, run_lab
+
+    result = run_lab()
+    typer.echo(render_lab(result))
+    if result.broadcast_shape is None:
+        raise typer.Exit(EXIT_CANNOT_AUDIT)
+
+
+@app.command()
+def schema(
+    out: Annotated[Path, typer.Option("--out", help="directory for the schema files")] = Path("schemas"),
+    check: Annotated[bool, typer.Option("--check", help="exit 1 if the files differ from the models")] = False,
+) -> None:
+    """Write (or --check) the JSON Schemas of the config and the report."""
+    from auditor.core.output import write_atomic
+    from auditor.core.schema import outdated, schema_texts
+
+    if check:
+        stale = outdated(out)
+        if stale:
+            typer.echo(f"out of date in {out}: {', '.join(stale)} (run `audit schema --out {out}`)", err=True)
+            raise typer.Exit(EXIT_FINDINGS)
+        typer.echo(f"{out}: up to date")
+        return
+    try:
+        for path in write_atomic(out.resolve(), schema_texts()):
+            typer.echo(f"wrote {path}")
+    except AuditError as exc:
+        raise fail(str(exc)) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        from auditor.core.version import __version__
+
+        typer.echo(f"split-auditor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")
+    ] = False,
+) -> None:
+    """Audit a dataset split and its training code for leakage before the experiment starts."""
+
+
+def main() -> None:
+    # First: from here a signal unwinds (a command's `finally` still cleans up) instead of ending the process.
+    install(raise_startup_interrupt)
+    try:
+        app()
+    except (StartupInterrupted, KeyboardInterrupt) as exc:  # before a command's own handler: no verdict
+        by = f" by {exc.signal_name}" if isinstance(exc, StartupInterrupted) else ""
+        stderr_console().print(Text("error: ", style="bold red") + Text(f"interrupted{by} before the audit started"))
+        raise SystemExit(EXIT_CANNOT_AUDIT) from None
+    finally:
+        install_original()

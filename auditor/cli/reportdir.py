@@ -1,0 +1,155 @@
+"""The report directory of a run: a `running` marker before any work, the reports put in place after, an
+`interrupted` marker on a signal, and no earlier verdict left looking current when a run cannot audit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from auditor.cli.common import topmost_missing, warn
+from auditor.core.errors import AuditError
+
+if TYPE_CHECKING:
+    from auditor.core.config import LoadedConfig
+    from auditor.core.output import ReportState, RunMarker
+
+
+def _report_names() -> list[str]:
+    from auditor.render import FILE_RENDERERS
+
+    return [name for _, name in FILE_RENDERERS.values()]
+
+
+@dataclass
+class ReportDir:
+    """The report directory of one run: the marker that stands in for its reports until they are written."""
+
+    out_dir: Path | None = None
+    marker: RunMarker | None = None
+    created: Path | None = None  # the topmost directory this run created: removed again if left empty
+    option: str = "--out"  # how the directory was named, for a refusal
+    inputs: list[tuple[str, Path]] = field(default_factory=list)  # what the run reads: never replaced or removed
+    refused: bool = False  # the directory holds an input or a file this tool did not write: nothing is touched
+
+    @property
+    def kept(self) -> list[Path]:
+        return [path for _, path in self.inputs]
+
+    def start(self, loaded: LoadedConfig, formats: list[str]) -> None:
+        """Replace the previous reports by a `running` marker before any work, so none can pass as current.
+        Refused before anything is touched when a file to be written is an input of this run or a file this
+        tool did not write."""
+        from auditor.core.output import (
+            REPORT_JSON,
+            RunMarker,
+            check_not_inputs,
+            check_replaceable,
+            check_writable,
+            read_report_state,
+            remove_stale_temps,
+            write_marker,
+        )
+        from auditor.render import FILE_RENDERERS
+
+        out_dir, names = self.out_dir, _report_names()
+        assert out_dir is not None
+        try:
+            check_not_inputs([out_dir / name for name in names], self.inputs, self.option)
+            check_replaceable(out_dir, [REPORT_JSON, *(FILE_RENDERERS[f][1] for f in formats)])
+        except AuditError:
+            self.refused = True  # not this run's folder to write: left exactly as it is
+            raise
+        check_writable(out_dir)
+        _warn_previous(read_report_state(out_dir / REPORT_JSON), loaded)
+        remove_stale_temps(out_dir, names)
+        self.created = topmost_missing(out_dir)
+        from auditor.core.version import __version__
+
+        marker = RunMarker.start(str(loaded.path) if loaded.path else None, loaded.sha256, __version__)
+        write_marker(out_dir, marker, names, self.kept)
+        self.marker = marker
+
+    def finish(self, rendered: dict[str, str]) -> list[Path]:
+        """Put the reports in place, report.json last, and drop every other report file (the marker too)."""
+        from auditor.core.output import REPORT_JSON, remove_stale, write_atomic
+
+        assert self.out_dir is not None
+        written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
+        remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered], self.kept)
+        self.marker = None
+        return written
+
+    def interrupted(self, signal_name: str) -> None:
+        """Leave an `interrupted` marker (never the previous verdict) and no temp file."""
+        from auditor.core.output import remove_own_temps, write_marker
+
+        if self.marker is None:
+            self.forget()
+            return
+        assert self.out_dir is not None
+        with contextlib.suppress(AuditError, OSError):
+            remove_own_temps(self.out_dir, _report_names())
+            write_marker(self.out_dir, self.marker.interrupted(signal_name), _report_names(), self.kept)
+
+    def forget(self) -> None:
+        """A run that could not audit must not leave an earlier run's reports looking current."""
+        if self.refused:
+            return
+        _forget_reports(self.out_dir, self.kept)
+        if self.out_dir is None or self.created is None:
+            return
+        from auditor.core.output import remove_own_temps
+
+        with contextlib.suppress(OSError):  # a directory this run made stays only if something is in it
+            remove_own_temps(self.out_dir, _report_names())
+            for path in (self.out_dir, *self.out_dir.parents):
+                path.rmdir()
+                if path == self.created:
+                    break
+
+
+def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:
+    """Say so when this run replaces a report made from other inputs, or one another run is still writing."""
+    from auditor.core.output import RunStatus
+
+    data = state.data or {}
+    if state.status is RunStatus.COMPLETED:
+        path, digest = data.get("config_path"), data.get("config_sha256")
+        here = str(loaded.path) if loaded.path else None
+        if path != here:
+            warn(f"{state.path} was made from another config ({path}); this run of {here} replaces it")
+        elif digest != loaded.sha256:
+            warn(f"{state.path} was made from another version of {path} (sha256 {digest}); this run replaces it")
+    elif state.status is RunStatus.RUNNING and state.writer_alive and data.get("pid") != os.getpid():
+        warn(f"{state.reason}; two runs writing to one report directory replace each other's reports")
+
+
+def own_reports_of_broken_config(config: Path) -> Path | None:
+    """Where a config that does not load had its reports: its `report.out_dir` if the YAML still says, else
+    the default beside it; only when the report there was made from this very config (never another's)."""
+    from auditor.core.config import MAX_CONFIG_BYTES, ReportSpec
+    from auditor.core.output import REPORT_JSON, read_report_state
+    from auditor.core.textfile import read_utf8
+    from auditor.core.yamlsource import load_yaml
+
+    path = config.expanduser().resolve()
+    out_dir = path.parent / ReportSpec.model_fields["out_dir"].default
+    with contextlib.suppress(Exception):  # a config this broken names nothing more precise
+        data = load_yaml(path, read_utf8(path, MAX_CONFIG_BYTES)[1]).data  # never a FIFO or /dev/zero
+        named = data["report"]["out_dir"]
+        if isinstance(named, str) and named.strip():
+            out_dir = (path.parent / Path(named).expanduser()).resolve()
+    state = read_report_state(out_dir / REPORT_JSON)
+    return out_dir if (state.data or {}).get("config_path") == str(path) else None
+
+
+def _forget_reports(out_dir: Path | None, keep: list[Path]) -> None:
+    """A run that could not audit must not leave an earlier run's reports looking current (its inputs stay)."""
+    from auditor.core.output import remove_stale
+
+    with contextlib.suppress(OSError):  # a path the file system refuses holds no report either
+        if out_dir is not None and out_dir.is_dir():
+            remove_stale(out_dir, _report_names(), keep)

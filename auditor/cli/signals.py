@@ -1,0 +1,126 @@
+"""SIGTERM and SIGINT from the command's first line to its verdict: one line and exit 2, never a traceback.
+
+Imports only what Python has loaded at start: the package installs the start-up handler before typer, rich or
+any stage is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import NoReturn
+
+# SIGTERM and SIGINT are answered from the first line the command runs, before typer, rich or any stage is
+# imported: nothing has been touched yet, so the answer is one line and exit 2 (never a traceback, never -15).
+STARTUP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# The dispositions the process started with, restored once a command's own handling ends.
+ORIGINAL_HANDLERS = {s: signal.getsignal(s) for s in STARTUP_SIGNALS}
+_MAIN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
+
+
+def end_at_once(signum: int, frame: object) -> None:
+    os.write(2, f"error: interrupted by {signal.Signals(signum).name} before the audit started\n".encode())
+    os._exit(2)
+
+
+def started_as_command() -> bool:
+    """Whether this process is the `audit` command (its script, or `python -m auditor.cli`), not a program
+    that imports the module (a test, a notebook, a cluster worker), whose signal handling stays its own."""
+    if "multiprocessing.spawn" in sys.modules:  # a worker multiprocessing started re-imports the main module
+        return False
+    first = sys.argv[0] if sys.argv else ""
+    if os.path.basename(first) in ("audit", "audit.exe"):
+        return True
+    if first == "-m":  # `python -m`: argv[0] says so while the package of the module to run is imported
+        return _module_run() in ("auditor.cli", "auditor.cli.__main__")
+    return first.endswith(".py") and os.path.abspath(first) == _MAIN_FILE
+
+
+def _module_run() -> str:
+    """The module named by the interpreter's `-m` option, '' when there is none."""
+    args = sys.orig_argv[1:]
+    for i, arg in enumerate(args):
+        if arg == "-m":
+            return args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith("-m"):
+            return arg[2:]
+    return ""
+
+
+def install(handler: object) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for s in STARTUP_SIGNALS:
+        if ORIGINAL_HANDLERS[s] is not signal.SIG_IGN:  # ignored on purpose (nohup, a background job): kept
+            signal.signal(s, handler)  # type: ignore[arg-type]
+
+
+def install_original() -> None:
+    """Give SIGTERM and SIGINT back the dispositions the process started with."""
+    if threading.current_thread() is threading.main_thread():
+        for s, handler in ORIGINAL_HANDLERS.items():
+            if handler is not None:
+                signal.signal(s, handler)
+
+
+class StartupInterrupted(BaseException):
+    """SIGTERM or SIGINT before a command's own handling (still importing, reading the config); a
+    BaseException that typer does not turn into its exit 130 and no `except Exception` swallows."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
+def raise_startup_interrupt(signum: int, frame: object) -> None:
+    raise StartupInterrupted(signum)
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGINT during a run; a BaseException so that no `except Exception` on the way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signal_name = signal.Signals(signum).name
+
+
+class Signals:
+    """Whether a signal still interrupts the run."""
+
+    armed: bool = True  # cleared while the run cleans up after itself: a second signal must not cut that short
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[Signals]:
+    """Turn SIGTERM and SIGINT into Interrupted while armed, so the run can leave an `interrupted` marker."""
+    state = Signals()
+    if threading.current_thread() is not threading.main_thread():  # signal handlers live in the main thread
+        yield state
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        if state.armed:
+            state.armed = False
+            raise Interrupted(signum)
+
+    # A signal ignored on purpose (a background job, nohup) stays ignored.
+    wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
+    previous = {s: signal.signal(s, handler) for s in wanted}
+    try:
+        yield state
+    finally:  # after the verdict a signal ends the process as it would have without the auditor
+        for s, old in previous.items():
+            started = ORIGINAL_HANDLERS.get(s)
+            signal.signal(s, started if started is not None else old)
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process at once, without joining worker threads: for an interrupt, after its marker is written."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
