@@ -29,9 +29,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="run the tests marked slow (CI=true runs them too)")
 
 
+def runs_slow(run_slow: bool, ci: str | None) -> bool:
+    """Whether the slow tests run: asked for with --run-slow, or in CI (CI set to anything but a false value)."""
+    return run_slow or (ci or "").strip().lower() not in ("", "0", "false", "no")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long property and fuzz runs are for CI: skipped unless CI is set or --run-slow is given."""
-    if config.getoption("--run-slow") or os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+    if runs_slow(config.getoption("--run-slow"), os.environ.get("CI")):
         return
     skip = pytest.mark.skip(reason="slow: runs in CI (CI=true) or with --run-slow")
     for item in items:
