@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,15 @@ def _warm_children() -> Iterator[None]:
     pool.warm_pool(int(os.environ.get(pool.POOL_ENV, "").strip() or "1"))
     yield
     pool.warm_pool(0)
+
+
+SampleReports = Callable[[str], Report]
+
+
+@pytest.fixture(scope="session")
+def sample_report() -> SampleReports:
+    """sample_report(name) -> the Report of sample_data/<name>, audited once per test run (reports are frozen)."""
+    return cache(lambda name: run_audit(REPO / "sample_data" / name / "audit.yaml"))
 
 
 @pytest.fixture
