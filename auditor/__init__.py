@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from auditor.core.display import install_html_view
+
 if TYPE_CHECKING:
     from auditor.api import audit, audit_dataset_dict, audit_splitter, submit_report, write_report
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
@@ -31,6 +33,17 @@ _EXPORTS = {
     "run_audit": "auditor.pipeline.runner",
     "__version__": "auditor.core.version",  # reading package metadata costs more than the rest of `audit --help`
 }
+
+
+def _render_html(report: Report) -> str:
+    """A Report's notebook view: the HTML report, the renderer imported on the first display only."""
+    from auditor.render.html import render_html
+
+    return render_html(report)
+
+
+# Installed here, above render, so core never imports it; every Report's module imports this package first.
+install_html_view(_render_html)
 
 
 def __getattr__(name: str) -> Any:

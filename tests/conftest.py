@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,59 @@ from hypothesis import settings
 
 from auditor import load_config, run_audit
 from auditor.core.findings import Report
+from auditor.numeric import pool
 
 # Property tests explore the same examples on every run: a failure is reproducible, never flaky.
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", help="run the tests marked slow (CI=true runs them too)")
+
+
+def runs_slow(run_slow: bool, ci: str | None) -> bool:
+    """Whether the slow tests run: asked for with --run-slow, or in CI (CI set to anything but a false value)."""
+    return run_slow or (ci or "").strip().lower() not in ("", "0", "false", "no")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long property and fuzz runs are for CI: skipped unless CI is set or --run-slow is given."""
+    if runs_slow(config.getoption("--run-slow"), os.environ.get("CI")):
+        return
+    skip = pytest.mark.skip(reason="slow: runs in CI (CI=true) or with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_children() -> Iterator[None]:
+    """Numeric audits run in the test process take a warm child (auditor/numeric/pool.py): one audit each."""
+    pool.warm_pool(int(os.environ.get(pool.POOL_ENV, "").strip() or "1"))
+    yield
+    pool.warm_pool(0)
+
+
+SampleReports = Callable[[str], Report]
+
+
+@pytest.fixture(scope="session")
+def sample_report() -> SampleReports:
+    """sample_report(name) -> the Report of sample_data/<name>, audited once per test run (reports are frozen)."""
+    return cache(lambda name: run_audit(REPO / "sample_data" / name / "audit.yaml"))
+
+
+@pytest.fixture
+def cold_children() -> Iterator[None]:
+    """The default path, no pool: for the tests that guard how a child is started and ended."""
+    before = pool.current_pool()
+    pool.warm_pool(0)
+    yield
+    pool.warm_pool(before.size if before is not None else 0)
+
 
 # One value in two spellings, for each kind the spelling checks must see through: format characters, full-width
 # forms, a ligature, other scripts' digits, full case folding, numbers with an exponent.

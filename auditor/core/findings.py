@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
+from auditor.core.display import html_view
 from auditor.core.scope import Growth, Scope, counts_of, normalise_spelling
 
 SCHEMA_VERSION = "1"
@@ -282,11 +283,10 @@ class Report(_Frozen):
     def findings(self) -> tuple[Finding, ...]:
         return tuple(f for r in self.stages for f in r.findings)
 
-    def _repr_html_(self) -> str:
-        """The HTML report, so a notebook shows a Report as the page a reviewer reads."""
-        from auditor.render.html import render_html  # lazy: core sits below render (see tests/test_layout.py)
-
-        return render_html(self)
+    def _repr_html_(self) -> str | None:
+        """The HTML report, so a notebook shows a Report as the page a reviewer reads (None: no view installed)."""
+        view = html_view()  # installed by auditor/__init__.py: core sits below render (see tests/test_layout.py)
+        return None if view is None else view(self)
 
 
 def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn, *, new_only: bool = False) -> int:

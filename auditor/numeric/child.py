@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import IO, Any, NoReturn
 
 from auditor.numeric.isolation import ChildRequest
 from auditor.numeric.keeper import KEEPER_PID_ENV
+from auditor.numeric.pool import REQUEST_FILE, WARM_FILE, WARM_FLAG
 
 EXIT_FAILED = 70  # the job itself raised; its message is in the results file
 _PR_SET_PDEATHSIG = 1
@@ -28,7 +30,8 @@ _PR_SET_PDEATHSIG = 1
 
 def main(argv: list[str] | None = None) -> NoReturn:
     args = sys.argv[1:] if argv is None else argv
-    request: ChildRequest = pickle.loads(Path(args[0]).read_bytes())  # written by our parent, in a private folder
+    request_path = _wait_warm(Path(args[1])) if args[0] == WARM_FLAG else Path(args[0])
+    request: ChildRequest = pickle.loads(request_path.read_bytes())  # written by our parent, in a private folder
     # Started through the keeper (Linux), the child's parent is the keeper, which says so; else the auditor.
     _die_with_parent(int(os.environ.pop(KEEPER_PID_ENV, request.parent_pid)))
     sys.path[:] = list(request.sys_path)
@@ -61,6 +64,20 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except BaseException:  # no closing line: the parent reports the results incomplete
         os._exit(EXIT_FAILED)
     os._exit(0)
+
+
+def _wait_warm(folder: Path) -> Path:
+    """A warm child (pool.py): import the warm modules as the parent would, then wait for the one request."""
+    sys_path, modules, parent_pid = pickle.loads((folder / WARM_FILE).read_bytes())
+    _die_with_parent(int(os.environ.get(KEEPER_PID_ENV, parent_pid)))
+    sys.path[:] = list(sys_path)
+    for module in modules:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    request = folder / REQUEST_FILE
+    while not request.exists():  # the parent renames it into place whole; it kills the group to discard us
+        time.sleep(0.005)
+    return request
 
 
 def _write(results: IO[str], item: dict[str, Any]) -> None:

@@ -30,15 +30,21 @@ from typing import IO, Any
 
 from auditor.core.findings import CapturedOutput
 from auditor.numeric import keeper
+from auditor.numeric.pool import (
+    REQUEST_FILE,
+    child_command,
+    child_env,
+    current_pool,
+    launch,
+)
 from auditor.numeric.scratch import private_dir
 
-CHILD_MODULE = "auditor.numeric.child"
-KEEPER_MODULE = "auditor.numeric.keeper"
+# Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
+USE_KEEPER = sys.platform.startswith("linux")
+
 CAPTURE_BYTES = 64 * 1024  # per stream: the first and the last half are kept, the middle is cut
 _GRACE_S = 2.0  # how long the output readers may lag behind a dead child (a detached grandchild keeps a pipe)
 _KEEPER_GRACE_S = 10.0  # how long the keeper may take to kill the tree once asked, before its group is killed
-# Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
-USE_KEEPER = sys.platform.startswith("linux")
 
 
 @dataclass(frozen=True)
@@ -102,8 +108,11 @@ class UserProcess:
         self.close()
 
     def start(self) -> None:
-        """Start the child; it runs alongside the caller until join()."""
-        self._dir = private_dir()  # mode 0700, named for this process: a later start removes it if we are killed
+        """Start the child (or hand the request to a warm one, when the pool is on); it runs until join()."""
+        pool = current_pool()
+        warm = pool.take(self.preload, USE_KEEPER) if pool is not None else None
+        # mode 0700, named for this process: a later start removes it if we are killed
+        self._dir = warm.folder if warm is not None else private_dir()
         results = self._dir / "results.jsonl"
         results.touch()
         self._token = secrets.token_hex(16)
@@ -118,21 +127,14 @@ class UserProcess:
             token=self._token,
             parent_pid=os.getpid(),
         )
-        request_path = self._dir / "request.pickle"
-        request_path.write_bytes(pickle.dumps(request))
-        # Unbuffered, so what the user's code printed before os._exit is still captured.
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        command = [sys.executable, "-P", "-m", CHILD_MODULE, str(request_path)]
-        if USE_KEEPER:
-            command = [sys.executable, "-P", "-m", KEEPER_MODULE, str(os.getpid()), *command]
-        self._proc = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # its own process group: one signal ends it and everything it started
-            env=env,
-        )
+        request_path = self._dir / REQUEST_FILE
+        staged = self._dir / "request.pickle.part"
+        staged.write_bytes(pickle.dumps(request))
+        os.replace(staged, request_path)  # whole or absent: a warm child starts reading once it appears
+        if warm is not None:
+            self._proc = warm.process
+        else:
+            self._proc = launch(child_command(str(request_path), keeper=USE_KEEPER), child_env())
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._captures = (_Capture(self._proc.stdout), _Capture(self._proc.stderr))
         self._watchdog = threading.Thread(target=self._watch, name="audit-user-code-watchdog", daemon=True)

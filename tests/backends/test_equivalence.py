@@ -153,6 +153,7 @@ def manifests(draw: st.DrawFn) -> dict[str, list[Any]]:
     }
 
 
+@pytest.mark.slow  # a property run over every engine: the longest tests of the suite, run in CI
 @pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=manifests(), files=st.integers(min_value=1, max_value=3))

@@ -22,9 +22,8 @@ from auditor.core.findings import (
 )
 from auditor.core.output import RunMarker, write_marker
 from auditor.core.scope import scope_of
-from auditor.pipeline.runner import run_audit
 from auditor.render.diff import baseline_line, render_diff_text
-from tests.conftest import REPO, AuditFn
+from tests.conftest import REPO, AuditFn, SampleReports
 
 SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
 OVERLAP = {
@@ -127,8 +126,8 @@ def test_fingerprint_is_recomputed_when_read_not_trusted() -> None:
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
-def test_every_sample_report_has_unique_fingerprints(sample: str) -> None:
-    prints = [f.fingerprint for f in run_audit(REPO / "sample_data" / sample / "audit.yaml").findings]
+def test_every_sample_report_has_unique_fingerprints(sample: str, sample_report: SampleReports) -> None:
+    prints = [f.fingerprint for f in sample_report(sample).findings]
     assert prints and len(prints) == len(set(prints))
 
 

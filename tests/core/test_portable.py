@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from auditor import run_audit
 from auditor.core.findings import Finding, Report, Severity, fingerprint
 from auditor.core.portable import portable, shown_path
-from tests.conftest import REPO
+from tests.conftest import REPO, SampleReports
 
 FOLDER = "/home/alice/proj"
 
@@ -52,8 +51,8 @@ def test_text_that_only_looks_like_a_path_is_kept(text: str) -> None:
     assert shown_path(text, FOLDER) == text
 
 
-def test_a_sample_report_keeps_no_absolute_path_and_its_verdict() -> None:
-    report = run_audit(REPO / "sample_data" / "clinic" / "audit.yaml")
+def test_a_sample_report_keeps_no_absolute_path_and_its_verdict(sample_report: SampleReports) -> None:
+    report = sample_report("clinic")
     folder = str((REPO / "sample_data" / "clinic").resolve())
     assert folder in report.model_dump_json()  # the local report names where its files are
     shared = portable(report)
@@ -83,7 +82,7 @@ def test_a_code_site_keeps_its_fingerprint_when_made_relative() -> None:
     assert fingerprint("GRP001", "group_overlap", "ward/3:12", {}) != fingerprint("GRP001", "group_overlap", "3:12", {})
 
 
-def test_a_report_without_a_config_file_hides_absolute_paths_by_name() -> None:
+def test_a_report_without_a_config_file_hides_absolute_paths_by_name(sample_report: SampleReports) -> None:
     found = Finding(
         code="FIT001",
         stage="fitted_statistics",
@@ -92,7 +91,7 @@ def test_a_report_without_a_config_file_hides_absolute_paths_by_name() -> None:
         message="artifact /srv/team/artifacts/norm.json was fitted on all rows",
         evidence={"artifact": "/srv/team/artifacts/norm.json"},
     )
-    report = run_audit(REPO / "sample_data" / "clinic" / "audit.yaml")
+    report = sample_report("clinic")
     stage = report.stages[0].model_copy(update={"findings": (found,)})
     bare = report.model_copy(update={"config_path": None, "manifest": None, "stages": (stage,)})
     shared = json.loads(portable(Report.model_validate(bare.model_dump(mode="json"))).model_dump_json())
@@ -108,8 +107,8 @@ def _with(report: Report, *found: Finding) -> Report:
     return Report.model_validate(report.model_copy(update={"stages": (stage,)}).model_dump(mode="json"))
 
 
-def test_values_outside_the_folder_never_merge_two_findings_into_one() -> None:
-    report = run_audit(REPO / "sample_data" / "clinic" / "audit.yaml")
+def test_values_outside_the_folder_never_merge_two_findings_into_one(sample_report: SampleReports) -> None:
+    report = sample_report("clinic")
     folder = str((REPO / "sample_data" / "clinic").resolve())
 
     def source(value: str) -> Finding:

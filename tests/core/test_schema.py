@@ -5,10 +5,9 @@ import json
 import jsonschema
 import pytest
 
-from auditor import run_audit
 from auditor.core.schema import outdated, schema_texts
 from auditor.render import render_json
-from tests.conftest import REPO
+from tests.conftest import REPO, SampleReports
 
 
 def test_committed_schemas_match_the_models() -> None:
@@ -23,8 +22,8 @@ def test_outdated_detects_drift(tmp_path) -> None:  # type: ignore[no-untyped-de
     assert outdated(tmp_path) == ["config.schema.json"]
 
 
-def test_report_json_validates_against_its_schema() -> None:
-    report = run_audit(REPO / "sample_data" / "handwriting" / "audit.yaml")
+def test_report_json_validates_against_its_schema(sample_report: SampleReports) -> None:
+    report = sample_report("handwriting")
     schema = json.loads((REPO / "schemas" / "report.schema.json").read_text())
     jsonschema.validate(json.loads(render_json(report)), schema)
 

@@ -9,6 +9,9 @@ import pytest
 from tests.hostile.cases import CASES
 from tests.hostile.harness import Case, check_promises, run_case
 
+# How a child is started and ended is what these guard: the default path, never a warm child.
+pytestmark = pytest.mark.usefixtures("cold_children")
+
 
 def test_the_corpus_is_large_and_names_are_unique() -> None:
     names = [c.name for c in CASES]

@@ -28,6 +28,9 @@ from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 from tests.conftest import write_config, write_table
 
+# How a child is started and ended is what these guard: the default path, never a warm child.
+pytestmark = pytest.mark.usefixtures("cold_children")
+
 if TYPE_CHECKING:
     from auditor.numeric.program import Program
 
@@ -211,6 +214,7 @@ _daemon()
 """,
     "Popen start_new_session": """
 import subprocess, sys
+
 subprocess.Popen([sys.executable, "-c", SLEEPER, *ARGS], start_new_session=True,
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 """,

@@ -14,7 +14,10 @@ import pytest
 from auditor.numeric.keeper import EXIT_SETUP
 from tests.numeric.test_isolation import gone
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper is Linux only")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper is Linux only"),
+    pytest.mark.usefixtures("cold_children"),  # the default path, never a warm child
+]
 
 # Leaves a sleeper in a session of its own (it would outlive a process-group kill), then ends as told.
 DETACH = "setsid sleep 600 & echo $! > {pidfile}; {end}"

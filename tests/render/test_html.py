@@ -8,21 +8,20 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from auditor import run_audit
 from auditor.core.findings import Finding, Report, Severity, StageResult, Table
 from auditor.render.figures import MAX_LABELS, MAX_SPLITS, figures_for
 from auditor.render.html import CSP, render_html
-from tests.conftest import REPO
+from tests.conftest import SampleReports
 
 
 @pytest.fixture(scope="module")
-def video() -> Report:
-    return run_audit(REPO / "sample_data" / "video_frames" / "audit.yaml")
+def video(sample_report: SampleReports) -> Report:
+    return sample_report("video_frames")
 
 
 @pytest.fixture(scope="module")
-def clinic() -> Report:
-    return run_audit(REPO / "sample_data" / "clinic" / "audit.yaml")
+def clinic(sample_report: SampleReports) -> Report:
+    return sample_report("clinic")
 
 
 def finding(stage: str, **kw: Any) -> Finding:

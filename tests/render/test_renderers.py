@@ -5,15 +5,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from auditor import run_audit
 from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
-from tests.conftest import REPO
+from tests.conftest import SampleReports
 
 
 @pytest.fixture(scope="module")
-def report() -> Report:
-    return run_audit(REPO / "sample_data" / "handwriting" / "audit.yaml")
+def report(sample_report: SampleReports) -> Report:
+    return sample_report("handwriting")
 
 
 def test_json_round_trips(report: Report) -> None:

@@ -73,6 +73,7 @@ CHECKS = [
 ]
 
 
+@pytest.mark.slow  # the schema-driven fuzz of every operation runs in CI; the 401 fuzz below runs everywhere
 def test_the_api_answers_as_documented_without_5xx(live: LiveServer) -> None:
     auth = {"Authorization": f"Bearer {live.admin_token}"}
     for operation in operations(live):

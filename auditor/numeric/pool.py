@@ -1,0 +1,171 @@
+"""Children started ahead of their audit (opt-in): each has imported torch and waits for its one request.
+
+A warm child is the same fresh interpreter, keeper and session that UserProcess starts, only started earlier:
+it imports the warm modules, then waits for `request.pickle` to appear in its private folder, and from then
+on runs exactly as a cold child does. It serves one audit and is never reused. A child is handed out only to
+a request made from the same process with the same interpreter, import path and environment it was started
+with, whose preload includes the warm modules; any other request starts a cold child. Turn it on with
+``AUDIT_NUMERIC_POOL=N`` (N children kept waiting) or warm_pool(N); the default is off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.core.errors import ConfigError
+from auditor.numeric.scratch import private_dir
+
+CHILD_MODULE = "auditor.numeric.child"
+KEEPER_MODULE = "auditor.numeric.keeper"
+WARM_FLAG = "--warm"  # `python -m auditor.numeric.child --warm FOLDER`: import, then wait for FOLDER/request.pickle
+WARM_FILE = "warm.pickle"
+REQUEST_FILE = "request.pickle"
+POOL_ENV = "AUDIT_NUMERIC_POOL"
+WARM_MODULES = ("torch", "auditor.numeric.program")
+# Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
+USE_KEEPER = sys.platform.startswith("linux")
+
+
+def child_command(*child_args: str, keeper: bool = USE_KEEPER) -> list[str]:
+    """The command that starts the child (under the keeper where there is one), as a fresh interpreter."""
+    command = [sys.executable, "-P", "-m", CHILD_MODULE, *child_args]
+    if keeper:
+        command = [sys.executable, "-P", "-m", KEEPER_MODULE, str(os.getpid()), *command]
+    return command
+
+
+def child_env() -> dict[str, str]:
+    """The child's environment: the auditor's, unbuffered, so what the code printed before os._exit is kept."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+def launch(command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: one signal ends it and everything it started
+        env=env,
+    )
+
+
+@dataclass(frozen=True)
+class WarmChild:
+    """A started child waiting in ``folder`` for its request; ``key`` says what it was started with."""
+
+    folder: Path
+    process: subprocess.Popen[bytes]
+    key: tuple[object, ...]
+
+
+# Variables that change on their own and say nothing the user's code may depend on: pytest renames the test
+# running in every phase, so with it in the key no warm child would ever fit in a test run.
+_VOLATILE_ENV = frozenset({"PYTEST_CURRENT_TEST"})
+
+
+def _key(env: dict[str, str], keeper: bool) -> tuple[object, ...]:
+    fixed = tuple(sorted((k, v) for k, v in env.items() if k not in _VOLATILE_ENV))
+    return (os.getpid(), sys.executable, tuple(sys.path), fixed, keeper)
+
+
+class ChildPool:
+    """Up to ``size`` warm children of this process; take() hands one out and starts its replacement."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._waiting: list[WarmChild] = []
+        self._lock = threading.Lock()
+
+    def take(self, preload: tuple[str, ...], keeper: bool = USE_KEEPER) -> WarmChild | None:
+        """A waiting child started as a cold one would be now, or None (then the caller starts a cold one)."""
+        if not set(WARM_MODULES) <= set(preload):
+            return None  # a request that does not preload torch must not find it imported
+        env = child_env()
+        key = _key(env, keeper)
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        found = None
+        for child in waiting:
+            if found is None and child.key == key and child.process.poll() is None:
+                found = child
+            else:
+                discard(child)
+        self.fill(env)
+        return found
+
+    def fill(self, env: dict[str, str] | None = None) -> None:
+        """Start children until ``size`` wait."""
+        env = child_env() if env is None else env
+        with self._lock:
+            while len(self._waiting) < self.size:
+                self._waiting.append(_start_warm(env))
+
+    def close(self) -> None:
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        for child in waiting:
+            discard(child)
+
+
+def _start_warm(env: dict[str, str]) -> WarmChild:
+    folder = private_dir()
+    (folder / WARM_FILE).write_bytes(pickle.dumps((tuple(sys.path), WARM_MODULES, os.getpid())))
+    (folder / "results.jsonl").touch()
+    process = launch(child_command(WARM_FLAG, str(folder)), env)
+    return WarmChild(folder=folder, process=process, key=_key(env, USE_KEEPER))
+
+
+def discard(child: WarmChild) -> None:
+    """Kill a waiting child's whole group and remove its folder."""
+    import shutil
+
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.process.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        child.process.wait(5)
+    for stream in (child.process.stdout, child.process.stderr):
+        if stream is not None:
+            stream.close()
+    shutil.rmtree(child.folder, ignore_errors=True)
+
+
+_pool: ChildPool | None = None
+_configured = False
+
+
+def warm_pool(size: int) -> None:
+    """Keep ``size`` warm children for this process from now on (0 turns the pool off)."""
+    global _pool, _configured
+    _configured = True
+    if _pool is not None:
+        _pool.close()
+    _pool = ChildPool(size) if size > 0 else None  # filled on first use: a process that never audits starts none
+
+
+def current_pool() -> ChildPool | None:
+    """The pool, if one is configured (by warm_pool or, on first use, AUDIT_NUMERIC_POOL)."""
+    global _configured
+    if not _configured:
+        raw = os.environ.get(POOL_ENV, "").strip()
+        _configured = True
+        if raw:
+            if not raw.isdigit():
+                raise ConfigError(f"{POOL_ENV}={raw!r}: expected a whole number of children (0 turns it off)")
+            warm_pool(int(raw))
+    return _pool
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    if _pool is not None:
+        _pool.close()
