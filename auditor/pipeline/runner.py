@@ -177,16 +177,15 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
             continue
         where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
         stale.append(
-            Finding(
-                code="ACC001",
-                stage="accept",
-                severity=Severity.WARNING,
-                title="accept entry matches no finding",
-                message=f"accept[{i}] ({entry.code}, key={entry.key_text!r}) matches no finding: {where}. "
+            _about_entry(
+                "ACC001",
+                "accept entry matches no finding",
+                f"accept[{i}] ({entry.code}, key={entry.key_text!r}) matches no finding: {where}. "
                 "Remove it, or correct its code or key, so that it cannot hide a future finding.",
-                key=f"{entry.code}:{entry.key_text}",
-                evidence={"index": i, "code": entry.code, "key": entry.key_text, "reason": entry.reason},
-                remediation="Delete the stale entry from `accept`.",
+                i,
+                entry,
+                "Delete the stale entry from `accept`.",
+                key=entry.key_text,
             )
         )
     return stale
@@ -194,35 +193,48 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
 
 def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str]) -> Finding:
     """ACC003: values an entry accepts that match no finding: listed now, they would hide that value's leak later."""
-    shown = ", ".join(repr(v) for v in unmatched[:10]) + (
-        f" and {len(unmatched) - 10} more" if len(unmatched) > 10 else ""
-    )
-    return Finding(
-        code="ACC003",
-        stage="accept",
-        severity=Severity.WARNING,
-        title="accept entry lists values that match no finding",
-        message=f"accept[{i}] ({entry.code}) lists {len(unmatched)} value(s) no finding holds: {shown}. Remove "
-        "them, so that the entry cannot accept a leak of those values that has not been reviewed.",
-        key=f"{entry.code}:{entry.key_text}",
-        evidence={"index": i, "code": entry.code, "values": unmatched, "reason": entry.reason},
-        remediation="Delete the values that no longer leak from the entry's `values`.",
+    more = f" and {len(unmatched) - 10} more" if len(unmatched) > 10 else ""
+    return _about_entry(
+        "ACC003",
+        "accept entry lists values that match no finding",
+        f"accept[{i}] ({entry.code}) lists {len(unmatched)} value(s) no finding holds: "
+        f"{', '.join(repr(v) for v in unmatched[:10])}{more}. Remove them, so that the entry cannot accept a leak "
+        "of those values that has not been reviewed.",
+        i,
+        entry,
+        "Delete the values that no longer leak from the entry's `values`.",
+        values=unmatched,
     )
 
 
 def _too_broad(i: int, entry: AcceptSpec) -> Finding:
     """ACC002: an entry that names no value of a finding about values would accept every value found later."""
+    return _about_entry(
+        "ACC002",
+        "accept entry too broad: it names no value",
+        f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names no value of the {entry.code} finding it matches, "
+        "so it would also accept every value that leaks later; the finding is not accepted. Name the value with "
+        "`key:`, or record the values it accepts with `values: [...]`.",
+        i,
+        entry,
+        "Give the entry the value it accepts (`key:`) or the values reviewed (`values:`).",
+        key=entry.key_text,
+    )
+
+
+def _about_entry(
+    code: str, title: str, message: str, i: int, entry: AcceptSpec, remediation: str, **evidence: object
+) -> Finding:
+    """A warning of the `accept` stage about entry ``i``, keyed by the entry's code and key."""
     return Finding(
-        code="ACC002",
+        code=code,
         stage="accept",
         severity=Severity.WARNING,
-        title="accept entry too broad: it names no value",
-        message=f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names no value of the {entry.code} finding "
-        "it matches, so it would also accept every value that leaks later; the finding is not accepted. Name the "
-        "value with `key:`, or record the values it accepts with `values: [...]`.",
+        title=title,
+        message=message,
         key=f"{entry.code}:{entry.key_text}",
-        evidence={"index": i, "code": entry.code, "key": entry.key_text, "reason": entry.reason},
-        remediation="Give the entry the value it accepts (`key:`) or the values reviewed (`values:`).",
+        evidence={"index": i, "code": entry.code, **evidence, "reason": entry.reason},
+        remediation=remediation,
     )
 
 

@@ -108,7 +108,7 @@ class TemporalOrder(Stage):
             )
         if roles.folds is not None:  # each cross-validation fold against its own training rows
             yield from self._folds(context, times, split)
-            yield from self._fold_label_windows(context, parsed)
+            yield from self._label_windows(context, parsed, None)
             return
         role = np.empty(len(times), dtype=np.int8)
         for lo, hi in _blocks(len(times)):
@@ -311,8 +311,9 @@ class TemporalOrder(Stage):
             f"by '{entity}'.",
         )
 
-    def _label_windows(self, context: AuditContext, parsed: Times, role: np.ndarray) -> Iterator[Finding]:
-        """Purge, gap and embargo for the fixed splits: the training role's rows against each holdout split."""
+    def _label_windows(self, context: AuditContext, parsed: Times, role: np.ndarray | None) -> Iterator[Finding]:
+        """Purge, gap and embargo: the training role's rows against each holdout split, or (``role`` None) each
+        cross-validation fold's training rows against its holdout rows."""
         import numpy as np
 
         if context.config.keys.time_end is None and context.config.splits.gap_duration is None:
@@ -321,26 +322,15 @@ class TemporalOrder(Stage):
         if windows.bad is not None:
             yield windows.bad
         manifest = context.require_manifest()
-        split = manifest.split.codes
-        timed = windows.timed
-        train = timed & (role == 0)
-        holdout = np.where(timed & (role == 1), split, -1)
-        yield from self.check_windows(context, windows, train, holdout, manifest.split_names)
-
-    def _fold_label_windows(self, context: AuditContext, parsed: Times) -> Iterator[Finding]:
-        """Purge, gap and embargo per cross-validation fold: its training rows against its holdout rows."""
-        import numpy as np
-
-        if context.config.keys.time_end is None and context.config.splits.gap_duration is None:
+        codes = manifest.split.codes
+        if role is not None:
+            train = windows.timed & (role == 0)
+            holdout = np.where(windows.timed & (role == 1), codes, -1)
+            yield from self.check_windows(context, windows, train, holdout, manifest.split_names)
             return
-        windows = self.label_windows(context, parsed)
-        if windows.bad is not None:
-            yield windows.bad
-        manifest = context.require_manifest()
         layout = context.roles.folds
         assert layout is not None
         held_in, trains_in = layout.matrices(manifest.split_names)
-        codes = manifest.split.codes
         present = windows.timed & (codes >= 0)
         pattern = np.where(codes >= 0, codes, 0)
         for f, fold in enumerate(layout.folds):

@@ -555,3 +555,26 @@ def test_a_folds_finding_carries_its_values_so_another_value_is_a_growth(audit: 
     grown = growth(seen.scope, later.scope)
     assert grown is not None and grown.new_values == (df.loc[fold1[-1], "patient"],)
     assert growth(seen.scope, seen.scope) is None
+
+
+@pytest.mark.parametrize(("gap", "leaks"), [(0, True), (3, False)])
+def test_time_series_split_folds_are_purged_fold_by_fold(audit: AuditFn, gap: int, leaks: bool) -> None:
+    """TimeSeriesSplit as one column per fold, each label looking 3 steps ahead: without a gap every fold's last
+    training steps see its holdout (TMP005 per fold); with gap=3 every fold is clean."""
+    n = 40
+    df = pd.DataFrame({"sid": [f"s{i:02d}" for i in range(n)], "step": np.arange(n), "step_end": np.arange(n) + 3})
+    columns = []
+    for k, (train, holdout) in enumerate(sklearn.TimeSeriesSplit(3, gap=gap).split(df)):
+        role = np.full(n, "unused", dtype=object)
+        role[train], role[holdout] = "train", "holdout"
+        df[f"cv{k}"] = role
+        columns.append(f"cv{k}")
+    manifest = {"split": None, "id": "sid", "folds": {"columns": columns}}
+    r = audit(df, manifest=manifest, keys={"time": "step", "time_end": "step_end"}, only=["temporal_order"])
+    purged = [f for f in r.findings if f.code == "TMP005"]
+    if leaks:
+        assert len(purged) == 3  # one per fold, each named by its fold
+        assert {next(iter(f.evidence["splits"])) for f in purged} == set(columns) and r.exit_code == 1
+        assert all(f.evidence["rows"] == 3 for f in purged)
+    else:
+        assert purged == [] and r.exit_code == 0, codes(r)
