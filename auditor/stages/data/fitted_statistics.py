@@ -181,14 +181,7 @@ class _Checks:
         candidates.extend(make(f"the training rows of {name} + {h}", [*trains, h]) for h in held)
         if len(held) > 1:
             candidates.append(make(f"the training and holdout rows of {name}", [*trains, *held]))
-        everything = make("all rows", present, unsplit=self.unsplit)
-        unique: dict[frozenset[int], RowSet] = {}
-        for rs in candidates:
-            unique.setdefault(rs.groups, rs)
-        if everything.groups in unique and not unique[everything.groups].claimed:
-            unique[everything.groups] = everything
-        unique.setdefault(everything.groups, everything)
-        return list(unique.values())
+        return _distinct(candidates, make("all rows", present, unsplit=self.unsplit))
 
     # -- loading and the candidate row sets ------------------------------------------------------------
 
@@ -249,15 +242,7 @@ class _Checks:
             if len(train) > 1:
                 candidates.extend(make(t, [t]) for t in train)
             candidates.extend(make("+".join([*train, h]), [*train, h]) for h in holdout)
-        everything = make("all rows", present, unsplit=self.unsplit)
-        unique: dict[frozenset[int], RowSet] = {}
-        for rs in candidates:
-            unique.setdefault(rs.groups, rs)
-        # "all rows" says more than "train+test" when the two are the same rows.
-        if everything.groups in unique and not unique[everything.groups].claimed:
-            unique[everything.groups] = everything
-        unique.setdefault(everything.groups, everything)
-        return list(unique.values())
+        return _distinct(candidates, make("all rows", present, unsplit=self.unsplit))
 
     def claim(self, spec: FittedSpec) -> Iterator[Finding]:
         leaking = [s for s in spec.fitted_on if self.roles.role(s) == "holdout"]
@@ -793,3 +778,15 @@ def _how_far(fit: Fit, what: str) -> str:
 
 def _orderable(score: float) -> float:
     return -math.inf if math.isnan(score) else score
+
+
+def _distinct(candidates: list[RowSet], everything: RowSet) -> list[RowSet]:
+    """One row set per distinct set of rows, the first named kept; "all rows" says more than "train+test" when
+    the two are the same rows (unless the author claimed that one)."""
+    unique: dict[frozenset[int], RowSet] = {}
+    for rs in candidates:
+        unique.setdefault(rs.groups, rs)
+    if everything.groups in unique and not unique[everything.groups].claimed:
+        unique[everything.groups] = everything
+    unique.setdefault(everything.groups, everything)
+    return list(unique.values())
