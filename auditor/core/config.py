@@ -169,6 +169,22 @@ class KeysSpec(_Section):
     time_end: str | None = Field(
         default=None, description="the end of the window each label looks at (purging); needs `time`"
     )
+    features: Literal["auto"] | list[str] | None = Field(
+        default=None,
+        description="feature columns (feature_leakage, near-duplicate rows); `auto`: every column the config "
+        "names in no other role",
+    )
+
+    @field_validator("features")
+    @classmethod
+    def _features(cls, value: Literal["auto"] | list[str] | None) -> Literal["auto"] | list[str] | None:
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("`features` lists no column; name at least one, or write `auto`")
+            twice = sorted({c for c in value if value.count(c) > 1})
+            if twice:
+                raise ValueError(f"`features` names {twice} twice")
+        return value
 
     @field_validator("time_end")
     @classmethod
@@ -398,6 +414,11 @@ class AuditConfig(_Section):
             raise ValueError(f"fitted: name(s) {twice} used twice; each artifact needs its own name")
         if self.splits.gap is not None and self.keys.time is None:
             raise ValueError("splits.gap needs keys.time: the column the gap is measured on")
+        if isinstance(self.keys.features, list):
+            roles = {"keys.label": self.keys.label, "manifest.split": self.manifest.split if self.manifest else None}
+            for role, column in roles.items():
+                if column is not None and column in self.keys.features:
+                    raise ValueError(f"keys.features names '{column}', which is {role}: a feature cannot be that")
         return self
 
     def manifest_columns(self) -> dict[str, Loc]:
@@ -426,6 +447,9 @@ class AuditConfig(_Section):
                     add(col, ("keys", section, i) if isinstance(spec, str) else ("keys", section, i, j))
         for name in ("content_hash", "content_path", "text", "label", "time", "time_end", "entity"):
             add(getattr(k, name), ("keys", name))
+        if isinstance(k.features, list):
+            for j, col in enumerate(k.features):
+                add(col, ("keys", "features", j))
         for i, f in enumerate(self.fitted):
             for j, col in enumerate(f.columns or []):
                 add(col, ("fitted", i, "columns", j))

@@ -19,6 +19,7 @@ import pyarrow.ipc as ipc
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
+from auditor.manifest.features import feature_columns, wants_all_columns
 from auditor.manifest.readers import MissingColumnsError, missing_columns
 from auditor.manifest.table import SPLIT_COLUMN, Manifest, check_id_type, check_scalar_columns, explain_missing
 
@@ -38,8 +39,10 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     spec = loaded.config.manifest
     assert spec is not None and (spec.split is not None or spec.folds is not None)
     named = loaded.config.manifest_columns()
-    columns = list(named)
     table = source.table
+    columns = list(named)
+    if wants_all_columns(loaded.config):
+        columns += [c for c in feature_columns(loaded.config, table.column_names) if c not in named]
     try:
         missing_columns(source.name, table.column_names, columns)
     except MissingColumnsError as exc:

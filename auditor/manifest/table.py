@@ -19,6 +19,7 @@ from auditor.core.paths import ROOTS_HINT, is_under
 from auditor.core.source import TableSource
 from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
+from auditor.manifest.features import columns_to_read
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
@@ -428,9 +429,11 @@ def manifest_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[P
             (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
             for split, p in spec.paths.items()
         ]
-        return groups, columns
+        first = next((fs[0] for _, fs in groups if fs), None)
+        return groups, columns_to_read(loaded.config, columns, first, spec.format)
     assert spec.path is not None and (spec.split is not None or spec.folds is not None)
     files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+    columns = columns_to_read(loaded.config, columns, files[0] if files else None, spec.format)
     return [(None, files)], [spec.split, *columns] if spec.split is not None else columns
 
 
