@@ -19,6 +19,18 @@ def test_the_corpus_is_large_and_names_are_unique() -> None:
     assert len(set(names)) == len(names)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=pytest.mark.timeout(c.timeout + 30)) for c in CASES])
+# Running user code or signalling a run starts a fresh auditor and a fresh child that imports torch: seconds a case.
+# tests/numeric/test_isolation.py guards each of those paths in the fast suite; CI runs the whole corpus.
+_SLOW_PREFIXES = ("user-", "kill-", "cli-validate-user")
+
+
+def _marks(c: Case) -> list[pytest.MarkDecorator]:
+    marks = [pytest.mark.timeout(c.timeout + 30)]
+    if c.process and c.name.startswith(_SLOW_PREFIXES):
+        marks.append(pytest.mark.slow)
+    return marks
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=_marks(c)) for c in CASES])
 def test_hostile_case(case: Case, tmp_path: Path) -> None:
     check_promises(case, run_case(case, tmp_path))

@@ -227,6 +227,7 @@ def test_a_programming_error_is_still_a_500_not_an_outage(engines: tuple[Engine,
     assert answer.status_code == 500
 
 
+@pytest.mark.slow  # a real database outage and restart: tens of seconds; CI runs it
 @pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 def test_postgresql_stopped_during_an_audit_then_started_again(
     tmp_path: Path, database: str, pg_cluster: PgCluster

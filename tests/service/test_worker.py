@@ -111,6 +111,7 @@ def _wait_for(client, path: str, done, timeout: float = 60):  # type: ignore[no-
         time.sleep(0.2)
 
 
+@pytest.mark.slow  # three server starts and two audits per database; CI runs it
 def test_queued_runs_wait_without_workers_and_complete_after_a_restart(tmp_path: Path, database: str | None) -> None:
     config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
     body = {"config": config, "data_root": "samples", "base": "video_frames"}
