@@ -206,13 +206,13 @@ def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
     assert "SPL005" not in codes(r) and "SPL006" not in codes(r)
 
 
-def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
+def test_test_exposure_on_folds_alone_is_skipped_with_the_reason(audit: AuditFn) -> None:
     df = patients()
     df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
     df["sha"] = [f"{i:064x}" for i in range(len(df))]
     r = audit(df, manifest=FOLDS, keys={"content_hash": "sha"}, only=["test_exposure"])
     stage = next(s for s in r.stages if s.stage == "test_exposure")
-    assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
+    assert stage.status == "skipped" and "cross-validation fold is a validation fold" in (stage.skip_reason or "")
 
 
 def test_identical_content_is_reported_per_fold(audit: AuditFn) -> None:
