@@ -376,3 +376,57 @@ def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettin
     }
     ids_shown = {e["value"]: [s["spelling"] for s in e["spellings"]] for e in found["SPL010"]["examples"]}
     assert ids_shown == {i: [i, r] for i, r in zip(ids, respelled_ids, strict=True)}
+
+
+@pytest.mark.slow  # a property run over every engine, run in CI
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=manifests(),
+    folds=st.lists(st.sampled_from([0, 1, 2, None]), min_size=40, max_size=40),
+    form=st.sampled_from(["column", "rolling", "alone"]),
+    files=st.integers(min_value=1, max_value=3),
+)
+def test_generated_folds_report_alike_on_every_engine(
+    engine: EngineSettings,
+    data: dict[str, list[Any]],
+    folds: list[int | None],
+    form: str,
+    files: int,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Generated manifests with folds beside the split (test rows carry none) or alone: the same report from
+    every engine, or the same refusal (a fold without holdout or training rows)."""
+    folder = tmp_path_factory.mktemp("generated-folds")
+    data.pop("horizon")
+    n = len(data["sample_id"])
+    fold = folds[:n]
+    if form != "alone":
+        fold = [None if s in ("test", "Test") else f for s, f in zip(data["split"], fold, strict=True)]
+    table = pa.table({**data, "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s")), "fold": fold})
+    step = -(-table.num_rows // files)
+    for i in range(files):
+        part = table.slice(i * step, step)
+        if part.num_rows or i == 0:
+            pq.write_table(part, folder / f"part-{i}.parquet", row_group_size=5)
+    manifest: dict[str, Any] = {"path": "part-*.parquet", "id": "sample_id", "split": "split", "folds": "fold"}
+    if form == "rolling":
+        manifest["folds"] = {"column": "fold", "scheme": "rolling"}
+    elif form == "alone":
+        del manifest["split"]
+    config = {
+        "version": 1,
+        "manifest": manifest,
+        "splits": {"train": ["train", "val", ""], "holdout": ["test", "Test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha", "label": "label", "time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    outcomes = []
+    for settings_ in (EngineSettings("memory"), engine):
+        try:
+            outcomes.append(comparable(run_audit(path, only=OUT_OF_CORE, engine=settings_)))
+        except ManifestError as exc:
+            outcomes.append({"refused": str(exc)})
+    assert_same(outcomes[0], outcomes[1], engine.engine)
