@@ -8,14 +8,14 @@ Report, whose exit code the auditor decides. pandas, polars and datasets are imp
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.core.config import LoadedConfig, config_from_mapping
 from auditor.core.errors import ArgumentError, ManifestError
 from auditor.core.findings import Report
-from auditor.core.source import TableSource
+from auditor.core.source import FoldOverlap, TableSource
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,10 +101,14 @@ def audit_splitter(
     ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label.
     """
     caller = "auditor.audit_splitter"
-    table, key_section, fold_names = splitter_table(
+    table, key_section, folds = splitter_table(
         cv, X, y, groups, data=data, id=id, keys=keys, base_dir=base_dir, caller=caller, **sections
     )
-    return _run(_prepare(table, caller, None, id, key_section, {"columns": fold_names}, base_dir, sections), only)
+    loaded = _prepare(table, caller, None, id, key_section, {"columns": list(folds.columns)}, base_dir, sections)
+    if folds.overlaps:  # rows a fold trains on and evaluates: split_integrity reports them (SPL013)
+        assert loaded.source is not None
+        loaded = replace(loaded, source=replace(loaded.source, overlaps=folds.overlaps))
+    return _run(loaded, only)
 
 
 def write_report(
@@ -331,9 +335,9 @@ def splitter_table(
     base_dir: str | Path | None = None,
     caller: str = "auditor.audit_splitter",
     **sections: Any,
-) -> tuple[pa.Table, dict[str, Any], list[str]]:
-    """The rows to audit, the keys section and the fold columns' names: the columns the config names (from X
-    or ``data``), `groups` and `y` when given, and one column per fold.
+) -> tuple[pa.Table, dict[str, Any], SplitterFolds]:
+    """The rows to audit, the keys section and the folds: the columns the config names (from X or ``data``),
+    `groups` and `y` when given, and one column per fold.
 
     The arguments are validated as the config before the splitter runs, so a typo costs no split.
     """
@@ -371,14 +375,22 @@ def splitter_table(
             f"data= ({ACCEPTED}, one row per row of X)"
         )
     folds = fold_columns(cv, X, y, groups, caller=caller)
-    for name, values in {**own, **folds}.items():
+    for name, values in {**own, **folds.columns}.items():
         if name in columns:
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
-    return pa.table(columns), key_section, list(folds)
+    return pa.table(columns), key_section, folds
 
 
 _PROBE_SPLIT = "\x00split"  # a split column no table has: the config is checked before the fold columns exist
+
+
+@dataclass(frozen=True, eq=False)
+class SplitterFolds:
+    """The folds a splitter yielded: one column per fold, and the rows a fold both trains on and holds out."""
+
+    columns: dict[str, pa.Array]
+    overlaps: tuple[FoldOverlap, ...] = ()
 
 
 def fold_columns(
@@ -388,12 +400,13 @@ def fold_columns(
     groups: Any = None,
     *,
     caller: str = "auditor.audit_splitter",
-) -> dict[str, pa.Array]:
+) -> SplitterFolds:
     """One column per fold ``cv.split(X, y, groups)`` yields, each row 'train', 'holdout' or 'unused'.
 
     Folds are named fold_0, fold_1, ...; a splitter that repeats itself (RepeatedKFold, `n_repeats`) names
     them by repetition, rep_0_fold_0, ..., so that each repetition is audited as the partition it is.
-    ArgumentError for indices outside X or a row in both the training and the holdout indices of one fold.
+    A row in both the training and the holdout indices of one fold is a holdout row of that fold (it is
+    evaluated), listed among the overlaps (the audit reports it: SPL013). ArgumentError for indices outside X.
     """
     import numpy as np
     import pyarrow as pa
@@ -410,23 +423,20 @@ def fold_columns(
     per = len(produced) // repeats if isinstance(repeats, int) and repeats > 1 and len(produced) % repeats == 0 else 0
     dictionary = pa.array(FOLD_VALUES, pa.string())
     out: dict[str, pa.Array] = {}
+    overlaps: list[FoldOverlap] = []
     for k, fold in enumerate(produced):
         if not (isinstance(fold, tuple | list) and len(fold) == 2):
             raise ArgumentError(f"{caller}(cv=…): fold {k} is not a pair (train indices, holdout indices)")
         train, holdout = (_indices(part, n, f"{caller}(cv=…): fold {k}") for part in fold)
-        both = np.intersect1d(train, holdout)
-        if both.size:
-            rows = ", ".join(str(int(r)) for r in both[:5]) + (" …" if both.size > 5 else "")
-            raise ArgumentError(
-                f"{caller}(cv=…): fold {k} puts {both.size} row(s) ({rows}) in both its training and its holdout "
-                "indices: the splitter's folds overlap"
-            )
         codes = np.full(n, FOLD_VALUES.index("unused"), dtype=np.int8)
         codes[train] = FOLD_VALUES.index("train")
-        codes[holdout] = FOLD_VALUES.index("holdout")
+        codes[holdout] = FOLD_VALUES.index("holdout")  # a row in both is evaluated: a holdout row, marked below
         name = f"rep_{k // per}_{FOLD_PREFIX}{k % per}" if per else f"{FOLD_PREFIX}{k}"
         out[name] = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), dictionary)
-    return out
+        both = np.intersect1d(train, holdout)
+        if both.size:
+            overlaps.append(FoldOverlap(name, tuple(int(r) for r in both)))
+    return SplitterFolds(out, tuple(overlaps))
 
 
 def _indices(part: Any, n: int, where: str) -> np.ndarray:

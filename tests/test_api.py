@@ -19,7 +19,7 @@ import yaml
 
 import auditor
 from auditor import load_config, run_audit
-from auditor.api import fold_columns, loaded_config, splitter_table, to_arrow
+from auditor.api import SplitterFolds, fold_columns, loaded_config, splitter_table, to_arrow
 from auditor.core.config import ManifestSpec, config_from_mapping
 from auditor.core.errors import ArgumentError, ConfigError, ManifestError
 from auditor.core.findings import Report
@@ -414,8 +414,9 @@ def _patients(n_patients: int = 6, visits: int = 4) -> pd.DataFrame:
     )
 
 
-def _columns(folds: dict[str, pa.Array]) -> dict[str, np.ndarray]:
-    return {name: np.asarray(column.cast(pa.string()).to_pylist()) for name, column in folds.items()}
+def _columns(folds: SplitterFolds) -> dict[str, np.ndarray]:
+    assert folds.overlaps == ()  # no fold trains on its own holdout rows
+    return {name: np.asarray(column.cast(pa.string()).to_pylist()) for name, column in folds.columns.items()}
 
 
 @needs_sklearn
@@ -479,11 +480,11 @@ def test_repeated_kfold_is_named_and_partitioned_repetition_by_repetition() -> N
 @needs_sklearn
 def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     frame = _patients().assign(hospital_visit=lambda f: [f"h{i % 3}" for i in range(len(f))])
-    table, keys, names = splitter_table(
+    table, keys, folds = splitter_table(
         sklearn.GroupKFold(n_splits=2), frame, frame["label"], frame["patient"], keys={"groups": ["hospital_visit"]}
     )
     assert keys == {"groups": ["groups", "hospital_visit"], "label": "y"}
-    assert names == ["fold_0", "fold_1"]
+    assert list(folds.columns) == ["fold_0", "fold_1"] and folds.overlaps == ()
     assert table.column_names == ["hospital_visit", "groups", "y", "fold_0", "fold_1"]
     assert table["groups"].to_pylist() == list(frame["patient"])
 
@@ -541,8 +542,9 @@ def test_folds_that_overlap_are_reported_not_crashed() -> None:
         def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
             yield np.array([0, 1, 2]), np.array([2, 3])
 
-    with pytest.raises(ArgumentError, match=r"fold 0 puts 1 row\(s\) \(2\) in both its training and its holdout"):
-        fold_columns(Overlapping(), np.zeros((4, 1)))
+    folds = fold_columns(Overlapping(), np.zeros((4, 1)))
+    assert folds.columns["fold_0"].cast(pa.string()).to_pylist() == ["train", "train", "holdout", "holdout"]
+    assert [(o.fold, o.rows) for o in folds.overlaps] == [("fold_0", (2,))]
 
     class OutOfRange:
         def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
@@ -572,3 +574,51 @@ def test_a_group_kfold_on_patients_that_shares_another_key_is_found() -> None:
         sklearn.GroupKFold(n_splits=3), frame, groups=frame["patient"], keys={"groups": ["hospital_visit"]}
     )
     assert any(f.code == "GRP001" and f.evidence.get("key") == "hospital_visit" for f in report.findings)
+
+
+class _TrainsOnItsHoldout:
+    """sklearn's KFold, except that fold 1 also trains on its first two holdout rows (a hand-made CV loop's bug)."""
+
+    def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+        for k, (train, test) in enumerate(sklearn.KFold(n_splits=3).split(X)):
+            yield (np.concatenate([train, test[:2]]) if k == 1 else train), test
+
+
+@needs_sklearn
+@needs_folds
+def test_a_fold_that_trains_on_its_holdout_rows_is_an_error_naming_the_fold_and_ids() -> None:
+    frame = _patients()
+    report = auditor.audit_splitter(_TrainsOnItsHoldout(), frame, id="visit", only=["split_integrity"])
+    assert report.exit_code == 1
+    (found,) = [f for f in report.findings if f.code == "SPL013"]
+    assert found.severity == "error" and found.evidence == {"fold": "fold_1", "rows": 2}
+    assert [e["id"] for e in found.examples] == ["v008", "v009"]  # KFold(3) holds rows 8-15 out in fold 1
+    assert "fold_1" in found.message and "v008, v009" in found.message
+    assert found.scope is not None and found.scope.values == ("v008", "v009")
+    sizes = next(f for f in report.findings if f.code == "SPL012").evidence["folds"]["fold_1"]
+    assert sizes == {"holdout": 8, "train": 16, "unused": 0}  # the rows in both are counted as holdout rows
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sklearn.ShuffleSplit(n_splits=4, test_size=0.3, random_state=0),
+        lambda: sklearn.RepeatedKFold(n_splits=3, n_repeats=2, random_state=0),
+        lambda: sklearn.RepeatedStratifiedKFold(n_splits=2, n_repeats=3, random_state=0),
+    ],
+    ids=["ShuffleSplit", "RepeatedKFold", "RepeatedStratifiedKFold"],
+)
+@needs_sklearn
+@needs_folds
+def test_test_sets_that_overlap_across_folds_by_design_are_no_overlap_finding(make: Any) -> None:
+    """A row in several folds' holdouts (ShuffleSplit draws each fold anew; a repeated splitter repeats): each
+    fold still keeps its training and holdout indices apart, so nothing is reported."""
+    frame = _patients()
+    cv = make()
+    held = np.zeros(len(frame), dtype=int)
+    for _, test in cv.split(frame, frame["label"]):
+        held[test] += 1
+    assert held.max() > 1  # the holdouts really overlap across folds
+    report = auditor.audit_splitter(cv, frame, frame["label"], id="visit", only=["split_integrity"])
+    assert not [f for f in report.findings if f.code == "SPL013"]
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]

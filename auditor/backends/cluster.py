@@ -295,6 +295,7 @@ class DaskManifest(FileManifest):
         # whatever the manifest's size, so no worker is handed a share that grows with the rows.
         self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
         self._notes: list[str] = []
+        self._fold_codes: list[Any] | None = None
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
@@ -445,6 +446,18 @@ class DaskManifest(FileManifest):
         index, values = self.split.parts[0]
         return [str(v) for v in values.take(pa.array(index)).cast(pa.string()).to_pylist()]
 
+    def _piece_splits(self, with_split: bool) -> list[Any]:
+        """What each piece's task needs to code its rows' splits: nothing, the split names, or with folds the
+        piece's own split codes (fold patterns are in no file), sent to the workers once."""
+        if not with_split:
+            return [None] * len(self._pieces)
+        if self.folds is None:
+            return [self._split_values()] * len(self._pieces)
+        if self._fold_codes is None:
+            codes = self.split.codes
+            self._fold_codes = [self._cluster.put(codes[p.offset : p.offset + p.rows].copy()) for p in self._pieces]
+        return self._fold_codes
+
     def _groups(
         self,
         columns: list[str],
@@ -455,10 +468,13 @@ class DaskManifest(FileManifest):
     ) -> pa.Table:
         """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from; without
         ``values`` the hashes and rows alone; with ``among``, only the rows whose hashes it lists."""
-        split_names = self._split_values() if with_split else None
+        splits = self._piece_splits(with_split)
         n, b = len(columns), self._n_buckets
         wanted = self._cluster.put(among) if among is not None else None
-        maps = [_delayed(_map_groups, nout=b)(p, columns, split_names, b, values, wanted) for p in self._pieces]
+        maps = [
+            _delayed(_map_groups, nout=b)(p, columns, s, b, values, wanted)
+            for p, s in zip(self._pieces, splits, strict=True)
+        ]
         reduce = _merge_repeated if repeated else merge_groups
         merged = [_delayed(reduce)([m[j] for m in maps], n) for j in range(b)]
         tables = self._cluster_compute(merged)
@@ -467,11 +483,11 @@ class DaskManifest(FileManifest):
 
     def _rows_of(self, groups: pa.Table, columns: list[str], with_split: bool) -> pa.Table:
         """Every row whose key hashes are those of ``groups``: their values (v0..), row numbers and split."""
-        split_names = self._split_values() if with_split else None
+        splits = self._piece_splits(with_split)
         # With the split: a value may be one group in one split and collide with another value in the next.
         by = [f"h{i}" for i in range(len(columns))] + ([SPLIT] if with_split else [])
         wanted = self._cluster.put(groups.select(by))
-        tasks = [_delayed(_rows_hashed)(p, columns, split_names, wanted) for p in self._pieces]
+        tasks = [_delayed(_rows_hashed)(p, columns, s, wanted) for p, s in zip(self._pieces, splits, strict=True)]
         return self._gather(tasks)
 
     def _resolve(
@@ -569,7 +585,7 @@ def _pieces(files: ParquetManifestFiles) -> list[Piece]:
 def _map_groups(
     piece: Piece,
     columns: list[str],
-    split_names: list[str] | None,
+    split_names: list[str] | np.ndarray | None,
     n_buckets: int,
     values: bool = True,
     among: pa.Table | None = None,
@@ -586,7 +602,9 @@ def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
     return merged.filter(pc.greater(merged.column("rows"), 1))
 
 
-def _rows_hashed(piece: Piece, columns: list[str], split_names: list[str] | None, wanted: pa.Table) -> pa.Table:
+def _rows_hashed(
+    piece: Piece, columns: list[str], split_names: list[str] | np.ndarray | None, wanted: pa.Table
+) -> pa.Table:
     table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
     return rows_with_hashes(hash_keys(table, columns), len(columns), wanted)
 

@@ -92,15 +92,22 @@ class DuckManifest(FileManifest):
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         name = columns[0] if len(columns) == 1 else compound_label(list(columns))
-        index, values = self.split.parts[0]
-        # The split code of a row is a function of its split value: the same codes the Manifest holds.
-        named = values.take(pa.array(index)).cast(pa.string())
-        split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
+        if self.folds is None:
+            index, values = self.split.parts[0]
+            # The split code of a row is a function of its split value: the same codes the Manifest holds.
+            named = values.take(pa.array(index)).cast(pa.string())
+            split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
+            on = f"m.{_ident(SPLIT_COLUMN)} = s.v"
+        else:
+            # A fold pattern is no column of the files: each row's code, as the Manifest holds it, by row number.
+            coded = np.flatnonzero(self.split.codes >= 0)
+            split_codes = pa.table({"r": coded, "code": self.split.codes[coded].astype(np.int64)})
+            on = "m._row = s.r"
         keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
         group = ", ".join(f"k{i}" for i in range(len(columns)))
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
-            f"max(_row) AS last FROM m LEFT JOIN _splits s ON m.{_ident(SPLIT_COLUMN)} = s.v "
+            f"max(_row) AS last FROM m LEFT JOIN _splits s ON {on} "
             f"GROUP BY {group}, __split_code__ ORDER BY first"  # sorted out of core, not copied in memory
         )
         with self._registered("_splits", split_codes):
@@ -283,7 +290,8 @@ def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str |
     picked = ", ".join(_ident(c) for c in columns)
     parts = []
     for s in sources:
-        split = _literal(s.split) if s.split is not None else _ident(split_column or "")
+        # Folds alone name no split column: the split code is the rows' fold pattern (see DuckManifest._count_groups).
+        split = _literal(s.split) if s.split is not None else _ident(split_column) if split_column else "NULL"
         parts.append(
             f"SELECT {picked}, {split}::VARCHAR AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
             f"FROM read_parquet({_literal(str(s.path))}, file_row_number = true)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import cast
@@ -22,6 +22,7 @@ from auditor.backends.engines import InMemoryOnlyError
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.content import Digests
+from auditor.manifest.folds import FoldPatterns, fold_patterns
 from auditor.manifest.readers import (
     MissingColumnsError,
     detect_format,
@@ -30,6 +31,7 @@ from auditor.manifest.readers import (
     open_parquet,
     parquet_schema,
 )
+from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import Variants, normalise, spelling_variants
 from auditor.manifest.table import (
     SPLIT_COLUMN,
@@ -69,6 +71,10 @@ class ParquetManifestFiles:
     types: dict[str, pa.DataType]
     split_column: str | None
     id_column: str | None
+    # With cross-validation folds: the shared kernel that codes each row's fold pattern from the fold (and split)
+    # columns, bound to the config; the columns it reads.
+    folds: Callable[[pa.Table, Path], FoldPatterns] | None = None
+    fold_columns: tuple[str, ...] = ()
 
 
 def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> ParquetManifestFiles:
@@ -121,7 +127,17 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
     check_scalar_columns(empty, list(named), named_files)
     if spec.id is not None:
         check_id_type(empty, spec.id, named_files)
-    return ParquetManifestFiles(tuple(sources), tuple(columns), types, spec.split, spec.id)
+    folds: Callable[[pa.Table, Path], FoldPatterns] | None = None
+    fold_columns: tuple[str, ...] = ()
+    fold_spec = spec.fold_spec
+    if fold_spec is not None:
+        splits, locate = loaded.config.splits, loaded.locate
+
+        def folds(table: pa.Table, file: Path) -> FoldPatterns:
+            return fold_patterns(table, spec, splits, locate, file)
+
+        fold_columns = tuple(dict.fromkeys([*fold_spec.named, *([spec.split] if spec.split else [])]))
+    return ParquetManifestFiles(tuple(sources), tuple(columns), types, spec.split, spec.id, folds, fold_columns)
 
 
 class FileManifest(Manifest):
@@ -134,8 +150,16 @@ class FileManifest(Manifest):
         self._engine_flag = engine
         self._rows = sum(s.rows for s in files.sources)
         self._remote = any(isinstance(s.path, str) for s in files.sources)
+        # With folds the split code is each row's fold pattern, coded in memory by the in-memory engine's kernel
+        # from the few fold columns (one small integer column per row, as the split column is otherwise).
+        self._patterns: pa.DictionaryArray | None = None
+        layout = None
+        if files.folds is not None:
+            projected = pa.table({c: self._read_column(c) for c in files.fold_columns})
+            patterns = files.folds(projected, cast(Path, files.sources[0].path))
+            self._patterns, layout = patterns.column(), patterns.layout
         # A URL stays a string: Manifest.files are only named in messages and digested (see _digest_files).
-        super().__init__(None, cast(list[Path], [s.path for s in files.sources]), files.id_column, roots)
+        super().__init__(None, cast(list[Path], [s.path for s in files.sources]), files.id_column, roots, folds=layout)
 
     @property
     def table(self) -> pa.Table:
@@ -149,6 +173,8 @@ class FileManifest(Manifest):
         return self._read_column(name)
 
     def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
+        if name == SPLIT_COLUMN and self._patterns is not None:
+            return take_rows(self._patterns, rows)
         wanted = np.asarray(rows, dtype=np.int64)
         if not len(wanted):
             return pa.array([], self._arrow_type(name))
@@ -233,6 +259,8 @@ class FileManifest(Manifest):
 
     def _read_column(self, name: str) -> pa.ChunkedArray:
         """A whole column as the in-memory engine reads it (the split column dictionary-encoded)."""
+        if name == SPLIT_COLUMN and self._patterns is not None:
+            return pa.chunked_array([self._patterns])
         chunks: list[pa.Array] = []
         for source in self._sources:
             if name == SPLIT_COLUMN and source.split is not None:

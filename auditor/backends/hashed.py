@@ -40,10 +40,19 @@ class Piece:
     split_column: str | None
 
 
-def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] | None = None) -> pa.Table:
+def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] | np.ndarray | None = None) -> pa.Table:
     """The piece's ``columns`` plus its manifest row numbers, and with ``split_names`` each row's split code
-    (the position of its split value among ``split_names``; -1 when not among them)."""
+    (the position of its split value among ``split_names``; -1 when not among them). Cross-validation folds
+    give the piece's split codes themselves (its rows' fold patterns, which no file column holds)."""
     wanted = [c for c in dict.fromkeys(columns) if c != SPLIT]
+    if isinstance(split_names, np.ndarray):
+        table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
+        if len(split_names) != table.num_rows:
+            raise ValueError(f"{piece.path}: {len(split_names)} split codes for a piece of {table.num_rows} rows")
+        out = {c: _plain(table.column(c)) for c in columns if c != SPLIT}
+        out[ROW] = pa.array(np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64))
+        out[SPLIT] = pa.array(split_names.astype(np.int64))
+        return pa.table(out)
     if split_names is not None and piece.split is None:
         assert piece.split_column is not None
         wanted = list(dict.fromkeys([*wanted, piece.split_column]))

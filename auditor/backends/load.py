@@ -5,7 +5,7 @@ from __future__ import annotations
 from auditor.backends.engines import EngineSettings, choose
 from auditor.backends.size import projected_bytes
 from auditor.core.config import LoadedConfig
-from auditor.core.errors import AuditError, ManifestError
+from auditor.core.errors import AuditError
 from auditor.manifest.table import Manifest, load_manifest
 
 
@@ -16,15 +16,6 @@ def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, 
             raise AuditError(
                 f"{loaded.source.name}: rows given in code are held in memory; the {settings.engine} engine reads "
                 "manifest files (write the rows to a Parquet file and name it in manifest.path)"
-            )
-        return load_manifest(loaded), "memory"
-    spec = loaded.config.manifest
-    if spec is not None and spec.folds is not None:
-        # The other engines count by the split column and know no fold patterns yet: refused, never guessed.
-        if settings.engine in ("duckdb", "dask"):
-            raise ManifestError(
-                f"{loaded.locate(('manifest', 'folds'))}: the {settings.engine} engine cannot audit "
-                "cross-validation folds yet; run with --engine memory"
             )
         return load_manifest(loaded), "memory"
     engine, _ = choose(settings, projected_bytes(loaded) if settings.engine == "auto" else None)

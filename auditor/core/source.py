@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -10,6 +10,15 @@ if TYPE_CHECKING:
 
 # The validation context key that tells ManifestSpec its rows are given in code, so it names no file.
 IN_CODE = "rows_in_code"
+
+
+@dataclass(frozen=True)
+class FoldOverlap:
+    """Rows a splitter put in both the training and the holdout indices of one fold (row numbers of the table):
+    what a fold column, one role per row, cannot say. The column holds them as holdout rows."""
+
+    fold: str
+    rows: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,3 +32,4 @@ class TableSource:
     table: pa.Table
     name: str
     kind: str
+    overlaps: tuple[FoldOverlap, ...] = field(default=())  # from an sklearn-style splitter (auditor.audit_splitter)

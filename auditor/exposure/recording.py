@@ -11,9 +11,10 @@ from pathlib import Path
 
 from auditor.core.config import LoadedConfig, load_config
 from auditor.core.errors import ConfigError, LedgerError, ManifestError
+from auditor.core.splits import SplitRoles
 from auditor.exposure.holdout import basis_of, split_sketches
 from auditor.exposure.ledger import LEDGER_NAME, Evaluation, Ledger, SqliteLedger
-from auditor.manifest.table import load_manifest
+from auditor.manifest.table import Manifest, load_manifest
 
 
 def default_ledger_path(loaded: LoadedConfig) -> Path:
@@ -47,6 +48,7 @@ def record(
         )
     manifest = load_manifest(loaded)
     try:
+        _refuse_fold_holdout(manifest, loaded, split)
         sketches = split_sketches(manifest, loaded.config, loaded.base_dir, [split])
     finally:
         manifest.close()
@@ -75,6 +77,21 @@ def record(
     except OSError as exc:
         raise LedgerError(f"ledger: {exc}") from None
     return Evaluation(entry.at, entry.split, entry.source, entry.metrics, entry.note, entry.who, entry_id)
+
+
+def _refuse_fold_holdout(manifest: Manifest, loaded: LoadedConfig, split: str) -> None:
+    """ConfigError for a cross-validation fold's holdout: a validation fold, which the ledger does not count."""
+    if manifest.folds is None or split not in manifest.folds.patterns:
+        return
+    roles = SplitRoles.from_config(loaded.config.splits, manifest.split_names, manifest.folds)
+    if roles.role(split) != "fold":
+        return  # a fixed split beside the folds (or a stretch that only trains): recorded as without folds
+    fixed = [s for s in roles.order(manifest.split_names) if roles.role(s) == "holdout"]
+    hint = f"record the fixed test split ({', '.join(repr(s) for s in fixed)})" if fixed else "keep a fixed test split"
+    raise ConfigError(
+        f"split {split!r} of {_where(loaded)} is the holdout of a cross-validation fold, a validation fold "
+        f"(each fold is trained on the others), which the ledger does not count; {hint} beside the folds instead"
+    )
 
 
 def _metrics(metrics: Mapping[str, float]) -> dict[str, float]:

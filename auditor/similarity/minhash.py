@@ -75,6 +75,9 @@ class TextMatches:
     rows: int
     capped: bool  # some candidates were left out by max_postings or max_candidates (a large cluster)
     seconds: dict[str, float] = field(default_factory=dict, compare=False)  # time per phase
+    # (folds, text units) verbatim share of each fold's query texts in that fold's index texts (NaN elsewhere);
+    # None unless folds were asked for.
+    fold_shares: np.ndarray | None = None
 
 
 def recall_curve(bands: int, rows: int, s: float | np.ndarray) -> float | np.ndarray:
@@ -227,6 +230,25 @@ def _long_pass(
     long: Shingles, query: np.ndarray, index: np.ndarray, n_rows: int, settings: TextSettings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Verbatim share per query row, containment candidate pairs from shared long n-grams, and if any was cut."""
+    share, packed, lo, hi, asker, present, mask = _verbatim(long, query, index, n_rows)
+    # Candidates come from each query's rarest shared n-grams: the most telling, and a bounded amount of
+    # work even when every n-gram is shared by thousands of texts (one giant cluster).
+    useful = np.flatnonzero(present)
+    rarity = (asker[useful].astype(np.uint64) << np.uint64(32)) | np.minimum(hi - lo, 0xFFFFFFFF)[useful].astype(
+        np.uint64
+    )
+    useful = useful[np.argsort(rarity, kind="stable")]
+    first = np.searchsorted(asker[useful], asker[useful], "left")
+    chosen = useful[np.arange(len(useful)) - first < _PROPOSING_GRAMS]
+    q, c, capped = _lookup(packed, lo[chosen], hi[chosen], asker[chosen], settings, owner_mask=mask)
+    return share, q, c, capped
+
+
+def _verbatim(
+    long: Shingles, query: np.ndarray, index: np.ndarray, n_rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.uint64]:
+    """The share of each query row's long n-grams that another index row holds, with the sorted postings
+    (n-gram, owner) of the index and each asked n-gram's range in them, its asker and whether it was found."""
     owner_bits = max(1, int(n_rows).bit_length())
     shift = np.uint64(max(0, VALUE_BITS - (64 - owner_bits)))
     sizes = long.sizes()
@@ -258,17 +280,7 @@ def _long_pass(
     found = np.bincount(position[asker], weights=present, minlength=len(query))
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(sizes[query] > 0, found / np.maximum(sizes[query], 1), np.nan)
-    # Candidates come from each query's rarest shared n-grams: the most telling, and a bounded amount of
-    # work even when every n-gram is shared by thousands of texts (one giant cluster).
-    useful = np.flatnonzero(present)
-    rarity = (asker[useful].astype(np.uint64) << np.uint64(32)) | np.minimum(hi - lo, 0xFFFFFFFF)[useful].astype(
-        np.uint64
-    )
-    useful = useful[np.argsort(rarity, kind="stable")]
-    first = np.searchsorted(asker[useful], asker[useful], "left")
-    chosen = useful[np.arange(len(useful)) - first < _PROPOSING_GRAMS]
-    q, c, capped = _lookup(packed, lo[chosen], hi[chosen], asker[chosen], settings, owner_mask=mask)
-    return share, q, c, capped
+    return share, packed, lo, hi, asker, present, mask
 
 
 def _distinct_in_place(values: np.ndarray) -> np.ndarray:
@@ -322,10 +334,13 @@ def text_matches(
     index: np.ndarray | Sequence[int] | None,
     settings: TextSettings | None = None,
     same: bool = False,
+    fold_sides: Sequence[tuple[np.ndarray, np.ndarray]] = (),
 ) -> TextMatches:
     """Near-duplicate pairs between query and index text units (unit = position in `texts`).
 
     With same=True, `index` is ignored and pairs are taken inside `query`, each once (query < index).
+    ``fold_sides`` are (query, index) units of each cross-validation fold, subsets of ``query`` and ``index``:
+    the verbatim share is then measured fold by fold too, from the same shingles.
     """
     settings = settings or TextSettings()
     seconds: dict[str, float] = {}
@@ -388,6 +403,15 @@ def text_matches(
 
     share_of_row = np.full(len(units), np.nan)
     share_of_row[q_rows] = share
+    fold_shares = None
+    if fold_sides:
+        fold_shares = np.full((len(fold_sides), n_texts), np.nan)
+        for f, (fold_query, fold_index) in enumerate(fold_sides):
+            fq = np.unique(np.searchsorted(units, np.asarray(fold_query, dtype=np.int64)))
+            fi = np.unique(np.searchsorted(units, np.asarray(fold_index, dtype=np.int64)))
+            if len(fq):
+                fold_shares[f, units[fq]] = _verbatim(sh.long, fq, fi, len(units))[0]
+        lap("long_ngrams")
     return TextMatches(
         query=units[q[keep]],
         index=units[c[keep]],
@@ -403,6 +427,7 @@ def text_matches(
         rows=rows,
         capped=lsh_capped or long_capped,
         seconds=seconds,
+        fold_shares=fold_shares,
     )
 
 

@@ -81,6 +81,7 @@ class Source:
     texts: list[str | None] | None = None  # per unit, texts as compared (capped)
     unreadable: dict[str, str] = field(default_factory=dict)  # path -> reason
     verbatim_share: np.ndarray | None = None  # per unit, texts only (NaN: not a holdout text or no n-gram)
+    fold_shares: np.ndarray | None = None  # (folds, units): verbatim_share against each fold's training texts
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
     too_short: int = 0  # texts not compared: fewer words than the minimum
@@ -101,10 +102,11 @@ class NearCopies:
 
 @dataclass(frozen=True)
 class Roles:
-    """Which split codes are trained on and which are held out."""
+    """Which split codes are trained on and which are held out; with cross-validation folds, also per fold."""
 
     train: frozenset[int]
     holdout: frozenset[int]
+    folds: tuple[tuple[frozenset[int], frozenset[int]], ...] = ()  # (train, holdout) split codes of each fold
 
 
 def _sides(units: Units, roles: Roles) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +192,11 @@ def compare_texts(
     words = pc.count_substring_regex(pa.array(texts, pa.string()), r"\w+").fill_null(0).to_numpy(zero_copy_only=False)
     short = words < min_words
     index, query = index[~short[index]], query[~short[query]]
-    to_train = text_matches(texts, query, index, settings)
+    fold_sides = []
+    for train, holdout in roles.folds:
+        fold_index, fold_query = _sides(units, Roles(train, holdout))
+        fold_sides.append((fold_query[~short[fold_query]], fold_index[~short[fold_index]]))
+    to_train = text_matches(texts, query, index, settings, fold_sides=fold_sides)
     among = text_matches(texts, query, query, settings, same=True)
     found = [_text_parts(to_train), _text_parts(among)]
     if paths is None:
@@ -209,6 +215,7 @@ def compare_texts(
         texts=texts,
         unreadable=unreadable or {},
         verbatim_share=share,
+        fold_shares=to_train.fold_shares,
         # Texts cut when read (files) or by the kernel (a column): either way compared on their start only.
         truncated=np.flatnonzero(to_train.truncated | (cut if cut is not None else False)),
         lsh=(to_train.bands, to_train.rows),

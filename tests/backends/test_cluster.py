@@ -95,6 +95,17 @@ def test_a_sample_reports_alike_on_a_local_cluster(cluster: Any, tmp_path: Path)
     assert_same(memory, dask, "dask")
 
 
+def test_folds_report_alike_on_a_local_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fold patterns are in no file: each piece's split codes go to the workers, a piece at a time."""
+    from auditor.backends import cluster as engine
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 20)  # several pieces: each must get its own rows' codes
+    config = as_parquet("cv_patients", tmp_path)
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+    assert "GRP001" in {f["code"] for s in memory["stages"] for f in s["findings"]}
+
+
 def test_hash_collisions_are_regrouped_by_their_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With two-bit hashes nearly every group collides; every count must still come out exact."""
     from auditor.backends import cluster as engine
@@ -114,6 +125,11 @@ def test_hash_collisions_are_regrouped_by_their_values(tmp_path: Path, monkeypat
     memory, dask = both(config, EngineSettings("dask", scheduler="synchronous"), only=OUT_OF_CORE)
     assert_same(memory, dask, "dask")
     assert sum(collided) > 0, "no collision was made: the test would prove nothing"
+    collided.clear()
+    folds = as_parquet("cv_patients", tmp_path / "folds")  # regrouped rows keep their fold pattern, not a split name
+    memory, dask = both(folds, EngineSettings("dask", scheduler="synchronous"), only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+    assert sum(collided) > 0
 
 
 def _free_port() -> int:

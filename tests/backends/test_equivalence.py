@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.backends.engines import EngineSettings
+from auditor.core.errors import ManifestError
 from auditor.manifest.readers import column_names, read_files
 from auditor.pipeline.runner import run_audit
 
@@ -75,11 +76,11 @@ def both(config: Path, engine: EngineSettings, only: list[str] | None = None) ->
     return comparable(memory), comparable(other)
 
 
-def as_parquet(sample: str, tmp_path: Path) -> Path:
+def as_parquet(sample: str, tmp_path: Path, config: str = "audit.yaml") -> Path:
     """A copy of a sample whose manifest is Parquet, read with the project's own reader so types agree."""
     folder = tmp_path / sample
     shutil.copytree(REPO / "sample_data" / sample, folder)
-    config_path = folder / "audit.yaml"
+    config_path = folder / config
     data = yaml.safe_load(config_path.read_text())
     source = folder / data["manifest"]["path"]
     table = read_files([source], column_names(source, None), None)
@@ -121,6 +122,145 @@ def test_a_stage_that_needs_the_table_is_an_error_out_of_core(engine: EngineSett
             "holds (it keeps the manifest out of core); run it with --engine memory on a machine with enough "
             "memory, or leave it out with --only"
         )
+
+
+# -- cross-validation folds ---------------------------------------------------------------------------------
+
+
+def _ran(report: dict[str, Any]) -> list[str]:
+    return [s["stage"] for s in report["stages"] if s["status"] in ("passed", "failed")]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("config", ["audit.yaml", "audit_grouped.yaml"])
+def test_the_cv_patients_folds_report_alike_on_every_engine(
+    config: str, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A row-wise KFold that leaks patients into every fold, and a GroupKFold that does not."""
+    path = as_parquet("cv_patients", tmp_path, config)
+    memory, other = both(path, engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert ("GRP001" in found) == (config == "audit.yaml")  # the leak is found, not only reported alike
+    assert {"split_integrity", "group_overlap", "label_coverage"} <= set(_ran(memory))
+
+
+def _forecast_folds(tmp_path: Path, form: str) -> Path:
+    """The forecast sample's training days cut into 4 consecutive folds beside its fixed test split: a fold id
+    column read as a rolling scheme (TimeSeriesSplit), or one column per fold saying each row's role."""
+    path = as_parquet("forecast_horizon", tmp_path)
+    table = pq.read_table(path.parent / "manifest.parquet")
+    dates = table.column("date").to_pylist()
+    train = [s == "train" for s in table.column("split").to_pylist()]
+    days = sorted({d for d, t in zip(dates, train, strict=True) if t})
+    fold_of = {d: min(4 * i // len(days), 3) for i, d in enumerate(days)}
+    folds = [fold_of[d] if t else None for d, t in zip(dates, train, strict=True)]
+    data = yaml.safe_load(path.read_text())
+    if form == "rolling":
+        table = table.append_column("fold", pa.array(folds, pa.int64()))
+        data["manifest"]["folds"] = {"column": "fold", "scheme": "rolling"}
+    else:
+        names = []
+        for k in range(1, 4):  # fold k: the stretches before it train, stretch k is the holdout, later ones unused
+            role = ["" if f is None else "train" if f < k else "holdout" if f == k else "unused" for f in folds]
+            table = table.append_column(f"cv{k}", pa.array(role))
+            names.append(f"cv{k}")
+        data["manifest"]["folds"] = {"columns": names}
+    pq.write_table(table, path.parent / "manifest.parquet", row_group_size=50)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["rolling", "columns"])
+def test_time_series_folds_beside_a_test_split_report_alike_on_every_engine(
+    form: str, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """The forecast sample's folds in both forms the config has for a TimeSeriesSplit: the 7-day label horizon
+    purges the end of each training stretch on every engine."""
+    path = _forecast_folds(tmp_path, form)
+    memory, other = both(path, engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    assert "temporal_order" in _ran(memory)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert "TMP005" in found
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["column", "rolling", "columns", "alone"])
+def test_folds_over_every_key_report_alike_on_every_engine(form: str, engine: EngineSettings, tmp_path: Path) -> None:
+    """Groups, sources, content digests, labels and times across folds beside a fixed test split (and folds
+    alone), each fold form: the same findings, figures and counts from every engine, in several files."""
+    n = 60
+    fold = [None if i % 6 == 5 else i % 3 for i in range(n)]  # every sixth row in the test split
+    data: dict[str, Any] = {
+        "sample_id": [f"s{i:03d}" for i in range(n)],
+        "split": ["test" if f is None else "train" for f in fold],
+        "fold": fold,
+        "writer": [f"w{i % 7}" for i in range(n)],
+        "source": [f"doc{i // 4}" for i in range(n)],
+        "sha": [f"{i % 23:032x}" for i in range(n)],
+        "label": [["a", "b", "c"][i % 3] if i % 11 else "rare" for i in range(n)],
+        "ts": pa.array([1_700_000_000 + 86_400 * ((i * 7) % n) for i in range(n)], pa.int64()).cast(pa.timestamp("s")),
+    }
+    for k in range(3):
+        data[f"cv{k}"] = ["" if f is None else "holdout" if f == k else "train" for f in fold]
+    manifest: dict[str, Any] = {"path": "part-*.parquet", "id": "sample_id", "split": "split"}
+    if form == "column":
+        manifest["folds"] = "fold"
+    elif form == "rolling":
+        manifest["folds"] = {"column": "fold", "scheme": "rolling"}
+    elif form == "columns":
+        manifest["folds"] = {"columns": ["cv0", "cv1", "cv2"]}
+    else:
+        del manifest["split"]
+        data["fold"] = [i % 3 for i in range(n)]
+        manifest["folds"] = "fold"
+    table = pa.table(data)
+    for i in range(3):
+        pq.write_table(table.slice(i * 20, 20), tmp_path / f"part-{i}.parquet", row_group_size=7)
+    config = {
+        "version": 1,
+        "manifest": manifest,
+        "splits": {"train": ["train"], "holdout": ["test"]},
+        "keys": {
+            "groups": ["writer", ["writer", "label"]],
+            "sources": ["source"],
+            "content_hash": "sha",
+            "label": "label",
+            "time": "ts",
+            "entity": "writer",
+        },
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    ran = set(_ran(memory))
+    assert {"split_integrity", "group_overlap", "duplicate_content", "label_coverage", "shared_upstream"} <= ran
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert {"GRP001", "DUP001", "UPS001"} <= found, found
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("folds", "values"),
+    [("fold", [1, 1, 1, 1]), ("fold", [0.5, 1, 0, 1]), ({"columns": ["a", "b"]}, ["train", "holdout", "x", "unused"])],
+)
+def test_a_fold_layout_that_cannot_be_audited_is_refused_alike_on_every_engine(
+    folds: Any, values: list[Any], engine: EngineSettings, tmp_path: Path
+) -> None:
+    """One fold, fractional fold ids, a role that is no role: the in-memory engine's message on every engine."""
+    table = {"sample_id": ["a", "b", "c", "d"], "fold": values, "a": values, "b": values}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {"version": 1, "manifest": {"path": "m.parquet", "id": "sample_id", "folds": folds}}
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    messages = []
+    for settings_ in (EngineSettings("memory"), engine):
+        with pytest.raises(ManifestError) as raised:
+            run_audit(tmp_path / "audit.yaml", only=["split_integrity"], engine=settings_)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "fold" in messages[0]
 
 
 # -- generated manifests ------------------------------------------------------------------------------------
@@ -236,3 +376,57 @@ def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettin
     }
     ids_shown = {e["value"]: [s["spelling"] for s in e["spellings"]] for e in found["SPL010"]["examples"]}
     assert ids_shown == {i: [i, r] for i, r in zip(ids, respelled_ids, strict=True)}
+
+
+@pytest.mark.slow  # a property run over every engine, run in CI
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=manifests(),
+    folds=st.lists(st.sampled_from([0, 1, 2, None]), min_size=40, max_size=40),
+    form=st.sampled_from(["column", "rolling", "alone"]),
+    files=st.integers(min_value=1, max_value=3),
+)
+def test_generated_folds_report_alike_on_every_engine(
+    engine: EngineSettings,
+    data: dict[str, list[Any]],
+    folds: list[int | None],
+    form: str,
+    files: int,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Generated manifests with folds beside the split (test rows carry none) or alone: the same report from
+    every engine, or the same refusal (a fold without holdout or training rows)."""
+    folder = tmp_path_factory.mktemp("generated-folds")
+    data.pop("horizon")
+    n = len(data["sample_id"])
+    fold = folds[:n]
+    if form != "alone":
+        fold = [None if s in ("test", "Test") else f for s, f in zip(data["split"], fold, strict=True)]
+    table = pa.table({**data, "ts": pa.array(data["ts"], pa.int64()).cast(pa.timestamp("s")), "fold": fold})
+    step = -(-table.num_rows // files)
+    for i in range(files):
+        part = table.slice(i * step, step)
+        if part.num_rows or i == 0:
+            pq.write_table(part, folder / f"part-{i}.parquet", row_group_size=5)
+    manifest: dict[str, Any] = {"path": "part-*.parquet", "id": "sample_id", "split": "split", "folds": "fold"}
+    if form == "rolling":
+        manifest["folds"] = {"column": "fold", "scheme": "rolling"}
+    elif form == "alone":
+        del manifest["split"]
+    config = {
+        "version": 1,
+        "manifest": manifest,
+        "splits": {"train": ["train", "val", ""], "holdout": ["test", "Test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha", "label": "label", "time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    outcomes = []
+    for settings_ in (EngineSettings("memory"), engine):
+        try:
+            outcomes.append(comparable(run_audit(path, only=OUT_OF_CORE, engine=settings_)))
+        except ManifestError as exc:
+            outcomes.append({"refused": str(exc)})
+    assert_same(outcomes[0], outcomes[1], engine.engine)

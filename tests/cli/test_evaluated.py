@@ -11,11 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.stages.data.test_exposure import TestExposure
-from tests.conftest import REPO
+from tests.conftest import REPO, write_config, write_table
 
 runner = CliRunner()
-EXPOSURE_CODES = tuple(TestExposure.codes)  # EXP000 (a fresh set) and EXP001 carry the same evidence
+EXPOSURE_CODES = ("EXP000", "EXP001")  # a fresh set and a seen one carry the same evidence
 SAMPLE = REPO / "sample_data" / "video_frames"
 
 
@@ -142,3 +141,15 @@ def test_server_options_need_submit_and_exclude_a_local_ledger(sample: Path) -> 
     assert "give one" in one_error(done)
     done = invoke("evaluated", str(sample), "--split", "test", "--submit", "http://127.0.0.1:9", "--project", "p")
     assert "token" in one_error(done)
+
+
+def test_a_fold_holdout_is_not_recorded_and_the_fixed_test_split_is(tmp_path: Path) -> None:
+    split = ["test" if i % 5 == 0 else "train" for i in range(50)]
+    fold = ["" if s == "test" else str(i % 3) for i, s in enumerate(split)]
+    write_table(tmp_path / "m.csv", {"id": [f"r{i}" for i in range(50)], "split": split, "fold": fold})
+    config = write_config(tmp_path, {"manifest": {"path": "m.csv", "id": "id", "split": "split", "folds": "fold"}})
+    line = one_error(invoke("evaluated", str(config), "--split", "fold 0"))
+    assert "validation fold" in line and "'test'" in line
+    assert not (tmp_path / ".split-auditor").exists()
+    assert invoke("evaluated", str(config), "--split", "test").exit_code == 0
+    assert exposure_of(config, "test")["evaluations"] == 1

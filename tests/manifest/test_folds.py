@@ -160,18 +160,6 @@ def test_the_cli_exits_2_on_a_bad_fold_column(tmp_path: Path) -> None:
     assert "fold column 'fold'" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_folds_on_another_engine_are_refused(tmp_path: Path) -> None:
-    from auditor.backends.engines import EngineSettings
-
-    loaded = _load(tmp_path, {"fold": [0, 1, 0, 1]}, {"folds": "fold"})
-    for engine in ("duckdb", "dask"):
-        with pytest.raises(ManifestError, match=f"the {engine} engine cannot audit cross-validation folds"):
-            run_audit(loaded, only=["split_integrity"], engine=EngineSettings(engine))
-    # auto picks the in-memory engine, which audits them
-    report = run_audit(loaded, only=["split_integrity"], engine=EngineSettings("auto"))
-    assert report.manifest is not None and report.manifest.engine == "memory"
-
-
 def test_fold_roles_matrix_is_small_ints() -> None:
     from auditor.core.splits import FoldLayout
 

@@ -108,3 +108,11 @@ def test_disabled_stage_skips_with_reason() -> None:
     loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"enabled": False}}})
     (stage,) = instantiate([Custom], loaded)
     assert "disabled" in (stage.skip_reason(loaded.config) or "")
+
+
+def test_a_stage_that_does_not_judge_folds_skips_them_with_the_reason() -> None:
+    loaded = config_from_mapping({"manifest": {"path": "m", "folds": "fold"}})
+    (stage,) = instantiate([Custom], loaded)
+    assert stage.skip_reason(loaded.config) == "does not judge cross-validation folds yet (manifest.folds)"
+    judged = config_from_mapping({"manifest": {"path": "m", "split": "s"}})
+    assert instantiate([Custom], judged)[0].skip_reason(judged.config) is None

@@ -112,7 +112,14 @@ def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
 
         holdout, train = roles.folds.matrices(names)
         trains, held = np.flatnonzero(train.any(axis=1)), np.flatnonzero(holdout.any(axis=1))
-        return Roles(frozenset(int(i) for i in trains), frozenset(int(i) for i in held))
+        per_fold = tuple(
+            (
+                frozenset(int(i) for i in np.flatnonzero(train[:, f])),
+                frozenset(int(i) for i in np.flatnonzero(holdout[:, f])),
+            )
+            for f in range(len(roles.folds.folds))
+        )
+        return Roles(frozenset(int(i) for i in trains), frozenset(int(i) for i in held), per_fold)
     return Roles(
         frozenset(i for i, n in enumerate(names) if roles.role(n) == "train"),
         frozenset(i for i, n in enumerate(names) if roles.role(n) == "holdout"),
@@ -569,14 +576,7 @@ class NearDuplicates(Stage):
         if share is None:
             return
         if context.roles.folds is not None:
-            yield self.finding(
-                "NDP007",
-                Severity.INFO,
-                f"verbatim n-gram overlap of holdout texts with training texts (NDP004, NDP008) is not measured per "
-                f"cross-validation fold yet; {source.label} was compared for near copies only.",
-                key=source.column,
-                evidence={"content": source.label, "not_measured": ["NDP004", "NDP008"]},
-            )
+            yield from self._fold_verbatim(context, source)
             return
         manifest = context.require_manifest()
         names = manifest.split_names
@@ -652,6 +652,77 @@ class NearDuplicates(Stage):
             remediation="Check where these texts come from: passages of them were trained on.",
             scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
         )
+
+    def _fold_verbatim(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        """NDP008 and NDP004 per cross-validation fold: its holdout texts against its own training texts only."""
+        import numpy as np
+
+        assert isinstance(self.options, NearDuplicatesOptions)
+        layout = context.roles.folds
+        assert layout is not None and source.fold_shares is not None
+        manifest = context.require_manifest()
+        holdout, train = layout.matrices(manifest.split_names)
+        per = source.units.per_split
+        n, least = self.options.verbatim_words, self.options.verbatim_share
+        flagged = source.pairs.flagged
+        a, b = source.pairs.a[flagged], source.pairs.b[flagged]
+        for f, fold in enumerate(layout.folds):
+            share = source.fold_shares[f]
+            held = per[:, holdout[:, f]].sum(axis=1)
+            mine = ~np.isnan(share) & (held > 0)
+            some = mine & (share > 0)
+            if not some.any():
+                continue
+            high = mine & (share >= least)
+            texts, with_overlap, above = int(held[mine].sum()), int(held[some].sum()), int(held[high].sum())
+            mean = float(np.average(share[mine], weights=held[mine]))
+            overlapping = np.flatnonzero(some)
+            yield self.finding(
+                "NDP008",
+                Severity.INFO,
+                f"{fold}: verbatim {n}-word overlap of its holdout {source.label} with its training texts: "
+                f"{with_overlap} of {texts} text(s) share a passage, {above} for at least {least:.0%} of the text "
+                f"(mean share {mean:.2%}).",
+                key=source.column,
+                evidence={
+                    "content": source.label,
+                    "fold": fold,
+                    "ngram_words": n,
+                    "texts": texts,
+                    "with_overlap": with_overlap,
+                    "at_or_above_share": above,
+                    "mean_share": round(mean, 4),
+                },
+                scope=scope_of(
+                    (str(i) for i in manifest.ids(source.units.first_row[overlapping])), {"texts": with_overlap}
+                ),
+            )
+            # As without folds: mostly verbatim in the fold's training texts, near none of them (a collage).
+            trains = per[:, train[:, f]].sum(axis=1) > 0
+            near = np.zeros(source.units.n, dtype=bool)
+            near[a[trains[b]]] = True
+            near[b[trains[a]]] = True
+            loose = np.flatnonzero(high & ~near)
+            if not len(loose):
+                continue
+            loose = loose[np.argsort(-share[loose], kind="stable")]
+            rows = source.units.first_row[loose[: self.options.max_examples]]
+            yield self.finding(
+                "NDP004",
+                Severity.WARNING,
+                f"{fold}: {len(loose)} of its holdout text(s) of {source.label} have at least {least:.0%} of their "
+                f"{n}-word passages verbatim in its training texts, spread over several of them (no single training "
+                "text is a near copy).",
+                key=source.column,
+                evidence={"content": source.label, "fold": fold, "texts": len(loose), "ngram_words": n},
+                examples=tuple(
+                    {"holdout": i, "verbatim_share": round(float(share[u]), 3)}
+                    for i, u in zip(manifest.ids(rows), loose, strict=False)
+                ),
+                remediation="Check where these texts come from: passages of them were trained on in this fold; keep "
+                "texts that share passages in one fold.",
+                scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
+            )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
         from auditor.manifest.content import cache_dir_from

@@ -52,6 +52,7 @@ class SplitIntegrity(Stage):
         "SPL010": "sample ids that differ only by spelling, in different splits",
         "SPL011": "sample ids that differ only by spelling, within one split",
         "SPL012": "cross-validation folds: holdout and training rows per fold",
+        "SPL013": "rows in both the training and the holdout indices of one fold",
     }
     Options = SplitIntegrityOptions
     out_of_core = True
@@ -101,6 +102,7 @@ class SplitIntegrity(Stage):
 
         if roles.folds is not None:
             yield self._fold_sizes(roles.folds, names, sizes, total)
+            yield from self._fold_overlaps(manifest, limit)
 
         missing_split = np.flatnonzero(split < 0)
         if len(missing_split):
@@ -122,6 +124,27 @@ class SplitIntegrity(Stage):
         yield from self._allow_pairs(present, context)
         yield from self._duplicate_ids(context, limit)
         yield from self._id_spellings(context, limit)
+
+    def _fold_overlaps(self, manifest: Manifest, limit: int) -> Iterator[Finding]:
+        """Rows a splitter put in both the training and the holdout indices of one fold (in-code folds only: a
+        fold column gives each row one role): the fold is scored on rows it was trained on."""
+        overlaps = manifest.source.overlaps if manifest.source is not None else ()
+        for overlap in overlaps:
+            rows = list(overlap.rows)
+            ids = manifest.ids(rows)
+            shown = ", ".join(str(i) for i in ids[:limit]) + (" …" if len(ids) > limit else "")
+            yield self.finding(
+                "SPL013",
+                Severity.ERROR,
+                f"{overlap.fold}: {len(rows)} row(s) are in both its training and its holdout indices ({shown}); the "
+                "fold is evaluated on rows it was trained on. They are counted as its holdout rows.",
+                key=overlap.fold,
+                evidence={"fold": overlap.fold, "rows": len(rows)},
+                examples=tuple({"id": i, "row": r} for i, r in zip(ids[:limit], rows[:limit], strict=True)),
+                scope=scope_of((str(i) for i in ids), {"rows": len(rows)}),
+                remediation="Fix the splitter so that no fold trains on its own holdout rows (each fold's training "
+                "and holdout indices disjoint).",
+            )
 
     def _fold_sizes(self, layout: FoldLayout, names: list[str], sizes: np.ndarray, total: int) -> Finding:
         """Each fold's holdout, training and unused rows, from the rows per assignment pattern."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
-from auditor.core.findings import Finding, Table
+from auditor.core.findings import Finding, Severity, Table
 from auditor.core.pathoptions import ConfinedPath, NotAPath
 from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from auditor.manifest.table import Manifest
 
 TIMELINE_ROWS = 50
+FOLDS_NOT_LEDGERED = (
+    "the holdout of each cross-validation fold is a validation fold (each fold is trained on the others and "
+    "evaluated in turn), not a test set, so fold holdouts are neither fingerprinted nor counted in the ledger"
+)
 
 
 class TestExposureOptions(StageOptions):
@@ -55,15 +59,20 @@ class TestExposure(Stage):
     codes: ClassVar[dict[str, str]] = {
         "EXP000": "no evaluation recorded on a holdout set: it is fresh",
         "EXP001": "evaluations already recorded on a holdout set",
+        "EXP002": "cross-validation fold holdouts are validation folds: not ledgered",
     }
     Options = TestExposureOptions
     out_of_core = True
+    # A fixed holdout split beside the folds is the holdout of every fold: fingerprinted as without folds.
+    fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
         from auditor.exposure.holdout import basis_of
 
         if basis_of(config) is None:
             return "no way to recognise rows: set `manifest.id`, `keys.content_hash` or `keys.content_path`"
+        if config.manifest is not None and config.manifest.folds is not None and config.manifest.split is None:
+            return f"{FOLDS_NOT_LEDGERED}; there is no fixed test split beside them (`manifest.split`) to fingerprint"
         return None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
@@ -82,6 +91,28 @@ class TestExposure(Stage):
             matches = [m for m in (_Match(e, compare(mine, e.sketch)) for e in known) if self._counts(m.overlap)]
             matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
             yield self._finding(split, mine, matches, path)
+        if context.roles.folds is not None:
+            yield self._folds_note(context)
+
+    def _folds_note(self, context: AuditContext) -> Finding:
+        """What the stage leaves out with folds: the holdout of each fold, evaluated once per fold by design."""
+        layout = context.roles.folds
+        assert layout is not None
+        roles = context.roles
+        fixed = [s for s in roles.order(context.require_manifest().split_names) if roles.role(s) == "holdout"]
+        kept = (
+            f"the fixed holdout split {', '.join(repr(s) for s in fixed)} beside them is fingerprinted and counted "
+            "against the ledger as it would be without folds"
+            if fixed
+            else "no fixed holdout split beside them has rows to fingerprint"
+        )
+        return self.finding(
+            "EXP002",
+            Severity.INFO,
+            f"{FOLDS_NOT_LEDGERED}; {kept}.",
+            key="folds",
+            evidence={"folds": list(layout.folds), "holdout_splits": fixed},
+        )
 
     def _counts(self, overlap: Overlap) -> bool:
         assert isinstance(self.options, TestExposureOptions)

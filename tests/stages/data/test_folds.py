@@ -206,13 +206,13 @@ def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
     assert "SPL005" not in codes(r) and "SPL006" not in codes(r)
 
 
-def test_stages_that_do_not_judge_folds_are_skipped_with_the_reason(audit: AuditFn) -> None:
+def test_test_exposure_on_folds_alone_is_skipped_with_the_reason(audit: AuditFn) -> None:
     df = patients()
     df = with_folds(df, sklearn.GroupKFold(5).split(df, groups=df.patient))
     df["sha"] = [f"{i:064x}" for i in range(len(df))]
     r = audit(df, manifest=FOLDS, keys={"content_hash": "sha"}, only=["test_exposure"])
     stage = next(s for s in r.stages if s.stage == "test_exposure")
-    assert stage.status == "skipped" and "cross-validation folds" in (stage.skip_reason or "")
+    assert stage.status == "skipped" and "cross-validation fold is a validation fold" in (stage.skip_reason or "")
 
 
 def test_identical_content_is_reported_per_fold(audit: AuditFn) -> None:
@@ -463,7 +463,57 @@ def test_near_copies_are_reported_per_fold(audit: AuditFn) -> None:
         e = found[fold].evidence
         assert e["holdout_rows_near_train"] == 1 and e["pairs"] == 1
         assert found[fold].examples[0]["holdout"] == df.loc[row, "sid"]
-    assert "NDP007" in codes(r)  # verbatim overlap is not measured per fold: said, not silently skipped
+    assert "NDP007" not in codes(r)  # verbatim overlap is measured per fold too: nothing left unmeasured
+
+
+def _collage(df: pd.DataFrame, collage_fold: int, part_folds: list[int]) -> tuple[pd.DataFrame, Any, list[Any]]:
+    """Three long texts in rows of ``part_folds`` and, in a row of ``collage_fold``, one text made of a passage
+    of each (near none of them, mostly verbatim in them together)."""
+    from tests.stages.data.test_near_duplicates import join, text
+
+    parts = [text(20 + i, n=600) for i in range(3)]
+    used = {collage_fold: 0}
+    rows = []
+    for f in part_folds:
+        row = df.index[df.fold == f][used.get(f, 0)]
+        used[f] = used.get(f, 0) + 1
+        rows.append(row)
+    collage = df.index[df.fold == collage_fold][0]
+    for row, words in zip(rows, parts, strict=True):
+        df.loc[row, "note"] = join(words)
+    df.loc[collage, "note"] = join(parts[0][:100] + parts[1][:100] + parts[2][:100])
+    return df, collage, rows
+
+
+def test_verbatim_overlap_is_measured_per_fold_against_its_own_training_texts(audit: AuditFn) -> None:
+    df = _notes(with_folds(patients(), sklearn.GroupKFold(4).split(patients(), groups=patients().patient)))
+    df, collage, parts = _collage(df, 0, [1, 2, 3])
+    r = audit(df, manifest=FOLDS, keys={"text": "note"}, only=["near_duplicates"])
+    (mostly,) = [f for f in r.findings if f.code == "NDP004"]  # fold 0's holdout text, trained on in folds 1-3
+    assert mostly.evidence["fold"] == "fold 0" and mostly.evidence["texts"] == 1
+    assert mostly.examples[0]["holdout"] == df.loc[collage, "sid"] and mostly.examples[0]["verbatim_share"] > 0.9
+    assert mostly.scope is not None and mostly.scope.values == (df.loc[collage, "sid"],)
+    overlap = per_fold(r, "NDP008")
+    # Each fold's holdout part shares a passage with the collage it trains on: a sixth of it, below the share.
+    assert sorted(overlap) == ["fold 0", "fold 1", "fold 2", "fold 3"]
+    assert overlap["fold 0"].evidence["with_overlap"] == 1 and overlap["fold 0"].evidence["at_or_above_share"] == 1
+    for fold, row in zip(["fold 1", "fold 2", "fold 3"], parts, strict=True):
+        e = overlap[fold].evidence
+        assert (e["with_overlap"], e["at_or_above_share"]) == (1, 0)
+        assert overlap[fold].scope is not None and overlap[fold].scope.values == (df.loc[row, "sid"],)
+    fingerprints = {f.fingerprint for f in overlap.values()}
+    assert len(fingerprints) == 4  # the fold is part of each finding's identity
+    assert "NDP001" not in codes(r) and "NDP007" not in codes(r)
+
+
+def test_verbatim_overlap_inside_one_fold_is_not_a_finding(audit: AuditFn) -> None:
+    """The collage and the texts it quotes all in fold 1: together in its holdout, together in the other folds'
+    training rows, never one in a holdout and the other in its training rows."""
+    df = _notes(with_folds(patients(), sklearn.GroupKFold(4).split(patients(), groups=patients().patient)))
+    df, _, _ = _collage(df, 1, [1, 1, 1])
+    r = audit(df, manifest=FOLDS, keys={"text": "note"}, only=["near_duplicates"])
+    assert not {"NDP001", "NDP004", "NDP008", "NDP007"} & set(codes(r)) and r.exit_code == 0
+    assert next(s for s in r.stages if s.stage == "near_duplicates").status == "passed"
 
 
 def test_near_copies_within_one_fold_are_not_a_leak(audit: AuditFn) -> None:

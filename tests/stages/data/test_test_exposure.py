@@ -15,12 +15,12 @@ import yaml
 
 import auditor.exposure as exposure
 from auditor import load_config, run_audit
+from auditor.core.errors import ConfigError
 from auditor.core.findings import Finding, Report
-from auditor.stages.data.test_exposure import TestExposure
 from tests.conftest import REPO, write_config, write_table
 
 VIDEO = REPO / "sample_data" / "video_frames"
-EXPOSURE_CODES = tuple(TestExposure.codes)  # EXP000 (a fresh set) and EXP001 carry the same evidence
+EXPOSURE_CODES = ("EXP000", "EXP001")  # a fresh set and a seen one carry the same evidence
 
 
 def exp(report: Report, split: str) -> Finding:
@@ -280,3 +280,62 @@ def test_holdout_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_spli
     # all the splits, not once per split.
     assert [r for rows in reads for r in rows] == [i for i, s in enumerate(splits) if s != "train"]
     assert len(reads) > 1 and all(max(a) < min(b) for a, b in pairwise(reads))
+
+
+# -- cross-validation folds --------------------------------------------------------------------------------
+
+
+def _fold_configs(tmp_path: Path) -> tuple[Path, Path]:
+    """The same rows as a fixed train/test split, and with 4 folds over the training rows beside the test split."""
+    n = 400
+    ids = [f"r{i:04d}" for i in range(n)]
+    split = ["test" if i % 5 == 0 else "train" for i in range(n)]
+    fold = ["" if s == "test" else str(i % 4) for i, s in enumerate(split)]
+    write_table(tmp_path / "manifest.csv", {"id": ids, "split": split, "fold": fold})
+    fixed = write_config(tmp_path, {"manifest": {"path": "manifest.csv", "id": "id", "split": "split"}}, "fixed.yaml")
+    folds = write_config(
+        tmp_path, {"manifest": {"path": "manifest.csv", "id": "id", "split": "split", "folds": "fold"}}, "folds.yaml"
+    )
+    return fixed, folds
+
+
+def test_a_fixed_test_split_beside_folds_is_fingerprinted_and_ledgered_as_without_folds(tmp_path: Path) -> None:
+    fixed, folds = _fold_configs(tmp_path)
+    ledger = tmp_path / "ledger.sqlite"
+    for config in (fixed, folds):
+        with_ledger(config, ledger)
+    before = exp(audit(folds), "test")
+    assert before.code == "EXP000" and before.evidence == exp(audit(fixed), "test").evidence
+    exposure.record(fixed, "test", ledger=ledger)  # recorded by the fixed split's config ...
+    exposure.record(folds, "test", ledger=ledger)  # ... and by the config with folds: one set, two evaluations
+    seen = {c.name: exp(audit(c), "test") for c in (fixed, folds)}
+    assert seen["fixed.yaml"].evidence == seen["folds.yaml"].evidence
+    assert seen["folds.yaml"].evidence["evaluations"] == 2 and len(seen["folds.yaml"].evidence["sets"]) == 1
+    assert seen["fixed.yaml"].fingerprint == seen["folds.yaml"].fingerprint
+
+
+def test_the_fold_holdouts_are_not_ledgered_and_an_info_says_so(tmp_path: Path) -> None:
+    _, folds = _fold_configs(tmp_path)
+    report = audit(with_ledger(folds, tmp_path / "ledger.sqlite"))
+    assert report.stages[0].status == "passed"
+    fingerprinted = [f.evidence["split"] for f in report.findings if f.code in EXPOSURE_CODES]
+    assert fingerprinted == ["test"]  # no fold's holdout
+    (note,) = [f for f in report.findings if f.code == "EXP002"]
+    assert note.severity == "info" and note.evidence == {
+        "folds": ["fold 0", "fold 1", "fold 2", "fold 3"],
+        "holdout_splits": ["test"],
+    }
+    assert "validation fold" in note.message and "'test'" in note.message
+    refused = r"split 'fold 1' .* validation fold .*record the fixed test split \('test'\)"
+    with pytest.raises(ConfigError, match=refused):
+        exposure.record(folds, "fold 1", ledger=tmp_path / "ledger.sqlite")
+    assert not (tmp_path / "ledger.sqlite").exists()  # nothing was recorded
+
+
+def test_folds_without_a_fixed_test_split_skip_the_stage_with_why(tmp_path: Path) -> None:
+    write_table(tmp_path / "manifest.csv", {"id": [f"r{i}" for i in range(40)], "fold": [i % 4 for i in range(40)]})
+    config = write_config(tmp_path, {"manifest": {"path": "manifest.csv", "id": "id", "folds": "fold"}})
+    (result,) = audit(config).stages
+    assert result.status == "skipped" and result.skip_reason is not None
+    assert "validation fold" in result.skip_reason and "nor counted in the ledger" in result.skip_reason
+    assert "no fixed test split" in result.skip_reason
