@@ -12,6 +12,7 @@ import pytest
 
 from auditor import load_config, run_audit
 from auditor.core.findings import Report
+from auditor.render.html import render_html
 from tests.conftest import codes, finding, write_config, write_table
 
 STAGE = ["feature_leakage"]
@@ -74,6 +75,8 @@ def test_a_numeric_proxy_is_found_and_the_score_table_is_sorted_by_power(tmp_pat
     assert table.rows[0][0] == "refund_amount" and table.rows[0][-1] == "proxy"
     skills = [row[4] for row in table.rows]
     assert skills == sorted(skills, reverse=True)
+    page = render_html(report)
+    assert 'class="figure power"' in page and "▲ proxy" in page
 
 
 def test_an_id_column_sorted_by_class_is_a_warning_not_a_proxy(tmp_path: Path) -> None:
