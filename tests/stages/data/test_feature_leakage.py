@@ -276,3 +276,22 @@ def test_each_cross_validation_fold_is_scored(tmp_path: Path) -> None:
     proxies = [f for f in report.findings if f.code == "FLK001"]
     assert sorted(f.evidence["fold"] for f in proxies) == sorted({f.evidence["fold"] for f in report.findings})
     assert len(proxies) == 3 and {f.key for f in proxies} == {"refund"}
+
+
+def test_out_of_core_the_same_sample_gives_the_same_findings(tmp_path: Path) -> None:
+    from auditor.backends.engines import EngineSettings
+
+    frame = _table()
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    write_table(tmp_path / "m.parquet", frame)
+    config = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.parquet", "split": "split", "id": "sid"},
+            "keys": {"label": "label", "features": "auto"},
+        },
+    )
+    memory = run_audit(load_config(config), only=STAGE)
+    duck = run_audit(load_config(config), only=STAGE, engine=EngineSettings("duckdb"))
+    assert [f.model_dump() for f in duck.findings] == [f.model_dump() for f in memory.findings]
+    assert "FLK001" in codes(duck)
