@@ -295,3 +295,22 @@ def test_out_of_core_the_same_sample_gives_the_same_findings(tmp_path: Path) -> 
     duck = run_audit(load_config(config), only=STAGE, engine=EngineSettings("duckdb"))
     assert [f.model_dump() for f in duck.findings] == [f.model_dump() for f in memory.findings]
     assert "FLK001" in codes(duck)
+
+
+def test_each_holdout_split_is_scored_against_the_training_rows(tmp_path: Path) -> None:
+    frame = _table(n=2400)
+    frame["split"] = np.random.default_rng(8).choice(["train", "train", "val", "test"], len(frame))
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    report = _run(tmp_path, frame)
+    assert sorted(f.evidence["split"] for f in report.findings if f.code == "FLK000") == ["test", "val"]
+    assert sorted(f.evidence["split"] for f in report.findings if f.code == "FLK001") == ["test", "val"]
+    assert len({f.fingerprint for f in report.findings if f.code == "FLK001"}) == 2
+
+
+def test_task_regression_reads_a_few_integer_values_as_numbers(tmp_path: Path) -> None:
+    frame = _table()
+    frame["label"] = frame["calls"].clip(upper=5)  # 0..5: classes by default
+    frame = frame.drop(columns="calls")
+    assert finding(_run(tmp_path, frame), "FLK000").evidence["metric"] == "balanced accuracy"
+    as_numbers = _run(tmp_path, frame, stages={"feature_leakage": {"task": "regression"}})
+    assert finding(as_numbers, "FLK000").evidence["metric"] == "R²"
