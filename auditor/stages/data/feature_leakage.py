@@ -93,8 +93,10 @@ class _Result:
 
 class FeatureLeakage(Stage):
     name = "feature_leakage"
-    summary = "single features that predict the holdout labels almost perfectly, identifier-like columns that "
-    "predict the label, features that encode the split"
+    summary = (
+        "single features that predict the holdout labels almost perfectly, identifier-like columns that predict "
+        "the label, features that encode the split"
+    )
     needs = ("manifest", "keys.label", "keys.features")
     codes: ClassVar[dict[str, str]] = {
         "FLK000": "predictive power of each feature alone",

@@ -314,3 +314,9 @@ def test_task_regression_reads_a_few_integer_values_as_numbers(tmp_path: Path) -
     assert finding(_run(tmp_path, frame), "FLK000").evidence["metric"] == "balanced accuracy"
     as_numbers = _run(tmp_path, frame, stages={"feature_leakage": {"task": "regression"}})
     assert finding(as_numbers, "FLK000").evidence["metric"] == "R²"
+
+
+def test_the_stage_says_all_it_checks() -> None:
+    from auditor.stages.data.feature_leakage import FeatureLeakage
+
+    assert FeatureLeakage.summary.endswith("features that encode the split")
