@@ -260,16 +260,17 @@ class FeatureLeakage(Stage):
         y, task, k = labels.values, labels.task, len(labels.classes)
         pred = predict(enc, train, y[train], task, k)
         on_holdout = score(pred[holdout], y[holdout], task)
-        # The training score out of fold (two halves, each scored by a model of the other): a fit scored on its
-        # own rows flatters a many-valued code, and the gap to the holdout would then mean nothing.
+        # The training score out of fold (two halves, each scored by a model of the other, the two scores
+        # averaged): a fit scored on its own rows flatters a many-valued code, and the gap to the holdout would
+        # then mean nothing. Each half is scored on its own: two models' outputs pooled do not rank alike.
         order = np.random.default_rng(SEED).permutation(len(train))
         a, b = train[np.sort(order[: len(train) // 2])], train[np.sort(order[len(train) // 2 :])]
-        if min(len(a), len(b)) >= 2:
-            oof = np.concatenate([predict(enc, a, y[a], task, k)[b], predict(enc, b, y[b], task, k)[a]])
-            truth = np.concatenate([y[b], y[a]])
-            on_train = score(oof, truth, task) if _scorable(truth, task) else _nan_score()
-        else:
-            on_train = _nan_score()
+        halves = [
+            score(predict(enc, fit, y[fit], task, k)[held], y[held], task)
+            for fit, held in ((a, b), (b, a))
+            if len(fit) >= 2 and _scorable(y[held], task) and _scorable(y[fit], task)
+        ]
+        on_train = _mean_score(halves) if len(halves) == 2 else _nan_score()
         return _Result(column, reading, enc.kind, on_holdout, on_train, _error_bound(on_holdout, y[holdout], task))
 
     def _is_proxy(self, r: _Result, holdout_rows: int) -> bool:
@@ -477,6 +478,14 @@ def _scorable(y: np.ndarray, task: str) -> bool:
     from auditor.manifest.featurepower import scorable
 
     return scorable(y, task) is None  # type: ignore[arg-type]
+
+
+def _mean_score(scores: list[Score]) -> Score:
+    """Two independent scores as one: their mean, and their z values combined (Stouffer)."""
+    from auditor.manifest.featurepower import Score
+
+    z = sum(s.z for s in scores) / math.sqrt(len(scores))
+    return Score(sum(s.value for s in scores) / len(scores), sum(s.skill for s in scores) / len(scores), z)
 
 
 def _nan_score() -> Score:
