@@ -320,3 +320,13 @@ def test_the_stage_says_all_it_checks() -> None:
     from auditor.stages.data.feature_leakage import FeatureLeakage
 
     assert FeatureLeakage.summary.endswith("features that encode the split")
+
+
+def test_real_data_in_its_shipped_order_is_numbered_by_class(tmp_path: Path) -> None:
+    """load_wine comes sorted by class: without an id, the row number predicts the label, and only it."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "label"})
+    frame.insert(0, "split", np.where(np.random.default_rng(0).random(len(frame)) < 0.5, "test", "train"))
+    report = _run(tmp_path, frame)
+    assert [(f.code, f.key) for f in report.findings if f.code != "FLK000"] == [("FLK002", "(row number)")]
