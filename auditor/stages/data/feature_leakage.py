@@ -141,7 +141,8 @@ class FeatureLeakage(Stage):
             _Evaluation(e.subject, e.where, np.searchsorted(rows, e.train), np.searchsorted(rows, e.holdout))
             for e in evaluations
         ]
-        labels = _labels(labels_of(manifest.take(label, rows)), options.task, label, manifest.take(label, rows))
+        values = manifest.take(label, rows)
+        labels = _labels(labels_of(values), options.task, label, values)
         columns = _columns(context, manifest, rows)
         for evaluation in evaluations:
             yield from self._evaluate(evaluation, columns, labels, len(rows), skipped)
