@@ -169,6 +169,10 @@ class FileManifest(Manifest):
     def n_rows(self) -> int:
         return self._rows
 
+    @property
+    def column_names(self) -> list[str]:
+        return list(self._types)
+
     def column(self, name: str) -> pa.ChunkedArray:
         return self._read_column(name)
 

@@ -135,6 +135,11 @@ class Manifest:
         return int(self.table.num_rows)
 
     @property
+    def column_names(self) -> list[str]:
+        """The columns read from the manifest, in the file's order (features included under `auto`)."""
+        return list(self.table.column_names)
+
+    @property
     def split_names(self) -> list[str]:
         """The split names as they appear in the data (the split code indexes this list)."""
         return self.split.labels(range(self.split.n_values))

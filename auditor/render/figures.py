@@ -66,6 +66,8 @@ def figures_for(finding: Finding, split_order: Sequence[str] = (), uid: str = "f
         found.append(_label_bars(finding, split_order, uid))
     elif finding.stage == "fitted_statistics":
         found.append(_fit_grid(finding))
+    elif finding.stage == "feature_leakage":
+        found.append(_power_bars(finding, uid))
     elif finding.stage == "broadcast":
         found.append(_broadcast_shapes(finding))
     elif finding.stage == "nonfinite_trace":
@@ -593,6 +595,73 @@ def _fit_grid(finding: Finding) -> Figure | None:
 
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
+
+
+# ------------------------------------------------------------------ feature_leakage: power per feature
+
+_FLAG_TEXT = {"proxy": "▲ proxy", "identifier": "◆ identifier", "split": "● encodes the split"}
+
+
+def _power_bars(finding: Finding, uid: str) -> Figure | None:
+    """Each column's holdout skill (0 chance, 1 perfect) as a bar, its out-of-fold training skill as a tick;
+    proxies and the other flagged columns are named beside their bar, not only coloured."""
+    table = next((t for t in finding.tables if t.columns[:1] == ("column",) and "holdout skill" in t.columns), None)
+    if table is None or "train skill" not in table.columns or "flag" not in table.columns:
+        return None
+    at = {c: i for i, c in enumerate(table.columns)}
+    rows = []
+    for row in table.rows[:MAX_ROWS]:
+        skill, train = _number(row[at["holdout skill"]]), _number(row[at["train skill"]])
+        rows.append((str(row[0]), skill, train, str(row[at["flag"]] or "")))
+    if not rows:
+        return None
+    bar, left, width, top = 18, 170, 320, 30
+    lo = min([0.0, *(max(v, -1.0) for _, v, t, _ in rows for v in (v, t) if v is not None)])
+    span = 1.0 - lo
+
+    def x(v: float) -> float:
+        return left + width * (max(v, lo) - lo) / span
+
+    h = top + bar * len(rows) + 34
+    defs = _hatch(f"{uid}-id", PALETTE[0], 1)
+    body = [
+        f'<line x1="{x(0):.1f}" y1="{top - 6}" x2="{x(0):.1f}" y2="{top + bar * len(rows)}" stroke="{MUTED}" '
+        'stroke-dasharray="3,3"/>',
+        _text(x(0), top - 10, "chance", "middle", fill=MUTED),
+        _text(x(1), top - 10, "perfect", "middle", fill=MUTED),
+    ]
+    for i, (name, skill, train, flag) in enumerate(rows):
+        y = top + bar * i
+        color = ALERT if flag == "proxy" else PALETTE[0]
+        fill = f"url(#{uid}-id)" if flag == "identifier" else color
+        body.append(_text(left - 8, y + 13, _short(name, 22), "end", "bold" if flag else "normal", color))
+        if skill is not None:
+            x0, x1 = sorted((x(0), x(skill)))
+            body.append(
+                f'<rect class="bar{" proxy" if flag == "proxy" else ""}" x="{x0:.1f}" y="{y + 3}" '
+                f'width="{max(x1 - x0, 0.5):.1f}" height="{bar - 6}" fill="{fill}" stroke="{color}"/>'
+            )
+        if train is not None:
+            body.append(
+                f'<line class="train" x1="{x(train):.1f}" y1="{y + 1}" x2="{x(train):.1f}" y2="{y + bar - 1}" '
+                f'stroke="{INK}" stroke-width="2"/>'
+            )
+        label = f"{_fmt(skill)}" + (f"  {_FLAG_TEXT.get(flag, flag)}" if flag else "")
+        body.append(_text(left + width + 8, y + 13, label, "start", "bold" if flag else "normal", color))
+    more = _more(len(rows), len(table.rows), "columns")
+    body.append(_text(left, h - 10, "bar: skill on the holdout; tick: skill on the training rows (out of fold)" + more,
+                      fill=MUTED))  # fmt: skip
+    flagged = [f"{n} ({f})" for n, _, _, f in rows if f]
+    desc = (
+        "Skill of each column alone on the holdout, 0 at chance and 1 when perfect"
+        + more
+        + ". "
+        + "; ".join(f"{n}: {_fmt(v)}" for n, v, _, _ in rows)
+        + (". Flagged: " + ", ".join(flagged) if flagged else ". Nothing flagged")
+        + "."
+    )
+    title = "predictive power of each column alone (▲ proxy)"
+    return replace(_svg("power", left + width + 170, h, title, desc, "".join(body), defs), table=table)
 
 
 # ------------------------------------------------------------------------------------ numeric: shapes

@@ -9,7 +9,7 @@ import pytest
 from markupsafe import escape
 
 from auditor.core.findings import Finding, Report, Severity, StageResult, Table
-from auditor.render.figures import MAX_LABELS, MAX_SPLITS, figures_for
+from auditor.render.figures import MAX_LABELS, MAX_ROWS, MAX_SPLITS, figures_for
 from auditor.render.html import CSP, render_html
 from tests.conftest import SampleReports
 
@@ -329,3 +329,29 @@ def test_a_drawn_chain_and_entity_timeline_fold_the_samples_they_draw(video: Rep
     assert tmp.count("<td>cam-B</td>") == 1 and re.search(
         r'<details class="as-table">.*<td>cam-B</td>.*</details>', tmp, re.S
     )
+
+
+def _power_table(n: int = 3) -> Table:
+    rows = [("refund", "feature", "numeric", 0.995, 0.99, 0.98, "proxy"), ("sid", "the id column", "its digits", 0.7,
+            0.4, 0.38, "identifier"), ("tenure", "feature", "numeric", 0.66, 0.32, 0.3, "")]  # fmt: skip
+    rows += [(f"f{i}", "feature", "numeric", 0.5, 0.0, None, "") for i in range(n - 3)]
+    columns = ("column", "role", "read as", "holdout ROC AUC", "holdout skill", "train skill", "flag")
+    return Table(title="each column alone", columns=columns, rows=tuple(rows[:n]))
+
+
+def test_feature_leakage_draws_each_columns_power_and_names_the_proxy() -> None:
+    info = finding("feature_leakage", code="FLK000", severity=Severity.INFO, tables=(_power_table(),))
+    (fig,) = figures_for(info, uid="p")
+    assert fig.kind == "power" and fig.table == info.tables[0]
+    svg = str(fig.svg)
+    assert svg.count('class="bar') == 3 and svg.count('class="bar proxy"') == 1
+    assert "▲ proxy" in svg and "◆ identifier" in svg  # named, not only coloured
+    assert "<desc>" in svg and "Flagged: refund (proxy), sid (identifier)" in svg
+    assert svg.count('class="train"') == 3
+
+
+def test_feature_leakage_power_bars_stay_bounded_and_need_the_score_table() -> None:
+    many = finding("feature_leakage", code="FLK000", severity=Severity.INFO, tables=(_power_table(40),))
+    svg = str(figures_for(many)[0].svg)
+    assert svg.count('class="bar') == MAX_ROWS and f"the first {MAX_ROWS} of 40 columns" in svg
+    assert figures_for(finding("feature_leakage", code="FLK001")) == ()

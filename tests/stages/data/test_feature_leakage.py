@@ -1,0 +1,340 @@
+"""feature_leakage: label proxies, identifier-like columns that predict the label, features that encode the split;
+and no finding on real data split at random."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auditor import load_config, run_audit
+from auditor.core.findings import Report
+from auditor.render.html import render_html
+from tests.conftest import codes, finding, write_config, write_table
+
+STAGE = ["feature_leakage"]
+
+
+def _table(n: int = 1200, seed: int = 0, holdout: float = 0.3) -> pd.DataFrame:
+    """A customer-like table: two weak real features, a categorical, a binary label, a random split."""
+    rng = np.random.default_rng(seed)
+    label = rng.random(n) < 0.35
+    return pd.DataFrame(
+        {
+            "sid": [f"s{i:05d}" for i in rng.permutation(n)],
+            "split": np.where(rng.random(n) < holdout, "test", "train"),
+            "tenure": np.round(rng.normal(24, 10, n) - 6 * label, 1),
+            "calls": rng.poisson(2 + label, n),
+            "plan": rng.choice(["basic", "plus", "pro"], n),
+            "label": np.where(label, "yes", "no"),
+        }
+    )
+
+
+def _run(tmp_path: Path, frame: pd.DataFrame, keys: dict[str, Any] | None = None, **extra: Any) -> Report:
+    write_table(tmp_path / "m.csv", frame)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "split": "split", **extra.pop("manifest", {})},
+        "keys": {"label": "label", "features": "auto", **(keys or {})},
+        **extra,
+    }
+    return run_audit(load_config(write_config(tmp_path, config)), only=STAGE)
+
+
+def _flags(report: Report) -> dict[str, str]:
+    return finding(report, "FLK000").evidence["flagged"]
+
+
+def test_a_feature_that_is_the_label_with_one_percent_noise_is_a_proxy(tmp_path: Path) -> None:
+    frame = _table(n=4000)
+    rng = np.random.default_rng(1)
+    flip = rng.random(len(frame)) < 0.01
+    truth = (frame["label"] == "yes").to_numpy()
+    frame["retention_offer"] = np.where(truth ^ flip, "accepted", "none")
+    report = _run(tmp_path, frame, manifest={"id": "sid"})
+    f = finding(report, "FLK001")
+    assert f.key == "retention_offer" and f.severity.value == "error"
+    assert f.evidence["metric"] == "ROC AUC" and 0.97 <= f.evidence["score"] <= 1.0
+    assert f.evidence["best_legitimate"]["column"] in {"tenure", "calls"}
+    assert f.evidence["base_rate"]["class"] == "yes" and 0.3 < f.evidence["base_rate"]["share"] < 0.4
+    assert _flags(report) == {"retention_offer": "proxy"}
+    assert report.exit_code == 1
+
+
+def test_a_numeric_proxy_is_found_and_the_score_table_is_sorted_by_power(tmp_path: Path) -> None:
+    frame = _table()
+    rng = np.random.default_rng(2)
+    frame["refund_amount"] = np.where(frame["label"] == "yes", rng.uniform(20, 80, len(frame)), 0.0)
+    report = _run(tmp_path, frame)
+    assert finding(report, "FLK001").key == "refund_amount"
+    table = finding(report, "FLK000").tables[0]
+    assert table.rows[0][0] == "refund_amount" and table.rows[0][-1] == "proxy"
+    skills = [row[4] for row in table.rows]
+    assert skills == sorted(skills, reverse=True)
+    page = render_html(report)
+    assert 'class="figure power"' in page and "▲ proxy" in page
+
+
+def test_an_id_column_sorted_by_class_is_a_warning_not_a_proxy(tmp_path: Path) -> None:
+    frame = _table().sort_values("label", kind="stable").reset_index(drop=True)
+    frame["sid"] = [f"C{i:05d}" for i in range(len(frame))]  # numbered after sorting by class
+    report = _run(tmp_path, frame, manifest={"id": "sid"})
+    f = finding(report, "FLK002")
+    assert f.key == "sid" and f.severity.value == "warning" and f.evidence["role"] == "id"
+    assert f.evidence["read_as"] == "its digits"
+    assert "FLK001" not in codes(report)
+
+
+def test_a_row_number_feature_sorted_by_class_is_identifier_like(tmp_path: Path) -> None:
+    frame = _table().sort_values("label", kind="stable").reset_index(drop=True)
+    frame["record_no"] = np.arange(len(frame)) + 1
+    frame = frame.sample(frac=1, random_state=0)  # the file's order is shuffled; the numbers stay
+    report = _run(tmp_path, frame, manifest={"id": "sid"})
+    assert _flags(report) == {"record_no": "proxy"}  # a feature the model sees: near-perfect is an error
+    assert "it also looks like an identifier: a row number" in finding(report, "FLK001").message
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "record_no")
+    assert "row number" in row[1]
+
+
+def test_ids_in_random_order_are_not_a_finding(tmp_path: Path) -> None:
+    report = _run(tmp_path, _table(), manifest={"id": "sid"})
+    assert codes(report) == ["FLK000"]
+    assert report.exit_code == 0
+
+
+def test_a_time_column_is_scored_though_it_is_not_a_feature(tmp_path: Path) -> None:
+    frame = _table().sort_values("label", kind="stable").reset_index(drop=True)
+    frame["signed_up"] = pd.date_range("2023-01-01", periods=len(frame), freq="h").strftime("%Y-%m-%dT%H:%M:%S")
+    report = _run(tmp_path, frame, keys={"time": "signed_up"})
+    found = {f.key: f for f in report.findings if f.code == "FLK002"}
+    assert found["signed_up"].evidence["role"] == "time"
+    # No id column: the row number stands for it, and the file is in label order too.
+    assert found["(row number)"].evidence["identifier"] == "the row number in the manifest"
+
+
+def test_paths_with_a_folder_per_class_are_read_by_their_folder(tmp_path: Path) -> None:
+    frame = _table()
+    features = {"features": ["tenure", "calls", "image_path"]}
+    frame["image_path"] = [f"scans/{lab}/{i:05d}.png" for i, lab in enumerate(frame["label"])]
+    proxy = finding(_run(tmp_path, frame, keys=features), "FLK001")
+    assert proxy.key == "image_path" and proxy.evidence["read_as"] == "its folder"
+    # Folders that only lean towards the class (three in four rows): an identifier-like column that predicts.
+    lean = np.where(np.random.default_rng(9).random(len(frame)) < 0.75, frame["label"], "mixed")
+    frame["image_path"] = [f"scans/{d}/{i:05d}.png" for i, d in enumerate(lean)]
+    report = _run(tmp_path, frame, keys=features)
+    assert _flags(report) == {"image_path": "identifier"}
+    f = finding(report, "FLK002")
+    assert f.evidence["identifier"] == "paths or file names" and f.evidence["read_as"] == "its folder"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("dataset", ["breast_cancer", "wine", "diabetes"])
+def test_real_data_split_at_random_has_no_finding(tmp_path: Path, dataset: str, seed: int) -> None:
+    from sklearn import datasets
+
+    data = getattr(datasets, f"load_{dataset}")(as_frame=True)
+    frame = data.frame.rename(columns={"target": "label"})
+    rng = np.random.default_rng(seed)
+    frame.insert(0, "split", np.where(rng.random(len(frame)) < 0.3, "test", "train"))
+    frame.insert(0, "sid", [f"r{i}" for i in rng.permutation(len(frame))])
+    report = _run(tmp_path, frame, manifest={"id": "sid"})
+    assert codes(report) == ["FLK000"], [f.message for f in report.findings]
+    info = finding(report, "FLK000")
+    expected = {"breast_cancer": "ROC AUC", "wine": "balanced accuracy", "diabetes": "R²"}[dataset]
+    assert info.evidence["metric"] == expected
+    assert info.evidence["columns"] == data.frame.shape[1]  # every feature and the id
+    assert info.evidence["best_legitimate"]["score"] > 0.15  # the real signal is measured, not missed
+
+
+def test_a_categorical_with_a_split_specific_code_encodes_the_split(tmp_path: Path) -> None:
+    frame = _table(n=2000)
+    rng = np.random.default_rng(3)
+    churned = frame["label"] == "yes"
+    # Train: the branch code follows the label (its branches closed); test rows all carry the new system's code.
+    train_code = np.where(churned ^ (rng.random(len(frame)) < 0.1), "BR-CLOSED", "BR-OPEN")
+    frame["branch"] = np.where(frame["split"] == "train", train_code, "BR-2024")
+    report = _run(tmp_path, frame)
+    f = finding(report, "FLK003")
+    assert f.key == "branch" and f.evidence["train_skill"] > 0.6 and abs(f.evidence["skill"]) < 0.1
+    assert "FLK001" not in codes(report)
+
+
+def test_regression_labels_are_scored_by_r2(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    n = 1500
+    size = rng.uniform(30, 200, n)
+    price = 3000 * size + rng.normal(0, 60000, n)
+    frame = pd.DataFrame(
+        {
+            "split": np.where(rng.random(n) < 0.3, "test", "train"),
+            "size_m2": np.round(size, 1),
+            "rooms": np.clip(np.round(size / 30 + rng.normal(0, 1, n)), 1, None),
+            "price_per_m2_times_size": np.round(price * (1 + rng.normal(0, 0.005, n)), 0),  # the label, rescaled
+            "label": np.round(price, 0),
+        }
+    )
+    report = _run(tmp_path, frame)
+    f = finding(report, "FLK001")
+    assert f.key == "price_per_m2_times_size" and f.evidence["metric"] == "R²" and f.evidence["score"] > 0.99
+    assert f.evidence["best_legitimate"]["column"] == "size_m2"
+    assert "mean" in f.evidence["base_rate"]
+
+
+def test_missing_values_are_scored_and_missingness_that_tells_the_label_is_found(tmp_path: Path) -> None:
+    frame = _table()
+    rng = np.random.default_rng(5)
+    frame.loc[rng.random(len(frame)) < 0.2, "tenure"] = np.nan  # missing at random: no leak
+    closed = pd.Series(pd.date_range("2024-01-01", periods=len(frame), freq="D").strftime("%Y-%m-%d"))
+    frame["closed_on"] = closed.where(frame["label"] == "yes", "")  # present for churned customers only
+    report = _run(tmp_path, frame)
+    assert finding(report, "FLK001").key == "closed_on"
+    kinds = {r[0]: r[2] for r in finding(report, "FLK000").tables[0].rows}
+    assert kinds["closed_on"] == "time" and kinds["tenure"] == "numeric"
+
+
+def test_a_constant_feature_scores_chance_and_is_no_finding(tmp_path: Path) -> None:
+    frame = _table()
+    frame["country"] = "NL"
+    frame["version"] = 3
+    report = _run(tmp_path, frame)
+    assert codes(report) == ["FLK000"]
+    rows = {r[0]: r for r in finding(report, "FLK000").tables[0].rows}
+    assert rows["country"][2] == "constant" and rows["version"][2] == "constant"
+    assert rows["country"][4] == 0.0
+
+
+def test_a_label_with_one_class_in_holdout_is_not_scored_and_says_why(tmp_path: Path) -> None:
+    frame = _table()
+    frame.loc[frame["split"] == "test", "label"] = "no"
+    frame["perfect_in_train"] = np.where(frame["label"] == "yes", 1, 0)
+    report = _run(tmp_path, frame)
+    f = finding(report, "FLK004")
+    assert f.severity.value == "info" and "one class" in f.message and f.evidence["split"] == "test"
+    assert codes(report) == ["FLK004"] and report.exit_code == 0
+
+
+def test_a_multiclass_label_with_one_class_in_holdout_is_not_a_perfect_score(tmp_path: Path) -> None:
+    frame = _table()
+    frame["label"] = np.where(frame["split"] == "test", "b", np.array(["a", "b", "c"])[np.arange(len(frame)) % 3])
+    frame["noise"] = np.random.default_rng(6).normal(size=len(frame))
+    report = _run(tmp_path, frame)
+    assert "FLK004" in codes(report) and "FLK001" not in codes(report)
+
+
+def test_a_small_holdout_that_happens_to_be_perfect_is_not_a_proxy(tmp_path: Path) -> None:
+    """20 holdout rows separated perfectly by a strong real feature: too few to call it a proxy."""
+    rng = np.random.default_rng(7)
+    n = 400
+    label = rng.random(n) < 0.5
+    frame = pd.DataFrame(
+        {
+            "split": ["test"] * 40 + ["train"] * (n - 40),
+            "marker": np.where(label, rng.normal(3, 1, n), rng.normal(0, 1, n)),
+            "label": np.where(label, "pos", "neg"),
+        }
+    )
+    report = _run(tmp_path, frame)
+    assert "FLK001" not in codes(report)
+
+
+def test_without_features_or_label_the_stage_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    frame = _table()
+    write_table(tmp_path / "m.csv", frame)
+    for keys, reason in (({"label": "label"}, "keys.features"), ({"features": "auto"}, "keys.label")):
+        path = write_config(tmp_path, {"manifest": {"path": "m.csv", "split": "split"}, "keys": keys})
+        (result,) = run_audit(load_config(path), only=STAGE).stages
+        assert result.status == "skipped" and reason in (result.skip_reason or "")
+
+
+def test_the_sample_is_bounded_and_the_report_says_so(tmp_path: Path) -> None:
+    frame = _table(n=3000)
+    report = _run(tmp_path, frame, stages={"feature_leakage": {"max_rows": 500}})
+    info = finding(report, "FLK000")
+    assert info.evidence["train_rows"] == 500 and info.evidence["holdout_rows"] == 500
+    assert "at most 500 per split" in info.message
+
+
+def test_the_report_is_the_same_on_every_run(tmp_path: Path) -> None:
+    frame = _table()
+    first = _run(tmp_path, frame, stages={"feature_leakage": {"max_rows": 300}})
+    second = _run(tmp_path, frame, stages={"feature_leakage": {"max_rows": 300}})
+    assert [f.model_dump() for f in first.findings] == [f.model_dump() for f in second.findings]
+
+
+def test_accept_by_column_accepts_the_proxy(tmp_path: Path) -> None:
+    frame = _table()
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    accept = [{"code": "FLK001", "key": "refund", "reason": "refunds are decided before the churn date"}]
+    report = _run(tmp_path, frame, accept=accept)
+    assert [(f.code, f.accepted) for f in report.findings if f.code == "FLK001"] == [("FLK001", True)]
+    assert report.exit_code == 0
+
+
+def test_each_cross_validation_fold_is_scored(tmp_path: Path) -> None:
+    frame = _table(n=1500).drop(columns="split")
+    frame["fold"] = np.arange(len(frame)) % 3
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    write_table(tmp_path / "m.csv", frame)
+    config = {"manifest": {"path": "m.csv", "folds": "fold"}, "keys": {"label": "label", "features": "auto"}}
+    report = run_audit(load_config(write_config(tmp_path, config)), only=STAGE)
+    proxies = [f for f in report.findings if f.code == "FLK001"]
+    assert sorted(f.evidence["fold"] for f in proxies) == sorted({f.evidence["fold"] for f in report.findings})
+    assert len(proxies) == 3 and {f.key for f in proxies} == {"refund"}
+
+
+def test_out_of_core_the_same_sample_gives_the_same_findings(tmp_path: Path) -> None:
+    from auditor.backends.engines import EngineSettings
+
+    frame = _table()
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    write_table(tmp_path / "m.parquet", frame)
+    config = write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.parquet", "split": "split", "id": "sid"},
+            "keys": {"label": "label", "features": "auto"},
+        },
+    )
+    memory = run_audit(load_config(config), only=STAGE)
+    duck = run_audit(load_config(config), only=STAGE, engine=EngineSettings("duckdb"))
+    assert [f.model_dump() for f in duck.findings] == [f.model_dump() for f in memory.findings]
+    assert "FLK001" in codes(duck)
+
+
+def test_each_holdout_split_is_scored_against_the_training_rows(tmp_path: Path) -> None:
+    frame = _table(n=2400)
+    frame["split"] = np.random.default_rng(8).choice(["train", "train", "val", "test"], len(frame))
+    frame["refund"] = np.where(frame["label"] == "yes", 1.0, 0.0)
+    report = _run(tmp_path, frame)
+    assert sorted(f.evidence["split"] for f in report.findings if f.code == "FLK000") == ["test", "val"]
+    assert sorted(f.evidence["split"] for f in report.findings if f.code == "FLK001") == ["test", "val"]
+    assert len({f.fingerprint for f in report.findings if f.code == "FLK001"}) == 2
+
+
+def test_task_regression_reads_a_few_integer_values_as_numbers(tmp_path: Path) -> None:
+    frame = _table()
+    frame["label"] = frame["calls"].clip(upper=5)  # 0..5: classes by default
+    frame = frame.drop(columns="calls")
+    assert finding(_run(tmp_path, frame), "FLK000").evidence["metric"] == "balanced accuracy"
+    as_numbers = _run(tmp_path, frame, stages={"feature_leakage": {"task": "regression"}})
+    assert finding(as_numbers, "FLK000").evidence["metric"] == "R²"
+
+
+def test_the_stage_says_all_it_checks() -> None:
+    from auditor.stages.data.feature_leakage import FeatureLeakage
+
+    assert FeatureLeakage.summary.endswith("features that encode the split")
+
+
+def test_real_data_in_its_shipped_order_is_numbered_by_class(tmp_path: Path) -> None:
+    """load_wine comes sorted by class: without an id, the row number predicts the label, and only it."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "label"})
+    frame.insert(0, "split", np.where(np.random.default_rng(0).random(len(frame)) < 0.5, "test", "train"))
+    report = _run(tmp_path, frame)
+    assert [(f.code, f.key) for f in report.findings if f.code != "FLK000"] == [("FLK002", "(row number)")]
