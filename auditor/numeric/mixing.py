@@ -15,22 +15,9 @@ from typing import Any
 import torch
 
 from auditor.numeric.program import Program, main_tensor, shape, tensors, tree_map
-from auditor.numeric.tracing import CallRecorder, ModuleStack
+from auditor.numeric.tracing import Op, moved, record
 
 MAX_SAMPLES = 8  # samples changed one at a time; more only cost time
-MAX_OPS = 5000  # ops recorded per forward pass
-_RTOL = 1e-6  # a value that moves by less than this (relative) has not moved
-
-
-@dataclass(frozen=True)
-class Op:
-    """One recorded op: its name, the user's file:line, the module it ran in, the shapes in and out."""
-
-    name: str
-    site: str | None
-    module: str
-    inputs: tuple[tuple[int, ...], ...]
-    shape: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -74,7 +61,7 @@ def batch_size(inputs: Any) -> int | None:
 def independence(program: Program, model: torch.nn.Module, inputs: Any, n: int) -> Independence | None:
     """Trace the forward pass with each of the ``n`` samples changed in turn; None when the outputs have no axis
     of size ``n`` (nothing says which output belongs to which sample)."""
-    base_ops, base_values, base_out = _trace(program, model, inputs)
+    base_ops, base_values, base_out = record(program, model, inputs, program.seed)
     out = main_tensor(base_out)
     if out is None or not any(s == n for s in out.shape):
         return None
@@ -83,8 +70,8 @@ def independence(program: Program, model: torch.nn.Module, inputs: Any, n: int) 
     depends: list[list[torch.Tensor | None] | None] = []  # per sample: per op, which of its values moved
     dependence: Dependence | None = None
     for i in range(n):
-        ops, values, changed_out = _trace(program, model, _changed(inputs, n, i, g))
-        moved_out = _moved(out, main_tensor(changed_out))
+        ops, values, changed_out = record(program, model, _changed(inputs, n, i, g), program.seed)
+        moved_out = moved(out, main_tensor(changed_out))
         if dependence is None and moved_out is not None:
             others = moved_out.clone()
             others.select(axis, i).fill_(False)
@@ -95,30 +82,11 @@ def independence(program: Program, model: torch.nn.Module, inputs: Any, n: int) 
                 assert after is not None
                 dependence = Dependence(i, index[axis], index, float(out[index]), float(after[index]), None)
         same = len(ops) == len(base_ops) and all(a.shape == b.shape for a, b in zip(ops, base_ops, strict=True))
-        depends.append([_moved(a, b) for a, b in zip(base_values, values, strict=True)] if same else None)
+        depends.append([moved(a, b) for a, b in zip(base_values, values, strict=True)] if same else None)
     if dependence is not None:
         dependence = _with_gradient(program, model, inputs, n, axis, dependence)
     first = _first_mixing(base_ops, depends) if dependence is not None else None
     return Independence(n, shape(out), axis, dependence, first, len(base_ops))
-
-
-def _trace(program: Program, model: torch.nn.Module, inputs: Any) -> tuple[list[Op], list[torch.Tensor], Any]:
-    """One seeded forward pass without gradients: every op's output tensor, copied, with what and where."""
-    ops: list[Op] = []
-    values: list[torch.Tensor] = []
-    stack = ModuleStack()
-
-    def seen(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
-        value = main_tensor(result)
-        if len(ops) >= MAX_OPS or value is None or value.is_complex():
-            return
-        ops.append(Op(name, site, stack.current, tuple(shape(t) for _, t in tensors((args, kwargs))), shape(value)))
-        values.append(value.detach().clone())
-
-    with torch.no_grad(), stack.watching(model), CallRecorder(seen, program.code.paths):
-        torch.manual_seed(program.seed)
-        outputs = program.forward(model, inputs)
-    return ops, values, outputs
 
 
 def _changed(inputs: Any, n: int, i: int, g: torch.Generator) -> Any:
@@ -139,19 +107,6 @@ def _changed(inputs: Any, n: int, i: int, g: torch.Generator) -> Any:
         return c
 
     return tree_map(change, inputs)
-
-
-def _moved(a: torch.Tensor | None, b: torch.Tensor | None) -> torch.Tensor | None:
-    """Which values of ``a`` differ in ``b`` (NaN against NaN has not moved); None when they do not line up."""
-    if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
-        return None
-    if a.dim() == 0:
-        a, b = a.reshape(1), b.reshape(1)
-    if not a.is_floating_point():
-        return a != b
-    x, y = a.double(), b.double()
-    same = (x == y) | (torch.isnan(x) & torch.isnan(y)) | ((x - y).abs() <= _RTOL * (1.0 + x.abs()))
-    return ~same
 
 
 def _first_mixing(ops: list[Op], depends: list[list[torch.Tensor | None] | None]) -> Mixing | None:

@@ -24,7 +24,7 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
     ("sample", "expected"),
     [
         ("regression/buggy", {"BAT002", "BRD001", "BRD003", "GRD004", "NAN001"}),
-        ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003"}),
+        ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003", "TOK006"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
