@@ -50,6 +50,8 @@ class Independence:
     dependence: Dependence | None
     first: Mixing | None
     ops: int
+    # Every dependence runs from an earlier to a later index: the first axis may be time (a sequence-first batch).
+    forward_only: bool = False
 
 
 def batch_size(inputs: Any) -> int | None:
@@ -69,14 +71,17 @@ def independence(program: Program, model: torch.nn.Module, inputs: Any, n: int) 
     g = torch.Generator().manual_seed(program.seed)
     depends: list[list[torch.Tensor | None] | None] = []  # per sample: per op, which of its values moved
     dependence: Dependence | None = None
+    pairs: list[tuple[int, int]] = []  # (changed, moved)
     for i in range(n):
         ops, values, changed_out = record(program, model, _changed(inputs, n, i, g), program.seed)
         moved_out = moved(out, main_tensor(changed_out))
-        if dependence is None and moved_out is not None:
+        if moved_out is not None:
             others = moved_out.clone()
             others.select(axis, i).fill_(False)
+            per_sample = others.movedim(axis, 0).reshape(n, -1).any(1)
+            pairs += [(i, int(j)) for j in per_sample.nonzero().flatten()]
             hit = others.nonzero()
-            if len(hit):
+            if dependence is None and len(hit):
                 index = tuple(int(v) for v in hit[0])
                 after = main_tensor(changed_out)
                 assert after is not None
@@ -86,7 +91,8 @@ def independence(program: Program, model: torch.nn.Module, inputs: Any, n: int) 
     if dependence is not None:
         dependence = _with_gradient(program, model, inputs, n, axis, dependence)
     first = _first_mixing(base_ops, depends) if dependence is not None else None
-    return Independence(n, shape(out), axis, dependence, first, len(base_ops))
+    forward_only = bool(pairs) and all(j > i for i, j in pairs)
+    return Independence(n, shape(out), axis, dependence, first, len(base_ops), forward_only)
 
 
 def _changed(inputs: Any, n: int, i: int, g: torch.Generator) -> Any:

@@ -65,6 +65,7 @@ class BatchIndependence(NumericStage):
                 "after": _number(dep.after),
                 "gradient": None if dep.gradient is None else _number(dep.gradient),
                 "output_shape": list(found.output_shape),
+                "forward_only": found.forward_only,
             }
             examples: tuple[dict[str, Any], ...] = ()
             if first is not None:
@@ -86,12 +87,19 @@ class BatchIndependence(NumericStage):
                         "index": list(first.index),
                     },
                 )
+            # Only earlier samples reaching later ones is what a recurrent model over a time-first batch does.
+            time_first = (
+                " Every dependence runs from an earlier to a later index of the first axis: if that axis is time "
+                "(a sequence-first batch for an RNN), this is expected and the batch axis is another one."
+                if found.forward_only
+                else ""
+            )
             yield self.finding(
                 "BIX001",
-                Severity.ERROR,
+                Severity.WARNING if found.forward_only else Severity.ERROR,
                 f"in eval mode, changing only sample {dep.changed}'s inputs changes sample {dep.moved}'s output at "
                 f"{list(dep.index)} from {dep.before:.6g} to {dep.after:.6g}{gradient}: the samples of a batch are "
-                f"not independent, so a prediction depends on what else is in its batch.{where}",
+                f"not independent, so a prediction depends on what else is in its batch.{where}{time_first}",
                 key=f"{first.op.name} {first.op.site}" if first is not None else "outputs",
                 evidence=evidence,
                 examples=examples,

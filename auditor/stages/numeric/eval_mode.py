@@ -94,7 +94,8 @@ class EvalMode(NumericStage):
             },
             remediation=(
                 "Pass training=self.training to F.dropout (or use nn.Dropout), and draw noise only when "
-                "self.training is True."
+                "self.training is True. If sampling in eval is the model's purpose (a VAE's sample, MC dropout), "
+                "accept this finding with that reason."
                 if random or op is None
                 else "Make the forward pass deterministic in eval mode: no state that changes from call to call."
             ),

@@ -151,3 +151,29 @@ def test_a_batch_of_one_is_skipped_with_its_reason(program) -> None:  # type: ig
     stage = result(r, "batch_independence")
     assert stage.status == "skipped" and "needs two or more" in (stage.skip_reason or "")
     assert r.exit_code == 0  # a skip is neither a pass of this check nor a failure of the audit
+
+
+def test_a_time_first_batch_through_an_rnn_is_a_warning_saying_so(program) -> None:  # type: ignore[no-untyped-def]
+    # nn.GRU takes (T, N, D) by default: step t depends on the steps before it, never on later ones.
+    source = """
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(3, 8)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        h, _ = self.rnn(x)
+        return self.head(h)
+
+def model():
+    return Recurrent()
+
+def batch():
+    return torch.randn(5, 2, 3), torch.randint(0, 2, (5, 2))
+
+def loss(out, y):
+    return F.cross_entropy(out.reshape(-1, 2), y.reshape(-1))
+"""
+    f = finding(program(source, ONLY), "BIX001")
+    assert f.severity == "warning" and f.evidence["forward_only"] is True and "sequence-first" in f.message
