@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
+from auditor.core.errors import StageNotApplicable
 from auditor.core.findings import Finding, Severity
 from auditor.pipeline.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
@@ -32,6 +33,10 @@ class EvalMode(NumericStage):
         model = program.model().eval()
         again = repeat(program, model, inputs)
         use = input_use(program, model, inputs, targets)
+        if again is None and use is None:
+            raise StageNotApplicable(
+                "the model's outputs hold no tensor to compare and no input tensor could be zeroed"
+            )
         notes = []
         if again is None:
             notes.append("the outputs hold no tensor to compare")

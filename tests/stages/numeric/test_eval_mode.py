@@ -73,3 +73,23 @@ def test_a_zero_initialised_head_does_not_ignore_its_input(program) -> None:  # 
     )
     r = program(source, ONLY)
     assert codes(r) == ["EVM000"] and "the input is used" in finding(r, "EVM000").message
+
+
+def test_nothing_to_compare_is_a_skip_with_its_reason(program) -> None:  # type: ignore[no-untyped-def]
+    source = """
+class Counter(nn.Module):
+    def forward(self, flags):
+        return {"count": int(flags.sum())}
+
+def model():
+    return Counter()
+
+def batch():
+    return torch.tensor([True, False, True]), torch.tensor([2])
+
+def loss(out, y):
+    return torch.tensor(float(out["count"] - int(y)))
+"""
+    r = program(source, ["batch_inspect", *ONLY])
+    stage = next(s for s in r.stages if s.stage == "eval_mode")
+    assert stage.status == "skipped" and "no tensor to compare" in (stage.skip_reason or "")
