@@ -35,6 +35,10 @@ class StageInputError(AuditError):
     """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors."""
 
 
+class StageNotApplicable(AuditError):
+    """What a stage probes is not there (e.g. a batch of one sample for a check across samples): it is skipped."""
+
+
 class ReportMismatchError(ReportReadError):
     """Two reports that cannot be compared as they stand (e.g. they audit different manifests)."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +39,8 @@ class Reach:
     reached: list[str] = field(default_factory=list)
     backward_error: str | None = None
     rewrapped: list[tuple[Cut, Cut]] = field(default_factory=list)  # inside the loss: value taken out, wrapped
+    # trainable, grad None, and every forward of their module ran under no_grad: parameter -> the module
+    under_no_grad: dict[str, str] = field(default_factory=dict)
 
 
 class CutRecorder:
@@ -75,13 +79,36 @@ class CutRecorder:
         return pairs
 
 
+@contextmanager
+def _grad_modes(model: torch.nn.Module) -> Iterator[dict[str, set[bool]]]:
+    """For each module (by dotted name), whether gradients were on in the forwards it ran."""
+    modes: dict[str, set[bool]] = {}
+    handles = []
+    for name, module in model.named_modules():
+
+        def seen(_m: Any, _i: Any, name: str = name) -> None:
+            modes.setdefault(name, set()).add(torch.is_grad_enabled())
+
+        handles.append(module.register_forward_pre_hook(seen))
+    try:
+        yield modes
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _owners(model: torch.nn.Module) -> dict[str, str]:
+    """Each parameter's module: the one that holds it directly (its name without the last part)."""
+    return {n: n.rpartition(".")[0] for n, _ in model.named_parameters()}
+
+
 def reach(program: Program) -> Reach:
     """One forward, loss and backward in train mode, with the parameters sorted by what their gradient is."""
     model = program.model().train()
     optimizer = program.optimizer(model)
     inputs, targets = program.batch()
     recorder = CutRecorder(program)
-    with torch.enable_grad(), recorder.mode:
+    with torch.enable_grad(), recorder.mode, _grad_modes(model) as modes:
         outputs = program.forward(model, inputs)
         recorder.in_loss = True
         loss = summed(program.loss(outputs, targets))
@@ -105,11 +132,15 @@ def reach(program: Program) -> Reach:
     except RuntimeError as exc:
         result.backward_error = str(exc).splitlines()[0]
         return result
+    owners = _owners(model)
     for n, p in named:
         if not p.requires_grad:
             continue
         if p.grad is None:
             result.unreachable.append(n)
+            owner = owners.get(n)
+            if owner is not None and modes.get(owner) == {False}:
+                result.under_no_grad[n] = owner
         elif not bool(p.grad.any()):
             result.zero.append(n)
         else:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
 
-from auditor.numeric.program import user_site
+from auditor.numeric.program import Program, main_tensor, shape, tensors, user_site
+
+MAX_OPS = 5000  # ops recorded per forward pass
+RTOL = 1e-6  # a value that moves by less than this (relative) has not moved
 
 # A callback sees (function name, args, kwargs, result, user file:line) after every torch call.
 Listener = Callable[[str, tuple[Any, ...], dict[str, Any], Any, str | None], None]
@@ -65,3 +69,50 @@ class ModuleStack:
             for h in handles:
                 h.remove()
             self.stack.clear()
+
+
+@dataclass(frozen=True)
+class Op:
+    """One recorded op: its name, the user's file:line, the module it ran in, the shapes in and out."""
+
+    name: str
+    site: str | None
+    module: str
+    inputs: tuple[tuple[int, ...], ...]
+    shape: tuple[int, ...]
+
+
+def record(
+    program: Program, model: torch.nn.Module, inputs: Any, seed: int | None
+) -> tuple[list[Op], list[torch.Tensor], Any]:
+    """One forward pass without gradients (seeded first unless ``seed`` is None): every op's output tensor,
+    copied, with what it was and where it ran."""
+    ops: list[Op] = []
+    values: list[torch.Tensor] = []
+    stack = ModuleStack()
+
+    def seen(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
+        value = main_tensor(result)
+        if len(ops) >= MAX_OPS or value is None or value.is_complex():
+            return
+        ops.append(Op(name, site, stack.current, tuple(shape(t) for _, t in tensors((args, kwargs))), shape(value)))
+        values.append(value.detach().clone())
+
+    with torch.no_grad(), stack.watching(model), CallRecorder(seen, program.code.paths):
+        if seed is not None:
+            torch.manual_seed(seed)
+        outputs = program.forward(model, inputs)
+    return ops, values, outputs
+
+
+def moved(a: torch.Tensor | None, b: torch.Tensor | None) -> torch.Tensor | None:
+    """Which values of ``a`` differ in ``b`` (NaN against NaN has not moved); None when they do not line up."""
+    if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
+        return None
+    if a.dim() == 0:
+        a, b = a.reshape(1), b.reshape(1)
+    if not a.is_floating_point():
+        return a != b
+    x, y = a.double(), b.double()
+    same = (x == y) | (torch.isnan(x) & torch.isnan(y)) | ((x - y).abs() <= RTOL * (1.0 + x.abs()))
+    return ~same

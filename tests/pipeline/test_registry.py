@@ -26,6 +26,8 @@ BUILT_IN = {
     "stable_softmax",
     "nonfinite_trace",
     "token_alignment",
+    "batch_independence",
+    "eval_mode",
 }
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from auditor import config_from_mapping, run_audit
-from auditor.core.errors import ManifestError
+from auditor.core.errors import ManifestError, StageNotApplicable
 from auditor.core.findings import Finding, Severity
 from auditor.core.scope import scope_of
 from auditor.pipeline.registry import discover, load_stages
@@ -29,6 +29,15 @@ class Warns(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         yield self.finding("W001", Severity.WARNING, "careful", key="k1")
+
+
+class NotHere(Stage):
+    name = "not_here"
+    summary = "finds out while running that it has nothing to check"
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        yield self.finding("NH001", Severity.ERROR, "never reported")
+        raise StageNotApplicable("the batch holds one sample")
 
 
 class LeaksOptions(StageOptions):
@@ -80,6 +89,13 @@ def test_a_crashing_stage_becomes_an_error_result_and_others_still_run(loaded) -
     assert boom.error.type == "ValueError" and "kaboom" in boom.error.traceback
     assert warns.status == "failed" and warns.findings[0].code == "W001"
     assert report.exit_code == 2 and report.summary.stages_errored == 1
+
+
+def test_a_stage_that_finds_it_cannot_apply_is_skipped_with_its_reason(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(), classes=[NotHere, Warns], fail_on="warning")
+    skipped, warns = report.stages
+    assert skipped.status == "skipped" and skipped.skip_reason == "the batch holds one sample"
+    assert skipped.findings == () and warns.status == "failed" and report.exit_code == 1
 
 
 def test_fail_on_thresholds(loaded) -> None:  # type: ignore[no-untyped-def]

@@ -27,12 +27,15 @@ class DetachedGraph(NumericStage):
         "GRD004": "trainable parameters missing from the optimizer",
         "GRD005": "parameters frozen on purpose (requires_grad False)",
         "GRD006": "a term of the loss taken out of the graph and wrapped again: a constant that trains nothing",
+        "GRD007": "parameters held fixed on purpose: run under no_grad and left out of the optimizer (a target "
+        "network, an EMA teacher)",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
         from auditor.numeric.graph import reach
 
         r = reach(program)
+        optimizer_given = program.code.has("optimizer")
         cuts = tuple(_cut(c) for c in r.cuts[:10])
         where = f"; the graph was cut at {_sites(r.cuts)}" if r.cuts else ""
         if not r.loss_has_graph or r.backward_error is not None:
@@ -81,19 +84,33 @@ class DetachedGraph(NumericStage):
                 "not_optimized": len(r.not_optimized),
             },
         )
-        if r.unreachable:
+        # Run under no_grad and left out of the optimizer: both say "not trained here", on purpose.
+        not_optimized = set(r.not_optimized)
+        held = [n for n in r.unreachable if n in r.under_no_grad and n in not_optimized]
+        unreachable = [n for n in r.unreachable if n not in held]
+        no_grad = [n for n in unreachable if n in r.under_no_grad]
+        if unreachable:
             # A cut seen on the way makes an unreachable parameter a bug; without one it may be unused on purpose.
-            severity = Severity.ERROR if r.cuts else Severity.WARNING
+            # Run under no_grad while the optimizer holds them: the optimizer was meant to train them.
+            optimized = optimizer_given and any(n not in not_optimized for n in no_grad)
+            severity = Severity.ERROR if r.cuts or optimized else Severity.WARNING
+            modules = sorted({r.under_no_grad[n] for n in no_grad})
+            why = (
+                f"; {_names(modules)} ran only under torch.no_grad()"
+                + (", yet the optimizer holds their parameters" if optimized else "")
+                if no_grad
+                else ""
+            )
             yield self.finding(
                 "GRD002",
                 severity,
-                f"{len(r.unreachable)} trainable parameter tensor(s) get no gradient from the loss (grad is None): "
-                f"{_names(r.unreachable)}{where}. They never change in training.",
+                f"{len(unreachable)} trainable parameter tensor(s) get no gradient from the loss (grad is None): "
+                f"{_names(unreachable)}{where}{why}. They never change in training.",
                 key="unreachable",
-                evidence={"parameters": r.unreachable},
-                scope=scope_of(r.unreachable, {"parameters": len(r.unreachable)}),
+                evidence={"parameters": unreachable},
+                scope=scope_of(unreachable, {"parameters": len(unreachable)}),
                 examples=cuts,
-                tables=(_table(r.unreachable, "grad None"),),
+                tables=(_table(unreachable, "grad None"),),
                 remediation="Remove the cut (.detach(), .item(), .numpy(), torch.tensor on a tensor) between these "
                 "parameters and the loss, or freeze them on purpose with requires_grad_(False).",
             )
@@ -109,16 +126,32 @@ class DetachedGraph(NumericStage):
                 tables=(_table(r.zero, "grad all 0"),),
                 remediation="Check the activations and masks on the path to these parameters.",
             )
-        if r.not_optimized:
+        # Only those that get a gradient: one without is told once, above (GRD002) or below (GRD007).
+        stranded = [n for n in r.not_optimized if n not in set(r.unreachable)]
+        if stranded:
             yield self.finding(
                 "GRD004",
                 Severity.ERROR,
-                f"{len(r.not_optimized)} trainable parameter tensor(s) are in no parameter group of the optimizer "
-                f"from {program.code.spec.optimizer}: {_names(r.not_optimized)}. They get gradients and never move.",
+                f"{len(stranded)} trainable parameter tensor(s) are in no parameter group of the optimizer "
+                f"from {program.code.spec.optimizer}: {_names(stranded)}. They get gradients and never move.",
                 key="not in optimizer",
-                evidence={"parameters": r.not_optimized},
-                scope=scope_of(r.not_optimized, {"parameters": len(r.not_optimized)}),
+                evidence={"parameters": stranded},
+                scope=scope_of(stranded, {"parameters": len(stranded)}),
                 remediation="Build the optimizer from model.parameters() after the model is complete.",
+            )
+        if held:
+            modules = sorted({r.under_no_grad[n] for n in held})
+            yield self.finding(
+                "GRD007",
+                Severity.INFO,
+                f"{len(held)} parameter tensor(s) of {_names(modules)} are held fixed on purpose: their module ran "
+                f"only under torch.no_grad() and the optimizer leaves them out ({_names(held)}), as a target "
+                "network or an EMA teacher is. They change only by the copy or average the training loop makes.",
+                key="held fixed",
+                evidence={"parameters": held, "modules": modules},
+                scope=scope_of(held, {"parameters": len(held)}),
+                remediation="Nothing to do if they are updated by copying or averaging; requires_grad_(False) on "
+                "them says so in the code.",
             )
         if r.frozen:
             yield self.finding(

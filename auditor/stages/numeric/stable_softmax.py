@@ -30,7 +30,14 @@ class StableSoftmax(NumericStage):
         import torch
 
         from auditor.numeric.program import main_tensor
-        from auditor.numeric.shift import HALF_SHIFT, class_logits, normalized, probe_loss, probe_softmax
+        from auditor.numeric.shift import (
+            HALF_SHIFT,
+            normalized,
+            probe_loss,
+            probe_softmax,
+            rounding_bound,
+            target_form,
+        )
 
         inputs, targets = program.batch()
         model = program.model().eval()
@@ -40,7 +47,10 @@ class StableSoftmax(NumericStage):
         results: list[tuple[str, ShiftResult]] = []
         notes: list[str] = []
         if program.code.has("softmax"):
-            logits = out.detach().float() if out is not None and out.dim() and out.shape[-1] > 1 else None
+            logits = None
+            if out is not None and out.is_floating_point() and out.dim() and out.shape[-1] > 1:
+                # The model's own dtype (float64, bfloat16), but float16 has its own probe below.
+                logits = out.detach() if out.dtype in (torch.float32, torch.float64, torch.bfloat16) else out.float()
             if logits is None:
                 logits = torch.randn(4, 5, generator=torch.Generator().manual_seed(0))
 
@@ -73,7 +83,7 @@ class StableSoftmax(NumericStage):
                     evidence=_evidence(half),
                     remediation="Subtract the row maximum before exp, or compute the softmax in float32.",
                 )
-            if wide.finite_before and abs(wide.row_sum - 1.0) > 1e-4:
+            if wide.finite_before and abs(wide.row_sum - 1.0) > max(1e-4, rounding_bound(logits.dtype, 0.0, 8)):
                 yield self.finding(
                     "SMX004",
                     Severity.ERROR,
@@ -83,8 +93,9 @@ class StableSoftmax(NumericStage):
                     evidence={"row_sum": round(wide.row_sum, 6)},
                     remediation="Normalize over the class axis (dim=-1) with exp(x - max) / sum.",
                 )
-        kind = normalized(outputs) if class_logits(outputs, targets) else None
-        if class_logits(outputs, targets) and kind is None:
+        form = target_form(outputs, targets)
+        kind = normalized(outputs) if form is not None else None
+        if form is not None and kind is None:
 
             def loss(o: Any, t: Any) -> Any:
                 return program.loss(o, t)
@@ -103,25 +114,33 @@ class StableSoftmax(NumericStage):
                     yield self.finding(
                         "SMX002",
                         Severity.ERROR,
-                        f"{program.code.spec.loss} gives NaN or inf for the class logits {what}; a cross-entropy "
+                        f"{program.code.spec.loss} gives NaN or inf for the class logits {what} ({form} targets, "
+                        f"shape {list(targets.shape)}); a cross-entropy "
                         "computed as log(softmax(x)) or from exp(x) overflows or takes log(0), where "
                         "log_softmax and F.cross_entropy stay finite.",
                         key="loss",
-                        evidence=_evidence(probe),
-                        remediation="Use F.cross_entropy on raw logits, or log_softmax with nll_loss, instead of "
-                        "log(softmax(x)) or exp(x) / sum.",
+                        evidence={**_evidence(probe), "targets": form, "logits_shape": list(outputs.shape)},
+                        remediation="Use F.cross_entropy on raw logits (it takes class indices and, for one-hot or "
+                        "soft labels, probabilities), or -(y * log_softmax(x)).sum(-1), instead of log(softmax(x)) "
+                        "or exp(x) / sum.",
                     )
                     break
         elif kind is not None:
             notes.append(f"the model outputs {kind}, so the loss is not probed with shifted logits")
         if not results:
-            reason = "; ".join(notes) or "no `numeric.softmax` is configured and the targets are not class indices"
+            reason = "; ".join(notes) or (
+                "no `numeric.softmax` is configured and the targets are neither class indices nor one-hot or soft "
+                "labels over the outputs' classes"
+            )
             yield self.finding("SMX000", Severity.INFO, f"{reason}: nothing to probe.")
             return
         yield self.finding(
             "SMX000",
             Severity.INFO,
-            f"{len(results)} shift probe(s) run" + "".join(f"; {n}" for n in notes) + ".",
+            f"{len(results)} shift probe(s) run"
+            + (f" ({form} targets)" if form is not None and kind is None else "")
+            + "".join(f"; {n}" for n in notes)
+            + ".",
             tables=(
                 Table(
                     title="shift probes",

@@ -39,6 +39,7 @@ class TokenAlignment(NumericStage):
         "TOK003": "changing future tokens changes earlier outputs: the model sees the future",
         "TOK004": "every target of the batch is ignored",
         "TOK005": "a batch whose targets are all ignored gives a NaN loss (a warning when the sample batch can be one)",
+        "TOK006": "PAD after a sequence changes the outputs before it: an inverted or missing padding mask",
     }
     Options = TokenAlignmentOptions
 
@@ -58,6 +59,7 @@ class TokenAlignment(NumericStage):
             future_leak,
             last_position_gradient,
             pad_gradient,
+            padding_leak,
             shift_rates,
             vocabulary_size,
         )
@@ -191,6 +193,39 @@ class TokenAlignment(NumericStage):
                     "nn.Transformer.generate_square_subsequent_mask(T), or is_causal=True.",
                 )
                 break
+        if lm.pad_id is not None:
+            padding = padding_leak(program, model, inputs, ids, lm.pad_id, self.options.tolerance)
+            if padding is not None and padding.first_moved is not None:
+                yield self.finding(
+                    "TOK006",
+                    Severity.ERROR,
+                    f"the first {padding.kept} tokens of each sequence followed by {padding.length - padding.kept} "
+                    f"PAD ({lm.pad_id}) give other outputs than those {padding.kept} tokens alone: at position "
+                    f"{padding.first_moved} of row {padding.row}, {padding.padded:.6g} with the padding and "
+                    f"{padding.unpadded:.6g} without (eval mode). "
+                    + (
+                        "With padding in the batch the real tokens' outputs are NaN or inf while the padding's are "
+                        "finite: the padding mask hides the real tokens instead of the PAD ones (it is inverted)."
+                        if padding.hidden
+                        else "Real tokens attend to the padding: the padding mask is inverted (True where tokens "
+                        "are real) or missing, so a prediction depends on how much padding its batch has."
+                    ),
+                    key="padding mask",
+                    evidence={
+                        "kept": padding.kept,
+                        "length": padding.length,
+                        "pad_id": lm.pad_id,
+                        "first_moved": padding.first_moved,
+                        "row": padding.row,
+                        "padded": _number(padding.padded),
+                        "unpadded": _number(padding.unpadded),
+                        "max_change": _number(padding.max_change),
+                        "real_tokens_masked": padding.hidden,
+                        "input_shape": list(shape(ids)),
+                    },
+                    remediation=f"Mask the keys that are PAD: key_padding_mask = ids == {lm.pad_id} (True means "
+                    "ignore, in nn.MultiheadAttention), or attention_mask = ids != pad_id for Hugging Face models.",
+                )
         ignored = all_ignored_loss(program, logits, target, lm.ignore_index)
         if isinstance(ignored, str):
             yield self.finding(
@@ -244,3 +279,7 @@ class TokenAlignment(NumericStage):
             examples=tuple({"row": r} for r in risk.rows_without_target[:5]),
             remediation=remediation,
         )
+
+
+def _number(value: float) -> float | str:
+    return round(value, 6) if math.isfinite(value) else str(value)

@@ -112,3 +112,99 @@ def test_an_optimizer_factory_that_returns_something_else(program) -> None:  # t
     res = result(r, "detached_graph")
     assert res.status == "error" and res.error is not None and res.error.traceback == ""
     assert "returned a list of 2; expected a torch.optim.Optimizer" in res.error.message
+
+
+DQN = """
+class QNetworks(nn.Module):
+    '''An online Q-network and its target copy; the target is synced by copying, never trained.'''
+
+    def __init__(self):
+        super().__init__()
+        self.online = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.target = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.target.load_state_dict(self.online.state_dict())
+
+    def forward(self, batch):
+        obs, action, reward, next_obs = batch
+        q = self.online(obs).gather(1, action[:, None]).squeeze(1)
+        with torch.no_grad():
+            bootstrap = reward + 0.99 * self.target(next_obs).max(1).values
+        return q, bootstrap
+
+def model():
+    return QNetworks()
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    obs, next_obs = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
+    action, reward = torch.randint(0, 2, (8,), generator=g), torch.randn(8, generator=g)
+    return ((obs, action, reward, next_obs),), torch.zeros(8)
+
+def loss(out, _unused):
+    q, bootstrap = out
+    return F.smooth_l1_loss(q, bootstrap)
+
+def optimizer(model):
+    return torch.optim.Adam(model.online.parameters(), lr=1e-3)
+"""
+
+EMA = """
+class MeanTeacher(nn.Module):
+    '''A student trained by the optimizer and a teacher that follows it as an exponential moving average.'''
+
+    def __init__(self):
+        super().__init__()
+        self.student = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 4))
+        self.teacher = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 4))
+
+    @torch.no_grad()
+    def update_teacher(self, decay=0.99):
+        for t, s in zip(self.teacher.parameters(), self.student.parameters()):
+            t.mul_(decay).add_(s, alpha=1 - decay)
+
+    def forward(self, x):
+        with torch.no_grad():
+            soft = F.softmax(self.teacher(x), -1)
+        return self.student(x), soft
+
+def model():
+    return MeanTeacher()
+
+def batch():
+    return torch.randn(6, 3), torch.tensor([0, 1, 2, 3, 0, 1])
+
+def loss(out, y):
+    logits, soft = out
+    return F.cross_entropy(logits, y) + F.kl_div(F.log_softmax(logits, -1), soft, reduction="batchmean")
+
+def optimizer(model):
+    return torch.optim.SGD(model.student.parameters(), lr=0.1)
+"""
+
+
+def test_dqn_target_network_is_one_info_not_two_contradicting_findings(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(DQN, ONLY, optimizer="prog:optimizer")
+    assert codes(r) == ["GRD000", "GRD007"] and r.exit_code == 0
+    f = finding(r, "GRD007")
+    assert f.severity == "info" and f.evidence["modules"] == ["target.0", "target.2"]
+    assert f.evidence["parameters"] == ["target.0.weight", "target.0.bias", "target.2.weight", "target.2.bias"]
+
+
+def test_ema_teacher_is_held_fixed_on_purpose(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(EMA, ONLY, optimizer="prog:optimizer")
+    assert codes(r) == ["GRD000", "GRD007"] and r.exit_code == 0
+    assert all(p.startswith("teacher.") for p in finding(r, "GRD007").evidence["parameters"])
+
+
+def test_no_grad_around_parameters_the_optimizer_holds_is_an_error(program) -> None:  # type: ignore[no-untyped-def]
+    whole = DQN.replace("model.online.parameters()", "model.parameters()")
+    f = finding(program(whole, ONLY, optimizer="prog:optimizer"), "GRD002")
+    assert f.severity == "error" and "ran only under torch.no_grad(), yet the optimizer holds" in f.message
+    assert "GRD007" not in codes(program(whole, ONLY, optimizer="prog:optimizer"))
+
+
+def test_a_module_left_out_of_the_optimizer_and_trained_is_still_grd004(program) -> None:  # type: ignore[no-untyped-def]
+    # The target network without its no_grad gets gradients: leaving it out of the optimizer is the bug.
+    trained = DQN.replace("with torch.no_grad():\n            bootstrap", "if True:\n            bootstrap")
+    r = program(trained, ONLY, optimizer="prog:optimizer")
+    assert "GRD004" in codes(r) and "GRD007" not in codes(r) and "GRD002" not in codes(r)

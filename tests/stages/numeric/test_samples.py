@@ -24,7 +24,9 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
     ("sample", "expected"),
     [
         ("regression/buggy", {"BAT002", "BRD001", "BRD003", "GRD004", "NAN001"}),
-        ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003"}),
+        ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003", "TOK006"}),
+        ("sequence_mixing/buggy", {"BIX001"}),
+        ("eval_dropout/buggy", {"EVM001"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
@@ -33,8 +35,28 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
     assert found == expected and report.exit_code == 1
 
 
-@pytest.mark.parametrize("sample", ["regression/fixed", "language_model/fixed"])
+@pytest.mark.parametrize(
+    "sample", ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed"]
+)
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
     report = audit_copy(tmp_path, sample)
     assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == []
     assert report.exit_code == 0 and all(s.status in ("passed", "skipped") for s in report.stages)
+
+
+def test_the_batch_mixing_view_is_named_with_its_line(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "sequence_mixing/buggy")
+    f = next(f for f in report.findings if f.code == "BIX001")
+    source = (SAMPLES / "sequence_mixing" / "buggy" / "src" / "tagger.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, start=1) if "h = h.view(t, n, WIDTH)" in text)
+    assert f.evidence["op"] == "view" and f.evidence["at"].endswith(f"tagger.py:{line}")
+    assert f.evidence["input_shapes"] == [[4, 6, 16]] and f.evidence["op_output_shape"] == [6, 4, 16]
+
+
+def test_dropout_left_on_is_named_with_its_line(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "eval_dropout/buggy")
+    f = next(f for f in report.findings if f.code == "EVM001")
+    source = (SAMPLES / "eval_dropout" / "buggy" / "src" / "sentiment.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, start=1) if "training=True" in text)
+    assert f.evidence["op"] == "dropout" and f.evidence["at"].endswith(f"sentiment.py:{line}")
+    assert f.evidence["first"] != f.evidence["second"]

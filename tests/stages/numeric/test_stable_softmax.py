@@ -118,3 +118,51 @@ def test_softmax_returning_numpy_is_a_clear_stage_input_error(program) -> None: 
     assert "numeric.softmax (prog:as_numpy)(logits, -1) returned a numpy.ndarray of shape (5, 4)" in message
     assert "expected a torch.Tensor of shape (5, 4)" in message
     assert "Traceback" not in message
+
+
+def test_every_correct_softmax_formulation_passes(program) -> None:  # type: ignore[no-untyped-def]
+    source = (
+        CLASSIFIER
+        + """
+def via_logsumexp(x, dim):
+    return torch.exp(x - torch.logsumexp(x, dim, keepdim=True))
+
+def via_log_softmax(x, dim):
+    return torch.log_softmax(x, dim).exp()
+
+def builtin(x, dim):
+    return torch.softmax(x, dim)
+"""
+    )
+    for name in ("via_logsumexp", "via_log_softmax", "builtin", "stable"):
+        r = program(source, ONLY, softmax=f"prog:{name}")
+        assert codes(r) == ["SMX000"] and r.exit_code == 0, name
+
+
+ONE_HOT = CLASSIFIER.replace(
+    "return torch.randn(5, 3), torch.tensor([0, 1, 2, 3, 1])",
+    "return torch.randn(5, 3), F.one_hot(torch.tensor([0, 1, 2, 3, 1]), 4).float()",
+)
+
+
+def test_naive_cross_entropy_on_one_hot_targets_is_found(program) -> None:  # type: ignore[no-untyped-def]
+    source = ONE_HOT + "\ndef onehot_naive(out, y):\n    return -(y * torch.log(naive(out, -1))).sum(-1).mean()\n"
+    f = finding(program(source, ONLY, loss="prog:onehot_naive"), "SMX002")
+    assert f.evidence["targets"] == "one-hot" and f.evidence["finite_after"] is False
+    assert f.evidence["logits_shape"] == [5, 4]
+
+
+def test_soft_label_cross_entropy_stable_and_naive(program) -> None:  # type: ignore[no-untyped-def]
+    soft = CLASSIFIER.replace(
+        "return torch.randn(5, 3), torch.tensor([0, 1, 2, 3, 1])",
+        "return torch.randn(5, 3), torch.softmax(torch.randn(5, 4), -1)",
+    )
+    source = (
+        soft
+        + "\ndef soft_stable(out, y):\n    return -(y * F.log_softmax(out, -1)).sum(-1).mean()\n"
+        + "\ndef soft_naive(out, y):\n    return -(y * torch.log(naive(out, -1))).sum(-1).mean()\n"
+    )
+    r = program(source, ONLY, loss="prog:soft_stable")
+    assert codes(r) == ["SMX000"] and "soft-label targets" in finding(r, "SMX000").message
+    assert codes(program(source, ONLY, loss="prog:loss")) == ["SMX000"]  # F.cross_entropy takes probabilities
+    assert finding(program(source, ONLY, loss="prog:soft_naive"), "SMX002").evidence["targets"] == "soft-label"

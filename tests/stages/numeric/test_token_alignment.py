@@ -171,3 +171,33 @@ def test_tolerance_is_finite_and_below_one(tmp_path, value: str) -> None:  # typ
     with pytest.raises(StageLoadError) as info:
         instantiate([TokenAlignment], load_config(path))
     assert f"{path}:4:5: stages.token_alignment.tolerance" in str(info.value)
+
+
+PADDED = TINY_LM.replace(
+    "h, _ = self.attn(h, h, h, attn_mask=mask, need_weights=False)",
+    "h, _ = self.attn(h, h, h, attn_mask=mask, key_padding_mask=ids == 0, need_weights=False)",
+)
+
+
+def test_a_correct_padding_mask_passes(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(PADDED, ONLY, **LM)
+    assert codes(r) == ["TOK000"] and r.exit_code == 0
+
+
+def test_an_inverted_padding_mask_in_a_causal_model_is_found(program) -> None:  # type: ignore[no-untyped-def]
+    source = PADDED.replace("key_padding_mask=ids == 0", "key_padding_mask=ids != 0")
+    f = finding(program(source, ONLY, **LM), "TOK006")
+    assert f.severity == "error" and f.evidence["real_tokens_masked"] is True
+    assert f.evidence["kept"] == 4 and f.evidence["length"] == 8 and f.evidence["input_shape"] == [2, 8]
+    assert "ids == 0" in f.remediation
+
+
+def test_padding_in_an_encoder_without_or_with_an_inverted_mask(program) -> None:  # type: ignore[no-untyped-def]
+    # Bidirectional: the real tokens see the padding after them unless the mask hides it.
+    encoder = PADDED.replace("return TinyLM()", "return TinyLM(causal=False)")
+    assert "TOK006" not in codes(program(encoder, ONLY, **LM))
+    inverted = encoder.replace("key_padding_mask=ids == 0", "key_padding_mask=ids != 0")
+    f = finding(program(inverted, ONLY, **LM), "TOK006")
+    assert f.evidence["first_moved"] == 0 and f.evidence["padded"] != f.evidence["unpadded"]
+    unmasked = TINY_LM.replace("return TinyLM()", "return TinyLM(causal=False)")
+    assert finding(program(unmasked, ONLY, **LM), "TOK006").evidence["real_tokens_masked"] is False

@@ -16,7 +16,8 @@ class TinyLM(nn.Module):
 
     def forward(self, ids):
         h = self.embed(ids)
-        h, _ = self.attn(h, h, h, need_weights=False)  # fault: no causal mask, position t sees t+1
+        # fault: no causal mask, position t sees t+1 (and the padding after it)
+        h, _ = self.attn(h, h, h, need_weights=False)
         return self.head(h)
 
 
