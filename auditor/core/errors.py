@@ -41,3 +41,7 @@ class ReportMismatchError(ReportReadError):
 
 class LedgerError(AuditError):
     """The test-exposure ledger could not be read or written (locked too long, not a ledger, corrupt)."""
+
+
+class StageNotApplicable(Exception):
+    """A stage found only while running that it cannot apply (e.g. a model without trainable parameters)."""

@@ -6,7 +6,14 @@ import time
 import traceback
 
 from auditor.backends.engines import InMemoryOnlyError
-from auditor.core.errors import AuditError, ConfigError, LedgerError, ManifestError, StageInputError
+from auditor.core.errors import (
+    AuditError,
+    ConfigError,
+    LedgerError,
+    ManifestError,
+    StageInputError,
+    StageNotApplicable,
+)
 from auditor.core.findings import StageError, StageResult
 from auditor.pipeline.cpulimit import CpuBudget, CpuLimitExceeded, cpu_limit
 from auditor.pipeline.stage import AuditContext, Stage
@@ -22,6 +29,8 @@ def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -
     try:
         with cpu_limit(cpu.seconds if cpu is not None else None):
             found = tuple(stage.run(context))
+    except StageNotApplicable as exc:  # nothing it checks is there: a skip with its reason, never a pass
+        return StageResult(stage=stage.name, status="skipped", duration_s=_since(start), skip_reason=str(exc))
     except CpuLimitExceeded:
         assert cpu is not None
         return error_result(stage.name, "cpu", cpu.exceeded(), start=start)

@@ -161,6 +161,8 @@ def _raw(result: StageResult) -> StageResult:
         if result.error is None:
             return error_result(result.stage, PROCESS_ERROR, "the stage reported an error without saying why")
         return result.model_copy(update={"status": "error", "findings": ()})
+    if result.status == "skipped" and result.skip_reason:  # a probe that found it cannot apply
+        return result.model_copy(update={"findings": ()})
     if result.status not in ("passed", "failed"):
         return error_result(result.stage, PROCESS_ERROR, f"the stage reported status '{result.status}'")
     findings = tuple(f.model_copy(update={"accepted": False, "accept_reason": None}) for f in result.findings)

@@ -148,7 +148,7 @@ def _run_one(
 
 def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> StageResult:
     """A stage's raw result with `accept` applied, its findings in report order and its status decided."""
-    if raw.status == "error":
+    if raw.status in ("error", "skipped"):
         return raw
     found = sorted((_apply_accept(f, acceptances) for f in raw.findings), key=Finding.sort_key)
     failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)

@@ -25,6 +25,7 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
     [
         ("regression/buggy", {"BAT002", "BRD001", "BRD003", "GRD004", "NAN001"}),
         ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003"}),
+        ("classifier/buggy", {"ACT001", "STP001", "STP004"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
@@ -33,7 +34,7 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
     assert found == expected and report.exit_code == 1
 
 
-@pytest.mark.parametrize("sample", ["regression/fixed", "language_model/fixed"])
+@pytest.mark.parametrize("sample", ["regression/fixed", "language_model/fixed", "classifier/fixed"])
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
     report = audit_copy(tmp_path, sample)
     assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == []
