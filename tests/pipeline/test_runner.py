@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from auditor import config_from_mapping, run_audit
-from auditor.core.errors import ManifestError
+from auditor.core.errors import ManifestError, StageNotApplicable
 from auditor.core.findings import Finding, Severity
 from auditor.core.scope import scope_of
 from auditor.pipeline.registry import discover, load_stages
@@ -29,6 +29,15 @@ class Warns(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         yield self.finding("W001", Severity.WARNING, "careful", key="k1")
+
+
+class FindsNothingToCheck(Stage):
+    name = "finds_nothing"
+    summary = "finds while running that it cannot apply"
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        yield self.finding("W001", Severity.WARNING, "a finding from before it knew")
+        raise StageNotApplicable("the model has no trainable parameters")
 
 
 class LeaksOptions(StageOptions):
@@ -201,6 +210,17 @@ def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore
 def test_nothing_audited_is_exit_2_not_clean(loaded) -> None:  # type: ignore[no-untyped-def]
     report = run_audit(loaded(stages={"warns": {"enabled": False}}), classes=[Warns])
     assert report.stages[0].status == "skipped" and report.exit_code == 2
+
+
+def test_a_stage_that_finds_it_cannot_apply_is_skipped_with_its_reason(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(), classes=[FindsNothingToCheck, Warns])
+    skipped = report.stages[0]
+    assert (skipped.status, skipped.skip_reason, skipped.findings) == (
+        "skipped",
+        "the model has no trainable parameters",
+        (),
+    )
+    assert report.stages[1].status == "passed" and report.exit_code == 0
 
 
 def test_stage_status_follows_fail_on(loaded) -> None:  # type: ignore[no-untyped-def]
