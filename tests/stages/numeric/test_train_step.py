@@ -48,7 +48,9 @@ def test_canonical_step_on_a_correct_classifier_with_dropout_finds_nothing(progr
 
 
 def test_a_step_without_zero_grad_accumulates_gradients(program) -> None:  # type: ignore[no-untyped-def]
-    source = CLASSIFIER + """
+    source = (
+        CLASSIFIER
+        + """
 def step(model, opt, batch):
     x, y = batch
     model.train()
@@ -57,13 +59,16 @@ def step(model, opt, batch):
     opt.step()
     return l
 """
+    )
     f = finding(program(source, ONLY, **STEP), "STP001")
     assert f.severity == "error" and f.evidence["multiples"] == [1.0, 2.0]
     assert "prog:step" in f.message and "zero_grad" in f.remediation
 
 
 def test_zero_grad_after_the_update_is_right(program) -> None:  # type: ignore[no-untyped-def]
-    source = CLASSIFIER + """
+    source = (
+        CLASSIFIER
+        + """
 def step(model, opt, batch):
     x, y = batch
     model.train()
@@ -73,6 +78,7 @@ def step(model, opt, batch):
     opt.zero_grad(set_to_none=True)
     return l.item()
 """
+    )
     r = program(source, ONLY, **STEP)
     assert warnings_and_errors(r) == [], [f.message for f in r.findings]
 
@@ -106,7 +112,9 @@ def test_accumulation_beyond_what_numeric_accumulate_allows_is_found(program) ->
 
 
 def test_a_step_that_never_updates_leaves_parameters_unmoved(program) -> None:  # type: ignore[no-untyped-def]
-    source = CLASSIFIER + """
+    source = (
+        CLASSIFIER
+        + """
 def step(model, opt, batch):
     x, y = batch
     model.train()
@@ -115,6 +123,7 @@ def step(model, opt, batch):
     l.backward()
     return l
 """
+    )
     f = finding(program(source, ONLY, **STEP), "STP002")
     assert set(f.evidence["parameters"]) == {"body.0.weight", "body.0.bias", "head.weight", "head.bias"}
     assert "never called optimizer.step()" in f.message
@@ -156,13 +165,16 @@ def test_overfit_budget_ending_first_is_a_warning(program) -> None:  # type: ign
 
 
 def test_a_regression_with_plain_sgd_overfits(program) -> None:  # type: ignore[no-untyped-def]
-    source = REGRESSION + """
+    source = (
+        REGRESSION
+        + """
 def loss(out, y):
     return ((out.squeeze(-1) - y) ** 2).mean()
 
 def optimizer(model):
     return torch.optim.SGD(model.parameters(), lr=0.01)
 """
+    )
     r = program(source, ONLY, **OPT)
     assert warnings_and_errors(r) == []
     assert dict(finding(r, "STP000").tables[0].rows)["loss at initialisation"].startswith("not probed")
@@ -193,7 +205,9 @@ def test_a_documented_sum_and_a_focal_loss_are_not_far_off(program) -> None:  # 
 
 
 def test_a_step_without_model_train_runs_dropout_in_eval_mode(program) -> None:  # type: ignore[no-untyped-def]
-    source = CLASSIFIER + """
+    source = (
+        CLASSIFIER
+        + """
 def step(model, opt, batch):
     x, y = batch
     opt.zero_grad()
@@ -202,6 +216,7 @@ def step(model, opt, batch):
     opt.step()
     return l
 """
+    )
     f = finding(program(source, ONLY, **STEP), "STP006")
     assert f.severity == "warning" and f.evidence == {"modules": ["body.2"]}
     without_dropout = source.replace(", nn.Dropout(0.2)", "")
@@ -224,10 +239,13 @@ def test_without_an_optimizer_the_stage_is_skipped(program) -> None:  # type: ig
 
 
 def test_a_step_that_returns_no_loss_is_named(program) -> None:  # type: ignore[no-untyped-def]
-    source = CLASSIFIER + """
+    source = (
+        CLASSIFIER
+        + """
 def step(model, opt, batch):
     return None
 """
+    )
     stage = result(program(source, ONLY, **STEP), "train_step")
     assert stage.status == "error" and stage.error is not None
     assert "prog:step (numeric.step) returned a NoneType" in stage.error.message
