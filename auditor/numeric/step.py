@@ -70,6 +70,15 @@ class Stepper:
         )
 
 
+def batch_shapes(program: Program) -> dict[str, list[int]]:
+    """The shape of every tensor of the batch, for a finding's example ('inputs', "targets['mask']")."""
+    from auditor.numeric.program import tensors
+
+    inputs, targets = program.batch()
+    found = [(f"inputs{w}", t) for w, t in tensors(inputs)] + [(f"targets{w}", t) for w, t in tensors(targets)]
+    return {where: list(shape(t)) for where, t in found}
+
+
 def trainable(model: torch.nn.Module) -> list[tuple[str, torch.nn.Parameter]]:
     """The parameters a step may change; StageNotApplicable when there are none."""
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
@@ -107,6 +116,7 @@ class Accumulation:
     """Gradients of one batch over consecutive steps with the update held back, as multiples of the first."""
 
     multiples: tuple[float, ...]
+    norms: tuple[float, ...]  # of each call's gradient
     residual: float  # how far the largest gradient is from that multiple of the first (relative)
     allowed: int  # numeric.accumulate, else 1
     stepped: bool  # whether the step called optimizer.step() at all
@@ -152,7 +162,8 @@ def accumulation(program: Program, stepper: Stepper, allowed: int) -> Accumulati
     top = max(range(len(vectors)), key=lambda i: multiples[i])
     residual = float((vectors[top] - multiples[top] * first).norm() / max(float(vectors[top].norm()), 1e-30))
     dependent = tuple(n or type(m).__name__ for n, m in model.named_modules() if isinstance(m, _MODE_DEPENDENT))
-    return Accumulation(multiples, residual, allowed, stepped, bool(modes) and not modes[0], dependent)
+    norms = tuple(float(v.norm()) for v in vectors)
+    return Accumulation(multiples, norms, residual, allowed, stepped, bool(modes) and not modes[0], dependent)
 
 
 def _zeros(p: torch.Tensor) -> torch.Tensor:
@@ -247,24 +258,25 @@ class Overfit:
 def overfit(program: Program, stepper: Stepper, steps: int, seconds: float, ratio: float) -> Overfit | None:
     """Train on the one batch with the user's step; stop once the loss is cut to ``ratio`` of its first value.
 
+    The budget counts this process's CPU time, so a machine busy with other work does not cut the run short.
     None when the first loss is not finite: nothing can be cut, and nonfinite_trace says where it comes from.
     """
     model = program.model()
     optimizer = _optimizer(program, model)
     trainable(model)
-    start = time.perf_counter()
+    start = time.process_time()
     initial = stepper(model, optimizer)
     if not math.isfinite(initial):
         return None
     losses = [initial]
     done = 1
-    while done < steps and time.perf_counter() - start < seconds:
+    while done < steps and time.process_time() - start < seconds:
         losses.append(stepper(model, optimizer))
         done += 1
         if not math.isfinite(losses[-1]) or losses[-1] <= _target(initial, ratio):
             break
     finite = [v for v in losses if math.isfinite(v)]
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     timed_out = done < steps and math.isfinite(losses[-1]) and losses[-1] > _target(initial, ratio)
     best = min(finite) if finite else float("nan")
     return Overfit(done, elapsed, initial, losses[-1], best, ratio, steps, timed_out)

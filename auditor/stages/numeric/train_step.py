@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class TrainStepOptions(StageOptions):
     overfit_steps: int = Field(default=200, ge=2, le=10_000, description="steps at most on the one batch")
     overfit_seconds: float = Field(
-        default=4.0, gt=0, le=600, allow_inf_nan=False, description="seconds at most for those steps"
+        default=4.0, gt=0, le=600, allow_inf_nan=False, description="CPU seconds at most for those steps"
     )
     overfit_ratio: float = Field(
         default=0.5,
@@ -58,17 +58,18 @@ class TrainStep(NumericStage):
         return None
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
-        from auditor.numeric.step import Stepper, accumulation, initial_loss, movement, overfit
+        from auditor.numeric.step import Stepper, accumulation, batch_shapes, initial_loss, movement, overfit
 
         options = self.options
         assert isinstance(options, TrainStepOptions)
         stepper = Stepper(program)
+        shapes = batch_shapes(program)
         allowed = program.code.spec.accumulate or 1
         rows: list[tuple[str, str]] = [("step", str(stepper.name))]
         acc = accumulation(program, stepper, allowed)
         if acc is not None:
             rows.append(("gradient per step (x the first)", ", ".join(f"{m:.4g}" for m in acc.multiples)))
-            yield from self._accumulation(acc, stepper.name)
+            yield from self._accumulation(acc, stepper.name, shapes)
         moves = movement(program, stepper, allowed)
         rows.append(("learning rates", ", ".join(f"{lr:g}" for lr in moves.lrs)))
         rows.append(("parameter tensors moved in a step", str(moves.moved)))
@@ -79,7 +80,7 @@ class TrainStep(NumericStage):
                 rows.append(("overfit one batch", "not probed: the first loss is not finite (nonfinite_trace)"))
             else:
                 rows.append(("overfit one batch", f"{fit.initial:.6g} -> {fit.final:.6g} in {fit.steps} step(s)"))
-                yield from self._overfit(fit, stepper.name)
+                yield from self._overfit(fit, stepper.name, shapes)
         init = initial_loss(program)
         if init is None:
             rows.append(("loss at initialisation", "not probed: the targets are not class indices for the outputs"))
@@ -94,7 +95,7 @@ class TrainStep(NumericStage):
             tables=(Table(title="training step", columns=("probe", "result"), rows=tuple(rows)),),
         )
 
-    def _accumulation(self, acc: Accumulation, step: str | None) -> Iterator[Finding]:
+    def _accumulation(self, acc: Accumulation, step: str | None, shapes: dict[str, Any]) -> Iterator[Finding]:
         if acc.accumulates:
             calls = len(acc.multiples)
             allowed = f" (numeric.accumulate allows {acc.allowed})" if acc.allowed > 1 else ""
@@ -111,7 +112,11 @@ class TrainStep(NumericStage):
                     "accumulate": acc.allowed,
                 },
                 examples=(
-                    {"batch": "the same batch each step", "gradient_multiples": [round(m, 4) for m in acc.multiples]},
+                    {
+                        "batch": shapes,
+                        "gradient_norms": [float(f"{n:.6g}") for n in acc.norms],
+                        "gradient_multiples": [round(m, 4) for m in acc.multiples],
+                    },
                 ),
                 remediation="Call optimizer.zero_grad() (or model.zero_grad()) before each backward(); if the "
                 "accumulation is deliberate, say over how many steps with `numeric.accumulate: N`.",
@@ -165,7 +170,7 @@ class TrainStep(NumericStage):
                 "the parameters the step trains.",
             )
 
-    def _overfit(self, fit: Overfit, step: str | None) -> Iterator[Finding]:
+    def _overfit(self, fit: Overfit, step: str | None, shapes: dict[str, Any]) -> Iterator[Finding]:
         if fit.reached:
             return
         import math
@@ -182,7 +187,7 @@ class TrainStep(NumericStage):
             Severity.WARNING if timed else Severity.ERROR,
             f"training on the one batch with {step}: {what}, short of {fit.ratio:g} of the first loss"
             + (
-                f"; the {fit.seconds:.1f} s budget ended before the {fit.budget_steps} steps"
+                f"; the {fit.seconds:.1f} s CPU budget ended before the {fit.budget_steps} steps"
                 if timed
                 else ". A loop that cannot memorise one tiny batch is broken: the loss, the "
                 "step, the learning rate or the model."
@@ -196,6 +201,7 @@ class TrainStep(NumericStage):
                 "ratio": fit.ratio,
                 "timed_out": timed,
             },
+            examples=({"batch": shapes, "losses": [_round(fit.initial), _round(fit.final)], "steps": fit.steps},),
             remediation="Check that the loss decreases at all (the learning rate, zero_grad, an activation before "
             "the loss); raise stages.train_step.overfit_steps or overfit_seconds if the model is only slow.",
         )
