@@ -148,7 +148,8 @@ def _batch_size(targets: Any) -> int | None:
 
 
 def _batched(t: torch.Tensor, n: int | None) -> bool:
-    return n is not None and n > 1 and t.dim() > 0 and t.shape[0] == n
+    """Whether ``t``'s first axis runs over the samples: the batch, or its positions flattened (N * T tokens)."""
+    return n is not None and n > 1 and t.dim() > 0 and t.shape[0] > 0 and t.shape[0] % n == 0
 
 
 def _over_batch(t: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:

@@ -99,16 +99,20 @@ def watched(
     back. The gradient is taken at step() because a correct step may clear it right after (zero_grad last)."""
     taken: list[dict[str, torch.Tensor]] = []
     original = optimizer.step
+    own = vars(optimizer).get("step")  # a scheduler wraps step() on the instance; it is put back afterwards
 
     def step(*args: Any, **kwargs: Any) -> Any:
         taken.append(_grads(named))
         return original(*args, **kwargs) if apply else None
 
-    optimizer.step = step  # type: ignore[method-assign]  # the instance's attribute, removed afterwards
+    optimizer.step = step  # type: ignore[method-assign]  # the instance's attribute, restored afterwards
     try:
         yield taken
     finally:
-        del optimizer.step
+        if own is None:
+            del optimizer.step
+        else:
+            optimizer.step = own  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,9 @@ class TrainStep(NumericStage):
         rows.append(("learning rates", ", ".join(f"{lr:g}" for lr in moves.lrs)))
         rows.append(("parameter tensors moved in a step", str(moves.moved)))
         yield from self._movement(moves, stepper.name, program)
-        if not moves.zero_lr:
+        if moves.zero_lr:
+            rows.append(("overfit one batch", "not probed: the learning rate is 0"))
+        else:
             fit = overfit(program, stepper, options.overfit_steps, options.overfit_seconds, options.overfit_ratio)
             if fit is None:
                 rows.append(("overfit one batch", "not probed: the first loss is not finite (nonfinite_trace)"))

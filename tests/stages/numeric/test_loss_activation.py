@@ -152,3 +152,20 @@ def test_a_loss_summed_everywhere_is_not_mixed(program) -> None:  # type: ignore
         "return F.cross_entropy(out, y)", "return F.cross_entropy(out, y, reduction='sum') + (out ** 2).sum()"
     )
     assert alarms(program(source, ONLY)) == []
+
+
+def test_mixed_reductions_over_flattened_token_positions(program) -> None:  # type: ignore[no-untyped-def]
+    source = """
+def model():
+    return nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 10))
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    return torch.randint(0, 10, (4, 6), generator=g), torch.randint(0, 10, (4, 6), generator=g)
+
+def loss(out, y):
+    tokens = F.cross_entropy(out.reshape(-1, 10), y.reshape(-1))
+    return tokens + (out.softmax(-1).max(-1).values).sum()
+"""
+    f = finding(program(source, ONLY), "ACT005")
+    assert f.examples[1]["op"] == "cross_entropy" and f.examples[1]["shape"] == [24, 10]

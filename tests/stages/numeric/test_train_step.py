@@ -146,7 +146,9 @@ def test_a_warm_up_from_zero_is_not_a_zero_learning_rate(program) -> None:  # ty
         "    torch.optim.lr_scheduler.LambdaLR(opt, lambda s: s / 10)\n"
         "    return opt",
     )
-    assert "STP003" not in codes(program(source, ONLY, **OPT))
+    r = program(source, ONLY, **OPT)
+    assert warnings_and_errors(r) == []
+    assert dict(finding(r, "STP000").tables[0].rows)["overfit one batch"] == "not probed: the learning rate is 0"
 
 
 def test_a_batch_that_cannot_be_overfit_is_an_error(program) -> None:  # type: ignore[no-untyped-def]
