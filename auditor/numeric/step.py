@@ -18,6 +18,7 @@ import torch
 
 from auditor.core.errors import StageNotApplicable
 from auditor.numeric.program import Program, main_tensor, shape, summed, tree_map
+from auditor.numeric.tracing import CallRecorder
 from auditor.numeric.usercode import UserCodeError
 
 # Modules whose behaviour differs between train() and eval(): a step that runs them in eval mode trains wrongly.
@@ -126,6 +127,7 @@ class Accumulation:
     stepped: bool  # whether the step called optimizer.step() at all
     eval_forward: bool  # the step ran the forward pass with the model still in eval mode
     mode_dependent: tuple[str, ...]  # the model's dropout and batch-norm modules
+    backward_at: str | None  # the user's line that called backward()
 
     @property
     def accumulates(self) -> bool:
@@ -147,9 +149,15 @@ def accumulation(program: Program, stepper: Stepper, allowed: int) -> Accumulati
     handle = model.register_forward_pre_hook(lambda m, _i: modes.append(m.training))
     vectors: list[torch.Tensor] = []
     stepped = False
+    sites: list[str | None] = []
+
+    def seen(name: str, _args: Any, _kwargs: Any, _result: Any, site: str | None) -> None:
+        if name == "backward":
+            sites.append(site)
+
     try:
         for _ in range(allowed + 1):
-            with watched(optimizer, named, apply=False) as taken:
+            with watched(optimizer, named, apply=False) as taken, CallRecorder(seen, program.code.paths):
                 stepper(model, optimizer)
             stepped = stepped or bool(taken)
             grads = taken[-1] if taken else _grads(named)
@@ -167,7 +175,10 @@ def accumulation(program: Program, stepper: Stepper, allowed: int) -> Accumulati
     residual = float((vectors[top] - multiples[top] * first).norm() / max(float(vectors[top].norm()), 1e-30))
     dependent = tuple(n or type(m).__name__ for n, m in model.named_modules() if isinstance(m, _MODE_DEPENDENT))
     norms = tuple(float(v.norm()) for v in vectors)
-    return Accumulation(multiples, norms, residual, allowed, stepped, bool(modes) and not modes[0], dependent)
+    backward_at = sites[0] if sites else None
+    return Accumulation(
+        multiples, norms, residual, allowed, stepped, bool(modes) and not modes[0], dependent, backward_at
+    )
 
 
 def _zeros(p: torch.Tensor) -> torch.Tensor:

@@ -106,7 +106,8 @@ class TrainStep(NumericStage):
                 Severity.ERROR,
                 f"{step}, run {calls} times on one batch with the optimizer's update held back, leaves a gradient "
                 f"{max(acc.multiples):.4g} times the first{allowed}: the gradients of earlier steps are added to "
-                "the new one, so every update uses the sum of all past gradients.",
+                f"the new one by backward(){_at(acc.backward_at)}, so every update uses the sum of all past "
+                "gradients.",
                 key="accumulation",
                 evidence={
                     "steps": calls,
@@ -118,6 +119,7 @@ class TrainStep(NumericStage):
                         "batch": shapes,
                         "gradient_norms": [float(f"{n:.6g}") for n in acc.norms],
                         "gradient_multiples": [round(m, 4) for m in acc.multiples],
+                        "at": acc.backward_at,
                     },
                 ),
                 remediation="Call optimizer.zero_grad() (or model.zero_grad()) before each backward(); if the "
@@ -243,6 +245,10 @@ class TrainStep(NumericStage):
             remediation="Average the cross-entropy over the targets (reduction='mean'), give it raw logits and "
             "class-index targets, or log-probabilities for nll_loss.",
         )
+
+
+def _at(site: str | None) -> str:
+    return f" at {site}" if site else ""
 
 
 def _round(value: float) -> Any:

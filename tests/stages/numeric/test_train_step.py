@@ -6,7 +6,7 @@ import math
 
 from auditor.core.findings import Severity
 from tests.conftest import codes, finding
-from tests.stages.numeric.conftest import REGRESSION, result
+from tests.stages.numeric.conftest import REGRESSION, line_of, result
 
 ONLY = ["train_step"]
 CLASSIFIER = """
@@ -62,6 +62,8 @@ def step(model, opt, batch):
     )
     f = finding(program(source, ONLY, **STEP), "STP001")
     assert f.severity == "error" and f.evidence["multiples"] == [1.0, 2.0]
+    assert f.examples[0]["at"].endswith(f"prog.py:{line_of(source, 'l.backward()')}")
+    assert f.examples[0]["batch"] == {"inputs": [8, 4], "targets": [8]}
     assert "prog:step" in f.message and "zero_grad" in f.remediation
 
 
