@@ -58,6 +58,13 @@ class TrainStep(NumericStage):
         return None
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
+        from auditor.numeric.step import one_thread
+
+        with one_thread():
+            found = list(self._probe(program))
+        yield from found
+
+    def _probe(self, program: Program) -> Iterator[Finding]:
         from auditor.numeric.step import Stepper, accumulation, batch_shapes, initial_loss, movement, overfit
 
         options = self.options
