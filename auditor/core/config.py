@@ -323,6 +323,17 @@ class NumericSpec(_Section):
     loss: Reference
     optimizer: Reference | None = None
     softmax: Reference | None = None
+    step: Reference | None = Field(
+        default=None,
+        description="the user's training step, called as step(model, optimizer, batch) -> loss; default: the "
+        "canonical zero_grad, forward, loss, backward, step",
+    )
+    accumulate: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="the step accumulates gradients over this many calls on purpose (gradient accumulation)",
+    )
     language_model: LanguageModelSpec | None = None
     # Bounded and finite: an infinite or huge limit is no limit, and a timer cannot even be set for it.
     timeout_s: float = Field(
@@ -340,7 +351,7 @@ class NumericSpec(_Section):
         "default: no limit",
     )
 
-    @field_validator("model", "batch", "loss", "optimizer", "softmax")
+    @field_validator("model", "batch", "loss", "optimizer", "softmax", "step")
     @classmethod
     def _reference(cls, value: str | None) -> str | None:
         return None if value is None else _is_reference(value)

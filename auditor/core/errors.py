@@ -36,7 +36,8 @@ class StageInputError(AuditError):
 
 
 class StageNotApplicable(AuditError):
-    """What a stage probes is not there (e.g. a batch of one sample for a check across samples): it is skipped."""
+    """What a stage probes is not there, found only while running (a batch of one sample for a check across
+    samples, a model without trainable parameters): the stage is skipped with the reason."""
 
 
 class ReportMismatchError(ReportReadError):

@@ -38,6 +38,22 @@ class CallRecorder(TorchFunctionMode):
         return result
 
 
+class ArgumentRecorder(TorchFunctionMode):
+    """Calls ``listener`` before each torch function the program calls, with its arguments and no result: a call
+    that raises (a loss rejecting its input) is seen too."""
+
+    def __init__(self, listener: Listener, paths: tuple[Path, ...]) -> None:
+        super().__init__()
+        self.listener, self.paths = listener, paths
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        self.listener(getattr(func, "__name__", str(func)), args, kwargs, None, user_site(self.paths))
+        return func(*args, **kwargs)
+
+
 class ModuleStack:
     """The dotted path of the module whose forward is running ('' outside any), via forward hooks."""
 

@@ -24,7 +24,7 @@ TORCH_HINT = (
 _TRACEBACK_FRAMES = 5
 # Frames of this package and of Python's import machinery explain nothing about the user's code.
 _NOT_THEIRS = ("<frozen", str(Path(__file__).resolve().parents[1]), str(Path(importlib.__file__).resolve().parent))
-REFERENCES = ("model", "batch", "loss", "optimizer", "softmax")
+REFERENCES = ("model", "batch", "loss", "optimizer", "softmax", "step")
 
 
 # What the user's code may raise and the audit reports: sys.exit() in a script is a failure of that code,
@@ -175,7 +175,7 @@ def _resolve(reference: str, where: str, paths: tuple[Path, ...], name: str) -> 
 
 # How the checks call each callable: positional arguments, and what they are.
 ARGUMENTS = {"model": (), "batch": (), "loss": ("outputs", "targets"), "optimizer": ("model",),
-             "softmax": ("logits", "dim")}  # fmt: skip
+             "softmax": ("logits", "dim"), "step": ("model", "optimizer", "batch")}  # fmt: skip
 
 
 def _check_arguments(target: Any, reference: str, where: str, name: str) -> None:

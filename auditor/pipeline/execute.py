@@ -29,13 +29,13 @@ def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -
     try:
         with cpu_limit(cpu.seconds if cpu is not None else None):
             found = tuple(stage.run(context))
+    except StageNotApplicable as exc:  # nothing it checks is there: a skip with its reason, never a pass
+        return StageResult(stage=stage.name, status="skipped", duration_s=_since(start), skip_reason=str(exc))
     except CpuLimitExceeded:
         assert cpu is not None
         return error_result(stage.name, "cpu", cpu.exceeded(), start=start)
     except InMemoryOnlyError as exc:  # the engine, not the data: worded as a stage the runner keeps back
         return error_result(stage.name, "engine", exc.for_stage(stage.name), start=start)
-    except StageNotApplicable as exc:  # found out only once the user's program ran: a skip, with its reason
-        return StageResult(stage=stage.name, status="skipped", duration_s=_since(start), skip_reason=str(exc))
     except StageInputError as exc:  # the data, not the code: the message is the whole story
         return error_result(stage.name, "input", str(exc), start=start)
     except AuditError as exc:  # a typed error (a ledger that is not one, a config problem): its message says it all

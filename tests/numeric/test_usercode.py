@@ -118,6 +118,13 @@ def test_callables_that_need_other_arguments_are_named_before_running(tmp_path: 
         load_user_code(load_config(config(tmp_path, source)))
 
 
+def test_a_training_step_that_cannot_take_model_optimizer_batch_is_named(tmp_path: Path) -> None:
+    source = REGRESSION + LOSS + "\ndef step(model, batch):\n    return 0.0\n"
+    with pytest.raises(UserCodeError, match=r"prog:step\(model, batch\) cannot be called as the checks call "
+                       r"numeric.step\(model, optimizer, batch\)"):  # fmt: skip
+        load_user_code(load_config(config(tmp_path, source, step="prog:step")))
+
+
 def test_syntax_error_traceback_has_no_import_machinery(tmp_path: Path) -> None:
     with pytest.raises(UserCodeError) as info:
         load_user_code(load_config(config(tmp_path, "def model(:\n    pass\n")))

@@ -27,6 +27,7 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
         ("language_model/buggy", {"SMX001", "TOK001", "TOK002", "TOK003", "TOK006"}),
         ("sequence_mixing/buggy", {"BIX001"}),
         ("eval_dropout/buggy", {"EVM001"}),
+        ("classifier/buggy", {"ACT001", "STP001", "STP004"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
@@ -36,7 +37,7 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
 
 
 @pytest.mark.parametrize(
-    "sample", ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed"]
+    "sample", ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed", "classifier/fixed"]
 )
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
     report = audit_copy(tmp_path, sample)
