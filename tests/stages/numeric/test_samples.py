@@ -37,7 +37,8 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
 
 
 @pytest.mark.parametrize(
-    "sample", ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed", "classifier/fixed"]
+    "sample",
+    ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed", "classifier/fixed"],
 )
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
     report = audit_copy(tmp_path, sample)
