@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 def _report_names() -> list[str]:
     from auditor.render import FILE_RENDERERS
+    from auditor.render.attachments import ATTACHMENTS
 
-    return [name for _, name in FILE_RENDERERS.values()]
+    return [*(name for _, name in FILE_RENDERERS.values()), *ATTACHMENTS]
 
 
 @dataclass
