@@ -23,6 +23,7 @@ from auditor.core.errors import StageInputError
 from auditor.core.paths import is_within
 
 BLOCK_BYTES = 8 << 20  # decompressed bytes per block handed to a worker
+_READ_BYTES = 256 << 10
 _JSONL = (".jsonl", ".ndjson", ".json")
 _CODECS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 PROBLEMS = ("not_json", "missing_field", "not_text", "not_utf8")
@@ -72,7 +73,7 @@ def corpus_files(pattern: str, roots: Sequence[Path], option: str = "corpus") ->
                 f"{option}: {p} is neither JSONL (.jsonl, .jsonl.gz, .jsonl.zst) nor Parquet (.parquet)"
             )
         real = p.resolve()
-        if not is_within(real, tuple(roots)):
+        if not is_within(real, tuple(r.resolve() for r in roots)):
             raise StageInputError(f"{option}: {p} leads to {real}, outside the folders this audit may read")
         found.append(CorpusFile(real, kind[0], kind[1], real.stat().st_size))
     if not found:
@@ -96,25 +97,35 @@ _MAX_EXAMPLES = 5
 
 def jsonl_blocks(shard: CorpusFile, block: int = BLOCK_BYTES) -> Iterator[tuple[int, bytes, int]]:
     """(first line number, whole lines, bytes of the file read so far) of a JSONL shard; OSError when the file is
-    truncated or unreadable, after the blocks before the damage."""
+    truncated or unreadable, after the whole lines read before the damage."""
     raw = pa.OSFile(str(shard.path))
     stream = pa.CompressedInputStream(raw, shard.codec) if shard.codec else raw
-    line, rest = 1, b""
+    line, pending, size = 1, [], 0
     try:
         while True:
-            data = stream.read(block)
+            try:
+                # Small reads: a damaged stream raises without returning what it held, so little is lost.
+                data = stream.read(_READ_BYTES)
+            except OSError:
+                if pending:
+                    whole = b"".join(pending)
+                    cut = whole.rfind(b"\n") + 1
+                    if cut:
+                        yield line, whole[:cut], raw.tell()
+                raise
+            if data:
+                pending.append(data)
+                size += len(data)
+                if size < block:
+                    continue
+            whole = b"".join(pending)
+            cut = whole.rfind(b"\n") + 1 if data else len(whole)
+            if cut:
+                yield line, whole[:cut], raw.tell()
+                line += whole.count(b"\n", 0, cut)
+            pending, size = ([whole[cut:]] if cut < len(whole) else []), len(whole) - cut
             if not data:
                 break
-            data = rest + data if rest else data
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                rest = data
-                continue
-            rest = data[cut:]
-            yield line, data[:cut], raw.tell()
-            line += data.count(b"\n", 0, cut)
-        if rest:
-            yield line, rest, raw.tell()
     finally:
         stream.close()
 

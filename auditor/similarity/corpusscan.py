@@ -6,6 +6,8 @@ the benchmark's index per worker plus those blocks, whatever the corpus's size.
 from __future__ import annotations
 
 import multiprocessing
+import resource
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -61,6 +63,8 @@ class TaskResult:
     examples: list[tuple[int, str]]
     progress: int
     failed: str | None = None
+    cpu_s: float = 0.0  # CPU time the block took in its worker
+    peak_rss_kb: int = 0  # the worker's peak resident memory so far
 
 
 @dataclass
@@ -72,6 +76,8 @@ class ScanOutcome:
     problems: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
     examples: list[tuple[int, int, str]] = field(default_factory=list)  # (file, line, problem)
     failed: dict[int, str] = field(default_factory=dict)  # file -> why reading stopped
+    cpu_s: float = 0.0  # CPU time of the blocks' scans (the workers' share of the pass)
+    worker_peak_rss_kb: int = 0
 
 
 _BENCH: Benchmark | None = None
@@ -119,7 +125,15 @@ Task = tuple[str, int, CorpusFile, int, bytes | int, int]  # kind, file, shard, 
 
 
 def run_task(task: Task) -> TaskResult:
-    """Scan one block (in a worker: the benchmark came with the worker's start)."""
+    """Scan one block (in a worker: the benchmark came with the worker's start), with its CPU time."""
+    start = time.process_time()
+    result = _run_task(task)
+    result.cpu_s = time.process_time() - start
+    result.peak_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return result
+
+
+def _run_task(task: Task) -> TaskResult:
     kind, file, shard, first, payload, progress = task
     assert _BENCH is not None
     if kind == "jsonl":
@@ -154,6 +168,8 @@ def scan(
         outcome.examples.extend((result.file, line, p) for line, p in result.examples)
         if result.failed is not None:
             outcome.failed.setdefault(result.file, result.failed)
+        outcome.cpu_s += result.cpu_s
+        outcome.worker_peak_rss_kb = max(outcome.worker_peak_rss_kb, result.peak_rss_kb)
         file_done[result.file] = max(file_done.get(result.file, 0), result.progress)
         if progress is not None:
             progress(sum(file_done.values()))
