@@ -100,7 +100,8 @@ def jsonl_blocks(shard: CorpusFile, block: int = BLOCK_BYTES) -> Iterator[tuple[
     truncated or unreadable, after the whole lines read before the damage."""
     raw = pa.OSFile(str(shard.path))
     stream = pa.CompressedInputStream(raw, shard.codec) if shard.codec else raw
-    line, pending, size = 1, [], 0
+    line, size = 1, 0
+    pending: list[bytes] = []
     try:
         while True:
             try:
