@@ -116,3 +116,12 @@ def test_the_same_hits_with_two_worker_processes_as_in_process(tmp_path: Path) -
     two = scan(bench, files, "text", workers=2)
     assert one.hits == two.hits and one.documents == two.documents == 600
     assert len(one.hits) == 3 * 29
+
+
+def test_progress_counts_the_bytes_read_up_to_the_corpus_size(tmp_path: Path) -> None:
+    for shard in range(2):
+        jsonl(tmp_path / f"s{shard}.jsonl.gz", [doc(f"{shard} {i} filler words") for i in range(5000)], "gzip")
+    files = corpus_files(str(tmp_path / "*.jsonl.gz"), [tmp_path])
+    seen: list[int] = []
+    scan(build_benchmark([ITEM]), files, "text", progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == sum(f.size for f in files)

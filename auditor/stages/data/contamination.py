@@ -199,7 +199,12 @@ class Contamination(Stage):
                     for d in DEFINITIONS
                 },
                 "llama2_bands": {b: int(m.sum()) for b, m in measured.bands.items()},
-                "clean_subset": {"file": CLEAN_FILE, "definition": chosen.key, "ids": [str(ids[i]) for i in clean]},
+                "clean_subset": {
+                    "file": CLEAN_FILE,
+                    "definition": chosen.key,
+                    "name": chosen.name,
+                    "ids": [str(ids[i]) for i in clean],
+                },
             },
             tables=(table,),
         )

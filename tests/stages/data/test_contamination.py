@@ -38,7 +38,8 @@ def test_the_sample_fails_naming_its_planted_items_and_writes_the_clean_subset(t
     report = json.loads((out / "report.json").read_text())
     ctm = [f for s in report["stages"] for f in s["findings"] if f["code"] == "CTM001"]
     assert sorted(e["id"] for e in ctm[0]["examples"]) == ["q-half", "q-normalised", "q-verbatim-1", "q-verbatim-2"]
-    clean = (out / "contamination.clean.txt").read_text().split()
+    head, *clean = (out / "contamination.clean.txt").read_text().splitlines()
+    assert head == "# split-auditor clean subset: 8 id(s) clean under GPT-3 13-gram overlap, one a line"
     assert clean == [f"q-distinct-{i}" for i in range(1, 9)]
 
 
@@ -169,3 +170,42 @@ def test_a_corpus_outside_the_roots_is_a_config_error(tmp_path: Path) -> None:
     )
     with pytest.raises(StageLoadError, match="stages.contamination.corpus: .* outside the folders"):
         run_audit(config, only=ONLY)
+
+
+def test_the_same_inputs_give_the_same_findings() -> None:
+    first = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    again = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    assert [f.model_dump() for f in first.findings] == [f.model_dump() for f in again.findings]
+
+
+def test_a_run_without_the_stage_leaves_no_stale_clean_subset(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    base = [sys.executable, "-m", "auditor.cli", "run", str(SAMPLE / "audit.yaml"), "--out", str(out), "--only"]
+    assert subprocess.run([*base, "contamination"], capture_output=True, timeout=300).returncode == 1
+    assert (out / "contamination.clean.txt").exists()
+    assert subprocess.run([*base, "split_integrity"], capture_output=True, timeout=300).returncode == 0
+    assert not (out / "contamination.clean.txt").exists()
+
+
+def test_a_clean_subset_file_someone_else_wrote_is_never_replaced(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "contamination.clean.txt").write_text("my own notes\n")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "auditor.cli",
+            "run",
+            str(SAMPLE / "audit.yaml"),
+            "--out",
+            str(out),
+            "--only",
+            "contamination",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2 and "contamination.clean.txt is not a file split-auditor wrote" in run.stderr
+    assert (out / "contamination.clean.txt").read_text() == "my own notes\n"
