@@ -209,3 +209,14 @@ def test_a_clean_subset_file_someone_else_wrote_is_never_replaced(tmp_path: Path
     )
     assert run.returncode == 2 and "contamination.clean.txt is not a file split-auditor wrote" in run.stderr
     assert (out / "contamination.clean.txt").read_text() == "my own notes\n"
+
+
+def test_write_report_writes_the_clean_subset_as_audit_run_does(tmp_path: Path) -> None:
+    import auditor
+
+    report = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    written = auditor.write_report(report, tmp_path, ["json"])
+    assert tmp_path / "contamination.clean.txt" in written
+    assert (tmp_path / "contamination.clean.txt").read_text().splitlines()[1:] == [
+        f"q-distinct-{i}" for i in range(1, 9)
+    ]
