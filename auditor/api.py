@@ -119,6 +119,7 @@ def write_report(
     this tool did not write is never replaced. Returns the files written."""
     from auditor.core.output import REPORT_JSON, check_replaceable, remove_stale, write_atomic
     from auditor.render import FILE_RENDERERS
+    from auditor.render.attachments import ATTACHMENTS, attachments
 
     wanted = [formats] if isinstance(formats, str) else list(formats)
     unknown = [f for f in wanted if f not in FILE_RENDERERS]
@@ -132,9 +133,11 @@ def write_report(
     target = Path(out_dir).expanduser().resolve()
     # report.json is the verdict and its state, written whatever the formats (as `audit run` does).
     rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in dict.fromkeys(["json", *wanted])}
+    rendered.update(attachments(report))  # the clean subset of a benchmark, as `audit run` writes it
     check_replaceable(target, [REPORT_JSON, *rendered])
     written = write_atomic(target, rendered, last=REPORT_JSON)
-    remove_stale(target, [name for _, name in FILE_RENDERERS.values() if name not in rendered])
+    names = [*(name for _, name in FILE_RENDERERS.values()), *ATTACHMENTS]
+    remove_stale(target, [name for name in names if name not in rendered])
     return written
 
 

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 def _report_names() -> list[str]:
     from auditor.render import FILE_RENDERERS
+    from auditor.render.attachments import ATTACHMENTS
 
-    return [name for _, name in FILE_RENDERERS.values()]
+    return [*(name for _, name in FILE_RENDERERS.values()), *ATTACHMENTS]
 
 
 @dataclass
@@ -53,12 +54,13 @@ class ReportDir:
             write_marker,
         )
         from auditor.render import FILE_RENDERERS
+        from auditor.render.attachments import ATTACHMENTS
 
         out_dir, names = self.out_dir, _report_names()
         assert out_dir is not None
         try:
             check_not_inputs([out_dir / name for name in names], self.inputs, self.option)
-            check_replaceable(out_dir, [REPORT_JSON, *(FILE_RENDERERS[f][1] for f in formats)])
+            check_replaceable(out_dir, [REPORT_JSON, *(FILE_RENDERERS[f][1] for f in formats), *ATTACHMENTS])
         except AuditError:
             self.refused = True  # not this run's folder to write: left exactly as it is
             raise

@@ -116,7 +116,10 @@ class ManifestSpec(_Section):
 class SplitsSpec(_Section):
     """Which splits a model may learn from and which must stay unseen."""
 
-    train: list[str] = Field(default_factory=lambda: ["train"], min_length=1)
+    train: list[str] = Field(
+        default_factory=lambda: ["train"],
+        description="empty for a manifest that holds only a benchmark (its holdout named), e.g. for contamination",
+    )
     holdout: list[str] | None = Field(default=None, description="default: every split not in train")
     allow: list[tuple[str, str]] = Field(
         default_factory=list,
@@ -152,6 +155,10 @@ class SplitsSpec(_Section):
         both = sorted(set(self.train) & set(self.holdout or []))
         if both:
             raise ValueError(f"split(s) {both} are listed in both train and holdout")
+        if not self.train and not self.holdout:
+            raise ValueError(
+                "train is empty: name the holdout splits (`holdout: [test]`) of a manifest that holds only a benchmark"
+            )
         return self
 
 
@@ -467,6 +474,9 @@ class AuditConfig(_Section):
             add(f.text, ("fitted", i, "text"))
             if f.method is not None:
                 add(f.label or self.keys.label, ("fitted", i, "label") if f.label else ("keys", "label"))
+        fields = (self.stages.get("contamination") or {}).get("fields")  # the benchmark's columns
+        for j, col in enumerate(fields if isinstance(fields, list) else []):
+            add(col if isinstance(col, str) else None, ("stages", "contamination", "fields", j))
         return named
 
     def input_paths(self) -> list[tuple[Loc, str]]:

@@ -87,6 +87,7 @@ _SIGNATURES: dict[str, re.Pattern[bytes]] = {
         rb'\{\s*"\$schema": "[^"]*sarif[^"]*",.{0,400}?"driver": \{\s*"name": "split-auditor"', re.S
     ),
     "diff.md": re.compile(rb"## split-auditor diff\n"),
+    "contamination.clean.txt": re.compile(rb"# split-auditor clean subset: "),
     "diff.html": re.compile(rb"<!doctype html>.{0,400}?<title>split-auditor diff</title>", re.S),
     "diff.json": re.compile(rb'\{\s*"old": \{\s*"path": .{0,2000}?"tool_version": ', re.S),
 }

@@ -111,6 +111,13 @@ def test_split_in_train_and_holdout_is_rejected(tmp_path: Path) -> None:
     assert "both train and holdout" in msg
 
 
+def test_a_benchmark_only_manifest_needs_its_holdout_named(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, "manifest: {path: m.csv, split: s}\nsplits: {train: [], holdout: [test]}\n"))
+    assert loaded.config.splits.train == [] and loaded.config.splits.holdout == ["test"]
+    msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nsplits: {train: []}\n"))
+    assert "train is empty: name the holdout splits" in msg
+
+
 def test_numeric_only_config_is_valid(tmp_path: Path) -> None:
     p = write(tmp_path, "numeric:\n  model: pkg.m:build\n  batch: pkg.d:batch\n  loss: pkg.l:loss\n")
     loaded = load_config(p)

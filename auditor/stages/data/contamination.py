@@ -1,0 +1,421 @@
+"""contamination: benchmark items (the holdout texts) found in a training corpus of any size, under the published
+definitions side by side (GPT-3, PaLM, Llama 2, longest contaminated substring, exact), every hit confirmed
+word by word; the ids clean under a chosen definition are written beside the report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from auditor.core.config import AuditConfig
+from auditor.core.errors import StageInputError
+from auditor.core.findings import Finding, Severity, Table
+from auditor.core.pathoptions import ConfinedPath
+from auditor.core.scope import scope_of
+from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from auditor.similarity.corpusscan import DocHit, ScanOutcome
+    from auditor.similarity.definitions import ItemState, Measured
+
+CLEAN_FILE = "contamination.clean.txt"  # the clean subset, one id a line, beside the report
+DefinitionKey = Literal["gpt3", "palm", "llama2", "longest", "exact"]
+_TRAIN_ROWS = 50_000  # manifest training rows scanned per block when they are the corpus
+_PROBLEM_TEXT = {
+    "not_json": "not JSON",
+    "missing_field": "without the text field",
+    "not_text": "whose text field is not a string",
+    "not_utf8": "not UTF-8 (read with replacement characters)",
+}
+
+
+class ContaminationOptions(StageOptions):
+    corpus: ConfinedPath | None = Field(
+        default=None,
+        description="the training corpus: a JSONL(.gz/.zst) or Parquet file, a folder of them, or a glob; "
+        "default: the manifest's training rows",
+    )
+    text: str = Field(default="text", description="the corpus's text field (JSON key or Parquet column)")
+    fields: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="manifest columns joined (one per line) into each benchmark item; default: keys.text",
+    )
+    definition: DefinitionKey = Field(
+        default="gpt3",
+        description="the definition whose contaminated items fail the audit and whose clean subset is written",
+    )
+    palm_share: float = Field(default=0.7, gt=0, le=1, description="PaLM: share of the item's 8-grams in the corpus")
+    llama2_clean: float = Field(
+        default=0.2, gt=0, le=1, description="Llama 2: token share below which an item is clean"
+    )
+    llama2_dirty: float = Field(default=0.8, gt=0, le=1, description="Llama 2: token share from which an item is dirty")
+    longest_share: float = Field(
+        default=0.5, gt=0, le=1, description="longest substring: share of the item from which it is contaminated"
+    )
+    workers: int | None = Field(
+        default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
+    )
+    max_examples: int = Field(default=5, ge=1, le=50, description="most items a finding lists")
+    max_documents: int = Field(default=3, ge=1, le=20, description="most corpus documents shown per item")
+
+    @model_validator(mode="after")
+    def _bands_ordered(self) -> ContaminationOptions:
+        if self.llama2_clean > self.llama2_dirty:
+            raise ValueError(
+                "llama2_clean must not exceed llama2_dirty (Llama 2's clean band lies below its dirty band)"
+            )
+        return self
+
+
+class Contamination(Stage):
+    name = "contamination"
+    summary = "benchmark (holdout) texts found in a training corpus under the published contamination definitions"
+    needs = ("manifest", "keys.text or stages.contamination.fields (the benchmark texts)")
+    codes: ClassVar[dict[str, str]] = {
+        "CTM001": "benchmark items contaminated under the chosen definition",
+        "CTM002": "benchmark items contaminated under another definition only",
+        "CTM003": "contamination measured: the definitions side by side and the clean subset",
+        "CTM004": "corpus lines or files that could not be read",
+        "CTM005": "benchmark items too short for some definitions (not measurable)",
+    }
+    Options = ContaminationOptions
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        assert isinstance(self.options, ContaminationOptions)
+        if self.options.fields is None and config.keys.text is None:
+            return "no benchmark texts: set `keys.text` or `stages.contamination.fields`"
+        return None
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.similarity.definitions import BY_KEY, DEFINITIONS, ItemState, Thresholds, measure
+        from auditor.similarity.ngrams import build_benchmark
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        manifest = context.require_manifest()
+        rows, texts = self._benchmark(context)
+        if not len(rows):
+            raise StageInputError(
+                "contamination: the manifest has no holdout rows, so there is no benchmark to measure"
+            )
+        bench = build_benchmark(texts)
+        states = [ItemState(len(w)) for w in bench.words]
+        outcome, labels, train_rows = self._scan(context, bench)
+        if not outcome.documents:
+            raise StageInputError(
+                f"contamination: no corpus document could be read ({self._not_read(outcome, labels)})"
+            )
+        shown: dict[int, list[DocHit]] = {}
+        for hit in outcome.hits:
+            for item in sorted({r.item for r in hit.runs}):
+                states[item].documents += 1
+                mine = shown.setdefault(item, [])
+                if len(mine) < o.max_documents:
+                    mine.append(hit)
+            for run in hit.runs:
+                states[run.item].add(run)
+        measured = measure(states, Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share))
+        if not any(m.any() for m in measured.measurable.values()):
+            raise StageInputError(
+                f"contamination: none of the {len(rows)} benchmark items has {min(d.min_words for d in DEFINITIONS)} "
+                "words, the fewest any definition measures"
+            )
+        ids = manifest.ids(rows)
+        chosen = BY_KEY[o.definition]
+        table = self._table(measured, len(rows))
+        corpus_text = f"{outcome.documents:,} corpus document(s)"
+        bad = measured.contaminated[chosen.key]
+        detail = _Detail(ids, states, measured, shown, labels, train_rows, manifest)
+        if bad.any():
+            picked = np.flatnonzero(bad)
+            yield self.finding(
+                "CTM001",
+                Severity.ERROR,
+                f"{len(picked)} of {len(rows)} benchmark item(s) are contaminated under {chosen.name} "
+                f"({chosen.rule}), e.g. {', '.join(str(ids[i]) for i in picked[: o.max_examples])}; measured against "
+                f"{corpus_text}.",
+                key=chosen.key,
+                evidence={
+                    "definition": chosen.key,
+                    "items": len(picked),
+                    "of": len(rows),
+                    "share": round(len(picked) / len(rows), 4),
+                },
+                examples=tuple(detail.example(i) for i in picked[: o.max_examples]),
+                tables=(table,),
+                scope=scope_of((str(ids[i]) for i in picked), {"items": len(picked)}),
+                remediation="Report the score on the clean subset beside the full score, or remove these items' "
+                "documents from the training corpus (GPT-3's removal window is shown per document).",
+            )
+        others = np.zeros(len(rows), bool)
+        for d in DEFINITIONS:
+            if d.key != chosen.key:
+                others |= measured.contaminated[d.key]
+        extra = np.flatnonzero(others & ~bad)
+        if len(extra):
+            by = {d.name: int((measured.contaminated[d.key] & ~bad).sum()) for d in DEFINITIONS if d.key != chosen.key}
+            yield self.finding(
+                "CTM002",
+                Severity.WARNING,
+                f"{len(extra)} benchmark item(s) that {chosen.name} does not count are contaminated under another "
+                "definition: " + ", ".join(f"{k} {v}" for k, v in by.items() if v) + ".",
+                key=chosen.key,
+                evidence={"items": len(extra), "by_definition": by},
+                examples=tuple(detail.example(i) for i in extra[: o.max_examples]),
+                scope=scope_of((str(ids[i]) for i in extra), {"items": len(extra)}),
+                remediation="Look at the matched spans: a partial copy can still be memorised; choose the definition "
+                "the benchmark's authors report.",
+            )
+        clean = np.flatnonzero(measured.clean[chosen.key])
+        yield self.finding(
+            "CTM003",
+            Severity.INFO,
+            f"{len(clean)} of {len(rows)} benchmark item(s) are clean under {chosen.name}; their ids are written to "
+            f"{CLEAN_FILE} in the report directory. Against {corpus_text}: "
+            + ", ".join(f"{d.name} {int(measured.contaminated[d.key].sum())}" for d in DEFINITIONS)
+            + " contaminated.",
+            key=chosen.key,
+            evidence={
+                "definition": chosen.key,
+                "corpus_documents": outcome.documents,
+                "corpus_files": len(labels) if train_rows is None else 0,
+                "per_definition": {
+                    d.key: {
+                        "name": d.name,
+                        "measurable": int(measured.measurable[d.key].sum()),
+                        "contaminated": int(measured.contaminated[d.key].sum()),
+                        "clean": int(measured.clean[d.key].sum()),
+                    }
+                    for d in DEFINITIONS
+                },
+                "llama2_bands": {b: int(m.sum()) for b, m in measured.bands.items()},
+                "clean_subset": {
+                    "file": CLEAN_FILE,
+                    "definition": chosen.key,
+                    "name": chosen.name,
+                    "ids": [str(ids[i]) for i in clean],
+                },
+            },
+            tables=(table,),
+        )
+        yield from self._problems(outcome, labels)
+        yield from self._too_short(measured, ids)
+
+    # -- inputs ------------------------------------------------------------------------------------------------
+
+    def _benchmark(self, context: AuditContext) -> tuple[np.ndarray, list[str]]:
+        """The holdout rows and their texts (the named fields joined one per line, empty fields left out)."""
+        import numpy as np
+        import pyarrow as pa
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        held = [i for i, n in enumerate(names) if context.roles.role(n) == "holdout"]
+        rows = np.flatnonzero(np.isin(manifest.split.codes, held))
+        columns = o.fields or [context.config.keys.text or ""]
+        parts = [manifest.take(c, rows).cast(pa.large_string()).to_pylist() for c in columns]
+        texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
+        return rows, texts
+
+    def _scan(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray | None]:
+        """The corpus pass: the named corpus, or the manifest's training rows."""
+        from auditor.similarity.corpus import corpus_files
+        from auditor.similarity.corpusscan import scan
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        if o.corpus is None:
+            return self._scan_train(context, bench)
+        where = f"{context.loaded.locate(('stages', self.name, 'corpus'))}: stages.{self.name}.corpus"
+        files = corpus_files(o.corpus, context.loaded.allowed_roots, where)
+        base = context.loaded.base_dir
+        labels = [_relative(f.path, base) for f in files]
+        workers = o.workers or min(len(os.sched_getaffinity(0)), 8)
+        total = sum(f.size for f in files)
+        with _bar(total) as progress:
+            task = progress.add_task("contamination: corpus", total=total)
+            outcome = scan(
+                bench,
+                files,
+                o.text,
+                workers=min(workers, max(1, total // (4 << 20))),
+                progress=lambda done: progress.update(task, completed=done),
+            )
+        return outcome, labels, None
+
+    def _scan_train(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray]:
+        import numpy as np
+        import pyarrow as pa
+
+        from auditor.similarity.corpus import Parsed
+        from auditor.similarity.corpusscan import ScanOutcome, scan_parsed
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        train = [i for i, n in enumerate(names) if context.roles.role(n) == "train"]
+        rows = np.flatnonzero(np.isin(manifest.split.codes, train))
+        columns = o.fields or [context.config.keys.text or ""]
+        outcome = ScanOutcome()
+        for a in range(0, len(rows), _TRAIN_ROWS):
+            block = rows[a : a + _TRAIN_ROWS]
+            parts = [manifest.take(c, block).cast(pa.large_string()).to_pylist() for c in columns]
+            texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
+            parsed = Parsed(pa.array(texts, pa.large_string()), np.arange(a, a + len(block), dtype=np.int64))
+            outcome.hits.extend(scan_parsed(bench, parsed, 0))
+            outcome.documents += len(block)
+        return outcome, ["the manifest's training rows"], rows
+
+    # -- findings about the inputs -------------------------------------------------------------------------------
+
+    def _not_read(self, outcome: ScanOutcome, labels: list[str]) -> str:
+        if outcome.failed:
+            return "; ".join(f"{labels[i]}: {why}" for i, why in sorted(outcome.failed.items()))
+        counts = {k: v for k, v in outcome.problems.items() if v}
+        if counts:
+            return "lines " + ", ".join(f"{_PROBLEM_TEXT[k]}: {v}" for k, v in counts.items())
+        return "the corpus holds no document"
+
+    def _problems(self, outcome: ScanOutcome, labels: list[str]) -> Iterator[Finding]:
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        counts = {k: v for k, v in outcome.problems.items() if v}
+        if not counts and not outcome.failed:
+            return
+        parts = [f"{v} line(s) {_PROBLEM_TEXT[k]}" for k, v in counts.items()]
+        parts += [f"{labels[i]} not read to its end ({why})" for i, why in sorted(outcome.failed.items())]
+        unmeasured = sum(v for k, v in counts.items() if k != "not_utf8")
+        yield self.finding(
+            "CTM004",
+            Severity.WARNING,
+            "the corpus was not read in full: "
+            + "; ".join(parts)
+            + ". "
+            + (f"{unmeasured} line(s) gave no document; " if unmeasured else "")
+            + "a clean verdict covers only what was read.",
+            evidence={"lines": counts, "files_not_read": {labels[i]: why for i, why in sorted(outcome.failed.items())}},
+            examples=tuple(
+                {"file": labels[f], "line": line, "problem": p} for f, line, p in outcome.examples[: o.max_examples]
+            ),
+            remediation="Repair or re-export the named lines and files, then audit again.",
+        )
+
+    def _too_short(self, measured: Measured, ids: list[str | int]) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.similarity.definitions import DEFINITIONS
+
+        short = {d: np.flatnonzero(~measured.measurable[d.key]) for d in DEFINITIONS}
+        if not any(len(v) for v in short.values()):
+            return
+        any_short = np.flatnonzero(np.logical_or.reduce([~measured.measurable[d.key] for d in DEFINITIONS]))
+        yield self.finding(
+            "CTM005",
+            Severity.INFO,
+            "benchmark items too short to be measured (neither clean nor contaminated under that definition): "
+            + ", ".join(f"{d.name} (under {d.min_words} words) {len(v)}" for d, v in short.items() if len(v))
+            + ".",
+            evidence={"not_measurable": {d.key: len(v) for d, v in short.items()}},
+            examples=tuple({"id": ids[i]} for i in any_short[:5]),
+        )
+
+    def _table(self, measured: Measured, n: int) -> Table:
+        from auditor.similarity.definitions import DEFINITIONS
+
+        rows = []
+        for d in DEFINITIONS:
+            m, c = int(measured.measurable[d.key].sum()), int(measured.contaminated[d.key].sum())
+            rows.append((d.name, d.source, d.rule, m, c, f"{c / m:.1%}" if m else "–"))
+        return Table(
+            title=f"benchmark contamination, {n} item(s), per definition",
+            columns=("definition", "source", "contaminated when", "measurable items", "contaminated", "share"),
+            rows=tuple(rows),
+        )
+
+
+class _Detail:
+    """How one item is shown: its scores and the corpus documents it was found in."""
+
+    def __init__(
+        self,
+        ids: list[str | int],
+        states: list[ItemState],
+        measured: Measured,
+        shown: dict[int, list[DocHit]],
+        labels: list[str],
+        train_rows: np.ndarray | None,
+        manifest: Any,
+    ) -> None:
+        self.ids, self.states, self.measured, self.shown = ids, states, measured, shown
+        self.labels, self.train_rows, self.manifest = labels, train_rows, manifest
+
+    def example(self, item: int) -> dict[str, Any]:
+        from auditor.similarity.definitions import DEFINITIONS
+
+        m = self.measured
+        out: dict[str, Any] = {
+            "id": self.ids[item],
+            "words": self.states[item].length,
+            "contaminated_under": [d.key for d in DEFINITIONS if m.contaminated[d.key][item]],
+            "palm_8gram_share": round(float(m.score["palm"][item]), 3),
+            "llama2_token_share": round(float(m.score["llama2"][item]), 3),
+            "longest_words": int(m.longest[item]),
+            "corpus_documents": self.states[item].documents,
+            "documents": [self._document(hit, item) for hit in self.shown.get(item, [])],
+        }
+        return out
+
+    def _document(self, hit: DocHit, item: int) -> dict[str, Any]:
+        k = max((j for j, r in enumerate(hit.runs) if r.item == item), key=lambda j: hit.runs[j].length)
+        run = hit.runs[k]
+        where: dict[str, Any]
+        if self.train_rows is not None:
+            where = {"train_id": self.manifest.ids([int(self.train_rows[hit.line])])[0]}
+        else:
+            key = "row" if self.labels[hit.file].endswith(".parquet") else "line"
+            where = {"file": self.labels[hit.file], key: hit.line}
+        doc: dict[str, Any] = {
+            **where,
+            "span_words": run.length,
+            "item_words": [run.item_start, run.item_start + run.length],
+            "span": hit.snippets[k],
+        }
+        if hit.spans[k] is not None:
+            doc["chars"] = list(hit.spans[k] or ())
+        if hit.removal is not None:
+            doc["gpt3_removal"] = {
+                "removed_chars": hit.removal.removed_chars,
+                "pieces_kept": hit.removal.pieces,
+                "document_removed": hit.removal.dropped,
+            }
+        return doc
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def _bar(total: int) -> Any:
+    """The corpus pass's progress bar (bytes read of the corpus's size), shown on a terminal only."""
+    from auditor.manifest.content import _progress
+
+    return _progress(total)
+
+
+__all__ = ["CLEAN_FILE", "Contamination", "ContaminationOptions"]

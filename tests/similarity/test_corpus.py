@@ -1,0 +1,127 @@
+"""Reading a corpus: shards of every kind, bad lines counted with their line, damaged files named, and the same
+hits whatever the number of worker processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auditor.core.errors import StageInputError
+from auditor.similarity.corpus import corpus_files
+from auditor.similarity.corpusscan import scan
+from auditor.similarity.ngrams import build_benchmark
+
+ITEM = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+
+
+def jsonl(path: Path, lines: list[bytes], codec: str | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = b"".join(line + b"\n" for line in lines)
+    if codec is None:
+        path.write_bytes(data)
+    else:
+        with pa.CompressedOutputStream(str(path), codec) as f:
+            f.write(data)
+    return path
+
+
+def doc(text: str) -> bytes:
+    return json.dumps({"text": text, "meta": {"n": 1}}).encode()
+
+
+def test_shards_of_every_kind_give_file_and_line_of_each_hit(tmp_path: Path) -> None:
+    jsonl(tmp_path / "c" / "a.jsonl.gz", [doc("nothing"), doc("x " + ITEM)], "gzip")
+    jsonl(tmp_path / "c" / "b.jsonl.zst", [b"", doc(ITEM + " y")], "zstd")
+    pq.write_table(pa.table({"text": ["zero", ITEM]}), tmp_path / "c" / "c.parquet")
+    (tmp_path / "c" / "README.md").write_text("not a shard")
+    files = corpus_files(str(tmp_path / "c"), [tmp_path])
+    assert [f.path.name for f in files] == ["a.jsonl.gz", "b.jsonl.zst", "c.parquet"]
+    out = scan(build_benchmark([ITEM]), files, "text")
+    assert [(h.file, h.line) for h in out.hits] == [(0, 2), (1, 2), (2, 1)]
+    assert out.documents == 5 and not any(out.problems.values()) and not out.failed
+
+
+def test_bad_lines_are_counted_with_their_line(tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path / "c.jsonl",
+        [
+            doc("fine"),
+            b"not json",
+            json.dumps({"body": "x"}).encode(),
+            json.dumps({"text": 5}).encode(),
+            b'{"text": "caf\xe9 ' + ITEM.encode() + b'"}',
+            doc(ITEM),
+        ],
+    )
+    out = scan(build_benchmark([ITEM]), corpus_files(str(path), [tmp_path]), "text")
+    assert out.problems == {"not_json": 1, "missing_field": 1, "not_text": 1, "not_utf8": 1}
+    assert [(line, p) for _, line, p in out.examples] == [
+        (2, "not_json"),
+        (3, "missing_field"),
+        (4, "not_text"),
+        (5, "not_utf8"),
+    ]
+    # the line that is not UTF-8 is still read (with a replacement character), and found
+    assert [h.line for h in out.hits] == [5, 6]
+
+
+def test_a_truncated_compressed_file_is_named_with_what_was_read_before(tmp_path: Path) -> None:
+    lines = [doc(f"document {i} " + ("filler " * 50)) for i in range(3000)]
+    whole = jsonl(tmp_path / "whole.jsonl.gz", lines, "gzip")
+    cut = tmp_path / "cut" / "part.jsonl.gz"
+    cut.parent.mkdir()
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    out = scan(build_benchmark([ITEM]), corpus_files(str(cut), [tmp_path]), "text")
+    assert "Truncated compressed stream" in out.failed[0]
+    assert 0 < out.documents < 3000
+
+
+def test_a_glob_that_matches_nothing_or_names_another_kind_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StageInputError, match=r"corpus: .*\*\.jsonl\.zst: the glob matches no file"):
+        corpus_files(str(tmp_path / "*.jsonl.zst"), [tmp_path])
+    (tmp_path / "data.csv").write_text("text\nx\n")
+    with pytest.raises(StageInputError, match=r"data\.csv is neither JSONL"):
+        corpus_files(str(tmp_path / "data.*"), [tmp_path])
+    with pytest.raises(StageInputError, match="does not exist"):
+        corpus_files(str(tmp_path / "missing.jsonl"), [tmp_path])
+
+
+def test_a_match_leading_outside_the_roots_is_refused(tmp_path: Path) -> None:
+    outside = jsonl(tmp_path / "outside" / "x.jsonl", [doc(ITEM)])
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "inside" / "x.jsonl").symlink_to(outside)
+    with pytest.raises(StageInputError, match="outside the folders this audit may read"):
+        corpus_files(str(tmp_path / "inside" / "*.jsonl"), [tmp_path / "inside"])
+
+
+def test_a_parquet_shard_without_the_column_is_named(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"body": [ITEM]}), tmp_path / "c.parquet")
+    out = scan(build_benchmark([ITEM]), corpus_files(str(tmp_path / "c.parquet"), [tmp_path]), "text")
+    assert out.failed == {0: "has no column 'text'"} and out.documents == 0
+
+
+def test_the_same_hits_with_two_worker_processes_as_in_process(tmp_path: Path) -> None:
+    for shard in range(3):
+        jsonl(
+            tmp_path / f"s{shard}.jsonl",
+            [doc(f"{shard} {i} " + (ITEM if i % 7 == 0 else "other words")) for i in range(200)],
+        )
+    files = corpus_files(str(tmp_path / "*.jsonl"), [tmp_path])
+    bench = build_benchmark([ITEM, "something never in the corpus at all, not even once in there"])
+    one = scan(bench, files, "text", workers=1)
+    two = scan(bench, files, "text", workers=2)
+    assert one.hits == two.hits and one.documents == two.documents == 600
+    assert len(one.hits) == 3 * 29
+
+
+def test_progress_counts_the_bytes_read_up_to_the_corpus_size(tmp_path: Path) -> None:
+    for shard in range(2):
+        jsonl(tmp_path / f"s{shard}.jsonl.gz", [doc(f"{shard} {i} filler words") for i in range(5000)], "gzip")
+    files = corpus_files(str(tmp_path / "*.jsonl.gz"), [tmp_path])
+    seen: list[int] = []
+    scan(build_benchmark([ITEM]), files, "text", progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == sum(f.size for f in files)

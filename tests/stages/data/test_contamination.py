@@ -1,0 +1,222 @@
+"""contamination: the sample names its planted items, the manifest's training rows as the corpus, and the runs
+that cannot measure anything."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from auditor import run_audit
+from tests.conftest import REPO, codes, finding, write_config, write_table
+
+SAMPLE = REPO / "sample_data" / "benchmark_contamination"
+ONLY = ["contamination"]
+COPIED = "Remove any common leading whitespace from every line in the text before it is shown to a reader"
+
+
+def test_the_sample_fails_naming_its_planted_items_and_writes_the_clean_subset(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "auditor.cli",
+            "run",
+            str(SAMPLE / "audit.yaml"),
+            "--only",
+            "contamination",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stderr
+    report = json.loads((out / "report.json").read_text())
+    ctm = [f for s in report["stages"] for f in s["findings"] if f["code"] == "CTM001"]
+    assert sorted(e["id"] for e in ctm[0]["examples"]) == ["q-half", "q-normalised", "q-verbatim-1", "q-verbatim-2"]
+    head, *clean = (out / "contamination.clean.txt").read_text().splitlines()
+    assert head == "# split-auditor clean subset: 8 id(s) clean under GPT-3 13-gram overlap, one a line"
+    assert clean == [f"q-distinct-{i}" for i in range(1, 9)]
+
+
+def test_the_sample_separates_the_half_copied_item_by_definition() -> None:
+    report = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    half = next(e for e in finding(report, "CTM001").examples if e["id"] == "q-half")
+    # 20 of its 38 words are copied: GPT-3 and the longest substring (>= half) count it, PaLM and Llama 2 not
+    assert half["contaminated_under"] == ["gpt3", "longest"]
+    info = finding(report, "CTM003").evidence["per_definition"]
+    assert {k: v["contaminated"] for k, v in info.items()} == {
+        "gpt3": 4,
+        "palm": 3,
+        "llama2": 3,
+        "longest": 4,
+        "exact": 3,
+    }
+
+
+def test_without_a_corpus_the_training_rows_are_the_corpus(tmp_path: Path) -> None:
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "id": ["t1", "t2", "h1", "h2"],
+            "split": ["train", "train", "test", "test"],
+            "body": [
+                "intro. " + COPIED.upper() + "!",
+                "unrelated training text about cooking pasta at home tonight",
+                COPIED,
+                "a distinct question about the very same topic of indentation in printed text blocks",
+            ],
+        },
+    )
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "m.csv", "id": "id", "split": "split"}, "keys": {"text": "body"}}
+    )
+    report = run_audit(config, only=ONLY)
+    f = finding(report, "CTM001")
+    assert [e["id"] for e in f.examples] == ["h1"]
+    assert f.examples[0]["documents"][0]["train_id"] == "t1"
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == ["h2"]
+
+
+def test_clean_data_that_looks_suspicious_passes(tmp_path: Path) -> None:
+    # the same topic and many of the same words, never 8 in a row
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "id": ["t1", "h1"],
+            "split": ["train", "test"],
+            "body": [
+                "remove the common leading whitespace; every line of text is shown to a reader after that",
+                "before it is shown to a reader, remove any leading whitespace common to the text lines",
+            ],
+        },
+    )
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "m.csv", "id": "id", "split": "split"}, "keys": {"text": "body"}}
+    )
+    report = run_audit(config, only=ONLY)
+    assert codes(report) == ["CTM003"] and report.exit_code == 0
+
+
+def test_fields_are_joined_and_short_items_are_not_measurable(tmp_path: Path) -> None:
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "id": ["h1", "h2"],
+            "split": ["test", "test"],
+            "q": ["Remove any common leading whitespace from every line", "ok"],
+            "a": ["in the text before it is shown to a reader", "yes"],
+        },
+    )
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "c.jsonl").write_text(json.dumps({"text": COPIED}) + "\nnot json\n")
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "stages": {"contamination": {"corpus": "corpus", "fields": ["q", "a"], "definition": "exact"}},
+        },
+    )
+    report = run_audit(config, only=ONLY)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["h1"]
+    assert finding(report, "CTM004").evidence["lines"] == {"not_json": 1}
+    assert finding(report, "CTM005").evidence["not_measurable"]["exact"] == 1
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == []  # h2 cannot be vouched for
+
+
+def test_nothing_measurable_is_an_error_exit_2(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"id": ["h1"], "split": ["test"], "body": ["some benchmark item text here"]})
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "c.jsonl").write_text('not json\n{"body": 1}\n')
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "body"},
+            "stages": {"contamination": {"corpus": "corpus/*.jsonl"}},
+        },
+    )
+    report = run_audit(config, only=ONLY)
+    result = report.stages[0]
+    assert report.exit_code == 2 and result.status == "error"
+    assert result.error is not None and "no corpus document could be read" in result.error.message
+    assert "not JSON: 1" in result.error.message and "without the text field: 1" in result.error.message
+
+
+def test_a_corpus_outside_the_roots_is_a_config_error(tmp_path: Path) -> None:
+    import pytest
+
+    from auditor.core.errors import StageLoadError
+
+    (tmp_path / "a").mkdir()
+    write_table(tmp_path / "a" / "m.csv", {"id": ["h1"], "split": ["test"], "body": ["x"]})
+    config = write_config(
+        tmp_path / "a",
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "body"},
+            "stages": {"contamination": {"corpus": "../*.jsonl"}},
+        },
+    )
+    with pytest.raises(StageLoadError, match="stages.contamination.corpus: .* outside the folders"):
+        run_audit(config, only=ONLY)
+
+
+def test_the_same_inputs_give_the_same_findings() -> None:
+    first = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    again = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    assert [f.model_dump() for f in first.findings] == [f.model_dump() for f in again.findings]
+
+
+def test_a_run_without_the_stage_leaves_no_stale_clean_subset(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    base = [sys.executable, "-m", "auditor.cli", "run", str(SAMPLE / "audit.yaml"), "--out", str(out), "--only"]
+    assert subprocess.run([*base, "contamination"], capture_output=True, timeout=300).returncode == 1
+    assert (out / "contamination.clean.txt").exists()
+    assert subprocess.run([*base, "split_integrity"], capture_output=True, timeout=300).returncode == 0
+    assert not (out / "contamination.clean.txt").exists()
+
+
+def test_a_clean_subset_file_someone_else_wrote_is_never_replaced(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "contamination.clean.txt").write_text("my own notes\n")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "auditor.cli",
+            "run",
+            str(SAMPLE / "audit.yaml"),
+            "--out",
+            str(out),
+            "--only",
+            "contamination",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2 and "contamination.clean.txt is not a file split-auditor wrote" in run.stderr
+    assert (out / "contamination.clean.txt").read_text() == "my own notes\n"
+
+
+def test_write_report_writes_the_clean_subset_as_audit_run_does(tmp_path: Path) -> None:
+    import auditor
+
+    report = run_audit(SAMPLE / "audit.yaml", only=ONLY)
+    written = auditor.write_report(report, tmp_path, ["json"])
+    assert tmp_path / "contamination.clean.txt" in written
+    assert (tmp_path / "contamination.clean.txt").read_text().splitlines()[1:] == [
+        f"q-distinct-{i}" for i in range(1, 9)
+    ]
