@@ -20,10 +20,11 @@ import pyarrow.compute as pc
 
 from auditor.core.paths import open_regular
 from auditor.manifest.keycodes import encode_column
+from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows
 from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
 from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
 
-Kind = Literal["images", "texts"]
+Kind = Literal["images", "texts", "rows"]
 _HEAD = 4096  # bytes read to tell an image from a text file
 
 
@@ -84,9 +85,13 @@ class Source:
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
     too_short: int = 0  # texts not compared: fewer words than the minimum
+    space: FeatureSpace | None = None  # rows only: the feature table as searched
+    search: RowPairs | None = None  # rows only: how the neighbours were searched and judged
 
     @property
     def label(self) -> str:
+        if self.kind == "rows":
+            return "rows of the feature table"
         what = "text files" if self.kind == "texts" and self.paths is not None else self.kind
         return f"{what} in '{self.column}'"
 
@@ -216,6 +221,25 @@ def compare_texts(
     )
 
 
+def compare_rows(
+    table: pa.Table, columns: list[str], split_codes: np.ndarray, n_splits: int, settings: RowSettings
+) -> Source:
+    """Near copies among the feature rows of every split (each row is a unit; a row without a split takes no
+    part): across splits and within one."""
+    rows = np.flatnonzero(split_codes >= 0)
+    of_row = np.full(len(split_codes), -1, dtype=np.int64)
+    of_row[rows] = np.arange(len(rows))
+    units = Units.of(of_row, len(rows), split_codes, n_splits)
+    space = feature_space(table, columns, rows, settings)
+    found = near_rows(space, settings)
+    # Closeness against the local scale: 1 for a row met twice, 0 at the distance of the k-th neighbour.
+    similarity = 1.0 - found.distance / np.where(found.scale > 0, found.scale, 1.0)
+    pairs = Pairs(
+        found.a, found.b, similarity, np.full(len(found.a), "features", dtype=object), np.ones(len(found.a), bool)
+    )
+    return Source("rows", "features", units, pairs, space=space, search=found)
+
+
 def text_units(column: pa.ChunkedArray, split_codes: np.ndarray, n_splits: int) -> tuple[Units, list[str | None]]:
     """Units of an inline text column: one per distinct text (blank and null texts are not compared)."""
     codes, values = encode_column(column, blank_is_missing=True)
@@ -286,13 +310,17 @@ def find(
     min_text_words: int = 1,
     cache_dir: Path | None,
     stop: threading.Event | None = None,
+    features: tuple[pa.Table, list[str]] | None = None,
+    row_settings: RowSettings | None = None,
 ) -> NearCopies:
     """Near pairs of every source the config names: an inline text column and/or a column of files.
 
     ``files`` is (sha256 per row, the path column, the folder paths are relative to); rows whose file could
-    not be read have no digest and take no part.
+    not be read have no digest and take no part. ``features`` is (the table, its feature columns).
     """
     sources: list[Source] = []
+    if features is not None and features[1]:
+        sources.append(compare_rows(features[0], features[1], split_codes, n_splits, row_settings or RowSettings()))
     if texts is not None:
         units, unit_texts = text_units(texts, split_codes, n_splits)
         sources.append(compare_texts(units, unit_texts, roles, text_settings, text_column, min_words=min_text_words))
