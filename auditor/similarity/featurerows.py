@@ -162,31 +162,60 @@ def _exact(x: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.n
     return dist, idx
 
 
-def _approximate(x: np.ndarray, k: int, settings: RowSettings) -> tuple[np.ndarray, np.ndarray, float, int]:
-    """Neighbours from an inverted-file index (faiss), its probes raised until a sample's recall is enough."""
+@dataclass(frozen=True, eq=False)
+class _Index:
+    """Neighbours from an inverted-file index, and what the exact search of a sample said about it."""
+
+    dist: np.ndarray
+    idx: np.ndarray
+    ratio: float
+    dimension: float
+    recall: float
+    probes: int
+
+
+def _ratio(dimension: float, settings: RowSettings) -> float:
+    """The largest distance / local scale of a near copy: chance below ``settings.chance`` in ``dimension``."""
+    if math.isfinite(dimension) and dimension > 0:
+        return min(settings.max_ratio, (settings.chance / settings.neighbours) ** (1.0 / dimension))
+    return settings.max_ratio
+
+
+def _approximate(x: np.ndarray, k: int, settings: RowSettings) -> _Index:
+    """Neighbours from an inverted-file index (faiss). A sample of rows is searched exactly (its neighbour
+    distances give the dimension and the ratio); each sampled row moved by the largest distance still a near
+    copy must find the row again: the share that do is the recall, and the probes per query are doubled until
+    it is enough."""
     import faiss
 
     n, dims = x.shape
-    lists = int(min(max(64, 4 * math.sqrt(n)), n // 39))
-    quantizer = faiss.IndexFlatL2(dims)
-    index = faiss.IndexIVFFlat(quantizer, dims, lists)
+    lists = int(min(max(64, 2 * math.sqrt(n)), n // 39))
+    index = faiss.IndexIVFFlat(faiss.IndexFlatL2(dims), dims, lists)
     rng = np.random.default_rng(settings.seed)
-    train = x[np.sort(rng.choice(n, size=min(n, lists * 64), replace=False))]
     index.cp.seed = settings.seed
-    index.train(train)
+    index.cp.niter = 10
+    index.train(x[np.sort(rng.choice(n, size=min(n, lists * 39), replace=False))])
     index.add(x)
     sample = np.sort(rng.choice(n, size=min(n, _RECALL_SAMPLE), replace=False))
     true_d, _ = _exact(x, sample, k)
-    probes = 8
+    dimension = _dimension(true_d)
+    ratio = _ratio(dimension, settings)
+    reach = ratio * np.sqrt(np.maximum(true_d[:, -1], 0)) * (1 - 1e-3)
+    direction = rng.standard_normal((len(sample), dims)).astype(np.float32)
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    moved = np.ascontiguousarray(x[sample] + direction * reach[:, None].astype(np.float32))
+    probes = 1
     while True:
         index.nprobe = probes
-        dist, idx = _others(*index.search(x, k + 1), k)
-        # Recall of the k-th neighbour distance: a neighbour missed makes the found k-th one farther.
-        found = dist[sample]
-        recall = float(np.mean(found <= true_d[:, -1:] * (1 + 1e-5) + 1e-12))
+        _, found = index.search(moved, k)
+        recall = float(np.mean((found == sample[:, None]).any(axis=1)))
         if recall >= settings.min_recall or probes >= lists:
-            return dist, idx.astype(np.int64), recall, probes
+            break
         probes = min(lists, probes * 2)
+    # Probing one list more than the recall needs: rows near a list's border are the ones a sample misses.
+    index.nprobe = min(lists, probes + 1)
+    dist, idx = _others(*index.search(x, k + 1), k)
+    return _Index(dist, idx.astype(np.int64), ratio, dimension, recall, int(index.nprobe))
 
 
 def _others(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -225,13 +254,12 @@ def near_rows(space: FeatureSpace, settings: RowSettings) -> RowPairs:
     if n <= settings.exact_rows or not _has_faiss():
         dist, idx = _exact(x, np.arange(n), k)
         method = "exact"
+        dimension = _dimension(dist)
+        ratio = _ratio(dimension, settings)
     else:
-        dist, idx, recall, probes = _approximate(x, k, settings)
-        method = "approximate"
-    dimension = _dimension(dist)
-    ratio = settings.max_ratio
-    if math.isfinite(dimension) and dimension > 0:
-        ratio = min(ratio, (settings.chance / settings.neighbours) ** (1.0 / dimension))
+        found = _approximate(x, k, settings)
+        dist, idx, ratio, dimension = found.dist, found.idx, found.ratio, found.dimension
+        recall, probes, method = found.recall, found.probes, "approximate"
     scale = np.sqrt(np.maximum(dist[:, -1], 0).astype(np.float64))
     near = np.sqrt(np.maximum(dist, 0).astype(np.float64))
     other = idx
@@ -240,6 +268,11 @@ def near_rows(space: FeatureSpace, settings: RowSettings) -> RowPairs:
     a, b = rows[cand], other[cand]
     # The search's distances lose digits to cancellation (|x|² + |y|² - 2x·y in float32): measured again here.
     d = np.sqrt(np.sum((x[a].astype(np.float64) - x[b]) ** 2, axis=1))
+    if method == "approximate" and len(a):
+        # An index misses neighbours, so its k-th neighbour lies too far and its pairs are a superset: the
+        # rows of candidate pairs are searched again exactly, and judged on their true scale.
+        involved = np.union1d(a, b)
+        scale[involved] = np.sqrt(np.maximum(_exact(x, involved, k)[0][:, -1], 0).astype(np.float64))
     pair_scale = np.minimum(scale[a], scale[b])
     # Two rows equal at the features' resolution are no nearer than one step of it (a lattice has ties).
     keep = (np.maximum(d, space.resolution) < ratio * pair_scale) & (pair_scale > 0)
