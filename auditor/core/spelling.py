@@ -84,14 +84,15 @@ def strip_marks(text: str) -> str:
     return text[start:end] if start < end else text
 
 
-def normal_form(text: str) -> str:
-    """The normal form of one text value (see the module docstring); '' for a blank one."""
+def normal_form(text: str, marks: bool = True) -> str:
+    """The normal form of one text value (see the module docstring); '' for a blank one. ``marks=False``
+    stops before step 5 (what fingerprints were made of before it: a fingerprint must not change)."""
     t = unicodedata.normalize("NFKC", text)
     t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
     t = t.strip()
     number = _number(t)
-    if number is not None:
-        return number
+    if number is not None or not marks:
+        return number if number is not None else t
     stripped = strip_marks(t)
     return _number(stripped) or stripped
 

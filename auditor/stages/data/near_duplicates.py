@@ -38,6 +38,7 @@ _MEASURE_TEXT = {
     "containment": "containment in a longer text",
     "identical": "the same text",
     "features": "feature distance",
+    "normalised": "the same short text once normalised",
 }
 # The code of train-holdout near copies per kind of content (feature rows have their own).
 _LEAK_CODE = {"images": "NDP001", "texts": "NDP001", "rows": "NDP009"}
@@ -78,7 +79,10 @@ class NearDuplicatesOptions(StageOptions):
         default=20, ge=1, description="words a holdout text needs before containment alone can flag it"
     )
     min_text_words: int = Field(
-        default=4, ge=1, description='shorter texts ("ok", "N/A", "five stars") are not compared (said)'
+        default=4,
+        ge=1,
+        description='shorter texts ("ok", "N/A", "five stars") are compared by their normalised form only, for '
+        "review (said)",
     )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
@@ -603,6 +607,7 @@ class NearDuplicates(Stage):
         pick, where = grey[mask], where[mask]
         if not len(pick):
             return
+        short = 0
         if source.kind == "images":
             zone = f"pHash within {self.options.image_review_distance} bits but not flagged"
         else:
@@ -610,13 +615,24 @@ class NearDuplicates(Stage):
                 f"resemblance or containment from {self.options.text_review} to below {self.options.text_threshold} "
                 f"and {self.options.containment_threshold}"
             )
+            short = int(np.sum(source.pairs.measure[pick] == "normalised"))
+            if short:
+                zone += (
+                    f"; {short} of them short texts (fewer than {self.options.min_text_words} words) that are the "
+                    "same once case, accents and punctuation are set aside"
+                )
         yield self.finding(
             "NDP003",
             Severity.INFO,
             f"{len(pick)} pair(s) of {source.label} across splits are similar but below the flag threshold "
             f"({zone}); worth a look, not counted as leaks.",
             key=source.column,
-            evidence={"content": source.label, "pairs": len(pick), **self._thresholds(source)},
+            evidence={
+                "content": source.label,
+                "pairs": len(pick),
+                **({"short_texts": short} if short else {}),
+                **self._thresholds(source),
+            },
             examples=self._examples(context, source, pick, where),
         )
 
@@ -794,9 +810,11 @@ class NearDuplicates(Stage):
             if source.too_short:
                 notes.append(
                     f"{source.too_short} distinct text(s) of {source.label} have fewer than "
-                    f"{self.options.min_text_words} words and were not compared"
+                    f"{self.options.min_text_words} words and were compared by their normalised form only (equal "
+                    "ones across splits are listed for review, NDP003)"
                 )
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
+                evidence["texts_compared_normalised"] = evidence["texts_too_short"]
         for source in found.sources:
             if source.space is None:
                 continue
