@@ -80,6 +80,7 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
     discrete: list[str] = []
     dropped: list[str] = []
     cont_values: list[np.ndarray] = []
+    steps: list[float] = []
     codes: list[np.ndarray] = []
     labels: list[list[Any]] = []
     for name in columns:
@@ -95,6 +96,8 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
             elif len(distinct) > settings.discrete_values:
                 continuous.append(name)
                 cont_values.append(x)
+                # The resolution the feature is written at: the median gap between its distinct values.
+                steps.append(float(np.median(np.diff(distinct))))
             else:
                 discrete.append(name)
                 code = np.searchsorted(distinct, np.nan_to_num(x, nan=distinct[0]))
@@ -105,40 +108,33 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
         encoded = pc.dictionary_encode(pc.cast(plain, pa.string()).combine_chunks())
         dictionary = encoded.dictionary
         raw = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-        values = dictionary.to_pylist()
+        words = dictionary.to_pylist()
         # Codes in the order of the sorted values: the same input gives the same codes whatever the row order.
-        order = sorted(range(len(values)), key=lambda i: str(values[i]))
-        rank = np.empty(len(values) + 1, dtype=np.int64)
-        rank[order] = np.arange(len(values))
+        order = sorted(range(len(words)), key=lambda i: str(words[i]))
+        rank = np.empty(len(words) + 1, dtype=np.int64)
+        rank[order] = np.arange(len(words))
         rank[-1] = -1
-        code = rank[np.where(raw >= 0, raw, len(values)).astype(np.int64)]
-        if len(values) < 2 and not (code < 0).any():
+        code = rank[np.where(raw >= 0, raw, len(words)).astype(np.int64)]
+        if len(words) < 2 and not (code < 0).any():
             dropped.append(name)
             continue
         discrete.append(name)
         codes.append(code)
-        labels.append([values[i] for i in order])
+        labels.append([words[i] for i in order])
     n = len(rows)
     values = np.stack(cont_values, axis=1) if cont_values else np.zeros((n, 0))
     center = np.nanmean(values, axis=0) if values.shape[1] else np.zeros(0)
     spread = np.nanstd(values, axis=0) if values.shape[1] else np.zeros(0)
     matrix = np.ascontiguousarray(np.nan_to_num((values - center) / spread, nan=0.0).astype(np.float32))
     code_matrix = np.stack(codes, axis=1) if codes else np.zeros((n, 0), dtype=np.int64)
-    steps = np.array([_step(values[:, j]) for j in range(values.shape[1])]) / np.where(spread > 0, spread, 1)
+    step = np.array(steps) / np.where(spread > 0, spread, 1)
     return FeatureSpace(
-        matrix, continuous, discrete, values, spread, code_matrix, labels, dropped, float(np.sqrt(np.sum(steps**2)))
+        matrix, continuous, discrete, values, spread, code_matrix, labels, dropped, float(np.sqrt(np.sum(step**2)))
     )
 
 
 def _plain(v: float) -> Any:
     return int(v) if float(v).is_integer() else v
-
-
-def _step(x: np.ndarray) -> float:
-    """The resolution a feature is written at: the median gap between its sorted distinct values."""
-    distinct = np.unique(x[~np.isnan(x)])
-    gaps = np.diff(distinct)
-    return float(np.median(gaps)) if len(gaps) else 0.0
 
 
 def _exact(x: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -217,3 +217,13 @@ def test_folds_report_the_feature_row_copies_per_fold(tmp_path: Path) -> None:
     folds = sorted(f.evidence["fold"] for f in r.findings if f.code == "NDP009")
     assert len(folds) == 2  # fold0 and fold1 each hold one side out while training on the other
     assert "NDP001" not in codes(r)
+
+
+def test_copies_between_two_holdout_splits_are_a_warning_as_for_other_content(tmp_path: Path) -> None:
+    df = real("breast_cancer")
+    df.loc[df.index[:60], "split"] = "val"
+    val = np.flatnonzero(df.split == "val")
+    r = audit_frame(tmp_path, nudged(df, [int(val[0])], "test", seed=10))
+    f = finding(r, "NDP002")
+    assert f.severity.value == "warning" and f.evidence["content"] == "rows of the feature table"
+    assert "NDP009" not in codes(r)
