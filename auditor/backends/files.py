@@ -44,10 +44,11 @@ from auditor.manifest.table import (
 
 ROW = "_row"  # the column of manifest row numbers in what an engine returns
 # A superset of the values spelling.py's byte scan flags (upper-case ASCII, any non-ASCII byte, whitespace
-# at either end, a number that may not be written canonically, one with an exponent): only these rows are
-# read for spellings.
+# at either end, ASCII punctuation or a symbol at either end, a number that may not be written canonically,
+# one with an exponent): only these rows are read for spellings.
 MAYBE_NOT_NORMAL = (
     r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$|^[0-9][0-9.]*e[+-]?[0-9]+$"
+    r"|^[!-/:-@\[-`{-~]|[!-/:-@\[-`{-~]$"
 )
 
 

@@ -30,10 +30,11 @@ class _Frozen(BaseModel):
 def normalise_spelling(text: str) -> str:
     """One spelling of a text: the spelling checks' normal form (core/spelling.py), inner space runs as one.
 
-    Two spellings the checks call one value always share a fingerprint; repeated inner spaces are also
-    forgiven here, as a key's layout in a message may change.
+    Two spellings the checks call one value share a fingerprint (but for the punctuation at the ends of a
+    value, step 5, which came later: a fingerprint made before it must not change); repeated inner spaces are
+    also forgiven here, as a key's layout in a message may change.
     """
-    return " ".join(normal_form(text).split())
+    return " ".join(normal_form(text, marks=False).split())
 
 
 class Scope(_Frozen):

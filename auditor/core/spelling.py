@@ -14,6 +14,11 @@ tested against this function) and what fingerprints compare keys by. In order:
    Leading zeros do not count (`007` = `7`, a zip code `02134` = `2134`): a lost leading zero is how one
    code usually gets two spellings, and both are shown. An exponent beyond ±100 is left as text, so a
    normal form is never much longer than what was written. `0x10`, `1,000`, `1_000` and `w01` are text.
+5. Any other value loses the runs of punctuation and symbols (Unicode categories P and S) and whitespace at
+   either end: `$deeP$`, `?deep`, `"deep."` and `Deep` are one value; what is left is read as a number
+   again (`$5` = `5`, `(007)` = `7`). Inside a value punctuation is structure and stays: `a-1`, `a_1` and
+   `a1` are three values (`1-23` and `12-3` must not meet), and so are `1,000` and `1000`. A value made of
+   punctuation and symbols only keeps them (`?` and `!` stay two values, never blank).
 """
 
 from __future__ import annotations
@@ -63,14 +68,41 @@ def plain_number(sign: str, integer: str, fraction: str, exponent: int) -> str:
     return f"-{body}" if sign == "-" else body
 
 
-def normal_form(text: str) -> str:
-    """The normal form of one text value (see the module docstring); '' for a blank one."""
+def is_mark(char: str) -> bool:
+    """Punctuation, a symbol or whitespace: what step 5 drops at the ends of a value."""
+    return unicodedata.category(char)[0] in "PS" or char.isspace()
+
+
+def strip_marks(text: str) -> str:
+    """``text`` without its leading and trailing runs of punctuation, symbols and whitespace (all of it when
+    nothing else is left: a value of marks only is kept)."""
+    start, end = 0, len(text)
+    while start < end and is_mark(text[start]):
+        start += 1
+    while end > start and is_mark(text[end - 1]):
+        end -= 1
+    return text[start:end] if start < end else text
+
+
+def normal_form(text: str, marks: bool = True) -> str:
+    """The normal form of one text value (see the module docstring); '' for a blank one. ``marks=False``
+    stops before step 5 (what fingerprints were made of before it: a fingerprint must not change)."""
     t = unicodedata.normalize("NFKC", text)
     t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
     t = t.strip()
+    number = _number(t)
+    if number is not None or not marks:
+        return number if number is not None else t
+    stripped = strip_marks(t)
+    return _number(stripped) or stripped
+
+
+def _number(t: str) -> str | None:
+    """The plain decimal of ``t`` when it is written as a number (step 4; ``t`` itself when its exponent is
+    too large), else None."""
     number = NUMBER.fullmatch(t)
     if number is None or not (number["int"] or number["frac"]):
-        return t
+        return None
     written = (number["exp"] or "0").lstrip("+-").lstrip("0")
     if len(written) > len(str(MAX_EXPONENT)) or int(written or 0) > MAX_EXPONENT:
         return t

@@ -1,7 +1,8 @@
 """Values that are one value spelled several ways: `a` and `a `, `W2` and `w2`, `w1` and `w\u200b1`, `1e3` and `1000`.
 
 The normal form is core/spelling.py's (NFKC, case folding, format characters dropped, digits of any script
-as ASCII, surrounding whitespace removed, numbers by value), computed here column-wise with Arrow and numpy
+as ASCII, surrounding whitespace removed, numbers by value, punctuation and symbols at either end of any
+other value dropped), computed here column-wise with Arrow and numpy
 and tested against that definition. Hex digests are text, so they compare case-insensitively. Blank values
 have no normal form (they are missing).
 
@@ -42,11 +43,19 @@ _NUMERIC_END = np.zeros(256, dtype=bool)
 _NUMERIC_END[list(b"0.")] = True
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
+# ASCII punctuation and symbols (categories P and S): dropped at the ends of a value that is not a number.
+_ASCII_MARK = np.zeros(256, dtype=bool)
+_ASCII_MARK[list(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")] = True
+# RE2 classes of core.spelling.is_mark: punctuation, symbols, and Python's whitespace.
+_SPACE_CLASS = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
+_MARK_EDGES = rf"^[\pP\pS{_SPACE_CLASS}]+|[\pP\pS{_SPACE_CLASS}]+$"
 # (first byte << 8 | last byte) -> might not be in normal form: whitespace at either end, or a possible
 # number that is not canonical (starts with + - . 0, or ends with 0 or . after a digit-like start).
 _ENDS = (
     _ASCII_SPACE[:, None]
     | _ASCII_SPACE[None, :]
+    | _ASCII_MARK[:, None]
+    | _ASCII_MARK[None, :]
     | ((_DIGIT | _NUMERIC_START)[:, None] & (_NUMERIC_START[:, None] | _NUMERIC_END[None, :]))
 ).ravel()
 # (first byte << 8 | last byte) -> might be a number with an exponent (`1e3`, `-2.5e-4`; `E` is upper case).
@@ -110,6 +119,7 @@ def _normalise_chunk(chunk: pa.Array) -> pa.Array:
     else:
         t = pc.ascii_lower(chunk)
     t = pc.utf8_trim(t, WHITESPACE)
+    t = _strip_marks(t)
     # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
     numeric = pc.and_(pc.equal(pc.binary_length(pc.ascii_trim(t, _NUMBER_CHARS)), 0), pc.not_equal(t, ""))
     numeric = pc.fill_null(numeric, False)
@@ -147,6 +157,24 @@ def _normalise_chunk(chunk: pa.Array) -> pa.Array:
         pc.and_(pc.equal(sign, "-"), pc.not_equal(body, "0")), pc.binary_join_element_wise("-", body, ""), body
     )
     return pc.replace_with_mask(t, pa.array(mask), signed.cast(t.type))
+
+
+def _strip_marks(t: pa.Array) -> pa.Array:
+    """Step 5 of the normal form: values that are not written as numbers lose the punctuation, symbols and
+    whitespace at their ends (a value of nothing else keeps them)."""
+    first, last = pc.utf8_slice_codeunits(t, 0, 1), pc.utf8_slice_codeunits(t, -1)
+    # A cheap screen: values that start and end with a letter or digit (most of them) cannot change.
+    edge = pc.fill_null(pc.invert(pc.and_(pc.utf8_is_alnum(first), pc.utf8_is_alnum(last))), False)
+    edge = pc.and_(edge, pc.not_equal(t, ""))
+    if not pc.any(edge).as_py():
+        return t
+    picked = t.filter(edge)
+    marked = pc.invert(pc.match_substring_regex(picked, NUMBER))
+    if not pc.any(marked).as_py():
+        return t
+    stripped = pc.replace_substring_regex(picked, _MARK_EDGES, "")
+    stripped = pc.if_else(pc.or_(pc.equal(stripped, ""), pc.invert(marked)), picked, stripped)
+    return pc.replace_with_mask(t, edge, stripped)
 
 
 def _fold_unicode(text: pa.Array) -> pa.Array:

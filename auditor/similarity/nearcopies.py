@@ -20,10 +20,11 @@ import pyarrow.compute as pc
 
 from auditor.core.paths import open_regular
 from auditor.manifest.keycodes import encode_column
+from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows
 from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
 from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
 
-Kind = Literal["images", "texts"]
+Kind = Literal["images", "texts", "rows"]
 _HEAD = 4096  # bytes read to tell an image from a text file
 
 
@@ -85,9 +86,13 @@ class Source:
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
     too_short: int = 0  # texts not compared: fewer words than the minimum
+    space: FeatureSpace | None = None  # rows only: the feature table as searched
+    search: RowPairs | None = None  # rows only: how the neighbours were searched and judged
 
     @property
     def label(self) -> str:
+        if self.kind == "rows":
+            return "rows of the feature table"
         what = "text files" if self.kind == "texts" and self.paths is not None else self.kind
         return f"{what} in '{self.column}'"
 
@@ -124,7 +129,7 @@ def _join(found: list[tuple[np.ndarray, ...]], capped: bool, images: bool) -> Pa
         return Pairs.empty()
     q, i, sim, measure, flagged, dist = (np.concatenate(parts) for parts in zip(*found, strict=True))
     a, b = np.minimum(q, i), np.maximum(q, i)
-    keep = (a != b) | (measure == "identical")
+    keep = (a != b) | (measure == "identical") | (measure == "normalised")
     a, b, sim, measure, flagged, dist = a[keep], b[keep], sim[keep], measure[keep], flagged[keep], dist[keep]
     order = np.lexsort((-sim, a, b))
     a, b, sim, measure, flagged, dist = a[order], b[order], sim[order], measure[order], flagged[order], dist[order]
@@ -145,6 +150,39 @@ def _text_parts(m: TextMatches) -> tuple[np.ndarray, ...]:
     by_containment = np.asarray(m.measure) == "containment"
     sim = np.where(by_containment, m.containment, m.resemblance)
     return m.query, m.index, sim, np.asarray(m.measure, dtype=object), m.flagged, np.zeros(len(m.query), np.int64)
+
+
+def _short_parts(units: Units, texts: list[str | None], short: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Short texts whose normalised forms (the shingles' words: case, accents and punctuation aside) are equal
+    and lie in two splits: pairs for review, never flagged ("OK" in train and "ok!" in test is no copy).
+
+    Each text is paired with the first of its form (pairs grow with the texts, not their square), and a text
+    itself spread over two splits is paired with itself."""
+    from auditor.similarity.shingles import normalise
+
+    none = np.zeros(0, dtype=np.int64)
+    members = np.flatnonzero(short)
+    if not len(members):
+        return none, none, np.zeros(0), np.zeros(0, dtype=object), np.zeros(0, dtype=bool), none
+    forms, _ = normalise(pa.array([texts[i] for i in members], pa.large_string()), 1 << 20)
+    codes, _ = encode_column(pa.chunked_array([forms]), blank_is_missing=True)
+    codes = codes.astype(np.int64)
+    members, codes = members[codes >= 0], codes[codes >= 0]
+    if not len(members):
+        return none, none, np.zeros(0), np.zeros(0, dtype=object), np.zeros(0, dtype=bool), none
+    present = np.zeros((int(codes.max()) + 1, units.per_split.shape[1]), dtype=np.int64)
+    np.add.at(present, codes, units.per_split[members] > 0)
+    spread = (present > 0).sum(axis=1) > 1  # the form occurs in two splits
+    keep = spread[codes]
+    members, codes = members[keep], codes[keep]
+    first = np.full(len(present), -1, dtype=np.int64)
+    first[codes[::-1]] = members[::-1]
+    head = first[codes]
+    alone = (units.per_split[members] > 0).sum(axis=1) > 1
+    a = np.concatenate([head[head != members], members[alone]])
+    b = np.concatenate([members[head != members], members[alone]])
+    n = len(a)
+    return a, b, np.ones(n), np.full(n, "normalised", dtype=object), np.zeros(n, dtype=bool), np.zeros(n, np.int64)
 
 
 def _capped(m: ImageMatches | TextMatches) -> bool:
@@ -187,7 +225,7 @@ def compare_texts(
     min_words: int = 1,
 ) -> Source:
     """Pair holdout texts with training texts (resemblance, containment) and with each other; texts of
-    fewer than ``min_words`` words ("ok", "N/A") take no part."""
+    fewer than ``min_words`` words ("ok", "N/A") are compared by their normalised form only."""
     index, query = _sides(units, roles)
     words = pc.count_substring_regex(pa.array(texts, pa.string()), r"\w+").fill_null(0).to_numpy(zero_copy_only=False)
     short = words < min_words
@@ -198,7 +236,7 @@ def compare_texts(
         fold_sides.append((fold_query[~short[fold_query]], fold_index[~short[fold_index]]))
     to_train = text_matches(texts, query, index, settings, fold_sides=fold_sides)
     among = text_matches(texts, query, query, settings, same=True)
-    found = [_text_parts(to_train), _text_parts(among)]
+    found = [_text_parts(to_train), _text_parts(among), _short_parts(units, texts, short)]
     if paths is None:
         # An inline text in two splits is an exact copy no other stage sees: it is reported here.
         spread = np.flatnonzero(((units.per_split > 0).sum(axis=1) > 1) & ~short)
@@ -221,6 +259,25 @@ def compare_texts(
         lsh=(to_train.bands, to_train.rows),
         too_short=int(short.sum()),
     )
+
+
+def compare_rows(
+    table: pa.Table, columns: list[str], split_codes: np.ndarray, n_splits: int, settings: RowSettings
+) -> Source:
+    """Near copies among the feature rows of every split (each row is a unit; a row without a split takes no
+    part): across splits and within one."""
+    rows = np.flatnonzero(split_codes >= 0)
+    of_row = np.full(len(split_codes), -1, dtype=np.int64)
+    of_row[rows] = np.arange(len(rows))
+    units = Units.of(of_row, len(rows), split_codes, n_splits)
+    space = feature_space(table, columns, rows, settings)
+    found = near_rows(space, settings)
+    # Closeness against the local scale: 1 for a row met twice, 0 at the distance of the k-th neighbour.
+    similarity = 1.0 - found.distance / np.where(found.scale > 0, found.scale, 1.0)
+    pairs = Pairs(
+        found.a, found.b, similarity, np.full(len(found.a), "features", dtype=object), np.ones(len(found.a), bool)
+    )
+    return Source("rows", "features", units, pairs, space=space, search=found)
 
 
 def text_units(column: pa.ChunkedArray, split_codes: np.ndarray, n_splits: int) -> tuple[Units, list[str | None]]:
@@ -293,13 +350,17 @@ def find(
     min_text_words: int = 1,
     cache_dir: Path | None,
     stop: threading.Event | None = None,
+    features: tuple[pa.Table, list[str]] | None = None,
+    row_settings: RowSettings | None = None,
 ) -> NearCopies:
     """Near pairs of every source the config names: an inline text column and/or a column of files.
 
     ``files`` is (sha256 per row, the path column, the folder paths are relative to); rows whose file could
-    not be read have no digest and take no part.
+    not be read have no digest and take no part. ``features`` is (the table, its feature columns).
     """
     sources: list[Source] = []
+    if features is not None and features[1]:
+        sources.append(compare_rows(features[0], features[1], split_codes, n_splits, row_settings or RowSettings()))
     if texts is not None:
         units, unit_texts = text_units(texts, split_codes, n_splits)
         sources.append(compare_texts(units, unit_texts, roles, text_settings, text_column, min_words=min_text_words))

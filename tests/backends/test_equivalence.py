@@ -341,10 +341,10 @@ def test_generated_manifests_report_alike_on_every_engine(
 def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
     """Group values (coded from their distinct values) and sample ids (scanned row by row, out of core by the
     engine's own query) in each spelling kind: the same findings, with both spellings, on every engine."""
-    plain = ["w1", "w1", "12", "file", "1", "strasse", "1000", "strasse"]
-    respelled = ["w\u200b1", "w\ufeff1", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "1000.0"]
-    ids = ["w1", "12", "file", "1", "strasse", "1000", "coop", "7"]
-    respelled_ids = ["w1\u200d", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "co\u00adop", "7e0"]
+    plain = ["w1", "w1", "12", "file", "1", "strasse", "1000", "strasse", "deep"]
+    respelled = ["w\u200b1", "w\ufeff1", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "1000.0", "$deeP$"]
+    ids = ["w1", "12", "file", "1", "strasse", "1000", "coop", "7", "k9"]
+    respelled_ids = ["w1\u200d", "\uff11\uff12", "\ufb01le", "\u0661", "stra\u00dfe", "1e3", "co\u00adop", "7e0", "?k9"]
     n = len(plain)
     pq.write_table(
         pa.table(
@@ -365,8 +365,9 @@ def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettin
     assert_same(memory, other, engine.engine)
     found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
     shown = {e["value"]: sorted(s["spelling"] for s in e["spellings"]) for e in found["GRP005"]["examples"]}
-    assert found["GRP005"]["evidence"]["values"] == 6
+    assert found["GRP005"]["evidence"]["values"] == 7
     assert shown == {
+        "deep": ["$deeP$", "deep"],
         "w1": ["w1", "w\u200b1", "w\ufeff1"],
         "12": ["12", "\uff11\uff12"],
         "file": ["file", "\ufb01le"],

@@ -49,3 +49,17 @@ def test_a_finding_without_a_given_scope_takes_its_counts_and_keeps_its_fingerpr
     scoped = plain.model_copy(update={"scope": scope_of(["w1"], {"rows": 3})})
     again = Finding.model_validate(scoped.model_dump())
     assert again.scope == scoped.scope and again.fingerprint == plain.fingerprint
+
+
+def test_punctuation_at_the_ends_of_a_key_leaves_its_fingerprint_as_it_was() -> None:
+    from auditor.core.findings import fingerprint
+    from auditor.core.scope import normalise_spelling
+    from auditor.core.spelling import normal_form
+
+    # The checks call `writer-a!` and `writer-a` one value; a fingerprint made before they did must not move.
+    assert normal_form("writer-a!") == normal_form("writer-a")
+    assert normalise_spelling("near copy (file)") == "near copy (file)"
+    assert normalise_spelling("W2 ") == normalise_spelling("w2")  # the older steps still apply
+    a = fingerprint("UPS003", "shared_upstream", "near copy (file)", {"split_pair": "train|test"})
+    b = fingerprint("UPS003", "shared_upstream", "near copy (file", {"split_pair": "train|test"})
+    assert a != b

@@ -28,6 +28,15 @@ def reference(value: str) -> str:
         # U+0130 folds to 'i' (the simple mapping); Python's full folding adds a combining dot.
         folded.append("i" if c == "\u0130" else str(unicodedata.decimal(c)) if c.isdecimal() else c.casefold())
     text = unicodedata.normalize("NFKC", "".join(folded)).strip()
+    if not is_number(text):
+        # Not a number: punctuation, symbols and whitespace at the ends go, unless nothing else is left.
+        marks = {c for c in text if unicodedata.category(c)[0] in "PS" or c.isspace()}
+        trimmed = text
+        while trimmed and trimmed[0] in marks:
+            trimmed = trimmed[1:]
+        while trimmed and trimmed[-1] in marks:
+            trimmed = trimmed[:-1]
+        text = trimmed or text
     number = re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e(?P<exp>[+-]?[0-9]+))?", text)
     if number is None or abs(int(number["exp"] or 0)) > 100:
         return text
@@ -35,6 +44,10 @@ def reference(value: str) -> str:
         exact.prec = 1000
         d = Decimal(text)
         return "0" if d == 0 else format(d.normalize(), "f")
+
+
+def is_number(text: str) -> bool:
+    return re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", text) is not None
 
 
 def reference_groups(values: list[str | None]) -> list[list[int]]:
@@ -67,6 +80,14 @@ def kernel_groups(values: list[str | None]) -> list[list[int]]:
         ("STRASSE", "strasse"),
         ("a", "\u00a0a\u2003"),
         ("02134", "2134"),  # a zip code that lost its leading zero: one code, shown in both spellings
+        ("$deeP$", "deep"),  # punctuation and symbol runs at the ends do not make a value new
+        ("?deep", "Deep"),
+        ('"deep."', "deep"),
+        ("\u00bfqu\u00e9?", "qu\u00e9"),  # Spanish inverted question mark, and a non-ASCII letter inside
+        ("\u00abw1\u00bb", "w1"),
+        ("$5", "5"),  # what is left is read as a number again
+        ("(007)", "7"),
+        ("w1 !", "w1"),
     ],
 )
 def test_spellings_of_one_value_group_together(a: str, b: str) -> None:
@@ -115,10 +136,27 @@ def test_numbers_are_read_by_value() -> None:
         ("-1", "1"),
         ("1", "\u00b9\u2044\u2082"),  # superscript 1, fraction slash, subscript 2: a fraction, not 1
         ("1", "\u0661\u0662"),  # Arabic-Indic 12
+        ("a-1", "a1"),  # punctuation inside a value is structure: 1-23 and 12-3 must not meet
+        ("a-1", "a_1"),
+        ("1-23", "12-3"),
+        ("?", "!"),  # a value of punctuation only keeps it: never blank, never one with another
+        ("?", ""),
+        ("-5", "5"),  # a sign is part of a number
+        ("-1e400", "1e400"),
     ],
 )
 def test_different_values_do_not_group(a: str, b: str) -> None:
     assert kernel_groups([a, b]) == []
+
+
+def test_three_spellings_of_one_value_are_one_group_of_variants() -> None:
+    v = spelling_variants(pa.array(["$deeP$", "?deep", "other", "Deep", "?", "!", "deep learning"]))
+    assert v.positions.tolist() == [0, 1, 3] and v.normal == ["deep"]
+
+
+def test_a_punctuation_variant_in_a_large_clean_column_is_screened_in() -> None:
+    ids = [f"w{i:07d}" for i in range(50_000)]
+    assert kernel_groups([*ids, "w0000042!", "(w0000007)"]) == [[7, 50_001], [42, 50_000]]
 
 
 def test_exact_repeats_and_blanks_and_nulls_are_not_spelling_variants() -> None:
@@ -157,6 +195,7 @@ def test_whitespace_is_pythons() -> None:
 ALPHABET = (
     "aAbB09.+- \t\u00a0\u2003\u00e9e\u0301\u00dfS\u03a3\u03c3\u0130iI\u212b\u00c5\u00e5fFE"
     "\u200b\u200d\ufeff\u00ad\uff57\uff11\ufb01\u0661\u0660\u1e9e\u1fbc\u00b2"
+    "$?!_(),\u00bf\u00ab\u2014\u20ac"
 )
 values = st.lists(st.one_of(st.none(), st.text(alphabet=ALPHABET, max_size=5)), max_size=12)
 

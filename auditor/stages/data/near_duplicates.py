@@ -1,5 +1,6 @@
 """near_duplicates: edited copies across splits (re-encoded or resized images, texts with words changed or
-quoted inside longer ones); byte-identical files stay with duplicate_content.
+quoted inside longer ones, rows of a feature table with their values nudged); byte-identical files stay with
+duplicate_content.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ _MEASURE_TEXT = {
     "resemblance": "shingle resemblance",
     "containment": "containment in a longer text",
     "identical": "the same text",
+    "features": "feature distance",
+    "normalised": "the same short text once normalised",
 }
+# The code of train-holdout near copies per kind of content (feature rows have their own).
+_LEAK_CODE = {"images": "NDP001", "texts": "NDP001", "rows": "NDP009"}
 
 
 class NearDuplicatesOptions(StageOptions):
@@ -74,7 +79,10 @@ class NearDuplicatesOptions(StageOptions):
         default=20, ge=1, description="words a holdout text needs before containment alone can flag it"
     )
     min_text_words: int = Field(
-        default=4, ge=1, description='shorter texts ("ok", "N/A", "five stars") are not compared (said)'
+        default=4,
+        ge=1,
+        description='shorter texts ("ok", "N/A", "five stars") are compared by their normalised form only, for '
+        "review (said)",
     )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
@@ -85,6 +93,32 @@ class NearDuplicatesOptions(StageOptions):
     )
     max_text_bytes: int = Field(
         default=1_000_000, ge=1000, description="longer texts are compared on their first this many bytes (said)"
+    )
+    row_neighbours: int = Field(
+        default=10,
+        ge=3,
+        le=100,
+        description="feature rows: the neighbour whose distance is a row's local scale (a near copy lies far "
+        "closer than it)",
+    )
+    row_max_ratio: float = Field(
+        default=0.2,
+        gt=0,
+        lt=1,
+        description="feature rows: the largest distance, as a share of the local scale, of a near copy (lower in "
+        "few dimensions, where neighbours come close by chance)",
+    )
+    row_discrete_values: int = Field(
+        default=20,
+        ge=1,
+        description="feature rows: numeric features with at most this many values are discrete (must be equal, "
+        "take no part in the distance)",
+    )
+    row_exact_rows: int = Field(
+        default=30_000,
+        ge=100,
+        description="feature rows: up to this many rows the neighbour search is exact; beyond, an index (faiss) "
+        "with its recall measured",
     )
     max_examples: int = Field(default=5, ge=1, le=50, description="most examples a finding lists")
     thumbnails: bool = Field(default=True, description="embed small thumbnails of example images in the report")
@@ -129,6 +163,8 @@ def _roles(manifest: Manifest, roles: SplitRoles) -> Roles:
 def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCopies:
     """The near pairs of the config's content, computed once per audit (shared_upstream links them too)."""
     from auditor.manifest.content import cache_dir_from
+    from auditor.manifest.features import feature_columns
+    from auditor.similarity.featurerows import RowSettings
     from auditor.similarity.minhash import TextSettings
     from auditor.similarity.nearcopies import find
     from auditor.similarity.perceptual import ImageSettings
@@ -143,6 +179,7 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
         if keys.content_path is not None:
             per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir)
             files = (per_row, manifest.table[keys.content_path], manifest.content_base)
+        columns = feature_columns(context.config, manifest.table.column_names)
         return find(
             manifest.n_rows,
             manifest.split.codes,
@@ -172,6 +209,13 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
             min_text_words=options.min_text_words,
             cache_dir=cache_dir,
             stop=manifest.stop_event,
+            features=(manifest.table, columns) if columns else None,
+            row_settings=RowSettings(
+                neighbours=options.row_neighbours,
+                max_ratio=options.row_max_ratio,
+                discrete_values=options.row_discrete_values,
+                exact_rows=options.row_exact_rows,
+            ),
         )
 
     result: NearCopies = manifest.memo(job, work)
@@ -186,8 +230,11 @@ def options_of(config: AuditConfig) -> NearDuplicatesOptions | None:
 
 class NearDuplicates(Stage):
     name = "near_duplicates"
-    summary = "edited copies across splits: images by perceptual hash, texts by n-gram resemblance and containment"
-    needs = ("manifest", "keys.content_path (image or text files) or keys.text (a text column)")
+    summary = (
+        "edited copies across splits: images by perceptual hash, texts by n-gram resemblance and containment, "
+        "feature rows by their distance against their neighbours'"
+    )
+    needs = ("manifest", "keys.content_path (image or text files), keys.text (a text column) or keys.features")
     codes: ClassVar[dict[str, str]] = {
         "NDP001": "near-duplicate content in train and holdout",
         "NDP002": "near-duplicate content in two holdout splits",
@@ -197,13 +244,18 @@ class NearDuplicates(Stage):
         "NDP006": "near-duplicate content in an allowed split pair",
         "NDP007": "content not compared in full: texts cut at the size cap, files neither image nor text",
         "NDP008": "verbatim n-gram overlap of holdout texts with training texts",
+        "NDP009": "near-duplicate rows of the feature table in train and holdout",
+        "NDP010": "near copies within one split (more weight in training, not a leak)",
     }
     Options = NearDuplicatesOptions
     fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
-        if config.keys.content_path is None and config.keys.text is None:
-            return "no content to compare: set `keys.content_path` (image or text files) or `keys.text` (a text column)"
+        if config.keys.content_path is None and config.keys.text is None and config.keys.features is None:
+            return (
+                "no content to compare: set `keys.content_path` (image or text files), `keys.text` (a text column) "
+                "or `keys.features` (the feature columns)"
+            )
         return None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
@@ -214,6 +266,7 @@ class NearDuplicates(Stage):
             yield from self._review(context, source)
             if source.kind == "texts":
                 yield from self._verbatim(context, source)
+            yield from self._within(context, source)
         yield from self._not_compared(context, found)
 
     # -- pairs by split pair -------------------------------------------------------------------------------
@@ -263,6 +316,8 @@ class NearDuplicates(Stage):
                 yield from self._fold_pairs(context, source, flagged)
                 continue
             code, severity = _KIND[kind]
+            if kind is PairKind.TRAIN_HOLDOUT:
+                code = _LEAK_CODE[source.kind]
             pick = flagged[info["mask"]]
             where = info["where"][info["mask"]]
             pair_counts = info["pairs"]
@@ -355,7 +410,7 @@ class NearDuplicates(Stage):
             if source.pairs.capped:
                 message += " Pairs per item were capped; counts of items are exact, counts of pairs are at least these."
             yield self.finding(
-                "NDP001",
+                _LEAK_CODE[source.kind],
                 Severity.ERROR,
                 message,
                 key=source.column,
@@ -380,6 +435,8 @@ class NearDuplicates(Stage):
         o = self.options
         if source.kind == "images":
             return {"thresholds": {"phash_bits": o.image_distance, "dhash_bits": o.dhash_distance}}
+        if source.kind == "rows":
+            return _row_thresholds(source, o)
         bands, rows = source.lsh or (0, 0)
         return {
             "thresholds": {
@@ -459,6 +516,12 @@ class NearDuplicates(Stage):
             }
             if p.distance is not None:
                 example["phash_bits"] = int(p.distance[i])
+            if source.space is not None and source.search is not None:
+                from auditor.similarity.featurerows import differences
+
+                example["distance"] = float(f"{source.search.distance[i]:.4g}")
+                example["local_scale"] = float(f"{source.search.scale[i]:.4g}")
+                example["features"] = differences(source.space, holdout, near)
             preview = self._preview(source, holdout, near)
             if preview:
                 example["preview"] = preview
@@ -551,6 +614,7 @@ class NearDuplicates(Stage):
         pick, where = grey[mask], where[mask]
         if not len(pick):
             return
+        short = 0
         if source.kind == "images":
             zone = f"pHash within {self.options.image_review_distance} bits but not flagged"
         else:
@@ -558,13 +622,24 @@ class NearDuplicates(Stage):
                 f"resemblance or containment from {self.options.text_review} to below {self.options.text_threshold} "
                 f"and {self.options.containment_threshold}"
             )
+            short = int(np.sum(source.pairs.measure[pick] == "normalised"))
+            if short:
+                zone += (
+                    f"; {short} of them short texts (fewer than {self.options.min_text_words} words) that are the "
+                    "same once case, accents and punctuation are set aside"
+                )
         yield self.finding(
             "NDP003",
             Severity.INFO,
             f"{len(pick)} pair(s) of {source.label} across splits are similar but below the flag threshold "
             f"({zone}); worth a look, not counted as leaks.",
             key=source.column,
-            evidence={"content": source.label, "pairs": len(pick), **self._thresholds(source)},
+            evidence={
+                "content": source.label,
+                "pairs": len(pick),
+                **({"short_texts": short} if short else {}),
+                **self._thresholds(source),
+            },
             examples=self._examples(context, source, pick, where),
         )
 
@@ -724,6 +799,52 @@ class NearDuplicates(Stage):
                 scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
             )
 
+    def _within(self, context: AuditContext, source: Source) -> Iterator[Finding]:
+        """Near copies whose two items share a split (only feature rows are searched within every split)."""
+        import numpy as np
+
+        assert isinstance(self.options, NearDuplicatesOptions)
+        if source.kind != "rows":
+            return
+        p = source.pairs
+        pick = np.flatnonzero(p.flagged)
+        if not len(pick):
+            return
+        names = context.require_manifest().split_names
+        per = source.units.per_split > 0
+        both = per[p.a[pick]] & per[p.b[pick]]  # (pairs, splits)
+        inside = both.any(axis=1)
+        if not inside.any():
+            return
+        pick, both = pick[inside], both[inside]
+        counts: dict[str, dict[str, int]] = {}
+        for s in np.flatnonzero(both.any(axis=0)):
+            mine = pick[both[:, s]]
+            rows = len(np.union1d(p.a[mine], p.b[mine]))
+            counts[names[int(s)]] = {"pairs": len(mine), "rows": int(rows)}
+        split = np.argmax(both, axis=1)
+        where = np.stack([split, split], axis=1)
+        yield self.finding(
+            "NDP010",
+            Severity.INFO,
+            f"{len(pick)} pair(s) of {source.label} are near copies within one split ("
+            + "; ".join(f"{s}: {c['pairs']} pair(s), {c['rows']} row(s)" for s, c in counts.items())
+            + "): an edited copy weighs twice in training (or in a score), which is not a leak.",
+            key=source.column,
+            evidence={"content": source.label, "pairs": len(pick), "per_split": counts, **self._thresholds(source)},
+            # Both rows of a pair lie in one split: shown as a row and its near copy.
+            examples=tuple(
+                {
+                    "row": e.pop("holdout"),
+                    "split": e.pop("holdout_split"),
+                    **{k: v for k, v in e.items() if k != "near_split"},
+                }
+                for e in map(dict, self._examples(context, source, pick, where))
+            ),
+            scope=self._pair_scope(context, source, pick, {}),
+            remediation="Drop or merge the copies if each entity should count once.",
+        )
+
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
         from auditor.manifest.content import cache_dir_from
 
@@ -760,9 +881,28 @@ class NearDuplicates(Stage):
             if source.too_short:
                 notes.append(
                     f"{source.too_short} distinct text(s) of {source.label} have fewer than "
-                    f"{self.options.min_text_words} words and were not compared"
+                    f"{self.options.min_text_words} words and were compared by their normalised form only (equal "
+                    "ones across splits are listed for review, NDP003)"
                 )
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
+                evidence["texts_compared_normalised"] = evidence["texts_too_short"]
+        for source in found.sources:
+            if source.space is None:
+                continue
+            space = source.space
+            if space.dropped:
+                notes.append(
+                    f"{len(space.dropped)} feature(s) hold one value only and cannot tell rows apart "
+                    f"({', '.join(space.dropped[:5])})"
+                )
+                evidence["features_constant"] = len(space.dropped)
+            if not space.continuous:
+                notes.append(
+                    "no feature has more than "
+                    f"{self.options.row_discrete_values} distinct values, so rows were not compared for near copies "
+                    "(equal discrete values are no evidence of a copy)"
+                )
+                evidence["rows_not_compared"] = int(source.units.n)
         if found.other_files:
             notes.append(f"{found.other_files} file(s) in '{keys.content_path}' are neither images nor text")
             evidence["other_files"] = found.other_files
@@ -774,6 +914,27 @@ class NearDuplicates(Stage):
                 evidence=evidence,
                 examples=tuple({"path": p} for p in found.other_examples[:limit]),
             )
+
+
+def _row_thresholds(source: Source, options: NearDuplicatesOptions) -> dict[str, Any]:
+    """How the feature rows were searched and judged: features, the ratio, the intrinsic dimension, the recall."""
+    search, space = source.search, source.space
+    assert search is not None and space is not None
+    out: dict[str, Any] = {
+        "thresholds": {
+            "ratio": float(f"{search.ratio:.4g}"),
+            "neighbours": options.row_neighbours,
+            "resolution": float(f"{space.resolution:.4g}"),
+        },
+        "features": {"continuous": len(space.continuous), "discrete": len(space.discrete)},
+        "search": {"method": search.method},
+    }
+    if search.dimension == search.dimension and search.dimension != float("inf"):
+        out["thresholds"]["dimension"] = round(search.dimension, 2)
+    if search.recall is not None:
+        out["search"]["recall"] = round(search.recall, 4)
+        out["search"]["probes"] = search.probes
+    return out
 
 
 def _snippet(text: str, spans: list[tuple[int, int]]) -> dict[str, Any]:

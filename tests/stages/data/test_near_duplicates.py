@@ -301,11 +301,25 @@ def test_a_whole_training_text_quoted_inside_a_longer_holdout_text_is_caught(tmp
     assert (example["holdout"], example["near"], example["measure"]) == ("t2", "t0", "containment")
 
 
-def test_words_too_few_to_tell_a_copy_are_not_compared_and_said(tmp_path: Path) -> None:
-    texts = ["ok", "N/A", "Five stars", join(text(73)), "OK", "n/a", "five stars!"]
-    r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 3)
-    assert "NDP001" not in codes(r)
-    assert finding(r, "NDP007").evidence["texts_too_short"] == 6
+def test_words_too_few_to_tell_a_copy_are_compared_by_their_normal_form_for_review_and_said(tmp_path: Path) -> None:
+    texts = ["ok", "N/A", "Five stars", join(text(73)), "OK", "n/a", "five stars!", "ok", "!!!", "good value"]
+    r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 6)
+    assert "NDP001" not in codes(r)  # "OK" in train and "ok" in test is no leak
+    note = finding(r, "NDP007")
+    assert note.evidence["texts_too_short"] == note.evidence["texts_compared_normalised"] == 8
+    assert "compared by their normalised form only" in note.message
+    review = finding(r, "NDP003")
+    assert review.severity.value == "info" and review.evidence["short_texts"] == 4
+    shown = {(e["holdout"], e["near"]) for e in review.examples}
+    # OK / ok, n/a / N/A, five stars! / Five stars, and "ok" itself in both splits; "good value" has no twin.
+    assert shown == {("t4", "t0"), ("t5", "t1"), ("t6", "t2"), ("t7", "t0")}
+    assert {e["measure"] for e in review.examples} == {"normalised"}
+
+
+def test_short_texts_in_one_split_only_are_not_listed(tmp_path: Path) -> None:
+    r = audit_texts(tmp_path, ["ok", "OK", "Ok!", join(text(74)), join(text(75))], ["train"] * 3 + ["test"] * 2)
+    assert "NDP003" not in codes(r)
+    assert finding(r, "NDP007").evidence["texts_compared_normalised"] == 3
 
 
 def test_text_files_in_utf16_or_an_8_bit_encoding_are_compared_an_empty_file_is_listed(tmp_path: Path) -> None:
