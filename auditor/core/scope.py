@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -60,9 +60,15 @@ def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None
     # Built back to front, so each normal form keeps its first spelling (one C-level pass, not a loop of lookups).
     spelled = dict(zip(reversed([normalise_spelling(t) for t in texts]), reversed(texts), strict=True))
     normal = sorted(spelled)
+    return sorted_scope(normal, [spelled[n] for n in normal] if len(normal) <= MAX_LISTED else [], counts)
+
+
+def sorted_scope(normal: list[str], spellings: Sequence[str], counts: Mapping[str, int] | None = None) -> Scope:
+    """The scope of distinct spelling-normalised values, sorted, each with its first spelling (needed only up
+    to MAX_LISTED values): scope_of's result for a caller that normalised the values once for many scopes."""
     digest = hashlib.sha256(json.dumps(normal, ensure_ascii=False).encode("utf-8")).hexdigest() if normal else None
     return Scope(
-        values=tuple(spelled[n] for n in normal) if len(normal) <= MAX_LISTED else (),
+        values=tuple(spellings) if len(normal) <= MAX_LISTED else (),
         n_values=len(normal),
         digest=digest,
         counts=None if counts is None else dict(counts),

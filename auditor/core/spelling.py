@@ -65,9 +65,13 @@ def plain_number(sign: str, integer: str, fraction: str, exponent: int) -> str:
 
 def normal_form(text: str) -> str:
     """The normal form of one text value (see the module docstring); '' for a blank one."""
-    t = unicodedata.normalize("NFKC", text)
-    t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
-    t = t.strip()
+    if text.isascii():
+        # ASCII is its own NFKC, holds no format character and no other script's digit: only case folds.
+        t = text.lower().strip()
+    else:
+        t = unicodedata.normalize("NFKC", text)
+        t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
+        t = t.strip()
     number = NUMBER.fullmatch(t)
     if number is None or not (number["int"] or number["frac"]):
         return t
