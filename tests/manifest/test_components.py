@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.manifest import components
-from auditor.manifest.components import Step, chain, row_components, shared_only
+from auditor.manifest.components import Step, chain, chains, row_components, shared_only
 from auditor.manifest.keycodes import KeyCodes, single_key
 
 
@@ -69,6 +69,30 @@ def test_the_chain_is_a_shortest_path_to_the_lowest_nearest_target(data: st.Data
     assert len(steps) == 2 * hops + 1
     assert steps[0].row == start and steps[-1].row == min(nearest)
     check_valid(keys, steps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_one_search_for_several_labels_gives_each_label_its_own_chain(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=1, max_value=30))
+    codes = st.lists(st.integers(min_value=-1, max_value=6), min_size=n, max_size=n)
+    keys = [key("writer", data.draw(codes)), key("doc", data.draw(codes)), key("sha", data.draw(codes))]
+    label = np.array(data.draw(st.lists(st.integers(min_value=-1, max_value=4), min_size=n, max_size=n)))
+    start = data.draw(st.integers(min_value=0, max_value=n - 1))
+    wanted = data.draw(st.lists(st.integers(min_value=-1, max_value=5), unique=True, max_size=6))
+    found = chains(keys, start, label, wanted)
+    assert found == {w: steps for w in wanted if (steps := chain(keys, start, label == w))}
+
+
+def test_several_labels_are_followed_past_the_levels_searched_by_passes() -> None:
+    n = 60  # row i shares a value with row i + 1 only; labels near and far from row 0
+    keys = [key("writer", [i // 2 for i in range(n)]), key("doc", [(i + 1) // 2 for i in range(n)])]
+    label = np.zeros(n, dtype=np.int32)
+    label[[3, 40, 59]] = [1, 2, 3]
+    found = chains(keys, 0, label, [3, 1, 2, 7])
+    assert sorted(found) == [1, 2, 3]
+    for w, steps in found.items():
+        assert steps == chain(keys, 0, label == w)
 
 
 def test_a_long_chain_is_followed_past_the_levels_searched_by_passes() -> None:
