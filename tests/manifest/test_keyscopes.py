@@ -13,7 +13,8 @@ from auditor.manifest.keyscopes import KeyScopes
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
 
 # Spellings that are one value and lookalikes that are not, so subsets merge some values and keep others.
-TEXTS = sorted({t for pair in SPELLING_VARIANT_KINDS + DIFFERENT_LOOKALIKES for t in pair} | {"W1", " w1", "ß", "ss"})
+EXTRA = {"W1", " w1", "ß", "ss", "a  b", "a b", "a\tb", "007", "7", "x\x1fy"}  # inner spaces collapse too
+TEXTS = sorted({t for pair in SPELLING_VARIANT_KINDS + DIFFERENT_LOOKALIKES for t in pair} | EXTRA)
 
 
 @settings(max_examples=150, deadline=None)
