@@ -13,7 +13,7 @@ from auditor.manifest.keyscopes import KeyScopes
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
 
 # Spellings that are one value and lookalikes that are not, so subsets merge some values and keep others.
-EXTRA = {"W1", " w1", "ß", "ss", "a  b", "a b", "a\tb", "007", "7", "x\x1fy"}  # inner spaces collapse too
+EXTRA = {"W1", " w1", "ß", "ss", "a  b", "a b", "a\tb", "007", "7", "x\x1fy", 'q"', "b\\s", "l\nf"}  # JSON escapes too
 TEXTS = sorted({t for pair in SPELLING_VARIANT_KINDS + DIFFERENT_LOOKALIKES for t in pair} | EXTRA)
 
 
