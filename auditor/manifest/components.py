@@ -265,7 +265,32 @@ _GATHER_LEVELS = 12  # levels searched by passing over the codes; deeper ones us
 def _rows_by_gather(
     keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Unseen rows holding a newly reached value, and the first key through which each is reached."""
+    """Unseen rows holding a newly reached value, and the first key through which each is reached.
+
+    One gather and one scan over the rows per key; what is left (the few rows that hold a new value) is
+    judged on its own: whole-row masks per key cost several passes each, once per level of every search.
+    """
+    found = [np.flatnonzero(new_value[k][key.codes]) for k, key in enumerate(keys)]
+    if sum(len(f) for f in found) > max(_FEW_ROWS, len(seen_rows) // 16):
+        return _rows_by_masks(keys, new_value, seen_rows)  # a level of most rows: sorting them costs more
+    rows = np.concatenate([np.zeros(0, dtype=np.int64), *found])
+    keys_of = np.concatenate([np.zeros(0, dtype=np.int64), *(np.full(len(f), k) for k, f in enumerate(found))])
+    fresh = ~seen_rows[rows]
+    rows, keys_of = rows[fresh], keys_of[fresh]
+    order = np.lexsort((keys_of, rows))  # by row, then key: a row's first entry is its lowest key
+    rows, keys_of = rows[order], keys_of[order]
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    return rows[first], keys_of[first].astype(np.int64)
+
+
+_FEW_ROWS = 1 << 16  # rows holding a new value that are judged on their own (or up to 1/16 of all rows)
+
+
+def _rows_by_masks(
+    keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """_rows_by_gather's answer by whole-row masks, for a level that reaches most rows."""
     by_key = np.full(len(seen_rows), -1, dtype=np.int8)
     for k, key in enumerate(keys):
         hit = new_value[k][key.codes] & ~seen_rows & (by_key < 0)

@@ -95,6 +95,22 @@ def test_several_labels_are_followed_past_the_levels_searched_by_passes() -> Non
         assert steps == chain(keys, 0, label == w)
 
 
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_rows_of_a_level_are_the_same_judged_alone_or_by_whole_row_masks(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=0, max_value=40))
+    keys = [key(name, data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n)), 6) for name in "abc"]
+    new_value = [np.array(data.draw(st.lists(st.booleans(), min_size=7, max_size=7))) for _ in keys]
+    for mark in new_value:
+        mark[-1] = False  # the slot of the missing code
+    seen = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    rows, keys_of = components._rows_by_gather(keys, new_value, seen)
+    want_rows, want_keys = components._rows_by_masks(keys, new_value, seen)
+    assert rows.tolist() == want_rows.tolist() and keys_of.tolist() == want_keys.tolist()
+    with patch.object(components, "_FEW_ROWS", 0):  # a level of most rows takes the masks
+        assert components._rows_by_gather(keys, new_value, seen)[0].tolist() == want_rows.tolist()
+
+
 def test_a_long_chain_is_followed_past_the_levels_searched_by_passes() -> None:
     n = 60  # row i shares a value with row i + 1 only: 59 hops, deeper than the gather levels
     writer = key("writer", [i // 2 for i in range(n)])
