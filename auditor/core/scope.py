@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -61,10 +61,25 @@ def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None
     # Built back to front, so each normal form keeps its first spelling (one C-level pass, not a loop of lookups).
     spelled = dict(zip(reversed([normalise_spelling(t) for t in texts]), reversed(texts), strict=True))
     normal = sorted(spelled)
-    digest = hashlib.sha256(json.dumps(normal, ensure_ascii=False).encode("utf-8")).hexdigest() if normal else None
+    return digested_scope(
+        len(normal), set_digest(normal), [spelled[n] for n in normal] if len(normal) <= MAX_LISTED else [], counts
+    )
+
+
+def set_digest(normal: list[str]) -> str | None:
+    """The digest of a scope's values: sha256 of the JSON list of their distinct normal forms, sorted."""
+    return hashlib.sha256(json.dumps(normal, ensure_ascii=False).encode("utf-8")).hexdigest() if normal else None
+
+
+def digested_scope(
+    n_values: int, digest: str | None, spellings: Sequence[str], counts: Mapping[str, int] | None = None
+) -> Scope:
+    """The scope of ``n_values`` distinct values whose set has ``digest`` (set_digest), with their first spellings
+    in the order of their normal forms (needed only up to MAX_LISTED values): for a caller that normalised the
+    values once for many scopes."""
     return Scope(
-        values=tuple(spelled[n] for n in normal) if len(normal) <= MAX_LISTED else (),
-        n_values=len(normal),
+        values=tuple(spellings) if n_values <= MAX_LISTED else (),
+        n_values=n_values,
         digest=digest,
         counts=None if counts is None else dict(counts),
     )

@@ -87,9 +87,13 @@ def strip_marks(text: str) -> str:
 def normal_form(text: str, marks: bool = True) -> str:
     """The normal form of one text value (see the module docstring); '' for a blank one. ``marks=False``
     stops before step 5 (what fingerprints were made of before it: a fingerprint must not change)."""
-    t = unicodedata.normalize("NFKC", text)
-    t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
-    t = t.strip()
+    if text.isascii():
+        # ASCII is its own NFKC, holds no format character and no other script's digit: only case folds.
+        t = text.lower().strip()
+    else:
+        t = unicodedata.normalize("NFKC", text)
+        t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
+        t = t.strip()
     number = _number(t)
     if number is not None or not marks:
         return number if number is not None else t

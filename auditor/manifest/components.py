@@ -177,52 +177,86 @@ def chain(keys: Sequence[KeyCodes], start: int, is_target: np.ndarray) -> list[S
     100M-row manifest; the search costs a few passes over the codes, not a graph of the whole component.
     Among the targets of the nearest level, the lowest row is taken, so the chain does not depend on order.
     """
-    n = len(keys[0].codes) if keys else 0
-    if not (0 <= start < n):
-        return []
-    seen_rows = np.zeros(n, dtype=bool)
-    seen_rows[start] = True
-    seen_values = [np.zeros(k.n_values, dtype=bool) for k in keys]
-    # Per level: for each new value, the row it was reached from; for each new row, the value it was reached by.
-    value_from: list[list[tuple[np.ndarray, np.ndarray]]] = []
-    row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    frontier = np.array([start], dtype=np.int64)
-    found: int | None = None
-    index: list[_ValueIndex] | None = None
-    while len(frontier) and found is None:
-        level: list[tuple[np.ndarray, np.ndarray]] = []
-        new_value = []
-        for k, key in enumerate(keys):
-            codes = key.codes[frontier]
-            ok = codes >= 0
-            codes, via = codes[ok].astype(np.int64), frontier[ok]
-            fresh = ~seen_values[k][codes]
-            codes, via = codes[fresh], via[fresh]
-            # The lowest row reaches each value first (frontier rows ascend).
-            codes, first = np.unique(codes, return_index=True)
-            seen_values[k][codes] = True
-            level.append((codes, via[first]))
-            mark = np.zeros(key.n_values + 1, dtype=bool)  # the last slot takes the missing code -1
-            mark[codes] = True
-            new_value.append(mark)
-        value_from.append(level)
-        if len(value_from) <= _GATHER_LEVELS:
-            rows, keys_of = _rows_by_gather(keys, new_value, seen_rows)
-        else:  # a long chain: look rows up by value instead of passing over every row at each level
-            index = index or [_ValueIndex.of(key) for key in keys]
-            rows, keys_of = _rows_by_index(index, [codes for codes, _ in level], seen_rows)
-        if not len(rows):
-            break
-        seen_rows[rows] = True
-        codes_of = _codes_at(keys, keys_of, rows)
-        row_from.append((rows, keys_of, codes_of))
+    search = _Search(keys, start)
+    for rows in search.levels():
         targets = rows[is_target[rows]]
         if len(targets):
-            found = int(targets[0])
-        frontier = rows
-    if found is None:
-        return []
-    return _walk_back(keys, start, found, value_from, row_from)
+            return search.walk_back(int(targets[0]))
+    return []
+
+
+def chains(keys: Sequence[KeyCodes], start: int, label: np.ndarray, wanted: Sequence[int]) -> dict[int, list[Step]]:
+    """chain(keys, start, label == w) for each w in ``wanted``, from one search: the levels out of ``start`` are
+    the same whatever the target, so the search goes on until every wanted label is reached (or none is left)."""
+    search = _Search(keys, start)
+    found: dict[int, list[Step]] = {}
+    left = set(wanted)
+    if not left:
+        return found
+    for rows in search.levels():
+        here = label[rows]
+        for w in sorted(left):
+            targets = rows[here == w]
+            if len(targets):
+                found[w] = search.walk_back(int(targets[0]))
+                left.discard(w)
+        if not left:
+            break
+    return found
+
+
+class _Search:
+    """A breadth-first search from one row, level by level, that remembers how each row was first reached."""
+
+    def __init__(self, keys: Sequence[KeyCodes], start: int) -> None:
+        self.keys, self.start = keys, start
+        # Per level: for each new value, the row it was reached from; for each new row, the value it was reached by.
+        self.value_from: list[list[tuple[np.ndarray, np.ndarray]]] = []
+        self.row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def levels(self) -> Iterator[np.ndarray]:
+        """The rows first reached at each level (ascending), nearest first; none if ``start`` is not a row."""
+        keys = self.keys
+        n = len(keys[0].codes) if keys else 0
+        if not (0 <= self.start < n):
+            return
+        seen_rows = np.zeros(n, dtype=bool)
+        seen_rows[self.start] = True
+        seen_values = [np.zeros(k.n_values, dtype=bool) for k in keys]
+        frontier = np.array([self.start], dtype=np.int64)
+        index: list[_ValueIndex] | None = None
+        while len(frontier):
+            level: list[tuple[np.ndarray, np.ndarray]] = []
+            new_value = []
+            for k, key in enumerate(keys):
+                codes = key.codes[frontier]
+                ok = codes >= 0
+                codes, via = codes[ok].astype(np.int64), frontier[ok]
+                fresh = ~seen_values[k][codes]
+                codes, via = codes[fresh], via[fresh]
+                # The lowest row reaches each value first (frontier rows ascend).
+                codes, first = np.unique(codes, return_index=True)
+                seen_values[k][codes] = True
+                level.append((codes, via[first]))
+                mark = np.zeros(key.n_values + 1, dtype=bool)  # the last slot takes the missing code -1
+                mark[codes] = True
+                new_value.append(mark)
+            self.value_from.append(level)
+            if len(self.value_from) <= _GATHER_LEVELS:
+                rows, keys_of = _rows_by_gather(keys, new_value, seen_rows)
+            else:  # a long chain: look rows up by value instead of passing over every row at each level
+                index = index or [_ValueIndex.of(key) for key in keys]
+                rows, keys_of = _rows_by_index(index, [codes for codes, _ in level], seen_rows)
+            if not len(rows):
+                return
+            seen_rows[rows] = True
+            self.row_from.append((rows, keys_of, _codes_at(keys, keys_of, rows)))
+            yield rows
+            frontier = rows
+
+    def walk_back(self, found: int) -> list[Step]:
+        """The chain from ``start`` to ``found``, a row of a level yielded so far."""
+        return _walk_back(self.keys, self.start, found, self.value_from, self.row_from)
 
 
 _GATHER_LEVELS = 12  # levels searched by passing over the codes; deeper ones use an index built once
@@ -231,7 +265,32 @@ _GATHER_LEVELS = 12  # levels searched by passing over the codes; deeper ones us
 def _rows_by_gather(
     keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Unseen rows holding a newly reached value, and the first key through which each is reached."""
+    """Unseen rows holding a newly reached value, and the first key through which each is reached.
+
+    One gather and one scan over the rows per key; what is left (the few rows that hold a new value) is
+    judged on its own: whole-row masks per key cost several passes each, once per level of every search.
+    """
+    found = [np.flatnonzero(new_value[k][key.codes]) for k, key in enumerate(keys)]
+    if sum(len(f) for f in found) > max(_FEW_ROWS, len(seen_rows) // 16):
+        return _rows_by_masks(keys, new_value, seen_rows)  # a level of most rows: sorting them costs more
+    rows = np.concatenate([np.zeros(0, dtype=np.int64), *found])
+    keys_of = np.concatenate([np.zeros(0, dtype=np.int64), *(np.full(len(f), k) for k, f in enumerate(found))])
+    fresh = ~seen_rows[rows]
+    rows, keys_of = rows[fresh], keys_of[fresh]
+    order = np.lexsort((keys_of, rows))  # by row, then key: a row's first entry is its lowest key
+    rows, keys_of = rows[order], keys_of[order]
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    return rows[first], keys_of[first].astype(np.int64)
+
+
+_FEW_ROWS = 1 << 16  # rows holding a new value that are judged on their own (or up to 1/16 of all rows)
+
+
+def _rows_by_masks(
+    keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """_rows_by_gather's answer by whole-row masks, for a level that reaches most rows."""
     by_key = np.full(len(seen_rows), -1, dtype=np.int8)
     for k, key in enumerate(keys):
         hit = new_value[k][key.codes] & ~seen_rows & (by_key < 0)

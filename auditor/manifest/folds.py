@@ -112,17 +112,24 @@ def holdout_split_names(names: list[str], splits: SplitsSpec) -> set[str]:
 
 def _coded_texts(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     """A column as codes into its distinct texts (-1, which indexes a last slot, for null or blank)."""
-    values = column.combine_chunks()
-    if pa.types.is_dictionary(values.type):
-        values = values.cast(values.type.value_type)
-    # Coded first, trimmed after: the distinct texts are few, the rows many (trimming every row cost 5x).
-    raw = pc.cast(values, pa.string()).dictionary_encode()
-    text = pc.utf8_trim_whitespace(raw.dictionary)
+    if pa.types.is_dictionary(column.type):
+        # Read dictionary-encoded (a few texts, an int32 per row): the rows stay codes. Their distinct codes in
+        # order of first row are what encoding the decoded texts would give, so the texts keep that order.
+        chunks = column.unify_dictionaries().chunks
+        dictionary = chunks[0].dictionary if chunks else pa.array([], column.type.value_type)
+        seen = pa.chunked_array([c.indices for c in chunks], column.type.index_type).combine_chunks()
+        seen = seen.dictionary_encode()
+        row_raw, raw_texts = seen.indices, pc.cast(dictionary.take(seen.dictionary), pa.string())
+    else:
+        # Coded first, trimmed after: the distinct texts are few, the rows many (trimming every row cost 5x).
+        raw = pc.cast(column.combine_chunks(), pa.string()).dictionary_encode()
+        row_raw, raw_texts = raw.indices, raw.dictionary
+    text = pc.utf8_trim_whitespace(raw_texts)
     text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
     encoded = text.dictionary_encode()
     of_raw = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-    mask = raw.indices.is_null().to_numpy(zero_copy_only=False)
-    indices = np.asarray(raw.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    mask = row_raw.is_null().to_numpy(zero_copy_only=False)
+    indices = np.asarray(row_raw.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
     coded = np.where(mask, -1, of_raw[indices]) if len(of_raw) else np.full(len(indices), -1, dtype=np.int64)
     return coded, [str(v) for v in encoded.dictionary.to_pylist()]
 

@@ -69,7 +69,8 @@ def fold_shares(
         h, t = np.flatnonzero(holdout[:, f]), np.flatnonzero(train[:, f])
         in_holdout = present[:, h].any(axis=1)
         leak[:, f] = in_holdout & present[:, t].any(axis=1)
-        per_split = counts[leak[:, f]][:, h].sum(axis=0)
+        # Columns first, then rows: a copy of the fold's holdout columns, not of every pattern's.
+        per_split = counts[:, h][leak[:, f]].sum(axis=0)
         rows[f] = int(per_split.sum())
         held[f] = sum(split_rows.get(names[int(s)], 0) for s in h)
         by_split.append({names[int(s)]: int(c) for s, c in zip(h, per_split, strict=True) if c})
@@ -85,7 +86,7 @@ def fold_shares(
                 continue
             trains = bool((holdout[:, i] & train[:, j]).any() or (holdout[:, j] & train[:, i]).any())
             judged = PairKind.TRAIN_HOLDOUT if trains else PairKind.HOLDOUT_HOLDOUT
-            rows_i = int(counts[both][:, only_i].sum())
-            rows_j = int(counts[both][:, only_j].sum())
+            rows_i = int(counts[:, only_i][both].sum())
+            rows_j = int(counts[:, only_j][both].sum())
             pairs.append((layout.folds[i], layout.folds[j], judged.value, n, rows_i, rows_j))
     return FoldShares(layout.folds, leak, rows, held, tuple(by_split), tuple(pairs))

@@ -1,5 +1,5 @@
-"""Times per cross-validation fold, from one sort of each pattern's times: the newest training time of each
-fold and how many of its holdout rows are older, globally and per entity."""
+"""Times per cross-validation fold, without sorting the rows: the newest training time of each fold and how
+many of its holdout rows are older, globally and per entity."""
 
 from __future__ import annotations
 
@@ -25,26 +25,48 @@ class FoldOrder:
 def fold_order(times: np.ndarray, split: np.ndarray, names: list[str], layout: FoldLayout) -> list[FoldOrder]:
     """Per fold with training and holdout times: its newest training time and its holdout rows before it.
 
-    Each pattern's times are sorted once; every fold then costs a binary search per pattern.
+    Nothing is sorted: each pattern's newest and oldest time and its rows are found in one pass each, and its
+    rows older than each fold's newest training time are counted in one more, the folds' distinct newest
+    times as buckets (a holdout row is older than a threshold if its bucket is at most that threshold's).
     """
     timed = (times != NAT) & (split >= 0)
-    codes, values = split[timed], times[timed]
-    order = np.lexsort((values, codes))
-    codes, values = codes[order], values[order]
-    bounds = np.searchsorted(codes, np.arange(len(names) + 1))
+    codes, values = split[timed].astype(np.int64), times[timed]
+    n_patterns = len(names)
+    count = np.bincount(codes, minlength=n_patterns)
+    newest = np.full(n_patterns, np.iinfo(np.int64).min, dtype=np.int64)
+    oldest = np.full(n_patterns, np.iinfo(np.int64).max, dtype=np.int64)
+    np.maximum.at(newest, codes, values)
+    np.minimum.at(oldest, codes, values)
     holdout, train = layout.matrices(names)
-    found = []
+    present = count > 0
+    # Each fold: (its newest training time, its holdout patterns with a time), if it has both.
+    wanted: list[tuple[str, int, np.ndarray]] = []
     for f, fold in enumerate(layout.folds):
-        trains = [p for p in np.flatnonzero(train[:, f]) if bounds[p + 1] > bounds[p]]
-        held = [p for p in np.flatnonzero(holdout[:, f]) if bounds[p + 1] > bounds[p]]
-        if not trains or not held:
-            continue
-        newest = max(int(values[bounds[p + 1] - 1]) for p in trains)
-        older = sum(int(np.searchsorted(values[bounds[p] : bounds[p + 1]], newest)) for p in held)
-        total = sum(int(bounds[p + 1] - bounds[p]) for p in held)
-        oldest = min(int(values[bounds[p]]) for p in held)
-        found.append(FoldOrder(fold, newest, older, total, oldest))
+        trains = np.flatnonzero(train[:, f] & present)
+        held = np.flatnonzero(holdout[:, f] & present)
+        if len(trains) and len(held):
+            wanted.append((fold, int(newest[trains].max()), held))
+    if not wanted:
+        return []
+    thresholds = np.unique(np.array([w[1] for w in wanted], dtype=np.int64))
+    # A row's bucket: how many thresholds are at most its time; it is older than thresholds[j] iff bucket <= j.
+    if len(thresholds) <= _COMPARED_THRESHOLDS:
+        bucket = np.zeros(len(values), dtype=np.int8)
+        for t in thresholds:
+            bucket += values >= t
+    else:
+        bucket = np.searchsorted(thresholds, values, side="right")
+    width = len(thresholds) + 1
+    below = np.bincount(codes * width + bucket, minlength=n_patterns * width).reshape(n_patterns, width).cumsum(axis=1)
+    found = []
+    for fold, newest_train, held in wanted:
+        j = int(np.searchsorted(thresholds, newest_train))
+        older = int(below[held, j].sum())
+        found.append(FoldOrder(fold, newest_train, older, int(count[held].sum()), int(oldest[held].min())))
     return found
+
+
+_COMPARED_THRESHOLDS = 8  # up to this many distinct fold thresholds, a comparison each beats a binary search
 
 
 @dataclass(frozen=True, eq=False)

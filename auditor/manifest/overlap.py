@@ -434,8 +434,8 @@ def overlap_scope(values: Iterable[str], shares: Pairs, noun: str) -> Scope:
 
 def largest(key: KeyCodes, values: np.ndarray, totals: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:
     """The ``limit`` values with most rows, ties broken by label: the same input, the same examples."""
-    if len(values) > limit:
-        keep = totals >= np.sort(totals)[-limit]
+    if len(values) > limit > 0:
+        keep = totals >= np.partition(totals, len(totals) - limit)[len(totals) - limit]  # the limit-th largest
         values, totals = values[keep], totals[keep]
     labels = key.labels(values)
     order = sorted(range(len(values)), key=lambda i: (-int(totals[i]), labels[i]))[:limit]

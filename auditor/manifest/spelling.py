@@ -284,7 +284,7 @@ def _plain_numbers(integer: pa.Array, frac: pa.Array, power: np.ndarray) -> pa.A
     return pc.if_else(pa.array(length == 0), "0", body)
 
 
-def _maybe_changed(chunk: pa.Array) -> np.ndarray:
+def maybe_changed(chunk: pa.Array) -> np.ndarray:
     """Indices of the strings of one chunk that might differ from their normal form (a superset).
 
     A string is in normal form unless it holds a byte outside ASCII, an upper-case ASCII letter, starts or
@@ -344,7 +344,7 @@ def _maybe_changed(chunk: pa.Array) -> np.ndarray:
 def _candidates(text: pa.ChunkedArray) -> np.ndarray:
     found, base = [], 0
     for chunk in text.chunks:
-        found.append(_maybe_changed(chunk) + base)
+        found.append(maybe_changed(chunk) + base)
         base += len(chunk)
     rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     if text.null_count and len(rows):

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.manifest import components
-from auditor.manifest.components import Step, chain, row_components, shared_only
+from auditor.manifest.components import Step, chain, chains, row_components, shared_only
 from auditor.manifest.keycodes import KeyCodes, single_key
 
 
@@ -69,6 +69,46 @@ def test_the_chain_is_a_shortest_path_to_the_lowest_nearest_target(data: st.Data
     assert len(steps) == 2 * hops + 1
     assert steps[0].row == start and steps[-1].row == min(nearest)
     check_valid(keys, steps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_one_search_for_several_labels_gives_each_label_its_own_chain(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=1, max_value=30))
+    codes = st.lists(st.integers(min_value=-1, max_value=6), min_size=n, max_size=n)
+    keys = [key("writer", data.draw(codes)), key("doc", data.draw(codes)), key("sha", data.draw(codes))]
+    label = np.array(data.draw(st.lists(st.integers(min_value=-1, max_value=4), min_size=n, max_size=n)))
+    start = data.draw(st.integers(min_value=0, max_value=n - 1))
+    wanted = data.draw(st.lists(st.integers(min_value=-1, max_value=5), unique=True, max_size=6))
+    found = chains(keys, start, label, wanted)
+    assert found == {w: steps for w in wanted if (steps := chain(keys, start, label == w))}
+
+
+def test_several_labels_are_followed_past_the_levels_searched_by_passes() -> None:
+    n = 60  # row i shares a value with row i + 1 only; labels near and far from row 0
+    keys = [key("writer", [i // 2 for i in range(n)]), key("doc", [(i + 1) // 2 for i in range(n)])]
+    label = np.zeros(n, dtype=np.int32)
+    label[[3, 40, 59]] = [1, 2, 3]
+    found = chains(keys, 0, label, [3, 1, 2, 7])
+    assert sorted(found) == [1, 2, 3]
+    for w, steps in found.items():
+        assert steps == chain(keys, 0, label == w)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_rows_of_a_level_are_the_same_judged_alone_or_by_whole_row_masks(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=0, max_value=40))
+    keys = [key(name, data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n)), 6) for name in "abc"]
+    new_value = [np.array(data.draw(st.lists(st.booleans(), min_size=7, max_size=7))) for _ in keys]
+    for mark in new_value:
+        mark[-1] = False  # the slot of the missing code
+    seen = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    rows, keys_of = components._rows_by_gather(keys, new_value, seen)
+    want_rows, want_keys = components._rows_by_masks(keys, new_value, seen)
+    assert rows.tolist() == want_rows.tolist() and keys_of.tolist() == want_keys.tolist()
+    with patch.object(components, "_FEW_ROWS", 0):  # a level of most rows takes the masks
+        assert components._rows_by_gather(keys, new_value, seen)[0].tolist() == want_rows.tolist()
 
 
 def test_a_long_chain_is_followed_past_the_levels_searched_by_passes() -> None:

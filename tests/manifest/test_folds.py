@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor import load_config, run_audit
 from auditor.core.errors import ConfigError, ManifestError
@@ -198,3 +201,39 @@ def test_distinct_role_rows_of_no_rows() -> None:
 
     roles, inverse = distinct_role_rows(np.zeros((0, 3), dtype=np.int8))
     assert roles.shape == (0, 3) and inverse.shape == (0,)
+
+
+def _dictionary_chunk(values: list[str | None]) -> pa.DictionaryArray:
+    texts = sorted({v for v in values if v is not None} | {"zz"}, reverse=True)
+    indices = pa.array([None if v is None else texts.index(v) for v in values], pa.int8())
+    return pa.DictionaryArray.from_arrays(indices, pa.array(texts, pa.string()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    chunks=st.lists(
+        st.lists(st.sampled_from(["train", " train", "holdout ", "unused", "", "  ", None, "Train", "x"]), max_size=12),
+        max_size=4,
+    )
+)
+def test_a_dictionary_encoded_column_codes_as_its_texts_do(chunks: list[list[str | None]]) -> None:
+    from auditor.manifest.folds import _coded_texts
+
+    plain = pa.chunked_array([pa.array(c, pa.string()) for c in chunks], pa.string())
+    # Each chunk with a dictionary of its own, holding a value no row uses, in another order than first seen.
+    encoded = pa.chunked_array([_dictionary_chunk(c) for c in chunks], pa.dictionary(pa.int8(), pa.string()))
+    codes, labels = _coded_texts(encoded)
+    want_codes, want_labels = _coded_texts(plain)
+    assert labels == want_labels and codes.tolist() == want_codes.tolist()
+
+
+def test_per_column_fold_columns_are_read_dictionary_encoded(tmp_path: Path) -> None:
+    from auditor.manifest.table import _read_manifest, manifest_groups
+
+    data = {"cv0": ["train", "holdout", "train"], "cv1": ["holdout", "train", "train"], "x": ["a", "b", "c"]}
+    write_table(tmp_path / "m.parquet", data)
+    config = write_config(tmp_path, {"manifest": {"path": "m.parquet", "folds": {"columns": ["cv0", "cv1"]}}})
+    loaded = load_config(config)
+    groups, columns = manifest_groups(loaded)
+    table = _read_manifest(loaded, groups, columns, loaded.config.manifest_columns())
+    assert all(pa.types.is_dictionary(table[c].type) for c in ("cv0", "cv1"))

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.core.splits import SplitRoles
+from auditor.manifest.keycodes import single_key
 from auditor.manifest.overlap import _pairs_by_products, _pairs_by_split_sets, find_overlap, share_text
 
 
@@ -55,3 +57,18 @@ def test_overlap_of_many_splits_matches_few_split_tallies() -> None:
     assert [(p.a, p.b, p.kind, p.values, p.rows_a, p.rows_b) for p in inside] == [
         (p.a, p.b, p.kind, p.values, p.rows_a, p.rows_b) for p in few.pairs
     ]
+
+
+def test_largest_values_are_those_of_a_full_sort_ties_by_label() -> None:
+    from auditor.manifest.overlap import largest
+
+    rng = np.random.default_rng(7)
+    n = 500
+    key = single_key("k", np.arange(n, dtype=np.int32), pa.array([f"v{i:03d}" for i in rng.permutation(n)]))
+    for limit in (0, 1, 5, 40, n, n + 3):
+        values = np.sort(rng.choice(n, 300, replace=False))
+        totals = rng.integers(1, 6, size=300)  # few distinct totals: many ties at the cut
+        labels = key.labels(values)
+        want = sorted(range(300), key=lambda i: (-int(totals[i]), labels[i]))[:limit]
+        got_values, got_labels = largest(key, values, totals, limit)
+        assert got_values.tolist() == values[want].tolist() and got_labels == [labels[i] for i in want]

@@ -233,3 +233,10 @@ def test_every_character_agrees_with_the_definition() -> None:
 @given(st.text(alphabet=ALPHABET, max_size=8))
 def test_the_definition_agrees_with_the_reference(value: str) -> None:
     assert normal_form(value) == reference(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from([chr(c) for c in range(128)] + list("0.e+-  ")), max_size=10))
+def test_an_ascii_text_takes_the_short_path_to_the_same_normal_form(value: str) -> None:
+    # Every ASCII character, control ones included: the short path folds case only, as NFKC and folding do.
+    assert normal_form(value) == reference(value)

@@ -138,6 +138,7 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.keyscopes import KeyScopes
         from auditor.manifest.overlap import examples, largest
 
         assert isinstance(self.options, GroupOverlapOptions)
@@ -148,6 +149,8 @@ class GroupOverlap(Stage):
         split_rows = manifest.rows_per_split()
         shares = fold_shares(counts, manifest.split_names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
         tables = shares.tables(f"'{key.name}' values")
+        # Most values leak in most folds: their spellings are normalised once, not once per fold.
+        scopes = KeyScopes.of(key, np.flatnonzero(shares.leak.any(axis=1)))
         for f, fold in enumerate(shares.folds):
             groups = np.flatnonzero(shares.leak[:, f])
             n = len(groups)
@@ -175,7 +178,7 @@ class GroupOverlap(Stage):
                 },
                 examples=examples(manifest, grouped, top, labels, overlap),
                 tables=tables,
-                scope=scope_of(key.labels(groups), {"groups": n, "rows": rows}),
+                scope=scopes.scope(groups, {"groups": n, "rows": rows}),
                 remediation=f"Make the folds by '{key.name}' (every value in one fold), e.g. GroupKFold or "
                 "StratifiedGroupKFold with groups=" + repr(key.name) + "; if a value is shared on purpose, record "
                 "it under `accept` with the reason.",

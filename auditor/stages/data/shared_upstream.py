@@ -291,6 +291,9 @@ class SharedUpstream(Stage):
         tables = shares.tables("linked groups")
         pairs = overlap.of_kind(PairKind.TRAIN_HOLDOUT)
         key_names = ", ".join(k.name for k in keys)
+        # Each crossing component's first row, found in one pass for every fold.
+        leaking = np.flatnonzero(shares.leak.any(axis=1))
+        first_of = np.array(_first_rows(comps.of_row, leaking), dtype=np.int64)
         for f, fold in enumerate(shares.folds):
             crossing = np.flatnonzero(shares.leak[:, f])
             if not len(crossing):
@@ -326,7 +329,7 @@ class SharedUpstream(Stage):
                 examples=tuple(examples),
                 tables=tables,
                 scope=scope_of(
-                    (str(i) for i in context.require_manifest().ids(_first_rows(comps.of_row, crossing))),
+                    (str(i) for i in context.require_manifest().ids(first_of[np.searchsorted(leaking, crossing)])),
                     {"components": len(crossing), "rows": rows},
                 ),
                 remediation="Make the folds by the linked groups (every connected group of samples in one fold), "
@@ -345,7 +348,7 @@ class SharedUpstream(Stage):
     ) -> dict[str, Any]:
         import numpy as np
 
-        from auditor.manifest.components import chain
+        from auditor.manifest.components import Step, chains
         from auditor.manifest.overlap import capped_counts, top_pairs
 
         manifest = context.require_manifest()
@@ -360,14 +363,22 @@ class SharedUpstream(Stage):
         here = {names[i] for i in np.flatnonzero(per_split)}
         if len(here) > len(example["splits"]):
             example["splits_total"] = len(here)
-        # Chains for the pairs this group spans, at most MAX_LISTED of them (each chain is a graph search).
+        # Chains for the pairs this group spans, at most MAX_LISTED of them. Each is a graph search, and pairs
+        # that start in the same holdout split (a fold's holdout against each of its training folds) share one.
+        wanted: list[tuple[int, int]] = []
         for p in top_pairs(pairs.within(here)):
             ia, ib = names.index(p.a), names.index(p.b)
-            holdout, other = (ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib)
-            start = _first_row(comps.of_row, component, split, holdout)
-            if start is not None and per_split[other]:
+            wanted.append((ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib))
+        starts = {h: _first_row(comps.of_row, component, split, h) for h in dict.fromkeys(h for h, _ in wanted)}
+        found: dict[int, dict[int, list[Step]]] = {}
+        for h, start in starts.items():
+            others = [o for hh, o in wanted if hh == h and per_split[o]]
+            if start is not None and others:
                 # The search stays in the start's component: any row of the other split it reaches will do.
-                steps = chain(keys, start, split == other)
+                found[h] = chains(keys, start, split, others)
+        for holdout, other in wanted:
+            if holdout in found:
+                steps = found[holdout].get(other, [])
                 if steps:
                     ids = manifest.ids([s.row for s in steps if s.row is not None])
                     described, it = [], iter(ids)
