@@ -138,6 +138,7 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.keyscope import key_scope
         from auditor.manifest.overlap import examples, largest
 
         assert isinstance(self.options, GroupOverlapOptions)
@@ -175,7 +176,7 @@ class GroupOverlap(Stage):
                 },
                 examples=examples(manifest, grouped, top, labels, overlap),
                 tables=tables,
-                scope=scope_of(key.labels(groups), {"groups": n, "rows": rows}),
+                scope=key_scope(key, groups, {"groups": n, "rows": rows}),
                 remediation=f"Make the folds by '{key.name}' (every value in one fold), e.g. GroupKFold or "
                 "StratifiedGroupKFold with groups=" + repr(key.name) + "; if a value is shared on purpose, record "
                 "it under `accept` with the reason.",
@@ -249,8 +250,8 @@ class GroupOverlap(Stage):
             capped_splits,
             examples,
             holdout_exposure,
+            key_overlap_scope,
             largest,
-            overlap_scope,
             pair_evidence,
             pairs_text,
             share_text,
@@ -291,7 +292,7 @@ class GroupOverlap(Stage):
             },
             examples=examples(context.require_manifest(), grouped, top, labels, overlap),
             tables=tables,
-            scope=overlap_scope(key.labels(groups), overlap.of_kind(kind), "groups"),
+            scope=key_overlap_scope(key, groups, overlap.of_kind(kind), "groups"),
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
         )
