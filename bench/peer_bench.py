@@ -276,6 +276,8 @@ def main() -> int:
             for tool in tools:
                 r = measure(tool, config, path, args.timeout)
                 runs[config, tool].append(r)
+                if args.json:  # after every measurement: a run stopped half-way keeps what it measured
+                    args.json.write_text(json.dumps({f"{c}/{t}": v for (c, t), v in runs.items()}, indent=1))
                 reference = runs[config, "audit"][-1]["answers"]
                 if tool not in ("audit", "read") and r["answers"] != reference:
                     wrong.append(f"{tool} on {config}: {json.dumps(r['answers'])} != audit {json.dumps(reference)}")
@@ -314,8 +316,6 @@ def main() -> int:
             print(f"| {config} | {tool} | {s:.2f} | {mb:.0f} | {ratio} | {ratio_mb} | {same} |")
     for config in args.configs:
         print(f"\n{config}: audit runs " + ", ".join(f"{r['wall_s']:.2f}" for r in runs[config, "audit"]))
-    if args.json:
-        args.json.write_text(json.dumps({f"{c}/{t}": v for (c, t), v in runs.items()}, indent=1))
     if wrong:
         print("\n".join(["", "ANSWERS DIFFER:", *wrong]), file=sys.stderr)
         return 1
