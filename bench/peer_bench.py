@@ -141,7 +141,7 @@ def polars_answers(path: Path, keys: list[str], links: bool) -> Answers:
         )
         joined = vs.join(vs, on=k, suffix="_b").filter(pl.col("split") < pl.col("split_b"))
         out = joined.group_by("split", "split_b").agg(pl.len().alias("values"), pl.col("n").sum(), pl.col("n_b").sum())
-        return [tuple(r) for r in out.collect().iter_rows()]  # type: ignore[misc]
+        return [tuple(r) for r in out.collect().iter_rows()]
 
     found: Answers = {"ids": int(ids.item()), "keys": {k: _pairs(shared(k)) for k in keys}}
     if links:
