@@ -66,3 +66,31 @@ def test_token_commands_open_the_database_without_the_web_app(tmp_path: Path, co
     done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, timeout=60)
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
     assert done.stdout.strip(), "the command printed nothing: it did not reach the database"
+
+
+# What typer's rich help imports to draw its panels (Markdown, Pygments): plain help does without them.
+RICH_HELP = ("markdown_it", "pygments", "rich.markdown", "rich.syntax", "typer.rich_utils")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["token", "--help"]])
+def test_help_is_printed_without_the_rich_help_machinery(args: list[str]) -> None:
+    code = _PROBE.format(heavy=repr(RICH_HELP))
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+    assert "Usage: audit" in done.stdout
+
+
+def test_the_manifest_and_report_modules_load_without_pandas() -> None:
+    """pandas is imported where a kernel calls it (its import alone costs more than a 25-row audit's work)."""
+    modules = [
+        "auditor.manifest.table",
+        "auditor.manifest.keycodes",
+        "auditor.manifest.spelling",
+        "auditor.manifest.keyscope",
+        "auditor.manifest.overlap",
+        "auditor.exposure.holdout",
+        "auditor.render",
+    ]
+    code = f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint('pandas' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "False"

@@ -105,7 +105,7 @@ def serve(
         raise fail(str(exc)) from None
 
 
-db_app = typer.Typer(no_args_is_help=True, help="The service database.")
+db_app = typer.Typer(no_args_is_help=True, help="The service database.", rich_markup_mode=None)
 
 
 def _service_url(data_dir: Path, database: str | None) -> str:
@@ -160,7 +160,9 @@ def db_upgrade(
         typer.echo(f"database upgraded from {before} to {revision}")
 
 
-token_app = typer.Typer(no_args_is_help=True, help="API tokens of the service (run where its database is).")
+token_app = typer.Typer(
+    no_args_is_help=True, help="API tokens of the service (run where its database is).", rich_markup_mode=None
+)
 
 
 @contextlib.contextmanager

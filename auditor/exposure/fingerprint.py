@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.manifest.spelling import WHITESPACE
+
+if TYPE_CHECKING:  # a Series is accepted; pandas is not imported for it (its import costs more than a small audit)
+    import pandas as pd
 
 K = 1024
 
@@ -89,7 +91,7 @@ def row_hashes(values: pa.Array | pa.ChunkedArray | pd.Series | np.ndarray, basi
 
 
 def _as_text(values: pa.Array | pa.ChunkedArray | pd.Series | np.ndarray) -> pa.ChunkedArray:
-    if isinstance(values, pd.Series | np.ndarray):
+    if not isinstance(values, pa.Array | pa.ChunkedArray):  # a pandas Series or a numpy array
         values = pa.array(np.asarray(values, dtype=object), from_pandas=True)
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values], values.type)

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -111,6 +110,8 @@ def _encode_small_dictionary(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Ar
 
 
 def _encode_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    import pandas as pd  # here, not at the top: its import costs more than a small audit
+
     codes, _ = pd.factorize(column.fill_null(0).to_numpy())
     return _renumber(_null_to_missing(codes.astype(CODE), column), column)
 
@@ -152,6 +153,8 @@ def _null_to_missing(codes: np.ndarray, column: pa.ChunkedArray | None) -> np.nd
 def _renumber(codes: np.ndarray, column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Dense codes 0..k-1 in first-seen order for the non-missing rows, and each code's value."""
     if column.null_count or (len(codes) and codes.min() < 0):
+        import pandas as pd  # here, not at the top: its import costs more than a small audit
+
         valid = codes >= 0
         dense, _ = pd.factorize(codes[valid])
         codes = np.full(len(codes), MISSING, dtype=CODE)
@@ -177,6 +180,8 @@ def single_key(name: str, codes: np.ndarray, dictionary: pa.Array) -> KeyCodes:
 
 def compound_key(columns: Sequence[str], parts: Sequence[tuple[np.ndarray, pa.Array]]) -> KeyCodes:
     """Combine component codes into one code per distinct combination (missing if any part is)."""
+    import pandas as pd  # here, not at the top: its import costs more than a small audit
+
     n = len(parts[0][0])
     missing = np.zeros(n, dtype=bool)
     combined = np.zeros(n, dtype=np.int64)

@@ -17,6 +17,7 @@ from auditor.core.scope import MAX_PAIR_COUNTS, Scope, scope_of
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.groupcounts import GroupSplitCounts
 from auditor.manifest.keycodes import KeyCodes
+from auditor.manifest.keyscope import key_scope
 from auditor.manifest.table import Manifest
 
 # Per-pair evidence grows with the square of the number of splits: reports list at most this many pairs
@@ -424,12 +425,21 @@ def overlap_scope(values: Iterable[str], shares: Pairs, noun: str) -> Scope:
     """The scope of an overlap finding: every shared value, their number, and per split pair (all of them, not
     only those listed) the values and rows shared."""
     found = list(values)
-    counts = {noun: len(found), "pairs": len(shares), "rows": int(shares.rows_a.sum() + shares.rows_b.sum())}
+    return scope_of(found, _overlap_counts(len(found), shares, noun))
+
+
+def key_overlap_scope(key: KeyCodes, codes: np.ndarray, shares: Pairs, noun: str) -> Scope:
+    """overlap_scope of the key's values ``codes``, column-wise when they are many (manifest/keyscope.py)."""
+    return key_scope(key, codes, _overlap_counts(len(codes), shares, noun))
+
+
+def _overlap_counts(n_values: int, shares: Pairs, noun: str) -> dict[str, int]:
+    counts = {noun: n_values, "pairs": len(shares), "rows": int(shares.rows_a.sum() + shares.rows_b.sum())}
     if len(shares) <= MAX_PAIR_COUNTS:  # beyond, the totals above: ~n²/2 pairs of many folds are not each kept
         for p in shares:
             counts[f"{p.a}|{p.b}.{noun}"] = p.values
             counts[f"{p.a}|{p.b}.rows"] = p.rows_a + p.rows_b
-    return scope_of(found, counts)
+    return counts
 
 
 def largest(key: KeyCodes, values: np.ndarray, totals: np.ndarray, limit: int) -> tuple[np.ndarray, list[str]]:

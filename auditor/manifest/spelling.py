@@ -19,7 +19,6 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -553,6 +552,8 @@ def key_variants(key: KeyCodes) -> Variants:
         index = key.parts[0][0]
         if np.array_equal(index, np.arange(len(index))):
             return found[0]
+    import pandas as pd  # here, not at the top: its import costs more than a small audit
+
     combined = np.zeros(key.n_values, dtype=np.int64)
     for (index, values), variants in zip(key.parts, found, strict=True):
         part = normal_codes(values, variants)[index]
@@ -601,6 +602,8 @@ def from_variant_rows(
     raw_values: pa.Array | pa.ChunkedArray, split: np.ndarray, n_splits: int, variants: Variants
 ) -> SpellingSplits:
     """As from_rows, given only the values at ``variants.positions`` (all an engine need fetch)."""
+    import pandas as pd  # here, not at the top: its import costs more than a small audit
+
     rows = variants.positions
     raw = np.asarray(raw_values.to_numpy(zero_copy_only=False), dtype=object)
     # One spelling per (group, raw value), numbered in order of first row.

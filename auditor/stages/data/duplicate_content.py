@@ -118,8 +118,8 @@ class DuplicateContent(Stage):
             examples,
             find_overlap,
             holdout_exposure,
+            key_overlap_scope,
             largest,
-            overlap_scope,
             pair_evidence,
             pairs_text,
             share_text,
@@ -162,7 +162,7 @@ class DuplicateContent(Stage):
                 },
                 examples=examples(context.require_manifest(), grouped, top, labels, overlap, label_field="digest"),
                 tables=tables,
-                scope=overlap_scope(grouped.key.labels(values), shares, "digests"),
+                scope=key_overlap_scope(grouped.key, values, shares, "digests"),
                 remediation="Remove the copies from the holdout split (a renamed or moved file is still the "
                 "same sample), or deduplicate before splitting.",
             )
@@ -175,6 +175,7 @@ class DuplicateContent(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.keyscope import key_scope
         from auditor.manifest.overlap import examples, largest
 
         assert isinstance(self.options, DuplicateContentOptions)
@@ -206,7 +207,7 @@ class DuplicateContent(Stage):
                 },
                 examples=examples(manifest, grouped, top, labels, overlap, label_field="digest"),
                 tables=tables,
-                scope=scope_of(grouped.key.labels(values), {"digests": len(values), "rows": rows}),
+                scope=key_scope(grouped.key, values, {"digests": len(values), "rows": rows}),
                 remediation="Deduplicate before making the folds, or keep every copy in one fold (group the folds "
                 "by the content digest).",
             )

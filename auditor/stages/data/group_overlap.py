@@ -252,8 +252,8 @@ class GroupOverlap(Stage):
             capped_splits,
             examples,
             holdout_exposure,
+            key_overlap_scope,
             largest,
-            overlap_scope,
             pair_evidence,
             pairs_text,
             share_text,
@@ -294,7 +294,7 @@ class GroupOverlap(Stage):
             },
             examples=examples(context.require_manifest(), grouped, top, labels, overlap),
             tables=tables,
-            scope=overlap_scope(key.labels(groups), overlap.of_kind(kind), "groups"),
+            scope=key_overlap_scope(key, groups, overlap.of_kind(kind), "groups"),
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason.",
         )

@@ -184,6 +184,7 @@ class TemporalOrder(Stage):
         import numpy as np
 
         from auditor.manifest.foldtimes import entity_order, fold_order
+        from auditor.manifest.keyscope import key_scope
         from auditor.manifest.timeparse import format_time
 
         assert isinstance(self.options, TemporalOrderOptions)
@@ -228,7 +229,7 @@ class TemporalOrder(Stage):
                 f"{entity} it is evaluated on.",
                 key=entity,
                 evidence={"fold": e.fold, "entities": len(entities), "rows": len(e.early)},
-                scope=scope_of(key.labels(entities), {"entities": len(entities), "rows": len(e.early)}),
+                scope=key_scope(key, entities, {"entities": len(entities), "rows": len(e.early)}),
                 examples=tuple(
                     {
                         "entity": label,
@@ -265,6 +266,7 @@ class TemporalOrder(Stage):
         import numpy as np
         import pandas as pd
 
+        from auditor.manifest.keyscope import key_scope
         from auditor.manifest.timeparse import NAT, format_time
 
         assert isinstance(self.options, TemporalOrderOptions)
@@ -306,7 +308,7 @@ class TemporalOrder(Stage):
             evidence={"entities": len(entities), "rows": len(early)},
             examples=examples,
             # Every entity, not only the examples: accepting one camera must not accept the next one that leaks.
-            scope=scope_of(key.labels(entities), {"entities": len(entities), "rows": len(early)}),
+            scope=key_scope(key, entities, {"entities": len(entities), "rows": len(early)}),
             remediation=f"For each '{entity}', keep training samples strictly before its holdout samples, or split "
             f"by '{entity}'.",
         )

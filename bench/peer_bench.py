@@ -1,0 +1,326 @@
+"""Benchmark: the audit against what a user would write instead to answer the same questions.
+
+    python bench/peer_bench.py [--rows 10000000] [--repeat 5] [--configs groups links] [--data-dir bench/data]
+                               [--peers duckdb polars pandas read] [--json PATH]
+
+On the `random` shape of section 10 (make_random.py, generated when missing), the questions the `groups`
+config answers (split_integrity + group_overlap) and those `links` adds (duplicate_content, temporal_order;
+the audit also runs shared_upstream, which the peers skip):
+
+  ids      sample ids in more than one split (SPL001's count)
+  keys     per group key and split pair: the values in both splits and the rows of each split holding them
+           (GRP001 / GRP002 / GRP003)
+  digests  the same for the content digest (DUP001 / DUP002 / DUP003), links only
+  early    holdout rows older than the newest training row (TMP001), links only
+
+Peers, each in a fresh interpreter, each the obvious script for its library:
+
+  duckdb   SQL over the parquet file, 2 threads
+  polars   a lazy scan, group_by and join (skipped when polars is not installed)
+  pandas   read_parquet, then groupby
+  read     pyarrow.parquet.read_table of the same columns: the floor, it answers nothing
+
+Runs are interleaved (audit, duckdb, polars, pandas, read, audit, ...) after one warm-up read of the file;
+the table shows medians of wall time (the whole process, imports included) and the largest peak RSS
+(ru_maxrss). Every peer's answers must equal the audit's report, or the script exits 1; a change of the
+auditor's sources during the run exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+SPLITS = ("train", "val", "test")
+HOLDOUT = ("val", "test")
+KEYS = {"groups": ["writer", "source"], "links": ["writer"]}
+STAGES = {
+    "groups": ["split_integrity", "group_overlap"],
+    "links": ["split_integrity", "group_overlap", "shared_upstream", "duplicate_content", "temporal_order"],
+}
+COLUMNS = {
+    "groups": ["sample_id", "split", "writer", "source"],
+    "links": ["sample_id", "split", "writer", "source", "sha", "ts"],
+}
+PEERS = ("duckdb", "polars", "pandas", "read")
+
+Answers = dict[str, Any]
+
+
+def _pairs(rows: list[tuple[str, str, int, int, int]]) -> dict[str, dict[str, int]]:
+    """Split pairs as 'a|b' (names sorted) -> values shared and rows per split, whatever order they came in."""
+    out: dict[str, dict[str, int]] = {}
+    for a, b, values, rows_a, rows_b in rows:
+        if not values:
+            continue
+        first, second = sorted((a, b))
+        out[f"{first}|{second}"] = {"values": int(values), a: int(rows_a), b: int(rows_b)}
+    return dict(sorted(out.items()))
+
+
+# --- the audit ---------------------------------------------------------------------------------------------
+
+
+def audit_answers(config: Path, stages: list[str], keys: list[str], links: bool) -> Answers:
+    from auditor import run_audit
+
+    report = run_audit(config, only=stages)
+    errors = [s.stage for s in report.stages if s.error is not None]
+    if errors:
+        raise SystemExit(f"stage error in {errors}")
+    found: Answers = {"ids": 0, "keys": {k: [] for k in keys}}
+    digests: list[tuple[str, str, int, int, int]] = []
+    for f in report.findings:
+        ev = f.evidence or {}
+        if f.code == "SPL001":
+            found["ids"] = int(ev["ids"])
+        elif f.code in ("GRP001", "GRP002", "GRP003"):
+            found["keys"][ev["key"]] += [(*p["splits"], p["groups"], *p["rows"]) for p in ev["pairs"]]
+        elif f.code in ("DUP001", "DUP002", "DUP003"):
+            digests += [(*p["splits"], p["digests"], *p["rows"]) for p in ev["pairs"]]
+        elif f.code == "TMP001":
+            found["early"] = int(ev["rows"])
+    found["keys"] = {k: _pairs(v) for k, v in found["keys"].items()}
+    if links:
+        found["digests"] = _pairs(digests)
+        found.setdefault("early", 0)
+    return found
+
+
+# --- the peers ---------------------------------------------------------------------------------------------
+
+
+def duckdb_answers(path: Path, keys: list[str], links: bool) -> Answers:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet('{path}')")
+    ids = con.execute(
+        "SELECT count(*) FROM (SELECT sample_id FROM m GROUP BY sample_id HAVING count(DISTINCT split) > 1)"
+    ).fetchone()
+    shared = """
+        WITH vs AS (SELECT {k} AS v, split, count(*) AS n FROM m WHERE {k} IS NOT NULL GROUP BY ALL),
+        multi AS (SELECT * FROM vs QUALIFY count(*) OVER (PARTITION BY v) > 1)
+        SELECT a.split, b.split, count(*), sum(a.n), sum(b.n)
+        FROM multi a JOIN multi b ON a.v = b.v AND a.split < b.split GROUP BY ALL
+    """
+    found: Answers = {"ids": int(ids[0]) if ids else 0}
+    found["keys"] = {k: _pairs(con.execute(shared.format(k=k)).fetchall()) for k in keys}
+    if links:
+        found["digests"] = _pairs(con.execute(shared.format(k="sha")).fetchall())
+        early = con.execute(
+            "SELECT count(*) FROM m WHERE split IN ('val', 'test') "
+            "AND ts < (SELECT max(ts) FROM m WHERE split = 'train')"
+        ).fetchone()
+        found["early"] = int(early[0]) if early else 0
+    return found
+
+
+def polars_answers(path: Path, keys: list[str], links: bool) -> Answers:
+    import polars as pl
+
+    m = pl.scan_parquet(path)
+    ids = (
+        m.group_by("sample_id").agg(pl.col("split").n_unique().alias("k")).filter(pl.col("k") > 1).select(pl.len())
+    ).collect()
+
+    def shared(k: str) -> list[tuple[str, str, int, int, int]]:
+        vs = (
+            m.filter(pl.col(k).is_not_null()).group_by(k, "split").agg(pl.len().alias("n")).filter(pl.len().over(k) > 1)
+        )
+        joined = vs.join(vs, on=k, suffix="_b").filter(pl.col("split") < pl.col("split_b"))
+        out = joined.group_by("split", "split_b").agg(pl.len().alias("values"), pl.col("n").sum(), pl.col("n_b").sum())
+        return [tuple(r) for r in out.collect().iter_rows()]
+
+    found: Answers = {"ids": int(ids.item()), "keys": {k: _pairs(shared(k)) for k in keys}}
+    if links:
+        found["digests"] = _pairs(shared("sha"))
+        newest = m.filter(pl.col("split") == "train").select(pl.col("ts").max())
+        early = m.filter(pl.col("split").is_in(list(HOLDOUT))).join(newest, how="cross", suffix="_max")
+        found["early"] = int(early.filter(pl.col("ts") < pl.col("ts_max")).select(pl.len()).collect().item())
+    return found
+
+
+def pandas_answers(path: Path, keys: list[str], links: bool) -> Answers:
+    import pandas as pd
+
+    columns = ["sample_id", "split", *keys] + (["sha", "ts"] if links else [])
+    df = pd.read_parquet(path, columns=columns)
+    found: Answers = {"ids": int((df.groupby("sample_id")["split"].nunique() > 1).sum())}
+
+    def shared(k: str) -> list[tuple[str, str, int, int, int]]:
+        vs = df.groupby([k, "split"], observed=True).size().rename("n").reset_index()
+        vs = vs[vs.groupby(k)[k].transform("size") > 1]
+        joined = vs.merge(vs, on=k, suffixes=("", "_b"))
+        joined = joined[joined["split"] < joined["split_b"]]
+        out = joined.groupby(["split", "split_b"]).agg(values=(k, "size"), n=("n", "sum"), n_b=("n_b", "sum"))
+        return [(a, b, int(v), int(x), int(y)) for (a, b), (v, x, y) in zip(out.index, out.to_numpy(), strict=True)]
+
+    found["keys"] = {k: _pairs(shared(k)) for k in keys}
+    if links:
+        found["digests"] = _pairs(shared("sha"))
+        newest = df.loc[df["split"] == "train", "ts"].max()
+        found["early"] = int((df["split"].isin(HOLDOUT) & (df["ts"] < newest)).sum())
+    return found
+
+
+def read_floor(path: Path, columns: list[str]) -> Answers:
+    import pyarrow.parquet as pq
+
+    return {"rows": pq.read_table(path, columns=columns).num_rows}
+
+
+def worker(tool: str, config: str, target: str) -> None:
+    import resource
+
+    path, links = Path(target), config == "links"
+    config_path = path.parent / f"{config}.yaml"
+    if tool == "audit":
+        answers = audit_answers(config_path, STAGES[config], KEYS[config], links)
+    elif tool == "duckdb":
+        answers = duckdb_answers(path, KEYS[config], links)
+    elif tool == "polars":
+        answers = polars_answers(path, KEYS[config], links)
+    elif tool == "pandas":
+        answers = pandas_answers(path, KEYS[config], links)
+    else:
+        answers = read_floor(path, COLUMNS[config])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"answers": answers, "peak_mb": peak}))
+
+
+# --- the driver --------------------------------------------------------------------------------------------
+
+
+def sources_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted((REPO / "auditor").rglob("*.py")):
+        h.update(p.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def measure(tool: str, config: str, path: Path, timeout: float) -> dict[str, Any]:
+    t0 = perf_counter()
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", tool, config, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    wall = perf_counter() - t0
+    if done.returncode:
+        raise SystemExit(f"{tool} on {config} exited {done.returncode}: {done.stderr[-800:]}")
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    out["wall_s"] = wall
+    return out
+
+
+def available(peer: str) -> bool:
+    if peer != "polars":
+        return True
+    probe = subprocess.run([sys.executable, "-c", "import polars"], capture_output=True)
+    return probe.returncode == 0
+
+
+def ensure_data(rows: int, data_dir: Path) -> Path:
+    path = data_dir / f"random_{rows}" / "manifest.parquet"
+    if not path.exists():
+        subprocess.run(
+            [sys.executable, str(BENCH / "make_random.py"), "--rows", str(rows), "--out", str(path)],
+            check=True,
+            cwd=BENCH,
+        )
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", nargs=3, metavar=("TOOL", "CONFIG", "MANIFEST"), help=argparse.SUPPRESS)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--configs", nargs="+", default=list(STAGES), choices=list(STAGES))
+    parser.add_argument("--peers", nargs="+", default=list(PEERS), choices=list(PEERS))
+    parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.worker:
+        worker(*args.worker)
+        return 0
+
+    path = ensure_data(args.rows, args.data_dir)
+    peers = [p for p in args.peers if available(p)]
+    skipped = sorted(set(args.peers) - set(peers))
+    tools = ["audit", *peers]
+    digest = sources_digest()
+    with path.open("rb") as f:  # warm the page cache
+        while f.read(1 << 24):
+            pass
+    load = [os.getloadavg()[0]]
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {(c, t): [] for c in args.configs for t in tools}
+    wrong: list[str] = []
+    for _ in range(args.repeat):
+        for config in args.configs:
+            for tool in tools:
+                r = measure(tool, config, path, args.timeout)
+                runs[config, tool].append(r)
+                if args.json:  # after every measurement: a run stopped half-way keeps what it measured
+                    args.json.write_text(json.dumps({f"{c}/{t}": v for (c, t), v in runs.items()}, indent=1))
+                reference = runs[config, "audit"][-1]["answers"]
+                if tool not in ("audit", "read") and r["answers"] != reference:
+                    wrong.append(f"{tool} on {config}: {json.dumps(r['answers'])} != audit {json.dumps(reference)}")
+                load.append(os.getloadavg()[0])
+        if sources_digest() != digest:
+            print("the auditor's sources changed during the run", file=sys.stderr)
+            return 2
+
+    print(
+        f"{args.rows:,} rows, `random`; medians of {args.repeat}, interleaved; auditor sources {digest}; "
+        f"load average {min(load):.1f}-{max(load):.1f}"
+        + (f"; not installed: {', '.join(skipped)}" if skipped else "")
+        + "\n"
+    )
+    print("| config | tool | wall s | peak RSS MB | audit / tool (time) | audit / tool (RSS) | answers |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for config in args.configs:
+        audit_s = statistics.median(r["wall_s"] for r in runs[config, "audit"])
+        audit_mb = max(r["peak_mb"] for r in runs[config, "audit"])
+        for tool in tools:
+            s = statistics.median(r["wall_s"] for r in runs[config, tool])
+            mb = max(r["peak_mb"] for r in runs[config, tool])
+            same = (
+                "—"
+                if tool in ("audit", "read")
+                else (
+                    "as the report"
+                    if all(
+                        r["answers"] == runs[config, "audit"][i]["answers"] for i, r in enumerate(runs[config, tool])
+                    )
+                    else "DIFFERENT"
+                )
+            )
+            ratio = "" if tool == "audit" else f"{audit_s / s:.2f}"
+            ratio_mb = "" if tool == "audit" else f"{audit_mb / mb:.2f}"
+            print(f"| {config} | {tool} | {s:.2f} | {mb:.0f} | {ratio} | {ratio_mb} | {same} |")
+    for config in args.configs:
+        print(f"\n{config}: audit runs " + ", ".join(f"{r['wall_s']:.2f}" for r in runs[config, "audit"]))
+    if wrong:
+        print("\n".join(["", "ANSWERS DIFFER:", *wrong]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

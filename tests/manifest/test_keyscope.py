@@ -1,0 +1,103 @@
+"""The column-wise scope of many key values is core/scope.py's scope_of, value for value and digest for digest."""
+
+from __future__ import annotations
+
+import builtins
+import random
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.core.scope import MAX_LISTED, scope_of
+from auditor.manifest.keycodes import compound_key, encode_column, single_key
+from auditor.manifest.keyscope import key_scope, sorted_text, text_scope
+
+# Spellings the normal form folds together, and characters json.dumps escapes or the sort orders unusually.
+TWISTS = ["", " ", "  ", "\t", "\u3000", "\u200b", "\u00a0", "\u2028", '"', "\\", "\x00", "\x1f", "é", "E\u0301"]
+STEMS = ["w-1", "W-1", "Ｗ-１", "ß", "SS", "İ", "1e3", "1000", "+01000.0", "a b", "a  b", "naïve", "日本", "٣"]
+
+
+def _variants(rng: random.Random, n: int) -> list[str]:
+    """n distinct texts, many of them spellings of one another (so there are fewer normal forms than values)."""
+    out: set[str] = set()
+    while len(out) < n:
+        text = rng.choice(STEMS) + rng.choice(TWISTS) + str(rng.randrange(n // 3 + 1)) + rng.choice(TWISTS)
+        out.add(text if rng.random() < 0.5 else text.upper())
+    return sorted(out, key=lambda _: rng.random())
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(MAX_LISTED - 50, 3 * MAX_LISTED))
+def test_text_scope_equals_scope_of_on_spelling_variants(seed: int, n: int) -> None:
+    values = _variants(random.Random(seed), n)
+    counts = {"groups": n}
+    assert text_scope(pa.array(values), counts) == scope_of(values, counts)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_text_scope_equals_scope_of_on_any_text(seed: int) -> None:
+    """Any code point (but surrogates, which no UTF-8 string holds), assigned or not in either Unicode table."""
+    rng = random.Random(seed)
+    ranges = [(0x20, 0x7F), (0, 0x3000), (0, 0x110000)]
+
+    def char() -> str:
+        c = rng.randrange(*rng.choice(ranges))
+        return chr(c) if not 0xD800 <= c <= 0xDFFF else "x"
+
+    values = list(dict.fromkeys("".join(char() for _ in range(rng.randrange(1, 6))) for _ in range(3 * MAX_LISTED)))
+    assert text_scope(pa.array(values)) == scope_of(values)
+
+
+def test_a_few_normal_forms_among_many_spellings_are_listed_as_first_spelled() -> None:
+    values = [f"{'W' if i % 2 else 'w'}{' ' * (i % 5)}x{i % 7}" for i in range(3 * MAX_LISTED)]
+    values = list(dict.fromkeys(values))
+    scope = text_scope(pa.array(values))
+    assert scope == scope_of(values)
+    assert scope.listed and scope.n_values == 14  # wx0..wx6 and w x0..w x6: a run of spaces is one space, none is none
+
+
+def test_many_distinct_values_are_counted_not_merged() -> None:
+    """Values that look alike but are not one spelling of another (w1 / w01 / w1.5) stay apart."""
+    values = [f"w{i}" for i in range(MAX_LISTED)] + [f"w0{i}" for i in range(MAX_LISTED)] + ["w1.5", "w1 5"]
+    scope = text_scope(pa.array(values))
+    assert scope == scope_of(values)
+    assert scope.n_values == len(values) and not scope.values
+
+
+@pytest.mark.parametrize("rows", [50, 5000])
+def test_key_scope_equals_scope_of_the_labels_for_every_kind_of_key(rows: int) -> None:
+    rng = np.random.default_rng(rows)
+    words = np.array(_variants(random.Random(rows), 3 * MAX_LISTED), dtype=object)
+    text = pa.array([None if i % 97 == 0 else w for i, w in enumerate(words[rng.integers(0, len(words), rows)])])
+    numbers = pa.array(rng.integers(-5, 3 * MAX_LISTED, rows))
+    times = pa.array(rng.integers(0, 10**9, rows).astype("datetime64[s]"))
+    keys = [
+        single_key("text", *encode_column(text)),
+        single_key("numbers", *encode_column(numbers)),
+        single_key("times", *encode_column(times)),
+        compound_key(["text", "numbers"], [encode_column(text), encode_column(numbers)]),
+    ]
+    for key in keys:
+        codes = np.unique(key.codes[key.codes >= 0])
+        some = codes[:: 2 if len(codes) > 2 * MAX_LISTED else 1]
+        assert key_scope(key, some, {"rows": rows}) == scope_of(key.labels(some), {"rows": rows}), key.name
+
+
+def test_sorted_text_sorts_by_code_point_with_and_without_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = [*_variants(random.Random(7), 2000), "B", "a", "\U0001f600", "\uffff", "\x00"]
+    with_duckdb = sorted_text(pa.array(values)).to_pylist()
+    real_import = builtins.__import__
+
+    def no_duckdb(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "duckdb":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_duckdb)
+    without = sorted_text(pa.array(values)).to_pylist()
+    assert with_duckdb == without == sorted(values)
