@@ -47,7 +47,7 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     values = values.cast(pa.string())
     ascii_only = pc.string_is_ascii(values)
     plain = values.filter(ascii_only)
-    normal = pa.chunked_array([_respace(c) for c in normalise(plain).chunks], pa.string())
+    normal = pa.chunked_array([_respace(c) for c in normalise(plain, marks=False).chunks], pa.string())
     changed = not pc.all(pc.equal(normal, plain)).as_py()
     if len(plain) < len(values):
         # Non-ASCII values go through core/spelling.py itself: Arrow's Unicode tables are newer than Python's,

@@ -98,16 +98,17 @@ def _text(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray | None:
     return values if pa.types.is_string(t) else None
 
 
-def normalise(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
-    """The normal form of each text value (see the module docstring); nulls stay null."""
+def normalise(values: pa.Array | pa.ChunkedArray, marks: bool = True) -> pa.ChunkedArray:
+    """The normal form of each text value (see the module docstring); nulls stay null. ``marks=False`` keeps
+    the punctuation at the ends (step 5), as core/spelling.normal_form(marks=False) does for fingerprints."""
     text = _text(values)
     if text is None:
         raise TypeError(f"spelling normal forms are defined for text values, not {values.type}")
     # Chunk by chunk: a combined chunk of long strings could outgrow 32-bit offsets.
-    return pa.chunked_array([_normalise_chunk(c) for c in text.chunks], pa.string())
+    return pa.chunked_array([_normalise_chunk(c, marks) for c in text.chunks], pa.string())
 
 
-def _normalise_chunk(chunk: pa.Array) -> pa.Array:
+def _normalise_chunk(chunk: pa.Array, marks: bool = True) -> pa.Array:
     wide = pc.fill_null(pc.invert(pc.string_is_ascii(chunk)), False)
     n_wide = pc.sum(wide).as_py() or 0
     # ASCII text needs only lower case (NFKC and case folding change no ASCII character).
@@ -118,7 +119,8 @@ def _normalise_chunk(chunk: pa.Array) -> pa.Array:
     else:
         t = pc.ascii_lower(chunk)
     t = pc.utf8_trim(t, WHITESPACE)
-    t = _strip_marks(t)
+    if marks:
+        t = _strip_marks(t)
     # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
     numeric = pc.and_(pc.equal(pc.binary_length(pc.ascii_trim(t, _NUMBER_CHARS)), 0), pc.not_equal(t, ""))
     numeric = pc.fill_null(numeric, False)

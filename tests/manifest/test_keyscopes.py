@@ -33,7 +33,7 @@ def test_a_subset_scopes_as_scope_of_its_labels(values: list[str], data: st.Data
 
 
 def test_past_max_listed_only_the_digest_is_kept_as_scope_of_keeps_it() -> None:
-    labels = [f"v{i}" for i in range(MAX_LISTED + 5)] + ["V3", "v 3"]
+    labels = [f"v{i}" for i in range(MAX_LISTED + 5)] + ["V3", "v 3", "$v3$", "?v3", "C++", "C"]
     key = single_key("k", np.arange(len(labels), dtype=np.int32), pa.array(labels, pa.string()))
     scopes = KeyScopes.of(key, np.arange(len(labels)))
     for codes in (np.arange(len(labels)), np.arange(MAX_LISTED - 1), np.array([3, len(labels) - 2])):
