@@ -423,20 +423,27 @@ class DaskManifest(FileManifest):
     def components(self, keys: Sequence[KeyCodes]) -> Components:
         """Rows linked by any shared key value, grouped on the cluster by large-star / small-star rounds."""
         from auditor.backends.stars import star_components
-        from auditor.manifest.components import Components, by_first_row, row_links
+        from auditor.manifest.components import Components, by_first_row, row_links, row_nodes
 
-        src, dst, last_node, n_nodes = row_links(keys)
+        n_rows = len(keys[0].codes)
+        n_nodes = sum(k.n_values for k in keys)
         if n_nodes == 0:
-            return Components(np.full(self._rows, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        n_parts = self._n_buckets
-        bounds = np.linspace(0, len(src), n_parts + 1).astype(np.int64)
-        parts = [self._cluster.put((src[a:b], dst[a:b])) for a, b in itertools.pairwise(bounds)]
-        del src, dst
+            return Components(np.full(n_rows, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        # The links are made a block of rows at a time and each block sent to the workers as it is made: the
+        # driver never holds every row's links, only one block's (a piece's worth of rows, whatever the size).
+        bounds = np.linspace(0, n_rows, self._n_buckets + 1).astype(np.int64)
+        parts = [self._cluster.put(row_links(keys, int(a), int(b))) for a, b in itertools.pairwise(bounds)]
         label, rounds = star_components(parts, n_nodes, self._cluster_persist, self._cluster_compute)
+        del parts
         self._notes.append(
             f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the cluster"
         )
-        of_row = np.where(last_node >= 0, label[np.maximum(last_node, 0)], -1)
+        # Each row's component, one block at a time: the labels per row are the only per-row array made here.
+        of_row = np.empty(n_rows, dtype=np.int32 if n_nodes < 2**31 else np.int64)
+        for a, b in itertools.pairwise(bounds):
+            last_node = row_nodes(keys, int(a), int(b))
+            of_row[a:b] = np.where(last_node >= 0, label[np.maximum(last_node, 0)], -1)
+        del label
         return by_first_row(of_row, n_nodes)
 
     # -- plumbing ------------------------------------------------------------------------------------------

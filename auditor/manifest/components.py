@@ -65,14 +65,25 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     return _by_first_row(of_row, n_groups)
 
 
-def row_links(keys: Sequence[KeyCodes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """All the rows' links, the node standing for each row (-1: none) and the number of nodes, at once: for an
-    engine that finds the components elsewhere (a cluster), then numbers them with by_first_row."""
-    n = len(keys[0].codes)
-    offsets = [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
-    index: type[np.signedinteger[Any]] = np.int32 if offsets[-1] < 2**31 else np.int64
-    src, dst = _links(keys, offsets, 0, n, index)
-    return src, dst, _last_node(keys, offsets, 0, n, index), offsets[-1]
+def row_links(keys: Sequence[KeyCodes], lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """The links of rows ``lo:hi``: for an engine that finds the components elsewhere (a cluster), a block of
+    rows at a time, then labels the rows with row_nodes and numbers the components with by_first_row."""
+    offsets = _offsets(keys)
+    return _links(keys, offsets, lo, hi, _index(offsets[-1]))
+
+
+def row_nodes(keys: Sequence[KeyCodes], lo: int, hi: int) -> np.ndarray:
+    """The node standing for each of rows ``lo:hi`` (-1: the row has no key value), as row_links numbers them."""
+    offsets = _offsets(keys)
+    return _last_node(keys, offsets, lo, hi, _index(offsets[-1]))
+
+
+def _offsets(keys: Sequence[KeyCodes]) -> list[int]:
+    return [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
+
+
+def _index(n_nodes: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if n_nodes < 2**31 else np.int64
 
 
 def by_first_row(of_row: np.ndarray, n_labels: int) -> Components:

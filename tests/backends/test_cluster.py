@@ -416,3 +416,55 @@ def test_a_cluster_left_without_workers_mid_run_is_exit_2_not_a_hang(
     assert closed, "no worker was stopped: the test would prove nothing"
     assert result.exit_code == 2, result.output
     assert "no Dask worker has been left" in result.output
+
+
+def test_the_driver_never_holds_every_rows_links(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Components on a cluster: the links are made and sent to the workers a block of rows at a time (the
+    driver never makes every row's links at once), what comes back is per key value, never per row, and the
+    components are those the in-memory engine finds."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest import components as kernel
+    from auditor.manifest.keycodes import CODE, single_key
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 100)  # 12 pieces (one 500-row row group each): 12 blocks below
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    rows = 200_000
+    rng = np.random.default_rng(3)
+    keys = [
+        single_key(name, rng.integers(-1, n, rows).astype(CODE), pa.array([str(i) for i in range(n)]))
+        for name, n in (("writer", rows // 50), ("source", rows // 5), ("sha", rows // 20))
+    ]
+    n_nodes = sum(k.n_values for k in keys)
+    blocks: list[int] = []
+    real_links = kernel.row_links
+
+    def links(keys: Any, lo: int, hi: int) -> Any:
+        blocks.append(hi - lo)
+        return real_links(keys, lo, hi)
+
+    monkeypatch.setattr(kernel, "row_links", links)
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    gathered: list[int] = []
+    real_compute = manifest._cluster_compute
+
+    def compute(tasks: Any) -> list[Any]:
+        results = real_compute(tasks)
+        arrays = [a for r in results for a in (r if isinstance(r, tuple) else (r,)) if isinstance(a, np.ndarray)]
+        gathered.extend(len(a) for a in arrays)
+        return results
+
+    monkeypatch.setattr(manifest, "_cluster_compute", compute)
+    try:
+        assert isinstance(manifest, engine.DaskManifest)
+        found = manifest.components(keys)
+        n_blocks = manifest._n_buckets
+    finally:
+        manifest.close()
+    assert n_blocks == 12 and len(blocks) == n_blocks and sum(blocks) == rows
+    assert max(blocks) <= -(-rows // n_blocks)  # one block's rows at a time, never the whole manifest's
+    assert gathered and max(gathered) <= n_nodes < rows  # star edges and labels: per key value
+    expected = kernel.row_components(keys)
+    assert found.sizes.tolist() == expected.sizes.tolist()
+    assert np.array_equal(found.of_row, expected.of_row)
