@@ -17,7 +17,25 @@ from auditor.manifest.keycodes import compound_key, encode_column, single_key
 from auditor.manifest.keyscope import key_scope, sorted_text, text_scope
 
 # Spellings the normal form folds together, and characters json.dumps escapes or the sort orders unusually.
-TWISTS = ["", " ", "  ", "\t", "\u3000", "\u200b", "\u00a0", "\u2028", '"', "\\", "\x00", "\x1f", "é", "E\u0301", "$", "?", "++"]
+TWISTS = [
+    "",
+    " ",
+    "  ",
+    "\t",
+    "\u3000",
+    "\u200b",
+    "\u00a0",
+    "\u2028",
+    '"',
+    "\\",
+    "\x00",
+    "\x1f",
+    "é",
+    "E\u0301",
+    "$",
+    "?",
+    "++",
+]
 STEMS = ["w-1", "W-1", "Ｗ-１", "ß", "SS", "İ", "1e3", "1000", "+01000.0", "a b", "a  b", "naïve", "日本", "٣"]
 
 
