@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from auditor.numeric.program import Program, main_tensor, shape, tree_map
-from auditor.numeric.tracing import ArgumentRecorder
+from auditor.numeric.tracing import CallRecorder
 from auditor.numeric.usercode import UserCodeError
 
 CLASS_LOSSES = {"cross_entropy", "nll_loss"}
@@ -110,7 +110,7 @@ def trace_loss(program: Program, model: torch.nn.Module) -> LossTrace:
     torch.manual_seed(program.seed)
     with torch.enable_grad():
         outputs = program.forward(model, inputs)
-        with ArgumentRecorder(seen, program.code.paths):
+        with CallRecorder(seen, program.code.paths, before=True):
             try:
                 program.loss(outputs, targets)
             except UserCodeError as exc:

@@ -21,37 +21,26 @@ Listener = Callable[[str, tuple[Any, ...], dict[str, Any], Any, str | None], Non
 
 
 class CallRecorder(TorchFunctionMode):
-    """Calls ``listener`` after each torch function or tensor method the program calls (not nested ones)."""
+    """Calls ``listener`` after each torch function or tensor method the program calls (not nested ones); with
+    ``before``, before each call, with its arguments and no result, so a call that raises (a loss rejecting
+    its input) is seen too."""
 
-    def __init__(self, listener: Listener, paths: tuple[Path, ...]) -> None:
+    def __init__(self, listener: Listener, paths: tuple[Path, ...], before: bool = False) -> None:
         super().__init__()
-        self.listener, self.paths = listener, paths
+        self.listener, self.paths, self.before = listener, paths, before
 
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
-        result = func(*args, **kwargs)
         name = getattr(func, "__name__", str(func))
+        if self.before:
+            self.listener(name, args, kwargs, None, user_site(self.paths))
+            return func(*args, **kwargs)
+        result = func(*args, **kwargs)
         if name not in ("__get__", "__set__"):  # attribute reads such as .shape are not computations
             self.listener(name, args, kwargs, result, user_site(self.paths))
         return result
-
-
-class ArgumentRecorder(TorchFunctionMode):
-    """Calls ``listener`` before each torch function the program calls, with its arguments and no result: a call
-    that raises (a loss rejecting its input) is seen too."""
-
-    def __init__(self, listener: Listener, paths: tuple[Path, ...]) -> None:
-        super().__init__()
-        self.listener, self.paths = listener, paths
-
-    def __torch_function__(
-        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
-    ) -> Any:
-        kwargs = kwargs or {}
-        self.listener(getattr(func, "__name__", str(func)), args, kwargs, None, user_site(self.paths))
-        return func(*args, **kwargs)
 
 
 class ModuleStack:

@@ -69,7 +69,7 @@ def _forged(change: str) -> dict[str, Any]:
     if change == "schema_version":
         report["schema_version"] = "0.1"
     elif change == "bad_severity":
-        report["stages"][3]["findings"][0]["severity"] = "catastrophic"
+        next(s for s in report["stages"] if s["findings"])["findings"][0]["severity"] = "catastrophic"
     elif change == "missing_field":
         del report["tool_version"]
     elif change == "extra_field":
