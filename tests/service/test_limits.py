@@ -60,6 +60,10 @@ def test_a_body_under_the_limit_is_read(client: httpx.Client) -> None:
     assert answer.status_code == 422, answer.text
 
 
+def _first_with_findings() -> int:
+    return next(i for i, s in enumerate(sample_report()["stages"]) if s["findings"])
+
+
 def _forged(change: str) -> dict[str, Any]:
     report = sample_report()
     if change == "running_marker":
@@ -69,7 +73,7 @@ def _forged(change: str) -> dict[str, Any]:
     if change == "schema_version":
         report["schema_version"] = "0.1"
     elif change == "bad_severity":
-        next(s for s in report["stages"] if s["findings"])["findings"][0]["severity"] = "catastrophic"
+        report["stages"][_first_with_findings()]["findings"][0]["severity"] = "catastrophic"
     elif change == "missing_field":
         del report["tool_version"]
     elif change == "extra_field":
@@ -83,7 +87,7 @@ NOT_A_REPORT = {
     "running_marker": "status must be 'completed'",
     "interrupted_marker": "status must be 'completed'",
     "schema_version": "schema version '0.1'",
-    "bad_severity": "at stages.3.findings.0.severity",
+    "bad_severity": "at stages.{first}.findings.0.severity",  # the first stage with findings
     "missing_field": "at tool_version",
     "extra_field": "at verdict",
     "stages_not_a_list": "at stages",
@@ -95,7 +99,7 @@ def test_an_upload_that_is_not_a_report_is_refused_naming_why(client: httpx.Clie
     answer = client.post(RUNS, json={"report": _forged(change)})
     assert answer.status_code == 422, answer.text
     detail = answer.json()["detail"]
-    assert detail.startswith("report: ") and NOT_A_REPORT[change] in detail, detail
+    assert detail.startswith("report: ") and NOT_A_REPORT[change].format(first=_first_with_findings()) in detail, detail
 
 
 @pytest.mark.parametrize(
