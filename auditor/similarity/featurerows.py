@@ -26,6 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.manifest.featurepower import as_numbers
+
 _BLOCK_BYTES = 64 << 20  # distance block of the exact search
 _RECALL_SAMPLE = 1000  # queries checked against the exact search
 
@@ -86,10 +88,10 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
     for name in columns:
         column = table[name].take(take)
         t = column.type
-        numeric = pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
-        if numeric:
-            x = np.asarray(pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
-            x = np.where(np.isfinite(x), x, np.nan)
+        # Numbers written as text (a CSV's columns are read as text) are numbers too; booleans stay discrete.
+        numbers = None if pa.types.is_boolean(t) else as_numbers(column)
+        if numbers is not None:
+            x = np.where(np.isfinite(numbers), numbers, np.nan)
             distinct = np.unique(x[~np.isnan(x)])
             if len(distinct) < 2:
                 dropped.append(name)

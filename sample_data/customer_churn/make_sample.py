@@ -31,6 +31,12 @@ def customers() -> pd.DataFrame:
     signup = SNAPSHOT - pd.to_timedelta(tenure * 30 + rng.integers(0, 30, n), unit="D")
     # Filled in by the billing system when an account closes, so only churned customers have one: a proxy.
     closed = SNAPSHOT - pd.to_timedelta(rng.integers(1, 120, n), unit="D")
+    # Usage, from a generator of its own so the columns above stay as they were; no bearing on churn.
+    usage = np.random.default_rng(2026)
+    data_gb = np.round(usage.lognormal(3.5, 0.6, n), 1)
+    call_minutes = np.round(usage.gamma(4.0, 40.0, n), 1)
+    days_since_login = np.round(usage.exponential(9.0, n), 1)
+    distance_km = np.round(usage.gamma(2.0, 1.5, n), 2)
     return pd.DataFrame(
         {
             "customer_id": [f"CU-{i}" for i in rng.permutation(np.arange(10001, 10001 + n))],
@@ -42,6 +48,10 @@ def customers() -> pd.DataFrame:
             "monthly_charges": charges,
             "support_calls": calls,
             "annual_income": income,
+            "data_gb_month": data_gb,
+            "call_minutes_month": call_minutes,
+            "days_since_login": days_since_login,
+            "km_to_exchange": distance_km,
             "closed_account_date": np.where(churned, closed.strftime("%Y-%m-%d"), ""),
             "churned": np.where(churned, "yes", "no"),
         }

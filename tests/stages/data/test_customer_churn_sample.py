@@ -32,11 +32,16 @@ def test_the_manifest_is_what_the_builder_writes() -> None:
     pd.testing.assert_frame_equal(committed, built)
 
 
-def test_the_audit_fails_on_the_proxy_and_on_nothing_else(sample_report: SampleReports) -> None:
+def test_the_audit_fails_on_the_proxy_and_the_near_copied_customers_and_on_nothing_else(
+    sample_report: SampleReports,
+) -> None:
     report = _report(sample_report)
     assert report.exit_code == 1
     failing = [(f.code, f.key) for f in report.findings if f.severity.value != "info"]
-    assert failing == [("FLK001", "closed_account_date")]
+    assert failing == [("FLK001", "closed_account_date"), ("NDP009", "features")]
+    (near,) = [f for f in report.findings if f.code == "NDP009"]
+    assert near.scope is not None
+    assert sorted(near.scope.values) == sorted(f"{original} ~ {copy}" for copy, original in _builder().copies())
     (proxy,) = [f for f in report.findings if f.code == "FLK001"]
     assert proxy.evidence["score"] == 1.0 and proxy.evidence["best_legitimate"]["column"] == "support_calls"
     assert "'support_calls', reaches 0.637" in proxy.message and "30.9% 'yes'" in proxy.message
