@@ -2,7 +2,6 @@
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 FEATURES, HIDDEN = 10, 32
 BASE_LR, BATCH_SIZE = 0.1, 32  # the linear scaling rule: lr = BASE_LR * BATCH_SIZE / 256
