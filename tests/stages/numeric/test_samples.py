@@ -28,6 +28,10 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
         ("sequence_mixing/buggy", {"BIX001"}),
         ("eval_dropout/buggy", {"EVM001"}),
         ("classifier/buggy", {"ACT001", "STP001", "STP004"}),
+        ("binary_classifier/buggy", {"ACT002", "ACT005", "STP003", "STP006"}),
+        ("dqn/buggy", {"STP002", "STP004"}),
+        ("ticket_router/buggy", {"ACT004", "STP005"}),
+        ("demand_alarm/buggy", {"ACT003", "EVM002", "GRD002", "GRD003", "STP004"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
@@ -38,7 +42,17 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
 
 @pytest.mark.parametrize(
     "sample",
-    ["regression/fixed", "language_model/fixed", "sequence_mixing/fixed", "eval_dropout/fixed", "classifier/fixed"],
+    [
+        "regression/fixed",
+        "language_model/fixed",
+        "sequence_mixing/fixed",
+        "eval_dropout/fixed",
+        "classifier/fixed",
+        "binary_classifier/fixed",
+        "dqn/fixed",
+        "ticket_router/fixed",
+        "demand_alarm/fixed",
+    ],
 )
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
     report = audit_copy(tmp_path, sample)
@@ -62,3 +76,31 @@ def test_dropout_left_on_is_named_with_its_line(tmp_path: Path) -> None:
     line = next(i for i, text in enumerate(source, start=1) if "training=True" in text)
     assert f.evidence["op"] == "dropout" and f.evidence["at"].endswith(f"sentiment.py:{line}")
     assert f.evidence["first"] != f.evidence["second"]
+
+
+@pytest.mark.parametrize("sample", ["dqn/buggy", "dqn/fixed"])
+def test_the_target_network_and_batch_norm_are_infos_in_both_dqn_twins(tmp_path: Path, sample: str) -> None:
+    report = audit_copy(tmp_path, sample)
+    codes = {f.code: f for f in report.findings}
+    held = codes["GRD007"]
+    assert held.severity == Severity.INFO and held.evidence["modules"] == ["target.0", "target.1", "target.3"]
+    assert codes["BIX002"].severity == Severity.INFO and "online.1, target.1" in codes["BIX002"].message
+    assert not {"GRD002", "GRD004", "BIX001"} & set(codes)
+
+
+def test_the_mixed_reduction_names_the_sum_and_the_mean(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "binary_classifier/buggy")
+    f = next(f for f in report.findings if f.code == "ACT005")
+    source = (SAMPLES / "binary_classifier" / "buggy" / "src" / "spam.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, start=1) if "scores.pow(2).sum()" in text)
+    summed, averaged = f.examples
+    assert summed["op"] == "sum" and summed["at"].endswith(f"spam.py:{line}")
+    assert averaged["op"] == "binary_cross_entropy_with_logits" and averaged["at"].endswith(f"spam.py:{line + 1}")
+    assert f.evidence["loss_twice"] > f.evidence["loss_once"]
+
+
+def test_the_stuck_q_network_is_named_and_the_missing_call_said(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "dqn/buggy")
+    f = next(f for f in report.findings if f.code == "STP002")
+    assert all(name.startswith("online.") for name in f.evidence["parameters"])
+    assert "never called optimizer.step()" in f.message

@@ -1,0 +1,41 @@
+"""A capacity alarm (will tomorrow's demand exceed capacity?) from a week of hourly load, as first written."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SIGNALS, HIDDEN, HOURS = 3, 16, 24 * 7  # load, temperature, hour-of-week phase
+BASE_RATE = 0.3  # share of days that exceeded capacity last year
+
+
+class DemandAlarm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(SIGNALS, HIDDEN, batch_first=True)
+        self.head = nn.Linear(HIDDEN, 1)
+        nn.init.normal_(self.head.weight, std=0.01)
+        nn.init.constant_(self.head.bias, BASE_RATE)  # fault: a probability as the bias of a linear output
+
+    def forward(self, x):
+        h = torch.zeros(1, x.shape[0], HIDDEN)
+        _, h_last = self.gru(x, h)
+        return self.head(h[-1]).squeeze(-1)  # fault: the initial state h, not h_last: the week is ignored
+
+
+def build_model():
+    return DemandAlarm()
+
+
+def sample_batch():
+    g = torch.Generator().manual_seed(0)
+    week = torch.randn(8, HOURS, SIGNALS, generator=g)  # standardised signals
+    exceeded = torch.tensor([0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    return week, exceeded
+
+
+def loss_fn(scores, exceeded):
+    return F.binary_cross_entropy(scores, exceeded)  # fault: expects probabilities, gets a linear layer's output
+
+
+def make_optimizer(model):
+    return torch.optim.Adam(model.parameters(), lr=1e-2)
