@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.core.errors import StageInputError
 from auditor.similarity.corpus import (
     PROBLEMS,
     CorpusFile,
@@ -211,6 +213,11 @@ def _taker(outcome: ScanOutcome, progress: Callable[[int], None] | None) -> Call
 def scan_shard(bench: Benchmark, text: str, file: int, shard: CorpusFile) -> TaskResult:
     """One whole shard, block by block as ``scan`` reads it, as one result (a task on a cluster's worker, which
     reads the shard itself: only the hits travel back)."""
+    if not shard.path.exists():  # a worker that does not mount the corpus: an error, never a shard unread
+        raise StageInputError(
+            f"{shard.path}: no such file on the Dask worker {socket.gethostname()}; every worker must read the "
+            "corpus at the path the audit names (a folder mounted at the same place on every machine)"
+        )
     mine = ScanOutcome()  # no globals: the tasks of other audits may share this worker's threads
     results = [_timed(task, bench, text) for task in _tasks([shard], text, mine, file)]
     problems = dict.fromkeys(PROBLEMS, 0)

@@ -12,7 +12,7 @@ import pytest
 
 from auditor.core.errors import StageInputError
 from auditor.similarity.corpus import corpus_files
-from auditor.similarity.corpusscan import ScanOutcome, scan, scan_mapped
+from auditor.similarity.corpusscan import ScanOutcome, scan, scan_mapped, scan_shard
 from auditor.similarity.ngrams import build_benchmark
 
 ITEM = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
@@ -157,3 +157,11 @@ def test_shards_as_dask_tasks_find_what_the_local_pass_finds(tmp_path: Path) -> 
     assert _found(mapped) == _found(local)
     assert set(mapped.failed) == {3, 4} and mapped.problems["not_json"] == 1 and mapped.problems["missing_field"] == 1
     assert told[-1] == sum(f.size for f in files) and told == sorted(told)
+
+
+def test_a_shard_a_cluster_worker_cannot_see_is_an_error_not_a_shard_unread(tmp_path: Path) -> None:
+    """Locally a vanished file is a shard not read (CTM004); on a worker it means the corpus is not mounted there."""
+    shard = corpus_files(str(jsonl(tmp_path / "a.jsonl", [doc(ITEM)])), [tmp_path])[0]
+    shard.path.unlink()
+    with pytest.raises(StageInputError, match=r"a\.jsonl: no such file on the Dask worker .*every worker must read"):
+        scan_shard(build_benchmark([ITEM]), "text", 0, shard)
