@@ -532,6 +532,20 @@ class DaskManifest(FileManifest):
             return self._cluster_compute(tasks[:1])[0] if tasks else pa.table({ROW: pa.array([], pa.int64())})
         return pa.concat_tables(tables)
 
+    @property
+    def threads(self) -> int:
+        """The cluster's worker threads (1 on the synchronous scheduler)."""
+        return self._cluster.threads
+
+    def compute(self, tasks: Sequence[Any]) -> list[Any]:
+        """Dask tasks of a stage's own run on the cluster; their results, or a StageInputError as for the
+        manifest's own tasks (a worker lost, the scheduler gone)."""
+        return self._cluster_compute(tasks)
+
+    def put(self, value: Any) -> Any:
+        """A value sent to the workers once, for the tasks ``compute`` runs."""
+        return self._translate(lambda values: [self._cluster.put(values[0])], [value])[0]
+
     def _cluster_compute(self, tasks: Sequence[Any]) -> list[Any]:
         return self._translate(self._cluster.compute, tasks)
 

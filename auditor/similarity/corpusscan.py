@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from auditor.core.errors import StageInputError
 from auditor.similarity.corpus import (
     PROBLEMS,
     CorpusFile,
@@ -126,26 +129,30 @@ Task = tuple[str, int, CorpusFile, int, bytes | int, int]  # kind, file, shard, 
 
 def run_task(task: Task) -> TaskResult:
     """Scan one block (in a worker: the benchmark came with the worker's start), with its CPU time."""
+    assert _BENCH is not None
+    return _timed(task, _BENCH, _TEXT)
+
+
+def _timed(task: Task, bench: Benchmark, text: str) -> TaskResult:
     start = time.process_time()
-    result = _run_task(task)
+    result = _run_task(task, bench, text)
     result.cpu_s = time.process_time() - start
     result.peak_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return result
 
 
-def _run_task(task: Task) -> TaskResult:
+def _run_task(task: Task, bench: Benchmark, text: str) -> TaskResult:
     kind, file, shard, first, payload, progress = task
-    assert _BENCH is not None
     if kind == "jsonl":
         assert isinstance(payload, bytes)
-        parsed = parse_jsonl(payload, first, _TEXT)
+        parsed = parse_jsonl(payload, first, text)
     else:
         assert isinstance(payload, int)
         try:
-            parsed = read_parquet_group(shard, payload, first, _TEXT)
+            parsed = read_parquet_group(shard, payload, first, text)
         except (OSError, ValueError, TypeError) as exc:  # a damaged row group, a column that holds no text
             return TaskResult(file, [], 0, dict.fromkeys(PROBLEMS, 0), [], progress, _reason(exc))
-    hits = scan_parsed(_BENCH, parsed, file) if len(parsed.texts) else []
+    hits = scan_parsed(bench, parsed, file) if len(parsed.texts) else []
     return TaskResult(file, hits, len(parsed.texts), parsed.problems, parsed.examples, progress)
 
 
@@ -158,22 +165,7 @@ def scan(
 ) -> ScanOutcome:
     """Every document of ``files`` against ``bench``; ``progress`` is told the bytes read so far (of all files)."""
     outcome = ScanOutcome()
-    file_done: dict[int, int] = {}
-
-    def take(result: TaskResult) -> None:
-        outcome.hits.extend(result.hits)
-        outcome.documents += result.documents
-        for k, v in result.problems.items():
-            outcome.problems[k] += v
-        outcome.examples.extend((result.file, line, p) for line, p in result.examples)
-        if result.failed is not None:
-            outcome.failed.setdefault(result.file, result.failed)
-        outcome.cpu_s += result.cpu_s
-        outcome.worker_peak_rss_kb = max(outcome.worker_peak_rss_kb, result.peak_rss_kb)
-        file_done[result.file] = max(file_done.get(result.file, 0), result.progress)
-        if progress is not None:
-            progress(sum(file_done.values()))
-
+    take = _taker(outcome, progress)
     tasks = _tasks(files, text, outcome)
     if workers <= 1:
         _init(bench, text)
@@ -197,15 +189,89 @@ def scan(
     return _finish(outcome)
 
 
+def _taker(outcome: ScanOutcome, progress: Callable[[int], None] | None) -> Callable[[TaskResult], None]:
+    """What adds one result to ``outcome`` (and tells ``progress`` the bytes read of all files so far)."""
+    file_done: dict[int, int] = {}
+
+    def take(result: TaskResult) -> None:
+        outcome.hits.extend(result.hits)
+        outcome.documents += result.documents
+        for k, v in result.problems.items():
+            outcome.problems[k] += v
+        outcome.examples.extend((result.file, line, p) for line, p in result.examples)
+        if result.failed is not None:
+            outcome.failed.setdefault(result.file, result.failed)
+        outcome.cpu_s += result.cpu_s
+        outcome.worker_peak_rss_kb = max(outcome.worker_peak_rss_kb, result.peak_rss_kb)
+        file_done[result.file] = max(file_done.get(result.file, 0), result.progress)
+        if progress is not None:
+            progress(sum(file_done.values()))
+
+    return take
+
+
+def scan_shard(bench: Benchmark, text: str, file: int, shard: CorpusFile) -> TaskResult:
+    """One whole shard, block by block as ``scan`` reads it, as one result (a task on a cluster's worker, which
+    reads the shard itself: only the hits travel back)."""
+    if not shard.path.exists():  # a worker that does not mount the corpus: an error, never a shard unread
+        raise StageInputError(
+            f"{shard.path}: no such file on the Dask worker {socket.gethostname()}; every worker must read the "
+            "corpus at the path the audit names (a folder mounted at the same place on every machine)"
+        )
+    mine = ScanOutcome()  # no globals: the tasks of other audits may share this worker's threads
+    results = [_timed(task, bench, text) for task in _tasks([shard], text, mine, file)]
+    problems = dict.fromkeys(PROBLEMS, 0)
+    for r in results:
+        for k, v in r.problems.items():
+            problems[k] += v
+    # As in ``scan``: where reading the file stopped wins over a block that could not be parsed.
+    failed = mine.failed.get(file) or next((r.failed for r in results if r.failed is not None), None)
+    return TaskResult(
+        file,
+        [h for r in results for h in r.hits],
+        sum(r.documents for r in results),
+        problems,
+        [e for r in results for e in r.examples],
+        shard.size,
+        failed,
+        sum(r.cpu_s for r in results),
+        max((r.peak_rss_kb for r in results), default=0),
+    )
+
+
+def scan_mapped(
+    bench: Benchmark,
+    files: list[CorpusFile],
+    text: str,
+    compute: Callable[[list[Any]], list[Any]],
+    put: Callable[[Any], Any],
+    batch: int,
+    progress: Callable[[int], None] | None = None,
+) -> ScanOutcome:
+    """What ``scan`` finds, with each shard a Dask task (``scan_shard``) run by ``compute``: the benchmark is
+    sent once with ``put``, ``batch`` shards at a time so the progress bar moves and few results are held."""
+    from dask import delayed
+
+    outcome = ScanOutcome()
+    take = _taker(outcome, progress)
+    shared = put(bench)
+    task = delayed(scan_shard, pure=True)
+    for a in range(0, len(files), batch):
+        for result in compute([task(shared, text, i, files[i]) for i in range(a, min(a + batch, len(files)))]):
+            take(result)
+    return _finish(outcome)
+
+
 def _finish(outcome: ScanOutcome) -> ScanOutcome:
     outcome.hits.sort(key=lambda h: (h.file, h.line))
     outcome.examples.sort()
     return outcome
 
 
-def _tasks(files: list[CorpusFile], text: str, outcome: ScanOutcome) -> Iterator[Task]:
-    """The blocks of every file in order; a file that cannot be read to its end is noted where it stopped."""
-    for i, shard in enumerate(files):
+def _tasks(files: list[CorpusFile], text: str, outcome: ScanOutcome, start: int = 0) -> Iterator[Task]:
+    """The blocks of every file in order (numbered from ``start``); a file that cannot be read to its end is
+    noted where it stopped."""
+    for i, shard in enumerate(files, start):
         try:
             if shard.kind == "jsonl":
                 for first, data, position in jsonl_blocks(shard):

@@ -4,6 +4,7 @@ of its components, a scheduler that does not answer, a worker lost mid-run and h
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import signal
 import socket
@@ -104,6 +105,38 @@ def test_folds_report_alike_on_a_local_cluster(cluster: Any, tmp_path: Path, mon
     memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=OUT_OF_CORE)
     assert_same(memory, dask, "dask")
     assert "GRP001" in {f["code"] for s in memory["stages"] for f in s["findings"]}
+
+
+def test_contamination_reports_alike_with_the_corpus_scanned_on_a_local_cluster(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sample's corpus with a Parquet shard and a bad line added: each shard a task on the workers, the same
+    findings as in memory, and the local pass never used."""
+    from auditor.similarity import corpusscan
+
+    config = as_parquet("benchmark_contamination", tmp_path)
+    corpus = config.parent / "corpus"
+    planted = pq.read_table(config.parent / "manifest.parquet").column("question").to_pylist()[0]
+    pq.write_table(
+        pa.table({"text": ["an unrelated document", f"seen before: {planted}"]}), corpus / "part-002.parquet"
+    )
+    (corpus / "part-003.jsonl.gz").write_bytes(gzip.compress(b'{"text": "fine"}\nnot json\n'))
+    data = yaml.safe_load(config.read_text())
+    data["stages"]["contamination"]["corpus"] = "corpus"
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    memory = comparable(run_audit(config, only=["contamination"], engine=EngineSettings("memory")))
+
+    def local(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the corpus was scanned in this process, not on the cluster")
+
+    monkeypatch.setattr(corpusscan, "scan", local)
+    dask = comparable(
+        run_audit(config, only=["contamination"], engine=EngineSettings("dask", scheduler=cluster.scheduler_address))
+    )
+    assert_same(memory, dask, "dask")
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert set(found) >= {"CTM001", "CTM003", "CTM004"}  # hits, the clean subset and the bad line all compared
+    assert found["CTM003"]["evidence"]["corpus_files"] == 4
 
 
 def test_hash_collisions_are_regrouped_by_their_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

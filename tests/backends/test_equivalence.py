@@ -106,6 +106,14 @@ def test_every_sample_reports_alike_on_every_engine(sample: str, engine: EngineS
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_contamination_reports_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """Only the holdout texts come from the manifest: the stage runs out of core and names the same items."""
+    memory, other = both(as_parquet("benchmark_contamination", tmp_path), engine, only=["contamination"])
+    assert_same(memory, other, engine.engine)
+    assert [s["status"] for s in other["stages"]] == ["failed"]  # the planted items were found, not skipped
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_stage_that_needs_the_table_is_an_error_out_of_core(engine: EngineSettings, tmp_path: Path) -> None:
     """near_duplicates always (known before it starts), shared_upstream when near copies link rows (found while
     it runs): an error (exit 2), never a pass, in one wording that names the stage, why and what to do."""

@@ -12,7 +12,7 @@ import pytest
 
 from auditor.core.errors import StageInputError
 from auditor.similarity.corpus import corpus_files
-from auditor.similarity.corpusscan import scan
+from auditor.similarity.corpusscan import ScanOutcome, scan, scan_mapped, scan_shard
 from auditor.similarity.ngrams import build_benchmark
 
 ITEM = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
@@ -125,3 +125,43 @@ def test_progress_counts_the_bytes_read_up_to_the_corpus_size(tmp_path: Path) ->
     seen: list[int] = []
     scan(build_benchmark([ITEM]), files, "text", progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == sum(f.size for f in files)
+
+
+def _found(out: ScanOutcome) -> tuple[object, ...]:
+    return out.hits, out.documents, out.problems, out.examples, out.failed
+
+
+def test_shards_as_dask_tasks_find_what_the_local_pass_finds(tmp_path: Path) -> None:
+    """Every kind of shard, bad lines, a truncated file and a Parquet shard without the column: the same outcome."""
+    dask = pytest.importorskip("dask", reason="the Dask engine's tests need the `dask` extra")
+    c = tmp_path / "c"
+    jsonl(c / "a.jsonl.gz", [doc("nothing"), b"not json", doc("x " + ITEM)], "gzip")
+    jsonl(c / "b.jsonl", [doc(f"{i} " + (ITEM if i % 5 == 0 else "other words")) for i in range(100)])
+    pq.write_table(pa.table({"text": ["zero", ITEM, None]}), c / "c.parquet")
+    pq.write_table(pa.table({"body": [ITEM]}), c / "d.parquet")
+    whole = jsonl(tmp_path / "whole.jsonl.gz", [doc(f"{i} {ITEM} " + "filler " * 50) for i in range(3000)], "gzip")
+    (c / "e.jsonl.gz").write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    files = corpus_files(str(c), [tmp_path])
+    bench = build_benchmark([ITEM, "something never in the corpus at all, not even once in there"])
+    told: list[int] = []
+    mapped = scan_mapped(
+        bench,
+        files,
+        "text",
+        lambda tasks: list(dask.compute(*tasks, scheduler="synchronous")),
+        dask.delayed,
+        batch=2,
+        progress=told.append,
+    )
+    local = scan(bench, files, "text")
+    assert _found(mapped) == _found(local)
+    assert set(mapped.failed) == {3, 4} and mapped.problems["not_json"] == 1 and mapped.problems["missing_field"] == 1
+    assert told[-1] == sum(f.size for f in files) and told == sorted(told)
+
+
+def test_a_shard_a_cluster_worker_cannot_see_is_an_error_not_a_shard_unread(tmp_path: Path) -> None:
+    """Locally a vanished file is a shard not read (CTM004); on a worker it means the corpus is not mounted there."""
+    shard = corpus_files(str(jsonl(tmp_path / "a.jsonl", [doc(ITEM)])), [tmp_path])[0]
+    shard.path.unlink()
+    with pytest.raises(StageInputError, match=r"a\.jsonl: no such file on the Dask worker .*every worker must read"):
+        scan_shard(build_benchmark([ITEM]), "text", 0, shard)

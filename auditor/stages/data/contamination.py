@@ -87,6 +87,7 @@ class Contamination(Stage):
         "CTM005": "benchmark items too short for some definitions (not measurable)",
     }
     Options = ContaminationOptions
+    out_of_core = True  # the benchmark is a few holdout rows; the corpus is streamed, or mapped over a cluster
 
     def missing_input(self, config: AuditConfig) -> str | None:
         assert isinstance(self.options, ContaminationOptions)
@@ -231,8 +232,9 @@ class Contamination(Stage):
 
     def _scan(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray | None]:
         """The corpus pass: the named corpus, or the manifest's training rows."""
+        from auditor.backends.cluster import DaskManifest
         from auditor.similarity.corpus import corpus_files
-        from auditor.similarity.corpusscan import scan
+        from auditor.similarity.corpusscan import scan, scan_mapped
 
         o = self.options
         assert isinstance(o, ContaminationOptions)
@@ -244,8 +246,20 @@ class Contamination(Stage):
         labels = [_relative(f.path, base) for f in files]
         workers = o.workers or min(len(os.sched_getaffinity(0)), 8)
         total = sum(f.size for f in files)
+        manifest = context.require_manifest()
         with _bar(total) as progress:
             task = progress.add_task("contamination: corpus", total=total)
+            if isinstance(manifest, DaskManifest):  # each shard a task on the cluster; only the hits come back
+                outcome = scan_mapped(
+                    bench,
+                    files,
+                    o.text,
+                    manifest.compute,
+                    manifest.put,
+                    batch=4 * manifest.threads,
+                    progress=lambda done: progress.update(task, completed=done),
+                )
+                return outcome, labels, None
             outcome = scan(
                 bench,
                 files,
