@@ -30,6 +30,8 @@ def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -
         with cpu_limit(cpu.seconds if cpu is not None else None):
             found = tuple(stage.run(context))
     except StageNotApplicable as exc:  # nothing it checks is there: a skip with its reason, never a pass
+        if not _raised_by_auditor_or(stage, exc):  # the user's code may not skip the check of itself
+            return crash_result(stage.name, exc, start=start)
         return StageResult(stage=stage.name, status="skipped", duration_s=_since(start), skip_reason=str(exc))
     except CpuLimitExceeded:
         assert cpu is not None
@@ -43,6 +45,16 @@ def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -
     except Exception as exc:
         return crash_result(stage.name, exc, start=start)
     return StageResult(stage=stage.name, status="passed", duration_s=_since(start), findings=found)
+
+
+def _raised_by_auditor_or(stage: Stage, exc: BaseException) -> bool:
+    """Whether the innermost frame that raised ``exc`` is the auditor's or the stage's own package's code."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = str(tb.tb_frame.f_globals.get("__name__", "")) if tb is not None else ""
+    own = {"auditor", type(stage).__module__.split(".")[0]}
+    return module.split(".")[0] in own
 
 
 def crash_result(stage: str, exc: BaseException, *, start: float) -> StageResult:

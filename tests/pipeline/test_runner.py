@@ -91,6 +91,34 @@ def test_a_crashing_stage_becomes_an_error_result_and_others_still_run(loaded) -
     assert report.exit_code == 2 and report.summary.stages_errored == 1
 
 
+def test_the_users_code_cannot_skip_a_stage_by_raising_its_skip(loaded, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A program under audit that raises StageNotApplicable itself gets an error, not a skipped check."""
+    import importlib.util
+
+    (tmp_path / "userprog.py").write_text(
+        "from auditor.core.errors import StageNotApplicable\n"
+        "def loss():\n    raise StageNotApplicable('nothing to see here')\n",
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("userprog", tmp_path / "userprog.py")
+    assert spec is not None and spec.loader is not None
+    user = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(user)
+
+    class RunsUserCode(Stage):
+        name = "runs_user_code"
+        summary = "calls the program under audit"
+
+        def run(self, context: AuditContext) -> Iterator[Finding]:
+            user.loss()
+            yield from ()
+
+    report = run_audit(loaded(), classes=[RunsUserCode, Warns])
+    stage = report.stages[0]
+    assert stage.status == "error" and stage.error is not None and "nothing to see here" in stage.error.message
+    assert report.exit_code == 2
+
+
 def test_a_stage_that_finds_it_cannot_apply_is_skipped_with_its_reason(loaded) -> None:  # type: ignore[no-untyped-def]
     report = run_audit(loaded(), classes=[NotHere, Warns], fail_on="warning")
     skipped, warns = report.stages
