@@ -622,7 +622,8 @@ def _power_bars(finding: Finding, uid: str) -> Figure | None:
     def x(v: float) -> float:
         return left + width * (max(v, lo) - lo) / span
 
-    h = top + bar * len(rows) + 34
+    more = _more(len(rows), len(table.rows), "columns")
+    h = top + bar * len(rows) + 34 + (16 if more else 0)  # the note of rows left out has a line of its own
     defs = _hatch(f"{uid}-id", PALETTE[0], 1)
     body = [
         f'<line x1="{x(0):.1f}" y1="{top - 6}" x2="{x(0):.1f}" y2="{top + bar * len(rows)}" stroke="{MUTED}" '
@@ -648,9 +649,12 @@ def _power_bars(finding: Finding, uid: str) -> Figure | None:
             )
         label = f"{_fmt(skill)}" + (f"  {_FLAG_TEXT.get(flag, flag)}" if flag else "")
         body.append(_text(left + width + 8, y + 13, label, "start", "bold" if flag else "normal", color))
-    more = _more(len(rows), len(table.rows), "columns")
-    body.append(_text(left, h - 10, "bar: skill on the holdout; tick: skill on the training rows (out of fold)" + more,
-                      fill=MUTED))  # fmt: skip
+    legend_y = h - 26 if more else h - 10
+    body.append(
+        _text(left, legend_y, "bar: skill on the holdout; tick: skill on the training rows (out of fold)", fill=MUTED)
+    )
+    if more:
+        body.append(_text(left, h - 10, more.strip(), fill=MUTED))
     flagged = [f"{n} ({f})" for n, _, _, f in rows if f]
     desc = (
         "Skill of each column alone on the holdout, 0 at chance and 1 when perfect"
