@@ -708,25 +708,8 @@ class NearDuplicates(Stage):
         near[source.pairs.a[flagged]] = True
         near[source.pairs.b[flagged]] = True
         loose = np.flatnonzero(known & (share >= self.options.verbatim_share) & ~near)
-        if not len(loose):
-            return
-        loose = loose[np.argsort(-share[loose], kind="stable")]
-        rows = source.units.first_row[loose[: self.options.max_examples]]
-        yield self.finding(
-            "NDP004",
-            Severity.WARNING,
-            f"{len(loose)} holdout text(s) of {source.label} have at least {self.options.verbatim_share:.0%} of their "
-            f"{n}-word passages verbatim in training texts, spread over several of them (no single training text "
-            "is a near copy).",
-            key=source.column,
-            evidence={"content": source.label, "texts": len(loose), "ngram_words": n},
-            examples=tuple(
-                {"holdout": i, "verbatim_share": round(float(share[u]), 3)}
-                for i, u in zip(manifest.ids(rows), loose, strict=False)
-            ),
-            remediation="Check where these texts come from: passages of them were trained on.",
-            scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
-        )
+        if len(loose):
+            yield self._collage(context, source, loose, share, None)
 
     def _fold_verbatim(self, context: AuditContext, source: Source) -> Iterator[Finding]:
         """NDP008 and NDP004 per cross-validation fold: its holdout texts against its own training texts only."""
@@ -778,26 +761,53 @@ class NearDuplicates(Stage):
             near[a[trains[b]]] = True
             near[b[trains[a]]] = True
             loose = np.flatnonzero(high & ~near)
-            if not len(loose):
-                continue
-            loose = loose[np.argsort(-share[loose], kind="stable")]
-            rows = source.units.first_row[loose[: self.options.max_examples]]
-            yield self.finding(
-                "NDP004",
-                Severity.WARNING,
-                f"{fold}: {len(loose)} of its holdout text(s) of {source.label} have at least {least:.0%} of their "
-                f"{n}-word passages verbatim in its training texts, spread over several of them (no single training "
-                "text is a near copy).",
-                key=source.column,
-                evidence={"content": source.label, "fold": fold, "texts": len(loose), "ngram_words": n},
-                examples=tuple(
-                    {"holdout": i, "verbatim_share": round(float(share[u]), 3)}
-                    for i, u in zip(manifest.ids(rows), loose, strict=False)
-                ),
-                remediation="Check where these texts come from: passages of them were trained on in this fold; keep "
-                "texts that share passages in one fold.",
-                scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
+            if len(loose):
+                yield self._collage(context, source, loose, share, fold)
+
+    def _collage(
+        self, context: AuditContext, source: Source, loose: np.ndarray, share: np.ndarray, fold: str | None
+    ) -> Finding:
+        """NDP004: holdout texts mostly verbatim in training texts but near none of them (of one fold's, with
+        ``fold``), the most copied first."""
+        import numpy as np
+
+        assert isinstance(self.options, NearDuplicatesOptions)
+        manifest = context.require_manifest()
+        n, least = self.options.verbatim_words, self.options.verbatim_share
+        loose = loose[np.argsort(-share[loose], kind="stable")]
+        rows = source.units.first_row[loose[: self.options.max_examples]]
+        if fold is None:
+            title = f"{len(loose)} holdout text(s) of {source.label}"
+            where, remediation = (
+                "training texts",
+                "Check where these texts come from: passages of them were trained on.",
             )
+        else:
+            title = f"{fold}: {len(loose)} of its holdout text(s) of {source.label}"
+            where = "its training texts"
+            remediation = (
+                "Check where these texts come from: passages of them were trained on in this fold; keep "
+                "texts that share passages in one fold."
+            )
+        return self.finding(
+            "NDP004",
+            Severity.WARNING,
+            f"{title} have at least {least:.0%} of their {n}-word passages verbatim in {where}, spread over several "
+            "of them (no single training text is a near copy).",
+            key=source.column,
+            evidence={
+                "content": source.label,
+                **({"fold": fold} if fold is not None else {}),
+                "texts": len(loose),
+                "ngram_words": n,
+            },
+            examples=tuple(
+                {"holdout": i, "verbatim_share": round(float(share[u]), 3)}
+                for i, u in zip(manifest.ids(rows), loose, strict=False)
+            ),
+            remediation=remediation,
+            scope=scope_of((str(i) for i in manifest.ids(source.units.first_row[loose])), {"texts": len(loose)}),
+        )
 
     def _within(self, context: AuditContext, source: Source) -> Iterator[Finding]:
         """Near copies whose two items share a split (only feature rows are searched within every split)."""
