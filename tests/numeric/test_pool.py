@@ -29,13 +29,16 @@ def _report_self(payload: Any, emit: Callable[[str], None]) -> None:
 
 @pytest.fixture
 def warm() -> Iterator[pool.ChildPool]:
+    """A pool of one; the session's own when it is one (its zygote is started once for all these tests)."""
     before = pool.current_pool()
-    pool.warm_pool(1)
+    if before is None or before.size != 1:
+        pool.warm_pool(1)
     current = pool.current_pool()
     assert current is not None
     current.fill()
     yield current
-    pool.warm_pool(before.size if before is not None else 0)
+    if current is not before:
+        pool.warm_pool(before.size if before is not None else 0)
 
 
 def _run(payload: Any = None, preload: tuple[str, ...] = pool.WARM_MODULES) -> tuple[UserProcess, ChildOutcome]:
