@@ -41,6 +41,7 @@ WARM_MODULES = ("torch", "auditor.numeric.program")
 # What torch imports by itself the first time an optimizer is built (torch._dynamo, a second of CPU): a zygote
 # imports it once for all its forks. The user's code sees only what torch would have imported anyway.
 ZYGOTE_MODULES = (*WARM_MODULES, "torch._dynamo")
+MAX_ZYGOTES = 2
 # Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
 USE_KEEPER = sys.platform.startswith("linux")
 
@@ -151,11 +152,12 @@ class ChildPool:
         self.size = size
         self._waiting: list[WarmChild] = []
         self._lock = threading.Lock()
-        self._zygote: tuple[tuple[object, ...], ForkServer] | None = None  # with the key it was started with
+        self._zygotes: dict[tuple[object, ...], ForkServer] = {}  # by the key each was started with
 
     def take(self, preload: tuple[str, ...], keeper: bool = USE_KEEPER) -> WarmChild | None:
-        """A waiting child started as a cold one would be now, or None (then the caller starts a cold one)."""
-        if not set(WARM_MODULES) <= set(preload):
+        """A waiting child started as a cold one would be now (one is started for the request when none waits,
+        as the zygote forks at once), or None (then the caller starts a cold one)."""
+        if not set(WARM_MODULES) <= set(preload) or keeper != USE_KEEPER:
             return None  # a request that does not preload torch must not find it imported
         env = child_env()
         key = _key(env, keeper)
@@ -168,6 +170,13 @@ class ChildPool:
             else:
                 discard(child)
         self.fill(env)
+        if found is None:
+            with self._lock:
+                fits = [c for c in self._waiting if c.key == key and c.process.poll() is None]
+                if fits:
+                    found = fits[0]
+                    self._waiting.remove(found)
+            self.fill(env)
         return found
 
     def fill(self, env: dict[str, str] | None = None) -> None:
@@ -180,11 +189,15 @@ class ChildPool:
     def close(self) -> None:
         with self._lock:
             waiting, self._waiting = self._waiting, []
-            zygote, self._zygote = self._zygote, None
+            zygotes, self._zygotes = list(self._zygotes.values()), {}
         for child in waiting:
             discard(child)
-        if zygote is not None:
-            zygote[1].close()
+        for zygote in zygotes:
+            zygote.close()
+
+    def zygote(self) -> ForkServer | None:
+        """The zygote for this process's environment now, if one runs."""
+        return self._zygotes.get(_key(child_env(), USE_KEEPER))
 
     def _start_warm(self, env: dict[str, str]) -> WarmChild:
         folder = private_dir()
@@ -202,15 +215,20 @@ class ChildPool:
         return WarmChild(folder=folder, process=process, key=key)
 
     def _server(self, env: dict[str, str], key: tuple[object, ...]) -> ForkServer:
-        """The zygote for ``key``, started (again) when there is none for it or it has ended."""
+        """The zygote for ``key``, started (again) when there is none for it or it has ended; the oldest other
+        one is ended beyond MAX_ZYGOTES (an environment changed for a while and back keeps the first)."""
         from auditor.numeric.forkserver import ForkServer
 
-        if self._zygote is not None and (self._zygote[0] != key or not self._zygote[1].alive()):
-            self._zygote[1].close()
-            self._zygote = None
-        if self._zygote is None:
-            self._zygote = (key, ForkServer(env, ZYGOTE_MODULES))
-        return self._zygote[1]
+        server = self._zygotes.get(key)
+        if server is not None and not server.alive():
+            server.close()
+            del self._zygotes[key]
+            server = None
+        if server is None:
+            while len(self._zygotes) >= MAX_ZYGOTES:
+                self._zygotes.pop(next(iter(self._zygotes))).close()
+            server = self._zygotes[key] = ForkServer(env, ZYGOTE_MODULES)
+        return server
 
 
 def discard(child: WarmChild) -> None:

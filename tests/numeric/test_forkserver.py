@@ -90,8 +90,9 @@ def _gone(pid: int, within: float = 10) -> bool:
 
 
 def test_a_forked_child_stands_where_a_cold_one_does(forking: pool.ChildPool) -> None:
-    assert forking._zygote is not None
-    zygote = forking._zygote[1].process.pid
+    server = forking.zygote()
+    assert server is not None
+    zygote = server.process.pid
     process, outcome = _run()
     assert outcome.complete, outcome.reason
     assert isinstance(process._proc, ForkedChild)
@@ -118,8 +119,8 @@ def test_an_endless_loop_in_a_forked_child_is_killed_at_the_time_limit(forking: 
 
 
 def test_a_zygote_killed_mid_audit_leaves_no_result_and_no_process(forking: pool.ChildPool) -> None:
-    assert forking._zygote is not None
-    server = forking._zygote[1]
+    server = forking.zygote()
+    assert server is not None
     process = UserProcess(JOB, "wait", timeout_s=120, preload=pool.WARM_MODULES)
     with process:
         process.start()
@@ -165,7 +166,7 @@ def test_the_zygote_and_its_children_die_with_the_auditor(tmp_path: Path) -> Non
             while not results.read_text():
                 time.sleep(0.02)
             child = json.loads(json.loads(results.read_text().splitlines()[0])["record"])
-            print(json.dumps({{**child, "zygote": pool.current_pool()._zygote[1].process.pid}}), flush=True)
+            print(json.dumps({{**child, "zygote": pool.current_pool().zygote().process.pid}}), flush=True)
             time.sleep(60)
             """
         )
