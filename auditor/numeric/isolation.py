@@ -1,6 +1,7 @@
 """Running the user's code in a child process that the audit can always stop and never has to believe.
 
-The child is a fresh interpreter (`python -m auditor.numeric.child`, never a fork of the auditor) in its own
+The child is a fresh interpreter (`python -m auditor.numeric.child`, never a fork of the auditor; with the pool
+on Linux, a fork of a zygote that has imported torch and nothing of the user's, see pool.py) in its own
 session, with the user's python_path first on sys.path, a time limit and an optional memory limit. It writes
 what it found to a file the parent named, one JSON line per record and a closing line last; only the closing
 line makes the result complete. Whatever the user's code does (os._exit, atexit handlers, threads, signals,
@@ -12,32 +13,34 @@ that leaves the child's session is out of reach.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pickle
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from auditor.core.findings import CapturedOutput
 from auditor.numeric import keeper
 from auditor.numeric.pool import (
     REQUEST_FILE,
+    PopenChild,
     child_command,
     child_env,
     current_pool,
     launch,
 )
 from auditor.numeric.scratch import private_dir
+
+if TYPE_CHECKING:
+    from auditor.numeric.forkserver import ForkedChild
 
 # Where the keeper can hold the tree (a child subreaper). Elsewhere the child's process group is all there is.
 USE_KEEPER = sys.platform.startswith("linux")
@@ -92,7 +95,7 @@ class UserProcess:
         self.subject, self.limit_name = subject, limit_name
         self.timeout_s, self.memory_mb, self.preload = timeout_s, memory_mb, preload
         self._dir: Path | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: PopenChild | ForkedChild | None = None
         self._captures: tuple[_Capture, _Capture] | None = None
         self._watchdog: threading.Thread | None = None
         self._done = threading.Event()  # ends the watchdog's wait
@@ -135,7 +138,6 @@ class UserProcess:
             self._proc = warm.process
         else:
             self._proc = launch(child_command(str(request_path), keeper=USE_KEEPER), child_env())
-        assert self._proc.stdout is not None and self._proc.stderr is not None
         self._captures = (_Capture(self._proc.stdout), _Capture(self._proc.stderr))
         self._watchdog = threading.Thread(target=self._watch, name="audit-user-code-watchdog", daemon=True)
         self._watchdog.start()
@@ -149,6 +151,7 @@ class UserProcess:
         finally:
             self._stop()
         status = self._proc.returncode
+        assert status is not None  # _stop() has reaped it
         records, complete, failure = _read_results(self._dir / "results.jsonl", self._token)
         for capture in self._captures:
             capture.join(_GRACE_S)
@@ -180,14 +183,10 @@ class UserProcess:
 
     def _wait_for_exit(self) -> None:
         assert self._proc is not None
-        if not hasattr(os, "waitid"):
-            self._proc.wait()
-            with self._lock:
-                self._reaped = True
-            return
-        # WNOWAIT: the child stays a zombie, so its process group id cannot be reused before the group is killed.
-        with contextlib.suppress(ChildProcessError):
-            os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOWAIT)
+        self._proc.wait_ended()
+        with self._lock:
+            if not hasattr(os, "waitid"):
+                self._reaped = True  # wait_ended() has reaped it
 
     def _stop(self) -> None:
         """Stop the watchdog; end the tree (the keeper kills all below it), then kill the whole group: what is
@@ -200,7 +199,7 @@ class UserProcess:
         self._kill_group()
         with self._lock:
             if not self._reaped:
-                self._proc.wait()
+                self._proc.reap()
                 self._reaped = True
 
     def _wait_unreaped(self, timeout: float) -> None:
@@ -235,26 +234,21 @@ class UserProcess:
             return
         with self._lock:
             if not self._reaped:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(self._proc.pid, signal.SIGTERM)
+                self._proc.signal(signal.SIGTERM)
 
     def _exited(self) -> bool:
         assert self._proc is not None
-        if not hasattr(os, "waitid"):
-            self._reaped = self._proc.poll() is not None  # poll() reaps
-            return self._reaped
-        try:
-            return os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+        ended = self._proc.ended()
+        if ended and not hasattr(os, "waitid"):
+            self._reaped = True  # poll() reaps
+        return ended
 
     def _kill_group(self) -> None:
         assert self._proc is not None
         with self._lock:
             if self._reaped:
                 return  # its id may belong to another process by now
-            with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
-                os.killpg(self._proc.pid, signal.SIGKILL)
+            self._proc.kill_group()
 
     def _reason(self, status: int, failure: str | None) -> str:
         if self._watchdog_failure is not None:

@@ -43,25 +43,40 @@ class _Flag:
 def main(argv: list[str] | None = None) -> NoReturn:
     args = sys.argv[1:] if argv is None else argv
     parent, command = int(args[0]), args[1:]
+    # When the auditor dies (even by SIGKILL) the kernel sends SIGTERM: the tree is killed as on any stop. And
+    # every orphan of the tree becomes this process's child. Without both, run nothing.
+    if not take_charge(parent):
+        os._exit(EXIT_SETUP)
+    exit_as(supervise(command))
+
+
+def take_charge(parent: int) -> bool:
+    """Become the keeper of what this process starts: stop handlers, a SIGTERM when ``parent`` dies, and every
+    orphan of the tree as our child. False when the kernel refuses (then nothing may run)."""
     libc = ctypes.CDLL(None, use_errno=True)
     for signum in STOP_SIGNALS:
         signal.signal(signum, _on_stop)
-    # When the auditor dies (even by SIGKILL) the kernel sends SIGTERM: the tree is killed as on any stop. And
-    # every orphan of the tree becomes this process's child. Without both, run nothing.
     if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0 or os.getppid() != parent:
-        os._exit(EXIT_SETUP)
-    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        os._exit(EXIT_SETUP)
-    _exit_as(supervise(command))
+        return False
+    return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
 
 def supervise(command: list[str]) -> int:
-    """Run ``command``, reaping every orphan meanwhile, then kill all that is left; the child's wait status
-    (negative: the signal that killed it)."""
-    status = -int(signal.SIGKILL)  # stopped before the child ended: it is killed with the rest
+    """Run ``command`` and watch() it: its wait status once all below the keeper is killed."""
     try:
         env = {**os.environ, KEEPER_PID_ENV: str(os.getpid())}  # the parent the child checks it still has
         child = subprocess.Popen(command, stdin=subprocess.DEVNULL, env=env)
+    except OSError:
+        kill_descendants()
+        return EXIT_SETUP
+    return watch(child.pid)
+
+
+def watch(child: int) -> int:
+    """Wait for the child ``child``, reaping every orphan meanwhile, then kill all that is left; the child's wait
+    status (negative: the signal that killed it)."""
+    status = -int(signal.SIGKILL)  # stopped before the child ended: it is killed with the rest
+    try:
         while not _Flag.requested:
             _Flag.waiting = True
             try:
@@ -70,7 +85,7 @@ def supervise(command: list[str]) -> int:
                 pid, raw = os.waitpid(-1, 0)  # orphans of the tree are reaped here too: none stays a zombie
             finally:
                 _Flag.waiting = False
-            if pid == child.pid:
+            if pid == child:
                 status = os.waitstatus_to_exitcode(raw)
                 break
     except (_Stop, ChildProcessError):
@@ -119,7 +134,7 @@ def _parents() -> Iterator[tuple[int, int]]:
             yield int(entry.name), int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
-def _exit_as(status: int) -> NoReturn:
+def exit_as(status: int) -> NoReturn:
     """End as the child ended: the same exit status, or killed by the same signal."""
     if status < 0:
         with contextlib.suppress(OSError, ValueError):  # SIGKILL has no handler to reset

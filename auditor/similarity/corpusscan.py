@@ -35,7 +35,7 @@ from auditor.similarity.ngrams import (
     confirm,
     gpt3_removal,
     normal_words,
-    word_spans,
+    word_spans_many,
 )
 
 GPT3_WORDS = 13
@@ -96,7 +96,7 @@ def scan_parsed(bench: Benchmark, parsed: Parsed, file: int) -> list[DocHit]:
     """The documents of one parsed block that share a confirmed span of at least 8 words with an item."""
     norm, hashes, counts = normal_words(parsed.texts)
     seeds = candidate_seeds(bench, hashes, counts)
-    hits: list[DocHit] = []
+    found: list[tuple[int, list[str], list[Run]]] = []
     at = 0
     while at < len(seeds):
         doc = seeds[at][0]
@@ -107,13 +107,24 @@ def scan_parsed(bench: Benchmark, parsed: Parsed, file: int) -> list[DocHit]:
         runs = confirm(bench, words, [(p, item, q) for _, p, item, q in seeds[at:end]])
         at = end
         if runs:
-            hits.append(_hit(parsed, file, doc, words, runs))
-    return hits
+            found.append((doc, words, runs))
+    texts = [parsed.texts[doc].as_py() for doc, _, _ in found]
+    spans = word_spans_many(texts, [words for _, words, _ in found])  # the block's hits at once
+    return [
+        _hit(parsed, file, doc, text, words, runs, doc_spans)
+        for (doc, words, runs), text, doc_spans in zip(found, texts, spans, strict=True)
+    ]
 
 
-def _hit(parsed: Parsed, file: int, doc: int, words: list[str], runs: list[Run]) -> DocHit:
-    text = parsed.texts[doc].as_py()
-    spans = word_spans(text, words)
+def _hit(
+    parsed: Parsed,
+    file: int,
+    doc: int,
+    text: str,
+    words: list[str],
+    runs: list[Run],
+    spans: list[tuple[int, int]] | None,
+) -> DocHit:
     chars = [(spans[r.doc_start][0], spans[r.doc_start + r.length - 1][1]) if spans else None for r in runs]
     snippets = [
         text[c[0] : c[1]][:_SNIPPET] if c else " ".join(words[r.doc_start : r.doc_start + r.length])[:_SNIPPET]

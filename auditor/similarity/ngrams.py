@@ -151,16 +151,27 @@ def confirm(bench: Benchmark, doc: list[str], seeds: list[tuple[int, int, int]])
 def word_spans(text: str, words: list[str]) -> list[tuple[int, int]] | None:
     """The character span in ``text`` of each of its normalised ``words``; None where the two tokenisations
     disagree (a rare Unicode case): positions are then given in words only."""
-    matches = list(_MATCH.finditer(text))
-    if not matches:
-        return None if words else []
-    norm, _ = normalise(pa.array([m.group() for m in matches], pa.large_string()), NO_LIMIT)
-    spans: list[tuple[int, int]] = []
-    for m, piece in zip(matches, norm.to_pylist(), strict=True):
-        spans.extend([m.span()] * (len(piece.split(" ")) if piece else 0))
-    if len(spans) != len(words):
-        return None
-    return spans
+    return word_spans_many([text], [words])[0]
+
+
+def word_spans_many(texts: list[str], words: list[list[str]]) -> list[list[tuple[int, int]] | None]:
+    """word_spans of each text, with one normalisation of all their words (a call per text costs more than
+    its words: Arrow compiles the separator pattern anew each time)."""
+    found = [list(_MATCH.finditer(text)) for text in texts]
+    flat = [m.group() for matches in found for m in matches]
+    pieces = normalise(pa.array(flat, pa.large_string()), NO_LIMIT)[0].to_pylist() if flat else []
+    out: list[list[tuple[int, int]] | None] = []
+    at = 0
+    for matches, expected in zip(found, words, strict=True):
+        if not matches:
+            out.append(None if expected else [])
+            continue
+        spans: list[tuple[int, int]] = []
+        for m, piece in zip(matches, pieces[at : at + len(matches)], strict=True):
+            spans.extend([m.span()] * (len(piece.split(" ")) if piece else 0))
+        at += len(matches)
+        out.append(spans if len(spans) == len(expected) else None)
+    return out
 
 
 @dataclass(frozen=True)

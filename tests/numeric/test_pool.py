@@ -24,18 +24,22 @@ def _report_self(payload: Any, emit: Callable[[str], None]) -> None:
     sleeper = None
     if payload == "detach":
         sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True).pid
-    emit(json.dumps({"pid": os.getpid(), "ppid": os.getppid(), "torch": "torch" in sys.modules, "sleeper": sleeper}))
+    seen = {"pid": os.getpid(), "ppid": os.getppid(), "torch": "torch" in sys.modules, "sleeper": sleeper}
+    emit(json.dumps({**seen, "mark": os.environ.get("AUDIT_POOL_TEST_MARK")}))
 
 
 @pytest.fixture
 def warm() -> Iterator[pool.ChildPool]:
+    """A pool of one; the session's own when it is one (its zygote is started once for all these tests)."""
     before = pool.current_pool()
-    pool.warm_pool(1)
+    if before is None or before.size != 1:
+        pool.warm_pool(1)
     current = pool.current_pool()
     assert current is not None
     current.fill()
     yield current
-    pool.warm_pool(before.size if before is not None else 0)
+    if current is not before:
+        pool.warm_pool(before.size if before is not None else 0)
 
 
 def _run(payload: Any = None, preload: tuple[str, ...] = pool.WARM_MODULES) -> tuple[UserProcess, ChildOutcome]:
@@ -74,12 +78,19 @@ def test_what_the_code_started_in_a_warm_child_is_killed_before_the_verdict(warm
     assert not os.path.exists(f"/proc/{sleeper}")
 
 
-def test_a_changed_environment_gets_a_cold_child(warm: pool.ChildPool, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = _waiting(warm)
+def test_a_changed_environment_gets_a_child_started_with_it(
+    warm: pool.ChildPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, zygote = _waiting(warm), warm.zygote()
     monkeypatch.setenv("AUDIT_POOL_TEST_MARK", "1")
-    process, outcome = _run()
+    process, outcome = _run("environment")
     assert outcome.complete, outcome.reason
     assert process._proc is not first.process and first.process.poll() is not None  # discarded, never used
+    assert json.loads(outcome.records[0])["mark"] == "1"
+    monkeypatch.delenv("AUDIT_POOL_TEST_MARK")
+    _, back = _run()
+    assert json.loads(back.records[0])["mark"] is None
+    assert warm.zygote() is zygote  # the environment back as it was: the zygote started for it still serves
 
 
 def test_a_request_that_does_not_preload_torch_gets_a_cold_child_without_it(warm: pool.ChildPool) -> None:

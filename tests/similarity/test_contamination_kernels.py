@@ -9,7 +9,7 @@ import pytest
 from auditor.similarity.corpus import Parsed
 from auditor.similarity.corpusscan import scan_parsed
 from auditor.similarity.definitions import ItemState, Thresholds, measure
-from auditor.similarity.ngrams import Run, build_benchmark, confirm, gpt3_removal, word_spans
+from auditor.similarity.ngrams import Run, build_benchmark, confirm, gpt3_removal, word_spans, word_spans_many
 
 WORDS = [f"w{i:02d}" for i in range(60)]  # distinct words: every shared span is exactly what a test plants
 
@@ -132,6 +132,15 @@ def test_word_spans_point_at_the_original_characters() -> None:
     spans = word_spans(text, ["héllo", "world", "it", "s", "fine"])
     assert spans is not None
     assert [text[a:b] for a, b in spans] == ["Héllo", "WORLD", "it", "s", "ﬁne"]
+
+
+def test_word_spans_of_many_texts_at_once_are_each_texts_own() -> None:
+    texts = ["Héllo, WORLD!  it's ﬁne", "", "...", "one two", "three four five"]
+    words = [["héllo", "world", "it", "s", "fine"], [], [], ["one", "two"], ["three", "four"]]
+    many = word_spans_many(texts, words)
+    assert many == [word_spans(t, w) for t, w in zip(texts, words, strict=True)]
+    assert many[1] == [] and many[3] == [(0, 3), (4, 7)]
+    assert many[4] is None  # the words given do not match the text's own: positions in words only
 
 
 def test_thresholds_are_options() -> None:
