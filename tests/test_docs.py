@@ -177,21 +177,83 @@ def test_python_example_on_the_samples_runs(tmp_path: Path, where: str, text: st
 # -- the site builds --------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
-    reason="mkdocs is not installed (the dev extra installs mkdocs-material)",
-)
-def test_the_site_builds_strict(tmp_path: Path) -> None:
+NO_MKDOCS = shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documentation site, built strict once for the tests of this module."""
+    if NO_MKDOCS:
+        pytest.skip("mkdocs is not installed (the dev extra installs mkdocs-material)")
+    out = tmp_path_factory.mktemp("docs") / "site"
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_the_site_builds_strict(site: Path) -> None:
+    tmp_path = site.parent
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "split-auditor" in home
     config = (tmp_path / "site" / "reference" / "config" / "index.html").read_text(encoding="utf-8")
     assert "max_examples" in config
     assert not re.search(r"--8&lt;--|--8<--", (tmp_path / "site" / "benchmarks" / "index.html").read_text())
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed (Debian package chromium)")
+def test_the_site_renders_in_a_browser_and_asks_no_other_host(site: Path) -> None:
+    """Home and the config reference in headless Chromium, served from 127.0.0.1 as any static host serves them:
+    laid out by the theme, their navigation and content shown, search answering, every request to the site.
+
+    AUDITOR_SCREENSHOTS=1 writes the two screenshots to docs/screenshots/."""
+    import functools
+    import http.server
+    import threading
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    shots = site.parent / "shots"
+    shots.mkdir()
+    elsewhere: list[str] = []
+    failed: list[str] = []
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("request", lambda r: None if r.url.startswith((base, "data:")) else elsewhere.append(r.url))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+            for name, path, text in (
+                ("site-home", "/", "split-auditor"),
+                ("site-config-reference", "/reference/config/", "max_examples"),
+            ):
+                page.goto(base + path)
+                page.wait_for_load_state("networkidle")
+                assert text in page.inner_text("article")
+                # The theme's layout took: a navigation drawer and a sticky header, styled (not the bare HTML).
+                assert page.locator("nav.md-nav--primary").count() >= 1
+                assert page.eval_on_selector("header.md-header", "e => getComputedStyle(e).position") == "sticky"
+                page.screenshot(path=str(shots / f"{name}.png"))
+                if os.environ.get("AUDITOR_SCREENSHOTS") == "1":
+                    shutil.copy(shots / f"{name}.png", REPO / "docs" / "screenshots" / f"{name}.png")
+            page.click("input.md-search__input")
+            page.keyboard.type("fail_on", delay=20)
+            page.wait_for_selector(".md-search-result__item", timeout=15000)
+            assert page.locator(".md-search-result__item").count() >= 1
+            browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert not failed, failed
+    assert not elsewhere, elsewhere  # fonts, scripts and search come with the site

@@ -405,17 +405,29 @@ class ReportSpec(_Section):
 class AuditConfig(_Section):
     """The whole audit.yaml."""
 
-    version: Literal[1] = 1
-    manifest: ManifestSpec | None = None
-    splits: SplitsSpec = Field(default_factory=SplitsSpec)
-    keys: KeysSpec = Field(default_factory=KeysSpec)
-    fitted: list[FittedSpec] = Field(default_factory=list)
-    numeric: NumericSpec | None = None
+    version: Literal[1] = Field(default=1, description="the config format's version")
+    manifest: ManifestSpec | None = Field(
+        default=None, description="the table of samples: which file, which columns hold the id, split or folds"
+    )
+    splits: SplitsSpec = Field(
+        default_factory=SplitsSpec, description="which splits train, which are held out, which pairs may share"
+    )
+    keys: KeysSpec = Field(
+        default_factory=KeysSpec, description="the manifest's columns by role: groups, sources, time, label, ..."
+    )
+    fitted: list[FittedSpec] = Field(
+        default_factory=list, description="saved statistics (a scaler, a vocabulary) to check against the train rows"
+    )
+    numeric: NumericSpec | None = Field(
+        default=None, description="the training code to probe: model, batch, loss, optimizer, step"
+    )
     stages: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="per-stage options, validated by each stage"
     )
-    accept: list[AcceptSpec] = Field(default_factory=list)
-    report: ReportSpec = Field(default_factory=ReportSpec)
+    accept: list[AcceptSpec] = Field(
+        default_factory=list, description="findings reviewed and accepted, each with its scope and reason"
+    )
+    report: ReportSpec = Field(default_factory=ReportSpec, description="where the reports go, in which formats")
     roots: list[str] = Field(
         default_factory=list,
         description="folders outside the config's folder that input paths may resolve under (relative to the "
