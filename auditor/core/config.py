@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from auditor.core.duration import DURATION_PATTERN, Duration, parse_duration
 from auditor.core.errors import ConfigError
+from auditor.core.numbers import NoBoolNumbers
 from auditor.core.paths import is_under, is_within, manifest_format, not_regular, outside_message, path_problem
 from auditor.core.patterns import backtracking_risk, empty_separator
 from auditor.core.source import IN_CODE, TableSource
@@ -31,7 +32,7 @@ KeySpec = Annotated[
 ]
 
 
-class _Section(BaseModel):
+class _Section(NoBoolNumbers):
     # Split names and key values are often numbers in YAML (`train: [0]`, `key: 17`); read them as text.
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 

@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity
+from auditor.core.numbers import NoBoolNumbers
 from auditor.core.scope import growth, normalise_spelling, scope_of
 from auditor.core.splits import SplitRoles
 from auditor.numeric.usercode import UserCode
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from auditor.manifest.table import Manifest
 
 
-class StageOptions(BaseModel):
+class StageOptions(NoBoolNumbers):
     """Options every stage accepts; a stage extends this with its own fields."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
