@@ -55,6 +55,9 @@ class ForkedChild:
         return self._ended.wait(timeout)
 
     def poll(self) -> int | None:
+        """Its status once ended; a child of a zygote that has ended counts as ended (the kernel stops its keeper)."""
+        if self.returncode is None and not self.server.alive():
+            return _GONE
         return self.returncode
 
     def reap(self) -> int:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +54,6 @@ def _job(payload: Any, emit: Callable[[str], None]) -> None:
         time.sleep(60)
 
 
-@pytest.fixture
-def forking() -> Iterator[pool.ChildPool]:
-    """A pool of one; the session's own when it is one (its zygote is started once for all these tests)."""
-    before = pool.current_pool()
-    if before is None or before.size != 1:
-        pool.warm_pool(1)
-    current = pool.current_pool()
-    assert current is not None
-    current.fill()
-    yield current
-    if current is not before:
-        pool.warm_pool(before.size if before is not None else 0)
-
-
 def _run(payload: Any = None, timeout_s: float = 120) -> tuple[UserProcess, ChildOutcome]:
     process = UserProcess(JOB, payload, timeout_s=timeout_s, preload=pool.WARM_MODULES)
     with process:
@@ -89,8 +75,8 @@ def _gone(pid: int, within: float = 10) -> bool:
     return False
 
 
-def test_a_forked_child_stands_where_a_cold_one_does(forking: pool.ChildPool) -> None:
-    server = forking.zygote()
+def test_a_forked_child_stands_where_a_cold_one_does(warm: pool.ChildPool) -> None:
+    server = warm.zygote()
     assert server is not None
     zygote = server.process.pid
     process, outcome = _run()
@@ -103,14 +89,14 @@ def test_a_forked_child_stands_where_a_cold_one_does(forking: pool.ChildPool) ->
     assert _gone(seen["pid"]) and _gone(seen["keeper"])
 
 
-def test_os_exit_0_in_a_forked_child_is_not_a_result(forking: pool.ChildPool) -> None:
+def test_os_exit_0_in_a_forked_child_is_not_a_result(warm: pool.ChildPool) -> None:
     process, outcome = _run("exit0")
     assert isinstance(process._proc, ForkedChild)
     assert not outcome.complete
     assert outcome.reason is not None and "exit status 0" in outcome.reason
 
 
-def test_an_endless_loop_in_a_forked_child_is_killed_at_the_time_limit(forking: pool.ChildPool) -> None:
+def test_an_endless_loop_in_a_forked_child_is_killed_at_the_time_limit(warm: pool.ChildPool) -> None:
     process, outcome = _run("loop", timeout_s=1)
     assert isinstance(process._proc, ForkedChild)
     assert not outcome.complete
@@ -118,8 +104,8 @@ def test_an_endless_loop_in_a_forked_child_is_killed_at_the_time_limit(forking: 
     assert _gone(process._proc.pid)
 
 
-def test_a_zygote_killed_mid_audit_leaves_no_result_and_no_process(forking: pool.ChildPool) -> None:
-    server = forking.zygote()
+def test_a_zygote_killed_mid_audit_leaves_no_result_and_no_process(warm: pool.ChildPool) -> None:
+    server = warm.zygote()
     assert server is not None
     process = UserProcess(JOB, "wait", timeout_s=120, preload=pool.WARM_MODULES)
     with process:
@@ -140,7 +126,7 @@ def test_a_zygote_killed_mid_audit_leaves_no_result_and_no_process(forking: pool
 
 
 def test_a_zygote_that_cannot_fork_gives_a_fresh_interpreter(
-    forking: pool.ChildPool, monkeypatch: pytest.MonkeyPatch
+    warm: pool.ChildPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def refuse(self: ForkServer, folder: Path) -> ForkedChild:
         raise ForkServerError("refused")

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,20 +26,6 @@ def _report_self(payload: Any, emit: Callable[[str], None]) -> None:
         sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True).pid
     seen = {"pid": os.getpid(), "ppid": os.getppid(), "torch": "torch" in sys.modules, "sleeper": sleeper}
     emit(json.dumps({**seen, "mark": os.environ.get("AUDIT_POOL_TEST_MARK")}))
-
-
-@pytest.fixture
-def warm() -> Iterator[pool.ChildPool]:
-    """A pool of one; the session's own when it is one (its zygote is started once for all these tests)."""
-    before = pool.current_pool()
-    if before is None or before.size != 1:
-        pool.warm_pool(1)
-    current = pool.current_pool()
-    assert current is not None
-    current.fill()
-    yield current
-    if current is not before:
-        pool.warm_pool(before.size if before is not None else 0)
 
 
 def _run(payload: Any = None, preload: tuple[str, ...] = pool.WARM_MODULES) -> tuple[UserProcess, ChildOutcome]:
