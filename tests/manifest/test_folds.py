@@ -237,3 +237,35 @@ def test_per_column_fold_columns_are_read_dictionary_encoded(tmp_path: Path) -> 
     groups, columns = manifest_groups(loaded)
     table = _read_manifest(loaded, groups, columns, loaded.config.manifest_columns())
     assert all(pa.types.is_dictionary(table[c].type) for c in ("cv0", "cv1"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    chunks=st.lists(
+        st.lists(
+            st.sampled_from(["train", " train", "holdout ", "\tholdout", "unused", "", "  ", None, "Train", "x"]),
+            max_size=12,
+        ),
+        max_size=4,
+    )
+)
+def test_a_dictionary_encoded_fold_column_has_the_roles_of_its_texts(chunks: list[list[str | None]]) -> None:
+    from auditor.manifest.folds import _role_column
+
+    plain = pa.chunked_array([pa.array(c, pa.string()) for c in chunks], pa.string())
+    encoded = pa.chunked_array([_dictionary_chunk(c) for c in chunks], pa.dictionary(pa.int8(), pa.string()))
+    outcomes = []
+    for column in (encoded, plain):
+        try:
+            outcomes.append(_role_column(column, "cv0", "line 3", Path("m.parquet")).tolist())
+        except ManifestError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_per_fold_role_columns_are_kept_with_8_bit_codes_and_their_texts(tmp_path: Path) -> None:
+    data = {"cv0": ["train", "holdout ", None], "cv1": ["holdout", "train", "train"], "x": ["a", "b", "c"]}
+    m = load_manifest(_load(tmp_path, data, {"folds": {"columns": ["cv0", "cv1"]}}))
+    for column in ("cv0", "cv1"):
+        assert m.table[column].type == pa.dictionary(pa.int8(), pa.string())
+        assert m.table[column].to_pylist() == data[column]
