@@ -37,6 +37,7 @@ class KeyScopes:
     labels: pa.Array  # string: the label of each covered value, as KeyCodes.labels writes it
     rank: np.ndarray  # per covered value, its normal form's position among the distinct ones, sorted
     quoted: pa.Array  # string: each distinct normal form, sorted, as a JSON string (set_digest's list items)
+    position: np.ndarray  # per value of the key, its place among the covered values (-1: not covered)
 
     @classmethod
     def of(cls, key: KeyCodes, codes: np.ndarray) -> KeyScopes:
@@ -58,21 +59,28 @@ class KeyScopes:
         rank[order] = np.cumsum(new) - 1
         distinct = ordered.filter(pa.array(new))
         quoted = _respelled(distinct, np.zeros(0, dtype=np.int64), _JSON_ESCAPED, _json_string, quote=True)
-        return cls(codes, labels, rank, quoted)
+        position = np.full(key.n_values, -1, dtype=np.int64)
+        position[codes] = np.arange(len(codes), dtype=np.int64)
+        return cls(codes, labels, rank, quoted, position)
 
     def scope(self, codes: np.ndarray, counts: dict[str, int] | None = None) -> Scope:
         """scope_of(key.labels(codes), counts) for covered ``codes``; each normal form keeps the spelling of
         its first value in the order given."""
         codes = np.asarray(codes, dtype=np.int64)
-        at = np.searchsorted(self.codes, codes)
-        assert not len(at) or (at.max() < len(self.codes) and np.array_equal(self.codes[at], codes)), "uncovered"
-        # The first value given of each normal form, without sorting the values: the lowest position per rank.
-        first = np.full(len(self.quoted), len(at), dtype=np.int64)
-        np.minimum.at(first, self.rank[at], np.arange(len(at), dtype=np.int64))
-        ranks = np.flatnonzero(first < len(at))
+        at = self.position[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+        assert not len(at) or int(at.min()) >= 0, "uncovered"
+        rank = self.rank[at]
+        present = np.zeros(len(self.quoted), dtype=bool)
+        present[rank] = True
+        ranks = np.flatnonzero(present)
         if not len(ranks):
             return digested_scope(0, None, [], counts)
-        spellings = self.labels.take(pa.array(at[first[ranks]])).to_pylist() if len(ranks) <= MAX_LISTED else []
+        spellings: list[str] = []
+        if len(ranks) <= MAX_LISTED:
+            # The first value given of each normal form, without sorting the values: the lowest position per rank.
+            first = np.full(len(self.quoted), len(at), dtype=np.int64)
+            np.minimum.at(first, rank, np.arange(len(at), dtype=np.int64))
+            spellings = self.labels.take(pa.array(at[first[ranks]])).to_pylist()
         # set_digest's bytes: json.dumps of the sorted list is "[" + ", ".join(its JSON strings) + "]".
         items = self.quoted.take(pa.array(ranks)).cast(pa.large_string())  # the joined text may pass 2 GB
         whole = pa.LargeListArray.from_arrays(pa.array([0, len(items)], pa.int64()), items)
