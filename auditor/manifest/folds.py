@@ -259,8 +259,7 @@ def _from_columns(
     def per_fold() -> Iterator[np.ndarray]:
         for j, column in enumerate(folds.columns or []):
             where = locate(("manifest", "folds", "columns", j))
-            role = _role_column(table[column], column, where, file)
-            present = np.bincount(role, minlength=3)
+            role, present = _role_column(table[column], column, where, file)
             for kind in (FoldRole.HOLDOUT, FoldRole.TRAIN):
                 if not present[kind]:
                     raise ManifestError(
@@ -282,39 +281,44 @@ def _from_columns(
     return roles, code_of[inverse], list(folds.columns), names
 
 
-def _role_column(column: pa.ChunkedArray, name: str, where: str, file: Path) -> np.ndarray:
-    """Each row's role in one fold (int8; null or blank: unused); ManifestError for any text but a role's.
+def _role_column(column: pa.ChunkedArray, name: str, where: str, file: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's role in one fold (int8; null or blank: unused) and the rows per role; ManifestError for any
+    text but a role's.
 
     A column read dictionary-encoded is mapped through each chunk's few texts, without coding its rows again.
     """
     if pa.types.is_dictionary(column.type):
         out = np.empty(len(column), dtype=np.int8)
+        per_role = np.zeros(3, dtype=np.int64)
         seen: set[str] = set()
         at = 0
         for chunk in column.chunks:
             texts = pc.utf8_trim_whitespace(pc.cast(chunk.dictionary, pa.string())).to_pylist()
             blank = len(texts)  # the slot of a null row
             index = np.asarray(chunk.indices.fill_null(blank).to_numpy(zero_copy_only=False))
-            used = np.flatnonzero(np.bincount(index, minlength=blank + 1)[:blank])
+            rows = np.bincount(index, minlength=blank + 1)
+            used = np.flatnonzero(rows[:blank])
             seen.update(t for t in (texts[int(i)] for i in used) if t)
             role_of = np.array(
                 [ROLE_VALUES.get(t, FoldRole.UNUSED) if t else FoldRole.UNUSED for t in texts] + [FoldRole.UNUSED],
                 dtype=np.int8,
             )
             out[at : at + len(chunk)] = role_of[index]
+            per_role += np.bincount(role_of, weights=rows, minlength=3).astype(np.int64)
             at += len(chunk)
         labels = sorted(seen)
     else:
         coded, labels = _coded_texts(column)
         role_of = np.array([ROLE_VALUES.get(v, FoldRole.UNUSED) for v in labels] + [FoldRole.UNUSED], dtype=np.int8)
         out = role_of[coded]
+        per_role = np.bincount(out, minlength=3)
     wrong = sorted(set(labels) - set(ROLE_VALUES))
     if wrong:
         raise ManifestError(
             f"{file}: fold column '{name}' (named at {where}) holds {wrong[0]!r}; expected train, holdout or "
             "unused in each row (empty: unused)"
         )
-    return out
+    return out, per_role
 
 
 def distinct_role_rows(per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -330,20 +334,31 @@ def distinct_role_rows(per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def distinct_rows(columns: Iterable[np.ndarray], n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """distinct_role_rows of the rows the columns (values 0-2, one array each) make, taking a column at a time.
 
-    The code of a row's first j values, times 3 plus value j, is renumbered densely after each column through
-    a table of 3 slots per distinct prefix, so it cannot overflow; 32-bit while the prefixes are that few.
+    A row's code is its values so far in base 3 (first column first, so codes sort as the rows do), updated
+    in place; once it could pass 2^24 the codes are renumbered densely (through a table of one slot per code:
+    the distinct rows so far), so it cannot overflow however many columns there are.
     """
-    codes = np.zeros(n_rows, dtype=np.int32)
-    roles = np.zeros((1, 0), dtype=np.int8)
-    for column in columns:
-        wide = np.int32 if 3 * len(roles) < 2**31 else np.int64
-        raw = codes.astype(wide, copy=False) * wide(3)
-        raw += column
-        present = np.bincount(raw, minlength=3 * len(roles)) > 0
+    codes = np.zeros(n_rows, dtype=np.int32 if 3 * n_rows < 2**31 else np.int64)
+    prefixes = np.zeros((1, 0), dtype=np.int8)  # the distinct rows at the last renumbering
+    size, since = 1, 0  # codes < size; columns taken since the last renumbering
+
+    def renumber() -> np.ndarray:
+        present = np.bincount(codes, minlength=size) > 0
         values = np.flatnonzero(present)
-        codes = (np.cumsum(present) - 1).astype(np.int32 if len(values) < 2**31 else np.int64)[raw]
-        roles = np.hstack([roles[values // 3], (values % 3).astype(np.int8)[:, None]])
-    return roles, codes
+        digits = np.empty((len(values), since), dtype=np.int8)
+        for t in range(since):
+            digits[:, t] = (values // 3 ** (since - 1 - t)) % 3
+        codes[:] = (np.cumsum(present) - 1).astype(codes.dtype)[codes]
+        return np.hstack([prefixes[values // 3**since], digits])
+
+    for column in columns:
+        if size * 3 > 2**24:
+            prefixes = renumber()
+            size, since = len(prefixes), 0
+        codes *= 3
+        codes += column
+        size, since = size * 3, since + 1
+    return renumber(), codes
 
 
 def _pattern_name(roles: np.ndarray, folds: list[str]) -> str:
