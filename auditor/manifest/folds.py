@@ -26,6 +26,7 @@ MAX_FOLDS = 100
 MAX_PATTERNS = 1000
 
 ROLE_VALUES = {"train": FoldRole.TRAIN, "holdout": FoldRole.HOLDOUT, "unused": FoldRole.UNUSED}
+_NOT_A_ROLE = 3  # a row whose text is none of them (an error, once the column is read)
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,9 +260,9 @@ def _from_columns(
     def per_fold() -> Iterator[np.ndarray]:
         for j, column in enumerate(folds.columns or []):
             where = locate(("manifest", "folds", "columns", j))
-            role, present = _role_column(table[column], column, where, file)
+            role = _role_column(table[column], column, where, file)
             for kind in (FoldRole.HOLDOUT, FoldRole.TRAIN):
-                if not present[kind]:
+                if not (role == kind).any():
                     raise ManifestError(
                         f"{file}: fold column '{column}' (named at {where}) has no {kind.name.lower()} rows; each "
                         "fold needs training rows and a holdout"
@@ -281,44 +282,38 @@ def _from_columns(
     return roles, code_of[inverse], list(folds.columns), names
 
 
-def _role_column(column: pa.ChunkedArray, name: str, where: str, file: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's role in one fold (int8; null or blank: unused) and the rows per role; ManifestError for any
-    text but a role's.
+def _role_column(column: pa.ChunkedArray, name: str, where: str, file: Path) -> np.ndarray:
+    """Each row's role in one fold (int8; null or blank: unused); ManifestError for any text but a role's.
 
     A column read dictionary-encoded is mapped through each chunk's few texts, without coding its rows again.
     """
-    if pa.types.is_dictionary(column.type):
-        out = np.empty(len(column), dtype=np.int8)
-        per_role = np.zeros(3, dtype=np.int64)
-        seen: set[str] = set()
-        at = 0
-        for chunk in column.chunks:
-            texts = pc.utf8_trim_whitespace(pc.cast(chunk.dictionary, pa.string())).to_pylist()
-            blank = len(texts)  # the slot of a null row
-            index = np.asarray(chunk.indices.fill_null(blank).to_numpy(zero_copy_only=False))
-            rows = np.bincount(index, minlength=blank + 1)
-            used = np.flatnonzero(rows[:blank])
-            seen.update(t for t in (texts[int(i)] for i in used) if t)
-            role_of = np.array(
-                [ROLE_VALUES.get(t, FoldRole.UNUSED) if t else FoldRole.UNUSED for t in texts] + [FoldRole.UNUSED],
-                dtype=np.int8,
-            )
-            out[at : at + len(chunk)] = role_of[index]
-            per_role += np.bincount(role_of, weights=rows, minlength=3).astype(np.int64)
-            at += len(chunk)
-        labels = sorted(seen)
-    else:
+    if not pa.types.is_dictionary(column.type):
         coded, labels = _coded_texts(column)
-        role_of = np.array([ROLE_VALUES.get(v, FoldRole.UNUSED) for v in labels] + [FoldRole.UNUSED], dtype=np.int8)
-        out = role_of[coded]
-        per_role = np.bincount(out, minlength=3)
+        _check_roles(labels, name, where, file)
+        return np.array([ROLE_VALUES[v] for v in labels] + [FoldRole.UNUSED], dtype=np.int8)[coded]
+    out = np.empty(len(column), dtype=np.int8)
+    at = 0
+    for chunk in column.chunks:
+        texts = pc.utf8_trim_whitespace(pc.cast(chunk.dictionary, pa.string())).to_pylist()
+        role_of = [ROLE_VALUES.get(t, _NOT_A_ROLE) if t else FoldRole.UNUSED for t in texts]
+        taken = pc.take(pa.array(role_of, pa.int8()), chunk.indices)
+        if taken.null_count:
+            taken = taken.fill_null(int(FoldRole.UNUSED))
+        out[at : at + len(chunk)] = taken.to_numpy(zero_copy_only=False)
+        at += len(chunk)
+    if (out == _NOT_A_ROLE).any():  # which texts: only now, as the error names the first of them
+        used = pc.unique(pc.utf8_trim_whitespace(pc.cast(pc.drop_null(column), pa.string()))).to_pylist()
+        _check_roles([t for t in used if t], name, where, file)
+    return out
+
+
+def _check_roles(labels: list[str], name: str, where: str, file: Path) -> None:
     wrong = sorted(set(labels) - set(ROLE_VALUES))
     if wrong:
         raise ManifestError(
             f"{file}: fold column '{name}' (named at {where}) holds {wrong[0]!r}; expected train, holdout or "
             "unused in each row (empty: unused)"
         )
-    return out, per_role
 
 
 def distinct_role_rows(per_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -343,7 +338,8 @@ def distinct_rows(columns: Iterable[np.ndarray], n_rows: int) -> tuple[np.ndarra
     size, since = 1, 0  # codes < size; columns taken since the last renumbering
 
     def renumber() -> np.ndarray:
-        present = np.bincount(codes, minlength=size) > 0
+        present = np.zeros(size, dtype=bool)
+        present[codes] = True  # (a bincount would first widen every code to 64 bits)
         values = np.flatnonzero(present)
         digits = np.empty((len(values), since), dtype=np.int8)
         for t in range(since):

@@ -257,9 +257,7 @@ def test_a_dictionary_encoded_fold_column_has_the_roles_of_its_texts(chunks: lis
     outcomes = []
     for column in (encoded, plain):
         try:
-            roles, per_role = _role_column(column, "cv0", "line 3", Path("m.parquet"))
-            assert per_role.tolist() == np.bincount(roles, minlength=3).tolist()
-            outcomes.append(roles.tolist())
+            outcomes.append(_role_column(column, "cv0", "line 3", Path("m.parquet")).tolist())
         except ManifestError as exc:
             outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
