@@ -333,7 +333,7 @@ def distinct_rows(columns: Iterable[np.ndarray], n_rows: int) -> tuple[np.ndarra
     in place; once it could pass 2^24 the codes are renumbered densely (through a table of one slot per code:
     the distinct rows so far), so it cannot overflow however many columns there are.
     """
-    codes = np.zeros(n_rows, dtype=np.int32 if 3 * n_rows < 2**31 else np.int64)
+    codes: np.ndarray = np.zeros(n_rows, dtype=np.int32 if 3 * n_rows < 2**31 else np.int64)
     prefixes = np.zeros((1, 0), dtype=np.int8)  # the distinct rows at the last renumbering
     size, since = 1, 0  # codes < size; columns taken since the last renumbering
 
@@ -351,8 +351,8 @@ def distinct_rows(columns: Iterable[np.ndarray], n_rows: int) -> tuple[np.ndarra
         if size * 3 > 2**24:
             prefixes = renumber()
             size, since = len(prefixes), 0
-        codes *= 3
-        codes += column
+        np.multiply(codes, 3, out=codes)
+        np.add(codes, column, out=codes)
         size, since = size * 3, since + 1
     return renumber(), codes
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from auditor.core.scope import MAX_LISTED, scope_of
 from auditor.manifest.keycodes import compound_key, single_key
-from auditor.manifest.keyscopes import KeyScopes
+from auditor.manifest.keyscope import KeyScopes
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
 
 # Spellings that are one value and lookalikes that are not, so subsets merge some values and keep others.

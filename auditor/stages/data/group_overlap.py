@@ -138,7 +138,7 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
-        from auditor.manifest.keyscopes import KeyScopes
+        from auditor.manifest.keyscope import KeyScopes
         from auditor.manifest.overlap import examples, largest
 
         assert isinstance(self.options, GroupOverlapOptions)
