@@ -89,9 +89,11 @@ def text_order(values: pa.Array) -> np.ndarray:
     """Indices that sort text values (no nulls) as Python's ``sorted`` does; equal values in any order.
 
     Short keys (ids such as src-0012345: at most 8 bytes after the prefix all values share) sort as one
-    64-bit word each, a numpy sort, about 10x Arrow's on 1M values; others sort in DuckDB when installed
-    (about Arrow's speed under load, 3x it on 2M short strings on a quiet machine), else in Arrow.
+    64-bit word each, a numpy sort: 0.07 s for 1.2M values where Arrow's sort took 0.45 s. Others sort in
+    DuckDB when installed (on the Arrow buffers, without a copy), else in Arrow.
     """
+    if len(values) < 2:
+        return np.arange(len(values), dtype=np.int64)
     words = _packed(values)
     if words is not None:
         return np.argsort(words)
@@ -115,7 +117,7 @@ def _packed(values: pa.Array) -> np.ndarray | None:
     """Each value as one big-endian 64-bit word (its bytes after the common prefix, zero-padded), which sort
     as the values do; None unless every value is ASCII without a NUL and its rest fits in 8 bytes."""
     n = len(values)
-    if n < 2 or values.null_count or not pa.types.is_string(values.type):
+    if values.null_count or not pa.types.is_string(values.type):
         return None
     offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=n + 1, offset=values.offset * 4)
     if values.buffers()[2] is None:
