@@ -138,6 +138,8 @@ def test_text_order_sorts_as_sorted_does_by_words_or_else(prefix: str, rests: li
     values = [prefix + r for r in rests]
     order = text_order(pa.array(values))
     assert [values[i] for i in order] == sorted(values)
+    sliced = pa.array(["zz", *values]).slice(1)  # an array at an offset into its buffers
+    assert [values[i] for i in text_order(sliced)] == sorted(values)
 
 
 def test_ids_sharing_a_prefix_sort_as_words() -> None:
