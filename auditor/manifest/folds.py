@@ -193,6 +193,10 @@ def _fold_ids(values: pa.ChunkedArray, column: str, where: str, file: Path) -> t
             )
         values = pc.cast(values, pa.int64(), safe=False)
         t = values.type
+    if pa.types.is_integer(t) and not values.null_count:
+        dense = _dense_ids(values)
+        if dense is not None:
+            return dense
     if pa.types.is_integer(t):
         encoded = values.combine_chunks().dictionary_encode()
         raw = encoded.dictionary.to_pylist()
@@ -240,6 +244,26 @@ def _fold_ids(values: pa.ChunkedArray, column: str, where: str, file: Path) -> t
     mask = encoded.indices.is_null().to_numpy(zero_copy_only=False)
     codes = np.where(mask, -1, rank[np.where(mask, 0, indices).astype(np.int64)] if len(rank) else -1)
     return ids, codes.astype(np.int64)
+
+
+def _dense_ids(values: pa.ChunkedArray) -> tuple[list[str], np.ndarray] | None:
+    """_fold_ids of integer ids without nulls that span a small range (0-4, 1-10): each row coded through a
+    table of one slot per number in the range, not hashed; None for a wider range."""
+    if not len(values):
+        return None
+    numbers = np.concatenate([np.asarray(c) for c in values.chunks])
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low >= 1 << 16:
+        return None
+    if numbers.dtype.itemsize < 4:  # the offsets below span up to 2^16: wider than 8 or 16 bits
+        numbers = numbers.astype(np.int32)
+    shifted = numbers - numbers.dtype.type(low) if low else numbers  # exact: the results fit the type
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[shifted] = True
+    used = np.flatnonzero(present)
+    rank = np.full(len(present), -1, dtype=np.int32)
+    rank[used] = np.arange(len(used), dtype=np.int32)
+    return [str(int(u) + low) for u in used], rank[shifted]
 
 
 def _number(text: str) -> float | None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from auditor import load_config, run_audit
@@ -269,3 +269,26 @@ def test_per_fold_role_columns_are_kept_with_8_bit_codes_and_their_texts(tmp_pat
     for column in ("cv0", "cv1"):
         assert m.table[column].type == pa.dictionary(pa.int8(), pa.string())
         assert m.table[column].to_pylist() == data[column]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(-3, 6) | st.sampled_from([-120, 120, 2**40, -(2**20)]) | st.none(), max_size=8),
+        max_size=4,
+    )
+)
+@example([[-120, 0], [120]])  # 240 apart: past 8 bits
+def test_integer_fold_ids_are_sorted_by_value_and_coded_by_rank(chunks: list[list[int | None]]) -> None:
+    """Coded through a table over a small range, or hashed (wide range, nulls): the same ids and codes."""
+    from auditor.manifest.folds import _fold_ids
+
+    for t in (pa.int8(), pa.int64()):
+        if t == pa.int8() and any(abs(v) > 127 for c in chunks for v in c if v is not None):
+            continue
+        values = pa.chunked_array([pa.array(c, t) for c in chunks], t)
+        ids, codes = _fold_ids(values, "fold", "line 2", Path("m.parquet"))
+        flat = [v for c in chunks for v in c]
+        want = sorted({v for v in flat if v is not None})
+        assert ids == [str(v) for v in want]
+        assert codes.tolist() == [-1 if v is None else want.index(v) for v in flat]
