@@ -38,7 +38,8 @@ class FoldPatterns:
 
     def column(self) -> pa.DictionaryArray:
         """The pattern of each row as a dictionary column of pattern names (null: no split)."""
-        indices = pa.array(self.codes.astype(np.int32), mask=self.codes < 0)
+        none = self.codes < 0
+        indices = pa.array(self.codes.astype(np.int32, copy=False), mask=none if none.any() else None)
         return pa.DictionaryArray.from_arrays(indices, pa.array(list(self.layout.patterns), pa.string()))
 
 
@@ -397,7 +398,8 @@ def _check_folds(layout: FoldLayout, codes: np.ndarray, locate: Callable[[Loc], 
             f"assignments of rows to folds; at most {MAX_FOLDS} folds and {MAX_PATTERNS} assignments are audited "
             "(a leave-one-out splitter makes a fold per row or group: audit a KFold or GroupKFold of the same rows)"
         )
-    present = np.bincount(codes[codes >= 0], minlength=len(layout.patterns)) > 0
+    present = np.zeros(len(layout.patterns), dtype=bool)
+    present[codes if not len(codes) or int(codes.min()) >= 0 else codes[codes >= 0]] = True
     roles = layout.roles[present]
     for f, name in enumerate(layout.folds):
         for role in (FoldRole.HOLDOUT, FoldRole.TRAIN):
