@@ -12,6 +12,7 @@ import numpy as np
 
 from auditor.core.findings import Table
 from auditor.core.splits import FoldLayout, PairKind
+from auditor.manifest.folds import distinct_role_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,22 +56,30 @@ def fold_shares(
     """What each fold's holdout shares with its training rows; ``live`` leaves out values (accepted ones).
 
     ``split_rows`` are all rows per pattern: the count matrix may leave out rows without a value, or rows
-    whose value is held by no other row."""
+    whose value is held by no other row.
+
+    Values present in the same patterns are alike in every fold: the folds are judged once per such set of
+    patterns (a k-fold split has at most 2^k of them, against millions of values), its values' rows summed.
+    """
     present = counts > 0
     if live is not None:
         present &= live[:, None]
+    sets, of_value = distinct_role_rows(present.view(np.int8))
+    in_set = sets.astype(bool)  # (sets, patterns)
+    values_in = np.bincount(of_value, minlength=len(sets))
+    rows_in = np.zeros(in_set.shape, dtype=np.int64)  # (sets, patterns) rows of the set's values
+    for s in range(counts.shape[1]):
+        rows_in[:, s] = np.bincount(of_value, weights=counts[:, s], minlength=len(sets)).round().astype(np.int64)
     holdout, train = layout.matrices(names)
     n_folds = len(layout.folds)
-    leak = np.zeros((len(counts), n_folds), dtype=bool)
+    leak_in = np.zeros((len(sets), n_folds), dtype=bool)
     rows = np.zeros(n_folds, dtype=np.int64)
     held = np.zeros(n_folds, dtype=np.int64)
     by_split: list[dict[str, int]] = []
     for f in range(n_folds):
         h, t = np.flatnonzero(holdout[:, f]), np.flatnonzero(train[:, f])
-        in_holdout = present[:, h].any(axis=1)
-        leak[:, f] = in_holdout & present[:, t].any(axis=1)
-        # Columns first, then rows: a copy of the fold's holdout columns, not of every pattern's.
-        per_split = counts[:, h][leak[:, f]].sum(axis=0)
+        leak_in[:, f] = in_set[:, h].any(axis=1) & in_set[:, t].any(axis=1)
+        per_split = rows_in[:, h][leak_in[:, f]].sum(axis=0)
         rows[f] = int(per_split.sum())
         held[f] = sum(split_rows.get(names[int(s)], 0) for s in h)
         by_split.append({names[int(s)]: int(c) for s, c in zip(h, per_split, strict=True) if c})
@@ -80,13 +89,13 @@ def fold_shares(
             # What only one of the two holds out: a fixed test split, the holdout of both, links nothing here.
             only_i = np.flatnonzero(holdout[:, i] & ~holdout[:, j])
             only_j = np.flatnonzero(holdout[:, j] & ~holdout[:, i])
-            both = present[:, only_i].any(axis=1) & present[:, only_j].any(axis=1)
-            n = int(both.sum())
+            both = in_set[:, only_i].any(axis=1) & in_set[:, only_j].any(axis=1)
+            n = int(values_in[both].sum())
             if not n:
                 continue
             trains = bool((holdout[:, i] & train[:, j]).any() or (holdout[:, j] & train[:, i]).any())
             judged = PairKind.TRAIN_HOLDOUT if trains else PairKind.HOLDOUT_HOLDOUT
-            rows_i = int(counts[:, only_i][both].sum())
-            rows_j = int(counts[:, only_j][both].sum())
+            rows_i = int(rows_in[:, only_i][both].sum())
+            rows_j = int(rows_in[:, only_j][both].sum())
             pairs.append((layout.folds[i], layout.folds[j], judged.value, n, rows_i, rows_j))
-    return FoldShares(layout.folds, leak, rows, held, tuple(by_split), tuple(pairs))
+    return FoldShares(layout.folds, leak_in[of_value], rows, held, tuple(by_split), tuple(pairs))

@@ -4,22 +4,26 @@
 million source values between train and holdout, seconds of a ten-second audit. Beyond MAX_LISTED values a
 scope keeps only their number and the digest of their sorted normal forms, which Arrow computes for the
 ASCII values without a Python object per value (the others go through core/spelling.py one by one).
+
+KeyScopes serves many subsets of one key's values (a finding per cross-validation fold): the values are
+normalised and ranked once, each subset's scope is then array work. Both sort normal forms by text_order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.core.scope import MAX_LISTED, Scope, normalise_spelling, scope_of
+from auditor.core.scope import MAX_LISTED, Scope, digested_scope, normalise_spelling, scope_of
 from auditor.core.spelling import WHITESPACE
 from auditor.manifest.keycodes import KeyCodes
-from auditor.manifest.spelling import normalise
+from auditor.manifest.spelling import maybe_changed, normalise
 
 # Runs of whitespace inside a normal form count as one space (normalise_spelling's " ".join(t.split())).
 _SPACE_RUN = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]+"
@@ -30,6 +34,8 @@ _SUSPECT[[ord(c) for c in WHITESPACE if ord(c) < 128 and c != " "]] = True
 _SUSPECT[128:] = True
 # What json.dumps escapes in a string with ensure_ascii=False: the quote, the backslash, control characters.
 _JSON_ESCAPED = r'["\\\x{0}-\x{1f}]'
+# Any ASCII whitespace: a value holding one may change when inner spaces collapse (non-ASCII is screened already).
+_ASCII_SPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in WHITESPACE if ord(c) < 128) + "]"
 
 
 def key_scope(key: KeyCodes, codes: np.ndarray, counts: Mapping[str, int] | None = None) -> Scope:
@@ -74,23 +80,60 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
 
 
 def sorted_text(values: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Text values sorted as Python's ``sorted`` sorts them (by code point: UTF-8's byte order).
+    """Text values sorted as Python's ``sorted`` sorts them (by code point: UTF-8's byte order)."""
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    return values.take(pa.array(text_order(values)))
 
-    DuckDB's sort, when installed, on the Arrow array without a copy: about 3x Arrow's on 2M short strings.
+
+def text_order(values: pa.Array) -> np.ndarray:
+    """Indices that sort text values (no nulls) as Python's ``sorted`` does; equal values in any order.
+
+    Short keys (ids such as src-0012345: at most 8 bytes after the prefix all values share) sort as one
+    64-bit word each, a numpy sort: 0.07 s for 1.2M values where Arrow's sort took 0.45 s. Others sort in
+    DuckDB when installed (on the Arrow buffers, without a copy), else in Arrow.
     """
+    if len(values) < 2:
+        return np.arange(len(values), dtype=np.int64)
+    words = _packed(values)
+    if words is not None:
+        return np.argsort(words)
     try:
         import duckdb
     except ImportError:  # the in-memory engine does not require it
-        return values.take(pc.array_sort_indices(values))
+        return np.asarray(pc.array_sort_indices(values), dtype=np.int64)
     con = duckdb.connect()
     try:
         con.execute("SET threads = 2")
-        con.register("sorting", pa.table({"v": values}))  # the Arrow buffers themselves, not a copy
-        # VARCHAR compares bytes unless a collation is asked for; COLLATE binary says so whatever the defaults.
-        result = con.sql('SELECT v FROM sorting ORDER BY v COLLATE "binary"').to_arrow_table()["v"]
+        # The Arrow buffers themselves, not a copy; VARCHAR compares bytes unless a collation is asked for,
+        # COLLATE binary says so whatever the defaults.
+        con.register("sorting", pa.table({"v": values, "i": pa.array(np.arange(len(values), dtype=np.int64))}))
+        order = con.sql('SELECT i FROM sorting ORDER BY v COLLATE "binary"').to_arrow_table()["i"]
     finally:
         con.close()
-    return result.combine_chunks()
+    return np.asarray(order.combine_chunks(), dtype=np.int64)
+
+
+def _packed(values: pa.Array) -> np.ndarray | None:
+    """Each value as one big-endian 64-bit word (its bytes after the common prefix, zero-padded), which sort
+    as the values do; None unless every value is ASCII without a NUL and its rest fits in 8 bytes."""
+    n = len(values)
+    if values.null_count or not pa.types.is_string(values.type):
+        return None
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=n + 1, offset=values.offset * 4)
+    if values.buffers()[2] is None:
+        return None
+    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    if data.max(initial=0) >= 128 or not data.all():  # non-ASCII, or a NUL (which zero padding would hide)
+        return None
+    low, high = pc.min_max(values).values()
+    a, b = low.as_py(), high.as_py()
+    prefix = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    lengths = np.diff(offsets)
+    if int(lengths.max()) - prefix > 8:
+        return None
+    rest = pc.utf8_slice_codeunits(values, prefix)  # ASCII: a code unit is a byte
+    padded = pc.utf8_rpad(rest, 8, "\x00").cast(pa.binary(8))
+    return np.frombuffer(padded.buffers()[1], dtype=">u8", count=n, offset=padded.offset * 8).astype(np.uint64)
 
 
 def _respace(chunk: pa.Array) -> pa.Array:
@@ -130,3 +173,90 @@ def _text_labels(key: KeyCodes, codes: np.ndarray) -> pa.Array | None:
         return None
     labels = values.take(pa.array(index[codes]))
     return None if labels.null_count else labels
+
+
+@dataclass(frozen=True, eq=False)
+class KeyScopes:
+    """The covered values of a key (ascending codes), their labels, and the rank of each one's normal form."""
+
+    codes: np.ndarray
+    labels: pa.Array  # string: the label of each covered value, as KeyCodes.labels writes it
+    rank: np.ndarray  # per covered value, its normal form's position among the distinct ones, sorted
+    quoted: pa.Array  # string: each distinct normal form, sorted, as a JSON string (set_digest's list items)
+    position: np.ndarray  # per value of the key, its place among the covered values (-1: not covered)
+
+    @classmethod
+    def of(cls, key: KeyCodes, codes: np.ndarray) -> KeyScopes:
+        """Ready to scope any subset of ``codes`` (values of ``key``)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if not (np.diff(codes) > 0).all():
+            codes = np.unique(codes)
+        labels = _labels(key, codes)
+        normals = _respelled(labels, maybe_changed(labels), _ASCII_SPACE, normalise_spelling)
+        # Sorted as Python sorts str; equal neighbours are one normal form (a sort and a compare: hashing
+        # millions of distinct texts costs more).
+        order = text_order(normals)
+        ordered = normals.take(pa.array(order, pa.int64()))
+        new = np.ones(len(order), dtype=bool)
+        if len(order) > 1:
+            same = pc.equal(ordered.slice(1), ordered.slice(0, len(order) - 1))
+            new[1:] = ~same.to_numpy(zero_copy_only=False)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.cumsum(new) - 1
+        distinct = ordered.filter(pa.array(new))
+        quoted = _respelled(distinct, np.zeros(0, dtype=np.int64), _JSON_ESCAPED, _json_string, quote=True)
+        position = np.full(key.n_values, -1, dtype=np.int64)
+        position[codes] = np.arange(len(codes), dtype=np.int64)
+        return cls(codes, labels, rank, quoted, position)
+
+    def scope(self, codes: np.ndarray, counts: dict[str, int] | None = None) -> Scope:
+        """scope_of(key.labels(codes), counts) for covered ``codes``; each normal form keeps the spelling of
+        its first value in the order given."""
+        codes = np.asarray(codes, dtype=np.int64)
+        at = self.position[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+        assert not len(at) or int(at.min()) >= 0, "uncovered"
+        rank = self.rank[at]
+        present = np.zeros(len(self.quoted), dtype=bool)
+        present[rank] = True
+        ranks = np.flatnonzero(present)
+        if not len(ranks):
+            return digested_scope(0, None, [], counts)
+        spellings: list[str] = []
+        if len(ranks) <= MAX_LISTED:
+            # The first value given of each normal form, without sorting the values: the lowest position per rank.
+            first = np.full(len(self.quoted), len(at), dtype=np.int64)
+            np.minimum.at(first, rank, np.arange(len(at), dtype=np.int64))
+            spellings = self.labels.take(pa.array(at[first[ranks]])).to_pylist()
+        # set_digest's bytes: json.dumps of the sorted list is "[" + ", ".join(its JSON strings) + "]".
+        items = self.quoted.take(pa.array(ranks)).cast(pa.large_string())  # the joined text may pass 2 GB
+        whole = pa.LargeListArray.from_arrays(pa.array([0, len(items)], pa.int64()), items)
+        joined = pc.binary_join(whole, pa.scalar(", ", pa.large_string()))[0]
+        digest = hashlib.sha256(b"[")
+        digest.update(joined.as_buffer())  # Arrow's bytes, not a copy
+        digest.update(b"]")
+        return digested_scope(len(ranks), digest.hexdigest(), spellings, counts)
+
+
+def _respelled(
+    texts: pa.Array, changed: np.ndarray, pattern: str, respell: Callable[[str], str], quote: bool = False
+) -> pa.Array:
+    """``texts`` with each one at ``changed`` or matching ``pattern`` passed through ``respell`` in Python; every
+    other one as it is (or, with ``quote``, in double quotes): the byte screens keep the Python calls few."""
+    flag = pc.match_substring_regex(texts, pattern).fill_null(False).to_numpy(zero_copy_only=False).copy()
+    flag[changed] = True
+    plain = pc.binary_join_element_wise('"', texts, '"', "") if quote else texts
+    if not flag.any():
+        return plain
+    mask = pa.array(flag)
+    fixed = [respell(t) for t in texts.filter(mask).to_pylist()]
+    return pc.replace_with_mask(plain, mask, pa.array(fixed, pa.string()))
+
+
+def _json_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _labels(key: KeyCodes, codes: np.ndarray) -> pa.Array:
+    """KeyCodes.labels(codes) as one string array: taken in Arrow for a text key, else written in Python."""
+    labels = _text_labels(key, codes)
+    return pa.array(key.labels(codes), pa.string()) if labels is None else labels.cast(pa.string())

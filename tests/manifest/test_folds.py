@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from auditor import load_config, run_audit
@@ -237,3 +237,58 @@ def test_per_column_fold_columns_are_read_dictionary_encoded(tmp_path: Path) -> 
     groups, columns = manifest_groups(loaded)
     table = _read_manifest(loaded, groups, columns, loaded.config.manifest_columns())
     assert all(pa.types.is_dictionary(table[c].type) for c in ("cv0", "cv1"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    chunks=st.lists(
+        st.lists(
+            st.sampled_from(["train", " train", "holdout ", "\tholdout", "unused", "", "  ", None, "Train", "x"]),
+            max_size=12,
+        ),
+        max_size=4,
+    )
+)
+def test_a_dictionary_encoded_fold_column_has_the_roles_of_its_texts(chunks: list[list[str | None]]) -> None:
+    from auditor.manifest.folds import _role_column
+
+    plain = pa.chunked_array([pa.array(c, pa.string()) for c in chunks], pa.string())
+    encoded = pa.chunked_array([_dictionary_chunk(c) for c in chunks], pa.dictionary(pa.int8(), pa.string()))
+    outcomes = []
+    for column in (encoded, plain):
+        try:
+            outcomes.append(_role_column(column, "cv0", "line 3", Path("m.parquet")).tolist())
+        except ManifestError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_per_fold_role_columns_are_kept_with_8_bit_codes_and_their_texts(tmp_path: Path) -> None:
+    data = {"cv0": ["train", "holdout ", None], "cv1": ["holdout", "train", "train"], "x": ["a", "b", "c"]}
+    m = load_manifest(_load(tmp_path, data, {"folds": {"columns": ["cv0", "cv1"]}}))
+    for column in ("cv0", "cv1"):
+        assert m.table[column].type == pa.dictionary(pa.int8(), pa.string())
+        assert m.table[column].to_pylist() == data[column]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(-3, 6) | st.sampled_from([-120, 120, 2**40, -(2**20)]) | st.none(), max_size=8),
+        max_size=4,
+    )
+)
+@example([[-120, 0], [120]])  # 240 apart: past 8 bits
+def test_integer_fold_ids_are_sorted_by_value_and_coded_by_rank(chunks: list[list[int | None]]) -> None:
+    """Coded through a table over a small range, or hashed (wide range, nulls): the same ids and codes."""
+    from auditor.manifest.folds import _fold_ids
+
+    for t in (pa.int8(), pa.int64()):
+        if t == pa.int8() and any(abs(v) > 127 for c in chunks for v in c if v is not None):
+            continue
+        values = pa.chunked_array([pa.array(c, t) for c in chunks], t)
+        ids, codes = _fold_ids(values, "fold", "line 2", Path("m.parquet"))
+        flat = [v for c in chunks for v in c]
+        want = sorted({v for v in flat if v is not None})
+        assert ids == [str(v) for v in want]
+        assert codes.tolist() == [-1 if v is None else want.index(v) for v in flat]

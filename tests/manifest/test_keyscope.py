@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from auditor.core.scope import MAX_LISTED, scope_of
 from auditor.manifest.keycodes import compound_key, encode_column, single_key
-from auditor.manifest.keyscope import key_scope, sorted_text, text_scope
+from auditor.manifest.keyscope import _packed, key_scope, sorted_text, text_order, text_scope
 
 # Spellings the normal form folds together, and characters json.dumps escapes or the sort orders unusually.
 TWISTS = [
@@ -126,3 +126,26 @@ def test_sorted_text_sorts_by_code_point_with_and_without_duckdb(monkeypatch: py
     monkeypatch.setattr(builtins, "__import__", no_duckdb)
     without = sorted_text(pa.array(values)).to_pylist()
     assert with_duckdb == without == sorted(values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    prefix=st.sampled_from(["", "src-", "w-00", "a"]),
+    rests=st.lists(st.text(alphabet="aZ09- ~\x01\x7f\x00é", max_size=10), min_size=2, max_size=60),
+)
+def test_text_order_sorts_as_sorted_does_by_words_or_else(prefix: str, rests: list[str]) -> None:
+    """Short ASCII ids sort as 64-bit words; a NUL, a non-ASCII character or a long rest takes the other path."""
+    values = [prefix + r for r in rests]
+    order = text_order(pa.array(values))
+    assert [values[i] for i in order] == sorted(values)
+    sliced = pa.array(["zz", *values]).slice(1)  # an array at an offset into its buffers
+    assert [values[i] for i in text_order(sliced)] == sorted(values)
+
+
+def test_ids_sharing_a_prefix_sort_as_words() -> None:
+    values = [f"src-{i:07d}" for i in range(5000, 0, -7)] + ["src-", "src-1", "src-10"]
+    assert _packed(pa.array(values)) is not None  # the fast path is the one tested here
+    assert sorted_text(pa.array(values)).to_pylist() == sorted(values)
+    for other in (["a\x00", "a"], ["é", "e"], ["x" * 9, "y"]):  # NUL, non-ASCII, a rest past 8 bytes
+        assert _packed(pa.array(other)) is None
+        assert sorted_text(pa.array(other)).to_pylist() == sorted(other)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from auditor.core.scope import MAX_LISTED, scope_of
 from auditor.manifest.keycodes import compound_key, single_key
-from auditor.manifest.keyscopes import KeyScopes
+from auditor.manifest.keyscope import KeyScopes
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
 
 # Spellings that are one value and lookalikes that are not, so subsets merge some values and keep others.
@@ -49,3 +49,18 @@ def test_a_compound_key_scopes_by_its_joined_label() -> None:
     key = compound_key(["patient", "eye"], parts)
     codes = np.arange(key.n_values)
     assert KeyScopes.of(key, codes).scope(codes, {"groups": 3}) == scope_of(key.labels(codes), {"groups": 3})
+
+
+def test_at_max_listed_normal_forms_the_first_spellings_given_are_listed() -> None:
+    # More values than MAX_LISTED, but spellings of one another: MAX_LISTED normal forms, then one more.
+    labels = [f"v{i}" for i in range(MAX_LISTED)] + [f"V{i}" for i in range(40)] + [f" v{i} " for i in range(9)]
+    labels.append("extra")
+    key = single_key("k", np.arange(len(labels), dtype=np.int32), pa.array(labels, pa.string()))
+    every = np.arange(len(labels))
+    scopes = KeyScopes.of(key, every)
+    but_last = every[:-1]
+    for codes in (but_last, but_last[::-1], np.concatenate([but_last[MAX_LISTED:], but_last[:MAX_LISTED]])):
+        want = scope_of(key.labels(codes), {"groups": len(codes)})
+        assert want.n_values == MAX_LISTED and want.listed
+        assert scopes.scope(codes, {"groups": len(codes)}) == want
+    assert scopes.scope(every) == scope_of(key.labels(every)) and scopes.scope(every).values == ()

@@ -138,7 +138,7 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
-        from auditor.manifest.keyscopes import KeyScopes
+        from auditor.manifest.keyscope import KeyScopes
         from auditor.manifest.overlap import examples, largest
 
         assert isinstance(self.options, GroupOverlapOptions)
@@ -151,12 +151,13 @@ class GroupOverlap(Stage):
         tables = shares.tables(f"'{key.name}' values")
         # Most values leak in most folds: their spellings are normalised once, not once per fold.
         scopes = KeyScopes.of(key, np.flatnonzero(shares.leak.any(axis=1)))
+        totals = counts.sum(axis=1)  # rows per value, once for every fold
         for f, fold in enumerate(shares.folds):
             groups = np.flatnonzero(shares.leak[:, f])
             n = len(groups)
             if not n:
                 continue
-            top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
+            top, labels = largest(key, groups, totals[groups], self.options.max_examples)
             rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
             noun = "value" if n == 1 else "values"
             shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
