@@ -86,6 +86,7 @@ class Manifest:
         self._memo: dict[tuple[str, ...], Any] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._rows_per_split: dict[str, int] | None = None
+        self._counting = threading.Lock()
         self._distinct: dict[str, bool] = {}
         self._stop = threading.Event()  # set when the audit is abandoned: long background reads end early
         # What stat said of the files before they were read: the digest, made later, must be of those bytes.
@@ -146,9 +147,12 @@ class Manifest:
 
     def rows_per_split(self) -> dict[str, int]:
         """Rows per split name (several stages and the report ask; counted once)."""
-        if self._rows_per_split is None:
-            counts = np.bincount(self.split.codes[self.split.codes >= 0], minlength=self.split.n_values)
-            self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
+        with self._counting:  # stages ask at once from their threads: one count of the rows, not one each
+            if self._rows_per_split is None:
+                # Shifted by one, the rows in no split (-1) fall in a first bin that is dropped: no mask, no copy.
+                codes = np.asarray(self.split.codes)
+                counts = np.bincount(np.add(codes, 1, dtype=np.intp), minlength=self.split.n_values + 1)[1:]
+                self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
         return dict(self._rows_per_split)
 
     def key(self, spec: str | Sequence[str]) -> KeyCodes:
