@@ -90,11 +90,66 @@ def audit_answers(config: Path, stages: list[str], keys: list[str], links: bool)
             digests += [(*p["splits"], p["digests"], *p["rows"]) for p in ev["pairs"]]
         elif f.code == "TMP001":
             found["early"] = int(ev["rows"])
+        elif f.code in ("UPS001", "UPS002"):
+            linked = found.setdefault("components", {"pairs": {}})
+            linked["pairs"].update({"|".join(sorted(p["splits"])): int(p["components"]) for p in ev["pairs"]})
+        elif f.code == "UPS003":
+            linked = found.setdefault("components", {"pairs": {}})
+            linked.update(largest=int(ev["largest"]), total=int(ev["components"]))
     found["keys"] = {k: _pairs(v) for k, v in found["keys"].items()}
     if links:
         found["digests"] = _pairs(digests)
         found.setdefault("early", 0)
+        found["components"] = {k: v for k, v in sorted(found.get("components", {"pairs": {}}).items())}
+        found["components"]["pairs"] = dict(sorted(found["components"]["pairs"].items()))
     return found
+
+
+# --- what every peer adds for `links`: the rows linked through any shared key, by scipy ----------------------
+
+
+def linked_components(split: Any, keys: list[Any]) -> Answers:
+    """Connected components of the rows joined by a shared writer, source or digest (scipy on the row-value
+    graph), as shared_upstream reports them: per split pair the components holding rows of both, the largest
+    component's rows and their number. ``split`` and ``keys`` are Arrow arrays."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    def encoded(values: Any) -> Any:
+        chunked = pa.chunked_array([values]) if isinstance(values, pa.Array) else values
+        return pc.dictionary_encode(chunked).combine_chunks()
+
+    def codes(values: Any) -> tuple[np.ndarray, int]:
+        coded = encoded(values)
+        return np.asarray(coded.indices.fill_null(-1)), len(coded.dictionary)
+
+    split_codes, n_splits = codes(split)
+    names = encoded(split).dictionary.to_pylist()
+    n = len(split_codes)
+    rows, nodes, offset = [], [], n
+    for values in keys:
+        c, k = codes(values)
+        have = c >= 0
+        rows.append(np.flatnonzero(have))
+        nodes.append(c[have] + offset)
+        offset += k
+    r, v = np.concatenate(rows), np.concatenate(nodes)
+    graph = coo_matrix((np.ones(len(r), dtype=np.int8), (r, v)), shape=(offset, offset))
+    _, label = connected_components(graph, directed=False)
+    of_row = label[:n]
+    _, sizes = np.unique(of_row, return_counts=True)
+    present = np.unique(of_row.astype(np.int64) * n_splits + split_codes)
+    comp, sp = present // n_splits, present % n_splits
+    pairs: dict[str, int] = {}
+    for i in range(n_splits):
+        for j in range(i + 1, n_splits):
+            both = np.intersect1d(comp[sp == i], comp[sp == j])
+            if len(both):
+                pairs["|".join(sorted((names[i], names[j])))] = len(both)
+    return {"largest": int(sizes.max()), "pairs": dict(sorted(pairs.items())), "total": len(sizes)}
 
 
 # --- the peers ---------------------------------------------------------------------------------------------
@@ -124,6 +179,8 @@ def duckdb_answers(path: Path, keys: list[str], links: bool) -> Answers:
             "AND ts < (SELECT max(ts) FROM m WHERE split = 'train')"
         ).fetchone()
         found["early"] = int(early[0]) if early else 0
+        t = con.execute("SELECT split, writer, source, sha FROM m").to_arrow_table()
+        found["components"] = linked_components(t["split"], [t["writer"], t["source"], t["sha"]])
     return found
 
 
@@ -149,13 +206,15 @@ def polars_answers(path: Path, keys: list[str], links: bool) -> Answers:
         newest = m.filter(pl.col("split") == "train").select(pl.col("ts").max())
         early = m.filter(pl.col("split").is_in(list(HOLDOUT))).join(newest, how="cross", suffix="_max")
         found["early"] = int(early.filter(pl.col("ts") < pl.col("ts_max")).select(pl.len()).collect().item())
+        t = m.select("split", "writer", "source", "sha").collect().to_arrow()
+        found["components"] = linked_components(t["split"], [t["writer"], t["source"], t["sha"]])
     return found
 
 
 def pandas_answers(path: Path, keys: list[str], links: bool) -> Answers:
     import pandas as pd
 
-    columns = ["sample_id", "split", *keys] + (["sha", "ts"] if links else [])
+    columns = ["sample_id", "split", *keys] + ([c for c in ("source", "sha", "ts") if c not in keys] if links else [])
     df = pd.read_parquet(path, columns=columns)
     found: Answers = {"ids": int((df.groupby("sample_id")["split"].nunique() > 1).sum())}
 
@@ -172,6 +231,11 @@ def pandas_answers(path: Path, keys: list[str], links: bool) -> Answers:
         found["digests"] = _pairs(shared("sha"))
         newest = df.loc[df["split"] == "train", "ts"].max()
         found["early"] = int((df["split"].isin(HOLDOUT) & (df["ts"] < newest)).sum())
+        import pyarrow as pa
+
+        found["components"] = linked_components(
+            pa.array(df["split"]), [pa.array(df[k]) for k in ("writer", "source", "sha")]
+        )
     return found
 
 

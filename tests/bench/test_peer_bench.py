@@ -40,6 +40,7 @@ def test_every_peer_answers_as_the_report(bench: tuple[ModuleType, ModuleType], 
     assert set(report["keys"]) == set(keys) and all(report["keys"][k] for k in keys)
     if links:
         assert report["digests"] and report["early"] > 0
+        assert report["components"]["pairs"] and report["components"]["total"] >= 1
     assert peer.duckdb_answers(path, keys, links) == report
     assert peer.pandas_answers(path, keys, links) == report
 
@@ -63,3 +64,12 @@ def test_pairs_are_keyed_by_sorted_split_names(bench: tuple[ModuleType, ModuleTy
     _, peer = bench
     got = peer._pairs([("val", "train", 3, 10, 40), ("test", "val", 0, 0, 0)])
     assert got == {"train|val": {"values": 3, "val": 10, "train": 40}}
+
+
+def test_linked_components_are_the_rows_joined_by_any_shared_key(bench: tuple[ModuleType, ModuleType]) -> None:
+    """Rows 0-1 share a writer, rows 1-2 a source: one component over train and test; row 3 (val) alone."""
+    _, peer = bench
+    split = pa.array(["train", "test", "train", "val"])
+    keys = [pa.array(["a", "a", "b", "c"]), pa.array(["x", "y", "y", "z"]), pa.array(["1", "2", "3", "4"])]
+    got = peer.linked_components(split, keys)
+    assert got == {"largest": 3, "pairs": {"test|train": 1}, "total": 2}
