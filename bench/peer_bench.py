@@ -1,17 +1,21 @@
 """Benchmark: the audit against what a user would write instead to answer the same questions.
 
-    python bench/peer_bench.py [--rows 10000000] [--repeat 5] [--configs groups links] [--data-dir bench/data]
-                               [--peers duckdb polars pandas read] [--json PATH]
+    python bench/peer_bench.py [--rows 10000000] [--repeat 5] [--shapes random random-50m-sources groupwise]
+                               [--configs groups links] [--peers duckdb polars pandas read] [--data-dir bench/data]
+                               [--json PATH]
 
-On the `random` shape of section 10 (make_random.py, generated when missing), the questions the `groups`
-config answers (split_integrity + group_overlap) and those `links` adds (duplicate_content, temporal_order;
-the audit also runs shared_upstream, which the peers skip):
+On the shapes of section 10 (scale_bench.py's, generated when missing; `random` by default), the questions
+the `groups` config answers (split_integrity + group_overlap) and those `links` adds (duplicate_content,
+temporal_order, shared_upstream's linked components):
 
   ids      sample ids in more than one split (SPL001's count)
   keys     per group key and split pair: the values in both splits and the rows of each split holding them
            (GRP001 / GRP002 / GRP003)
   digests  the same for the content digest (DUP001 / DUP002 / DUP003), links only
   early    holdout rows older than the newest training row (TMP001), links only
+  linked   the rows joined by a shared writer, source or digest (scipy's connected components, which every
+           peer runs on the columns its script reads): per split pair the components holding both, the
+           largest and their number (UPS001-UPS003), links only
 
 Peers, each in a fresh interpreter, each the obvious script for its library:
 
@@ -53,6 +57,13 @@ COLUMNS = {
     "links": ["sample_id", "split", "writer", "source", "sha", "ts"],
 }
 PEERS = ("duckdb", "polars", "pandas", "read")
+SHAPES = ("random", "random-50m-sources", "groupwise")
+# The peers speak of source, sha and ts; each shape's file names them so (scale_bench.py's shapes).
+NAMES = {
+    "random": {"source": "source", "sha": "sha", "ts": "ts"},
+    "random-50m-sources": {"source": "source", "sha": "sha", "ts": "ts"},
+    "groupwise": {"source": "source_document", "sha": "content_sha256", "ts": "captured_at"},
+}
 
 Answers = dict[str, Any]
 
@@ -71,8 +82,13 @@ def _pairs(rows: list[tuple[str, str, int, int, int]]) -> dict[str, dict[str, in
 # --- the audit ---------------------------------------------------------------------------------------------
 
 
-def audit_answers(config: Path, stages: list[str], keys: list[str], links: bool) -> Answers:
+def audit_answers(
+    config: Path, stages: list[str], keys: list[str], links: bool, names: dict[str, str] | None = None
+) -> Answers:
+    """The report's answers, its key columns called by the peers' names (``names``: peer name -> column)."""
     from auditor import run_audit
+
+    called = {column: name for name, column in (names or {}).items()}
 
     report = run_audit(config, only=stages)
     errors = [s.stage for s in report.stages if s.error is not None]
@@ -85,7 +101,9 @@ def audit_answers(config: Path, stages: list[str], keys: list[str], links: bool)
         if f.code == "SPL001":
             found["ids"] = int(ev["ids"])
         elif f.code in ("GRP001", "GRP002", "GRP003"):
-            found["keys"][ev["key"]] += [(*p["splits"], p["groups"], *p["rows"]) for p in ev["pairs"]]
+            found["keys"][called.get(ev["key"], ev["key"])] += [
+                (*p["splits"], p["groups"], *p["rows"]) for p in ev["pairs"]
+            ]
         elif f.code in ("DUP001", "DUP002", "DUP003"):
             digests += [(*p["splits"], p["digests"], *p["rows"]) for p in ev["pairs"]]
         elif f.code == "TMP001":
@@ -155,12 +173,21 @@ def linked_components(split: Any, keys: list[Any]) -> Answers:
 # --- the peers ---------------------------------------------------------------------------------------------
 
 
-def duckdb_answers(path: Path, keys: list[str], links: bool) -> Answers:
+def _renames(path: Path, names: dict[str, str] | None) -> dict[str, str]:
+    """The file's columns that the peers call otherwise: column -> peer name."""
+    import pyarrow.parquet as pq
+
+    present = set(pq.read_schema(path).names)
+    return {column: name for name, column in (names or {}).items() if column in present and column != name}
+
+
+def duckdb_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
     import duckdb
 
     con = duckdb.connect()
     con.execute("SET threads = 2")
-    con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet('{path}')")
+    renamed = ", ".join(f'"{column}" AS {name}' for column, name in _renames(path, names).items())
+    con.execute(f"CREATE VIEW m AS SELECT *{', ' + renamed if renamed else ''} FROM read_parquet('{path}')")
     ids = con.execute(
         "SELECT count(*) FROM (SELECT sample_id FROM m GROUP BY sample_id HAVING count(DISTINCT split) > 1)"
     ).fetchone()
@@ -184,10 +211,10 @@ def duckdb_answers(path: Path, keys: list[str], links: bool) -> Answers:
     return found
 
 
-def polars_answers(path: Path, keys: list[str], links: bool) -> Answers:
+def polars_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
     import polars as pl
 
-    m = pl.scan_parquet(path)
+    m = pl.scan_parquet(path).rename(_renames(path, names))
     ids = (
         m.group_by("sample_id").agg(pl.col("split").n_unique().alias("k")).filter(pl.col("k") > 1).select(pl.len())
     ).collect()
@@ -211,11 +238,12 @@ def polars_answers(path: Path, keys: list[str], links: bool) -> Answers:
     return found
 
 
-def pandas_answers(path: Path, keys: list[str], links: bool) -> Answers:
+def pandas_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
     import pandas as pd
 
     columns = ["sample_id", "split", *keys] + ([c for c in ("source", "sha", "ts") if c not in keys] if links else [])
-    df = pd.read_parquet(path, columns=columns)
+    physical = {name: column for column, name in _renames(path, names).items()}
+    df = pd.read_parquet(path, columns=[physical.get(c, c) for c in columns]).rename(columns=_renames(path, names))
     found: Answers = {"ids": int((df.groupby("sample_id")["split"].nunique() > 1).sum())}
 
     def shared(k: str) -> list[tuple[str, str, int, int, int]]:
@@ -245,21 +273,21 @@ def read_floor(path: Path, columns: list[str]) -> Answers:
     return {"rows": pq.read_table(path, columns=columns).num_rows}
 
 
-def worker(tool: str, config: str, target: str) -> None:
+def worker(tool: str, config: str, target: str, shape: str = "random", config_file: str = "") -> None:
     import resource
 
-    path, links = Path(target), config == "links"
-    config_path = path.parent / f"{config}.yaml"
+    path, links, names = Path(target), config == "links", NAMES[shape]
+    config_path = Path(config_file) if config_file else path.parent / f"{config}.yaml"
     if tool == "audit":
-        answers = audit_answers(config_path, STAGES[config], KEYS[config], links)
+        answers = audit_answers(config_path, STAGES[config], KEYS[config], links, names)
     elif tool == "duckdb":
-        answers = duckdb_answers(path, KEYS[config], links)
+        answers = duckdb_answers(path, KEYS[config], links, names)
     elif tool == "polars":
-        answers = polars_answers(path, KEYS[config], links)
+        answers = polars_answers(path, KEYS[config], links, names)
     elif tool == "pandas":
-        answers = pandas_answers(path, KEYS[config], links)
+        answers = pandas_answers(path, KEYS[config], links, names)
     else:
-        answers = read_floor(path, COLUMNS[config])
+        answers = read_floor(path, [names.get(c, c) for c in COLUMNS[config]])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"answers": answers, "peak_mb": peak}))
 
@@ -274,10 +302,10 @@ def sources_digest() -> str:
     return h.hexdigest()[:12]
 
 
-def measure(tool: str, config: str, path: Path, timeout: float) -> dict[str, Any]:
+def measure(tool: str, config: str, path: Path, timeout: float, shape: str, config_file: Path) -> dict[str, Any]:
     t0 = perf_counter()
     done = subprocess.run(
-        [sys.executable, __file__, "--worker", tool, config, str(path)],
+        [sys.executable, __file__, "--worker", tool, config, str(path), shape, str(config_file)],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -285,7 +313,7 @@ def measure(tool: str, config: str, path: Path, timeout: float) -> dict[str, Any
     )
     wall = perf_counter() - t0
     if done.returncode:
-        raise SystemExit(f"{tool} on {config} exited {done.returncode}: {done.stderr[-800:]}")
+        raise SystemExit(f"{tool} on {shape} {config} exited {done.returncode}: {done.stderr[-800:]}")
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     out["wall_s"] = wall
     return out
@@ -298,22 +326,23 @@ def available(peer: str) -> bool:
     return probe.returncode == 0
 
 
-def ensure_data(rows: int, data_dir: Path) -> Path:
-    path = data_dir / f"random_{rows}" / "manifest.parquet"
-    if not path.exists():
-        subprocess.run(
-            [sys.executable, str(BENCH / "make_random.py"), "--rows", str(rows), "--out", str(path)],
-            check=True,
-            cwd=BENCH,
-        )
-    return path
+def ensure_data(shape: str, rows: int, data_dir: Path) -> tuple[Path, dict[str, Path]]:
+    """The shape's manifest and configs (scale_bench.py's, generated when missing)."""
+    sys.path.insert(0, str(BENCH))
+    from scale_bench import ensure_shape
+
+    manifest, configs, _, _ = ensure_shape(shape, rows, data_dir)
+    return manifest, configs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worker", nargs=3, metavar=("TOOL", "CONFIG", "MANIFEST"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", nargs=5, metavar=("TOOL", "CONFIG", "MANIFEST", "SHAPE", "FILE"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--shapes", nargs="+", default=["random"], choices=list(SHAPES))
     parser.add_argument("--configs", nargs="+", default=list(STAGES), choices=list(STAGES))
     parser.add_argument("--peers", nargs="+", default=list(PEERS), choices=list(PEERS))
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
@@ -324,62 +353,63 @@ def main() -> int:
         worker(*args.worker)
         return 0
 
-    path = ensure_data(args.rows, args.data_dir)
+    data = {shape: ensure_data(shape, args.rows, args.data_dir) for shape in args.shapes}
     peers = [p for p in args.peers if available(p)]
     skipped = sorted(set(args.peers) - set(peers))
     tools = ["audit", *peers]
     digest = sources_digest()
-    with path.open("rb") as f:  # warm the page cache
-        while f.read(1 << 24):
-            pass
     load = [os.getloadavg()[0]]
-    runs: dict[tuple[str, str], list[dict[str, Any]]] = {(c, t): [] for c in args.configs for t in tools}
+    keys = [(shape, config) for shape in args.shapes for config in args.configs]
+    runs: dict[tuple[str, str, str], list[dict[str, Any]]] = {(*k, t): [] for k in keys for t in tools}
     wrong: list[str] = []
+    for path, _ in data.values():
+        with path.open("rb") as f:  # warm the page cache
+            while f.read(1 << 24):
+                pass
     for _ in range(args.repeat):
-        for config in args.configs:
+        for shape, config in keys:
+            path, configs = data[shape]
             for tool in tools:
-                r = measure(tool, config, path, args.timeout)
-                runs[config, tool].append(r)
+                r = measure(tool, config, path, args.timeout, shape, configs[config])
+                runs[shape, config, tool].append(r)
                 if args.json:  # after every measurement: a run stopped half-way keeps what it measured
-                    args.json.write_text(json.dumps({f"{c}/{t}": v for (c, t), v in runs.items()}, indent=1))
-                reference = runs[config, "audit"][-1]["answers"]
+                    args.json.write_text(json.dumps({"/".join(k): v for k, v in runs.items()}, indent=1))
+                reference = runs[shape, config, "audit"][-1]["answers"]
                 if tool not in ("audit", "read") and r["answers"] != reference:
-                    wrong.append(f"{tool} on {config}: {json.dumps(r['answers'])} != audit {json.dumps(reference)}")
+                    wrong.append(
+                        f"{tool} on {shape} {config}: {json.dumps(r['answers'])} != audit {json.dumps(reference)}"
+                    )
                 load.append(os.getloadavg()[0])
         if sources_digest() != digest:
             print("the auditor's sources changed during the run", file=sys.stderr)
             return 2
 
     print(
-        f"{args.rows:,} rows, `random`; medians of {args.repeat}, interleaved; auditor sources {digest}; "
+        f"{args.rows:,} rows; medians of {args.repeat}, interleaved; auditor sources {digest}; "
         f"load average {min(load):.1f}-{max(load):.1f}"
         + (f"; not installed: {', '.join(skipped)}" if skipped else "")
         + "\n"
     )
-    print("| config | tool | wall s | peak RSS MB | audit / tool (time) | audit / tool (RSS) | answers |")
-    print("|---|---|---:|---:|---:|---:|---|")
-    for config in args.configs:
-        audit_s = statistics.median(r["wall_s"] for r in runs[config, "audit"])
-        audit_mb = max(r["peak_mb"] for r in runs[config, "audit"])
+    print("| shape | config | tool | wall s | peak RSS MB | audit / tool (time) | audit / tool (RSS) | answers |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
+    for shape, config in keys:
+        audits = runs[shape, config, "audit"]
+        audit_s = statistics.median(r["wall_s"] for r in audits)
+        audit_mb = max(r["peak_mb"] for r in audits)
         for tool in tools:
-            s = statistics.median(r["wall_s"] for r in runs[config, tool])
-            mb = max(r["peak_mb"] for r in runs[config, tool])
-            same = (
-                "—"
-                if tool in ("audit", "read")
-                else (
-                    "as the report"
-                    if all(
-                        r["answers"] == runs[config, "audit"][i]["answers"] for i, r in enumerate(runs[config, tool])
-                    )
-                    else "DIFFERENT"
-                )
-            )
+            mine = runs[shape, config, tool]
+            s = statistics.median(r["wall_s"] for r in mine)
+            mb = max(r["peak_mb"] for r in mine)
+            same = "—"
+            if tool not in ("audit", "read"):
+                agree = all(r["answers"] == audits[i]["answers"] for i, r in enumerate(mine))
+                same = "as the report" if agree else "DIFFERENT"
             ratio = "" if tool == "audit" else f"{audit_s / s:.2f}"
             ratio_mb = "" if tool == "audit" else f"{audit_mb / mb:.2f}"
-            print(f"| {config} | {tool} | {s:.2f} | {mb:.0f} | {ratio} | {ratio_mb} | {same} |")
-    for config in args.configs:
-        print(f"\n{config}: audit runs " + ", ".join(f"{r['wall_s']:.2f}" for r in runs[config, "audit"]))
+            print(f"| {shape} | {config} | {tool} | {s:.2f} | {mb:.0f} | {ratio} | {ratio_mb} | {same} |")
+    for shape, config in keys:
+        runs_s = ", ".join(f"{r['wall_s']:.2f}" for r in runs[shape, config, "audit"])
+        print(f"\n{shape} {config}: audit runs {runs_s}")
     if wrong:
         print("\n".join(["", "ANSWERS DIFFER:", *wrong]), file=sys.stderr)
         return 1

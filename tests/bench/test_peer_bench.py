@@ -73,3 +73,25 @@ def test_linked_components_are_the_rows_joined_by_any_shared_key(bench: tuple[Mo
     keys = [pa.array(["a", "a", "b", "c"]), pa.array(["x", "y", "y", "z"]), pa.array(["1", "2", "3", "4"])]
     got = peer.linked_components(split, keys)
     assert got == {"largest": 3, "pairs": {"test|train": 1}, "total": 2}
+
+
+def test_a_shape_whose_columns_have_other_names_gets_the_same_answers(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    """The group-wise shape's names (source_document, content_sha256, captured_at): every peer reads them."""
+    make_random, peer = bench
+    path = tmp_path / "manifest.parquet"
+    make_random.generate(3_000, path, seed=7)
+    names = peer.NAMES["groupwise"]
+    table = pq.read_table(path)
+    pq.write_table(table.rename_columns([names.get(c, c) for c in table.column_names]), path)
+    config = tmp_path / "renamed.yaml"
+    config.write_text(
+        "version: 1\nmanifest: {path: manifest.parquet, id: sample_id, split: split}\n"
+        "splits: {train: [train], holdout: [val, test]}\n"
+        "keys: {groups: [writer], sources: [source_document], content_hash: content_sha256, time: captured_at}\n"
+    )
+    report = peer.audit_answers(config, peer.STAGES["links"], peer.KEYS["links"], True, names)
+    assert report["keys"]["writer"] and report["digests"] and report["components"]["pairs"]
+    assert peer.duckdb_answers(path, peer.KEYS["links"], True, names) == report
+    assert peer.pandas_answers(path, peer.KEYS["links"], True, names) == report
