@@ -85,6 +85,26 @@ def digested_scope(
     )
 
 
+def inconsistency(scope: Scope) -> str | None:
+    """What in a scope its own values contradict (None: nothing): listed values must be one per normal form, as
+    many as its count, with the digest of their set. A scope of more than MAX_LISTED values keeps only the
+    digest, which nothing here can check; an uploaded report is believed that far and no further."""
+    if scope.n_values < 0:
+        return f"a negative count of values ({scope.n_values})"
+    if scope.n_values > MAX_LISTED:
+        return (
+            f"{len(scope.values)} values listed beyond {MAX_LISTED} (only the digest is kept)" if scope.values else None
+        )
+    if len(scope.values) != scope.n_values:
+        return f"{len(scope.values)} values listed for a count of {scope.n_values}"
+    normal = [normalise_spelling(v) for v in scope.values]
+    if normal != sorted(set(normal)):
+        return "values not one per spelling-normalised value in their order"
+    if scope.digest != set_digest(normal):
+        return "a digest that is not the digest of its values"
+    return None
+
+
 def numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | float]:
     """Numeric leaves of evidence by dotted path; a list of per-pair records is keyed by its split pair."""
     found: dict[str, int | float] = {}

@@ -15,7 +15,7 @@ from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
-from auditor.core.scope import Scope, union
+from auditor.core.scope import Scope, inconsistency, union
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -316,6 +316,17 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
+    # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
+    # values contradict would make an acceptance cover what nobody saw: such a report is refused.
+    for s, stage in enumerate(report.stages):
+        for f, finding in enumerate(stage.findings):
+            wrong = inconsistency(finding.scope) if finding.scope is not None else None
+            if wrong is not None:
+                raise _deny(
+                    422,
+                    f"report: stages.{s}.findings.{f} ({finding.code}): its scope has {wrong}; a scope must be "
+                    "the one the audit wrote",
+                )
     return report, report.model_dump_json()
 
 

@@ -4,7 +4,7 @@ one does not; a set too large to list changes by its digest."""
 from __future__ import annotations
 
 from auditor.core.findings import Finding, Severity
-from auditor.core.scope import MAX_LISTED, Scope, growth, scope_of, union
+from auditor.core.scope import MAX_LISTED, Scope, growth, inconsistency, scope_of, union
 
 
 def test_same_or_smaller_scope_has_no_growth() -> None:
@@ -63,3 +63,16 @@ def test_punctuation_at_the_ends_of_a_key_leaves_its_fingerprint_as_it_was() -> 
     a = fingerprint("UPS003", "shared_upstream", "near copy (file)", {"split_pair": "train|test"})
     b = fingerprint("UPS003", "shared_upstream", "near copy (file", {"split_pair": "train|test"})
     assert a != b
+
+
+def test_a_scope_the_audit_writes_is_consistent_and_a_contradicted_one_is_not() -> None:
+    """Spelling variants, one value, none, and past MAX_LISTED (digest only): all as written; then each lie."""
+    for values in (["w1", "W1", "ｗ１", "b", "a"], ["x"], [], [f"v{i}" for i in range(MAX_LISTED + 5)]):
+        assert inconsistency(scope_of(values, {"rows": 3})) is None
+    s = scope_of(["a", "b", "c"])
+    assert "count of 4" in str(inconsistency(s.model_copy(update={"n_values": 4})))
+    assert "digest" in str(inconsistency(s.model_copy(update={"digest": scope_of(["a", "b", "d"]).digest})))
+    assert "one per" in str(inconsistency(s.model_copy(update={"values": ("a", "c", "b")})))
+    assert "one per" in str(inconsistency(s.model_copy(update={"values": ("a", "A", "b")})))
+    many = scope_of([f"v{i}" for i in range(MAX_LISTED + 5)])
+    assert "beyond" in str(inconsistency(many.model_copy(update={"values": ("v1",)})))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -99,3 +100,23 @@ def test_text_that_merely_looks_odd_is_stored_as_given(client: TestClient) -> No
     assert client.get("/api/projects/odd").json()["description"] == text
     comment = client.post("/api/projects/p/runs/1/reviews", json={"action": "comment", "comment": text})
     assert comment.status_code == 201 and comment.json()["comment"] == text
+
+
+@pytest.mark.parametrize(
+    ("tamper", "said"),
+    [
+        (lambda s: {**s, "n_values": s["n_values"] + 1}, "values listed for a count of"),
+        (lambda s: {**s, "digest": "0" * 64}, "a digest that is not the digest of its values"),
+        (lambda s: {**s, "values": list(reversed(s["values"]))}, "not one per spelling-normalised value"),
+    ],
+)
+def test_a_report_whose_scope_its_values_contradict_is_refused(client: TestClient, tamper: Any, said: str) -> None:
+    """A reviewer accepts the values shown; a scope claiming other values would extend the acceptance to them."""
+    report = sample_report()
+    finding = next(
+        f for st in report["stages"] for f in st["findings"] if f.get("scope") and len(f["scope"].get("values", [])) > 1
+    )
+    finding["scope"] = tamper(finding["scope"])
+    answer = client.post("/api/projects/p/runs", json={"report": report})
+    assert answer.status_code == 422, answer.text
+    assert said in answer.text and finding["code"] in answer.text
