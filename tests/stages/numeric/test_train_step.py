@@ -36,6 +36,13 @@ OPT = {"optimizer": "prog:optimizer"}
 STEP = {"optimizer": "prog:optimizer", "step": "prog:step"}
 
 
+def with_step(*lines: str) -> str:
+    """CLASSIFIER with a `step(model, opt, batch)` that unpacks the batch and then runs ``lines``."""
+    return (
+        CLASSIFIER + "\ndef step(model, opt, batch):\n" + "".join(f"    {line}\n" for line in ("x, y = batch", *lines))
+    )
+
+
 def warnings_and_errors(report) -> list[str]:  # type: ignore[no-untyped-def]
     return [f.code for f in report.findings if f.severity >= Severity.WARNING]
 
@@ -48,17 +55,12 @@ def test_canonical_step_on_a_correct_classifier_with_dropout_finds_nothing(progr
 
 
 def test_a_step_without_zero_grad_accumulates_gradients(program) -> None:  # type: ignore[no-untyped-def]
-    source = (
-        CLASSIFIER
-        + """
-def step(model, opt, batch):
-    x, y = batch
-    model.train()
-    l = loss(model(x), y)
-    l.backward()
-    opt.step()
-    return l
-"""
+    source = with_step(
+        "model.train()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "opt.step()",
+        "return l",
     )
     f = finding(program(source, ONLY, **STEP), "STP001")
     assert f.severity == "error" and f.evidence["multiples"] == [1.0, 2.0]
@@ -68,18 +70,13 @@ def step(model, opt, batch):
 
 
 def test_zero_grad_after_the_update_is_right(program) -> None:  # type: ignore[no-untyped-def]
-    source = (
-        CLASSIFIER
-        + """
-def step(model, opt, batch):
-    x, y = batch
-    model.train()
-    l = loss(model(x), y)
-    l.backward()
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-    return l.item()
-"""
+    source = with_step(
+        "model.train()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "opt.step()",
+        "opt.zero_grad(set_to_none=True)",
+        "return l.item()",
     )
     r = program(source, ONLY, **STEP)
     assert warnings_and_errors(r) == [], [f.message for f in r.findings]
@@ -114,17 +111,12 @@ def test_accumulation_beyond_what_numeric_accumulate_allows_is_found(program) ->
 
 
 def test_a_step_that_never_updates_leaves_parameters_unmoved(program) -> None:  # type: ignore[no-untyped-def]
-    source = (
-        CLASSIFIER
-        + """
-def step(model, opt, batch):
-    x, y = batch
-    model.train()
-    opt.zero_grad()
-    l = loss(model(x), y)
-    l.backward()
-    return l
-"""
+    source = with_step(
+        "model.train()",
+        "opt.zero_grad()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "return l",
     )
     f = finding(program(source, ONLY, **STEP), "STP002")
     assert set(f.evidence["parameters"]) == {"body.0.weight", "body.0.bias", "head.weight", "head.bias"}
@@ -209,17 +201,12 @@ def test_a_documented_sum_and_a_focal_loss_are_not_far_off(program) -> None:  # 
 
 
 def test_a_step_without_model_train_runs_dropout_in_eval_mode(program) -> None:  # type: ignore[no-untyped-def]
-    source = (
-        CLASSIFIER
-        + """
-def step(model, opt, batch):
-    x, y = batch
-    opt.zero_grad()
-    l = loss(model(x), y)
-    l.backward()
-    opt.step()
-    return l
-"""
+    source = with_step(
+        "opt.zero_grad()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "opt.step()",
+        "return l",
     )
     f = finding(program(source, ONLY, **STEP), "STP006")
     assert f.severity == "warning" and f.evidence == {"modules": ["body.2"]}
