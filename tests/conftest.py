@@ -35,6 +35,12 @@ def runs_slow(run_slow: bool, ci: str | None) -> bool:
     return run_slow or (ci or "").strip().lower() not in ("", "0", "false", "no")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.examples import full_runs
+
+    full_runs(runs_slow(config.getoption("--run-slow"), os.environ.get("CI")))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long property and fuzz runs are for CI: skipped unless CI is set or --run-slow is given."""
     if runs_slow(config.getoption("--run-slow"), os.environ.get("CI")):

@@ -16,6 +16,7 @@ import pytest
 
 from auditor.core.findings import Report
 from auditor.pipeline.registry import discover, load_stages
+from tests import forked
 from tests.conftest import REPO
 
 CATALOGUE = REPO / "docs" / "templates" / "checks.md"  # the prose docs/gen_reference.py puts the code tables in
@@ -223,7 +224,7 @@ def test_quoted_output_is_what_the_command_prints(tmp_path: Path, command: str, 
     words = shlex.split(command)
     assert words[0] == "audit", command
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
+    done = forked.run(
         [sys.executable, "-m", "auditor.cli", *words[1:]],
         cwd=tmp_path,
         capture_output=True,

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.core.output import read_report_state
+from tests import forked
 from tests.conftest import REPO, write_config, write_table
 
 runner = CliRunner()
@@ -514,7 +515,7 @@ def test_a_reader_that_leaves_early_does_not_change_the_exit_code(sample: Path) 
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader has gone before the summary is printed, as with `| head -1`
     try:
-        done = subprocess.run(
+        done = forked.run(
             [sys.executable, "-m", "auditor.cli", "run", str(sample), "-v", "--fail-on", "never"],
             stdout=write_end,
             stderr=subprocess.PIPE,

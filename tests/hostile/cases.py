@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tests import forked
 from tests.hostile.harness import CLEAN_CSV, LEAKY_CSV, Case, Outcome, project, raw_config
 
 CASES: list[Case] = []
@@ -586,7 +587,7 @@ case("cli-no-arguments", lambda tmp: ["run"], exits=frozenset({2}))
 def _clean_report(tmp: Path) -> Path:
     """The report.json of a clean audit, written by a real run."""
     config = project(tmp / "clean", CLEAN_CSV) if (tmp / "clean").mkdir() is None else tmp
-    subprocess.run([sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], check=True, capture_output=True)
+    forked.run([sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], check=True, capture_output=True)
     return tmp / "clean" / "out" / "report.json"
 
 
@@ -736,7 +737,7 @@ case("cli-broken-pipe-leak", _cli("-v"), process=True, exits=FOUND, leak=True, s
 def _slow_after_clean(tmp: Path) -> list[str]:
     """A clean run leaves a verdict; then the data gains a leak and the next run is slow (user code sleeps)."""
     config = project(tmp, CLEAN_CSV)
-    subprocess.run(
+    forked.run(
         [sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], cwd=tmp, check=False, capture_output=True
     )
     (tmp / "stale.marker").write_text("")
@@ -781,7 +782,7 @@ case("digest-cache-touch-r", lambda tmp: _touch_r(tmp), exits=FOUND, leak=True)
 
 def _old_verdict_then(tmp: Path, broken: str) -> list[str]:
     config = project(tmp, CLEAN_CSV)
-    subprocess.run(
+    forked.run(
         [sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], cwd=tmp, check=False, capture_output=True
     )
     config.write_text(broken)
@@ -800,7 +801,7 @@ def _touch_r(tmp: Path) -> list[str]:
         keys={"groups": ["writer"], "content_path": "file"},
         stages={"duplicate_content": {"cache_dir": ".cache"}},
     )
-    subprocess.run(
+    forked.run(
         [sys.executable, "-m", "auditor.cli", "run", str(config), "-q"], cwd=tmp, check=False, capture_output=True
     )
     stat = (files / "test.bin").stat()

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from tests import forked
+
 AUDIT = [sys.executable, "-m", "auditor.cli"]
 
 # A leak every data stage sees: writer w1 and content digest d1 in train and test.
@@ -111,7 +113,7 @@ def run_case(case: Case, tmp: Path) -> Outcome:
         return _run_in_process(args, tmp)
     env = {**os.environ, "COLUMNS": "120", "PYTHONDONTWRITEBYTECODE": "1", **case.env}
     start = time.monotonic()
-    proc = subprocess.Popen(
+    proc = forked.popen(
         [*AUDIT, *args], cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
     )
     try:

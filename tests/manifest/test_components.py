@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from auditor.manifest import components
 from auditor.manifest.components import Step, chain, chains, row_components, shared_only
 from auditor.manifest.keycodes import KeyCodes, single_key
+from tests.examples import examples
 
 
 def key(name: str, codes: list[int], n_values: int | None = None) -> KeyCodes:
@@ -50,7 +51,7 @@ def check_valid(keys: list[KeyCodes], steps: list[Step]) -> None:
         assert k.label(int(k.codes[before.row])) == link.value == k.label(int(k.codes[after.row]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_the_chain_is_a_shortest_path_to_the_lowest_nearest_target(data: st.DataObject) -> None:
     n = data.draw(st.integers(min_value=1, max_value=25))
@@ -71,7 +72,7 @@ def test_the_chain_is_a_shortest_path_to_the_lowest_nearest_target(data: st.Data
     check_valid(keys, steps)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_one_search_for_several_labels_gives_each_label_its_own_chain(data: st.DataObject) -> None:
     n = data.draw(st.integers(min_value=1, max_value=30))
@@ -95,7 +96,7 @@ def test_several_labels_are_followed_past_the_levels_searched_by_passes() -> Non
         assert steps == chain(keys, 0, label == w)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=st.data())
 def test_rows_of_a_level_are_the_same_judged_alone_or_by_whole_row_masks(data: st.DataObject) -> None:
     n = data.draw(st.integers(min_value=0, max_value=40))
@@ -161,7 +162,7 @@ def reference_components(keys: list[KeyCodes]) -> list[int]:
     return [number.setdefault(root(row), len(number)) if has_value[row] else -1 for row in range(n)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_components_match_a_union_find_over_rows_whatever_the_block_of_links(data: st.DataObject) -> None:
     n = data.draw(st.integers(min_value=1, max_value=30))

@@ -18,6 +18,7 @@ from auditor.core.errors import ConfigError, ManifestError
 from auditor.core.splits import FoldRole, PairKind, SplitRoles
 from auditor.manifest.table import load_manifest
 from tests.conftest import write_config, write_table
+from tests.examples import examples
 
 
 def _load(tmp_path: Path, data: dict[str, list[Any]], manifest: dict[str, Any], **sections: Any) -> Any:
@@ -209,7 +210,7 @@ def _dictionary_chunk(values: list[str | None]) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(indices, pa.array(texts, pa.string()))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     chunks=st.lists(
         st.lists(st.sampled_from(["train", " train", "holdout ", "unused", "", "  ", None, "Train", "x"]), max_size=12),
@@ -239,7 +240,7 @@ def test_per_column_fold_columns_are_read_dictionary_encoded(tmp_path: Path) -> 
     assert all(pa.types.is_dictionary(table[c].type) for c in ("cv0", "cv1"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     chunks=st.lists(
         st.lists(
@@ -271,7 +272,7 @@ def test_per_fold_role_columns_are_kept_with_8_bit_codes_and_their_texts(tmp_pat
         assert m.table[column].to_pylist() == data[column]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.lists(st.integers(-3, 6) | st.sampled_from([-120, 120, 2**40, -(2**20)]) | st.none(), max_size=8),

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from auditor.core.splits import FoldLayout, FoldRole, PairKind
 from auditor.manifest.foldshare import fold_shares
+from tests.examples import examples
 
 
 @st.composite
@@ -29,7 +30,7 @@ def layouts(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return roles, groups, np.unique(roles, axis=0, return_inverse=True)[1].reshape(-1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(layouts())
 def test_fold_shares_equal_each_fold_judged_on_its_own(case: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     roles, groups, pattern = case
@@ -85,7 +86,7 @@ def _per_value(
     return leak, rows, by_split, pairs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(layouts(), st.data())
 def test_judging_each_set_of_patterns_once_equals_judging_value_by_value(
     case: tuple[np.ndarray, np.ndarray, np.ndarray], data: st.DataObject

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from auditor.core.splits import FoldLayout, FoldRole
 from auditor.manifest.foldtimes import FoldOrder, fold_order
 from auditor.manifest.timeparse import NAT
+from tests.examples import examples
 
 
 def reference_fold_order(times: np.ndarray, split: np.ndarray, names: list[str], layout: FoldLayout) -> list[FoldOrder]:
@@ -42,7 +43,7 @@ def _case(seed: int, n_rows: int, n_patterns: int, n_folds: int, span: int) -> t
     return times, split, roles
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n_rows=st.integers(0, 300),

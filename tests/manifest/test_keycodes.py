@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.manifest.keycodes import compound_key, encode_column, single_key
+from tests.examples import examples
 
 
 def test_nulls_blanks_and_nan_are_missing() -> None:
@@ -64,7 +65,7 @@ short_text = st.text(alphabet=st.sampled_from(["a", "b", "é", " ", "0"]), max_s
 values_strategy = st.lists(st.one_of(st.none(), short_text), max_size=40)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(values_strategy, st.integers(min_value=1, max_value=3), st.booleans())
 def test_encode_matches_brute_force(values: list[str | None], n_chunks: int, as_dictionary: bool) -> None:
     whole = pa.array(values, pa.string())

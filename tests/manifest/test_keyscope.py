@@ -16,6 +16,7 @@ from auditor.core.scope import MAX_LISTED, scope_of
 from auditor.manifest.keycodes import compound_key, encode_column, single_key
 from auditor.manifest.keyscope import KeyScopes, _packed, key_scope, sorted_text, text_order, text_scope
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
+from tests.examples import examples
 
 # Spellings the normal form folds together, and characters json.dumps escapes or the sort orders unusually.
 TWISTS = [
@@ -129,7 +130,7 @@ def test_sorted_text_sorts_by_code_point_with_and_without_duckdb(monkeypatch: py
     assert with_duckdb == without == sorted(values)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     prefix=st.sampled_from(["", "src-", "w-00", "a"]),
     rests=st.lists(st.text(alphabet="aZ09- ~\x01\x7f\x00é", max_size=10), min_size=2, max_size=60),
@@ -159,7 +160,7 @@ EXTRA = {"W1", " w1", "ß", "ss", "a  b", "a b", "a\tb", "007", "7", "x\x1fy", '
 TEXTS = sorted({t for pair in SPELLING_VARIANT_KINDS + DIFFERENT_LOOKALIKES for t in pair} | EXTRA)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     values=st.lists(st.sampled_from(TEXTS) | st.text(max_size=4), min_size=1, max_size=40, unique=True),
     data=st.data(),

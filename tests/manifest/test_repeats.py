@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.manifest.repeats import hash_column, repeated_rows
+from tests.examples import examples
 
 
 def reference(values: list[object]) -> set[int]:
@@ -36,7 +37,7 @@ def chunked(values: list[str | None], n_chunks: int) -> pa.ChunkedArray:
 text = st.text(alphabet=st.sampled_from(["a", "b", "é", "字", " ", "\x00", "0"]), max_size=20)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.one_of(st.none(), text), max_size=40), st.integers(min_value=1, max_value=4))
 def test_strings_match_brute_force_across_chunks(values: list[str | None], n_chunks: int) -> None:
     check(chunked(values, n_chunks), values)
@@ -137,7 +138,7 @@ def test_many_repeated_values_among_many_rows_are_all_found() -> None:
 spaced = st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\u3000", "\u00a0", "\u200b", "é"]), max_size=4)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.one_of(st.none(), spaced), max_size=40), st.integers(min_value=1, max_value=4))
 def test_codes_from_repeats_are_encode_columns_codes(values: list[str | None], n_chunks: int) -> None:
     from auditor.manifest.keycodes import encode_column

@@ -14,6 +14,7 @@ from auditor.core.spelling import normal_form
 from auditor.manifest.keycodes import compound_key, encode_column
 from auditor.manifest.spelling import WHITESPACE, accept_key, key_variants, normalise, spelling_variants
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
+from tests.examples import examples
 
 NUMBER_CHARS = "0123456789+-."
 
@@ -200,7 +201,7 @@ ALPHABET = (
 values = st.lists(st.one_of(st.none(), st.text(alphabet=ALPHABET, max_size=5)), max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(values)
 def test_kernel_agrees_with_the_python_reference(vals: list[str | None]) -> None:
     assert kernel_groups(vals) == reference_groups(vals)
@@ -208,7 +209,7 @@ def test_kernel_agrees_with_the_python_reference(vals: list[str | None]) -> None
     assert normalise(pa.array(present, pa.string())).to_pylist() == [reference(v) for v in present]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.text(alphabet=ALPHABET, max_size=5), max_size=12))
 def test_normal_form_is_idempotent(vals: list[str]) -> None:
     once = normalise(pa.array(vals, pa.string()))
@@ -229,13 +230,13 @@ def test_every_character_agrees_with_the_definition() -> None:
     assert normalise(pa.array(got, pa.string())).to_pylist() == got
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=ALPHABET, max_size=8))
 def test_the_definition_agrees_with_the_reference(value: str) -> None:
     assert normal_form(value) == reference(value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from([chr(c) for c in range(128)] + list("0.e+-  ")), max_size=10))
 def test_an_ascii_text_takes_the_short_path_to_the_same_normal_form(value: str) -> None:
     # Every ASCII character, control ones included: the short path folds case only, as NFKC and folding do.

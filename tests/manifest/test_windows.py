@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.manifest.windows import NONE, neighbours
+from tests.examples import examples
 
 _window = st.tuples(st.integers(0, 30), st.integers(0, 6), st.integers(0, 2))  # start, length, entity
 
@@ -22,7 +23,7 @@ def _brute(train: list[tuple[int, int, int]], hold: list[tuple[int, int, int]], 
     return overlap, to_next, from_previous
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_window, max_size=15), st.lists(_window, max_size=15), st.booleans())
 def test_matches_brute_force(
     train: list[tuple[int, int, int]], hold: list[tuple[int, int, int]], per_entity: bool
@@ -52,7 +53,7 @@ def test_times_far_apart_keep_their_order_within_an_entity() -> None:
     assert not got.overlap.any()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(_window, min_size=1, max_size=12),
     st.lists(_window, min_size=1, max_size=12),

@@ -26,6 +26,7 @@ from auditor.numeric.isolation import UserProcess, _read_results
 from auditor.pipeline.isolated import check_user_code
 from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
+from tests import forked
 from tests.conftest import write_config, write_table
 
 # How a child is started and ended is what these guard: the default path, never a warm child.
@@ -87,7 +88,7 @@ def project(tmp_path: Path, source: str, **numeric: Any) -> Path:
 
 def audit(*args: str, cwd: Path) -> Run:
     start = time.monotonic()
-    done = subprocess.run(
+    done = forked.run(
         [AUDIT, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"}
     )
     path = cwd / "audit-report" / "report.json"
@@ -328,7 +329,7 @@ def test_the_auditor_never_imports_the_users_module(tmp_path: Path) -> None:
     marker = tmp_path / "imported-by.txt"
     source = f"import os\nwith open({str(marker)!r}, 'a') as f:\n    f.write(f'{{os.getpid()}}\\n')\n" + PROGRAM
     config = project(tmp_path, source)
-    process = subprocess.Popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    process = forked.popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
     assert process.wait(timeout=120) == 1
     pids = marker.read_text().split()
     assert len(pids) == 1 and int(pids[0]) != process.pid
@@ -342,7 +343,7 @@ def test_an_interrupted_audit_kills_the_users_process(tmp_path: Path, signum: in
     marker = tmp_path / "child.pid"
     source = f"import os, time\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)\n"
     config = project(tmp_path, source)
-    process = subprocess.Popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    process = forked.popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -361,7 +362,7 @@ def test_an_auditor_killed_by_sigkill_takes_every_process_of_the_users_code_with
         f"SLEEPER = {SLEEPER!r}\nARGS = {args!r}\n" + DETACH["setsid double fork"] + "import time\ntime.sleep(600)\n"
     )
     config = project(tmp_path, source)
-    process = subprocess.Popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    process = forked.popen([AUDIT, "run", str(config), "--only", ONLY], cwd=tmp_path, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import httpx
 
+from tests import forked
+
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 30.0
 
@@ -120,9 +122,10 @@ class LiveServer:
     roots: dict[str, Path] = field(default_factory=dict)
     extra: list[str] = field(default_factory=list)
     port: int = 0
-    process: subprocess.Popen[str] | None = None
+    process: subprocess.Popen[str] | forked.ForkedProcess | None = None
     output: list[str] = field(default_factory=list)
     admin_token: str | None = None
+    fresh: bool = False  # a fresh interpreter, not a fork of the tests' warm template (tests/forked.py)
 
     @property
     def url(self) -> str:
@@ -148,7 +151,8 @@ class LiveServer:
             argv += ["--data-root", f"{name}={path}"]
         argv += self.extra
         self.output = []
-        self.process = subprocess.Popen(
+        start = subprocess.Popen if self.fresh else forked.popen
+        self.process = start(
             argv,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

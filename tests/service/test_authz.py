@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 import socket
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -26,6 +25,7 @@ from auditor.service.auth import Role
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.exposure import encode_sketch
 from auditor.service.tables import tokens
+from tests import forked
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer
 
@@ -36,7 +36,7 @@ A, B = "alpha", "beta"
 def _report_text() -> str:
     with tempfile.TemporaryDirectory() as folder:
         argv = [sys.executable, "-m", "auditor.cli", "run", str(SAMPLES / "video_frames" / "audit.yaml")]
-        subprocess.run([*argv, "--out", folder, "--format", "json", "-q"], cwd=REPO, check=False)
+        forked.run([*argv, "--out", folder, "--format", "json", "-q"], cwd=REPO, check=False)
         return (Path(folder) / "report.json").read_text()
 
 

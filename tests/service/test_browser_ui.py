@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import forked
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer
 
@@ -38,7 +38,7 @@ def submit(server: LiveServer, config: Path, out: Path) -> str:
     assert server.admin_token
     argv = [sys.executable, "-m", "auditor.cli", "run", str(config), "--out", str(out)]
     argv += ["--submit", server.url, "--project", "demo", "--token", server.admin_token]
-    done = subprocess.run(
+    done = forked.run(
         argv,
         cwd=REPO,
         capture_output=True,

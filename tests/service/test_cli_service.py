@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from auditor.service.db import make_engine, reading, sqlite_url
 from auditor.service.tables import idempotency_keys
+from tests import forked
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer, free_port, run_cli
 
@@ -33,7 +34,7 @@ def audit(*args: str, token: str | None = None, python: list[str] | None = None)
     if token is not None:
         env["SPLIT_AUDITOR_TOKEN"] = token
     argv = [sys.executable, *python, *args]
-    return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    return forked.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -406,6 +407,6 @@ def test_an_unbounded_job_timeout_is_refused_before_the_server_starts(tmp_path: 
     # An infinite limit let every server-side audit run unwatched; the server must not even start with it.
     audit = str(Path(sys.executable).parent / "audit")
     command = [audit, "serve", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), "--job-timeout", value]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    done = forked.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Invalid value for '--job-timeout'" in done.stderr
     assert not (tmp_path / "data").exists()

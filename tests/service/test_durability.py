@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import forked
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer
 
@@ -132,7 +132,7 @@ def test_a_run_stopped_gracefully_is_queued_again(tmp_path: Path, slow_root: Pat
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
     out = tmp_path_factory.mktemp("report")
     config = str(SAMPLES / "video_frames" / "audit.yaml")
-    subprocess.run(
+    forked.run(
         [sys.executable, "-m", "auditor.cli", "run", config, "--out", str(out), "--format", "json", "-q"],
         cwd=REPO,
         check=False,

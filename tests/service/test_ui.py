@@ -6,7 +6,6 @@ import contextlib
 import itertools
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import forked
 from tests.service.conftest import SAMPLES
 from tests.service.harness import REPO, LiveServer
 
@@ -56,7 +56,7 @@ class World:
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     tmp = tmp_path_factory.mktemp("ui")
     out = tmp / "out"
-    subprocess.run(
+    forked.run(
         [sys.executable, "-m", "auditor.cli", "run", str(SAMPLES / "video_frames" / "audit.yaml"), "--out", str(out)],
         cwd=REPO,
         check=False,

@@ -4,11 +4,11 @@ that cannot measure anything."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from auditor import run_audit
+from tests import forked
 from tests.conftest import REPO, codes, finding, write_config, write_table
 
 SAMPLE = REPO / "sample_data" / "benchmark_contamination"
@@ -18,7 +18,7 @@ COPIED = "Remove any common leading whitespace from every line in the text befor
 
 def test_the_sample_fails_naming_its_planted_items_and_writes_the_clean_subset(tmp_path: Path) -> None:
     out = tmp_path / "report"
-    run = subprocess.run(
+    run = forked.run(
         [
             sys.executable,
             "-m",
@@ -181,9 +181,9 @@ def test_the_same_inputs_give_the_same_findings() -> None:
 def test_a_run_without_the_stage_leaves_no_stale_clean_subset(tmp_path: Path) -> None:
     out = tmp_path / "report"
     base = [sys.executable, "-m", "auditor.cli", "run", str(SAMPLE / "audit.yaml"), "--out", str(out), "--only"]
-    assert subprocess.run([*base, "contamination"], capture_output=True, timeout=300).returncode == 1
+    assert forked.run([*base, "contamination"], capture_output=True, timeout=300).returncode == 1
     assert (out / "contamination.clean.txt").exists()
-    assert subprocess.run([*base, "split_integrity"], capture_output=True, timeout=300).returncode == 0
+    assert forked.run([*base, "split_integrity"], capture_output=True, timeout=300).returncode == 0
     assert not (out / "contamination.clean.txt").exists()
 
 
@@ -191,7 +191,7 @@ def test_a_clean_subset_file_someone_else_wrote_is_never_replaced(tmp_path: Path
     out = tmp_path / "report"
     out.mkdir()
     (out / "contamination.clean.txt").write_text("my own notes\n")
-    run = subprocess.run(
+    run = forked.run(
         [
             sys.executable,
             "-m",
