@@ -297,7 +297,7 @@ def popen(
         if spec != subprocess.PIPE:
             return None
         fd = opened.pop(0)
-        return open(fd, mode + ("" if text else "b"), **({"encoding": "utf-8"} if text else {}))
+        return open(fd, mode, encoding="utf-8") if text else open(fd, mode + "b")
 
     child_in = stream(stdin, "w")
     child_out = stream(stdout, "r")
@@ -436,9 +436,14 @@ def _become(request: _Request, fds: list[int]) -> None:
         buffered = io.BufferedWriter(raw) if writing else io.BufferedReader(raw)
         return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, line_buffering=fd == 2)
 
-    sys.stdin = sys.__stdin__ = text_stream(0, False, "strict")
-    sys.stdout = sys.__stdout__ = text_stream(1, True, "strict")
-    sys.stderr = sys.__stderr__ = text_stream(2, True, "backslashreplace")
+    for name, fd, writing, errors in (
+        ("stdin", 0, False, "strict"),
+        ("stdout", 1, True, "strict"),
+        ("stderr", 2, True, "backslashreplace"),
+    ):
+        stream = text_stream(fd, writing, errors)
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
     sys.dont_write_bytecode = bool(request.env.get("PYTHONDONTWRITEBYTECODE"))
     tempfile.tempdir = None  # found again from this environment's TMPDIR
     sys.argv = list(request.argv)

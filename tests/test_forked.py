@@ -72,7 +72,7 @@ def test_a_signal_mid_run_ends_it_as_it_ends_a_fresh_one(tmp_path: Path) -> None
     codes = []
     for start in (subprocess.Popen, forked.popen):
         out = tmp_path / start.__name__
-        process = start(  # type: ignore[operator]
+        process = start(
             [*MODULE, "run", str(SAMPLE), "--out", str(out), "-q"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
