@@ -49,6 +49,21 @@ WARM_MODULES = (
     "pandas",
     "pyarrow.parquet",
     "pyarrow.compute",
+    "auditor.service.db",
+    "auditor.service.server",
+    "auditor.manifest.components",
+    "auditor.similarity.nearcopies",
+    "auditor.similarity.perceptual",
+    "auditor.similarity.featurerows",
+    "auditor.numeric.isolation",
+    "alembic.command",
+    "alembic.runtime.migration",
+    "psycopg",
+    "sqlalchemy.dialects.postgresql",
+    "scipy.fft",
+    "scipy.special",
+    "scipy.sparse.csgraph",
+    "PIL.Image",
     "uvicorn",
     "httpx",
 )
@@ -460,8 +475,12 @@ def main() -> None:
 
     control = socket.socket(fileno=int(sys.argv[1]))
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    for module in WARM_MODULES:
-        importlib.import_module(module)
+    from importlib.metadata import entry_points
+
+    stages = [entry.module for entry in entry_points(group="auditor.stages")]
+    for module in [*WARM_MODULES, *stages]:
+        with contextlib.suppress(ImportError):  # an optional extra that is not installed: imported by none
+            importlib.import_module(module)
     control.send(b"ready")
     found = _serve(control)
     if found is None:
