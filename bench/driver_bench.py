@@ -1,17 +1,18 @@
 """Benchmark: the Dask engine's driver memory as the rows grow, apart from its workers'.
 
     python bench/driver_bench.py --rows 1000000 10000000 30000000 [--configs groups links]
-                                 [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--json PATH]
+                                 [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--only STAGES]
+                                 [--json PATH]
 
 For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when
 missing) and each config, `audit run CONFIG --engine dask` runs as a child process in a session of its own
-(a local cluster of one worker process per core unless --scheduler). While it runs, VmHWM in
-/proc/PID/status is sampled for the audit process (the driver, which also holds the local scheduler) and,
-apart, for each of its descendants (the workers): VmHWM is the peak of one address space, so neither counts
-the other. The rusage wait4 returns for the driver is kept beside them: Linux takes it as the largest of the
-driver and every descendant it has reaped, and a child made by fork and exec starts its own with the RSS
-of its parent at the fork, so it is no driver-only figure. Findings are checked against truth.json as
-scale_bench.py does; a stage error, a wrong count or a timeout exits 1.
+(a local cluster of one worker process per core unless --scheduler; every stage the config enables unless
+--only). While it runs, VmHWM in /proc/PID/status is sampled for the audit process (the driver, which also
+holds the local scheduler) and, apart, for each of its descendants (the workers): VmHWM is the peak of one
+address space, so neither counts the other. The rusage wait4 returns for the driver is kept beside them:
+Linux takes it as the largest of the driver and every descendant it has reaped, and a child made by fork
+and exec starts its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings
+are checked against truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1.
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ def vm_hwm_kib(pid: int) -> int | None:
     return None
 
 
+def _command_line(pid: int) -> str:
+    """The first 200 characters of ``pid``'s command line, to tell a worker from a helper process."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()[:200]
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
 def descendants(pid: int) -> list[int]:
     """Every living process below ``pid`` (children, their children, ...), from each task's children list."""
     found, todo = [], [pid]
@@ -80,6 +90,7 @@ def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, inte
     t0 = time.perf_counter()
     driver = 0
     others: dict[int, int] = {}
+    names: dict[int, str] = {}
     timed_out = False
     while True:
         # wait4, not Popen.poll: it reaps the driver with its rusage. Until it is reaped, /proc/PID stays.
@@ -93,6 +104,7 @@ def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, inte
             peak = vm_hwm_kib(kid)
             if peak is not None:
                 others[kid] = max(others.get(kid, 0), peak)
+                names.setdefault(kid, _command_line(kid))
         if time.perf_counter() - t0 > timeout:
             timed_out = True
             os.killpg(proc.pid, signal.SIGKILL)
@@ -108,6 +120,7 @@ def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, inte
         "exit": code,
         "driver_peak_mb": driver / 1024,
         "worker_peaks_mb": sorted((v / 1024 for v in others.values()), reverse=True),
+        "descendants": [{"pid": k, "peak_mb": v / 1024, "command": names[k]} for k, v in others.items()],
         "wait4_maxrss_mb": usage.ru_maxrss / 1024,
     }
     if timed_out:
@@ -120,12 +133,12 @@ def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, inte
 # --- one audit --------------------------------------------------------------------------------------------------
 
 
-def audit_command(config: Path, out_dir: Path, scheduler: str | None) -> list[str]:
+def audit_command(config: Path, out_dir: Path, scheduler: str | None, only: str | None = None) -> list[str]:
     """`audit run CONFIG --engine dask`, from this interpreter's environment, a JSON report into ``out_dir``."""
     audit = Path(sys.executable).with_name("audit")
     cmd = [str(audit) if audit.exists() else "audit", "run", str(config), "--engine", "dask"]
     cmd += ["--out", str(out_dir), "--format", "json", "--quiet"]
-    return cmd + (["--scheduler", scheduler] if scheduler else [])
+    return cmd + (["--scheduler", scheduler] if scheduler else []) + (["--only", only] if only else [])
 
 
 def run_one(config: Path, want: dict[str, object], args: argparse.Namespace) -> dict[str, object]:
@@ -135,7 +148,7 @@ def run_one(config: Path, want: dict[str, object], args: argparse.Namespace) -> 
     from auditor.core.diff import load_report
 
     with tempfile.TemporaryDirectory(prefix="driver_bench_") as out:
-        result = watch(audit_command(config, Path(out), args.scheduler), args.timeout, args.interval)
+        result = watch(audit_command(config, Path(out), args.scheduler, args.only), args.timeout, args.interval)
         if "timeout" not in result and "crash" not in result:
             report = load_report(Path(out) / "report.json")
             result["facts"] = _facts(report)
@@ -198,6 +211,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per audit (default 1200)")
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between /proc samples (default 0.1)")
     parser.add_argument("--scheduler", help="passed to the audit (default: a local cluster)")
+    parser.add_argument("--only", help="passed to the audit: run only these stages (comma-separated)")
     parser.add_argument("--json", type=Path, help="also save the results here")
     args = parser.parse_args()
     from run_bench import package_fingerprint, warm_page_cache

@@ -33,6 +33,7 @@ def test_driver_peak_leaves_out_its_childrens(bench: tuple[ModuleType, ModuleTyp
     assert out["exit"] == 0 and "timeout" not in out
     assert 40 <= out["driver_peak_mb"] < 120
     assert 160 <= out["worker_peaks_mb"][0] < 240
+    assert [d["command"].startswith(sys.executable) for d in out["descendants"]] == [True]
     # What /usr/bin/time would say for the parent is the child's peak: no figure of the parent alone.
     assert out["wait4_maxrss_mb"] == pytest.approx(out["worker_peaks_mb"][0], abs=8)
 
@@ -48,7 +49,7 @@ def test_a_run_past_its_timeout_is_killed_with_its_children(bench: tuple[ModuleT
 def test_audit_findings_checked_against_truth(bench: tuple[ModuleType, ModuleType, ModuleType], tmp_path: Path) -> None:
     make_random, scale_bench, driver_bench = bench
     truth = make_random.generate(20_000, tmp_path / "manifest.parquet", seed=3)
-    args = argparse.Namespace(scheduler="synchronous", timeout=60.0, interval=0.05)
+    args = argparse.Namespace(scheduler="synchronous", only=None, timeout=60.0, interval=0.05)
     want = scale_bench.expected("random", "links", truth)
     r = driver_bench.run_one(tmp_path / "links.yaml", want, args)
     assert r["problems"] == [] and r["exit"] == 1  # findings: exit 1
