@@ -34,8 +34,9 @@ def test_driver_peak_leaves_out_its_childrens(bench: tuple[ModuleType, ModuleTyp
     assert 40 <= out["driver_peak_mb"] < 120
     assert 160 <= out["worker_peaks_mb"][0] < 240
     assert [d["command"].startswith(sys.executable) for d in out["descendants"]] == [True]
-    # What /usr/bin/time would say for the parent is the child's peak: no figure of the parent alone.
-    assert out["wait4_maxrss_mb"] == pytest.approx(out["worker_peaks_mb"][0], abs=8)
+    # What /usr/bin/time would say for the parent holds the child's peak (and the RSS of whatever forked the
+    # parent, this test process): no figure of the parent alone.
+    assert out["wait4_maxrss_mb"] >= out["worker_peaks_mb"][0] - 8
 
 
 def test_a_run_past_its_timeout_is_killed_with_its_children(bench: tuple[ModuleType, ModuleType, ModuleType]) -> None:
