@@ -1,0 +1,264 @@
+"""Benchmark: the Dask engine's driver memory as the rows grow, apart from its workers'.
+
+    python bench/driver_bench.py --rows 1000000 10000000 30000000 [--configs groups links]
+                                 [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--only STAGES]
+                                 [--json PATH]
+
+For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when
+missing) and each config, `audit run CONFIG --engine dask` runs as a child process in a session of its own
+(a local cluster of one worker process per core unless --scheduler; every stage the config enables unless
+--only). While it runs, VmHWM in /proc/PID/status is sampled for the audit process (the driver, which also
+holds the local scheduler) and, apart, for each of its descendants (the workers): VmHWM is the peak of one
+address space, so neither counts the other. The rusage wait4 returns for the driver is kept beside them:
+Linux takes it as the largest of the driver and every descendant it has reaped, and a child made by fork
+and exec starts its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings
+are checked against truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+BENCH = Path(__file__).resolve().parent
+CONFIGS = ("groups", "links")
+FIVE_BILLION = 5_000_000_000
+
+
+# --- /proc ------------------------------------------------------------------------------------------------------
+
+
+def vm_hwm_kib(pid: int) -> int | None:
+    """The peak resident set of ``pid``'s address space (VmHWM, KiB); None once it is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    return None
+
+
+def _command_line(pid: int) -> str:
+    """The first 200 characters of ``pid``'s command line, to tell a worker from a helper process."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()[:200]
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living process below ``pid`` (children, their children, ...), from each task's children list."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except FileNotFoundError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except FileNotFoundError:
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
+def watch(cmd: list[str], timeout: float, interval: float = 0.1, cwd: Path | None = None) -> dict[str, object]:
+    """Run ``cmd`` in its own session, sampling its own VmHWM and each descendant's until it ends or
+    ``timeout`` passes (then its process group is killed). Peaks in MB; stderr's tail when it fails."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, start_new_session=True)
+        return _sampled(proc, err, timeout, interval)
+
+
+def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, interval: float) -> dict[str, object]:
+    """``watch``'s loop over a process started by it."""
+    t0 = time.perf_counter()
+    driver = 0
+    others: dict[int, int] = {}
+    names: dict[int, str] = {}
+    timed_out = False
+    while True:
+        # wait4, not Popen.poll: it reaps the driver with its rusage. Until it is reaped, /proc/PID stays.
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        own = vm_hwm_kib(proc.pid)
+        if own is not None:
+            driver = max(driver, own)
+        for kid in descendants(proc.pid):
+            peak = vm_hwm_kib(kid)
+            if peak is not None:
+                others[kid] = max(others.get(kid, 0), peak)
+                names.setdefault(kid, _command_line(kid))
+        if time.perf_counter() - t0 > timeout:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(interval)
+    elapsed = time.perf_counter() - t0
+    code = proc.returncode = os.waitstatus_to_exitcode(status)
+    err.seek(0)
+    tail = err.read().decode(errors="replace").strip()[-2000:]
+    out: dict[str, object] = {
+        "elapsed_s": elapsed,
+        "exit": code,
+        "driver_peak_mb": driver / 1024,
+        "worker_peaks_mb": sorted((v / 1024 for v in others.values()), reverse=True),
+        "descendants": [{"pid": k, "peak_mb": v / 1024, "command": names[k]} for k, v in others.items()],
+        "wait4_maxrss_mb": usage.ru_maxrss / 1024,
+    }
+    if timed_out:
+        out["timeout"] = True
+    elif code not in (0, 1):  # 0 clean, 1 findings; 2 could not audit
+        out["crash"] = f"audit exited {code}: {tail}"
+    return out
+
+
+# --- one audit --------------------------------------------------------------------------------------------------
+
+
+def audit_command(config: Path, out_dir: Path, scheduler: str | None, only: str | None = None) -> list[str]:
+    """`audit run CONFIG --engine dask`, from this interpreter's environment, a JSON report into ``out_dir``."""
+    audit = Path(sys.executable).with_name("audit")
+    cmd = [str(audit) if audit.exists() else "audit", "run", str(config), "--engine", "dask"]
+    cmd += ["--out", str(out_dir), "--format", "json", "--quiet"]
+    return cmd + (["--scheduler", scheduler] if scheduler else []) + (["--only", only] if only else [])
+
+
+def run_one(config: Path, want: dict[str, object], args: argparse.Namespace) -> dict[str, object]:
+    """One audit watched; its findings read back from the report and checked against ``want``."""
+    from scale_bench import _facts, check
+
+    from auditor.core.diff import load_report
+
+    with tempfile.TemporaryDirectory(prefix="driver_bench_") as out:
+        result = watch(audit_command(config, Path(out), args.scheduler, args.only), args.timeout, args.interval)
+        if "timeout" not in result and "crash" not in result:
+            report = load_report(Path(out) / "report.json")
+            result["facts"] = _facts(report)
+            result["errors"] = {s.stage: s.error.message for s in report.stages if s.error}
+            result["stages"] = {s.stage: s.duration_s for s in report.stages}
+    result["problems"] = check(result, want)
+    return result
+
+
+# --- figures ----------------------------------------------------------------------------------------------------
+
+
+def slope(results: list[dict[str, object]], config: str) -> dict[str, float] | None:
+    """Bytes of driver peak per row between the two largest sizes of ``config`` that finished, and the
+    peak that line gives at 5 billion rows; None with fewer than two sizes."""
+    done = sorted(
+        (int(r["rows"]), float(r["driver_peak_mb"]))  # type: ignore[call-overload, arg-type]
+        for r in results
+        if r["config"] == config and not r["problems"]
+    )
+    if len(done) < 2 or done[-1][0] == done[-2][0]:
+        return None
+    (r0, mb0), (r1, mb1) = done[-2], done[-1]
+    per_row = (mb1 - mb0) * 2**20 / (r1 - r0)
+    return {
+        "from_rows": r0,
+        "to_rows": r1,
+        "bytes_per_row": per_row,
+        "five_billion_gb": (mb1 * 2**20 + per_row * (FIVE_BILLION - r1)) / 1e9,
+    }
+
+
+def table(results: list[dict[str, object]], timeout: float) -> str:
+    lines = [
+        "| rows | config | wall s | driver peak MB | largest worker MB | wait4 maxrss MB | load average | findings |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        problems: list[str] = r["problems"]  # type: ignore[assignment]
+        workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
+        wall = f"timeout > {timeout:.0f}" if r.get("timeout") else f"{float(r['elapsed_s']):.1f}"  # type: ignore[arg-type]
+        wait4 = r.get("wait4_maxrss_mb")
+        lines.append(
+            f"| {int(r['rows']):,} | {r['config']} | {wall} | {float(r['driver_peak_mb']):.0f} | "  # type: ignore[call-overload, arg-type]
+            f"{f'{workers[0]:.0f}' if workers else '—'} | {'—' if wait4 is None else f'{float(wait4):.0f}'} | "  # type: ignore[arg-type]
+            f"{float(r['loadavg']):.1f} | "  # type: ignore[arg-type]
+            f"{'as truth.json' if not problems else 'WRONG: ' + '; '.join(problems)} |"
+        )
+    return "\n".join(lines)
+
+
+# --- the run ----------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000, 30_000_000])
+    parser.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS))
+    parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
+    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per audit (default 1200)")
+    parser.add_argument("--interval", type=float, default=0.1, help="seconds between /proc samples (default 0.1)")
+    parser.add_argument("--scheduler", help="passed to the audit (default: a local cluster)")
+    parser.add_argument("--only", help="passed to the audit: run only these stages (comma-separated)")
+    parser.add_argument("--json", type=Path, help="also save the results here")
+    args = parser.parse_args()
+    from run_bench import package_fingerprint, warm_page_cache
+    from scale_bench import ensure_shape, expected
+
+    args.data_dir = args.data_dir.resolve()
+    fingerprint = package_fingerprint()
+    load = os.getloadavg()
+    print(f"auditor sources {fingerprint}; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    results: list[dict[str, object]] = []
+    for rows in args.rows:
+        manifest, configs, _, truth = ensure_shape("random", rows, args.data_dir)
+        warm_page_cache(manifest)
+        for config in args.configs:
+            loadavg = os.getloadavg()[0]
+            r = run_one(configs[config], expected("random", config, truth), args)
+            r.update(rows=rows, config=config, loadavg=loadavg)
+            results.append(r)
+            workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
+            print(
+                f"  {config} {rows:,} rows: {float(r['elapsed_s']):.1f}s driver {float(r['driver_peak_mb']):.0f} MB "  # type: ignore[arg-type]
+                f"workers {', '.join(f'{w:.0f}' for w in workers)} MB load {loadavg:.2f}"
+                + (f" PROBLEMS {r['problems']}" if r["problems"] else ""),
+                file=sys.stderr,
+                flush=True,
+            )
+    print(f"\nload average at end {os.getloadavg()[0]:.2f}\n")
+    print(table(results, args.timeout))
+    slopes = {c: slope(results, c) for c in args.configs}
+    for config, s in slopes.items():
+        if s:
+            print(
+                f"{config}: {s['bytes_per_row']:.0f} bytes a row of driver peak from {s['from_rows']:,.0f} to "
+                f"{s['to_rows']:,.0f} rows; at 5,000,000,000 rows {s['five_billion_gb']:.0f} GB"
+            )
+    if args.json:
+        args.json.write_text(
+            json.dumps({"fingerprint": fingerprint, "loadavg": load, "results": results, "slopes": slopes}, indent=2)
+        )
+    if any(r["problems"] for r in results):
+        print("\nERROR: an audit failed, timed out or did not reproduce truth.json", file=sys.stderr)
+        raise SystemExit(1)
+    if package_fingerprint() != fingerprint:
+        print("\nERROR: the auditor's sources changed during the run", file=sys.stderr)
+        raise SystemExit(2)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(BENCH))
+    main()
