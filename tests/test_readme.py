@@ -137,6 +137,9 @@ def test_ci_installs_the_debian_packages_the_tests_need(
     [build] = [c for c in calls if c.startswith("mkdocs")]
     assert build.startswith("mkdocs build --strict --site-dir ")
     assert calls.index("pip install -c constraints.txt -e .[torch,dev]") < calls.index(build)
+    # The package's bytecode is written once after the install, not compiled again by every interpreter.
+    install = calls.index("pip install -c constraints.txt -e .[torch,dev]")
+    assert install < calls.index("python -m compileall -q auditor")
 
 
 def test_notebook_example_prints_what_it_says(tmp_path: Path) -> None:
