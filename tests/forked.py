@@ -278,7 +278,6 @@ def popen(
         child_argv = [str(shutil.which("audit", path=str(Path(sys.executable).parent))), *args[1:]]
     opened: list[int] = []  # our ends of the pipes
     given: list[int] = []  # the child's ends, closed here once passed
-    ends: list[int] = []
 
     def end(spec: int | IO[Any] | None, fd: int, reading: bool) -> int:
         if spec is None:
