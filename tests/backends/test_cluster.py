@@ -501,3 +501,48 @@ def test_the_driver_never_holds_every_rows_links(cluster: Any, tmp_path: Path, m
     expected = kernel.row_components(keys)
     assert found.sizes.tolist() == expected.sizes.tolist()
     assert np.array_equal(found.of_row, expected.of_row)
+
+
+def test_group_counts_come_back_one_row_per_value(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-column key's counts on a cluster: each bucket's groups are made into rows per distinct value on its
+    worker, so what the driver gathers is at most one row per value (not one per value and split, with two
+    strings each), and the counts are those the in-memory engine gives."""
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.groupcounts import ValueCounts
+
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    loaded = load_config(config)
+    memory, _ = load_for(loaded, EngineSettings("memory"))
+    manifest, _ = load_for(loaded, EngineSettings("dask", scheduler=cluster.scheduler_address))
+    gathered: list[int] = []
+    real_compute = manifest._cluster_compute
+
+    def rows_of(result: Any) -> int:
+        if isinstance(result, tuple):
+            return sum(rows_of(r) for r in result)
+        if isinstance(result, ValueCounts):
+            return len(result.values)
+        return int(result.num_rows) if isinstance(result, pa.Table) else len(result)
+
+    def compute(tasks: Any) -> list[Any]:
+        results = real_compute(tasks)
+        gathered.append(sum(rows_of(r) for r in results))
+        return results
+
+    try:
+        monkeypatch.setattr(manifest, "_cluster_compute", compute)
+        for column in ("writer", "source"):
+            gathered.clear()
+            found, expected = manifest.group_counts(column), memory.group_counts(column)
+            cells = int((expected.counts > 0).sum())
+            assert cells > expected.key.n_values  # values in several splits: one row per cell would be more
+            assert gathered and sum(gathered) <= expected.key.n_values
+            assert found.key.labels(range(found.key.n_values)) == expected.key.labels(range(expected.key.n_values))
+            for field in ("counts", "first_row", "last_row", "missing"):
+                assert np.array_equal(getattr(found, field), getattr(expected, field)), field
+    finally:
+        manifest.close()
+        memory.close()
