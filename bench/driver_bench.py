@@ -247,7 +247,7 @@ def main() -> None:
     args.data_dir = args.data_dir.resolve()
     roots: list[Path | None] = [r.resolve() for r in args.sources] if args.sources else [None]
     envs = {root: sources_env(root) for root in roots}
-    prints = {root: package_fingerprint(envs[root]) for root in roots}
+    prints = {root: package_fingerprint(envs[root], root) for root in roots}
     label = {root: None if root is None else f"{root.name} {prints[root]}" for root in roots}
     fingerprint = ", ".join(prints.values())
     load = os.getloadavg()
@@ -291,7 +291,7 @@ def main() -> None:
     if any(r["problems"] for r in results):
         print("\nERROR: an audit failed, timed out or did not reproduce truth.json", file=sys.stderr)
         raise SystemExit(1)
-    if any(package_fingerprint(envs[root]) != prints[root] for root in roots):
+    if any(package_fingerprint(envs[root], root) != prints[root] for root in roots):
         print("\nERROR: the auditor's sources changed during the run", file=sys.stderr)
         raise SystemExit(2)
 
