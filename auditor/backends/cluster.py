@@ -370,6 +370,12 @@ class DaskManifest(FileManifest):
     def _count_values(self, column: str) -> GroupSplitCounts:
         """One column's counts, each bucket's groups made into rows per distinct value on its worker: what comes
         back is the counts themselves (a row per value), not every (hash, split) group with two values each."""
+        try:
+            return self._counted_values(column)
+        finally:
+            _release_freed()
+
+    def _counted_values(self, column: str) -> GroupSplitCounts:
         n_splits = self.split.n_values
         found = self._reduced([column], True, partial(_count_bucket, n_splits=n_splits), nout=2)
         parts, collided = [f[0] for f in found], [f[1] for f in found if f[1].num_rows]
@@ -663,6 +669,18 @@ def _map_groups(
 def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
     merged = merge_groups(parts, n_keys)
     return merged.filter(pc.greater(merged.column("rows"), 1))
+
+
+def _release_freed() -> None:
+    """Give back what a large gathering left: the results distributed's reference cycles still hold (freed only
+    by the cycle collector) and the heap pages glibc keeps after they are freed, which a stage working in
+    another thread (another malloc arena) would not reuse, so its peak would add to them."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _count_bucket(parts: list[pa.Table], n_keys: int, n_splits: int) -> tuple[ValueCounts, pa.Table]:
