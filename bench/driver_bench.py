@@ -2,7 +2,7 @@
 
     python bench/driver_bench.py --rows 1000000 10000000 30000000 [--configs groups links]
                                  [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--only STAGES]
-                                 [--json PATH]
+                                 [--sources DIR ...] [--json PATH]
 
 For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when
 missing) and each config, `audit run CONFIG --engine dask` runs as a child process in a session of its own
@@ -13,6 +13,8 @@ address space, so neither counts the other. The rusage wait4 returns for the dri
 Linux takes it as the largest of the driver and every descendant it has reaped, and a child made by fork
 and exec starts its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings
 are checked against truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1.
+With --sources, each audit runs once per checkout named (its root on PYTHONPATH), one after the other, so
+versions are compared side by side on the same data and load.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import IO
 BENCH = Path(__file__).resolve().parent
 CONFIGS = ("groups", "links")
 FIVE_BILLION = 5_000_000_000
+SOURCES = "sources"  # a result's key naming the checkout it ran, with --sources
 
 
 # --- /proc ------------------------------------------------------------------------------------------------------
@@ -77,11 +80,13 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def watch(cmd: list[str], timeout: float, interval: float = 0.1, cwd: Path | None = None) -> dict[str, object]:
+def watch(
+    cmd: list[str], timeout: float, interval: float = 0.1, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> dict[str, object]:
     """Run ``cmd`` in its own session, sampling its own VmHWM and each descendant's until it ends or
     ``timeout`` passes (then its process group is killed). Peaks in MB; stderr's tail when it fails."""
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env, start_new_session=True)
         return _sampled(proc, err, timeout, interval)
 
 
@@ -141,14 +146,25 @@ def audit_command(config: Path, out_dir: Path, scheduler: str | None, only: str 
     return cmd + (["--scheduler", scheduler] if scheduler else []) + (["--only", only] if only else [])
 
 
-def run_one(config: Path, want: dict[str, object], args: argparse.Namespace) -> dict[str, object]:
-    """One audit watched; its findings read back from the report and checked against ``want``."""
+def sources_env(root: Path | None) -> dict[str, str] | None:
+    """The environment of an audit of the checkout at ``root`` (first on PYTHONPATH); None: this one's own."""
+    if root is None:
+        return None
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def run_one(
+    config: Path, want: dict[str, object], args: argparse.Namespace, env: dict[str, str] | None = None
+) -> dict[str, object]:
+    """One audit watched (with ``env``, else this environment); its findings read back and checked against
+    ``want``."""
     from scale_bench import _facts, check
 
     from auditor.core.diff import load_report
 
     with tempfile.TemporaryDirectory(prefix="driver_bench_") as out:
-        result = watch(audit_command(config, Path(out), args.scheduler, args.only), args.timeout, args.interval)
+        command = audit_command(config, Path(out), args.scheduler, args.only)
+        result = watch(command, args.timeout, args.interval, env=env)
         if "timeout" not in result and "crash" not in result:
             report = load_report(Path(out) / "report.json")
             result["facts"] = _facts(report)
@@ -161,13 +177,13 @@ def run_one(config: Path, want: dict[str, object], args: argparse.Namespace) -> 
 # --- figures ----------------------------------------------------------------------------------------------------
 
 
-def slope(results: list[dict[str, object]], config: str) -> dict[str, float] | None:
-    """Bytes of driver peak per row between the two largest sizes of ``config`` that finished, and the
-    peak that line gives at 5 billion rows; None with fewer than two sizes."""
+def slope(results: list[dict[str, object]], config: str, sources: str | None = None) -> dict[str, float] | None:
+    """Bytes of driver peak per row between the two largest sizes of ``config`` (of the checkout ``sources``)
+    that finished, and the peak that line gives at 5 billion rows; None with fewer than two sizes."""
     done = sorted(
         (int(r["rows"]), float(r["driver_peak_mb"]))  # type: ignore[call-overload, arg-type]
         for r in results
-        if r["config"] == config and not r["problems"]
+        if r["config"] == config and r.get("sources") == sources and not r["problems"]
     )
     if len(done) < 2 or done[-1][0] == done[-2][0]:
         return None
@@ -182,9 +198,12 @@ def slope(results: list[dict[str, object]], config: str) -> dict[str, float] | N
 
 
 def table(results: list[dict[str, object]], timeout: float) -> str:
+    several = len({r.get("sources") for r in results}) > 1
     lines = [
-        "| rows | config | wall s | driver peak MB | largest worker MB | wait4 maxrss MB | load average | findings |",
-        "|---:|---|---:|---:|---:|---:|---:|---|",
+        "| rows | config |"
+        + (" sources |" if several else "")
+        + " wall s | driver peak MB | largest worker MB | wait4 maxrss MB | load average | findings |",
+        "|---:|---|" + ("---|" if several else "") + "---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         problems: list[str] = r["problems"]  # type: ignore[assignment]
@@ -192,7 +211,8 @@ def table(results: list[dict[str, object]], timeout: float) -> str:
         wall = f"timeout > {timeout:.0f}" if r.get("timeout") else f"{float(r['elapsed_s']):.1f}"  # type: ignore[arg-type]
         wait4 = r.get("wait4_maxrss_mb")
         lines.append(
-            f"| {int(r['rows']):,} | {r['config']} | {wall} | {float(r['driver_peak_mb']):.0f} | "  # type: ignore[call-overload, arg-type]
+            f"| {int(r['rows']):,} | {r['config']} | {f'{r.get(SOURCES)} | ' if several else ''}"  # type: ignore[call-overload]
+            f"{wall} | {float(r['driver_peak_mb']):.0f} | "  # type: ignore[arg-type]
             f"{f'{workers[0]:.0f}' if workers else '—'} | {'—' if wait4 is None else f'{float(wait4):.0f}'} | "  # type: ignore[arg-type]
             f"{float(r['loadavg']):.1f} | "  # type: ignore[arg-type]
             f"{'as truth.json' if not problems else 'WRONG: ' + '; '.join(problems)} |"
@@ -212,13 +232,24 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between /proc samples (default 0.1)")
     parser.add_argument("--scheduler", help="passed to the audit (default: a local cluster)")
     parser.add_argument("--only", help="passed to the audit: run only these stages (comma-separated)")
+    parser.add_argument(
+        "--sources",
+        type=Path,
+        nargs="+",
+        help="checkouts of split-auditor (their roots) to run in turn, each audit once per checkout (default: the "
+        "auditor this interpreter imports)",
+    )
     parser.add_argument("--json", type=Path, help="also save the results here")
     args = parser.parse_args()
     from run_bench import package_fingerprint, warm_page_cache
     from scale_bench import ensure_shape, expected
 
     args.data_dir = args.data_dir.resolve()
-    fingerprint = package_fingerprint()
+    roots: list[Path | None] = [r.resolve() for r in args.sources] if args.sources else [None]
+    envs = {root: sources_env(root) for root in roots}
+    prints = {root: package_fingerprint(envs[root], root) for root in roots}
+    label = {root: None if root is None else f"{root.name} {prints[root]}" for root in roots}
+    fingerprint = ", ".join(prints.values())
     load = os.getloadavg()
     print(f"auditor sources {fingerprint}; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     results: list[dict[str, object]] = []
@@ -226,25 +257,31 @@ def main() -> None:
         manifest, configs, _, truth = ensure_shape("random", rows, args.data_dir)
         warm_page_cache(manifest)
         for config in args.configs:
-            loadavg = os.getloadavg()[0]
-            r = run_one(configs[config], expected("random", config, truth), args)
-            r.update(rows=rows, config=config, loadavg=loadavg)
-            results.append(r)
-            workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
-            print(
-                f"  {config} {rows:,} rows: {float(r['elapsed_s']):.1f}s driver {float(r['driver_peak_mb']):.0f} MB "  # type: ignore[arg-type]
-                f"workers {', '.join(f'{w:.0f}' for w in workers)} MB load {loadavg:.2f}"
-                + (f" PROBLEMS {r['problems']}" if r["problems"] else ""),
-                file=sys.stderr,
-                flush=True,
-            )
+            for root in roots:
+                loadavg = os.getloadavg()[0]
+                r = run_one(configs[config], expected("random", config, truth), args, envs[root])
+                r.update(rows=rows, config=config, loadavg=loadavg)
+                if root is not None:
+                    r[SOURCES] = label[root]
+                results.append(r)
+                workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
+                print(
+                    f"  {config} {rows:,} rows{f' ({label[root]})' if root else ''}: {float(r['elapsed_s']):.1f}s "  # type: ignore[arg-type]
+                    f"driver {float(r['driver_peak_mb']):.0f} MB "  # type: ignore[arg-type]
+                    f"workers {', '.join(f'{w:.0f}' for w in workers)} MB load {loadavg:.2f}"
+                    + (f" PROBLEMS {r['problems']}" if r["problems"] else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
     print(f"\nload average at end {os.getloadavg()[0]:.2f}\n")
     print(table(results, args.timeout))
-    slopes = {c: slope(results, c) for c in args.configs}
-    for config, s in slopes.items():
+    slopes = {
+        " ".join(filter(None, [c, label[root]])): slope(results, c, label[root]) for c in args.configs for root in roots
+    }
+    for name, s in slopes.items():
         if s:
             print(
-                f"{config}: {s['bytes_per_row']:.0f} bytes a row of driver peak from {s['from_rows']:,.0f} to "
+                f"{name}: {s['bytes_per_row']:.0f} bytes a row of driver peak from {s['from_rows']:,.0f} to "
                 f"{s['to_rows']:,.0f} rows; at 5,000,000,000 rows {s['five_billion_gb']:.0f} GB"
             )
     if args.json:
@@ -254,7 +291,7 @@ def main() -> None:
     if any(r["problems"] for r in results):
         print("\nERROR: an audit failed, timed out or did not reproduce truth.json", file=sys.stderr)
         raise SystemExit(1)
-    if package_fingerprint() != fingerprint:
+    if any(package_fingerprint(envs[root], root) != prints[root] for root in roots):
         print("\nERROR: the auditor's sources changed during the run", file=sys.stderr)
         raise SystemExit(2)
 

@@ -139,13 +139,16 @@ def bench_size(rows: int, manifest: Path, config: Path, repeat: int) -> dict[str
     }
 
 
-def package_fingerprint() -> str:
-    """sha256 over the imported auditor package's .py files, to notice code changing during the run."""
+def package_fingerprint(env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
+    """sha256 over the auditor package's .py files a child with ``env`` imports, to notice code changing during
+    the run (``python -c`` puts its working folder first on its path: ``cwd`` is the checkout's root)."""
     where = subprocess.run(
         [sys.executable, "-c", "import auditor, os; print(os.path.dirname(auditor.__file__))"],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
+        cwd=cwd,
     ).stdout.strip()
     digest = hashlib.sha256()
     for f in sorted(Path(where).rglob("*.py")):

@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,14 @@ from auditor.backends.hashed import (
 )
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import AuditError, StageInputError
-from auditor.manifest.groupcounts import from_grouped, grouped_columns
+from auditor.manifest.groupcounts import (
+    ValueCounts,
+    empty_value_counts,
+    from_grouped,
+    from_value_counts,
+    grouped_columns,
+    value_counts,
+)
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
 from auditor.manifest.table import SPLIT_COLUMN
@@ -338,7 +346,9 @@ class DaskManifest(FileManifest):
         return drop_blank(codes, values)
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
-        name = columns[0] if len(columns) == 1 else compound_label(list(columns))
+        if len(columns) == 1:
+            return self._count_values(columns[0])
+        name = compound_label(list(columns))
         n = len(columns)
         groups = self._groups(list(columns), with_split=True)
         ok = pure(groups, n)
@@ -356,6 +366,32 @@ class DaskManifest(FileManifest):
             grouped = pa.concat_tables([grouped, exact.cast(grouped.schema)])
         grouped = grouped.sort_by([("first", "ascending")])
         return from_grouped(grouped.rename_columns(grouped_columns(n)), columns, self.split.n_values, name)
+
+    def _count_values(self, column: str) -> GroupSplitCounts:
+        """One column's counts, each bucket's groups made into rows per distinct value on its worker: what comes
+        back is the counts themselves (a row per value), not every (hash, split) group with two values each."""
+        try:
+            return self._counted_values(column)
+        finally:
+            _release_freed()
+
+    def _counted_values(self, column: str) -> GroupSplitCounts:
+        n_splits = self.split.n_values
+        found = self._reduced([column], True, partial(_count_bucket, n_splits=n_splits), nout=2)
+        parts, collided = [f[0] for f in found], [f[1] for f in found if f[1].num_rows]
+        del found
+        exact = None
+        if collided:  # groups whose hash two values share: counted again from their rows' values
+            rows = self._rows_of(pa.concat_tables(collided), [column], with_split=True)
+            allow_unaligned()
+            grouped = rows.group_by(["v0", SPLIT], use_threads=False).aggregate(
+                [(ROW, "count"), (ROW, "min"), (ROW, "max")]
+            )
+            tail = _grouped_tail(grouped, exact_names=True)
+            exact = value_counts(
+                pa.table({"k0": grouped.column("v0"), **tail}).rename_columns(grouped_columns(1)), n_splits
+            )
+        return from_value_counts(parts, exact, column, n_splits)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # Two passes: hashes alone find the few that repeat (a column of ids shuffles 8 bytes a row, not two
@@ -475,6 +511,21 @@ class DaskManifest(FileManifest):
     ) -> pa.Table:
         """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from; without
         ``values`` the hashes and rows alone; with ``among``, only the rows whose hashes it lists."""
+        reduce = _merge_repeated if repeated else merge_groups
+        tables = self._reduced(columns, with_split, reduce, values=values, among=among)
+        filled = [t for t in tables if t.num_rows]
+        return pa.concat_tables(filled) if filled else tables[0]
+
+    def _reduced(
+        self,
+        columns: list[str],
+        with_split: bool,
+        reduce: Callable[[list[pa.Table], int], Any],
+        values: bool = True,
+        among: pa.Table | None = None,
+        nout: int | None = None,
+    ) -> list[Any]:
+        """``reduce(groups, n_keys)`` of each bucket of the pieces' partial groups, as ``_groups`` makes them."""
         splits = self._piece_splits(with_split)
         n, b = len(columns), self._n_buckets
         wanted = self._cluster.put(among) if among is not None else None
@@ -482,11 +533,8 @@ class DaskManifest(FileManifest):
             _delayed(_map_groups, nout=b)(p, columns, s, b, values, wanted)
             for p, s in zip(self._pieces, splits, strict=True)
         ]
-        reduce = _merge_repeated if repeated else merge_groups
-        merged = [_delayed(reduce)([m[j] for m in maps], n) for j in range(b)]
-        tables = self._cluster_compute(merged)
-        filled = [t for t in tables if t.num_rows]
-        return pa.concat_tables(filled) if filled else tables[0]
+        merged = [_delayed(reduce, nout=nout)([m[j] for m in maps], n) for j in range(b)]
+        return self._cluster_compute(merged)
 
     def _rows_of(self, groups: pa.Table, columns: list[str], with_split: bool) -> pa.Table:
         """Every row whose key hashes are those of ``groups``: their values (v0..), row numbers and split."""
@@ -621,6 +669,32 @@ def _map_groups(
 def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
     merged = merge_groups(parts, n_keys)
     return merged.filter(pc.greater(merged.column("rows"), 1))
+
+
+def _release_freed() -> None:
+    """Give back what a large gathering left: the results distributed's reference cycles still hold (freed only
+    by the cycle collector) and the heap pages glibc keeps after they are freed, which a stage working in
+    another thread (another malloc arena) would not reuse, so its peak would add to them."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def _count_bucket(parts: list[pa.Table], n_keys: int, n_splits: int) -> tuple[ValueCounts, pa.Table]:
+    """A bucket's groups of one key merged, its sound groups as counts per distinct value, and the hashes and
+    splits of those whose hash two values share (their rows are grouped again by value)."""
+    merged = merge_groups(parts, n_keys)
+    if "lo0" not in merged.column_names:  # no piece at all: nothing to count
+        return empty_value_counts(n_splits), pa.table(
+            {"h0": pa.array([], pa.uint64()), SPLIT: pa.array([], pa.int64())}
+        )
+    ok = pure(merged, n_keys)
+    kept = merged.filter(pa.array(ok))
+    grouped = pa.table({"k0": kept.column("lo0"), **_grouped_tail(kept)}).rename_columns(grouped_columns(1))
+    return value_counts(grouped, n_splits), merged.filter(pa.array(~ok)).select(["h0", SPLIT])
 
 
 def _rows_hashed(

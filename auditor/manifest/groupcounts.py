@@ -138,6 +138,118 @@ def from_grouped(grouped: pa.Table, columns: Sequence[str], n_splits: int, name:
     return GroupSplitCounts(key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)
 
 
+@dataclass(frozen=True, eq=False)
+class ValueCounts:
+    """Some distinct values of a one-column key with their rows per split, not yet numbered: a part of
+    GroupSplitCounts that an engine makes where the rows are (one bucket of a cluster's grouping)."""
+
+    values: pa.Array  # distinct values, each once
+    earliest: np.ndarray  # (values,) first manifest row of each value in any split
+    counts: np.ndarray  # (values, splits) as GroupSplitCounts
+    first_row: np.ndarray
+    last_row: np.ndarray
+    missing: np.ndarray  # (splits,) rows whose key is null or blank
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.earliest, self.counts, self.first_row, self.last_row, self.missing)
+        return int(self.values.nbytes) + sum(a.nbytes for a in arrays)
+
+
+_CELLS = ("counts", "first_row", "last_row")
+
+
+def value_counts(grouped: pa.Table, n_splits: int) -> ValueCounts:
+    """One row per (value, split) present (columns as grouped_columns(1)) to one row per distinct value."""
+    split = grouped[_SPLIT].to_numpy().astype(np.int64)
+    count = grouped["rows"].to_numpy().astype(np.int64)
+    missing_key = _blank_or_null(grouped["k0"])
+    has_split = split >= 0
+    lost = missing_key & has_split
+    missing = np.bincount(split[lost], weights=count[lost], minlength=n_splits).astype(np.int64)
+    kept = grouped.filter(pa.array(~missing_key & has_split))
+    codes, values = encode_column(kept["k0"])
+    n = len(values)
+    flat = codes.astype(np.int64) * n_splits + kept[_SPLIT].to_numpy().astype(np.int64)
+    counts = np.zeros(n * n_splits, dtype=np.int64)
+    counts[flat] = kept["rows"].to_numpy()
+    first, last = np.full(n * n_splits, -1, dtype=np.int64), np.full(n * n_splits, -1, dtype=np.int64)
+    first[flat] = kept["first"].to_numpy()
+    last[flat] = kept["last"].to_numpy()
+    earliest = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(earliest, codes, kept["first"].to_numpy())
+    shape = (n, n_splits)
+    return ValueCounts(values, earliest, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)
+
+
+def from_value_counts(
+    parts: Sequence[ValueCounts], exact: ValueCounts | None, name: str, n_splits: int
+) -> GroupSplitCounts:
+    """GroupSplitCounts from parts whose values are disjoint, numbered in order of their first row as
+    from_grouped numbers them. ``exact`` (regrouped hash collisions) may list a value of the parts again, with
+    its rows of other splits: its cells are added where the value is already listed."""
+    if exact is not None:
+        parts = [_fold_in(_concat_value_counts(parts, n_splits), exact)]
+    filled = [p for p in parts if len(p.values)] or list(parts[:1]) or [empty_value_counts(n_splits)]
+    order = np.argsort(np.concatenate([p.earliest for p in filled]), kind="stable")
+    values = pa.concat_arrays([p.values.cast(filled[0].values.type) for p in filled]).take(pa.array(order))
+    # One array at a time, each joined and put in order: the driver holds the parts and the result, and one
+    # joined array besides, never every array twice.
+    counts, first, last = (np.concatenate([getattr(p, a) for p in filled])[order] for a in _CELLS)
+    missing = sum((p.missing for p in parts), np.zeros(n_splits, dtype=np.int64))
+    key = single_key(name, np.arange(len(values), dtype=CODE), values)
+    return GroupSplitCounts(key, counts, first, last, missing)
+
+
+def empty_value_counts(n_splits: int) -> ValueCounts:
+    """No values: what a part of a grouping with no rows holds."""
+    empty = np.zeros((0, n_splits), dtype=np.int64)
+    return ValueCounts(
+        pa.array([], pa.string()), np.zeros(0, np.int64), empty, empty, empty, np.zeros(n_splits, np.int64)
+    )
+
+
+def _concat_value_counts(parts: Sequence[ValueCounts], n_splits: int) -> ValueCounts:
+    filled = [p for p in parts if len(p.values)] or list(parts[:1]) or [empty_value_counts(n_splits)]
+    return ValueCounts(
+        pa.concat_arrays([p.values.cast(filled[0].values.type) for p in filled]),
+        np.concatenate([p.earliest for p in filled]),
+        np.concatenate([p.counts for p in filled]),
+        np.concatenate([p.first_row for p in filled]),
+        np.concatenate([p.last_row for p in filled]),
+        sum((p.missing for p in parts), np.zeros(n_splits, dtype=np.int64)),
+    )
+
+
+def _fold_in(base: ValueCounts, extra: ValueCounts) -> ValueCounts:
+    """``base`` with the cells of ``extra`` added: a value of both holds its rows of each split in one of them."""
+    missing = base.missing + extra.missing
+    if not len(extra.values):
+        return ValueCounts(base.values, base.earliest, base.counts, base.first_row, base.last_row, missing)
+    if not len(base.values):
+        return ValueCounts(extra.values, extra.earliest, extra.counts, extra.first_row, extra.last_row, missing)
+    at = pc.index_in(extra.values.cast(base.values.type), value_set=base.values)
+    where = pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    found = where >= 0
+    counts, first, last = base.counts.copy(), base.first_row.copy(), base.last_row.copy()
+    earliest = base.earliest.copy()
+    hit, src = where[found], np.flatnonzero(found)
+    cells = extra.counts[src] > 0
+    counts[hit] += extra.counts[src]
+    first[hit] = np.where(cells, extra.first_row[src], first[hit])
+    last[hit] = np.where(cells, extra.last_row[src], last[hit])
+    earliest[hit] = np.minimum(earliest[hit], extra.earliest[src])
+    new = np.flatnonzero(~found)
+    return ValueCounts(
+        pa.concat_arrays([base.values, extra.values.take(pa.array(new)).cast(base.values.type)]),
+        np.concatenate([earliest, extra.earliest[new]]),
+        np.concatenate([counts, extra.counts[new]]),
+        np.concatenate([first, extra.first_row[new]]),
+        np.concatenate([last, extra.last_row[new]]),
+        missing,
+    )
+
+
 def counts_from_rows(
     rows: np.ndarray, codes: np.ndarray, values: pa.Array, split_codes: np.ndarray, n_splits: int, name: str
 ) -> GroupSplitCounts:

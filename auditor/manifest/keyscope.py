@@ -66,17 +66,26 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     if len(normal) <= MAX_LISTED:  # the values are listed (as first spelled): the exact path, on few values
         return scope_of(values.to_pylist(), counts)
     ordered = sorted_text(normal)
-    texts: list[str] = ordered.to_pylist()
-    if pc.any(pc.match_substring_regex(ordered, _JSON_ESCAPED)).as_py():
-        dumped = json.dumps(texts, ensure_ascii=False)
-    else:  # the same text json.dumps writes, without escaping a million strings one by one
-        dumped = '["' + '", "'.join(texts) + '"]'
+    # json.dumps's text of the sorted list, made and hashed in Arrow: no Python string per value.
+    quoted = _respelled(ordered, np.zeros(0, dtype=np.int64), _JSON_ESCAPED, _json_string, quote=True)
     return Scope(
         values=(),
-        n_values=len(texts),
-        digest=hashlib.sha256(dumped.encode("utf-8")).hexdigest(),
+        n_values=len(ordered),
+        digest=_list_digest(quoted),
         counts=None if counts is None else dict(counts),
     )
+
+
+def _list_digest(quoted: pa.Array) -> str:
+    """sha256 of json.dumps(list, ensure_ascii=False) from its items already written as JSON strings:
+    "[" + ", ".join(items) + "]", joined in Arrow."""
+    items = quoted.cast(pa.large_string())  # the joined text may pass 2 GB
+    whole = pa.LargeListArray.from_arrays(pa.array([0, len(items)], pa.int64()), items)
+    joined = pc.binary_join(whole, pa.scalar(", ", pa.large_string()))[0]
+    digest = hashlib.sha256(b"[")
+    digest.update(joined.as_buffer())  # Arrow's bytes, not a copy
+    digest.update(b"]")
+    return digest.hexdigest()
 
 
 def sorted_text(values: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -227,14 +236,8 @@ class KeyScopes:
             first = np.full(len(self.quoted), len(at), dtype=np.int64)
             np.minimum.at(first, rank, np.arange(len(at), dtype=np.int64))
             spellings = self.labels.take(pa.array(at[first[ranks]])).to_pylist()
-        # set_digest's bytes: json.dumps of the sorted list is "[" + ", ".join(its JSON strings) + "]".
-        items = self.quoted.take(pa.array(ranks)).cast(pa.large_string())  # the joined text may pass 2 GB
-        whole = pa.LargeListArray.from_arrays(pa.array([0, len(items)], pa.int64()), items)
-        joined = pc.binary_join(whole, pa.scalar(", ", pa.large_string()))[0]
-        digest = hashlib.sha256(b"[")
-        digest.update(joined.as_buffer())  # Arrow's bytes, not a copy
-        digest.update(b"]")
-        return digested_scope(len(ranks), digest.hexdigest(), spellings, counts)
+        # set_digest's bytes: json.dumps of the sorted list.
+        return digested_scope(len(ranks), _list_digest(self.quoted.take(pa.array(ranks))), spellings, counts)
 
 
 def _respelled(

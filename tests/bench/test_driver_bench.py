@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -74,3 +75,35 @@ def test_slope_between_the_two_largest_finished_sizes(bench: tuple[ModuleType, M
     assert s["five_billion_gb"] == pytest.approx((2000 * 2**20 + s["bytes_per_row"] * 4_970_000_000) / 1e9)
     assert driver_bench.slope(results[:1], "links") is None
     assert driver_bench.slope(results, "groups") is None
+
+
+def test_checkouts_compared_side_by_side_keep_their_own_slope_and_column(
+    bench: tuple[ModuleType, ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    *_, driver_bench = bench
+    assert driver_bench.sources_env(None) is None  # this interpreter's own auditor
+    env = driver_bench.sources_env(tmp_path)
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(tmp_path)  # the checkout's package comes first
+
+    def result(rows: int, mb: float, sources: str) -> dict[str, object]:
+        return {
+            "rows": rows,
+            "config": "groups",
+            "driver_peak_mb": mb,
+            "problems": [],
+            "sources": sources,
+            "elapsed_s": 1.0,
+            "worker_peaks_mb": [],
+            "loadavg": 0.0,
+        }
+
+    results = [
+        result(r, mb * k, s) for r, mb in ((1_000_000, 100.0), (3_000_000, 300.0)) for s, k in (("a", 2), ("b", 1))
+    ]
+    a, b = driver_bench.slope(results, "groups", "a"), driver_bench.slope(results, "groups", "b")
+    assert a is not None and b is not None and a["bytes_per_row"] == pytest.approx(2 * b["bytes_per_row"])
+    assert driver_bench.slope(results, "groups") is None  # no result of this interpreter's own checkout
+    rows = driver_bench.table(results, 60.0).splitlines()
+    assert rows[0].startswith("| rows | config | sources |") and rows[2].startswith(
+        "| 1,000,000 | groups | a | 1.0 | 200 |"
+    )

@@ -5,7 +5,14 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes, from_grouped, grouped_columns
+from auditor.manifest.groupcounts import (
+    GroupSplitCounts,
+    counts_from_codes,
+    from_grouped,
+    from_value_counts,
+    grouped_columns,
+    value_counts,
+)
 from auditor.manifest.keycodes import compound_key, encode_column, single_key
 
 _VALUE = st.sampled_from(["a", "b", "B", " ", "", None, "c d", "é"])
@@ -58,3 +65,21 @@ def test_dictionary_codes_are_renumbered_by_first_row() -> None:
     grouped = counts_from_codes(single_key("w", *encode_column(column)), np.array([0, 0, 1], dtype=np.int32), 2)
     assert grouped.key.labels(np.arange(grouped.key.n_values)) == ["early", "late"]
     assert grouped.counts.tolist() == [[1, 1], [1, 0]]
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.lists(st.tuples(_VALUE, _SPLIT), min_size=1, max_size=30), deal=st.data())
+def test_counts_per_value_from_parts_equal_the_grouped_counts(
+    data: list[tuple[str | None, int]], deal: st.DataObject
+) -> None:
+    """Counts made per distinct value in disjoint parts (a cluster's buckets), plus regrouped collisions that
+    list values of the parts again in other splits, are the counts of the whole grouping."""
+    column = [d[0] for d in data]
+    whole = _grouped([column], np.array([d[1] for d in data], dtype=np.int64))
+    values = whole["k0"].to_pylist()
+    bucket_of = {v: deal.draw(st.integers(0, 2)) for v in dict.fromkeys(values)}
+    bucket = np.array([bucket_of[v] for v in values])
+    to_exact = np.array(deal.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values))), dtype=bool)
+    parts = [value_counts(whole.filter(pa.array((bucket == b) & ~to_exact)), 3) for b in range(3)]
+    exact = value_counts(whole.filter(pa.array(to_exact)), 3) if to_exact.any() else None
+    _same(from_value_counts(parts, exact, "w", 3), from_grouped(whole, ["w"], 3, "w"))

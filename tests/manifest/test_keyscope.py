@@ -207,3 +207,21 @@ def test_at_max_listed_normal_forms_the_first_spellings_given_are_listed() -> No
         assert want.n_values == MAX_LISTED and want.listed
         assert scopes.scope(codes, {"groups": len(codes)}) == want
     assert scopes.scope(every) == scope_of(key.labels(every)) and scopes.scope(every).values == ()
+
+
+def test_many_values_are_digested_without_a_python_string_each() -> None:
+    """Past MAX_LISTED the digest of the sorted normal forms is made in Arrow: what Python allocates stays
+    below what one str object a value takes (about 60 bytes for these, before the list holding them)."""
+    import tracemalloc
+
+    n = 200_000
+    values = pa.array([f"src-{i:07d}" for i in range(n)])
+    expected = text_scope(values)
+    tracemalloc.start()
+    try:
+        found = text_scope(values)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == expected and found.n_values == n
+    assert peak / n < 50, f"{peak / n:.0f} bytes a value"
