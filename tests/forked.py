@@ -88,10 +88,15 @@ def forkable(argv: Sequence[str]) -> str | None:
         return None
     if list(argv[:3]) == [sys.executable, "-m", "auditor.cli"]:
         return "module"
-    script = shutil.which("audit", path=str(Path(sys.executable).parent))
+    script = _script()
     if script is not None and str(argv[0]) in (script, "audit"):
         return "script"
     return None
+
+
+def _script() -> str | None:
+    """The `audit` console script of this interpreter's environment."""
+    return shutil.which("audit", path=str(Path(sys.executable).parent))
 
 
 class ForkedProcess:
@@ -275,7 +280,7 @@ def popen(
     if entry == "module":
         child_argv = [str(REPO / "auditor" / "cli" / "__main__.py"), *args[3:]]
     else:
-        child_argv = [str(shutil.which("audit", path=str(Path(sys.executable).parent))), *args[1:]]
+        child_argv = [str(_script()), *args[1:]]
     opened: list[int] = []  # our ends of the pipes
     given: list[int] = []  # the child's ends, closed here once passed
 

@@ -190,7 +190,7 @@ def from_value_counts(
     its rows of other splits: its cells are added where the value is already listed."""
     if exact is not None:
         parts = [_fold_in(_concat_value_counts(parts, n_splits), exact)]
-    filled = [p for p in parts if len(p.values)] or list(parts[:1]) or [empty_value_counts(n_splits)]
+    filled = _filled(parts, n_splits)
     order = np.argsort(np.concatenate([p.earliest for p in filled]), kind="stable")
     values = pa.concat_arrays([p.values.cast(filled[0].values.type) for p in filled]).take(pa.array(order))
     # One array at a time, each joined and put in order: the driver holds the parts and the result, and one
@@ -209,8 +209,13 @@ def empty_value_counts(n_splits: int) -> ValueCounts:
     )
 
 
+def _filled(parts: Sequence[ValueCounts], n_splits: int) -> list[ValueCounts]:
+    """The parts that hold values; one empty part when none does, so their arrays still join."""
+    return [p for p in parts if len(p.values)] or list(parts[:1]) or [empty_value_counts(n_splits)]
+
+
 def _concat_value_counts(parts: Sequence[ValueCounts], n_splits: int) -> ValueCounts:
-    filled = [p for p in parts if len(p.values)] or list(parts[:1]) or [empty_value_counts(n_splits)]
+    filled = _filled(parts, n_splits)
     return ValueCounts(
         pa.concat_arrays([p.values.cast(filled[0].values.type) for p in filled]),
         np.concatenate([p.earliest for p in filled]),
