@@ -39,6 +39,7 @@ from auditor.backends.hashed import (
     read_piece,
     rows_with_hashes,
 )
+from auditor.backends.heap import release_freed
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import AuditError, StageInputError
 from auditor.manifest.groupcounts import (
@@ -51,6 +52,7 @@ from auditor.manifest.groupcounts import (
 )
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
+from auditor.manifest.readers import open_parquet
 from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
@@ -312,27 +314,44 @@ class DaskManifest(FileManifest):
     # -- the accessors' work, as map-reduce over the pieces --------------------------------------------------
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        try:
+            return self._encoded_here(column)
+        finally:
+            release_freed()
+
+    def _encoded_here(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
-            return encode_column(self._read_column(column))  # one small integer column: as the memory engine
-        groups = self._groups([column], with_split=False)
-        groups = groups.filter(pc.greater(groups.column("n0"), 0))
-        values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False)
+            return self._encode_dictionary(column)  # one small integer column: as the memory engine
+        # Each bucket keeps what coding needs of its values (hash, first row, the value) and the hashes two values
+        # share: the driver never holds a group's other columns, nor every group twice while it filters them.
+        found = self._reduced([column], False, _distinct_bucket, nout=2)
+        distinct = [f[0] for f in found if f[0].num_rows]
+        collided = [f[1] for f in found if f[1].num_rows]
+        del found
+        kept = pa.concat_tables(distinct) if distinct else _empty_distinct(self._arrow_type(column))
+        del distinct
+        values, first, hashes, by_hash, exact = self._resolve_kept(
+            kept, pa.concat_tables(collided) if collided else None, [column], with_split=False
+        )
+        del kept
         order = np.argsort(first, kind="stable")
+        del first
         values = values.take(pa.array(order))
-        code_of = np.empty(len(order), dtype=np.int64)
-        code_of[order] = np.arange(len(order))
-        # Each row's code by its hash, looked up among the groups that are one value each.
-        hashed = np.flatnonzero(by_hash)
-        sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
-        sorted_hashes = hashes[sorted_at]
         if len(values) > np.iinfo(CODE).max:
             raise StageInputError(
                 f"{self._sources[0].path}: column '{column}' has {len(values):,} distinct values, more than a key's "
                 "codes hold; a column of (nearly) distinct values is a content digest or an id, not a group key"
             )
+        code_of = np.empty(len(order), dtype=CODE)
+        code_of[order] = np.arange(len(order), dtype=CODE)
+        del order
         # Each row's code by its hash, looked up on the workers among the groups that are one value each; the
         # codes come back a batch of pieces at a time, so only the codes themselves pile up here.
-        table = self._cluster.put((sorted_hashes, code_of[sorted_at].astype(CODE)))
+        hashed = np.flatnonzero(by_hash)
+        sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
+        del hashed
+        table = self._cluster.put((hashes[sorted_at], code_of[sorted_at]))
+        del sorted_at, hashes
         codes = np.full(self._rows, MISSING, dtype=CODE)
         batch = 4 * self._cluster.threads
         for lo in range(0, len(self._pieces), batch):
@@ -341,6 +360,7 @@ class DaskManifest(FileManifest):
                 pieces, self._cluster_compute([_delayed(_piece_codes)(p, column, table) for p in pieces]), strict=True
             ):
                 codes[piece.offset : piece.offset + len(block)] = block
+        del table
         if exact is not None:  # rows of collided hashes: their codes come from their values
             codes[exact[0]] = code_of[exact[1]]
         return drop_blank(codes, values)
@@ -373,7 +393,7 @@ class DaskManifest(FileManifest):
         try:
             return self._counted_values(column)
         finally:
-            _release_freed()
+            release_freed()
 
     def _counted_values(self, column: str) -> GroupSplitCounts:
         n_splits = self.split.n_values
@@ -425,6 +445,19 @@ class DaskManifest(FileManifest):
             rows, codes = np.concatenate([rows, exact[0]]), np.concatenate([codes, exact[1]])
         order = np.argsort(rows, kind="stable")
         return rows[order].astype(np.int64), codes[order].astype(np.int64), values
+
+    def per_split(
+        self, column: str, codes: Sequence[int], reduce: Callable[[pa.Array], np.ndarray]
+    ) -> dict[int, list[np.ndarray]]:
+        # Each piece's rows of each split reduced on its worker (its row hashes, say): only what reduce gives
+        # comes back, never the values themselves.
+        splits = self._piece_splits(True)
+        tasks = [
+            _delayed(_piece_per_split)(p, column, s, list(codes), reduce)
+            for p, s in zip(self._pieces, splits, strict=True)
+        ]
+        found = self._cluster_compute(tasks)
+        return {c: [f[c] for f in found] for c in codes}
 
     def mostly_distinct(self, column: str) -> bool:
         # k minimum values over every row: a sample cannot tell values held five times each from distinct ones.
@@ -551,12 +584,24 @@ class DaskManifest(FileManifest):
         """Distinct values of a one-column grouping with their first rows and hashes, which of them are found
         by their hash (the others' hash collided), and the rows of collided values with their value's index."""
         ok = pure(groups, 1)
-        kept = groups.filter(pa.array(ok))
+        kept = groups.filter(pa.array(ok)).select(["h0", "first", "lo0"])
+        collided = None if ok.all() else groups.filter(pa.array(~ok))
+        return self._resolve_kept(kept, collided, columns, with_split, repeated)
+
+    def _resolve_kept(
+        self,
+        kept: pa.Table,
+        collided: pa.Table | None,
+        columns: list[str],
+        with_split: bool,
+        repeated: bool = False,
+    ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """_resolve from the groups that are one value each (h0, first, lo0) and the hashes that collided."""
         values, first = kept.column("lo0").combine_chunks(), kept.column("first").to_numpy()
         hashes = kept.column("h0").to_numpy()
-        if ok.all():
+        if collided is None or not collided.num_rows:
             return values, first, hashes, np.ones(len(hashes), dtype=bool), None
-        rows = self._rows_of(groups.filter(pa.array(~ok)), columns, with_split)
+        rows = self._rows_of(collided, columns, with_split)
         codes, distinct = encode_column(rows.column("v0"), blank_is_missing=False)
         row_numbers = rows.column(ROW).to_numpy()
         present = codes >= 0
@@ -671,16 +716,21 @@ def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
     return merged.filter(pc.greater(merged.column("rows"), 1))
 
 
-def _release_freed() -> None:
-    """Give back what a large gathering left: the results distributed's reference cycles still hold (freed only
-    by the cycle collector) and the heap pages glibc keeps after they are freed, which a stage working in
-    another thread (another malloc arena) would not reuse, so its peak would add to them."""
-    import ctypes
-    import gc
+def _distinct_bucket(parts: list[pa.Table], n_keys: int) -> tuple[pa.Table, pa.Table]:
+    """A bucket's groups of one key merged: the hash, first row and value of each group that is one value, and
+    the hashes two values share (their rows are coded again by value). Groups of nulls only are left out."""
+    merged = merge_groups(parts, n_keys)
+    if "lo0" not in merged.column_names:  # no piece at all: nothing to code
+        return merged.slice(0, 0).select(["h0", "first"]), merged.slice(0, 0).select(["h0"])
+    merged = merged.filter(pc.greater(merged.column("n0"), 0))
+    ok = pure(merged, n_keys)
+    return merged.filter(pa.array(ok)).select(["h0", "first", "lo0"]), merged.filter(pa.array(~ok)).select(["h0"])
 
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+def _empty_distinct(value_type: pa.DataType) -> pa.Table:
+    return pa.table(
+        {"h0": pa.array([], pa.uint64()), "first": pa.array([], pa.int64()), "lo0": pa.array([], value_type)}
+    )
 
 
 def _count_bucket(parts: list[pa.Table], n_keys: int, n_splits: int) -> tuple[ValueCounts, pa.Table]:
@@ -730,6 +780,19 @@ def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarra
     at = np.minimum(np.searchsorted(wanted, h), max(len(wanted) - 1, 0))
     hit = valid & (wanted[at] == h) if len(wanted) else np.zeros(len(h), dtype=bool)
     return np.flatnonzero(hit) + piece.offset, h[hit]
+
+
+def _piece_per_split(
+    piece: Piece,
+    column: str,
+    split_names: list[str] | np.ndarray | None,
+    codes: list[int],
+    reduce: Callable[[pa.Array], np.ndarray],
+) -> dict[int, np.ndarray]:
+    """``reduce`` of the piece's values of ``column`` (as the files hold them) in the rows of each split code."""
+    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
+    return {c: reduce(values.filter(pa.array(split == c))) for c in codes}
 
 
 def _sketch(piece: Piece, column: str) -> tuple[np.ndarray, int]:
