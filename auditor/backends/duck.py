@@ -24,7 +24,7 @@ from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, p
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
-from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
+from auditor.manifest.keycodes import CODE, MISSING, drop_blank
 from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class DuckManifest(FileManifest):
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
             # Read as the in-memory engine reads it (dictionary order, not first-seen): one integer column.
-            return encode_column(self._read_column(column))
+            return self._encode_dictionary(column)
         q = _ident(column)
         not_nan = f" AND NOT isnan({q})" if pa.types.is_floating(self._types[column]) else ""
         query = f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL{not_nan} GROUP BY 1 ORDER BY first"

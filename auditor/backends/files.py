@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import cast
@@ -19,10 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.backends.engines import InMemoryOnlyError
+from auditor.backends.heap import release_freed
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.content import Digests
 from auditor.manifest.folds import FoldPatterns, fold_patterns
+from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, drop_blank, encode_column
 from auditor.manifest.readers import (
     MissingColumnsError,
     detect_format,
@@ -43,12 +45,14 @@ from auditor.manifest.table import (
 )
 
 ROW = "_row"  # the column of manifest row numbers in what an engine returns
-# A superset of the values spelling.py's byte scan flags (upper-case ASCII, any non-ASCII byte, whitespace
-# at either end, ASCII punctuation or a symbol at either end, a number that may not be written canonically,
-# one with an exponent): only these rows are read for spellings.
+BLOCK_ROWS = 1 << 22  # rows of codes gone through at once: its masks stay a few MB
+# Every value whose normal form differs from it matches (upper-case ASCII, any non-ASCII byte, whitespace at
+# either end, ASCII punctuation or a symbol at either end, a value of number characters only that starts with
+# 0 or ends with 0 or a point, one with an exponent): only these rows are read for spellings. The number
+# clauses ask for number characters throughout, so a hex digest that starts with 0 is not read for them.
 MAYBE_NOT_NORMAL = (
-    r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^[+.0-]|^[0-9].*[0.]$|^[0-9][0-9.]*e[+-]?[0-9]+$"
-    r"|^[!-/:-@\[-`{-~]|[!-/:-@\[-`{-~]$"
+    r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^0[0-9.e+-]*$|^[0-9][0-9.e+-]*[0.]$"
+    r"|^[0-9][0-9.]*e[+-]?[0-9]+$|^[!-/:-@\[-`{-~]|[!-/:-@\[-`{-~]$"
 )
 
 
@@ -208,6 +212,11 @@ class FileManifest(Manifest):
         inverse[order] = np.arange(len(order))
         return taken.take(pa.array(inverse))
 
+    def stage_done(self) -> None:
+        # A stage's per-row arrays are freed when it ends; giving their pages back keeps the next stage's peak
+        # from adding to them (at 30M rows, hundreds of MB a stage).
+        release_freed()
+
     def _digest_files(self) -> str:
         if self._remote:
             return remote_digest([str(s.path) for s in self._sources])
@@ -252,6 +261,69 @@ class FileManifest(Manifest):
     def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
         """Row numbers (ROW) and values (v) of the rows whose value is one of ``values``, by row."""
         raise NotImplementedError
+
+    def _encode_dictionary(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        """encode_column of the split column (or a dictionary column) read a row group at a time into one array
+        of codes: the whole column, its unified copy and its conversions are never held at once, which at 100M
+        rows would be gigabytes for a column of a few values. The same codes and values as encode_column."""
+        if column == SPLIT_COLUMN and (self._patterns is not None or self._split_column is None):
+            if self._patterns is not None:  # fold patterns: one small integer column already in memory
+                return encode_column(self._read_column(column))
+        else:
+            plain = self._types.get(self._file_column(column))
+            if not (is_text(plain) or (plain is not None and pa.types.is_dictionary(plain))):
+                return encode_column(self._read_column(column))
+        codes = np.empty(self._rows, dtype=CODE)
+        position: dict[object, int] = {}  # value -> its place in the unified dictionary (unify_dictionaries' order)
+        added: list[pa.Array] = []  # each chunk's values not seen before, in that order
+        listed = 0  # dictionary entries over all chunks: encode_column codes by hash beyond SMALL_DICTIONARY
+        at = 0
+        for chunk in self._dictionary_chunks(column):
+            dictionary = chunk.dictionary
+            listed += len(dictionary)
+            if listed > SMALL_DICTIONARY:
+                return encode_column(self._read_column(column))
+            names = dictionary.to_pylist()
+            fresh = [i for i, v in enumerate(names) if v not in position]
+            for i in fresh:
+                position[names[i]] = len(position)
+            if fresh:
+                added.append(dictionary.take(pa.array(fresh, pa.int64())))
+            remap = np.array([position[v] for v in names] + [MISSING], dtype=CODE)
+            index = pc.fill_null(chunk.indices, len(names)).to_numpy(zero_copy_only=False)
+            codes[at : at + len(chunk)] = remap[index]
+            at += len(chunk)
+        assert at == self._rows
+        values = pa.concat_arrays(added) if added else pa.array([], pa.string())
+        # As encode_column: a dictionary value no row holds is no value of the column.
+        used = np.zeros(len(values), dtype=bool)
+        for lo in range(0, self._rows, BLOCK_ROWS):
+            block = codes[lo : lo + BLOCK_ROWS]
+            used[block[block >= 0]] = True
+        if not used.all():
+            remap = np.full(len(values) + 1, MISSING, dtype=CODE)
+            remap[np.flatnonzero(used)] = np.arange(int(used.sum()), dtype=CODE)
+            for lo in range(0, self._rows, BLOCK_ROWS):
+                block = codes[lo : lo + BLOCK_ROWS]
+                block[:] = remap[block]  # MISSING (-1) takes the last slot, which stays missing
+            values = values.filter(pa.array(used))
+        return drop_blank(codes, values)
+
+    def _dictionary_chunks(self, column: str) -> Iterator[pa.DictionaryArray]:
+        """The column's values a row group at a time, as dictionary arrays (a `paths` split: one value)."""
+        for source in self._sources:
+            if column == SPLIT_COLUMN and source.split is not None:
+                yield pa.DictionaryArray.from_arrays(
+                    np.zeros(source.rows, dtype=np.int32), pa.array([source.split], pa.string())
+                )
+                continue
+            name = self._file_column(column)
+            reader = open_parquet(source.path, read_dictionary=[name], pre_buffer=False)
+            for g in range(reader.metadata.num_row_groups):
+                for chunk in reader.read_row_group(g, columns=[name]).column(0).chunks:
+                    if not pa.types.is_dictionary(chunk.type):  # a writer that stored no dictionary
+                        chunk = chunk.dictionary_encode()
+                    yield chunk
 
     def _arrow_type(self, name: str) -> pa.DataType:
         return pa.string() if name == SPLIT_COLUMN else self._types[name]

@@ -65,7 +65,7 @@ class KeyCodes:
         return int(hits[0]) if len(hits) else None
 
 
-_SMALL_DICTIONARY = 1 << 16
+SMALL_DICTIONARY = 1 << 16
 
 
 def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = True) -> tuple[np.ndarray, pa.Array]:
@@ -73,7 +73,7 @@ def encode_column(column: pa.ChunkedArray | pa.Array, blank_is_missing: bool = T
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     t = column.type
-    if pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= _SMALL_DICTIONARY:
+    if pa.types.is_dictionary(t) and sum(len(c.dictionary) for c in column.chunks) <= SMALL_DICTIONARY:
         codes, values = _encode_small_dictionary(column)
     elif pa.types.is_integer(t):
         codes, values = _encode_integers(column)
