@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -25,35 +26,25 @@ def basis_of(config: AuditConfig) -> tuple[Basis, str] | None:
     return None
 
 
-def row_identities(
-    manifest: Manifest, config: AuditConfig, base_dir: Path, rows: np.ndarray, cache_dir: str | None = None
-) -> pa.Array:
-    """One identity string per given row (null where a file could not be read); only those rows are read."""
-    keys = config.keys
-    if keys.content_hash is not None:
-        return manifest.take(keys.content_hash, rows)
-    if keys.content_path is not None:
-        per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
-        return per_row.take(pa.array(rows))
-    assert manifest.id_column is not None
-    return manifest.take(manifest.id_column, rows)
-
-
 def split_sketches(
     manifest: Manifest, config: AuditConfig, base_dir: Path, splits: list[str], cache_dir: str | None = None
 ) -> dict[str, SetSketch]:
-    """The sketch of each named split (splits absent from the manifest are left out)."""
+    """The sketch of each named split (splits absent from the manifest are left out), from one pass over the
+    rows: a read per split would read the identity column of an out-of-core manifest once per split."""
     found = basis_of(config)
     if found is None:
         return {}
     basis, _ = found
-    codes = manifest.split.codes
-    result: dict[str, SetSketch] = {}
-    for split in splits:
-        code = manifest.split.find(split)
-        if code is None:
-            continue
-        # Stay in Arrow: a Python object per row would cost more than hashing it.
-        identities = row_identities(manifest, config, base_dir, np.flatnonzero(codes == code), cache_dir)
-        result[split] = sketch(row_hashes(identities, basis), basis)
-    return result
+    codes = {split: code for split in splits if (code := manifest.split.find(split)) is not None}
+    keys = config.keys
+    empty = np.zeros(0, dtype=np.uint64)
+    if keys.content_path is not None:  # digests of files: made here, for every row
+        per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
+        split = manifest.split.codes
+        return {s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis), basis) for s, c in codes.items()}
+    column = keys.content_hash if keys.content_hash is not None else manifest.id_column
+    assert column is not None
+    # Stay in Arrow: a Python object per row would cost more than hashing it. An engine on a cluster hashes
+    # on its workers, so only the hashes come back.
+    hashed = manifest.per_split(column, list(codes.values()), partial(row_hashes, basis=basis))
+    return {s: sketch(np.concatenate([empty, *hashed[c]]), basis) for s, c in codes.items()}

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 SPLIT_COLUMN = "__split__"
 _SAMPLE_ROWS = 50_000
+_COUNT_ROWS = 1 << 22  # split codes counted at once: the shifted block is 32 MB
+# Rows read at once by per_split: each row group is read about once; the strings stay near 200 MB.
+_SPLIT_READ_ROWS = 1 << 24
 
 
 def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -149,9 +152,14 @@ class Manifest:
         """Rows per split name (several stages and the report ask; counted once)."""
         with self._counting:  # stages ask at once from their threads: one count of the rows, not one each
             if self._rows_per_split is None:
-                # Shifted by one, the rows in no split (-1) fall in a first bin that is dropped: no mask, no copy.
+                # Shifted by one, the rows in no split (-1) fall in a first bin that is dropped: no mask, and the
+                # shifted copy made a block at a time (a copy of 100M codes would be 800 MB).
                 codes = np.asarray(self.split.codes)
-                counts = np.bincount(np.add(codes, 1, dtype=np.intp), minlength=self.split.n_values + 1)[1:]
+                counts = np.zeros(self.split.n_values + 1, dtype=np.int64)
+                for lo in range(0, len(codes), _COUNT_ROWS):
+                    shifted = np.add(codes[lo : lo + _COUNT_ROWS], 1, dtype=np.intp)
+                    counts += np.bincount(shifted, minlength=self.split.n_values + 1)
+                counts = counts[1:]
                 self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
         return dict(self._rows_per_split)
 
@@ -238,6 +246,24 @@ class Manifest:
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         return counts_from_codes(self.key(columns), self.split.codes, self.split.n_values)
+
+    def per_split(
+        self, column: str, codes: Sequence[int], reduce: Callable[[pa.Array], np.ndarray]
+    ) -> dict[int, list[np.ndarray]]:
+        """``reduce`` of the values of ``column`` in the rows of each split code, as parts to concatenate: one
+        pass over the rows, a block at a time, whatever the number of splits (an engine on a cluster runs it
+        on its workers, so only what ``reduce`` gives comes back)."""
+        found: dict[int, list[np.ndarray]] = {c: [] for c in codes}
+        wanted = np.array(list(codes), dtype=self.split.codes.dtype)
+        for lo in range(0, self.n_rows, _SPLIT_READ_ROWS):
+            block = self.split.codes[lo : lo + _SPLIT_READ_ROWS]
+            rows = np.flatnonzero(np.isin(block, wanted))
+            if not len(rows):
+                continue
+            values = self.take(column, rows + lo)
+            for code in codes:
+                found[code].append(reduce(values.filter(pa.array(block[rows] == code))))
+        return found
 
     def content_digests(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
         """sha256 per row of the files named in ``column`` (relative to the manifest file), computed once.
@@ -402,6 +428,9 @@ class Manifest:
     def engine_notes(self) -> tuple[str, ...]:
         """How the engine holding the rows ran, for the report (nothing to say for the in-memory one)."""
         return ()
+
+    def stage_done(self) -> None:
+        """Called after each stage; an engine holding its rows elsewhere gives back what the stage freed."""
 
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs

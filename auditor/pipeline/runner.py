@@ -143,7 +143,12 @@ def _run_one(
 ) -> StageResult:
     if skip is not None:
         return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
-    return _judge(execute(stage, context, cpu), context.acceptances, fail_on)
+    try:
+        raw = execute(stage, context, cpu)
+    finally:
+        if context.manifest is not None:
+            context.manifest.stage_done()
+    return _judge(raw, context.acceptances, fail_on)
 
 
 def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> StageResult:

@@ -295,3 +295,31 @@ def test_the_reported_digest_is_of_the_files_bytes(loaded, tmp_path: Path, monke
     report = run_audit(loaded(), only=["split_integrity"])
     assert report.manifest is not None
     assert report.manifest.sha256 == hashlib.sha256((tmp_path / "m.csv").read_bytes()).hexdigest()
+
+
+def test_the_manifest_is_told_when_each_stage_that_ran_is_done(loaded, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """An engine out of core gives back what a stage freed before the next one starts (crashed or not); a
+    skipped stage did nothing to give back."""
+    from auditor.manifest.table import Manifest
+
+    done: list[int] = []
+    monkeypatch.setattr(Manifest, "stage_done", lambda self: done.append(id(self)))
+    report = run_audit(loaded(), classes=[Boom, Warns, NotHere])
+    assert [s.status for s in report.stages] == ["error", "passed", "skipped"]
+    assert len(done) == 3 and len(set(done)) == 1
+
+
+def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import auditor.backends.files as files
+    from auditor.backends.engines import EngineSettings
+    from auditor.backends.load import load_for
+
+    pytest.importorskip("duckdb")
+    write_table(tmp_path / "m.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
+    loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "sid"}}, tmp_path)
+    calls: list[bool] = []
+    monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
+    manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
+    manifest.stage_done()
+    manifest.close()
+    assert calls == [True]

@@ -19,7 +19,6 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     from auditor.exposure.fingerprint import Overlap, SetSketch
     from auditor.exposure.ledger import LedgerSet
-    from auditor.manifest.table import Manifest
 
 TIMELINE_ROWS = 50
 FOLDS_NOT_LEDGERED = (
@@ -77,6 +76,7 @@ class TestExposure(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         from auditor.exposure.fingerprint import compare
+        from auditor.exposure.holdout import split_sketches
         from auditor.exposure.ledger import SqliteLedger
 
         assert isinstance(self.options, TestExposureOptions)
@@ -86,7 +86,7 @@ class TestExposure(Stage):
         path = context.loaded.resolve(opts.ledger) if opts.ledger else _default(context.loaded.base_dir)
         ledger = SqliteLedger(path, opts.busy_timeout_s)
         known = ledger.sets()
-        sketches = holdout_sketches(manifest, context.config, context.loaded.base_dir, holdout)
+        sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
         for split, mine in sketches.items():
             matches = [m for m in (_Match(e, compare(mine, e.sketch)) for e in known) if self._counts(m.overlap)]
             matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
@@ -202,39 +202,6 @@ class TestExposure(Stage):
                 else ""
             ),
         )
-
-
-_READ_ROWS = 1 << 24  # manifest rows per read: each row group is read about once; the strings stay near 200 MB
-
-
-def holdout_sketches(
-    manifest: Manifest, config: AuditConfig, base_dir: Path, splits: list[str]
-) -> dict[str, SetSketch]:
-    """The sketch of each named split (absent ones left out), as split_sketches gives it, from one pass over
-    the rows: a read per split would read the whole identity column of an out-of-core manifest each time."""
-    import numpy as np
-    import pyarrow as pa
-
-    from auditor.exposure.fingerprint import row_hashes, sketch
-    from auditor.exposure.holdout import basis_of, row_identities
-
-    found = basis_of(config)
-    if found is None:
-        return {}
-    basis, _ = found
-    codes = {split: code for split in splits if (code := manifest.split.find(split)) is not None}
-    hashes: dict[str, list[np.ndarray]] = {split: [] for split in codes}
-    wanted = np.array(list(codes.values()), dtype=manifest.split.codes.dtype)
-    for lo in range(0, manifest.n_rows, _READ_ROWS):
-        block = manifest.split.codes[lo : lo + _READ_ROWS]
-        rows = np.flatnonzero(np.isin(block, wanted))
-        if not len(rows):
-            continue
-        identities = row_identities(manifest, config, base_dir, rows + lo)
-        for split, code in codes.items():
-            hashes[split].append(row_hashes(identities.filter(pa.array(block[rows] == code)), basis))
-    empty = np.zeros(0, dtype=np.uint64)
-    return {split: sketch(np.concatenate([empty, *parts]), basis) for split, parts in hashes.items()}
 
 
 def _default(base_dir: Path) -> Path:

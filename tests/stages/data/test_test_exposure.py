@@ -239,16 +239,18 @@ def test_the_html_report_draws_the_timeline_of_evaluations(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("keys", [{}, {"content_hash": "sha"}], ids=["ids", "content"])
-def test_holdout_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_split(
+def test_split_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_split(
     tmp_path: Path, keys: dict[str, str]
 ) -> None:
     from unittest.mock import patch
 
     import numpy as np
+    import pyarrow as pa
 
+    from auditor.exposure.fingerprint import row_hashes, sketch
     from auditor.exposure.holdout import split_sketches
+    from auditor.manifest import table
     from auditor.manifest.table import Manifest, load_manifest
-    from auditor.stages.data import test_exposure
 
     splits = ["train", "val", "test", "val", "test", "train", "test"] * 5
     digests = [f"{i % 9:064x}" if i % 4 else f"  {i:064X} " for i in range(len(splits))]  # repeats, spellings
@@ -257,7 +259,13 @@ def test_holdout_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_spli
     loaded = load_config(write_config(tmp_path, config))
     manifest = load_manifest(loaded)
     wanted = ["val", "test", "absent"]
-    expected = split_sketches(manifest, loaded.config, loaded.base_dir, wanted)
+    column = "sha" if keys else "sid"
+    basis = "content" if keys else "ids"
+    values = manifest.column(column).combine_chunks()
+    # Each split's sketch made from its own rows alone, one split at a time.
+    expected = {
+        s: sketch(row_hashes(values.filter(pa.array([x == s for x in splits])), basis), basis) for s in ("val", "test")
+    }
     reads: list[list[int]] = []
     take = Manifest.take
 
@@ -265,8 +273,8 @@ def test_holdout_sketches_read_each_holdout_row_once_and_equal_a_sketch_per_spli
         reads.append([int(r) for r in rows])
         return take(self, name, rows)
 
-    with patch.object(Manifest, "take", counted), patch.object(test_exposure, "_READ_ROWS", 4):
-        got = test_exposure.holdout_sketches(manifest, loaded.config, loaded.base_dir, wanted)
+    with patch.object(Manifest, "take", counted), patch.object(table, "_SPLIT_READ_ROWS", 4):
+        got = split_sketches(manifest, loaded.config, loaded.base_dir, wanted)
     manifest.close()
     assert list(got) == ["val", "test"]
     for split, mine in got.items():
