@@ -221,9 +221,10 @@ class _Search:
 
     def __init__(self, keys: Sequence[KeyCodes], start: int) -> None:
         self.keys, self.start = keys, start
-        # Per level: for each new value, the row it was reached from; for each new row, the value it was reached by.
+        # Per level: for each new value, the row it was reached from; for each new row, the key it was reached by
+        # (its value there is the row's code of that key). A level may hold most rows: 5 bytes a row, not 24.
         self.value_from: list[list[tuple[np.ndarray, np.ndarray]]] = []
-        self.row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.row_from: list[tuple[np.ndarray, np.ndarray]] = []
 
     def levels(self) -> Iterator[np.ndarray]:
         """The rows first reached at each level (ascending), nearest first; none if ``start`` is not a row."""
@@ -261,7 +262,7 @@ class _Search:
             if not len(rows):
                 return
             seen_rows[rows] = True
-            self.row_from.append((rows, keys_of, _codes_at(keys, keys_of, rows)))
+            self.row_from.append((rows, keys_of))
             yield rows
             frontier = rows
 
@@ -285,14 +286,16 @@ def _rows_by_gather(
     if sum(len(f) for f in found) > max(_FEW_ROWS, len(seen_rows) // 16):
         return _rows_by_masks(keys, new_value, seen_rows)  # a level of most rows: sorting them costs more
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *found])
-    keys_of = np.concatenate([np.zeros(0, dtype=np.int64), *(np.full(len(f), k) for k, f in enumerate(found))])
+    keys_of = np.concatenate(
+        [np.zeros(0, dtype=np.int8), *(np.full(len(f), k, dtype=np.int8) for k, f in enumerate(found))]
+    )
     fresh = ~seen_rows[rows]
     rows, keys_of = rows[fresh], keys_of[fresh]
     order = np.lexsort((keys_of, rows))  # by row, then key: a row's first entry is its lowest key
     rows, keys_of = rows[order], keys_of[order]
     first = np.ones(len(rows), dtype=bool)
     first[1:] = rows[1:] != rows[:-1]
-    return rows[first], keys_of[first].astype(np.int64)
+    return rows[first].astype(_row_index(len(seen_rows))), keys_of[first]
 
 
 _FEW_ROWS = 1 << 16  # rows holding a new value that are judged on their own (or up to 1/16 of all rows)
@@ -301,13 +304,30 @@ _FEW_ROWS = 1 << 16  # rows holding a new value that are judged on their own (or
 def _rows_by_masks(
     keys: Sequence[KeyCodes], new_value: list[np.ndarray], seen_rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """_rows_by_gather's answer by whole-row masks, for a level that reaches most rows."""
-    by_key = np.full(len(seen_rows), -1, dtype=np.int8)
-    for k, key in enumerate(keys):
-        hit = new_value[k][key.codes] & ~seen_rows & (by_key < 0)
-        by_key[hit] = k
-    rows = np.flatnonzero(by_key >= 0)
-    return rows, by_key[rows].astype(np.int64)
+    """_rows_by_gather's answer by row masks, for a level that reaches most rows: a block of rows at a time, so
+    the masks stay a block's and only the rows found (4 bytes each) and their keys (1 byte) are kept."""
+    n = len(seen_rows)
+    index = _row_index(n)
+    rows_out: list[np.ndarray] = [np.zeros(0, dtype=index)]
+    keys_out: list[np.ndarray] = [np.zeros(0, dtype=np.int8)]
+    for lo in range(0, n, _BLOCK_ROWS):
+        hi = min(n, lo + _BLOCK_ROWS)
+        open_rows = ~seen_rows[lo:hi]
+        by_key = np.full(hi - lo, -1, dtype=np.int8)
+        for k, key in enumerate(keys):
+            hit = new_value[k][key.codes[lo:hi]]
+            hit &= open_rows
+            by_key[hit] = k
+            open_rows &= ~hit  # a row's first key is the lowest that reaches it
+        found = np.flatnonzero(by_key >= 0)
+        keys_out.append(by_key[found])
+        rows_out.append((found + lo).astype(index))
+    return np.concatenate(rows_out), np.concatenate(keys_out)
+
+
+def _row_index(n_rows: int) -> type[np.signedinteger[Any]]:
+    """The narrowest row number type for ``n_rows`` rows (half the memory of int64 below 2**31)."""
+    return np.int32 if n_rows < 2**31 else np.int64
 
 
 @dataclass(frozen=True)
@@ -339,18 +359,10 @@ def _rows_by_index(
         rows = rows[~taken[rows]]
         taken[rows] = True
         rows_out.append(rows)
-        keys_out.append(np.full(len(rows), k, dtype=np.int64))
+        keys_out.append(np.full(len(rows), k, dtype=np.int8))
     rows, keys_of = np.concatenate(rows_out), np.concatenate(keys_out)
     order = np.argsort(rows, kind="stable")
-    return rows[order], keys_of[order]
-
-
-def _codes_at(keys: Sequence[KeyCodes], which: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    out = np.empty(len(rows), dtype=np.int64)
-    for k, key in enumerate(keys):
-        mine = which == k
-        out[mine] = key.codes[rows[mine]]
-    return out
+    return rows[order].astype(_row_index(len(seen_rows))), keys_of[order]
 
 
 def _walk_back(
@@ -358,14 +370,15 @@ def _walk_back(
     start: int,
     found: int,
     value_from: list[list[tuple[np.ndarray, np.ndarray]]],
-    row_from: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    row_from: list[tuple[np.ndarray, np.ndarray]],
 ) -> list[Step]:
     steps = [Step(row=found)]
     row = found
     for depth in range(len(row_from) - 1, -1, -1):
-        rows, keys_of, codes_of = row_from[depth]
+        rows, keys_of = row_from[depth]
         at = int(np.searchsorted(rows, row))
-        k, code = int(keys_of[at]), int(codes_of[at])
+        k = int(keys_of[at])
+        code = int(keys[k].codes[row])  # the value of key k the row was reached by
         steps.append(Step(key=keys[k].name, value=keys[k].label(code)))
         values, via = value_from[depth][k]
         row = int(via[int(np.searchsorted(values, code))])

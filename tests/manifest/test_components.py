@@ -185,3 +185,25 @@ def test_components_of_one_row_stand_alone_and_the_rest_keep_their_order() -> No
         comps = shared_only(row_components([writer, doc]))
     assert comps.of_row.tolist() == [0, -1, 0, 1, -1, 1]
     assert comps.sizes.tolist() == [2, 2]
+
+
+def test_a_search_that_reaches_most_rows_keeps_5_bytes_a_row() -> None:
+    """A random split is one component: the second level of a chain's search holds nearly every row. What it
+    keeps per row is the row number (int32) and the key it was reached by (int8); the value is read back from
+    that key's codes, so the chain is the same."""
+    n = 200_000
+    rng = np.random.default_rng(0)
+    writer = single_key("writer", rng.integers(0, 50, n).astype(np.int32), pa.array([f"w{i}" for i in range(50)]))
+    source = single_key("source", rng.integers(0, 500, n).astype(np.int32), pa.array([f"s{i}" for i in range(500)]))
+    label = (np.arange(n) % 3).astype(np.int32)
+    search = components._Search([writer, source], 0)
+    levels = [rows for rows, _ in zip(search.levels(), range(2), strict=False)]
+    assert len(levels[1]) > n // 2  # a level of most rows: found by masks, a block at a time
+    assert all(rows.dtype == np.int32 and keys.dtype == np.int8 for rows, keys in search.row_from)
+    target = int(levels[1][label[levels[1]] == 2][0])
+    steps = search.walk_back(target)
+    assert steps[0].row == 0 and steps[-1].row == target
+    for before, via, after in zip(steps[0::2], steps[1::2], steps[2::2], strict=False):
+        key = writer if via.key == "writer" else source
+        assert key.label(int(key.codes[before.row])) == via.value == key.label(int(key.codes[after.row]))
+    assert chains([writer, source], 0, label, [2])[2] == chain([writer, source], 0, label == 2)

@@ -431,7 +431,7 @@ class SharedUpstream(Stage):
         )
 
 
-_BLOCK_ROWS = 1 << 23  # rows per pass below: temporaries of a 100M-row manifest stay near 100 MB
+_BLOCK_ROWS = 1 << 21  # rows per pass below: each pass's temporaries (a sort in _first_rows) stay near 100 MB
 
 
 def _linking_key(manifest: Manifest, spec: str | list[str]) -> KeyCodes:
