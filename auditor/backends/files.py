@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import cast
@@ -212,9 +212,11 @@ class FileManifest(Manifest):
         inverse[order] = np.arange(len(order))
         return taken.take(pa.array(inverse))
 
-    def stage_done(self) -> None:
-        # A stage's per-row arrays are freed when it ends; giving their pages back keeps the next stage's peak
-        # from adding to them (at 30M rows, hundreds of MB a stage).
+    def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
+        # A stage's per-row arrays are freed when it ends, and the codes of keys no later stage names with
+        # them; giving their pages back keeps the next stage's peak from adding to them (at 30M rows, hundreds
+        # of MB a stage).
+        self.forget_keys(keep)
         release_freed()
 
     def _digest_files(self) -> str:

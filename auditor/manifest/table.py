@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -429,8 +429,24 @@ class Manifest:
         """How the engine holding the rows ran, for the report (nothing to say for the in-memory one)."""
         return ()
 
-    def stage_done(self) -> None:
-        """Called after each stage; an engine holding its rows elsewhere gives back what the stage freed."""
+    def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
+        """Called after each stage with the keys (their columns) later stages name: an engine holding its rows
+        elsewhere forgets the others' codes and counts and gives back what was freed. In memory nothing is
+        dropped: the table is held anyway, and coding a key again would cost more than its codes."""
+
+    def forget_keys(self, keep: Collection[tuple[str, ...]]) -> None:
+        """Drop the cached codes and group counts of every key but the split and those ``keep`` names
+        (("key", *columns) and ("group_counts", *columns)); a key asked for again is computed again."""
+        kept_keys = {tuple(k[1:]) for k in keep if k[0] == "key"}
+        kept_columns = {c for key in kept_keys for c in key} | {SPLIT_COLUMN}
+        for columns in [k for k in self._keys if k not in kept_keys and k != (SPLIT_COLUMN,)]:
+            del self._keys[columns]
+        for store in (self._jobs, self._memo):
+            for job in list(store):
+                if (job[0] == "encode" and job[1] not in kept_columns) or (
+                    job[0] == "group_counts" and job not in keep
+                ):
+                    del store[job]
 
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs

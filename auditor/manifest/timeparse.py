@@ -54,13 +54,23 @@ def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Ti
     if pa.types.is_dictionary(t):
         column, t = column.cast(t.value_type), t.value_type
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
-        as_ns = column.cast(pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None))
-        return Times(_to_int(as_ns))
+        return Times(_ns_of(column, pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None)))
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return Times(_from_numbers(column, name, epoch_unit), epoch=True)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return _parse_text(column, name, epoch_unit)
     raise StageInputError(f"column '{name}' has type {t}; expected timestamps, dates, ISO 8601 text or epoch numbers")
+
+
+def _ns_of(column: pa.ChunkedArray, ns: pa.DataType) -> np.ndarray:
+    """Timestamps or dates as int64 ns (NAT for null), cast a chunk at a time into one array: a cast of the whole
+    column and its conversion would hold two more copies of it (16 bytes a row) at once."""
+    out = np.empty(len(column), dtype=np.int64)
+    at = 0
+    for chunk in column.chunks:
+        out[at : at + len(chunk)] = _to_int(pa.chunked_array([chunk.cast(ns)]))
+        at += len(chunk)
+    return out
 
 
 def _to_int(column: pa.ChunkedArray) -> np.ndarray:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from auditor.backends.engines import EngineSettings, in_memory_only
-from auditor.core.config import AcceptSpec, LoadedConfig, load_config
+from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig, load_config
 from auditor.core.errors import ConfigError
 from auditor.core.findings import (
     FailOn,
@@ -91,10 +91,11 @@ def run_audit(
         acceptances = Acceptances(loaded.config.accept)
         context = AuditContext(loaded, manifest, acceptances)
         child = {s.name for s in in_child}
+        here_order = [s for s in stages if s.name not in child]
+        keep = _keys_after(here_order, skips, loaded.config)
         done = {
-            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold, stage_cpu)
-            for s in stages
-            if s.name not in child
+            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold, stage_cpu, keep[s.name])
+            for s in here_order
         }
         raw, user_output = numeric.finish()
         done.update({name: _judge(result, acceptances, threshold) for name, result in raw.items()})
@@ -139,7 +140,12 @@ def _status_threshold(fail_on: FailOn) -> Severity:
 
 
 def _run_one(
-    stage: Stage, skip: str | None, context: AuditContext, fail_on: FailOn, cpu: CpuBudget | None
+    stage: Stage,
+    skip: str | None,
+    context: AuditContext,
+    fail_on: FailOn,
+    cpu: CpuBudget | None,
+    keep: frozenset[tuple[str, ...]] = frozenset(),
 ) -> StageResult:
     if skip is not None:
         return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
@@ -147,8 +153,28 @@ def _run_one(
         raw = execute(stage, context, cpu)
     finally:
         if context.manifest is not None:
-            context.manifest.stage_done()
+            context.manifest.stage_done(keep)
     return _judge(raw, context.acceptances, fail_on)
+
+
+def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
+    return (spec,) if isinstance(spec, str) else tuple(spec)
+
+
+def _keys_after(
+    stages: Sequence[Stage], skips: dict[str, str | None], config: AuditConfig
+) -> dict[str, frozenset[tuple[str, ...]]]:
+    """For each stage, what the stages that run after it ask for: ("key", *columns) for the keys they code
+    (Stage.manifest_keys), ("group_counts", *columns) for the counts (Stage.manifest_counts). The manifest
+    keeps these once the stage is done."""
+    keep: dict[str, frozenset[tuple[str, ...]]] = {}
+    later: set[tuple[str, ...]] = set()
+    for stage in reversed(stages):
+        keep[stage.name] = frozenset(later)
+        if skips.get(stage.name) is None:
+            later.update(("key", *_columns(spec)) for spec in stage.manifest_keys(config))
+            later.update(("group_counts", *_columns(spec)) for spec in stage.manifest_counts(config))
+    return keep
 
 
 def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> StageResult:

@@ -178,6 +178,16 @@ class Stage(ABC):
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:  # noqa: B027 - optional hook
         """Start the heavy manifest work this stage will ask for, so all stages' work overlaps."""
 
+    def manifest_keys(self, config: AuditConfig) -> list[str | list[str]]:
+        """The keys whose codes (manifest.key) this stage asks for: an engine out of core keeps them until the
+        last stage that names them has run, and frees them then (a key not named is coded again if asked for
+        later: slower, never wrong)."""
+        return []
+
+    def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
+        """The keys whose group counts (manifest.group_counts) this stage asks for, kept and freed alike."""
+        return []
+
     @abstractmethod
     def run(self, context: AuditContext) -> Iterable[Finding]:
         """Yield findings; raising is allowed and becomes an `error` result."""

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from auditor import config_from_mapping, run_audit
+from auditor.core.config import AuditConfig
 from auditor.core.errors import ManifestError, StageNotApplicable
 from auditor.core.findings import Finding, Severity
 from auditor.core.scope import scope_of
@@ -297,22 +298,35 @@ def test_the_reported_digest_is_of_the_files_bytes(loaded, tmp_path: Path, monke
     assert report.manifest.sha256 == hashlib.sha256((tmp_path / "m.csv").read_bytes()).hexdigest()
 
 
-def test_the_manifest_is_told_when_each_stage_that_ran_is_done(loaded, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    """An engine out of core gives back what a stage freed before the next one starts (crashed or not); a
-    skipped stage did nothing to give back."""
+class NamesWriter(Warns):
+    name = "names_writer"
+
+    def manifest_keys(self, config: AuditConfig) -> list[str | list[str]]:
+        return ["writer", ["writer", "source"]]
+
+    def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
+        return ["source"]
+
+
+def test_each_stage_that_ran_tells_the_manifest_what_later_stages_need(loaded, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """An engine out of core gives back what a stage freed before the next one starts (crashed or not) and
+    keeps only the keys a stage still to run names; a skipped stage did nothing to give back."""
     from auditor.manifest.table import Manifest
 
-    done: list[int] = []
-    monkeypatch.setattr(Manifest, "stage_done", lambda self: done.append(id(self)))
-    report = run_audit(loaded(), classes=[Boom, Warns, NotHere])
-    assert [s.status for s in report.stages] == ["error", "passed", "skipped"]
-    assert len(done) == 3 and len(set(done)) == 1
+    done: list[tuple[int, frozenset[tuple[str, ...]]]] = []
+    monkeypatch.setattr(Manifest, "stage_done", lambda self, keep: done.append((id(self), frozenset(keep))))
+    report = run_audit(loaded(), classes=[Boom, NamesWriter, NotHere, Warns])
+    assert [s.status for s in report.stages] == ["error", "passed", "skipped", "passed"]
+    assert len({m for m, _ in done}) == 1
+    named = {("key", "writer"), ("key", "writer", "source"), ("group_counts", "source")}
+    assert [keep for _, keep in done] == [named, set(), set(), set()]
 
 
 def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import auditor.backends.files as files
     from auditor.backends.engines import EngineSettings
     from auditor.backends.load import load_for
+    from auditor.manifest.table import SPLIT_COLUMN as SPLIT
 
     pytest.importorskip("duckdb")
     write_table(tmp_path / "m.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
@@ -320,6 +334,13 @@ def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, m
     calls: list[bool] = []
     monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
     manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
-    manifest.stage_done()
+    manifest.key("sid")
+    manifest.group_counts("split")
+    manifest.stage_done([("key", "sid"), ("group_counts", "split")])
+    assert ("sid",) in manifest._keys and ("group_counts", "split") in manifest._memo  # named later: kept
+    manifest.stage_done([("key", "split")])
+    assert ("sid",) not in manifest._keys and (SPLIT,) in manifest._keys
+    assert ("group_counts", "split") not in manifest._memo
+    assert manifest.key("sid").n_values == 2  # asked for again: computed again
     manifest.close()
-    assert calls == [True]
+    assert calls == [True, True]

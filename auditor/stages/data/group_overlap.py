@@ -53,6 +53,9 @@ class GroupOverlap(Stage):
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         manifest.prefetch(group_counts=config.keys.groups)
 
+    def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
+        return list(config.keys.groups)
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         for spec in context.config.keys.groups:
             yield from self._one_key(context, spec)

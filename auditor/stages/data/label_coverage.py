@@ -48,6 +48,9 @@ class LabelCoverage(Stage):
         assert config.keys.label is not None
         manifest.prefetch(group_counts=[config.keys.label])
 
+    def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
+        return [config.keys.label] if config.keys.label is not None else []
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 

@@ -132,6 +132,9 @@ class SharedUpstream(Stage):
             keys=[s for s in self._specs(config) if not isinstance(s, str) or not manifest.mostly_distinct(s)],
         )
 
+    def manifest_keys(self, config: AuditConfig) -> list[str | list[str]]:
+        return self._specs(config)
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         from auditor.manifest.components import shared_only
         from auditor.manifest.overlap import find_overlap

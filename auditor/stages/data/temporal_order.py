@@ -66,6 +66,9 @@ class TemporalOrder(Stage):
     def missing_input(self, config: AuditConfig) -> str | None:
         return "no time column: set `keys.time`" if config.keys.time is None else None
 
+    def manifest_keys(self, config: AuditConfig) -> list[str | list[str]]:
+        return [config.keys.entity] if config.keys.entity is not None else []
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 

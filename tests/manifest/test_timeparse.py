@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from auditor.manifest.timeparse import NAT, parse_times
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [pa.timestamp("s"), pa.timestamp("ms", tz="Europe/Paris"), pa.date32()],
+    ids=["seconds", "ms-zoned", "dates"],
+)
+def test_a_column_of_many_chunks_is_read_as_one_cast_reads_it(kind: pa.DataType) -> None:
+    """Timestamps and dates are cast a chunk at a time into one array: the same ns, nulls as NAT, in row order."""
+    values = [datetime(2020, 1, 1 + i % 28, i % 24) if i % 7 else None for i in range(200)]
+    if pa.types.is_date(kind):
+        values = [v.date() if v is not None else None for v in values]
+    whole = pa.array(values, pa.date32() if pa.types.is_date(kind) else pa.timestamp("s")).cast(kind)
+    chunked = pa.chunked_array([whole.slice(lo, 37) for lo in range(0, len(whole), 37)] + [whole.slice(0, 0)])
+    ns = pa.timestamp("ns", tz=getattr(kind, "tz", None))
+    expected = np.asarray(whole.cast(ns).cast(pa.int64()).fill_null(NAT).to_numpy(zero_copy_only=False))
+    got = parse_times(chunked, "t").ns
+    assert got.dtype == np.int64 and np.array_equal(got, expected)
+    assert int((got == NAT).sum()) == sum(v is None for v in values)
+    assert parse_times(pa.chunked_array([], kind), "t").ns.tolist() == []
