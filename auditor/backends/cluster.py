@@ -151,9 +151,11 @@ class Cluster:
             f"{len(now)} at the end; {lost} lost and {joined} joined during the run"
         )
 
-    def compute(self, tasks: Sequence[Any]) -> list[Any]:
+    def compute(self, tasks: Sequence[Any], one_at_a_time: bool = False) -> list[Any]:
         """The tasks' results. A cluster is watched while they run: a scheduler that went away or a cluster
-        left without workers would otherwise keep the run waiting for ever."""
+        left without workers would otherwise keep the run waiting for ever. With ``one_at_a_time`` the results
+        are fetched one after another, so the driver never holds every result's transfer at once beside them
+        (large results: a grouping's buckets)."""
         import dask
         from distributed import wait
 
@@ -172,10 +174,16 @@ class Cluster:
                         raise ClusterLost(f"the Dask scheduler at {self.address} went away") from None
                     if idle >= NO_WORKERS_S:
                         raise ClusterLost(f"no Dask worker has been left at {self.address} for {idle:.0f} s") from None
-            return list(self.client.gather(futures))
+            if not one_at_a_time:
+                return list(self.client.gather(futures))
+            results = []
+            for i in range(len(futures)):
+                results.append(self.client.gather(futures[i]))
+                futures[i] = None  # the worker's copy is let go once it is here
+            return results
         except BaseException:
             with contextlib.suppress(Exception):
-                self.client.cancel(futures)
+                self.client.cancel([f for f in futures if f is not None])
             raise
 
     def gone(self) -> bool:
@@ -397,7 +405,7 @@ class DaskManifest(FileManifest):
 
     def _counted_values(self, column: str) -> GroupSplitCounts:
         n_splits = self.split.n_values
-        found = self._reduced([column], True, partial(_count_bucket, n_splits=n_splits), nout=2)
+        found = self._reduced([column], True, partial(_count_bucket, n_splits=n_splits), nout=2, one_at_a_time=True)
         parts, collided = [f[0] for f in found], [f[1] for f in found if f[1].num_rows]
         del found
         exact = None
@@ -411,7 +419,7 @@ class DaskManifest(FileManifest):
             exact = value_counts(
                 pa.table({"k0": grouped.column("v0"), **tail}).rename_columns(grouped_columns(1)), n_splits
             )
-        return from_value_counts(parts, exact, column, n_splits)
+        return from_value_counts(parts, exact, column, n_splits, release=release_freed)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # Two passes: hashes alone find the few that repeat (a column of ids shuffles 8 bytes a row, not two
@@ -557,6 +565,7 @@ class DaskManifest(FileManifest):
         values: bool = True,
         among: pa.Table | None = None,
         nout: int | None = None,
+        one_at_a_time: bool = False,
     ) -> list[Any]:
         """``reduce(groups, n_keys)`` of each bucket of the pieces' partial groups, as ``_groups`` makes them."""
         splits = self._piece_splits(with_split)
@@ -567,7 +576,7 @@ class DaskManifest(FileManifest):
             for p, s in zip(self._pieces, splits, strict=True)
         ]
         merged = [_delayed(reduce, nout=nout)([m[j] for m in maps], n) for j in range(b)]
-        return self._cluster_compute(merged)
+        return self._cluster_compute(merged, one_at_a_time)
 
     def _rows_of(self, groups: pa.Table, columns: list[str], with_split: bool) -> pa.Table:
         """Every row whose key hashes are those of ``groups``: their values (v0..), row numbers and split."""
@@ -639,8 +648,8 @@ class DaskManifest(FileManifest):
         """A value sent to the workers once, for the tasks ``compute`` runs."""
         return self._translate(lambda values: [self._cluster.put(values[0])], [value])[0]
 
-    def _cluster_compute(self, tasks: Sequence[Any]) -> list[Any]:
-        return self._translate(self._cluster.compute, tasks)
+    def _cluster_compute(self, tasks: Sequence[Any], one_at_a_time: bool = False) -> list[Any]:
+        return self._translate(partial(self._cluster.compute, one_at_a_time=one_at_a_time), tasks)
 
     def _cluster_persist(self, tasks: list[Any]) -> list[Any]:
         return self._translate(self._cluster.persist, tasks)

@@ -482,8 +482,8 @@ def test_the_driver_never_holds_every_rows_links(cluster: Any, tmp_path: Path, m
     gathered: list[int] = []
     real_compute = manifest._cluster_compute
 
-    def compute(tasks: Any) -> list[Any]:
-        results = real_compute(tasks)
+    def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
+        results = real_compute(tasks, one_at_a_time)
         arrays = [a for r in results for a in (r if isinstance(r, tuple) else (r,)) if isinstance(a, np.ndarray)]
         gathered.extend(len(a) for a in arrays)
         return results
@@ -527,8 +527,8 @@ def test_group_counts_come_back_one_row_per_value(
             return len(result.values)
         return int(result.num_rows) if isinstance(result, pa.Table) else len(result)
 
-    def compute(tasks: Any) -> list[Any]:
-        results = real_compute(tasks)
+    def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
+        results = real_compute(tasks, one_at_a_time)
         gathered.append(sum(rows_of(r) for r in results))
         return results
 
@@ -566,8 +566,8 @@ def test_no_gathered_bucket_outlives_the_counts(cluster: Any, tmp_path: Path, mo
     alive: list[weakref.ref[ValueCounts]] = []
     real_compute = manifest._cluster_compute
 
-    def compute(tasks: Any) -> list[Any]:
-        results = real_compute(tasks)
+    def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
+        results = real_compute(tasks, one_at_a_time)
         alive.extend(weakref.ref(r[0]) for r in results if isinstance(r, tuple) and isinstance(r[0], ValueCounts))
         return results
 
@@ -580,3 +580,33 @@ def test_no_gathered_bucket_outlives_the_counts(cluster: Any, tmp_path: Path, mo
     finally:
         gc.enable()
         manifest.close()
+
+
+def test_a_grouping_fetches_its_buckets_one_at_a_time(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bucket's counts fetched in one transfer would be held twice at once on the driver (the transfer and
+    the results); they come one after another, the same counts as the in-memory engine's."""
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.table import load_manifest
+
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    client = manifest._cluster.client
+    fetched: list[int] = []
+    real_gather = client.gather
+
+    def gather(futures: Any, *args: Any, **kwargs: Any) -> Any:
+        fetched.append(len(futures) if isinstance(futures, list) else 1)
+        return real_gather(futures, *args, **kwargs)
+
+    monkeypatch.setattr(client, "gather", gather)
+    try:
+        found = manifest.group_counts("source")
+    finally:
+        manifest.close()
+    assert len(fetched) == manifest._n_buckets and set(fetched) == {1}
+    memory = load_manifest(load_config(config)).group_counts("source")
+    assert found.key.labels(range(found.key.n_values)) == memory.key.labels(range(memory.key.n_values))
+    assert np.array_equal(found.counts, memory.counts) and np.array_equal(found.first_row, memory.first_row)

@@ -83,3 +83,19 @@ def test_counts_per_value_from_parts_equal_the_grouped_counts(
     parts = [value_counts(whole.filter(pa.array((bucket == b) & ~to_exact)), 3) for b in range(3)]
     exact = value_counts(whole.filter(pa.array(to_exact)), 3) if to_exact.any() else None
     _same(from_value_counts(parts, exact, "w", 3), from_grouped(whole, ["w"], 3, "w"))
+    assert parts == []  # consumed: the driver does not hold the parts beside the result
+
+
+def test_the_freed_parts_are_given_back_every_few_parts() -> None:
+    from auditor.manifest.groupcounts import _RELEASE_EVERY
+
+    whole = _grouped([[f"v{i}" for i in range(40)]], np.array([i % 3 for i in range(40)], dtype=np.int64))
+    values = np.array(whole["k0"].to_pylist())
+    n_parts = 2 * _RELEASE_EVERY + 1
+    parts = [
+        value_counts(whole.filter(pa.array([int(v[1:]) % n_parts == b for v in values])), 3) for b in range(n_parts)
+    ]
+    released: list[int] = []
+    found = from_value_counts(parts, None, "w", 3, release=lambda: released.append(1))
+    _same(found, from_grouped(whole, ["w"], 3, "w"))
+    assert len(released) == 2
