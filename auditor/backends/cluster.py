@@ -39,7 +39,6 @@ from auditor.backends.hashed import (
     read_piece,
     rows_with_hashes,
 )
-from auditor.backends.heap import release_freed
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import AuditError, StageInputError
 from auditor.manifest.groupcounts import (
@@ -325,7 +324,7 @@ class DaskManifest(FileManifest):
         try:
             return self._encoded_here(column)
         finally:
-            release_freed()
+            self._release()
 
     def _encoded_here(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
@@ -401,7 +400,7 @@ class DaskManifest(FileManifest):
         try:
             return self._counted_values(column)
         finally:
-            release_freed()
+            self._release()
 
     def _counted_values(self, column: str) -> GroupSplitCounts:
         n_splits = self.split.n_values
@@ -419,7 +418,7 @@ class DaskManifest(FileManifest):
             exact = value_counts(
                 pa.table({"k0": grouped.column("v0"), **tail}).rename_columns(grouped_columns(1)), n_splits
             )
-        return from_value_counts(parts, exact, column, n_splits, release=release_freed)
+        return from_value_counts(parts, exact, column, n_splits, release=self._release)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # Two passes: hashes alone find the few that repeat (a column of ids shuffles 8 bytes a row, not two

@@ -46,6 +46,7 @@ from auditor.manifest.table import (
 
 ROW = "_row"  # the column of manifest row numbers in what an engine returns
 BLOCK_ROWS = 1 << 22  # rows of codes gone through at once: its masks stay a few MB
+RELEASE_ROWS = 1_000_000  # manifests from this many rows give back what each large step freed
 # Every value whose normal form differs from it matches (upper-case ASCII, any non-ASCII byte, whitespace at
 # either end, ASCII punctuation or a symbol at either end, a value of number characters only that starts with
 # 0 or ends with 0 or a point, one with an exponent): only these rows are read for spellings. The number
@@ -217,7 +218,13 @@ class FileManifest(Manifest):
         # them; giving their pages back keeps the next stage's peak from adding to them (at 30M rows, hundreds
         # of MB a stage).
         self.forget_keys(keep)
-        release_freed()
+        self._release()
+
+    def _release(self) -> None:
+        """release_freed for a manifest large enough to have freed much: on a small one the collector's pass
+        would cost more than the little it gives back."""
+        if self._rows >= RELEASE_ROWS:
+            release_freed()
 
     def _digest_files(self) -> str:
         if self._remote:

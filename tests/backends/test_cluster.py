@@ -556,11 +556,13 @@ def test_no_gathered_bucket_outlives_the_counts(cluster: Any, tmp_path: Path, mo
     import weakref
 
     from auditor.backends import cluster as engine
+    from auditor.backends import files
     from auditor.backends.load import load_for
     from auditor.core.config import load_config
     from auditor.manifest.groupcounts import ValueCounts
 
     monkeypatch.setattr(engine, "WATCH_S", 0.001)  # the driver's watch times out as on a long grouping
+    monkeypatch.setattr(files, "RELEASE_ROWS", 6000)  # gives back what it freed, as a large manifest does
     config = _random_manifest(tmp_path, rows=6000, files=2)
     manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
     alive: list[weakref.ref[ValueCounts]] = []

@@ -333,6 +333,7 @@ def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, m
     loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "sid"}}, tmp_path)
     calls: list[bool] = []
     monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
+    monkeypatch.setattr(files, "RELEASE_ROWS", 2)  # the size from which an engine gives memory back
     manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
     manifest.key("sid")
     manifest.group_counts("split")
@@ -344,3 +345,20 @@ def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, m
     assert manifest.key("sid").n_values == 2  # asked for again: computed again
     manifest.close()
     assert calls == [True, True]
+
+
+def test_a_small_manifest_is_not_collected_after_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector's pass costs more than a few rows free: only a large manifest gives memory back."""
+    import auditor.backends.files as files
+    from auditor.backends.engines import EngineSettings
+    from auditor.backends.load import load_for
+
+    pytest.importorskip("duckdb")
+    write_table(tmp_path / "m.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
+    loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "sid"}}, tmp_path)
+    calls: list[bool] = []
+    monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
+    manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
+    manifest.stage_done([])
+    manifest.close()
+    assert calls == []
