@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -322,19 +323,27 @@ def test_each_stage_that_ran_tells_the_manifest_what_later_stages_need(loaded, m
     assert [keep for _, keep in done] == [named, set(), set(), set()]
 
 
-def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _two_row_file_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[bool]]:
+    """A two-row manifest on the DuckDB engine, and the list each give-back of freed memory appends to."""
     import auditor.backends.files as files
     from auditor.backends.engines import EngineSettings
     from auditor.backends.load import load_for
-    from auditor.manifest.table import SPLIT_COLUMN as SPLIT
 
     pytest.importorskip("duckdb")
     write_table(tmp_path / "m.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
     loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "sid"}}, tmp_path)
     calls: list[bool] = []
     monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
-    monkeypatch.setattr(files, "RELEASE_ROWS", 2)  # the size from which an engine gives memory back
     manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
+    return manifest, calls
+
+
+def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import auditor.backends.files as files
+    from auditor.manifest.table import SPLIT_COLUMN as SPLIT
+
+    monkeypatch.setattr(files, "RELEASE_ROWS", 2)  # the size from which an engine gives memory back
+    manifest, calls = _two_row_file_manifest(tmp_path, monkeypatch)
     manifest.key("sid")
     manifest.group_counts("split")
     manifest.stage_done([("key", "sid"), ("group_counts", "split")])
@@ -349,16 +358,7 @@ def test_a_file_engine_gives_back_the_freed_heap_after_a_stage(tmp_path: Path, m
 
 def test_a_small_manifest_is_not_collected_after_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The collector's pass costs more than a few rows free: only a large manifest gives memory back."""
-    import auditor.backends.files as files
-    from auditor.backends.engines import EngineSettings
-    from auditor.backends.load import load_for
-
-    pytest.importorskip("duckdb")
-    write_table(tmp_path / "m.parquet", {"sid": ["a", "b"], "split": ["train", "test"]})
-    loaded = config_from_mapping({"manifest": {"path": "m.parquet", "split": "split", "id": "sid"}}, tmp_path)
-    calls: list[bool] = []
-    monkeypatch.setattr(files, "release_freed", lambda: calls.append(True))
-    manifest, _ = load_for(loaded, EngineSettings(engine="duckdb"))
+    manifest, calls = _two_row_file_manifest(tmp_path, monkeypatch)
     manifest.stage_done([])
     manifest.close()
     assert calls == []
