@@ -304,6 +304,7 @@ class DaskManifest(FileManifest):
 
     # One grouping at a time from here: each one already keeps every worker of the cluster busy.
     workers = 1
+    rows_elsewhere = True
 
     def __init__(self, cluster: Cluster, files: ParquetManifestFiles, roots: Sequence[Path]) -> None:
         self._cluster = cluster

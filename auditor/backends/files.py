@@ -334,6 +334,9 @@ class FileManifest(Manifest):
                         chunk = chunk.dictionary_encode()
                     yield chunk
 
+    def column_type(self, name: str) -> pa.DataType:
+        return self._arrow_type(name)
+
     def _arrow_type(self, name: str) -> pa.DataType:
         return pa.string() if name == SPLIT_COLUMN else self._types[name]
 

@@ -61,6 +61,9 @@ class Manifest:
     """
 
     workers = 2  # background jobs at once: numpy and Arrow release the GIL, so two cores work side by side
+    # The rows live on other machines (a cluster): a stage that can asks for per-split results (per_split)
+    # rather than reading a whole column here.
+    rows_elsewhere = False
 
     def __init__(
         self,
@@ -176,6 +179,10 @@ class Manifest:
     def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
         result: tuple[np.ndarray, pa.Array] = self._result(("encode", column), partial(self._encode, column))
         return result
+
+    def column_type(self, name: str) -> pa.DataType:
+        """The Arrow type of column ``name`` as the rows hold it, without reading it."""
+        return self.table.schema.field(name).type
 
     def column(self, name: str) -> pa.ChunkedArray:
         """A whole column, one value per row (stages that need every value, such as capture times)."""

@@ -612,3 +612,76 @@ def test_a_grouping_fetches_its_buckets_one_at_a_time(
     memory = load_manifest(load_config(config)).group_counts("source")
     assert found.key.labels(range(found.key.n_values)) == memory.key.labels(range(memory.key.n_values))
     assert np.array_equal(found.counts, memory.counts) and np.array_equal(found.first_row, memory.first_row)
+
+
+def _timed_manifest(folder: Path, times: pa.Array) -> Path:
+    """Rows in train, val and test with the given times (some missing), in two files of several row groups."""
+    rows = len(times)
+    split = np.array(["train", "val", "test"])[np.arange(rows) % 3]
+    table = pa.table({"sample_id": [f"s{i}" for i in range(rows)], "split": split, "ts": times})
+    for i, part in enumerate((table.slice(0, rows // 2), table.slice(rows // 2))):
+        pq.write_table(part, folder / f"part-{i}.parquet", row_group_size=50)
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "keys": {"time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["timestamp", "epoch seconds", "epoch float", "date", "text"],
+)
+def test_times_are_compared_where_the_rows_are(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """On a cluster the time column is never read whole on the driver: the workers give per-split counts,
+    and the report is the in-memory engine's, rows without a time and holdout rows older than training alike."""
+    from auditor.backends.cluster import DaskManifest
+
+    rng = np.random.default_rng(3)
+    seconds = rng.integers(1_600_000_000, 1_700_000_000, 900)
+    missing = rng.random(900) < 0.05
+    values: pa.Array
+    if kind == "timestamp":
+        values = pa.array(seconds, mask=missing).cast(pa.timestamp("s"))
+    elif kind == "epoch seconds":
+        values = pa.array(seconds, mask=missing)
+    elif kind == "epoch float":
+        values = pa.array(seconds + 0.25, mask=missing)
+    elif kind == "date":
+        values = pa.array(seconds // 86400, pa.int32(), mask=missing).cast(pa.date32())
+    else:  # ISO text, some with a zone: one format is chosen for the whole column, so it is read as one
+        text = pa.array(seconds, mask=missing).cast(pa.timestamp("s")).cast(pa.string()).to_pylist()
+        values = pa.array([t if t is None or i % 7 else t.replace(" ", "T") + "Z" for i, t in enumerate(text)])
+    config = _timed_manifest(tmp_path, values)
+    read: list[str] = []
+    real_column = DaskManifest.column
+
+    def column(self: Any, name: str) -> Any:
+        read.append(name)
+        return real_column(self, name)
+
+    monkeypatch.setattr(DaskManifest, "column", column)
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=["temporal_order"])
+    assert_same(memory, dask, "dask")
+    assert ("ts" in read) == (kind == "text")
+    codes = {f["code"] for s in dask["stages"] for f in s["findings"]}
+    assert {"TMP001", "TMP003"} <= codes  # both figures were really made
+    assert ("TMP004" in codes) == (kind == "text")
+
+
+def test_a_time_a_worker_cannot_read_is_a_stage_error_naming_the_column(cluster: Any, tmp_path: Path) -> None:
+    """A value no unit reads, found on a worker, is the stage's input error with the fix, never a count."""
+    config = _timed_manifest(tmp_path, pa.array(np.arange(900, dtype=np.int64) * 10**12))  # epoch "seconds" in ms
+    report = run_audit(
+        config, only=["temporal_order"], engine=EngineSettings("dask", scheduler=cluster.scheduler_address)
+    )
+    stage = next(s for s in report.stages if s.stage == "temporal_order")
+    assert stage.status == "error" and stage.error is not None and stage.error.type == "input"
+    assert "column 'ts'" in stage.error.message and "epoch_unit to ms" in stage.error.message

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
@@ -21,6 +22,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
     from auditor.manifest.timeparse import MixedZones, Times
 
@@ -72,8 +74,7 @@ class TemporalOrder(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 
-        from auditor.manifest.overlap import capped_counts, capped_title, more_text
-        from auditor.manifest.timeparse import NAT, format_time, parse_times
+        from auditor.manifest.timeparse import NAT, parse_times
 
         assert isinstance(self.options, TemporalOrderOptions)
         column = context.config.keys.time
@@ -81,14 +82,17 @@ class TemporalOrder(Stage):
         manifest = context.require_manifest()
         roles = context.roles
         names = manifest.split_names
+        # One role per split code (the last slot: rows without a split), 8 bits a row when one is needed.
+        role_of = np.array([{"train": 0, "holdout": 1}.get(roles.role(n), -1) for n in names] + [-1], dtype=np.int8)
+        if self._per_split_only(context):
+            yield from self._from_workers(context, column, role_of)
+            return
         parsed = parse_times(manifest.column(column), column, self.options.epoch_unit)
         times = parsed.ns
         if parsed.mixed_zones is not None:
             yield self._mixed_zones(column, parsed.mixed_zones)
         split = manifest.split.codes
         n_names = len(names)
-        # One role per split code (the last slot: rows without a split), 8 bits a row when one is needed.
-        role_of = np.array([{"train": 0, "holdout": 1}.get(roles.role(n), -1) for n in names] + [-1], dtype=np.int8)
         # Every pass goes a block of rows at a time: a 100M-row manifest's masks and copies would take
         # gigabytes if made for all rows at once.
         missing_per = np.zeros(n_names, dtype=np.int64)
@@ -102,13 +106,7 @@ class TemporalOrder(Stage):
                 top = int(t[in_train].max())
                 newest = top if newest is None else max(newest, top)
         if missing_per.any():
-            yield self.finding(
-                "TMP003",
-                Severity.INFO,
-                f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked.",
-                key=column,
-                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
-            )
+            yield self._missing(column, names, missing_per)
         if roles.folds is not None:  # each cross-validation fold against its own training rows
             yield from self._folds(context, times, split)
             yield from self._label_windows(context, parsed, None)
@@ -119,7 +117,6 @@ class TemporalOrder(Stage):
         yield from self._label_windows(context, parsed, role)
         if newest is None:
             return
-        newest_train = newest
         # Per-split counts in one pass over the rows, whatever the number of splits.
         here_per = np.zeros(n_names, dtype=np.int64)
         older_per = np.zeros(n_names, dtype=np.int64)
@@ -128,59 +125,133 @@ class TemporalOrder(Stage):
             s, t = split[lo:hi], times[lo:hi]
             timed = (t != NAT) & (s >= 0)
             here_per += np.bincount(s[timed], minlength=n_names)
-            older = timed & (t < newest_train)
+            older = timed & (t < newest)
             older_per += np.bincount(s[older], minlength=n_names)
             np.minimum.at(oldest_per, s[older], t[older])
+        finding = self._older(context, newest, here_per, older_per, oldest_per)
+        if finding is not None:
+            yield finding
+        entity = context.config.keys.entity
+        if entity is not None:
+            yield from self._per_entity(context, entity, times, role, times != NAT)
+
+    @staticmethod
+    def _per_split_only(context: AuditContext) -> bool:
+        """Whether the rows are elsewhere (a cluster) and the checks asked for need only per-split figures: the
+        times are then read and compared where the rows are. Text times are parsed as one column (a format is
+        chosen for all of it), folds, label windows and entities compare rows to rows: those read the column."""
+        import pyarrow as pa
+
+        manifest = context.require_manifest()
+        config = context.config
+        if not manifest.rows_elsewhere or context.roles.folds is not None or config.keys.entity is not None:
+            return False
+        if config.keys.time_end is not None or config.splits.gap_duration is not None:
+            return False
+        assert config.keys.time is not None
+        t = manifest.column_type(config.keys.time)
+        t = t.value_type if pa.types.is_dictionary(t) else t
+        return bool(
+            pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_integer(t) or pa.types.is_floating(t)
+        )
+
+    def _from_workers(self, context: AuditContext, column: str, role_of: np.ndarray) -> Iterator[Finding]:
+        """TMP003 and TMP001 from per-split figures made where the rows are: two passes, the second given the
+        newest training time the first found; no per-row array comes back."""
+        import numpy as np
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        manifest = context.require_manifest()
+        names = manifest.split_names
+        codes = list(range(len(names)))
+        unit = self.options.epoch_unit
+        first = manifest.per_split(column, codes, partial(_time_stats, column=column, epoch_unit=unit))
+        stats = np.array([_summed_stats(first[c]) for c in codes], dtype=np.int64).reshape(len(codes), 3)
+        missing_per, here_per = stats[:, 0], stats[:, 1]
+        if missing_per.any():
+            yield self._missing(column, names, missing_per)
+        in_train = (role_of[: len(names)] == 0) & (here_per > 0)
+        if not in_train.any():
+            return
+        newest = int(stats[in_train, 2].max())
+        second = manifest.per_split(column, codes, partial(_older_stats, column=column, epoch_unit=unit, newest=newest))
+        older = [_summed_older(second[c]) for c in codes]
+        older_per = np.array([o[0] for o in older], dtype=np.int64)
+        oldest_per = np.array([o[1] for o in older], dtype=np.int64)
+        finding = self._older(context, newest, here_per, older_per, oldest_per)
+        if finding is not None:
+            yield finding
+
+    def _missing(self, column: str, names: Sequence[str], missing_per: np.ndarray) -> Finding:
+        return self.finding(
+            "TMP003",
+            Severity.INFO,
+            f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked.",
+            key=column,
+            evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
+        )
+
+    def _older(
+        self,
+        context: AuditContext,
+        newest_train: int,
+        here_per: np.ndarray,
+        older_per: np.ndarray,
+        oldest_per: np.ndarray,
+    ) -> Finding | None:
+        """TMP001 from the per-split counts of timed rows, rows older than the newest training time, and the
+        oldest of those; None when no holdout row is older."""
+        from auditor.manifest.overlap import capped_counts, capped_title, more_text
+        from auditor.manifest.timeparse import format_time
+
+        roles = context.roles
+        names = context.require_manifest().split_names
         position = {n: i for i, n in enumerate(names)}
         all_rows = [
             (s, int(older_per[position[s]]), int(here_per[position[s]]), int(oldest_per[position[s]]))
             for s in roles.order(names)
             if roles.role(s) == "holdout" and older_per[position[s]]
         ]
-        if all_rows:
-            total = sum(r[1] for r in all_rows)
-            # Very many splits: list the MAX_LISTED with most older rows and say how many more.
-            shown = capped_counts({r[0]: r[1] for r in all_rows})
-            rows = [r for r in all_rows if r[0] in shown]
-            more = more_text(len(all_rows) - len(rows), "splits")
-            yield self.finding(
-                "TMP001",
-                Severity.WARNING,
-                f"{total} holdout row(s) are older than the newest training sample ({format_time(newest_train)}): "
-                + ", ".join(f"{s} {n} of {m}" for s, n, m, _ in rows)
-                + more
-                + ". If the model is meant to predict the future, train only on samples before the holdout period.",
-                evidence={
-                    "newest_train": format_time(newest_train),
+        if not all_rows:
+            return None
+        total = sum(r[1] for r in all_rows)
+        # Very many splits: list the MAX_LISTED with most older rows and say how many more.
+        shown = capped_counts({r[0]: r[1] for r in all_rows})
+        rows = [r for r in all_rows if r[0] in shown]
+        more = more_text(len(all_rows) - len(rows), "splits")
+        return self.finding(
+            "TMP001",
+            Severity.WARNING,
+            f"{total} holdout row(s) are older than the newest training sample ({format_time(newest_train)}): "
+            + ", ".join(f"{s} {n} of {m}" for s, n, m, _ in rows)
+            + more
+            + ". If the model is meant to predict the future, train only on samples before the holdout period.",
+            evidence={
+                "newest_train": format_time(newest_train),
+                "rows": total,
+                "splits": {s: {"rows": n, "of": m, "oldest": format_time(t)} for s, n, m, t in rows},
+                **({"splits_not_listed": len(all_rows) - len(rows)} if len(rows) < len(all_rows) else {}),
+            },
+            # The splits and their older rows; a split's size is not what was accepted.
+            scope=scope_of(
+                (r[0] for r in all_rows),
+                {
                     "rows": total,
-                    "splits": {s: {"rows": n, "of": m, "oldest": format_time(t)} for s, n, m, t in rows},
-                    **({"splits_not_listed": len(all_rows) - len(rows)} if len(rows) < len(all_rows) else {}),
+                    **({f"{r[0]}.rows": r[1] for r in all_rows} if len(all_rows) <= MAX_PAIR_COUNTS else {}),
                 },
-                # The splits and their older rows; a split's size is not what was accepted.
-                scope=scope_of(
-                    (r[0] for r in all_rows),
-                    {
-                        "rows": total,
-                        **({f"{r[0]}.rows": r[1] for r in all_rows} if len(all_rows) <= MAX_PAIR_COUNTS else {}),
-                    },
-                ),
-                tables=(
-                    Table(
-                        title=capped_title(
-                            "holdout rows older than the newest training sample", len(rows), len(all_rows), "splits"
-                        ),
-                        columns=("split", "rows", "of", "overlap window"),
-                        rows=tuple(
-                            (s, n, m, f"{format_time(t)} .. {format_time(newest_train)}") for s, n, m, t in rows
-                        ),
+            ),
+            tables=(
+                Table(
+                    title=capped_title(
+                        "holdout rows older than the newest training sample", len(rows), len(all_rows), "splits"
                     ),
+                    columns=("split", "rows", "of", "overlap window"),
+                    rows=tuple((s, n, m, f"{format_time(t)} .. {format_time(newest_train)}") for s, n, m, t in rows),
                 ),
-                remediation="Split by time (train before a cut-off, holdout after), or confirm the task is not "
-                "forecasting.",
-            )
-        entity = context.config.keys.entity
-        if entity is not None:
-            yield from self._per_entity(context, entity, times, role, times != NAT)
+            ),
+            remediation="Split by time (train before a cut-off, holdout after), or confirm the task is not "
+            "forecasting.",
+        )
 
     def _folds(self, context: AuditContext, times: np.ndarray, split: np.ndarray) -> Iterator[Finding]:
         """TMP001 and TMP002 per cross-validation fold: its holdout against its own training rows."""
@@ -603,6 +674,52 @@ class TemporalOrder(Stage):
 
 
 _BLOCK_ROWS = 1 << 23
+_NO_OLDER = 2**63 - 1  # the oldest of no rows: after every time
+
+
+def _times_of(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str) -> np.ndarray:
+    import pyarrow as pa
+
+    from auditor.manifest.timeparse import parse_times
+
+    chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
+    return parse_times(chunked, column, epoch_unit).ns
+
+
+def _time_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str) -> np.ndarray:
+    """[rows without a time, rows with one, the newest of those] of one split's rows, where the rows are."""
+    import numpy as np
+
+    from auditor.manifest.timeparse import NAT
+
+    ns = _times_of(values, column, epoch_unit)
+    timed = ns != NAT
+    n = int(timed.sum())
+    return np.array([len(ns) - n, n, int(ns[timed].max()) if n else NAT], dtype=np.int64)
+
+
+def _summed_stats(parts: Sequence[np.ndarray]) -> tuple[int, int, int]:
+    """_time_stats of a split's parts as one: the counts summed, the newest of the parts that have a time."""
+    from auditor.manifest.timeparse import NAT
+
+    newest = max((int(p[2]) for p in parts if p[1]), default=NAT)
+    return sum(int(p[0]) for p in parts), sum(int(p[1]) for p in parts), newest
+
+
+def _older_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, newest: int) -> np.ndarray:
+    """[rows older than ``newest``, the oldest of them] of one split's rows, where the rows are."""
+    import numpy as np
+
+    from auditor.manifest.timeparse import NAT
+
+    ns = _times_of(values, column, epoch_unit)
+    older = (ns != NAT) & (ns < newest)
+    n = int(older.sum())
+    return np.array([n, int(ns[older].min()) if n else _NO_OLDER], dtype=np.int64)
+
+
+def _summed_older(parts: Sequence[np.ndarray]) -> tuple[int, int]:
+    return sum(int(p[0]) for p in parts), min((int(p[1]) for p in parts), default=_NO_OLDER)
 
 
 def _blocks(n: int) -> Iterator[tuple[int, int]]:
