@@ -37,6 +37,7 @@ from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_row
 
 if TYPE_CHECKING:
     from auditor.manifest.components import Components
+    from auditor.manifest.linked import LinkedRows
 
 SPLIT_COLUMN = "__split__"
 _SAMPLE_ROWS = 50_000
@@ -425,6 +426,24 @@ class Manifest:
     def _digest_files(self) -> str:
         """sha256 of the manifest's bytes (an engine reading an object store asks the store instead)."""
         return _digest(self.files, self._stop)
+
+    def linking_key(self, spec: str | Sequence[str]) -> KeyCodes:
+        """A key's codes as the other stages share them, not a copy; a mostly distinct column (a digest) keeps
+        only its repeated values, since coding 100M values that occur once would cost far more."""
+        columns = _columns(spec)
+        if len(columns) == 1 and self.mostly_distinct(columns[0]):
+            return self.shared_key(columns[0])
+        return self.key(spec)
+
+    def linked(self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = ()) -> LinkedRows:
+        """The rows linked by any shared value of the keys ``specs`` name (then of ``extra``'s, keys made by a
+        stage), in components of two rows or more; an engine on a cluster keeps the per-row work there."""
+        from auditor.manifest.components import shared_only
+        from auditor.manifest.linked import RowLinks
+
+        keys = [*(self.linking_key(spec) for spec in specs), *extra]
+        # A key's values held by one row are still in its codes: the rows they alone would link are set apart.
+        return RowLinks(keys, shared_only(self.components(keys)), self.split.codes)
 
     def components(self, keys: Sequence[KeyCodes]) -> Components:
         """Rows linked by any shared value of ``keys``; an engine on a cluster finds them there."""

@@ -21,8 +21,8 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     import numpy as np
 
-    from auditor.manifest.components import Components
     from auditor.manifest.keycodes import KeyCodes
+    from auditor.manifest.linked import LinkedRows
     from auditor.manifest.overlap import (
         Overlap,
         Pairs,
@@ -79,7 +79,8 @@ class SharedUpstream(Stage):
             return "one group key only: group_overlap reports it; add `keys.sources` or a content key to link further"
         return None
 
-    def _keys(self, context: AuditContext) -> list[KeyCodes]:
+    def _extra_keys(self, context: AuditContext) -> list[KeyCodes]:
+        """The linking keys a stage makes itself: the files' digests (`keys.content_path`) and near copies."""
         import numpy as np
         import pyarrow as pa
 
@@ -89,7 +90,7 @@ class SharedUpstream(Stage):
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
-        keys = [_linking_key(manifest, spec) for spec in self._specs(context.config)]
+        keys = []
         path = context.config.keys.content_path
         if path is not None:
             cache_dir = cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
@@ -136,28 +137,25 @@ class SharedUpstream(Stage):
         return self._specs(config)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
-        from auditor.manifest.components import shared_only
         from auditor.manifest.overlap import find_overlap
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         names = manifest.split_names
-        keys = self._keys(context)
+        specs, extra = self._specs(context.config), self._extra_keys(context)
         for spec in context.config.keys.sources:
             yield from self._spellings(context, spec)
-        if not keys:  # only near copies could link rows here, and there are none
+        if not specs and not extra:  # only near copies could link rows here, and there are none
             return
-        # On a cluster engine, found there. A key's values held by one row are still in its codes (see
-        # _linking_key): the rows they alone would link are set apart here.
-        comps = shared_only(manifest.components(keys))
-        counts = _split_counts(comps, manifest.split.codes, len(names))
+        links = manifest.linked(specs, extra)
+        counts = links.split_counts(len(names))
         overlap = find_overlap(counts, names, context.roles)
         for kind, (code, severity) in _KIND.items():
             if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and context.roles.folds is not None:
-                yield from self._fold_crossing(context, keys, comps, counts, overlap)
+                yield from self._fold_crossing(context, links, counts, overlap)
             elif overlap.of_kind(kind):
-                yield self._crossing(context, keys, comps, counts, overlap, kind, code, severity)
-        yield self._largest(context, keys, comps)
+                yield self._crossing(context, links, counts, overlap, kind, code, severity)
+        yield self._largest(context, links)
 
     def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
         """Source values one spelling apart across splits (`doc-7` in train, `DOC-7 ` in test)."""
@@ -212,8 +210,7 @@ class SharedUpstream(Stage):
     def _crossing(
         self,
         context: AuditContext,
-        keys: list[KeyCodes],
-        comps: Components,
+        links: LinkedRows,
         counts: np.ndarray,
         overlap: Overlap,
         kind: PairKind,
@@ -241,8 +238,8 @@ class SharedUpstream(Stage):
         split_rows = context.require_manifest().rows_per_split()
         exposure = holdout_exposure(counts, overlap, mask, roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
         pairs = overlap.of_kind(kind)
-        examples = [self._example(context, keys, comps, counts, int(crossing[i]), pairs) for i in order]
-        key_names = ", ".join(k.name for k in keys)
+        examples = [self._example(context, links, counts, int(crossing[i]), pairs) for i in order]
+        key_names = ", ".join(links.key_names)
         message = (
             f"{len(crossing)} group(s) of samples linked through {key_names} span "
             + ", ".join(f"{p.a} and {p.b} ({p.values} group{'s' if p.values > 1 else ''})" for p in top_pairs(pairs))
@@ -258,7 +255,7 @@ class SharedUpstream(Stage):
             severity,
             message,
             evidence={
-                "keys": [k.name for k in keys],
+                "keys": links.key_names,
                 "components": len(crossing),
                 "rows": int(sizes.sum()),
                 **pair_evidence(pairs, "components", with_rows=False),
@@ -268,7 +265,7 @@ class SharedUpstream(Stage):
             tables=overlap.tables("linked groups"),
             # A linked group is named by the id of its first row: the same group keeps it when rows are added.
             scope=overlap_scope(
-                (str(i) for i in context.require_manifest().ids(_first_rows(comps.of_row, crossing))),
+                (str(i) for i in context.require_manifest().ids(links.first_rows(crossing))),
                 pairs,
                 "components",
             ),
@@ -277,7 +274,7 @@ class SharedUpstream(Stage):
         )
 
     def _fold_crossing(
-        self, context: AuditContext, keys: list[KeyCodes], comps: Components, counts: np.ndarray, overlap: Overlap
+        self, context: AuditContext, links: LinkedRows, counts: np.ndarray, overlap: Overlap
     ) -> Iterator[Finding]:
         """One finding per cross-validation fold whose holdout is linked to its training rows; the first carries
         the folds x folds matrix."""
@@ -293,10 +290,10 @@ class SharedUpstream(Stage):
         shares = fold_shares(counts, names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
         tables = shares.tables("linked groups")
         pairs = overlap.of_kind(PairKind.TRAIN_HOLDOUT)
-        key_names = ", ".join(k.name for k in keys)
+        key_names = ", ".join(links.key_names)
         # Each crossing component's first row, found in one pass for every fold.
         leaking = np.flatnonzero(shares.leak.any(axis=1))
-        first_of = np.array(_first_rows(comps.of_row, leaking), dtype=np.int64)
+        first_of = np.array(links.first_rows(leaking), dtype=np.int64)
         for f, fold in enumerate(shares.folds):
             crossing = np.flatnonzero(shares.leak[:, f])
             if not len(crossing):
@@ -309,7 +306,7 @@ class SharedUpstream(Stage):
                 holdout[pairs.second, f] & train[pairs.first, f]
             )
             in_fold = pairs.select(here)
-            examples = [self._example(context, keys, comps, counts, int(crossing[i]), in_fold) for i in order]
+            examples = [self._example(context, links, counts, int(crossing[i]), in_fold) for i in order]
             rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
             message = (
                 f"{fold}: {len(crossing)} group(s) of samples linked through {key_names} span its holdout and its "
@@ -322,7 +319,7 @@ class SharedUpstream(Stage):
                 Severity.ERROR,
                 message,
                 evidence={
-                    "keys": [k.name for k in keys],
+                    "keys": links.key_names,
                     "fold": fold,
                     "components": len(crossing),
                     "holdout_rows_linked_to_train": rows,
@@ -343,15 +340,14 @@ class SharedUpstream(Stage):
     def _example(
         self,
         context: AuditContext,
-        keys: list[KeyCodes],
-        comps: Components,
+        links: LinkedRows,
         counts: np.ndarray,
         component: int,
         pairs: Pairs,
     ) -> dict[str, Any]:
         import numpy as np
 
-        from auditor.manifest.components import Step, chains
+        from auditor.manifest.components import Step
         from auditor.manifest.overlap import capped_counts, top_pairs
 
         manifest = context.require_manifest()
@@ -360,7 +356,7 @@ class SharedUpstream(Stage):
         # The component's rows per split are counted already; its rows are not listed (100M may be one).
         per_split = counts[component]
         example: dict[str, Any] = {
-            "rows": int(comps.sizes[component]),
+            "rows": int(links.sizes[component]),
             "splits": capped_counts({names[i]: int(c) for i, c in enumerate(per_split) if c}),
         }
         here = {names[i] for i in np.flatnonzero(per_split)}
@@ -372,13 +368,13 @@ class SharedUpstream(Stage):
         for p in top_pairs(pairs.within(here)):
             ia, ib = names.index(p.a), names.index(p.b)
             wanted.append((ib, ia) if context.roles.role(p.b) == "holdout" else (ia, ib))
-        starts = {h: _first_row(comps.of_row, component, split, h) for h in dict.fromkeys(h for h, _ in wanted)}
+        starts = links.first_in(component, list(dict.fromkeys(h for h, _ in wanted)))
         found: dict[int, dict[int, list[Step]]] = {}
         for h, start in starts.items():
             others = [o for hh, o in wanted if hh == h and per_split[o]]
             if start is not None and others:
                 # The search stays in the start's component: any row of the other split it reaches will do.
-                found[h] = chains(keys, start, split, others)
+                found[h] = links.chains(start, others)
         for holdout, other in wanted:
             if holdout in found:
                 steps = found[holdout].get(other, [])
@@ -401,17 +397,17 @@ class SharedUpstream(Stage):
             example["chain_text"] = example["chains"][0]["text"]
         return example
 
-    def _largest(self, context: AuditContext, keys: list[KeyCodes], comps: Components) -> Finding:
+    def _largest(self, context: AuditContext, links: LinkedRows) -> Finding:
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         # Rows that share no key value are groups of one.
-        size = int(comps.sizes.max(initial=1))
+        size = int(links.sizes.max(initial=1))
         share = size / manifest.n_rows
         too_big = share > self.options.max_share
-        linked_rows = int(comps.sizes.sum())
+        linked_rows = int(links.sizes.sum())
         message = (
             f"the largest group of linked samples holds {size} of {manifest.n_rows} rows ({share:.1%}); "
-            f"{len(comps.sizes)} groups in all over {linked_rows} rows with a key."
+            f"{len(links.sizes)} groups in all over {linked_rows} rows with a key."
         )
         if too_big:
             message += (
@@ -426,64 +422,9 @@ class SharedUpstream(Stage):
             evidence={
                 "largest": size,
                 "share": round(share, 4),
-                "components": len(comps.sizes),
-                "keys": [k.name for k in keys],
+                "components": len(links.sizes),
+                "keys": links.key_names,
                 "linked_rows": linked_rows,
             },
-            key=compound_label([k.name for k in keys]),
+            key=compound_label(links.key_names),
         )
-
-
-_BLOCK_ROWS = 1 << 21  # rows per pass below: each pass's temporaries (a sort in _first_rows) stay near 100 MB
-
-
-def _linking_key(manifest: Manifest, spec: str | list[str]) -> KeyCodes:
-    """A key's codes as the other stages share them, not a copy; a mostly distinct column (a digest) keeps
-    only its repeated values, since coding 100M values that occur once would cost far more."""
-    columns = [spec] if isinstance(spec, str) else spec
-    if len(columns) == 1 and manifest.mostly_distinct(columns[0]):
-        return manifest.shared_key(columns[0])
-    return manifest.key(spec)
-
-
-def _split_counts(comps: Components, split: np.ndarray, n_splits: int) -> np.ndarray:
-    """Rows per (component, split), counted a block of rows at a time."""
-    import numpy as np
-
-    counts = np.zeros(len(comps.sizes) * n_splits, dtype=np.int64)
-    for lo in range(0, len(split), _BLOCK_ROWS):
-        label, code = comps.of_row[lo : lo + _BLOCK_ROWS], split[lo : lo + _BLOCK_ROWS]
-        linked = (label >= 0) & (code >= 0)
-        counts += np.bincount(label[linked].astype(np.int64) * n_splits + code[linked], minlength=len(counts))
-    return counts.reshape(len(comps.sizes), n_splits)
-
-
-def _first_rows(of_row: np.ndarray, components: np.ndarray) -> list[int]:
-    """The first row of each of ``components`` (ascending), a block of rows at a time."""
-    import numpy as np
-
-    position = np.full(int(of_row.max()) + 2 if len(of_row) else 1, -1, dtype=np.int64)
-    position[components] = np.arange(len(components))
-    first = np.full(len(components), -1, dtype=np.int64)
-    for lo in range(0, len(of_row), _BLOCK_ROWS):
-        at = position[of_row[lo : lo + _BLOCK_ROWS]]  # a row without a component (-1) reads the last slot: -1
-        wanted = np.flatnonzero(at >= 0)
-        if not len(wanted):
-            continue
-        found, index = np.unique(at[wanted], return_index=True)
-        fresh = first[found] < 0
-        first[found[fresh]] = lo + wanted[index[fresh]]
-        if (first >= 0).all():
-            break
-    return [int(r) for r in first]
-
-
-def _first_row(of_row: np.ndarray, component: int, split: np.ndarray, code: int) -> int | None:
-    """The first row of a component in a split, or None; a block at a time, stopping at the first found."""
-    import numpy as np
-
-    for lo in range(0, len(split), _BLOCK_ROWS):
-        found = np.flatnonzero((of_row[lo : lo + _BLOCK_ROWS] == component) & (split[lo : lo + _BLOCK_ROWS] == code))
-        if len(found):
-            return lo + int(found[0])
-    return None

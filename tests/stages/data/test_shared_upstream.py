@@ -8,8 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor import config_from_mapping, run_audit
-from auditor.manifest import components
-from auditor.stages.data import shared_upstream
+from auditor.manifest import components, linked
 from tests.conftest import codes, finding, write_table
 
 ONLY = ["shared_upstream"]
@@ -116,7 +115,7 @@ def test_matches_union_find(tmp_path: Path, rows: list[tuple[str, str, str]], bl
     with (
         patch.object(components, "_LINK_ROWS", block),
         patch.object(components, "_BLOCK_ROWS", block),
-        patch.object(shared_upstream, "_BLOCK_ROWS", block),
+        patch.object(linked, "_BLOCK_ROWS", block),
     ):
         report = run_audit(loaded, only=ONLY)
     comp = components_by_union_find(rows)

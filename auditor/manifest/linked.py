@@ -1,0 +1,103 @@
+"""Rows linked by shared key values, as shared_upstream asks for them: per-component figures, the first rows a
+finding names and the chains between two splits. The stage never holds a per-row array itself, so an engine
+on a cluster can keep the rows' codes and labels on its workers (backends/linkedpieces.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from auditor.manifest.components import Components, Step, chains
+from auditor.manifest.keycodes import KeyCodes
+
+_BLOCK_ROWS = 1 << 21  # rows per pass below: each pass's temporaries (a sort in first_rows) stay near 100 MB
+
+
+class LinkedRows(Protocol):
+    """Components of two rows or more (numbered by first row) of the rows linked by any shared key value."""
+
+    @property
+    def key_names(self) -> list[str]: ...
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Rows per component."""
+        ...
+
+    def split_counts(self, n_splits: int) -> np.ndarray:
+        """Rows per (component, split code)."""
+        ...
+
+    def first_rows(self, components: np.ndarray) -> list[int]:
+        """The first row of each of ``components`` (ascending)."""
+        ...
+
+    def first_in(self, component: int, codes: Sequence[int]) -> dict[int, int | None]:
+        """The first row of ``component`` in each split code of ``codes`` (None: none there)."""
+        ...
+
+    def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
+        """The shortest row / key-value chain from row ``start`` to a row of each split code in ``wanted`` it
+        reaches (components.chains)."""
+        ...
+
+
+class RowLinks:
+    """LinkedRows over per-row codes and labels held here."""
+
+    def __init__(self, keys: Sequence[KeyCodes], comps: Components, split: np.ndarray) -> None:
+        self.keys, self.comps, self.split = list(keys), comps, split
+
+    @property
+    def key_names(self) -> list[str]:
+        return [k.name for k in self.keys]
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.comps.sizes
+
+    def split_counts(self, n_splits: int) -> np.ndarray:
+        """Counted a block of rows at a time."""
+        of_row, split = self.comps.of_row, self.split
+        counts = np.zeros(len(self.comps.sizes) * n_splits, dtype=np.int64)
+        for lo in range(0, len(split), _BLOCK_ROWS):
+            label, code = of_row[lo : lo + _BLOCK_ROWS], split[lo : lo + _BLOCK_ROWS]
+            linked = (label >= 0) & (code >= 0)
+            counts += np.bincount(label[linked].astype(np.int64) * n_splits + code[linked], minlength=len(counts))
+        return counts.reshape(len(self.comps.sizes), n_splits)
+
+    def first_rows(self, components: np.ndarray) -> list[int]:
+        of_row = self.comps.of_row
+        position = np.full(int(of_row.max()) + 2 if len(of_row) else 1, -1, dtype=np.int64)
+        position[components] = np.arange(len(components))
+        first = np.full(len(components), -1, dtype=np.int64)
+        for lo in range(0, len(of_row), _BLOCK_ROWS):
+            at = position[of_row[lo : lo + _BLOCK_ROWS]]  # a row without a component (-1) reads the last slot: -1
+            wanted = np.flatnonzero(at >= 0)
+            if not len(wanted):
+                continue
+            found, index = np.unique(at[wanted], return_index=True)
+            fresh = first[found] < 0
+            first[found[fresh]] = lo + wanted[index[fresh]]
+            if (first >= 0).all():
+                break
+        return [int(r) for r in first]
+
+    def first_in(self, component: int, codes: Sequence[int]) -> dict[int, int | None]:
+        """A block at a time, stopping when every split has its row."""
+        of_row, split = self.comps.of_row, self.split
+        found: dict[int, int | None] = dict.fromkeys(codes)
+        for lo in range(0, len(split), _BLOCK_ROWS):
+            here = of_row[lo : lo + _BLOCK_ROWS] == component
+            for code in [c for c, row in found.items() if row is None]:
+                rows = np.flatnonzero(here & (split[lo : lo + _BLOCK_ROWS] == code))
+                if len(rows):
+                    found[code] = lo + int(rows[0])
+            if all(row is not None for row in found.values()):
+                break
+        return found
+
+    def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
+        return chains(self.keys, start, self.split, wanted)
