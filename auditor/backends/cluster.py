@@ -11,7 +11,6 @@ cluster by large-star / small-star rounds (auditor.backends.stars); the report s
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import os
 import signal
@@ -56,9 +55,10 @@ from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
-    from auditor.manifest.components import Components
+    from auditor.backends.linkedpieces import PieceKey
     from auditor.manifest.groupcounts import GroupSplitCounts
     from auditor.manifest.keycodes import KeyCodes
+    from auditor.manifest.linked import LinkedRows
 
 # Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
 PIECE_ROWS = 1 << 20
@@ -330,6 +330,25 @@ class DaskManifest(FileManifest):
     def _encoded_here(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
             return self._encode_dictionary(column)  # one small integer column: as the memory engine
+        values, code_of, table, exact = self._code_table(column)
+        # Each row's code by its hash, looked up on the workers among the groups that are one value each; the
+        # codes come back a batch of pieces at a time, so only the codes themselves pile up here.
+        codes = np.full(self._rows, MISSING, dtype=CODE)
+        batch = 4 * self._cluster.threads
+        for lo in range(0, len(self._pieces), batch):
+            pieces = self._pieces[lo : lo + batch]
+            for piece, block in zip(
+                pieces, self._cluster_compute([_delayed(_piece_codes)(p, column, table) for p in pieces]), strict=True
+            ):
+                codes[piece.offset : piece.offset + len(block)] = block
+        del table
+        if exact is not None:  # rows of collided hashes: their codes come from their values
+            codes[exact[0]] = code_of[exact[1]]
+        return drop_blank(codes, values)
+
+    def _code_table(self, column: str) -> tuple[pa.Array, np.ndarray, Any, tuple[np.ndarray, np.ndarray] | None]:
+        """A column's distinct values (numbered by first row), each value's code by its place among the groups,
+        the (sorted hashes, codes) table on the workers, and the rows of collided hashes with their values."""
         # Each bucket keeps what coding needs of its values (hash, first row, the value) and the hashes two values
         # share: the driver never holds a group's other columns, nor every group twice while it filters them.
         found = self._reduced([column], False, _distinct_bucket, nout=2)
@@ -353,25 +372,79 @@ class DaskManifest(FileManifest):
         code_of = np.empty(len(order), dtype=CODE)
         code_of[order] = np.arange(len(order), dtype=CODE)
         del order
-        # Each row's code by its hash, looked up on the workers among the groups that are one value each; the
-        # codes come back a batch of pieces at a time, so only the codes themselves pile up here.
         hashed = np.flatnonzero(by_hash)
         sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
         del hashed
         table = self._cluster.put((hashes[sorted_at], code_of[sorted_at]))
-        del sorted_at, hashes
-        codes = np.full(self._rows, MISSING, dtype=CODE)
-        batch = 4 * self._cluster.threads
-        for lo in range(0, len(self._pieces), batch):
-            pieces = self._pieces[lo : lo + batch]
-            for piece, block in zip(
-                pieces, self._cluster_compute([_delayed(_piece_codes)(p, column, table) for p in pieces]), strict=True
-            ):
-                codes[piece.offset : piece.offset + len(block)] = block
-        del table
-        if exact is not None:  # rows of collided hashes: their codes come from their values
-            codes[exact[0]] = code_of[exact[1]]
-        return drop_blank(codes, values)
+        return values, code_of, table, exact
+
+    # -- linked rows: the keys' codes, the components and the splits stay on the workers --------------------
+
+    def linked(self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = ()) -> LinkedRows:
+        from auditor.backends.linkedpieces import PieceLinks, Workers
+
+        try:
+            keys = [*(self._piece_key(spec) for spec in specs), *(self._scattered(k) for k in extra)]
+            workers = Workers(
+                self._cluster_compute,
+                self._cluster_persist,
+                self.put,
+                [p.offset for p in self._pieces],
+                [p.rows for p in self._pieces],
+            )
+            links = PieceLinks(workers, keys, self._split_pieces(), self._rows)
+        finally:
+            self._release()
+        self._notes.extend(links.notes)
+        return links
+
+    def _piece_key(self, spec: str | Sequence[str]) -> PieceKey:
+        """A linking key (Manifest.linking_key) coded on the workers, its codes kept there a piece at a time."""
+        from auditor.backends.linkedpieces import PieceKey, piece_codes_fixed, sparse_codes
+
+        columns = (spec,) if isinstance(spec, str) else tuple(spec)
+        if len(columns) > 1 or pa.types.is_dictionary(self._types[columns[0]]):
+            return self._scattered(self.linking_key(spec))
+        column = columns[0]
+        if self.mostly_distinct(column):  # only the repeated values: their rows are few
+            rows, local, values = self.repeated(column)
+            order = np.argsort(rows, kind="stable")
+            rows, local = rows[order], local[order]
+            tasks = []
+            for p in self._pieces:
+                lo, hi = np.searchsorted(rows, [p.offset, p.offset + p.rows])
+                tasks.append(_delayed(sparse_codes)(p.rows, rows[lo:hi] - p.offset, local[lo:hi].astype(CODE)))
+            parts = ((np.arange(len(values)), values),)
+            return PieceKey(column, columns, parts, self._cluster_persist(tasks))
+        values, code_of, table, exact = self._code_table(column)
+        new_code, kept = drop_blank(np.arange(len(values), dtype=CODE), values)
+        fixed_rows, fixed = (exact[0], code_of[exact[1]]) if exact is not None else (np.zeros(0, np.int64), None)
+        order = np.argsort(fixed_rows, kind="stable")
+        fixed_rows = fixed_rows[order]
+        tasks = []
+        for p in self._pieces:
+            lo, hi = np.searchsorted(fixed_rows, [p.offset, p.offset + p.rows])
+            mine = fixed[order[lo:hi]] if fixed is not None else np.zeros(0, dtype=CODE)
+            hashed = _delayed(_piece_codes)(p, column, table)
+            tasks.append(
+                _delayed(piece_codes_fixed)(
+                    hashed, fixed_rows[lo:hi] - p.offset, mine, new_code if len(kept) < len(values) else None
+                )
+            )
+        return PieceKey(column, columns, ((np.arange(len(kept)), kept),), self._cluster_persist(tasks))
+
+    def _scattered(self, key: KeyCodes) -> PieceKey:
+        """A key coded here (a compound one, or made by a stage) sent to the workers a piece at a time."""
+        from auditor.backends.linkedpieces import PieceKey
+
+        pieces = [self._cluster.put(key.codes[p.offset : p.offset + p.rows].copy()) for p in self._pieces]
+        return PieceKey(key.name, key.columns, key.parts, pieces)
+
+    def _split_pieces(self) -> list[Any]:
+        from auditor.backends.linkedpieces import split_codes
+
+        splits = self._piece_splits(True)
+        return self._cluster_persist([_delayed(split_codes)(p, s) for p, s in zip(self._pieces, splits, strict=True)])
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         if len(columns) == 1:
@@ -496,32 +569,6 @@ class DaskManifest(FileManifest):
             return np.zeros(0, dtype=np.int64)
         found = self._gather([_delayed(_without)(p, self.id_column) for p in self._pieces])
         return found[ROW].to_numpy().astype(np.int64)
-
-    def components(self, keys: Sequence[KeyCodes]) -> Components:
-        """Rows linked by any shared key value, grouped on the cluster by large-star / small-star rounds."""
-        from auditor.backends.stars import star_components
-        from auditor.manifest.components import Components, by_first_row, row_links, row_nodes
-
-        n_rows = len(keys[0].codes)
-        n_nodes = sum(k.n_values for k in keys)
-        if n_nodes == 0:
-            return Components(np.full(n_rows, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        # The links are made a block of rows at a time and each block sent to the workers as it is made: the
-        # driver never holds every row's links, only one block's (a piece's worth of rows, whatever the size).
-        bounds = np.linspace(0, n_rows, self._n_buckets + 1).astype(np.int64)
-        parts = [self._cluster.put(row_links(keys, int(a), int(b))) for a, b in itertools.pairwise(bounds)]
-        label, rounds = star_components(parts, n_nodes, self._cluster_persist, self._cluster_compute)
-        del parts
-        self._notes.append(
-            f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the cluster"
-        )
-        # Each row's component, one block at a time: the labels per row are the only per-row array made here.
-        of_row = np.empty(n_rows, dtype=np.int32 if n_nodes < 2**31 else np.int64)
-        for a, b in itertools.pairwise(bounds):
-            last_node = row_nodes(keys, int(a), int(b))
-            of_row[a:b] = np.where(last_node >= 0, label[np.maximum(last_node, 0)], -1)
-        del label
-        return by_first_row(of_row, n_nodes)
 
     # -- plumbing ------------------------------------------------------------------------------------------
 

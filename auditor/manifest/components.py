@@ -44,7 +44,7 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     group = np.arange(n_nodes, dtype=index)  # each value's group among the links merged so far
     n_groups = n_nodes
     for lo in range(0, n, _LINK_ROWS):
-        src, dst = _links(keys, offsets, lo, min(n, lo + _LINK_ROWS), index)
+        src, dst = _links(keys, offsets, lo, min(n, lo + _LINK_ROWS))
         src, dst = group[src], group[dst]
         apart = src != dst  # links inside a group already found change nothing
         if not apart.any():
@@ -59,7 +59,7 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     of_row = np.empty(n, dtype=index)
     for lo in range(0, n, _LINK_ROWS):
         # Every present value of a row is in the row's component; the last one seen stands for all.
-        node = _last_node(keys, offsets, lo, min(n, lo + _LINK_ROWS), index)
+        node = _last_node(keys, offsets, lo, min(n, lo + _LINK_ROWS))
         of_row[lo : lo + len(node)] = np.where(node >= 0, group[np.maximum(node, 0)], -1)
     del group
     return _by_first_row(of_row, n_groups)
@@ -69,13 +69,13 @@ def row_links(keys: Sequence[KeyCodes], lo: int, hi: int) -> tuple[np.ndarray, n
     """The links of rows ``lo:hi``: for an engine that finds the components elsewhere (a cluster), a block of
     rows at a time, then labels the rows with row_nodes and numbers the components with by_first_row."""
     offsets = _offsets(keys)
-    return _links(keys, offsets, lo, hi, _index(offsets[-1]))
+    return _links(keys, offsets, lo, hi)
 
 
 def row_nodes(keys: Sequence[KeyCodes], lo: int, hi: int) -> np.ndarray:
     """The node standing for each of rows ``lo:hi`` (-1: the row has no key value), as row_links numbers them."""
     offsets = _offsets(keys)
-    return _last_node(keys, offsets, lo, hi, _index(offsets[-1]))
+    return _last_node(keys, offsets, lo, hi)
 
 
 def _offsets(keys: Sequence[KeyCodes]) -> list[int]:
@@ -91,23 +91,27 @@ def by_first_row(of_row: np.ndarray, n_labels: int) -> Components:
     return _by_first_row(of_row, n_labels)
 
 
-def _nodes(
-    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
+def _code_nodes(
+    codes: Sequence[np.ndarray], offsets: Sequence[int], index: type[np.signedinteger[Any]]
 ) -> Iterator[np.ndarray]:
-    """Each key's graph node for rows ``lo:hi`` (its values are numbered after the previous keys'), -1 if missing."""
-    for key, offset in zip(keys, offsets[:-1], strict=False):
-        codes = key.codes[lo:hi]
-        yield np.where(codes >= 0, codes.astype(index) + index(offset), index(-1))
+    """Each key's graph node per row (its values are numbered after the previous keys'), -1 if missing."""
+    for key_codes, offset in zip(codes, offsets[:-1], strict=False):
+        yield np.where(key_codes >= 0, key_codes.astype(index) + index(offset), index(-1))
 
 
-def _links(
-    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
-) -> tuple[np.ndarray, np.ndarray]:
+def _links(keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """The links of rows ``lo:hi``: a row with writer w, document d and digest h links w-d and d-h."""
+    return code_links([k.codes[lo:hi] for k in keys], offsets)
+
+
+def code_links(codes: Sequence[np.ndarray], offsets: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The links of rows given each key's codes for them and where each key's nodes start (``offsets``, then
+    the number of nodes): what row_links gives, for an engine that holds the codes a piece at a time."""
+    index = _index(offsets[-1])
     src: list[np.ndarray] = []
     dst: list[np.ndarray] = []
     previous: np.ndarray | None = None
-    for node in _nodes(keys, offsets, lo, hi, index):
+    for node in _code_nodes(codes, offsets, index):
         if previous is None:
             previous = node
             continue
@@ -119,12 +123,16 @@ def _links(
     return np.concatenate([empty, *src]), np.concatenate([empty, *dst])
 
 
-def _last_node(
-    keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int, index: type[np.signedinteger[Any]]
-) -> np.ndarray:
+def _last_node(keys: Sequence[KeyCodes], offsets: list[int], lo: int, hi: int) -> np.ndarray:
     """The node of the last key with a value, per row of ``lo:hi`` (-1: the row has no key value)."""
-    last = np.full(hi - lo, -1, dtype=index)
-    for node in _nodes(keys, offsets, lo, hi, index):
+    return code_last_node([k.codes[lo:hi] for k in keys], offsets)
+
+
+def code_last_node(codes: Sequence[np.ndarray], offsets: Sequence[int]) -> np.ndarray:
+    """The node standing for each row (the last key's with a value; -1: none), as code_links numbers them."""
+    index = _index(offsets[-1])
+    last = np.full(len(codes[0]) if len(codes) else 0, -1, dtype=index)
+    for node in _code_nodes(codes, offsets, index):
         last = np.where(node >= 0, node, last)
     return last
 

@@ -451,56 +451,98 @@ def test_a_cluster_left_without_workers_mid_run_is_exit_2_not_a_hang(
     assert "no Dask worker has been left" in result.output
 
 
-def test_the_driver_never_holds_every_rows_links(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Components on a cluster: the links are made and sent to the workers a block of rows at a time (the
-    driver never makes every row's links at once), what comes back is per key value, never per row, and the
-    components are those the in-memory engine finds."""
+def _linking_manifest(folder: Path, rows: int) -> Path:
+    """The random manifest's keys, with blank writers, a sha most rows hold alone and rows with no key at all."""
+    rng = np.random.default_rng(11)
+    writer = np.array([f"w{v}" for v in rng.integers(0, rows, rows)], dtype=object)
+    writer[rng.random(rows) < 0.05] = "  "  # blank: no value, as in memory
+    source = np.array([f"doc{v}" for v in rng.integers(0, 2 * rows, rows)], dtype=object)
+    sha = np.array([f"{i:032x}" for i in range(rows)], dtype=object)
+    sha[rng.random(rows) < 0.03] = "e" * 32
+    alone = rng.random(rows) < 0.1
+    writer[alone], source[alone], sha[alone] = None, None, [f"{i:031x}z" for i in np.flatnonzero(alone)]
+    table = pa.table(
+        {
+            "sample_id": [f"s{i}" for i in range(rows)],
+            "split": rng.choice(["train", "val", "test"], rows, p=[0.8, 0.1, 0.1]),
+            "writer": pa.array(writer, pa.string()),
+            "source": pa.array(source, pa.string()),
+            "sha": pa.array(sha, pa.string()),
+        }
+    )
+    pq.write_table(table, folder / "part-0.parquet", row_group_size=250)
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_linked_rows_on_a_cluster_keep_every_per_row_array_on_the_workers(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same LinkedRows as in memory (sizes, rows per split, first rows, first rows per split and every
+    chain), while nothing the driver gets back is per row and no key is coded row by row on the driver."""
     from auditor.backends import cluster as engine
     from auditor.backends.load import load_for
     from auditor.core.config import load_config
-    from auditor.manifest import components as kernel
-    from auditor.manifest.keycodes import CODE, single_key
+    from auditor.manifest.table import load_manifest
 
-    monkeypatch.setattr(engine, "PIECE_ROWS", 100)  # 12 pieces (one 500-row row group each): 12 blocks below
-    config = _random_manifest(tmp_path, rows=6000, files=2)
-    rows = 200_000
-    rng = np.random.default_rng(3)
-    keys = [
-        single_key(name, rng.integers(-1, n, rows).astype(CODE), pa.array([str(i) for i in range(n)]))
-        for name, n in (("writer", rows // 50), ("source", rows // 5), ("sha", rows // 20))
-    ]
-    n_nodes = sum(k.n_values for k in keys)
-    blocks: list[int] = []
-    real_links = kernel.row_links
-
-    def links(keys: Any, lo: int, hi: int) -> Any:
-        blocks.append(hi - lo)
-        return real_links(keys, lo, hi)
-
-    monkeypatch.setattr(kernel, "row_links", links)
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)  # 8 pieces
+    rows = 4000
+    config = _linking_manifest(tmp_path, rows)
+    specs: list[str | list[str]] = ["writer", "source", "sha"]
+    memory = load_manifest(load_config(config))
+    expected = memory.linked(specs)
     manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    assert isinstance(manifest, engine.DaskManifest)
     gathered: list[int] = []
     real_compute = manifest._cluster_compute
 
+    def sizes_of(value: Any) -> Iterator[int]:
+        if isinstance(value, np.ndarray):
+            yield len(value)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                yield from sizes_of(v)
+
     def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
         results = real_compute(tasks, one_at_a_time)
-        arrays = [a for r in results for a in (r if isinstance(r, tuple) else (r,)) if isinstance(a, np.ndarray)]
-        gathered.extend(len(a) for a in arrays)
+        gathered.extend(sizes_of(results))
         return results
 
+    def refused(*args: Any) -> Any:
+        raise AssertionError("a linking key coded row by row on the driver")
+
     monkeypatch.setattr(manifest, "_cluster_compute", compute)
+    monkeypatch.setattr(manifest, "key", refused)
     try:
-        assert isinstance(manifest, engine.DaskManifest)
-        found = manifest.components(keys)
-        n_blocks = manifest._n_buckets
+        found = manifest.linked(specs)
+        n = len(memory.split_names)
+        assert found.key_names == expected.key_names
+        assert found.sizes.tolist() == expected.sizes.tolist() and len(found.sizes) > 3
+        assert np.array_equal(found.split_counts(n), expected.split_counts(n))
+        every = np.arange(len(expected.sizes))
+        assert found.first_rows(every) == expected.first_rows(every)
+        for c in range(min(len(every), 6)):
+            assert found.first_in(c, [0, 1, 2]) == expected.first_in(c, [0, 1, 2])
+        largest = int(np.argmax(expected.sizes))
+        starts = [*expected.first_rows(every)[:4], *expected.first_in(largest, [0, 1, 2]).values(), rows - 1]
+        longest = 0
+        for start in starts:
+            assert start is not None
+            chains = expected.chains(start, [0, 1, 2])
+            assert found.chains(start, [0, 1, 2]) == chains
+            longest = max([longest, *(len(c) for c in chains.values())])
+        assert longest >= 11  # chains of five hops and more were walked back alike
     finally:
         manifest.close()
-    assert n_blocks == 12 and len(blocks) == n_blocks and sum(blocks) == rows
-    assert max(blocks) <= -(-rows // n_blocks)  # one block's rows at a time, never the whole manifest's
-    assert gathered and max(gathered) <= n_nodes < rows  # star edges and labels: per key value
-    expected = kernel.row_components(keys)
-    assert found.sizes.tolist() == expected.sizes.tolist()
-    assert np.array_equal(found.of_row, expected.of_row)
+    assert gathered and max(gathered) < rows // 2  # per key value or component, never per row
 
 
 def test_group_counts_come_back_one_row_per_value(
