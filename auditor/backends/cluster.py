@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.backends.files import FileManifest, ParquetManifestFiles, parquet_sources
+from auditor.backends.files import FileManifest, ParquetManifestFiles, is_text, parquet_sources
 from auditor.backends.hashed import (
     ROW,
     SPLIT,
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from auditor.manifest.groupcounts import GroupSplitCounts
     from auditor.manifest.keycodes import KeyCodes
     from auditor.manifest.linked import LinkedRows
+    from auditor.manifest.spelling import SpellingSplits
 
 # Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
 PIECE_ROWS = 1 << 20
@@ -349,6 +350,18 @@ class DaskManifest(FileManifest):
     def _code_table(self, column: str) -> tuple[pa.Array, np.ndarray, Any, tuple[np.ndarray, np.ndarray] | None]:
         """A column's distinct values (numbered by first row), each value's code by its place among the groups,
         the (sorted hashes, codes) table on the workers, and the rows of collided hashes with their values."""
+        values, code_of, hashes, by_hash, exact = self._distinct_values(column)
+        hashed = np.flatnonzero(by_hash)
+        sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
+        del hashed
+        table = self._cluster.put((hashes[sorted_at], code_of[sorted_at]))
+        return values, code_of, table, exact
+
+    def _distinct_values(
+        self, column: str
+    ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """A column's distinct values in order of first row; per group, its value's code, hash and whether the
+        hash finds it; the rows of collided hashes with their values' places among the groups."""
         # Each bucket keeps what coding needs of its values (hash, first row, the value) and the hashes two values
         # share: the driver never holds a group's other columns, nor every group twice while it filters them.
         found = self._reduced([column], False, _distinct_bucket, nout=2)
@@ -371,12 +384,33 @@ class DaskManifest(FileManifest):
             )
         code_of = np.empty(len(order), dtype=CODE)
         code_of[order] = np.arange(len(order), dtype=CODE)
-        del order
-        hashed = np.flatnonzero(by_hash)
-        sorted_at = hashed[np.argsort(hashes[hashed], kind="stable")]
-        del hashed
-        table = self._cluster.put((hashes[sorted_at], code_of[sorted_at]))
-        return values, code_of, table, exact
+        return values, code_of, hashes, by_hash, exact
+
+    def key_spellings(self, spec: str | Sequence[str]) -> SpellingSplits:
+        """A text column's spellings from its distinct values; only the rows of variant values are found, on
+        the workers: no value is coded row by row here."""
+        from auditor.manifest.keycodes import single_key
+        from auditor.manifest.spelling import SpellingSplits, key_variants, splits_from_rows
+
+        column = spec if isinstance(spec, str) else spec[0] if len(spec) == 1 else None
+        if column is None or not is_text(self._types[column]) or self.mostly_distinct(column):
+            return super().key_spellings(spec)
+        try:
+            values, _, _, _, _ = self._distinct_values(column)
+        finally:
+            self._release()
+        _, values = drop_blank(np.zeros(0, dtype=CODE), values)
+        key = single_key(column, np.zeros(0, dtype=CODE), values)
+        variants = key_variants(key)
+        n_splits = self.split.n_values
+        if not variants.n_groups:
+            return SpellingSplits(variants.group, [], [], np.zeros((0, n_splits), np.int64), np.zeros((0, n_splits)))
+        spelled = values.take(pa.array(variants.positions))
+        found = self._rows_among(column, spelled.cast(pa.string()))
+        rows = found.column(ROW).to_numpy().astype(np.int64)
+        slot = pc.index_in(found.column("v"), value_set=spelled.cast(pa.string())).to_numpy(zero_copy_only=False)
+        counts, first = splits_from_rows(rows, slot.astype(np.int64), variants.group, self.split.codes[rows], n_splits)
+        return SpellingSplits(variants.group, key.labels(variants.positions), variants.normal, counts, first)
 
     # -- linked rows: the keys' codes, the components and the splits stay on the workers --------------------
 

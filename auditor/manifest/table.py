@@ -195,6 +195,15 @@ class Manifest:
 
     # The work behind the accessors, one method each: another engine (auditor.backends) overrides these and
     # inherits the caching, the background jobs and every accessor.
+    def key_spellings(self, spec: str | Sequence[str]) -> SpellingSplits:
+        """Spelling groups of a key's values and where each spelling occurs: a mostly distinct column row by
+        row, any other key by its values (an engine on a cluster finds the rows of the variants there)."""
+        from auditor.manifest.spelling import from_codes
+
+        if isinstance(spec, str) and self.mostly_distinct(spec):
+            return self.row_spellings(spec)
+        return from_codes(self.key(spec), self.split.codes, self.split.n_values)
+
     def row_spellings(self, column: str) -> SpellingSplits:
         """Spelling groups of a mostly-distinct column (ids, digests), judged row by row."""
         variants = self.spelling(column)

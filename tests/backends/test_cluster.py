@@ -727,3 +727,41 @@ def test_a_time_a_worker_cannot_read_is_a_stage_error_naming_the_column(cluster:
     stage = next(s for s in report.stages if s.stage == "temporal_order")
     assert stage.status == "error" and stage.error is not None and stage.error.type == "input"
     assert "column 'ts'" in stage.error.message and "epoch_unit to ms" in stage.error.message
+
+
+def test_shared_upstream_on_a_cluster_codes_no_key_row_by_row_on_the_driver(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spellings of a source (`doc-7` in train, ` DOC-7` in test) and the linked rows come from the workers:
+    the report is the in-memory engine's and no linking key is coded row by row here."""
+    from auditor.backends import cluster as engine
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _linking_manifest(tmp_path, 3000)
+    table = pq.read_table(tmp_path / "part-0.parquet")
+    rng = np.random.default_rng(5)
+    # Sources held by five rows each: not mostly distinct, so judged by their values, not row by row.
+    source = [
+        None if s is None else f"doc-{v}"
+        for s, v in zip(table.column("source").to_pylist(), rng.integers(0, 600, 3000), strict=True)
+    ]
+    split = table.column("split").to_pylist()
+    for i in range(0, 3000, 97):  # a spelling of another row's source, in another split
+        j = (i + 1) % 3000
+        if source[i] is not None and split[i] != split[j]:
+            source[j] = " " + source[i].upper()
+    pq.write_table(table.set_column(3, "source", pa.array(source, pa.string())), tmp_path / "part-0.parquet")
+    coded: list[str] = []
+    real_key = engine.DaskManifest.key
+
+    def key(self: Any, spec: Any) -> Any:
+        coded.append(str(spec))
+        return real_key(self, spec)
+
+    monkeypatch.setattr(engine.DaskManifest, "key", key)
+    settings = EngineSettings("dask", scheduler=cluster.scheduler_address)
+    memory, dask = both(config, settings, only=["shared_upstream"])
+    assert_same(memory, dask, "dask")
+    assert not {"writer", "source", "sha"} & set(coded)
+    codes = {f["code"] for s in dask["stages"] for f in s["findings"]}
+    assert {"UPS001", "UPS003", "UPS005"} <= codes

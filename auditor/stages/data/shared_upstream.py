@@ -27,9 +27,6 @@ if TYPE_CHECKING:
         Overlap,
         Pairs,
     )
-    from auditor.manifest.spelling import (
-        SpellingSplits,
-    )
     from auditor.manifest.table import Manifest
 
 MAX_CHAINS = 5  # chains kept per example, the longest first
@@ -162,17 +159,12 @@ class SharedUpstream(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, from_codes, group_examples, spelling_scope, spelling_text
+        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_scope, spelling_text
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         names = manifest.split_names
-        split = manifest.split.codes
-        spellings: SpellingSplits
-        if isinstance(spec, str) and manifest.mostly_distinct(spec):
-            spellings = manifest.row_spellings(spec)
-        else:
-            spellings = from_codes(manifest.key(spec), split, len(names))
+        spellings = manifest.key_spellings(spec)
         if not spellings.n_groups:
             return
         label = spec if isinstance(spec, str) else compound_label(spec)
