@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -315,6 +315,9 @@ class DaskManifest(FileManifest):
         self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
         self._notes: list[str] = []
         self._fold_codes: list[Any] | None = None
+        self._values_of: dict[
+            str, tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]
+        ] = {}
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
@@ -358,10 +361,25 @@ class DaskManifest(FileManifest):
         return values, code_of, table, exact
 
     def _distinct_values(
-        self, column: str
+        self, column: str, keep: bool = False
     ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """A column's distinct values in order of first row; per group, its value's code, hash and whether the
-        hash finds it; the rows of collided hashes with their values' places among the groups."""
+        hash finds it; the rows of collided hashes with their values' places among the groups. With ``keep``,
+        kept for the next ask in this stage (spellings, then the linked rows: the column is grouped once)."""
+        found = self._values_of.pop(column, None)
+        if found is None:
+            found = self._grouped_distinct(column)
+        if keep:
+            self._values_of[column] = found
+        return found
+
+    def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
+        self._values_of.clear()
+        super().stage_done(keep)
+
+    def _grouped_distinct(
+        self, column: str
+    ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         # Each bucket keeps what coding needs of its values (hash, first row, the value) and the hashes two values
         # share: the driver never holds a group's other columns, nor every group twice while it filters them.
         found = self._reduced([column], False, _distinct_bucket, nout=2)
@@ -396,7 +414,7 @@ class DaskManifest(FileManifest):
         if column is None or not is_text(self._types[column]) or self.mostly_distinct(column):
             return super().key_spellings(spec)
         try:
-            values, _, _, _, _ = self._distinct_values(column)
+            values, _, _, _, _ = self._distinct_values(column, keep=True)
         finally:
             self._release()
         _, values = drop_blank(np.zeros(0, dtype=CODE), values)

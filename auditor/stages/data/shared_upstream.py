@@ -125,9 +125,13 @@ class SharedUpstream(Stage):
             if isinstance(spec, str) and manifest.mostly_distinct(spec):
                 manifest.spelling(spec, background=True)
         singles = [s for s in self._specs(config) if isinstance(s, str)]
+        # An engine whose rows are elsewhere codes the keys there (Manifest.linked): their codes here would be
+        # made for nothing, a per-row array each.
         manifest.prefetch(
             repeated=[s for s in singles if manifest.mostly_distinct(s)],
-            keys=[s for s in self._specs(config) if not isinstance(s, str) or not manifest.mostly_distinct(s)],
+            keys=[]
+            if manifest.rows_elsewhere
+            else [s for s in self._specs(config) if not isinstance(s, str) or not manifest.mostly_distinct(s)],
         )
 
     def manifest_keys(self, config: AuditConfig) -> list[str | list[str]]:
