@@ -9,7 +9,7 @@ again on the workers at each level (a row is first reached at the lowest level o
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,11 @@ from auditor.manifest.components import Step, code_last_node, code_links
 from auditor.manifest.keycodes import CODE, KeyCodes
 
 _NO_ROW = np.iinfo(np.int64).max
+# Up to this many key values, the components are merged on the driver from the workers' links (a group per
+# value here, 512 MB at most): far fewer passes than star rounds, each of which shuffles every link twice.
+# Past it, large-star / small-star rounds on the cluster, where no machine holds a figure per value.
+MERGE_HERE_NODES = 1 << 27
+MERGE_ROWS = 1 << 23  # rows whose links are merged at once, as in memory (components._LINK_ROWS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,13 +83,17 @@ class PieceLinks:
         if n_nodes == 0:
             return
         n = len(workers.offsets)
-        edges = workers.persist([_delayed(code_links)(self._codes(i), self._offsets) for i in range(n)])
-        label, rounds = star_components(edges, n_nodes, workers.persist, workers.compute)
-        del edges
-        self.notes.append(
-            f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the cluster"
-        )
-        centre = workers.put(label.astype(np.int32 if n_nodes < 2**31 else np.int64))
+        if n_nodes <= MERGE_HERE_NODES:
+            label = self._merged_here(n_nodes)
+        else:
+            edges = workers.persist([_delayed(code_links)(self._codes(i), self._offsets) for i in range(n)])
+            label, rounds = star_components(edges, n_nodes, workers.persist, workers.compute)
+            del edges
+            self.notes.append(
+                f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the "
+                "cluster"
+            )
+        centre = workers.put(label.astype(np.int32 if n_nodes < 2**31 else np.int64, copy=False))
         del label
         self._roots = workers.persist([_delayed(_piece_roots)(self._codes(i), self._offsets, centre) for i in range(n)])
         # Sizes and first rows per centre, dealt to buckets by centre so each bucket sums its own: only the
@@ -100,6 +109,37 @@ class PieceLinks:
         self._root, self._sizes, self._first = root[order], sizes[order], first[order]
         by_root = np.argsort(self._root, kind="stable")
         self._table = workers.put((self._root[by_root], by_root.astype(np.int64)))
+
+    def _merged_here(self, n_nodes: int) -> np.ndarray:
+        """Each node's group, the pieces' links made on the workers and merged here a batch at a time (scipy, as
+        in memory): a group per key value and one batch's links, never a row's."""
+        from auditor.backends.cluster import _delayed
+        from auditor.manifest.components import merged_links
+
+        n = len(self._w.offsets)
+        batches: list[list[int]] = [[]]
+        rows = 0
+        for i, size in enumerate(self._w.rows):
+            if rows + size > MERGE_ROWS and batches[-1]:
+                batches.append([])
+                rows = 0
+            batches[-1].append(i)
+            rows += size
+
+        def blocks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+            for batch in filter(None, batches):
+                links = self._w.compute([_delayed(code_links)(self._codes(i), self._offsets) for i in batch])
+                src = np.concatenate([links[0][0][:0], *(a for a, _ in links)])
+                dst = np.concatenate([links[0][1][:0], *(b for _, b in links)])
+                del links
+                yield src, dst
+
+        group, _ = merged_links(n_nodes, blocks())
+        self.notes.append(
+            f"connected components of {n_nodes:,} key values: the links of {n} pieces made on the cluster and "
+            f"merged here in {len(batches)} batch{'es' if len(batches) > 1 else ''}"
+        )
+        return group
 
     @property
     def key_names(self) -> list[str]:

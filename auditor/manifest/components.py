@@ -6,7 +6,7 @@ directly or through a chain of other rows, fall in one component. scipy does the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,11 +40,26 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     n_nodes = offsets[-1]
     if n_nodes == 0:  # no value is shared by two rows: every row stands alone
         return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    index: type[np.signedinteger[Any]] = np.int32 if n_nodes < 2**31 else np.int64  # half the memory at 10M rows
+    index = _index(n_nodes)  # half the memory at 10M rows
+    blocks = (_links(keys, offsets, lo, min(n, lo + _LINK_ROWS)) for lo in range(0, n, _LINK_ROWS))
+    group, n_groups = merged_links(n_nodes, blocks)
+    of_row = np.empty(n, dtype=index)
+    for lo in range(0, n, _LINK_ROWS):
+        # Every present value of a row is in the row's component; the last one seen stands for all.
+        node = _last_node(keys, offsets, lo, min(n, lo + _LINK_ROWS))
+        of_row[lo : lo + len(node)] = np.where(node >= 0, group[np.maximum(node, 0)], -1)
+    del group
+    return _by_first_row(of_row, n_groups)
+
+
+def merged_links(n_nodes: int, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, int]:
+    """Each node's group and the number of groups, the links merged a block at a time: scipy joins the groups
+    a block's links join, and the groups found so far are the nodes of the next block's graph, so only one
+    block's links are ever held beside a group per node."""
+    index = _index(n_nodes)
     group = np.arange(n_nodes, dtype=index)  # each value's group among the links merged so far
     n_groups = n_nodes
-    for lo in range(0, n, _LINK_ROWS):
-        src, dst = _links(keys, offsets, lo, min(n, lo + _LINK_ROWS))
+    for src, dst in blocks:
         src, dst = group[src], group[dst]
         apart = src != dst  # links inside a group already found change nothing
         if not apart.any():
@@ -56,13 +71,7 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
         del graph
         group = merged.astype(index, copy=False)[group]
         del merged
-    of_row = np.empty(n, dtype=index)
-    for lo in range(0, n, _LINK_ROWS):
-        # Every present value of a row is in the row's component; the last one seen stands for all.
-        node = _last_node(keys, offsets, lo, min(n, lo + _LINK_ROWS))
-        of_row[lo : lo + len(node)] = np.where(node >= 0, group[np.maximum(node, 0)], -1)
-    del group
-    return _by_first_row(of_row, n_groups)
+    return group, n_groups
 
 
 def row_links(keys: Sequence[KeyCodes], lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:

@@ -71,12 +71,16 @@ def cluster() -> Iterator[Any]:
         yield local
 
 
+@pytest.mark.parametrize("stars", [False, True], ids=["merged on the driver", "star rounds"])
 def test_a_local_cluster_reports_what_memory_reports(
-    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stars: bool
 ) -> None:
     from auditor.backends import cluster as engine
+    from auditor.backends import linkedpieces
 
     monkeypatch.setattr(engine, "PIECE_ROWS", 1000)  # several pieces per file: a real shuffle between workers
+    monkeypatch.setattr(linkedpieces, "MERGE_HERE_NODES", 0 if stars else linkedpieces.MERGE_HERE_NODES)
+    monkeypatch.setattr(linkedpieces, "MERGE_ROWS", 2500)  # the links merged in batches of pieces
     config = _random_manifest(tmp_path)
     settings = EngineSettings("dask", scheduler=cluster.scheduler_address)
     memory, dask = both(config, settings, only=OUT_OF_CORE)
@@ -85,7 +89,8 @@ def test_a_local_cluster_reports_what_memory_reports(
     assert report.manifest is not None
     notes = " ".join(report.manifest.engine_notes)
     assert "2 workers" in notes and cluster.scheduler_address in notes
-    assert "rounds of large-star/small-star" in notes
+    assert ("rounds of large-star/small-star" in notes) == stars
+    assert ("merged here in 3 batches" in notes) != stars  # 6 pieces of 1000 rows, two a batch
     codes = {f.code for s in report.stages for f in s.findings}
     assert "UPS001" in codes  # the keys do link train to holdout: the components were really compared
 
@@ -483,17 +488,21 @@ def _linking_manifest(folder: Path, rows: int) -> Path:
     return path
 
 
+@pytest.mark.parametrize("stars", [False, True], ids=["merged on the driver", "star rounds"])
 def test_linked_rows_on_a_cluster_keep_every_per_row_array_on_the_workers(
-    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stars: bool
 ) -> None:
     """The same LinkedRows as in memory (sizes, rows per split, first rows, first rows per split and every
     chain), while nothing the driver gets back is per row and no key is coded row by row on the driver."""
     from auditor.backends import cluster as engine
+    from auditor.backends import linkedpieces
     from auditor.backends.load import load_for
     from auditor.core.config import load_config
     from auditor.manifest.table import load_manifest
 
     monkeypatch.setattr(engine, "PIECE_ROWS", 500)  # 8 pieces
+    monkeypatch.setattr(linkedpieces, "MERGE_HERE_NODES", 0 if stars else linkedpieces.MERGE_HERE_NODES)
+    monkeypatch.setattr(linkedpieces, "MERGE_ROWS", 1000)  # links merged two pieces at a time
     rows = 4000
     config = _linking_manifest(tmp_path, rows)
     specs: list[str | list[str]] = ["writer", "source", "sha"]
