@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.backends.files import FileManifest, ParquetManifestFiles, is_text, parquet_sources
+from auditor.backends.files import FileManifest, ParquetManifestFiles, concat_arrays, is_text, parquet_sources
 from auditor.backends.hashed import (
     ROW,
     SPLIT,
@@ -579,6 +579,26 @@ class DaskManifest(FileManifest):
         order = np.argsort(rows, kind="stable")
         return rows[order].astype(np.int64), codes[order].astype(np.int64), values
 
+    def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
+        # Each piece takes its own rows on its worker: rows spread over the manifest would have the driver read
+        # (and its allocator keep) every row group of the column for a few values of each.
+        if name == SPLIT_COLUMN:
+            return super().take(name, rows)
+        wanted = np.asarray(rows, dtype=np.int64)
+        if not len(wanted):
+            return pa.array([], self._arrow_type(name))
+        order = np.argsort(wanted, kind="stable")
+        ordered = wanted[order]
+        tasks = []
+        for p in self._pieces:
+            lo, hi = np.searchsorted(ordered, [p.offset, p.offset + p.rows])
+            if lo < hi:
+                tasks.append(_delayed(_piece_take)(p, name, ordered[lo:hi] - p.offset))
+        taken = concat_arrays(self._cluster_compute(tasks))
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        return taken.take(pa.array(inverse))
+
     def per_split(
         self, column: str, codes: Sequence[int], reduce: Callable[[pa.Array], np.ndarray]
     ) -> dict[int, list[np.ndarray]]:
@@ -888,6 +908,12 @@ def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarra
     at = np.minimum(np.searchsorted(wanted, h), max(len(wanted) - 1, 0))
     hit = valid & (wanted[at] == h) if len(wanted) else np.zeros(len(h), dtype=bool)
     return np.flatnonzero(hit) + piece.offset, h[hit]
+
+
+def _piece_take(piece: Piece, column: str, local: np.ndarray) -> pa.Array:
+    """The piece's values of ``column`` (as the files hold them) at rows ``local`` (ascending, within it)."""
+    values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
+    return values.take(pa.array(local)).combine_chunks()
 
 
 def _piece_per_split(

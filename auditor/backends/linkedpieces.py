@@ -24,7 +24,7 @@ _NO_ROW = np.iinfo(np.int64).max
 # value here, 512 MB at most): far fewer passes than star rounds, each of which shuffles every link twice.
 # Past it, large-star / small-star rounds on the cluster, where no machine holds a figure per value.
 MERGE_HERE_NODES = 1 << 27
-MERGE_ROWS = 1 << 23  # rows whose links are merged at once, as in memory (components._LINK_ROWS)
+MERGE_ROWS = 1 << 21  # rows whose links are merged at once: a batch and scipy's copies of it stay near 100 MB
 
 
 @dataclass(frozen=True, eq=False)

@@ -781,3 +781,31 @@ def test_shared_upstream_on_a_cluster_codes_no_key_row_by_row_on_the_driver(
     assert grouped.count("source") == 1  # its spellings and its links from one grouping
     codes = {f["code"] for s in dask["stages"] for f in s["findings"]}
     assert {"UPS001", "UPS003", "UPS005"} <= codes
+
+
+def test_rows_are_taken_on_the_workers(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows spread over the manifest, in any order and repeated, come from the pieces that hold them: the same
+    values as in memory, and the driver reads no row group for them."""
+    from auditor.backends import cluster as engine
+    from auditor.backends import files
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.table import load_manifest
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 1000)
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    wanted = np.random.default_rng(2).integers(0, 6000, 700)
+    wanted[:3] = [5999, 0, 5999]
+    memory = load_manifest(load_config(config))
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a row group read on the driver")
+
+    monkeypatch.setattr(files, "open_parquet", refused)
+    try:
+        for column in ("sha", "ts", "writer"):
+            assert manifest.take(column, wanted).to_pylist() == memory.take(column, wanted).to_pylist()
+        assert manifest.take("sha", []).to_pylist() == []
+    finally:
+        manifest.close()
