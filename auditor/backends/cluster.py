@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -315,9 +315,6 @@ class DaskManifest(FileManifest):
         self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
         self._notes: list[str] = []
         self._fold_codes: list[Any] | None = None
-        self._values_of: dict[
-            str, tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]
-        ] = {}
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
@@ -361,25 +358,10 @@ class DaskManifest(FileManifest):
         return values, code_of, table, exact
 
     def _distinct_values(
-        self, column: str, keep: bool = False
-    ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-        """A column's distinct values in order of first row; per group, its value's code, hash and whether the
-        hash finds it; the rows of collided hashes with their values' places among the groups. With ``keep``,
-        kept for the next ask in this stage (spellings, then the linked rows: the column is grouped once)."""
-        found = self._values_of.pop(column, None)
-        if found is None:
-            found = self._grouped_distinct(column)
-        if keep:
-            self._values_of[column] = found
-        return found
-
-    def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
-        self._values_of.clear()
-        super().stage_done(keep)
-
-    def _grouped_distinct(
         self, column: str
     ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """A column's distinct values in order of first row; per group, its value's code, hash and whether the
+        hash finds it; the rows of collided hashes with their values' places among the groups."""
         # Each bucket keeps what coding needs of its values (hash, first row, the value) and the hashes two values
         # share: the driver never holds a group's other columns, nor every group twice while it filters them.
         found = self._reduced([column], False, _distinct_bucket, nout=2)
@@ -405,32 +387,13 @@ class DaskManifest(FileManifest):
         return values, code_of, hashes, by_hash, exact
 
     def key_spellings(self, spec: str | Sequence[str]) -> SpellingSplits:
-        """A text column's spellings from its distinct values; only the rows of variant values are found, on
-        the workers: no value is coded row by row here."""
-        from auditor.manifest.keycodes import single_key
-        from auditor.manifest.spelling import SpellingSplits, key_variants, splits_from_rows
-
+        """A text column's spellings row by row, as for a mostly distinct one (the same groups and counts): only
+        the rows whose value may not be spelled normally, and their twins, are found, on the workers; the
+        column's distinct values are never gathered here."""
         column = spec if isinstance(spec, str) else spec[0] if len(spec) == 1 else None
-        if column is None or not is_text(self._types[column]) or self.mostly_distinct(column):
+        if column is None or not is_text(self._types[column]):
             return super().key_spellings(spec)
-        try:
-            values, _, _, _, _ = self._distinct_values(column, keep=True)
-        finally:
-            self._release()
-        _, values = drop_blank(np.zeros(0, dtype=CODE), values)
-        key = single_key(column, np.zeros(0, dtype=CODE), values)
-        variants = key_variants(key)
-        n_splits = self.split.n_values
-        if not variants.n_groups:
-            return SpellingSplits(variants.group, [], [], np.zeros((0, n_splits), np.int64), np.zeros((0, n_splits)))
-        spelled = values.take(pa.array(variants.positions))
-        found = self._rows_among(column, spelled.cast(pa.string()))
-        rows = found.column(ROW).to_numpy().astype(np.int64)
-        slot = pc.index_in(found.column("v"), value_set=spelled.cast(pa.string())).to_numpy(zero_copy_only=False)
-        counts, first = splits_from_rows(rows, slot.astype(np.int64), variants.group, self.split.codes[rows], n_splits)
-        return SpellingSplits(variants.group, key.labels(variants.positions), variants.normal, counts, first)
-
-    # -- linked rows: the keys' codes, the components and the splits stay on the workers --------------------
+        return self.row_spellings(column)
 
     def linked(self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = ()) -> LinkedRows:
         from auditor.backends.linkedpieces import PieceLinks, Workers
