@@ -415,7 +415,7 @@ class DaskManifest(FileManifest):
 
     def _piece_key(self, spec: str | Sequence[str]) -> PieceKey:
         """A linking key (Manifest.linking_key) coded on the workers, its codes kept there a piece at a time."""
-        from auditor.backends.linkedpieces import PieceKey, piece_codes_fixed, sparse_codes
+        from auditor.backends.linkedpieces import PieceKey, sparse_codes
 
         columns = (spec,) if isinstance(spec, str) else tuple(spec)
         if len(columns) > 1 or pa.types.is_dictionary(self._types[columns[0]]):
@@ -429,8 +429,40 @@ class DaskManifest(FileManifest):
             for p in self._pieces:
                 lo, hi = np.searchsorted(rows, [p.offset, p.offset + p.rows])
                 tasks.append(_delayed(sparse_codes)(p.rows, rows[lo:hi] - p.offset, local[lo:hi].astype(CODE)))
-            parts = ((np.arange(len(values)), values),)
-            return PieceKey(column, columns, parts, self._cluster_persist(tasks))
+            return PieceKey(column, len(values), self._cluster_persist(tasks), lambda code: str(values[code].as_py()))
+        numbered = self._numbered_here(column)
+        return numbered if numbered is not None else self._coded_by_value(column)
+
+    def _numbered_here(self, column: str) -> PieceKey | None:
+        """A column's values numbered in their buckets on the workers, each piece's codes looked up there: the
+        driver holds how many values each bucket has, no value nor hash. None when two values share a hash."""
+        from auditor.backends.linkedpieces import PieceKey, bucket_codes, numbered_bucket, value_at
+
+        b = self._n_buckets
+        maps = [_delayed(_map_groups, nout=b)(p, [column], None, b, True, None) for p in self._pieces]
+        kept = self._cluster_persist([_delayed(numbered_bucket)([m[j] for m in maps], 1) for j in range(b)])
+        hashes = [_delayed(_first_of)(k) for k in kept]
+        values = [_delayed(_second_of)(k) for k in kept]
+        sizes = self._cluster_compute([_delayed(_sizes_of)(k) for k in kept])
+        if any(collided for _, collided in sizes):
+            return None
+        starts = np.concatenate([[0], np.cumsum([n for n, _ in sizes])]).astype(np.int64)
+        tables = self._cluster_persist(hashes)
+        tasks = [_delayed(bucket_codes)(p, column, tables, starts[:-1]) for p in self._pieces]
+        pieces = self._cluster_persist(tasks)
+        held = self._cluster_persist(values)
+        del kept, tables
+
+        def label(code: int) -> str:
+            at = int(np.searchsorted(starts, code, side="right")) - 1
+            return str(self._cluster_compute([_delayed(value_at)(held[at], code - int(starts[at]))])[0])
+
+        return PieceKey(column, int(starts[-1]), pieces, label)
+
+    def _coded_by_value(self, column: str) -> PieceKey:
+        """The codes of a column whose hashes collide: distinct values here, collided rows coded by value."""
+        from auditor.backends.linkedpieces import PieceKey, piece_codes_fixed
+
         values, code_of, table, exact = self._code_table(column)
         new_code, kept = drop_blank(np.arange(len(values), dtype=CODE), values)
         fixed_rows, fixed = (exact[0], code_of[exact[1]]) if exact is not None else (np.zeros(0, np.int64), None)
@@ -446,14 +478,14 @@ class DaskManifest(FileManifest):
                     hashed, fixed_rows[lo:hi] - p.offset, mine, new_code if len(kept) < len(values) else None
                 )
             )
-        return PieceKey(column, columns, ((np.arange(len(kept)), kept),), self._cluster_persist(tasks))
+        return PieceKey(column, len(kept), self._cluster_persist(tasks), lambda code: str(kept[code].as_py()))
 
     def _scattered(self, key: KeyCodes) -> PieceKey:
         """A key coded here (a compound one, or made by a stage) sent to the workers a piece at a time."""
-        from auditor.backends.linkedpieces import PieceKey
+        from auditor.backends.linkedpieces import PieceKey, labels_of
 
         pieces = [self._cluster.put(key.codes[p.offset : p.offset + p.rows].copy()) for p in self._pieces]
-        return PieceKey(key.name, key.columns, key.parts, pieces)
+        return PieceKey(key.name, key.n_values, pieces, labels_of(key))
 
     def _split_pieces(self) -> list[Any]:
         from auditor.backends.linkedpieces import split_codes
@@ -871,6 +903,19 @@ def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarra
     at = np.minimum(np.searchsorted(wanted, h), max(len(wanted) - 1, 0))
     hit = valid & (wanted[at] == h) if len(wanted) else np.zeros(len(h), dtype=bool)
     return np.flatnonzero(hit) + piece.offset, h[hit]
+
+
+def _first_of(found: tuple[Any, ...]) -> Any:
+    return found[0]
+
+
+def _second_of(found: tuple[Any, ...]) -> Any:
+    return found[1]
+
+
+def _sizes_of(found: tuple[np.ndarray, pa.Array, int]) -> tuple[int, int]:
+    """A numbered bucket's values and its collided hashes."""
+    return len(found[0]), found[2]
 
 
 def _piece_take(piece: Piece, column: str, local: np.ndarray) -> pa.Array:

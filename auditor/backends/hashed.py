@@ -142,15 +142,20 @@ def _empty_groups(n_keys: int) -> pa.Table:
     return pa.schema(fields).empty_table()
 
 
+def bucket_of(hashes: Sequence[np.ndarray], n_buckets: int) -> np.ndarray:
+    """The bucket of each row from its keys' hashes, as ``buckets`` deals them (uint16)."""
+    mixed = np.zeros(len(hashes[0]) if hashes else 0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for h in hashes:
+            mixed = (mixed ^ h) * _BUCKET_MIX
+    return ((mixed >> np.uint64(40)) % np.uint64(n_buckets)).astype(np.uint16)
+
+
 def buckets(table: pa.Table, n_buckets: int, n_keys: int) -> list[pa.Table]:
     """The rows of ``table`` dealt to ``n_buckets`` by their key hashes: a group always lands in one bucket."""
     if n_buckets == 1:
         return [table]
-    mixed = np.zeros(table.num_rows, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for i in range(n_keys):
-            mixed = (mixed ^ table.column(f"h{i}").to_numpy()) * _BUCKET_MIX
-    target = ((mixed >> np.uint64(40)) % np.uint64(n_buckets)).astype(np.uint16)
+    target = bucket_of([table.column(f"h{i}").to_numpy() for i in range(n_keys)], n_buckets)
     order = np.argsort(target, kind="stable")  # a radix sort on 16-bit keys
     bounds = np.searchsorted(target[order], np.arange(n_buckets + 1))
     # A take per bucket, not slices of one sorted table: a slice keeps (and is sized by the scheduler as) the

@@ -29,19 +29,19 @@ MERGE_ROWS = 1 << 21  # rows whose links are merged at once: a batch and scipy's
 
 @dataclass(frozen=True, eq=False)
 class PieceKey:
-    """A linking key whose codes are on the workers: one future of int32 codes (-1: missing) per piece."""
+    """A linking key whose codes are on the workers: one future of int32 codes (-1: missing) per piece, and
+    how to name a value by its code (its values may be on the workers too)."""
 
     name: str
-    columns: tuple[str, ...]
-    parts: tuple[tuple[np.ndarray, pa.Array], ...]  # as KeyCodes.parts: the values, for labels
+    n_values: int
     pieces: list[Any]
+    label: Callable[[int], str]
 
-    @property
-    def n_values(self) -> int:
-        return len(self.parts[0][0]) if self.parts else 0
 
-    def label(self, code: int) -> str:
-        return KeyCodes(self.name, self.columns, np.zeros(0, dtype=CODE), self.parts).label(code)
+def labels_of(key: KeyCodes) -> Callable[[int], str]:
+    """A key coded here names its values from its own parts."""
+    named = KeyCodes(key.name, key.columns, np.zeros(0, dtype=CODE), key.parts)
+    return named.label
 
 
 class Workers:
@@ -251,7 +251,7 @@ class PieceLinks:
             # The row was reached by the lowest key whose value was first reached at this level.
             k = next(k for k, c in enumerate(codes) if c >= 0 and level[k][c] == d)
             key, code = self._keys[k], codes[k]
-            steps.append(Step(key=key.name, value=key.label(code)))
+            steps.append(Step(key=key.name, value=key.label(int(code))))
             values, via = value_from[d][k]
             row = int(via[int(np.searchsorted(values, code))])
             steps.append(Step(row=row))
@@ -367,6 +367,50 @@ def _piece_level(
 
 def _codes_at(codes: list[np.ndarray], at: int) -> list[int]:
     return [int(c[at]) for c in codes]
+
+
+def numbered_bucket(parts: list[pa.Table], n_keys: int) -> tuple[np.ndarray, pa.Array, int]:
+    """A bucket's distinct values of one column, numbered where they are: their hashes (ascending) and values in
+    that order, blank text left out as the in-memory engine leaves it out; and how many hashes two values share
+    (then the column is coded the other way, by value)."""
+    import pyarrow.compute as pc
+
+    from auditor.backends.cluster import _distinct_bucket
+
+    kept, collided = _distinct_bucket(parts, n_keys)
+    if "lo0" not in kept.column_names:
+        return np.zeros(0, dtype=np.uint64), pa.array([], pa.string()), collided.num_rows
+    hashes, values = kept.column("h0").to_numpy(), kept.column("lo0").combine_chunks()
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(values), "").to_numpy(zero_copy_only=False), dtype=bool)
+        hashes, values = hashes[~blank], values.filter(pa.array(~blank))
+    order = np.argsort(hashes, kind="stable")
+    return hashes[order], values.take(pa.array(order)), collided.num_rows
+
+
+def bucket_codes(piece: Any, column: str, tables: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
+    """The piece's code per row: its value's place in its bucket's sorted hashes, after the codes of the buckets
+    before (``starts``); -1 for nulls and values no bucket numbered (blanks)."""
+    from auditor.backends.cluster import _piece_hashes
+    from auditor.backends.hashed import bucket_of
+
+    h, valid = _piece_hashes(piece, column)
+    codes = np.full(len(h), -1, dtype=CODE)
+    bucket = bucket_of([h], len(tables))
+    order = np.argsort(bucket, kind="stable")
+    bounds = np.searchsorted(bucket[order], np.arange(len(tables) + 1))
+    for b, table in enumerate(tables):
+        rows = order[bounds[b] : bounds[b + 1]]
+        if not len(rows) or not len(table):
+            continue
+        at = np.minimum(np.searchsorted(table, h[rows]), len(table) - 1)
+        hit = valid[rows] & (table[at] == h[rows])
+        codes[rows[hit]] = (starts[b] + at[hit]).astype(CODE)
+    return codes
+
+
+def value_at(values: pa.Array, at: int) -> str:
+    return str(values[at].as_py())
 
 
 def piece_codes_fixed(codes: np.ndarray, rows: np.ndarray, exact: np.ndarray, remap: np.ndarray | None) -> np.ndarray:
