@@ -344,7 +344,9 @@ def _piece_level(
     theirs not reached yet with the lowest row holding each."""
     lowest = np.full(len(split), np.iinfo(np.int32).max, dtype=np.int32)
     for key_codes, key_levels in zip(codes, levels, strict=True):
-        at = np.where(key_codes >= 0, key_levels[np.maximum(key_codes, 0)], -1)
+        present = key_codes >= 0  # a key may have no value at all (a digest no two rows share)
+        at = np.full(len(key_codes), -1, dtype=np.int32)
+        at[present] = key_levels[key_codes[present]]
         lowest = np.where((at >= 0) & (at < lowest), at, lowest)
     if start >= 0:
         lowest[start] = -1

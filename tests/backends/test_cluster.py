@@ -810,3 +810,16 @@ def test_rows_are_taken_on_the_workers(cluster: Any, tmp_path: Path, monkeypatch
         assert manifest.take("sha", []).to_pylist() == []
     finally:
         manifest.close()
+
+
+def test_a_key_with_no_shared_value_links_nothing_on_a_cluster(cluster: Any, tmp_path: Path) -> None:
+    """A digest no two rows share is a key of no value at all: the chains and components of the other keys are
+    the in-memory engine's, never an error."""
+    config = _linking_manifest(tmp_path, 1200)
+    table = pq.read_table(tmp_path / "part-0.parquet")
+    distinct = pa.array([f"{i:032x}" for i in range(1200)], pa.string())
+    pq.write_table(table.set_column(4, "sha", distinct), tmp_path / "part-0.parquet", row_group_size=250)
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=["shared_upstream"])
+    assert_same(memory, dask, "dask")
+    stage = next(s for s in dask["stages"] if s["stage"] == "shared_upstream")
+    assert stage["status"] != "error" and any(f["code"] == "UPS001" for f in stage["findings"])
