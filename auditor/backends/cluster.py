@@ -48,8 +48,8 @@ from auditor.manifest.groupcounts import (
     grouped_columns,
     value_counts,
 )
-from auditor.manifest.hashing import fingerprint
-from auditor.manifest.keycodes import CODE, MISSING, drop_blank, encode_column
+from auditor.manifest.hashing import fingerprint, sorted_distinct
+from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, KeyCodes, drop_blank, encode_column
 from auditor.manifest.readers import open_parquet
 from auditor.manifest.table import SPLIT_COLUMN
 
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
     from auditor.backends.linkedpieces import PieceKey
     from auditor.manifest.groupcounts import GroupSplitCounts
-    from auditor.manifest.keycodes import KeyCodes
     from auditor.manifest.linked import LinkedRows
     from auditor.manifest.spelling import SpellingSplits
 
@@ -319,6 +318,63 @@ class DaskManifest(FileManifest):
 
     def engine_notes(self) -> tuple[str, ...]:
         return (self._cluster.described_now(), *self._notes)
+
+    def _split_key(self) -> KeyCodes:
+        # The split's values and rows per split counted on the workers; each row's code is made here only for
+        # a stage that asks for every row's (4 bytes a row: 400 MB at 100M rows that most audits never need).
+        if self._patterns is not None or not (self._split_column is None or self._dictionary_text(SPLIT_COLUMN)):
+            return super()._split_key()
+        found = self._cluster_compute([_delayed(_piece_split_entries)(p) for p in self._pieces])
+        values, counts = merged_entries([(names, rows) for names, rows, _ in found])
+        if sum(listed for _, _, listed in found) > SMALL_DICTIONARY or None in values:  # encode_column's other ways
+            return super()._split_key()
+        kind = pa.string() if self._split_column is None else self._types[self._split_column]
+        labels = pa.array(values, kind.value_type if pa.types.is_dictionary(kind) else kind)
+        # As encode_column: blank names are no split (their rows are in none), the others keep their order.
+        renumbered, labels = drop_blank(np.arange(len(labels), dtype=CODE), labels)
+        self._rows_per_split = {
+            str(v): int(c) for v, c in zip(labels.to_pylist(), counts[renumbered >= 0], strict=True)
+        }
+
+        def every_row() -> np.ndarray:
+            made, made_labels = self._encoded(SPLIT_COLUMN)
+            if made_labels.to_pylist() != labels.to_pylist():  # never: the same entries in the same order
+                raise RuntimeError("the split's codes name other values than its counts on the workers")
+            return made
+
+        key = KeyCodes(SPLIT_COLUMN, (SPLIT_COLUMN,), every_row, ((np.arange(len(labels), dtype=CODE), labels),))
+        self._keys[(SPLIT_COLUMN,)] = key
+        return key
+
+    def _dictionary_text(self, column: str) -> bool:
+        plain = self._types.get(self._file_column(column))
+        return is_text(plain) or (plain is not None and pa.types.is_dictionary(plain))
+
+    def rows_without_split(self) -> np.ndarray:
+        if self.split.codes_held or sum(self.rows_per_split().values()) == self.n_rows:
+            return super().rows_without_split()
+        names = self._split_values()
+        found = self._cluster_compute([_delayed(_piece_without_split)(p, names) for p in self._pieces])
+        return np.concatenate([np.zeros(0, dtype=np.int64), *found])
+
+    def split_at(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        if self.split.codes_held:
+            return super().split_at(rows)
+        # Looked up where the rows are, as the workers code a piece's splits for every grouping.
+        wanted = np.asarray(rows, dtype=np.int64)
+        if not len(wanted):
+            return np.zeros(0, dtype=np.int64)
+        order = np.argsort(wanted, kind="stable")
+        ordered = wanted[order]
+        names, tasks = self._split_values(), []
+        for p in self._pieces:
+            lo, hi = np.searchsorted(ordered, [p.offset, p.offset + p.rows])
+            if lo < hi:
+                tasks.append(_delayed(_piece_split_at)(p, names, ordered[lo:hi] - p.offset))
+        found = np.concatenate(self._cluster_compute(tasks))
+        out = np.empty(len(wanted), dtype=np.int64)
+        out[order] = found
+        return out
 
     # -- the accessors' work, as map-reduce over the pieces --------------------------------------------------
 
@@ -606,6 +662,27 @@ class DaskManifest(FileManifest):
         ]
         found = self._cluster_compute(tasks)
         return {c: [f[c] for f in found] for c in codes}
+
+    def ascending_distinct(
+        self, column: str, codes: Sequence[int], reduce: Callable[[pa.Array], np.ndarray]
+    ) -> Iterator[dict[int, np.ndarray]]:
+        # Each piece's values cut into hash ranges on its worker, each range sorted there; the driver takes one
+        # range at a time (a digest of the whole set of holdout hashes is then never of a set held here).
+        splits, b = self._piece_splits(True), self._n_buckets
+        maps = [
+            _delayed(_piece_ranges, nout=b)(p, column, s, list(codes), reduce, b)
+            for p, s in zip(self._pieces, splits, strict=True)
+        ]
+        ranges: list[Any] = self._cluster_persist([_delayed(_distinct_range)([m[j] for m in maps]) for j in range(b)])
+        del maps
+        try:
+            for j in range(b):
+                block = self._cluster_compute([ranges[j]])[0]
+                ranges[j] = None  # the worker's copy is let go once it is here
+                yield block
+        finally:
+            del ranges
+            self._release()
 
     def mostly_distinct(self, column: str) -> bool:
         # k minimum values over every row: a sample cannot tell values held five times each from distinct ones.
@@ -922,6 +999,88 @@ def _piece_take(piece: Piece, column: str, local: np.ndarray) -> pa.Array:
     """The piece's values of ``column`` (as the files hold them) at rows ``local`` (ascending, within it)."""
     values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
     return values.take(pa.array(local)).combine_chunks()
+
+
+def _piece_split_entries(piece: Piece) -> tuple[list[Any], np.ndarray, int]:
+    """The piece's split values as its files' dictionaries list them (each once, in first listing), the rows
+    holding each, and how many entries the dictionaries list: what the driver's split codes are made of."""
+    if piece.split is not None:
+        return [piece.split], np.array([piece.rows], dtype=np.int64), 1
+    assert piece.split_column is not None
+    reader = open_parquet(piece.path, read_dictionary=[piece.split_column], pre_buffer=False)
+    position: dict[Any, int] = {}
+    rows: list[int] = []
+    listed = 0
+    for g in piece.row_groups:
+        for chunk in reader.read_row_group(g, columns=[piece.split_column]).column(0).chunks:
+            if not pa.types.is_dictionary(chunk.type):
+                chunk = chunk.dictionary_encode()
+            names = chunk.dictionary.to_pylist()
+            listed += len(names)
+            for v in names:
+                if v not in position:
+                    position[v] = len(position)
+                    rows.append(0)
+            index = pc.drop_null(chunk.indices).to_numpy(zero_copy_only=False)
+            for v, n in zip(names, np.bincount(index, minlength=len(names)), strict=True):
+                rows[position[v]] += int(n)
+    return list(position), np.array(rows, dtype=np.int64), listed
+
+
+def merged_entries(found: Sequence[tuple[list[Any], np.ndarray]]) -> tuple[list[Any], np.ndarray]:
+    """The pieces' split values in the order of their first listing over the pieces in file order, and the
+    rows of each, without the values no row holds: encode_column's values and order for the whole column."""
+    position: dict[Any, int] = {}
+    totals: list[int] = []
+    for names, rows in found:
+        for v, n in zip(names, rows, strict=True):
+            if v not in position:
+                position[v] = len(position)
+                totals.append(0)
+            totals[position[v]] += int(n)
+    counts = np.array(totals, dtype=np.int64)
+    used = counts > 0
+    return [v for v, u in zip(position, used, strict=True) if u], counts[used]
+
+
+def _piece_split_at(piece: Piece, split_names: list[str], local: np.ndarray) -> np.ndarray:
+    """The split codes of the piece's rows ``local`` (ascending, within it)."""
+    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    return split[local].astype(np.int64)
+
+
+def _piece_without_split(piece: Piece, split_names: list[str]) -> np.ndarray:
+    """The manifest rows of the piece whose split is none of ``split_names`` (null or blank)."""
+    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    return np.flatnonzero(split < 0).astype(np.int64) + piece.offset
+
+
+def _piece_ranges(
+    piece: Piece,
+    column: str,
+    split_names: list[str] | np.ndarray | None,
+    codes: list[int],
+    reduce: Callable[[pa.Array], np.ndarray],
+    n_ranges: int,
+) -> list[dict[int, np.ndarray]]:
+    """``reduce``'s uint64 values for the piece's rows of each split code, distinct and ascending, cut into
+    ``n_ranges`` equal ranges of the 64-bit values (the first holds the smallest)."""
+    found = _piece_per_split(piece, column, split_names, codes, reduce)
+    out: list[dict[int, np.ndarray]] = [{} for _ in range(n_ranges)]
+    for code, values in found.items():
+        distinct = sorted_distinct(values)
+        # A value's range from its top 32 bits: ranges ascend with the values, and they stay sorted in each.
+        at = ((distinct >> np.uint64(32)) * np.uint64(n_ranges)) >> np.uint64(32)
+        ends = np.searchsorted(at, np.arange(n_ranges + 1, dtype=np.uint64))
+        for j in range(n_ranges):
+            out[j][code] = distinct[ends[j] : ends[j + 1]]
+    return out
+
+
+def _distinct_range(parts: list[dict[int, np.ndarray]]) -> dict[int, np.ndarray]:
+    """One range's values over the pieces, distinct and ascending, per split code."""
+    codes = dict.fromkeys(c for part in parts for c in part)
+    return {c: sorted_distinct(np.concatenate([part.get(c, np.zeros(0, np.uint64)) for part in parts])) for c in codes}
 
 
 def _piece_per_split(

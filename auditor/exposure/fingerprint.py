@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.manifest.hashing import sorted_distinct
 from auditor.manifest.spelling import WHITESPACE
 
 if TYPE_CHECKING:  # a Series is accepted; pandas is not imported for it (its import costs more than a small audit)
@@ -167,11 +168,40 @@ def _hash_words(window: np.ndarray | None, starts: np.ndarray, lengths: np.ndarr
 
 def sketch(hashes: np.ndarray, basis: Basis) -> SetSketch:
     """The sketch of a set given its row hashes (duplicates count once)."""
-    # Sort and drop repeats: np.unique is many times slower on millions of uint64 values.
-    ordered = np.sort(np.asarray(hashes, dtype=np.uint64))
-    distinct = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered
-    digest = hashlib.sha256(distinct.astype("<u8").tobytes()).hexdigest()
-    return SetSketch(digest=digest, n_rows=len(distinct), basis=basis, hashes=distinct[:K].copy())
+    built = SketchBuilder(basis)
+    built.add(sorted_distinct(hashes))
+    return built.sketch()
+
+
+class SketchBuilder:
+    """A set's sketch from its distinct hashes handed over in ascending blocks, each above the last: the
+    same digest as of the whole sorted set, with only one block held at a time."""
+
+    def __init__(self, basis: Basis) -> None:
+        self._basis = basis
+        self._digest = hashlib.sha256()
+        self._rows = 0
+        self._smallest: list[np.ndarray] = []
+        self._kept = 0
+        self._last: int | None = None
+
+    def add(self, distinct: np.ndarray) -> None:
+        """The next block: distinct hashes, ascending, all above the previous block's."""
+        block = np.asarray(distinct, dtype=np.uint64)
+        if not len(block):
+            return
+        if (self._last is not None and int(block[0]) <= self._last) or bool((block[1:] <= block[:-1]).any()):
+            raise ValueError("a sketch's blocks must be distinct hashes in ascending order")
+        self._digest.update(block.astype("<u8", copy=False).tobytes())
+        self._rows += len(block)
+        self._last = int(block[-1])
+        if self._kept < K:
+            self._smallest.append(block[: K - self._kept].copy())
+            self._kept += len(self._smallest[-1])
+
+    def sketch(self) -> SetSketch:
+        hashes = np.concatenate([np.zeros(0, dtype=np.uint64), *self._smallest])
+        return SetSketch(digest=self._digest.hexdigest(), n_rows=self._rows, basis=self._basis, hashes=hashes)
 
 
 @dataclass(frozen=True)

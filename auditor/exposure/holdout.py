@@ -5,11 +5,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from auditor.core.config import AuditConfig
-from auditor.exposure.fingerprint import Basis, SetSketch, row_hashes, sketch
+from auditor.exposure.fingerprint import Basis, SetSketch, SketchBuilder, row_hashes, sketch
 from auditor.manifest.content import cache_dir_from
 from auditor.manifest.table import Manifest
 
@@ -37,7 +36,6 @@ def split_sketches(
     basis, _ = found
     codes = {split: code for split in splits if (code := manifest.split.find(split)) is not None}
     keys = config.keys
-    empty = np.zeros(0, dtype=np.uint64)
     if keys.content_path is not None:  # digests of files: made here, for every row
         per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
         split = manifest.split.codes
@@ -46,5 +44,8 @@ def split_sketches(
     assert column is not None
     # Stay in Arrow: a Python object per row would cost more than hashing it. An engine on a cluster hashes
     # on its workers, so only the hashes come back.
-    hashed = manifest.per_split(column, list(codes.values()), partial(row_hashes, basis=basis))
-    return {s: sketch(np.concatenate([empty, *hashed[c]]), basis) for s, c in codes.items()}
+    built = {c: SketchBuilder(basis) for c in codes.values()}
+    for block in manifest.ascending_distinct(column, list(codes.values()), partial(row_hashes, basis=basis)):
+        for code, hashes in block.items():
+            built[code].add(hashes)
+    return {s: built[c].sketch() for s, c in codes.items()}

@@ -287,10 +287,11 @@ def _fold_in(base: ValueCounts, extra: ValueCounts) -> ValueCounts:
 
 
 def counts_from_rows(
-    rows: np.ndarray, codes: np.ndarray, values: pa.Array, split_codes: np.ndarray, n_splits: int, name: str
+    rows: np.ndarray, codes: np.ndarray, values: pa.Array, row_splits: np.ndarray, n_splits: int, name: str
 ) -> GroupSplitCounts:
-    """The same counts from a subset of rows with exact codes (e.g. only rows whose value repeats)."""
-    split = split_codes[rows].astype(np.int64)
+    """The same counts from a subset of rows with exact codes (e.g. only rows whose value repeats), given the
+    split code of each of those rows."""
+    split = np.asarray(row_splits).astype(np.int64)
     keep = split >= 0
     rows, codes, split = rows[keep], codes[keep], split[keep]
     key = single_key(name, np.zeros(0, dtype=np.int64), values)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -19,13 +20,33 @@ CODE = np.int32  # one code per row; half the memory traffic of int64 on 10M-row
 
 @dataclass(frozen=True, eq=False)
 class KeyCodes:
-    """A key (one column or a compound of several) as one int32 code per row, with the values' labels."""
+    """A key (one column or a compound of several) as one int32 code per row, with the values' labels.
+
+    The codes may be given as a function that makes them: an engine whose rows are elsewhere knows a key's
+    values without holding a code per row, and makes them only for a stage that asks for every row's code."""
 
     name: str
     columns: tuple[str, ...]
-    codes: np.ndarray
+    per_row: np.ndarray | Callable[[], np.ndarray]
     # Per component: the code of that component for each distinct key value, and the component's labels.
     parts: tuple[tuple[np.ndarray, pa.Array], ...]
+    _made: list[np.ndarray] = field(default_factory=list, repr=False)
+    _making: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """One code per row (-1 missing), made on first use when given as a function."""
+        if isinstance(self.per_row, np.ndarray):
+            return self.per_row
+        with self._making:  # stages ask from their threads at once: the codes are made once
+            if not self._made:
+                self._made.append(self.per_row())
+            return self._made[0]
+
+    @property
+    def codes_held(self) -> bool:
+        """Whether every row's code is in memory now (an engine with its rows elsewhere makes them on demand)."""
+        return isinstance(self.per_row, np.ndarray) or bool(self._made)
 
     @property
     def n_values(self) -> int:

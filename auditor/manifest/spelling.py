@@ -597,13 +597,13 @@ def from_rows(
 ) -> SpellingSplits:
     """Spelling groups of a column judged row by row (ids, digests: values mostly distinct)."""
     variants = spelling_variants(column) if variants is None else variants
-    return from_variant_rows(take_rows(column, variants.positions), split, n_splits, variants)
+    return from_variant_rows(take_rows(column, variants.positions), split[variants.positions], n_splits, variants)
 
 
 def from_variant_rows(
     raw_values: pa.Array | pa.ChunkedArray, split: np.ndarray, n_splits: int, variants: Variants
 ) -> SpellingSplits:
-    """As from_rows, given only the values at ``variants.positions`` (all an engine need fetch)."""
+    """As from_rows, given only the values and split codes at ``variants.positions`` (all an engine need fetch)."""
     import pandas as pd  # here, not at the top: its import costs more than a small audit
 
     rows = variants.positions
@@ -616,7 +616,7 @@ def from_variant_rows(
     order = np.argsort(group_of, kind="stable")
     remap = np.empty_like(order)
     remap[order] = np.arange(len(order))
-    counts, first = splits_from_rows(rows, remap[spelling], group_of[order], split[rows], n_splits)
+    counts, first = splits_from_rows(rows, remap[spelling], group_of[order], split, n_splits)
     return SpellingSplits(group_of[order], [labels[i] for i in order], variants.normal, counts, first)
 
 

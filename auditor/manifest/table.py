@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -21,7 +21,7 @@ from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.features import columns_to_read
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
-from auditor.manifest.hashing import fingerprint
+from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
 from auditor.manifest.readers import (
     MissingColumnsError,
@@ -98,7 +98,11 @@ class Manifest:
         self._stop = threading.Event()  # set when the audit is abandoned: long background reads end early
         # What stat said of the files before they were read: the digest, made later, must be of those bytes.
         self._stamps = tuple(stamped) if stamped is not None else None
-        self.split = self.key(SPLIT_COLUMN)
+        self.split = self._split_key()
+
+    def _split_key(self) -> KeyCodes:
+        """The split's codes; an engine whose rows are elsewhere may give them as a function (see KeyCodes)."""
+        return self.key(SPLIT_COLUMN)
 
     @property
     def table(self) -> pa.Table:
@@ -167,6 +171,17 @@ class Manifest:
                 self._rows_per_split = {n: int(c) for n, c in zip(self.split_names, counts, strict=True) if c}
         return dict(self._rows_per_split)
 
+    def split_at(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The split codes of some rows, in the order given (-1: in no split)."""
+        return np.asarray(self.split.codes)[np.asarray(rows, dtype=np.int64)]
+
+    def rows_without_split(self) -> np.ndarray:
+        """The rows in no split (a null or blank split value), ascending."""
+        per_split = self.rows_per_split()
+        if sum(per_split.values()) == self.n_rows:  # counted already: no pass over every row's code
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(np.asarray(self.split.codes) < 0)
+
     def key(self, spec: str | Sequence[str]) -> KeyCodes:
         """The codes of a key: a column name or a compound of columns; computed once, then shared."""
         columns = _columns(spec)
@@ -208,7 +223,8 @@ class Manifest:
         """Spelling groups of a mostly-distinct column (ids, digests), judged row by row."""
         variants = self.spelling(column)
         assert variants is not None
-        return from_variant_rows(self.take(column, variants.positions), self.split.codes, self.split.n_values, variants)
+        positions = variants.positions
+        return from_variant_rows(self.take(column, positions), self.split_at(positions), self.split.n_values, variants)
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         values = self.table[column]
@@ -281,6 +297,15 @@ class Manifest:
             for code in codes:
                 found[code].append(reduce(values.filter(pa.array(block[rows] == code))))
         return found
+
+    def ascending_distinct(
+        self, column: str, codes: Sequence[int], reduce: Callable[[pa.Array], np.ndarray]
+    ) -> Iterator[dict[int, np.ndarray]]:
+        """The distinct uint64 values ``reduce`` gives for the rows of each split code (row hashes, say), in
+        blocks that ascend, each above the last: an engine on a cluster sorts them in ranges on its workers and
+        hands them over a range at a time, so the whole set is never here at once."""
+        found = self.per_split(column, codes, reduce)
+        yield {c: sorted_distinct(np.concatenate([np.zeros(0, dtype=np.uint64), *found[c]])) for c in codes}
 
     def content_digests(self, column: str, cache_dir: Path | None) -> tuple[pa.Array, Digests, list[str]]:
         """sha256 per row of the files named in ``column`` (relative to the manifest file), computed once.

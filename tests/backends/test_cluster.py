@@ -778,7 +778,7 @@ def test_shared_upstream_on_a_cluster_codes_no_key_row_by_row_on_the_driver(
     settings = EngineSettings("dask", scheduler=cluster.scheduler_address)
     memory, dask = both(config, settings, only=["shared_upstream"])
     assert_same(memory, dask, "dask")
-    assert coded == ["__split__"]  # neither the stage nor its prefetch codes a key row by row here
+    assert not coded  # neither the stage nor its prefetch codes a key (or the split) row by row here
     assert not grouped  # no key's distinct values gathered here: numbered in their buckets on the workers
     codes = {f["code"] for s in dask["stages"] for f in s["findings"]}
     assert {"UPS001", "UPS003", "UPS005"} <= codes
@@ -823,3 +823,135 @@ def test_a_key_with_no_shared_value_links_nothing_on_a_cluster(cluster: Any, tmp
     assert_same(memory, dask, "dask")
     stage = next(s for s in dask["stages"] if s["stage"] == "shared_upstream")
     assert stage["status"] != "error" and any(f["code"] == "UPS001" for f in stage["findings"])
+
+
+def _split_files(folder: Path) -> Path:
+    """Two files whose split dictionaries list their names in other orders, with a name no row holds, blank
+    and null splits, a repeated id in two splits and one within a split."""
+    rng = np.random.default_rng(11)
+    rows = 4000
+    names = ["val", "train", "unused", " ", "test", "Test"]
+    index = rng.choice([0, 1, 1, 1, 3, 4, 5], rows).astype(np.int32)
+    nulls = rng.random(rows) < 0.01
+    ids = np.array([f"s{i}" for i in range(rows)], dtype=object)
+    ids[[10, 2500]] = "twice"  # in two files, most likely two splits
+    ids[[20, 21]] = "again"
+    index[[20, 21]], nulls[[20, 21]] = 1, False  # both in train
+    first = pa.DictionaryArray.from_arrays(pa.array(index[:2000], mask=nulls[:2000]), pa.array(names))
+    # The second file lists the names the other way round (and its rows' share of 'unused' is none either).
+    second = pa.DictionaryArray.from_arrays(pa.array(5 - index[2000:], mask=nulls[2000:]), pa.array(names[::-1]))
+    base = pa.table(
+        {
+            "writer": [f"w{v}" for v in rng.integers(0, 80, rows)],
+            "source": [f"doc{v}" for v in rng.integers(0, 900, rows)],
+            "sha": [f"{v:032x}" for v in rng.integers(0, 3000, rows)],
+            "ts": pa.array(rng.integers(1_600_000_000, 1_700_000_000, rows)).cast(pa.timestamp("s")),
+        }
+    )
+    for i, split in enumerate([first, second]):
+        part = base.slice(i * 2000, 2000)
+        part = part.append_column("sample_id", pa.array(ids[i * 2000 : (i + 1) * 2000].tolist(), pa.string()))
+        pq.write_table(part.append_column("split", split), folder / f"part-{i}.parquet", row_group_size=300)
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test", "Test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha", "time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_the_split_is_counted_on_the_workers_and_coded_here_only_when_asked(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The split's names, in the in-memory order, and its rows per split come from the workers, as do the
+    splits of named rows and the rows in no split; each row's code is made here only when a stage asks."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.table import load_manifest
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _split_files(tmp_path)
+    memory = load_manifest(load_config(config))
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    try:
+        assert not manifest.split.codes_held
+        assert manifest.split_names == memory.split_names
+        assert "unused" not in manifest.split_names and " " not in manifest.split_names
+        assert manifest.rows_per_split() == memory.rows_per_split()
+        wanted = np.random.default_rng(3).integers(0, 4000, 500)
+        assert manifest.split_at(wanted).tolist() == memory.split.codes[wanted].tolist()
+        assert manifest.split_at([]).tolist() == []
+        assert len(memory.rows_without_split()) > 0
+        assert manifest.rows_without_split().tolist() == memory.rows_without_split().tolist()
+        assert not manifest.split.codes_held
+        assert manifest.split.codes.tolist() == memory.split.codes.tolist()  # made here once asked
+        assert manifest.split.codes_held
+        assert manifest.split_at(wanted).tolist() == memory.split.codes[wanted].tolist()
+    finally:
+        manifest.close()
+
+
+def test_the_data_stages_on_a_cluster_never_code_the_split_row_by_row(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sizes, rows in no split, repeated ids, shared content, links, times and exposure: the in-memory report,
+    with no split code made for every row on the driver."""
+    from auditor.backends import cluster as engine
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _split_files(tmp_path)
+    coded: list[str] = []
+    real_encode = engine.DaskManifest._encoded_here
+
+    def encode(self: Any, column: str) -> Any:
+        coded.append(column)
+        return real_encode(self, column)
+
+    monkeypatch.setattr(engine.DaskManifest, "_encoded_here", encode)
+    stages = ["split_integrity", "group_overlap", "duplicate_content", "shared_upstream", "temporal_order"]
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=stages)
+    assert_same(memory, dask, "dask")
+    assert "__split__" not in coded
+    codes = {f["code"] for s in dask["stages"] for f in s["findings"]}
+    assert {"SPL001", "SPL002", "SPL003", "DUP001", "UPS001", "GRP001"} <= codes
+
+
+def test_holdout_sketches_come_from_the_workers_a_range_at_a_time(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exposure ledger's identity of each split is the in-memory one, while the driver holds one range of
+    a split's hashes at a time, never the whole set."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.exposure import fingerprint
+    from auditor.exposure.holdout import split_sketches
+    from auditor.manifest.table import load_manifest
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    loaded = load_config(config)
+    expected = split_sketches(load_manifest(loaded), loaded.config, tmp_path, ["train", "val", "test"])
+    blocks: list[int] = []
+    real_add = fingerprint.SketchBuilder.add
+
+    def add(self: Any, distinct: np.ndarray) -> None:
+        blocks.append(len(distinct))
+        real_add(self, distinct)
+
+    monkeypatch.setattr(fingerprint.SketchBuilder, "add", add)
+    manifest, _ = load_for(loaded, EngineSettings("dask", scheduler=cluster.scheduler_address))
+    try:
+        got = split_sketches(manifest, loaded.config, tmp_path, ["train", "val", "test"])
+    finally:
+        manifest.close()
+    assert set(got) == set(expected) == {"train", "val", "test"}
+    for split, want in expected.items():
+        assert (got[split].digest, got[split].n_rows) == (want.digest, want.n_rows)
+        assert np.array_equal(got[split].hashes, want.hashes)
+    assert len(blocks) >= 3 * 12 and max(blocks) < expected["train"].n_rows / 4

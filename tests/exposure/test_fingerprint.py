@@ -102,6 +102,32 @@ def test_sketch_keeps_the_k_smallest_hashes_and_round_trips() -> None:
     assert back == s and np.array_equal(back.hashes, s.hashes)
 
 
+@pytest.mark.parametrize("cuts", [[], [1], [700, 1500], [1023, 1024, 1025], [10, 20, 30, 4000]])
+def test_a_sketch_built_from_ascending_blocks_is_the_sketch_of_the_whole_set(cuts: list[int]) -> None:
+    """An engine hands a set's hashes over a range at a time: the same identity (sha256 of every distinct hash,
+    ascending, as ledgers already hold it), size and K smallest as from the whole set at once."""
+    import hashlib
+
+    hashes = row_hashes(big_ids(5000), "ids")
+    whole = sketch(np.concatenate([hashes, hashes[:300]]), "ids")  # repeats count once
+    ordered = np.unique(hashes)
+    assert whole.digest == hashlib.sha256(ordered.astype("<u8").tobytes()).hexdigest()
+    built = fingerprint.SketchBuilder("ids")
+    for block in np.split(ordered, cuts):
+        built.add(block)
+    got = built.sketch()
+    assert (got.digest, got.n_rows) == (whole.digest, whole.n_rows) and np.array_equal(got.hashes, whole.hashes)
+
+
+def test_a_sketch_refuses_blocks_out_of_order() -> None:
+    built = fingerprint.SketchBuilder("ids")
+    built.add(np.array([5, 9], dtype=np.uint64))
+    with pytest.raises(ValueError, match="ascending"):
+        built.add(np.array([9, 12], dtype=np.uint64))  # 9 again: not above the last block
+    with pytest.raises(ValueError, match="ascending"):
+        fingerprint.SketchBuilder("ids").add(np.array([3, 2], dtype=np.uint64))
+
+
 def test_compare_is_exact_for_small_sets() -> None:
     a = ids_sketch([f"s{i}" for i in range(1000)])
     b = ids_sketch([f"s{i}" for i in range(3, 1000)] + [f"t{i}" for i in range(24)])  # 3 dropped, 24 added

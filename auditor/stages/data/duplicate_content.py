@@ -104,7 +104,7 @@ class DuplicateContent(Stage):
         if not len(rows):
             return
         # Only rows whose content repeats can be duplicates or conflicts: work on those alone.
-        grouped = counts_from_rows(rows, codes, values, manifest.split.codes, manifest.split.n_values, name)
+        grouped = counts_from_rows(rows, codes, values, manifest.split_at(rows), manifest.split.n_values, name)
         yield from self._across_splits(context, grouped, name)
         yield from self._within_splits(context, grouped, name)
         if keys.label is not None:

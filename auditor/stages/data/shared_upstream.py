@@ -348,7 +348,6 @@ class SharedUpstream(Stage):
 
         manifest = context.require_manifest()
         names = manifest.split_names
-        split = manifest.split.codes
         # The component's rows per split are counted already; its rows are not listed (100M may be one).
         per_split = counts[component]
         example: dict[str, Any] = {
@@ -375,11 +374,13 @@ class SharedUpstream(Stage):
             if holdout in found:
                 steps = found[holdout].get(other, [])
                 if steps:
-                    ids = manifest.ids([s.row for s in steps if s.row is not None])
-                    described, it = [], iter(ids)
+                    rows = [s.row for s in steps if s.row is not None]
+                    ids, splits = manifest.ids(rows), manifest.split_at(rows)
+                    described, it = [], iter(zip(ids, splits, strict=True))
                     for s in steps:
                         if s.row is not None:
-                            described.append({"id": next(it), "split": names[split[s.row]]})
+                            ident, code = next(it)
+                            described.append({"id": ident, "split": names[code]})
                         else:
                             described.append({"key": s.key, "value": s.value})
                     text = " ".join(

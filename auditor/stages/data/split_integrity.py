@@ -72,7 +72,6 @@ class SplitIntegrity(Stage):
         assert isinstance(self.options, SplitIntegrityOptions)
         limit = self.options.max_examples
         names = manifest.split_names
-        split = manifest.split.codes
         roles = context.roles
         # Counted once a block at a time by the manifest: a mask, a copy and bincount's int64 copy of every
         # row's code would be 13 bytes a row here.
@@ -107,7 +106,7 @@ class SplitIntegrity(Stage):
             yield self._fold_sizes(roles.folds, names, sizes, total)
             yield from self._fold_overlaps(manifest, limit)
 
-        missing_split = np.flatnonzero(split < 0) if int(sizes.sum()) < manifest.n_rows else np.zeros(0, np.int64)
+        missing_split = manifest.rows_without_split()
         if len(missing_split):
             yield self.finding(
                 "SPL003",
@@ -261,7 +260,6 @@ class SplitIntegrity(Stage):
         manifest = context.require_manifest()
         if manifest.id_column is None:
             return
-        split = manifest.split.codes
         names = manifest.split_names
         missing = manifest.rows_without_id()
         if len(missing):
@@ -278,7 +276,8 @@ class SplitIntegrity(Stage):
             return
         label = [*names, "<no split>"]
         # A missing split counts as its own bucket, so an id in 'test' and in no split is still seen.
-        bucket = np.where(split[rows] >= 0, split[rows], len(names))
+        split = manifest.split_at(rows)
+        bucket = np.where(split >= 0, split, len(names))
         presence = np.zeros((int(local.max()) + 1, len(label)), dtype=bool)
         presence[local, bucket] = True
         seen = presence.any(axis=1)
@@ -444,16 +443,18 @@ def _id_examples(
     """The first few repeated ids in file order, each with its first rows and their splits."""
     import numpy as np
 
-    split = manifest.split.codes
     _, first = np.unique(codes, return_index=True)
     chosen = codes[np.sort(first)[:limit]]
     picked = [rows[codes == code][:limit] for code in chosen]
     ids = manifest.ids(np.concatenate([p[:1] for p in picked])) if picked else []
+    # Their splits asked at once: an engine on a cluster looks them up where the rows are.
+    split = manifest.split_at(np.concatenate(picked)) if picked else np.zeros(0, dtype=np.int64)
+    ends = np.cumsum([0, *(len(p) for p in picked)])
     return tuple(
         {
             "id": ident,
             "rows": [int(r) for r in rws],
-            "splits": [label[s] if s >= 0 else "<no split>" for s in split[rws]],
+            "splits": [label[s] if s >= 0 else "<no split>" for s in split[ends[i] : ends[i + 1]]],
         }
-        for ident, rws in zip(ids, picked, strict=True)
+        for i, (ident, rws) in enumerate(zip(ids, picked, strict=True))
     )
