@@ -346,10 +346,6 @@ class DaskManifest(FileManifest):
         self._keys[(SPLIT_COLUMN,)] = key
         return key
 
-    def _dictionary_text(self, column: str) -> bool:
-        plain = self._types.get(self._file_column(column))
-        return is_text(plain) or (plain is not None and pa.types.is_dictionary(plain))
-
     def rows_without_split(self) -> np.ndarray:
         if self.split.codes_held or sum(self.rows_per_split().values()) == self.n_rows:
             return super().rows_without_split()
@@ -1008,51 +1004,51 @@ def _piece_split_entries(piece: Piece) -> tuple[list[Any], np.ndarray, int]:
         return [piece.split], np.array([piece.rows], dtype=np.int64), 1
     assert piece.split_column is not None
     reader = open_parquet(piece.path, read_dictionary=[piece.split_column], pre_buffer=False)
-    position: dict[Any, int] = {}
-    rows: list[int] = []
-    listed = 0
+    chunks: list[tuple[list[Any], np.ndarray]] = []
     for g in piece.row_groups:
         for chunk in reader.read_row_group(g, columns=[piece.split_column]).column(0).chunks:
             if not pa.types.is_dictionary(chunk.type):
                 chunk = chunk.dictionary_encode()
-            names = chunk.dictionary.to_pylist()
-            listed += len(names)
-            for v in names:
-                if v not in position:
-                    position[v] = len(position)
-                    rows.append(0)
             index = pc.drop_null(chunk.indices).to_numpy(zero_copy_only=False)
-            for v, n in zip(names, np.bincount(index, minlength=len(names)), strict=True):
-                rows[position[v]] += int(n)
-    return list(position), np.array(rows, dtype=np.int64), listed
+            chunks.append((chunk.dictionary.to_pylist(), np.bincount(index, minlength=len(chunk.dictionary))))
+    names, rows = _first_listed(chunks)
+    return names, rows, sum(len(n) for n, _ in chunks)
 
 
 def merged_entries(found: Sequence[tuple[list[Any], np.ndarray]]) -> tuple[list[Any], np.ndarray]:
     """The pieces' split values in the order of their first listing over the pieces in file order, and the
     rows of each, without the values no row holds: encode_column's values and order for the whole column."""
+    names, counts = _first_listed(found)
+    used = counts > 0
+    return [v for v, u in zip(names, used, strict=True) if u], counts[used]
+
+
+def _first_listed(lists: Sequence[tuple[list[Any], np.ndarray]]) -> tuple[list[Any], np.ndarray]:
+    """Each value once, in the order first listed, with its rows summed over the lists."""
     position: dict[Any, int] = {}
     totals: list[int] = []
-    for names, rows in found:
+    for names, rows in lists:
         for v, n in zip(names, rows, strict=True):
             if v not in position:
                 position[v] = len(position)
                 totals.append(0)
             totals[position[v]] += int(n)
-    counts = np.array(totals, dtype=np.int64)
-    used = counts > 0
-    return [v for v, u in zip(position, used, strict=True) if u], counts[used]
+    return list(position), np.array(totals, dtype=np.int64)
+
+
+def _piece_split_codes(piece: Piece, split_names: list[str] | np.ndarray | None) -> np.ndarray:
+    """Each of the piece's rows' split code: its split's place among ``split_names``, -1 when in none."""
+    return read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
 
 
 def _piece_split_at(piece: Piece, split_names: list[str], local: np.ndarray) -> np.ndarray:
     """The split codes of the piece's rows ``local`` (ascending, within it)."""
-    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
-    return split[local].astype(np.int64)
+    return _piece_split_codes(piece, split_names)[local].astype(np.int64)
 
 
 def _piece_without_split(piece: Piece, split_names: list[str]) -> np.ndarray:
     """The manifest rows of the piece whose split is none of ``split_names`` (null or blank)."""
-    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
-    return np.flatnonzero(split < 0).astype(np.int64) + piece.offset
+    return np.flatnonzero(_piece_split_codes(piece, split_names) < 0).astype(np.int64) + piece.offset
 
 
 def _piece_ranges(
@@ -1091,7 +1087,7 @@ def _piece_per_split(
     reduce: Callable[[pa.Array], np.ndarray],
 ) -> dict[int, np.ndarray]:
     """``reduce`` of the piece's values of ``column`` (as the files hold them) in the rows of each split code."""
-    split = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    split = _piece_split_codes(piece, split_names)
     values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
     return {c: reduce(values.filter(pa.array(split == c))) for c in codes}
 

@@ -278,10 +278,8 @@ class FileManifest(Manifest):
         if column == SPLIT_COLUMN and (self._patterns is not None or self._split_column is None):
             if self._patterns is not None:  # fold patterns: one small integer column already in memory
                 return encode_column(self._read_column(column))
-        else:
-            plain = self._types.get(self._file_column(column))
-            if not (is_text(plain) or (plain is not None and pa.types.is_dictionary(plain))):
-                return encode_column(self._read_column(column))
+        elif not self._dictionary_text(column):
+            return encode_column(self._read_column(column))
         codes = np.empty(self._rows, dtype=CODE)
         position: dict[object, int] = {}  # value -> its place in the unified dictionary (unify_dictionaries' order)
         added: list[pa.Array] = []  # each chunk's values not seen before, in that order
@@ -317,6 +315,11 @@ class FileManifest(Manifest):
                 block[:] = remap[block]  # MISSING (-1) takes the last slot, which stays missing
             values = values.filter(pa.array(used))
         return drop_blank(codes, values)
+
+    def _dictionary_text(self, column: str) -> bool:
+        """Whether the files hold ``column`` as text or dictionary values (coded a row group at a time)."""
+        plain = self._types.get(self._file_column(column))
+        return is_text(plain) or (plain is not None and pa.types.is_dictionary(plain))
 
     def _dictionary_chunks(self, column: str) -> Iterator[pa.DictionaryArray]:
         """The column's values a row group at a time, as dictionary arrays (a `paths` split: one value)."""
