@@ -13,7 +13,9 @@ tested against this function) and what fingerprints compare keys by. In order:
    decimal, exactly (no floating point): `1e3` = `1000` = `1000.0` = `+01000`, `-0` = `0`, `1.50` = `1.5`.
    Leading zeros do not count (`007` = `7`, a zip code `02134` = `2134`): a lost leading zero is how one
    code usually gets two spellings, and both are shown. An exponent beyond ±100 is left as text, so a
-   normal form is never much longer than what was written. `0x10`, `1,000`, `1_000` and `w01` are text.
+   normal form is never much longer than what was written. `0x10`, `1,000`, `1_000` and `w01` are text, and
+   so is an exponent after a zero-padded mantissa: `000e5` and `01e2` are hex (a digest or a padded hex
+   id, where `e` is a digit), not 0 and 100.
 5. Any other value loses the runs of punctuation and symbols (Unicode categories P and S) and whitespace at
    either end: `$deeP$`, `?deep`, `"deep."` and `Deep` are one value; what is left is read as a number
    again (`$5` = `5`, `(007)` = `7`). Inside a value punctuation is structure and stays: `a-1`, `a_1` and
@@ -107,6 +109,8 @@ def _number(t: str) -> str | None:
     number = NUMBER.fullmatch(t)
     if number is None or not (number["int"] or number["frac"]):
         return None
+    if number["exp"] is not None and len(number["int"]) > 1 and number["int"].startswith("0"):
+        return None  # a zero-padded mantissa before an `e`: hex text (`000e5`), not a number
     written = (number["exp"] or "0").lstrip("+-").lstrip("0")
     if len(written) > len(str(MAX_EXPONENT)) or int(written or 0) > MAX_EXPONENT:
         return t

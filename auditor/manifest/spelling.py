@@ -31,7 +31,9 @@ from auditor.manifest.keycodes import KeyCodes, encode_column
 from auditor.manifest.repeats import repeated_rows
 from auditor.manifest.rows import take_rows
 
-NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$"
+# An exponent follows only a mantissa written without padding zeros: `001e2` is a zero-padded hex digest or
+# id (e is one of its digits), not 100.
+NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+|([1-9][0-9]*\.?[0-9]*|0(\.[0-9]*)?|\.[0-9]+)e[+-]?[0-9]+)$"
 _NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*?)0*)?(?:e(?P<exp>[+-]?[0-9]+))?$"
 _NUMBER_CHARS = "0123456789.+-e"
 _ASCII_SPACE = np.zeros(256, dtype=bool)

@@ -39,7 +39,7 @@ def reference(value: str) -> str:
             trimmed = trimmed[:-1]
         text = trimmed or text
     number = re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e(?P<exp>[+-]?[0-9]+))?", text)
-    if number is None or abs(int(number["exp"] or 0)) > 100:
+    if number is None or not is_number(text) or abs(int(number["exp"] or 0)) > 100:
         return text
     with localcontext() as exact:
         exact.prec = 1000
@@ -48,7 +48,9 @@ def reference(value: str) -> str:
 
 
 def is_number(text: str) -> bool:
-    return re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", text) is not None
+    number = re.fullmatch(r"[+-]?(?P<int>[0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", text)
+    # An e after a zero-padded mantissa (`001e2`) is a hex digit: the value is text.
+    return number is not None and not ("e" in text and re.match(r"0[0-9]", number["int"]) is not None)
 
 
 def reference_groups(values: list[str | None]) -> list[list[int]]:
@@ -144,10 +146,25 @@ def test_numbers_are_read_by_value() -> None:
         ("?", ""),
         ("-5", "5"),  # a sign is part of a number
         ("-1e400", "1e400"),
+        ("000e5", "0"),  # a zero-padded mantissa before e: hex text (a digest, a padded hex id), not a number
+        ("01e2", "100"),
+        ("00.5e3", "500"),
+        ("-00e5", "0"),
     ],
 )
 def test_different_values_do_not_group(a: str, b: str) -> None:
     assert kernel_groups([a, b]) == []
+
+
+def test_zero_padded_hex_digests_and_ids_are_not_numbers() -> None:
+    """Sequential hex (`f"{i:064x}"`) holds `…00e0`, `…00e5` and `…01e2`: as numbers they would be 0, 0 and 100
+    and meet `…0000` and `…0100`. Hex is text: no two of these are one value, whatever their case."""
+    for width in (8, 32, 64):
+        ids = [f"{i:0{width}x}" for i in range(4096)]
+        assert kernel_groups(ids) == []
+        assert kernel_groups([*ids, ids[0x1E2].upper()]) == [[0x1E2, 4096]]
+    # An unpadded exponent stays a number.
+    assert kernel_groups(["1e2", "100", "0e5", "0", "0.5e3", "500"]) == [[0, 1], [2, 3], [4, 5]]
 
 
 def test_three_spellings_of_one_value_are_one_group_of_variants() -> None:

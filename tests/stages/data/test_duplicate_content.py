@@ -180,6 +180,14 @@ def test_distinct_and_identical_digests_are_not_spelling_findings(audit) -> None
     assert "DUP007" not in codes(r) and "DUP001" in codes(r)
 
 
+def test_sequential_hex_digests_that_read_like_numbers_are_not_spelling_findings(audit) -> None:  # type: ignore[no-untyped-def]
+    # `…00e0`, `…00e5` read as numbers would all be 0 and `…01e2` would be `…0100` (100): hex is text.
+    n = 600
+    data = {"sha": [f"{i:064x}" for i in range(n)], "split": ["test" if i % 5 == 0 else "train" for i in range(n)]}
+    r = audit(data, keys={"content_hash": "sha"}, only=["duplicate_content"])
+    assert set(codes(r)) & {"DUP001", "DUP007"} == set() and r.exit_code == 0
+
+
 def test_accepted_digest_spelling(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"sha": ["9f86d0", "9F86D0"], "split": ["train", "test"]}
     accept = [{"code": "DUP007", "key": "9f86d0", "reason": "a calibration image in every split"}]
