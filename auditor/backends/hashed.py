@@ -107,23 +107,124 @@ def allow_unaligned() -> None:
 
 def partial_groups(hashed: pa.Table, n_keys: int, values: bool = True) -> pa.Table:
     """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count
-    (without ``values``: the hashes and rows alone, a first pass that finds which hashes repeat)."""
-    steps = {"rows": (ROW, "count"), "first": (ROW, "min"), "last": (ROW, "max")}
-    for i in range(n_keys if values else 0):
-        steps.update({f"lo{i}": (f"v{i}", "min"), f"hi{i}": (f"v{i}", "max"), f"n{i}": (f"v{i}", "count")})
-    return _grouped(hashed, n_keys, steps)
+    (without ``values``: the hashes and rows alone, a first pass that finds which hashes repeat). ``hashed``'s
+    rows ascend; the groups come in the order of their first rows."""
+    if not values:
+        return _grouped(hashed, n_keys, {"rows": (ROW, "count"), "first": (ROW, "min"), "last": (ROW, "max")})
+    group, starts = _group_ids(hashed, n_keys)
+    row = hashed.column(ROW).to_numpy()
+    last = np.zeros(len(starts), dtype=np.int64)
+    np.maximum.at(last, group, row)
+    out = _group_keys(hashed, n_keys, starts)
+    out.update(rows=np.bincount(group, minlength=len(starts)).astype(np.int64), first=row[starts], last=last)
+    for i in range(n_keys):
+        v = hashed.column(f"v{i}").combine_chunks()
+        lo, hi = value_ends(v, v, group, starts)
+        valid = np.asarray(v.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        out.update({f"lo{i}": lo, f"hi{i}": hi, f"n{i}": np.bincount(group[valid], minlength=len(starts))})
+    return pa.table(out)
 
 
 def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
-    """Partial groups of several pieces merged into one row per (h0.., split)."""
+    """Partial groups of several pieces merged into one row per (h0.., split); ``parts`` come in the order of
+    the pieces, each in the order of its first rows, and so do the merged groups."""
     filled = [p for p in parts if p.num_rows]
     if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
         return parts[0] if parts else _empty_groups(n_keys)
     table = pa.concat_tables(filled)
-    steps = {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")}
-    for i in range(n_keys if "n0" in table.column_names else 0):
-        steps.update({f"lo{i}": (f"lo{i}", "min"), f"hi{i}": (f"hi{i}", "max"), f"n{i}": (f"n{i}", "sum")})
-    return _grouped(table, n_keys, steps)
+    if "n0" not in table.column_names:
+        return _grouped(table, n_keys, {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")})
+    group, starts = _group_ids(table, n_keys)
+    out = _group_keys(table, n_keys, starts)
+
+    def summed(column: str) -> np.ndarray:
+        total = np.zeros(len(starts), dtype=np.int64)
+        np.add.at(total, group, table.column(column).to_numpy())
+        return total
+
+    last = np.zeros(len(starts), dtype=np.int64)
+    np.maximum.at(last, group, table.column("last").to_numpy())
+    # Parts in piece order, each by first row: a group's first row is in the part it first appears in.
+    out.update(rows=summed("rows"), first=table.column("first").to_numpy()[starts], last=last)
+    for i in range(n_keys):
+        lo, hi = table.column(f"lo{i}").combine_chunks(), table.column(f"hi{i}").combine_chunks()
+        lo, hi = value_ends(lo, hi, group, starts)
+        out.update({f"lo{i}": lo, f"hi{i}": hi, f"n{i}": summed(f"n{i}")})
+    return pa.table(out)
+
+
+def _group_ids(table: pa.Table, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group by (h0.., split), groups numbered in the order they first occur, and each group's
+    first row. Arrow's dictionary encoding numbers a column's values so; pairs of codes are encoded again."""
+    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
+    group: np.ndarray | None = None
+    for name in by:
+        if name == SPLIT:  # a few small integers: their own codes
+            codes = table.column(name).to_numpy().astype(np.int64)
+            codes -= codes.min(initial=0)
+        else:
+            codes = pc.dictionary_encode(table.column(name).combine_chunks()).indices.to_numpy().astype(np.int64)
+        if group is None:
+            group = codes
+            continue
+        pair = group * (int(codes.max(initial=0)) + 1) + codes  # exact: each code is below its column's count
+        group = _numbered_as_they_come(pair)
+    assert group is not None
+    seen = np.maximum.accumulate(group) if len(group) else group
+    new = np.ones(len(group), dtype=bool)
+    new[1:] = group[1:] > seen[:-1]
+    return group, np.flatnonzero(new)
+
+
+def _numbered_as_they_come(values: np.ndarray) -> np.ndarray:
+    """Non-negative integers renumbered 0, 1, ... in the order they first occur (as a dictionary encoding
+    numbers them); a dense range is numbered by lookup, with no hash table."""
+    if not len(values):
+        return values
+    span = int(values.max()) + 1
+    if span > 4 * len(values):
+        return pc.dictionary_encode(pa.array(values)).indices.to_numpy().astype(np.int64)
+    first_at = np.full(span, len(values), dtype=np.int64)
+    np.minimum.at(first_at, values, np.arange(len(values)))
+    is_first = np.zeros(len(values), dtype=bool)
+    is_first[first_at[first_at < len(values)]] = True
+    number_at = np.cumsum(is_first) - 1
+    return number_at[first_at[values]]
+
+
+def _group_keys(table: pa.Table, n_keys: int, starts: np.ndarray) -> dict[str, object]:
+    keys = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
+    return {c: table.column(c).to_numpy()[starts] for c in keys}
+
+
+def value_ends(lo: pa.Array, hi: pa.Array, group: np.ndarray, starts: np.ndarray) -> tuple[pa.Array, pa.Array]:
+    """Each group's smallest ``lo`` and largest ``hi`` (nulls ignored; null when a group has none), from each
+    row's group and each group's first row. A group whose rows all hold one value, or none, is the usual case:
+    it costs an equality test per row, not an ordering of strings; only the other groups are ordered."""
+    if not len(starts):
+        return lo, hi
+    sizes = np.bincount(group, minlength=len(starts))
+    first = lo.take(pa.array(starts))
+    spread = first.take(pa.array(group))
+    same = pc.fill_null(pc.and_(pc.equal(lo, spread), pc.equal(hi, spread)), False)
+    empty = pc.and_(lo.is_null(), hi.is_null())
+    same_rows = np.bincount(group[np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)], minlength=len(starts))
+    empty_rows = np.bincount(group[np.asarray(empty.to_numpy(zero_copy_only=False), dtype=bool)], minlength=len(starts))
+    uniform = (same_rows == sizes) | (empty_rows == sizes)
+    if uniform.all():
+        return first, first
+    rows = np.flatnonzero(~uniform[group])
+    allow_unaligned()
+    exact = (
+        pa.table({"g": pa.array(group[rows]), "lo": lo.take(pa.array(rows)), "hi": hi.take(pa.array(rows))})
+        .group_by(["g"], use_threads=False)
+        .aggregate([("lo", "min"), ("hi", "max")])
+        .sort_by("g")
+    )
+    mask = pa.array(~uniform)
+    low = pc.replace_with_mask(first, mask, exact.column("lo_min").combine_chunks().cast(first.type))
+    high = pc.replace_with_mask(first, mask, exact.column("hi_max").combine_chunks().cast(first.type))
+    return low, high
 
 
 def _grouped(table: pa.Table, n_keys: int, steps: dict[str, tuple[str, str]]) -> pa.Table:

@@ -27,3 +27,54 @@ def test_a_bucket_is_sized_as_what_it_holds_not_as_the_whole_piece() -> None:
     table = pa.table({"h0": pa.array(np.arange(n, dtype=np.uint64)), "rows": pa.array(np.arange(n))})
     parts = buckets(table, 100, 1)
     assert sum(sizeof(p) for p in parts) < 1.1 * sizeof(table)
+
+
+def _arrow_groups(table: pa.Table, n_keys: int, steps: dict[str, tuple[str, str]]) -> pa.Table:
+    """The grouping restated with Arrow's own aggregation (smallest and largest value by comparison)."""
+    by = [f"h{i}" for i in range(n_keys)] + (["_split"] if "_split" in table.column_names else [])
+    grouped = table.group_by(by, use_threads=False).aggregate(list(steps.values()))
+    columns = {c: grouped.column(c) for c in by}
+    columns.update({name: grouped.column(f"{column}_{how}") for name, (column, how) in steps.items()})
+    return pa.table(columns).sort_by("first")  # a group's first row is its own: one order to compare in
+
+
+def _piece(rng: np.random.Generator, rows: int, offset: int, n_keys: int, split: bool) -> pa.Table:
+    # Few hash values for many values (a hash shared by several values, as a narrowed HASH_MASK makes it),
+    # nulls among them, and one value for most hashes.
+    columns: dict[str, pa.Array] = {}
+    for i in range(n_keys):
+        h = rng.integers(0, 40, rows).astype(np.uint64)
+        words = np.array([f"w{x}" for x in range(60)], dtype=object)
+        value = np.where(rng.random(rows) < 0.8, words[h.astype(np.int64)], words[rng.integers(0, 60, rows)])
+        value = np.where(rng.random(rows) < 0.1, None, value)
+        columns[f"h{i}"] = pa.array(h)
+        columns[f"v{i}"] = pa.array(value, pa.string())
+    columns["_row"] = pa.array(np.arange(offset, offset + rows, dtype=np.int64))
+    if split:
+        columns["_split"] = pa.array(rng.integers(-1, 3, rows).astype(np.int64))
+    return pa.table(columns)
+
+
+@pytest.mark.parametrize(("n_keys", "split"), [(1, True), (1, False), (2, True)])
+def test_groups_and_their_merge_are_arrows_own_aggregation(n_keys: int, split: bool) -> None:
+    """Each group's ends are found by an equality test where the group holds one value: the same table as
+    Arrow's min/max grouping, collisions and nulls included, in the order of the groups' first rows."""
+    from auditor.backends.hashed import merge_groups, partial_groups
+
+    rng = np.random.default_rng(7)
+    pieces = [_piece(rng, rows, offset, n_keys, split) for rows, offset in [(3000, 0), (1, 3000), (2500, 3001)]]
+    steps = {"rows": ("_row", "count"), "first": ("_row", "min"), "last": ("_row", "max")}
+    for i in range(n_keys):
+        steps.update({f"lo{i}": (f"v{i}", "min"), f"hi{i}": (f"v{i}", "max"), f"n{i}": (f"v{i}", "count")})
+    parts = [partial_groups(p, n_keys) for p in pieces]
+    for got, piece in zip(parts, pieces, strict=True):
+        assert got.equals(_arrow_groups(piece, n_keys, steps))
+    merge = {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")}
+    for i in range(n_keys):
+        merge.update({f"lo{i}": (f"lo{i}", "min"), f"hi{i}": (f"hi{i}", "max"), f"n{i}": (f"n{i}", "sum")})
+    want = _arrow_groups(pa.concat_tables(parts), n_keys, merge)
+    assert merge_groups(parts, n_keys).equals(want)
+    assert (
+        want.column("lo0").to_numpy(zero_copy_only=False) != want.column("hi0").to_numpy(zero_copy_only=False)
+    ).any()
+    assert merge_groups([p.slice(0, 0) for p in parts], n_keys).num_rows == 0
