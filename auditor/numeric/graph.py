@@ -14,7 +14,11 @@ from auditor.numeric.tracing import CallRecorder
 
 # Calls that leave the graph when applied to a tensor that requires grad.
 LEAVES_GRAPH = {"item", "tolist", "numpy", "detach", "detach_"}
-REWRAPS = {"tensor", "as_tensor", "from_numpy", "asarray"}
+# Calls that make a tensor from plain data, and the place of that data among their arguments (a method's self
+# is its first): `x.new_tensor(v)` wraps a number as `torch.tensor(v)` does.
+WRAP_DATA = {"tensor": 0, "as_tensor": 0, "from_numpy": 0, "asarray": 0, "scalar_tensor": 0, "new_tensor": 1}
+REWRAPS = {name for name, at in WRAP_DATA.items() if at == 0}  # their data could be a tensor taken whole
+_DATA = {"new_tensor": "data", "tensor": "data", "as_tensor": "data", "scalar_tensor": "s"}
 
 
 @dataclass(frozen=True)
@@ -51,10 +55,17 @@ class CutRecorder:
         self.cuts: list[Cut] = []
         self.in_loss = False
         self.loss_events: list[tuple[str, Cut]] = []  # ("cut" | "wrap", call), in order, inside the loss
+        # Tensors made inside the loss from a wrap, by id (each held, so no id is reused): the wraps they come from.
+        self._from_wrap: dict[int, tuple[torch.Tensor, frozenset[int]]] = {}
+        self._wraps = 0
         self.mode = CallRecorder(self._seen, program.code.paths)
 
     def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
-        if not torch.is_grad_enabled() or not args:
+        if not torch.is_grad_enabled():
+            return
+        if self.in_loss:
+            self._follow(args, kwargs, result)
+        if not args:
             return
         first = args[0]
         if name in LEAVES_GRAPH and isinstance(first, torch.Tensor) and first.requires_grad:
@@ -64,17 +75,47 @@ class CutRecorder:
                 self.loss_events.append(("cut", cut))
         elif name in REWRAPS and any(t.requires_grad for _, t in tensors(first)):
             self.cuts.append(Cut(f"torch.{name}", shape(next(t for _, t in tensors(first))), site))
-        elif name in REWRAPS and self.in_loss and not any(True for _ in tensors(first)):
-            self.loss_events.append(("wrap", Cut(f"torch.{name}", (), site)))
+        elif name in WRAP_DATA and self.in_loss:
+            at = WRAP_DATA[name]
+            data = args[at] if len(args) > at else kwargs.get(_DATA.get(name, ""))
+            if data is not None and not any(True for _ in tensors(data)):
+                prefix = "Tensor." if name.startswith("new_") else "torch."
+                wrap = Cut(f"{prefix}{name}", (), site)
+                self.loss_events.append(("wrap", wrap))
+                for _, t in tensors(result):
+                    self._from_wrap[id(t)] = (t, frozenset([self._wraps]))
+                self._wraps += 1
 
-    def rewrapped(self) -> list[tuple[Cut, Cut]]:
-        """Inside the loss: each value taken out (.item(), .tolist(), .numpy()) and then wrapped in a tensor."""
-        pairs, taken = [], None
+    def _follow(self, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+        """What a call made from tensors that came from a wrap comes from those wraps too."""
+        if not self._from_wrap:
+            return
+        origins: frozenset[int] = frozenset()
+        for _, t in tensors([args, kwargs]):
+            held = self._from_wrap.get(id(t))
+            if held is not None and held[0] is t:
+                origins |= held[1]
+        if origins:
+            for _, t in tensors(result):
+                before = self._from_wrap.get(id(t))
+                self._from_wrap[id(t)] = (t, origins | (before[1] if before and before[0] is t else frozenset()))
+
+    def rewrapped(self, loss: Any = None) -> list[tuple[Cut, Cut]]:
+        """Inside the loss: each value taken out (.item(), .tolist(), .numpy()) and then wrapped in a tensor that
+        the loss is made of (given ``loss``; a wrap kept for logging only adds nothing to it)."""
+        into: frozenset[int] | None = None
+        if loss is not None:
+            held = self._from_wrap.get(id(loss))
+            into = held[1] if held is not None and held[0] is loss else frozenset()
+        pairs, taken, wraps = [], None, 0
         for kind, call in self.loss_events:
             if kind == "cut" and call.op in ("item", "tolist", "numpy"):
                 taken = taken or call
-            elif kind == "wrap" and taken is not None:
-                pairs.append((taken, call))
+            elif kind == "wrap":
+                wraps += 1  # the wraps in loss_events are self._wraps, in order
+                # The first wrap after a value taken out is where it went: a term of the loss, or only a log.
+                if taken is not None and (into is None or wraps - 1 in into):
+                    pairs.append((taken, call))
                 taken = None
         return pairs
 
@@ -116,7 +157,7 @@ def reach(program: Program) -> Reach:
         # A leaf (torch.tensor(v, requires_grad=True)) requires grad but has no history either.
         loss_has_graph=isinstance(loss, torch.Tensor) and loss.grad_fn is not None,
         cuts=list(dict.fromkeys(recorder.cuts)),
-        rewrapped=recorder.rewrapped(),
+        rewrapped=recorder.rewrapped(loss),
     )
     named = list(model.named_parameters())
     result.frozen = [n for n, p in named if not p.requires_grad]

@@ -104,6 +104,25 @@ def test_a_rewrapped_term_inside_the_loss(program) -> None:  # type: ignore[no-u
     assert f.evidence["wrapped"]["at"].endswith(f"prog.py:{line_of(source, 'penalty = torch.tensor')}")
 
 
+def test_a_term_rewrapped_by_new_tensor_inside_the_loss(program) -> None:  # type: ignore[no-untyped-def]
+    source = TWO_LAYERS.replace(
+        "return ((out - y) ** 2).mean()",
+        "return ((out - y) ** 2).mean() + out.new_tensor(0.1 * out.abs().mean().item())",
+    )
+    f = finding(program(source, ONLY), "GRD006")
+    assert f.evidence["wrapped"]["op"] == "Tensor.new_tensor"
+
+
+def test_a_value_rewrapped_for_logging_only_is_not_a_term_of_the_loss(program) -> None:  # type: ignore[no-untyped-def]
+    # The copy kept for a log never reaches the loss: it trains nothing, and is not meant to.
+    source = TWO_LAYERS.replace(
+        "return ((out - y) ** 2).mean()",
+        "loss = ((out - y) ** 2).mean()\n    logged = {'loss': torch.tensor(loss.item())}\n"
+        "    weight = torch.tensor(1.0)\n    return loss * weight",
+    )
+    assert codes(program(source, ONLY)) == ["GRD000"]
+
+
 def test_an_optimizer_factory_that_returns_something_else(program) -> None:  # type: ignore[no-untyped-def]
     from tests.stages.numeric.conftest import result
 
