@@ -282,12 +282,17 @@ class Overfit:
         return self.initial * self.ratio if self.initial >= 0 else self.initial / self.ratio
 
 
-def overfit(program: Program, stepper: Stepper, steps: int, seconds: float, ratio: float) -> Overfit | None:
+def overfit(
+    program: Program, stepper: Stepper, steps: int, seconds: float, ratio: float, per_update: int = 1
+) -> Overfit | None:
     """Train on the one batch with the user's step; stop once the loss is cut to ``ratio`` of its first value.
 
-    The budget counts this process's CPU time, so a machine busy with other work does not cut the run short.
-    None when the first loss is not finite: nothing can be cut, and nonfinite_trace says where it comes from.
+    The budget is ``steps`` optimizer updates: a step that accumulates over ``per_update`` calls
+    (numeric.accumulate) gets that many calls, and CPU seconds, for each. The seconds count this process's CPU
+    time, so a machine busy with other work does not cut the run short. None when the first loss is not
+    finite: nothing can be cut, and nonfinite_trace says where it comes from.
     """
+    steps, seconds = steps * per_update, seconds * per_update
     model = program.model()
     optimizer = _optimizer(program, model)
     trainable(model)

@@ -84,7 +84,9 @@ class TrainStep(NumericStage):
         if moves.zero_lr:
             rows.append(("overfit one batch", "not probed: the learning rate is 0"))
         else:
-            fit = overfit(program, stepper, options.overfit_steps, options.overfit_seconds, options.overfit_ratio)
+            fit = overfit(
+                program, stepper, options.overfit_steps, options.overfit_seconds, options.overfit_ratio, allowed
+            )
             if fit is None:
                 rows.append(("overfit one batch", "not probed: the first loss is not finite (nonfinite_trace)"))
             else:

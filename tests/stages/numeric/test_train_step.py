@@ -104,6 +104,45 @@ def test_deliberate_accumulation_is_allowed_by_numeric_accumulate(program) -> No
     assert "STP001" not in codes(program(ACCUMULATING, ["train_step"], accumulate=2, **STEP))
 
 
+SLOW_SGD = CLASSIFIER.replace(
+    "torch.optim.Adam(model.parameters(), lr=0.01)", "torch.optim.SGD(model.parameters(), lr=0.1)"
+)
+
+
+def test_the_overfit_budget_counts_updates_when_the_step_accumulates(program) -> None:  # type: ignore[no-untyped-def]
+    # Four calls to an update: 40 calls are 10 updates, which this SGD step needs more than.
+    accumulating = (
+        SLOW_SGD
+        + """
+calls = [0]
+
+def step(model, opt, batch):
+    x, y = batch
+    model.train()
+    out = loss(model(x), y)
+    (out / 4).backward()
+    calls[0] += 1
+    if calls[0] % 4 == 0:
+        opt.step()
+        opt.zero_grad()
+    return out.detach()
+"""
+    )
+    plain = program(
+        SLOW_SGD + "\ndef step(model, opt, batch):\n    x, y = batch\n    model.train()\n"
+        "    opt.zero_grad()\n    out = loss(model(x), y)\n    out.backward()\n    opt.step()\n"
+        "    return out.detach()\n",
+        ONLY,
+        stages={"train_step": {"overfit_steps": 40}},
+        **STEP,
+    )
+    fitted = dict(finding(plain, "STP000").tables[0].rows)["overfit one batch"]
+    steps = int(fitted.rsplit(" in ", 1)[1].split()[0])
+    assert "STP004" not in codes(plain) and steps > 10  # the updates it needs
+    r = program(accumulating, ONLY, accumulate=4, stages={"train_step": {"overfit_steps": 40}}, **STEP)
+    assert "STP004" not in codes(r) and "STP001" not in codes(r)
+
+
 def test_accumulation_beyond_what_numeric_accumulate_allows_is_found(program) -> None:  # type: ignore[no-untyped-def]
     never_cleared = ACCUMULATING.replace("        opt.zero_grad()\n", "")
     f = finding(program(never_cleared, ONLY, accumulate=2, **STEP), "STP001")
