@@ -38,7 +38,9 @@ def parse_duration(text: str) -> Duration:
     if match is None:
         raise ValueError(f"expected {EXPECTED}")
     amount = float(match.group(1))
-    if not math.isfinite(amount) or amount * UNIT_NS["w"] >= 2**63:
+    # In nanoseconds it must fit an int64: by its own unit, or, bare, by the largest epoch unit (seconds).
+    unit_ns = UNIT_NS[match.group(3)] if match.group(3) else UNIT_NS["s"]
+    if not math.isfinite(amount) or amount * unit_ns >= 2**63:
         raise ValueError(f"{text.strip()!r} is longer than any time column spans; expected {EXPECTED}")
     return Duration(amount, match.group(3))
 

@@ -642,10 +642,18 @@ def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Pa
         if column not in table.column_names:
             continue
         t = table[column].type
-        if pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        plain = t.value_type if pa.types.is_dictionary(t) else t
+        raw = (
+            pa.types.is_binary(plain)
+            or pa.types.is_large_binary(plain)
+            or pa.types.is_fixed_size_binary(plain)
+            or pa.types.is_binary_view(plain)
+        )
+        if pa.types.is_nested(t) or raw:
             raise ManifestError(
                 f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
                 "hold one text, number or time value per row"
+                + (" (write raw digests as hex text: bytes.hex())" if raw else "")
             )
 
 

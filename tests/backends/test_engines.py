@@ -225,3 +225,31 @@ def test_a_spill_left_by_a_killed_run_is_removed_by_the_next(tmp_path: Path) -> 
         assert not stale.exists() and living.exists()
     finally:
         manifest.close()
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb", "dask"])
+@pytest.mark.parametrize("kind", [pa.binary(32), pa.binary(), pa.large_binary()])
+def test_a_digest_of_raw_bytes_is_refused_by_every_engine_with_what_to_do(
+    tmp_path: Path, engine: str, kind: pa.DataType
+) -> None:
+    """sha256 digests kept as their 32 bytes (a fixed-size binary column) were an internal error: a UTF-8 decode
+    deep inside the content check. Every engine refuses them before reading, naming the column and the fix."""
+    if engine == "dask":
+        pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
+    digests = [bytes([i]) * 32 for i in range(3)]
+    pq.write_table(
+        pa.table({"sample_id": ["a", "b", "c"], "split": ["train", "train", "test"], "sha": pa.array(digests, kind)}),
+        tmp_path / "m.parquet",
+    )
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["test"]},
+            "keys": {"content_hash": "sha"},
+        },
+    )
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine)
+    assert result.exit_code == 2 and not (tmp_path / "out" / "report.json").exists()
+    assert f"m.parquet: column 'sha' holds {kind} values" in result.output and "bytes.hex()" in result.output

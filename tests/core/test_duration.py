@@ -32,7 +32,16 @@ def test_a_bare_number_is_in_the_time_columns_unit() -> None:
     assert parse_duration("3").ns(epoch_scale=10**6) == 3 * 10**6  # epoch milliseconds
 
 
-@pytest.mark.parametrize("text", ["7 days", "-3d", "d", "", "1e3d", "3 d h", "99999999999999999999w"])
+@pytest.mark.parametrize(
+    ("text", "ns"),
+    [("86400s", DAY_NS), ("20000min", 20000 * 60 * 10**9), ("86400", DAY_NS), ("15000w", 15000 * 7 * DAY_NS)],
+)
+def test_an_amount_is_bounded_by_its_own_unit_not_by_a_week(text: str, ns: int) -> None:
+    # A day in seconds, or a bare 86400 on an epoch-seconds column, fits in nanoseconds many times over.
+    assert parse_duration(text).ns(epoch_scale=10**9) == ns
+
+
+@pytest.mark.parametrize("text", ["7 days", "-3d", "d", "", "1e3d", "3 d h", "99999999999999999999w", "9300000000s"])
 def test_not_a_duration(text: str) -> None:
     with pytest.raises(ValueError, match="expected a duration"):
         parse_duration(text)
