@@ -27,8 +27,8 @@ class DetachedGraph(NumericStage):
         "GRD004": "trainable parameters missing from the optimizer",
         "GRD005": "parameters frozen on purpose (requires_grad False)",
         "GRD006": "a term of the loss taken out of the graph and wrapped again: a constant that trains nothing",
-        "GRD007": "parameters held fixed on purpose: run under no_grad and left out of the optimizer (a target "
-        "network, an EMA teacher)",
+        "GRD007": "parameters held fixed on purpose: run under no_grad or detached, and left out of the optimizer "
+        "(a target network, an EMA teacher, a probed backbone)",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
@@ -86,7 +86,11 @@ class DetachedGraph(NumericStage):
         )
         # Run under no_grad and left out of the optimizer: both say "not trained here", on purpose.
         not_optimized = set(r.not_optimized)
-        held = [n for n in r.unreachable if n in r.under_no_grad and n in not_optimized]
+        # Left out of the optimizer and cut off by no_grad or by a detach of their outputs: not trained here, on
+        # purpose (a target network, an EMA teacher, a linear probe's backbone).
+        detached = [c for c in r.cuts if c.op in ("detach", "detach_")]
+        held = [n for n in r.unreachable if n in not_optimized and (n in r.under_no_grad or detached)]
+        owners = {n: r.under_no_grad.get(n, n.rpartition(".")[0]) for n in held}
         unreachable = [n for n in r.unreachable if n not in held]
         no_grad = [n for n in unreachable if n in r.under_no_grad]
         if unreachable:
@@ -140,13 +144,18 @@ class DetachedGraph(NumericStage):
                 remediation="Build the optimizer from model.parameters() after the model is complete.",
             )
         if held:
-            modules = sorted({r.under_no_grad[n] for n in held})
+            modules = sorted({owners[n] for n in held})
+            how = (
+                "their module ran only under torch.no_grad()"
+                if all(n in r.under_no_grad for n in held)
+                else f"the graph to them is cut at {_sites(detached)}"
+            )
             yield self.finding(
                 "GRD007",
                 Severity.INFO,
-                f"{len(held)} parameter tensor(s) of {_names(modules)} are held fixed on purpose: their module ran "
-                f"only under torch.no_grad() and the optimizer leaves them out ({_names(held)}), as a target "
-                "network or an EMA teacher is. They change only by the copy or average the training loop makes.",
+                f"{len(held)} parameter tensor(s) of {_names(modules)} are held fixed on purpose: {how} and the "
+                f"optimizer leaves them out ({_names(held)}), as a target network, an EMA teacher or a probed "
+                "backbone is. They change only by the copy or average the training loop makes, if any.",
                 key="held fixed",
                 evidence={"parameters": held, "modules": modules},
                 scope=scope_of(held, {"parameters": len(held)}),

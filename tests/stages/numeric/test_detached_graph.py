@@ -215,6 +215,22 @@ def test_ema_teacher_is_held_fixed_on_purpose(program) -> None:  # type: ignore[
     assert all(p.startswith("teacher.") for p in finding(r, "GRD007").evidence["parameters"])
 
 
+def test_a_target_network_held_by_detach_and_left_out_of_the_optimizer_is_held_fixed(program) -> None:  # type: ignore[no-untyped-def]
+    detached = DQN.replace(
+        "with torch.no_grad():\n            bootstrap = reward + 0.99 * self.target(next_obs).max(1).values",
+        "bootstrap = reward + 0.99 * self.target(next_obs).max(1).values.detach()",
+    )
+    assert ".detach()" in detached
+    r = program(detached, ONLY, optimizer="prog:optimizer")
+    assert codes(r) == ["GRD000", "GRD007"] and r.exit_code == 0
+    f = finding(r, "GRD007")
+    assert f.evidence["modules"] == ["target.0", "target.2"] and "cut at `detach`" in f.message
+    # The optimizer holding them says they were meant to train: the detach is then the bug.
+    whole = detached.replace("model.online.parameters()", "model.parameters()")
+    g = finding(program(whole, ONLY, optimizer="prog:optimizer"), "GRD002")
+    assert g.severity == "error" and g.evidence["parameters"][0] == "target.0.weight"
+
+
 def test_no_grad_around_parameters_the_optimizer_holds_is_an_error(program) -> None:  # type: ignore[no-untyped-def]
     whole = DQN.replace("model.online.parameters()", "model.parameters()")
     f = finding(program(whole, ONLY, optimizer="prog:optimizer"), "GRD002")
