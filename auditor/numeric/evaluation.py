@@ -9,6 +9,7 @@ import torch
 
 from auditor.numeric.program import Program, main_tensor, shape, summed, tensors, tree_map
 from auditor.numeric.tracing import Op, moved, record
+from auditor.numeric.usercode import UserCodeError
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,10 @@ class InputUse:
     ignored: bool  # outputs, loss and every parameter's gradient identical: the inputs change nothing
 
 
+class ZeroedRefused(Exception):
+    """The model raised on the batch with its inputs zeroed, a batch no real data need resemble."""
+
+
 def input_use(program: Program, model: torch.nn.Module, inputs: Any, targets: Any) -> InputUse | None:
     """The batch against the same batch with its float inputs zeroed (integer ones when it has no float one);
     None when nothing can be zeroed, the inputs already are zero, or the loss is not a number."""
@@ -73,7 +78,11 @@ def input_use(program: Program, model: torch.nn.Module, inputs: Any, targets: An
     picked = {id(t) for _, t in chosen}
     zeroed = tree_map(lambda t: torch.zeros_like(t) if id(t) in picked else t, inputs)
     first = _run(program, model, inputs, targets)
-    second = _run(program, model, zeroed, targets)
+    try:
+        second = _run(program, model, zeroed, targets)
+    except UserCodeError as exc:
+        # The zeroed batch is the probe's own: a model may rightly refuse it (sequence lengths of 0).
+        raise ZeroedRefused(str(exc)) from None
     if first is None or second is None:
         return None
     (out_a, loss_a, grads_a), (out_b, loss_b, grads_b) = first, second

@@ -27,23 +27,29 @@ class EvalMode(NumericStage):
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
-        from auditor.numeric.evaluation import input_use, repeat
+        from auditor.numeric.evaluation import ZeroedRefused, input_use, repeat
 
         inputs, targets = program.batch()
         model = program.model().eval()
         again = repeat(program, model, inputs)
-        use = input_use(program, model, inputs, targets)
+        refused = None
+        try:
+            use = input_use(program, model, inputs, targets)
+        except ZeroedRefused as exc:
+            use, refused = None, str(exc)
         if again is None and use is None:
             raise StageNotApplicable(
-                "the model's outputs hold no tensor to compare and no input tensor could be zeroed"
+                "the model's outputs hold no tensor to compare and "
+                + (f"it refuses its inputs zeroed ({refused})" if refused else "no input tensor could be zeroed")
             )
-        notes = []
+        notes = [f"not compared with zeroed inputs, which the model refuses: {refused}"] if refused else []
         if again is None:
             notes.append("the outputs hold no tensor to compare")
         elif again.index is None:
             notes.append(f"two eval-mode passes give identical outputs {list(again.output_shape)}")
         if use is None:
-            notes.append("no input could be zeroed (or the loss is not a number)")
+            if refused is None:
+                notes.append("no input could be zeroed (or the loss is not a number)")
         elif not use.ignored:
             notes.append(
                 "zeroed inputs change the outputs, the loss or the gradients (loss "

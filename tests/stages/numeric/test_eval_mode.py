@@ -93,3 +93,36 @@ def loss(out, y):
     r = program(source, ["batch_inspect", *ONLY])
     stage = next(s for s in r.stages if s.stage == "eval_mode")
     assert stage.status == "skipped" and "no tensor to compare" in (stage.skip_reason or "")
+
+
+PACKED = """
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 8)
+        self.rnn = nn.LSTM(8, 8, batch_first=True)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, ids, lengths):
+        packed = nn.utils.rnn.pack_padded_sequence(self.embed(ids), lengths, batch_first=True, enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+        return self.head(out[:, 0])
+
+def model():
+    return Tagger()
+
+def batch():
+    return (torch.tensor([[1, 2, 3], [4, 5, 0]]), torch.tensor([3, 2])), torch.tensor([0, 1])
+
+def loss(out, y):
+    return F.cross_entropy(out, y)
+"""
+
+
+def test_a_model_that_refuses_its_inputs_zeroed_is_not_blamed_for_it(program) -> None:  # type: ignore[no-untyped-def]
+    # Sequence lengths of 0 are the probe's doing, not the model's fault: the comparison is left out, said so.
+    r = program(PACKED, ONLY)
+    assert codes(r) == ["EVM000"] and r.exit_code == 0
+    message = finding(r, "EVM000").message
+    assert "not compared with zeroed inputs, which the model refuses" in message and "greater than 0" in message
