@@ -156,7 +156,7 @@ class SharedUpstream(Stage):
                 yield from self._fold_crossing(context, links, counts, overlap)
             elif overlap.of_kind(kind):
                 yield self._crossing(context, links, counts, overlap, kind, code, severity)
-        yield self._largest(context, links)
+        yield self._largest(context, links, counts)
 
     def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
         """Source values one spelling apart across splits (`doc-7` in train, `DOC-7 ` in test)."""
@@ -394,18 +394,24 @@ class SharedUpstream(Stage):
             example["chain_text"] = example["chains"][0]["text"]
         return example
 
-    def _largest(self, context: AuditContext, links: LinkedRows) -> Finding:
+    def _largest(self, context: AuditContext, links: LinkedRows, counts: np.ndarray) -> Finding:
+        import numpy as np
+
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
         # Rows that share no key value are groups of one.
         size = int(links.sizes.max(initial=1))
         share = size / manifest.n_rows
-        too_big = share > self.options.max_share
         linked_rows = int(links.sizes.sum())
         message = (
             f"the largest group of linked samples holds {size} of {manifest.n_rows} rows ({share:.1%}); "
             f"{len(links.sizes)} groups in all over {linked_rows} rows with a key."
         )
+        # A group wholly in one split is already on one side (a training site, an external test site).
+        homes = np.flatnonzero(counts[int(np.argmax(links.sizes))]) if len(links.sizes) else np.zeros(0, np.int64)
+        too_big = share > self.options.max_share and len(homes) != 1
+        if share > self.options.max_share and len(homes) == 1:
+            message += f" It lies wholly in {manifest.split_names[int(homes[0])]}: the split keeps it on one side."
         if too_big:
             message += (
                 f" Above {self.options.max_share:.0%}, no split can keep every linked group on one side and still "

@@ -62,6 +62,19 @@ def test_largest_component_share_warns_when_it_swallows_the_data(audit) -> None:
     assert finding(ok, "UPS003").severity.value == "info"
 
 
+def test_a_large_group_wholly_in_one_split_is_external_validation_not_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
+    # Hospital A trains, B and C test: 70% of the rows are one linked group, all of it on the training side.
+    data = {
+        "hospital": ["A"] * 70 + ["B"] * 15 + ["C"] * 15,
+        "patient": [f"p{i}" for i in range(100)],
+        "split": ["train"] * 70 + ["test"] * 30,
+    }
+    r = audit(data, keys={"groups": ["patient"], "sources": ["hospital"]}, only=ONLY)
+    f = finding(r, "UPS003")
+    assert f.severity.value == "info" and f.evidence["share"] == 0.7 and "wholly in train" in f.message
+    assert r.exit_code == 0 and codes(r) == ["UPS003"]
+
+
 def test_content_hash_column_links_rows(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"writer": ["w1", "w2"], "digest": ["abc", "abc"], "split": ["train", "test"]}
     r = audit(data, keys={"groups": ["writer"], "content_hash": "digest"}, only=ONLY)
