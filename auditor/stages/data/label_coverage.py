@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from auditor.core.splits import FoldLayout
+    from auditor.manifest.keycodes import KeyCodes
     from auditor.manifest.table import Manifest
 
 
@@ -25,6 +26,11 @@ class LabelCoverageOptions(StageOptions):
     )
     min_rows: int = Field(default=30, ge=1, description="holdout splits smaller than this are not compared")
     max_examples: int = Field(default=10, ge=1, description="most examples a finding lists")
+    task: Literal["auto", "classification", "regression"] = Field(
+        default="auto",
+        description="auto: a label of more than 20 numbers, some of them fractions, is a regression target, whose "
+        "values are not classes to cover (integer labels stay classes: class ids are integers)",
+    )
 
 
 class LabelCoverage(Stage):
@@ -50,6 +56,12 @@ class LabelCoverage(Stage):
 
     def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
         return [config.keys.label] if config.keys.label is not None else []
+
+    def _regression(self, key: KeyCodes) -> bool:
+        assert isinstance(self.options, LabelCoverageOptions)
+        if self.options.task != "auto":
+            return self.options.task == "regression"
+        return key.n_values > 20 and len(key.parts) == 1 and _fractional(key.parts[0][1])
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
@@ -80,6 +92,15 @@ class LabelCoverage(Stage):
                 remediation="Label these rows, or drop them from the manifest on purpose.",
             )
         if not key.n_values:
+            return
+        if self._regression(key):
+            yield self.finding(
+                "LAB000",
+                Severity.INFO,
+                f"'{column}' is a regression target ({key.n_values} numeric values): which values occur and their "
+                "shares are for classes, so they are not compared.",
+                evidence={"labels": key.n_values, "task": "regression"},
+            )
             return
         totals = counts.sum(axis=0)
         by_label = np.argsort(-counts.sum(axis=1), kind="stable")
@@ -215,6 +236,27 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
             )
         )
     return out
+
+
+def _fractional(values: Any) -> bool:
+    """Whether a key's distinct values are numbers (or, from a text file, text that reads as numbers), one at
+    least with a fractional part."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(values, pa.Array | pa.ChunkedArray):
+        return False
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        try:
+            values = pc.cast(values, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return False
+    if not pa.types.is_floating(values.type):
+        return False
+    v = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+    v = v[np.isfinite(v)]
+    return bool(len(v)) and bool(np.any(v != np.floor(v)))
 
 
 def _share(count: int, total: int) -> str:

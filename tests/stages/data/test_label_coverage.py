@@ -35,3 +35,37 @@ def test_missing_labels_including_nan(audit) -> None:  # type: ignore[no-untyped
         only=ONLY,
     )
     assert finding(r, "LAB003").evidence["rows_per_split"] == {"train": 1, "test": 1}
+
+
+def _prices(n: int = 1000) -> dict[str, list[object]]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return {
+        "price": rng.lognormal(12, 0.5, n).round(2).tolist(),
+        "split": rng.choice(["train", "test"], n, p=[0.8, 0.2]).tolist(),
+    }
+
+
+def test_a_regression_label_is_not_compared_as_classes(audit) -> None:  # type: ignore[no-untyped-def]
+    # A random, iid split of prices: nearly every test price is a value train never had, and that is fine.
+    for fmt in ("csv", "parquet"):
+        r = audit(_prices(), fmt=fmt, keys={"label": "price"}, only=ONLY)
+        assert codes(r) == ["LAB000"] and r.exit_code == 0
+        assert finding(r, "LAB000").evidence["task"] == "regression"
+    forced = audit(_prices(), keys={"label": "price"}, only=ONLY, stages={"label_coverage": {"task": "classification"}})
+    assert "LAB001" in codes(forced)
+
+
+def test_integer_class_ids_stay_classes_however_many(audit) -> None:  # type: ignore[no-untyped-def]
+    # 100 class ids (CIFAR-100 style), one of them only in test: still a class a model never saw.
+    y = [i % 99 for i in range(990)] + [i % 99 for i in range(90)] + [99] * 10
+    r = audit({"y": y, "split": ["train"] * 990 + ["test"] * 100}, keys={"label": "y"}, only=ONLY)
+    assert finding(r, "LAB001").examples[0] == {"label": "99", "rows": 10}
+    regression = audit(
+        {"y": y, "split": ["train"] * 990 + ["test"] * 100},
+        keys={"label": "y"},
+        only=ONLY,
+        stages={"label_coverage": {"task": "regression"}},
+    )
+    assert codes(regression) == ["LAB000"]
