@@ -11,6 +11,8 @@ from auditor.pipeline.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:
+    import torch
+
     from auditor.numeric.program import Program
 
 
@@ -29,6 +31,30 @@ class BatchInspect(NumericStage):
         "BAT007": "empty tensors in the batch",
         "BAT008": "the loss raises on the batch",
     }
+
+    def _non_finite(self, where: str, t: torch.Tensor, masked: bool) -> Finding:
+        import torch
+
+        from auditor.numeric.program import shape
+
+        count = int((~torch.isfinite(t)).sum())
+        first = [int(i) for i in (~torch.isfinite(t)).nonzero()[0]]
+        return self.finding(
+            "BAT001",
+            Severity.INFO if masked else Severity.ERROR,
+            f"{where} holds {count} non-finite value(s) (NaN or inf), the first at index {tuple(first)}; "
+            + (
+                "the loss on the batch is finite, so they are masked out before it (missing values marked NaN)."
+                if masked
+                else "every loss computed from it is NaN."
+            ),
+            key=where,
+            evidence={"tensor": where, "non_finite": count, "shape": list(shape(t)), "loss_finite": masked},
+            examples=({"index": first, "value": str(t[tuple(first)].item())},),
+            remediation="Clean or impute these values before batching, and assert torch.isfinite in the loader."
+            if not masked
+            else "Nothing to do if NaN marks values the loss leaves out.",
+        )
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
         import torch
@@ -70,19 +96,6 @@ class BatchInspect(NumericStage):
             for w, t in found
             if t.is_floating_point() and not finite(t)
         ]
-        for where, t in bad_batch:
-            count = int((~torch.isfinite(t)).sum())
-            first = [int(i) for i in (~torch.isfinite(t)).nonzero()[0]]
-            yield self.finding(
-                "BAT001",
-                Severity.ERROR,
-                f"{where} holds {count} non-finite value(s) (NaN or inf), the first at index {tuple(first)}; every "
-                "loss computed from it is NaN.",
-                key=where,
-                evidence={"tensor": where, "non_finite": count, "shape": list(shape(t))},
-                examples=({"index": first, "value": str(t[tuple(first)].item())},),
-                remediation="Clean or impute these values before batching, and assert torch.isfinite in the loader.",
-            )
         with torch.no_grad():
             outputs = program.forward(model, inputs)
         out = main_tensor(outputs)
@@ -104,6 +117,10 @@ class BatchInspect(NumericStage):
             )
         if isinstance(loss, torch.Tensor):
             rows.append(("loss", str(shape(loss)), _dtype(loss), str(loss.device), finite(loss)))
+        # NaN marking a missing value that the loss masks out (multi-task labels) leaves the loss finite.
+        masked = isinstance(loss, torch.Tensor) and finite(loss)
+        for where, t in bad_batch:
+            yield self._non_finite(where, t, masked)
         table = Table(title="tensors", columns=("tensor", "shape", "dtype", "device", "finite"), rows=tuple(rows))
         yield self.finding(
             "BAT000",

@@ -28,14 +28,22 @@ class NonfiniteTrace(NumericStage):
         from auditor.numeric.nonfinite import trace
 
         t = trace(program)
+        # NaN marking missing values that the loss masks out leaves the loss and the gradients finite.
+        masked = t.loss_finite and t.forward is None and t.backward is None
         if not t.batch_finite:
             yield self.finding(
                 "NAN003",
-                Severity.ERROR,
-                "the batch holds NaN or inf before any op runs; batch_inspect shows where. Every value computed "
-                "from it is non-finite, so no op can be blamed.",
+                Severity.INFO if masked else Severity.ERROR,
+                "the batch holds NaN or inf before any op runs; batch_inspect shows where. "
+                + (
+                    "The loss and the backward pass stay finite: the loss masks them out."
+                    if masked
+                    else "Every value computed from it is non-finite, so no op can be blamed."
+                ),
                 key="batch",
-                remediation="Clean the data or impute before batching.",
+                remediation="Clean the data or impute before batching."
+                if not masked
+                else "Nothing to do if NaN marks values the loss leaves out.",
             )
         if t.forward is not None:
             o = t.forward

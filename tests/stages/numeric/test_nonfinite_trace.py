@@ -97,3 +97,34 @@ def test_intentional_minus_inf_masks_are_not_blamed(program) -> None:  # type: i
 def test_a_fully_masked_row_is_blamed_on_the_op_that_makes_nan(program) -> None:  # type: ignore[no-untyped-def]
     f = finding(program(MASKED.replace("return Attend()", "return Attend(True)"), ONLY), "NAN001")
     assert f.evidence["op"] == "softmax" and f.evidence["module"] == "Attend"
+
+
+MULTITASK = """
+def model():
+    return nn.Linear(4, 3)
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    y = torch.tensor([[1.0, 0.0, float('nan')], [0.0, float('nan'), 1.0], [1.0, 1.0, 0.0], [float('nan'), 0.0, 1.0]])
+    return torch.randn(4, 4, generator=g), y
+
+def loss(out, y):
+    known = ~torch.isnan(y)  # NaN marks a task this sample has no label for
+    return F.binary_cross_entropy_with_logits(out[known], y[known])
+"""
+
+
+def test_nan_marking_missing_labels_that_the_loss_masks_out_is_no_error(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(MULTITASK, [*ONLY, "batch_inspect"])
+    assert finding(r, "NAN003").severity.value == "info" and finding(r, "BAT001").severity.value == "info"
+    assert "masks them out" in finding(r, "NAN003").message and r.exit_code == 0
+
+
+def test_nan_labels_kept_in_the_loss_are_still_an_error(program) -> None:  # type: ignore[no-untyped-def]
+    # No mask: the NaN labels reach the loss, which is NaN.
+    source = MULTITASK.replace(
+        "return F.binary_cross_entropy_with_logits(out[known], y[known])",
+        "return F.binary_cross_entropy_with_logits(out, y)",
+    )
+    r = program(source, [*ONLY, "batch_inspect"])
+    assert finding(r, "NAN003").severity.value == "error" and finding(r, "BAT001").severity.value == "error"
