@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, first_rows, main_tensor, shape
+from auditor.numeric.program import Program, first_rows, main_tensor, shape, tensors
 from auditor.numeric.tracing import CallRecorder
 from auditor.numeric.usercode import UserCodeError
 
@@ -54,13 +54,35 @@ def implicit_expansion(a: torch.Tensor, b: torch.Tensor) -> tuple[int, ...] | No
 
 
 class ExpansionRecorder:
-    """Collects implicit expansions of the ops a block of user code runs."""
+    """Collects implicit expansions of the ops a block of user code runs.
 
-    def __init__(self, program: Program) -> None:
+    Each tensor made there is followed back to the outputs and the targets it comes from. An expansion of two
+    operands known to come from one side only (`s.unsqueeze(1) - s` on scores, `y.unsqueeze(1) == y` on
+    labels) builds a pairwise matrix on purpose; one that meets outputs and targets, or a tensor of unknown
+    origin, is the silent mismatch.
+    """
+
+    def __init__(self, program: Program, outputs: Any = None, targets: Any = None) -> None:
         self.found: list[Expansion] = []
         self.mode = CallRecorder(self._seen, program.code.paths)
+        # id -> (the tensor, kept so its id is not reused; the sides it comes from)
+        self._sides: dict[int, tuple[torch.Tensor, frozenset[str]]] = {}
+        for side, value in (("outputs", outputs), ("targets", targets)):
+            for _, t in tensors(value):
+                self._mark(t, frozenset([side]))
+
+    def _mark(self, t: torch.Tensor, sides: frozenset[str]) -> None:
+        self._sides[id(t)] = (t, sides | self._side(t))
+
+    def _side(self, t: torch.Tensor) -> frozenset[str]:
+        held = self._sides.get(id(t))
+        return held[1] if held is not None and held[0] is t else frozenset()
 
     def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
+        sides = frozenset().union(*(self._side(t) for _, t in tensors([args, kwargs])))
+        if sides:
+            for _, t in tensors(result):
+                self._mark(t, sides)
         if name not in ELEMENTWISE:
             return
         operands = [a for a in (*args[:3], *kwargs.values()) if isinstance(a, torch.Tensor)]
@@ -70,7 +92,8 @@ class ExpansionRecorder:
             return
         a, b = operands[0], operands[1]
         grown = implicit_expansion(a, b)
-        if grown is not None:
+        one_side = self._side(a) == self._side(b) and len(self._side(a)) == 1
+        if grown is not None and not one_side:
             self.found.append(Expansion(name, shape(a), shape(b), grown, site))
 
     def distinct(self) -> list[Expansion]:
@@ -79,7 +102,7 @@ class ExpansionRecorder:
 
 def trace_loss(program: Program, outputs: Any, targets: Any) -> tuple[Any, list[Expansion]]:
     """The loss, and the implicit expansions its ops made."""
-    recorder = ExpansionRecorder(program)
+    recorder = ExpansionRecorder(program, outputs, targets)
     with recorder.mode:
         loss = program.loss(outputs, targets)
     return loss, recorder.distinct()

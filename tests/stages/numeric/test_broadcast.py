@@ -108,3 +108,28 @@ def loss(out, y):
     return F.cross_entropy(out, y)
 """
     assert codes(program(source, ONLY)) == []
+
+
+RANKNET = """
+def model():
+    return nn.Linear(4, 1)
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(8, 4, generator=g), torch.tensor([3.0, 1.0, 2.0, 0.0, 1.0, 3.0, 2.0, 0.0])
+
+def loss(out, y):
+    s = out.squeeze(1)
+    diff = s.unsqueeze(1) - s                    # every pair of scores: (8, 1) with (8,) on purpose
+    above = (y.unsqueeze(1) > y).float()         # every pair of labels, the same way
+    return F.binary_cross_entropy_with_logits(diff, above)
+"""
+
+
+def test_pairwise_matrices_built_from_one_side_are_meant(program) -> None:  # type: ignore[no-untyped-def]
+    # RankNet: scores against scores and labels against labels grow into (N, N) by design.
+    assert "BRD001" not in codes(program(RANKNET, ONLY))
+    # Scores against labels the same way is the silent mismatch.
+    wrong = RANKNET.replace("diff = s.unsqueeze(1) - s", "diff = s.unsqueeze(1) - y")
+    f = finding(program(wrong, ONLY), "BRD001")
+    assert f.evidence == {"op": "sub", "left": [8, 1], "right": [8], "result": [8, 8]}
