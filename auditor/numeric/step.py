@@ -333,9 +333,20 @@ class InitialLoss:
     @property
     def summed(self) -> bool:
         """The loss is the per-target value summed, not averaged: a deliberate form, not a wrong scale."""
-        return self.counted > 1 and abs(self.measured - self.counted * self.reference) <= 0.25 * (
-            self.counted * self.reference
-        )
+        return self.sum_over is not None
+
+    @property
+    def sum_over(self) -> float | None:
+        """How many targets the loss adds up, when it is a sum: all of them (`reduction="sum"`), or each
+        sample's, averaged over the samples (a sentence-level sum, `reduction="sum"` / N)."""
+        samples = self.output_shape[0] if self.output_shape else 1
+        sizes = [float(self.counted)]
+        if samples > 1 and self.counted / samples > 1:
+            sizes.append(self.counted / samples)
+        for n in sizes:
+            if self.counted > 1 and abs(self.measured - n * self.reference) <= 0.25 * n * self.reference:
+                return n
+        return None
 
     @property
     def far_off(self) -> bool:

@@ -96,7 +96,14 @@ class TrainStep(NumericStage):
         if init is None:
             rows.append(("loss at initialisation", "not probed: the targets are not class indices for the outputs"))
         else:
-            summed = f", a sum over {init.counted} targets" if init.summed else ""
+            over = init.sum_over
+            summed = (
+                ""
+                if over is None
+                else f", a sum over {init.counted} targets"
+                if over == init.counted
+                else f", a sum over each sample's {over:g} targets"
+            )
             rows.append(("loss at initialisation", f"{init.measured:.6g} (log C = {init.expected:.6g}{summed})"))
             yield from self._initial(init, program)
         yield self.finding(

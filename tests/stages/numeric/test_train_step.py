@@ -279,3 +279,28 @@ def step(model, opt, batch):
     stage = result(program(source, ONLY, **STEP), "train_step")
     assert stage.status == "error" and stage.error is not None
     assert "prog:step (numeric.step) returned a NoneType" in stage.error.message
+
+
+LM = """
+def model():
+    return nn.Sequential(nn.Embedding(10, 16), nn.Linear(16, 10))
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 10, (4, 6), generator=g)
+    return ids, torch.randint(0, 10, (4, 6), generator=g)
+
+def loss(out, y):
+    return F.cross_entropy(out.reshape(-1, 10), y.reshape(-1), reduction="sum") / out.shape[0]
+
+def optimizer(model):
+    return torch.optim.Adam(model.parameters(), lr=0.01)
+"""
+
+
+def test_a_sentence_level_sum_is_a_deliberate_scale(program) -> None:  # type: ignore[no-untyped-def]
+    # Summed over each sentence's 6 tokens and averaged over the 4 sentences: 6 log 10, on purpose.
+    r = program(LM, ONLY, **OPT)
+    assert "STP005" not in codes(r)
+    assert "a sum over each sample's 6 targets" in dict(finding(r, "STP000").tables[0].rows)["loss at initialisation"]
+    assert "STP005" in codes(program(LM.replace("/ out.shape[0]", "* 3"), ONLY, **OPT))
