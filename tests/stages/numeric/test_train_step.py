@@ -82,22 +82,25 @@ def test_zero_grad_after_the_update_is_right(program) -> None:  # type: ignore[n
     assert warnings_and_errors(r) == [], [f.message for f in r.findings]
 
 
-ACCUMULATING = (
-    CLASSIFIER
-    + """
+def accumulating_step(every: int) -> str:
+    """A step that adds 1/every of the gradient a call and updates the parameters every `every` calls."""
+    return f"""
 calls = [0]
 
 def step(model, opt, batch):
     x, y = batch
     model.train()
-    (loss(model(x), y) / 2).backward()
+    out = loss(model(x), y)
+    (out / {every}).backward()
     calls[0] += 1
-    if calls[0] % 2 == 0:
+    if calls[0] % {every} == 0:
         opt.step()
         opt.zero_grad()
-    return torch.tensor(1.0)
+    return out.detach()
 """
-)
+
+
+ACCUMULATING = CLASSIFIER + accumulating_step(2)
 
 
 def test_deliberate_accumulation_is_allowed_by_numeric_accumulate(program) -> None:  # type: ignore[no-untyped-def]
@@ -111,23 +114,7 @@ SLOW_SGD = CLASSIFIER.replace(
 
 def test_the_overfit_budget_counts_updates_when_the_step_accumulates(program) -> None:  # type: ignore[no-untyped-def]
     # Four calls to an update: 40 calls are 10 updates, which this SGD step needs more than.
-    accumulating = (
-        SLOW_SGD
-        + """
-calls = [0]
-
-def step(model, opt, batch):
-    x, y = batch
-    model.train()
-    out = loss(model(x), y)
-    (out / 4).backward()
-    calls[0] += 1
-    if calls[0] % 4 == 0:
-        opt.step()
-        opt.zero_grad()
-    return out.detach()
-"""
-    )
+    accumulating = SLOW_SGD + accumulating_step(4)
     plain = program(
         SLOW_SGD + "\ndef step(model, opt, batch):\n    x, y = batch\n    model.train()\n"
         "    opt.zero_grad()\n    out = loss(model(x), y)\n    out.backward()\n    opt.step()\n"
