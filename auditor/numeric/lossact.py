@@ -43,7 +43,9 @@ class LossCall:
     site: str | None
     low: float
     high: float
-    form: str  # 'probabilities' | 'log-probabilities' | 'scores' along the class axis (class losses only)
+    # 'probabilities' | 'log-probabilities' | 'log-probabilities over the batch axis' | 'scores', along the class
+    # axis (class losses only)
+    form: str
     row_sum: tuple[float, float] | None  # the smallest and largest sum along the class axis (class losses)
     made_by: str | None  # the op on the input's autograd path: sigmoid, softmax, linear, ... (None: unknown)
 
@@ -172,10 +174,19 @@ def _describe(name: str, x: torch.Tensor, site: str | None) -> LossCall:
                 sums = values.sum(axis)
                 row_sum = (float(sums.min()), float(sums.max()))
                 lse = torch.logsumexp(values, axis)
+                # Half-precision log-probabilities carry about three digits: their rows sum less exactly.
+                tol = 1e-3 if x.dtype in (torch.float32, torch.float64) else 5e-2
                 if low >= -_TOL and high <= 1 + _TOL and bool(((sums - 1).abs() <= 1e-3).all()):
                     form = "probabilities"
-                elif high <= _TOL and bool((lse.abs() <= 1e-3).all()):
+                elif high <= _TOL and bool((lse.abs() <= tol).all()):
                     form = "log-probabilities"
+                elif (
+                    high <= _TOL
+                    and axis == 1
+                    and values.shape[0] > 1
+                    and bool((torch.logsumexp(values, 0).abs() <= tol).all())
+                ):
+                    form = "log-probabilities over the batch axis"
     return LossCall(name, shape(x), site, low, high, form, row_sum, made_by(x))
 
 

@@ -31,6 +31,8 @@ class LossActivation(NumericStage):
         "ACT003": "binary_cross_entropy on unbounded scores (logits) instead of probabilities",
         "ACT004": "nll_loss on probabilities instead of log-probabilities",
         "ACT005": "the loss sums one term over the batch and averages another",
+        "ACT006": "nll_loss on values that are not log-probabilities over the classes (raw scores, or normalised "
+        "over the batch axis)",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
@@ -72,6 +74,26 @@ class LossActivation(NumericStage):
                 evidence=_evidence(c),
                 examples=(example,),
                 remediation="Use log_softmax instead of softmax before nll_loss, or cross_entropy on the logits.",
+            )
+        elif c.op == "nll_loss" and (
+            c.form == "log-probabilities over the batch axis" or (c.form == "scores" and c.high > _SCORE_TOL)
+        ):
+            batch_axis = c.form != "scores"
+            yield self.finding(
+                "ACT006",
+                Severity.ERROR,
+                f"`nll_loss`{at} is given {c.shape} values in [{c.low:.4g}, {c.high:.4g}]{_maker(c)}: "
+                + (
+                    "they are log-probabilities over the batch axis (each column's, not each row's, exp sums to "
+                    "1): log_softmax ran over dim 0, so the loss compares samples, not classes."
+                    if batch_axis
+                    else "raw scores, not log-probabilities (those are never above 0). nll_loss takes minus the "
+                    "target's value, so the loss falls without bound by making that score large."
+                ),
+                key=c.site or c.op,
+                evidence=_evidence(c),
+                examples=(example,),
+                remediation="log_softmax over the class axis (dim=1) before nll_loss, or cross_entropy on the logits.",
             )
         elif (
             c.op == "binary_cross_entropy_with_logits"
@@ -164,6 +186,9 @@ class LossActivation(NumericStage):
 
 def _at(site: str | None) -> str:
     return f" at {site}" if site else ""
+
+
+_SCORE_TOL = 1e-3  # a log-probability is never above 0; a little above is rounding
 
 
 def _sums(c: LossCall) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.core.findings import Severity
-from tests.conftest import finding
+from tests.conftest import codes, finding
 from tests.stages.numeric.conftest import line_of
 
 ONLY = ["loss_activation"]
@@ -96,6 +96,34 @@ def test_nll_loss_on_probabilities_is_found(program) -> None:  # type: ignore[no
     source = CLASSES.replace("return F.cross_entropy(out, y)", "return F.nll_loss(torch.softmax(out, -1), y)")
     f = finding(program(source, ONLY), "ACT004")
     assert f.evidence["form"] == "probabilities" and "log_softmax" in f.remediation
+
+
+@pytest.mark.parametrize(
+    ("loss", "form"),
+    [
+        ("F.nll_loss(out, y)", "scores"),
+        ("F.nll_loss(F.log_softmax(out, dim=0), y)", "log-probabilities over the batch axis"),
+    ],
+    ids=["raw logits", "log_softmax over the batch"],
+)
+def test_nll_loss_on_what_is_not_log_probabilities_is_found(program, loss: str, form: str) -> None:  # type: ignore[no-untyped-def]
+    r = program(CLASSES.replace("return F.cross_entropy(out, y)", f"return {loss}"), ONLY)
+    f = finding(r, "ACT006")
+    assert f.severity == "error" and f.evidence["form"] == form and r.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "loss",
+    [
+        "F.nll_loss(F.log_softmax(out.bfloat16(), -1), y)",  # half-precision log-probabilities, rows inexact
+        "F.nll_loss(torch.log(torch.softmax(out, -1) + 1e-9), y)",
+        "F.nll_loss(F.log_softmax(out, -1) - 0.5, y)",  # all below 0, rows off: not clearly wrong, left alone
+    ],
+    ids=["bfloat16", "log of softmax", "shifted"],
+)
+def test_log_probabilities_however_made_are_fine_for_nll_loss(program, loss: str) -> None:  # type: ignore[no-untyped-def]
+    r = program(CLASSES.replace("return F.cross_entropy(out, y)", f"return {loss}"), ONLY)
+    assert "ACT006" not in codes(r), [f.message for f in r.findings]
 
 
 def test_sigmoid_before_bce_with_logits_is_found(program) -> None:  # type: ignore[no-untyped-def]
