@@ -156,9 +156,8 @@ def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
 def _group_ids(table: pa.Table, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row's group by (h0.., split), groups numbered in the order they first occur, and each group's
     first row. Arrow's dictionary encoding numbers a column's values so; pairs of codes are encoded again."""
-    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
     group: np.ndarray | None = None
-    for name in by:
+    for name in _group_by(table, n_keys):
         if name == SPLIT:  # a few small integers: their own codes
             codes = table.column(name).to_numpy().astype(np.int64)
             codes -= codes.min(initial=0)
@@ -192,9 +191,13 @@ def _numbered_as_they_come(values: np.ndarray) -> np.ndarray:
     return number_at[first_at[values]]
 
 
+def _group_by(table: pa.Table, n_keys: int) -> list[str]:
+    """The columns a group is: the keys' hashes, and the split when the table has one."""
+    return [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
+
+
 def _group_keys(table: pa.Table, n_keys: int, starts: np.ndarray) -> dict[str, object]:
-    keys = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
-    return {c: table.column(c).to_numpy()[starts] for c in keys}
+    return {c: table.column(c).to_numpy()[starts] for c in _group_by(table, n_keys)}
 
 
 def value_ends(lo: pa.Array, hi: pa.Array, group: np.ndarray, starts: np.ndarray) -> tuple[pa.Array, pa.Array]:
@@ -206,8 +209,10 @@ def value_ends(lo: pa.Array, hi: pa.Array, group: np.ndarray, starts: np.ndarray
     sizes = np.bincount(group, minlength=len(starts))
     first = lo.take(pa.array(starts))
     spread = first.take(pa.array(group))
-    same = pc.fill_null(pc.and_(pc.equal(lo, spread), pc.equal(hi, spread)), False)
-    empty = pc.and_(lo.is_null(), hi.is_null())
+    # A piece's rows hold one value each (lo is hi): one comparison, not two.
+    same = pc.equal(lo, spread) if hi is lo else pc.and_(pc.equal(lo, spread), pc.equal(hi, spread))
+    same = pc.fill_null(same, False)
+    empty = lo.is_null() if hi is lo else pc.and_(lo.is_null(), hi.is_null())
     same_rows = np.bincount(group[np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)], minlength=len(starts))
     empty_rows = np.bincount(group[np.asarray(empty.to_numpy(zero_copy_only=False), dtype=bool)], minlength=len(starts))
     uniform = (same_rows == sizes) | (empty_rows == sizes)
@@ -230,7 +235,7 @@ def value_ends(lo: pa.Array, hi: pa.Array, group: np.ndarray, starts: np.ndarray
 def _grouped(table: pa.Table, n_keys: int, steps: dict[str, tuple[str, str]]) -> pa.Table:
     """Group by the hashes (and split), each output column one (column, aggregate) step, named as ``steps``."""
     allow_unaligned()
-    by = [f"h{i}" for i in range(n_keys)] + ([SPLIT] if SPLIT in table.column_names else [])
+    by = _group_by(table, n_keys)
     grouped = table.group_by(by, use_threads=False).aggregate(list(steps.values()))
     columns = {c: grouped.column(c) for c in by}
     columns.update({name: grouped.column(f"{column}_{how}") for name, (column, how) in steps.items()})

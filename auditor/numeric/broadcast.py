@@ -8,8 +8,8 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, first_rows, main_tensor, shape, tensors
-from auditor.numeric.tracing import CallRecorder
+from auditor.numeric.program import Program, first_rows, main_tensor, shape
+from auditor.numeric.tracing import CallRecorder, Provenance
 from auditor.numeric.usercode import UserCodeError
 
 # Binary elementwise functions and operators whose operands broadcast, and losses that broadcast input/target.
@@ -65,24 +65,12 @@ class ExpansionRecorder:
     def __init__(self, program: Program, outputs: Any = None, targets: Any = None) -> None:
         self.found: list[Expansion] = []
         self.mode = CallRecorder(self._seen, program.code.paths)
-        # id -> (the tensor, kept so its id is not reused; the sides it comes from)
-        self._sides: dict[int, tuple[torch.Tensor, frozenset[str]]] = {}
-        for side, value in (("outputs", outputs), ("targets", targets)):
-            for _, t in tensors(value):
-                self._mark(t, frozenset([side]))
-
-    def _mark(self, t: torch.Tensor, sides: frozenset[str]) -> None:
-        self._sides[id(t)] = (t, sides | self._side(t))
-
-    def _side(self, t: torch.Tensor) -> frozenset[str]:
-        held = self._sides.get(id(t))
-        return held[1] if held is not None and held[0] is t else frozenset()
+        self._sides = Provenance()
+        self._sides.mark(outputs, frozenset(["outputs"]))
+        self._sides.mark(targets, frozenset(["targets"]))
 
     def _seen(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, site: str | None) -> None:
-        sides = frozenset().union(*(self._side(t) for _, t in tensors([args, kwargs])))
-        if sides:
-            for _, t in tensors(result):
-                self._mark(t, sides)
+        self._sides.follow(args, kwargs, result)
         if name not in ELEMENTWISE:
             return
         operands = [a for a in (*args[:3], *kwargs.values()) if isinstance(a, torch.Tensor)]
@@ -92,7 +80,7 @@ class ExpansionRecorder:
             return
         a, b = operands[0], operands[1]
         grown = implicit_expansion(a, b)
-        one_side = self._side(a) == self._side(b) and len(self._side(a)) == 1
+        one_side = self._sides.of(a) == self._sides.of(b) and len(self._sides.of(a)) == 1
         if grown is not None and not one_side:
             self.found.append(Expansion(name, shape(a), shape(b), grown, site))
 

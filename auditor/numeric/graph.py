@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from auditor.numeric.program import Program, shape, summed, tensors
-from auditor.numeric.tracing import CallRecorder
+from auditor.numeric.tracing import CallRecorder, Provenance
 
 # Calls that leave the graph when applied to a tensor that requires grad.
 LEAVES_GRAPH = {"item", "tolist", "numpy", "detach", "detach_"}
@@ -55,8 +55,7 @@ class CutRecorder:
         self.cuts: list[Cut] = []
         self.in_loss = False
         self.loss_events: list[tuple[str, Cut]] = []  # ("cut" | "wrap", call), in order, inside the loss
-        # Tensors made inside the loss from a wrap, by id (each held, so no id is reused): the wraps they come from.
-        self._from_wrap: dict[int, tuple[torch.Tensor, frozenset[int]]] = {}
+        self._from_wrap = Provenance()  # tensors made inside the loss from a wrap: the wraps (numbered) they use
         self._wraps = 0
         self.mode = CallRecorder(self._seen, program.code.paths)
 
@@ -64,7 +63,7 @@ class CutRecorder:
         if not torch.is_grad_enabled():
             return
         if self.in_loss:
-            self._follow(args, kwargs, result)
+            self._from_wrap.follow(args, kwargs, result)
         if not args:
             return
         first = args[0]
@@ -82,31 +81,13 @@ class CutRecorder:
                 prefix = "Tensor." if name.startswith("new_") else "torch."
                 wrap = Cut(f"{prefix}{name}", (), site)
                 self.loss_events.append(("wrap", wrap))
-                for _, t in tensors(result):
-                    self._from_wrap[id(t)] = (t, frozenset([self._wraps]))
+                self._from_wrap.mark(result, frozenset([self._wraps]))
                 self._wraps += 1
-
-    def _follow(self, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
-        """What a call made from tensors that came from a wrap comes from those wraps too."""
-        if not self._from_wrap:
-            return
-        origins: frozenset[int] = frozenset()
-        for _, t in tensors([args, kwargs]):
-            held = self._from_wrap.get(id(t))
-            if held is not None and held[0] is t:
-                origins |= held[1]
-        if origins:
-            for _, t in tensors(result):
-                before = self._from_wrap.get(id(t))
-                self._from_wrap[id(t)] = (t, origins | (before[1] if before and before[0] is t else frozenset()))
 
     def rewrapped(self, loss: Any = None) -> list[tuple[Cut, Cut]]:
         """Inside the loss: each value taken out (.item(), .tolist(), .numpy()) and then wrapped in a tensor that
         the loss is made of (given ``loss``; a wrap kept for logging only adds nothing to it)."""
-        into: frozenset[int] | None = None
-        if loss is not None:
-            held = self._from_wrap.get(id(loss))
-            into = held[1] if held is not None and held[0] is loss else frozenset()
+        into = self._from_wrap.of(loss) if loss is not None else None
         pairs, taken, wraps = [], None, 0
         for kind, call in self.loss_events:
             if kind == "cut" and call.op in ("item", "tolist", "numpy"):

@@ -43,6 +43,30 @@ class CallRecorder(TorchFunctionMode):
         return result
 
 
+class Provenance:
+    """Where the tensors a traced block makes come from: labels given to some tensors, carried by each call to
+    what it returns. Each tensor is held, so no id is reused while the block runs."""
+
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[torch.Tensor, frozenset[Any]]] = {}
+
+    def mark(self, value: Any, labels: frozenset[Any]) -> None:
+        """Every tensor in ``value`` comes from ``labels`` too."""
+        for _, t in tensors(value):
+            self._of[id(t)] = (t, labels | self.of(t))
+
+    def of(self, t: Any) -> frozenset[Any]:
+        held = self._of.get(id(t))
+        return held[1] if held is not None and held[0] is t else frozenset()
+
+    def follow(self, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+        """A call's result comes from whatever its tensor arguments come from."""
+        if self._of:
+            labels = frozenset().union(*(self.of(t) for _, t in tensors([args, kwargs])))
+            if labels:
+                self.mark(result, labels)
+
+
 class ModuleStack:
     """The dotted path of the module whose forward is running ('' outside any), via forward hooks."""
 

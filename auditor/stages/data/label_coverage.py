@@ -243,19 +243,13 @@ def _fractional(values: Any) -> bool:
     least with a fractional part."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if not isinstance(values, pa.Array | pa.ChunkedArray):
+    from auditor.manifest.featurepower import as_numbers
+
+    numbers = as_numbers(values) if isinstance(values, pa.Array | pa.ChunkedArray) else None
+    if numbers is None:
         return False
-    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
-        try:
-            values = pc.cast(values, pa.float64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return False
-    if not pa.types.is_floating(values.type):
-        return False
-    v = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
-    v = v[np.isfinite(v)]
+    v = numbers[np.isfinite(numbers)]
     return bool(len(v)) and bool(np.any(v != np.floor(v)))
 
 
