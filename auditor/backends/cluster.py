@@ -17,6 +17,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +31,10 @@ from auditor.backends.hashed import (
     SPLIT,
     Piece,
     allow_unaligned,
+    bucket_of,
     buckets,
     hash_keys,
+    masked,
     merge_groups,
     partial_groups,
     pure,
@@ -67,6 +70,9 @@ CONNECT_TIMEOUT_S = 10.0
 WATCH_S = 2.0  # how often a running computation checks that its scheduler and workers are still there
 NO_WORKERS_S = 30.0  # a cluster without a worker this long will not finish (a nanny restarts one in seconds)
 _SKETCH = 4096  # hashes kept per column to estimate its distinct values (k minimum values)
+# Columns whose hashes stay on the workers between passes (9 bytes a row each there, 900 MB at 100M rows): a
+# key's sketch, groups and codes, and a digest's three passes for its repeats, read and hash it once.
+HELD_HASH_COLUMNS = 2
 
 
 class ClusterLost(Exception):
@@ -314,6 +320,8 @@ class DaskManifest(FileManifest):
         self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
         self._notes: list[str] = []
         self._fold_codes: list[Any] | None = None
+        self._held: dict[str, list[Any]] = {}  # column -> each piece's (hashes, valid), the last used last
+        self._held_lock = threading.Lock()  # a background job and a stage may both ask
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
@@ -387,11 +395,14 @@ class DaskManifest(FileManifest):
         # Each row's code by its hash, looked up on the workers among the groups that are one value each; the
         # codes come back a batch of pieces at a time, so only the codes themselves pile up here.
         codes = np.full(self._rows, MISSING, dtype=CODE)
+        held = self._hashes(column)
         batch = 4 * self._cluster.threads
         for lo in range(0, len(self._pieces), batch):
             pieces = self._pieces[lo : lo + batch]
             for piece, block in zip(
-                pieces, self._cluster_compute([_delayed(_piece_codes)(p, column, table) for p in pieces]), strict=True
+                pieces,
+                self._cluster_compute([_delayed(_piece_codes)(h, table) for h in held[lo : lo + batch]]),
+                strict=True,
             ):
                 codes[piece.offset : piece.offset + len(block)] = block
         del table
@@ -491,7 +502,8 @@ class DaskManifest(FileManifest):
         from auditor.backends.linkedpieces import PieceKey, bucket_codes, numbered_bucket, value_at
 
         b = self._n_buckets
-        maps = [_delayed(_map_groups, nout=b)(p, [column], None, b, True, None) for p in self._pieces]
+        held = self._hashes(column)
+        maps = [_delayed(_map_groups, nout=b)(p, [column], None, b, h) for p, h in zip(self._pieces, held, strict=True)]
         kept = self._cluster_persist([_delayed(numbered_bucket)([m[j] for m in maps], 1) for j in range(b)])
         hashes = [_delayed(_first_of)(k) for k in kept]
         values = [_delayed(_second_of)(k) for k in kept]
@@ -500,7 +512,7 @@ class DaskManifest(FileManifest):
             return None
         starts = np.concatenate([[0], np.cumsum([n for n, _ in sizes])]).astype(np.int64)
         tables = self._cluster_persist(hashes)
-        tasks = [_delayed(bucket_codes)(p, column, tables, starts[:-1]) for p in self._pieces]
+        tasks = [_delayed(bucket_codes)(h, tables, starts[:-1]) for h in held]
         pieces = self._cluster_persist(tasks)
         held = self._cluster_persist(values)
         del kept, tables
@@ -521,10 +533,10 @@ class DaskManifest(FileManifest):
         order = np.argsort(fixed_rows, kind="stable")
         fixed_rows = fixed_rows[order]
         tasks = []
-        for p in self._pieces:
+        for p, h in zip(self._pieces, self._hashes(column), strict=True):
             lo, hi = np.searchsorted(fixed_rows, [p.offset, p.offset + p.rows])
             mine = fixed[order[lo:hi]] if fixed is not None else np.zeros(0, dtype=CODE)
-            hashed = _delayed(_piece_codes)(p, column, table)
+            hashed = _delayed(_piece_codes)(h, table)
             tasks.append(
                 _delayed(piece_codes_fixed)(
                     hashed, fixed_rows[lo:hi] - p.offset, mine, new_code if len(kept) < len(values) else None
@@ -594,12 +606,34 @@ class DaskManifest(FileManifest):
         return from_value_counts(parts, exact, column, n_splits, release=self._release)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-        # Two passes: hashes alone find the few that repeat (a column of ids shuffles 8 bytes a row, not two
-        # strings); only the rows of those hashes are grouped again with their values, to confirm them.
-        counted = self._groups([column], with_split=False, repeated=True, values=False)
-        if not counted.num_rows:
+        # The column's hashes, made once (or by its sketch), for the three passes: which hashes repeat, the
+        # groups of their rows' values, and their rows.
+        try:
+            return self._repeated_of(column, blank_is_missing, self._hashes(column))
+        finally:
+            self._release()
+
+    def _repeated_of(
+        self, column: str, blank_is_missing: bool, hashed: list[Any]
+    ) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        b = self._n_buckets
+        # Hashes alone find the few that repeat: each piece's distinct hashes, sorted, dealt to buckets that
+        # each keep those met twice (a column of ids shuffles 8 bytes a distinct value, never a string).
+        maps = [_delayed(_distinct_hashes, nout=b)(h, b) for h in hashed]
+        found = self._cluster_compute([_delayed(_hashes_repeated)([m[j] for m in maps]) for j in range(b)])
+        del maps
+        repeats = np.sort(np.concatenate([np.zeros(0, np.uint64), *found]))
+        if not len(repeats):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
-        groups = self._groups([column], with_split=False, repeated=True, among=counted.select(["h0"]))
+        # Only the rows of those hashes are grouped again with their values, to confirm them.
+        shared = self._cluster.put(repeats)
+        among = [
+            _delayed(_map_among, nout=b)(p, column, h, shared, b) for p, h in zip(self._pieces, hashed, strict=True)
+        ]
+        merged = self._cluster_compute([_delayed(_merge_repeated)([m[j] for m in among], 1) for j in range(b)])
+        del among
+        filled = [t for t in merged if t.num_rows]
+        groups = pa.concat_tables(filled) if filled else merged[0]
         groups = groups.filter(pc.greater(groups.column("n0"), 0))
         values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False, repeated=True)
         order = np.argsort(first, kind="stable")
@@ -618,7 +652,9 @@ class DaskManifest(FileManifest):
         sorted_at = np.argsort(wanted, kind="stable")
         code_of = np.flatnonzero(by_hash)[sorted_at]
         shared = self._cluster.put(np.sort(wanted))
-        found = self._cluster_compute([_delayed(_rows_with)(p, column, shared) for p in self._pieces])
+        found = self._cluster_compute(
+            [_delayed(_rows_with)(h, p.offset, shared) for p, h in zip(self._pieces, hashed, strict=True)]
+        )
         rows = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
         codes = code_of[np.searchsorted(wanted[sorted_at], np.concatenate([f[1] for f in found]))]
         if exact is not None:
@@ -683,7 +719,7 @@ class DaskManifest(FileManifest):
     def mostly_distinct(self, column: str) -> bool:
         # k minimum values over every row: a sample cannot tell values held five times each from distinct ones.
         if column not in self._distinct:
-            found = self._cluster_compute([_delayed(_sketch)(p, column) for p in self._pieces])
+            found = self._cluster_compute([_delayed(_sketch)(h) for h in self._hashes(column)])
             present = sum(f[1] for f in found)
             smallest = np.unique(np.concatenate([f[0] for f in found])) if found else np.zeros(0, np.uint64)
             if len(smallest) < _SKETCH:
@@ -712,6 +748,18 @@ class DaskManifest(FileManifest):
 
     # -- plumbing ------------------------------------------------------------------------------------------
 
+    def _hashes(self, column: str) -> list[Any]:
+        """Each piece's (hashes, valid) of ``column``, made on the workers once and kept there while the column
+        is among the HELD_HASH_COLUMNS asked for last."""
+        with self._held_lock:
+            held = self._held.pop(column, None)
+            if held is None:
+                held = self._cluster_persist([_delayed(_piece_hashes)(p, column) for p in self._pieces])
+            self._held[column] = held
+            while len(self._held) > HELD_HASH_COLUMNS:
+                del self._held[next(iter(self._held))]  # the worker's copies go with the last reference
+            return held
+
     def _split_values(self) -> list[str]:
         """The split values as strings, in the order of the split codes the Manifest holds."""
         index, values = self.split.parts[0]
@@ -734,13 +782,10 @@ class DaskManifest(FileManifest):
         columns: list[str],
         with_split: bool,
         repeated: bool = False,
-        values: bool = True,
-        among: pa.Table | None = None,
     ) -> pa.Table:
-        """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from; without
-        ``values`` the hashes and rows alone; with ``among``, only the rows whose hashes it lists."""
+        """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from."""
         reduce = _merge_repeated if repeated else merge_groups
-        tables = self._reduced(columns, with_split, reduce, values=values, among=among)
+        tables = self._reduced(columns, with_split, reduce)
         filled = [t for t in tables if t.num_rows]
         return pa.concat_tables(filled) if filled else tables[0]
 
@@ -749,18 +794,16 @@ class DaskManifest(FileManifest):
         columns: list[str],
         with_split: bool,
         reduce: Callable[[list[pa.Table], int], Any],
-        values: bool = True,
-        among: pa.Table | None = None,
         nout: int | None = None,
         one_at_a_time: bool = False,
     ) -> list[Any]:
         """``reduce(groups, n_keys)`` of each bucket of the pieces' partial groups, as ``_groups`` makes them."""
         splits = self._piece_splits(with_split)
         n, b = len(columns), self._n_buckets
-        wanted = self._cluster.put(among) if among is not None else None
+        held = self._hashes(columns[0]) if n == 1 else [None] * len(self._pieces)
         maps = [
-            _delayed(_map_groups, nout=b)(p, columns, s, b, values, wanted)
-            for p, s in zip(self._pieces, splits, strict=True)
+            _delayed(_map_groups, nout=b)(p, columns, s, b, h)
+            for p, s, h in zip(self._pieces, splits, held, strict=True)
         ]
         merged = [_delayed(reduce, nout=nout)([m[j] for m in maps], n) for j in range(b)]
         return self._cluster_compute(merged, one_at_a_time)
@@ -897,14 +940,56 @@ def _map_groups(
     columns: list[str],
     split_names: list[str] | np.ndarray | None,
     n_buckets: int,
-    values: bool = True,
-    among: pa.Table | None = None,
+    hashes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[pa.Table]:
+    """A piece's partial groups dealt to buckets; ``hashes``, the piece's (hashes, valid) of a one-column key
+    when the workers hold them, spares hashing it again."""
     table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
-    hashed = hash_keys(table, columns)
-    if among is not None:
-        hashed = rows_with_hashes(hashed, len(columns), among)
-    return buckets(partial_groups(hashed, len(columns), values), n_buckets, len(columns))
+    hashed = hash_keys(table, columns, None if hashes is None else [masked(*hashes)])
+    return buckets(partial_groups(hashed, len(columns)), n_buckets, len(columns))
+
+
+def _distinct_hashes(hashes: tuple[np.ndarray, np.ndarray], n_buckets: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A piece's distinct hashes of non-null values, each bucket's ascending, with whether the piece holds each
+    more than once."""
+    h, valid = hashes
+    ordered = np.sort(masked(h, valid)[valid])
+    start = np.ones(len(ordered), dtype=bool)
+    start[1:] = ordered[1:] != ordered[:-1]
+    at = np.flatnonzero(start)
+    distinct, twice = ordered[at], np.diff(np.append(at, len(ordered))) > 1
+    if n_buckets == 1:
+        return [(distinct, twice)]
+    bucket = bucket_of([distinct], n_buckets)
+    order = np.argsort(bucket, kind="stable")  # within a bucket the hashes stay ascending
+    bounds = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
+    return [(distinct[order[lo:hi]], twice[order[lo:hi]]) for lo, hi in pairwise(bounds)]
+
+
+def _hashes_repeated(parts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The hashes of a bucket that some piece holds twice or that two pieces hold."""
+    h = np.concatenate([np.zeros(0, np.uint64), *(p[0] for p in parts)])
+    twice = np.concatenate([np.zeros(0, bool), *(p[1] for p in parts)])
+    order = np.argsort(h, kind="stable")
+    h, twice = h[order], twice[order]
+    start = np.ones(len(h), dtype=bool)
+    start[1:] = h[1:] != h[:-1]
+    group = np.cumsum(start) - 1
+    kept = (np.bincount(group, minlength=int(start.sum())) > 1) | (np.bincount(group, weights=twice) > 0)
+    return h[start][kept]
+
+
+def _map_among(
+    piece: Piece, column: str, hashes: tuple[np.ndarray, np.ndarray], wanted: np.ndarray, n_buckets: int
+) -> list[pa.Table]:
+    """_map_groups of the piece's rows whose hash is one of ``wanted`` (ascending), from the piece's hashes: only
+    those rows' values are taken from the column."""
+    h = masked(*hashes)
+    at = np.minimum(np.searchsorted(wanted, h), len(wanted) - 1)
+    rows = np.flatnonzero(wanted[at] == h)
+    values = read_piece(piece, [column]).column(column).take(pa.array(rows))
+    hashed = pa.table({"h0": h[rows], "v0": values, ROW: pa.array(rows + piece.offset)})
+    return buckets(partial_groups(hashed, 1), n_buckets, 1)
 
 
 def _merge_repeated(parts: list[pa.Table], n_keys: int) -> pa.Table:
@@ -951,17 +1036,19 @@ def _rows_hashed(
 
 
 def _piece_hashes(piece: Piece, column: str) -> tuple[np.ndarray, np.ndarray]:
-    from auditor.backends.hashed import hash_values
-
+    """A piece's 64-bit hashes of ``column`` as made (unmasked: the sketch reads them so) and its non-nulls;
+    ``masked`` gives what the groupings use."""
     values = read_piece(piece, [column]).column(column).combine_chunks()
-    valid = ~values.is_null().to_numpy(zero_copy_only=False)
-    return hash_values(values), valid
+    valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    return fingerprint(pa.chunked_array([values], values.type), second=False)[0], valid
 
 
-def _piece_codes(piece: Piece, column: str, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """The piece's code per row from (sorted hashes, their codes); -1 for nulls and hashes not listed."""
+def _piece_codes(hashes: tuple[np.ndarray, np.ndarray], table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """A piece's code per row from its (hashes, valid) and (sorted hashes, their codes); -1 for nulls and
+    hashes not listed."""
     sorted_hashes, codes = table
-    h, valid = _piece_hashes(piece, column)
+    valid = hashes[1]
+    h = masked(*hashes)
     block = np.full(len(h), MISSING, dtype=CODE)
     if len(sorted_hashes):
         at = np.minimum(np.searchsorted(sorted_hashes, h), len(sorted_hashes) - 1)
@@ -970,12 +1057,14 @@ def _piece_codes(piece: Piece, column: str, table: tuple[np.ndarray, np.ndarray]
     return block
 
 
-def _rows_with(piece: Piece, column: str, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of the piece whose value hashes to one of ``wanted`` (sorted), and those hashes."""
-    h, valid = _piece_hashes(piece, column)
+def _rows_with(hashes: tuple[np.ndarray, np.ndarray], offset: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a piece (its first row ``offset``) whose value hashes to one of ``wanted`` (sorted), and those
+    hashes, from the piece's (hashes, valid)."""
+    valid = hashes[1]
+    h = masked(*hashes)
     at = np.minimum(np.searchsorted(wanted, h), max(len(wanted) - 1, 0))
     hit = valid & (wanted[at] == h) if len(wanted) else np.zeros(len(h), dtype=bool)
-    return np.flatnonzero(hit) + piece.offset, h[hit]
+    return np.flatnonzero(hit) + offset, h[hit]
 
 
 def _first_of(found: tuple[Any, ...]) -> Any:
@@ -1092,11 +1181,10 @@ def _piece_per_split(
     return {c: reduce(values.filter(pa.array(split == c))) for c in codes}
 
 
-def _sketch(piece: Piece, column: str) -> tuple[np.ndarray, int]:
-    values = read_piece(piece, [column]).column(column).combine_chunks()
-    valid = ~values.is_null().to_numpy(zero_copy_only=False)
-    h = fingerprint(pa.chunked_array([values], values.type), second=False)[0][valid]
-    return _smallest_distinct(h, _SKETCH), int(valid.sum())
+def _sketch(hashes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
+    """A piece's k smallest distinct hashes of non-null values, and how many non-null values it has."""
+    h, valid = hashes
+    return _smallest_distinct(h[valid], _SKETCH), int(valid.sum())
 
 
 def _smallest_distinct(h: np.ndarray, k: int) -> np.ndarray:

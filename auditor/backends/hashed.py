@@ -85,15 +85,24 @@ def _plain(column: pa.ChunkedArray) -> pa.Array:
 
 def hash_values(values: pa.Array) -> np.ndarray:
     """A uint64 per value (masked by HASH_MASK); equal values hash equal, nulls all hash alike."""
-    h = fingerprint(pa.chunked_array([values], values.type), second=False)[0] & HASH_MASK
-    if values.null_count:
-        h[values.is_null().to_numpy(zero_copy_only=False)] = _NULL_HASH & HASH_MASK
+    made = fingerprint(pa.chunked_array([values], values.type), second=False)[0]
+    return masked(made, np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+
+
+def masked(made: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """hash_values from the fingerprints made and which values are not null."""
+    h = made & HASH_MASK
+    if not valid.all():
+        h[~valid] = _NULL_HASH & HASH_MASK
     return h
 
 
-def hash_keys(table: pa.Table, keys: Sequence[str]) -> pa.Table:
-    """The table with one hash column per key (h0, h1, ...) in place of the keys' values kept as v0, v1, ..."""
-    out = {f"h{i}": pa.array(hash_values(table.column(k).combine_chunks())) for i, k in enumerate(keys)}
+def hash_keys(table: pa.Table, keys: Sequence[str], hashes: Sequence[np.ndarray] | None = None) -> pa.Table:
+    """The table with one hash column per key (h0, h1, ...) in place of the keys' values kept as v0, v1, ...;
+    ``hashes``, when given, are the keys' hash_values already made."""
+    if hashes is None:
+        hashes = [hash_values(table.column(k).combine_chunks()) for k in keys]
+    out = {f"h{i}": pa.array(h) for i, (h, _) in enumerate(zip(hashes, keys, strict=True))}
     out.update({f"v{i}": table.column(k) for i, k in enumerate(keys)})
     out.update({c: table.column(c) for c in (ROW, SPLIT) if c in table.column_names})
     return pa.table(out)
@@ -105,12 +114,9 @@ def allow_unaligned() -> None:
     os.environ.setdefault("ACERO_ALIGNMENT_HANDLING", "reallocate")
 
 
-def partial_groups(hashed: pa.Table, n_keys: int, values: bool = True) -> pa.Table:
-    """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null count
-    (without ``values``: the hashes and rows alone, a first pass that finds which hashes repeat). ``hashed``'s
-    rows ascend; the groups come in the order of their first rows."""
-    if not values:
-        return _grouped(hashed, n_keys, {"rows": (ROW, "count"), "first": (ROW, "min"), "last": (ROW, "max")})
+def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
+    """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null
+    count. ``hashed``'s rows ascend; the groups come in the order of their first rows."""
     group, starts = _group_ids(hashed, n_keys)
     row = hashed.column(ROW).to_numpy()
     last = np.zeros(len(starts), dtype=np.int64)
@@ -132,8 +138,6 @@ def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
         return parts[0] if parts else _empty_groups(n_keys)
     table = pa.concat_tables(filled)
-    if "n0" not in table.column_names:
-        return _grouped(table, n_keys, {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")})
     group, starts = _group_ids(table, n_keys)
     out = _group_keys(table, n_keys, starts)
 
@@ -230,16 +234,6 @@ def value_ends(lo: pa.Array, hi: pa.Array, group: np.ndarray, starts: np.ndarray
     low = pc.replace_with_mask(first, mask, exact.column("lo_min").combine_chunks().cast(first.type))
     high = pc.replace_with_mask(first, mask, exact.column("hi_max").combine_chunks().cast(first.type))
     return low, high
-
-
-def _grouped(table: pa.Table, n_keys: int, steps: dict[str, tuple[str, str]]) -> pa.Table:
-    """Group by the hashes (and split), each output column one (column, aggregate) step, named as ``steps``."""
-    allow_unaligned()
-    by = _group_by(table, n_keys)
-    grouped = table.group_by(by, use_threads=False).aggregate(list(steps.values()))
-    columns = {c: grouped.column(c) for c in by}
-    columns.update({name: grouped.column(f"{column}_{how}") for name, (column, how) in steps.items()})
-    return pa.table(columns)
 
 
 def _empty_groups(n_keys: int) -> pa.Table:

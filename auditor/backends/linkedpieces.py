@@ -390,13 +390,13 @@ def numbered_bucket(parts: list[pa.Table], n_keys: int) -> tuple[np.ndarray, pa.
     return hashes[order], values.take(pa.array(order)), collided.num_rows
 
 
-def bucket_codes(piece: Any, column: str, tables: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
-    """The piece's code per row: its value's place in its bucket's sorted hashes, after the codes of the buckets
-    before (``starts``); -1 for nulls and values no bucket numbered (blanks)."""
-    from auditor.backends.cluster import _piece_hashes
-    from auditor.backends.hashed import bucket_of
+def bucket_codes(hashes: tuple[np.ndarray, np.ndarray], tables: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
+    """A piece's code per row from its (hashes, valid): its value's place in its bucket's sorted hashes, after
+    the codes of the buckets before (``starts``); -1 for nulls and values no bucket numbered (blanks)."""
+    from auditor.backends.hashed import bucket_of, masked
 
-    h, valid = _piece_hashes(piece, column)
+    valid = hashes[1]
+    h = masked(*hashes)
     codes = np.full(len(h), -1, dtype=CODE)
     bucket = bucket_of([h], len(tables))
     order = np.argsort(bucket, kind="stable")

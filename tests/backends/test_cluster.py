@@ -955,3 +955,61 @@ def test_holdout_sketches_come_from_the_workers_a_range_at_a_time(
         assert (got[split].digest, got[split].n_rows) == (want.digest, want.n_rows)
         assert np.array_equal(got[split].hashes, want.hashes)
     assert len(blocks) >= 3 * 12 and max(blocks) < expected["train"].n_rows / 4
+
+
+@given(
+    pieces=st.lists(
+        st.lists(st.tuples(st.integers(min_value=0, max_value=40), st.booleans()), max_size=60), min_size=1, max_size=5
+    ),
+    n_buckets=st.integers(min_value=1, max_value=7),
+)
+def test_the_repeated_hashes_are_those_two_valid_rows_hold(
+    pieces: list[list[tuple[int, bool]]], n_buckets: int
+) -> None:
+    """Each piece's distinct hashes dealt to buckets, and each bucket keeping those met twice in one piece or
+    in two: together the hashes of non-null rows that occur more than once, whatever the pieces and buckets."""
+    from collections import Counter
+
+    from auditor.backends.cluster import _distinct_hashes, _hashes_repeated
+
+    maps = [
+        _distinct_hashes(
+            (np.array([h for h, _ in p], dtype=np.uint64), np.array([v for _, v in p], dtype=bool)), n_buckets
+        )
+        for p in pieces
+    ]
+    found = np.concatenate([_hashes_repeated([m[b] for m in maps]) for b in range(n_buckets)])
+    counted = Counter(h for p in pieces for h, valid in p if valid)
+    assert sorted(found.tolist()) == sorted(h for h, n in counted.items() if n > 1)
+
+
+def test_a_column_is_hashed_once_for_its_sketch_its_repeats_and_their_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The digest's distinct sketch, which hashes repeat, their groups and their rows all read one hashing of
+    each piece held on the workers: the same report as in memory, the column hashed once a piece."""
+    from collections import Counter
+
+    from auditor.backends import cluster as engine
+    from auditor.backends import hashed
+
+    made: Counter[str] = Counter()
+    piece_hashes, hash_keys = engine._piece_hashes, hashed.hash_keys
+
+    def counted_pieces(piece: Any, column: str) -> Any:
+        made[column] += 1
+        return piece_hashes(piece, column)
+
+    def counted_keys(table: pa.Table, keys: Any, hashes: Any = None) -> pa.Table:
+        if hashes is None:
+            made.update(keys)
+        return hash_keys(table, keys, hashes)
+
+    monkeypatch.setattr(engine, "_piece_hashes", counted_pieces)
+    monkeypatch.setattr(engine, "hash_keys", counted_keys)
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _random_manifest(tmp_path, rows=3000)
+    memory, dask = both(config, EngineSettings("dask", scheduler="synchronous"), only=["duplicate_content"])
+    assert_same(memory, dask, "dask")
+    assert {f["code"] for s in dask["stages"] for f in s["findings"]} >= {"DUP001"}
+    assert made["sha"] == 6, made  # 3000 rows in pieces of 500
