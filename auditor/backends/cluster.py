@@ -70,9 +70,10 @@ CONNECT_TIMEOUT_S = 10.0
 WATCH_S = 2.0  # how often a running computation checks that its scheduler and workers are still there
 NO_WORKERS_S = 30.0  # a cluster without a worker this long will not finish (a nanny restarts one in seconds)
 _SKETCH = 4096  # hashes kept per column to estimate its distinct values (k minimum values)
-# Columns whose hashes stay on the workers between passes (9 bytes a row each there, 900 MB at 100M rows): a
-# key's sketch, groups and codes, and a digest's three passes for its repeats, read and hash it once.
-HELD_HASH_COLUMNS = 2
+# The share of the memory budget that columns' hashes may fill on the workers between passes (9 bytes a row a
+# column there, 900 MB at 100M rows): a key's sketch, groups and codes, and a digest's three passes for its
+# repeats, then read and hash it once. At least the column in use is held.
+HELD_HASH_SHARE = 0.25
 
 
 class ClusterLost(Exception):
@@ -84,6 +85,7 @@ class Cluster:
 
     def __init__(self, scheduler: str | None, memory_budget: int) -> None:
         self.address = scheduler or "local"
+        self.memory_budget = memory_budget
         self.client: Any = None
         self._local: Any = None
         if scheduler == SYNCHRONOUS:
@@ -750,13 +752,14 @@ class DaskManifest(FileManifest):
 
     def _hashes(self, column: str) -> list[Any]:
         """Each piece's (hashes, valid) of ``column``, made on the workers once and kept there while the column
-        is among the HELD_HASH_COLUMNS asked for last."""
+        is among those asked for last that HELD_HASH_SHARE of the memory budget holds."""
+        room = max(1, int(HELD_HASH_SHARE * self._cluster.memory_budget) // max(1, 9 * self._rows))
         with self._held_lock:
             held = self._held.pop(column, None)
             if held is None:
                 held = self._cluster_persist([_delayed(_piece_hashes)(p, column) for p in self._pieces])
             self._held[column] = held
-            while len(self._held) > HELD_HASH_COLUMNS:
+            while len(self._held) > room:
                 del self._held[next(iter(self._held))]  # the worker's copies go with the last reference
             return held
 
