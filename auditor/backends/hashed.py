@@ -116,7 +116,9 @@ def allow_unaligned() -> None:
 
 def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
     """One row per (h0.., split): rows, first and last row, and per key its smallest, largest and non-null
-    count. ``hashed``'s rows ascend; the groups come in the order of their first rows."""
+    count. ``hashed``'s rows ascend; the groups come in the order of their first rows. A key's largest value
+    (hi0..) is left out when every group holds one value, its smallest: what travels to the buckets is then
+    each value once, not twice."""
     group, starts = _group_ids(hashed, n_keys)
     row = hashed.column(ROW).to_numpy()
     last = np.zeros(len(starts), dtype=np.int64)
@@ -127,17 +129,34 @@ def partial_groups(hashed: pa.Table, n_keys: int) -> pa.Table:
         v = hashed.column(f"v{i}").combine_chunks()
         lo, hi = value_ends(v, v, group, starts)
         valid = np.asarray(v.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        out.update({f"lo{i}": lo, f"hi{i}": hi, f"n{i}": np.bincount(group[valid], minlength=len(starts))})
+        out[f"lo{i}"] = lo
+        if hi is not lo:
+            out[f"hi{i}"] = hi
+        out[f"n{i}"] = np.bincount(group[valid], minlength=len(starts))
     return pa.table(out)
+
+
+def _with_ends(part: pa.Table, keys: Sequence[int]) -> pa.Table:
+    """Partial groups with the largest value of each key in ``keys``: the smallest where the piece left it out."""
+    columns: dict[str, pa.ChunkedArray] = {}
+    for name in part.column_names:
+        columns[name] = part.column(name)
+        if name.startswith("lo") and int(name[2:]) in keys and f"hi{name[2:]}" not in part.column_names:
+            columns[f"hi{name[2:]}"] = part.column(name)
+    return pa.table(columns)
 
 
 def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     """Partial groups of several pieces merged into one row per (h0.., split); ``parts`` come in the order of
     the pieces, each in the order of its first rows, and so do the merged groups."""
+    every = range(n_keys)
     filled = [p for p in parts if p.num_rows]
     if not filled:  # nothing to merge: an empty table of the same columns, or of the hashes alone
-        return parts[0] if parts else _empty_groups(n_keys)
-    table = pa.concat_tables(filled)
+        return _with_ends(parts[0], every) if parts else _empty_groups(n_keys)
+    # A key's largest values travel only from pieces where a group held two values; elsewhere they are its
+    # smallest. Where no piece sent any, the ends are found from the smallest alone.
+    sent = [i for i in every if any(f"hi{i}" in p.column_names for p in filled)]
+    table = pa.concat_tables([_with_ends(p, sent) for p in filled])
     group, starts = _group_ids(table, n_keys)
     out = _group_keys(table, n_keys, starts)
 
@@ -151,7 +170,8 @@ def merge_groups(parts: Sequence[pa.Table], n_keys: int) -> pa.Table:
     # Parts in piece order, each by first row: a group's first row is in the part it first appears in.
     out.update(rows=summed("rows"), first=table.column("first").to_numpy()[starts], last=last)
     for i in range(n_keys):
-        lo, hi = table.column(f"lo{i}").combine_chunks(), table.column(f"hi{i}").combine_chunks()
+        lo = table.column(f"lo{i}").combine_chunks()
+        hi = table.column(f"hi{i}").combine_chunks() if i in sent else lo
         lo, hi = value_ends(lo, hi, group, starts)
         out.update({f"lo{i}": lo, f"hi{i}": hi, f"n{i}": summed(f"n{i}")})
     return pa.table(out)

@@ -59,7 +59,7 @@ def _piece(rng: np.random.Generator, rows: int, offset: int, n_keys: int, split:
 def test_groups_and_their_merge_are_arrows_own_aggregation(n_keys: int, split: bool) -> None:
     """Each group's ends are found by an equality test where the group holds one value: the same table as
     Arrow's min/max grouping, collisions and nulls included, in the order of the groups' first rows."""
-    from auditor.backends.hashed import merge_groups, partial_groups
+    from auditor.backends.hashed import _with_ends, merge_groups, partial_groups
 
     rng = np.random.default_rng(7)
     pieces = [_piece(rng, rows, offset, n_keys, split) for rows, offset in [(3000, 0), (1, 3000), (2500, 3001)]]
@@ -68,13 +68,32 @@ def test_groups_and_their_merge_are_arrows_own_aggregation(n_keys: int, split: b
         steps.update({f"lo{i}": (f"v{i}", "min"), f"hi{i}": (f"v{i}", "max"), f"n{i}": (f"v{i}", "count")})
     parts = [partial_groups(p, n_keys) for p in pieces]
     for got, piece in zip(parts, pieces, strict=True):
-        assert got.equals(_arrow_groups(piece, n_keys, steps))
+        assert _with_ends(got, range(n_keys)).equals(_arrow_groups(piece, n_keys, steps))
     merge = {"rows": ("rows", "sum"), "first": ("first", "min"), "last": ("last", "max")}
     for i in range(n_keys):
         merge.update({f"lo{i}": (f"lo{i}", "min"), f"hi{i}": (f"hi{i}", "max"), f"n{i}": (f"n{i}", "sum")})
-    want = _arrow_groups(pa.concat_tables(parts), n_keys, merge)
+    want = _arrow_groups(pa.concat_tables([_with_ends(p, range(n_keys)) for p in parts]), n_keys, merge)
     assert merge_groups(parts, n_keys).equals(want)
     assert (
         want.column("lo0").to_numpy(zero_copy_only=False) != want.column("hi0").to_numpy(zero_copy_only=False)
     ).any()
     assert merge_groups([p.slice(0, 0) for p in parts], n_keys).num_rows == 0
+
+
+def test_a_piece_whose_groups_hold_one_value_each_sends_each_value_once() -> None:
+    """A key's largest values are left out of a piece's groups when they are its smallest; merged with a piece
+    that has a collision, or with none, the groups are those of both ends sent."""
+    from auditor.backends.hashed import _with_ends, merge_groups, partial_groups
+
+    rng = np.random.default_rng(3)
+    clean = pa.table(
+        {"h0": pa.array(np.array([5, 6, 5, 7], dtype=np.uint64)), "v0": ["a", "b", "a", None], "_row": [0, 1, 2, 3]}
+    )
+    collided = _piece(rng, 500, 4, 1, split=False)
+    parts = [partial_groups(clean, 1), partial_groups(collided, 1)]
+    assert "hi0" not in parts[0].column_names and "hi0" in parts[1].column_names
+    whole = [_with_ends(p, [0]) for p in parts]
+    assert merge_groups(parts, 1).equals(merge_groups(whole, 1))
+    assert merge_groups(parts[:1], 1).equals(merge_groups(whole[:1], 1))
+    assert merge_groups(parts[:1], 1).column("hi0").to_pylist() == ["a", "b", None]
+    assert "hi0" in merge_groups([parts[0].slice(0, 0)], 1).column_names
