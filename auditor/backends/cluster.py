@@ -504,8 +504,10 @@ class DaskManifest(FileManifest):
         from auditor.backends.linkedpieces import PieceKey, bucket_codes, numbered_bucket, value_at
 
         b = self._n_buckets
-        held = self._hashes(column)
-        maps = [_delayed(_map_groups, nout=b)(p, [column], None, b, h) for p, h in zip(self._pieces, held, strict=True)]
+        hashed = self._hashes(column)
+        maps = [
+            _delayed(_map_groups, nout=b)(p, [column], None, b, h) for p, h in zip(self._pieces, hashed, strict=True)
+        ]
         kept = self._cluster_persist([_delayed(numbered_bucket)([m[j] for m in maps], 1) for j in range(b)])
         hashes = [_delayed(_first_of)(k) for k in kept]
         values = [_delayed(_second_of)(k) for k in kept]
@@ -514,7 +516,7 @@ class DaskManifest(FileManifest):
             return None
         starts = np.concatenate([[0], np.cumsum([n for n, _ in sizes])]).astype(np.int64)
         tables = self._cluster_persist(hashes)
-        tasks = [_delayed(bucket_codes)(h, tables, starts[:-1]) for h in held]
+        tasks = [_delayed(bucket_codes)(h, tables, starts[:-1]) for h in hashed]
         pieces = self._cluster_persist(tasks)
         held = self._cluster_persist(values)
         del kept, tables
@@ -634,8 +636,7 @@ class DaskManifest(FileManifest):
         ]
         merged = self._cluster_compute([_delayed(_merge_repeated)([m[j] for m in among], 1) for j in range(b)])
         del among
-        filled = [t for t in merged if t.num_rows]
-        groups = pa.concat_tables(filled) if filled else merged[0]
+        groups = _joined(merged)
         groups = groups.filter(pc.greater(groups.column("n0"), 0))
         values, first, hashes, by_hash, exact = self._resolve(groups, [column], with_split=False, repeated=True)
         order = np.argsort(first, kind="stable")
@@ -788,9 +789,7 @@ class DaskManifest(FileManifest):
     ) -> pa.Table:
         """One row per (hashes of ``columns``, split): the map-reduce every grouping starts from."""
         reduce = _merge_repeated if repeated else merge_groups
-        tables = self._reduced(columns, with_split, reduce)
-        filled = [t for t in tables if t.num_rows]
-        return pa.concat_tables(filled) if filled else tables[0]
+        return _joined(self._reduced(columns, with_split, reduce))
 
     def _reduced(
         self,
@@ -905,6 +904,12 @@ class DaskManifest(FileManifest):
     def close(self, wait: bool = True) -> None:
         super().close(wait)
         self._cluster.close()
+
+
+def _joined(tables: list[pa.Table]) -> pa.Table:
+    """The buckets' tables as one (the first, empty, when none has a row)."""
+    filled = [t for t in tables if t.num_rows]
+    return pa.concat_tables(filled) if filled else tables[0]
 
 
 def _delayed(function: Callable[..., Any], nout: int | None = None) -> Any:
