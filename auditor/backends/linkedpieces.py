@@ -1,15 +1,16 @@
 """Linked rows on a cluster: each key's codes, each row's component and split stay on the workers a piece at a
-time; the driver holds per-value and per-component arrays and the rows a finding names, whatever the rows.
+time; the driver holds per-component arrays, the chain search's levels and the rows a finding names.
 
-The components come from large-star / small-star rounds over the pieces' links (backends/stars.py); the
-chains from a breadth-first search whose state is one level per key value, the rows' levels being found
-again on the workers at each level (a row is first reached at the lowest level of any of its values).
+The components come from the pieces' links merged by a chain of tasks on one worker, or past 2**27 key
+values from large-star / small-star rounds over the workers (backends/stars.py); the chains from a
+breadth-first search whose state is one level per key value, the rows' levels being found again on the
+workers at each level (a row is first reached at the lowest level of any of its values).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +21,10 @@ from auditor.manifest.components import Step, code_last_node, code_links
 from auditor.manifest.keycodes import CODE, KeyCodes
 
 _NO_ROW = np.iinfo(np.int64).max
-# Up to this many key values, the components are merged on the driver from the workers' links (a group per
-# value here, 512 MB at most): far fewer passes than star rounds, each of which shuffles every link twice.
-# Past it, large-star / small-star rounds on the cluster, where no machine holds a figure per value.
+# Up to this many key values, the components are merged on one worker from the pieces' links, a batch at a
+# time (a group per value there, 512 MB at most): far fewer passes than star rounds, each of which shuffles
+# every link twice. Past it, large-star / small-star rounds over the workers. Either way the driver holds no
+# figure per value for the components; one worker holds each value's centre, which every piece looks up.
 MERGE_HERE_NODES = 1 << 27
 MERGE_ROWS = 1 << 21  # rows whose links are merged at once: a batch and scipy's copies of it stay near 100 MB
 
@@ -69,7 +71,7 @@ class PieceLinks:
 
     def __init__(self, workers: Workers, keys: Sequence[PieceKey], splits: list[Any], n_rows: int) -> None:
         from auditor.backends.cluster import _delayed
-        from auditor.backends.stars import star_components
+        from auditor.backends.stars import star_label, star_rounds
 
         self._w, self._keys, self._splits, self._n_rows = workers, list(keys), splits, n_rows
         self._offsets = [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
@@ -84,17 +86,16 @@ class PieceLinks:
             return
         n = len(workers.offsets)
         if n_nodes <= MERGE_HERE_NODES:
-            label = self._merged_here(n_nodes)
+            centre = self._merged_here(n_nodes)
         else:
             edges = workers.persist([_delayed(code_links)(self._codes(i), self._offsets) for i in range(n)])
-            label, rounds = star_components(edges, n_nodes, workers.persist, workers.compute)
+            stars, rounds = star_rounds(edges, workers.persist, workers.compute)
             del edges
+            (centre,) = workers.persist([_delayed(star_label)(n_nodes, stars)])
             self.notes.append(
                 f"connected components of {n_nodes:,} key values: {rounds} rounds of large-star/small-star on the "
                 "cluster"
             )
-        centre = workers.put(label.astype(np.int32 if n_nodes < 2**31 else np.int64, copy=False))
-        del label
         self._roots = workers.persist([_delayed(_piece_roots)(self._codes(i), self._offsets, centre) for i in range(n)])
         # Sizes and first rows per centre, dealt to buckets by centre so each bucket sums its own: only the
         # components of two rows or more come back, never a figure per row.
@@ -110,13 +111,14 @@ class PieceLinks:
         by_root = np.argsort(self._root, kind="stable")
         self._table = workers.put((self._root[by_root], by_root.astype(np.int64)))
 
-    def _merged_here(self, n_nodes: int) -> np.ndarray:
-        """Each node's group, the pieces' links made on the workers and merged here a batch at a time (scipy, as
-        in memory): a group per key value and one batch's links, never a row's."""
+    def _merged_here(self, n_nodes: int) -> Any:
+        """Each node's group, held on a worker: the pieces' links made on the workers and merged a batch at a
+        time (scipy, as in memory) by a chain of tasks, each taking the groups so far and one batch's links.
+        The driver holds neither the links nor a group per key value; the links of the next batch are made
+        while a batch is merged."""
         from auditor.backends.cluster import _delayed
-        from auditor.manifest.components import merged_links
+        from auditor.manifest.components import merge_block, no_links
 
-        n = len(self._w.offsets)
         batches: list[list[int]] = [[]]
         rows = 0
         for i, size in enumerate(self._w.rows):
@@ -125,19 +127,15 @@ class PieceLinks:
                 rows = 0
             batches[-1].append(i)
             rows += size
-
-        def blocks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-            for batch in filter(None, batches):
-                links = self._w.compute([_delayed(code_links)(self._codes(i), self._offsets) for i in batch])
-                src = np.concatenate([links[0][0][:0], *(a for a, _ in links)])
-                dst = np.concatenate([links[0][1][:0], *(b for _, b in links)])
-                del links
-                yield src, dst
-
-        group, _ = merged_links(n_nodes, blocks())
+        batches = [b for b in batches if b]
+        merged = _delayed(no_links)(n_nodes)
+        for batch in batches:
+            links = _delayed(_joined_links)([_delayed(code_links)(self._codes(i), self._offsets) for i in batch])
+            merged = _delayed(merge_block)(merged, links)
+        (group,) = self._w.persist([_delayed(_groups_of)(merged)])
         self.notes.append(
-            f"connected components of {n_nodes:,} key values: the links of {n} pieces made on the cluster and "
-            f"merged here in {len(batches)} batch{'es' if len(batches) > 1 else ''}"
+            f"connected components of {n_nodes:,} key values: the links of {len(self._w.offsets)} pieces made "
+            f"and merged on the cluster in {len(batches)} batch{'es' if len(batches) > 1 else ''}"
         )
         return group
 
@@ -269,6 +267,16 @@ class PieceLinks:
 
 
 # -- on the workers ----------------------------------------------------------------------------------------------
+
+
+def _joined_links(links: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One batch's links: those of its pieces, end to end."""
+    src = np.concatenate([links[0][0][:0], *(a for a, _ in links)])
+    return src, np.concatenate([links[0][1][:0], *(b for _, b in links)])
+
+
+def _groups_of(merged: tuple[np.ndarray, int]) -> np.ndarray:
+    return merged[0]
 
 
 def _piece_roots(codes: list[np.ndarray], offsets: list[int], centre: np.ndarray) -> np.ndarray:

@@ -99,6 +99,13 @@ Compute = Callable[[list[Any]], list[Any]]
 def star_components(parts: Sequence[Any], n_nodes: int, persist: Persist, compute: Compute) -> tuple[np.ndarray, int]:
     """The smallest node of each node's component, and the rounds it took; ``parts`` are edge partitions
     ((a, b) arrays, or futures of them) already on the cluster."""
+    stars, rounds = star_rounds(parts, persist, compute)
+    return star_label(n_nodes, compute(stars)), rounds
+
+
+def star_rounds(parts: Sequence[Any], persist: Persist, compute: Compute) -> tuple[list[Any], int]:
+    """The rounds run until every component is a star around its smallest node: the stars' edge partitions
+    (futures, on the cluster) and the rounds it took."""
     from dask import delayed
 
     n = max(len(parts), 1)
@@ -116,11 +123,16 @@ def star_components(parts: Sequence[Any], n_nodes: int, persist: Persist, comput
         kept = persist([*(delayed(_pair)(r[0], r[1]) for r in small), *(r[2] for r in (*large, *small))])
         edges, changes = kept[:n], compute(kept[n:])
         if not any(changes):
-            break
-    label = np.arange(n_nodes, dtype=np.int64)
-    for a, b in compute(edges):
+            return edges, rounds
+
+
+def star_label(n_nodes: int, stars: Sequence[Edges]) -> np.ndarray:
+    """Each node's centre from the stars' edges (int32 below 2**31 nodes): where a cluster's task makes it,
+    no driver holds a figure per node."""
+    label = np.arange(n_nodes, dtype=np.int32 if n_nodes < 2**31 else np.int64)
+    for a, b in stars:
         label[a] = b  # a star: every node but the centre points at the centre, its component's smallest node
-    return label, rounds
+    return label
 
 
 def _pair(a: np.ndarray, b: np.ndarray) -> Edges:

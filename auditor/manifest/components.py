@@ -56,22 +56,32 @@ def merged_links(n_nodes: int, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) 
     """Each node's group and the number of groups, the links merged a block at a time: scipy joins the groups
     a block's links join, and the groups found so far are the nodes of the next block's graph, so only one
     block's links are ever held beside a group per node."""
-    index = _index(n_nodes)
-    group = np.arange(n_nodes, dtype=index)  # each value's group among the links merged so far
-    n_groups = n_nodes
-    for src, dst in blocks:
-        src, dst = group[src], group[dst]
-        apart = src != dst  # links inside a group already found change nothing
-        if not apart.any():
-            continue
-        src, dst = src[apart], dst[apart]
-        graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_groups, n_groups)).tocsr()
-        del src, dst, apart
-        n_groups, merged = connected_components(graph, directed=False)
-        del graph
-        group = merged.astype(index, copy=False)[group]
-        del merged
-    return group, n_groups
+    merged = no_links(n_nodes)
+    for block in blocks:
+        merged = merge_block(merged, block)
+    return merged
+
+
+def no_links(n_nodes: int) -> tuple[np.ndarray, int]:
+    """Each node a group of its own: where merge_block starts."""
+    return np.arange(n_nodes, dtype=_index(n_nodes)), n_nodes
+
+
+def merge_block(merged: tuple[np.ndarray, int], links: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
+    """The groups and their number once one more block's links are merged into ``merged``; a new array, the
+    one given is left as it was (a cluster keeps it as a task's result)."""
+    group, n_groups = merged
+    src, dst = links
+    src, dst = group[src], group[dst]
+    apart = src != dst  # links inside a group already found change nothing
+    if not apart.any():
+        return group, n_groups
+    src, dst = src[apart], dst[apart]
+    graph = coo_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n_groups, n_groups)).tocsr()
+    del src, dst, apart
+    n_groups, joined = connected_components(graph, directed=False)
+    del graph
+    return joined.astype(group.dtype, copy=False)[group], n_groups
 
 
 def row_links(keys: Sequence[KeyCodes], lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:

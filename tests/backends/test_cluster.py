@@ -71,7 +71,7 @@ def cluster() -> Iterator[Any]:
         yield local
 
 
-@pytest.mark.parametrize("stars", [False, True], ids=["merged on the driver", "star rounds"])
+@pytest.mark.parametrize("stars", [False, True], ids=["merged on a worker", "star rounds"])
 def test_a_local_cluster_reports_what_memory_reports(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stars: bool
 ) -> None:
@@ -90,7 +90,7 @@ def test_a_local_cluster_reports_what_memory_reports(
     notes = " ".join(report.manifest.engine_notes)
     assert "2 workers" in notes and cluster.scheduler_address in notes
     assert ("rounds of large-star/small-star" in notes) == stars
-    assert ("merged here in 3 batches" in notes) != stars  # 6 pieces of 1000 rows, two a batch
+    assert ("merged on the cluster in 3 batches" in notes) != stars  # 6 pieces of 1000 rows, two a batch
     codes = {f.code for s in report.stages for f in s.findings}
     assert "UPS001" in codes  # the keys do link train to holdout: the components were really compared
 
@@ -488,12 +488,13 @@ def _linking_manifest(folder: Path, rows: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("stars", [False, True], ids=["merged on the driver", "star rounds"])
+@pytest.mark.parametrize("stars", [False, True], ids=["merged on a worker", "star rounds"])
 def test_linked_rows_on_a_cluster_keep_every_per_row_array_on_the_workers(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stars: bool
 ) -> None:
     """The same LinkedRows as in memory (sizes, rows per split, first rows, first rows per split and every
-    chain), while nothing the driver gets back is per row and no key is coded row by row on the driver."""
+    chain), while nothing the driver gets back is per row and no key is coded row by row on the driver; while
+    the components are found, nothing comes back per link or per key value either, only per component."""
     from auditor.backends import cluster as engine
     from auditor.backends import linkedpieces
     from auditor.backends.load import load_for
@@ -523,15 +524,31 @@ def test_linked_rows_on_a_cluster_keep_every_per_row_array_on_the_workers(
     def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
         results = real_compute(tasks, one_at_a_time)
         gathered.extend(sizes_of(results))
+        if merging:
+            while_merged.extend(sizes_of(results))
         return results
+
+    merging: list[bool] = []
+    while_merged: list[int] = []
+    real_init = linkedpieces.PieceLinks.__init__
+
+    def init(self: Any, *args: Any) -> None:
+        merging.append(True)
+        try:
+            real_init(self, *args)
+        finally:
+            merging.clear()
 
     def refused(*args: Any) -> Any:
         raise AssertionError("a linking key coded row by row on the driver")
 
     monkeypatch.setattr(manifest, "_cluster_compute", compute)
     monkeypatch.setattr(manifest, "key", refused)
+    monkeypatch.setattr(linkedpieces.PieceLinks, "__init__", init)
     try:
         found = manifest.linked(specs)
+        # While the components were found: each one's centre, size and first row, and nothing else.
+        assert sum(while_merged) == 3 * len(expected.sizes)
         n = len(memory.split_names)
         assert found.key_names == expected.key_names
         assert found.sizes.tolist() == expected.sizes.tolist() and len(found.sizes) > 3

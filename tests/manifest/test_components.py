@@ -207,3 +207,32 @@ def test_a_search_that_reaches_most_rows_keeps_5_bytes_a_row() -> None:
         key = writer if via.key == "writer" else source
         assert key.label(int(key.codes[before.row])) == via.value == key.label(int(key.codes[after.row]))
     assert chains([writer, source], 0, label, [2])[2] == chain([writer, source], 0, label == 2)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.integers(1, 30), st.lists(st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), max_size=8), max_size=5)
+)
+def test_a_block_merged_leaves_the_groups_it_was_given_as_they_were(
+    n: int, blocks: list[list[tuple[int, int]]]
+) -> None:
+    """merge_block returns new groups (a cluster keeps the ones given as an earlier task's result); merged block
+    by block they are the components of all the links at once."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    links = [(np.array([a % n for a, _ in b], np.int64), np.array([c % n for _, c in b], np.int64)) for b in blocks]
+    merged = components.no_links(n)
+    for block in links:
+        before = merged[0].copy()
+        given_groups = merged[0]
+        merged = components.merge_block(merged, block)
+        assert np.array_equal(given_groups, before)
+    src = np.concatenate([np.zeros(0, np.int64), *(a for a, _ in links)])
+    dst = np.concatenate([np.zeros(0, np.int64), *(b for _, b in links)])
+    expected_n, expected = connected_components(
+        coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)), directed=False
+    )
+    group, n_groups = merged
+    assert n_groups == expected_n
+    assert len(set(zip(group.tolist(), expected.tolist(), strict=True))) == expected_n  # the same partition
