@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -44,6 +45,7 @@ from auditor.backends.hashed import (
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import AuditError, StageInputError
 from auditor.manifest.groupcounts import (
+    GroupSplitCounts,
     ValueCounts,
     empty_value_counts,
     from_grouped,
@@ -59,7 +61,6 @@ from auditor.manifest.table import SPLIT_COLUMN
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
     from auditor.backends.linkedpieces import PieceKey
-    from auditor.manifest.groupcounts import GroupSplitCounts
     from auditor.manifest.linked import LinkedRows
     from auditor.manifest.spelling import SpellingSplits
 
@@ -74,6 +75,29 @@ _SKETCH = 4096  # hashes kept per column to estimate its distinct values (k mini
 # column there, 900 MB at 100M rows): a key's sketch, groups and codes, and a digest's three passes for its
 # repeats, then read and hash it once. At least the column in use is held.
 HELD_HASH_SHARE = 0.25
+
+
+@dataclass(frozen=True, eq=False)
+class _Repeats:
+    """The repeated values of one column, found on the cluster: the values (numbered by first row), the sorted
+    hashes of those found by hash with their codes, the rows of the others (their hashes collided) with
+    their codes, and each piece's held (hashes, valid) the rows are found again from."""
+
+    values: pa.Array
+    wanted: np.ndarray
+    code_of: np.ndarray
+    exact_rows: np.ndarray
+    exact_codes: np.ndarray
+    hashed: list[Any]
+
+    @property
+    def n_values(self) -> int:
+        return len(self.values)
+
+    @staticmethod
+    def none(values: pa.Array, hashed: list[Any]) -> _Repeats:
+        empty = np.zeros(0, np.int64)
+        return _Repeats(values, np.zeros(0, np.uint64), empty, empty, empty, hashed)
 
 
 class ClusterLost(Exception):
@@ -216,7 +240,9 @@ class Cluster:
 
         if self.client is None:
             return delayed(value)
-        return self.client.scatter(value)
+        # A key of its own: with keys by content, the same value sent again just after its first copy was let go
+        # can lose the new copy to the old copy's release ("lost dependencies").
+        return self.client.scatter(value, hash=False)
 
     def close(self) -> None:
         for part in (self.client, self._local):
@@ -324,6 +350,9 @@ class DaskManifest(FileManifest):
         self._fold_codes: list[Any] | None = None
         self._held: dict[str, list[Any]] = {}  # column -> each piece's (hashes, valid), the last used last
         self._held_lock = threading.Lock()  # a background job and a stage may both ask
+        self._repeats_found: dict[tuple[str, bool], _Repeats] = {}
+        self._repeats_locks: dict[tuple[str, bool], threading.Lock] = {}
+        self._repeats_lock = threading.Lock()
         super().__init__(files, roots, "dask")
 
     def engine_notes(self) -> tuple[str, ...]:
@@ -480,20 +509,24 @@ class DaskManifest(FileManifest):
 
     def _piece_key(self, spec: str | Sequence[str]) -> PieceKey:
         """A linking key (Manifest.linking_key) coded on the workers, its codes kept there a piece at a time."""
-        from auditor.backends.linkedpieces import PieceKey, sparse_codes
+        from auditor.backends.linkedpieces import PieceKey
 
         columns = (spec,) if isinstance(spec, str) else tuple(spec)
         if len(columns) > 1 or pa.types.is_dictionary(self._types[columns[0]]):
             return self._scattered(self.linking_key(spec))
         column = columns[0]
-        if self.mostly_distinct(column):  # only the repeated values: their rows are few
-            rows, local, values = self.repeated(column)
-            order = np.argsort(rows, kind="stable")
-            rows, local = rows[order], local[order]
+        if self.mostly_distinct(column):  # only the repeated values, each piece's codes made from its hashes
+            found = self._repeats(column, True)
+            values = found.values
+            order = np.argsort(found.exact_rows, kind="stable")
+            rows, local = found.exact_rows[order], found.exact_codes[order]
+            wanted, codes = self._cluster.put(found.wanted), self._cluster.put(found.code_of.astype(CODE))
             tasks = []
-            for p in self._pieces:
+            for p, h in zip(self._pieces, found.hashed, strict=True):
                 lo, hi = np.searchsorted(rows, [p.offset, p.offset + p.rows])
-                tasks.append(_delayed(sparse_codes)(p.rows, rows[lo:hi] - p.offset, local[lo:hi].astype(CODE)))
+                tasks.append(
+                    _delayed(_piece_sparse_codes)(h, wanted, codes, rows[lo:hi] - p.offset, local[lo:hi].astype(CODE))
+                )
             return PieceKey(column, len(values), self._cluster_persist(tasks), lambda code: str(values[code].as_py()))
         numbered = self._numbered_here(column)
         return numbered if numbered is not None else self._coded_by_value(column)
@@ -609,17 +642,73 @@ class DaskManifest(FileManifest):
             )
         return from_value_counts(parts, exact, column, n_splits, release=self._release)
 
+    def prefetch(
+        self,
+        group_counts: Sequence[str | Sequence[str]] = (),
+        repeated_ids: bool = False,
+        repeated: Sequence[str] = (),
+        sha256: bool = False,
+        keys: Sequence[str | Sequence[str]] = (),
+    ) -> None:
+        # Which values of a column repeat is found ahead; their rows only if a stage asks for them: the stages
+        # ask for their counts (repeated_counts) or codes (linked), which the workers make from the hashes.
+        for column in repeated:
+            self._background(("repeats", column, "True"), partial(self._repeats, column, True))
+        super().prefetch(group_counts, repeated_ids, (), sha256, keys)
+
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-        # The column's hashes, made once (or by its sketch), for the three passes: which hashes repeat, the
-        # groups of their rows' values, and their rows.
         try:
-            return self._repeated_of(column, blank_is_missing, self._hashes(column))
+            found = self._repeats(column, blank_is_missing)
+            if not found.n_values:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), found.values
+            # Every row of a repeated value, found on the workers by its hash.
+            shared = self._cluster.put(found.wanted)
+            tasks = [_delayed(_rows_with)(h, p.offset, shared) for p, h in zip(self._pieces, found.hashed, strict=True)]
+            located = self._cluster_compute(tasks)
+            rows = np.concatenate([np.zeros(0, np.int64), *(f[0] for f in located)])
+            codes = found.code_of[np.searchsorted(found.wanted, np.concatenate([f[1] for f in located]))]
+            rows, codes = np.concatenate([rows, found.exact_rows]), np.concatenate([codes, found.exact_codes])
+            order = np.argsort(rows, kind="stable")
+            return rows[order].astype(np.int64), codes[order].astype(np.int64), found.values
         finally:
             self._release()
 
-    def _repeated_of(
-        self, column: str, blank_is_missing: bool, hashed: list[Any]
-    ) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    def _repeated_counts(self, column: str, blank_is_missing: bool) -> GroupSplitCounts:
+        """Each repeated value's rows per split counted on the workers, a piece at a time: the driver gets a few
+        figures per repeated value, never its rows (1M rows share one digest in a 100M-row benchmark)."""
+        from auditor.manifest.groupcounts import counts_from_rows
+
+        n_splits = self.split.n_values
+        try:
+            found = self._repeats(column, blank_is_missing)
+            exact = counts_from_rows(
+                found.exact_rows, found.exact_codes, found.values, self.split_at(found.exact_rows), n_splits, column
+            )
+            if not found.n_values or not len(found.wanted):
+                return exact
+            wanted, codes = self._cluster.put(found.wanted), self._cluster.put(found.code_of)
+            splits = self._piece_splits(True)
+            tasks = [
+                _delayed(_piece_repeat_counts)(p, s, h, wanted, codes, n_splits)
+                for p, s, h in zip(self._pieces, splits, found.hashed, strict=True)
+            ]
+            cells = [(exact.counts.ravel(), exact.first_row.ravel(), exact.last_row.ravel())]
+            cells += self._cluster_compute(tasks)
+        finally:
+            self._release()
+        return _summed_cells(exact, cells)
+
+    def _repeats(self, column: str, blank_is_missing: bool) -> _Repeats:
+        """Which values of ``column`` repeat, found once (a background job and a stage may both ask)."""
+        job = (column, blank_is_missing)
+        with self._repeats_lock:
+            lock = self._repeats_locks.setdefault(job, threading.Lock())
+        with lock:
+            if job not in self._repeats_found:
+                self._repeats_found[job] = self._found_repeats(column, blank_is_missing, self._hashes(column))
+            return self._repeats_found[job]
+
+    def _found_repeats(self, column: str, blank_is_missing: bool, hashed: list[Any]) -> _Repeats:
         b = self._n_buckets
         # Hashes alone find the few that repeat: each piece's distinct hashes, sorted, dealt to buckets that
         # each keep those met twice (a column of ids shuffles 8 bytes a distinct value, never a string).
@@ -628,7 +717,7 @@ class DaskManifest(FileManifest):
         del maps
         repeats = np.sort(np.concatenate([np.zeros(0, np.uint64), *found]))
         if not len(repeats):
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], pa.string())
+            return _Repeats.none(pa.array([], pa.string()), hashed)
         # Only the rows of those hashes are grouped again with their values, to confirm them.
         shared = self._cluster.put(repeats)
         among = [
@@ -649,21 +738,20 @@ class DaskManifest(FileManifest):
         elif exact is not None:
             exact = _keep_codes(exact, order, np.ones(len(order), dtype=bool))
         if not len(values):
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
-        # Every row of a repeated value, found on the workers by its hash.
+            return _Repeats.none(values, hashed)
         wanted = hashes[by_hash]
         sorted_at = np.argsort(wanted, kind="stable")
-        code_of = np.flatnonzero(by_hash)[sorted_at]
-        shared = self._cluster.put(np.sort(wanted))
-        found = self._cluster_compute(
-            [_delayed(_rows_with)(h, p.offset, shared) for p, h in zip(self._pieces, hashed, strict=True)]
+        exact_rows, exact_codes = exact if exact is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        ascending = np.argsort(exact_rows, kind="stable")
+        exact_rows, exact_codes = exact_rows[ascending], exact_codes[ascending]
+        return _Repeats(
+            values,
+            wanted[sorted_at],
+            np.flatnonzero(by_hash)[sorted_at].astype(np.int64),
+            np.asarray(exact_rows, dtype=np.int64),
+            np.asarray(exact_codes, dtype=np.int64),
+            hashed,
         )
-        rows = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
-        codes = code_of[np.searchsorted(wanted[sorted_at], np.concatenate([f[1] for f in found]))]
-        if exact is not None:
-            rows, codes = np.concatenate([rows, exact[0]]), np.concatenate([codes, exact[1]])
-        order = np.argsort(rows, kind="stable")
-        return rows[order].astype(np.int64), codes[order].astype(np.int64), values
 
     def take(self, name: str, rows: Sequence[int] | np.ndarray) -> pa.Array:
         # Each piece takes its own rows on its worker: rows spread over the manifest would have the driver read
@@ -1063,6 +1151,64 @@ def _piece_codes(hashes: tuple[np.ndarray, np.ndarray], table: tuple[np.ndarray,
         hit = valid & (sorted_hashes[at] == h)
         block[hit] = codes[at[hit]]
     return block
+
+
+def _piece_sparse_codes(
+    hashes: tuple[np.ndarray, np.ndarray], wanted: np.ndarray, codes: np.ndarray, rows: np.ndarray, fixed: np.ndarray
+) -> np.ndarray:
+    """A piece's codes of a key kept only on its repeated values (-1 elsewhere): by hash, from the sorted hashes
+    ``wanted`` and their ``codes``, then its ``rows`` coded by value (their hashes collided) set to ``fixed``."""
+    block = _piece_codes(hashes, (wanted, codes))
+    block[rows] = fixed
+    return block
+
+
+def _piece_repeat_counts(
+    piece: Piece,
+    split_names: list[str] | np.ndarray | None,
+    hashes: tuple[np.ndarray, np.ndarray],
+    wanted: np.ndarray,
+    codes: np.ndarray,
+    n_splits: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A piece's rows per (repeated value, split) with the first and last of them, as flat cells (code *
+    n_splits + split; 0 rows and -1 where none): its rows found by hash among ``wanted`` (sorted, with
+    ``codes``)."""
+    local = _piece_codes(hashes, (wanted, codes.astype(CODE, copy=False)))
+    size = (int(codes.max()) + 1 if len(codes) else 0) * n_splits
+    counts, first, last = np.zeros(size, np.int64), np.full(size, -1, np.int64), np.full(size, -1, np.int64)
+    rows = np.flatnonzero(local >= 0)
+    if not len(rows):
+        return counts, first, last
+    split = _piece_split_codes(piece, split_names)[rows].astype(np.int64)
+    rows, split = rows[split >= 0], split[split >= 0]
+    flat = local[rows].astype(np.int64) * n_splits + split
+    counts += np.bincount(flat, minlength=size)
+    # rows ascend: a cell's first index holds its first row, its last index its last.
+    cells, at = np.unique(flat, return_index=True)
+    first[cells] = rows[at] + piece.offset
+    cells, at = np.unique(flat[::-1], return_index=True)
+    last[cells] = rows[::-1][at] + piece.offset
+    return counts, first, last
+
+
+def _summed_cells(
+    base: GroupSplitCounts, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+) -> GroupSplitCounts:
+    """``base`` (its key and shape) with the counts of every part's flat cells added, the first rows the
+    smallest and the last rows the largest (-1: none)."""
+    shape = base.counts.shape
+    size = shape[0] * shape[1]
+    counts = np.zeros(size, np.int64)
+    first = np.full(size, np.iinfo(np.int64).max, np.int64)
+    last = np.full(size, -1, np.int64)
+    for c, f, la in parts:
+        n = len(c)
+        counts[:n] += c
+        np.minimum(first[:n], np.where(f >= 0, f, np.iinfo(np.int64).max), out=first[:n])
+        np.maximum(last[:n], la, out=last[:n])
+    first[counts == 0] = -1
+    return GroupSplitCounts(base.key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), base.missing)
 
 
 def _rows_with(hashes: tuple[np.ndarray, np.ndarray], offset: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -433,13 +433,6 @@ def piece_codes_fixed(codes: np.ndarray, rows: np.ndarray, exact: np.ndarray, re
     return codes
 
 
-def sparse_codes(n_rows: int, rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """A piece's codes of a key kept only on some rows (-1 elsewhere)."""
-    out = np.full(n_rows, -1, dtype=CODE)
-    out[rows] = codes
-    return out
-
-
 def split_codes(piece: Any, split_names: Any) -> np.ndarray:
     """The piece's split codes, in the narrowest integer type that holds them."""
     from auditor.backends.hashed import SPLIT, read_piece

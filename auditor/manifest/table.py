@@ -20,7 +20,7 @@ from auditor.core.source import TableSource
 from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.features import columns_to_read
-from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes
+from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes, counts_from_rows
 from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
 from auditor.manifest.readers import (
@@ -376,6 +376,17 @@ class Manifest:
             job, partial(self._repeated, column, blank_is_missing)
         )
         return result
+
+    def repeated_counts(self, column: str, blank_is_missing: bool = True) -> GroupSplitCounts:
+        """Rows per (repeated value of ``column``, split): what duplicate content compares, with no figure per row
+        left behind (an engine whose rows are elsewhere counts them there)."""
+        job = ("repeated_counts", column, str(blank_is_missing))
+        result: GroupSplitCounts = self.memo(job, partial(self._repeated_counts, column, blank_is_missing))
+        return result
+
+    def _repeated_counts(self, column: str, blank_is_missing: bool) -> GroupSplitCounts:
+        rows, codes, values = self.repeated(column, blank_is_missing)
+        return counts_from_rows(rows, codes, values, self.split_at(rows), self.split.n_values, column)
 
     def spelling(self, column: str, background: bool = False) -> Variants | None:
         """Rows of ``column`` whose value has a twin spelled differently (`a` / `A `), found once.

@@ -1030,3 +1030,77 @@ def test_a_column_is_hashed_once_for_its_sketch_its_repeats_and_their_rows(
     assert_same(memory, dask, "dask")
     assert {f["code"] for s in dask["stages"] for f in s["findings"]} >= {"DUP001"}
     assert made["sha"] == 6, made  # 3000 rows in pieces of 500
+
+
+def test_a_repeated_digest_is_counted_and_coded_where_its_rows_are(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A digest most rows share (a placeholder image): duplicate_content's counts per split and shared_upstream's
+    codes for it are made on the workers. The driver gets a few figures per repeated value, never the rows that
+    hold it, and the counts and the linked rows are the in-memory ones."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.table import load_manifest
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)  # 8 pieces
+    rows = 4000
+    rng = np.random.default_rng(5)
+    sha = np.array([f"{i:032x}" for i in range(rows)], dtype=object)
+    sha[rng.random(rows) < 0.4] = "d" * 32
+    sha[100:110] = sha[3000:3010] = [f"{i:032x}" for i in range(rows, rows + 10)]  # ten more, each held twice
+    sha[200:205] = "  "  # blank: no digest
+    split = rng.choice(["train", "val", "test"], rows, p=[0.8, 0.1, 0.1]).astype(object)
+    split[rng.random(rows) < 0.01] = None  # in no split: counted nowhere
+    table = pa.table(
+        {
+            "sample_id": [f"s{i}" for i in range(rows)],
+            "split": pa.array(split, pa.string()),
+            "writer": [f"w{v}" for v in rng.integers(0, rows // 4, rows)],
+            "sha": pa.array(sha, pa.string()),
+        }
+    )
+    pq.write_table(table, tmp_path / "part-0.parquet", row_group_size=250)
+    config = tmp_path / "audit.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+                "keys": {"groups": ["writer"], "content_hash": "sha"},
+            }
+        )
+    )
+    memory = load_manifest(load_config(config))
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    assert isinstance(manifest, engine.DaskManifest)
+    gathered: list[int] = []
+    real_compute = manifest._cluster_compute
+
+    def sizes_of(value: Any) -> Iterator[int]:
+        if isinstance(value, np.ndarray | pa.Table | pa.Array):
+            yield len(value)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                yield from sizes_of(v)
+
+    def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
+        results = real_compute(tasks, one_at_a_time)
+        gathered.extend(sizes_of(results))
+        return results
+
+    monkeypatch.setattr(manifest, "_cluster_compute", compute)
+    try:
+        found, expected = manifest.repeated_counts("sha"), memory.repeated_counts("sha")
+        assert expected.key.n_values == 11 and int(expected.counts.sum()) > rows // 3
+        assert found.key.labels(range(found.key.n_values)) == expected.key.labels(range(expected.key.n_values))
+        for field in ("counts", "first_row", "last_row", "missing"):
+            assert np.array_equal(getattr(found, field), getattr(expected, field)), field
+        linked, memory_linked = manifest.linked(["writer", "sha"]), memory.linked(["writer", "sha"])
+        assert linked.sizes.tolist() == memory_linked.sizes.tolist()
+        n = len(memory.split_names)
+        assert np.array_equal(linked.split_counts(n), memory_linked.split_counts(n))
+    finally:
+        manifest.close()
+        memory.close()
+    assert gathered and max(gathered) < rows // 4  # per piece, value or component; never the digest's rows

@@ -76,31 +76,28 @@ class DuplicateContent(Stage):
         manifest = context.require_manifest()
         keys = context.config.keys
         if keys.content_hash is not None:
-            name = keys.content_hash
-            rows, codes, values = manifest.repeated(name)
-            yield from self._spellings(context, name)
-            repeated_content = manifest.take(name, rows)
-        else:
-            assert keys.content_path is not None
-            name = f"sha256({keys.content_path})"
-            per_row, digests, _ = manifest.content_digests(
-                keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
+            yield from self._digest_column(context, keys.content_hash)
+            return
+        assert keys.content_path is not None
+        name = f"sha256({keys.content_path})"
+        per_row, digests, _ = manifest.content_digests(
+            keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
+        )
+        content = pa.chunked_array([per_row])
+        if digests.failures:
+            failed = sorted(digests.failures.items())
+            yield self.finding(
+                "DUP005",
+                Severity.WARNING,
+                f"{len(failed)} file(s) named in '{keys.content_path}' could not be read, so their content "
+                f"was not compared, e.g. {failed[0][0]} ({failed[0][1]}).",
+                key=keys.content_path,
+                evidence={"files": len(failed)},
+                examples=tuple({"path": p, "reason": r} for p, r in failed[: self.options.max_examples]),
+                remediation="Fix the paths (relative to the manifest file) or restore the files.",
             )
-            content = pa.chunked_array([per_row])
-            if digests.failures:
-                failed = sorted(digests.failures.items())
-                yield self.finding(
-                    "DUP005",
-                    Severity.WARNING,
-                    f"{len(failed)} file(s) named in '{keys.content_path}' could not be read, so their content "
-                    f"was not compared, e.g. {failed[0][0]} ({failed[0][1]}).",
-                    key=keys.content_path,
-                    evidence={"files": len(failed)},
-                    examples=tuple({"path": p, "reason": r} for p, r in failed[: self.options.max_examples]),
-                    remediation="Fix the paths (relative to the manifest file) or restore the files.",
-                )
-            rows, codes, values = repeated_rows(content, blank_is_missing=True)
-            repeated_content = content.take(pa.array(rows)).combine_chunks()  # one chunk: nothing to join
+        rows, codes, values = repeated_rows(content, blank_is_missing=True)
+        repeated_content = content.take(pa.array(rows)).combine_chunks()  # one chunk: nothing to join
         if not len(rows):
             return
         # Only rows whose content repeats can be duplicates or conflicts: work on those alone.
@@ -109,6 +106,21 @@ class DuplicateContent(Stage):
         yield from self._within_splits(context, grouped, name)
         if keys.label is not None:
             yield from self._label_conflicts(context, repeated_content, rows, name, keys.label)
+
+    def _digest_column(self, context: AuditContext, name: str) -> Iterator[Finding]:
+        """A digest column's copies: counted per repeated digest and split, not row by row (an engine on a
+        cluster counts them where the rows are); the rows and their digests are read only for label conflicts."""
+        manifest = context.require_manifest()
+        grouped = manifest.repeated_counts(name)
+        yield from self._spellings(context, name)
+        if not grouped.key.n_values:
+            return
+        yield from self._across_splits(context, grouped, name)
+        yield from self._within_splits(context, grouped, name)
+        label = context.config.keys.label
+        if label is not None:
+            rows, _, _ = manifest.repeated(name)
+            yield from self._label_conflicts(context, manifest.take(name, rows), rows, name, label)
 
     def _across_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:
         import numpy as np
