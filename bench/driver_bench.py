@@ -1,20 +1,22 @@
 """Benchmark: the Dask engine's driver memory as the rows grow, apart from its workers'.
 
     python bench/driver_bench.py --rows 1000000 10000000 30000000 [--configs groups links]
+                                 [--shape random|random-fixed-keys]
                                  [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--only STAGES]
                                  [--sources DIR ...] [--json PATH]
 
-For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when
-missing) and each config, `audit run CONFIG --engine dask` runs as a child process in a session of its own
-(a local cluster of one worker process per core unless --scheduler; every stage the config enables unless
---only). While it runs, VmHWM in /proc/PID/status is sampled for the audit process (the driver, which also
-holds the local scheduler) and, apart, for each of its descendants (the workers): VmHWM is the peak of one
-address space, so neither counts the other. The rusage wait4 returns for the driver is kept beside them:
-Linux takes it as the largest of the driver and every descendant it has reaped, and a child made by fork
-and exec starts its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings
-are checked against truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1.
-With --sources, each audit runs once per checkout named (its root on PYTHONPATH), one after the other, so
-versions are compared side by side on the same data and load.
+For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when missing;
+with --shape random-fixed-keys the same draw from 200k writers and 2M sources at every size, so the findings name
+the same values however many rows) and each config, `audit run CONFIG --engine dask` runs as a child process in a
+session of its own (a local cluster of one worker process per core unless --scheduler; every stage the config
+enables unless --only). While it runs, VmHWM in /proc/PID/status is sampled for the audit process (the driver,
+which also holds the local scheduler) and, apart, for each of its descendants (the workers): VmHWM is the peak of
+one address space, so neither counts the other. The rusage wait4 returns for the driver is kept beside them: Linux
+takes it as the largest of the driver and every descendant it has reaped, and a child made by fork and exec starts
+its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings are checked against
+truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1. With --sources, each audit
+runs once per checkout named (its root on PYTHONPATH), one after the other, so versions are compared side by side
+on the same data and load.
 """
 
 from __future__ import annotations
@@ -227,6 +229,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000, 30_000_000])
     parser.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS))
+    parser.add_argument("--shape", choices=("random", "random-fixed-keys"), default="random")
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per audit (default 1200)")
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between /proc samples (default 0.1)")
@@ -254,12 +257,12 @@ def main() -> None:
     print(f"auditor sources {fingerprint}; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     results: list[dict[str, object]] = []
     for rows in args.rows:
-        manifest, configs, _, truth = ensure_shape("random", rows, args.data_dir)
+        manifest, configs, _, truth = ensure_shape(args.shape, rows, args.data_dir)
         warm_page_cache(manifest)
         for config in args.configs:
             for root in roots:
                 loadavg = os.getloadavg()[0]
-                r = run_one(configs[config], expected("random", config, truth), args, envs[root])
+                r = run_one(configs[config], expected(args.shape, config, truth), args, envs[root])
                 r.update(rows=rows, config=config, loadavg=loadavg)
                 if root is not None:
                     r[SOURCES] = label[root]

@@ -1,13 +1,14 @@
 """Generate a manifest split at random (the worst case for the linking stages) plus its configs.
 
     python bench/make_random.py --rows 10000000 --out bench/data/random_10000000/manifest.parquet [--sources N]
+                                [--writers N]
 
 Every row draws its split on its own (train / val / test, 80 / 10 / 10 %), so nearly every key value is
 in every split. Columns:
 
   sample_id  "s_000000123"; unique
   split      train / val / test, drawn per row
-  writer     "w-00042"; drawn from rows/50 values (200k at 10M rows)
+  writer     "w-00042"; drawn from rows/50 values (200k at 10M rows), or from --writers values
   source     "src-0000042"; drawn from rows/5 values (2M at 10M rows), or from --sources values
   sha        64 hex characters, distinct per row, except that 1% of rows share one digest
   ts         a timestamp drawn uniformly over 2023-2024, independent of the split
@@ -94,13 +95,18 @@ def _linked_components(
 
 
 def generate(
-    rows: int, out: Path, seed: int = 0, sources: int | None = None, chunk_rows: int = 1_000_000
+    rows: int,
+    out: Path,
+    seed: int = 0,
+    sources: int | None = None,
+    chunk_rows: int = 1_000_000,
+    writers: int | None = None,
 ) -> dict[str, object]:
     """Write the manifest, both configs and truth.json; return the truth."""
     if rows < 100:
         raise ValueError("need at least 100 rows")
     rng = np.random.default_rng(seed)
-    n_writers = max(1, rows // ROWS_PER_WRITER)
+    n_writers = max(1, rows // ROWS_PER_WRITER) if writers is None else writers
     n_sources = max(1, rows // ROWS_PER_SOURCE) if sources is None else sources
     n_shared = max(2, int(rows * SHARED_DIGEST_SHARE))
     shared_rows = np.sort(rng.choice(rows, size=n_shared, replace=False))
@@ -183,9 +189,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="output .parquet path")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sources", type=int, default=None, help="distinct sources to draw from (default rows/5)")
+    parser.add_argument("--writers", type=int, default=None, help="distinct writers to draw from (default rows/50)")
     args = parser.parse_args()
     t0 = time.perf_counter()
-    truth = generate(args.rows, args.out, args.seed, args.sources)
+    truth = generate(args.rows, args.out, args.seed, args.sources, writers=args.writers)
     print(
         f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f}s: "
         + ", ".join(f"{k}={v}" for k, v in truth.items() if not isinstance(v, dict))

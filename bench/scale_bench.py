@@ -9,6 +9,9 @@ Shapes (generated into DATA_DIR when missing):
   random              make_random.py's manifest (DATA_DIR/random_<N>/): every row's split drawn on its own,
                       writers from N/50 values, sources from N/5
   random-50m-sources  the same with sources drawn from 50M values (DATA_DIR/random_<N>_sources_50000000/)
+  random-fixed-keys   the same with writers drawn from 200k values and sources from 2M, whatever the rows (the
+                      10M-row manifest's): the findings name the same values at every size
+                      (DATA_DIR/random_<N>_writers_200000_sources_2000000/)
 
 Configs: `groups` (groups: writer and the source column; split_integrity + group_overlap) and `links`
 (groups: writer, sources, content_hash, time; the five data stages). For each shape, each repeat and each
@@ -30,12 +33,13 @@ from pathlib import Path
 from time import perf_counter
 
 BENCH = Path(__file__).resolve().parent
-SHAPES = ("groupwise", "random", "random-50m-sources")
+SHAPES = ("groupwise", "random", "random-50m-sources", "random-fixed-keys")
 CONFIGS = ("groups", "links")
 LINK_STAGES = ["split_integrity", "group_overlap", "shared_upstream", "duplicate_content", "temporal_order"]
 STAGES = {"groups": LINK_STAGES[:2], "links": LINK_STAGES}
 TARGETS = {"groups": (3.0, 3000.0), "links": (5.0, 4000.0)}  # (audit/read, peak RSS MB) at 10M rows
 MANY_SOURCES = 50_000_000
+FIXED_WRITERS, FIXED_SOURCES = 200_000, 2_000_000  # random-fixed-keys: the key values of 10M random rows
 
 
 # --- measurements, each in a fresh interpreter -------------------------------------------------------------
@@ -122,8 +126,14 @@ def ensure_shape(shape: str, rows: int, data_dir: Path) -> tuple[Path, dict[str,
         cmd = [str(BENCH / "make_links.py")]
         source = "source_document"
     else:
-        extra = ["--sources", str(MANY_SOURCES)] if shape == "random-50m-sources" else []
-        folder = data_dir / (f"random_{rows}" + (f"_sources_{MANY_SOURCES}" if extra else ""))
+        if shape == "random-50m-sources":
+            extra, suffix = ["--sources", str(MANY_SOURCES)], f"_sources_{MANY_SOURCES}"
+        elif shape == "random-fixed-keys":
+            extra = ["--writers", str(FIXED_WRITERS), "--sources", str(FIXED_SOURCES)]
+            suffix = f"_writers_{FIXED_WRITERS}_sources_{FIXED_SOURCES}"
+        else:
+            extra, suffix = [], ""
+        folder = data_dir / f"random_{rows}{suffix}"
         cmd = [str(BENCH / "make_random.py"), *extra]
         source = "source"
     manifest = folder / "manifest.parquet"

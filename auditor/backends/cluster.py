@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -351,6 +351,8 @@ class DaskManifest(FileManifest):
         self._held: dict[str, list[Any]] = {}  # column -> each piece's (hashes, valid), the last used last
         self._held_lock = threading.Lock()  # a background job and a stage may both ask
         self._repeats_found: dict[tuple[str, bool], _Repeats] = {}
+        # column -> each bucket's values numbered as its counts were made, on the workers, for a later linking key
+        self._numbered_buckets: dict[str, list[Any]] = {}
         self._repeats_locks: dict[tuple[str, bool], threading.Lock] = {}
         self._repeats_lock = threading.Lock()
         super().__init__(files, roots, "dask")
@@ -538,10 +540,14 @@ class DaskManifest(FileManifest):
 
         b = self._n_buckets
         hashed = self._hashes(column)
-        maps = [
-            _delayed(_map_groups, nout=b)(p, [column], None, b, h) for p, h in zip(self._pieces, hashed, strict=True)
-        ]
-        kept = self._cluster_persist([_delayed(numbered_bucket)([m[j] for m in maps], 1) for j in range(b)])
+        with self._held_lock:
+            kept = self._numbered_buckets.pop(column, None)  # numbered as its counts were made
+        if kept is None:
+            maps = [
+                _delayed(_map_groups, nout=b)(p, [column], None, b, h)
+                for p, h in zip(self._pieces, hashed, strict=True)
+            ]
+            kept = self._cluster_persist([_delayed(numbered_bucket)([m[j] for m in maps], 1) for j in range(b)])
         hashes = [_delayed(_first_of)(k) for k in kept]
         values = [_delayed(_second_of)(k) for k in kept]
         sizes = self._cluster_compute([_delayed(_sizes_of)(k) for k in kept])
@@ -626,7 +632,13 @@ class DaskManifest(FileManifest):
 
     def _counted_values(self, column: str) -> GroupSplitCounts:
         n_splits = self.split.n_values
-        found = self._reduced([column], True, partial(_count_bucket, n_splits=n_splits), nout=2, one_at_a_time=True)
+        # Each bucket's counts come here one at a time; its values numbered for a linking key stay on its worker,
+        # so a key counted here (group_overlap) is not grouped again to be linked (shared_upstream).
+        buckets = self._cluster_persist(self._reduced_tasks([column], True, partial(_count_bucket, n_splits=n_splits)))
+        with self._held_lock:
+            self._numbered_buckets[column] = self._cluster_persist([_delayed(_third_of)(b) for b in buckets])
+        found = self._cluster_compute([_delayed(_first_two_of)(b) for b in buckets], one_at_a_time=True)
+        del buckets
         parts, collided = [f[0] for f in found], [f[1] for f in found if f[1].num_rows]
         del found
         exact = None
@@ -888,6 +900,16 @@ class DaskManifest(FileManifest):
         one_at_a_time: bool = False,
     ) -> list[Any]:
         """``reduce(groups, n_keys)`` of each bucket of the pieces' partial groups, as ``_groups`` makes them."""
+        return self._cluster_compute(self._reduced_tasks(columns, with_split, reduce, nout), one_at_a_time)
+
+    def _reduced_tasks(
+        self,
+        columns: list[str],
+        with_split: bool,
+        reduce: Callable[[list[pa.Table], int], Any],
+        nout: int | None = None,
+    ) -> list[Any]:
+        """The tasks of _reduced, one a bucket, not yet run."""
         splits = self._piece_splits(with_split)
         n, b = len(columns), self._n_buckets
         held = self._hashes(columns[0]) if n == 1 else [None] * len(self._pieces)
@@ -895,8 +917,7 @@ class DaskManifest(FileManifest):
             _delayed(_map_groups, nout=b)(p, columns, s, b, h)
             for p, s, h in zip(self._pieces, splits, held, strict=True)
         ]
-        merged = [_delayed(reduce, nout=nout)([m[j] for m in maps], n) for j in range(b)]
-        return self._cluster_compute(merged, one_at_a_time)
+        return [_delayed(reduce, nout=nout)([m[j] for m in maps], n) for j in range(b)]
 
     def _rows_of(self, groups: pa.Table, columns: list[str], with_split: bool) -> pa.Table:
         """Every row whose key hashes are those of ``groups``: their values (v0..), row numbers and split."""
@@ -988,6 +1009,14 @@ class DaskManifest(FileManifest):
             if self._cluster.gone():  # whatever the error said, the cause is the scheduler that went away
                 cause = ClusterLost(f"the Dask scheduler at {self._cluster.address} went away")
             raise StageInputError(_explain(cause, self._cluster.address, self._sources[0].path)) from None
+
+    def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
+        # A key's numbering made with its counts waits on the workers only for a later stage that links it.
+        linked = {k[1] for k in keep if k[0] == "key" and len(k) == 2}
+        with self._held_lock:
+            for column in [c for c in self._numbered_buckets if c not in linked]:
+                del self._numbered_buckets[column]
+        super().stage_done(keep)
 
     def close(self, wait: bool = True) -> None:
         super().close(wait)
@@ -1110,18 +1139,23 @@ def _empty_distinct(value_type: pa.DataType) -> pa.Table:
     )
 
 
-def _count_bucket(parts: list[pa.Table], n_keys: int, n_splits: int) -> tuple[ValueCounts, pa.Table]:
-    """A bucket's groups of one key merged, its sound groups as counts per distinct value, and the hashes and
-    splits of those whose hash two values share (their rows are grouped again by value)."""
+def _count_bucket(
+    parts: list[pa.Table], n_keys: int, n_splits: int
+) -> tuple[ValueCounts, pa.Table, tuple[np.ndarray, pa.Array, int]]:
+    """A bucket's groups of one key merged, its sound groups as counts per distinct value, the hashes and splits
+    of those whose hash two values share (their rows are grouped again by value), and the bucket's values
+    numbered as a linking key numbers them (linkedpieces.numbered_bucket)."""
+    from auditor.backends.linkedpieces import numbered_by_split
+
     merged = merge_groups(parts, n_keys)
     if "lo0" not in merged.column_names:  # no piece at all: nothing to count
-        return empty_value_counts(n_splits), pa.table(
-            {"h0": pa.array([], pa.uint64()), SPLIT: pa.array([], pa.int64())}
-        )
+        empty = pa.table({"h0": pa.array([], pa.uint64()), SPLIT: pa.array([], pa.int64())})
+        return empty_value_counts(n_splits), empty, numbered_by_split(merged)
     ok = pure(merged, n_keys)
     kept = merged.filter(pa.array(ok))
     grouped = pa.table({"k0": kept.column("lo0"), **_grouped_tail(kept)}).rename_columns(grouped_columns(1))
-    return value_counts(grouped, n_splits), merged.filter(pa.array(~ok)).select(["h0", SPLIT])
+    collided = merged.filter(pa.array(~ok)).select(["h0", SPLIT])
+    return value_counts(grouped, n_splits), collided, numbered_by_split(merged)
 
 
 def _rows_hashed(
@@ -1227,6 +1261,14 @@ def _first_of(found: tuple[Any, ...]) -> Any:
 
 def _second_of(found: tuple[Any, ...]) -> Any:
     return found[1]
+
+
+def _third_of(found: tuple[Any, ...]) -> Any:
+    return found[2]
+
+
+def _first_two_of(found: tuple[Any, ...]) -> tuple[Any, Any]:
+    return found[0], found[1]
 
 
 def _sizes_of(found: tuple[np.ndarray, pa.Array, int]) -> tuple[int, int]:

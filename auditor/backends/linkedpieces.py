@@ -383,19 +383,49 @@ def numbered_bucket(parts: list[pa.Table], n_keys: int) -> tuple[np.ndarray, pa.
     """A bucket's distinct values of one column, numbered where they are: their hashes (ascending) and values in
     that order, blank text left out as the in-memory engine leaves it out; and how many hashes two values share
     (then the column is coded the other way, by value)."""
-    import pyarrow.compute as pc
-
     from auditor.backends.cluster import _distinct_bucket
 
     kept, collided = _distinct_bucket(parts, n_keys)
     if "lo0" not in kept.column_names:
         return np.zeros(0, dtype=np.uint64), pa.array([], pa.string()), collided.num_rows
-    hashes, values = kept.column("h0").to_numpy(), kept.column("lo0").combine_chunks()
+    return _numbered(kept.column("h0").to_numpy(), kept.column("lo0").combine_chunks(), collided.num_rows)
+
+
+def numbered_by_split(merged: pa.Table) -> tuple[np.ndarray, pa.Array, int]:
+    """numbered_bucket from a bucket's groups of one column by (hash, split), as its counts are made: the same
+    values and hashes, so a key counted for one stage is numbered for the next without grouping it again. A
+    hash held by other values in other splits is a collision too."""
+    import pyarrow.compute as pc
+
+    from auditor.backends.hashed import pure
+
+    if "lo0" not in merged.column_names:
+        return np.zeros(0, dtype=np.uint64), pa.array([], pa.string()), 0
+    merged = merged.filter(pc.greater(merged.column("n0"), 0))
+    ok = pure(merged, 1)
+    collided = int((~ok).sum())
+    hashes, values = merged.column("h0").to_numpy()[ok], merged.column("lo0").combine_chunks().filter(pa.array(ok))
+    order = np.argsort(hashes, kind="stable")
+    hashes, values = hashes[order], values.take(pa.array(order))
+    first = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1]))) if len(hashes) else order[:0]
+    if len(first) < len(hashes):  # a hash in several splits: each must hold its first split's value
+        run = np.cumsum(np.concatenate(([False], hashes[1:] != hashes[:-1]))) if len(hashes) else order[:0]
+        same = pc.fill_null(pc.equal(values, values.take(pa.array(first[run]))), True)
+        differs = ~np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)
+        collided += len(np.unique(hashes[differs]))
+        hashes, values = hashes[first], values.take(pa.array(first))
+    return _numbered(hashes, values, collided)
+
+
+def _numbered(hashes: np.ndarray, values: pa.Array, collided: int) -> tuple[np.ndarray, pa.Array, int]:
+    """Distinct values and their hashes, blank text left out, in ascending order of hash."""
+    import pyarrow.compute as pc
+
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(values), "").to_numpy(zero_copy_only=False), dtype=bool)
         hashes, values = hashes[~blank], values.filter(pa.array(~blank))
     order = np.argsort(hashes, kind="stable")
-    return hashes[order], values.take(pa.array(order)), collided.num_rows
+    return hashes[order], values.take(pa.array(order)), collided
 
 
 def bucket_codes(hashes: tuple[np.ndarray, np.ndarray], tables: list[np.ndarray], starts: np.ndarray) -> np.ndarray:

@@ -1104,3 +1104,50 @@ def test_a_repeated_digest_is_counted_and_coded_where_its_rows_are(
         manifest.close()
         memory.close()
     assert gathered and max(gathered) < rows // 4  # per piece, value or component; never the digest's rows
+
+
+def test_a_key_counted_for_one_stage_is_linked_by_the_next_without_grouping_it_again(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """group_overlap counts `writer`, then shared_upstream links it: one grouping of its rows on the workers
+    serves both, and the linked rows are the in-memory ones. A key no later stage links lets its numbering go."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+    from auditor.manifest.table import load_manifest
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 500)
+    config = _random_manifest(tmp_path, rows=6000, files=2)  # writers of 50 rows each: numbered, not repeated
+    memory = load_manifest(load_config(config))
+    manifest, _ = load_for(load_config(config), EngineSettings("dask", scheduler=cluster.scheduler_address))
+    assert isinstance(manifest, engine.DaskManifest)
+    mapped: list[tuple[str, ...]] = []  # the columns of each piece's grouping task, as the driver makes it
+    real_delayed = engine._delayed
+
+    def delayed(function: Any, nout: int | None = None) -> Any:
+        made = real_delayed(function, nout)
+        if function is not engine._map_groups:
+            return made
+
+        def task(piece: Any, columns: list[str], *args: Any) -> Any:
+            mapped.append(tuple(columns))
+            return made(piece, columns, *args)
+
+        return task
+
+    monkeypatch.setattr(engine, "_delayed", delayed)
+    try:
+        counts = manifest.group_counts("writer")
+        assert counts.key.n_values == memory.group_counts("writer").key.n_values
+        manifest.stage_done({("key", "writer")})  # a later stage links writer: its numbering is kept
+        found, expected = manifest.linked(["writer", "source"]), memory.linked(["writer", "source"])
+        assert mapped.count(("writer",)) == len(manifest._pieces) == 12  # one grouping, a task a piece
+        assert found.sizes.tolist() == expected.sizes.tolist()
+        n = len(memory.split_names)
+        assert np.array_equal(found.split_counts(n), expected.split_counts(n))
+        manifest.group_counts("source")
+        manifest.stage_done(set())  # no later stage links source
+        assert not manifest._numbered_buckets
+    finally:
+        manifest.close()
+        memory.close()

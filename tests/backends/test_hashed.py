@@ -97,3 +97,43 @@ def test_a_piece_whose_groups_hold_one_value_each_sends_each_value_once() -> Non
     assert merge_groups(parts[:1], 1).equals(merge_groups(whole[:1], 1))
     assert merge_groups(parts[:1], 1).column("hi0").to_pylist() == ["a", "b", None]
     assert "hi0" in merge_groups([parts[0].slice(0, 0)], 1).column_names
+
+
+def _numbering_piece(rng: np.random.Generator, rows: int, offset: int, clash: bool) -> pa.Table:
+    """One value per hash (blank and null among them); with ``clash``, hash 3 holds another value in split 2
+    only: each (hash, split) group is one value, yet two values share the hash."""
+    h = rng.integers(0, 30, rows).astype(np.uint64)
+    words = np.array([f"w{x}" for x in range(30)], dtype=object)
+    words[5] = "  "  # blank: left out of the numbering, as in memory
+    split = rng.integers(0, 3, rows).astype(np.int64)
+    value = words[h.astype(np.int64)]
+    if clash:
+        value = np.where((h == 3) & (split == 2), "other", value)
+    null = rng.random(rows) < 0.05
+    value, h = np.where(null, None, value), np.where(null, np.uint64(999), h)  # nulls hash alike, apart
+    return pa.table(
+        {
+            "h0": pa.array(h),
+            "v0": pa.array(value, pa.string()),
+            "_row": pa.array(np.arange(offset, offset + rows, dtype=np.int64)),
+            "_split": pa.array(split),
+        }
+    )
+
+
+@pytest.mark.parametrize("clash", [False, True], ids=["one value a hash", "a hash two values share across splits"])
+def test_a_key_numbered_from_its_counts_groups_is_numbered_as_on_its_own(clash: bool) -> None:
+    """The values a bucket numbers from its (hash, split) groups, made for the key's counts, are those it numbers
+    from (hash) groups of its own: the same hashes and values in the same order, and a collision found either way,
+    also where two values share a hash only across splits."""
+    from auditor.backends.hashed import merge_groups, partial_groups
+    from auditor.backends.linkedpieces import numbered_bucket, numbered_by_split
+
+    rng = np.random.default_rng(3)
+    pieces = [_numbering_piece(rng, rows, offset, clash) for rows, offset in [(2000, 0), (1500, 2000)]]
+    by_split = numbered_by_split(merge_groups([partial_groups(p, 1) for p in pieces], 1))
+    alone = numbered_bucket([partial_groups(p.drop_columns(["_split"]), 1) for p in pieces], 1)
+    assert (by_split[2] > 0) == (alone[2] > 0) == clash
+    if not clash:
+        assert np.array_equal(by_split[0], alone[0]) and by_split[1].equals(alone[1])
+        assert len(alone[0]) == 29 and "  " not in alone[1].to_pylist()

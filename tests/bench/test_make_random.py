@@ -87,3 +87,16 @@ def test_check_reports_wrong_counts_errors_and_timeouts(bench: tuple[ModuleType,
         "group_overlap error: boom"
     ]
     assert scale_bench.check({"timeout": True}, want) == ["timeout"]
+
+
+def test_writers_option_keeps_the_writers_whatever_the_rows(
+    bench: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    """random-fixed-keys draws from the same writers and sources at every size: more rows, the same values."""
+    make_random, _ = bench
+    small = make_random.generate(5_000, tmp_path / "a" / "m.parquet", writers=40, sources=400)
+    large = make_random.generate(20_000, tmp_path / "b" / "m.parquet", writers=40, sources=400)
+    assert small["writers_drawn_from"] == large["writers_drawn_from"] == 40
+    assert small["writers"] == large["writers"] == 40  # 125 and 500 rows a writer: every one drawn
+    assert large["sources"] == 400
+    assert pc.count_distinct(pq.read_table(tmp_path / "b" / "m.parquet")["writer"]).as_py() == 40
