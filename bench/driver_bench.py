@@ -3,7 +3,8 @@
     python bench/driver_bench.py --rows 1000000 10000000 30000000 [--configs groups links]
                                  [--shape random|random-fixed-keys]
                                  [--data-dir bench/data] [--timeout 1200] [--scheduler ADDRESS] [--only STAGES]
-                                 [--sources DIR ...] [--json PATH]
+                                 [--sources DIR ...] [--engines dask duckdb] [--repeat N]
+                                 [--duckdb-memory-limit 6GB] [--json PATH]
 
 For each size, the `random` shape of section 10 (make_random.py, DATA_DIR/random_<N>/, generated when missing;
 with --shape random-fixed-keys the same draw from 200k writers and 2M sources at every size, so the findings name
@@ -16,15 +17,19 @@ takes it as the largest of the driver and every descendant it has reaped, and a 
 its own with the RSS of its parent at the fork, so it is no driver-only figure. Findings are checked against
 truth.json as scale_bench.py does; a stage error, a wrong count or a timeout exits 1. With --sources, each audit
 runs once per checkout named (its root on PYTHONPATH), one after the other, so versions are compared side by side
-on the same data and load.
+on the same data and load. With --engines dask duckdb, each audit runs on both engines in turn (the file read
+into the page cache before each), --repeat times, and the median wall time of the cluster is given as a multiple
+of the DuckDB engine's, run by run and overall: the two measured side by side on the same data.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -140,12 +145,22 @@ def _sampled(proc: subprocess.Popen[bytes], err: IO[bytes], timeout: float, inte
 # --- one audit --------------------------------------------------------------------------------------------------
 
 
-def audit_command(config: Path, out_dir: Path, scheduler: str | None, only: str | None = None) -> list[str]:
-    """`audit run CONFIG --engine dask`, from this interpreter's environment, a JSON report into ``out_dir``."""
+def audit_command(
+    config: Path,
+    out_dir: Path,
+    scheduler: str | None,
+    only: str | None = None,
+    engine: str = "dask",
+    memory_limit: str | None = None,
+) -> list[str]:
+    """`audit run CONFIG --engine ENGINE`, from this interpreter's environment, a JSON report into ``out_dir``;
+    the scheduler only for the dask engine."""
     audit = Path(sys.executable).with_name("audit")
-    cmd = [str(audit) if audit.exists() else "audit", "run", str(config), "--engine", "dask"]
+    cmd = [str(audit) if audit.exists() else "audit", "run", str(config), "--engine", engine]
     cmd += ["--out", str(out_dir), "--format", "json", "--quiet"]
-    return cmd + (["--scheduler", scheduler] if scheduler else []) + (["--only", only] if only else [])
+    cmd += ["--scheduler", scheduler] if scheduler and engine == "dask" else []
+    cmd += ["--memory-limit", memory_limit] if memory_limit else []
+    return cmd + (["--only", only] if only else [])
 
 
 def sources_env(root: Path | None) -> dict[str, str] | None:
@@ -156,7 +171,11 @@ def sources_env(root: Path | None) -> dict[str, str] | None:
 
 
 def run_one(
-    config: Path, want: dict[str, object], args: argparse.Namespace, env: dict[str, str] | None = None
+    config: Path,
+    want: dict[str, object],
+    args: argparse.Namespace,
+    env: dict[str, str] | None = None,
+    engine: str = "dask",
 ) -> dict[str, object]:
     """One audit watched (with ``env``, else this environment); its findings read back and checked against
     ``want``."""
@@ -164,8 +183,9 @@ def run_one(
 
     from auditor.core.diff import load_report
 
+    limit = getattr(args, "duckdb_memory_limit", None) if engine == "duckdb" else None
     with tempfile.TemporaryDirectory(prefix="driver_bench_") as out:
-        command = audit_command(config, Path(out), args.scheduler, args.only)
+        command = audit_command(config, Path(out), args.scheduler, args.only, engine, limit)
         result = watch(command, args.timeout, args.interval, env=env)
         if "timeout" not in result and "crash" not in result:
             report = load_report(Path(out) / "report.json")
@@ -185,7 +205,10 @@ def slope(results: list[dict[str, object]], config: str, sources: str | None = N
     done = sorted(
         (int(r["rows"]), float(r["driver_peak_mb"]))  # type: ignore[call-overload, arg-type]
         for r in results
-        if r["config"] == config and r.get("sources") == sources and not r["problems"]
+        if r["config"] == config
+        and r.get("sources") == sources
+        and r.get("engine", "dask") == "dask"
+        and not r["problems"]
     )
     if len(done) < 2 or done[-1][0] == done[-2][0]:
         return None
@@ -199,13 +222,43 @@ def slope(results: list[dict[str, object]], config: str, sources: str | None = N
     }
 
 
+def engine_ratios(results: list[dict[str, object]]) -> list[dict[str, object]]:
+    """For each size, config and checkout audited on both engines: the dask engine's median wall time over the
+    DuckDB engine's, and each run's pair (the n-th run of one with the n-th of the other). Runs that failed,
+    timed out or did not reproduce truth.json count for neither."""
+    out = []
+    keys = dict.fromkeys((r["rows"], r["config"], r.get(SOURCES)) for r in results)
+    for rows, config, sources in keys:
+        walls: dict[str, list[float]] = {"dask": [], "duckdb": []}
+        for r in results:
+            if (r["rows"], r["config"], r.get(SOURCES)) == (rows, config, sources) and not r["problems"]:
+                walls.setdefault(str(r.get("engine", "dask")), []).append(float(r["elapsed_s"]))  # type: ignore[arg-type]
+        if walls["dask"] and walls["duckdb"]:
+            dask_s, duck_s = statistics.median(walls["dask"]), statistics.median(walls["duckdb"])
+            pairs = [a / b for a, b in zip(walls["dask"], walls["duckdb"], strict=False)]
+            out.append(
+                {
+                    "rows": rows,
+                    "config": config,
+                    SOURCES: sources,
+                    "dask_s": walls["dask"],
+                    "duckdb_s": walls["duckdb"],
+                    "ratio": dask_s / duck_s,
+                    "pair_ratios": pairs,
+                }
+            )
+    return out
+
+
 def table(results: list[dict[str, object]], timeout: float) -> str:
     several = len({r.get("sources") for r in results}) > 1
+    engines = len({r.get("engine", "dask") for r in results}) > 1
     lines = [
         "| rows | config |"
         + (" sources |" if several else "")
+        + (" engine |" if engines else "")
         + " wall s | driver peak MB | largest worker MB | wait4 maxrss MB | load average | findings |",
-        "|---:|---|" + ("---|" if several else "") + "---:|---:|---:|---:|---:|---|",
+        "|---:|---|" + ("---|" if several else "") + ("---|" if engines else "") + "---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         problems: list[str] = r["problems"]  # type: ignore[assignment]
@@ -214,6 +267,7 @@ def table(results: list[dict[str, object]], timeout: float) -> str:
         wait4 = r.get("wait4_maxrss_mb")
         lines.append(
             f"| {int(r['rows']):,} | {r['config']} | {f'{r.get(SOURCES)} | ' if several else ''}"  # type: ignore[call-overload]
+            f"{str(r.get('engine', 'dask')) + ' | ' if engines else ''}"
             f"{wall} | {float(r['driver_peak_mb']):.0f} | "  # type: ignore[arg-type]
             f"{f'{workers[0]:.0f}' if workers else '—'} | {'—' if wait4 is None else f'{float(wait4):.0f}'} | "  # type: ignore[arg-type]
             f"{float(r['loadavg']):.1f} | "  # type: ignore[arg-type]
@@ -242,6 +296,15 @@ def main() -> None:
         help="checkouts of split-auditor (their roots) to run in turn, each audit once per checkout (default: the "
         "auditor this interpreter imports)",
     )
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=("dask", "duckdb"),
+        default=["dask"],
+        help="engines to audit with, in turn (default: dask); with both, the cluster's time over DuckDB's",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each audit, interleaved (default 1)")
+    parser.add_argument("--duckdb-memory-limit", help="--memory-limit of the DuckDB engine's audits (e.g. 6GB)")
     parser.add_argument("--json", type=Path, help="also save the results here")
     args = parser.parse_args()
     from run_bench import package_fingerprint, warm_page_cache
@@ -259,25 +322,36 @@ def main() -> None:
     for rows in args.rows:
         manifest, configs, _, truth = ensure_shape(args.shape, rows, args.data_dir)
         warm_page_cache(manifest)
-        for config in args.configs:
-            for root in roots:
-                loadavg = os.getloadavg()[0]
-                r = run_one(configs[config], expected(args.shape, config, truth), args, envs[root])
-                r.update(rows=rows, config=config, loadavg=loadavg)
-                if root is not None:
-                    r[SOURCES] = label[root]
-                results.append(r)
-                workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
-                print(
-                    f"  {config} {rows:,} rows{f' ({label[root]})' if root else ''}: {float(r['elapsed_s']):.1f}s "  # type: ignore[arg-type]
-                    f"driver {float(r['driver_peak_mb']):.0f} MB "  # type: ignore[arg-type]
-                    f"workers {', '.join(f'{w:.0f}' for w in workers)} MB load {loadavg:.2f}"
-                    + (f" PROBLEMS {r['problems']}" if r["problems"] else ""),
-                    file=sys.stderr,
-                    flush=True,
-                )
+        for config, _, root, engine in itertools.product(args.configs, range(args.repeat), roots, args.engines):
+            if len(args.engines) > 1:
+                warm_page_cache(manifest)  # each engine starts from the same page cache, whatever ran before
+            loadavg = os.getloadavg()[0]
+            r = run_one(configs[config], expected(args.shape, config, truth), args, envs[root], engine)
+            r.update(rows=rows, config=config, loadavg=loadavg, engine=engine)
+            if root is not None:
+                r[SOURCES] = label[root]
+            results.append(r)
+            workers: list[float] = r["worker_peaks_mb"]  # type: ignore[assignment]
+            print(
+                f"  {config} {engine} {rows:,} rows{f' ({label[root]})' if root else ''}: "
+                f"{float(r['elapsed_s']):.1f}s "  # type: ignore[arg-type]
+                f"driver {float(r['driver_peak_mb']):.0f} MB "  # type: ignore[arg-type]
+                f"workers {', '.join(f'{w:.0f}' for w in workers)} MB load {loadavg:.2f}"
+                + (f" PROBLEMS {r['problems']}" if r["problems"] else ""),
+                file=sys.stderr,
+                flush=True,
+            )
     print(f"\nload average at end {os.getloadavg()[0]:.2f}\n")
     print(table(results, args.timeout))
+    ratios = engine_ratios(results)
+    for q in ratios:
+        print(
+            f"{q['config']} {int(q['rows']):,} rows{f' ({q[SOURCES]})' if q[SOURCES] else ''}: dask "  # type: ignore[call-overload]
+            f"{', '.join(f'{x:.1f}' for x in q['dask_s'])} s, duckdb {', '.join(f'{x:.1f}' for x in q['duckdb_s'])} s: "  # type: ignore[attr-defined]
+            f"{float(q['ratio']):.2f}x the DuckDB engine's median (run by run: "  # type: ignore[arg-type]
+            + ", ".join(f"{x:.2f}x" for x in q["pair_ratios"])  # type: ignore[attr-defined]
+            + ")"
+        )
     slopes = {
         " ".join(filter(None, [c, label[root]])): slope(results, c, label[root]) for c in args.configs for root in roots
     }
@@ -289,7 +363,10 @@ def main() -> None:
             )
     if args.json:
         args.json.write_text(
-            json.dumps({"fingerprint": fingerprint, "loadavg": load, "results": results, "slopes": slopes}, indent=2)
+            json.dumps(
+                {"fingerprint": fingerprint, "loadavg": load, "results": results, "slopes": slopes, "ratios": ratios},
+                indent=2,
+            )
         )
     if any(r["problems"] for r in results):
         print("\nERROR: an audit failed, timed out or did not reproduce truth.json", file=sys.stderr)

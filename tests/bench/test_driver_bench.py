@@ -107,3 +107,26 @@ def test_checkouts_compared_side_by_side_keep_their_own_slope_and_column(
     assert rows[0].startswith("| rows | config | sources |") and rows[2].startswith(
         "| 1,000,000 | groups | a | 1.0 | 200 |"
     )
+
+
+def test_the_cluster_is_timed_against_duckdb_run_by_run(bench: tuple[ModuleType, ModuleType, ModuleType]) -> None:
+    """--engines dask duckdb: the cluster's median wall time over the DuckDB engine's, each run paired with the
+    other engine's run of the same turn; a run that failed counts for neither engine."""
+    *_, driver_bench = bench
+
+    def result(engine: str, wall: float, problems: list[str] | None = None) -> dict[str, object]:
+        return {"rows": 10, "config": "links", "engine": engine, "elapsed_s": wall, "problems": problems or []}
+
+    runs = [result("duckdb", 100.0), result("dask", 180.0), result("duckdb", 120.0), result("dask", 200.0)]
+    [q] = driver_bench.engine_ratios([*runs, result("dask", 10.0, ["UPS001 1 != 2"])])
+    assert q["dask_s"] == [180.0, 200.0] and q["duckdb_s"] == [100.0, 120.0]
+    assert q["ratio"] == pytest.approx(190.0 / 110.0)
+    assert q["pair_ratios"] == pytest.approx([1.8, 200.0 / 120.0])
+    assert driver_bench.engine_ratios(runs[1::2]) == []  # one engine alone: nothing to compare
+    lines = driver_bench.table(
+        [dict(r, worker_peaks_mb=[], driver_peak_mb=1.0, loadavg=0.0) for r in runs], 60.0
+    ).splitlines()
+    assert lines[0].startswith("| rows | config | engine |") and lines[3].startswith("| 10 | links | dask | 180.0 |")
+    command = driver_bench.audit_command(Path("a.yaml"), Path("out"), "tcp://x:1", None, "duckdb", "6GB")
+    assert command[2:5] == ["a.yaml", "--engine", "duckdb"] and "--scheduler" not in command
+    assert command[-2:] == ["--memory-limit", "6GB"]
