@@ -479,6 +479,9 @@ def main() -> None:
 
     control = socket.socket(fileno=int(sys.argv[1]))
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    # The audits forked here are those a terminal starts, whose Ctrl-C the tests send: a test run started in the
+    # background (a shell's `&`) ignores SIGINT, which every child would inherit and the audit keep on purpose.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from importlib.metadata import entry_points
 
     stages = [entry.module for entry in entry_points(group="auditor.stages")]

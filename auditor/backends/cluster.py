@@ -66,6 +66,11 @@ if TYPE_CHECKING:
 
 # Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
 PIECE_ROWS = 1 << 20
+# Past this many pieces, pieces grow instead: a grouping sends each piece's share to each bucket (pieces x buckets
+# task outputs the scheduler tracks), so a count of pieces that grew with the rows would grow that state with
+# their square (6.25M outputs a grouping at 5 billion rows of 1M-row pieces), where more rows a piece cost the
+# workers memory linearly.
+MAX_PIECES = 512
 SYNCHRONOUS = "synchronous"  # --scheduler synchronous: every task in this process, one after another
 CONNECT_TIMEOUT_S = 10.0
 WATCH_S = 2.0  # how often a running computation checks that its scheduler and workers are still there
@@ -345,7 +350,7 @@ class DaskManifest(FileManifest):
         self._pieces = _pieces(files)
         # As many buckets as pieces (at least two per thread): a bucket merges about one piece's worth of groups,
         # whatever the manifest's size, so no worker is handed a share that grows with the rows.
-        self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), 4096))
+        self._n_buckets = max(1, min(max(len(self._pieces), 2 * cluster.threads), MAX_PIECES))
         self._notes: list[str] = []
         self._fold_codes: list[Any] | None = None
         self._held: dict[str, list[Any]] = {}  # column -> each piece's (hashes, valid), the last used last
@@ -1036,15 +1041,18 @@ def _delayed(function: Callable[..., Any], nout: int | None = None) -> Any:
 
 
 def _pieces(files: ParquetManifestFiles) -> list[Piece]:
-    """Row groups gathered into pieces of about PIECE_ROWS rows, each within one file."""
+    """Row groups gathered into pieces of about PIECE_ROWS rows (more when that would make more than MAX_PIECES
+    pieces), each within one file."""
     pieces: list[Piece] = []
+    total = sum(source.rows for source in files.sources)
+    piece_rows = max(PIECE_ROWS, -(-total // MAX_PIECES))
     for source in files.sources:
         starts = [*source.row_groups, source.rows]
         group, begin = [], 0
         for g in range(len(source.row_groups)):
             group.append(g)
             end = starts[g + 1]
-            if end - starts[group[0]] >= PIECE_ROWS or g == len(source.row_groups) - 1:
+            if end - starts[group[0]] >= piece_rows or g == len(source.row_groups) - 1:
                 begin = starts[group[0]]
                 pieces.append(
                     Piece(

@@ -420,6 +420,30 @@ def test_a_bucket_merges_about_one_pieces_worth_whatever_the_size(
         manifest.close()
 
 
+def test_past_the_most_pieces_the_pieces_grow_and_the_report_stays_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pieces, and so the buckets and each grouping's pieces x buckets outputs, stop growing with the rows:
+    a 5-billion-row manifest of 1M-row pieces would hand the scheduler 6.25M outputs a grouping."""
+    from auditor.backends import cluster as engine
+    from auditor.backends.load import load_for
+    from auditor.core.config import load_config
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 100)
+    monkeypatch.setattr(engine, "MAX_PIECES", 4)
+    config = _random_manifest(tmp_path, rows=6000, files=2)
+    settings = EngineSettings("dask", scheduler="synchronous")
+    manifest, _ = load_for(load_config(config), settings)
+    try:
+        assert isinstance(manifest, engine.DaskManifest)
+        assert [p.rows for p in manifest._pieces] == [1500] * 4  # three 500-row row groups each, not one
+        assert manifest._n_buckets == 4
+    finally:
+        manifest.close()
+    memory, dask = both(config, settings, only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+
+
 def test_a_cluster_left_without_workers_mid_run_is_exit_2_not_a_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
