@@ -709,8 +709,7 @@ class DaskManifest(FileManifest):
                 _delayed(_piece_repeat_counts)(p, s, h, wanted, codes, n_splits)
                 for p, s, h in zip(self._pieces, splits, found.hashed, strict=True)
             ]
-            cells = [(exact.counts.ravel(), exact.first_row.ravel(), exact.last_row.ravel())]
-            cells += self._cluster_compute(tasks)
+            cells = self._cluster_compute(tasks)
         finally:
             self._release()
         return _summed_cells(exact, cells)
@@ -1212,43 +1211,36 @@ def _piece_repeat_counts(
     wanted: np.ndarray,
     codes: np.ndarray,
     n_splits: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A piece's rows per (repeated value, split) with the first and last of them, as flat cells (code *
-    n_splits + split; 0 rows and -1 where none): its rows found by hash among ``wanted`` (sorted, with
-    ``codes``)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A piece's rows per (repeated value, split) with the first and last of them: the cells it holds (code *
+    n_splits + split, ascending), their rows, first and last row. Its rows are found by hash among ``wanted``
+    (sorted, with ``codes``). Only the cells the piece holds: a dense table per piece would send every piece's
+    (repeated values x splits) figures to the driver, however few of them it holds."""
     local = _piece_codes(hashes, (wanted, codes.astype(CODE, copy=False)))
-    size = (int(codes.max()) + 1 if len(codes) else 0) * n_splits
-    counts, first, last = np.zeros(size, np.int64), np.full(size, -1, np.int64), np.full(size, -1, np.int64)
     rows = np.flatnonzero(local >= 0)
-    if not len(rows):
-        return counts, first, last
     split = _piece_split_codes(piece, split_names)[rows].astype(np.int64)
     rows, split = rows[split >= 0], split[split >= 0]
     flat = local[rows].astype(np.int64) * n_splits + split
-    counts += np.bincount(flat, minlength=size)
     # rows ascend: a cell's first index holds its first row, its last index its last.
-    cells, at = np.unique(flat, return_index=True)
-    first[cells] = rows[at] + piece.offset
-    cells, at = np.unique(flat[::-1], return_index=True)
-    last[cells] = rows[::-1][at] + piece.offset
-    return counts, first, last
+    cells, at, n = np.unique(flat, return_index=True, return_counts=True)
+    _, at_last = np.unique(flat[::-1], return_index=True)
+    return cells, n.astype(np.int64), rows[at] + piece.offset, rows[::-1][at_last] + piece.offset
 
 
 def _summed_cells(
-    base: GroupSplitCounts, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    base: GroupSplitCounts, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 ) -> GroupSplitCounts:
-    """``base`` (its key and shape) with the counts of every part's flat cells added, the first rows the
+    """``base`` with every part's cells (flat cell, rows, first row, last row) added: the first rows the
     smallest and the last rows the largest (-1: none)."""
     shape = base.counts.shape
-    size = shape[0] * shape[1]
-    counts = np.zeros(size, np.int64)
-    first = np.full(size, np.iinfo(np.int64).max, np.int64)
-    last = np.full(size, -1, np.int64)
-    for c, f, la in parts:
-        n = len(c)
-        counts[:n] += c
-        np.minimum(first[:n], np.where(f >= 0, f, np.iinfo(np.int64).max), out=first[:n])
-        np.maximum(last[:n], la, out=last[:n])
+    counts = base.counts.astype(np.int64).ravel()
+    none = np.iinfo(np.int64).max
+    first = np.where(counts > 0, base.first_row.ravel(), none).astype(np.int64)
+    last = np.where(counts > 0, base.last_row.ravel(), -1).astype(np.int64)
+    for cells, n, f, la in parts:  # a part's cells are distinct: plain indexing adds each once
+        counts[cells] += n
+        first[cells] = np.minimum(first[cells], f)
+        last[cells] = np.maximum(last[cells], la)
     first[counts == 0] = -1
     return GroupSplitCounts(base.key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), base.missing)
 

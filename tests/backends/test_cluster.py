@@ -1130,6 +1130,37 @@ def test_a_repeated_digest_is_counted_and_coded_where_its_rows_are(
     assert gathered and max(gathered) < rows // 4  # per piece, value or component; never the digest's rows
 
 
+def test_a_piece_sends_only_the_repeated_values_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A piece's counts of a digest's repeats are the cells it holds, not a (repeated values x splits) table:
+    with 30M repeated values, 50 pieces would send the driver 50 such tables at once. Summed, they are the counts
+    of every row."""
+    from auditor.backends import cluster as engine
+    from auditor.manifest.groupcounts import counts_from_rows
+
+    rng = np.random.default_rng(5)
+    n_values, n_splits, per_piece, n_pieces = 100_000, 3, 40, 3
+    wanted = np.arange(1, n_values + 1, dtype=np.uint64) * 7919  # sorted hashes; code i for the i-th
+    codes = np.arange(n_values, dtype=np.int64)
+    value_of = [rng.integers(0, 5, per_piece) for _ in range(n_pieces)]  # codes 0..4 only
+    split_of = [rng.integers(0, n_splits, per_piece) for _ in range(n_pieces)]
+    monkeypatch.setattr(engine, "_piece_split_codes", lambda piece, names: split_of[piece.offset // per_piece])
+    parts = []
+    for i in range(n_pieces):
+        hashes = (wanted[value_of[i]], np.ones(per_piece, dtype=bool))
+        piece = engine.Piece("p.parquet", (i,), i * per_piece, per_piece, None, "split")
+        parts.append(engine._piece_repeat_counts(piece, ["a", "b", "c"], hashes, wanted, codes, n_splits))
+        assert all(len(a) <= 5 * n_splits for a in parts[-1])  # the cells it holds, not 300,000
+    values = pa.array([f"v{i}" for i in range(n_values)])
+    base = counts_from_rows(
+        np.zeros(0, np.int64), np.zeros(0, np.int64), values, np.zeros(0, np.int64), n_splits, "sha"
+    )
+    summed = engine._summed_cells(base, parts)
+    rows = np.arange(n_pieces * per_piece)
+    expected = counts_from_rows(rows, np.concatenate(value_of), values, np.concatenate(split_of), n_splits, "sha")
+    for field in ("counts", "first_row", "last_row"):
+        assert np.array_equal(getattr(summed, field), getattr(expected, field)), field
+
+
 def test_a_key_counted_for_one_stage_is_linked_by_the_next_without_grouping_it_again(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
