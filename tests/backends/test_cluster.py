@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,16 @@ def _random_manifest(folder: Path, rows: int = 6000, files: int = 2) -> Path:
     path = folder / "audit.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
+
+
+def _lengths(value: Any, kinds: tuple[type, ...]) -> Iterator[int]:
+    """The length of every array of ``kinds`` in a task's result, however nested in lists and tuples: what the
+    driver was sent."""
+    if isinstance(value, kinds):
+        yield len(value)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _lengths(v, kinds)
 
 
 @pytest.fixture(scope="module")
@@ -538,12 +549,7 @@ def test_linked_rows_on_a_cluster_keep_every_per_row_array_on_the_workers(
     gathered: list[int] = []
     real_compute = manifest._cluster_compute
 
-    def sizes_of(value: Any) -> Iterator[int]:
-        if isinstance(value, np.ndarray):
-            yield len(value)
-        elif isinstance(value, list | tuple):
-            for v in value:
-                yield from sizes_of(v)
+    sizes_of = partial(_lengths, kinds=(np.ndarray,))
 
     def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
         results = real_compute(tasks, one_at_a_time)
@@ -1101,12 +1107,7 @@ def test_a_repeated_digest_is_counted_and_coded_where_its_rows_are(
     gathered: list[int] = []
     real_compute = manifest._cluster_compute
 
-    def sizes_of(value: Any) -> Iterator[int]:
-        if isinstance(value, np.ndarray | pa.Table | pa.Array):
-            yield len(value)
-        elif isinstance(value, list | tuple):
-            for v in value:
-                yield from sizes_of(v)
+    sizes_of = partial(_lengths, kinds=(np.ndarray, pa.Table, pa.Array))
 
     def compute(tasks: Any, one_at_a_time: bool = False) -> list[Any]:
         results = real_compute(tasks, one_at_a_time)
