@@ -3,6 +3,9 @@ folder or a glob, read in blocks of bounded size so that memory never grows with
 
 A line that is not JSON, lacks the text field or holds no string there is counted with its line number,
 never skipped in silence; bytes that are not UTF-8 are replaced (and counted) so the rest of the line is read.
+A line longer than a cap is skipped (and counted with its number) as it streams past, and a compressed shard
+that expands past a multiple of its size on disk is read no further: a stray 500 MB line or a compression bomb
+costs the time to read it once, never memory or a quadratic re-join.
 """
 
 from __future__ import annotations
@@ -20,13 +23,33 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.core.errors import StageInputError
-from auditor.core.paths import is_within
+from auditor.core.paths import is_within, not_regular
 
 BLOCK_BYTES = 8 << 20  # decompressed bytes per block handed to a worker
 _READ_BYTES = 256 << 10
 _JSONL = (".jsonl", ".ndjson", ".json")
 _CODECS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
-PROBLEMS = ("not_json", "missing_field", "not_text", "not_utf8")
+PROBLEMS = ("not_json", "missing_field", "not_text", "not_utf8", "too_long")
+MAX_LINE_BYTES = 64 << 20  # a longer line is skipped and counted
+MAX_EXPANSION = 100  # a compressed shard is read up to this many times its size on disk ...
+EXPANSION_FLOOR = 64 << 20  # ... or this many bytes, whichever is more (a small shard of repeated lines)
+
+
+@dataclass(frozen=True)
+class CorpusLimits:
+    """How far one shard is read: the longest line kept, and how far a compressed shard may expand."""
+
+    max_line_bytes: int = MAX_LINE_BYTES
+    max_expansion: int = MAX_EXPANSION
+    expansion_floor: int = EXPANSION_FLOOR
+
+    def decompressed_cap(self, shard: CorpusFile) -> int | None:
+        """The decompressed bytes ``shard`` may hold (None: a plain file, read as it lies)."""
+        return max(self.expansion_floor, self.max_expansion * shard.size) if shard.codec else None
+
+
+class ExpansionError(Exception):
+    """A compressed shard that decompresses past its cap: read no further (a compression bomb, or a cap to raise)."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +77,12 @@ def corpus_files(pattern: str, roots: Sequence[Path], option: str = "corpus") ->
     pattern that names none, a file of another kind, or a match that leads outside ``roots``."""
     path = Path(pattern)
     if glob.has_magic(pattern):
-        named = [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
+        named = [Path(p) for p in glob.glob(pattern, recursive=True) if not Path(p).is_dir()]
         from_folder = False
     elif path.is_dir():
-        named = [p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")]
+        named = [p for p in path.rglob("*") if not p.is_dir() and not p.name.startswith(".")]
         from_folder = True
-    elif path.is_file():
+    elif os.path.lexists(path):  # a file, or a FIFO, socket, device or dangling link: said below
         named, from_folder = [path], False
     else:
         raise StageInputError(f"{option}: {pattern} does not exist (working directory {os.getcwd()})")
@@ -72,6 +95,9 @@ def corpus_files(pattern: str, roots: Sequence[Path], option: str = "corpus") ->
             raise StageInputError(
                 f"{option}: {p} is neither JSONL (.jsonl, .jsonl.gz, .jsonl.zst) nor Parquet (.parquet)"
             )
+        problem = not_regular(p)
+        if problem is not None:  # reading a FIFO or a device blocks or never ends: refused before it is opened
+            raise StageInputError(f"{option}: {p} {problem}; a corpus shard must be a regular file")
         real = p.resolve()
         if not is_within(real, tuple(r.resolve() for r in roots)):
             raise StageInputError(f"{option}: {p} leads to {real}, outside the folders this audit may read")
@@ -84,55 +110,137 @@ def corpus_files(pattern: str, roots: Sequence[Path], option: str = "corpus") ->
 
 @dataclass
 class Parsed:
-    """The texts of one block with where each came from, and the lines that gave none."""
+    """The texts of a block with where each came from, and the lines that gave none (each with its problem)."""
 
     texts: pa.Array  # large_string
     lines: np.ndarray  # int64: line (JSONL, from 1) or row (Parquet, from 0) of each text
-    problems: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
-    examples: list[tuple[int, str]] = field(default_factory=list)  # (line, problem), the first few
+    files: np.ndarray | None = None  # int64: the file of each text, when a block spans files
+    bad_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    bad_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # index into PROBLEMS
+    bad_files: np.ndarray | None = None  # int64: the file of each bad line, when a block spans files
+
+    @property
+    def problems(self) -> dict[str, int]:
+        counts = np.bincount(self.bad_kinds.astype(np.int64), minlength=len(PROBLEMS))
+        return {k: int(v) for k, v in zip(PROBLEMS, counts, strict=True)}
+
+    @property
+    def examples(self) -> list[tuple[int, str]]:
+        """(line, problem) of the first few bad lines."""
+        order = np.argsort(self.bad_lines, kind="stable")[:_MAX_EXAMPLES]
+        return [(int(self.bad_lines[i]), PROBLEMS[int(self.bad_kinds[i])]) for i in order]
 
 
 _MAX_EXAMPLES = 5
 
 
-def jsonl_blocks(shard: CorpusFile, block: int = BLOCK_BYTES) -> Iterator[tuple[int, bytes, int]]:
-    """(first line number, whole lines, bytes of the file read so far) of a JSONL shard; OSError when the file is
-    truncated or unreadable, after the whole lines read before the damage."""
+def _bad(lines: Sequence[int] | np.ndarray, problem: str) -> tuple[np.ndarray, np.ndarray]:
+    lines = np.asarray(lines, np.int64)
+    return lines, np.full(len(lines), PROBLEMS.index(problem), np.int8)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole lines of a JSONL shard: the number of the first, the bytes, the bytes of the file read so far, and
+    the lines before their end that were skipped for their length."""
+
+    first_line: int
+    data: bytes
+    position: int
+    too_long: tuple[int, ...] = ()
+
+
+class _Lines:
+    """Bytes in, blocks of whole lines out; a line past ``max_line`` bytes is dropped as it streams past (its
+    number kept), and no byte is joined more than twice, whatever the lines' lengths."""
+
+    def __init__(self, block: int, max_line: int) -> None:
+        self.block, self.max_line = block, max_line
+        self.pending: list[bytes] = []
+        self.size = 0  # bytes held
+        self.tail = 0  # bytes held after the last newline: the line being read so far
+        self.line = 1  # number of the first line held
+        self.skipping = False  # inside a line past the cap
+        self.too_long: list[int] = []
+
+    def feed(self, data: bytes) -> Iterator[tuple[int, bytes, tuple[int, ...]]]:
+        if self.skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return
+            data, self.skipping = data[nl + 1 :], False
+            self.line += 1
+            if not data:
+                return
+        self.pending.append(data)
+        self.size += len(data)
+        nl = data.rfind(b"\n")
+        self.tail = len(data) - nl - 1 if nl >= 0 else self.tail + len(data)
+        if self.tail > self.max_line:
+            yield from self.whole()
+            self.pending, self.size, self.tail = [], 0, 0  # the long line's start is dropped
+            self.too_long.append(self.line)
+            self.skipping = True
+        elif self.size >= self.block and self.tail < self.size:
+            yield from self.whole()
+
+    def whole(self) -> Iterator[tuple[int, bytes, tuple[int, ...]]]:
+        """The whole lines held (and the long lines noted since the last block); the line being read stays."""
+        joined = b"".join(self.pending)
+        end = len(joined) - self.tail
+        if end > 0 or self.too_long:
+            yield self.line, joined[:end], tuple(self.too_long)
+            self.line += joined.count(b"\n", 0, end)
+            self.too_long = []
+        self.pending = [joined[end:]] if self.tail else []
+        self.size = self.tail
+
+    def finish(self) -> Iterator[tuple[int, bytes, tuple[int, ...]]]:
+        """At the end of the stream: the last line, even without its newline."""
+        self.tail = 0
+        yield from self.whole()
+
+
+def jsonl_blocks(shard: CorpusFile, block: int = BLOCK_BYTES, limits: CorpusLimits | None = None) -> Iterator[Block]:
+    """The blocks of whole lines of a JSONL shard, a line past ``limits.max_line_bytes`` skipped and named;
+    OSError when the file is truncated or unreadable, ExpansionError when a compressed shard expands past its
+    cap, each after the whole lines read before."""
+    limits = limits or CorpusLimits()
+    cap = limits.decompressed_cap(shard)
     raw = pa.OSFile(str(shard.path))
     stream = pa.CompressedInputStream(raw, shard.codec) if shard.codec else raw
-    line, size = 1, 0
-    pending: list[bytes] = []
+    lines = _Lines(block, limits.max_line_bytes)
+    read = 0
     try:
         while True:
             try:
                 # Small reads: a damaged stream raises without returning what it held, so little is lost.
                 data = stream.read(_READ_BYTES)
             except OSError:
-                if pending:
-                    whole = b"".join(pending)
-                    cut = whole.rfind(b"\n") + 1
-                    if cut:
-                        yield line, whole[:cut], raw.tell()
+                for first, whole, too_long in lines.whole():
+                    yield Block(first, whole, raw.tell(), too_long)
                 raise
-            if data:
-                pending.append(data)
-                size += len(data)
-                if size < block:
-                    continue
-            whole = b"".join(pending)
-            cut = whole.rfind(b"\n") + 1 if data else len(whole)
-            if cut:
-                yield line, whole[:cut], raw.tell()
-                line += whole.count(b"\n", 0, cut)
-            pending, size = ([whole[cut:]] if cut < len(whole) else []), len(whole) - cut
             if not data:
                 break
+            read += len(data)
+            if cap is not None and read > cap:  # the read that crosses the cap is not used
+                for first, whole, too_long in lines.whole():
+                    yield Block(first, whole, raw.tell(), too_long)
+                raise ExpansionError(
+                    f"decompressed past {cap:,} bytes ({limits.max_expansion}x its {shard.size:,} bytes on disk) "
+                    f"at line {lines.line}: a compression bomb, or a shard to allow with a larger max_expansion"
+                )
+            for first, whole, too_long in lines.feed(data):
+                yield Block(first, whole, raw.tell(), too_long)
+        for first, whole, too_long in lines.finish():
+            yield Block(first, whole, raw.tell(), too_long)
     finally:
         stream.close()
 
 
-def parse_jsonl(data: bytes, first_line: int, text: str) -> Parsed:
-    """The ``text`` field of each line of ``data``; blank lines are no documents."""
+def parse_jsonl(data: bytes, first_line: int, text: str, max_line: int = MAX_LINE_BYTES) -> Parsed:
+    """The ``text`` field of each line of ``data``; blank lines are no documents, and lines longer than
+    ``max_line`` bytes are none either (counted as too long)."""
     import pyarrow.json as pj
 
     ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
@@ -141,6 +249,13 @@ def parse_jsonl(data: bytes, first_line: int, text: str) -> Parsed:
     keep = ends > starts
     starts, ends = starts[keep], ends[keep]
     numbers = np.flatnonzero(keep).astype(np.int64) + first_line
+    long = (ends - starts) > max_line
+    if long.any():  # lines the reader let through whole (shorter than one read): cut out, then parsed as usual
+        parsed = _parse_kept(data, starts[~long], ends[~long], numbers[~long], first_line, text, max_line)
+        lines, kinds = _bad(numbers[long], "too_long")
+        parsed.bad_lines = np.concatenate([parsed.bad_lines, lines])
+        parsed.bad_kinds = np.concatenate([parsed.bad_kinds, kinds])
+        return parsed
     nonblank = (ends - starts) > 2  # a document holds at least `{}`; shorter lines are looked at one by one
     for i in np.flatnonzero(~nonblank).tolist():
         nonblank[i] = bool(data[starts[i] : ends[i]].strip())
@@ -159,24 +274,27 @@ def parse_jsonl(data: bytes, first_line: int, text: str) -> Parsed:
         return _parse_slowly(data, starts[nonblank], ends[nonblank], numbers[nonblank], text)
     lines = numbers[nonblank]
     present = column.is_valid().to_numpy(zero_copy_only=False)
-    parsed = Parsed(column.filter(pa.array(present)), lines[present])
-    for line in lines[~present].tolist():
-        parsed.problems["missing_field"] += 1
-        if len(parsed.examples) < _MAX_EXAMPLES:
-            parsed.examples.append((int(line), "missing_field"))
-    return parsed
+    bad_lines, bad_kinds = _bad(lines[~present], "missing_field")
+    return Parsed(column.filter(pa.array(present)), lines[present], bad_lines=bad_lines, bad_kinds=bad_kinds)
+
+
+def _parse_kept(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray, first_line: int, text: str, max_line: int
+) -> Parsed:
+    """``data`` without its long lines (each kept line keeps its number): blank lines hold their places."""
+    lines = np.full(int(numbers[-1] - first_line + 1) if len(numbers) else 0, b"", dtype=object)
+    for a, b, n in zip(starts.tolist(), ends.tolist(), numbers.tolist(), strict=True):
+        lines[n - first_line] = data[a:b]
+    return parse_jsonl(b"\n".join(lines.tolist()), first_line, text, max_line)
 
 
 def _parse_slowly(data: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray, text: str) -> Parsed:
     """Line by line, for a block that holds a bad line: each problem counted with its line."""
     texts, lines = [], []
-    problems = dict.fromkeys(PROBLEMS, 0)
-    examples: list[tuple[int, str]] = []
+    bad: list[tuple[int, int]] = []
 
     def note(line: int, problem: str) -> None:
-        problems[problem] += 1
-        if len(examples) < _MAX_EXAMPLES:
-            examples.append((line, problem))
+        bad.append((line, PROBLEMS.index(problem)))
 
     for a, b, line in zip(starts.tolist(), ends.tolist(), numbers.tolist(), strict=True):
         raw = data[a:b]
@@ -200,7 +318,13 @@ def _parse_slowly(data: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np
             continue
         texts.append(value[text])
         lines.append(line)
-    return Parsed(pa.array(texts, pa.large_string()), np.array(lines, np.int64), problems, examples)
+    found = np.array(bad, np.int64).reshape(-1, 2)
+    return Parsed(
+        pa.array(texts, pa.large_string()),
+        np.array(lines, np.int64),
+        bad_lines=found[:, 0],
+        bad_kinds=found[:, 1].astype(np.int8),
+    )
 
 
 def parquet_groups(shard: CorpusFile, text: str) -> list[tuple[int, int, int]]:
@@ -229,9 +353,10 @@ def read_parquet_group(shard: CorpusFile, group: int, first_row: int, text: str)
         raise TypeError(f"column '{text}' is {column.type}, not text")
     present = column.is_valid().to_numpy(zero_copy_only=False)
     rows = np.arange(first_row, first_row + len(column), dtype=np.int64)
-    parsed = Parsed(column.filter(pa.array(present)).cast(pa.large_string()), rows[present])
-    for row in rows[~present].tolist():
-        parsed.problems["missing_field"] += 1
-        if len(parsed.examples) < _MAX_EXAMPLES:
-            parsed.examples.append((int(row), "missing_field"))
-    return parsed
+    bad_lines, bad_kinds = _bad(rows[~present], "missing_field")
+    return Parsed(
+        column.filter(pa.array(present)).cast(pa.large_string()),
+        rows[present],
+        bad_lines=bad_lines,
+        bad_kinds=bad_kinds,
+    )

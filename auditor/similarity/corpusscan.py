@@ -1,6 +1,7 @@
 """One pass over a corpus against a benchmark: blocks of shards scanned on worker processes, each returning only
 the documents that share a confirmed span with a benchmark item; at most a few blocks in flight, so memory is
-the benchmark's index per worker plus those blocks, whatever the corpus's size.
+the benchmark's index per worker plus those blocks, whatever the corpus's size. Small shards share a block (a
+block's fixed cost, a task and a tokeniser pass, is paid per 8 MB, not per file).
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ import numpy as np
 
 from auditor.core.errors import StageInputError
 from auditor.similarity.corpus import (
+    BLOCK_BYTES,
+    MAX_LINE_BYTES,
     PROBLEMS,
     CorpusFile,
+    CorpusLimits,
+    ExpansionError,
     Parsed,
     jsonl_blocks,
     parquet_groups,
@@ -40,6 +45,8 @@ from auditor.similarity.ngrams import (
 
 GPT3_WORDS = 13
 _SNIPPET = 300  # characters of a matched span shown
+_MAX_PIECES = 4096  # pieces of files in one block
+_MAX_EXAMPLES = 5  # bad lines kept per file
 
 
 @dataclass(frozen=True)
@@ -57,15 +64,14 @@ class DocHit:
 
 @dataclass
 class TaskResult:
-    """What one block gave: its hits, its documents, its bad lines and the bytes of its file read so far."""
+    """What one block gave: its hits, its documents, its bad lines per file and the bytes of each file read."""
 
-    file: int
     hits: list[DocHit]
     documents: int
-    problems: dict[str, int]
-    examples: list[tuple[int, str]]
-    progress: int
-    failed: str | None = None
+    problems: dict[int, dict[str, int]]  # file -> problem -> lines
+    examples: list[tuple[int, int, str]]  # (file, line, problem), the first few per file
+    progress: dict[int, int]  # file -> bytes of it read by the end of the block
+    failed: dict[int, str] = field(default_factory=dict)  # file -> why a piece of it could not be read
     cpu_s: float = 0.0  # CPU time the block took in its worker
     peak_rss_kb: int = 0  # the worker's peak resident memory so far
 
@@ -77,7 +83,8 @@ class ScanOutcome:
     hits: list[DocHit] = field(default_factory=list)
     documents: int = 0
     problems: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
-    examples: list[tuple[int, int, str]] = field(default_factory=list)  # (file, line, problem)
+    file_problems: dict[int, dict[str, int]] = field(default_factory=dict)  # file -> problem -> lines
+    examples: list[tuple[int, int, str]] = field(default_factory=list)  # (file, line, problem), a few per file
     failed: dict[int, str] = field(default_factory=dict)  # file -> why reading stopped
     cpu_s: float = 0.0  # CPU time of the blocks' scans (the workers' share of the pass)
     worker_peak_rss_kb: int = 0
@@ -92,8 +99,9 @@ def _init(bench: Benchmark, text: str) -> None:
     _BENCH, _TEXT = bench, text
 
 
-def scan_parsed(bench: Benchmark, parsed: Parsed, file: int) -> list[DocHit]:
-    """The documents of one parsed block that share a confirmed span of at least 8 words with an item."""
+def scan_parsed(bench: Benchmark, parsed: Parsed, file: int = 0) -> list[DocHit]:
+    """The documents of one parsed block that share a confirmed span of at least 8 words with an item (``file``
+    is the file of every document, unless the block says each one's)."""
     norm, hashes, counts = normal_words(parsed.texts)
     seeds = candidate_seeds(bench, hashes, counts)
     found: list[tuple[int, list[str], list[Run]]] = []
@@ -125,6 +133,8 @@ def _hit(
     runs: list[Run],
     spans: list[tuple[int, int]] | None,
 ) -> DocHit:
+    if parsed.files is not None:
+        file = int(parsed.files[doc])
     chars = [(spans[r.doc_start][0], spans[r.doc_start + r.length - 1][1]) if spans else None for r in runs]
     snippets = [
         text[c[0] : c[1]][:_SNIPPET] if c else " ".join(words[r.doc_start : r.doc_start + r.length])[:_SNIPPET]
@@ -135,7 +145,22 @@ def _hit(
     return DocHit(file, int(parsed.lines[doc]), tuple(runs), tuple(chars), tuple(snippets), removal, len(words))
 
 
-Task = tuple[str, int, CorpusFile, int, bytes | int, int]  # kind, file, shard, first line/row, data/group, progress
+@dataclass(frozen=True)
+class Piece:
+    """A part of one shard in a block: JSONL lines (``data``) or a Parquet row group (``group``)."""
+
+    file: int
+    shard: CorpusFile
+    first: int  # first line (JSONL, from 1) or row (Parquet, from 0)
+    data: bytes | None
+    group: int | None
+    progress: int  # bytes of the file read by the end of this piece
+    weight: int  # bytes it holds (a row group: its bytes on disk), what fills a block
+    too_long: tuple[int, ...] = ()  # JSONL lines before ``data``'s end skipped for their length
+    max_line: int = MAX_LINE_BYTES  # JSONL: a longer line in ``data`` is no document
+
+
+Task = tuple[Piece, ...]
 
 
 def run_task(task: Task) -> TaskResult:
@@ -153,18 +178,95 @@ def _timed(task: Task, bench: Benchmark, text: str) -> TaskResult:
 
 
 def _run_task(task: Task, bench: Benchmark, text: str) -> TaskResult:
-    kind, file, shard, first, payload, progress = task
-    if kind == "jsonl":
-        assert isinstance(payload, bytes)
-        parsed = parse_jsonl(payload, first, text)
-    else:
-        assert isinstance(payload, int)
+    parts: list[Parsed] = []
+    failed: dict[int, str] = {}
+    jsonl = [p for p in task if p.data is not None]
+    if jsonl:
+        parts.append(_parse_pieces(jsonl, text))
+    for piece in task:
+        if piece.group is None:
+            continue
         try:
-            parsed = read_parquet_group(shard, payload, first, text)
+            parsed = read_parquet_group(piece.shard, piece.group, piece.first, text)
         except (OSError, ValueError, TypeError) as exc:  # a damaged row group, a column that holds no text
-            return TaskResult(file, [], 0, dict.fromkeys(PROBLEMS, 0), [], progress, _reason(exc))
-    hits = scan_parsed(bench, parsed, file) if len(parsed.texts) else []
-    return TaskResult(file, hits, len(parsed.texts), parsed.problems, parsed.examples, progress)
+            failed.setdefault(piece.file, _reason(exc))
+            continue
+        parsed.files = np.full(len(parsed.lines), piece.file, np.int64)
+        parsed.bad_files = np.full(len(parsed.bad_lines), piece.file, np.int64)
+        parts.append(parsed)
+    parsed = _concat(parts)
+    hits = scan_parsed(bench, parsed) if len(parsed.texts) else []
+    progress: dict[int, int] = {}
+    for piece in task:
+        progress[piece.file] = max(progress.get(piece.file, 0), piece.progress)
+    problems, examples = _bad_lines(parsed)
+    return TaskResult(hits, len(parsed.texts), problems, examples, progress, failed)
+
+
+def _parse_pieces(pieces: list[Piece], text: str) -> Parsed:
+    """The JSONL pieces parsed as one buffer (one parse, not one per small file), each line given back its
+    file and number."""
+    datas = [p.data or b"" for p in pieces]
+    datas = [d if not d or d.endswith(b"\n") else d + b"\n" for d in datas]
+    counts = np.array([d.count(b"\n") for d in datas], np.int64)
+    starts = np.concatenate(([1], 1 + np.cumsum(counts)[:-1]))  # first line of each piece in the buffer
+    parsed = parse_jsonl(b"".join(datas), 1, text, pieces[0].max_line)
+    firsts = np.array([p.first for p in pieces], np.int64)
+    files = np.array([p.file for p in pieces], np.int64)
+
+    def where(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = np.searchsorted(starts, lines, side="right") - 1
+        return files[k], firsts[k] + (lines - starts[k])
+
+    parsed.files, parsed.lines = where(parsed.lines)
+    bad_files, bad_lines = where(parsed.bad_lines)
+    long_files = np.array([p.file for p in pieces for _ in p.too_long], np.int64)
+    long_lines = np.array([line for p in pieces for line in p.too_long], np.int64)
+    parsed.bad_files = np.concatenate([bad_files, long_files])
+    parsed.bad_lines = np.concatenate([bad_lines, long_lines])
+    too_long = np.full(len(long_lines), PROBLEMS.index("too_long"), np.int8)
+    parsed.bad_kinds = np.concatenate([parsed.bad_kinds, too_long])
+    return parsed
+
+
+def _concat(parts: list[Parsed]) -> Parsed:
+    """One Parsed of the parts of a block, each text and bad line with its file."""
+    import pyarrow as pa
+
+    if not parts:
+        empty = np.zeros(0, np.int64)
+        return Parsed(pa.array([], pa.large_string()), empty, empty, empty, np.zeros(0, np.int8), empty)
+    if len(parts) == 1:
+        return parts[0]
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    return Parsed(
+        pa.concat_arrays([p.texts for p in parts]),
+        cat("lines"),
+        cat("files"),
+        cat("bad_lines"),
+        cat("bad_kinds"),
+        cat("bad_files"),
+    )
+
+
+def _bad_lines(parsed: Parsed) -> tuple[dict[int, dict[str, int]], list[tuple[int, int, str]]]:
+    """Per file, the count of each problem, and the first few bad lines of each file."""
+    if not len(parsed.bad_lines):
+        return {}, []
+    assert parsed.bad_files is not None
+    problems: dict[int, dict[str, int]] = {}
+    examples: list[tuple[int, int, str]] = []
+    order = np.lexsort((parsed.bad_lines, parsed.bad_files))
+    files, lines, kinds = parsed.bad_files[order], parsed.bad_lines[order], parsed.bad_kinds[order]
+    for f in np.unique(files).tolist():
+        mine = np.flatnonzero(files == f)
+        counts = np.bincount(kinds[mine].astype(np.int64), minlength=len(PROBLEMS))
+        problems[f] = {k: int(v) for k, v in zip(PROBLEMS, counts, strict=True) if v}
+        examples += [(f, int(lines[i]), PROBLEMS[int(kinds[i])]) for i in mine[:_MAX_EXAMPLES]]
+    return problems, examples
 
 
 def scan(
@@ -173,11 +275,12 @@ def scan(
     text: str,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    limits: CorpusLimits | None = None,
 ) -> ScanOutcome:
     """Every document of ``files`` against ``bench``; ``progress`` is told the bytes read so far (of all files)."""
     outcome = ScanOutcome()
     take = _taker(outcome, progress)
-    tasks = _tasks(files, text, outcome)
+    tasks = _tasks(files, text, outcome, limits=limits)
     if workers <= 1:
         _init(bench, text)
         for task in tasks:
@@ -203,25 +306,39 @@ def scan(
 def _taker(outcome: ScanOutcome, progress: Callable[[int], None] | None) -> Callable[[TaskResult], None]:
     """What adds one result to ``outcome`` (and tells ``progress`` the bytes read of all files so far)."""
     file_done: dict[int, int] = {}
+    done = 0
+    shown: dict[int, int] = {}
 
     def take(result: TaskResult) -> None:
+        nonlocal done
         outcome.hits.extend(result.hits)
         outcome.documents += result.documents
-        for k, v in result.problems.items():
-            outcome.problems[k] += v
-        outcome.examples.extend((result.file, line, p) for line, p in result.examples)
-        if result.failed is not None:
-            outcome.failed.setdefault(result.file, result.failed)
+        for f, counts in result.problems.items():
+            mine = outcome.file_problems.setdefault(f, {})
+            for k, v in counts.items():
+                outcome.problems[k] += v
+                mine[k] = mine.get(k, 0) + v
+        for f, line, problem in result.examples:
+            if shown.get(f, 0) < _MAX_EXAMPLES:
+                shown[f] = shown.get(f, 0) + 1
+                outcome.examples.append((f, line, problem))
+        for f, why in result.failed.items():
+            outcome.failed.setdefault(f, why)
         outcome.cpu_s += result.cpu_s
         outcome.worker_peak_rss_kb = max(outcome.worker_peak_rss_kb, result.peak_rss_kb)
-        file_done[result.file] = max(file_done.get(result.file, 0), result.progress)
+        for f, at in result.progress.items():
+            if at > file_done.get(f, 0):
+                done += at - file_done.get(f, 0)
+                file_done[f] = at
         if progress is not None:
-            progress(sum(file_done.values()))
+            progress(done)
 
     return take
 
 
-def scan_shard(bench: Benchmark, text: str, file: int, shard: CorpusFile) -> TaskResult:
+def scan_shard(
+    bench: Benchmark, text: str, file: int, shard: CorpusFile, limits: CorpusLimits | None = None
+) -> TaskResult:
     """One whole shard, block by block as ``scan`` reads it, as one result (a task on a cluster's worker, which
     reads the shard itself: only the hits travel back)."""
     if not shard.path.exists():  # a worker that does not mount the corpus: an error, never a shard unread
@@ -230,23 +347,18 @@ def scan_shard(bench: Benchmark, text: str, file: int, shard: CorpusFile) -> Tas
             "corpus at the path the audit names (a folder mounted at the same place on every machine)"
         )
     mine = ScanOutcome()  # no globals: the tasks of other audits may share this worker's threads
-    results = [_timed(task, bench, text) for task in _tasks([shard], text, mine, file)]
-    problems = dict.fromkeys(PROBLEMS, 0)
-    for r in results:
-        for k, v in r.problems.items():
-            problems[k] += v
-    # As in ``scan``: where reading the file stopped wins over a block that could not be parsed.
-    failed = mine.failed.get(file) or next((r.failed for r in results if r.failed is not None), None)
+    take = _taker(mine, None)
+    for task in _tasks([shard], text, mine, file, limits):
+        take(_timed(task, bench, text))
     return TaskResult(
-        file,
-        [h for r in results for h in r.hits],
-        sum(r.documents for r in results),
-        problems,
-        [e for r in results for e in r.examples],
-        shard.size,
-        failed,
-        sum(r.cpu_s for r in results),
-        max((r.peak_rss_kb for r in results), default=0),
+        mine.hits,
+        mine.documents,
+        mine.file_problems,
+        mine.examples,
+        {file: shard.size},
+        mine.failed,
+        mine.cpu_s,
+        mine.worker_peak_rss_kb,
     )
 
 
@@ -258,6 +370,7 @@ def scan_mapped(
     put: Callable[[Any], Any],
     batch: int,
     progress: Callable[[int], None] | None = None,
+    limits: CorpusLimits | None = None,
 ) -> ScanOutcome:
     """What ``scan`` finds, with each shard a Dask task (``scan_shard``) run by ``compute``: the benchmark is
     sent once with ``put``, ``batch`` shards at a time so the progress bar moves and few results are held."""
@@ -268,7 +381,7 @@ def scan_mapped(
     shared = put(bench)
     task = delayed(scan_shard, pure=True)
     for a in range(0, len(files), batch):
-        for result in compute([task(shared, text, i, files[i]) for i in range(a, min(a + batch, len(files)))]):
+        for result in compute([task(shared, text, i, files[i], limits) for i in range(a, min(a + batch, len(files)))]):
             take(result)
     return _finish(outcome)
 
@@ -279,23 +392,43 @@ def _finish(outcome: ScanOutcome) -> ScanOutcome:
     return outcome
 
 
-def _tasks(files: list[CorpusFile], text: str, outcome: ScanOutcome, start: int = 0) -> Iterator[Task]:
-    """The blocks of every file in order (numbered from ``start``); a file that cannot be read to its end is
-    noted where it stopped."""
+def _pieces(shard: CorpusFile, i: int, text: str, limits: CorpusLimits | None) -> Iterator[Piece]:
+    if shard.kind == "jsonl":
+        limits = limits or CorpusLimits()
+        for b in jsonl_blocks(shard, limits=limits):
+            yield Piece(
+                i, shard, b.first_line, b.data, None, b.position, len(b.data), b.too_long, limits.max_line_bytes
+            )
+    else:
+        at = 0
+        for group, row, size in parquet_groups(shard, text):
+            at += size
+            yield Piece(i, shard, row, None, group, min(at, shard.size), size)
+
+
+def _tasks(
+    files: list[CorpusFile], text: str, outcome: ScanOutcome, start: int = 0, limits: CorpusLimits | None = None
+) -> Iterator[Task]:
+    """The blocks of every file in order (numbered from ``start``), the pieces of small files sharing a block; a
+    file that cannot be read to its end is noted where it stopped."""
+    held: list[Piece] = []
+    size = 0
     for i, shard in enumerate(files, start):
         try:
-            if shard.kind == "jsonl":
-                for first, data, position in jsonl_blocks(shard):
-                    yield ("jsonl", i, shard, first, data, position)
-            else:
-                at = 0
-                for group, row, size in parquet_groups(shard, text):
-                    at += size
-                    yield ("parquet", i, shard, row, group, min(at, shard.size))
+            for piece in _pieces(shard, i, text, limits):
+                held.append(piece)
+                size += piece.weight
+                if size >= BLOCK_BYTES or len(held) >= _MAX_PIECES:
+                    yield tuple(held)
+                    held, size = [], 0
         except KeyError:
             outcome.failed[i] = f"has no column '{text}'"
+        except ExpansionError as exc:
+            outcome.failed[i] = str(exc)
         except (OSError, ValueError) as exc:  # truncated or damaged: ArrowInvalid is a ValueError
             outcome.failed[i] = _reason(exc)
+    if held:
+        yield tuple(held)
 
 
 def _reason(exc: BaseException) -> str:

@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from auditor.core.errors import StageInputError
-from auditor.similarity.corpus import corpus_files
-from auditor.similarity.corpusscan import ScanOutcome, scan, scan_mapped, scan_shard
+from auditor.similarity.corpus import CorpusLimits, corpus_files, jsonl_blocks
+from auditor.similarity.corpusscan import ScanOutcome, _tasks, scan, scan_mapped, scan_shard
 from auditor.similarity.ngrams import build_benchmark
 
 ITEM = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
@@ -58,7 +58,7 @@ def test_bad_lines_are_counted_with_their_line(tmp_path: Path) -> None:
         ],
     )
     out = scan(build_benchmark([ITEM]), corpus_files(str(path), [tmp_path]), "text")
-    assert out.problems == {"not_json": 1, "missing_field": 1, "not_text": 1, "not_utf8": 1}
+    assert out.problems == {"not_json": 1, "missing_field": 1, "not_text": 1, "not_utf8": 1, "too_long": 0}
     assert [(line, p) for _, line, p in out.examples] == [
         (2, "not_json"),
         (3, "missing_field"),
@@ -165,3 +165,78 @@ def test_a_shard_a_cluster_worker_cannot_see_is_an_error_not_a_shard_unread(tmp_
     shard.path.unlink()
     with pytest.raises(StageInputError, match=r"a\.jsonl: no such file on the Dask worker .*every worker must read"):
         scan_shard(build_benchmark([ITEM]), "text", 0, shard)
+
+
+def test_a_line_past_the_cap_is_skipped_with_its_number_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "c.jsonl", [doc("first " + ITEM), doc("x" * 5000), doc("third " + ITEM)])
+    out = scan(build_benchmark([ITEM]), corpus_files(str(path), [tmp_path]), "text", limits=CorpusLimits(1024))
+    assert [h.line for h in out.hits] == [1, 3] and out.documents == 2
+    assert out.problems["too_long"] == 1 and out.examples == [(0, 2, "too_long")]
+    assert out.file_problems == {0: {"too_long": 1}}
+
+
+def test_a_giant_line_streams_past_in_bounded_blocks(tmp_path: Path) -> None:
+    """256 MiB without a newline (a sparse file: no disk used): one pass, never a buffer joined per read."""
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as fh:
+        fh.write(doc(ITEM) + b"\n")
+        fh.truncate(256 << 20)
+    with path.open("ab") as fh:
+        fh.write(b"\n" + doc("last " + ITEM) + b"\n")
+    shard = corpus_files(str(path), [tmp_path])[0]
+    blocks = list(jsonl_blocks(shard, limits=CorpusLimits(1 << 20)))
+    assert max(len(b.data) for b in blocks) < 2 << 20  # the long line is never held
+    assert [b.too_long for b in blocks if b.too_long] == [(2,)]
+    out = scan(build_benchmark([ITEM]), [shard], "text", limits=CorpusLimits(1 << 20))
+    assert [h.line for h in out.hits] == [1, 3] and out.file_problems == {0: {"too_long": 1}}
+
+
+def test_lines_are_the_same_whatever_the_block_and_cap(tmp_path: Path) -> None:
+    lines = [doc(f"{i} " + "w " * (i * 37 % 300)) for i in range(400)]
+    path = jsonl(tmp_path / "c.jsonl.gz", lines, "gzip")
+    shard = corpus_files(str(path), [tmp_path])[0]
+    for block in (1, 100, 4096, 1 << 20):
+        got = list(jsonl_blocks(shard, block, CorpusLimits(1 << 20)))
+        assert b"".join(b.data for b in got) == b"".join(line + b"\n" for line in lines)
+        firsts = [b.first_line for b in got]
+        assert firsts[0] == 1 and all(
+            b.data.count(b"\n") == n - a for b, a, n in zip(got, firsts, firsts[1:], strict=False)
+        )
+
+
+def test_a_compression_bomb_is_read_no_further_than_its_cap(tmp_path: Path) -> None:
+    """A few KB of gzip that expand to 16 MiB of lines: cut at 4 MiB here (a floor lowered for the test), named
+    with the line it reached, and the lines before it are read."""
+    path = tmp_path / "bomb.jsonl.gz"
+    line = doc("filler words") + b"\n"
+    with pa.CompressedOutputStream(str(path), "gzip") as fh:
+        fh.write(doc(ITEM) + b"\n")
+        for _ in range(16):
+            fh.write(line * ((1 << 20) // len(line)))
+    shard = corpus_files(str(path), [tmp_path])[0]
+    limits = CorpusLimits(max_expansion=10, expansion_floor=4 << 20)
+    out = scan(build_benchmark([ITEM]), [shard], "text", limits=limits)
+    assert out.failed[0].startswith("decompressed past 4,194,304 bytes (10x its ") and "at line " in out.failed[0]
+    assert [h.line for h in out.hits] == [1] and 0 < out.documents <= (4 << 20) // len(line) + 1
+
+
+def test_a_fifo_is_refused_as_not_a_regular_file_not_as_missing(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(StageInputError, match=r"pipe\.jsonl is a FIFO \(named pipe\), not a regular file"):
+        corpus_files(str(fifo), [tmp_path])
+    jsonl(tmp_path / "a.jsonl", [doc(ITEM)])
+    with pytest.raises(StageInputError, match=r"pipe\.jsonl is a FIFO"):
+        corpus_files(str(tmp_path / "*.jsonl"), [tmp_path])
+
+
+def test_small_files_share_a_block_and_keep_their_file_and_line(tmp_path: Path) -> None:
+    for i in range(300):
+        jsonl(tmp_path / "c" / f"f{i:03d}.jsonl", [doc(f"file {i}"), doc(f"{i} " + ITEM if i % 100 == 0 else "no")])
+    files = corpus_files(str(tmp_path / "c"), [tmp_path])
+    outcome = ScanOutcome()
+    assert len(list(_tasks(files, "text", outcome))) == 1  # one tokeniser pass for all, not one per file
+    out = scan(build_benchmark([ITEM]), files, "text")
+    assert [(h.file, h.line) for h in out.hits] == [(0, 2), (100, 2), (200, 2)] and out.documents == 600
