@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from auditor.core.config import AuditConfig
-from auditor.core.errors import StageInputError
+from auditor.core.errors import StageInputError, StageNotApplicable
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.pathoptions import ConfinedPath
 from auditor.core.scope import scope_of
@@ -22,6 +22,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     import numpy as np
 
+    from auditor.similarity.corpus import CorpusFile
     from auditor.similarity.corpusscan import DocHit, ScanOutcome
     from auditor.similarity.definitions import ItemState, Measured
 
@@ -33,7 +34,9 @@ _PROBLEM_TEXT = {
     "missing_field": "without the text field",
     "not_text": "whose text field is not a string",
     "not_utf8": "not UTF-8 (read with replacement characters)",
+    "too_long": "longer than max_line_bytes (skipped)",
 }
+_FILES_NAMED = 5  # files a message names per problem
 
 
 class ContaminationOptions(StageOptions):
@@ -63,6 +66,18 @@ class ContaminationOptions(StageOptions):
     workers: int | None = Field(
         default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
     )
+    max_line_bytes: int = Field(
+        default=64 << 20,
+        ge=1024,
+        description="a corpus line longer than this (bytes) is skipped and named in CTM004: a stray giant line "
+        "costs one read, not memory",
+    )
+    max_expansion: int = Field(
+        default=100,
+        ge=1,
+        description="a compressed shard is read until it has expanded to this many times its size on disk (at "
+        "least 64 MiB), then named in CTM004 as not read to its end: a compression bomb never hangs the audit",
+    )
     max_examples: int = Field(default=5, ge=1, le=50, description="most items a finding lists")
     max_documents: int = Field(default=3, ge=1, le=20, description="most corpus documents shown per item")
 
@@ -85,6 +100,7 @@ class Contamination(Stage):
         "CTM003": "contamination measured: the definitions side by side and the clean subset",
         "CTM004": "corpus lines or files that could not be read",
         "CTM005": "benchmark items too short for some definitions (not measurable)",
+        "CTM006": "corpus files that are the manifest itself, left out",
     }
     Options = ContaminationOptions
     out_of_core = True  # the benchmark is a few holdout rows; the corpus is streamed, or mapped over a cluster
@@ -111,7 +127,15 @@ class Contamination(Stage):
             )
         bench = build_benchmark(texts)
         states = [ItemState(len(w)) for w in bench.words]
-        outcome, labels, train_rows = self._scan(context, bench)
+        fewest = min(d.min_words for d in DEFINITIONS)
+        if not any(s.length >= fewest for s in states):
+            # Titles, labels, short answers: nothing any definition measures, so nothing to scan the corpus for.
+            longest = max((s.length for s in states), default=0)
+            raise StageNotApplicable(
+                f"none of the {len(rows)} benchmark items has {fewest} words, the fewest any contamination "
+                f"definition measures (the longest has {longest}); the items were not measured"
+            )
+        outcome, labels, train_rows, excluded = self._scan(context, bench)
         if not outcome.documents:
             raise StageInputError(
                 f"contamination: no corpus document could be read ({self._not_read(outcome, labels)})"
@@ -126,11 +150,6 @@ class Contamination(Stage):
             for run in hit.runs:
                 states[run.item].add(run)
         measured = measure(states, Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share))
-        if not any(m.any() for m in measured.measurable.values()):
-            raise StageInputError(
-                f"contamination: none of the {len(rows)} benchmark items has {min(d.min_words for d in DEFINITIONS)} "
-                "words, the fewest any definition measures"
-            )
         ids = manifest.ids(rows)
         chosen = BY_KEY[o.definition]
         table = self._table(measured, len(rows))
@@ -211,6 +230,7 @@ class Contamination(Stage):
         )
         yield from self._problems(outcome, labels)
         yield from self._too_short(measured, ids)
+        yield from self._itself(excluded)
 
     # -- inputs ------------------------------------------------------------------------------------------------
 
@@ -230,19 +250,29 @@ class Contamination(Stage):
         texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
         return rows, texts
 
-    def _scan(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray | None]:
-        """The corpus pass: the named corpus, or the manifest's training rows."""
+    def _scan(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray | None, list[str]]:
+        """The corpus pass: the named corpus, or the manifest's training rows; and the corpus files left out
+        because they are the manifest itself."""
         from auditor.backends.cluster import DaskManifest
-        from auditor.similarity.corpus import corpus_files
+        from auditor.similarity.corpus import CorpusLimits, corpus_files
         from auditor.similarity.corpusscan import scan, scan_mapped
 
         o = self.options
         assert isinstance(o, ContaminationOptions)
         if o.corpus is None:
-            return self._scan_train(context, bench)
+            return (*self._scan_train(context, bench), [])
         where = f"{context.loaded.locate(('stages', self.name, 'corpus'))}: stages.{self.name}.corpus"
-        files = corpus_files(o.corpus, context.loaded.allowed_roots, where)
+        named = corpus_files(o.corpus, context.loaded.allowed_roots, where)
         base = context.loaded.base_dir
+        files, itself = _without_manifest(named, context.require_manifest().files)
+        excluded = [_relative(f.path, base) for f in itself]
+        if not files:
+            raise StageInputError(
+                f"{where}: {o.corpus} names only the manifest itself ({', '.join(excluded)}), so every benchmark "
+                "item would be found in its own copy; name the training corpus, or leave `corpus` out to measure "
+                "against the manifest's training rows"
+            )
+        limits = CorpusLimits(o.max_line_bytes, o.max_expansion)
         labels = [_relative(f.path, base) for f in files]
         workers = o.workers or min(len(os.sched_getaffinity(0)), 8)
         total = sum(f.size for f in files)
@@ -258,16 +288,18 @@ class Contamination(Stage):
                     manifest.put,
                     batch=4 * manifest.threads,
                     progress=lambda done: progress.update(task, completed=done),
+                    limits=limits,
                 )
-                return outcome, labels, None
+                return outcome, labels, None, excluded
             outcome = scan(
                 bench,
                 files,
                 o.text,
                 workers=min(workers, max(1, total // (4 << 20))),
                 progress=lambda done: progress.update(task, completed=done),
+                limits=limits,
             )
-        return outcome, labels, None
+        return outcome, labels, None, excluded
 
     def _scan_train(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray]:
         import numpy as np
@@ -298,10 +330,26 @@ class Contamination(Stage):
     def _not_read(self, outcome: ScanOutcome, labels: list[str]) -> str:
         if outcome.failed:
             return "; ".join(f"{labels[i]}: {why}" for i, why in sorted(outcome.failed.items()))
-        counts = {k: v for k, v in outcome.problems.items() if v}
-        if counts:
-            return "lines " + ", ".join(f"{_PROBLEM_TEXT[k]}: {v}" for k, v in counts.items())
-        return "the corpus holds no document"
+        parts = self._bad_lines(outcome, labels)
+        return "; ".join(parts) if parts else "the corpus holds no document"
+
+    def _bad_lines(self, outcome: ScanOutcome, labels: list[str]) -> list[str]:
+        """Per problem: how many lines, in which files (the first few named, each with its count and first line)."""
+        first: dict[tuple[int, str], int] = {}
+        for f, line, problem in outcome.examples:
+            first.setdefault((f, problem), line)
+        parts = []
+        for problem, text in _PROBLEM_TEXT.items():
+            files = [(f, counts[problem]) for f, counts in sorted(outcome.file_problems.items()) if counts.get(problem)]
+            if not files:
+                continue
+            named = ", ".join(
+                f"{labels[f]}: {n}" + (f" from line {first[f, problem]}" if (f, problem) in first else "")
+                for f, n in files[:_FILES_NAMED]
+            )
+            more = f" and {len(files) - _FILES_NAMED} more file(s)" if len(files) > _FILES_NAMED else ""
+            parts.append(f"{sum(n for _, n in files)} line(s) {text} ({named}{more})")
+        return parts
 
     def _problems(self, outcome: ScanOutcome, labels: list[str]) -> Iterator[Finding]:
         o = self.options
@@ -309,7 +357,7 @@ class Contamination(Stage):
         counts = {k: v for k, v in outcome.problems.items() if v}
         if not counts and not outcome.failed:
             return
-        parts = [f"{v} line(s) {_PROBLEM_TEXT[k]}" for k, v in counts.items()]
+        parts = self._bad_lines(outcome, labels)
         parts += [f"{labels[i]} not read to its end ({why})" for i, why in sorted(outcome.failed.items())]
         unmeasured = sum(v for k, v in counts.items() if k != "not_utf8")
         yield self.finding(
@@ -320,11 +368,30 @@ class Contamination(Stage):
             + ". "
             + (f"{unmeasured} line(s) gave no document; " if unmeasured else "")
             + "a clean verdict covers only what was read.",
-            evidence={"lines": counts, "files_not_read": {labels[i]: why for i, why in sorted(outcome.failed.items())}},
+            evidence={
+                "lines": counts,
+                "per_file": {labels[f]: dict(c) for f, c in sorted(outcome.file_problems.items())},
+                "files_not_read": {labels[i]: why for i, why in sorted(outcome.failed.items())},
+                "limits": {"max_line_bytes": o.max_line_bytes, "max_expansion": o.max_expansion},
+            },
             examples=tuple(
                 {"file": labels[f], "line": line, "problem": p} for f, line, p in outcome.examples[: o.max_examples]
             ),
-            remediation="Repair or re-export the named lines and files, then audit again.",
+            remediation="Repair or re-export the named lines and files, then audit again; a line or a shard cut at "
+            "a limit is read in full once `max_line_bytes` or `max_expansion` is raised.",
+        )
+
+    def _itself(self, excluded: list[str]) -> Iterator[Finding]:
+        if not excluded:
+            return
+        yield self.finding(
+            "CTM006",
+            Severity.WARNING,
+            f"the corpus named the manifest itself ({', '.join(excluded)}): left out, since every benchmark item "
+            "would be found in its own copy there. The rest of the corpus was measured.",
+            evidence={"files_left_out": excluded},
+            examples=tuple({"file": f} for f in excluded[:5]),
+            remediation="Narrow `stages.contamination.corpus` so that it names the training corpus only.",
         )
 
     def _too_short(self, measured: Measured, ids: list[str | int]) -> Iterator[Finding]:
@@ -416,6 +483,16 @@ class _Detail:
                 "document_removed": hit.removal.dropped,
             }
         return doc
+
+
+def _without_manifest(
+    files: list[CorpusFile], manifest_files: tuple[Path, ...]
+) -> tuple[list[CorpusFile], list[CorpusFile]]:
+    """The corpus files apart from the manifest's own files (its items would match themselves), and those."""
+    from auditor.core.paths import same_file
+
+    itself = [f for f in files if any(same_file(f.path, m) for m in manifest_files)]
+    return [f for f in files if f not in itself], itself
 
 
 def _relative(path: Path, base: Path) -> str:

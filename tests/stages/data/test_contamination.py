@@ -130,8 +130,11 @@ def test_fields_are_joined_and_short_items_are_not_measurable(tmp_path: Path) ->
     assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == []  # h2 cannot be vouched for
 
 
-def test_nothing_measurable_is_an_error_exit_2(tmp_path: Path) -> None:
-    write_table(tmp_path / "m.csv", {"id": ["h1"], "split": ["test"], "body": ["some benchmark item text here"]})
+def test_a_corpus_with_no_readable_document_is_an_error_naming_the_file_exit_2(tmp_path: Path) -> None:
+    write_table(
+        tmp_path / "m.csv",
+        {"id": ["h1"], "split": ["test"], "body": ["some benchmark item text here, long enough to be measured"]},
+    )
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "c.jsonl").write_text('not json\n{"body": 1}\n')
     config = write_config(
@@ -148,7 +151,8 @@ def test_nothing_measurable_is_an_error_exit_2(tmp_path: Path) -> None:
     result = report.stages[0]
     assert report.exit_code == 2 and result.status == "error"
     assert result.error is not None and "no corpus document could be read" in result.error.message
-    assert "not JSON: 1" in result.error.message and "without the text field: 1" in result.error.message
+    assert "1 line(s) not JSON (corpus/c.jsonl: 1 from line 1)" in result.error.message
+    assert "1 line(s) without the text field (corpus/c.jsonl: 1 from line 2)" in result.error.message
 
 
 def test_a_corpus_outside_the_roots_is_a_config_error(tmp_path: Path) -> None:
@@ -220,3 +224,81 @@ def test_write_report_writes_the_clean_subset_as_audit_run_does(tmp_path: Path) 
     assert (tmp_path / "contamination.clean.txt").read_text().splitlines()[1:] == [
         f"q-distinct-{i}" for i in range(1, 9)
     ]
+
+
+def test_short_benchmark_items_skip_the_stage_with_the_reason_never_exit_2(tmp_path: Path) -> None:
+    """A text key of titles or labels: nothing any definition measures, so the stage is skipped and says why;
+    the rest of the audit keeps its verdict."""
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "id": ["t1", "t2", "h1", "h2"],
+            "split": ["train", "train", "test", "test"],
+            "body": ["a cat", "dog", "cat", "x"],
+        },
+    )
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "m.csv", "id": "id", "split": "split"}, "keys": {"text": "body"}}
+    )
+    report = run_audit(config, only=["split_integrity", *ONLY])
+    result = next(r for r in report.stages if r.stage == "contamination")
+    assert result.status == "skipped" and report.exit_code == 0
+    assert result.skip_reason == (
+        "none of the 2 benchmark items has 8 words, the fewest any contamination definition measures (the longest "
+        "has 1); the items were not measured"
+    )
+
+
+def _self_config(tmp_path: Path, corpus: str) -> Path:
+    item = "a benchmark question written out in more than thirteen words so that every definition measures it"
+    write_table(tmp_path / "m.jsonl", {"id": ["h1", "h2"], "split": ["test", "test"], "text": [item, item + " too"]})
+    (tmp_path / "c.jsonl").write_text(json.dumps({"text": "an unrelated training document about other things"}) + "\n")
+    return write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.jsonl", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "text"},
+            "stages": {"contamination": {"corpus": corpus}},
+        },
+    )
+
+
+def test_a_corpus_glob_that_matches_the_manifest_leaves_it_out_and_says_so(tmp_path: Path) -> None:
+    report = run_audit(_self_config(tmp_path, "*.jsonl"), only=ONLY)
+    assert codes(report) == ["CTM006", "CTM003"]  # no item found in its own copy
+    assert finding(report, "CTM006").evidence["files_left_out"] == ["m.jsonl"]
+    assert finding(report, "CTM003").evidence["corpus_documents"] == 1
+
+
+def test_a_corpus_that_is_only_the_manifest_is_refused_with_the_reason(tmp_path: Path) -> None:
+    report = run_audit(_self_config(tmp_path, "m.jsonl"), only=ONLY)
+    error = report.stages[0].error
+    assert report.exit_code == 2 and error is not None
+    assert "m.jsonl names only the manifest itself (m.jsonl), so every benchmark item would be found in its own " in (
+        error.message
+    )
+
+
+def test_a_line_past_max_line_bytes_is_named_with_its_file_and_line(tmp_path: Path) -> None:
+    write_table(tmp_path / "m.csv", {"id": ["h1"], "split": ["test"], "body": [COPIED]})
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "c.jsonl").write_text(
+        json.dumps({"text": "x" * 4000}) + "\n" + json.dumps({"text": COPIED}) + "\n"
+    )
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "body"},
+            "stages": {"contamination": {"corpus": "corpus", "max_line_bytes": 1024}},
+        },
+    )
+    report = run_audit(config, only=ONLY)
+    f = finding(report, "CTM004")
+    assert "1 line(s) longer than max_line_bytes (skipped) (corpus/c.jsonl: 1 from line 1)" in f.message
+    assert f.examples == ({"file": "corpus/c.jsonl", "line": 1, "problem": "too_long"},)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["h1"]
