@@ -259,6 +259,36 @@ def test_a_polars_frame_gives_the_pandas_frames_report() -> None:
     assert _comparable(auditor.audit(pl.from_pandas(frame), **kwargs)) == _comparable(auditor.audit(frame, **kwargs))
 
 
+def test_polars_categorical_and_enum_columns_give_the_plain_texts_report() -> None:
+    """polars' Categorical and Enum reach Arrow as dictionaries with unsigned indices (uint32, uint8), nulls
+    among them: as a split, a group key or a label they give the report of the same columns as plain text."""
+    import polars as pl
+
+    plain = pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d", "e"],
+            "split": ["train", "train", "test", "test", None],
+            "writer": ["w1", "w2", "w1", None, "w3"],
+            "label": ["x", "y", "x", "y", "x"],
+        }
+    )
+    keys = {"groups": ["writer"], "label": "label"}
+    expected = _comparable(auditor.audit(plain, split="split", id="id", keys=keys))
+    assert expected["exit_code"] == 1  # w1 is in train and test
+    for split in (pl.Categorical, pl.Enum(["train", "test"])):
+        coded = plain.with_columns(
+            pl.col("split").cast(split), pl.col("writer").cast(pl.Categorical), pl.col("label").cast(pl.Categorical)
+        )
+        assert _comparable(auditor.audit(coded, split="split", id="id", keys=keys)) == expected
+
+
+def test_an_arrow_table_with_unsigned_dictionary_indices_is_audited() -> None:
+    split = pa.DictionaryArray.from_arrays(pa.array([0, 0, 1, None], pa.uint32()), pa.array(["train", "test"]))
+    report = auditor.audit(pa.table({"id": [1, 2, 3, 4], "split": split}), split="split", id="id")
+    assert report.exit_code == 0 and report.manifest is not None
+    assert report.manifest.rows_per_split == {"train": 2, "test": 1}
+
+
 def test_the_libraries_load_only_when_used() -> None:
     """`import auditor` and reaching its entry points load no data library; auditing an Arrow table loads
     neither polars nor datasets nor scikit-learn."""

@@ -118,7 +118,8 @@ def drop_blank(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Arra
 def _encode_small_dictionary(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     unified = pa.table({"c": column}).unify_dictionaries()["c"]
     dictionary = unified.chunk(0).dictionary if unified.num_chunks else pa.array([], column.type.value_type)
-    index = pa.chunked_array([c.indices for c in unified.chunks], type=column.type.index_type)
+    # Indices may be unsigned (polars' Categorical and Enum): widened to signed before a null becomes -1.
+    index = pa.chunked_array([c.indices for c in unified.chunks], type=column.type.index_type).cast(pa.int64())
     codes = index.fill_null(MISSING).to_numpy().astype(CODE, copy=False)
     # A dictionary may hold values no row has (a pandas Categorical's unused categories): they are not values
     # of the column, so a split named only there is no split.

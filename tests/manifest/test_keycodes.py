@@ -33,6 +33,14 @@ def test_dictionary_values_no_row_has_are_not_values_of_the_column() -> None:
     assert list(codes) == [0, 1, -1, 0]
 
 
+def test_unsigned_dictionary_indices_with_nulls_code_as_signed_ones() -> None:
+    """polars' Categorical (uint32) and Enum (uint8) reach Arrow with unsigned indices; a null is still -1."""
+    for index_type in (pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()):
+        column = pa.DictionaryArray.from_arrays(pa.array([1, None, 0, 1], index_type), pa.array(["w1", "w2"]))
+        codes, values = encode_column(column)
+        assert list(codes) == [1, -1, 0, 1] and values.to_pylist() == ["w1", "w2"]
+
+
 def test_compound_key_codes_equal_iff_all_parts_equal() -> None:
     patient = encode_column(pa.array(["p1", "p1", "p2", "p1", None]))
     eye = encode_column(pa.array(["L", "R", "L", "L", "L"]))
