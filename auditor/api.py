@@ -278,10 +278,22 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
         table = pa.Table.from_pandas(frame[[labels[c] for c in wanted]], preserve_index=False)
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise ManifestError(
-            f"{argument}: cannot read the columns as Arrow ({exc}); expected one text, number or time value per "
-            "row in each named column"
+            f"{argument}: cannot read {_culprit(frame, labels, wanted)} as Arrow ({exc}); expected one text, number "
+            "or time value per row in each named column"
         ) from None
     return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:
+    """Which named column Arrow cannot hold (converted one at a time), for the message; 'the columns' if none alone."""
+    import pyarrow as pa
+
+    for name in wanted:
+        try:
+            pa.Array.from_pandas(frame[labels[name]])
+        except (pa.ArrowException, ValueError, TypeError, UnicodeError):
+            return f"column '{name}'"
+    return "the columns"
 
 
 def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) -> pa.Table:

@@ -221,8 +221,11 @@ def test_a_bad_section_is_refused_by_the_configs_own_model() -> None:
 
 def test_a_column_arrow_cannot_hold_is_named() -> None:
     frame = pd.DataFrame({"split": ["train", "test"], "g": [object(), object()], "unused": [object(), 1]})
-    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): cannot read the columns as Arrow"):
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): cannot read column 'g' as Arrow"):
         auditor.audit(frame, keys={"groups": ["g"]})
+    surrogate = frame.assign(g=pd.Series(["a\udcff", "b"], dtype=object))  # a lone surrogate: not UTF-8
+    with pytest.raises(ManifestError, match=r"cannot read column 'g' as Arrow \('utf-8' codec can't encode"):
+        auditor.audit(surrogate, keys={"groups": ["g"]})
     # A column nobody names is never converted: an image column of objects does not stop the audit.
     assert auditor.audit(frame.assign(g=["a", "b"]), keys={"groups": ["g"]}).exit_code == 0
 

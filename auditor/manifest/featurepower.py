@@ -78,11 +78,12 @@ def _blank_to_null(text: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def as_numbers(column: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
-    """The column as float64 (NaN missing) when every present value is a number, else None."""
+    """The column as float64 (NaN missing) when every present value is a number, else None; an integer past
+    2**53 keeps float64's precision (its order is what a tree reads)."""
     column = _text(column)
     t = column.type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t):
-        return np.asarray(column.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+        return np.asarray(column.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False), dtype=np.float64)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         try:
             parsed = _blank_to_null(column).cast(pa.float64())
@@ -138,11 +139,14 @@ def labels_of(column: pa.Array | pa.ChunkedArray) -> Labels:
     column = _text(column)
     numbers = as_numbers(column)
     if numbers is not None:
+        numbers = np.where(np.isinf(numbers), np.nan, numbers)  # an infinite label is no target: missing, as NaN
         present = numbers[~np.isnan(numbers)]
         distinct = np.unique(present)
         integral = bool(np.all(distinct == np.round(distinct)))
         if len(distinct) > MAX_CLASSES or (not integral and len(distinct) > 2):
             return Labels("regression", numbers)
+        if not len(present):  # no label at all: no class to name (an all-NaN column)
+            return Labels("binary", np.full(len(numbers), -1.0))
     return classes_of(column)
 
 
@@ -153,7 +157,7 @@ def classes_of(column: pa.Array | pa.ChunkedArray) -> Labels:
     codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
     names = [str(v) for v in encoded.dictionary.to_pylist()]
     order = np.argsort(names, kind="stable")  # classes in a stable order, whatever order rows come in
-    rank = np.empty(len(names), dtype=np.int64)
+    rank = np.full(max(len(names), 1), -1, dtype=np.int64)  # one slot at least: a column of no value
     rank[order] = np.arange(len(names))
     codes = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1)
     task: Task = "binary" if len(names) <= 2 else "multiclass"
@@ -203,6 +207,7 @@ def _tree(values: np.ndarray, train: np.ndarray, y: np.ndarray, task: Task) -> n
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     missing = np.isnan(values)
+    values = _orderable(values, missing)
     known = values[train][~missing[train]]
     fill = (known.min() - 1.0) if len(known) else 0.0
     x = np.column_stack([np.where(missing, fill, values), missing.astype(np.float64)])
@@ -221,6 +226,20 @@ def _tree(values: np.ndarray, train: np.ndarray, y: np.ndarray, task: Task) -> n
         column = list(clf.classes_).index(1) if 1 in clf.classes_ else None
         return np.asarray(proba[:, column], dtype=np.float64) if column is not None else np.zeros(len(values))
     return np.asarray(clf.predict(x), dtype=np.float64)
+
+
+_TREE_SAFE = 1e30  # scikit-learn's trees read float32: a value past ~3.4e38, or an infinity, is refused
+
+
+def _orderable(values: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """``values`` as a tree can read them: unchanged when they are finite and within float32's range, else their
+    ranks (a tree splits on order only, so ranks change no split; an infinity ranks first or last)."""
+    present = values[~missing]
+    if not len(present) or (np.isfinite(present).all() and np.abs(present).max() < _TREE_SAFE):
+        return values
+    out = values.copy()
+    out[~missing] = np.unique(present, return_inverse=True)[1]
+    return out
 
 
 # ------------------------------------------------------------------------------------------- scores

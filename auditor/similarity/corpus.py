@@ -349,6 +349,8 @@ def read_parquet_group(shard: CorpusFile, group: int, first_row: int, text: str)
     import pyarrow.parquet as pq
 
     column = pq.ParquetFile(str(shard.path)).read_row_group(group, columns=[text]).column(text).combine_chunks()
+    if pa.types.is_dictionary(column.type):  # written dictionary-encoded (a categorical): its texts decoded
+        column = column.dictionary_decode()
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         raise TypeError(f"column '{text}' is {column.type}, not text")
     present = column.is_valid().to_numpy(zero_copy_only=False)

@@ -240,3 +240,10 @@ def test_small_files_share_a_block_and_keep_their_file_and_line(tmp_path: Path) 
     assert len(list(_tasks(files, "text", outcome))) == 1  # one tokeniser pass for all, not one per file
     out = scan(build_benchmark([ITEM]), files, "text")
     assert [(h.file, h.line) for h in out.hits] == [(0, 2), (100, 2), (200, 2)] and out.documents == 600
+
+
+def test_a_dictionary_encoded_parquet_text_column_is_decoded_not_refused(tmp_path: Path) -> None:
+    texts = pa.array(["zero", ITEM, None, ITEM]).dictionary_encode()
+    pq.write_table(pa.table({"text": texts}), tmp_path / "c.parquet")
+    out = scan(build_benchmark([ITEM]), corpus_files(str(tmp_path / "c.parquet"), [tmp_path]), "text")
+    assert not out.failed and [h.line for h in out.hits] == [1, 3] and out.problems["missing_field"] == 1

@@ -338,3 +338,51 @@ def test_real_data_in_its_shipped_order_is_numbered_by_class(tmp_path: Path) -> 
     frame.insert(0, "split", np.where(np.random.default_rng(0).random(len(frame)) < 0.5, "test", "train"))
     report = _run(tmp_path, frame)
     assert [(f.code, f.key) for f in report.findings if f.code != "FLK000"] == [("FLK002", "(row number)")]
+
+
+def _run_parquet(tmp_path: Path, frame: pd.DataFrame) -> Report:
+    """Through Parquet: infinities and 64-bit integers reach the stage exactly as written."""
+    write_table(tmp_path / "m.parquet", frame)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "split": "split"},
+        "keys": {"label": "label", "features": "auto"},
+    }
+    return run_audit(load_config(write_config(tmp_path, config)), only=STAGE)
+
+
+def test_infinities_in_a_feature_are_ordered_not_an_error(tmp_path: Path) -> None:
+    frame = _table()
+    frame.loc[[3, 7], "tenure"] = [np.inf, -np.inf]  # a few overflowed ratios: scored, no finding
+    frame["overflowed"] = np.where(frame["label"] == "yes", np.inf, -np.inf)  # the label, as ±inf
+    frame["huge"] = np.where(frame["label"] == "yes", 1e300, -1e300)  # past float32, which the trees read
+    report = _run_parquet(tmp_path, frame)
+    assert report.stages[0].status == "failed" and report.exit_code == 1
+    assert _flags(report) == {"huge": "proxy", "overflowed": "proxy"}
+    kinds = {r[0]: r[2] for r in finding(report, "FLK000").tables[0].rows}
+    assert kinds["tenure"] == kinds["overflowed"] == "numeric"
+
+
+def test_integers_past_2_to_the_53_are_numbers_and_exact_classes(tmp_path: Path) -> None:
+    frame = _table()
+    yes = (frame["label"] == "yes").to_numpy()
+    frame["snowflake"] = (2**62 + yes * 2**50 + np.arange(len(frame)) * 7).astype(np.int64)  # ordered by class
+    frame["account"] = (2**60 + np.random.default_rng(8).integers(0, 1000, len(frame))).astype(np.int64)
+    report = _run_parquet(tmp_path, frame)
+    assert report.stages[0].status != "error" and _flags(report) == {"snowflake": "proxy"}
+    labels = frame.assign(label=(2**60 + yes).astype(np.int64))  # two classes one apart, past float64's precision
+    info = finding(_run_parquet(tmp_path, labels), "FLK000")
+    assert info.evidence["task"] == "binary" and info.evidence["base_rate"]["class"] == str(2**60 + 1)
+
+
+def test_a_label_with_no_value_or_infinite_values_is_not_an_error(tmp_path: Path) -> None:
+    frame = _table().assign(label=np.nan)
+    f = finding(_run_parquet(tmp_path, frame), "FLK004")
+    assert f.message == "the features were not scored against 'test': the training rows: no training row has a label."
+    rng = np.random.default_rng(9)
+    target = rng.normal(100, 10, 1200)
+    target[[1, 2]] = [np.inf, -np.inf]  # a regression target with two overflowed values: missing, not a crash
+    report = _run_parquet(tmp_path, _table().assign(label=target))
+    info = finding(report, "FLK000")
+    assert report.exit_code == 0 and info.evidence["task"] == "regression"
+    assert info.evidence["train_rows"] + info.evidence["holdout_rows"] == 1198
