@@ -21,7 +21,14 @@ from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
 from auditor.manifest.features import feature_columns, wants_all_columns
 from auditor.manifest.readers import MissingColumnsError, missing_columns
-from auditor.manifest.table import SPLIT_COLUMN, Manifest, check_id_type, check_scalar_columns, explain_missing
+from auditor.manifest.table import (
+    SPLIT_COLUMN,
+    Manifest,
+    check_id_type,
+    check_scalar_columns,
+    explain_missing,
+    signed_dictionaries,
+)
 
 DIGEST_BATCH_ROWS = 1 << 16
 
@@ -50,7 +57,7 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1} & set(columns))
     if twice:
         raise ManifestError(f"{source.name}: column name '{twice[0]}' occurs twice; column names must be unique")
-    projected = _signed_dictionaries(table.select(columns).replace_schema_metadata(None))
+    projected = signed_dictionaries(table.select(columns).replace_schema_metadata(None))
     if projected.num_rows == 0:
         raise ManifestError(f"{source.name}: the table has no rows; there is nothing to audit")
     layout = None
@@ -68,17 +75,6 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     return TableManifest(
         projected, (), spec.id, loaded.allowed_roots, source=source, base_dir=loaded.base_dir, folds=layout
     )
-
-
-def _signed_dictionaries(table: pa.Table) -> pa.Table:
-    """Dictionary columns with unsigned indices (polars' Categorical and Enum, uint32 and uint8) given int64
-    indices, as a file's reader gives signed ones: every kernel codes a missing value as -1."""
-    for i, f in enumerate(table.schema):
-        t = f.type
-        if pa.types.is_dictionary(t) and pa.types.is_unsigned_integer(t.index_type):
-            signed = pa.dictionary(pa.int64(), t.value_type, t.ordered)
-            table = table.set_column(i, pa.field(f.name, signed, f.nullable), table.column(i).cast(signed))
-    return table
 
 
 def table_sha256(table: pa.Table, stop: threading.Event | None = None) -> str:

@@ -78,7 +78,7 @@ class Manifest:
         base_dir: Path | None = None,
         folds: FoldLayout | None = None,
     ) -> None:
-        self._table = table
+        self._table = signed_dictionaries(table) if table is not None else None
         # Cross-validation folds: the split codes are then the rows' assignment patterns (manifest/folds.py).
         self.folds = folds
         self.files = tuple(files)
@@ -646,6 +646,17 @@ def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, 
 
 def _dotted(loc: tuple[str | int, ...]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def signed_dictionaries(table: pa.Table) -> pa.Table:
+    """Dictionary columns with unsigned indices (polars' Categorical and Enum: uint32, uint8; a Parquet file polars
+    wrote keeps them) given int64 indices: every kernel codes a missing value as -1."""
+    for i, f in enumerate(table.schema):
+        t = f.type
+        if pa.types.is_dictionary(t) and pa.types.is_unsigned_integer(t.index_type):
+            signed = pa.dictionary(pa.int64(), t.value_type, t.ordered)
+            table = table.set_column(i, pa.field(f.name, signed, f.nullable), table.column(i).cast(signed))
+    return table
 
 
 def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path | str]) -> None:

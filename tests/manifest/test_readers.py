@@ -330,3 +330,28 @@ def test_huge_header_field_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_text('"' + "h" * 200_000 + '",split\n1,train\n')
     with pytest.raises(ManifestError, match=r"m\.csv:1: cannot parse the header"):
         load(tmp_path, {"path": "m.csv", "split": "split"})
+
+
+def test_a_parquet_file_with_unsigned_dictionary_indices_is_audited_as_its_texts(tmp_path: Path) -> None:
+    """polars writes its Categorical with uint32 indices and Arrow reads them back so: a null must not overflow."""
+    from auditor import run_audit
+
+    def coded(values: list[str | None]) -> pa.DictionaryArray:
+        return pa.array(values).dictionary_encode().cast(pa.dictionary(pa.uint32(), pa.string()))
+
+    table = pa.table(
+        {
+            "id": [1, 2, 3, 4, 5],
+            "split": coded(["train", "train", "test", "test", None]),
+            "writer": coded(["w1", "w2", "w1", None, "w3"]),
+            "label": coded(["x", "y", "x", "y", None]),
+        }
+    )
+    pq.write_table(table, tmp_path / "m.parquet")
+    assert pq.read_table(tmp_path / "m.parquet").schema.field("split").type.index_type == pa.uint32()
+    manifest = {"path": "m.parquet", "id": "id", "split": "split"}
+    config = write_config(tmp_path, {"manifest": manifest, "keys": {"groups": ["writer"], "label": "label"}})
+    report = run_audit(config)
+    assert [r.stage for r in report.stages if r.status == "error"] == []
+    (overlap,) = [f for f in report.findings if f.code == "GRP001"]
+    assert overlap.evidence["key"] == "writer" and list(overlap.scope.values) == ["w1"]
