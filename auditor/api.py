@@ -428,10 +428,20 @@ def fold_columns(
 
     n = _rows(X, f"{caller}(X=…)")
     shown = X if not _is_arrow(X) else np.zeros((n, 1))  # scikit-learn counts the rows; it cannot index Arrow
-    try:
-        produced = list(cv.split(shown, y, groups))
+    from itertools import islice
+
+    from auditor.manifest.folds import MAX_FOLDS
+
+    try:  # one fold past the limit is enough to refuse: an endless splitter is never run to the end
+        produced = list(islice(cv.split(shown, y, groups), MAX_FOLDS + 1))
     except (ValueError, TypeError) as exc:
         raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split(X, y, groups) refused the data: {exc}") from None
+    if len(produced) > MAX_FOLDS:
+        raise ArgumentError(
+            f"{caller}(cv=…): {_type_name(cv)}.split yielded more than {MAX_FOLDS} folds; at most {MAX_FOLDS} are "
+            "audited (a leave-one-out splitter makes a fold per row or group, an endless one never stops: audit a "
+            "KFold or GroupKFold of the same rows)"
+        )
     if not produced:
         raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split yielded no fold")
     repeats = getattr(cv, "n_repeats", None)

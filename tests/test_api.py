@@ -655,3 +655,35 @@ def test_test_sets_that_overlap_across_folds_by_design_are_no_overlap_finding(ma
     report = auditor.audit_splitter(cv, frame, frame["label"], id="visit", only=["split_integrity"])
     assert not [f for f in report.findings if f.code == "SPL013"]
     assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+
+
+def test_an_endless_splitter_is_refused_after_the_fold_limit_not_run_to_the_end() -> None:
+    from auditor.manifest.folds import MAX_FOLDS
+
+    drawn = 0
+
+    class Endless:
+        def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+            nonlocal drawn
+            while True:  # a generator that never stops (a bug in a custom splitter)
+                drawn += 1
+                yield np.arange(0, 2), np.arange(2, 4)
+
+    with pytest.raises(ArgumentError, match=rf"Endless\.split yielded more than {MAX_FOLDS} folds; at most"):
+        auditor.audit_splitter(Endless(), np.zeros((4, 1)))
+    assert drawn == MAX_FOLDS + 1
+
+
+def test_an_id_column_named_as_the_split_is_refused_before_any_stage_runs() -> None:
+    from auditor.manifest.table import MAX_SPLITS
+
+    table = pa.table({"sample_id": [f"s{i}" for i in range(MAX_SPLITS + 1)]})
+    with pytest.raises(ManifestError) as caught:
+        auditor.audit(table, split="sample_id")
+    assert str(caught.value) == (
+        f"auditor.audit(data=…): the split column 'sample_id' holds {MAX_SPLITS + 1:,} distinct values; at most "
+        f"{MAX_SPLITS:,} splits are audited (every pair of splits is compared). Is it an id column? Name the column "
+        "that says which split each row is in (train, val, test)."
+    )
+    fine = pa.table({"sample_id": [f"s{i}" for i in range(MAX_SPLITS + 1)], "split": ["train", "test"] * 1000 + ["x"]})
+    assert auditor.audit(fine, split="split", id="sample_id").exit_code in (0, 1)

@@ -6,11 +6,21 @@ from auditor.backends.engines import EngineSettings, choose
 from auditor.backends.size import projected_bytes
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import AuditError
-from auditor.manifest.table import Manifest, load_manifest
+from auditor.manifest.table import Manifest, check_split_count, load_manifest
 
 
 def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
-    """The manifest and the name of the engine holding it."""
+    """The manifest and the name of the engine holding it; refused at once when it has too many splits."""
+    manifest, engine = _load(loaded, settings)
+    try:
+        check_split_count(manifest, loaded)
+    except BaseException:
+        manifest.close(wait=False)
+        raise
+    return manifest, engine
+
+
+def _load(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
     if loaded.source is not None:  # rows given in code are an Arrow table in memory already
         if settings.engine not in ("auto", "memory"):
             raise AuditError(

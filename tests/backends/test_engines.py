@@ -253,3 +253,16 @@ def test_a_digest_of_raw_bytes_is_refused_by_every_engine_with_what_to_do(
     result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine)
     assert result.exit_code == 2 and not (tmp_path / "out" / "report.json").exists()
     assert f"m.parquet: column 'sha' holds {kind} values" in result.output and "bytes.hex()" in result.output
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_a_split_column_of_ids_is_refused_naming_the_column_and_the_count(tmp_path: Path, engine: str) -> None:
+    from auditor.manifest.table import MAX_SPLITS
+
+    n = MAX_SPLITS + 5
+    pq.write_table(pa.table({"sample_id": [f"s{i}" for i in range(n)]}), tmp_path / "m.parquet")
+    config = write_config(tmp_path, {"version": 1, "manifest": {"path": "m.parquet", "split": "sample_id"}})
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine)
+    assert result.exit_code == 2 and not (tmp_path / "out" / "report.json").exists()
+    assert "audit.yaml:1:" in result.output or "audit.yaml" in result.output
+    assert f"the split column 'sample_id' holds {n:,} distinct values; at most {MAX_SPLITS:,} splits" in result.output
