@@ -148,21 +148,43 @@ def _hash_words(window: np.ndarray | None, starts: np.ndarray, lengths: np.ndarr
     if window is not None:
         block = np.ascontiguousarray(window[starts]).view("<u8").astype(np.uint64, copy=False)
         block[:, -1] &= _TAIL[lengths - 8 * (w - 1)]  # bytes past the string's end are not its own
-        k = np.empty_like(h)
-        for j in range(w):
-            np.multiply(block[:, j], _C1, out=k)
+        if len(starts) < _FEW_ROWS and w > _FEW_ROWS:
+            # A few long strings (an id of 10M characters): numpy's calls per word cost more than the words;
+            # each word's mix is one array operation, and only the chain through h stays a loop, on plain ints.
+            k = block * _C1
             k = (k << _U64(31)) | (k >> _U64(33))
             k *= _C2
-            h ^= k
-            h = (h << _U64(27)) | (h >> _U64(37))
-            h *= _U64(5)
-            h += _ADD
+            h = np.array([_chain(row) for row in k], dtype=np.uint64)
+        else:
+            k = np.empty_like(h)
+            for j in range(w):
+                np.multiply(block[:, j], _C1, out=k)
+                k = (k << _U64(31)) | (k >> _U64(33))
+                k *= _C2
+                h ^= k
+                h = (h << _U64(27)) | (h >> _U64(37))
+                h *= _U64(5)
+                h += _ADD
     h ^= lengths.astype(np.uint64)
     h ^= h >> _U64(33)
     h *= _F1
     h ^= h >> _U64(33)
     h *= _F2
     h ^= h >> _U64(33)
+    return h
+
+
+_FEW_ROWS = 32
+_MASK = (1 << 64) - 1
+
+
+def _chain(mixed: np.ndarray) -> int:
+    """The running hash over one string's mixed words, as ``_hash_words``'s loop computes it for many."""
+    h, add = int(_SEED), int(_ADD)
+    for k in mixed.tolist():
+        h ^= k
+        h = ((h << 27) | (h >> 37)) & _MASK
+        h = (h * 5 + add) & _MASK
     return h
 
 

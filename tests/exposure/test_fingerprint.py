@@ -88,6 +88,32 @@ def test_row_hashes_are_fixed_across_versions() -> None:
     assert got.tolist() == EXPECTED_HASHES
 
 
+def test_a_few_long_ids_hash_as_the_word_loop_hashes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = pa.array(["x" * n for n in (1, 8, 9, 64, 263, 264, 265, 4099)] * 2 + ["y" * 300] * 40)
+    few = row_hashes(values, "ids")
+    monkeypatch.setattr(fingerprint, "_FEW_ROWS", 0)  # every group through the loop over words
+    assert np.array_equal(few, row_hashes(values, "ids"))
+
+
+def test_a_long_id_costs_no_numpy_operation_per_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An id of 10M characters took minutes: numpy operations on one-element arrays for each of its 1.25M words.
+    Counted here by the numpy scalars the hash makes (so the test times nothing): a few per string, not per word;
+    the chain through the words is plain integer arithmetic."""
+    made = 0
+
+    def counted(value: int) -> np.uint64:
+        nonlocal made
+        made += 1
+        return np.uint64(value)
+
+    monkeypatch.setattr(fingerprint, "_U64", counted)
+    long_id = pa.array(["id-" + "0123456789abcdef" * 20_000])  # 40,001 words
+    expected = row_hashes(long_id, "ids")
+    assert made < 100
+    monkeypatch.setattr(fingerprint, "_FEW_ROWS", 0)  # the loop over words: five scalars a word
+    assert np.array_equal(row_hashes(long_id, "ids"), expected) and made > 40_000 * 5
+
+
 def test_strings_of_every_length_hash_apart() -> None:
     # Padding to whole words must not make "a" and "a\0" (or any prefix) collide.
     values = ["x" * n for n in range(1, 40)] + ["a", "a\x00", "a\x00\x00"]
