@@ -18,6 +18,7 @@ FLOORS: dict[str, int] = {
     "manifest": 1,
     "fitted": 1,
     "numeric": 1,
+    "code": 2,  # reading the user's pipeline code: its `--run` trace runs in numeric/'s isolated child
     "similarity": 2,  # the near-copy kernels (perceptual hashes, Hamming search, shingles, MinHash, pairing)
     "backends": 2,  # the manifest on other engines (DuckDB): chosen by the pipeline
     "pipeline": 3,

@@ -166,7 +166,7 @@ def run(
             tb = "".join(traceback.format_exception(exc, limit=-4))
             raise fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
-        _print_terminal(report, written, verbose)
+        print_terminal(report, written, verbose)
     if uploader is not None:
         try:  # the local reports stay whatever happens here: they are a complete verdict
             typer.echo(f"run: {uploader(report, loaded)}")
@@ -244,7 +244,7 @@ def _engine_settings(
     return EngineSettings(engine, limit, folder, spill, scheduler)  # type: ignore[arg-type]
 
 
-def _print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
+def print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
     from auditor.render import render_terminal
 
     color = sys.stdout.isatty()
