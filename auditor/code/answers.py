@@ -143,12 +143,11 @@ def _multi_test(roles: dict[str, list[tuple[int, str]]], calls: list[Call], line
         if scored:
             groups.setdefault(scored, []).append(by or score)
     for scored, group in groups.items():
-        models = {c.owner for c in group}
         if len(group) >= 2:
             return Answer(
                 CONFIRMED,
-                f"the same {plural(len(scored), 'row')} were scored {len(group)} times "
-                f"(by {plural(len(models), 'model')}) at {', '.join(sorted({where(c.line) for c in group}))}.",
+                f"the same {plural(len(scored), 'row')} were scored {len(group)} times at "
+                f"{', '.join(sorted({where(c.line) for c in group}))}.",
             )
     return Answer(OPEN, "the run scored the test rows once, or scores it does not trace")
 

@@ -79,6 +79,10 @@ class _Rules:
         self.r = record
         self.where = where
 
+    def _inside(self, site: Site) -> str:
+        """' at line 9 (in a function called at line 13)' for a place inside the file's own function."""
+        return f" at {self.where(site)}" if site.via else ""
+
     def at_line(self, line: int) -> str:
         return self.where(Site(line, 0))
 
@@ -160,7 +164,8 @@ class _Rules:
                     not weak,
                     fit.site,
                     fit.what,
-                    f"{fit.what} learns {fit.learns} from {self._rows_text(fit.rows)}, which include {saw}: the "
+                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"which include {saw}: the "
                     f"score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
                     "already saw.",
                     tuple((e.site, e.what) for e in evaluations),

@@ -52,6 +52,7 @@ class Lineage:
         self.origin: dict[int, int] = {}  # row hash -> the hash of the row it was made from (itself if a source)
         self.pools: dict[int, int] = {}  # row hash of a synthetic row -> the index of the call that made it
         self.made_by: dict[int, set[int]] = {}  # row hash -> owners (id) of the transforms that produced it
+        self.produced: set[int] = set()  # row hashes some traced call returned (a split's part, a transform's row)
         for call in calls:
             self._add(call)
 
@@ -77,6 +78,7 @@ class Lineage:
         for rows in call.outputs:
             for h in rows.hashes.tolist():
                 self.origin.setdefault(h, h)
+                self.produced.add(h)
 
     def canonical(self, rows: Rows | None) -> set[int]:
         """The source rows ``rows`` came from (their hashes before any traced transform)."""
@@ -107,8 +109,9 @@ class Lineage:
         return owners
 
     def traced(self, rows: Rows | None) -> bool:
-        """Whether every row of ``rows`` was seen by some traced call (so its source is known)."""
-        return rows is not None and all(h in self.origin for h in rows.hashes.tolist())
+        """Whether every row of ``rows`` is a row a traced call returned (so the way back to its source is known);
+        a row changed by code the run does not follow since (arithmetic, pandas) is not."""
+        return rows is not None and all(h in self.produced for h in rows.hashes.tolist())
 
     def pool_of(self, rows: set[int]) -> set[int]:
         return {self.pools[h] for h in rows if h in self.pools}

@@ -28,8 +28,15 @@ class Names:
 
     @classmethod
     def of(cls, tree: ast.Module) -> Names:
+        _prune_unreachable(tree)
         chains = _Chains()
-        chains.visit(tree)
+        try:
+            chains.visit(tree)
+        except (AttributeError, AssertionError):  # beniget does not follow some `match` patterns
+            if not _flatten_matches(tree):
+                raise
+            chains = _Chains()
+            chains.visit(tree)
         uses = beniget.UseDefChains(chains).chains
         names = cls(uses)
         names.module_level = {d.node for d in chains.locals.get(tree, ())}
@@ -56,6 +63,43 @@ class Names:
         if path is None:  # a relative import: the project's own module, not a library's
             return None
         return f"{path[:-2]}.{used_as}" if path.endswith(".*") else path
+
+
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _prune_unreachable(tree: ast.AST) -> None:
+    """Statements after a `raise`, `return`, `break` or `continue` in the same block never run; beniget's
+    chains fail on names they use, so they are left out of the tree (the walk would not reach them either)."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                for i, stmt in enumerate(block):
+                    if isinstance(stmt, _ENDS):
+                        del block[i + 1 :]
+                        break
+
+
+def _flatten_matches(tree: ast.AST) -> bool:
+    """Each `match` statement replaced by its subject and then every case's body, one after the other (what
+    the walk does with it anyway); whether there was one."""
+    found = False
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not any(isinstance(s, ast.Match) for s in block):
+                continue
+            flat: list[ast.stmt] = []
+            for stmt in block:
+                if isinstance(stmt, ast.Match):
+                    found = True
+                    flat.append(ast.copy_location(ast.Expr(stmt.subject), stmt))
+                    flat.extend(s for case in stmt.cases for s in case.body)
+                else:
+                    flat.append(stmt)
+            block[:] = flat
+    return found
 
 
 def builtin_name(obj: Any) -> str | None:

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import tokenize
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,7 +232,9 @@ def _notebook(path: Path, raw: bytes) -> Program:
 
     try:
         text = raw.decode("utf-8-sig")
-        nb = nbformat.reads(text, as_version=4, capture_validation_error={})
+        with warnings.catch_warnings():  # an older notebook's missing cell ids are nbformat's worry, not the user's
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=4, capture_validation_error={})
     except UnicodeDecodeError as exc:
         raise SourceError(Place(path, raw[: exc.start].count(b"\n") + 1), "not UTF-8 text") from None
     except Exception as exc:  # nbformat raises JSON errors, its own NotJSONError, KeyError on odd versions

@@ -136,7 +136,8 @@ class _Tracer:
 
         self.busy = True
         try:
-            parts = list(result) if isinstance(result, tuple) else [result]
+            # train_test_split returns a list of arrays, fit_resample a tuple: each is one part
+            parts = list(result) if isinstance(result, tuple | list) and _arrays(result) else [result]
             for part in parts[:8]:
                 rows = fingerprint(part)
                 if rows is not None:
@@ -161,6 +162,11 @@ class _Tracer:
         if 0 <= index < len(positions) and positions[index][0] is not None:
             return int(positions[index][0])
         return frame.f_lineno
+
+
+def _arrays(values: tuple[Any, ...] | list[Any]) -> bool:
+    """A short tuple or list of arrays or tables (a split's parts), not a list of rows or of texts."""
+    return 0 < len(values) <= 16 and all(hasattr(v, "shape") and hasattr(v, "__len__") for v in values)
 
 
 def _arguments(frame: FrameType, values: dict[str, Any]) -> list[Any]:

@@ -1,0 +1,111 @@
+"""`audit code` measured: precision and recall per leak kind on the corpus in tests/code/corpus, and the time
+to read a thousand notebooks.
+
+    python bench/code_bench.py corpus                 # the table of precision and recall per kind
+    python bench/code_bench.py notebooks --count 1000  # make 1,000 notebooks, then time `audit code` on them
+
+The notebooks are made from the corpus's own: each joins the code cells of three corpus files (so each is
+about as long as a Kaggle notebook, with its magics, plots and prints), in a folder under bench/data/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+
+from tests.code.corpus_expectations import KINDS, load_expectations, score_corpus  # noqa: E402
+
+CORPUS = REPO / "tests" / "code" / "corpus"
+
+
+def corpus_table() -> str:
+    """Precision and recall per kind, at warning or above, as a Markdown table."""
+    scores = score_corpus(CORPUS, load_expectations(CORPUS))
+    lines = [
+        "| kind | leaks in the corpus | found | missed | false alarms | precision | recall |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind in KINDS:
+        s = scores[kind]
+        precision = s.found / (s.found + s.false) if s.found + s.false else 1.0
+        recall = s.found / (s.found + s.missed) if s.found + s.missed else 1.0
+        lines.append(
+            f"| {kind} | {s.found + s.missed} | {s.found} | {s.missed} | {s.false} | {precision:.2f} | {recall:.2f} |"
+        )
+    files = load_expectations(CORPUS)
+    correct = sum(1 for e in files if not e.expect)
+    lines.append("")
+    notebooks = sum(e.path.suffix == ".ipynb" for e in files)
+    lines.append(f"{len(files)} files ({notebooks} notebooks), {correct} of them correct code.")
+    return "\n".join(lines)
+
+
+def make_notebooks(folder: Path, count: int, seed: int = 0) -> tuple[int, float]:
+    """``count`` notebooks of three corpus files' code cells each; returns their number and mean lines."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    sources = []
+    for path in sorted(CORPUS.rglob("*")):
+        if path.suffix == ".ipynb":
+            nb = nbformat.read(path, as_version=4)
+            sources.append([c.source for c in nb.cells if c.cell_type == "code"])
+        elif path.suffix == ".py":
+            sources.append([path.read_text(encoding="utf-8")])
+    rng = random.Random(seed)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    total = 0
+    for i in range(count):
+        cells = [new_markdown_cell(f"# Notebook {i}")]
+        for part in rng.sample(sources, 3):
+            cells += [new_code_cell(s) for s in part]
+        total += sum(c.source.count("\n") + 1 for c in cells if c.cell_type == "code")
+        nb = new_notebook(cells=cells)
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, folder / f"notebook_{i:04d}.ipynb")
+    return count, total / count
+
+
+def time_notebooks(count: int, repeat: int) -> str:
+    folder = HERE / "data" / "notebooks"
+    made, mean_lines = make_notebooks(folder, count)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "auditor.cli", "code", str(folder), "-q"], cwd=REPO)
+        times.append(time.perf_counter() - start)
+        assert done.returncode in (0, 1), done.returncode
+    times.sort()
+    return (
+        f"| notebooks | mean code lines | `audit code` (whole process), min / median / max of {repeat} |\n"
+        f"|---:|---:|---:|\n| {made:,} | {mean_lines:.0f} | "
+        f"{times[0]:.1f} s / {times[len(times) // 2]:.1f} s / {times[-1]:.1f} s |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    sub.add_parser("corpus")
+    notebooks = sub.add_parser("notebooks")
+    notebooks.add_argument("--count", type=int, default=1000)
+    notebooks.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.what == "corpus":
+        print(corpus_table())
+    else:
+        print(time_notebooks(args.count, args.repeat))
+
+
+if __name__ == "__main__":
+    main()
