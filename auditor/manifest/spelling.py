@@ -96,8 +96,24 @@ def _text(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray | None:
         t = t.value_type
         values = values.cast(t)
     if pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return values.cast(pa.string())
+        return as_string(values)
     return values if pa.types.is_string(t) else None
+
+
+def as_string(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``values`` cast to 32-bit-offset text, each chunk's offsets starting at 0.
+
+    A slice of a large_string cast to string keeps the whole data buffer, its offsets starting past 0, and
+    Arrow's ascii_lower then reads the wrong bytes (pyarrow 26): such chunks are copied into fresh buffers.
+    """
+    cast = values.cast(pa.string())
+    chunks = [c if _offsets_from_zero(c) else pa.concat_arrays([c]) for c in cast.chunks]
+    return pa.chunked_array(chunks, pa.string())
+
+
+def _offsets_from_zero(chunk: pa.Array) -> bool:
+    offsets = chunk.buffers()[1]
+    return offsets is None or len(chunk) == 0 or int(np.frombuffer(offsets, dtype=np.int32, count=1)[0]) == 0
 
 
 def normalise(values: pa.Array | pa.ChunkedArray, marks: bool = True) -> pa.ChunkedArray:
