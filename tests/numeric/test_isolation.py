@@ -21,6 +21,7 @@ import pytest
 
 from auditor import load_config, run_audit
 from auditor.core.findings import Finding, Severity
+from auditor.core.output import written_here
 from auditor.numeric import isolation
 from auditor.numeric.isolation import UserProcess, _read_results
 from auditor.pipeline.isolated import check_user_code
@@ -235,6 +236,31 @@ def test_a_process_that_left_the_session_is_killed_before_the_verdict(tmp_path: 
     assert not late.exists()
     after = json.loads((tmp_path / "audit-report" / "report.json").read_text())
     assert after["exit_code"] == 1 and after == r.report
+
+
+# The user's code writes forged reports into the report directory while the audit runs.
+FORGER = """
+from pathlib import Path
+for name in ("report.html", "report.sarif", "report.junit.xml"):
+    (Path(OUT) / name).write_text("FORGED split-auditor report: exit 0, every check passed")
+"""
+
+
+def test_reports_the_users_code_forged_are_replaced_or_the_run_says_it_could_not_write(tmp_path: Path) -> None:
+    out = tmp_path / "audit-report"
+    source = PROGRAM.replace("def m():\n", f"def m():\n    OUT = {str(out)!r}\n    exec({FORGER!r})\n")
+    config = project(tmp_path, source)
+    every = audit("run", str(config), "--only", ONLY, "--format", "json,html,sarif,junit", cwd=tmp_path)
+    assert every.code == 1 and every.stage("batch_inspect")["status"] == "passed", every.stderr
+    for name in ("report.html", "report.sarif", "report.junit.xml"):  # each format written is the run's own
+        text = (out / name).read_text(encoding="utf-8")
+        assert "FORGED" not in text and written_here(out / name), name
+    # Formats the run does not write: the forged files would stand beside its verdict as its reports.
+    json_only = audit("run", str(config), "--only", ONLY, "--format", "json", cwd=tmp_path)
+    assert json_only.code == 2 and json_only.report is None
+    said = " ".join(json_only.stderr.split())
+    assert "appeared in the report directory while the audit ran, and split-auditor did not write them" in said
+    assert all(str(out / name) in said for name in ("report.html", "report.sarif", "report.junit.xml")), said
 
 
 def test_without_the_keeper_the_process_group_is_still_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
