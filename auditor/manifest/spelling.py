@@ -598,9 +598,11 @@ def key_variants(key: KeyCodes) -> Variants:
     return Variants(positions.astype(np.int64), group, normal)
 
 
-def from_counts(key: KeyCodes, counts: np.ndarray, first_row: np.ndarray) -> SpellingSplits:
+def from_counts(
+    key: KeyCodes, counts: np.ndarray, first_row: np.ndarray, variants: Variants | None = None
+) -> SpellingSplits:
     """Spelling groups of a key whose (values, splits) row counts are known (e.g. GroupSplitCounts)."""
-    variants = key_variants(key)
+    variants = key_variants(key) if variants is None else variants
     return SpellingSplits(
         variants.group,
         key.labels(variants.positions),
@@ -608,6 +610,22 @@ def from_counts(key: KeyCodes, counts: np.ndarray, first_row: np.ndarray) -> Spe
         counts[variants.positions],
         first_row[variants.positions],
     )
+
+
+def spelled_as_one(counts: np.ndarray, mask: np.ndarray, variants: Variants) -> tuple[np.ndarray, np.ndarray]:
+    """(values, splits) row counts with each spelling group's rows summed into its first value (the others 0),
+    and ``mask`` (values picked) moved there: the rows of a picked value under every spelling, counted once."""
+    if not variants.n_groups:
+        return counts, mask
+    starts = np.flatnonzero(np.diff(variants.group, prepend=-1))
+    first = variants.positions[starts][variants.group]  # each spelling's group's first value
+    merged = counts.copy()
+    merged[variants.positions] = 0
+    np.add.at(merged, first, counts[variants.positions])
+    moved = mask.copy()
+    moved[variants.positions] = False
+    moved[first[mask[variants.positions]]] = True
+    return merged, moved
 
 
 def from_rows(
