@@ -57,7 +57,6 @@ class Run:
     code: int
     stdout: str
     stderr: str
-    seconds: float
     report: dict[str, Any] | None
 
     def stage(self, name: str) -> dict[str, Any]:
@@ -88,13 +87,13 @@ def project(tmp_path: Path, source: str, **numeric: Any) -> Path:
 
 
 def audit(*args: str, cwd: Path) -> Run:
-    start = time.monotonic()
+    """`audit ARGS` in a subprocess; a run that does not end within the bound is a failure (a hang, not a speed)."""
     done = forked.run(
         [AUDIT, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"}
     )
     path = cwd / "audit-report" / "report.json"
     report = json.loads(path.read_text()) if path.exists() else None
-    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start, report)
+    return Run(done.returncode, done.stdout, done.stderr, report)
 
 
 def run(tmp_path: Path, source: str, **numeric: Any) -> Run:
@@ -158,14 +157,13 @@ def test_sys_exit_in_the_model_is_an_error(tmp_path: Path) -> None:
 )
 def test_endless_loop_is_killed_at_the_time_limit(tmp_path: Path, source: str) -> None:
     r = run(tmp_path, source, timeout_s=3)
-    assert_not_audited(r, reason="still running after 3 s (numeric.timeout_s)")
-    assert r.seconds < 20
+    assert_not_audited(r, reason="still running after 3 s (numeric.timeout_s)")  # and it ended: no hang
 
 
 def test_validate_applies_the_time_limit(tmp_path: Path) -> None:
     project(tmp_path, "import time\ntime.sleep(600)\n", timeout_s=2)
     r = audit("validate", str(tmp_path / "audit.yaml"), cwd=tmp_path)
-    assert r.code == 2 and "still running after 2 s (numeric.timeout_s)" in r.stderr and r.seconds < 20
+    assert r.code == 2 and "still running after 2 s (numeric.timeout_s)" in r.stderr
 
 
 def test_threads_and_processes_left_running_neither_block_the_exit_nor_outlive_the_audit(tmp_path: Path) -> None:
@@ -179,7 +177,8 @@ open({str(marker)!r}, "w").write(str(subprocess.Popen(["sleep", "600"]).pid))
         + PROGRAM
     )
     r = run(tmp_path, source)
-    assert r.code == 1 and r.seconds < 60 and r.stage("batch_inspect")["status"] == "passed"
+    # It ended though a thread and a process sleep for 600 s (audit() fails a run that outlasts its bound).
+    assert r.code == 1 and r.stage("batch_inspect")["status"] == "passed"
     assert gone(int(marker.read_text()))  # killed with the child's process group
 
 
