@@ -68,7 +68,7 @@ def _comparable(report: Report, config_location: str | None = None) -> dict[str,
     return data
 
 
-@pytest.mark.parametrize("name", ["handwriting", "clinic", "support_tickets", "video_frames"])
+@pytest.mark.parametrize("name", ["handwriting", "clinic", "support_tickets", "video_frames", "customer_churn"])
 def test_a_samples_manifest_as_a_dataframe_gives_the_files_report(name: str) -> None:
     folder, manifest, sections, frame = _sample(name)
     from_file = run_audit(load_config(folder / "audit.yaml"))

@@ -79,7 +79,7 @@ class ManifestSpec(_Section):
     folds: str | FoldsSpec | None = Field(
         default=None,
         description="cross-validation folds: a column of fold ids, or {column, scheme} or {columns}; beside "
-        "`split`, rows of a holdout split carry no fold and are the holdout of every fold",
+        "`split`, rows of a holdout split carry no fold and are judged on their own against every row the folds use",
     )
     format: Literal["csv", "tsv", "parquet", "jsonl"] | None = Field(
         default=None, description="override the format guessed from the file extension"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -63,13 +62,12 @@ def test_a_catastrophic_token_pattern_is_refused_at_its_line(pattern: str, tmp_p
 
 
 @pytest.mark.parametrize("pattern", SAFE)
-def test_a_safe_token_pattern_is_accepted_and_runs_fast(pattern: str, tmp_path: Path) -> None:
+def test_a_safe_token_pattern_is_accepted_and_runs_on_an_adversarial_text(pattern: str, tmp_path: Path) -> None:
     loaded = config_from_text(b"", CONFIG.format(pattern=pattern), tmp_path / "audit.yaml", tmp_path)
     spec = loaded.config.fitted[0].tokenizer
     assert spec is not None and spec.token_pattern == pattern
-    start = time.process_time()
+    # A pattern that backtracks exponentially never ends on this text (the suite's time limit would say so).
     re.findall(pattern, ("a" * 2000 + " ") * 3 + "b1 " * 100)
-    assert time.process_time() - start < 2
 
 
 def test_the_risk_says_what_to_do() -> None:

@@ -89,18 +89,17 @@ def test_a_run_killed_mid_way_is_failed_after_restart(tmp_path: Path, database: 
         assert children, "the server started no audit process"
         server.kill9()
         # The audit process dies with the server (parent-death signal): no orphan keeps hashing.
-        assert _until(lambda: not any(_running(pid) for pid in children), 5), "an audit process outlived the server"
+        assert _until(lambda: not any(_running(pid) for pid in children), 60), "an audit process outlived the server"
     finally:
         server.stop()
     restarted = LiveServer(server.data_dir, database=database, roots={"data": slow_root}).start()
     try:
         with restarted.client(token) as c:
-            began = time.monotonic()
-            run = _until(lambda: (r := c.get(path).json())["state"] != "running" and r, 10)
-            waited = time.monotonic() - began
+            run = _until(lambda: (r := c.get(path).json())["state"] != "running" and r, 60)
             assert run and run["state"] == "failed", run
             assert "server stopped" in run["error"] and run["exit_code"] == 2
-            assert waited < 5, f"took {waited:.1f} s: the dead worker was not recognised at start"
+            # Recognised by its dead worker at start, not by a heartbeat gone stale (which says nothing of it).
+            assert "which has ended: marked failed" in restarted.text, restarted.text
             assert c.get(f"{path}/gate").json()["approved"] is False
     finally:
         restarted.stop()
