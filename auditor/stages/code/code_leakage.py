@@ -60,6 +60,27 @@ class CodeLeakage(Stage):
             return "the config has no `code` section (the scripts and notebooks to read)"
         return None
 
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        """`audit validate`: the code paths name scripts or notebooks, and each can be read as Python."""
+        from auditor.code.sources import SourceError, find_sources, read_program
+
+        if loaded.config.code is None:
+            return []
+        try:
+            paths = code_paths(loaded)
+        except StageInputError as exc:
+            return [str(exc)]
+        found = find_sources(paths, loaded.config.code.exclude)
+        problems = [f"{p.place.path}: {p.reason}" for p in found.problems]
+        if not found.files:
+            problems.append(f"code.paths: no Python script (.py) or notebook (.ipynb) in {', '.join(map(str, paths))}")
+        for path in found.files:
+            try:
+                read_program(path)
+            except SourceError as exc:
+                problems.append(f"{exc.place.at}: {exc.reason}")
+        return problems
+
     def run(self, context: AuditContext) -> Iterator[Finding]:
         from auditor.code.analysis import analyse
 

@@ -197,3 +197,16 @@ def test_a_run_cut_short_withdraws_nothing_it_answered() -> None:
         )
         verdict = found.verdict(path, placed)
         assert verdict is not None and verdict.withdrawn is withdrawn
+
+
+def test_validate_names_each_code_path_that_is_missing_or_not_python(tmp_path: Path) -> None:
+    from auditor.stages.code.code_leakage import CodeLeakage
+
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    (tmp_path / "notes").mkdir()
+    config = write_config(tmp_path, {"version": 1, "code": {"paths": ["broken.py", "notes"]}})
+    problems = CodeLeakage().check_inputs(load_config(config))
+    assert problems == [f"{tmp_path / 'broken.py'}:1:7: not valid Python: invalid syntax"]
+    empty = write_config(tmp_path, {"version": 1, "code": {"paths": ["notes"]}}, "empty.yaml")
+    [problem] = CodeLeakage().check_inputs(load_config(empty))
+    assert problem.startswith("code.paths: no Python script (.py) or notebook (.ipynb) in")
