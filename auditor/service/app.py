@@ -112,11 +112,12 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
         redoc_url=None,
     )
     app.state.ctx = ctx
-    app.include_router(build_router())
+    api = build_router()
+    app.include_router(api)
     app.include_router(build_ui())
 
     # Inside the headers below, so a replayed answer carries them too.
-    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages)
+    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages, routes=api.routes)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Any:

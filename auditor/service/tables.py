@@ -144,17 +144,18 @@ exposure_evaluations = Table(
     Index("ix_exposure_evaluations_project_id_set_id", "project_id", "set_id"),
 )
 
-# The first answer to a POST sent with an Idempotency-Key, per token and route: a retry gets it again instead
-# of doing the write twice. `status` NULL: the first request is still being carried out.
+# The first answer to a POST sent with an Idempotency-Key, per token and resource: a retry gets it again instead
+# of doing the write twice. A write's answer is inserted in the write's own transaction (idempotency.py).
 idempotency_keys = Table(
     "idempotency_keys",
     metadata,
     Column("id", Id, primary_key=True),
     Column("token_id", Id, nullable=False),
-    Column("route", String(1100), nullable=False),  # method and path, e.g. "POST /api/projects/demo/runs"
+    # The resource: method and path with the values as stored, e.g. "POST /api/projects/demo/runs/1/reviews"
+    Column("route", String(1100), nullable=False),
     Column("key", String(200), nullable=False),
     Column("request_sha256", String(64), nullable=False),  # the body: one key never answers another request
-    Column("status", Integer, nullable=True),
+    Column("status", Integer, nullable=False),
     Column("content_type", String(200), nullable=True),
     Column("body", LargeBinary, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
