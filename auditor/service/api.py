@@ -184,6 +184,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
     409: {"model": Problem, "description": "the state does not allow it (exists already, no report yet)"},
     413: {"model": Problem, "description": "the request body is over the server's limit"},
     422: {"model": Problem, "description": "the request is not valid"},
+    429: {"model": Problem, "description": "too many failed authentications from this address: wait Retry-After"},
 }
 
 

@@ -117,7 +117,7 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
     app.include_router(build_ui())
 
     # Inside the headers below, so a replayed answer carries them too.
-    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages, routes=api.routes)
+    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages, routes=api.routes, throttle=ctx.throttle)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Any:

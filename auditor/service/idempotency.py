@@ -27,6 +27,7 @@ from auditor.service import store
 from auditor.service.db import reading, writing
 from auditor.service.outage import RETRY_AFTER_S, OutageLog, outage_kind
 from auditor.service.tables import idempotency_keys
+from auditor.service.throttle import Throttle, client_of
 
 log = logging.getLogger("auditor.service.idempotency")
 
@@ -179,8 +180,10 @@ class Idempotent:
     result. The answer of a write is kept by the route, in the write's transaction (Answer); a refusal (4xx)
     wrote nothing and is kept after it is sent; a 5xx keeps nothing."""
 
-    def __init__(self, app: ASGIApp, engine: Engine, outages: OutageLog, routes: Iterable[BaseRoute]) -> None:
-        self.app, self.engine, self.outages, self.routes = app, engine, outages, routes
+    def __init__(
+        self, app: ASGIApp, engine: Engine, outages: OutageLog, routes: Iterable[BaseRoute], throttle: Throttle
+    ) -> None:
+        self.app, self.engine, self.outages, self.routes, self.throttle = app, engine, outages, routes, throttle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -201,8 +204,8 @@ class Idempotent:
             return
         body, receive = await _read_body(receive)
         token = _bearer(headers)
-        if not token:
-            await self.app(scope, receive, send)  # the route answers 401; nothing is kept for anonymous callers
+        if not token or self.throttle.wait(client_of(scope)) > 0:
+            await self.app(scope, receive, send)  # the route answers 401 or 429; nothing is kept for them
             return
         try:
             who = await run_in_threadpool(store.authenticate, self.engine, token)

@@ -34,7 +34,7 @@ from auditor.render.diff import about, change_text, headline, scope_text
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role
-from auditor.service.context import SESSION_COOKIE, ServiceContext, context
+from auditor.service.context import SESSION_COOKIE, ServiceContext, authenticate, context
 from auditor.service.db import reading
 from auditor.service.inputs import ProjectPath
 from auditor.service.outage import outage_kind
@@ -476,7 +476,12 @@ def build_ui() -> APIRouter:
         if not _same_origin(request) or not nonce or not hmac.compare_digest(form.get(CSRF_FIELD, ""), nonce):
             return _error(403, "refused: the sign-in form was not posted from this server's page; reload it", None)
         token = form.get("token", "").strip()
-        who = await run_in_threadpool(store.authenticate, context(request).engine, token)
+        try:
+            who = await run_in_threadpool(authenticate, request, token)
+        except HTTPException as exc:  # too many wrong tokens from this address: none is checked now
+            page = _page("login.html.j2", exc.status_code, session=None, next=target, csrf=nonce, problem=exc.detail)
+            page.headers.update(exc.headers or {})
+            return page
         if who is None:
             page = _page("login.html.j2", 401, session=None, next=target, csrf=nonce, problem="that token is not valid")
             return page
