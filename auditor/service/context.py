@@ -23,8 +23,6 @@ from auditor.service.outage import OutageLog
 from auditor.service.submitted import DataRoots
 from auditor.service.throttle import Throttle, client_of
 
-SESSION_COOKIE = "split_auditor_token"
-
 
 class ReportCache:
     """Parsed reports of completed runs by run id: a stored report never changes, and parsing a large one

@@ -1,5 +1,5 @@
-"""The service's tables: projects, runs, append-only review records, hashed API tokens, the exposure ledger
-and the answers kept for idempotent retries."""
+"""The service's tables: projects, runs, append-only review records, hashed API tokens and browser sessions, the
+exposure ledger and the answers kept for idempotent retries."""
 
 from __future__ import annotations
 
@@ -56,6 +56,19 @@ tokens = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("created_by", String(200), nullable=False),
     Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+
+# Signed-in browsers of the reviewers' pages: the cookie holds a random secret (never the API token); a session
+# stands for its token until sign-out, its expiry or the token's revocation.
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("secret_hash", String(64), nullable=False, unique=True),  # sha256 of the cookie's secret
+    Column("token_id", Id, ForeignKey("tokens.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Index("ix_sessions_expires_at", "expires_at"),
 )
 
 runs = Table(
