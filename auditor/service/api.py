@@ -344,9 +344,20 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
             raise _deny(422, "give either report (run elsewhere) or config with data_root (run here), not both")
         report, text = parse_upload(body.report)
         s = report.summary
-        digest = config_digest(body.config) if body.config is not None else None
-        if digest is not None and report.config_sha256 is not None and digest != report.config_sha256:
-            raise _deny(422, f"config: its sha256 {digest} is not the config_sha256 of the report")
+        if body.config is not None:
+            digest = config_digest(body.config)
+            if report.config_sha256 is None:
+                raise _deny(
+                    422,
+                    "config: the report has no config_sha256, so nothing ties the config given to the audit; "
+                    "upload the report.json `audit run` wrote for that config",
+                )
+            if digest != report.config_sha256:
+                raise _deny(
+                    422,
+                    f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
+                    "the report audited another config",
+                )
         shown = with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
         return store.add_report(
             ctx.engine,

@@ -220,6 +220,21 @@ def test_an_uploaded_report_cannot_claim_a_verdict_its_findings_contradict(clien
     }
 
 
+def test_a_config_uploaded_with_a_report_must_be_the_config_it_audited(clients) -> None:  # type: ignore[no-untyped-def]
+    """A report ties itself to its config by config_sha256: one without it, or with another config's, is refused
+    with a config, so the gate can never pass for a config no audit read."""
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    unrelated = "version: 1\nmanifest: {path: other.csv, split: split}\n"
+    unsigned = {**sample_report(), "config_sha256": None}
+    for report, text in ((unsigned, unrelated), (unsigned, config), (sample_report(), unrelated)):
+        refused = clients["submitter"].post("/api/projects/demo/runs", json={"report": report, "config": text})
+        assert refused.status_code == 422 and "config_sha256" in refused.json()["detail"], refused.text
+    made = clients["submitter"].post("/api/projects/demo/runs", json={"report": sample_report(), "config": config})
+    assert made.status_code == 201 and made.json()["config_sha256"] == sample_report()["config_sha256"]
+    # A report made in code from a DataFrame has no config file: without a config it is stored, tied to none.
+    assert submit(clients["submitter"], unsigned)["config_sha256"] is None
+
+
 def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients) -> None:  # type: ignore[no-untyped-def]
     self_accepted = json.loads(json.dumps(sample_report()))
     for stage in self_accepted["stages"]:
