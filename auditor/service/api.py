@@ -17,6 +17,7 @@ from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
+from auditor.core.subjects import disagreement, with_shown_counts
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -323,16 +324,21 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
     # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
-    # values contradict would make an acceptance cover what nobody saw: such a report is refused.
+    # values, its evidence or its examples contradict would make an acceptance cover what nobody saw (or a later
+    # finding look covered): such a report is refused. A scope that binds no counts binds those it shows.
+    stages = []
     for s, stage in enumerate(report.stages):
         for f, finding in enumerate(stage.findings):
-            wrong = inconsistency(finding.scope) if finding.scope is not None else None
-            if wrong is not None:
+            wrong = inconsistency(finding.scope)
+            problem = f"its scope has {wrong}" if wrong is not None else disagreement(finding)
+            if problem is not None:
                 raise _deny(
                     422,
-                    f"report: stages.{s}.findings.{f} ({finding.code}): its scope has {wrong}; a scope must be "
-                    "the one the audit wrote",
+                    f"report: stages.{s}.findings.{f} ({finding.code}): {problem}; a scope must be the one the "
+                    "audit wrote",
                 )
+        stages.append(stage.model_copy(update={"findings": tuple(with_shown_counts(f) for f in stage.findings)}))
+    report = report.model_copy(update={"stages": tuple(stages)})
     return report, report.model_dump_json()
 
 
@@ -419,6 +425,17 @@ def post_review(
         scopes = [f.scope for f in report.findings if f.fingerprint == body.fingerprint]
         if not scopes:
             raise _deny(422, f"accept: run {run.id} has no finding with fingerprint {body.fingerprint}")
+        unlisted = max((s.n_values for s in scopes if not s.listed), default=0)
+        if run.source == "uploaded" and unlisted:
+            # Beyond MAX_LISTED values a scope keeps only their digest, which nothing here can check against the
+            # data: accepting it would cover values nobody was shown.
+            raise _deny(
+                422,
+                f"accept: the finding {body.fingerprint} of run {run.id} is about {unlisted} values, of which an "
+                "uploaded report keeps only a digest the server cannot check, so an acceptance would cover values "
+                "nobody was shown; audit the data on the server (a run with data_root) to accept it, or approve "
+                f"the run with {override}",
+            )
         # What the reviewer saw is what is accepted: a later finding beyond this scope is escalated.
         scope = union(scopes)
     elif body.fingerprint is not None or body.expires_at is not None:
