@@ -207,18 +207,19 @@ class Idempotent:
         if not token or self.throttle.wait(client_of(scope)) > 0:
             await self.app(scope, receive, send)  # the route answers 401 or 429; nothing is kept for them
             return
+        claim = stored = None
         try:
             who = await run_in_threadpool(store.authenticate, self.engine, token)
-            if who is None:
-                await self.app(scope, receive, send)
-                return
-            claim = Claim(who.token_id, route, key, hashlib.sha256(body).hexdigest())
-            stored = await run_in_threadpool(kept, self.engine, claim)
+            if who is not None:
+                claim = Claim(who.token_id, route, key, hashlib.sha256(body).hexdigest())
+                stored = await run_in_threadpool(kept, self.engine, claim)
         except Exception as exc:
             if not await self._outage(exc, send, route):
                 raise
             return
-        if stored is None:
+        if claim is None:  # not a valid token: the route answers 401, and it is counted there
+            await self.app(scope, receive, send)
+        elif stored is None:
             await self._first(scope, receive, send, claim)
         else:
             await self._stored(send, stored, key)
