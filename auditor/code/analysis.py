@@ -78,7 +78,7 @@ def analyse_file(path: Path) -> FileResult:
         for leak in leaks
     )
     counts = Counts(
-        len([o for o in record.origins.values() if not o.made_from]),
+        sum(o.read for o in record.origins.values()),
         len(record.splits),
         len(record.fits),
         len(record.trains),

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from auditor.code.lineage import FITS, SCORES, Call, Lineage, at_line, last_fit, plural, scored_rows
+from auditor.code.lineage import FITS, SCORES, Call, Lineage, at_line, last_fit, learns, plural, scored_rows
 
 CONFIRMED, WITHDRAWN, OPEN = "confirmed", "withdrawn", "open"
 OVERLAP_SHARE = 0.9  # of the scored rows among the training rows, for a leak only the trace sees
+# Of the scored rows among the rows fitted on, to confirm what the reading found: a handful of rows two samples
+# happen to share (duplicates in the data, empty rows of a sparse matrix) confirm nothing.
+CONFIRM_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,9 @@ def _preprocessing(
     complete = True
     for score in scores:
         rows, _ = scored_rows(calls, score)
-        seen = lineage.canonical(rows) & fitted
-        if seen:
+        scored = lineage.canonical(rows)
+        seen = scored & fitted
+        if seen and len(seen) >= CONFIRM_SHARE * len(scored):
             return Answer(
                 CONFIRMED,
                 f"{_who(fit)} at {where(fit.line)} was fitted on {plural(len(fitted), 'row')}, "
@@ -117,7 +121,7 @@ def _overlap(roles: dict[str, list[tuple[int, str]]], calls: list[Call], lineage
                 f"by {_who(made)} at {where(made.line)}, the pool the model trained at {where(train.line)} drew from.",
             )
         both = scored & trained
-        if both:
+        if len(both) >= 2:  # the reading found how test rows get into the training; the run counts them
             return Answer(
                 CONFIRMED,
                 f"the model trained at {where(train.line)} on {plural(len(trained), 'row')} was scored at "
@@ -247,8 +251,11 @@ def unseen_leaks(
         for fit in calls[: score.index]:
             if fit.owner not in passed or fit.owner_predicts or fit.name not in FITS or not fit.inputs:
                 continue
+            if not learns(fit):  # a stateless transformer, or a class whose learning the run cannot know
+                continue
             seen = lineage.canonical(fit.inputs[0]) & scored
-            if seen and ("preprocessing", fit.line) not in covered:
+            # most of the scored rows fitted on: a few texts an external corpus shares with the test set are not
+            if len(seen) >= OVERLAP_SHARE * len(scored) and ("preprocessing", fit.line) not in covered:
                 covered.add(("preprocessing", fit.line))
                 found.append(
                     {

@@ -86,6 +86,10 @@ class Calls(WalkState):
             value = self.ev(kw.value)
             if kw.arg is not None:
                 kwargs[kw.arg] = value
+            else:  # **settings: a dict the walk knows the keys of gives them as keywords
+                for oid in sorted(value.objects):
+                    entries = self.record.objects[oid].entries
+                    kwargs.update({k: v for k, v in entries.items() if isinstance(k, str) and k not in kwargs})
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             return self.call_method(receiver, func.attr, args, kwargs, node)
@@ -287,7 +291,9 @@ class Calls(WalkState):
                 columns = columns.only(names)
             return Value(data=replace(first.data, columns=columns))
         where = self.text(node.args[0]) if node.args else ""
-        data = replace(self.source(node, f"{last}({where})"), columns=Columns())
+        if last == "DataFrame":  # a table built here: its columns are the ones it is given
+            return Value(data=self._new_table(node, first, args, kwargs, where))
+        data = replace(self.source(node, f"{last}({where})", read=True), columns=Columns())
         dates = self._dates_read(kwargs)
         if dates:
             data = replace(data, dates=frozenset(dates))
@@ -297,6 +303,20 @@ class Calls(WalkState):
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
         return Value(data=data)
+
+    def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
+        """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names
+        (none yet for an empty one), and the rows of the index it is given."""
+        keys = [k for oid in first.objects for k in self.record.objects[oid].entries if isinstance(k, str)]
+        named = _arg(args, kwargs, 1, "columns").strings()
+        index = kwargs.get("index")
+        if index is not None and index.data is not None:
+            rows = replace(index.data, columns=None, sources=frozenset(), picked=False)
+        else:
+            rows = self.source(node, f"DataFrame({where})", read=True)
+        # made of something the walk cannot read: its columns are not known
+        columns = Columns(frozenset(keys or named or ())) if first is NOTHING or keys or named else Columns()
+        return replace(rows, columns=columns)
 
     @staticmethod
     def _dates_read(kwargs: dict[str, Value]) -> list[str]:
@@ -700,6 +720,10 @@ class Calls(WalkState):
         if name == "enumerate" and args:
             elements = Value(items=(NOTHING, self.iterate(args[0])))
             return Value(objects=frozenset({self.container(node, elements).id}))
+        if name == "dict" and kwargs and not args:  # dict(n_estimators=..., early_stopping_rounds=...)
+            found = self.container(node, join_all(kwargs.values()))
+            found.entries.update(kwargs)
+            return Value(objects=frozenset({found.id}))
         if name in ("list", "tuple", "set", "dict", "reversed", "iter", "sorted") and args:
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)
@@ -744,7 +768,7 @@ class Calls(WalkState):
         data = self.rows_of(given)
         if data is None:
             return Value(stats=_stats(given) | _stats([self.iterate(v) for v in given]))
-        return Value(data=replace(self.with_fits(data, _stats(given)), mask=None, against_truth=False))
+        return Value(data=replace(self.with_fits(data, _stats(given)), mask=None))  # elementwise: np.abs(pred - y)
 
     def compare(self, node: ast.Compare, values: list[Value]) -> Value:
         scored = [v for v in values if v.scores or self.scores_in([v])]

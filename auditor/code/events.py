@@ -22,8 +22,9 @@ class Site:
 
     @property
     def top(self) -> Site:
-        """The place in the module's own code: the outermost call that led here, or the place itself."""
-        return Site(*self.via[0]) if self.via else self
+        """Where the code calls the function that holds this place (the innermost call that led here): the
+        leaking use of a helper; the place itself outside the file's functions."""
+        return Site(*self.via[-1], self.via[:-1]) if self.via else self
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Origin:
     what: str
     made_from: frozenset[Atom] = frozenset()  # set for a pool: the rows its rows were made from
     how: str = ""  # how the pool was made ('SMOTE.fit_resample', 'pd.concat of overlapping rows')
+    read: bool = False  # a reader's or a loader's rows (not a value whose making the walk cannot see)
 
 
 @dataclass

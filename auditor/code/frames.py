@@ -11,7 +11,7 @@ from dataclasses import replace
 from auditor.code.catalog import ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
 from auditor.code.events import Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, data_of, join_all
+from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, data_of, join_all
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -134,8 +134,9 @@ class Frames(WalkState):
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         if attr == "columns" and data.columns is not None:
             return Value(names_of=data.columns)
-        if attr == "index":
-            return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts))
+        if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
+            rows = replace(data, columns=None, sources=frozenset(), mask=None, picked=False)
+            return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
@@ -146,7 +147,9 @@ class Frames(WalkState):
 
     def column(self, data: Data, name: str) -> Data:
         """One column of a table: its rows, named by the column (what it was computed from stays with the table)."""
-        return replace(data, columns=None, sources=frozenset({name}), mask=None)  # a groupby's column: still grouped
+        number = data.columns is not None and name in data.columns.numbers
+        # a groupby's column: still grouped
+        return replace(data, columns=None, sources=frozenset({name}), mask=None, picked=True, number=number)
 
     # Methods ----------------------------------------------------------------------------------------------
 
@@ -228,23 +231,30 @@ class Frames(WalkState):
                 else frozenset()
             )
             return Value(data=replace(self.with_fits(data, stats | fits), columns=columns))
-        if name == "astype" and args and isinstance(args[0].const, str) and "datetime" in str(args[0].const):
-            return Value(data=replace(data, dates=data.dates | data.sources))
+        if name == "astype" and args:
+            kind = str(args[0].const if args[0].const is not None else next(iter(args[0].names), ""))
+            if "datetime" in kind:
+                return Value(data=replace(data, dates=data.dates | data.sources))
+            if any(k in kind.lower() for k in ("int", "float", "bool", "uint")):
+                return Value(data=replace(data, number=True, mask=None, grouped=False))
+        if name == "map" and args and _numbers_of(self.record, args[0]):
+            return Value(data=replace(self.with_fits(data, stats), number=True, mask=None, grouped=False))
         if name == "rename" and data.columns is not None:
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
                 return Value(data=replace(data, columns=renamed, mask=None))
         if name == "select_dtypes":
-            kind = _dtype_choice(args, kwargs)
+            chosen_kind = _dtype_choice(args, kwargs)
             columns = data.columns or Columns()
-            chosen = replace(columns, dtypes=kind) if kind is not None and not columns.opaque else Columns(opaque=True)
+            usable = chosen_kind is not None and not columns.opaque
+            chosen = replace(columns, dtypes=chosen_kind) if usable else Columns(opaque=True)
             return Value(data=replace(data, columns=chosen, mask=None))
         if name in _OTHER_COLUMNS:
             other = data_of([*args, *kwargs.values()])
             joined = data if other is None or name not in ("merge", "join") else data.join(other)
             return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
         if name in _SAME_TABLE:
-            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, against_truth=False))
+            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
 
     def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
@@ -394,10 +404,11 @@ class Frames(WalkState):
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 return data
-            bound = rows_node.upper if rows_node.upper is not None else rows_node.lower
-            side = "head" if rows_node.lower is None else "tail"
-            sid = self._part_split(f"slice:{self.text(bound)}", node, data)
-            return data.with_parts(Part(sid, side))
+            # A sequence cut in two: `[:cut]` and `[cut:]` (or `.loc[:'2023-09-30']` and `.loc['2023-10-01':]`)
+            # are its head and tail, whatever the bounds are written as; a slice of a slice cuts again.
+            side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
+            split = self._part_split(SLICE, node, data)
+            return replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows))
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
@@ -440,10 +451,13 @@ class Frames(WalkState):
         fits = value.stats | (incoming.fits if incoming is not None else frozenset())
         columns = data.columns
         if columns is not None and names and indexer != "iloc":
-            # A lag (values of earlier rows) is not computed from the row's own label.
-            sources = incoming.sources if incoming is not None and not incoming.past else frozenset()
+            # A lag (values of earlier rows) is not computed from the row's own label; values from elsewhere
+            # (a loader's target) were not computed from this table's columns.
+            picked = incoming is not None and incoming.picked and not incoming.past
+            sources = incoming.sources if picked and incoming is not None else frozenset()
+            number = incoming is not None and incoming.number
             for name in names:
-                columns = columns.adding(name, sources)
+                columns = columns.adding(name, sources, number)
         changed = replace(self.with_fits(data, fits), columns=columns)
         if incoming is not None:
             changed = replace(
@@ -454,6 +468,15 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _numbers_of(record: object, mapping: Value) -> bool:
+    """Whether a mapping (a dict literal) sends every key to a number: `map({"yes": 1, "no": 0})`."""
+    from auditor.code.events import Record
+
+    assert isinstance(record, Record)
+    values = [v for oid in mapping.objects for v in record.objects[oid].entries.values()]
+    return bool(values) and all(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values)
 
 
 def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
@@ -474,6 +497,14 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
     if include is None and exclude is True:
         return "other"
     return None
+
+
+SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
+
+
+def _sliced(atom: Atom, split: str, side: str) -> Atom:
+    depth = sum(p.split.startswith(SLICE) for p in atom.parts)
+    return atom.with_part(Part(f"{split}{depth or ''}", side))
 
 
 def _within(columns: Columns | None, names: Columns) -> Columns:

@@ -420,18 +420,20 @@ class _Rules:
         ]
         pairs += [(e.site, e.what, e.x, e.y, e.models) for e in self._evaluations() if e.cross_validation]
         for site, what, x, y, models in pairs:
-            numeric = True if self._regression(models) else None
+            regression = self._regression(models)
             if x is None or y is None or x.columns is None or x.columns.opaque:
                 continue
             labels = sorted(s for s in y.sources if not s.startswith("<"))
             if not labels or not self._same_table(x, y):
                 continue
             for label in labels:
+                # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
+                numeric = True if regression or label in x.columns.numbers or y.number else None
                 derived = x.columns.computed_from(label)
                 upstream = sorted(
                     src
                     for new, src in x.columns.derived
-                    if new == label and src != label and x.columns.base is not None and x.columns.has(src, numeric)
+                    if new == label and src != label and x.columns.has(src, True if src in x.columns.numbers else None)
                 )
                 if x.columns.has(label, numeric):
                     detail = f"the label column '{label}' is among the features"

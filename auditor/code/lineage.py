@@ -33,6 +33,7 @@ class Call:
     module: str
     owner: int | None = None  # id() of the object whose method it is
     owner_class: str | None = None
+    owner_module: str | None = None
     owner_predicts: bool = False  # the owner is a model (it has predict)
     inputs: list[Rows] = field(default_factory=list)  # the array-like arguments, in order
     outputs: list[Rows] = field(default_factory=list)  # the array-like parts of the result, in order
@@ -148,6 +149,17 @@ def at_line(calls: Iterable[Call], line: int, name: str | None = None) -> list[C
             return named
         return [c for c in found if c.owner_class is not None and c.owner_class in name]
     return found
+
+
+def learns(call: Call) -> bool:
+    """Whether the call's object is a class known to learn from the rows it is fitted on (not a stateless
+    transformer such as HashingVectorizer, not a class the catalogue does not know)."""
+    from auditor.code.catalog import Kind, class_role
+
+    if call.owner_class is None or call.owner_module is None:
+        return False
+    role = class_role(f"{call.owner_module}.{call.owner_class}")
+    return role is not None and role.kind in (Kind.LEARNER, Kind.PIPELINE)
 
 
 def plural(n: int, word: str) -> str:

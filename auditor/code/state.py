@@ -105,9 +105,12 @@ class WalkState(ABC):
             found.made_from |= made_from
         return oid
 
-    def source(self, node: ast.AST, what: str) -> Data:
-        """Rows from a new source made at ``node`` (a reader call, an argument nobody passed)."""
-        return Data(frozenset({Atom(self.origin(node, what))}))
+    def source(self, node: ast.AST, what: str, read: bool = False) -> Data:
+        """Rows from a new source made at ``node``: a reader call (``read``), or a value whose making the walk
+        cannot see (an argument nobody passed, a call of unknown code)."""
+        oid = self.origin(node, what)
+        self.record.origins[oid].read = self.record.origins[oid].read or read
+        return Data(frozenset({Atom(oid)}))
 
     def pool(self, node: ast.AST, rows: frozenset[Atom], how: str) -> frozenset[Atom]:
         """The rows of a pool made at ``node`` from ``rows`` (copies or synthetic rows of them)."""

@@ -110,6 +110,7 @@ class _Tracer:
             module=module,
             owner=id(owner) if owner is not None else None,
             owner_class=type(owner).__name__ if owner is not None else None,
+            owner_module=type(owner).__module__ if owner is not None else None,
             owner_predicts=owner is not None and hasattr(owner, "predict"),
             is_metric=module.startswith("sklearn.metrics"),
         )

@@ -44,11 +44,14 @@ class Atom:
         return self.origin == other.origin and self.parts[: len(other.parts)] == other.parts
 
     def disjoint(self, other: Atom) -> bool:
-        """No row is in both: other sources, or the two take different sides of one split."""
+        """No row is in both: other sources, or the two take different sides of one split (a range of a
+        sequence, `[a:b]`, may meet its head or its tail)."""
         if self.origin != other.origin:
             return True
         sides = {p.split: p.side for p in self.parts}
-        return any(sides.get(p.split, p.side) != p.side for p in other.parts)
+        return any(
+            sides.get(p.split, p.side) != p.side and "range" not in (p.side, sides[p.split]) for p in other.parts
+        )
 
     def with_part(self, part: Part) -> Atom:
         """These rows, then ``part`` of them; taking a side of a split they were already split by changes
@@ -73,6 +76,7 @@ class Columns:
     derived: frozenset[tuple[str, str]] = frozenset()  # (column, a column it was computed from)
     opaque: bool = False
     dtypes: str | None = None  # select_dtypes: "number" (numeric columns only), "other" (the rest), None (all)
+    numbers: frozenset[str] = frozenset()  # columns assigned values known to be numbers
 
     def has(self, column: str, numeric: bool | None = None) -> bool:
         """Whether ``column`` is certainly among the columns (never when they are opaque); of columns chosen by
@@ -89,7 +93,14 @@ class Columns:
             return Columns(opaque=True)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
-        return Columns(base, self.removed & other.removed, self.derived | other.derived, False, dtypes)
+        return Columns(
+            base,
+            self.removed & other.removed,
+            self.derived | other.derived,
+            False,
+            dtypes,
+            self.numbers | other.numbers,
+        )
 
     def computed_from(self, column: str) -> list[str]:
         """The kept columns computed from ``column`` (other than itself)."""
@@ -105,17 +116,25 @@ class Columns:
         derived = frozenset(d for d in self.derived if d[0] in kept)
         return replace(self, base=kept, removed=self.removed - kept, derived=derived)
 
-    def adding(self, name: str, sources: Iterable[str]) -> Columns:
+    def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
         derived = self.derived | {(name, s) for s in sources}
         base = self.base | {name} if self.base is not None else None
-        return replace(self, base=base, removed=self.removed - {name}, derived=derived)
+        numbers = self.numbers | {name} if number else self.numbers - {name}
+        return replace(self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers)
 
     def join(self, other: Columns) -> Columns:
         if self.opaque or other.opaque:
             return Columns(opaque=True)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
-        return Columns(base, self.removed & other.removed, self.derived | other.derived, False, dtypes)
+        return Columns(
+            base,
+            self.removed & other.removed,
+            self.derived | other.derived,
+            False,
+            dtypes,
+            self.numbers | other.numbers,
+        )
 
 
 OPAQUE = Columns(opaque=True)
@@ -150,6 +169,8 @@ class Data:
     merged: frozenset[int] = frozenset()  # lines where rows from both sides of a split were put together
     window: bool = False  # a rolling, expanding or exponential window: its aggregates are row by row
     past: bool = False  # values of earlier rows only (shift(1), a window closed on the left)
+    picked: bool = False  # taken from a table's own columns (its sources are that table's column names)
+    number: bool = False  # values known to be numbers (astype(int), a map to numbers, arithmetic)
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -177,6 +198,8 @@ class Data:
             self.merged | other.merged,
             self.window and other.window,
             self.past and other.past,
+            self.picked and other.picked,
+            self.number and other.number,
         )
 
     def with_parts(self, part: Part) -> Data:

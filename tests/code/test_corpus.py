@@ -12,23 +12,27 @@ import pytest
 from auditor.code.analysis import analyse_file
 from tests.code.corpus_expectations import KINDS, Entry, load_expectations, matches
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "corpus"
+HELDOUT = HERE / "heldout"  # written apart from the analysis, measured before it was changed for it (bench/README)
 ENTRIES = load_expectations(CORPUS)
-CORRECT = [e for e in ENTRIES if not e.expect]
-LEAKY = [e for e in ENTRIES if e.expect]
+BOTH = [*ENTRIES, *load_expectations(HELDOUT)]
+CORRECT = [e for e in BOTH if not e.expect]
+LEAKY = [e for e in BOTH if e.expect]
 
 
 def _id(entry: Entry) -> str:
-    return str(entry.path.relative_to(CORPUS))
+    return str(entry.path.relative_to(HERE))
 
 
 def test_the_corpus_holds_both_forms_of_every_kind_in_every_style() -> None:
     assert len(ENTRIES) >= 80
-    assert len(CORRECT) >= len(ENTRIES) // 3
+    assert sum(not e.expect for e in ENTRIES) >= len(ENTRIES) // 2
     assert sum(e.path.suffix == ".ipynb" for e in ENTRIES) >= len(ENTRIES) // 4
     assert {e.style for e in ENTRIES} == {"tutorial", "kaggle", "course"}
-    leaks = Counter(x.kind for e in LEAKY for x in e.expect)
-    correct = Counter(e.path.parent.name for e in CORRECT)
+    assert len(load_expectations(HELDOUT)) == 40
+    leaks = Counter(x.kind for e in ENTRIES for x in e.expect)
+    correct = Counter(e.path.parent.name for e in ENTRIES if not e.expect)
     for kind in KINDS:
         assert leaks[kind] >= 8, kind
         assert correct[kind] >= 8, kind
