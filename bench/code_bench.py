@@ -105,8 +105,8 @@ def run_table() -> str:
     return "\n".join(lines)
 
 
-def make_notebooks(folder: Path, count: int, seed: int = 0) -> tuple[int, float]:
-    """``count`` notebooks of three corpus files' code cells each; returns their number and mean lines."""
+def make_notebooks(folder: Path, count: int, join: int = 3, seed: int = 0) -> tuple[int, float]:
+    """``count`` notebooks of ``join`` corpus files' code cells each; returns their number and mean lines."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -123,7 +123,7 @@ def make_notebooks(folder: Path, count: int, seed: int = 0) -> tuple[int, float]
     total = 0
     for i in range(count):
         cells = [new_markdown_cell(f"# Notebook {i}")]
-        for part in rng.sample(sources, 3):
+        for part in rng.sample(sources, join):
             cells += [new_code_cell(s) for s in part]
         total += sum(c.source.count("\n") + 1 for c in cells if c.cell_type == "code")
         nb = new_notebook(cells=cells)
@@ -132,9 +132,9 @@ def make_notebooks(folder: Path, count: int, seed: int = 0) -> tuple[int, float]
     return count, total / count
 
 
-def time_notebooks(count: int, repeat: int) -> str:
+def time_notebooks(count: int, repeat: int, join: int) -> str:
     folder = HERE / "data" / "notebooks"
-    made, mean_lines = make_notebooks(folder, count)
+    made, mean_lines = make_notebooks(folder, count, join)
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -157,13 +157,14 @@ def main() -> None:
     notebooks = sub.add_parser("notebooks")
     notebooks.add_argument("--count", type=int, default=1000)
     notebooks.add_argument("--repeat", type=int, default=3)
+    notebooks.add_argument("--join", type=int, default=3, help="corpus files joined into one notebook")
     args = parser.parse_args()
     if args.what == "corpus":
         print(corpus_table())
     elif args.what == "run":
         print(run_table())
     else:
-        print(time_notebooks(args.count, args.repeat))
+        print(time_notebooks(args.count, args.repeat, args.join))
 
 
 if __name__ == "__main__":

@@ -274,7 +274,7 @@ class Walker(Calls, Frames):
     # Expressions ------------------------------------------------------------------------------------------
 
     def ev(self, node: ast.AST) -> Value:
-        method = getattr(self, f"_ev_{type(node).__name__}", None)
+        method = getattr(self, "_ev_" + type(node).__name__, None)
         if method is None:
             for child in ast.iter_child_nodes(node):  # an expression the walk does not model: its parts still run
                 if isinstance(child, ast.expr):

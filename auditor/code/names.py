@@ -70,15 +70,23 @@ _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def _prune_unreachable(tree: ast.AST) -> None:
     """Statements after a `raise`, `return`, `break` or `continue` in the same block never run; beniget's
-    chains fail on names they use, so they are left out of the tree (the walk would not reach them either)."""
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                for i, stmt in enumerate(block):
-                    if isinstance(stmt, _ENDS):
-                        del block[i + 1 :]
-                        break
+    chains fail on names they use, so they are left out of the tree (the walk would not reach them either).
+    Only statements are visited, not the expressions in them."""
+    blocks: list[list[ast.stmt]] = [tree.body] if isinstance(tree, ast.Module) else []
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, _ENDS):
+                del block[i + 1 :]
+                break
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    blocks.append(inner)
+            for handler in getattr(stmt, "handlers", ()):
+                blocks.append(handler.body)
+            for case in getattr(stmt, "cases", ()):
+                blocks.append(case.body)
 
 
 def _flatten_matches(tree: ast.AST) -> bool:

@@ -251,14 +251,14 @@ def _notebook(path: Path, raw: bytes) -> Program:
     ]
     # Most notebooks parse as a whole once their magics are blanked: one compile; cell by cell only if not.
     codes = [neutralise_magics(source) if _MAGIC_LINE.search(source) else source for _, source in cells]
-    whole = _parses("\n".join(codes))
+    whole = _parsed("\n".join(codes))
     pieces: list[str] = []
     spans: list[CellSpan] = []
     skipped: list[SkippedPart] = []
     line = 1
     for (index, source), quick in zip(cells, codes, strict=True):
         located = json_lines[index - 1] if index - 1 < len(json_lines) else ()
-        code, problem = (quick, None) if whole else _cell_code(source)
+        code, problem = (quick, None) if whole is not None else _cell_code(source)
         n = code.count("\n") + 1
         if problem is not None:
             in_cell, _, msg = problem
@@ -271,18 +271,19 @@ def _notebook(path: Path, raw: bytes) -> Program:
         line += n
     program = "\n".join(pieces)
     try:
-        tree = compile(program, str(path), "exec", _FLAGS)
+        tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # each cell parsed alone, not together
         raise SourceError(Place(path, 1), f"the notebook's cells do not parse together: {exc}") from None
     return Program(path, tree, line - 1, tuple(spans), tuple(skipped))
 
 
-def _parses(text: str) -> bool:
+def _parsed(text: str) -> ast.Module | None:
+    """The tree of a notebook's joined cells, None when they do not parse as a whole."""
     try:
-        compile(text, "<notebook>", "exec", _FLAGS)
+        tree: ast.Module = compile(text, "<notebook>", "exec", _FLAGS)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+        return None
+    return tree
 
 
 def _cell_code(source: str) -> tuple[str, tuple[int, int | None, str] | None]:
