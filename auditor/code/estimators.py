@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.events import Obj, Train
-from auditor.code.state import CONTAINER, SPLITS, WalkState
-from auditor.code.values import NOTHING, Data, Value, argument, join_all
+from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
+from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
 
 # Keyword names a fit takes its inputs by.
 X_NAMES = ("X", "x", "raw_documents", "texts", "sentences", "corpus", "data", "documents", "iterator", "train_set")
@@ -53,11 +53,40 @@ class Estimators(WalkState):
         found = self.obj(node, qualname, role)
         found.node = node
         found.params.update(kwargs)
+        if role.rows_at_init:
+            found.params["#args"] = Value(items=tuple(args))
+        found.baked |= self.stats_in([*args, *kwargs.values()])
         if role.kind is Kind.PIPELINE:
             found.steps = sorted(self._estimators([*args, *kwargs.values()]))
+            if found.name == "ColumnTransformer":
+                transformers = argument(args, kwargs, 0, "transformers")
+                found.selects = self.selection(list(transformers.items or ()), kwargs, named=True)
+            else:
+                self.select_first(found)
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
+
+    def selection(self, specs: list[Value], kwargs: dict[str, Value], named: bool) -> Columns:
+        """The columns a column transformer uses: those its (name,) transformer, columns entries name; every
+        column with `remainder="passthrough"` (or an estimator); unknown when one entry names them otherwise."""
+        remainder = kwargs.get("remainder")
+        if remainder is not None and (remainder.const == "passthrough" or remainder.objects):
+            return Columns()
+        kept: list[str] = []
+        for spec in specs:
+            parts = spec.items
+            columns = parts[-1].strings() if parts is not None and len(parts) == (3 if named else 2) else None
+            if columns is None:
+                return Columns(opaque=True)
+            kept += columns
+        return Columns(frozenset(kept))
+
+    def select_first(self, found: Obj) -> None:
+        """A pipeline whose first step is a column transformer uses only that step's columns."""
+        if found.steps:
+            first = self.record.objects[found.steps[0]]
+            found.selects = first.selects
 
     def _estimators(self, values: list[Value], depth: int = 0) -> set[int]:
         """The estimator objects among ``values``, looking into lists and (name, estimator) tuples."""
@@ -88,6 +117,9 @@ class Estimators(WalkState):
     ) -> Value | None:
         if found.qualname == CONTAINER:
             return self._container_method(found, name, args, kwargs, node)
+        method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
+        if method is not None:  # a method of the file's own class: walked with self bound
+            return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
         role = found.role
         kind = role.kind if role is not None else None
         if kind is Kind.SPLITTER and name == "split":
@@ -167,6 +199,10 @@ class Estimators(WalkState):
     ) -> Value:
         x = argument(args, kwargs, 0, *X_NAMES).data
         y = argument(args, kwargs, 1, *Y_NAMES).data
+        if found.role is not None and found.role.rows_at_init and not args:  # OLS(y, X).fit(): given when built
+            given = list(found.params.get("#args", NOTHING).items or ())
+            y = argument(given, found.params, 0, "endog").data
+            x = argument(given, found.params, 1, "exog").data
         kind = found.role.kind if found.role is not None else None
         pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
         what = f"{found.name}.{name}"

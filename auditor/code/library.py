@@ -11,6 +11,7 @@ from dataclasses import replace
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import X_NAMES, Estimators
+from auditor.code.state import LOCAL
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
@@ -35,8 +36,13 @@ class Library(Estimators):
         role = catalog.class_role(qualname)
         if role is not None:
             return self.construct(qualname, role, args, kwargs, node)
-        if qualname.startswith("<local>."):
-            return Value(objects=frozenset({self.obj(node, qualname).id}))
+        if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
+            found = self.obj(node, qualname)
+            made = Value(objects=frozenset({found.id}))
+            init = self.local_method(qualname, "__init__")
+            if init is not None:
+                self.call_function(init, [made, *args], dict(kwargs), node)
+            return made
         if catalog.is_data_wrapper(qualname):
             x = argument(args, kwargs, 0, "data", "X")
             return Value(data=x.data) if x.data is not None else NOTHING
@@ -54,6 +60,10 @@ class Library(Estimators):
             if last in catalog.PIPELINE_FUNCTIONS:
                 found = self.obj(node, qualname, Role(Kind.PIPELINE))
                 found.steps = sorted(self._estimators(args))
+                if last == "make_column_transformer":
+                    found.selects = self.selection(args, kwargs, named=False)
+                else:
+                    self.select_first(found)
                 return Value(objects=frozenset({found.id}))
         if catalog.is_metric(qualname):
             return self.metric(last, args, kwargs, node)
@@ -257,6 +267,8 @@ class Library(Estimators):
         if name == "enumerate" and args:
             elements = Value(items=(NOTHING, self.iterate(args[0])))
             return Value(objects=frozenset({self.container(node, elements).id}))
+        if name == "next" and args:  # next(splitter.split(X)): the first fold
+            return self.iterate(args[0])
         if name == "dict" and kwargs and not args:  # dict(n_estimators=..., early_stopping_rounds=...)
             found = self.container(node, join_all(kwargs.values()))
             found.entries.update(kwargs)

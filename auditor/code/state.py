@@ -17,6 +17,7 @@ from auditor.code.values import NOTHING, Atom, Data, Value, data_of
 TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
+LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 
 class WalkState(ABC):
@@ -66,6 +67,10 @@ class WalkState(ABC):
     @abstractmethod
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         """An attribute of a table or an array (a column, its index, its values)."""
+
+    @abstractmethod
+    def local_method(self, qualname: str, name: str) -> int | None:
+        """The function id of method ``name`` of the file's own class ``qualname`` ('<local>.Scorer')."""
 
     @abstractmethod
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
@@ -229,19 +234,27 @@ class WalkState(ABC):
 
     def scores_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
         """The evaluations whose scores are among ``values``, looking into lists, dicts and tuples."""
+        return self._collect(values, "scores", depth)
+
+    def stats_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
+        """The row statistics among ``values``, looking into lists, dicts and tuples (kw_args={"lo": lo})."""
+        return self._collect(values, "stats", depth)
+
+    def _collect(self, values: list[Value], facet: str, depth: int) -> frozenset[int]:
         found: set[int] = set()
         for value in values:
-            found |= value.scores
+            found |= getattr(value, facet)
             if depth >= 3:
                 continue
-            if value.items is not None:
-                found |= self.scores_in(list(value.items), depth + 1)
+            inner: list[Value] = list(value.items or ())
             if value.method is not None:
-                found |= self.scores_in([value.method[0]], depth + 1)
+                inner.append(value.method[0])
             for oid in value.objects:
                 obj = self.record.objects[oid]
                 if obj.qualname == CONTAINER:
-                    found |= self.scores_in([obj.elements, obj.keys, *obj.entries.values()], depth + 1)
+                    inner += [obj.elements, obj.keys, *obj.entries.values()]
+            if inner:
+                found |= self._collect(inner, facet, depth + 1)
         return frozenset(found)
 
     def with_fits(self, data: Data, stats: frozenset[int]) -> Data:
