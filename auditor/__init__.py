@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.core.display import install_html_view
 
 if TYPE_CHECKING:
-    from auditor.api import audit, audit_dataset_dict, audit_splitter, submit_report, write_report
+    from auditor.api import audit, audit_config, audit_dataset_dict, audit_splitter, submit_report, write_report
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
     from auditor.core.findings import Finding, Report, Severity, StageResult
     from auditor.core.version import __version__
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # modules, such as the child that runs the user's code) does not pay for pandas and pyarrow up front.
 _EXPORTS = {
     "audit": "auditor.api",
+    "audit_config": "auditor.api",
     "audit_dataset_dict": "auditor.api",
     "audit_splitter": "auditor.api",
     "submit_report": "auditor.api",
@@ -65,6 +66,7 @@ __all__ = [
     "StageResult",
     "__version__",
     "audit",
+    "audit_config",
     "audit_dataset_dict",
     "audit_splitter",
     "config_from_mapping",
