@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
     from auditor.core.findings import Finding, Report, Severity, StageResult
     from auditor.core.version import __version__
+    from auditor.integrations.tracking import log_to_mlflow
     from auditor.pipeline.runner import run_audit
 
 # Name -> module, imported on first use: `import auditor` (and every process that imports one of its
@@ -32,6 +33,7 @@ _EXPORTS = {
     "Severity": "auditor.core.findings",
     "StageResult": "auditor.core.findings",
     "run_audit": "auditor.pipeline.runner",
+    "log_to_mlflow": "auditor.integrations.tracking",
     "__version__": "auditor.core.version",  # reading package metadata costs more than the rest of `audit --help`
 }
 
@@ -71,6 +73,7 @@ __all__ = [
     "audit_splitter",
     "config_from_mapping",
     "load_config",
+    "log_to_mlflow",
     "run_audit",
     "submit_report",
     "write_report",
