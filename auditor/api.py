@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from auditor.core.config import LoadedConfig, config_from_mapping
+from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping
 from auditor.core.errors import ArgumentError, ManifestError
-from auditor.core.findings import Report
+from auditor.core.findings import FailOn, Report
 from auditor.core.source import FoldOverlap, TableSource
 
 if TYPE_CHECKING:
@@ -77,7 +77,8 @@ def audit_dataset_dict(
     caller = "auditor.audit_dataset_dict"
     argument = f"{caller}(dd=…)"
     loaded = _config(caller, argument, split, id, keys, None, base_dir, sections)
-    table = _dataset_dict_table(dd, caller, split, list(loaded.config.manifest_columns()))
+    named = list(loaded.config.manifest_columns())
+    table = _dataset_dict_table(dd, caller, split, [*named, *_dataset_dict_features(loaded.config, dd, named)])
     return _run(replace(loaded, source=TableSource(table, argument, "datasets.DatasetDict")), only)
 
 
@@ -98,7 +99,8 @@ def audit_splitter(
     unused) under ``manifest.folds: {columns: [...]}``.
 
     The key columns are X's (a DataFrame or Table) or ``data``'s (one row per row of X, when X is an array);
-    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label.
+    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label. Under
+    `keys.features: auto` the features are those columns in no other role and an array X's columns (X[:, j]).
     """
     caller = "auditor.audit_splitter"
     table, key_section, folds = splitter_table(
@@ -109,6 +111,24 @@ def audit_splitter(
         assert loaded.source is not None
         loaded = replace(loaded, source=replace(loaded.source, overlaps=folds.overlaps))
     return _run(loaded, only)
+
+
+def audit_config(
+    config: str | Path,
+    *,
+    only: Sequence[str] | str | None = None,
+    fail_on: FailOn | None = None,
+    roots: Sequence[str | Path] = (),
+) -> Report:
+    """Audit the config file at ``config`` (an audit.yaml) as `audit run` does, without writing report files.
+
+    ``fail_on`` overrides report.fail_on as --fail-on does; ``roots`` are further folders inputs may be read
+    from (--root). Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all.
+    """
+    from auditor.core.config import load_config
+    from auditor.pipeline.runner import run_audit
+
+    return run_audit(load_config(config, roots=roots), only=only, fail_on=fail_on)
 
 
 def write_report(
@@ -172,7 +192,7 @@ def _prepare(
     loaded = _config(caller, argument, split, id, keys, folds, base_dir, sections)
     named = loaded.config.manifest_columns()
     try:
-        table, kind = to_arrow(data, list(named), argument)
+        table, kind = to_arrow(data, [*named, *auto_features(loaded.config, data)], argument)
     except MissingColumnsError as exc:  # with the argument that names each missing column
         raise ManifestError(explain_missing(exc, named, loaded)) from None
     return replace(loaded, source=TableSource(table, argument, kind))
@@ -255,6 +275,22 @@ def to_arrow(data: Any, columns: Sequence[str], argument: str) -> tuple[pa.Table
     raise ArgumentError(f"{argument}: expected {ACCEPTED}, got {_type_name(data)}")
 
 
+def auto_features(config: AuditConfig, data: Any, besides: Sequence[str] = ()) -> list[str]:
+    """Under `keys.features: auto`, the columns of ``data`` in no role the config names (nor ``besides``): the
+    columns a file form's reader takes for the same rows; otherwise none."""
+    from auditor.manifest.features import feature_columns, wants_all_columns
+
+    if not wants_all_columns(config):
+        return []
+    if _is_arrow(data):
+        names = list(data.schema.names)
+    elif _library(data) in ("pandas", "polars") and type(data).__name__ == "DataFrame":
+        names = [str(c) for c in data.columns]
+    else:
+        return []  # not a table: to_arrow names the types it takes
+    return [c for c in feature_columns(config, names) if c not in besides]
+
+
 def _require(columns: Sequence[str], available: Sequence[str], argument: str) -> None:
     """MissingColumnsError naming every column the config needs that ``available`` lacks, with a close match."""
     from auditor.manifest.readers import missing_columns
@@ -294,6 +330,17 @@ def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:
         except (pa.ArrowException, ValueError, TypeError, UnicodeError):
             return f"column '{name}'"
     return "the columns"
+
+
+def _dataset_dict_features(config: AuditConfig, dd: Any, named: Sequence[str]) -> list[str]:
+    """Under `keys.features: auto`, the first dataset's columns in no role (as a file form reads the first file's)."""
+    from auditor.manifest.features import feature_columns, wants_all_columns
+
+    first = next(iter(dd.values()), None) if isinstance(dd, Mapping) else None
+    names = getattr(first, "column_names", None)
+    if not wants_all_columns(config) or not isinstance(names, list):
+        return []  # not a DatasetDict: _dataset_dict_table says what was expected
+    return [c for c in feature_columns(config, names) if c not in named]
 
 
 def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) -> pa.Table:
@@ -358,6 +405,8 @@ def splitter_table(
     """
     import pyarrow as pa
 
+    from auditor.manifest.features import wants_all_columns
+
     if not callable(getattr(cv, "split", None)):
         raise ArgumentError(
             f"{caller}(cv=…): expected a splitter with a split(X, y, groups) method (e.g. "
@@ -382,19 +431,62 @@ def splitter_table(
     columns: dict[str, Any] = {}
     frame = data if data is not None else (X if _is_table(X) else None)
     if frame is not None:
-        given = to_arrow(frame, named, argument)[0]
+        # Under `features: auto` every column in no role is a feature, but for y and groups taken from it.
+        taken = [c for c in (_column_of(frame, y), _column_of(frame, groups)) if c is not None]
+        given = to_arrow(frame, [*named, *auto_features(probe.config, frame, taken)], argument)[0]
         columns.update(zip(given.column_names, given.columns, strict=True))
     elif named:
         raise ArgumentError(
             f"{caller}(X=…): the config names columns ({', '.join(named)}), but X is an array; pass them as "
             f"data= ({ACCEPTED}, one row per row of X)"
         )
+    if not _is_table(X) and wants_all_columns(probe.config):
+        columns.update(_array_features(X, f"{caller}(X=…)"))  # the features themselves, as a file would hold them
     folds = fold_columns(cv, X, y, groups, caller=caller)
     for name, values in {**own, **folds.columns}.items():
         if name in columns:
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
     return pa.table(columns), key_section, folds
+
+
+def _column_of(frame: Any, values: Any) -> str | None:
+    """The column of ``frame`` that ``values`` is (a pandas or polars Series named after one, with its values)."""
+    name = getattr(values, "name", None)
+    if not isinstance(name, str) or _library(values) != _library(frame) or _library(frame) not in ("pandas", "polars"):
+        return None
+    if name not in [str(c) for c in frame.columns]:
+        return None
+    column = frame[name]
+    if _library(frame) == "pandas":
+        same = bool(column.reset_index(drop=True).equals(values.reset_index(drop=True)))
+    else:
+        same = bool(column.equals(values))
+    return name if same else None
+
+
+def _array_features(X: Any, argument: str) -> dict[str, pa.Array]:
+    """The columns of an array X under `features: auto`: X[:, j] for a 2-D array, X itself for a 1-D one."""
+    import numpy as np
+    import pyarrow as pa
+
+    if hasattr(X, "tocsc"):  # a scipy.sparse matrix: densifying it could take all the memory
+        raise ArgumentError(
+            f"{argument}: `keys.features: auto` takes X's columns, but X is a {_type_name(X)}; pass the feature "
+            f"columns as data= ({ACCEPTED}) or list them in keys.features"
+        )
+    array = np.asarray(X)
+    if array.ndim == 1:
+        return {"X": _values(array, argument)}
+    if array.ndim != 2:
+        raise ArgumentError(
+            f"{argument}: `keys.features: auto` takes X's columns, but X has shape {array.shape}; pass X as rows "
+            "of features (n, d), the features as data=, or list them in keys.features"
+        )
+    try:
+        return {f"X[:, {j}]": pa.array(np.ascontiguousarray(array[:, j])) for j in range(array.shape[1])}
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise ArgumentError(f"{argument}: cannot read X's columns as features: {exc}") from None
 
 
 _PROBE_SPLIT = "\x00split"  # a split column no table has: the config is checked before the fold columns exist

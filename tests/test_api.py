@@ -68,7 +68,7 @@ def _comparable(report: Report, config_location: str | None = None) -> dict[str,
     return data
 
 
-@pytest.mark.parametrize("name", ["handwriting", "clinic", "support_tickets", "video_frames"])
+@pytest.mark.parametrize("name", ["handwriting", "clinic", "support_tickets", "video_frames", "customer_churn"])
 def test_a_samples_manifest_as_a_dataframe_gives_the_files_report(name: str) -> None:
     folder, manifest, sections, frame = _sample(name)
     from_file = run_audit(load_config(folder / "audit.yaml"))
@@ -687,3 +687,21 @@ def test_an_id_column_named_as_the_split_is_refused_before_any_stage_runs() -> N
     )
     fine = pa.table({"sample_id": [f"s{i}" for i in range(MAX_SPLITS + 1)], "split": ["train", "test"] * 1000 + ["x"]})
     assert auditor.audit(fine, split="split", id="sample_id").exit_code in (0, 1)
+
+
+def test_audit_config_is_audit_run_of_the_file_without_report_files(tmp_path: Path) -> None:
+    """auditor.audit_config gives the report `audit run` judges, --only and --fail-on included, and writes nothing."""
+    sample = REPO / "sample_data" / "handwriting"
+    for name in ("audit.yaml", "manifest.csv"):
+        (tmp_path / name).write_bytes((sample / name).read_bytes())
+    report = auditor.audit_config(tmp_path / "audit.yaml")
+    same = run_audit(load_config(tmp_path / "audit.yaml"))
+    assert report.findings == same.findings and report.summary == same.summary
+    assert [(r.stage, r.status) for r in report.stages] == [(r.stage, r.status) for r in same.stages]
+    assert report.exit_code == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["audit.yaml", "manifest.csv"]
+    judged = auditor.audit_config(tmp_path / "audit.yaml", only="group_overlap", fail_on="never")
+    assert [r.stage for r in judged.stages] == ["group_overlap"] and judged.exit_code == 0
+    with pytest.raises(ConfigError, match="fail_on 'errors'"):
+        auditor.audit_config(tmp_path / "audit.yaml", fail_on="errors")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="not found"):
+        auditor.audit_config(tmp_path / "missing.yaml")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from auditor.cli import review, run, service
+from auditor.cli import code, review, run, service
 from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, stderr_console
 from auditor.cli.signals import StartupInterrupted, install, install_original, raise_startup_interrupt
 from auditor.core.errors import AuditError
@@ -24,6 +24,7 @@ app = typer.Typer(
 )
 # The order `audit --help` lists them in (typer lists the command groups, db and token, after the commands).
 app.command()(run.run)
+app.command()(code.code)
 app.command()(review.diff)
 app.command()(review.validate)
 app.command()(review.init)

@@ -34,6 +34,8 @@ class ReportDir:
     option: str = "--out"  # how the directory was named, for a refusal
     inputs: list[tuple[str, Path]] = field(default_factory=list)  # what the run reads: never replaced or removed
     refused: bool = False  # the directory holds an input or a file this tool did not write: nothing is touched
+    # Each report name's file when the run began (None: none): one that appears or changes meanwhile is not ours.
+    found: dict[str, tuple[int, ...] | None] = field(default_factory=dict)
 
     @property
     def kept(self) -> list[Path]:
@@ -73,16 +75,53 @@ class ReportDir:
         marker = RunMarker.start(str(loaded.path) if loaded.path else None, loaded.sha256, __version__)
         write_marker(out_dir, marker, names, self.kept)
         self.marker = marker
+        self.found = {name: _identity(out_dir / name) for name in names if name != REPORT_JSON}
+        for name, there in self.found.items():  # only another's file is left at a report's name by now
+            if there is not None and not self._is_input(out_dir / name):
+                warn(f"{out_dir / name} was not written by split-auditor: it stays, and is no report of this run")
 
     def finish(self, rendered: dict[str, str]) -> list[Path]:
-        """Put the reports in place, report.json last, and drop every other report file (the marker too)."""
+        """Put the reports in place, report.json last, and drop every other report file (the marker too).
+
+        ReportWriteError, before anything is written, when a file this run does not write appeared at a report's
+        name while it ran (the user's code can write where the audit can): it would pass for this run's report.
+        """
+        from auditor.core.errors import ReportWriteError
         from auditor.core.output import REPORT_JSON, remove_stale, write_atomic
 
         assert self.out_dir is not None
+        planted = self._planted(rendered)
+        if planted:
+            it, they = ("them", "they") if len(planted) > 1 else ("it", "it")
+            raise ReportWriteError(
+                f"{', '.join(str(p) for p in planted)}: appeared in the report directory while the audit ran, and "
+                f"split-auditor did not write {it} (the user's code can write wherever the audit can); {they} would "
+                f"pass for this run's report, so no report is written and nothing there is removed: remove {it} and "
+                "run the audit again"
+            )
         written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
         remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered], self.kept)
         self.marker = None
         return written
+
+    def _planted(self, rendered: dict[str, str]) -> list[Path]:
+        """Files at report names this run does not write that are not what was there when it began, nor ours."""
+        from auditor.core.output import REPORT_JSON, written_here
+
+        assert self.out_dir is not None
+        found = []
+        for name in _report_names():
+            path = self.out_dir / name
+            if name in rendered or name == REPORT_JSON or (now := _identity(path)) is None:
+                continue
+            if now != self.found.get(name) and not written_here(path) and not self._is_input(path):
+                found.append(path)
+        return found
+
+    def _is_input(self, path: Path) -> bool:
+        from auditor.core.paths import same_file
+
+        return any(same_file(path, kept) for kept in self.kept)
 
     def interrupted(self, signal_name: str) -> None:
         """Leave an `interrupted` marker (never the previous verdict) and no temp file."""
@@ -111,6 +150,16 @@ class ReportDir:
                 path.rmdir()
                 if path == self.created:
                     break
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What tells the file at ``path`` from another put there, or from itself rewritten (the inode and its change
+    time, which no one but the kernel sets); None when nothing is there."""
+    try:
+        s = path.lstat()
+    except OSError:
+        return None
+    return (s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
 
 
 def _warn_previous(state: ReportState, loaded: LoadedConfig) -> None:

@@ -80,6 +80,15 @@ def serve(
     max_body_mb: Annotated[
         float, typer.Option("--max-body-mb", metavar="MB", min=0.01, help="the largest request body, in MiB")
     ] = 32.0,
+    auth_failures: Annotated[
+        int,
+        typer.Option(
+            "--auth-failures",
+            metavar="N",
+            min=1,
+            help="wrong tokens one client address may send in a row; then it waits 6 s for each more (429)",
+        ),
+    ] = 20,
 ) -> None:
     """Start the audit service: HTTP API, reviewers' pages and the queue of server-side audits."""
     try:
@@ -98,6 +107,7 @@ def serve(
         job_timeout_s=job_timeout,
         stage_cpu_s=stage_cpu,
         max_body_bytes=int(max_body_mb * 1024 * 1024),
+        auth_failures=auth_failures,
     )
     try:
         run_server(options)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +46,10 @@ def make_uploader(submit: str | None, project: str | None, token: str | None) ->
         config_text = None
         if loaded.path is not None:
             with contextlib.suppress(OSError, UnicodeDecodeError):
-                config_text = loaded.path.read_text(encoding="utf-8")
+                raw = loaded.path.read_bytes()  # as audited: its line ends too, or its digest would not match
+                # A config edited while it was audited is not the one the report holds: only its digest goes.
+                if hashlib.sha256(raw).hexdigest() == report.config_sha256:
+                    config_text = raw.decode("utf-8")
         return submit(client, project, report, config_text)
 
     return upload

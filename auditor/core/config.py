@@ -79,7 +79,7 @@ class ManifestSpec(_Section):
     folds: str | FoldsSpec | None = Field(
         default=None,
         description="cross-validation folds: a column of fold ids, or {column, scheme} or {columns}; beside "
-        "`split`, rows of a holdout split carry no fold and are the holdout of every fold",
+        "`split`, rows of a holdout split carry no fold and are judged on their own against every row the folds use",
     )
     format: Literal["csv", "tsv", "parquet", "jsonl"] | None = Field(
         default=None, description="override the format guessed from the file extension"
@@ -365,6 +365,36 @@ class NumericSpec(_Section):
         return None if value is None else _is_reference(value)
 
 
+class CodeSpec(_Section):
+    """The pipeline code to read for leaks: scripts and notebooks, and whether to run them to confirm."""
+
+    paths: list[str] = Field(
+        min_length=1,
+        description="scripts (.py), notebooks (.ipynb) or folders of them, relative to the config; globs allowed",
+    )
+    exclude: list[str] = Field(
+        default_factory=list, description="glob patterns of files or folders under `paths` to leave out"
+    )
+    run: bool = Field(
+        default=False,
+        description="also run each script in an isolated process, tracing its fits, splits and scores, to confirm "
+        "or withdraw each leak the reading finds (the code's own side effects happen)",
+    )
+    workdir: str | None = Field(
+        default=None, description="the folder a script runs in with `run` (default: the script's own folder)"
+    )
+    timeout_s: float = Field(
+        default=300,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        allow_inf_nan=False,
+        description="seconds one script may run with `run` before it is killed",
+    )
+    memory_mb: int | None = Field(
+        default=None, gt=0, le=MAX_MEMORY_MB, description="MiB of address space one script may use with `run`"
+    )
+
+
 class AcceptSpec(_Section):
     """A reviewed finding: shown in the report, never failing it, within what the entry names."""
 
@@ -422,6 +452,9 @@ class AuditConfig(_Section):
     numeric: NumericSpec | None = Field(
         default=None, description="the training code to probe: model, batch, loss, optimizer, step"
     )
+    code: CodeSpec | None = Field(
+        default=None, description="the scripts and notebooks between the data and the model, read for leaks"
+    )
     stages: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="per-stage options, validated by each stage"
     )
@@ -437,8 +470,8 @@ class AuditConfig(_Section):
 
     @model_validator(mode="after")
     def _needs_something(self) -> AuditConfig:
-        if self.manifest is None and self.numeric is None:
-            raise ValueError("a config needs `manifest` (or, for code checks only, `numeric`)")
+        if self.manifest is None and self.numeric is None and self.code is None:
+            raise ValueError("a config needs `manifest` (or, for code checks only, `numeric` or `code`)")
         names = [f.name for f in self.fitted]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -504,6 +537,10 @@ class AuditConfig(_Section):
         found.extend((("fitted", i, "artifact"), f.artifact) for i, f in enumerate(self.fitted))
         if self.numeric is not None:
             found.extend((("numeric", "python_path", i), p) for i, p in enumerate(self.numeric.python_path))
+        if self.code is not None:
+            found.extend((("code", "paths", i), p) for i, p in enumerate(self.code.paths) if not _GLOB_CHARS & set(p))
+            if self.code.workdir is not None:
+                found.append((("code", "workdir"), self.code.workdir))
         return found
 
 
@@ -630,7 +667,7 @@ def config_from_text(
     """Parse and validate a config's text; ``name`` is how messages cite it, paths resolve against ``base_dir``."""
     document = load_yaml(name, text)
     if document.data is None:
-        raise ConfigError(f"{name}: the config is empty; it needs at least `manifest` or `numeric`")
+        raise ConfigError(f"{name}: the config is empty; it needs at least `manifest`, `numeric` or `code`")
     if not isinstance(document.data, dict):
         raise ConfigError(f"{name}:1:1: expected a mapping of sections (manifest, splits, keys, ...)")
     try:

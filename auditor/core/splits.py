@@ -41,9 +41,21 @@ class FoldLayout:
     patterns: tuple[str, ...]  # pattern names (the manifest's split names)
     roles: np.ndarray = field(repr=False)  # (patterns, folds) FoldRole codes
     ids: tuple[str, ...] = ()  # each fold as the manifest writes it (a fold id, a column): `{fold}` in a path
+    # The last folds: each fixed holdout split beside the cross-validation, judged on its own against every row
+    # the folds train on (named after the split, which is its holdout).
+    fixed: tuple[str, ...] = ()
 
     def id_of(self, fold: int) -> str:
         return self.ids[fold] if self.ids else self.folds[fold]
+
+    def is_fixed(self, fold: int) -> bool:
+        """Whether ``fold`` is a fixed holdout split's evaluation rather than a fold of the cross-validation."""
+        return fold >= len(self.folds) - len(self.fixed)
+
+    @property
+    def cv_folds(self) -> tuple[str, ...]:
+        """The folds of the cross-validation, without the fixed holdout splits' evaluations."""
+        return self.folds[: len(self.folds) - len(self.fixed)]
 
     def of(self, pattern: str) -> np.ndarray:
         """The roles of a pattern in every fold."""
@@ -83,11 +95,12 @@ class SplitRoles:
 
     @classmethod
     def _of_folds(cls, spec: SplitsSpec, folds: FoldLayout) -> SplitRoles:
-        # A pattern never a holdout is a train split; one that is the holdout of every fold (a fixed test
-        # split) a holdout split; the others are cross-validation rows, judged fold by fold.
+        # A pattern never a holdout is a train split; a fixed holdout split beside the folds (judged on its own)
+        # or one that is the holdout of every fold a holdout split; the others are cross-validation rows.
         holdout_in = (folds.roles == FoldRole.HOLDOUT).sum(axis=1)
         train = frozenset(p for p, h in zip(folds.patterns, holdout_in, strict=True) if h == 0)
-        holdout = frozenset(p for p, h in zip(folds.patterns, holdout_in, strict=True) if h == len(folds.folds))
+        every = frozenset(p for p, h in zip(folds.patterns, holdout_in, strict=True) if h == len(folds.folds))
+        holdout = every | frozenset(folds.fixed)
         allowed = frozenset(frozenset(pair) for pair in spec.allow)
         return cls(train, holdout, allowed, folds.patterns, folds)
 
@@ -123,7 +136,9 @@ class SplitRoles:
         assert self.folds is not None
         holdout, train = (m.astype(np.int64) for m in self.folds.matrices(names))
         leak = (holdout @ train.T + train @ holdout.T) > 0
-        both = (holdout @ holdout.T) > 0
+        fixed = np.array([n in self.folds.fixed for n in names], dtype=bool)
+        # Two fixed holdout splits are each judged alone, and still two evaluations that should be independent.
+        both = ((holdout @ holdout.T) > 0) | (fixed[:, None] & fixed[None, :])
         known = np.array([n in self.folds.patterns for n in names], dtype=bool)
         kinds = np.where(leak, 0, np.where(both, 1, 2))
         kinds[~known, :] = 4

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.manifest.hashing import sorted_distinct
-from auditor.manifest.spelling import WHITESPACE
+from auditor.manifest.spelling import WHITESPACE, as_string
 
 if TYPE_CHECKING:  # a Series is accepted; pandas is not imported for it (its import costs more than a small audit)
     import pandas as pd
@@ -99,7 +99,7 @@ def _as_text(values: pa.Array | pa.ChunkedArray | pd.Series | np.ndarray) -> pa.
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
     # Numbers and other scalars hash as their text; large strings are cut to 32-bit offsets chunk by chunk.
-    return values.cast(pa.string())
+    return as_string(values)
 
 
 def _normal_chunk(chunk: pa.Array) -> pa.Array:

@@ -58,9 +58,15 @@ def fold_patterns(
     else:
         roles, row_pattern, fold_names, names = _from_columns(table, folds, locate, file)
         ids = list(fold_names)
+    fixed: list[str] = []
     if spec.split is not None:
-        row_pattern, roles, names = _beside_split(table[spec.split], splits, row_pattern, roles, names, locate, file)
-    layout = FoldLayout(tuple(fold_names), tuple(names), roles.astype(np.int8), tuple(ids))
+        row_pattern, roles, names, fixed = _beside_split(
+            table[spec.split], splits, row_pattern, roles, names, locate, file
+        )
+        roles = _fixed_evaluations(roles, names, fixed)
+    layout = FoldLayout(
+        (*fold_names, *fixed), tuple(names), roles.astype(np.int8), (*ids, *fixed) if ids else (), tuple(fixed)
+    )
     _check_folds(layout, row_pattern, locate, file)
     return FoldPatterns(row_pattern, layout)
 
@@ -87,9 +93,10 @@ def _beside_split(
     names: list[str],
     locate: Callable[[Loc], str],
     file: Path,
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Rows outside the folds keep their split: a holdout split is the holdout of every fold, any other split
-    trains every fold. A holdout split's row with a fold is refused: it would be evaluated twice over."""
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """Rows outside the folds keep their split: a holdout split is used by no fold (it is judged on its own, see
+    _fixed_evaluations), any other split trains every fold. A holdout split's row with a fold is refused: it
+    would be evaluated twice over. Also returns the holdout splits that have rows."""
     split, labels = _coded_texts(column)
     in_cv = row_pattern >= 0
     holdout = holdout_split_names(labels, splits)
@@ -100,7 +107,7 @@ def _beside_split(
         r = int(wrong[0])
         raise ManifestError(
             f"{file}: {len(wrong)} row(s) of holdout split {labels[split[r]]!r} carry a fold (first: row {r + 1}; "
-            f"folds named at {where}); a holdout split's rows are the holdout of every fold and carry no fold. "
+            f"folds named at {where}); a holdout split's rows are judged on their own and carry no fold. "
             "Clear their fold, or list the split in `splits.train` if its rows take part in the folds."
         )
     outside = ~in_cv & (split >= 0)
@@ -112,11 +119,24 @@ def _beside_split(
     offset = np.full(len(labels) + 1, -1, dtype=np.int64)
     offset[used] = len(names) + np.arange(len(used))
     extra = np.array(
-        [np.full(roles.shape[1], FoldRole.HOLDOUT if n in holdout else FoldRole.TRAIN) for n in fixed],
+        [np.full(roles.shape[1], FoldRole.UNUSED if n in holdout else FoldRole.TRAIN) for n in fixed],
         dtype=np.int8,
     ).reshape(len(fixed), roles.shape[1])
     row_pattern = np.where(in_cv, row_pattern, offset[split])
-    return row_pattern, np.vstack([roles, extra]), [*names, *fixed]
+    return row_pattern, np.vstack([roles, extra]), [*names, *fixed], [n for n in fixed if n in holdout]
+
+
+def _fixed_evaluations(roles: np.ndarray, names: list[str], held: list[str]) -> np.ndarray:
+    """One more evaluation per fixed holdout split beside the folds, named after it: the split is its holdout and
+    every row the folds or a train split use is its training set (the final model's), so its own leak is
+    reported as its own, never spread over the folds' holdouts."""
+    takes_part = (roles != FoldRole.UNUSED).any(axis=1)
+    columns = []
+    for split in held:
+        column = np.where(takes_part, FoldRole.TRAIN, FoldRole.UNUSED).astype(np.int8)
+        column[names.index(split)] = FoldRole.HOLDOUT
+        columns.append(column)
+    return np.column_stack([roles, *columns]) if columns else roles
 
 
 def holdout_split_names(names: list[str], splits: SplitsSpec) -> set[str]:

@@ -96,8 +96,24 @@ def _text(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray | None:
         t = t.value_type
         values = values.cast(t)
     if pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return values.cast(pa.string())
+        return as_string(values)
     return values if pa.types.is_string(t) else None
+
+
+def as_string(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``values`` cast to 32-bit-offset text, each chunk's offsets starting at 0.
+
+    A slice of a large_string cast to string keeps the whole data buffer, its offsets starting past 0, and
+    Arrow's ascii_lower then reads the wrong bytes (pyarrow 26): such chunks are copied into fresh buffers.
+    """
+    cast = values.cast(pa.string())
+    chunks = [c if _offsets_from_zero(c) else pa.concat_arrays([c]) for c in cast.chunks]
+    return pa.chunked_array(chunks, pa.string())
+
+
+def _offsets_from_zero(chunk: pa.Array) -> bool:
+    offsets = chunk.buffers()[1]
+    return offsets is None or len(chunk) == 0 or int(np.frombuffer(offsets, dtype=np.int32, count=1)[0]) == 0
 
 
 def normalise(values: pa.Array | pa.ChunkedArray, marks: bool = True) -> pa.ChunkedArray:
@@ -582,9 +598,11 @@ def key_variants(key: KeyCodes) -> Variants:
     return Variants(positions.astype(np.int64), group, normal)
 
 
-def from_counts(key: KeyCodes, counts: np.ndarray, first_row: np.ndarray) -> SpellingSplits:
+def from_counts(
+    key: KeyCodes, counts: np.ndarray, first_row: np.ndarray, variants: Variants | None = None
+) -> SpellingSplits:
     """Spelling groups of a key whose (values, splits) row counts are known (e.g. GroupSplitCounts)."""
-    variants = key_variants(key)
+    variants = key_variants(key) if variants is None else variants
     return SpellingSplits(
         variants.group,
         key.labels(variants.positions),
@@ -592,6 +610,22 @@ def from_counts(key: KeyCodes, counts: np.ndarray, first_row: np.ndarray) -> Spe
         counts[variants.positions],
         first_row[variants.positions],
     )
+
+
+def spelled_as_one(counts: np.ndarray, mask: np.ndarray, variants: Variants) -> tuple[np.ndarray, np.ndarray]:
+    """(values, splits) row counts with each spelling group's rows summed into its first value (the others 0),
+    and ``mask`` (values picked) moved there: the rows of a picked value under every spelling, counted once."""
+    if not variants.n_groups:
+        return counts, mask
+    starts = np.flatnonzero(np.diff(variants.group, prepend=-1))
+    first = variants.positions[starts][variants.group]  # each spelling's group's first value
+    merged = counts.copy()
+    merged[variants.positions] = 0
+    np.add.at(merged, first, counts[variants.positions])
+    moved = mask.copy()
+    moved[variants.positions] = False
+    moved[first[mask[variants.positions]]] = True
+    return merged, moved
 
 
 def from_rows(

@@ -57,8 +57,6 @@ def run_audit(
     Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all; an exception
     inside one stage becomes that stage's `error` result instead.
     """
-    from auditor.backends.load import load_for
-
     if fail_on is not None and fail_on not in get_args(FailOn):
         raise ConfigError(f"fail_on {fail_on!r}: expected one of {', '.join(get_args(FailOn))}")
     loaded = config if isinstance(config, LoadedConfig) else load_config(config)
@@ -78,6 +76,8 @@ def run_audit(
         numeric.start()  # before the manifest loads, so the user's code and the data work run side by side
         here = [s for s in active if not s.needs_numeric]
         if any(s.needs_manifest for s in here):
+            from auditor.backends.load import load_for  # pyarrow and pandas: only when there are rows to read
+
             manifest, engine_used = load_for(loaded, engine or EngineSettings())
             if engine_used != "memory":
                 # A stage that reads the whole table cannot run out of core: it is an error, never a silent skip.

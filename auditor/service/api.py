@@ -10,17 +10,20 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy import Connection
 
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
+from auditor.core.subjects import disagreement, with_shown_counts
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
-from auditor.service.auth import Principal, Role
+from auditor.service.auth import Principal, Role, new_token, shown_once
 from auditor.service.context import ServiceContext, context, principal
+from auditor.service.idempotency import Answer, Claim, claim_of
 from auditor.service.inputs import ProjectPath, RequestBody
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import could_not_audit, not_run, rejudged, unaccepted_errors, with_acceptances
@@ -41,6 +44,8 @@ MAX_ID = 2**63 - 1
 RunId = Annotated[int, Path(ge=1, le=MAX_ID)]
 Ctx = Annotated[ServiceContext, Depends(context)]
 Who = Annotated[Principal, Depends(principal)]
+# The claim of a first request sent with an Idempotency-Key: its answer is kept with its write.
+Kept = Annotated[Claim | None, Depends(claim_of)]
 
 
 class ProjectIn(RequestBody):
@@ -134,6 +139,7 @@ class TokenIn(RequestBody):
 
 
 class TokenOut(BaseModel):
+    id: int = Field(description="the token's id, to revoke it")
     token: str = Field(description="shown once: only its hash is stored")
     name: str
     role: Role
@@ -179,6 +185,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
     409: {"model": Problem, "description": "the state does not allow it (exists already, no report yet)"},
     413: {"model": Problem, "description": "the request body is over the server's limit"},
     422: {"model": Problem, "description": "the request is not valid"},
+    429: {"model": Problem, "description": "too many failed authentications from this address: wait Retry-After"},
 }
 
 
@@ -317,29 +324,47 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
     # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
-    # values contradict would make an acceptance cover what nobody saw: such a report is refused.
+    # values, its evidence or its examples contradict would make an acceptance cover what nobody saw (or a later
+    # finding look covered): such a report is refused. A scope that binds no counts binds those it shows.
+    stages = []
     for s, stage in enumerate(report.stages):
         for f, finding in enumerate(stage.findings):
-            wrong = inconsistency(finding.scope) if finding.scope is not None else None
-            if wrong is not None:
+            wrong = inconsistency(finding.scope)
+            problem = f"its scope has {wrong}" if wrong is not None else disagreement(finding)
+            if problem is not None:
                 raise _deny(
                     422,
-                    f"report: stages.{s}.findings.{f} ({finding.code}): its scope has {wrong}; a scope must be "
-                    "the one the audit wrote",
+                    f"report: stages.{s}.findings.{f} ({finding.code}): {problem}; a scope must be the one the "
+                    "audit wrote",
                 )
+        stages.append(stage.model_copy(update={"findings": tuple(with_shown_counts(f) for f in stage.findings)}))
+    report = report.model_copy(update={"stages": tuple(stages)})
     return report, report.model_dump_json()
 
 
-def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: RunIn) -> store.Run:
-    """Store an uploaded report, or queue a server-side audit of a config under a data root."""
+def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: RunIn, answer: Answer) -> store.Run:
+    """Store an uploaded report, or queue a server-side audit of a config under a data root; ``answer`` is the
+    run as the API shows it, made (and kept for a retry) in the transaction that stores the run."""
     if body.report is not None:
         if body.data_root is not None:
             raise _deny(422, "give either report (run elsewhere) or config with data_root (run here), not both")
         report, text = parse_upload(body.report)
         s = report.summary
-        digest = config_digest(body.config) if body.config is not None else None
-        if digest is not None and report.config_sha256 is not None and digest != report.config_sha256:
-            raise _deny(422, f"config: its sha256 {digest} is not the config_sha256 of the report")
+        if body.config is not None:
+            digest = config_digest(body.config)
+            if report.config_sha256 is None:
+                raise _deny(
+                    422,
+                    "config: the report has no config_sha256, so nothing ties the config given to the audit; "
+                    "upload the report.json `audit run` wrote for that config",
+                )
+            if digest != report.config_sha256:
+                raise _deny(
+                    422,
+                    f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
+                    "the report audited another config",
+                )
+        shown = with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
         return store.add_report(
             ctx.engine,
             project,
@@ -351,6 +376,7 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
             manifest_sha256=report.manifest.sha256 if report.manifest else None,
             submitted_by=who.name,
             token_id=who.token_id,
+            then=lambda conn, run: answer.keep(conn, run_out(ctx, RunView(run, [], shown))),
         )
     if body.config is None or body.data_root is None:
         raise _deny(422, "give report (a report.json run elsewhere), or config and data_root (audited here)")
@@ -368,6 +394,7 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
         config_sha256=config_digest(body.config),
         submitted_by=who.name,
         token_id=who.token_id,
+        then=lambda conn, run: answer.keep(conn, run_out(ctx, RunView(run, [], None))),
     )
 
 
@@ -379,6 +406,7 @@ def post_review(
     body: ReviewIn,
     *,
     override: str = "an override_reason",
+    answer: Answer | None = None,
 ) -> store.ReviewRecord:
     """Check the review rules, then append the record. ``override`` names the override as the caller's user
     gives it (the API's field; the page's "Override reason" box), so a refusal says what to fill in."""
@@ -397,6 +425,17 @@ def post_review(
         scopes = [f.scope for f in report.findings if f.fingerprint == body.fingerprint]
         if not scopes:
             raise _deny(422, f"accept: run {run.id} has no finding with fingerprint {body.fingerprint}")
+        unlisted = max((s.n_values for s in scopes if not s.listed), default=0)
+        if run.source == "uploaded" and unlisted:
+            # Beyond MAX_LISTED values a scope keeps only their digest, which nothing here can check against the
+            # data: accepting it would cover values nobody was shown.
+            raise _deny(
+                422,
+                f"accept: the finding {body.fingerprint} of run {run.id} is about {unlisted} values, of which an "
+                "uploaded report keeps only a digest the server cannot check, so an acceptance would cover values "
+                "nobody was shown; audit the data on the server (a run with data_root) to accept it, or approve "
+                f"the run with {override}",
+            )
         # What the reviewer saw is what is accepted: a later finding beyond this scope is escalated.
         scope = union(scopes)
     elif body.fingerprint is not None or body.expires_at is not None:
@@ -441,6 +480,7 @@ def post_review(
         expires_at=_aware(body.expires_at) if body.expires_at else None,
         override_reason=body.override_reason or None,
         scope=scope,
+        then=None if answer is None else lambda conn, record: answer.keep(conn, _review_out(record)),
     )
 
 
@@ -504,14 +544,21 @@ def build_router() -> APIRouter:
     def list_projects(ctx: Ctx, who: Who) -> list[ProjectOut]:
         return [_project_out(p) for p in store.list_projects(ctx.engine, who)]
 
-    @api.post("/projects", status_code=201)
-    def create_project(ctx: Ctx, who: Who, body: ProjectIn) -> ProjectOut:
+    @api.post("/projects", status_code=201, response_model=ProjectOut)
+    def create_project(ctx: Ctx, who: Who, body: ProjectIn, claim: Kept) -> Response:
         require(who, Role.SUBMITTER, body.name)
+        answer = Answer(claim, 201)
         try:
-            made = store.create_project(ctx.engine, body.name, description=body.description, created_by=who.name)
-            return _project_out(made)
+            store.create_project(
+                ctx.engine,
+                body.name,
+                description=body.description,
+                created_by=who.name,
+                then=lambda conn, made: answer.keep(conn, _project_out(made)),
+            )
         except store.Conflict as exc:
             raise _deny(409, str(exc)) from None
+        return answer.response()
 
     @api.get("/projects/{project}")
     def get_project(ctx: Ctx, who: Who, project: ProjectPath) -> ProjectOut:
@@ -529,11 +576,12 @@ def build_router() -> APIRouter:
         runs = store.list_runs(ctx.engine, p.name, limit=limit, before=before)
         return [run_out(ctx, v) for v in views(ctx, p, runs)]
 
-    @api.post("/projects/{project}/runs", status_code=201)
-    def submit_run(ctx: Ctx, who: Who, project: ProjectPath, body: RunIn) -> RunOut:
+    @api.post("/projects/{project}/runs", status_code=201, response_model=RunOut)
+    def submit_run(ctx: Ctx, who: Who, project: ProjectPath, body: RunIn, claim: Kept) -> Response:
         p = _project(ctx, who, project)
-        run = submit(ctx, who, p, body)
-        return run_out(ctx, view(ctx, p, run))
+        answer = Answer(claim, 201)
+        submit(ctx, who, p, body, answer)
+        return answer.response()
 
     @api.get("/projects/{project}/runs/{run_id}")
     def get_run(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId) -> RunOut:
@@ -593,11 +641,13 @@ def build_router() -> APIRouter:
         renderer, _ = DIFF_RENDERERS[format]
         return Response(renderer(d), media_type=MEDIA.get(format, "text/plain"))
 
-    @api.post("/projects/{project}/runs/{run_id}/reviews", status_code=201)
-    def add_review(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId, body: ReviewIn) -> ReviewOut:
+    @api.post("/projects/{project}/runs/{run_id}/reviews", status_code=201, response_model=ReviewOut)
+    def add_review(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId, body: ReviewIn, claim: Kept) -> Response:
         role = Role.SUBMITTER if body.action == "comment" else Role.REVIEWER
         p = _project(ctx, who, project, role)
-        return _review_out(post_review(ctx, who, p, _run(ctx, p, run_id), body))
+        answer = Answer(claim, 201)
+        post_review(ctx, who, p, _run(ctx, p, run_id), body, answer=answer)
+        return answer.response()
 
     @api.get("/projects/{project}/runs/{run_id}/reviews")
     def run_history(ctx: Ctx, who: Who, project: ProjectPath, run_id: RunId) -> list[ReviewOut]:
@@ -629,25 +679,44 @@ def build_router() -> APIRouter:
         run = _run(ctx, p, run_id)
         return gate(ctx, p, run, config_sha256=config_sha256, manifest_sha256=manifest_sha256)
 
-    @api.post("/projects/{project}/evaluations", status_code=201)
-    def record_evaluation(ctx: Ctx, who: Who, project: ProjectPath, body: exposure.EvaluationPost) -> exposure.Recorded:
+    @api.post("/projects/{project}/evaluations", status_code=201, response_model=exposure.Recorded)
+    def record_evaluation(
+        ctx: Ctx, who: Who, project: ProjectPath, body: exposure.EvaluationPost, claim: Kept
+    ) -> Response:
         p = _project(ctx, who, project)
+        answer = Answer(claim, 201)
         try:
-            return exposure.record(ctx.engine, p, who, body)
+            exposure.record(ctx.engine, p, who, body, then=answer.keep)
         except store.Conflict as exc:
             raise _deny(409, str(exc)) from None
+        return answer.response()
 
     @api.get("/projects/{project}/exposure")
     def get_exposure(ctx: Ctx, who: Who, project: ProjectPath) -> list[exposure.ExposureSet]:
         return exposure.project_exposure(ctx.engine, _project(ctx, who, project))
 
-    @api.post("/tokens", status_code=201)
-    def create_token(ctx: Ctx, who: Who, body: TokenIn) -> TokenOut:
+    @api.post("/tokens", status_code=201, response_model=TokenOut)
+    def create_token(ctx: Ctx, who: Who, body: TokenIn, claim: Kept) -> Response:
+        # The token is in this answer only; a retry with the same Idempotency-Key gets 409 naming the token made,
+        # never the token: only its hash is stored, the kept answer included.
         _token_admin(who)
-        token = store.create_token(
-            ctx.engine, name=body.name, role=body.role, project=body.project, created_by=who.name
+        answer = Answer(claim, 201)
+        secret = new_token()
+
+        def made(conn: Connection, token_id: int) -> None:
+            out = TokenOut(id=token_id, token=secret, name=body.name, role=body.role, project=body.project)
+            answer.keep(conn, out, replay=(409, shown_once(token_id, body.name)))
+
+        store.create_token(
+            ctx.engine,
+            name=body.name,
+            role=body.role,
+            project=body.project,
+            created_by=who.name,
+            secret=secret,
+            then=made,
         )
-        return TokenOut(token=token, name=body.name, role=body.role, project=body.project)
+        return answer.response()
 
     @api.get("/tokens")
     def list_tokens(ctx: Ctx, who: Who) -> list[TokenListed]:
@@ -660,14 +729,15 @@ def build_router() -> APIRouter:
         ]
 
     @api.post("/tokens/{token_id}/revoke", status_code=204)
-    def revoke_token(ctx: Ctx, who: Who, token_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> Response:
+    def revoke_token(ctx: Ctx, who: Who, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], claim: Kept) -> Response:
         _token_admin(who)
+        answer = Answer(claim, 204)
         try:
-            store.revoke_token(ctx.engine, token_id)
+            store.revoke_token(ctx.engine, token_id, then=lambda conn, _: answer.keep(conn, None))
         except store.NotFound as exc:
             raise _deny(404, str(exc)) from None
         except store.Conflict as exc:
             raise _deny(409, str(exc)) from None
-        return Response(status_code=204)
+        return answer.response()
 
     return api

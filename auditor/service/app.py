@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import Connection, event
 from sqlalchemy import exc as sa_exc
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -112,11 +113,19 @@ def create_app(ctx: ServiceContext, *, max_body_bytes: int = MAX_BODY_BYTES) -> 
         redoc_url=None,
     )
     app.state.ctx = ctx
-    app.include_router(build_router())
+
+    @event.listens_for(ctx.engine, "commit")
+    def _written(conn: Connection) -> None:
+        # A write transaction (db.writing marks it) committing: /healthz need not wait out the quiet period.
+        if conn.get_execution_options().get("immediate"):
+            ctx.outages.written()
+
+    api = build_router()
+    app.include_router(api)
     app.include_router(build_ui())
 
     # Inside the headers below, so a replayed answer carries them too.
-    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages)
+    app.add_middleware(Idempotent, engine=ctx.engine, outages=ctx.outages, routes=api.routes, throttle=ctx.throttle)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Any:

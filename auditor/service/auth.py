@@ -39,6 +39,15 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def shown_once(token_id: int, name: str) -> str:
+    """What a retry of a token's creation is told: the token exists and, kept only as a hash, cannot be shown."""
+    return (
+        f"token {token_id} ({name!r}) was created by the first request with this Idempotency-Key; a token is shown "
+        f"only in that answer and stored only as a hash, so it cannot be shown again: if that answer was lost, "
+        f"revoke token {token_id} (POST /api/tokens/{token_id}/revoke) and create another"
+    )
+
+
 def same_hash(stored: str, token: str) -> bool:
     """Compare in constant time, so response timing does not reveal how much of a guess was right."""
     return hmac.compare_digest(stored.encode(), token_hash(token).encode())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,8 +21,7 @@ from auditor.service import store
 from auditor.service.auth import Principal
 from auditor.service.outage import OutageLog
 from auditor.service.submitted import DataRoots
-
-SESSION_COOKIE = "split_auditor_token"
+from auditor.service.throttle import Throttle, client_of
 
 
 class ReportCache:
@@ -69,6 +69,8 @@ class ServiceContext:
     # The queue workers of this process: /healthz is unhealthy when one of them has died.
     workers: tuple[QueueWorker, ...] = ()
     outages: OutageLog = field(default_factory=OutageLog, compare=False)
+    # Failed authentications per client address: a token cannot be guessed at the server's speed.
+    throttle: Throttle = field(default_factory=Throttle, compare=False)
 
     def run_url(self, project: str, run_id: int) -> str:
         return f"{self.public_url.rstrip('/')}/projects/{quote(project, safe='')}/runs/{run_id}"
@@ -84,12 +86,36 @@ def context(request: Request) -> ServiceContext:
 BEARER = HTTPBearer(auto_error=False, description="a token from `audit token create` or `POST /api/tokens`")
 
 
+def too_many(wait: float) -> HTTPException:
+    """429 for a client that failed to authenticate too often: its tokens are not even checked until it waits."""
+    seconds = max(1, math.ceil(wait))
+    return HTTPException(
+        status_code=429,
+        detail=f"too many failed authentications from this address: try again in {seconds} s",
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+def authenticate(request: Request, token: str) -> Principal | None:
+    """The principal of ``token`` as the client of ``request`` presents it; a wrong token counts against the
+    client (429 once it has failed too often, before the token is looked at)."""
+    ctx = context(request)
+    client = client_of(request.scope)
+    wait = ctx.throttle.wait(client)
+    if wait > 0:
+        raise too_many(wait)
+    who = store.authenticate(ctx.engine, token) if token else None
+    if who is None and token:
+        ctx.throttle.failed(client)
+    return who
+
+
 def principal(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
 ) -> Principal:
     """The token's principal from `Authorization: Bearer`; 401 without a valid token (never anonymous)."""
     token = credentials.credentials.strip() if credentials is not None else ""
-    who = store.authenticate(context(request).engine, token) if token else None
+    who = authenticate(request, token)
     if who is None:
         raise HTTPException(
             status_code=401,

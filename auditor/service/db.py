@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from auditor.core.errors import AuditError
+from auditor.service.outage import outage_kind
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Connections kept open, and opened beyond them at peaks: 40 in all, one per request thread of the server.
@@ -66,17 +67,32 @@ def make_engine(url: str) -> Engine:
             max_overflow=POOL_OVERFLOW,
         )
         _configure_sqlite(engine)
+        _reopen_read_only(engine)
         return engine
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--database {parsed.render_as_string()!r}: expected sqlite:/// or postgresql+psycopg://")
     # A connect timeout: a server that went away without refusing (a lost host) must not hold a request forever.
-    return create_engine(
+    engine = create_engine(
         parsed,
         pool_pre_ping=True,
         pool_size=POOL_SIZE,
         max_overflow=POOL_OVERFLOW,
         connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S},
     )
+    _reopen_read_only(engine)
+    return engine
+
+
+def _reopen_read_only(engine: Engine) -> None:
+    """A connection opened while the database was read-only stays read-only after it is writable again (SQLite
+    opened the file read-only; a PostgreSQL session keeps its default_transaction_read_only): a write it refuses
+    counts as a lost connection, so the pool drops it and the ones opened before it, and opens fresh ones."""
+
+    @event.listens_for(engine, "handle_error")
+    def _read_only(context: ExceptionContext) -> None:
+        error = context.sqlalchemy_exception
+        if error is not None and outage_kind(error) == "read-only":
+            context.is_disconnect = True
 
 
 def _configure_sqlite(engine: Engine) -> None:

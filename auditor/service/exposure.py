@@ -29,7 +29,7 @@ from auditor.service.auth import Principal
 from auditor.service.client import Client, ServiceError
 from auditor.service.db import reading, writing
 from auditor.service.inputs import RequestBody
-from auditor.service.store import Conflict, Project, now
+from auditor.service.store import Conflict, Project, Then, now
 from auditor.service.tables import exposure_evaluations, exposure_sets
 
 MAX_METRICS = 100
@@ -154,7 +154,9 @@ def _aware(value: dt.datetime) -> dt.datetime:
 # --- store ---------------------------------------------------------------------------------------------
 
 
-def record(engine: Engine, project: Project, who: Principal, body: EvaluationPost) -> Recorded:
+def record(
+    engine: Engine, project: Project, who: Principal, body: EvaluationPost, then: Then[Recorded] = None
+) -> Recorded:
     """Append one evaluation (and the set, the first time the project sees it) in one transaction."""
     # In UTC: SQLite keeps the wall time only, so an offset would otherwise be lost.
     at = _aware(body.evaluation.at).astimezone(dt.UTC) if body.evaluation.at is not None else now()
@@ -198,8 +200,11 @@ def record(engine: Engine, project: Project, who: Principal, body: EvaluationPos
         count = conn.execute(
             select(func.count()).select_from(exposure_evaluations).where(exposure_evaluations.c.set_id == row.id)
         ).scalar_one()
-    out = EvaluationOut(id=int(new_id), **{**values, "metrics": body.evaluation.metrics})
-    return Recorded(evaluation=out, digest=s.digest, basis=s.basis, n_rows=s.n_rows, evaluations=int(count))
+        out = EvaluationOut(id=int(new_id), **{**values, "metrics": body.evaluation.metrics})
+        recorded = Recorded(evaluation=out, digest=s.digest, basis=s.basis, n_rows=s.n_rows, evaluations=int(count))
+        if then is not None:
+            then(conn, recorded)
+    return recorded
 
 
 def project_exposure(engine: Engine, project: Project) -> list[ExposureSet]:

@@ -1,5 +1,6 @@
-"""Idempotent retries: a POST sent with an ``Idempotency-Key`` is carried out once per token and route; a repeat
-gets the first answer again (same status and body), so a client that timed out may retry without a duplicate."""
+"""Idempotent retries: a POST under /api sent with an ``Idempotency-Key`` is carried out once per token, resource
+and key. A write keeps its answer in its own transaction, so a retry after a kill -9 or a lost answer gets that
+answer again (same status and body) and never does the write twice."""
 
 from __future__ import annotations
 
@@ -8,123 +9,181 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import Engine, delete, insert, select, update
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
+from sqlalchemy import Connection, Engine, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from auditor.service import store
-from auditor.service.context import SESSION_COOKIE
 from auditor.service.db import reading, writing
 from auditor.service.outage import RETRY_AFTER_S, OutageLog, outage_kind
 from auditor.service.tables import idempotency_keys
+from auditor.service.throttle import Throttle, client_of
 
 log = logging.getLogger("auditor.service.idempotency")
 
 HEADER = "Idempotency-Key"
 KEY = re.compile(r"[\x21-\x7e]{1,200}")  # printable ASCII, as any header value can carry it
 KEPT = dt.timedelta(hours=24)  # how long a first answer is replayed
-# A first request still unanswered after this long died with its server: a retry then carries it out.
-PENDING_STALE = dt.timedelta(seconds=60)
 MAX_ROUTE = 1000
+SCOPE_KEY = "auditor.idempotency"  # where a first request's claim rides in the ASGI scope, for its route
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A first request with a key: the token, the resource it writes (``route``), the key and its body's digest."""
+
+    token_id: int
+    route: str
+    key: str
+    request_sha256: str
 
 
 @dataclass(frozen=True)
 class Stored:
-    """What the database says about a key: carry the request out (``new``), or answer as given."""
+    """A kept answer: replayed as it was, or refused when the key came with another body."""
 
-    outcome: Literal["new", "replay", "busy", "mismatch"]
+    outcome: Literal["replay", "mismatch"]
     status: int = 0
     content_type: str = ""
     body: bytes = b""
 
 
-def begin(engine: Engine, token_id: int, route: str, key: str, request_sha256: str) -> Stored:
-    """Claim ``key`` for a first request, or say what to answer: the stored answer, busy, or a different body."""
+class Taken(Exception):
+    """Another request with the same key kept its answer first: this one's write is rolled back, its answer is
+    that one's."""
+
+
+def keep(conn: Connection, claim: Claim, status: int, content_type: str, body: bytes) -> None:
+    """Keep ``claim``'s answer in the transaction of ``conn`` (the write's own): both are committed or neither.
+
+    Taken when the key's answer is kept already (a concurrent request with it committed first)."""
     moment = store.now()
-    values = {"token_id": token_id, "route": route, "key": key, "request_sha256": request_sha256}
+    conn.execute(delete(idempotency_keys).where(idempotency_keys.c.created_at < moment - KEPT))
+    values = {
+        "token_id": claim.token_id,
+        "route": claim.route,
+        "key": claim.key,
+        "request_sha256": claim.request_sha256,
+        "status": status,
+        "content_type": content_type[:200],
+        "body": body,
+        "created_at": moment,
+    }
+    try:
+        conn.execute(insert(idempotency_keys).values(**values))
+    except IntegrityError:
+        raise Taken(claim.key) from None
+
+
+def kept(engine: Engine, claim: Claim) -> Stored | None:
+    """The answer kept for ``claim``'s key (within KEPT), None when there is none: the request is carried out."""
+    with reading(engine) as conn:
+        row = conn.execute(
+            select(idempotency_keys).where(
+                idempotency_keys.c.token_id == claim.token_id,
+                idempotency_keys.c.route == claim.route,
+                idempotency_keys.c.key == claim.key,
+                idempotency_keys.c.created_at >= store.now() - KEPT,
+            )
+        ).first()
+    if row is None:
+        return None
+    if row.request_sha256 != claim.request_sha256:
+        return Stored("mismatch")
+    return Stored("replay", row.status, row.content_type or "", bytes(row.body or b""))
+
+
+def keep_refusal(engine: Engine, claim: Claim, status: int, content_type: str, body: bytes) -> None:
+    """Keep a 4xx answer (the request wrote nothing) after it was sent; a key kept meanwhile is left as it is."""
     try:
         with writing(engine) as conn:
-            conn.execute(delete(idempotency_keys).where(idempotency_keys.c.created_at < moment - KEPT))
-            conn.execute(insert(idempotency_keys).values(**values, created_at=moment))
-        return Stored("new")
-    except IntegrityError:
-        pass  # the key was used before (or is being used right now)
-    mine = (
-        idempotency_keys.c.token_id == token_id,
-        idempotency_keys.c.route == route,
-        idempotency_keys.c.key == key,
-    )
-    with reading(engine) as conn:
-        row = conn.execute(select(idempotency_keys).where(*mine)).first()
-    if row is None:  # expired and removed meanwhile: claim it afresh
-        return begin(engine, token_id, route, key, request_sha256)
-    if row.request_sha256 != request_sha256:
-        return Stored("mismatch")
-    if row.status is not None:
-        return Stored("replay", row.status, row.content_type or "application/json", bytes(row.body or b""))
-    with writing(engine) as conn:  # a first request that never finished: take it over, once
-        taken = conn.execute(
-            update(idempotency_keys)
-            .where(*mine, idempotency_keys.c.status.is_(None), idempotency_keys.c.created_at < moment - PENDING_STALE)
-            .values(created_at=moment)
-        )
-    return Stored("new") if taken.rowcount == 1 else Stored("busy")
+            keep(conn, claim, status, content_type, body)
+    except Taken:
+        pass
 
 
-def finish(engine: Engine, token_id: int, route: str, key: str, status: int, content_type: str, body: bytes) -> None:
-    """Keep the first request's answer for its repeats."""
-    with writing(engine) as conn:
-        conn.execute(
-            update(idempotency_keys)
-            .where(
-                idempotency_keys.c.token_id == token_id,
-                idempotency_keys.c.route == route,
-                idempotency_keys.c.key == key,
-            )
-            .values(status=status, content_type=content_type, body=body)
-        )
+def claim_of(request: Request) -> Claim | None:
+    """The claim of a first request with a key (None without one): the route keeps its answer with its write."""
+    claim = request.scope.get(SCOPE_KEY)
+    return claim if isinstance(claim, Claim) else None
 
 
-def release(engine: Engine, token_id: int, route: str, key: str) -> None:
-    """Forget a key whose request failed on the server's side (5xx): nothing was done, a retry may do it."""
-    with writing(engine) as conn:
-        conn.execute(
-            delete(idempotency_keys).where(
-                idempotency_keys.c.token_id == token_id,
-                idempotency_keys.c.route == route,
-                idempotency_keys.c.key == key,
-                idempotency_keys.c.status.is_(None),
-            )
-        )
+class Answer:
+    """The answer to a write, made inside the write's transaction and kept there when the request has a key.
+
+    ``replay``: what a retry gets instead of the answer, for an answer that must not be stored (a new token)."""
+
+    def __init__(self, claim: Claim | None, status: int) -> None:
+        self.claim, self.status, self.body = claim, status, b""
+
+    def keep(self, conn: Connection, model: BaseModel | None, *, replay: tuple[int, str] | None = None) -> None:
+        self.body = b"" if model is None else model.model_dump_json().encode()
+        if self.claim is None:
+            return
+        if replay is None:
+            keep(conn, self.claim, self.status, "application/json" if self.body else "", self.body)
+        else:
+            status, detail = replay
+            keep(conn, self.claim, status, "application/json", json.dumps({"detail": detail}).encode())
+
+    def response(self) -> Response:
+        if not self.body:
+            return Response(status_code=self.status)
+        return Response(self.body, status_code=self.status, media_type="application/json")
 
 
-def _token(headers: dict[bytes, bytes]) -> str:
-    """The bearer token, else the pages' session cookie: the same token the route itself will check."""
+def resource(routes: Iterable[BaseRoute], scope: Scope) -> str | None:
+    """The POST route ``scope`` reaches, with its path values as the store compares them (a project's name
+    case-folded, an id as a number): ``/api/projects/IDK/runs/01/reviews`` and ``/api/projects/idk/runs/1/reviews``
+    are one resource. None for a path no API route takes (the app answers it, nothing is kept)."""
+    if not str(scope.get("path", "")).startswith("/api/"):
+        return None
+    for route in routes:
+        if not isinstance(route, APIRoute):
+            continue
+        match, child = route.matches(scope)
+        if match is not Match.FULL:
+            continue
+        numbers = {f.name for f in route.dependant.path_params if f.field_info.annotation is int}
+        values: dict[str, str] = {}
+        for name, value in dict(child.get("path_params") or {}).items():
+            text = str(value)
+            if name == "project":
+                text = store.name_key(text)
+            elif name in numbers and text.isascii() and text.isdigit():
+                text = str(int(text))
+            values[name] = text
+        return "POST " + route.path_format.format(**values)
+    return None
+
+
+def _bearer(headers: MutableMapping[bytes, bytes]) -> str:
+    """The bearer token, as the API's routes read it (they take no cookie)."""
     auth = headers.get(b"authorization", b"").decode("latin-1").strip()
-    if auth[:7].lower() == "bearer ":
-        return auth[7:].strip()
-    cookie = SimpleCookie()
-    try:
-        cookie.load(headers.get(b"cookie", b"").decode("latin-1"))
-    except Exception:  # a malformed cookie header: no session, the route answers 401 or redirects
-        return ""
-    morsel = cookie.get(SESSION_COOKIE)
-    return morsel.value if morsel is not None else ""
+    return auth[7:].strip() if auth[:7].lower() == "bearer " else ""
 
 
 class Idempotent:
-    """ASGI middleware: a POST with an Idempotency-Key runs once per (token, route, key); repeats are replayed.
+    """ASGI middleware: a POST under /api with an Idempotency-Key runs once per (token, resource, key); a repeat
+    gets the kept answer. The key is scoped to the token that sent it, so one client's keys never answer another's
+    requests, and a key given with a different body is refused (422) rather than answered with another request's
+    result. The answer of a write is kept by the route, in the write's transaction (Answer); a refusal (4xx)
+    wrote nothing and is kept after it is sent; a 5xx keeps nothing."""
 
-    The key is scoped to the token that sent it, so one client's keys never answer another's requests, and a
-    key given with a different body is refused (422) rather than answered with another request's result."""
-
-    def __init__(self, app: ASGIApp, engine: Engine, outages: OutageLog) -> None:
-        self.app, self.engine, self.outages = app, engine, outages
+    def __init__(
+        self, app: ASGIApp, engine: Engine, outages: OutageLog, routes: Iterable[BaseRoute], throttle: Throttle
+    ) -> None:
+        self.app, self.engine, self.outages, self.routes, self.throttle = app, engine, outages, routes, throttle
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -139,43 +198,37 @@ class Idempotent:
         if not KEY.fullmatch(key):
             await _answer(send, 422, {"detail": f"{HEADER}: expected 1 to 200 printable ASCII characters"})
             return
-        route = f"POST {scope['path']}"
-        if len(route) > MAX_ROUTE or "\x00" in route:
-            await self.app(scope, receive, send)  # no route is that long or holds a NUL: the app refuses it
+        route = resource(self.routes, scope) if "\x00" not in str(scope.get("path", "")) else None
+        if route is None or len(route) > MAX_ROUTE:
+            await self.app(scope, receive, send)  # no route takes it: the app refuses it, nothing is kept
             return
         body, receive = await _read_body(receive)
-        try:
-            who = await run_in_threadpool(store.authenticate, self.engine, _token(headers))
-            if who is None:  # no valid token: the route answers 401; nothing is kept for anonymous callers
-                await self.app(scope, receive, send)
-                return
-            assert who.token_id is not None
-            scope_key = (who.token_id, route, key)
-            stored = await run_in_threadpool(begin, self.engine, *scope_key, hashlib.sha256(body).hexdigest())
-        except Exception as exc:
-            kind = outage_kind(exc)
-            if kind is None:
-                raise
-            self.outages.failed(kind, exc, route)
-            wait = RETRY_AFTER_S[kind]
-            await _answer(
-                send, 503, {"detail": f"the database is {kind}: try again in {wait} s", "database": kind}, wait
-            )
+        token = _bearer(headers)
+        if not token or self.throttle.wait(client_of(scope)) > 0:
+            await self.app(scope, receive, send)  # the route answers 401 or 429; nothing is kept for them
             return
-        if stored.outcome == "mismatch":
-            await _answer(send, 422, {"detail": f"{HEADER} {key!r} was used with another request body"})
-        elif stored.outcome == "busy":
-            await _answer(send, 409, {"detail": f"the request with {HEADER} {key!r} is still being carried out"}, 1)
-        elif stored.outcome == "replay":
-            await _send(send, stored.status, stored.content_type, stored.body, replayed=True)
+        claim = stored = None
+        try:
+            who = await run_in_threadpool(store.authenticate, self.engine, token)
+            if who is not None:
+                claim = Claim(who.token_id, route, key, hashlib.sha256(body).hexdigest())
+                stored = await run_in_threadpool(kept, self.engine, claim)
+        except Exception as exc:
+            if not await self._outage(exc, send, route):
+                raise
+            return
+        if claim is None:  # not a valid token: the route answers 401, and it is counted there
+            await self.app(scope, receive, send)
+        elif stored is None:
+            await self._first(scope, receive, send, claim)
         else:
-            await self._first(scope, receive, send, scope_key)
+            await self._stored(send, stored, key)
 
-    async def _first(self, scope: Scope, receive: Receive, send: Send, scope_key: tuple[int, str, str]) -> None:
-        """Carry the request out, passing the answer on as it goes, and keep it (or forget the key on a 5xx)."""
+    async def _first(self, scope: Scope, receive: Receive, send: Send, claim: Claim) -> None:
+        """Carry the request out, passing the answer on as it goes; keep a refusal after it is sent."""
         status, content_type, chunks = 500, "", []
 
-        async def keep(message: Message) -> None:
+        async def watch(message: Message) -> None:
             nonlocal status, content_type
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -184,17 +237,43 @@ class Idempotent:
                 chunks.append(message.get("body", b""))
             await send(message)
 
+        scope[SCOPE_KEY] = claim
         try:
-            await self.app(scope, receive, keep)
-        finally:
+            await self.app(scope, receive, watch)
+        except Taken:
+            # Sent at the same time as the request that kept the key first: its write was rolled back.
             try:
-                if status < 500:
-                    body = b"".join(chunks)
-                    await run_in_threadpool(finish, self.engine, *scope_key, status, content_type[:200], body)
-                else:
-                    await run_in_threadpool(release, self.engine, *scope_key)
-            except Exception as exc:  # the answer went out; only a later retry of it may be carried out again
-                log.warning("%s: the answer to %s %r could not be kept: %s", scope_key[1], HEADER, scope_key[2], exc)
+                stored = await run_in_threadpool(kept, self.engine, claim)
+            except Exception as exc:
+                if not await self._outage(exc, send, claim.route):
+                    raise
+                return
+            if stored is None:
+                await _answer(send, 409, {"detail": f"{HEADER} {claim.key!r} is in use: try again"}, 1)
+            else:
+                await self._stored(send, stored, claim.key)
+            return
+        if 400 <= status < 500:
+            try:
+                await run_in_threadpool(keep_refusal, self.engine, claim, status, content_type, b"".join(chunks))
+            except Exception as exc:  # the refusal went out and wrote nothing: a retry is refused again
+                log.warning("%s: the refusal of %s %r could not be kept: %s", claim.route, HEADER, claim.key, exc)
+
+    async def _stored(self, send: Send, stored: Stored, key: str) -> None:
+        if stored.outcome == "mismatch":
+            await _answer(send, 422, {"detail": f"{HEADER} {key!r} was used with another request body"})
+        else:
+            await _send(send, stored.status, stored.content_type, stored.body, replayed=True)
+
+    async def _outage(self, exc: Exception, send: Send, route: str) -> bool:
+        """Answer 503 for a database that cannot answer now; False for any other error (a bug: raised on)."""
+        kind = outage_kind(exc)
+        if kind is None:
+            return False
+        self.outages.failed(kind, exc, route)
+        wait = RETRY_AFTER_S[kind]
+        await _answer(send, 503, {"detail": f"the database is {kind}: try again in {wait} s", "database": kind}, wait)
+        return True
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
@@ -218,14 +297,16 @@ async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
     return body, replay
 
 
-async def _answer(send: Send, status: int, payload: dict[str, str], retry_after: int | None = None) -> None:
+async def _answer(send: Send, status: int, payload: dict[str, Any], retry_after: int | None = None) -> None:
     await _send(send, status, "application/json", json.dumps(payload).encode(), retry_after=retry_after)
 
 
 async def _send(
     send: Send, status: int, content_type: str, body: bytes, *, replayed: bool = False, retry_after: int | None = None
 ) -> None:
-    headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
+    headers = [] if status in (204, 304) else [(b"content-length", str(len(body)).encode())]
+    if content_type:
+        headers.append((b"content-type", content_type.encode("latin-1")))
     if replayed:
         headers.append((b"idempotent-replayed", b"true"))
     if retry_after is not None:

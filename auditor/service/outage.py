@@ -59,6 +59,14 @@ class OutageLog:
         with self._lock:
             return self._kind if time.monotonic() - self._last <= self.quiet_s else None
 
+    def written(self) -> None:
+        """A write went through: whatever kept the database from taking writes is over."""
+        with self._lock:
+            if self._kind is None:
+                return
+            ended, self._kind, self._last, self.refused = self._kind, None, -float("inf"), 0
+        log.info("database %s no more: a write went through", ended)
+
     def failed(self, kind: Kind, error: BaseException, where: str) -> None:
         moment = time.monotonic()
         with self._lock:

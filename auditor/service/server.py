@@ -21,6 +21,7 @@ from auditor.service.app import MAX_BODY_BYTES, create_app
 from auditor.service.context import ServiceContext
 from auditor.service.db import database_url, driver_error, open_database, safe_url
 from auditor.service.submitted import DataRoots
+from auditor.service.throttle import BURST, Throttle
 from auditor.service.worker import Worker, WorkerSettings
 
 DEFAULT_DATA_DIR = Path(".split-auditor")
@@ -39,6 +40,7 @@ class ServeOptions:
     job_memory_mb: int | None = None
     stage_cpu_s: float = 900.0
     max_body_bytes: int = MAX_BODY_BYTES
+    auth_failures: int = BURST
 
 
 class ListenError(AuditError):
@@ -89,7 +91,13 @@ def serve(options: ServeOptions) -> None:
         timeout_s=options.job_timeout_s, memory_mb=options.job_memory_mb, stage_cpu_s=options.stage_cpu_s
     )
     workers = [Worker(engine, roots, settings) for _ in range(max(0, options.workers))]
-    ctx = ServiceContext(engine=engine, roots=roots, public_url=public, workers=tuple(workers))
+    ctx = ServiceContext(
+        engine=engine,
+        roots=roots,
+        public_url=public,
+        workers=tuple(workers),
+        throttle=Throttle(burst=options.auth_failures),
+    )
     app = create_app(ctx, max_body_bytes=options.max_body_bytes)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, Row, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, Row, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from auditor.core.errors import AuditError
@@ -15,6 +15,10 @@ from auditor.core.scope import Scope
 from auditor.service.auth import Principal, Role, new_token, same_hash, token_hash
 from auditor.service.db import reading, writing
 from auditor.service.tables import projects, reviews, runs, tokens
+
+T = TypeVar("T")
+# What a write's caller does inside the write's transaction with what it wrote (keep its answer, idempotency.py).
+Then = Callable[[Connection, T], None] | None
 
 DECISIONS = ("approve", "request_changes")
 ACTIONS = (*DECISIONS, "accept", "comment")
@@ -131,12 +135,23 @@ def _review(row: Row[Any]) -> ReviewRecord:
 # --- tokens -------------------------------------------------------------------------------------------
 
 
-def create_token(engine: Engine, *, name: str, role: Role, project: str | None, created_by: str) -> str:
-    """Store a new token's hash and return the token: the only time it is ever seen."""
-    token = new_token()
+def create_token(
+    engine: Engine,
+    *,
+    name: str,
+    role: Role,
+    project: str | None,
+    created_by: str,
+    secret: str | None = None,
+    then: Then[int] = None,
+) -> str:
+    """Store a new token's hash and return the token (``secret``, else a new one): the only time it is ever seen.
+    ``then`` gets its id, in the transaction that stores it."""
+    token = secret or new_token()
     with writing(engine) as conn:
-        conn.execute(
-            insert(tokens).values(
+        token_id = conn.execute(
+            insert(tokens)
+            .values(
                 token_hash=token_hash(token),
                 name=name,
                 role=role.value,
@@ -144,7 +159,10 @@ def create_token(engine: Engine, *, name: str, role: Role, project: str | None, 
                 created_at=now(),
                 created_by=created_by,
             )
-        )
+            .returning(tokens.c.id)
+        ).scalar_one()
+        if then is not None:
+            then(conn, int(token_id))
     return token
 
 
@@ -191,7 +209,7 @@ def list_tokens(engine: Engine) -> list[TokenInfo]:
     ]
 
 
-def revoke_token(engine: Engine, token_id: int) -> None:
+def revoke_token(engine: Engine, token_id: int, then: Then[int] = None) -> None:
     """Revoke an active token; Conflict for the last active admin token of every project (nobody could make
     tokens any more), checked in the same transaction so two revocations at once cannot both pass."""
     admins = (tokens.c.role == Role.ADMIN.value, tokens.c.project.is_(None), tokens.c.revoked_at.is_(None))
@@ -208,6 +226,8 @@ def revoke_token(engine: Engine, token_id: int) -> None:
         )
         if done.rowcount == 0:
             raise NotFound(f"token {token_id}: no such active token")
+        if then is not None:
+            then(conn, token_id)
 
 
 # --- projects -----------------------------------------------------------------------------------------
@@ -218,19 +238,26 @@ def name_key(name: str) -> str:
     return name.casefold()
 
 
-def create_project(engine: Engine, name: str, *, description: str, created_by: str) -> Project:
+def create_project(
+    engine: Engine, name: str, *, description: str, created_by: str, then: Then[Project] = None
+) -> Project:
     try:
         with writing(engine) as conn:
-            conn.execute(
-                insert(projects).values(
+            made = conn.execute(
+                insert(projects)
+                .values(
                     name=name, name_key=name_key(name), description=description, created_at=now(), created_by=created_by
                 )
-            )
+                .returning(*projects.c)
+            ).one()
+            project = _project(made)
+            if then is not None:
+                then(conn, project)
     except IntegrityError:
         existing = get_project(engine, name).name
         same = "" if existing == name else f" as {existing!r} (names that differ only in case are one project)"
         raise Conflict(f"project {name!r} exists already{same}") from None
-    return get_project(engine, name)
+    return project
 
 
 def get_project(engine: Engine, name: str) -> Project:
@@ -256,15 +283,20 @@ def _run_query() -> Any:
     return select(*RUN_COLUMNS, projects.c.name.label("project")).join(projects, runs.c.project_id == projects.c.id)
 
 
-def _new_run(engine: Engine, project: Project, submitted_by: str, token_id: int | None, **values: Any) -> Run:
-    """Insert one run of ``project`` in its own write transaction and read it back."""
+def _new_run(
+    engine: Engine, project: Project, submitted_by: str, token_id: int | None, then: Then[Run], **values: Any
+) -> Run:
+    """Insert one run of ``project`` in its own write transaction and read it back there."""
     with writing(engine) as conn:
         run_id = conn.execute(
             insert(runs)
             .values(project_id=project.id, created_at=now(), submitted_by=submitted_by, token_id=token_id, **values)
             .returning(runs.c.id)
         ).scalar_one()
-    return get_run(engine, project.name, run_id)
+        run = _run(conn.execute(_run_query().where(runs.c.id == run_id)).one())
+        if then is not None:
+            then(conn, run)
+    return run
 
 
 def add_report(
@@ -279,6 +311,7 @@ def add_report(
     manifest_sha256: str | None,
     submitted_by: str,
     token_id: int | None = None,
+    then: Then[Run] = None,
 ) -> Run:
     """Store a report made elsewhere (the submitter's own machine) as a completed run."""
     return _new_run(
@@ -286,6 +319,7 @@ def add_report(
         project,
         submitted_by,
         token_id,
+        then,
         source="uploaded",
         state="completed",
         progress="",
@@ -311,6 +345,7 @@ def enqueue_run(
     config_sha256: str,
     submitted_by: str,
     token_id: int | None = None,
+    then: Then[Run] = None,
 ) -> Run:
     """Queue a run for the worker: it survives a restart of the server until a worker finishes it."""
     return _new_run(
@@ -318,6 +353,7 @@ def enqueue_run(
         project,
         submitted_by,
         token_id,
+        then,
         source="server",
         state="queued",
         progress="queued",
@@ -515,6 +551,7 @@ def add_review(
     expires_at: dt.datetime | None = None,
     override_reason: str | None = None,
     scope: Scope | None = None,
+    then: Then[ReviewRecord] = None,
 ) -> ReviewRecord:
     """Append one review record; the caller has checked the rules (reasons, overrides) beforehand."""
     if action not in ACTIONS:
@@ -538,8 +575,10 @@ def add_review(
             )
             .returning(reviews.c.id)
         ).scalar_one()
-        row = conn.execute(select(reviews).where(reviews.c.id == review_id)).one()
-    return _review(row)
+        record = _review(conn.execute(select(reviews).where(reviews.c.id == review_id)).one())
+        if then is not None:
+            then(conn, record)
+    return record
 
 
 def run_reviews(engine: Engine, run_id: int) -> list[ReviewRecord]:

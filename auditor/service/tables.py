@@ -1,5 +1,5 @@
-"""The service's tables: projects, runs, append-only review records, hashed API tokens, the exposure ledger
-and the answers kept for idempotent retries."""
+"""The service's tables: projects, runs, append-only review records, hashed API tokens and browser sessions, the
+exposure ledger and the answers kept for idempotent retries."""
 
 from __future__ import annotations
 
@@ -56,6 +56,19 @@ tokens = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("created_by", String(200), nullable=False),
     Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+
+# Signed-in browsers of the reviewers' pages: the cookie holds a random secret (never the API token); a session
+# stands for its token until sign-out, its expiry or the token's revocation.
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("secret_hash", String(64), nullable=False, unique=True),  # sha256 of the cookie's secret
+    Column("token_id", Id, ForeignKey("tokens.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Index("ix_sessions_expires_at", "expires_at"),
 )
 
 runs = Table(
@@ -144,17 +157,18 @@ exposure_evaluations = Table(
     Index("ix_exposure_evaluations_project_id_set_id", "project_id", "set_id"),
 )
 
-# The first answer to a POST sent with an Idempotency-Key, per token and route: a retry gets it again instead
-# of doing the write twice. `status` NULL: the first request is still being carried out.
+# The first answer to a POST sent with an Idempotency-Key, per token and resource: a retry gets it again instead
+# of doing the write twice. A write's answer is inserted in the write's own transaction (idempotency.py).
 idempotency_keys = Table(
     "idempotency_keys",
     metadata,
     Column("id", Id, primary_key=True),
     Column("token_id", Id, nullable=False),
-    Column("route", String(1100), nullable=False),  # method and path, e.g. "POST /api/projects/demo/runs"
+    # The resource: method and path with the values as stored, e.g. "POST /api/projects/demo/runs/1/reviews"
+    Column("route", String(1100), nullable=False),
     Column("key", String(200), nullable=False),
     Column("request_sha256", String(64), nullable=False),  # the body: one key never answers another request
-    Column("status", Integer, nullable=True),
+    Column("status", Integer, nullable=False),
     Column("content_type", String(200), nullable=True),
     Column("body", LargeBinary, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),

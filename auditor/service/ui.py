@@ -1,8 +1,9 @@
 """The reviewers' web pages: server-rendered HTML that works without JavaScript, over the same rules as the API.
 
-A browser signs in by pasting its token once; the token then rides in an HttpOnly, SameSite=Strict cookie.
-Every form carries a CSRF token (an HMAC of the session token, so it holds across server processes without
-shared state) and every POST's Origin must be this server: a page elsewhere cannot act with the cookie.
+A browser signs in by pasting its token once; the server opens a session (sessions.py) whose own random secret,
+never the token, rides in an HttpOnly, SameSite=Strict cookie. Every form carries a CSRF token (an HMAC of the
+session's secret, so it holds across server processes without shared state) and every POST's Origin must be this
+server: a page elsewhere cannot act with the cookie.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ from auditor.render.diff import about, change_text, headline, scope_text
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role
-from auditor.service.context import SESSION_COOKIE, ServiceContext, context
+from auditor.service.context import ServiceContext, authenticate, context
 from auditor.service.db import reading
 from auditor.service.inputs import ProjectPath
 from auditor.service.outage import outage_kind
+from auditor.service.sessions import end_session, open_session, session_principal
 
+SESSION_COOKIE = "split_auditor_session"  # the session's secret (sessions.py)
+# The cookie of versions that kept the token itself in it: removed at sign-in and sign-out.
+TOKEN_COOKIE = "split_auditor_token"
 LOGIN_COOKIE = "split_auditor_login"  # double-submit token of the sign-in form (no session exists yet)
 CSRF_FIELD = "csrf"
 MAX_FORM_BYTES = 64 * 1024
@@ -54,7 +59,8 @@ OVERRIDE_ASK = f'a reason in "{OVERRIDE_LABEL}"'
 
 
 def csrf_token(session: str) -> str:
-    """The form token of a session: only a page that could read the (HttpOnly) cookie's value could make it."""
+    """The form token of a session (its secret): only a page that could read the (HttpOnly) cookie's value could
+    make it."""
     return hmac.new(session.encode(), b"split-auditor form", hashlib.sha256).hexdigest()
 
 
@@ -118,13 +124,16 @@ def _safe_next(value: str | None) -> str:
 
 
 def _session(request: Request) -> Session:
-    """The signed-in principal, or a redirect to the sign-in page."""
-    token = request.cookies.get(SESSION_COOKIE)
-    who = store.authenticate(context(request).engine, token) if token else None
-    if token is None or who is None:
+    """The signed-in principal, or a redirect to the sign-in page (an ended session's cookie removed)."""
+    secret = request.cookies.get(SESSION_COOKIE)
+    who = session_principal(context(request).engine, secret) if secret else None
+    if secret is None or who is None:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        raise _Refused(_see(f"/login?next={quote(target, safe='')}"))
-    return Session(who, csrf_token(token))
+        response = _see(f"/login?next={quote(target, safe='')}")
+        if secret is not None:
+            response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+        raise _Refused(response)
+    return Session(who, csrf_token(secret))
 
 
 def _same_origin(request: Request) -> bool:
@@ -476,13 +485,20 @@ def build_ui() -> APIRouter:
         if not _same_origin(request) or not nonce or not hmac.compare_digest(form.get(CSRF_FIELD, ""), nonce):
             return _error(403, "refused: the sign-in form was not posted from this server's page; reload it", None)
         token = form.get("token", "").strip()
-        who = await run_in_threadpool(store.authenticate, context(request).engine, token)
+        try:
+            who = await run_in_threadpool(authenticate, request, token)
+        except HTTPException as exc:  # too many wrong tokens from this address: none is checked now
+            page = _page("login.html.j2", exc.status_code, session=None, next=target, csrf=nonce, problem=exc.detail)
+            page.headers.update(exc.headers or {})
+            return page
         if who is None:
             page = _page("login.html.j2", 401, session=None, next=target, csrf=nonce, problem="that token is not valid")
             return page
+        secret = await run_in_threadpool(open_session, context(request).engine, who.token_id)
         response = _see(target)
-        _set_cookie(request, response, SESSION_COOKIE, token, max_age=None)
+        _set_cookie(request, response, SESSION_COOKIE, secret, max_age=None)
         response.delete_cookie(LOGIN_COOKIE, path="/")
+        response.delete_cookie(TOKEN_COOKIE, path="/", httponly=True, samesite="strict")
         return response
 
     @ui.post("/logout")
@@ -491,8 +507,10 @@ def build_ui() -> APIRouter:
 
         def done() -> Response:
             _checked(request, form)
+            end_session(context(request).engine, request.cookies.get(SESSION_COOKIE, ""))
             response = _see("/login")
             response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+            response.delete_cookie(TOKEN_COOKIE, path="/", httponly=True, samesite="strict")
             return response
 
         return await run_in_threadpool(_guarded, done)

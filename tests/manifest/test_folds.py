@@ -51,13 +51,28 @@ def test_rows_outside_the_folds_keep_their_split(tmp_path: Path) -> None:
     m = load_manifest(loaded)
     assert m.folds is not None
     assert m.split.labels(m.split.codes) == ["fold 0", "fold 1", "test", "extra"]
-    assert m.folds.of("test").tolist() == [FoldRole.HOLDOUT] * 2
-    assert m.folds.of("extra").tolist() == [FoldRole.TRAIN] * 2
+    # The test split is no fold's holdout: it is judged on its own, one more evaluation after the folds, against
+    # every row the folds train on (the final model's training set).
+    assert m.folds.folds == ("fold 0", "fold 1", "test") and m.folds.cv_folds == ("fold 0", "fold 1")
+    assert m.folds.fixed == ("test",) and [m.folds.is_fixed(f) for f in range(3)] == [False, False, True]
+    assert m.folds.of("test").tolist() == [FoldRole.UNUSED, FoldRole.UNUSED, FoldRole.HOLDOUT]
+    assert m.folds.of("fold 0").tolist() == [FoldRole.HOLDOUT, FoldRole.TRAIN, FoldRole.TRAIN]
+    assert m.folds.of("extra").tolist() == [FoldRole.TRAIN] * 3
     roles = SplitRoles.from_config(loaded.config.splits, m.split_names, m.folds)
     assert roles.role("test") == "holdout" and roles.role("extra") == "train"
     assert roles.pair("test", "extra") is PairKind.TRAIN_HOLDOUT
-    # fold 0 and the test split are both held out in fold 0 and apart otherwise: fold 1 trains on fold 0.
-    assert roles.pair("fold 0", "test") is PairKind.TRAIN_HOLDOUT
+    assert roles.pair("fold 0", "test") is PairKind.TRAIN_HOLDOUT  # the test split's model trains on fold 0
+
+
+def test_two_fixed_holdout_splits_beside_folds_are_each_judged_alone_and_kept_apart(tmp_path: Path) -> None:
+    data = {"split": ["train", "train", "val", "test"], "fold": [0, 1, None, None]}
+    loaded = _load(tmp_path, data, {"split": "split", "folds": "fold"}, splits={"train": ["train"]})
+    m = load_manifest(loaded)
+    assert m.folds is not None and m.folds.fixed == ("val", "test")
+    assert m.folds.of("val").tolist() == [FoldRole.UNUSED, FoldRole.UNUSED, FoldRole.HOLDOUT, FoldRole.UNUSED]
+    roles = SplitRoles.from_config(loaded.config.splits, m.split_names, m.folds)
+    assert roles.holdout == {"val", "test"}
+    assert roles.pair("val", "test") is PairKind.HOLDOUT_HOLDOUT  # two evaluations that must stay independent
 
 
 def test_per_column_form_has_a_pattern_per_distinct_row_of_roles(tmp_path: Path) -> None:

@@ -193,6 +193,16 @@ def test_normal_forms() -> None:
     assert got == ["w2", "1.5", "-7", "jos\u00e9", "x", None]
 
 
+def test_slices_of_large_strings_are_read_as_their_values() -> None:
+    """A DatasetDict's column: slices of one large_string buffer, whose 32-bit casts keep offsets past 0."""
+    values = [f"{i:032x}" for i in range(20)] + ["ID7", "id7 "]
+    whole = pa.array(values, pa.large_string())
+    sliced = pa.chunked_array([whole.slice(0, 10), whole.slice(10, 12)])
+    assert normalise(sliced).to_pylist() == normalise(pa.array(values)).to_pylist()
+    variants = spelling_variants(sliced)
+    assert variants.positions.tolist() == [20, 21] and variants.normal == ["id7"]
+
+
 def test_many_candidates_take_the_whole_column_path() -> None:
     values = [f"ID{i}" for i in range(100)] + ["id7 "]
     assert kernel_groups(values) == [[7, 100]]

@@ -63,18 +63,14 @@ def _context(tmp_path: Path) -> AuditContext:
 
 
 def test_a_spinning_stage_is_an_error_naming_the_limit(tmp_path: Path) -> None:
-    start = time.monotonic()
-    result = execute(Spins(), _context(tmp_path), BUDGET)
-    assert time.monotonic() - start < 10
+    result = execute(Spins(), _context(tmp_path), BUDGET)  # returns at all: the limit stopped the spin
     assert result.status == "error" and result.error is not None
     assert result.error.type == "cpu" and result.error.traceback == ""
     assert "stopped after 0.5 s of CPU" in result.error.message and "a test's limit" in result.error.message
 
 
 def test_a_backtracking_regex_is_interrupted(tmp_path: Path) -> None:
-    start = time.monotonic()
     result = execute(Backtracks(), _context(tmp_path), BUDGET)
-    assert time.monotonic() - start < 10
     assert result.error is not None and result.error.type == "cpu"
 
 

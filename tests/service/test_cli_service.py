@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -84,6 +85,25 @@ def test_submit_creates_the_project_and_prints_the_run_page(live: LiveServer, tm
     finally:
         engine.dispose()
     assert [tuple(row) for row in kept] == [("POST /api/projects/demo/runs", 201)]
+
+
+def test_submit_sends_the_config_byte_for_byte_as_audited(live: LiveServer, tmp_path: Path) -> None:
+    """A config with Windows line ends: the text uploaded is the one its report's config_sha256 names."""
+    folder = tmp_path / "crlf"
+    shutil.copytree(SAMPLES / "video_frames", folder)
+    config = folder / "audit.yaml"
+    config.write_bytes(config.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    made = audit("token", "create", "--role", "submitter", "--name", "Win", "--project", "crlf", *at(live))
+    submitter = made.stdout.strip()
+    done = audit(
+        "run", str(config), "--submit", live.url, "--project", "crlf", "--out", str(tmp_path / "out"), token=submitter
+    )
+    assert done.returncode == 1, done.stderr
+    page = re.search(r"^run: \S+/projects/crlf/runs/(\d+)$", done.stdout, re.M)
+    assert page is not None, done.stdout
+    with live.client(submitter) as c:
+        run = c.get(f"/api/projects/crlf/runs/{page.group(1)}").json()
+    assert run["config_sha256"] == hashlib.sha256(config.read_bytes()).hexdigest()
 
 
 def test_submit_refuses_a_bad_project_name_before_the_audit(tmp_path: Path) -> None:

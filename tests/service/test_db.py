@@ -65,7 +65,7 @@ def test_a_writer_that_read_first_is_not_locked_out_by_a_second_writer(engine: E
 
     thread = threading.Thread(target=first)
     thread.start()
-    assert started.wait(5)
+    assert started.wait(60)  # a hang guard: the thread sets it as soon as it has read
     _increment(engine)  # waits for the first writer's lock instead of racing it
     thread.join(10)
     assert errors == [] and _count(engine) == 2
@@ -97,8 +97,11 @@ def test_an_open_read_transaction_does_not_block_a_writer(engine: Engine) -> Non
         before = reader.execute(text("SELECT n FROM counter WHERE id = 1")).scalar_one()
         writer = threading.Thread(target=lambda: (_increment(engine), done.set()))
         writer.start()
-        # Without WAL the commit would wait for this reader for the whole busy_timeout.
-        assert done.wait(5), "the writer waited for a reader"
+        # With WAL the writer commits while this read is open; without it, it waits for the reader the whole
+        # busy_timeout, then fails: either way the join ends (the bound only guards a hang), and only a commit
+        # sets done.
+        writer.join(SQLITE_BUSY_TIMEOUT_MS / 1000 + 60)
+        assert done.is_set(), "the writer waited for a reader"
         # The reader keeps its snapshot while the writer commits.
         assert reader.execute(text("SELECT n FROM counter WHERE id = 1")).scalar_one() == before
     writer.join(5)

@@ -145,8 +145,9 @@ def test_healthz_is_503_saying_which_when_the_database_does_not_answer_or_a_work
         alive.stop()
 
 
-def _fault(engine: Engine, kind: str) -> None:
-    """A real read-only or full database: each new connection of ``engine`` made so by the database itself."""
+def _fault(engine: Engine, kind: str) -> Callable[..., None]:
+    """A real read-only or full database: each new connection of ``engine`` made so by the database itself (until
+    the returned listener is removed; the connections made meanwhile stay so, as a file opened read-only does)."""
     sqlite = engine.dialect.name == "sqlite"
     if kind == "full" and not sqlite:
         pytest.skip("a full disk is made on SQLite only (its page limit); PostgreSQL's 53100 is classified alike")
@@ -169,6 +170,7 @@ def _fault(engine: Engine, kind: str) -> None:
             dbapi_connection.commit()
 
     engine.dispose()  # the pooled connections were made before: from now on each one has the fault
+    return _connect
 
 
 @pytest.mark.parametrize("kind", ["unavailable", "read-only", "full"])
@@ -210,6 +212,28 @@ def test_a_database_that_cannot_answer_is_a_503_with_retry_after_and_one_log_lin
     admin = store.authenticate(observer, token)
     assert admin is not None
     assert len(store.list_projects(observer, admin)) <= 3  # "before", and on a full file what still fitted
+
+
+def test_a_database_writable_again_takes_writes_at_once_and_healthz_says_so(engines: tuple[Engine, Engine]) -> None:
+    """The connections opened while the database was read-only would refuse every write after it is writable again
+    (a file opened read-only stays so): the first write they refuse drops them, and the next writes go through."""
+    service, observer = engines
+    token = store.create_token(observer, name="admin", role=Role.ADMIN, project=None, created_by="test")
+    with TestClient(create_app(ServiceContext(engine=service))) as c:
+        c.headers["Authorization"] = f"Bearer {token}"
+        read_only = _fault(service, "read-only")
+        refused = [c.post("/api/projects", json={"name": f"during-{i}"}) for i in range(6)]
+        assert {a.status_code for a in refused} == {503}
+        assert c.get("/healthz").json()["database"] == "read-only"
+        event.remove(service, "connect", read_only)  # writable again
+        tries = 0
+        while c.post("/api/projects", json={"name": f"after-{tries}"}).status_code != 201:
+            tries += 1
+            assert tries < 3, "writes are still refused after the database is writable again"
+        health = c.get("/healthz")
+        assert (health.status_code, health.json()["database"]) == (200, "ok")
+        answers = [c.post("/api/projects", json={"name": f"then-{i}"}).status_code for i in range(20)]
+        assert answers == [201] * 20
 
 
 def test_a_programming_error_is_still_a_500_not_an_outage(engines: tuple[Engine, Engine]) -> None:

@@ -27,7 +27,8 @@ EXAMPLES = 10  # per operation: bounded, and derandomized so every run sends the
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One SQLite server with a project `demo` holding a run: the fuzzer reaches past the 404s too."""
-    server = LiveServer(tmp_path_factory.mktemp("fuzz") / "service").start()
+    # The fuzzer sends made-up bearer tokens by the hundred from this one address: more than a client may by default.
+    server = LiveServer(tmp_path_factory.mktemp("fuzz") / "service", extra=["--auth-failures", "100000"]).start()
     try:
         with server.client(server.admin_token) as c:
             assert c.post("/api/projects", json={"name": "demo"}).status_code == 201

@@ -1,9 +1,9 @@
-"""Idempotency-Key on every POST, on both databases: a retry gets the first answer and makes no duplicate; keys are
-scoped to the token and the route; the CLI's client sends one key across its own retries."""
+"""Idempotency-Key on every POST, on both databases: a retry gets the first answer and makes no duplicate, even when
+that answer was lost after the write committed; keys are scoped to the token and the resource; a new token is never
+kept; the CLI's client sends one key across its own retries."""
 
 from __future__ import annotations
 
-import hashlib
 import http.server
 import json
 import threading
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 
 from auditor.service import idempotency, store
 from auditor.service.app import create_app
@@ -115,17 +115,88 @@ def test_a_malformed_key_is_422(app: TestClient, key: str) -> None:
     assert app.get("/api/projects/z").status_code == 404
 
 
-def test_a_repeat_while_the_first_is_still_carried_out_is_409_with_retry_after(
-    app: TestClient, engine: Engine, tokens: dict[str, str]
+def test_a_request_that_finds_its_key_kept_meanwhile_is_rolled_back_and_gets_that_answer(
+    app: TestClient, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    who = store.authenticate(engine, tokens["a"])
-    assert who is not None and who.token_id is not None
-    body = json.dumps({"name": "late"}).encode()
-    claimed = idempotency.begin(engine, who.token_id, "POST /api/projects", "k", hashlib.sha256(body).hexdigest())
-    assert claimed.outcome == "new"
-    busy = app.post("/api/projects", content=body, headers={"Idempotency-Key": "k", "content-type": "application/json"})
-    assert busy.status_code == 409 and busy.headers["retry-after"] == "1"
-    assert app.get("/api/projects/late").status_code == 404
+    """Two requests with one key at once: the one that keeps its answer second rolls its write back and answers
+    with the first one's answer (here the lookup before the write misses, as it does for a concurrent twin)."""
+    body = {"report": sample_report()}
+    first = app.post(RUNS, json=body, headers={"Idempotency-Key": "twin"})
+    assert first.status_code == 201
+    looked_up = idempotency.kept
+    misses = iter([True])
+    monkeypatch.setattr(idempotency, "kept", lambda e, c: None if next(misses, False) else looked_up(e, c))
+    twin = app.post(RUNS, json=body, headers={"Idempotency-Key": "twin"})
+    assert twin.status_code == 201 and twin.json() == first.json()
+    assert twin.headers["idempotent-replayed"] == "true"
+    assert _runs(engine) == 1
+
+
+def test_a_key_is_tied_to_the_resource_not_to_how_its_path_is_spelt(app: TestClient, engine: Engine) -> None:
+    """`/projects/P` and `/projects/p` are one project, `runs/01` and `runs/1` one run: one key, one write."""
+    body = {"report": sample_report()}
+    made = app.post(RUNS, json=body, headers={"Idempotency-Key": "spelt"})
+    again = app.post(RUNS.replace("/p/", "/P/"), json=body, headers={"Idempotency-Key": "spelt"})
+    assert made.status_code == again.status_code == 201 and again.json()["id"] == made.json()["id"]
+    assert again.headers["idempotent-replayed"] == "true" and _runs(engine) == 1
+    run = made.json()["id"]
+    comment = {"action": "comment", "comment": "seen"}
+    first = app.post(f"/api/projects/p/runs/{run}/reviews", json=comment, headers={"Idempotency-Key": "c"})
+    second = app.post(f"/api/projects/P/runs/0{run}/reviews", json=comment, headers={"Idempotency-Key": "c"})
+    assert first.status_code == second.status_code == 201 and second.json()["id"] == first.json()["id"]
+    assert len(app.get(f"/api/projects/p/runs/{run}/reviews").json()) == 1
+
+
+def test_an_upload_whose_answer_is_lost_after_its_commit_is_replayed_not_made_again(
+    app: TestClient, engine: Engine
+) -> None:
+    """The database goes away right after the run's transaction commits (the answer is lost: a 503, or a client
+    that sees nothing): the retry with the key gets the run that was stored, and stores no second one."""
+    down = Down(engine)
+    inserted = threading.Event()
+
+    def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO RUNS"):
+            inserted.set()
+
+    def committed(conn: Any) -> None:
+        if inserted.is_set():
+            down.on.set()  # the COMMIT itself goes through; every statement after it fails
+
+    event.listen(engine, "before_cursor_execute", note)
+    event.listen(engine, "commit", committed)
+    body = {"report": sample_report()}
+    try:
+        first = app.post(RUNS, json=body, headers={"Idempotency-Key": "lost"})
+    finally:
+        down.on.clear()
+        event.remove(engine, "before_cursor_execute", note)
+        event.remove(engine, "commit", committed)
+    assert _runs(engine) == 1
+    again = app.post(RUNS, json=body, headers={"Idempotency-Key": "lost"})
+    assert again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true" and _runs(engine) == 1
+    if first.status_code == 201:
+        assert again.json() == first.json()
+
+
+def test_a_token_made_with_a_key_is_never_stored_and_its_retry_names_it_without_showing_it(
+    app: TestClient, engine: Engine
+) -> None:
+    body = {"name": "ci", "role": "submitter", "project": "p"}
+    made = app.post("/api/tokens", json=body, headers={"Idempotency-Key": "new-token"})
+    assert made.status_code == 201
+    token = made.json()["token"]
+    with reading(engine) as conn:
+        kept = [bytes(b) for b in conn.execute(select(idempotency_keys.c.body)).scalars()]
+    assert kept and not any(token.encode() in b for b in kept), "the new token is kept in plain text"
+    token_id = made.json()["id"]
+    again = app.post("/api/tokens", json=body, headers={"Idempotency-Key": "new-token"})
+    assert again.status_code == 409 and again.headers["idempotent-replayed"] == "true"
+    detail = again.json()["detail"]
+    assert f"token {token_id} ('ci')" in detail and "cannot be shown again" in detail and token not in detail
+    assert app.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["name"] == "ci"
+    assert len([t for t in store.list_tokens(engine) if t.name == "ci"]) == 1
 
 
 def test_a_key_whose_request_failed_on_the_server_may_be_retried(app: TestClient, engine: Engine) -> None:

@@ -13,9 +13,10 @@ from fastapi.testclient import TestClient
 from auditor.service import store
 from auditor.service.app import create_app
 from auditor.service.auth import Role
-from auditor.service.context import SESSION_COOKIE, ServiceContext
+from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
-from auditor.service.ui import csrf_token
+from auditor.service.sessions import open_session
+from auditor.service.ui import SESSION_COOKIE, csrf_token
 from tests.service.test_authz import sample_report
 
 HUGE = "99999999999999999999"  # past 2**64: OverflowError on SQLite, "bigint out of range" on PostgreSQL
@@ -31,8 +32,11 @@ def client(tmp_path: Path, database: str | None) -> Iterator[TestClient]:
     # Server errors come back as 500 answers here, as a live server gives them, instead of raising in the test.
     with TestClient(create_app(ServiceContext(engine=engine)), raise_server_exceptions=False) as c:
         c.headers["Authorization"] = f"Bearer {token}"
-        c.cookies.set(SESSION_COOKIE, token)
-        c.headers["x-csrf"] = csrf_token(token)
+        who = store.authenticate(engine, token)
+        assert who is not None
+        session = open_session(engine, who.token_id)
+        c.cookies.set(SESSION_COOKIE, session)
+        c.headers["x-csrf"] = csrf_token(session)
         assert c.post("/api/projects", json={"name": "p"}).status_code == 201
         assert c.post("/api/projects/p/runs", json={"report": sample_report()}).status_code == 201
         yield c

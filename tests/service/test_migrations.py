@@ -147,3 +147,61 @@ def test_an_acceptance_recorded_before_scopes_covers_what_its_run_showed(url: st
     finally:
         engine.dispose()
     assert record.scope is not None and record.scope.values == ("cam-B",)
+
+
+def test_kept_answers_after_the_upgrade_are_keyed_by_resource_and_hold_no_token(url: str) -> None:
+    """A database of revision 0005: a pending claim (dropped: it did nothing), an answer holding a new token (now
+    the refusal naming it), and answers under two spellings of one resource (one kept, under its canonical path)."""
+    from sqlalchemy import text
+
+    from auditor.service import store
+    from auditor.service.auth import Role
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0005")
+        secret = store.create_token(engine, name="ci", role=Role.SUBMITTER, project=None, created_by="test")
+        (made,) = store.list_tokens(engine)
+        rows = [
+            ("POST /api/projects", "pending", None, b""),
+            ("POST /api/tokens", "tok", 201, json.dumps({"token": secret, "name": "ci"}).encode()),
+            ("POST /api/projects/IDK/runs", "k", 201, b'{"id": 1}'),
+            ("POST /api/projects/idk/runs", "k", 201, b'{"id": 2}'),
+            ("POST /api/projects/idk/runs/007/reviews", "r", 201, b'{"id": 3}'),
+        ]
+        with engine.begin() as conn:
+            for route, key, status, body in rows:
+                conn.execute(
+                    text(
+                        "INSERT INTO idempotency_keys (token_id, route, key, request_sha256, status, content_type, "
+                        "body, created_at) VALUES (1, :route, :key, :sha, :status, 'application/json', :body, "
+                        "CURRENT_TIMESTAMP)"
+                    ),
+                    {"route": route, "key": key, "sha": "0" * 64, "status": status, "body": body},
+                )
+    finally:
+        engine.dispose()
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT route, key, status, body FROM idempotency_keys ORDER BY route, key")
+            ).all()
+    finally:
+        engine.dispose()
+    kept = {(r.route, r.key): (r.status, bytes(r.body)) for r in found}
+    assert set(kept) == {
+        ("POST /api/tokens", "tok"),
+        ("POST /api/projects/idk/runs", "k"),
+        ("POST /api/projects/idk/runs/7/reviews", "r"),
+    }
+    assert kept["POST /api/projects/idk/runs", "k"] == (201, b'{"id": 1}')  # the first answer, as first given
+    status, body = kept["POST /api/tokens", "tok"]
+    assert status == 409 and secret.encode() not in body
+    assert f"token {made.id} ('ci')" in json.loads(body)["detail"]
+    assert differences(url) == []

@@ -257,16 +257,33 @@ def test_a_ledger_in_the_root_that_is_not_one_is_a_stage_error_without_traceback
     assert str(served.root.resolve()) not in str(report) and "site-packages" not in str(report)
 
 
+def test_a_token_pattern_of_repeats_in_a_row_is_refused_before_it_is_queued(served: Served) -> None:
+    """Ten `[\\w ]*` in a row and a character that fails: no nested repeat, yet time as the text's length to the
+    tenth power; refused at submission, it never holds a worker."""
+    pattern = "[\\w ]*" * 10 + "!"
+    fitted = (
+        "fitted:\n  - {name: v, kind: vocabulary, artifact: vocab.txt, text: text,\n"
+        f"     tokenizer: {{token_pattern: '{pattern}'}}}}\n"
+    )
+    before = served.client.get("/api/projects/p/runs", params={"limit": 500}).json()
+    refused = served.submit(INSIDE + fitted)
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "token_pattern" in detail and "10 repeats in a row" in detail and "to the power 10" in detail
+    assert served.client.get("/api/projects/p/runs", params={"limit": 500}).json() == before
+
+
 def test_a_stage_that_spins_is_an_error_of_that_stage_not_a_stalled_worker(served: Served) -> None:
-    """A pattern that is not refused but polynomial in the text's length: the per-stage CPU budget stops it."""
+    """A pattern that is not refused (one repeat: time as the square of a text's length) on texts long enough to
+    spin: the per-stage CPU budget stops it."""
     folder = served.root / "spin"
     folder.mkdir()
-    rows = [(i, "train" if i % 2 else "test", "a" * 300) for i in range(4)]
+    rows = [(i, "train" if i % 2 else "test", "a" * 100_000) for i in range(4)]
     (folder / "manifest.csv").write_text("id,split,text\n" + "".join(f"{i},{s},{t}\n" for i, s, t in rows))
     (folder / "vocab.txt").write_text("aaa\n")
     fitted = (
         "fitted:\n  - {name: v, kind: vocabulary, artifact: vocab.txt, text: text,\n"
-        "     tokenizer: {token_pattern: '\\w*\\w*\\w*\\w*\\w*\\w*\\w*\\d'}}\n"
+        "     tokenizer: {token_pattern: '\\w*\\d'}}\n"
     )
     made = served.submit(INSIDE + fitted, "spin")
     assert made.status_code == 201, made.text

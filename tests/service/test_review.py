@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from auditor import run_audit
 from auditor.core.findings import Report
+from auditor.core.scope import normalise_spelling, set_digest
 from auditor.render.json import render_json
 from auditor.service import store
 from auditor.service.app import create_app
@@ -220,6 +221,21 @@ def test_an_uploaded_report_cannot_claim_a_verdict_its_findings_contradict(clien
     }
 
 
+def test_a_config_uploaded_with_a_report_must_be_the_config_it_audited(clients) -> None:  # type: ignore[no-untyped-def]
+    """A report ties itself to its config by config_sha256: one without it, or with another config's, is refused
+    with a config, so the gate can never pass for a config no audit read."""
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    unrelated = "version: 1\nmanifest: {path: other.csv, split: split}\n"
+    unsigned = {**sample_report(), "config_sha256": None}
+    for report, text in ((unsigned, unrelated), (unsigned, config), (sample_report(), unrelated)):
+        refused = clients["submitter"].post("/api/projects/demo/runs", json={"report": report, "config": text})
+        assert refused.status_code == 422 and "config_sha256" in refused.json()["detail"], refused.text
+    made = clients["submitter"].post("/api/projects/demo/runs", json={"report": sample_report(), "config": config})
+    assert made.status_code == 201 and made.json()["config_sha256"] == sample_report()["config_sha256"]
+    # A report made in code from a DataFrame has no config file: without a config it is stored, tied to none.
+    assert submit(clients["submitter"], unsigned)["config_sha256"] is None
+
+
 def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients) -> None:  # type: ignore[no-untyped-def]
     self_accepted = json.loads(json.dumps(sample_report()))
     for stage in self_accepted["stages"]:
@@ -420,3 +436,71 @@ def test_an_expired_acceptance_stops_covering_its_scope(clients, engine_url, tmp
     assert [f.code for f in unaccepted_errors(parsed, now)] == []
     assert [f.code for f in unaccepted_errors(parsed, later)] == ["TMP002"]
     assert not finding(json.loads(render_json(with_acceptances(parsed, later))), "TMP002")["accepted"]
+
+
+def _forged_grp001(report: dict[str, Any], **scope: Any) -> dict[str, Any]:
+    """``report`` with its GRP001 finding's scope replaced by ``scope`` (values, n_values, digest, counts)."""
+    forged = json.loads(json.dumps(report))
+    (grp,) = [f for s in forged["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    grp["scope"] = scope
+    return forged
+
+
+def _refusal(c: TestClient, report: dict[str, Any]) -> str:
+    refused = c.post("/api/projects/demo/runs", json={"report": report})
+    assert refused.status_code == 422, refused.text
+    return str(refused.json()["detail"])
+
+
+def test_a_scope_that_leaves_out_a_value_its_examples_show_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """GRP001 shows w1 and w2; a scope of w1 alone would let a later w2 pass as accepted."""
+    report = writer_report(tmp_path / "1", {"w1": 1, "w2": 1})
+    only_w1 = {"values": ["w1"], "n_values": 1, "digest": set_digest([normalise_spelling("w1")])}
+    detail = _refusal(clients["submitter"], _forged_grp001(report, **only_w1, counts={"groups": 1}))
+    assert "GRP001" in detail and "its scope has 1 value(s) where its evidence counts 2 groups" in detail
+    one_counted = json.loads(json.dumps(_forged_grp001(report, **only_w1, counts={"groups": 1})))
+    (grp,) = [f for s in one_counted["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    grp["evidence"]["groups"] = 1  # the count forged too: the examples still name w2
+    assert "names 'w2', which its scope does not list" in _refusal(clients["submitter"], one_counted)
+    assert submit(clients["submitter"], report)["id"]  # the report as the audit wrote it is taken
+
+
+def test_a_digest_only_scope_of_more_values_than_the_finding_counts_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    report = writer_report(tmp_path / "1", {"w1": 1, "w2": 1})
+    digest = set_digest(sorted(normalise_spelling(v) for v in ("w1", "w2")))
+    forged = _forged_grp001(report, n_values=1001, digest=digest, counts={"groups": 2})
+    assert "its scope has 1001 value(s) where its evidence counts 2 groups" in _refusal(clients["submitter"], forged)
+
+
+def test_an_uploaded_scope_the_server_cannot_check_cannot_be_accepted(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Over 1,000 values a scope keeps only their digest: in an uploaded report nothing ties it to the data, so an
+    acceptance would cover values nobody was shown; approving needs an override instead."""
+    report = json.loads(json.dumps(writer_report(tmp_path / "1", {"w1": 1, "w2": 1})))
+    (grp,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    grp["evidence"]["groups"] = 1500
+    grp["scope"] = {"n_values": 1500, "digest": "0" * 64, "counts": {"groups": 1500}}
+    run = submit(clients["submitter"], report)["id"]
+    (fp,) = fingerprints(clients["reviewer"], run, "GRP001")
+    refused = review(clients["reviewer"], run, action="accept", fingerprint=fp, comment="calibration writers")
+    assert refused.status_code == 422 and "1500 values" in refused.json()["detail"]
+    assert "nobody was shown" in refused.json()["detail"]
+    assert clients["reviewer"].get(f"/api/projects/demo/runs/{run}/reviews").json() == []
+
+
+def test_a_scope_that_binds_no_counts_binds_those_its_finding_shows(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`counts: null` would let an acceptance absorb any later rise: the counts the finding shows are bound."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+
+    def unbound(report: dict[str, Any]) -> dict[str, Any]:
+        (grp,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+        return _forged_grp001(report, **{k: v for k, v in grp["scope"].items() if k != "counts"})
+
+    first = submit(sub, unbound(writer_report(tmp_path / "1", {"w1": 1})))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="one calibration page").status_code == 201
+    recorded = rev.get(f"/api/projects/demo/runs/{first}/reviews").json()[-1]
+    assert recorded["scope"]["counts"]["groups"] == 1
+    second = submit(sub, unbound(writer_report(tmp_path / "2", {"w1": 5})))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
+    assert shown["accepted"] is False and shown["escalated"] is not None
+    assert effective(rev, second)["errors"] == 1

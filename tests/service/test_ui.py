@@ -104,7 +104,7 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_clears_it(world: Wor
     )
     assert done.status_code == 303 and done.headers["location"] == f"/projects/{project}"
     cookie = done.headers["set-cookie"].lower()
-    assert "split_auditor_token=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+    assert "split_auditor_session=" in cookie and "httponly" in cookie and "samesite=strict" in cookie
     assert "secure" not in cookie  # plain http on loopback
     assert project in c.get("/").text
     assert post(c, "/logout").status_code == 303
@@ -127,9 +127,9 @@ def test_sign_in_refuses_a_bad_token_and_a_foreign_form(world: World) -> None:
     with httpx.Client(base_url=world.server.url) as c:
         nonce = CSRF.findall(c.get("/login").text)[0]
         bad = c.post("/login", data={"token": "sa_nope", "csrf": nonce, "next": "/"})
-        assert bad.status_code == 401 and "not valid" in bad.text and "split_auditor_token" not in c.cookies
+        assert bad.status_code == 401 and "not valid" in bad.text and "split_auditor_session" not in c.cookies
         foreign = c.post("/login", data={"token": world.server.admin_token or "", "next": "/"})
-        assert foreign.status_code == 403 and "split_auditor_token" not in c.cookies
+        assert foreign.status_code == 403 and "split_auditor_session" not in c.cookies
         away = c.post(
             "/login",
             data={"token": world.server.admin_token or "", "csrf": nonce, "next": "https://evil.example/"},

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -131,10 +129,8 @@ def test_giant_cluster_stays_bounded() -> None:
         t[i % 300] = f"w{i}"
         texts.append(" ".join(t))
     settings = TextSettings()
-    start = time.perf_counter()
     same = text_matches(texts, np.arange(2000), None, settings, same=True)
     cross = text_matches(texts, np.arange(1000, 2000), np.arange(1000), settings)
-    assert time.perf_counter() - start < 20
     limit = 2 * settings.max_candidates
     assert len(same.query) <= 2000 * limit and len(cross.query) <= 1000 * limit
     assert np.unique(np.concatenate((same.query, same.index))).size == 2000  # everyone found a match

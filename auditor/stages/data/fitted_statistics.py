@@ -117,6 +117,8 @@ class _Checks:
         for i, spec in enumerate(self.context.config.fitted):
             where = loaded.locate(("fitted", i, "artifact"))
             for f in range(len(layout.folds)):
+                if "{fold}" in spec.artifact and layout.is_fixed(f):
+                    continue  # a fold's own artifact: a fixed holdout split's model (all folds' rows) has none named
                 written = spec.artifact.replace("{fold}", layout.id_of(f))
                 try:
                     artifact = load_artifact(loaded.resolve_input(written, ("fitted", i, "artifact")), spec, where)

@@ -16,6 +16,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 if TYPE_CHECKING:
     from auditor.manifest.groupcounts import GroupSplitCounts
     from auditor.manifest.overlap import Overlap
+    from auditor.manifest.spelling import Variants
     from auditor.manifest.table import Manifest
 
 ACCEPTABLE = {"GRP001": PairKind.TRAIN_HOLDOUT, "GRP002": PairKind.HOLDOUT_HOLDOUT}
@@ -64,6 +65,7 @@ class GroupOverlap(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import find_overlap
+        from auditor.manifest.spelling import key_variants
 
         assert isinstance(self.options, GroupOverlapOptions)
         manifest = context.require_manifest()
@@ -88,7 +90,8 @@ class GroupOverlap(Stage):
                 },
                 remediation=f"Fill in '{key.name}' for every row, or confirm these samples are independent.",
             )
-        yield from self._spellings(context, grouped)
+        variants = key_variants(key)  # once: the spelling check and the rows of a shared value both need them
+        yield from self._spellings(context, grouped, variants)
         present = counts > 0
         shared = np.flatnonzero(present.sum(axis=1) > 1)
         if not len(shared):
@@ -113,9 +116,9 @@ class GroupOverlap(Stage):
             (PairKind.ALLOWED, Severity.INFO),
         ):
             if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and roles.folds is not None:
-                yield from self._fold_findings(context, grouped, overlap)
+                yield from self._fold_findings(context, grouped, overlap, variants)
             elif overlap.of_kind(kind):
-                yield self._kind_finding(context, grouped, overlap, kind, severity, tables)
+                yield self._kind_finding(context, grouped, overlap, kind, severity, tables, variants)
 
         order, index = full.order, full.index
         for kind, values in accepted.items():
@@ -135,7 +138,9 @@ class GroupOverlap(Stage):
                     scope=scope_of([label], {f"{n}.rows": int(counts[code, index[n]]) for n in in_splits}),
                 )
 
-    def _fold_findings(self, context: AuditContext, grouped: GroupSplitCounts, overlap: Overlap) -> Iterator[Finding]:
+    def _fold_findings(
+        self, context: AuditContext, grouped: GroupSplitCounts, overlap: Overlap, variants: Variants
+    ) -> Iterator[Finding]:
         """One finding per cross-validation fold whose holdout shares values with its training rows; the first
         carries the folds x folds matrix."""
         import numpy as np
@@ -143,6 +148,7 @@ class GroupOverlap(Stage):
         from auditor.manifest.foldshare import fold_shares
         from auditor.manifest.keyscope import KeyScopes
         from auditor.manifest.overlap import examples, largest
+        from auditor.manifest.spelling import spelled_as_one
 
         assert isinstance(self.options, GroupOverlapOptions)
         layout = context.roles.folds
@@ -150,7 +156,11 @@ class GroupOverlap(Stage):
         manifest = context.require_manifest()
         key, counts = grouped.key, grouped.counts
         split_rows = manifest.rows_per_split()
-        shares = fold_shares(counts, manifest.split_names, layout, split_rows, overlap.mask(PairKind.TRAIN_HOLDOUT))
+        mask = overlap.mask(PairKind.TRAIN_HOLDOUT)
+        shares = spelled = fold_shares(counts, manifest.split_names, layout, split_rows, mask)
+        if variants.n_groups:  # a shared value's rows under its other spellings ('$deeP$' beside 'Deep') are its rows
+            merged, moved = spelled_as_one(counts, mask, variants)
+            spelled = fold_shares(merged, manifest.split_names, layout, split_rows, moved)
         tables = shares.tables(f"'{key.name}' values")
         # Most values leak in most folds: their spellings are normalised once, not once per fold.
         scopes = KeyScopes.of(key, np.flatnonzero(shares.leak.any(axis=1)))
@@ -161,10 +171,10 @@ class GroupOverlap(Stage):
             if not n:
                 continue
             top, labels = largest(key, groups, totals[groups], self.options.max_examples)
-            rows, held = int(shares.rows[f]), int(shares.holdout_rows[f])
+            rows, held = int(spelled.rows[f]), int(shares.holdout_rows[f])
             noun = "value" if n == 1 else "values"
             shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")
-            by_split = shares.rows_by_split[f]
+            by_split = spelled.rows_by_split[f]
             yield self.finding(
                 "GRP001",
                 Severity.ERROR,
@@ -189,7 +199,7 @@ class GroupOverlap(Stage):
             )
             tables = ()  # the matrix is shown once, with the first fold
 
-    def _spellings(self, context: AuditContext, grouped: GroupSplitCounts) -> Iterator[Finding]:
+    def _spellings(self, context: AuditContext, grouped: GroupSplitCounts, variants: Variants) -> Iterator[Finding]:
         """Values one spelling apart (`w2` in train, `W2` in test) that the exact comparison calls different."""
         import numpy as np
 
@@ -206,7 +216,7 @@ class GroupOverlap(Stage):
         manifest = context.require_manifest()
         names = manifest.split_names
         key = grouped.key
-        spellings = from_counts(key, grouped.counts, grouped.first_row)
+        spellings = from_counts(key, grouped.counts, grouped.first_row, variants)
         if not spellings.n_groups:
             return
         found = crossing_groups(
@@ -249,6 +259,7 @@ class GroupOverlap(Stage):
         kind: PairKind,
         severity: Severity,
         tables: tuple[Table, ...],
+        variants: Variants,
     ) -> Finding:
         import numpy as np
 
@@ -262,6 +273,7 @@ class GroupOverlap(Stage):
             pairs_text,
             share_text,
         )
+        from auditor.manifest.spelling import spelled_as_one
 
         assert isinstance(self.options, GroupOverlapOptions)
         key, counts = grouped.key, grouped.counts
@@ -271,8 +283,12 @@ class GroupOverlap(Stage):
         top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
         pairs = pairs_text(overlap.of_kind(kind), "shared")
         split_rows = context.require_manifest().rows_per_split()
+        # A shared value's holdout rows under its other spellings ('$deeP$' beside 'Deep') are rows of that value.
+        merged, moved = spelled_as_one(counts, mask, variants)
         exposure = (
-            holdout_exposure(counts, overlap, mask, context.roles, split_rows) if kind is PairKind.TRAIN_HOLDOUT else {}
+            holdout_exposure(merged, overlap, moved, context.roles, split_rows)
+            if kind is PairKind.TRAIN_HOLDOUT
+            else {}
         )
         noun, verb, be = ("value", "occurs", "is") if n == 1 else ("values", "occur", "are")
         shown = ", ".join(repr(x) for x in labels[:3]) + (" ..." if n > 3 else "")

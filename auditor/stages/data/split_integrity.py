@@ -156,13 +156,20 @@ class SplitIntegrity(Stage):
             (fold, int(h), int(t), total - int(h) - int(t))
             for fold, h, t in zip(layout.folds, held.tolist(), trained.tolist(), strict=True)
         )
+        cv, fixed = rows[: len(layout.cv_folds)], rows[len(layout.cv_folds) :]
+        # A fixed holdout split beside the folds is judged on its own against every row the folds train on.
+        alone = "; " + ", ".join(f"holdout split {f} ({h} rows) is judged alone against {t}" for f, h, t, _ in fixed)
         return self.finding(
             "SPL012",
             Severity.INFO,
-            f"{len(layout.folds)} cross-validation folds: "
-            + ", ".join(f"{f} holds out {h} and trains on {t}" for f, h, t, _ in rows)
+            f"{len(cv)} cross-validation folds: "
+            + ", ".join(f"{f} holds out {h} and trains on {t}" for f, h, t, _ in cv)
+            + (alone if fixed else "")
             + ".",
-            evidence={"folds": {f: {"holdout": h, "train": t, "unused": u} for f, h, t, u in rows}},
+            evidence={
+                "folds": {f: {"holdout": h, "train": t, "unused": u} for f, h, t, u in cv},
+                **({"fixed": {f: {"holdout": h, "train": t, "unused": u} for f, h, t, u in fixed}} if fixed else {}),
+            },
             tables=(Table(title="rows per fold", columns=("fold", "holdout", "train", "unused"), rows=rows),),
         )
 

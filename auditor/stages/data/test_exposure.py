@@ -62,7 +62,7 @@ class TestExposure(Stage):
     }
     Options = TestExposureOptions
     out_of_core = True
-    # A fixed holdout split beside the folds is the holdout of every fold: fingerprinted as without folds.
+    # A fixed holdout split beside the folds is judged on its own: fingerprinted as without folds.
     fold_aware = True
 
     def missing_input(self, config: AuditConfig) -> str | None:
@@ -111,7 +111,7 @@ class TestExposure(Stage):
             Severity.INFO,
             f"{FOLDS_NOT_LEDGERED}; {kept}.",
             key="folds",
-            evidence={"folds": list(layout.folds), "holdout_splits": fixed},
+            evidence={"folds": list(layout.cv_folds), "holdout_splits": fixed},
         )
 
     def _counts(self, overlap: Overlap) -> bool:

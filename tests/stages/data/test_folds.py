@@ -171,27 +171,26 @@ def test_rolling_scheme_trains_each_fold_only_on_the_folds_before_it(audit: Audi
     assert sizes["fold 3"] == {"holdout": 2, "train": 6, "unused": 0}
 
 
-def test_fixed_test_split_beside_folds_is_the_holdout_of_every_fold(audit: AuditFn) -> None:
+def test_fixed_test_split_beside_folds_is_judged_on_its_own(audit: AuditFn) -> None:
     df = patients(n_patients=30)
     is_test = df.patient.isin([f"p{i:03d}" for i in range(6)])
     cv = df[~is_test].reset_index(drop=True)
     cv = with_folds(cv, sklearn.GroupKFold(4).split(cv, groups=cv.patient))
     test = df[is_test].assign(fold=None)
-    # One test patient also has a row inside the folds: it leaks into the test split of every fold.
+    # One test patient also has a row inside the folds: the test split leaks; the folds themselves do not.
     leaked = cv.index[cv.fold == 2][0]
     cv.loc[leaked, "patient"] = "p000"
     table = pd.concat([cv.assign(split="train"), test.assign(split="test")], ignore_index=True)
     manifest = {"split": "split", "folds": "fold", "id": "sid"}
     r = audit(table, manifest=manifest, keys={"groups": ["patient"]}, only=["group_overlap", "split_integrity"])
     found = per_fold(r, "GRP001")
-    # Folds 0, 1 and 3 train on the leaked row while holding out the test split; fold 2 holds it out (a
-    # holdout-holdout share there, not a leak into training).
-    assert sorted(found) == ["fold 0", "fold 1", "fold 3"]
+    assert sorted(found) == ["test"]  # its own leak, named as its own, and never blamed on a fold
     test_rows = int((table.patient == "p000").sum()) - 1
-    for f in found.values():
-        assert f.evidence["holdout_rows_sharing_train_groups"] == test_rows
-    sizes = next(f for f in r.findings if f.code == "SPL012").evidence["folds"]
-    assert sizes["fold 0"]["holdout"] == int((table.fold == 0).sum()) + int(is_test.sum())
+    assert found["test"].evidence["holdout_rows_sharing_train_groups"] == test_rows
+    assert found["test"].evidence["holdout_rows"] == int(is_test.sum())
+    sizes = next(f for f in r.findings if f.code == "SPL012").evidence
+    assert sizes["folds"]["fold 0"]["holdout"] == int((table.fold == 0).sum())  # a fold holds out its own rows
+    assert sizes["fixed"]["test"] == {"holdout": int(is_test.sum()), "train": len(cv), "unused": 0}
 
 
 def test_fixed_test_beside_group_folds_is_clean(audit: AuditFn) -> None:
@@ -346,6 +345,27 @@ def test_one_folds_scaler_fitted_on_all_rows_is_named(audit: AuditFn, tmp_path: 
     assert sorted(per_fold(r, "FIT001")) == ["fold 2"]
     assert sorted(per_fold(r, "FIT000")) == ["fold 0", "fold 1", "fold 3"]
     assert "scaler_fold2.json" in per_fold(r, "FIT001")["fold 2"].evidence["artifact"]
+
+
+def test_per_fold_scalers_beside_a_fixed_test_split_are_checked_fold_by_fold(audit: AuditFn, tmp_path: Path) -> None:
+    """The test split is judged on its own, but it has no `{fold}` artifact of its own: none is looked for."""
+    df = _measured()
+    for k in range(4):
+        _scaler_json(tmp_path / f"artifacts/scaler_fold{k}.json", df[df.fold != k], ["age", "bmi"])
+    test = _measured(n_patients=8).assign(sid=lambda t: "t" + t.sid, patient=lambda t: "q" + t.patient, fold=None)
+    table = pd.concat([df.assign(split="train"), test.assign(split="test")], ignore_index=True)
+    fitted = [{**SCALER, "artifact": "artifacts/scaler_fold{fold}.json"}]
+    manifest = {"split": "split", "folds": "fold", "id": "sid"}
+    r = audit(table, manifest=manifest, fitted=fitted, only=["fitted_statistics"])
+    assert sorted((f.code, f.evidence["fold"]) for f in r.findings) == [("FIT000", f"fold {k}") for k in range(4)]
+    assert r.exit_code == 0
+    # One scaler fitted on every row of the folds is the final model's: right for the test split, not for a fold.
+    _scaler_json(tmp_path / "artifacts/scaler.json", df, ["age", "bmi"])
+    r = audit(
+        table, manifest=manifest, fitted=[{**SCALER, "artifact": "artifacts/scaler.json"}], only=["fitted_statistics"]
+    )
+    assert sorted(per_fold(r, "FIT001")) == [f"fold {k}" for k in range(4)]
+    assert "test" in per_fold(r, "FIT000")
 
 
 def test_a_missing_fold_artifact_is_named(audit: AuditFn, tmp_path: Path) -> None:

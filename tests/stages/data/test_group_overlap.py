@@ -231,6 +231,34 @@ def test_spelling_variant_already_shared_exactly_is_not_repeated(audit) -> None:
     assert codes(r) == ["GRP001"]
 
 
+DEEP = {  # 'Deep' spans train and test exactly; two more test rows write it '$deeP$' and '?deep'
+    "sid": [f"r{i}" for i in range(14)],
+    "writer": ["Deep"] * 4 + ["other"] * 2 + ["Deep"] * 6 + ["$deeP$", "?deep"],
+    "split": ["train"] * 6 + ["test"] * 8,
+    "fold": [0, 1, 0, 1, 0, 1] + [None] * 8,
+}
+
+
+def test_a_shared_values_rows_under_other_spellings_are_counted_as_its_rows(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {k: v for k, v in DEEP.items() if k != "fold"}
+    f = finding(audit(data, manifest={"id": "sid"}, keys={"groups": ["writer"]}, only=ONLY), "GRP001")
+    assert f.evidence["holdout_rows_sharing_train_groups"] == {"test": {"rows": 8, "of": 8, "share": 1.0}}
+
+
+def test_a_value_shared_under_two_spellings_counts_its_rows_once(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"writer": ["Deep", "deep", "w1", "Deep", "deep", "DEEP", "w2"], "split": ["train"] * 3 + ["test"] * 4}
+    f = finding(audit(data, keys={"groups": ["writer"]}, only=ONLY), "GRP001")
+    assert f.evidence["groups"] == 2  # each exact spelling is shared
+    assert f.evidence["holdout_rows_sharing_train_groups"] == {"test": {"rows": 3, "of": 4, "share": 0.75}}
+
+
+def test_a_shared_values_rows_under_other_spellings_count_beside_folds_too(audit) -> None:  # type: ignore[no-untyped-def]
+    manifest = {"id": "sid", "split": "split", "folds": "fold"}
+    r = audit(DEEP, manifest=manifest, keys={"groups": ["writer"]}, splits={"train": ["train"]}, only=ONLY)
+    test = next(f for f in r.findings if f.code == "GRP001" and f.evidence["fold"] == "test")
+    assert (test.evidence["holdout_rows_sharing_train_groups"], test.evidence["holdout_rows"]) == (8, 8)
+
+
 def test_different_groups_and_train_only_variants_are_clean(audit) -> None:  # type: ignore[no-untyped-def]
     writers = ["w1", "W1", "A-1", "1e3", "0x10", "w10", "w11", "w01", "A1", "1001", "16"]
     data = {"writer": writers, "split": ["train"] * 5 + ["test"] * 6}

@@ -1,4 +1,4 @@
-"""A small part-of-speech tagger, as first written: it trains, and each sentence is tagged with its neighbours' words."""
+"""A part-of-speech tagger, as first written: it trains, and each sentence is tagged with its neighbours' words."""
 
 import torch
 import torch.nn as nn

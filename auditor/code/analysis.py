@@ -1,0 +1,120 @@
+"""The static pass over files: each program read, walked and judged on its own (in worker processes when
+there are many), and what could not be read said with its file, cell and line."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from auditor.code.interpret import Walker
+from auditor.code.leaks import Leak, find_leaks
+from auditor.code.sources import Place, Program, SkippedPart, SourceError, find_sources, read_program
+
+PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the walk of one file found, for the summary: reads, splits, fits, trainings, scores."""
+
+    sources: int = 0
+    splits: int = 0
+    fits: int = 0
+    trainings: int = 0
+    evaluations: int = 0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(*(a + b for a, b in zip(self.__dict__.values(), other.__dict__.values(), strict=True)))
+
+
+@dataclass(frozen=True)
+class PlacedLeak:
+    """A leak with its program lines turned into places in the file (a notebook's cell and line)."""
+
+    leak: Leak
+    place: Place
+    into: tuple[tuple[Place, str], ...]
+    sites: tuple[Place, ...]
+    chain: tuple[tuple[str, Place], ...]
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One file's leaks with their places, and the parts of it that could not be read."""
+
+    path: Path
+    leaks: tuple[PlacedLeak, ...] = ()
+    skipped: tuple[SkippedPart, ...] = ()
+    counts: Counts = Counts()
+    lines: int = 0
+    program: Program | None = field(default=None, compare=False, repr=False)
+
+
+def analyse_file(path: Path) -> FileResult:
+    """Read, walk and judge one file; what cannot be read, or a failure of the walk itself, is a skipped part."""
+    try:
+        program = read_program(path)
+    except SourceError as exc:
+        return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
+    try:
+        record = Walker(program).run()
+        leaks = find_leaks(record, lambda site: _where(program, site.line))
+    except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        reason = f"the analysis failed ({type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno})"
+        return FileResult(path, skipped=(SkippedPart(Place(path, 1), reason, True), *program.skipped))
+    placed = tuple(
+        PlacedLeak(
+            leak,
+            program.place(leak.site.line, leak.site.column),
+            tuple((program.place(s.line, s.column), what) for s, what in leak.into),
+            tuple(program.place(s.line, s.column) for s in leak.sites),
+            tuple((step.name, program.place(step.line)) for step in leak.chain),
+        )
+        for leak in leaks
+    )
+    counts = Counts(
+        sum(o.read for o in record.origins.values()),
+        len(record.splits),
+        len(record.fits),
+        len(record.trains),
+        len(record.evaluations),
+    )
+    return FileResult(path, placed, program.skipped, counts, program.lines, program)
+
+
+@dataclass
+class Analysis:
+    """The static pass over every file found."""
+
+    files: list[FileResult] = field(default_factory=list)
+    problems: list[SkippedPart] = field(default_factory=list)  # paths given that name nothing readable
+
+
+def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | None = None) -> Analysis:
+    found = find_sources(paths, exclude)
+    result = Analysis(problems=list(found.problems))
+    files = found.files
+    n = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_FROM else 1)
+    if n > 1 and len(files) > 1:
+        with ProcessPoolExecutor(max_workers=n) as pool:
+            result.files = list(pool.map(_without_program, files, chunksize=max(1, len(files) // (n * 8))))
+    else:
+        result.files = [analyse_file(f) for f in files]
+    return result
+
+
+def _where(program: Program, line: int) -> str:
+    """A program line as a reader finds it: 'line 14' in a script, 'cell 4, line 2' in a notebook."""
+    place = program.place(line)
+    return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {line}"
+
+
+def _without_program(path: Path) -> FileResult:
+    """A worker's result: the program stays in the worker (its tree is large and not needed after)."""
+    result = analyse_file(path)
+    return FileResult(result.path, result.leaks, result.skipped, result.counts, result.lines)

@@ -1,0 +1,161 @@
+"""Calls in the walk: a call dispatched on what its callee may be (a library's name, a function of the file, a
+method of an object, a table or a list of column names), calls of unknown code, which pass their arguments'
+rows on and record nothing, and comparisons (a choice among scores, predictions against labels, masks)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from auditor.code.catalog import Kind
+from auditor.code.library import Library
+from auditor.code.values import NOTHING, Columns, Value, join_datas, stats_of
+
+CHOOSING_METHODS = frozenset(
+    [
+        "idxmax",
+        "idxmin",
+        "sort_values",
+        "nlargest",
+        "nsmallest",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "sort",
+        "argsort",
+        "most_common",
+    ]
+)
+
+
+class Calls(Library):
+    """How calls change values and what they record."""
+
+    def call(self, node: ast.Call) -> Value:
+        func = node.func
+        receiver = self.ev(func.value) if isinstance(func, ast.Attribute) else None
+        callee = None if isinstance(func, ast.Attribute) else self.ev(func)
+        args = [self.ev(a) for a in node.args]
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            value = self.ev(kw.value)
+            if kw.arg is not None:
+                kwargs[kw.arg] = value
+            else:  # **settings: a dict the walk knows the keys of gives them as keywords
+                for oid in sorted(value.objects):
+                    entries = self.record.objects[oid].entries
+                    kwargs.update({k: v for k, v in entries.items() if isinstance(k, str) and k not in kwargs})
+        if receiver is not None:
+            assert isinstance(func, ast.Attribute)
+            return self.call_method(receiver, func.attr, args, kwargs, node)
+        assert callee is not None
+        return self.call_value(callee, args, kwargs, node)
+
+    def call_value(self, callee: Value, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        out = NOTHING
+        known = False
+        for qualname in sorted(callee.names):
+            out = out.join(self.call_name(qualname, args, kwargs, node))
+            known = True
+        for fid in sorted(callee.functions):
+            out = out.join(self.call_function(fid, args, dict(kwargs), node))
+            known = True
+        for oid in sorted(callee.objects):
+            found = self.record.objects[oid]
+            if found.role is not None and found.role.kind is Kind.LEARNER:  # a Keras layer or tokenizer called
+                out = out.join(self._transform(found, args, kwargs))
+                known = True
+        if callee.method is not None:
+            receiver, name = callee.method
+            out = out.join(self.call_method(receiver, name, args, kwargs, node))
+            known = True
+        return out if known else self.unknown_call(args, kwargs, node)
+
+    def call_method(
+        self, receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        out = NOTHING
+        known = False
+        for qualname in sorted(receiver.names):
+            out = out.join(self.call_name(f"{qualname}.{name}", args, kwargs, node))
+            known = True
+        for oid in sorted(receiver.objects):
+            result = self.object_method(self.record.objects[oid], name, args, kwargs, node)
+            if result is not None:
+                out = out.join(result)
+                known = True
+        if receiver.data is not None:
+            out = out.join(self.data_method(receiver, name, args, kwargs, node))
+            known = True
+        if receiver.names_of is not None:
+            out = out.join(self._names_method(receiver, name, args, node))
+            known = True
+        if receiver.scores:
+            if name in CHOOSING_METHODS:
+                self.choose(node, f".{name}()", receiver.scores)
+            out = out.join(Value(scores=receiver.scores))
+            known = True
+        if receiver.stats:
+            out = out.join(Value(stats=receiver.stats))
+            known = True
+        return out if known else self.unknown_call([receiver, *args], kwargs, node)
+
+    def _names_method(self, receiver: Value, name: str, args: list[Value], node: ast.Call) -> Value:
+        """Methods of a list of column names: drop/difference leave names out, remove does so in place."""
+        names = receiver.names_of
+        assert names is not None
+        left_out = args[0].strings() if args else None
+        if name in ("drop", "difference", "remove") and left_out is not None:
+            fewer = Value(names_of=names.without(left_out))
+            if name == "remove" and isinstance(node.func, ast.Attribute):
+                self.mutate(node.func.value, fewer)
+                return NOTHING
+            return fewer
+        if name in ("tolist", "to_list", "copy", "to_numpy", "values"):
+            return Value(names_of=names)
+        return Value(names_of=Columns(opaque=True))
+
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """Code the walk does not know: its result holds its arguments' rows (values computed row by row from
+        them), the statistics and scores they carry, and may be an object of unknown class."""
+        given = [*args, *kwargs.values()]
+        data = self.rows_of(given)
+        stats = stats_of(given)
+        scores = self.scores_in(given)
+        if data is not None:
+            data = replace(self.with_fits(data, stats), mask=None, against_truth=False, predicted=frozenset())
+        elif not scores:  # rows from somewhere the walk cannot see (a loader of the user's): a source of its own
+            data = self.source(node, f"{self.text(node.func)}()")
+        opaque = self.obj(node, f"<result of {self.text(node.func)}>")
+        return Value(
+            data=data, objects=frozenset({opaque.id}), scores=scores, stats=stats if data is None else frozenset()
+        )
+
+    def compare(self, node: ast.Compare, values: list[Value]) -> Value:
+        scored = [v for v in values if v.scores or self.scores_in([v])]
+        if len(scored) >= 2:
+            self.choose(node, "a comparison of scores", self.scores_in(values))
+        datas = [v.data for v in values if v.data is not None]
+        if not datas:
+            return NOTHING
+        joined = join_datas(datas)
+        assert joined is not None
+        predicted = [d for d in datas if d.predicted]
+        if predicted and len(datas) >= 2:
+            return Value(data=replace(joined, against_truth=True, mask=None))
+        if predicted:  # proba > 0.5: still the model's predictions
+            return Value(data=replace(joined, mask=None))
+        return Value(data=replace(joined, mask=self.text(node), predicted=frozenset(), fits=joined.fits))
+
+    def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
+        out = Value(method=(base, attr))
+        for qualname in base.names:
+            out = out.join(Value(names=frozenset({f"{qualname}.{attr}"})))
+        for oid in sorted(base.objects):
+            out = out.join(self.object_attribute(self.record.objects[oid], attr))
+        if base.data is not None and isinstance(node, ast.Attribute):
+            out = out.join(self.data_attribute(base.data, attr, node))
+        if base.scores:
+            out = out.join(Value(scores=base.scores))
+        return out

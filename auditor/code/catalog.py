@@ -1,0 +1,346 @@
+"""What the libraries' names mean to the dataflow: which classes learn from rows (and what), resample rows,
+train models, split rows or search hyper-parameters, and which functions read data, split, score or
+cross-validate. Names are matched by their package and last component, so `sklearn.preprocessing.StandardScaler`
+and `sklearn.preprocessing._data.StandardScaler` are one class."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Kind(enum.StrEnum):
+    """What an object of a class does with the rows it is given."""
+
+    LEARNER = "learner"  # learns statistics from rows: fitting it on rows a model is scored on leaks them
+    STATELESS = "stateless"  # transforms each row alone; fitting it learns nothing about the rows
+    SAMPLER = "sampler"  # fit_resample: adds (over-sampling) or drops rows
+    MODEL = "model"  # fit trains it; predict and score use it
+    PIPELINE = "pipeline"  # steps fitted together on the rows the pipeline is fitted on
+    SEARCH = "search"  # a hyper-parameter search: cross-validates on the rows it is fitted on, then refits
+    SPLITTER = "splitter"  # a cross-validation splitter: split() yields train and test indices
+    CALLBACK = "callback"  # a training callback that chooses by the validation data (early stopping)
+
+
+class Strength(enum.StrEnum):
+    """How much a learner takes from the rows it is fitted on: ``categories`` only the set of values (a weak
+    leak), ``statistics`` means, scales, components or a vocabulary, ``target`` the labels too."""
+
+    CATEGORIES = "categories"
+    STATISTICS = "statistics"
+    TARGET = "target"
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a class is to the dataflow."""
+
+    kind: Kind
+    learns: str = ""  # what a learner learns, in words
+    strength: Strength = Strength.STATISTICS
+    oversamples: bool = False  # a sampler that adds rows (copies or synthetic rows)
+    shuffles: bool | None = None  # a splitter's default for shuffle (None: it has no such option)
+    always_shuffles: bool = False  # a splitter that shuffles whatever its options say
+    temporal: bool = False  # a splitter that keeps time order (TimeSeriesSplit)
+    fit_method: str = "fit"  # the method that fits it, when not `fit` (Keras: fit_on_texts, adapt)
+    rows_at_init: bool = False  # given its rows when built, fitted by fit() alone (statsmodels: OLS(y, X).fit())
+
+
+def _learners(names: str, learns: str, strength: Strength = Strength.STATISTICS, fit: str = "fit") -> dict[str, Role]:
+    return {name: Role(Kind.LEARNER, learns, strength, fit_method=fit) for name in names.split()}
+
+
+_SKLEARN_CLASSES: dict[str, Role] = {
+    **_learners(
+        "StandardScaler MinMaxScaler MaxAbsScaler RobustScaler QuantileTransformer PowerTransformer",
+        "the scale and centre of every column",
+    ),
+    **_learners("KBinsDiscretizer SplineTransformer", "bin edges (quantiles) of every column"),
+    **_learners(
+        "OneHotEncoder OrdinalEncoder LabelEncoder LabelBinarizer MultiLabelBinarizer DictVectorizer MissingIndicator",
+        "the set of categories",
+        Strength.CATEGORIES,
+    ),
+    **_learners("TargetEncoder", "each category's mean label", Strength.TARGET),
+    **_learners("SimpleImputer KNNImputer IterativeImputer", "the values that fill missing cells"),
+    **_learners(
+        "PCA TruncatedSVD KernelPCA IncrementalPCA SparsePCA MiniBatchSparsePCA FastICA NMF MiniBatchNMF "
+        "LatentDirichletAllocation FactorAnalysis DictionaryLearning MiniBatchDictionaryLearning Nystroem "
+        "TSNE Isomap LocallyLinearEmbedding MDS SpectralEmbedding",
+        "components fitted to the rows",
+    ),
+    **_learners("CountVectorizer", "the vocabulary and its document frequencies"),
+    **_learners("TfidfVectorizer TfidfTransformer", "the vocabulary and its inverse document frequencies"),
+    **_learners("VarianceThreshold", "which columns vary"),
+    **_learners(
+        "SelectKBest SelectPercentile SelectFpr SelectFdr SelectFwe GenericUnivariateSelect RFE RFECV "
+        "SelectFromModel SequentialFeatureSelector",
+        "which columns predict the label",
+        Strength.TARGET,
+    ),
+    **{
+        name: Role(Kind.STATELESS)
+        for name in [
+            "Normalizer",
+            "Binarizer",
+            "FunctionTransformer",
+            "PolynomialFeatures",
+            "HashingVectorizer",
+            "FeatureHasher",
+            "GaussianRandomProjection",
+            "SparseRandomProjection",
+            "RBFSampler",
+            "AdditiveChi2Sampler",
+            "SkewedChi2Sampler",
+        ]
+    },
+    **{name: Role(Kind.PIPELINE) for name in ["Pipeline", "FeatureUnion", "ColumnTransformer"]},
+    **{
+        name: Role(Kind.SEARCH)
+        for name in ["GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV"]
+    },
+    "KFold": Role(Kind.SPLITTER, shuffles=False),
+    "StratifiedKFold": Role(Kind.SPLITTER, shuffles=False),
+    "GroupKFold": Role(Kind.SPLITTER, shuffles=False),
+    "StratifiedGroupKFold": Role(Kind.SPLITTER, shuffles=False),
+    "ShuffleSplit": Role(Kind.SPLITTER, always_shuffles=True),
+    "StratifiedShuffleSplit": Role(Kind.SPLITTER, always_shuffles=True),
+    "GroupShuffleSplit": Role(Kind.SPLITTER, always_shuffles=True),
+    "RepeatedKFold": Role(Kind.SPLITTER, always_shuffles=True),
+    "RepeatedStratifiedKFold": Role(Kind.SPLITTER, always_shuffles=True),
+    "TimeSeriesSplit": Role(Kind.SPLITTER, temporal=True),
+    "LeaveOneOut": Role(Kind.SPLITTER),
+    "LeavePOut": Role(Kind.SPLITTER),
+    "LeaveOneGroupOut": Role(Kind.SPLITTER),
+    "LeavePGroupsOut": Role(Kind.SPLITTER),
+    "PredefinedSplit": Role(Kind.SPLITTER),
+}
+
+# Packages whose classes are models unless a table above says otherwise.
+MODEL_PACKAGES = frozenset({"sklearn", "xgboost", "lightgbm", "catboost", "keras", "tensorflow", "statsmodels"})
+
+_OTHER_CLASSES: dict[tuple[str, str], Role] = {
+    **{("imblearn", name): Role(Kind.PIPELINE) for name in ("Pipeline",)},
+    **{
+        ("category_encoders", name): Role(Kind.LEARNER, "each category's mean label", Strength.TARGET)
+        for name in [
+            "TargetEncoder",
+            "MEstimateEncoder",
+            "LeaveOneOutEncoder",
+            "CatBoostEncoder",
+            "WOEEncoder",
+            "JamesSteinEncoder",
+            "GLMMEncoder",
+            "QuantileEncoder",
+            "SummaryEncoder",
+        ]
+    },
+    **{
+        ("category_encoders", name): Role(Kind.LEARNER, "the set of categories", Strength.CATEGORIES)
+        for name in ["OneHotEncoder", "OrdinalEncoder", "BinaryEncoder", "BaseNEncoder", "HelmertEncoder", "SumEncoder"]
+    },
+    ("category_encoders", "CountEncoder"): Role(Kind.LEARNER, "each category's frequency"),
+    ("category_encoders", "HashingEncoder"): Role(Kind.STATELESS),
+    ("umap", "UMAP"): Role(Kind.LEARNER, "an embedding fitted to the rows"),
+    ("skopt", "BayesSearchCV"): Role(Kind.SEARCH),
+    # Keras preprocessing: fitted by adapt() or fit_on_texts().
+    **{
+        (pkg, name): Role(Kind.LEARNER, what, strength, fit_method="adapt")
+        for pkg in ("keras", "tensorflow")
+        for name, what, strength in (
+            ("TextVectorization", "the vocabulary", Strength.STATISTICS),
+            ("Normalization", "the mean and variance of every feature", Strength.STATISTICS),
+            ("StringLookup", "the vocabulary", Strength.CATEGORIES),
+            ("IntegerLookup", "the vocabulary", Strength.CATEGORIES),
+            ("Discretization", "bin edges (quantiles)", Strength.STATISTICS),
+        )
+    },
+    **{
+        (pkg, "Tokenizer"): Role(Kind.LEARNER, "the vocabulary and its word counts", fit_method="fit_on_texts")
+        for pkg in ("keras", "tensorflow")
+    },
+    **{
+        (pkg, name): Role(Kind.CALLBACK)
+        for pkg in ("keras", "tensorflow")
+        for name in ("EarlyStopping", "ModelCheckpoint", "ReduceLROnPlateau")
+    },
+    ("tokenizers", "Tokenizer"): Role(Kind.LEARNER, "the vocabulary", fit_method="train_from_iterator"),
+    **{
+        ("statsmodels", name): Role(Kind.MODEL, rows_at_init=True)
+        for name in [
+            "OLS",
+            "WLS",
+            "GLS",
+            "GLSAR",
+            "QuantReg",
+            "RLM",
+            "Logit",
+            "Probit",
+            "MNLogit",
+            "Poisson",
+            "NegativeBinomial",
+            "GLM",
+        ]
+    },
+}
+
+# Samplers: imbalanced-learn's over-samplers (and combinations) add rows; its under-samplers only drop them.
+_OVERSAMPLING_MODULES = ("imblearn.over_sampling", "imblearn.combine")
+_OVERSAMPLERS = frozenset(
+    [
+        "SMOTE",
+        "ADASYN",
+        "BorderlineSMOTE",
+        "SVMSMOTE",
+        "KMeansSMOTE",
+        "SMOTENC",
+        "SMOTEN",
+        "RandomOverSampler",
+        "SMOTEENN",
+        "SMOTETomek",
+    ]
+)
+
+
+def class_role(qualname: str) -> Role | None:
+    """The role of the class named ``qualname`` (a dotted import path), None when it is not known."""
+    package = qualname.partition(".")[0]
+    name = qualname.rpartition(".")[2]
+    if package == "sklearn":
+        role = _SKLEARN_CLASSES.get(name)
+        if role is not None:
+            return role
+        if name.startswith("_") or not name[:1].isupper():
+            return None
+        return Role(Kind.MODEL)
+    if package == "imblearn":
+        if name in _OVERSAMPLERS or qualname.startswith(_OVERSAMPLING_MODULES):
+            return Role(Kind.SAMPLER, oversamples=True)
+        if qualname.startswith("imblearn.under_sampling"):
+            return Role(Kind.SAMPLER)
+        if name == "Pipeline":
+            return Role(Kind.PIPELINE)
+        return None
+    role = _OTHER_CLASSES.get((package, name))
+    if role is not None:
+        return role
+    if package in ("xgboost", "lightgbm", "catboost") and name[:1].isupper():
+        return None if name in _DATA_WRAPPERS else Role(Kind.MODEL)
+    if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
+        return Role(Kind.MODEL)
+    return None
+
+
+# Data wrappers of the boosting libraries: a Dataset/DMatrix/Pool holds rows and their labels.
+_DATA_WRAPPERS = frozenset({"DMatrix", "QuantileDMatrix", "DeviceQuantileDMatrix", "Dataset", "Pool"})
+
+
+def is_data_wrapper(qualname: str) -> bool:
+    package = qualname.partition(".")[0]
+    return package in ("xgboost", "lightgbm", "catboost") and qualname.rpartition(".")[2] in _DATA_WRAPPERS
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
+SPLIT_FUNCTIONS = _names("train_test_split")
+CV_FUNCTIONS = _names(
+    "cross_val_score cross_validate cross_val_predict learning_curve validation_curve permutation_test_score"
+)
+# Functions that fit a statistic on the rows they are given and return them transformed, in one call.
+FIT_FUNCTIONS: dict[tuple[str, str], tuple[str, Strength]] = {
+    **{
+        ("sklearn", name): ("the scale and centre of every column", Strength.STATISTICS)
+        for name in ("scale", "minmax_scale", "robust_scale", "maxabs_scale", "quantile_transform", "power_transform")
+    },
+    ("scipy", "zscore"): ("the mean and standard deviation", Strength.STATISTICS),
+    ("torchtext", "build_vocab_from_iterator"): ("the vocabulary", Strength.STATISTICS),
+}
+# Classes whose constructor fits on the rows it is given (gensim's models and dictionaries).
+FITTING_CONSTRUCTORS = frozenset(
+    {("gensim", name) for name in ("Word2Vec", "FastText", "Doc2Vec", "Dictionary", "TfidfModel", "Phrases")}
+    | {("nltk", "FreqDist")}
+)
+# Training functions of the boosting libraries: train(params, data, ..., evals/valid_sets=...).
+TRAIN_FUNCTIONS = frozenset({("xgboost", "train"), ("lightgbm", "train"), ("catboost", "train")})
+BOOSTING_CV_FUNCTIONS = frozenset({("xgboost", "cv"), ("lightgbm", "cv"), ("catboost", "cv")})
+EARLY_STOPPING_FUNCTIONS = frozenset({("lightgbm", "early_stopping"), ("xgboost", "EarlyStopping")})
+
+
+def is_metric(qualname: str) -> bool:
+    """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...)."""
+    return qualname.startswith("sklearn.metrics.") and not qualname.rpartition(".")[2][:1].isupper()
+
+
+# Readers of rows: each call is a source of its own rows.
+_READERS = {
+    "pandas": _names(
+        "read_csv read_table read_excel read_parquet read_json read_feather read_pickle read_sql read_sql_query "
+        "read_sql_table read_hdf read_orc read_fwf read_sas read_spss read_stata read_xml DataFrame"
+    ),
+    "polars": _names("read_csv read_parquet read_json read_ndjson read_excel scan_csv scan_parquet DataFrame"),
+    "numpy": _names("load loadtxt genfromtxt fromfile"),
+    "datasets": _names("load_dataset load_from_disk"),
+}
+
+
+def is_reader(qualname: str) -> bool:
+    """A call that reads rows from a file or builds a data set: pandas.read_csv, sklearn's load_* and make_*."""
+    package, _, _ = qualname.partition(".")
+    name = qualname.rpartition(".")[2]
+    if package == "sklearn" and ".datasets" in qualname:
+        return name.startswith(("load_", "make_", "fetch_"))
+    return name in _READERS.get(package, frozenset())
+
+
+ROW_CONCAT_FUNCTIONS = frozenset(
+    {("pandas", "concat"), ("numpy", "concatenate"), ("numpy", "vstack"), ("numpy", "row_stack"), ("numpy", "append")}
+)
+COLUMN_CONCAT_FUNCTIONS = frozenset({("numpy", "hstack"), ("numpy", "column_stack"), ("numpy", "dstack")})
+RESAMPLE_FUNCTIONS = frozenset({("sklearn", "resample")})  # sklearn.utils.resample: replace=True by default
+# Reductions over rows: their result is a statistic of the rows they read (mean, scale, quantiles).
+ROW_REDUCTIONS = _names("mean median std var min max quantile mode sum nanmean nanmedian nanstd nanvar nanmin nanmax")
+ROW_REDUCTIONS_NUMPY = _names(
+    "mean median std var min max amin amax percentile quantile nanmean nanmedian nanstd nanvar nanmin nanmax "
+    "nanpercentile nanquantile average ptp"
+)
+# Column-wise operations of pandas that learn nothing (same rows, same columns, values changed row by row).
+TIME_FEATURE_METHODS = _names("shift rolling diff pct_change ewm expanding")
+
+
+_REGRESSORS = frozenset(
+    [
+        "Ridge",
+        "RidgeCV",
+        "Lasso",
+        "LassoCV",
+        "ElasticNet",
+        "ElasticNetCV",
+        "Lars",
+        "LarsCV",
+        "LassoLars",
+        "LassoLarsCV",
+        "LassoLarsIC",
+        "BayesianRidge",
+        "KernelRidge",
+        "SVR",
+        "NuSVR",
+        "LinearSVR",
+        "OrthogonalMatchingPursuit",
+        "PLSRegression",
+        "CCA",
+        "OLS",
+        "WLS",
+        "GLS",
+        "GLSAR",
+        "QuantReg",
+        "RLM",
+    ]
+)
+
+
+def is_regressor(name: str) -> bool:
+    """A model whose target is a number (its name says so, or it is a known regressor)."""
+    return name.endswith(("Regressor", "Regression")) or name in _REGRESSORS

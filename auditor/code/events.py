@@ -1,0 +1,148 @@
+"""What the walk of a program records: the sources of rows, the objects it builds, and the events that matter
+for leakage (learners fitted, models trained, rows split, models scored, scores compared), each at its line."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from auditor.code.catalog import Role, Strength
+from auditor.code.values import NOTHING, Atom, Columns, Data, Value
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in the program: its line and column (0-based, as ast gives them), and for a place inside the
+    file's own functions, the calls that led there (outermost first)."""
+
+    line: int
+    column: int
+    via: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def top(self) -> Site:
+        """Where the code calls the function that holds this place (the innermost call that led here): the
+        leaking use of a helper; the place itself outside the file's functions."""
+        return Site(*self.via[-1], self.via[:-1]) if self.via else self
+
+
+@dataclass
+class Origin:
+    """A source of rows: a reader call, a data set loader, an argument of a function no call reached; or a
+    pool of rows made from other rows (over-sampling, a concatenation that repeats rows)."""
+
+    id: int
+    site: Site
+    what: str
+    made_from: frozenset[Atom] = frozenset()  # set for a pool: the rows its rows were made from
+    how: str = ""  # how the pool was made ('SMOTE.fit_resample', 'pd.concat of overlapping rows')
+    read: bool = False  # a reader's or a loader's rows (not a value whose making the walk cannot see)
+
+
+@dataclass
+class Obj:
+    """An object the program builds (an estimator, a splitter, a list or dict), one per place it is built."""
+
+    id: int
+    site: Site
+    qualname: str
+    role: Role | None = None
+    node: ast.AST | None = None  # the call that built it
+    steps: list[int] = field(default_factory=list)  # a pipeline's or a search's inner estimators
+    params: dict[str, Value] = field(default_factory=dict)  # keyword arguments of its constructor
+    fits: frozenset[int] = frozenset()  # its latest learner fits (transform applies these)
+    trains: frozenset[int] = frozenset()  # its latest trainings (predict and score use these)
+    elements: Value = NOTHING  # a container's values
+    keys: Value = NOTHING  # a dict's keys
+    entries: dict[Hashable, Value] = field(default_factory=dict)  # values by constant key: a literal's, a Bunch's
+    split: str | None = None  # a splitter's split, once split() is called
+    evaluation: int | None = None  # a search's own cross-validation (best_score_)
+    selects: Columns | None = None  # a column transformer's (or a pipeline's first step's) columns: the rest dropped
+    baked: frozenset[int] = frozenset()  # row statistics given to its constructor (a clip's percentiles)
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rpartition(".")[2] or self.qualname
+
+
+@dataclass
+class Fit:
+    """A learner fitted on rows: what it learns and from which rows."""
+
+    id: int
+    site: Site
+    what: str  # 'StandardScaler.fit_transform', "df['age'].mean()"
+    learns: str
+    strength: Strength
+    rows: frozenset[Atom]
+    reported: bool = True  # False for a fit of an unknown class: followed, never a finding
+    data: Data | None = None
+
+
+@dataclass
+class Train:
+    """A model trained on rows, with the labels and the data it watched while training (eval sets)."""
+
+    id: int
+    site: Site
+    what: str
+    model: int  # the object trained
+    x: Data | None
+    y: Data | None
+    watched: list[tuple[Data | None, Data | None]] = field(default_factory=list)  # eval_set / validation_data
+    chooses_by_watched: bool = False  # early stopping or best-model selection on the watched data
+    search: bool = False  # a hyper-parameter search (it cross-validates on x, then refits)
+    loops: tuple[int, ...] = ()
+
+
+@dataclass
+class Evaluation:
+    """Rows scored: by which models (their trainings), on which rows, at which line."""
+
+    id: int
+    site: Site
+    what: str
+    models: frozenset[int]
+    trains: frozenset[int]
+    x: Data | None  # the rows scored (for a metric: the predictions' rows)
+    y: Data | None
+    cross_validation: bool = False  # the scoring cross-validates x itself (cross_val_score, a search)
+    estimator_learns: bool = False  # the cross-validated estimator fits learners inside each fold
+    estimator_resamples: bool = False  # the cross-validated estimator over-samples inside each fold
+    splitter: int | None = None  # the splitter object of a cross-validation
+    loops: tuple[int, ...] = ()
+
+
+@dataclass
+class Split:
+    """Rows split into parts: a train_test_split call, a splitter's split(), a mask, a slice or a sample."""
+
+    id: str
+    site: Site
+    what: str
+    shuffled: bool
+    data: Data | None = None
+    temporal: bool = False  # TimeSeriesSplit: keeps time order
+
+
+@dataclass
+class Selection:
+    """Scores compared or ranked (max, sorted, `if score > best`): a choice among what was scored."""
+
+    site: Site
+    what: str
+    scores: frozenset[int]
+
+
+@dataclass
+class Record:
+    """Everything one program's walk recorded."""
+
+    origins: dict[int, Origin] = field(default_factory=dict)
+    objects: dict[int, Obj] = field(default_factory=dict)
+    fits: dict[int, Fit] = field(default_factory=dict)
+    trains: dict[int, Train] = field(default_factory=dict)
+    evaluations: dict[int, Evaluation] = field(default_factory=dict)
+    splits: dict[str, Split] = field(default_factory=dict)
+    selections: list[Selection] = field(default_factory=list)

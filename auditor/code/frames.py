@@ -1,0 +1,556 @@
+"""Tables and arrays in the walk: selecting columns and rows (masks, slices, a fold's indices), their methods
+(drop, pop, fillna, sort_values, groupby, shift, sample, ...) and assignments into them, which rebind the
+table the name refers to."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from auditor.code.catalog import ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
+from auditor.code.events import Split
+from auditor.code.state import CONTAINER, WalkState
+from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, data_of, join_all
+
+# Attributes of a table that are not one of its columns.
+_TABLE_ATTRIBUTES = frozenset(
+    [
+        "values",
+        "index",
+        "columns",
+        "shape",
+        "dtypes",
+        "dtype",
+        "size",
+        "ndim",
+        "empty",
+        "T",
+        "loc",
+        "iloc",
+        "at",
+        "iat",
+        "ix",
+        "str",
+        "dt",
+        "cat",
+        "plot",
+        "name",
+        "array",
+        "flags",
+        "attrs",
+        "axes",
+        "style",
+        "sparse",
+        "real",
+        "imag",
+        "flat",
+        "nbytes",
+        "itemsize",
+    ]
+)
+# Methods that keep a table's rows and columns as they are (values may change, row by row).
+_SAME_TABLE = frozenset(
+    [
+        "fillna",
+        "query",
+        "nlargest",
+        "nsmallest",
+        "truncate",
+        "between_time",
+        "at_time",
+        "sort",
+        "drop_nulls",
+        "fill_null",
+        "fill_nan",
+        "copy",
+        "astype",
+        "reset_index",
+        "dropna",
+        "drop_duplicates",
+        "to_numpy",
+        "to_frame",
+        "reshape",
+        "ravel",
+        "flatten",
+        "squeeze",
+        "toarray",
+        "todense",
+        "round",
+        "abs",
+        "clip",
+        "head",
+        "tail",
+        "infer_objects",
+        "convert_dtypes",
+        "sort_index",
+        "applymap",
+        "map",
+        "apply",
+        "where",
+        "mask",
+        "replace",
+        "interpolate",
+        "ffill",
+        "bfill",
+        "lower",
+        "upper",
+        "strip",
+        "split",
+        "contains",
+        "tolist",
+        "to_list",
+        "to_dict",
+        "asfreq",
+    ]
+)
+# Methods whose result has columns the walk cannot know.
+_OTHER_COLUMNS = frozenset(
+    [
+        "rename",
+        "filter",
+        "select_dtypes",
+        "reindex",
+        "merge",
+        "join",
+        "pivot",
+        "pivot_table",
+        "melt",
+        "stack",
+        "unstack",
+        "transpose",
+        "explode",
+        "get_dummies",
+        "add_prefix",
+        "add_suffix",
+        "set_axis",
+    ]
+)
+_MASKS = frozenset(
+    ["isin", "between", "notna", "isna", "notnull", "isnull", "duplicated", "contains", "startswith", "endswith"]
+)
+# Column names that say a time: what a table ordered by them is ordered by.
+_TIME_NAME = re.compile(r"(?i)(date|time|stamp|datetime|(^|_)(dt|day|week|month|year|hour|period)(_|$))")
+
+
+def is_time_name(name: str) -> bool:
+    return _TIME_NAME.search(name) is not None
+
+
+class Frames(WalkState):
+    """Selections, methods and assignments of tables and arrays."""
+
+    # Attributes -------------------------------------------------------------------------------------------
+
+    def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
+        if attr == "columns" and data.columns is not None:
+            return Value(names_of=data.columns)
+        if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
+            rows = replace(data, columns=None, sources=frozenset(), mask=None, picked=False)
+            return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts), data=rows)
+        if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
+            return Value(data=replace(data, columns=None) if attr == "T" else data)
+        if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
+            return NOTHING
+        if data.columns is None:  # an attribute of values that are not a table (encoded.ids): the same rows
+            return Value(data=replace(data, mask=None, against_truth=False))
+        return Value(data=self.column(data, attr))
+
+    def column(self, data: Data, name: str) -> Data:
+        """One column of a table: its rows, named by the column (what it was computed from stays with the table)."""
+        number = data.columns is not None and name in data.columns.numbers
+        # a groupby's column: still grouped
+        return replace(data, columns=None, sources=frozenset({name}), mask=None, picked=True, number=number)
+
+    # Methods ----------------------------------------------------------------------------------------------
+
+    def data_method(
+        self, receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        data = receiver.data
+        assert data is not None
+        func = node.func
+        target = func.value if isinstance(func, ast.Attribute) else None
+        stats = frozenset().union(*(v.stats for v in [*args, *kwargs.values()])) if args or kwargs else frozenset()
+        inplace = kwargs.get("inplace")
+        result = self._method(data, name, args, kwargs, node, stats)
+        if result is None:  # a method the walk does not know: the same rows, with what its arguments carry, and
+            # columns it cannot name (it may select some: a label it would say is kept may not be)
+            columns = Columns(opaque=True) if data.columns is not None else None
+            result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
+        if inplace is not None and inplace.const is True and target is not None and result.data is not None:
+            self.mutate(target, replace(receiver, data=result.data))
+            return NOTHING
+        return result
+
+    def _method(
+        self,
+        data: Data,
+        name: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        stats: frozenset[int],
+    ) -> Value | None:
+        line = node.lineno
+        if name == "drop":
+            return self._drop(data, args, kwargs)
+        if name == "pop" and args and isinstance(args[0].const, str):
+            column = str(args[0].const)
+            func = node.func
+            if data.columns is not None and isinstance(func, ast.Attribute):
+                self.mutate(func.value, Value(data=replace(data, columns=data.columns.without([column]))))
+            return Value(data=self.column(data, column))
+        if name in ("mean", "sum", "average") and data.against_truth:
+            eid = self.evaluation(node, f"{self.text(node.func)}()", data.predicted, data, None)
+            return Value(scores=frozenset({eid}))
+        if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
+            return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
+        if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
+            axis = kwargs.get("axis")
+            if (axis is not None and axis.const in (1, "columns")) or data.predicted:
+                return Value(data=replace(data, columns=None, grouped=False))
+            what = f"{self.text(node.func)}()"
+            fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
+            if data.grouped and name == "transform":
+                return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+            return Value(stats=frozenset({fid}))
+        if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
+            # a function of each group's rows (often a lag or a window): what it takes from the row's own value
+            # cannot be seen, so no column is taken to be computed from it
+            return Value(data=replace(data, grouped=False, past=True, lagged=data.lagged | {line}))
+        if data.grouped and name == "transform":
+            fid = self.fit(node, f"{self.text(node.func)}()", "a statistic per group", Strength.STATISTICS, data)
+            return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+        if name == "groupby":
+            return Value(data=replace(data, grouped=True, mask=None))
+        if name in ("sort_values", "sort_index", "set_index"):
+            return Value(data=self._ordered(data, name, args, kwargs, line))
+        if name in TIME_FEATURE_METHODS:
+            return Value(data=self._time_feature(data, name, args, kwargs, line))
+        if name == "sample":
+            return self._sample(data, kwargs, node)
+        if name in _MASKS:
+            return Value(data=replace(data, mask=self.text(node), predicted=frozenset()))
+        if name == "assign":
+            columns = data.columns
+            for key, value in kwargs.items():
+                sources = value.data.sources if value.data is not None else frozenset()
+                if columns is not None:
+                    columns = columns.adding(key, sources)
+            fits = (
+                frozenset().union(*(v.data.fits for v in kwargs.values() if v.data is not None))
+                if kwargs
+                else frozenset()
+            )
+            return Value(data=replace(self.with_fits(data, stats | fits), columns=columns))
+        if name == "astype" and args:
+            kind = str(args[0].const if args[0].const is not None else next(iter(args[0].names), ""))
+            if "datetime" in kind:
+                return Value(data=replace(data, dates=data.dates | data.sources))
+            if any(k in kind.lower() for k in ("int", "float", "bool", "uint")):
+                return Value(data=replace(data, number=True, mask=None, grouped=False))
+        if name == "map" and args and _numbers_of(self.record, args[0]):
+            return Value(data=replace(self.with_fits(data, stats), number=True, mask=None, grouped=False))
+        if name == "rename" and data.columns is not None:
+            renamed = self._renamed(data.columns, args, kwargs)
+            if renamed is not None:
+                return Value(data=replace(data, columns=renamed, mask=None))
+        if name == "select" and args and all(a.strings() is not None for a in args):
+            kept = [n for a in args for n in a.strings() or []]
+            return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))
+        if name == "drop_duplicates" and data.ordered:  # sorted to keep one row per key, not to be a series
+            return Value(data=replace(self.with_fits(data, stats), ordered=frozenset(), mask=None, grouped=False))
+        if name == "select_dtypes":
+            chosen_kind = _dtype_choice(args, kwargs)
+            columns = data.columns or Columns()
+            usable = chosen_kind is not None and not columns.opaque
+            chosen = replace(columns, dtypes=chosen_kind) if usable else Columns(opaque=True)
+            return Value(data=replace(data, columns=chosen, mask=None))
+        if name in _OTHER_COLUMNS:
+            other = data_of([*args, *kwargs.values()])
+            joined = data if other is None or name not in ("merge", "join") else data.join(other)
+            return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
+        if name in _SAME_TABLE:
+            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+        return None
+
+    def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
+        """rename(columns={"old": "new"}): each new name computed from the old one (None: not a mapping read)."""
+        mapping = kwargs.get("columns") or (args[0] if args and kwargs.get("axis") is not None else None)
+        if mapping is None:
+            return None
+        pairs: list[tuple[str, str]] = []
+        for oid in mapping.objects:
+            found = self.record.objects[oid]
+            pairs += [(k, v.const) for k, v in found.entries.items() if isinstance(k, str) and isinstance(v.const, str)]
+            if len(pairs) != len(found.entries):
+                return None
+        if not pairs:
+            return None
+        for old, new in pairs:
+            earlier = {src for name, src in columns.derived if name == old}
+            columns = columns.without([old]).adding(new, {old, *earlier})
+        return columns
+
+    @staticmethod
+    def _time_feature(data: Data, name: str, args: list[Value], kwargs: dict[str, Value], line: int) -> Data:
+        """shift, rolling, diff, ...: values from other rows; of earlier rows only after shift(k > 0) or a window
+        closed on the left (a lag of the label is a fair feature; a same-day window over it is not)."""
+        lagged = data.lagged | {line}
+        if name == "shift":
+            periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
+            past = periods is None or (isinstance(periods, int) and not isinstance(periods, bool) and periods > 0)
+            return replace(data, lagged=lagged, past=past, mask=None, grouped=False)
+        if name in ("rolling", "ewm", "expanding"):
+            closed = kwargs.get("closed")
+            past = data.past or (closed is not None and closed.const in ("left", "neither"))
+            return replace(data, lagged=lagged, window=True, past=past, mask=None, grouped=False)
+        return replace(data, lagged=lagged, past=False, mask=None, grouped=False)  # diff, pct_change: today too
+
+    def _drop(self, data: Data, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        axis = kwargs.get("axis")
+        by_columns = kwargs.get("columns")
+        labels = args[0] if args else kwargs.get("labels", NOTHING)
+        if by_columns is not None or (axis is not None and axis.const in (1, "columns")):
+            names = (by_columns or labels).strings()
+            columns = data.columns or Columns()
+            return Value(
+                data=replace(data, columns=columns.without(names) if names is not None else Columns(opaque=True))
+            )
+        index = kwargs.get("index", labels)
+        if index.parts:  # df.drop(train.index): the rows a sample or a split did not take
+            rows = frozenset(a.with_part(Part(p.split, "rest")) for a in data.rows for p in sorted(index.parts))
+            return Value(data=replace(data, rows=rows))
+        return Value(data=data)
+
+    def _ordered(self, data: Data, name: str, args: list[Value], kwargs: dict[str, Value], line: int) -> Data:
+        if name == "set_index":
+            keys = (args[0] if args else kwargs.get("keys", NOTHING)).strings() or []
+            if any(k in data.dates or is_time_name(k) for k in keys):
+                return replace(data, time_index=data.time_index | {line})
+            return data
+        if name == "sort_index":
+            return replace(data, ordered=data.ordered | {line}) if data.time_index else data
+        by = (args[0] if args else kwargs.get("by", NOTHING)).strings() or []
+        if any(k in data.dates or is_time_name(k) for k in by):
+            return replace(data, ordered=data.ordered | {line})
+        return data
+
+    def _sample(self, data: Data, kwargs: dict[str, Value], node: ast.Call) -> Value:
+        copies = kwargs.get("replace")
+        if copies is not None and copies.const is True:
+            return Value(data=replace(data, rows=self.pool(node, data.rows, "sample(replace=True)")))
+        frac = kwargs.get("frac")
+        if frac is not None and frac.const == 1:  # a shuffle: the same rows
+            return Value(data=data)
+        sid = self.split(node, "sample", True, data)
+        return Value(data=data.with_parts(Part(sid, "sample")))
+
+    # Subscripts -------------------------------------------------------------------------------------------
+
+    def subscript(self, node: ast.Subscript) -> Value:
+        base = node.value
+        indexer = base.attr if isinstance(base, ast.Attribute) and base.attr in ("loc", "iloc", "at", "iat") else None
+        holder = self.ev(base.value) if indexer is not None and isinstance(base, ast.Attribute) else self.ev(base)
+        index = self.ev(node.slice)
+        out = NOTHING
+        position = index.const
+        items = holder.items
+        if items is not None and isinstance(position, int) and not isinstance(position, bool):
+            out = out.join(items[position]) if -len(items) <= position < len(items) else out
+        for oid in sorted(holder.objects):
+            found = self.record.objects[oid]
+            if found.qualname == CONTAINER or found.entries:
+                key = index.const
+                out = out.join(found.entries[key] if key is not None and key in found.entries else found.elements)
+                learned = found.keys.stats | found.elements.stats  # index[word] of a learned vocabulary
+                if learned:
+                    out = out.join(Value(stats=learned))
+            elif found.role is not None and found.steps:  # pipe["model"], pipe[-1]
+                out = out.join(Value(objects=frozenset(found.steps)))
+            elif isinstance(index.const, str):
+                out = out.join(self.object_attribute(found, str(index.const)))
+        if holder.scores:
+            out = out.join(Value(scores=holder.scores))
+        if holder.stats:
+            out = out.join(Value(stats=holder.stats))
+        if holder.data is not None:
+            out = out.join(self.pick(holder.data, indexer, node.slice, index, node))
+        return out
+
+    def pick(self, data: Data, indexer: str | None, index_node: ast.expr, index: Value, node: ast.AST) -> Value:
+        rows_node: ast.expr = index_node
+        rows = index
+        cols_node: ast.expr | None = None
+        cols = NOTHING
+        if isinstance(index_node, ast.Tuple) and len(index_node.elts) == 2 and index.items is not None:
+            rows_node, cols_node = index_node.elts
+            rows, cols = index.items
+        elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
+            return Value(data=replace(data, columns=_within(data.columns, index.names_of), mask=None))
+        elif indexer is None and _names_columns(index, index_node):
+            names = index.strings() or []
+            if isinstance(index.const, str):
+                return Value(data=self.column(data, names[0]))
+            return Value(data=replace(data, columns=(data.columns or Columns()).only(names), mask=None))
+        keyed = (
+            _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
+        )
+        selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node)
+        if cols_node is not None:
+            picked = cols.strings()
+            if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
+                pass
+            elif indexer == "loc" and cols.names_of is not None:
+                selected = replace(selected, columns=_within(selected.columns, cols.names_of))
+            elif indexer == "loc" and picked is not None:
+                if isinstance(cols.const, str):
+                    return Value(data=self.column(selected, picked[0]))
+                selected = replace(selected, columns=(selected.columns or Columns()).only(picked))
+            else:  # positions (iloc, numpy): the columns kept cannot be named
+                selected = replace(
+                    selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})
+                )
+        elif indexer is None and not (index.data or index.parts or index.consts or isinstance(index_node, ast.Slice)):
+            # df[features] with a list the walk cannot read: some columns, which ones unknown
+            selected = replace(selected, columns=Columns(opaque=True))
+        return Value(data=replace(selected, mask=None, against_truth=False))
+
+    def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST) -> Data:
+        """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
+        if isinstance(rows_node, ast.Slice):
+            if rows_node.lower is None and rows_node.upper is None:
+                return data
+            # A sequence cut in two: `[:cut]` and `[cut:]` (or `.loc[:'2023-09-30']` and `.loc['2023-10-01':]`)
+            # are its head and tail, whatever the bounds are written as; a slice of a slice cuts again.
+            side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
+            split = self._part_split(SLICE, node, data)
+            return replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows))
+        if value.parts:
+            return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
+        mask = value.data.mask if value.data is not None else None
+        if mask is not None and value.data is not None:
+            sources = sorted(value.data.sources) or ["rows"]
+            sid = self._part_split(f"mask:{','.join(sources)}", node, data)
+            return data.with_parts(Part(sid, _side(mask)))
+        return data
+
+    def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
+        if sid not in self.record.splits:
+            self.record.splits[sid] = Split(sid, self.site(node), sid.partition(":")[0], False, data)
+        return sid
+
+    def store_item(self, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
+        """`df["new"] = ...`, `df.loc[mask, "c"] = ...`, `scores[name] = acc`: the table or dict changed."""
+        base = target.value
+        indexer = base.attr if isinstance(base, ast.Attribute) and base.attr in ("loc", "iloc", "at", "iat") else None
+        holder_node = base.value if indexer is not None and isinstance(base, ast.Attribute) else base
+        holder = self.ev(holder_node)
+        key = self.ev(target.slice)
+        for oid in sorted(holder.objects):
+            found = self.record.objects[oid]
+            if found.qualname == CONTAINER:
+                found.elements = found.elements.join(value)
+                found.keys = found.keys.join(key)
+                if key.const is not None:
+                    found.entries[key.const] = found.entries.get(key.const, NOTHING).join(value)
+        if holder.data is None:
+            if value.data is not None or value.stats or key.stats:  # vec[index[w]] = c: the array now holds them
+                filled = value.data if value.data is not None else self.source(stmt, f"{self.text(holder_node)}")
+                filled = self.with_fits(filled, holder.stats | value.stats | key.stats)
+                self.mutate(holder_node, replace(holder, data=filled))
+            return
+        data = holder.data
+        names = key.strings()
+        if isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2:
+            names = self.ev(target.slice.elts[1]).strings()
+        incoming = value.data
+        fits = value.stats | (incoming.fits if incoming is not None else frozenset())
+        columns = data.columns
+        if columns is not None and names and indexer != "iloc":
+            # A lag (values of earlier rows) is not computed from the row's own label; values from elsewhere
+            # (a loader's target) were not computed from this table's columns.
+            picked = incoming is not None and incoming.picked and not incoming.past
+            sources = incoming.sources if picked and incoming is not None else frozenset()
+            number = incoming is not None and incoming.number
+            for name in names:
+                columns = columns.adding(name, sources, number)
+        changed = replace(self.with_fits(data, fits), columns=columns)
+        if incoming is not None:
+            changed = replace(
+                changed,
+                lagged=changed.lagged | incoming.lagged,
+                dates=changed.dates | (frozenset(names or ()) if incoming.dates else frozenset()),
+                ordered=changed.ordered | incoming.ordered,
+                rows=changed.rows if data.rows else incoming.rows,
+            )
+        self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _numbers_of(record: object, mapping: Value) -> bool:
+    """Whether a mapping (a dict literal) sends every key to a number: `map({"yes": 1, "no": 0})`."""
+    from auditor.code.events import Record
+
+    assert isinstance(record, Record)
+    values = [v for oid in mapping.objects for v in record.objects[oid].entries.values()]
+    return bool(values) and all(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values)
+
+
+def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
+    """select_dtypes(include="number") keeps the numeric columns, exclude="number" the others (None: unknown)."""
+
+    def numeric(value: Value | None) -> bool | None:
+        if value is None:
+            return None
+        written = [*(value.strings() or []), *(n.rpartition(".")[2] for n in value.names)]
+        if not written:
+            return None
+        return all(any(k in w.lower() for k in ("number", "int", "float")) for w in written)
+
+    include = numeric(kwargs.get("include", args[0] if args else None))
+    exclude = numeric(kwargs.get("exclude", args[1] if len(args) > 1 else None))
+    if include is True:
+        return "number"
+    if include is None and exclude is True:
+        return "other"
+    return None
+
+
+SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
+
+
+def _sliced(atom: Atom, split: str, side: str) -> Atom:
+    depth = sum(p.split.startswith(SLICE) for p in atom.parts)
+    return atom.with_part(Part(f"{split}{depth or ''}", side))
+
+
+def _within(columns: Columns | None, names: Columns) -> Columns:
+    """A table's columns narrowed to a list of names taken from its own columns (with what each came from)."""
+    if columns is None or names.opaque or columns.opaque:
+        return names
+    derived = frozenset(d for d in columns.derived if names.has(d[0]))
+    return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
+
+
+def _keyed(data: Data, key: object) -> Data | None:
+    """The rows a concatenation with `keys=` put under ``key`` (`combined.loc["train"]`), None when none did."""
+    if not isinstance(key, str):
+        return None
+    kept = frozenset(a for a in data.rows if any(p.split.startswith("keys:") and p.side == key for p in a.parts))
+    return replace(data, rows=kept) if kept else None
+
+
+def _names_columns(index: Value, node: ast.expr) -> bool:
+    """Whether a subscript's index names columns: a string, or a list of strings."""
+    if isinstance(node, ast.Slice) or index.data is not None or index.parts:
+        return False
+    return index.strings() is not None and bool(index.strings())
+
+
+def _side(mask: str) -> str:
+    """A mask's condition as the name of the side of its split (spaces dropped, so spellings agree)."""
+    return "".join(mask.split())
+
+
+__all__ = ["Frames", "is_time_name", "join_all"]

@@ -1,0 +1,529 @@
+"""The walk of one program in statement order: each name's value from the definitions beniget says reach it,
+loops walked twice (so a value bound late in the body reaches its start), the file's own functions walked at
+each call with the arguments bound (and once more on their own if no call reached them)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import replace
+
+from auditor.code.calls import Calls
+from auditor.code.events import Record
+from auditor.code.frames import Frames
+from auditor.code.names import builtin_name
+from auditor.code.sources import Program
+from auditor.code.state import CONTAINER, LOCAL, SPLITS
+from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
+
+LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
+NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
+MAX_CALL_DEPTH = 4  # the file's own functions are followed this many calls deep
+# The walk's cost stays linear in the file: a function is walked at most this many times (then its calls give
+# what its walks returned), and the whole walk visits at most this many statements per statement of the file.
+WALKS_PER_FUNCTION = 12
+STATEMENTS_PER_STATEMENT = 40
+
+
+class Walker(Calls, Frames):
+    """Walks one Program and records its sources, objects, fits, trainings, splits, scores and choices."""
+
+    def __init__(self, program: Program) -> None:
+        super().__init__(program)
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self._function_ids: dict[ast.AST, int] = {}
+        self._methods: set[int] = set()  # functions defined in a class: walked on their own only
+        self._walked: set[int] = set()
+        self._active: list[int] = []
+        self._returns: list[Value] = []
+        self._walks: dict[int, int] = {}  # function -> how many times its body was walked
+        self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
+        self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
+        # the file's own classes: '<local>.Name' -> (its methods by name, the class)
+        self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
+        statements = 0
+        for node in self.names.nodes:
+            if isinstance(node, ast.stmt):
+                statements += 1
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._function_ids[node] = len(self.functions)
+                self.functions.append(node)
+            elif isinstance(node, ast.ClassDef):
+                methods = self._classes.setdefault(f"{LOCAL}{node.name}", ({}, node))[0]
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self._methods.add(id(item))
+                        methods[item.name] = item
+        self._budget = STATEMENTS_PER_STATEMENT * statements + 10_000
+
+    def run(self) -> Record:
+        """Walk the module, then each function no call reached, its arguments rows of unknown source."""
+        self.block(self.program.tree.body)
+        for fid, fn in enumerate(self.functions):
+            if fid not in self._walked:
+                self.enter(fid, fn)
+        return self.record
+
+    # Statements -------------------------------------------------------------------------------------------
+
+    def block(self, body: Sequence[ast.stmt]) -> None:
+        for stmt in body:
+            self._budget -= 1
+            try:
+                self.stmt(stmt)
+            except RecursionError:  # an expression nested past what the walk can follow: left out
+                continue
+
+    def stmt(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Assign):
+            value = self.ev(node.value)
+            for target in node.targets:
+                self.assign(target, value, node)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.ev(node.value), node)
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+            before = self.lookup(target) if isinstance(target, ast.Name) else self.ev(target)
+            self.assign(node.target, self.combine(before, self.ev(node.value)), node)
+        elif isinstance(node, ast.Expr):
+            self.ev(node.value)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            element = self.iterate(self.ev(node.iter))
+            self.loop(node, node.body, lambda: self.assign(node.target, element, node))
+            self.block(node.orelse)
+        elif isinstance(node, ast.While):
+            self.loop(node, node.body, lambda: self.ev(node.test))
+            self.block(node.orelse)
+        elif isinstance(node, ast.If):
+            self.ev(node.test)
+            self.block(node.body)
+            self.block(node.orelse)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                value = self.ev(item.context_expr)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, node)
+            self.block(node.body)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            self.block(node.body)
+            for handler in node.handlers:
+                self.block(handler.body)
+            self.block(node.orelse)
+            self.block(node.finalbody)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                self.ev(decorator)
+            self.defs[node] = Value(functions=frozenset({self._function_ids[node]}))
+        elif isinstance(node, ast.Return):
+            if node.value is not None and self._returns:
+                self._returns[-1] = self._returns[-1].join(self.ev(node.value))
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self.delete(target)
+        elif isinstance(node, ast.Match):
+            self.ev(node.subject)
+            for case in node.cases:
+                self.block(case.body)
+        elif isinstance(node, ast.Raise | ast.Assert):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+
+    def loop(self, node: ast.AST, body: Sequence[ast.stmt], each: object) -> None:
+        lid, _ = self.key_id("loop", node)
+        self.loops.append(lid)
+        try:
+            passes = LOOP_PASSES if len(self.loops) <= NESTED_LOOP_PASSES else 1
+            for _ in range(passes):
+                each()  # type: ignore[operator]
+                self.block(body)
+        finally:
+            self.loops.pop()
+
+    def assign(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
+        line = getattr(stmt, "lineno", 0)
+        if isinstance(target, ast.Name):
+            bound = value if value.data is None else replace(value, data=value.data.stepped(target.id, line))
+            self.defs[target] = bound
+            if not self.calls:
+                self.current[target.id] = [target]
+        elif isinstance(target, ast.Tuple | ast.List):
+            self.unpack(target.elts, value, stmt)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, stmt)
+        elif isinstance(target, ast.Subscript):
+            self.store_item(target, value, stmt)
+        elif isinstance(target, ast.Attribute):  # self.model = ...: the object keeps it under that name
+            for oid in self.ev(target.value).objects:
+                found = self.record.objects[oid]
+                found.entries[target.attr] = found.entries.get(target.attr, NOTHING).join(value)
+
+    def unpack(self, targets: Sequence[ast.expr], value: Value, stmt: ast.AST) -> None:
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        items = value.items
+        if items is not None and not starred and len(items) == len(targets):
+            for target, item in zip(targets, items, strict=True):
+                self.assign(target, item, stmt)
+            return
+        element = self.iterate(value)
+        for target in targets:
+            self.assign(target, element, stmt)
+
+    def enter(self, fid: int, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Walk a function no call reached: each argument rows of their own and an object of unknown class."""
+        args = fn.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.defs[arg] = self.placeholder(arg, f"argument {arg.arg} of {fn.name}()")
+        self.calls.append(fn)
+        self._walked.add(fid)
+        self._returns.append(NOTHING)
+        try:
+            self.block(fn.body)
+        finally:
+            self._returns.pop()
+            self.calls.pop()
+
+    def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A call of a function defined in the file: its body walked with the arguments bound."""
+        fn = self.functions[fid]
+        if fid in self._active or len(self.calls) >= MAX_CALL_DEPTH:
+            return self.unknown_call(args, kwargs, node)
+        try:
+            memo_key: tuple[object, ...] | None = (fid, tuple(args), tuple(sorted(kwargs.items())), len(self.calls))
+            hash(memo_key)
+        except TypeError:
+            memo_key = None
+        if memo_key is not None and memo_key in self._memo:
+            return self._memo[memo_key]
+        if self._walks.get(fid, 0) >= WALKS_PER_FUNCTION or self._budget <= 0:
+            return self._summaries.get(fid) or self.unknown_call(args, kwargs, node)
+        self._walks[fid] = self._walks.get(fid, 0) + 1
+        self._bind(fn, args, kwargs)
+        self._walked.add(fid)
+        self._active.append(fid)
+        self.calls.append(node)
+        self._returns.append(NOTHING)
+        try:
+            self.block(fn.body)
+            result = self._returns[-1]
+        finally:
+            self._returns.pop()
+            self.calls.pop()
+            self._active.pop()
+        self._summaries[fid] = self._summaries.get(fid, NOTHING).join(result)
+        if memo_key is not None:
+            self._memo[memo_key] = result
+        return result
+
+    def _bind(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Value], kwargs: dict[str, Value]) -> None:
+        spec = fn.args
+        positional = [*spec.posonlyargs, *spec.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(spec.defaults)) + list(spec.defaults)
+        for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
+            if i < len(args):
+                self.defs[arg] = args[i]
+            elif arg.arg in kwargs:
+                self.defs[arg] = kwargs.pop(arg.arg)
+            else:
+                self.defs[arg] = self.ev(default) if default is not None else NOTHING
+        for arg, kw_default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True):
+            if arg.arg in kwargs:
+                self.defs[arg] = kwargs.pop(arg.arg)
+            else:
+                self.defs[arg] = self.ev(kw_default) if kw_default is not None else NOTHING
+        if spec.vararg is not None:
+            extra = args[len(positional) :]
+            self.defs[spec.vararg] = Value(items=tuple(extra))
+        if spec.kwarg is not None:
+            self.defs[spec.kwarg] = join_all(kwargs.values())
+
+    def local_method(self, qualname: str, name: str) -> int | None:
+        """Method ``name`` of the file's class ``qualname`` or of a base class the file defines too."""
+        seen: set[str] = set()
+        todo = [qualname]
+        while todo:
+            current = todo.pop(0)
+            if current in seen or current not in self._classes:
+                continue
+            seen.add(current)
+            methods, node = self._classes[current]
+            if name in methods:
+                return self._function_ids[methods[name]]
+            todo += [f"{LOCAL}{b.id}" for b in node.bases if isinstance(b, ast.Name)]
+        return None
+
+    # Names ------------------------------------------------------------------------------------------------
+
+    def lookup(self, node: ast.Name) -> Value:
+        defs = self.names.definitions(node)
+        if self.calls and defs and all(not isinstance(d, ast.AST) or d in self.names.module_level for d in defs):
+            # A module-level name read inside a function: its value when the call happens, not at the module's end.
+            current = self.current.get(node.id)
+            if current:
+                defs = list(current)
+        out = NOTHING
+        for d in defs:
+            if isinstance(d, ast.alias):
+                path = self.names.import_path(d, node.id)
+                if path is not None:
+                    out = out.join(Value(names=frozenset({path})))
+            elif isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+                out = out.join(Value(functions=frozenset({self._function_ids[d]})))
+            elif isinstance(d, ast.ClassDef):
+                out = out.join(Value(names=frozenset({f"{LOCAL}{d.name}"})))
+            elif isinstance(d, ast.AST):
+                out = out.join(self.defs.get(d, NOTHING))
+            else:
+                name = builtin_name(d)
+                if name is not None:
+                    out = out.join(Value(names=frozenset({name})))
+        return out
+
+    def mutate(self, target: ast.AST, value: Value) -> None:
+        if isinstance(target, ast.Attribute) and target.attr in ("loc", "iloc", "at", "iat"):
+            self.mutate(target.value, value)
+            return
+        if not isinstance(target, ast.Name):
+            return
+        defs = [d for d in self.names.definitions(target) if isinstance(d, ast.AST)]
+        if self.calls and defs and all(d in self.names.module_level for d in defs):
+            defs = list(self.current.get(target.id, defs))
+        for d in defs:
+            if isinstance(d, ast.Name | ast.arg) and d in self.defs:
+                self.defs[d] = value
+
+    # Expressions ------------------------------------------------------------------------------------------
+
+    def ev(self, node: ast.AST) -> Value:
+        method = getattr(self, "_ev_" + type(node).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(node):  # an expression the walk does not model: its parts still run
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+            return NOTHING
+        found: Value = method(node)
+        return found
+
+    def _ev_Constant(self, node: ast.Constant) -> Value:
+        value = node.value
+        short = not isinstance(value, str) or len(value) <= 200  # a column name, a flag; not a document
+        if (isinstance(value, str | int | float | bool) or value is None) and short:
+            return Value(consts=frozenset({value}))
+        return NOTHING
+
+    def _ev_Name(self, node: ast.Name) -> Value:
+        return self.lookup(node)
+
+    def _ev_Attribute(self, node: ast.Attribute) -> Value:
+        base = self.ev(node.value)
+        return self.attribute(base, node.attr, node)
+
+    def _ev_Call(self, node: ast.Call) -> Value:
+        return self.call(node)
+
+    def _ev_Subscript(self, node: ast.Subscript) -> Value:
+        return self.subscript(node)
+
+    def _ev_BinOp(self, node: ast.BinOp) -> Value:
+        return self.combine(self.ev(node.left), self.ev(node.right))
+
+    def _ev_UnaryOp(self, node: ast.UnaryOp) -> Value:
+        value = self.ev(node.operand)
+        if value.data is not None and value.data.mask is not None and isinstance(node.op, ast.Invert | ast.Not):
+            return replace(value, data=replace(value.data, mask=f"~({value.data.mask})"))
+        return value
+
+    def _ev_BoolOp(self, node: ast.BoolOp) -> Value:
+        return join_all(self.ev(v) for v in node.values)
+
+    def _ev_Compare(self, node: ast.Compare) -> Value:
+        values = [self.ev(node.left), *(self.ev(c) for c in node.comparators)]
+        return self.compare(node, values)
+
+    def _ev_IfExp(self, node: ast.IfExp) -> Value:
+        self.ev(node.test)
+        return self.ev(node.body).join(self.ev(node.orelse))
+
+    def _ev_NamedExpr(self, node: ast.NamedExpr) -> Value:
+        value = self.ev(node.value)
+        self.assign(node.target, value, node)
+        return value
+
+    def _ev_Starred(self, node: ast.Starred) -> Value:
+        return self.ev(node.value)
+
+    def _ev_Tuple(self, node: ast.Tuple) -> Value:
+        return self._sequence(node, node.elts, container=False)
+
+    def _ev_List(self, node: ast.List) -> Value:
+        return self._sequence(node, node.elts, container=True)
+
+    def _ev_Set(self, node: ast.Set) -> Value:
+        return self._sequence(node, node.elts, container=True)
+
+    def _sequence(self, node: ast.AST, elts: Sequence[ast.expr], container: bool) -> Value:
+        values = [self.ev(e) for e in elts]
+        fixed = None if any(isinstance(e, ast.Starred) for e in elts) else tuple(values)
+        if not container and fixed is not None:
+            return Value(items=fixed)
+        joined = join_all(
+            self.iterate(v) if isinstance(e, ast.Starred) else v for e, v in zip(elts, values, strict=True)
+        )
+        found = self.container(node, joined)
+        for i, value in enumerate(values):
+            found.entries[i] = value
+        return Value(objects=frozenset({found.id}), items=fixed)
+
+    def _ev_Dict(self, node: ast.Dict) -> Value:
+        keys = [self.ev(k) if k is not None else NOTHING for k in node.keys]
+        values = [self.ev(v) for v in node.values]
+        found = self.container(node, join_all(values), join_all(keys))
+        for k, v in zip(keys, values, strict=True):
+            if k.const is not None:
+                found.entries[k.const] = found.entries.get(k.const, NOTHING).join(v)
+        return Value(objects=frozenset({found.id}))
+
+    def _ev_ListComp(self, node: ast.ListComp) -> Value:
+        return self._comprehension(node, node.generators, lambda: (self.ev(node.elt), NOTHING))
+
+    def _ev_SetComp(self, node: ast.SetComp) -> Value:
+        return self._comprehension(node, node.generators, lambda: (self.ev(node.elt), NOTHING))
+
+    def _ev_GeneratorExp(self, node: ast.GeneratorExp) -> Value:
+        return self._comprehension(node, node.generators, lambda: (self.ev(node.elt), NOTHING))
+
+    def _ev_DictComp(self, node: ast.DictComp) -> Value:
+        return self._comprehension(node, node.generators, lambda: (self.ev(node.value), self.ev(node.key)))
+
+    def _comprehension(self, node: ast.AST, generators: list[ast.comprehension], element: object) -> Value:
+        names = self._column_filter(node, generators)
+        if names is not None:
+            return names
+        lid, _ = self.key_id("loop", node)
+        self.loops.append(lid)
+        try:
+            for gen in generators:
+                self.assign(gen.target, self.iterate(self.ev(gen.iter)), node)
+                for condition in gen.ifs:
+                    self.ev(condition)
+            value, key = element()  # type: ignore[operator]
+        finally:
+            self.loops.pop()
+        found = self.container(node, value, key)
+        return Value(objects=frozenset({found.id}), scores=value.scores)
+
+    def _column_filter(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
+        """[c for c in df.columns if c not in (...)]: the table's columns less those named; any other
+        comprehension over column names names columns the walk cannot know."""
+        if len(generators) != 1 or not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return None
+        gen = generators[0]
+        source = self.ev(gen.iter)
+        if source.names_of is None:
+            return None
+        target = gen.target
+        if not (isinstance(target, ast.Name) and isinstance(node.elt, ast.Name) and node.elt.id == target.id):
+            return Value(names_of=Columns(opaque=True))
+        excluded: list[str] = []
+        for condition in gen.ifs:
+            named = _excluded_names(condition, target.id, self.ev)
+            if named is None:
+                return Value(names_of=Columns(opaque=True))
+            excluded += named
+        return Value(names_of=source.names_of.without(excluded))
+
+    def _ev_JoinedStr(self, node: ast.JoinedStr) -> Value:
+        for part in node.values:
+            self.ev(part)
+        return NOTHING
+
+    def _ev_FormattedValue(self, node: ast.FormattedValue) -> Value:
+        self.ev(node.value)
+        return NOTHING
+
+    def _ev_Lambda(self, node: ast.Lambda) -> Value:
+        return NOTHING
+
+    # Values -----------------------------------------------------------------------------------------------
+
+    def iterate(self, value: Value) -> Value:
+        """What one iteration over ``value`` yields."""
+        out = join_all(value.items) if value.items is not None else NOTHING
+        for oid in value.objects:
+            found = self.record.objects[oid]
+            if found.qualname == CONTAINER:
+                out = out.join(found.elements)
+            elif found.qualname == SPLITS and found.split is not None:
+                train, test = Part(found.split, "train"), Part(found.split, "test")
+                out = out.join(Value(items=(Value(parts=frozenset({train})), Value(parts=frozenset({test})))))
+        if value.data is not None:
+            out = out.join(Value(data=value.data))
+        if value.scores or value.stats:
+            out = out.join(Value(scores=value.scores, stats=value.stats))
+        return out
+
+    def combine(self, left: Value, right: Value) -> Value:
+        """An arithmetic result: rows of both, the statistics either used, the scores either came from."""
+        data: Data | None = None
+        for side in (left, right):
+            if side.data is not None:
+                data = side.data if data is None else data.join(side.data)
+        stats = left.stats | right.stats
+        if data is not None:
+            # predictions minus labels (an error to average): a score in the making
+            truth = (left.data is not None and right.data is not None) and bool(left.data.predicted) != bool(
+                right.data.predicted
+            )
+            data = replace(
+                self.with_fits(data, stats), mask=None, chain=data.chain, against_truth=truth or data.against_truth
+            )
+            return Value(data=data, scores=left.scores | right.scores)
+        items = None
+        if left.items is not None and right.items is not None:  # a + b of two lists: their items in order
+            items = left.items + right.items
+        names = _names_union(left, right)
+        if names is not None:
+            return Value(names_of=names)
+        # [x] * 4, list + list: still those lists' values
+        return Value(objects=left.objects | right.objects, items=items, scores=left.scores | right.scores, stats=stats)
+
+    def delete(self, target: ast.AST) -> None:
+        if isinstance(target, ast.Subscript):
+            holder = self.ev(target.value)
+            names = self.ev(target.slice).strings()
+            if holder.data is not None and holder.data.columns is not None and names:
+                data = replace(holder.data, columns=holder.data.columns.without(names))
+                self.mutate(target.value, replace(holder, data=data))
+
+
+def _excluded_names(condition: ast.expr, name: str, ev: object) -> list[str] | None:
+    """The names `c not in [...]`, `c != "x"` or `c not in ("a", "b")` leaves out (None: another condition)."""
+    if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
+        return None
+    left, op, right = condition.left, condition.ops[0], condition.comparators[0]
+    if not (isinstance(left, ast.Name) and left.id == name):
+        return None
+    value = ev(right)  # type: ignore[operator]
+    names = value.strings()
+    if isinstance(op, ast.NotEq) and isinstance(value.const, str):
+        return [value.const]
+    if isinstance(op, ast.NotIn) and names is not None:
+        return names
+    return None
+
+
+def _names_union(left: Value, right: Value) -> Columns | None:
+    """numeric_cols + categorical_cols, or a list of column names plus named ones: the names of both."""
+    sides = []
+    for side in (left, right):
+        if side.names_of is not None:
+            sides.append(side.names_of)
+        elif side.strings() is not None:
+            sides.append(Columns(frozenset(side.strings() or ())))
+        else:
+            return None
+    if left.names_of is None and right.names_of is None:
+        return None
+    return sides[0].union(sides[1])

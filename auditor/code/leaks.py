@@ -1,0 +1,642 @@
+"""The leak rules over one program's record: a learner fitted on rows a model is later scored on
+(preprocessing), test rows in a model's training (overlap), one test set choosing among models (multi_test),
+the label among the features (label_in_features), and a shuffled split of rows ordered in time
+(temporal_shuffle). Each leak names its lines, the variables between them and the fix."""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from auditor.code.catalog import Strength, is_regressor
+from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train
+from auditor.code.values import Atom, Columns, Data, Step
+
+
+class LeakKind(enum.StrEnum):
+    PREPROCESSING = "preprocessing"
+    OVERLAP = "overlap"
+    MULTI_TEST = "multi_test"
+    LABEL_IN_FEATURES = "label_in_features"
+    TEMPORAL_SHUFFLE = "temporal_shuffle"
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One leak in one program: where it is made, where it lands, what connects them and how to fix it."""
+
+    kind: LeakKind
+    serious: bool  # an error; False: a warning (a weaker leak, e.g. only the set of categories learned)
+    site: Site  # where the leak is made: the fit, the resampling, the training, the split
+    what: str  # the call there ('StandardScaler.fit_transform')
+    message: str
+    into: tuple[tuple[Site, str], ...] = ()  # where it leaks into: evaluations, the choice, the split
+    chain: tuple[Step, ...] = ()
+    fix: str = ""
+    facts: tuple[tuple[str, str], ...] = ()  # further evidence as (name, value)
+    sites: tuple[Site, ...] = field(default=(), compare=False)  # every line involved, for matching a trace
+    # What a run checks at each line: ("fit" | "train" | "score" | "pool" | "split", line, the call there).
+    roles: tuple[tuple[str, Site, str], ...] = field(default=(), compare=False)
+
+
+_VALIDATION_NAME = re.compile(r"(?i)(^|[^a-z])(val|valid|validation|dev|eval|vl|tune|tuning)([^a-z]|$)|^x?val|valid")
+
+
+def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {s.line}") -> list[Leak]:
+    """The leaks of one program's record; ``where`` says a place as a reader finds it ('cell 4, line 2')."""
+
+    def placed(site: Site) -> str:
+        inner = where(Site(site.line, site.column))
+        return f"{inner} (in a function called at {where(site.top)})" if site.via else inner
+
+    rules = _Rules(record, placed)
+    leaks = [
+        *rules.preprocessing(),
+        *rules.overlap(),
+        *rules.multi_test(),
+        *rules.label_in_features(),
+        *rules.temporal_shuffle(),
+    ]
+    leaks = [_at_top(leak) for leak in leaks]
+    return sorted(leaks, key=lambda leak: (leak.site.line, leak.site.column, leak.kind))
+
+
+def _at_top(leak: Leak) -> Leak:
+    """A leak made inside the file's own function is reported at the call that made it (that call is the
+    leaking use; the function is also called correctly elsewhere, maybe), its inner lines kept as evidence."""
+    tops = tuple(s.top for s in leak.sites if s.via)
+    into = tuple((s.top, what) for s, what in leak.into)
+    if not tops and into == leak.into and not leak.site.via:
+        return leak
+    inner = tuple(Site(s.line, s.column) for s in leak.sites)
+    return replace(leak, site=leak.site.top, into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+
+
+class _Rules:
+    def __init__(self, record: Record, where: Callable[[Site], str]) -> None:
+        self.r = record
+        self.where = where
+
+    def _inside(self, site: Site) -> str:
+        """' at line 9 (in a function called at line 13)' for a place inside the file's own function."""
+        return f" at {self.where(site)}" if site.via else ""
+
+    def at_line(self, line: int) -> str:
+        return self.where(Site(line, 0))
+
+    # Rows -------------------------------------------------------------------------------------------------
+
+    def made_from(self, atom: Atom, depth: int = 0) -> frozenset[Atom]:
+        """The rows a pool's rows were made from (over-sampling, repeated rows), through pools of pools."""
+        origin = self.r.origins.get(atom.origin)
+        if origin is None or not origin.made_from or depth > 5:
+            return frozenset()
+        found = set(origin.made_from)
+        for inner in origin.made_from:
+            found |= self.made_from(inner, depth + 1)
+        return frozenset(found)
+
+    def shares(self, a: Atom, b: Atom) -> bool:
+        """Whether two atoms may hold a row in common, or a row made from the other's."""
+        if not a.disjoint(b):
+            return True
+        return any(not m.disjoint(b) for m in self.made_from(a)) or any(not m.disjoint(a) for m in self.made_from(b))
+
+    def pool_of(self, atom: Atom) -> int | None:
+        origin = self.r.origins.get(atom.origin)
+        return atom.origin if origin is not None and origin.made_from else None
+
+    def held_out(self, data: Data, trained: Iterable[Data]) -> frozenset[Atom]:
+        """The rows of ``data`` a score is meant to be unseen on: a test side, or rows that are not exactly what a
+        model was trained on (a separate source, a sample of the rows set apart)."""
+        training = [t for d in trained for t in d.rows]
+        return frozenset(a for a in data.rows if _unseen(a, training))
+
+    def trained_on(self, evaluation: Evaluation) -> list[Data]:
+        return [t.x for tid in sorted(evaluation.trains) if (t := self.r.trains[tid]).x is not None]
+
+    # Rules ------------------------------------------------------------------------------------------------
+
+    def preprocessing(self) -> list[Leak]:
+        into: dict[int, list[Evaluation]] = {}
+        for e in self._evaluations():
+            if e.x is None:
+                continue
+            trained = self.trained_on(e)
+            baked = self.baked(e.models)  # statistics of the rows built into the model's steps
+            if e.cross_validation:
+                scored = e.x.rows
+                fits = e.x.fits | baked
+            else:
+                if not trained:
+                    continue
+                scored = self.held_out(e.x, trained)
+                fits = e.x.fits & frozenset().union(*(t.fits for t in trained)) | baked
+            for fid in sorted(fits):
+                fit = self.r.fits[fid]
+                if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
+                    into.setdefault(fid, []).append(e)
+        leaks = []
+        by_line: dict[tuple[int, tuple[tuple[int, int], ...]], list[int]] = {}
+        for fid in into:  # (x - x.mean()) / x.std(): one leak of one line, whatever statistics it takes
+            by_line.setdefault((self.r.fits[fid].site.line, self.r.fits[fid].site.via), []).append(fid)
+        for fids in by_line.values():
+            fid = fids[0]
+            evaluations = list({e.id: e for f in fids for e in into[f]}.values())
+            fit = self.r.fits[fid]
+            if len(fids) > 1:
+                others = [self.r.fits[f] for f in fids[1:]]
+                fit = Fit(
+                    fit.id,
+                    fit.site,
+                    " and ".join([fit.what, *(o.what for o in others)]),
+                    " and ".join(dict.fromkeys([fit.learns, *(o.learns for o in others)])),
+                    max([fit.strength, *(o.strength for o in others)], key=list(Strength).index),
+                    fit.rows,
+                )
+            first = evaluations[0]
+            weak = fit.strength is Strength.CATEGORIES
+            saw = "the rows it is later scored on" if not first.cross_validation else "every fold's test rows"
+            leaks.append(
+                Leak(
+                    LeakKind.PREPROCESSING,
+                    not weak,
+                    fit.site,
+                    fit.what,
+                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"which include {saw}: the "
+                    f"score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
+                    "already saw.",
+                    tuple((e.site, e.what) for e in evaluations),
+                    _chain_after(first.x, fit.site.line),
+                    _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0]),
+                    (("learns", fit.learns), ("strength", fit.strength.value)),
+                    (fit.site, *(e.site for e in evaluations)),
+                    (*(("fit", self.r.fits[f].site, self.r.fits[f].what) for f in fids), *_scored(evaluations)),
+                )
+            )
+        return leaks
+
+    def overlap(self) -> list[Leak]:
+        found: dict[tuple[Site, str], Leak] = {}
+        for train in self.r.trains.values():
+            swapped = self._swapped(train)
+            if swapped is not None:
+                found.setdefault((swapped.site, "swap"), self._swap_leak(train, swapped))
+        for e in self._evaluations():
+            if e.x is None:
+                continue
+            if e.cross_validation:
+                pools = {self.pool_of(a) for a in e.x.rows} - {None}
+                for pool in sorted(p for p in pools if p is not None):
+                    origin = self.r.origins[pool]
+                    leak = found.get((origin.site, "pool"))
+                    if leak is None:
+                        found[(origin.site, "pool")] = Leak(
+                            LeakKind.OVERLAP,
+                            True,
+                            origin.site,
+                            origin.how,
+                            f"{origin.how} makes copies or synthetic rows from {self._rows_text(origin.made_from)} "
+                            f"before the cross-validation at {self.where(e.site)} ({e.what}): rows made from a "
+                            "fold's test rows are in its training folds.",
+                            ((e.site, e.what),),
+                            _chain_after(e.x, origin.site.line),
+                            _RESAMPLE_FIX,
+                            (("made_by", origin.how),),
+                            (origin.site, e.site),
+                            (("pool", origin.site, origin.how), ("score", e.site, e.what)),
+                        )
+                continue
+            for tid in sorted(e.trains):
+                train = self.r.trains[tid]
+                if train.x is None:
+                    continue
+                leak = self._seen_in_training(e, train)
+                if leak is not None:
+                    key = (leak.site, "pool" if leak.facts and leak.facts[0][0] == "made_by" else leak.what)
+                    if key in found:
+                        old = found[key]
+                        into = (*old.into, *(i for i in leak.into if i not in old.into))
+                        roles = (*old.roles, *(r for r in leak.roles if r not in old.roles))
+                        found[key] = replace(old, into=into, sites=(*old.sites, e.site), roles=roles)
+                    else:
+                        found[key] = leak
+        return list(found.values())
+
+    def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
+        assert e.x is not None and train.x is not None
+        for v in sorted(e.x.rows):
+            role = _role(v)
+            if role == "train":  # the training part scored: a training score, not an estimate
+                continue
+            for t in sorted(train.x.rows):
+                pool = self.pool_of(v)
+                if pool is not None and role == "test" and pool == self.pool_of(t):
+                    origin = self.r.origins[pool]
+                    return Leak(
+                        LeakKind.OVERLAP,
+                        True,
+                        origin.site,
+                        origin.how,
+                        f"{origin.how} makes copies or synthetic rows before the split: the test rows scored at "
+                        f"{self.where(e.site)} ({e.what}) and the rows the model is trained on at "
+                        f"{self.where(train.site)} come from one pool, so the test part holds copies of training rows.",
+                        ((train.site, train.what), (e.site, e.what)),
+                        _chain_after(e.x, origin.site.line),
+                        _RESAMPLE_FIX,
+                        (("made_by", origin.how),),
+                        (origin.site, train.site, e.site),
+                        (
+                            ("pool", origin.site, origin.how),
+                            ("train", train.site, train.what),
+                            ("score", e.site, e.what),
+                        ),
+                    )
+                if not self.shares(v, t) or (role is None and v == t):
+                    continue
+                how = self._how_seen(t, train.x)
+                merged = sorted(train.x.merged)
+                return Leak(
+                    LeakKind.OVERLAP,
+                    True,
+                    train.site,
+                    train.what,
+                    f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
+                    f"({e.what}): the score is measured on rows the model was trained on.",
+                    ((e.site, e.what),),
+                    _chain_after(train.x, 0),
+                    _OVERLAP_FIX,
+                    (("trained_on", how),),
+                    (train.site, e.site, *(Site(line, 0) for line in merged)),
+                    (("train", train.site, train.what), ("score", e.site, e.what)),
+                )
+        return None
+
+    def _how_seen(self, t: Atom, x: Data) -> str:
+        sides = {(p.split, p.side) for a in x.rows for p in a.parts[-1:]}
+        splits = {s for s, _ in sides}
+        if any(len({side for s2, side in sides if s2 == s}) > 1 for s in splits):
+            where = f" at {self.at_line(min(x.merged))}" if x.merged else ""
+            return f"the training and test parts put back together{where}"
+        if not t.parts:
+            return f"{self._rows_text(frozenset({t}))} (before any split)"
+        if _role(t) == "test":
+            return "the test part of the split"
+        return self._rows_text(frozenset({t}))
+
+    def _swapped(self, train: Train) -> Split | None:
+        """The split whose outputs a training takes crossed: X from one side, y from the other."""
+        if train.x is None or train.y is None:
+            return None
+        xs = {(p.split, p.side) for a in train.x.rows for p in a.parts[-1:]}
+        ys = {(p.split, p.side) for a in train.y.rows for p in a.parts[-1:]}
+        if not xs or not ys or xs & ys:
+            return None
+        common = {s for s, _ in xs} & {s for s, _ in ys}
+        for sid in sorted(common):
+            if sid in self.r.splits:
+                return self.r.splits[sid]
+        return None
+
+    def _swap_leak(self, train: Train, split: Split) -> Leak:
+        return Leak(
+            LeakKind.OVERLAP,
+            True,
+            split.site,
+            split.what,
+            f"{train.what} at {self.where(train.site)} takes X from one side of the split at {self.where(split.site)} "
+            "and y from the other: the outputs of the split are unpacked in the wrong order, so the labels of "
+            "the test part train the model and the model is scored against the training labels.",
+            ((train.site, train.what),),
+            _chain_after(train.x, 0),
+            "Unpack the split in its order: X_train, X_test, y_train, y_test = train_test_split(X, y, ...).",
+            (),
+            (split.site, train.site),
+            (("split", split.site, split.what), ("train", train.site, train.what)),
+        )
+
+    def multi_test(self) -> list[Leak]:
+        leaks: dict[Site, Leak] = {}
+        for selection in self.r.selections:
+            groups: dict[frozenset[Atom], list[Evaluation]] = {}
+            for eid in sorted(selection.scores):
+                e = self.r.evaluations[eid]
+                if e.cross_validation or e.x is None:
+                    continue
+                unseen = (
+                    self.held_out(e.x, self.trained_on(e))
+                    if e.trains
+                    else frozenset(a for a in e.x.rows if _role(a) == "test")
+                )
+                if unseen:
+                    groups.setdefault(unseen, []).append(e)
+            for rows, evaluations in groups.items():
+                settings = {(e.site, e.models) for e in evaluations}
+                if len(settings) < 2 and not any(e.loops for e in evaluations):
+                    continue
+                first = evaluations[0]
+                if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
+                    continue
+                many = (
+                    f"for {len(settings)} models or settings"
+                    if len(settings) > 1
+                    else "once per model or setting of a loop"
+                )
+                leaks.setdefault(
+                    first.site,
+                    Leak(
+                        LeakKind.MULTI_TEST,
+                        True,
+                        first.site,
+                        first.what,
+                        f"{first.what} at {self.where(first.site)} scores the same test rows {many}, and "
+                        f"{selection.what} at {self.where(selection.site)} chooses among those scores: the chosen "
+                        "score is the best of several tries on one test set, not an estimate for new data.",
+                        ((selection.site, selection.what),),
+                        _chain_after(first.x, 0),
+                        _MULTI_TEST_FIX,
+                        (),
+                        (first.site, selection.site, *(e.site for e in evaluations[1:])),
+                        _scored(evaluations),
+                    ),
+                )
+        for train in self.r.trains.values():
+            if not train.chooses_by_watched or train.x is None:
+                continue
+            for x, _ in train.watched:
+                if x is None:
+                    continue
+                unseen = self.held_out(x, [train.x])
+                if not unseen or self._validation(x, unseen, train.site.top.line, set()):
+                    continue
+                if not (self._scored_later(unseen, train.site.top.line) or _named_test(x)):
+                    continue
+                leaks.setdefault(
+                    train.site,
+                    Leak(
+                        LeakKind.MULTI_TEST,
+                        True,
+                        train.site,
+                        train.what,
+                        f"{train.what} watches the test rows ({_last_name(x) or 'its eval set'}) and stops or keeps "
+                        "the best iteration by their score: the test set chooses the model it then scores.",
+                        (),
+                        _chain_after(x, 0),
+                        _EARLY_STOPPING_FIX,
+                        (),
+                        (train.site,),
+                        (("train", train.site, train.what),),
+                    ),
+                )
+        return list(leaks.values())
+
+    def _validation(self, data: Data | None, rows: frozenset[Atom], line: int, chosen: set[int]) -> bool:
+        """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,
+        or followed by a score on other unseen rows (the test set kept for the end)."""
+        if rows and all(any(p.side == "train" for p in a.parts[:-1]) for a in rows):
+            return True
+        if data is not None and _VALIDATION_NAME.search(_last_name(data) or ""):
+            return True
+        for e in self._evaluations():
+            if e.id in chosen or e.x is None or e.site.top.line <= line or e.cross_validation:
+                continue
+            later = self.held_out(e.x, self.trained_on(e)) if e.trains else frozenset()
+            if later and all(a.disjoint(b) for a in later for b in rows):
+                return True
+        return False
+
+    def _scored_later(self, rows: frozenset[Atom], line: int) -> bool:
+        for e in self._evaluations():
+            if e.x is not None and e.site.top.line > line and not e.cross_validation and rows & e.x.rows:
+                return True
+        return False
+
+    def label_in_features(self) -> list[Leak]:
+        leaks: dict[Site, Leak] = {}
+        pairs: list[tuple[Site, str, Data | None, Data | None, frozenset[int]]] = [
+            (t.site, t.what, t.x, t.y, frozenset({t.model})) for t in self.r.trains.values()
+        ]
+        pairs += [(e.site, e.what, e.x, e.y, e.models) for e in self._evaluations() if e.cross_validation]
+        for site, what, x, y, models in pairs:
+            regression = self._regression(models)
+            if x is not None and x.columns is not None:
+                x = self._used(x, models)
+            if x is None or y is None or x.columns is None or x.columns.opaque:
+                continue
+            labels = sorted(s for s in y.sources if not s.startswith("<"))
+            if not labels or not self._same_table(x, y):
+                continue
+            for label in labels:
+                # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
+                numeric = True if regression or label in x.columns.numbers or y.number else None
+                derived = x.columns.computed_from(label)
+                upstream = sorted(
+                    src
+                    for new, src in x.columns.derived
+                    if new == label and src != label and x.columns.has(src, True if src in x.columns.numbers else None)
+                )
+                if x.columns.has(label, numeric):
+                    detail = f"the label column '{label}' is among the features"
+                elif upstream:
+                    derived = upstream
+                    named = ", ".join(repr(u) for u in upstream)
+                    detail = f"{named}, which the label '{label}' was computed from, are among the features"
+                elif derived:
+                    named = ", ".join(repr(d) for d in derived)
+                    detail = f"{named} computed from the label '{label}' are among the features"
+                else:
+                    continue
+                leaks.setdefault(
+                    site,
+                    Leak(
+                        LeakKind.LABEL_IN_FEATURES,
+                        True,
+                        site,
+                        what,
+                        f"{what} learns y = '{label}' from X, and {detail}: the model can read the answer.",
+                        (),
+                        x.chain,
+                        f"Drop '{label}'{' and ' + ', '.join(repr(d) for d in derived) if derived else ''} from X "
+                        f"(e.g. X = df.drop(columns=[{', '.join(repr(c) for c in [label, *derived])}])).",
+                        (("label", label), ("columns", ", ".join(derived or [label]))),
+                        (site,),
+                        (("train", site, what),),
+                    ),
+                )
+        return list(leaks.values())
+
+    def baked(self, models: frozenset[int]) -> frozenset[int]:
+        """The row statistics given to the constructors of the models and of their steps."""
+        found: set[int] = set()
+        stack, seen = list(models), set()
+        while stack:
+            oid = stack.pop()
+            if oid not in seen:
+                seen.add(oid)
+                found |= self.r.objects[oid].baked
+                stack += self.r.objects[oid].steps
+        return frozenset(found)
+
+    def _used(self, x: Data, models: frozenset[int]) -> Data:
+        """The columns of ``x`` the models use: those their column transformer selects (the rest dropped)."""
+        for oid in models:
+            selects = self.r.objects[oid].selects
+            if selects is None or (selects.base is None and not selects.opaque):
+                continue
+            if selects.opaque:
+                return replace(x, columns=Columns(opaque=True))
+            assert x.columns is not None and selects.base is not None
+            return replace(x, columns=x.columns.only(selects.base))
+        return x
+
+    def _regression(self, models: frozenset[int]) -> bool:
+        """Whether the models (or a pipeline's or search's last model) predict numbers: their label is numeric."""
+        stack, seen = list(models), set()
+        while stack:
+            oid = stack.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            found = self.r.objects[oid]
+            if is_regressor(found.name):
+                return True
+            stack.extend(found.steps)
+        return False
+
+    def _same_table(self, x: Data, y: Data) -> bool:
+        def roots(data: Data) -> set[int]:
+            found = {a.origin for a in data.rows}
+            for a in data.rows:
+                found |= {m.origin for m in self.made_from(a)}
+            return found
+
+        return bool(roots(x) & roots(y))
+
+    def temporal_shuffle(self) -> list[Leak]:
+        leaks = []
+        for split in self.r.splits.values():
+            data = split.data
+            if not split.shuffled or split.temporal or data is None:
+                continue
+            if not (data.ordered or data.time_index or data.lagged):
+                continue
+            scored = [e for e in self._evaluations() if self._reaches(e, split)]
+            if not scored:
+                continue
+            serious = bool(data.lagged or data.time_index)
+            evidence = []
+            if data.ordered:
+                evidence.append(f"sorted by time at {self.at_line(min(data.ordered))}")
+            if data.time_index:
+                evidence.append(f"indexed by dates at {self.at_line(min(data.time_index))}")
+            if data.lagged:
+                evidence.append(
+                    f"with features from earlier rows (shift, rolling, diff) at {self.at_line(min(data.lagged))}"
+                )
+            leaks.append(
+                Leak(
+                    LeakKind.TEMPORAL_SHUFFLE,
+                    serious,
+                    split.site,
+                    split.what,
+                    f"{split.what} shuffles rows that are ordered in time ({'; '.join(evidence)}): the training part "
+                    "holds rows from after the test rows, so the model is scored on a past it has seen the future of.",
+                    tuple((e.site, e.what) for e in scored),
+                    data.chain,
+                    _TEMPORAL_FIX,
+                    (("ordered", "; ".join(evidence)),),
+                    (split.site, *(e.site for e in scored)),
+                    (("split", split.site, split.what), *_scored(scored)),
+                )
+            )
+        return leaks
+
+    def _reaches(self, e: Evaluation, split: Split) -> bool:
+        if e.splitter is not None and self.r.objects[e.splitter].split == split.id:
+            return True
+        if e.x is None:
+            return False
+        return any(p.split == split.id for a in e.x.rows for p in a.parts)
+
+    def _evaluations(self) -> list[Evaluation]:
+        return list(self.r.evaluations.values())
+
+    def _rows_text(self, rows: frozenset[Atom]) -> str:
+        """The rows in words: 'all rows of read_csv('heart.csv') (line 3)'."""
+        texts = []
+        for atom in sorted(rows)[:3]:
+            origin = self.r.origins.get(atom.origin)
+            if origin is None:
+                continue
+            where = origin.what if not origin.made_from else f"the rows made by {origin.how}"
+            if atom.parts:
+                sides = ", ".join(f"{p.side} part of {self._split_text(p.split)}" for p in atom.parts[-1:])
+                texts.append(f"the {sides} of {where}")
+            else:
+                texts.append(f"all rows of {where} ({self.where(origin.site)})")
+        return "; ".join(texts) or "its rows"
+
+    def _split_text(self, sid: str) -> str:
+        split = self.r.splits.get(sid)
+        return f"{split.what} at {self.where(split.site)}" if split is not None else sid
+
+
+def _scored(evaluations: Iterable[Evaluation]) -> tuple[tuple[str, Site, str], ...]:
+    return tuple(("score", e.site, e.what) for e in evaluations)
+
+
+def _role(atom: Atom) -> str | None:
+    """The side a split that names its sides (train_test_split, a fold, concat keys) put these rows on last."""
+    for part in reversed(atom.parts):
+        if part.side in ("train", "test"):
+            return part.side
+    return None
+
+
+def _unseen(atom: Atom, training: list[Atom]) -> bool:
+    role = _role(atom)
+    if role is not None:
+        return role == "test"
+    return bool(training) and atom not in training
+
+
+def _chain_after(data: Data | None, line: int) -> tuple[Step, ...]:
+    if data is None:
+        return ()
+    kept = [s for s in data.chain if s.line >= line]
+    return tuple(kept or data.chain[-3:])
+
+
+def _last_name(data: Data | None) -> str | None:
+    return data.chain[-1].name if data is not None and data.chain else None
+
+
+def _named_test(data: Data) -> bool:
+    name = (_last_name(data) or "").lower()
+    return "test" in name or "holdout" in name or "hold_out" in name
+
+
+_PREPROCESSING_FIX = (
+    "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
+    "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."
+)
+_RESAMPLE_FIX = (
+    "Resample after the split, on the training part only (or put the sampler in an imblearn Pipeline, which "
+    "resamples inside each training fold); never make copies of rows before they are split."
+)
+_OVERLAP_FIX = "Train on the training part only; keep the test rows out of every fit until the final score."
+_MULTI_TEST_FIX = (
+    "Choose among models on a validation split or by cross-validation on the training part; score only the "
+    "chosen model, once, on the test set."
+)
+_EARLY_STOPPING_FIX = (
+    "Give early stopping a validation split carved from the training part (or use cross-validation), and keep "
+    "the test set for one final score."
+)
+_TEMPORAL_FIX = (
+    "Split by time: train_test_split(..., shuffle=False) on rows sorted by time, a cut-off date, or TimeSeriesSplit "
+    "for cross-validation, so that every test row is later than every training row."
+)

@@ -1,0 +1,116 @@
+"""Names in a program resolved by beniget's def-use chains: which definitions reach each use, and the
+qualified import path of a name bound by an import (so `pp.StandardScaler` is sklearn.preprocessing's)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+import beniget
+
+
+class _Chains(beniget.DefUseChains):
+    """beniget's chains without its warnings on stdout (an unbound name is ordinary in a notebook)."""
+
+    def warn(self, msg: str, node: ast.AST) -> None:
+        return None
+
+
+@dataclass
+class Names:
+    """The def-use chains of one module and the imports that bind names."""
+
+    uses: dict[ast.AST, list[Any]]  # a Name in Load context -> beniget Defs that may reach it
+    imports: dict[ast.alias, str] = field(default_factory=dict)  # alias -> the module (or module.name) it binds
+    module_level: set[ast.AST] = field(default_factory=set)  # definitions in the module's own scope
+    nodes: list[ast.AST] = field(default_factory=list)  # every node of the module, walked once for all who need it
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> Names:
+        _prune_unreachable(tree)
+        chains = _Chains()
+        try:
+            chains.visit(tree)
+        except (AttributeError, AssertionError):  # beniget does not follow some `match` patterns
+            if not _flatten_matches(tree):
+                raise
+            chains = _Chains()
+            chains.visit(tree)
+        uses = beniget.UseDefChains(chains).chains
+        names = cls(uses)
+        names.module_level = {d.node for d in chains.locals.get(tree, ())}
+        names.nodes = list(ast.walk(tree))
+        for node in names.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    # `import a.b` binds a; `import a.b as c` binds a.b
+                    names.imports[alias] = alias.name if alias.asname else alias.name.partition(".")[0]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                base = node.module or ""
+                for alias in node.names:
+                    names.imports[alias] = f"{base}.{alias.name}" if alias.name != "*" else f"{base}.*"
+        return names
+
+    def definitions(self, use: ast.Name) -> list[Any]:
+        """The definitions that may reach ``use``: AST nodes (assignment targets, arguments, functions,
+        classes, import aliases) or, for a builtin, the builtin object itself."""
+        return [d.node for d in self.uses.get(use, ())]
+
+    def import_path(self, alias: ast.alias, used_as: str) -> str | None:
+        """The qualified name ``used_as`` has when bound by ``alias`` (a star import binds every name)."""
+        path = self.imports.get(alias)
+        if path is None:  # a relative import: the project's own module, not a library's
+            return None
+        return f"{path[:-2]}.{used_as}" if path.endswith(".*") else path
+
+
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _prune_unreachable(tree: ast.AST) -> None:
+    """Statements after a `raise`, `return`, `break` or `continue` in the same block never run; beniget's
+    chains fail on names they use, so they are left out of the tree (the walk would not reach them either).
+    Only statements are visited, not the expressions in them."""
+    blocks: list[list[ast.stmt]] = [tree.body] if isinstance(tree, ast.Module) else []
+    while blocks:
+        block = blocks.pop()
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, _ENDS):
+                del block[i + 1 :]
+                break
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    blocks.append(inner)
+            for handler in getattr(stmt, "handlers", ()):
+                blocks.append(handler.body)
+            for case in getattr(stmt, "cases", ()):
+                blocks.append(case.body)
+
+
+def _flatten_matches(tree: ast.AST) -> bool:
+    """Each `match` statement replaced by its subject and then every case's body, one after the other (what
+    the walk does with it anyway); whether there was one."""
+    found = False
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not any(isinstance(s, ast.Match) for s in block):
+                continue
+            flat: list[ast.stmt] = []
+            for stmt in block:
+                if isinstance(stmt, ast.Match):
+                    found = True
+                    flat.append(ast.copy_location(ast.Expr(stmt.subject), stmt))
+                    flat.extend(s for case in stmt.cases for s in case.body)
+                else:
+                    flat.append(stmt)
+            block[:] = flat
+    return found
+
+
+def builtin_name(obj: Any) -> str | None:
+    """'builtins.max' for a builtin object beniget returns as a name's definition."""
+    name = getattr(obj, "__name__", None)
+    return f"builtins.{name}" if isinstance(name, str) else None

@@ -1,0 +1,377 @@
+"""The code to read: Python scripts and Jupyter notebooks, found in the paths given, each turned into one
+program text with a map from its lines back to the file (a notebook's cell and line, the line in its JSON).
+
+A notebook's code cells are read with nbformat and joined in file order; IPython magics and shell lines are
+blanked (kept as `pass` so every line keeps its number), and a cell that still does not parse is left out with
+the cell and line of the error, never the whole notebook.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import os
+import re
+import tokenize
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from auditor.core.paths import is_under, kind_of, path_problem
+
+SUFFIXES = (".py", ".ipynb")
+MAX_SCRIPT_BYTES = 8 * 2**20  # a hand-written script; generated code beyond this is not a pipeline to read
+MAX_NOTEBOOK_BYTES = 256 * 2**20  # notebooks carry their outputs (images): large, but not without bound
+# Folders that hold installed or generated code, never a project's own pipeline.
+SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "node_modules", ".ipynb_checkpoints", "build", "dist"})
+# Cell magics whose body is Python that runs as written (timed, captured, profiled).
+_PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "memit", "debug"})
+_MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[\w.\[\], ]+?)\s*=\s*[!%]")
+_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+# A line a notebook may hold that is not Python: a magic, a shell escape, a help request.
+_MAGIC_LINE = re.compile(r"^\s*[%!?]|\?\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a line of the program is in its file: the line (in a notebook, the line of its JSON that holds
+    the source line), the column, and for a notebook the cell (1-based among all cells) and its line."""
+
+    path: Path
+    line: int
+    column: int | None = None
+    cell: int | None = None
+    cell_line: int | None = None
+
+    @property
+    def at(self) -> str:
+        """'path:line[:column]', as the reports' code locations are written (SARIF reads it)."""
+        return f"{self.path}:{self.line}" + (f":{self.column}" if self.column else "")
+
+    def shown(self, base: Path | None = None) -> str:
+        """How a reader finds it: 'prep.py:14:5' or 'eda.ipynb cell 4, line 2' (relative to ``base``)."""
+        name = _relative(self.path, base)
+        if self.cell is not None:
+            return f"{name} cell {self.cell}, line {self.cell_line}"
+        return f"{name}:{self.line}" + (f":{self.column}" if self.column else "")
+
+
+def _relative(path: Path, base: Path | None) -> str:
+    if base is not None and path.is_relative_to(base):
+        return path.relative_to(base).as_posix()
+    return str(path)
+
+
+@dataclass(frozen=True)
+class SkippedPart:
+    """A file, or a notebook cell, that could not be read as Python: where, and why."""
+
+    place: Place
+    reason: str
+    whole_file: bool
+
+
+@dataclass(frozen=True)
+class CellSpan:
+    """Program lines [first, last] that hold one notebook cell, and where its source lines are in the JSON."""
+
+    first: int
+    last: int
+    cell: int
+    json_lines: tuple[int, ...] = ()  # the JSON line of each source line, when they could be located
+
+
+@dataclass(frozen=True)
+class Program:
+    """One file as one Python module: its tree, and the map from program lines back to the file."""
+
+    path: Path
+    tree: ast.Module
+    lines: int
+    cells: tuple[CellSpan, ...] = ()  # empty for a script
+    skipped: tuple[SkippedPart, ...] = ()
+
+    @property
+    def is_notebook(self) -> bool:
+        return self.path.suffix == ".ipynb"
+
+    def place(self, line: int, column: int | None = None) -> Place:
+        """Where program line ``line`` (1-based) and ``column`` (0-based, as ast gives it) are in the file."""
+        col = column + 1 if column is not None else None
+        if not self.is_notebook:
+            return Place(self.path, line, col)
+        for span in self.cells:
+            if span.first <= line <= span.last:
+                in_cell = line - span.first + 1
+                json_line = span.json_lines[in_cell - 1] if in_cell <= len(span.json_lines) else 0
+                return Place(self.path, json_line or 1, None, span.cell, in_cell)
+        return Place(self.path, 1)
+
+
+@dataclass
+class Found:
+    """The files found under the paths given, and the paths that could not be read at all."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[SkippedPart] = field(default_factory=list)
+
+
+def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
+    """Every .py and .ipynb file named or under a folder named, sorted, each once; a folder is walked without
+    following a link that leaves it, skipping hidden, installed and generated folders and virtual environments."""
+    found = Found()
+    seen: set[Path] = set()
+    for given in paths:
+        try:
+            real = given.resolve()
+            mode = real.stat().st_mode
+        except (OSError, RuntimeError) as exc:
+            found.problems.append(SkippedPart(Place(given, 0), _missing(given, exc), True))
+            continue
+        if kind_of(mode) == "a directory":
+            candidates: Iterable[Path] = _walk(real, exclude)
+        elif kind_of(mode) is not None:
+            found.problems.append(SkippedPart(Place(given, 0), f"{kind_of(mode)}, not a script or a notebook", True))
+            continue
+        elif real.suffix not in SUFFIXES:
+            found.problems.append(
+                SkippedPart(
+                    Place(given, 0), f"not a .py script or an .ipynb notebook ({real.suffix or 'no suffix'})", True
+                )
+            )
+            continue
+        else:
+            candidates = [real]
+        for path in candidates:
+            if path not in seen:
+                seen.add(path)
+                found.files.append(path)
+    found.files.sort()
+    return found
+
+
+def _missing(given: Path, exc: BaseException) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return f"not found (resolved to {given.absolute()}; working directory {Path.cwd()})"
+    return f"cannot read: {path_problem(exc)}"
+
+
+def _walk(root: Path, exclude: Sequence[str]) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in SKIPPED_DIRS
+            and not (here / d / "pyvenv.cfg").exists()
+            and not _excluded(here / d, root, exclude)
+        )
+        for name in sorted(files):
+            path = here / name
+            if path.suffix not in SUFFIXES or name.startswith(".") or _excluded(path, root, exclude):
+                continue
+            try:
+                real = path.resolve()
+            except (OSError, RuntimeError):
+                continue
+            if is_under(real, [root]) and real.is_file():  # a link that leaves the folder is not followed
+                yield real
+
+
+def _excluded(path: Path, root: Path, patterns: Sequence[str]) -> bool:
+    relative = path.relative_to(root)
+    return any(relative.match(p) or path.name == p for p in patterns)
+
+
+def read_program(path: Path) -> Program:
+    """The file at ``path`` as one Program; raises SourceError when no part of it can be read as Python."""
+    limit = MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_SCRIPT_BYTES
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise SourceError(Place(path, 0), f"cannot read: {path_problem(exc)}") from None
+    if len(raw) > limit:
+        raise SourceError(Place(path, 0), f"larger than {limit // 2**20} MiB; not read")
+    if path.suffix == ".ipynb":
+        return _notebook(path, raw)
+    return _script(path, raw)
+
+
+class SourceError(Exception):
+    """A file no part of which could be read as Python."""
+
+    def __init__(self, place: Place, reason: str) -> None:
+        super().__init__(reason)
+        self.place, self.reason = place, reason
+
+
+def _script(path: Path, raw: bytes) -> Program:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        text = raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        line = raw[: exc.start].count(b"\n") + 1 if isinstance(exc, UnicodeDecodeError) else 1
+        raise SourceError(Place(path, line), f"not readable as Python source text: {exc}") from None
+    text = text.removeprefix("\ufeff")
+    try:
+        tree = compile(text, str(path), "exec", _FLAGS)
+    except SyntaxError as exc:
+        line, col = exc.lineno or 1, exc.offset
+        raise SourceError(Place(path, line, col), f"not valid Python: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, nesting too deep for the parser
+        raise SourceError(Place(path, 1), f"not valid Python: {exc}") from None
+    return Program(path, tree, text.count("\n") + 1)
+
+
+def _notebook(path: Path, raw: bytes) -> Program:
+    import nbformat
+
+    try:
+        text = raw.decode("utf-8-sig")
+        with warnings.catch_warnings():  # an older notebook's missing cell ids are nbformat's worry, not the user's
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=4, capture_validation_error={})
+    except UnicodeDecodeError as exc:
+        raise SourceError(Place(path, raw[: exc.start].count(b"\n") + 1), "not UTF-8 text") from None
+    except Exception as exc:  # nbformat raises JSON errors, its own NotJSONError, KeyError on odd versions
+        raise SourceError(Place(path, 1), f"not a readable notebook: {type(exc).__name__}: {exc}") from None
+    if nb.get("metadata", {}).get("kernelspec", {}).get("language", "python").lower() not in ("python", ""):
+        raise SourceError(Place(path, 1), "a notebook of another language (its kernelspec says so)")
+    json_lines = _source_lines(text)
+    if len(json_lines) != len(nb.get("cells", [])):  # a writer this reading does not follow: cells' lines only
+        json_lines = []
+    cells = [
+        (index, cell.get("source", "") if isinstance(cell.get("source", ""), str) else "".join(cell["source"]))
+        for index, cell in enumerate(nb.get("cells", []), start=1)
+        if cell.get("cell_type") == "code"
+    ]
+    # Most notebooks parse as a whole once their magics are blanked: one compile; cell by cell only if not.
+    codes = [neutralise_magics(source) if _MAGIC_LINE.search(source) else source for _, source in cells]
+    whole = _parsed("\n".join(codes))
+    pieces: list[str] = []
+    spans: list[CellSpan] = []
+    skipped: list[SkippedPart] = []
+    line = 1
+    for (index, source), quick in zip(cells, codes, strict=True):
+        located = json_lines[index - 1] if index - 1 < len(json_lines) else ()
+        code, problem = (quick, None) if whole is not None else _cell_code(source)
+        n = code.count("\n") + 1
+        if problem is not None:
+            in_cell, _, msg = problem
+            json_line = located[in_cell - 1] if 0 < in_cell <= len(located) else 0
+            place = Place(path, json_line or 1, None, index, in_cell)
+            skipped.append(SkippedPart(place, f"not valid Python ({msg}); the cell was left out", False))
+            code = "\n" * (n - 1)
+        pieces.append(code)
+        spans.append(CellSpan(line, line + n - 1, index, located))
+        line += n
+    program = "\n".join(pieces)
+    try:
+        tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # each cell parsed alone, not together
+        raise SourceError(Place(path, 1), f"the notebook's cells do not parse together: {exc}") from None
+    return Program(path, tree, line - 1, tuple(spans), tuple(skipped))
+
+
+def _parsed(text: str) -> ast.Module | None:
+    """The tree of a notebook's joined cells, None when they do not parse as a whole."""
+    try:
+        tree: ast.Module = compile(text, "<notebook>", "exec", _FLAGS)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree
+
+
+def _cell_code(source: str) -> tuple[str, tuple[int, int | None, str] | None]:
+    """A cell's source as Python (magics and shell lines blanked) and, if it still does not parse, where."""
+    try:
+        compile(source, "<cell>", "exec", _FLAGS)
+        return source, None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    code = neutralise_magics(source)
+    try:
+        compile(code, "<cell>", "exec", _FLAGS)
+        return code, None
+    except SyntaxError as exc:
+        return code, (exc.lineno or 1, exc.offset, exc.msg)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return code, (1, None, str(exc))
+
+
+def neutralise_magics(source: str) -> str:
+    """The cell with IPython's magics, shell escapes and help lines turned into Python that does nothing;
+    a cell magic other than a timing or capture one makes the whole cell another language (blanked)."""
+    lines = source.split("\n")
+    first = lines[0].strip() if lines else ""
+    if first.startswith("%%"):
+        name = first[2:].split(maxsplit=1)[0] if len(first) > 2 else ""
+        if name not in _PYTHON_CELL_MAGICS:
+            return "\n" * (len(lines) - 1)
+        lines[0] = ""
+    out = []
+    for text in lines:
+        stripped = text.lstrip()
+        indent = text[: len(text) - len(stripped)]
+        if (
+            stripped.startswith(("%", "!"))
+            or (stripped.startswith("?") and not stripped.startswith("??="))
+            or (stripped.endswith("?") and not stripped.startswith("#") and _is_help(stripped))
+        ):
+            out.append(f"{indent}pass")
+        elif (assigned := _MAGIC_ASSIGN.match(text)) is not None:
+            out.append(f"{assigned['indent']}{assigned['target']} = None")
+        else:
+            out.append(text)
+    return "\n".join(out)
+
+
+def _is_help(line: str) -> bool:
+    """`obj?` and `obj??`: a name or an attribute path followed by question marks."""
+    return re.fullmatch(r"[\w.]+\?{1,2}", line) is not None
+
+
+def _source_lines(text: str) -> list[tuple[int, ...]]:
+    """For each cell of a notebook's JSON, the 1-based line that holds each of its source lines, as Jupyter
+    writes them (one JSON string per source line); () for a cell whose source is written another way."""
+    lines = text.split("\n")
+    cells: list[tuple[int, ...]] = []
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith('"source":'):
+            rest = stripped[len('"source":') :].strip()
+            if rest.startswith("[") and not rest.rstrip(",").endswith("]"):
+                found: list[int] = []
+                j = i + 1
+                while j < len(lines) and not lines[j].strip().startswith("]"):
+                    item = lines[j].strip().rstrip(",")
+                    try:
+                        value = json.loads(item)
+                    except ValueError:
+                        found = []
+                        break
+                    found.append(j + 1)
+                    # A JSON string holding several source lines (an unusual writer): its first line only.
+                    found.extend(
+                        [j + 1] * (value.count("\n") - 1 if isinstance(value, str) and value.count("\n") > 1 else 0)
+                    )
+                    j += 1
+                cells.append(tuple(found))
+                i = j
+            else:
+                n = 1
+                try:
+                    value = json.loads(rest.rstrip(","))
+                    if isinstance(value, list):
+                        value = "".join(value)
+                    n = value.count("\n") + 1 if isinstance(value, str) else 1
+                except ValueError:
+                    pass
+                cells.append((i + 1,) * n)
+        i += 1
+    return cells

@@ -1,0 +1,269 @@
+"""The state of one program's walk, shared by the parts that read statements, calls and tables: the values
+bound to each definition, the objects built and the events recorded, each keyed by the node that made it
+(and the chain of calls it was made in), so that walking a loop's body again updates rather than repeats."""
+
+from __future__ import annotations
+
+import ast
+from abc import ABC, abstractmethod
+from dataclasses import replace
+
+from auditor.code.catalog import Role, Strength
+from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection, Site, Split, Train
+from auditor.code.names import Names
+from auditor.code.sources import Program
+from auditor.code.values import NOTHING, Atom, Data, Value, data_of
+
+TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
+CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
+SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
+LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
+
+
+class WalkState(ABC):
+    """Shared state and the constructors of the records; the walk itself lives in the subclasses."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.names = Names.of(program.tree)
+        self.record = Record()
+        self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
+        self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
+        self.loops: list[int] = []  # the loops around the statement being walked
+        self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
+        self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
+        self._next = 1
+
+    # The walk (interpret.py) ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def ev(self, node: ast.AST) -> Value:
+        """The value of an expression."""
+
+    @abstractmethod
+    def mutate(self, target: ast.AST, value: Value) -> None:
+        """Rebind what ``target`` (a name, or the table a `.loc` reads) refers to, to ``value``."""
+
+    @abstractmethod
+    def iterate(self, value: Value) -> Value:
+        """What one iteration over ``value`` yields."""
+
+    @abstractmethod
+    def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A call of a function defined in the file."""
+
+    # Calls (calls.py) and tables (frames.py) --------------------------------------------------------------
+
+    @abstractmethod
+    def object_attribute(self, found: Obj, attr: str) -> Value:
+        """An attribute of an object the program built."""
+
+    @abstractmethod
+    def data_method(
+        self, receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of a table or an array."""
+
+    @abstractmethod
+    def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
+        """An attribute of a table or an array (a column, its index, its values)."""
+
+    @abstractmethod
+    def local_method(self, qualname: str, name: str) -> int | None:
+        """The function id of method ``name`` of the file's own class ``qualname`` ('<local>.Scorer')."""
+
+    @abstractmethod
+    def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
+        """An attribute of any value."""
+
+    @abstractmethod
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A call of code the walk does not know."""
+
+    # Keys and ids -----------------------------------------------------------------------------------------
+
+    def key_id(self, kind: str, node: ast.AST) -> tuple[int, bool]:
+        """The id of what ``node`` makes in the current chain of calls, and whether it is new."""
+        key = (kind, id(node), tuple(id(c) for c in self.calls))
+        found = self._ids.get(key)
+        if found is not None:
+            return found, False
+        self._ids[key] = self._next
+        self._next += 1
+        return self._ids[key], True
+
+    def site(self, node: ast.AST) -> Site:
+        via = tuple((c.lineno, c.col_offset) for c in self.calls if isinstance(c, ast.Call))
+        return Site(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), via)
+
+    @staticmethod
+    def text(node: ast.AST | None) -> str:
+        """An expression as written, shortened for the evidence."""
+        if node is None:
+            return ""
+        try:
+            written = ast.unparse(node)
+        except (ValueError, RecursionError):  # a tree ast cannot write back
+            return type(node).__name__
+        return written if len(written) <= TEXT_LIMIT else written[: TEXT_LIMIT - 1] + "…"
+
+    # Records ----------------------------------------------------------------------------------------------
+
+    def origin(self, node: ast.AST, what: str, made_from: frozenset[Atom] = frozenset(), how: str = "") -> int:
+        oid, new = self.key_id(f"origin:{what}", node)
+        if new:
+            self.record.origins[oid] = Origin(oid, self.site(node), what, made_from, how)
+        elif made_from:
+            found = self.record.origins[oid]
+            found.made_from |= made_from
+        return oid
+
+    def source(self, node: ast.AST, what: str, read: bool = False) -> Data:
+        """Rows from a new source made at ``node``: a reader call (``read``), or a value whose making the walk
+        cannot see (an argument nobody passed, a call of unknown code)."""
+        oid = self.origin(node, what)
+        self.record.origins[oid].read = self.record.origins[oid].read or read
+        return Data(frozenset({Atom(oid)}))
+
+    def pool(self, node: ast.AST, rows: frozenset[Atom], how: str) -> frozenset[Atom]:
+        """The rows of a pool made at ``node`` from ``rows`` (copies or synthetic rows of them)."""
+        return frozenset({Atom(self.origin(node, f"pool:{how}", rows, how))})
+
+    def obj(self, node: ast.AST, qualname: str, role: Role | None = None) -> Obj:
+        """The object built at ``node`` (one per node and chain of calls: a loop builds it once)."""
+        oid, new = self.key_id("object", node)
+        if new:
+            self.record.objects[oid] = Obj(oid, self.site(node), qualname, role)
+        return self.record.objects[oid]
+
+    def container(self, node: ast.AST, elements: Value = NOTHING, keys: Value = NOTHING) -> Obj:
+        found = self.obj(node, CONTAINER)
+        found.elements = found.elements.join(elements)
+        found.keys = found.keys.join(keys)
+        return found
+
+    def fit(
+        self,
+        node: ast.AST,
+        what: str,
+        learns: str,
+        strength: Strength,
+        data: Data | None,
+        reported: bool = True,
+    ) -> int:
+        fid, new = self.key_id("fit", node)
+        rows = data.rows if data is not None else frozenset()
+        if new:
+            self.record.fits[fid] = Fit(fid, self.site(node), what, learns, strength, rows, reported, data)
+        else:
+            found = self.record.fits[fid]
+            found.rows |= rows
+            if data is not None:
+                found.data = data if found.data is None else found.data.join(data)
+        return fid
+
+    def train(self, node: ast.AST, what: str, model: Obj, x: Data | None, y: Data | None) -> Train:
+        tid, new = self.key_id("train", node)
+        if new:
+            self.record.trains[tid] = Train(tid, self.site(node), what, model.id, x, y, loops=tuple(self.loops))
+        else:
+            found = self.record.trains[tid]
+            found.x = _join(found.x, x)
+            found.y = _join(found.y, y)
+        return self.record.trains[tid]
+
+    def evaluation(
+        self,
+        node: ast.AST,
+        what: str,
+        models: frozenset[int],
+        x: Data | None,
+        y: Data | None,
+        **facts: object,
+    ) -> int:
+        eid, new = self.key_id("evaluation", node)
+        trains = frozenset(t for m in models for t in self.record.objects[m].trains)
+        if new:
+            self.record.evaluations[eid] = Evaluation(
+                eid,
+                self.site(node),
+                what,
+                models,
+                trains,
+                x,
+                y,
+                loops=tuple(self.loops),
+                **facts,  # type: ignore[arg-type]
+            )
+        else:
+            found = self.record.evaluations[eid]
+            found.models |= models
+            found.trains |= trains
+            found.x, found.y = _join(found.x, x), _join(found.y, y)
+        return eid
+
+    def split(self, node: ast.AST, what: str, shuffled: bool, data: Data | None, temporal: bool = False) -> str:
+        sid = f"{what}@{self.key_id('split', node)[0]}"
+        found = self.record.splits.get(sid)
+        if found is None:
+            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal)
+        else:
+            found.data = _join(found.data, data)
+        return sid
+
+    def choose(self, node: ast.AST, what: str, scores: frozenset[int]) -> None:
+        if scores:
+            site = self.site(node)
+            for s in self.record.selections:
+                if s.site == site:
+                    s.scores |= scores
+                    return
+            self.record.selections.append(Selection(site, what, scores))
+
+    def placeholder(self, node: ast.AST, what: str) -> Value:
+        """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""
+        return Value(data=self.source(node, what), objects=frozenset({self.obj(node, f"<{what}>").id}))
+
+    def rows_of(self, values: list[Value]) -> Data | None:
+        """The rows among ``values``, also those inside lists and tuples of them (np.stack([...]))."""
+        found = data_of(values)
+        inner = data_of([self.iterate(v) for v in values if v.data is None and (v.items is not None or v.objects)])
+        if found is None:
+            return inner
+        return found if inner is None else found.join(inner)
+
+    def scores_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
+        """The evaluations whose scores are among ``values``, looking into lists, dicts and tuples."""
+        return self._collect(values, "scores", depth)
+
+    def stats_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
+        """The row statistics among ``values``, looking into lists, dicts and tuples (kw_args={"lo": lo})."""
+        return self._collect(values, "stats", depth)
+
+    def _collect(self, values: list[Value], facet: str, depth: int) -> frozenset[int]:
+        found: set[int] = set()
+        for value in values:
+            found |= getattr(value, facet)
+            if depth >= 3:
+                continue
+            inner: list[Value] = list(value.items or ())
+            if value.method is not None:
+                inner.append(value.method[0])
+            for oid in value.objects:
+                obj = self.record.objects[oid]
+                if obj.qualname == CONTAINER:
+                    inner += [obj.elements, obj.keys, *obj.entries.values()]
+            if inner:
+                found |= self._collect(inner, facet, depth + 1)
+        return frozenset(found)
+
+    def with_fits(self, data: Data, stats: frozenset[int]) -> Data:
+        return data if not stats else replace(data, fits=data.fits | stats)
+
+
+def _join(a: Data | None, b: Data | None) -> Data | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a.join(b)

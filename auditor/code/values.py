@@ -1,0 +1,326 @@
+"""The abstract values of the dataflow: which rows a value holds (parts of splits of its sources), which
+fitted statistics it embeds, which columns it keeps, and what else it may be (an object, a score, a name).
+
+Rows are atoms: a source (a read_csv call, a load_iris) restricted by a chain of split parts. Two atoms are
+disjoint only when they take different sides of one split; anything else may share rows. A value is a product
+of facets, each a may-set, so a name bound on two branches is both of its values at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field, replace
+
+CHAIN_STEPS = 8  # the variables a value passed through, kept for the evidence (the last ones)
+MAX_PARTS = 6  # splits of splits followed per atom (a slice in a loop would otherwise make chains without end)
+MAX_ATOMS = 48  # atoms a value keeps: beyond, the longest chains are dropped (fewer rows known, never more)
+
+
+@dataclass(frozen=True, order=True)
+class Part:
+    """One side of one split: ``split`` names the split (its call, a mask's columns, a slice's bound)."""
+
+    split: str
+    side: str
+
+    @property
+    def held_out(self) -> bool:
+        """Whether this side is the held-out one of its split (test, the rest after a sample, a slice's tail)."""
+        return self.side not in TRAIN_SIDES
+
+
+TRAIN_SIDES = frozenset({"train", "head", "sample"})
+
+
+@dataclass(frozen=True, order=True)
+class Atom:
+    """The rows of source ``origin`` that lie in every one of ``parts``, in the order they were taken."""
+
+    origin: int
+    parts: tuple[Part, ...] = ()
+
+    def within(self, other: Atom) -> bool:
+        """Every row of self is a row of ``other``: one source, and other's parts a prefix of self's."""
+        return self.origin == other.origin and self.parts[: len(other.parts)] == other.parts
+
+    def disjoint(self, other: Atom) -> bool:
+        """No row is in both: other sources, or the two take different sides of one split (a range of a
+        sequence, `[a:b]`, may meet its head or its tail)."""
+        if self.origin != other.origin:
+            return True
+        sides = {p.split: p.side for p in self.parts}
+        return any(
+            sides.get(p.split, p.side) != p.side and "range" not in (p.side, sides[p.split]) for p in other.parts
+        )
+
+    def with_part(self, part: Part) -> Atom:
+        """These rows, then ``part`` of them; taking a side of a split they were already split by changes
+        nothing (or nothing is left), and chains stop growing at MAX_PARTS."""
+        if any(p.split == part.split for p in self.parts) or len(self.parts) >= MAX_PARTS:
+            return self
+        return Atom(self.origin, (*self.parts, part))
+
+    @property
+    def held_out(self) -> bool:
+        """Whether the last split that took these rows put them on its held-out side."""
+        return bool(self.parts) and self.parts[-1].held_out
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The columns a table keeps: ``base`` (None: every column of its source) less ``removed``, with the
+    columns computed in place and what each was computed from; ``opaque`` when they cannot be known."""
+
+    base: frozenset[str] | None = None
+    removed: frozenset[str] = frozenset()
+    derived: frozenset[tuple[str, str]] = frozenset()  # (column, a column it was computed from)
+    opaque: bool = False
+    dtypes: str | None = None  # select_dtypes: "number" (numeric columns only), "other" (the rest), None (all)
+    numbers: frozenset[str] = frozenset()  # columns assigned values known to be numbers
+
+    def has(self, column: str, numeric: bool | None = None) -> bool:
+        """Whether ``column`` is certainly among the columns (never when they are opaque); of columns chosen by
+        dtype, only when ``numeric`` says the column is of that kind."""
+        if self.opaque or column in self.removed:
+            return False
+        if self.dtypes is not None and numeric is not (self.dtypes == "number"):
+            return False
+        return self.base is None or column in self.base
+
+    def union(self, other: Columns) -> Columns:
+        """The names of both lists together (numeric_cols + categorical_cols)."""
+        if self.opaque or other.opaque:
+            return Columns(opaque=True)
+        base = None if self.base is None or other.base is None else self.base | other.base
+        dtypes = self.dtypes if self.dtypes == other.dtypes else None
+        return Columns(
+            base,
+            self.removed & other.removed,
+            self.derived | other.derived,
+            False,
+            dtypes,
+            self.numbers | other.numbers,
+        )
+
+    def computed_from(self, column: str) -> list[str]:
+        """The kept columns computed from ``column`` (other than itself)."""
+        if self.opaque:
+            return []
+        return sorted({new for new, src in self.derived if src == column and new != column and self.has(new)})
+
+    def without(self, names: Iterable[str]) -> Columns:
+        return replace(self, removed=self.removed | frozenset(names))
+
+    def only(self, names: Iterable[str]) -> Columns:
+        kept = frozenset(names)
+        derived = frozenset(d for d in self.derived if d[0] in kept)
+        return replace(self, base=kept, removed=self.removed - kept, derived=derived)
+
+    def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
+        derived = self.derived | {(name, s) for s in sources}
+        base = self.base | {name} if self.base is not None else None
+        numbers = self.numbers | {name} if number else self.numbers - {name}
+        return replace(self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers)
+
+    def join(self, other: Columns) -> Columns:
+        if self.opaque or other.opaque:
+            return Columns(opaque=True)
+        base = None if self.base is None or other.base is None else self.base | other.base
+        dtypes = self.dtypes if self.dtypes == other.dtypes else None
+        return Columns(
+            base,
+            self.removed & other.removed,
+            self.derived | other.derived,
+            False,
+            dtypes,
+            self.numbers | other.numbers,
+        )
+
+
+OPAQUE = Columns(opaque=True)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A variable the rows passed through, and the program line where it was bound."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Data:
+    """Rows: which rows, which fitted statistics they embed, what they were computed from."""
+
+    rows: frozenset[Atom]
+    fits: frozenset[int] = frozenset()  # learner fits whose statistics are in these values
+    columns: Columns | None = None  # a table's columns (None: not a table, or not followed)
+    sources: frozenset[str] = frozenset()  # the table columns these values were taken or computed from
+    predicted: frozenset[int] = frozenset()  # the model objects whose predictions these are
+    cross_validated: bool = False  # predictions made by cross-validation (cross_val_predict)
+    ordered: frozenset[int] = frozenset()  # lines where the rows were ordered by time
+    time_index: frozenset[int] = frozenset()  # lines where the rows were indexed by dates
+    lagged: frozenset[int] = frozenset()  # lines of features taken from other rows (shift, rolling, diff)
+    dates: frozenset[str] = frozenset()  # columns read or converted as dates
+    chain: tuple[Step, ...] = ()
+    mask: str | None = None  # a boolean mask over the rows: the condition, as written
+    grouped: bool = False  # a groupby: its aggregates are statistics of the rows
+    against_truth: bool = False  # predictions compared with labels (pred == y): their mean is a score
+    merged: frozenset[int] = frozenset()  # lines where rows from both sides of a split were put together
+    window: bool = False  # a rolling, expanding or exponential window: its aggregates are row by row
+    past: bool = False  # values of earlier rows only (shift(1), a window closed on the left)
+    picked: bool = False  # taken from a table's own columns (its sources are that table's column names)
+    number: bool = False  # values known to be numbers (astype(int), a map to numbers, arithmetic)
+
+    def join(self, other: Data) -> Data:
+        if self == other:
+            return self
+        columns = (
+            self.columns.join(other.columns)
+            if self.columns is not None and other.columns is not None
+            else self.columns or other.columns
+        )
+        return Data(
+            _bounded(self.rows | other.rows),
+            self.fits | other.fits,
+            columns,
+            self.sources | other.sources,
+            self.predicted | other.predicted,
+            self.cross_validated or other.cross_validated,
+            self.ordered | other.ordered,
+            self.time_index | other.time_index,
+            self.lagged | other.lagged,
+            self.dates | other.dates,
+            _longer(self.chain, other.chain),
+            self.mask if self.mask == other.mask else None,
+            self.grouped and other.grouped,
+            self.against_truth or other.against_truth,
+            self.merged | other.merged,
+            self.window and other.window,
+            self.past and other.past,
+            self.picked and other.picked,
+            self.number and other.number,
+        )
+
+    def with_parts(self, part: Part) -> Data:
+        return replace(self, rows=_bounded(frozenset(a.with_part(part) for a in self.rows)))
+
+    def stepped(self, name: str, line: int) -> Data:
+        if self.chain and self.chain[-1] == Step(name, line):
+            return self
+        return replace(self, chain=(*self.chain, Step(name, line))[-CHAIN_STEPS:])
+
+
+def _bounded(rows: frozenset[Atom]) -> frozenset[Atom]:
+    if len(rows) <= MAX_ATOMS:
+        return rows
+    return frozenset(sorted(rows, key=lambda a: (len(a.parts), a))[:MAX_ATOMS])
+
+
+def _longer(a: tuple[Step, ...], b: tuple[Step, ...]) -> tuple[Step, ...]:
+    return a if len(a) >= len(b) else b
+
+
+@dataclass(frozen=True)
+class Value:
+    """Everything an expression may be: each facet a may-set; the empty Value is 'nothing known'."""
+
+    data: Data | None = None
+    objects: frozenset[int] = frozenset()  # heap objects: estimators, containers, splitters
+    names: frozenset[str] = frozenset()  # imported modules, classes and functions by qualified name
+    functions: frozenset[int] = frozenset()  # functions defined in the file (their index)
+    items: tuple[Value, ...] | None = None  # a tuple or list of known length (for unpacking)
+    scores: frozenset[int] = frozenset()  # evaluations whose scores this is computed from
+    stats: frozenset[int] = frozenset()  # row statistics (df.mean()) whose values this is computed from
+    consts: frozenset[Hashable] = frozenset()  # known constants (column names, flags)
+    parts: frozenset[Part] = frozenset()  # row selections: a fold's indices, a part's index
+    names_of: Columns | None = None  # a list of a table's column names (df.columns, less some of them)
+    method: tuple[Value, str] | None = field(default=None, compare=False)  # a bound method, not yet called
+
+    def join(self, other: Value) -> Value:
+        if other is NOTHING or (self == other and self.method is other.method):
+            return self
+        if self is NOTHING:
+            return other
+        if self.data is not None and other.data is not None:
+            data: Data | None = self.data.join(other.data)
+        else:
+            data = self.data or other.data
+        items = None
+        if self.items is not None and other.items is not None and len(self.items) == len(other.items):
+            items = tuple(a.join(b) for a, b in zip(self.items, other.items, strict=True))
+        return Value(
+            data,
+            self.objects | other.objects,
+            self.names | other.names,
+            self.functions | other.functions,
+            items,
+            self.scores | other.scores,
+            self.stats | other.stats,
+            self.consts | other.consts,
+            self.parts | other.parts,
+            _join_columns(self.names_of, other.names_of),
+            self.method if self.method is not None else other.method,
+        )
+
+    @property
+    def const(self) -> Hashable | None:
+        """The one constant this value is, when it is exactly one."""
+        return next(iter(self.consts)) if len(self.consts) == 1 else None
+
+    def strings(self) -> list[str] | None:
+        """The column names this value names: a string, or a list of strings (None when not known)."""
+        if self.items is not None:
+            names = [item.const for item in self.items]
+            return [n for n in names if isinstance(n, str)] if all(isinstance(n, str) for n in names) else None
+        if self.consts and all(isinstance(c, str) for c in self.consts):
+            return sorted(str(c) for c in self.consts)
+        return None
+
+
+NOTHING = Value()
+
+
+def _join_columns(a: Columns | None, b: Columns | None) -> Columns | None:
+    if a is None:
+        return b
+    return a if b is None else a.join(b)
+
+
+def join_all(values: Iterable[Value]) -> Value:
+    result = NOTHING
+    for value in values:
+        result = result.join(value)
+    return result
+
+
+def data_of(values: Iterable[Value]) -> Data | None:
+    """The join of the data facets of ``values`` (None when none is data)."""
+    found: Data | None = None
+    for value in values:
+        if value.data is not None:
+            found = value.data if found is None else found.join(value.data)
+    return found
+
+
+def join_datas(datas: list[Data]) -> Data | None:
+    """The join of ``datas`` (None for none)."""
+    joined: Data | None = None
+    for data in datas:
+        joined = data if joined is None else joined.join(data)
+    return joined
+
+
+def stats_of(values: list[Value]) -> frozenset[int]:
+    """The row statistics any of ``values`` carries."""
+    return frozenset().union(*(v.stats for v in values)) if values else frozenset()
+
+
+def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: str) -> Value:
+    """A call's argument at position ``index`` or under one of ``names`` (nothing when it is not given)."""
+    if index < len(args):
+        return args[index]
+    for name in names:
+        if name in kwargs:
+            return kwargs[name]
+    return NOTHING

@@ -1,0 +1,73 @@
+"""A finding's scope against what the finding itself shows: the evidence field that counts its subject values and
+the example field that names one. A report made elsewhere (an upload) carries scopes nobody here computed; these
+are the checks that tie them to what a reviewer reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from auditor.core.findings import Finding
+from auditor.core.scope import counts_of, normalise_spelling
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Where a finding of one code shows its subject values: ``count`` counts them in the evidence, ``example``
+    names one in each example, and ``value`` names the one value of a finding about a single one (an `accept:`
+    entry's finding)."""
+
+    count: str
+    example: str
+    value: str = "value"
+
+
+# The codes whose stages write these fields every time (group_overlap, duplicate_content); a code not here is
+# checked against its own values only (core/scope.py inconsistency).
+SUBJECTS: Mapping[str, Subject] = {
+    "GRP001": Subject("groups", "group"),
+    "GRP002": Subject("groups", "group"),
+    "GRP003": Subject("groups", "group"),
+    "DUP001": Subject("digests", "digest"),
+    "DUP002": Subject("digests", "digest"),
+    "DUP003": Subject("digests", "digest"),
+    "DUP006": Subject("digests", "digest"),
+}
+
+
+def disagreement(finding: Finding) -> str | None:
+    """How ``finding``'s scope contradicts its own evidence or examples, as a clause (None: it does not, or the
+    code is not known here): as many values as its evidence counts, the one value it names, every value an
+    example names."""
+    subject = SUBJECTS.get(finding.code)
+    if subject is None:
+        return None
+    scope = finding.scope
+    counted = finding.evidence.get(subject.count)
+    single = finding.evidence.get(subject.value)
+    listed = {normalise_spelling(v) for v in scope.values} if scope.listed else None
+    if isinstance(counted, int) and not isinstance(counted, bool):
+        if counted != scope.n_values:
+            return f"its scope has {scope.n_values} value(s) where its evidence counts {counted} {subject.count}"
+    elif isinstance(single, str):
+        if listed != {normalise_spelling(single)}:
+            return f"its scope lists values other than the one its evidence names ({single!r})"
+    else:
+        return f"its evidence has no count of its values ({subject.count!r})"
+    for i, example in enumerate(finding.examples):
+        named = example.get(subject.example)
+        if not isinstance(named, str):
+            return f"its examples.{i} names no {subject.example}"
+        if listed is not None and normalise_spelling(named) not in listed:
+            return f"its examples.{i} names {named!r}, which its scope does not list"
+    return None
+
+
+def with_shown_counts(finding: Finding) -> Finding:
+    """``finding`` with a scope that binds no counts (``counts`` None) bound to the counts its evidence shows:
+    an acceptance of it then covers those counts, not any."""
+    if finding.scope.counts is not None:
+        return finding
+    return finding.model_copy(
+        update={"scope": finding.scope.model_copy(update={"counts": counts_of(finding.evidence)})}
+    )

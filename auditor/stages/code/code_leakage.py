@@ -1,0 +1,278 @@
+"""code_leakage: leaks written in the pipeline code itself, found by reading scripts and notebooks (and, with
+`code.run`, confirmed or withdrawn by running them): preprocessing fitted before the split, test rows in
+training, one test set choosing among models, the label among the features, and shuffled time series."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from auditor.core.config import AuditConfig, LoadedConfig
+from auditor.core.errors import StageInputError
+from auditor.core.findings import Finding, Severity, Table
+from auditor.pipeline.stage import AuditContext, Stage
+
+if TYPE_CHECKING:
+    from auditor.code.analysis import PlacedLeak
+    from auditor.code.confirm import Confirmations
+    from auditor.code.sources import Place
+
+# The leak kinds' codes, in the order the reading reports them.
+KIND_CODES = {
+    "preprocessing": "CDL001",
+    "overlap": "CDL002",
+    "multi_test": "CDL003",
+    "label_in_features": "CDL004",
+    "temporal_shuffle": "CDL005",
+}
+_FIXES = {
+    "preprocessing": "Fit the preprocessing on the training part only, or put it in a Pipeline with the model.",
+    "overlap": "Train on the training part only; keep the test rows out of every fit until the final score.",
+    "label_in_features": "Drop the label column (and columns computed from it) from X.",
+    "multi_test": "Choose on a validation split or by cross-validation; score the chosen model once on the test set.",
+    "temporal_shuffle": "Split by time (shuffle=False, a cut-off date, TimeSeriesSplit).",
+}
+
+
+class CodeLeakage(Stage):
+    name = "code_leakage"
+    summary = (
+        "leaks written in scripts and notebooks: preprocessing fitted before the split, test rows in training, "
+        "one test set choosing among models, the label among the features, shuffled time series"
+    )
+    needs = ("code",)
+    needs_manifest = False
+    codes: ClassVar[dict[str, str]] = {
+        "CDL000": "a file or notebook cell could not be read as Python",
+        "CDL001": "preprocessing fitted on rows the model is scored on",
+        "CDL002": "test rows reach the model's training",
+        "CDL003": "one test set scores several models and chooses among them",
+        "CDL004": "the label (or a column computed from it) is among the features",
+        "CDL005": "rows ordered in time are split at random",
+        "CDL006": "the run did not reach the end of the script: its findings stand as read",
+        "CDL007": "a leak the reading found was withdrawn by the run",
+        "CDL009": "what the reading of the code covered",
+    }
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        if config.code is None:
+            return "the config has no `code` section (the scripts and notebooks to read)"
+        return None
+
+    def check_inputs(self, loaded: LoadedConfig) -> list[str]:
+        """`audit validate`: the code paths name scripts or notebooks, and each can be read as Python."""
+        from auditor.code.sources import SourceError, find_sources, read_program
+
+        if loaded.config.code is None:
+            return []
+        try:
+            paths = code_paths(loaded)
+        except StageInputError as exc:
+            return [str(exc)]
+        found = find_sources(paths, loaded.config.code.exclude)
+        problems = [f"{p.place.path}: {p.reason}" for p in found.problems]
+        if not found.files:
+            problems.append(f"code.paths: no Python script (.py) or notebook (.ipynb) in {', '.join(map(str, paths))}")
+        for path in found.files:
+            try:
+                read_program(path)
+            except SourceError as exc:
+                problems.append(f"{exc.place.at}: {exc.reason}")
+        return problems
+
+    def run(self, context: AuditContext) -> Iterator[Finding]:
+        from auditor.code.analysis import analyse
+
+        spec = context.config.code
+        assert spec is not None
+        base = context.loaded.base_dir
+        paths = code_paths(context.loaded)
+        analysis = analyse(paths, spec.exclude)
+        if not analysis.files:
+            said = "; ".join(f"{p.place.path}: {p.reason}" for p in analysis.problems)
+            raise StageInputError(
+                f"no Python script (.py) or notebook (.ipynb) found in {', '.join(str(p) for p in paths)}"
+                + (f" ({said})" if said else "")
+            )
+        for problem in analysis.problems:
+            yield self._unreadable(problem.place.path, problem.reason, base, None, whole=True)
+        confirmations = None
+        if spec.run:
+            from auditor.code.confirm import confirm
+
+            confirmations = confirm(analysis, context.loaded)
+            yield from self._run_findings(confirmations, base)
+        for result in analysis.files:
+            for placed in result.leaks:
+                verdict = confirmations.verdict(result.path, placed) if confirmations is not None else None
+                if verdict is not None and verdict.withdrawn:
+                    yield self._withdrawn(placed, verdict.text, base)
+                else:
+                    yield self._leak(placed, base, verdict.text if verdict is not None else None)
+            for part in result.skipped:
+                yield self._unreadable(part.place.path, part.reason, base, part.place, whole=part.whole_file)
+        yield self._summary(analysis, base)
+
+    def _leak(self, placed: PlacedLeak, base: Path, confirmed: str | None) -> Finding:
+        leak, place = placed.leak, placed.place
+        evidence: dict[str, object] = {
+            "at": place.at,
+            "leak": leak.kind.value,
+            "file": rel(place.path, base),
+            "where": place.shown(base),
+            "what": leak.what,
+            "into": [{"at": p.at, "where": p.shown(base), "what": what} for p, what in placed.into],
+            "chain": [f"{name} ({_where_in_file(p)})" for name, p in placed.chain],
+            **dict(leak.facts),
+        }
+        if confirmed is not None:
+            evidence["confirmed"] = confirmed
+        message = f"{place.shown(base)}: {leak.message}" + (f" Run: {confirmed}" if confirmed else "")
+        return self.finding(
+            KIND_CODES[leak.kind.value],
+            Severity.ERROR if leak.serious else Severity.WARNING,
+            message,
+            key=_key(place, base),
+            evidence=evidence,
+            remediation=leak.fix,
+        )
+
+    def _run_findings(self, confirmations: Confirmations, base: Path) -> Iterator[Finding]:
+        """CDL006 for each run that did not reach its end; the leaks only the trace saw, with the reading's codes."""
+        for run in confirmations.unfinished():
+            tail = run.stderr.strip().splitlines()[-3:]
+            yield self.finding(
+                "CDL006",
+                Severity.WARNING,
+                f"{rel(run.path, base)}: the run did not reach the end of the code: {run.failure}. The leaks the "
+                "reading found there stand unconfirmed; none was withdrawn.",
+                key=rel(run.path, base),
+                evidence={"file": rel(run.path, base), "failure": run.failure or "", "stderr": tail},
+                remediation="Make the code run as it is (its data beside it, or `code.workdir`), or raise "
+                "`code.timeout_s` / `code.memory_mb`.",
+            )
+        for leak in confirmations.trace_leaks():
+            where = leak.place.shown(base)
+            yield self.finding(
+                KIND_CODES[leak.kind],
+                Severity.ERROR,
+                f"{where}: found by running the code (the reading did not see it): {leak.text}.",
+                key=_key(leak.place, base),
+                evidence={
+                    "at": leak.place.at,
+                    "leak": leak.kind,
+                    "file": rel(leak.place.path, base),
+                    "where": where,
+                    "what": leak.what,
+                    "into": [{"at": p.at, "where": p.shown(base)} for p in leak.into],
+                    "found_by": "run",
+                },
+                remediation=_FIXES[leak.kind],
+            )
+
+    def _withdrawn(self, placed: PlacedLeak, why: str, base: Path) -> Finding:
+        leak, place = placed.leak, placed.place
+        return self.finding(
+            "CDL007",
+            Severity.INFO,
+            f"The reading found a {leak.kind.value} leak at {place.shown(base)} ({leak.what}); running the code "
+            f"withdrew it: {why}",
+            key=_key(place, base),
+            evidence={"at": place.at, "leak": leak.kind.value, "what": leak.what, "withdrawn": why},
+        )
+
+    def _unreadable(self, path: Path, reason: str, base: Path, place: Place | None, whole: bool) -> Finding:
+        where = place.shown(base) if place is not None and (place.line or place.cell) else rel(path, base)
+        at = place.at if place is not None and place.line else str(path)
+        part = "the file" if whole else "this cell"
+        return self.finding(
+            "CDL000",
+            Severity.ERROR if whole else Severity.WARNING,
+            f"{where}: {reason}. Leaks in {part} cannot be found; fix or exclude it (`code.exclude`).",
+            key=rel(path, base) if whole else f"{rel(path, base)}:{where}",
+            evidence={"at": at, "file": rel(path, base), "reason": reason},
+            remediation="Make the file valid Python (or a valid notebook), or leave it out with `code.exclude`.",
+        )
+
+    def _summary(self, analysis: object, base: Path) -> Finding:
+        from auditor.code.analysis import Analysis, Counts
+
+        assert isinstance(analysis, Analysis)
+        total = Counts()
+        for result in analysis.files:
+            total = total + result.counts
+        notebooks = sum(r.path.suffix == ".ipynb" for r in analysis.files)
+        lines = sum(r.lines for r in analysis.files)
+        rows = [
+            (
+                rel(r.path, base),
+                r.lines,
+                r.counts.sources,
+                r.counts.splits,
+                r.counts.fits,
+                r.counts.trainings,
+                r.counts.evaluations,
+                len(r.leaks),
+            )
+            for r in analysis.files
+        ]
+        return self.finding(
+            "CDL009",
+            Severity.INFO,
+            f"Read {len(analysis.files)} file(s) ({notebooks} notebook(s), {lines:,} lines): {total.sources} data "
+            f"source(s), {total.splits} split(s), {total.fits} fitted statistic(s), {total.trainings} training(s) "
+            f"and {total.evaluations} score(s) followed.",
+            evidence={
+                "files": len(analysis.files),
+                "notebooks": notebooks,
+                "lines": lines,
+                "sources": total.sources,
+                "splits": total.splits,
+                "fits": total.fits,
+                "trainings": total.trainings,
+                "evaluations": total.evaluations,
+            },
+            tables=(
+                Table(
+                    title="files read",
+                    columns=("file", "lines", "sources", "splits", "fits", "trainings", "scores", "leaks"),
+                    rows=tuple(rows[:200]),
+                ),
+            ),
+        )
+
+
+def code_paths(loaded: LoadedConfig) -> list[Path]:
+    """`code.paths` resolved against the config's folder; a glob's matches outside the allowed roots are left out."""
+    from auditor.core.paths import is_within
+
+    spec = loaded.config.code
+    assert spec is not None
+    found: list[Path] = []
+    for i, written in enumerate(spec.paths):
+        if set("*?[") & set(written):
+            matches = sorted(loaded.base_dir.glob(written))
+            found += [m for m in matches if is_within(m, loaded.allowed_roots)]
+            if not matches:
+                where = loaded.locate(("code", "paths", i))
+                raise StageInputError(f"{where}: code.paths[{i}] {written!r} matches no file")
+            continue
+        found.append(loaded.resolve_input(written, ("code", "paths", i)))
+    return found
+
+
+def rel(path: Path, base: Path) -> str:
+    """A path as the report shows it: relative to the config's folder when it is inside it."""
+    return path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path)
+
+
+def _key(place: Place, base: Path) -> str:
+    """What an `accept` entry names: the file (relative to the config) and line, or a notebook's cell and line."""
+    if place.cell is not None:
+        return f"{rel(place.path, base)}:cell{place.cell}:{place.cell_line}"
+    return f"{rel(place.path, base)}:{place.line}"
+
+
+def _where_in_file(place: Place) -> str:
+    return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"

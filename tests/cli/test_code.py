@@ -1,0 +1,82 @@
+"""`audit code`: the exit codes, the report files and formats of `audit run`, one format to stdout, and a
+clear message for what is not there."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from tests.conftest import REPO
+
+runner = CliRunner()
+SAMPLE = REPO / "sample_data" / "churn_notebook"
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "churn_notebook"
+    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns("audit-report"))
+    monkeypatch.chdir(tmp_path)
+    return target
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["code", *args], catch_exceptions=False)
+
+
+def test_the_leaky_notebook_exits_1_and_its_twin_0(sample: Path) -> None:
+    leaky = invoke("churn_notebook/churn_model.ipynb")
+    assert leaky.exit_code == 1, leaky.output
+    assert "churn_notebook/churn_model.ipynb cell 6, line 5: StandardScaler.fit_transform" in leaky.output
+    assert "CDL003" in leaky.output
+    fixed = invoke("churn_notebook/churn_model_fixed.ipynb")
+    assert fixed.exit_code == 0, fixed.output
+    assert not (sample / "audit-report").exists()  # without --out nothing is written
+
+
+def test_a_folder_fail_on_and_the_report_files(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    done = invoke("churn_notebook", "--out", str(out), "--format", "json,sarif,junit")
+    assert done.exit_code == 1
+    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.junit.xml", "report.sarif"]
+    report = json.loads((out / "report.json").read_text())
+    assert report["status"] == "completed" and report["exit_code"] == 1
+    assert invoke("churn_notebook/churn_model.ipynb", "--fail-on", "never").exit_code == 0
+
+
+def test_one_format_goes_to_stdout_and_sarif_sits_on_the_notebooks_line(sample: Path) -> None:
+    done = invoke("churn_notebook/churn_model.ipynb", "--format", "sarif")
+    assert done.exit_code == 1
+    sarif = json.loads(done.output)
+    results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
+    location = results["CDL001"]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("churn_notebook/churn_model.ipynb")
+    line = (sample / "churn_model.ipynb").read_text().split("\n")[location["region"]["startLine"] - 1]
+    assert "fit_transform(X)" in line  # the JSON line that holds the source line
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nowhere.py"], "nowhere.py: not found (resolved to"),
+        (["churn_notebook", "--format", "json,html"], "without --out, --format prints one report to stdout"),
+        (["churn_notebook", "--format", "pdf", "--out", "x"], "unknown report format(s) ['pdf']"),
+        (["churn_notebook", "--fail-on", "sometimes"], "--fail-on 'sometimes': expected one of error, warning, never"),
+    ],
+)
+def test_bad_input_exits_2_with_what_is_wrong(sample: Path, args: list[str], message: str) -> None:
+    done = runner.invoke(app, ["code", *args])
+    assert done.exit_code == 2
+    assert message in done.output.replace("\n", " ")
+
+
+def test_a_folder_with_no_code_exits_2(sample: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    done = runner.invoke(app, ["code", str(tmp_path / "empty")])
+    assert done.exit_code == 2
+    assert "no Python script (.py) or notebook (.ipynb) found" in done.output.replace("\n", " ")

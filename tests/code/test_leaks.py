@@ -1,0 +1,381 @@
+"""The reading on small programs, each a mechanism of the walk: how names resolve, how rows, columns and scores
+flow, and where a leak is and is not. Each case is a script and the leaks it holds (kind and line), none for
+correct code that looks suspicious."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.code.analysis import analyse_file
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split, cross_val_score, KFold, GridSearchCV
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+"""
+# Each case's lines are counted after HEAD (line 1 is the case's first line).
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "scaler fitted under an alias of its module": (
+        """
+        import sklearn.preprocessing as pp
+        df = pd.read_csv("d.csv")
+        X = pp.StandardScaler().fit_transform(df.drop(columns="y"))
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        m = LogisticRegression().fit(X_tr, y_tr)
+        print(m.score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a function of the file that shadows a library name is the file's": (
+        """
+        def StandardScaler():
+            return None
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        s = StandardScaler()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        m = LogisticRegression().fit(X_tr, y_tr)
+        print(m.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a star import binds the class": (
+        """
+        from sklearn.preprocessing import *
+        df = pd.read_csv("d.csv")
+        X = MinMaxScaler().fit_transform(df.drop(columns="y"))
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "fit then transform on both parts, after the split": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        sc = StandardScaler().fit(X_tr)
+        m = LogisticRegression().fit(sc.transform(X_tr), y_tr)
+        print(accuracy_score(y_te, m.predict(sc.transform(X_te))))
+        """,
+        [],
+    ),
+    "fit before the split, transform after": (
+        """
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        sc = StandardScaler().fit(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        m = LogisticRegression().fit(sc.transform(X_tr), y_tr)
+        print(accuracy_score(y_te, m.predict(sc.transform(X_te))))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a scaler on every row for a plot only, the model in a pipeline": (
+        """
+        from sklearn.pipeline import make_pipeline
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        shown = StandardScaler().fit_transform(X)
+        print(shown[:5])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        m = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_tr, y_tr)
+        print(m.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a pandas mean fill and a z-score of every row": (
+        """
+        df = pd.read_csv("d.csv")
+        df["age"] = df["age"].fillna(df["age"].median())
+        X = df.drop(columns="y")
+        X = (X - X.mean()) / X.std()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2), ("preprocessing", 4)],
+    ),
+    "a constant fill, a division by a constant and a window over earlier rows learn nothing": (
+        """
+        df = pd.read_csv("d.csv")
+        df["age"] = df["age"].fillna(0)
+        df["x"] = df["x"] / 255.0
+        df["m"] = df["x"].shift(1).rolling(7).mean()
+        X = df.drop(columns="y")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], shuffle=False)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "preprocessing in a function of the file, called on every row": (
+        """
+        def prepare(frame):
+            return StandardScaler().fit_transform(frame)
+        df = pd.read_csv("d.csv")
+        X = prepare(df.drop(columns="y"))
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "the same function called on the training part only": (
+        """
+        def prepare(frame):
+            return StandardScaler().fit_transform(frame)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        print(prepare(X_tr).mean())
+        """,
+        [],
+    ),
+    "cross-validation of a model on scaled rows": (
+        """
+        df = pd.read_csv("d.csv")
+        X = StandardScaler().fit_transform(df.drop(columns="y"))
+        print(cross_val_score(LogisticRegression(), X, df["y"], cv=5).mean())
+        """,
+        [("preprocessing", 2)],
+    ),
+    "cross-validation of a pipeline on raw rows": (
+        """
+        from sklearn.pipeline import make_pipeline
+        df = pd.read_csv("d.csv")
+        pipe = make_pipeline(StandardScaler(), LogisticRegression())
+        print(cross_val_score(pipe, df.drop(columns="y"), df["y"], cv=5).mean())
+        """,
+        [],
+    ),
+    "a model fitted on every row and scored on a sample of them": (
+        """
+        df = pd.read_csv("d.csv")
+        m = LogisticRegression().fit(df.drop(columns="y"), df["y"])
+        test = df.sample(frac=0.2, random_state=0)
+        print(m.score(test.drop(columns="y"), test["y"]))
+        """,
+        [("overlap", 2)],
+    ),
+    "a manual split by sample and drop": (
+        """
+        df = pd.read_csv("d.csv")
+        train = df.sample(frac=0.8, random_state=0)
+        test = df.drop(train.index)
+        m = LogisticRegression().fit(train.drop(columns="y"), train["y"])
+        print(m.score(test.drop(columns="y"), test["y"]))
+        """,
+        [],
+    ),
+    "a split by a date mask": (
+        """
+        df = pd.read_csv("d.csv")
+        train, test = df[df.year < 2020], df[df.year >= 2020]
+        m = LogisticRegression().fit(train.drop(columns="y"), train["y"])
+        print(m.score(test.drop(columns="y"), test["y"]))
+        """,
+        [],
+    ),
+    "train and test put back together for the final fit": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        m = LogisticRegression().fit(pd.concat([X_tr, X_te]), pd.concat([y_tr, y_te]))
+        print(m.score(X_te, y_te))
+        """,
+        [("overlap", 3)],
+    ),
+    "the training score printed beside the test score": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        m = LogisticRegression().fit(X_tr, y_tr)
+        print(m.score(X_tr, y_tr), m.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "rows repeated before the split": (
+        """
+        df = pd.read_csv("d.csv")
+        df = pd.concat([df, df[df.y == 1]])
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("overlap", 2)],
+    ),
+    "models in a dict, scored on the test set, the best kept": (
+        """
+        from sklearn.tree import DecisionTreeClassifier
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        models = {"lr": LogisticRegression(), "tree": DecisionTreeClassifier()}
+        scores = {}
+        for name, model in models.items():
+            model.fit(X_tr, y_tr)
+            scores[name] = accuracy_score(y_te, model.predict(X_te))
+        best = max(scores, key=scores.get)
+        """,
+        [("multi_test", 8)],
+    ),
+    "the best kept by a running comparison": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        best, best_c = 0, None
+        for c in [0.1, 1, 10]:
+            acc = LogisticRegression(C=c).fit(X_tr, y_tr).score(X_te, y_te)
+            if acc > best:
+                best, best_c = acc, c
+        """,
+        [("multi_test", 5)],
+    ),
+    "the choice on a validation part, one test score after": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tmp, X_te, y_tmp, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        X_tr, X_va, y_tr, y_va = train_test_split(X_tmp, y_tmp)
+        scores = [LogisticRegression(C=c).fit(X_tr, y_tr).score(X_va, y_va) for c in [0.1, 1, 10]]
+        c = [0.1, 1, 10][int(np.argmax(scores))]
+        print(LogisticRegression(C=c).fit(X_tmp, y_tmp).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "every model reported, none chosen": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        for c in [0.1, 1, 10]:
+            print(c, LogisticRegression(C=c).fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a grid search on the training part, scored once": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        gs = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_tr, y_tr)
+        print(gs.best_score_, gs.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "the label kept among the features": (
+        """
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns=["id"])
+        y = df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 5)],
+    ),
+    "the label popped": (
+        """
+        df = pd.read_csv("d.csv")
+        y = df.pop("target")
+        X_tr, X_te, y_tr, y_te = train_test_split(df, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a column computed from the label left in": (
+        """
+        df = pd.read_csv("d.csv")
+        df["target_log"] = np.log1p(df["target"])
+        X, y = df.drop(columns=["target"]), df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 5)],
+    ),
+    "a lag of the label is a fair feature": (
+        """
+        df = pd.read_csv("d.csv")
+        df["lag"] = df["target"].shift(1)
+        X, y = df.drop(columns=["target"]), df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a feature list from the columns that leaves out the label": (
+        """
+        df = pd.read_csv("d.csv")
+        features = [c for c in df.columns if c not in ("id", "target")]
+        X_tr, X_te, y_tr, y_te = train_test_split(df[features], df["target"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a feature list from the columns that forgets the label": (
+        """
+        df = pd.read_csv("d.csv")
+        features = [c for c in df.columns if c != "id"]
+        X_tr, X_te, y_tr, y_te = train_test_split(df[features], df["target"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 4)],
+    ),
+    "a shuffled split of dated rows with lags": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["lag"]], df["sales"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("temporal_shuffle", 3)],
+    ),
+    "a date column in rows not ordered by it": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["signup"])
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a shuffled KFold over dated rows": (
+        """
+        df = pd.read_csv("d.csv", index_col="date", parse_dates=True).sort_index()
+        X, y = df[["a"]], df["sales"]
+        print(cross_val_score(LogisticRegression(), X, y, cv=KFold(5, shuffle=True)).mean())
+        """,
+        [("temporal_shuffle", 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_reading_finds_what_the_program_holds(tmp_path: Path, name: str) -> None:
+    body, expected = CASES[name]
+    script = tmp_path / "script.py"
+    offset = HEAD.count("\n")
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.skipped == ()
+    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
+    assert found == sorted(expected)
+
+
+def test_a_leak_in_a_function_is_reported_where_the_function_is_called(tmp_path: Path) -> None:
+    script = tmp_path / "prep.py"
+    script.write_text(
+        HEAD
+        + textwrap.dedent(
+            """
+            def z(frame):
+                return (frame - frame.mean()) / frame.std()
+            df = pd.read_csv("d.csv")
+            X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+            ok = z(X_tr)
+            X = z(df.drop(columns="y"))
+            X_tr2, X_te2, y_tr2, y_te2 = train_test_split(X, df["y"])
+            print(LogisticRegression().fit(X_tr2, y_tr2).score(X_te2, y_te2))
+            """
+        )
+    )
+    [leak] = analyse_file(script).leaks
+    offset = HEAD.count("\n") + 1
+    assert leak.place.line - offset == 6  # the call on every row, not the correct one at line 5
+    assert leak.leak.kind.value == "preprocessing"
+    assert f"line {offset + 2}" in leak.leak.message and "in a function called at" in leak.leak.message

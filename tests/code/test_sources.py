@@ -1,0 +1,116 @@
+"""Reading the code: notebooks as one program with their cells' places, magics blanked, a broken cell left out
+with its cell and line, a folder walked without leaving it, and a file no part of which is Python refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from auditor.code.sources import SourceError, find_sources, neutralise_magics, read_program
+
+
+def _notebook(path: Path, cells: list[tuple[str, str]], language: str = "python") -> Path:
+    nb = new_notebook(cells=[new_markdown_cell(s) if kind == "md" else new_code_cell(s) for kind, s in cells])
+    nb.metadata["kernelspec"] = {"name": "k", "display_name": "k", "language": language}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_notebooks_cells_are_one_program_and_each_line_knows_its_cell_and_its_json_line(tmp_path: Path) -> None:
+    path = _notebook(
+        tmp_path / "nb.ipynb",
+        [("md", "# title"), ("code", "import pandas as pd\ndf = pd.read_csv('a.csv')"), ("code", "x = df.mean()")],
+    )
+    program = read_program(path)
+    place = program.place(3)  # the third program line: the third cell's first line
+    assert (place.cell, place.cell_line) == (3, 1)
+    assert path.read_text().split("\n")[place.line - 1].strip() == json.dumps("x = df.mean()")
+    assert place.shown(tmp_path) == "nb.ipynb cell 3, line 1"
+    assert program.place(2).at == f"{path}:{program.place(2).line}"
+
+
+def test_magics_shell_lines_and_help_are_blanked_and_other_cell_languages_left_out(tmp_path: Path) -> None:
+    path = _notebook(
+        tmp_path / "nb.ipynb",
+        [
+            ("code", "%matplotlib inline\n!pip install xgboost\nimport os\nfiles = !ls\nos?"),
+            ("code", "%%time\nx = 1"),
+            ("code", "%%bash\necho hi > /tmp/x"),
+        ],
+    )
+    program = read_program(path)
+    assert program.skipped == ()
+    assert neutralise_magics("%%bash\necho hi\nls") == "\n\n"
+    assert neutralise_magics("files = !ls\n  %timeit f()") == "files = None\n  pass"
+
+
+def test_a_cell_that_is_not_python_is_left_out_with_its_cell_and_line(tmp_path: Path) -> None:
+    path = _notebook(tmp_path / "nb.ipynb", [("code", "x = 1"), ("code", "y = 2\nprint 'python 2'"), ("code", "z = 3")])
+    program = read_program(path)
+    [skipped] = program.skipped
+    assert (skipped.place.cell, skipped.place.cell_line) == (2, 2)
+    assert not skipped.whole_file and "left out" in skipped.reason
+    assert program.place(program.cells[-1].first).cell == 3  # the cells after it keep their places
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("broken.py", b"def f(:\n", "not valid Python"),
+        ("latin.py", b"x = '\xe9'\n", "not readable as Python source text"),
+        ("nul.py", b"x = 1\x00\n", "not valid Python"),
+        ("bad.ipynb", b"{not json", "not a readable notebook"),
+    ],
+)
+def test_a_file_no_part_of_which_is_python_is_refused_with_where(
+    tmp_path: Path, name: str, content: bytes, reason: str
+) -> None:
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(SourceError, match=reason):
+        read_program(tmp_path / name)
+
+
+def test_a_notebook_of_another_language_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="another language"):
+        read_program(_notebook(tmp_path / "r.ipynb", [("code", "x <- 1")], language="R"))
+
+
+def test_an_encoding_cookie_is_honoured(tmp_path: Path) -> None:
+    (tmp_path / "old.py").write_bytes("# -*- coding: latin-1 -*-\nname = 'é'\n".encode("latin-1"))
+    assert read_program(tmp_path / "old.py").lines == 3
+
+
+def test_a_folder_is_walked_without_leaving_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    for part in ("src", ".hidden", "venv", "__pycache__", "notebooks/.ipynb_checkpoints"):
+        (project / part).mkdir(parents=True)
+    (project / "venv" / "pyvenv.cfg").write_text("")
+    for name in (
+        "src/train.py",
+        ".hidden/x.py",
+        "venv/lib.py",
+        "__pycache__/c.py",
+        "notebooks/.ipynb_checkpoints/a.ipynb",
+    ):
+        (project / name).write_text("x = 1\n")
+    _notebook(project / "notebooks" / "eda.ipynb", [("code", "x = 1")])
+    (project / "README.md").write_text("#")
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("x = 1\n")
+    (project / "src" / "link.py").symlink_to(outside)
+    found = find_sources([project], exclude=[])
+    assert [p.relative_to(project).as_posix() for p in found.files] == ["notebooks/eda.ipynb", "src/train.py"]
+    assert find_sources([project], exclude=["notebooks"]).files == [project / "src" / "train.py"]
+
+
+def test_a_path_that_is_not_there_or_not_code_is_named(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text("a\n1\n")
+    found = find_sources([tmp_path / "missing.py", tmp_path / "data.csv"])
+    assert found.files == []
+    reasons = [p.reason for p in found.problems]
+    assert reasons[0].startswith("not found (resolved to") and "working directory" in reasons[0]
+    assert "not a .py script or an .ipynb notebook (.csv)" in reasons[1]

@@ -1,0 +1,79 @@
+"""A finding's scope against its own evidence and examples: every finding the stages write agrees (no upload of a
+real report is refused); a scope that leaves out a value, claims more values or names another is caught."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from auditor import run_audit
+from auditor.core.findings import Finding, Severity
+from auditor.core.scope import scope_of
+from auditor.core.subjects import SUBJECTS, disagreement, with_shown_counts
+from tests.conftest import SampleReports, write_table
+
+SAMPLES = ["benchmark_contamination", "clinic", "customer_churn", "cv_patients", "handwriting", "video_frames"]
+
+
+@pytest.mark.parametrize("sample", [*SAMPLES, "support_tickets", "forecast_horizon"])
+def test_every_finding_of_the_samples_agrees_with_its_scope(sample_report: SampleReports, sample: str) -> None:
+    for finding in sample_report(sample).findings:
+        assert disagreement(finding) is None, (finding.code, disagreement(finding))
+
+
+def test_the_samples_hold_findings_of_the_codes_checked(sample_report: SampleReports) -> None:
+    """The agreement above is shown on real findings of these codes, not vacuously."""
+    seen = {f.code for s in SAMPLES for f in sample_report(s).findings}
+    assert {"GRP001", "GRP003", "DUP001", "DUP003"} <= seen and set(SUBJECTS) >= {"GRP001", "DUP001"}
+
+
+def test_the_finding_of_a_value_an_accept_entry_names_agrees(tmp_path: Path) -> None:
+    """A config's `accept:` entry for one writer: its finding names that one value in its evidence, not a count."""
+    write_table(
+        tmp_path / "m.csv",
+        {"sid": ["a", "b", "c", "d"], "split": ["train", "test", "train", "test"], "writer": ["w1", "w1", "w2", "w2"]},
+    )
+    config = {
+        "manifest": {"path": "m.csv", "id": "sid", "split": "split"},
+        "keys": {"groups": ["writer"]},
+        "accept": [{"code": "GRP001", "key": "w1", "reason": "the calibration writer"}],
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    found = [f for f in run_audit(tmp_path / "audit.yaml", only=["group_overlap"]).findings if f.code == "GRP001"]
+    assert {"groups", "value"} <= {k for f in found for k in f.evidence}  # both shapes are there
+    for finding in found:
+        assert disagreement(finding) is None, disagreement(finding)
+
+
+def _grp001(values: list[str], groups: int, examples: list[str]) -> Finding:
+    return Finding(
+        code="GRP001",
+        stage="group_overlap",
+        severity=Severity.ERROR,
+        title="t",
+        message="m",
+        evidence={"key": "writer", "groups": groups},
+        examples=tuple({"group": e, "splits": {}} for e in examples),
+        scope=scope_of(values, {"groups": len(values)}),
+    )
+
+
+def test_a_scope_that_disagrees_with_its_finding_is_named() -> None:
+    assert disagreement(_grp001(["w1", "w2"], 2, ["w1", "W2"])) is None  # one value in two spellings
+    assert "1 value(s) where its evidence counts 2 groups" in str(disagreement(_grp001(["w1"], 2, ["w1"])))
+    assert "names 'w2', which its scope does not list" in str(disagreement(_grp001(["w1"], 1, ["w1", "w2"])))
+    no_count = _grp001(["w1"], 1, []).model_copy(update={"evidence": {"key": "writer"}})
+    assert "no count of its values" in str(disagreement(no_count))
+    other = no_count.model_copy(update={"evidence": {"key": "writer", "value": "w9"}})
+    assert "other than the one its evidence names ('w9')" in str(disagreement(other))
+    assert disagreement(_grp001(["w1"], 1, []).model_copy(update={"code": "XYZ001"})) is None  # not known here
+
+
+def test_a_scope_without_counts_is_bound_to_the_counts_its_evidence_shows() -> None:
+    loose = _grp001(["w1"], 1, ["w1"]).model_copy(update={"scope": scope_of(["w1"])})
+    assert loose.scope.counts is None
+    assert with_shown_counts(loose).scope.counts == {"groups": 1}
+    bound = _grp001(["w1"], 1, ["w1"])
+    assert with_shown_counts(bound) is bound

@@ -1,0 +1,212 @@
+"""The code_leakage stage from a config: its findings with their lines, what an accept entry covers, files that
+cannot be read, the summary, paths confined to the audit's folders, and the run confirming in the child."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor import load_config, run_audit
+from auditor.core.errors import ConfigError
+from auditor.render.sarif import render_sarif
+from tests.conftest import REPO, codes, finding, write_config
+
+LEAKY = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+df = pd.read_csv("d.csv")
+X = StandardScaler().fit_transform(df.drop(columns="y"))
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+model = LogisticRegression().fit(X_tr, y_tr)
+print(model.score(X_te, y_te))
+"""
+
+
+def _audit(folder: Path, code: dict[str, object], **sections: object):  # type: ignore[no-untyped-def]
+    config = write_config(folder, {"version": 1, "code": code, **sections})
+    return run_audit(load_config(config), only="code_leakage")
+
+
+def test_a_leak_is_an_error_on_its_line_with_where_it_lands_and_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(LEAKY)
+    report = _audit(tmp_path, {"paths": ["src"]})
+    assert report.exit_code == 1
+    found = finding(report, "CDL001")
+    assert found.key == "src/train.py:7"
+    assert found.message.startswith("src/train.py:7:5: StandardScaler.fit_transform learns")
+    assert found.evidence["leak"] == "preprocessing"
+    assert found.evidence["at"] == f"{tmp_path / 'src' / 'train.py'}:7:5"
+    assert [i["where"] for i in found.evidence["into"]] == ["src/train.py:10:7"]
+    assert found.evidence["chain"] == ["X (line 7)", "X_te (line 8)"]
+    assert "Pipeline" in found.remediation
+    summary = finding(report, "CDL009")
+    assert summary.evidence["files"] == 1 and summary.evidence["fits"] == 1 and summary.severity == "info"
+    sarif = json.loads(render_sarif(report))
+    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "CDL001"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "src/train.py", "uriBaseId": "CONFIGDIR"}
+    assert location["region"] == {"startLine": 7, "startColumn": 5}
+    assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 10
+
+
+def test_an_accept_entry_covers_the_line_it_names_and_no_other(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(LEAKY)
+    (tmp_path / "other.py").write_text(LEAKY)
+    accept = [{"code": "CDL001", "key": "train.py:7", "reason": "the plot's scaler; reviewed"}]
+    report = _audit(tmp_path, {"paths": ["train.py", "other.py"]}, accept=accept)
+    accepted = [f.key for f in report.findings if f.accepted]
+    assert accepted == ["train.py:7"]
+    assert report.exit_code == 1  # other.py's leak still counts
+
+
+def test_the_notebook_sample_exits_1_and_its_fixed_twin_0(tmp_path: Path) -> None:
+    sample = tmp_path / "churn"
+    shutil.copytree(REPO / "sample_data" / "churn_notebook", sample, ignore=shutil.ignore_patterns("audit-report"))
+    leaky = run_audit(load_config(sample / "audit.yaml"))
+    assert leaky.exit_code == 1
+    assert sorted(f.key for f in leaky.findings if f.code in ("CDL001", "CDL003")) == [
+        "churn_model.ipynb:cell6:5",
+        "churn_model.ipynb:cell8:9",
+    ]
+    fixed = _audit(sample, {"paths": ["churn_model_fixed.ipynb"]})
+    assert fixed.exit_code == 0 and codes(fixed) == ["CDL009"]
+
+
+def test_a_file_that_cannot_be_read_is_an_error_and_a_broken_cell_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": [], "execution_count": None},
+            {"cell_type": "code", "source": "print 'py2'", "metadata": {}, "outputs": [], "execution_count": None},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
+    report = _audit(tmp_path, {"paths": ["."]})
+    unreadable = {f.key: f for f in report.findings if f.code == "CDL000"}
+    assert unreadable["broken.py"].severity == "error"
+    assert "broken.py:1" in unreadable["broken.py"].message and "not valid Python" in unreadable["broken.py"].message
+    [cell] = [f for k, f in unreadable.items() if k != "broken.py"]
+    assert cell.severity == "warning" and "nb.ipynb cell 2, line 1" in cell.message
+    assert report.exit_code == 1
+
+
+def test_no_code_found_is_an_error_of_the_stage_and_no_section_a_skip(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("nothing")
+    report = _audit(tmp_path, {"paths": ["notes"]})
+    [result] = report.stages
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "no Python script (.py) or notebook (.ipynb) found" in result.error.message
+    (tmp_path / "m.csv").write_text("id,split\n1,train\n2,test\n")
+    config = write_config(tmp_path, {"version": 1, "manifest": {"path": "m.csv", "split": "split"}}, "data.yaml")
+    skipped = {r.stage: r for r in run_audit(load_config(config)).stages}["code_leakage"]
+    assert skipped.status == "skipped" and "no `code` section" in (skipped.skip_reason or "")
+
+
+def test_code_paths_stay_inside_the_audits_folders(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "secret.py").write_text(LEAKY)
+    config = write_config(project, {"version": 1, "code": {"paths": ["../secret.py"]}})
+    with pytest.raises(ConfigError, match="outside the folders an audit may read"):
+        load_config(config)
+    (project / "link.py").symlink_to(tmp_path / "secret.py")
+    (project / "own.py").write_text("x = 1\n")
+    globbed = _audit(project, {"paths": ["*.py"]})
+    assert finding(globbed, "CDL009").evidence["files"] == 1  # the link out of the folder is not read
+
+
+@pytest.mark.parametrize("typo", [{"path": ["x.py"]}, {"paths": []}, {"paths": ["x.py"], "timeout_s": 0}])
+def test_a_wrong_code_section_names_the_key(tmp_path: Path, typo: dict[str, object]) -> None:
+    config = write_config(tmp_path, {"version": 1, "code": typo})
+    with pytest.raises(ConfigError, match=r"audit\.yaml:\d+:\d+: (unknown key 'code\.path'|code\.)"):
+        load_config(config)
+
+
+def test_run_confirms_in_the_isolated_child_and_a_failing_run_withdraws_nothing(tmp_path: Path) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["y"] = (frame.a > 0).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "train.py").write_text(LEAKY)
+    lines = LEAKY.splitlines(keepends=True)
+    stop = 'if not __import__("os").environ.get("GPU"): raise SystemExit("no GPU here")  # noqa: E701\n'
+    (tmp_path / "fails.py").write_text("".join([*lines[:4], stop, *lines[5:]]))  # in place of the blank line
+    report = _audit(tmp_path, {"paths": ["train.py", "fails.py"], "run": True, "timeout_s": 120})
+    by_key = {f.key: f for f in report.findings}
+    assert by_key["train.py:7"].evidence["confirmed"] == (
+        "StandardScaler.fit_transform at line 7 was fitted on 120 rows, 30 of them the rows scored at line 10."
+    )
+    assert by_key["fails.py"].code == "CDL006"
+    assert "sys.exit('no GPU here')" in by_key["fails.py"].message
+    assert by_key["fails.py:7"].code == "CDL001"  # read, never reached: it stands
+    assert by_key["fails.py:7"].evidence["confirmed"].startswith("not confirmed: the run did not reach the fit")
+    assert report.exit_code == 1
+
+
+def test_the_stage_reads_a_script_with_a_leak_in_a_function_called_from_a_notebook_style_loop(tmp_path: Path) -> None:
+    (tmp_path / "loop.py").write_text(
+        textwrap.dedent(
+            """
+            import pandas as pd
+            from sklearn.ensemble import RandomForestClassifier
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.metrics import f1_score
+            from sklearn.model_selection import train_test_split
+
+            def evaluate(model, X_tr, y_tr, X_te, y_te):
+                model.fit(X_tr, y_tr)
+                return f1_score(y_te, model.predict(X_te))
+
+            df = pd.read_csv("d.csv")
+            X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+            results = {name: evaluate(m, X_tr, y_tr, X_te, y_te) for name, m in
+                       [("lr", LogisticRegression()), ("rf", RandomForestClassifier())]}
+            print(sorted(results.items(), key=lambda kv: kv[1])[-1])
+            """
+        )
+    )
+    report = _audit(tmp_path, {"paths": ["loop.py"]})
+    assert finding(report, "CDL003").key == "loop.py:14"
+
+
+def test_a_run_cut_short_withdraws_nothing_it_answered() -> None:
+    from auditor.code.analysis import PlacedLeak
+    from auditor.code.confirm import Confirmations, FileRun
+
+    placed = object.__new__(PlacedLeak)
+    path = Path("/x/train.py")
+    answer = {"0": {"status": "withdrawn", "text": "none of the fitted rows was scored"}}
+    for finished, withdrawn in ((True, True), (False, False)):
+        found = Confirmations(
+            {path: FileRun(path, finished, None if finished else "killed", answer)}, {(path, id(placed)): 0}
+        )
+        verdict = found.verdict(path, placed)
+        assert verdict is not None and verdict.withdrawn is withdrawn
+
+
+def test_validate_names_each_code_path_that_is_missing_or_not_python(tmp_path: Path) -> None:
+    from auditor.stages.code.code_leakage import CodeLeakage
+
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    (tmp_path / "notes").mkdir()
+    config = write_config(tmp_path, {"version": 1, "code": {"paths": ["broken.py", "notes"]}})
+    problems = CodeLeakage().check_inputs(load_config(config))
+    assert problems == [f"{tmp_path / 'broken.py'}:1:7: not valid Python: invalid syntax"]
+    empty = write_config(tmp_path, {"version": 1, "code": {"paths": ["notes"]}}, "empty.yaml")
+    [problem] = CodeLeakage().check_inputs(load_config(empty))
+    assert problem.startswith("code.paths: no Python script (.py) or notebook (.ipynb) in")
