@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from auditor.core.paths import open_regular
 from auditor.manifest.keycodes import encode_column
-from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows
+from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows, search_bytes
 from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
 from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
 
@@ -88,6 +88,7 @@ class Source:
     too_short: int = 0  # texts not compared: fewer words than the minimum
     space: FeatureSpace | None = None  # rows only: the feature table as searched
     search: RowPairs | None = None  # rows only: how the neighbours were searched and judged
+    not_compared: str | None = None  # rows only: why the rows were not searched at all (the memory budget)
 
     @property
     def label(self) -> str:
@@ -270,6 +271,13 @@ def compare_rows(
     of_row = np.full(len(split_codes), -1, dtype=np.int64)
     of_row[rows] = np.arange(len(rows))
     units = Units.of(of_row, len(rows), split_codes, n_splits)
+    need = search_bytes(len(rows), len(columns), settings)
+    if need > settings.memory:  # refused before a byte of it is allocated: the stage says so, never the OOM killer
+        why = (
+            f"{len(rows):,} rows of {len(columns)} feature(s) need about {_size(need)} to search, more than the "
+            f"{_size(settings.memory)} budget (stages.near_duplicates.row_memory)"
+        )
+        return Source("rows", "features", units, Pairs.empty(), not_compared=why)
     space = feature_space(table, columns, rows, settings)
     found = near_rows(space, settings)
     # Closeness against the local scale: 1 for a row met twice, 0 at the distance of the k-th neighbour.
@@ -278,6 +286,14 @@ def compare_rows(
         found.a, found.b, similarity, np.full(len(found.a), "features", dtype=object), np.ones(len(found.a), bool)
     )
     return Source("rows", "features", units, pairs, space=space, search=found)
+
+
+def _size(n: int) -> str:
+    """Bytes in the largest binary unit that keeps a whole number in front: 2.1 GiB, 512 MiB."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
 
 
 def text_units(column: pa.ChunkedArray, split_codes: np.ndarray, n_splits: int) -> tuple[Units, list[str | None]]:

@@ -795,3 +795,83 @@ def test_a_typo_in_a_stage_option_of_the_same_config_leaves_no_stale_verdict(tmp
     write_config(tmp_path, {**base, "report": {"out_dir": "out"}, "stages": {"group_overlap": {"max_exampels": 3}}})
     assert invoke("run", str(config)).exit_code == 2
     assert not (tmp_path / "out" / "report.json").exists()  # the earlier pass must not look current
+
+
+# The child runs the real command with a k-d tree whose query blocks in C (a mutex never unlocked, where no
+# signal handler runs), as a query over millions of rows holds the main thread for minutes.
+_STUCK_QUERY = """
+import ctypes, os, pathlib
+import scipy.spatial
+libc = ctypes.CDLL(None)
+mutex = ctypes.create_string_buffer(64)
+libc.pthread_mutex_lock(mutex)
+class Stuck(scipy.spatial.cKDTree):
+    def query(self, *args, **kwargs):
+        pathlib.Path(os.environ["STUCK_MARK"]).write_text("in the query")
+        libc.pthread_mutex_lock(mutex)
+scipy.spatial.cKDTree = Stuck
+from auditor.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_during_the_feature_row_search_exits_2_without_waiting_for_it(
+    tmp_path: Path, passed_before: Path, sig: signal.Signals
+) -> None:
+    """SIGTERM during near_duplicates waited for the neighbour search's call into C to return (227 s): the run
+    ending at all, while the query can never return, shows it did not wait; it leaves no verdict behind."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 400
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "sid": list(range(n)),
+            "split": ["train", "train", "train", "test"] * (n // 4),
+            "f0": rng.standard_normal(n).tolist(),
+            "f1": rng.standard_normal(n).tolist(),
+        },
+    )
+    stages = {"near_duplicates": {"row_exact_rows": 100}}  # past it, two features: the k-d tree
+    manifest = {"path": "m.csv", "id": "sid", "split": "split"}
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": manifest, "keys": {"features": "auto"}, "stages": stages}
+    )
+    mark = tmp_path / "in-query"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _STUCK_QUERY,
+            "run",
+            str(config),
+            "--only",
+            "near_duplicates",
+            "-q",
+            "--out",
+            str(passed_before),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "STUCK_MARK": str(mark)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background test ignores SIGINT
+    )
+    guard = time.monotonic() + 120  # against a hang only
+    while not mark.exists() and proc.poll() is None and time.monotonic() < guard:
+        time.sleep(0.02)
+    assert mark.exists(), proc.communicate(timeout=60)[1] if proc.poll() is not None else "never reached the query"
+    proc.send_signal(sig)
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"{sig.name} waited for the neighbour search to return") from None
+    assert proc.returncode == 2 and f"interrupted by {sig.name}" in stderr and "Traceback" not in stderr, stderr
+    assert sorted(p.name for p in passed_before.iterdir()) == ["report.json"]  # the earlier pass is gone
+    data = json.loads((passed_before / "report.json").read_text())
+    assert data["status"] == "interrupted" and data["signal"] == sig.name and "exit_code" not in data
+    assert not read_report_state(passed_before / "report.json").is_verdict

@@ -72,3 +72,64 @@ def test_differences_name_the_features_that_differ_most_and_skip_equal_ones() ->
     diff = differences(space, 0, 1)
     assert [d["feature"] for d in diff] == ["f1", "f2"]
     assert diff[0]["difference"] == 2.0 and diff[0]["of_spread"] == pytest.approx(2 / x[:, 1].std(), abs=1e-4)
+
+
+def test_rows_tied_in_many_dimensions_are_searched_once_and_keep_the_index_probes_low() -> None:
+    """Every row met 20 times: searched as one row each. Searched row by row, a moved sample found twins as near
+    as its row, counted that as a miss, and doubled the probes to every list: a search of all rows against all
+    (133 s at 100,000 rows)."""
+    pytest.importorskip("faiss")
+    rng = np.random.default_rng(5)
+    x = np.repeat(rng.standard_normal((2000, 12)), 20, axis=0)
+    found = near_rows(space_of(x), RowSettings(exact_rows=1000))
+    assert found.method == "approximate" and found.recall is not None and found.recall >= 0.99
+    assert found.probes is not None and found.lists is not None and found.probes < found.lists // 4
+    assert len(found.a) == 0  # a row with 19 twins has no scale to be near against
+
+
+def test_a_k_d_tree_finds_the_exact_search_pairs_in_few_dimensions() -> None:
+    rng = np.random.default_rng(6)
+    x = np.round(rng.standard_normal((3000, 3)), 3)
+    x = np.vstack([x, x[:20] + 1e-4, x[20:25]])  # near copies and exact copies
+    exact = near_rows(space_of(x), RowSettings())
+    tree = near_rows(space_of(x), RowSettings(exact_rows=100))
+    assert (exact.method, tree.method) == ("exact", "exact")
+    assert np.array_equal(exact.a, tree.a) and np.array_equal(exact.b, tree.b) and len(exact.a) >= 20
+    assert tree.dimension == pytest.approx(exact.dimension, rel=1e-4)  # float32 distances in the exact search
+
+
+def test_candidate_rows_searched_again_by_the_index_give_the_exact_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("faiss")
+    from auditor.similarity import featurerows
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4000, 16))
+    x = np.vstack([x, x[:30] + rng.standard_normal((30, 16)) * 0.01])
+    exact = near_rows(space_of(x), RowSettings())
+    monkeypatch.setattr(featurerows, "_EXACT_WORK", 0)  # too many candidate rows for an exact search
+    index = near_rows(space_of(x), RowSettings(exact_rows=100))
+    assert index.rescored == "index"
+    assert np.array_equal(exact.a, index.a) and np.array_equal(exact.b, index.b)
+
+
+def test_the_search_memory_is_bounded_before_anything_is_allocated() -> None:
+    from auditor.similarity.featurerows import search_bytes
+
+    settings = RowSettings()
+    assert search_bytes(2_000_000, 6, settings) < settings.memory  # the 136 MB CSV of six features
+    assert search_bytes(2_000_000, 500, settings) > 5 * settings.memory  # every column of a wide table
+
+
+@pytest.mark.parametrize("exact_rows", [100, 2100])  # a k-d tree; the distinct rows searched exactly
+def test_a_lattice_searched_by_its_distinct_rows_gives_the_row_by_row_pairs(exact_rows: int) -> None:
+    """Rows repeated up to 14 times with near copies among them: the same pairs whether each row is searched
+    (exact) or each distinct row once, its neighbours spread over the rows it stands for (k-d tree)."""
+    rng = np.random.default_rng(8)
+    base = rng.standard_normal((2000, 5))
+    times = np.where(np.arange(len(base)) < 1900, 1, rng.integers(2, 15, len(base)))
+    x = np.repeat(base, times, axis=0)
+    x = np.vstack([x, base[:40] + 1e-4, base[40:60]])  # near copies, and exact copies of once-met rows
+    grouped = near_rows(space_of(x), RowSettings(exact_rows=exact_rows))
+    rowwise = near_rows(space_of(x), RowSettings(exact_rows=len(x)))
+    assert np.array_equal(grouped.a, rowwise.a) and np.array_equal(grouped.b, rowwise.b) and len(rowwise.a)
+    assert grouped.dimension == pytest.approx(rowwise.dimension, rel=0.05)  # float32 distances in the exact search

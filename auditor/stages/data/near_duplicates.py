@@ -120,6 +120,12 @@ class NearDuplicatesOptions(StageOptions):
         description="feature rows: up to this many rows the neighbour search is exact; beyond, an index (faiss) "
         "with its recall measured",
     )
+    row_memory: int = Field(
+        default=2 << 30,
+        ge=1 << 20,
+        description="feature rows: bytes the neighbour search may use (estimated from rows x features before "
+        "anything is allocated); a larger table is not compared and NDP011 says so",
+    )
     max_examples: int = Field(default=5, ge=1, le=50, description="most examples a finding lists")
     thumbnails: bool = Field(default=True, description="embed small thumbnails of example images in the report")
     cache_dir: ConfinedCacheDir | None = Field(
@@ -215,6 +221,7 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
                 max_ratio=options.row_max_ratio,
                 discrete_values=options.row_discrete_values,
                 exact_rows=options.row_exact_rows,
+                memory=options.row_memory,
             ),
         )
 
@@ -246,6 +253,7 @@ class NearDuplicates(Stage):
         "NDP008": "verbatim n-gram overlap of holdout texts with training texts",
         "NDP009": "near-duplicate rows of the feature table in train and holdout",
         "NDP010": "near copies within one split (more weight in training, not a leak)",
+        "NDP011": "feature rows not compared in full: over the memory budget, or an index short of its recall",
     }
     Options = NearDuplicatesOptions
     fold_aware = True
@@ -897,6 +905,7 @@ class NearDuplicates(Stage):
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
                 evidence["texts_compared_normalised"] = evidence["texts_too_short"]
         for source in found.sources:
+            yield from self._rows_in_part(source)
             if source.space is None:
                 continue
             space = source.space
@@ -925,6 +934,36 @@ class NearDuplicates(Stage):
                 examples=tuple({"path": p} for p in found.other_examples[:limit]),
             )
 
+    def _rows_in_part(self, source: Source) -> Iterator[Finding]:
+        """NDP011: feature rows left out for the memory budget, or searched by an index whose recall fell short."""
+        from auditor.similarity.featurerows import MAX_PROBES, RowSettings
+
+        assert isinstance(self.options, NearDuplicatesOptions)
+        search = source.search
+        if source.not_compared is not None:
+            yield self.finding(
+                "NDP011",
+                Severity.WARNING,
+                f"the rows of the feature table were not compared for near copies: {source.not_compared}. No "
+                "verdict is given on near copies among them.",
+                key="features",
+                evidence={"rows_not_compared": int(source.units.n), "row_memory": self.options.row_memory},
+                remediation="Raise stages.near_duplicates.row_memory on a machine that has it, or list fewer "
+                "columns in keys.features.",
+            )
+        elif search is not None and search.recall is not None and search.recall < RowSettings().min_recall:
+            yield self.finding(
+                "NDP011",
+                Severity.WARNING,
+                f"the feature rows were searched by an index that found {search.recall:.1%} of the sampled near "
+                f"copies with {search.probes} of its {search.lists} lists probed per query (the probes stop at "
+                f"{MAX_PROBES} lists), below {RowSettings().min_recall:.0%}: a near copy may be missed.",
+                key="features",
+                evidence={"recall": round(search.recall, 4), "probes": search.probes, "lists": search.lists},
+                remediation="Name fewer, more telling columns in keys.features (many tied values keep an index "
+                "from telling rows apart).",
+            )
+
 
 def _row_thresholds(source: Source, options: NearDuplicatesOptions) -> dict[str, Any]:
     """How the feature rows were searched and judged: features, the ratio, the intrinsic dimension, the recall."""
@@ -944,6 +983,9 @@ def _row_thresholds(source: Source, options: NearDuplicatesOptions) -> dict[str,
     if search.recall is not None:
         out["search"]["recall"] = round(search.recall, 4)
         out["search"]["probes"] = search.probes
+        out["search"]["lists"] = search.lists
+        if search.rescored is not None:
+            out["search"]["candidates_searched_again"] = search.rescored
     return out
 
 

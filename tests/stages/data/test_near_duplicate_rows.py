@@ -227,3 +227,59 @@ def test_copies_between_two_holdout_splits_are_a_warning_as_for_other_content(tm
     f = finding(r, "NDP002")
     assert f.severity.value == "warning" and f.evidence["content"] == "rows of the feature table"
     assert "NDP009" not in codes(r)
+
+
+def test_a_table_over_the_memory_budget_is_not_compared_and_says_so(tmp_path: Path) -> None:
+    rng = np.random.default_rng(12)
+    df = pd.DataFrame(rng.standard_normal((20_000, 8)), columns=[f"f{i}" for i in range(8)])
+    df["split"] = np.where(rng.random(len(df)) < 0.2, "test", "train")
+    df["sid"] = [f"r{i}" for i in range(len(df))]
+    df = nudged(df, [0, 1, 2], "test", seed=13)  # copies it cannot see: no pass is given on them
+    report = audit_frame(tmp_path, df, row_memory=1 << 20)
+    f = finding(report, "NDP011")
+    assert f.severity.value == "warning" and not ROW_CODES & set(codes(report))
+    assert f.message == (
+        "the rows of the feature table were not compared for near copies: 20,003 rows of 8 feature(s) need about "
+        "113.7 MiB to search, more than the 1.0 MiB budget (stages.near_duplicates.row_memory). No verdict is given "
+        "on near copies among them."
+    )
+    assert f.evidence == {"rows_not_compared": 20_003, "row_memory": 1 << 20}
+
+
+def test_an_index_short_of_its_recall_says_a_copy_may_be_missed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("faiss")
+    from auditor.similarity import featurerows
+
+    monkeypatch.setattr(featurerows, "MAX_PROBES", 1)  # one list a query: the recall falls short on these rows
+    rng = np.random.default_rng(14)
+    df = pd.DataFrame(rng.standard_normal((6000, 16)), columns=[f"f{i}" for i in range(16)])
+    df["split"] = np.where(rng.random(len(df)) < 0.2, "test", "train")
+    df["sid"] = [f"r{i}" for i in range(len(df))]
+    f = finding(audit_frame(tmp_path, df, row_exact_rows=1000), "NDP011")
+    assert f.evidence["probes"] == 2 and f.evidence["recall"] < 0.99 and "a near copy may be missed" in f.message
+
+
+@pytest.mark.parametrize("features", [["age", "tenure_months", "score"], "auto"], ids=["k-d tree", "index"])
+def test_a_lattice_of_whole_numbers_past_the_exact_size_is_no_finding(tmp_path: Path, features: Any) -> None:
+    """Rows tied by the thousand (whole years, whole months, cents), searched by their distinct rows."""
+    if features == "auto":
+        pytest.importorskip("faiss")
+    rng = np.random.default_rng(15)
+    n = 8000
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 91, n),
+            "tenure_months": rng.integers(0, 61, n),
+            "score": np.round(rng.standard_normal(n), 1),
+            "income": np.round(rng.lognormal(10.5, 0.6, n), -3),
+            "balance": np.round(rng.normal(5000, 2000, n), -1),
+            "rate": np.round(rng.random(n), 2),
+            "split": np.where(rng.random(n) < 0.2, "test", "train"),
+        }
+    )
+    df["sid"] = [f"c{i}" for i in range(n)]
+    r = audit_frame(tmp_path, df, features=features, row_exact_rows=1000)
+    assert not set(codes(r)) & (ROW_CODES | {"NDP011"})
+    assert r.exit_code == 0
