@@ -91,6 +91,10 @@ def test_fitted_statistics_marks_the_row_set_the_artifact_matches(clinic: Report
     svg = figures_for(leak)[0].svg
     assert svg.count('class="match"') == 1
     assert re.search(r"all rows</text>.*✓ matches", svg)
+    # Each set's size under its name, and each set's count where the artifact has a count (it was n/a).
+    for name, rows in (("train", 168), ("train+val", 204), ("train+test", 204), ("all rows", 240)):
+        assert re.search(rf">{re.escape(name)}</text>[^<]*<text[^>]*>{rows} rows</text>", svg), name
+    assert "n/a" not in svg and re.search(r">glucose · count = 240</text>.*?>158</text>", svg)
 
 
 def test_numeric_findings_draw_shapes_and_the_first_nan() -> None:
