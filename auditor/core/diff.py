@@ -136,8 +136,11 @@ def manifest_place(report: Report) -> tuple[str, ...] | None:
         return report.manifest.paths
     base = os.path.dirname(report.config_path)
     folder = os.path.basename(base)
+    # A server-side run names both under its data root (`<data root d>/folder/...`): one namespace, as two
+    # absolute paths are, so the manifest is taken relative to the config there too, not joined to it again.
+    shared = not os.path.isabs(base) and bool(base)
     return tuple(
-        p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) else p)
+        p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) or shared else p)
         for p in report.manifest.paths
     )
 
