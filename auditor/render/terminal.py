@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from auditor.core.findings import Report, Severity
+from auditor.core.findings import Finding, Report, Severity
 from auditor.render.common import (
     ACCEPTED_MARK,
     ALLOWED_HOLDOUT_LABEL,
@@ -53,16 +53,18 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
     for col in ("stage", "status", "findings", "note"):
         table.add_column(col, overflow="fold")
     for r in report.stages:
-        if r.status == "skipped" and not verbose:
+        if r.not_applicable and not verbose:
             continue
+        # A skip reason is shown whole: it says what to add to the config.
         note = _first_line(r.error.type + ": " + r.error.message) if r.error else (r.skip_reason or "")
         # Text, not str: a note like "e.g. [writer]" is data, not rich markup.
-        table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), str(len(r.findings)), Text(note))
+        found = found_text(r.findings) if r.status in ("passed", "failed") else ""
+        table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), found, Text(note))
     if table.row_count:
         console.print(table)
-    skipped = [r for r in report.stages if r.status == "skipped"]
-    if skipped and not verbose:
-        console.print(Text(f"{len(skipped)} stage(s) skipped (-v shows why)", style="dim"))
+    unasked = [r for r in report.stages if r.not_applicable]
+    if unasked and not verbose:
+        console.print(Text(f"{len(unasked)} stage(s) do not apply to this config (-v shows why)", style="dim"))
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue
@@ -95,6 +97,20 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
         console.print(Text(said, style="dim"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
     return out.getvalue()
+
+
+def found_text(findings: tuple[Finding, ...]) -> str:
+    """A stage's findings by severity, e.g. "2 errors, 1 info", accepted ones apart; "none" for none."""
+    live = [f for f in findings if not f.accepted]
+    parts = [
+        f"{n} {name}{'s' if n > 1 and name != 'info' else ''}"
+        for severity, name in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info"))
+        if (n := sum(f.severity is severity for f in live))
+    ]
+    accepted = len(findings) - len(live)
+    if accepted:
+        parts.append(f"{accepted} accepted")
+    return ", ".join(parts) or "none"
 
 
 def _first_line(text: str, limit: int = 60) -> str:
