@@ -135,12 +135,14 @@ def manifest_place(report: Report) -> tuple[str, ...] | None:
     if not report.config_path:
         return report.manifest.paths
     base = os.path.dirname(report.config_path)
+    if not os.path.isabs(base):
+        # A report the service holds names its config relatively: uploaded, made portable (`audit.yaml`), or run
+        # by its worker under a data root (`<data root d>/folder/audit.yaml`). Both give the manifest relative to
+        # the config, so that the two kinds of run of one project compare (and no folder is joined on twice).
+        return tuple(p if "://" in p or not base else os.path.relpath(p, base) for p in report.manifest.paths)
     folder = os.path.basename(base)
-    # A server-side run names both under its data root (`<data root d>/folder/...`): one namespace, as two
-    # absolute paths are, so the manifest is taken relative to the config there too, not joined to it again.
-    shared = not os.path.isabs(base) and bool(base)
     return tuple(
-        p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) or shared else p)
+        p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) else p)
         for p in report.manifest.paths
     )
 
