@@ -8,13 +8,14 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from auditor.core.findings import Finding, Report, Severity
+from auditor.core.findings import Report, Severity
 from auditor.render.common import (
     ACCEPTED_MARK,
     ALLOWED_HOLDOUT_LABEL,
     MARK,
     allowed_holdout_pairs,
     cell,
+    found_text,
     headline,
     input_errors,
     manifest_line,
@@ -97,20 +98,6 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
         console.print(Text(said, style="dim"))
     console.print(Text(headline(report), style="bold red" if report.exit_code else "bold green"))
     return out.getvalue()
-
-
-def found_text(findings: tuple[Finding, ...]) -> str:
-    """A stage's findings by severity, e.g. "2 errors, 1 info", accepted ones apart; "none" for none."""
-    live = [f for f in findings if not f.accepted]
-    parts = [
-        f"{n} {name}{'s' if n > 1 and name != 'info' else ''}"
-        for severity, name in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info"))
-        if (n := sum(f.severity is severity for f in live))
-    ]
-    accepted = len(findings) - len(live)
-    if accepted:
-        parts.append(f"{accepted} accepted")
-    return ", ".join(parts) or "none"
 
 
 def _first_line(text: str, limit: int = 60) -> str:
