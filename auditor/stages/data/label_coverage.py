@@ -50,6 +50,7 @@ class LabelCoverage(Stage):
         "LAB001": "holdout labels never seen in train",
         "LAB002": "label distribution differs between train and a holdout split",
         "LAB003": "rows without a label",
+        "LAB004": "holdout rows whose numeric label lies beyond the range train covers",
     }
     Options = LabelCoverageOptions
     out_of_core = True
@@ -214,8 +215,9 @@ class LabelCoverage(Stage):
         folds: FoldLayout | None,
     ) -> Iterator[Finding]:
         """A numeric label: its spread per split (LAB000) and, per evaluation, a two-sample Kolmogorov-Smirnov test
-        of the holdout rows against the training rows (LAB002). Its values are not classes: a holdout value that
-        train never had is what a continuous target gives, so there is no LAB001."""
+        of the holdout rows against the training rows (LAB002), and holdout rows beyond the range train covers
+        (LAB004). Its values are not classes: a holdout value that train never had is what a continuous target
+        gives, so there is no LAB001."""
         import numpy as np
 
         from auditor.core.errors import StageInputError
@@ -238,7 +240,8 @@ class LabelCoverage(Stage):
             Severity.INFO,
             f"'{column}' is a numeric label ({len(values)} distinct values): a holdout value that train never had is "
             "what a continuous target gives, so values are not compared as classes; each holdout's distribution "
-            "is compared with train's by a two-sample Kolmogorov-Smirnov test.",
+            "is compared with train's by a two-sample Kolmogorov-Smirnov test, and its rows with the range train "
+            "covers.",
             evidence={"labels": key.n_values, "task": "regression"},
             tables=(
                 Table(
@@ -252,7 +255,12 @@ class LabelCoverage(Stage):
         found: list[Finding] = []
         for s, held, train_counts, subject in _evaluations(by_value, names, order, train, holdout, folds):
             where, learnt = (f"'{s}'", "train") if "split" in subject else (f"the holdout of {s}", "its training rows")
-            if held.sum() < self.options.min_rows or not train_counts.sum():
+            if not train_counts.sum() or not held.sum():
+                continue
+            beyond = self._beyond(column, values, train_counts, held, s, where, learnt, subject)
+            if beyond is not None:
+                found.append(beyond)
+            if held.sum() < self.options.min_rows:
                 continue
             distance, p_value = ks_test(values, train_counts, held)
             if distance <= self.options.max_distance or p_value >= self.options.max_p_value:
@@ -287,6 +295,74 @@ class LabelCoverage(Stage):
                 )
             )
         yield from _capped(found, self.finding)
+
+    def _beyond(
+        self,
+        column: str,
+        values: np.ndarray,
+        train_counts: np.ndarray,
+        held: np.ndarray,
+        split: str,
+        where: str,
+        learnt: str,
+        subject: dict[str, str],
+    ) -> Finding | None:
+        """LAB004: holdout rows above train's largest label or below its smallest, when a random split would
+        rarely leave that many there (beyond_p_value); the one largest value falling in a holdout is what a random
+        split gives a quarter of the time with a quarter held out, and is not a finding."""
+        import numpy as np
+
+        assert isinstance(self.options, LabelCoverageOptions)
+        seen = values[train_counts > 0]
+        low, high = seen[0], seen[-1]
+        below, above = int(held[values < low].sum()), int(held[values > high].sum())
+        p_value = beyond_p_value(int(train_counts.sum()), int(held.sum()), below, above)
+        if p_value >= self.options.max_p_value:
+            return None
+        rows, total = below + above, int(held.sum())
+        outside = np.flatnonzero((held > 0) & ((values < low) | (values > high)))
+        # The most extreme first: the farthest below, then the farthest above.
+        shown = [*outside[values[outside] < low], *outside[values[outside] > high][::-1]]
+        sides = ", ".join(
+            text for n, text in ((below, f"{below} below {low:.6g}"), (above, f"{above} above {high:.6g}")) if n
+        )
+        return self.finding(
+            "LAB004",
+            Severity.WARNING,
+            f"{rows} of the {total} rows of {where} ({rows / total:.1%}) have a '{column}' outside the range "
+            f"{learnt} covers, {low:.6g} to {high:.6g} ({sides}); a model has seen no such target (trees and nearest "
+            f"neighbours cannot predict one), and a random split would leave this many outside with p = "
+            f"{p_value:.2g}.",
+            key=split,
+            evidence={
+                **subject,
+                "rows": rows,
+                "rows_below": below,
+                "rows_above": above,
+                "train_min": float(low),
+                "train_max": float(high),
+                "p_value": float(f"{p_value:.3g}"),
+            },
+            examples=tuple(
+                {"label": f"{values[i]:.6g}", "rows": int(held[i])} for i in shown[: self.options.max_examples]
+            ),
+            remediation="Split at random or stratify by bins of the label so train spans the holdout's range, or "
+            "state why the holdout is meant to test extrapolation.",
+            scope=scope_of(
+                (f"{values[i]:.6g}" for i in outside), {"rows": rows, "rows_below": below, "rows_above": above}
+            ),
+        )
+
+
+def beyond_p_value(n_train: int, n_held: int, below: int, above: int) -> float:
+    """How likely a random split (every row equally likely held out) leaves at least ``above`` holdout rows above
+    every training row, or ``below`` below them: the ``k`` largest of the rows are all held out with the
+    hypergeometric probability C(n_held, k) / C(n_train + n_held, k); two-sided, Bonferroni."""
+    from scipy.stats import hypergeom
+
+    total = n_train + n_held
+    sides = [float(hypergeom(total, n_held, k).pmf(k)) for k in (below, above) if k]
+    return min(1.0, 2 * min(sides)) if sides else 1.0
 
 
 SPREAD_COLUMNS = ("split", "rows", "min", "25%", "median", "75%", "max")
@@ -331,13 +407,20 @@ def _evaluations(
         yield s, counts[:, names.index(s)], train_counts, {"split": s}
 
 
+CAPPED = {
+    "LAB001": "have labels never seen in train",
+    "LAB002": "differ from train in label distribution",
+    "LAB004": "have numeric labels beyond the range train covers",
+}
+
+
 def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]:
     """Per-split findings for at most MAX_LISTED splits per code (most rows first), then one finding per
     code that counts the rest, so very many holdout splits do not make the report grow without bound."""
     from auditor.manifest.overlap import MAX_LISTED
 
     out: list[Finding] = []
-    for code in ("LAB001", "LAB002"):
+    for code, what in CAPPED.items():
         mine = [f for f in found if f.code == code]
         if len(mine) <= MAX_LISTED:
             out.extend(mine)
@@ -347,7 +430,6 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
         out.extend(f for f in mine if id(f) in kept)
         rest = [f for f in mine if id(f) not in kept]
         named = ", ".join(repr(f.key) for f in rest[:5]) + (" ..." if len(rest) > 5 else "")
-        what = "have labels never seen in train" if code == "LAB001" else "differ from train in label distribution"
         out.append(
             make(
                 code,

@@ -71,7 +71,9 @@ def test_integer_class_ids_stay_classes_however_many(audit) -> None:  # type: ig
         only=ONLY,
         stages={"label_coverage": {"task": "regression"}},
     )
-    assert codes(regression) == ["LAB000"]
+    # Read as numbers, the ten 99s are no unseen class but rows beyond the largest value train has.
+    assert sorted(codes(regression)) == ["LAB000", "LAB004"]
+    assert finding(regression, "LAB004").evidence["rows_above"] == 10
 
 
 def _diabetes(order: str) -> tuple[object, dict[str, list[object]]]:
@@ -110,7 +112,9 @@ def test_a_numeric_target_held_out_by_its_value_is_a_shift_as_scipy_measures_it(
 
     target, data = _diabetes("sorted")
     r = audit(data, keys={"label": "target"}, only=ONLY)
-    assert sorted(codes(r)) == ["LAB000", "LAB002"]
+    assert sorted(codes(r)) == ["LAB000", "LAB002", "LAB004"]
+    beyond = finding(r, "LAB004")
+    assert (beyond.evidence["rows_above"], beyond.evidence["rows_below"], beyond.evidence["train_max"]) == (111, 0, 210)
     f = finding(r, "LAB002")
     split = [s == "test" for s in data["split"]]
     expected = ks_2samp(target[[not s for s in split]], target[split])
@@ -168,3 +172,75 @@ def test_forcing_regression_on_text_labels_is_an_input_error(audit) -> None:  # 
     (result,) = r.stages
     assert result.status == "error" and r.exit_code == 2
     assert result.error is not None and "task: regression needs numbers" in result.error.message
+
+
+def _split_rows(train: object, test: object) -> dict[str, list[object]]:
+    return {"y": [*train, *test], "split": ["train"] * len(train) + ["test"] * len(test)}  # type: ignore[arg-type]
+
+
+def test_a_holdout_beyond_the_range_of_train_is_found_where_the_distributions_look_alike(audit) -> None:  # type: ignore[no-untyped-def]
+    """Train's targets stop at 300, a tenth of test goes on above: the Kolmogorov-Smirnov distance (0.1) passes,
+    the rows a model never saw a target like are LAB004, with scipy's hypergeometric chance of a random split."""
+    import numpy as np
+    from scipy.stats import hypergeom
+
+    rng = np.random.default_rng(0)
+    train = rng.uniform(20, 300, 900).round(1)
+    test = np.concatenate([rng.uniform(20, 300, 90), rng.uniform(301, 400, 10)]).round(1)
+    r = audit(_split_rows(train, test), keys={"label": "y"}, only=ONLY)
+    assert sorted(codes(r)) == ["LAB000", "LAB004"]
+    f = finding(r, "LAB004")
+    assert (f.evidence["rows"], f.evidence["rows_above"], f.evidence["rows_below"]) == (10, 10, 0)
+    assert f.evidence["train_max"] == train.max() and f.evidence["train_min"] == train.min()
+    assert f.evidence["p_value"] == float(f"{2 * hypergeom(1000, 100, 10).pmf(10):.3g}")
+    assert f.examples[0] == {"label": f"{test.max():.6g}", "rows": 1}  # the farthest first
+    assert "10 of the 100 rows of 'test' (10.0%)" in f.message
+
+
+def test_a_random_split_that_holds_out_the_extremes_is_no_finding(audit) -> None:  # type: ignore[no-untyped-def]
+    """Correct splits that look suspicious: the one largest and the one smallest value both in test, far from
+    the rest (a quarter held out puts each there a quarter of the time), and a heavy-tailed target split at
+    random, are neither a range nor a distribution finding."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    train = rng.normal(100, 10, 300).round(2)
+    test = np.concatenate([rng.normal(100, 10, 98).round(2), [-500.0, 900.0]])
+    r = audit(_split_rows(train, test), keys={"label": "y"}, only=ONLY)
+    assert codes(r) == ["LAB000"], [f.message for f in r.findings]
+    for seed in range(5):
+        y = np.random.default_rng(seed).lognormal(3, 1.5, 2_000).round(3)
+        r = audit(_split_rows(y[:1_500], y[1_500:]), keys={"label": "y"}, only=ONLY)
+        assert codes(r) == ["LAB000"], (seed, [f.message for f in r.findings])
+
+
+def test_cross_validation_folds_are_checked_for_the_range_each_trains_on(audit) -> None:  # type: ignore[no-untyped-def]
+    """Folds cut by the target's value: each fold's holdout lies outside what the others span, fold by fold."""
+    import numpy as np
+
+    y = np.sort(np.random.default_rng(5).uniform(0, 100, 300).round(2))
+    folds = [f"f{i // 100}" for i in range(300)]
+    r = audit(
+        {"y": y.tolist(), "fold": folds}, manifest={"split": None, "folds": "fold"}, keys={"label": "y"}, only=ONLY
+    )
+    beyond = {f.key: f.evidence for f in r.findings if f.code == "LAB004"}
+    assert set(beyond) == {"fold f0", "fold f2"}  # the middle fold lies within the range the outer two span
+    assert (beyond["fold f0"]["rows_below"], beyond["fold f2"]["rows_above"]) == (100, 100)
+
+
+def test_the_chance_of_rows_beyond_train_is_that_of_every_random_split() -> None:
+    """Counted over all 56 ways to hold out 3 of 8 distinct values: at least 2 held-out values above every
+    training value in 6 of them (C(3,2) / C(8,2)); one side, doubled for the two sides."""
+    from itertools import combinations
+
+    from auditor.stages.data.label_coverage import beyond_p_value
+
+    def above(held: tuple[int, ...]) -> int:
+        top = max(set(range(8)) - set(held))
+        return sum(v > top for v in held)
+
+    splits = list(combinations(range(8), 3))
+    assert sum(above(h) >= 2 for h in splits) == 6 and len(splits) == 56
+    assert beyond_p_value(5, 3, 0, 2) == pytest.approx(2 * 6 / 56)
+    assert beyond_p_value(5, 3, 1, 1) == pytest.approx(2 * 3 / 8)  # the smaller side counts
+    assert beyond_p_value(5, 3, 0, 0) == 1.0 and beyond_p_value(1, 3, 0, 1) == 1.0  # capped at 1
