@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, get_args
 
@@ -208,20 +210,49 @@ def stages(
         found = prepare_stages(loaded) if loaded is not None else _bare_stages()
     except AuditError as exc:
         raise fail(str(exc)) from None
-    table = Table(show_header=True, header_style="bold", show_lines=False)
-    table.add_column("stage", no_wrap=True)
-    table.add_column("checks", overflow="fold")  # on a terminal too: wrapped, never cut with an ellipsis
-    table.add_column("needs", overflow="fold")
-    if loaded is not None:
-        table.add_column("for this config", overflow="fold")
+    headers = ["checks", "needs", *(["for this config"] if loaded is not None else [])]
+    rows: list[list[str]] = []
     for stage in found:
         summary = stage.summary + (" (not implemented yet)" if isinstance(stage, PlannedStage) else "")
         row = [stage.name, summary, ", ".join(stage.needs)]
         if loaded is not None:
             reason = stage.skip_reason(loaded.config)
             row.append("runs" if reason is None else f"skipped: {reason}")
+        rows.append(row)
+    if not sys.stdout.isatty():
+        typer.echo(stages_text(headers, rows, shutil.get_terminal_size().columns))
+        return
+    table = Table(show_header=True, header_style="bold", show_lines=False)
+    table.add_column("stage", no_wrap=True)
+    for header in headers:
+        table.add_column(header, overflow="fold")  # wrapped, never cut with an ellipsis
+    for row in rows:
         table.add_row(*row)
     stdout_console().print(table)
+
+
+def stages_text(headers: list[str], rows: list[list[str]], width: int) -> str:
+    """The stage list for a file or a pipe: each stage's name on a line of its own, its fields below it wrapped
+    to ``width`` (COLUMNS, else 80) at spaces only, so a word or a path is never split and a table's padding
+    does not make every line as long as the longest text."""
+    import textwrap
+
+    indent = 2 + max(map(len, headers)) + 2
+    blocks = []
+    for name, *cells in rows:
+        fields = [
+            textwrap.fill(
+                cell or "nothing",
+                width=max(width, indent + 20),
+                initial_indent=f"  {header:<{indent - 4}}  ",
+                subsequent_indent=" " * indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            for header, cell in zip(headers, cells, strict=True)
+        ]
+        blocks.append("\n".join([name, *fields]))
+    return "\n\n".join(blocks)
 
 
 def _bare_stages() -> list[Stage]:

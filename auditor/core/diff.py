@@ -135,6 +135,11 @@ def manifest_place(report: Report) -> tuple[str, ...] | None:
     if not report.config_path:
         return report.manifest.paths
     base = os.path.dirname(report.config_path)
+    if not os.path.isabs(base):
+        # A report the service holds names its config relatively: uploaded, made portable (`audit.yaml`), or run
+        # by its worker under a data root (`<data root d>/folder/audit.yaml`). Both give the manifest relative to
+        # the config, so that the two kinds of run of one project compare (and no folder is joined on twice).
+        return tuple(p if "://" in p or not base else os.path.relpath(p, base) for p in report.manifest.paths)
     folder = os.path.basename(base)
     return tuple(
         p if "://" in p else os.path.join(folder, os.path.relpath(p, base) if os.path.isabs(p) else p)

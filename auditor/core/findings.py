@@ -190,6 +190,12 @@ class StageResult(_Frozen):
     status: StageStatus
     duration_s: float
     skip_reason: str | None = None
+    not_applicable: bool = Field(
+        default=False,
+        description="skipped because the config gives it nothing to check (no input of its kind) and does not "
+        "name it; a stage disabled, named under `stages:` or `--only`, or that cannot judge what it was given, "
+        "is false",
+    )
     error: StageError | None = None
     findings: tuple[Finding, ...] = ()
 

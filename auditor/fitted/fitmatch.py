@@ -127,7 +127,7 @@ class NumericMatcher:
                     (self._off(g, w, stats.get(c), stat) for c, g, w in zip(columns, got, want, strict=True)),
                     default=0.0,
                 )
-                if d < best[0]:
+                if d < best[0] or not best[1]:  # the first variant at least: a count that differs is shown
                     best = (d, name, want)
             d, name, want = best
             conventions[stat], expected[stat] = name, [w[0] if isinstance(w, tuple) else w for w in want]

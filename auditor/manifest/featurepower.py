@@ -20,10 +20,13 @@ from auditor.core.errors import StageInputError
 
 Task = Literal["binary", "multiclass", "regression"]
 Kind = Literal["numeric", "time", "categorical", "constant"]
+LabelKind = Literal["classes", "class codes", "numbers"]
 
 MISSING_TEXT = ("", "NA", "N/A", "NaN", "nan", "null", "NULL", "None")
 # A numeric label with more distinct values than this (and not only a few integers) is a regression target.
 MAX_CLASSES = 20
+# Integers 0..K-1 (or 1..K) of which at least this share occurs number classes (label_kind).
+CODES_PRESENT = 0.9
 DEPTH = 3
 # A regression tree of depth 3 has 8 leaves: a step function whose R² stays below ~0.98 even on the label itself.
 REGRESSION_DEPTH = 6
@@ -134,16 +137,31 @@ def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
     return Encoded("constant" if constant else "categorical", codes, levels, missing)
 
 
+def label_kind(distinct: np.ndarray) -> LabelKind:
+    """How a numeric label reads from its distinct finite values: two values, or at most MAX_CLASSES integers, are
+    classes; more integers that number classes (0..K-1 or 1..K, at most a tenth of them absent) are class codes,
+    which may as well be counts; any other numbers (fractions, or integers such as 25..346) are a numeric target."""
+    if len(distinct) <= 2:
+        return "classes"
+    if not bool(np.all(distinct == np.round(distinct))):
+        return "numbers"
+    if len(distinct) <= MAX_CLASSES:
+        return "classes"
+    low, high = float(distinct.min()), float(distinct.max())
+    dense = low in (0.0, 1.0) and len(distinct) >= CODES_PRESENT * (high - low + 1)
+    return "class codes" if dense else "numbers"
+
+
 def labels_of(column: pa.Array | pa.ChunkedArray) -> Labels:
-    """The label as classes, or as a regression target when it is numeric with more than MAX_CLASSES values."""
+    """The label as classes, or as a regression target when it is numeric with more than MAX_CLASSES values (or
+    fractions among more than two: label_kind)."""
     column = _text(column)
     numbers = as_numbers(column)
     if numbers is not None:
         numbers = np.where(np.isinf(numbers), np.nan, numbers)  # an infinite label is no target: missing, as NaN
         present = numbers[~np.isnan(numbers)]
         distinct = np.unique(present)
-        integral = bool(np.all(distinct == np.round(distinct)))
-        if len(distinct) > MAX_CLASSES or (not integral and len(distinct) > 2):
+        if label_kind(distinct) != "classes":  # class codes are scored as numbers: a proxy of them shows in R²
             return Labels("regression", numbers)
         if not len(present):  # no label at all: no class to name (an all-NaN column)
             return Labels("binary", np.full(len(numbers), -1.0))

@@ -64,6 +64,9 @@ def run_audit(
     stages = select(every, [only] if isinstance(only, str) else only)
     threshold: FailOn = fail_on or loaded.config.report.fail_on
     skips = {s.name: s.skip_reason(loaded.config) for s in stages}
+    # A stage the config or --only names is worth a line when it is skipped; one the config gives nothing is not.
+    named = {*([only] if isinstance(only, str) else only or ()), *loaded.config.stages}
+    unasked = {s.name for s in stages if skips[s.name] and s.name not in named and s.not_applicable(loaded.config)}
     manifest: Manifest | None = None
     active = [s for s in stages if skips[s.name] is None]
     # The user's code runs in a child process; the data stages here do not depend on anything it does.
@@ -94,7 +97,8 @@ def run_audit(
         here_order = [s for s in stages if s.name not in child]
         keep = _keys_after(here_order, skips, loaded.config)
         done = {
-            s.name: early.get(s.name) or _run_one(s, skips[s.name], context, threshold, stage_cpu, keep[s.name])
+            s.name: early.get(s.name)
+            or _run_one(s, skips[s.name], context, threshold, stage_cpu, keep[s.name], s.name in unasked)
             for s in here_order
         }
         raw, user_output = numeric.finish()
@@ -146,9 +150,12 @@ def _run_one(
     fail_on: FailOn,
     cpu: CpuBudget | None,
     keep: frozenset[tuple[str, ...]] = frozenset(),
+    not_applicable: bool = False,
 ) -> StageResult:
     if skip is not None:
-        return StageResult(stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip)
+        return StageResult(
+            stage=stage.name, status="skipped", duration_s=0.0, skip_reason=skip, not_applicable=not_applicable
+        )
     try:
         raw = execute(stage, context, cpu)
     finally:

@@ -171,6 +171,19 @@ class Stage(ABC):
         """What this stage needs that the config does not give (None when it has everything)."""
         return None
 
+    def not_applicable(self, config: AuditConfig) -> bool:
+        """Whether the config gives this stage nothing of its kind to check (no manifest, or a missing input), as
+        opposed to a stage disabled or unable to judge what the config gives: a summary counts the former and
+        names the latter."""
+        if not self.options.enabled:
+            return False
+        if self.needs_manifest and config.manifest is None:
+            return True
+        folds = config.manifest is not None and config.manifest.folds is not None
+        if self.needs_manifest and folds and not self.fold_aware:
+            return False
+        return self.missing_input(config) is not None
+
     def check_inputs(self, loaded: LoadedConfig) -> list[str]:
         """Problems with the stage's own input files (not the manifest), for `audit validate`; one line each."""
         return []

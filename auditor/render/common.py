@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from auditor.core.findings import Report, Severity
+from auditor.core.findings import Finding, Report, Severity
+from auditor.core.portable import shown_path
 
 MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
 ACCEPTED_MARK = "✓"
@@ -50,7 +51,8 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def manifest_line(report: Report) -> str | None:
+def manifest_line(report: Report, relative_to: str | None = None) -> str | None:
+    """The manifest in one line: where (relative to the folder ``relative_to`` when given), rows, digest."""
     m = report.manifest
     if m is None:
         return None
@@ -59,7 +61,8 @@ def manifest_line(report: Report) -> str | None:
     if m.source is not None:  # rows given in code: there is no file to name
         where = f"a {m.source} in memory"
     else:
-        where = m.paths[0] if not more else f"{m.paths[0]} (+{more} file{'s' if more > 1 else ''})"
+        first = shown_path(m.paths[0], relative_to, elide=False) if relative_to else m.paths[0]
+        where = first if not more else f"{first} (+{more} file{'s' if more > 1 else ''})"
     return f"{where} — {m.rows} rows ({splits}); sha256 {m.sha256[:12]}"
 
 
@@ -111,3 +114,17 @@ def user_output_tails(report: Report, lines: int = USER_OUTPUT_LINES) -> list[tu
         return []
     texts = (("stdout", out.stdout), ("stderr", out.stderr))
     return [(name, "\n".join(text.rstrip().splitlines()[-lines:])) for name, text in texts if text.strip()]
+
+
+def found_text(findings: tuple[Finding, ...]) -> str:
+    """A stage's findings by severity, e.g. "2 errors, 1 info", accepted ones apart; "none" for none."""
+    live = [f for f in findings if not f.accepted]
+    parts = [
+        f"{n} {name}{'s' if n > 1 and name != 'info' else ''}"
+        for severity, name in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info"))
+        if (n := sum(f.severity is severity for f in live))
+    ]
+    accepted = len(findings) - len(live)
+    if accepted:
+        parts.append(f"{accepted} accepted")
+    return ", ".join(parts) or "none"

@@ -39,8 +39,15 @@ def change_text(changes: tuple[Change, ...]) -> str:
     return "; ".join(f"{c.field} {c.old} → {c.new}" for c in changes)
 
 
+def _accepted_text(f: Finding) -> str:
+    """Who accepted a finding and why (the review's words, or the config's `accept:` reason); empty if no one."""
+    return f"accepted: {f.accept_reason}" if f.accepted and f.accept_reason else "accepted" if f.accepted else ""
+
+
 def _persisting_text(p: Persisting) -> str:
     parts = [change_text(p.changes)] if p.changes else []
+    if p.finding.accepted:
+        parts.append(_accepted_text(p.finding))
     if p.scope_growth is not None and (p.scope_growth.new_values or p.scope_growth.unlisted):
         parts.insert(0, scope_text(p.scope_growth))
     if p.finding.severity != p.old_severity:
@@ -61,7 +68,10 @@ def headline(diff: Diff) -> str:
 def _sections(diff: Diff) -> list[tuple[str, list[tuple[str, str]]]]:
     """(heading, [(finding line, detail)]) per non-empty section, most urgent first."""
     failing = {id(f) for f in diff.failing}
-    new = [(f"{MARK[f.severity]} {about(f)}", "fails" if id(f) in failing else "") for f in diff.new_findings]
+    new = [
+        (f"{MARK[f.severity]} {about(f)}", "fails" if id(f) in failing else _accepted_text(f))
+        for f in diff.new_findings
+    ]
     kept = [(f"{MARK[p.finding.severity]} {about(p.finding)}", _persisting_text(p)) for p in diff.persisting]
     sections = [
         ("New", new),

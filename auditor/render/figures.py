@@ -526,11 +526,13 @@ def _fit_grid(finding: Finding) -> Figure | None:
     sets = [c.removesuffix(" (claimed)") for c in table.columns[3:]]
     claimed = [c.endswith(" (claimed)") for c in table.columns[3:]]
     matches = {str(s) for s in finding.evidence.get("reproduces_from", ()) or ()}
+    sizes = finding.evidence.get("rows_per_set")
+    sizes = sizes if isinstance(sizes, dict) else {}
     rows = table.rows[:MAX_ROWS]
-    left, cw, ch, head = 190, 96, 26, 48
+    left, cw, ch, head = 190, 96, 26, 62 if sizes else 48
     w, h = max(left + cw * len(sets) + 10, 620), head + ch * len(rows) + 30
     body = [
-        _text(left - 8, head - 22, "artifact", "end", "bold"),
+        _text(left - 8, head - 36 if sizes else head - 22, "artifact", "end", "bold"),
         _text(left - 8, head - 8, "column · stat", "end", fill=MUTED),
     ]
     for j, s in enumerate(sets):
@@ -540,7 +542,10 @@ def _fit_grid(finding: Finding) -> Figure | None:
                 f'<rect class="match" x="{x + 1}" y="4" width="{cw - 2}" height="{head + ch * len(rows) - 2}" '
                 f'fill="none" stroke="{OK}" stroke-width="3" rx="4"/>'
             )
-        body.append(_text(x + cw / 2, head - 22, _short(s, 13), "middle", "bold"))
+        name_y = head - 36 if sizes else head - 22
+        body.append(_text(x + cw / 2, name_y, _short(s, 13), "middle", "bold"))
+        if isinstance(sizes.get(s), int):
+            body.append(_text(x + cw / 2, name_y + 14, f"{sizes[s]:,} rows", "middle", fill=MUTED))
         body.append(
             _text(
                 x + cw / 2,
@@ -570,11 +575,13 @@ def _fit_grid(finding: Finding) -> Figure | None:
                 f'<rect class="deviation" x="{x + 4}" y="{y + 3}" width="{bw:.1f}" height="{ch - 6}" '
                 f'fill="{MUTED}" fill-opacity=".35"/>'
             )
+            # A count is shown as itself: how many values or rows the set holds is what tells the sets apart.
+            shown = f"{values[j]:,.0f}" if row[1] == "count" and values[j] is not None else f"{d:+.3g}"
             body.append(
                 _text(
                     x + cw / 2,
                     y + 17,
-                    "= artifact" if exact else f"{d:+.3g}",
+                    "= artifact" if exact else shown,
                     "middle",
                     "bold" if exact else "normal",
                     OK if exact else INK,
@@ -583,7 +590,10 @@ def _fit_grid(finding: Finding) -> Figure | None:
     more = _more(len(rows), len(table.rows), "rows")
     body.append(
         _text(
-            left, h - 8, "cells: value on that row set minus the artifact's (bar: size of the gap)" + more, fill=MUTED
+            8,
+            h - 8,
+            "cells: value on that row set minus the artifact's, a count as itself (bar: size of the gap)" + more,
+            fill=MUTED,
         )
     )
     desc = (

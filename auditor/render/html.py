@@ -7,6 +7,7 @@ inline SVG (auditor.render.figures), so it opens the same from a file, an e-mail
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,11 +15,13 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from auditor.core.findings import Finding, Report, Severity, Table
+from auditor.core.portable import config_folder, shown_path
 from auditor.render.common import (
     ALLOWED_HOLDOUT_LABEL,
     USER_OUTPUT_LINES,
     allowed_holdout_pairs,
     cell,
+    found_text,
     headline,
     manifest_line,
     plain,
@@ -141,28 +144,44 @@ def fix_first(sections: list[Section]) -> list[Section]:
     return sorted(live, key=lambda s: -s.finding.severity.rank)[:FIX_FIRST]
 
 
+def folded(section: Section) -> bool:
+    """Whether a finding is folded away under the infos: an info nobody had to accept (a fact, not a problem)."""
+    return section.finding.severity is Severity.INFO and not section.finding.accepted
+
+
 def render_html(report: Report) -> str:
     env = Environment(
         loader=PackageLoader("auditor.render", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
+    # Paths are shown relative to the config's folder: the page reads the same on another machine.
+    folder = config_folder(report)
+    env.filters["here"] = lambda text: text if isinstance(text, Markup) else shown_path(str(text), folder, elide=False)
     env.filters["code"] = _inline_code
     env.filters["baseline_tag"] = baseline_tag
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()
     sections = [_section(f"finding-{i + 1}", f, split_order, f"fig{i + 1}") for i, f in enumerate(findings)]
-    ran = [r for r in report.stages if r.status != "skipped"]
-    skipped = [r for r in report.stages if r.status == "skipped"]
+    infos = [s for s in sections if folded(s)]
+    # A skipped stage the config asked for is a row with its reason; the ones given nothing to check fold away.
+    ran = [r for r in report.stages if not (r.status == "skipped" and r.not_applicable)]
+    skipped = [r for r in report.stages if r.status == "skipped" and r.not_applicable]
     return template.render(
         report=report,
         csp=CSP,
-        sections=sections,
+        sections=[s for s in sections if not folded(s)],
+        infos=infos,
+        info_codes=", ".join(
+            f"{code} ×{n}" if n > 1 else code for code, n in sorted(Counter(s.finding.code for s in infos).items())
+        ),
+        config_name=shown_path(report.config_path, folder, elide=False) if report.config_path else None,
+        config_folder=folder,
         first=fix_first(sections),
         ran=ran,
         skipped=skipped,
         headline=headline(report),
-        manifest=manifest_line(report),
+        manifest=manifest_line(report, relative_to=folder or None),
         exempt=allowed_holdout_pairs(report),
         exempt_label=ALLOWED_HOLDOUT_LABEL,
         compared=baseline_line(report),
@@ -171,5 +190,6 @@ def render_html(report: Report) -> str:
         user_tails=user_output_tails(report),
         user_lines=USER_OUTPUT_LINES,
         cell=cell,
+        found_text=found_text,
         chain_columns=CHAIN_COLUMNS,
     )

@@ -15,6 +15,7 @@ from auditor.render.common import (
     MARK,
     allowed_holdout_pairs,
     cell,
+    found_text,
     headline,
     input_errors,
     manifest_line,
@@ -53,16 +54,18 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
     for col in ("stage", "status", "findings", "note"):
         table.add_column(col, overflow="fold")
     for r in report.stages:
-        if r.status == "skipped" and not verbose:
+        if r.not_applicable and not verbose:
             continue
+        # A skip reason is shown whole: it says what to add to the config.
         note = _first_line(r.error.type + ": " + r.error.message) if r.error else (r.skip_reason or "")
         # Text, not str: a note like "e.g. [writer]" is data, not rich markup.
-        table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), str(len(r.findings)), Text(note))
+        found = found_text(r.findings) if r.status in ("passed", "failed") else ""
+        table.add_row(Text(r.stage), Text(r.status, style=STATUS[r.status]), found, Text(note))
     if table.row_count:
         console.print(table)
-    skipped = [r for r in report.stages if r.status == "skipped"]
-    if skipped and not verbose:
-        console.print(Text(f"{len(skipped)} stage(s) skipped (-v shows why)", style="dim"))
+    unasked = [r for r in report.stages if r.not_applicable]
+    if unasked and not verbose:
+        console.print(Text(f"{len(unasked)} stage(s) do not apply to this config (-v shows why)", style="dim"))
     for f in sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key())):
         if f.severity is Severity.INFO and not verbose and not f.accepted:
             continue

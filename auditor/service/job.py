@@ -1,4 +1,5 @@
-"""One server-side audit, run in a child process: the data stages of a submitted config, nothing else."""
+"""One server-side audit, run in a child process: the data stages of a submitted config, nothing else; the others
+are in its report as skipped, with their reasons."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from auditor.pipeline.cpulimit import CpuBudget
 from auditor.pipeline.runner import run_audit
-from auditor.service.submitted import data_stage_classes, load_submitted
+from auditor.service.submitted import load_submitted, server_stage_classes
 
 
 def run_data_stages(payload: dict[str, Any], emit: Callable[[str], None]) -> None:
@@ -16,5 +17,5 @@ def run_data_stages(payload: dict[str, Any], emit: Callable[[str], None]) -> Non
     loaded = load_submitted(payload["config_text"], Path(payload["root"]), payload["base"])
     seconds = payload.get("stage_cpu_s")
     cpu = CpuBudget(float(seconds), "audit serve --stage-cpu") if seconds is not None else None
-    report = run_audit(loaded, classes=data_stage_classes(), stage_cpu=cpu)
+    report = run_audit(loaded, classes=server_stage_classes(loaded), stage_cpu=cpu)
     emit(report.model_dump_json())

@@ -135,5 +135,16 @@ def data_stage_classes() -> list[type[Stage]]:
     return [cls for cls in load_stages(discover()) if not getattr(cls, "needs_numeric", False)]
 
 
+def server_stage_classes(loaded: LoadedConfig, installed: list[type[Stage]] | None = None) -> list[type[Stage]]:
+    """Every installed stage, for a config load_submitted accepted: the ones that run the user's code are in the
+    report as skipped with their own reason (a config without `numeric` gives them nothing), so a full server
+    audit is not a partial one. A stage of those that would run is refused: this server never runs user code."""
+    classes = load_stages(discover()) if installed is None else installed
+    running = [s.name for s in instantiate(classes, loaded) if s.needs_numeric and s.skip_reason(loaded.config) is None]
+    if running:
+        raise ConfigError(f"stage(s) {', '.join(running)} would run the user's code, which this server never does")
+    return classes
+
+
 def config_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

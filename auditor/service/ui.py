@@ -247,6 +247,8 @@ def _run_page(
         view=v,
         report=v.report,
         diff=_diff_view(ctx, p, run, v.report),
+        # Which review accepted each accepted finding: who, when, in which run and why.
+        accepted_by=store.acceptances(ctx.engine, p, store.now()) if v.report else {},
         acceptable=_acceptable(v.report),
         escalated=[f for f in v.report.findings if f.escalated is not None] if v.report else [],
         findings={f.fingerprint: f for f in v.report.findings} if v.report else {},

@@ -182,19 +182,63 @@ def test_stages_lists_every_stage_and_whether_it_applies(sample: Path) -> None:
     assert "keys.groups" in bare and "test_exposure" in bare
 
 
-def test_output_that_is_not_a_terminal_is_never_wrapped_or_cut(tmp_path: Path) -> None:
+def _blocks(text: str) -> dict[str, dict[str, str]]:
+    """`audit stages` as a file reads it: per stage, each field's wrapped lines joined again."""
+    found: dict[str, dict[str, str]] = {}
+    for block in text.strip().split("\n\n"):
+        name, *lines = block.splitlines()
+        fields: dict[str, str] = {}
+        for line in lines:
+            head, text_ = line[:19].strip(), line[19:]
+            if head:
+                fields[head] = text_
+            else:
+                fields[list(fields)[-1]] += " " + text_
+        found[name] = fields
+    return found
+
+
+@pytest.mark.parametrize(("columns", "width"), [(None, 80), ("60", 60)])
+def test_stages_piped_to_a_file_wrap_at_the_width_words_whole(columns: str | None, width: int) -> None:
+    """A pipe gets each stage as a block wrapped at COLUMNS (80 without it): the table, padded to its longest
+    cell, made every line of a file 300 to 470 characters long."""
     from auditor.pipeline.registry import discover, load_stages
 
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | ({"COLUMNS": columns} if columns else {})
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor.cli", "stages", str(SAMPLE / "audit.yaml")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    assert max(len(line) for line in done.stdout.splitlines()) <= width and "…" not in done.stdout
+    blocks = _blocks(done.stdout)
+    stages = load_stages(discover())
+    assert list(blocks) == [cls.name for cls in stages]
+    for cls in stages:
+        fields = blocks[cls.name]
+        assert fields["checks"] == cls.summary and fields["needs"] == (", ".join(cls.needs) or "nothing")
+    assert blocks["group_overlap"]["for this config"] == "runs"
+    assert blocks["temporal_order"]["for this config"] == "skipped: no time column: set `keys.time`"
+
+
+def test_stages_text_never_splits_a_word_or_a_path() -> None:
+    from auditor.cli.review import stages_text
+
+    path = "/data/" + "a-rather-long-folder-name/" * 4 + "ledger.jsonl"
+    text = stages_text(["checks", "for this config"], [["s", "a b " * 30, f"skipped: cannot read {path} here"]], 80)
+    assert f"\n{' ' * 19}{path}\n" in text  # longer than the line: alone on its own, whole
+    assert [len(line) <= 80 for line in text.splitlines()].count(False) == 1
+
+
+def test_output_that_is_not_a_terminal_is_never_wrapped_or_cut(tmp_path: Path) -> None:
     # A folder name long enough that the manifest line cannot fit any width a log would be given.
     deep = tmp_path / ("a-rather-long-folder-name-" * 6) / "video_frames"
     shutil.copytree(REPO / "sample_data" / "video_frames", deep, ignore=shutil.ignore_patterns("audit-report"))
     narrow = {"COLUMNS": "60"}  # a pipe or a log keeps its lines whole, whatever COLUMNS says
-    listed = runner.invoke(app, ["stages", str(deep / "audit.yaml")], env=narrow).output
-    assert "…" not in listed
-    lines = listed.splitlines()
-    for cls in load_stages(discover()):
-        row = next(line for line in lines if f" {cls.name} " in line)
-        assert cls.summary in row and all(need in row for need in cls.needs), cls.name
     done = runner.invoke(app, ["run", str(deep / "audit.yaml"), "--format", "json"], env=narrow)
     report = json.loads((deep / "audit-report" / "report.json").read_text())
     (line,) = [line for line in done.output.splitlines() if line.startswith("manifest: ")]

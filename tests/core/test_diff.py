@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from auditor.core.diff import diff_reports, load_report, mark_baseline
+from auditor.core.diff import diff_reports, load_report, manifest_place, mark_baseline
 from auditor.core.errors import ReportMismatchError, ReportReadError
 from auditor.core.findings import (
     Finding,
@@ -21,6 +21,7 @@ from auditor.core.findings import (
     with_fail_on,
 )
 from auditor.core.output import RunMarker, write_marker
+from auditor.core.portable import portable
 from auditor.core.scope import scope_of
 from auditor.render.diff import baseline_line, render_diff_text
 from tests.conftest import REPO, AuditFn, SampleReports
@@ -293,6 +294,21 @@ def test_an_edited_manifest_in_another_checkout_of_the_project_is_the_same_place
     d = diff_reports(ci, laptop)
     assert d.notes == ("the manifest changed: sha256 abababababab → cdcdcdcdcdcd (proj/data/manifest.csv)",)
     assert d.exit_code == 1 and d.persisting[0].escalated  # compared: the grown leak fails
+
+
+def test_a_server_side_run_is_in_the_place_its_config_names() -> None:
+    """The service names a run's paths under its data root; the folder is not joined to them a second time, and
+    the place is the one an uploaded (portable) report of the same folder gives."""
+    server = report(("group_overlap", "failed", (grp(),)), folder="<data root samples>/video_frames")
+    assert manifest_place(server) == ("data/manifest.csv",)
+    edited = server.model_copy(update={"manifest": server.manifest.model_copy(update={"sha256": "cd" * 32})})  # type: ignore[union-attr]
+    assert diff_reports(server, edited).notes == (
+        "the manifest changed: sha256 abababababab → cdcdcdcdcdcd (data/manifest.csv)",
+    )
+    uploaded = portable(report(("group_overlap", "failed", (grp(),)), folder="/home/ana/video_frames"))
+    assert diff_reports(uploaded, server).notes == () and diff_reports(uploaded, edited).notes == (
+        "the manifest changed: sha256 abababababab → cdcdcdcdcdcd (data/manifest.csv)",
+    )
 
 
 # -- reading reports -----------------------------------------------------------------------------------

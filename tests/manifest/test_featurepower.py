@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from auditor.manifest.featurepower import encode, labels_of, predict, sample_rows, score
+from auditor.manifest.featurepower import encode, label_kind, labels_of, predict, sample_rows, score
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,25 @@ def test_labels_are_classes_unless_numeric_with_many_values() -> None:
     assert labels_of(pa.array([1, 2, 3, 1])).task == "multiclass"  # a few integers are classes
     missing = labels_of(pa.array(["yes", "", None]))
     assert list(missing.present) == [True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        ([0, 1, 2], "classes"),
+        ([0.5, 1.5], "classes"),  # two values: a binary label, whatever they are
+        (list(range(1, 21)), "classes"),
+        ([0.5, 1.0, 2.25], "numbers"),
+        (list(range(100)), "class codes"),  # CIFAR-100 ids
+        ([v for v in range(1, 1001) if v % 20], "class codes"),  # 1..1000, a twentieth of them absent
+        (list(range(25, 347, 3)), "numbers"),  # integers that count from 25: a score, not class ids
+        (list(range(0, 600, 2)), "numbers"),  # half of 0..598 absent
+    ],
+)
+def test_a_numeric_label_reads_as_classes_class_codes_or_numbers(values: list[float], kind: str) -> None:
+    assert label_kind(np.unique(np.array(values, dtype=np.float64))) == kind
+    # feature_leakage scores class codes as numbers too: a proxy of an id shows in R².
+    assert (labels_of(pa.array(values)).task == "regression") == (kind != "classes")
 
 
 def test_skill_is_zero_at_chance_and_one_when_perfect() -> None:

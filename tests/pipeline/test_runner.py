@@ -174,6 +174,17 @@ def test_stages_without_their_inputs_skip_with_the_reason(loaded) -> None:  # ty
     assert all(reason != "not implemented yet" for reason in skipped.values())
 
 
+def test_a_skip_is_not_applicable_only_when_the_config_gives_the_stage_nothing_and_names_it_nowhere(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(stages={"temporal_order": {"enabled": False}, "contamination": {"definition": "exact"}}))
+    applies = {r.stage: r.not_applicable for r in report.stages if r.status == "skipped"}
+    assert applies["broadcast"] and applies["fitted_statistics"]  # no numeric section, no fitted entries
+    assert not applies["temporal_order"]  # disabled: a choice a reviewer must see
+    assert not applies["contamination"]  # configured, yet it has no texts to read
+    only = run_audit(loaded(), only=["group_overlap", "split_integrity"])
+    assert {r.stage: r.not_applicable for r in only.stages} == {"group_overlap": False, "split_integrity": False}
+    assert all(not r.not_applicable for r in report.stages if r.status != "skipped")
+
+
 def test_findings_are_frozen() -> None:
     f = Finding(code="X", stage="s", severity=Severity.INFO, title="t", message="m")
     with pytest.raises(Exception):  # noqa: B017 - pydantic raises ValidationError on frozen assignment

@@ -132,3 +132,38 @@ def test_every_figure_renders_and_nothing_is_requested(sample: str, expected: se
         shared = tmp_path / "shared.html"
         shared.write_text(render_html(portable(run_audit(REPO / "sample_data" / sample / "audit.yaml"))))
         chromium("--window-size=900,1500", f"--screenshot={README_SHOT}", shared.as_uri(), profile=tmp_path / "p2")
+
+
+def test_the_infos_fold_and_paths_read_from_the_configs_folder(tmp_path: Path) -> None:
+    """The video-frames page in Chromium: the infos are one closed line after the problems (the page was 8,642 px
+    tall, a third of it infos), a click opens them, and the config's folder is named once."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    report = run_audit(REPO / "sample_data" / "video_frames" / "audit.yaml")
+    infos = [f for f in report.findings if f.severity.value == "info"]
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(page_file.as_uri())
+            folded = page.evaluate("document.documentElement.scrollHeight")
+            summary = page.locator("details.infos > summary")
+            sync_api.expect(summary).to_be_visible()
+            sync_api.expect(summary).to_contain_text(f"{len(infos)} info finding(s)")
+            assert page.locator("section.finding.info").count() == len(infos)
+            assert all(not s.is_visible() for s in page.locator("section.finding.info").all())
+            assert all(s.is_visible() for s in page.locator("section.finding.error, section.finding.warning").all())
+            meta = page.locator("ul.meta").inner_text()
+            assert "manifest: manifest.csv — 28 rows" in meta and "val–test (audit.yaml:10:11)" in meta
+            assert page.locator("body").inner_text().count(str(report.config_path).rsplit("/", 1)[0]) == 1
+            page.screenshot(path=str(SHOTS / "video_frames_folded.png"), full_page=True)
+
+            summary.click()
+            assert all(s.is_visible() for s in page.locator("section.finding.info").all())
+            opened = page.evaluate("document.documentElement.scrollHeight")
+            assert folded < 0.75 * opened, (folded, opened)
+            page.screenshot(path=str(SHOTS / "video_frames_infos_open.png"), full_page=True)
+        finally:
+            browser.close()

@@ -28,6 +28,14 @@ def test_text_and_markdown_show_new_resolved_and_changed_counts() -> None:
         assert "1 new, 1 resolved, 1 persisting — exit 0" in text
 
 
+def test_an_accepted_finding_says_who_accepted_it_and_why() -> None:
+    reason = "writer-b calibrates every split (accepted by ana on 2024-05-02)"
+    later = report(("group_overlap", "passed", (grp(groups=5, accepted=True, accept_reason=reason),)))
+    d = diff_reports(OLD, later)
+    for text in (render_diff_text(d), render_diff_markdown(d), render_diff_html(d)):
+        assert f"accepted: {reason}" in text
+
+
 def test_json_holds_every_finding_with_its_fingerprint() -> None:
     data = json.loads(render_diff_json(diff_reports(OLD, NEW)))
     assert data["resolved"][0]["fingerprint"] == nan().fingerprint

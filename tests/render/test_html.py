@@ -91,6 +91,10 @@ def test_fitted_statistics_marks_the_row_set_the_artifact_matches(clinic: Report
     svg = figures_for(leak)[0].svg
     assert svg.count('class="match"') == 1
     assert re.search(r"all rows</text>.*✓ matches", svg)
+    # Each set's size under its name, and each set's count where the artifact has a count (it was n/a).
+    for name, rows in (("train", 168), ("train+val", 204), ("train+test", 204), ("all rows", 240)):
+        assert re.search(rf">{re.escape(name)}</text>[^<]*<text[^>]*>{rows} rows</text>", svg), name
+    assert "n/a" not in svg and re.search(r">glucose · count = 240</text>.*?>158</text>", svg)
 
 
 def test_numeric_findings_draw_shapes_and_the_first_nan() -> None:
@@ -355,3 +359,72 @@ def test_feature_leakage_power_bars_stay_bounded_and_need_the_score_table() -> N
     svg = str(figures_for(many)[0].svg)
     assert svg.count('class="bar') == MAX_ROWS and f"the first {MAX_ROWS} of 40 columns" in svg
     assert figures_for(finding("feature_leakage", code="FLK001")) == ()
+
+
+def _infos(page: str) -> str:
+    folded = re.search(r'<details class="infos"><summary>([^<]*)</summary>(.*?)</details>\s*<h2>Stages', page, re.S)
+    assert folded, "no folded infos"
+    return folded.group(0)
+
+
+def test_info_findings_fold_under_one_summary_after_the_problems(video: Report) -> None:
+    page = render_html(video)
+    infos = [f for f in video.findings if f.severity is Severity.INFO]
+    folded = _infos(page)
+    assert f"{len(infos)} info finding(s), facts for the record rather than problems: EXP000 ×2, GRP003," in folded
+    shown = page[page.index("<h2>Findings") : page.index('<details class="infos">')]
+    # Every info is a section inside the fold, every error and warning one outside it, in the same order.
+    assert re.findall(r'<section class="finding info"', folded) and 'badge">error' not in folded
+    assert len(re.findall(r'<section class="finding info"', folded)) == len(infos)
+    assert not re.findall(r'<section class="finding info"', shown)
+    problems = [f for f in video.findings if f.severity is not Severity.INFO]
+    assert len(re.findall(r'<section class="finding (?:error|warning)', shown)) == len(problems)
+
+
+def test_an_accepted_info_and_a_report_of_infos_alone(video: Report) -> None:
+    infos = [f for f in video.findings if f.severity is Severity.INFO]
+    accepted = infos[0].model_copy(update={"accepted": True, "accept_reason": "reviewed"})
+    assert "<p>No errors or warnings.</p>" in render_html(with_findings(video, *infos))
+    page = render_html(with_findings(video, accepted, *infos[1:]))
+    # An acceptance is a reviewer's decision: it stays in view, the rest of the infos fold.
+    assert "No errors or warnings." not in page and "No findings." not in page
+    assert f"{len(infos) - 1} info finding(s)" in _infos(page)
+    assert "<em>Accepted: reviewed</em>" not in _infos(page) and "<em>Accepted: reviewed</em>" in page
+    none = render_html(with_findings(video))
+    assert "<p>No findings.</p>" in none and '<details class="infos">' not in none
+
+
+def test_paths_are_shown_relative_to_the_configs_folder(video: Report) -> None:
+    assert video.config_path is not None
+    folder = video.config_path.rsplit("/", 1)[0]
+    page = render_html(video)
+    # The folder is named once, where the config is; below it every path reads from there.
+    assert page.count(folder) == 2  # the config's full path as a tooltip, and the folder itself
+    assert f'config: <code title="{video.config_path}">audit.yaml</code> in <code>{folder}</code>' in page
+    assert "the paths below are relative to its folder" in page
+    assert "manifest: <code>manifest.csv — 28 rows" in page
+    assert "val–test (audit.yaml:10:11)" in page
+    moved = finding(
+        "x",
+        message=f"read {folder}/frames/f0001.jpg and /elsewhere/f.jpg",
+        remediation=f"delete {folder}/frames/f0001.jpg",
+    )
+    shown = render_html(with_findings(video, moved))
+    # A path outside the folder is kept whole: on a page for reading, what it names matters more than privacy.
+    assert "read frames/f0001.jpg and /elsewhere/f.jpg" in shown and "delete frames/f0001.jpg" in shown
+
+
+def test_the_stage_table_counts_by_severity_and_gives_a_skipped_stages_reason(video: Report) -> None:
+    disabled = StageResult(
+        stage="temporal_order",
+        status="skipped",
+        duration_s=0.0,
+        skip_reason="disabled in the config (stages.temporal_order.enabled: false)",
+    )
+    stages = (*(r for r in video.stages if r.stage != "temporal_order"), disabled)
+    page = render_html(video.model_copy(update={"stages": stages}))
+    table = page[page.index("<h2>Stages") : page.index("skipped-stages")]
+    row = r'<td>temporal_order</td><td class="skipped">skipped</td>\s*<td></td><td>0.000</td>\s*<td>disabled in the'
+    assert re.search(row + r" config \(stages.temporal_order.enabled: false\)</td>", table)
+    assert re.search(r"<td>duplicate_content</td>.*?\s*<td>2 errors</td>", table)
+    assert re.search(r"<td>split_integrity</td>.*?\s*<td>1 warning, 1 info</td>", table)

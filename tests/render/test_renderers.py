@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -56,6 +57,38 @@ def test_terminal_plain_text_summary(report: Report) -> None:
     assert "GRP001" in text and "writer-a" in text and "exit 1" in text
     assert "SPL000" not in text  # info findings only with verbose
     assert "SPL000" in render_terminal(report, verbose=True, width=120)
+
+
+def test_terminal_counts_each_stages_findings_by_severity(report: Report) -> None:
+    rows = {line.split()[0]: line for line in render_terminal(report, width=120).splitlines()[1:12]}
+    # split_integrity's one finding is SPL000, an info: "passed 1" read as one problem.
+    assert re.match(r"split_integrity +passed +1 info +$", rows["split_integrity"])
+    assert re.match(r"group_overlap +failed +1 error +$", rows["group_overlap"])
+    grp = next(r for r in report.stages if r.stage == "group_overlap")
+    accepted = grp.findings[0].model_copy(update={"accepted": True, "accept_reason": "known"})
+    one = grp.model_copy(update={"findings": (accepted,)})
+    assert re.search(
+        r"^group_overlap +failed +1 accepted", render_terminal(report.model_copy(update={"stages": (one,)})), re.M
+    )
+
+
+def test_terminal_names_a_skipped_stage_the_config_asked_for_and_counts_the_rest(report: Report) -> None:
+    disabled = StageResult(
+        stage="temporal_order",
+        status="skipped",
+        duration_s=0.0,
+        skip_reason="disabled in the config (stages.temporal_order.enabled: false)",
+    )
+    stages = (*(r for r in report.stages if r.stage != "temporal_order"), disabled)
+    text = render_terminal(report.model_copy(update={"stages": stages}), width=120)
+    assert re.search(
+        r"^temporal_order +skipped +disabled in the config \(stages\.temporal_order\.enabled: false\)", text, re.M
+    )
+    unasked = [r for r in stages if r.not_applicable]
+    assert unasked and f"{len(unasked)} stage(s) do not apply to this config (-v shows why)" in text
+    assert not any(re.search(rf"^{r.stage} ", text, re.M) for r in unasked)
+    verbose = render_terminal(report.model_copy(update={"stages": stages}), width=200, verbose=True)
+    assert all(re.search(rf"^{r.stage} +skipped +{re.escape(r.skip_reason or '')}", verbose, re.M) for r in unasked)
 
 
 def test_renderers_are_pure(report: Report) -> None:

@@ -81,3 +81,8 @@ def test_server_side_run_completes(server: LiveServer) -> None:
         assert state == "completed", c.get(f"/api/projects/demo/runs/{run_id}").json()
         report = c.get(f"/api/projects/demo/runs/{run_id}/report").json()
         assert report["manifest"]["rows"] == 28
+        # A full audit: the stages that run the user's code are skipped for want of a `numeric` section, not
+        # left out (they made it "partial: 10 stages not run").
+        assert c.get(f"/api/projects/demo/runs/{run_id}").json()["not_run"] == []
+        numeric = {r["stage"]: r for r in report["stages"] if r["skip_reason"] == "no `numeric` section in the config"}
+        assert {"broadcast", "train_step"} <= set(numeric) and all(r["status"] == "skipped" for r in numeric.values())

@@ -315,6 +315,25 @@ def test_a_run_page_shows_the_diff_against_the_last_approved_run(world: World) -
         assert "0 new, 0 resolved, 17 persisting" in shown and "Persisting (17)" in shown
 
 
+def test_a_finding_accepted_before_says_on_a_later_run_which_review_accepted_it(world: World) -> None:
+    project = world.project()
+    first = world.upload(project)
+    fingerprint = next(f["fingerprint"] for s in world.report["stages"] for f in s["findings"] if f["code"] == "DUP001")
+    with sign_in(world.server, world.token("reviewer", project)) as c:
+        page = f"/projects/{project}/runs/{first}"
+        reason = "one frame stored twice; dropped upstream"
+        assert post(c, f"{page}/review", action="accept", fingerprint=fingerprint, comment=reason).status_code == 303
+        post(c, f"{page}/review", action="approve", comment="", override_reason="pilot")
+        second = world.upload(project)
+        shown = c.get(f"/projects/{project}/runs/{second}").text
+    persisting = shown.split("<h3>Persisting")[1].split("</div>")[0]
+    line = next(li for li in persisting.split("<li>") if li.startswith("✖ DUP001"))
+    day = re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", line)
+    assert day is not None, line
+    assert f'by reviewer-{project} on {day.group(0)} in <a href="/projects/{project}/runs/{first}#history">' in line
+    assert f"run #{first}</a>: {reason}" in line
+
+
 def test_the_report_is_served_sandboxed_with_its_figures(world: World) -> None:
     project = world.project()
     run = world.upload(project)

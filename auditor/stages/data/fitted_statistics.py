@@ -17,7 +17,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, FittedSpec, LoadedConfig
 from auditor.core.errors import ConfigError, StageInputError
 from auditor.core.findings import Finding, Severity, Table
-from auditor.core.scope import scope_of
+from auditor.core.scope import Scope, counts_of, scope_of
 from auditor.core.splits import FoldRole, SplitRoles
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -98,6 +98,7 @@ class _Checks:
         self.unsplit = bool((self.group == 0).any())  # rows without a split belong to "all rows"
         self._values: dict[str, np.ndarray] = {}
         self._masks: dict[frozenset[int], np.ndarray] = {}
+        self._sizes: np.ndarray | None = None  # rows per split group
         self._matcher: NumericMatcher | None = None
         self._fold: tuple[int, str] | None = None  # the cross-validation fold being checked, and its artifact
 
@@ -327,6 +328,14 @@ class _Checks:
             self._masks[rs.groups] = rs.mask(self.group)
         return self._masks[rs.groups]
 
+    def size(self, rs: RowSet) -> int:
+        """How many rows a row set holds."""
+        import numpy as np
+
+        if self._sizes is None:
+            self._sizes = np.bincount(self.group, minlength=self.n_groups)
+        return int(self._sizes[sorted(rs.groups)].sum())
+
     def _report(
         self,
         spec: FittedSpec,
@@ -345,6 +354,7 @@ class _Checks:
             "fitted_on": spec.fitted_on,
             "reproduces_from": [rs.name for rs in verdict.matches],
             "deviation": {k: _round(f.deviation) for k, f in verdict.fits.items()},
+            "rows_per_set": {rs.name: self.size(rs) for rs in rowsets},
         }
         reference = verdict.fits[(verdict.matches[0] if verdict.matches else verdict.closest(rowsets)).name]
         chosen = [v for s, v in reference.conventions.items() if v and v not in ("mean", "min", "max", "fill", s)]
@@ -704,6 +714,11 @@ class _Checks:
             if "fitted_on" in evidence:
                 evidence["fitted_on"] = [f"the training rows of {fold}"]
             fields["evidence"] = evidence
+        sizes = fields.get("evidence", {}).get("rows_per_set")
+        if sizes is not None and "scope" not in fields:
+            # The candidate sets' sizes describe the data, not the problem: more rows do not make it larger.
+            rest = {k: v for k, v in fields["evidence"].items() if k != "rows_per_set"}
+            fields["scope"] = Scope(counts=counts_of(rest))
         return self.stage.finding(code, severity, message, key=spec.name, **fields)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -28,8 +28,16 @@ class LabelCoverageOptions(StageOptions):
     max_examples: int = Field(default=10, ge=1, description="most examples a finding lists")
     task: Literal["auto", "classification", "regression"] = Field(
         default="auto",
-        description="auto: a label of more than 20 numbers, some of them fractions, is a regression target, whose "
-        "values are not classes to cover (integer labels stay classes: class ids are integers)",
+        description="auto: read the label as feature_leakage does: more than 20 numbers, or fractions among more "
+        "than two, are a numeric target, compared by a Kolmogorov-Smirnov test instead of as classes; integers "
+        "0..K-1 or 1..K (class ids) stay classes",
+    )
+    max_p_value: float = Field(
+        default=0.01,
+        gt=0,
+        le=1,
+        description="a numeric label's distributions differ (LAB002) only when the Kolmogorov-Smirnov test's p-value "
+        "is below this as well as its distance above max_distance",
     )
 
 
@@ -42,6 +50,7 @@ class LabelCoverage(Stage):
         "LAB001": "holdout labels never seen in train",
         "LAB002": "label distribution differs between train and a holdout split",
         "LAB003": "rows without a label",
+        "LAB004": "holdout rows whose numeric label lies beyond the range train covers",
     }
     Options = LabelCoverageOptions
     out_of_core = True
@@ -57,11 +66,19 @@ class LabelCoverage(Stage):
     def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
         return [config.keys.label] if config.keys.label is not None else []
 
-    def _regression(self, key: KeyCodes) -> bool:
+    def _kind(self, key: KeyCodes) -> str:
+        """classes, class codes (integers numbering classes) or numbers, as the option `task` or the values say."""
+        import numpy as np
+
+        from auditor.manifest.featurepower import label_kind
+
         assert isinstance(self.options, LabelCoverageOptions)
         if self.options.task != "auto":
-            return self.options.task == "regression"
-        return key.n_values > 20 and len(key.parts) == 1 and _fractional(key.parts[0][1])
+            return "numbers" if self.options.task == "regression" else "classes"
+        numbers = _numbers(key)
+        if numbers is None:
+            return "classes"
+        return label_kind(np.unique(numbers[np.isfinite(numbers)]))
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
@@ -93,14 +110,9 @@ class LabelCoverage(Stage):
             )
         if not key.n_values:
             return
-        if self._regression(key):
-            yield self.finding(
-                "LAB000",
-                Severity.INFO,
-                f"'{column}' is a regression target ({key.n_values} numeric values): which values occur and their "
-                "shares are for classes, so they are not compared.",
-                evidence={"labels": key.n_values, "task": "regression"},
-            )
+        kind = self._kind(key)
+        if kind == "numbers":
+            yield from self._numeric(column, key, counts, names, order, train, holdout, roles.folds)
             return
         totals = counts.sum(axis=0)
         by_label = np.argsort(-counts.sum(axis=1), kind="stable")
@@ -112,11 +124,17 @@ class LabelCoverage(Stage):
         title = f"share of each '{column}' value per split (most frequent first)"
         if len(columns) < len(order):
             title += f"; the {len(columns)} largest of {len(order):,} splits"
+        codes_note = (
+            f" They are integers numbered like class ids, so they are compared as classes (set "
+            f"stages.{self.name}.task: regression if they are counts or measurements)."
+            if kind == "class codes"
+            else ""
+        )
         yield self.finding(
             "LAB000",
             Severity.INFO,
-            f"{key.n_values} label value(s) in '{column}'.",
-            evidence={"labels": key.n_values},
+            f"{key.n_values} label value(s) in '{column}'.{codes_note}",
+            evidence={"labels": key.n_values, **({"task": "class codes"} if codes_note else {})},
             tables=(
                 Table(
                     title=title,
@@ -185,6 +203,187 @@ class LabelCoverage(Stage):
 
         yield from _capped(found, self.finding)
 
+    def _numeric(
+        self,
+        column: str,
+        key: KeyCodes,
+        counts: np.ndarray,
+        names: list[str],
+        order: list[str],
+        train: list[int],
+        holdout: list[str],
+        folds: FoldLayout | None,
+    ) -> Iterator[Finding]:
+        """A numeric label: its spread per split (LAB000) and, per evaluation, a two-sample Kolmogorov-Smirnov test
+        of the holdout rows against the training rows (LAB002), and holdout rows beyond the range train covers
+        (LAB004). Its values are not classes: a holdout value that train never had is what a continuous target
+        gives, so there is no LAB001."""
+        import numpy as np
+
+        from auditor.core.errors import StageInputError
+        from auditor.manifest.overlap import MAX_LISTED
+
+        assert isinstance(self.options, LabelCoverageOptions)
+        numbers = _numbers(key)
+        if numbers is None:
+            raise StageInputError(
+                f"label column '{column}' does not hold numbers; stages.{self.name}.task: regression needs numbers"
+            )
+        present = ~np.isnan(numbers)
+        values, at = np.unique(numbers[present], return_inverse=True)
+        by_value = np.zeros((len(values), counts.shape[1]), dtype=np.int64)
+        np.add.at(by_value, at, counts[present])
+        position = {n: i for i, n in enumerate(names)}
+        shown = order[:MAX_LISTED]
+        yield self.finding(
+            "LAB000",
+            Severity.INFO,
+            f"'{column}' is a numeric label ({len(values)} distinct values): a holdout value that train never had is "
+            "what a continuous target gives, so values are not compared as classes; each holdout's distribution "
+            "is compared with train's by a two-sample Kolmogorov-Smirnov test, and its rows with the range train "
+            "covers.",
+            evidence={"labels": key.n_values, "task": "regression"},
+            tables=(
+                Table(
+                    title=f"'{column}' per split"
+                    + (f" (the first {len(shown)} of {len(order):,} splits)" if len(shown) < len(order) else ""),
+                    columns=SPREAD_COLUMNS,
+                    rows=tuple((s, *_quantiles(values, by_value[:, position[s]])) for s in shown),
+                ),
+            ),
+        )
+        found: list[Finding] = []
+        for s, held, train_counts, subject in _evaluations(by_value, names, order, train, holdout, folds):
+            where, learnt = (f"'{s}'", "train") if "split" in subject else (f"the holdout of {s}", "its training rows")
+            if not train_counts.sum() or not held.sum():
+                continue
+            beyond = self._beyond(column, values, train_counts, held, s, where, learnt, subject)
+            if beyond is not None:
+                found.append(beyond)
+            if held.sum() < self.options.min_rows:
+                continue
+            distance, p_value = ks_test(values, train_counts, held)
+            if distance <= self.options.max_distance or p_value >= self.options.max_p_value:
+                continue
+            found.append(
+                self.finding(
+                    "LAB002",
+                    Severity.WARNING,
+                    f"the distribution of '{column}' in {where} differs from {learnt}: Kolmogorov-Smirnov distance "
+                    f"{distance:.3f} (threshold {self.options.max_distance}), p = {p_value:.2g}; scores on {where} "
+                    "will not reflect the training distribution.",
+                    key=s,
+                    evidence={
+                        **subject,
+                        "test": "Kolmogorov-Smirnov",
+                        "distance": round(distance, 4),
+                        "p_value": float(f"{p_value:.3g}"),
+                        "threshold": self.options.max_distance,
+                    },
+                    tables=(
+                        Table(
+                            title=f"'{column}' in {learnt} and in {where}",
+                            columns=SPREAD_COLUMNS,
+                            rows=(
+                                (learnt, *_quantiles(values, train_counts)),
+                                (s, *_quantiles(values, held)),
+                            ),
+                        ),
+                    ),
+                    remediation="Split at random, or stratify by bins of the label (e.g. its quantiles), or state "
+                    "why the shift is intended.",
+                )
+            )
+        yield from _capped(found, self.finding)
+
+    def _beyond(
+        self,
+        column: str,
+        values: np.ndarray,
+        train_counts: np.ndarray,
+        held: np.ndarray,
+        split: str,
+        where: str,
+        learnt: str,
+        subject: dict[str, str],
+    ) -> Finding | None:
+        """LAB004: holdout rows above train's largest label or below its smallest, when a random split would
+        rarely leave that many there (beyond_p_value); the one largest value falling in a holdout is what a random
+        split gives a quarter of the time with a quarter held out, and is not a finding."""
+        import numpy as np
+
+        assert isinstance(self.options, LabelCoverageOptions)
+        seen = values[train_counts > 0]
+        low, high = seen[0], seen[-1]
+        below, above = int(held[values < low].sum()), int(held[values > high].sum())
+        p_value = beyond_p_value(int(train_counts.sum()), int(held.sum()), below, above)
+        if p_value >= self.options.max_p_value:
+            return None
+        rows, total = below + above, int(held.sum())
+        outside = np.flatnonzero((held > 0) & ((values < low) | (values > high)))
+        # The most extreme first: the farthest below, then the farthest above.
+        shown = [*outside[values[outside] < low], *outside[values[outside] > high][::-1]]
+        sides = ", ".join(
+            text for n, text in ((below, f"{below} below {low:.6g}"), (above, f"{above} above {high:.6g}")) if n
+        )
+        return self.finding(
+            "LAB004",
+            Severity.WARNING,
+            f"{rows} of the {total} rows of {where} ({rows / total:.1%}) have a '{column}' outside the range "
+            f"{learnt} covers, {low:.6g} to {high:.6g} ({sides}); a model has seen no such target (trees and nearest "
+            f"neighbours cannot predict one), and a random split would leave this many outside with p = "
+            f"{p_value:.2g}.",
+            key=split,
+            evidence={
+                **subject,
+                "rows": rows,
+                "rows_below": below,
+                "rows_above": above,
+                "train_min": float(low),
+                "train_max": float(high),
+                "p_value": float(f"{p_value:.3g}"),
+            },
+            examples=tuple(
+                {"label": f"{values[i]:.6g}", "rows": int(held[i])} for i in shown[: self.options.max_examples]
+            ),
+            remediation="Split at random or stratify by bins of the label so train spans the holdout's range, or "
+            "state why the holdout is meant to test extrapolation.",
+            scope=scope_of(
+                (f"{values[i]:.6g}" for i in outside), {"rows": rows, "rows_below": below, "rows_above": above}
+            ),
+        )
+
+
+def beyond_p_value(n_train: int, n_held: int, below: int, above: int) -> float:
+    """How likely a random split (every row equally likely held out) leaves at least ``above`` holdout rows above
+    every training row, or ``below`` below them: the ``k`` largest of the rows are all held out with the
+    hypergeometric probability C(n_held, k) / C(n_train + n_held, k); two-sided, Bonferroni."""
+    from scipy.stats import hypergeom
+
+    total = n_train + n_held
+    sides = [float(hypergeom(total, n_held, k).pmf(k)) for k in (below, above) if k]
+    return min(1.0, 2 * min(sides)) if sides else 1.0
+
+
+SPREAD_COLUMNS = ("split", "rows", "min", "25%", "median", "75%", "max")
+# Past this many rows on either side ks_2samp's p-value is Smirnov's asymptotic one, computed here from counts.
+EXACT_ROWS = 10_000
+
+
+def ks_test(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
+    """scipy's two-sample Kolmogorov-Smirnov test (two-sided, method auto) of two samples given as counts of the
+    sorted ``values``: the samples themselves while they are small enough for its exact p-value, else the
+    statistic from the counts and the asymptotic p-value ks_2samp gives at that size (memory: one row per value)."""
+    import numpy as np
+    from scipy.stats import ks_2samp, kstwo
+
+    n, m = int(first.sum()), int(second.sum())
+    if max(n, m) <= EXACT_ROWS:
+        result = ks_2samp(np.repeat(values, first), np.repeat(values, second))
+        return float(result.statistic), float(result.pvalue)
+    distance = float(np.abs(np.cumsum(first) / n - np.cumsum(second) / m).max())
+    return distance, float(np.clip(kstwo.sf(distance, np.round(n * m / (n + m))), 0, 1))
+
 
 def _evaluations(
     counts: np.ndarray,
@@ -208,13 +407,20 @@ def _evaluations(
         yield s, counts[:, names.index(s)], train_counts, {"split": s}
 
 
+CAPPED = {
+    "LAB001": "have labels never seen in train",
+    "LAB002": "differ from train in label distribution",
+    "LAB004": "have numeric labels beyond the range train covers",
+}
+
+
 def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]:
     """Per-split findings for at most MAX_LISTED splits per code (most rows first), then one finding per
     code that counts the rest, so very many holdout splits do not make the report grow without bound."""
     from auditor.manifest.overlap import MAX_LISTED
 
     out: list[Finding] = []
-    for code in ("LAB001", "LAB002"):
+    for code, what in CAPPED.items():
         mine = [f for f in found if f.code == code]
         if len(mine) <= MAX_LISTED:
             out.extend(mine)
@@ -224,7 +430,6 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
         out.extend(f for f in mine if id(f) in kept)
         rest = [f for f in mine if id(f) not in kept]
         named = ", ".join(repr(f.key) for f in rest[:5]) + (" ..." if len(rest) > 5 else "")
-        what = "have labels never seen in train" if code == "LAB001" else "differ from train in label distribution"
         out.append(
             make(
                 code,
@@ -238,19 +443,35 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
     return out
 
 
-def _fractional(values: Any) -> bool:
-    """Whether a key's distinct values are numbers (or, from a text file, text that reads as numbers), one at
-    least with a fractional part."""
+def _numbers(key: KeyCodes) -> np.ndarray | None:
+    """Each key value as a number (NaN where it is not finite), when the key is one column of numbers or of text
+    that reads as numbers; else None."""
     import numpy as np
     import pyarrow as pa
 
     from auditor.manifest.featurepower import as_numbers
 
+    if len(key.parts) != 1:
+        return None
+    index, values = key.parts[0]
     numbers = as_numbers(values) if isinstance(values, pa.Array | pa.ChunkedArray) else None
     if numbers is None:
-        return False
-    v = numbers[np.isfinite(numbers)]
-    return bool(len(v)) and bool(np.any(v != np.floor(v)))
+        return None
+    numbers = numbers[np.asarray(index, dtype=np.int64)]
+    return np.where(np.isfinite(numbers), numbers, np.nan)
+
+
+def _quantiles(values: np.ndarray, weights: np.ndarray) -> tuple[int | str, ...]:
+    """Rows, min, quartiles and max of ``values`` each counted ``weights`` times (sorted values)."""
+    import numpy as np
+
+    total = int(weights.sum())
+    if not total:
+        return (0, *("—",) * 5)
+    cdf = np.cumsum(weights) / total
+    at = [values[min(int(np.searchsorted(cdf, q)), len(values) - 1)] for q in (0.25, 0.5, 0.75)]
+    present = values[weights > 0]
+    return (total, *(f"{v:.6g}" for v in (present[0], *at, present[-1])))
 
 
 def _share(count: int, total: int) -> str:

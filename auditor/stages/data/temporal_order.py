@@ -469,8 +469,12 @@ class TemporalOrder(Stage):
         purging = config.keys.time_end is not None
         scopes: list[tuple[str | None, np.ndarray | None]] = [(None, None)]
         if entity is not None:
-            scopes.append((entity, manifest.key(entity).codes))
+            scopes.insert(0, (entity, manifest.key(entity).codes))
         names = holdout_names
+        # Per entity first: a global finding then counts only the rows no per-entity finding of its code reports
+        # (the same 21 rows were an error per store and again a warning across stores).
+        reported: dict[str, np.ndarray] = {}
+        by_scope: list[tuple[str | None, dict[str, list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]]]] = []
         for scope, codes in scopes:
             t_rows = np.flatnonzero(train if codes is None else train & (codes >= 0))
             # Each holdout's rows, grouped once (a pass over all rows per holdout would grow with their number).
@@ -505,6 +509,14 @@ class TemporalOrder(Stage):
                         hits["TMP006"].append((names[split_code], t_rows[early], period, to_next[early]))
                     if late.any():
                         hits["TMP007"].append((names[split_code], t_rows[late], period, near.from_previous[late]))
+            if scope is None and reported:
+                hits = {code: _without(found, reported.get(code)) for code, found in hits.items()}
+            else:
+                for code, found in hits.items():
+                    if found:
+                        reported[code] = np.unique(np.concatenate([r for _, r, _, _ in found]))
+            by_scope.append((scope, hits))
+        for scope, hits in reversed(by_scope):  # global first, as before
             for code, found in hits.items():
                 if found:
                     yield self._window_finding(context, code, scope, found, starts, ends, gap_ns, epoch_scale)
@@ -548,7 +560,9 @@ class TemporalOrder(Stage):
         def closest(d: np.ndarray) -> str:
             return format_span(int(d.min()), epoch_scale)
 
-        within = f" of the same '{scope}'" if scope is not None else f" of any '{entity}'" if entity else ""
+        # Globally, with an entity, the rows a per-entity finding reports are left out: what is left overlaps
+        # another entity's holdout (or has no entity).
+        within = f" of the same '{scope}'" if scope is not None else f" of another '{entity}'" if entity else ""
         parts = "; ".join(f"{len(r)} against {s} ({period(p)})" for s, r, p, _ in listed) + more
         if code == "TMP005":
             message = (
@@ -726,3 +740,20 @@ def _blocks(n: int) -> Iterator[tuple[int, int]]:
     """(start, stop) of consecutive blocks of rows."""
     for lo in range(0, n, _BLOCK_ROWS):
         yield lo, min(lo + _BLOCK_ROWS, n)
+
+
+def _without(
+    found: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]], reported: np.ndarray | None
+) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each holdout's hits without the rows already reported (sorted, unique), keeping only holdouts with a row
+    left; a per-row distance goes with its row."""
+    import numpy as np
+
+    if reported is None or not len(reported):
+        return found
+    kept = []
+    for split, rows, period, distance in found:
+        left = ~np.isin(rows, reported, assume_unique=False)
+        if left.any():
+            kept.append((split, rows[left], period, distance[left] if len(distance) else distance))
+    return kept

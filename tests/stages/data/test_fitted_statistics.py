@@ -76,6 +76,12 @@ def test_scaler_fitted_on_all_rows_is_an_error_with_numbers_side_by_side(audit, 
     train_mean, all_mean = rows(df, "train")["f1"].mean(), df["f1"].mean()
     assert mean_f1[2] == pytest.approx(all_mean, rel=1e-6) and mean_f1[3] == pytest.approx(train_mean, rel=1e-6)
     assert r.exit_code == 1
+    # Each candidate set's size, and its count beside the artifact's (it was "—" where the count differs).
+    sizes = {"train": 60, "train+val": 80, "train+test": 80, "all rows": 100}
+    assert f.evidence["rows_per_set"] == sizes
+    counts = next(row for row in table.rows if row[:2] == ("f1", "count"))
+    assert counts[2:] == (100, 60, 80, 80, 100)
+    assert not any("rows_per_set" in k for k in f.scope.counts)  # more rows do not grow what an acceptance covers
 
 
 def test_scaler_fitted_on_train_passes_with_either_std_convention(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import codes, finding
 
 ONLY = ["label_coverage"]
@@ -62,10 +64,183 @@ def test_integer_class_ids_stay_classes_however_many(audit) -> None:  # type: ig
     y = [i % 99 for i in range(990)] + [i % 99 for i in range(90)] + [99] * 10
     r = audit({"y": y, "split": ["train"] * 990 + ["test"] * 100}, keys={"label": "y"}, only=ONLY)
     assert finding(r, "LAB001").examples[0] == {"label": "99", "rows": 10}
+    assert finding(r, "LAB000").evidence["task"] == "class codes" and "task: regression" in finding(r, "LAB000").message
     regression = audit(
         {"y": y, "split": ["train"] * 990 + ["test"] * 100},
         keys={"label": "y"},
         only=ONLY,
         stages={"label_coverage": {"task": "regression"}},
     )
-    assert codes(regression) == ["LAB000"]
+    # Read as numbers, the ten 99s are no unseen class but rows beyond the largest value train has.
+    assert sorted(codes(regression)) == ["LAB000", "LAB004"]
+    assert finding(regression, "LAB004").evidence["rows_above"] == 10
+
+
+def _diabetes(order: str) -> tuple[object, dict[str, list[object]]]:
+    """scikit-learn's diabetes data (a disease-progression score, 214 integers from 25 to 346) split 331/111 at
+    random (train_test_split) or by the target itself (the highest 111 rows held out)."""
+    import numpy as np
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import train_test_split
+
+    target = load_diabetes().target
+    split = np.array(["train"] * len(target), dtype=object)
+    if order == "random":
+        _, held = train_test_split(np.arange(len(target)), test_size=0.25, random_state=0)
+    else:
+        held = np.argsort(target, kind="stable")[-111:]
+    split[held] = "test"
+    return target, {"target": target.tolist(), "split": split.tolist()}
+
+
+def test_a_numeric_target_of_integers_is_not_compared_as_classes(audit) -> None:  # type: ignore[no-untyped-def]
+    """The diabetes target read as classes gave LAB001 (33 values never in train) and LAB002 (TVD 0.62) on a
+    random split: a numeric label reads as feature_leakage reads it, and a random split of it is clean."""
+    _, data = _diabetes("random")
+    for fmt in ("csv", "parquet"):
+        r = audit(data, fmt=fmt, keys={"label": "target"}, only=ONLY)
+        assert codes(r) == ["LAB000"] and r.exit_code == 0, [f.message for f in r.findings]
+        f = finding(r, "LAB000")
+        assert f.evidence["task"] == "regression" and "Kolmogorov-Smirnov" in f.message
+        (table,) = f.tables
+        assert table.columns == ("split", "rows", "min", "25%", "median", "75%", "max")
+        assert [row[:2] for row in table.rows] == [("train", 331), ("test", 111)]
+
+
+def test_a_numeric_target_held_out_by_its_value_is_a_shift_as_scipy_measures_it(audit) -> None:  # type: ignore[no-untyped-def]
+    from scipy.stats import ks_2samp
+
+    target, data = _diabetes("sorted")
+    r = audit(data, keys={"label": "target"}, only=ONLY)
+    assert sorted(codes(r)) == ["LAB000", "LAB002", "LAB004"]
+    beyond = finding(r, "LAB004")
+    assert (beyond.evidence["rows_above"], beyond.evidence["rows_below"], beyond.evidence["train_max"]) == (111, 0, 210)
+    f = finding(r, "LAB002")
+    split = [s == "test" for s in data["split"]]
+    expected = ks_2samp(target[[not s for s in split]], target[split])
+    assert f.evidence["distance"] == round(float(expected.statistic), 4) == 1.0
+    assert f.evidence["p_value"] == float(f"{expected.pvalue:.3g}") and f.evidence["test"] == "Kolmogorov-Smirnov"
+    assert f.tables[0].rows == (
+        ("train", 331, "25", "73", "109", "154", "210"),
+        ("test", 111, "212", "235", "259", "280", "346"),
+    )
+
+
+def test_the_counted_test_is_scipys_on_samples_past_its_exact_size() -> None:
+    """Above 10,000 rows the statistic comes from counts per value and the p-value is ks_2samp's asymptotic one."""
+    import numpy as np
+    from scipy.stats import ks_2samp
+
+    from auditor.stages.data.label_coverage import EXACT_ROWS, ks_test
+
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 400, 30_000), rng.integers(8, 400, 12_000)
+    values = np.union1d(a, b)
+    count = lambda x: np.array([np.sum(x == v) for v in values])  # noqa: E731
+    assert max(len(a), len(b)) > EXACT_ROWS
+    d, p = ks_test(values.astype(float), count(a), count(b))
+    expected = ks_2samp(a, b)  # method auto: asymptotic at this size
+    assert d == pytest.approx(float(expected.statistic), abs=1e-12) and p == pytest.approx(float(expected.pvalue))
+    small = ks_test(values.astype(float), count(a[:500]), count(b[:300]))
+    assert small == pytest.approx(tuple(map(float, ks_2samp(a[:500], b[:300]))))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_class_label_coded_0_1_2_stays_classes(audit, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    """Numbers that are class codes: class 2 only in test is a class a model never saw."""
+    y = [0, 1] * 50 + [0, 1, 2] * 10
+    r = audit({"y": y, "split": ["train"] * 100 + ["test"] * 30}, fmt=fmt, keys={"label": "y"}, only=ONLY)
+    assert finding(r, "LAB001").examples[0] == {"label": "2", "rows": 10}
+    assert "task" not in finding(r, "LAB000").evidence
+    numeric = audit(
+        {"y": y, "split": ["train"] * 100 + ["test"] * 30},
+        fmt=fmt,
+        keys={"label": "y"},
+        only=ONLY,
+        stages={"label_coverage": {"task": "regression"}},
+    )
+    assert "LAB001" not in codes(numeric) and finding(numeric, "LAB000").evidence["task"] == "regression"
+
+
+def test_forcing_regression_on_text_labels_is_an_input_error(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(
+        {"y": ["cat", "dog"] * 20, "split": ["train", "test"] * 20},
+        keys={"label": "y"},
+        only=ONLY,
+        stages={"label_coverage": {"task": "regression"}},
+    )
+    (result,) = r.stages
+    assert result.status == "error" and r.exit_code == 2
+    assert result.error is not None and "task: regression needs numbers" in result.error.message
+
+
+def _split_rows(train: object, test: object) -> dict[str, list[object]]:
+    return {"y": [*train, *test], "split": ["train"] * len(train) + ["test"] * len(test)}  # type: ignore[arg-type]
+
+
+def test_a_holdout_beyond_the_range_of_train_is_found_where_the_distributions_look_alike(audit) -> None:  # type: ignore[no-untyped-def]
+    """Train's targets stop at 300, a tenth of test goes on above: the Kolmogorov-Smirnov distance (0.1) passes,
+    the rows a model never saw a target like are LAB004, with scipy's hypergeometric chance of a random split."""
+    import numpy as np
+    from scipy.stats import hypergeom
+
+    rng = np.random.default_rng(0)
+    train = rng.uniform(20, 300, 900).round(1)
+    test = np.concatenate([rng.uniform(20, 300, 90), rng.uniform(301, 400, 10)]).round(1)
+    r = audit(_split_rows(train, test), keys={"label": "y"}, only=ONLY)
+    assert sorted(codes(r)) == ["LAB000", "LAB004"]
+    f = finding(r, "LAB004")
+    assert (f.evidence["rows"], f.evidence["rows_above"], f.evidence["rows_below"]) == (10, 10, 0)
+    assert f.evidence["train_max"] == train.max() and f.evidence["train_min"] == train.min()
+    assert f.evidence["p_value"] == float(f"{2 * hypergeom(1000, 100, 10).pmf(10):.3g}")
+    assert f.examples[0] == {"label": f"{test.max():.6g}", "rows": 1}  # the farthest first
+    assert "10 of the 100 rows of 'test' (10.0%)" in f.message
+
+
+def test_a_random_split_that_holds_out_the_extremes_is_no_finding(audit) -> None:  # type: ignore[no-untyped-def]
+    """Correct splits that look suspicious: the one largest and the one smallest value both in test, far from
+    the rest (a quarter held out puts each there a quarter of the time), and a heavy-tailed target split at
+    random, are neither a range nor a distribution finding."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    train = rng.normal(100, 10, 300).round(2)
+    test = np.concatenate([rng.normal(100, 10, 98).round(2), [-500.0, 900.0]])
+    r = audit(_split_rows(train, test), keys={"label": "y"}, only=ONLY)
+    assert codes(r) == ["LAB000"], [f.message for f in r.findings]
+    for seed in range(5):
+        y = np.random.default_rng(seed).lognormal(3, 1.5, 2_000).round(3)
+        r = audit(_split_rows(y[:1_500], y[1_500:]), keys={"label": "y"}, only=ONLY)
+        assert codes(r) == ["LAB000"], (seed, [f.message for f in r.findings])
+
+
+def test_cross_validation_folds_are_checked_for_the_range_each_trains_on(audit) -> None:  # type: ignore[no-untyped-def]
+    """Folds cut by the target's value: each fold's holdout lies outside what the others span, fold by fold."""
+    import numpy as np
+
+    y = np.sort(np.random.default_rng(5).uniform(0, 100, 300).round(2))
+    folds = [f"f{i // 100}" for i in range(300)]
+    r = audit(
+        {"y": y.tolist(), "fold": folds}, manifest={"split": None, "folds": "fold"}, keys={"label": "y"}, only=ONLY
+    )
+    beyond = {f.key: f.evidence for f in r.findings if f.code == "LAB004"}
+    assert set(beyond) == {"fold f0", "fold f2"}  # the middle fold lies within the range the outer two span
+    assert (beyond["fold f0"]["rows_below"], beyond["fold f2"]["rows_above"]) == (100, 100)
+
+
+def test_the_chance_of_rows_beyond_train_is_that_of_every_random_split() -> None:
+    """Counted over all 56 ways to hold out 3 of 8 distinct values: at least 2 held-out values above every
+    training value in 6 of them (C(3,2) / C(8,2)); one side, doubled for the two sides."""
+    from itertools import combinations
+
+    from auditor.stages.data.label_coverage import beyond_p_value
+
+    def above(held: tuple[int, ...]) -> int:
+        top = max(set(range(8)) - set(held))
+        return sum(v > top for v in held)
+
+    splits = list(combinations(range(8), 3))
+    assert sum(above(h) >= 2 for h in splits) == 6 and len(splits) == 56
+    assert beyond_p_value(5, 3, 0, 2) == pytest.approx(2 * 6 / 56)
+    assert beyond_p_value(5, 3, 1, 1) == pytest.approx(2 * 3 / 8)  # the smaller side counts
+    assert beyond_p_value(5, 3, 0, 0) == 1.0 and beyond_p_value(1, 3, 0, 1) == 1.0  # capped at 1

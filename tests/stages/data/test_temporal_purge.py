@@ -184,7 +184,8 @@ def test_one_patient_without_a_gap_is_purged_within_that_patient(tmp_path: Path)
     mine = by_scope["per entity"]
     assert mine.key == "patient" and mine.severity == Severity.ERROR and mine.evidence["rows"] == 7
     assert {e["patient"] for e in mine.examples} == {"b"}
-    assert by_scope["global"].severity == Severity.WARNING and report.exit_code == 1
+    # The same 7 rows overlap the holdout across patients too: they are reported once, per patient.
+    assert len(found) == 1 and report.exit_code == 1
 
 
 def test_an_overlap_with_another_patients_holdout_only_is_a_warning(tmp_path: Path) -> None:
@@ -194,6 +195,17 @@ def test_an_overlap_with_another_patients_holdout_only_is_a_warning(tmp_path: Pa
     # Patient a's training days 0..16 label up to days 7..23; patient c's test windows cover days 5..16.
     assert f.evidence["rows"] == 17
     assert report.exit_code == 0
+
+
+def test_rows_reported_per_patient_are_not_reported_again_across_patients(tmp_path: Path) -> None:
+    report = run(tmp_path, per_patient(leak_b=True, cross=True), keys=PATIENT_KEYS, splits=TRAIN_TEST)
+    by_scope = {f.evidence["scope"]: f for f in report.findings if f.code == "TMP005"}
+    assert by_scope["per entity"].evidence["rows"] == 7  # patient b's last week against b's own test days
+    across = by_scope["global"]  # only patient a's rows against patient c's test days
+    assert across.evidence["rows"] == 17 and {e["id"] for e in across.examples}.isdisjoint(
+        {e["id"] for e in by_scope["per entity"].examples}
+    )
+    assert "of another 'patient'" in across.message and across.severity == Severity.WARNING
 
 
 def test_windows_that_end_before_they_start_are_counted_and_checked_as_points(tmp_path: Path) -> None:
@@ -295,6 +307,8 @@ def test_matches_brute_force(
                 if gap_days and any(0 < a - dd < gap_days for _, dd in mine):
                     late.add(i)
         expected |= {(scope, "TMP005"): purged, (scope, "TMP006"): early, (scope, "TMP007"): late}
+    for code in PAIR_CODES:  # globally, only the rows no per-entity finding of the code reports
+        expected[("global", code)] -= expected[("per entity", code)]
     got = {(f.evidence["scope"], f.code): f.evidence["rows"] for f in report.findings if f.code in PAIR_CODES}
     assert got == {k: len(v) for k, v in expected.items() if v}
 
