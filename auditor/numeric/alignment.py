@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, finite, main_tensor, summed, tensors, tree_map
+from auditor.numeric.program import Program, finite, main_tensor, summed, tree_map
 from auditor.numeric.usercode import UserCodeError
 
 SHIFTS = (0, 1, 2)
@@ -160,86 +160,3 @@ def all_ignored_loss(program: Program, logits: torch.Tensor, targets: torch.Tens
 
 def vocabulary_size(logits: Any) -> int:
     return int(logits.shape[-1]) if isinstance(logits, torch.Tensor) and logits.dim() >= 3 else 0
-
-
-@dataclass(frozen=True)
-class PaddingLeak:
-    """The same tokens with and without PAD after them: where the outputs before the padding moved."""
-
-    kept: int  # positions kept as they were; the rest of the sequence is PAD
-    length: int
-    first_moved: int | None  # the earliest kept position whose outputs moved
-    row: int
-    padded: float  # that output with PAD after it, and without
-    unpadded: float
-    max_change: float
-    hidden: bool = False  # with PAD after them, the real tokens' outputs are NaN/inf and PAD's are finite
-
-
-def padding_leak(
-    program: Program, model: torch.nn.Module, inputs: Any, ids: torch.Tensor, pad_id: int, tolerance: float
-) -> PaddingLeak | None:
-    """The first half of each sequence followed by PAD, against that half alone, in eval mode: PAD must not move
-    the outputs of the tokens before it. None when the model does not run on the shorter sequences, or its
-    outputs have no position axis to compare."""
-    length = ids.shape[-1]
-    if ids.dim() != 2 or length < 2:
-        return None
-    kept = (length + 1) // 2
-    like = [t for _, t in tensors(inputs) if t.shape == ids.shape and not t.is_floating_point()]
-
-    def padded(t: torch.Tensor) -> torch.Tensor:
-        if t is ids:
-            return torch.cat([t[:, :kept], torch.full_like(t[:, kept:], pad_id)], dim=1)
-        if any(t is x for x in like):  # an attention mask: 0 at the padding, as a tokenizer writes it
-            return torch.cat([t[:, :kept], torch.zeros_like(t[:, kept:])], dim=1)
-        return t
-
-    def cut(t: torch.Tensor) -> torch.Tensor:
-        return t[:, :kept] if t is ids or any(t is x for x in like) else t
-
-    model.eval()
-    with torch.no_grad():
-        try:
-            torch.manual_seed(program.seed)
-            with_pad = main_tensor(program.forward(model, tree_map(padded, inputs)))
-            torch.manual_seed(program.seed)
-            without = main_tensor(program.forward(model, tree_map(cut, inputs)))
-        except UserCodeError:  # a model built for one sequence length only: nothing to compare with
-            return None
-    if not (isinstance(with_pad, torch.Tensor) and isinstance(without, torch.Tensor)):
-        return None
-    if with_pad.dim() < 2 or without.dim() < 2 or with_pad.shape[1] != length or without.shape[1] != kept:
-        return None
-    a, b = with_pad[:, :kept].double(), without.double()
-    if a.shape != b.shape:
-        return None
-    # A causal model sees no PAD before a real token, so an inverted mask shows as every real token masked out.
-    hidden = not bool(torch.isfinite(a).all()) and bool(torch.isfinite(with_pad[:, kept:]).all())
-    both_nan = torch.isnan(a) & torch.isnan(b)
-    diff = (a - b).abs().nan_to_num(nan=float("inf")).masked_fill(both_nan, 0.0)
-    per_position = diff.reshape(diff.shape[0], kept, -1).amax(dim=(0, 2))
-    real = b[torch.isfinite(b)]
-    scale = tolerance * (1.0 + (float(real.abs().max()) if real.numel() else 0.0))
-    moved = (per_position > scale).nonzero()
-    if not len(moved):
-        first = (~torch.isfinite(a)).reshape(a.shape[0], kept, -1).any(dim=(0, 2)).nonzero()
-        if hidden:
-            position = int(first[0])
-            row = int((~torch.isfinite(a[:, position])).reshape(a.shape[0], -1).any(1).nonzero()[0])
-            value = float(a[row, position].reshape(-1)[0])
-            return PaddingLeak(kept, length, position, row, value, float(b[row, position].reshape(-1)[0]), 0.0, True)
-        return PaddingLeak(kept, length, None, 0, 0.0, 0.0, float(per_position.max()))
-    position = int(moved[0])
-    at = diff[:, position].reshape(diff.shape[0], -1)
-    row, column = divmod(int(at.flatten().argmax()), at.shape[1])
-    return PaddingLeak(
-        kept,
-        length,
-        position,
-        row,
-        float(a[row, position].reshape(-1)[column]),
-        float(b[row, position].reshape(-1)[column]),
-        float(per_position.max()),
-        hidden,
-    )

@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, main_tensor, shape, tree_map
-from auditor.numeric.tracing import CallRecorder
+from auditor.numeric.program import Program, main_tensor, shape, tensors, tree_map
+from auditor.numeric.tracing import CallRecorder, Provenance
 from auditor.numeric.usercode import UserCodeError
 
 CLASS_LOSSES = {"cross_entropy", "nll_loss"}
@@ -62,10 +62,13 @@ class Reduction:
 
 @dataclass(frozen=True)
 class Doubling:
-    """The loss on the batch and on the batch given twice: a mean stays, a sum doubles, a mix does neither."""
+    """The loss on the batch, given twice and given three times: a mean stays, a sum grows with the copies, and a
+    loss that sums one term and averages another is k * summed_part + averaged_part for k copies."""
 
     once: float
     twice: float
+    thrice: float
+    exact: bool  # every value the loss computed was float64 (else float32 rounding may be in it)
 
     @property
     def summed_part(self) -> float:
@@ -77,8 +80,15 @@ class Doubling:
 
     @property
     def mixed(self) -> bool:
+        """Both parts are more than rounding, and the third copy confirms the loss is one sum plus one mean.
+
+        Their sizes at initialisation are not compared: a VAE's KL term starts near 0 and grows as it trains.
+        """
         s, m = abs(self.summed_part), abs(self.averaged_part)
-        return s + m > 0 and min(s, m) > 0.05 * (s + m)
+        scale = max(abs(self.once), abs(self.twice), abs(self.thrice))
+        tol = (1e-9 if self.exact else 1e-5) * scale
+        affine = abs(self.thrice - (3 * self.summed_part + self.averaged_part)) <= tol
+        return min(s, m) > tol and affine
 
 
 @dataclass(frozen=True)
@@ -89,11 +99,16 @@ class LossTrace:
 
 
 def trace_loss(program: Program, model: torch.nn.Module) -> LossTrace:
-    """Forward (with gradients, so the input's history is kept) and the loss, every loss call recorded."""
+    """Forward (with gradients, so the input's history is kept) and the loss, every loss call recorded.
+
+    A reduction counts only over values computed from the outputs or the targets: a penalty on the parameters
+    is the same for any batch, whatever its first axis.
+    """
     inputs, targets = program.batch()
     batch_size = _batch_size(targets)
     calls: list[LossCall] = []
     reductions: list[Reduction] = []
+    sources = Provenance()
 
     def seen(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], _result: Any, site: str | None) -> None:
         first = args[0] if args else kwargs.get("input")
@@ -101,6 +116,8 @@ def trace_loss(program: Program, model: torch.nn.Module) -> LossTrace:
             return
         if name in CLASS_LOSSES | BINARY_LOSSES and first.numel():
             calls.append(_describe(name, first, site))
+        if not sources.of(first):
+            return
         if name in REDUCING_LOSSES:
             reduction = kwargs.get("reduction", "mean")
             if reduction in ("sum", "mean") and _batched(first, batch_size):
@@ -108,11 +125,20 @@ def trace_loss(program: Program, model: torch.nn.Module) -> LossTrace:
         elif name in REDUCTIONS and _batched(first, batch_size) and _over_batch(first, args, kwargs):
             reductions.append(Reduction(REDUCTIONS[name], name, shape(first), site))
 
+    def follow(_name: str, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, _site: str | None) -> None:
+        sources.follow(args, kwargs, result)
+
     error = None
     torch.manual_seed(program.seed)
     with torch.enable_grad():
         outputs = program.forward(model, inputs)
-        with CallRecorder(seen, program.code.paths, before=True):
+        sources.mark(outputs, frozenset(["outputs"]))
+        sources.mark(targets, frozenset(["targets"]))
+        # The outer recorder follows each call's result; the inner one sees the call first, with its arguments.
+        with (
+            CallRecorder(follow, program.code.paths, attributes=True),
+            CallRecorder(seen, program.code.paths, before=True),
+        ):
             try:
                 program.loss(outputs, targets)
             except UserCodeError as exc:
@@ -121,7 +147,8 @@ def trace_loss(program: Program, model: torch.nn.Module) -> LossTrace:
 
 
 def doubling(program: Program, model: torch.nn.Module) -> Doubling | None:
-    """The loss on the outputs and targets, and on both given twice along the batch axis (no new forward)."""
+    """The loss on the outputs and targets, and on both given twice and three times along the batch axis (no new
+    forward), in float64 when the loss takes it, so a term far smaller than another still shows."""
     inputs, targets = program.batch()
     n = _batch_size(targets)
     if n is None:
@@ -129,19 +156,43 @@ def doubling(program: Program, model: torch.nn.Module) -> Doubling | None:
     torch.manual_seed(program.seed)
     with torch.no_grad():
         outputs = program.forward(model, inputs)
+    wide = _losses(program, tree_map(_float64, outputs), tree_map(_float64, targets), n)
+    if wide is not None:
+        return Doubling(*wide)
+    narrow = _losses(program, outputs, targets, n)
+    return Doubling(*narrow) if narrow is not None else None
 
-        def twice(t: torch.Tensor) -> torch.Tensor:
-            return torch.cat([t, t]) if t.dim() and t.shape[0] == n else t
 
-        try:
-            once = program.loss(outputs, targets)
-            doubled = program.loss(tree_map(twice, outputs), tree_map(twice, targets))
-        except UserCodeError:
-            return None  # a loss that cannot take another batch size says nothing about its reduction
-    values = [v for v in (once, doubled) if isinstance(v, torch.Tensor) and v.numel() == 1]
-    if len(values) != 2 or not all(bool(torch.isfinite(v)) for v in values):
-        return None
-    return Doubling(float(values[0]), float(values[1]))
+def _losses(program: Program, outputs: Any, targets: Any, n: int) -> tuple[float, float, float, bool] | None:
+    """The loss on 1, 2 and 3 copies of the batch, and whether every value the loss computed was float64; None
+    when it raises or is not one finite number."""
+    narrow: list[str] = []
+
+    def watch(name: str, _args: tuple[Any, ...], _kwargs: dict[str, Any], result: Any, _site: str | None) -> None:
+        if not narrow and any(t.is_floating_point() and t.dtype != torch.float64 for _, t in tensors(result)):
+            narrow.append(name)  # a float32 constant or a cast: rounding is float32's, whatever was given
+
+    def copies(k: int) -> Any:
+        def repeat(t: torch.Tensor) -> torch.Tensor:
+            return torch.cat([t] * k) if t.dim() and t.shape[0] == n else t
+
+        return repeat
+
+    values = []
+    with torch.no_grad(), CallRecorder(watch, program.code.paths):
+        for k in (1, 2, 3):
+            try:
+                value = program.loss(tree_map(copies(k), outputs), tree_map(copies(k), targets))
+            except UserCodeError:
+                return None  # a loss that cannot take another batch size (or dtype) says nothing about its reduction
+            if not (isinstance(value, torch.Tensor) and value.numel() == 1 and bool(torch.isfinite(value))):
+                return None
+            values.append(float(value))
+    return values[0], values[1], values[2], not narrow
+
+
+def _float64(t: torch.Tensor) -> torch.Tensor:
+    return t.double() if t.is_floating_point() else t
 
 
 def _batch_size(targets: Any) -> int | None:

@@ -23,11 +23,13 @@ Listener = Callable[[str, tuple[Any, ...], dict[str, Any], Any, str | None], Non
 class CallRecorder(TorchFunctionMode):
     """Calls ``listener`` after each torch function or tensor method the program calls (not nested ones); with
     ``before``, before each call, with its arguments and no result, so a call that raises (a loss rejecting
-    its input) is seen too."""
+    its input) is seen too. Attribute reads (``.shape``, ``.T``) are left out unless ``attributes``."""
 
-    def __init__(self, listener: Listener, paths: tuple[Path, ...], before: bool = False) -> None:
+    def __init__(
+        self, listener: Listener, paths: tuple[Path, ...], before: bool = False, attributes: bool = False
+    ) -> None:
         super().__init__()
-        self.listener, self.paths, self.before = listener, paths, before
+        self.listener, self.paths, self.before, self.attributes = listener, paths, before, attributes
 
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
@@ -38,7 +40,8 @@ class CallRecorder(TorchFunctionMode):
             self.listener(name, args, kwargs, None, user_site(self.paths))
             return func(*args, **kwargs)
         result = func(*args, **kwargs)
-        if name not in ("__get__", "__set__"):  # attribute reads such as .shape are not computations
+        # Attribute reads such as .shape are not computations; .T and .mT are, to one that follows values.
+        if name not in ("__get__", "__set__") or (self.attributes and name == "__get__"):
             self.listener(name, args, kwargs, result, user_site(self.paths))
         return result
 

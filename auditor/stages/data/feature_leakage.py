@@ -458,21 +458,32 @@ def _best_per_column(results: list[_Result]) -> list[_Result]:
 
 
 def _error_bound(s: Score, y: np.ndarray, task: str) -> float:
-    """An upper bound (Clopper-Pearson, CONFIDENCE) on the holdout error 1 - score, over the rows that limit it:
-    the smallest class for a classifier (an AUC on 20 positives is no more precise than 20 rows), all rows for R²."""
+    """An upper bound (CONFIDENCE) on the holdout error 1 - score. A classifier's error is a share of rows:
+    Clopper-Pearson over the rows that limit it (the smallest class: an AUC on 20 positives is no more precise
+    than 20 rows). 1 - R² is a share of variance, not of rows: its bound is that of a ratio of variances."""
     import numpy as np
     from scipy.stats import beta
 
     if not math.isfinite(s.value):
         return 1.0
-    if task == "regression":
-        n = len(y)
-    else:
-        counts = np.bincount(y.astype(np.int64))
-        n = int(counts[counts > 0].min())
     error = min(max(1.0 - s.value, 0.0), 1.0)
+    if task == "regression":
+        return _variance_share_bound(error, len(y))
+    counts = np.bincount(y.astype(np.int64))
+    n = int(counts[counts > 0].min())
     k = round(error * n)
     return 1.0 if k >= n else float(beta.ppf(CONFIDENCE, k + 1, n - k))
+
+
+def _variance_share_bound(share: float, n: int) -> float:
+    """The upper bound of the unexplained share 1 - R² on ``n`` rows. Its two sums of squares are chi-square: the
+    residuals' with n degrees of freedom (the model was fitted on other rows), the label's around its mean with
+    n - 1; their ratio over its true value is F(n, n - 1), nearly independent when the share is small."""
+    from scipy.stats import f
+
+    if n < 2:
+        return 1.0
+    return min(share * (n - 1) / n / float(f.ppf(1.0 - CONFIDENCE, n, n - 1)), 1.0)
 
 
 def _scorable(y: np.ndarray, task: str) -> bool:

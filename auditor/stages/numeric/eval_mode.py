@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from auditor.numeric.program import Program
 
 _RANDOM = ("dropout", "rand", "bernoulli", "normal", "multinomial", "poisson")
+_GAUSSIAN = ("randn", "normal")  # noise, or a sampled latent (a VAE's z = mu + std * eps)
 
 
 class EvalMode(NumericStage):
@@ -87,6 +88,21 @@ class EvalMode(NumericStage):
             else ""
         )
         random = op is not None and any(word in op.name for word in _RANDOM)
+        if op is not None and any(word in op.name for word in _GAUSSIAN):
+            # A VAE that samples its latent in eval is the classic case: evaluation should decode the mean.
+            remediation = (
+                "Draw noise only when self.training is True. A sampled latent is its mean in eval: "
+                "z = mu + std * torch.randn_like(std) if self.training else mu. If sampling in eval is the model's "
+                "purpose (generation, an ELBO estimated by sampling), accept this finding with that reason."
+            )
+        elif random or op is None:
+            remediation = (
+                "Pass training=self.training to F.dropout (or use nn.Dropout), and draw noise only when "
+                "self.training is True. If sampling in eval is the model's purpose (a VAE's sample, MC dropout), "
+                "accept this finding with that reason."
+            )
+        else:
+            remediation = "Make the forward pass deterministic in eval mode: no state that changes from call to call."
         return self.finding(
             "EVM001",
             Severity.ERROR,
@@ -103,11 +119,5 @@ class EvalMode(NumericStage):
                 "at": op.site if op is not None else None,
                 "module": op.module if op is not None else None,
             },
-            remediation=(
-                "Pass training=self.training to F.dropout (or use nn.Dropout), and draw noise only when "
-                "self.training is True. If sampling in eval is the model's purpose (a VAE's sample, MC dropout), "
-                "accept this finding with that reason."
-                if random or op is None
-                else "Make the forward pass deterministic in eval mode: no state that changes from call to call."
-            ),
+            remediation=remediation,
         )

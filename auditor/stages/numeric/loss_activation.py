@@ -146,7 +146,9 @@ class LossActivation(NumericStage):
             f"{_at(summed.site)}) and averages another (`{averaged.op}` on {averaged.shape}{_at(averaged.site)}): "
             f"it is {double.once:.6g} on the batch and {double.twice:.6g} on the batch given twice, so "
             f"{double.summed_part:.6g} of it grows with the batch size and {double.averaged_part:.6g} does not. "
-            "Their balance changes with the batch size, and the summed term dominates large batches.",
+            "Their balance changes with the batch size, and the summed term dominates large batches"
+            + _share(double)
+            + ".",
             key="reduction",
             evidence={
                 "loss_once": round(double.once, 6),
@@ -182,6 +184,16 @@ class LossActivation(NumericStage):
             if rows
             else (),
         )
+
+
+def _share(double: Doubling) -> str:
+    """The smaller part's share of the loss when it is under 5%: small now, and the mix all the same."""
+    s, m = abs(double.summed_part), abs(double.averaged_part)
+    share = min(s, m) / (s + m)
+    if share >= 0.05:
+        return ""
+    which = "averaged" if m < s else "summed"
+    return f" (here the {which} term is {100 * share:.2g}% of the loss at initialisation)"
 
 
 def _at(site: str | None) -> str:

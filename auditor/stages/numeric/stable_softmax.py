@@ -1,7 +1,9 @@
-"""stable_softmax: a softmax or softmax-based loss that is not shift-invariant (logits + 1000 give NaN)."""
+"""stable_softmax: a softmax or softmax-based loss that is not shift-invariant (logits + 1000 give NaN), and
+dot-product attention whose scores nothing scales by 1/sqrt(d) (the softmax saturates at initialisation)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,13 +12,17 @@ from auditor.pipeline.stage import AuditContext
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:
+    from auditor.numeric.attention import AttentionProbe, UnscaledAttention
     from auditor.numeric.program import Program
     from auditor.numeric.shift import ShiftResult
 
 
 class StableSoftmax(NumericStage):
     name = "stable_softmax"
-    summary = "softmax / cross-entropy that is not shift-invariant (logits + 1000 give NaN)"
+    summary = (
+        "softmax / cross-entropy that is not shift-invariant (logits + 1000 give NaN); attention scores q·kᵀ "
+        "not scaled by 1/sqrt(d)"
+    )
     needs = ("numeric", "numeric.softmax (optional)")
     codes: ClassVar[dict[str, str]] = {
         "SMX000": "what was probed",
@@ -24,11 +30,13 @@ class StableSoftmax(NumericStage):
         "SMX002": "the loss overflows or changes when a constant is added to the class logits",
         "SMX003": "the softmax overflows in float16",
         "SMX004": "the softmax's probabilities do not sum to 1",
+        "SMX005": "a softmax over dot-product attention scores q·kᵀ that nothing scales by 1/sqrt(d): it saturates",
     }
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
         import torch
 
+        from auditor.numeric.attention import unscaled_attention
         from auditor.numeric.program import main_tensor
         from auditor.numeric.shift import (
             HALF_SHIFT,
@@ -41,6 +49,8 @@ class StableSoftmax(NumericStage):
 
         inputs, targets = program.batch()
         model = program.model().eval()
+        attention = unscaled_attention(program, model, inputs)
+        yield from (self._unscaled(a) for a in attention.unscaled)
         with torch.no_grad():
             outputs = program.forward(model, inputs)
         out = main_tensor(outputs)
@@ -132,7 +142,7 @@ class StableSoftmax(NumericStage):
                 "no `numeric.softmax` is configured and the targets are neither class indices nor one-hot or soft "
                 "labels over the outputs' classes"
             )
-            yield self.finding("SMX000", Severity.INFO, f"{reason}: nothing to probe.")
+            yield self.finding("SMX000", Severity.INFO, f"{reason}: nothing to probe{_attention_note(attention)}.")
             return
         yield self.finding(
             "SMX000",
@@ -140,6 +150,7 @@ class StableSoftmax(NumericStage):
             f"{len(results)} shift probe(s) run"
             + (f" ({form} targets)" if form is not None and kind is None else "")
             + "".join(f"; {n}" for n in notes)
+            + _attention_note(attention)
             + ".",
             tables=(
                 Table(
@@ -152,6 +163,57 @@ class StableSoftmax(NumericStage):
                 ),
             ),
         )
+
+    def _unscaled(self, a: UnscaledAttention) -> Finding:
+        p = a.product
+        root = math.sqrt(p.depth)
+        return self.finding(
+            "SMX005",
+            Severity.ERROR,
+            f"the `{a.softmax}`{_at(a.site)} runs over the keys of `{p.op}` of two tensors computed from the input "
+            f"({list(p.left)} and {list(p.right)}{_at(p.site)}, d = {p.depth}) that nothing divides by sqrt(d) = "
+            f"{root:.3g}: at initialisation its {list(a.scores)} scores spread {a.spread:.3g} (standard deviation "
+            f"along the keys) where q·kᵀ/sqrt(d) would spread {a.scaled_spread:.3g}, and a query's largest weight "
+            f"averages {a.peak:.3g} over {a.keys} keys instead of {a.scaled_peak:.3g}. q·kᵀ grows with d, so the "
+            "softmax starts near saturation, where its gradient vanishes: attention learns slowly and settles on "
+            "one key per query.",
+            key=f"attention {a.site or p.site or p.op}",
+            evidence={
+                "op": p.op,
+                "d": p.depth,
+                "left": list(p.left),
+                "right": list(p.right),
+                "product_at": p.site,
+                "softmax_at": a.site,
+                "spread": round(a.spread, 6),
+                "scaled_spread": round(a.scaled_spread, 6),
+                "peak": round(a.peak, 6),
+                "scaled_peak": round(a.scaled_peak, 6),
+                "keys": a.keys,
+            },
+            remediation=f"Divide the scores by math.sqrt({p.depth}) (or scale q by {p.depth} ** -0.5 before the "
+            "product), or use F.scaled_dot_product_attention, which does.",
+        )
+
+
+def _attention_note(probe: AttentionProbe) -> str:
+    """What the attention probe saw, for SMX000 ('' when the forward pass calls no softmax)."""
+    if not probe.softmaxes:
+        return ""
+    said = f"; {probe.softmaxes} softmax call(s) in the forward pass"
+    if probe.unscaled:
+        said += f", {len(probe.unscaled)} over unscaled attention scores"
+    for a in probe.small:
+        said += (
+            f"; the softmax{_at(a.site)} runs over an unscaled q·kᵀ (d = {a.product.depth}) whose scores spread "
+            f"only {a.spread:.3g} at initialisation (the scaling folded into the initialisation, as in T5): not a "
+            "finding"
+        )
+    return said
+
+
+def _at(site: str | None) -> str:
+    return f" at {site}" if site else ""
 
 
 def _change(r: ShiftResult) -> str:

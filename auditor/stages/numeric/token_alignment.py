@@ -1,4 +1,5 @@
-"""token_alignment: targets shifted by one, PAD out of the loss, a causal mask that hides the future."""
+"""token_alignment: targets shifted by one, PAD out of the loss, a causal mask that hides the future, and a
+padding mask that hides the padding (also outside language models, when the inputs carry one)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
+from auditor.core.errors import StageNotApplicable
 from auditor.core.findings import Finding, Severity, Table
 from auditor.pipeline.stage import AuditContext, StageOptions
 from auditor.stages.numeric.base import NumericStage
 
 if TYPE_CHECKING:
     from auditor.numeric.alignment import AllIgnoredRisk
+    from auditor.numeric.padding import PaddingLeak, PaddingMask
     from auditor.numeric.program import Program
 
 
@@ -30,8 +33,11 @@ class TokenAlignmentOptions(StageOptions):
 
 class TokenAlignment(NumericStage):
     name = "token_alignment"
-    summary = "targets shifted by one, PAD excluded from the loss, a causal mask that hides the future"
-    needs = ("numeric", "numeric.language_model")
+    summary = (
+        "targets shifted by one, PAD excluded from the loss, a causal mask that hides the future; a padding mask "
+        "that hides the padding"
+    )
+    needs = ("numeric", "numeric.language_model (without it: only the padding mask the inputs carry)")
     codes: ClassVar[dict[str, str]] = {
         "TOK000": "how targets line up with inputs",
         "TOK001": "targets are not the inputs shifted by the expected offset",
@@ -44,11 +50,9 @@ class TokenAlignment(NumericStage):
     Options = TokenAlignmentOptions
 
     def missing_input(self, config: AuditConfig) -> str | None:
-        if config.numeric is None:
-            return "no `numeric` section in the config"
-        if config.numeric.language_model is None:
-            return "not a token-prediction model: set `numeric.language_model` ({pad_id, ignore_index})"
-        return None
+        # Without numeric.language_model only the padding probe runs, and only on inputs that carry a padding mask
+        # (found once the batch is built: the stage skips itself without one).
+        return None if config.numeric is not None else "no `numeric` section in the config"
 
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
         import torch
@@ -59,15 +63,17 @@ class TokenAlignment(NumericStage):
             future_leak,
             last_position_gradient,
             pad_gradient,
-            padding_leak,
             shift_rates,
             vocabulary_size,
         )
+        from auditor.numeric.padding import PaddingMask, find_padding_mask, padding_leak
         from auditor.numeric.program import main_tensor, shape, tensors
 
         assert isinstance(self.options, TokenAlignmentOptions)
         lm = program.code.spec.language_model
-        assert lm is not None
+        if lm is None:
+            yield from self._padding_only(program)
+            return
         inputs, targets = program.batch()
         # The token ids: the integer tensor of the inputs shaped like the targets (input_ids in a dict).
         candidates = [t for _, t in tensors(inputs) if not t.is_floating_point()]
@@ -194,38 +200,11 @@ class TokenAlignment(NumericStage):
                 )
                 break
         if lm.pad_id is not None:
-            padding = padding_leak(program, model, inputs, ids, lm.pad_id, self.options.tolerance)
-            if padding is not None and padding.first_moved is not None:
-                yield self.finding(
-                    "TOK006",
-                    Severity.ERROR,
-                    f"the first {padding.kept} tokens of each sequence followed by {padding.length - padding.kept} "
-                    f"PAD ({lm.pad_id}) give other outputs than those {padding.kept} tokens alone: at position "
-                    f"{padding.first_moved} of row {padding.row}, {padding.padded:.6g} with the padding and "
-                    f"{padding.unpadded:.6g} without (eval mode). "
-                    + (
-                        "With padding in the batch the real tokens' outputs are NaN or inf while the padding's are "
-                        "finite: the padding mask hides the real tokens instead of the PAD ones (it is inverted)."
-                        if padding.hidden
-                        else "Real tokens attend to the padding: the padding mask is inverted (True where tokens "
-                        "are real) or missing, so a prediction depends on how much padding its batch has."
-                    ),
-                    key="padding mask",
-                    evidence={
-                        "kept": padding.kept,
-                        "length": padding.length,
-                        "pad_id": lm.pad_id,
-                        "first_moved": padding.first_moved,
-                        "row": padding.row,
-                        "padded": _number(padding.padded),
-                        "unpadded": _number(padding.unpadded),
-                        "max_change": _number(padding.max_change),
-                        "real_tokens_masked": padding.hidden,
-                        "input_shape": list(shape(ids)),
-                    },
-                    remediation=f"Mask the keys that are PAD: key_padding_mask = ids == {lm.pad_id} (True means "
-                    "ignore, in nn.MultiheadAttention), or attention_mask = ids != pad_id for Hugging Face models.",
-                )
+            found = find_padding_mask(model, inputs, lm.pad_id)
+            mask = found if isinstance(found, PaddingMask) and found.tensor.shape == ids.shape else None
+            padding = padding_leak(program, model, inputs, ids, lm.pad_id, self.options.tolerance, mask)
+            if padding is not None and padding.moved:
+                yield self._padding(padding, list(shape(ids)), lm.pad_id, mask)
         ignored = all_ignored_loss(program, logits, target, lm.ignore_index)
         if isinstance(ignored, str):
             yield self.finding(
@@ -240,6 +219,103 @@ class TokenAlignment(NumericStage):
             )
         elif math.isnan(ignored):
             yield self._nan_when_all_ignored(all_ignored_risk(excluded), lm.ignore_index)
+
+    def _padding_only(self, program: Program) -> Iterator[Finding]:
+        """Outside a language model: PAD appended under the inputs' own padding mask must not move the outputs."""
+        from auditor.numeric.padding import find_padding_mask, padding_leak
+        from auditor.numeric.program import shape
+
+        assert isinstance(self.options, TokenAlignmentOptions)
+        inputs, _ = program.batch()
+        model = program.model()
+        found = find_padding_mask(model, inputs)
+        if isinstance(found, str):
+            raise StageNotApplicable(
+                f"not a token-prediction model (no `numeric.language_model`) and {found}: nothing to probe"
+            )
+        leak = padding_leak(program, model, inputs, found.sequences, found.pad_id, self.options.tolerance, found)
+        if leak is None:
+            raise StageNotApplicable(
+                f"the inputs carry a padding mask, `{found.name}`, but the model does not run on shorter sequences "
+                "or its outputs do not line up with them: nothing to compare"
+            )
+        pad = "zeros" if found.pad_id is None else f"PAD {found.pad_id} (from {found.pad_from})"
+        yield self.finding(
+            "TOK000",
+            Severity.INFO,
+            f"no `numeric.language_model`: only the padding probe ran, with the inputs' `{found.name}` "
+            f"{list(shape(found.tensor))}, which holds {found.pad_value!r} at padding (from {found.polarity_from}); "
+            f"the sequences were padded with {pad}"
+            + ("." if leak.moved else f": the outputs did not move (by up to {leak.max_change:.3g})."),
+            evidence={
+                "mask": found.name,
+                "pad_value": found.pad_value,
+                "polarity_from": found.polarity_from,
+                "pad_id": found.pad_id,
+                "pad_from": found.pad_from,
+            },
+        )
+        if leak.moved:
+            yield self._padding(leak, list(shape(found.sequences)), found.pad_id, found)
+
+    def _padding(
+        self, leak: PaddingLeak, input_shape: list[int], pad_id: int | None, mask: PaddingMask | None
+    ) -> Finding:
+        """TOK006: the tokens before the padding give other outputs with it than without it."""
+        pad = "zeros" if pad_id is None else f"PAD ({pad_id})"
+        marked = f" marked as padding in `{mask.name}`" if mask is not None else ""
+        where = (
+            f"at position {leak.position} of row {leak.row}"
+            if leak.position is not None
+            else f"in row {leak.row} of the outputs (they pool the sequence)"
+        )
+        if leak.hidden:
+            why = (
+                "With padding in the batch the real tokens' outputs are NaN or inf while the padding's are finite: "
+                "the padding mask hides the real tokens instead of the PAD ones (it is inverted)."
+            )
+        elif leak.lost:
+            why = (
+                "Without padding the outputs are NaN or inf: the mask hides every real token, so it is inverted "
+                "(it marks the real tokens as padding), and the model attends to the padding instead."
+            )
+        else:
+            why = (
+                "Real tokens attend to the padding: the padding mask is inverted (True where tokens are real) or "
+                "missing, so a prediction depends on how much padding its batch has."
+            )
+        if mask is not None and mask.real:
+            fix = (
+                f"`{mask.name}` holds 1 at real tokens (Hugging Face's convention); nn.MultiheadAttention and "
+                f"nn.TransformerEncoder take True where a key is padding: key_padding_mask = {mask.name} == 0."
+            )
+        else:
+            fix = (
+                f"Mask the keys that are PAD: key_padding_mask = ids == {pad_id} (True means ignore, in "
+                "nn.MultiheadAttention), or attention_mask = ids != pad_id for Hugging Face models."
+            )
+        return self.finding(
+            "TOK006",
+            Severity.ERROR,
+            f"the first {leak.kept} tokens of each sequence followed by {leak.length - leak.kept} {pad}{marked} "
+            f"give other outputs than those {leak.kept} tokens alone: {where}, {leak.padded:.6g} with the padding "
+            f"and {leak.unpadded:.6g} without (eval mode). {why}",
+            key="padding mask",
+            evidence={
+                "kept": leak.kept,
+                "length": leak.length,
+                "pad_id": pad_id,
+                "mask": mask.name if mask is not None else None,
+                "first_moved": leak.position,
+                "row": leak.row,
+                "padded": _number(leak.padded),
+                "unpadded": _number(leak.unpadded),
+                "max_change": _number(leak.max_change),
+                "real_tokens_masked": leak.hidden or leak.lost,
+                "input_shape": input_shape,
+            },
+            remediation=fix + (" Pool over the real tokens only." if leak.position is None else ""),
+        )
 
     def _nan_when_all_ignored(self, risk: AllIgnoredRisk, ignore_index: int) -> Finding:
         """TOK005 for a NaN loss on zero counted tokens: a warning only when the batch shows it can happen."""

@@ -184,6 +184,73 @@ def test_regression_labels_are_scored_by_r2(tmp_path: Path) -> None:
     assert "mean" in f.evidence["base_rate"]
 
 
+def _diabetes(seed: int, holdout: float, copies: int = 1) -> pd.DataFrame:
+    """sklearn's diabetes progression (442 rows, R² of its best feature about 0.35), with a random split; copies
+    are jittered so a large holdout is not the same rows again; a leak (the label floored to tens) and a strong
+    legitimate feature (R² about 0.9) beside the real ones."""
+    from sklearn.datasets import load_diabetes
+
+    base = load_diabetes(as_frame=True).frame.rename(columns={"target": "label"})
+    rng = np.random.default_rng(seed)
+    frame = pd.concat([base] * copies, ignore_index=True)
+    if copies > 1:
+        frame["label"] += rng.normal(0, 1, len(frame))
+    frame.insert(0, "split", np.where(rng.random(len(frame)) < holdout, "test", "train"))
+    frame["progression_band"] = np.floor(frame["label"] / 10) * 10
+    frame["follow_up_score"] = np.round(frame["label"] + rng.normal(0, 0.33 * base["label"].std(), len(frame)), 1)
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("seed", "holdout", "copies", "rows"),
+    [(0, 0.09, 1, (30, 50)), (0, 0.28, 1, (100, 140)), (1, 0.28, 1, (100, 140)), (2, 0.215, 10, (900, 1000))],
+    ids=["about 40 rows", "about 110 rows", "about 130 rows", "about 950 rows"],
+)
+def test_a_regression_label_floored_to_tens_is_a_proxy_on_any_holdout(
+    tmp_path: Path, seed: int, holdout: float, copies: int, rows: tuple[int, int]
+) -> None:
+    # 1 - R² is a share of the variance, not of the rows: R² 0.99 on a hundred rows is a bound well under 0.03,
+    # though 1% of a hundred rows is one row, and one "error" in a hundred rows bounds nothing below 0.03.
+    report = _run(tmp_path, _diabetes(seed, holdout, copies))
+    info = finding(report, "FLK000")
+    assert rows[0] <= info.evidence["holdout_rows"] <= rows[1]
+    f = finding(report, "FLK001")
+    assert f.key == "progression_band" and 0.98 < f.evidence["score"] < 0.999 and f.evidence["error_bound"] < 0.03
+    # The strong legitimate feature is measured (R² about 0.9) and is not a proxy.
+    assert _flags(report) == {"progression_band": "proxy"}
+    assert info.evidence["best_legitimate"]["column"] == "follow_up_score"
+    assert 0.8 < info.evidence["best_legitimate"]["score"] < 0.95
+
+
+@pytest.mark.parametrize("holdout", [0.1, 0.28])
+def test_strong_legitimate_regression_features_on_small_holdouts_are_not_proxies(
+    tmp_path: Path, holdout: float
+) -> None:
+    # R² 0.95 on 30-odd rows, and 0.9 on a hundred: strong, and their bounds stay above 0.03.
+    frame = _diabetes(3, holdout).drop(columns="progression_band")
+    rng = np.random.default_rng(4)
+    frame["repeat_measure"] = frame["label"] + rng.normal(0, 0.22 * frame["label"].std(), len(frame))
+    report = _run(tmp_path, frame)
+    info = finding(report, "FLK000")
+    assert codes(report) == ["FLK000"], [f.message for f in report.findings]
+    assert info.evidence["best_legitimate"]["score"] > 0.9 and info.evidence["holdout_rows"] < 140
+
+
+@pytest.mark.parametrize("n", [30, 124, 1000])
+@pytest.mark.parametrize("share", [0.01, 0.03, 0.1])
+def test_the_regression_bound_covers_the_true_unexplained_share(n: int, share: float) -> None:
+    """On Gaussian data with a known unexplained share, the 95% bound is at or above it about 95% of the time."""
+    from auditor.stages.data.feature_leakage import _variance_share_bound
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(2000, n))
+    y = x + rng.normal(size=(2000, n)) * np.sqrt(share / (1 - share))  # the share of y's variance x leaves
+    total = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    r2 = 1 - ((y - x) ** 2).sum(axis=1) / total
+    covered = np.mean([_variance_share_bound(1 - r, n) >= share for r in r2])
+    assert 0.93 <= covered <= 0.98
+
+
 def test_missing_values_are_scored_and_missingness_that_tells_the_label_is_found(tmp_path: Path) -> None:
     frame = _table()
     rng = np.random.default_rng(5)

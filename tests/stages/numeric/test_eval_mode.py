@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.conftest import codes, finding
-from tests.stages.numeric.conftest import line_of
+from tests.stages.numeric.conftest import VAE, line_of
 
 ONLY = ["eval_mode"]
 CLASSIFIER = """
@@ -126,3 +126,36 @@ def test_a_model_that_refuses_its_inputs_zeroed_is_not_blamed_for_it(program) ->
     assert codes(r) == ["EVM000"] and r.exit_code == 0
     message = finding(r, "EVM000").message
     assert "not compared with zeroed inputs, which the model refuses" in message and "greater than 0" in message
+
+
+SAMPLED_IN_EVAL = VAE.replace(
+    "z = mu + torch.exp(0.5 * logvar) * torch.randn_like(mu) if self.training else mu",
+    "z = mu + torch.exp(0.5 * logvar) * torch.randn_like(mu)",
+)
+
+
+def test_a_vae_that_decodes_its_mean_in_eval_passes(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(VAE, ONLY)
+    assert codes(r) == ["EVM000"] and r.exit_code == 0
+
+
+def test_a_vae_that_samples_its_latent_in_eval_is_found(program) -> None:  # type: ignore[no-untyped-def]
+    # Evaluation should decode the posterior's mean: a sampled latent scores another reconstruction each time.
+    r = program(SAMPLED_IN_EVAL, ONLY)
+    f = finding(r, "EVM001")
+    assert f.severity == "error" and r.exit_code == 1
+    assert f.evidence["op"] == "randn_like" and f.evidence["at"].endswith(f"prog.py:{line_of(VAE, 'z = mu')}")
+    assert "if self.training else mu" in f.remediation and "accept this finding" in f.remediation
+
+
+def test_sampling_in_eval_by_design_is_accepted_for_that_draw_only(program) -> None:  # type: ignore[no-untyped-def]
+    # Nothing in the model tells a sampler by design from a draw left on: the config says so, for this draw.
+    key = finding(program(SAMPLED_IN_EVAL, ONLY), "EVM001").key
+    reason = "the test ELBO is estimated with one sample on purpose"
+    r = program(SAMPLED_IN_EVAL, ONLY, accept=[{"code": "EVM001", "key": key, "reason": reason}])
+    f = next(f for f in r.findings if f.code == "EVM001")
+    assert f.accepted and f.accept_reason == reason and r.exit_code == 0
+    # Dropout left on beside it is another draw: the acceptance does not cover it.
+    dropout = SAMPLED_IN_EVAL.replace("h = self.encoder(x)", "h = F.dropout(self.encoder(x), 0.2, training=True)")
+    r = program(dropout, ONLY, accept=[{"code": "EVM001", "key": key, "reason": reason}])
+    assert finding(r, "EVM001").evidence["op"] == "dropout" and r.exit_code == 1

@@ -6,7 +6,7 @@ import pytest
 
 from auditor.core.findings import Severity
 from tests.conftest import codes, finding
-from tests.stages.numeric.conftest import line_of
+from tests.stages.numeric.conftest import VAE, line_of
 
 ONLY = ["loss_activation"]
 CLASSES = """
@@ -197,3 +197,51 @@ def loss(out, y):
 """
     f = finding(program(source, ONLY), "ACT005")
     assert f.examples[1]["op"] == "cross_entropy" and f.examples[1]["shape"] == [24, 10]
+
+
+VAE_LOSS = "    return (reconstruction + kl).mean()"
+
+
+def test_a_vae_that_sums_the_reconstruction_and_averages_the_kl(program) -> None:  # type: ignore[no-untyped-def]
+    # At initialisation the KL term is under a thousandth of the summed reconstruction: small, and still a mix.
+    source = VAE.replace(
+        '    reconstruction = F.binary_cross_entropy_with_logits(logits, x, reduction="none").sum(1)\n'
+        "    kl = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(1)\n" + VAE_LOSS,
+        '    reconstruction = F.binary_cross_entropy_with_logits(logits, x, reduction="sum")\n'
+        "    kl = -0.5 * torch.mean(1 + logvar - mu.pow(2) - logvar.exp())\n    return reconstruction + kl",
+    )
+    r = program(source, ONLY)
+    f = finding(r, "ACT005")
+    assert [e["op"] for e in f.examples] == ["binary_cross_entropy_with_logits", "mean"]
+    assert f.examples[0]["at"].endswith(f"prog.py:{line_of(source, 'reduction=')}")
+    assert f.examples[1]["at"].endswith(f"prog.py:{line_of(source, 'torch.mean(')}")
+    assert 0 < f.evidence["averaged_part"] < 1e-3 * f.evidence["summed_part"]
+    assert "(here the averaged term is 0.0" in f.message and alarms(r) == ["ACT005"]
+
+
+@pytest.mark.parametrize(
+    "reduced",
+    [
+        VAE_LOSS,
+        "    return reconstruction.sum() / x.shape[0] + kl.mean()",
+        "    return reconstruction.sum() + kl.sum()",
+        "    return (reconstruction + kl).mean() + 0.1 * sum(p.pow(2).mean() for p in penalised)",
+        "    return (reconstruction + kl).sum() + sum(p.pow(2).mean() for p in penalised)",
+    ],
+    ids=[
+        "per sample, averaged",
+        "summed then divided by the batch",
+        "summed",
+        "mean with weight decay",
+        "sum with weight decay",
+    ],
+)
+def test_a_vae_loss_reduced_one_way_is_not_mixed(program, reduced: str) -> None:  # type: ignore[no-untyped-def]
+    # A penalty on the parameters is the same for any batch: its mean is over no batch, though the first axis
+    # of the encoder's weight (24) is a multiple of the batch's (12).
+    source = VAE.replace("def loss(outputs, x):", "penalised = []\n\ndef loss(outputs, x):").replace(
+        "def model():\n    return VAE()",
+        "def model():\n    m = VAE()\n    penalised[:] = list(m.parameters())\n    return m",
+    )
+    r = program(source.replace(VAE_LOSS, reduced), ONLY)
+    assert alarms(r) == [] and r.exit_code == 0

@@ -32,6 +32,9 @@ def audit_copy(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
         ("dqn/buggy", {"STP002", "STP004"}),
         ("ticket_router/buggy", {"ACT004", "STP005"}),
         ("demand_alarm/buggy", {"ACT003", "EVM002", "GRD002", "GRD003", "STP004"}),
+        ("self_attention/buggy", {"SMX005"}),
+        ("vae/buggy", {"ACT005", "EVM001"}),
+        ("padding_mask/buggy", {"GRD003", "TOK006"}),
     ],
 )
 def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set[str]) -> None:
@@ -52,6 +55,9 @@ def test_buggy_programs_are_found_out(tmp_path: Path, sample: str, expected: set
         "dqn/fixed",
         "ticket_router/fixed",
         "demand_alarm/fixed",
+        "self_attention/fixed",
+        "vae/fixed",
+        "padding_mask/fixed",
     ],
 )
 def test_fixed_programs_pass(tmp_path: Path, sample: str) -> None:
@@ -104,3 +110,40 @@ def test_the_stuck_q_network_is_named_and_the_missing_call_said(tmp_path: Path) 
     f = next(f for f in report.findings if f.code == "STP002")
     assert all(name.startswith("online.") for name in f.evidence["parameters"])
     assert "never called optimizer.step()" in f.message
+
+
+def test_the_unscaled_attention_scores_are_named_with_their_lines(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "self_attention/buggy")
+    f = next(f for f in report.findings if f.code == "SMX005")
+    source = (SAMPLES / "self_attention" / "buggy" / "src" / "intent.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, start=1) if "scores = q @ k.transpose(-2, -1)" in text)
+    assert f.evidence["product_at"].endswith(f"intent.py:{line}") and f.evidence["softmax_at"].endswith(
+        f"intent.py:{line + 1}"
+    )
+    # What the sample's README says of it.
+    assert f.evidence["d"] == 64 and f.evidence["keys"] == 12
+    assert round(f.evidence["spread"], 1) == 2.6 and round(f.evidence["scaled_spread"], 2) == 0.33
+    assert round(f.evidence["peak"], 1) == 0.6 and round(f.evidence["scaled_peak"], 2) == 0.14
+
+
+def test_the_vae_mixes_its_reductions_and_samples_in_eval(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "vae/buggy")
+    codes = {f.code: f for f in report.findings}
+    source = (SAMPLES / "vae" / "buggy" / "src" / "digits_vae.py").read_text().splitlines()
+    summed = next(i for i, text in enumerate(source, start=1) if 'reduction="sum"' in text)
+    sampled = next(i for i, text in enumerate(source, start=1) if "torch.randn_like(std)" in text)
+    mixed = codes["ACT005"]
+    assert [e["op"] for e in mixed.examples] == ["binary_cross_entropy_with_logits", "mean"]
+    assert mixed.examples[0]["at"].endswith(f"digits_vae.py:{summed}")
+    assert mixed.examples[1]["at"].endswith(f"digits_vae.py:{summed + 1}")
+    assert "(here the averaged term is 0.0014% of the loss at initialisation)" in mixed.message
+    assert codes["EVM001"].evidence["op"] == "randn_like"
+    assert codes["EVM001"].evidence["at"].endswith(f"digits_vae.py:{sampled}")
+
+
+def test_the_inverted_padding_mask_of_a_classifier_is_found(tmp_path: Path) -> None:
+    report = audit_copy(tmp_path, "padding_mask/buggy")
+    f = next(f for f in report.findings if f.code == "TOK006")
+    assert f.evidence["mask"] == "attention_mask" and f.evidence["pad_id"] == 0
+    assert f.evidence["real_tokens_masked"] is True and f.evidence["unpadded"] == "nan"
+    assert "attention_mask == 0" in f.remediation

@@ -201,3 +201,178 @@ def test_padding_in_an_encoder_without_or_with_an_inverted_mask(program) -> None
     assert f.evidence["first_moved"] == 0 and f.evidence["padded"] != f.evidence["unpadded"]
     unmasked = TINY_LM.replace("return TinyLM()", "return TinyLM(causal=False)")
     assert finding(program(unmasked, ONLY, **LM), "TOK006").evidence["real_tokens_masked"] is False
+
+
+# Not a language model: a review classifier fed Hugging Face style batches (attention_mask 1 at real tokens), a
+# bidirectional encoder and a mean over the real tokens.
+CLASSIFIER = """
+PAD = 0
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(30, 16, padding_idx=PAD)
+        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, input_ids, attention_mask):
+        h = self.embed(input_ids)
+        h, _ = self.attn(h, h, h, key_padding_mask=attention_mask == 0, need_weights=False)
+        real = attention_mask.unsqueeze(-1).float()
+        return self.head((h * real).sum(1) / real.sum(1))
+
+def model():
+    return Classifier()
+
+IDS = torch.tensor([[5, 3, 7, 2, 9, 0, 0, 0], [6, 8, 2, 2, 5, 11, 3, 7], [4, 1, 0, 0, 0, 0, 0, 0]])
+
+def batch():
+    return {"input_ids": IDS, "attention_mask": (IDS != PAD).long(), "labels": torch.tensor([2, 0, 1])}
+
+def loss(logits, labels):
+    return F.cross_entropy(logits, labels)
+"""
+
+
+def test_a_classifier_with_a_correct_padding_mask_passes(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(CLASSIFIER, ONLY)
+    assert codes(r) == ["TOK000"] and r.exit_code == 0
+    f = finding(r, "TOK000")
+    assert "only the padding probe" in f.message and "did not move" in f.message
+    assert f.evidence == {
+        "mask": "attention_mask",
+        "pad_value": 0,
+        "polarity_from": "the batch",
+        "pad_id": 0,
+        "pad_from": "the batch",
+    }
+
+
+@pytest.mark.parametrize(
+    ("mask", "lost"),
+    [("attention_mask.bool()", True), ("None", False)],
+    ids=["inverted", "missing"],
+)
+def test_an_inverted_or_missing_padding_mask_outside_a_language_model(program, mask: str, lost: bool) -> None:  # type: ignore[no-untyped-def]
+    source = CLASSIFIER.replace("key_padding_mask=attention_mask == 0", f"key_padding_mask={mask}")
+    r = program(source, ONLY)
+    f = finding(r, "TOK006")
+    assert f.severity == "error" and r.exit_code == 1
+    assert f.evidence["mask"] == "attention_mask" and f.evidence["first_moved"] is None  # the outputs pool
+    assert f.evidence["kept"] == 4 and f.evidence["length"] == 8 and f.evidence["real_tokens_masked"] is lost
+    assert "attention_mask == 0" in f.remediation and "Pool over the real tokens" in f.remediation
+
+
+# A tagger taking PyTorch's convention, True at padding, as a second argument: one output per token.
+TAGGER = """
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(30, 16)
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, ids, src_key_padding_mask):
+        return self.head(self.encoder(self.embed(ids), src_key_padding_mask=src_key_padding_mask))
+
+def model():
+    return Tagger()
+
+IDS = torch.tensor([[5, 3, 7, 2, 9, 1, 1, 1], [6, 8, 2, 2, 5, 11, 3, 7]])
+
+def batch():
+    tags = torch.tensor([[0, 1, 2, 3, 4, -100, -100, -100], [1, 1, 2, 0, 4, 3, 2, 1]])
+    return (IDS, IDS == 1), tags
+
+def loss(logits, tags):
+    return F.cross_entropy(logits.reshape(-1, 5), tags.reshape(-1), ignore_index=-100)
+"""
+
+
+def test_a_tagger_with_a_key_padding_mask_true_at_padding(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(TAGGER, ONLY)
+    assert codes(r) == ["TOK000"] and r.exit_code == 0
+    assert finding(r, "TOK000").evidence["pad_value"] is True and finding(r, "TOK000").evidence["pad_id"] == 1
+    inverted = TAGGER.replace(
+        "src_key_padding_mask=src_key_padding_mask)", "src_key_padding_mask=~src_key_padding_mask)"
+    )
+    f = finding(program(inverted, ONLY), "TOK006")
+    assert f.evidence["mask"] == "src_key_padding_mask" and f.evidence["first_moved"] == 0
+    assert f.evidence["pad_id"] == 1 and f.evidence["input_shape"] == [2, 8]
+
+
+def test_a_mask_named_one_way_and_written_the_other_is_read_from_the_batch(program) -> None:  # type: ignore[no-untyped-def]
+    # `attention_mask` holding True at padding, which the model passes on as such: right for what it is fed.
+    source = (
+        CLASSIFIER.replace('"attention_mask": (IDS != PAD).long()', '"attention_mask": IDS == PAD')
+        .replace("key_padding_mask=attention_mask == 0", "key_padding_mask=attention_mask")
+        .replace("real = attention_mask.unsqueeze(-1).float()", "real = (~attention_mask).unsqueeze(-1).float()")
+    )
+    r = program(source, ONLY)
+    assert codes(r) == ["TOK000"] and finding(r, "TOK000").evidence["pad_value"] is True
+
+
+def test_padded_features_with_a_padding_mask(program) -> None:  # type: ignore[no-untyped-def]
+    # Audio frames, not token ids: padding is zeros, and no PAD id is needed.
+    source = """
+class Frames(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 16)
+        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, frames, padding_mask):
+        h = self.proj(frames)
+        h, _ = self.attn(h, h, h, key_padding_mask=padding_mask, need_weights=False)
+        return self.head(h)
+
+def model():
+    return Frames()
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    frames = torch.randn(2, 6, 6, generator=g)
+    mask = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+    frames[mask] = 0.0
+    return (frames, mask), torch.tensor([[0, 1, 0, 1, 0, 1], [1, 1, 0, 0, -100, -100]])
+
+def loss(logits, y):
+    return F.cross_entropy(logits.reshape(-1, 2), y.reshape(-1))
+"""
+    r = program(source, ONLY)
+    assert codes(r) == ["TOK000"] and finding(r, "TOK000").evidence["pad_id"] is None
+    leaky = source.replace("key_padding_mask=padding_mask,", "key_padding_mask=None,")
+    assert finding(program(leaky, ONLY), "TOK006").evidence["pad_id"] is None
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (TINY_LM, "the inputs carry no padding mask"),
+        (CLASSIFIER.replace('"attention_mask"', '"mask"').replace("attention_mask", "mask"), "no padding mask"),
+        (
+            CLASSIFIER.replace("padding_idx=PAD", "").replace("IDS != PAD", "torch.ones_like(IDS, dtype=torch.bool)"),
+            "names no PAD id",
+        ),
+    ],
+    ids=["no padding", "a bare mask", "no pad id"],
+)
+def test_nothing_to_probe_outside_a_language_model_is_a_skip(program, source: str, reason: str) -> None:  # type: ignore[no-untyped-def]
+    r = program(source, ONLY)
+    stage = r.stages[0]
+    assert stage.status == "skipped" and reason in (stage.skip_reason or "")
+    assert "numeric.language_model" in (stage.skip_reason or "")
+
+
+def test_a_language_model_fed_a_key_padding_mask_true_at_padding(program) -> None:  # type: ignore[no-untyped-def]
+    # The padding at the end of the probe's sequences is marked True, as the batch's own mask marks it.
+    source = (
+        PADDED.replace("def forward(self, ids):", "def forward(self, ids, key_padding_mask):")
+        .replace("key_padding_mask=ids == 0", "key_padding_mask=key_padding_mask")
+        .replace("return TinyLM()", "return TinyLM(causal=False)")
+        .replace("return inputs, targets", "return (inputs, inputs == 0), targets")
+    )
+    r = program(source, ONLY, **LM)
+    assert "TOK006" not in codes(r)

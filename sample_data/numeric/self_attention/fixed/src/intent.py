@@ -1,0 +1,57 @@
+"""The same intent tagger after the audit: the attention scores are scaled by 1/sqrt(d), inside SDPA."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+VOCAB, LENGTH, WIDTH, HEADS, INTENTS = 500, 12, 128, 2, 5
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention written out: one projection to queries, keys and values, one back."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
+        self.proj = nn.Linear(WIDTH, WIDTH)
+
+    def forward(self, x):
+        n, t, _ = x.shape
+        q, k, v = self.qkv(x).view(n, t, 3, HEADS, WIDTH // HEADS).permute(2, 0, 3, 1, 4)
+        h = F.scaled_dot_product_attention(q, k, v)  # softmax(q @ k.T / sqrt(d)) @ v
+        return self.proj(h.transpose(1, 2).reshape(n, t, WIDTH))
+
+
+class IntentTagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.position = nn.Parameter(torch.zeros(LENGTH, WIDTH))
+        self.norm1, self.norm2 = nn.LayerNorm(WIDTH), nn.LayerNorm(WIDTH)
+        self.attn = SelfAttention()
+        self.mlp = nn.Sequential(nn.Linear(WIDTH, 4 * WIDTH), nn.GELU(), nn.Linear(4 * WIDTH, WIDTH))
+        self.head = nn.Linear(WIDTH, INTENTS)
+
+    def forward(self, ids):
+        h = self.embed(ids) + self.position[: ids.shape[1]]
+        h = h + self.attn(self.norm1(h))
+        h = h + self.mlp(self.norm2(h))
+        return self.head(h.mean(dim=1))
+
+
+def build_model():
+    return IntentTagger()
+
+
+def sample_batch():
+    g = torch.Generator().manual_seed(0)
+    messages = torch.randint(1, VOCAB, (6, LENGTH), generator=g)  # token ids of six chat messages
+    return messages, torch.tensor([0, 3, 1, 4, 2, 1])
+
+
+def loss_fn(logits, intents):
+    return F.cross_entropy(logits, intents)
+
+
+def make_optimizer(model):
+    return torch.optim.AdamW(model.parameters(), lr=3e-4)
