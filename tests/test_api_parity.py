@@ -324,3 +324,19 @@ def test_a_group_key_named_y_reads_the_data_not_the_label() -> None:
     grp = [f for f in report.findings if f.code == "GRP001"]
     assert len(grp) == 3 and all(f.evidence["key"] == "y" for f in grp)
     assert {e["group"][0] for f in grp for e in f.examples} == {"p"}  # patients, not labels 0 and 1
+
+
+def test_a_repeated_header_row_in_a_dataset_dict_is_refused_as_in_a_file_per_split(tmp_path: Path) -> None:
+    """One file per split (`paths:`) has no split column to repeat, nor has a DatasetDict: the other columns tell."""
+    datasets = pytest.importorskip("datasets")
+    train = pd.DataFrame({"sid": ["s1", "sid", "s2"], "writer": ["a", "writer", "b"]})
+    test = pd.DataFrame({"sid": ["s3"], "writer": ["a"]})
+    for name, rows in (("train", train), ("test", test)):
+        rows.to_csv(tmp_path / f"{name}.csv", index=False)
+    config = {"version": 1, "manifest": {"paths": {"train": "train.csv", "test": "test.csv"}, "id": "sid"}}
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "audit.yaml"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "train.csv:3: this line repeats the header" in " ".join(result.output.split())
+    dd = datasets.DatasetDict({n: datasets.Dataset.from_pandas(r) for n, r in (("train", train), ("test", test))})
+    with pytest.raises(ManifestError, match=r"audit_dataset_dict\(dd=…\): row 1 \(0-based\) repeats the column names"):
+        auditor.audit_dataset_dict(dd, id="sid", keys={"groups": ["writer"]})
