@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping
@@ -25,10 +26,13 @@ ACCEPTED = "a pandas.DataFrame, a polars.DataFrame or a pyarrow.Table"
 FOLD_VALUES = ("train", "holdout", "unused")  # what a fold column says of each row
 
 
+DEFAULT_SPLIT = "split"  # the split column auditor.audit reads unless folds= are given (then: none unless named)
+
+
 def audit(
     data: Any,
     *,
-    split: str | None = "split",
+    split: str | EllipsisType | None = ...,
     id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     folds: Any = None,
@@ -38,7 +42,8 @@ def audit(
 ) -> Report:
     """Audit the rows of ``data`` (a pandas or polars DataFrame, or a pyarrow Table) as a manifest.
 
-    ``split`` and ``id`` name its columns as manifest.split and manifest.id do; ``keys`` and the other
+    ``split`` and ``id`` name its columns as manifest.split and manifest.id do (``split`` defaults to
+    "split", or to none beside ``folds``, as a config with `folds` alone has none); ``keys`` and the other
     sections (splits, fitted, stages, accept, report, ...) are the config's own; relative paths in them
     resolve against ``base_dir`` (default: the working directory).
     """
@@ -48,7 +53,7 @@ def audit(
 def loaded_config(
     data: Any,
     *,
-    split: str | None = "split",
+    split: str | EllipsisType | None = ...,
     id: str | None = None,
     keys: Mapping[str, Any] | None = None,
     folds: Any = None,
@@ -56,6 +61,8 @@ def loaded_config(
     **sections: Any,
 ) -> LoadedConfig:
     """The validated config auditor.audit runs for these arguments, its rows the columns of ``data`` it names."""
+    if split is ...:
+        split = DEFAULT_SPLIT if folds is None else None
     return _prepare(data, "auditor.audit", split, id, keys, folds, base_dir, sections)
 
 
@@ -79,7 +86,7 @@ def audit_dataset_dict(
     loaded = _config(caller, argument, split, id, keys, None, base_dir, sections)
     named = list(loaded.config.manifest_columns())
     table = _dataset_dict_table(dd, caller, split, [*named, *_dataset_dict_features(loaded.config, dd, named)])
-    return _run(replace(loaded, source=TableSource(table, argument, "datasets.DatasetDict")), only)
+    return _run(replace(loaded, source=TableSource(table, argument, "datasets.DatasetDict", made=(split,))), only)
 
 
 def audit_splitter(
@@ -106,10 +113,11 @@ def audit_splitter(
     table, key_section, folds = splitter_table(
         cv, X, y, groups, data=data, id=id, keys=keys, base_dir=base_dir, caller=caller, **sections
     )
-    loaded = _prepare(table, caller, None, id, key_section, {"columns": list(folds.columns)}, base_dir, sections)
-    if folds.overlaps:  # rows a fold trains on and evaluates: split_integrity reports them (SPL013)
-        assert loaded.source is not None
-        loaded = replace(loaded, source=replace(loaded.source, overlaps=folds.overlaps))
+    given = f"{caller}({'data' if data is not None else 'X'}=…)"  # where the rows' own columns came from
+    loaded = _prepare(table, caller, None, id, key_section, {"columns": list(folds.columns)}, base_dir, sections, given)
+    assert loaded.source is not None
+    # Rows a fold trains on and evaluates: split_integrity reports them (SPL013).
+    loaded = replace(loaded, source=replace(loaded.source, overlaps=folds.overlaps, made=folds.made))
     return _run(loaded, only)
 
 
@@ -183,12 +191,14 @@ def _prepare(
     folds: Any,
     base_dir: str | Path | None,
     sections: Mapping[str, Any],
+    argument: str | None = None,
 ) -> LoadedConfig:
-    """The validated config and the rows of ``data`` it names, projected to an Arrow table."""
+    """The validated config and the rows of ``data`` it names, projected to an Arrow table; messages cite them as
+    ``argument`` (default: the data argument)."""
     from auditor.manifest.readers import MissingColumnsError
     from auditor.manifest.table import explain_missing
 
-    argument = f"{caller}(data=…)"
+    argument = argument or f"{caller}(data=…)"
     loaded = _config(caller, argument, split, id, keys, folds, base_dir, sections)
     named = loaded.config.manifest_columns()
     try:
@@ -313,6 +323,7 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     try:
         table = pa.Table.from_pandas(frame[[labels[c] for c in wanted]], preserve_index=False)
     except (pa.ArrowException, ValueError, TypeError) as exc:
+        _reject_pandas_header_rows(frame, [labels[c] for c in wanted], argument)  # numbers, and a header row's text
         raise ManifestError(
             f"{argument}: cannot read {_culprit(frame, labels, wanted)} as Arrow ({exc}); expected one text, number "
             "or time value per row in each named column"
@@ -330,6 +341,18 @@ def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:
         except (pa.ArrowException, ValueError, TypeError, UnicodeError):
             return f"column '{name}'"
     return "the columns"
+
+
+def _reject_pandas_header_rows(frame: Any, labels: Sequence[Any], argument: str) -> None:
+    """A header row pasted under numbers (pd.concat of a frame and its header) leaves columns Arrow cannot read:
+    refused as a repeated header, as the same rows are when they read as text (cold path: after Arrow failed)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from auditor.manifest.memory import reject_header_rows
+
+    texts = {str(c): frame[c].to_numpy().astype(str) for c in labels}
+    reject_header_rows(argument, pa.table({c: np.char.strip(v) for c, v in texts.items()}), list(texts))
 
 
 def _dataset_dict_features(config: AuditConfig, dd: Any, named: Sequence[str]) -> list[str]:
@@ -417,22 +440,31 @@ def splitter_table(
         if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
             raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
     key_section = dict(keys or {})
+    frame = data if data is not None else (X if _is_table(X) else None)
     own: dict[str, Any] = {}
-    if groups is not None:
-        own["groups"] = _values(groups, f"{caller}(groups=…)")
-        given_groups = key_section.get("groups", [])
-        key_section["groups"] = ["groups", *[g for g in given_groups if g != "groups"]]
-    if y is not None:
-        own["y"] = _values(y, f"{caller}(y=…)")
-        key_section.setdefault("label", "y")
+    made: list[str] = []
+    taken: list[str] = []  # y and groups that are columns of the frame: read from it, as a file form reads them
+    for argument_name, values in (("groups", groups), ("y", y)):
+        if values is None:
+            continue
+        column, is_frames = _argument_column(argument_name, values, frame, [*own, *taken])
+        if is_frames:
+            taken.append(column)
+        else:
+            own[column] = _values(values, f"{caller}({argument_name}=…)")
+            if column != getattr(values, "name", None):
+                made.append(column)  # named by the auditor: a header row is not looked for in it
+        if argument_name == "groups":
+            given_groups = key_section.get("groups", [])
+            key_section["groups"] = [column, *[g for g in given_groups if g != column]]
+        else:
+            key_section.setdefault("label", column)
     argument = f"{caller}({'data' if data is not None else 'X'}=…)"
     probe = _config(caller, argument, _PROBE_SPLIT, id, key_section, None, base_dir, sections)
     named = [c for c in probe.config.manifest_columns() if c not in (_PROBE_SPLIT, *own)]
     columns: dict[str, Any] = {}
-    frame = data if data is not None else (X if _is_table(X) else None)
     if frame is not None:
         # Under `features: auto` every column in no role is a feature, but for y and groups taken from it.
-        taken = [c for c in (_column_of(frame, y), _column_of(frame, groups)) if c is not None]
         given = to_arrow(frame, [*named, *auto_features(probe.config, frame, taken)], argument)[0]
         columns.update(zip(given.column_names, given.columns, strict=True))
     elif named:
@@ -441,13 +473,32 @@ def splitter_table(
             f"data= ({ACCEPTED}, one row per row of X)"
         )
     if not _is_table(X) and wants_all_columns(probe.config):
-        columns.update(_array_features(X, f"{caller}(X=…)"))  # the features themselves, as a file would hold them
+        features = _array_features(X, f"{caller}(X=…)")  # the features themselves, as a file would hold them
+        columns.update(features)
+        made += features
     folds = fold_columns(cv, X, y, groups, caller=caller)
     for name, values in {**own, **folds.columns}.items():
         if name in columns:
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
-    return pa.table(columns), key_section, folds
+    return pa.table(columns), key_section, replace(folds, made=(*made, *folds.columns))
+
+
+def _argument_column(argument: str, values: Any, frame: Any, used: Sequence[str]) -> tuple[str, bool]:
+    """The column ``values`` (the ``y`` or ``groups`` argument) is audited as, and whether it is the frame's own.
+
+    A Series keeps its name (findings then name `patient`, as the file form's column does) and one that is a
+    column of the frame is that column; an array is named after the argument, or after it with " (argument)"
+    when the frame has a column of that name (a feature `y` beside the label given as y=)."""
+    of_frame = _column_of(frame, values) if frame is not None else None
+    if of_frame is not None and of_frame not in used:
+        return of_frame, True
+    present = set() if frame is None else {str(c) for c in (frame.column_names if _is_arrow(frame) else frame.columns)}
+    name = getattr(values, "name", None)
+    for candidate in (name if isinstance(name, str) and name else None, argument, f"{argument} (argument)"):
+        if candidate is not None and candidate not in present and candidate not in used:
+            return candidate, False
+    return f"{argument} (argument {len(used) + 1})", False  # y and groups both unnamed beside columns of both names
 
 
 def _column_of(frame: Any, values: Any) -> str | None:
@@ -498,6 +549,7 @@ class SplitterFolds:
 
     columns: dict[str, pa.Array]
     overlaps: tuple[FoldOverlap, ...] = ()
+    made: tuple[str, ...] = ()  # the columns of splitter_table's rows the auditor named (folds, an array's y)
 
 
 def fold_columns(
@@ -510,13 +562,16 @@ def fold_columns(
 ) -> SplitterFolds:
     """One column per fold ``cv.split(X, y, groups)`` yields, each row 'train', 'holdout' or 'unused'.
 
-    Folds are named fold_0, fold_1, ...; a splitter that repeats itself (RepeatedKFold, `n_repeats`) names
-    them by repetition, rep_0_fold_0, ..., so that each repetition is audited as the partition it is.
+    Folds are columns fold_0, fold_1, ... (reported as "fold 0", "fold 1", `{fold}` 0, 1, as a fold column's ids
+    are); a splitter that repeats itself (RepeatedKFold, `n_repeats`) names them by repetition, rep_0_fold_0,
+    ..., so that each repetition is audited as the partition it is.
     A row in both the training and the holdout indices of one fold is a holdout row of that fold (it is
     evaluated), listed among the overlaps (the audit reports it: SPL013). ArgumentError for indices outside X.
     """
     import numpy as np
     import pyarrow as pa
+
+    from auditor.manifest.folds import numbered_folds
 
     n = _rows(X, f"{caller}(X=…)")
     shown = X if not _is_arrow(X) else np.zeros((n, 1))  # scikit-learn counts the rows; it cannot index Arrow
@@ -553,7 +608,9 @@ def fold_columns(
         both = np.intersect1d(train, holdout)
         if both.size:
             overlaps.append(FoldOverlap(name, tuple(int(r) for r in both)))
-    return SplitterFolds(out, tuple(overlaps))
+    # Findings name each fold as the manifest layer does: column fold_1 is "fold 1", as fold id 1 of a fold column.
+    reported = dict(zip(out, (f"fold {i}" for i in numbered_folds(list(out))), strict=False))
+    return SplitterFolds(out, tuple(replace(o, fold=reported.get(o.fold, o.fold)) for o in overlaps))
 
 
 def _indices(part: Any, n: int, where: str) -> np.ndarray:

@@ -516,8 +516,19 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     table, keys, folds = splitter_table(
         sklearn.GroupKFold(n_splits=2), frame, frame["label"], frame["patient"], keys={"groups": ["hospital_visit"]}
     )
-    assert keys == {"groups": ["groups", "hospital_visit"], "label": "y"}
+    # Columns of X given as y and groups are those columns, named as a file form names them.
+    assert keys == {"groups": ["patient", "hospital_visit"], "label": "label"}
     assert list(folds.columns) == ["fold_0", "fold_1"] and folds.overlaps == ()
+    assert sorted(table.column_names) == ["fold_0", "fold_1", "hospital_visit", "label", "patient"]
+    # Arrays have no name: they are the columns `groups` and `y`.
+    table, keys, _ = splitter_table(
+        sklearn.GroupKFold(n_splits=2),
+        frame,
+        frame["label"].to_numpy(),
+        frame["patient"].to_numpy(),
+        keys={"groups": ["hospital_visit"]},
+    )
+    assert keys == {"groups": ["groups", "hospital_visit"], "label": "y"}
     assert table.column_names == ["hospital_visit", "groups", "y", "fold_0", "fold_1"]
     assert table["groups"].to_pylist() == list(frame["patient"])
 
@@ -577,7 +588,7 @@ def test_folds_that_overlap_are_reported_not_crashed() -> None:
 
     folds = fold_columns(Overlapping(), np.zeros((4, 1)))
     assert folds.columns["fold_0"].cast(pa.string()).to_pylist() == ["train", "train", "holdout", "holdout"]
-    assert [(o.fold, o.rows) for o in folds.overlaps] == [("fold_0", (2,))]
+    assert [(o.fold, o.rows) for o in folds.overlaps] == [("fold 0", (2,))]  # the fold as findings name it
 
     class OutOfRange:
         def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
@@ -624,11 +635,11 @@ def test_a_fold_that_trains_on_its_holdout_rows_is_an_error_naming_the_fold_and_
     report = auditor.audit_splitter(_TrainsOnItsHoldout(), frame, id="visit", only=["split_integrity"])
     assert report.exit_code == 1
     (found,) = [f for f in report.findings if f.code == "SPL013"]
-    assert found.severity == "error" and found.evidence == {"fold": "fold_1", "rows": 2}
+    assert found.severity == "error" and found.evidence == {"fold": "fold 1", "rows": 2}
     assert [e["id"] for e in found.examples] == ["v008", "v009"]  # KFold(3) holds rows 8-15 out in fold 1
-    assert "fold_1" in found.message and "v008, v009" in found.message
+    assert "fold 1:" in found.message and "v008, v009" in found.message
     assert found.scope is not None and found.scope.values == ("v008", "v009")
-    sizes = next(f for f in report.findings if f.code == "SPL012").evidence["folds"]["fold_1"]
+    sizes = next(f for f in report.findings if f.code == "SPL012").evidence["folds"]["fold 1"]
     assert sizes == {"holdout": 8, "train": 16, "unused": 0}  # the rows in both are counted as holdout rows
 
 

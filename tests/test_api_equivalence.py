@@ -157,8 +157,8 @@ def _fold_file(cv: Any, X: Any, y: Any, groups: Any, data: pd.DataFrame | None) 
         if data is not None:
             columns.update({c: data[c].to_numpy() for c in data.columns})
         columns.update({f"X[:, {j}]": X[:, j] for j in range(X.shape[1])})
-    columns["groups"] = np.asarray(groups)
-    columns["y"] = np.asarray(y)
+    columns[getattr(groups, "name", None) or "groups"] = np.asarray(groups)  # a Series keeps its name
+    columns[getattr(y, "name", None) or "y"] = np.asarray(y)
     names = []
     for k, (train, holdout) in enumerate(cv.split(X, y, groups)):
         role = np.full(rows, "unused", dtype=object)
@@ -183,7 +183,7 @@ def test_a_splitters_folds_report_what_their_file_reports(x_form: str, fmt: str,
         cv, X, labels, frame["writer"], data=data, keys={"features": "auto"}, stages=stages, only=STAGES
     )
     rows, folds = _fold_file(cv, X, labels, frame["writer"], data)
-    keys = {"groups": ["groups"], "label": "y", "features": "auto"}
+    keys = {"groups": ["writer"], "label": "y", "features": "auto"}
     from_file = file_form(tmp_path, rows, {"folds": {"columns": folds}}, {"keys": keys, "stages": stages}, fmt)
     assert summary(in_code) == summary(from_file)
     assert "FLK001" in _codes(in_code), summary(in_code)

@@ -177,6 +177,10 @@ def test_python_example_on_the_samples_runs(tmp_path: Path, where: str, text: st
     )
     assert done.returncode == 0, f"{where}: {done.stderr}"
     assert done.stdout.strip(), f"{where} prints nothing"
+    # A line that says what it prints (`# prints: …`) is held to it, in order.
+    said = [line.split("# prints: ", 1)[1] for line in text.splitlines() if "# prints: " in line]
+    if said:
+        assert done.stdout.splitlines() == said, f"{where} prints:\n{done.stdout}"
 
 
 # -- the site builds --------------------------------------------------------------------------------------

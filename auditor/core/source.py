@@ -33,3 +33,6 @@ class TableSource:
     name: str
     kind: str
     overlaps: tuple[FoldOverlap, ...] = field(default=())  # from an sklearn-style splitter (auditor.audit_splitter)
+    # Columns the auditor made, not the caller (a splitter's fold columns, a DatasetDict's split column): their
+    # values were never beside a header, so a repeated header row is looked for in the others only.
+    made: tuple[str, ...] = field(default=())

@@ -7,7 +7,8 @@ split code the kernels count by: one count per key answers for every fold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def fold_patterns(
         ids = [n.removeprefix("fold ") for n in fold_names]
     else:
         roles, row_pattern, fold_names, names = _from_columns(table, folds, locate, file)
-        ids = list(fold_names)
+        ids = numbered_folds(list(folds.columns or [])) or list(fold_names)
     fixed: list[str] = []
     if spec.split is not None:
         row_pattern, roles, names, fixed = _beside_split(
@@ -69,6 +70,18 @@ def fold_patterns(
     )
     _check_folds(layout, row_pattern, locate, file)
     return FoldPatterns(row_pattern, layout)
+
+
+_NUMBERED = re.compile(r"fold[ _-]?(\d+)", re.IGNORECASE)
+
+
+def numbered_folds(columns: Sequence[str]) -> list[str]:
+    """The fold ids of per-fold columns named by number (fold_0, fold_1, ... as auditor.audit_splitter names them,
+    or fold1, Fold-2): the ids a fold column would hold, so that the folds and `{fold}` read alike in both forms
+    ("fold 0", `{fold}` = 0). [] when a column is named otherwise or two name one number (the columns' names stay)."""
+    numbers = [m.group(1) for m in (_NUMBERED.fullmatch(c.strip()) for c in columns) if m is not None]
+    ids = [str(int(n)) for n in numbers]
+    return ids if len(ids) == len(columns) and len(set(ids)) == len(ids) else []
 
 
 def narrow_role_columns(table: pa.Table, spec: ManifestSpec) -> pa.Table:
@@ -323,8 +336,10 @@ def _from_columns(
     code_of = np.full(len(roles), -1, dtype=np.int32)
     code_of[kept] = np.arange(len(kept), dtype=np.int32)
     roles = roles[kept]
-    names = [_pattern_name(r, list(folds.columns)) for r in roles]
-    return roles, code_of[inverse], list(folds.columns), names
+    numbered = numbered_folds(list(folds.columns))
+    fold_names = [f"fold {i}" for i in numbered] if numbered else list(folds.columns)
+    names = [_pattern_name(r, fold_names, bool(numbered)) for r in roles]
+    return roles, code_of[inverse], fold_names, names
 
 
 def _role_column(column: pa.ChunkedArray, name: str, where: str, file: Path) -> np.ndarray:
@@ -402,7 +417,11 @@ def distinct_rows(columns: Iterable[np.ndarray], n_rows: int) -> tuple[np.ndarra
     return renumber(), codes
 
 
-def _pattern_name(roles: np.ndarray, folds: list[str]) -> str:
+def _pattern_name(roles: np.ndarray, folds: list[str], numbered: bool = False) -> str:
+    """The pattern's roles in words; a numbered fold's own rows of a partition (its holdout, every other fold's
+    training rows) are named after the fold, as a fold column names them."""
+    if numbered and (roles == FoldRole.HOLDOUT).sum() == 1 and (roles == FoldRole.TRAIN).sum() == len(folds) - 1:
+        return folds[int(np.argmax(roles == FoldRole.HOLDOUT))]
     holdout = [f for f, r in zip(folds, roles, strict=True) if r == FoldRole.HOLDOUT]
     train = [f for f, r in zip(folds, roles, strict=True) if r == FoldRole.TRAIN]
     parts = ([f"holdout {','.join(holdout)}"] if holdout else []) + ([f"train {','.join(train)}"] if train else [])

@@ -20,7 +20,7 @@ from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
 from auditor.manifest.features import feature_columns, wants_all_columns
-from auditor.manifest.readers import MissingColumnsError, missing_columns
+from auditor.manifest.readers import MissingColumnsError, missing_columns, repeated_header_rows
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -60,6 +60,7 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     projected = signed_dictionaries(table.select(columns).replace_schema_metadata(None))
     if projected.num_rows == 0:
         raise ManifestError(f"{source.name}: the table has no rows; there is nothing to audit")
+    reject_header_rows(source.name, projected, [c for c in columns if c not in source.made])
     layout = None
     if spec.folds is not None:  # the split code is each row's assignment pattern, as for a file (manifest/folds.py)
         from auditor.manifest.folds import fold_patterns
@@ -75,6 +76,18 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     return TableManifest(
         projected, (), spec.id, loaded.allowed_roots, source=source, base_dir=loaded.base_dir, folds=layout
     )
+
+
+def reject_header_rows(name: str, table: pa.Table, columns: list[str]) -> None:
+    """ManifestError for rows that repeat the column names, as a CSV line that repeats the header is refused
+    (pd.read_csv of concatenated files keeps each later header as a row; it would become a split named 'split')."""
+    hits = repeated_header_rows(table, columns)
+    if hits:
+        rows = ", ".join(str(i) for i in hits[:5])
+        raise ManifestError(
+            f"{name}: row {hits[0]} (0-based) repeats the column names ({len(hits)} such row(s): {rows}); "
+            "were files concatenated? remove the repeated header rows"
+        )
 
 
 def table_sha256(table: pa.Table, stop: threading.Event | None = None) -> str:

@@ -411,21 +411,35 @@ def _lines(stream: io.BufferedReader) -> Iterator[bytes]:
 
 def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str]) -> None:
     """A row equal to the header is a concatenation accident; it would become a split named 'split'."""
-    if table.num_rows == 0 or not columns:
-        return
-    mask = None
-    for col in columns:
-        # Compare loosely: a pasted header line may differ in case or spacing ("SAMPLE_ID", " split").
-        values = table[col].cast(pa.string()) if pa.types.is_dictionary(table[col].type) else table[col]
-        eq = pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(values)), col.strip().lower()), False)
-        mask = eq if mask is None else pc.and_(mask, eq)
-    hits = pc.indices_nonzero(mask).to_pylist() if mask is not None else []
+    hits = repeated_header_rows(table, columns)
     if hits:
         rows = ", ".join(str(i + 2) for i in hits[:5])
         raise ManifestError(
             f"{path}:{hits[0] + 2}: this line repeats the header ({len(hits)} such line(s): {rows}); "
             "were files concatenated? remove the repeated header lines"
         )
+
+
+def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
+    """The rows (0-based) whose every one of ``columns`` holds its own column's name: a header line read as data.
+
+    Compared loosely, as a pasted header line may differ in case or spacing ("SAMPLE_ID", " split"); a row that
+    names only some of the columns (a text "split" in a text column) is data. A number or time column holds no
+    name, so a table with one has no such row."""
+    if table.num_rows == 0 or not columns:
+        return []
+    mask = None
+    for col in columns:
+        values = table[col]
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if pa.types.is_string_view(values.type):
+            values = values.cast(pa.large_string())
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            return []
+        eq = pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(values)), col.strip().lower()), False)
+        mask = eq if mask is None else pc.and_(mask, eq)
+    return pc.indices_nonzero(mask).to_pylist() if mask is not None else []
 
 
 # -- jsonl ---------------------------------------------------------------------------------------------
