@@ -61,15 +61,15 @@ class ContaminationOptions(StageOptions):
     longest_share: float = Field(
         default=0.5, gt=0, le=1, description="longest substring: share of the item from which it is contaminated"
     )
-    workers: int | None = Field(
-        default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
-    )
     frequent_documents: int | None = Field(
         default=10,
         ge=1,
         description="an 8-gram of an item found in more than this many corpus documents is boilerplate (a licence "
         "header) and counts for no definition, as NeMo Curator's max_matches (10); it never clears an item one "
         "document holds at least `longest_share` of; null counts every n-gram",
+    )
+    workers: int | None = Field(
+        default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
     )
     max_examples: int = Field(default=5, ge=1, le=50, description="most items a finding lists")
     max_documents: int = Field(default=3, ge=1, le=20, description="most corpus documents shown per item")
@@ -134,16 +134,16 @@ class Contamination(Stage):
                     mine.append(hit)
             for run in hit.runs:
                 states[run.item].add(run)
-        thresholds = Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share)
-        measured = measure(states, thresholds)
-        frequent = _Frequent.judge(o.frequent_documents, bench, outcome.hits, states, measured, thresholds)
-        states, measured = frequent.states, frequent.measured
+        measured = measure(states, Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share))
         if not any(m.any() for m in measured.measurable.values()):
             raise StageInputError(
                 f"contamination: none of the {len(rows)} benchmark items has {min(d.min_words for d in DEFINITIONS)} "
                 "words, the fewest any definition measures"
             )
         ids = manifest.ids(rows)
+        thresholds = Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share)
+        frequent = _Frequent.judge(o.frequent_documents, bench, outcome.hits, states, measured, thresholds)
+        states, measured = frequent.states, frequent.measured
         chosen = BY_KEY[o.definition]
         table = self._table(measured, len(rows))
         corpus_text = f"{outcome.documents:,} corpus document(s)"
@@ -227,9 +227,9 @@ class Contamination(Stage):
             },
             tables=(table,),
         )
+        yield from self._changed(frequent, chosen.key, ids, bench)
         yield from self._problems(outcome, labels)
         yield from self._too_short(measured, ids)
-        yield from self._changed(frequent, chosen.key, ids, bench)
 
     # -- inputs ------------------------------------------------------------------------------------------------
 
