@@ -5,10 +5,11 @@ Shingles say nothing about a text of three words, and short texts coincide by ch
 phrases ("five stars"), product names. So a pair is an edited copy only when it cannot be a phrase the data
 repeats: at least two words of two letters or more on the shorter side ("N/A" has none), neither side's
 wording held by two rows of one split, and, for an added word, each side the other's only such neighbour
-("very good" beside "very good value" and "very good price" is a stem, not a copy). A changed word is never
-compared: in two or three words it changes the meaning ("very good product" / "very bad product",
-"Readability counts." / "Simplicity counts."). Equal wordings that miss these conditions are listed for
-review; added-word pairs that miss them are not listed.
+("very good" beside "very good value" and "very good price" is a stem, not a copy). Where texts one word apart
+are as common inside splits as across them (names of product variants), added-word pairs are the data's
+nature: listed for review, not flagged. A changed word is never compared: in two or three words it changes the
+meaning ("very good product" / "very bad product", "Readability counts." / "Simplicity counts."). Equal
+wordings that miss these conditions are listed for review; added-word pairs that miss them are not listed.
 
 Cost grows with the texts: each text is looked up under its wording and, with one word left out, under each
 shorter wording (at most ``min_words`` keys a text), and each text is paired with the first of a wording only.
@@ -23,6 +24,7 @@ import pyarrow.compute as pc
 from auditor.similarity.shingles import normalise
 
 MIN_WORDS = 2  # words of two letters or more on the shorter side of a flagged pair: one is a label or a name
+NATURE_PAIRS = 5  # added-word pairs inside splits from which their rate there is compared with the rate across
 
 Parts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -146,16 +148,29 @@ def _word_added(
     one_to_one = (per_longer[form[longer]] == 1) & (per_shorter[form[shorter]] == 1)
     rare = ~repeated[form[longer]] & ~repeated[form[shorter]]
     across = ((per_split[members[longer]] > 0) | (per_split[members[shorter]] > 0)).sum(axis=1) > 1
-    pick = np.flatnonzero(one_to_one & rare & across & (solid[shorter] >= MIN_WORDS))
-    pairs = np.unique(np.stack((longer[pick], shorter[pick]), axis=1), axis=0)
-    longer, shorter = pairs[:, 0], pairs[:, 1]
+    candidate = np.flatnonzero(one_to_one & rare & (solid[shorter] >= MIN_WORDS))
+    pairs, first = np.unique(np.stack((longer[candidate], shorter[candidate]), axis=1), axis=0, return_index=True)
+    crossing = across[candidate[first]]
+    longer, shorter = pairs[crossing, 0], pairs[crossing, 1]
     n = len(longer)
-    similarity = counts[shorter] / counts[longer]
+    natural = _by_nature(per_split, members[form >= 0], int((~crossing).sum()), n)
     return (
         members[shorter],
         members[longer],
-        similarity,
+        counts[shorter] / counts[longer],
         np.full(n, "word added", dtype=object),
-        np.ones(n, dtype=bool),
+        np.full(n, not natural, dtype=bool),
         np.zeros(n, np.int64),
     )
+
+
+def _by_nature(per_split: np.ndarray, units: np.ndarray, within: int, across: int) -> bool:
+    """Whether texts one word apart are as common inside a split as across splits (names of product variants,
+    "Pixel 7" / "Pixel 7 Pro"): then such pairs across splits are the data's nature, not copies. Judged from
+    ``NATURE_PAIRS`` pairs inside splits up, against what the texts per split make as likely across."""
+    if within < NATURE_PAIRS:
+        return False
+    sizes = np.bincount(np.argmax(per_split[units] > 0, axis=1), minlength=per_split.shape[1]).astype(float)
+    inside = float((sizes * (sizes - 1)).sum()) / 2
+    between = (float(sizes.sum()) ** 2 - float((sizes**2).sum())) / 2
+    return inside > 0 and across <= 2 * within * between / inside

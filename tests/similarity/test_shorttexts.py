@@ -43,3 +43,16 @@ def test_a_stem_with_many_extensions_gives_no_pair_and_pairs_grow_with_the_texts
 
 def test_without_short_texts_nothing_is_compared() -> None:
     assert _pairs(["a text of five words here", "another text of five words"], [0, 1]) == set()
+
+
+def test_names_one_word_apart_inside_splits_too_are_the_datas_nature_listed_not_flagged() -> None:
+    train = ["Pixel 7", "Pixel 7 Pro", "Galaxy S21", "Galaxy S21 Ultra", "Moto G", "Moto G Power", "iPhone 12"]
+    test = ["Surface Laptop", "Surface Laptop Go", "Redmi Note", "Redmi Note Pro", "iPhone 12 Mini", "Nord CE"]
+    train += ["Xperia One", "Xperia One Mark", "Kindle Paperwhite"]
+    test += ["Nord CE Lite", "Kindle Paperwhite Kids"]
+    found = _pairs([*train, *test], [0] * len(train) + [1] * len(test))
+    across = {(a, b, f) for a, b, m, f in found if m == "word added"}
+    assert across == {("iPhone 12", "iPhone 12 Mini", False), ("Kindle Paperwhite", "Kindle Paperwhite Kids", False)}
+    # the same two pairs without the variants inside each split: copies
+    alone = ["iPhone 12", "Kindle Paperwhite", "iPhone 12 Mini", "Kindle Paperwhite Kids"]
+    assert {f for _, _, m, f in _pairs(alone, [0, 0, 1, 1]) if m == "word added"} == {True}
