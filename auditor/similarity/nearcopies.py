@@ -23,6 +23,7 @@ from auditor.manifest.keycodes import encode_column
 from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows, search_bytes
 from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
 from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
+from auditor.similarity.shorttexts import short_pairs
 
 Kind = Literal["images", "texts", "rows"]
 _HEAD = 4096  # bytes read to tell an image from a text file
@@ -153,39 +154,6 @@ def _text_parts(m: TextMatches) -> tuple[np.ndarray, ...]:
     return m.query, m.index, sim, np.asarray(m.measure, dtype=object), m.flagged, np.zeros(len(m.query), np.int64)
 
 
-def _short_parts(units: Units, texts: list[str | None], short: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Short texts whose normalised forms (the shingles' words: case, accents and punctuation aside) are equal
-    and lie in two splits: pairs for review, never flagged ("OK" in train and "ok!" in test is no copy).
-
-    Each text is paired with the first of its form (pairs grow with the texts, not their square), and a text
-    itself spread over two splits is paired with itself."""
-    from auditor.similarity.shingles import normalise
-
-    none = np.zeros(0, dtype=np.int64)
-    members = np.flatnonzero(short)
-    if not len(members):
-        return none, none, np.zeros(0), np.zeros(0, dtype=object), np.zeros(0, dtype=bool), none
-    forms, _ = normalise(pa.array([texts[i] for i in members], pa.large_string()), 1 << 20)
-    codes, _ = encode_column(pa.chunked_array([forms]), blank_is_missing=True)
-    codes = codes.astype(np.int64)
-    members, codes = members[codes >= 0], codes[codes >= 0]
-    if not len(members):
-        return none, none, np.zeros(0), np.zeros(0, dtype=object), np.zeros(0, dtype=bool), none
-    present = np.zeros((int(codes.max()) + 1, units.per_split.shape[1]), dtype=np.int64)
-    np.add.at(present, codes, units.per_split[members] > 0)
-    spread = (present > 0).sum(axis=1) > 1  # the form occurs in two splits
-    keep = spread[codes]
-    members, codes = members[keep], codes[keep]
-    first = np.full(len(present), -1, dtype=np.int64)
-    first[codes[::-1]] = members[::-1]
-    head = first[codes]
-    alone = (units.per_split[members] > 0).sum(axis=1) > 1
-    a = np.concatenate([head[head != members], members[alone]])
-    b = np.concatenate([members[head != members], members[alone]])
-    n = len(a)
-    return a, b, np.ones(n), np.full(n, "normalised", dtype=object), np.zeros(n, dtype=bool), np.zeros(n, np.int64)
-
-
 def _capped(m: ImageMatches | TextMatches) -> bool:
     return bool(m.capped) if isinstance(m, TextMatches) else bool(m.query_capped.any())
 
@@ -226,7 +194,7 @@ def compare_texts(
     min_words: int = 1,
 ) -> Source:
     """Pair holdout texts with training texts (resemblance, containment) and with each other; texts of
-    fewer than ``min_words`` words ("ok", "N/A") are compared by their normalised form only."""
+    fewer than ``min_words`` words ("ok", "N/A") are compared by their normalised words (`shorttexts`)."""
     index, query = _sides(units, roles)
     words = pc.count_substring_regex(pa.array(texts, pa.string()), r"\w+").fill_null(0).to_numpy(zero_copy_only=False)
     short = words < min_words
@@ -237,7 +205,7 @@ def compare_texts(
         fold_sides.append((fold_query[~short[fold_query]], fold_index[~short[fold_index]]))
     to_train = text_matches(texts, query, index, settings, fold_sides=fold_sides)
     among = text_matches(texts, query, query, settings, same=True)
-    found = [_text_parts(to_train), _text_parts(among), _short_parts(units, texts, short)]
+    found = [_text_parts(to_train), _text_parts(among), short_pairs(units.per_split, texts, words, min_words)]
     if paths is None:
         # An inline text in two splits is an exact copy no other stage sees: it is reported here.
         spread = np.flatnonzero(((units.per_split > 0).sum(axis=1) > 1) & ~short)

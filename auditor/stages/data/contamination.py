@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 CLEAN_FILE = "contamination.clean.txt"  # the clean subset, one id a line, beside the report
 DefinitionKey = Literal["gpt3", "palm", "llama2", "longest", "exact"]
 _TRAIN_ROWS = 50_000  # manifest training rows scanned per block when they are the corpus
+_SNIPPET = 300  # characters of an ignored span shown
 _PROBLEM_TEXT = {
     "not_json": "not JSON",
     "missing_field": "without the text field",
@@ -62,6 +63,13 @@ class ContaminationOptions(StageOptions):
     llama2_dirty: float = Field(default=0.8, gt=0, le=1, description="Llama 2: token share from which an item is dirty")
     longest_share: float = Field(
         default=0.5, gt=0, le=1, description="longest substring: share of the item from which it is contaminated"
+    )
+    frequent_documents: int | None = Field(
+        default=10,
+        ge=1,
+        description="an 8-gram of an item found in more than this many corpus documents is boilerplate (a licence "
+        "header) and counts for no definition, as NeMo Curator's max_matches (10); it never clears an item one "
+        "document holds at least `longest_share` of; null counts every n-gram",
     )
     workers: int | None = Field(
         default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
@@ -101,6 +109,7 @@ class Contamination(Stage):
         "CTM004": "corpus lines or files that could not be read",
         "CTM005": "benchmark items too short for some definitions (not measurable)",
         "CTM006": "corpus files that are the manifest itself, left out",
+        "CTM007": "benchmark items whose verdict the frequent n-gram rule changed, with the n-grams it ignored",
     }
     Options = ContaminationOptions
     out_of_core = True  # the benchmark is a few holdout rows; the corpus is streamed, or mapped over a cluster
@@ -151,6 +160,9 @@ class Contamination(Stage):
                 states[run.item].add(run)
         measured = measure(states, Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share))
         ids = manifest.ids(rows)
+        thresholds = Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share)
+        frequent = _Frequent.judge(o.frequent_documents, bench, outcome.hits, states, measured, thresholds)
+        states, measured = frequent.states, frequent.measured
         chosen = BY_KEY[o.definition]
         table = self._table(measured, len(rows))
         corpus_text = f"{outcome.documents:,} corpus document(s)"
@@ -203,7 +215,12 @@ class Contamination(Stage):
             f"{len(clean)} of {len(rows)} benchmark item(s) are clean under {chosen.name}; their ids are written to "
             f"{CLEAN_FILE} in the report directory. Against {corpus_text}: "
             + ", ".join(f"{d.name} {int(measured.contaminated[d.key].sum())}" for d in DEFINITIONS)
-            + " contaminated.",
+            + " contaminated."
+            + (
+                f" The frequent n-gram rule changed {int(frequent.changed.sum())} item(s) (CTM007)."
+                if frequent.changed.any()
+                else ""
+            ),
             key=chosen.key,
             evidence={
                 "definition": chosen.key,
@@ -219,6 +236,7 @@ class Contamination(Stage):
                     for d in DEFINITIONS
                 },
                 "llama2_bands": {b: int(m.sum()) for b, m in measured.bands.items()},
+                "frequent_ngrams": frequent.summary(),
                 "clean_subset": {
                     "file": CLEAN_FILE,
                     "definition": chosen.key,
@@ -228,6 +246,7 @@ class Contamination(Stage):
             },
             tables=(table,),
         )
+        yield from self._changed(frequent, chosen.key, ids, bench)
         yield from self._problems(outcome, labels)
         yield from self._too_short(measured, ids)
         yield from self._itself(excluded)
@@ -413,6 +432,49 @@ class Contamination(Stage):
             examples=tuple({"id": ids[i]} for i in any_short[:5]),
         )
 
+    def _changed(self, frequent: _Frequent, chosen: str, ids: list[str | int], bench: Any) -> Iterator[Finding]:
+        import numpy as np
+
+        from auditor.similarity.definitions import BY_KEY, DEFINITIONS
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        changed = np.flatnonzero(frequent.changed)
+        if not len(changed):
+            return
+        by = frequent.summary()["items_changed"]
+        yield self.finding(
+            "CTM007",
+            Severity.INFO,
+            f"{len(changed)} benchmark item(s) were found only through 8-grams that are in more than "
+            f"{frequent.limit} corpus documents (boilerplate such as a licence header) and are judged without them: "
+            + ", ".join(f"{BY_KEY[k].name} {v}" for k, v in by.items() if v)
+            + f" item(s) no longer contaminated ({BY_KEY[chosen].name} is the verdict), e.g. "
+            + ", ".join(str(ids[i]) for i in changed[: o.max_examples])
+            + ".",
+            key=chosen,
+            evidence={"more_than_documents": frequent.limit, "items": len(changed), "by_definition": by},
+            examples=tuple(
+                {
+                    "id": ids[i],
+                    "was_contaminated_under": [d.key for d in DEFINITIONS if frequent.before.contaminated[d.key][i]],
+                    "contaminated_under": [d.key for d in DEFINITIONS if frequent.measured.contaminated[d.key][i]],
+                    "ignored": [
+                        {
+                            "item_words": [s.start, s.start + s.words],
+                            "span": " ".join(bench.words[i][s.start : s.start + s.words])[:_SNIPPET],
+                            "documents": s.documents,
+                        }
+                        for s in frequent.spans(int(i))[:3]
+                    ],
+                }
+                for i in changed[: o.max_examples]
+            ),
+            scope=scope_of((str(ids[i]) for i in changed), {"items": len(changed)}),
+            remediation="Read the ignored spans: they are what many training documents share with the item. Set "
+            "`frequent_documents` higher, or to null, to count them.",
+        )
+
     def _table(self, measured: Measured, n: int) -> Table:
         from auditor.similarity.definitions import DEFINITIONS
 
@@ -425,6 +487,84 @@ class Contamination(Stage):
             columns=("definition", "source", "contaminated when", "measurable items", "contaminated", "share"),
             rows=tuple(rows),
         )
+
+
+class _Frequent:
+    """The frequent n-gram rule applied: each item's states and verdicts without its frequent 8-grams, unless one
+    corpus document holds at least `longest_share` of it (a copy stays a copy, however many documents hold it)."""
+
+    def __init__(
+        self,
+        limit: int | None,
+        states: list[ItemState],
+        measured: Measured,
+        before: Measured,
+        counts: list[np.ndarray],
+        kept_as_copies: int,
+    ) -> None:
+        import numpy as np
+
+        from auditor.similarity.definitions import DEFINITIONS
+
+        self.limit, self.states, self.measured, self.before = limit, states, measured, before
+        self.counts, self.kept_as_copies = counts, kept_as_copies
+        self.changed = np.zeros(len(states), bool)
+        for d in DEFINITIONS:
+            self.changed |= measured.contaminated[d.key] != before.contaminated[d.key]
+
+    @classmethod
+    def judge(
+        cls,
+        limit: int | None,
+        bench: Any,
+        hits: list[DocHit],
+        states: list[ItemState],
+        measured: Measured,
+        thresholds: Any,
+    ) -> _Frequent:
+        from auditor.similarity.boilerplate import document_counts, trimmed
+        from auditor.similarity.definitions import ItemState, measure
+
+        if limit is None:
+            return cls(None, states, measured, measured, [], 0)
+        counts = document_counts(bench.lengths(), hits)
+        frequent = [c > limit for c in counts]
+        trimmed_states = [ItemState(s.length) for s in states]
+        for hit in hits:
+            for run in hit.runs:
+                for part in trimmed(run, frequent[run.item]):
+                    trimmed_states[part.item].add(part)
+        copies = measured.contaminated["longest"]
+        final, kept = [], 0
+        for i, (raw, rest) in enumerate(zip(states, trimmed_states, strict=True)):
+            if not frequent[i].any():
+                final.append(raw)
+                continue
+            if copies[i]:
+                kept += 1
+                final.append(raw)
+                continue
+            rest.documents = raw.documents
+            final.append(rest)
+        return cls(limit, final, measure(final, thresholds), measured, counts, kept)
+
+    def spans(self, item: int) -> list[Any]:
+        from auditor.similarity.boilerplate import frequent_spans
+
+        assert self.limit is not None
+        return frequent_spans(self.counts[item], self.counts[item] > self.limit)
+
+    def summary(self) -> dict[str, Any]:
+        from auditor.similarity.definitions import DEFINITIONS
+
+        return {
+            "more_than_documents": self.limit,
+            "items_changed": {
+                d.key: int((self.before.contaminated[d.key] & ~self.measured.contaminated[d.key]).sum())
+                for d in DEFINITIONS
+            },
+            "items_kept_as_copies": self.kept_as_copies,
+        }
 
 
 class _Detail:

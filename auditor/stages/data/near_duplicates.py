@@ -39,6 +39,7 @@ _MEASURE_TEXT = {
     "identical": "the same text",
     "features": "feature distance",
     "normalised": "the same short text once normalised",
+    "word added": "a short text with one word added",
 }
 # The code of train-holdout near copies per kind of content (feature rows have their own).
 _LEAK_CODE = {"images": "NDP001", "texts": "NDP001", "rows": "NDP009"}
@@ -81,8 +82,8 @@ class NearDuplicatesOptions(StageOptions):
     min_text_words: int = Field(
         default=4,
         ge=1,
-        description='shorter texts ("ok", "N/A", "five stars") are compared by their normalised form only, for '
-        "review (said)",
+        description='shorter texts ("ok", "N/A", "five stars") are compared by their normalised words: the same '
+        "words or one word added (said)",
     )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
@@ -634,7 +635,8 @@ class NearDuplicates(Stage):
             if short:
                 zone += (
                     f"; {short} of them short texts (fewer than {self.options.min_text_words} words) that are the "
-                    "same once case, accents and punctuation are set aside"
+                    "same once case, accents and punctuation are set aside, but of one word or a wording the data "
+                    "repeats"
                 )
         yield self.finding(
             "NDP003",
@@ -899,8 +901,10 @@ class NearDuplicates(Stage):
             if source.too_short:
                 notes.append(
                     f"{source.too_short} distinct text(s) of {source.label} have fewer than "
-                    f"{self.options.min_text_words} words and were compared by their normalised form only (equal "
-                    "ones across splits are listed for review, NDP003)"
+                    f"{self.options.min_text_words} words and were compared by their normalised words: the same "
+                    "words, or one word added, across splits are a copy when the shorter has two words of two "
+                    "letters or more and no split repeats either wording; other equal ones are listed for review "
+                    "(NDP003)"
                 )
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
                 evidence["texts_compared_normalised"] = evidence["texts_too_short"]

@@ -58,6 +58,91 @@ def test_the_sample_separates_the_half_copied_item_by_definition() -> None:
     }
 
 
+LICENCE = (
+    "Licensed under the Apache License, Version 2.0 (the License); you may not use this file except in compliance "
+    "with the License. You may obtain a copy of the License at http://www.apache.org/licenses/LICENSE-2.0"
+)
+BODIES = {
+    "h-parse": "def parse_header(line): split the request line on its first colon, strip the spaces around both "
+    "halves, lower-case the name and keep the value as it was sent, then return the pair so the caller can "
+    "store it in its table of headers for the response",
+    "h-merge": "def merge_intervals(spans): sort the spans by their start, walk them once while keeping the last "
+    "merged span, extend it whenever the next one starts before it ends, otherwise close it and open a new "
+    "one, and finally give back the merged list to whoever asked",
+    "h-retry": "def retry(call, attempts): call the function, catch the transient network error, wait twice as "
+    "long as the previous time before the next attempt, give up after the given number of attempts and raise "
+    "the last error the call produced so that nothing is silently lost",
+    "h-copied": "def checksum(data): add every byte of the buffer into a running sum kept modulo sixty five "
+    "thousand five hundred and twenty one, mix it into a second running sum the same way, shift the second "
+    "into the high half of the result and return the combined thirty two bit value",
+}
+
+
+def _licensed(tmp_path: Path, corpus: list[str], options: dict[str, object] | None = None) -> Path:
+    """A benchmark whose every item opens with the licence header, against ``corpus`` (one document a string)."""
+    write_table(
+        tmp_path / "m.csv",
+        {"id": list(BODIES), "split": ["test"] * len(BODIES), "body": [f"{LICENCE}\n{b}" for b in BODIES.values()]},
+    )
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "c.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in corpus))
+    return write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "body"},
+            "stages": {"contamination": {"corpus": "corpus", **(options or {})}},
+        },
+    )
+
+
+# Training files that share the licence header and nothing else with the benchmark.
+HEADERED = [f"{LICENCE}\nimport module_{i}\nprint(module_{i}.version_string_of_release_{i})" for i in range(12)]
+
+
+def test_a_licence_header_in_many_documents_is_boilerplate_and_a_copied_item_still_fails(tmp_path: Path) -> None:
+    copied = f"{LICENCE}\n{BODIES['h-copied']}\n# vendored from the benchmark"
+    report = run_audit(_licensed(tmp_path, [*HEADERED, copied]), only=ONLY)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["h-copied"]
+    changed = finding(report, "CTM007")
+    assert changed.evidence == {
+        "more_than_documents": 10,
+        "items": 3,
+        "by_definition": {"gpt3": 3, "palm": 0, "llama2": 0, "longest": 0, "exact": 0},
+    }
+    assert [e["id"] for e in changed.examples] == ["h-parse", "h-merge", "h-retry"]
+    ignored = changed.examples[0]["ignored"][0]
+    assert ignored["span"].startswith("licensed under the apache license version 2 0") and ignored["documents"] == 13
+    info = finding(report, "CTM003")
+    assert "The frequent n-gram rule changed 3 item(s) (CTM007)." in info.message
+    assert info.evidence["frequent_ngrams"]["items_changed"]["gpt3"] == 3
+    assert info.evidence["clean_subset"]["ids"] == ["h-parse", "h-merge", "h-retry"]
+
+
+def test_without_the_rule_the_licence_header_makes_every_item_contaminated(tmp_path: Path) -> None:
+    report = run_audit(_licensed(tmp_path, HEADERED, {"frequent_documents": None}), only=ONLY)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == list(BODIES)
+    assert "CTM007" not in codes(report)
+    assert finding(report, "CTM003").evidence["frequent_ngrams"]["more_than_documents"] is None
+
+
+def test_the_header_in_few_documents_still_counts(tmp_path: Path) -> None:
+    # ten documents are not "more than 10": the rule leaves the verdicts as they were
+    report = run_audit(_licensed(tmp_path, HEADERED[:10]), only=ONLY)
+    assert len(finding(report, "CTM001").examples) == 4 and "CTM007" not in codes(report)
+
+
+def test_an_item_copied_into_many_documents_is_never_cleared_as_boilerplate(tmp_path: Path) -> None:
+    # a popular benchmark item mirrored in 20 training files: every 8-gram of it is frequent, yet it is a copy
+    mirrors = [f"{LICENCE}\n{BODIES['h-copied']}\n# mirror {i}" for i in range(20)]
+    report = run_audit(_licensed(tmp_path, [*HEADERED, *mirrors]), only=ONLY)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["h-copied"]
+    assert finding(report, "CTM003").evidence["frequent_ngrams"]["items_kept_as_copies"] == 1
+    assert finding(report, "CTM007").evidence["items"] == 3
+
+
 def test_without_a_corpus_the_training_rows_are_the_corpus(tmp_path: Path) -> None:
     write_table(
         tmp_path / "m.csv",

@@ -302,17 +302,43 @@ def test_a_whole_training_text_quoted_inside_a_longer_holdout_text_is_caught(tmp
 
 
 def test_words_too_few_to_tell_a_copy_are_compared_by_their_normal_form_for_review_and_said(tmp_path: Path) -> None:
+    # "Five stars" is a stock phrase: the training split holds it twice, as review data does
     texts = ["ok", "N/A", "Five stars", join(text(73)), "OK", "n/a", "five stars!", "ok", "!!!", "good value"]
-    r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 6)
-    assert "NDP001" not in codes(r)  # "OK" in train and "ok" in test is no leak
+    r = audit_texts(tmp_path, [*texts, "Five stars"], ["train"] * 4 + ["test"] * 6 + ["train"])
+    assert "NDP001" not in codes(r)  # "OK" in train and "ok" in test is no leak, nor is "N/A" / "n/a"
     note = finding(r, "NDP007")
     assert note.evidence["texts_too_short"] == note.evidence["texts_compared_normalised"] == 8
-    assert "compared by their normalised form only" in note.message
+    assert "compared by their normalised words" in note.message
     review = finding(r, "NDP003")
     assert review.severity.value == "info" and review.evidence["short_texts"] == 4
     shown = {(e["holdout"], e["near"]) for e in review.examples}
     # OK / ok, n/a / N/A, five stars! / Five stars, and "ok" itself in both splits; "good value" has no twin.
     assert shown == {("t4", "t0"), ("t5", "t1"), ("t6", "t2"), ("t7", "t0")}
+    assert {e["measure"] for e in review.examples} == {"normalised"}
+
+
+def test_a_short_text_re_punctuated_or_with_one_word_added_across_splits_is_an_edited_copy(tmp_path: Path) -> None:
+    texts = ["Readability counts.", "Flat is better", join(text(76)), "readability counts to", "flat is better!"]
+    r = audit_texts(tmp_path, texts, ["train"] * 3 + ["test"] * 2)
+    f = finding(r, "NDP001")
+    shown = {(e["holdout"], e["near"], e["measure"], e["similarity"]) for e in f.examples}
+    assert shown == {("t3", "t0", "word added", 0.667), ("t4", "t1", "normalised", 1.0)}
+    assert "NDP003" not in codes(r)
+
+
+def test_short_texts_that_share_words_or_that_the_data_repeats_are_not_flagged(tmp_path: Path) -> None:
+    # A short-label data set: a word changed, one-letter words, stock phrases and stems are no copies.
+    train = ["Readability counts.", "very good product", "good value", "good value", "N/A", "yes", "very good"]
+    train += ["very good value", "thank you", "thank you"]
+    test = ["Simplicity counts.", "very bad product", "good value!", "good value here", "n/a", "Yes", "very good price"]
+    test += ["thank you all", "N/A please"]
+    r = audit_texts(tmp_path, [*train, *test], ["train"] * len(train) + ["test"] * len(test))
+    assert "NDP001" not in codes(r)
+    review = finding(r, "NDP003")
+    # the equal wordings only: "good value" (twice in train), "n/a" (no word of two letters), "yes" (one word)
+    ids = {t: f"t{i}" for i, t in reversed(list(enumerate([*train, *test])))}
+    pairs = {(ids["good value!"], ids["good value"]), (ids["n/a"], ids["N/A"]), (ids["Yes"], ids["yes"])}
+    assert {(e["holdout"], e["near"]) for e in review.examples} == pairs
     assert {e["measure"] for e in review.examples} == {"normalised"}
 
 
