@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING, Any
 from auditor.core.display import install_html_view
 
 if TYPE_CHECKING:
-    from auditor.api import audit, audit_dataset_dict, audit_splitter, submit_report, write_report
+    from auditor.api import audit, audit_config, audit_dataset_dict, audit_splitter, submit_report, write_report
     from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping, load_config
     from auditor.core.findings import Finding, Report, Severity, StageResult
     from auditor.core.version import __version__
+    from auditor.integrations.tracking import log_to_mlflow
     from auditor.pipeline.runner import run_audit
 
 # Name -> module, imported on first use: `import auditor` (and every process that imports one of its
 # modules, such as the child that runs the user's code) does not pay for pandas and pyarrow up front.
 _EXPORTS = {
     "audit": "auditor.api",
+    "audit_config": "auditor.api",
     "audit_dataset_dict": "auditor.api",
     "audit_splitter": "auditor.api",
     "submit_report": "auditor.api",
@@ -31,6 +33,7 @@ _EXPORTS = {
     "Severity": "auditor.core.findings",
     "StageResult": "auditor.core.findings",
     "run_audit": "auditor.pipeline.runner",
+    "log_to_mlflow": "auditor.integrations.tracking",
     "__version__": "auditor.core.version",  # reading package metadata costs more than the rest of `audit --help`
 }
 
@@ -65,10 +68,12 @@ __all__ = [
     "StageResult",
     "__version__",
     "audit",
+    "audit_config",
     "audit_dataset_dict",
     "audit_splitter",
     "config_from_mapping",
     "load_config",
+    "log_to_mlflow",
     "run_audit",
     "submit_report",
     "write_report",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from auditor.core.config import AuditConfig, LoadedConfig, config_from_mapping
 from auditor.core.errors import ArgumentError, ManifestError
-from auditor.core.findings import Report
+from auditor.core.findings import FailOn, Report
 from auditor.core.source import FoldOverlap, TableSource
 
 if TYPE_CHECKING:
@@ -111,6 +111,24 @@ def audit_splitter(
         assert loaded.source is not None
         loaded = replace(loaded, source=replace(loaded.source, overlaps=folds.overlaps))
     return _run(loaded, only)
+
+
+def audit_config(
+    config: str | Path,
+    *,
+    only: Sequence[str] | str | None = None,
+    fail_on: FailOn | None = None,
+    roots: Sequence[str | Path] = (),
+) -> Report:
+    """Audit the config file at ``config`` (an audit.yaml) as `audit run` does, without writing report files.
+
+    ``fail_on`` overrides report.fail_on as --fail-on does; ``roots`` are further folders inputs may be read
+    from (--root). Raises ConfigError, ManifestError or StageLoadError when the audit cannot run at all.
+    """
+    from auditor.core.config import load_config
+    from auditor.pipeline.runner import run_audit
+
+    return run_audit(load_config(config, roots=roots), only=only, fail_on=fail_on)
 
 
 def write_report(

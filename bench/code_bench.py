@@ -27,11 +27,12 @@ sys.path.insert(0, str(REPO))
 from tests.code.corpus_expectations import KINDS, load_expectations, score_corpus  # noqa: E402
 
 CORPUS = REPO / "tests" / "code" / "corpus"
+HELDOUT = (REPO / "tests" / "code" / "heldout", REPO / "tests" / "code" / "heldout2")
 
 
-def corpus_table() -> str:
+def corpus_table(corpus: Path = CORPUS) -> str:
     """Precision and recall per kind, at warning or above, as a Markdown table."""
-    scores = score_corpus(CORPUS, load_expectations(CORPUS))
+    scores = score_corpus(corpus, load_expectations(corpus))
     lines = [
         "| kind | leaks in the corpus | found | missed | false alarms | precision | recall |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -43,7 +44,7 @@ def corpus_table() -> str:
         lines.append(
             f"| {kind} | {s.found + s.missed} | {s.found} | {s.missed} | {s.false} | {precision:.2f} | {recall:.2f} |"
         )
-    files = load_expectations(CORPUS)
+    files = load_expectations(corpus)
     correct = sum(1 for e in files if not e.expect)
     lines.append("")
     notebooks = sum(e.path.suffix == ".ipynb" for e in files)
@@ -160,7 +161,8 @@ def main() -> None:
     notebooks.add_argument("--join", type=int, default=3, help="corpus files joined into one notebook")
     args = parser.parse_args()
     if args.what == "corpus":
-        print(corpus_table())
+        for corpus in (CORPUS, *HELDOUT):
+            print(f"{corpus.relative_to(REPO)}:\n\n{corpus_table(corpus)}\n")
     elif args.what == "run":
         print(run_table())
     else:

@@ -622,3 +622,21 @@ def test_test_sets_that_overlap_across_folds_by_design_are_no_overlap_finding(ma
     report = auditor.audit_splitter(cv, frame, frame["label"], id="visit", only=["split_integrity"])
     assert not [f for f in report.findings if f.code == "SPL013"]
     assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+
+
+def test_audit_config_is_audit_run_of_the_file_without_report_files(tmp_path: Path) -> None:
+    """auditor.audit_config gives the report `audit run` judges, --only and --fail-on included, and writes nothing."""
+    sample = REPO / "sample_data" / "handwriting"
+    for name in ("audit.yaml", "manifest.csv"):
+        (tmp_path / name).write_bytes((sample / name).read_bytes())
+    report = auditor.audit_config(tmp_path / "audit.yaml")
+    same = run_audit(load_config(tmp_path / "audit.yaml"))
+    assert report.findings == same.findings and report.summary == same.summary
+    assert [(r.stage, r.status) for r in report.stages] == [(r.stage, r.status) for r in same.stages]
+    assert report.exit_code == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["audit.yaml", "manifest.csv"]
+    judged = auditor.audit_config(tmp_path / "audit.yaml", only="group_overlap", fail_on="never")
+    assert [r.stage for r in judged.stages] == ["group_overlap"] and judged.exit_code == 0
+    with pytest.raises(ConfigError, match="fail_on 'errors'"):
+        auditor.audit_config(tmp_path / "audit.yaml", fail_on="errors")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="not found"):
+        auditor.audit_config(tmp_path / "missing.yaml")

@@ -28,9 +28,11 @@ FLOORS: dict[str, int] = {
     "lab": 5,
     "service": 5,
     "api": 6,  # the in-code entry points: the pipeline, the renderers and the service client, as the CLI
-    "cli": 6,  # the `audit` command dispatches to lab and serve
+    "integrations": 7,  # the pytest plugin and MLflow logging: thin, over the in-code API and the renderers
+    "cli": 8,  # the `audit` command dispatches to lab and serve, and logs to MLflow with --mlflow
+    "testing": 8,  # assert_no_leaks for tests of audits made in code
     "stage": 5,  # the deprecated re-export of pipeline.stage
-    "__init__": 7,  # the package's public API, the in-code entry points among it
+    "__init__": 9,  # the package's public API, the in-code entry points among it
 }
 
 
@@ -123,6 +125,13 @@ def test_the_old_stage_module_still_exports_the_protocol() -> None:
     assert old.StageOptions is new.StageOptions
     assert old.AuditContext is new.AuditContext
     assert "deprecated" in (old.__doc__ or "").lower()
+
+
+def test_the_integrations_call_only_the_api_and_the_renderers() -> None:
+    """The pytest plugin and MLflow logging stay thin: the in-code API, the renderers and ground-floor types."""
+    modules = [p for p in MODULES if unit_of(module_name(p)) == "integrations"]
+    reached = {unit_of(t) for p in modules for _, t in imported_modules(p)}
+    assert modules and reached <= {"integrations", "api", "render", "core"}, reached
 
 
 def test_core_imports_nothing_from_render() -> None:

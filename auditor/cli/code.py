@@ -12,6 +12,7 @@ import typer
 from rich.text import Text
 
 from auditor.cli.common import EXIT_CANNOT_AUDIT, fail, path_arg, split_list, stderr_console
+from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
 from auditor.cli.reportdir import ReportDir
 from auditor.cli.signals import Interrupted, exit_now, interruptible
 from auditor.core.errors import AuditError
@@ -39,6 +40,7 @@ def code(
     timeout: Annotated[float, typer.Option("--timeout", help="with --run: seconds one script may run")] = 300,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
+    mlflow: MlflowOption = False,
 ) -> None:
     """Read scripts and notebooks for leaks: preprocessing before the split, test rows in training, one test set
     choosing among models, the label among the features, shuffled time series; exit 0, 1 or 2 as `audit run`."""
@@ -58,6 +60,7 @@ def code(
                 raise AuditError(f"unknown report format(s) {bad}; expected some of {', '.join(FILE_RENDERERS)}")
             if out is None and len(formats) > 1:
                 raise AuditError("without --out, --format prints one report to stdout; give one format, or --out DIR")
+            require_mlflow(mlflow)
             given = [_existing(p) for p in paths]
             loaded = _config(given, exclude or [], run, timeout, fail_on)
             prepare_stages(loaded, only=STAGE)
@@ -93,6 +96,8 @@ def code(
         from auditor.cli.run import print_terminal
 
         print_terminal(report, written, verbose)
+    if mlflow:  # after the verdict: whatever happens here, the exit code stays the audit's
+        log_report(report, written)
     raise typer.Exit(report.exit_code)
 
 

@@ -24,6 +24,7 @@ from auditor.cli.common import (
     stderr_console,
     warn,
 )
+from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
 from auditor.cli.reportdir import ReportDir, own_reports_of_broken_config
 from auditor.cli.signals import Interrupted, exit_now, interruptible
 from auditor.cli.submit import exposure_from_server, make_uploader
@@ -81,6 +82,7 @@ def run(
             help="--engine dask: a scheduler (tcp://HOST:8786) or 'synchronous' (default: a local cluster)",
         ),
     ] = None,
+    mlflow: MlflowOption = False,
 ) -> None:
     """Run the audit, write the report files and exit 0 (clean), 1 (findings) or 2 (could not audit)."""
     from auditor.core.config import load_config
@@ -116,6 +118,7 @@ def run(
             formats = _formats(fmt, loaded)
             selected = split_list(only, "--only") or None
             engine_settings = _engine_settings(engine, memory_limit, temp_dir, temp_limit, scheduler)
+            require_mlflow(mlflow)
             if new_only and baseline is None:
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
@@ -167,6 +170,8 @@ def run(
             raise fail(f"internal error, please report it:\n{tb}") from None
     if not quiet:
         print_terminal(report, written, verbose)
+    if mlflow:  # after the verdict is in place: whatever happens here, the exit code stays the audit's
+        log_report(report, written)
     if uploader is not None:
         try:  # the local reports stay whatever happens here: they are a complete verdict
             typer.echo(f"run: {uploader(report, loaded)}")

@@ -227,8 +227,11 @@ def unseen_leaks(
         # Most of the scored rows trained on: equal rows that two samples happen to share (duplicates in the data,
         # empty rows of a sparse matrix) are not a model scored on its training rows.
         mostly = len(both) >= 2 and len(both) >= OVERLAP_SHARE * len(scored)
+        # held out by a split the run saw (a sample of the training rows scored is a training score)
+        held = rows is not None and sum(h in lineage.held_out for h in rows.hashes.tolist()) >= OVERLAP_SHARE * rows.n
         if (
             mostly
+            and held
             and scored != trained
             and ("overlap", score.line) not in covered
             and ("overlap", train.line) not in covered

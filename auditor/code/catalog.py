@@ -43,6 +43,7 @@ class Role:
     always_shuffles: bool = False  # a splitter that shuffles whatever its options say
     temporal: bool = False  # a splitter that keeps time order (TimeSeriesSplit)
     fit_method: str = "fit"  # the method that fits it, when not `fit` (Keras: fit_on_texts, adapt)
+    rows_at_init: bool = False  # given its rows when built, fitted by fit() alone (statsmodels: OLS(y, X).fit())
 
 
 def _learners(names: str, learns: str, strength: Strength = Strength.STATISTICS, fit: str = "fit") -> dict[str, Role]:
@@ -164,6 +165,23 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
         for name in ("EarlyStopping", "ModelCheckpoint", "ReduceLROnPlateau")
     },
     ("tokenizers", "Tokenizer"): Role(Kind.LEARNER, "the vocabulary", fit_method="train_from_iterator"),
+    **{
+        ("statsmodels", name): Role(Kind.MODEL, rows_at_init=True)
+        for name in [
+            "OLS",
+            "WLS",
+            "GLS",
+            "GLSAR",
+            "QuantReg",
+            "RLM",
+            "Logit",
+            "Probit",
+            "MNLogit",
+            "Poisson",
+            "NegativeBinomial",
+            "GLM",
+        ]
+    },
 }
 
 # Samplers: imbalanced-learn's over-samplers (and combinations) add rows; its under-samplers only drop them.
@@ -313,6 +331,12 @@ _REGRESSORS = frozenset(
         "OrthogonalMatchingPursuit",
         "PLSRegression",
         "CCA",
+        "OLS",
+        "WLS",
+        "GLS",
+        "GLSAR",
+        "QuantReg",
+        "RLM",
     ]
 )
 

@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from auditor.code.catalog import Role, Strength
-from auditor.code.values import NOTHING, Atom, Data, Value
+from auditor.code.values import NOTHING, Atom, Columns, Data, Value
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Obj:
     entries: dict[Hashable, Value] = field(default_factory=dict)  # values by constant key: a literal's, a Bunch's
     split: str | None = None  # a splitter's split, once split() is called
     evaluation: int | None = None  # a search's own cross-validation (best_score_)
+    selects: Columns | None = None  # a column transformer's (or a pipeline's first step's) columns: the rest dropped
+    baked: frozenset[int] = frozenset()  # row statistics given to its constructor (a clip's percentiles)
 
     @property
     def name(self) -> str:

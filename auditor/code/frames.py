@@ -52,6 +52,17 @@ _TABLE_ATTRIBUTES = frozenset(
 # Methods that keep a table's rows and columns as they are (values may change, row by row).
 _SAME_TABLE = frozenset(
     [
+        "fillna",
+        "query",
+        "nlargest",
+        "nsmallest",
+        "truncate",
+        "between_time",
+        "at_time",
+        "sort",
+        "drop_nulls",
+        "fill_null",
+        "fill_nan",
         "copy",
         "astype",
         "reset_index",
@@ -163,8 +174,10 @@ class Frames(WalkState):
         stats = frozenset().union(*(v.stats for v in [*args, *kwargs.values()])) if args or kwargs else frozenset()
         inplace = kwargs.get("inplace")
         result = self._method(data, name, args, kwargs, node, stats)
-        if result is None:  # a method the walk does not know: the same rows, with what its arguments carry
-            result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+        if result is None:  # a method the walk does not know: the same rows, with what its arguments carry, and
+            # columns it cannot name (it may select some: a label it would say is kept may not be)
+            columns = Columns(opaque=True) if data.columns is not None else None
+            result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             self.mutate(target, replace(receiver, data=result.data))
             return NOTHING
@@ -243,6 +256,11 @@ class Frames(WalkState):
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
                 return Value(data=replace(data, columns=renamed, mask=None))
+        if name == "select" and args and all(a.strings() is not None for a in args):
+            kept = [n for a in args for n in a.strings() or []]
+            return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))
+        if name == "drop_duplicates" and data.ordered:  # sorted to keep one row per key, not to be a series
+            return Value(data=replace(self.with_fits(data, stats), ordered=frozenset(), mask=None, grouped=False))
         if name == "select_dtypes":
             chosen_kind = _dtype_choice(args, kwargs)
             columns = data.columns or Columns()

@@ -13,7 +13,7 @@ from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.names import builtin_name
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, SPLITS
+from auditor.code.state import CONTAINER, LOCAL, SPLITS
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
@@ -39,6 +39,8 @@ class Walker(Calls, Frames):
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
+        # the file's own classes: '<local>.Name' -> (its methods by name, the class)
+        self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
         statements = 0
         for node in self.names.nodes:
             if isinstance(node, ast.stmt):
@@ -47,9 +49,11 @@ class Walker(Calls, Frames):
                 self._function_ids[node] = len(self.functions)
                 self.functions.append(node)
             elif isinstance(node, ast.ClassDef):
+                methods = self._classes.setdefault(f"{LOCAL}{node.name}", ({}, node))[0]
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                         self._methods.add(id(item))
+                        methods[item.name] = item
         self._budget = STATEMENTS_PER_STATEMENT * statements + 10_000
 
     def run(self) -> Record:
@@ -150,6 +154,10 @@ class Walker(Calls, Frames):
             self.assign(target.value, value, stmt)
         elif isinstance(target, ast.Subscript):
             self.store_item(target, value, stmt)
+        elif isinstance(target, ast.Attribute):  # self.model = ...: the object keeps it under that name
+            for oid in self.ev(target.value).objects:
+                found = self.record.objects[oid]
+                found.entries[target.attr] = found.entries.get(target.attr, NOTHING).join(value)
 
     def unpack(self, targets: Sequence[ast.expr], value: Value, stmt: ast.AST) -> None:
         starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
@@ -180,7 +188,7 @@ class Walker(Calls, Frames):
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A call of a function defined in the file: its body walked with the arguments bound."""
         fn = self.functions[fid]
-        if fid in self._active or len(self.calls) >= MAX_CALL_DEPTH or id(fn) in self._methods:
+        if fid in self._active or len(self.calls) >= MAX_CALL_DEPTH:
             return self.unknown_call(args, kwargs, node)
         try:
             memo_key: tuple[object, ...] | None = (fid, tuple(args), tuple(sorted(kwargs.items())), len(self.calls))
@@ -231,6 +239,21 @@ class Walker(Calls, Frames):
         if spec.kwarg is not None:
             self.defs[spec.kwarg] = join_all(kwargs.values())
 
+    def local_method(self, qualname: str, name: str) -> int | None:
+        """Method ``name`` of the file's class ``qualname`` or of a base class the file defines too."""
+        seen: set[str] = set()
+        todo = [qualname]
+        while todo:
+            current = todo.pop(0)
+            if current in seen or current not in self._classes:
+                continue
+            seen.add(current)
+            methods, node = self._classes[current]
+            if name in methods:
+                return self._function_ids[methods[name]]
+            todo += [f"{LOCAL}{b.id}" for b in node.bases if isinstance(b, ast.Name)]
+        return None
+
     # Names ------------------------------------------------------------------------------------------------
 
     def lookup(self, node: ast.Name) -> Value:
@@ -249,7 +272,7 @@ class Walker(Calls, Frames):
             elif isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
                 out = out.join(Value(functions=frozenset({self._function_ids[d]})))
             elif isinstance(d, ast.ClassDef):
-                out = out.join(Value(names=frozenset({f"<local>.{d.name}"})))
+                out = out.join(Value(names=frozenset({f"{LOCAL}{d.name}"})))
             elif isinstance(d, ast.AST):
                 out = out.join(self.defs.get(d, NOTHING))
             else:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train
-from auditor.code.values import Atom, Data, Step
+from auditor.code.values import Atom, Columns, Data, Step
 
 
 class LeakKind(enum.StrEnum):
@@ -125,14 +125,15 @@ class _Rules:
             if e.x is None:
                 continue
             trained = self.trained_on(e)
+            baked = self.baked(e.models)  # statistics of the rows built into the model's steps
             if e.cross_validation:
                 scored = e.x.rows
-                fits = e.x.fits
+                fits = e.x.fits | baked
             else:
                 if not trained:
                     continue
                 scored = self.held_out(e.x, trained)
-                fits = e.x.fits & frozenset().union(*(t.fits for t in trained))
+                fits = e.x.fits & frozenset().union(*(t.fits for t in trained)) | baked
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
@@ -421,6 +422,8 @@ class _Rules:
         pairs += [(e.site, e.what, e.x, e.y, e.models) for e in self._evaluations() if e.cross_validation]
         for site, what, x, y, models in pairs:
             regression = self._regression(models)
+            if x is not None and x.columns is not None:
+                x = self._used(x, models)
             if x is None or y is None or x.columns is None or x.columns.opaque:
                 continue
             labels = sorted(s for s in y.sources if not s.startswith("<"))
@@ -464,6 +467,30 @@ class _Rules:
                     ),
                 )
         return list(leaks.values())
+
+    def baked(self, models: frozenset[int]) -> frozenset[int]:
+        """The row statistics given to the constructors of the models and of their steps."""
+        found: set[int] = set()
+        stack, seen = list(models), set()
+        while stack:
+            oid = stack.pop()
+            if oid not in seen:
+                seen.add(oid)
+                found |= self.r.objects[oid].baked
+                stack += self.r.objects[oid].steps
+        return frozenset(found)
+
+    def _used(self, x: Data, models: frozenset[int]) -> Data:
+        """The columns of ``x`` the models use: those their column transformer selects (the rest dropped)."""
+        for oid in models:
+            selects = self.r.objects[oid].selects
+            if selects is None or (selects.base is None and not selects.opaque):
+                continue
+            if selects.opaque:
+                return replace(x, columns=Columns(opaque=True))
+            assert x.columns is not None and selects.base is not None
+            return replace(x, columns=x.columns.only(selects.base))
+        return x
 
     def _regression(self, models: frozenset[int]) -> bool:
         """Whether the models (or a pipeline's or search's last model) predict numbers: their label is numeric."""

@@ -54,6 +54,7 @@ class Lineage:
         self.pools: dict[int, int] = {}  # row hash of a synthetic row -> the index of the call that made it
         self.made_by: dict[int, set[int]] = {}  # row hash -> owners (id) of the transforms that produced it
         self.produced: set[int] = set()  # row hashes some traced call returned (a split's part, a transform's row)
+        self.held_out: set[int] = set()  # row hashes a split put on its test side (train_test_split's 2nd, 4th, ...)
         for call in calls:
             self._add(call)
 
@@ -76,10 +77,12 @@ class Lineage:
                 if h not in known and h not in self.origin:
                     self.pools[h] = call.index
                     self.origin[h] = h
-        for rows in call.outputs:
+        for i, rows in enumerate(call.outputs):
             for h in rows.hashes.tolist():
                 self.origin.setdefault(h, h)
                 self.produced.add(h)
+                if call.name == "train_test_split" and i % 2 == 1:
+                    self.held_out.add(h)
 
     def canonical(self, rows: Rows | None) -> set[int]:
         """The source rows ``rows`` came from (their hashes before any traced transform)."""

@@ -12,11 +12,12 @@ from auditor.code.catalog import Role, Strength
 from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection, Site, Split, Train
 from auditor.code.names import Names
 from auditor.code.sources import Program
-from auditor.code.values import NOTHING, Atom, Data, Value
+from auditor.code.values import NOTHING, Atom, Data, Value, data_of
 
 TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
+LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 
 class WalkState(ABC):
@@ -66,6 +67,18 @@ class WalkState(ABC):
     @abstractmethod
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         """An attribute of a table or an array (a column, its index, its values)."""
+
+    @abstractmethod
+    def local_method(self, qualname: str, name: str) -> int | None:
+        """The function id of method ``name`` of the file's own class ``qualname`` ('<local>.Scorer')."""
+
+    @abstractmethod
+    def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
+        """An attribute of any value."""
+
+    @abstractmethod
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A call of code the walk does not know."""
 
     # Keys and ids -----------------------------------------------------------------------------------------
 
@@ -210,6 +223,39 @@ class WalkState(ABC):
     def placeholder(self, node: ast.AST, what: str) -> Value:
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""
         return Value(data=self.source(node, what), objects=frozenset({self.obj(node, f"<{what}>").id}))
+
+    def rows_of(self, values: list[Value]) -> Data | None:
+        """The rows among ``values``, also those inside lists and tuples of them (np.stack([...]))."""
+        found = data_of(values)
+        inner = data_of([self.iterate(v) for v in values if v.data is None and (v.items is not None or v.objects)])
+        if found is None:
+            return inner
+        return found if inner is None else found.join(inner)
+
+    def scores_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
+        """The evaluations whose scores are among ``values``, looking into lists, dicts and tuples."""
+        return self._collect(values, "scores", depth)
+
+    def stats_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
+        """The row statistics among ``values``, looking into lists, dicts and tuples (kw_args={"lo": lo})."""
+        return self._collect(values, "stats", depth)
+
+    def _collect(self, values: list[Value], facet: str, depth: int) -> frozenset[int]:
+        found: set[int] = set()
+        for value in values:
+            found |= getattr(value, facet)
+            if depth >= 3:
+                continue
+            inner: list[Value] = list(value.items or ())
+            if value.method is not None:
+                inner.append(value.method[0])
+            for oid in value.objects:
+                obj = self.record.objects[oid]
+                if obj.qualname == CONTAINER:
+                    inner += [obj.elements, obj.keys, *obj.entries.values()]
+            if inner:
+                found |= self._collect(inner, facet, depth + 1)
+        return frozenset(found)
 
     def with_fits(self, data: Data, stats: frozenset[int]) -> Data:
         return data if not stats else replace(data, fits=data.fits | stats)

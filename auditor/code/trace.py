@@ -58,6 +58,10 @@ class _Tracer:
     pending: dict[int, Call] = field(default_factory=dict)
     keep: list[Any] = field(default_factory=list)  # predictions kept alive, so their id() stays theirs
     positions: dict[Any, list[Any]] = field(default_factory=dict)
+    # An object's identity for the whole run: id() is reused once an object is gone (a model built anew in
+    # each fold of a loop), so each object seen gets a serial of its own, told apart by a weak reference.
+    serials: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    made: int = 0
     busy: bool = False  # inside the hook's own work: calls it makes are not traced
 
     def hook(self, frame: FrameType, event: str, arg: Any) -> None:
@@ -108,7 +112,7 @@ class _Tracer:
             line=self._line(caller),
             name=name,
             module=module,
-            owner=id(owner) if owner is not None else None,
+            owner=self._serial(owner) if owner is not None else None,
             owner_class=type(owner).__name__ if owner is not None else None,
             owner_module=type(owner).__module__ if owner is not None else None,
             owner_predicts=owner is not None and hasattr(owner, "predict"),
@@ -131,6 +135,23 @@ class _Tracer:
             call.label_columns = label_columns(arrays[0], arrays[1])
         self.calls.append(call)
         self.pending[id(frame)] = call
+
+    def _serial(self, obj: Any) -> int:
+        import weakref
+
+        known = self.serials.get(id(obj))
+        if known is not None:
+            serial, held = known
+            if (held() if isinstance(held, weakref.ref) else held) is obj:
+                return serial
+        holder: Any
+        try:
+            holder = weakref.ref(obj)
+        except TypeError:  # an object without weak references: kept alive, so its id() stays its own
+            holder = obj
+        self.made += 1
+        self.serials[id(obj)] = (self.made, holder)
+        return self.made
 
     def _returned(self, call: Call, result: Any) -> None:
         from auditor.code.rows import fingerprint

@@ -301,3 +301,26 @@ def data_of(values: Iterable[Value]) -> Data | None:
         if value.data is not None:
             found = value.data if found is None else found.join(value.data)
     return found
+
+
+def join_datas(datas: list[Data]) -> Data | None:
+    """The join of ``datas`` (None for none)."""
+    joined: Data | None = None
+    for data in datas:
+        joined = data if joined is None else joined.join(data)
+    return joined
+
+
+def stats_of(values: list[Value]) -> frozenset[int]:
+    """The row statistics any of ``values`` carries."""
+    return frozenset().union(*(v.stats for v in values)) if values else frozenset()
+
+
+def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: str) -> Value:
+    """A call's argument at position ``index`` or under one of ``names`` (nothing when it is not given)."""
+    if index < len(args):
+        return args[index]
+    for name in names:
+        if name in kwargs:
+            return kwargs[name]
+    return NOTHING

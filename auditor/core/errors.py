@@ -46,3 +46,7 @@ class ReportMismatchError(ReportReadError):
 
 class LedgerError(AuditError):
     """The test-exposure ledger could not be read or written (locked too long, not a ledger, corrupt)."""
+
+
+class TrackingError(Exception):
+    """A report could not be logged to an experiment tracker (MLflow); the audit's verdict stands as it is."""

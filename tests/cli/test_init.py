@@ -476,7 +476,7 @@ def test_a_fold_on_holdout_split_rows_is_only_offered_with_the_reason(tmp_path: 
     assert "  split: split  #" in text and "\n  folds:" not in text
     assert (
         "  # folds: fold  # 4 fold ids 0..3 over 160 rows (40 rows each), named like folds, but 40 row(s) of holdout "
-        "split 'test' carry a fold; a holdout split's rows are the holdout of every fold and carry no fold. Clear "
+        "split 'test' carry a fold; a holdout split's rows are judged on their own and carry no fold. Clear "
         "their fold, or list the split in `splits.train` if its rows take part in the folds.\n"
     ) in text
     assert "manifest.folds: none written; offered commented out: fold" in run["output"]

@@ -1,0 +1,392 @@
+"""Objects in the walk: the estimators, samplers, splitters and pipelines the libraries' classes build, what
+their methods do to rows (fit records what was learned from which rows, transform carries it on, predict and
+score say which rows a model is judged on), and the lists and dicts the program keeps them in."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from auditor.code.catalog import Kind, Role, Strength
+from auditor.code.events import Obj, Train
+from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
+from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
+
+# Keyword names a fit takes its inputs by.
+X_NAMES = ("X", "x", "raw_documents", "texts", "sentences", "corpus", "data", "documents", "iterator", "train_set")
+Y_NAMES = ("y", "labels", "target", "Y")
+_TRANSFORMS = frozenset(
+    [
+        "transform",
+        "inverse_transform",
+        "texts_to_sequences",
+        "texts_to_matrix",
+        "sequences_to_matrix",
+        "encode",
+        "encode_batch",
+        "batch_encode_plus",
+        "doc2bow",
+        "infer_vector",
+    ]
+)
+_PREDICTS = frozenset(
+    [
+        "predict",
+        "predict_proba",
+        "predict_log_proba",
+        "decision_function",
+        "staged_predict",
+        "staged_predict_proba",
+        "predict_on_batch",
+    ]
+)
+_FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
+_SCORES = frozenset({"score", "evaluate"})
+
+
+class Estimators(WalkState):
+    """What the objects the libraries build do with the rows they are given."""
+
+    def construct(
+        self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        found = self.obj(node, qualname, role)
+        found.node = node
+        found.params.update(kwargs)
+        if role.rows_at_init:
+            found.params["#args"] = Value(items=tuple(args))
+        found.baked |= self.stats_in([*args, *kwargs.values()])
+        if role.kind is Kind.PIPELINE:
+            found.steps = sorted(self._estimators([*args, *kwargs.values()]))
+            if found.name == "ColumnTransformer":
+                transformers = argument(args, kwargs, 0, "transformers")
+                found.selects = self.selection(list(transformers.items or ()), kwargs, named=True)
+            else:
+                self.select_first(found)
+        elif role.kind is Kind.SEARCH:
+            found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
+        return Value(objects=frozenset({found.id}))
+
+    def selection(self, specs: list[Value], kwargs: dict[str, Value], named: bool) -> Columns:
+        """The columns a column transformer uses: those its (name,) transformer, columns entries name; every
+        column with `remainder="passthrough"` (or an estimator); unknown when one entry names them otherwise."""
+        remainder = kwargs.get("remainder")
+        if remainder is not None and (remainder.const == "passthrough" or remainder.objects):
+            return Columns()
+        kept: list[str] = []
+        for spec in specs:
+            parts = spec.items
+            columns = parts[-1].strings() if parts is not None and len(parts) == (3 if named else 2) else None
+            if columns is None:
+                return Columns(opaque=True)
+            kept += columns
+        return Columns(frozenset(kept))
+
+    def select_first(self, found: Obj) -> None:
+        """A pipeline whose first step is a column transformer uses only that step's columns."""
+        if found.steps:
+            first = self.record.objects[found.steps[0]]
+            found.selects = first.selects
+
+    def _estimators(self, values: list[Value], depth: int = 0) -> set[int]:
+        """The estimator objects among ``values``, looking into lists and (name, estimator) tuples."""
+        found: set[int] = set()
+        for value in values:
+            for oid in value.objects:
+                obj = self.record.objects[oid]
+                if obj.qualname == CONTAINER and depth < 3:
+                    found |= self._estimators([obj.elements, *obj.entries.values()], depth + 1)
+                elif obj.role is not None:
+                    found.add(oid)
+            if value.items is not None and depth < 3:
+                found |= self._estimators(list(value.items), depth + 1)
+        return found
+
+    def _fitting_constructor(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        found = self.obj(node, qualname, Role(Kind.LEARNER, "a vocabulary and embeddings", fit_method="build_vocab"))
+        texts = self.rows_of(
+            [argument(args, kwargs, 0, "sentences", "documents", "corpus", "corpus_iterable", "samples")]
+        )
+        if texts is not None:
+            fid = self.fit(node, f"{found.name}(...)", "the vocabulary and its counts", Strength.STATISTICS, texts)
+            found.fits = frozenset({fid})
+        return Value(objects=frozenset({found.id}))
+
+    def object_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value | None:
+        if found.qualname == CONTAINER:
+            return self._container_method(found, name, args, kwargs, node)
+        method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
+        if method is not None:  # a method of the file's own class: walked with self bound
+            return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
+        role = found.role
+        kind = role.kind if role is not None else None
+        if kind is Kind.SPLITTER and name == "split":
+            x = argument(args, kwargs, 0, "X").data
+            made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
+            found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
+            generator = self.obj(node, SPLITS)
+            generator.split = found.split
+            return Value(objects=frozenset({generator.id}))
+        if name in _FITS or (role is not None and name == role.fit_method):
+            return self._fit(found, name, args, kwargs, node, transform=False)
+        if name == "fit_transform":
+            return self._fit(found, name, args, kwargs, node, transform=True)
+        if name in ("fit_resample", "fit_sample"):
+            return self._resampled(found, args, kwargs, node)
+        if name in _TRANSFORMS:
+            return self._transform(found, args, kwargs)
+        if name in _PREDICTS:
+            return self._predict(found, args, kwargs)
+        if name == "fit_predict":
+            self._fit(found, name, args, kwargs, node, transform=False)
+            return self._predict(found, args, kwargs)
+        if name in _SCORES:
+            x = argument(args, kwargs, 0, "X", "x").data
+            y = argument(args, kwargs, 1, "y").data
+            if x is None and y is None:
+                return None
+            eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
+            return Value(scores=frozenset({eid}))
+        if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
+            return Value(objects=frozenset({found.id}))
+        if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
+            return Value(stats=found.fits)
+        return None
+
+    def object_attribute(self, found: Obj, attr: str) -> Value:
+        if attr in found.entries:
+            return found.entries[attr]
+        if attr == "best_estimator_" or attr == "estimator_":
+            return Value(objects=frozenset({found.id}))
+        if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
+            return Value(scores=frozenset({found.evaluation}))
+        if attr in ("named_steps", "steps", "estimators_"):
+            return Value(objects=frozenset(found.steps))
+        if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
+            return Value(stats=found.fits)
+        return NOTHING
+
+    def _container_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if name in ("append", "add", "insert", "extend", "update", "setdefault", "appendleft"):
+            value = args[-1] if args else join_all(kwargs.values())
+            if name in ("extend", "update"):
+                value = self.iterate(value) if name == "extend" else value
+                if name == "update":
+                    for oid in value.objects:
+                        other = self.record.objects[oid]
+                        if other.qualname == CONTAINER:
+                            value = value.join(other.elements)
+            found.elements = found.elements.join(value)
+            return NOTHING
+        if name in ("items",):
+            pair = Value(items=(found.keys, found.elements))
+            out = self.container(node, pair)
+            return Value(objects=frozenset({out.id}))
+        if name in ("values", "copy", "get", "pop", "popitem", "keys"):
+            if name == "keys":
+                return found.keys
+            if name == "copy":
+                return Value(objects=frozenset({found.id}))
+            return found.elements
+        return NOTHING
+
+    def _fit(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call, transform: bool
+    ) -> Value:
+        x = argument(args, kwargs, 0, *X_NAMES).data
+        y = argument(args, kwargs, 1, *Y_NAMES).data
+        if found.role is not None and found.role.rows_at_init and not args:  # OLS(y, X).fit(): given when built
+            given = list(found.params.get("#args", NOTHING).items or ())
+            y = argument(given, found.params, 0, "endog").data
+            x = argument(given, found.params, 1, "exog").data
+        kind = found.role.kind if found.role is not None else None
+        pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
+        what = f"{found.name}.{name}"
+        if (
+            kind is Kind.LEARNER
+            or (kind is Kind.PIPELINE and not pipeline_trains)
+            or (transform and kind is Kind.MODEL)
+        ):
+            learns, strength = self._learns(found, y is not None)
+            fid = self.fit(node, what, learns, strength, x)
+            found.fits = frozenset({fid})
+            if transform:
+                return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
+            return Value(objects=frozenset({found.id}))
+        if kind is Kind.STATELESS or kind is Kind.SAMPLER or kind is Kind.SPLITTER or kind is Kind.CALLBACK:
+            return Value(data=x) if transform and x is not None else Value(objects=frozenset({found.id}))
+        if transform:  # a class the walk does not know: its statistics are followed, never reported
+            fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
+            found.fits = frozenset({fid})
+            return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
+        train = self.train(node, what, found, x, y)
+        train.search = kind is Kind.SEARCH
+        self._watched(train, found, kwargs)
+        found.trains = frozenset({train.id})
+        if kind is Kind.SEARCH:
+            inner_learns, resamples = self._inside(frozenset(found.steps))
+            cv = found.params.get("cv")
+            found.evaluation = self.evaluation(
+                node,
+                f"{found.name} cross-validation",
+                frozenset(found.steps) or frozenset({found.id}),
+                x,
+                y,
+                cross_validation=True,
+                estimator_learns=inner_learns,
+                estimator_resamples=resamples,
+                splitter=self._splitter(cv, node, x),
+            )
+        return Value(objects=frozenset({found.id}))
+
+    def _trains(self, found: Obj) -> bool:
+        """Whether a pipeline ends in a model (its fit trains) rather than only transforming."""
+        for oid in found.steps:
+            step = self.record.objects[oid]
+            kind = step.role.kind if step.role is not None else None
+            if kind in (Kind.MODEL, Kind.SEARCH) or (kind is Kind.PIPELINE and self._trains(step)):
+                return True
+        return not found.steps and found.name not in (
+            "ColumnTransformer",
+            "FeatureUnion",
+            "make_column_transformer",
+            "make_union",
+        )
+
+    def _learns(self, found: Obj, supervised: bool) -> tuple[str, Strength]:
+        role = found.role
+        if role is not None and role.kind is Kind.LEARNER:
+            return role.learns, role.strength
+        if role is not None and role.kind is Kind.PIPELINE:
+            parts = [self.record.objects[s] for s in found.steps]
+            learners = [p for p in parts if p.role is not None and p.role.kind is Kind.LEARNER]
+            if learners:
+                strongest = max(learners, key=lambda p: list(Strength).index(p.role.strength))  # type: ignore[union-attr]
+                names = ", ".join(p.name for p in learners)
+                return f"{names}: {strongest.role.learns}", strongest.role.strength  # type: ignore[union-attr]
+            return "its steps' statistics", Strength.STATISTICS
+        return "a transformation fitted to the rows", Strength.TARGET if supervised else Strength.STATISTICS
+
+    def _watched(self, train: object, found: Obj, kwargs: dict[str, Value]) -> None:
+        """The data a training watches (eval_set, validation_data) and whether it chooses by it."""
+
+        assert isinstance(train, Train)
+        watched: list[tuple[Data | None, Data | None]] = []
+        for key in ("eval_set", "validation_data", "valid_sets", "evals"):
+            given = kwargs.get(key)
+            if given is None:
+                continue
+            pairs = list(given.items) if given.items is not None else [given]
+            if given.items is not None and len(given.items) == 2 and key in ("validation_data", "eval_set"):
+                first = given.items[0]
+                if first.data is not None and first.items is None:  # one (X, y) pair, not a list of pairs
+                    pairs = [given]
+            for pair in pairs:
+                elements = pair.items if pair.items is not None else (self.iterate(pair).items or (pair,))
+                x = elements[0].data if elements else None
+                y = elements[1].data if len(elements) > 1 else None
+                watched.append((x, y))
+        if not watched:
+            return
+        train.watched = watched
+        stops = "early_stopping_rounds" in kwargs or "early_stopping_rounds" in found.params
+        callbacks = kwargs.get("callbacks")
+        if callbacks is not None:
+            for oid in self._estimators([callbacks]) | set(callbacks.objects):
+                role = self.record.objects[oid].role
+                stops |= role is not None and role.kind is Kind.CALLBACK
+        best = kwargs.get("use_best_model") or found.params.get("use_best_model")
+        if found.qualname.startswith("catboost") and not (best is not None and best.const is False):
+            stops = True  # CatBoost keeps the best iteration on eval_set unless told otherwise
+        train.chooses_by_watched = stops
+
+    def _transform(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        x = argument(args, kwargs, 0, *X_NAMES).data
+        if x is None:
+            return NOTHING
+        return Value(data=replace(x, fits=x.fits | found.fits))
+
+    def _predict(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        x = argument(args, kwargs, 0, "X", "x", "data").data
+        rows = x if x is not None else Data(frozenset())
+        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+
+    def _resampled(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        x = argument(args, kwargs, 0, "X").data
+        y = argument(args, kwargs, 1, "y").data
+        role = found.role
+        if x is None or role is None or not (role.oversamples or role.kind is Kind.PIPELINE):
+            return Value(items=(Value(data=x), Value(data=y)))
+        rows = self.pool(node, x.rows | (y.rows if y is not None else frozenset()), f"{found.name}.fit_resample")
+        new_x = replace(x, rows=rows)
+        new_y = replace(y, rows=rows) if y is not None else None
+        return Value(items=(Value(data=new_x), Value(data=new_y)))
+
+    def _train_function(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """xgboost.train / lightgbm.train: a new booster trained on a Dataset, watching evals / valid_sets."""
+        booster = self.obj(node, qualname.rpartition(".")[0] + ".Booster", Role(Kind.MODEL))
+        data = argument(args, kwargs, 1, "dtrain", "train_set", "pool").data
+        train = self.train(node, qualname.rpartition(".")[2] + "()", booster, data, None)
+        watched = kwargs.get("evals") or kwargs.get("valid_sets")
+        if watched is not None:
+            train.watched = [(self.iterate(watched).data or watched.data, None)]
+            if watched.items is not None:
+                train.watched = [((item.items[0].data if item.items else item.data), None) for item in watched.items]
+            self._watched_stops(train, kwargs)
+        booster.trains = frozenset({train.id})
+        return Value(objects=frozenset({booster.id}))
+
+    def _watched_stops(self, train: object, kwargs: dict[str, Value]) -> None:
+
+        assert isinstance(train, Train)
+        stops = "early_stopping_rounds" in kwargs
+        callbacks = kwargs.get("callbacks")
+        if callbacks is not None:
+            for oid in self._estimators([callbacks]) | set(callbacks.objects):
+                role = self.record.objects[oid].role
+                stops |= role is not None and role.kind is Kind.CALLBACK
+        train.chooses_by_watched = stops
+
+    def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None) -> int | None:
+        """The splitter object a cross-validation uses (its split recorded on ``x``), None for an int or default."""
+        if cv is None:
+            return None
+        for oid in sorted(cv.objects):
+            found = self.record.objects[oid]
+            if found.role is not None and found.role.kind is Kind.SPLITTER:
+                made_at = found.node if found.node is not None else node
+                found.split = self.split(made_at, found.name, shuffles(found), x, found.role.temporal)
+                return oid
+        return None
+
+    def _inside(self, models: frozenset[int]) -> tuple[bool, bool]:
+        """Whether the estimators fit a learner, and over-sample, inside each fold (in a pipeline)."""
+        learns = resamples = False
+        stack = list(models)
+        seen: set[int] = set()
+        while stack:
+            oid = stack.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            found = self.record.objects[oid]
+            if found.role is not None:
+                learns |= found.role.kind is Kind.LEARNER
+                resamples |= found.role.kind is Kind.SAMPLER and found.role.oversamples
+            stack.extend(found.steps)
+        return learns, resamples
+
+
+def shuffles(found: Obj) -> bool:
+    """Whether a splitter object shuffles the rows before it splits them."""
+    role = found.role
+    if role is None:
+        return False
+    if role.always_shuffles:
+        return True
+    shuffle = found.params.get("shuffle")
+    return shuffle is not None and shuffle.const is True

@@ -1,0 +1,349 @@
+"""The libraries' functions in the walk: readers and loaders (new sources of rows), train_test_split and the
+cross-validation functions, metrics (a score of the rows predictions were made on), concatenations and
+resampling of rows, the boosting libraries' train(), and the builtins and numpy functions that pass rows,
+statistics and scores on or choose among scores."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from auditor.code import catalog
+from auditor.code.catalog import Kind, Role, Strength
+from auditor.code.estimators import X_NAMES, Estimators
+from auditor.code.state import LOCAL
+from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
+
+_TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
+_PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
+# Builtins and methods that choose among scores: the best, an order, an index of the best.
+_CHOOSERS = frozenset({"max", "min", "sorted"})
+_CHOOSING_FUNCTIONS = frozenset(
+    ["argmax", "argmin", "nanargmax", "nanargmin", "max", "min", "amax", "amin", "nanmax", "nanmin", "sort", "argsort"]
+)
+_PASS_THROUGH_BUILTINS = frozenset(
+    ["sum", "abs", "round", "float", "int", "list", "tuple", "set", "sorted", "reversed", "iter", "next"]
+)
+
+
+class Library(Estimators):
+    """Calls of the libraries' functions and classes by their qualified names."""
+
+    def call_name(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        package = qualname.partition(".")[0]
+        last = qualname.rpartition(".")[2]
+        pair = (package, last)
+        role = catalog.class_role(qualname)
+        if role is not None:
+            return self.construct(qualname, role, args, kwargs, node)
+        if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
+            found = self.obj(node, qualname)
+            made = Value(objects=frozenset({found.id}))
+            init = self.local_method(qualname, "__init__")
+            if init is not None:
+                self.call_function(init, [made, *args], dict(kwargs), node)
+            return made
+        if catalog.is_data_wrapper(qualname):
+            x = argument(args, kwargs, 0, "data", "X")
+            return Value(data=x.data) if x.data is not None else NOTHING
+        if pair in catalog.FITTING_CONSTRUCTORS:
+            return self._fitting_constructor(qualname, args, kwargs, node)
+        if package == "pandas" and last in ("Series", "DataFrame") and self.scores_in([*args, *kwargs.values()]):
+            return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
+        if catalog.is_reader(qualname):
+            return self.read(qualname, args, kwargs, node)
+        if package in ("sklearn", "imblearn"):
+            if last in catalog.SPLIT_FUNCTIONS:
+                return self.train_test_split(args, kwargs, node)
+            if last in catalog.CV_FUNCTIONS:
+                return self.cross_validate(last, args, kwargs, node)
+            if last in catalog.PIPELINE_FUNCTIONS:
+                found = self.obj(node, qualname, Role(Kind.PIPELINE))
+                found.steps = sorted(self._estimators(args))
+                if last == "make_column_transformer":
+                    found.selects = self.selection(args, kwargs, named=False)
+                else:
+                    self.select_first(found)
+                return Value(objects=frozenset({found.id}))
+        if catalog.is_metric(qualname):
+            return self.metric(last, args, kwargs, node)
+        if pair in catalog.FIT_FUNCTIONS:
+            learns, strength = catalog.FIT_FUNCTIONS[pair]
+            x = argument(args, kwargs, 0, *X_NAMES)
+            if x.data is None:
+                return NOTHING
+            fid = self.fit(node, f"{last}()", learns, strength, x.data)
+            return Value(data=replace(x.data, fits=x.data.fits | {fid}))
+        if pair in catalog.TRAIN_FUNCTIONS:
+            return self._train_function(qualname, args, kwargs, node)
+        if pair in catalog.BOOSTING_CV_FUNCTIONS:
+            data = argument(args, kwargs, 1, "dtrain", "train_set", "pool")
+            eid = self.evaluation(node, f"{package}.cv", frozenset(), data.data, None, cross_validation=True)
+            return Value(scores=frozenset({eid}))
+        if pair in catalog.EARLY_STOPPING_FUNCTIONS:
+            return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.CALLBACK)).id}))
+        if pair in catalog.ROW_CONCAT_FUNCTIONS:
+            return self.concat(qualname, args, kwargs, node)
+        if pair in catalog.COLUMN_CONCAT_FUNCTIONS:
+            return self._columns_joined(args)
+        if pair in catalog.RESAMPLE_FUNCTIONS:
+            return self._resample(args, kwargs, node)
+        if package == "builtins":
+            return self.builtin(last, args, kwargs, node)
+        if package == "numpy":
+            return self.numpy(last, args, kwargs, node)
+        if package == "pandas" and last == "to_datetime":
+            x = argument(args, kwargs, 0, "arg")
+            if x.data is not None:
+                return Value(data=replace(x.data, dates=x.data.dates | x.data.sources))
+        return self.unknown_call(args, kwargs, node)
+
+    def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
+        last = qualname.rpartition(".")[2]
+        first = argument(args, kwargs, 0, "data")
+        if last == "DataFrame" and first.data is not None:  # a table made of rows already followed
+            names = argument(args, kwargs, 1, "columns").strings()
+            columns = first.data.columns or Columns()
+            if names:
+                columns = columns.only(names)
+            return Value(data=replace(first.data, columns=columns))
+        where = self.text(node.args[0]) if node.args else ""
+        if last == "DataFrame":  # a table built here: its columns are the ones it is given
+            return Value(data=self._new_table(node, first, args, kwargs, where))
+        data = replace(self.source(node, f"{last}({where})", read=True), columns=Columns())
+        dates = self._dates_read(kwargs)
+        if dates:
+            data = replace(data, dates=frozenset(dates))
+        index = kwargs.get("index_col")
+        if index is not None and (index.strings() or []) and _index_dated(index, kwargs):
+            data = replace(data, time_index=frozenset({node.lineno}), dates=data.dates | set(index.strings() or []))
+        if qualname.startswith("sklearn") and ".datasets" in qualname:
+            return self._loaded(node, qualname, data, kwargs)
+        return Value(data=data)
+
+    def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
+        """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names
+        (none yet for an empty one), and the rows of the index it is given."""
+        keys = [k for oid in first.objects for k in self.record.objects[oid].entries if isinstance(k, str)]
+        named = argument(args, kwargs, 1, "columns").strings()
+        index = kwargs.get("index")
+        if index is not None and index.data is not None:
+            rows = replace(index.data, columns=None, sources=frozenset(), picked=False)
+        else:
+            rows = self.source(node, f"DataFrame({where})", read=True)
+        # made of something the walk cannot read: its columns are not known
+        columns = Columns(frozenset(keys or named or ())) if first is NOTHING or keys or named else Columns()
+        return replace(rows, columns=columns)
+
+    @staticmethod
+    def _dates_read(kwargs: dict[str, Value]) -> list[str]:
+        given = kwargs.get("parse_dates")
+        return (given.strings() or []) if given is not None else []
+
+    def _loaded(self, node: ast.Call, qualname: str, data: Data, kwargs: dict[str, Value]) -> Value:
+        """A data set loader: (X, y) for make_* and return_X_y, a Bunch with .data, .target, .frame otherwise."""
+        x = replace(data, columns=None)
+        y = replace(data, columns=None, sources=frozenset({"target"}))
+        last = qualname.rpartition(".")[2]
+        if last.startswith("make_") or (kwargs.get("return_X_y") and kwargs["return_X_y"].const is True):
+            return Value(items=(Value(data=x), Value(data=y)))
+        bunch = self.obj(node, qualname)
+        bunch.entries.update({"data": Value(data=x), "target": Value(data=y), "frame": Value(data=data)})
+        return Value(objects=frozenset({bunch.id}))
+
+    def train_test_split(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        shuffle = kwargs.get("shuffle")
+        shuffled = not (shuffle is not None and shuffle.const is False)
+        arrays = [a.data or self.source(node, f"array {i} split by train_test_split") for i, a in enumerate(args)]
+        sid = self.split(node, "train_test_split", shuffled, join_datas(arrays))
+        train, test = Part(sid, "train"), Part(sid, "test")
+        items: list[Value] = []
+        for array in arrays:
+            items += [Value(data=array.with_parts(train)), Value(data=array.with_parts(test))]
+        return Value(items=tuple(items))
+
+    def cross_validate(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        estimator = argument(args, kwargs, 0, "estimator")
+        x = argument(args, kwargs, 1, "X").data
+        y = argument(args, kwargs, 2, "y").data
+        models = frozenset(self._estimators([estimator]))
+        splitter = self._splitter(kwargs.get("cv"), node, x)
+        learns, resamples = self._inside(models)
+        eid = self.evaluation(
+            node,
+            name,
+            models,
+            x,
+            y,
+            cross_validation=True,
+            estimator_learns=learns,
+            estimator_resamples=resamples,
+            splitter=splitter,
+        )
+        if name == "cross_val_predict" and x is not None:  # out-of-fold predictions, to score later
+            return Value(data=replace(x, predicted=models, cross_validated=True))
+        return Value(scores=frozenset({eid}))
+
+    def metric(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
+        predicted = [v.data for v in given if v.data is not None and v.data.predicted]
+        truth = [v.data for v in given if v.data is not None and not v.data.predicted]
+        if predicted:
+            x = join_datas(predicted)
+            models = frozenset().union(*(d.predicted for d in predicted))
+            cv = any(d.cross_validated for d in predicted)
+            eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv)
+            return Value(scores=frozenset({eid}))
+        if len(truth) >= 2:  # labels against predictions of unknown origin: rows scored, by no model known
+            eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0])
+            return Value(scores=frozenset({eid}))
+        return Value(scores=self.scores_in(given))
+
+    def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr")
+        parts = [v for v in (given.items or ()) if v.data is not None]
+        if not parts:
+            parts = [self.iterate(given)] if self.iterate(given).data is not None else []
+        if qualname.endswith("append") and len(args) > 1:
+            parts = [v for v in args[:2] if v.data is not None]
+        axis = kwargs.get("axis")
+        if axis is not None and axis.const in (1, "columns"):
+            return self._columns_joined(parts)
+        datas = [v.data for v in parts if v.data is not None]
+        if not datas:
+            return NOTHING
+        keys = kwargs.get("keys")
+        names = keys.strings() if keys is not None else None
+        if names is not None and len(names) == len(datas):  # concat(..., keys=[...]): .loc[key] takes a part back
+            kid = f"keys:{self.key_id('keys', node)[0]}"
+            datas = [d.with_parts(Part(kid, name)) for d, name in zip(datas, names, strict=True)]
+        joined = join_datas(datas)
+        assert joined is not None
+        if _both_sides(datas):
+            joined = replace(joined, merged=joined.merged | {node.lineno})
+        if _repeats(datas):  # some rows come in twice: the result is a pool of copies
+            joined = replace(joined, rows=self.pool(node, joined.rows, f"{self.text(node.func)} of rows already in it"))
+        return Value(data=replace(joined, mask=None))
+
+    def _columns_joined(self, values: list[Value]) -> Value:
+        datas = [self.iterate(v).data if v.items is not None or v.objects else v.data for v in values]
+        present = [d for d in datas if d is not None]
+        if not present:
+            return NOTHING
+        joined = join_datas(present)
+        assert joined is not None
+        return Value(data=replace(joined, columns=None if any(d.columns is None for d in present) else joined.columns))
+
+    def _resample(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        replace_rows = kwargs.get("replace")
+        copies = not (replace_rows is not None and replace_rows.const is False)
+        out: list[Value] = []
+        for value in args:
+            if value.data is None:
+                out.append(value)
+                continue
+            data = value.data
+            if copies:
+                data = replace(data, rows=self.pool(node, data.rows, "resample(replace=True)"))
+            out.append(Value(data=data))
+        if len(out) == 1:
+            return out[0]
+        return Value(items=tuple(out))
+
+    def builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        given = [*args, *kwargs.values()]
+        if name in _CHOOSERS:
+            scores = self.scores_in(given)
+            if scores:
+                self.choose(node, f"{name}()", scores)
+            if name == "sorted" and args:
+                return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id}), scores=scores)
+            chosen = self.iterate(args[0]) if len(args) == 1 else join_all(args)  # max(xs) is one of xs
+            return chosen.join(Value(scores=scores))
+        if name == "zip":
+            elements = Value(items=tuple(self.iterate(a) for a in args))
+            return Value(objects=frozenset({self.container(node, elements).id}))
+        if name == "enumerate" and args:
+            elements = Value(items=(NOTHING, self.iterate(args[0])))
+            return Value(objects=frozenset({self.container(node, elements).id}))
+        if name == "next" and args:  # next(splitter.split(X)): the first fold
+            return self.iterate(args[0])
+        if name == "dict" and kwargs and not args:  # dict(n_estimators=..., early_stopping_rounds=...)
+            found = self.container(node, join_all(kwargs.values()))
+            found.entries.update(kwargs)
+            return Value(objects=frozenset({found.id}))
+        if name in ("list", "tuple", "set", "dict", "reversed", "iter", "sorted") and args:
+            return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
+                Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)
+            )
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1].const, str):
+            return self.attribute(args[0], str(args[1].const), node)
+        if name in ("sum", "len") and args and args[0].data is not None and args[0].data.against_truth:
+            eid = self.evaluation(node, f"{name}(predictions == labels)", args[0].data.predicted, args[0].data, None)
+            return Value(scores=frozenset({eid}))
+        if name == "len":  # a count of what was learned (len(vocab)) still says what was learned
+            return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
+        if name in _PASS_THROUGH_BUILTINS:
+            return Value(data=data_of(given), scores=self.scores_in(given), stats=stats_of(given))
+        return NOTHING
+
+    def numpy(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        given = [*args, *kwargs.values()]
+        first = args[0] if args else NOTHING
+        scores = self.scores_in(given)
+        if name in _CHOOSING_FUNCTIONS and scores:
+            self.choose(node, f"np.{name}()", scores)
+            return Value(scores=scores)
+        if first.data is not None and first.data.against_truth and name in ("mean", "sum", "average"):
+            eid = self.evaluation(node, f"np.{name}(predictions == labels)", first.data.predicted, first.data, None)
+            return Value(scores=frozenset({eid}))
+        if name in catalog.ROW_REDUCTIONS_NUMPY and first.data is not None:
+            axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)
+            if axis is not None and axis.const in (1, -1):
+                return Value(data=replace(first.data, columns=None))
+            if first.data.predicted:
+                return Value(scores=scores)
+            fid = self.fit(
+                node,
+                f"np.{name}({self.text(node.args[0]) if node.args else ''})",
+                f"the {name} of the rows",
+                Strength.STATISTICS,
+                first.data,
+            )
+            return Value(stats=frozenset({fid}))
+        if scores and first.data is None:
+            return Value(scores=scores)
+        data = self.rows_of(given)
+        if data is None:
+            return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
+        return Value(data=replace(self.with_fits(data, stats_of(given)), mask=None))  # elementwise: np.abs(pred - y)
+
+
+def _repeats(datas: list[Data]) -> bool:
+    """Whether two of the tables put together may hold the same rows."""
+    for i, a in enumerate(datas):
+        for b in datas[i + 1 :]:
+            if any(not x.disjoint(y) for x in a.rows for y in b.rows):
+                return True
+    return False
+
+
+def _both_sides(datas: list[Data]) -> bool:
+    """Whether the tables put together hold rows from different sides of one split (train and test again)."""
+    sides: dict[str, set[str]] = {}
+    for data in datas:
+        for atom in data.rows:
+            for part in atom.parts:
+                sides.setdefault(part.split, set()).add(part.side)
+    return any(len(found) > 1 for found in sides.values())
+
+
+def _index_dated(index: Value, kwargs: dict[str, Value]) -> bool:
+    """Whether read_csv's index_col is read as dates (parse_dates=True, or parse_dates names it)."""
+    parse = kwargs.get("parse_dates")
+    if parse is None:
+        return False
+    if parse.const is True:
+        return True
+    return bool(set(index.strings() or []) & set(parse.strings() or []))
