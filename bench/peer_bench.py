@@ -17,17 +17,26 @@ temporal_order, shared_upstream's linked components):
            peer runs on the columns its script reads): per split pair the components holding both, the
            largest and their number (UPS001-UPS003), links only
 
-Peers, each in a fresh interpreter, each the obvious script for its library:
+Peers, each in a fresh interpreter:
 
-  duckdb   SQL over the parquet file, 2 threads
-  polars   a lazy scan, group_by and join (skipped when polars is not installed)
-  pandas   read_parquet, then groupby
-  read     pyarrow.parquet.read_table of the same columns: the floor, it answers nothing
+  duckdb-agg  the strongest SQL: one `GROUP BY value` per key with a `count(*) FILTER (WHERE split = ...)` per
+              split, the pair counts as `count(*) FILTER (WHERE n_a > 0 AND n_b > 0)` / `sum(n_a) FILTER (...)`
+              over that one aggregate (no join, no window); repeated ids and digests grouped by DuckDB's 64-bit
+              `hash` first, then confirmed exactly on the few candidates; for `linked`, integer codes from
+              Arrow's `dictionary_encode` (digests only where repeated) and scipy's components on the value graph
+              (each row an edge between its values), 2 threads
+  polars-agg  the same single pass in polars (a lazy scan; codes from `Categorical`), 2 threads
+  duckdb      the obvious SQL: `GROUP BY` key and split, `QUALIFY` the values in two splits, a self-join per
+              split pair, 2 threads
+  polars      the obvious lazy scan, group_by and join (skipped when polars is not installed)
+  pandas      read_parquet, then groupby
+  read        pyarrow.parquet.read_table of the same columns: the floor, it answers nothing
 
-Runs are interleaved (audit, duckdb, polars, pandas, read, audit, ...) after one warm-up read of the file;
-the table shows medians of wall time (the whole process, imports included) and the largest peak RSS
-(ru_maxrss). Every peer's answers must equal the audit's report, or the script exits 1; a change of the
-auditor's sources during the run exits 2.
+Runs are interleaved (audit, duckdb-agg, polars-agg, duckdb, ..., read, audit, ...) after one warm-up read of
+the file; the table shows medians of wall time (the whole process, imports included), of CPU seconds (user +
+system of the process and its threads) and the largest peak RSS (ru_maxrss), and per row the audit against
+the fastest peer that answers. Every peer's answers must equal the audit's report, or the script exits 1; a
+change of the auditor's sources during the run exits 2.
 """
 
 from __future__ import annotations
@@ -56,7 +65,7 @@ COLUMNS = {
     "groups": ["sample_id", "split", "writer", "source"],
     "links": ["sample_id", "split", "writer", "source", "sha", "ts"],
 }
-PEERS = ("duckdb", "polars", "pandas", "read")
+PEERS = ("duckdb-agg", "polars-agg", "duckdb", "polars", "pandas", "read")
 SHAPES = ("random", "random-50m-sources", "groupwise")
 # The peers speak of source, sha and ts; each shape's file names them so (scale_bench.py's shapes).
 NAMES = {
@@ -170,6 +179,182 @@ def linked_components(split: Any, keys: list[Any]) -> Answers:
     return {"largest": int(sizes.max()), "pairs": dict(sorted(pairs.items())), "total": len(sizes)}
 
 
+def value_components(split: Any, names: list[str], keys: list[Any]) -> Answers:
+    """linked_components from integer codes (-1: no value) that the peer's engine made, on the graph of the
+    values alone: each row is an edge between its first value and each of its others, so the graph has a node
+    per value (2.2M at 10M rows), not one per row as well, and a row's component is its first value's. A row with
+    no value is a component of its own. ``split`` holds each row's split code into ``names``."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    split = np.asarray(split, dtype=np.int64)
+    n_splits = len(names)
+    offsets, total = [], 0
+    for codes in keys:
+        offsets.append(total)
+        total += int(codes.max(initial=-1)) + 1
+    anchor = np.full(len(split), -1, dtype=np.int64)  # each row's first value, as a node
+    heads, tails = [], []
+    for codes, offset in zip(keys, offsets, strict=True):
+        have = codes >= 0
+        node = np.where(have, codes.astype(np.int64) + offset, -1)
+        linked = have & (anchor >= 0)
+        heads.append(anchor[linked])
+        tails.append(node[linked])
+        anchor = np.where(anchor >= 0, anchor, node)
+    a, b = np.concatenate(heads), np.concatenate(tails)
+    graph = coo_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(total, total))
+    n_labels, label = connected_components(graph, directed=False)
+    alone = anchor < 0
+    of_row = np.where(alone, n_labels + np.cumsum(alone) - 1, label[np.maximum(anchor, 0)])
+    size = np.bincount(of_row)
+    cells = np.bincount(of_row * n_splits + split, minlength=len(size) * n_splits).reshape(-1, n_splits) > 0
+    pairs: dict[str, int] = {}
+    for i in range(n_splits):
+        for j in range(i + 1, n_splits):
+            both = int((cells[:, i] & cells[:, j]).sum())
+            if both:
+                pairs["|".join(sorted((names[i], names[j])))] = both
+    return {"largest": int(size.max()), "pairs": dict(sorted(pairs.items())), "total": int((size > 0).sum())}
+
+
+def _one_pass(source: str, key: str) -> str:
+    """One GROUP BY over the key with a row count per split, then every split pair's shared values and rows
+    counted over that one aggregate: no join, no window."""
+    per_split = ", ".join(f"count(*) FILTER (WHERE split = '{s}') AS n_{s}" for s in SPLITS)
+    pairs = []
+    for i, a in enumerate(SPLITS):
+        for b in SPLITS[i + 1 :]:
+            both = f"n_{a} > 0 AND n_{b} > 0"
+            pairs.append(
+                f"'{a}', '{b}', count(*) FILTER (WHERE {both}), sum(n_{a}) FILTER (WHERE {both}), "
+                f"sum(n_{b}) FILTER (WHERE {both})"
+            )
+    return (
+        f"WITH per AS (SELECT {per_split} FROM {source} WHERE {key} IS NOT NULL GROUP BY {key}) "
+        f"SELECT {', '.join(pairs)} FROM per"
+    )
+
+
+def _pair_rows(flat: tuple[Any, ...] | None) -> list[tuple[str, str, int, int, int]]:
+    """The one result row of _one_pass as (a, b, values, rows_a, rows_b) per pair."""
+    assert flat is not None
+    return [(a, b, int(v or 0), int(x or 0), int(y or 0)) for a, b, v, x, y in zip(*[iter(flat)] * 5, strict=True)]
+
+
+def duckdb_agg_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    renamed = ", ".join(f'"{column}" AS {name}' for column, name in _renames(path, names).items())
+    con.execute(f"CREATE VIEW m AS SELECT *{', ' + renamed if renamed else ''} FROM read_parquet('{path}')")
+    # Ids are nearly all distinct: grouped as 64-bit hashes (integers group faster than strings), the few
+    # candidates then grouped by the id itself, so a collision never counts.
+    ids = con.execute(
+        "WITH c AS (SELECT hash(sample_id) AS h FROM m GROUP BY 1 HAVING count(*) > 1) "
+        "SELECT count(*) FROM (SELECT sample_id FROM m SEMI JOIN c ON hash(m.sample_id) = c.h "
+        "GROUP BY sample_id HAVING min(split) <> max(split))"
+    ).fetchall()[0]
+    found: Answers = {"ids": int(ids[0]) if ids else 0}
+    found["keys"] = {k: _pairs(_pair_rows(con.execute(_one_pass("m", k)).fetchall()[0])) for k in keys}
+    if links:
+        # Digests, likewise: the repeated ones (by hash, then exactly) are all the pairs and the links need.
+        con.sql(
+            "CREATE TEMP TABLE rep AS SELECT m.sha, m.split FROM m SEMI JOIN "
+            "(SELECT hash(sha) AS h FROM m GROUP BY 1 HAVING count(*) > 1) c ON hash(m.sha) = c.h"
+        )
+        found["digests"] = _pairs(_pair_rows(con.execute(_one_pass("rep", "sha")).fetchall()[0]))
+        early = con.execute(
+            "SELECT count(*) FROM m WHERE split IN ('val', 'test') "
+            "AND ts < (SELECT max(ts) FROM m WHERE split = 'train')"
+        ).fetchall()[0]
+        found["early"] = int(early[0]) if early else 0
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        repeated = con.sql("SELECT sha FROM rep GROUP BY sha HAVING count(*) > 1").to_arrow_table()["sha"]
+        t = con.sql("SELECT split, writer, source, sha FROM m").to_arrow_table()
+
+        def codes(values: Any) -> np.ndarray:
+            return np.asarray(pc.dictionary_encode(values).combine_chunks().indices.fill_null(-1))
+
+        split = pc.dictionary_encode(t["split"]).combine_chunks()
+        sha = pc.index_in(t["sha"], value_set=pa.concat_arrays(repeated.chunks) if repeated.num_chunks else repeated)
+        found["components"] = value_components(
+            np.asarray(split.indices),
+            split.dictionary.to_pylist(),
+            [codes(t["writer"]), codes(t["source"]), np.asarray(sha.combine_chunks().fill_null(-1))],
+        )
+    return found
+
+
+def polars_agg_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
+    import polars as pl
+
+    m = pl.scan_parquet(path).rename(_renames(path, names))
+
+    def one_pass(frame: pl.LazyFrame, k: str) -> pl.LazyFrame:
+        per = (
+            frame.filter(pl.col(k).is_not_null())
+            .group_by(k)
+            .agg([(pl.col("split") == s).sum().alias(f"n_{s}") for s in SPLITS])
+        )
+        out = []
+        for i, a in enumerate(SPLITS):
+            for b in SPLITS[i + 1 :]:
+                both = (pl.col(f"n_{a}") > 0) & (pl.col(f"n_{b}") > 0)
+                out += [
+                    both.sum().alias(f"{a}|{b}|values"),
+                    pl.col(f"n_{a}").filter(both).sum().alias(f"{a}|{b}|a"),
+                    pl.col(f"n_{b}").filter(both).sum().alias(f"{a}|{b}|b"),
+                ]
+        return per.select(out)
+
+    def pair_rows(row: dict[str, Any]) -> list[tuple[str, str, int, int, int]]:
+        return [
+            (a, b, int(row[f"{a}|{b}|values"]), int(row[f"{a}|{b}|a"]), int(row[f"{a}|{b}|b"]))
+            for i, a in enumerate(SPLITS)
+            for b in SPLITS[i + 1 :]
+        ]
+
+    ids = (
+        m.group_by("sample_id")
+        .agg(pl.col("split").min().alias("lo"), pl.col("split").max().alias("hi"))
+        .filter(pl.col("lo") != pl.col("hi"))
+        .select(pl.len())
+    )
+    plans = [ids, *(one_pass(m, k) for k in keys)]
+    if links:
+        newest = m.filter(pl.col("split") == "train").select(pl.col("ts").max().alias("ts_max"))
+        early = m.filter(pl.col("split").is_in(list(HOLDOUT))).join(newest, how="cross")
+        plans.append(early.filter(pl.col("ts") < pl.col("ts_max")).select(pl.len()))
+    done = pl.collect_all(plans)  # one plan: the scans they share are made once
+    found: Answers = {"ids": int(done[0].item())}
+    found["keys"] = {k: _pairs(pair_rows(done[1 + i].row(0, named=True))) for i, k in enumerate(keys)}
+    if links:
+        found["early"] = int(done[-1].item())
+
+        def code(k: str) -> pl.Expr:
+            return pl.col(k).cast(pl.Categorical).to_physical().cast(pl.Int64).fill_null(-1)
+
+        t = m.select(
+            pl.col("split").replace_strict({s: i for i, s in enumerate(SPLITS)}, default=-1).alias("split_code"),
+            pl.col("split"),
+            code("writer").alias("w"),
+            code("source").alias("s"),
+            pl.when(pl.col("sha").is_duplicated()).then(pl.col("sha")).alias("sha"),
+        ).collect()
+        found["digests"] = _pairs(pair_rows(one_pass(t.lazy(), "sha").collect().row(0, named=True)))
+        repeated = t.select(code("sha")).to_series().to_numpy()
+        found["components"] = value_components(
+            t["split_code"].to_numpy(), list(SPLITS), [t["w"].to_numpy(), t["s"].to_numpy(), repeated]
+        )
+    return found
+
+
 # --- the peers ---------------------------------------------------------------------------------------------
 
 
@@ -190,7 +375,7 @@ def duckdb_answers(path: Path, keys: list[str], links: bool, names: dict[str, st
     con.execute(f"CREATE VIEW m AS SELECT *{', ' + renamed if renamed else ''} FROM read_parquet('{path}')")
     ids = con.execute(
         "SELECT count(*) FROM (SELECT sample_id FROM m GROUP BY sample_id HAVING count(DISTINCT split) > 1)"
-    ).fetchone()
+    ).fetchall()[0]
     shared = """
         WITH vs AS (SELECT {k} AS v, split, count(*) AS n FROM m WHERE {k} IS NOT NULL GROUP BY ALL),
         multi AS (SELECT * FROM vs QUALIFY count(*) OVER (PARTITION BY v) > 1)
@@ -204,9 +389,9 @@ def duckdb_answers(path: Path, keys: list[str], links: bool, names: dict[str, st
         early = con.execute(
             "SELECT count(*) FROM m WHERE split IN ('val', 'test') "
             "AND ts < (SELECT max(ts) FROM m WHERE split = 'train')"
-        ).fetchone()
+        ).fetchall()[0]
         found["early"] = int(early[0]) if early else 0
-        t = con.execute("SELECT split, writer, source, sha FROM m").to_arrow_table()
+        t = con.sql("SELECT split, writer, source, sha FROM m").to_arrow_table()
         found["components"] = linked_components(t["split"], [t["writer"], t["source"], t["sha"]])
     return found
 
@@ -280,6 +465,10 @@ def worker(tool: str, config: str, target: str, shape: str = "random", config_fi
     config_path = Path(config_file) if config_file else path.parent / f"{config}.yaml"
     if tool == "audit":
         answers = audit_answers(config_path, STAGES[config], KEYS[config], links, names)
+    elif tool == "duckdb-agg":
+        answers = duckdb_agg_answers(path, KEYS[config], links, names)
+    elif tool == "polars-agg":
+        answers = polars_agg_answers(path, KEYS[config], links, names)
     elif tool == "duckdb":
         answers = duckdb_answers(path, KEYS[config], links, names)
     elif tool == "polars":
@@ -288,8 +477,9 @@ def worker(tool: str, config: str, target: str, shape: str = "random", config_fi
         answers = pandas_answers(path, KEYS[config], links, names)
     else:
         answers = read_floor(path, [names.get(c, c) for c in COLUMNS[config]])
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"answers": answers, "peak_mb": peak}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"answers": answers, "peak_mb": usage.ru_maxrss / 1024, "cpu_s": cpu}))
 
 
 # --- the driver --------------------------------------------------------------------------------------------
@@ -320,7 +510,7 @@ def measure(tool: str, config: str, path: Path, timeout: float, shape: str, conf
 
 
 def available(peer: str) -> bool:
-    if peer != "polars":
+    if not peer.startswith("polars"):
         return True
     probe = subprocess.run([sys.executable, "-c", "import polars"], capture_output=True)
     return probe.returncode == 0
@@ -390,26 +580,48 @@ def main() -> int:
         + (f"; not installed: {', '.join(skipped)}" if skipped else "")
         + "\n"
     )
-    print("| shape | config | tool | wall s | peak RSS MB | audit / tool (time) | audit / tool (RSS) | answers |")
-    print("|---|---|---|---:|---:|---:|---:|---|")
+    print(
+        "| shape | config | tool | wall s | CPU s | peak RSS MB | audit / tool (time) | audit / tool (CPU) "
+        "| audit / tool (RSS) | answers |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    fastest: list[str] = []
     for shape, config in keys:
         audits = runs[shape, config, "audit"]
         audit_s = statistics.median(r["wall_s"] for r in audits)
+        audit_cpu = statistics.median(r["cpu_s"] for r in audits)
         audit_mb = max(r["peak_mb"] for r in audits)
+        best: tuple[float, str] | None = None
         for tool in tools:
             mine = runs[shape, config, tool]
             s = statistics.median(r["wall_s"] for r in mine)
+            cpu = statistics.median(r["cpu_s"] for r in mine)
             mb = max(r["peak_mb"] for r in mine)
             same = "—"
             if tool not in ("audit", "read"):
                 agree = all(r["answers"] == audits[i]["answers"] for i, r in enumerate(mine))
                 same = "as the report" if agree else "DIFFERENT"
-            ratio = "" if tool == "audit" else f"{audit_s / s:.2f}"
-            ratio_mb = "" if tool == "audit" else f"{audit_mb / mb:.2f}"
-            print(f"| {shape} | {config} | {tool} | {s:.2f} | {mb:.0f} | {ratio} | {ratio_mb} | {same} |")
+                if agree and (best is None or s < best[0]):
+                    best = (s, tool)
+            ratios = (
+                ["", "", ""]
+                if tool == "audit"
+                else [f"{audit_s / s:.2f}", f"{audit_cpu / cpu:.2f}", f"{audit_mb / mb:.2f}"]
+            )
+            print(f"| {shape} | {config} | {tool} | {s:.2f} | {cpu:.2f} | {mb:.0f} | {' | '.join(ratios)} | {same} |")
+        if best is not None:
+            fastest.append(
+                f"| {shape} | {config} | {audit_s:.2f} | {best[1]} | {best[0]:.2f} | {audit_s / best[0]:.2f} |"
+            )
+    if fastest:
+        print("\n| shape | config | audit s | fastest peer | peer s | audit / fastest peer |")
+        print("|---|---|---:|---|---:|---:|")
+        print("\n".join(fastest))
     for shape, config in keys:
-        runs_s = ", ".join(f"{r['wall_s']:.2f}" for r in runs[shape, config, "audit"])
-        print(f"\n{shape} {config}: audit runs {runs_s}")
+        for tool in tools:
+            runs_s = ", ".join(f"{r['wall_s']:.2f}" for r in runs[shape, config, tool])
+            print(f"\n{shape} {config} {tool}: runs {runs_s}", end="")
+    print()
     if wrong:
         print("\n".join(["", "ANSWERS DIFFER:", *wrong]), file=sys.stderr)
         return 1

@@ -54,6 +54,13 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     ascii_only = pc.string_is_ascii(values)
     plain = values.filter(ascii_only)
     normal = pa.chunked_array([_respace(c) for c in normalise(plain, marks=False).chunks], pa.string())
+    # Short ASCII normal forms (ids, codes): sorted, made unique and written out as numbers, not strings.
+    packed = _packed_digest(normal) if len(plain) == len(values) else None
+    if packed is not None:
+        n_values, digest = packed
+        if n_values <= MAX_LISTED:
+            return scope_of(values.to_pylist(), counts)
+        return Scope(values=(), n_values=n_values, digest=digest, counts=None if counts is None else dict(counts))
     changed = not pc.all(pc.equal(normal, plain)).as_py()
     if len(plain) < len(values):
         # Non-ASCII values go through core/spelling.py itself: Arrow's Unicode tables are newer than Python's,
@@ -125,6 +132,12 @@ def text_order(values: pa.Array) -> np.ndarray:
 def _packed(values: pa.Array) -> np.ndarray | None:
     """Each value as one big-endian 64-bit word (its bytes after the common prefix, zero-padded), which sort
     as the values do; None unless every value is ASCII without a NUL and its rest fits in 8 bytes."""
+    found = _packed_words(values)
+    return None if found is None else found[0]
+
+
+def _packed_words(values: pa.Array) -> tuple[np.ndarray, bytes] | None:
+    """_packed's words and the prefix every value shares."""
     n = len(values)
     if values.null_count or not pa.types.is_string(values.type):
         return None
@@ -142,7 +155,54 @@ def _packed(values: pa.Array) -> np.ndarray | None:
         return None
     rest = pc.utf8_slice_codeunits(values, prefix)  # ASCII: a code unit is a byte
     padded = pc.utf8_rpad(rest, 8, "\x00").cast(pa.binary(8))
-    return np.frombuffer(padded.buffers()[1], dtype=">u8", count=n, offset=padded.offset * 8).astype(np.uint64)
+    words = np.frombuffer(padded.buffers()[1], dtype=">u8", count=n, offset=padded.offset * 8).astype(np.uint64)
+    return words, a[:prefix].encode("ascii")
+
+
+# Bytes json.dumps escapes (ensure_ascii=False): the quote, the backslash and the control characters.
+_JSON_ESCAPES = np.zeros(256, dtype=bool)
+_JSON_ESCAPES[[*range(32), ord('"'), ord("\\")]] = True
+_DIGEST_BLOCK = 1 << 16
+
+
+def _packed_digest(normal: pa.ChunkedArray) -> tuple[int, str] | None:
+    """(number of distinct values, set_digest) of normal forms that _packed can hold and JSON writes as they are
+    (no quote, backslash or control character), without a string per value: the words sorted and made unique
+    by numpy, and json.dumps's text of the sorted list written from their bytes. None for any other values."""
+    if not len(normal) or normal.nbytes >= 2**31:
+        return None
+    found = _packed_words(normal.combine_chunks())
+    if found is None:
+        return None
+    words, prefix = found
+    words.sort()  # as the texts sort: big-endian bytes, shorter ones padded with NUL
+    distinct = words[np.concatenate(([True], words[1:] != words[:-1]))]
+    del words
+    head = np.frombuffer(prefix, dtype=np.uint8)
+    if _JSON_ESCAPES[head].any():
+        return None
+    # Each item as '"' prefix rest '"' ', ', the rest's padding left out: json.dumps's list without its brackets,
+    # written and hashed a block of values at a time.
+    p = len(head)
+    digest = hashlib.sha256(b"[")
+    last = b""
+    for lo in range(0, len(distinct), _DIGEST_BLOCK):
+        rest = distinct[lo : lo + _DIGEST_BLOCK].astype(">u8").view(np.uint8).reshape(-1, 8)
+        if (_JSON_ESCAPES[rest] & (rest != 0)).any():
+            return None
+        cells = np.empty((len(rest), p + 12), dtype=np.uint8)
+        cells[:, 0] = ord('"')
+        cells[:, 1 : 1 + p] = head
+        cells[:, 1 + p : 9 + p] = rest
+        cells[:, 9 + p :] = np.frombuffer(b'", ', dtype=np.uint8)
+        keep = np.ones(cells.shape, dtype=bool)
+        keep[:, 1 + p : 9 + p] = rest != 0
+        digest.update(last)
+        text = cells[keep].tobytes()
+        digest.update(text[:-2])
+        last = text[-2:]  # the separator, unless these were the last values
+    digest.update(b"]")
+    return len(distinct), digest.hexdigest()
 
 
 def _respace(chunk: pa.Array) -> pa.Array:

@@ -119,3 +119,16 @@ def test_a_long_value_hashes_the_same_alone_or_among_short_ones_and_does_not_slo
     assert mixed[0][0] == short[0][0] and len(set(mixed[0].tolist())) == 4
     codes, values = encode_column(pa.chunked_array([pa.array([long, "x", long])]))
     assert codes.tolist() == [0, 1, 0] and len(values) == 2
+
+
+def test_values_are_those_of_each_codes_first_row_when_the_first_rows_have_none() -> None:
+    """A value's first row is where the running maximum of the codes grows, whether or not row 0 has a value."""
+    for column in (
+        pa.chunked_array([[None, "", "b"], ["a", "b", None, "c", "a"]]),
+        pa.chunked_array([["b", None, "a", "b", "c", "a"]]),
+    ):
+        codes, values = encode_column(column)
+        texts = column.to_pylist()
+        seen = list(dict.fromkeys(t for t in texts if t))
+        assert values.to_pylist() == seen
+        assert codes.tolist() == [seen.index(t) if t else -1 for t in texts]

@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 
 from auditor.core.scope import MAX_LISTED, scope_of
 from auditor.manifest.keycodes import compound_key, encode_column, single_key
-from auditor.manifest.keyscope import KeyScopes, _packed, key_scope, sorted_text, text_order, text_scope
+from auditor.manifest.keyscope import (
+    KeyScopes,
+    _packed,
+    _packed_digest,
+    key_scope,
+    sorted_text,
+    text_order,
+    text_scope,
+)
 from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS
 from tests.examples import examples
 
@@ -151,6 +159,34 @@ def test_ids_sharing_a_prefix_sort_as_words() -> None:
     for other in (["a\x00", "a"], ["é", "e"], ["x" * 9, "y"]):  # NUL, non-ASCII, a rest past 8 bytes
         assert _packed(pa.array(other)) is None
         assert sorted_text(pa.array(other)).to_pylist() == sorted(other)
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(
+    prefix=st.sampled_from(["", "src-", "W-00", "a"]),
+    rests=st.lists(
+        st.text(alphabet='aZ09- ~\x01\x7f"\\', max_size=8), min_size=MAX_LISTED + 1, max_size=3 * MAX_LISTED
+    ),
+)
+def test_short_ascii_values_are_digested_from_their_words_as_scope_of_digests_them(
+    prefix: str, rests: list[str]
+) -> None:
+    """Short ASCII values (ids, codes) are digested from their 64-bit words, upper case and repeats folded, values
+    that are prefixes of others included; a quote, a backslash or a control character takes the general path."""
+    values = list(dict.fromkeys(prefix + r for r in rests))
+    assert text_scope(pa.array(values)) == scope_of(values)
+
+
+def test_the_words_digest_is_the_path_taken_for_ids_and_refuses_what_json_escapes() -> None:
+    from auditor.manifest.spelling import normalise
+
+    ids = [f"SRC-{i:07d}" for i in range(3 * MAX_LISTED, 0, -1)] + ["SRC-", "src-1", "src-0000001"]
+    normal = normalise(pa.array(ids), marks=False)
+    found = _packed_digest(normal)
+    assert found is not None  # the fast path is the one compared here
+    assert found == (len(ids) - 1, scope_of(ids).digest)  # src-0000001 is SRC-0000001; SRC- and src-1 stay apart
+    for odd in ('a"b', "a\\b", "a\x1fb"):
+        assert _packed_digest(normalise(pa.array([*ids, odd]), marks=False)) is None
 
 
 # -- scopes of many subsets of one key's values (KeyScopes) --------------------------------------------------
