@@ -351,8 +351,12 @@ def _reject_pandas_header_rows(frame: Any, labels: Sequence[Any], argument: str)
 
     from auditor.manifest.memory import reject_header_rows
 
-    texts = {str(c): frame[c].to_numpy().astype(str) for c in labels}
-    reject_header_rows(argument, pa.table({c: np.char.strip(v) for c, v in texts.items()}), list(texts))
+    try:
+        texts = {str(c): frame[c].to_numpy().astype(str) for c in labels}
+        table = pa.table({c: np.char.strip(v) for c, v in texts.items()})
+    except (pa.ArrowException, ValueError, TypeError, UnicodeError):
+        return  # text Arrow cannot hold (a lone surrogate) is no header row: the caller names the column
+    reject_header_rows(argument, table, list(texts))
 
 
 def _dataset_dict_features(config: AuditConfig, dd: Any, named: Sequence[str]) -> list[str]:
