@@ -145,6 +145,33 @@ def audit(tmp_path: Path) -> AuditFn:
     return run
 
 
+def report_of(stages: tuple[Any, ...], **fields: Any) -> Report:
+    """A report of ``stages`` (StageResults) with fixed metadata; ``fields`` override any of it."""
+    from auditor.core.findings import exit_code_for, summarize
+
+    base: dict[str, Any] = {
+        "tool_version": "0",
+        "generated_at": "2024-01-01T00:00:00+00:00",
+        "config_path": None,
+        "config_sha256": None,
+        "manifest": None,
+        "fail_on": "error",
+        "stages": stages,
+        "summary": summarize(stages),
+        "exit_code": exit_code_for(stages, "error"),
+    }
+    return Report(**{**base, **fields})
+
+
+def with_stage_disabled(report: Report, stage: str) -> Report:
+    """``report`` with ``stage`` skipped as a config's ``enabled: false`` skips it."""
+    from auditor.core.findings import StageResult
+
+    why = f"disabled in the config (stages.{stage}.enabled: false)"
+    disabled = StageResult(stage=stage, status="skipped", duration_s=0.0, skip_reason=why)
+    return report.model_copy(update={"stages": (*(r for r in report.stages if r.stage != stage), disabled)})
+
+
 def codes(report: Report) -> list[str]:
     return [f.code for f in report.findings]
 

@@ -16,15 +16,13 @@ from auditor.core.findings import (
     Report,
     Severity,
     StageResult,
-    exit_code_for,
-    summarize,
     with_fail_on,
 )
 from auditor.core.output import RunMarker, write_marker
 from auditor.core.portable import portable
 from auditor.core.scope import scope_of
 from auditor.render.diff import baseline_line, render_diff_text
-from tests.conftest import REPO, AuditFn, SampleReports
+from tests.conftest import REPO, AuditFn, SampleReports, report_of
 
 SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
 OVERLAP = {
@@ -64,17 +62,7 @@ def report(
         if manifest
         else None
     )
-    return Report(
-        tool_version="0",
-        generated_at="2024-01-01T00:00:00+00:00",
-        config_path=f"{folder}/audit.yaml",
-        config_sha256=None,
-        manifest=info,
-        fail_on="error",
-        stages=stages,
-        summary=summarize(stages),
-        exit_code=exit_code_for(stages, "error"),
-    )
+    return report_of(stages, config_path=f"{folder}/audit.yaml", manifest=info)
 
 
 # -- fingerprints --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from markupsafe import escape
 from auditor.core.findings import Finding, Report, Severity, StageResult, Table
 from auditor.render.figures import MAX_LABELS, MAX_ROWS, MAX_SPLITS, figures_for
 from auditor.render.html import CSP, render_html
-from tests.conftest import SampleReports
+from tests.conftest import SampleReports, with_stage_disabled
 
 
 @pytest.fixture(scope="module")
@@ -415,14 +415,7 @@ def test_paths_are_shown_relative_to_the_configs_folder(video: Report) -> None:
 
 
 def test_the_stage_table_counts_by_severity_and_gives_a_skipped_stages_reason(video: Report) -> None:
-    disabled = StageResult(
-        stage="temporal_order",
-        status="skipped",
-        duration_s=0.0,
-        skip_reason="disabled in the config (stages.temporal_order.enabled: false)",
-    )
-    stages = (*(r for r in video.stages if r.stage != "temporal_order"), disabled)
-    page = render_html(video.model_copy(update={"stages": stages}))
+    page = render_html(with_stage_disabled(video, "temporal_order"))
     table = page[page.index("<h2>Stages") : page.index("skipped-stages")]
     row = r'<td>temporal_order</td><td class="skipped">skipped</td>\s*<td></td><td>0.000</td>\s*<td>disabled in the'
     assert re.search(row + r" config \(stages.temporal_order.enabled: false\)</td>", table)

@@ -8,7 +8,7 @@ import pytest
 
 from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
-from tests.conftest import SampleReports
+from tests.conftest import SampleReports, with_stage_disabled
 
 
 @pytest.fixture(scope="module")
@@ -73,21 +73,15 @@ def test_terminal_counts_each_stages_findings_by_severity(report: Report) -> Non
 
 
 def test_terminal_names_a_skipped_stage_the_config_asked_for_and_counts_the_rest(report: Report) -> None:
-    disabled = StageResult(
-        stage="temporal_order",
-        status="skipped",
-        duration_s=0.0,
-        skip_reason="disabled in the config (stages.temporal_order.enabled: false)",
-    )
-    stages = (*(r for r in report.stages if r.stage != "temporal_order"), disabled)
-    text = render_terminal(report.model_copy(update={"stages": stages}), width=120)
+    disabled = with_stage_disabled(report, "temporal_order")
+    text = render_terminal(disabled, width=120)
     assert re.search(
         r"^temporal_order +skipped +disabled in the config \(stages\.temporal_order\.enabled: false\)", text, re.M
     )
-    unasked = [r for r in stages if r.not_applicable]
+    unasked = [r for r in disabled.stages if r.not_applicable]
     assert unasked and f"{len(unasked)} stage(s) do not apply to this config (-v shows why)" in text
     assert not any(re.search(rf"^{r.stage} ", text, re.M) for r in unasked)
-    verbose = render_terminal(report.model_copy(update={"stages": stages}), width=200, verbose=True)
+    verbose = render_terminal(disabled, width=200, verbose=True)
     assert all(re.search(rf"^{r.stage} +skipped +{re.escape(r.skip_reason or '')}", verbose, re.M) for r in unasked)
 
 

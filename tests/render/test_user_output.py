@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from auditor.core.findings import CapturedOutput, Report, StageResult, summarize
+from auditor.core.findings import CapturedOutput, Report, StageResult
 from auditor.render.html import render_html
 from auditor.render.markdown import render_markdown
 from auditor.render.terminal import render_terminal
+from tests.conftest import report_of
 
 
 def report(output: CapturedOutput | None) -> Report:
-    stages = (StageResult(stage="batch_inspect", status="passed", duration_s=0.1),)
-    return Report(
-        tool_version="0",
-        generated_at="2024-01-01T00:00:00+00:00",
-        config_path=None,
-        config_sha256=None,
-        manifest=None,
-        fail_on="error",
-        stages=stages,
-        summary=summarize(stages),
-        exit_code=0,
-        user_output=output,
-    )
+    return report_of((StageResult(stage="batch_inspect", status="passed", duration_s=0.1),), user_output=output)
 
 
 PRINTED = CapturedOutput(

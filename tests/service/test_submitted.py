@@ -13,6 +13,7 @@ from auditor.pipeline.registry import discover, load_stages
 from auditor.pipeline.stage import AuditContext, Stage
 from auditor.service.review import not_run
 from auditor.service.submitted import load_submitted, server_stage_classes
+from tests.conftest import report_of
 
 CONFIG = "version: 1\nmanifest: {path: manifest.csv, split: split}\n"
 
@@ -38,17 +39,6 @@ def test_every_installed_stage_is_listed_and_none_that_runs_user_code_would_run(
 
 
 def _report_of(classes: list[type[Stage]]):  # type: ignore[no-untyped-def]
-    from auditor.core.findings import Report, StageResult, exit_code_for, summarize
+    from auditor.core.findings import StageResult
 
-    stages = tuple(StageResult(stage=c.name, status="skipped", duration_s=0.0) for c in classes)
-    return Report(
-        tool_version="0",
-        generated_at="2024-01-01T00:00:00+00:00",
-        config_path=None,
-        config_sha256=None,
-        manifest=None,
-        fail_on="error",
-        stages=stages,
-        summary=summarize(stages),
-        exit_code=exit_code_for(stages, "error"),
-    )
+    return report_of(tuple(StageResult(stage=c.name, status="skipped", duration_s=0.0) for c in classes))
