@@ -286,12 +286,23 @@ _READERS = {
 }
 
 
+# numpy's samplers of values: called for a table of rows, they build a synthetic data set as make_* does.
+# Those that draw indices or reorder rows (choice, permutation, shuffle, randint, integers) are not sources.
+_SAMPLERS = _names(
+    "rand randn random random_sample ranf sample normal standard_normal uniform multivariate_normal lognormal "
+    "exponential poisson binomial beta gamma laplace logistic"
+)
+
+
 def is_reader(qualname: str) -> bool:
-    """A call that reads rows from a file or builds a data set: pandas.read_csv, sklearn's load_* and make_*."""
+    """A call that reads rows from a file or builds a data set: pandas.read_csv, sklearn's load_* and make_*,
+    numpy.random.rand."""
     package, _, _ = qualname.partition(".")
     name = qualname.rpartition(".")[2]
     if package == "sklearn" and ".datasets" in qualname:
         return name.startswith(("load_", "make_", "fetch_"))
+    if qualname.startswith("numpy.random."):
+        return name in _SAMPLERS
     return name in _READERS.get(package, frozenset())
 
 

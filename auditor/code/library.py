@@ -111,7 +111,10 @@ class Library(Estimators):
         where = self.text(node.args[0]) if node.args else ""
         if last == "DataFrame":  # a table built here: its columns are the ones it is given
             return Value(data=self._new_table(node, first, args, kwargs, where))
-        data = replace(self.source(node, f"{last}({where})", read=True), columns=Columns())
+        # Values drawn by numpy have no column names: joined to a table (noise added), they leave its columns as
+        # they were, so a label dropped from it stays dropped.
+        drawn = qualname.startswith("numpy.random.")
+        data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
         dates = self._dates_read(kwargs)
         if dates:
             data = replace(data, dates=frozenset(dates))

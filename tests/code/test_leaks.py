@@ -342,6 +342,59 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("temporal_shuffle", 3)],
     ),
+    "a synthetic table drawn with numpy, scaled before the split": (
+        """
+        X = np.random.rand(200, 3)
+        y = (X[:, 0] > 0.5).astype(int)
+        X = StandardScaler().fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a synthetic table drawn with numpy, scaled on its training part": (
+        """
+        X = np.random.normal(size=(200, 3))
+        y = np.random.binomial(1, 0.5, 200)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        scaler = StandardScaler().fit(X_tr)
+        m = LogisticRegression().fit(scaler.transform(X_tr), y_tr)
+        print(m.score(scaler.transform(X_te), y_te))
+        """,
+        [],
+    ),
+    "noise drawn for the training rows after the split, a scaler fitted on them": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        noisy = X_tr + np.random.normal(0, 0.01, size=X_tr.shape)
+        scaler = StandardScaler().fit(noisy)
+        m = LogisticRegression().fit(scaler.transform(noisy), y_tr)
+        print(m.score(scaler.transform(X_te), y_te))
+        """,
+        [],
+    ),
+    "noise added to training rows that still hold the label": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df, df["y"])
+        noisy = X_tr + np.random.normal(0, 0.01, size=X_tr.shape)
+        m = LogisticRegression().fit(noisy, y_tr)
+        print(m.score(X_te, y_te))
+        """,
+        [("label_in_features", 4)],
+    ),
+    "rows split by a permutation drawn with numpy": (
+        """
+        df = pd.read_csv("d.csv")
+        order = np.random.permutation(len(df))
+        train, test = df.iloc[order[:800]], df.iloc[order[800:]]
+        scaler = StandardScaler().fit(train.drop(columns="y"))
+        m = LogisticRegression().fit(scaler.transform(train.drop(columns="y")), train["y"])
+        print(m.score(scaler.transform(test.drop(columns="y")), test["y"]))
+        """,
+        [],
+    ),
 }
 
 
