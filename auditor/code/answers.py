@@ -250,7 +250,8 @@ def unseen_leaks(
             continue
         if mostly or not lineage.traced(rows):  # a training score, or rows the run lost track of
             continue
-        passed = lineage.through(rows) & lineage.through(train.inputs[0])  # on the way to the score and the training
+        # on the way to the scored call and to the training
+        passed = lineage.through(rows, (by or score).index) & lineage.through(train.inputs[0], train.index)
         for fit in calls[: score.index]:
             if fit.owner not in passed or fit.owner_predicts or fit.name not in FITS or not fit.inputs:
                 continue

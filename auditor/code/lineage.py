@@ -52,7 +52,8 @@ class Lineage:
         self.calls = calls
         self.origin: dict[int, int] = {}  # row hash -> the hash of the row it was made from (itself if a source)
         self.pools: dict[int, int] = {}  # row hash of a synthetic row -> the index of the call that made it
-        self.made_by: dict[int, set[int]] = {}  # row hash -> owners (id) of the transforms that produced it
+        # row hash -> (call index, input row hash, owner) of each transform that returned it, in call order
+        self.producers: dict[int, list[tuple[int, int, int | None]]] = {}
         self.produced: set[int] = set()  # row hashes some traced call returned (a split's part, a transform's row)
         self.held_out: set[int] = set()  # row hashes a split put on its test side (train_test_split's 2nd, 4th, ...)
         for call in calls:
@@ -67,10 +68,7 @@ class Lineage:
             if source.n == result.n:
                 for a, b in zip(source.hashes.tolist(), result.hashes.tolist(), strict=True):
                     self.origin.setdefault(b, self.origin.get(a, a))
-                    owners = self.made_by.setdefault(b, set())
-                    owners |= self.made_by.get(a, set())  # every transform on the way, not only the last
-                    if call.owner is not None:
-                        owners.add(call.owner)
+                    self.producers.setdefault(b, []).append((call.index, a, call.owner))
         elif call.name == "fit_resample" and call.inputs and call.outputs:
             known = set(call.inputs[0].hashes.tolist())
             for h in call.outputs[0].hashes.tolist():
@@ -99,17 +97,27 @@ class Lineage:
             found.add(seen)
         return found
 
-    def through(self, rows: Rows) -> set[int]:
-        """The owners (id) of every traced transform the rows passed through on their way from their source."""
+    def through(self, rows: Rows, before: int) -> set[int]:
+        """The owners (id) of the traced transforms ``rows`` passed through on their way to the call at index
+        ``before``: each row's latest producer before that call, then the latest producer of that one's input row
+        before it, and so on back to a row no transform made.
+
+        Rows are known by their values, so a row a transform returned unchanged (an imputer's complete row) ends
+        the walk: the same values may be a raw row or another fold's output, and taking every producer of them
+        would make each fold's imputer one the scored rows passed through."""
         owners: set[int] = set()
         for h in rows.hashes.tolist():
-            seen = h
-            for _ in range(64):
-                owners |= self.made_by.get(seen, set())
-                nxt = self.origin.get(seen, seen)
-                if nxt == seen:
+            seen, until = h, before
+            for _ in range(64):  # chains of transforms are short
+                step = next((p for p in reversed(self.producers.get(seen, ())) if p[0] < until), None)
+                if step is None:
                     break
-                seen = nxt
+                index, source, owner = step
+                if owner is not None:
+                    owners.add(owner)
+                if source == seen:
+                    break
+                seen, until = source, index
         return owners
 
     def traced(self, rows: Rows | None) -> bool:

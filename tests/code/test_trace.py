@@ -241,3 +241,47 @@ def test_objects_built_anew_in_each_fold_are_told_apart(data: Path) -> None:
         """,
     )
     assert record["finished"] and record["found"] == []
+
+
+def _with_gaps(folder: Path) -> None:
+    """The fixture's table with a few values missing: an imputer returns the complete rows unchanged."""
+    frame = pd.read_csv(folder / "d.csv")
+    frame.loc[np.random.default_rng(4).random(len(frame)) < 0.1, "b"] = np.nan
+    frame.to_csv(folder / "d.csv", index=False)
+
+
+def test_an_imputer_refitted_in_each_fold_is_no_leak_though_it_returns_rows_unchanged(data: Path) -> None:
+    # Fold 2's complete test rows were fold 1's training rows, returned unchanged by fold 1's imputer: the same
+    # values, but not the way they reached fold 2's score.
+    _with_gaps(data)
+    record = _run(
+        data,
+        """
+        from sklearn.impute import SimpleImputer
+        from sklearn.model_selection import KFold
+        X, y = df.drop(columns="y").to_numpy(), df["y"].to_numpy()
+        for tr, te in KFold(n_splits=4, shuffle=True, random_state=0).split(X):
+            imputer = SimpleImputer().fit(X[tr])
+            model = LogisticRegression().fit(imputer.transform(X[tr]), y[tr])
+            print(accuracy_score(y[te], model.predict(imputer.transform(X[te]))))
+        """,
+    )
+    assert record["finished"] and record["found"] == []
+
+
+def test_an_imputer_fitted_on_every_row_before_the_folds_is_found_by_the_run(data: Path) -> None:
+    _with_gaps(data)
+    record = _run(
+        data,
+        """
+        from sklearn.impute import SimpleImputer
+        from sklearn.model_selection import KFold
+        X, y = df.drop(columns="y").to_numpy(), df["y"].to_numpy()
+        imputer = SimpleImputer().fit(X)
+        for tr, te in KFold(n_splits=4, shuffle=True, random_state=0).split(X):
+            model = LogisticRegression().fit(imputer.transform(X[tr]), y[tr])
+            print(accuracy_score(y[te], model.predict(imputer.transform(X[te]))))
+        """,
+    )
+    assert record["finished"]
+    assert [(f["kind"], f["line"]) for f in record["found"]] == [("preprocessing", LINE + 4)]
