@@ -243,13 +243,19 @@ def _pair_rows(flat: tuple[Any, ...] | None) -> list[tuple[str, str, int, int, i
     return [(a, b, int(v or 0), int(x or 0), int(y or 0)) for a, b, v, x, y in zip(*[iter(flat)] * 5, strict=True)]
 
 
-def duckdb_agg_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
+def _duckdb_view(path: Path, names: dict[str, str] | None) -> Any:
+    """A DuckDB connection on 2 threads with the view ``m``: the parquet file, its columns by the peers' names."""
     import duckdb
 
     con = duckdb.connect()
     con.execute("SET threads = 2")
     renamed = ", ".join(f'"{column}" AS {name}' for column, name in _renames(path, names).items())
     con.execute(f"CREATE VIEW m AS SELECT *{', ' + renamed if renamed else ''} FROM read_parquet('{path}')")
+    return con
+
+
+def duckdb_agg_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
+    con = _duckdb_view(path, names)
     # Ids are nearly all distinct: grouped as 64-bit hashes (integers group faster than strings), the few
     # candidates then grouped by the id itself, so a collision never counts.
     ids = con.execute(
@@ -367,12 +373,7 @@ def _renames(path: Path, names: dict[str, str] | None) -> dict[str, str]:
 
 
 def duckdb_answers(path: Path, keys: list[str], links: bool, names: dict[str, str] | None = None) -> Answers:
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute("SET threads = 2")
-    renamed = ", ".join(f'"{column}" AS {name}' for column, name in _renames(path, names).items())
-    con.execute(f"CREATE VIEW m AS SELECT *{', ' + renamed if renamed else ''} FROM read_parquet('{path}')")
+    con = _duckdb_view(path, names)
     ids = con.execute(
         "SELECT count(*) FROM (SELECT sample_id FROM m GROUP BY sample_id HAVING count(DISTINCT split) > 1)"
     ).fetchall()[0]
