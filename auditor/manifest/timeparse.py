@@ -54,7 +54,7 @@ def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Ti
     if pa.types.is_dictionary(t):
         column, t = column.cast(t.value_type), t.value_type
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
-        return Times(_ns_of(column, pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None)))
+        return Times(_ns_of(column, pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None), name))
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return Times(_from_numbers(column, name, epoch_unit), epoch=True)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -62,15 +62,39 @@ def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Ti
     raise StageInputError(f"column '{name}' has type {t}; expected timestamps, dates, ISO 8601 text or epoch numbers")
 
 
-def _ns_of(column: pa.ChunkedArray, ns: pa.DataType) -> np.ndarray:
+def _ns_of(column: pa.ChunkedArray, ns: pa.DataType, name: str) -> np.ndarray:
     """Timestamps or dates as int64 ns (NAT for null), cast a chunk at a time into one array: a cast of the whole
     column and its conversion would hold two more copies of it (16 bytes a row) at once."""
     out = np.empty(len(column), dtype=np.int64)
     at = 0
     for chunk in column.chunks:
-        out[at : at + len(chunk)] = _to_int(pa.chunked_array([chunk.cast(ns)]))
+        try:
+            out[at : at + len(chunk)] = _to_int(pa.chunked_array([chunk.cast(ns)]))
+        except pa.ArrowInvalid:  # a time nanoseconds since 1970 cannot hold (before 1677 or after 2262)
+            raise StageInputError(_out_of_range(chunk, name, at)) from None
         at += len(chunk)
     return out
+
+
+def _out_of_range(chunk: pa.Array, name: str, at: int) -> str:
+    """Which row of ``chunk`` (its first at row ``at``) holds a time outside 1677-09-21 .. 2262-04-11."""
+    if pa.types.is_date(chunk.type):
+        raw, unit, per_ns = chunk.cast(pa.date32()).cast(pa.int32()).cast(pa.int64()), "days", 86_400 * 10**9
+    else:
+        unit = chunk.type.unit
+        raw, per_ns = chunk.cast(pa.int64()), {"s": 10**9, "ms": 10**6, "us": 10**3}.get(unit, 1)
+    values = np.asarray(raw.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    limit = np.iinfo(np.int64).max // per_ns
+    rows = np.flatnonzero((values > limit) | (values < -limit))
+    where = (
+        f"{values[rows[0]]} {unit} since 1970 (row {at + int(rows[0])}, {len(rows)} such row(s))"
+        if len(rows)
+        else "a value"
+    )
+    return (
+        f"column '{name}': {where} is outside the times this audit can compare (1677-09-21 .. 2262-04-11); "
+        "is its unit right?"
+    )
 
 
 def _to_int(column: pa.ChunkedArray) -> np.ndarray:

@@ -27,3 +27,27 @@ def test_a_column_of_many_chunks_is_read_as_one_cast_reads_it(kind: pa.DataType)
     assert got.dtype == np.int64 and np.array_equal(got, expected)
     assert int((got == NAT).sum()) == sum(v is None for v in values)
     assert parse_times(pa.chunked_array([], kind), "t").ns.tolist() == []
+
+
+@pytest.mark.parametrize(
+    ("values", "kind", "shown"),
+    [
+        (
+            [1_700_000_000_000, 1_700_000_000_000_000],
+            pa.timestamp("ms"),
+            "1700000000000000 ms since 1970 (row 1, 1 such",
+        ),
+        ([0, -(2**62)], pa.timestamp("us"), f"{-(2**62)} us since 1970 (row 1, 1 such"),
+        ([0, 200_000], pa.date32(), "200000 days since 1970 (row 1, 1 such"),
+    ],
+)
+def test_a_time_nanoseconds_cannot_hold_is_refused_with_its_column_and_row(
+    values: list[int], kind: pa.DataType, shown: str
+) -> None:
+    from auditor.core.errors import StageInputError
+
+    raw = pa.int32() if pa.types.is_date(kind) else pa.int64()
+    column = pa.chunked_array([pa.array(values[:1], raw).cast(kind), pa.array(values[1:], raw).cast(kind)])
+    with pytest.raises(StageInputError, match=r"column 'ends': ") as raised:
+        parse_times(column, "ends")
+    assert shown in str(raised.value) and "is its unit right?" in str(raised.value)

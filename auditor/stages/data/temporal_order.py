@@ -511,10 +511,10 @@ class TemporalOrder(Stage):
                         hits["TMP007"].append((names[split_code], t_rows[late], period, near.from_previous[late]))
             if scope is None and reported:
                 hits = {code: _without(found, reported.get(code)) for code, found in hits.items()}
-            else:
+            elif scope is not None:  # only the global scope, after this one, reads what was reported
                 for code, found in hits.items():
                     if found:
-                        reported[code] = np.unique(np.concatenate([r for _, r, _, _ in found]))
+                        reported[code] = _distinct_rows(found, manifest.n_rows)
             by_scope.append((scope, hits))
         for scope, hits in reversed(by_scope):  # global first, as before
             for code, found in hits.items():
@@ -532,7 +532,6 @@ class TemporalOrder(Stage):
         gap_ns: int | None,
         epoch_scale: int | None,
     ) -> Finding:
-        import numpy as np
 
         from auditor.core.duration import format_span
         from auditor.manifest.overlap import capped_counts, capped_title, more_text
@@ -542,7 +541,7 @@ class TemporalOrder(Stage):
         config = context.config
         manifest = context.require_manifest()
         time, time_end, entity = config.keys.time, config.keys.time_end, config.keys.entity
-        rows = np.unique(np.concatenate([r for _, r, _, _ in found]))
+        rows = _distinct_rows(found, manifest.n_rows)
         # Across entities the labels may or may not share information; within one entity they do.
         severity = Severity.WARNING if code == "TMP007" or (entity is not None and scope is None) else Severity.ERROR
         shown = capped_counts({s: len(r) for s, r, _, _ in found})
@@ -740,6 +739,17 @@ def _blocks(n: int) -> Iterator[tuple[int, int]]:
     """(start, stop) of consecutive blocks of rows."""
     for lo in range(0, n, _BLOCK_ROWS):
         yield lo, min(lo + _BLOCK_ROWS, n)
+
+
+def _distinct_rows(found: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]], n_rows: int) -> np.ndarray:
+    """The rows of every holdout's hits, sorted and distinct: marked in one array over the manifest's rows (a
+    sort of them all, as np.unique does, grew faster than the rows: 24 of 38 CPU seconds at 10M rows)."""
+    import numpy as np
+
+    marked = np.zeros(n_rows, dtype=bool)
+    for _, rows, _, _ in found:
+        marked[rows] = True
+    return np.flatnonzero(marked)
 
 
 def _without(
