@@ -106,7 +106,19 @@ def main() -> None:
     print(f"{args.config}: exit {report.exit_code} in {time.perf_counter() - t0:.1f} s on the {args.engine} engine")
     print(table(steps.rows))
     if args.json:
-        args.json.write_text(json.dumps({"exit_code": report.exit_code, "steps": steps.rows}, indent=2))
+        # What each stage concluded (its status, error and findings), so a refusal is recorded with its figures.
+        stages = [
+            {
+                "stage": r.stage,
+                "status": r.status,
+                "error": r.error.message if r.error else None,
+                "findings": [{"code": f.code, "severity": f.severity, "message": f.message} for f in r.findings],
+            }
+            for r in report.stages
+        ]
+        args.json.write_text(
+            json.dumps({"exit_code": report.exit_code, "steps": steps.rows, "stages": stages}, indent=2, default=str)
+        )
 
 
 if __name__ == "__main__":  # the dask engine's local cluster starts worker processes that import this module
