@@ -45,7 +45,7 @@ def neighbours(
         t_ent = train_entity.astype(np.int64)
         h_ent = hold_entity.astype(np.int64)
         ta, tb, ha, hb = _within_entities([train_start, train_end, hold_start, hold_end], [t_ent, t_ent, h_ent, h_ent])
-    by_start = np.argsort(ha, kind="stable")
+    by_start = stable_order(ha)
     starts = ha[by_start]
     # The latest end among the holdout windows that start at or before each position: within an entity the keys
     # of earlier entities are all smaller, so the running maximum never reaches across entities.
@@ -53,7 +53,7 @@ def neighbours(
     k = _search(starts, tb, "right")  # windows starting at or before the row's end: [0, k)
     overlap = (k > 0) & (reach[np.maximum(k - 1, 0)] >= ta)
     # The gap is counted between times, as scikit-learn's TimeSeriesSplit(gap=) counts it: from the row's start.
-    ta_order = np.argsort(ta)
+    ta_order = stable_order(ta)
     k = _search(starts, ta, "left", ta_order)
     to_next = np.full(n, NONE, dtype=np.int64)
     has = k < m
@@ -61,7 +61,7 @@ def neighbours(
     if h_ent is not None and t_ent is not None:
         has &= h_ent[nxt] == t_ent
     to_next[has] = hold_start[nxt[has]] - train_start[has]
-    by_end = np.argsort(hb, kind="stable")
+    by_end = stable_order(hb)
     ends = hb[by_end]
     j = _search(ends, ta, "left", ta_order) - 1  # the last window ending before the row starts
     from_previous = np.full(n, NONE, dtype=np.int64)
@@ -76,10 +76,36 @@ def neighbours(
 def _search(haystack: np.ndarray, needles: np.ndarray, side: str, order: np.ndarray | None = None) -> np.ndarray:
     """np.searchsorted with the needles taken in ascending order: each search starts where the last ended, which
     is several times faster on millions of rows than searches in row order (cache misses)."""
-    order = np.argsort(needles) if order is None else order
+    order = stable_order(needles) if order is None else order
     out = np.empty(len(needles), dtype=np.int64)
     out[order] = np.searchsorted(haystack, needles[order], side=side)  # type: ignore[call-overload]
     return out
+
+
+def stable_order(values: np.ndarray) -> np.ndarray:
+    """np.argsort(values, kind="stable") for integers. Where each value's place above the minimum (over the values'
+    common step) and its row number fit in 63 bits together, one sort of those packed keys gives it: numpy sorts
+    plain integers with SIMD, several times faster than an argsort of millions of rows, whose random accesses make
+    it grow faster than the rows. Otherwise the argsort itself."""
+    n = len(values)
+    if n < 2 or values.dtype.kind != "i":
+        return np.argsort(values, kind="stable")
+    low, high = int(values.min()), int(values.max())
+    row_bits = (n - 1).bit_length()
+    span, step = high - low, 1
+    if span.bit_length() + row_bits > 63 and 0 < span < 2**63:
+        step = int(np.gcd.reduce(values.astype(np.int64) - low))  # times on a grid (whole seconds in ns)
+        span //= step
+    if span.bit_length() + row_bits > 63:
+        return np.argsort(values, kind="stable")
+    keys = values.astype(np.int64) - low
+    if step > 1:
+        keys //= step
+    keys <<= row_bits
+    keys |= np.arange(n, dtype=np.int64)
+    keys.sort()
+    keys &= (1 << row_bits) - 1
+    return keys
 
 
 def _within_entities(times: list[np.ndarray], entities: list[np.ndarray]) -> list[np.ndarray]:
