@@ -384,6 +384,27 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 4)],
     ),
+    "rows split by a random mask drawn with numpy, a scaler fitted on the training part": (
+        """
+        df = pd.read_csv("d.csv")
+        mask = np.random.rand(len(df)) < 0.8
+        train, test = df[mask], df[~mask]
+        scaler = StandardScaler().fit(train.drop(columns="y"))
+        m = LogisticRegression().fit(scaler.transform(train.drop(columns="y")), train["y"])
+        print(m.score(scaler.transform(test.drop(columns="y")), test["y"]))
+        """,
+        [],
+    ),
+    "rows split by a random mask drawn with numpy after a scaler saw them all": (
+        """
+        df = pd.read_csv("d.csv")
+        X = StandardScaler().fit_transform(df.drop(columns="y"))
+        mask = np.random.rand(len(df)) < 0.8
+        m = LogisticRegression().fit(X[mask], df["y"][mask])
+        print(m.score(X[~mask], df["y"][~mask]))
+        """,
+        [("preprocessing", 2)],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
