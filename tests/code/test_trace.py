@@ -226,23 +226,6 @@ def test_fingerprints_see_the_same_row_in_any_dtype_and_label_columns_see_y_agai
     assert label_columns(pd.DataFrame({"log": np.log(amounts), "noise": [1, 2, 3, 4, 5, 6.0]}), amounts) == ["log"]
 
 
-def test_objects_built_anew_in_each_fold_are_told_apart(data: Path) -> None:
-    # Each fold's scaler is gone before the next is built, so Python may give the next one the same id(): the
-    # run must not take fold 1's scaler (fitted on rows fold 2 scores) for fold 2's.
-    record = _run(
-        data,
-        """
-        from sklearn.model_selection import KFold
-        X, y = df.drop(columns="y").to_numpy(), df["y"].to_numpy()
-        for tr, te in KFold(n_splits=4, shuffle=True, random_state=0).split(X):
-            scaler = StandardScaler().fit(X[tr])
-            model = LogisticRegression().fit(scaler.transform(X[tr]), y[tr])
-            print(accuracy_score(y[te], model.predict(scaler.transform(X[te]))))
-        """,
-    )
-    assert record["finished"] and record["found"] == []
-
-
 def _with_gaps(folder: Path) -> None:
     """The fixture's table with a few values missing: an imputer returns the complete rows unchanged."""
     frame = pd.read_csv(folder / "d.csv")
@@ -250,20 +233,30 @@ def _with_gaps(folder: Path) -> None:
     frame.to_csv(folder / "d.csv", index=False)
 
 
-def test_an_imputer_refitted_in_each_fold_is_no_leak_though_it_returns_rows_unchanged(data: Path) -> None:
-    # Fold 2's complete test rows were fold 1's training rows, returned unchanged by fold 1's imputer: the same
-    # values, but not the way they reached fold 2's score.
-    _with_gaps(data)
+@pytest.mark.parametrize(
+    ("learner", "gaps"),
+    [
+        # Each fold's scaler is gone before the next is built, so Python may give the next one the same id(): the
+        # run must not take fold 1's scaler (fitted on rows fold 2 scores) for fold 2's.
+        ("StandardScaler", False),
+        # Fold 2's complete test rows were fold 1's training rows, returned unchanged by fold 1's imputer: the same
+        # values, but not the way they reached fold 2's score.
+        ("SimpleImputer", True),
+    ],
+)
+def test_a_transformer_refitted_in_each_fold_is_no_leak(data: Path, learner: str, gaps: bool) -> None:
+    if gaps:
+        _with_gaps(data)
     record = _run(
         data,
-        """
+        f"""
         from sklearn.impute import SimpleImputer
         from sklearn.model_selection import KFold
         X, y = df.drop(columns="y").to_numpy(), df["y"].to_numpy()
         for tr, te in KFold(n_splits=4, shuffle=True, random_state=0).split(X):
-            imputer = SimpleImputer().fit(X[tr])
-            model = LogisticRegression().fit(imputer.transform(X[tr]), y[tr])
-            print(accuracy_score(y[te], model.predict(imputer.transform(X[te]))))
+            fitted = {learner}().fit(X[tr])
+            model = LogisticRegression().fit(fitted.transform(X[tr]), y[tr])
+            print(accuracy_score(y[te], model.predict(fitted.transform(X[te]))))
         """,
     )
     assert record["finished"] and record["found"] == []
