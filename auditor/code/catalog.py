@@ -302,8 +302,13 @@ def is_reader(qualname: str) -> bool:
     if package == "sklearn" and ".datasets" in qualname:
         return name.startswith(("load_", "make_", "fetch_"))
     if qualname.startswith("numpy.random."):
-        return name in _SAMPLERS
+        return is_drawn(qualname)
     return name in _READERS.get(package, frozenset())
+
+
+def is_drawn(qualname: str) -> bool:
+    """A numpy sampler called for a table of values (np.random.rand, normal): rows with no column names."""
+    return qualname.startswith("numpy.random.") and qualname.rpartition(".")[2] in _SAMPLERS
 
 
 ROW_CONCAT_FUNCTIONS = frozenset(

@@ -113,7 +113,7 @@ class Library(Estimators):
             return Value(data=self._new_table(node, first, args, kwargs, where))
         # Values drawn by numpy have no column names: joined to a table (noise added), they leave its columns as
         # they were, so a label dropped from it stays dropped.
-        drawn = qualname.startswith("numpy.random.")
+        drawn = catalog.is_drawn(qualname)
         data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
         dates = self._dates_read(kwargs)
         if dates:
