@@ -150,20 +150,10 @@ def config_for(case: str, size: int, data_dir: Path) -> tuple[Path, str]:
     raise ValueError(case)
 
 
-def tree(root: int) -> list[int]:
-    """``root`` and its descendants now (Linux: /proc/PID/task/TID/children)."""
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
 def measure(config: Path, stage: str) -> dict[str, Any]:
     """stage_memory.py on ``config`` with ``--only stage`` in a fresh process; its JSON plus wait4's figures."""
+    from driver_bench import descendants
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "steps.json"
         cmd = [sys.executable, str(BENCH / "stage_memory.py"), str(config), "--engine", "memory"]
@@ -177,7 +167,7 @@ def measure(config: Path, stage: str) -> dict[str, Any]:
             if pid:
                 break
             rss = 0.0
-            for p in tree(proc.pid):
+            for p in [proc.pid, *descendants(proc.pid)]:
                 with contextlib.suppress(OSError, ValueError, IndexError):
                     rss += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * PAGE / 2**20
                     fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
