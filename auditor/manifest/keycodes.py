@@ -118,12 +118,24 @@ def drop_blank(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Arra
 def _encode_small_dictionary(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     unified = pa.table({"c": column}).unify_dictionaries()["c"]
     dictionary = unified.chunk(0).dictionary if unified.num_chunks else pa.array([], column.type.value_type)
-    # Indices may be unsigned (polars' Categorical and Enum): widened to signed before a null becomes -1.
-    index = pa.chunked_array([c.indices for c in unified.chunks], type=column.type.index_type).cast(pa.int64())
-    codes = index.fill_null(MISSING).to_numpy().astype(CODE, copy=False)
+    # The indices are copied once into the codes: casting, filling and joining the chunks first would touch
+    # ten times the memory, and the split's codes are made before any other work can start.
+    codes = np.empty(len(unified), dtype=CODE)
+    at = 0
+    for chunk in unified.chunks:
+        index = chunk.indices
+        part = codes[at : at + len(index)]
+        # Indices may be unsigned (polars' Categorical and Enum); a dictionary this small fits int32 either way.
+        part[:] = index.fill_null(0).to_numpy() if index.null_count else index.to_numpy()
+        if index.null_count:
+            part[index.is_null().to_numpy(zero_copy_only=False)] = MISSING
+        at += len(index)
     # A dictionary may hold values no row has (a pandas Categorical's unused categories): they are not values
     # of the column, so a split named only there is no split.
-    used = np.bincount(codes[codes >= 0], minlength=len(dictionary)) > 0
+    # (Arrow's hash of the indices: bincount would first widen the 10M codes to int64.)
+    seen = pc.unique(pa.chunked_array([c.indices for c in unified.chunks], type=unified.type.index_type))
+    used = np.zeros(len(dictionary), dtype=bool)
+    used[seen.drop_null().to_numpy().astype(np.int64)] = True
     if not used.all():
         remap = np.cumsum(used) - 1
         codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], MISSING).astype(CODE, copy=False)
