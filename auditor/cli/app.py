@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from auditor.cli import code, review, run, service
-from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, stderr_console
+from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, say
 from auditor.cli.signals import StartupInterrupted, install, install_original, raise_startup_interrupt
 from auditor.core.errors import AuditError
 
@@ -94,7 +93,7 @@ def main() -> None:
         app()
     except (StartupInterrupted, KeyboardInterrupt) as exc:  # before a command's own handler: no verdict
         by = f" by {exc.signal_name}" if isinstance(exc, StartupInterrupted) else ""
-        stderr_console().print(Text("error: ", style="bold red") + Text(f"interrupted{by} before the audit started"))
+        say(f"interrupted{by} before the audit started", "error: ", "bold red")
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
     finally:
         install_original()

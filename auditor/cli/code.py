@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
-from rich.text import Text
 
-from auditor.cli.common import EXIT_CANNOT_AUDIT, fail, path_arg, split_list, stderr_console
+from auditor.cli.common import EXIT_CANNOT_AUDIT, fail, path_arg, say, split_list
 from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
 from auditor.cli.reportdir import ReportDir
 from auditor.cli.signals import Interrupted, exit_now, interruptible
@@ -77,9 +76,7 @@ def code(
             signals.armed = False
         except Interrupted as exc:
             reports.interrupted(exc.signal_name)
-            stderr_console().print(
-                Text("error: ", style="bold red") + Text(f"interrupted by {exc.signal_name} before the audit finished")
-            )
+            say(f"interrupted by {exc.signal_name} before the audit finished", "error: ", "bold red")
             exit_now(EXIT_CANNOT_AUDIT)
         except AuditError as exc:
             signals.armed = False

@@ -6,16 +6,18 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from auditor.core.errors import AuditError
 
-# Everything heavier than typer and rich (pydantic models, pandas, pyarrow, the stages, the renderers) is
-# imported by the command that needs it: `audit --help` and `audit stages` must answer at once.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Everything heavier than typer (rich, pydantic models, pandas, pyarrow, the stages, the renderers) is imported
+# by the command that needs it: `audit --help` and `audit stages` must answer at once, and a quiet run that
+# prints nothing never loads rich.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_CANNOT_AUDIT = 0, 1, 2
 UNWRAPPED_WIDTH = 1_000_000  # rich's width for output that is not a terminal: no line wrapped or cut (as the report's)
@@ -23,24 +25,35 @@ ROOT_HELP = "a further folder inputs may be read from (repeatable); by default o
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def stdout_console() -> Console:
     """The console for a command's tables: wrapped to a terminal's width, never wrapped or cut elsewhere (a log,
     a pipe, a file), so that every word and path arrives whole."""
+    from rich.console import Console
+
     if sys.stdout.isatty():
         return Console(highlight=False, markup=False)
     return Console(width=UNWRAPPED_WIDTH, highlight=False, markup=False, soft_wrap=True)
 
 
+def say(message: str, tag: str = "", style: str = "") -> None:
+    """One message on stderr, its ``tag`` ("error: ") in ``style``; the message is printed as written (no markup)."""
+    from rich.text import Text
+
+    stderr_console().print(Text(tag, style=style) + Text(message))
+
+
 def fail(message: str) -> typer.Exit:
-    stderr_console().print(Text("error: ", style="bold red") + Text(message))
+    say(message, "error: ", "bold red")
     return typer.Exit(EXIT_CANNOT_AUDIT)
 
 
 def warn(message: str) -> None:
-    stderr_console().print(Text("warning: ", style="bold yellow") + Text(message))
+    say(message, "warning: ", "bold yellow")
 
 
 def split_list(values: list[str] | None, option: str = "option") -> list[str]:

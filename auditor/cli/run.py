@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from auditor.cli.common import (
     EXIT_CANNOT_AUDIT,
@@ -20,8 +18,8 @@ from auditor.cli.common import (
     TokenOption,
     fail,
     path_arg,
+    say,
     split_list,
-    stderr_console,
     warn,
 )
 from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
@@ -89,6 +87,7 @@ def run(
     from auditor.core.diff import load_report, manifest_notes, mark_baseline
     from auditor.core.findings import FailOn
     from auditor.core.output import REPORT_JSON
+    from auditor.pipeline.registry import discover, load_stages
     from auditor.pipeline.runner import prepare_stages, run_audit
     from auditor.render import FILE_RENDERERS
     from auditor.render.attachments import attachments
@@ -127,7 +126,8 @@ def run(
             # options are wrong is a broken config: like one that does not load, it forgets only its own
             # reports, never those another config left there.
             try:
-                prepare_stages(loaded, only=selected)
+                classes = load_stages(discover())  # once: checked here, then run
+                prepare_stages(loaded, only=selected, classes=classes)
             except AuditError:
                 if loaded.path is not None and out is None:
                     reports.out_dir = own_reports_of_broken_config(loaded.path)
@@ -138,6 +138,7 @@ def run(
                     audited,
                     only=selected,
                     fail_on=fail_on,  # type: ignore[arg-type]
+                    classes=classes,
                     engine=engine_settings,
                 )
             if approved is not None:
@@ -152,10 +153,7 @@ def run(
             reports.interrupted(exc.signal_name)
             marked = reports.out_dir / REPORT_JSON if reports.marker and reports.out_dir else None
             where = f"; {marked} says 'interrupted'" if marked else ""
-            stderr_console().print(
-                Text("error: ", style="bold red")
-                + Text(f"interrupted by {exc.signal_name} before the audit finished{where}")
-            )
+            say(f"interrupted by {exc.signal_name} before the audit finished{where}", "error: ", "bold red")
             # The marker is in place and the user's code is stopped; what is left is worker threads still in
             # a read or a hash (a 60 GB file takes a minute) that a normal exit would wait for.
             exit_now(EXIT_CANNOT_AUDIT)
@@ -184,7 +182,7 @@ def run(
         if not reasons:  # nothing ran: say why each selected stage was skipped
             reasons = [f"{r.stage}: skipped, {r.skip_reason}" for r in report.stages if r.skip_reason]
             reasons.append(headline(report))
-        stderr_console().print(Text("\n".join(reasons) or headline(report)))
+        say("\n".join(reasons) or headline(report))
     raise typer.Exit(report.exit_code)
 
 
@@ -250,6 +248,8 @@ def _engine_settings(
 
 
 def print_terminal(report: Report, written: list[Path], verbose: bool) -> None:
+    from rich.console import Console
+
     from auditor.render import render_terminal
 
     color = sys.stdout.isatty()

@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from auditor.core.errors import StageInputError
 from auditor.core.paths import kind_of, open_regular, path_problem
 from auditor.manifest.sqlcache import SqliteCache
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 _BLOCK = 1 << 20
 _PROGRESS_BYTES = 256 << 20  # show a progress bar only when there is this much to read
@@ -242,6 +243,9 @@ def hash_files(
 
 
 def _progress(total: int) -> Progress:
+    from rich.console import Console  # here: only an audit that hashes content files shows this bar
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
     show = total >= _PROGRESS_BYTES and sys.stderr.isatty()
     return Progress(
         TextColumn("{task.description}"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from auditor.core.findings import Report
 from auditor.render.html import render_html
@@ -10,7 +11,9 @@ from auditor.render.json import render_json
 from auditor.render.junit import render_junit
 from auditor.render.markdown import render_markdown
 from auditor.render.sarif import render_sarif
-from auditor.render.terminal import render_terminal
+
+if TYPE_CHECKING:
+    from auditor.render.terminal import render_terminal
 
 Renderer = Callable[[Report], str]
 
@@ -22,6 +25,16 @@ FILE_RENDERERS: dict[str, tuple[Renderer, str]] = {
     "junit": (render_junit, "report.junit.xml"),
     "sarif": (render_sarif, "report.sarif"),
 }
+
+
+def __getattr__(name: str) -> Any:
+    """render_terminal on first use: it needs rich, which a run that writes only files never loads."""
+    if name == "render_terminal":
+        from auditor.render.terminal import render_terminal
+
+        return render_terminal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FILE_RENDERERS",

@@ -789,8 +789,53 @@ def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
 
 
 # Moments of start-up, each the import just finished (`-X importtime` prints one line per module): typer
-# while the command module itself is still importing, the config models and Arrow once `run` has begun.
-STARTUP_MOMENTS = ["typer", "rich.console", "auditor.core.config", "pyarrow"]
+# while the command modules are still importing, the `run` command's module, the config models and Arrow
+# once `run` has begun.
+STARTUP_MOMENTS = ["typer", "auditor.cli.run", "auditor.core.config", "pyarrow"]
+
+
+def test_a_run_finds_and_loads_the_stages_once(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stages checked before the report directory is touched are the ones that run: found once, not again."""
+    from auditor.pipeline import registry, runner
+
+    found: list[int] = []
+
+    def counted() -> object:
+        found.append(1)
+        return registry_discover()
+
+    registry_discover = registry.discover
+    monkeypatch.setattr(registry, "discover", counted)
+    monkeypatch.setattr(runner, "discover", counted)
+    assert invoke("run", str(sample), "-q").exit_code == 1
+    assert len(found) == 1
+
+
+# The real command, then the rich modules it loaded on its last line.
+_RICH_LOADED = """
+import sys
+from auditor.cli import main
+try:
+    main()
+finally:
+    print(sorted(m for m in sys.modules if m.split(".")[0] == "rich"))
+"""
+
+
+def test_a_quiet_run_that_writes_only_files_never_loads_rich(sample: Path) -> None:
+    """rich is for what a terminal shows: a quiet run that succeeds prints nothing, and rich's import alone
+    adds some 0.03 s to every start."""
+    script = _RICH_LOADED
+    out = sample.parent / "audit-report"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "run", str(sample), "--out", str(out), "-q"], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and (out / "report.html").exists(), done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    loud = subprocess.run(
+        [sys.executable, "-c", script, "run", str(sample), "--out", str(out)], capture_output=True, text=True
+    )
+    assert "rich.console" in loud.stdout.strip().splitlines()[-1]  # the summary is rich's: the check can see it
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
