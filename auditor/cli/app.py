@@ -9,8 +9,15 @@ from typing import Annotated
 import typer
 
 from auditor.cli import code, review, run, service
+from auditor.cli.collector import for_exit
 from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, say
-from auditor.cli.signals import StartupInterrupted, install, install_original, raise_startup_interrupt
+from auditor.cli.signals import (
+    StartupInterrupted,
+    install,
+    install_original,
+    raise_startup_interrupt,
+    started_as_command,
+)
 from auditor.core.errors import AuditError
 
 app = typer.Typer(
@@ -97,3 +104,5 @@ def main() -> None:
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
     finally:
         install_original()
+        if started_as_command():  # the process ends now; a program that called main() goes on
+            for_exit()
