@@ -23,6 +23,7 @@ MAX_CALL_DEPTH = 4  # the file's own functions are followed this many calls deep
 # what its walks returned), and the whole walk visits at most this many statements per statement of the file.
 WALKS_PER_FUNCTION = 12
 STATEMENTS_PER_STATEMENT = 40
+_LISTED_TIMES = 64  # [a] * n with n up to this is read item by item; beyond, as a list of unknown length
 
 
 class Walker(Calls, Frames):
@@ -327,7 +328,31 @@ class Walker(Calls, Frames):
         return self.subscript(node)
 
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
-        return self.combine(self.ev(node.left), self.ev(node.right))
+        left, right = self.ev(node.left), self.ev(node.right)
+        combined = self.combine(left, right)
+        if combined.data is None and combined.names_of is None and combined.items is None:
+            items = self._list_items(node.op, left, right)
+            if items is not None:
+                combined = replace(combined, items=items)
+        return combined
+
+    def _list_items(self, op: ast.operator, left: Value, right: Value) -> tuple[Value, ...] | None:
+        """The items of list arithmetic, as a concatenation reads them: ``[a] * 3`` is a three times, and
+        ``[a] + [f(a) for _ in range(3)]`` is a then the comprehension's elements, counted once (their number
+        is unknown): either way, rows of a that come in again."""
+        if isinstance(op, ast.Mult):
+            for listed, times in ((left, right), (right, left)):
+                count = times.const
+                if listed.items is not None and type(count) is int and 0 <= count <= _LISTED_TIMES:
+                    return listed.items * count
+            return None
+        if not isinstance(op, ast.Add) or (left.items is None) == (right.items is None):
+            return None
+        other = right if left.items is not None else left
+        if not any(self.record.objects[o].qualname == CONTAINER for o in other.objects):
+            return None  # not a list the walk built: a + b of something else
+        elements = (self.iterate(other),)
+        return (*left.items, *elements) if left.items is not None else (*elements, *(right.items or ()))
 
     def _ev_UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.ev(node.operand)

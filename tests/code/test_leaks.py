@@ -405,6 +405,48 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 2)],
     ),
+    "jittered copies stacked with the originals before the split": (
+        """
+        df = pd.read_csv("d.csv")
+        X0, y0 = df.drop(columns="y").to_numpy(), df["y"].to_numpy()
+        rng = np.random.default_rng(0)
+        X = np.vstack([X0] + [X0 * (1 + rng.normal(0, 0.02, size=X0.shape)) for _ in range(3)])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, np.tile(y0, 4))
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("overlap", 4)],
+    ),
+    "a table repeated by list multiplication before the split": (
+        """
+        df = pd.read_csv("d.csv")
+        X = np.concatenate([df.drop(columns="y").to_numpy()] * 3)
+        y = np.concatenate([df["y"].to_numpy()] * 3)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("overlap", 2)],
+    ),
+    "jittered copies of the training part only, stacked after the split": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").to_numpy(), df["y"].to_numpy())
+        rng = np.random.default_rng(0)
+        X_aug = np.vstack([X_tr] + [X_tr * (1 + rng.normal(0, 0.02, size=X_tr.shape)) for _ in range(3)])
+        y_aug = np.concatenate([y_tr] * 4)
+        print(LogisticRegression().fit(X_aug, y_aug).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a list of other tables added to one table's list, then the split": (
+        """
+        a = pd.read_csv("a.csv")
+        others = [pd.read_csv(f"site_{i}.csv") for i in range(3)]
+        df = pd.concat([a] + others)
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
