@@ -23,7 +23,7 @@ MAX_CALL_DEPTH = 4  # the file's own functions are followed this many calls deep
 # what its walks returned), and the whole walk visits at most this many statements per statement of the file.
 WALKS_PER_FUNCTION = 12
 STATEMENTS_PER_STATEMENT = 40
-_LISTED_TIMES = 64  # [a] * n with n up to this is read item by item; beyond, as a list of unknown length
+_LISTED_ITEMS = 64  # a list made by * is read item by item up to this length
 
 
 class Walker(Calls, Frames):
@@ -343,8 +343,13 @@ class Walker(Calls, Frames):
         if isinstance(op, ast.Mult):
             for listed, times in ((left, right), (right, left)):
                 count = times.const
-                if listed.items is not None and type(count) is int and 0 <= count <= _LISTED_TIMES:
+                if listed.items is None or type(count) is not int or count < 0:
+                    continue
+                if len(listed.items) * count <= _LISTED_ITEMS:
                     return listed.items * count
+                # Longer, it is read as its first items twice: still a list of what comes in again, and
+                # (([a] * 64) * 64) * 64 ... cannot grow without end.
+                return listed.items[: _LISTED_ITEMS // 2] * min(count, 2)
             return None
         if not isinstance(op, ast.Add) or (left.items is None) == (right.items is None):
             return None

@@ -426,6 +426,24 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 2)],
     ),
+    "a table repeated a thousand times before the split": (
+        """
+        df = pd.read_csv("d.csv")
+        big = pd.concat([df] * 1000)
+        X_tr, X_te, y_tr, y_te = train_test_split(big.drop(columns="y"), big["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("overlap", 2)],
+    ),
+    "a list multiplied again and again stays a bounded list of copies": (
+        """
+        df = pd.read_csv("d.csv")
+        big = pd.concat(((((([df] * 64) * 64) * 64) * 64) * 64) * 64)
+        X_tr, X_te, y_tr, y_te = train_test_split(big.drop(columns="y"), big["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("overlap", 2)],
+    ),
     "jittered copies of the training part only, stacked after the split": (
         """
         df = pd.read_csv("d.csv")
