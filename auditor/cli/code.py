@@ -44,6 +44,7 @@ def code(
     """Read scripts and notebooks for leaks: preprocessing before the split, test rows in training, one test set
     choosing among models, the label among the features, shuffled time series; exit 0, 1 or 2 as `audit run`."""
     from auditor.core.findings import FailOn
+    from auditor.pipeline.registry import discover, load_stages
     from auditor.pipeline.runner import prepare_stages, run_audit
     from auditor.render import FILE_RENDERERS
     from auditor.render.attachments import attachments
@@ -62,13 +63,14 @@ def code(
             require_mlflow(mlflow)
             given = [_existing(p) for p in paths]
             loaded = _config(given, exclude or [], run, timeout, fail_on)
-            prepare_stages(loaded, only=STAGE)
+            classes = load_stages(discover())  # once: checked here, then run
+            prepare_stages(loaded, only=STAGE, classes=classes)
             if out is not None:
                 reports.out_dir = path_arg(out, "--out")
                 reports.inputs = [("a file read", p) for p in given if p.is_file()]
                 chosen = list(dict.fromkeys([*(formats or ["json", "markdown", "html"]), "json"]))
                 reports.start(loaded, chosen)
-            report = run_audit(loaded, only=STAGE, fail_on=fail_on)  # type: ignore[arg-type]
+            report = run_audit(loaded, only=STAGE, fail_on=fail_on, classes=classes)  # type: ignore[arg-type]
             written: list[Path] = []
             if out is not None:
                 rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in chosen}

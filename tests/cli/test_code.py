@@ -80,3 +80,19 @@ def test_a_folder_with_no_code_exits_2(sample: Path, tmp_path: Path) -> None:
     done = runner.invoke(app, ["code", str(tmp_path / "empty")])
     assert done.exit_code == 2
     assert "no Python script (.py) or notebook (.ipynb) found" in done.output.replace("\n", " ")
+
+
+def test_the_stages_are_found_and_loaded_once(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.pipeline import registry, runner
+
+    found: list[int] = []
+    real = registry.discover
+
+    def counted() -> object:
+        found.append(1)
+        return real()
+
+    monkeypatch.setattr(registry, "discover", counted)
+    monkeypatch.setattr(runner, "discover", counted)
+    assert invoke(str(sample / "churn_model.ipynb")).exit_code == 1
+    assert len(found) == 1
