@@ -262,14 +262,31 @@ class Estimators(WalkState):
         if role is not None and role.kind is Kind.LEARNER:
             return role.learns, role.strength
         if role is not None and role.kind is Kind.PIPELINE:
-            parts = [self.record.objects[s] for s in found.steps]
-            learners = [p for p in parts if p.role is not None and p.role.kind is Kind.LEARNER]
+            learners = self._learners_within(found)
             if learners:
                 strongest = max(learners, key=lambda p: list(Strength).index(p.role.strength))  # type: ignore[union-attr]
                 names = ", ".join(p.name for p in learners)
                 return f"{names}: {strongest.role.learns}", strongest.role.strength  # type: ignore[union-attr]
             return "its steps' statistics", Strength.STATISTICS
         return "a transformation fitted to the rows", Strength.TARGET if supervised else Strength.STATISTICS
+
+    def _learners_within(self, found: Obj) -> list[Obj]:
+        """The learners among a pipeline's steps, also inside the pipelines nested in it (a scaler in a
+        make_pipeline that is one transformer of a column transformer), each once, in step order."""
+        learners: list[Obj] = []
+        seen = {found.id}
+        stack = list(reversed(found.steps))
+        while stack:
+            oid = stack.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            part = self.record.objects[oid]
+            if part.role is not None and part.role.kind is Kind.LEARNER:
+                learners.append(part)
+            elif part.role is not None and part.role.kind is Kind.PIPELINE:
+                stack.extend(reversed(part.steps))
+        return learners
 
     def _watched(self, train: object, found: Obj, kwargs: dict[str, Value]) -> None:
         """The data a training watches (eval_set, validation_data) and whether it chooses by it."""

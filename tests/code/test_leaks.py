@@ -513,3 +513,38 @@ def test_a_leak_in_a_function_is_reported_where_the_function_is_called(tmp_path:
     assert leak.place.line - offset == 6  # the call on every row, not the correct one at line 5
     assert leak.leak.kind.value == "preprocessing"
     assert f"line {offset + 2}" in leak.leak.message and "in a function called at" in leak.leak.message
+
+
+NESTED_STEPS = """
+from sklearn.compose import make_column_transformer
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+df = pd.read_csv("cars.csv")
+prep = make_column_transformer(
+    (make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), ["year", "km"]),
+    (OneHotEncoder(handle_unknown="ignore"), ["make"]),
+)
+{body}
+"""
+
+
+def test_a_scaler_in_a_pipeline_inside_a_column_transformer_is_learned_by_its_fit(tmp_path: Path) -> None:
+    """The nested scaler's statistics make the fit before the split an error, not only the encoder's categories."""
+    script = tmp_path / "cars.py"
+    body = """X = prep.fit_transform(df.drop(columns="price"))
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["price"])
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))"""
+    script.write_text(HEAD + NESTED_STEPS.format(body=body))
+    (leak,) = analyse_file(script).leaks
+    assert leak.leak.serious
+    assert "StandardScaler" in leak.leak.message and "SimpleImputer" in leak.leak.message
+
+
+def test_the_same_nested_column_transformer_fitted_on_the_training_part_is_clean(tmp_path: Path) -> None:
+    script = tmp_path / "cars.py"
+    body = """X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="price"), df["price"])
+model = make_pipeline(prep, LogisticRegression()).fit(X_tr, y_tr)
+print(model.score(X_te, y_te))"""
+    script.write_text(HEAD + NESTED_STEPS.format(body=body))
+    assert analyse_file(script).leaks == ()
