@@ -250,6 +250,21 @@ class Frames(WalkState):
                 return Value(data=replace(data, dates=data.dates | data.sources))
             if any(k in kind.lower() for k in ("int", "float", "bool", "uint")):
                 return Value(data=replace(data, number=True, mask=None, grouped=False))
+        if name in ("take", "skip") and _counted(args, kwargs):
+            # tf.data's take(n) and skip(n): the first n elements and the rest, as [:n] and [n:] are
+            split = self._part_split(SLICE, node, data)
+            side = "head" if name == "take" else "tail"
+            return Value(data=replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows)))
+        if name == "map" and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
+            # ds.map(lambda t, y: (vectorize(t), y)): what was fitted elsewhere and is applied to each element
+            # is in the result; what the body itself computes from an element (r / r.sum()) is not a fit over
+            # the rows, so fits made while reading the body are left out.
+            before = set(self.record.fits)
+            element = Value(data=data)
+            body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
+            applied = frozenset(f for f in _fits_in(body) if f in before) - data.fits
+            if applied:
+                return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False))
         if name == "map" and args and _numbers_of(self.record, args[0]):
             return Value(data=replace(self.with_fits(data, stats), number=True, mask=None, grouped=False))
         if name == "rename" and data.columns is not None:
@@ -518,6 +533,19 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
 
 
 SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
+
+
+def _counted(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """A single count argument (not rows, not a split's indices): take(n) and skip(n) of a stream of rows."""
+    return len(args) == 1 and not kwargs and args[0].data is None and not args[0].parts and not args[0].items
+
+
+def _fits_in(value: Value) -> frozenset[int]:
+    """The fits the rows in ``value`` (or in its items: a tuple of features and label) went through."""
+    found = value.data.fits if value.data is not None else frozenset()
+    for item in value.items or ():
+        found |= _fits_in(item)
+    return found
 
 
 def _sliced(atom: Atom, split: str, side: str) -> Atom:

@@ -476,6 +476,12 @@ class Walker(Calls, Frames):
     def _ev_Lambda(self, node: ast.Lambda) -> Value:
         return NOTHING
 
+    def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:
+        positional = [*node.args.posonlyargs, *node.args.args]
+        for i, arg in enumerate(positional):
+            self.defs[arg] = args[i] if i < len(args) else NOTHING
+        return self.ev(node.body)
+
     # Values -----------------------------------------------------------------------------------------------
 
     def iterate(self, value: Value) -> Value:

@@ -52,6 +52,10 @@ class WalkState(ABC):
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A call of a function defined in the file."""
 
+    @abstractmethod
+    def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:
+        """The value of a lambda's body with its positional parameters bound to ``args``."""
+
     # Calls (calls.py) and tables (frames.py) --------------------------------------------------------------
 
     @abstractmethod

@@ -465,6 +465,47 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a vocabulary adapted on every text, the rows then split by tf.data's take and skip": (
+        """
+        import tensorflow as tf
+        t = pd.read_parquet("tickets.parquet")
+        vectorize = tf.keras.layers.TextVectorization(max_tokens=20_000)
+        vectorize.adapt(t["body"].to_numpy())
+        ds = tf.data.Dataset.from_tensor_slices((t["body"].to_numpy(), t["queue"].to_numpy())).shuffle(10_000)
+        n_test = len(t) // 5
+        test_ds = ds.take(n_test).batch(256).map(lambda x, q: (vectorize(x), q))
+        train_ds = ds.skip(n_test).batch(256).map(lambda x, q: (vectorize(x), q))
+        model = tf.keras.Sequential([tf.keras.layers.Dense(5)])
+        model.fit(train_ds, epochs=3)
+        model.evaluate(test_ds)
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a vocabulary adapted on the part tf.data's skip leaves for training": (
+        """
+        import tensorflow as tf
+        t = pd.read_parquet("tickets.parquet")
+        ds = tf.data.Dataset.from_tensor_slices((t["body"].to_numpy(), t["queue"].to_numpy())).shuffle(10_000)
+        n_test = len(t) // 5
+        test_raw, train_raw = ds.take(n_test), ds.skip(n_test)
+        vectorize = tf.keras.layers.TextVectorization(max_tokens=20_000)
+        vectorize.adapt(train_raw.map(lambda x, q: x))
+        model = tf.keras.Sequential([tf.keras.layers.Dense(5)])
+        model.fit(train_raw.batch(256).map(lambda x, q: (vectorize(x), q)), epochs=3)
+        model.evaluate(test_raw.batch(256).map(lambda x, q: (vectorize(x), q)))
+        """,
+        [],
+    ),
+    "each row scaled by its own mean in a lambda before the split": (
+        """
+        df = pd.read_csv("spectra.csv")
+        X = df.drop(columns="y").apply(lambda r: (r - r.mean()) / r.std(), axis=1)
+        X["a"] = df["a"].map(lambda v: v / v.max())
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
