@@ -69,6 +69,10 @@ _SAME_TABLE = frozenset(
         "dropna",
         "drop_duplicates",
         "to_numpy",
+        "to_pandas",
+        "to_polars",
+        "collect",
+        "lazy",
         "to_frame",
         "reshape",
         "ravel",
@@ -271,6 +275,21 @@ class Frames(WalkState):
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
                 return Value(data=replace(data, columns=renamed, mask=None))
+        if name == "with_columns" and data.columns is not None:
+            # polars adds (or replaces) the columns its expressions name; the others stay as they were
+            # (what each new column is computed from is not read: a lag of the label is not the label)
+            columns = data.columns
+            for added in (n for a in node.args for n in _aliases(a)):
+                columns = columns.adding(added, ())
+            return Value(data=replace(self.with_fits(data, stats), columns=columns, mask=None))
+        if name == "filter" and node.args and not kwargs and args[0].strings() is None:
+            # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=)
+            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+        if name in ("select", "drop") and not kwargs and len(node.args) == 1:
+            excluded = self._polars_exclude(node.args[0])
+            if excluded is not None:  # select(pl.exclude("id", ...)): every column but those named
+                without = (data.columns or Columns()).without(excluded) if name == "select" else Columns()
+                return Value(data=replace(data, columns=without, mask=None))
         if name == "select" and args and all(a.strings() is not None for a in args):
             kept = [n for a in args for n in a.strings() or []]
             return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))
@@ -323,10 +342,29 @@ class Frames(WalkState):
             return replace(data, lagged=lagged, window=True, past=past, mask=None, grouped=False)
         return replace(data, lagged=lagged, past=False, mask=None, grouped=False)  # diff, pct_change: today too
 
+    def _polars_exclude(self, arg: ast.expr) -> list[str] | None:
+        """The names in `pl.exclude("a", "b")` or `pl.all().exclude(...)` (None for any other expression)."""
+        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "exclude"):
+            return None
+        base = arg.func.value
+        if isinstance(base, ast.Call):  # pl.all().exclude(...)
+            if not (isinstance(base.func, ast.Attribute) and base.func.attr == "all" and not base.args):
+                return None
+            base = base.func.value
+        if "polars" not in self.ev(base).names:
+            return None
+        names = [a.value for a in arg.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        return names if len(names) == len(arg.args) and not arg.keywords else None
+
     def _drop(self, data: Data, args: list[Value], kwargs: dict[str, Value]) -> Value:
         axis = kwargs.get("axis")
         by_columns = kwargs.get("columns")
         labels = args[0] if args else kwargs.get("labels", NOTHING)
+        if args and not kwargs and data.columns is not None and all(isinstance(a.const, str) for a in args):
+            # polars' drop("a", "b") names columns; pandas would look for the names among the row labels and
+            # fail, so a program that runs means columns
+            named = [str(a.const) for a in args]
+            return Value(data=replace(data, columns=data.columns.without(named)))
         if by_columns is not None or (axis is not None and axis.const in (1, "columns")):
             names = (by_columns or labels).strings()
             columns = data.columns or Columns()
@@ -533,6 +571,13 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
 
 
 SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
+
+
+def _aliases(expr: ast.expr) -> list[str]:
+    """The names a polars expression gives its result: `.alias("name")` at its end (none known otherwise)."""
+    named = isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "alias"
+    first = expr.args[0] if named and isinstance(expr, ast.Call) and expr.args else None
+    return [first.value] if isinstance(first, ast.Constant) and isinstance(first.value, str) else []
 
 
 def _counted(args: list[Value], kwargs: dict[str, Value]) -> bool:

@@ -506,6 +506,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "polars: every column but the ids selected by pl.exclude keeps the label": (
+        """
+        import polars as pl
+        apps = pl.scan_parquet("apps.parquet").filter(pl.col("status") == "closed")
+        apps = apps.with_columns((pl.col("amount") / pl.col("income")).alias("ratio")).collect()
+        X = apps.select(pl.exclude("app_id", "borrower_id")).to_pandas()
+        y = apps["defaulted"].to_numpy()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 7)],
+    ),
+    "polars: the label left out by pl.exclude and by drop": (
+        """
+        import polars as pl
+        apps = pl.read_parquet("apps.parquet").with_columns(pl.col("amount").log().alias("log_amount"))
+        X = apps.select(pl.all().exclude("app_id", "defaulted")).to_pandas()
+        X2 = apps.drop("app_id", "defaulted")
+        y = apps["defaulted"].to_numpy()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        X2_tr, X2_te, y2_tr, y2_te = train_test_split(X2, y, random_state=1)
+        print(LogisticRegression().fit(X2_tr, y2_tr).score(X2_te, y2_te))
+        """,
+        [],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
