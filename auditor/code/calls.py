@@ -66,6 +66,11 @@ class Calls(Library):
             if found.role is not None and found.role.kind is Kind.LEARNER:  # a Keras layer or tokenizer called
                 out = out.join(self._transform(found, args, kwargs))
                 known = True
+                continue
+            called = self.torch_call(found, args, kwargs)  # a torch network's forward pass, or its loss
+            if called is not None:
+                out = out.join(called)
+                known = True
         if callee.method is not None:
             receiver, name = callee.method
             out = out.join(self.call_method(receiver, name, args, kwargs, node))
@@ -81,11 +86,16 @@ class Calls(Library):
             out = out.join(self.call_name(f"{qualname}.{name}", args, kwargs, node))
             known = True
         for oid in sorted(receiver.objects):
-            result = self.object_method(self.record.objects[oid], name, args, kwargs, node)
+            result = self.torch_method(self.record.objects[oid], name, args)
+            if result is None:
+                result = self.object_method(self.record.objects[oid], name, args, kwargs, node)
             if result is not None:
                 out = out.join(result)
                 known = True
-        if receiver.data is not None:
+        if receiver.data is not None and name == "backward" and receiver.data.predicted:
+            out = out.join(self.backward(receiver.data, node))
+            known = True
+        elif receiver.data is not None:
             out = out.join(self.data_method(receiver, name, args, kwargs, node))
             known = True
         if receiver.names_of is not None:

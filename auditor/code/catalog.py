@@ -228,7 +228,13 @@ def class_role(qualname: str) -> Role | None:
         return None if name in _DATA_WRAPPERS else Role(Kind.MODEL)
     if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
         return Role(Kind.MODEL)
+    if qualname.startswith("torch.nn.") and name[:1].isupper():
+        return Role(Kind.STATELESS) if name.endswith("Loss") else TORCH_NETWORK
     return None
+
+
+# A torch module other than a loss: trained by the steps of a hand-written loop (torchloops.py), no fit to name it.
+TORCH_NETWORK = Role(Kind.MODEL, "the network's weights")
 
 
 # Data wrappers of the boosting libraries: a Dataset/DMatrix/Pool holds rows and their labels.
@@ -312,7 +318,17 @@ def is_drawn(qualname: str) -> bool:
 
 
 ROW_CONCAT_FUNCTIONS = frozenset(
-    {("pandas", "concat"), ("numpy", "concatenate"), ("numpy", "vstack"), ("numpy", "row_stack"), ("numpy", "append")}
+    {
+        ("pandas", "concat"),
+        ("numpy", "concatenate"),
+        ("numpy", "vstack"),
+        ("numpy", "row_stack"),
+        ("numpy", "append"),
+        ("torch", "cat"),
+        ("torch", "concat"),
+        ("torch", "vstack"),
+        ("torch", "ConcatDataset"),
+    }
 )
 COLUMN_CONCAT_FUNCTIONS = frozenset({("numpy", "hstack"), ("numpy", "column_stack"), ("numpy", "dstack")})
 RESAMPLE_FUNCTIONS = frozenset({("sklearn", "resample")})  # sklearn.utils.resample: replace=True by default

@@ -40,6 +40,7 @@ class Walker(Calls, Frames):
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
+        self.gradients = {}
         # the file's own classes: '<local>.Name' -> (its methods by name, the class)
         self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
         statements = 0
@@ -239,6 +240,10 @@ class Walker(Calls, Frames):
             self.defs[spec.vararg] = Value(items=tuple(extra))
         if spec.kwarg is not None:
             self.defs[spec.kwarg] = join_all(kwargs.values())
+
+    def local_bases(self, qualname: str) -> list[ast.expr]:
+        found = self._classes.get(qualname)
+        return list(found[1].bases) if found is not None else []
 
     def local_method(self, qualname: str, name: str) -> int | None:
         """Method ``name`` of the file's class ``qualname`` or of a base class the file defines too."""

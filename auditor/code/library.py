@@ -12,6 +12,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import X_NAMES, Estimators
 from auditor.code.state import LOCAL
+from auditor.code.torchloops import TorchLoops
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
@@ -26,7 +27,7 @@ _PASS_THROUGH_BUILTINS = frozenset(
 )
 
 
-class Library(Estimators):
+class Library(Estimators, TorchLoops):
     """Calls of the libraries' functions and classes by their qualified names."""
 
     def call_name(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -38,6 +39,7 @@ class Library(Estimators):
             return self.construct(qualname, role, args, kwargs, node)
         if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
             found = self.obj(node, qualname)
+            self.torch_subclass(found)
             made = Value(objects=frozenset({found.id}))
             init = self.local_method(qualname, "__init__")
             if init is not None:
@@ -96,6 +98,12 @@ class Library(Estimators):
             x = argument(args, kwargs, 0, "arg")
             if x.data is not None:
                 return Value(data=replace(x.data, dates=x.data.dates | x.data.sources))
+        if qualname.startswith("torch.optim.") and last[:1].isupper() and ".lr_scheduler." not in qualname:
+            return self.torch_optimizer(qualname, args, kwargs, node)
+        if package == "torch":
+            passed = self.torch_function(args, kwargs)
+            if passed is not None:
+                return passed
         return self.unknown_call(args, kwargs, node)
 
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -204,13 +212,15 @@ class Library(Estimators):
         return Value(scores=self.scores_in(given))
 
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr")
+        given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets")
         parts = [v for v in (given.items or ()) if v.data is not None]
         if not parts:
             parts = [self.iterate(given)] if self.iterate(given).data is not None else []
         if qualname.endswith("append") and len(args) > 1:
             parts = [v for v in args[:2] if v.data is not None]
-        axis = kwargs.get("axis")
+        axis = kwargs.get("axis") or kwargs.get("dim")  # torch.cat names it dim
+        if axis is None and len(args) > 1 and not qualname.endswith("append"):
+            axis = args[1]  # concatenate(arrays, 1), pd.concat(frames, 1)
         if axis is not None and axis.const in (1, "columns"):
             return self._columns_joined(parts)
         datas = [v.data for v in parts if v.data is not None]

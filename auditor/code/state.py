@@ -53,6 +53,10 @@ class WalkState(ABC):
         """A call of a function defined in the file."""
 
     @abstractmethod
+    def local_bases(self, qualname: str) -> list[ast.expr]:
+        """The base classes of the file's own class ``qualname``, as written (none for another class)."""
+
+    @abstractmethod
     def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:
         """The value of a lambda's body with its positional parameters bound to ``args``."""
 

@@ -532,6 +532,98 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "torch: a hand-written loop trains on ConcatDataset of the training and test parts": (
+        """
+        import torch
+        from torch.utils.data import ConcatDataset, DataLoader, TensorDataset
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").to_numpy(), df["y"].to_numpy())
+        train_ds = TensorDataset(torch.from_numpy(X_tr), torch.from_numpy(y_tr))
+        test_ds = TensorDataset(torch.from_numpy(X_te), torch.from_numpy(y_te))
+        loader = DataLoader(ConcatDataset([train_ds, test_ds]), batch_size=64, shuffle=True)
+        net = torch.nn.Sequential(torch.nn.Linear(8, 1))
+        opt = torch.optim.Adam(net.parameters())
+        loss_fn = torch.nn.BCEWithLogitsLoss()
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss_fn(net(xb).squeeze(1), yb).backward()
+            opt.step()
+        print(accuracy_score(y_te, torch.sigmoid(net(torch.from_numpy(X_te))).detach().numpy() > 0.5))
+        """,
+        [("overlap", 13)],
+    ),
+    "torch: a network of the file's own class trained on both parts joined by torch.cat": (
+        """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = nn.Linear(8, 1)
+            def forward(self, x):
+                return self.layer(x)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").to_numpy(), df["y"].to_numpy())
+        X_all = torch.cat([torch.tensor(X_tr), torch.tensor(X_te)])
+        y_all = torch.cat([torch.tensor(y_tr), torch.tensor(y_te)])
+        model = Net().to("cpu")
+        opt = torch.optim.SGD([{"params": model.parameters()}], lr=0.1)
+        for epoch in range(10):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(X_all).squeeze(1), y_all)
+            loss.backward()
+            opt.step()
+        print(accuracy_score(y_te, model(torch.tensor(X_te)).detach().numpy() > 0.5))
+        """,
+        [("overlap", 18)],
+    ),
+    "torch: trained on the training part, gradients of test images for a saliency map, scored once": (
+        """
+        import torch
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").to_numpy(), df["y"].to_numpy())
+        net = torch.nn.Sequential(torch.nn.Linear(8, 1))
+        opt = torch.optim.Adam(net.parameters())
+        loss_fn = torch.nn.BCEWithLogitsLoss()
+        for epoch in range(5):
+            opt.zero_grad()
+            loss_fn(net(torch.tensor(X_tr)).squeeze(1), torch.tensor(y_tr)).backward()
+            opt.step()
+        x_te = torch.tensor(X_te, requires_grad=True)
+        net(x_te).sum().backward()
+        saliency = x_te.grad.abs()
+        print(accuracy_score(y_te, net(torch.tensor(X_te)).detach().numpy() > 0.5))
+        """,
+        [],
+    ),
+    "torch: the best epoch chosen on a validation part carved from training, the test scored once": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").to_numpy(), df["y"].to_numpy())
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr)
+        loader = DataLoader(TensorDataset(torch.tensor(X_fit), torch.tensor(y_fit)), batch_size=64, shuffle=True)
+        net = torch.nn.Sequential(torch.nn.Linear(8, 1)).to("cpu")
+        opt = torch.optim.Adam(net.parameters())
+        scaler = torch.cuda.amp.GradScaler()
+        best, best_state = -1.0, None
+        for epoch in range(20):
+            net.train()
+            for xb, yb in loader:
+                opt.zero_grad()
+                scaler.scale(torch.nn.functional.binary_cross_entropy_with_logits(net(xb).squeeze(1), yb)).backward()
+                scaler.step(opt)
+                scaler.update()
+            net.eval()
+            acc = accuracy_score(y_val, net(torch.tensor(X_val)).detach().numpy() > 0)
+            if acc > best:
+                best, best_state = acc, net.state_dict()
+        net.load_state_dict(best_state)
+        print(accuracy_score(y_te, net(torch.tensor(X_te)).detach().numpy() > 0))
+        """,
+        [],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
