@@ -52,8 +52,21 @@ def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+# A number keeps its value only when that is how it is written (17, 0.5). YAML 1.1 also reads 010 as 8, 0x10 as
+# 16, 1_000 as 1000, 12:30 as 750 and 1.10 as 1.1: such a scalar keeps its text, so `key: 010` names the value
+# 010, not 8 (a number field still reads the text as a number).
 class _BoundedLoader(yaml.SafeLoader):
     """The safe loader, counting alias uses and the node count of the document with aliases expanded."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        value = super().construct_yaml_int(node)
+        return value if str(value) == node.value else str(node.value)
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
+        value = super().construct_yaml_float(node)
+        if value != value or value in (float("inf"), float("-inf")):  # .nan, .inf: no text to keep
+            return value
+        return value if repr(value) == node.value else str(node.value)
 
     def __init__(self, path: Path, text: str) -> None:
         super().__init__(text)
@@ -124,6 +137,10 @@ class _BoundedLoader(yaml.SafeLoader):
                 f"the document grows past {MAX_EXPANDED_NODES:,} nodes once aliases are expanded "
                 f"(at this {what}); expected a config of ordinary size",
             )
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
+_BoundedLoader.add_constructor("tag:yaml.org,2002:float", _BoundedLoader.construct_yaml_float)
 
 
 def load_yaml(path: Path, text: str) -> YamlDocument:

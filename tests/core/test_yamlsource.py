@@ -105,3 +105,29 @@ def test_a_value_longer_than_a_config_holds_is_refused_without_quoting_it() -> N
     message = str(raised.value)
     assert message.startswith("c.yaml:2:4: a value of 65,537 characters") and len(message) < 200
     assert load_yaml(Path("c.yaml"), "b: '" + "x" * MAX_SCALAR_CHARS + "'\n").data["b"] == "x" * MAX_SCALAR_CHARS
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("010", "010"), ("0x10", "0x10"), ("1_000", "1_000"), ("12:30", "12:30"), ("1.10", "1.10"), ("+12", "+12")],
+)
+def test_a_number_yaml_would_read_as_another_value_keeps_its_text(written: str, read: str) -> None:
+    """YAML 1.1 reads 010 as 8 and 12:30 as 750: a key value written so must stay the value written."""
+    assert load_yaml(Path("a.yaml"), f"key: {written}\n").data == {"key": read}
+
+
+def test_numbers_written_as_their_value_stay_numbers() -> None:
+    data = load_yaml(Path("a.yaml"), "a: 17\nb: -3\nc: 0.5\nd: 7.0\ne: .inf\n").data
+    assert data == {"a": 17, "b": -3, "c": 0.5, "d": 7.0, "e": float("inf")}
+
+
+def test_an_accept_key_written_010_does_not_accept_the_writer_8(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sample_id,writer,split\n1,010,train\n2,8,train\n3,x,test\n4,8,test\n")
+    (tmp_path / "audit.yaml").write_text(
+        "version: 1\nmanifest: {path: m.csv, id: sample_id, split: split}\nkeys: {groups: [writer]}\n"
+        "accept:\n  - {code: GRP001, key: 010, reason: calibration writer}\n"
+        "stages:\n  group_overlap: {max_examples: 010}\n"
+    )
+    result = runner.invoke(app, ["run", str(tmp_path / "audit.yaml"), "--out", str(tmp_path / "r"), "-q"])
+    assert result.exit_code == 1, result.output
+    assert "key='010'" in (tmp_path / "r" / "report.md").read_text()
