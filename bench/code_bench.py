@@ -54,7 +54,7 @@ def corpus_table(corpus: Path = CORPUS) -> str:
 
 def run_table() -> str:
     """`audit code --run` on each runnable corpus file (from the corpus folder): per kind, how many of the
-    reading's findings the run confirmed, left open or withdrew, and the leaks only the run found."""
+    reading's findings the run confirmed, left open or did not see, and the leaks only the run found."""
     import json
     import tempfile
 
@@ -85,23 +85,25 @@ def run_table() -> str:
                 rows[kind]["found by the run"] += 1
                 if not entry.expect:
                     alarms.append(f"{entry.path.relative_to(CORPUS)}: {finding['message']}")
-            elif finding["code"] == "CDL007":
-                rows[kind]["withdrawn"] += 1
+            elif "not_seen_by_run" in evidence:
+                rows[kind]["not seen by the run"] += 1
                 if entry.expect:
-                    alarms.append(f"withdrawn in leaky {entry.path.relative_to(CORPUS)}: {evidence['withdrawn']}")
+                    alarms.append(f"not seen in leaky {entry.path.relative_to(CORPUS)}: {evidence['not_seen_by_run']}")
             elif str(evidence.get("confirmed", "")).startswith("not confirmed"):
                 rows[kind]["left open"] += 1
             else:
                 rows[kind]["confirmed"] += 1
     lines = [
-        "| kind | confirmed | left open | withdrawn | found by the run alone |",
+        "| kind | confirmed | left open | not seen by the run | found by the run alone |",
         "|---|---:|---:|---:|---:|",
     ]
     for kind in KINDS:
         r = rows[kind]
-        lines.append(f"| {kind} | {r['confirmed']} | {r['left open']} | {r['withdrawn']} | {r['found by the run']} |")
+        lines.append(
+            f"| {kind} | {r['confirmed']} | {r['left open']} | {r['not seen by the run']} | {r['found by the run']} |"
+        )
     lines.append("")
-    lines.append(f"{len(entries)} runnable files; false alarms and wrong withdrawals: {len(alarms)}")
+    lines.append(f"{len(entries)} runnable files; false alarms and leaks the run did not see: {len(alarms)}")
     lines += [f"- {a}" for a in alarms]
     return "\n".join(lines)
 

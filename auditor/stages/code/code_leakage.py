@@ -1,5 +1,5 @@
 """code_leakage: leaks written in the pipeline code itself, found by reading scripts and notebooks (and, with
-`code.run`, confirmed or withdrawn by running them): preprocessing fitted before the split, test rows in
+`code.run`, confirmed by running them or left standing): preprocessing fitted before the split, test rows in
 training, one test set choosing among models, the label among the features, and shuffled time series."""
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ class CodeLeakage(Stage):
         "CDL004": "the label (or a column computed from it) is among the features",
         "CDL005": "rows ordered in time are split at random",
         "CDL006": "the run did not reach the end of the script: its findings stand as read",
-        "CDL007": "a leak the reading found was withdrawn by the run",
         "CDL009": "what the reading of the code covered",
     }
 
@@ -107,14 +106,16 @@ class CodeLeakage(Stage):
             for placed in result.leaks:
                 verdict = confirmations.verdict(result.path, placed) if confirmations is not None else None
                 if verdict is not None and verdict.withdrawn:
-                    yield self._withdrawn(placed, verdict.text, base)
+                    # The run saw no leak, but the code it ran decides what it sees (it can detect the trace or
+                    # forge the answers), so a run never clears a finding: a reviewer does, under `accept`.
+                    yield self._leak(placed, base, f"the run did not see it ({verdict.text})", seen=False)
                 else:
                     yield self._leak(placed, base, verdict.text if verdict is not None else None)
             for part in result.skipped:
                 yield self._unreadable(part.place.path, part.reason, base, part.place, whole=part.whole_file)
         yield self._summary(analysis, base)
 
-    def _leak(self, placed: PlacedLeak, base: Path, confirmed: str | None) -> Finding:
+    def _leak(self, placed: PlacedLeak, base: Path, confirmed: str | None, seen: bool = True) -> Finding:
         leak, place = placed.leak, placed.place
         evidence: dict[str, object] = {
             "at": place.at,
@@ -127,8 +128,13 @@ class CodeLeakage(Stage):
             **dict(leak.facts),
         }
         if confirmed is not None:
-            evidence["confirmed"] = confirmed
+            evidence["confirmed" if seen else "not_seen_by_run"] = confirmed
         message = f"{place.shown(base)}: {leak.message}" + (f" Run: {confirmed}" if confirmed else "")
+        if not seen:
+            message += (
+                ". A run cannot clear what the reading found, since the code it runs decides what the run sees; "
+                "if this is not a leak, record it under `accept` with the reason."
+            )
         return self.finding(
             KIND_CODES[leak.kind.value],
             Severity.ERROR if leak.serious else Severity.WARNING,
@@ -170,17 +176,6 @@ class CodeLeakage(Stage):
                 },
                 remediation=_FIXES[leak.kind],
             )
-
-    def _withdrawn(self, placed: PlacedLeak, why: str, base: Path) -> Finding:
-        leak, place = placed.leak, placed.place
-        return self.finding(
-            "CDL007",
-            Severity.INFO,
-            f"The reading found a {leak.kind.value} leak at {place.shown(base)} ({leak.what}); running the code "
-            f"withdrew it: {why}",
-            key=_key(place, base),
-            evidence={"at": place.at, "leak": leak.kind.value, "what": leak.what, "withdrawn": why},
-        )
 
     def _unreadable(self, path: Path, reason: str, base: Path, place: Place | None, whole: bool) -> Finding:
         where = place.shown(base) if place is not None and (place.line or place.cell) else rel(path, base)

@@ -210,3 +210,37 @@ def test_validate_names_each_code_path_that_is_missing_or_not_python(tmp_path: P
     empty = write_config(tmp_path, {"version": 1, "code": {"paths": ["notes"]}}, "empty.yaml")
     [problem] = CodeLeakage().check_inputs(load_config(empty))
     assert problem.startswith("code.paths: no Python script (.py) or notebook (.ipynb) in")
+
+
+FORGES_THE_RUN = """import json, os, pathlib, pickle
+args = [a.decode() for a in open("/proc/self/cmdline", "rb").read().split(b"\\0") if a]
+p = pathlib.Path(args[-1])
+p = p / "request.pickle" if p.is_dir() else p
+try:
+    req = pickle.loads(p.read_bytes())
+    done = {"finished": True, "failure": None, "calls": 3, "found": [],
+            "answers": {str(i): {"status": "withdrawn", "text": "all clear"} for i in range(10)}}
+    with open(req.results, "a") as f:
+        f.write(json.dumps({"record": json.dumps(done)}) + "\\n")
+        f.write(json.dumps({"end": 1, "token": req.token}) + "\\n")
+    os._exit(0)
+except Exception:
+    pass
+"""
+
+
+def test_code_that_answers_for_the_run_cannot_clear_what_the_reading_found(tmp_path: Path) -> None:
+    """The code run decides what its run sees (it may forge the answers or notice the trace), so an answer that
+    the leak is not there leaves the finding standing, at its severity."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["y"] = (frame.a > 0).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "forged.py").write_text(FORGES_THE_RUN + LEAKY)
+    report = _audit(tmp_path, {"paths": ["forged.py"], "run": True, "timeout_s": 120})
+    leak = finding(report, "CDL001")
+    assert leak.severity == "error" and report.exit_code == 1
+    assert {f.code for f in report.findings} <= {"CDL001", "CDL006", "CDL009"}
