@@ -468,6 +468,15 @@ class Frames(WalkState):
         elif indexer is None and not (index.data or index.parts or index.consts or isinstance(index_node, ast.Slice)):
             # df[features] with a list the walk cannot read: some columns, which ones unknown
             selected = replace(selected, columns=Columns(opaque=True))
+        elif (
+            indexer is None
+            and index.data is not None
+            and index.data.mask is None
+            and not _same_origin(index.data, data)
+        ):
+            # df[cols] with cols from elsewhere (json.load of a feature list, a config): not a mask of these
+            # rows, whose values would come from the table itself, so names of columns the walk cannot read
+            selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST) -> Data:
@@ -612,6 +621,11 @@ def _keyed(data: Data, key: object) -> Data | None:
         return None
     kept = frozenset(a for a in data.rows if any(p.split.startswith("keys:") and p.side == key for p in a.parts))
     return replace(data, rows=kept) if kept else None
+
+
+def _same_origin(index: Data, data: Data) -> bool:
+    """Whether an index's values come from the rows it indexes (a mask of them), not from another source."""
+    return bool({a.origin for a in index.rows} & {a.origin for a in data.rows})
 
 
 def _names_columns(index: Value, node: ast.expr) -> bool:

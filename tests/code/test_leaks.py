@@ -624,6 +624,27 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "the features named by a list read from a JSON file": (
+        """
+        import json
+        df = pd.read_csv("d.csv")
+        cols = json.load(open("features.json"))
+        X_tr, X_te, y_tr, y_te = train_test_split(df[cols], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "rows kept by a mask a function of the file makes from the table keep every column, the label too": (
+        """
+        def usable(frame):
+            return frame["a"].notna()
+        df = pd.read_csv("d.csv")
+        X = df[usable(df)]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, X["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
