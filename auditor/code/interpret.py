@@ -26,6 +26,9 @@ STATEMENTS_PER_STATEMENT = 40
 _LISTED_ITEMS = 64  # a list made by * is read item by item up to this length
 
 
+_EACH_ITEM = 8  # a comprehension over a literal tuple of at most this many items is read item by item
+
+
 class Walker(Calls, Frames):
     """Walks one Program and records its sources, objects, fits, trainings, splits, scores and choices."""
 
@@ -91,16 +94,26 @@ class Walker(Calls, Frames):
         elif isinstance(node, ast.Expr):
             self.ev(node.value)
         elif isinstance(node, ast.For | ast.AsyncFor):
-            element = self.iterate(self.ev(node.iter))
-            self.loop(node, node.body, lambda: self.assign(node.target, element, node))
+            iterated = self.ev(node.iter)
+            known = iterated.items
+            if known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+                # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
+                # body stores under each name holds that part's rows only
+                self.loop_items(node, node.body, node.target, known)
+            else:
+                element = self.iterate(iterated)
+                self.loop(node, node.body, lambda: self.assign(node.target, element, node))
             self.block(node.orelse)
         elif isinstance(node, ast.While):
             self.loop(node, node.body, lambda: self.ev(node.test))
             self.block(node.orelse)
         elif isinstance(node, ast.If):
-            self.ev(node.test)
-            self.block(node.body)
-            self.block(node.orelse)
+            test = self.ev(node.test).const
+            # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
+            if test is not False:
+                self.block(node.body)
+            if test is not True:
+                self.block(node.orelse)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 value = self.ev(item.context_expr)
@@ -139,6 +152,17 @@ class Walker(Calls, Frames):
             passes = LOOP_PASSES if len(self.loops) <= NESTED_LOOP_PASSES else 1
             for _ in range(passes):
                 each()  # type: ignore[operator]
+                self.block(body)
+        finally:
+            self.loops.pop()
+
+    def loop_items(self, node: ast.AST, body: Sequence[ast.stmt], target: ast.AST, items: Sequence[Value]) -> None:
+        """A loop over a literal sequence of a few items: the body walked once per item, in order."""
+        lid, _ = self.key_id("loop", node)
+        self.loops.append(lid)
+        try:
+            for item in items:
+                self.assign(target, item, node)
                 self.block(body)
         finally:
             self.loops.pop()
@@ -438,15 +462,29 @@ class Walker(Calls, Frames):
             return names
         lid, _ = self.key_id("loop", node)
         self.loops.append(lid)
+        each: list[Value] | None = None
         try:
-            for gen in generators:
-                self.assign(gen.target, self.iterate(self.ev(gen.iter)), node)
-                for condition in gen.ifs:
-                    self.ev(condition)
-            value, key = element()  # type: ignore[operator]
+            source = self.ev(generators[0].iter)
+            known = source.items
+            if len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= _EACH_ITEM:
+                # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
+                # the result gives each part its own rows (not both parts put back together)
+                each = []
+                for item in known:
+                    self.assign(generators[0].target, item, node)
+                    each.append(element()[0])  # type: ignore[operator]
+                value, key = join_all(each), NOTHING
+            else:
+                for i, gen in enumerate(generators):
+                    self.assign(gen.target, self.iterate(source if i == 0 else self.ev(gen.iter)), node)
+                    for condition in gen.ifs:
+                        self.ev(condition)
+                value, key = element()  # type: ignore[operator]
         finally:
             self.loops.pop()
         found = self.container(node, value, key)
+        if each is not None and isinstance(node, ast.ListComp | ast.GeneratorExp):
+            return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
         return Value(objects=frozenset({found.id}), scores=value.scores)
 
     def _column_filter(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:

@@ -645,6 +645,51 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 6)],
     ),
+    "each part transformed by a comprehension over (train, test) with a scaler fitted on train": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        sc = StandardScaler().fit(X_tr)
+        X_tr, X_te = [sc.transform(x) for x in (X_tr, X_te)]
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "each part transformed in a loop over named parts, stored under its name": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        sc = StandardScaler().fit(X_tr)
+        out = {}
+        for name, x in [("tr", X_tr), ("te", X_te)]:
+            out[name] = sc.transform(x)
+        print(LogisticRegression().fit(out["tr"], y_tr).score(out["te"], y_te))
+        """,
+        [],
+    ),
+    "a scaler fitted on each part, the test part too, by a comprehension": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        X_tr, X_te = [StandardScaler().fit_transform(x) for x in (X_tr, X_te)]
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a leaky branch that cannot run, and one that always runs": (
+        """
+        DEBUG = False
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        if DEBUG:
+            X = StandardScaler().fit_transform(X)
+        if True:
+            X = X.fillna(X.mean())
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 7)],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")
