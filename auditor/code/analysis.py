@@ -26,6 +26,7 @@ class Counts:
     fits: int = 0
     trainings: int = 0
     evaluations: int = 0
+    deep_calls: int = 0  # calls nested too deep to follow
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(*(a + b for a, b in zip(self.__dict__.values(), other.__dict__.values(), strict=True)))
@@ -83,6 +84,7 @@ def analyse_file(path: Path) -> FileResult:
         len(record.fits),
         len(record.trains),
         len(record.evaluations),
+        record.deep_calls,
     )
     return FileResult(path, placed, program.skipped, counts, program.lines, program)
 

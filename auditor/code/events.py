@@ -146,3 +146,4 @@ class Record:
     evaluations: dict[int, Evaluation] = field(default_factory=dict)
     splits: dict[str, Split] = field(default_factory=dict)
     selections: list[Selection] = field(default_factory=list)
+    deep_calls: int = 0  # calls of the file's functions nested past the depth the walk follows: not read

@@ -18,7 +18,7 @@ from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
 NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
-MAX_CALL_DEPTH = 4  # the file's own functions are followed this many calls deep
+MAX_CALL_DEPTH = 64  # the file's own functions are followed this many calls deep (main() -> run() -> prep() -> ...)
 # The walk's cost stays linear in the file: a function is walked at most this many times (then its calls give
 # what its walks returned), and the whole walk visits at most this many statements per statement of the file.
 WALKS_PER_FUNCTION = 12
@@ -215,6 +215,8 @@ class Walker(Calls, Frames):
         """A call of a function defined in the file: its body walked with the arguments bound."""
         fn = self.functions[fid]
         if fid in self._active or len(self.calls) >= MAX_CALL_DEPTH:
+            if fid not in self._active:
+                self.record.deep_calls += 1  # said in the summary: what was not read is never silent
             return self.unknown_call(args, kwargs, node)
         try:
             memo_key: tuple[object, ...] | None = (fid, tuple(args), tuple(sorted(kwargs.items())), len(self.calls))

@@ -773,3 +773,30 @@ model = make_pipeline(prep, LogisticRegression()).fit(X_tr, y_tr)
 print(model.score(X_te, y_te))"""
     script.write_text(HEAD + NESTED_STEPS.format(body=body))
     assert analyse_file(script).leaks == ()
+
+
+def _chain(depth: int) -> str:
+    """A scaler fitted on every row at the bottom of ``depth`` nested calls of the file's own functions."""
+    lines = ["def f0(d):", "    return StandardScaler().fit_transform(d)"]
+    for i in range(1, depth):
+        lines += [f"def f{i}(d):", f"    return f{i - 1}(d)"]
+    lines += [
+        'df = pd.read_csv("d.csv")',
+        f'X = f{depth - 1}(df.drop(columns="y"))',
+        'X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])',
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))",
+    ]
+    return HEAD + "\n".join(lines) + "\n"
+
+
+def test_a_leak_ten_calls_deep_is_read(tmp_path: Path) -> None:
+    """main() -> run() -> prepare() -> features() -> scale(): layered code is followed to its fit."""
+    script = tmp_path / "layered.py"
+    script.write_text(_chain(10))
+    assert [p.leak.kind.value for p in analyse_file(script).leaks] == ["preprocessing"]
+
+
+def test_calls_nested_past_what_the_walk_follows_are_counted_not_silent(tmp_path: Path) -> None:
+    script = tmp_path / "deep.py"
+    script.write_text(_chain(200))
+    assert analyse_file(script).counts.deep_calls >= 1

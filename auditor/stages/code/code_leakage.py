@@ -192,6 +192,7 @@ class CodeLeakage(Stage):
 
     def _summary(self, analysis: object, base: Path) -> Finding:
         from auditor.code.analysis import Analysis, Counts
+        from auditor.code.interpret import MAX_CALL_DEPTH
 
         assert isinstance(analysis, Analysis)
         total = Counts()
@@ -217,8 +218,15 @@ class CodeLeakage(Stage):
             Severity.INFO,
             f"Read {len(analysis.files)} file(s) ({notebooks} notebook(s), {lines:,} lines): {total.sources} data "
             f"source(s), {total.splits} split(s), {total.fits} fitted statistic(s), {total.trainings} training(s) "
-            f"and {total.evaluations} score(s) followed.",
+            f"and {total.evaluations} score(s) followed."
+            + (
+                f" {total.deep_calls} call(s) of the code's own functions nested more than {MAX_CALL_DEPTH} deep "
+                "were not followed: a leak inside them is not seen."
+                if total.deep_calls
+                else ""
+            ),
             evidence={
+                **({"calls_not_followed": total.deep_calls} if total.deep_calls else {}),
                 "files": len(analysis.files),
                 "notebooks": notebooks,
                 "lines": lines,
