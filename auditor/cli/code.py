@@ -23,7 +23,8 @@ STAGE = "code_leakage"
 
 
 def code(
-    paths: Annotated[list[Path], typer.Argument(help="scripts (.py), notebooks (.ipynb) or folders of them")],
+    # Text, not Path: Path("") is ".", so an empty argument (an unset shell variable) would audit the folder
+    paths: Annotated[list[str], typer.Argument(help="scripts (.py), notebooks (.ipynb) or folders of them")],
     out: Annotated[Path | None, typer.Option("--out", help="report directory (default: no report files)")] = None,
     fmt: Annotated[
         list[str] | None,
@@ -31,7 +32,7 @@ def code(
     ] = None,
     fail_on: Annotated[str, typer.Option("--fail-on", help="error | warning | never")] = "error",
     run: Annotated[
-        bool, typer.Option("--run", help="run each script in an isolated process to confirm or withdraw the leaks")
+        bool, typer.Option("--run", help="run each script in an isolated process to confirm the leaks with its rows")
     ] = False,
     exclude: Annotated[
         list[str] | None, typer.Option("--exclude", help="glob of files or folders to leave out (repeatable)")
@@ -100,8 +101,11 @@ def code(
     raise typer.Exit(report.exit_code)
 
 
-def _existing(path: Path) -> Path:
+def _existing(text: str) -> Path:
     """A path given on the command line, resolved; one that is not there is an error naming where it was looked for."""
+    if not text.strip():
+        raise AuditError("audit code: an empty path was given (an unset variable?); expected a script, notebook or folder")
+    path = Path(text)
     resolved = path_arg(path, "audit code")
     if not resolved.exists():
         raise AuditError(f"{path}: not found (resolved to {resolved}; working directory {Path.cwd()})")

@@ -1,5 +1,5 @@
 """`code.run`: each file run once in the isolated child the numeric stages use (its own session, the keeper,
-a time and a memory limit, its output captured), under the tracer; its answers confirm or withdraw the leaks the
+a time and a memory limit, its output captured), under the tracer; its answers confirm (or leave standing) the leaks the
 reading found. The child only answers: the verdict, and what counts as confirmed or withdrawn, is decided here.
 A run that did not reach its end withdraws nothing it did not reach."""
 

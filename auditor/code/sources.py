@@ -269,6 +269,10 @@ def _notebook(path: Path, raw: bytes) -> Program:
         pieces.append(code)
         spans.append(CellSpan(line, line + n - 1, index, located))
         line += n
+    written = sum(bool(source.strip()) for _, source in cells)
+    if skipped and len(skipped) >= written:  # nothing of it could be read: a notebook not audited cannot pass
+        first = skipped[0].reason.removesuffix("; the cell was left out")
+        raise SourceError(skipped[0].place, f"no cell of the notebook is valid Python (the first: {first})")
     program = "\n".join(pieces)
     try:
         tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)

@@ -288,10 +288,37 @@ def _join_columns(a: Columns | None, b: Columns | None) -> Columns | None:
 
 
 def join_all(values: Iterable[Value]) -> Value:
-    result = NOTHING
-    for value in values:
-        result = result.join(value)
-    return result
+    """The join of ``values``, as joining them one by one would give, in time linear in their number (a literal
+    list of 300,000 numbers joined pairwise would copy its growing set of constants at every step)."""
+    given = [v for v in values if v is not NOTHING]
+    if len(given) <= _PAIRWISE:
+        result = NOTHING
+        for value in given:
+            result = result.join(value)
+        return result
+    lengths = {len(v.items) if v.items is not None else -1 for v in given}
+    items = None
+    if len(lengths) == 1 and -1 not in lengths:
+        items = tuple(join_all(column) for column in zip(*(v.items or () for v in given), strict=True))
+    names_of = None
+    for v in given:
+        names_of = _join_columns(names_of, v.names_of)
+    return Value(
+        data_of(given),
+        frozenset().union(*(v.objects for v in given)),
+        frozenset().union(*(v.names for v in given)),
+        frozenset().union(*(v.functions for v in given)),
+        items,
+        frozenset().union(*(v.scores for v in given)),
+        frozenset().union(*(v.stats for v in given)),
+        frozenset().union(*(v.consts for v in given)),
+        frozenset().union(*(v.parts for v in given)),
+        names_of,
+        next((v.method for v in given if v.method is not None), None),
+    )
+
+
+_PAIRWISE = 16  # up to this many values are joined one by one (the common case: a few branches or items)
 
 
 def data_of(values: Iterable[Value]) -> Data | None:

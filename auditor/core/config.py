@@ -378,7 +378,7 @@ class CodeSpec(_Section):
     run: bool = Field(
         default=False,
         description="also run each script in an isolated process, tracing its fits, splits and scores, to confirm "
-        "or withdraw each leak the reading finds (the code's own side effects happen)",
+        "each leak the reading finds (a run never clears one; the code's own side effects happen)",
     )
     workdir: str | None = Field(
         default=None, description="the folder a script runs in with `run` (default: the script's own folder)"

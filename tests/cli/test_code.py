@@ -64,6 +64,7 @@ def test_one_format_goes_to_stdout_and_sarif_sits_on_the_notebooks_line(sample: 
     ("args", "message"),
     [
         (["nowhere.py"], "nowhere.py: not found (resolved to"),
+        ([""], "an empty path was given (an unset variable?)"),
         (["churn_notebook", "--format", "json,html"], "without --out, --format prints one report to stdout"),
         (["churn_notebook", "--format", "pdf", "--out", "x"], "unknown report format(s) ['pdf']"),
         (["churn_notebook", "--fail-on", "sometimes"], "--fail-on 'sometimes': expected one of error, warning, never"),

@@ -57,6 +57,14 @@ def test_a_cell_that_is_not_python_is_left_out_with_its_cell_and_line(tmp_path: 
     assert program.place(program.cells[-1].first).cell == 3  # the cells after it keep their places
 
 
+def test_a_notebook_none_of_whose_cells_is_python_is_refused_not_read_as_empty(tmp_path: Path) -> None:
+    """What is not read cannot pass: every cell left out is the whole notebook unread (markdown cells aside)."""
+    cells = [("md", "# notes"), ("code", "print 'a'"), ("code", "x = = 1"), ("code", "")]
+    path = _notebook(tmp_path / "nb.ipynb", cells)
+    with pytest.raises(SourceError, match=r"no cell of the notebook is valid Python \(the first: not valid Python"):
+        read_program(path)
+
+
 @pytest.mark.parametrize(
     ("name", "content", "reason"),
     [

@@ -152,7 +152,7 @@ class CodeLeakage(Stage):
                 "CDL006",
                 Severity.WARNING,
                 f"{rel(run.path, base)}: the run did not reach the end of the code: {run.failure}. The leaks the "
-                "reading found there stand unconfirmed; none was withdrawn.",
+                "reading found there stand unconfirmed.",
                 key=rel(run.path, base),
                 evidence={"file": rel(run.path, base), "failure": run.failure or "", "stderr": tail},
                 remediation="Make the code run as it is (its data beside it, or `code.workdir`), or raise "
