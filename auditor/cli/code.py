@@ -104,7 +104,9 @@ def code(
 def _existing(text: str) -> Path:
     """A path given on the command line, resolved; one that is not there is an error naming where it was looked for."""
     if not text.strip():
-        raise AuditError("audit code: an empty path was given (an unset variable?); expected a script, notebook or folder")
+        raise AuditError(
+            "audit code: an empty path was given (an unset variable?); expected a script, notebook or folder"
+        )
     path = Path(text)
     resolved = path_arg(path, "audit code")
     if not resolved.exists():
