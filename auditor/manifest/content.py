@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,3 +256,14 @@ def _progress(total: int) -> Progress:
         transient=True,
         disable=not show,
     )
+
+
+def none_read(column: str, paths: Sequence[str], failures: Mapping[str, str]) -> None:
+    """Refuse to audit the content of a column none of whose files could be read (paths relative to the wrong
+    folder, a volume not mounted): warnings about unread files beside a pass would be a pass on nothing."""
+    if paths and len(failures) >= len(set(paths)):
+        first, why = sorted(failures.items())[0]
+        raise StageInputError(
+            f"none of the {len(set(paths))} file(s) named in '{column}' could be read, e.g. {first} ({why}); "
+            "expected paths relative to the manifest file"
+        )

@@ -68,7 +68,7 @@ class DuplicateContent(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import pyarrow as pa
 
-        from auditor.manifest.content import cache_dir_from
+        from auditor.manifest.content import cache_dir_from, none_read
         from auditor.manifest.groupcounts import counts_from_rows
         from auditor.manifest.repeats import repeated_rows
 
@@ -80,9 +80,10 @@ class DuplicateContent(Stage):
             return
         assert keys.content_path is not None
         name = f"sha256({keys.content_path})"
-        per_row, digests, _ = manifest.content_digests(
+        per_row, digests, paths = manifest.content_digests(
             keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
         )
+        none_read(keys.content_path, paths, digests.failures)
         content = pa.chunked_array([per_row])
         if digests.failures:
             failed = sorted(digests.failures.items())

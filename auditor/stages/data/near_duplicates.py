@@ -866,16 +866,17 @@ class NearDuplicates(Stage):
         )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
-        from auditor.manifest.content import cache_dir_from
+        from auditor.manifest.content import cache_dir_from, none_read
 
         assert isinstance(self.options, NearDuplicatesOptions)
         limit = self.options.max_examples
         keys = context.config.keys
         failed = dict(found.unreadable)
         if keys.content_path is not None:
-            _, digests, _ = context.require_manifest().content_digests(
+            _, digests, paths = context.require_manifest().content_digests(
                 keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
             )
+            none_read(keys.content_path, paths, digests.failures)
             failed.update(digests.failures)
         if failed:
             shown = sorted(failed.items())

@@ -66,6 +66,19 @@ def test_file_bytes_are_hashed_relative_to_the_manifest(tmp_path: Path) -> None:
     assert (tmp_path / "cache" / "content-sha256.sqlite").exists()
 
 
+@pytest.mark.parametrize("stage", ["duplicate_content", "near_duplicates"])
+def test_content_none_of_whose_files_can_be_read_is_not_audited_not_passed(tmp_path: Path, stage: str) -> None:
+    """Paths relative to the wrong folder: every file unread is a stage that could not audit (exit 2)."""
+    write_table(
+        tmp_path / "m.csv", {"file": ["img/a.png", "img/b.png", "img/a.png"], "split": ["train", "test", "test"]}
+    )
+    cfg = write_config(tmp_path, {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"content_path": "file"}})
+    report = run_audit(cfg, only=[stage])
+    [result] = report.stages
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "none of the 2 file(s) named in 'file' could be read" in result.error.message
+
+
 def test_test_file_overwritten_with_training_bytes_and_old_mtime_is_caught(tmp_path: Path) -> None:
     (tmp_path / "img").mkdir()
     train, test = tmp_path / "img" / "a.bin", tmp_path / "img" / "b.bin"
