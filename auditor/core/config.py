@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import itertools
+import json
 import os
 import re
 import shlex
@@ -548,8 +549,26 @@ _GLOB_CHARS = set("*?[")
 
 
 def compound_label(parts: list[str] | tuple[str, ...]) -> str:
-    """How a compound key or value is written in reports and matched in `accept`."""
-    return " + ".join(parts)
+    """How a compound key or value is written in reports and matched in `accept`: its parts joined by " + ", or,
+    when a part holds a "+" itself, the JSON list of its parts, so that ("a + b", "c") and ("a", "b + c") never
+    read as one value (an acceptance of one would cover the other)."""
+    texts = [str(p) for p in parts]
+    if any("+" in t for t in texts):
+        return json.dumps(texts, ensure_ascii=False)
+    return " + ".join(texts)
+
+
+def label_parts(label: str, n: int) -> list[str] | None:
+    """The parts of a compound label written by compound_label (None when it does not have ``n`` parts)."""
+    if label.startswith("["):
+        try:
+            parsed = json.loads(label)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list) and len(parsed) == n and all(isinstance(p, str) for p in parsed):
+            return parsed
+    bits = label.split(" + ")
+    return bits if len(bits) == n else None
 
 
 @dataclass(frozen=True)

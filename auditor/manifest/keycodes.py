@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.core.config import compound_label
+from auditor.core.config import compound_label, label_parts
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.rows import take_rows
 
@@ -72,7 +72,7 @@ class KeyCodes:
         """The code of a value written as in reports ('a' or 'a + b', or a list of parts); None if absent."""
         parts = [value] if isinstance(value, str) and len(self.parts) == 1 else value
         if isinstance(parts, str):
-            parts = parts.split(" + ")
+            parts = label_parts(parts, len(self.parts)) or []
         if len(parts) != len(self.parts):
             return None
         match = np.ones(self.n_values, dtype=bool)

@@ -90,6 +90,16 @@ def test_accepted_value_is_shown_not_failing(audit) -> None:  # type: ignore[no-
     assert f.accepted and f.accept_reason == "calibration writer by design" and f.key == "writer-a"
 
 
+def test_a_compound_value_whose_part_holds_a_plus_is_accepted_only_as_named(audit) -> None:  # type: ignore[no-untyped-def]
+    """("a + b", "c") and ("a", "b + c") joined by " + " read alike: accepting one must not cover the other."""
+    data = {"patient": ["a + b", "q", "a + b"], "eye": ["c", "r", "c"], "split": ["train", "train", "test"]}
+    keys = {"groups": [["patient", "eye"]]}
+    other = audit(data, keys=keys, only=ONLY, accept=[{"code": "GRP001", "key": ["a", "b + c"], "reason": "ok"}])
+    assert other.exit_code == 1 and finding(other, "GRP001").examples[0]["group"] == '["a + b", "c"]'
+    named = audit(data, keys=keys, only=ONLY, accept=[{"code": "GRP001", "key": ["a + b", "c"], "reason": "ok"}])
+    assert named.exit_code == 0 and [f.key for f in named.findings if f.accepted] == ['["a + b", "c"]']
+
+
 def test_accepting_one_value_keeps_the_others(audit) -> None:  # type: ignore[no-untyped-def]
     data = dict(SEED, writer=["w1", "w1", "w2", "w2", "w1", "w2", "w3"])
     r = audit(
