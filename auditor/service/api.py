@@ -12,12 +12,14 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import Connection
 
+from auditor.core.config import AcceptSpec
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
 from auditor.core.subjects import disagreement, with_shown_counts
+from auditor.pipeline.severity import lowest_severity
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
@@ -26,8 +28,15 @@ from auditor.service.context import ServiceContext, context, principal
 from auditor.service.idempotency import Answer, Claim, claim_of
 from auditor.service.inputs import ProjectPath, RequestBody
 from auditor.service.names import PROJECT_NAME
-from auditor.service.review import could_not_audit, not_run, rejudged, unaccepted_errors, with_acceptances
-from auditor.service.submitted import config_digest, load_submitted
+from auditor.service.review import (
+    accepted_as_configured,
+    could_not_audit,
+    not_run,
+    rejudged,
+    unaccepted_errors,
+    with_acceptances,
+)
+from auditor.service.submitted import accept_entries, config_digest, load_submitted
 
 SHA256 = r"^[0-9a-f]{64}$"
 MAX_CONFIG_CHARS = 256 * 1024
@@ -307,9 +316,11 @@ def _project_out(p: store.Project) -> ProjectOut:
     return ProjectOut(name=p.name, description=p.description, created_at=p.created_at, created_by=p.created_by)
 
 
-def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
-    """A submitted report.json as a Report (its fingerprints recomputed, its local paths made relative to its
-    config's folder: the team does not see the submitter's folders) and its canonical JSON; 422 otherwise."""
+def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Report, str]:
+    """A submitted report.json as a Report and its canonical JSON; 422 otherwise. Its fingerprints, severities'
+    floors and acceptances are the server's: fingerprints recomputed, a severity below what its code is ever
+    reported at refused, and a finding accepted only as ``config`` (the verified config, if given) accepts it.
+    Its local paths are made relative to its config's folder: the team does not see the submitter's folders."""
     if data.get("status") != "completed":
         raise _deny(422, "report: not a completed audit report (status must be 'completed'; a marker has no verdict)")
     if data.get("schema_version") != SCHEMA_VERSION:
@@ -318,11 +329,18 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
     try:
-        report = rejudged(portable(Report.model_validate(data)))
+        report = portable(Report.model_validate(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
+    entries: list[AcceptSpec] = []
+    if config is not None:
+        _check_config(report, config)
+        try:
+            entries = accept_entries(config)
+        except AuditError as exc:
+            raise _deny(422, f"config: {exc}") from None
     # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
     # values, its evidence or its examples contradict would make an acceptance cover what nobody saw (or a later
     # finding look covered): such a report is refused. A scope that binds no counts binds those it shows.
@@ -337,9 +355,35 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
                     f"report: stages.{s}.findings.{f} ({finding.code}): {problem}; a scope must be the one the "
                     "audit wrote",
                 )
+            # The verdict follows from the severities: one edited down (an error shown as info) would pass.
+            floor = lowest_severity(finding.code)
+            if floor is not None and finding.severity < floor:
+                raise _deny(
+                    422,
+                    f"report: stages.{s}.findings.{f} ({finding.code}): severity {finding.severity.value!r}, but "
+                    f"{finding.code} is never reported below {floor.value!r}; a severity must be the one the audit "
+                    "wrote",
+                )
         stages.append(stage.model_copy(update={"findings": tuple(with_shown_counts(f) for f in stage.findings)}))
-    report = report.model_copy(update={"stages": tuple(stages)})
+    report = rejudged(accepted_as_configured(report.model_copy(update={"stages": tuple(stages)}), entries))
     return report, report.model_dump_json()
+
+
+def _check_config(report: Report, config: str) -> None:
+    """422 unless ``config`` is, byte for byte, the config ``report`` names by its config_sha256."""
+    digest = config_digest(config)
+    if report.config_sha256 is None:
+        raise _deny(
+            422,
+            "config: the report has no config_sha256, so nothing ties the config given to the audit; "
+            "upload the report.json `audit run` wrote for that config",
+        )
+    if digest != report.config_sha256:
+        raise _deny(
+            422,
+            f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
+            "the report audited another config",
+        )
 
 
 def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: RunIn, answer: Answer) -> store.Run:
@@ -348,22 +392,8 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
     if body.report is not None:
         if body.data_root is not None:
             raise _deny(422, "give either report (run elsewhere) or config with data_root (run here), not both")
-        report, text = parse_upload(body.report)
+        report, text = parse_upload(body.report, body.config)
         s = report.summary
-        if body.config is not None:
-            digest = config_digest(body.config)
-            if report.config_sha256 is None:
-                raise _deny(
-                    422,
-                    "config: the report has no config_sha256, so nothing ties the config given to the audit; "
-                    "upload the report.json `audit run` wrote for that config",
-                )
-            if digest != report.config_sha256:
-                raise _deny(
-                    422,
-                    f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
-                    "the report audited another config",
-                )
         shown = with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
         return store.add_report(
             ctx.engine,

@@ -236,16 +236,73 @@ def test_a_config_uploaded_with_a_report_must_be_the_config_it_audited(clients) 
     assert submit(clients["submitter"], unsigned)["config_sha256"] is None
 
 
-def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients) -> None:  # type: ignore[no-untyped-def]
-    self_accepted = json.loads(json.dumps(sample_report()))
-    for stage in self_accepted["stages"]:
-        for f in stage["findings"]:
-            if f["severity"] == "error":
-                f["accepted"], f["accept_reason"] = True, "fine by me"
-    run = submit(clients["submitter"], self_accepted)
-    assert run["effective"]["errors"] == 0  # shown as the config accepted them
+def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
+    body = {"report": report} if config is None else {"report": report, "config": config.read_text()}
+    return c.post("/api/projects/demo/runs", json=body)
+
+
+def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    accept = [{"code": "GRP001", "key": "w1", "reason": "w1 is the calibration writer"}]
+    report = writer_report(tmp_path, {"w1": 1}, accept=accept)
+    made = _upload(clients["submitter"], report, tmp_path / "audit.yaml")
+    assert made.status_code == 201, made.text
+    run = made.json()
+    assert run["effective"]["errors"] == 0 and run["exit_code"] == 0  # shown as the config accepted it
+    assert finding(clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json(), "GRP001")["accepted"]
     refused = review(clients["reviewer"], run["id"], action="approve", comment="ok")
     assert refused.status_code == 422 and "unaccepted error" in refused.json()["detail"]
+
+
+def _forged(report: dict[str, Any], code: str, **fields: Any) -> dict[str, Any]:
+    """``report`` with ``fields`` of its ``code`` findings edited after the audit."""
+    forged = json.loads(json.dumps(report))
+    for f in (f for s in forged["stages"] for f in s["findings"] if f["code"] == code):
+        f.update(fields)
+    return forged
+
+
+@pytest.mark.parametrize("with_config", [True, False])
+def test_a_severity_edited_below_what_its_code_is_reported_at_is_refused(clients, tmp_path, with_config) -> None:  # type: ignore[no-untyped-def]
+    """GRP001 is an error wherever it is found: the same finding as info would pass the run and its approval."""
+    report = writer_report(tmp_path, {"w1": 1})
+    config = tmp_path / "audit.yaml" if with_config else None
+    for lower in ("info", "warning"):
+        refused = _upload(clients["submitter"], _forged(report, "GRP001", severity=lower), config)
+        assert refused.status_code == 422, refused.text
+        detail = refused.json()["detail"]
+        assert "(GRP001)" in detail and f"severity '{lower}'" in detail and "below 'error'" in detail, detail
+    assert clients["reviewer"].get("/api/projects/demo/runs").json() == []
+    assert _upload(clients["submitter"], report, config).json()["exit_code"] == 1  # as the audit wrote it
+
+
+@pytest.mark.parametrize("with_config", [True, False])
+def test_a_finding_is_accepted_only_by_the_verified_config_never_by_its_own_flag(  # type: ignore[no-untyped-def]
+    clients, tmp_path, with_config
+) -> None:
+    report = writer_report(tmp_path, {"w1": 1})
+    config = tmp_path / "audit.yaml" if with_config else None
+    forged = _forged(report, "GRP001", accepted=True, accept_reason="fine by me")
+    made = _upload(clients["submitter"], forged, config)
+    assert made.status_code == 201, made.text
+    run = made.json()
+    assert run["exit_code"] == 1 and run["effective"]["errors"] == 1 and run["effective"]["accepted"] == 0
+    shown = clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json()
+    assert shown["exit_code"] == 1 and not finding(shown, "GRP001")["accepted"]
+    assert finding(shown, "GRP001")["accept_reason"] is None
+    refused = review(clients["reviewer"], run["id"], action="approve", comment="ok")
+    assert refused.status_code == 422 and "GRP001" in refused.json()["detail"]
+
+
+def test_a_config_accepting_fewer_values_than_the_report_claims_escalates(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The config accepts w1; the finding (w1 and w2) marked accepted as a whole is escalated by w2."""
+    accept = [{"code": "GRP001", "values": ["w1"], "reason": "w1 is the calibration writer"}]
+    report = writer_report(tmp_path, {"w1": 1, "w2": 1}, accept=accept)
+    assert not finding(report, "GRP001")["accepted"]
+    forged = _forged(report, "GRP001", accepted=True, escalated=None)
+    run = _upload(clients["submitter"], forged, tmp_path / "audit.yaml").json()
+    assert run["exit_code"] == 1
+    shown = finding(clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json(), "GRP001")
+    assert not shown["accepted"] and shown["escalated"]["new_values"] == ["w2"]
 
 
 def test_listing_runs_costs_the_same_queries_for_5_runs_as_for_1(engine_url) -> None:  # type: ignore[no-untyped-def]
