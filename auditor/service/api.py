@@ -402,7 +402,8 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
             summary=(s.errors, s.warnings, s.infos),
             exit_code=report.exit_code,
             config_text=body.config,
-            config_sha256=report.config_sha256,
+            # Without the config the report's digest is its own word: the run is tied to no config.
+            config_sha256=report.config_sha256 if body.config is not None else None,
             manifest_sha256=report.manifest.sha256 if report.manifest else None,
             submitted_by=who.name,
             token_id=who.token_id,
@@ -528,13 +529,19 @@ def gate(
 ) -> Gate:
     """Approved only when the run completed, its latest decision is an approval and (when the caller says what
     it is about to train on) the config and manifest are the ones that run audited: an approval never
-    carries over to data that changed after it."""
+    carries over to data that changed after it, nor to a config the run's upload did not include."""
 
     def no(reason: str) -> Gate:
         return Gate(approved=False, run=run.id, project=project.name, reason=reason)
 
     if run.state != "completed":
         return no(f"run {run.id} is {run.state}")
+    if config_sha256 is not None and run.config_text is None:
+        # A report uploaded alone names a config_sha256 nothing verified: any report can claim any config's.
+        return no(
+            f"run {run.id} was uploaded without its config, so it is tied to no config and its review says nothing "
+            "about yours: upload the report with the config it audited (`audit run --submit`)"
+        )
     for what, given, audited in (
         ("config", config_sha256, run.config_sha256),
         ("manifest", manifest_sha256, run.manifest_sha256),

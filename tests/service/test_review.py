@@ -236,6 +236,42 @@ def test_a_config_uploaded_with_a_report_must_be_the_config_it_audited(clients) 
     assert submit(clients["submitter"], unsigned)["config_sha256"] is None
 
 
+def test_a_report_uploaded_without_its_config_never_passes_a_gate_that_names_a_config(clients, engine_url) -> None:  # type: ignore[no-untyped-def]
+    """Its config_sha256 is the report's unverified word: any report can name any config's digest."""
+    rev, report = clients["reviewer"], sample_report()
+    digests = {"config_sha256": report["config_sha256"], "manifest_sha256": report["manifest"]["sha256"]}
+    alone = submit(clients["submitter"], report)
+    assert alone["config_sha256"] is None  # tied to no config
+    # A run stored with the report's own digest and no config (as uploads were once stored) is tied to none too.
+    engine = make_engine(engine_url)
+    try:
+        parsed = Report.model_validate(report)
+        kept = store.add_report(
+            engine,
+            store.get_project(engine, "demo"),
+            report_json=parsed.model_dump_json(),
+            summary=(1, 0, 0),
+            exit_code=1,
+            config_text=None,
+            config_sha256=report["config_sha256"],
+            manifest_sha256=report["manifest"]["sha256"],
+            submitted_by="test",
+        )
+    finally:
+        engine.dispose()
+    approve = {"action": "approve", "comment": "ok", "override_reason": "known leaks, pilot run"}
+    for run in (alone["id"], kept.id):
+        assert review(rev, run, **approve).status_code == 201
+        assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is True
+        gate = rev.get(f"/api/projects/demo/runs/{run}/gate", params=digests).json()
+        assert gate["approved"] is False and "uploaded without its config" in gate["reason"], gate
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    tied = clients["submitter"].post("/api/projects/demo/runs", json={"report": report, "config": config}).json()
+    assert tied["config_sha256"] == report["config_sha256"]
+    assert review(rev, tied["id"], **approve).status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{tied['id']}/gate", params=digests).json()["approved"] is True
+
+
 def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
     body = {"report": report} if config is None else {"report": report, "config": config.read_text()}
     return c.post("/api/projects/demo/runs", json=body)
