@@ -24,9 +24,9 @@ from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
-from auditor.service.context import ServiceContext, context, principal
+from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import ProjectPath, RequestBody
+from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
@@ -240,6 +240,7 @@ class RunView:
     run: store.Run
     records: list[store.ReviewRecord]
     report: Report | None  # None until a server-side run completes
+    unreadable: str | None = None  # why its stored report cannot be read (then report is None)
 
     @property
     def decision(self) -> store.ReviewRecord | None:
@@ -252,7 +253,25 @@ def load_report(
     run: store.Run,
     accepted: Mapping[str, store.ReviewRecord] | None = None,
 ) -> Report | None:
-    """The run's report with the project's acceptances in force now (``accepted``, else read here) applied."""
+    """The run's report with the project's acceptances in force now (``accepted``, else read here) applied; 409
+    when its stored report cannot be read."""
+    try:
+        return stored_report(ctx, project, run, accepted)
+    except UnreadableReport as exc:
+        raise _deny(409, f"run {run.id}: {unreadable(exc)}") from None
+
+
+def unreadable(exc: UnreadableReport) -> str:
+    return f"its stored report cannot be read ({exc}), so it has no verdict"
+
+
+def stored_report(
+    ctx: ServiceContext,
+    project: store.Project,
+    run: store.Run,
+    accepted: Mapping[str, store.ReviewRecord] | None = None,
+) -> Report | None:
+    """As load_report, but UnreadableReport for a stored report that cannot be read, for the caller to show."""
     if run.state != "completed":
         return None
     report = ctx.reports.get(run.id, lambda: store.get_report_json(ctx.engine, project.name, run.id))
@@ -264,14 +283,31 @@ def load_report(
 
 
 def view(ctx: ServiceContext, project: store.Project, run: store.Run) -> RunView:
-    return RunView(run, store.run_reviews(ctx.engine, run.id), load_report(ctx, project, run))
+    """One run as views() shows it: a report that cannot be read leaves the run's facts and history readable."""
+    (shown,) = _views(ctx, project, [run], {run.id: store.run_reviews(ctx.engine, run.id)})
+    return shown
 
 
 def views(ctx: ServiceContext, project: store.Project, runs: list[store.Run]) -> list[RunView]:
-    """Several runs (a page of a list) with two queries for all their histories and the acceptances."""
-    histories = store.reviews_of(ctx.engine, (r.id for r in runs))
+    """Several runs (a page of a list) with two queries for all their histories and the acceptances. A run whose
+    stored report cannot be read is listed as such: one bad row must not hide the project's other runs."""
+    return _views(ctx, project, runs, store.reviews_of(ctx.engine, (r.id for r in runs)))
+
+
+def _views(
+    ctx: ServiceContext,
+    project: store.Project,
+    runs: list[store.Run],
+    histories: Mapping[int, list[store.ReviewRecord]],
+) -> list[RunView]:
     accepted = store.acceptances(ctx.engine, project, store.now())
-    return [RunView(r, histories[r.id], load_report(ctx, project, r, accepted)) for r in runs]
+    shown = []
+    for r in runs:
+        try:
+            shown.append(RunView(r, histories[r.id], stored_report(ctx, project, r, accepted)))
+        except UnreadableReport as exc:
+            shown.append(RunView(r, histories[r.id], None, unreadable=unreadable(exc)))
+    return shown
 
 
 def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
@@ -302,7 +338,7 @@ def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
         source=r.source,
         state=r.state,
         progress=r.progress,
-        error=r.error,
+        error=r.error or v.unreadable,
         config_sha256=r.config_sha256,
         manifest_sha256=r.manifest_sha256,
         exit_code=r.exit_code,
@@ -328,6 +364,9 @@ def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Repor
             422,
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
+    deep = too_deep(data)
+    if deep is not None:
+        raise _deny(422, f"report: {deep}: nested more than {MAX_NESTING} levels deep, which no audit writes")
     try:
         report = portable(Report.model_validate(data))
     except ValidationError as exc:
@@ -366,7 +405,12 @@ def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Repor
                 )
         stages.append(stage.model_copy(update={"findings": tuple(with_shown_counts(f) for f in stage.findings)}))
     report = rejudged(accepted_as_configured(report.model_copy(update={"stages": tuple(stages)}), entries))
-    return report, report.model_dump_json()
+    text = report.model_dump_json()
+    try:
+        read_report(text)  # stored only if every page can read it back
+    except UnreadableReport as exc:
+        raise _deny(422, f"report: it does not read back as stored ({exc})") from None
+    return report, text
 
 
 def _check_config(report: Report, config: str) -> None:

@@ -32,5 +32,24 @@ class RequestBody(BaseModel):
         return refuse_nul(value)
 
 
+# How deep a report's values may nest: an audit writes about ten levels; reading JSON back stops at 200, so a
+# deeper report would be stored and then break every page that reads it.
+MAX_NESTING = 64
+
+
+def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
+    """The path (``a.0.b``) of the first list or mapping in ``value`` nested more than ``limit`` levels deep,
+    else None; walked without recursion, so no depth of input can exhaust the stack."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict | list):
+            if len(path) >= limit:
+                return ".".join(path)
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((child, (*path, str(key))) for key, child in pairs)
+    return None
+
+
 # A project named in a path: any name reaches the lookup (an unknown one is 404), but a NUL never does.
 ProjectPath = Annotated[str, Path(pattern=NO_NUL)]

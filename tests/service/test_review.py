@@ -272,6 +272,57 @@ def test_a_report_uploaded_without_its_config_never_passes_a_gate_that_names_a_c
     assert rev.get(f"/api/projects/demo/runs/{tied['id']}/gate", params=digests).json()["approved"] is True
 
 
+def _nested(report: dict[str, Any], depth: int) -> dict[str, Any]:
+    """``report`` with one evidence field of its GRP001 finding nested ``depth`` lists deep."""
+    forged = json.loads(json.dumps(report))
+    (grp,) = [f for s in forged["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    grp["evidence"]["x"] = json.loads("[" * depth + "]" * depth)
+    return forged
+
+
+def test_a_report_nested_too_deep_to_read_back_is_refused_and_a_stored_one_breaks_no_list(  # type: ignore[no-untyped-def]
+    clients, engine_url, tmp_path
+) -> None:
+    rev, report = clients["reviewer"], writer_report(tmp_path, {"w1": 1})
+    refused = clients["submitter"].post("/api/projects/demo/runs", json={"report": _nested(report, 200)})
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "evidence.x" in detail and "nested more than 64 levels deep" in detail and "pydantic" not in detail
+    assert rev.get("/api/projects/demo/runs").json() == []
+
+    # A report stored before uploads were read back: it reads as unreadable, the rest of the project as before.
+    good = submit(clients["submitter"], report)["id"]
+    engine = make_engine(engine_url)
+    try:
+        bad = store.add_report(
+            engine,
+            store.get_project(engine, "demo"),
+            report_json=Report.model_validate(_nested(report, 200)).model_dump_json(),
+            summary=(1, 0, 0),
+            exit_code=1,
+            config_text=None,
+            config_sha256=None,
+            manifest_sha256=None,
+            submitted_by="test",
+        ).id
+    finally:
+        engine.dispose()
+    listed = rev.get("/api/projects/demo/runs")
+    assert listed.status_code == 200, listed.text
+    runs = {r["id"]: r for r in listed.json()}
+    assert runs[good]["effective"]["errors"] == 1
+    assert runs[bad]["effective"] is None and "stored report cannot be read" in runs[bad]["error"]
+    one = rev.get(f"/api/projects/demo/runs/{bad}")
+    assert one.status_code == 200 and "stored report cannot be read" in one.json()["error"]
+    for path in (f"runs/{bad}/report", f"runs/{bad}/diff?against={good}", f"runs/{good}/diff?against={bad}"):
+        answer = rev.get(f"/api/projects/demo/{path}")
+        assert answer.status_code == 409, (path, answer.text)
+        assert f"run {bad}: its stored report cannot be read" in answer.json()["detail"]
+        assert "pydantic" not in answer.text and '"input"' not in answer.text
+    approve = review(rev, bad, action="approve", comment="ok", override_reason="x")
+    assert approve.status_code == 409 and "cannot be read" in approve.json()["detail"]
+
+
 def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
     body = {"report": report} if config is None else {"report": report, "config": config.read_text()}
     return c.post("/api/projects/demo/runs", json=body)
