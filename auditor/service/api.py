@@ -560,7 +560,9 @@ def post_review(
 
 
 def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+    """``value`` in UTC (a time without an offset is read as UTC): SQLite keeps no offset, so a time stored with
+    one would be read back as that wall-clock time in UTC, hours off."""
+    return value.astimezone(dt.UTC) if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
 def gate(

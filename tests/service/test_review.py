@@ -122,6 +122,30 @@ def test_an_acceptance_is_not_in_force_after_it_expires(clients, engine_url) -> 
     assert refused.status_code == 422 and "past" in refused.json()["detail"]
 
 
+@pytest.mark.parametrize("hours", [14, -12])
+def test_an_expiry_with_a_utc_offset_is_the_instant_it_names(clients, engine_url, hours) -> None:  # type: ignore[no-untyped-def]
+    """2026-12-05T04:43:50+14:00 is 14:43:50 UTC the day before: stored without its offset it lasted 14 h longer."""
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())
+    (fp,) = fingerprints(rev, run["id"], "TMP002")
+    until = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).replace(microsecond=0)
+    local = until.astimezone(dt.timezone(dt.timedelta(hours=hours)))
+    made = review(
+        rev, run["id"], action="accept", fingerprint=fp, comment="until re-shoot", expires_at=local.isoformat()
+    )
+    assert made.status_code == 201, made.text
+    assert dt.datetime.fromisoformat(made.json()["expires_at"]) == until
+    (kept,) = [r for r in rev.get(f"/api/projects/demo/runs/{run['id']}/reviews").json() if r["action"] == "accept"]
+    assert dt.datetime.fromisoformat(kept["expires_at"]) == until
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        assert fp in store.acceptances(engine, project, until - dt.timedelta(seconds=1))
+        assert fp not in store.acceptances(engine, project, until + dt.timedelta(seconds=1))
+    finally:
+        engine.dispose()
+
+
 def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # type: ignore[no-untyped-def]
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())
