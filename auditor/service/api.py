@@ -26,7 +26,7 @@ from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
 from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep
+from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep, visible
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
@@ -491,7 +491,7 @@ def post_review(
     if body.action == "accept":
         if body.fingerprint is None:
             raise _deny(422, "accept: needs the fingerprint of the finding to accept")
-        if not body.comment.strip():
+        if not visible(body.comment):
             raise _deny(422, "accept: needs a reason (comment) saying why the finding is acceptable")
         if body.expires_at is not None and _aware(body.expires_at) <= store.now():
             raise _deny(422, "accept: expires_at lies in the past")
@@ -520,7 +520,7 @@ def post_review(
         assert report is not None
         blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
         missing = not_run(report, ctx.stages)
-        if not (body.override_reason or "").strip():
+        if not visible(body.override_reason):
             if could_not_audit(report):
                 raise _deny(
                     422,
@@ -542,7 +542,7 @@ def post_review(
                 )
     elif body.override_reason is not None:
         raise _deny(422, f"{body.action}: override_reason belongs to approve only")
-    if body.action in ("request_changes", "comment") and not body.comment.strip():
+    if body.action in ("request_changes", "comment") and not visible(body.comment):
         raise _deny(422, f"{body.action}: needs a comment")
     return store.add_review(
         ctx.engine,
@@ -553,7 +553,8 @@ def post_review(
         comment=body.comment,
         fingerprint=body.fingerprint,
         expires_at=_aware(body.expires_at) if body.expires_at else None,
-        override_reason=body.override_reason or None,
+        # An override that shows nothing is none (it was needed only if it is visible, checked above).
+        override_reason=body.override_reason if visible(body.override_reason) else None,
         scope=scope,
         then=None if answer is None else lambda conn, record: answer.keep(conn, _review_out(record)),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any
 
 from fastapi import Path
@@ -30,6 +31,25 @@ class RequestBody(BaseModel):
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         return refuse_nul(value)
+
+
+# Characters that render as nothing although Python counts them as text: Hangul fillers, the Braille blank,
+# the combining grapheme joiner, Khmer inherent vowels, Mongolian and other variation selectors.
+_BLANK = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+def visible(text: str | None) -> bool:
+    """Whether ``text`` shows at least one character: whitespace, format characters (zero-width spaces, joiners,
+    byte-order marks, category Cf), control characters and blanks (U+2800, Hangul fillers) show nothing, so a
+    reason made of them is no reason."""
+    return text is not None and any(
+        not (c.isspace() or c in _BLANK or unicodedata.category(c) in ("Cf", "Cc", "Cn", "Zs", "Zl", "Zp"))
+        for c in text
+    )
 
 
 # How deep a report's values may nest: an audit writes about ten levels; reading JSON back stops at 200, so a

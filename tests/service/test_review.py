@@ -146,6 +146,26 @@ def test_an_expiry_with_a_utc_offset_is_the_instant_it_names(clients, engine_url
         engine.dispose()
 
 
+INVISIBLE = ["\u2800", "\u200b", "\u3164", "\u115f\u1160", "\uffa0", " \u00a0\u200b\ufeff\u2060 ", "\u034f\ufe0f"]
+
+
+@pytest.mark.parametrize("blank", INVISIBLE, ids=lambda text: "+".join(f"U{ord(c):04X}" for c in text))
+def test_an_invisible_reason_is_no_reason(clients, blank) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    override = review(rev, run, action="approve", comment="ok", override_reason=blank)
+    assert override.status_code == 422 and "override_reason" in override.json()["detail"], override.text
+    accept = review(rev, run, action="accept", fingerprint=fp, comment=blank)
+    assert accept.status_code == 422 and "reason" in accept.json()["detail"], accept.text
+    for action in ("request_changes", "comment"):
+        refused = review(rev, run, action=action, comment=blank)
+        assert refused.status_code == 422 and "needs a comment" in refused.json()["detail"], refused.text
+    assert rev.get(f"/api/projects/demo/runs/{run}/reviews").json() == []
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+    assert review(rev, run, action="approve", comment="ok", override_reason=f"{blank}pilot{blank}").status_code == 201
+
+
 def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # type: ignore[no-untyped-def]
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())
