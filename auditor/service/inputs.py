@@ -55,6 +55,7 @@ def visible(text: str | None) -> bool:
 # How deep a report's values may nest: an audit writes about ten levels; reading JSON back stops at 200, so a
 # deeper report would be stored and then break every page that reads it.
 MAX_NESTING = 64
+SHOWN_LEVELS = 12  # of the path to a value nested too deep, in a refusal
 
 
 def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
@@ -65,7 +66,8 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
         item, path = stack.pop()
         if isinstance(item, dict | list):
             if len(path) >= limit:
-                return ".".join(path)
+                # Where the nesting starts is what names the field; sixty more indexes would bury it.
+                return ".".join(path[:SHOWN_LEVELS]) + (".…" if len(path) > SHOWN_LEVELS else "")
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             stack.extend((child, (*path, str(key))) for key, child in pairs)
     return None
