@@ -12,22 +12,31 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import Connection
 
+from auditor.core.config import AcceptSpec
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
 from auditor.core.subjects import disagreement, with_shown_counts
+from auditor.pipeline.severity import lowest_severity
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
 from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
-from auditor.service.context import ServiceContext, context, principal
+from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import ProjectPath, RequestBody
+from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep, visible
 from auditor.service.names import PROJECT_NAME
-from auditor.service.review import could_not_audit, not_run, rejudged, unaccepted_errors, with_acceptances
-from auditor.service.submitted import config_digest, load_submitted
+from auditor.service.review import (
+    accepted_as_configured,
+    could_not_audit,
+    not_run,
+    rejudged,
+    unaccepted_errors,
+    with_acceptances,
+)
+from auditor.service.submitted import accept_entries, config_digest, load_submitted
 
 SHA256 = r"^[0-9a-f]{64}$"
 MAX_CONFIG_CHARS = 256 * 1024
@@ -231,6 +240,7 @@ class RunView:
     run: store.Run
     records: list[store.ReviewRecord]
     report: Report | None  # None until a server-side run completes
+    unreadable: str | None = None  # why its stored report cannot be read (then report is None)
 
     @property
     def decision(self) -> store.ReviewRecord | None:
@@ -243,7 +253,25 @@ def load_report(
     run: store.Run,
     accepted: Mapping[str, store.ReviewRecord] | None = None,
 ) -> Report | None:
-    """The run's report with the project's acceptances in force now (``accepted``, else read here) applied."""
+    """The run's report with the project's acceptances in force now (``accepted``, else read here) applied; 409
+    when its stored report cannot be read."""
+    try:
+        return stored_report(ctx, project, run, accepted)
+    except UnreadableReport as exc:
+        raise _deny(409, f"run {run.id}: {unreadable(exc)}") from None
+
+
+def unreadable(exc: UnreadableReport) -> str:
+    return f"its stored report cannot be read ({exc}), so it has no verdict"
+
+
+def stored_report(
+    ctx: ServiceContext,
+    project: store.Project,
+    run: store.Run,
+    accepted: Mapping[str, store.ReviewRecord] | None = None,
+) -> Report | None:
+    """As load_report, but UnreadableReport for a stored report that cannot be read, for the caller to show."""
     if run.state != "completed":
         return None
     report = ctx.reports.get(run.id, lambda: store.get_report_json(ctx.engine, project.name, run.id))
@@ -255,14 +283,31 @@ def load_report(
 
 
 def view(ctx: ServiceContext, project: store.Project, run: store.Run) -> RunView:
-    return RunView(run, store.run_reviews(ctx.engine, run.id), load_report(ctx, project, run))
+    """One run as views() shows it: a report that cannot be read leaves the run's facts and history readable."""
+    (shown,) = _views(ctx, project, [run], {run.id: store.run_reviews(ctx.engine, run.id)})
+    return shown
 
 
 def views(ctx: ServiceContext, project: store.Project, runs: list[store.Run]) -> list[RunView]:
-    """Several runs (a page of a list) with two queries for all their histories and the acceptances."""
-    histories = store.reviews_of(ctx.engine, (r.id for r in runs))
+    """Several runs (a page of a list) with two queries for all their histories and the acceptances. A run whose
+    stored report cannot be read is listed as such: one bad row must not hide the project's other runs."""
+    return _views(ctx, project, runs, store.reviews_of(ctx.engine, (r.id for r in runs)))
+
+
+def _views(
+    ctx: ServiceContext,
+    project: store.Project,
+    runs: list[store.Run],
+    histories: Mapping[int, list[store.ReviewRecord]],
+) -> list[RunView]:
     accepted = store.acceptances(ctx.engine, project, store.now())
-    return [RunView(r, histories[r.id], load_report(ctx, project, r, accepted)) for r in runs]
+    shown = []
+    for r in runs:
+        try:
+            shown.append(RunView(r, histories[r.id], stored_report(ctx, project, r, accepted)))
+        except UnreadableReport as exc:
+            shown.append(RunView(r, histories[r.id], None, unreadable=unreadable(exc)))
+    return shown
 
 
 def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
@@ -293,7 +338,7 @@ def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
         source=r.source,
         state=r.state,
         progress=r.progress,
-        error=r.error,
+        error=r.error or v.unreadable,
         config_sha256=r.config_sha256,
         manifest_sha256=r.manifest_sha256,
         exit_code=r.exit_code,
@@ -307,9 +352,11 @@ def _project_out(p: store.Project) -> ProjectOut:
     return ProjectOut(name=p.name, description=p.description, created_at=p.created_at, created_by=p.created_by)
 
 
-def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
-    """A submitted report.json as a Report (its fingerprints recomputed, its local paths made relative to its
-    config's folder: the team does not see the submitter's folders) and its canonical JSON; 422 otherwise."""
+def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Report, str]:
+    """A submitted report.json as a Report and its canonical JSON; 422 otherwise. Its fingerprints, severities'
+    floors and acceptances are the server's: fingerprints recomputed, a severity below what its code is ever
+    reported at refused, and a finding accepted only as ``config`` (the verified config, if given) accepts it.
+    Its local paths are made relative to its config's folder: the team does not see the submitter's folders."""
     if data.get("status") != "completed":
         raise _deny(422, "report: not a completed audit report (status must be 'completed'; a marker has no verdict)")
     if data.get("schema_version") != SCHEMA_VERSION:
@@ -317,12 +364,22 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
             422,
             f"report: schema version {data.get('schema_version')!r}; this server reads version {SCHEMA_VERSION!r}",
         )
+    deep = too_deep(data)
+    if deep is not None:
+        raise _deny(422, f"report: {deep}: nested more than {MAX_NESTING} levels deep, which no audit writes")
     try:
-        report = rejudged(portable(Report.model_validate(data)))
+        report = portable(Report.model_validate(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
+    entries: list[AcceptSpec] = []
+    if config is not None:
+        _check_config(report, config)
+        try:
+            entries = accept_entries(config)
+        except AuditError as exc:
+            raise _deny(422, f"config: {exc}") from None
     # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
     # values, its evidence or its examples contradict would make an acceptance cover what nobody saw (or a later
     # finding look covered): such a report is refused. A scope that binds no counts binds those it shows.
@@ -337,9 +394,40 @@ def parse_upload(data: dict[str, Any]) -> tuple[Report, str]:
                     f"report: stages.{s}.findings.{f} ({finding.code}): {problem}; a scope must be the one the "
                     "audit wrote",
                 )
+            # The verdict follows from the severities: one edited down (an error shown as info) would pass.
+            floor = lowest_severity(finding.code)
+            if floor is not None and finding.severity < floor:
+                raise _deny(
+                    422,
+                    f"report: stages.{s}.findings.{f} ({finding.code}): severity {finding.severity.value!r}, but "
+                    f"{finding.code} is never reported below {floor.value!r}; a severity must be the one the audit "
+                    "wrote",
+                )
         stages.append(stage.model_copy(update={"findings": tuple(with_shown_counts(f) for f in stage.findings)}))
-    report = report.model_copy(update={"stages": tuple(stages)})
-    return report, report.model_dump_json()
+    report = rejudged(accepted_as_configured(report.model_copy(update={"stages": tuple(stages)}), entries))
+    text = report.model_dump_json()
+    try:
+        read_report(text)  # stored only if every page can read it back
+    except UnreadableReport as exc:
+        raise _deny(422, f"report: it does not read back as stored ({exc})") from None
+    return report, text
+
+
+def _check_config(report: Report, config: str) -> None:
+    """422 unless ``config`` is, byte for byte, the config ``report`` names by its config_sha256."""
+    digest = config_digest(config)
+    if report.config_sha256 is None:
+        raise _deny(
+            422,
+            "config: the report has no config_sha256, so nothing ties the config given to the audit; "
+            "upload the report.json `audit run` wrote for that config",
+        )
+    if digest != report.config_sha256:
+        raise _deny(
+            422,
+            f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
+            "the report audited another config",
+        )
 
 
 def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: RunIn, answer: Answer) -> store.Run:
@@ -348,22 +436,8 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
     if body.report is not None:
         if body.data_root is not None:
             raise _deny(422, "give either report (run elsewhere) or config with data_root (run here), not both")
-        report, text = parse_upload(body.report)
+        report, text = parse_upload(body.report, body.config)
         s = report.summary
-        if body.config is not None:
-            digest = config_digest(body.config)
-            if report.config_sha256 is None:
-                raise _deny(
-                    422,
-                    "config: the report has no config_sha256, so nothing ties the config given to the audit; "
-                    "upload the report.json `audit run` wrote for that config",
-                )
-            if digest != report.config_sha256:
-                raise _deny(
-                    422,
-                    f"config: its sha256 {digest} is not the config_sha256 of the report ({report.config_sha256}): "
-                    "the report audited another config",
-                )
         shown = with_acceptances(report, store.acceptances(ctx.engine, project, store.now()))
         return store.add_report(
             ctx.engine,
@@ -372,7 +446,8 @@ def submit(ctx: ServiceContext, who: Principal, project: store.Project, body: Ru
             summary=(s.errors, s.warnings, s.infos),
             exit_code=report.exit_code,
             config_text=body.config,
-            config_sha256=report.config_sha256,
+            # Without the config the report's digest is its own word: the run is tied to no config.
+            config_sha256=report.config_sha256 if body.config is not None else None,
             manifest_sha256=report.manifest.sha256 if report.manifest else None,
             submitted_by=who.name,
             token_id=who.token_id,
@@ -416,7 +491,7 @@ def post_review(
     if body.action == "accept":
         if body.fingerprint is None:
             raise _deny(422, "accept: needs the fingerprint of the finding to accept")
-        if not body.comment.strip():
+        if not visible(body.comment):
             raise _deny(422, "accept: needs a reason (comment) saying why the finding is acceptable")
         if body.expires_at is not None and _aware(body.expires_at) <= store.now():
             raise _deny(422, "accept: expires_at lies in the past")
@@ -445,7 +520,7 @@ def post_review(
         assert report is not None
         blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
         missing = not_run(report, ctx.stages)
-        if not (body.override_reason or "").strip():
+        if not visible(body.override_reason):
             if could_not_audit(report):
                 raise _deny(
                     422,
@@ -467,7 +542,7 @@ def post_review(
                 )
     elif body.override_reason is not None:
         raise _deny(422, f"{body.action}: override_reason belongs to approve only")
-    if body.action in ("request_changes", "comment") and not body.comment.strip():
+    if body.action in ("request_changes", "comment") and not visible(body.comment):
         raise _deny(422, f"{body.action}: needs a comment")
     return store.add_review(
         ctx.engine,
@@ -478,14 +553,17 @@ def post_review(
         comment=body.comment,
         fingerprint=body.fingerprint,
         expires_at=_aware(body.expires_at) if body.expires_at else None,
-        override_reason=body.override_reason or None,
+        # An override that shows nothing is none (it was needed only if it is visible, checked above).
+        override_reason=body.override_reason if visible(body.override_reason) else None,
         scope=scope,
         then=None if answer is None else lambda conn, record: answer.keep(conn, _review_out(record)),
     )
 
 
 def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+    """``value`` in UTC (a time without an offset is read as UTC): SQLite keeps no offset, so a time stored with
+    one would be read back as that wall-clock time in UTC, hours off."""
+    return value.astimezone(dt.UTC) if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
 def gate(
@@ -498,13 +576,19 @@ def gate(
 ) -> Gate:
     """Approved only when the run completed, its latest decision is an approval and (when the caller says what
     it is about to train on) the config and manifest are the ones that run audited: an approval never
-    carries over to data that changed after it."""
+    carries over to data that changed after it, nor to a config the run's upload did not include."""
 
     def no(reason: str) -> Gate:
         return Gate(approved=False, run=run.id, project=project.name, reason=reason)
 
     if run.state != "completed":
         return no(f"run {run.id} is {run.state}")
+    if config_sha256 is not None and run.config_text is None:
+        # A report uploaded alone names a config_sha256 nothing verified: any report can claim any config's.
+        return no(
+            f"run {run.id} was uploaded without its config, so it is tied to no config and its review says nothing "
+            "about yours: upload the report with the config it audited (`audit run --submit`)"
+        )
     for what, given, audited in (
         ("config", config_sha256, run.config_sha256),
         ("manifest", manifest_sha256, run.manifest_sha256),

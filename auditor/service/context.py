@@ -12,8 +12,10 @@ from urllib.parse import quote
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import ValidationError
 from sqlalchemy import Engine
 
+from auditor.core.errors import AuditError
 from auditor.core.findings import Report
 from auditor.core.portable import portable
 from auditor.pipeline.registry import discover
@@ -22,6 +24,20 @@ from auditor.service.auth import Principal
 from auditor.service.outage import OutageLog
 from auditor.service.submitted import DataRoots
 from auditor.service.throttle import Throttle, client_of
+
+
+class UnreadableReport(AuditError):
+    """A stored report that does not read back as a report (one stored before uploads were read back)."""
+
+
+def read_report(text: str) -> Report:
+    """A stored report as every page reads it; UnreadableReport saying where it fails (never the text)."""
+    try:
+        return portable(Report.model_validate_json(text))  # a report stored before uploads were made portable
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UnreadableReport(f"{where + ': ' if where else ''}{first['msg']}") from None
 
 
 class ReportCache:
@@ -41,7 +57,7 @@ class ReportCache:
         text = load()
         if text is None:
             return None  # not finished yet: nothing to keep
-        report = portable(Report.model_validate_json(text))  # a report stored before uploads were made portable
+        report = read_report(text)
         with self._lock:
             self._items[run_id] = report
             while len(self._items) > self.size:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any
 
 from fastapi import Path
@@ -30,6 +31,46 @@ class RequestBody(BaseModel):
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         return refuse_nul(value)
+
+
+# Characters that render as nothing although Python counts them as text: Hangul fillers, the Braille blank,
+# the combining grapheme joiner, Khmer inherent vowels, Mongolian and other variation selectors.
+_BLANK = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+def visible(text: str | None) -> bool:
+    """Whether ``text`` shows at least one character: whitespace, format characters (zero-width spaces, joiners,
+    byte-order marks, category Cf), control characters and blanks (U+2800, Hangul fillers) show nothing, so a
+    reason made of them is no reason."""
+    return text is not None and any(
+        not (c.isspace() or c in _BLANK or unicodedata.category(c) in ("Cf", "Cc", "Cn", "Zs", "Zl", "Zp"))
+        for c in text
+    )
+
+
+# How deep a report's values may nest: an audit writes about ten levels; reading JSON back stops at 200, so a
+# deeper report would be stored and then break every page that reads it.
+MAX_NESTING = 64
+SHOWN_LEVELS = 12  # of the path to a value nested too deep, in a refusal
+
+
+def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
+    """The path (``a.0.b``) of the first list or mapping in ``value`` nested more than ``limit`` levels deep,
+    else None; walked without recursion, so no depth of input can exhaust the stack."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict | list):
+            if len(path) >= limit:
+                # Where the nesting starts is what names the field; sixty more indexes would bury it.
+                return ".".join(path[:SHOWN_LEVELS]) + (".…" if len(path) > SHOWN_LEVELS else "")
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((child, (*path, str(key))) for key, child in pairs)
+    return None
 
 
 # A project named in a path: any name reaches the lookup (an unknown one is 404), but a NUL never does.

@@ -6,10 +6,12 @@ it is escalated (it counts again, naming what is new) until someone accepts it a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
 from auditor.core.scope import Growth, Scope, growth
+from auditor.pipeline.stage import Acceptances
 from auditor.service.store import ReviewRecord
 
 
@@ -21,6 +23,19 @@ def rejudged(report: Report) -> Report:
     """``report`` with stage statuses, summary and exit code recomputed from its findings: an uploaded report's
     own verdict fields are never believed."""
     return with_acceptances(report, {}, force=True)
+
+
+def accepted_as_configured(report: Report, entries: Iterable[AcceptSpec]) -> Report:
+    """``report`` with each finding accepted (or escalated) only as the config's ``entries`` accept it: a report's
+    own `accepted` flags are never believed, so an upload cannot pass on an acceptance its config does not make."""
+    acceptances = Acceptances(entries)
+    undone = {"accepted": False, "accept_reason": None, "escalated": None}
+
+    def judge(result: StageResult) -> StageResult:
+        found = tuple(acceptances.judge(f.model_copy(update=undone)) for f in result.findings)
+        return result.model_copy(update={"findings": found})
+
+    return report.model_copy(update={"stages": tuple(judge(r) for r in report.stages)})
 
 
 def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, force: bool = False) -> Report:

@@ -43,6 +43,11 @@ def _utc(value: dt.datetime | None) -> dt.datetime | None:
     return value.replace(tzinfo=dt.UTC)
 
 
+def _in_utc(value: dt.datetime) -> dt.datetime:
+    """``value`` as the same instant in UTC (a time without an offset is taken as UTC already)."""
+    return value.astimezone(dt.UTC) if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+
+
 @dataclass(frozen=True)
 class Project:
     id: int
@@ -569,7 +574,8 @@ def add_review(
                 action=action,
                 comment=comment,
                 fingerprint=fingerprint,
-                expires_at=expires_at,
+                # In UTC, as every stored time: SQLite drops an offset, which would move the instant.
+                expires_at=None if expires_at is None else _in_utc(expires_at),
                 override_reason=override_reason,
                 scope=None if scope is None else scope.model_dump_json(),
             )

@@ -9,10 +9,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from auditor.core.config import LoadedConfig, config_from_text
+from pydantic import ValidationError
+
+from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig, config_from_text, format_validation_error
 from auditor.core.errors import ConfigError
 from auditor.core.findings import Report
 from auditor.core.paths import ROOTS_HINT, is_within
+from auditor.core.yamlsource import load_yaml
 from auditor.pipeline.registry import discover, instantiate, load_stages
 from auditor.pipeline.stage import Stage
 
@@ -148,3 +151,16 @@ def server_stage_classes(loaded: LoadedConfig, installed: list[type[Stage]] | No
 
 def config_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def accept_entries(text: str) -> list[AcceptSpec]:
+    """The `accept` entries of a config uploaded with its report: the only source of the acceptances the report
+    may show. Read without its paths (they name the submitter's machine); ConfigError when it is not a config."""
+    name = Path("audit.yaml")
+    document = load_yaml(name, text)
+    if not isinstance(document.data, dict):
+        raise ConfigError(f"{name}:1:1: expected a mapping of sections (manifest, splits, keys, ...)")
+    try:
+        return AuditConfig.model_validate(document.data).accept
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, document, AuditConfig)) from None

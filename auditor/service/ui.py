@@ -35,7 +35,7 @@ from auditor.render.diff import about, change_text, headline, scope_text
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role
-from auditor.service.context import ServiceContext, authenticate, context
+from auditor.service.context import ServiceContext, UnreadableReport, authenticate, context
 from auditor.service.db import reading
 from auditor.service.inputs import ProjectPath
 from auditor.service.outage import outage_kind
@@ -196,11 +196,18 @@ class DiffView:
     note: str
 
 
-def _diff_view(ctx: ServiceContext, project: store.Project, run: store.Run, report: Report | None) -> DiffView:
+def _diff_view(ctx: ServiceContext, project: store.Project, run: store.Run, v: api.RunView) -> DiffView:
     old_run = store.last_approved(ctx.engine, project, before=run.id)
     if old_run is None:
         return DiffView(None, None, "no run of this project was approved before this one: nothing to compare with")
-    old = api.load_report(ctx, project, old_run)
+    if v.unreadable is not None:
+        return DiffView(old_run, None, f"this run: {v.unreadable}")
+    try:
+        old = api.stored_report(ctx, project, old_run)
+    except UnreadableReport as exc:
+        # The last approved run's report is unreadable: this run's page still shows its own.
+        return DiffView(old_run, None, f"run {old_run.id}: {api.unreadable(exc)}")
+    report = v.report
     if old is None or report is None:
         return DiffView(old_run, None, "this run has no report yet")
     try:
@@ -246,7 +253,7 @@ def _run_page(
         run=out,
         view=v,
         report=v.report,
-        diff=_diff_view(ctx, p, run, v.report),
+        diff=_diff_view(ctx, p, run, v),
         # Which review accepted each accepted finding: who, when, in which run and why.
         accepted_by=store.acceptances(ctx.engine, p, store.now()) if v.report else {},
         acceptable=_acceptable(v.report),

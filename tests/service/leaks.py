@@ -13,10 +13,10 @@ from auditor.render.json import render_json
 from tests.conftest import write_table
 
 
-def _audit(folder: Path, rows: dict[str, list[Any]], keys: dict[str, Any], stage: str) -> dict[str, Any]:
+def _audit(folder: Path, rows: dict[str, list[Any]], keys: dict[str, Any], stage: str, **more: Any) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     write_table(folder / "m.csv", rows)
-    config = {"manifest": {"path": "m.csv", "id": "sid", "split": "split"}, "keys": keys}
+    config = {"manifest": {"path": "m.csv", "id": "sid", "split": "split"}, "keys": keys, **more}
     (folder / "audit.yaml").write_text(yaml.safe_dump(config))
     return dict(json.loads(render_json(run_audit(folder / "audit.yaml", only=[stage]))))
 
@@ -35,8 +35,9 @@ def camera_report(folder: Path, leaking: list[str]) -> dict[str, Any]:
     return _audit(folder, rows, {"time": "captured_at", "entity": "camera"}, "temporal_order")
 
 
-def writer_report(folder: Path, shared: dict[str, int]) -> dict[str, Any]:
-    """Writers w1..w3 in train; each writer of ``shared`` also has that many rows in test (GRP001)."""
+def writer_report(folder: Path, shared: dict[str, int], **config: Any) -> dict[str, Any]:
+    """Writers w1..w3 in train; each writer of ``shared`` also has that many rows in test (GRP001). ``config``:
+    more sections of its audit.yaml (`accept`), which lies in ``folder``."""
     rows: dict[str, list[Any]] = {"sid": [], "split": [], "writer": []}
     for writer in ["w1", "w2", "w3"]:
         rows["sid"].append(f"train-{writer}")
@@ -50,7 +51,7 @@ def writer_report(folder: Path, shared: dict[str, int]) -> dict[str, Any]:
             rows["sid"].append(f"test-{writer}-{i}")
             rows["split"].append("test")
             rows["writer"].append(writer)
-    return _audit(folder, rows, {"groups": ["writer"]}, "group_overlap")
+    return _audit(folder, rows, {"groups": ["writer"]}, "group_overlap", **config)
 
 
 def finding(report: dict[str, Any], code: str) -> dict[str, Any]:

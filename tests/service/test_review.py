@@ -122,6 +122,50 @@ def test_an_acceptance_is_not_in_force_after_it_expires(clients, engine_url) -> 
     assert refused.status_code == 422 and "past" in refused.json()["detail"]
 
 
+@pytest.mark.parametrize("hours", [14, -12])
+def test_an_expiry_with_a_utc_offset_is_the_instant_it_names(clients, engine_url, hours) -> None:  # type: ignore[no-untyped-def]
+    """2026-12-05T04:43:50+14:00 is 14:43:50 UTC the day before: stored without its offset it lasted 14 h longer."""
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())
+    (fp,) = fingerprints(rev, run["id"], "TMP002")
+    until = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).replace(microsecond=0)
+    local = until.astimezone(dt.timezone(dt.timedelta(hours=hours)))
+    made = review(
+        rev, run["id"], action="accept", fingerprint=fp, comment="until re-shoot", expires_at=local.isoformat()
+    )
+    assert made.status_code == 201, made.text
+    assert dt.datetime.fromisoformat(made.json()["expires_at"]) == until
+    (kept,) = [r for r in rev.get(f"/api/projects/demo/runs/{run['id']}/reviews").json() if r["action"] == "accept"]
+    assert dt.datetime.fromisoformat(kept["expires_at"]) == until
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        assert fp in store.acceptances(engine, project, until - dt.timedelta(seconds=1))
+        assert fp not in store.acceptances(engine, project, until + dt.timedelta(seconds=1))
+    finally:
+        engine.dispose()
+
+
+INVISIBLE = ["\u2800", "\u200b", "\u3164", "\u115f\u1160", "\uffa0", " \u00a0\u200b\ufeff\u2060 ", "\u034f\ufe0f"]
+
+
+@pytest.mark.parametrize("blank", INVISIBLE, ids=lambda text: "+".join(f"U{ord(c):04X}" for c in text))
+def test_an_invisible_reason_is_no_reason(clients, blank) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    override = review(rev, run, action="approve", comment="ok", override_reason=blank)
+    assert override.status_code == 422 and "override_reason" in override.json()["detail"], override.text
+    accept = review(rev, run, action="accept", fingerprint=fp, comment=blank)
+    assert accept.status_code == 422 and "reason" in accept.json()["detail"], accept.text
+    for action in ("request_changes", "comment"):
+        refused = review(rev, run, action=action, comment=blank)
+        assert refused.status_code == 422 and "needs a comment" in refused.json()["detail"], refused.text
+    assert rev.get(f"/api/projects/demo/runs/{run}/reviews").json() == []
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+    assert review(rev, run, action="approve", comment="ok", override_reason=f"{blank}pilot{blank}").status_code == 201
+
+
 def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # type: ignore[no-untyped-def]
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())
@@ -236,16 +280,161 @@ def test_a_config_uploaded_with_a_report_must_be_the_config_it_audited(clients) 
     assert submit(clients["submitter"], unsigned)["config_sha256"] is None
 
 
-def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients) -> None:  # type: ignore[no-untyped-def]
-    self_accepted = json.loads(json.dumps(sample_report()))
-    for stage in self_accepted["stages"]:
-        for f in stage["findings"]:
-            if f["severity"] == "error":
-                f["accepted"], f["accept_reason"] = True, "fine by me"
-    run = submit(clients["submitter"], self_accepted)
-    assert run["effective"]["errors"] == 0  # shown as the config accepted them
+def test_a_report_uploaded_without_its_config_never_passes_a_gate_that_names_a_config(clients, engine_url) -> None:  # type: ignore[no-untyped-def]
+    """Its config_sha256 is the report's unverified word: any report can name any config's digest."""
+    rev, report = clients["reviewer"], sample_report()
+    digests = {"config_sha256": report["config_sha256"], "manifest_sha256": report["manifest"]["sha256"]}
+    alone = submit(clients["submitter"], report)
+    assert alone["config_sha256"] is None  # tied to no config
+    # A run stored with the report's own digest and no config (as uploads were once stored) is tied to none too.
+    engine = make_engine(engine_url)
+    try:
+        parsed = Report.model_validate(report)
+        kept = store.add_report(
+            engine,
+            store.get_project(engine, "demo"),
+            report_json=parsed.model_dump_json(),
+            summary=(1, 0, 0),
+            exit_code=1,
+            config_text=None,
+            config_sha256=report["config_sha256"],
+            manifest_sha256=report["manifest"]["sha256"],
+            submitted_by="test",
+        )
+    finally:
+        engine.dispose()
+    approve = {"action": "approve", "comment": "ok", "override_reason": "known leaks, pilot run"}
+    for run in (alone["id"], kept.id):
+        assert review(rev, run, **approve).status_code == 201
+        assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is True
+        gate = rev.get(f"/api/projects/demo/runs/{run}/gate", params=digests).json()
+        assert gate["approved"] is False and "uploaded without its config" in gate["reason"], gate
+    config = (SAMPLES / "video_frames" / "audit.yaml").read_text()
+    tied = clients["submitter"].post("/api/projects/demo/runs", json={"report": report, "config": config}).json()
+    assert tied["config_sha256"] == report["config_sha256"]
+    assert review(rev, tied["id"], **approve).status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{tied['id']}/gate", params=digests).json()["approved"] is True
+
+
+def _nested(report: dict[str, Any], depth: int) -> dict[str, Any]:
+    """``report`` with one evidence field of its GRP001 finding nested ``depth`` lists deep."""
+    forged = json.loads(json.dumps(report))
+    (grp,) = [f for s in forged["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    grp["evidence"]["x"] = json.loads("[" * depth + "]" * depth)
+    return forged
+
+
+def test_a_report_nested_too_deep_to_read_back_is_refused_and_a_stored_one_breaks_no_list(  # type: ignore[no-untyped-def]
+    clients, engine_url, tmp_path
+) -> None:
+    rev, report = clients["reviewer"], writer_report(tmp_path, {"w1": 1})
+    refused = clients["submitter"].post("/api/projects/demo/runs", json={"report": _nested(report, 200)})
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "stages.0.findings.0.evidence.x.0.0.0.0.0.0.…: nested more than 64 levels deep" in detail, detail
+    assert "pydantic" not in detail
+    assert rev.get("/api/projects/demo/runs").json() == []
+
+    # A report stored before uploads were read back: it reads as unreadable, the rest of the project as before.
+    good = submit(clients["submitter"], report)["id"]
+    engine = make_engine(engine_url)
+    try:
+        bad = store.add_report(
+            engine,
+            store.get_project(engine, "demo"),
+            report_json=Report.model_validate(_nested(report, 200)).model_dump_json(),
+            summary=(1, 0, 0),
+            exit_code=1,
+            config_text=None,
+            config_sha256=None,
+            manifest_sha256=None,
+            submitted_by="test",
+        ).id
+    finally:
+        engine.dispose()
+    listed = rev.get("/api/projects/demo/runs")
+    assert listed.status_code == 200, listed.text
+    runs = {r["id"]: r for r in listed.json()}
+    assert runs[good]["effective"]["errors"] == 1
+    assert runs[bad]["effective"] is None and "stored report cannot be read" in runs[bad]["error"]
+    one = rev.get(f"/api/projects/demo/runs/{bad}")
+    assert one.status_code == 200 and "stored report cannot be read" in one.json()["error"]
+    for path in (f"runs/{bad}/report", f"runs/{bad}/diff?against={good}", f"runs/{good}/diff?against={bad}"):
+        answer = rev.get(f"/api/projects/demo/{path}")
+        assert answer.status_code == 409, (path, answer.text)
+        assert f"run {bad}: its stored report cannot be read" in answer.json()["detail"]
+        assert "pydantic" not in answer.text and '"input"' not in answer.text
+    approve = review(rev, bad, action="approve", comment="ok", override_reason="x")
+    assert approve.status_code == 409 and "cannot be read" in approve.json()["detail"]
+
+
+def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
+    body = {"report": report} if config is None else {"report": report, "config": config.read_text()}
+    return c.post("/api/projects/demo/runs", json=body)
+
+
+def test_an_accept_entry_in_the_submitted_config_does_not_spare_the_reviewer(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    accept = [{"code": "GRP001", "key": "w1", "reason": "w1 is the calibration writer"}]
+    report = writer_report(tmp_path, {"w1": 1}, accept=accept)
+    made = _upload(clients["submitter"], report, tmp_path / "audit.yaml")
+    assert made.status_code == 201, made.text
+    run = made.json()
+    assert run["effective"]["errors"] == 0 and run["exit_code"] == 0  # shown as the config accepted it
+    assert finding(clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json(), "GRP001")["accepted"]
     refused = review(clients["reviewer"], run["id"], action="approve", comment="ok")
     assert refused.status_code == 422 and "unaccepted error" in refused.json()["detail"]
+
+
+def _forged(report: dict[str, Any], code: str, **fields: Any) -> dict[str, Any]:
+    """``report`` with ``fields`` of its ``code`` findings edited after the audit."""
+    forged = json.loads(json.dumps(report))
+    for f in (f for s in forged["stages"] for f in s["findings"] if f["code"] == code):
+        f.update(fields)
+    return forged
+
+
+@pytest.mark.parametrize("with_config", [True, False])
+def test_a_severity_edited_below_what_its_code_is_reported_at_is_refused(clients, tmp_path, with_config) -> None:  # type: ignore[no-untyped-def]
+    """GRP001 is an error wherever it is found: the same finding as info would pass the run and its approval."""
+    report = writer_report(tmp_path, {"w1": 1})
+    config = tmp_path / "audit.yaml" if with_config else None
+    for lower in ("info", "warning"):
+        refused = _upload(clients["submitter"], _forged(report, "GRP001", severity=lower), config)
+        assert refused.status_code == 422, refused.text
+        detail = refused.json()["detail"]
+        assert "(GRP001)" in detail and f"severity '{lower}'" in detail and "below 'error'" in detail, detail
+    assert clients["reviewer"].get("/api/projects/demo/runs").json() == []
+    assert _upload(clients["submitter"], report, config).json()["exit_code"] == 1  # as the audit wrote it
+
+
+@pytest.mark.parametrize("with_config", [True, False])
+def test_a_finding_is_accepted_only_by_the_verified_config_never_by_its_own_flag(  # type: ignore[no-untyped-def]
+    clients, tmp_path, with_config
+) -> None:
+    report = writer_report(tmp_path, {"w1": 1})
+    config = tmp_path / "audit.yaml" if with_config else None
+    forged = _forged(report, "GRP001", accepted=True, accept_reason="fine by me")
+    made = _upload(clients["submitter"], forged, config)
+    assert made.status_code == 201, made.text
+    run = made.json()
+    assert run["exit_code"] == 1 and run["effective"]["errors"] == 1 and run["effective"]["accepted"] == 0
+    shown = clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json()
+    assert shown["exit_code"] == 1 and not finding(shown, "GRP001")["accepted"]
+    assert finding(shown, "GRP001")["accept_reason"] is None
+    refused = review(clients["reviewer"], run["id"], action="approve", comment="ok")
+    assert refused.status_code == 422 and "GRP001" in refused.json()["detail"]
+
+
+def test_a_config_accepting_fewer_values_than_the_report_claims_escalates(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The config accepts w1; the finding (w1 and w2) marked accepted as a whole is escalated by w2."""
+    accept = [{"code": "GRP001", "values": ["w1"], "reason": "w1 is the calibration writer"}]
+    report = writer_report(tmp_path, {"w1": 1, "w2": 1}, accept=accept)
+    assert not finding(report, "GRP001")["accepted"]
+    forged = _forged(report, "GRP001", accepted=True, escalated=None)
+    run = _upload(clients["submitter"], forged, tmp_path / "audit.yaml").json()
+    assert run["exit_code"] == 1
+    shown = finding(clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json(), "GRP001")
+    assert not shown["accepted"] and shown["escalated"]["new_values"] == ["w2"]
 
 
 def test_listing_runs_costs_the_same_queries_for_5_runs_as_for_1(engine_url) -> None:  # type: ignore[no-untyped-def]
