@@ -28,7 +28,7 @@ LOWEST: Mapping[str, Severity] = MappingProxyType(
         "BRD001": ERROR, "BRD002": ERROR, "BRD003": ERROR,
         # code_leakage
         "CDL000": WARNING, "CDL001": WARNING, "CDL002": WARNING, "CDL003": WARNING, "CDL004": WARNING,
-        "CDL005": WARNING, "CDL006": WARNING, "CDL007": INFO, "CDL009": INFO,
+        "CDL005": WARNING, "CDL006": WARNING, "CDL009": INFO,
         # contamination
         "CTM001": ERROR, "CTM002": WARNING, "CTM003": INFO, "CTM004": WARNING, "CTM005": INFO, "CTM006": WARNING,
         "CTM007": INFO,
