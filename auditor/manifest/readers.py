@@ -423,12 +423,13 @@ def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str])
 def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
     """The rows (0-based) whose every one of ``columns`` holds its own column's name: a header line read as data.
 
-    Compared loosely, as a pasted header line may differ in case or spacing ("SAMPLE_ID", " split"); a row that
-    names only some of the columns (a text "split" in a text column) is data. A number or time column holds no
-    name, so a table with one has no such row."""
+    Compared loosely, as a pasted header line may differ in case or spacing ("SAMPLE_ID", " split") or start with
+    a byte order mark (files saved with one, then concatenated); a row that names only some of the columns (a
+    text "split" in a text column) is data. A number or time column holds no name, so a table with one has no
+    such row."""
     if table.num_rows == 0 or not columns:
         return []
-    mask = None
+    texts = []
     for col in columns:
         values = table[col]
         if pa.types.is_dictionary(values.type):
@@ -437,9 +438,20 @@ def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
             values = values.cast(pa.large_string())
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
             return []
-        eq = pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(values)), col.strip().lower()), False)
+        texts.append((col, values))
+    mask = None
+    for col, values in texts:
+        loose = pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING))
+        eq = pc.fill_null(pc.equal(loose, col.strip(_HEADER_PADDING).lower()), False)
         mask = eq if mask is None else pc.and_(mask, eq)
+        if not pc.any(mask).as_py():  # the usual case: no row names the first column, the others are not read
+            return []
     return pc.indices_nonzero(mask).to_pylist() if mask is not None else []
+
+
+# What may surround a pasted header's names: whitespace, and the invisible byte order mark (U+FEFF) a file saved
+# with one starts with, which a concatenation leaves at the start of a later line, and a zero-width space.
+_HEADER_PADDING = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\ufeff\u200b"
 
 
 # -- jsonl ---------------------------------------------------------------------------------------------

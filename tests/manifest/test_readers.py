@@ -195,6 +195,15 @@ def test_repeated_header_in_another_case_or_spacing(tmp_path: Path) -> None:
         load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
 
 
+def test_repeated_header_after_a_byte_order_mark_is_rejected(tmp_path: Path) -> None:
+    """Two CSVs saved with a BOM and CRLF, concatenated: the second header starts with U+FEFF."""
+    part = "\ufeffsid,writer,split\r\n{}\r\n"
+    text = part.format("a,w1,train") + part.format("b,w2,test")
+    (tmp_path / "m.csv").write_bytes(text.encode())
+    with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
 def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_text("sid;split\na;train\n")
     with pytest.raises(ManifestError, match="semicolons but no commas"):
