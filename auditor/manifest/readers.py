@@ -203,12 +203,32 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
 
 
 def open_parquet(path: Path | str, **options: Any) -> pq.ParquetFile:
-    """A Parquet file on disk or, by URL, in an object store (through fsspec: s3fs, gcsfs)."""
+    """A Parquet file on disk or, by URL, in an object store (through fsspec: s3fs, gcsfs); its view columns
+    read as plain text and bytes (see without_views)."""
     if isinstance(path, str) and is_url(path):
         import fsspec
 
-        return pq.ParquetFile(fsspec.open(path, "rb").open(), **options)
-    return pq.ParquetFile(path, **options)
+        return _ViewlessParquetFile(fsspec.open(path, "rb").open(), **options)
+    return _ViewlessParquetFile(path, **options)
+
+
+class _ViewlessParquetFile(pq.ParquetFile):
+    """A ParquetFile whose schema and reads give string_view and binary_view columns as large_string and
+    large_binary, so every engine reading the file by row groups sees the types the in-memory reader gives."""
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        schema = super().schema_arrow
+        return pa.schema([f.with_type(viewless(f.type)) for f in schema], metadata=schema.metadata)
+
+    def read(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read(*args, **kwargs))
+
+    def read_row_group(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read_row_group(*args, **kwargs))
+
+    def read_row_groups(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read_row_groups(*args, **kwargs))
 
 
 def parquet_schema(path: Path | str) -> pa.Schema:
@@ -244,9 +264,32 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
             t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None, pre_buffer=False)
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
-        tables.append(t)
+        tables.append(without_views(t))
     # Shards may disagree on string vs large_string, dictionary encoding, or number vs text.
     return unify_tables(list(zip(files, tables, strict=True)))
+
+
+def without_views(table: pa.Table) -> pa.Table:
+    """Columns of Arrow's view types (string_view, binary_view, as polars or a Parquet writer may give) cast to
+    large_string and large_binary: the same values, in the layout every kernel used on keys (take, hashing)
+    accepts, where a view column would fail deep inside a stage."""
+    for i, field in enumerate(table.schema):
+        target = viewless(field.type)
+        if target != field.type:
+            table = table.set_column(i, pa.field(field.name, target, field.nullable), table.column(i).cast(target))
+    return table
+
+
+def viewless(t: pa.DataType) -> pa.DataType:
+    """The type without_views gives a column of type ``t``."""
+    if pa.types.is_dictionary(t):
+        values = viewless(t.value_type)
+        return t if values == t.value_type else pa.dictionary(t.index_type, values, t.ordered)
+    if pa.types.is_string_view(t):
+        return pa.large_string()
+    if pa.types.is_binary_view(t):
+        return pa.large_binary()
+    return t
 
 
 def _plain_types(table: pa.Table, like: pa.Schema) -> pa.Table:

@@ -27,6 +27,7 @@ from auditor.manifest.readers import (
     detect_format,
     parquet_schema,
     unify_tables,
+    without_views,
 )
 
 SAMPLE_ROWS = 100_000
@@ -95,7 +96,7 @@ def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]
         pf = pq.ParquetFile(path)
         total = pf.metadata.num_rows
         if total <= limit:
-            return pf.read(), total, True
+            return without_views(pf.read()), total, True
         groups = pf.num_row_groups
         chosen = sorted({round(i * (groups - 1) / max(1, WINDOWS - 1)) for i in range(min(groups, WINDOWS))})
         per = max(1, limit // len(chosen))
@@ -104,7 +105,7 @@ def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]
             batch = next(pf.iter_batches(batch_size=per, row_groups=[g]), None)
             if batch is not None:
                 batches.append(batch)
-        return pa.Table.from_batches(batches, schema=pf.schema_arrow), total, False
+        return without_views(pa.Table.from_batches(batches, schema=pf.schema_arrow)), total, False
     except (pa.ArrowException, OSError) as exc:
         raise ManifestError(f"{path}: cannot read parquet: {exc}") from None
 

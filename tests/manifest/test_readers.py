@@ -165,6 +165,24 @@ def test_mixed_type_ids_across_parquet_shards_are_read_as_text(tmp_path: Path) -
     assert m.table["sid"].to_pylist() == ["1", "2", "x", "1"]
 
 
+def test_string_view_columns_are_read_as_text(tmp_path: Path) -> None:
+    """Parquet written from string_view columns (as polars may write it) holds text: ids, keys and splits."""
+    view = pa.string_view()
+    table = pa.table(
+        {
+            "sid": pa.array(["a", "b", "c", "d"], view),
+            "writer": pa.array(["w1", "w2", "w1", None], view),
+            "split": pa.array(["train", "train", "test", "test"], view),
+        }
+    )
+    pq.write_table(table, tmp_path / "m.parquet")
+    m = load(tmp_path, {"path": "m.parquet", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert pa.types.is_large_string(m.column_type("sid"))
+    assert m.rows_per_split() == {"train": 2, "test": 2}
+    assert m.key("writer").labels(m.key("writer").codes[:3]) == ["w1", "w2", "w1"]
+    assert m.ids([3, 0]) == ["d", "a"]
+
+
 def test_float_id_column_is_rejected(tmp_path: Path) -> None:
     write_table(tmp_path / "m.parquet", {"sid": [1.0, None], "split": ["train", "test"]})
     with pytest.raises(ManifestError, match="expected integer or string ids"):
