@@ -244,6 +244,11 @@ def test_duplicate_column_names_are_named() -> None:
     table = pa.table([pa.array(["train", "test"]), pa.array(["a", "b"])], names=["split", "split"])
     with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'split' occurs twice"):
         auditor.audit(table)
+    rows = [["1", "w1", "train", "x"], ["2", "b", "train", "y"], ["3", "w1", "test", "z"]]
+    frame = pd.DataFrame(rows, columns=["sample_id", "writer", "split", "writer"])
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'writer' occurs twice"):
+        auditor.audit(frame, id="sample_id", keys={"groups": ["writer"]})
+    assert auditor.audit(frame, id="sample_id").exit_code == 0  # a column named by no role may be repeated
 
 
 def test_an_id_kept_as_the_index_is_read() -> None:
