@@ -510,7 +510,66 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({c: pa.array([], pa.string()) for c in columns})
     missing_columns(path, table.column_names, columns)
-    return table.select(list(columns)) if columns else table
+    return _exact_integers(path, table.select(list(columns)) if columns else table)
+
+
+# A run of 16 digits or more: an integer literal a double may not hold exactly (2**53 has 16 digits).
+_LONG_DIGITS = re.compile(rb"[0-9]{16,}")
+
+
+class _Literal(str):
+    """A JSON number's text as written, told apart from a JSON string by its type."""
+
+
+def _exact_integers(path: Path, table: pa.Table) -> pa.Table:
+    """Number columns that Arrow read as doubles but that hold an integer a double cannot represent exactly
+    (beyond int64, or beside a float) read again as the numbers' text, so that 12345678901234567890 and
+    12345678901234567891 stay two values (as a CSV's columns, read as text, keep them)."""
+    floats = [name for name in table.column_names if pa.types.is_floating(table[name].type)]
+    if not floats or not _has_long_digits(path):
+        return table
+    texts: dict[str, list[str | None]] = {name: [] for name in floats}
+    with _open_text(path) as stream:
+        for raw in _lines(stream):
+            if not raw.strip():
+                continue  # as Arrow's reader, which makes no row of a blank line
+            try:
+                record = json.loads(raw, parse_int=_Literal, parse_float=_Literal)
+            except ValueError:  # JSON Arrow reads and Python does not (two objects on a line): keep Arrow's reading
+                return table
+            if not isinstance(record, dict):
+                return table
+            for name, values in texts.items():
+                value = record.get(name)
+                values.append(str(value) if isinstance(value, _Literal) else None)
+    for name, values in texts.items():
+        if len(values) != table.num_rows:
+            return table  # not the rows Arrow read: keep its reading rather than misplace values
+        if any(v is not None and _inexact(v) for v in values):
+            i = table.column_names.index(name)
+            table = table.set_column(i, pa.field(name, pa.string()), pa.array(values, pa.string()))
+    return table
+
+
+def _has_long_digits(path: Path) -> bool:
+    with _open_text(path) as stream:
+        tail = b""
+        while block := stream.read(1 << 22):
+            if _LONG_DIGITS.search(tail + block):
+                return True
+            tail = block[-16:]  # a run split between two blocks
+    return False
+
+
+def _inexact(literal: str) -> bool:
+    """Whether an integer literal is not exactly a double (a float literal is a double's text already)."""
+    if any(c in literal for c in ".eE"):
+        return False
+    number = int(literal)
+    try:
+        return int(float(number)) != number
+    except OverflowError:
+        return True
 
 
 def _json_kind(value: object) -> str:

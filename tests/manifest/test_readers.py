@@ -158,6 +158,27 @@ def test_mixed_type_ids_in_jsonl_name_both_lines(tmp_path: Path) -> None:
     assert "m.jsonl:2" in msg and "'sid'" in msg and "line 1" in msg
 
 
+def test_jsonl_integers_a_double_cannot_hold_stay_distinct(tmp_path: Path) -> None:
+    """Integers beyond int64, or beside a float, are read by Arrow as doubles, which would merge neighbours:
+    such a column is read as the numbers' text, as a CSV's is."""
+    lines = [
+        '{"sid": 12345678901234567890, "writer": 9007199254740993, "split": "train"}',
+        '{"sid": 12345678901234567891, "writer": 9007199254740992, "split": "test"}',
+        '{"sid": 3, "writer": 5.5, "split": "test"}',
+        "",
+        '{"sid": 4, "split": "test"}',
+    ]
+    (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
+    m = load(tmp_path, {"path": "m.jsonl", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.table["sid"].to_pylist() == ["12345678901234567890", "12345678901234567891", "3", "4"]
+    assert m.table["writer"].to_pylist() == ["9007199254740993", "9007199254740992", "5.5", None]
+    # Numbers a double holds exactly stay numbers.
+    exact = '{"w": 9007199254740992, "split": "a"}\n{"w": 5.5, "split": "b"}\n'
+    (tmp_path / "m.jsonl").write_text(exact)
+    m = load(tmp_path, {"path": "m.jsonl", "split": "split"}, keys={"groups": ["w"]})
+    assert m.table["w"].to_pylist() == [9007199254740992.0, 5.5]
+
+
 def test_mixed_type_ids_across_parquet_shards_are_read_as_text(tmp_path: Path) -> None:
     write_table(tmp_path / "s" / "a.parquet", {"sid": [1, 2], "split": ["train", "test"]})
     write_table(tmp_path / "s" / "b.parquet", {"sid": ["x", "1"], "split": ["test", "test"]})
