@@ -341,13 +341,34 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
             first = stream.readline(_CSV_MAX_BLOCK + 1)
     except (OSError, pa.ArrowException) as exc:
         raise ManifestError(f"{path}: cannot read: {exc}") from None
+    if first.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ManifestError(f"{path}:1:1: the file starts with a UTF-16 byte order mark; save the file as UTF-8")
+    if not first.strip():
+        blank = _blank_lines_before_header(path)
+        if blank == 0:
+            raise ManifestError(f"{path}: the file is empty; expected a header line naming the columns")
+        # Refused rather than skipped: every line number a later message cites counts from the header.
+        raise ManifestError(
+            f"{path}:1: blank line before the header ({blank} blank line(s), then the header on line {blank + 1}); "
+            "expected the header naming the columns on line 1: remove the blank lines"
+        )
+    cr = _lone_carriage_return(first)
+    if cr is not None:
+        raise ManifestError(
+            f"{path}:1:{cr + 1}: the file ends its lines with a carriage return alone (CR, as classic Mac OS "
+            "saved text); expected LF or CRLF line endings: save the file with those (e.g. tr '\\r' '\\n')"
+        )
     if len(first) > _CSV_MAX_BLOCK:
         raise ManifestError(
             f"{path}:1: the header line is longer than {_CSV_MAX_BLOCK >> 20} MB, the longest line read; "
             "expected a manifest of ids, splits and keys (keep its other columns in another file)"
         )
-    if not first.strip():
-        raise ManifestError(f"{path}: the file is empty; expected a header line naming the columns")
+    nul = first.find(b"\x00")
+    if nul >= 0:
+        raise ManifestError(
+            f"{path}:1:{nul + 1}: the header holds NUL bytes; the file looks like UTF-16 (or "
+            "another encoding that is not UTF-8): save the file as UTF-8"
+        )
     try:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -368,6 +389,26 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
                 )
             seen[name] = i
     return names, len(first)
+
+
+def _blank_lines_before_header(path: Path) -> int:
+    """The blank lines the file starts with; 0 when it holds nothing else (it is empty)."""
+    with _open_text(path) as stream:
+        for count, line in enumerate(_lines(stream)):
+            if line.strip():
+                return count
+    return 0
+
+
+def _lone_carriage_return(first: bytes) -> int | None:
+    """The offset of a CR that ends no CRLF and stands outside quotes: the file's lines end with CR alone."""
+    body = first.rstrip(b"\r\n")
+    cr = body.find(b"\r")
+    while cr >= 0:
+        if body[:cr].count(b'"') % 2 == 0:  # a CR inside a quoted name is part of the name
+            return cr
+        cr = body.find(b"\r", cr + 1)
+    return None
 
 
 def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
@@ -584,6 +625,24 @@ def _json_kind(value: object) -> str:
     return type(value).__name__
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's keys must be unique: Python keeps the last of two, Arrow refuses them (which is meant?)."""
+    record = dict(pairs)
+    if len(record) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
 def _locate_jsonl_problem(path: Path, columns: Sequence[str], arrow_message: str) -> str:
     first_kind: dict[str, tuple[str, int, object]] = {}
     with _open_text(path) as stream:
@@ -595,7 +654,11 @@ def _locate_jsonl_problem(path: Path, columns: Sequence[str], arrow_message: str
             if not text.strip():
                 continue
             try:
-                record = json.loads(text)
+                record = json.loads(text, object_pairs_hook=_unique_keys)
+            except _DuplicateKey as exc:
+                return (
+                    f"{path}:{lineno}: key '{exc.key}' occurs twice in one object; expected each column once per line"
+                )
             except json.JSONDecodeError as exc:
                 return f"{path}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}"
             if not isinstance(record, dict):

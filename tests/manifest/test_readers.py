@@ -114,6 +114,44 @@ def test_empty_csv_file(tmp_path: Path) -> None:
         load(tmp_path, {"path": "m.csv", "split": "split"})
 
 
+HEADER = "sid,writer,split\n1,w1,train\n2,w2,test\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "expected"),
+    [
+        (
+            b"\n \r\n" + HEADER.encode(),
+            "m.csv",
+            r"m\.csv:1: blank line before the header \(2 blank line\(s\), then the header on line 3\)",
+        ),
+        (b"\n\n  \n", "m.csv", r"m\.csv: the file is empty"),
+        (
+            HEADER.replace("\n", "\r").encode(),
+            "m.csv",
+            r"m\.csv:1:17: the file ends its lines with a carriage return alone",
+        ),
+        (HEADER.encode("utf-16-le"), "m.csv", r"m\.csv:1:2: the header holds NUL bytes; the file looks like UTF-16"),
+        (HEADER.encode("utf-16"), "m.csv", r"m\.csv:1:1: the file starts with a UTF-16 byte order mark"),
+        (
+            b'{"sid": 1, "writer": "a", "split": "train"}\n\n'
+            b'{"sid": 2, "writer": "a", "writer": "b", "split": "test"}\n',
+            "m.jsonl",
+            r"m\.jsonl:3: key 'writer' occurs twice in one object",
+        ),
+    ],
+)
+def test_unreadable_text_is_named_with_its_line(tmp_path: Path, content: bytes, name: str, expected: str) -> None:
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(ManifestError, match=expected):
+        load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_carriage_return_inside_a_quoted_header_name_is_part_of_it(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_bytes(b'"a\rb",split\r\n1,train\r\n')
+    assert load(tmp_path, {"path": "m.csv", "split": "split"}, keys={"groups": ["a\rb"]}).n_rows == 1
+
+
 def test_header_only_csv_has_no_rows(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_text("sid,split\n")
     with pytest.raises(ManifestError, match="no rows"):
