@@ -454,8 +454,33 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
             raise ManifestError(_locate_csv_problem(path, delimiter, len(names), str(exc))) from None
         except OSError as exc:
             raise ManifestError(f"{path}: cannot read: {exc}") from None
+    _reject_nul(path, table)
     _reject_repeated_header(path, table, columns)
     return table
+
+
+def _reject_nul(path: Path, table: pa.Table) -> None:
+    """A NUL byte in a text manifest is corruption (or UTF-16): it would make an invisible second spelling of a
+    value ("w\\x001" beside "w1"), so the file is refused at the first NUL, as other corruption is."""
+    for name in table.column_names:
+        for chunk in table[name].chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pc.any(pc.match_substring(values, "\x00")).as_py():
+                line, column = _first_nul(path)
+                raise ManifestError(
+                    f"{path}:{line}:{column}: a NUL byte (\\x00) in a value; a text manifest holds none: the file "
+                    "is damaged or not UTF-8 text (UTF-16?): save it as UTF-8 text without NUL bytes"
+                )
+
+
+def _first_nul(path: Path) -> tuple[int, int]:
+    """The line and column (1-based, in bytes) of the file's first NUL byte (cold path: one was read)."""
+    with _open_text(path) as stream:
+        for lineno, raw in enumerate(_lines(stream), start=1):
+            at = raw.find(b"\x00")
+            if at >= 0:
+                return lineno, at + 1
+    return 0, 0
 
 
 _CSV_BLOCK = 1 << 20  # pyarrow's default

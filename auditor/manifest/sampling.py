@@ -22,6 +22,7 @@ from auditor.core.paths import COMPRESSED_SUFFIXES
 from auditor.manifest.readers import (
     _locate_csv_problem,
     _locate_jsonl_problem,
+    _reject_nul,
     _reject_repeated_header,
     column_names,
     detect_format,
@@ -147,6 +148,7 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
         ).slice(0, limit // 2)
     except pa.ArrowInvalid:  # a cut inside a quoted field, or a real problem: read the head as a stream
         return _checked(path, _stream_csv(path, limit, delimiter, names, parse, convert), names)
+    _reject_nul(path, head)
     _reject_repeated_header(path, head, names)  # rows of the head are lines 2.. of the file, as `run` counts
     options = pacsv.ReadOptions(column_names=names)
     parts = [head]
@@ -162,7 +164,9 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
 def _checked(
     path: Path, sampled: tuple[pa.Table, int | None, bool], names: list[str]
 ) -> tuple[pa.Table, int | None, bool]:
-    """A sample from the top of the file, refused as `audit run` refuses it when a line repeats the header."""
+    """A sample from the top of the file, refused as `audit run` refuses it (a NUL byte, a line that repeats the
+    header)."""
+    _reject_nul(path, sampled[0])
     _reject_repeated_header(path, sampled[0], names)
     return sampled
 

@@ -147,6 +147,16 @@ def test_unreadable_text_is_named_with_its_line(tmp_path: Path, content: bytes, 
         load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
 
 
+def test_a_nul_byte_in_a_csv_value_is_refused_at_its_line_and_column(tmp_path: Path) -> None:
+    """'w\\x001' would be an invisible second spelling of 'w1'; a text manifest holds no NUL unless damaged."""
+    (tmp_path / "m.csv").write_bytes(b"sid,writer,split\n1,w\x001,train\n2,w1,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:2:4: a NUL byte \(\\x00\) in a value"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    (tmp_path / "m.csv").write_bytes(b"sid,writer,split\n1,w1,train\n2,w1,te\x00st\n")  # the split: a dictionary
+    with pytest.raises(ManifestError, match=r"m\.csv:3:8: a NUL byte"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
 def test_a_carriage_return_inside_a_quoted_header_name_is_part_of_it(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_bytes(b'"a\rb",split\r\n1,train\r\n')
     assert load(tmp_path, {"path": "m.csv", "split": "split"}, keys={"groups": ["a\rb"]}).n_rows == 1
