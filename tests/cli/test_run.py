@@ -168,6 +168,22 @@ def test_unwritable_out_dir_exits_2_before_auditing(sample: Path, tmp_path: Path
     assert blocker.read_text() == "not a directory"
 
 
+@pytest.mark.parametrize("command", [["run", "audit.yaml"], ["code", "train.py"]])
+def test_an_empty_out_argument_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """--out '' (an unset variable) would write the reports into the working directory."""
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    (tmp_path / "audit.yaml").write_text("manifest: {path: m.csv, split: split}\n")
+    (tmp_path / "train.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = invoke(*command, "--out", "")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "Invalid value for '--out': an empty path" in " ".join(result.output.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_unknown_format_and_fail_on(sample: Path) -> None:
     assert "unknown report format" in invoke("run", str(sample), "--format", "pdf").output
     result = invoke("run", str(sample), "--fail-on", "sometimes")
