@@ -318,7 +318,7 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     if any(c in index_names for c in columns):  # an id kept as the index (df.set_index("sample_id"))
         frame = frame.reset_index()
     labels = {str(c): c for c in frame.columns}
-    _require(columns, list(labels), argument)
+    _require(columns, [str(c) for c in frame.columns], argument)  # every label: a name twice is ambiguous
     wanted = list(dict.fromkeys(columns))
     try:
         table = pa.Table.from_pandas(frame[[labels[c] for c in wanted]], preserve_index=False)

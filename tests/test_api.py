@@ -244,6 +244,11 @@ def test_duplicate_column_names_are_named() -> None:
     table = pa.table([pa.array(["train", "test"]), pa.array(["a", "b"])], names=["split", "split"])
     with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'split' occurs twice"):
         auditor.audit(table)
+    rows = [["1", "w1", "train", "x"], ["2", "b", "train", "y"], ["3", "w1", "test", "z"]]
+    frame = pd.DataFrame(rows, columns=["sample_id", "writer", "split", "writer"])
+    with pytest.raises(ManifestError, match=r"auditor\.audit\(data=…\): column name 'writer' occurs twice"):
+        auditor.audit(frame, id="sample_id", keys={"groups": ["writer"]})
+    assert auditor.audit(frame, id="sample_id").exit_code == 0  # a column named by no role may be repeated
 
 
 def test_an_id_kept_as_the_index_is_read() -> None:
@@ -290,6 +295,27 @@ def test_an_arrow_table_with_unsigned_dictionary_indices_is_audited() -> None:
     report = auditor.audit(pa.table({"id": [1, 2, 3, 4], "split": split}), split="split", id="id")
     assert report.exit_code == 0 and report.manifest is not None
     assert report.manifest.rows_per_split == {"train": 2, "test": 1}
+
+
+def test_an_arrow_table_of_string_views_gives_the_plain_texts_report() -> None:
+    """string_view and binary_view columns (as polars may hand over) hold the same values as string ones."""
+    plain = pa.table(
+        {
+            "id": ["a", "b", "c", "d"],
+            "split": ["train", "train", "test", "test"],
+            "writer": ["w1", "w2", "w1", None],
+        }
+    )
+    views = plain.cast(pa.schema([pa.field(n, pa.string_view()) for n in plain.column_names]))
+    keys = {"groups": ["writer"]}
+    expected = auditor.audit(plain, id="id", keys=keys)
+    report = auditor.audit(views, id="id", keys=keys)
+    assert expected.exit_code == 1 and _comparable(report) == _comparable(expected)
+    assert report.manifest is not None and expected.manifest is not None
+    assert report.manifest.sha256 == expected.manifest.sha256
+    raw = pa.table({"split": ["train", "test"], "digest": pa.array([b"\x01", b"\x02"], pa.binary_view())})
+    with pytest.raises(ManifestError, match=r"column 'digest' holds large_binary values.*bytes\.hex\(\)"):
+        auditor.audit(raw, keys={"content_hash": "digest"})
 
 
 def test_the_libraries_load_only_when_used() -> None:

@@ -140,6 +140,18 @@ def test_a_repeated_header_row_in_a_frame_is_refused_as_the_csvs_line_is(tmp_pat
         auditor.audit(numbered, id="sid")
 
 
+def test_a_repeated_header_row_after_a_byte_order_mark_is_refused_in_a_frame(tmp_path: Path) -> None:
+    """Files saved with a BOM, concatenated and read by pandas: the later header's first name starts with U+FEFF."""
+    text = "\ufeffsid,split,writer\r\ns1,train,a\r\n\ufeffsid,split,writer\r\ns2,test,b\r\n"
+    frame = pd.read_csv(io.BytesIO(text.encode()))
+    assert frame["sid"].tolist() == ["s1", "\ufeffsid", "s2"]
+    with pytest.raises(ManifestError, match=r"row 1 \(0-based\) repeats the column names"):
+        auditor.audit(frame, id="sid", keys={"groups": ["writer"]})
+    spaced = frame.assign(writer=frame["writer"].replace({"writer": " WRITER\ufeff "}))
+    with pytest.raises(ManifestError, match=r"row 1 \(0-based\) repeats the column names"):
+        auditor.audit(spaced, id="sid")
+
+
 def test_a_repeated_header_row_under_a_splitter_is_refused() -> None:
     frame = pd.read_csv(io.StringIO(CONCATENATED))
     with pytest.raises(ManifestError, match=r"audit_splitter\(X=…\): row 2 \(0-based\) repeats the column names"):

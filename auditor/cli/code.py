@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 
-from auditor.cli.common import EXIT_CANNOT_AUDIT, fail, path_arg, say, split_list
+from auditor.cli.common import EXIT_CANNOT_AUDIT, fail, given_path, path_arg, say, split_list
 from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
 from auditor.cli.reportdir import ReportDir
 from auditor.cli.signals import Interrupted, exit_now, interruptible
@@ -25,7 +25,10 @@ STAGE = "code_leakage"
 def code(
     # Text, not Path: Path("") is ".", so an empty argument (an unset shell variable) would audit the folder
     paths: Annotated[list[str], typer.Argument(help="scripts (.py), notebooks (.ipynb) or folders of them")],
-    out: Annotated[Path | None, typer.Option("--out", help="report directory (default: no report files)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="report directory (default: no report files)", metavar="DIR", parser=given_path),
+    ] = None,
     fmt: Annotated[
         list[str] | None,
         typer.Option("--format", help="json,markdown,html,junit,sarif; without --out, one format to stdout"),

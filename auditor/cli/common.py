@@ -67,6 +67,16 @@ def split_list(values: list[str] | None, option: str = "option") -> list[str]:
     return names
 
 
+def given_path(text: str) -> Path:
+    """A path option's value. An empty one ('--out ""', an unset variable) would be the working directory, where
+    nobody asked for files: refused as a usage error (exit 2)."""
+    if not text:
+        raise typer.BadParameter("an empty path; expected a path (write '.' for the working directory)")
+    if "\0" in text:
+        raise typer.BadParameter(f"{text!r}: a path cannot contain a null byte")
+    return Path(text)
+
+
 def path_arg(path: Path, what: str, base: Path | None = None) -> Path:
     """``path`` (relative to ``base``) resolved; a NUL byte, a symlink loop or a name too long is a one-line
     error naming ``what``, not a crash."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 
-from auditor.cli.common import ROOT_HELP, fail, path_arg, split_list, stdout_console, topmost_missing
+from auditor.cli.common import ROOT_HELP, fail, given_path, path_arg, split_list, stdout_console, topmost_missing
 from auditor.core.errors import AuditError, ReportMismatchError
 
 if TYPE_CHECKING:
@@ -22,7 +22,10 @@ def diff(
     old: Annotated[Path, typer.Argument(help="the earlier (approved) report.json")],
     new: Annotated[Path, typer.Argument(help="the later report.json")],
     fmt: Annotated[list[str] | None, typer.Option("--format", help="markdown,json,html (with --out)")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="write diff.md, diff.json, diff.html here")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="write diff.md, diff.json, diff.html here", metavar="DIR", parser=given_path),
+    ] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never (default: NEW's)")] = None,
     force: Annotated[bool, typer.Option("--force", help="compare reports of different manifests anyway")] = False,
 ) -> None:
@@ -126,7 +129,9 @@ def validate(
 
 def init(
     manifest: Annotated[Path, typer.Argument(help="the manifest: a file, or a directory with one file per split")],
-    out: Annotated[Path, typer.Option("--out", help="the config to write")] = Path("audit.yaml"),
+    out: Annotated[Path, typer.Option("--out", help="the config to write", metavar="FILE", parser=given_path)] = Path(
+        "audit.yaml"
+    ),
     force: Annotated[bool, typer.Option("--force", help="replace an existing config")] = False,
 ) -> None:
     """Write a starting audit.yaml for MANIFEST, guessed from its columns and a sample of its rows, validated."""

@@ -17,6 +17,7 @@ from auditor.cli.common import (
     ProjectOption,
     TokenOption,
     fail,
+    given_path,
     path_arg,
     say,
     split_list,
@@ -36,7 +37,10 @@ if TYPE_CHECKING:
 
 def run(
     config: Annotated[Path, typer.Argument(help="the audit.yaml")],
-    out: Annotated[Path | None, typer.Option("--out", help="report directory (default: report.out_dir)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="report directory (default: report.out_dir)", metavar="DIR", parser=given_path),
+    ] = None,
     fmt: Annotated[list[str] | None, typer.Option("--format", help="json,markdown,html,junit,sarif")] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only these stages")] = None,

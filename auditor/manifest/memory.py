@@ -20,7 +20,7 @@ from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
 from auditor.manifest.features import feature_columns, wants_all_columns
-from auditor.manifest.readers import MissingColumnsError, missing_columns, repeated_header_rows
+from auditor.manifest.readers import MissingColumnsError, missing_columns, repeated_header_rows, without_views
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -57,7 +57,7 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1} & set(columns))
     if twice:
         raise ManifestError(f"{source.name}: column name '{twice[0]}' occurs twice; column names must be unique")
-    projected = signed_dictionaries(table.select(columns).replace_schema_metadata(None))
+    projected = without_views(signed_dictionaries(table.select(columns).replace_schema_metadata(None)))
     if projected.num_rows == 0:
         raise ManifestError(f"{source.name}: the table has no rows; there is nothing to audit")
     reject_header_rows(source.name, projected, [c for c in columns if c not in source.made])

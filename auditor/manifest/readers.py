@@ -203,12 +203,32 @@ def column_names(path: Path, fmt: str | None) -> list[str]:
 
 
 def open_parquet(path: Path | str, **options: Any) -> pq.ParquetFile:
-    """A Parquet file on disk or, by URL, in an object store (through fsspec: s3fs, gcsfs)."""
+    """A Parquet file on disk or, by URL, in an object store (through fsspec: s3fs, gcsfs); its view columns
+    read as plain text and bytes (see without_views)."""
     if isinstance(path, str) and is_url(path):
         import fsspec
 
-        return pq.ParquetFile(fsspec.open(path, "rb").open(), **options)
-    return pq.ParquetFile(path, **options)
+        return _ViewlessParquetFile(fsspec.open(path, "rb").open(), **options)
+    return _ViewlessParquetFile(path, **options)
+
+
+class _ViewlessParquetFile(pq.ParquetFile):
+    """A ParquetFile whose schema and reads give string_view and binary_view columns as large_string and
+    large_binary, so every engine reading the file by row groups sees the types the in-memory reader gives."""
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        schema = super().schema_arrow
+        return pa.schema([f.with_type(viewless(f.type)) for f in schema], metadata=schema.metadata)
+
+    def read(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read(*args, **kwargs))
+
+    def read_row_group(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read_row_group(*args, **kwargs))
+
+    def read_row_groups(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return without_views(super().read_row_groups(*args, **kwargs))
 
 
 def parquet_schema(path: Path | str) -> pa.Schema:
@@ -244,9 +264,32 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
             t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None, pre_buffer=False)
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
-        tables.append(t)
+        tables.append(without_views(t))
     # Shards may disagree on string vs large_string, dictionary encoding, or number vs text.
     return unify_tables(list(zip(files, tables, strict=True)))
+
+
+def without_views(table: pa.Table) -> pa.Table:
+    """Columns of Arrow's view types (string_view, binary_view, as polars or a Parquet writer may give) cast to
+    large_string and large_binary: the same values, in the layout every kernel used on keys (take, hashing)
+    accepts, where a view column would fail deep inside a stage."""
+    for i, field in enumerate(table.schema):
+        target = viewless(field.type)
+        if target != field.type:
+            table = table.set_column(i, pa.field(field.name, target, field.nullable), table.column(i).cast(target))
+    return table
+
+
+def viewless(t: pa.DataType) -> pa.DataType:
+    """The type without_views gives a column of type ``t``."""
+    if pa.types.is_dictionary(t):
+        values = viewless(t.value_type)
+        return t if values == t.value_type else pa.dictionary(t.index_type, values, t.ordered)
+    if pa.types.is_string_view(t):
+        return pa.large_string()
+    if pa.types.is_binary_view(t):
+        return pa.large_binary()
+    return t
 
 
 def _plain_types(table: pa.Table, like: pa.Schema) -> pa.Table:
@@ -298,13 +341,34 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
             first = stream.readline(_CSV_MAX_BLOCK + 1)
     except (OSError, pa.ArrowException) as exc:
         raise ManifestError(f"{path}: cannot read: {exc}") from None
+    if first.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ManifestError(f"{path}:1:1: the file starts with a UTF-16 byte order mark; save the file as UTF-8")
+    if not first.strip():
+        blank = _blank_lines_before_header(path)
+        if blank == 0:
+            raise ManifestError(f"{path}: the file is empty; expected a header line naming the columns")
+        # Refused rather than skipped: every line number a later message cites counts from the header.
+        raise ManifestError(
+            f"{path}:1: blank line before the header ({blank} blank line(s), then the header on line {blank + 1}); "
+            "expected the header naming the columns on line 1: remove the blank lines"
+        )
+    cr = _lone_carriage_return(first)
+    if cr is not None:
+        raise ManifestError(
+            f"{path}:1:{cr + 1}: the file ends its lines with a carriage return alone (CR, as classic Mac OS "
+            "saved text); expected LF or CRLF line endings: save the file with those (e.g. tr '\\r' '\\n')"
+        )
     if len(first) > _CSV_MAX_BLOCK:
         raise ManifestError(
             f"{path}:1: the header line is longer than {_CSV_MAX_BLOCK >> 20} MB, the longest line read; "
             "expected a manifest of ids, splits and keys (keep its other columns in another file)"
         )
-    if not first.strip():
-        raise ManifestError(f"{path}: the file is empty; expected a header line naming the columns")
+    nul = first.find(b"\x00")
+    if nul >= 0:
+        raise ManifestError(
+            f"{path}:1:{nul + 1}: the header holds NUL bytes; the file looks like UTF-16 (or "
+            "another encoding that is not UTF-8): save the file as UTF-8"
+        )
     try:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -325,6 +389,26 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
                 )
             seen[name] = i
     return names, len(first)
+
+
+def _blank_lines_before_header(path: Path) -> int:
+    """The blank lines the file starts with; 0 when it holds nothing else (it is empty)."""
+    with _open_text(path) as stream:
+        for count, line in enumerate(_lines(stream)):
+            if line.strip():
+                return count
+    return 0
+
+
+def _lone_carriage_return(first: bytes) -> int | None:
+    """The offset of a CR that ends no CRLF and stands outside quotes: the file's lines end with CR alone."""
+    body = first.rstrip(b"\r\n")
+    cr = body.find(b"\r")
+    while cr >= 0:
+        if body[:cr].count(b'"') % 2 == 0:  # a CR inside a quoted name is part of the name
+            return cr
+        cr = body.find(b"\r", cr + 1)
+    return None
 
 
 def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
@@ -370,8 +454,33 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
             raise ManifestError(_locate_csv_problem(path, delimiter, len(names), str(exc))) from None
         except OSError as exc:
             raise ManifestError(f"{path}: cannot read: {exc}") from None
+    _reject_nul(path, table)
     _reject_repeated_header(path, table, columns)
     return table
+
+
+def _reject_nul(path: Path, table: pa.Table) -> None:
+    """A NUL byte in a text manifest is corruption (or UTF-16): it would make an invisible second spelling of a
+    value ("w\\x001" beside "w1"), so the file is refused at the first NUL, as other corruption is."""
+    for name in table.column_names:
+        for chunk in table[name].chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pc.any(pc.match_substring(values, "\x00")).as_py():
+                line, column = _first_nul(path)
+                raise ManifestError(
+                    f"{path}:{line}:{column}: a NUL byte (\\x00) in a value; a text manifest holds none: the file "
+                    "is damaged or not UTF-8 text (UTF-16?): save it as UTF-8 text without NUL bytes"
+                )
+
+
+def _first_nul(path: Path) -> tuple[int, int]:
+    """The line and column (1-based, in bytes) of the file's first NUL byte (cold path: one was read)."""
+    with _open_text(path) as stream:
+        for lineno, raw in enumerate(_lines(stream), start=1):
+            at = raw.find(b"\x00")
+            if at >= 0:
+                return lineno, at + 1
+    return 0, 0
 
 
 _CSV_BLOCK = 1 << 20  # pyarrow's default
@@ -423,12 +532,13 @@ def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str])
 def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
     """The rows (0-based) whose every one of ``columns`` holds its own column's name: a header line read as data.
 
-    Compared loosely, as a pasted header line may differ in case or spacing ("SAMPLE_ID", " split"); a row that
-    names only some of the columns (a text "split" in a text column) is data. A number or time column holds no
-    name, so a table with one has no such row."""
+    Compared loosely, as a pasted header line may differ in case or spacing ("SAMPLE_ID", " split") or start with
+    a byte order mark (files saved with one, then concatenated); a row that names only some of the columns (a
+    text "split" in a text column) is data. A number or time column holds no name, so a table with one has no
+    such row."""
     if table.num_rows == 0 or not columns:
         return []
-    mask = None
+    texts = []
     for col in columns:
         values = table[col]
         if pa.types.is_dictionary(values.type):
@@ -437,9 +547,20 @@ def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
             values = values.cast(pa.large_string())
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
             return []
-        eq = pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(values)), col.strip().lower()), False)
+        texts.append((col, values))
+    mask = None
+    for col, values in texts:
+        loose = pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING))
+        eq = pc.fill_null(pc.equal(loose, col.strip(_HEADER_PADDING).lower()), False)
         mask = eq if mask is None else pc.and_(mask, eq)
+        if not pc.any(mask).as_py():  # the usual case: no row names the first column, the others are not read
+            return []
     return pc.indices_nonzero(mask).to_pylist() if mask is not None else []
+
+
+# What may surround a pasted header's names: whitespace, and the invisible byte order mark (U+FEFF) a file saved
+# with one starts with, which a concatenation leaves at the start of a later line, and a zero-width space.
+_HEADER_PADDING = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "\ufeff\u200b"
 
 
 # -- jsonl ---------------------------------------------------------------------------------------------
@@ -455,7 +576,66 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({c: pa.array([], pa.string()) for c in columns})
     missing_columns(path, table.column_names, columns)
-    return table.select(list(columns)) if columns else table
+    return _exact_integers(path, table.select(list(columns)) if columns else table)
+
+
+# A run of 16 digits or more: an integer literal a double may not hold exactly (2**53 has 16 digits).
+_LONG_DIGITS = re.compile(rb"[0-9]{16,}")
+
+
+class _Literal(str):
+    """A JSON number's text as written, told apart from a JSON string by its type."""
+
+
+def _exact_integers(path: Path, table: pa.Table) -> pa.Table:
+    """Number columns that Arrow read as doubles but that hold an integer a double cannot represent exactly
+    (beyond int64, or beside a float) read again as the numbers' text, so that 12345678901234567890 and
+    12345678901234567891 stay two values (as a CSV's columns, read as text, keep them)."""
+    floats = [name for name in table.column_names if pa.types.is_floating(table[name].type)]
+    if not floats or not _has_long_digits(path):
+        return table
+    texts: dict[str, list[str | None]] = {name: [] for name in floats}
+    with _open_text(path) as stream:
+        for raw in _lines(stream):
+            if not raw.strip():
+                continue  # as Arrow's reader, which makes no row of a blank line
+            try:
+                record = json.loads(raw, parse_int=_Literal, parse_float=_Literal)
+            except ValueError:  # JSON Arrow reads and Python does not (two objects on a line): keep Arrow's reading
+                return table
+            if not isinstance(record, dict):
+                return table
+            for name, values in texts.items():
+                value = record.get(name)
+                values.append(str(value) if isinstance(value, _Literal) else None)
+    for name, values in texts.items():
+        if len(values) != table.num_rows:
+            return table  # not the rows Arrow read: keep its reading rather than misplace values
+        if any(v is not None and _inexact(v) for v in values):
+            i = table.column_names.index(name)
+            table = table.set_column(i, pa.field(name, pa.string()), pa.array(values, pa.string()))
+    return table
+
+
+def _has_long_digits(path: Path) -> bool:
+    with _open_text(path) as stream:
+        tail = b""
+        while block := stream.read(1 << 22):
+            if _LONG_DIGITS.search(tail + block):
+                return True
+            tail = block[-16:]  # a run split between two blocks
+    return False
+
+
+def _inexact(literal: str) -> bool:
+    """Whether an integer literal is not exactly a double (a float literal is a double's text already)."""
+    if any(c in literal for c in ".eE"):
+        return False
+    number = int(literal)
+    try:
+        return int(float(number)) != number
+    except OverflowError:
+        return True
 
 
 def _json_kind(value: object) -> str:
@@ -470,6 +650,24 @@ def _json_kind(value: object) -> str:
     return type(value).__name__
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's keys must be unique: Python keeps the last of two, Arrow refuses them (which is meant?)."""
+    record = dict(pairs)
+    if len(record) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
 def _locate_jsonl_problem(path: Path, columns: Sequence[str], arrow_message: str) -> str:
     first_kind: dict[str, tuple[str, int, object]] = {}
     with _open_text(path) as stream:
@@ -481,7 +679,11 @@ def _locate_jsonl_problem(path: Path, columns: Sequence[str], arrow_message: str
             if not text.strip():
                 continue
             try:
-                record = json.loads(text)
+                record = json.loads(text, object_pairs_hook=_unique_keys)
+            except _DuplicateKey as exc:
+                return (
+                    f"{path}:{lineno}: key '{exc.key}' occurs twice in one object; expected each column once per line"
+                )
             except json.JSONDecodeError as exc:
                 return f"{path}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}"
             if not isinstance(record, dict):

@@ -22,11 +22,13 @@ from auditor.core.paths import COMPRESSED_SUFFIXES
 from auditor.manifest.readers import (
     _locate_csv_problem,
     _locate_jsonl_problem,
+    _reject_nul,
     _reject_repeated_header,
     column_names,
     detect_format,
     parquet_schema,
     unify_tables,
+    without_views,
 )
 
 SAMPLE_ROWS = 100_000
@@ -95,7 +97,7 @@ def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]
         pf = pq.ParquetFile(path)
         total = pf.metadata.num_rows
         if total <= limit:
-            return pf.read(), total, True
+            return without_views(pf.read()), total, True
         groups = pf.num_row_groups
         chosen = sorted({round(i * (groups - 1) / max(1, WINDOWS - 1)) for i in range(min(groups, WINDOWS))})
         per = max(1, limit // len(chosen))
@@ -104,7 +106,7 @@ def _sample_parquet(path: Path, limit: int) -> tuple[pa.Table, int | None, bool]
             batch = next(pf.iter_batches(batch_size=per, row_groups=[g]), None)
             if batch is not None:
                 batches.append(batch)
-        return pa.Table.from_batches(batches, schema=pf.schema_arrow), total, False
+        return without_views(pa.Table.from_batches(batches, schema=pf.schema_arrow)), total, False
     except (pa.ArrowException, OSError) as exc:
         raise ManifestError(f"{path}: cannot read parquet: {exc}") from None
 
@@ -146,6 +148,7 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
         ).slice(0, limit // 2)
     except pa.ArrowInvalid:  # a cut inside a quoted field, or a real problem: read the head as a stream
         return _checked(path, _stream_csv(path, limit, delimiter, names, parse, convert), names)
+    _reject_nul(path, head)
     _reject_repeated_header(path, head, names)  # rows of the head are lines 2.. of the file, as `run` counts
     options = pacsv.ReadOptions(column_names=names)
     parts = [head]
@@ -161,7 +164,9 @@ def _sample_csv(path: Path, limit: int, delimiter: str, size: int) -> tuple[pa.T
 def _checked(
     path: Path, sampled: tuple[pa.Table, int | None, bool], names: list[str]
 ) -> tuple[pa.Table, int | None, bool]:
-    """A sample from the top of the file, refused as `audit run` refuses it when a line repeats the header."""
+    """A sample from the top of the file, refused as `audit run` refuses it (a NUL byte, a line that repeats the
+    header)."""
+    _reject_nul(path, sampled[0])
     _reject_repeated_header(path, sampled[0], names)
     return sampled
 

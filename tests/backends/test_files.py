@@ -96,6 +96,26 @@ def test_the_split_is_coded_a_row_group_at_a_time_as_encode_column_codes_it(
     manifest.close()
 
 
+def test_string_view_columns_are_read_as_text_by_the_engines_out_of_core(tmp_path: Path) -> None:
+    view = pa.string_view()
+    table = pa.table(
+        {
+            "sid": pa.array([f"s{i}" for i in range(10)], view),
+            "writer": pa.array([f"w{i % 3}" for i in range(10)], view),
+            "split": pa.array(["train", "test"] * 5, view),
+        }
+    )
+    config = {"manifest": {"path": "p0.parquet", "split": "split", "id": "sid"}, "keys": {"groups": ["writer"]}}
+    manifest = _manifest(tmp_path, [table], config)
+    try:
+        assert manifest.column_type("sid") == pa.large_string()
+        assert manifest.ids([9, 0]) == ["s9", "s0"]
+        assert manifest.take("writer", [4, 1]).to_pylist() == ["w1", "w1"]
+        assert manifest.rows_per_split() == {"train": 5, "test": 5}
+    finally:
+        manifest.close()
+
+
 def test_a_split_given_by_paths_is_coded_from_the_files_alone(tmp_path: Path) -> None:
     tables = [
         pa.table({"sample_id": pa.array([f"{i}-{j}" for j in range(n)], pa.string())})

@@ -176,6 +176,7 @@ def test_large_manifest_is_sampled_across_the_file(tmp_path: Path, monkeypatch: 
         ("id,split\n1,a\n2,b\n3,a\n", "m.csv", "'split' named like one but not holding split names"),
         ('{"id": 1}\n{oops\n', "m.jsonl", "m.jsonl:2"),
         ("id,split\n1,train\n2,test,extra\n", "m.csv", "m.csv:3: expected 2 fields"),
+        ("id,split\n1,train\n2,te\x00st\n", "m.csv", "m.csv:3:5: a NUL byte"),
         ("PAR1 not really", "m.parquet", "not a readable parquet file"),
     ],
 )

@@ -130,6 +130,22 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(tmp_path: Path, con
     assert not (tmp_path / "audit-report").exists()
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"\nw,split\na,train\n", "m.csv:1: blank line before the header"),
+        (b"w,split\ra,train\r", "m.csv:1:8: the file ends its lines with a carriage return alone"),
+        ("w,split\na,train\n".encode("utf-16-le"), "m.csv:1:2: the header holds NUL bytes"),
+    ],
+)
+def test_unreadable_csv_exits_2_naming_the_line(tmp_path: Path, content: bytes, expected: str) -> None:
+    (tmp_path / "m.csv").write_bytes(content)
+    (tmp_path / "audit.yaml").write_text("manifest: {path: m.csv, split: split}\nkeys: {groups: [w]}\n")
+    result = invoke("run", str(tmp_path / "audit.yaml"))
+    assert result.exit_code == 2 and expected in " ".join(result.output.split())
+    assert "Traceback" not in result.output and not (tmp_path / "audit-report").exists()
+
+
 def test_missing_config_exits_2(tmp_path: Path) -> None:
     result = invoke("run", str(tmp_path / "nope.yaml"))
     assert result.exit_code == 2 and "not found" in result.output
@@ -150,6 +166,22 @@ def test_unwritable_out_dir_exits_2_before_auditing(sample: Path, tmp_path: Path
     result = invoke("run", str(sample), "--out", str(blocker / "reports"))
     assert result.exit_code == 2 and "cannot write the report directory" in result.output
     assert blocker.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("command", [["run", "audit.yaml"], ["code", "train.py"]])
+def test_an_empty_out_argument_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """--out '' (an unset variable) would write the reports into the working directory."""
+    write_table(tmp_path / "m.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    (tmp_path / "audit.yaml").write_text("manifest: {path: m.csv, split: split}\n")
+    (tmp_path / "train.py").write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = invoke(*command, "--out", "")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "Invalid value for '--out': an empty path" in " ".join(result.output.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_unknown_format_and_fail_on(sample: Path) -> None:

@@ -114,6 +114,54 @@ def test_empty_csv_file(tmp_path: Path) -> None:
         load(tmp_path, {"path": "m.csv", "split": "split"})
 
 
+HEADER = "sid,writer,split\n1,w1,train\n2,w2,test\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "expected"),
+    [
+        (
+            b"\n \r\n" + HEADER.encode(),
+            "m.csv",
+            r"m\.csv:1: blank line before the header \(2 blank line\(s\), then the header on line 3\)",
+        ),
+        (b"\n\n  \n", "m.csv", r"m\.csv: the file is empty"),
+        (
+            HEADER.replace("\n", "\r").encode(),
+            "m.csv",
+            r"m\.csv:1:17: the file ends its lines with a carriage return alone",
+        ),
+        (HEADER.encode("utf-16-le"), "m.csv", r"m\.csv:1:2: the header holds NUL bytes; the file looks like UTF-16"),
+        (HEADER.encode("utf-16"), "m.csv", r"m\.csv:1:1: the file starts with a UTF-16 byte order mark"),
+        (
+            b'{"sid": 1, "writer": "a", "split": "train"}\n\n'
+            b'{"sid": 2, "writer": "a", "writer": "b", "split": "test"}\n',
+            "m.jsonl",
+            r"m\.jsonl:3: key 'writer' occurs twice in one object",
+        ),
+    ],
+)
+def test_unreadable_text_is_named_with_its_line(tmp_path: Path, content: bytes, name: str, expected: str) -> None:
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(ManifestError, match=expected):
+        load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_nul_byte_in_a_csv_value_is_refused_at_its_line_and_column(tmp_path: Path) -> None:
+    """'w\\x001' would be an invisible second spelling of 'w1'; a text manifest holds no NUL unless damaged."""
+    (tmp_path / "m.csv").write_bytes(b"sid,writer,split\n1,w\x001,train\n2,w1,test\n")
+    with pytest.raises(ManifestError, match=r"m\.csv:2:4: a NUL byte \(\\x00\) in a value"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    (tmp_path / "m.csv").write_bytes(b"sid,writer,split\n1,w1,train\n2,w1,te\x00st\n")  # the split: a dictionary
+    with pytest.raises(ManifestError, match=r"m\.csv:3:8: a NUL byte"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_a_carriage_return_inside_a_quoted_header_name_is_part_of_it(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_bytes(b'"a\rb",split\r\n1,train\r\n')
+    assert load(tmp_path, {"path": "m.csv", "split": "split"}, keys={"groups": ["a\rb"]}).n_rows == 1
+
+
 def test_header_only_csv_has_no_rows(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_text("sid,split\n")
     with pytest.raises(ManifestError, match="no rows"):
@@ -158,11 +206,50 @@ def test_mixed_type_ids_in_jsonl_name_both_lines(tmp_path: Path) -> None:
     assert "m.jsonl:2" in msg and "'sid'" in msg and "line 1" in msg
 
 
+def test_jsonl_integers_a_double_cannot_hold_stay_distinct(tmp_path: Path) -> None:
+    """Integers beyond int64, or beside a float, are read by Arrow as doubles, which would merge neighbours:
+    such a column is read as the numbers' text, as a CSV's is."""
+    lines = [
+        '{"sid": 12345678901234567890, "writer": 9007199254740993, "split": "train"}',
+        '{"sid": 12345678901234567891, "writer": 9007199254740992, "split": "test"}',
+        '{"sid": 3, "writer": 5.5, "split": "test"}',
+        "",
+        '{"sid": 4, "split": "test"}',
+    ]
+    (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
+    m = load(tmp_path, {"path": "m.jsonl", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.table["sid"].to_pylist() == ["12345678901234567890", "12345678901234567891", "3", "4"]
+    assert m.table["writer"].to_pylist() == ["9007199254740993", "9007199254740992", "5.5", None]
+    # Numbers a double holds exactly stay numbers.
+    exact = '{"w": 9007199254740992, "split": "a"}\n{"w": 5.5, "split": "b"}\n'
+    (tmp_path / "m.jsonl").write_text(exact)
+    m = load(tmp_path, {"path": "m.jsonl", "split": "split"}, keys={"groups": ["w"]})
+    assert m.table["w"].to_pylist() == [9007199254740992.0, 5.5]
+
+
 def test_mixed_type_ids_across_parquet_shards_are_read_as_text(tmp_path: Path) -> None:
     write_table(tmp_path / "s" / "a.parquet", {"sid": [1, 2], "split": ["train", "test"]})
     write_table(tmp_path / "s" / "b.parquet", {"sid": ["x", "1"], "split": ["test", "test"]})
     m = load(tmp_path, {"path": "s", "split": "split", "id": "sid"})
     assert m.table["sid"].to_pylist() == ["1", "2", "x", "1"]
+
+
+def test_string_view_columns_are_read_as_text(tmp_path: Path) -> None:
+    """Parquet written from string_view columns (as polars may write it) holds text: ids, keys and splits."""
+    view = pa.string_view()
+    table = pa.table(
+        {
+            "sid": pa.array(["a", "b", "c", "d"], view),
+            "writer": pa.array(["w1", "w2", "w1", None], view),
+            "split": pa.array(["train", "train", "test", "test"], view),
+        }
+    )
+    pq.write_table(table, tmp_path / "m.parquet")
+    m = load(tmp_path, {"path": "m.parquet", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert pa.types.is_large_string(m.column_type("sid"))
+    assert m.rows_per_split() == {"train": 2, "test": 2}
+    assert m.key("writer").labels(m.key("writer").codes[:3]) == ["w1", "w2", "w1"]
+    assert m.ids([3, 0]) == ["d", "a"]
 
 
 def test_float_id_column_is_rejected(tmp_path: Path) -> None:
@@ -193,6 +280,15 @@ def test_repeated_header_in_another_case_or_spacing(tmp_path: Path) -> None:
     (tmp_path / "m.csv").write_text("sid,split\na,train\nSID, Split\nb,test\n")
     with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
         load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"})
+
+
+def test_repeated_header_after_a_byte_order_mark_is_rejected(tmp_path: Path) -> None:
+    """Two CSVs saved with a BOM and CRLF, concatenated: the second header starts with U+FEFF."""
+    part = "\ufeffsid,writer,split\r\n{}\r\n"
+    text = part.format("a,w1,train") + part.format("b,w2,test")
+    (tmp_path / "m.csv").write_bytes(text.encode())
+    with pytest.raises(ManifestError, match=r"m\.csv:3: this line repeats the header"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
 
 
 def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
