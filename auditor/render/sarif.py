@@ -1,7 +1,9 @@
 """The report as SARIF 2.1.0, so code-scanning dashboards list the findings next to the files they are about.
 
-Each finding is a result whose rule is its code; a stage that errored is a tool execution notification
-(never a result, and the run is marked unsuccessful), a skipped stage a configuration note.
+Each finding that names a file is a result whose rule is its code (code scanning rejects a result without a
+location); one about the whole run and no file (what `audit code` read) is a note among the tool execution
+notifications. A stage that errored is an error notification (never a result, and the run is marked
+unsuccessful), a skipped stage a configuration note.
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None)
     facts = installed_stages() if stages is None else stages
     base = _config_dir(report)
     rules, index = _rules(report, facts)
-    results = [_result(f, index[f.code], report, facts, base) for f in report.findings]
+    placed = [(f, _locations(f, report, facts, base)) for f in report.findings]
+    results = [_result(f, index[f.code], locations) for f, locations in placed if locations]
+    unplaced = [_unplaced(f, index[f.code]) for f, locations in placed if not locations]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -70,7 +74,7 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None)
                 "rules": rules,
             }
         },
-        "invocations": [_invocation(report)],
+        "invocations": [_invocation(report, unplaced)],
         "results": results,
         "columnKind": "unicodeCodePoints",
         "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
@@ -113,10 +117,7 @@ def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[s
     return rules, index
 
 
-def _result(
-    f: Finding, rule_index: int, report: Report, facts: Mapping[str, StageFacts], base: Path | None
-) -> dict[str, Any]:
-    locations = _locations(f, report, facts, base)
+def _result(f: Finding, rule_index: int, locations: list[dict[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": rule_index,
@@ -152,16 +153,31 @@ def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base
         return [_location(p, base) for p in report.manifest.paths[:MAX_MANIFEST_LOCATIONS]]
     if report.config_path is not None:
         return [_location(report.config_path, base)]
+    file = f.evidence.get("file")
+    if isinstance(file, str) and file:
+        return [_location(file, base)]
     return []
 
 
-def _sites(f: Finding) -> Iterator[tuple[str, int, int | None]]:
-    """Every absolute "file:line[:column]" in the finding's evidence and examples, in the order they appear."""
+def _unplaced(f: Finding, rule_index: int) -> dict[str, Any]:
+    """A finding that names no file (a summary of the whole run): a notification of its rule, not a result."""
+    return {
+        "level": _LEVEL[f.severity],
+        "message": {"text": f.message},
+        "associatedRule": {"id": f.code, "index": rule_index},
+        "properties": {"stage": f.stage, "key": f.key, "evidence": f.evidence},
+    }
+
+
+def _sites(f: Finding) -> Iterator[tuple[str, int | None, int | None]]:
+    """Every absolute "file[:line[:column]]" in the finding's evidence and examples, in the order they appear."""
     for value in _site_values([f.evidence, *f.examples]):
         match = _SITE.match(value)
         if match and Path(match["path"]).is_absolute():
             column = int(match["column"]) if match["column"] else None
             yield match["path"], int(match["line"]), column
+        elif not match and Path(value).is_absolute():  # a whole file, e.g. one that could not be parsed
+            yield value, None, None
 
 
 def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
@@ -197,8 +213,9 @@ def _artifact(path: str, base: Path | None) -> dict[str, Any]:
     return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
 
 
-def _invocation(report: Report) -> dict[str, Any]:
-    """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found."""
+def _invocation(report: Report, unplaced: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found;
+    ``unplaced`` are the findings that name no file."""
     errors = [_stage_error(r) for r in report.stages if r.status == "error"]
     if report.exit_code == 2 and not errors:
         errors.append({"level": "error", "message": {"text": "no stage ran: nothing was audited"}})
@@ -218,8 +235,8 @@ def _invocation(report: Report) -> dict[str, Any]:
     }
     if report.config_path is not None:
         invocation["properties"] = {"config": report.config_path}
-    if errors:
-        invocation["toolExecutionNotifications"] = errors
+    if errors or unplaced:
+        invocation["toolExecutionNotifications"] = [*errors, *unplaced]
     if skipped:
         invocation["toolConfigurationNotifications"] = skipped
     return invocation
