@@ -22,7 +22,8 @@ from auditor.core.findings import Finding, Report, Severity, StageResult
 from auditor.pipeline.registry import discover
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-BASE_ID = "CONFIGDIR"  # uris are relative to the config's folder, so a dashboard can map them onto the checkout
+BASE_ID = "CONFIGDIR"  # uris relative to the config's folder, when the report is rendered with no root
+ROOT_ID = "SRCROOT"  # uris relative to the root given: the working directory of the command that wrote the file
 FINGERPRINT_ID = "splitAuditor/v1"
 MAX_MANIFEST_LOCATIONS = 10  # a manifest of many shards: the first few name it well enough
 
@@ -58,10 +59,14 @@ def installed_stages() -> Mapping[str, StageFacts]:
     return facts
 
 
-def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None) -> str:
-    """One SARIF log with one run; ``stages`` defaults to the installed stages' catalogue."""
+def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None, *, root: Path | None = None) -> str:
+    """One SARIF log with one run; ``stages`` defaults to the installed stages' catalogue.
+
+    Uris of files under ``root`` (absolute; `audit run` and `audit code` give their working directory, the
+    repository's root in CI) are relative to it, as code scanning reads them; with no root, to the config's folder.
+    """
     facts = installed_stages() if stages is None else stages
-    base = _config_dir(report)
+    base = _base(report, root)
     rules, index = _rules(report, facts)
     placed = [(f, _locations(f, report, facts, base)) for f in report.findings]
     results = [_result(f, index[f.code], locations) for f, locations in placed if locations]
@@ -80,17 +85,26 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None)
         "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
     }
     if base is not None:
-        run["originalUriBaseIds"] = {
-            BASE_ID: {"uri": base.as_uri() + "/", "description": {"text": "the folder of the audit config"}}
-        }
+        said = "the working directory of the audit" if base.id == ROOT_ID else "the folder of the audit config"
+        run["originalUriBaseIds"] = {base.id: {"uri": base.path.as_uri() + "/", "description": {"text": said}}}
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
-def _config_dir(report: Report) -> Path | None:
+@dataclass(frozen=True)
+class _Base:
+    """The folder relative uris start from and the uriBaseId that names it."""
+
+    path: Path
+    id: str
+
+
+def _base(report: Report, root: Path | None) -> _Base | None:
+    if root is not None and root.is_absolute():
+        return _Base(root, ROOT_ID)
     if report.config_path is None or not Path(report.config_path).is_absolute():
         return None
-    return Path(report.config_path).parent
+    return _Base(Path(report.config_path).parent, BASE_ID)
 
 
 def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -139,7 +153,7 @@ def _result(f: Finding, rule_index: int, locations: list[dict[str, Any]]) -> dic
     return result
 
 
-def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base: Path | None) -> list[dict[str, Any]]:
+def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base: _Base | None) -> list[dict[str, Any]]:
     """Where the finding is: the lines it names, else its artifact, else the manifest or the config."""
     sites = list(dict.fromkeys(_sites(f)))
     if sites:
@@ -154,8 +168,8 @@ def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base
     if report.config_path is not None:
         return [_location(report.config_path, base)]
     file = f.evidence.get("file")
-    if isinstance(file, str) and file:
-        return [_location(file, base)]
+    if isinstance(file, str) and file:  # relative to the folder the stage read from: `audit code`'s working directory
+        return [_location(file if Path(file).is_absolute() or base is None else str(base.path / file), base)]
     return []
 
 
@@ -192,7 +206,7 @@ def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
             yield from _site_values(value, depth + 1)
 
 
-def _location(path: str, base: Path | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
+def _location(path: str, base: _Base | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": _artifact(path, base)}
     if line is not None and line > 0:
         region: dict[str, Any] = {"startLine": line}
@@ -202,12 +216,12 @@ def _location(path: str, base: Path | None, line: int | None = None, column: int
     return {"physicalLocation": physical}
 
 
-def _artifact(path: str, base: Path | None) -> dict[str, Any]:
-    """A uri relative to the config's folder when the file is inside it, else an absolute file uri."""
+def _artifact(path: str, base: _Base | None) -> dict[str, Any]:
+    """A uri relative to the base folder when the file is inside it, else an absolute file uri."""
     p = Path(path)
-    if base is not None and p.is_absolute() and p.is_relative_to(base):
-        relative = PurePosixPath(*p.relative_to(base).parts)
-        return {"uri": quote(str(relative)), "uriBaseId": BASE_ID}
+    if base is not None and p.is_absolute() and p.is_relative_to(base.path):
+        relative = PurePosixPath(*p.relative_to(base.path).parts)
+        return {"uri": quote(str(relative)), "uriBaseId": base.id}
     if p.is_absolute():
         return {"uri": p.as_uri()}
     return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
