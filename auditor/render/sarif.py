@@ -207,13 +207,12 @@ def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
 
 
 def _location(path: str, base: _Base | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": _artifact(path, base)}
-    if line is not None and line > 0:
-        region: dict[str, Any] = {"startLine": line}
-        if column is not None and column > 0:
-            region["startColumn"] = column
-        physical["region"] = region
-    return {"physicalLocation": physical}
+    """A file and its line; line 1 for a finding about a whole file (a manifest's row is not one of its lines in
+    general: a Parquet file, a quoted CSV field over several lines), so every result has a startLine."""
+    region: dict[str, Any] = {"startLine": line if line is not None and line > 0 else 1}
+    if line is not None and line > 0 and column is not None and column > 0:
+        region["startColumn"] = column
+    return {"physicalLocation": {"artifactLocation": _artifact(path, base), "region": region}}
 
 
 def _artifact(path: str, base: _Base | None) -> dict[str, Any]:
