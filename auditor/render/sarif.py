@@ -9,6 +9,7 @@ unsuccessful), a skipped stage a configuration note.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from urllib.parse import quote
 
 from auditor.core.errors import StageLoadError
 from auditor.core.findings import Finding, Report, Severity, StageResult
+from auditor.core.portable import ELIDED
 from auditor.pipeline.registry import discover
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -84,7 +86,7 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None,
         "columnKind": "unicodeCodePoints",
         "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
     }
-    if base is not None:
+    if base is not None and base.located:
         said = "the working directory of the audit" if base.id == ROOT_ID else "the folder of the audit config"
         run["originalUriBaseIds"] = {base.id: {"uri": base.path.as_uri() + "/", "description": {"text": said}}}
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
@@ -93,18 +95,23 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None,
 
 @dataclass(frozen=True)
 class _Base:
-    """The folder relative uris start from and the uriBaseId that names it."""
+    """The folder relative uris start from and the uriBaseId that names it; ``located`` when it is a folder of
+    this machine (named in originalUriBaseIds), not one a report kept for a team names relatively."""
 
     path: Path
     id: str
+    located: bool = True
 
 
 def _base(report: Report, root: Path | None) -> _Base | None:
     if root is not None and root.is_absolute():
         return _Base(root, ROOT_ID)
-    if report.config_path is None or not Path(report.config_path).is_absolute():
+    if report.config_path is None:
         return None
-    return _Base(Path(report.config_path).parent, BASE_ID)
+    config = Path(report.config_path)
+    # A report the review service holds names its config relatively: uploaded (`audit.yaml`) or audited under
+    # a data root (`<data root d>/folder/audit.yaml`); its files are then relative to the config's folder too.
+    return _Base(config.parent, BASE_ID, located=config.is_absolute())
 
 
 def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -223,6 +230,9 @@ def _artifact(path: str, base: _Base | None) -> dict[str, Any]:
         return {"uri": quote(str(relative)), "uriBaseId": base.id}
     if p.is_absolute():
         return {"uri": p.as_uri()}
+    if base is not None and not base.located and "://" not in path and p.parts[:1] != (ELIDED,):
+        relative = PurePosixPath(*Path(os.path.relpath(p, base.path)).parts)
+        return {"uri": quote(relative.as_posix()), "uriBaseId": base.id}
     return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
 
 
