@@ -146,7 +146,7 @@ def write_report(
     and renamed into place, report.json last, earlier report files of other formats removed; a file there that
     this tool did not write is never replaced. Returns the files written."""
     from auditor.core.output import REPORT_JSON, check_replaceable, remove_stale, write_atomic
-    from auditor.render import FILE_RENDERERS
+    from auditor.render import FILE_RENDERERS, render_files
     from auditor.render.attachments import ATTACHMENTS, attachments
 
     wanted = [formats] if isinstance(formats, str) else list(formats)
@@ -160,7 +160,7 @@ def write_report(
         raise ArgumentError(f"auditor.write_report(report=…): expected a Report, got {_type_name(report)}")
     target = Path(out_dir).expanduser().resolve()
     # report.json is the verdict and its state, written whatever the formats (as `audit run` does).
-    rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in dict.fromkeys(["json", *wanted])}
+    rendered = render_files(report, ["json", *wanted], root=Path.cwd())
     rendered.update(attachments(report))  # the clean subset of a benchmark, as `audit run` writes it
     check_replaceable(target, [REPORT_JSON, *rendered])
     written = write_atomic(target, rendered, last=REPORT_JSON)

@@ -50,7 +50,7 @@ def code(
     from auditor.core.findings import FailOn
     from auditor.pipeline.registry import discover, load_stages
     from auditor.pipeline.runner import prepare_stages, run_audit
-    from auditor.render import FILE_RENDERERS
+    from auditor.render import FILE_RENDERERS, render_files
     from auditor.render.attachments import attachments
 
     reports = ReportDir()
@@ -77,7 +77,7 @@ def code(
             report = run_audit(loaded, only=STAGE, fail_on=fail_on, classes=classes)  # type: ignore[arg-type]
             written: list[Path] = []
             if out is not None:
-                rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in chosen}
+                rendered = render_files(report, chosen, root=Path.cwd())
                 written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False
         except Interrupted as exc:
@@ -94,7 +94,7 @@ def code(
             tb = "".join(traceback.format_exception(exc, limit=-4))
             raise fail(f"internal error, please report it:\n{tb}") from None
     if out is None and formats:
-        sys.stdout.write(FILE_RENDERERS[formats[0]][0](report))
+        sys.stdout.write(next(iter(render_files(report, formats[:1], root=Path.cwd()).values())))
     elif not quiet:
         from auditor.cli.run import print_terminal
 

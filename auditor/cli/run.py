@@ -93,7 +93,7 @@ def run(
     from auditor.core.output import REPORT_JSON
     from auditor.pipeline.registry import discover, load_stages
     from auditor.pipeline.runner import prepare_stages, run_audit
-    from auditor.render import FILE_RENDERERS
+    from auditor.render import render_files
     from auditor.render.attachments import attachments
     from auditor.render.common import headline, input_errors
 
@@ -150,7 +150,7 @@ def run(
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
                 for note in manifest_notes(approved, report, force=False):  # the same place, or the same content
                     warn(f"--baseline {baseline}: {note}")
-            rendered = {FILE_RENDERERS[f][1]: FILE_RENDERERS[f][0](report) for f in formats}
+            rendered = render_files(report, formats, root=Path.cwd())
             written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except Interrupted as exc:

@@ -14,7 +14,7 @@ from typing import Any
 
 from auditor.core.errors import ArgumentError, TrackingError
 from auditor.core.findings import Report
-from auditor.render import FILE_RENDERERS
+from auditor.render import FILE_RENDERERS, render_files
 from auditor.render.common import VERDICT
 
 ARTIFACT_PATH = "split-auditor"  # the folder of the run's artifacts that holds the report files
@@ -96,9 +96,8 @@ def _log(
     with tempfile.TemporaryDirectory(prefix="split-auditor-") as tmp:
         if files is None:
             files = []
-            for fmt in dict.fromkeys(formats):
-                render, name = FILE_RENDERERS[fmt]
-                (Path(tmp) / name).write_text(render(report), encoding="utf-8")
+            for name, text in render_files(report, formats, root=Path.cwd()).items():
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
                 files.append(Path(tmp) / name)
         for path in files:
             client.log_artifact(run_id, str(path), artifact_path)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.core.findings import Report
@@ -27,6 +29,14 @@ FILE_RENDERERS: dict[str, tuple[Renderer, str]] = {
 }
 
 
+def render_files(report: Report, formats: Iterable[str], *, root: Path | None = None) -> dict[str, str]:
+    """Each format's file name and text; SARIF uris relative to ``root`` (the working directory of the command
+    that writes them, the repository's root in CI) when given, as code scanning reads them."""
+    sarif: Renderer = partial(render_sarif, root=root)
+    renderers = {**FILE_RENDERERS, "sarif": (sarif, "report.sarif")}
+    return {renderers[f][1]: renderers[f][0](report) for f in dict.fromkeys(formats)}
+
+
 def __getattr__(name: str) -> Any:
     """render_terminal on first use: it needs rich, which a run that writes only files never loads."""
     if name == "render_terminal":
@@ -38,6 +48,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FILE_RENDERERS",
+    "render_files",
     "render_html",
     "render_json",
     "render_junit",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from auditor.core.findings import Finding, Report, Severity
@@ -128,3 +129,20 @@ def found_text(findings: tuple[Finding, ...]) -> str:
     if accepted:
         parts.append(f"{accepted} accepted")
     return ", ".join(parts) or "none"
+
+
+# Unicode bidirectional controls: shown raw, U+202E makes `abc\u202egnp.exe` read as "abcexe.png".
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+SHOWN_CHARS = 200  # of one value on a page; report.json keeps it whole
+
+
+def capped(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with its length said, so one value cannot make a page scroll sideways."""
+    return text if len(text) <= limit else f"{text[:limit]} … ({len(text):,} characters)"
+
+
+def displayed(text: str) -> str:
+    """``text`` as a page shows it: bidi controls written visibly (``\\u202e``) and every run of more than
+    SHOWN_CHARS characters without a space capped."""
+    text = re.sub(rf"\S{{{SHOWN_CHARS + 1},}}", lambda m: capped(m.group()), text)
+    return BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -20,7 +20,9 @@ from auditor.render.common import (
     ALLOWED_HOLDOUT_LABEL,
     USER_OUTPUT_LINES,
     allowed_holdout_pairs,
+    capped,
     cell,
+    displayed,
     found_text,
     headline,
     manifest_line,
@@ -65,7 +67,13 @@ class Section:
 
 def _inline_code(text: str) -> Markup:
     """Escape the text, then show `backticked` names as code, as the Markdown report does."""
-    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(_shown(text)))))
+
+
+def _shown(value: Any) -> Any:
+    """What a ``{{ }}`` prints: a text from the report as ``displayed`` makes it (visible bidi controls, capped
+    runs); markup the renderer made (figures, previews) as it is."""
+    return displayed(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def _flat(value: Any) -> str:
@@ -75,7 +83,7 @@ def _flat(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_flat(v) for v in value)
     text = cell(value)
-    return text[:12] + "…" if re.fullmatch(r"[0-9a-f]{40,}", text) else text  # digests: a prefix is enough
+    return text[:12] + "…" if re.fullmatch(r"[0-9a-f]{40,}", text) else capped(text)  # digests: a prefix is enough
 
 
 def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
@@ -153,6 +161,7 @@ def render_html(report: Report) -> str:
     env = Environment(
         loader=PackageLoader("auditor.render", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
+        finalize=_shown,
     )
     # Paths are shown relative to the config's folder: the page reads the same on another machine.
     folder = config_folder(report)

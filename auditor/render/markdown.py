@@ -1,4 +1,9 @@
-"""The report as Markdown, written to be pasted into a pull-request review."""
+"""The report as Markdown, written to be pasted into a pull-request review or a CI job summary.
+
+Those render raw HTML, so every text that may hold a value from the data (a message, a cell, an example, a
+reason) is escaped: outside `code spans` each Markdown or HTML character is backslash-escaped, and a value
+set as code gets a fence longer than any run of backticks in it.
+"""
 
 from __future__ import annotations
 
@@ -20,19 +25,35 @@ from auditor.render.common import (
 )
 from auditor.render.diff import about, baseline_line, baseline_tag
 
+_SPAN = re.compile(r"(`[^`]+`)")
+_ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!])")
 
-def _esc(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+
+def _esc(text: str, *, in_table: bool = False) -> str:
+    """Text for a paragraph (or a table cell, ``in_table``): one line, its `code spans` kept, every other Markdown
+    or HTML character escaped, so `<img onerror=…>` in a value is shown, never rendered (in a cell, | in spans too)."""
+    parts = _SPAN.split(" ".join(str(text).splitlines()))
+    shown = [part if i % 2 else _ACTIVE.sub(r"\\\1", part) for i, part in enumerate(parts)]
+    return "".join(part.replace("|", "\\|") if i % 2 and in_table else part for i, part in enumerate(shown))
+
+
+def _code(text: str) -> str:
+    """``text`` as one code span whatever backticks it holds (a longer fence, padded)."""
+    line = " ".join(str(text).splitlines())
+    if "`" not in line:
+        return f"`{line}`"
+    fence = "`" * (_longest_backtick_run(line) + 1)
+    return f"{fence} {line} {fence}"
 
 
 def _table(table: Table) -> list[str]:
     lines = [
-        f"*{table.title}*",
+        f"*{_esc(table.title)}*",
         "",
-        "| " + " | ".join(_esc(c) or " " for c in table.columns) + " |",
+        "| " + " | ".join(_esc(c, in_table=True) or " " for c in table.columns) + " |",
         "|" + "---|" * len(table.columns),
     ]
-    lines += ["| " + " | ".join(_esc(cell(v)) for v in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(_esc(cell(v), in_table=True) for v in row) + " |" for row in table.rows]
     return [*lines, ""]
 
 
@@ -40,37 +61,40 @@ def _finding(f: Finding) -> list[str]:
     state = " (accepted)" if f.accepted else ""
     lines = [
         f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {baseline_tag(f)}{f.severity.value} {f.code} · "
-        f"{f.stage} — "
-        f"{f.title}{state}",
+        f"{_esc(f.stage)} — "
+        f"{_esc(f.title)}{state}",
         "",
-        f.message,
+        _esc(f.message),
         "",
     ]
     if f.accepted:
-        lines += [f"> Accepted: {f.accept_reason}", ""]
+        lines += [f"> Accepted: {_esc(f.accept_reason or '')}", ""]
     elif f.escalated is not None:
-        lines += [f"> **Escalated beyond its acceptance** ({f.accept_reason}): {f.escalated.text}", ""]
+        lines += [
+            f"> **Escalated beyond its acceptance** ({_esc(f.accept_reason or '')}): {_esc(f.escalated.text)}",
+            "",
+        ]
     for t in f.tables:
         lines += _table(t)
     if f.examples:
         lines += ["Examples:", ""]
-        lines += [f"- `{cell(plain(e))}`" for e in f.examples]
+        lines += [f"- {_code(cell(plain(e)))}" for e in f.examples]
         lines.append("")
     if f.remediation:
-        lines += [f"**Fix:** {f.remediation}", ""]
+        lines += [f"**Fix:** {_esc(f.remediation)}", ""]
     return lines
 
 
 def render_markdown(report: Report) -> str:
     lines = ["## split-auditor report", "", f"**{headline(report)}**", ""]
     if report.config_path:
-        lines.append(f"- config: `{report.config_path}` (sha256 {(report.config_sha256 or '')[:12]})")
+        lines.append(f"- config: {_code(report.config_path)} (sha256 {(report.config_sha256 or '')[:12]})")
     m = manifest_parts(report)
     if m:
-        lines.append(f"- manifest: `{m[0]}` — {m[1]}")
+        lines.append(f"- manifest: {_code(m[0])} — {_esc(m[1])}")
     exempt = allowed_holdout_pairs(report)
     if exempt:
-        lines.append(f"- **{ALLOWED_HOLDOUT_LABEL}:** " + ", ".join(exempt))
+        lines.append(f"- **{ALLOWED_HOLDOUT_LABEL}:** " + _esc(", ".join(exempt)))
     lines.append(f"- split-auditor {report.tool_version}, {report.generated_at}")
     compared = baseline_line(report)
     if compared and report.baseline:
@@ -82,12 +106,13 @@ def render_markdown(report: Report) -> str:
         if r.status == "skipped":
             continue
         note = f"{r.error.type}: {r.error.message}" if r.error else ""
-        lines.append(f"| {r.stage} | {r.status} | {len(r.findings)} | {_esc(note)} |")
+        stage, note = _esc(r.stage, in_table=True), _esc(note, in_table=True)
+        lines.append(f"| {stage} | {r.status} | {len(r.findings)} | {note} |")
     lines.append("")
     skipped = [r for r in report.stages if r.status == "skipped"]
     if skipped:
         lines += ["<details><summary>" + f"{len(skipped)} stage(s) skipped</summary>", ""]
-        lines += [f"- {r.stage}: {r.skip_reason}" for r in skipped]
+        lines += [f"- {_esc(r.stage)}: {_esc(r.skip_reason or '')}" for r in skipped]
         lines += ["", "</details>", ""]
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     if findings:
@@ -99,12 +124,13 @@ def render_markdown(report: Report) -> str:
         lines += ["### Stage errors", ""]
         for r in errored:
             assert r.error is not None
-            lines += [f"**{r.stage}**: {r.error.type}: {r.error.message}", ""]
+            lines += [f"**{_esc(r.stage)}**: {_esc(r.error.type)}: {_esc(r.error.message)}", ""]
             if r.error.traceback:
-                lines += ["```", r.error.traceback.rstrip(), "```", ""]
+                fence = "`" * max(3, _longest_backtick_run(r.error.traceback) + 1)
+                lines += [fence, r.error.traceback.rstrip(), fence, ""]
     said = user_output_line(report)
     if said:
-        lines += [f"<details><summary>Output of the user's code: {_esc(said)}</summary>", ""]
+        lines += [f"<details><summary>Output of the user's code: {said}</summary>", ""]  # counts, no data
         for name, tail in user_output_tails(report):
             fence = "`" * max(3, _longest_backtick_run(tail) + 1)  # the output cannot close its own block
             lines += [f"{name}, last {USER_OUTPUT_LINES} lines:", "", fence, tail, fence, ""]

@@ -1,12 +1,15 @@
 """The report as SARIF 2.1.0, so code-scanning dashboards list the findings next to the files they are about.
 
-Each finding is a result whose rule is its code; a stage that errored is a tool execution notification
-(never a result, and the run is marked unsuccessful), a skipped stage a configuration note.
+Each finding that names a file is a result whose rule is its code (code scanning rejects a result without a
+location); one about the whole run and no file (what `audit code` read) is a note among the tool execution
+notifications. A stage that errored is an error notification (never a result, and the run is marked
+unsuccessful), a skipped stage a configuration note.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -17,10 +20,12 @@ from urllib.parse import quote
 
 from auditor.core.errors import StageLoadError
 from auditor.core.findings import Finding, Report, Severity, StageResult
+from auditor.core.portable import ELIDED
 from auditor.pipeline.registry import discover
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-BASE_ID = "CONFIGDIR"  # uris are relative to the config's folder, so a dashboard can map them onto the checkout
+BASE_ID = "CONFIGDIR"  # uris relative to the config's folder, when the report is rendered with no root
+ROOT_ID = "SRCROOT"  # uris relative to the root given: the working directory of the command that wrote the file
 FINGERPRINT_ID = "splitAuditor/v1"
 MAX_MANIFEST_LOCATIONS = 10  # a manifest of many shards: the first few name it well enough
 
@@ -56,12 +61,18 @@ def installed_stages() -> Mapping[str, StageFacts]:
     return facts
 
 
-def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None) -> str:
-    """One SARIF log with one run; ``stages`` defaults to the installed stages' catalogue."""
+def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None, *, root: Path | None = None) -> str:
+    """One SARIF log with one run; ``stages`` defaults to the installed stages' catalogue.
+
+    Uris of files under ``root`` (absolute; `audit run` and `audit code` give their working directory, the
+    repository's root in CI) are relative to it, as code scanning reads them; with no root, to the config's folder.
+    """
     facts = installed_stages() if stages is None else stages
-    base = _config_dir(report)
+    base = _base(report, root)
     rules, index = _rules(report, facts)
-    results = [_result(f, index[f.code], report, facts, base) for f in report.findings]
+    placed = [(f, _locations(f, report, facts, base)) for f in report.findings]
+    results = [_result(f, index[f.code], locations) for f, locations in placed if locations]
+    unplaced = [_unplaced(f, index[f.code]) for f, locations in placed if not locations]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -70,23 +81,37 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None)
                 "rules": rules,
             }
         },
-        "invocations": [_invocation(report)],
+        "invocations": [_invocation(report, unplaced)],
         "results": results,
         "columnKind": "unicodeCodePoints",
         "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
     }
-    if base is not None:
-        run["originalUriBaseIds"] = {
-            BASE_ID: {"uri": base.as_uri() + "/", "description": {"text": "the folder of the audit config"}}
-        }
+    if base is not None and base.located:
+        said = "the working directory of the audit" if base.id == ROOT_ID else "the folder of the audit config"
+        run["originalUriBaseIds"] = {base.id: {"uri": base.path.as_uri() + "/", "description": {"text": said}}}
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
-def _config_dir(report: Report) -> Path | None:
-    if report.config_path is None or not Path(report.config_path).is_absolute():
+@dataclass(frozen=True)
+class _Base:
+    """The folder relative uris start from and the uriBaseId that names it; ``located`` when it is a folder of
+    this machine (named in originalUriBaseIds), not one a report kept for a team names relatively."""
+
+    path: Path
+    id: str
+    located: bool = True
+
+
+def _base(report: Report, root: Path | None) -> _Base | None:
+    if root is not None and root.is_absolute():
+        return _Base(root, ROOT_ID)
+    if report.config_path is None:
         return None
-    return Path(report.config_path).parent
+    config = Path(report.config_path)
+    # A report the review service holds names its config relatively: uploaded (`audit.yaml`) or audited under
+    # a data root (`<data root d>/folder/audit.yaml`); its files are then relative to the config's folder too.
+    return _Base(config.parent, BASE_ID, located=config.is_absolute())
 
 
 def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -113,10 +138,7 @@ def _rules(report: Report, facts: Mapping[str, StageFacts]) -> tuple[list[dict[s
     return rules, index
 
 
-def _result(
-    f: Finding, rule_index: int, report: Report, facts: Mapping[str, StageFacts], base: Path | None
-) -> dict[str, Any]:
-    locations = _locations(f, report, facts, base)
+def _result(f: Finding, rule_index: int, locations: list[dict[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": rule_index,
@@ -138,7 +160,7 @@ def _result(
     return result
 
 
-def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base: Path | None) -> list[dict[str, Any]]:
+def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base: _Base | None) -> list[dict[str, Any]]:
     """Where the finding is: the lines it names, else its artifact, else the manifest or the config."""
     sites = list(dict.fromkeys(_sites(f)))
     if sites:
@@ -152,16 +174,31 @@ def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base
         return [_location(p, base) for p in report.manifest.paths[:MAX_MANIFEST_LOCATIONS]]
     if report.config_path is not None:
         return [_location(report.config_path, base)]
+    file = f.evidence.get("file")
+    if isinstance(file, str) and file:  # relative to the folder the stage read from: `audit code`'s working directory
+        return [_location(file if Path(file).is_absolute() or base is None else str(base.path / file), base)]
     return []
 
 
-def _sites(f: Finding) -> Iterator[tuple[str, int, int | None]]:
-    """Every absolute "file:line[:column]" in the finding's evidence and examples, in the order they appear."""
+def _unplaced(f: Finding, rule_index: int) -> dict[str, Any]:
+    """A finding that names no file (a summary of the whole run): a notification of its rule, not a result."""
+    return {
+        "level": _LEVEL[f.severity],
+        "message": {"text": f.message},
+        "associatedRule": {"id": f.code, "index": rule_index},
+        "properties": {"stage": f.stage, "key": f.key, "evidence": f.evidence},
+    }
+
+
+def _sites(f: Finding) -> Iterator[tuple[str, int | None, int | None]]:
+    """Every absolute "file[:line[:column]]" in the finding's evidence and examples, in the order they appear."""
     for value in _site_values([f.evidence, *f.examples]):
         match = _SITE.match(value)
         if match and Path(match["path"]).is_absolute():
             column = int(match["column"]) if match["column"] else None
             yield match["path"], int(match["line"]), column
+        elif not match and Path(value).is_absolute():  # a whole file, e.g. one that could not be parsed
+            yield value, None, None
 
 
 def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
@@ -176,29 +213,32 @@ def _site_values(values: list[Any], depth: int = 0) -> Iterator[str]:
             yield from _site_values(value, depth + 1)
 
 
-def _location(path: str, base: Path | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": _artifact(path, base)}
-    if line is not None and line > 0:
-        region: dict[str, Any] = {"startLine": line}
-        if column is not None and column > 0:
-            region["startColumn"] = column
-        physical["region"] = region
-    return {"physicalLocation": physical}
+def _location(path: str, base: _Base | None, line: int | None = None, column: int | None = None) -> dict[str, Any]:
+    """A file and its line; line 1 for a finding about a whole file (a manifest's row is not one of its lines in
+    general: a Parquet file, a quoted CSV field over several lines), so every result has a startLine."""
+    region: dict[str, Any] = {"startLine": line if line is not None and line > 0 else 1}
+    if line is not None and line > 0 and column is not None and column > 0:
+        region["startColumn"] = column
+    return {"physicalLocation": {"artifactLocation": _artifact(path, base), "region": region}}
 
 
-def _artifact(path: str, base: Path | None) -> dict[str, Any]:
-    """A uri relative to the config's folder when the file is inside it, else an absolute file uri."""
+def _artifact(path: str, base: _Base | None) -> dict[str, Any]:
+    """A uri relative to the base folder when the file is inside it, else an absolute file uri."""
     p = Path(path)
-    if base is not None and p.is_absolute() and p.is_relative_to(base):
-        relative = PurePosixPath(*p.relative_to(base).parts)
-        return {"uri": quote(str(relative)), "uriBaseId": BASE_ID}
+    if base is not None and p.is_absolute() and p.is_relative_to(base.path):
+        relative = PurePosixPath(*p.relative_to(base.path).parts)
+        return {"uri": quote(str(relative)), "uriBaseId": base.id}
     if p.is_absolute():
         return {"uri": p.as_uri()}
+    if base is not None and not base.located and "://" not in path and p.parts[:1] != (ELIDED,):
+        relative = PurePosixPath(*Path(os.path.relpath(p, base.path)).parts)
+        return {"uri": quote(relative.as_posix()), "uriBaseId": base.id}
     return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
 
 
-def _invocation(report: Report) -> dict[str, Any]:
-    """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found."""
+def _invocation(report: Report, unplaced: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found;
+    ``unplaced`` are the findings that name no file."""
     errors = [_stage_error(r) for r in report.stages if r.status == "error"]
     if report.exit_code == 2 and not errors:
         errors.append({"level": "error", "message": {"text": "no stage ran: nothing was audited"}})
@@ -218,8 +258,8 @@ def _invocation(report: Report) -> dict[str, Any]:
     }
     if report.config_path is not None:
         invocation["properties"] = {"config": report.config_path}
-    if errors:
-        invocation["toolExecutionNotifications"] = errors
+    if errors or unplaced:
+        invocation["toolExecutionNotifications"] = [*errors, *unplaced]
     if skipped:
         invocation["toolConfigurationNotifications"] = skipped
     return invocation

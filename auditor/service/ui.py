@@ -30,7 +30,7 @@ from auditor.core.diff import Diff, diff_reports
 from auditor.core.errors import ReportMismatchError
 from auditor.core.findings import Finding, Report
 from auditor.render import render_html
-from auditor.render.common import MARK
+from auditor.render.common import MARK, displayed
 from auditor.render.diff import about, change_text, headline, scope_text
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
@@ -76,10 +76,12 @@ def _env() -> Environment:
     )
     env.filters["short"] = lambda v: v[:12] if v else ""
     env.filters["when"] = lambda v: f"{v:%Y-%m-%d %H:%M} UTC" if v else ""
-    env.filters["about"] = about
+    # What a report holds (values from the data) is shown with visible bidi controls and capped runs.
+    env.filters["about"] = lambda f: displayed(about(f))
     env.filters["mark"] = lambda f: MARK[f.severity]
-    env.filters["changes"] = change_text
-    env.filters["scope_text"] = scope_text
+    env.filters["changes"] = lambda c: displayed(change_text(c))
+    env.filters["scope_text"] = lambda s: displayed(scope_text(s))
+    env.filters["shown"] = lambda v: displayed(str(v)) if v is not None else ""
     env.filters["q"] = lambda v: quote(str(v), safe="")
     env.filters["counted"] = counted
     return env

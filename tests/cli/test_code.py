@@ -97,3 +97,40 @@ def test_the_stages_are_found_and_loaded_once(sample: Path, monkeypatch: pytest.
     monkeypatch.setattr(runner, "discover", counted)
     assert invoke(str(sample / "churn_model.ipynb")).exit_code == 1
     assert len(found) == 1
+
+
+def test_every_sarif_result_has_a_location_and_the_reading_summary_is_a_note(sample: Path) -> None:
+    (sample / "broken.py").write_text("def f(:\n")
+    done = invoke("churn_notebook/churn_model_fixed.ipynb", "churn_notebook/broken.py", "--format", "sarif")
+    assert done.exit_code == 1, done.output
+    run = json.loads(done.output)["runs"][0]
+    assert run["results"] and all(r["locations"] for r in run["results"])  # code scanning rejects a bare result
+    (unparsable,) = [r for r in run["results"] if r["ruleId"] == "CDL000"]
+    uri = unparsable["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.endswith("churn_notebook/broken.py")
+    assert "CDL009" not in {r["ruleId"] for r in run["results"]}  # about the whole reading, no file: a note
+    (summary,) = [n for n in run["invocations"][0]["toolExecutionNotifications"] if "associatedRule" in n]
+    assert summary["associatedRule"]["id"] == "CDL009" and summary["message"]["text"].startswith("Read 2 file(s)")
+    assert run["invocations"][0]["executionSuccessful"] is True
+
+
+def test_sarif_uris_are_relative_to_the_working_directory_absolute_outside_it(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = invoke("churn_notebook/churn_model.ipynb", "--format", "sarif")
+    run = json.loads(done.output)["runs"][0]
+    (leak,) = [r for r in run["results"] if r["ruleId"] == "CDL001"]
+    location = leak["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "churn_notebook/churn_model.ipynb", "uriBaseId": "SRCROOT"}
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == tmp_path.as_uri() + "/"
+    monkeypatch.chdir(sample)
+    inside = json.loads(invoke("churn_model.ipynb", "--format", "sarif").output)["runs"][0]
+    (leak,) = [r for r in inside["results"] if r["ruleId"] == "CDL001"]
+    assert leak["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "churn_model.ipynb"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    outside = json.loads(invoke(str(sample / "churn_model.ipynb"), "--format", "sarif").output)["runs"][0]
+    (leak,) = [r for r in outside["results"] if r["ruleId"] == "CDL001"]
+    uri = (sample / "churn_model.ipynb").as_uri()
+    assert leak["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": uri}

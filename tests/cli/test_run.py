@@ -996,3 +996,32 @@ def test_a_signal_during_the_feature_row_search_exits_2_without_waiting_for_it(
     data = json.loads((passed_before / "report.json").read_text())
     assert data["status"] == "interrupted" and data["signal"] == sig.name and "exit_code" not in data
     assert not read_report_state(passed_before / "report.json").is_verdict
+
+
+def test_sarif_uris_are_relative_to_the_working_directory_as_code_scanning_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config in a subfolder of the repository, audited from its root (as the GitHub Action does): the uris
+    name the files from the root, where code scanning looks for them, not from the config's folder."""
+    repo = tmp_path / "repo"
+    (repo / "audits").mkdir(parents=True)
+    write_table(repo / "audits" / "m.csv", {"w": ["a", "a"], "split": ["train", "test"]})
+    write_config(repo / "audits", {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}})
+    monkeypatch.chdir(repo)
+    done = invoke("run", "audits/audit.yaml", "--out", str(tmp_path / "out"), "--format", "sarif")
+    assert done.exit_code == 1, done.output
+    run = json.loads((tmp_path / "out" / "report.sarif").read_text())["runs"][0]
+    (leak,) = [r for r in run["results"] if r["ruleId"] == "GRP001"]
+    location = leak["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "audits/m.csv", "uriBaseId": "SRCROOT"}
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == repo.as_uri() + "/"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the files are not under the working directory: absolute uris
+    assert (
+        invoke("run", str(repo / "audits/audit.yaml"), "--out", str(tmp_path / "out"), "--format", "sarif").exit_code
+        == 1
+    )
+    run = json.loads((tmp_path / "out" / "report.sarif").read_text())["runs"][0]
+    (leak,) = [r for r in run["results"] if r["ruleId"] == "GRP001"]
+    assert leak["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": (repo / "audits/m.csv").as_uri()}

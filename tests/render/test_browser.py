@@ -21,6 +21,7 @@ from auditor import run_audit
 from auditor.core.portable import portable
 from auditor.render.html import render_html
 from tests.conftest import REPO
+from tests.render.test_html import hostile_report
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
@@ -167,3 +168,26 @@ def test_the_infos_fold_and_paths_read_from_the_configs_folder(tmp_path: Path) -
             page.screenshot(path=str(SHOTS / "video_frames_infos_open.png"), full_page=True)
         finally:
             browser.close()
+
+
+WIDTH = """<script>
+window.addEventListener("load", () => {
+  document.body.setAttribute("data-wide", String(document.documentElement.scrollWidth > window.innerWidth));
+});
+</script>"""
+
+
+def test_a_hostile_value_neither_reorders_text_nor_widens_the_page(tmp_path: Path) -> None:
+    page = render_html(hostile_report(tmp_path))
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+    measured = tmp_path / "measured.html"
+    measured.write_text(
+        re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page).replace("</body>", WIDTH + "</body>")
+    )
+    dom = chromium("--window-size=1100,1500", "--dump-dom", measured.as_uri(), profile=tmp_path / "profile")
+    assert 'data-wide="false"' in dom and "abc\\u202egnp.exe" in dom
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SHOTS / "hostile-values.png"
+    chromium("--window-size=1100,1500", f"--screenshot={shot}", report.as_uri(), profile=tmp_path / "profile")
+    assert shot.stat().st_size > 0

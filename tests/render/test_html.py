@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from markupsafe import escape
 
+from auditor import run_audit
 from auditor.core.findings import Finding, Report, Severity, StageResult, Table
+from auditor.render.common import BIDI_CONTROLS
 from auditor.render.figures import MAX_LABELS, MAX_ROWS, MAX_SPLITS, figures_for
 from auditor.render.html import CSP, render_html
-from tests.conftest import SampleReports, with_stage_disabled
+from auditor.render.json import render_json
+from tests.conftest import SampleReports, with_stage_disabled, write_config, write_table
 
 
 @pytest.fixture(scope="module")
@@ -421,3 +425,37 @@ def test_the_stage_table_counts_by_severity_and_gives_a_skipped_stages_reason(vi
     assert re.search(row + r" config \(stages.temporal_order.enabled: false\)</td>", table)
     assert re.search(r"<td>duplicate_content</td>.*?\s*<td>2 errors</td>", table)
     assert re.search(r"<td>split_integrity</td>.*?\s*<td>1 warning, 1 info</td>", table)
+
+
+LONG = "L" * 20_000
+RTL = "abc\u202egnp.exe"  # shown raw, it reads "abcexe.png"
+
+
+def hostile_report(folder: Path) -> Report:
+    """A report whose shared groups are a 20,000-character value and one hiding its extension behind U+202E."""
+    write_table(
+        folder / "m.csv",
+        {"id": ["a", "b", "c", "d"], "writer": [LONG, LONG, RTL, RTL], "split": ["train", "test"] * 2},
+    )
+    return run_audit(
+        write_config(
+            folder, {"manifest": {"path": "m.csv", "id": "id", "split": "split"}, "keys": {"groups": ["writer"]}}
+        )
+    )
+
+
+def test_bidi_controls_are_shown_visibly_and_long_values_capped(tmp_path: Path) -> None:
+    report = hostile_report(tmp_path)
+    page = render_html(report)
+    assert not BIDI_CONTROLS.search(page) and page.count("abc\\u202egnp.exe") >= 2  # message and examples
+    assert "L" * 201 not in page and page.count(f"{'L' * 200} … (20,000 characters)") >= 2
+    assert LONG in report.findings[0].examples[0]["group"] and LONG in render_json(report)  # kept whole
+
+
+def test_service_pages_show_report_values_as_the_report_does() -> None:
+    from auditor.service.ui import TEMPLATES
+
+    shown = TEMPLATES.filters["shown"](f"{RTL} {LONG}")
+    assert "\u202e" not in shown and "abc\\u202egnp.exe" in shown and shown.endswith("… (20,000 characters)")
+    about = TEMPLATES.filters["about"](finding("group_overlap", code="GRP001", key=RTL))
+    assert "\u202e" not in about

@@ -3,12 +3,15 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
+from auditor import run_audit
 from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
-from tests.conftest import SampleReports, with_stage_disabled
+from tests.conftest import SampleReports, with_stage_disabled, write_config, write_table
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +131,31 @@ def test_terminal_states_a_shared_stage_error_once(report: Report) -> None:
     text = render_terminal(failed, width=200)
     assert text.count("no module named 'm'") == 3  # once per table row (first line only), once below
     assert "stages alpha, beta could not run: numeric.model: no module named 'm'\nsecond line" in text
+
+
+HOSTILE = ('"><img src=x onerror=alert(2)>', "a`b</code><script>alert(1)</script>", "x|y\n# heading")
+
+
+def test_markdown_renders_no_html_and_keeps_its_tables_for_hostile_values(tmp_path: Path) -> None:
+    """A job summary renders raw HTML: a value from the data must be shown as text, never as a tag or a row."""
+    writers = [*HOSTILE, "w"]
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "id": [f"i{n}" for n in range(8)],
+            "writer": [w for w in writers for _ in (0, 1)],
+            "label": ["<i>lab</i>", '"><img src=y>', "p|q", "`"] * 2,
+            "split": ["train", "test"] * 4,
+        },
+    )
+    config = {
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "keys": {"groups": ["writer"], "label": "label"},
+    }
+    md = render_markdown(run_audit(write_config(tmp_path, config)))
+    page = MarkdownIt("commonmark", {"html": True}).enable("table").render(md)
+    assert "<img" not in page and "<script" not in page and "<i>" not in page and "<h1" not in page
+    assert "&lt;img src=x onerror=alert(2)&gt;" in page  # shown, as text
+    for table in re.findall(r"<table>.*?</table>", page, flags=re.S):
+        widths = {len(re.findall(r"<t[dh]>", row)) for row in re.findall(r"<tr>.*?</tr>", table, flags=re.S)}
+        assert len(widths) == 1, table  # a | in a value is not a new column

@@ -217,3 +217,13 @@ def test_a_finding_of_no_installed_stage_keeps_its_title_and_points_at_the_confi
     assert rule["name"] == "stale accept entry"
     (result,) = results_of(log, "ACC001")
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "audit.yaml"
+
+
+@pytest.mark.parametrize("name", ["handwriting", "video_frames", "clinic"])
+def test_every_location_has_a_start_line_the_whole_file_ones_line_1(reports: Samples, name: str) -> None:
+    run = sarif(reports[name])["runs"][0]
+    locations = [loc for r in run["results"] for loc in (*r["locations"], *r.get("relatedLocations", ()))]
+    assert locations and all(loc["physicalLocation"]["region"]["startLine"] >= 1 for loc in locations)
+    for code in ("GRP001", "SPL000"):
+        for result in results_of(sarif(reports[name]), code):
+            assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}

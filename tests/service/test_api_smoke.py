@@ -86,3 +86,12 @@ def test_server_side_run_completes(server: LiveServer) -> None:
         assert c.get(f"/api/projects/demo/runs/{run_id}").json()["not_run"] == []
         numeric = {r["stage"]: r for r in report["stages"] if r["skip_reason"] == "no `numeric` section in the config"}
         assert {"broadcast", "train_step"} <= set(numeric) and all(r["status"] == "skipped" for r in numeric.values())
+        # SARIF names the files relative to the config's folder, as `audit run` does, never the data root's name.
+        sarif = c.get(f"/api/projects/demo/runs/{run_id}/report?format=sarif").json()
+        places = [
+            loc["physicalLocation"]["artifactLocation"]
+            for r in sarif["runs"][0]["results"]
+            for loc in (*r["locations"], *r.get("relatedLocations", ()))
+        ]
+        assert {"uri": "manifest.csv", "uriBaseId": "CONFIGDIR"} in places
+        assert all(place.get("uriBaseId") == "CONFIGDIR" and "%3C" not in place["uri"] for place in places)
