@@ -324,7 +324,10 @@ def read_report_state(path: Path | str) -> ReportState:
     status = data.get("status", RunStatus.COMPLETED.value)  # reports written before the marker: no status
     if status in (RunStatus.RUNNING, RunStatus.INTERRUPTED):
         return _marker_state(path, data)
-    if status != RunStatus.COMPLETED or not isinstance(data.get("exit_code"), int) or "stages" not in data:
+    code = data.get("exit_code")
+    # JSON's false is Python's 0 to isinstance(int): a verdict's exit code is 0, 1 or 2 and nothing else
+    verdict = isinstance(code, int) and not isinstance(code, bool) and code in (0, 1, 2)
+    if status != RunStatus.COMPLETED or not verdict or "stages" not in data:
         return ReportState(path, RunStatus.NOT_A_REPORT, f"{path}: not an audit report (no status and exit_code)")
     return ReportState(path, RunStatus.COMPLETED, f"{path}: completed, exit code {data['exit_code']}", data)
 

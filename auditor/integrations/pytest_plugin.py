@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from auditor.integrations.pytest_items import ReportCheck
 
 WORKER_KEY = "split_auditor_outcomes"  # the audits' outcomes, run once by pytest-xdist's controller
+# Set on pytest-xdist's controller when a config could not be audited: its workers' collection errors would
+# otherwise end the session as failed tests (exit 1), where a session without xdist ends interrupted (exit 2).
+COULD_NOT_AUDIT = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,9 +61,21 @@ def pytest_configure_node(node: Any) -> None:
     """pytest-xdist's controller runs each audit once and hands the outcomes to every worker, which collect the
     same tests from them (a worker running its own audit would repeat the work and race on its files)."""
     if chosen := configs(node.config):
-        from auditor.integrations.pytest_items import shared_outcomes
+        from auditor.integrations.pytest_items import outcomes, shared_outcomes
 
         node.workerinput[WORKER_KEY] = shared_outcomes(node.config, chosen)
+        if any(o.error is not None for o in outcomes(node.config, chosen)):
+            node.config.stash[COULD_NOT_AUDIT] = True
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under pytest-xdist, a config that could not be audited ends the session with exit 2, as it does without."""
+    if session.config.stash.get(COULD_NOT_AUDIT, False) and exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.TESTS_FAILED,
+    ):
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 @pytest.fixture

@@ -108,6 +108,15 @@ def test_require_verdict_refuses_a_marker_and_returns_a_report(tmp_path: Path) -
     assert require_verdict(path)["exit_code"] == 0
 
 
+@pytest.mark.parametrize("code", [False, True, 0.0, "0", 3, -1, None])
+def test_an_exit_code_that_is_not_0_1_or_2_is_no_verdict(tmp_path: Path, code: object) -> None:
+    """JSON's false is 0 to isinstance(int): a report saying `"exit_code": false` is not a passing verdict."""
+    path = tmp_path / REPORT_JSON
+    path.write_text(json.dumps({**COMPLETED, "exit_code": code}))
+    with pytest.raises(ReportReadError, match="not an audit report"):
+        require_verdict(path)
+
+
 def test_a_report_that_is_not_a_regular_file_is_refused_without_reading_it(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo.json")  # opened as a file would block until a writer came
     for path, kind in ((tmp_path / "fifo.json", "a FIFO (named pipe)"), (Path("/dev/zero"), "a character device")):

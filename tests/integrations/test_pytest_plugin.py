@@ -104,13 +104,14 @@ def test_nothing_audited_is_an_error_even_though_every_stage_is_skipped(tmp_path
     assert "no stage ran (every selected stage was skipped) — exit 2" in done.stdout
 
 
-def test_a_config_that_cannot_be_read_is_a_collection_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("xdist", [["-p", "no:xdist"], ["-n", "2"]], ids=["alone", "xdist"])
+def test_a_config_that_cannot_be_read_is_a_collection_error(tmp_path: Path, xdist: list[str]) -> None:
     _config(handwriting(tmp_path), manifest={"path": "manifest.csv", "id": "sample_id", "split": "splt"})
-    done, _ = run_pytest(tmp_path, "--audit", "audit.yaml")
+    done, _ = run_pytest(tmp_path, "--audit", "audit.yaml", *xdist)
     assert done.returncode == 2, done.stdout  # pytest's "interrupted: errors during collection"
     assert "could not audit (exit 2)" in done.stdout
     assert "no column 'splt' (did you mean 'split'?)" in done.stdout
-    missing, _ = run_pytest(tmp_path, "--audit", "nowhere.yaml")
+    missing, _ = run_pytest(tmp_path, "--audit", "nowhere.yaml", *xdist)
     assert missing.returncode == 2 and "nowhere.yaml: not found" in missing.stdout
 
 
