@@ -36,7 +36,7 @@ from auditor.service.review import (
     unaccepted_errors,
     with_acceptances,
 )
-from auditor.service.submitted import accept_entries, config_digest, load_submitted
+from auditor.service.submitted import accept_entries, config_digest, configured_fail_on, load_submitted
 
 SHA256 = r"^[0-9a-f]{64}$"
 MAX_CONFIG_CHARS = 256 * 1024
@@ -374,12 +374,19 @@ def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Repor
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise _deny(422, f"report: not a valid audit report at {where}: {first['msg']}") from None
     entries: list[AcceptSpec] = []
+    configured = "error"  # a config's default
     if config is not None:
         _check_config(report, config)
         try:
             entries = accept_entries(config)
+            configured = configured_fail_on(config)
         except AuditError as exc:
             raise _deny(422, f"config: {exc}") from None
+    # The verdict is the server's: a report run with `--fail-on never` or `--baseline --new-only` is judged as its
+    # config fails (the stricter of the two thresholds), every finding counted, new or persisting.
+    strictest = min((report.fail_on, configured), key=("warning", "error", "never").index)
+    baseline = report.baseline.model_copy(update={"new_only": False}) if report.baseline is not None else None
+    report = report.model_copy(update={"fail_on": strictest, "baseline": baseline})
     # A reviewer accepts the values a finding shows; the acceptance then covers its scope. A scope its own
     # values, its evidence or its examples contradict would make an acceptance cover what nobody saw (or a later
     # finding look covered): such a report is refused. A scope that binds no counts binds those it shows.

@@ -153,6 +153,15 @@ def config_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def configured_fail_on(text: str) -> str:
+    """The `report.fail_on` of a config uploaded with its report (its default when it names none)."""
+    document = load_yaml(Path("audit.yaml"), text)
+    try:
+        return str(AuditConfig.model_validate(document.data).report.fail_on)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, document, AuditConfig)) from None
+
+
 def accept_entries(text: str) -> list[AcceptSpec]:
     """The `accept` entries of a config uploaded with its report: the only source of the acceptances the report
     may show. Read without its paths (they name the submitter's machine); ConfigError when it is not a config."""

@@ -408,6 +408,20 @@ def test_a_severity_edited_below_what_its_code_is_reported_at_is_refused(clients
 
 
 @pytest.mark.parametrize("with_config", [True, False])
+def test_a_report_run_with_fail_on_never_or_new_only_is_judged_as_its_config_fails(  # type: ignore[no-untyped-def]
+    clients, tmp_path, with_config
+) -> None:
+    """`--fail-on never` and `--baseline --new-only` are a CI run's choices: the server's verdict counts every
+    finding at the config's threshold (or the stricter one the report used)."""
+    report = writer_report(tmp_path, {"w1": 1})
+    config = tmp_path / "audit.yaml" if with_config else None
+    lax = dict(json.loads(json.dumps(report)), fail_on="never", exit_code=0)
+    made = _upload(clients["submitter"], lax, config)
+    assert made.status_code == 201, made.text
+    assert made.json()["exit_code"] == 1
+
+
+@pytest.mark.parametrize("with_config", [True, False])
 def test_a_finding_is_accepted_only_by_the_verified_config_never_by_its_own_flag(  # type: ignore[no-untyped-def]
     clients, tmp_path, with_config
 ) -> None:
