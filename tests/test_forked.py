@@ -69,11 +69,15 @@ def test_the_environment_given_is_the_one_the_command_sees(tmp_path: Path) -> No
 
 
 def test_a_signal_mid_run_ends_it_as_it_ends_a_fresh_one(tmp_path: Path) -> None:
+    """The signal comes while the run waits on code that sleeps: it is mid-run whatever the machine's load (an
+    audit of a sample could end before the signal on a fast machine, or start late on a busy one)."""
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(120)\n")
     codes = []
     for start in (subprocess.Popen, forked.popen):
         out = tmp_path / start.__name__
         process = start(
-            [*MODULE, "run", str(SAMPLE), "--out", str(out), "-q"],
+            [*MODULE, "code", str(slow), "--run", "--timeout", "150", "--out", str(out), "-q"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
