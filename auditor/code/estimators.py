@@ -8,7 +8,7 @@ import ast
 from dataclasses import replace
 
 from auditor.code.catalog import Kind, Role, Strength
-from auditor.code.events import Obj, Train
+from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
 
@@ -262,31 +262,16 @@ class Estimators(WalkState):
         if role is not None and role.kind is Kind.LEARNER:
             return role.learns, role.strength
         if role is not None and role.kind is Kind.PIPELINE:
-            learners = self._learners_within(found)
+            # also those of a pipeline nested in it (a scaler in a make_pipeline inside a column transformer)
+            learners = [
+                p for p in nested_steps(self.record.objects, found.steps) if p.role and p.role.kind is Kind.LEARNER
+            ]
             if learners:
                 strongest = max(learners, key=lambda p: list(Strength).index(p.role.strength))  # type: ignore[union-attr]
                 names = ", ".join(p.name for p in learners)
                 return f"{names}: {strongest.role.learns}", strongest.role.strength  # type: ignore[union-attr]
             return "its steps' statistics", Strength.STATISTICS
         return "a transformation fitted to the rows", Strength.TARGET if supervised else Strength.STATISTICS
-
-    def _learners_within(self, found: Obj) -> list[Obj]:
-        """The learners among a pipeline's steps, also inside the pipelines nested in it (a scaler in a
-        make_pipeline that is one transformer of a column transformer), each once, in step order."""
-        learners: list[Obj] = []
-        seen = {found.id}
-        stack = list(reversed(found.steps))
-        while stack:
-            oid = stack.pop()
-            if oid in seen:
-                continue
-            seen.add(oid)
-            part = self.record.objects[oid]
-            if part.role is not None and part.role.kind is Kind.LEARNER:
-                learners.append(part)
-            elif part.role is not None and part.role.kind is Kind.PIPELINE:
-                stack.extend(reversed(part.steps))
-        return learners
 
     def _watched(self, train: object, found: Obj, kwargs: dict[str, Value]) -> None:
         """The data a training watches (eval_set, validation_data) and whether it chooses by it."""
@@ -382,20 +367,9 @@ class Estimators(WalkState):
 
     def _inside(self, models: frozenset[int]) -> tuple[bool, bool]:
         """Whether the estimators fit a learner, and over-sample, inside each fold (in a pipeline)."""
-        learns = resamples = False
-        stack = list(models)
-        seen: set[int] = set()
-        while stack:
-            oid = stack.pop()
-            if oid in seen:
-                continue
-            seen.add(oid)
-            found = self.record.objects[oid]
-            if found.role is not None:
-                learns |= found.role.kind is Kind.LEARNER
-                resamples |= found.role.kind is Kind.SAMPLER and found.role.oversamples
-            stack.extend(found.steps)
-        return learns, resamples
+        roles = [f.role for f in nested_steps(self.record.objects, sorted(models)) if f.role is not None]
+        learns = any(r.kind is Kind.LEARNER for r in roles)
+        return learns, any(r.kind is Kind.SAMPLER and r.oversamples for r in roles)
 
 
 def shuffles(found: Obj) -> bool:

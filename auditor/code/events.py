@@ -4,7 +4,7 @@ for leakage (learners fitted, models trained, rows split, models scored, scores 
 from __future__ import annotations
 
 import ast
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from auditor.code.catalog import Role, Strength
@@ -64,6 +64,21 @@ class Obj:
     @property
     def name(self) -> str:
         return self.qualname.rpartition(".")[2] or self.qualname
+
+
+def nested_steps(objects: Mapping[int, Obj], start: Iterable[int]) -> Iterator[Obj]:
+    """The objects ``start`` names and every step nested in them (a pipeline's, a search's estimator), each once,
+    depth first in step order."""
+    seen: set[int] = set()
+    stack = list(reversed(list(start)))
+    while stack:
+        oid = stack.pop()
+        if oid in seen:
+            continue
+        seen.add(oid)
+        found = objects[oid]
+        yield found
+        stack.extend(reversed(found.steps))
 
 
 @dataclass

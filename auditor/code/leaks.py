@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import Strength, is_regressor
-from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train
+from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train, nested_steps
 from auditor.code.values import Atom, Columns, Data, Step
 
 
@@ -494,17 +494,7 @@ class _Rules:
 
     def _regression(self, models: frozenset[int]) -> bool:
         """Whether the models (or a pipeline's or search's last model) predict numbers: their label is numeric."""
-        stack, seen = list(models), set()
-        while stack:
-            oid = stack.pop()
-            if oid in seen:
-                continue
-            seen.add(oid)
-            found = self.r.objects[oid]
-            if is_regressor(found.name):
-                return True
-            stack.extend(found.steps)
-        return False
+        return any(is_regressor(found.name) for found in nested_steps(self.r.objects, sorted(models)))
 
     def _same_table(self, x: Data, y: Data) -> bool:
         def roots(data: Data) -> set[int]:

@@ -26,7 +26,9 @@ from auditor.render.common import (
 from auditor.render.diff import about, baseline_line, baseline_tag
 
 _SPAN = re.compile(r"(`[^`]+`)")
-_ACTIVE = re.compile(r"([\\`*_\[\]<>&|~#!])")
+# `_` is left as written: GitHub's Markdown does not emphasise inside words, and file names (churn_model.ipynb)
+# stay as they read; what could render (a tag, an image link, a new table column) is escaped.
+_ACTIVE = re.compile(r"([\\`*\[\]<>&|~#!])")
 
 
 def _esc(text: str, *, in_table: bool = False) -> str:
