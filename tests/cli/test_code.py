@@ -134,3 +134,12 @@ def test_sarif_uris_are_relative_to_the_working_directory_absolute_outside_it(
     (leak,) = [r for r in outside["results"] if r["ruleId"] == "CDL001"]
     uri = (sample / "churn_model.ipynb").as_uri()
     assert leak["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": uri}
+
+
+@pytest.mark.parametrize("fail_on", ["error", "never"])
+def test_code_none_of_which_can_be_read_is_not_audited_exit_2_whatever_fail_on(tmp_path: Path, fail_on: str) -> None:
+    """A file that is not Python is not audited: exit 2, never a pass that `--fail-on never` would give."""
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    done = runner.invoke(app, ["code", str(tmp_path / "broken.py"), "--fail-on", fail_on])
+    assert done.exit_code == 2, done.output
+    assert "no file could be read as Python, so nothing was audited" in done.output.replace("\n", " ")

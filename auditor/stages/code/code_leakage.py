@@ -94,6 +94,16 @@ class CodeLeakage(Stage):
                 f"no Python script (.py) or notebook (.ipynb) found in {', '.join(str(p) for p in paths)}"
                 + (f" ({said})" if said else "")
             )
+        if all(any(part.whole_file for part in r.skipped) for r in analysis.files):
+            # Not one file could be read: nothing was audited, which is exit 2 whatever fail_on says, not a
+            # finding that `--fail-on never` would let pass.
+            said = "; ".join(
+                f"{part.place.shown(base)}: {part.reason}"
+                for r in analysis.files
+                for part in r.skipped
+                if part.whole_file
+            )
+            raise StageInputError(f"no file could be read as Python, so nothing was audited ({said})")
         for problem in analysis.problems:
             yield self._unreadable(problem.place.path, problem.reason, base, None, whole=True)
         confirmations = None
