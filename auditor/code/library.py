@@ -12,7 +12,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import X_NAMES, Estimators
 from auditor.code.state import LOCAL
-from auditor.code.torchloops import TorchLoops
+from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
@@ -98,7 +98,7 @@ class Library(Estimators, TorchLoops):
             x = argument(args, kwargs, 0, "arg")
             if x.data is not None:
                 return Value(data=replace(x.data, dates=x.data.dates | x.data.sources))
-        if qualname.startswith("torch.optim.") and last[:1].isupper() and ".lr_scheduler." not in qualname:
+        if optimizer_class(qualname):
             return self.torch_optimizer(qualname, args, kwargs, node)
         if package == "torch":
             passed = self.torch_function(args, kwargs)

@@ -42,8 +42,14 @@ _SAME_NETWORK = frozenset(
 )
 
 
+def optimizer_class(qualname: str) -> bool:
+    """torch.optim.Adam and its kind (a learning-rate scheduler is not an optimizer)."""
+    last = qualname.rpartition(".")[2]
+    return qualname.startswith(OPTIMIZERS) and last[:1].isupper() and ".lr_scheduler." not in qualname
+
+
 def is_optimizer(found: Obj) -> bool:
-    return found.qualname.startswith(OPTIMIZERS) and ".lr_scheduler." not in found.qualname
+    return optimizer_class(found.qualname)
 
 
 class TorchLoops(WalkState):
