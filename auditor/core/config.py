@@ -410,7 +410,17 @@ class AcceptSpec(_Section):
         description="the subject values the entry accepts (the scope when it was written); a finding with any "
         "other value is escalated; without `key` or `values` an entry is too broad (ACC002) and accepts nothing",
     )
+    column: str | list[str] | None = Field(
+        default=None,
+        description="the key column whose value the entry accepts (a list for a compound key); without it, a value "
+        "found in the findings of two columns (writer `x1` and source `x1`) is accepted in neither (ACC004)",
+    )
     reason: str = Field(min_length=1)
+
+    @property
+    def column_text(self) -> str | None:
+        """The column as findings name it in their evidence (a compound key's columns joined)."""
+        return compound_label(self.column) if isinstance(self.column, list) else self.column
 
     @property
     def key_text(self) -> str | None:

@@ -530,6 +530,11 @@ class Crossing:
     accepted: dict[int, str]  # group -> the key of the entry that accepts it
     pairs: dict[str, int]  # 'a|b' -> live groups crossing that pair
     severity: Severity  # error when a live group spans train and holdout (one value, spelt twice), else warning
+    train_holdout: np.ndarray  # (groups,) whether the group spans a train and a holdout split
+
+    def severity_of(self, group: int) -> Severity:
+        """One group's severity, as it would count were no entry to accept it."""
+        return Severity.ERROR if self.train_holdout[group] else Severity.WARNING
 
 
 def crossing_groups(
@@ -539,19 +544,23 @@ def crossing_groups(
     entries: Sequence[AcceptSpec],
     code: str,
     parts: int,
+    column: str | None = None,
 ) -> Crossing | None:
     """The train-holdout and holdout-holdout crossings of ``spellings`` for a finding ``code``; None if none."""
     missed = crossings(spellings, names, roles, (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT))
     if not missed:
         return None
     crossing = np.logical_or.reduce(list(missed.values()))
-    accepted = accepted_groups(spellings, entries, code, parts)
+    accepted = accepted_groups(spellings, entries, code, parts, column)
     live = np.array([g for g in np.flatnonzero(crossing) if g not in accepted], dtype=np.int64)
+    across = [m for (a, b), m in missed.items() if roles.pair(a, b) is PairKind.TRAIN_HOLDOUT]
+    train_holdout = np.logical_or.reduce(across) if across else np.zeros_like(crossing)
     pairs = {f"{a}|{b}": int(m[live].sum()) for (a, b), m in missed.items() if len(live) and m[live].any()}
     # A value that differs only by spelling is the same value: across train and holdout it leaks as an exact
     # copy does, so it fails like one; across two holdout splits it is the exact check's warning.
     leaks = any(roles.pair(a, b) is PairKind.TRAIN_HOLDOUT and m[live].any() for (a, b), m in missed.items())
-    return Crossing(crossing, live, accepted, pairs, Severity.ERROR if leaks and len(live) else Severity.WARNING)
+    severity = Severity.ERROR if leaks and len(live) else Severity.WARNING
+    return Crossing(crossing, live, accepted, pairs, severity, train_holdout)
 
 
 def accept_key(key: str | list[str], parts: int) -> str:
@@ -685,13 +694,18 @@ def group_examples(
     )
 
 
-def accepted_groups(spellings: SpellingSplits, entries: Sequence[AcceptSpec], code: str, parts: int) -> dict[int, str]:
-    """Groups an `accept` entry for ``code`` names by any of their spellings: group -> the entry's key."""
+def accepted_groups(
+    spellings: SpellingSplits, entries: Sequence[AcceptSpec], code: str, parts: int, column: str | None = None
+) -> dict[int, str]:
+    """Groups an `accept` entry for ``code`` names by any of their spellings: group -> the entry's key. An entry
+    naming another column than ``column`` names none of them."""
     if not spellings.n_groups:
         return {}
     index = {n: g for g, n in enumerate(spellings.normal)}
     out: dict[int, str] = {}
     for entry in entries:
+        if entry.column is not None and entry.column_text != column:
+            continue
         if entry.code == code and entry.key is not None and entry.key_text is not None:
             g = index.get(accept_key(entry.key, parts))
             if g is not None:

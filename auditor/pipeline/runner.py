@@ -188,13 +188,9 @@ def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> Stage
     """A stage's raw result with `accept` applied, its findings in report order and its status decided."""
     if raw.status in ("error", "skipped"):
         return raw
-    found = sorted((_apply_accept(f, acceptances) for f in raw.findings), key=Finding.sort_key)
+    found = sorted(acceptances.judge_all(raw.findings), key=Finding.sort_key)
     failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)
     return raw.model_copy(update={"status": "failed" if failing else "passed", "findings": tuple(found)})
-
-
-def _apply_accept(finding: Finding, acceptances: Acceptances) -> Finding:
-    return acceptances.judge(finding)
 
 
 def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence[Stage]) -> list[Finding]:
@@ -205,6 +201,9 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         owner = owners.get(entry.code)
         if i in acceptances.broad:
             stale.append(_too_broad(i, entry))
+            continue
+        if i in acceptances.ambiguous:
+            stale.append(_names_no_column(i, entry, acceptances.ambiguous[i]))
             continue
         if i in acceptances.used:
             unmatched = acceptances.unmatched_values(i)
@@ -257,6 +256,23 @@ def _too_broad(i: int, entry: AcceptSpec) -> Finding:
         entry,
         "Give the entry the value it accepts (`key:`) or the values reviewed (`values:`).",
         key=entry.key_text,
+    )
+
+
+def _names_no_column(i: int, entry: AcceptSpec, columns: list[str]) -> Finding:
+    """ACC004: an entry naming a value of several columns' findings, and no column, accepts it in none of them."""
+    shown = " and ".join(repr(c) for c in columns)
+    return _about_entry(
+        "ACC004",
+        "accept entry names a value of several columns",
+        f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names a value found in {shown}, and no column: it "
+        "cannot tell which was reviewed, so it accepts the value in none of them. Add `column:` naming the one it "
+        "accepts (an entry per column if each was reviewed).",
+        i,
+        entry,
+        f"Add `column: {columns[0]}` (or the column reviewed) to the entry.",
+        key=entry.key_text,
+        columns=columns,
     )
 
 

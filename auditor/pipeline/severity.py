@@ -18,7 +18,7 @@ INFO, WARNING, ERROR = Severity.INFO, Severity.WARNING, Severity.ERROR
 LOWEST: Mapping[str, Severity] = MappingProxyType(
     {
         # the runner's own checks of `accept` entries
-        "ACC001": WARNING, "ACC002": WARNING, "ACC003": WARNING,
+        "ACC001": WARNING, "ACC002": WARNING, "ACC003": WARNING, "ACC004": WARNING,
         # batch_independence
         "BIX000": INFO, "BIX001": WARNING, "BIX002": INFO,
         # batch_inspect

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict
 
-from auditor.core.config import AcceptSpec, AuditConfig, LoadedConfig
+from auditor.core.config import AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity
 from auditor.core.numbers import NoBoolNumbers
-from auditor.core.scope import growth, normalise_spelling, scope_of
 from auditor.core.splits import SplitRoles
 from auditor.numeric.usercode import UserCode
+from auditor.pipeline.acceptances import Acceptances
 
 if TYPE_CHECKING:
     from auditor.manifest.table import Manifest
@@ -27,79 +27,6 @@ class StageOptions(NoBoolNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     enabled: bool = True
-
-
-class Acceptances:
-    """The config's `accept` entries; remembers which ones matched (so stale ones can be reported) and which
-    matched a finding they were too broad for (ACC002)."""
-
-    def unmatched_values(self, i: int) -> list[str]:
-        """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
-        recorded = self.entries[i].value_texts
-        if recorded is None or i in self.unlisted:
-            return []
-        seen = self.seen.get(i, set())
-        return [v for v in recorded if normalise_spelling(v) not in seen]
-
-    def __init__(self, entries: Iterable[AcceptSpec]) -> None:
-        self.entries = list(entries)
-        self.used: set[int] = set()
-        self.broad: set[int] = set()
-        # Per entry that records `values`: the normal forms of the values its matched findings hold; an entry
-        # matched by a finding whose set is only a digest is left out (it cannot be told which values it saw).
-        self.seen: dict[int, set[str]] = {}
-        self.unlisted: set[int] = set()
-
-    def judge(self, finding: Finding) -> Finding:
-        """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
-        (a value it did not name), unchanged otherwise.
-
-        ``key`` accepts the finding it names when that is the whole of its subject, or the one value it names; an
-        entry whose key names a column (or no key at all) accepts only the `values` it records."""
-        if finding.accepted:
-            return finding
-        scope = finding.scope
-        escalated: Finding | None = None
-        for i, entry in enumerate(self.entries):
-            if entry.code != finding.code:
-                continue
-            key, recorded = entry.key_text, entry.value_texts
-            if key is not None:
-                whole = key == finding.key and (
-                    not scope.n_values or {normalise_spelling(v) for v in scope.values} == {normalise_spelling(key)}
-                )
-                names_value = scope.listed and normalise_spelling(key) in {normalise_spelling(v) for v in scope.values}
-                if whole and recorded is None:
-                    self.used.add(i)
-                    return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
-                if key != finding.key and not names_value:
-                    column = finding.evidence.get("key")
-                    if (
-                        scope.n_values
-                        and isinstance(column, str)
-                        and normalise_spelling(column) == normalise_spelling(key)
-                    ):
-                        self.used.add(i)  # the key names the finding's column: every value of it, now and later
-                        self.broad.add(i)
-                    continue
-                allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
-            else:
-                allowed = recorded or ()
-            self.used.add(i)
-            if recorded is not None:
-                if scope.listed:
-                    self.seen.setdefault(i, set()).update(normalise_spelling(v) for v in scope.values)
-                else:
-                    self.unlisted.add(i)
-            if not allowed and recorded is None:
-                self.broad.add(i)  # a column or a code, no values: it would accept every future value
-                continue
-            grown = growth(scope_of(allowed), scope)
-            if grown is None:
-                return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
-            if escalated is None:
-                escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
-        return escalated or finding
 
 
 @dataclass

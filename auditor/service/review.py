@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
 from auditor.core.scope import Growth, Scope, growth
-from auditor.pipeline.stage import Acceptances
+from auditor.pipeline.acceptances import Acceptances
 from auditor.service.store import ReviewRecord
 
 
@@ -32,7 +32,7 @@ def accepted_as_configured(report: Report, entries: Iterable[AcceptSpec]) -> Rep
     undone = {"accepted": False, "accept_reason": None, "escalated": None}
 
     def judge(result: StageResult) -> StageResult:
-        found = tuple(acceptances.judge(f.model_copy(update=undone)) for f in result.findings)
+        found = tuple(acceptances.judge_all([f.model_copy(update=undone) for f in result.findings]))
         return result.model_copy(update={"findings": found})
 
     return report.model_copy(update={"stages": tuple(judge(r) for r in report.stages)})

@@ -54,6 +54,17 @@ def writer_report(folder: Path, shared: dict[str, int], **config: Any) -> dict[s
     return _audit(folder, rows, {"groups": ["writer"]}, "group_overlap", **config)
 
 
+def two_column_report(folder: Path, **config: Any) -> dict[str, Any]:
+    """`x1` is a writer and a source, each in train and test: a GRP001 finding for each column."""
+    rows = {
+        "sid": ["a", "b", "c", "d"],
+        "split": ["train", "test", "train", "test"],
+        "writer": ["x1", "x1", "w2", "w3"],
+        "source": ["s1", "s2", "x1", "x1"],
+    }
+    return _audit(folder, rows, {"groups": ["writer", "source"]}, "group_overlap", **config)
+
+
 def finding(report: dict[str, Any], code: str) -> dict[str, Any]:
     (found,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == code]
     return dict(found)

@@ -24,7 +24,7 @@ from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.review import unaccepted_errors, with_acceptances
 from tests.service.conftest import SAMPLES
-from tests.service.leaks import camera_report, finding, writer_report
+from tests.service.leaks import camera_report, finding, two_column_report, writer_report
 
 
 @cache
@@ -449,6 +449,24 @@ def test_a_config_accepting_fewer_values_than_the_report_claims_escalates(client
     assert run["exit_code"] == 1
     shown = finding(clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json(), "GRP001")
     assert not shown["accepted"] and shown["escalated"]["new_values"] == ["w2"]
+
+
+def test_a_config_accepting_a_value_of_one_column_does_not_accept_it_in_another(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The config accepts writer x1; source x1, forged as accepted in the upload, counts; a config naming x1 with no
+    column accepts it in neither column."""
+    entry = {"code": "GRP001", "key": "x1", "reason": "the calibration writer"}
+    report = two_column_report(tmp_path / "one", accept=[dict(entry, column="writer")])
+    forged = _forged(report, "GRP001", accepted=True, accept_reason="fine by me")
+    run = _upload(clients["submitter"], forged, tmp_path / "one" / "audit.yaml").json()
+    shown = clients["reviewer"].get(f"/api/projects/demo/runs/{run['id']}/report").json()
+    grp = [f for s in shown["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    assert [(f["evidence"]["key"], f["accepted"]) for f in grp] == [("writer", True), ("source", False)]
+    assert run["exit_code"] == 1
+    bare = two_column_report(tmp_path / "bare", accept=[entry])
+    run = _upload(clients["submitter"], _forged(bare, "GRP001", accepted=True), tmp_path / "bare" / "audit.yaml")
+    shown = clients["reviewer"].get(f"/api/projects/demo/runs/{run.json()['id']}/report").json()
+    assert run.json()["exit_code"] == 1
+    assert not any(f["accepted"] for s in shown["stages"] for f in s["findings"] if f["code"] == "GRP001")
 
 
 def test_listing_runs_costs_the_same_queries_for_5_runs_as_for_1(engine_url) -> None:  # type: ignore[no-untyped-def]

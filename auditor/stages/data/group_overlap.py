@@ -220,7 +220,7 @@ class GroupOverlap(Stage):
         if not spellings.n_groups:
             return
         found = crossing_groups(
-            spellings, names, context.roles, context.acceptances.entries, "GRP005", len(key.columns)
+            spellings, names, context.roles, context.acceptances.entries, "GRP005", len(key.columns), key.name
         )
         if found is None:
             return
@@ -243,7 +243,7 @@ class GroupOverlap(Stage):
             if crossing[g]:
                 yield self.finding(
                     "GRP005",
-                    Severity.WARNING,
+                    found.severity_of(g),  # accepted it does not count; judged ambiguous (ACC004) it does
                     f"'{key.name}' spellings {spelling_text(spellings, g)} are one value across splits.",
                     key=accept,
                     evidence={"key": key.name, "value": spellings.normal[g]},

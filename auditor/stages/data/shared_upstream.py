@@ -173,7 +173,7 @@ class SharedUpstream(Stage):
             return
         label = spec if isinstance(spec, str) else compound_label(spec)
         parts = 1 if isinstance(spec, str) else len(spec)
-        found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "UPS005", parts)
+        found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "UPS005", parts, label)
         if found is None:
             return
         crossing, accepted, live, pairs = found.crossing, found.accepted, found.live, found.pairs
@@ -195,7 +195,7 @@ class SharedUpstream(Stage):
             if crossing[g]:
                 yield self.finding(
                     "UPS005",
-                    Severity.WARNING,
+                    found.severity_of(g),  # accepted it does not count; judged ambiguous (ACC004) it does
                     f"'{label}' spellings {spelling_text(spellings, g)} are one value across splits.",
                     key=accept,
                     evidence={"key": label, "value": spellings.normal[g]},

@@ -100,6 +100,66 @@ def test_a_compound_value_whose_part_holds_a_plus_is_accepted_only_as_named(audi
     assert named.exit_code == 0 and [f.key for f in named.findings if f.accepted] == ['["a + b", "c"]']
 
 
+TWO_KEYS = {
+    "writer": ["x1", "x1", "w2", "w3"],
+    "source": ["s1", "s2", "x1", "x1"],
+    "split": ["train", "test", "train", "test"],
+}
+
+
+def test_an_accepted_value_of_one_column_does_not_cover_it_in_another(audit) -> None:  # type: ignore[no-untyped-def]
+    """Writer x1 was reviewed; source x1 was not: the entry naming its column accepts the writer only."""
+    entry = {"code": "GRP001", "key": "x1", "column": "writer", "reason": "calibration writer"}
+    r = audit(TWO_KEYS, keys={"groups": ["writer", "source"]}, only=ONLY, accept=[entry])
+    assert [(f.evidence["key"], f.accepted) for f in r.findings if f.code == "GRP001"] == [
+        ("writer", True),
+        ("source", False),
+    ]
+    assert r.exit_code == 1 and "ACC004" not in codes(r)
+
+
+def test_a_value_of_two_columns_named_without_one_is_accepted_in_neither(audit) -> None:  # type: ignore[no-untyped-def]
+    entry = {"code": "GRP001", "key": "x1", "reason": "calibration writer"}
+    r = audit(TWO_KEYS, keys={"groups": ["writer", "source"]}, only=ONLY, accept=[entry])
+    assert [f.accepted for f in r.findings if f.code == "GRP001"] == [False, False] and r.exit_code == 1
+    acc = finding(r, "ACC004")
+    assert acc.evidence["columns"] == ["source", "writer"] and "column:" in acc.message
+    assert "ACC001" not in codes(r)  # it matched: not stale as well
+    # A value of one column's findings only still needs no column (the existing configs keep working).
+    alone = audit(
+        dict(TWO_KEYS, source=["s1", "s2", "s3", "s4"]),
+        keys={"groups": ["writer", "source"]},
+        only=ONLY,
+        accept=[entry],
+    )
+    assert alone.exit_code == 0 and "ACC004" not in codes(alone)
+
+
+def test_a_column_the_value_is_not_found_in_accepts_nothing_and_is_stale(audit) -> None:  # type: ignore[no-untyped-def]
+    entry = {"code": "GRP001", "key": "x1", "column": "speaker", "reason": "another column"}
+    r = audit(TWO_KEYS, keys={"groups": ["writer"]}, only=ONLY, accept=[entry])
+    assert not finding(r, "GRP001").accepted and "ACC001" in codes(r) and r.exit_code == 1
+
+
+def test_a_spelling_accepted_without_a_column_in_two_columns_still_fails(audit) -> None:  # type: ignore[no-untyped-def]
+    """w2/W2 in both columns across train and test: unaccepted, the spelling leak counts as an error again."""
+    data = {"writer": ["w2", "W2", "a"], "source": ["w2", "W2 ", "b"], "split": ["train", "test", "train"]}
+    keys = {"groups": ["writer", "source"]}
+    bare = audit(data, keys=keys, only=ONLY, accept=[{"code": "GRP005", "key": "w2", "reason": "r"}])
+    assert bare.exit_code == 1 and "ACC004" in codes(bare)
+    assert {(f.evidence["key"], f.severity.value, f.accepted) for f in bare.findings if f.code == "GRP005"} == {
+        ("writer", "error", False),
+        ("source", "error", False),
+    }
+    named = audit(
+        data,
+        keys=keys,
+        only=ONLY,
+        accept=[{"code": "GRP005", "key": "w2", "column": c, "reason": "r"} for c in ("writer", "source")],
+    )
+    assert named.exit_code == 0 and all(f.accepted for f in named.findings if f.code == "GRP005")
+
+
 def test_accepting_one_value_keeps_the_others(audit) -> None:  # type: ignore[no-untyped-def]
     data = dict(SEED, writer=["w1", "w1", "w2", "w2", "w1", "w2", "w3"])
     r = audit(

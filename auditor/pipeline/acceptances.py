@@ -1,0 +1,122 @@
+"""The config's `accept` entries applied to findings: each accepts what it names and no more.
+
+An entry names values (`key`, `values`) and may name the key column they belong to (`column`). A value can be a
+value of several columns at once (writer `x1` and source `x1`): an entry that names no column then cannot tell
+which one was reviewed, so it accepts neither (ACC004) rather than both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from auditor.core.config import AcceptSpec
+from auditor.core.findings import Finding
+from auditor.core.scope import growth, normalise_spelling, scope_of
+
+
+def finding_column(finding: Finding) -> str | None:
+    """The key column a finding is about, as its evidence names it (None: a finding about no one column)."""
+    column = finding.evidence.get("key")
+    return column if isinstance(column, str) else None
+
+
+class Acceptances:
+    """The config's `accept` entries; remembers which ones matched (so stale ones can be reported), which
+    matched a finding they were too broad for (ACC002) and which named a value of several columns (ACC004)."""
+
+    def __init__(self, entries: Iterable[AcceptSpec]) -> None:
+        self.entries = list(entries)
+        self.used: set[int] = set()
+        self.broad: set[int] = set()
+        # Per entry that records `values`: the normal forms of the values its matched findings hold; an entry
+        # matched by a finding whose set is only a digest is left out (it cannot be told which values it saw).
+        self.seen: dict[int, set[str]] = {}
+        self.unlisted: set[int] = set()
+        # Per entry without `column`: the columns whose findings hold a value it names, when more than one.
+        self.ambiguous: dict[int, list[str]] = {}
+
+    def unmatched_values(self, i: int) -> list[str]:
+        """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
+        recorded = self.entries[i].value_texts
+        if recorded is None or i in self.unlisted:
+            return []
+        seen = self.seen.get(i, set())
+        return [v for v in recorded if normalise_spelling(v) not in seen]
+
+    def judge_all(self, findings: Sequence[Finding]) -> list[Finding]:
+        """``findings`` (all of one stage, so every column a code is reported for is seen) judged one by one,
+        after finding the entries that name a value of more than one column."""
+        for i, entry in enumerate(self.entries):
+            if entry.column is not None:
+                continue
+            columns = sorted({c for f in findings if (c := finding_column(f)) is not None and self._names(entry, f)})
+            if len(columns) > 1:
+                self.ambiguous[i] = sorted({*self.ambiguous.get(i, []), *columns})
+        return [self.judge(f) for f in findings]
+
+    @staticmethod
+    def _names(entry: AcceptSpec, finding: Finding) -> bool:
+        """Whether ``entry`` names a value ``finding`` holds (its key or one of its recorded values)."""
+        if entry.code != finding.code:
+            return False
+        named = {
+            normalise_spelling(v) for v in (*((entry.key_text,) if entry.key_text else ()), *(entry.value_texts or ()))
+        }
+        held = {normalise_spelling(v) for v in finding.scope.values} if finding.scope.listed else set()
+        if finding.key is not None:
+            held.add(normalise_spelling(finding.key))
+        return bool(named & held)
+
+    def judge(self, finding: Finding) -> Finding:
+        """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
+        (a value it did not name), unchanged otherwise.
+
+        ``key`` accepts the finding it names when that is the whole of its subject, or the one value it names; an
+        entry whose key names a column (or no key at all) accepts only the `values` it records. An entry with a
+        `column` judges only that column's findings; one without judges no finding of a column it is ambiguous
+        about."""
+        if finding.accepted:
+            return finding
+        scope = finding.scope
+        column = finding_column(finding)
+        escalated: Finding | None = None
+        for i, entry in enumerate(self.entries):
+            if entry.code != finding.code:
+                continue
+            if entry.column is not None and entry.column_text != column:
+                continue
+            if column is not None and column in self.ambiguous.get(i, ()):
+                self.used.add(i)
+                continue
+            key, recorded = entry.key_text, entry.value_texts
+            if key is not None:
+                whole = key == finding.key and (
+                    not scope.n_values or {normalise_spelling(v) for v in scope.values} == {normalise_spelling(key)}
+                )
+                names_value = scope.listed and normalise_spelling(key) in {normalise_spelling(v) for v in scope.values}
+                if whole and recorded is None:
+                    self.used.add(i)
+                    return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
+                if key != finding.key and not names_value:
+                    if scope.n_values and column is not None and normalise_spelling(column) == normalise_spelling(key):
+                        self.used.add(i)  # the key names the finding's column: every value of it, now and later
+                        self.broad.add(i)
+                    continue
+                allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
+            else:
+                allowed = recorded or ()
+            self.used.add(i)
+            if recorded is not None:
+                if scope.listed:
+                    self.seen.setdefault(i, set()).update(normalise_spelling(v) for v in scope.values)
+                else:
+                    self.unlisted.add(i)
+            if not allowed and recorded is None:
+                self.broad.add(i)  # a column or a code, no values: it would accept every future value
+                continue
+            grown = growth(scope_of(allowed), scope)
+            if grown is None:
+                return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
+            if escalated is None:
+                escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
+        return escalated or finding
