@@ -710,6 +710,7 @@ def config_from_text(
         sha256=hashlib.sha256(raw).hexdigest(),
         document=document,
     )
+    _check_accept_columns(loaded)
     return _with_roots(loaded, roots)
 
 
@@ -733,7 +734,26 @@ def config_from_mapping(
     if source is not None and config.manifest is None:
         raise ConfigError(f"{cited}: the rows are given in code, so the config needs `manifest` (its split column)")
     loaded = LoadedConfig(config, None, (base_dir or Path.cwd()).resolve(), None, None, source=source)
+    _check_accept_columns(loaded)
     return _with_roots(loaded, roots)
+
+
+def _check_accept_columns(loaded: LoadedConfig) -> None:
+    """Every `accept` entry's `column` is one the config names: a misspelt one would match no finding, leaving
+    the reviewed value failing with only a stale-entry warning to explain it."""
+    named = loaded.config.manifest_columns()
+    problems = []
+    for i, entry in enumerate(loaded.config.accept):
+        parts = [entry.column] if isinstance(entry.column, str) else entry.column or []
+        for j, column in enumerate(parts):
+            if column not in named:
+                loc: Loc = ("accept", i, "column") if isinstance(entry.column, str) else ("accept", i, "column", j)
+                problems.append(
+                    f"{loaded.locate(loc)}: accept.{i}.column: {column!r} is not a column the config names; "
+                    f"expected one of: {', '.join(named) or 'none'}"
+                )
+    if problems:
+        raise ConfigError("\n".join(problems))
 
 
 def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConfig:

@@ -30,6 +30,22 @@ def test_unknown_key_names_line_column_and_closest_key(tmp_path: Path) -> None:
     assert "did you mean 'groups'?" in msg
 
 
+def test_an_accept_column_the_config_does_not_name_is_refused_where_it_is_written(tmp_path: Path) -> None:
+    text = (
+        "manifest: {path: m.csv, split: split}\nkeys: {groups: [writer, [patient, eye]]}\naccept:\n"
+        "  - {code: GRP001, key: x1, column: writer, reason: ok}\n"
+        "  - {code: GRP001, key: [p1, l], column: [patient, eyes], reason: ok}\n"
+        "  - {code: GRP001, key: x1, column: writr, reason: ok}\n"
+    )
+    msg = error_of(write(tmp_path, text))
+    assert ":5:" in msg and "accept.1.column: 'eyes' is not a column the config names" in msg
+    assert ":6:" in msg and "'writr'" in msg and "expected one of: split, writer, patient, eye" in msg
+    assert "'writer' is not" not in msg  # the column it names is fine
+    in_code = {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["writer"]}}
+    with pytest.raises(ConfigError, match="accept.0.column: 'source'"):
+        config_from_mapping({**in_code, "accept": [{"code": "GRP001", "key": "x", "column": "source", "reason": "r"}]})
+
+
 def test_unknown_top_level_section_suggests(tmp_path: Path) -> None:
     msg = error_of(write(tmp_path, "version: 1\nmanifest: {path: m.csv, split: s}\nreprot: {}\n"))
     assert ":3:1" in msg and "did you mean 'report'?" in msg
