@@ -34,6 +34,8 @@ class Acceptances:
         self.unlisted: set[int] = set()
         # Per entry without `column`: the columns whose findings hold a value it names, when more than one.
         self.ambiguous: dict[int, list[str]] = {}
+        # Per entry whose `key` names a finding's subject and none of its values: those values, to name the fix.
+        self.subject_only: dict[int, list[str]] = {}
 
     def unmatched_values(self, i: int) -> list[str]:
         """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
@@ -113,6 +115,9 @@ class Acceptances:
                     self.unlisted.add(i)
             if not allowed and recorded is None:
                 self.broad.add(i)  # a column or a code, no values: it would accept every future value
+                if key is not None and key == finding.key and scope.listed:
+                    # It names the finding's subject (a file's line) but not what is there (the statement).
+                    self.subject_only.setdefault(i, list(scope.values))
                 continue
             grown = growth(scope_of(allowed), scope)
             if grown is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -200,7 +201,7 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
     for i, entry in enumerate(acceptances.entries):
         owner = owners.get(entry.code)
         if i in acceptances.broad:
-            stale.append(_too_broad(i, entry))
+            stale.append(_too_broad(i, entry, acceptances.subject_only.get(i)))
             continue
         if i in acceptances.ambiguous:
             stale.append(_names_no_column(i, entry, acceptances.ambiguous[i]))
@@ -244,8 +245,22 @@ def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str]) -> Findin
     )
 
 
-def _too_broad(i: int, entry: AcceptSpec) -> Finding:
+def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None) -> Finding:
     """ACC002: an entry that names no value of a finding about values would accept every value found later."""
+    if held:
+        shown = json.dumps(held, ensure_ascii=False)
+        return _about_entry(
+            "ACC002",
+            "accept entry too broad: it names no value",
+            f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names the finding but not what it holds, so it "
+            "would also accept whatever is found there later (at a line of code, another statement); the finding is "
+            f"not accepted. If {shown} is what was reviewed, add `values: {shown}` to the entry.",
+            i,
+            entry,
+            f"Add `values: {shown}` to the entry, once reviewed.",
+            key=entry.key_text,
+            values=held,
+        )
     return _about_entry(
         "ACC002",
         "accept entry too broad: it names no value",

@@ -57,14 +57,46 @@ def test_a_leak_is_an_error_on_its_line_with_where_it_lands_and_the_fix(tmp_path
     assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 10
 
 
+LINE_7 = 'X = StandardScaler().fit_transform(df.drop(columns="y"))'
+STATEMENT = "X = StandardScaler().fit_transform(df.drop(columns='y'))"  # as an acceptance names it: unparsed
+
+
 def test_an_accept_entry_covers_the_line_it_names_and_no_other(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(LEAKY)
     (tmp_path / "other.py").write_text(LEAKY)
-    accept = [{"code": "CDL001", "key": "train.py:7", "reason": "the plot's scaler; reviewed"}]
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [STATEMENT], "reason": "the plot's scaler; reviewed"}]
     report = _audit(tmp_path, {"paths": ["train.py", "other.py"]}, accept=accept)
     accepted = [f.key for f in report.findings if f.accepted]
     assert accepted == ["train.py:7"]
     assert report.exit_code == 1  # other.py's leak still counts
+
+
+def test_an_accepted_line_holding_another_statement_later_is_not_accepted(tmp_path: Path) -> None:
+    """The reviewer accepted the scaler at line 7; line 7 now fits on the test file's rows too."""
+    assert LINE_7 in LEAKY
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [STATEMENT], "reason": "reviewed"}]
+    # Spacing, quotes and a comment are not a change of the statement.
+    (tmp_path / "train.py").write_text(
+        LEAKY.replace(LINE_7, "X = StandardScaler( ).fit_transform(df.drop(columns='y'))  # ok")
+    )
+    assert _audit(tmp_path, {"paths": ["train.py"]}, accept=accept).exit_code == 0
+    changed = LEAKY.replace(LINE_7, "X = StandardScaler().fit_transform(pd.concat([df, pd.read_csv('test.csv')]))")
+    (tmp_path / "train.py").write_text(changed)
+    report = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    leak = finding(report, "CDL001")
+    assert report.exit_code == 1 and not leak.accepted and leak.escalated is not None
+    assert leak.escalated.new_values == (
+        "X = StandardScaler().fit_transform(pd.concat([df, pd.read_csv('test.csv')]))",
+    )
+
+
+def test_an_entry_naming_only_the_line_accepts_nothing_and_says_what_to_add(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(LEAKY)
+    accept = [{"code": "CDL001", "key": "train.py:7", "reason": "reviewed"}]
+    report = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    assert report.exit_code == 1 and not finding(report, "CDL001").accepted
+    acc = finding(report, "ACC002")
+    assert acc.evidence["values"] == [STATEMENT] and f"`values: {json.dumps([STATEMENT])}`" in acc.message
 
 
 def test_the_notebook_sample_exits_1_and_its_fixed_twin_0(tmp_path: Path) -> None:

@@ -1,0 +1,57 @@
+"""The statement a finding is about, written canonically: what an acceptance of that finding binds to.
+
+A finding is named by its file and line; a line can hold another statement tomorrow. The statement's text,
+unparsed from its tree (so spacing, comments and line breaks do not count), is what a reviewer looked at.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+
+MAX_STATEMENT = 300  # characters of a statement kept as written; a longer one is cut
+
+
+def statement_at(tree: ast.Module, line: int, column: int = 0) -> str:
+    """The innermost statement holding program ``line`` (1-based) and ``column`` (0-based), unparsed on one line;
+    of a compound statement (a loop, a `with`, a function) only its header. '' when no statement holds it."""
+    found: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not _holds(node, line, column):
+            continue
+        if found is None or _holds(found, node.lineno, node.col_offset):
+            found = node  # within the one found so far: more inner
+    if found is None:
+        return ""
+    return _cut(" ".join(_header(found).split()))
+
+
+def _holds(node: ast.stmt, line: int, column: int) -> bool:
+    end_line = node.end_lineno or node.lineno
+    end_col = node.end_col_offset if node.end_col_offset is not None else 1 << 30
+    if not node.lineno <= line <= end_line:
+        return False
+    if line == node.lineno and column < node.col_offset:
+        return False
+    return not (line == end_line and column > end_col)
+
+
+def _header(node: ast.stmt) -> str:
+    """A simple statement whole; a compound one's first line (its bodies left out)."""
+    if not any(hasattr(node, part) for part in ("body", "orelse", "finalbody", "handlers", "cases")):
+        return ast.unparse(node)
+    bare = copy.copy(node)
+    for part in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if hasattr(bare, part):
+            setattr(bare, part, [ast.Pass()] if part == "body" else [])
+    if isinstance(bare, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        bare.decorator_list = []
+    return ast.unparse(bare).split("\n", 1)[0]
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_STATEMENT:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return f"{text[:MAX_STATEMENT]}… (sha256 {digest})"
