@@ -77,3 +77,24 @@ def test_a_scope_without_counts_is_bound_to_the_counts_its_evidence_shows() -> N
     assert with_shown_counts(loose).scope.counts == {"groups": 1}
     bound = _grp001(["w1"], 1, ["w1"])
     assert with_shown_counts(bound) is bound
+
+
+def test_a_code_finding_scope_is_the_statement_its_evidence_names() -> None:
+    """An upload cannot bind an acceptance of a line of code to a statement other than the one the finding shows."""
+    real = "X = StandardScaler().fit_transform(X)"
+    cdl = Finding(
+        code="CDL001",
+        stage="code_leakage",
+        severity=Severity.ERROR,
+        title="t",
+        message="m",
+        key="train.py:8",
+        evidence={"statement": real},
+        scope=scope_of([real]),
+    )
+    assert disagreement(cdl) is None
+    forged = cdl.model_copy(update={"scope": scope_of(["X = harmless(X)"])})
+    assert f"other than the one its evidence names ({real!r})" in str(disagreement(forged))
+    unnamed = cdl.model_copy(update={"evidence": {}, "scope": scope_of()})
+    assert disagreement(unnamed) is None  # a leak with no statement to name binds none
+    assert "no count" in str(disagreement(unnamed.model_copy(update={"scope": scope_of(["X = harmless(X)"])})))
