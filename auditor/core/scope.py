@@ -28,13 +28,16 @@ class _Frozen(BaseModel):
 
 
 def normalise_spelling(text: str) -> str:
-    """One spelling of a text: the spelling checks' normal form (core/spelling.py), inner space runs as one.
+    """One spelling of a text: the spelling checks' normal form (core/spelling.py) as first defined, inner space
+    runs as one.
 
-    Two spellings the checks call one value share a fingerprint (but for the punctuation at the ends of a
-    value, step 5, which came later: a fingerprint made before it must not change); repeated inner spaces are
-    also forgiven here, as a key's layout in a message may change.
+    Two spellings the checks call one value share a fingerprint, but the form is the one fingerprints and scopes
+    were first made of (normal_form's ``fingerprint``): stored ones (reviews, accepted scopes, digests of sets
+    too large to list) must keep comparing equal. So every number is read wholly by value here (`1.10` = `1.1`,
+    which the checks keep apart) and the punctuation at the ends of a value (step 5) stays; repeated inner
+    spaces are also forgiven, as a key's layout in a message may change.
     """
-    return " ".join(normal_form(text, marks=False).split())
+    return " ".join(normal_form(text, fingerprint=True).split())
 
 
 class Scope(_Frozen):

@@ -53,7 +53,7 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     values = values.cast(pa.string())
     ascii_only = pc.string_is_ascii(values)
     plain = values.filter(ascii_only)
-    normal = pa.chunked_array([_respace(c) for c in normalise(plain, marks=False).chunks], pa.string())
+    normal = pa.chunked_array([_respace(c) for c in normalise(plain, fingerprint=True).chunks], pa.string())
     # Short ASCII normal forms (ids, codes): sorted, made unique and written out as numbers, not strings.
     packed = _packed_digest(normal) if len(plain) == len(values) else None
     if packed is not None:

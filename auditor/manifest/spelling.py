@@ -1,8 +1,9 @@
 """Values that are one value spelled several ways: `a` and `a `, `W2` and `w2`, `w1` and `w\u200b1`, `1e3` and `1000`.
 
 The normal form is core/spelling.py's (NFKC, case folding, format characters dropped, digits of any script
-as ASCII, surrounding whitespace removed, numbers by value, punctuation and symbols at either end of any
-other value dropped), computed here column-wise with Arrow and numpy
+as ASCII, surrounding whitespace removed, numbers by value but a fraction's digits as written (`1.10` is not
+`1.1`), quotes, brackets and sentence punctuation at either end of any other value dropped (`A+` is not `A-`),
+computed here column-wise with Arrow and numpy
 and tested against that definition. Hex digests are text, so they compare case-insensitively. Blank values
 have no normal form (they are missing).
 
@@ -25,7 +26,7 @@ import pyarrow.compute as pc
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Severity
 from auditor.core.scope import Scope, counts_of, scope_of
-from auditor.core.spelling import MAX_EXPONENT, WHITESPACE, fold_char
+from auditor.core.spelling import END_PUNCTUATION, MAX_EXPONENT, WHITESPACE, fold_char
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.keycodes import KeyCodes, encode_column
 from auditor.manifest.repeats import repeated_rows
@@ -34,7 +35,7 @@ from auditor.manifest.rows import take_rows
 # An exponent follows only a mantissa written without padding zeros: `001e2` is a zero-padded hex digest or
 # id (e is one of its digits), not 100.
 NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+|([1-9][0-9]*\.?[0-9]*|0(\.[0-9]*)?|\.[0-9]+)e[+-]?[0-9]+)$"
-_NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*?)0*)?(?:e(?P<exp>[+-]?[0-9]+))?$"
+_NUMBER_PARTS = r"^(?P<sign>[+-]?)0*(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:e(?P<exp>[+-]?[0-9]+))?$"
 _NUMBER_CHARS = "0123456789.+-e"
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[[ord(c) for c in WHITESPACE if ord(c) < 128]] = True
@@ -44,12 +45,14 @@ _NUMERIC_END = np.zeros(256, dtype=bool)
 _NUMERIC_END[list(b"0.")] = True
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
-# ASCII punctuation and symbols (categories P and S): dropped at the ends of a value that is not a number.
+# ASCII quotes, brackets and sentence punctuation (core.spelling.is_mark): dropped at the ends of a value that
+# is not a number.
 _ASCII_MARK = np.zeros(256, dtype=bool)
-_ASCII_MARK[list(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")] = True
-# RE2 classes of core.spelling.is_mark: punctuation, symbols, and Python's whitespace.
+_ASCII_MARK[[ord(c) for c in END_PUNCTUATION if c.isascii()] + list(b"()[]{}")] = True
+# The RE2 class of core.spelling.is_mark: quotes and brackets by category, sentence punctuation, Python's whitespace.
 _SPACE_CLASS = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
-_MARK_EDGES = rf"^[\pP\pS{_SPACE_CLASS}]+|[\pP\pS{_SPACE_CLASS}]+$"
+_MARK_CLASS = r"\p{Pi}\p{Pf}\p{Ps}\p{Pe}" + "".join(f"\\x{{{ord(c):x}}}" for c in END_PUNCTUATION) + _SPACE_CLASS
+_MARK_EDGES = rf"^[{_MARK_CLASS}]+|[{_MARK_CLASS}]+$"
 # (first byte << 8 | last byte) -> might not be in normal form: whitespace at either end, or a possible
 # number that is not canonical (starts with + - . 0, or ends with 0 or . after a digit-like start).
 _ENDS = (
@@ -116,17 +119,18 @@ def _offsets_from_zero(chunk: pa.Array) -> bool:
     return offsets is None or len(chunk) == 0 or int(np.frombuffer(offsets, dtype=np.int32, count=1)[0]) == 0
 
 
-def normalise(values: pa.Array | pa.ChunkedArray, marks: bool = True) -> pa.ChunkedArray:
-    """The normal form of each text value (see the module docstring); nulls stay null. ``marks=False`` keeps
-    the punctuation at the ends (step 5), as core/spelling.normal_form(marks=False) does for fingerprints."""
+def normalise(values: pa.Array | pa.ChunkedArray, fingerprint: bool = False) -> pa.ChunkedArray:
+    """The normal form of each text value (see the module docstring); nulls stay null. ``fingerprint=True``:
+    the form fingerprints are made of, as core/spelling.normal_form(fingerprint=True) (numbers wholly by value,
+    the punctuation at the ends kept)."""
     text = _text(values)
     if text is None:
         raise TypeError(f"spelling normal forms are defined for text values, not {values.type}")
     # Chunk by chunk: a combined chunk of long strings could outgrow 32-bit offsets.
-    return pa.chunked_array([_normalise_chunk(c, marks) for c in text.chunks], pa.string())
+    return pa.chunked_array([_normalise_chunk(c, fingerprint) for c in text.chunks], pa.string())
 
 
-def _normalise_chunk(chunk: pa.Array, marks: bool = True) -> pa.Array:
+def _normalise_chunk(chunk: pa.Array, fingerprint: bool = False) -> pa.Array:
     wide = pc.fill_null(pc.invert(pc.string_is_ascii(chunk)), False)
     n_wide = pc.sum(wide).as_py() or 0
     # ASCII text needs only lower case (NFKC and case folding change no ASCII character).
@@ -137,7 +141,7 @@ def _normalise_chunk(chunk: pa.Array, marks: bool = True) -> pa.Array:
     else:
         t = pc.ascii_lower(chunk)
     t = pc.utf8_trim(t, WHITESPACE)
-    if marks:
+    if not fingerprint:
         t = _strip_marks(t)
     # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
     numeric = pc.and_(pc.equal(pc.binary_length(pc.ascii_trim(t, _NUMBER_CHARS)), 0), pc.not_equal(t, ""))
@@ -167,11 +171,16 @@ def _normalise_chunk(chunk: pa.Array, marks: bool = True) -> pa.Array:
         sign, integer, frac = sign.filter(chosen), integer.filter(chosen), frac.filter(chosen)
         power, exp = power[keep], exp.filter(chosen)
     plain = pc.equal(exp, "").to_numpy(zero_copy_only=False)
+    integer = pc.if_else(pc.equal(integer, ""), "0", integer)
+    short_frac = pc.utf8_rtrim(frac, "0")  # a fraction of zeros goes (`7.0` is `7`)
     if plain.all():
-        integer = pc.if_else(pc.equal(integer, ""), "0", integer)
-        body = pc.if_else(pc.equal(frac, ""), integer, pc.binary_join_element_wise(integer, frac, "."))
+        body = pc.if_else(pc.equal(short_frac, ""), integer, pc.binary_join_element_wise(integer, short_frac, "."))
     else:
         body = _plain_numbers(integer, frac, power)
+    if not fingerprint:
+        # Without an exponent, a fraction that is not all zeros keeps its digits as written (`1.10` is not `1.1`).
+        written_frac = pc.and_(pa.array(plain), pc.not_equal(short_frac, ""))
+        body = pc.if_else(written_frac, pc.binary_join_element_wise(integer, frac, "."), body)
     signed = pc.if_else(
         pc.and_(pc.equal(sign, "-"), pc.not_equal(body, "0")), pc.binary_join_element_wise("-", body, ""), body
     )
@@ -179,8 +188,8 @@ def _normalise_chunk(chunk: pa.Array, marks: bool = True) -> pa.Array:
 
 
 def _strip_marks(t: pa.Array) -> pa.Array:
-    """Step 5 of the normal form: values that are not written as numbers lose the punctuation, symbols and
-    whitespace at their ends (a value of nothing else keeps them)."""
+    """Step 5 of the normal form: values that are not written as numbers lose the whitespace, quotes, brackets
+    and sentence punctuation at their ends (a value of nothing else keeps them)."""
     first, last = pc.utf8_slice_codeunits(t, 0, 1), pc.utf8_slice_codeunits(t, -1)
     # A cheap screen: values that start and end with a letter or digit (most of them) cannot change.
     edge = pc.fill_null(pc.invert(pc.and_(pc.utf8_is_alnum(first), pc.utf8_is_alnum(last))), False)
@@ -307,9 +316,9 @@ def maybe_changed(chunk: pa.Array) -> np.ndarray:
     """Indices of the strings of one chunk that might differ from their normal form (a superset).
 
     A string is in normal form unless it holds a byte outside ASCII, an upper-case ASCII letter, starts or
-    ends with whitespace, or could be a number not written canonically (starts with + - . or a 0 followed
-    by more, or is all digit-like and ends with 0 or .): all checked on the raw bytes, in blocks.
-    """
+    ends with whitespace, a quote, a bracket or sentence punctuation, or could be a number not written
+    canonically (starts with + - . or a 0 followed by more, or is all digit-like and ends with 0 or .): all
+    checked on the raw bytes, in blocks. A superset for the fingerprint form too (no marks, `1.10` -> `1.1`)."""
     n = len(chunk)
     if n == 0:
         return np.zeros(0, dtype=np.int64)

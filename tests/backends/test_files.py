@@ -23,7 +23,7 @@ from tests.examples import examples
 
 # Characters each rule of the normal form looks at: number characters, hex digits, case, whitespace,
 # punctuation and symbols, and non-ASCII forms (fullwidth digits, a ligature, a format character).
-ALPHABET = "0123456789.e+-E abcdfxyzAZ\t_$,;'\u00a0\uff11\ufb01\u200b\u00e9\u0661"
+ALPHABET = "0123456789.e+-E abcdfxyzAZ\t_$,;'\u00a0\uff11\ufb01\u200b\u00e9\u0661#%()[]\"`?:!"
 
 # Values written as numbers in every way the number rule rewrites (signs, zeros, points, exponents).
 NUMBERS = st.from_regex(r"[+-]?0{0,2}[0-9]{0,3}(\.[0-9]{0,3}0?)?(e[+-]?[0-9]{1,2})?", fullmatch=True)
@@ -49,6 +49,11 @@ def test_numbers_written_differently_are_read_and_hex_digests_are_not() -> None:
     digests = ["0a9f3c", "3b0e10", "9fe0", "12ab0", "0abc.d"]
     assert flagged(digests) == [False] * len(digests)
     assert flagged(["12", "1.5", "abc", "w1"]) == [False] * 4
+
+
+def test_a_symbol_at_an_end_is_part_of_a_value_and_not_read_but_a_quote_or_bracket_is() -> None:
+    assert flagged(["a+", "c#", "5%", "$5", "a_", "x/y", "@u", "~a"]) == [False] * 8
+    assert flagged(['"a', "a'", "(a)", "[a", "a}", "`a", "a.", "a,", "a;", "a:", "!a", "a?", "+1", "-0"]) == [True] * 14
 
 
 def _manifest(tmp_path: Path, tables: list[pa.Table], config: dict[str, Any]) -> FileManifest:

@@ -106,6 +106,49 @@ def test_clean_manifest_exits_0(tmp_path: Path) -> None:
     assert "exit 0" in result.output
 
 
+def _blood_and_subjects(tmp_path: Path, train: list[str], test: list[str]) -> Path:
+    """A manifest whose train rows hold blood type and subject ``train`` and whose test rows hold ``test``."""
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "sid": ["r1", "r2", "r3", "r4"],
+            "blood": [train[0], "O", test[0], "B"],
+            "subject": [train[1], "2.1", test[1], "3.1"],
+            "split": ["train", "train", "test", "test"],
+        },
+    )
+    return write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "id": "sid", "split": "split"},
+            "keys": {"groups": ["blood", "subject"]},
+            "report": {"formats": ["json"]},
+        },
+    )
+
+
+def test_values_apart_by_an_end_symbol_or_a_fractions_last_zero_exit_0(tmp_path: Path) -> None:
+    """`A+`/`A-` (blood types) and `1.1`/`1.10` (subject.session) are different values, not one value spelled
+    two ways: no GRP005."""
+    result = invoke("run", str(_blood_and_subjects(tmp_path, ["A+", "1.1"], ["A-", "1.10"])))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "audit-report" / "report.json").read_text())
+    assert [f["code"] for s in report["stages"] for f in s["findings"] if f["severity"] != "info"] == []
+
+
+@pytest.mark.parametrize(("train", "test"), [(["W1", "7"], ["w1 ", "7.0"]), (['"deep."', "1.10"], ["deep", "01.10"])])
+def test_one_value_spelled_two_ways_across_train_and_test_is_grp005(
+    tmp_path: Path, train: list[str], test: list[str]
+) -> None:
+    result = invoke("run", str(_blood_and_subjects(tmp_path, train, test)))
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "audit-report" / "report.json").read_text())
+    found = [
+        (f["code"], f["evidence"]["key"]) for s in report["stages"] for f in s["findings"] if f["code"] == "GRP005"
+    ]
+    assert found == [("GRP005", "blood"), ("GRP005", "subject")]
+
+
 @pytest.mark.parametrize(
     ("config_text", "expected"),
     [

@@ -65,6 +65,23 @@ def test_punctuation_at_the_ends_of_a_key_leaves_its_fingerprint_as_it_was() -> 
     assert a != b
 
 
+def test_a_dotted_id_keeps_the_fingerprint_and_scope_digest_it_had() -> None:
+    """The checks keep `1.10` apart from `1.1` now; fingerprints and scopes are stored, so theirs do not move.
+
+    The literals were computed before the checks kept a fraction's digits: a review's stored fingerprint and an
+    accepted scope's digest (all that is kept of a set too large to list) must still compare equal."""
+    from auditor.core.findings import fingerprint
+    from auditor.core.scope import normalise_spelling
+    from auditor.core.spelling import normal_form
+
+    assert normal_form("1.10") != normal_form("1.1") and normal_form("A+") != normal_form("A-")
+    assert normalise_spelling("1.10") == normalise_spelling("1.1") == "1.1"
+    assert fingerprint("GRP001", "group_overlap", "1.10", {"key": "subject"}) == "004bca23a41896b5"
+    assert fingerprint("GRP005", "group_overlap", "A+", {"key": "blood"}) == "3e3b7dcff59e6902"
+    scope = scope_of(["1.10", "2.50", "A+", '"deep."', "0.50"])
+    assert scope.digest == "749dd94230000ea3fa9a241e546e7c56a344d3ccf6098e03313abaa0090f6473"
+
+
 def test_a_scope_the_audit_writes_is_consistent_and_a_contradicted_one_is_not() -> None:
     """Spelling variants, one value, none, and past MAX_LISTED (digest only): all as written; then each lie."""
     for values in (["w1", "W1", "ｗ１", "b", "a"], ["x"], [], [f"v{i}" for i in range(MAX_LISTED + 5)]):

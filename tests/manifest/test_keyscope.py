@@ -88,6 +88,16 @@ def test_punctuation_at_the_ends_counts_in_a_scope_as_in_scope_of() -> None:
     assert text_scope(pa.array(values)).n_values == len(values)  # $deeP$, ?deep and Deep stay three
 
 
+def test_a_dotted_id_counts_in_a_scope_by_value_as_it_always_did() -> None:
+    """Scopes read every number wholly by value (`1.10` is `1.1` there), so a stored digest keeps matching; the
+    digest below was computed before the spelling checks kept a fraction's digits."""
+    values = [f"{i}.{j}0" for i in range(40) for j in range(1, 40)]
+    scope = text_scope(pa.array(values))
+    assert scope == scope_of(values)
+    assert scope.n_values == 1440  # `0.10` and `0.100` are one value here
+    assert scope.digest == "c78d58fc1e5efdc929ad1717282b1f1d90424a54b6f66c79e7b16165e305dd4b"
+
+
 def test_a_few_normal_forms_among_many_spellings_are_listed_as_first_spelled() -> None:
     values = [f"{'W' if i % 2 else 'w'}{' ' * (i % 5)}x{i % 7}" for i in range(3 * MAX_LISTED)]
     values = list(dict.fromkeys(values))
@@ -181,18 +191,35 @@ def test_the_words_digest_is_the_path_taken_for_ids_and_refuses_what_json_escape
     from auditor.manifest.spelling import normalise
 
     ids = [f"SRC-{i:07d}" for i in range(3 * MAX_LISTED, 0, -1)] + ["SRC-", "src-1", "src-0000001"]
-    normal = normalise(pa.array(ids), marks=False)
+    normal = normalise(pa.array(ids), fingerprint=True)
     found = _packed_digest(normal)
     assert found is not None  # the fast path is the one compared here
     assert found == (len(ids) - 1, scope_of(ids).digest)  # src-0000001 is SRC-0000001; SRC- and src-1 stay apart
     for odd in ('a"b', "a\\b", "a\x1fb"):
-        assert _packed_digest(normalise(pa.array([*ids, odd]), marks=False)) is None
+        assert _packed_digest(normalise(pa.array([*ids, odd]), fingerprint=True)) is None
 
 
 # -- scopes of many subsets of one key's values (KeyScopes) --------------------------------------------------
 
 # Spellings that are one value and lookalikes that are not, so subsets merge some values and keep others.
-EXTRA = {"W1", " w1", "ß", "ss", "a  b", "a b", "a\tb", "007", "7", "x\x1fy", 'q"', "b\\s", "l\nf"}  # JSON escapes too
+EXTRA = {
+    "W1",
+    " w1",
+    "ß",
+    "ss",
+    "a  b",
+    "a b",
+    "a\tb",
+    "007",
+    "7",
+    "x\x1fy",
+    'q"',
+    "b\\s",
+    "l\nf",
+    "1.1",
+    "1.10",
+    "A+",
+}  # JSON escapes too
 TEXTS = sorted({t for pair in SPELLING_VARIANT_KINDS + DIFFERENT_LOOKALIKES for t in pair} | EXTRA)
 
 

@@ -19,8 +19,13 @@ from tests.examples import examples
 NUMBER_CHARS = "0123456789+-."
 
 
-def reference(value: str) -> str:
-    """The normal form restated with Python's own Unicode tables and Decimal, independently of the kernel."""
+QUOTES_BRACKETS = ("Pi", "Pf", "Ps", "Pe")
+SENTENCE = "\"'`.,;:!?\u00a1\u00bf"
+
+
+def reference(value: str, fingerprint: bool = False) -> str:
+    """The normal form restated with Python's own Unicode tables and Decimal, independently of the kernel
+    (``fingerprint``: as fingerprints have it, numbers wholly by value and no marks dropped)."""
     text = unicodedata.normalize("NFKC", value)
     folded = []
     for c in text:
@@ -29,9 +34,10 @@ def reference(value: str) -> str:
         # U+0130 folds to 'i' (the simple mapping); Python's full folding adds a combining dot.
         folded.append("i" if c == "\u0130" else str(unicodedata.decimal(c)) if c.isdecimal() else c.casefold())
     text = unicodedata.normalize("NFKC", "".join(folded)).strip()
-    if not is_number(text):
-        # Not a number: punctuation, symbols and whitespace at the ends go, unless nothing else is left.
-        marks = {c for c in text if unicodedata.category(c)[0] in "PS" or c.isspace()}
+    if not fingerprint and not is_number(text):
+        # Not a number: whitespace, quotes, brackets and sentence punctuation at the ends go, unless nothing else
+        # is left; any other mark is part of the value.
+        marks = {c for c in text if c.isspace() or unicodedata.category(c) in QUOTES_BRACKETS or c in SENTENCE}
         trimmed = text
         while trimmed and trimmed[0] in marks:
             trimmed = trimmed[1:]
@@ -41,6 +47,10 @@ def reference(value: str) -> str:
     number = re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e(?P<exp>[+-]?[0-9]+))?", text)
     if number is None or not is_number(text) or abs(int(number["exp"] or 0)) > 100:
         return text
+    whole, _, fraction = text.lstrip("+-").partition(".")
+    if not fingerprint and number["exp"] is None and fraction.strip("0"):
+        # A fraction written without an exponent keeps its digits, trailing zeros too (a dotted id: 1.10).
+        return ("-" if text.startswith("-") else "") + (whole.lstrip("0") or "0") + "." + fraction
     with localcontext() as exact:
         exact.prec = 1000
         d = Decimal(text)
@@ -75,21 +85,36 @@ def kernel_groups(values: list[str | None]) -> list[list[int]]:
         ("w2", "W2"),
         ("9f86d0", "9F86D0"),
         ("Jos\u00e9", "Jose\u0301"),
+        ("W1", "w1 "),
         ("1.0", "1"),
+        ("7", "7.0"),  # a fraction of zeros goes: how pandas writes integers of a column that held a blank
+        ("7.0", "7.00"),
         ("007", "7"),
-        ("+1.50", "1.5"),
+        ("+1.50", "1.50"),  # a fraction's digits are kept as written, but not a sign or leading zeros
+        ("+01.10", "1.10"),
+        ("-00.50", "-.50"),
+        ("1.5e1", "15"),  # with an exponent, a number is read by value
+        ("1.50e0", "1.5"),
         ("-0.0", "0"),
         (".5", "0.5"),
         ("STRASSE", "strasse"),
         ("a", "\u00a0a\u2003"),
         ("02134", "2134"),  # a zip code that lost its leading zero: one code, shown in both spellings
-        ("$deeP$", "deep"),  # punctuation and symbol runs at the ends do not make a value new
+        ("(deeP)", "deep"),  # quotes, brackets and sentence punctuation at the ends do not make a value new
         ("?deep", "Deep"),
+        ("deep?", "deep"),
         ('"deep."', "deep"),
+        ("\u201cdeep\u201d", "deep"),  # curly quotes (Pi, Pf)
+        ("\u201edeep\u201c", "deep"),  # a low-9 opening quote (Ps)
+        ("`deep`", "'deep'"),
+        ("\uff02deep\uff0e\uff02", "deep"),  # full-width quote and full stop: NFKC makes them ASCII
+        ("[deep];", "deep:"),
+        ("\u00a1hola!", "hola"),
         ("\u00bfqu\u00e9?", "qu\u00e9"),  # Spanish inverted question mark, and a non-ASCII letter inside
         ("\u00abw1\u00bb", "w1"),
-        ("$5", "5"),  # what is left is read as a number again
+        ("[5]", "5"),  # what is left is read as a number again
         ("(007)", "7"),
+        ('"1.10"', "1.10"),
         ("w1 !", "w1"),
     ],
 )
@@ -137,6 +162,33 @@ def test_numbers_are_read_by_value() -> None:
         ("1e400", "10e399"),  # exponents beyond 100 stay text
         ("a b", "ab"),
         ("-1", "1"),
+        ("1.1", "1.10"),  # a dotted id (subject.session, chapter.section): the tenth is not the first
+        ("0.5", "0.50"),
+        ("1.5", "+1.50"),
+        ("1.10", "1.1e0"),
+        ("A+", "A-"),  # any symbol or punctuation but quotes, brackets and sentence punctuation is the value's
+        ("A+", "A"),
+        ("A-", "A"),
+        ("C++", "C"),
+        ("C#", "C"),
+        ("C#", "C++"),
+        ("5%", "5"),
+        ("$5", "5"),
+        ("\u20ac5", "5"),
+        ("$deeP$", "deep"),
+        ("#1", "1"),
+        ("*a", "a"),
+        ("a&", "a"),
+        ("@user", "user"),
+        ("a/", "a"),
+        ("a\\", "a"),
+        ("~a", "a"),
+        ("a^", "a"),
+        ("a_", "a"),
+        ("a=", "a"),
+        ("<a>", "a"),  # < and > are math symbols, not brackets
+        ("a|", "a"),
+        ("\u00a7a", "a"),  # the section sign: other punctuation
         ("1", "\u00b9\u2044\u2082"),  # superscript 1, fraction slash, subscript 2: a fraction, not 1
         ("1", "\u0661\u0662"),  # Arabic-Indic 12
         ("a-1", "a1"),  # punctuation inside a value is structure: 1-23 and 12-3 must not meet
@@ -168,7 +220,7 @@ def test_zero_padded_hex_digests_and_ids_are_not_numbers() -> None:
 
 
 def test_three_spellings_of_one_value_are_one_group_of_variants() -> None:
-    v = spelling_variants(pa.array(["$deeP$", "?deep", "other", "Deep", "?", "!", "deep learning"]))
+    v = spelling_variants(pa.array(["(deeP)", "?deep", "other", "Deep", "?", "!", "deep learning", "$deep"]))
     assert v.positions.tolist() == [0, 1, 3] and v.normal == ["deep"]
 
 
@@ -190,7 +242,24 @@ def test_numbers_are_not_text() -> None:
 
 def test_normal_forms() -> None:
     got = normalise(pa.array([" W2\t", "1.500", "-007", "Jose\u0301", "x\u2003", None])).to_pylist()
-    assert got == ["w2", "1.5", "-7", "jos\u00e9", "x", None]
+    assert got == ["w2", "1.500", "-7", "jos\u00e9", "x", None]
+
+
+def test_a_fraction_keeps_its_digits_unless_they_are_zeros_or_an_exponent_follows() -> None:
+    values = ["1.10", "0.50", "-0.50", "+01.10", "1.100", ".50", "-.5", "7.00", "7.", "1.50e0", "1.10e1", "-0.00"]
+    want = ["1.10", "0.50", "-0.50", "1.10", "1.100", "0.50", "-0.5", "7", "7", "1.5", "11", "0"]
+    assert normalise(pa.array(values)).to_pylist() == want == [normal_form(v) for v in values]
+    # Mixed with numbers that have an exponent (the kernel's other path) and numbers too long to be read.
+    mixed = ["1.10", "1e3", "2.50", "1e400", "0.50e1"]
+    assert normalise(pa.array(mixed)).to_pylist() == ["1.10", "1000", "2.50", "1e400", "5"]
+
+
+def test_the_fingerprint_form_keeps_the_first_number_rule_and_every_mark() -> None:
+    """Fingerprints and scopes are stored: their form reads every number wholly by value and drops no mark."""
+    values = ["1.10", "0.50", "+01.10", "A+", '"deep."', "(007)", "$5", "W1 ", "7.0"]
+    want = ["1.1", "0.5", "1.1", "a+", '"deep."', "(007)", "$5", "w1", "7"]
+    assert normalise(pa.array(values), fingerprint=True).to_pylist() == want
+    assert [normal_form(v, fingerprint=True) for v in values] == want
 
 
 def test_slices_of_large_strings_are_read_as_their_values() -> None:
@@ -224,6 +293,7 @@ ALPHABET = (
     "aAbB09.+- \t\u00a0\u2003\u00e9e\u0301\u00dfS\u03a3\u03c3\u0130iI\u212b\u00c5\u00e5fFE"
     "\u200b\u200d\ufeff\u00ad\uff57\uff11\ufb01\u0661\u0660\u1e9e\u1fbc\u00b2"
     "$?!_(),\u00bf\u00ab\u2014\u20ac"
+    "#%\"'`[]:;\u00bb\u201c\u201e\u00a1\uff02\uff0e\u00a7<"
 )
 values = st.lists(st.one_of(st.none(), st.text(alphabet=ALPHABET, max_size=5)), max_size=12)
 
@@ -234,6 +304,8 @@ def test_kernel_agrees_with_the_python_reference(vals: list[str | None]) -> None
     assert kernel_groups(vals) == reference_groups(vals)
     present = [v for v in vals if v is not None]
     assert normalise(pa.array(present, pa.string())).to_pylist() == [reference(v) for v in present]
+    fingerprints = normalise(pa.array(present, pa.string()), fingerprint=True).to_pylist()
+    assert fingerprints == [reference(v, fingerprint=True) for v in present]
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -261,6 +333,7 @@ def test_every_character_agrees_with_the_definition() -> None:
 @given(st.text(alphabet=ALPHABET, max_size=8))
 def test_the_definition_agrees_with_the_reference(value: str) -> None:
     assert normal_form(value) == reference(value)
+    assert normal_form(value, fingerprint=True) == reference(value, fingerprint=True)
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -158,7 +158,7 @@ class GroupOverlap(Stage):
         split_rows = manifest.rows_per_split()
         mask = overlap.mask(PairKind.TRAIN_HOLDOUT)
         shares = spelled = fold_shares(counts, manifest.split_names, layout, split_rows, mask)
-        if variants.n_groups:  # a shared value's rows under its other spellings ('$deeP$' beside 'Deep') are its rows
+        if variants.n_groups:  # a shared value's rows under its other spellings ('(deeP)' beside 'Deep') are its rows
             merged, moved = spelled_as_one(counts, mask, variants)
             spelled = fold_shares(merged, manifest.split_names, layout, split_rows, moved)
         tables = shares.tables(f"'{key.name}' values")
@@ -230,7 +230,8 @@ class GroupOverlap(Stage):
             yield self.finding(
                 "GRP005",
                 found.severity,
-                f"{len(live)} '{key.name}' value(s) differ only by case, spacing, Unicode form or number format "
+                f"{len(live)} '{key.name}' value(s) differ only by case, spacing, Unicode form, number format "
+                "or the quotes, brackets and sentence punctuation around them "
                 f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); counted as one value they are "
                 "shared: " + pair_counts_text(pairs) + ".",
                 evidence={"key": key.name, "values": len(live), **pair_counts_evidence(pairs)},
@@ -283,7 +284,7 @@ class GroupOverlap(Stage):
         top, labels = largest(key, groups, counts[groups].sum(axis=1), self.options.max_examples)
         pairs = pairs_text(overlap.of_kind(kind), "shared")
         split_rows = context.require_manifest().rows_per_split()
-        # A shared value's holdout rows under its other spellings ('$deeP$' beside 'Deep') are rows of that value.
+        # A shared value's holdout rows under its other spellings ('(deeP)' beside 'Deep') are rows of that value.
         merged, moved = spelled_as_one(counts, mask, variants)
         exposure = (
             holdout_exposure(merged, overlap, moved, context.roles, split_rows)

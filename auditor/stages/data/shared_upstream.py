@@ -182,7 +182,8 @@ class SharedUpstream(Stage):
             yield self.finding(
                 "UPS005",
                 found.severity,
-                f"{len(live)} '{label}' value(s) differ only by case, spacing, Unicode form or number format "
+                f"{len(live)} '{label}' value(s) differ only by case, spacing, Unicode form, number format "
+                "or the quotes, brackets and sentence punctuation around them "
                 f"across splits (e.g. {spelling_text(spellings, int(live[0]))}); as one value they link "
                 + pair_counts_text(pairs)
                 + ".",

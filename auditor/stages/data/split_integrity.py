@@ -365,7 +365,8 @@ class SplitIntegrity(Stage):
             )
 
     def _id_spellings(self, context: AuditContext, limit: int) -> Iterator[Finding]:
-        """Ids equal after normalisation (case, whitespace, Unicode form, number format) but not before."""
+        """Ids equal after normalisation (case, whitespace, Unicode form, number format, quotes and punctuation
+        around them) but not before."""
         import numpy as np
 
         from auditor.manifest.spelling import accepted_groups, group_examples, spelling_scope, spelling_text
@@ -397,7 +398,8 @@ class SplitIntegrity(Stage):
                     Severity.ERROR
                     if code == "SPL010" and _spans_train_holdout(splits_of_group[live], names, context)
                     else Severity.WARNING,
-                    f"{len(live)} sample id(s) differ only by case, spacing, Unicode form or number format "
+                    f"{len(live)} sample id(s) differ only by case, spacing, Unicode form, number format "
+                    "or the quotes, brackets and sentence punctuation around them "
                     f"{where} (e.g. {spelling_text(spellings, int(first))}).",
                     evidence={
                         "ids": len(live),

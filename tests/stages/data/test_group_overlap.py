@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor import config_from_mapping, run_audit
-from tests.conftest import codes, finding, write_table
+from tests.conftest import AuditFn, codes, finding, write_table
 
 ONLY = ["group_overlap"]
 
@@ -273,7 +273,19 @@ def test_accepting_a_train_leak_keeps_the_holdout_overlap(audit) -> None:  # typ
     assert finding(r, "GRP002").evidence["groups"] == 1
 
 
-SPELLINGS = [("a", "a "), ("w1", "w1 "), ("w2", "W2"), ("9f86d0", "9F86D0"), ("Jos\u00e9", "Jose\u0301"), ("1.0", "1")]
+SPELLINGS = [
+    ("a", "a "),
+    ("w1", "w1 "),
+    ("W1", "w1 "),
+    ("w2", "W2"),
+    ("9f86d0", "9F86D0"),
+    ("Jos\u00e9", "Jose\u0301"),
+    ("1.0", "1"),
+    ("7", "7.0"),
+    ("1.10", "+01.10"),
+    ('"deep."', "deep"),
+    ("(A+)", "A+"),
+]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -301,9 +313,9 @@ def test_spelling_variant_already_shared_exactly_is_not_repeated(audit) -> None:
     assert codes(r) == ["GRP001"]
 
 
-DEEP = {  # 'Deep' spans train and test exactly; two more test rows write it '$deeP$' and '?deep'
+DEEP = {  # 'Deep' spans train and test exactly; two more test rows write it '(deeP)' and '?deep'
     "sid": [f"r{i}" for i in range(14)],
-    "writer": ["Deep"] * 4 + ["other"] * 2 + ["Deep"] * 6 + ["$deeP$", "?deep"],
+    "writer": ["Deep"] * 4 + ["other"] * 2 + ["Deep"] * 6 + ["(deeP)", "?deep"],
     "split": ["train"] * 6 + ["test"] * 8,
     "fold": [0, 1, 0, 1, 0, 1] + [None] * 8,
 }
@@ -334,6 +346,25 @@ def test_different_groups_and_train_only_variants_are_clean(audit) -> None:  # t
     data = {"writer": writers, "split": ["train"] * 5 + ["test"] * 6}
     r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
     assert codes(r) == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("A+", "A-"),  # blood types, grades: a symbol at the end is part of the value
+        ("A+", "A"),
+        ("C++", "C"),
+        ("C#", "C"),
+        ("5%", "5"),
+        ("$5", "5"),
+        ("1.1", "1.10"),  # dotted ids (subject.session): the tenth session is not the first
+        ("0.5", "0.50"),
+    ],
+)
+def test_values_apart_by_an_end_symbol_or_a_fractions_digits_are_two_groups(audit: AuditFn, a: str, b: str) -> None:
+    data = {"writer": [a, "w1", b, "w2"], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    assert codes(r) == [] and r.exit_code == 0
 
 
 def test_compound_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
