@@ -50,7 +50,9 @@ def disagreement(finding: Finding) -> str | None:
     single = finding.evidence.get(subject.value)
     listed = {normalise_spelling(v) for v in scope.values} if scope.listed else None
     if isinstance(counted, int) and not isinstance(counted, bool):
-        if counted != scope.n_values:
+        # Fewer values than counted is two spellings of one value, each shared exactly (`W1` and `w1`): the scope
+        # holds one normal form for both. More, or none at all, would bind values the finding does not show.
+        if scope.n_values > counted or (counted and not scope.n_values):
             return f"its scope has {scope.n_values} value(s) where its evidence counts {counted} {subject.count}"
     elif isinstance(single, str):
         if listed != {normalise_spelling(single)}:

@@ -62,7 +62,9 @@ def _grp001(values: list[str], groups: int, examples: list[str]) -> Finding:
 
 def test_a_scope_that_disagrees_with_its_finding_is_named() -> None:
     assert disagreement(_grp001(["w1", "w2"], 2, ["w1", "W2"])) is None  # one value in two spellings
-    assert "1 value(s) where its evidence counts 2 groups" in str(disagreement(_grp001(["w1"], 2, ["w1"])))
+    assert disagreement(_grp001(["w1"], 2, ["w1"])) is None  # two spellings of w1, each shared exactly
+    assert "2 value(s) where its evidence counts 1 groups" in str(disagreement(_grp001(["w1", "w2"], 1, ["w1"])))
+    assert "0 value(s) where its evidence counts 2 groups" in str(disagreement(_grp001([], 2, [])))
     assert "names 'w2', which its scope does not list" in str(disagreement(_grp001(["w1"], 1, ["w1", "w2"])))
     no_count = _grp001(["w1"], 1, []).model_copy(update={"evidence": {"key": "writer"}})
     assert "no count of its values" in str(disagreement(no_count))
@@ -98,3 +100,16 @@ def test_a_code_finding_scope_is_the_statement_its_evidence_names() -> None:
     unnamed = cdl.model_copy(update={"evidence": {}, "scope": scope_of()})
     assert disagreement(unnamed) is None  # a leak with no statement to name binds none
     assert "no count" in str(disagreement(unnamed.model_copy(update={"scope": scope_of(["X = harmless(X)"])})))
+
+
+def test_a_value_shared_exactly_in_two_spellings_agrees_with_its_scope(tmp_path: Path) -> None:
+    """W1 and w1 are each in train and test: GRP001 counts two groups, its scope holds their one normal form."""
+    write_table(
+        tmp_path / "m.csv",
+        {"sid": ["a", "b", "c", "d"], "split": ["train", "test", "train", "test"], "writer": ["W1", "W1", "w1", "w1"]},
+    )
+    config = {"manifest": {"path": "m.csv", "id": "sid", "split": "split"}, "keys": {"groups": ["writer"]}}
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    (grp,) = [f for f in run_audit(tmp_path / "audit.yaml", only=["group_overlap"]).findings if f.code == "GRP001"]
+    assert grp.evidence["groups"] == 2 and grp.scope.n_values == 1
+    assert disagreement(grp) is None

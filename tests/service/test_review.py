@@ -678,7 +678,7 @@ def test_a_scope_that_leaves_out_a_value_its_examples_show_is_refused(clients, t
     report = writer_report(tmp_path / "1", {"w1": 1, "w2": 1})
     only_w1 = {"values": ["w1"], "n_values": 1, "digest": set_digest([normalise_spelling("w1")])}
     detail = _refusal(clients["submitter"], _forged_grp001(report, **only_w1, counts={"groups": 1}))
-    assert "GRP001" in detail and "its scope has 1 value(s) where its evidence counts 2 groups" in detail
+    assert "GRP001" in detail and "names 'w2', which its scope does not list" in detail
     one_counted = json.loads(json.dumps(_forged_grp001(report, **only_w1, counts={"groups": 1})))
     (grp,) = [f for s in one_counted["stages"] for f in s["findings"] if f["code"] == "GRP001"]
     grp["evidence"]["groups"] = 1  # the count forged too: the examples still name w2
