@@ -103,7 +103,9 @@ class Calls(Library):
             known = True
         if receiver.scores:
             if name in CHOOSING_METHODS:
-                self.choose(node, f".{name}()", receiver.scores)
+                # .max() of a column of scores is the best value; .idxmax() and sort_values() say which one
+                values_only = name in ("max", "min", "sort") and self.only_scores(self.iterate(receiver))
+                self.choose(node, f".{name}()", receiver.scores, picks=not values_only)
             out = out.join(Value(scores=receiver.scores))
             known = True
         if receiver.stats:
@@ -154,8 +156,8 @@ class Calls(Library):
         predicted = [d for d in datas if d.predicted]
         if predicted and len(datas) >= 2:
             return Value(data=replace(joined, against_truth=True, mask=None))
-        if predicted:  # proba > 0.5: still the model's predictions
-            return Value(data=replace(joined, mask=None))
+        if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
+            return Value(data=replace(joined, mask=None, cut=joined.cut | {(node.lineno, tuple(self.loops))}))
         return Value(data=replace(joined, mask=self.text(node), predicted=frozenset(), fits=joined.fits))
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:

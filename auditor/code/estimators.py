@@ -205,6 +205,8 @@ class Estimators(WalkState):
             x = argument(given, found.params, 1, "exog").data
         kind = found.role.kind if found.role is not None else None
         pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
+        if kind is Kind.PIPELINE and not pipeline_trains and self._stateless(found):
+            kind = Kind.STATELESS  # make_pipeline(FunctionTransformer(np.log1p), Normalizer()): learns nothing
         what = f"{found.name}.{name}"
         if (
             kind is Kind.LEARNER
@@ -218,7 +220,11 @@ class Estimators(WalkState):
                 return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
             return Value(objects=frozenset({found.id}))
         if kind is Kind.STATELESS or kind is Kind.SAMPLER or kind is Kind.SPLITTER or kind is Kind.CALLBACK:
-            return Value(data=x) if transform and x is not None else Value(objects=frozenset({found.id}))
+            if transform and x is not None:
+                # statistics given to a step when it was built (kw_args={"a_min": lo}) are in what it returns
+                baked = frozenset().union(*(s.baked for s in nested_steps(self.record.objects, [found.id])))
+                return Value(data=self.with_fits(x, baked))
+            return Value(objects=frozenset({found.id}))
         if transform:  # a class the walk does not know: its statistics are followed, never reported
             fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
             found.fits = frozenset({fid})
@@ -242,6 +248,15 @@ class Estimators(WalkState):
                 splitter=self._splitter(cv, node, x),
             )
         return Value(objects=frozenset({found.id}))
+
+    def _stateless(self, found: Obj) -> bool:
+        """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
+        steps = [
+            s
+            for s in nested_steps(self.record.objects, found.steps)
+            if s.role is None or s.role.kind is not Kind.PIPELINE
+        ]
+        return bool(steps) and all(s.role is not None and s.role.kind is Kind.STATELESS for s in steps)
 
     def _trains(self, found: Obj) -> bool:
         """Whether a pipeline ends in a model (its fit trains) rather than only transforming."""

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import Strength, is_regressor
-from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train, nested_steps
+from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
+from auditor.code.replicates import read_beside_seeds
 from auditor.code.values import Atom, Columns, Data, Step
 
 
@@ -337,6 +338,8 @@ class _Rules:
                 settings = {(e.site, e.models) for e in evaluations}
                 if len(settings) < 2 and not any(e.loops for e in evaluations):
                     continue
+                if self._one_configuration(evaluations, selection):
+                    continue
                 first = evaluations[0]
                 if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
                     continue
@@ -392,6 +395,30 @@ class _Rules:
                     ),
                 )
         return list(leaks.values())
+
+    def _one_configuration(self, evaluations: list[Evaluation], selection: Selection) -> bool:
+        """Whether the scores compared are of one model, or of one configuration repeated, so that the choice
+        chooses no model: one training scored with several metrics or on resamples of the test rows (nothing
+        to choose), or a model built and trained anew per pass of loops that vary only seeds or folds, when the
+        choice gives only the best value (max(scores): a spread reported), not which pass (argmax: a choice)."""
+        trains = {t for e in evaluations for t in e.trains}
+        if len(trains) != 1 or not all(e.trains and e.x is not None for e in evaluations):
+            return False
+        cuts = {e.x.cut for e in evaluations if e.x is not None}
+        if len(cuts) > 1 or any(loops for cut in cuts for _, loops in cut):
+            return False  # predictions cut at thresholds tried one by one: each threshold is a setting
+        train = self.r.trains[next(iter(trains))]
+        if not train.loops:
+            return True
+        if not all(lid in self.r.replicates for lid in train.loops):
+            return False
+        built = self.r.objects[train.model]
+        if built.loops[: len(train.loops)] != train.loops:
+            return False  # one model trained on in every pass (epochs, warm starts): each pass a new setting
+        changing = frozenset().union(*(self.r.replicates[lid] for lid in train.loops))
+        if built.node is None or read_beside_seeds(built.node) & changing:
+            return False  # built from what a pass draws or assigns (params = sample(space)): a setting per pass
+        return not selection.picks
 
     def _validation(self, data: Data | None, rows: frozenset[Atom], line: int, chosen: set[int]) -> bool:
         """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,

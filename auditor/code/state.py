@@ -141,7 +141,7 @@ class WalkState(ABC):
         """The object built at ``node`` (one per node and chain of calls: a loop builds it once)."""
         oid, new = self.key_id("object", node)
         if new:
-            self.record.objects[oid] = Obj(oid, self.site(node), qualname, role)
+            self.record.objects[oid] = Obj(oid, self.site(node), qualname, role, loops=tuple(self.loops))
         return self.record.objects[oid]
 
     def container(self, node: ast.AST, elements: Value = NOTHING, keys: Value = NOTHING) -> Obj:
@@ -219,14 +219,20 @@ class WalkState(ABC):
             found.data = _join(found.data, data)
         return sid
 
-    def choose(self, node: ast.AST, what: str, scores: frozenset[int]) -> None:
+    def choose(self, node: ast.AST, what: str, scores: frozenset[int], picks: bool = True) -> None:
+        """Scores compared at ``node``; ``picks``: the choice says which one is best, not only the best value."""
         if scores:
             site = self.site(node)
             for s in self.record.selections:
                 if s.site == site:
                     s.scores |= scores
+                    s.picks = s.picks or picks
                     return
-            self.record.selections.append(Selection(site, what, scores))
+            self.record.selections.append(Selection(site, what, scores, picks))
+
+    def only_scores(self, value: Value) -> bool:
+        """Whether ``value`` holds scores and nothing else (no model, name, setting or rows beside them)."""
+        return bool(value.scores) and value.data is None and not value.objects and not value.items and not value.consts
 
     def placeholder(self, node: ast.AST, what: str) -> Value:
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""
