@@ -46,6 +46,8 @@ class Calls(Library):
                 for oid in sorted(value.objects):
                     entries = self.record.objects[oid].entries
                     kwargs.update({k: v for k, v in entries.items() if isinstance(k, str) and k not in kwargs})
+                if value.stats:  # **search.best_params_: what they were chosen on goes into what is built
+                    kwargs.setdefault("**", Value(stats=value.stats))
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             return self.call_method(receiver, func.attr, args, kwargs, node)

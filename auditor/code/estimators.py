@@ -150,6 +150,8 @@ class Estimators(WalkState):
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
         if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
+            if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
+                found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
         if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
             return Value(stats=found.fits)
@@ -160,6 +162,8 @@ class Estimators(WalkState):
             return found.entries[attr]
         if attr == "best_estimator_" or attr == "estimator_":
             return Value(objects=frozenset({found.id}))
+        if attr in ("best_params_", "best_index_") and found.chosen is not None:
+            return Value(stats=frozenset({found.chosen}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             return Value(scores=frozenset({found.evaluation}))
         if attr in ("named_steps", "steps", "estimators_"):
@@ -181,6 +185,12 @@ class Estimators(WalkState):
                         if other.qualname == CONTAINER:
                             value = value.join(other.elements)
             found.elements = found.elements.join(value)
+            return NOTHING
+        if name == "sort":  # scores.sort(), results.sort(reverse=True): the scores ranked in place
+            scores = self.scores_in([found.elements])
+            if scores:
+                picks = "key" in kwargs or not self.only_scores(found.elements)
+                self.choose(node, ".sort()", scores, picks)
             return NOTHING
         if name in ("items",):
             pair = Value(items=(found.keys, found.elements))
@@ -234,6 +244,9 @@ class Estimators(WalkState):
         self._watched(train, found, kwargs)
         found.trains = frozenset({train.id})
         if kind is Kind.SEARCH:
+            chosen = self.fit(node, what, "the hyper-parameters", Strength.TARGET, x, reported=False)
+            self.record.fits[chosen].chooses = True
+            found.chosen = chosen
             inner_learns, resamples = self._inside(frozenset(found.steps))
             cv = found.params.get("cv")
             found.evaluation = self.evaluation(

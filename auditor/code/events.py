@@ -61,6 +61,7 @@ class Obj:
     selects: Columns | None = None  # a column transformer's (or a pipeline's first step's) columns: the rest dropped
     baked: frozenset[int] = frozenset()  # row statistics given to its constructor (a clip's percentiles)
     loops: tuple[int, ...] = ()  # the loops it was built in: a model built per pass is a new model each pass
+    chosen: int | None = None  # a search's choice of hyper-parameters (a Fit that chooses), once it is fitted
 
     @property
     def name(self) -> str:
@@ -94,6 +95,7 @@ class Fit:
     rows: frozenset[Atom]
     reported: bool = True  # False for a fit of an unknown class: followed, never a finding
     data: Data | None = None
+    chooses: bool = False  # a search's choice of hyper-parameters (best_params_): chosen on these rows
 
 
 @dataclass

@@ -394,7 +394,42 @@ class _Rules:
                         (("train", train.site, train.what),),
                     ),
                 )
+        for leak in self._settings_chosen_on_scored_rows():
+            leaks.setdefault(leak.site, leak)
         return list(leaks.values())
+
+    def _settings_chosen_on_scored_rows(self) -> list[Leak]:
+        """Models built with the hyper-parameters a search chose (``SVC(**grid.best_params_)``) when the search
+        cross-validated on rows the model is then scored on: the test rows chose the settings scored on them."""
+        found: dict[int, Leak] = {}
+        for e in self._evaluations():
+            if e.cross_validation or e.x is None or not e.trains:
+                continue
+            scored = self.held_out(e.x, self.trained_on(e))
+            for fid in sorted(self.baked(e.models)):
+                fit = self.r.fits[fid]
+                if not fit.chooses or not any(self.shares(f, v) for f in fit.rows for v in scored):
+                    continue
+                if fid in found:
+                    old = found[fid]
+                    found[fid] = replace(old, into=(*old.into, (e.site, e.what)), sites=(*old.sites, e.site))
+                    continue
+                found[fid] = Leak(
+                    LeakKind.MULTI_TEST,
+                    True,
+                    fit.site,
+                    fit.what,
+                    f"{fit.what}{self._inside(fit.site)} chooses the hyper-parameters by cross-validation on "
+                    f"{self._rows_text(fit.rows)}, which include the rows scored at {self.where(e.site)} "
+                    f"({e.what}) by the model built with them: the test set chose the settings it then scores.",
+                    ((e.site, e.what),),
+                    _chain_after(fit.data, 0),
+                    _MULTI_TEST_FIX,
+                    (),
+                    (fit.site, e.site),
+                    (("train", fit.site, fit.what), ("score", e.site, e.what)),
+                )
+        return list(found.values())
 
     def _one_configuration(self, evaluations: list[Evaluation], selection: Selection) -> bool:
         """Whether the scores compared are of one model, or of one configuration repeated, so that the choice

@@ -1,7 +1,8 @@
 """What is and is not a model chosen on the test set, and stateless steps before the split: correct code that
 looked like a leak (a bootstrap interval of one model's score, the spread of one configuration over seeds or
 folds, several metrics of one model, a stateless transformer fitted on every row), each beside its twin that is
-a leak and stays one, at the same kind and severity."""
+a leak and stays one, at the same kind and severity; and choices the reading missed (scores sorted in place, a
+search's best parameters chosen on the rows then scored)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, precision_score, roc_auc_score
-from sklearn.model_selection import KFold, train_test_split
+from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, StandardScaler
 df = pd.read_csv("d.csv")
@@ -181,6 +182,44 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [("multi_test", 7, True)],
     ),
+    "models ranked by sorting their test score records in place": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        results = []
+        for name, model in [("lr", LogisticRegression()), ("rf", RandomForestClassifier(random_state=0))]:
+            model.fit(X_tr, y_tr)
+            results.append((accuracy_score(y_te, model.predict(X_te)), name, model))
+        results.sort(reverse=True)
+        best_score, best_name, best_model = results[0]
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "one configuration's scores over seeds sorted in place for the median": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            model = RandomForestClassifier(random_state=seed).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        scores.sort()
+        print("median", scores[2], "range", scores[0], scores[-1])
+        """,
+        [],
+    ),
+    "models' validation scores sorted in place, the best scored once on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=0)
+        results = []
+        for C in [0.1, 1.0, 10.0]:
+            model = LogisticRegression(C=C).fit(X_fit, y_fit)
+            results.append((accuracy_score(y_val, model.predict(X_val)), C))
+        results.sort(reverse=True)
+        final = LogisticRegression(C=results[0][1]).fit(X_tr, y_tr)
+        print(accuracy_score(y_te, final.predict(X_te)))
+        """,
+        [],
+    ),
     # 3. several metrics of one model
     "several metrics of one model in a dict, max over the metric names": (
         """
@@ -230,6 +269,44 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         print(max(f1s))
         """,
         [("multi_test", 3, True)],
+    ),
+    # a search's choice
+    "a grid search on the test rows, its best parameters trained on the training part": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5)
+        grid.fit(X_te, y_te)
+        model = LogisticRegression(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a grid search on every row before the split, its parameters set on the model scored": (
+        """
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X, y)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().set_params(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("multi_test", 1, True)],
+    ),
+    "a grid search on the training part, its best parameters scored once on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5)
+        grid.fit(X_tr, y_tr)
+        model = LogisticRegression(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te), accuracy_score(y_te, grid.best_estimator_.predict(X_te)))
+        """,
+        [],
+    ),
+    "a grid search fitted on the test rows predicts them": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_te, y_te)
+        print(accuracy_score(y_te, grid.best_estimator_.predict(X_te)))
+        """,
+        [("overlap", 2, True)],
     ),
     # 4. stateless steps fitted on every row
     "a stateless pipeline fitted on every row before the split": (
