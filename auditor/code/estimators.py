@@ -29,6 +29,10 @@ _TRANSFORMS = frozenset(
         "infer_vector",
     ]
 )
+# Keywords of a prediction that choose how much of a boosted model predicts (the number of trees)
+_PREDICT_SETTINGS = frozenset(
+    ["num_iteration", "iteration_range", "ntree_limit", "ntree_start", "ntree_end", "start_iteration", "num_trees"]
+)
 _PREDICTS = frozenset(
     [
         "predict",
@@ -138,7 +142,7 @@ class Estimators(WalkState):
         if name in _TRANSFORMS:
             return self._transform(found, args, kwargs)
         if name in _PREDICTS:
-            return self._predict(found, args, kwargs)
+            return self._predict(found, args, kwargs, name, node)
         if name == "fit_predict":
             self._fit(found, name, args, kwargs, node, transform=False)
             return self._predict(found, args, kwargs)
@@ -340,10 +344,23 @@ class Estimators(WalkState):
             return NOTHING
         return Value(data=replace(x, fits=x.fits | found.fits))
 
-    def _predict(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    def _predict(
+        self,
+        found: Obj,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        name: str = "predict",
+        node: ast.AST | None = None,
+    ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
         rows = x if x is not None else Data(frozenset())
-        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None)
+        if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
+            # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
+            # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)
+            loops = (*self.loops, 0) if name.startswith("staged_") else tuple(self.loops)
+            rows = replace(rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), loops)})
+        return Value(data=rows)
 
     def _resampled(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         x = argument(args, kwargs, 0, "X").data

@@ -142,6 +142,7 @@ class Split:
     shuffled: bool
     data: Data | None = None
     temporal: bool = False  # TimeSeriesSplit: keeps time order
+    loops: tuple[int, ...] = ()  # the loops it was made in: a split per pass draws new test rows each pass
 
 
 @dataclass

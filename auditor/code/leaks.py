@@ -439,9 +439,9 @@ class _Rules:
         trains = {t for e in evaluations for t in e.trains}
         if len(trains) != 1 or not all(e.trains and e.x is not None for e in evaluations):
             return False
-        cuts = {e.x.cut for e in evaluations if e.x is not None}
-        if len(cuts) > 1 or any(loops for cut in cuts for _, loops in cut):
-            return False  # predictions cut at thresholds tried one by one: each threshold is a setting
+        tuned = {e.x.tuned for e in evaluations if e.x is not None}
+        if len(tuned) > 1 or any(loops for made in tuned for _, loops in made):
+            return False  # thresholds or numbers of trees tried one by one: each is a setting
         train = self.r.trains[next(iter(trains))]
         if not train.loops:
             return True
@@ -450,6 +450,9 @@ class _Rules:
         built = self.r.objects[train.model]
         if built.loops[: len(train.loops)] != train.loops:
             return False  # one model trained on in every pass (epochs, warm starts): each pass a new setting
+        redrawn = {p.split for e in evaluations if e.x is not None for a in e.x.rows for p in a.parts}
+        if any(set(self.r.splits[sid].loops) & set(train.loops) for sid in redrawn if sid in self.r.splits):
+            return False  # the test rows drawn anew per pass (a split per seed): the best pass is the luckiest split
         changing = frozenset().union(*(self.r.replicates[lid] for lid in train.loops))
         if built.node is None or read_beside_seeds(built.node) & changing:
             return False  # built from what a pass draws or assigns (params = sample(space)): a setting per pass

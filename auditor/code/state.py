@@ -214,7 +214,7 @@ class WalkState(ABC):
         sid = f"{what}@{self.key_id('split', node)[0]}"
         found = self.record.splits.get(sid)
         if found is None:
-            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal)
+            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal, tuple(self.loops))
         else:
             found.data = _join(found.data, data)
         return sid

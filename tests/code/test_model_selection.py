@@ -96,6 +96,17 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "a split drawn per seed, the best split's score printed": (
+        """
+        scores = []
+        for seed in range(20):
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=seed)
+            model = LogisticRegression(random_state=seed).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print("accuracy:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
     "the seed with the best test score kept and used": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
@@ -307,6 +318,38 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         print(accuracy_score(y_te, grid.best_estimator_.predict(X_te)))
         """,
         [("overlap", 2, True)],
+    ),
+    "the number of trees chosen by staged predictions on the test set": (
+        """
+        from sklearn.ensemble import GradientBoostingClassifier
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        gbc = GradientBoostingClassifier(n_estimators=300).fit(X_tr, y_tr)
+        scores = [accuracy_score(y_te, pred) for pred in gbc.staged_predict(X_te)]
+        print("best number of trees:", int(np.argmax(scores)) + 1, max(scores))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "the number of trees chosen by num_iteration on the test set": (
+        """
+        import lightgbm as lgb
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        booster = lgb.train({"objective": "binary"}, lgb.Dataset(X_tr, y_tr), num_boost_round=200)
+        aucs = {n: roc_auc_score(y_te, booster.predict(X_te, num_iteration=n)) for n in range(10, 201, 10)}
+        print(max(aucs.values()))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a bootstrap of one model's predictions made on each resample": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        scores = []
+        for i in range(200):
+            sample = X_te.sample(frac=1.0, replace=True, random_state=i)
+            scores.append(accuracy_score(y_te.loc[sample.index], model.predict(sample)))
+        print(np.percentile(scores, [2.5, 97.5]), max(scores))
+        """,
+        [],
     ),
     # 4. stateless steps fitted on every row
     "a stateless pipeline fitted on every row before the split": (
