@@ -403,3 +403,16 @@ def test_a_choice_on_the_test_set_is_told_from_a_report_of_one_model(tmp_path: P
     offset = HEAD.count("\n")
     found = sorted((p.leak.kind.value, p.place.line - offset, p.leak.serious) for p in result.leaks)
     assert found == sorted(expected)
+
+
+def test_a_searchs_choice_of_settings_is_not_counted_as_a_fitted_statistic(tmp_path: Path) -> None:
+    """The summary counts the statistics learned from rows; a grid search's choice is followed, not one of them."""
+    script = tmp_path / "search.py"
+    body = """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_tr, y_tr)
+        print(grid.score(X_te, y_te))
+        """
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.leaks == () and result.counts.fits == 0 and result.counts.trainings == 1
