@@ -159,7 +159,11 @@ class Calls(Library):
         if predicted and len(datas) >= 2:
             return Value(data=replace(joined, against_truth=True, mask=None))
         if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
-            return Value(data=replace(joined, mask=None, tuned=joined.tuned | {(node.lineno, tuple(self.loops))}))
+            return Value(
+                data=replace(
+                    joined, mask=None, tuned=joined.tuned | {(node.lineno, node.col_offset, tuple(self.loops))}
+                )
+            )
         return Value(data=replace(joined, mask=self.text(node), predicted=frozenset(), fits=joined.fits))
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:

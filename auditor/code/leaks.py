@@ -439,8 +439,8 @@ class _Rules:
         trains = {t for e in evaluations for t in e.trains}
         if len(trains) != 1 or not all(e.trains and e.x is not None for e in evaluations):
             return False
-        tuned = {e.x.tuned for e in evaluations if e.x is not None}
-        if len(tuned) > 1 or any(loops for made in tuned for _, loops in made):
+        tuned = frozenset().union(*(e.x.tuned for e in evaluations if e.x is not None))
+        if len(tuned) > 1 or any(loops for _, _, loops in tuned):
             return False  # thresholds or numbers of trees tried one by one: each is a setting
         train = self.r.trains[next(iter(trains))]
         if not train.loops:

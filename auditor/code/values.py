@@ -172,8 +172,8 @@ class Data:
     picked: bool = False  # taken from a table's own columns (its sources are that table's column names)
     number: bool = False  # values known to be numbers (astype(int), a map to numbers, arithmetic)
     # predictions made with a setting of their own (cut at a threshold, proba >= t; num_iteration=n; a staged
-    # prediction): the line of each and the loops it was made in (a setting tried per pass of a loop)
-    tuned: frozenset[tuple[int, tuple[int, ...]]] = frozenset()
+    # prediction): the line and column of each and the loops it was made in (a setting tried per pass of a loop)
+    tuned: frozenset[tuple[int, int, tuple[int, ...]]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:

@@ -259,6 +259,24 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "F1 at the 0.5 cut and ROC AUC of the probabilities of one model": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        report = {"f1": f1_score(y_te, proba >= 0.5), "roc_auc": roc_auc_score(y_te, proba)}
+        print(max(report, key=report.get))
+        """,
+        [],
+    ),
+    "F1 at two cuts of one model's probabilities, the better kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        low, high = f1_score(y_te, proba >= 0.3), f1_score(y_te, proba >= 0.5)
+        threshold = 0.3 if low > high else 0.5
+        """,
+        [("multi_test", 3, True)],
+    ),
     "the metric loop inside a loop over models, the best model kept": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
