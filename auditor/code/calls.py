@@ -148,8 +148,9 @@ class Calls(Library):
 
     def compare(self, node: ast.Compare, values: list[Value]) -> Value:
         scored = [v for v in values if v.scores or self.scores_in([v])]
-        if len(scored) >= 2:
-            self.choose(node, "a comparison of scores", self.scores_in(values))
+        if len(scored) >= 2:  # a choice of which one, unless its branch keeps only the best value (a running max)
+            picks = id(node) not in self.value_compares
+            self.choose(node, "a comparison of scores", self.scores_in(values), picks)
         datas = [v.data for v in values if v.data is not None]
         if not datas:
             return NOTHING

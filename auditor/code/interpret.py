@@ -12,7 +12,7 @@ from auditor.code.calls import Calls
 from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.names import builtin_name
-from auditor.code.replicates import changing_names, is_replicate
+from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
@@ -56,6 +56,8 @@ class Walker(Calls, Frames):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._function_ids[node] = len(self.functions)
                 self.functions.append(node)
+            elif isinstance(node, ast.If) and keeps_compared_value(node):
+                self.value_compares.add(id(node.test))
             elif isinstance(node, ast.ClassDef):
                 methods = self._classes.setdefault(f"{LOCAL}{node.name}", ({}, node))[0]
                 for item in node.body:

@@ -130,6 +130,9 @@ def _label_or_seed(
             return True
         if called in ("print", "str", "repr", "int", "format", "info", "debug", "log", "write", "set_description"):
             return True
+        above = parents.get(parent)
+        if called in ("max", "min") and isinstance(above, ast.Assign):  # best = max(best, acc): a running max
+            return any(isinstance(t, ast.Name) and t.id == name.id for t in above.targets)
         function = functions.get(called) if isinstance(parent.func, ast.Name) else None
         if function is not None:  # make_model(seed): the file's function takes it as its seed
             params = [*function.args.posonlyargs, *function.args.args]
@@ -145,3 +148,18 @@ def _label_or_seed(
             return True
         return folds  # X_train[train_idx], X_train.iloc[train_idx]: the rows of a fold
     return False
+
+
+def keeps_compared_value(node: ast.If) -> bool:
+    """Whether an ``if`` over a comparison only keeps a value it compared (``if acc > best: best = acc``): a
+    running maximum, which says the best value, not which pass gave it (no ``else``, no other statement)."""
+    test = node.test
+    if not isinstance(test, ast.Compare) or node.orelse or not node.body:
+        return False
+    compared = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign) or not all(isinstance(t, ast.Name) for t in stmt.targets):
+            return False
+        if not (isinstance(stmt.value, ast.Name) and stmt.value.id in compared):
+            return False
+    return True

@@ -30,6 +30,8 @@ class WalkState(ABC):
         self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
         self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
         self.loops: list[int] = []  # the loops around the statement being walked
+        # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
+        self.value_compares: set[int] = set()
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
         self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
         self._next = 1
@@ -232,7 +234,8 @@ class WalkState(ABC):
 
     def only_scores(self, value: Value) -> bool:
         """Whether ``value`` holds scores and nothing else (no model, name, setting or rows beside them)."""
-        return bool(value.scores) and value.data is None and not value.objects and not value.items and not value.consts
+        numbers = all(isinstance(c, int | float) and not isinstance(c, bool) for c in value.consts)  # best = 0.0
+        return bool(value.scores) and value.data is None and not value.objects and not value.items and numbers
 
     def placeholder(self, node: ast.AST, what: str) -> Value:
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""

@@ -119,6 +119,43 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [("multi_test", 4, True)],
     ),
+    "a running best value over seeds, printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_acc = 0.0
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            acc = accuracy_score(y_te, model.predict(X_te))
+            if acc > best_acc:
+                best_acc = acc
+        print("best of five seeds:", best_acc)
+        """,
+        [],
+    ),
+    "a running best value over folds by max(), printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best = 0.0
+        for tr, va in KFold(5).split(X_tr):
+            model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+            best = max(best, accuracy_score(y_te, model.predict(X_te)))
+        print("best fold model on the test set:", best)
+        """,
+        [],
+    ),
+    "a running best value over depths, printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_acc = 0.0
+        for depth in [2, 4, 8]:
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            acc = accuracy_score(y_te, model.predict(X_te))
+            if acc > best_acc:
+                best_acc = acc
+        print("best:", best_acc)
+        """,
+        [("multi_test", 5, True)],
+    ),
     "the model of the best seed kept by a comparison and saved": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
