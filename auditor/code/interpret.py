@@ -45,7 +45,8 @@ class Walker(Calls, Frames):
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
         self.gradients = {}
-        self._replicate_checked: set[int] = set()  # loop ids already checked for repeating one configuration
+        # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
+        self._replicates: dict[int, frozenset[str] | None] = {}
         self._by_name: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
         # the file's own classes: '<local>.Name' -> (its methods by name, the class)
         self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
@@ -153,12 +154,13 @@ class Walker(Calls, Frames):
     def enter_loop(self, node: ast.AST) -> int:
         """The id of the loop at ``node``, now the innermost; noted once if its passes repeat one configuration."""
         lid, _ = self.key_id("loop", node)
-        if lid not in self._replicate_checked:
-            self._replicate_checked.add(lid)
+        if id(node) not in self._replicates:  # once per loop, whatever chain of calls walks it
             if self._by_name is None:
                 self._by_name = {f.name: f for f in self.functions}
-            if is_replicate(node, self._by_name):
-                self.record.replicates[lid] = changing_names(node)
+            self._replicates[id(node)] = changing_names(node) if is_replicate(node, self._by_name) else None
+        changing = self._replicates[id(node)]
+        if changing is not None:
+            self.record.replicates[lid] = changing
         self.loops.append(lid)
         return lid
 
