@@ -84,7 +84,7 @@ def analyse_file(path: Path) -> FileResult:
     counts = Counts(
         sum(o.read for o in record.origins.values()),
         len(record.splits),
-        len(record.fits),
+        sum(not f.chooses for f in record.fits.values()),  # a search's choice of settings is not a statistic
         len(record.trains),
         len(record.evaluations),
         record.deep_calls,

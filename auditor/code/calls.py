@@ -46,6 +46,8 @@ class Calls(Library):
                 for oid in sorted(value.objects):
                     entries = self.record.objects[oid].entries
                     kwargs.update({k: v for k, v in entries.items() if isinstance(k, str) and k not in kwargs})
+                if value.stats:  # **search.best_params_: what they were chosen on goes into what is built
+                    kwargs.setdefault("**", Value(stats=value.stats))
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             return self.call_method(receiver, func.attr, args, kwargs, node)
@@ -103,7 +105,9 @@ class Calls(Library):
             known = True
         if receiver.scores:
             if name in CHOOSING_METHODS:
-                self.choose(node, f".{name}()", receiver.scores)
+                # .max() of a column of scores is the best value; .idxmax() and sort_values() say which one
+                values_only = name in ("max", "min", "sort") and self.only_scores(self.iterate(receiver))
+                self.choose(node, f".{name}()", receiver.scores, picks=not values_only)
             out = out.join(Value(scores=receiver.scores))
             known = True
         if receiver.stats:
@@ -144,8 +148,9 @@ class Calls(Library):
 
     def compare(self, node: ast.Compare, values: list[Value]) -> Value:
         scored = [v for v in values if v.scores or self.scores_in([v])]
-        if len(scored) >= 2:
-            self.choose(node, "a comparison of scores", self.scores_in(values))
+        if len(scored) >= 2:  # a choice of which one, unless its branch keeps only the best value (a running max)
+            picks = id(node) not in self.value_compares
+            self.choose(node, "a comparison of scores", self.scores_in(values), picks)
         datas = [v.data for v in values if v.data is not None]
         if not datas:
             return NOTHING
@@ -154,8 +159,12 @@ class Calls(Library):
         predicted = [d for d in datas if d.predicted]
         if predicted and len(datas) >= 2:
             return Value(data=replace(joined, against_truth=True, mask=None))
-        if predicted:  # proba > 0.5: still the model's predictions
-            return Value(data=replace(joined, mask=None))
+        if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
+            return Value(
+                data=replace(
+                    joined, mask=None, tuned=joined.tuned | {(node.lineno, node.col_offset, tuple(self.loops))}
+                )
+            )
         return Value(data=replace(joined, mask=self.text(node), predicted=frozenset(), fits=joined.fits))
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:

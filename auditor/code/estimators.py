@@ -29,6 +29,10 @@ _TRANSFORMS = frozenset(
         "infer_vector",
     ]
 )
+# Keywords of a prediction that choose how much of a boosted model predicts (the number of trees)
+_PREDICT_SETTINGS = frozenset(
+    ["num_iteration", "iteration_range", "ntree_limit", "ntree_start", "ntree_end", "start_iteration", "num_trees"]
+)
 _PREDICTS = frozenset(
     [
         "predict",
@@ -138,7 +142,7 @@ class Estimators(WalkState):
         if name in _TRANSFORMS:
             return self._transform(found, args, kwargs)
         if name in _PREDICTS:
-            return self._predict(found, args, kwargs)
+            return self._predict(found, args, kwargs, name, node)
         if name == "fit_predict":
             self._fit(found, name, args, kwargs, node, transform=False)
             return self._predict(found, args, kwargs)
@@ -150,6 +154,8 @@ class Estimators(WalkState):
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
         if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
+            if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
+                found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
         if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
             return Value(stats=found.fits)
@@ -160,6 +166,8 @@ class Estimators(WalkState):
             return found.entries[attr]
         if attr == "best_estimator_" or attr == "estimator_":
             return Value(objects=frozenset({found.id}))
+        if attr in ("best_params_", "best_index_") and found.chosen is not None:
+            return Value(stats=frozenset({found.chosen}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             return Value(scores=frozenset({found.evaluation}))
         if attr in ("named_steps", "steps", "estimators_"):
@@ -181,6 +189,12 @@ class Estimators(WalkState):
                         if other.qualname == CONTAINER:
                             value = value.join(other.elements)
             found.elements = found.elements.join(value)
+            return NOTHING
+        if name == "sort":  # scores.sort(), results.sort(reverse=True): the scores ranked in place
+            scores = self.scores_in([found.elements])
+            if scores:
+                picks = "key" in kwargs or not self.only_scores(found.elements)
+                self.choose(node, ".sort()", scores, picks)
             return NOTHING
         if name in ("items",):
             pair = Value(items=(found.keys, found.elements))
@@ -205,6 +219,8 @@ class Estimators(WalkState):
             x = argument(given, found.params, 1, "exog").data
         kind = found.role.kind if found.role is not None else None
         pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
+        if kind is Kind.PIPELINE and not pipeline_trains and self._stateless(found):
+            kind = Kind.STATELESS  # make_pipeline(FunctionTransformer(np.log1p), Normalizer()): learns nothing
         what = f"{found.name}.{name}"
         if (
             kind is Kind.LEARNER
@@ -218,7 +234,11 @@ class Estimators(WalkState):
                 return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
             return Value(objects=frozenset({found.id}))
         if kind is Kind.STATELESS or kind is Kind.SAMPLER or kind is Kind.SPLITTER or kind is Kind.CALLBACK:
-            return Value(data=x) if transform and x is not None else Value(objects=frozenset({found.id}))
+            if transform and x is not None:
+                # statistics given to a step when it was built (kw_args={"a_min": lo}) are in what it returns
+                baked = frozenset().union(*(s.baked for s in nested_steps(self.record.objects, [found.id])))
+                return Value(data=self.with_fits(x, baked))
+            return Value(objects=frozenset({found.id}))
         if transform:  # a class the walk does not know: its statistics are followed, never reported
             fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
             found.fits = frozenset({fid})
@@ -228,6 +248,9 @@ class Estimators(WalkState):
         self._watched(train, found, kwargs)
         found.trains = frozenset({train.id})
         if kind is Kind.SEARCH:
+            chosen = self.fit(node, what, "the hyper-parameters", Strength.TARGET, x, reported=False)
+            self.record.fits[chosen].chooses = True
+            found.chosen = chosen
             inner_learns, resamples = self._inside(frozenset(found.steps))
             cv = found.params.get("cv")
             found.evaluation = self.evaluation(
@@ -242,6 +265,15 @@ class Estimators(WalkState):
                 splitter=self._splitter(cv, node, x),
             )
         return Value(objects=frozenset({found.id}))
+
+    def _stateless(self, found: Obj) -> bool:
+        """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
+        steps = [
+            s
+            for s in nested_steps(self.record.objects, found.steps)
+            if s.role is None or s.role.kind is not Kind.PIPELINE
+        ]
+        return bool(steps) and all(s.role is not None and s.role.kind is Kind.STATELESS for s in steps)
 
     def _trains(self, found: Obj) -> bool:
         """Whether a pipeline ends in a model (its fit trains) rather than only transforming."""
@@ -312,10 +344,25 @@ class Estimators(WalkState):
             return NOTHING
         return Value(data=replace(x, fits=x.fits | found.fits))
 
-    def _predict(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    def _predict(
+        self,
+        found: Obj,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        name: str = "predict",
+        node: ast.AST | None = None,
+    ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
         rows = x if x is not None else Data(frozenset())
-        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None)
+        if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
+            # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
+            # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)
+            loops = (*self.loops, 0) if name.startswith("staged_") else tuple(self.loops)
+            rows = replace(
+                rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), loops)}
+            )
+        return Value(data=rows)
 
     def _resampled(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         x = argument(args, kwargs, 0, "X").data

@@ -60,6 +60,8 @@ class Obj:
     evaluation: int | None = None  # a search's own cross-validation (best_score_)
     selects: Columns | None = None  # a column transformer's (or a pipeline's first step's) columns: the rest dropped
     baked: frozenset[int] = frozenset()  # row statistics given to its constructor (a clip's percentiles)
+    loops: tuple[int, ...] = ()  # the loops it was built in: a model built per pass is a new model each pass
+    chosen: int | None = None  # a search's choice of hyper-parameters (a Fit that chooses), once it is fitted
 
     @property
     def name(self) -> str:
@@ -93,6 +95,7 @@ class Fit:
     rows: frozenset[Atom]
     reported: bool = True  # False for a fit of an unknown class: followed, never a finding
     data: Data | None = None
+    chooses: bool = False  # a search's choice of hyper-parameters (best_params_): chosen on these rows
 
 
 @dataclass
@@ -139,6 +142,7 @@ class Split:
     shuffled: bool
     data: Data | None = None
     temporal: bool = False  # TimeSeriesSplit: keeps time order
+    loops: tuple[int, ...] = ()  # the loops it was made in: a split per pass draws new test rows each pass
 
 
 @dataclass
@@ -148,6 +152,8 @@ class Selection:
     site: Site
     what: str
     scores: frozenset[int]
+    # which one is best (argmax, max(key=), sorted pairs, `if score > best`), not only the best value (max(scores))
+    picks: bool = True
 
 
 @dataclass
@@ -161,4 +167,7 @@ class Record:
     evaluations: dict[int, Evaluation] = field(default_factory=dict)
     splits: dict[str, Split] = field(default_factory=dict)
     selections: list[Selection] = field(default_factory=list)
+    # loops whose passes repeat one configuration (their names serve only as seeds, fold indices or labels),
+    # with the names each pass binds anew (a model built from one of them is a setting per pass)
+    replicates: dict[int, frozenset[str]] = field(default_factory=dict)
     deep_calls: int = 0  # calls of the file's functions nested past the depth the walk follows: not read

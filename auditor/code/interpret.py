@@ -12,6 +12,7 @@ from auditor.code.calls import Calls
 from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.names import builtin_name
+from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
@@ -44,6 +45,9 @@ class Walker(Calls, Frames):
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
         self.gradients = {}
+        # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
+        self._replicates: dict[int, frozenset[str] | None] = {}
+        self._by_name: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
         # the file's own classes: '<local>.Name' -> (its methods by name, the class)
         self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
         statements = 0
@@ -53,6 +57,8 @@ class Walker(Calls, Frames):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._function_ids[node] = len(self.functions)
                 self.functions.append(node)
+            elif isinstance(node, ast.If) and keeps_compared_value(node):
+                self.value_compares.add(id(node.test))
             elif isinstance(node, ast.ClassDef):
                 methods = self._classes.setdefault(f"{LOCAL}{node.name}", ({}, node))[0]
                 for item in node.body:
@@ -145,9 +151,21 @@ class Walker(Calls, Frames):
                 if isinstance(child, ast.expr):
                     self.ev(child)
 
-    def loop(self, node: ast.AST, body: Sequence[ast.stmt], each: object) -> None:
+    def enter_loop(self, node: ast.AST) -> int:
+        """The id of the loop at ``node``, now the innermost; noted once if its passes repeat one configuration."""
         lid, _ = self.key_id("loop", node)
+        if id(node) not in self._replicates:  # once per loop, whatever chain of calls walks it
+            if self._by_name is None:
+                self._by_name = {f.name: f for f in self.functions}
+            self._replicates[id(node)] = changing_names(node) if is_replicate(node, self._by_name) else None
+        changing = self._replicates[id(node)]
+        if changing is not None:
+            self.record.replicates[lid] = changing
         self.loops.append(lid)
+        return lid
+
+    def loop(self, node: ast.AST, body: Sequence[ast.stmt], each: object) -> None:
+        self.enter_loop(node)
         try:
             passes = LOOP_PASSES if len(self.loops) <= NESTED_LOOP_PASSES else 1
             for _ in range(passes):
@@ -158,8 +176,7 @@ class Walker(Calls, Frames):
 
     def loop_items(self, node: ast.AST, body: Sequence[ast.stmt], target: ast.AST, items: Sequence[Value]) -> None:
         """A loop over a literal sequence of a few items: the body walked once per item, in order."""
-        lid, _ = self.key_id("loop", node)
-        self.loops.append(lid)
+        self.enter_loop(node)
         try:
             for item in items:
                 self.assign(target, item, node)
@@ -462,8 +479,7 @@ class Walker(Calls, Frames):
         names = self._column_filter(node, generators)
         if names is not None:
             return names
-        lid, _ = self.key_id("loop", node)
-        self.loops.append(lid)
+        self.enter_loop(node)
         each: list[Value] | None = None
         try:
             source = self.ev(generators[0].iter)

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import Strength, is_regressor
-from auditor.code.events import Evaluation, Fit, Record, Site, Split, Train, nested_steps
+from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
+from auditor.code.replicates import read_beside_seeds
 from auditor.code.values import Atom, Columns, Data, Step
 
 
@@ -337,6 +338,8 @@ class _Rules:
                 settings = {(e.site, e.models) for e in evaluations}
                 if len(settings) < 2 and not any(e.loops for e in evaluations):
                     continue
+                if self._one_configuration(evaluations, selection):
+                    continue
                 first = evaluations[0]
                 if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
                     continue
@@ -391,7 +394,69 @@ class _Rules:
                         (("train", train.site, train.what),),
                     ),
                 )
+        for leak in self._settings_chosen_on_scored_rows():
+            leaks.setdefault(leak.site, leak)
         return list(leaks.values())
+
+    def _settings_chosen_on_scored_rows(self) -> list[Leak]:
+        """Models built with the hyper-parameters a search chose (``SVC(**grid.best_params_)``) when the search
+        cross-validated on rows the model is then scored on: the test rows chose the settings scored on them."""
+        found: dict[int, Leak] = {}
+        for e in self._evaluations():
+            if e.cross_validation or e.x is None or not e.trains:
+                continue
+            scored = self.held_out(e.x, self.trained_on(e))
+            for fid in sorted(self.baked(e.models)):
+                fit = self.r.fits[fid]
+                if not fit.chooses or not any(self.shares(f, v) for f in fit.rows for v in scored):
+                    continue
+                if fid in found:
+                    old = found[fid]
+                    found[fid] = replace(old, into=(*old.into, (e.site, e.what)), sites=(*old.sites, e.site))
+                    continue
+                found[fid] = Leak(
+                    LeakKind.MULTI_TEST,
+                    True,
+                    fit.site,
+                    fit.what,
+                    f"{fit.what}{self._inside(fit.site)} chooses the hyper-parameters by cross-validation on "
+                    f"{self._rows_text(fit.rows)}, which include the rows scored at {self.where(e.site)} "
+                    f"({e.what}) by the model built with them: the test set chose the settings it then scores.",
+                    ((e.site, e.what),),
+                    _chain_after(fit.data, 0),
+                    _MULTI_TEST_FIX,
+                    (),
+                    (fit.site, e.site),
+                    (("train", fit.site, fit.what), ("score", e.site, e.what)),
+                )
+        return list(found.values())
+
+    def _one_configuration(self, evaluations: list[Evaluation], selection: Selection) -> bool:
+        """Whether the scores compared are of one model, or of one configuration repeated, so that the choice
+        chooses no model: one training scored with several metrics or on resamples of the test rows (nothing
+        to choose), or a model built and trained anew per pass of loops that vary only seeds or folds, when the
+        choice gives only the best value (max(scores): a spread reported), not which pass (argmax: a choice)."""
+        trains = {t for e in evaluations for t in e.trains}
+        if len(trains) != 1 or not all(e.trains and e.x is not None for e in evaluations):
+            return False
+        tuned = frozenset().union(*(e.x.tuned for e in evaluations if e.x is not None))
+        if len(tuned) > 1 or any(loops for _, _, loops in tuned):
+            return False  # thresholds or numbers of trees tried one by one: each is a setting
+        train = self.r.trains[next(iter(trains))]
+        if not train.loops:
+            return True
+        if not all(lid in self.r.replicates for lid in train.loops):
+            return False
+        built = self.r.objects[train.model]
+        if built.loops[: len(train.loops)] != train.loops:
+            return False  # one model trained on in every pass (epochs, warm starts): each pass a new setting
+        redrawn = {p.split for e in evaluations if e.x is not None for a in e.x.rows for p in a.parts}
+        if any(set(self.r.splits[sid].loops) & set(train.loops) for sid in redrawn if sid in self.r.splits):
+            return False  # the test rows drawn anew per pass (a split per seed): the best pass is the luckiest split
+        changing = frozenset().union(*(self.r.replicates[lid] for lid in train.loops))
+        if built.node is None or read_beside_seeds(built.node) & changing:
+            return False  # built from what a pass draws or assigns (params = sample(space)): a setting per pass
+        return not selection.picks
 
     def _validation(self, data: Data | None, rows: frozenset[Atom], line: int, chosen: set[int]) -> bool:
         """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,

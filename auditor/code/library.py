@@ -269,7 +269,9 @@ class Library(Estimators, TorchLoops):
         if name in _CHOOSERS:
             scores = self.scores_in(given)
             if scores:
-                self.choose(node, f"{name}()", scores)
+                among = self.iterate(args[0]) if len(args) == 1 else join_all(args)
+                picks = "key" in kwargs or not self.only_scores(among)  # max(scores) is a value, not a choice
+                self.choose(node, f"{name}()", scores, picks)
             if name == "sorted" and args:
                 return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id}), scores=scores)
             chosen = self.iterate(args[0]) if len(args) == 1 else join_all(args)  # max(xs) is one of xs
@@ -306,7 +308,9 @@ class Library(Estimators, TorchLoops):
         first = args[0] if args else NOTHING
         scores = self.scores_in(given)
         if name in _CHOOSING_FUNCTIONS and scores:
-            self.choose(node, f"np.{name}()", scores)
+            # np.max(scores) is the best value; np.argmax(scores) says which pass gave it
+            picks = "arg" in name or not self.only_scores(self.iterate(first))
+            self.choose(node, f"np.{name}()", scores, picks)
             return Value(scores=scores)
         if first.data is not None and first.data.against_truth and name in ("mean", "sum", "average"):
             eid = self.evaluation(node, f"np.{name}(predictions == labels)", first.data.predicted, first.data, None)

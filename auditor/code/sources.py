@@ -29,6 +29,11 @@ SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "node_modules", ".ipyn
 # Cell magics whose body is Python that runs as written (timed, captured, profiled).
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "memit", "debug"})
 _MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[\w.\[\], ]+?)\s*=\s*[!%]")
+# Line magics that run the Python statement after them (`%time model.fit(X, y)`), with the options of each that
+# take a value (`%timeit -n 10 -r 3 f()`): the statement is read, not blanked with the magic.
+_TIMING_LINE_MAGICS = {"time": "", "timeit": "nrp", "prun": "lrsTD", "memit": "rit"}
+_TIMING_LINE = re.compile(r"%(?P<name>time|timeit|prun|memit)(?:\s+(?P<rest>.*))?$")
+_MAGIC_OPTION = re.compile(r"-(?P<flag>\w)(?P<attached>\S*)\s*")
 _FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 # A line a notebook may hold that is not Python: a magic, a shell escape, a help request.
 _MAGIC_LINE = re.compile(r"^\s*[%!?]|\?\s*$", re.M)
@@ -321,17 +326,45 @@ def neutralise_magics(source: str) -> str:
     for text in lines:
         stripped = text.lstrip()
         indent = text[: len(text) - len(stripped)]
-        if (
+        timed = _timed_statement(stripped) if stripped.startswith("%") else None
+        if timed is not None:
+            out.append(f"{indent}{timed}")
+        elif (
             stripped.startswith(("%", "!"))
             or (stripped.startswith("?") and not stripped.startswith("??="))
             or (stripped.endswith("?") and not stripped.startswith("#") and _is_help(stripped))
         ):
             out.append(f"{indent}pass")
         elif (assigned := _MAGIC_ASSIGN.match(text)) is not None:
-            out.append(f"{assigned['indent']}{assigned['target']} = None")
+            rest = text[assigned.end() - 1 :]
+            # y = %time f(): the value of f(); any other magic's value (%timeit -o, !ls) is not the program's
+            value = _timed_statement(rest) if rest.startswith("%time ") else None
+            out.append(f"{assigned['indent']}{assigned['target']} = {value if value is not None else 'None'}")
         else:
             out.append(text)
     return "\n".join(out)
+
+
+def _timed_statement(line: str) -> str | None:
+    """The Python statement a timing or profiling line magic runs (`%time X = f(X)` -> `X = f(X)`), None for
+    any other magic or a statement that is not Python alone."""
+    found = _TIMING_LINE.match(line)
+    if found is None:
+        return None
+    rest = found["rest"] or ""
+    takes_value = _TIMING_LINE_MAGICS[found["name"]]
+    while (option := _MAGIC_OPTION.match(rest)) is not None:
+        rest = rest[option.end() :]
+        if option["flag"] in takes_value and not option["attached"]:  # -n 10: the value is the next word
+            rest = rest.split(maxsplit=1)[1] if len(rest.split(maxsplit=1)) > 1 else ""
+    rest = rest.strip()
+    if not rest:
+        return None
+    try:
+        compile(rest, "<magic>", "exec", _FLAGS)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return rest
 
 
 def _is_help(line: str) -> bool:

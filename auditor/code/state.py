@@ -30,6 +30,8 @@ class WalkState(ABC):
         self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
         self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
         self.loops: list[int] = []  # the loops around the statement being walked
+        # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
+        self.value_compares: set[int] = set()
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
         self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
         self._next = 1
@@ -141,7 +143,7 @@ class WalkState(ABC):
         """The object built at ``node`` (one per node and chain of calls: a loop builds it once)."""
         oid, new = self.key_id("object", node)
         if new:
-            self.record.objects[oid] = Obj(oid, self.site(node), qualname, role)
+            self.record.objects[oid] = Obj(oid, self.site(node), qualname, role, loops=tuple(self.loops))
         return self.record.objects[oid]
 
     def container(self, node: ast.AST, elements: Value = NOTHING, keys: Value = NOTHING) -> Obj:
@@ -214,19 +216,26 @@ class WalkState(ABC):
         sid = f"{what}@{self.key_id('split', node)[0]}"
         found = self.record.splits.get(sid)
         if found is None:
-            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal)
+            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal, tuple(self.loops))
         else:
             found.data = _join(found.data, data)
         return sid
 
-    def choose(self, node: ast.AST, what: str, scores: frozenset[int]) -> None:
+    def choose(self, node: ast.AST, what: str, scores: frozenset[int], picks: bool = True) -> None:
+        """Scores compared at ``node``; ``picks``: the choice says which one is best, not only the best value."""
         if scores:
             site = self.site(node)
             for s in self.record.selections:
                 if s.site == site:
                     s.scores |= scores
+                    s.picks = s.picks or picks
                     return
-            self.record.selections.append(Selection(site, what, scores))
+            self.record.selections.append(Selection(site, what, scores, picks))
+
+    def only_scores(self, value: Value) -> bool:
+        """Whether ``value`` holds scores and nothing else (no model, name, setting or rows beside them)."""
+        numbers = all(isinstance(c, int | float) and not isinstance(c, bool) for c in value.consts)  # best = 0.0
+        return bool(value.scores) and value.data is None and not value.objects and not value.items and numbers
 
     def placeholder(self, node: ast.AST, what: str) -> Value:
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""

@@ -171,6 +171,9 @@ class Data:
     past: bool = False  # values of earlier rows only (shift(1), a window closed on the left)
     picked: bool = False  # taken from a table's own columns (its sources are that table's column names)
     number: bool = False  # values known to be numbers (astype(int), a map to numbers, arithmetic)
+    # predictions made with a setting of their own (cut at a threshold, proba >= t; num_iteration=n; a staged
+    # prediction): the line and column of each and the loops it was made in (a setting tried per pass of a loop)
+    tuned: frozenset[tuple[int, int, tuple[int, ...]]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -200,6 +203,7 @@ class Data:
             self.past and other.past,
             self.picked and other.picked,
             self.number and other.number,
+            self.tuned | other.tuned,
         )
 
     def with_parts(self, part: Part) -> Data:

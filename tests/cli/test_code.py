@@ -143,3 +143,34 @@ def test_code_none_of_which_can_be_read_is_not_audited_exit_2_whatever_fail_on(t
     done = runner.invoke(app, ["code", str(tmp_path / "broken.py"), "--fail-on", fail_on])
     assert done.exit_code == 2, done.output
     assert "no file could be read as Python, so nothing was audited" in done.output.replace("\n", " ")
+
+
+SEEDS = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y"]), df["y"], random_state=0)
+scores = [
+    accuracy_score(y_te, RandomForestClassifier(random_state=s).fit(X_tr, y_tr).predict(X_te)) for s in range(5)
+]
+print(np.mean(scores), np.std(scores), max(scores))
+"""
+
+
+def test_the_spread_of_one_model_over_seeds_passes_and_keeping_the_best_seed_is_still_cdl003(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("spread.py").write_text(SEEDS)
+    spread = invoke("spread.py")
+    assert spread.exit_code == 0, spread.output
+    assert "CDL003" not in spread.output
+    kept = SEEDS + "best = RandomForestClassifier(random_state=int(np.argmax(scores))).fit(X_tr, y_tr)\n"
+    Path("kept.py").write_text(kept)
+    chosen = invoke("kept.py", "--format", "json")
+    assert chosen.exit_code == 1, chosen.output
+    findings = [f for s in json.loads(chosen.output)["stages"] for f in s["findings"] if f["code"] == "CDL003"]
+    assert [(f["severity"], f["key"]) for f in findings] == [("error", "kept.py:9")]

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from auditor.code.analysis import analyse_file
 from auditor.code.sources import SourceError, find_sources, neutralise_magics, read_program
 
 
@@ -45,7 +46,27 @@ def test_magics_shell_lines_and_help_are_blanked_and_other_cell_languages_left_o
     program = read_program(path)
     assert program.skipped == ()
     assert neutralise_magics("%%bash\necho hi\nls") == "\n\n"
-    assert neutralise_magics("files = !ls\n  %timeit f()") == "files = None\n  pass"
+    assert neutralise_magics("files = !ls\n  %matplotlib inline") == "files = None\n  pass"
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ("%time model.fit(X, y)", "model.fit(X, y)"),
+        ("  %timeit -n 10 -r 3 f()", "  f()"),
+        ("%timeit -n10 -q f()", "f()"),
+        ("%prun -s cumulative main()", "main()"),
+        ("%memit X = scaler.fit_transform(X)", "X = scaler.fit_transform(X)"),
+        ("X = %time scaler.fit_transform(X)", "X = scaler.fit_transform(X)"),
+        ("r = %timeit -o f()", "r = None"),  # the timing result, not f()'s value
+        ("%time", "pass"),
+        ("%time x = ", "pass"),
+        ("%timer start", "pass"),  # another magic whose name begins alike
+    ],
+)
+def test_a_timing_magic_keeps_the_statement_it_runs(line: str, read: str) -> None:
+    """`%time X = scaler.fit_transform(X)` fits the scaler: blanking the line with its magic hid the fit."""
+    assert neutralise_magics(line) == read
 
 
 def test_a_cell_that_is_not_python_is_left_out_with_its_cell_and_line(tmp_path: Path) -> None:
@@ -122,3 +143,58 @@ def test_a_path_that_is_not_there_or_not_code_is_named(tmp_path: Path) -> None:
     reasons = [p.reason for p in found.problems]
     assert reasons[0].startswith("not found (resolved to") and "working directory" in reasons[0]
     assert "not a .py script or an .ipynb notebook (.csv)" in reasons[1]
+
+
+NOTEBOOK_HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+df = pd.read_csv("d.csv")
+X = df.drop(columns=["y"])
+y = df["y"]"""
+
+
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        (
+            [
+                NOTEBOOK_HEAD,
+                "%time X = StandardScaler().fit_transform(X)",
+                "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)",
+                "%%time\nmodel = LogisticRegression().fit(X_tr, y_tr)",
+                "print(model.score(X_te, y_te))",
+            ],
+            [("preprocessing", 2)],
+        ),
+        (
+            [
+                NOTEBOOK_HEAD,
+                "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)",
+                "%time model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_tr, y_tr)",
+                "%timeit -n 3 model.predict(X_te)",
+                "print(model.score(X_te, y_te))",
+            ],
+            [],
+        ),
+        (
+            [
+                NOTEBOOK_HEAD,
+                "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)",
+                "%time model = LogisticRegression().fit(X_te, y_te)",
+                "print(model.score(X_te, y_te))",
+            ],
+            [("overlap", 3)],
+        ),
+    ],
+)
+def test_a_statement_after_a_timing_magic_is_read(
+    tmp_path: Path, cells: list[str], expected: list[tuple[str, int]]
+) -> None:
+    """The leak or the correct fit behind `%time` is read, as `%%time` cells were: the fit is in the cell."""
+    result = analyse_file(_notebook(tmp_path / "nb.ipynb", [("code", c) for c in cells]))
+    assert result.skipped == ()
+    assert sorted((p.leak.kind.value, p.place.cell) for p in result.leaks) == expected

@@ -1,0 +1,165 @@
+"""Loops whose passes repeat one configuration: each name the loop binds serves only as a random seed, as the
+indices of a fold, or as a label of what a pass recorded. Scores of such passes measure the spread of one
+configuration (seeds, folds), so reporting their mean, spread or best value chooses nothing."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+
+# A keyword or a parameter that takes a seed: random_state=, seed=, bagging_seed=, rng=
+SEED_NAME = re.compile(r"(?i)(seed|random_state)$|^rng$")
+# Calls whose positional arguments are seeds: np.random.seed(s), torch.manual_seed(s), default_rng(s)
+SEED_CALLS = frozenset(
+    [
+        "seed",
+        "manual_seed",
+        "manual_seed_all",
+        "set_seed",
+        "set_random_seed",
+        "seed_everything",
+        "default_rng",
+        "RandomState",
+        "PRNGKey",
+        "check_random_state",
+    ]
+)
+
+
+def is_replicate(node: ast.AST, functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
+    """Whether the loop ``node`` (a for loop or a comprehension) repeats one configuration: every name it binds,
+    or rebinds from itself in its body (``C *= 2``), is read only as a seed, a fold's indices (in a loop over a
+    splitter's ``split()``) or a label (an f-string, a printed or recorded tuple, a key stored under)."""
+    return _loop_parts(node) is not None and _names_serve(node, functions)
+
+
+def changing_names(node: ast.AST) -> frozenset[str]:
+    """The names a loop binds anew in each pass: its targets and every name its body assigns."""
+    parts = _loop_parts(node)
+    if parts is None:
+        return frozenset()
+    targets, body, _ = parts
+    return frozenset(
+        n.id for t in [*targets, *body] for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
+
+
+def read_beside_seeds(call: ast.AST) -> frozenset[str]:
+    """The names a constructor call reads, but for those it takes as seeds (``random_state=seed``)."""
+    seeds = {
+        id(n)
+        for k in ast.walk(call)
+        if isinstance(k, ast.keyword) and k.arg is not None and SEED_NAME.search(k.arg)
+        for n in ast.walk(k.value)
+    }
+    return frozenset(
+        n.id for n in ast.walk(call) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in seeds
+    )
+
+
+def _loop_parts(node: ast.AST) -> tuple[list[ast.AST], list[ast.AST], list[ast.AST]] | None:
+    """A loop's targets, body and iterated expressions (None for a while loop: what changes is not named)."""
+    if isinstance(node, ast.For | ast.AsyncFor):
+        targets: list[ast.AST] = [node.target]
+        body: list[ast.AST] = list(node.body)
+        iters: list[ast.AST] = [node.iter]
+    elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        targets = [g.target for g in node.generators]
+        body = [*(i for g in node.generators for i in g.ifs), *(g.iter for g in node.generators[1:])]
+        body += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        iters = [node.generators[0].iter]
+    else:
+        return None
+    return targets, body, iters
+
+
+def _names_serve(node: ast.AST, functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
+    parts = _loop_parts(node)
+    assert parts is not None
+    targets, body, iters = parts
+    names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    names |= _rebound(body)
+    folds = any(isinstance(c, ast.Call) and _called(c) == "split" for i in iters for c in ast.walk(i))
+    parents = {child: parent for b in body for parent in ast.walk(b) for child in ast.iter_child_nodes(parent)}
+    for b in body:
+        for found in ast.walk(b):
+            if (
+                isinstance(found, ast.Name)
+                and found.id in names
+                and isinstance(found.ctx, ast.Load)
+                and not _label_or_seed(found, parents, functions, folds)
+            ):
+                return False
+    return True
+
+
+def _rebound(body: Iterable[ast.AST]) -> set[str]:
+    """Names a loop's body rebinds from their own value (``C *= 2``, ``lr = lr / 2``): they change per pass."""
+    found = set()
+    for b in body:
+        for node in ast.walk(b):
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                found.add(node.target.id)
+            elif isinstance(node, ast.Assign):
+                read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+                found |= {t.id for t in node.targets if isinstance(t, ast.Name) and t.id in read}
+    return found
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _label_or_seed(
+    name: ast.Name,
+    parents: Mapping[ast.AST, ast.AST],
+    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    folds: bool,
+) -> bool:
+    node: ast.AST = name
+    parent = parents.get(node)
+    while isinstance(parent, ast.BinOp | ast.UnaryOp):  # seed + 1, fold * 7
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.keyword):
+        return parent.arg is not None and bool(SEED_NAME.search(parent.arg))
+    if isinstance(parent, ast.Call) and node in parent.args:
+        called = _called(parent)
+        if called in SEED_CALLS:
+            return True
+        if called in ("print", "str", "repr", "int", "format", "info", "debug", "log", "write", "set_description"):
+            return True
+        above = parents.get(parent)
+        if called in ("max", "min") and isinstance(above, ast.Assign):  # best = max(best, acc): a running max
+            return any(isinstance(t, ast.Name) and t.id == name.id for t in above.targets)
+        function = functions.get(called) if isinstance(parent.func, ast.Name) else None
+        if function is not None:  # make_model(seed): the file's function takes it as its seed
+            params = [*function.args.posonlyargs, *function.args.args]
+            index = parent.args.index(node)
+            return index < len(params) and bool(SEED_NAME.search(params[index].arg))
+        return False
+    if isinstance(parent, ast.FormattedValue | ast.JoinedStr):
+        return True
+    if isinstance(parent, ast.Tuple | ast.List | ast.Set) or (isinstance(parent, ast.Dict) and node in parent.keys):
+        return True  # (seed, score) recorded: a label; choosing the best pair is a choice (picks)
+    if isinstance(parent, ast.Subscript) and parent.slice is node:
+        if isinstance(parent.ctx, ast.Store):  # scores[seed] = ...
+            return True
+        return folds  # X_train[train_idx], X_train.iloc[train_idx]: the rows of a fold
+    return False
+
+
+def keeps_compared_value(node: ast.If) -> bool:
+    """Whether an ``if`` over a comparison only keeps a value it compared (``if acc > best: best = acc``): a
+    running maximum, which says the best value, not which pass gave it (no ``else``, no other statement)."""
+    test = node.test
+    if not isinstance(test, ast.Compare) or node.orelse or not node.body:
+        return False
+    compared = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign) or not all(isinstance(t, ast.Name) for t in stmt.targets):
+            return False
+        if not (isinstance(stmt.value, ast.Name) and stmt.value.id in compared):
+            return False
+    return True

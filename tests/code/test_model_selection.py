@@ -1,0 +1,473 @@
+"""What is and is not a model chosen on the test set, and stateless steps before the split: correct code that
+looked like a leak (a bootstrap interval of one model's score, the spread of one configuration over seeds or
+folds, several metrics of one model, a stateless transformer fitted on every row), each beside its twin that is
+a leak and stays one, at the same kind and severity; and choices the reading missed (scores sorted in place, a
+search's best parameters chosen on the rows then scored)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.code.analysis import analyse_file
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, f1_score, precision_score, roc_auc_score
+from sklearn.model_selection import GridSearchCV, KFold, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Binarizer, FunctionTransformer, Normalizer, StandardScaler
+df = pd.read_csv("d.csv")
+X = df.drop(columns=["y"])
+y = df["y"]
+"""
+
+# name -> (body after HEAD, the leaks it holds as (kind, line counted from the body's first line, an error))
+CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
+    # 1. a bootstrap interval of one model's test score
+    "bootstrap interval of one fixed model's test score": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        rng = np.random.default_rng(0)
+        scores = []
+        for _ in range(1000):
+            idx = rng.integers(0, len(y_te), len(y_te))
+            scores.append(accuracy_score(y_te.iloc[idx], pred[idx]))
+        print(np.percentile(scores, [2.5, 97.5]), min(scores), max(scores), np.mean(scores))
+        """,
+        [],
+    ),
+    "bootstrap of two models, the better mean kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        boot = {}
+        rng = np.random.default_rng(0)
+        for C in [0.1, 10.0]:
+            pred = LogisticRegression(C=C).fit(X_tr, y_tr).predict(X_te)
+            runs = []
+            for _ in range(200):
+                idx = rng.integers(0, len(y_te), len(y_te))
+                runs.append(accuracy_score(y_te.iloc[idx], pred[idx]))
+            boot[C] = np.mean(runs)
+        best_C = max(boot, key=boot.get)
+        """,
+        [("multi_test", 9, True)],
+    ),
+    # 2. one configuration over seeds or folds, one test set
+    "spread over seeds in a comprehension, max reported": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def make_model(seed):
+            return RandomForestClassifier(n_estimators=50, random_state=seed)
+        scores = [accuracy_score(y_te, make_model(seed).fit(X_tr, y_tr).predict(X_te)) for seed in range(5)]
+        print(np.mean(scores), np.std(scores), max(scores), min(scores))
+        """,
+        [],
+    ),
+    "spread over seeds in a loop, best and worst printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed)
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+            print(f"seed {seed}: {scores[-1]:.3f}")
+        print(f"{np.mean(scores):.3f} +- {np.std(scores):.3f} (best {np.max(scores):.3f}, worst {min(scores):.3f})")
+        """,
+        [],
+    ),
+    "models of each fold scored on one test set, their mean and max": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for tr, va in KFold(5).split(X_tr):
+            model = RandomForestClassifier(n_estimators=50, random_state=0)
+            model.fit(X_tr.iloc[tr], y_tr.iloc[tr])
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(np.mean(scores), max(scores))
+        """,
+        [],
+    ),
+    "a split drawn per seed, the best split's score printed": (
+        """
+        scores = []
+        for seed in range(20):
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=seed)
+            model = LogisticRegression(random_state=seed).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print("accuracy:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "the seed with the best test score kept and used": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def make_model(seed):
+            return RandomForestClassifier(n_estimators=50, random_state=seed)
+        scores = [accuracy_score(y_te, make_model(seed).fit(X_tr, y_tr).predict(X_te)) for seed in range(5)]
+        best_seed = int(np.argmax(scores))
+        final = make_model(best_seed).fit(X_tr, y_tr)
+        print(accuracy_score(y_te, final.predict(X_te)))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a running best value over seeds, printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_acc = 0.0
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            acc = accuracy_score(y_te, model.predict(X_te))
+            if acc > best_acc:
+                best_acc = acc
+        print("best of five seeds:", best_acc)
+        """,
+        [],
+    ),
+    "a running best value over folds by max(), printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best = 0.0
+        for tr, va in KFold(5).split(X_tr):
+            model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+            best = max(best, accuracy_score(y_te, model.predict(X_te)))
+        print("best fold model on the test set:", best)
+        """,
+        [],
+    ),
+    "a running best value over depths, printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_acc = 0.0
+        for depth in [2, 4, 8]:
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            acc = accuracy_score(y_te, model.predict(X_te))
+            if acc > best_acc:
+                best_acc = acc
+        print("best:", best_acc)
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "the model of the best seed kept by a comparison and saved": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        import joblib
+        best_acc, best_model = 0.0, None
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            acc = accuracy_score(y_te, model.predict(X_te))
+            if acc > best_acc:
+                best_acc, best_model = acc, model
+        joblib.dump(best_model, "model.pkl")
+        """,
+        [("multi_test", 6, True)],
+    ),
+    "seed and score pairs sorted, the first pair's model kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        runs = []
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            runs.append((accuracy_score(y_te, model.predict(X_te)), seed, model))
+        best_score, best_seed, best_model = sorted(runs, key=lambda r: r[0], reverse=True)[0]
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "a depth per pass, only the best value printed: settings compared": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for depth in [2, 4, 8]:
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print("best:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "one model trained on in every pass, the best epoch's score": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        from sklearn.linear_model import SGDClassifier
+        model = SGDClassifier(random_state=0)
+        scores = []
+        for epoch in range(20):
+            model.partial_fit(X_tr, y_tr, classes=[0, 1])
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print("best epoch score:", max(scores))
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "a learning rate halved in every pass is a setting per pass": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        C = 1.0
+        scores = []
+        for _ in range(4):
+            C = C / 2
+            scores.append(accuracy_score(y_te, LogisticRegression(C=C).fit(X_tr, y_tr).predict(X_te)))
+        print(max(scores))
+        """,
+        [("multi_test", 6, True)],
+    ),
+    "settings drawn at random in each pass, only the best value printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        rng = np.random.default_rng(0)
+        scores = []
+        for _ in range(10):
+            params = {"max_depth": int(rng.integers(2, 10)), "n_estimators": int(rng.integers(50, 300))}
+            model = RandomForestClassifier(**params, random_state=0).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print("best:", max(scores))
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "models ranked by sorting their test score records in place": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        results = []
+        for name, model in [("lr", LogisticRegression()), ("rf", RandomForestClassifier(random_state=0))]:
+            model.fit(X_tr, y_tr)
+            results.append((accuracy_score(y_te, model.predict(X_te)), name, model))
+        results.sort(reverse=True)
+        best_score, best_name, best_model = results[0]
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "one configuration's scores over seeds sorted in place for the median": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            model = RandomForestClassifier(random_state=seed).fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        scores.sort()
+        print("median", scores[2], "range", scores[0], scores[-1])
+        """,
+        [],
+    ),
+    "models' validation scores sorted in place, the best scored once on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=0)
+        results = []
+        for C in [0.1, 1.0, 10.0]:
+            model = LogisticRegression(C=C).fit(X_fit, y_fit)
+            results.append((accuracy_score(y_val, model.predict(X_val)), C))
+        results.sort(reverse=True)
+        final = LogisticRegression(C=results[0][1]).fit(X_tr, y_tr)
+        print(accuracy_score(y_te, final.predict(X_te)))
+        """,
+        [],
+    ),
+    # 3. several metrics of one model
+    "several metrics of one model in a dict, max over the metric names": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        proba = model.predict_proba(X_te)[:, 1]
+        metrics = {
+            "accuracy": accuracy_score(y_te, pred),
+            "f1": f1_score(y_te, pred),
+            "roc_auc": roc_auc_score(y_te, proba),
+        }
+        print(max(metrics, key=metrics.get), max(metrics.values()))
+        """,
+        [],
+    ),
+    "several metrics of one model in a loop over the metrics": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        results = {}
+        for name, metric in [("accuracy", accuracy_score), ("f1", f1_score), ("precision", precision_score)]:
+            results[name] = metric(y_te, pred)
+        print(results, max(results.values()), min(results, key=results.get))
+        """,
+        [],
+    ),
+    "F1 at the 0.5 cut and ROC AUC of the probabilities of one model": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        report = {"f1": f1_score(y_te, proba >= 0.5), "roc_auc": roc_auc_score(y_te, proba)}
+        print(max(report, key=report.get))
+        """,
+        [],
+    ),
+    "F1 at two cuts of one model's probabilities, the better kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        low, high = f1_score(y_te, proba >= 0.3), f1_score(y_te, proba >= 0.5)
+        threshold = 0.3 if low > high else 0.5
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "the metric loop inside a loop over models, the best model kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        models = {"lr": LogisticRegression(), "rf": RandomForestClassifier(random_state=0)}
+        results = {}
+        for name, model in models.items():
+            pred = model.fit(X_tr, y_tr).predict(X_te)
+            for metric in (accuracy_score, f1_score):
+                results[(name, metric.__name__)] = metric(y_te, pred)
+        best = max(results, key=results.get)
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "thresholds tried one by one on one model's probabilities": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        f1s = [f1_score(y_te, proba >= t) for t in np.linspace(0.1, 0.9, 9)]
+        print(max(f1s))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    # a search's choice
+    "a grid search on the test rows, its best parameters trained on the training part": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5)
+        grid.fit(X_te, y_te)
+        model = LogisticRegression(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a grid search on every row before the split, its parameters set on the model scored": (
+        """
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X, y)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().set_params(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("multi_test", 1, True)],
+    ),
+    "a grid search on the training part, its best parameters scored once on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5)
+        grid.fit(X_tr, y_tr)
+        model = LogisticRegression(**grid.best_params_).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te), accuracy_score(y_te, grid.best_estimator_.predict(X_te)))
+        """,
+        [],
+    ),
+    "a grid search fitted on the test rows predicts them": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_te, y_te)
+        print(accuracy_score(y_te, grid.best_estimator_.predict(X_te)))
+        """,
+        [("overlap", 2, True)],
+    ),
+    "the number of trees chosen by staged predictions on the test set": (
+        """
+        from sklearn.ensemble import GradientBoostingClassifier
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        gbc = GradientBoostingClassifier(n_estimators=300).fit(X_tr, y_tr)
+        scores = [accuracy_score(y_te, pred) for pred in gbc.staged_predict(X_te)]
+        print("best number of trees:", int(np.argmax(scores)) + 1, max(scores))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "the number of trees chosen by num_iteration on the test set": (
+        """
+        import lightgbm as lgb
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        booster = lgb.train({"objective": "binary"}, lgb.Dataset(X_tr, y_tr), num_boost_round=200)
+        aucs = {n: roc_auc_score(y_te, booster.predict(X_te, num_iteration=n)) for n in range(10, 201, 10)}
+        print(max(aucs.values()))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a bootstrap of one model's predictions made on each resample": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        scores = []
+        for i in range(200):
+            sample = X_te.sample(frac=1.0, replace=True, random_state=i)
+            scores.append(accuracy_score(y_te.loc[sample.index], model.predict(sample)))
+        print(np.percentile(scores, [2.5, 97.5]), max(scores))
+        """,
+        [],
+    ),
+    # 4. stateless steps fitted on every row
+    "a stateless pipeline fitted on every row before the split": (
+        """
+        prep = make_pipeline(FunctionTransformer(np.log1p), Normalizer(), Binarizer(threshold=0.1))
+        X = prep.fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a FunctionTransformer and a Normalizer fitted on every row before the split": (
+        """
+        X = FunctionTransformer(np.log1p).fit_transform(X)
+        X = Normalizer().fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a pipeline with a scaler fitted on every row before the split": (
+        """
+        prep = make_pipeline(FunctionTransformer(np.log1p), StandardScaler())
+        X = prep.fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("preprocessing", 2, True)],
+    ),
+    "a FunctionTransformer given percentiles of every row": (
+        """
+        lo, hi = np.percentile(X, [1, 99], axis=0)
+        X = FunctionTransformer(np.clip, kw_args={"a_min": lo, "a_max": hi}).fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 1, True)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_choice_on_the_test_set_is_told_from_a_report_of_one_model(tmp_path: Path, name: str) -> None:
+    body, expected = CASES[name]
+    script = tmp_path / "script.py"
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.skipped == ()
+    offset = HEAD.count("\n")
+    found = sorted((p.leak.kind.value, p.place.line - offset, p.leak.serious) for p in result.leaks)
+    assert found == sorted(expected)
+
+
+def test_a_searchs_choice_of_settings_is_not_counted_as_a_fitted_statistic(tmp_path: Path) -> None:
+    """The summary counts the statistics learned from rows; a grid search's choice is followed, not one of them."""
+    script = tmp_path / "search.py"
+    body = """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        grid = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_tr, y_tr)
+        print(grid.score(X_te, y_te))
+        """
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.leaks == () and result.counts.fits == 0 and result.counts.trainings == 1
