@@ -116,6 +116,12 @@ _SKLEARN_CLASSES: dict[str, Role] = {
     "PredefinedSplit": Role(Kind.SPLITTER),
 }
 
+# Stateless classes that learn from the rows when given one of these option values: (class, option, value) -> what
+# they learn (RBFSampler(gamma="scale") divides by the variance of the rows it is fitted on).
+LEARNS_WITH_OPTION: dict[tuple[str, str, str], str] = {
+    ("RBFSampler", "gamma", "scale"): "the variance of every column (gamma='scale')",
+}
+
 # Packages whose classes are models unless a table above says otherwise.
 MODEL_PACKAGES = frozenset({"sklearn", "xgboost", "lightgbm", "catboost", "keras", "tensorflow", "statsmodels"})
 

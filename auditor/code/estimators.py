@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import Kind, Role, Strength
+from auditor.code.catalog import LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
@@ -54,6 +54,8 @@ class Estimators(WalkState):
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
+        if role.kind is Kind.STATELESS:
+            role = _with_learning_option(qualname, role, kwargs)
         found = self.obj(node, qualname, role)
         found.node = node
         found.params.update(kwargs)
@@ -428,3 +430,13 @@ def shuffles(found: Obj) -> bool:
         return True
     shuffle = found.params.get("shuffle")
     return shuffle is not None and shuffle.const is True
+
+
+def _with_learning_option(qualname: str, role: Role, kwargs: dict[str, Value]) -> Role:
+    """A stateless class's role, or a learner's when one of its options makes it learn from the rows."""
+    name = qualname.rsplit(".", 1)[-1]
+    for (cls, option, value), learns in LEARNS_WITH_OPTION.items():
+        given = kwargs.get(option)
+        if cls == name and given is not None and value in given.consts:
+            return Role(Kind.LEARNER, learns)
+    return role

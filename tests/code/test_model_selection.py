@@ -17,6 +17,7 @@ HEAD = """\
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, precision_score, roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold, train_test_split
@@ -435,6 +436,22 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         print(model.score(X_te, y_te))
         """,
         [("preprocessing", 2, True)],
+    ),
+    "random Fourier features of a fixed width fitted on every row before the split": (
+        """
+        X = RBFSampler(gamma=0.5, random_state=0).fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "random Fourier features scaled by the rows' variance fitted on every row": (
+        """
+        X = RBFSampler(gamma="scale", random_state=0).fit_transform(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 1, True)],
     ),
     "a FunctionTransformer given percentiles of every row": (
         """
