@@ -48,26 +48,17 @@ class Acceptances:
     def judge_all(self, findings: Sequence[Finding]) -> list[Finding]:
         """``findings`` (all of one stage, so every column a code is reported for is seen) judged one by one,
         after finding the entries that name a value of more than one column."""
-        for i, entry in enumerate(self.entries):
-            if entry.column is not None:
-                continue
-            columns = sorted({c for f in findings if (c := finding_column(f)) is not None and self._names(entry, f)})
-            if len(columns) > 1:
-                self.ambiguous[i] = sorted({*self.ambiguous.get(i, []), *columns})
+        bare = [i for i, e in enumerate(self.entries) if e.column is None and (e.key_text or e.value_texts)]
+        if bare:
+            held = [(f.code, c, _held(f)) for f in findings if (c := finding_column(f)) is not None]
+            for i in bare:
+                entry = self.entries[i]
+                texts = (*((entry.key_text,) if entry.key_text else ()), *(entry.value_texts or ()))
+                named = {normalise_spelling(v) for v in texts}
+                columns = {c for code, c, values in held if code == entry.code and named & values}
+                if len(columns) > 1:
+                    self.ambiguous[i] = sorted({*self.ambiguous.get(i, []), *columns})
         return [self.judge(f) for f in findings]
-
-    @staticmethod
-    def _names(entry: AcceptSpec, finding: Finding) -> bool:
-        """Whether ``entry`` names a value ``finding`` holds (its key or one of its recorded values)."""
-        if entry.code != finding.code:
-            return False
-        named = {
-            normalise_spelling(v) for v in (*((entry.key_text,) if entry.key_text else ()), *(entry.value_texts or ()))
-        }
-        held = {normalise_spelling(v) for v in finding.scope.values} if finding.scope.listed else set()
-        if finding.key is not None:
-            held.add(normalise_spelling(finding.key))
-        return bool(named & held)
 
     def judge(self, finding: Finding) -> Finding:
         """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
@@ -125,3 +116,11 @@ class Acceptances:
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
+
+
+def _held(finding: Finding) -> set[str]:
+    """The normal forms of the values a finding holds: its listed scope values and its subject."""
+    held = {normalise_spelling(v) for v in finding.scope.values} if finding.scope.listed else set()
+    if finding.key is not None:
+        held.add(normalise_spelling(finding.key))
+    return held

@@ -136,8 +136,10 @@ def test_a_value_of_two_columns_named_without_one_is_accepted_in_neither(audit) 
 
 
 def test_a_column_the_value_is_not_found_in_accepts_nothing_and_is_stale(audit) -> None:  # type: ignore[no-untyped-def]
-    entry = {"code": "GRP001", "key": "x1", "column": "speaker", "reason": "another column"}
-    r = audit(TWO_KEYS, keys={"groups": ["writer"]}, only=ONLY, accept=[entry])
+    """Source x1 was reviewed; x1 now leaks as a writer only: the entry accepts nothing and is stale."""
+    entry = {"code": "GRP001", "key": "x1", "column": "source", "reason": "another column"}
+    data = dict(TWO_KEYS, source=["s1", "s2", "s3", "s4"])
+    r = audit(data, keys={"groups": ["writer", "source"]}, only=ONLY, accept=[entry])
     assert not finding(r, "GRP001").accepted and "ACC001" in codes(r) and r.exit_code == 1
 
 
