@@ -135,6 +135,17 @@ def test_a_value_of_two_columns_named_without_one_is_accepted_in_neither(audit) 
     assert alone.exit_code == 0 and "ACC004" not in codes(alone)
 
 
+def test_a_compound_keys_columns_are_named_as_a_list(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"patient": ["p1", "p1", "q"], "eye": ["l", "l", "r"], "split": ["train", "test", "train"]}
+    keys = {"groups": [["patient", "eye"]]}
+    entry = {"code": "GRP001", "key": ["p1", "l"], "column": ["patient", "eye"], "reason": "reviewed"}
+    assert audit(data, keys=keys, only=ONLY, accept=[entry]).exit_code == 0
+    other = dict(entry, column=["eye", "patient"])  # another compound key's order: another key
+    assert (
+        audit(data, keys={"groups": [["patient", "eye"], ["eye", "patient"]]}, only=ONLY, accept=[other]).exit_code == 1
+    )
+
+
 def test_a_column_the_value_is_not_found_in_accepts_nothing_and_is_stale(audit) -> None:  # type: ignore[no-untyped-def]
     """Source x1 was reviewed; x1 now leaks as a writer only: the entry accepts nothing and is stale."""
     entry = {"code": "GRP001", "key": "x1", "column": "source", "reason": "another column"}
