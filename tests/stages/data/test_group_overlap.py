@@ -140,10 +140,8 @@ def test_a_compound_keys_columns_are_named_as_a_list(audit) -> None:  # type: ig
     keys = {"groups": [["patient", "eye"]]}
     entry = {"code": "GRP001", "key": ["p1", "l"], "column": ["patient", "eye"], "reason": "reviewed"}
     assert audit(data, keys=keys, only=ONLY, accept=[entry]).exit_code == 0
-    other = dict(entry, column=["eye", "patient"])  # another compound key's order: another key
-    assert (
-        audit(data, keys={"groups": [["patient", "eye"], ["eye", "patient"]]}, only=ONLY, accept=[other]).exit_code == 1
-    )
+    other = dict(entry, column=["eye", "patient"])  # the columns in another order name another key
+    assert audit(data, keys=keys, only=ONLY, accept=[other]).exit_code == 1
 
 
 def test_a_column_the_value_is_not_found_in_accepts_nothing_and_is_stale(audit) -> None:  # type: ignore[no-untyped-def]
