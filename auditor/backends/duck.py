@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
@@ -42,6 +43,23 @@ def _ident(name: str) -> str:
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def _drop_nan(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """NaN values become missing (-1), as encode_column makes them; the others are renumbered in their order."""
+    nan = np.asarray(pc.fill_null(pc.is_nan(values), False).to_numpy(zero_copy_only=False), dtype=bool)
+    if not nan.any():
+        return codes, values
+    remap = np.append(np.cumsum(~nan) - 1, MISSING).astype(CODE)
+    remap[:-1][nan] = MISSING
+    return remap[codes], values.filter(pa.array(~nan))
+
+
+def _value_key(column: str, floating: bool, alias: str) -> str:
+    """What to GROUP BY for one value of ``column`` (selected as ``alias``): Arrow, and so the in-memory engine,
+    holds -0.0 and 0.0 as two values where DuckDB compares them equal, so a float's sign bit is grouped by too
+    (else each group's one value would be either zero, and a zero shared by two splits could split in two)."""
+    return f"{alias}, signbit({column})" if floating else alias
 
 
 class DuckManifest(FileManifest):
@@ -81,30 +99,44 @@ class DuckManifest(FileManifest):
             # Read as the in-memory engine reads it (dictionary order, not first-seen): one integer column.
             return self._encode_dictionary(column)
         q = _ident(column)
-        not_nan = f" AND NOT isnan({q})" if pa.types.is_floating(self._types[column]) else ""
-        query = f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL{not_nan} GROUP BY 1 ORDER BY first"
+        floating = pa.types.is_floating(self._types[column])
+        # NaN is no value, but it is dropped here rather than in the query: DuckDB decides isnan() from the Parquet
+        # statistics, which leave NaN out, so a row group whose min and max are numbers has its NaNs kept.
+        query = (
+            f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL "
+            f"GROUP BY {_value_key(q, floating, 'v')} ORDER BY first"
+        )
         values = self._query(query)["v"].combine_chunks()
         codes = np.full(self._rows, MISSING, dtype=CODE)
+        same = f"m.{q} = c.v" + (f" AND signbit(m.{q}) = signbit(c.v)" if floating else "")
         with self._registered("_codes", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
-            for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON m.{q} = c.v"):
+            for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON {same}"):
                 codes[batch.column(0).to_numpy()] = batch.column(1).to_numpy()
+        if floating:
+            codes, values = _drop_nan(codes, values)
         return drop_blank(codes, values)
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         name = columns[0] if len(columns) == 1 else compound_label(list(columns))
         if self.folds is None:
             index, values = self.split.parts[0]
-            # The split code of a row is a function of its split value: the same codes the Manifest holds.
-            named = values.take(pa.array(index)).cast(pa.string())
+            # The split code of a row is a function of its split value: the same codes the Manifest holds. The
+            # values are joined in the column's own type: DuckDB writes a number or a time as text in its own way
+            # (`0.0`, where Arrow writes `0`), so a join on text would leave those rows in no split.
+            named = values.take(pa.array(index))
             split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
             on = f"m.{_ident(SPLIT_COLUMN)} = s.v"
+            if pa.types.is_floating(named.type):
+                on += f" AND signbit(m.{_ident(SPLIT_COLUMN)}) = signbit(s.v)"  # -0.0 and 0.0: see _value_key
         else:
             # A fold pattern is no column of the files: each row's code, as the Manifest holds it, by row number.
             coded = np.flatnonzero(self.split.codes >= 0)
             split_codes = pa.table({"r": coded, "code": self.split.codes[coded].astype(np.int64)})
             on = "m._row = s.r"
         keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
-        group = ", ".join(f"k{i}" for i in range(len(columns)))
+        group = ", ".join(
+            _value_key(_ident(c), pa.types.is_floating(self._types[c]), f"k{i}") for i, c in enumerate(columns)
+        )
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
             f"max(_row) AS last FROM m LEFT JOIN _splits s ON {on} "
@@ -291,9 +323,12 @@ def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str |
     parts = []
     for s in sources:
         # Folds alone name no split column: the split code is the rows' fold pattern (see DuckManifest._count_groups).
-        split = _literal(s.split) if s.split is not None else _ident(split_column) if split_column else "NULL"
+        # A split column keeps its type (see DuckManifest._count_groups); a split named by `paths` is text.
+        split = _ident(split_column) if split_column else "NULL"
+        if s.split is not None:
+            split = f"{_literal(s.split)}::VARCHAR"
         parts.append(
-            f"SELECT {picked}, {split}::VARCHAR AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
+            f"SELECT {picked}, {split} AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
             f"FROM read_parquet({_literal(str(s.path))}, file_row_number = true)"
         )
     return "CREATE VIEW m AS " + " UNION ALL ".join(parts)
