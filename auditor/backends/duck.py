@@ -41,6 +41,12 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _column(name: str) -> str:
+    """The view's name of a manifest column: prefixed, so that no column's name (`v`, `code`, `k0`, `_row`) is
+    one of the names the queries give their own columns; the split stays SPLIT_COLUMN."""
+    return _ident(name if name == SPLIT_COLUMN else f"c:{name}")
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -87,18 +93,18 @@ class DuckManifest(FileManifest):
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None:
             return np.zeros(0, dtype=np.int64)
-        found = self._query(f"SELECT _row FROM m WHERE {_ident(self.id_column)} IS NULL ORDER BY _row")
+        found = self._query(f"SELECT _row FROM m WHERE {_column(self.id_column)} IS NULL ORDER BY _row")
         return found["_row"].to_numpy().astype(np.int64)
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
-        query = f"SELECT {_ident(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
+        query = f"SELECT {_column(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
         return self._query(query)["v"]
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
             # Read as the in-memory engine reads it (dictionary order, not first-seen): one integer column.
             return self._encode_dictionary(column)
-        q = _ident(column)
+        q = _column(column)
         floating = pa.types.is_floating(self._types[column])
         # NaN is no value, but it is dropped here rather than in the query: DuckDB decides isnan() from the Parquet
         # statistics, which leave NaN out, so a row group whose min and max are numbers has its NaNs kept.
@@ -125,17 +131,17 @@ class DuckManifest(FileManifest):
             # (`0.0`, where Arrow writes `0`), so a join on text would leave those rows in no split.
             named = values.take(pa.array(index))
             split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
-            on = f"m.{_ident(SPLIT_COLUMN)} = s.v"
+            on = f"m.{_column(SPLIT_COLUMN)} = s.v"
             if pa.types.is_floating(named.type):
-                on += f" AND signbit(m.{_ident(SPLIT_COLUMN)}) = signbit(s.v)"  # -0.0 and 0.0: see _value_key
+                on += f" AND signbit(m.{_column(SPLIT_COLUMN)}) = signbit(s.v)"  # -0.0 and 0.0: see _value_key
         else:
             # A fold pattern is no column of the files: each row's code, as the Manifest holds it, by row number.
             coded = np.flatnonzero(self.split.codes >= 0)
             split_codes = pa.table({"r": coded, "code": self.split.codes[coded].astype(np.int64)})
             on = "m._row = s.r"
-        keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
+        keys = ", ".join(f"{_column(c)} AS k{i}" for i, c in enumerate(columns))
         group = ", ".join(
-            _value_key(_ident(c), pa.types.is_floating(self._types[c]), f"k{i}") for i, c in enumerate(columns)
+            _value_key(_column(c), pa.types.is_floating(self._types[c]), f"k{i}") for i, c in enumerate(columns)
         )
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
@@ -150,7 +156,7 @@ class DuckManifest(FileManifest):
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # The repeated values in first-seen order, then each of their rows by a join: no string per row
         # comes into memory, however many rows repeat (a random split repeats most sources).
-        q = _ident(column)
+        q = _column(column)
         # Grouped by a 64-bit hash first (100M distinct digests group as integers, not strings); the strings
         # of the candidates are then grouped exactly, so a hash collision never makes two values one.
         query = (
@@ -175,18 +181,18 @@ class DuckManifest(FileManifest):
     def mostly_distinct(self, column: str) -> bool:
         # HyperLogLog over every row: a sample cannot tell values held five times each from distinct ones.
         if column not in self._distinct:
-            q = _ident(column)
+            q = _column(column)
             found = self._query(f"SELECT approx_count_distinct({q}) AS d, count({q}) AS n FROM m")
             distinct, present = int(found["d"][0].as_py() or 0), int(found["n"][0].as_py() or 0)
             self._distinct[column] = distinct > 0.5 * present
         return self._distinct[column]
 
     def _rows_matching(self, column: str, pattern: str) -> pa.Table:
-        q = _ident(column)
+        q = _column(column)
         return self._query(f"SELECT _row, {q} AS v FROM m WHERE regexp_matches({q}, {_literal(pattern)}) ORDER BY _row")
 
     def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
-        q = _ident(column)
+        q = _column(column)
         with self._registered("_targets", pa.table({"t": values})):
             return self._query(f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row")
 
@@ -261,6 +267,13 @@ def _explain(exc: Exception, temp_dir: Path | None, first: Path | str) -> str:
             f"{first}: the out-of-core engine ran out of disk space in its temp folder{where}: free space there "
             f"or give --temp-dir on a larger disk. DuckDB said: {text}"
         )
+    if "Option file_row_number adds column" in text:
+        # DuckDB numbers a file's rows under this name only, and cannot while a column of the file has it.
+        return (
+            f"{first}: a manifest file has a column named 'file_row_number', the name under which the out-of-core "
+            "engine (DuckDB) numbers each file's rows, so it cannot read the file: rename the column, or audit "
+            f"with --engine memory or --engine dask. DuckDB said: {text}"
+        )
     if "Out of Memory" in text:
         return (
             f"{first}: the out-of-core engine ran out of memory within --memory-limit and could not spill "
@@ -319,7 +332,7 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
 
 def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str | None) -> str:
     """One SELECT per file, each numbering its rows from where the file starts in the whole manifest."""
-    picked = ", ".join(_ident(c) for c in columns)
+    picked = ", ".join(f"{_ident(c)} AS {_column(c)}" for c in columns)
     parts = []
     for s in sources:
         # Folds alone name no split column: the split code is the rows' fold pattern (see DuckManifest._count_groups).

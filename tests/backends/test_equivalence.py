@@ -502,3 +502,56 @@ def test_float_keys_with_nan_and_signed_zeros_report_alike_on_every_engine(
     shared = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
     assert [e["group"] for e in shared["GRP001"]["examples"]] == ["-0.0", "0.0"]
     assert shared["UPS001"]["evidence"]["rows"] == 4  # the NaN rows link nothing
+
+
+# -- column names ---------------------------------------------------------------------------------------------
+
+# Names the engines give their own columns beside the manifest's: the values of a grouping, its codes, its keys,
+# the row numbers and the split codes.
+OWN_NAMES = ["v", "code", "k0", "_row", "_split", "first", "__split_code__"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_columns_named_as_the_engines_own_columns_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A key column may be named `v`, `code`, `_row` or `_split`: each is read as itself, never as the engine's
+    values, row numbers or split codes (which left `_row` with no leak to find)."""
+    n = 12
+    table = {"sample_id": [f"s{i}" for i in range(n)], "split": ["train"] * 6 + ["test"] * 6}
+    for k, name in enumerate(OWN_NAMES):
+        table[name] = [f"{name}{(i + k) % 6}" if i % 6 != 5 else f"{name}-test-{i}" for i in range(n)]
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=4)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": [*OWN_NAMES, OWN_NAMES[:2]], "sources": OWN_NAMES[2:4], "label": "v"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    overlap = [f for s in memory["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    assert sorted(f["evidence"]["key"] for f in overlap) == sorted([*OWN_NAMES, "v + code"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """`__split__` is where every engine keeps each row's split: a manifest column of that name is refused
+    (exit 2, naming it), not a crash of one engine."""
+    table = {"sample_id": ["a", "b", "c", "d"], "split": ["train", "test"] * 2, "__split__": ["x", "y", "x", "z"]}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["__split__"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    messages = []
+    for settings_ in (EngineSettings("memory"), engine):
+        with pytest.raises(ManifestError) as raised:
+            run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "column '__split__'" in messages[0] and "rename" in messages[0]
