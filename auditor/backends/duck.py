@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from auditor.manifest.groupcounts import GroupSplitCounts
 
 _BATCH = 1 << 20
+_Values = TypeVar("_Values", pa.Array, pa.ChunkedArray)
 
 
 def _ident(name: str) -> str:
@@ -59,6 +60,16 @@ def _drop_nan(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Array
     remap = np.append(np.cumsum(~nan) - 1, MISSING).astype(CODE)
     remap[:-1][nan] = MISSING
     return remap[codes], values.filter(pa.array(~nan))
+
+
+def _as_duckdb_reads(values: pa.Array) -> pa.Array:
+    """Values of a file's column in the type DuckDB reads the column in, to be joined with it: Parquet holds a
+    duration as an integer, and DuckDB reads a half float as a float."""
+    if pa.types.is_duration(values.type):
+        return values.cast(pa.int64())
+    if pa.types.is_float16(values.type):
+        return values.cast(pa.float32())
+    return values
 
 
 def _value_key(column: str, floating: bool, alias: str) -> str:
@@ -98,7 +109,7 @@ class DuckManifest(FileManifest):
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
         query = f"SELECT {_column(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
-        return self._query(query)["v"]
+        return self._as_read(self._query(query)["v"], column)
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
@@ -112,12 +123,13 @@ class DuckManifest(FileManifest):
             f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL "
             f"GROUP BY {_value_key(q, floating, 'v')} ORDER BY first"
         )
-        values = self._query(query)["v"].combine_chunks()
+        found = self._query(query)["v"].combine_chunks()  # joined back as DuckDB gave them, in its own type
         codes = np.full(self._rows, MISSING, dtype=CODE)
         same = f"m.{q} = c.v" + (f" AND signbit(m.{q}) = signbit(c.v)" if floating else "")
-        with self._registered("_codes", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
+        with self._registered("_codes", pa.table({"v": found, "code": np.arange(len(found), dtype=np.int64)})):
             for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON {same}"):
                 codes[batch.column(0).to_numpy()] = batch.column(1).to_numpy()
+        values = self._as_read(found, column)
         if floating:
             codes, values = _drop_nan(codes, values)
         return drop_blank(codes, values)
@@ -129,7 +141,7 @@ class DuckManifest(FileManifest):
             # The split code of a row is a function of its split value: the same codes the Manifest holds. The
             # values are joined in the column's own type: DuckDB writes a number or a time as text in its own way
             # (`0.0`, where Arrow writes `0`), so a join on text would leave those rows in no split.
-            named = values.take(pa.array(index))
+            named = _as_duckdb_reads(values.take(pa.array(index)))
             split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
             on = f"m.{_column(SPLIT_COLUMN)} = s.v"
             if pa.types.is_floating(named.type):
@@ -150,6 +162,8 @@ class DuckManifest(FileManifest):
         )
         with self._registered("_splits", split_codes):
             grouped = self._query(query)
+        for i, c in enumerate(columns):
+            grouped = grouped.set_column(i, f"k{i}", self._as_read(grouped.column(i), c))
         grouped = grouped.rename_columns(grouped_columns(len(columns)))
         return from_grouped(grouped, columns, self.split.n_values, name)
 
@@ -176,7 +190,7 @@ class DuckManifest(FileManifest):
                 codes_out.append(batch.column(1).to_numpy())
         rows, codes = np.concatenate(rows_out), np.concatenate(codes_out)
         order = np.argsort(rows, kind="stable")
-        return rows[order].astype(np.int64), codes[order].astype(np.int64), values
+        return rows[order].astype(np.int64), codes[order].astype(np.int64), self._as_read(values, column)
 
     def mostly_distinct(self, column: str) -> bool:
         # HyperLogLog over every row: a sample cannot tell values held five times each from distinct ones.
@@ -197,6 +211,14 @@ class DuckManifest(FileManifest):
             return self._query(f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row")
 
     # -- plumbing --------------------------------------------------------------------------------------------
+
+    def _as_read(self, values: _Values, column: str) -> _Values:
+        """A column's values from a query in the type the in-memory engine reads them in: DuckDB gives a time
+        zone's timestamps in UTC, a duration as an integer, a half float as a float, which reports would
+        write otherwise."""
+        kind = self._types[column]
+        kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        return values if values.type == kind else values.cast(kind)
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
         """One connection per thread: the manifest's background jobs query side by side."""
@@ -311,6 +333,15 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     import duckdb
 
     files = parquet_sources(loaded, "out-of-core")
+    for column, kind in files.types.items():
+        plain = kind.value_type if pa.types.is_dictionary(kind) else kind
+        if pa.types.is_decimal(plain) and plain.precision > 38:
+            # DuckDB holds 38 digits and reads wider decimals as floating point: two values could become one.
+            raise ManifestError(
+                f"{files.sources[0].path}: column '{column}' holds {kind} values, wider than the 38 digits the "
+                "out-of-core engine (DuckDB) holds exactly; audit with --engine memory or --engine dask, or "
+                "write the column as text"
+            )
     temp_dir = _spill_folder(settings.temp_dir)
     config: dict[str, str | bool | int | float | list[str]] = {
         # DuckDB gets a third of the budget: the codes, counts and chains the stages keep take the rest.

@@ -85,6 +85,10 @@ def _plain(column: pa.ChunkedArray) -> pa.Array:
     array = column.combine_chunks()
     if pa.types.is_dictionary(array.type):
         array = array.cast(array.type.value_type)
+    if pa.types.is_null(array.type):  # a column of nulls only (pandas' all-None object column): no value to compare
+        return pa.nulls(len(array), pa.string())
+    if pa.types.is_float16(array.type):  # Arrow compares and groups no half float: each is exactly a float32
+        array = array.cast(pa.float32())
     if pa.types.is_floating(array.type):
         array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
     return array

@@ -282,3 +282,25 @@ def test_a_file_with_a_column_named_file_row_number_is_refused_out_of_core_with_
     assert result.exit_code == 2
     assert "a column named 'file_row_number'" in result.output
     assert "--engine memory or --engine dask" in result.output
+
+
+def test_a_decimal_wider_than_duckdb_holds_is_refused_out_of_core_with_what_to_do(tmp_path: Path) -> None:
+    """DuckDB reads a decimal of more than 38 digits as floating point, where two values could become one: the
+    engine refuses it (exit 2) naming the column and the engines that read it exactly."""
+    from decimal import Decimal
+
+    wide = pa.array([Decimal(10**38) + 1, Decimal(10**38) + 2], pa.decimal256(40, 0))
+    table = pa.table({"sample_id": ["a", "b"], "split": ["train", "test"], "writer": wide})
+    pq.write_table(table, tmp_path / "manifest.parquet")
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "manifest.parquet", "id": "sample_id", "split": "split"},
+            "keys": {"groups": ["writer"]},
+        },
+    )
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", "duckdb")
+    assert result.exit_code == 2
+    assert "column 'writer' holds decimal256(40, 0) values" in result.output
+    assert "--engine memory or --engine dask" in result.output

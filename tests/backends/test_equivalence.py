@@ -451,8 +451,10 @@ def test_generated_folds_report_alike_on_every_engine(
         pa.array([0.0, 1.0] * 4 + [-0.0, None]),  # DuckDB writes 0.0 as the text `0.0`, Arrow as `0`
         pa.array([1, 2] * 4 + [3, None]).cast(pa.timestamp("s", "UTC")),
         pa.array([3600, 7200] * 4 + [60, None], pa.int32()).cast(pa.time32("s")),
+        pa.array([1, 2] * 4 + [3, None], pa.duration("s")),  # an integer in Parquet, and so to DuckDB
+        pa.array([0.5, 1.5] * 4 + [2.5, None], pa.float16()),  # a float to DuckDB
     ],
-    ids=["float", "timestamp", "time"],
+    ids=["float", "timestamp", "time", "duration", "half-float"],
 )
 def test_a_split_column_of_numbers_or_times_reports_alike_on_every_engine(
     split: pa.Array, engine: EngineSettings, tmp_path: Path
@@ -555,3 +557,34 @@ def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on
             run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
         messages.append(str(raised.value))
     assert messages[0] == messages[1] and "column '__split__'" in messages[0] and "rename" in messages[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "values",
+    [
+        pa.array([1, 2, 3, 1, 2, 9], pa.int64()).cast(pa.timestamp("ms", "Europe/Berlin")),  # DuckDB gives UTC
+        pa.array([1, 2, 3, 1, 2, 9], pa.duration("s")),  # an integer in Parquet
+        pa.array([0.5, 1.5, 2.5, 0.5, 1.5, 9.5], pa.float16()),  # no Arrow kernel compares half floats
+        pa.nulls(6),  # pandas' column of None only: no value at all
+    ],
+    ids=["time-zone", "duration", "half-float", "nulls"],
+)
+def test_keys_of_every_arrow_type_report_alike_on_every_engine(
+    values: pa.Array, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A key, source and label column of a type some engine reads in another: each value is written as the
+    in-memory engine writes it, and the shared values are found (or, without values, the rows without one)."""
+    table = {"sample_id": [f"s{i}" for i in range(6)], "split": ["train"] * 3 + ["test"] * 3, "k": values}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=4)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["k"], "sources": ["k"], "label": "k"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert ("GRP004" if pa.types.is_null(values.type) else "GRP001") in found, found
