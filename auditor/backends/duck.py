@@ -171,21 +171,25 @@ class DuckManifest(FileManifest):
         # The repeated values in first-seen order, then each of their rows by a join: no string per row
         # comes into memory, however many rows repeat (a random split repeats most sources).
         q = _column(column)
+        floating = pa.types.is_floating(self._types[column])
         # Grouped by a 64-bit hash first (100M distinct digests group as integers, not strings); the strings
         # of the candidates are then grouped exactly, so a hash collision never makes two values one.
         query = (
             f"WITH c AS (SELECT hash({q}) AS h FROM m WHERE {q} IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
             f"SELECT {q} AS v, min(_row) AS first FROM m SEMI JOIN c ON hash(m.{q}) = c.h "
-            "GROUP BY 1 HAVING count(*) > 1 ORDER BY first"
+            f"GROUP BY {_value_key(q, floating, 'v')} HAVING count(*) > 1 ORDER BY first"
         )
         values = self._query(query)["v"].combine_chunks()
         if blank_is_missing:
             values = values.filter(pa.array(drop_blank(np.arange(len(values)), values)[0] >= 0))
+        if floating:  # NaN is no value (see _encode), however many rows hold it
+            values = values.filter(pc.invert(pc.fill_null(pc.is_nan(values), False)))
         if not len(values):
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), self._as_read(values, column)
         rows_out, codes_out = [], []
+        same = f"m.{q} = r.v" + (f" AND signbit(m.{q}) = signbit(r.v)" if floating else "")
         with self._registered("_repeats", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
-            for batch in self._batches(f"SELECT m._row, r.code FROM m JOIN _repeats r ON m.{q} = r.v"):
+            for batch in self._batches(f"SELECT m._row, r.code FROM m JOIN _repeats r ON {same}"):
                 rows_out.append(batch.column(0).to_numpy())
                 codes_out.append(batch.column(1).to_numpy())
         rows, codes = np.concatenate(rows_out), np.concatenate(codes_out)

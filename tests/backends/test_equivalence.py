@@ -588,3 +588,28 @@ def test_keys_of_every_arrow_type_report_alike_on_every_engine(
     assert_same(memory, other, engine.engine)
     found = {f["code"] for s in memory["stages"] for f in s["findings"]}
     assert ("GRP004" if pa.types.is_null(values.type) else "GRP001") in found, found
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_mostly_distinct_float_source_links_no_nan_and_no_zero_of_the_other_sign(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A source column of mostly distinct floats is searched for its repeated values, not coded row by row: there
+    too NaN links no rows and -0.0 is not 0.0, on every engine; the one value shared is found."""
+    values = [float("nan"), 1.5, 2.5, -0.0, float("nan"), 1.5, 0.0, 4.5]
+    pq.write_table(
+        pa.table({"sample_id": [f"s{i}" for i in range(8)], "split": ["train"] * 4 + ["test"] * 4, "src": values}),
+        tmp_path / "m.parquet",
+        row_group_size=3,
+    )
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"sources": ["src"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    linked = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert linked["UPS001"]["evidence"]["rows"] == 2  # s1 and s5, through 1.5
