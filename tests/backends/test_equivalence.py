@@ -613,3 +613,29 @@ def test_a_mostly_distinct_float_source_links_no_nan_and_no_zero_of_the_other_si
     assert_same(memory, other, engine.engine)
     linked = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
     assert linked["UPS001"]["evidence"]["rows"] == 2  # s1 and s5, through 1.5
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_categorical_label_of_duplicated_content_reports_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Content held under two labels, the label column dictionary-encoded (a pandas Categorical): the conflict is
+    reported on every engine, never a crash of some (Arrow sorts no dictionary column)."""
+    table = {
+        "sample_id": [f"s{i}" for i in range(6)],
+        "split": ["train", "train", "test", "train", "test", "test"],
+        "sha": ["ab" * 8, "ab" * 8, "cd" * 8, "cd" * 8, "ef" * 8, "01" * 8],
+        "label": pa.array(["cat", "dog", "cat", "cat", "dog", "cat"]).dictionary_encode(),
+    }
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha", "label": "label"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert found["DUP003"]["evidence"] == {"digests": 1, "rows": 2}
