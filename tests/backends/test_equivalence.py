@@ -7,6 +7,7 @@ runs it on a local cluster of worker processes.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -639,3 +640,25 @@ def test_a_categorical_label_of_duplicated_content_reports_alike_on_every_engine
     assert_same(memory, other, engine.engine)
     found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
     assert found["DUP003"]["evidence"] == {"digests": 1, "rows": 2}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """A shard whose digest column holds only empty strings and nulls (no text bytes at all) beside digests
+    spelled in two ways: the spellings are found on every engine, never a crash reading the empty shard."""
+    distinct = [hashlib.md5(str(i).encode()).hexdigest() for i in range(40)]
+    digests = [["ab" * 16, "AB" * 16, "cd" * 16, "cd" * 16, *distinct], ["", None, ""]]
+    for i, part in enumerate(digests):
+        split = ["train", "test"] * (len(part) // 2) + ["test"] * (len(part) % 2)
+        table = {"sample_id": [f"s{i}-{j}" for j in range(len(part))], "split": split, "sha": part}
+        pq.write_table(pa.table(table), tmp_path / f"part-{i}.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    assert {f["code"] for s in memory["stages"] for f in s["findings"]} >= {"DUP001", "DUP007"}
