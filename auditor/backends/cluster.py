@@ -34,6 +34,7 @@ from auditor.backends.hashed import (
     allow_unaligned,
     bucket_of,
     buckets,
+    field,
     hash_keys,
     masked,
     merge_groups,
@@ -1076,7 +1077,7 @@ def _map_groups(
 ) -> list[pa.Table]:
     """A piece's partial groups dealt to buckets; ``hashes``, the piece's (hashes, valid) of a one-column key
     when the workers hold them, spares hashing it again."""
-    table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
+    table = read_piece(piece, columns, split_names)
     hashed = hash_keys(table, columns, None if hashes is None else [masked(*hashes)])
     return buckets(partial_groups(hashed, len(columns)), n_buckets, len(columns))
 
@@ -1119,7 +1120,7 @@ def _map_among(
     h = masked(*hashes)
     at = np.minimum(np.searchsorted(wanted, h), len(wanted) - 1)
     rows = np.flatnonzero(wanted[at] == h)
-    values = read_piece(piece, [column]).column(column).take(pa.array(rows))
+    values = read_piece(piece, [column]).column(field(column)).take(pa.array(rows))
     hashed = pa.table({"h0": h[rows], "v0": values, ROW: pa.array(rows + piece.offset)})
     return buckets(partial_groups(hashed, 1), n_buckets, 1)
 
@@ -1168,14 +1169,14 @@ def _count_bucket(
 def _rows_hashed(
     piece: Piece, columns: list[str], split_names: list[str] | np.ndarray | None, wanted: pa.Table
 ) -> pa.Table:
-    table = read_piece(piece, [*columns, SPLIT] if split_names is not None else columns, split_names)
+    table = read_piece(piece, columns, split_names)
     return rows_with_hashes(hash_keys(table, columns), len(columns), wanted)
 
 
 def _piece_hashes(piece: Piece, column: str) -> tuple[np.ndarray, np.ndarray]:
     """A piece's 64-bit hashes of ``column`` as made (unmasked: the sketch reads them so) and its non-nulls;
     ``masked`` gives what the groupings use."""
-    values = read_piece(piece, [column]).column(column).combine_chunks()
+    values = read_piece(piece, [column]).column(field(column)).combine_chunks()
     valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     return fingerprint(pa.chunked_array([values], values.type), second=False)[0], valid
 
@@ -1323,7 +1324,7 @@ def _first_listed(lists: Sequence[tuple[list[Any], np.ndarray]]) -> tuple[list[A
 
 def _piece_split_codes(piece: Piece, split_names: list[str] | np.ndarray | None) -> np.ndarray:
     """Each of the piece's rows' split code: its split's place among ``split_names``, -1 when in none."""
-    return read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    return read_piece(piece, [], split_names).column(SPLIT).to_numpy()
 
 
 def _piece_split_at(piece: Piece, split_names: list[str], local: np.ndarray) -> np.ndarray:
@@ -1397,26 +1398,26 @@ def _smallest_distinct(h: np.ndarray, k: int) -> np.ndarray:
 
 def _matching(piece: Piece, column: str, pattern: str) -> pa.Table:
     table = read_piece(piece, [column])
-    values = table.column(column).cast(pa.string())
+    values = table.column(field(column)).cast(pa.string())
     hit = pc.fill_null(pc.match_substring_regex(values, pattern), False)
     return pa.table({ROW: table.column(ROW), "v": values}).filter(hit)
 
 
 def _among(piece: Piece, column: str, targets: pa.Array) -> pa.Table:
     table = read_piece(piece, [column])
-    values = table.column(column).cast(pa.string())
+    values = table.column(field(column)).cast(pa.string())
     return pa.table({ROW: table.column(ROW), "v": values}).filter(pc.is_in(values, value_set=targets))
 
 
 def _every(piece: Piece, column: str, step: int) -> pa.Table:
     table = read_piece(piece, [column])
     rows = table.column(ROW).to_numpy()
-    return pa.table({ROW: table.column(ROW), "v": table.column(column)}).filter(pa.array(rows % step == 0))
+    return pa.table({ROW: table.column(ROW), "v": table.column(field(column))}).filter(pa.array(rows % step == 0))
 
 
 def _without(piece: Piece, column: str) -> pa.Table:
     table = read_piece(piece, [column])
-    return pa.table({ROW: table.column(ROW)}).filter(table.column(column).is_null())
+    return pa.table({ROW: table.column(ROW)}).filter(table.column(field(column)).is_null())
 
 
 def _grouped_tail(groups: pa.Table, exact_names: bool = False) -> dict[str, pa.ChunkedArray]:

@@ -15,10 +15,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
@@ -34,14 +35,48 @@ if TYPE_CHECKING:
     from auditor.manifest.groupcounts import GroupSplitCounts
 
 _BATCH = 1 << 20
+_Values = TypeVar("_Values", pa.Array, pa.ChunkedArray)
 
 
 def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _column(name: str) -> str:
+    """The view's name of a manifest column: prefixed, so that no column's name (`v`, `code`, `k0`, `_row`) is
+    one of the names the queries give their own columns; the split stays SPLIT_COLUMN."""
+    return _ident(name if name == SPLIT_COLUMN else f"c:{name}")
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def _drop_nan(codes: np.ndarray, values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """NaN values become missing (-1), as encode_column makes them; the others are renumbered in their order."""
+    nan = np.asarray(pc.fill_null(pc.is_nan(values), False).to_numpy(zero_copy_only=False), dtype=bool)
+    if not nan.any():
+        return codes, values
+    remap = np.append(np.cumsum(~nan) - 1, MISSING).astype(CODE)
+    remap[:-1][nan] = MISSING
+    return remap[codes], values.filter(pa.array(~nan))
+
+
+def _as_duckdb_reads(values: pa.Array) -> pa.Array:
+    """Values of a file's column in the type DuckDB reads the column in, to be joined with it: Parquet holds a
+    duration as an integer, and DuckDB reads a half float as a float."""
+    if pa.types.is_duration(values.type):
+        return values.cast(pa.int64())
+    if pa.types.is_float16(values.type):
+        return values.cast(pa.float32())
+    return values
+
+
+def _value_key(column: str, floating: bool, alias: str) -> str:
+    """What to GROUP BY for one value of ``column`` (selected as ``alias``): Arrow, and so the in-memory engine,
+    holds -0.0 and 0.0 as two values where DuckDB compares them equal, so a float's sign bit is grouped by too
+    (else each group's one value would be either zero, and a zero shared by two splits could split in two)."""
+    return f"{alias}, signbit({column})" if floating else alias
 
 
 class DuckManifest(FileManifest):
@@ -69,42 +104,57 @@ class DuckManifest(FileManifest):
     def rows_without_id(self) -> np.ndarray:
         if self.id_column is None:
             return np.zeros(0, dtype=np.int64)
-        found = self._query(f"SELECT _row FROM m WHERE {_ident(self.id_column)} IS NULL ORDER BY _row")
+        found = self._query(f"SELECT _row FROM m WHERE {_column(self.id_column)} IS NULL ORDER BY _row")
         return found["_row"].to_numpy().astype(np.int64)
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
-        query = f"SELECT {_ident(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
-        return self._query(query)["v"]
+        query = f"SELECT {_column(column)} AS v FROM m WHERE _row % {int(step)} = 0 ORDER BY _row"
+        return self._as_read(self._query(query)["v"], column)
 
     def _encode(self, column: str) -> tuple[np.ndarray, pa.Array]:
         if column == SPLIT_COLUMN or pa.types.is_dictionary(self._types[column]):
             # Read as the in-memory engine reads it (dictionary order, not first-seen): one integer column.
             return self._encode_dictionary(column)
-        q = _ident(column)
-        not_nan = f" AND NOT isnan({q})" if pa.types.is_floating(self._types[column]) else ""
-        query = f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL{not_nan} GROUP BY 1 ORDER BY first"
-        values = self._query(query)["v"].combine_chunks()
+        q = _column(column)
+        floating = pa.types.is_floating(self._types[column])
+        # NaN is no value, but it is dropped here rather than in the query: DuckDB decides isnan() from the Parquet
+        # statistics, which leave NaN out, so a row group whose min and max are numbers has its NaNs kept.
+        query = (
+            f"SELECT {q} AS v, min(_row) AS first FROM m WHERE {q} IS NOT NULL "
+            f"GROUP BY {_value_key(q, floating, 'v')} ORDER BY first"
+        )
+        found = self._query(query)["v"].combine_chunks()  # joined back as DuckDB gave them, in its own type
         codes = np.full(self._rows, MISSING, dtype=CODE)
-        with self._registered("_codes", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
-            for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON m.{q} = c.v"):
+        same = f"m.{q} = c.v" + (f" AND signbit(m.{q}) = signbit(c.v)" if floating else "")
+        with self._registered("_codes", pa.table({"v": found, "code": np.arange(len(found), dtype=np.int64)})):
+            for batch in self._batches(f"SELECT m._row, c.code FROM m JOIN _codes c ON {same}"):
                 codes[batch.column(0).to_numpy()] = batch.column(1).to_numpy()
+        values = self._as_read(found, column)
+        if floating:
+            codes, values = _drop_nan(codes, values)
         return drop_blank(codes, values)
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         name = columns[0] if len(columns) == 1 else compound_label(list(columns))
         if self.folds is None:
             index, values = self.split.parts[0]
-            # The split code of a row is a function of its split value: the same codes the Manifest holds.
-            named = values.take(pa.array(index)).cast(pa.string())
+            # The split code of a row is a function of its split value: the same codes the Manifest holds. The
+            # values are joined in the column's own type: DuckDB writes a number or a time as text in its own way
+            # (`0.0`, where Arrow writes `0`), so a join on text would leave those rows in no split.
+            named = _as_duckdb_reads(values.take(pa.array(index)))
             split_codes = pa.table({"v": named, "code": np.arange(len(index), dtype=np.int64)})
-            on = f"m.{_ident(SPLIT_COLUMN)} = s.v"
+            on = f"m.{_column(SPLIT_COLUMN)} = s.v"
+            if pa.types.is_floating(named.type):
+                on += f" AND signbit(m.{_column(SPLIT_COLUMN)}) = signbit(s.v)"  # -0.0 and 0.0: see _value_key
         else:
             # A fold pattern is no column of the files: each row's code, as the Manifest holds it, by row number.
             coded = np.flatnonzero(self.split.codes >= 0)
             split_codes = pa.table({"r": coded, "code": self.split.codes[coded].astype(np.int64)})
             on = "m._row = s.r"
-        keys = ", ".join(f"{_ident(c)} AS k{i}" for i, c in enumerate(columns))
-        group = ", ".join(f"k{i}" for i in range(len(columns)))
+        keys = ", ".join(f"{_column(c)} AS k{i}" for i, c in enumerate(columns))
+        group = ", ".join(
+            _value_key(_column(c), pa.types.is_floating(self._types[c]), f"k{i}") for i, c in enumerate(columns)
+        )
         query = (
             f"SELECT {keys}, coalesce(s.code, -1) AS __split_code__, count(*) AS rows, min(_row) AS first, "
             f"max(_row) AS last FROM m LEFT JOIN _splits s ON {on} "
@@ -112,53 +162,67 @@ class DuckManifest(FileManifest):
         )
         with self._registered("_splits", split_codes):
             grouped = self._query(query)
+        for i, c in enumerate(columns):
+            grouped = grouped.set_column(i, f"k{i}", self._as_read(grouped.column(i), c))
         grouped = grouped.rename_columns(grouped_columns(len(columns)))
         return from_grouped(grouped, columns, self.split.n_values, name)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # The repeated values in first-seen order, then each of their rows by a join: no string per row
         # comes into memory, however many rows repeat (a random split repeats most sources).
-        q = _ident(column)
+        q = _column(column)
+        floating = pa.types.is_floating(self._types[column])
         # Grouped by a 64-bit hash first (100M distinct digests group as integers, not strings); the strings
         # of the candidates are then grouped exactly, so a hash collision never makes two values one.
         query = (
             f"WITH c AS (SELECT hash({q}) AS h FROM m WHERE {q} IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
             f"SELECT {q} AS v, min(_row) AS first FROM m SEMI JOIN c ON hash(m.{q}) = c.h "
-            "GROUP BY 1 HAVING count(*) > 1 ORDER BY first"
+            f"GROUP BY {_value_key(q, floating, 'v')} HAVING count(*) > 1 ORDER BY first"
         )
         values = self._query(query)["v"].combine_chunks()
         if blank_is_missing:
             values = values.filter(pa.array(drop_blank(np.arange(len(values)), values)[0] >= 0))
+        if floating:  # NaN is no value (see _encode), however many rows hold it
+            values = values.filter(pc.invert(pc.fill_null(pc.is_nan(values), False)))
         if not len(values):
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), values
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), self._as_read(values, column)
         rows_out, codes_out = [], []
+        same = f"m.{q} = r.v" + (f" AND signbit(m.{q}) = signbit(r.v)" if floating else "")
         with self._registered("_repeats", pa.table({"v": values, "code": np.arange(len(values), dtype=np.int64)})):
-            for batch in self._batches(f"SELECT m._row, r.code FROM m JOIN _repeats r ON m.{q} = r.v"):
+            for batch in self._batches(f"SELECT m._row, r.code FROM m JOIN _repeats r ON {same}"):
                 rows_out.append(batch.column(0).to_numpy())
                 codes_out.append(batch.column(1).to_numpy())
         rows, codes = np.concatenate(rows_out), np.concatenate(codes_out)
         order = np.argsort(rows, kind="stable")
-        return rows[order].astype(np.int64), codes[order].astype(np.int64), values
+        return rows[order].astype(np.int64), codes[order].astype(np.int64), self._as_read(values, column)
 
     def mostly_distinct(self, column: str) -> bool:
         # HyperLogLog over every row: a sample cannot tell values held five times each from distinct ones.
         if column not in self._distinct:
-            q = _ident(column)
+            q = _column(column)
             found = self._query(f"SELECT approx_count_distinct({q}) AS d, count({q}) AS n FROM m")
             distinct, present = int(found["d"][0].as_py() or 0), int(found["n"][0].as_py() or 0)
             self._distinct[column] = distinct > 0.5 * present
         return self._distinct[column]
 
     def _rows_matching(self, column: str, pattern: str) -> pa.Table:
-        q = _ident(column)
+        q = _column(column)
         return self._query(f"SELECT _row, {q} AS v FROM m WHERE regexp_matches({q}, {_literal(pattern)}) ORDER BY _row")
 
     def _rows_among(self, column: str, values: pa.Array) -> pa.Table:
-        q = _ident(column)
+        q = _column(column)
         with self._registered("_targets", pa.table({"t": values})):
             return self._query(f"SELECT _row, {q} AS v FROM m SEMI JOIN _targets t ON m.{q} = t.t ORDER BY _row")
 
     # -- plumbing --------------------------------------------------------------------------------------------
+
+    def _as_read(self, values: _Values, column: str) -> _Values:
+        """A column's values from a query in the type the in-memory engine reads them in: DuckDB gives a time
+        zone's timestamps in UTC, a duration as an integer, a half float as a float, which reports would
+        write otherwise."""
+        kind = self._types[column]
+        kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        return values if values.type == kind else values.cast(kind)
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
         """One connection per thread: the manifest's background jobs query side by side."""
@@ -229,6 +293,13 @@ def _explain(exc: Exception, temp_dir: Path | None, first: Path | str) -> str:
             f"{first}: the out-of-core engine ran out of disk space in its temp folder{where}: free space there "
             f"or give --temp-dir on a larger disk. DuckDB said: {text}"
         )
+    if "Option file_row_number adds column" in text:
+        # DuckDB numbers a file's rows under this name only, and cannot while a column of the file has it.
+        return (
+            f"{first}: a manifest file has a column named 'file_row_number', the name under which the out-of-core "
+            "engine (DuckDB) numbers each file's rows, so it cannot read the file: rename the column, or audit "
+            f"with --engine memory or --engine dask. DuckDB said: {text}"
+        )
     if "Out of Memory" in text:
         return (
             f"{first}: the out-of-core engine ran out of memory within --memory-limit and could not spill "
@@ -266,6 +337,15 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     import duckdb
 
     files = parquet_sources(loaded, "out-of-core")
+    for column, kind in files.types.items():
+        plain = kind.value_type if pa.types.is_dictionary(kind) else kind
+        if pa.types.is_decimal(plain) and plain.precision > 38:
+            # DuckDB holds 38 digits and reads wider decimals as floating point: two values could become one.
+            raise ManifestError(
+                f"{files.sources[0].path}: column '{column}' holds {kind} values, wider than the 38 digits the "
+                "out-of-core engine (DuckDB) holds exactly; audit with --engine memory or --engine dask, or "
+                "write the column as text"
+            )
     temp_dir = _spill_folder(settings.temp_dir)
     config: dict[str, str | bool | int | float | list[str]] = {
         # DuckDB gets a third of the budget: the codes, counts and chains the stages keep take the rest.
@@ -287,13 +367,16 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
 
 def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str | None) -> str:
     """One SELECT per file, each numbering its rows from where the file starts in the whole manifest."""
-    picked = ", ".join(_ident(c) for c in columns)
+    picked = ", ".join(f"{_ident(c)} AS {_column(c)}" for c in columns)
     parts = []
     for s in sources:
         # Folds alone name no split column: the split code is the rows' fold pattern (see DuckManifest._count_groups).
-        split = _literal(s.split) if s.split is not None else _ident(split_column) if split_column else "NULL"
+        # A split column keeps its type (see DuckManifest._count_groups); a split named by `paths` is text.
+        split = _ident(split_column) if split_column else "NULL"
+        if s.split is not None:
+            split = f"{_literal(s.split)}::VARCHAR"
         parts.append(
-            f"SELECT {picked}, {split}::VARCHAR AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
+            f"SELECT {picked}, {split} AS {_ident(SPLIT_COLUMN)}, file_row_number + {s.offset} AS _row "
             f"FROM read_parquet({_literal(str(s.path))}, file_row_number = true)"
         )
     return "CREATE VIEW m AS " + " UNION ALL ".join(parts)

@@ -40,16 +40,23 @@ class Piece:
     split_column: str | None
 
 
+def field(column: str) -> str:
+    """The name read_piece gives a manifest column: prefixed, so that a column named `_row` or `_split` is never
+    taken for the row numbers or split codes beside it."""
+    return f"c:{column}"
+
+
 def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] | np.ndarray | None = None) -> pa.Table:
-    """The piece's ``columns`` plus its manifest row numbers, and with ``split_names`` each row's split code
-    (the position of its split value among ``split_names``; -1 when not among them). Cross-validation folds
-    give the piece's split codes themselves (its rows' fold patterns, which no file column holds)."""
-    wanted = [c for c in dict.fromkeys(columns) if c != SPLIT]
+    """The piece's ``columns`` (each named by ``field``) plus its manifest row numbers (ROW), and with
+    ``split_names`` each row's split code (SPLIT: the position of its split value among ``split_names``; -1 when
+    not among them). Cross-validation folds give the piece's split codes themselves (its rows' fold patterns,
+    which no file column holds)."""
+    wanted = list(dict.fromkeys(columns))
     if isinstance(split_names, np.ndarray):
         table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
         if len(split_names) != table.num_rows:
             raise ValueError(f"{piece.path}: {len(split_names)} split codes for a piece of {table.num_rows} rows")
-        out = {c: _plain(table.column(c)) for c in columns if c != SPLIT}
+        out = {field(c): _plain(table.column(c)) for c in wanted}
         out[ROW] = pa.array(np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64))
         out[SPLIT] = pa.array(split_names.astype(np.int64))
         return pa.table(out)
@@ -58,7 +65,7 @@ def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] 
         wanted = list(dict.fromkeys([*wanted, piece.split_column]))
     table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
     rows = np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64)
-    out = {c: _plain(table.column(c)) for c in columns if c != SPLIT}
+    out = {field(c): _plain(table.column(c)) for c in columns}
     out[ROW] = pa.array(rows)
     if split_names is not None:
         names = pa.array(list(split_names), pa.string())
@@ -78,6 +85,10 @@ def _plain(column: pa.ChunkedArray) -> pa.Array:
     array = column.combine_chunks()
     if pa.types.is_dictionary(array.type):
         array = array.cast(array.type.value_type)
+    if pa.types.is_null(array.type):  # a column of nulls only (pandas' all-None object column): no value to compare
+        return pa.nulls(len(array), pa.string())
+    if pa.types.is_float16(array.type):  # Arrow compares and groups no half float: each is exactly a float32
+        array = array.cast(pa.float32())
     if pa.types.is_floating(array.type):
         array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
     return array
@@ -101,9 +112,9 @@ def hash_keys(table: pa.Table, keys: Sequence[str], hashes: Sequence[np.ndarray]
     """The table with one hash column per key (h0, h1, ...) in place of the keys' values kept as v0, v1, ...;
     ``hashes``, when given, are the keys' hash_values already made."""
     if hashes is None:
-        hashes = [hash_values(table.column(k).combine_chunks()) for k in keys]
+        hashes = [hash_values(table.column(field(k)).combine_chunks()) for k in keys]
     out = {f"h{i}": pa.array(h) for i, (h, _) in enumerate(zip(hashes, keys, strict=True))}
-    out.update({f"v{i}": table.column(k) for i, k in enumerate(keys)})
+    out.update({f"v{i}": table.column(field(k)) for i, k in enumerate(keys)})
     out.update({c: table.column(c) for c in (ROW, SPLIT) if c in table.column_names})
     return pa.table(out)
 

@@ -467,5 +467,5 @@ def split_codes(piece: Any, split_names: Any) -> np.ndarray:
     """The piece's split codes, in the narrowest integer type that holds them."""
     from auditor.backends.hashed import SPLIT, read_piece
 
-    codes = read_piece(piece, [SPLIT], split_names).column(SPLIT).to_numpy()
+    codes = read_piece(piece, [], split_names).column(SPLIT).to_numpy()
     return codes.astype(np.int32, copy=False)

@@ -388,7 +388,9 @@ def _screen_keys(text: pa.ChunkedArray | pa.Array) -> np.ndarray:
         n = len(chunk)
         offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
         data_buf = chunk.buffers()[2]
-        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, dtype=np.uint8)
+        # A chunk of empty strings only may have no data bytes at all: one zero byte stands in (never read).
+        has_data = data_buf is not None and data_buf.size > 0
+        data = np.frombuffer(data_buf, dtype=np.uint8) if has_data else np.zeros(1, dtype=np.uint8)
         lengths = np.diff(offsets).astype(np.int64)
         full = lengths > 0
         first = np.where(full, data[np.minimum(offsets[:-1], max(len(data) - 1, 0))], 0).astype(np.int64)

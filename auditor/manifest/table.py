@@ -679,6 +679,13 @@ def signed_dictionaries(table: pa.Table) -> pa.Table:
 
 
 def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path | str]) -> None:
+    """ManifestError for a named column no key can be read from: a nested or binary one, or one named as the
+    column each row's split is kept in beside the others."""
+    if SPLIT_COLUMN in columns:
+        raise ManifestError(
+            f"{files[0]}: column '{SPLIT_COLUMN}': the config names it, but that name is kept for each row's split "
+            "beside the manifest's columns; rename the column"
+        )
     for column in columns:
         if column not in table.column_names:
             continue

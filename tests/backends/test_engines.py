@@ -266,3 +266,41 @@ def test_a_split_column_of_ids_is_refused_naming_the_column_and_the_count(tmp_pa
     assert result.exit_code == 2 and not (tmp_path / "out" / "report.json").exists()
     assert "audit.yaml:1:" in result.output or "audit.yaml" in result.output
     assert f"the split column 'sample_id' holds {n:,} distinct values; at most {MAX_SPLITS:,} splits" in result.output
+
+
+def test_a_file_with_a_column_named_file_row_number_is_refused_out_of_core_with_what_to_do(tmp_path: Path) -> None:
+    """DuckDB numbers a file's rows under `file_row_number` and cannot while the file has a column of that name
+    (even one the config does not name): exit 2 naming the column and the engines that read the file."""
+    write_table(
+        tmp_path / "manifest.parquet",
+        {"sample_id": ["a", "b"], "split": ["train", "test"], "file_row_number": [7, 8]},
+    )
+    config = write_config(
+        tmp_path, {"version": 1, "manifest": {"path": "manifest.parquet", "id": "sample_id", "split": "split"}}
+    )
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", "duckdb")
+    assert result.exit_code == 2
+    assert "a column named 'file_row_number'" in result.output
+    assert "--engine memory or --engine dask" in result.output
+
+
+def test_a_decimal_wider_than_duckdb_holds_is_refused_out_of_core_with_what_to_do(tmp_path: Path) -> None:
+    """DuckDB reads a decimal of more than 38 digits as floating point, where two values could become one: the
+    engine refuses it (exit 2) naming the column and the engines that read it exactly."""
+    from decimal import Decimal
+
+    wide = pa.array([Decimal(10**38) + 1, Decimal(10**38) + 2], pa.decimal256(40, 0))
+    table = pa.table({"sample_id": ["a", "b"], "split": ["train", "test"], "writer": wide})
+    pq.write_table(table, tmp_path / "manifest.parquet")
+    config = write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "manifest.parquet", "id": "sample_id", "split": "split"},
+            "keys": {"groups": ["writer"]},
+        },
+    )
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", "duckdb")
+    assert result.exit_code == 2
+    assert "column 'writer' holds decimal256(40, 0) values" in result.output
+    assert "--engine memory or --engine dask" in result.output

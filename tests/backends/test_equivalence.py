@@ -7,6 +7,7 @@ runs it on a local cluster of worker processes.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -448,3 +449,225 @@ def test_generated_folds_report_alike_on_every_engine(
         except ManifestError as exc:
             outcomes.append({"refused": str(exc)})
     assert_same(outcomes[0], outcomes[1], engine.engine)
+
+
+# -- values that are not text ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "split",
+    [
+        pa.array([0.0, 1.0] * 4 + [-0.0, None]),  # DuckDB writes 0.0 as the text `0.0`, Arrow as `0`
+        pa.array([1, 2] * 4 + [3, None]).cast(pa.timestamp("s", "UTC")),
+        pa.array([3600, 7200] * 4 + [60, None], pa.int32()).cast(pa.time32("s")),
+        pa.array([1, 2] * 4 + [3, None], pa.duration("s")),  # an integer in Parquet, and so to DuckDB
+        pa.array([0.5, 1.5] * 4 + [2.5, None], pa.float16()),  # a float to DuckDB
+    ],
+    ids=["float", "timestamp", "time", "duration", "half-float"],
+)
+def test_a_split_column_of_numbers_or_times_reports_alike_on_every_engine(
+    split: pa.Array, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A split column that holds numbers or times, not text: every row lands in its split on every engine, so
+    the writers shared between them are found (never a pass from rows left in no split)."""
+    writers = ["w1", "w1", "w2", "w2", "w3", "w4", "w5", "w6", "w1", "w7"]
+    pq.write_table(
+        pa.table({"sample_id": [f"s{i}" for i in range(10)], "split": split, "writer": writers}),
+        tmp_path / "m.parquet",
+        row_group_size=3,
+    )
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["writer"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["split_integrity", "group_overlap"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert "GRP002" in found, found  # no split is named train: each is a holdout split
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_float_keys_with_nan_and_signed_zeros_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """NaN is no value on every engine, though Parquet statistics leave NaN out (DuckDB judges isnan() by them);
+    -0.0 and 0.0 are two values, as Arrow holds them, each shared here by train and test."""
+    values = [-0.0, 0.0, 3.0, float("nan"), 0.0, -0.0, float("nan"), 5.0]
+    pq.write_table(
+        pa.table({"sample_id": [f"s{i}" for i in range(8)], "split": ["train"] * 4 + ["test"] * 4, "k": values}),
+        tmp_path / "m.parquet",
+        row_group_size=3,  # the NaN sits in row groups whose statistics say 0.0 to 3.0
+    )
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["k"], "sources": ["k"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["group_overlap", "shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    shared = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert [e["group"] for e in shared["GRP001"]["examples"]] == ["-0.0", "0.0"]
+    assert shared["UPS001"]["evidence"]["rows"] == 4  # the NaN rows link nothing
+
+
+# -- column names ---------------------------------------------------------------------------------------------
+
+# Names the engines give their own columns beside the manifest's: the values of a grouping, its codes, its keys,
+# the row numbers and the split codes.
+OWN_NAMES = ["v", "code", "k0", "_row", "_split", "first", "__split_code__"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_columns_named_as_the_engines_own_columns_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A key column may be named `v`, `code`, `_row` or `_split`: each is read as itself, never as the engine's
+    values, row numbers or split codes (which left `_row` with no leak to find)."""
+    n = 12
+    table = {"sample_id": [f"s{i}" for i in range(n)], "split": ["train"] * 6 + ["test"] * 6}
+    for k, name in enumerate(OWN_NAMES):
+        table[name] = [f"{name}{(i + k) % 6}" if i % 6 != 5 else f"{name}-test-{i}" for i in range(n)]
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=4)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": [*OWN_NAMES, OWN_NAMES[:2]], "sources": OWN_NAMES[2:4], "label": "v"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    overlap = [f for s in memory["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    assert sorted(f["evidence"]["key"] for f in overlap) == sorted([*OWN_NAMES, "v + code"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """`__split__` is where every engine keeps each row's split: a manifest column of that name is refused
+    (exit 2, naming it), not a crash of one engine."""
+    table = {"sample_id": ["a", "b", "c", "d"], "split": ["train", "test"] * 2, "__split__": ["x", "y", "x", "z"]}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["__split__"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    messages = []
+    for settings_ in (EngineSettings("memory"), engine):
+        with pytest.raises(ManifestError) as raised:
+            run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "column '__split__'" in messages[0] and "rename" in messages[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "values",
+    [
+        pa.array([1, 2, 3, 1, 2, 9], pa.int64()).cast(pa.timestamp("ms", "Europe/Berlin")),  # DuckDB gives UTC
+        pa.array([1, 2, 3, 1, 2, 9], pa.duration("s")),  # an integer in Parquet
+        pa.array([0.5, 1.5, 2.5, 0.5, 1.5, 9.5], pa.float16()),  # no Arrow kernel compares half floats
+        pa.nulls(6),  # pandas' column of None only: no value at all
+    ],
+    ids=["time-zone", "duration", "half-float", "nulls"],
+)
+def test_keys_of_every_arrow_type_report_alike_on_every_engine(
+    values: pa.Array, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A key, source and label column of a type some engine reads in another: each value is written as the
+    in-memory engine writes it, and the shared values are found (or, without values, the rows without one)."""
+    table = {"sample_id": [f"s{i}" for i in range(6)], "split": ["train"] * 3 + ["test"] * 3, "k": values}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=4)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["k"], "sources": ["k"], "label": "k"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert ("GRP004" if pa.types.is_null(values.type) else "GRP001") in found, found
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_mostly_distinct_float_source_links_no_nan_and_no_zero_of_the_other_sign(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A source column of mostly distinct floats is searched for its repeated values, not coded row by row: there
+    too NaN links no rows and -0.0 is not 0.0, on every engine; the one value shared is found."""
+    values = [float("nan"), 1.5, 2.5, -0.0, float("nan"), 1.5, 0.0, 4.5]
+    pq.write_table(
+        pa.table({"sample_id": [f"s{i}" for i in range(8)], "split": ["train"] * 4 + ["test"] * 4, "src": values}),
+        tmp_path / "m.parquet",
+        row_group_size=3,
+    )
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"sources": ["src"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    linked = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert linked["UPS001"]["evidence"]["rows"] == 2  # s1 and s5, through 1.5
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_categorical_label_of_duplicated_content_reports_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Content held under two labels, the label column dictionary-encoded (a pandas Categorical): the conflict is
+    reported on every engine, never a crash of some (Arrow sorts no dictionary column)."""
+    table = {
+        "sample_id": [f"s{i}" for i in range(6)],
+        "split": ["train", "train", "test", "train", "test", "test"],
+        "sha": ["ab" * 8, "ab" * 8, "cd" * 8, "cd" * 8, "ef" * 8, "01" * 8],
+        "label": pa.array(["cat", "dog", "cat", "cat", "dog", "cat"]).dictionary_encode(),
+    }
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha", "label": "label"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert found["DUP003"]["evidence"] == {"digests": 1, "rows": 2}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """A shard whose digest column holds only empty strings and nulls (no text bytes at all) beside digests
+    spelled in two ways: the spellings are found on every engine, never a crash reading the empty shard."""
+    distinct = [hashlib.md5(str(i).encode()).hexdigest() for i in range(40)]
+    digests = [["ab" * 16, "AB" * 16, "cd" * 16, "cd" * 16, *distinct], ["", None, ""]]
+    for i, part in enumerate(digests):
+        split = ["train", "test"] * (len(part) // 2) + ["test"] * (len(part) % 2)
+        table = {"sample_id": [f"s{i}-{j}" for j in range(len(part))], "split": split, "sha": part}
+        pq.write_table(pa.table(table), tmp_path / f"part-{i}.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    assert {f["code"] for s in memory["stages"] for f in s["findings"]} >= {"DUP001", "DUP007"}

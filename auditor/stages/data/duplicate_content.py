@@ -293,6 +293,8 @@ class DuplicateContent(Stage):
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
         labels = manifest.take(label, rows)
+        if pa.types.is_dictionary(labels.type):  # a categorical label: Arrow sorts no dictionary, only its values
+            labels = labels.dictionary_decode()
         table = pa.table({"c": content, "l": labels}).filter(pc.and_(pc.is_valid(content), pc.is_valid(labels)))
         per_content = table.group_by(["c", "l"]).aggregate([([], "count_all")])
         labels_per = per_content.group_by(["c"]).aggregate([([], "count_all")])
