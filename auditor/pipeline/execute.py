@@ -43,8 +43,23 @@ def execute(stage: Stage, context: AuditContext, cpu: CpuBudget | None = None) -
     except AuditError as exc:  # a typed error (a ledger that is not one, a config problem): its message says it all
         return error_result(stage.name, _KIND.get(type(exc), "input"), str(exc), start=start)
     except Exception as exc:
+        text = _not_utf8(context, exc)
+        if text is not None:  # the data, not the code: said with its file, column and row
+            return error_result(stage.name, "input", text, start=start)
         return crash_result(stage.name, exc, start=start)
     return StageResult(stage=stage.name, status="passed", duration_s=_since(start), findings=found)
+
+
+def _not_utf8(context: AuditContext, exc: Exception) -> str | None:
+    """Where the manifest holds the text that is not UTF-8 a stage failed on; None for any other failure."""
+    from auditor.manifest.badtext import is_not_utf8_error, not_utf8
+
+    if context.manifest is None or not is_not_utf8_error(exc):
+        return None
+    try:
+        return not_utf8(context.manifest.files, context.config.manifest_columns())
+    except Exception:  # the look-up of an error must not hide it: the crash is reported as it was
+        return None
 
 
 def _raised_by_auditor_or(stage: Stage, exc: BaseException) -> bool:
