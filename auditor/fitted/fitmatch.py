@@ -247,8 +247,23 @@ class NumericMatcher:
         if stat == "count":
             return 0.0 if got == want else math.inf
         spread = math.sqrt(column["var0"]) if column and column["var0"] > 0 else 0.0
-        tolerance = _FLOAT32 * abs(want) + self.tolerance * spread + 1e-300
+        tolerance = _FLOAT32 * abs(want) + self.tolerance * spread + written_rounding(got) + 1e-300
         return abs(got - want) / tolerance
+
+
+def written_rounding(value: float) -> float:
+    """Half a unit of the last digit ``value`` is written with (its shortest form): 50.79 may be any mean from
+    50.785 to 50.795, an export rounded to 2 decimals. A value of full precision (17 digits) adds nothing."""
+    from decimal import Decimal
+
+    if not math.isfinite(value):
+        return 0.0
+    exponent = Decimal(repr(value)).as_tuple().exponent
+    assert isinstance(exponent, int)  # a finite value
+    # A double computed from data is written with 15-17 significant digits: only shorter values are taken as
+    # rounded. One that is round by chance (a min of 18.0) gains half its last digit, far below any real step.
+    digits = len(Decimal(repr(value)).normalize().as_tuple().digits)
+    return 0.5 * 10.0**exponent if digits <= 12 else 0.0
 
 
 def number(value: Any) -> Any:

@@ -178,7 +178,7 @@ class _Cache:
 def hash_files(
     paths: Sequence[Path], cache_dir: Path | None, workers: int = 2, stop: threading.Event | None = None
 ) -> Digests:
-    """Digest every path; a missing or unreadable file is reported, never raised. Once ``stop`` is set the
+    """Digest every path; a missing, unreadable or empty file is reported, never raised. Once ``stop`` is set the
     files being read are abandoned (_Stopped): an interrupted audit must not wait for a 60 GB read."""
     cache = _Cache(cache_dir)
     digests: list[str | None] = [None] * len(paths)
@@ -199,6 +199,11 @@ def hash_files(
             kind = kind_of(st.st_mode)
             if kind is not None:
                 failures[str(path)] = f"{kind}, not a regular file"
+                continue
+            if st.st_size == 0:
+                # Zero bytes hold no sample: empty placeholders in two splits are not a copy of each other,
+                # nor is one with two labels a conflict. Listed as unusable instead, as near_duplicates lists it.
+                failures[str(path)] = "empty file"
                 continue
             cached = cache.get(str(path), st)
             if cached is not None:

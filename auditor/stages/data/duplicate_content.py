@@ -47,7 +47,7 @@ class DuplicateContent(Stage):
         "DUP002": "identical content in two holdout splits",
         "DUP003": "identical content with different labels",
         "DUP004": "identical content repeated within one split",
-        "DUP005": "content files missing or unreadable",
+        "DUP005": "content files missing, unreadable or empty",
         "DUP006": "identical content in an allowed split pair",
         "DUP007": "content digests that differ only by case or spacing, in train and holdout (or two holdout splits)",
     }
@@ -90,12 +90,12 @@ class DuplicateContent(Stage):
             yield self.finding(
                 "DUP005",
                 Severity.WARNING,
-                f"{len(failed)} file(s) named in '{keys.content_path}' could not be read, so their content "
-                f"was not compared, e.g. {failed[0][0]} ({failed[0][1]}).",
+                f"{len(failed)} file(s) named in '{keys.content_path}' could not be read or are empty, so their "
+                f"content was not compared, e.g. {failed[0][0]} ({failed[0][1]}).",
                 key=keys.content_path,
                 evidence={"files": len(failed)},
                 examples=tuple({"path": p, "reason": r} for p, r in failed[: self.options.max_examples]),
-                remediation="Fix the paths (relative to the manifest file) or restore the files.",
+                remediation="Fix the paths (relative to the manifest file), restore the files, or drop empty samples.",
             )
         rows, codes, values = repeated_rows(content, blank_is_missing=True)
         repeated_content = content.take(pa.array(rows)).combine_chunks()  # one chunk: nothing to join

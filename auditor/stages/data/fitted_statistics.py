@@ -423,7 +423,7 @@ class _Checks:
                 evidence=evidence,
                 tables=tables,
                 remediation="Refit the artifact on this manifest's training rows, or point `artifact` at the "
-                "current file; raise stages.fitted_statistics.tolerance for values rounded on export.",
+                "current file.",
             )
 
     # -- vocabulary, categories -------------------------------------------------------------------------

@@ -206,3 +206,43 @@ def test_accepted_digest_spelling(audit) -> None:  # type: ignore[no-untyped-def
     accept = [{"code": "DUP007", "key": "9f86d0", "reason": "a calibration image in every split"}]
     r = audit(data, keys={"content_hash": "sha"}, accept=accept, only=["duplicate_content"])
     assert [(f.code, f.accepted) for f in r.findings] == [("DUP007", True)] and r.exit_code == 0
+
+
+def _empty_placeholders(tmp_path: Path, second_test_bytes: bytes) -> Path:
+    """Two distinct samples per split plus an empty placeholder file in train and in test, labelled apart."""
+    (tmp_path / "f").mkdir()
+    for name, data in {"a": b"sample a", "b": b"sample b", "c": b"sample c", "d": second_test_bytes}.items():
+        (tmp_path / "f" / f"{name}.txt").write_bytes(data)
+    (tmp_path / "f" / "none1.txt").write_bytes(b"")
+    (tmp_path / "f" / "none2.txt").write_bytes(b"")
+    files = ["f/a.txt", "f/b.txt", "f/none1.txt", "f/c.txt", "f/d.txt", "f/none2.txt"]
+    data = {"file": files, "label": ["x", "y", "x", "x", "y", "y"], "split": ["train"] * 3 + ["test"] * 3}
+    write_table(tmp_path / "m.csv", data)
+    return write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "split": "split"},
+            "keys": {"content_path": "file", "label": "label"},
+            "stages": {"duplicate_content": {"cache_dir": "none"}, "shared_upstream": {"cache_dir": "none"}},
+        },
+    )
+
+
+def test_empty_files_in_train_and_test_are_listed_not_copies_or_conflicts(tmp_path: Path) -> None:
+    """Empty placeholder files hold no sample: no DUP001/DUP003 and no link in shared_upstream, only DUP005."""
+    cfg = _empty_placeholders(tmp_path, b"sample d")
+    r = run_audit(cfg, only=["duplicate_content", "shared_upstream"])
+    assert {"DUP001", "DUP003", "UPS001"}.isdisjoint(codes(r))
+    listed = finding(r, "DUP005")
+    assert sorted((Path(e["path"]).name, e["reason"]) for e in listed.examples) == [
+        ("none1.txt", "empty file"),
+        ("none2.txt", "empty file"),
+    ]
+
+
+def test_a_copied_file_beside_empty_placeholders_is_still_a_copy(tmp_path: Path) -> None:
+    cfg = _empty_placeholders(tmp_path, b"sample a")  # d.txt in test holds a.txt's bytes
+    r = run_audit(cfg, only=["duplicate_content", "shared_upstream"])
+    assert finding(r, "DUP001").evidence["digests"] == 1
+    assert finding(r, "DUP003").evidence == {"digests": 1, "rows": 2}
+    assert "UPS001" in codes(r)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from auditor.core.errors import ManifestError
+from auditor.fitted.fitmatch import written_rounding
 from tests.conftest import codes, finding
 
 ONLY = ["fitted_statistics"]
@@ -102,6 +103,35 @@ def test_float32_rounding_still_matches(audit, tmp_path: Path) -> None:  # type:
     write(tmp_path / "f32.json", rounded)
     r = audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "f32.json")], only=ONLY)
     assert codes(r) == ["FIT000"]
+
+
+def rounded(values: dict[str, Any], decimals: int) -> dict[str, Any]:
+    """The scaler as an export that writes its statistics to a few decimals (``round(x, 2)`` before json.dump)."""
+    return {k: [round(x, decimals) for x in v] if k in ("mean_", "scale_") else v for k, v in values.items()}
+
+
+def test_statistics_rounded_on_export_match_their_rows(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A mean written as 5.12 stands for 5.115 to 5.125: it reproduces from train (it was FIT002, matching
+    nothing, off by over 100 times the tolerance)."""
+    df = frame()
+    write(tmp_path / "r2.json", rounded(scaler(rows(df, "train")), 2))
+    r = audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "r2.json")], only=ONLY)
+    assert codes(r) == ["FIT000"]
+
+
+def test_statistics_rounded_on_export_from_all_rows_are_still_a_leak(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = frame()
+    write(tmp_path / "r2.json", rounded(scaler(rows(df)), 2))
+    r = audit(df, manifest=MANIFEST, fitted=[entry("n", "standardize", "r2.json")], only=ONLY)
+    assert finding(r, "FIT001").evidence["reproduces_from"] == ["all rows"]
+
+
+def test_written_rounding_is_half_the_last_written_digit() -> None:
+    assert written_rounding(5.12) == pytest.approx(0.005)
+    assert written_rounding(18.0) == pytest.approx(0.05)
+    assert written_rounding(1.5e-5) == pytest.approx(5e-7)
+    assert written_rounding(5.123456789012345) == 0.0  # full precision: nothing rounded
+    assert written_rounding(float("nan")) == 0.0
 
 
 def test_statistics_from_other_data_match_nothing(audit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from auditor.stages.data.label_coverage import class_shift_p_value
 from tests.conftest import codes, finding
 
 ONLY = ["label_coverage"]
@@ -22,6 +24,42 @@ def test_distribution_shift_uses_total_variation_distance(audit) -> None:  # typ
     assert f.evidence["distance"] == 0.4  # train 50/50, test 90/10
     balanced = {"y": ["a", "b"] * 30 + ["a", "b"] * 15, "split": ["train"] * 60 + ["test"] * 30}
     assert "LAB002" not in codes(audit(balanced, keys={"label": "y"}, only=ONLY))
+
+
+def _ten_classes(test_labels: list[str]) -> dict[str, list[str]]:
+    """400 training rows spread evenly over ten classes, and the given test rows."""
+    train = [f"c{i % 10}" for i in range(400)]
+    return {"y": train + test_labels, "split": ["train"] * 400 + ["test"] * len(test_labels)}
+
+
+def test_a_random_split_of_ten_classes_with_a_small_test_split_is_no_shift(audit) -> None:  # type: ignore[no-untyped-def]
+    """50 test rows over ten classes differ from train by about 0.2 by chance: a distance a random split gives
+    is no shift (it was LAB002 at 0.22)."""
+    per_class = (10, 10, 4, 5, 2, 4, 3, 4, 2, 6)  # test shares 20% to 4% where train has 10% each
+    r = audit(
+        _ten_classes([f"c{i}" for i, n in enumerate(per_class) for _ in range(n)]), keys={"label": "y"}, only=ONLY
+    )
+    assert "LAB002" not in codes(r)
+    assert 0.2 < finding_distance(per_class) < 0.25
+
+
+def finding_distance(per_class: tuple[int, ...]) -> float:
+    """The total variation distance of these test counts from ten equal training shares."""
+    return float(0.5 * np.abs(np.array(per_class) / sum(per_class) - 0.1).sum())
+
+
+def test_a_test_split_drawn_from_half_the_classes_is_a_shift(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit(_ten_classes([f"c{i % 5}" for i in range(50)]), keys={"label": "y"}, only=ONLY)
+    f = finding(r, "LAB002")
+    assert f.evidence["distance"] == 0.5 and f.evidence["p_value"] < 0.001
+
+
+def test_class_shift_p_value_is_the_share_of_random_splits_that_differ_as_much() -> None:
+    """Checked against an exact count: rows a a b b, 2 held out; a distance of 1 needs both held out rows to
+    share a label (a a or b b), 2 of the 6 ways to hold out 2 rows."""
+    train, held = np.array([2, 0]), np.array([0, 2])  # train a a, test b b: distance 1
+    assert abs(class_shift_p_value(train, held, 1.0, draws=20_000) - 1 / 3) < 0.02
+    assert class_shift_p_value(train, held, 1.0) == class_shift_p_value(train, held, 1.0)  # seeded
 
 
 def test_small_holdout_is_not_compared(audit) -> None:  # type: ignore[no-untyped-def]
