@@ -4,8 +4,9 @@ are the checks that tie them to what a reviewer reads."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from auditor.core.findings import Finding
 from auditor.core.scope import counts_of, normalise_spelling
@@ -36,6 +37,25 @@ SUBJECTS: Mapping[str, Subject] = {
     # audit code: the statement an acceptance binds to (a leak found by a run in an unreadable file names none).
     **{f"CDL00{n}": Subject("statements", "statement", "statement", optional=True) for n in range(1, 6)},
 }
+
+
+def is_statement(code: str) -> bool:
+    """Whether ``code``'s findings are about a statement of code (named by file and line), not about data values."""
+    subject = SUBJECTS.get(code)
+    return subject is not None and subject.value == "statement"
+
+
+@lru_cache(maxsize=4096)
+def _statement_form(text: str) -> str:
+    from auditor.code.statements import canonical_statement  # the code package is loaded only for code findings
+
+    return canonical_statement(text)
+
+
+def same_form(code: str) -> Callable[[str], Hashable]:
+    """The form in which two subject values of ``code``'s findings are one value: a statement as written (its case,
+    digits and letters are the code's: `df["Y"]` is not `df["y"]`), a data value spelling-normalised."""
+    return _statement_form if is_statement(code) else normalise_spelling
 
 
 def disagreement(finding: Finding) -> str | None:
