@@ -90,6 +90,44 @@ def disagreement(finding: Finding) -> str | None:
     return None
 
 
+def counts_disagreement(finding: Finding) -> str | None:
+    """How ``finding``'s scope counts contradict the split pairs its evidence lists, as a clause (None: they do
+    not, or its evidence lists no pairs): a count above the one shown, or of a split pair not shown, would let an
+    acceptance cover rows or a split pair nobody was shown."""
+    subject, counts, evidence = SUBJECTS.get(finding.code), finding.scope.counts, finding.evidence
+    pairs = evidence.get("pairs")
+    if subject is None or counts is None or not isinstance(pairs, list):
+        return None
+    if not all(isinstance(p, Mapping) and isinstance(p.get("splits"), list) for p in pairs):
+        return None
+    noun, cut = subject.count, bool(evidence.get("pairs_not_listed"))
+    shown: dict[str, int] = {}
+    for record in pairs:
+        label = "|".join(str(s) for s in record["splits"])
+        if _whole(record.get(noun)):
+            shown[f"{label}.{noun}"] = record[noun]
+        rows = record.get("rows")
+        if isinstance(rows, list) and all(_whole(r) for r in rows):
+            shown[f"{label}.rows"] = sum(rows)
+    if _whole(evidence.get(noun)):
+        shown[noun] = evidence[noun]
+    total = evidence.get("pairs_total", len(pairs))
+    if _whole(total):
+        shown["pairs"] = total
+    if not cut and all(f"{'|'.join(str(s) for s in p['splits'])}.rows" in shown for p in pairs):
+        shown["rows"] = sum(v for k, v in shown.items() if k.endswith(".rows"))
+    for name, value in sorted(counts.items()):
+        if name in shown and value != shown[name]:
+            return f"its scope counts {name} {value} where its evidence shows {shown[name]}"
+        if name not in shown and "|" in name and not cut:
+            return f"its scope counts {name} ({value}), of a split pair its evidence does not list"
+    return None
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def with_shown_counts(finding: Finding) -> Finding:
     """``finding`` with a scope that binds no counts (``counts`` None) bound to the counts its evidence shows:
     an acceptance of it then covers those counts, not any."""

@@ -764,3 +764,23 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
         assert [f.key for f in unaccepted if f.code == "CDL001"] == ["train.py:4"]
     same = _code_report(tmp_path / "c", 'X = StandardScaler().fit_transform(df.drop(columns="y"))  # reformatted')
     assert [f for f in unaccepted_errors(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+
+
+def test_a_scope_counting_more_rows_or_pairs_than_its_finding_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Counts above those shown, or of a split pair not shown, would let an acceptance absorb w1's later rows."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    report = writer_report(tmp_path / "1", {"w1": 1})
+    (grp,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    scope = grp["scope"]
+    assert scope["counts"]["train|test.rows"] == 2
+    more_rows = {**scope, "counts": {**scope["counts"], "train|test.rows": 1000, "rows": 1000}}
+    detail = _refusal(sub, _forged_grp001(report, **more_rows))
+    assert "GRP001" in detail and "counts rows 1000 where its evidence shows 2" in detail
+    other_pair = {**scope, "counts": {**scope["counts"], "train|val.rows": 1000}}
+    assert "train|val.rows (1000), of a split pair" in _refusal(sub, _forged_grp001(report, **other_pair))
+    # As the audit wrote it, it is taken, and an acceptance of it does not cover w1's later rows.
+    first = submit(sub, report)["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="one calibration page").status_code == 201
+    second = submit(sub, writer_report(tmp_path / "2", {"w1": 5}))["id"]
+    assert effective(rev, second)["errors"] == 1
