@@ -27,6 +27,19 @@ def statement_at(tree: ast.Module, line: int, column: int = 0) -> str:
     return _cut(" ".join(_header(found).split()))
 
 
+def canonical_statement(text: str) -> str:
+    """``text`` written as statement_at writes a statement (unparsed, on one line), so that an `accept:` entry's
+    statement copied from the source (other quotes, spacing) names the same one; text that is not one statement
+    (a cut one) is kept as written, spaces aside."""
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError):
+        return " ".join(text.split())
+    if len(tree.body) != 1:
+        return " ".join(text.split())
+    return _cut(" ".join(_header(tree.body[0]).split()))
+
+
 def _holds(node: ast.stmt, line: int, column: int) -> bool:
     end_line = node.end_lineno or node.lineno
     end_col = node.end_col_offset if node.end_col_offset is not None else 1 << 30

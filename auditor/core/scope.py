@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -38,6 +38,13 @@ def normalise_spelling(text: str) -> str:
     spaces are also forgiven, as a key's layout in a message may change.
     """
     return " ".join(normal_form(text, fingerprint=True).split())
+
+
+def named_form(text: str) -> tuple[str, str]:
+    """The form in which a value an `accept:` entry names is the value a finding holds: one in both the fingerprint
+    form and the checks' own (`1.10` and `1.1` are two groups to the checks, so an entry naming one is not an
+    acceptance of the other, though their fingerprint forms agree)."""
+    return normalise_spelling(text), " ".join(normal_form(text).split())
 
 
 class Scope(_Frozen):
@@ -164,14 +171,17 @@ class Growth(_Frozen):
         return "; ".join(parts)
 
 
-def growth(accepted: Scope, seen: Scope) -> Growth | None:
-    """How ``seen`` exceeds ``accepted`` (None when it is the same or smaller: the acceptance covers it)."""
+def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = normalise_spelling) -> Growth | None:
+    """How ``seen`` exceeds ``accepted`` (None when it is the same or smaller: the acceptance covers it).
+
+    ``same`` gives the form in which two listed values are one: by default their spelling-normalised form; a
+    subject whose case and digits mean something (a statement of code) passes a stricter one."""
     new_values: tuple[str, ...] = ()
     unlisted = 0
     if seen.n_values:
         if accepted.listed and seen.listed:
-            known = {normalise_spelling(v) for v in accepted.values}
-            new_values = tuple(v for v in seen.values if normalise_spelling(v) not in known)
+            known = {same(v) for v in accepted.values}
+            new_values = tuple(v for v in seen.values if same(v) not in known)
         elif seen.digest != accepted.digest:
             # One side is only a digest: a different set cannot be shown to be a subset, so it counts as grown.
             unlisted = max(seen.n_values - accepted.n_values, 1)
@@ -183,8 +193,8 @@ def growth(accepted: Scope, seen: Scope) -> Growth | None:
                 grown.append(CountGrowth(field=name, accepted=before, seen=value))
     if not new_values and not unlisted and not grown:
         return None
-    known = {normalise_spelling(v) for v in accepted.values}
-    kept = tuple(v for v in seen.values if normalise_spelling(v) in known)
+    kept_forms = {same(v) for v in accepted.values}
+    kept = tuple(v for v in seen.values if same(v) in kept_forms)
     return Growth(accepted_values=kept, new_values=new_values, unlisted=unlisted, counts=tuple(grown))
 
 

@@ -4,8 +4,9 @@ are the checks that tie them to what a reviewer reads."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from auditor.core.findings import Finding
 from auditor.core.scope import counts_of, normalise_spelling
@@ -38,6 +39,25 @@ SUBJECTS: Mapping[str, Subject] = {
 }
 
 
+def is_statement(code: str) -> bool:
+    """Whether ``code``'s findings are about a statement of code (named by file and line), not about data values."""
+    subject = SUBJECTS.get(code)
+    return subject is not None and subject.value == "statement"
+
+
+@lru_cache(maxsize=4096)
+def _statement_form(text: str) -> str:
+    from auditor.code.statements import canonical_statement  # the code package is loaded only for code findings
+
+    return canonical_statement(text)
+
+
+def same_form(code: str) -> Callable[[str], Hashable]:
+    """The form in which two subject values of ``code``'s findings are one value: a statement as written (its case,
+    digits and letters are the code's: `df["Y"]` is not `df["y"]`), a data value spelling-normalised."""
+    return _statement_form if is_statement(code) else normalise_spelling
+
+
 def disagreement(finding: Finding) -> str | None:
     """How ``finding``'s scope contradicts its own evidence or examples, as a clause (None: it does not, or the
     code is not known here): as many values as its evidence counts, the one value it names, every value an
@@ -68,6 +88,44 @@ def disagreement(finding: Finding) -> str | None:
         if listed is not None and normalise_spelling(named) not in listed:
             return f"its examples.{i} names {named!r}, which its scope does not list"
     return None
+
+
+def counts_disagreement(finding: Finding) -> str | None:
+    """How ``finding``'s scope counts contradict the split pairs its evidence lists, as a clause (None: they do
+    not, or its evidence lists no pairs): a count above the one shown, or of a split pair not shown, would let an
+    acceptance cover rows or a split pair nobody was shown."""
+    subject, counts, evidence = SUBJECTS.get(finding.code), finding.scope.counts, finding.evidence
+    pairs = evidence.get("pairs")
+    if subject is None or counts is None or not isinstance(pairs, list):
+        return None
+    if not all(isinstance(p, Mapping) and isinstance(p.get("splits"), list) for p in pairs):
+        return None
+    noun, cut = subject.count, bool(evidence.get("pairs_not_listed"))
+    shown: dict[str, int] = {}
+    for record in pairs:
+        label = "|".join(str(s) for s in record["splits"])
+        if _whole(record.get(noun)):
+            shown[f"{label}.{noun}"] = record[noun]
+        rows = record.get("rows")
+        if isinstance(rows, list) and all(_whole(r) for r in rows):
+            shown[f"{label}.rows"] = sum(rows)
+    if _whole(evidence.get(noun)):
+        shown[noun] = evidence[noun]
+    total = evidence.get("pairs_total", len(pairs))
+    if _whole(total):
+        shown["pairs"] = total
+    if not cut and all(f"{'|'.join(str(s) for s in p['splits'])}.rows" in shown for p in pairs):
+        shown["rows"] = sum(v for k, v in shown.items() if k.endswith(".rows"))
+    for name, value in sorted(counts.items()):
+        if name in shown and value != shown[name]:
+            return f"its scope counts {name} {value} where its evidence shows {shown[name]}"
+        if name not in shown and "|" in name and not cut:
+            return f"its scope counts {name} ({value}), of a split pair its evidence does not list"
+    return None
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def with_shown_counts(finding: Finding) -> Finding:

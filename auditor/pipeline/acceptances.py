@@ -7,11 +7,12 @@ which one was reviewed, so it accepts neither (ACC004) rather than both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding
-from auditor.core.scope import growth, normalise_spelling, scope_of
+from auditor.core.scope import growth, named_form, normalise_spelling, scope_of
+from auditor.core.subjects import is_statement, same_form
 
 
 def finding_column(finding: Finding) -> str | None:
@@ -30,20 +31,22 @@ class Acceptances:
         self.broad: set[int] = set()
         # Per entry that records `values`: the normal forms of the values its matched findings hold; an entry
         # matched by a finding whose set is only a digest is left out (it cannot be told which values it saw).
-        self.seen: dict[int, set[str]] = {}
+        self.seen: dict[int, set[Hashable]] = {}
         self.unlisted: set[int] = set()
         # Per entry without `column`: the columns whose findings hold a value it names, when more than one.
         self.ambiguous: dict[int, list[str]] = {}
         # Per entry whose `key` names a finding's subject and none of its values: those values, to name the fix.
         self.subject_only: dict[int, list[str]] = {}
+        # Per entry naming a statement of code but not the file and line it was reviewed at: where it was found.
+        self.unplaced: dict[int, list[str]] = {}
 
     def unmatched_values(self, i: int) -> list[str]:
         """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
         recorded = self.entries[i].value_texts
         if recorded is None or i in self.unlisted:
             return []
-        seen = self.seen.get(i, set())
-        return [v for v in recorded if normalise_spelling(v) not in seen]
+        seen, same = self.seen.get(i, set()), _entry_form(self.entries[i].code)
+        return [v for v in recorded if same(v) not in seen]
 
     def judge_all(self, findings: Sequence[Finding]) -> list[Finding]:
         """``findings`` (all of one stage, so every column a code is reported for is seen) judged one by one,
@@ -82,11 +85,21 @@ class Acceptances:
                 self.used.add(i)
                 continue
             key, recorded = entry.key_text, entry.value_texts
+            same = _entry_form(finding.code)
+            if is_statement(finding.code) and key != finding.key:
+                # A statement is accepted where it was reviewed: the same text in another file or at another line
+                # is other code (other data reaches it), so an entry naming no file and line accepts it nowhere.
+                held = {same(v) for v in scope.values}
+                named = {same(v) for v in (*(recorded or ()), *((key,) if key is not None else ()))}
+                unplaced = key is None or same(key) in held  # no file and line, or the statement given as `key`
+                if unplaced and finding.key is not None and named & held:
+                    self.used.add(i)
+                    self.broad.add(i)
+                    self.unplaced.setdefault(i, []).append(finding.key)
+                continue
             if key is not None:
-                whole = key == finding.key and (
-                    not scope.n_values or {normalise_spelling(v) for v in scope.values} == {normalise_spelling(key)}
-                )
-                names_value = scope.listed and normalise_spelling(key) in {normalise_spelling(v) for v in scope.values}
+                whole = key == finding.key and (not scope.n_values or {same(v) for v in scope.values} == {same(key)})
+                names_value = scope.listed and same(key) in {same(v) for v in scope.values}
                 if whole and recorded is None:
                     self.used.add(i)
                     return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
@@ -101,7 +114,7 @@ class Acceptances:
             self.used.add(i)
             if recorded is not None:
                 if scope.listed:
-                    self.seen.setdefault(i, set()).update(normalise_spelling(v) for v in scope.values)
+                    self.seen.setdefault(i, set()).update(same(v) for v in scope.values)
                 else:
                     self.unlisted.add(i)
             if not allowed and recorded is None:
@@ -110,12 +123,20 @@ class Acceptances:
                     # It names the finding's subject (a file's line) but not what is there (the statement).
                     self.subject_only.setdefault(i, list(scope.values))
                 continue
-            grown = growth(scope_of(allowed), scope)
+            # The values as named, each kept: scope_of would merge two the comparison keeps apart (`1.1`, `1.10`).
+            as_named = scope_of(allowed).model_copy(update={"values": tuple(allowed), "n_values": len(allowed)})
+            grown = growth(as_named, scope, same)
             if grown is None:
                 return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
+
+
+def _entry_form(code: str) -> Callable[[str], Hashable]:
+    """The form in which a value an entry names is one a finding of ``code`` holds: a statement as code, a data
+    value in both the fingerprint form and the checks' own (named_form)."""
+    return same_form(code) if is_statement(code) else named_form
 
 
 def _held(finding: Finding) -> set[str]:

@@ -201,7 +201,10 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
     for i, entry in enumerate(acceptances.entries):
         owner = owners.get(entry.code)
         if i in acceptances.broad:
-            stale.append(_too_broad(i, entry, acceptances.subject_only.get(i)))
+            places = acceptances.unplaced.get(i)
+            stale.append(
+                _unplaced(i, entry, places) if places else _too_broad(i, entry, acceptances.subject_only.get(i))
+            )
             continue
         if i in acceptances.ambiguous:
             stale.append(_names_no_column(i, entry, acceptances.ambiguous[i]))
@@ -242,6 +245,25 @@ def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str]) -> Findin
         entry,
         "Delete the values that no longer leak from the entry's `values`.",
         values=unmatched,
+    )
+
+
+def _unplaced(i: int, entry: AcceptSpec, places: list[str]) -> Finding:
+    """ACC002: an entry naming a statement of code but not its file and line would accept it wherever it recurs."""
+    where = sorted(set(places))
+    shown = ", ".join(repr(p) for p in where[:10]) + (f" and {len(where) - 10} more" if len(where) > 10 else "")
+    return _about_entry(
+        "ACC002",
+        "accept entry too broad: it names no file and line",
+        f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names a statement but not the file and line it was "
+        "reviewed at, so it would accept that statement in any file, now and later; the finding is not accepted. "
+        f'Found at {shown}: write one entry per reviewed place, with `key: "{where[0]}"` and the statement '
+        "under `values:`.",
+        i,
+        entry,
+        f"Name the reviewed place with `key:` (one of {shown}) and the statement with `values:`.",
+        key=entry.key_text,
+        values=where,
     )
 
 

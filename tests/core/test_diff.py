@@ -375,3 +375,28 @@ def test_a_finding_in_the_users_code_keeps_its_fingerprint_in_another_checkout()
     assert fingerprint("GRP001", "group_overlap", "writer-a", {}) != fingerprint(
         "GRP001", "group_overlap", "writer-b", {}
     )
+
+
+def _leak_at(statement: str) -> Finding:
+    """CDL001 at train.py:7, the line holding ``statement``."""
+    return Finding(
+        code="CDL001",
+        stage="code_leakage",
+        severity=Severity.ERROR,
+        title="preprocessing fitted before the split",
+        message="m",
+        key="train.py:7",
+        evidence={"statement": statement},
+        scope=scope_of([statement]),
+    )
+
+
+def test_a_statement_changed_only_in_case_is_escalated_against_a_new_only_baseline() -> None:
+    """`df.drop(columns='Y')` is another statement than the `'y'` in the baseline, though they spell alike."""
+    reviewed = "X = StandardScaler().fit_transform(df.drop(columns='y'))"
+    old = report(("code_leakage", "failed", (_leak_at(reviewed),)), manifest=None)
+    changed = report(("code_leakage", "failed", (_leak_at(reviewed.replace("'y'", "'Y'")),)), manifest=None)
+    marked = mark_baseline(changed, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    same = mark_baseline(old, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in same.findings] == ["persisting"] and same.exit_code == 0

@@ -11,7 +11,7 @@ import yaml
 from auditor import run_audit
 from auditor.core.findings import Finding, Severity
 from auditor.core.scope import scope_of
-from auditor.core.subjects import SUBJECTS, disagreement, with_shown_counts
+from auditor.core.subjects import SUBJECTS, counts_disagreement, disagreement, with_shown_counts
 from tests.conftest import SampleReports, write_table
 
 SAMPLES = ["benchmark_contamination", "clinic", "customer_churn", "cv_patients", "handwriting", "video_frames"]
@@ -21,6 +21,7 @@ SAMPLES = ["benchmark_contamination", "clinic", "customer_churn", "cv_patients",
 def test_every_finding_of_the_samples_agrees_with_its_scope(sample_report: SampleReports, sample: str) -> None:
     for finding in sample_report(sample).findings:
         assert disagreement(finding) is None, (finding.code, disagreement(finding))
+        assert counts_disagreement(finding) is None, (finding.code, counts_disagreement(finding))
 
 
 def test_the_samples_hold_findings_of_the_codes_checked(sample_report: SampleReports) -> None:

@@ -725,3 +725,62 @@ def test_a_scope_that_binds_no_counts_binds_those_its_finding_shows(clients, tmp
     shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
     assert shown["accepted"] is False and shown["escalated"] is not None
     assert effective(rev, second)["errors"] == 1
+
+
+def _code_report(folder: Path, line: str) -> Report:
+    """A code audit of a script whose line 2 fits a scaler on every row, written as ``line``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = (
+        "import pandas as pd\n"
+        "df = DF = pd.read_csv('d.csv')\n"
+        f"{line}\n"
+        "from sklearn.model_selection import train_test_split\n"
+        "X_tr, X_te, y_tr, y_te = train_test_split(X, df['y'])\n"
+        "from sklearn.linear_model import LogisticRegression\n"
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    (folder / "train.py").write_text("from sklearn.preprocessing import StandardScaler\n" + script)
+    (folder / "audit.yaml").write_text("version: 1\ncode:\n  paths: [train.py]\n")
+    return run_audit(folder / "audit.yaml", only=["code_leakage"])
+
+
+def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path: Path) -> None:
+    """Accepted: `df.drop(columns='y')` at train.py:4; later the line drops 'Y' (another column): not covered."""
+    reviewed = _code_report(tmp_path / "a", "X = StandardScaler().fit_transform(df.drop(columns='y'))")
+    (leak,) = [f for f in reviewed.findings if f.code == "CDL001"]
+    record = store.ReviewRecord(
+        id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="plot only",
+        fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
+    )  # fmt: skip
+    assert [f for f in unaccepted_errors(reviewed, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+    for line in (
+        "X = StandardScaler().fit_transform(df.drop(columns='Y'))",
+        "X = StandardScaler().fit_transform(DF.drop(columns='y'))",
+    ):
+        later = _code_report(tmp_path / "b", line)
+        (grown,) = [f for f in later.findings if f.code == "CDL001"]
+        assert grown.fingerprint == leak.fingerprint  # the same file and line
+        unaccepted = unaccepted_errors(later, {leak.fingerprint: record})
+        assert [f.key for f in unaccepted if f.code == "CDL001"] == ["train.py:4"]
+    same = _code_report(tmp_path / "c", 'X = StandardScaler().fit_transform(df.drop(columns="y"))  # reformatted')
+    assert [f for f in unaccepted_errors(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+
+
+def test_a_scope_counting_more_rows_or_pairs_than_its_finding_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Counts above those shown, or of a split pair not shown, would let an acceptance absorb w1's later rows."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    report = writer_report(tmp_path / "1", {"w1": 1})
+    (grp,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == "GRP001"]
+    scope = grp["scope"]
+    assert scope["counts"]["train|test.rows"] == 2
+    more_rows = {**scope, "counts": {**scope["counts"], "train|test.rows": 1000, "rows": 1000}}
+    detail = _refusal(sub, _forged_grp001(report, **more_rows))
+    assert "GRP001" in detail and "counts rows 1000 where its evidence shows 2" in detail
+    other_pair = {**scope, "counts": {**scope["counts"], "train|val.rows": 1000}}
+    assert "train|val.rows (1000), of a split pair" in _refusal(sub, _forged_grp001(report, **other_pair))
+    # As the audit wrote it, it is taken, and an acceptance of it does not cover w1's later rows.
+    first = submit(sub, report)["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="one calibration page").status_code == 201
+    second = submit(sub, writer_report(tmp_path / "2", {"w1": 5}))["id"]
+    assert effective(rev, second)["errors"] == 1

@@ -276,3 +276,49 @@ def test_code_that_answers_for_the_run_cannot_clear_what_the_reading_found(tmp_p
     leak = finding(report, "CDL001")
     assert leak.severity == "error" and report.exit_code == 1
     assert {f.code for f in report.findings} <= {"CDL001", "CDL006", "CDL009"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'X = StandardScaler().fit_transform(df.drop(columns="Y"))',  # another column: the case of a name counts
+        'X = StandardScaler().fit_transform(DF.drop(columns="y"))',  # another variable
+    ],
+)
+def test_an_accepted_statement_does_not_cover_one_differing_only_in_case(tmp_path: Path, line: str) -> None:
+    """`df.drop(columns="Y")` is other code than the `df.drop(columns="y")` reviewed: it is not accepted."""
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [STATEMENT], "reason": "reviewed"}]
+    source = LEAKY.replace(LINE_7, line).replace("df = pd", "DF = df = pd")
+    (tmp_path / "train.py").write_text(source)
+    report = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    leak = finding(report, "CDL001")
+    assert report.exit_code == 1 and not leak.accepted and leak.escalated is not None
+    assert leak.escalated.new_values == leak.scope.values
+
+
+def test_an_accepted_statement_copied_from_the_source_is_accepted(tmp_path: Path) -> None:
+    """The statement written as in the file (double quotes, spacing) names the same statement as its unparsed form."""
+    (tmp_path / "train.py").write_text(LEAKY)
+    copied = 'X = StandardScaler().fit_transform( df.drop(columns="y") )'
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [copied], "reason": "reviewed"}]
+    report = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    assert report.exit_code == 0 and [f.key for f in report.findings if f.accepted] == ["train.py:7"]
+    assert not [f for f in report.findings if f.code.startswith("ACC")]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"code": "CDL001", "values": [STATEMENT], "reason": "reviewed"},  # no file and line
+        {"code": "CDL001", "key": STATEMENT, "reason": "reviewed"},  # the statement given as the key
+    ],
+)
+def test_an_entry_naming_a_statement_without_its_place_accepts_it_nowhere(tmp_path: Path, entry: dict) -> None:
+    """The same statement in two files is two pieces of code: an entry without `key: file:line` accepts neither."""
+    (tmp_path / "train.py").write_text(LEAKY)
+    (tmp_path / "other.py").write_text(LEAKY)
+    report = _audit(tmp_path, {"paths": ["train.py", "other.py"]}, accept=[entry])
+    assert report.exit_code == 1 and not any(f.accepted for f in report.findings)
+    acc = finding(report, "ACC002")
+    assert acc.evidence["values"] == ["other.py:7", "train.py:7"]
+    assert 'key: "other.py:7"' in acc.message and "not the file and line" in acc.message

@@ -392,3 +392,20 @@ def test_accepted_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit(data, keys={"groups": ["writer"]}, accept=accept, only=ONLY)
     assert finding(r, "GRP005").evidence["values"] == 1
     assert [f.key for f in r.findings if f.accepted] == ["W2"]
+
+
+def test_an_accepted_dotted_value_does_not_cover_another_the_checks_keep_apart(audit) -> None:  # type: ignore[no-untyped-def]
+    """Writers `1.1` and `1.10` are two groups to the checks (a dotted id's digits are written): accepting `1.1`
+    leaves `1.10`'s leak failing; an entry naming both, however spelled (`1.10 `), accepts both."""
+    data = {"writer": ["1.10", "1.10", "1.1", "1.1"], "split": ["train", "test", "train", "test"]}
+    keys = {"groups": ["writer"]}
+    one = audit(data, keys=keys, only=ONLY, accept=[{"code": "GRP001", "key": "1.1", "reason": "calibration"}])
+    assert one.exit_code == 1
+    assert sorted((f.scope.values, f.accepted) for f in one.findings if f.code == "GRP001") == [
+        (("1.1",), True),
+        (("1.10",), False),
+    ]
+    both = [{"code": "GRP001", "key": k, "reason": "calibration"} for k in ("1.1", "1.10 ")]
+    assert audit(data, keys=keys, only=ONLY, accept=both).exit_code == 0
+    listed = [{"code": "GRP001", "values": ["1.10", "1.1"], "reason": "calibration"}]
+    assert audit(data, keys=keys, only=ONLY, accept=listed).exit_code == 0
