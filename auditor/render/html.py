@@ -146,6 +146,17 @@ def _section(anchor: str, finding: Finding, split_order: tuple[str, ...], uid: s
     return Section(anchor, finding, figures, shown, previews_for(finding), drawn)
 
 
+def subject_label(finding: Finding) -> str:
+    """What a finding is about, for a list of titles: its key, with the key column it is a value of (two columns
+    can hold the same value: writer `x1` and source `x1` are two findings)."""
+    if finding.key is None:
+        return ""
+    column = finding.evidence.get("key")
+    if finding.stage != "accept" and isinstance(column, str) and column != finding.key:
+        return f"{column} {finding.key}"
+    return finding.key
+
+
 def fix_first(sections: list[Section]) -> list[Section]:
     """The few findings to fix first: unaccepted errors, then warnings, in report order."""
     live = [s for s in sections if not s.finding.accepted and s.finding.severity is not Severity.INFO]
@@ -168,6 +179,7 @@ def render_html(report: Report) -> str:
     env.filters["here"] = lambda text: text if isinstance(text, Markup) else shown_path(str(text), folder, elide=False)
     env.filters["code"] = _inline_code
     env.filters["baseline_tag"] = baseline_tag
+    env.filters["subject"] = subject_label
     template = env.get_template("report.html.j2")
     findings = sorted(report.findings, key=lambda f: (f.accepted, *f.sort_key()))
     split_order = tuple(report.manifest.rows_per_split) if report.manifest else ()

@@ -55,6 +55,20 @@ def test_the_page_starts_with_the_verdict_then_what_to_fix_first(video: Report) 
         assert f'id="{anchor}"' in page
 
 
+def test_the_fix_first_list_tells_one_value_of_two_columns_apart(video: Report) -> None:
+    """Writer x1 and source x1 are two findings: the list names each one's column beside the value."""
+    page = render_html(
+        with_findings(
+            video,
+            finding("group_overlap", code="GRP001", key="x1", evidence={"key": "writer"}),
+            finding("group_overlap", code="GRP001", key="x1", evidence={"key": "source"}),
+            finding("accept", code="ACC004", key="GRP001:x1", evidence={"key": "x1"}),
+        )
+    )
+    nav = page[page.index("Fix first") : page.index("<h2>Findings")]
+    assert "(writer x1)" in nav and "(source x1)" in nav and "(GRP001:x1)" in nav
+
+
 def test_overlap_stages_draw_a_split_matrix_and_the_chain(video: Report) -> None:
     by_code = {f.code: f for f in video.findings}
     assert kinds(by_code["GRP003"]) == ["matrix"]
