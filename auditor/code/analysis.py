@@ -13,7 +13,7 @@ from pathlib import Path
 from auditor.code.interpret import Walker
 from auditor.code.leaks import Leak, find_leaks
 from auditor.code.sources import Place, Program, SkippedPart, SourceError, find_sources, read_program
-from auditor.code.statements import statement_at
+from auditor.core.statements import statement_at
 
 PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
 
@@ -42,7 +42,7 @@ class PlacedLeak:
     into: tuple[tuple[Place, str], ...]
     sites: tuple[Place, ...]
     chain: tuple[tuple[str, Place], ...]
-    statement: str = ""  # the statement at ``place``, as an acceptance binds to it (statements.py)
+    statement: str = ""  # the statement at ``place``, as an acceptance binds to it (core/statements.py)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def is_statement(code: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _statement_form(text: str) -> str:
-    from auditor.code.statements import canonical_statement  # the code package is loaded only for code findings
+    from auditor.core.statements import canonical_statement  # ast is loaded only for code findings
 
     return canonical_statement(text)
 

@@ -303,7 +303,7 @@ def _where_in_file(place: Place) -> str:
 def _statement_of(place: Place, programs: dict[Path, Program | None]) -> str:
     """The statement at a place in a file (read once per file), for a leak the run found; '' when unreadable."""
     from auditor.code.sources import SourceError, read_program
-    from auditor.code.statements import statement_at
+    from auditor.core.statements import statement_at
 
     if place.path not in programs:
         try:
