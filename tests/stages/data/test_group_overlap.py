@@ -409,3 +409,16 @@ def test_an_accepted_dotted_value_does_not_cover_another_the_checks_keep_apart(a
     assert audit(data, keys=keys, only=ONLY, accept=both).exit_code == 0
     listed = [{"code": "GRP001", "values": ["1.10", "1.1"], "reason": "calibration"}]
     assert audit(data, keys=keys, only=ONLY, accept=listed).exit_code == 0
+
+
+def test_a_shared_placeholder_value_is_still_a_finding_whose_fix_says_to_write_it_blank(audit) -> None:  # type: ignore[no-untyped-def]
+    """`N/A` in train and test is found as written (it may be a real group), and the fix names the blank cell."""
+    data = {"writer": ["N/A", "N/A", "w1", "w2"], "split": ["train", "test", "train", "test"]}
+    r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
+    f = finding(r, "GRP001")
+    assert r.exit_code == 1 and "'N/A' may stand for a missing 'writer'" in f.remediation
+    assert "write it blank" in f.remediation
+    real = audit(dict(data, writer=["w9", "w9", "w1", "w2"]), keys={"groups": ["writer"]}, only=ONLY)
+    assert "may stand for a missing" not in finding(real, "GRP001").remediation
+    blank = audit(dict(data, writer=["", "", "w1", "w2"]), keys={"groups": ["writer"]}, only=ONLY)
+    assert "GRP001" not in codes(blank) and blank.exit_code == 0  # what the fix says holds
