@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
@@ -274,6 +274,7 @@ class GroupOverlap(Stage):
             pairs_text,
             share_text,
         )
+        from auditor.manifest.placeholders import placeholder_hint
         from auditor.manifest.spelling import spelled_as_one
 
         assert isinstance(self.options, GroupOverlapOptions)
@@ -318,24 +319,5 @@ class GroupOverlap(Stage):
             scope=key_overlap_scope(key, groups, overlap.of_kind(kind), "groups"),
             remediation=f"Split by '{key.name}' (every value in exactly one split), e.g. a group-aware "
             "splitter; if a value is shared on purpose, record it under `accept` with the reason."
-            + placeholder_hint(labels, key.name),
+            + placeholder_hint((key.name, label) for label in labels),
         )
-
-
-# Words files use for "no value": shared by many rows, they make one large group that crosses every split. Only
-# named in the remediation: whether such a value is a real group is the user's to say (`NA` is Namibia too).
-PLACEHOLDERS = frozenset(
-    {"na", "n/a", "nan", "null", "none", "nil", "missing", "unknown", "undefined", "-", "--", "?", "#n/a", "<na>"}
-)
-
-
-def placeholder_hint(values: Sequence[str], column: str) -> str:
-    """A remediation's last sentence when a shared value reads as a stand-in for a missing one; '' otherwise."""
-    found = [v for v in values if v.strip().casefold() in PLACEHOLDERS]
-    if not found:
-        return ""
-    shown = ", ".join(repr(v) for v in found[:3])
-    return (
-        f" {shown} may stand for a missing '{column}', not a {column}: a blank cell is missing and never compared "
-        "(counted in GRP004), so if that is what it means, write it blank in the manifest."
-    )

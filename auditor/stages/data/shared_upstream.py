@@ -225,6 +225,7 @@ class SharedUpstream(Stage):
             share_text,
             top_pairs,
         )
+        from auditor.manifest.placeholders import placeholder_hint
 
         assert isinstance(self.options, SharedUpstreamOptions)
         roles = context.roles
@@ -267,7 +268,8 @@ class SharedUpstream(Stage):
                 "components",
             ),
             remediation="Split by the linked groups (every connected group of samples in one split); "
-            "shared_upstream's chain shows which keys tie the samples together.",
+            "shared_upstream's chain shows which keys tie the samples together."
+            + placeholder_hint(_chain_values(examples)),
         )
 
     def _fold_crossing(
@@ -432,3 +434,12 @@ class SharedUpstream(Stage):
             },
             key=compound_label(links.key_names),
         )
+
+
+def _chain_values(examples: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """The (key, value) links of the examples' chains."""
+    for example in examples:
+        for chain in example.get("chains", ()):
+            for step in chain.get("steps", ()):
+                if "key" in step and "value" in step:
+                    yield str(step["key"]), str(step["value"])

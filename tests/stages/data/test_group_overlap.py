@@ -416,7 +416,7 @@ def test_a_shared_placeholder_value_is_still_a_finding_whose_fix_says_to_write_i
     data = {"writer": ["N/A", "N/A", "w1", "w2"], "split": ["train", "test", "train", "test"]}
     r = audit(data, keys={"groups": ["writer"]}, only=ONLY)
     f = finding(r, "GRP001")
-    assert r.exit_code == 1 and "'N/A' may stand for a missing 'writer'" in f.remediation
+    assert r.exit_code == 1 and "writer 'N/A' may stand for a missing value" in f.remediation
     assert "write it blank" in f.remediation
     real = audit(dict(data, writer=["w9", "w9", "w1", "w2"]), keys={"groups": ["writer"]}, only=ONLY)
     assert "may stand for a missing" not in finding(real, "GRP001").remediation

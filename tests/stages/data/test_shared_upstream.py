@@ -213,3 +213,12 @@ def test_a_manifest_whose_rows_have_no_split_is_audited_not_an_error(audit) -> N
     for rows in (one, two):
         r = audit(rows, fmt="parquet", manifest={"id": "sid"}, keys={"sources": ["document"]}, only=ONLY)
         assert [(s.status, s.error) for s in r.stages] == [("passed", None)] and "UPS001" not in codes(r)
+
+
+def test_a_link_through_a_placeholder_is_still_found_and_its_fix_says_to_write_it_blank(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"document": ["null", "null", "d2", "d3"], "split": ["train", "test", "train", "test"]}
+    r = audit(data, keys={"sources": ["document"]}, only=ONLY)
+    f = finding(r, "UPS001")
+    assert r.exit_code == 1 and "document 'null' may stand for a missing value" in f.remediation
+    real = audit(dict(data, document=["d1", "d1", "d2", "d3"]), keys={"sources": ["document"]}, only=ONLY)
+    assert "may stand for a missing value" not in finding(real, "UPS001").remediation
