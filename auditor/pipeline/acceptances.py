@@ -57,7 +57,8 @@ class Acceptances:
             for i in bare:
                 entry = self.entries[i]
                 texts = (*((entry.key_text,) if entry.key_text else ()), *(entry.value_texts or ()))
-                named = {normalise_spelling(v) for v in texts}
+                same = _entry_form(entry.code)  # as judge compares: `1.1` names neither `1.10` nor its column
+                named = {same(v) for v in texts}
                 columns = {c for code, c, values in held if code == entry.code and named & values}
                 if len(columns) > 1:
                     self.ambiguous[i] = sorted({*self.ambiguous.get(i, []), *columns})
@@ -139,9 +140,10 @@ def _entry_form(code: str) -> Callable[[str], Hashable]:
     return same_form(code) if is_statement(code) else named_form
 
 
-def _held(finding: Finding) -> set[str]:
-    """The normal forms of the values a finding holds: its listed scope values and its subject."""
-    held = {normalise_spelling(v) for v in finding.scope.values} if finding.scope.listed else set()
+def _held(finding: Finding) -> set[Hashable]:
+    """The values a finding holds (its listed scope values and its subject) in the form entries are compared in."""
+    same = _entry_form(finding.code)
+    held: set[Hashable] = {same(v) for v in finding.scope.values} if finding.scope.listed else set()
     if finding.key is not None:
-        held.add(normalise_spelling(finding.key))
+        held.add(same(finding.key))
     return held

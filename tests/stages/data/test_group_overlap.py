@@ -422,3 +422,15 @@ def test_a_shared_placeholder_value_is_still_a_finding_whose_fix_says_to_write_i
     assert "may stand for a missing" not in finding(real, "GRP001").remediation
     blank = audit(dict(data, writer=["", "", "w1", "w2"]), keys={"groups": ["writer"]}, only=ONLY)
     assert "GRP001" not in codes(blank) and blank.exit_code == 0  # what the fix says holds
+
+
+def test_a_value_is_ambiguous_only_where_two_columns_hold_it_as_the_checks_compare(audit) -> None:  # type: ignore[no-untyped-def]
+    """Writer 1.1 and source 1.10 are two values: an entry naming 1.1 and no column accepts the writer alone."""
+    data = {"writer": ["1.1", "1.1", "w2", "w3"], "source": ["s1", "s2", "1.10", "1.10"], "split": TWO_KEYS["split"]}
+    entry = {"code": "GRP001", "key": "1.1", "reason": "reviewed"}
+    r = audit(data, keys={"groups": ["writer", "source"]}, only=ONLY, accept=[entry])
+    assert {(f.evidence["key"], f.accepted) for f in r.findings if f.code == "GRP001"} == {
+        ("writer", True),
+        ("source", False),
+    }
+    assert "ACC004" not in codes(r)
