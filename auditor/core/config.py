@@ -422,6 +422,10 @@ class AcceptSpec(_Section):
         """The column as findings name it in their evidence (a compound key's columns joined)."""
         return compound_label(self.column) if isinstance(self.column, list) else self.column
 
+    def judges_column(self, column: str | None) -> bool:
+        """Whether the entry may judge a finding about ``column``: any, unless it names another one."""
+        return self.column is None or self.column_text == column
+
     @property
     def key_text(self) -> str | None:
         return compound_label(self.key) if isinstance(self.key, list) else self.key

@@ -715,7 +715,7 @@ def accepted_groups(
     index = {n: g for g, n in enumerate(spellings.normal)}
     out: dict[int, str] = {}
     for entry in entries:
-        if entry.column is not None and entry.column_text != column:
+        if not entry.judges_column(column):
             continue
         if entry.code == code and entry.key is not None and entry.key_text is not None:
             g = index.get(accept_key(entry.key, parts))

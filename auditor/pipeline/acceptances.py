@@ -76,21 +76,19 @@ class Acceptances:
             return finding
         scope = finding.scope
         column = finding_column(finding)
+        same = _entry_form(finding.code)
+        held = {same(v) for v in scope.values}  # once per finding, whatever the number of entries
         escalated: Finding | None = None
         for i, entry in enumerate(self.entries):
-            if entry.code != finding.code:
-                continue
-            if entry.column is not None and entry.column_text != column:
+            if entry.code != finding.code or not entry.judges_column(column):
                 continue
             if column is not None and column in self.ambiguous.get(i, ()):
                 self.used.add(i)
                 continue
             key, recorded = entry.key_text, entry.value_texts
-            same = _entry_form(finding.code)
             if is_statement(finding.code) and key != finding.key:
                 # A statement is accepted where it was reviewed: the same text in another file or at another line
                 # is other code (other data reaches it), so an entry naming no file and line accepts it nowhere.
-                held = {same(v) for v in scope.values}
                 named = {same(v) for v in (*(recorded or ()), *((key,) if key is not None else ()))}
                 unplaced = key is None or same(key) in held  # no file and line, or the statement given as `key`
                 if unplaced and finding.key is not None and named & held:
@@ -99,8 +97,8 @@ class Acceptances:
                     self.unplaced.setdefault(i, []).append(finding.key)
                 continue
             if key is not None:
-                whole = key == finding.key and (not scope.n_values or {same(v) for v in scope.values} == {same(key)})
-                names_value = scope.listed and same(key) in {same(v) for v in scope.values}
+                whole = key == finding.key and (not scope.n_values or held == {same(key)})
+                names_value = scope.listed and same(key) in held
                 if whole and recorded is None:
                     self.used.add(i)
                     return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
