@@ -120,6 +120,31 @@ def test_a_frames_shared_writer_is_the_files(tmp_path: Path) -> None:
     assert grp.evidence["key"] == "writer" and [e["group"] for e in grp.examples] == ["w-a"]
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"code": "GRP001", "key": "x1", "column": "writer", "reason": "reviewed"},  # one column's value
+        {"code": "GRP001", "key": "x1", "reason": "reviewed"},  # a value of two columns: accepted in neither
+    ],
+)
+def test_an_accept_entry_judges_a_frame_as_it_judges_the_files(tmp_path: Path, entry: dict[str, str]) -> None:
+    df = pd.DataFrame(
+        {
+            "sid": ["a", "b", "c", "d"],
+            "split": ["train", "test", "train", "test"],
+            "writer": ["x1", "x1", "w2", "w3"],
+            "source": ["s1", "s2", "x1", "x1"],
+        }
+    )
+    only, keys = ["group_overlap"], {"groups": ["writer", "source"]}
+    code = auditor.audit(df, id="sid", keys=keys, only=only, accept=[entry])
+    cli(tmp_path, df, {"id": "sid", "split": "split"}, only, keys=keys, accept=[entry])
+    stages = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))["stages"]
+    judged = [(f["code"], f["evidence"].get("key"), f["accepted"]) for s in stages for f in s["findings"]]
+    assert [(f.code, f.evidence.get("key"), f.accepted) for f in code.findings] == judged
+    assert (("GRP001", "writer", True) in judged) == ("column" in entry)
+
+
 # -- a repeated header row ------------------------------------------------------------------------------------
 
 CONCATENATED = "sid,split,writer\ns1,train,a\ns2,test,b\nsid,split,writer\ns3,train,c\ns4,test,d\n"
