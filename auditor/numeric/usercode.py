@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,15 +77,66 @@ class UserCode:
         )
 
 
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the user's source every time, and writes no bytecode beside it.
+
+    Python trusts a cached .pyc while the source keeps its mtime (whole seconds) and size: an edit of one
+    character made within the second, or a checkout that keeps mtimes, would be audited as the code it replaced.
+    """
+
+    def path_stats(self, path: str) -> Mapping[str, Any]:
+        raise OSError("the audit reads the user's source, not its bytecode")
+
+
+def _user_finders(roots: tuple[Path, ...]) -> Callable[[str], importlib.machinery.FileFinder]:
+    """A path hook giving each folder under ``roots`` a finder that loads sources with _SourceOnlyLoader."""
+    details = (
+        (_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+        (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+    )
+
+    def hook(entry: str) -> importlib.machinery.FileFinder:
+        if not _under(entry, roots):
+            raise ImportError("not a folder of the user's code")
+        return importlib.machinery.FileFinder(entry, *details)
+
+    return hook
+
+
+def _under(entry: str, roots: tuple[Path, ...]) -> bool:
+    try:
+        resolved = Path(entry or ".").resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(resolved.is_relative_to(r) for r in roots)
+
+
+def _forget_finders(prefixes: tuple[str, ...]) -> None:
+    # A finder cached for a user folder (by an earlier block, or by the user's own imports in this process)
+    # would keep its bytecode policy and its listing of the folder.
+    if prefixes:
+        for entry in [e for e in sys.path_importer_cache if e.startswith(prefixes)]:
+            del sys.path_importer_cache[entry]
+
+
 @contextlib.contextmanager
 def user_path(paths: tuple[Path, ...]) -> Iterator[None]:
-    """``paths`` first on sys.path while the block runs; sys.path is restored exactly afterwards."""
+    """``paths`` first on sys.path while the block runs, their modules read from source; sys.path and the
+    import hooks are restored exactly afterwards."""
     saved = list(sys.path)
+    roots = tuple(p.resolve() for p in paths)
+    prefixes = tuple(dict.fromkeys(str(p) for p in (*paths, *roots)))
+    hook = _user_finders(roots)
+    _forget_finders(prefixes)
+    sys.path_hooks.insert(0, hook)
     sys.path[:0] = [str(p) for p in paths]
     try:
         yield
     finally:
         sys.path[:] = saved
+        with contextlib.suppress(ValueError):
+            sys.path_hooks.remove(hook)
+        _forget_finders(prefixes)
 
 
 def load_user_code(loaded: LoadedConfig) -> UserCode:

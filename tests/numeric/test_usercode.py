@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,25 @@ def test_import_failure_shows_no_frames_of_the_tool(tmp_path: Path) -> None:
     with pytest.raises(UserCodeError) as info:
         load_user_code(load_config(config(tmp_path, "x = 1\ny = undefined_name\n")))
     assert "usercode.py" not in str(info.value) and "importlib" not in str(info.value)
+
+
+def test_a_module_rewritten_in_the_same_second_with_the_same_size_is_read_again(tmp_path: Path) -> None:
+    # Python's bytecode cache trusts a source's mtime (whole seconds) and size: an edit of one character made
+    # within the second (or a checkout that keeps mtimes) would be audited as the code it replaced.
+    path = config(tmp_path, REGRESSION + LOSS)
+    source = tmp_path / "src" / "prog.py"
+    stamp = source.stat().st_mtime_ns
+    subprocess.run(  # the user's own run leaves bytecode beside the source
+        [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import prog", str(source.parent)],
+        env={"PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    (cached,) = (source.parent / "__pycache__").glob("prog.*.pyc")
+    left = cached.read_bytes()
+    assert load_user_code(load_config(path)).call("model").out_features == 1
+    source.write_text(
+        source.read_text(encoding="utf-8").replace("nn.Linear(2, 1)", "nn.Linear(2, 4)"), encoding="utf-8"
+    )
+    os.utime(source, ns=(stamp, stamp))
+    assert load_user_code(load_config(path)).call("model").out_features == 4
+    assert cached.read_bytes() == left  # the user's files are read, never written
