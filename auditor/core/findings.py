@@ -69,9 +69,11 @@ def _subject_value(value: Any) -> Any:
     return value
 
 
-# A key that is a place in the user's code ('/home/a/repo/src/model.py:38'): only 'model.py:38' identifies it,
-# so the same finding in another checkout or on another machine keeps its fingerprint; so does the key of a
-# report made portable for sharing (core/portable.py: 'src/model.py:38', '…/model.py:38').
+# A key that is a place in the user's code. Written relative to the project ('exp1/train.py:6', as `audit code`
+# and the numeric stages write files under the config's folder) the whole path identifies it: 'exp2/train.py:6',
+# a copy of the script, is another finding, and accepting one must not accept the other. An absolute path
+# ('/home/a/repo/src/model.py:38') or one a shared report elided ('…/model.py:38') names no project root, so
+# only 'model.py:38' identifies it, in another checkout or on another machine alike.
 _CODE_SITE = re.compile(
     r"(?:(?:[A-Za-z]:)?[/\\].*[/\\]|…[/\\])(?P<site>[^/\\]+:\d+)|(?:[^/\\\s]+[/\\])+(?P<py>[^/\\\s]+\.py:\d+)"
 )
@@ -84,7 +86,15 @@ def code_site(key: str) -> str | None:
 
 
 def _portable_key(key: str) -> str:
-    return code_site(key) or key
+    site = _CODE_SITE.fullmatch(key)
+    if site is None:
+        return key
+    if site.group("site"):
+        return site.group("site")
+    relative = key.replace("\\", "/")
+    while relative.startswith("./"):
+        relative = relative[2:]
+    return relative
 
 
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:

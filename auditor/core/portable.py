@@ -76,11 +76,18 @@ def portable(report: Report) -> Report:
 def _finding(data: dict[str, Any], walk: Callable[..., Any]) -> dict[str, Any]:
     """A finding's texts made portable, but what its fingerprint is computed from kept one-to-one: ``…/name``
     would turn two values (two documents called ``a.pdf`` in different folders) into one fingerprint, and an
-    acceptance of one would then cover the other. Only a code site, which the fingerprint reads by file name
-    and line anyway, is reduced to its name."""
+    acceptance of one would then cover the other. Only an absolute code site, which the fingerprint reads by
+    file name and line anyway, is reduced to its name (not made relative, which would make it another key)."""
     out = {k: walk(v) for k, v in data.items() if k not in ("key", "evidence")}
     key = data.get("key")
-    out["key"] = walk(key, isinstance(key, str) and code_site(key) is not None)
+    if isinstance(key, str) and code_site(key) is not None and _is_absolute(key):
+        out["key"] = f"{ELIDED}/{code_site(key)}"
+    else:
+        out["key"] = walk(key, False)
     evidence = data["evidence"]
     out["evidence"] = {walk(k): walk(v, k not in SUBJECT_FIELDS) for k, v in evidence.items()}
     return out
+
+
+def _is_absolute(path: str) -> bool:
+    return PurePosixPath(path).is_absolute() or bool(PureWindowsPath(path).drive)

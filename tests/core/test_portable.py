@@ -71,10 +71,16 @@ def test_a_sample_report_keeps_no_absolute_path_and_its_verdict(sample_report: S
     assert portable(shared) == shared
 
 
-def test_a_code_site_keeps_its_fingerprint_when_made_relative() -> None:
+def test_a_code_site_keeps_its_fingerprint_when_made_portable() -> None:
     absolute = fingerprint("BRD001", "broadcast", "/home/alice/proj/src/model.py:38", {})
-    assert fingerprint("BRD001", "broadcast", "src/model.py:38", {}) == absolute
     assert fingerprint("BRD001", "broadcast", "…/model.py:38", {}) == absolute
+    assert fingerprint("BRD001", "broadcast", "C:\\Users\\alice\\proj\\model.py:38", {}) == absolute
+    # Relative to the project the whole path names the file: a copy of the script elsewhere is another finding.
+    relative = fingerprint("CDL001", "code_leakage", "exp1/train.py:6", {})
+    assert fingerprint("CDL001", "code_leakage", "exp2/train.py:6", {}) != relative
+    assert fingerprint("CDL001", "code_leakage", "train.py:6", {}) != relative
+    assert fingerprint("CDL001", "code_leakage", "./exp1/train.py:6", {}) == relative
+    assert fingerprint("CDL001", "code_leakage", "exp1\\train.py:6", {}) == relative
     # Group values with slashes and a colon are not code sites: two different ones stay two findings.
     assert fingerprint("TMP002", "temporal_order", "2020/01/05 10:30", {}) != fingerprint(
         "TMP002", "temporal_order", "2021/01/05 10:30", {}
@@ -138,3 +144,7 @@ def test_values_outside_the_folder_never_merge_two_findings_into_one(sample_repo
     )
     (code,) = portable(_with(report, site)).findings
     assert code.key == "…/ops.py:12" and code.fingerprint == site.fingerprint
+    inside = site.model_copy(update={"key": f"{folder}/src/model.py:38"})
+    inside = Finding.model_validate(inside.model_dump())
+    (shown,) = portable(_with(report, inside)).findings
+    assert shown.key == "…/model.py:38" and shown.fingerprint == inside.fingerprint

@@ -784,3 +784,23 @@ def test_a_scope_counting_more_rows_or_pairs_than_its_finding_shows_is_refused(c
     assert review(rev, first, action="accept", fingerprint=fp, comment="one calibration page").status_code == 201
     second = submit(sub, writer_report(tmp_path / "2", {"w1": 5}))["id"]
     assert effective(rev, second)["errors"] == 1
+
+
+def test_a_reviewed_leak_does_not_cover_its_copy_in_another_script(tmp_path: Path) -> None:
+    """exp2/train.py, copied from exp1/train.py, holds the same statement on the same line: accepting exp1's leak
+    ("an exploratory plot") says nothing about exp2's."""
+    folder = tmp_path / "proj"
+    for exp in ("exp1", "exp2"):
+        _code_report(folder / exp, "X = StandardScaler().fit_transform(df.drop(columns='y'))")
+    (folder / "audit.yaml").write_text("version: 1\ncode:\n  paths: [exp1/train.py, exp2/train.py]\n")
+    both = run_audit(folder / "audit.yaml", only=["code_leakage"])
+    first, second = [f for f in both.findings if f.code == "CDL001"]
+    assert (first.key, second.key) == ("exp1/train.py:4", "exp2/train.py:4")
+    assert first.scope == second.scope and first.fingerprint != second.fingerprint
+    record = store.ReviewRecord(
+        id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="exploratory plot",
+        fingerprint=first.fingerprint, expires_at=None, override_reason=None, scope=first.scope,
+    )  # fmt: skip
+    assert [f.key for f in unaccepted_errors(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
+        "exp2/train.py:4"
+    ]
