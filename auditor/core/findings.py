@@ -97,10 +97,20 @@ def _portable_key(key: str) -> str:
     return relative
 
 
+# A place in code, with or without its folder: 'Train.py:7' and 'train.py:7' are two files on most systems, so
+# it is compared exactly, not in the normal spelling a data value is compared in.
+_CODE_PLACE = re.compile(r"(?:.*[/\\])?[^/\\]+\.(?:py|pyw|ipynb)(?::cell\d+)?:\d+")
+
+
+def _key_form(key: str) -> str:
+    shown = _portable_key(key)
+    return shown if _CODE_PLACE.fullmatch(shown) else normalise_spelling(shown)
+
+
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:
     """A short digest of what a finding is about: code, stage, the spelling-normalised key and subject fields."""
     subject = {name: _subject_value(evidence[name]) for name in SUBJECT_FIELDS if name in evidence}
-    about = [code, stage, None if key is None else normalise_spelling(_portable_key(key)), subject]
+    about = [code, stage, None if key is None else _key_form(key), subject]
     text = json.dumps(about, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX]
 

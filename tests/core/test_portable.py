@@ -81,6 +81,14 @@ def test_a_code_site_keeps_its_fingerprint_when_made_portable() -> None:
     assert fingerprint("CDL001", "code_leakage", "train.py:6", {}) != relative
     assert fingerprint("CDL001", "code_leakage", "./exp1/train.py:6", {}) == relative
     assert fingerprint("CDL001", "code_leakage", "exp1\\train.py:6", {}) == relative
+    # A file name is compared as written (two files on most systems), a data value in its normal spelling.
+    for upper, lower in (
+        ("Train.py:7", "train.py:7"),
+        ("exp/Train.py:7", "exp/train.py:7"),
+        ("…/A.ipynb:cell6:5", "…/a.ipynb:cell6:5"),
+    ):
+        assert fingerprint("CDL001", "code_leakage", upper, {}) != fingerprint("CDL001", "code_leakage", lower, {})
+    assert fingerprint("GRP001", "group_overlap", "W1", {}) == fingerprint("GRP001", "group_overlap", "w1", {})
     # Group values with slashes and a colon are not code sites: two different ones stay two findings.
     assert fingerprint("TMP002", "temporal_order", "2020/01/05 10:30", {}) != fingerprint(
         "TMP002", "temporal_order", "2021/01/05 10:30", {}
