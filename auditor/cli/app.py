@@ -3,8 +3,11 @@ them, `lab` and `schema`, `--version`, and `main`, the console script."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,6 +15,7 @@ from auditor.cli import code, review, run, service
 from auditor.cli.collector import for_exit
 from auditor.cli.common import EXIT_CANNOT_AUDIT, EXIT_FINDINGS, fail, say
 from auditor.cli.signals import (
+    PENDING,
     StartupInterrupted,
     install,
     install_original,
@@ -93,12 +97,31 @@ def _root(
     """Audit a dataset split and its training code for leakage before the experiment starts."""
 
 
+def _forget_earlier_verdict(args: list[str]) -> None:
+    """For `audit run` stopped while starting: remove the reports of an earlier run its report directory holds."""
+    if not args or args[0] != "run":
+        return
+    from auditor.cli.reportdir import forget_unstarted_run
+
+    command: Any = typer.main.get_command(app)
+    with command.make_context("audit", list(args), resilient_parsing=True) as parent:
+        run_command = command.get_command(parent, "run")
+        params = run_command.make_context("run", list(args[1:]), parent=parent, resilient_parsing=True).params
+    if params.get("config") is not None:
+        forget_unstarted_run(Path(params["config"]), params.get("out"))
+
+
 def main() -> None:
     # First: from here a signal unwinds (a command's `finally` still cleans up) instead of ending the process.
     install(raise_startup_interrupt)
     try:
+        if PENDING:  # signalled while the modules imported
+            raise StartupInterrupted(PENDING[0])
         app()
     except (StartupInterrupted, KeyboardInterrupt) as exc:  # before a command's own handler: no verdict
+        install(signal.SIG_IGN)  # a second Ctrl-C does not cut the clean-up short: it takes milliseconds
+        with contextlib.suppress(Exception):
+            _forget_earlier_verdict(sys.argv[1:])
         by = f" by {exc.signal_name}" if isinstance(exc, StartupInterrupted) else ""
         say(f"interrupted{by} before the audit started", "error: ", "bold red")
         raise SystemExit(EXIT_CANNOT_AUDIT) from None

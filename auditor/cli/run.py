@@ -154,6 +154,9 @@ def run(
             written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except Interrupted as exc:
+            if reports.out_dir is None:  # stopped while its config was read: its earlier reports go all the same
+                with contextlib.suppress(Exception):
+                    reports.out_dir = own_reports_of_broken_config(config)
             reports.interrupted(exc.signal_name)
             marked = reports.out_dir / REPORT_JSON if reports.marker and reports.out_dir else None
             where = f"; {marked} says 'interrupted'" if marked else ""

@@ -22,9 +22,21 @@ ORIGINAL_HANDLERS = {s: signal.getsignal(s) for s in STARTUP_SIGNALS}
 _MAIN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
 
 
+# A signal that came while the command's modules were still importing, answered once they are (see main).
+PENDING: list[int] = []
+
+
 def end_at_once(signum: int, frame: object) -> None:
     os.write(2, f"error: interrupted by {signal.Signals(signum).name} before the audit started\n".encode())
     os._exit(2)
+
+
+def end_once_started(signum: int, frame: object) -> None:
+    """While the modules import: note the signal, so the command, once it can, removes an earlier run's verdict
+    before it exits 2 (under a second of start-up); a second signal ends the process at once."""
+    if PENDING:
+        end_at_once(signum, frame)
+    PENDING.append(signum)
 
 
 def started_as_command() -> bool:

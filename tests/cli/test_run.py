@@ -901,7 +901,9 @@ def test_a_quiet_run_that_writes_only_files_never_loads_rich(sample: Path) -> No
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("moment", STARTUP_MOMENTS)
 def test_a_signal_during_start_up_is_exit_2_in_one_line(sample: Path, sig: signal.Signals, moment: str) -> None:
+    """Whenever it comes, the earlier run's verdict does not stay looking like this run's."""
     out = sample.parent / "audit-report"
+    assert invoke("run", str(sample), "-q").exit_code == 1 and read_report_state(out / "report.json").is_verdict
     proc = subprocess.Popen(
         [sys.executable, "-X", "importtime", "-m", "auditor.cli", "run", str(sample), "-q"],
         stdout=subprocess.PIPE,
