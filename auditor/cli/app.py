@@ -98,17 +98,20 @@ def _root(
 
 
 def _forget_earlier_verdict(args: list[str]) -> None:
-    """For `audit run` stopped while starting: remove the reports of an earlier run its report directory holds."""
-    if not args or args[0] != "run":
+    """For `audit run` or `audit code` stopped while starting: remove the reports an earlier run left in its
+    report directory."""
+    if not args or args[0] not in ("run", "code"):
         return
     from auditor.cli.reportdir import forget_unstarted_run
 
     command: Any = typer.main.get_command(app)
     with command.make_context("audit", list(args), resilient_parsing=True) as parent:
-        run_command = command.get_command(parent, "run")
-        params = run_command.make_context("run", list(args[1:]), parent=parent, resilient_parsing=True).params
-    if params.get("config") is not None:
+        sub = command.get_command(parent, args[0])
+        params = sub.make_context(args[0], list(args[1:]), parent=parent, resilient_parsing=True).params
+    if args[0] == "run" and params.get("config") is not None:
         forget_unstarted_run(Path(params["config"]), params.get("out"))
+    elif args[0] == "code" and params.get("out") is not None:  # without --out it writes no report files
+        forget_unstarted_run(None, params["out"])
 
 
 def main() -> None:

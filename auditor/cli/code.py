@@ -56,6 +56,8 @@ def code(
     reports = ReportDir()
     with interruptible() as signals:
         try:
+            if out is not None:  # first: a run that cannot audit still clears the reports an earlier one left
+                reports.out_dir = path_arg(out, "--out")
             if fail_on not in get_args(FailOn):
                 raise AuditError(f"--fail-on {fail_on!r}: expected one of error, warning, never")
             formats = split_list(fmt, "--format")
@@ -66,12 +68,11 @@ def code(
                 raise AuditError("without --out, --format prints one report to stdout; give one format, or --out DIR")
             require_mlflow(mlflow)
             given = [_existing(p) for p in paths]
+            reports.inputs = [("a file read", p) for p in given if p.is_file()]  # never removed as a report
             loaded = _config(given, exclude or [], run, timeout, fail_on)
             classes = load_stages(discover())  # once: checked here, then run
             prepare_stages(loaded, only=STAGE, classes=classes)
             if out is not None:
-                reports.out_dir = path_arg(out, "--out")
-                reports.inputs = [("a file read", p) for p in given if p.is_file()]
                 chosen = list(dict.fromkeys([*(formats or ["json", "markdown", "html"]), "json"]))
                 reports.start(loaded, chosen)
             report = run_audit(loaded, only=STAGE, fail_on=fail_on, classes=classes)  # type: ignore[arg-type]

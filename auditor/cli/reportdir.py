@@ -206,11 +206,15 @@ def _forget_reports(out_dir: Path | None, keep: list[Path]) -> None:
             remove_stale(out_dir, _report_names(), keep)
 
 
-def forget_unstarted_run(config: Path, out: Path | None) -> None:
+def forget_unstarted_run(config: Path | None, out: Path | None) -> None:
     """An `audit run` stopped before it claimed its report directory (a signal while it was still starting):
     the reports an earlier run left there must not look like this run's. As for a run that cannot audit:
     ``--out`` when given, else the config's own report directory when its report names this very config."""
     from auditor.cli.common import path_arg
 
-    out_dir = path_arg(out, "--out") if out is not None else own_reports_of_broken_config(config)
-    ReportDir(out_dir=out_dir, inputs=[("the config", path_arg(config, "config"))]).forget()
+    if out is not None:
+        out_dir: Path | None = path_arg(out, "--out")
+    else:
+        out_dir = own_reports_of_broken_config(config) if config is not None else None
+    inputs = [("the config", path_arg(config, "config"))] if config is not None else []
+    ReportDir(out_dir=out_dir, inputs=inputs).forget()

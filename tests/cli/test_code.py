@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -174,3 +177,45 @@ def test_the_spread_of_one_model_over_seeds_passes_and_keeping_the_best_seed_is_
     assert chosen.exit_code == 1, chosen.output
     findings = [f for s in json.loads(chosen.output)["stages"] for f in s["findings"] if f["code"] == "CDL003"]
     assert [(f["severity"], f["key"]) for f in findings] == [("error", "kept.py:9")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["churn_notebook/missing.py"], ["churn_notebook/churn_model.ipynb", "--fail-on", "sometimes"], ["empty"]],
+    ids=["missing file", "bad option", "no code"],
+)
+def test_a_run_that_cannot_audit_leaves_no_earlier_verdict_in_its_out_dir(
+    sample: Path, tmp_path: Path, args: list[str]
+) -> None:
+    out = tmp_path / "reports"
+    (tmp_path / "empty").mkdir()
+    assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 0  # a pass
+    assert (out / "report.json").exists()
+    failed = invoke(*args, "--out", str(out))
+    assert failed.exit_code == 2, failed.output
+    # Either no report at all, or this run's own saying it could not audit: never the earlier pass.
+    left = json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None
+    assert left is None or (left["status"], left["exit_code"]) == ("completed", 2)
+    assert left is not None or not (out / "report.html").exists()
+
+
+@pytest.mark.parametrize("moment", ["typer", "auditor.cli.code"])
+def test_a_signal_while_it_starts_leaves_no_earlier_verdict_in_its_out_dir(
+    sample: Path, tmp_path: Path, moment: str
+) -> None:
+    out = tmp_path / "reports"
+    assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "auditor.cli", "code", str(sample), "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.rsplit("|", 1)[-1].strip() == moment:
+            proc.send_signal(signal.SIGTERM)
+            break
+    _, rest = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "interrupted by SIGTERM before the audit" in rest, rest[-2000:]
+    assert not (out / "report.json").exists()
