@@ -95,6 +95,8 @@ def counts_disagreement(finding: Finding) -> str | None:
     not, or its evidence lists no pairs): a count above the one shown, or of a split pair not shown, would let an
     acceptance cover rows or a split pair nobody was shown."""
     subject, counts, evidence = SUBJECTS.get(finding.code), finding.scope.counts, finding.evidence
+    if counts is not None and isinstance(evidence.get("split_pairs"), Mapping):
+        return _split_pairs_disagreement(counts, evidence)
     pairs = evidence.get("pairs")
     if subject is None or counts is None or not isinstance(pairs, list):
         return None
@@ -120,6 +122,30 @@ def counts_disagreement(finding: Finding) -> str | None:
         if name in shown and value != shown[name]:
             return f"its scope counts {name} {value} where its evidence shows {shown[name]}"
         if name not in shown and "|" in name and not cut:
+            return f"its scope counts {name} ({value}), of a split pair its evidence does not list"
+    return None
+
+
+def _split_pairs_disagreement(counts: Mapping[str, int], evidence: Mapping[str, object]) -> str | None:
+    """The same check for evidence that counts per split pair under `split_pairs` (near_duplicates: the two split
+    names joined by an en dash, each with its pairs and rows), whose scope names them "train|test.pairs"."""
+    shown: dict[str, int] = {}
+    split_pairs = evidence["split_pairs"]
+    assert isinstance(split_pairs, Mapping)
+    for label, record in split_pairs.items():
+        splits = str(label).split("–")
+        if len(splits) != 2 or not isinstance(record, Mapping):
+            return None  # a split name holding the separator: the pairs cannot be read back, so none is checked
+        for noun in ("pairs", "rows"):
+            if _whole(record.get(noun)):
+                shown[f"{splits[0]}|{splits[1]}.{noun}"] = record[noun]
+    total = evidence.get("pairs")
+    if isinstance(total, int) and _whole(total):
+        shown["pairs"] = total
+    for name, value in sorted(counts.items()):
+        if name in shown and value != shown[name]:
+            return f"its scope counts {name} {value} where its evidence shows {shown[name]}"
+        if name not in shown and "|" in name:
             return f"its scope counts {name} ({value}), of a split pair its evidence does not list"
     return None
 

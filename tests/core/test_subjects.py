@@ -114,3 +114,27 @@ def test_a_value_shared_exactly_in_two_spellings_agrees_with_its_scope(tmp_path:
     (grp,) = [f for f in run_audit(tmp_path / "audit.yaml", only=["group_overlap"]).findings if f.code == "GRP001"]
     assert grp.evidence["groups"] == 2 and grp.scope.n_values == 1
     assert disagreement(grp) is None
+
+
+def test_near_copy_counts_above_those_shown_or_of_a_pair_not_shown_are_named(tmp_path: Path) -> None:
+    """An uploaded NDP001 whose scope counts more pairs or rows than its evidence shows would let an acceptance
+    absorb later near copies nobody was shown; as the audit writes it, it agrees."""
+    from tests.stages.data.test_near_duplicates import audit_texts, join, replace_words, text
+
+    originals = [text(i) for i in range(4)]
+    copy = join(replace_words(originals[1], 0.05, seed=1))
+    report = audit_texts(tmp_path, [*map(join, originals), copy, join(text(99))], ["train"] * 4 + ["test"] * 2)
+    (near,) = [f for f in report.findings if f.code == "NDP001"]
+    assert near.scope.counts == {"pairs": 1, "train|test.pairs": 1, "train|test.rows": 1}
+    assert counts_disagreement(near) is None
+
+    def forged(**counts: int) -> Finding:
+        return near.model_copy(
+            update={"scope": near.scope.model_copy(update={"counts": {**near.scope.counts, **counts}})}
+        )
+
+    assert counts_disagreement(forged(**{"train|test.rows": 1000})) == (
+        "its scope counts train|test.rows 1000 where its evidence shows 1"
+    )
+    assert counts_disagreement(forged(pairs=50)) == "its scope counts pairs 50 where its evidence shows 1"
+    assert "of a split pair its evidence does not list" in str(counts_disagreement(forged(**{"train|val.rows": 9})))
