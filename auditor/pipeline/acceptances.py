@@ -102,11 +102,17 @@ class Acceptances:
                 if whole and recorded is None:
                     self.used.add(i)
                     return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
-                if key != finding.key and not names_value:
-                    if scope.n_values and column is not None and normalise_spelling(column) == normalise_spelling(key):
+                names_column = (
+                    bool(scope.n_values)
+                    and column is not None
+                    and normalise_spelling(column) == normalise_spelling(key)
+                )
+                if key != finding.key and not names_value and not (names_column and recorded is not None):
+                    if names_column:
                         self.used.add(i)  # the key names the finding's column: every value of it, now and later
                         self.broad.add(i)
                     continue
+                # A key naming the column beside `values` is read as `column:` with them: those values only.
                 allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
             else:
                 allowed = recorded or ()

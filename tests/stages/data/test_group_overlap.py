@@ -118,6 +118,27 @@ def test_an_accepted_value_of_one_column_does_not_cover_it_in_another(audit) -> 
     assert r.exit_code == 1 and "ACC004" not in codes(r)
 
 
+def test_a_key_naming_the_column_with_values_accepts_those_values_of_it(audit) -> None:  # type: ignore[no-untyped-def]
+    """`key: writer, values: [...]` names the column and its reviewed values (as `column:` with them): those are
+    accepted, a value not listed escalates, a listed value that does not leak is ACC003; without values the
+    entry would accept every later value (ACC002), for a compound key's columns alike."""
+    data = {"writer": ["w1", "w1", "w2", "w2", "w3"], "split": ["train", "test", "train", "test", "train"]}
+
+    def judged(values: list[str] | None, rows: dict[str, list[str]] = data, key: str = "writer") -> list[str]:
+        entry = {"code": "GRP001", "key": key, **({"values": values} if values else {}), "reason": "calibration"}
+        groups = {"groups": [["writer", "source"]]} if key != "writer" else {"groups": ["writer"]}
+        r = audit(rows, keys=groups, only=ONLY, accept=[entry])
+        return [f"{f.code}{'+' if f.accepted else ''}" for f in r.findings if f.code.startswith(("GRP00", "ACC"))]
+
+    assert judged(["w1", "w2"]) == ["GRP001+"]
+    assert judged(["w1"]) == ["GRP001"]  # w2 leaks too, unreviewed
+    assert judged(["w1", "w2", "w9"]) == ["GRP001+", "ACC003"]
+    assert judged(None) == ["GRP001", "ACC002"]
+    compound = {**data, "source": ["s1", "s1", "s2", "s2", "s3"]}
+    assert judged(["w1 + s1", "w2 + s2"], compound, "writer + source") == ["GRP001+"]
+    assert judged(None, compound, "writer + source") == ["GRP001", "ACC002"]
+
+
 def test_a_value_of_two_columns_named_without_one_is_accepted_in_neither(audit) -> None:  # type: ignore[no-untyped-def]
     entry = {"code": "GRP001", "key": "x1", "reason": "calibration writer"}
     r = audit(TWO_KEYS, keys={"groups": ["writer", "source"]}, only=ONLY, accept=[entry])
