@@ -144,6 +144,79 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # a string's split() is not a splitter's: a loop over its words is not a loop over folds
+    "single features named in a string's split(), the best one's test score printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for feature in "age income debt".split():
+            model = LogisticRegression().fit(X_tr[feature].to_frame(), y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te[feature].to_frame())))
+        print("best single feature:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "texts tokenised by a loop over their words, then split and fitted on the training part": (
+        """
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        stop = {"the", "a", "and"}
+        cleaned = []
+        for text in df["text"]:
+            words = []
+            for word in text.lower().split():
+                if word not in stop:
+                    words.append(word)
+            cleaned.append(" ".join(words))
+        lengths = [len(sentence.split()) for sentence in cleaned]
+        print(np.mean(lengths), max(lengths))
+        T_tr, T_te, y_tr, y_te = train_test_split(cleaned, y, random_state=0)
+        vec = TfidfVectorizer().fit(T_tr)
+        model = LogisticRegression().fit(vec.transform(T_tr), y_tr)
+        print(f1_score(y_te, model.predict(vec.transform(T_te))))
+        """,
+        [],
+    ),
+    "folds of a splitter held in a variable, enumerated, their mean and max on one test set": (
+        """
+        from sklearn.model_selection import GroupKFold
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        cv = GroupKFold(n_splits=5)
+        scores = []
+        for fold, (train_idx, valid_idx) in enumerate(cv.split(X_tr, y_tr, groups=X_tr["site"])):
+            model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[train_idx], y_tr.iloc[train_idx])
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+            print(f"fold {fold}: {scores[-1]:.3f}")
+        print(np.mean(scores), max(scores))
+        """,
+        [],
+    ),
+    "folds of a splitter given to a function, the best fold's model kept": (
+        """
+        def run(cv):
+            models, scores = [], []
+            for tr, va in cv.split(X_tr, y_tr):
+                model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+                models.append(model)
+                scores.append(accuracy_score(y_te, model.predict(X_te)))
+            return models[int(np.argmax(scores))], max(scores)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_model, best = run(KFold(5))
+        """,
+        [("multi_test", 9, True)],
+    ),
+    "folds of a splitter given to a function, their mean and max on one test set": (
+        """
+        def run(cv):
+            scores = []
+            for tr, va in cv.split(X_tr, y_tr):
+                model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+                scores.append(accuracy_score(y_te, model.predict(X_te)))
+            return np.mean(scores), max(scores)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(run(KFold(5)))
+        """,
+        [],
+    ),
     "a running best value over depths, printed": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)

@@ -322,3 +322,34 @@ def test_an_entry_naming_a_statement_without_its_place_accepts_it_nowhere(tmp_pa
     acc = finding(report, "ACC002")
     assert acc.evidence["values"] == ["other.py:7", "train.py:7"]
     assert 'key: "other.py:7"' in acc.message and "not the file and line" in acc.message
+
+
+WORDS = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("reviews.csv")
+cleaned = []
+for text in df["text"]:
+    cleaned.append(" ".join(token for token in text.lower().split() if token.isalpha()))
+df["words"] = [len(c.split()) for c in cleaned]
+df["exclaims"] = df["text"].str.count("!")
+F_tr, F_te, y_tr, y_te = train_test_split(df[["words", "exclaims", "rating"]], df["sentiment"], random_state=0)
+scores = []
+for feature in "words exclaims rating".split():
+    model = LogisticRegression().fit(F_tr[feature].to_frame(), y_tr)
+    scores.append(accuracy_score(y_te, model.predict(F_te[feature].to_frame())))
+print(max(scores))
+"""
+
+
+def test_a_loop_over_a_strings_words_is_not_read_as_folds(tmp_path: Path) -> None:
+    """Words of `text.split()` tokenise; features named in a string's split() are settings compared on the test
+    set, not folds of one configuration."""
+    (tmp_path / "words.py").write_text(WORDS)
+    assert [f.key for f in _audit(tmp_path, {"paths": ["words.py"]}).findings if f.code == "CDL003"] == ["words.py:16"]
+    one = WORDS[: WORDS.index("scores = []")] + "model = LogisticRegression().fit(F_tr, y_tr)\n"
+    (tmp_path / "words.py").write_text(one + "print(accuracy_score(y_te, model.predict(F_te)))\n")
+    assert codes(_audit(tmp_path, {"paths": ["words.py"]})) == ["CDL009"]
