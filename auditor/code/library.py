@@ -264,10 +264,25 @@ class Library(Estimators, TorchLoops):
             return out[0]
         return Value(items=tuple(out))
 
+    def _key_scores(self, args: list[Value], node: ast.Call) -> frozenset[int]:
+        """The scores a chooser's ``key=lambda t: f1_score(y_te, p > t)`` computes: its body walked as the
+        body of a loop over the candidates (one call per candidate, each a setting tried)."""
+        key = next((k.value for k in node.keywords if k.arg == "key"), None)
+        if not isinstance(key, ast.Lambda) or len(args) != 1:
+            return frozenset()
+        lid, _ = self.key_id("loop", key)
+        self.loops.append(lid)
+        try:
+            element = self.iterate(args[0])
+            body = self.call_lambda(key, [element] * len([*key.args.posonlyargs, *key.args.args]))
+        finally:
+            self.loops.pop()
+        return self.scores_in([body])
+
     def builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
         if name in _CHOOSERS:
-            scores = self.scores_in(given)
+            scores = self.scores_in(given) | self._key_scores(args, node)
             if scores:
                 among = self.iterate(args[0]) if len(args) == 1 else join_all(args)
                 picks = "key" in kwargs or not self.only_scores(among)  # max(scores) is a value, not a choice

@@ -410,6 +410,98 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [("multi_test", 3, True)],
     ),
+    # a threshold or a model chosen by a chooser's key: the key is scored once per candidate
+    "a threshold chosen by max() with a key scoring the test set, then reported on it": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba_te = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_te, proba_te > t))
+        print("F1 at the best threshold:", f1_score(y_te, proba_te > best_t))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a threshold chosen by max() over a generator with a key scoring the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba_te = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        best_t = max((t / 100 for t in range(101)), key=lambda t: f1_score(y_te, proba_te >= t))
+        print(best_t, f1_score(y_te, proba_te >= best_t))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a threshold chosen by argmax of a list of test scores, then reported on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        p = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        ts = np.linspace(0.05, 0.95, 19)
+        scores = [f1_score(y_te, p > t) for t in ts]
+        t = ts[np.argmax(scores)]
+        print("F1:", f1_score(y_te, p > t))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a threshold chosen by max() with a key scoring a validation split, reported on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        proba_val, proba_te = model.predict_proba(X_val)[:, 1], model.predict_proba(X_te)[:, 1]
+        best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_val, proba_val > t))
+        print("F1 at the chosen threshold:", f1_score(y_te, proba_te > best_t))
+        """,
+        [],
+    ),
+    "a threshold chosen by argmax of validation scores, reported on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pv = model.predict_proba(X_val)[:, 1]
+        ts = np.linspace(0.05, 0.95, 19)
+        t = ts[np.argmax([f1_score(y_val, pv > t) for t in ts])]
+        print("F1:", f1_score(y_te, model.predict_proba(X_te)[:, 1] > t))
+        """,
+        [],
+    ),
+    "a model chosen by max() with a key scoring the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        models = [LogisticRegression(), RandomForestClassifier(random_state=0)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_te, y_te))
+        print(best.score(X_te, y_te))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a model chosen by max() with a key scoring a validation split, scored once on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        models = [LogisticRegression(), RandomForestClassifier(random_state=0)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_val, y_val))
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
+    "the class with the lowest F1 of one model, by argmin over classes": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        per_class = [f1_score(y_te == c, pred == c) for c in model.classes_]
+        print("hardest class:", model.classes_[np.argmin(per_class)])
+        """,
+        [],
+    ),
+    "the class with the lowest F1 of one model, by min() with a key": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        print("hardest class:", min(model.classes_, key=lambda c: f1_score(y_te == c, pred == c)))
+        """,
+        [],
+    ),
     # a search's choice
     "a grid search on the test rows, its best parameters trained on the training part": (
         """

@@ -353,3 +353,35 @@ def test_a_loop_over_a_strings_words_is_not_read_as_folds(tmp_path: Path) -> Non
     one = WORDS[: WORDS.index("scores = []")] + "model = LogisticRegression().fit(F_tr, y_tr)\n"
     (tmp_path / "words.py").write_text(one + "print(accuracy_score(y_te, model.predict(F_te)))\n")
     assert codes(_audit(tmp_path, {"paths": ["words.py"]})) == ["CDL009"]
+
+
+THRESHOLD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+model = LogisticRegression().fit(X_tr, y_tr)
+proba_te = model.predict_proba(X_te)[:, 1]
+best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_te, proba_te > t))
+print(f1_score(y_te, proba_te > best_t))
+"""
+
+
+def test_a_threshold_chosen_by_a_key_scoring_the_test_set_is_found_and_on_a_validation_split_is_not(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "cut.py").write_text(THRESHOLD)
+    report = _audit(tmp_path, {"paths": ["cut.py"]})
+    assert [f.key for f in report.findings if f.code == "CDL003"] == ["cut.py:11"]
+    validated = THRESHOLD.replace(
+        "model = LogisticRegression().fit(X_tr, y_tr)\n",
+        "X_tr, X_val, y_tr, y_val = train_test_split(X_tr, y_tr, random_state=0)\n"
+        "model = LogisticRegression().fit(X_tr, y_tr)\n"
+        "proba_val = model.predict_proba(X_val)[:, 1]\n",
+    ).replace("key=lambda t: f1_score(y_te, proba_te > t)", "key=lambda t: f1_score(y_val, proba_val > t)")
+    (tmp_path / "cut.py").write_text(validated)
+    assert codes(_audit(tmp_path, {"paths": ["cut.py"]})) == ["CDL009"]
