@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
-from auditor.code.estimators import X_NAMES, Estimators
+from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
@@ -45,6 +45,8 @@ class Library(Estimators, TorchLoops):
             if init is not None:
                 self.call_function(init, [made, *args], dict(kwargs), node)
             return made
+        if qualname in STUDY_MAKERS:
+            return Value(objects=frozenset({self.obj(node, STUDY).id}))
         if catalog.is_data_wrapper(qualname):
             x = argument(args, kwargs, 0, "data", "X")
             return Value(data=x.data) if x.data is not None else NOTHING

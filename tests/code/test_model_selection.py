@@ -482,6 +482,66 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # an optuna study: the objective is walked as one trial of a loop, the study keeps the best score
+    "an optuna objective scoring the test set, the best parameters scored on it": (
+        """
+        import optuna
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial):
+            depth = trial.suggest_int("max_depth", 2, 16)
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            return model.score(X_te, y_te)
+        study = optuna.create_study(direction="maximize")
+        study.optimize(objective, n_trials=50)
+        best = RandomForestClassifier(**study.best_params, random_state=0).fit(X_tr, y_tr)
+        print(best.score(X_te, y_te))
+        """,
+        [("multi_test", 8, True)],
+    ),
+    "an optuna objective given the test set by a lambda": (
+        """
+        from optuna import create_study
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial, X_fit, y_fit, X_eval, y_eval):
+            model = LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True)).fit(X_fit, y_fit)
+            return f1_score(y_eval, model.predict(X_eval))
+        study = create_study(direction="maximize")
+        study.optimize(lambda trial: objective(trial, X_tr, y_tr, X_te, y_te), n_trials=30)
+        print(study.best_value)
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "an optuna objective scoring a validation split, the best parameters scored once on the test set": (
+        """
+        import optuna
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        def objective(trial):
+            depth = trial.suggest_int("max_depth", 2, 16)
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            return model.score(X_val, y_val)
+        study = optuna.create_study(direction="maximize")
+        study.optimize(objective, n_trials=50)
+        best = RandomForestClassifier(**study.best_params, random_state=0).fit(X_rest, y_rest)
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "an optuna objective by cross-validation on the training part, given by a lambda": (
+        """
+        import optuna
+        from sklearn.model_selection import cross_val_score
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial, X_fit, y_fit):
+            model = LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True))
+            return cross_val_score(model, X_fit, y_fit, cv=5).mean()
+        study = optuna.create_study(direction="maximize")
+        study.optimize(lambda trial: objective(trial, X_tr, y_tr), n_trials=30)
+        best = LogisticRegression(**study.best_params).fit(X_tr, y_tr)
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
     # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
     "the class with the lowest F1 of one model, by argmin over classes": (
         """

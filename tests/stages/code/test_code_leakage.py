@@ -385,3 +385,43 @@ def test_a_threshold_chosen_by_a_key_scoring_the_test_set_is_found_and_on_a_vali
     ).replace("key=lambda t: f1_score(y_te, proba_te > t)", "key=lambda t: f1_score(y_val, proba_val > t)")
     (tmp_path / "cut.py").write_text(validated)
     assert codes(_audit(tmp_path, {"paths": ["cut.py"]})) == ["CDL009"]
+
+
+OPTUNA = """\
+import optuna
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+
+
+def objective(trial):
+    model = RandomForestClassifier(max_depth=trial.suggest_int("max_depth", 2, 16)).fit(X_tr, y_tr)
+    return model.score(X_te, y_te)
+
+
+study = optuna.create_study(direction="maximize")
+study.optimize(objective, n_trials=50)
+print(RandomForestClassifier(**study.best_params).fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def test_an_optuna_objective_scoring_the_test_set_is_found_and_one_scoring_a_validation_split_is_not(
+    tmp_path: Path,
+) -> None:
+    """Read without optuna installed: the study's optimize() walks the objective as one trial of a loop."""
+    (tmp_path / "tune.py").write_text(OPTUNA)
+    report = _audit(tmp_path, {"paths": ["tune.py"]})
+    assert [f.key for f in report.findings if f.code == "CDL003"] == ["tune.py:16"]
+    validated = OPTUNA.replace(
+        "\n\ndef objective",
+        "\nX_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=0)\n\n\ndef objective",
+    ).replace(
+        ".fit(X_tr, y_tr)\n    return model.score(X_te, y_te)",
+        ".fit(X_fit, y_fit)\n    return model.score(X_val, y_val)",
+    )
+    assert "X_val, y_val" in validated
+    (tmp_path / "tune.py").write_text(validated)
+    assert codes(_audit(tmp_path, {"paths": ["tune.py"]})) == ["CDL009"]
