@@ -162,6 +162,8 @@ def _label_or_seed(
         return False
     if isinstance(parent, ast.FormattedValue | ast.JoinedStr):
         return True
+    if isinstance(parent, ast.List) and _selects(parent, parents):
+        return False  # X_tr[[feature]], df.loc[:, [feature]]: the columns a pass takes, a setting
     if isinstance(parent, ast.Tuple | ast.List | ast.Set) or (isinstance(parent, ast.Dict) and node in parent.keys):
         return True  # (seed, score) recorded: a label; choosing the best pair is a choice (picks)
     if isinstance(parent, ast.Subscript) and parent.slice is node:
@@ -169,6 +171,15 @@ def _label_or_seed(
             return True
         return folds  # X_train[train_idx], X_train.iloc[train_idx]: the rows of a fold
     return False
+
+
+def _selects(listed: ast.List, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """Whether a list is (an item of) a subscript's index: a selection of columns or rows, never a dict's key."""
+    index: ast.AST = listed
+    above = parents.get(index)
+    if isinstance(above, ast.Tuple):  # df.loc[:, [feature]]
+        index, above = above, parents.get(above)
+    return isinstance(above, ast.Subscript) and above.slice is index
 
 
 def keeps_compared_value(node: ast.If) -> bool:

@@ -156,6 +156,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [("multi_test", 5, True)],
     ),
+    "single features taken as one-column frames, X_tr[[feature]], the best test score printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for feature in ["age", "income", "debt"]:
+            model = LogisticRegression().fit(X_tr[[feature]], y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te.loc[:, [feature]])))
+        print("best single feature:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "spread over seeds recorded as [seed, score] lists, the best value printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        runs = []
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            runs.append([seed, accuracy_score(y_te, model.predict(X_te))])
+        print(max(score for _, score in runs))
+        """,
+        [],
+    ),
     "texts tokenised by a loop over their words, then split and fitted on the training part": (
         """
         from sklearn.feature_extraction.text import TfidfVectorizer
