@@ -159,6 +159,9 @@ class Calls(Library):
         predicted = [d for d in datas if d.predicted]
         if predicted and len(datas) >= 2:
             return Value(data=replace(joined, against_truth=True, mask=None))
+        cut = any(isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in node.ops)
+        if predicted and not cut:  # pred == c: one class's predictions, the labels chosen nothing (no setting)
+            return Value(data=replace(joined, mask=None))
         if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
             return Value(
                 data=replace(

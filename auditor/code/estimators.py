@@ -12,6 +12,11 @@ from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
 
+# A hyper-parameter search that calls the program's objective once per trial and keeps the best value
+# (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
+STUDY = "optuna.Study"
+TRIAL = "optuna.Trial"
+STUDY_MAKERS = frozenset(["optuna.create_study", "optuna.study.create_study", "optuna.load_study"])
 # Keyword names a fit takes its inputs by.
 X_NAMES = ("X", "x", "raw_documents", "texts", "sentences", "corpus", "data", "documents", "iterator", "train_set")
 Y_NAMES = ("y", "labels", "target", "Y")
@@ -126,6 +131,10 @@ class Estimators(WalkState):
         method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
         if method is not None:  # a method of the file's own class: walked with self bound
             return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
+        if found.qualname == TRIAL:  # trial.suggest_float("C", ...): a setting drawn, no rows
+            return NOTHING
+        if found.qualname == STUDY:
+            return self._optimize(args, node) if name == "optimize" else NOTHING
         role = found.role
         kind = role.kind if role is not None else None
         if kind is Kind.SPLITTER and name == "split":
@@ -176,6 +185,28 @@ class Estimators(WalkState):
             return Value(objects=frozenset(found.steps))
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
+        return NOTHING
+
+    def _optimize(self, args: list[Value], node: ast.Call) -> Value:
+        """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials
+        (each trial a setting), and the study's choice of the best trial made among the scores it returns."""
+        objective = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "func"), None)
+        if objective is None:
+            return NOTHING
+        lid, _ = self.key_id("loop", node)
+        self.loops.append(lid)
+        try:
+            trial = Value(objects=frozenset({self.obj(node, TRIAL).id}))
+            if isinstance(objective, ast.Lambda):  # study.optimize(lambda t: objective(t, X_tr, y_tr))
+                result = self.call_lambda(objective, [trial])
+            else:
+                given = args[0] if node.args else self.ev(objective)
+                result = NOTHING
+                for fid in sorted(given.functions):
+                    result = result.join(self.call_function(fid, [trial], {}, node))
+        finally:
+            self.loops.pop()
+        self.choose(node, "study.optimize()", self.scores_in([result]))
         return NOTHING
 
     def _container_method(

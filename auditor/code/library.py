@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
-from auditor.code.estimators import X_NAMES, Estimators
+from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
@@ -45,6 +45,8 @@ class Library(Estimators, TorchLoops):
             if init is not None:
                 self.call_function(init, [made, *args], dict(kwargs), node)
             return made
+        if qualname in STUDY_MAKERS:
+            return Value(objects=frozenset({self.obj(node, STUDY).id}))
         if catalog.is_data_wrapper(qualname):
             x = argument(args, kwargs, 0, "data", "X")
             return Value(data=x.data) if x.data is not None else NOTHING
@@ -264,10 +266,25 @@ class Library(Estimators, TorchLoops):
             return out[0]
         return Value(items=tuple(out))
 
+    def _key_scores(self, args: list[Value], node: ast.Call) -> frozenset[int]:
+        """The scores a chooser's ``key=lambda t: f1_score(y_te, p > t)`` computes: its body walked as the
+        body of a loop over the candidates (one call per candidate, each a setting tried)."""
+        key = next((k.value for k in node.keywords if k.arg == "key"), None)
+        if not isinstance(key, ast.Lambda) or len(args) != 1:
+            return frozenset()
+        lid, _ = self.key_id("loop", key)
+        self.loops.append(lid)
+        try:
+            element = self.iterate(args[0])
+            body = self.call_lambda(key, [element] * len([*key.args.posonlyargs, *key.args.args]))
+        finally:
+            self.loops.pop()
+        return self.scores_in([body])
+
     def builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
         if name in _CHOOSERS:
-            scores = self.scores_in(given)
+            scores = self.scores_in(given) | self._key_scores(args, node)
             if scores:
                 among = self.iterate(args[0]) if len(args) == 1 else join_all(args)
                 picks = "key" in kwargs or not self.only_scores(among)  # max(scores) is a value, not a choice

@@ -80,7 +80,7 @@ def _names_serve(node: ast.AST, functions: Mapping[str, ast.FunctionDef | ast.As
     targets, body, iters = parts
     names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     names |= _rebound(body)
-    folds = any(isinstance(c, ast.Call) and _called(c) == "split" for i in iters for c in ast.walk(i))
+    folds = _over_folds(targets[0], iters[0])
     parents = {child: parent for b in body for parent in ast.walk(b) for child in ast.iter_child_nodes(parent)}
     for b in body:
         for found in ast.walk(b):
@@ -105,6 +105,27 @@ def _rebound(body: Iterable[ast.AST]) -> set[str]:
                 read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
                 found |= {t.id for t in node.targets if isinstance(t, ast.Name) and t.id in read}
     return found
+
+
+def _over_folds(target: ast.AST, iterated: ast.AST) -> bool:
+    """Whether a loop goes over a splitter's folds: ``for tr, te in cv.split(X, y)`` (or ``enumerate`` of it).
+    A string's ``text.split()`` or ``line.split(",")`` is told apart by its arguments (a splitter is given
+    the rows) and the names bound (a pair of index arrays, not one word)."""
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Tuple):
+        target = target.elts[1]  # for i, (tr, te) in enumerate(cv.split(X))
+    if not (isinstance(target, ast.Tuple | ast.List) and len(target.elts) == 2):
+        return False
+    return any(isinstance(c, ast.Call) and _splits_rows(c) for c in ast.walk(iterated))
+
+
+def _splits_rows(call: ast.Call) -> bool:
+    """``cv.split(X)``, ``cv.split(X, y, groups)``, ``cv.split(X=X, y=y)``: a split() given rows, not a separator
+    (``text.split()``, ``line.split(",")``, ``s.split(maxsplit=1)``)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "split":
+        return False
+    if any(k.arg in ("X", "y", "groups") for k in call.keywords):
+        return True
+    return bool(call.args) and not isinstance(call.args[0], ast.Constant)
 
 
 def _called(call: ast.Call) -> str:
@@ -141,6 +162,8 @@ def _label_or_seed(
         return False
     if isinstance(parent, ast.FormattedValue | ast.JoinedStr):
         return True
+    if isinstance(parent, ast.List) and _selects(parent, parents):
+        return False  # X_tr[[feature]], df.loc[:, [feature]]: the columns a pass takes, a setting
     if isinstance(parent, ast.Tuple | ast.List | ast.Set) or (isinstance(parent, ast.Dict) and node in parent.keys):
         return True  # (seed, score) recorded: a label; choosing the best pair is a choice (picks)
     if isinstance(parent, ast.Subscript) and parent.slice is node:
@@ -148,6 +171,15 @@ def _label_or_seed(
             return True
         return folds  # X_train[train_idx], X_train.iloc[train_idx]: the rows of a fold
     return False
+
+
+def _selects(listed: ast.List, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """Whether a list is (an item of) a subscript's index: a selection of columns or rows, never a dict's key."""
+    index: ast.AST = listed
+    above = parents.get(index)
+    if isinstance(above, ast.Tuple):  # df.loc[:, [feature]]
+        index, above = above, parents.get(above)
+    return isinstance(above, ast.Subscript) and above.slice is index
 
 
 def keeps_compared_value(node: ast.If) -> bool:

@@ -144,6 +144,101 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # a string's split() is not a splitter's: a loop over its words is not a loop over folds
+    "single features named in a string's split(), the best one's test score printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for feature in "age income debt".split():
+            model = LogisticRegression().fit(X_tr[feature].to_frame(), y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te[feature].to_frame())))
+        print("best single feature:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "single features taken as one-column frames, X_tr[[feature]], the best test score printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for feature in ["age", "income", "debt"]:
+            model = LogisticRegression().fit(X_tr[[feature]], y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te.loc[:, [feature]])))
+        print("best single feature:", max(scores))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "spread over seeds recorded as [seed, score] lists, the best value printed": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        runs = []
+        for seed in range(5):
+            model = RandomForestClassifier(n_estimators=50, random_state=seed).fit(X_tr, y_tr)
+            runs.append([seed, accuracy_score(y_te, model.predict(X_te))])
+        print(max(score for _, score in runs))
+        """,
+        [],
+    ),
+    "texts tokenised by a loop over their words, then split and fitted on the training part": (
+        """
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        stop = {"the", "a", "and"}
+        cleaned = []
+        for text in df["text"]:
+            words = []
+            for word in text.lower().split():
+                if word not in stop:
+                    words.append(word)
+            cleaned.append(" ".join(words))
+        lengths = [len(sentence.split()) for sentence in cleaned]
+        print(np.mean(lengths), max(lengths))
+        T_tr, T_te, y_tr, y_te = train_test_split(cleaned, y, random_state=0)
+        vec = TfidfVectorizer().fit(T_tr)
+        model = LogisticRegression().fit(vec.transform(T_tr), y_tr)
+        print(f1_score(y_te, model.predict(vec.transform(T_te))))
+        """,
+        [],
+    ),
+    "folds of a splitter held in a variable, enumerated, their mean and max on one test set": (
+        """
+        from sklearn.model_selection import GroupKFold
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        cv = GroupKFold(n_splits=5)
+        scores = []
+        for fold, (train_idx, valid_idx) in enumerate(cv.split(X_tr, y_tr, groups=X_tr["site"])):
+            model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[train_idx], y_tr.iloc[train_idx])
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+            print(f"fold {fold}: {scores[-1]:.3f}")
+        print(np.mean(scores), max(scores))
+        """,
+        [],
+    ),
+    "folds of a splitter given to a function, the best fold's model kept": (
+        """
+        def run(cv):
+            models, scores = [], []
+            for tr, va in cv.split(X_tr, y_tr):
+                model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+                models.append(model)
+                scores.append(accuracy_score(y_te, model.predict(X_te)))
+            return models[int(np.argmax(scores))], max(scores)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best_model, best = run(KFold(5))
+        """,
+        [("multi_test", 9, True)],
+    ),
+    "folds of a splitter given to a function, their mean and max on one test set": (
+        """
+        def run(cv):
+            scores = []
+            for tr, va in cv.split(X_tr, y_tr):
+                model = RandomForestClassifier(random_state=0).fit(X_tr.iloc[tr], y_tr.iloc[tr])
+                scores.append(accuracy_score(y_te, model.predict(X_te)))
+            return np.mean(scores), max(scores)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(run(KFold(5)))
+        """,
+        [],
+    ),
     "a running best value over depths, printed": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
@@ -336,6 +431,158 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         print(max(f1s))
         """,
         [("multi_test", 3, True)],
+    ),
+    # a threshold or a model chosen by a chooser's key: the key is scored once per candidate
+    "a threshold chosen by max() with a key scoring the test set, then reported on it": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba_te = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_te, proba_te > t))
+        print("F1 at the best threshold:", f1_score(y_te, proba_te > best_t))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a threshold chosen by max() over a generator with a key scoring the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba_te = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        best_t = max((t / 100 for t in range(101)), key=lambda t: f1_score(y_te, proba_te >= t))
+        print(best_t, f1_score(y_te, proba_te >= best_t))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a threshold chosen by argmax of a list of test scores, then reported on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        p = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        ts = np.linspace(0.05, 0.95, 19)
+        scores = [f1_score(y_te, p > t) for t in ts]
+        t = ts[np.argmax(scores)]
+        print("F1:", f1_score(y_te, p > t))
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a threshold chosen by max() with a key scoring a validation split, reported on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        proba_val, proba_te = model.predict_proba(X_val)[:, 1], model.predict_proba(X_te)[:, 1]
+        best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_val, proba_val > t))
+        print("F1 at the chosen threshold:", f1_score(y_te, proba_te > best_t))
+        """,
+        [],
+    ),
+    "a threshold chosen by argmax of validation scores, reported on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pv = model.predict_proba(X_val)[:, 1]
+        ts = np.linspace(0.05, 0.95, 19)
+        t = ts[np.argmax([f1_score(y_val, pv > t) for t in ts])]
+        print("F1:", f1_score(y_te, model.predict_proba(X_te)[:, 1] > t))
+        """,
+        [],
+    ),
+    "a model chosen by max() with a key scoring the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        models = [LogisticRegression(), RandomForestClassifier(random_state=0)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_te, y_te))
+        print(best.score(X_te, y_te))
+        """,
+        [("multi_test", 3, True)],
+    ),
+    "a model chosen by max() with a key scoring a validation split, scored once on the test set": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        models = [LogisticRegression(), RandomForestClassifier(random_state=0)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_val, y_val))
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    # an optuna study: the objective is walked as one trial of a loop, the study keeps the best score
+    "an optuna objective scoring the test set, the best parameters scored on it": (
+        """
+        import optuna
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial):
+            depth = trial.suggest_int("max_depth", 2, 16)
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            return model.score(X_te, y_te)
+        study = optuna.create_study(direction="maximize")
+        study.optimize(objective, n_trials=50)
+        best = RandomForestClassifier(**study.best_params, random_state=0).fit(X_tr, y_tr)
+        print(best.score(X_te, y_te))
+        """,
+        [("multi_test", 8, True)],
+    ),
+    "an optuna objective given the test set by a lambda": (
+        """
+        from optuna import create_study
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial, X_fit, y_fit, X_eval, y_eval):
+            model = LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True)).fit(X_fit, y_fit)
+            return f1_score(y_eval, model.predict(X_eval))
+        study = create_study(direction="maximize")
+        study.optimize(lambda trial: objective(trial, X_tr, y_tr, X_te, y_te), n_trials=30)
+        print(study.best_value)
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "an optuna objective scoring a validation split, the best parameters scored once on the test set": (
+        """
+        import optuna
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        def objective(trial):
+            depth = trial.suggest_int("max_depth", 2, 16)
+            model = RandomForestClassifier(max_depth=depth, random_state=0).fit(X_tr, y_tr)
+            return model.score(X_val, y_val)
+        study = optuna.create_study(direction="maximize")
+        study.optimize(objective, n_trials=50)
+        best = RandomForestClassifier(**study.best_params, random_state=0).fit(X_rest, y_rest)
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "an optuna objective by cross-validation on the training part, given by a lambda": (
+        """
+        import optuna
+        from sklearn.model_selection import cross_val_score
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(trial, X_fit, y_fit):
+            model = LogisticRegression(C=trial.suggest_float("C", 1e-3, 1e3, log=True))
+            return cross_val_score(model, X_fit, y_fit, cv=5).mean()
+        study = optuna.create_study(direction="maximize")
+        study.optimize(lambda trial: objective(trial, X_tr, y_tr), n_trials=30)
+        best = LogisticRegression(**study.best_params).fit(X_tr, y_tr)
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
+    "the class with the lowest F1 of one model, by argmin over classes": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        per_class = [f1_score(y_te == c, pred == c) for c in model.classes_]
+        print("hardest class:", model.classes_[np.argmin(per_class)])
+        """,
+        [],
+    ),
+    "the class with the lowest F1 of one model, by min() with a key": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pred = model.predict(X_te)
+        print("hardest class:", min(model.classes_, key=lambda c: f1_score(y_te == c, pred == c)))
+        """,
+        [],
     ),
     # a search's choice
     "a grid search on the test rows, its best parameters trained on the training part": (

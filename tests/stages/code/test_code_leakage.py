@@ -322,3 +322,106 @@ def test_an_entry_naming_a_statement_without_its_place_accepts_it_nowhere(tmp_pa
     acc = finding(report, "ACC002")
     assert acc.evidence["values"] == ["other.py:7", "train.py:7"]
     assert 'key: "other.py:7"' in acc.message and "not the file and line" in acc.message
+
+
+WORDS = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("reviews.csv")
+cleaned = []
+for text in df["text"]:
+    cleaned.append(" ".join(token for token in text.lower().split() if token.isalpha()))
+df["words"] = [len(c.split()) for c in cleaned]
+df["exclaims"] = df["text"].str.count("!")
+F_tr, F_te, y_tr, y_te = train_test_split(df[["words", "exclaims", "rating"]], df["sentiment"], random_state=0)
+scores = []
+for feature in "words exclaims rating".split():
+    model = LogisticRegression().fit(F_tr[feature].to_frame(), y_tr)
+    scores.append(accuracy_score(y_te, model.predict(F_te[feature].to_frame())))
+print(max(scores))
+"""
+
+
+def test_a_loop_over_a_strings_words_is_not_read_as_folds(tmp_path: Path) -> None:
+    """Words of `text.split()` tokenise; features named in a string's split() are settings compared on the test
+    set, not folds of one configuration."""
+    (tmp_path / "words.py").write_text(WORDS)
+    assert [f.key for f in _audit(tmp_path, {"paths": ["words.py"]}).findings if f.code == "CDL003"] == ["words.py:16"]
+    one = WORDS[: WORDS.index("scores = []")] + "model = LogisticRegression().fit(F_tr, y_tr)\n"
+    (tmp_path / "words.py").write_text(one + "print(accuracy_score(y_te, model.predict(F_te)))\n")
+    assert codes(_audit(tmp_path, {"paths": ["words.py"]})) == ["CDL009"]
+
+
+THRESHOLD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+model = LogisticRegression().fit(X_tr, y_tr)
+proba_te = model.predict_proba(X_te)[:, 1]
+best_t = max(np.linspace(0, 1, 101), key=lambda t: f1_score(y_te, proba_te > t))
+print(f1_score(y_te, proba_te > best_t))
+"""
+
+
+def test_a_threshold_chosen_by_a_key_scoring_the_test_set_is_found_and_on_a_validation_split_is_not(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "cut.py").write_text(THRESHOLD)
+    report = _audit(tmp_path, {"paths": ["cut.py"]})
+    assert [f.key for f in report.findings if f.code == "CDL003"] == ["cut.py:11"]
+    validated = THRESHOLD.replace(
+        "model = LogisticRegression().fit(X_tr, y_tr)\n",
+        "X_tr, X_val, y_tr, y_val = train_test_split(X_tr, y_tr, random_state=0)\n"
+        "model = LogisticRegression().fit(X_tr, y_tr)\n"
+        "proba_val = model.predict_proba(X_val)[:, 1]\n",
+    ).replace("key=lambda t: f1_score(y_te, proba_te > t)", "key=lambda t: f1_score(y_val, proba_val > t)")
+    (tmp_path / "cut.py").write_text(validated)
+    assert codes(_audit(tmp_path, {"paths": ["cut.py"]})) == ["CDL009"]
+
+
+OPTUNA = """\
+import optuna
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+
+
+def objective(trial):
+    model = RandomForestClassifier(max_depth=trial.suggest_int("max_depth", 2, 16)).fit(X_tr, y_tr)
+    return model.score(X_te, y_te)
+
+
+study = optuna.create_study(direction="maximize")
+study.optimize(objective, n_trials=50)
+print(RandomForestClassifier(**study.best_params).fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def test_an_optuna_objective_scoring_the_test_set_is_found_and_one_scoring_a_validation_split_is_not(
+    tmp_path: Path,
+) -> None:
+    """Read without optuna installed: the study's optimize() walks the objective as one trial of a loop."""
+    (tmp_path / "tune.py").write_text(OPTUNA)
+    report = _audit(tmp_path, {"paths": ["tune.py"]})
+    assert [f.key for f in report.findings if f.code == "CDL003"] == ["tune.py:16"]
+    validated = OPTUNA.replace(
+        "\n\ndef objective",
+        "\nX_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=0)\n\n\ndef objective",
+    ).replace(
+        ".fit(X_tr, y_tr)\n    return model.score(X_te, y_te)",
+        ".fit(X_fit, y_fit)\n    return model.score(X_val, y_val)",
+    )
+    assert "X_val, y_val" in validated
+    (tmp_path / "tune.py").write_text(validated)
+    assert codes(_audit(tmp_path, {"paths": ["tune.py"]})) == ["CDL009"]

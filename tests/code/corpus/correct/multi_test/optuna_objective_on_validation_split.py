@@ -1,0 +1,35 @@
+# Tuning a gradient boosting model with Optuna: trials are scored on a validation split
+import optuna
+from sklearn.datasets import load_breast_cancer
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import cross_val_score, train_test_split
+
+X, y = load_breast_cancer(return_X_y=True)
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=42)
+X_fit, X_valid, y_fit, y_valid = train_test_split(X_train, y_train, test_size=0.25, random_state=42)
+
+
+def objective(trial):
+    params = {
+        "n_estimators": trial.suggest_int("n_estimators", 50, 400),
+        "learning_rate": trial.suggest_float("learning_rate", 1e-3, 0.3, log=True),
+        "max_depth": trial.suggest_int("max_depth", 2, 6),
+    }
+    model = GradientBoostingClassifier(**params, random_state=42).fit(X_fit, y_fit)
+    return roc_auc_score(y_valid, model.predict_proba(X_valid)[:, 1])
+
+
+def cv_objective(trial):
+    model = GradientBoostingClassifier(max_depth=trial.suggest_int("max_depth", 2, 6), random_state=42)
+    return cross_val_score(model, X_train, y_train, cv=5, scoring="roc_auc").mean()
+
+
+study = optuna.create_study(direction="maximize")
+study.optimize(objective, n_trials=40)
+cv_study = optuna.create_study(direction="maximize")
+cv_study.optimize(lambda trial: cv_objective(trial), n_trials=20)
+print("best params:", study.best_params, cv_study.best_params)
+
+final = GradientBoostingClassifier(**study.best_params, random_state=42).fit(X_train, y_train)
+print("test ROC AUC:", roc_auc_score(y_test, final.predict_proba(X_test)[:, 1]))
