@@ -13,7 +13,6 @@ from pathlib import Path
 from auditor.code.interpret import Walker
 from auditor.code.leaks import Leak, find_leaks
 from auditor.code.sources import Place, Program, SkippedPart, SourceError, find_sources, read_program
-from auditor.core.statements import statement_at
 
 PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
 
@@ -77,7 +76,7 @@ def analyse_file(path: Path) -> FileResult:
             tuple((program.place(s.line, s.column), what) for s, what in leak.into),
             tuple(program.place(s.line, s.column) for s in leak.sites),
             tuple((step.name, program.place(step.line)) for step in leak.chain),
-            statement_at(program.tree, leak.site.line, leak.site.column),
+            program.statement(leak.site.line, leak.site.column),
         )
         for leak in leaks
     )

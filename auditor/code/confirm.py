@@ -1,7 +1,9 @@
 """`code.run`: each file run once in the isolated child the numeric stages use (its own session, the keeper,
 a time and a memory limit, its output captured), under the tracer; its answers confirm (or leave standing) the leaks the
 reading found. The child only answers: the verdict, and what counts as confirmed or withdrawn, is decided here.
-A run that did not reach its end withdraws nothing it did not reach."""
+A run that did not reach its end withdraws nothing it did not reach. The program run is the one read here just
+before the run: the leaks only the run sees are placed, and bound to their statements, in the code that ran, not
+in the file as its run may have left it (rewritten, or no longer Python)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from auditor.code.answers import CONFIRMED, WITHDRAWN
 from auditor.code.trace import TraceRequest
 
 if TYPE_CHECKING:
-    from auditor.code.sources import Place
+    from auditor.code.sources import Place, Program
     from auditor.core.config import LoadedConfig
 
 JOB = "auditor.code.trace:trace_program"
@@ -41,6 +43,7 @@ class FileRun:
     found: list[dict[str, Any]] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
+    program: Program | None = None  # the program the run ran, as read before it
 
 
 @dataclass
@@ -74,23 +77,21 @@ class Confirmations:
         return [run for _, run in sorted(self.runs.items()) if not run.finished]
 
     def trace_leaks(self) -> Iterator[TraceLeak]:
-        """The leaks only the trace saw, placed in their files."""
-        from auditor.code.sources import SourceError, read_program
-
-        for path, run in sorted(self.runs.items()):
-            if not run.found:
-                continue
-            try:
-                program = read_program(path)
-            except SourceError:
+        """The leaks only the trace saw, placed in the program that ran, each with the statement at its line (the
+        run knows a line, not a column)."""
+        for _, run in sorted(self.runs.items()):
+            program = run.program
+            if program is None:  # no program was run, so no line was reported
                 continue
             for leak in run.found:
+                line = int(leak["line"])
                 yield TraceLeak(
                     leak["kind"],
-                    program.place(int(leak["line"])),
-                    tuple(program.place(int(line)) for line in leak.get("into", [])),
+                    program.place(line),
+                    tuple(program.place(int(into)) for into in leak.get("into", [])),
                     str(leak.get("what", "")),
                     str(leak["text"]),
+                    program.statement(line),
                 )
 
 
@@ -103,10 +104,12 @@ class TraceLeak:
     into: tuple[Place, ...]
     what: str
     text: str
+    statement: str = ""  # the statement at ``place`` in the program run, as an acceptance binds to it
 
 
 def confirm(analysis: Analysis, loaded: LoadedConfig) -> Confirmations:
     """Run every file the reading read, one after the other, and gather what each run answered."""
+    from auditor.code.sources import SourceError, read_program
     from auditor.numeric.isolation import UserProcess
 
     spec = loaded.config.code
@@ -125,8 +128,14 @@ def confirm(analysis: Analysis, loaded: LoadedConfig) -> Confirmations:
             derived = "label" in facts and facts.get("columns") != facts["label"]
             questions.append({"id": qid, "kind": placed.leak.kind.value, "roles": roles, "derived": derived})
             statistics |= {site.line for role, site, what in placed.leak.roles if role == "fit" and "()" in what}
+        try:
+            # Read afresh (an earlier file's run may have changed this one), and handed to the child as read.
+            program = read_program(file.path)
+        except SourceError as exc:
+            result.runs[file.path] = FileRun(file.path, False, f"the file could not be read before its run: {exc}")
+            continue
         here = workdir or file.path.parent
-        request = TraceRequest(str(file.path), str(here), tuple(questions), tuple(sorted(statistics)))
+        request = TraceRequest(str(file.path), str(here), tuple(questions), tuple(sorted(statistics)), program)
         process = UserProcess(
             JOB,
             request,
@@ -139,7 +148,14 @@ def confirm(analysis: Analysis, loaded: LoadedConfig) -> Confirmations:
         with process:
             process.start()
             outcome = process.join()
-        run = FileRun(file.path, False, outcome.reason, stdout=outcome.output.stdout, stderr=outcome.output.stderr)
+        run = FileRun(
+            file.path,
+            False,
+            outcome.reason,
+            stdout=outcome.output.stdout,
+            stderr=outcome.output.stderr,
+            program=program,
+        )
         if outcome.complete and outcome.records:
             try:
                 record = json.loads(outcome.records[-1])

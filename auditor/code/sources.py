@@ -37,6 +37,7 @@ _MAGIC_OPTION = re.compile(r"-(?P<flag>\w)(?P<attached>\S*)\s*")
 _FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 # A line a notebook may hold that is not Python: a magic, a shell escape, a help request.
 _MAGIC_LINE = re.compile(r"^\s*[%!?]|\?\s*$", re.M)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,22 @@ class Program:
     lines: int
     cells: tuple[CellSpan, ...] = ()  # empty for a script
     skipped: tuple[SkippedPart, ...] = ()
+    text: str = field(default="", compare=False, repr=False)  # the program's source (a notebook's cells joined)
 
     @property
     def is_notebook(self) -> bool:
         return self.path.suffix == ".ipynb"
+
+    def statement(self, line: int, column: int | None = None) -> str:
+        """The statement an acceptance of a finding at program ``line`` binds to (core/statements.py): the one the
+        tree holds there, else the line's text as written, so that no finding placed at a line binds none."""
+        from auditor.core.statements import line_statement, statement_at
+
+        found = statement_at(self.tree, line, column)
+        if found:
+            return found
+        lines = _NEWLINE.split(self.text)  # as the parser numbers lines: \r\n, \r and \n end one
+        return line_statement(lines[line - 1]) if 0 < line <= len(lines) else ""
 
     def place(self, line: int, column: int | None = None) -> Place:
         """Where program line ``line`` (1-based) and ``column`` (0-based, as ast gives it) are in the file."""
@@ -229,7 +242,7 @@ def _script(path: Path, raw: bytes) -> Program:
         raise SourceError(Place(path, line, col), f"not valid Python: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, nesting too deep for the parser
         raise SourceError(Place(path, 1), f"not valid Python: {exc}") from None
-    return Program(path, tree, text.count("\n") + 1)
+    return Program(path, tree, text.count("\n") + 1, text=text)
 
 
 def _notebook(path: Path, raw: bytes) -> Program:
@@ -283,7 +296,7 @@ def _notebook(path: Path, raw: bytes) -> Program:
         tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # each cell parsed alone, not together
         raise SourceError(Place(path, 1), f"the notebook's cells do not parse together: {exc}") from None
-    return Program(path, tree, line - 1, tuple(spans), tuple(skipped))
+    return Program(path, tree, line - 1, tuple(spans), tuple(skipped), program)
 
 
 def _parsed(text: str) -> ast.Module | None:

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.code.lineage import FITS, PREDICTS, Call
+
+if TYPE_CHECKING:
+    from auditor.code.sources import Program
 
 # Libraries whose calls are traced: estimators, splitters, samplers, metrics, tokenizers.
 _LIBRARIES = (
@@ -48,6 +51,9 @@ class TraceRequest:
     workdir: str
     questions: tuple[dict[str, Any], ...] = ()
     statistic_lines: tuple[int, ...] = ()  # lines where the reading saw a pandas statistic (df.mean())
+    # The program as the parent read it before the run: run as it is, so that the lines the run reports are those
+    # of the code the parent places and binds them in, whatever the file holds later (None: read it here).
+    program: Program | None = None
 
 
 @dataclass
@@ -233,7 +239,7 @@ def trace_program(request: TraceRequest, emit: Callable[[str], None]) -> None:
     from auditor.code.sources import read_program
 
     path = Path(request.path)
-    program = read_program(path)
+    program = request.program if request.program is not None else read_program(path)
     os.environ.setdefault("MPLBACKEND", "Agg")  # plots are drawn nowhere
     os.chdir(request.workdir)
     sys.argv = [str(path)]

@@ -21,7 +21,6 @@ class Subject:
     count: str
     example: str
     value: str = "value"
-    optional: bool = False  # a finding may name no subject value at all (then its scope lists none)
 
 
 # The codes whose stages write these fields every time (group_overlap, duplicate_content); a code not here is
@@ -34,8 +33,9 @@ SUBJECTS: Mapping[str, Subject] = {
     "DUP002": Subject("digests", "digest"),
     "DUP003": Subject("digests", "digest"),
     "DUP006": Subject("digests", "digest"),
-    # audit code: the statement an acceptance binds to (a leak found by a run in an unreadable file names none).
-    **{f"CDL00{n}": Subject("statements", "statement", "statement", optional=True) for n in range(1, 6)},
+    # audit code: the statement an acceptance binds to, which every leak placed at a line names (the line's text
+    # where no statement of the tree holds it).
+    **{f"CDL00{n}": Subject("statements", "statement", "statement") for n in range(1, 6)},
 }
 
 
@@ -68,24 +68,30 @@ def disagreement(finding: Finding) -> str | None:
     scope = finding.scope
     counted = finding.evidence.get(subject.count)
     single = finding.evidence.get(subject.value)
-    listed = {normalise_spelling(v) for v in scope.values} if scope.listed else None
-    if isinstance(counted, int) and not isinstance(counted, bool):
+    # In the form acceptances compare them in: a statement as code (`df["Y"]` is not `df["y"]`), else spelled.
+    same = same_form(finding.code)
+    listed = {same(v) for v in scope.values} if scope.listed else None
+    if is_statement(finding.code):
+        # One statement, always (a count of statements, which the audit never writes, would check no text).
+        if not isinstance(single, str) or not single.strip():
+            return "its evidence names no statement ('statement'), which the audit names for every leak at a line"
+        if listed != {same(single)}:
+            return f"its scope lists values other than the one its evidence names ({single!r})"
+    elif isinstance(counted, int) and not isinstance(counted, bool):
         # Fewer values than counted is two spellings of one value, each shared exactly (`W1` and `w1`): the scope
         # holds one normal form for both. More, or none at all, would bind values the finding does not show.
         if scope.n_values > counted or (counted and not scope.n_values):
             return f"its scope has {scope.n_values} value(s) where its evidence counts {counted} {subject.count}"
     elif isinstance(single, str):
-        if listed != {normalise_spelling(single)}:
+        if listed != {same(single)}:
             return f"its scope lists values other than the one its evidence names ({single!r})"
-    elif subject.optional and not scope.n_values:
-        return None
     else:
         return f"its evidence has no count of its values ({subject.count!r})"
     for i, example in enumerate(finding.examples):
         named = example.get(subject.example)
         if not isinstance(named, str):
             return f"its examples.{i} names no {subject.example}"
-        if listed is not None and normalise_spelling(named) not in listed:
+        if listed is not None and same(named) not in listed:
             return f"its examples.{i} names {named!r}, which its scope does not list"
     return None
 

@@ -278,3 +278,24 @@ def test_an_imputer_fitted_on_every_row_before_the_folds_is_found_by_the_run(dat
     )
     assert record["finished"]
     assert [(f["kind"], f["line"]) for f in record["found"]] == [("preprocessing", LINE + 4)]
+
+
+def test_the_run_runs_the_program_it_is_handed_not_the_file_as_it_is_now(data: Path) -> None:
+    """The parent binds the run's lines to statements of the program it read: the child runs that program, so a
+    file changed (or no longer Python) after that read cannot move the lines the run reports."""
+    from auditor.code.sources import read_program
+
+    script = data / "script.py"
+    body = """
+        X = df.iloc[:, 0:5]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    program = read_program(script)
+    script.write_text("def broken(:\n")
+    out: list[str] = []
+    trace_program(TraceRequest(str(script), str(data), program=program), out.append)
+    record = json.loads(out[0])
+    assert record["finished"] is True
+    assert [(f["kind"], f["line"]) for f in record["found"]] == [("label_in_features", LINE + 3)]

@@ -17,9 +17,11 @@ from tests.conftest import SampleReports, write_table
 SAMPLES = ["benchmark_contamination", "clinic", "customer_churn", "cv_patients", "handwriting", "video_frames"]
 
 
-@pytest.mark.parametrize("sample", [*SAMPLES, "support_tickets", "forecast_horizon"])
+@pytest.mark.parametrize("sample", [*SAMPLES, "support_tickets", "forecast_horizon", "churn_notebook"])
 def test_every_finding_of_the_samples_agrees_with_its_scope(sample_report: SampleReports, sample: str) -> None:
-    for finding in sample_report(sample).findings:
+    found = sample_report(sample).findings
+    assert sample != "churn_notebook" or {"CDL001", "CDL003"} <= {f.code for f in found}  # code findings checked
+    for finding in found:
         assert disagreement(finding) is None, (finding.code, disagreement(finding))
         assert counts_disagreement(finding) is None, (finding.code, counts_disagreement(finding))
 
@@ -98,9 +100,52 @@ def test_a_code_finding_scope_is_the_statement_its_evidence_names() -> None:
     assert disagreement(cdl) is None
     forged = cdl.model_copy(update={"scope": scope_of(["X = harmless(X)"])})
     assert f"other than the one its evidence names ({real!r})" in str(disagreement(forged))
+    # Every leak at a line names its statement: one that names none would bind an acceptance to the line alone.
     unnamed = cdl.model_copy(update={"evidence": {}, "scope": scope_of()})
-    assert disagreement(unnamed) is None  # a leak with no statement to name binds none
-    assert "no count" in str(disagreement(unnamed.model_copy(update={"scope": scope_of(["X = harmless(X)"])})))
+    assert "its evidence names no statement" in str(disagreement(unnamed))
+    assert "names no statement" in str(disagreement(unnamed.model_copy(update={"scope": scope_of(["X = h(X)"])})))
+    blank = cdl.model_copy(update={"evidence": {"statement": " "}, "scope": scope_of([" "])})
+    assert "names no statement" in str(disagreement(blank))
+    # A count of statements is no statement: it would let the scope bind any text.
+    counted = unnamed.model_copy(update={"evidence": {"statements": 1}, "scope": scope_of(["X = harmless(X)"])})
+    assert "names no statement" in str(disagreement(counted))
+
+
+def test_a_code_finding_scope_differing_from_its_statement_in_case_is_refused() -> None:
+    """`df["Y"]` is other code than the `df["y"]` the finding shows (acceptances compare statements as code), so a
+    scope that differs only in case would bind an acceptance to a statement nobody was shown."""
+    shown = "X = StandardScaler().fit_transform(df.drop(columns='y'))"
+    cdl = Finding(
+        code="CDL001",
+        stage="code_leakage",
+        severity=Severity.ERROR,
+        title="t",
+        message="m",
+        key="train.py:8",
+        evidence={"statement": shown},
+        scope=scope_of([shown.replace("'y'", "'Y'")]),
+    )
+    assert f"other than the one its evidence names ({shown!r})" in str(disagreement(cdl))
+    # Spelled otherwise as code (quotes, spacing), it is the same statement.
+    assert disagreement(cdl.model_copy(update={"scope": scope_of([shown.replace("'y'", '"y"')])})) is None
+
+
+def test_a_code_finding_bound_to_a_lines_text_agrees_with_its_scope() -> None:
+    """A line no statement holds is bound to its text as written; that text is compared exactly."""
+    line = "@cache(maxsize=int(fit(X,  y)))"
+    cdl = Finding(
+        code="CDL004",
+        stage="code_leakage",
+        severity=Severity.ERROR,
+        title="t",
+        message="m",
+        key="train.py:8",
+        evidence={"statement": line, "found_by": "run"},
+        scope=scope_of([line]),
+    )
+    assert disagreement(cdl) is None
+    respaced = cdl.model_copy(update={"scope": scope_of(["@cache(maxsize=int(fit(X, y)))"])})
+    assert "other than the one its evidence names" in str(disagreement(respaced))
 
 
 def test_a_value_shared_exactly_in_two_spellings_agrees_with_its_scope(tmp_path: Path) -> None:

@@ -804,3 +804,63 @@ def test_a_reviewed_leak_does_not_cover_its_copy_in_another_script(tmp_path: Pat
     assert [f.key for f in unaccepted_errors(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
         "exp2/train.py:4"
     ]
+
+
+RUN_ONLY = """\
+import functools
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+df = pd.read_csv("d.csv")
+X = df.iloc[:, 0:4]
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+@functools.lru_cache(maxsize=int(10 * LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te)))
+def cached(n):
+    return n
+open(__file__, "a").write("def broken(:\\n")
+"""
+
+
+def _run_report(folder: Path, source: str) -> Report:
+    """`audit code --run` of a script whose label is taken by position (a leak only the run finds, on a
+    decorator's line, which no statement holds) and which breaks its own file as it runs."""
+    import numpy as np
+    import pandas as pd
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["y"] = (frame.a > 0).astype(int)
+    frame.to_csv(folder / "d.csv", index=False)
+    (folder / "run.py").write_text(source)
+    (folder / "audit.yaml").write_text("version: 1\ncode:\n  paths: [run.py]\n  run: true\n  timeout_s: 120\n")
+    return run_audit(folder / "audit.yaml", only=["code_leakage"])
+
+
+def test_a_leak_only_the_run_found_is_uploaded_with_its_statement_and_one_naming_none_refused(  # type: ignore[no-untyped-def]
+    clients, tmp_path
+) -> None:
+    sub = clients["submitter"]
+    report = _run_report(tmp_path / "a", RUN_ONLY)
+    (leak,) = [f for f in report.findings if f.code == "CDL004"]
+    decorator = RUN_ONLY.splitlines()[7]
+    assert leak.key == "run.py:8" and leak.evidence["found_by"] == "run"
+    assert leak.evidence["statement"] == decorator and leak.scope.values == (decorator,)
+    written = json.loads(render_json(report))
+    assert submit(sub, written)["id"]  # as the audit wrote it, the server takes it
+    stripped = json.loads(json.dumps(written))
+    (cdl,) = [f for s in stripped["stages"] for f in s["findings"] if f["code"] == "CDL004"]
+    del cdl["evidence"]["statement"]
+    cdl["scope"] = {"values": [], "n_values": 0, "digest": None, "counts": None}
+    detail = _refusal(sub, stripped)
+    assert "CDL004" in detail and "its evidence names no statement" in detail
+    # A reviewer's acceptance covers that line as it was; the line changed, the leak counts again.
+    record = store.ReviewRecord(
+        id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="a cache size",
+        fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
+    )  # fmt: skip
+    assert [f for f in unaccepted_errors(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
+    later = _run_report(tmp_path / "b", RUN_ONLY.replace("10 * ", "100 * "))
+    (grown,) = [f for f in later.findings if f.code == "CDL004"]
+    assert grown.fingerprint == leak.fingerprint
+    assert [f.key for f in unaccepted_errors(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]

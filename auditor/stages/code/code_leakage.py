@@ -17,7 +17,7 @@ from auditor.pipeline.stage import AuditContext, Stage
 if TYPE_CHECKING:
     from auditor.code.analysis import PlacedLeak
     from auditor.code.confirm import Confirmations
-    from auditor.code.sources import Place, Program
+    from auditor.code.sources import Place
 
 # The leak kinds' codes, in the order the reading reports them.
 KIND_CODES = {
@@ -173,10 +173,8 @@ class CodeLeakage(Stage):
                 remediation="Make the code run as it is (its data beside it, or `code.workdir`), or raise "
                 "`code.timeout_s` / `code.memory_mb`.",
             )
-        programs: dict[Path, Program | None] = {}
         for leak in confirmations.trace_leaks():
             where = leak.place.shown(base)
-            statement = _statement_of(leak.place, programs)
             yield self.finding(
                 KIND_CODES[leak.kind],
                 Severity.ERROR,
@@ -190,9 +188,10 @@ class CodeLeakage(Stage):
                     "what": leak.what,
                     "into": [{"at": p.at, "where": p.shown(base)} for p in leak.into],
                     "found_by": "run",
-                    **({"statement": statement} if statement else {}),
+                    **({"statement": leak.statement} if leak.statement else {}),
                 },
-                scope=scope_of([statement]) if statement else None,
+                # As for the reading's leaks: an acceptance binds to the statement the run ran at this line.
+                scope=scope_of([leak.statement]) if leak.statement else None,
                 remediation=_FIXES[leak.kind],
             )
 
@@ -298,25 +297,3 @@ def _key(place: Place, base: Path) -> str:
 
 def _where_in_file(place: Place) -> str:
     return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"
-
-
-def _statement_of(place: Place, programs: dict[Path, Program | None]) -> str:
-    """The statement at a place in a file (read once per file), for a leak the run found; '' when unreadable."""
-    from auditor.code.sources import SourceError, read_program
-    from auditor.core.statements import statement_at
-
-    if place.path not in programs:
-        try:
-            programs[place.path] = read_program(place.path)
-        except SourceError:
-            programs[place.path] = None
-    program = programs[place.path]
-    if program is None:
-        return ""
-    line = place.line
-    if place.cell is not None:
-        span = next((c for c in program.cells if c.cell == place.cell), None)
-        if span is None or place.cell_line is None:
-            return ""
-        line = span.first + place.cell_line - 1
-    return statement_at(program.tree, line, (place.column or 1) - 1)

@@ -425,3 +425,100 @@ def test_an_optuna_objective_scoring_the_test_set_is_found_and_one_scoring_a_val
     assert "X_val, y_val" in validated
     (tmp_path / "tune.py").write_text(validated)
     assert codes(_audit(tmp_path, {"paths": ["tune.py"]})) == ["CDL009"]
+
+
+# A label taken by position (`iloc[:, 0:4]` takes `y` too): the reading cannot name the columns, the run finds it.
+BY_POSITION = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+df = pd.read_csv("d.csv")
+X = df.iloc[:, 0:4]
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+RUN_LINE_7 = "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))"
+# The code breaks its own file as it runs: after the run, the file cannot be parsed.
+BREAKS_ITS_FILE = BY_POSITION + 'open(__file__, "a").write("def broken(:\\n")\n'
+
+
+def _labelled_rows(folder: Path) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["y"] = (frame.a > 0).astype(int)
+    frame.to_csv(folder / "d.csv", index=False)
+
+
+def _run_only(folder: Path, source: str, accept: list[dict[str, object]]):  # type: ignore[no-untyped-def]
+    """An audit with `run: true` of run.py written as ``source`` (afresh: its run may break it)."""
+    (folder / "run.py").write_text(source)
+    return _audit(folder, {"paths": ["run.py"], "run": True, "timeout_s": 120}, accept=accept)
+
+
+def test_a_run_only_leak_in_a_file_its_run_breaks_is_bound_to_its_statement(tmp_path: Path) -> None:
+    """The file cannot be parsed once its code ran: the leak the run found is still reported, bound to the statement
+    the run ran at that line, so an entry naming the line alone accepts nothing and says which `values:` to add."""
+    _labelled_rows(tmp_path)
+    report = _run_only(tmp_path, BREAKS_ITS_FILE, [{"code": "CDL004", "key": "run.py:7", "reason": "reviewed"}])
+    assert "def broken(:" in (tmp_path / "run.py").read_text()  # the file as the run left it
+    leak = finding(report, "CDL004")
+    assert leak.key == "run.py:7" and leak.evidence["found_by"] == "run" and not leak.accepted
+    assert leak.evidence["statement"] == RUN_LINE_7 and leak.scope.values == (RUN_LINE_7,)
+    acc = finding(report, "ACC002")
+    assert acc.evidence["values"] == [RUN_LINE_7] and f"`values: {json.dumps([RUN_LINE_7])}`" in acc.message
+    assert report.exit_code == 1
+
+
+def test_a_run_only_leak_accepted_with_its_statement_counts_again_when_the_line_changes(tmp_path: Path) -> None:
+    _labelled_rows(tmp_path)
+    accept = [{"code": "CDL004", "key": "run.py:7", "values": [RUN_LINE_7], "reason": "reviewed"}]
+    accepted = _run_only(tmp_path, BREAKS_ITS_FILE, accept)
+    assert [f.key for f in accepted.findings if f.accepted] == ["run.py:7"] and accepted.exit_code == 0
+    assert not [f for f in accepted.findings if f.code.startswith("ACC")]
+    other = "print(LogisticRegression(C=2.0).fit(X_tr, y_tr).score(X_te, y_te))"
+    changed = _run_only(tmp_path, BREAKS_ITS_FILE.replace(RUN_LINE_7, other), accept)
+    leak = finding(changed, "CDL004")
+    assert changed.exit_code == 1 and not leak.accepted and leak.escalated is not None
+    assert leak.escalated.new_values == (other,)
+
+
+def test_a_run_only_leak_in_a_function_is_bound_to_the_statement_at_its_line(tmp_path: Path) -> None:
+    """Not the function's header: an acceptance of `def main():` would cover whatever line 9 holds later. The same
+    leak at the top level of a file (its twin) is bound as it always was."""
+    _labelled_rows(tmp_path)
+    body = BY_POSITION.split("\n", 4)
+    nested = "".join([*(line + "\n" for line in body[:4]), "def main():\n", textwrap.indent(body[4], "    ")])
+    (tmp_path / "nested.py").write_text(nested + "main()\n")
+    (tmp_path / "run.py").write_text(BY_POSITION)
+    report = _audit(tmp_path, {"paths": ["nested.py", "run.py"], "run": True, "timeout_s": 120})
+    by_key = {f.key: f for f in report.findings if f.code == "CDL004"}
+    assert sorted(by_key) == ["nested.py:8", "run.py:7"]
+    for leak in by_key.values():
+        assert leak.evidence["statement"] == RUN_LINE_7 and leak.scope.values == (RUN_LINE_7,)
+
+
+def test_a_run_only_leak_on_a_line_no_statement_holds_is_bound_to_the_line_as_written(tmp_path: Path) -> None:
+    """A decorator's line belongs to no statement of the tree (the function starts at `def`): the line's text, as
+    written, is what an acceptance binds to, so an entry naming the line alone accepts nothing."""
+    _labelled_rows(tmp_path)
+    decorator = "@functools.lru_cache(maxsize=int(10 * LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te)))"
+    source = "import functools\n" + BY_POSITION.replace(RUN_LINE_7, f"{decorator}  \ndef cached(n):\n    return n")
+    report = _run_only(tmp_path, source, [{"code": "CDL004", "key": "run.py:8", "reason": "reviewed"}])
+    leak = finding(report, "CDL004")
+    assert leak.key == "run.py:8" and leak.evidence["found_by"] == "run" and not leak.accepted
+    assert leak.evidence["statement"] == decorator and leak.scope.values == (decorator,)
+    assert finding(report, "ACC002").evidence["values"] == [decorator] and report.exit_code == 1
+
+
+def test_a_file_an_earlier_run_breaks_is_said_not_run(tmp_path: Path) -> None:
+    """a.py's run leaves b.py no longer Python: b.py is not run (CDL006 says why) and what its reading found stands."""
+    (tmp_path / "a.py").write_text('open("b.py", "w").write("def broken(:\\n")\n')
+    (tmp_path / "b.py").write_text(LEAKY)
+    report = _audit(tmp_path, {"paths": ["a.py", "b.py"], "run": True, "timeout_s": 120})
+    by_key = {f.key: f for f in report.findings}
+    assert by_key["b.py"].code == "CDL006"
+    assert "the file could not be read before its run: not valid Python" in by_key["b.py"].message
+    assert by_key["b.py:7"].code == "CDL001" and by_key["b.py:7"].evidence["statement"] == STATEMENT
