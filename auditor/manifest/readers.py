@@ -181,19 +181,26 @@ def inexact_message(column: str, target: pa.DataType, typed: Sequence[tuple[Path
     other, other_type = next(((p, u) for p, u in typed if u != t), typed[0])
     return (
         f"{path}: column '{column}' holds {t} values, but {other_type} in {other}; a value in {path} has no "
-        f"exact {target} form, the type both are read in (an integer beyond 2**53 as a float, or beyond int64); "
-        "write the column in one type in every file"
+        f"exact {target} form, the type both are read in (an integer beyond 2**53 as a float or beyond int64, a "
+        "time beyond the years a finer unit holds); write the column in one type in every file"
     )
 
 
 def inexact_by_value(source: pa.DataType, target: pa.DataType) -> bool:
-    """Whether reading ``source`` values as ``target`` (a common_type) may lose some of them, by their value:
-    a 64-bit integer as a float64, a uint64 as an int64."""
+    """Whether reading ``source`` values as ``target`` (a common_type) may fail for some values: a 64-bit integer
+    as a float64 (beyond 2**53) or a uint64 as an int64, a time in a finer unit (us as ns beyond the year 2262)."""
     source = _value_type(source)
     target = _value_type(target)
-    if not pa.types.is_integer(source) or source.bit_width < 64:
-        return False
-    return pa.types.is_floating(target) or (pa.types.is_integer(target) and source != target)
+    if pa.types.is_integer(source) and source.bit_width == 64:
+        return pa.types.is_floating(target) or (pa.types.is_integer(target) and source != target)
+    if (pa.types.is_timestamp(source) and pa.types.is_timestamp(target)) or (
+        pa.types.is_duration(source) and pa.types.is_duration(target)
+    ):
+        return _UNITS.index(target.unit) > _UNITS.index(source.unit)
+    return False
+
+
+_UNITS = ("s", "ms", "us", "ns")
 
 
 def conform(values: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:

@@ -826,11 +826,38 @@ def test_a_shard_of_nulls_only_beside_typed_shards_reports_alike_on_every_engine
     assert {"GRP001", "GRP004"} <= codes, codes
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_file_per_split_in_other_types_reports_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """`paths`: a train file of int32 ids and writers, a test file of int64 ids and text writers, one type decided
+    over both files on every engine: the id in both (SPL001) and the writer in both (GRP001) are found."""
+    pq.write_table(
+        pa.table({"sid": pa.array([1, 2, 3], pa.int32()), "writer": pa.array([7, 8, 9], pa.int32())}),
+        tmp_path / "train.parquet",
+    )
+    pq.write_table(
+        pa.table({"sid": pa.array([3, 4], pa.int64()), "writer": pa.array(["7", "x"])}), tmp_path / "test.parquet"
+    )
+    config = {
+        "version": 1,
+        "manifest": {"paths": {"train": "train.parquet", "test": "test.parquet"}, "id": "sid"},
+        "keys": {"groups": ["writer"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["split_integrity", "group_overlap"])
+    assert_same(memory, other, engine.engine)
+    assert {"SPL001", "GRP001"} <= {f["code"] for s in memory["stages"] for f in s["findings"]}
+
+
 INCOMPATIBLE = {
     "int-timestamp": (pa.array([7, 1], pa.int64()), pa.array([7, 3], pa.int64()).cast(pa.timestamp("s"))),
     "bool-string": (pa.array([True, False]), pa.array(["true", "x"])),
     "zone-no-zone": (_at("ms", "UTC")([1_700_000_000, 1]), _at("ms")([1_700_000_000, 3])),
     "int-beyond-float": (pa.array([2**53 + 1, 1], pa.int64()), pa.array([7.5, 3.0], pa.float64())),
+    # 9999-12-31 in us, beside times in ns: no nanosecond count of it fits in 64 bits.
+    "time-beyond-ns": (_at("us")([253_402_214_400, 1]), _at("ns")([1_700_000_000, 3])),
 }
 
 
@@ -853,8 +880,8 @@ def test_shards_of_one_column_in_incompatible_types_are_refused_alike_on_every_e
     held = [
         (tmp_path / f"part-{i}.parquet", pq.read_schema(tmp_path / f"part-{i}.parquet").field("k").type) for i in (0, 1)
     ]
-    if pair == "int-beyond-float":
-        held.reverse()  # the file named first is the one holding the integer no float holds
+    if pair in ("int-beyond-float", "time-beyond-ns"):
+        held.reverse()  # the file named first is the one holding the value the common type cannot hold
     assert messages[0].startswith(
         f"{held[1][0]}: column 'k' holds {held[1][1]} values, but {held[0][1]} in {held[0][0]}"
     )
