@@ -813,13 +813,25 @@ def test_shards_whose_every_column_differs_in_type_report_alike_on_every_engine(
     assert {"GRP001", "DUP001", "UPS001"} <= found, found
 
 
+BESIDE_NULLS = {
+    "text": pa.array(["w7", "w1"]),
+    "dictionary": pa.array(["w7", "w1"]).dictionary_encode(),
+    "time-zone": pa.array([7, 1], pa.int64()).cast(pa.timestamp("ms", "UTC")),
+    "bool": pa.array([True, False]),
+    "half-float": pa.array([7.5, 1.5], pa.float16()),
+    "duration": pa.array([7, 1], pa.duration("ms")),
+}
+
+
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind", list(BESIDE_NULLS))
 def test_a_shard_of_nulls_only_beside_typed_shards_reports_alike_on_every_engine(
-    engine: EngineSettings, tmp_path: Path
+    kind: str, engine: EngineSettings, tmp_path: Path
 ) -> None:
-    """A shard whose column holds no value (null-typed: pandas' column of None) beside text shards: its rows
+    """A shard whose column holds no value (null-typed: pandas' column of None) beside shards of any type: its rows
     are without a group, the others' shared group is found, on every engine."""
-    shards = [("train", pa.array(["w7", "w1"])), ("train", pa.nulls(3)), ("test", pa.array(["w7", "w2"]))]
+    values = BESIDE_NULLS[kind]
+    shards = [("train", values), ("train", pa.nulls(3)), ("test", values.slice(0, 1))]
     memory, other = both(_shards(tmp_path, shards), engine, only=["group_overlap"])
     assert_same(memory, other, engine.engine)
     codes = {f["code"] for s in memory["stages"] for f in s["findings"]}
