@@ -22,9 +22,11 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from auditor.backends.engines import EngineSettings
 from auditor.backends.files import parquet_sources
+from auditor.cli import app
 from auditor.core.config import load_config
 from auditor.core.errors import ManifestError
 from auditor.manifest.readers import column_names, read_files
@@ -897,6 +899,12 @@ def test_shards_of_one_column_in_incompatible_types_are_refused_alike_on_every_e
     assert messages[0].startswith(
         f"{held[1][0]}: column 'k' holds {held[1][1]} values, but {held[0][1]} in {held[0][0]}"
     )
+    args = ["run", str(config), "--engine", engine.engine, "--out", str(tmp_path / "out"), "-q"]
+    if engine.engine == "dask":
+        args += ["--scheduler", "synchronous"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "column 'k' holds" in result.output and "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("engine", ENGINES)
