@@ -26,7 +26,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.backends.files import FileManifest, ParquetManifestFiles, concat_arrays, is_text, parquet_sources
+from auditor.backends.files import (
+    FileManifest,
+    ParquetManifestFiles,
+    concat_arrays,
+    conformed,
+    is_text,
+    parquet_sources,
+)
 from auditor.backends.hashed import (
     ROW,
     SPLIT,
@@ -41,6 +48,7 @@ from auditor.backends.hashed import (
     partial_groups,
     pure,
     read_piece,
+    read_rows,
     rows_with_hashes,
 )
 from auditor.core.config import LoadedConfig, compound_label
@@ -1062,6 +1070,7 @@ def _pieces(files: ParquetManifestFiles) -> list[Piece]:
                         end - begin,
                         source.split,
                         files.split_column,
+                        source.casts,
                     )
                 )
                 group = []
@@ -1279,7 +1288,7 @@ def _sizes_of(found: tuple[np.ndarray, pa.Array, int]) -> tuple[int, int]:
 
 def _piece_take(piece: Piece, column: str, local: np.ndarray) -> pa.Array:
     """The piece's values of ``column`` (as the files hold them) at rows ``local`` (ascending, within it)."""
-    values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
+    values = read_rows(piece, [column]).column(0)
     return values.take(pa.array(local)).combine_chunks()
 
 
@@ -1292,7 +1301,8 @@ def _piece_split_entries(piece: Piece) -> tuple[list[Any], np.ndarray, int]:
     reader = open_parquet(piece.path, read_dictionary=[piece.split_column], pre_buffer=False)
     chunks: list[tuple[list[Any], np.ndarray]] = []
     for g in piece.row_groups:
-        for chunk in reader.read_row_group(g, columns=[piece.split_column]).column(0).chunks:
+        read = conformed(reader.read_row_group(g, columns=[piece.split_column]), piece.casts, [piece.split_column])
+        for chunk in read.column(0).chunks:
             if not pa.types.is_dictionary(chunk.type):
                 chunk = chunk.dictionary_encode()
             index = pc.drop_null(chunk.indices).to_numpy(zero_copy_only=False)
@@ -1374,7 +1384,7 @@ def _piece_per_split(
 ) -> dict[int, np.ndarray]:
     """``reduce`` of the piece's values of ``column`` (as the files hold them) in the rows of each split code."""
     split = _piece_split_codes(piece, split_names)
-    values = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=[column]).column(0)
+    values = read_rows(piece, [column]).column(0)
     return {c: reduce(values.filter(pa.array(split == c))) for c in codes}
 
 

@@ -26,6 +26,7 @@ from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.groupcounts import from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank
+from auditor.manifest.readers import conform, is_text_type, parquet_schema
 from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
@@ -358,21 +359,28 @@ def load_duck_manifest(loaded: LoadedConfig, settings: EngineSettings) -> DuckMa
     try:
         database = duckdb.connect(":memory:", config=config)
         database.execute("SET enable_progress_bar = false")  # a session setting: stderr stays the CLI's
-        database.execute(_view(files.sources, files.columns, files.split_column))
+        database.execute(_view(files.sources, files.columns, files.split_column, _reading(database, files)))
     except duckdb.Error as exc:
         shutil.rmtree(temp_dir, ignore_errors=True)
         raise ManifestError(_explain(exc, temp_dir, files.sources[0].path)) from None
     return DuckManifest(database, files, loaded.allowed_roots, temp_dir)
 
 
-def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str | None) -> str:
-    """One SELECT per file, each numbering its rows from where the file starts in the whole manifest."""
-    picked = ", ".join(f"{_ident(c)} AS {_column(c)}" for c in columns)
+def _view(
+    sources: Sequence[Source],
+    columns: Sequence[str],
+    split_column: str | None,
+    reading: dict[tuple[str, str], str] | None = None,
+) -> str:
+    """One SELECT per file, each numbering its rows from where the file starts in the whole manifest; a column a
+    file holds in another type than the manifest's is read through ``reading`` (file, column) -> expression."""
+    reading = reading or {}
     parts = []
     for s in sources:
+        picked = ", ".join(f"{reading.get((str(s.path), c), _ident(c))} AS {_column(c)}" for c in columns)
         # Folds alone name no split column: the split code is the rows' fold pattern (see DuckManifest._count_groups).
         # A split column keeps its type (see DuckManifest._count_groups); a split named by `paths` is text.
-        split = _ident(split_column) if split_column else "NULL"
+        split = reading.get((str(s.path), split_column), _ident(split_column)) if split_column else "NULL"
         if s.split is not None:
             split = f"{_literal(s.split)}::VARCHAR"
         parts.append(
@@ -380,3 +388,72 @@ def _view(sources: Sequence[Source], columns: Sequence[str], split_column: str |
             f"FROM read_parquet({_literal(str(s.path))}, file_row_number = true)"
         )
     return "CREATE VIEW m AS " + " UNION ALL ".join(parts)
+
+
+_AS_TEXT = "__auditor_as_text_"  # + the DuckDB type of the float it spells: a Python function of the connection
+
+
+def _reading(database: duckdb.DuckDBPyConnection, files: ParquetManifestFiles) -> dict[tuple[str, str], str]:
+    """How DuckDB reads each (file, column) the file holds in another type than the manifest's, so that it sees
+    the values conform() gives the other engines: a cast where DuckDB's is the same, and Arrow's own cast for a
+    float spelled as text (DuckDB writes 7.0 and 1e-07 where Arrow writes 7 and 1e-7)."""
+    targets = {c: t for s in files.sources for c, t in s.casts}
+    if not targets:
+        return {}
+    # DuckDB's name of each type, from an empty table of them (a half float, which it scans from no Arrow table, is
+    # a FLOAT to it, as it reads one from Parquet).
+    named = [pa.field(c, pa.float32() if pa.types.is_float16(t) else t) for c, t in targets.items()]
+    database.register("_types", pa.schema(named).empty_table())
+    try:
+        duck = dict(zip(targets, (str(t) for t in database.sql("SELECT * FROM _types").types), strict=True))
+    finally:
+        database.unregister("_types")
+    typed = {(str(s.path), c): t for s in files.sources for c, t in _file_types(s).items()}
+    floats: set[str] = set()
+    reading = {}
+    for s in files.sources:
+        for c, target in s.casts:
+            held, name = typed[(str(s.path), c)], _ident(c)
+            held = held.value_type if pa.types.is_dictionary(held) else held
+            plain = target.value_type if pa.types.is_dictionary(target) else target
+            if is_text_type(plain) and pa.types.is_floating(held):
+                kind = "DOUBLE" if pa.types.is_float64(held) else "FLOAT"  # DuckDB reads a half float as a FLOAT
+                floats.add(kind)
+                reading[(str(s.path), c)] = f"{_AS_TEXT}{kind}({name})"
+            elif is_text_type(plain):
+                reading[(str(s.path), c)] = f"CAST({name} AS VARCHAR)"
+            elif pa.types.is_duration(plain):
+                # Parquet holds a duration as an integer in its unit, and so DuckDB reads it (see _as_duckdb_reads).
+                factor = _per_second(plain) // _per_second(held) if pa.types.is_duration(held) else 1
+                reading[(str(s.path), c)] = f"CAST({name} AS BIGINT) * {factor}"
+            else:
+                reading[(str(s.path), c)] = f"CAST({name} AS {duck[c]})"
+    if floats:
+        from duckdb import func
+
+        for kind in sorted(floats):
+            database.create_function(
+                f"{_AS_TEXT}{kind}",
+                _arrow_text,
+                [kind.lower()],
+                "varchar",
+                type=func.ARROW,
+                null_handling=func.SPECIAL,
+                side_effects=False,
+            )
+    return reading
+
+
+def _arrow_text(values: pa.Array) -> pa.Array:
+    """Floats spelled as conform() spells them as text (Arrow's shortest form)."""
+    return conform(values, pa.string())
+
+
+def _per_second(t: pa.DataType) -> int:
+    return {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[t.unit]
+
+
+def _file_types(source: Source) -> dict[str, pa.DataType]:
+    """The types ``source``'s file holds its cast columns in."""
+    schema = parquet_schema(source.path)
+    return {c: schema.field(c).type for c, _ in source.casts}

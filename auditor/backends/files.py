@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import cast
 
@@ -27,7 +27,11 @@ from auditor.manifest.folds import FoldPatterns, fold_patterns
 from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, drop_blank, encode_column
 from auditor.manifest.readers import (
     MissingColumnsError,
+    common_type,
+    conform,
     detect_format,
+    inexact_by_value,
+    inexact_message,
     is_url,
     missing_columns,
     open_parquet,
@@ -67,6 +71,9 @@ class Source:
     rows: int
     split: str | None
     row_groups: tuple[int, ...]  # first row of each row group, relative to the file
+    # The columns this file holds in another type than the manifest's (common_type) and that type: read, they
+    # are conformed to it, so every engine compares the values the in-memory engine compares.
+    casts: tuple[tuple[str, pa.DataType], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
         local, columns = manifest_groups(loaded)
         groups = [(split, list(files)) for split, files in local]
     sources: list[Source] = []
-    types: dict[str, pa.DataType] = {}
+    typed: dict[str, list[tuple[Path | str, pa.DataType]]] = {c: [] for c in columns}
     offset = 0
     for split, files in groups:
         for f in files:
@@ -116,16 +123,15 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
             except MissingColumnsError as exc:
                 raise ManifestError(explain_missing(exc, named, loaded)) from None
             for c in columns:
-                t = schema.field(c).type
-                if types.setdefault(c, t) != t:
-                    raise ManifestError(
-                        f"{f}: column '{c}' holds {t} values, but {types[c]} in {sources[0].path}; the {engine} "
-                        "engine needs one type per column in every file (or audit with --engine memory)"
-                    )
+                typed[c].append((f, schema.field(c).type))
             meta = open_parquet(f).metadata
             starts = np.cumsum([0] + [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])[:-1]
             sources.append(Source(f, offset, meta.num_rows, split, tuple(int(s) for s in starts)))
             offset += meta.num_rows
+    # One type per column over every file, by the in-memory engine's rule (a number beside text is text, int32
+    # beside int64 is int64...), or its refusal naming both files.
+    types = {c: common_type(c, typed[c]) for c in columns}
+    sources = _with_casts(sources, typed, types)
     if offset == 0:
         where = ", ".join(str(s.path) for s in sources[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
@@ -145,6 +151,53 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
 
         fold_columns = tuple(dict.fromkeys([*fold_spec.named, *([spec.split] if spec.split else [])]))
     return ParquetManifestFiles(tuple(sources), tuple(columns), types, spec.split, spec.id, folds, fold_columns)
+
+
+def _with_casts(
+    sources: list[Source], typed: dict[str, list[tuple[Path | str, pa.DataType]]], types: dict[str, pa.DataType]
+) -> list[Source]:
+    """Each source with the columns it holds in another type than ``types`` says. A 64-bit integer read as a float
+    (or a uint64 as an int64) is read here once, in that file only: a value beyond the common type is refused
+    before any stage, as the in-memory engine refuses it when it reads the file."""
+    out = []
+    for i, source in enumerate(sources):
+        casts = tuple((c, types[c]) for c in types if typed[c][i][1] != types[c])
+        for c, target in casts:
+            if inexact_by_value(typed[c][i][1], target):
+                values = open_parquet(source.path, pre_buffer=False).read(columns=[c]).column(0)
+                try:
+                    conform(values, target)
+                except pa.ArrowException:
+                    raise ManifestError(inexact_message(c, target, typed[c], i)) from None
+        out.append(replace(source, casts=casts) if casts else source)
+    return out
+
+
+def conformed(
+    table: pa.Table, casts: Sequence[tuple[str, pa.DataType]], dictionaries: Collection[str] = ()
+) -> pa.Table:
+    """A file's ``table`` with its columns in the manifest's types (``casts``: the Source's); a column of
+    ``dictionaries`` read as a dictionary (the split) keeps its dictionary, its values conformed."""
+    for name, target in casts:
+        if name not in table.column_names:
+            continue
+        i = table.column_names.index(name)
+        column = table.column(i)
+        plain = target.value_type if pa.types.is_dictionary(target) else target
+        if name in dictionaries and pa.types.is_dictionary(column.type):
+            if column.type.value_type != plain:
+                column = pa.chunked_array([_dictionary_conformed(chunk, plain) for chunk in column.chunks])
+        elif name in dictionaries:  # a file that holds the column in a type Parquet keeps no dictionary of
+            column = conform(column, plain).dictionary_encode()
+        else:
+            column = conform(column, target)
+        table = table.set_column(i, pa.field(name, column.type), column)
+    return table
+
+
+def _dictionary_conformed(chunk: pa.DictionaryArray, plain: pa.DataType) -> pa.DictionaryArray:
+    """A dictionary array whose values are read as ``plain`` (its indices as they are)."""
+    return pa.DictionaryArray.from_arrays(chunk.indices, conform(chunk.dictionary, plain))
 
 
 class FileManifest(Manifest):
@@ -207,7 +260,8 @@ class FileManifest(Manifest):
             bounds = np.searchsorted(group_of, np.arange(len(starts) + 1))
             for g in np.unique(group_of):
                 in_group = local[bounds[g] : bounds[g + 1]] - starts[g]
-                column = reader.read_row_group(int(g), columns=[self._file_column(name)]).column(0)
+                read = reader.read_row_group(int(g), columns=[self._file_column(name)])
+                column = conformed(read, source.casts).column(0)
                 pieces.append(column.take(pa.array(in_group)).combine_chunks())
         taken = concat_arrays(pieces)
         inverse = np.empty_like(order)
@@ -333,7 +387,8 @@ class FileManifest(Manifest):
             name = self._file_column(column)
             reader = open_parquet(source.path, read_dictionary=[name], pre_buffer=False)
             for g in range(reader.metadata.num_row_groups):
-                for chunk in reader.read_row_group(g, columns=[name]).column(0).chunks:
+                read = conformed(reader.read_row_group(g, columns=[name]), source.casts, [name])
+                for chunk in read.column(0).chunks:
                     if not pa.types.is_dictionary(chunk.type):  # a writer that stored no dictionary
                         chunk = chunk.dictionary_encode()
                     yield chunk
@@ -365,7 +420,7 @@ class FileManifest(Manifest):
             column = self._file_column(name)
             as_dict = [column] if name == SPLIT_COLUMN and is_text(self._types.get(column)) else None
             table = open_parquet(source.path, read_dictionary=as_dict, pre_buffer=False).read(columns=[column])
-            chunks.extend(table.column(0).chunks)
+            chunks.extend(conformed(table, source.casts, as_dict or ()).column(0).chunks)
         if name == SPLIT_COLUMN and any(pa.types.is_dictionary(c.type) for c in chunks):
             table = pa.table({"c": pa.chunked_array(chunks)}).unify_dictionaries()
             return table["c"]

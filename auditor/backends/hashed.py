@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.backends.files import ROW
+from auditor.backends.files import ROW, conformed
 from auditor.manifest.hashing import fingerprint
 from auditor.manifest.readers import open_parquet
 
@@ -38,6 +38,12 @@ class Piece:
     rows: int
     split: str | None  # the split of every row (a `paths` manifest), or None: read `split_column`
     split_column: str | None
+    casts: tuple[tuple[str, pa.DataType], ...] = ()  # the file's columns in another type than the manifest's
+
+
+def read_rows(piece: Piece, columns: list[str]) -> pa.Table:
+    """The piece's row groups' ``columns``, in the manifest's one type per column (see Source.casts)."""
+    return conformed(open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=columns), piece.casts)
 
 
 def field(column: str) -> str:
@@ -53,7 +59,7 @@ def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] 
     which no file column holds)."""
     wanted = list(dict.fromkeys(columns))
     if isinstance(split_names, np.ndarray):
-        table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
+        table = read_rows(piece, wanted)
         if len(split_names) != table.num_rows:
             raise ValueError(f"{piece.path}: {len(split_names)} split codes for a piece of {table.num_rows} rows")
         out = {field(c): _plain(table.column(c)) for c in wanted}
@@ -63,7 +69,7 @@ def read_piece(piece: Piece, columns: Sequence[str], split_names: Sequence[str] 
     if split_names is not None and piece.split is None:
         assert piece.split_column is not None
         wanted = list(dict.fromkeys([*wanted, piece.split_column]))
-    table = open_parquet(piece.path).read_row_groups(list(piece.row_groups), columns=wanted)
+    table = read_rows(piece, wanted)
     rows = np.arange(piece.offset, piece.offset + table.num_rows, dtype=np.int64)
     out = {field(c): _plain(table.column(c)) for c in columns}
     out[ROW] = pa.array(rows)

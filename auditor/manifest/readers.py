@@ -99,6 +99,13 @@ def read_files(
     files: Sequence[Path], columns: Sequence[str], fmt: str | None, dictionary: Sequence[str] = ()
 ) -> pa.Table:
     """Read and concatenate ``files``, keeping only ``columns``; one format for all of them."""
+    return unify_tables(read_each(files, columns, fmt, dictionary))
+
+
+def read_each(
+    files: Sequence[Path], columns: Sequence[str], fmt: str | None, dictionary: Sequence[str] = ()
+) -> list[tuple[Path, pa.Table]]:
+    """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all."""
     formats = {fmt or detect_format(f) for f in files}
     if None in formats:
         unknown = next(f for f in files if (fmt or detect_format(f)) is None)
@@ -111,52 +118,168 @@ def read_files(
     kind = formats.pop()
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
-    tables = [
-        _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary)
+    return [
+        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary))
         if kind in ("csv", "tsv")
-        else _read_jsonl(f, columns)
+        else (f, _read_jsonl(f, columns))
         for f in files
     ]
-    return tables[0] if len(tables) == 1 else unify_tables(list(zip(files, tables, strict=True)))
 
 
 def unify_tables(parts: Sequence[tuple[Path | str, pa.Table]]) -> pa.Table:
-    """Concatenate tables read from different files whose columns may differ in type.
-
-    A value means the same whatever file it came from: when one file has id 1 (a number) and another "1"
-    (text), the column is read as text in every file, so the two are the same id. Integers and floats
-    become floats; any other mix becomes text (numbers in their shortest form: 1, 2.5, 1e+20).
-    """
+    """Concatenate tables read from different files whose columns may differ in type: each column is read in
+    the one type common_type gives it (every engine reads Parquet shards by the same rule)."""
     if len(parts) == 1:
         return parts[0][1]
     names = parts[0][1].column_names
-    targets: dict[str, pa.DataType] = {}
+    tables: list[list[pa.ChunkedArray]] = [[] for _ in parts]
     for name in names:
-        families = {_type_family(_value_type(t[name].type)) for _, t in parts}
-        if len(families) > 1:
-            targets[name] = pa.float64() if families <= {"integer", "float"} else pa.string()
-    tables = []
-    for path, table in parts:
-        cols = []
-        for name in names:
-            col = table[name]
-            if name in targets and col.type != targets[name]:
-                try:
-                    col = _undictionary(col).cast(targets[name])
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                    first = next(
-                        t[name].type
-                        for _, t in parts
-                        if _type_family(_value_type(t[name].type)) != (_type_family(_value_type(col.type)))
-                    )
-                    raise ManifestError(
-                        f"{path}: column '{name}' holds {col.type} values, but {first} in another manifest file; "
-                        "expected one text, number or time value per row in every file"
-                    ) from None
-            cols.append(col)
-        tables.append(pa.table(cols, names=names))
-    like = tables[0].schema
-    return pa.concat_tables([_plain_types(t, like) for t in tables], promote_options="permissive")
+        typed = [(path, table.schema.field(name).type) for path, table in parts]
+        target = common_type(name, typed)
+        for i, (_, table) in enumerate(parts):
+            try:
+                tables[i].append(conform(table[name], target))
+            except pa.ArrowException:
+                raise ManifestError(inexact_message(name, target, typed, i)) from None
+    return pa.concat_tables([pa.table(cols, names=names) for cols in tables])
+
+
+# -- one type per column across files --------------------------------------------------------------------------
+#
+# Files written by different jobs may hold one column in different types. The column is read in one common type
+# when every file's values keep their value in it: int32 and int64, string and large_string, a dictionary and
+# its values, float32 and float64, timestamps in ms and in us (the same zone), a column of nulls only and
+# anything. A number beside text is read as text (its own spelling: 7, 2.5, 1e+20), so the id 7 and the id "7"
+# are one id, and "07" beside them a spelling the spelling checks report. Anything else is refused, naming the
+# files, the column and both types: a time or a truth value written as text has many spellings, and a time as
+# a number has a unit, so reading them as one would find some shared values and miss others without a word.
+
+
+def common_type(column: str, typed: Sequence[tuple[Path | str, pa.DataType]]) -> pa.DataType:
+    """The type ``column`` is read in from files that hold it in ``typed`` (file, type) types; ManifestError
+    naming both files, the column and both types when no type holds each file's values as they are."""
+    common: pa.DataType | None = None
+    for i, (path, t) in enumerate(typed):
+        joined = t if common is None else _joined(common, t)
+        if joined is None:
+            other, other_type = next(
+                ((p, u) for p, u in typed[:i] if _joined(u, t) is None), (typed[0][0], typed[0][1])
+            )
+            raise ManifestError(
+                f"{path}: column '{column}' holds {t} values, but {other_type} in {other}; no one type holds both "
+                "as they are (a number beside text is read as text, other mixes are refused: a time or a truth "
+                "value written as text has many spellings); write the column in one type in every file"
+            )
+        common = joined
+    assert common is not None
+    return common
+
+
+def inexact_message(column: str, target: pa.DataType, typed: Sequence[tuple[Path | str, pa.DataType]], i: int) -> str:
+    """Why file ``i`` of ``typed``'s values of ``column`` cannot be read as ``target``: a value beyond it."""
+    path, t = typed[i]
+    other, other_type = next(((p, u) for p, u in typed if u != t), typed[0])
+    return (
+        f"{path}: column '{column}' holds {t} values, but {other_type} in {other}; a value in {path} has no "
+        f"exact {target} form, the type both are read in (an integer beyond 2**53 as a float or beyond int64, a "
+        "time beyond the years a finer unit holds); write the column in one type in every file"
+    )
+
+
+def inexact_by_value(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether reading ``source`` values as ``target`` (a common_type) may fail for some values: a 64-bit integer
+    as a float64 (beyond 2**53) or a uint64 as an int64, a time in a finer unit (us as ns beyond the year 2262)."""
+    source = _value_type(source)
+    target = _value_type(target)
+    if pa.types.is_integer(source) and source.bit_width == 64:
+        return pa.types.is_floating(target) or (pa.types.is_integer(target) and source != target)
+    if (pa.types.is_timestamp(source) and pa.types.is_timestamp(target)) or (
+        pa.types.is_duration(source) and pa.types.is_duration(target)
+    ):
+        return _UNITS.index(target.unit) > _UNITS.index(source.unit)
+    return False
+
+
+_UNITS = ("s", "ms", "us", "ns")
+
+
+def conform(values: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """``values`` in the type ``target`` common_type gave their column: each value as it is (ArrowInvalid for a
+    value the type cannot hold exactly, see inexact_by_value); a number becomes text in Arrow's spelling."""
+    if values.type == target:
+        return values
+    if pa.types.is_dictionary(values.type) and not pa.types.is_dictionary(target):
+        values = values.cast(values.type.value_type)
+    if pa.types.is_float16(_value_type(values.type)) and not pa.types.is_floating(_value_type(target)):
+        # As text, a half float is spelled as the float32 it is exactly: the spelling every engine gives it.
+        values = values.cast(pa.float32())
+    return values.cast(target)
+
+
+def _joined(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
+    """The type both ``a`` and ``b`` values are read in, or None when there is none."""
+    if a == b:
+        return a
+    if pa.types.is_null(a):
+        return b
+    if pa.types.is_null(b):
+        return a
+    if pa.types.is_dictionary(a) and pa.types.is_dictionary(b):
+        values = _joined_plain(a.value_type, b.value_type)
+        if values is None:
+            return None
+        index = a.index_type if a.index_type.bit_width >= b.index_type.bit_width else b.index_type
+        if a.index_type != b.index_type and pa.types.is_unsigned_integer(index):
+            index = pa.int64()  # polars' uint32 indices beside others: signed, as signed_dictionaries makes them
+        return pa.dictionary(index, values) if is_text_type(values) else values
+    return _joined_plain(_value_type(a), _value_type(b))
+
+
+def _joined_plain(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
+    if a == b:
+        return a
+    text_a, text_b = is_text_type(a), is_text_type(b)
+    if text_a or text_b:
+        if text_a and text_b:
+            return pa.large_string() if pa.types.is_large_string(a) or pa.types.is_large_string(b) else pa.string()
+        text, other = (a, b) if text_a else (b, a)
+        return text if pa.types.is_integer(other) or pa.types.is_floating(other) else None
+    kinds = {_kind(a), _kind(b)}
+    if kinds == {"integer", "float"}:
+        return pa.float64()
+    if len(kinds) > 1:
+        return None
+    if kinds == {"timestamp"} and a.tz != b.tz:
+        return None
+    try:
+        promoted = pa.unify_schemas(
+            [pa.schema([pa.field("c", a)]), pa.schema([pa.field("c", b)])], promote_options="permissive"
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    return promoted.field("c").type
+
+
+def _kind(t: pa.DataType) -> str:
+    """A type's family for common_type: values of two families are never read as one (but integers and floats)."""
+    if pa.types.is_integer(t):
+        return "integer"
+    if pa.types.is_floating(t):
+        return "float"
+    for kind, test in (
+        ("decimal", pa.types.is_decimal),
+        ("timestamp", pa.types.is_timestamp),
+        ("date", pa.types.is_date),
+        ("time", pa.types.is_time),
+        ("duration", pa.types.is_duration),
+    ):
+        if test(t):
+            return kind
+    return "other"
+
+
+def is_text_type(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
 def _value_type(t: pa.DataType) -> pa.DataType:
@@ -247,7 +370,9 @@ def parquet_schema(path: Path | str) -> pa.Schema:
     return schema
 
 
-def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Sequence[str]) -> pa.Table:
+def _read_parquet(
+    files: Sequence[Path], columns: Sequence[str], dictionary: Sequence[str]
+) -> list[tuple[Path, pa.Table]]:
     schemas: list[pa.Schema] = []
     for f in files:
         schemas.append(parquet_schema(f))
@@ -265,8 +390,7 @@ def _read_parquet(files: Sequence[Path], columns: Sequence[str], dictionary: Seq
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
         tables.append(without_views(t))
-    # Shards may disagree on string vs large_string, dictionary encoding, or number vs text.
-    return unify_tables(list(zip(files, tables, strict=True)))
+    return list(zip(files, tables, strict=True))
 
 
 def without_views(table: pa.Table) -> pa.Table:
@@ -290,36 +414,6 @@ def viewless(t: pa.DataType) -> pa.DataType:
     if pa.types.is_binary_view(t):
         return pa.large_binary()
     return t
-
-
-def _plain_types(table: pa.Table, like: pa.Schema) -> pa.Table:
-    cols = []
-    for name in table.column_names:
-        col = table[name]
-        target = like.field(name).type
-        if col.type != target:
-            try:
-                col = col.cast(target)
-            except pa.ArrowException:
-                col = _undictionary(col)
-        cols.append(col)
-    return pa.table(cols, names=table.column_names)
-
-
-def _undictionary(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    if pa.types.is_dictionary(col.type):
-        return col.cast(col.type.value_type)
-    return col
-
-
-def _type_family(t: pa.DataType) -> str:
-    if pa.types.is_integer(t):
-        return "integer"
-    if pa.types.is_floating(t) or pa.types.is_decimal(t):
-        return "float"
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-        return "string"
-    return str(t)
 
 
 # -- csv / tsv -----------------------------------------------------------------------------------------

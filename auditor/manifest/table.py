@@ -28,7 +28,7 @@ from auditor.manifest.readers import (
     column_names,
     expand,
     missing_columns,
-    read_files,
+    read_each,
     unify_tables,
 )
 from auditor.manifest.repeats import codes_from_repeats, estimated_distinct, is_text, repeated_rows
@@ -614,24 +614,26 @@ def _read_manifest(
     if folds is not None and folds.columns is not None:
         # One train / holdout / unused text per fold and row: as strings 448 MB at 10M rows, as codes 191 MB.
         dictionary_columns += list(folds.columns)
-    tables = []
+    parts: list[tuple[Path, pa.Table]] = []
     for split, fs in groups:
         try:
-            table = read_files(fs, columns, spec.format, dictionary_columns)
+            read = read_each(fs, columns, spec.format, dictionary_columns)
         except MissingColumnsError as exc:
             raise ManifestError(explain_missing(exc, named, loaded)) from None
-        if spec.folds is not None:
-            pass  # the split code is the rows' fold pattern, appended once the whole table is read
-        elif split is not None:
-            constant = pa.DictionaryArray.from_arrays(
-                np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
-            )
-            table = table.append_column(SPLIT_COLUMN, constant)
-        else:
-            table = table.append_column(SPLIT_COLUMN, table[spec.split])
-        tables.append(table)
-    # One file may hold id 1 and another "1": unify_tables reads such a column as text in every file.
-    table = unify_tables([(fs[0], t) for (_, fs), t in zip(groups, tables, strict=True)])
+        for f, table in read:
+            if spec.folds is not None:
+                pass  # the split code is the rows' fold pattern, appended once the whole table is read
+            elif split is not None:
+                constant = pa.DictionaryArray.from_arrays(
+                    np.zeros(table.num_rows, dtype=np.int32), pa.array([split], pa.string())
+                )
+                table = table.append_column(SPLIT_COLUMN, constant)
+            else:
+                table = table.append_column(SPLIT_COLUMN, table[spec.split])
+            parts.append((f, table))
+    # Every file's columns in one type (common_type), decided over all files at once: id 1 in one file and "1"
+    # in another are one id, read as text in every file.
+    table = unify_tables(parts)
     if table.num_rows == 0:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")

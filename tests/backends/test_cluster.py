@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 from auditor.backends.engines import EngineSettings
 from auditor.core.errors import AuditError
 from auditor.pipeline.runner import run_audit
-from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, both, comparable
+from tests.backends.test_equivalence import OUT_OF_CORE, as_parquet, assert_same, both, comparable, mixed_type_shards
 
 distributed = pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
 
@@ -110,6 +110,20 @@ def test_a_sample_reports_alike_on_a_local_cluster(cluster: Any, tmp_path: Path)
     config = as_parquet("handwriting", tmp_path)
     memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=OUT_OF_CORE)
     assert_same(memory, dask, "dask")
+
+
+def test_shards_of_other_types_report_alike_on_a_local_cluster(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each piece tells the worker reading it which of its file's columns to read in the manifest's type: keys in
+    int32, int64 and text, text as string, large_string and dictionary, times in ms and us, one report."""
+    from auditor.backends import cluster as engine
+
+    monkeypatch.setattr(engine, "PIECE_ROWS", 50)  # several pieces per file, on both workers
+    config = mixed_type_shards(tmp_path, rows=200)
+    memory, dask = both(config, EngineSettings("dask", scheduler=cluster.scheduler_address), only=OUT_OF_CORE)
+    assert_same(memory, dask, "dask")
+    assert "GRP001" in {f["code"] for s in memory["stages"] for f in s["findings"]}
 
 
 def test_folds_report_alike_on_a_local_cluster(cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

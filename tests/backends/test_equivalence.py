@@ -11,17 +11,23 @@ import hashlib
 import importlib.util
 import json
 import shutil
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from auditor.backends.engines import EngineSettings
+from auditor.backends.files import parquet_sources
+from auditor.cli import app
+from auditor.core.config import load_config
 from auditor.core.errors import ManifestError
 from auditor.manifest.readers import column_names, read_files
 from auditor.pipeline.runner import run_audit
@@ -671,3 +677,249 @@ def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: Engin
     memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
     assert_same(memory, other, engine.engine)
     assert {f["code"] for s in memory["stages"] for f in s["findings"]} >= {"DUP001", "DUP007"}
+
+
+# -- shards of one column in different types -------------------------------------------------------------------
+
+
+def _shards(tmp_path: Path, shards: list[tuple[str, pa.Array]], keys: dict[str, Any] | None = None) -> Path:
+    """A manifest of Parquet shards, each of one split and holding column `k` in its own type."""
+    for i, (split, values) in enumerate(shards):
+        n = len(values)
+        table = pa.table({"sample_id": [f"p{i}-{j}" for j in range(n)], "split": [split] * n, "k": values})
+        pq.write_table(table, tmp_path / f"part-{i}.parquet", row_group_size=2)
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "keys": keys or {"groups": ["k"], "sources": ["k"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    return tmp_path / "audit.yaml"
+
+
+def _at(unit: str, tz: str | None = None) -> Any:
+    """Three instants, the first of them shared, in a timestamp unit (and zone)."""
+
+    def make(seconds: list[int]) -> pa.Array:
+        return pa.array([s * 1000 for s in seconds], pa.timestamp("ms", tz)).cast(pa.timestamp(unit, tz))
+
+    return make
+
+
+SHARD_TYPES = {
+    "int32-int64": (pa.array([7, 1, 2], pa.int32()), pa.array([7, 3, None], pa.int64())),
+    "uint32-int32": (pa.array([7, 1, 4_000_000_000], pa.uint32()), pa.array([7, -3, None], pa.int32())),
+    "dictionary-string": (pa.array(["w7", "w1", "w2"]).dictionary_encode(), pa.array(["w7", "w3", None])),
+    "dictionary-indices": (
+        pa.array(["w7", "w1", "w2"]).dictionary_encode().cast(pa.dictionary(pa.int8(), pa.string())),
+        pa.array(["w7", "w3", None]).dictionary_encode(),
+    ),
+    "dictionary-large_string": (
+        pa.array(["w7", "w1", "w2"]).dictionary_encode(),
+        pa.array(["w7", "w3", None], pa.large_string()).dictionary_encode(),
+    ),
+    "string-large_string": (pa.array(["w7", "w1", "w2"]), pa.array(["w7", "w3", "w4"], pa.large_string())),
+    "float32-float64": (pa.array([7.5, 1.5, 2.25], pa.float32()), pa.array([7.5, 0.1, None], pa.float64())),
+    "timestamp-ms-us": (_at("ms")([1_700_000_000, 1, 2]), _at("us")([1_700_000_000, 3, 4])),
+    "timestamp-zone-ms-us": (_at("ms", "UTC")([1_700_000_000, 1, 2]), _at("us", "UTC")([1_700_000_000, 3, 4])),
+    "duration-s-ms": (pa.array([7, 1, 2], pa.duration("s")), pa.array([7000, 3, 4], pa.duration("ms"))),
+    "int-float": (pa.array([7, 1, 2], pa.int64()), pa.array([7.0, 2.5, None], pa.float64())),
+    "decimal-widths": (
+        pa.array([Decimal("7.5"), Decimal("1.5")], pa.decimal128(5, 1)),
+        pa.array([Decimal("7.5"), Decimal("0.25")], pa.decimal128(12, 2)),
+    ),
+    "int-string": (pa.array([7, 1, 2], pa.int64()), pa.array(["7", "x", "07"])),
+    # Each float is the text beside it, in Arrow's spelling (DuckDB's own is 7.0 and 1e-07).
+    "float-string": (pa.array([2.5, 7.0, 1e-7], pa.float64()), pa.array(["2.5", "7", "1e-7"])),
+    "float32-string": (pa.array([0.1, 7.0, 3.5], pa.float32()), pa.array(["0.1", "x", None], pa.large_string())),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("pair", list(SHARD_TYPES))
+def test_shards_of_one_column_in_compatible_types_report_alike_on_every_engine(
+    pair: str, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Shards written by different jobs (int32 and int64, a dictionary and plain text, ms and us, a number and
+    text...): every engine reads the column in one type, and the value the train and test shards share is found."""
+    train, test = SHARD_TYPES[pair]
+    config = _shards(tmp_path, [("train", train), ("test", test)])
+    memory, other = both(config, engine, only=["split_integrity", "group_overlap", "shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    shared = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert "GRP001" in shared, shared
+    assert shared["GRP001"]["evidence"]["groups"] == (3 if pair == "float-string" else 1), shared["GRP001"]
+
+
+def mixed_type_shards(folder: Path, rows: int = 60) -> Path:
+    """Three shards from three jobs, every named column in another type in some of them: ids and splits as string,
+    large_string and dictionary, writers as int32, int64 and text, sources as dictionary, text and nulls only,
+    digests as string and large_string, labels as text and dictionary, times in ms and us."""
+    rng = np.random.default_rng(5)
+
+    def shard(i: int, n: int) -> pa.Table:
+        writer = rng.integers(0, 12, n)
+        text = [
+            pa.array([f"s{i}-{j}" for j in range(n)], pa.large_string() if i == 1 else pa.string()),
+            pa.array(rng.choice(["train", "test", "val"], n)),
+        ]
+        if i == 2:
+            text[1] = text[1].dictionary_encode()
+        return pa.table(
+            {
+                "sample_id": text[0],
+                "split": text[1].cast(pa.large_string()) if i == 1 else text[1],
+                "writer": [
+                    pa.array(writer, pa.int32()),
+                    pa.array(writer, pa.int64()),
+                    pa.array([str(w) for w in writer]),
+                ][i],
+                "source": [
+                    pa.array([f"doc{v}" for v in rng.integers(0, 20, n)]).dictionary_encode(),
+                    pa.array([f"doc{v}" for v in rng.integers(0, 20, n)]),
+                    pa.nulls(n),
+                ][i],
+                "sha": pa.array([f"{v:032x}" for v in rng.integers(0, 40, n)], pa.large_string() if i else pa.string()),
+                "label": pa.array(rng.choice(["cat", "dog", "Cat"], n)).dictionary_encode()
+                if i == 1
+                else rng.choice(["cat", "dog"], n),
+                "ts": pa.array(rng.integers(1_600_000_000_000, 1_700_000_000_000, n), pa.timestamp("ms")).cast(
+                    pa.timestamp("ms" if i == 0 else "us")
+                ),
+            }
+        )
+
+    for i in range(3):
+        pq.write_table(shard(i, rows), folder / f"part-{i}.parquet", row_group_size=max(rows // 4, 1))
+    config = {
+        "version": 1,
+        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "keys": {"groups": ["writer"], "sources": ["source"], "content_hash": "sha", "label": "label", "time": "ts"},
+        "report": {"formats": ["json"]},
+    }
+    (folder / "audit.yaml").write_text(yaml.safe_dump(config))
+    return folder / "audit.yaml"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_shards_whose_every_column_differs_in_type_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Every key of the manifest in other types in other shards, every stage out of core: one report, whose
+    writers (int32, int64 and text) are shared across splits and files."""
+    memory, other = both(mixed_type_shards(tmp_path), engine, only=OUT_OF_CORE)
+    assert_same(memory, other, engine.engine)
+    found = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert {"GRP001", "DUP001", "UPS001"} <= found, found
+
+
+BESIDE_NULLS = {
+    "text": pa.array(["w7", "w1"]),
+    "dictionary": pa.array(["w7", "w1"]).dictionary_encode(),
+    "time-zone": pa.array([7, 1], pa.int64()).cast(pa.timestamp("ms", "UTC")),
+    "bool": pa.array([True, False]),
+    "half-float": pa.array([7.5, 1.5], pa.float16()),
+    "duration": pa.array([7, 1], pa.duration("ms")),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind", list(BESIDE_NULLS))
+def test_a_shard_of_nulls_only_beside_typed_shards_reports_alike_on_every_engine(
+    kind: str, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A shard whose column holds no value (null-typed: pandas' column of None) beside shards of any type: its rows
+    are without a group, the others' shared group is found, on every engine."""
+    values = BESIDE_NULLS[kind]
+    shards = [("train", values), ("train", pa.nulls(3)), ("test", values.slice(0, 1))]
+    memory, other = both(_shards(tmp_path, shards), engine, only=["group_overlap"])
+    assert_same(memory, other, engine.engine)
+    codes = {f["code"] for s in memory["stages"] for f in s["findings"]}
+    assert {"GRP001", "GRP004"} <= codes, codes
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_file_per_split_in_other_types_reports_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """`paths`: a train file of int32 ids and writers, a test file of int64 ids and text writers, one type decided
+    over both files on every engine: the id in both (SPL001) and the writer in both (GRP001) are found."""
+    pq.write_table(
+        pa.table({"sid": pa.array([1, 2, 3], pa.int32()), "writer": pa.array([7, 8, 9], pa.int32())}),
+        tmp_path / "train.parquet",
+    )
+    pq.write_table(
+        pa.table({"sid": pa.array([3, 4], pa.int64()), "writer": pa.array(["7", "x"])}), tmp_path / "test.parquet"
+    )
+    config = {
+        "version": 1,
+        "manifest": {"paths": {"train": "train.parquet", "test": "test.parquet"}, "id": "sid"},
+        "keys": {"groups": ["writer"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["split_integrity", "group_overlap"])
+    assert_same(memory, other, engine.engine)
+    assert {"SPL001", "GRP001"} <= {f["code"] for s in memory["stages"] for f in s["findings"]}
+
+
+INCOMPATIBLE = {
+    "int-timestamp": (pa.array([7, 1], pa.int64()), pa.array([7, 3], pa.int64()).cast(pa.timestamp("s"))),
+    "bool-string": (pa.array([True, False]), pa.array(["true", "x"])),
+    "zone-no-zone": (_at("ms", "UTC")([1_700_000_000, 1]), _at("ms")([1_700_000_000, 3])),
+    "int-beyond-float": (pa.array([2**53 + 1, 1], pa.int64()), pa.array([7.5, 3.0], pa.float64())),
+    # 9999-12-31 in us, beside times in ns: no nanosecond count of it fits in 64 bits.
+    "time-beyond-ns": (_at("us")([253_402_214_400, 1]), _at("ns")([1_700_000_000, 3])),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("pair", list(INCOMPATIBLE))
+def test_shards_of_one_column_in_incompatible_types_are_refused_alike_on_every_engine(
+    pair: str, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A time in one shard and a number in another (or a truth value and text, two time zones, an integer no
+    float holds): every engine refuses the manifest (exit 2) in one message naming both files, the column and
+    both types, never a report that compares some values and misses others."""
+    train, test = INCOMPATIBLE[pair]
+    config = _shards(tmp_path, [("train", train), ("test", test)])
+    messages = []
+    for settings_ in (EngineSettings("memory"), engine):
+        with pytest.raises(ManifestError) as raised:
+            run_audit(config, only=["group_overlap"], engine=settings_)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    held = [
+        (tmp_path / f"part-{i}.parquet", pq.read_schema(tmp_path / f"part-{i}.parquet").field("k").type) for i in (0, 1)
+    ]
+    if pair in ("int-beyond-float", "time-beyond-ns"):
+        held.reverse()  # the file named first is the one holding the value the common type cannot hold
+    assert messages[0].startswith(
+        f"{held[1][0]}: column 'k' holds {held[1][1]} values, but {held[0][1]} in {held[0][0]}"
+    )
+    args = ["run", str(config), "--engine", engine.engine, "--out", str(tmp_path / "out"), "-q"]
+    if engine.engine == "dask":
+        args += ["--scheduler", "synchronous"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "column 'k' holds" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_shards_of_identical_types_are_read_as_they_are_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """Shards that agree on every type (dictionary text, int64, timestamps in ms) are read as written: no file is
+    cast, the dictionary stays a dictionary, and the shared group is found alike."""
+    shards = [
+        ("train", pa.array(["w7", "w1", "w2"]).dictionary_encode()),
+        ("test", pa.array(["w7", "w3", "w2"]).dictionary_encode()),
+    ]
+    config = _shards(tmp_path, shards)
+    memory, other = both(config, engine, only=["group_overlap"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert found["GRP001"]["evidence"]["groups"] == 2
+    files = parquet_sources(load_config(config), "test")
+    assert all(not s.casts for s in files.sources)
+    assert pa.types.is_dictionary(files.types["k"])

@@ -234,6 +234,47 @@ def test_mixed_type_ids_across_parquet_shards_are_read_as_text(tmp_path: Path) -
     assert m.table["sid"].to_pylist() == ["1", "2", "x", "1"]
 
 
+def _typed_shards(tmp_path: Path, *columns: pa.Array) -> Path:
+    """Parquet shards in folder `s`, shard i holding column `w` as ``columns[i]`` (a train shard, then test)."""
+    (tmp_path / "s").mkdir()
+    for i, w in enumerate(columns):
+        split = ["train" if i == 0 else "test"] * len(w)
+        pq.write_table(
+            pa.table({"sid": [f"{i}-{j}" for j in range(len(w))], "split": split, "w": w}),
+            tmp_path / "s" / f"{i}.parquet",
+        )
+    return tmp_path / "s"
+
+
+def test_float32_and_float64_shards_keep_every_float64_value(tmp_path: Path) -> None:
+    """The column is read as float64 in every shard: a float64 0.1 is not rounded to the float32 nearest it."""
+    _typed_shards(tmp_path, pa.array([1.5], pa.float32()), pa.array([0.1, 2.5], pa.float64()))
+    m = load(tmp_path, {"path": "s", "split": "split", "id": "sid"}, keys={"groups": ["w"]})
+    assert m.column_type("w") == pa.float64()
+    assert m.table["w"].to_pylist() == [1.5, 0.1, 2.5]
+
+
+def test_timestamps_in_ms_and_us_shards_are_one_time_column(tmp_path: Path) -> None:
+    """Times in ms in one shard and in us in another stay times (in us): the same instant is one value, not two
+    texts spelled with 3 and 6 decimals."""
+    at = pa.array([1_700_000_000_000], pa.timestamp("ms"))
+    _typed_shards(tmp_path, at, at.cast(pa.timestamp("us")))
+    m = load(tmp_path, {"path": "s", "split": "split", "id": "sid"}, keys={"groups": ["w"]})
+    assert m.column_type("w") == pa.timestamp("us")
+    assert m.key("w").n_values == 1
+
+
+def test_a_time_beside_text_in_another_shard_is_refused_naming_both_files(tmp_path: Path) -> None:
+    """A time written as text has many spellings: beside a time column it would match some and miss others, so the
+    manifest is refused with both files, the column and both types."""
+    folder = _typed_shards(tmp_path, pa.array(["2023-11-14 22:13:20"]), pa.array([1_700_000_000], pa.timestamp("ms")))
+    with pytest.raises(ManifestError) as raised:
+        load(tmp_path, {"path": "s", "split": "split", "id": "sid"}, keys={"groups": ["w"]})
+    assert str(raised.value).startswith(
+        f"{folder / '1.parquet'}: column 'w' holds timestamp[ms] values, but string in {folder / '0.parquet'}"
+    )
+
+
 def test_string_view_columns_are_read_as_text(tmp_path: Path) -> None:
     """Parquet written from string_view columns (as polars may write it) holds text: ids, keys and splits."""
     view = pa.string_view()
