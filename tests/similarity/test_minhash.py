@@ -249,3 +249,25 @@ def test_small_work_blocks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch)
     assert len(whole.query) == 60 and whole.flagged.all()
     for f in ("query", "index", "resemblance", "containment", "measure", "verbatim_share"):
         assert np.array_equal(getattr(whole, f), getattr(blocked, f))
+
+
+def test_boilerplate_counts_each_text_once_on_each_side() -> None:
+    from auditor.similarity.minhash import boilerplate
+
+    rng = np.random.default_rng(11)
+    phrase = words(rng, 30)
+    index = [" ".join(words(rng, 20) + phrase) for _ in range(6)]
+    repeated = " ".join(words(rng, 20) + phrase * 10)  # one holdout text repeating the phrase: one document
+    others = [" ".join(words(rng, 40)) for _ in range(4)]
+    holding = [" ".join(words(rng, 20) + phrase) for _ in range(4)]
+    # The phrase in 6 training texts and 4 holdout texts (one of them saying it ten times): not boilerplate.
+    sh = shingle([*index, repeated, *holding[:3], *others[:1]], 5, 13)
+    assert len(boilerplate(sh, np.arange(6, 11), np.arange(6), 5).short) == 0
+    # In 5 holdout texts: boilerplate, the phrase's 26 shingles and 18 long n-grams and nothing else.
+    sh = shingle([*index, repeated, *holding], 5, 13)
+    both = boilerplate(sh, np.arange(6, 11), np.arange(6), 5)
+    assert both.documents == 5 and len(both.short) == 26 and len(both.long) == 18
+    # Frequent in training texts only (a text copied into many of them): not boilerplate.
+    sh = shingle([*index, *others, repeated], 5, 13)
+    assert len(boilerplate(sh, np.arange(6, 11), np.arange(6), 5).short) == 0
+    assert boilerplate(sh, np.arange(6, 11), np.arange(6), None).documents == 0
