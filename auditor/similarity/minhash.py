@@ -60,7 +60,7 @@ class TextSettings:
     max_chars: int = 1_000_000  # longer texts are cut here (and reported as truncated)
     # A shingle in at least this many query texts and this many index texts (and BOILERPLATE_SHARE of the
     # smaller side) is boilerplate and counts for nothing; None counts every shingle.
-    boilerplate: int | None = 5
+    boilerplate: int | None = 10
     seed: int = 0
 
     def __post_init__(self) -> None:

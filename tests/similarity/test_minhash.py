@@ -271,3 +271,16 @@ def test_boilerplate_counts_each_text_once_on_each_side() -> None:
     sh = shingle([*index, *others, repeated], 5, 13)
     assert len(boilerplate(sh, np.arange(6, 11), np.arange(6), 5).short) == 0
     assert boilerplate(sh, np.arange(6, 11), np.arange(6), None).documents == 0
+
+
+def test_a_text_edited_into_a_few_copies_on_each_side_is_not_boilerplate() -> None:
+    # 8 copies per side of one text, 2% of the words replaced in each: all frequent shingles, yet a leak.
+    rng = np.random.default_rng(12)
+    base = words(rng, 300)
+    texts = [" ".join(replace(rng, base, 0.02)) for _ in range(16)] + [" ".join(words(rng, 300)) for _ in range(40)]
+    query, index = np.r_[8:16, 36:56], np.r_[0:8, 16:36]
+    m = text_matches(texts, query, index, TextSettings())
+    assert m.boilerplate is not None and len(m.boilerplate.short) == 0  # below the default bar of 10 per side
+    assert set(m.query[m.flagged].tolist()) == set(range(8, 16))
+    five = text_matches(texts, query, index, TextSettings(boilerplate=5))  # a lower bar loses them
+    assert len(set(five.query[five.flagged].tolist())) < 8

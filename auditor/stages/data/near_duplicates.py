@@ -86,7 +86,7 @@ class NearDuplicatesOptions(StageOptions):
         "words or one word added (said)",
     )
     boilerplate_documents: int | None = Field(
-        default=5,
+        default=10,
         ge=2,
         description="texts: a shingle in at least this many training texts and this many holdout texts (and 1% of "
         "the smaller side) is boilerplate, a shared disclaimer or signature, and counts for no resemblance, "
