@@ -125,7 +125,7 @@ def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], documents: int
     # A count per bucket of hashes first, in one linear pass per side: a hash in few texts lies in a bucket
     # of few hashes, so only the hashes of crowded buckets on both sides are sorted and counted exactly.
     # About two buckets per hash of the smaller side, so that few hashes share a bucket by chance.
-    buckets = 1 << int(min(2 * sh.sizes()[sides[0]].sum(), 2 * sh.sizes()[sides[1]].sum(), _BUCKETS)).bit_length()
+    buckets = 1 << int(min(2 * sh.sizes()[sides[0]].sum(), 2 * sh.sizes()[sides[1]].sum(), _BUCKETS - 1)).bit_length()
     mask = np.uint64(buckets - 1)
     crowded = np.ones(buckets, bool)
     for rows in sides:
