@@ -8,12 +8,17 @@ passage quoted inside a long training text has a tiny resemblance, so long n-gra
 texts are sorted once and looked up: that yields both the verbatim share of each query text and containment
 candidates. Every candidate is verified exactly on the shingle sets. Everything is whole-array numpy work;
 Python loops run per block of work, never per word, shingle or pair.
+
+Boilerplate (a disclaimer or signature every ticket ends with) is a shingle held by at least `boilerplate`
+texts of each side: it counts for no resemblance, containment or verbatim share, so texts that share only
+it are not copies, while a holdout text copied into many training texts (frequent on one side only) still is.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +31,13 @@ _BLOCK = 1 << 22  # elements per block of expanded candidate work (bounds memory
 _PAIR_BITS = 64 - VALUE_BITS  # pairs per verification block are numbered in the key's top bits
 _C = np.uint64(0x9E3779B97F4A7C15)
 _PROPOSING_GRAMS = 32  # long n-grams per query text that propose containment candidates
+# Boilerplate needs at least this share of the smaller side's texts too: in a large set a common phrase is in
+# many texts by chance, and a larger bar keeps a cluster of a few edited copies per side from looking like one.
+BOILERPLATE_SHARE = 0.01
+# A text with less than this share of its shingles its own is (nearly) all boilerplate: it keeps them all, so
+# two such texts compare whole (a giant cluster of one text edited a word each), and any other text shares none.
+_BARE = 0.1
+_BUCKETS = 1 << 22  # most buckets of the first, approximate count of texts per hash (32 MB)
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,9 @@ class TextSettings:
     max_candidates: int = 16  # verified candidates per query text and per source (LSH, long n-grams)
     max_postings: int = 32  # texts taken per shared band or long n-gram (a giant cluster stays bounded)
     max_chars: int = 1_000_000  # longer texts are cut here (and reported as truncated)
+    # A shingle in at least this many query texts and this many index texts (and BOILERPLATE_SHARE of the
+    # smaller side) is boilerplate and counts for nothing; None counts every shingle.
+    boilerplate: int | None = 10
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -55,6 +70,8 @@ class TextSettings:
             raise ValueError("recall must be between 0 and 1 (exclusive)")
         if min(self.shingle, self.verbatim, self.num_perm, self.max_candidates, self.max_postings, self.max_chars) < 1:
             raise ValueError("n-gram sizes, num_perm, max_candidates, max_postings and max_chars must be >= 1")
+        if self.boilerplate is not None and self.boilerplate < 2:
+            raise ValueError("boilerplate must be at least 2 documents (or None)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +95,88 @@ class TextMatches:
     # (folds, text units) verbatim share of each fold's query texts in that fold's index texts (NaN elsewhere);
     # None unless folds were asked for.
     fold_shares: np.ndarray | None = None
+    boilerplate: Boilerplate | None = None  # the shingles that counted for nothing, and the bar they passed
+
+
+@dataclass(frozen=True, eq=False)
+class Boilerplate:
+    """Shingle hashes held by at least ``documents`` texts of each side: they count for no similarity."""
+
+    short: np.ndarray  # sorted distinct hashes of the resemblance shingles
+    long: np.ndarray  # sorted distinct hashes of the verbatim n-grams
+    documents: int  # the texts of each side a shingle was in, at least
+
+    @classmethod
+    def none(cls) -> Boilerplate:
+        empty = np.zeros(0, np.uint64)
+        return cls(empty, empty, 0)
+
+
+def _blocks(sh: Shingles, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The hashes of the texts ``rows`` (repeats kept) and the text of each, a bounded block at a time."""
+    sizes = sh.sizes()
+    for a, b in _ranges(sizes[rows], _BLOCK):
+        r = rows[a:b]
+        yield sh.values[_expand(sh.offsets[r], sizes[r])], np.repeat(r, sizes[r])
+
+
+def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], documents: int) -> np.ndarray:
+    """The hashes held by at least ``documents`` texts of each side (a text counts once), sorted."""
+    # A count per bucket of hashes first, in one linear pass per side: a hash in few texts lies in a bucket
+    # of few hashes, so only the hashes of crowded buckets on both sides are sorted and counted exactly.
+    # About two buckets per hash of the smaller side, so that few hashes share a bucket by chance.
+    buckets = 1 << int(min(2 * sh.sizes()[sides[0]].sum(), 2 * sh.sizes()[sides[1]].sum(), _BUCKETS - 1)).bit_length()
+    mask = np.uint64(buckets - 1)
+    crowded = np.ones(buckets, bool)
+    for rows in sides:
+        counts = np.zeros(buckets, np.int64)
+        for values, _ in _blocks(sh, rows):
+            counts += np.bincount((values & mask).astype(np.int64), minlength=buckets)
+        crowded &= counts >= documents
+    if not crowded.any():
+        return np.zeros(0, np.uint64)
+    found = []
+    for rows in sides:
+        hashes, owners = [], []
+        for values, text in _blocks(sh, rows):
+            mine = crowded[(values & mask).astype(np.int64)]
+            hashes.append(values[mine])
+            owners.append(text[mine])
+        h, o = np.concatenate(hashes), np.concatenate(owners)
+        order = np.lexsort((o, h))
+        h, o = h[order], o[order]
+        first = np.ones(len(h), bool)
+        first[1:] = (h[1:] != h[:-1]) | (o[1:] != o[:-1])  # a text's repeated n-gram counts once
+        values, counts = np.unique(h[first], return_counts=True)
+        found.append(values[counts >= documents])
+    return np.intersect1d(found[0], found[1], assume_unique=True)
+
+
+def boilerplate(sh: TextShingles, query: np.ndarray, index: np.ndarray, least: int | None) -> Boilerplate:
+    """The shingles (and long n-grams) in at least ``least`` (and BOILERPLATE_SHARE) of each side's texts."""
+    if least is None:
+        return Boilerplate.none()
+    documents = max(least, math.ceil(BOILERPLATE_SHARE * min(len(query), len(index))))
+    if min(len(query), len(index)) < documents:
+        return Boilerplate.none()
+    return Boilerplate(
+        _frequent(sh.short, (query, index), documents), _frequent(sh.long, (query, index), documents), documents
+    )
+
+
+def without(sh: Shingles, drop: np.ndarray, whole: np.ndarray | None = None) -> Shingles:
+    """``sh`` with the hashes in ``drop`` (sorted) left out of every text but those ``whole`` marks; order
+    within a text is kept."""
+    if not len(drop) or not len(sh.values):
+        return sh
+    keep = np.ones(len(sh.values), bool)
+    for start in range(0, len(sh.values), _BLOCK):  # in blocks: one index array of a block at a time
+        block = sh.values[start : start + _BLOCK]
+        keep[start : start + len(block)] = drop[np.minimum(np.searchsorted(drop, block), len(drop) - 1)] != block
+    if whole is not None:
+        keep |= np.repeat(whole, sh.sizes())
+    kept = np.concatenate(([0], np.cumsum(keep)))
+    return Shingles(kept[sh.offsets].astype(np.int64), sh.values[keep])
 
 
 def recall_curve(bands: int, rows: int, s: float | np.ndarray) -> float | np.ndarray:
@@ -335,12 +434,14 @@ def text_matches(
     settings: TextSettings | None = None,
     same: bool = False,
     fold_sides: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    ignore: Boilerplate | None = None,
 ) -> TextMatches:
     """Near-duplicate pairs between query and index text units (unit = position in `texts`).
 
     With same=True, `index` is ignored and pairs are taken inside `query`, each once (query < index).
     ``fold_sides`` are (query, index) units of each cross-validation fold, subsets of ``query`` and ``index``:
-    the verbatim share is then measured fold by fold too, from the same shingles.
+    the verbatim share is then measured fold by fold too, from the same shingles. The boilerplate is found
+    between query and index (none with same=True) unless ``ignore`` gives it, e.g. from the search across sides.
     """
     settings = settings or TextSettings()
     seconds: dict[str, float] = {}
@@ -362,15 +463,27 @@ def text_matches(
     i_rows = np.unique(np.searchsorted(units, index_units))
     sh: TextShingles = shingle(_take(texts, units), settings.shingle, settings.verbatim, settings.max_chars)
     lap("shingle")
+    if ignore is None:
+        ignore = Boilerplate.none() if same else boilerplate(sh, q_rows, i_rows, settings.boilerplate)
+    # From here on every measure sees a text's own shingles only: boilerplate neither proposes nor proves a pair.
+    # A text (nearly) all boilerplate keeps its shingles: it is then near only to another such text, whole.
+    short = without(sh.short, ignore.short)
+    bare = short.sizes() < _BARE * sh.short.sizes()
+    if bare.any():
+        short = without(sh.short, ignore.short, whole=bare)
+    long = without(sh.long, ignore.long, whole=bare)
+    lap("boilerplate")
 
     bands, rows = plan(settings.threshold, settings.recall, settings.num_perm)
-    sig = signatures(sh.short, settings.num_perm, settings.seed)
+    sig = signatures(short, settings.num_perm, settings.seed)
     keys = band_keys(sig, bands, rows)
     lap("minhash")
-    live = sh.short.sizes() > 0
+    live = short.sizes() > 0
     lq, lc, lsh_capped = _lsh_candidates(keys, q_rows[live[q_rows]], i_rows[live[i_rows]], settings)
     lap("lsh")
-    share, cq, cc, long_capped = _long_pass(sh.long, q_rows, i_rows, len(units), settings)
+    share, cq, cc, long_capped = _long_pass(long, q_rows, i_rows, len(units), settings)
+    # A text of boilerplate only has no passage of its own in the index: none (not unmeasured, like a short one).
+    share = np.where((long.sizes()[q_rows] == 0) & (sh.long.sizes()[q_rows] > 0), 0.0, share)
     lap("long_ngrams")
 
     q, c = np.concatenate((lq, cq)), np.concatenate((lc, cc))
@@ -378,8 +491,9 @@ def text_matches(
         q, c = np.minimum(q, c), np.maximum(q, c)
     code = np.unique(q << np.int64(32) | c)
     q, c = code >> np.int64(32), code & np.int64(0xFFFFFFFF)
-    inter = _verify(sh.short, q, c)
-    sizes, words = sh.short.sizes(), sh.words
+    inter = _verify(short, q, c)
+    # Words of a text's own: each boilerplate shingle stands for about one word of boilerplate.
+    sizes, words = short.sizes(), np.maximum(sh.words - (sh.short.sizes() - short.sizes()), 0)
     union = sizes[q] + sizes[c] - inter
     resemblance = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
     # The share of the smaller text found in the other: a holdout passage quoted in a longer training text,
@@ -410,7 +524,8 @@ def text_matches(
             fq = np.unique(np.searchsorted(units, np.asarray(fold_query, dtype=np.int64)))
             fi = np.unique(np.searchsorted(units, np.asarray(fold_index, dtype=np.int64)))
             if len(fq):
-                fold_shares[f, units[fq]] = _verbatim(sh.long, fq, fi, len(units))[0]
+                fold = _verbatim(long, fq, fi, len(units))[0]
+                fold_shares[f, units[fq]] = np.where((long.sizes()[fq] == 0) & (sh.long.sizes()[fq] > 0), 0.0, fold)
         lap("long_ngrams")
     return TextMatches(
         query=units[q[keep]],
@@ -420,7 +535,7 @@ def text_matches(
         measure=measure[keep],
         flagged=flagged[keep],
         verbatim_share=share_of_row[np.searchsorted(units, query_units)],
-        words=per_unit(words, 0),
+        words=per_unit(sh.words, 0),
         truncated=per_unit(sh.truncated, False),
         empty=per_unit(sh.empty, False),
         bands=bands,
@@ -428,7 +543,17 @@ def text_matches(
         capped=lsh_capped or long_capped,
         seconds=seconds,
         fold_shares=fold_shares,
+        boilerplate=ignore,
     )
 
 
-__all__ = ["TextMatches", "TextSettings", "plan", "recall_curve", "shared_spans", "signatures", "text_matches"]
+__all__ = [
+    "Boilerplate",
+    "TextMatches",
+    "TextSettings",
+    "plan",
+    "recall_curve",
+    "shared_spans",
+    "signatures",
+    "text_matches",
+]

@@ -87,6 +87,8 @@ class Source:
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
     too_short: int = 0  # texts not compared: fewer words than the minimum
+    # texts only: distinct shingles taken as boilerplate, and the texts of each side each was in at least
+    boilerplate: tuple[int, int] = (0, 0)
     space: FeatureSpace | None = None  # rows only: the feature table as searched
     search: RowPairs | None = None  # rows only: how the neighbours were searched and judged
     not_compared: str | None = None  # rows only: why the rows were not searched at all (the memory budget)
@@ -204,7 +206,8 @@ def compare_texts(
         fold_index, fold_query = _sides(units, Roles(train, holdout))
         fold_sides.append((fold_query[~short[fold_query]], fold_index[~short[fold_index]]))
     to_train = text_matches(texts, query, index, settings, fold_sides=fold_sides)
-    among = text_matches(texts, query, query, settings, same=True)
+    # Holdout texts among themselves set aside the same boilerplate: the shingles frequent on both sides.
+    among = text_matches(texts, query, query, settings, same=True, ignore=to_train.boilerplate)
     found = [_text_parts(to_train), _text_parts(among), short_pairs(units.per_split, texts, words, min_words)]
     if paths is None:
         # An inline text in two splits is an exact copy no other stage sees: it is reported here.
@@ -227,6 +230,9 @@ def compare_texts(
         truncated=np.flatnonzero(to_train.truncated | (cut if cut is not None else False)),
         lsh=(to_train.bands, to_train.rows),
         too_short=int(short.sum()),
+        boilerplate=(len(to_train.boilerplate.short), to_train.boilerplate.documents)
+        if to_train.boilerplate is not None
+        else (0, 0),
     )
 
 

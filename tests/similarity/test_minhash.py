@@ -249,3 +249,38 @@ def test_small_work_blocks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch)
     assert len(whole.query) == 60 and whole.flagged.all()
     for f in ("query", "index", "resemblance", "containment", "measure", "verbatim_share"):
         assert np.array_equal(getattr(whole, f), getattr(blocked, f))
+
+
+def test_boilerplate_counts_each_text_once_on_each_side() -> None:
+    from auditor.similarity.minhash import boilerplate
+
+    rng = np.random.default_rng(11)
+    phrase = words(rng, 30)
+    index = [" ".join(words(rng, 20) + phrase) for _ in range(6)]
+    repeated = " ".join(words(rng, 20) + phrase * 10)  # one holdout text repeating the phrase: one document
+    others = [" ".join(words(rng, 40)) for _ in range(4)]
+    holding = [" ".join(words(rng, 20) + phrase) for _ in range(4)]
+    # The phrase in 6 training texts and 4 holdout texts (one of them saying it ten times): not boilerplate.
+    sh = shingle([*index, repeated, *holding[:3], *others[:1]], 5, 13)
+    assert len(boilerplate(sh, np.arange(6, 11), np.arange(6), 5).short) == 0
+    # In 5 holdout texts: boilerplate, the phrase's 26 shingles and 18 long n-grams and nothing else.
+    sh = shingle([*index, repeated, *holding], 5, 13)
+    both = boilerplate(sh, np.arange(6, 11), np.arange(6), 5)
+    assert both.documents == 5 and len(both.short) == 26 and len(both.long) == 18
+    # Frequent in training texts only (a text copied into many of them): not boilerplate.
+    sh = shingle([*index, *others, repeated], 5, 13)
+    assert len(boilerplate(sh, np.arange(6, 11), np.arange(6), 5).short) == 0
+    assert boilerplate(sh, np.arange(6, 11), np.arange(6), None).documents == 0
+
+
+def test_a_text_edited_into_a_few_copies_on_each_side_is_not_boilerplate() -> None:
+    # 8 copies per side of one text, 2% of the words replaced in each: all frequent shingles, yet a leak.
+    rng = np.random.default_rng(12)
+    base = words(rng, 300)
+    texts = [" ".join(replace(rng, base, 0.02)) for _ in range(16)] + [" ".join(words(rng, 300)) for _ in range(40)]
+    query, index = np.r_[8:16, 36:56], np.r_[0:8, 16:36]
+    m = text_matches(texts, query, index, TextSettings())
+    assert m.boilerplate is not None and len(m.boilerplate.short) == 0  # below the default bar of 10 per side
+    assert set(m.query[m.flagged].tolist()) == set(range(8, 16))
+    five = text_matches(texts, query, index, TextSettings(boilerplate=5))  # a lower bar loses them
+    assert len(set(five.query[five.flagged].tolist())) < 8

@@ -85,6 +85,13 @@ class NearDuplicatesOptions(StageOptions):
         description='shorter texts ("ok", "N/A", "five stars") are compared by their normalised words: the same '
         "words or one word added (said)",
     )
+    boilerplate_documents: int | None = Field(
+        default=10,
+        ge=2,
+        description="texts: a shingle in at least this many training texts and this many holdout texts (and 1% of "
+        "the smaller side) is boilerplate, a shared disclaimer or signature, and counts for no resemblance, "
+        "containment or verbatim share; null counts every shingle",
+    )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
         default=0.5,
@@ -210,6 +217,7 @@ def near_copies(context: AuditContext, options: NearDuplicatesOptions) -> NearCo
                 review=options.text_review,
                 min_words=options.min_words,
                 verbatim=options.verbatim_words,
+                boilerplate=options.boilerplate_documents,
                 max_chars=options.max_text_bytes,
             ),
             max_text_bytes=options.max_text_bytes,
@@ -909,6 +917,16 @@ class NearDuplicates(Stage):
                 )
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
                 evidence["texts_compared_normalised"] = evidence["texts_too_short"]
+        for source in found.sources:
+            shingles, documents = source.boilerplate
+            if shingles:
+                notes.append(
+                    f"{shingles} distinct {self.options.shingle_words}-word shingle(s) of {source.label} are each in "
+                    f"at least {documents} training and {documents} holdout texts: boilerplate (a shared disclaimer "
+                    "or signature) that counted for no resemblance, containment or verbatim share"
+                )
+                evidence["boilerplate_shingles"] = evidence.get("boilerplate_shingles", 0) + shingles
+                evidence["boilerplate_documents"] = documents
         for source in found.sources:
             yield from self._rows_in_part(source)
             if source.space is None:

@@ -175,6 +175,80 @@ def test_review_zone_must_lie_beyond_the_flag_threshold(tmp_path: Path) -> None:
         run_audit(load_config(write_config(tmp_path, config)), only=ONLY)
 
 
+DISCLAIMER = text(500, n=80)  # the legal notice every ticket ends with
+
+
+def tickets(train: int = 40, test: int = 20) -> list[list[str]]:
+    """Support tickets: a short body of its own (15-25 words), then the same 80-word disclaimer."""
+    return [text(600 + i, n=15 + i % 11) + DISCLAIMER for i in range(train + test)]
+
+
+def test_tickets_sharing_only_a_long_disclaimer_are_not_near_copies(tmp_path: Path) -> None:
+    r = audit_texts(tmp_path, [join(t) for t in tickets()], ["train"] * 40 + ["test"] * 20)
+    assert not {"NDP001", "NDP002", "NDP004"} & set(codes(r)), codes(r)
+    assert finding(r, "NDP007").evidence["boilerplate_shingles"] > 0
+
+
+def test_a_ticket_edited_from_a_training_ticket_is_still_a_near_copy_beside_the_disclaimer(tmp_path: Path) -> None:
+    rows = tickets()
+    body = text(900, n=60)
+    rows[3] = body + DISCLAIMER
+    rows[45] = replace_words(body, 0.05, seed=3) + DISCLAIMER
+    r = audit_texts(tmp_path, [join(t) for t in rows], ["train"] * 40 + ["test"] * 20)
+    f = finding(r, "NDP001")
+    assert f.evidence["pairs"] == 1
+    assert (f.examples[0]["holdout"], f.examples[0]["near"]) == ("t45", "t3")
+    assert "NDP002" not in codes(r)
+
+
+def test_a_holdout_ticket_copied_into_many_training_tickets_is_still_found(tmp_path: Path) -> None:
+    # Its words are then in 30 training texts but one holdout text: frequent on one side only, not boilerplate.
+    rows = tickets()
+    body = text(901, n=40)
+    for i in range(30):
+        rows[i] = replace_words(body, 0.03, seed=10 + i) + DISCLAIMER
+    rows[50] = body + DISCLAIMER
+    r = audit_texts(tmp_path, [join(t) for t in rows], ["train"] * 40 + ["test"] * 20)
+    f = finding(r, "NDP001")
+    assert {e["holdout"] for e in f.examples} == {"t50"}
+    assert f.evidence["pairs"] >= 5
+
+
+def test_an_identical_ticket_in_both_splits_is_found_however_common_its_words(tmp_path: Path) -> None:
+    rows = tickets()
+    rows[52] = rows[7]  # an exact copy
+    rows[53] = list(DISCLAIMER)  # a ticket with no body, in train and test: all its shingles are boilerplate
+    rows[8] = list(DISCLAIMER)
+    texts: list[str | None] = [join(t) for t in rows]
+    texts[54] = str(texts[8]).upper() + "!"  # the same words once normalised: compared whole, with the bare ticket only
+    r = audit_texts(tmp_path, texts, ["train"] * 40 + ["test"] * 20)
+    f = finding(r, "NDP001")
+    assert {(e["holdout"], e["near"]) for e in f.examples} == {("t52", "t7"), ("t53", "t8"), ("t54", "t8")}
+    assert f.evidence["measures"] == {"identical": 2, "resemblance": 1}
+
+
+def test_boilerplate_counts_only_from_the_documents_asked(tmp_path: Path) -> None:
+    rows: list[str | None] = [join(t) for t in tickets()]
+    # Off: every shared shingle counts again, so the tickets are near copies through their disclaimer.
+    assert "NDP001" in codes(audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=None))
+    # A disclaimer in 40 training and 20 holdout texts is not boilerplate when 21 of each are asked.
+    r = audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=21)
+    assert "NDP001" in codes(r)
+
+
+@pytest.mark.parametrize("value", [1, 0, -3, "many"])
+def test_boilerplate_documents_must_be_two_or_more(tmp_path: Path, value: object) -> None:
+    write_table(tmp_path / "m.csv", {"body": ["a b c"], "split": ["train"]})
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "split": "split"},
+        "keys": {"text": "body"},
+        "stages": {"near_duplicates": {"boilerplate_documents": value}},
+    }
+    with pytest.raises(StageLoadError, match=r"stages.near_duplicates.*boilerplate_documents"):
+        run_audit(load_config(write_config(tmp_path, config)), only=ONLY)
+
+
 # -- images ------------------------------------------------------------------------------------------------
 
 
@@ -382,3 +456,4 @@ def test_the_stage_defaults_are_the_thresholds_the_bench_measured() -> None:
         texts.shingle,
         texts.min_words,
     )
+    assert o.boilerplate_documents == texts.boilerplate
