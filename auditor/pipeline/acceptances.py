@@ -98,6 +98,8 @@ class Acceptances:
                 continue
             if key is not None:
                 whole = key == finding.key and (not scope.n_values or held == {same(key)})
+                if whole and not scope.n_values and is_statement(finding.code):
+                    whole = False  # a line with no statement bound: whatever it holds later would be accepted
                 names_value = scope.listed and same(key) in held
                 if whole and recorded is None:
                     self.used.add(i)
