@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -97,21 +98,41 @@ def _root(
     """Audit a dataset split and its training code for leakage before the experiment starts."""
 
 
+_FORGET_IN_A_FRESH_PROCESS = """
+import sys
+from pathlib import Path
+from auditor.cli.reportdir import forget_unstarted_run
+forget_unstarted_run(*(Path(a) if a else None for a in sys.argv[1:3]))
+"""
+
+
 def _forget_earlier_verdict(args: list[str]) -> None:
     """For `audit run` or `audit code` stopped while starting: remove the reports an earlier run left in its
     report directory."""
     if not args or args[0] not in ("run", "code"):
         return
-    from auditor.cli.reportdir import forget_unstarted_run
-
     command: Any = typer.main.get_command(app)
     with command.make_context("audit", list(args), resilient_parsing=True) as parent:
         sub = command.get_command(parent, args[0])
         params = sub.make_context(args[0], list(args[1:]), parent=parent, resilient_parsing=True).params
-    if args[0] == "run" and params.get("config") is not None:
-        forget_unstarted_run(Path(params["config"]), params.get("out"))
-    elif args[0] == "code" and params.get("out") is not None:  # without --out it writes no report files
-        forget_unstarted_run(None, params["out"])
+    config = params.get("config") if args[0] == "run" else None
+    out = params.get("out")
+    if config is None and out is None:  # `audit code` without --out writes no report files
+        return
+    try:
+        from auditor.cli.reportdir import forget_unstarted_run
+
+        forget_unstarted_run(config, out)
+    except Exception:
+        # The signal may have cut an import short (a C extension half made cannot be imported again in this
+        # process): a fresh interpreter, in its own session so a second Ctrl-C does not reach it, does it.
+        subprocess.run(
+            [sys.executable, "-c", _FORGET_IN_A_FRESH_PROCESS, str(config or ""), str(out or "")],
+            start_new_session=True,
+            timeout=30,
+            check=False,
+            capture_output=True,
+        )
 
 
 def main() -> None:
