@@ -90,9 +90,11 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
 def _user_finders(roots: tuple[Path, ...]) -> Callable[[str], importlib.machinery.FileFinder]:
     """A path hook giving each folder under ``roots`` a finder that loads sources with _SourceOnlyLoader."""
-    details = (
-        (_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+    details = (  # in the order Python's own finder tries them
         (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+        (_SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES),
+        # A module shipped as bytecode alone (no source beside it) is what it is, not a cache of a source.
+        (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES),
     )
 
     def hook(entry: str) -> importlib.machinery.FileFinder:

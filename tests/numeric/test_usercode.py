@@ -168,3 +168,14 @@ def test_a_module_rewritten_in_the_same_second_with_the_same_size_is_read_again(
     os.utime(source, ns=(stamp, stamp))
     assert load_user_code(load_config(path)).call("model").out_features == 4
     assert cached.read_bytes() == left  # the user's files are read, never written
+
+
+def test_a_module_shipped_as_bytecode_alone_still_loads(tmp_path: Path) -> None:
+    """Only bytecode kept beside a source is skipped: a .pyc with no source is the module itself."""
+    import py_compile
+
+    path = config(tmp_path, REGRESSION + LOSS)
+    source = tmp_path / "src" / "prog.py"
+    py_compile.compile(str(source), cfile=str(source.with_suffix(".pyc")), doraise=True)
+    source.unlink()
+    assert load_user_code(load_config(path)).call("model").out_features == 1
