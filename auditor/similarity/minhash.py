@@ -31,9 +31,10 @@ _BLOCK = 1 << 22  # elements per block of expanded candidate work (bounds memory
 _PAIR_BITS = 64 - VALUE_BITS  # pairs per verification block are numbered in the key's top bits
 _C = np.uint64(0x9E3779B97F4A7C15)
 _PROPOSING_GRAMS = 32  # long n-grams per query text that propose containment candidates
-# Boilerplate needs at least this share of the smaller side's texts too: in a large set a common phrase is in
-# many texts by chance, and a larger bar keeps a cluster of a few edited copies per side from looking like one.
-BOILERPLATE_SHARE = 0.01
+# Boilerplate needs at least this share of the smaller side's texts too: a disclaimer or signature is appended
+# to a large part of them, while one text edited into a cluster of copies (a leak) is a small part of a larger
+# set; in a small set the bar of `boilerplate` texts per side decides.
+BOILERPLATE_SHARE = 0.1
 # A text with less than this share of its shingles its own is (nearly) all boilerplate: it keeps them all, so
 # two such texts compare whole (a giant cluster of one text edited a word each), and any other text shares none.
 _BARE = 0.1

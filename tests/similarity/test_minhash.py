@@ -284,3 +284,17 @@ def test_a_text_edited_into_a_few_copies_on_each_side_is_not_boilerplate() -> No
     assert set(m.query[m.flagged].tolist()) == set(range(8, 16))
     five = text_matches(texts, query, index, TextSettings(boilerplate=5))  # a lower bar loses them
     assert len(set(five.query[five.flagged].tolist())) < 8
+
+
+def test_a_text_edited_into_many_copies_on_each_side_of_a_larger_set_is_not_boilerplate() -> None:
+    # 15 copies per side of one text (2% of the words replaced in each) among 150 other texts per side: above the
+    # bar of 10 texts per side, yet a leak; a disclaimer is in a tenth of each side's texts or more.
+    rng = np.random.default_rng(13)
+    base = words(rng, 300)
+    copies = [" ".join(replace(rng, base, 0.02)) for _ in range(30)]
+    others = [" ".join(words(rng, 120)) for _ in range(300)]
+    texts = copies + others
+    query, index = np.r_[15:30, 180:330], np.r_[0:15, 30:180]
+    m = text_matches(texts, query, index, TextSettings())
+    assert m.boilerplate is not None and len(m.boilerplate.short) == 0
+    assert set(m.query[m.flagged].tolist()) == set(range(15, 30))

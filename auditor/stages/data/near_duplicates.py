@@ -88,7 +88,7 @@ class NearDuplicatesOptions(StageOptions):
     boilerplate_documents: int | None = Field(
         default=10,
         ge=2,
-        description="texts: a shingle in at least this many training texts and this many holdout texts (and 1% of "
+        description="texts: a shingle in at least this many training texts and this many holdout texts (and 10% of "
         "the smaller side) is boilerplate, a shared disclaimer or signature, and counts for no resemblance, "
         "containment or verbatim share; null counts every shingle",
     )
