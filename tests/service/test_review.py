@@ -864,3 +864,18 @@ def test_a_leak_only_the_run_found_is_uploaded_with_its_statement_and_one_naming
     (grown,) = [f for f in later.findings if f.code == "CDL004"]
     assert grown.fingerprint == leak.fingerprint
     assert [f.key for f in unaccepted_errors(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
+
+
+def test_an_uploaded_near_copy_counting_more_rows_than_it_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """NDP001 shows one pair of rows; a scope of 1,000 would let an acceptance absorb later near copies."""
+    from tests.stages.data.test_near_duplicates import audit_texts, join, replace_words, text
+
+    originals = [text(i) for i in range(4)]
+    copy = join(replace_words(originals[1], 0.05, seed=1))
+    made = audit_texts(tmp_path, [*map(join, originals), copy, join(text(99))], ["train"] * 4 + ["test"] * 2)
+    report = json.loads(made.model_dump_json())
+    assert submit(clients["submitter"], report)["id"]  # as the audit wrote it, taken
+    (near,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == "NDP001"]
+    near["scope"]["counts"]["train|test.rows"] = 1000
+    detail = _refusal(clients["submitter"], report)
+    assert "NDP001" in detail and "counts train|test.rows 1000 where its evidence shows 1" in detail
