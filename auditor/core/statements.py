@@ -28,7 +28,7 @@ def statement_at(tree: ast.Module, line: int, column: int | None = 0) -> str:
         )
         if len(starting) > 1:
             # Joined, the text is not one statement: canonical_statement keeps it as written, never one header.
-            return _cut("; ".join(" ".join(_header(n).split()) for n in starting))
+            return _cut("; ".join(_header(n) for n in starting))
         column = starting[0].col_offset if starting else 0
     found: ast.stmt | None = None
     for node in ast.walk(tree):
@@ -38,7 +38,7 @@ def statement_at(tree: ast.Module, line: int, column: int | None = 0) -> str:
             found = node  # within the one found so far: more inner
     if found is None:
         return ""
-    return _cut(" ".join(_header(found).split()))
+    return _cut(_header(found))
 
 
 def line_statement(text: str) -> str:
@@ -61,7 +61,7 @@ def canonical_statement(text: str) -> str:
         return stripped
     if len(tree.body) != 1 or _compound(tree.body[0]):
         return stripped
-    return _cut(" ".join(_header(tree.body[0]).split()))
+    return _cut(_header(tree.body[0]))
 
 
 def _holds(node: ast.stmt, line: int, column: int) -> bool:
@@ -82,7 +82,8 @@ def _compound(node: ast.stmt) -> bool:
 
 
 def _header(node: ast.stmt) -> str:
-    """A simple statement whole; a compound one's first line (its bodies left out)."""
+    """A simple statement whole; a compound one's first line (its bodies left out). Unparsed, it is on one line
+    and spaced one way; the spaces inside a string literal are its value and stay as they are."""
     if not _compound(node):
         return ast.unparse(node)
     bare = copy.copy(node)

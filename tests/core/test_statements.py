@@ -94,3 +94,14 @@ def test_a_notebook_program_binds_the_text_of_its_own_lines(tmp_path: Path) -> N
     program = read_program(path)
     assert program.statement(3) == "@functools.cache"
     assert program.place(3).cell == 2 and program.place(3).cell_line == 2
+
+
+def test_two_statements_differing_only_inside_a_string_are_two_statements() -> None:
+    """`df["a  b"]` and `df["a b"]` name two columns: the spaces inside a literal are kept, those around it not."""
+    two = ast.parse('X = df[["a  b"]]\nX = df[["a b"]]\n')
+    assert statement_at(two, 1) != statement_at(two, 2)
+    assert statement_at(two, 1) == "X = df[['a  b']]"
+    assert canonical_statement('X  =  df[ ["a  b"] ]  # copied') == statement_at(two, 1)
+    assert canonical_statement("X = df[['a b']]") == statement_at(two, 2) != canonical_statement('X = df[["a  b"]]')
+    several = ast.parse('a = "x  y"; b = 1\n')
+    assert statement_at(several, 1, None) == "a = 'x  y'; b = 1"
