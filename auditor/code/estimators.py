@@ -17,6 +17,9 @@ from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_al
 STUDY = "optuna.Study"
 TRIAL = "optuna.Trial"
 STUDY_MAKERS = frozenset(["optuna.create_study", "optuna.study.create_study", "optuna.load_study"])
+# The attributes that give a search's choice of settings: scikit-learn's, and a study's (best_trial.params too).
+_SEARCH_CHOICES = frozenset(["best_params_", "best_index_"])
+_CHOICES = {STUDY: frozenset(["best_params", "params"])}
 # Keyword names a fit takes its inputs by.
 X_NAMES = ("X", "x", "raw_documents", "texts", "sentences", "corpus", "data", "documents", "iterator", "train_set")
 Y_NAMES = ("y", "labels", "target", "Y")
@@ -134,7 +137,7 @@ class Estimators(WalkState):
         if found.qualname == TRIAL:  # trial.suggest_float("C", ...): a setting drawn, no rows
             return NOTHING
         if found.qualname == STUDY:
-            return self._optimize(args, node) if name == "optimize" else NOTHING
+            return self._optimize(found, args, node) if name == "optimize" else NOTHING
         role = found.role
         kind = role.kind if role is not None else None
         if kind is Kind.SPLITTER and name == "split":
@@ -177,7 +180,9 @@ class Estimators(WalkState):
             return found.entries[attr]
         if attr == "best_estimator_" or attr == "estimator_":
             return Value(objects=frozenset({found.id}))
-        if attr in ("best_params_", "best_index_") and found.chosen is not None:
+        if attr == "best_trial" and found.qualname == STUDY:  # its .params: read as the study's own
+            return Value(objects=frozenset({found.id}))
+        if attr in _CHOICES.get(found.qualname, _SEARCH_CHOICES) and found.chosen is not None:
             return Value(stats=frozenset({found.chosen}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             return Value(scores=frozenset({found.evaluation}))
@@ -187,9 +192,10 @@ class Estimators(WalkState):
             return Value(stats=found.fits)
         return NOTHING
 
-    def _optimize(self, args: list[Value], node: ast.Call) -> Value:
+    def _optimize(self, found: Obj, args: list[Value], node: ast.Call) -> Value:
         """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials
-        (each trial a setting), and the study's choice of the best trial made among the scores it returns."""
+        (each trial a setting), and the study's choice of the best trial made among the scores it returns. An
+        objective that cross-validates makes the study a search: its best parameters are chosen on those rows."""
         objective = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "func"), None)
         if objective is None:
             return NOTHING
@@ -207,6 +213,16 @@ class Estimators(WalkState):
         finally:
             self.loops.pop()
         self.choose(node, "study.optimize()", self.scores_in([result]))
+        validated = [
+            e.x for e in self.record.evaluations.values() if lid in e.loops and e.cross_validation and e.x is not None
+        ]
+        if validated:
+            rows = validated[0]
+            for more in validated[1:]:
+                rows = rows.join(more)
+            chosen = self.fit(node, "study.optimize()", "the hyper-parameters", Strength.TARGET, rows, reported=False)
+            self.record.fits[chosen].chooses = True
+            found.chosen = chosen
         return NOTHING
 
     def _container_method(

@@ -522,3 +522,42 @@ def test_a_file_an_earlier_run_breaks_is_said_not_run(tmp_path: Path) -> None:
     assert by_key["b.py"].code == "CDL006"
     assert "the file could not be read before its run: not valid Python" in by_key["b.py"].message
     assert by_key["b.py:7"].code == "CDL001" and by_key["b.py:7"].evidence["statement"] == STATEMENT
+
+
+OPTUNA_CV = """\
+import optuna
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import cross_val_score, train_test_split
+
+df = pd.read_csv("d.csv")
+X, y = df.drop(columns="y"), df["y"]
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+
+
+def objective(trial):
+    model = RandomForestClassifier(max_depth=trial.suggest_int("max_depth", 2, 16))
+    return cross_val_score(model, X, y, cv=5).mean()
+
+
+study = optuna.create_study(direction="maximize")
+study.optimize(objective, n_trials=50)
+print(RandomForestClassifier(**study.best_params).fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def test_an_optuna_study_cross_validating_on_every_row_chooses_the_settings_the_test_set_scores(
+    tmp_path: Path,
+) -> None:
+    """The settings were chosen on rows that include the test rows they are then scored on, as a search fitted
+    on every row; cross-validating on the training part only is no finding."""
+    (tmp_path / "tune.py").write_text(OPTUNA_CV)
+    report = _audit(tmp_path, {"paths": ["tune.py"]})
+    (leak,) = [f for f in report.findings if f.code == "CDL003"]
+    assert leak.key == "tune.py:17" and "the test set chose the settings it then scores" in leak.message
+    on_train = OPTUNA_CV.replace("cross_val_score(model, X, y, cv=5)", "cross_val_score(model, X_tr, y_tr, cv=5)")
+    (tmp_path / "tune.py").write_text(on_train)
+    assert codes(_audit(tmp_path, {"paths": ["tune.py"]})) == ["CDL009"]
+    # best_trial.params and best_trial are the same choice.
+    (tmp_path / "tune.py").write_text(OPTUNA_CV.replace("study.best_params", "study.best_trial.params"))
+    assert [f.key for f in _audit(tmp_path, {"paths": ["tune.py"]}).findings if f.code == "CDL003"] == ["tune.py:17"]
