@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from auditor.core.paths import is_under, kind_of, path_problem
 
@@ -99,6 +100,9 @@ class Program:
     cells: tuple[CellSpan, ...] = ()  # empty for a script
     skipped: tuple[SkippedPart, ...] = ()
     text: str = field(default="", compare=False, repr=False)  # the program's source (a notebook's cells joined)
+    # A notebook last run out of its file's order: (a cell, the cell above it that ran after it), numbered as
+    # `cell` places are; the reading follows the file's order, the outputs saved in it another.
+    run_out_of_order: tuple[int, int] | None = None
 
     @property
     def is_notebook(self) -> bool:
@@ -296,7 +300,22 @@ def _notebook(path: Path, raw: bytes) -> Program:
         tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # each cell parsed alone, not together
         raise SourceError(Place(path, 1), f"the notebook's cells do not parse together: {exc}") from None
-    return Program(path, tree, line - 1, tuple(spans), tuple(skipped), program)
+    return Program(path, tree, line - 1, tuple(spans), tuple(skipped), program, _run_out_of_order(nb))
+
+
+def _run_out_of_order(nb: Any) -> tuple[int, int] | None:
+    """The first code cell whose execution count is below that of a code cell above it (cells never run left
+    out), with that cell: the kernel ran them in another order than the file's."""
+    highest: tuple[int, int] | None = None  # (count, cell) of the cell above that ran last
+    for index, cell in enumerate(nb.get("cells", []), start=1):
+        count = cell.get("execution_count") if cell.get("cell_type") == "code" else None
+        if type(count) is not int:
+            continue
+        if highest is not None and count < highest[0]:
+            return index, highest[1]
+        if highest is None or count > highest[0]:
+            highest = (count, index)
+    return None
 
 
 def _parsed(text: str) -> ast.Module | None:

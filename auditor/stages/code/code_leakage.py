@@ -218,6 +218,15 @@ class CodeLeakage(Stage):
             total = total + result.counts
         notebooks = sum(r.path.suffix == ".ipynb" for r in analysis.files)
         lines = sum(r.lines for r in analysis.files)
+        reordered = [
+            {
+                "file": rel(r.path, base),
+                "cell": r.program.run_out_of_order[0],
+                "ran_before": r.program.run_out_of_order[1],
+            }
+            for r in analysis.files
+            if r.program is not None and r.program.run_out_of_order is not None
+        ]
         rows = [
             (
                 rel(r.path, base),
@@ -242,9 +251,20 @@ class CodeLeakage(Stage):
                 "were not followed: a leak inside them is not seen."
                 if total.deep_calls
                 else ""
+            )
+            + (
+                " Last run out of the file's order: "
+                + "; ".join(
+                    f"{o['file']} cell {o['cell']} ran before cell {o['ran_before']} above it" for o in reordered
+                )
+                + ". The reading follows the file's order; the outputs saved in the notebook came from another, so "
+                "run it top to bottom before trusting its scores."
+                if reordered
+                else ""
             ),
             evidence={
                 **({"calls_not_followed": total.deep_calls} if total.deep_calls else {}),
+                **({"run_out_of_order": reordered} if reordered else {}),
                 "files": len(analysis.files),
                 "notebooks": notebooks,
                 "lines": lines,

@@ -561,3 +561,23 @@ def test_an_optuna_study_cross_validating_on_every_row_chooses_the_settings_the_
     # best_trial.params and best_trial are the same choice.
     (tmp_path / "tune.py").write_text(OPTUNA_CV.replace("study.best_params", "study.best_trial.params"))
     assert [f.key for f in _audit(tmp_path, {"paths": ["tune.py"]}).findings if f.code == "CDL003"] == ["tune.py:17"]
+
+
+def test_a_notebook_last_run_out_of_its_files_order_is_said_in_the_summary(tmp_path: Path) -> None:
+    """The saved scores came from another order than the one read; cells never run, or re-run in order, are fine."""
+
+    def notebook(counts: list[int | None]) -> str:
+        cell = {"cell_type": "code", "metadata": {}, "outputs": []}
+        sources = ["import pandas as pd", "df = pd.read_csv('d.csv')", "print(df.shape)", "print(len(df))"]
+        cells = [{**cell, "source": s, "execution_count": c} for s, c in zip(sources, counts, strict=True)]
+        markdown = {"cell_type": "markdown", "metadata": {}, "source": "# notes"}
+        return json.dumps({"cells": [markdown, *cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    (tmp_path / "nb.ipynb").write_text(notebook([1, 2, 5, 3]))
+    summary = finding(_audit(tmp_path, {"paths": ["nb.ipynb"]}), "CDL009")
+    assert summary.evidence["run_out_of_order"] == [{"file": "nb.ipynb", "cell": 5, "ran_before": 4}]
+    assert "nb.ipynb cell 5 ran before cell 4 above it" in summary.message
+    for counts in ([1, 2, 3, 4], [None, None, None, None], [1, None, 7, 9], [3, 4, 5, 6]):
+        (tmp_path / "nb.ipynb").write_text(notebook(counts))
+        quiet = finding(_audit(tmp_path, {"paths": ["nb.ipynb"]}), "CDL009")
+        assert "run_out_of_order" not in quiet.evidence and "order" not in quiet.message, counts
