@@ -151,5 +151,6 @@ def main() -> None:
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
     finally:
         install_original()
+        PENDING.clear()  # answered: a program that calls main() again starts clean
         if started_as_command():  # the process ends now; a program that called main() goes on
             for_exit()

@@ -76,6 +76,7 @@ def code(
                 chosen = list(dict.fromkeys([*(formats or ["json", "markdown", "html"]), "json"]))
                 reports.start(loaded, chosen)
             report = run_audit(loaded, only=STAGE, fail_on=fail_on, classes=classes)  # type: ignore[arg-type]
+            signals.check()  # a signal whose Interrupted was lost still leaves no verdict
             written: list[Path] = []
             if out is not None:
                 rendered = render_files(report, chosen, root=Path.cwd())

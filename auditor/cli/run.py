@@ -150,6 +150,7 @@ def run(
                 report = mark_baseline(report, approved, path=baseline, new_only=new_only)
                 for note in manifest_notes(approved, report, force=False):  # the same place, or the same content
                     warn(f"--baseline {baseline}: {note}")
+            signals.check()  # a signal whose Interrupted was lost still leaves no verdict
             rendered = render_files(report, formats, root=Path.cwd())
             written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual

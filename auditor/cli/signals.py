@@ -89,6 +89,9 @@ class StartupInterrupted(BaseException):
 
 
 def raise_startup_interrupt(signum: int, frame: object) -> None:
+    """Unwind to main; noted first, because a raise from a handler that ran inside compile() (a module imported
+    from source) can be lost, and the run then starts anyway unless it checks (see interruptible)."""
+    PENDING.append(signum)
     raise StartupInterrupted(signum)
 
 
@@ -104,6 +107,13 @@ class Signals:
     """Whether a signal still interrupts the run."""
 
     armed: bool = True  # cleared while the run cleans up after itself: a second signal must not cut that short
+    caught: int | None = None  # the signal that disarmed it, kept in case its Interrupted was lost on the way
+
+    def check(self) -> None:
+        """Raise the Interrupted of a signal whose raise was lost (one inside compile() while a module imported
+        from source): called before the verdict is written, so a stopped run never leaves a completed one."""
+        if self.caught is not None:
+            raise Interrupted(self.caught)
 
 
 @contextlib.contextmanager
@@ -113,10 +123,13 @@ def interruptible() -> Iterator[Signals]:
     if threading.current_thread() is not threading.main_thread():  # signal handlers live in the main thread
         yield state
         return
+    if PENDING:  # a start-up signal whose StartupInterrupted was lost: this run never starts
+        raise StartupInterrupted(PENDING[0])
 
     def handler(signum: int, frame: object) -> None:
         if state.armed:
             state.armed = False
+            state.caught = signum
             raise Interrupted(signum)
 
     # A signal ignored on purpose (a background job, nohup) stays ignored.

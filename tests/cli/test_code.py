@@ -219,3 +219,37 @@ def test_a_signal_while_it_starts_leaves_no_earlier_verdict_in_its_out_dir(
     _, rest = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "interrupted by SIGTERM before the audit" in rest, rest[-2000:]
     assert not (out / "report.json").exists()
+
+
+def test_a_signal_whose_raise_was_lost_leaves_no_completed_verdict_in_its_out_dir(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handler's raise can be lost inside compile() (a module imported from source): the run's handler noted
+    the signal, so the report is still the interrupted marker and the exit code 2, not a verdict."""
+    import contextlib
+    import os
+    import time
+
+    from auditor.cli import code as code_module
+    from auditor.cli.signals import Interrupted
+    from auditor.core.output import RunStatus, read_report_state
+    from auditor.pipeline import runner as pipeline_runner
+
+    out = tmp_path / "reports"
+    assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 0
+    real_run_audit = pipeline_runner.run_audit
+
+    def run_then_signalled(*args: object, **kwargs: object) -> object:
+        report = real_run_audit(*args, **kwargs)  # type: ignore[arg-type]
+        with contextlib.suppress(Interrupted):  # what compile() does to the raise
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        return report
+
+    def exit_raising(code: int) -> None:  # os._exit would end the test process
+        raise SystemExit(code)
+
+    monkeypatch.setattr(pipeline_runner, "run_audit", run_then_signalled)
+    monkeypatch.setattr(code_module, "exit_now", exit_raising)
+    assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 2
+    assert read_report_state(out / "report.json").status == RunStatus.INTERRUPTED

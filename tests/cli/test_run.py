@@ -20,7 +20,7 @@ import yaml
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.core.output import read_report_state
+from auditor.core.output import RunStatus, read_report_state
 from tests import forked
 from tests.conftest import REPO, write_config, write_table
 
@@ -846,6 +846,60 @@ def test_an_interrupt_before_the_run_starts_is_exit_2_without_a_traceback(
         cli_app.main()
     assert exited.value.code == 2
     assert "interrupted before the audit started" in capsys.readouterr().err
+
+
+def test_a_start_up_signal_whose_raise_was_lost_still_ends_the_run_with_exit_2(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handler's raise can be lost inside compile() (a module imported from source, PYTHONDONTWRITEBYTECODE):
+    the run must not then go on and leave a completed verdict; the earlier one is removed too."""
+    from auditor.cli import run as run_module
+    from auditor.cli.signals import StartupInterrupted
+
+    cli_app = importlib.import_module("auditor.cli.app")
+    assert invoke("run", str(sample), "-q").exit_code == 1
+    real_make_uploader = run_module.make_uploader
+
+    def signalled_then_run(*args: object) -> object:  # called just before the run's own handling begins
+        with contextlib.suppress(StartupInterrupted):  # what compile() does to the raise
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        return real_make_uploader(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "make_uploader", signalled_then_run)
+    monkeypatch.setattr(sys, "argv", ["audit", "run", str(sample), "-q"])
+    with pytest.raises(SystemExit) as exited:
+        cli_app.main()
+    assert exited.value.code == 2
+    assert not read_report_state(sample.parent / "audit-report" / "report.json").is_verdict
+
+
+def test_a_signal_whose_raise_was_lost_during_the_run_leaves_an_interrupted_marker(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's handler noted the signal; its Interrupted lost on the way, the verdict is still not written."""
+    from auditor.cli import run as run_module
+    from auditor.cli.signals import Interrupted
+    from auditor.pipeline import runner as pipeline_runner
+
+    assert invoke("run", str(sample), "-q").exit_code == 1
+    real_run_audit = pipeline_runner.run_audit
+
+    def run_then_signalled(*args: object, **kwargs: object) -> object:
+        report = real_run_audit(*args, **kwargs)  # type: ignore[arg-type]
+        with contextlib.suppress(Interrupted):  # what compile() does to the raise
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        return report
+
+    def exit_raising(code: int) -> None:  # os._exit would end the test process
+        raise SystemExit(code)
+
+    monkeypatch.setattr(pipeline_runner, "run_audit", run_then_signalled)
+    monkeypatch.setattr(run_module, "exit_now", exit_raising)
+    assert invoke("run", str(sample), "-q").exit_code == 2
+    state = read_report_state(sample.parent / "audit-report" / "report.json")
+    assert state.status == RunStatus.INTERRUPTED
 
 
 # Moments of start-up, each the import just finished (`-X importtime` prints one line per module): typer
