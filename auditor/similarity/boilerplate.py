@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from auditor.similarity.corpusscan import DocHit
-from auditor.similarity.ngrams import SEED, Run
+from auditor.similarity.ngrams import SEED, Benchmark, Run
 
 
 def document_counts(lengths: np.ndarray, hits: Iterable[DocHit]) -> list[np.ndarray]:
@@ -67,3 +67,22 @@ def frequent_spans(counts: np.ndarray, frequent: np.ndarray) -> list[IgnoredSpan
         IgnoredSpan(a, b - a + SEED - 1, int(counts[a:b].max()))
         for a, b in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True)
     ]
+
+
+def shared_by_items(bench: Benchmark, least: int) -> list[np.ndarray]:
+    """Per item, per 8-gram position: whether that 8-gram is in more than ``least`` items of the benchmark itself
+    (a disclaimer every ticket ends with), not one item's own text however often it is copied."""
+    hashes, items, positions = bench.hashes, bench.item, bench.position
+    out = [np.zeros(max(int(n) - SEED + 1, 0), bool) for n in bench.lengths()]
+    if not len(hashes):
+        return out
+    new_hash = np.ones(len(hashes), bool)
+    new_hash[1:] = hashes[1:] != hashes[:-1]
+    # Sorted by hash, stably: within one hash the items come in order, so a new item is where the item changes.
+    new_item = new_hash.copy()
+    new_item[1:] |= items[1:] != items[:-1]
+    group = np.cumsum(new_hash) - 1
+    shared = (np.bincount(group, weights=new_item) > least)[group]
+    for i, position in zip(items[shared].tolist(), positions[shared].tolist(), strict=True):
+        out[i][position] = True
+    return out

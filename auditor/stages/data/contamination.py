@@ -522,19 +522,34 @@ class _Frequent:
         measured: Measured,
         thresholds: Any,
     ) -> _Frequent:
-        from auditor.similarity.boilerplate import document_counts, trimmed
+        import numpy as np
+
+        from auditor.similarity.boilerplate import document_counts, shared_by_items, trimmed
         from auditor.similarity.definitions import ItemState, measure
+        from auditor.similarity.ngrams import SEED
 
         if limit is None:
             return cls(None, states, measured, measured, [], 0)
         counts = document_counts(bench.lengths(), hits)
         frequent = [c > limit for c in counts]
+        # What the benchmark's items share among themselves is no copy of one of them: a document that holds the
+        # disclaimer every ticket ends with holds more than half of a short ticket, yet copies none. So a copy is
+        # a run holding `longest_share` of an item's own 8-grams (those not in more than `limit` items); of an item
+        # with none of its own, of all its 8-grams, as before.
+        own = [~shared for shared in shared_by_items(bench, limit)]
+        lengths = bench.lengths()
         trimmed_states = [ItemState(s.length) for s in states]
+        copies = np.zeros(len(states), bool)
         for hit in hits:
             for run in hit.runs:
                 for part in trimmed(run, frequent[run.item]):
                     trimmed_states[part.item].add(part)
-        copies = measured.contaminated["longest"]
+                first, last = run.item_start, run.item_start + run.length - SEED + 1
+                mine = own[run.item]
+                if mine.any():
+                    copies[run.item] |= mine[first:last].sum() >= thresholds.longest_share * mine.sum()
+                else:
+                    copies[run.item] |= run.length >= thresholds.longest_share * lengths[run.item]
         final, kept = [], 0
         for i, (raw, rest) in enumerate(zip(states, trimmed_states, strict=True)):
             if not frequent[i].any():

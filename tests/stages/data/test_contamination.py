@@ -387,3 +387,43 @@ def test_a_line_past_max_line_bytes_is_named_with_its_file_and_line(tmp_path: Pa
     assert "1 line(s) longer than max_line_bytes (skipped) (corpus/c.jsonl: 1 from line 1)" in f.message
     assert f.examples == ({"file": "corpus/c.jsonl", "line": 1, "problem": "too_long"},)
     assert [e["id"] for e in finding(report, "CTM001").examples] == ["h1"]
+
+
+def _tickets(tmp_path: Path, copied: bool) -> Path:
+    """24 test tickets and 12 training ones, each a short body of its own and the same long disclaimer (more than
+    half of each ticket); with ``copied``, one test ticket's body and disclaimer are in a training file too."""
+    import random
+
+    rng = random.Random(5)
+    vocabulary = [f"{a}{b}{c}" for a in "bcdfgklmnprst" for b in "aeiou" for c in ("n", "r", "s", "t", "l")]
+    disclaimer = " ".join(rng.choice(vocabulary) for _ in range(60))
+
+    def ticket() -> str:
+        return " ".join(rng.choice(vocabulary) for _ in range(25)) + ". " + disclaimer
+
+    test = [ticket() for _ in range(24)]
+    corpus = [ticket() for _ in range(12)] + ([f"forwarded: {test[7]}"] if copied else [])
+    write_table(tmp_path / "m.csv", {"id": [f"q{i}" for i in range(24)], "split": ["test"] * 24, "body": test})
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "c.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in corpus))
+    return write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": [], "holdout": ["test"]},
+            "keys": {"text": "body"},
+            "stages": {"contamination": {"corpus": "corpus"}},
+        },
+    )
+
+
+def test_tickets_sharing_a_disclaimer_longer_than_their_bodies_are_clean_and_a_copied_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """The disclaimer is more than half of each ticket, so one training ticket holds half of every test ticket; it
+    is the benchmark's own boilerplate too (in every item), so that is no copy. A ticket whose body is copied is."""
+    clean = run_audit(_tickets(tmp_path / "clean", copied=False), only=ONLY)
+    assert "CTM001" not in codes(clean), finding(clean, "CTM001").message
+    leaked = run_audit(_tickets(tmp_path / "leaked", copied=True), only=ONLY)
+    assert [e["id"] for e in finding(leaked, "CTM001").examples] == ["q7"]
