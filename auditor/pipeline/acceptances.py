@@ -39,6 +39,9 @@ class Acceptances:
         self.subject_only: dict[int, list[str]] = {}
         # Per entry naming a statement of code but not the file and line it was reviewed at: where it was found.
         self.unplaced: dict[int, list[str]] = {}
+        # Per entry naming a statement at a place that holds it no more: where the statement is now (not accepted
+        # there: the place is part of what was reviewed), so the stale entry can say so.
+        self.moved: dict[int, list[str]] = {}
 
     def unmatched_values(self, i: int) -> list[str]:
         """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
@@ -95,6 +98,8 @@ class Acceptances:
                     self.used.add(i)
                     self.broad.add(i)
                     self.unplaced.setdefault(i, []).append(finding.key)
+                elif finding.key is not None and named & held:
+                    self.moved.setdefault(i, []).append(finding.key)
                 continue
             if key is not None:
                 whole = key == finding.key and (not scope.n_values or held == {same(key)})

@@ -217,6 +217,12 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         if owner is not None and owner not in ran:
             continue
         where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
+        moved = sorted(set(acceptances.moved.get(i, ())))
+        if moved:
+            where += (
+                f"; the statement it names is now at {', '.join(moved)} (not accepted there: check that it is the "
+                f'code that was reviewed, then write `key: "{moved[0]}"`)'
+            )
         stale.append(
             _about_entry(
                 "ACC001",
@@ -227,6 +233,7 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
                 entry,
                 "Delete the stale entry from `accept`.",
                 key=entry.key_text,
+                **({"statement_found_at": moved} if moved else {}),
             )
         )
     return stale

@@ -99,6 +99,22 @@ def test_an_entry_naming_only_the_line_accepts_nothing_and_says_what_to_add(tmp_
     assert acc.evidence["values"] == [STATEMENT] and f"`values: {json.dumps([STATEMENT])}`" in acc.message
 
 
+def test_an_entry_whose_statement_moved_to_another_line_says_where_it_is_now(tmp_path: Path) -> None:
+    """A line added above the reviewed one: the entry matches nothing (the place is part of what was reviewed),
+    and ACC001 says where its statement is now, so the reviewer can move it after a look."""
+    (tmp_path / "train.py").write_text("# a comment added above\n" + LEAKY)
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [STATEMENT], "reason": "reviewed"}]
+    report = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    assert report.exit_code == 1 and not finding(report, "CDL001").accepted
+    stale = finding(report, "ACC001")
+    assert stale.evidence["statement_found_at"] == ["train.py:8"] and "now at train.py:8" in stale.message
+    # An entry whose statement is nowhere says nothing more.
+    other = [{**accept[0], "values": ["X = other(df)"]}]
+    assert (
+        "statement_found_at" not in finding(_audit(tmp_path, {"paths": ["train.py"]}, accept=other), "ACC001").evidence
+    )
+
+
 def test_the_notebook_sample_exits_1_and_its_fixed_twin_0(tmp_path: Path) -> None:
     sample = tmp_path / "churn"
     shutil.copytree(REPO / "sample_data" / "churn_notebook", sample, ignore=shutil.ignore_patterns("audit-report"))
