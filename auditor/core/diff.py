@@ -69,6 +69,15 @@ class Persisting(_Frozen):
     scope_growth: Growth | None = Field(
         default=None, description="the subject values the newer finding has beyond the older one's"
     )
+    old_accept_reason: str | None = Field(
+        default=None, description="why the older finding was accepted; None when it was not"
+    )
+    was_accepted: bool = Field(default=False, description="the older finding was accepted")
+
+    @property
+    def no_longer_accepted(self) -> bool:
+        """Accepted in the older report, counted in the newer one (its acceptance removed, lapsed or outgrown)."""
+        return self.was_accepted and not self.finding.accepted
 
     @property
     def escalated(self) -> bool:
@@ -96,7 +105,7 @@ class Diff(_Frozen):
         if self.fail_on == "never":
             return ()
         threshold = Severity(self.fail_on)
-        grown = [p.finding for p in self.persisting if p.escalated]
+        grown = [p.finding for p in self.persisting if p.escalated or p.no_longer_accepted]
         return tuple(f for f in (*self.new_findings, *grown) if f.counts_against and f.severity >= threshold)
 
 
@@ -273,7 +282,14 @@ def diff_reports(
         new_findings=tuple(added),
         resolved=tuple(f for f in gone if f.stage in ran),
         persisting=tuple(
-            Persisting(finding=n, old_severity=o.severity, changes=changes(o, n), scope_growth=value_growth(o, n))
+            Persisting(
+                finding=n,
+                old_severity=o.severity,
+                changes=changes(o, n),
+                scope_growth=value_growth(o, n),
+                was_accepted=o.accepted,
+                old_accept_reason=o.accept_reason if o.accepted else None,
+            )
             for o, n in pairs
         ),
         unchecked=tuple(f for f in gone if f.stage not in ran),

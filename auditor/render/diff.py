@@ -48,6 +48,8 @@ def _persisting_text(p: Persisting) -> str:
     parts = [change_text(p.changes)] if p.changes else []
     if p.finding.accepted:
         parts.append(_accepted_text(p.finding))
+    elif p.no_longer_accepted:
+        parts.append("no longer accepted" + (f" (was: {p.old_accept_reason})" if p.old_accept_reason else ""))
     if p.scope_growth is not None and (p.scope_growth.new_values or p.scope_growth.unlisted):
         parts.insert(0, scope_text(p.scope_growth))
     if p.finding.severity != p.old_severity:

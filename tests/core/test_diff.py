@@ -163,6 +163,18 @@ def test_a_persisting_finding_that_rises_to_fail_on_fails_the_diff() -> None:
     assert d.persisting[0].escalated and d.exit_code == 1
 
 
+def test_a_finding_no_longer_accepted_fails_the_diff_and_says_so() -> None:
+    """Accepted in the approved report, counted in the new one (its acceptance removed or lapsed): it fails."""
+    old = report(("group_overlap", "passed", (grp(accepted=True, accept_reason="calibration writers"),)))
+    new = report(("group_overlap", "failed", (grp(),)))
+    d = diff_reports(old, new)
+    assert d.persisting[0].no_longer_accepted and d.exit_code == 1
+    assert "no longer accepted (was: calibration writers)" in render_diff_text(d)
+    # Accepted in both, or in neither: as before.
+    assert diff_reports(old, old).exit_code == 0 and not diff_reports(old, old).persisting[0].no_longer_accepted
+    assert diff_reports(new, new).exit_code == 0
+
+
 def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
     # A newly leaking writer keeps the fingerprint of its column's GRP001: the rising count is what shows it.
     old = report(("group_overlap", "failed", (grp(groups=1),)))
