@@ -102,9 +102,11 @@ class Acceptances:
                     self.moved.setdefault(i, []).append(finding.key)
                 continue
             if key is not None:
-                whole = key == finding.key and (not scope.n_values or held == {same(key)})
-                if whole and not scope.n_values and is_statement(finding.code):
-                    whole = False  # a line with no statement bound: whatever it holds later would be accepted
+                # Without values, the key is the finding's whole subject; but a code line with no statement bound
+                # is not: whatever it holds later would be accepted.
+                whole = key == finding.key and (
+                    held == {same(key)} if scope.n_values else not is_statement(finding.code)
+                )
                 names_value = scope.listed and same(key) in held
                 if whole and recorded is None:
                     self.used.add(i)
