@@ -185,6 +185,7 @@ class Estimators(WalkState):
         if attr in _CHOICES.get(found.qualname, _SEARCH_CHOICES) and found.chosen is not None:
             return Value(stats=frozenset({found.chosen}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
+            self.record.evaluations[found.evaluation].shown = True
             return Value(scores=frozenset({found.evaluation}))
         if attr in ("named_steps", "steps", "estimators_"):
             return Value(objects=frozenset(found.steps))
@@ -312,6 +313,7 @@ class Estimators(WalkState):
                 estimator_learns=inner_learns,
                 estimator_resamples=resamples,
                 splitter=self._splitter(cv, node, x),
+                shown=False,
             )
         return Value(objects=frozenset({found.id}))
 

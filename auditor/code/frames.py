@@ -163,8 +163,17 @@ class Frames(WalkState):
     def column(self, data: Data, name: str) -> Data:
         """One column of a table: its rows, named by the column (what it was computed from stays with the table)."""
         number = data.columns is not None and name in data.columns.numbers
-        # a groupby's column: still grouped
-        return replace(data, columns=None, sources=frozenset({name}), mask=None, picked=True, number=number)
+        # a groupby's column: still grouped; the fits other columns carry are not in its values
+        return replace(
+            data,
+            columns=None,
+            sources=frozenset({name}),
+            mask=None,
+            picked=True,
+            number=number,
+            fits=data.one_column(name),
+            by_column=frozenset(e for e in data.by_column if e[1] == name),
+        )
 
     # Methods ----------------------------------------------------------------------------------------------
 
@@ -203,7 +212,7 @@ class Frames(WalkState):
             column = str(args[0].const)
             func = node.func
             if data.columns is not None and isinstance(func, ast.Attribute):
-                self.mutate(func.value, Value(data=replace(data, columns=data.columns.without([column]))))
+                self.mutate(func.value, Value(data=replace(data, columns=data.columns.without([column])).pruned()))
             return Value(data=self.column(data, column))
         if name in ("mean", "sum", "average") and data.against_truth:
             eid = self.evaluation(node, f"{self.text(node.func)}()", data.predicted, data, None)
@@ -364,12 +373,14 @@ class Frames(WalkState):
             # polars' drop("a", "b") names columns; pandas would look for the names among the row labels and
             # fail, so a program that runs means columns
             named = [str(a.const) for a in args]
-            return Value(data=replace(data, columns=data.columns.without(named)))
+            return Value(data=replace(data, columns=data.columns.without(named)).pruned())
         if by_columns is not None or (axis is not None and axis.const in (1, "columns")):
             names = (by_columns or labels).strings()
             columns = data.columns or Columns()
             return Value(
-                data=replace(data, columns=columns.without(names) if names is not None else Columns(opaque=True))
+                data=replace(
+                    data, columns=columns.without(names) if names is not None else Columns(opaque=True)
+                ).pruned()
             )
         index = kwargs.get("index", labels)
         if index.parts:  # df.drop(train.index): the rows a sample or a split did not take
@@ -441,12 +452,12 @@ class Frames(WalkState):
             rows_node, cols_node = index_node.elts
             rows, cols = index.items
         elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
-            return Value(data=replace(data, columns=_within(data.columns, index.names_of), mask=None))
+            return Value(data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned())
         elif indexer is None and _names_columns(index, index_node):
             names = index.strings() or []
             if isinstance(index.const, str):
                 return Value(data=self.column(data, names[0]))
-            return Value(data=replace(data, columns=(data.columns or Columns()).only(names), mask=None))
+            return Value(data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned())
         keyed = (
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
@@ -456,11 +467,11 @@ class Frames(WalkState):
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
             elif indexer == "loc" and cols.names_of is not None:
-                selected = replace(selected, columns=_within(selected.columns, cols.names_of))
+                selected = replace(selected, columns=_within(selected.columns, cols.names_of)).pruned()
             elif indexer == "loc" and picked is not None:
                 if isinstance(cols.const, str):
                     return Value(data=self.column(selected, picked[0]))
-                selected = replace(selected, columns=(selected.columns or Columns()).only(picked))
+                selected = replace(selected, columns=(selected.columns or Columns()).only(picked)).pruned()
             else:  # positions (iloc, numpy): the columns kept cannot be named
                 selected = replace(
                     selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})
@@ -538,7 +549,10 @@ class Frames(WalkState):
             number = incoming is not None and incoming.number
             for name in names:
                 columns = columns.adding(name, sources, number)
-        changed = replace(self.with_fits(data, fits), columns=columns)
+        # Values stored in named columns carry their fits in those columns only: a LabelEncoder's codes of the
+        # target in df["y"] leave with the column when the features are df.drop(columns="y").
+        named = columns is not None and bool(names) and indexer != "iloc" and not (columns and columns.opaque)
+        changed = replace(data.in_columns(fits, names or ()) if named else self.with_fits(data, fits), columns=columns)
         if incoming is not None:
             changed = replace(
                 changed,

@@ -159,17 +159,25 @@ class _Rules:
                 )
             first = evaluations[0]
             weak = fit.strength is Strength.CATEGORIES
+            # A search whose scores are never read only chooses its settings on folds the fit saw: the choice
+            # leans, but no score the program shows is measured on those rows.
+            choice_only = all(e.cross_validation and not e.shown for e in evaluations)
             saw = "the rows it is later scored on" if not first.cross_validation else "every fold's test rows"
+            landed = (
+                f"{first.what} at {self.where(first.site)} chooses its settings on folds the preprocessing "
+                "already saw; its own scores are not shown, so only that choice leans on them."
+                if choice_only
+                else f"the score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
+                "already saw."
+            )
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
-                    not weak,
+                    not weak and not choice_only,
                     fit.site,
                     fit.what,
                     f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
-                    f"which include {saw}: the "
-                    f"score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
-                    "already saw.",
+                    f"which include {saw}: {landed}",
                     tuple((e.site, e.what) for e in evaluations),
                     _chain_after(first.x, fit.site.line),
                     _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0]),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 from abc import ABC, abstractmethod
-from dataclasses import replace
 
 from auditor.code.catalog import Role, Strength
 from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection, Site, Split, Train
@@ -275,7 +274,7 @@ class WalkState(ABC):
         return frozenset(found)
 
     def with_fits(self, data: Data, stats: frozenset[int]) -> Data:
-        return data if not stats else replace(data, fits=data.fits | stats)
+        return data.everywhere_too(stats)
 
 
 def _join(a: Data | None, b: Data | None) -> Data | None:

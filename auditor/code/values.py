@@ -87,6 +87,10 @@ class Columns:
             return False
         return self.base is None or column in self.base
 
+    def lacks(self, column: str) -> bool:
+        """Whether ``column`` is certainly not among the columns (dropped, or outside a chosen list)."""
+        return not self.opaque and (column in self.removed or (self.base is not None and column not in self.base))
+
     def union(self, other: Columns) -> Columns:
         """The names of both lists together (numeric_cols + categorical_cols)."""
         if self.opaque or other.opaque:
@@ -174,6 +178,9 @@ class Data:
     # predictions made with a setting of their own (cut at a threshold, proba >= t; num_iteration=n; a staged
     # prediction): the line and column of each and the loops it was made in (a setting tried per pass of a loop)
     tuned: frozenset[tuple[int, int, tuple[int, ...]]] = frozenset()
+    # (fit, column) for fits that entered only as the values of named columns (df["y"] = le.fit_transform(...)):
+    # dropping every such column takes the fit out; a fit not listed here is in every column.
+    by_column: frozenset[tuple[int, str]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -204,7 +211,42 @@ class Data:
             self.picked and other.picked,
             self.number and other.number,
             self.tuned | other.tuned,
+            # a fit in every column on either side is in every column of the join
+            frozenset(e for e in self.by_column | other.by_column if e[0] not in self.everywhere | other.everywhere),
         )
+
+    @property
+    def everywhere(self) -> frozenset[int]:
+        """The fits in every column (not carried by named columns only)."""
+        return self.fits - {f for f, _ in self.by_column}
+
+    def in_columns(self, fits: frozenset[int], names: Iterable[str]) -> Data:
+        """These rows with ``fits`` stored in the named columns: those not already in every column are carried
+        by the columns."""
+        new = fits - self.everywhere
+        return replace(self, fits=self.fits | fits, by_column=self.by_column | {(f, n) for f in new for n in names})
+
+    def everywhere_too(self, fits: frozenset[int]) -> Data:
+        """These rows with ``fits`` in every column (a value mixed into the whole table)."""
+        if not fits:
+            return self
+        return replace(self, fits=self.fits | fits, by_column=frozenset(e for e in self.by_column if e[0] not in fits))
+
+    def pruned(self) -> Data:
+        """Without the fits whose every carrying column the table no longer has."""
+        if not self.by_column or self.columns is None or self.columns.opaque:
+            return self
+        carriers: dict[int, set[str]] = {}
+        for f, name in self.by_column:
+            carriers.setdefault(f, set()).add(name)
+        gone = {f for f, names in carriers.items() if all(self.columns.lacks(n) for n in names)}
+        if not gone:
+            return self
+        return replace(self, fits=self.fits - gone, by_column=frozenset(e for e in self.by_column if e[0] not in gone))
+
+    def one_column(self, name: str) -> frozenset[int]:
+        """The fits in the values of column ``name``: those in every column and those it carries."""
+        return self.everywhere | {f for f, n in self.by_column if n == name}
 
     def with_parts(self, part: Part) -> Data:
         return replace(self, rows=_bounded(frozenset(a.with_part(part) for a in self.rows)))

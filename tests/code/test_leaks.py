@@ -701,6 +701,89 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # A fit stored in named columns is carried by them: it leaves the features with them, and stays otherwise.
+    "the target's LabelEncoder codes stored in the frame, then left out of the features": (
+        """
+        from sklearn.preprocessing import LabelEncoder
+        df = pd.read_csv("d.csv")
+        df["y"] = LabelEncoder().fit_transform(df["label"])
+        X, y = df.drop(columns=["label", "y"]), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "the target overwritten by its codes, popped from the frame": (
+        """
+        from sklearn.preprocessing import LabelEncoder
+        le = LabelEncoder()
+        df = pd.read_csv("d.csv")
+        df["label"] = le.fit_transform(df["label"])
+        y = df.pop("label")
+        X_tr, X_te, y_tr, y_te = train_test_split(df, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "the target's codes stored, the features chosen by name without them": (
+        """
+        from sklearn.preprocessing import LabelEncoder
+        df = pd.read_csv("d.csv")
+        df["y"] = LabelEncoder().fit_transform(df["label"])
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a feature column scaled on every row stays in the features when the target is dropped": (
+        """
+        df = pd.read_csv("d.csv")
+        df[["a", "b"]] = StandardScaler().fit_transform(df[["a", "b"]])
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "a column filled with its mean over every row, then picked as a feature": (
+        """
+        df = pd.read_csv("d.csv")
+        df["age"] = df["age"].fillna(df["age"].mean())
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["age", "b"]], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "a target encoding stored beside the target stays when the target is dropped": (
+        """
+        df = pd.read_csv("d.csv")
+        df["city_mean"] = df.groupby("city")["y"].transform("mean")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y", "city"]), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2), ("label_in_features", 4)],
+    ),
+    "a column computed from a scaled column keeps the scaler when the scaled one is dropped": (
+        """
+        df = pd.read_csv("d.csv")
+        df["a_s"] = StandardScaler().fit_transform(df[["a"]])
+        df["a2"] = df["a_s"] * 2
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y", "a_s"]), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "a scaler over the whole frame after the target's codes were stored keeps both in every column": (
+        """
+        from sklearn.preprocessing import LabelEncoder
+        df = pd.read_csv("d.csv")
+        df["y"] = LabelEncoder().fit_transform(df["label"])
+        df = df.drop(columns="label")
+        X = pd.DataFrame(StandardScaler().fit_transform(df), columns=df.columns)
+        X_tr, X_te, y_tr, y_te = train_test_split(X.drop(columns="y"), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
 }
 
 

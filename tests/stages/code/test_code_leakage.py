@@ -597,3 +597,47 @@ def test_a_notebook_last_run_out_of_its_files_order_is_said_in_the_summary(tmp_p
         (tmp_path / "nb.ipynb").write_text(notebook(counts))
         quiet = finding(_audit(tmp_path, {"paths": ["nb.ipynb"]}), "CDL009")
         assert "run_out_of_order" not in quiet.evidence and "order" not in quiet.message, counts
+
+
+SEARCHED = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
+from sklearn.preprocessing import StandardScaler
+
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+scaler = StandardScaler().fit(X_tr)
+X_tr_s, X_te_s = scaler.transform(X_tr), scaler.transform(X_te)
+search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1, 10]}, cv=5).fit(X_tr_s, y_tr)
+print(search.score(X_te_s, y_te))
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "severity"),
+    [
+        # The scaler saw the search's folds, but only its choice of C leans on them: the test score is clean.
+        ({}, "warning"),
+        # Its cross-validated score is shown: a score measured on rows the scaler saw.
+        ({"print(search.score": "print(search.best_score_)\nprint(search.score"}, "error"),
+        ({"print(search.score": "print(pd.DataFrame(search.cv_results_))\nprint(search.score"}, "error"),
+        ({"print(search.score": "print(cross_val_score(search.estimator, X_tr_s, y_tr))\nprint(search.score"}, "error"),
+        # Fitted on every row before the split: the test score itself is measured on rows it saw.
+        ({"fit(X_tr)": "fit(df.drop(columns='y'))"}, "error"),
+    ],
+)
+def test_preprocessing_that_only_leans_a_searchs_choice_is_a_warning_and_a_shown_score_an_error(
+    tmp_path: Path, edit: dict[str, str], severity: str
+) -> None:
+    source = SEARCHED
+    for old, new in edit.items():
+        assert old in source
+        source = source.replace(old, new)
+    (tmp_path / "train.py").write_text(source)
+    report = _audit(tmp_path, {"paths": ["train.py"]})
+    [found] = [f for f in report.findings if f.code == "CDL001"]
+    assert found.key == "train.py:8" and found.severity == severity
+    assert report.exit_code == (1 if severity == "error" else 0)
+    if severity == "warning":
+        assert "chooses its settings on folds the preprocessing already saw" in found.message
