@@ -42,6 +42,8 @@ class Acceptances:
         # Per entry naming a statement at a place that holds it no more: where the statement is now (not accepted
         # there: the place is part of what was reviewed), so the stale entry can say so.
         self.moved: dict[int, list[str]] = {}
+        # Per entry naming a place of code: the statements found there now, as written (the reviewed one changed).
+        self.now_held: dict[int, list[str]] = {}
 
     def unmatched_values(self, i: int) -> list[str]:
         """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
@@ -129,6 +131,9 @@ class Acceptances:
             if recorded is not None:
                 if scope.listed:
                     self.seen.setdefault(i, set()).update(same(v) for v in scope.values)
+                    if is_statement(finding.code) and key == finding.key:
+                        reviewed = {same(v) for v in recorded}
+                        self.now_held.setdefault(i, []).extend(v for v in scope.values if same(v) not in reviewed)
                 else:
                     self.unlisted.add(i)
             if not allowed and recorded is None:

@@ -212,7 +212,7 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         if i in acceptances.used:
             unmatched = acceptances.unmatched_values(i)
             if unmatched:
-                stale.append(_values_unmatched(i, entry, unmatched))
+                stale.append(_values_unmatched(i, entry, unmatched, acceptances.now_held.get(i, [])))
             continue
         if owner is not None and owner not in ran:
             continue
@@ -239,19 +239,28 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
     return stale
 
 
-def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str]) -> Finding:
-    """ACC003: values an entry accepts that match no finding: listed now, they would hide that value's leak later."""
+def _values_unmatched(i: int, entry: AcceptSpec, unmatched: list[str], now: list[str]) -> Finding:
+    """ACC003: values an entry accepts that match no finding: listed now, they would hide that value's leak later.
+    For a place of code whose statement changed (``now``), it names what the place holds instead."""
     more = f" and {len(unmatched) - 10} more" if len(unmatched) > 10 else ""
+    held = list(dict.fromkeys(now))
+    instead = (
+        f" {entry.key_text} now holds {', '.join(repr(v) for v in held)}, which was not reviewed and is not accepted: "
+        "review it, then list it under `values:` in place of the old statement."
+        if held
+        else ""
+    )
     return _about_entry(
         "ACC003",
         "accept entry lists values that match no finding",
         f"accept[{i}] ({entry.code}) lists {len(unmatched)} value(s) no finding holds: "
         f"{', '.join(repr(v) for v in unmatched[:10])}{more}. Remove them, so that the entry cannot accept a leak "
-        "of those values that has not been reviewed.",
+        "of those values that has not been reviewed." + instead,
         i,
         entry,
         "Delete the values that no longer leak from the entry's `values`.",
         values=unmatched,
+        **({"now_held": held} if held else {}),
     )
 
 

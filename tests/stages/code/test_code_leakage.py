@@ -88,6 +88,14 @@ def test_an_accepted_line_holding_another_statement_later_is_not_accepted(tmp_pa
     assert leak.escalated.new_values == (
         "X = StandardScaler().fit_transform(pd.concat([df, pd.read_csv('test.csv')]))",
     )
+    # The entry's reviewed statement is held nowhere now: it says so, and what its place holds instead.
+    stale = finding(report, "ACC003")
+    assert stale.evidence["values"] == [STATEMENT]
+    assert stale.evidence["now_held"] == [
+        "X = StandardScaler().fit_transform(pd.concat([df, pd.read_csv('test.csv')]))"
+    ]
+    assert f"train.py:7 now holds {stale.evidence['now_held'][0]!r}, which was not reviewed" in stale.message
+    assert "not accepted" in stale.message
 
 
 def test_an_entry_naming_only_the_line_accepts_nothing_and_says_what_to_add(tmp_path: Path) -> None:
