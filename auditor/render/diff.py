@@ -16,6 +16,8 @@ from auditor.render.common import MARK, cell
 
 DiffRenderer = Callable[[Diff], str]
 VERDICT = {0: "nothing new fails", 1: "new findings at or above fail_on", 2: "the new report could not audit"}
+# Exit 1 from persisting findings alone: escalated, or an acceptance that no longer holds.
+GROWN_VERDICT = "findings escalated or no longer accepted, at or above fail_on"
 BASELINE_TAG = {"new": "new", "persisting": "persisting", "escalated": "escalated"}
 
 
@@ -59,12 +61,18 @@ def _persisting_text(p: Persisting) -> str:
 
 def headline(diff: Diff) -> str:
     escalated = sum(p.escalated for p in diff.persisting)
+    lapsed = sum(p.no_longer_accepted for p in diff.persisting)
+    grown = ", ".join(
+        [*([f"{escalated} escalated"] if escalated else []), *([f"{lapsed} no longer accepted"] if lapsed else [])]
+    )
     counts = (
         f"{len(diff.new_findings)} new, {len(diff.resolved)} resolved, {len(diff.persisting)} persisting"
-        + (f" ({escalated} escalated)" if escalated else "")
+        + (f" ({grown})" if grown else "")
         + (f", {len(diff.unchecked)} not checked again" if diff.unchecked else "")
     )
-    return f"{counts} — exit {diff.exit_code} ({VERDICT.get(diff.exit_code, '?')}, fail_on: {diff.fail_on})"
+    new_fails = bool({id(f) for f in diff.new_findings} & {id(f) for f in diff.failing})
+    verdict = GROWN_VERDICT if diff.exit_code == 1 and not new_fails else VERDICT.get(diff.exit_code, "?")
+    return f"{counts} — exit {diff.exit_code} ({verdict}, fail_on: {diff.fail_on})"
 
 
 def _sections(diff: Diff) -> list[tuple[str, list[tuple[str, str]]]]:

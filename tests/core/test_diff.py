@@ -21,7 +21,7 @@ from auditor.core.findings import (
 from auditor.core.output import RunMarker, write_marker
 from auditor.core.portable import portable
 from auditor.core.scope import scope_of
-from auditor.render.diff import baseline_line, render_diff_text
+from auditor.render.diff import baseline_line, headline, render_diff_text
 from tests.conftest import REPO, AuditFn, SampleReports, report_of
 
 SAMPLES = sorted(p.relative_to(REPO / "sample_data").parent.as_posix() for p in REPO.glob("sample_data/**/audit.yaml"))
@@ -170,6 +170,11 @@ def test_a_finding_no_longer_accepted_fails_the_diff_and_says_so() -> None:
     d = diff_reports(old, new)
     assert d.persisting[0].no_longer_accepted and d.exit_code == 1
     assert "no longer accepted (was: calibration writers)" in render_diff_text(d)
+    # The headline counts it and says why the diff fails: nothing is new.
+    assert headline(d) == (
+        "0 new, 0 resolved, 1 persisting (1 no longer accepted) — exit 1 (findings escalated or no longer "
+        "accepted, at or above fail_on, fail_on: error)"
+    )
     # Accepted in both, or in neither: as before.
     assert diff_reports(old, old).exit_code == 0 and not diff_reports(old, old).persisting[0].no_longer_accepted
     assert diff_reports(new, new).exit_code == 0
@@ -199,6 +204,7 @@ def test_a_leak_that_reaches_another_split_pair_is_escalated() -> None:
     assert kept.escalated and d.exit_code == 1
     assert ("pairs.train|val.groups", 0, 1) in [(c.field, c.old, c.new) for c in kept.changes]
     assert "(1 escalated)" in render_diff_text(d)
+    assert "exit 1 (findings escalated or no longer accepted, at or above fail_on" in headline(d)
     marked = mark_baseline(new, old, path="approved.json", new_only=True)
     assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
     back = mark_baseline(old, new, path="approved.json", new_only=True)  # the pair fixed again: no alarm
