@@ -180,4 +180,6 @@ class Calls(Library):
             out = out.join(self.data_attribute(base.data, attr, node))
         if base.scores:
             out = out.join(Value(scores=base.scores))
+        if base.stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
+            out = out.join(Value(stats=base.stats))
         return out

@@ -228,6 +228,14 @@ class Frames(WalkState):
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
             return Value(stats=frozenset({fid}))
+        if name in ("corr", "cov", "corrwith") and not data.grouped:
+            axis = kwargs.get("axis")
+            if axis is None or axis.const in (0, "index"):
+                # a table of the columns against each other, learned from every row; columns kept by it
+                # (`corr["y"].abs() > 0.1`) were chosen with those rows
+                what = f"{self.text(node.func)}()"
+                fid = self.fit(node, what, "how the columns correlate", Strength.STATISTICS, data)
+                return Value(stats=frozenset({fid}))
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             # a function of each group's rows (often a lag or a window): what it takes from the row's own value
             # cannot be seen, so no column is taken to be computed from it
@@ -477,8 +485,9 @@ class Frames(WalkState):
                     selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})
                 )
         elif indexer is None and not (index.data or index.parts or index.consts or isinstance(index_node, ast.Slice)):
-            # df[features] with a list the walk cannot read: some columns, which ones unknown
-            selected = replace(selected, columns=Columns(opaque=True))
+            # df[features] with a list the walk cannot read: some columns, which ones unknown; chosen by statistics
+            # of rows (the columns correlating with the label), the table carries them
+            selected = replace(self.with_fits(selected, index.stats), columns=Columns(opaque=True))
         elif (
             indexer is None
             and index.data is not None

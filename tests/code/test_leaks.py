@@ -784,6 +784,39 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 5)],
     ),
+    # Columns kept by their correlation with the label: chosen with the rows the correlation was taken over.
+    "features chosen by their correlation with the label over every row": (
+        """
+        df = pd.read_csv("d.csv")
+        corr = df.corr(numeric_only=True)["y"].abs().sort_values(ascending=False)
+        features = corr[corr > 0.1].index.drop("y")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[features], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "features chosen by their correlation with the label over the training part": (
+        """
+        df = pd.read_csv("d.csv")
+        train, test = train_test_split(df)
+        corr = train.corr(numeric_only=True)["y"].abs()
+        features = corr[corr > 0.1].index.drop("y")
+        m = LogisticRegression().fit(train[features], train["y"])
+        print(m.score(test[features], test["y"]))
+        """,
+        [],
+    ),
+    "a correlation heatmap of every row, features named by hand": (
+        """
+        import seaborn as sns
+        df = pd.read_csv("d.csv")
+        sns.heatmap(df.corr(numeric_only=True), annot=True)
+        print(df.corr(numeric_only=True)["y"].sort_values())
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
 }
 
 
