@@ -286,6 +286,22 @@ def is_metric(qualname: str) -> bool:
     return qualname.startswith("sklearn.metrics.") and not qualname.rpartition(".")[2][:1].isupper()
 
 
+# A polars expression: built by these functions of the module and by any method called on one; it holds no rows
+# until a frame evaluates it (with_columns, select, filter), so it is never a source of its own.
+POLARS_EXPRESSION = "polars.<expression>"
+POLARS_EXPRESSION_MAKERS = _names(
+    "col all exclude lit when first last len count element struct concat_str concat_list format coalesce "
+    "sum_horizontal min_horizontal max_horizontal mean_horizontal any_horizontal all_horizontal int_range arange"
+)
+
+
+def is_polars_expression(qualname: str) -> bool:
+    """Whether calling ``qualname`` builds a polars expression (``pl.col("x")``, ``<expression>.mean()``)."""
+    return qualname.startswith(POLARS_EXPRESSION) or (
+        qualname.partition(".")[0] == "polars" and qualname.rpartition(".")[2] in POLARS_EXPRESSION_MAKERS
+    )
+
+
 # Readers of rows: each call is a source of its own rows.
 _READERS = {
     "pandas": _names(

@@ -292,11 +292,15 @@ class Frames(WalkState):
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
                 return Value(data=replace(data, columns=renamed, mask=None))
+        if name in ("with_columns", "select") and data is not None:
+            # a polars expression that reduces a column (`pl.col("x").mean()`, `.median().over("city")`) is a
+            # statistic of the rows of the frame it is evaluated in
+            stats = stats | self._polars_statistics(node, data)
         if name == "with_columns" and data.columns is not None:
             # polars adds (or replaces) the columns its expressions name; the others stay as they were
             # (what each new column is computed from is not read: a lag of the label is not the label)
             columns = data.columns
-            for added in (n for a in node.args for n in _aliases(a)):
+            for added in [*(n for a in node.args for n in _aliases(a)), *(k.arg for k in node.keywords if k.arg)]:
                 columns = columns.adding(added, ())
             return Value(data=replace(self.with_fits(data, stats), columns=columns, mask=None))
         if name == "filter" and node.args and not kwargs and args[0].strings() is None:
@@ -310,6 +314,8 @@ class Frames(WalkState):
         if name == "select" and args and all(a.strings() is not None for a in args):
             kept = [n for a in args for n in a.strings() or []]
             return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))
+        if name == "select" and stats:  # select(expressions) with a statistic among them: new columns
+            return Value(data=replace(self.with_fits(data, stats), columns=Columns(opaque=True), mask=None))
         if name == "drop_duplicates" and data.ordered:  # sorted to keep one row per key, not to be a series
             return Value(data=replace(self.with_fits(data, stats), ordered=frozenset(), mask=None, grouped=False))
         if name == "select_dtypes":
@@ -358,6 +364,36 @@ class Frames(WalkState):
             past = data.past or (closed is not None and closed.const in ("left", "neither"))
             return replace(data, lagged=lagged, window=True, past=past, mask=None, grouped=False)
         return replace(data, lagged=lagged, past=False, mask=None, grouped=False)  # diff, pct_change: today too
+
+    def _polars_statistics(self, node: ast.Call, data: Data) -> frozenset[int]:
+        """The reductions of columns inside a polars call's expressions: one fit on ``data``'s rows, at the call
+        (the statement a reviewer reads and accepts), naming the first reduction."""
+        reductions: list[ast.Call] = []
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            for inner in ast.walk(arg):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Attribute)
+                    and inner.func.attr in POLARS_REDUCTIONS
+                    and self._polars_expression(inner.func.value)
+                ):
+                    reductions.append(inner)
+        if not reductions:
+            return frozenset()
+        reductions.sort(key=lambda r: (r.lineno, r.col_offset))
+        names = list(dict.fromkeys(r.func.attr for r in reductions if isinstance(r.func, ast.Attribute)))
+        what = f"{self.text(node.func)}({self.text(reductions[0])}{', …' if len(reductions) > 1 else ''})"
+        learns = f"the {' and the '.join(names)} of the rows"
+        return frozenset({self.fit(node, what, learns, Strength.STATISTICS, data)})
+
+    def _polars_expression(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` is a polars expression over columns: a chain of methods on `pl.col(...)`, `pl.all()`."""
+        while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+            base = expr.func.value
+            if expr.func.attr in ("col", "all", "exclude") and "polars" in self.ev(base).names:
+                return True
+            expr = base
+        return False
 
     def _polars_exclude(self, arg: ast.expr) -> list[str] | None:
         """The names in `pl.exclude("a", "b")` or `pl.all().exclude(...)` (None for any other expression)."""
@@ -516,6 +552,11 @@ class Frames(WalkState):
             sources = sorted(value.data.sources) or ["rows"]
             sid = self._part_split(f"mask:{','.join(sources)}", node, data)
             return data.with_parts(Part(sid, _side(mask)))
+        if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
+            # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
+            # the rows at them are that side of the split
+            sides = frozenset(a.parts[-1] for a in value.data.rows)
+            return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(sides)))
         return data
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
@@ -601,6 +642,12 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
         return "other"
     return None
 
+
+# Methods of a polars expression that reduce a column over the rows (a per-row step such as shift or
+# rolling_mean is not one).
+POLARS_REDUCTIONS = frozenset(
+    ["mean", "median", "std", "var", "min", "max", "quantile", "sum", "n_unique", "mode", "skew", "kurtosis"]
+)
 
 SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
 

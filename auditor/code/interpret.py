@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from auditor.code.calls import Calls
+from auditor.code.catalog import POLARS_EXPRESSION
 from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.names import builtin_name
@@ -583,6 +584,8 @@ class Walker(Calls, Frames):
         names = _names_union(left, right)
         if names is not None:
             return Value(names_of=names)
+        if POLARS_EXPRESSION in left.names | right.names:  # pl.col("x") - pl.col("x").mean(): an expression
+            return Value(names=frozenset({POLARS_EXPRESSION}), stats=stats)
         # [x] * 4, list + list: still those lists' values
         return Value(objects=left.objects | right.objects, items=items, scores=left.scores | right.scores, stats=stats)
 

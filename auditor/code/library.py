@@ -54,6 +54,8 @@ class Library(Estimators, TorchLoops):
             return self._fitting_constructor(qualname, args, kwargs, node)
         if package == "pandas" and last in ("Series", "DataFrame") and self.scores_in([*args, *kwargs.values()]):
             return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
+        if catalog.is_polars_expression(qualname):
+            return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
         if package in ("sklearn", "imblearn"):

@@ -817,6 +817,64 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # Polars expressions hold no rows of their own: a reduction is a statistic of the frame that evaluates it.
+    "a column standardised by a polars expression over every row": (
+        """
+        import polars as pl
+        df = pl.read_csv("d.csv")
+        df = df.with_columns(((pl.col("x") - pl.col("x").mean()) / pl.col("x").std()).alias("x_s"))
+        X_tr, X_te, y_tr, y_te = train_test_split(df.select(["x_s", "b"]).to_numpy(), df["y"].to_numpy())
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a label's mean per group as a polars expression over every row": (
+        """
+        import polars as pl
+        df = pl.read_csv("d.csv")
+        df = df.with_columns(
+            pl.col("y").mean().over("city").alias("city_rate"),
+        )
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop("y").to_numpy(), df["y"].to_numpy())
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "polars expressions computed row by row, and a statistic of the training part": (
+        """
+        import polars as pl
+        df = pl.read_csv("d.csv")
+        df = df.with_columns((pl.col("x") * 2).alias("x2"), pl.col("x").fill_null(0), pl.col("x").shift(1).alias("lag"))
+        train, test = train_test_split(df)
+        centre = train["x"].mean()
+        X_tr = train.with_columns(pl.col("x") - centre).drop("y").to_numpy()
+        X_te = test.with_columns(pl.col("x") - centre).drop("y").to_numpy()
+        print(LogisticRegression().fit(X_tr, train["y"].to_numpy()).score(X_te, test["y"].to_numpy()))
+        """,
+        [],
+    ),
+    # Positions a split dealt select that side of any rows indexed by them.
+    "rows taken at positions split from an arange, scaled on every row first": (
+        """
+        df = pd.read_csv("d.csv")
+        X = StandardScaler().fit_transform(df.drop(columns="y"))
+        i_tr, i_te = train_test_split(np.arange(len(df)), random_state=0)
+        y = df["y"].to_numpy()
+        print(LogisticRegression().fit(X[i_tr], y[i_tr]).score(X[i_te], y[i_te]))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "rows taken at positions split from an arange, scaled on the training positions": (
+        """
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y").to_numpy()
+        i_tr, i_te = train_test_split(np.arange(len(df)), random_state=0)
+        scaler = StandardScaler().fit(X[i_tr])
+        y = df["y"].to_numpy()
+        print(LogisticRegression().fit(scaler.transform(X[i_tr]), y[i_tr]).score(scaler.transform(X[i_te]), y[i_te]))
+        """,
+        [],
+    ),
 }
 
 
