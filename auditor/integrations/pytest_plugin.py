@@ -57,7 +57,8 @@ def moved_settings(config: pytest.Config) -> str | None:
     pytest finds its rootdir and settings file before any plugin's options are known, so it takes such a PATH
     for one to test: a config outside the project, or in a folder with pytest settings of its own, made the
     session read other settings (or none) and drop what the project's say, the configs of `audit_configs`
-    among them: a pass that audited less than the project asks. None when the settings are the same without it.
+    among them: a pass that audited less than the project asks. None when pytest reads the same settings file
+    (or none) without it: a rootdir that moves alone loses no setting.
     """
     given = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *map(str, config.invocation_params.args)]
     separate = [value for option, value in itertools.pairwise(given) if option == "--audit"]
@@ -65,13 +66,13 @@ def moved_settings(config: pytest.Config) -> str | None:
         return None
     paths = list(getattr(config.known_args_namespace, "file_or_dir", None) or [])
     found, meant = _setup(config, [*paths, *separate]), _setup(config, paths)
-    if found is None or meant is None or found == meant:
+    if found is None or meant is None or found[1] == meant[1]:  # the same settings file, or none either way
         return None
 
     def said(setup: tuple[Path, Path | None]) -> str:
         return str(setup[1]) if setup[1] is not None else f"no file (rootdir {setup[0]})"
 
-    value = next((v for v in separate if _setup(config, [*paths, v]) != meant), separate[0])
+    value = next((v for v in separate if (_setup(config, [*paths, v]) or meant)[1] != meant[1]), separate[0])
     return (
         f"--audit {value}: pytest would read its settings from {said(found)} instead of {said(meant)}, taking "
         f"the config for a path to test (it looks for its settings before it knows this option); "

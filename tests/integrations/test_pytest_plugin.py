@@ -180,6 +180,11 @@ def test_an_audit_path_as_a_separate_argument_inside_the_project_is_accepted(tmp
     done, _ = run_pytest(project / "tests", "--audit", "../other/audit.yaml", "-rf")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED ../data/audit.yaml::group_overlap" in done.stdout
+    # A folder with no pytest settings above it has none to lose: a config beside it is audited.
+    handwriting(tmp_path / "leaky")
+    (tmp_path / "scratch").mkdir()
+    done, outcomes = run_pytest(tmp_path / "scratch", "--audit", "../leaky/audit.yaml")
+    assert done.returncode == 1 and outcomes["group_overlap"] == "failed", done.stdout + done.stderr
 
 
 COUNTING_CONFTEST = """
