@@ -39,6 +39,9 @@ _FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 # A line a notebook may hold that is not Python: a magic, a shell escape, a help request.
 _MAGIC_LINE = re.compile(r"^\s*[%!?]|\?\s*$", re.M)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# The interpreter of a `#!` line that makes a file without a suffix a Python script (python, python3, python3.12).
+_PYTHON = re.compile(r"python[0-9.]*")
+_SHEBANG_BYTES = 512
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
         elif kind_of(mode) is not None:
             found.problems.append(SkippedPart(Place(given, 0), f"{kind_of(mode)}, not a script or a notebook", True))
             continue
-        elif real.suffix not in SUFFIXES:
+        elif real.suffix not in SUFFIXES and not (real.suffix == "" and runs_python(real)):
             found.problems.append(
                 SkippedPart(
                     Place(given, 0), f"not a .py script or an .ipynb notebook ({real.suffix or 'no suffix'})", True
@@ -172,6 +175,22 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
                 found.files.append(path)
     found.files.sort()
     return found
+
+
+def runs_python(path: Path) -> bool:
+    """Whether ``path``'s first line is a `#!` line that runs Python (`#!/usr/bin/env python3`): an executable
+    script named without `.py`, which pre-commit counts among a commit's Python files."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(_SHEBANG_BYTES)
+    except OSError:
+        return False
+    if not first.startswith(b"#!"):
+        return False
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and Path(words[0]).name == "env":  # env [-S] [NAME=VALUE]… python3
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return bool(words) and _PYTHON.fullmatch(Path(words[0]).name) is not None
 
 
 def _missing(given: Path, exc: BaseException) -> str:

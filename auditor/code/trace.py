@@ -245,7 +245,7 @@ def trace_program(request: TraceRequest, emit: Callable[[str], None]) -> None:
     sys.argv = [str(path)]
     tracer = _Tracer(str(path), frozenset(request.statistic_lines))
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__, "display": _display}
-    if path.suffix == ".py":
+    if not program.is_notebook:  # a script, `.py` or run by its `#!` line
         namespace["__file__"] = str(path)
     code = compile(program.tree, str(path), "exec")
     finished, failure = True, None

@@ -7,6 +7,11 @@ pytest: the audit's modules load when a session names a config or a test asks fo
 
 from __future__ import annotations
 
+import inspect
+import itertools
+import os
+import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +43,64 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the severity that fails a stage's test (default: the config's report.fail_on)",
     )
     parser.addini("audit_configs", type="paths", default=[], help="audit.yaml files to run as tests (split-auditor)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if (moved := moved_settings(config)) is not None:
+        raise pytest.UsageError(moved)
+
+
+def moved_settings(config: pytest.Config) -> str | None:
+    """Why the session must not run when `--audit PATH`, written as two arguments, changed the settings pytest read.
+
+    pytest finds its rootdir and settings file before any plugin's options are known, so it takes such a PATH
+    for one to test: a config outside the project, or in a folder with pytest settings of its own, made the
+    session read other settings (or none) and drop what the project's say, the configs of `audit_configs`
+    among them: a pass that audited less than the project asks. None when pytest reads the same settings file
+    (or none) without it: a rootdir that moves alone loses no setting.
+    """
+    given = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *map(str, config.invocation_params.args)]
+    separate = [value for option, value in itertools.pairwise(given) if option == "--audit"]
+    if not separate:
+        return None
+    paths = list(getattr(config.known_args_namespace, "file_or_dir", None) or [])
+    found, meant = _setup(config, [*paths, *separate]), _setup(config, paths)
+    if found is None or meant is None or found[1] == meant[1]:  # the same settings file, or none either way
+        return None
+
+    def said(setup: tuple[Path, Path | None]) -> str:
+        return str(setup[1]) if setup[1] is not None else f"no file (rootdir {setup[0]})"
+
+    value = next((v for v in separate if (_setup(config, [*paths, v]) or meant)[1] != meant[1]), separate[0])
+    return (
+        f"--audit {value}: pytest would read its settings from {said(found)} instead of {said(meant)}, taking "
+        f"the config for a path to test (it looks for its settings before it knows this option); "
+        f"write --audit={value}"
+    )
+
+
+def _setup(config: pytest.Config, args: Sequence[str]) -> tuple[Path, Path | None] | None:
+    """The rootdir and settings file pytest finds for ``args``, by its own rule; None where this pytest's rule
+    cannot be called as expected (then nothing is refused)."""
+    try:
+        from _pytest.config.findpaths import determine_setup
+    except ImportError:
+        return None
+    ns = config.known_args_namespace
+    given: dict[str, Any] = {
+        "inifile": getattr(ns, "inifilename", None),
+        "override_ini": getattr(ns, "override_ini", None),
+        "args": list(args),
+        "rootdir_cmd_arg": getattr(ns, "rootdir", None) or None,
+        "invocation_dir": config.invocation_params.dir,
+    }
+    try:
+        accepted = inspect.signature(determine_setup).parameters
+        found = determine_setup(**{k: v for k, v in given.items() if k in accepted})
+        return Path(found[0]), (Path(found[1]) if found[1] is not None else None)
+    except (TypeError, ValueError, pytest.UsageError):
+        return None
 
 
 def configs(config: pytest.Config) -> list[Path]:

@@ -19,6 +19,8 @@ from auditor.render.common import VERDICT
 
 ARTIFACT_PATH = "split-auditor"  # the folder of the run's artifacts that holds the report files
 INSTALL_HINT = "pip install 'split-auditor[mlflow]'"
+# Tags that only some reports have: a report without them removes those of the report it replaces in a run.
+REPORT_TAGS = frozenset({"config", "manifest_sha256"})
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ def log_to_mlflow(
     and info counts as metrics. With no active run, the run named by $MLFLOW_RUN_ID is used; with neither, a
     run is started in the current experiment and ended after logging (``started`` says so).
 
-    Raises TrackingError when mlflow is missing or the tracking store refuses; the report is never changed.
+    Raises TrackingError when mlflow is missing, the tracking store refuses, or ``report`` passes and the run
+    holds an audit that did not (logged over it, the run would read passed); the report is never changed.
     """
     if not isinstance(report, Report):
         raise ArgumentError(f"log_to_mlflow(report=…): expected a Report, got {type(report).__qualname__}")
@@ -93,6 +96,8 @@ def _log(
 ) -> LoggedRun:
     from mlflow.entities import Metric, RunTag
 
+    held = {} if started else dict(client.get_run(run_id).data.tags)
+    _refuse_a_pass_over_a_failure(run_id, report, held)
     with tempfile.TemporaryDirectory(prefix="split-auditor-") as tmp:
         if files is None:
             files = []
@@ -120,9 +125,26 @@ def _log(
         metrics=[Metric(f"audit.{k}", float(v), now, 0) for k, v in counts.items()],
         tags=[RunTag(f"audit.{k}", v) for k, v in tags.items()],
     )
+    for name in REPORT_TAGS - tags.keys():  # the report replaced named a config or manifest; this one does not
+        if f"audit.{name}" in held:
+            client.delete_tag(run_id, f"audit.{name}")
     run = client.get_run(run_id)
     names = tuple(f"{artifact_path}/{Path(p).name}" for p in files)
     return LoggedRun(run_id, run.info.experiment_id, started, names)
+
+
+def _refuse_a_pass_over_a_failure(run_id: str, report: Report, held: dict[str, str]) -> None:
+    """TrackingError when ``report`` passes and the run already holds an audit that did not pass (another audit
+    of the same run: the code's after the data's): logged over it, the run would read `passed`, its report files
+    the passing one's. A report that does not pass is logged over any: the run then says the latest."""
+    before = held.get("audit.exit_code")
+    if report.exit_code != 0 or before in (None, "0"):
+        return
+    what = f"exit {before}" + (f", {held['audit.config']}" if held.get("audit.config") else "")
+    raise TrackingError(
+        f"mlflow: run {run_id} holds an audit that did not pass ({what}); logged over it, this passing report "
+        "would show the run as passed: log this report to a run of its own (e.g. mlflow.start_run(nested=True))"
+    )
 
 
 def _millis() -> int:

@@ -148,6 +148,49 @@ def test_code_none_of_which_can_be_read_is_not_audited_exit_2_whatever_fail_on(t
     assert "no file could be read as Python, so nothing was audited" in done.output.replace("\n", " ")
 
 
+SCALED_BEFORE_SPLIT = """\
+#!/usr/bin/env python3
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+df = pd.read_csv("d.csv")
+X = StandardScaler().fit_transform(df.drop(columns=["y"]))
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+SCALED_AFTER_SPLIT = """\
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y"]), df["y"], random_state=0)
+scaler = StandardScaler().fit(X_tr)
+print(LogisticRegression().fit(scaler.transform(X_tr), y_tr).score(scaler.transform(X_te), y_te))
+"""
+
+
+def test_an_executable_python_script_without_py_is_audited_beside_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pre-commit's `python` files include an executable `scripts/train` that starts `#!/usr/bin/env python3`:
+    `audit code clean.py scripts/train` failed the commit on CDL000 'not a .py script', its leak unread."""
+    monkeypatch.chdir(tmp_path)
+    Path("scripts").mkdir()
+    Path("scripts/train").write_text(SCALED_BEFORE_SPLIT)
+    Path("scripts/train").chmod(0o755)
+    Path("clean.py").write_text("x = 1\n")
+    done = invoke("clean.py", "scripts/train", "--format", "sarif")
+    assert done.exit_code == 1, done.output
+    (result,) = json.loads(done.output)["runs"][0]["results"]
+    assert result["ruleId"] == "CDL001"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "scripts/train" and location["region"]["startLine"] == 7
+    head = SCALED_BEFORE_SPLIT.split("df = ", 1)[0]
+    Path("scripts/train").write_text(head + SCALED_AFTER_SPLIT)  # the same script, scaled on its training rows
+    mended = invoke("clean.py", "scripts/train")
+    assert mended.exit_code == 0, mended.output
+
+
 SEEDS = """\
 import numpy as np
 import pandas as pd

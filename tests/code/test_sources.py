@@ -198,3 +198,43 @@ def test_a_statement_after_a_timing_magic_is_read(
     result = analyse_file(_notebook(tmp_path / "nb.ipynb", [("code", c) for c in cells]))
     assert result.skipped == ()
     assert sorted((p.leak.kind.value, p.place.cell) for p in result.leaks) == expected
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    ["#!/usr/bin/env python3", "#!/usr/bin/python", "#!/usr/bin/env -S python3.11 -u", "#! /opt/conda/bin/python3.12"],
+)
+def test_a_named_script_without_py_whose_first_line_runs_python_is_read(tmp_path: Path, first_line: str) -> None:
+    """An executable `train` that starts `#!/usr/bin/env python3` is a Python script (pre-commit's `python` type
+    passes it to `audit code`): it was refused as 'not a .py script', exit 2, or an error beside other files."""
+    script = tmp_path / "train"
+    script.write_text(f"{first_line}\nimport pandas as pd\ndf = pd.read_csv('a.csv')\n")
+    found = find_sources([script])
+    assert (found.files, found.problems) == ([script], [])
+    program = read_program(script)
+    assert not program.is_notebook and program.lines == 4
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("run", '#!/bin/sh\nexec python train.py "$@"\n'),  # a shell script that starts python
+        ("notes", "python train.py, then look at the scores\n"),
+        ("deploy", "#!/usr/bin/env bash\n# python3 is installed by the image\n"),
+        ("data.csv", "#!/usr/bin/env python3\n"),  # what its name says it is, whatever its first line
+    ],
+)
+def test_a_named_file_that_only_mentions_python_is_still_not_a_script(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_text(text)
+    found = find_sources([tmp_path / name])
+    assert found.files == []
+    assert [p.reason for p in found.problems] == [
+        f"not a .py script or an .ipynb notebook ({Path(name).suffix or 'no suffix'})"
+    ]
+
+
+def test_a_folder_still_holds_only_its_py_and_ipynb_files(tmp_path: Path) -> None:
+    """Only a script named on the command line is read by its first line; a folder's files go by their names."""
+    (tmp_path / "train").write_text("#!/usr/bin/env python3\nx = 1\n")
+    (tmp_path / "prep.py").write_text("x = 1\n")
+    assert find_sources([tmp_path]).files == [tmp_path / "prep.py"]

@@ -126,6 +126,67 @@ def test_each_config_is_audited_and_named_apart(tmp_path: Path) -> None:
     assert selected.returncode == 0 and outcomes == {"split_integrity": "passed"}, selected.stdout
 
 
+def _project_with_settings(root: Path) -> Path:
+    """A project whose pytest settings (pyproject.toml) name its leaky config data/audit.yaml; a test beside it."""
+    handwriting(root / "data")
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\naudit_configs = ["data/audit.yaml"]\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_model.py").write_text("def test_model():\n    pass\n")
+    return root
+
+
+def test_an_audit_path_that_would_move_pytests_settings_is_refused_not_a_pass(tmp_path: Path) -> None:
+    """pytest looks for its settings file before a plugin's options are known, so the value of `--audit PATH`
+    (two arguments) counts there as a path to test: a config outside the project made pytest read no settings,
+    and the leaky config they name went unaudited (exit 0)."""
+    project = _project_with_settings(tmp_path / "project")
+    shared = handwriting(tmp_path / "shared", clean=True)
+    done, outcomes = run_pytest(project, "--audit", str(shared))
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert outcomes == {}
+    # docs/integrations.md quotes the message for /home/ann/churn and /home/ann/shared/audit.yaml.
+    (page,) = snippet_text_after("and the spelling to use:").splitlines()
+    project.rename(tmp_path / "churn")
+    done, _ = run_pytest(tmp_path / "churn", "--audit", str(shared))
+    assert done.stderr.strip() == page.replace("/home/ann", str(tmp_path)), done.stderr
+    project = tmp_path / "churn"
+    # As one argument the path is the option's alone: both configs are audited, the project's leak fails.
+    done, outcomes = run_pytest(project, f"--audit={shared}", "-rf")
+    assert done.returncode == 1, done.stdout
+    assert outcomes["test_model"] == "passed"
+    assert "FAILED data/audit.yaml::group_overlap" in done.stdout
+    assert "1 failed, 8 passed, 36 skipped" in done.stdout  # the test, and both configs' stages
+
+
+def test_an_audit_path_with_settings_of_its_own_is_refused(tmp_path: Path) -> None:
+    """A config in a folder that has its own pytest settings (a sub-project's tox.ini) would make them the
+    session's, in place of the project's."""
+    project = _project_with_settings(tmp_path / "project")
+    vision = handwriting(project / "vision", clean=True)
+    (project / "vision" / "tox.ini").write_text("[pytest]\naddopts = -p no:xdist\n")
+    done, _ = run_pytest(project, "--audit", "vision/audit.yaml")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert f"from {vision.parent / 'tox.ini'} instead of {project / 'pyproject.toml'}" in done.stderr
+
+
+def test_an_audit_path_as_a_separate_argument_inside_the_project_is_accepted(tmp_path: Path) -> None:
+    """The usual spelling, `--audit sub/audit.yaml` from the project's root or `--audit ../audit.yaml` from its
+    tests: pytest finds the same settings either way, so nothing is refused."""
+    project = _project_with_settings(tmp_path / "project")
+    handwriting(project / "other", clean=True)
+    done, outcomes = run_pytest(project, "--audit", "other/audit.yaml", "-rf")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED data/audit.yaml::group_overlap" in done.stdout and outcomes["test_model"] == "passed"
+    done, _ = run_pytest(project / "tests", "--audit", "../other/audit.yaml", "-rf")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED ../data/audit.yaml::group_overlap" in done.stdout
+    # A folder with no pytest settings above it has none to lose: a config beside it is audited.
+    handwriting(tmp_path / "leaky")
+    (tmp_path / "scratch").mkdir()
+    done, outcomes = run_pytest(tmp_path / "scratch", "--audit", "../leaky/audit.yaml")
+    assert done.returncode == 1 and outcomes["group_overlap"] == "failed", done.stdout + done.stderr
+
+
 COUNTING_CONFTEST = """
 import os
 from auditor.integrations import pytest_items

@@ -196,3 +196,57 @@ def test_the_training_snippet_logs_the_audit_and_stops_on_a_leak(tmp_path: Path,
         )["status"]
         == "completed"
     )
+
+
+# -- one run, several audits ------------------------------------------------------------------------------
+
+
+def _owned_run(store: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A run that a parent process owns (named by MLFLOW_RUN_ID), as every audit of a pipeline step logs to."""
+    owned = store.create_run(store.get_experiment_by_name("Default").experiment_id).info.run_id
+    monkeypatch.setenv("MLFLOW_RUN_ID", owned)
+    return str(owned)
+
+
+def _audit_tags(store: Any, run_id: str) -> dict[str, str]:
+    return {k: v for k, v in store.get_run(run_id).data.tags.items() if k.startswith("audit.")}
+
+
+def test_a_passing_report_is_not_logged_over_a_run_whose_audit_did_not_pass(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data audit failed; the code audit of the same run passed: logged over it, the run said `passed`
+    beside the failed audit's config and manifest, and its report files were the passing one's."""
+    owned = _owned_run(store, monkeypatch)
+    failed = audit_config(handwriting(tmp_path / "project"))
+    log_to_mlflow(failed)
+    before = _audit_tags(store, owned)
+    notebook = REPO / "sample_data" / "churn_notebook" / "churn_model_fixed.ipynb"
+    result = _invoke(tmp_path, "code", str(notebook), "--mlflow")
+    assert result.exit_code == 0, result.output  # the audit's own exit code, whatever the tracker does
+    assert f"warning: mlflow: run {owned} holds an audit that did not pass (exit 1" in result.stderr
+    assert "log this report to a run of its own" in result.stderr
+    assert _audit_tags(store, owned) == before and before["audit.verdict"] == "failed"
+    local = Path(store.download_artifacts(owned, "split-auditor/report.json", str(tmp_path / "down")))
+    assert local.read_text(encoding="utf-8") == render_json(failed)
+    with pytest.raises(TrackingError, match=f"run {owned} holds an audit that did not pass"):
+        log_to_mlflow(audit_config(handwriting(tmp_path / "mended", clean=True)))
+
+
+def test_a_report_that_does_not_pass_is_logged_over_any_and_leaves_no_tag_of_the_one_before(
+    tmp_path: Path, store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's later audits that pass again, or fail, are logged as before (the run says the latest); a report
+    with no config or manifest (audit code) removes those of the report it replaces."""
+    owned = _owned_run(store, monkeypatch)
+    log_to_mlflow(audit_config(handwriting(tmp_path / "clean", clean=True)))
+    log_to_mlflow(audit_config(handwriting(tmp_path / "clean2", clean=True)))
+    assert _audit_tags(store, owned)["audit.config"] == str(tmp_path / "clean2" / "audit.yaml")
+    result = _invoke(tmp_path, "code", str(REPO / "sample_data" / "churn_notebook" / "churn_model.ipynb"), "--mlflow")
+    assert result.exit_code == 1 and "warning" not in result.stderr, result.output
+    tags = _audit_tags(store, owned)
+    assert (tags["audit.verdict"], tags["audit.exit_code"]) == ("failed", "1")
+    assert "audit.config" not in tags and "audit.manifest_sha256" not in tags
+    log_to_mlflow(audit_config(handwriting(tmp_path / "leaky")))
+    tags = _audit_tags(store, owned)
+    assert tags["audit.config"] == str(tmp_path / "leaky" / "audit.yaml") and tags["audit.verdict"] == "failed"
