@@ -173,7 +173,7 @@ def test_a_leak_is_summarised_uploaded_and_then_fails_the_job_with_exit_1(tmp_pa
     assert sarif == tmp_path / "ws" / "audit-report" / "report.sarif"
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
     assert "GRP001" in {r["ruleId"] for r in json.loads(sarif.read_text())["runs"][0]["results"]}
-    assert upload["category"] == "split-auditor"
+    assert upload["category"] == "split-auditor/run audit.yaml"
 
 
 def test_a_clean_split_passes_and_still_uploads_its_empty_findings(tmp_path: Path) -> None:
@@ -216,6 +216,31 @@ def test_code_input_runs_audit_code_on_the_paths(tmp_path: Path) -> None:
     results = json.loads((workspace / upload["sarif_file"]).read_text())["runs"][0]["results"]
     located = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in results for loc in r["locations"]}
     assert any(uri.endswith("churn_model.ipynb") for uri in located), located
+
+
+def test_each_audit_uploads_under_its_own_category_unless_one_is_given(tmp_path: Path) -> None:
+    """An upload replaces its category's open alerts: two configs (or a config and the code, or a run narrowed
+    to one stage) under one category would close each other's alerts as fixed."""
+    workspace = tmp_path / "ws"
+    handwriting(workspace)
+    shutil.copy(workspace / "audit.yaml", workspace / "other.yaml")
+    categories = [
+        run_action(workspace, {"config": name, **extra, **NO_INSTALL}).uploads[0]["category"]
+        for name, extra in (
+            ("audit.yaml", {}),
+            ("other.yaml", {}),
+            ("audit.yaml", {"args": "--only group_overlap"}),
+            ("audit.yaml", {"args": "--fail-on warning"}),
+        )
+    ]
+    assert categories == [
+        "split-auditor/run audit.yaml",
+        "split-auditor/run other.yaml",
+        "split-auditor/run audit.yaml --only group_overlap",
+        "split-auditor/run audit.yaml",  # an option that audits the same stages keeps the category
+    ]
+    given = run_action(workspace, {"config": "audit.yaml", "category": "nightly", **NO_INSTALL})
+    assert given.uploads[0]["category"] == "nightly"
 
 
 def test_the_upload_step_is_given_the_sarif_the_audit_step_writes() -> None:
