@@ -30,6 +30,7 @@ from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_de
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
+    beyond,
     could_not_audit,
     not_run,
     rejudged,
@@ -611,6 +612,9 @@ def gate(
         return no(f"run {run.id} has not been reviewed")
     if d.action != "approve":
         return no(f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}")
+    lapsed = lapsed_approval(ctx, project, run, d)
+    if lapsed is not None:
+        return no(lapsed)
     override = f", overriding: {d.override_reason}" if d.override_reason else ""
     where = "uploaded from the submitter's machine" if run.source == "uploaded" else "audited on the server"
     return Gate(
@@ -618,6 +622,49 @@ def gate(
         run=run.id,
         project=project.name,
         reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC{override} (a report {where})",
+    )
+
+
+def lapsed_approval(
+    ctx: ServiceContext, project: store.Project, run: store.Run, approval: store.ReviewRecord
+) -> str | None:
+    """Why ``approval`` no longer holds (None: it does): an error finding it did not have to override because an
+    acceptance covered it, which none covers now (that acceptance expired, or a narrower one replaced it). An
+    approval is given on the acceptances in force when it is; it must not outlive them."""
+    try:
+        report = stored_report(ctx, project, run, {})
+    except UnreadableReport as exc:
+        return f"run {run.id}: {unreadable(exc)}"
+    if report is None:
+        return f"run {run.id} has no report"
+    at_approval = store.acceptances(ctx.engine, project, approval.at)
+    blocking_then = {f.fingerprint for f in unaccepted_errors(report, at_approval)}
+    current = store.acceptances(ctx.engine, project, store.now())
+    newly = [f for f in unaccepted_errors(report, current) if f.fingerprint not in blocking_then]
+    if not newly:
+        return None
+    parts = []
+    for f in newly:
+        relied = at_approval[f.fingerprint]  # it was not blocking then, so an acceptance covered it
+        now_record = current.get(f.fingerprint)
+        if now_record is None:
+            ended = (
+                f"expired on {relied.expires_at:%Y-%m-%d %H:%M} UTC"
+                if relied.expires_at is not None
+                else "is no longer in force"
+            )
+            parts.append(f"{f.code} ({f.fingerprint}): its acceptance by {relied.actor} {ended}")
+        else:
+            grown = beyond(f, now_record)
+            what = f": {grown.text}" if grown is not None else ""
+            parts.append(
+                f"{f.code} ({f.fingerprint}): the acceptance now in force, by {now_record.actor} on "
+                f"{now_record.at:%Y-%m-%d %H:%M} UTC, covers less than the run holds{what}"
+            )
+    return (
+        f"run {run.id} was approved by {approval.actor} on {approval.at:%Y-%m-%d %H:%M} UTC while acceptances "
+        f"covered error finding(s) no acceptance covers now: {'; '.join(parts)}; accept them again, or approve "
+        "the run again (with an override_reason)"
     )
 
 

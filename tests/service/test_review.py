@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -19,7 +20,7 @@ from auditor.core.scope import normalise_spelling, set_digest
 from auditor.render.json import render_json
 from auditor.service import store
 from auditor.service.app import create_app
-from auditor.service.auth import Role
+from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.review import unaccepted_errors, with_acceptances
@@ -366,6 +367,24 @@ def test_a_report_nested_too_deep_to_read_back_is_refused_and_a_stored_one_break
         assert "pydantic" not in answer.text and '"input"' not in answer.text
     approve = review(rev, bad, action="approve", comment="ok", override_reason="x")
     assert approve.status_code == 409 and "cannot be read" in approve.json()["detail"]
+    # Approved before it became unreadable: nothing tells what the approval covered, so the gate does not pass.
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        who = Principal(token_id=0, name="reviewer-0", role=Role.REVIEWER, project="demo")
+        store.add_review(
+            engine,
+            store.get_run(engine, "demo", bad),
+            project,
+            who,
+            action="approve",
+            comment="ok",
+            override_reason="x",
+        )
+    finally:
+        engine.dispose()
+    gated = rev.get(f"/api/projects/demo/runs/{bad}/gate").json()
+    assert gated["approved"] is False and "stored report cannot be read" in gated["reason"], gated
 
 
 def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
@@ -879,3 +898,73 @@ def test_an_uploaded_near_copy_counting_more_rows_than_it_shows_is_refused(clien
     near["scope"]["counts"]["train|test.rows"] = 1000
     detail = _refusal(clients["submitter"], report)
     assert "NDP001" in detail and "counts train|test.rows 1000 where its evidence shows 1" in detail
+
+
+# --- an approval holds only while the acceptances it relied on do -----------------------------------------
+
+
+def _gate(c: TestClient, run: int) -> dict[str, Any]:
+    return dict(c.get(f"/api/projects/demo/runs/{run}/gate").json())
+
+
+def _after(moment: dt.datetime) -> None:
+    """Wait until ``moment`` has passed (an acceptance's expiry), by at most a few seconds."""
+    time.sleep(max(0.0, (moment - store.now()).total_seconds()) + 0.2)
+
+
+def test_an_approval_that_relied_on_an_acceptance_does_not_pass_the_gate_once_it_expires(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    run = submit(sub, camera_report(tmp_path / "1", ["cam-B"]))["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    until = store.now() + dt.timedelta(seconds=3)
+    made = review(rev, run, action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat())
+    assert made.status_code == 201, made.text
+    # The error is accepted, so the override is only for the partial audit (temporal_order alone).
+    approved = review(rev, run, action="approve", comment="ok", override_reason="only temporal_order audited")
+    assert approved.status_code == 201, approved.text
+    assert _gate(rev, run)["approved"] is True
+
+    _after(until)
+    lapsed = _gate(rev, run)
+    assert lapsed["approved"] is False, lapsed
+    assert "TMP002" in lapsed["reason"] and fp in lapsed["reason"] and "expired" in lapsed["reason"], lapsed
+    refused = review(rev, run, action="approve", comment="still ok")
+    assert refused.status_code == 422 and "TMP002" in refused.json()["detail"]
+
+    # Accepted again, the approval holds again; so does a new approval that overrides the error.
+    again = review(rev, run, action="accept", fingerprint=fp, comment="re-shoot moved to next quarter")
+    assert again.status_code == 201, again.text
+    assert _gate(rev, run)["approved"] is True
+
+
+def test_an_approval_overriding_an_error_holds_whatever_becomes_of_its_later_acceptances(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    run = submit(sub, camera_report(tmp_path / "1", ["cam-B"]))["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    # Approved over the unaccepted error: the approval never relied on an acceptance of it.
+    approved = review(rev, run, action="approve", comment="ok", override_reason="cam-B is fixed in the next drop")
+    assert approved.status_code == 201, approved.text
+    until = store.now() + dt.timedelta(seconds=3)
+    made = review(rev, run, action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat())
+    assert made.status_code == 201, made.text
+    _after(until)
+    held = _gate(rev, run)
+    assert held["approved"] is True and "overriding: cam-B is fixed" in held["reason"], held
+
+
+def test_an_approval_does_not_pass_the_gate_once_a_narrower_acceptance_replaces_the_one_it_relied_on(  # type: ignore[no-untyped-def]
+    clients, tmp_path
+) -> None:
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, camera_report(tmp_path / "1", ["cam-A", "cam-B"]))["id"]
+    (fp,) = fingerprints(rev, first, "TMP002")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="both clocks").status_code == 201
+    assert review(rev, first, action="approve", comment="ok", override_reason="partial").status_code == 201
+    assert _gate(rev, first)["approved"] is True
+
+    second = submit(sub, camera_report(tmp_path / "2", ["cam-B"]))["id"]
+    assert review(rev, second, action="accept", fingerprint=fp, comment="cam-A was fixed").status_code == 201
+    # The first run still holds cam-A, which the project no longer accepts: its page and its gate agree.
+    assert effective(rev, first)["errors"] == 1
+    lapsed = _gate(rev, first)
+    assert lapsed["approved"] is False and "TMP002" in lapsed["reason"] and "cam-A" in lapsed["reason"], lapsed
