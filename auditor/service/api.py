@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 from auditor.core.config import AcceptSpec
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
-from auditor.core.findings import SCHEMA_VERSION, Report
+from auditor.core.findings import SCHEMA_VERSION, Report, Severity
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
 from auditor.core.subjects import counts_disagreement, disagreement, with_shown_counts
@@ -32,9 +32,10 @@ from auditor.service.review import (
     accepted_as_configured,
     beyond,
     could_not_audit,
+    failing_severity,
     not_run,
     rejudged,
-    unaccepted_errors,
+    unaccepted_failing,
     with_acceptances,
 )
 from auditor.service.submitted import accept_entries, config_digest, configured_fail_on, load_submitted
@@ -527,7 +528,7 @@ def post_review(
     if body.action == "approve":
         report = load_report(ctx, project, run)
         assert report is not None
-        blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
+        blocking = unaccepted_failing(report, store.acceptances(ctx.engine, project, store.now()))
         missing = not_run(report, ctx.stages)
         if not visible(body.override_reason):
             if could_not_audit(report):
@@ -538,9 +539,15 @@ def post_review(
                 )
             if blocking:
                 codes = ", ".join(sorted({f.code for f in blocking}))
+                threshold = failing_severity(report)
+                what = (
+                    "error finding(s)"
+                    if threshold is Severity.ERROR
+                    else f"finding(s) that fail it (fail_on {threshold.value!r})"
+                )
                 raise _deny(
                     422,
-                    f"approve: run {run.id} has {len(blocking)} unaccepted error finding(s) ({codes}); accept them "
+                    f"approve: run {run.id} has {len(blocking)} unaccepted {what} ({codes}); accept them "
                     f"first or give {override}",
                 )
             if missing:
@@ -628,7 +635,7 @@ def gate(
 def lapsed_approval(
     ctx: ServiceContext, project: store.Project, run: store.Run, approval: store.ReviewRecord
 ) -> str | None:
-    """Why ``approval`` no longer holds (None: it does): an error finding it did not have to override because an
+    """Why ``approval`` no longer holds (None: it does): a failing finding it did not have to override because an
     acceptance covered it, which none covers now (that acceptance expired, or a narrower one replaced it). An
     approval is given on the acceptances in force when it is; it must not outlive them."""
     try:
@@ -638,9 +645,9 @@ def lapsed_approval(
     if report is None:
         return f"run {run.id} has no report"
     at_approval = store.acceptances(ctx.engine, project, approval.at)
-    blocking_then = {f.fingerprint for f in unaccepted_errors(report, at_approval)}
+    blocking_then = {f.fingerprint for f in unaccepted_failing(report, at_approval)}
     current = store.acceptances(ctx.engine, project, store.now())
-    newly = [f for f in unaccepted_errors(report, current) if f.fingerprint not in blocking_then]
+    newly = [f for f in unaccepted_failing(report, current) if f.fingerprint not in blocking_then]
     if not newly:
         return None
     parts = []
@@ -663,8 +670,8 @@ def lapsed_approval(
             )
     return (
         f"run {run.id} was approved by {approval.actor} on {approval.at:%Y-%m-%d %H:%M} UTC while acceptances "
-        f"covered error finding(s) no acceptance covers now: {'; '.join(parts)}; accept them again, or approve "
-        "the run again (with an override_reason)"
+        f"covered finding(s) that fail it, which no acceptance covers now: {'; '.join(parts)}; accept them again, "
+        "or approve the run again (with an override_reason)"
     )
 
 

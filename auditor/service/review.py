@@ -85,14 +85,21 @@ def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:
     return finding.model_copy(update={"accepted": True, "accept_reason": reason, "escalated": None})
 
 
-def unaccepted_errors(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
-    """The findings an approval would overrule: errors no reviewer accepted, or accepted for a smaller scope. An
-    `accept:` entry in the submitted config is the submitter's own word, so it does not spare the reviewer's
-    decision."""
+def failing_severity(report: Report) -> Severity:
+    """The lowest severity that fails ``report`` (its fail_on; errors when it fails on nothing): what an approval
+    without an override may not leave unaccepted."""
+    return _status_threshold(report)
+
+
+def unaccepted_failing(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
+    """The findings an approval would overrule: those that fail the run (errors, and warnings under fail_on
+    warning) no reviewer accepted, or accepted for a smaller scope. An `accept:` entry in the submitted config is
+    the submitter's own word, so it does not spare the reviewer's decision."""
+    threshold = failing_severity(report)
     return [
         f
         for f in report.findings
-        if f.severity is Severity.ERROR
+        if f.severity >= threshold
         and ((record := accepted.get(f.fingerprint)) is None or beyond(f, record) is not None)
     ]
 

@@ -23,7 +23,7 @@ from auditor.service.app import create_app
 from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
-from auditor.service.review import unaccepted_errors, with_acceptances
+from auditor.service.review import unaccepted_failing, with_acceptances
 from tests.service.conftest import SAMPLES
 from tests.service.leaks import camera_report, finding, two_column_report, writer_report
 
@@ -177,7 +177,7 @@ def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # 
     assert unknown.status_code == 422 and "no finding" in unknown.json()["detail"]
 
 
-def test_approval_with_unaccepted_errors_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
+def test_approval_with_unaccepted_failing_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())
     refused = review(rev, run["id"], action="approve", comment="looks fine")
@@ -673,8 +673,8 @@ def test_an_expired_acceptance_stops_covering_its_scope(clients, engine_url, tmp
     finally:
         engine.dispose()
     parsed = Report.model_validate(report)
-    assert [f.code for f in unaccepted_errors(parsed, now)] == []
-    assert [f.code for f in unaccepted_errors(parsed, later)] == ["TMP002"]
+    assert [f.code for f in unaccepted_failing(parsed, now)] == []
+    assert [f.code for f in unaccepted_failing(parsed, later)] == ["TMP002"]
     assert not finding(json.loads(render_json(with_acceptances(parsed, later))), "TMP002")["accepted"]
 
 
@@ -771,7 +771,7 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="plot only",
         fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
     )  # fmt: skip
-    assert [f for f in unaccepted_errors(reviewed, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+    assert [f for f in unaccepted_failing(reviewed, {leak.fingerprint: record}) if f.code == "CDL001"] == []
     for line in (
         "X = StandardScaler().fit_transform(df.drop(columns='Y'))",
         "X = StandardScaler().fit_transform(DF.drop(columns='y'))",
@@ -779,10 +779,10 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
         later = _code_report(tmp_path / "b", line)
         (grown,) = [f for f in later.findings if f.code == "CDL001"]
         assert grown.fingerprint == leak.fingerprint  # the same file and line
-        unaccepted = unaccepted_errors(later, {leak.fingerprint: record})
+        unaccepted = unaccepted_failing(later, {leak.fingerprint: record})
         assert [f.key for f in unaccepted if f.code == "CDL001"] == ["train.py:4"]
     same = _code_report(tmp_path / "c", 'X = StandardScaler().fit_transform(df.drop(columns="y"))  # reformatted')
-    assert [f for f in unaccepted_errors(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+    assert [f for f in unaccepted_failing(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
 
 
 def test_a_scope_counting_more_rows_or_pairs_than_its_finding_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -820,7 +820,7 @@ def test_a_reviewed_leak_does_not_cover_its_copy_in_another_script(tmp_path: Pat
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="exploratory plot",
         fingerprint=first.fingerprint, expires_at=None, override_reason=None, scope=first.scope,
     )  # fmt: skip
-    assert [f.key for f in unaccepted_errors(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
+    assert [f.key for f in unaccepted_failing(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
         "exp2/train.py:4"
     ]
 
@@ -878,11 +878,11 @@ def test_a_leak_only_the_run_found_is_uploaded_with_its_statement_and_one_naming
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="a cache size",
         fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
     )  # fmt: skip
-    assert [f for f in unaccepted_errors(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
+    assert [f for f in unaccepted_failing(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
     later = _run_report(tmp_path / "b", RUN_ONLY.replace("10 * ", "100 * "))
     (grown,) = [f for f in later.findings if f.code == "CDL004"]
     assert grown.fingerprint == leak.fingerprint
-    assert [f.key for f in unaccepted_errors(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
+    assert [f.key for f in unaccepted_failing(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
 
 
 def test_an_uploaded_near_copy_counting_more_rows_than_it_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -968,3 +968,39 @@ def test_an_approval_does_not_pass_the_gate_once_a_narrower_acceptance_replaces_
     assert effective(rev, first)["errors"] == 1
     lapsed = _gate(rev, first)
     assert lapsed["approved"] is False and "TMP002" in lapsed["reason"] and "cam-A" in lapsed["reason"], lapsed
+
+
+def _accept_all(c: TestClient, run: int, severity: str) -> None:
+    report = c.get(f"/api/projects/demo/runs/{run}/report").json()
+    for f in (f for s in report["stages"] for f in s["findings"] if f["severity"] == severity):
+        ok = review(c, run, action="accept", fingerprint=f["fingerprint"], comment="known, tracked")
+        assert ok.status_code == 201, ok.text
+
+
+def test_approving_a_run_whose_warnings_fail_it_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    strict = {**sample_report(), "fail_on": "warning"}  # audited with --fail-on warning: a warning fails the run
+    run = submit(clients["submitter"], strict)["id"]
+    _accept_all(rev, run, "error")
+    assert effective(rev, run)["exit_code"] == 1  # its warnings still fail it
+    refused = review(rev, run, action="approve", comment="looks fine")
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "fail_on 'warning'" in detail and "LAB001" in detail and "override_reason" in detail, detail
+    assert "TMP002" not in detail  # accepted
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+    _accept_all(rev, run, "warning")
+    assert effective(rev, run)["exit_code"] == 0
+    assert review(rev, run, action="approve", comment="all accepted").status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is True
+
+
+def test_a_run_whose_warnings_do_not_fail_it_is_approved_without_override_once_its_errors_are_accepted(  # type: ignore[no-untyped-def]
+    clients,
+) -> None:
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())["id"]  # fail_on: error
+    _accept_all(rev, run, "error")
+    assert effective(rev, run)["exit_code"] == 0 and effective(rev, run)["warnings"] > 0
+    made = review(rev, run, action="approve", comment="warnings do not fail this audit")
+    assert made.status_code == 201, made.text
