@@ -26,7 +26,7 @@ from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
 from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep, visible
+from auditor.service.inputs import MAX_NESTING, Instant, ProjectPath, RequestBody, too_deep, visible
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
@@ -122,7 +122,7 @@ class ReviewIn(RequestBody):
     action: Literal["approve", "request_changes", "accept", "comment"]
     comment: str = Field(default="", max_length=10_000)
     fingerprint: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
-    expires_at: dt.datetime | None = None
+    expires_at: Instant | None = None
     override_reason: str | None = Field(default=None, max_length=10_000)
 
 
