@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
 from auditor.core.scope import Growth, Scope, growth
-from auditor.core.subjects import same_form
+from auditor.core.subjects import covered_form
 from auditor.pipeline.acceptances import Acceptances
 from auditor.service.store import ReviewRecord
 
@@ -70,7 +70,7 @@ def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, fo
 def beyond(finding: Finding, record: ReviewRecord) -> Growth | None:
     """How ``finding`` exceeds what ``record`` accepted (None: covered). A record without a scope (made before
     scopes were recorded, its run's report unreadable) covers no subject values."""
-    return growth(record.scope if record.scope is not None else Scope(), finding.scope, same_form(finding.code))
+    return growth(record.scope if record.scope is not None else Scope(), finding.scope, covered_form(finding.code))
 
 
 def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:

@@ -25,7 +25,7 @@ from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.review import unaccepted_failing, with_acceptances
 from tests.service.conftest import SAMPLES
-from tests.service.leaks import camera_report, finding, two_column_report, writer_report
+from tests.service.leaks import camera_report, dotted_report, finding, two_column_report, writer_report
 
 
 @cache
@@ -1004,3 +1004,29 @@ def test_a_run_whose_warnings_do_not_fail_it_is_approved_without_override_once_i
     assert effective(rev, run)["exit_code"] == 0 and effective(rev, run)["warnings"] > 0
     made = review(rev, run, action="approve", comment="warnings do not fail this audit")
     assert made.status_code == 201, made.text
+
+
+def test_grp001_accepted_for_section_1_1_escalates_when_section_1_10_leaks_instead(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`1.1` and `1.10` are two groups to the checks, though one number by value: accepting one is not accepting
+    the other, even where every count is the same."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, dotted_report(tmp_path / "1", ["1.1"]))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="1.1 is a shared preface").status_code == 201
+    assert effective(rev, first)["errors"] == 0
+    second = submit(sub, dotted_report(tmp_path / "2", ["1.10"]))["id"]
+    assert fingerprints(rev, second, "GRP001") == [fp]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
+    assert shown["accepted"] is False and shown["escalated"]["new_values"] == ["1.10"], shown
+    assert effective(rev, second)["errors"] == 1 and effective(rev, second)["exit_code"] == 1
+
+
+def test_grp001_accepted_for_a_section_stays_accepted_for_it_spelt_otherwise(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Not a false alarm: `01.1` is `1.1` to the checks (a leading zero), so the acceptance of `1.1` covers it."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, dotted_report(tmp_path / "1", ["1.1"]))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="1.1 is a shared preface").status_code == 201
+    again = submit(sub, dotted_report(tmp_path / "2", ["01.1"], first="01.1"))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{again}/report").json(), "GRP001")
+    assert shown["scope"]["values"] == ["01.1"] and shown["accepted"] is True, shown
