@@ -29,7 +29,7 @@ from auditor.core.findings import (
 )
 from auditor.core.output import require_verdict
 from auditor.core.scope import Growth, growth, numbers
-from auditor.core.subjects import same_form
+from auditor.core.subjects import covered_form
 
 RAN = ("passed", "failed")
 ACCEPT_STAGE = "accept"  # the runner's pseudo-stage of stale `accept` entries: checked whenever anything ran
@@ -238,7 +238,7 @@ def value_growth(old: Finding, new: Finding) -> Growth | None:
     if not old.scope.n_values and new.scope.n_values:
         return None
     old_scope, new_scope = old.scope.model_copy(update={"counts": None}), new.scope.model_copy(update={"counts": None})
-    return growth(old_scope, new_scope, same_form(new.code))
+    return growth(old_scope, new_scope, covered_form(new.code))
 
 
 def match(

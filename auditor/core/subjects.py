@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from auditor.core.findings import Finding
-from auditor.core.scope import counts_of, normalise_spelling
+from auditor.core.scope import counts_of, named_form, normalise_spelling
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,13 @@ def same_form(code: str) -> Callable[[str], Hashable]:
     """The form in which two subject values of ``code``'s findings are one value: a statement as written (its case,
     digits and letters are the code's: `df["Y"]` is not `df["y"]`), a data value spelling-normalised."""
     return _statement_form if is_statement(code) else normalise_spelling
+
+
+def covered_form(code: str) -> Callable[[str], Hashable]:
+    """The form in which an accepted (or earlier) value of ``code``'s findings is a later one: a statement as code,
+    a data value in both the fingerprint form and the checks' own (named_form). `1.1` and `1.10` are one number but
+    two groups to the checks, so accepting one must not accept the other (same_form alone would)."""
+    return _statement_form if is_statement(code) else named_form
 
 
 def disagreement(finding: Finding) -> str | None:

@@ -11,8 +11,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding
-from auditor.core.scope import growth, named_form, normalise_spelling, scope_of
-from auditor.core.subjects import is_statement, same_form
+from auditor.core.scope import growth, normalise_spelling, scope_of
+from auditor.core.subjects import covered_form, is_statement
 
 
 def finding_column(finding: Finding) -> str | None:
@@ -155,7 +155,7 @@ class Acceptances:
 def _entry_form(code: str) -> Callable[[str], Hashable]:
     """The form in which a value an entry names is one a finding of ``code`` holds: a statement as code, a data
     value in both the fingerprint form and the checks' own (named_form)."""
-    return same_form(code) if is_statement(code) else named_form
+    return covered_form(code)
 
 
 def _held(finding: Finding) -> set[Hashable]:

@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 from auditor.core.config import AcceptSpec
 from auditor.core.diff import diff_reports
 from auditor.core.errors import AuditError, ReportMismatchError
-from auditor.core.findings import SCHEMA_VERSION, Report
+from auditor.core.findings import SCHEMA_VERSION, Report, Severity
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
 from auditor.core.subjects import counts_disagreement, disagreement, with_shown_counts
@@ -26,14 +26,16 @@ from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
 from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import MAX_NESTING, ProjectPath, RequestBody, too_deep, visible
+from auditor.service.inputs import MAX_NESTING, Instant, ProjectPath, RequestBody, too_deep, visible
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
+    beyond,
     could_not_audit,
+    failing_severity,
     not_run,
     rejudged,
-    unaccepted_errors,
+    unaccepted_failing,
     with_acceptances,
 )
 from auditor.service.submitted import accept_entries, config_digest, configured_fail_on, load_submitted
@@ -120,7 +122,7 @@ class ReviewIn(RequestBody):
     action: Literal["approve", "request_changes", "accept", "comment"]
     comment: str = Field(default="", max_length=10_000)
     fingerprint: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
-    expires_at: dt.datetime | None = None
+    expires_at: Instant | None = None
     override_reason: str | None = Field(default=None, max_length=10_000)
 
 
@@ -526,7 +528,7 @@ def post_review(
     if body.action == "approve":
         report = load_report(ctx, project, run)
         assert report is not None
-        blocking = unaccepted_errors(report, store.acceptances(ctx.engine, project, store.now()))
+        blocking = unaccepted_failing(report, store.acceptances(ctx.engine, project, store.now()))
         missing = not_run(report, ctx.stages)
         if not visible(body.override_reason):
             if could_not_audit(report):
@@ -537,9 +539,15 @@ def post_review(
                 )
             if blocking:
                 codes = ", ".join(sorted({f.code for f in blocking}))
+                threshold = failing_severity(report)
+                what = (
+                    "error finding(s)"
+                    if threshold is Severity.ERROR
+                    else f"finding(s) that fail it (fail_on {threshold.value!r})"
+                )
                 raise _deny(
                     422,
-                    f"approve: run {run.id} has {len(blocking)} unaccepted error finding(s) ({codes}); accept them "
+                    f"approve: run {run.id} has {len(blocking)} unaccepted {what} ({codes}); accept them "
                     f"first or give {override}",
                 )
             if missing:
@@ -611,6 +619,9 @@ def gate(
         return no(f"run {run.id} has not been reviewed")
     if d.action != "approve":
         return no(f"run {run.id}: {d.actor} requested changes on {d.at:%Y-%m-%d %H:%M} UTC: {d.comment}")
+    lapsed = lapsed_approval(ctx, project, run, d)
+    if lapsed is not None:
+        return no(lapsed)
     override = f", overriding: {d.override_reason}" if d.override_reason else ""
     where = "uploaded from the submitter's machine" if run.source == "uploaded" else "audited on the server"
     return Gate(
@@ -618,6 +629,49 @@ def gate(
         run=run.id,
         project=project.name,
         reason=f"approved by {d.actor} on {d.at:%Y-%m-%d %H:%M} UTC{override} (a report {where})",
+    )
+
+
+def lapsed_approval(
+    ctx: ServiceContext, project: store.Project, run: store.Run, approval: store.ReviewRecord
+) -> str | None:
+    """Why ``approval`` no longer holds (None: it does): a failing finding it did not have to override because an
+    acceptance covered it, which none covers now (that acceptance expired, or a narrower one replaced it). An
+    approval is given on the acceptances in force when it is; it must not outlive them."""
+    try:
+        report = stored_report(ctx, project, run, {})
+    except UnreadableReport as exc:
+        return f"run {run.id}: {unreadable(exc)}"
+    if report is None:
+        return f"run {run.id} has no report"
+    at_approval = store.acceptances(ctx.engine, project, approval.at)
+    blocking_then = {f.fingerprint for f in unaccepted_failing(report, at_approval)}
+    current = store.acceptances(ctx.engine, project, store.now())
+    newly = [f for f in unaccepted_failing(report, current) if f.fingerprint not in blocking_then]
+    if not newly:
+        return None
+    parts = []
+    for f in newly:
+        relied = at_approval[f.fingerprint]  # it was not blocking then, so an acceptance covered it
+        now_record = current.get(f.fingerprint)
+        if now_record is None:
+            ended = (
+                f"expired on {relied.expires_at:%Y-%m-%d %H:%M} UTC"
+                if relied.expires_at is not None
+                else "is no longer in force"
+            )
+            parts.append(f"{f.code} ({f.fingerprint}): its acceptance by {relied.actor} {ended}")
+        else:
+            grown = beyond(f, now_record)
+            what = f": {grown.text}" if grown is not None else ""
+            parts.append(
+                f"{f.code} ({f.fingerprint}): the acceptance now in force, by {now_record.actor} on "
+                f"{now_record.at:%Y-%m-%d %H:%M} UTC, covers less than the run holds{what}"
+            )
+    return (
+        f"run {run.id} was approved by {approval.actor} on {approval.at:%Y-%m-%d %H:%M} UTC while acceptances "
+        f"covered finding(s) that fail it, which no acceptance covers now: {'; '.join(parts)}; accept them again, "
+        "or approve the run again (with an override_reason)"
     )
 
 

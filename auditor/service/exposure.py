@@ -28,7 +28,7 @@ from auditor.exposure.ledger import Evaluation, LedgerSet, SqliteLedger
 from auditor.service.auth import Principal
 from auditor.service.client import Client, ServiceError
 from auditor.service.db import reading, writing
-from auditor.service.inputs import RequestBody
+from auditor.service.inputs import Instant, RequestBody
 from auditor.service.store import Conflict, Project, Then, now
 from auditor.service.tables import exposure_evaluations, exposure_sets
 
@@ -71,7 +71,7 @@ class EvaluationIn(RequestBody):
     source: str = Field(default="", max_length=1000, description="the config or manifest it was read from")
     metrics: dict[Annotated[str, Field(min_length=1, max_length=100)], Metric] = Field(default_factory=dict)
     note: str = Field(default="", max_length=10_000)
-    at: dt.datetime | None = Field(default=None, description="when (default: when the server receives it)")
+    at: Instant | None = Field(default=None, description="when (default: when the server receives it)")
 
     @field_validator("metrics")
     @classmethod

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import unicodedata
 from typing import Annotated, Any
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
 # PostgreSQL text cannot hold NUL (SQLite can): refused as invalid input on both, never a database error.
 NO_NUL = r"^[^\x00]*$"
@@ -75,3 +76,21 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
 
 # A project named in a path: any name reaches the lookup (an unknown one is 404), but a NUL never does.
 ProjectPath = Annotated[str, Path(pattern=NO_NUL)]
+
+
+def in_utc(value: dt.datetime) -> dt.datetime:
+    """``value`` as the instant in UTC it names (a time without an offset is UTC): times are stored in UTC, and an
+    offset may carry an instant past the years 1-9999 a time can hold (9999-12-31T23:59:59-05:00), refused here
+    rather than overflowing where the time is used."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    try:
+        return value.astimezone(dt.UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{value.isoformat()} is an instant in UTC outside the years 1-9999, which no stored time can hold"
+        ) from None
+
+
+# A time in a request body: held as its instant in UTC.
+Instant = Annotated[dt.datetime, AfterValidator(in_utc)]

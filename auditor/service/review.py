@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding, Report, Severity, StageResult, exit_code_for, summarize
 from auditor.core.scope import Growth, Scope, growth
-from auditor.core.subjects import same_form
+from auditor.core.subjects import covered_form
 from auditor.pipeline.acceptances import Acceptances
 from auditor.service.store import ReviewRecord
 
@@ -70,7 +70,7 @@ def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, fo
 def beyond(finding: Finding, record: ReviewRecord) -> Growth | None:
     """How ``finding`` exceeds what ``record`` accepted (None: covered). A record without a scope (made before
     scopes were recorded, its run's report unreadable) covers no subject values."""
-    return growth(record.scope if record.scope is not None else Scope(), finding.scope, same_form(finding.code))
+    return growth(record.scope if record.scope is not None else Scope(), finding.scope, covered_form(finding.code))
 
 
 def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:
@@ -85,14 +85,21 @@ def _accept(finding: Finding, accepted: Mapping[str, ReviewRecord]) -> Finding:
     return finding.model_copy(update={"accepted": True, "accept_reason": reason, "escalated": None})
 
 
-def unaccepted_errors(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
-    """The findings an approval would overrule: errors no reviewer accepted, or accepted for a smaller scope. An
-    `accept:` entry in the submitted config is the submitter's own word, so it does not spare the reviewer's
-    decision."""
+def failing_severity(report: Report) -> Severity:
+    """The lowest severity that fails ``report`` (its fail_on; errors when it fails on nothing): what an approval
+    without an override may not leave unaccepted."""
+    return _status_threshold(report)
+
+
+def unaccepted_failing(report: Report, accepted: Mapping[str, ReviewRecord]) -> list[Finding]:
+    """The findings an approval would overrule: those that fail the run (errors, and warnings under fail_on
+    warning) no reviewer accepted, or accepted for a smaller scope. An `accept:` entry in the submitted config is
+    the submitter's own word, so it does not spare the reviewer's decision."""
+    threshold = failing_severity(report)
     return [
         f
         for f in report.findings
-        if f.severity is Severity.ERROR
+        if f.severity >= threshold
         and ((record := accepted.get(f.fingerprint)) is None or beyond(f, record) is not None)
     ]
 

@@ -229,6 +229,21 @@ def test_another_leaking_value_at_the_same_count_is_escalated_and_named() -> Non
     assert diff_reports(wider, fewer).exit_code == 0  # a smaller scope: no alarm
 
 
+def test_a_group_that_is_the_same_number_but_another_group_to_the_checks_is_escalated() -> None:
+    # `1.1` and `1.10`: one number by value (one fingerprint form) but two groups (a dotted id's fraction is
+    # written digits); `01.1` is `1.1` spelt otherwise, the same group.
+    def one(section: str) -> Report:
+        return report(("group_overlap", "failed", (grp(groups=1, scope=scope_of([section], {"groups": 1})),)))
+
+    d = diff_reports(one("1.1"), one("1.10"))
+    (kept,) = d.persisting
+    assert kept.scope_growth is not None and kept.scope_growth.new_values == ("1.10",) and d.exit_code == 1
+    marked = mark_baseline(one("1.10"), one("1.1"), path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    (same,) = diff_reports(one("1.1"), one("01.1")).persisting
+    assert same.scope_growth is None and not same.escalated
+
+
 def test_a_baseline_written_before_scopes_is_no_false_alarm() -> None:
     old = report(("group_overlap", "failed", (grp(groups=1),)))  # its finding names no values
     new = report(("group_overlap", "failed", (grp(groups=1, scope=scope_of(["w1"], {"groups": 1, "rows": 2})),)))

@@ -68,3 +68,21 @@ def two_column_report(folder: Path, **config: Any) -> dict[str, Any]:
 def finding(report: dict[str, Any], code: str) -> dict[str, Any]:
     (found,) = [f for s in report["stages"] for f in s["findings"] if f["code"] == code]
     return dict(found)
+
+
+def dotted_report(folder: Path, shared: list[str], first: str = "1.1") -> dict[str, Any]:
+    """Sections ``first`` (`1.1`), `1.10` and `2.0` in train (`1.1` and `1.10` are two groups to the checks: a
+    dotted id's fraction is written digits); each section of ``shared`` also has a row in test (GRP001)."""
+    rows: dict[str, list[Any]] = {"sid": [], "split": [], "section": []}
+    for i, section in enumerate([first, "1.10", "2.0"]):
+        rows["sid"].append(f"train-{i}")
+        rows["split"].append("train")
+        rows["section"].append(section)
+    rows["sid"].append("test-own")
+    rows["split"].append("test")
+    rows["section"].append("9.9")
+    for i, section in enumerate(shared):
+        rows["sid"].append(f"test-{i}")
+        rows["split"].append("test")
+        rows["section"].append(section)
+    return _audit(folder, rows, {"groups": ["section"]}, "group_overlap")

@@ -18,6 +18,7 @@ from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.sessions import open_session
 from auditor.service.ui import SESSION_COOKIE, csrf_token
 from tests.service.test_authz import sample_report
+from tests.service.test_exposure_service import small
 
 HUGE = "99999999999999999999"  # past 2**64: OverflowError on SQLite, "bigint out of range" on PostgreSQL
 
@@ -124,3 +125,44 @@ def test_a_report_whose_scope_its_values_contradict_is_refused(client: TestClien
     answer = client.post("/api/projects/p/runs", json={"report": report})
     assert answer.status_code == 422, answer.text
     assert said in answer.text and finding["code"] in answer.text
+
+
+def _fingerprint(client: TestClient, code: str) -> str:
+    report = client.get("/api/projects/p/runs/1/report").json()
+    return str(next(f["fingerprint"] for s in report["stages"] for f in s["findings"] if f["code"] == code))
+
+
+# Valid ISO 8601 times whose UTC instant lies outside the years 1-9999 that times can hold.
+BEYOND_UTC = ["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00"]
+
+
+@pytest.mark.parametrize("when", BEYOND_UTC)
+def test_a_time_beyond_what_utc_can_hold_is_422_naming_the_field(client: TestClient, when: str) -> None:
+    accept = {"action": "accept", "fingerprint": _fingerprint(client, "TMP002"), "comment": "ok", "expires_at": when}
+    evaluation = {"sketch": small(), "evaluation": {"split": "test", "at": when}}
+    for path, body, field in (
+        ("/api/projects/p/runs/1/reviews", accept, "expires_at"),
+        ("/api/projects/p/evaluations", evaluation, "at"),
+    ):
+        answer = client.post(path, json=body)
+        assert answer.status_code == 422, (path, answer.status_code, answer.text[:300])
+        (problem,) = answer.json()["detail"]
+        assert problem["loc"][-1] == field and "UTC" in problem["msg"], problem
+    # Nothing was written by the refusals.
+    assert [r["action"] for r in client.get("/api/projects/p/runs/1/reviews").json()] == []
+    assert client.get("/api/projects/p/exposure").json() == []
+
+
+def test_the_latest_and_earliest_times_utc_can_hold_are_taken(client: TestClient) -> None:
+    """Not a false alarm: the last second of 9999 in UTC (offset or none) and the first of year 1 are valid."""
+    fp = _fingerprint(client, "TMP002")
+    for when in ("9999-12-31T23:59:59+00:00", "9999-12-31T23:59:59", "9999-12-31T18:59:59-05:00"):
+        body = {"action": "accept", "fingerprint": fp, "comment": "ok", "expires_at": when}
+        made = client.post("/api/projects/p/runs/1/reviews", json=body)
+        assert made.status_code == 201, made.text
+        assert made.json()["expires_at"].startswith("9999-12-31T23:59:59"), made.json()
+    for when in ("0001-01-01T05:00:00+05:00", "0001-01-01T00:00:00Z"):
+        evaluation = {"sketch": small(), "evaluation": {"split": "test", "at": when}}
+        made = client.post("/api/projects/p/evaluations", json=evaluation)
+        assert made.status_code == 201, made.text
+        assert made.json()["evaluation"]["at"].startswith("0001-01-01T00:00:00"), made.json()

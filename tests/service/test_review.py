@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -19,12 +20,12 @@ from auditor.core.scope import normalise_spelling, set_digest
 from auditor.render.json import render_json
 from auditor.service import store
 from auditor.service.app import create_app
-from auditor.service.auth import Role
+from auditor.service.auth import Principal, Role
 from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
-from auditor.service.review import unaccepted_errors, with_acceptances
+from auditor.service.review import unaccepted_failing, with_acceptances
 from tests.service.conftest import SAMPLES
-from tests.service.leaks import camera_report, finding, two_column_report, writer_report
+from tests.service.leaks import camera_report, dotted_report, finding, two_column_report, writer_report
 
 
 @cache
@@ -176,7 +177,7 @@ def test_accepting_needs_a_reason_and_a_finding_of_the_run(clients) -> None:  # 
     assert unknown.status_code == 422 and "no finding" in unknown.json()["detail"]
 
 
-def test_approval_with_unaccepted_errors_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
+def test_approval_with_unaccepted_failing_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
     rev = clients["reviewer"]
     run = submit(clients["submitter"], sample_report())
     refused = review(rev, run["id"], action="approve", comment="looks fine")
@@ -366,6 +367,24 @@ def test_a_report_nested_too_deep_to_read_back_is_refused_and_a_stored_one_break
         assert "pydantic" not in answer.text and '"input"' not in answer.text
     approve = review(rev, bad, action="approve", comment="ok", override_reason="x")
     assert approve.status_code == 409 and "cannot be read" in approve.json()["detail"]
+    # Approved before it became unreadable: nothing tells what the approval covered, so the gate does not pass.
+    engine = make_engine(engine_url)
+    try:
+        project = store.get_project(engine, "demo")
+        who = Principal(token_id=0, name="reviewer-0", role=Role.REVIEWER, project="demo")
+        store.add_review(
+            engine,
+            store.get_run(engine, "demo", bad),
+            project,
+            who,
+            action="approve",
+            comment="ok",
+            override_reason="x",
+        )
+    finally:
+        engine.dispose()
+    gated = rev.get(f"/api/projects/demo/runs/{bad}/gate").json()
+    assert gated["approved"] is False and "stored report cannot be read" in gated["reason"], gated
 
 
 def _upload(c: TestClient, report: dict[str, Any], config: Path | None = None) -> Any:
@@ -654,8 +673,8 @@ def test_an_expired_acceptance_stops_covering_its_scope(clients, engine_url, tmp
     finally:
         engine.dispose()
     parsed = Report.model_validate(report)
-    assert [f.code for f in unaccepted_errors(parsed, now)] == []
-    assert [f.code for f in unaccepted_errors(parsed, later)] == ["TMP002"]
+    assert [f.code for f in unaccepted_failing(parsed, now)] == []
+    assert [f.code for f in unaccepted_failing(parsed, later)] == ["TMP002"]
     assert not finding(json.loads(render_json(with_acceptances(parsed, later))), "TMP002")["accepted"]
 
 
@@ -752,7 +771,7 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="plot only",
         fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
     )  # fmt: skip
-    assert [f for f in unaccepted_errors(reviewed, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+    assert [f for f in unaccepted_failing(reviewed, {leak.fingerprint: record}) if f.code == "CDL001"] == []
     for line in (
         "X = StandardScaler().fit_transform(df.drop(columns='Y'))",
         "X = StandardScaler().fit_transform(DF.drop(columns='y'))",
@@ -760,10 +779,10 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
         later = _code_report(tmp_path / "b", line)
         (grown,) = [f for f in later.findings if f.code == "CDL001"]
         assert grown.fingerprint == leak.fingerprint  # the same file and line
-        unaccepted = unaccepted_errors(later, {leak.fingerprint: record})
+        unaccepted = unaccepted_failing(later, {leak.fingerprint: record})
         assert [f.key for f in unaccepted if f.code == "CDL001"] == ["train.py:4"]
     same = _code_report(tmp_path / "c", 'X = StandardScaler().fit_transform(df.drop(columns="y"))  # reformatted')
-    assert [f for f in unaccepted_errors(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
+    assert [f for f in unaccepted_failing(same, {leak.fingerprint: record}) if f.code == "CDL001"] == []
 
 
 def test_a_scope_counting_more_rows_or_pairs_than_its_finding_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -801,7 +820,7 @@ def test_a_reviewed_leak_does_not_cover_its_copy_in_another_script(tmp_path: Pat
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="exploratory plot",
         fingerprint=first.fingerprint, expires_at=None, override_reason=None, scope=first.scope,
     )  # fmt: skip
-    assert [f.key for f in unaccepted_errors(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
+    assert [f.key for f in unaccepted_failing(both, {first.fingerprint: record}) if f.code == "CDL001"] == [
         "exp2/train.py:4"
     ]
 
@@ -859,11 +878,11 @@ def test_a_leak_only_the_run_found_is_uploaded_with_its_statement_and_one_naming
         id=1, run_id=1, at=store.now(), actor="rev", role="reviewer", action="accept", comment="a cache size",
         fingerprint=leak.fingerprint, expires_at=None, override_reason=None, scope=leak.scope,
     )  # fmt: skip
-    assert [f for f in unaccepted_errors(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
+    assert [f for f in unaccepted_failing(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
     later = _run_report(tmp_path / "b", RUN_ONLY.replace("10 * ", "100 * "))
     (grown,) = [f for f in later.findings if f.code == "CDL004"]
     assert grown.fingerprint == leak.fingerprint
-    assert [f.key for f in unaccepted_errors(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
+    assert [f.key for f in unaccepted_failing(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
 
 
 def test_an_uploaded_near_copy_counting_more_rows_than_it_shows_is_refused(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -879,3 +898,135 @@ def test_an_uploaded_near_copy_counting_more_rows_than_it_shows_is_refused(clien
     near["scope"]["counts"]["train|test.rows"] = 1000
     detail = _refusal(clients["submitter"], report)
     assert "NDP001" in detail and "counts train|test.rows 1000 where its evidence shows 1" in detail
+
+
+# --- an approval holds only while the acceptances it relied on do -----------------------------------------
+
+
+def _gate(c: TestClient, run: int) -> dict[str, Any]:
+    return dict(c.get(f"/api/projects/demo/runs/{run}/gate").json())
+
+
+def _after(moment: dt.datetime) -> None:
+    """Wait until ``moment`` has passed (an acceptance's expiry), by at most a few seconds."""
+    time.sleep(max(0.0, (moment - store.now()).total_seconds()) + 0.2)
+
+
+def test_an_approval_that_relied_on_an_acceptance_does_not_pass_the_gate_once_it_expires(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    run = submit(sub, camera_report(tmp_path / "1", ["cam-B"]))["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    until = store.now() + dt.timedelta(seconds=3)
+    made = review(rev, run, action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat())
+    assert made.status_code == 201, made.text
+    # The error is accepted, so the override is only for the partial audit (temporal_order alone).
+    approved = review(rev, run, action="approve", comment="ok", override_reason="only temporal_order audited")
+    assert approved.status_code == 201, approved.text
+    assert _gate(rev, run)["approved"] is True
+
+    _after(until)
+    lapsed = _gate(rev, run)
+    assert lapsed["approved"] is False, lapsed
+    assert "TMP002" in lapsed["reason"] and fp in lapsed["reason"] and "expired" in lapsed["reason"], lapsed
+    refused = review(rev, run, action="approve", comment="still ok")
+    assert refused.status_code == 422 and "TMP002" in refused.json()["detail"]
+
+    # Accepted again, the approval holds again; so does a new approval that overrides the error.
+    again = review(rev, run, action="accept", fingerprint=fp, comment="re-shoot moved to next quarter")
+    assert again.status_code == 201, again.text
+    assert _gate(rev, run)["approved"] is True
+
+
+def test_an_approval_overriding_an_error_holds_whatever_becomes_of_its_later_acceptances(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rev, sub = clients["reviewer"], clients["submitter"]
+    run = submit(sub, camera_report(tmp_path / "1", ["cam-B"]))["id"]
+    (fp,) = fingerprints(rev, run, "TMP002")
+    # Approved over the unaccepted error: the approval never relied on an acceptance of it.
+    approved = review(rev, run, action="approve", comment="ok", override_reason="cam-B is fixed in the next drop")
+    assert approved.status_code == 201, approved.text
+    until = store.now() + dt.timedelta(seconds=3)
+    made = review(rev, run, action="accept", fingerprint=fp, comment="until re-shoot", expires_at=until.isoformat())
+    assert made.status_code == 201, made.text
+    _after(until)
+    held = _gate(rev, run)
+    assert held["approved"] is True and "overriding: cam-B is fixed" in held["reason"], held
+
+
+def test_an_approval_does_not_pass_the_gate_once_a_narrower_acceptance_replaces_the_one_it_relied_on(  # type: ignore[no-untyped-def]
+    clients, tmp_path
+) -> None:
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, camera_report(tmp_path / "1", ["cam-A", "cam-B"]))["id"]
+    (fp,) = fingerprints(rev, first, "TMP002")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="both clocks").status_code == 201
+    assert review(rev, first, action="approve", comment="ok", override_reason="partial").status_code == 201
+    assert _gate(rev, first)["approved"] is True
+
+    second = submit(sub, camera_report(tmp_path / "2", ["cam-B"]))["id"]
+    assert review(rev, second, action="accept", fingerprint=fp, comment="cam-A was fixed").status_code == 201
+    # The first run still holds cam-A, which the project no longer accepts: its page and its gate agree.
+    assert effective(rev, first)["errors"] == 1
+    lapsed = _gate(rev, first)
+    assert lapsed["approved"] is False and "TMP002" in lapsed["reason"] and "cam-A" in lapsed["reason"], lapsed
+
+
+def _accept_all(c: TestClient, run: int, severity: str) -> None:
+    report = c.get(f"/api/projects/demo/runs/{run}/report").json()
+    for f in (f for s in report["stages"] for f in s["findings"] if f["severity"] == severity):
+        ok = review(c, run, action="accept", fingerprint=f["fingerprint"], comment="known, tracked")
+        assert ok.status_code == 201, ok.text
+
+
+def test_approving_a_run_whose_warnings_fail_it_needs_an_override_reason(clients) -> None:  # type: ignore[no-untyped-def]
+    rev = clients["reviewer"]
+    strict = {**sample_report(), "fail_on": "warning"}  # audited with --fail-on warning: a warning fails the run
+    run = submit(clients["submitter"], strict)["id"]
+    _accept_all(rev, run, "error")
+    assert effective(rev, run)["exit_code"] == 1  # its warnings still fail it
+    refused = review(rev, run, action="approve", comment="looks fine")
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "fail_on 'warning'" in detail and "LAB001" in detail and "override_reason" in detail, detail
+    assert "TMP002" not in detail  # accepted
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+    _accept_all(rev, run, "warning")
+    assert effective(rev, run)["exit_code"] == 0
+    assert review(rev, run, action="approve", comment="all accepted").status_code == 201
+    assert rev.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is True
+
+
+def test_a_run_whose_warnings_do_not_fail_it_is_approved_without_override_once_its_errors_are_accepted(  # type: ignore[no-untyped-def]
+    clients,
+) -> None:
+    rev = clients["reviewer"]
+    run = submit(clients["submitter"], sample_report())["id"]  # fail_on: error
+    _accept_all(rev, run, "error")
+    assert effective(rev, run)["exit_code"] == 0 and effective(rev, run)["warnings"] > 0
+    made = review(rev, run, action="approve", comment="warnings do not fail this audit")
+    assert made.status_code == 201, made.text
+
+
+def test_grp001_accepted_for_section_1_1_escalates_when_section_1_10_leaks_instead(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`1.1` and `1.10` are two groups to the checks, though one number by value: accepting one is not accepting
+    the other, even where every count is the same."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, dotted_report(tmp_path / "1", ["1.1"]))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="1.1 is a shared preface").status_code == 201
+    assert effective(rev, first)["errors"] == 0
+    second = submit(sub, dotted_report(tmp_path / "2", ["1.10"]))["id"]
+    assert fingerprints(rev, second, "GRP001") == [fp]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP001")
+    assert shown["accepted"] is False and shown["escalated"]["new_values"] == ["1.10"], shown
+    assert effective(rev, second)["errors"] == 1 and effective(rev, second)["exit_code"] == 1
+
+
+def test_grp001_accepted_for_a_section_stays_accepted_for_it_spelt_otherwise(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Not a false alarm: `01.1` is `1.1` to the checks (a leading zero), so the acceptance of `1.1` covers it."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, dotted_report(tmp_path / "1", ["1.1"]))["id"]
+    (fp,) = fingerprints(rev, first, "GRP001")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="1.1 is a shared preface").status_code == 201
+    again = submit(sub, dotted_report(tmp_path / "2", ["01.1"], first="01.1"))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{again}/report").json(), "GRP001")
+    assert shown["scope"]["values"] == ["01.1"] and shown["accepted"] is True, shown

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import itertools
 import json
 import re
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,6 +251,36 @@ def test_an_approved_run_offers_no_second_approval_until_changes_are_requested(
         assert approve_form in reopened and 'id="approved"' not in reopened
     with server.client(server.admin_token) as api:
         assert api.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is False
+
+
+def test_an_approval_whose_acceptance_expired_says_so_and_offers_approve_again(
+    world: World, server: LiveServer
+) -> None:
+    approve_form = '<input type="hidden" name="action" value="approve">'
+    with server.client(server.admin_token) as api:
+        assert api.post("/api/projects", json={"name": "demo"}).status_code == 201
+        run = api.post("/api/projects/demo/runs", json={"report": world.report}).json()["id"]
+        found = api.get(f"/api/projects/demo/runs/{run}/report").json()
+        (fp,) = [f["fingerprint"] for s in found["stages"] for f in s["findings"] if f["code"] == "TMP002"]
+        until = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=3)
+        body = {"action": "accept", "fingerprint": fp, "comment": "until re-shoot", "expires_at": until.isoformat()}
+        assert api.post(f"/api/projects/demo/runs/{run}/reviews", json=body).status_code == 201
+        body = {"action": "approve", "comment": "", "override_reason": "the other errors are known"}
+        assert api.post(f"/api/projects/demo/runs/{run}/reviews", json=body).status_code == 201
+    page = f"/projects/demo/runs/{run}"
+    with sign_in(server, server.admin_token or "") as c:
+        approved = c.get(page).text
+        assert approve_form not in approved and 'id="lapsed"' not in approved
+        time.sleep(max(0.0, (until - dt.datetime.now(dt.UTC)).total_seconds()) + 0.2)
+        lapsed = c.get(page).text
+        said = re.search(r'<p class="problem" id="lapsed">(.*?)</p>', lapsed, re.S)
+        assert said and "TMP002" in said.group(1) and fp in said.group(1) and "expired" in said.group(1), lapsed
+        assert approve_form in lapsed
+        again = post(c, f"{page}/review", action="approve", comment="", override_reason="cam-B is known too")
+        assert again.status_code == 303, again.text
+        assert 'id="lapsed"' not in c.get(page).text
+    with server.client(server.admin_token) as api:
+        assert api.get(f"/api/projects/demo/runs/{run}/gate").json()["approved"] is True
 
 
 def test_accepting_a_finding_shows_in_the_history_and_the_counts(world: World) -> None:
