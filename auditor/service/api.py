@@ -4,7 +4,7 @@ exposure ledger (evaluations recorded on holdout sets)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -81,7 +81,9 @@ class RunIn(RequestBody):
 
 
 class ReviewState(BaseModel):
-    state: Literal["unreviewed", "approved", "changes_requested"]
+    # approval_lapsed: approved while acceptances covered findings that fail the run, which none covers now
+    state: Literal["unreviewed", "approved", "approval_lapsed", "changes_requested"]
+    lapsed: str | None = Field(default=None, description="why the approval no longer holds (the gate's reason)")
     by: str | None = None
     at: dt.datetime | None = None
     comment: str | None = None
@@ -243,6 +245,7 @@ class RunView:
     records: list[store.ReviewRecord]
     report: Report | None  # None until a server-side run completes
     unreadable: str | None = None  # why its stored report cannot be read (then report is None)
+    lapsed: str | None = None  # why its approval no longer holds (the gate does not pass it)
 
     @property
     def decision(self) -> store.ReviewRecord | None:
@@ -302,13 +305,17 @@ def _views(
     runs: list[store.Run],
     histories: Mapping[int, list[store.ReviewRecord]],
 ) -> list[RunView]:
-    accepted = store.acceptances(ctx.engine, project, store.now())
+    history = store.accept_history(ctx.engine, project)
+    accepted = store.in_force(history, store.now())
     shown = []
     for r in runs:
+        d = store.decision(histories[r.id])
+        # An approval that outlived the acceptances it was given on is not shown as one (as the gate says).
+        lapsed = lapsed_approval(ctx, project, r, d, history) if d is not None and d.action == "approve" else None
         try:
-            shown.append(RunView(r, histories[r.id], stored_report(ctx, project, r, accepted)))
+            shown.append(RunView(r, histories[r.id], stored_report(ctx, project, r, accepted), lapsed=lapsed))
         except UnreadableReport as exc:
-            shown.append(RunView(r, histories[r.id], None, unreadable=unreadable(exc)))
+            shown.append(RunView(r, histories[r.id], None, unreadable=unreadable(exc), lapsed=lapsed))
     return shown
 
 
@@ -316,8 +323,10 @@ def run_out(ctx: ServiceContext, v: RunView) -> RunOut:
     d = v.decision
     review = ReviewState(state="unreviewed")
     if d is not None:
+        approved = "approval_lapsed" if v.lapsed is not None else "approved"
         review = ReviewState(
-            state="approved" if d.action == "approve" else "changes_requested",
+            state=approved if d.action == "approve" else "changes_requested",
+            lapsed=v.lapsed if d.action == "approve" else None,
             by=d.actor,
             at=d.at,
             comment=d.comment,
@@ -633,7 +642,11 @@ def gate(
 
 
 def lapsed_approval(
-    ctx: ServiceContext, project: store.Project, run: store.Run, approval: store.ReviewRecord
+    ctx: ServiceContext,
+    project: store.Project,
+    run: store.Run,
+    approval: store.ReviewRecord,
+    history: Sequence[store.ReviewRecord] | None = None,
 ) -> str | None:
     """Why ``approval`` no longer holds (None: it does): a failing finding it did not have to override because an
     acceptance covered it, which none covers now (that acceptance expired, or a narrower one replaced it). An
@@ -644,9 +657,11 @@ def lapsed_approval(
         return f"run {run.id}: {unreadable(exc)}"
     if report is None:
         return f"run {run.id} has no report"
-    at_approval = store.acceptances(ctx.engine, project, approval.at)
+    if history is None:  # the project's acceptances, read once for a page of runs by the caller
+        history = store.accept_history(ctx.engine, project)
+    at_approval = store.in_force(history, approval.at)
     blocking_then = {f.fingerprint for f in unaccepted_failing(report, at_approval)}
-    current = store.acceptances(ctx.engine, project, store.now())
+    current = store.in_force(history, store.now())
     newly = [f for f in unaccepted_failing(report, current) if f.fingerprint not in blocking_then]
     if not newly:
         return None

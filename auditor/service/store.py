@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -633,9 +633,27 @@ def acceptances(engine: Engine, project: Project, at: dt.datetime) -> dict[str, 
             .where(reviews.c.project_id == project.id, reviews.c.action == "accept", reviews.c.at <= at)
             .order_by(reviews.c.id)
         ).all()
+    return in_force([_review(row) for row in rows], at)
+
+
+def accept_history(engine: Engine, project: Project) -> list[ReviewRecord]:
+    """Every acceptance the project recorded, oldest first: what was in force at any moment, in one query."""
+    with reading(engine) as conn:
+        rows = conn.execute(
+            select(reviews)
+            .where(reviews.c.project_id == project.id, reviews.c.action == "accept")
+            .order_by(reviews.c.id)
+        ).all()
+    return [_review(row) for row in rows]
+
+
+def in_force(history: Sequence[ReviewRecord], at: dt.datetime) -> dict[str, ReviewRecord]:
+    """The acceptances of ``history`` (oldest first) in force at ``at``: the latest record of each fingerprint
+    made by then, unless it expired by then."""
     live: dict[str, ReviewRecord] = {}
-    for row in rows:
-        record = _review(row)
+    for record in history:
+        if record.at > at:
+            continue
         assert record.fingerprint is not None
         if record.expires_at is None or record.expires_at > at:
             live[record.fingerprint] = record

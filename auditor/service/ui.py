@@ -247,7 +247,6 @@ def _run_page(
     run = api._run(ctx, p, run_id)
     v = api.view(ctx, p, run)
     out = api.run_out(ctx, v)
-    decided = v.decision
     return _page(
         "run.html.j2",
         status,
@@ -264,7 +263,7 @@ def _run_page(
         findings={f.fingerprint: f for f in v.report.findings} if v.report else {},
         reviewer=session.who.may(Role.REVIEWER, p.name),
         # An approval whose acceptances lapsed: said, and Approve offered again (the gate does not pass it).
-        lapsed=api.lapsed_approval(ctx, p, run, decided) if decided and decided.action == "approve" else None,
+        lapsed=v.lapsed,
         refresh=REFRESH_S if run.state in ACTIVE else None,
         override_label=OVERRIDE_LABEL,
         problem=problem,

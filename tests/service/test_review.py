@@ -923,11 +923,17 @@ def test_an_approval_that_relied_on_an_acceptance_does_not_pass_the_gate_once_it
     approved = review(rev, run, action="approve", comment="ok", override_reason="only temporal_order audited")
     assert approved.status_code == 201, approved.text
     assert _gate(rev, run)["approved"] is True
+    assert rev.get(f"/api/projects/demo/runs/{run}").json()["review"]["state"] == "approved"
 
     _after(until)
     lapsed = _gate(rev, run)
     assert lapsed["approved"] is False, lapsed
     assert "TMP002" in lapsed["reason"] and fp in lapsed["reason"] and "expired" in lapsed["reason"], lapsed
+    # The run and the project's list say so too: a client reading the review state is not told "approved".
+    shown = rev.get(f"/api/projects/demo/runs/{run}").json()["review"]
+    assert shown["state"] == "approval_lapsed" and shown["lapsed"] == lapsed["reason"], shown
+    (listed,) = [r for r in rev.get("/api/projects/demo/runs").json() if r["id"] == run]
+    assert listed["review"]["state"] == "approval_lapsed"
     refused = review(rev, run, action="approve", comment="still ok")
     assert refused.status_code == 422 and "TMP002" in refused.json()["detail"]
 
