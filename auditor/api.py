@@ -658,7 +658,9 @@ def _rows(value: Any, argument: str) -> int:
 
 
 def _values(value: Any, argument: str) -> pa.Array:
-    """One value per row as an Arrow array (a pandas Series, a numpy array, a list)."""
+    """One value per row as an Arrow array (a pandas Series, a numpy array, a list).
+
+    A missing value (None, NaN, pd.NA) is null, as the same column of a DataFrame or a manifest file reads."""
     import numpy as np
     import pyarrow as pa
 
@@ -666,10 +668,14 @@ def _values(value: Any, argument: str) -> pa.Array:
         if _library(value) == "polars":
             return value.to_arrow()
         if _library(value) == "pandas":
-            return pa.array(value.to_numpy())
+            if getattr(value, "ndim", 1) != 1:
+                raise ArgumentError(f"{argument}: expected one value per row, got a {_type_name(value)}")
+            # Through Arrow's pandas conversion: a masked (Int64, string[pyarrow]) or categorical column keeps its
+            # nulls and types, and NaN among texts is missing, not a float Arrow cannot put beside them.
+            return pa.Array.from_pandas(value)
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")
-        return pa.array(array)
+        return pa.array(array, from_pandas=True)
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise ArgumentError(f"{argument}: cannot read the values as one column: {exc}") from None

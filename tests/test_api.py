@@ -559,6 +559,52 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     assert table["groups"].to_pylist() == list(frame["patient"])
 
 
+_MISSING = {
+    "str": lambda v: pd.Series(v, dtype="str"),
+    "object with NaN": lambda v: pd.Series([np.nan if x is None else x for x in v], dtype=object),
+    "string[pyarrow]": lambda v: pd.Series(v, dtype="string[pyarrow]"),
+    "category": lambda v: pd.Series(v, dtype=pd.CategoricalDtype([*sorted({x for x in v if x}), "never"])),
+    "array": lambda v: np.array(v, dtype=object),
+}
+
+
+@pytest.mark.parametrize("kind", list(_MISSING))
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_with_missing_values_outside_x_give_the_report_of_the_same_columns_in_x(kind: str) -> None:
+    """A patient id or a label missing on some rows (None, NaN, pd.NA) is audited as a missing value, as the
+    same column of X is: rows that cannot be checked, not a refusal and not a group named 'nan'."""
+    frame = _patients()
+    patients = [None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])]
+    labels = [None if i % 7 == 0 else str(v) for i, v in enumerate(frame["label"])]
+    cv = sklearn.KFold(n_splits=3, shuffle=True, random_state=0)  # rows of one patient in several folds: leaks
+    given = _MISSING[kind]
+    groups, y = given(patients), given(labels)
+    if not isinstance(groups, np.ndarray):
+        groups, y = groups.rename("patient"), y.rename("label")
+    names = ("groups", "y") if isinstance(groups, np.ndarray) else ("patient", "label")  # as each is audited
+    in_x = frame[["visit"]].assign(
+        **{names[0]: pd.Series(patients, dtype="str"), names[1]: pd.Series(labels, dtype="str")}
+    )
+    only = ["group_overlap", "label_coverage"]
+    apart = auditor.audit_splitter(cv, frame[["visit"]], y, groups, id="visit", only=only)
+    together = auditor.audit_splitter(cv, in_x, in_x[names[1]], in_x[names[0]], id="visit", only=only)
+    codes = sorted(f.code for f in apart.findings)
+    assert apart.exit_code == 1 and "GRP001" in codes and "GRP004" in codes  # the leak, and rows with no patient
+    assert [(f.code, f.message) for f in apart.findings] == [(f.code, f.message) for f in together.findings]
+
+
+@needs_sklearn
+@needs_folds
+def test_a_splitter_that_keeps_each_patient_in_one_fold_is_clean_though_some_rows_have_no_patient() -> None:
+    frame = _patients()
+    patients = pd.Series([None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])], dtype="str")
+    by_patient = sklearn.PredefinedSplit([int(p[1:]) % 3 if isinstance(p, str) else 0 for p in patients])
+    report = auditor.audit_splitter(by_patient, frame[["visit"]], groups=patients.rename("patient"), id="visit")
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    assert [f.evidence.get("key") for f in report.findings if f.code == "GRP004"] == ["patient"]
+
+
 @needs_sklearn
 def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
     frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
