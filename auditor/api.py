@@ -443,6 +443,7 @@ def splitter_table(
     for name, value in (("y", y), ("groups", groups), ("data", data)):
         if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
             raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
+    _require_same_order(caller, {"X": X, "data": data, "y": y, "groups": groups})
     key_section = dict(keys or {})
     frame = data if data is not None else (X if _is_table(X) else None)
     own: dict[str, Any] = {}
@@ -486,6 +487,35 @@ def splitter_table(
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
     return pa.table(columns), key_section, replace(folds, made=(*made, *folds.columns))
+
+
+def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
+    """ArgumentError for a pandas argument whose index holds the first one's row labels in another order.
+
+    The splitter and the audit pair X, data, y and groups by position, as scikit-learn does; labels that say the
+    rows are paired otherwise would have each row audited, and split, with another row's groups, so a leak of
+    the rows' own groups would pass as clean. An index of other labels (one reset to 0, 1, ...) means positions.
+    """
+    import numpy as np
+
+    indexed = [
+        (name, value.index) for name, value in given.items() if value is not None and _library(value) == "pandas"
+    ]
+    if len(indexed) < 2:
+        return
+    first_name, first = indexed[0]
+    for name, index in indexed[1:]:
+        if index.equals(first) or not (first.is_unique and index.is_unique and index.isin(first).all()):
+            continue
+        row = int(np.flatnonzero(np.asarray(index != first))[0])
+        ours, theirs = (i[row : row + 1].tolist()[0] for i in (first, index))  # Python values: ('p0', 1), not np.int64
+        raise ArgumentError(
+            f"{caller}({name}=…): its index holds {first_name}'s row labels in another order (row {row} of "
+            f"{first_name} is {ours!r}, of {name} {theirs!r}); the splitter pairs rows by position, so "
+            f"each row of {first_name} would be split and audited with another row's values. Pass "
+            f"{name}.loc[{first_name}.index] to pair them by label, or {name}.set_axis({first_name}.index) if the "
+            "positions already match"
+        )
 
 
 def _argument_column(argument: str, values: Any, frame: Any, used: Sequence[str]) -> tuple[str, bool]:

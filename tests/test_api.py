@@ -605,6 +605,65 @@ def test_a_splitter_that_keeps_each_patient_in_one_fold_is_clean_though_some_row
     assert [f.evidence.get("key") for f in report.findings if f.code == "GRP004"] == ["patient"]
 
 
+def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Visits' metadata indexed by visit id, and their features indexed alike but in another row order (sorted by
+    a feature, as after a join or a sort_values)."""
+    meta = _patients().set_index("visit", drop=False).rename_axis(None)
+    features = pd.DataFrame({"f1": np.random.default_rng(0).normal(size=len(meta))}, index=meta.index)
+    return meta, features.sort_values("f1")
+
+
+@pytest.mark.parametrize("argument", ["groups", "y", "data"])
+@needs_sklearn
+def test_an_argument_whose_index_holds_xs_rows_in_another_order_is_refused_not_paired_by_position(
+    argument: str,
+) -> None:
+    """scikit-learn pairs X, y and groups by position: groups indexed by the same visits as X in another order
+    give each row of X another visit's patient, so a GroupKFold that looks clean leaks every patient."""
+    meta, features = _visits_in_two_orders()
+    cv = sklearn.GroupKFold(n_splits=3)
+    leaked = {  # what the splitter really does to the visits' own patients
+        p
+        for train, test in cv.split(features, groups=meta["patient"])
+        for p in set(meta.loc[features.index[train], "patient"]) & set(meta.loc[features.index[test], "patient"])
+    }
+    assert leaked  # the leak the audit must not call clean
+    given = {"groups": meta["patient"], "y": meta["label"], "data": meta[["visit"]]}
+    groups = meta["patient"].to_numpy() if argument != "groups" else given["groups"]
+    arguments = {"groups": groups, argument: given[argument]}
+    with pytest.raises(ArgumentError) as caught:
+        auditor.audit_splitter(cv, features, **arguments)
+    first = next(k for k in range(len(meta)) if features.index[k] != meta.index[k])
+    assert str(caught.value).startswith(
+        f"auditor.audit_splitter({argument}=…): its index holds X's row labels in another order (row {first} of X "
+        f"is {features.index[first]!r}, of {argument} {meta.index[first]!r})"
+    )
+    assert f"{argument}.loc[X.index]" in str(caught.value)
+
+
+@needs_sklearn
+@needs_folds
+def test_arguments_indexed_as_x_or_by_other_labels_are_paired_by_position() -> None:
+    """Indexes that are X's own (shuffled strings, repeated labels) agree with the positions; an index of other
+    labels (a frame whose index was reset, not X's) can only mean its positions: each is audited as given."""
+    meta, features = _visits_in_two_orders()
+    aligned = meta.loc[features.index]
+    report = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), features, aligned["label"], aligned["patient"], data=aligned[["visit"]]
+    )
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    repeated = features.set_axis(["same"] * len(features))
+    report = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), repeated, groups=aligned["patient"].set_axis(repeated.index)
+    )
+    assert report.exit_code == 0
+    reset = aligned.reset_index(drop=True)  # 0, 1, ...: not the labels X's rows carry
+    report = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), features, reset["label"], reset["patient"])
+    assert report.exit_code == 0
+    leaking = auditor.audit_splitter(sklearn.KFold(n_splits=3), features, groups=reset["patient"])
+    assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
+
+
 @needs_sklearn
 def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
     frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
