@@ -314,9 +314,13 @@ def _require(columns: Sequence[str], available: Sequence[str], argument: str) ->
 def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     import pyarrow as pa
 
-    index_names = [str(n) for n in frame.index.names if n is not None]
-    if any(c in index_names for c in columns):  # an id kept as the index (df.set_index("sample_id"))
-        frame = frame.reset_index()
+    present = {str(c) for c in frame.columns}
+    levels = [n for n in frame.index.names if n is not None and str(n) in columns]
+    for level in [n for n in levels if str(n) in present]:  # set_index(..., drop=False): the column is read
+        _require_level_is_column(frame, level, argument)
+    levels = [n for n in levels if str(n) not in present]
+    if levels:  # an id kept as the index (df.set_index("sample_id")): that level becomes a column
+        frame = frame.reset_index(level=levels)
     labels = {str(c): c for c in frame.columns}
     _require(columns, [str(c) for c in frame.columns], argument)  # every label: a name twice is ambiguous
     wanted = list(dict.fromkeys(columns))
@@ -329,6 +333,30 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
             "or time value per row in each named column"
         ) from None
     return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _require_level_is_column(frame: Any, level: Any, argument: str) -> None:
+    """ManifestError when index level ``level`` and the column of that name hold different values: either could
+    be the one the config names, so neither is guessed (the same values, as set_index(drop=False) keeps, are fine)."""
+    import pandas as pd
+
+    column = frame.loc[:, [c for c in frame.columns if str(c) == str(level)]]
+    if column.shape[1] != 1:
+        return  # the name is a column twice: _require refuses it
+    index, values = frame.index.get_level_values(level), column.iloc[:, 0]
+    if index.equals(pd.Index(values)):
+        return
+
+    # The first row that differs, for the message (a cold path: the audit stops here).
+    def same(i: Any, v: Any) -> bool:
+        return bool(pd.isna(i) and pd.isna(v)) if pd.isna(i) or pd.isna(v) else bool(i == v)
+
+    row = next((k for k, (i, v) in enumerate(zip(index, values, strict=True)) if not same(i, v)), 0)
+    raise ManifestError(
+        f"{argument}: '{level}' is both an index level and a column, with different values (row {row}: index "
+        f"{index[row : row + 1].tolist()[0]!r}, column {values.iloc[row : row + 1].tolist()[0]!r}); expected one of "
+        "them: drop the index (reset_index(drop=True)) or the column"
+    )
 
 
 def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:

@@ -258,6 +258,31 @@ def test_an_id_kept_as_the_index_is_read() -> None:
     assert report.exit_code == 1  # id a is in train and test
 
 
+def test_an_id_kept_both_as_the_index_and_as_a_column_is_read() -> None:
+    """set_index(..., drop=False) keeps the ids twice, with the same values: the audit reads them (was a bare
+    pandas ValueError), and reports what the plain frame gives."""
+    frame = pd.DataFrame(
+        {"sample": ["a", "a", "b", "c"], "writer": ["w1", "w2", "w1", "w3"], "split": ["train", "test", "test", "val"]}
+    )
+    plain = auditor.audit(frame, id="sample", keys={"groups": ["writer"]})
+    assert plain.exit_code == 1 and {"SPL001", "GRP001"} <= {f.code for f in plain.findings}
+    for indexed in (frame.set_index("sample", drop=False), frame.set_index(["writer", "sample"], drop=False)):
+        report = auditor.audit(indexed, id="sample", keys={"groups": ["writer"], "features": "auto"})
+        expected = auditor.audit(frame, id="sample", keys={"groups": ["writer"], "features": "auto"})
+        assert [(f.code, f.message) for f in report.findings] == [(f.code, f.message) for f in expected.findings]
+
+
+def test_an_index_level_and_a_column_of_one_name_with_different_values_is_refused_naming_it() -> None:
+    frame = pd.DataFrame({"sample": ["a", "b", "c"], "split": ["train", "test", "test"]})
+    frame.index = pd.Index(["x", "y", "z"], name="sample")  # which of the two is the id?
+    with pytest.raises(ManifestError) as caught:
+        auditor.audit(frame, id="sample")
+    assert str(caught.value) == (
+        "auditor.audit(data=…): 'sample' is both an index level and a column, with different values (row 0: "
+        "index 'x', column 'a'); expected one of them: drop the index (reset_index(drop=True)) or the column"
+    )
+
+
 @pytest.mark.skipif(importlib.util.find_spec("polars") is None, reason="polars is not installed")
 def test_a_polars_frame_gives_the_pandas_frames_report() -> None:
     import polars as pl
