@@ -106,7 +106,8 @@ def audit_splitter(
     unused) under ``manifest.folds: {columns: [...]}``.
 
     The key columns are X's (a DataFrame or Table) or ``data``'s (one row per row of X, when X is an array);
-    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label. Under
+    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label (either may
+    name a column of X or ``data`` instead, audited under its name). Under
     `keys.features: auto` the features are those columns in no other role and an array X's columns (X[:, j]).
     """
     caller = "auditor.audit_splitter"
@@ -468,19 +469,24 @@ def splitter_table(
             f"sklearn.model_selection.GroupKFold()), got {_type_name(cv)}"
         )
     n = _rows(X, f"{caller}(X=…)")
+    frame = data if data is not None else (X if _is_table(X) else None)
+    by_name = {name: value for name, value in (("y", y), ("groups", groups)) if isinstance(value, str)}
+    y, groups = (_named_column(caller, name, value, frame) for name, value in (("y", y), ("groups", groups)))
     for name, value in (("y", y), ("groups", groups), ("data", data)):
         if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
             raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
     _require_same_order(caller, {"X": X, "data": data, "y": y, "groups": groups})
     key_section = dict(keys or {})
-    frame = data if data is not None else (X if _is_table(X) else None)
     own: dict[str, Any] = {}
     made: list[str] = []
     taken: list[str] = []  # y and groups that are columns of the frame: read from it, as a file form reads them
     for argument_name, values in (("groups", groups), ("y", y)):
         if values is None:
             continue
-        column, is_frames = _argument_column(argument_name, values, frame, [*own, *taken])
+        if argument_name in by_name:  # groups="patient": that column, whatever the frame's library
+            column, is_frames = by_name[argument_name], True
+        else:
+            column, is_frames = _argument_column(argument_name, values, frame, [*own, *taken])
         if is_frames:
             taken.append(column)
         else:
@@ -515,6 +521,26 @@ def splitter_table(
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
     return pa.table(columns), key_section, replace(folds, made=(*made, *folds.columns))
+
+
+def _named_column(caller: str, argument: str, value: Any, frame: Any) -> Any:
+    """The column of ``frame`` (X or data) that ``value`` names when it is a column name (groups="patient", as keys
+    name columns); any other ``value`` as given."""
+    if not isinstance(value, str):
+        return value
+    if frame is None:
+        raise ArgumentError(
+            f"{caller}({argument}=…): {value!r} names a column, but X is an array; pass the rows' values (one per "
+            f"row of X) or the table holding the column as data= ({ACCEPTED})"
+        )
+    from auditor.manifest.readers import missing_columns
+
+    where = f"{caller}({argument}=…)"
+    if _is_arrow(frame):
+        missing_columns(where, list(frame.schema.names), [value])
+        return frame.column(value).to_pandas().rename(value)
+    missing_columns(where, [str(c) for c in frame.columns], [value])
+    return frame[value]
 
 
 def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:

@@ -630,6 +630,37 @@ def test_a_splitter_that_keeps_each_patient_in_one_fold_is_clean_though_some_row
     assert [f.evidence.get("key") for f in report.findings if f.code == "GRP004"] == ["patient"]
 
 
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_given_as_column_names_are_those_columns() -> None:
+    """groups="patient" names a column of X (or data=), as keys do: the splitter groups by it (was: '7 rows for
+    24 rows of X')."""
+    frame = _patients()
+    by_name = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, "label", "patient", id="visit")
+    by_series = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), frame, frame["label"], frame["patient"], id="visit"
+    )
+    assert by_name.exit_code == 0
+    assert [(f.code, f.message) for f in by_name.findings] == [(f.code, f.message) for f in by_series.findings]
+    X = np.zeros((len(frame), 1))
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), X, groups="patient", data=frame
+    )
+    assert any(f.code == "GRP001" and f.evidence["key"] == "patient" for f in leaking.findings)
+    from_arrow = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), X, groups="patient", data=pa.Table.from_pandas(frame)
+    )
+    assert [(f.code, f.message) for f in from_arrow.findings] == [(f.code, f.message) for f in leaking.findings]
+    with pytest.raises(
+        ManifestError, match=r"audit_splitter\(groups=…\): no column 'patiant' \(did you mean 'patient'\?\)"
+    ):
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups="patiant")
+    with pytest.raises(
+        ArgumentError, match=r"groups=…\): 'patient' names a column, but X is an array; pass the rows' "
+    ):
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), X, groups="patient")
+
+
 def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Visits' metadata indexed by visit id, and their features indexed alike but in another row order (sorted by
     a feature, as after a join or a sort_values)."""
