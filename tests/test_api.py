@@ -463,6 +463,41 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
 
 
 @needs_datasets
+def test_a_tokenized_dataset_dict_under_features_auto_gives_the_report_of_its_parquet_file(tmp_path: Path) -> None:
+    """input_ids and attention_mask (lists of token ids) are no features under `auto`: a tokenized DatasetDict is
+    audited (was: refused as if the config named input_ids as a key) and its file gives the same report (was:
+    two stages crashed on the list column)."""
+    parts = {
+        "train": {"id": ["a", "b", "c", "d"], "writer": ["w1", "w1", "w2", "w4"], "label": [0, 1, 0, 1]},
+        "validation": {"id": ["e", "f"], "writer": ["w2", "w3"], "label": [1, 0]},  # w2 is also in train
+    }
+    frames = {
+        name: pd.DataFrame(
+            {
+                **rows,
+                "length": [len(i) * 3 for i in rows["id"]],
+                "input_ids": [[101, 7 + k, 102] for k in range(len(rows["id"]))],
+                "attention_mask": [[1, 1, 1]] * len(rows["id"]),
+            }
+        )
+        for name, rows in parts.items()
+    }
+    dd = datasets.DatasetDict({n: datasets.Dataset.from_pandas(f, preserve_index=False) for n, f in frames.items()})
+    keys = {"groups": ["writer"], "label": "label", "features": "auto"}
+    in_code = auditor.audit_dataset_dict(dd, id="id", keys=keys)
+    pd.concat([f.assign(split=n) for n, f in frames.items()], ignore_index=True).to_parquet(tmp_path / "m.parquet")
+    (tmp_path / "audit.yaml").write_text(
+        yaml.safe_dump({"manifest": {"path": "m.parquet", "id": "id", "split": "split"}, "keys": keys}),
+        encoding="utf-8",
+    )
+    from_file = auditor.audit_config(tmp_path / "audit.yaml")
+    assert not [s.stage for s in from_file.stages if s.status == "error"]
+    assert in_code.exit_code == from_file.exit_code == 1
+    assert any(f.code == "GRP001" for f in in_code.findings)  # the writer in both splits is still found
+    assert [(f.code, f.message) for f in in_code.findings] == [(f.code, f.message) for f in from_file.findings]
+
+
+@needs_datasets
 def test_a_dataset_dict_missing_a_column_names_the_split() -> None:
     with pytest.raises(
         ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"

@@ -181,7 +181,7 @@ class KeysSpec(_Section):
     features: Literal["auto"] | list[str] | None = Field(
         default=None,
         description="feature columns (feature_leakage, near-duplicate rows); `auto`: every column the config "
-        "names in no other role",
+        "names in no other role that holds one value per row (not lists, structs or bytes: token ids, images)",
     )
 
     @field_validator("features")
