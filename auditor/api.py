@@ -333,7 +333,25 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
             f"{argument}: cannot read {_culprit(frame, labels, wanted)} as Arrow ({exc}); expected one text, number "
             "or time value per row in each named column"
         ) from None
+    for i, name in enumerate(wanted):
+        if _is_extension(table.schema.types[i]):
+            table = table.set_column(i, name, _as_text(frame[labels[name]]))
     return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _is_extension(kind: pa.DataType) -> bool:
+    """Whether Arrow holds a pandas column as an extension type (Interval, Period), which no kernel reads."""
+    import pyarrow as pa
+
+    return isinstance(kind.value_type if pa.types.is_dictionary(kind) else kind, pa.ExtensionType)
+
+
+def _as_text(series: Any) -> pa.Array:
+    """A pandas column as the text ``to_csv`` writes of each value ("(5, 8]", "2021-03"), missing kept missing:
+    what the same rows written to a CSV are audited as."""
+    import pyarrow as pa
+
+    return pa.array(series.astype(str).where(series.notna(), None).to_numpy(dtype=object), pa.string())
 
 
 def _require_level_is_column(frame: Any, level: Any, argument: str) -> None:
@@ -756,7 +774,8 @@ def _values(value: Any, argument: str) -> pa.Array:
                 raise ArgumentError(f"{argument}: expected one value per row, got a {_type_name(value)}")
             # Through Arrow's pandas conversion: a masked (Int64, string[pyarrow]) or categorical column keeps its
             # nulls and types, and NaN among texts is missing, not a float Arrow cannot put beside them.
-            return pa.Array.from_pandas(value)
+            array = pa.Array.from_pandas(value)
+            return _as_text(value) if _is_extension(array.type) else array
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")

@@ -272,6 +272,26 @@ def test_an_id_kept_both_as_the_index_and_as_a_column_is_read() -> None:
         assert [(f.code, f.message) for f in report.findings] == [(f.code, f.message) for f in expected.findings]
 
 
+def test_interval_and_period_columns_are_read_as_the_text_a_csv_holds(tmp_path: Path) -> None:
+    """pd.cut bins and monthly periods (pandas types Arrow keeps as extensions) as groups are audited as their
+    text, as the same frame written to CSV is (was: a bare ArrowNotImplementedError)."""
+    frame = pd.DataFrame({"score": [float(i) for i in range(12)], "split": ["train"] * 8 + ["test"] * 4})
+    frame["band"] = pd.cut(frame["score"], [-1, 5, 8, 11])  # (5, 8] holds train rows 6, 7 and test row 8
+    frame["month"] = pd.Series(pd.date_range("2021-01-01", periods=12, freq="10D")).dt.to_period("M")
+    keys = {"groups": ["band", "month"]}
+    in_code = auditor.audit(frame, keys=keys, only=["group_overlap"])
+    frame.to_csv(tmp_path / "m.csv", index=False)
+    (tmp_path / "audit.yaml").write_text(
+        yaml.safe_dump({"manifest": {"path": "m.csv", "split": "split"}, "keys": keys}), encoding="utf-8"
+    )
+    from_csv = auditor.audit_config(tmp_path / "audit.yaml", only=["group_overlap"])
+    shared = {f.evidence["key"]: [e["group"] for e in f.examples] for f in in_code.findings if f.code == "GRP001"}
+    assert shared == {"band": ["(5, 8]"], "month": ["2021-03"]}
+    assert [(f.code, f.message) for f in in_code.findings] == [(f.code, f.message) for f in from_csv.findings]
+    clean = frame.assign(band=pd.cut(frame["score"], [-1, 7, 11]))  # one band per split: no finding on it
+    assert not [f for f in auditor.audit(clean, keys={"groups": ["band"]}, only=["group_overlap"]).findings]
+
+
 def test_an_index_level_and_a_column_of_one_name_with_different_values_is_refused_naming_it() -> None:
     frame = pd.DataFrame({"sample": ["a", "b", "c"], "split": ["train", "test", "test"]})
     frame.index = pd.Index(["x", "y", "z"], name="sample")  # which of the two is the id?
@@ -694,6 +714,20 @@ def test_groups_and_y_given_as_column_names_are_those_columns() -> None:
         ArgumentError, match=r"groups=…\): 'patient' names a column, but X is an array; pass the rows' "
     ):
         auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), X, groups="patient")
+
+
+@needs_sklearn
+@needs_folds
+def test_groups_of_pd_cut_bins_given_apart_from_x_are_audited_as_their_text() -> None:
+    frame = pd.DataFrame({"score": [float(i) for i in range(12)]})
+    bins = pd.cut(frame["score"], [-1, 3, 7, 11]).rename("band")
+    clean = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups=bins, only=["group_overlap"])
+    assert clean.exit_code == 0 and not clean.findings
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=bins, only=["group_overlap"]
+    )
+    assert leaking.exit_code == 1
+    assert {e["group"] for f in leaking.findings for e in f.examples} <= {"(-1, 3]", "(3, 7]", "(7, 11]"}
 
 
 def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
