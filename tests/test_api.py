@@ -730,6 +730,46 @@ def test_groups_of_pd_cut_bins_given_apart_from_x_are_audited_as_their_text() ->
     assert {e["group"] for f in leaking.findings for e in f.examples} <= {"(-1, 3]", "(3, 7]", "(7, 11]"}
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda g: sklearn.GroupShuffleSplit(n_splits=1, test_size=0.3, random_state=0),
+        lambda g: sklearn.PredefinedSplit(np.where(np.isin(g, ["p4", "p5"]), 0, -1)),  # a fixed validation set
+    ],
+    ids=["GroupShuffleSplit(n_splits=1)", "PredefinedSplit"],
+)
+@needs_sklearn
+@needs_folds
+def test_a_splitter_that_yields_one_train_test_split_is_audited_as_one_fold(tmp_path: Path, make: Any) -> None:
+    """GroupShuffleSplit(n_splits=1) or a PredefinedSplit with one test fold is one train/holdout split: audited
+    as fold 0 (was: a ConfigError, 'manifest.folds.columns: List should have at least 2 items'), and as the same
+    column written to a file."""
+    frame = _patients()
+    cv = make(frame["patient"].to_numpy())
+    report = auditor.audit_splitter(cv, frame[["visit"]], groups=frame["patient"], id="visit")
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    sizes = next(f for f in report.findings if f.code == "SPL012")
+    assert sizes.evidence["folds"].keys() == {"fold 0"} and sizes.message.startswith("1 cross-validation fold: ")
+    ((train, test),) = cv.split(frame, groups=frame["patient"])
+    written = frame.assign(fold_0="unused")
+    written.loc[train, "fold_0"], written.loc[test, "fold_0"] = "train", "holdout"
+    written.to_csv(tmp_path / "m.csv", index=False)
+    manifest = {"path": "m.csv", "id": "visit", "folds": {"columns": ["fold_0"]}}
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump({"manifest": manifest, "keys": {"groups": ["patient"]}}))
+    from_file = auditor.audit_config(tmp_path / "audit.yaml")
+    assert [(f.code, f.message) for f in from_file.findings] == [(f.code, f.message) for f in report.findings]
+
+
+@needs_sklearn
+@needs_folds
+def test_one_row_wise_train_test_split_of_patients_leaks_them() -> None:
+    frame = _patients()
+    one = sklearn.ShuffleSplit(n_splits=1, test_size=0.25, random_state=0)
+    report = auditor.audit_splitter(one, frame[["visit"]], groups=frame["patient"], id="visit")
+    assert report.exit_code == 1
+    assert [f.evidence["fold"] for f in report.findings if f.code == "GRP001"] == ["fold 0"]
+
+
 def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Visits' metadata indexed by visit id, and their features indexed alike but in another row order (sorted by
     a feature, as after a join or a sort_values)."""
