@@ -680,13 +680,12 @@ def fold_columns(
     from auditor.manifest.folds import numbered_folds
 
     n = _rows(X, f"{caller}(X=…)")
-    shown = X if not _is_arrow(X) else np.zeros((n, 1))  # scikit-learn counts the rows; it cannot index Arrow
     from itertools import islice
 
     from auditor.manifest.folds import MAX_FOLDS
 
     try:  # one fold past the limit is enough to refuse: an endless splitter is never run to the end
-        produced = list(islice(cv.split(shown, y, groups), MAX_FOLDS + 1))
+        produced = list(islice(cv.split(X, y, groups), MAX_FOLDS + 1))  # X itself: a splitter may read it
     except (ValueError, TypeError) as exc:
         raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split(X, y, groups) refused the data: {exc}") from None
     if len(produced) > MAX_FOLDS:

@@ -770,6 +770,26 @@ def test_one_row_wise_train_test_split_of_patients_leaks_them() -> None:
     assert [f.evidence["fold"] for f in report.findings if f.code == "GRP001"] == ["fold 0"]
 
 
+class _LeaveOneYearOut:
+    """A hand-written splitter that reads its folds from X's own column, as time-based ones do."""
+
+    def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+        years = np.asarray(X["year"])
+        for year in np.unique(years):
+            yield np.flatnonzero(years != year), np.flatnonzero(years == year)
+
+
+@needs_folds
+def test_a_splitter_is_given_an_arrow_x_itself_not_a_stand_in() -> None:
+    """A splitter reading X's values gets the Arrow table's values (was: an array of zeros of X's length, so a
+    leave-one-year-out made one fold and stopped with a ConfigError, or folds that were not the splitter's)."""
+    frame = pd.DataFrame({"year": [2019 + i % 3 for i in range(24)], "patient": [f"p{i % 8}" for i in range(24)]})
+    by_frame = auditor.audit_splitter(_LeaveOneYearOut(), frame, groups=frame["patient"])
+    by_table = auditor.audit_splitter(_LeaveOneYearOut(), pa.Table.from_pandas(frame), groups="patient")
+    assert by_frame.exit_code == 1 and any(f.code == "GRP001" for f in by_frame.findings)  # patients in every year
+    assert [(f.code, f.message) for f in by_table.findings] == [(f.code, f.message) for f in by_frame.findings]
+
+
 def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Visits' metadata indexed by visit id, and their features indexed alike but in another row order (sorted by
     a feature, as after a join or a sort_values)."""
