@@ -106,7 +106,8 @@ def audit_splitter(
     unused) under ``manifest.folds: {columns: [...]}``.
 
     The key columns are X's (a DataFrame or Table) or ``data``'s (one row per row of X, when X is an array);
-    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label. Under
+    ``groups`` is audited as the key `groups` and ``y`` as the label `y` unless ``keys`` names a label (either may
+    name a column of X or ``data`` instead, audited under its name). Under
     `keys.features: auto` the features are those columns in no other role and an array X's columns (X[:, j]).
     """
     caller = "auditor.audit_splitter"
@@ -314,9 +315,13 @@ def _require(columns: Sequence[str], available: Sequence[str], argument: str) ->
 def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     import pyarrow as pa
 
-    index_names = [str(n) for n in frame.index.names if n is not None]
-    if any(c in index_names for c in columns):  # an id kept as the index (df.set_index("sample_id"))
-        frame = frame.reset_index()
+    present = {str(c) for c in frame.columns}
+    levels = [n for n in frame.index.names if n is not None and str(n) in columns]
+    for level in [n for n in levels if str(n) in present]:  # set_index(..., drop=False): the column is read
+        _require_level_is_column(frame, level, argument)
+    levels = [n for n in levels if str(n) not in present]
+    if levels:  # an id kept as the index (df.set_index("sample_id")): that level becomes a column
+        frame = frame.reset_index(level=levels)
     labels = {str(c): c for c in frame.columns}
     _require(columns, [str(c) for c in frame.columns], argument)  # every label: a name twice is ambiguous
     wanted = list(dict.fromkeys(columns))
@@ -328,7 +333,49 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
             f"{argument}: cannot read {_culprit(frame, labels, wanted)} as Arrow ({exc}); expected one text, number "
             "or time value per row in each named column"
         ) from None
+    for i, name in enumerate(wanted):
+        if _is_extension(table.schema.types[i]):
+            table = table.set_column(i, name, _as_text(frame[labels[name]]))
     return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _is_extension(kind: pa.DataType) -> bool:
+    """Whether Arrow holds a pandas column as an extension type (Interval, Period), which no kernel reads."""
+    import pyarrow as pa
+
+    return isinstance(kind.value_type if pa.types.is_dictionary(kind) else kind, pa.ExtensionType)
+
+
+def _as_text(series: Any) -> pa.Array:
+    """A pandas column as the text ``to_csv`` writes of each value ("(5, 8]", "2021-03"), missing kept missing:
+    what the same rows written to a CSV are audited as."""
+    import pyarrow as pa
+
+    return pa.array(series.astype(str).where(series.notna(), None).to_numpy(dtype=object), pa.string())
+
+
+def _require_level_is_column(frame: Any, level: Any, argument: str) -> None:
+    """ManifestError when index level ``level`` and the column of that name hold different values: either could
+    be the one the config names, so neither is guessed (the same values, as set_index(drop=False) keeps, are fine)."""
+    import pandas as pd
+
+    column = frame.loc[:, [c for c in frame.columns if str(c) == str(level)]]
+    if column.shape[1] != 1:
+        return  # the name is a column twice: _require refuses it
+    index, values = frame.index.get_level_values(level), column.iloc[:, 0]
+    if index.equals(pd.Index(values)):
+        return
+
+    # The first row that differs, for the message (a cold path: the audit stops here).
+    def same(i: Any, v: Any) -> bool:
+        return bool(pd.isna(i) and pd.isna(v)) if pd.isna(i) or pd.isna(v) else bool(i == v)
+
+    row = next((k for k, (i, v) in enumerate(zip(index, values, strict=True)) if not same(i, v)), 0)
+    raise ManifestError(
+        f"{argument}: '{level}' is both an index level and a column, with different values (row {row}: index "
+        f"{index[row : row + 1].tolist()[0]!r}, column {values.iloc[row : row + 1].tolist()[0]!r}); expected one of "
+        "them: drop the index (reset_index(drop=True)) or the column"
+    )
 
 
 def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:
@@ -440,18 +487,24 @@ def splitter_table(
             f"sklearn.model_selection.GroupKFold()), got {_type_name(cv)}"
         )
     n = _rows(X, f"{caller}(X=…)")
+    frame = data if data is not None else (X if _is_table(X) else None)
+    by_name = {name: value for name, value in (("y", y), ("groups", groups)) if isinstance(value, str)}
+    y, groups = (_named_column(caller, name, value, frame) for name, value in (("y", y), ("groups", groups)))
     for name, value in (("y", y), ("groups", groups), ("data", data)):
         if value is not None and (got := _rows(value, f"{caller}({name}=…)")) != n:
             raise ArgumentError(f"{caller}({name}=…): {got} rows for {n} rows of X; expected one per row of X")
+    _require_same_order(caller, {"X": X, "data": data, "y": y, "groups": groups})
     key_section = dict(keys or {})
-    frame = data if data is not None else (X if _is_table(X) else None)
     own: dict[str, Any] = {}
     made: list[str] = []
     taken: list[str] = []  # y and groups that are columns of the frame: read from it, as a file form reads them
     for argument_name, values in (("groups", groups), ("y", y)):
         if values is None:
             continue
-        column, is_frames = _argument_column(argument_name, values, frame, [*own, *taken])
+        if argument_name in by_name:  # groups="patient": that column, whatever the frame's library
+            column, is_frames = by_name[argument_name], True
+        else:
+            column, is_frames = _argument_column(argument_name, values, frame, [*own, *taken])
         if is_frames:
             taken.append(column)
         else:
@@ -486,6 +539,55 @@ def splitter_table(
             raise ArgumentError(f"{caller}: {argument} has a column {name!r}, the name the auditor gives its own")
         columns[name] = values
     return pa.table(columns), key_section, replace(folds, made=(*made, *folds.columns))
+
+
+def _named_column(caller: str, argument: str, value: Any, frame: Any) -> Any:
+    """The column of ``frame`` (X or data) that ``value`` names when it is a column name (groups="patient", as keys
+    name columns); any other ``value`` as given."""
+    if not isinstance(value, str):
+        return value
+    if frame is None:
+        raise ArgumentError(
+            f"{caller}({argument}=…): {value!r} names a column, but X is an array; pass the rows' values (one per "
+            f"row of X) or the table holding the column as data= ({ACCEPTED})"
+        )
+    from auditor.manifest.readers import missing_columns
+
+    where = f"{caller}({argument}=…)"
+    if _is_arrow(frame):
+        missing_columns(where, list(frame.schema.names), [value])
+        return frame.column(value).to_pandas().rename(value)
+    missing_columns(where, [str(c) for c in frame.columns], [value])
+    return frame[value]
+
+
+def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
+    """ArgumentError for a pandas argument whose index holds the first one's row labels in another order.
+
+    The splitter and the audit pair X, data, y and groups by position, as scikit-learn does; labels that say the
+    rows are paired otherwise would have each row audited, and split, with another row's groups, so a leak of
+    the rows' own groups would pass as clean. An index of other labels (one reset to 0, 1, ...) means positions.
+    """
+    import numpy as np
+
+    indexed = [
+        (name, value.index) for name, value in given.items() if value is not None and _library(value) == "pandas"
+    ]
+    if len(indexed) < 2:
+        return
+    first_name, first = indexed[0]
+    for name, index in indexed[1:]:
+        if index.equals(first) or not (first.is_unique and index.is_unique and index.isin(first).all()):
+            continue
+        row = int(np.flatnonzero(np.asarray(index != first))[0])
+        ours, theirs = (i[row : row + 1].tolist()[0] for i in (first, index))  # Python values: ('p0', 1), not np.int64
+        raise ArgumentError(
+            f"{caller}({name}=…): its index holds {first_name}'s row labels in another order (row {row} of "
+            f"{first_name} is {ours!r}, of {name} {theirs!r}); the splitter pairs rows by position, so "
+            f"each row of {first_name} would be split and audited with another row's values. Pass "
+            f"{name}.loc[{first_name}.index] to pair them by label, or {name}.set_axis({first_name}.index) if the "
+            "positions already match"
+        )
 
 
 def _argument_column(argument: str, values: Any, frame: Any, used: Sequence[str]) -> tuple[str, bool]:
@@ -578,13 +680,12 @@ def fold_columns(
     from auditor.manifest.folds import numbered_folds
 
     n = _rows(X, f"{caller}(X=…)")
-    shown = X if not _is_arrow(X) else np.zeros((n, 1))  # scikit-learn counts the rows; it cannot index Arrow
     from itertools import islice
 
     from auditor.manifest.folds import MAX_FOLDS
 
     try:  # one fold past the limit is enough to refuse: an endless splitter is never run to the end
-        produced = list(islice(cv.split(shown, y, groups), MAX_FOLDS + 1))
+        produced = list(islice(cv.split(X, y, groups), MAX_FOLDS + 1))  # X itself: a splitter may read it
     except (ValueError, TypeError) as exc:
         raise ArgumentError(f"{caller}(cv=…): {_type_name(cv)}.split(X, y, groups) refused the data: {exc}") from None
     if len(produced) > MAX_FOLDS:
@@ -658,7 +759,9 @@ def _rows(value: Any, argument: str) -> int:
 
 
 def _values(value: Any, argument: str) -> pa.Array:
-    """One value per row as an Arrow array (a pandas Series, a numpy array, a list)."""
+    """One value per row as an Arrow array (a pandas Series, a numpy array, a list).
+
+    A missing value (None, NaN, pd.NA) is null, as the same column of a DataFrame or a manifest file reads."""
     import numpy as np
     import pyarrow as pa
 
@@ -666,10 +769,15 @@ def _values(value: Any, argument: str) -> pa.Array:
         if _library(value) == "polars":
             return value.to_arrow()
         if _library(value) == "pandas":
-            return pa.array(value.to_numpy())
+            if getattr(value, "ndim", 1) != 1:
+                raise ArgumentError(f"{argument}: expected one value per row, got a {_type_name(value)}")
+            # Through Arrow's pandas conversion: a masked (Int64, string[pyarrow]) or categorical column keeps its
+            # nulls and types, and NaN among texts is missing, not a float Arrow cannot put beside them.
+            array = pa.Array.from_pandas(value)
+            return _as_text(value) if _is_extension(array.type) else array
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")
-        return pa.array(array)
+        return pa.array(array, from_pandas=True)
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise ArgumentError(f"{argument}: cannot read the values as one column: {exc}") from None

@@ -258,6 +258,51 @@ def test_an_id_kept_as_the_index_is_read() -> None:
     assert report.exit_code == 1  # id a is in train and test
 
 
+def test_an_id_kept_both_as_the_index_and_as_a_column_is_read() -> None:
+    """set_index(..., drop=False) keeps the ids twice, with the same values: the audit reads them (was a bare
+    pandas ValueError), and reports what the plain frame gives."""
+    frame = pd.DataFrame(
+        {"sample": ["a", "a", "b", "c"], "writer": ["w1", "w2", "w1", "w3"], "split": ["train", "test", "test", "val"]}
+    )
+    plain = auditor.audit(frame, id="sample", keys={"groups": ["writer"]})
+    assert plain.exit_code == 1 and {"SPL001", "GRP001"} <= {f.code for f in plain.findings}
+    for indexed in (frame.set_index("sample", drop=False), frame.set_index(["writer", "sample"], drop=False)):
+        report = auditor.audit(indexed, id="sample", keys={"groups": ["writer"], "features": "auto"})
+        expected = auditor.audit(frame, id="sample", keys={"groups": ["writer"], "features": "auto"})
+        assert [(f.code, f.message) for f in report.findings] == [(f.code, f.message) for f in expected.findings]
+
+
+def test_interval_and_period_columns_are_read_as_the_text_a_csv_holds(tmp_path: Path) -> None:
+    """pd.cut bins and monthly periods (pandas types Arrow keeps as extensions) as groups are audited as their
+    text, as the same frame written to CSV is (was: a bare ArrowNotImplementedError)."""
+    frame = pd.DataFrame({"score": [float(i) for i in range(12)], "split": ["train"] * 8 + ["test"] * 4})
+    frame["band"] = pd.cut(frame["score"], [-1, 5, 8, 11])  # (5, 8] holds train rows 6, 7 and test row 8
+    frame["month"] = pd.Series(pd.date_range("2021-01-01", periods=12, freq="10D")).dt.to_period("M")
+    keys = {"groups": ["band", "month"]}
+    in_code = auditor.audit(frame, keys=keys, only=["group_overlap"])
+    frame.to_csv(tmp_path / "m.csv", index=False)
+    (tmp_path / "audit.yaml").write_text(
+        yaml.safe_dump({"manifest": {"path": "m.csv", "split": "split"}, "keys": keys}), encoding="utf-8"
+    )
+    from_csv = auditor.audit_config(tmp_path / "audit.yaml", only=["group_overlap"])
+    shared = {f.evidence["key"]: [e["group"] for e in f.examples] for f in in_code.findings if f.code == "GRP001"}
+    assert shared == {"band": ["(5, 8]"], "month": ["2021-03"]}
+    assert [(f.code, f.message) for f in in_code.findings] == [(f.code, f.message) for f in from_csv.findings]
+    clean = frame.assign(band=pd.cut(frame["score"], [-1, 7, 11]))  # one band per split: no finding on it
+    assert not [f for f in auditor.audit(clean, keys={"groups": ["band"]}, only=["group_overlap"]).findings]
+
+
+def test_an_index_level_and_a_column_of_one_name_with_different_values_is_refused_naming_it() -> None:
+    frame = pd.DataFrame({"sample": ["a", "b", "c"], "split": ["train", "test", "test"]})
+    frame.index = pd.Index(["x", "y", "z"], name="sample")  # which of the two is the id?
+    with pytest.raises(ManifestError) as caught:
+        auditor.audit(frame, id="sample")
+    assert str(caught.value) == (
+        "auditor.audit(data=…): 'sample' is both an index level and a column, with different values (row 0: "
+        "index 'x', column 'a'); expected one of them: drop the index (reset_index(drop=True)) or the column"
+    )
+
+
 @pytest.mark.skipif(importlib.util.find_spec("polars") is None, reason="polars is not installed")
 def test_a_polars_frame_gives_the_pandas_frames_report() -> None:
     import polars as pl
@@ -438,6 +483,41 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
 
 
 @needs_datasets
+def test_a_tokenized_dataset_dict_under_features_auto_gives_the_report_of_its_parquet_file(tmp_path: Path) -> None:
+    """input_ids and attention_mask (lists of token ids) are no features under `auto`: a tokenized DatasetDict is
+    audited (was: refused as if the config named input_ids as a key) and its file gives the same report (was:
+    two stages crashed on the list column)."""
+    parts = {
+        "train": {"id": ["a", "b", "c", "d"], "writer": ["w1", "w1", "w2", "w4"], "label": [0, 1, 0, 1]},
+        "validation": {"id": ["e", "f"], "writer": ["w2", "w3"], "label": [1, 0]},  # w2 is also in train
+    }
+    frames = {
+        name: pd.DataFrame(
+            {
+                **rows,
+                "length": [len(i) * 3 for i in rows["id"]],
+                "input_ids": [[101, 7 + k, 102] for k in range(len(rows["id"]))],
+                "attention_mask": [[1, 1, 1]] * len(rows["id"]),
+            }
+        )
+        for name, rows in parts.items()
+    }
+    dd = datasets.DatasetDict({n: datasets.Dataset.from_pandas(f, preserve_index=False) for n, f in frames.items()})
+    keys = {"groups": ["writer"], "label": "label", "features": "auto"}
+    in_code = auditor.audit_dataset_dict(dd, id="id", keys=keys)
+    pd.concat([f.assign(split=n) for n, f in frames.items()], ignore_index=True).to_parquet(tmp_path / "m.parquet")
+    (tmp_path / "audit.yaml").write_text(
+        yaml.safe_dump({"manifest": {"path": "m.parquet", "id": "id", "split": "split"}, "keys": keys}),
+        encoding="utf-8",
+    )
+    from_file = auditor.audit_config(tmp_path / "audit.yaml")
+    assert not [s.stage for s in from_file.stages if s.status == "error"]
+    assert in_code.exit_code == from_file.exit_code == 1
+    assert any(f.code == "GRP001" for f in in_code.findings)  # the writer in both splits is still found
+    assert [(f.code, f.message) for f in in_code.findings] == [(f.code, f.message) for f in from_file.findings]
+
+
+@needs_datasets
 def test_a_dataset_dict_missing_a_column_names_the_split() -> None:
     with pytest.raises(
         ManifestError, match=r"audit_dataset_dict\(dd\['train'\]\): no column 'writr' \(did you mean 'writer'\?\)"
@@ -557,6 +637,216 @@ def test_groups_and_y_become_keys_and_other_keys_come_from_x() -> None:
     assert keys == {"groups": ["groups", "hospital_visit"], "label": "y"}
     assert table.column_names == ["hospital_visit", "groups", "y", "fold_0", "fold_1"]
     assert table["groups"].to_pylist() == list(frame["patient"])
+
+
+_MISSING = {
+    "str": lambda v: pd.Series(v, dtype="str"),
+    "object with NaN": lambda v: pd.Series([np.nan if x is None else x for x in v], dtype=object),
+    "string[pyarrow]": lambda v: pd.Series(v, dtype="string[pyarrow]"),
+    "category": lambda v: pd.Series(v, dtype=pd.CategoricalDtype([*sorted({x for x in v if x}), "never"])),
+    "array": lambda v: np.array(v, dtype=object),
+}
+
+
+@pytest.mark.parametrize("kind", list(_MISSING))
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_with_missing_values_outside_x_give_the_report_of_the_same_columns_in_x(kind: str) -> None:
+    """A patient id or a label missing on some rows (None, NaN, pd.NA) is audited as a missing value, as the
+    same column of X is: rows that cannot be checked, not a refusal and not a group named 'nan'."""
+    frame = _patients()
+    patients = [None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])]
+    labels = [None if i % 7 == 0 else str(v) for i, v in enumerate(frame["label"])]
+    cv = sklearn.KFold(n_splits=3, shuffle=True, random_state=0)  # rows of one patient in several folds: leaks
+    given = _MISSING[kind]
+    groups, y = given(patients), given(labels)
+    if not isinstance(groups, np.ndarray):
+        groups, y = groups.rename("patient"), y.rename("label")
+    names = ("groups", "y") if isinstance(groups, np.ndarray) else ("patient", "label")  # as each is audited
+    in_x = frame[["visit"]].assign(
+        **{names[0]: pd.Series(patients, dtype="str"), names[1]: pd.Series(labels, dtype="str")}
+    )
+    only = ["group_overlap", "label_coverage"]
+    apart = auditor.audit_splitter(cv, frame[["visit"]], y, groups, id="visit", only=only)
+    together = auditor.audit_splitter(cv, in_x, in_x[names[1]], in_x[names[0]], id="visit", only=only)
+    codes = sorted(f.code for f in apart.findings)
+    assert apart.exit_code == 1 and "GRP001" in codes and "GRP004" in codes  # the leak, and rows with no patient
+    assert [(f.code, f.message) for f in apart.findings] == [(f.code, f.message) for f in together.findings]
+
+
+@needs_sklearn
+@needs_folds
+def test_a_splitter_that_keeps_each_patient_in_one_fold_is_clean_though_some_rows_have_no_patient() -> None:
+    frame = _patients()
+    patients = pd.Series([None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])], dtype="str")
+    by_patient = sklearn.PredefinedSplit([int(p[1:]) % 3 if isinstance(p, str) else 0 for p in patients])
+    report = auditor.audit_splitter(by_patient, frame[["visit"]], groups=patients.rename("patient"), id="visit")
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    assert [f.evidence.get("key") for f in report.findings if f.code == "GRP004"] == ["patient"]
+
+
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_given_as_column_names_are_those_columns() -> None:
+    """groups="patient" names a column of X (or data=), as keys do: the splitter groups by it (was: '7 rows for
+    24 rows of X')."""
+    frame = _patients()
+    by_name = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, "label", "patient", id="visit")
+    by_series = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), frame, frame["label"], frame["patient"], id="visit"
+    )
+    assert by_name.exit_code == 0
+    assert [(f.code, f.message) for f in by_name.findings] == [(f.code, f.message) for f in by_series.findings]
+    X = np.zeros((len(frame), 1))
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), X, groups="patient", data=frame
+    )
+    assert any(f.code == "GRP001" and f.evidence["key"] == "patient" for f in leaking.findings)
+    from_arrow = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), X, groups="patient", data=pa.Table.from_pandas(frame)
+    )
+    assert [(f.code, f.message) for f in from_arrow.findings] == [(f.code, f.message) for f in leaking.findings]
+    with pytest.raises(
+        ManifestError, match=r"audit_splitter\(groups=…\): no column 'patiant' \(did you mean 'patient'\?\)"
+    ):
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups="patiant")
+    with pytest.raises(
+        ArgumentError, match=r"groups=…\): 'patient' names a column, but X is an array; pass the rows' "
+    ):
+        auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), X, groups="patient")
+
+
+@needs_sklearn
+@needs_folds
+def test_groups_of_pd_cut_bins_given_apart_from_x_are_audited_as_their_text() -> None:
+    frame = pd.DataFrame({"score": [float(i) for i in range(12)]})
+    bins = pd.cut(frame["score"], [-1, 3, 7, 11]).rename("band")
+    clean = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame, groups=bins, only=["group_overlap"])
+    assert clean.exit_code == 0 and not clean.findings
+    leaking = auditor.audit_splitter(
+        sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=bins, only=["group_overlap"]
+    )
+    assert leaking.exit_code == 1
+    assert {e["group"] for f in leaking.findings for e in f.examples} <= {"(-1, 3]", "(3, 7]", "(7, 11]"}
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda g: sklearn.GroupShuffleSplit(n_splits=1, test_size=0.3, random_state=0),
+        lambda g: sklearn.PredefinedSplit(np.where(np.isin(g, ["p4", "p5"]), 0, -1)),  # a fixed validation set
+    ],
+    ids=["GroupShuffleSplit(n_splits=1)", "PredefinedSplit"],
+)
+@needs_sklearn
+@needs_folds
+def test_a_splitter_that_yields_one_train_test_split_is_audited_as_one_fold(tmp_path: Path, make: Any) -> None:
+    """GroupShuffleSplit(n_splits=1) or a PredefinedSplit with one test fold is one train/holdout split: audited
+    as fold 0 (was: a ConfigError, 'manifest.folds.columns: List should have at least 2 items'), and as the same
+    column written to a file."""
+    frame = _patients()
+    cv = make(frame["patient"].to_numpy())
+    report = auditor.audit_splitter(cv, frame[["visit"]], groups=frame["patient"], id="visit")
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    sizes = next(f for f in report.findings if f.code == "SPL012")
+    assert sizes.evidence["folds"].keys() == {"fold 0"} and sizes.message.startswith("1 cross-validation fold: ")
+    ((train, test),) = cv.split(frame, groups=frame["patient"])
+    written = frame.assign(fold_0="unused")
+    written.loc[train, "fold_0"], written.loc[test, "fold_0"] = "train", "holdout"
+    written.to_csv(tmp_path / "m.csv", index=False)
+    manifest = {"path": "m.csv", "id": "visit", "folds": {"columns": ["fold_0"]}}
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump({"manifest": manifest, "keys": {"groups": ["patient"]}}))
+    from_file = auditor.audit_config(tmp_path / "audit.yaml")
+    assert [(f.code, f.message) for f in from_file.findings] == [(f.code, f.message) for f in report.findings]
+
+
+@needs_sklearn
+@needs_folds
+def test_one_row_wise_train_test_split_of_patients_leaks_them() -> None:
+    frame = _patients()
+    one = sklearn.ShuffleSplit(n_splits=1, test_size=0.25, random_state=0)
+    report = auditor.audit_splitter(one, frame[["visit"]], groups=frame["patient"], id="visit")
+    assert report.exit_code == 1
+    assert [f.evidence["fold"] for f in report.findings if f.code == "GRP001"] == ["fold 0"]
+
+
+class _LeaveOneYearOut:
+    """A hand-written splitter that reads its folds from X's own column, as time-based ones do."""
+
+    def split(self, X: Any, y: Any = None, groups: Any = None) -> Any:
+        years = np.asarray(X["year"])
+        for year in np.unique(years):
+            yield np.flatnonzero(years != year), np.flatnonzero(years == year)
+
+
+@needs_folds
+def test_a_splitter_is_given_an_arrow_x_itself_not_a_stand_in() -> None:
+    """A splitter reading X's values gets the Arrow table's values (was: an array of zeros of X's length, so a
+    leave-one-year-out made one fold and stopped with a ConfigError, or folds that were not the splitter's)."""
+    frame = pd.DataFrame({"year": [2019 + i % 3 for i in range(24)], "patient": [f"p{i % 8}" for i in range(24)]})
+    by_frame = auditor.audit_splitter(_LeaveOneYearOut(), frame, groups=frame["patient"])
+    by_table = auditor.audit_splitter(_LeaveOneYearOut(), pa.Table.from_pandas(frame), groups="patient")
+    assert by_frame.exit_code == 1 and any(f.code == "GRP001" for f in by_frame.findings)  # patients in every year
+    assert [(f.code, f.message) for f in by_table.findings] == [(f.code, f.message) for f in by_frame.findings]
+
+
+def _visits_in_two_orders() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Visits' metadata indexed by visit id, and their features indexed alike but in another row order (sorted by
+    a feature, as after a join or a sort_values)."""
+    meta = _patients().set_index("visit", drop=False).rename_axis(None)
+    features = pd.DataFrame({"f1": np.random.default_rng(0).normal(size=len(meta))}, index=meta.index)
+    return meta, features.sort_values("f1")
+
+
+@pytest.mark.parametrize("argument", ["groups", "y", "data"])
+@needs_sklearn
+def test_an_argument_whose_index_holds_xs_rows_in_another_order_is_refused_not_paired_by_position(
+    argument: str,
+) -> None:
+    """scikit-learn pairs X, y and groups by position: groups indexed by the same visits as X in another order
+    give each row of X another visit's patient, so a GroupKFold that looks clean leaks every patient."""
+    meta, features = _visits_in_two_orders()
+    cv = sklearn.GroupKFold(n_splits=3)
+    leaked = {  # what the splitter really does to the visits' own patients
+        p
+        for train, test in cv.split(features, groups=meta["patient"])
+        for p in set(meta.loc[features.index[train], "patient"]) & set(meta.loc[features.index[test], "patient"])
+    }
+    assert leaked  # the leak the audit must not call clean
+    given = {"groups": meta["patient"], "y": meta["label"], "data": meta[["visit"]]}
+    groups = meta["patient"].to_numpy() if argument != "groups" else given["groups"]
+    arguments = {"groups": groups, argument: given[argument]}
+    with pytest.raises(ArgumentError) as caught:
+        auditor.audit_splitter(cv, features, **arguments)
+    first = next(k for k in range(len(meta)) if features.index[k] != meta.index[k])
+    assert str(caught.value).startswith(
+        f"auditor.audit_splitter({argument}=…): its index holds X's row labels in another order (row {first} of X "
+        f"is {features.index[first]!r}, of {argument} {meta.index[first]!r})"
+    )
+    assert f"{argument}.loc[X.index]" in str(caught.value)
+
+
+@needs_sklearn
+@needs_folds
+def test_arguments_indexed_as_x_or_by_other_labels_are_paired_by_position() -> None:
+    """Indexes that are X's own (shuffled strings, repeated labels) agree with the positions; an index of other
+    labels (a frame whose index was reset, not X's) can only mean its positions: each is audited as given."""
+    meta, features = _visits_in_two_orders()
+    aligned = meta.loc[features.index]
+    report = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), features, aligned["label"], aligned["patient"], data=aligned[["visit"]]
+    )
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    repeated = features.set_axis(["same"] * len(features))
+    report = auditor.audit_splitter(
+        sklearn.GroupKFold(n_splits=3), repeated, groups=aligned["patient"].set_axis(repeated.index)
+    )
+    assert report.exit_code == 0
+    reset = aligned.reset_index(drop=True)  # 0, 1, ...: not the labels X's rows carry
+    report = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), features, reset["label"], reset["patient"])
+    assert report.exit_code == 0
+    leaking = auditor.audit_splitter(sklearn.KFold(n_splits=3), features, groups=reset["patient"])
+    assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
 
 
 @needs_sklearn

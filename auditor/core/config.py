@@ -43,7 +43,7 @@ class FoldsSpec(_Section):
 
     column: str | None = Field(default=None, description="a column of fold ids")
     columns: list[str] | None = Field(
-        default=None, min_length=2, description="one column per fold, each row train, holdout or unused in it"
+        default=None, min_length=1, description="one column per fold, each row train, holdout or unused in it"
     )
     scheme: Literal["kfold", "rolling"] = Field(
         default="kfold",
@@ -181,7 +181,7 @@ class KeysSpec(_Section):
     features: Literal["auto"] | list[str] | None = Field(
         default=None,
         description="feature columns (feature_leakage, near-duplicate rows); `auto`: every column the config "
-        "names in no other role",
+        "names in no other role that holds one value per row (not lists, structs or bytes: token ids, images)",
     )
 
     @field_validator("features")

@@ -19,7 +19,7 @@ import pyarrow.ipc as ipc
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
-from auditor.manifest.features import feature_columns, wants_all_columns
+from auditor.manifest.features import auto_features
 from auditor.manifest.readers import MissingColumnsError, missing_columns, repeated_header_rows, without_views
 from auditor.manifest.table import (
     SPLIT_COLUMN,
@@ -48,8 +48,7 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     named = loaded.config.manifest_columns()
     table = source.table
     columns = list(named)
-    if wants_all_columns(loaded.config):
-        columns += [c for c in feature_columns(loaded.config, table.column_names) if c not in named]
+    columns += auto_features(loaded.config, table.schema, list(named))
     try:
         missing_columns(source.name, table.column_names, columns)
     except MissingColumnsError as exc:

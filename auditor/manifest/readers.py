@@ -309,13 +309,22 @@ class MissingColumnsError(ManifestError):
 
 def column_names(path: Path, fmt: str | None) -> list[str]:
     """The columns of one manifest file, read from its header or footer only (for `audit validate`)."""
+    return [name for name, _ in column_types(path, fmt)]
+
+
+def column_types(path: Path, fmt: str | None) -> list[tuple[str, pa.DataType | None]]:
+    """The columns of one manifest file and the Arrow type each is read as (None for a CSV's: text, read later)."""
     kind = fmt or detect_format(path)
     if kind == "parquet":
-        return list(parquet_schema(path).names)
+        schema = parquet_schema(path)
+        return list(zip(schema.names, schema.types, strict=True))
     if kind in ("csv", "tsv"):
-        return _header(path, "\t" if kind == "tsv" else ",")
+        return [(name, None) for name in _header(path, "\t" if kind == "tsv" else ",")]
     if kind == "jsonl":
-        return list(_read_jsonl(path, []).column_names) if path.stat().st_size else []
+        if not path.stat().st_size:
+            return []
+        schema = _read_jsonl(path, []).schema
+        return list(zip(schema.names, schema.types, strict=True))
     raise ManifestError(
         f"{path}: unknown manifest format {path.suffix!r}; expected one of "
         f"{', '.join(sorted(FORMATS))} (or set manifest.format)"

@@ -19,7 +19,7 @@ from auditor.core.paths import ROOTS_HINT, is_under
 from auditor.core.source import TableSource
 from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
-from auditor.manifest.features import columns_to_read
+from auditor.manifest.features import columns_to_read, holds_one_value
 from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes, counts_from_rows
 from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
@@ -692,14 +692,9 @@ def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Pa
         if column not in table.column_names:
             continue
         t = table[column].type
-        plain = t.value_type if pa.types.is_dictionary(t) else t
-        raw = (
-            pa.types.is_binary(plain)
-            or pa.types.is_large_binary(plain)
-            or pa.types.is_fixed_size_binary(plain)
-            or pa.types.is_binary_view(plain)
-        )
-        if pa.types.is_nested(t) or raw:
+        if not holds_one_value(t):
+            plain = t.value_type if pa.types.is_dictionary(t) else t
+            raw = not pa.types.is_nested(plain)
             raise ManifestError(
                 f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
                 "hold one text, number or time value per row"

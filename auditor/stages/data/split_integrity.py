@@ -162,7 +162,7 @@ class SplitIntegrity(Stage):
         return self.finding(
             "SPL012",
             Severity.INFO,
-            f"{len(cv)} cross-validation folds: "
+            f"{len(cv)} cross-validation fold{'s' if len(cv) != 1 else ''}: "
             + ", ".join(f"{f} holds out {h} and trains on {t}" for f, h, t, _ in cv)
             + (alone if fixed else "")
             + ".",
