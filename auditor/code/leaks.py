@@ -511,7 +511,9 @@ class _Rules:
                     for new, src in x.columns.derived
                     if new == label and src != label and x.columns.has(src, True if src in x.columns.numbers else None)
                 )
-                if x.columns.has(label, numeric):
+                # dropped from the rows the label is of before a concatenation: the column holds none of their labels
+                emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
+                if x.columns.has(label, numeric) and not emptied:
                     detail = f"the label column '{label}' is among the features"
                 elif upstream:
                     derived = upstream

@@ -237,6 +237,18 @@ class Library(Estimators, TorchLoops):
             datas = [d.with_parts(Part(kid, name)) for d, name in zip(datas, names, strict=True)]
         joined = join_datas(datas)
         assert joined is not None
+        if joined.columns is not None and not joined.columns.opaque:
+            # a column dropped from a part (y = train.pop("Survived"), then pd.concat([train, test])) holds no
+            # value for that part's rows, whatever the other parts hold
+            absent = {
+                (c, a.origin)
+                for d in datas
+                if d.columns is not None and not d.columns.opaque
+                for c in d.columns.removed
+                for a in d.rows
+            }
+            absent |= {e for d in datas if d.columns is not None for e in d.columns.absent}
+            joined = replace(joined, columns=replace(joined.columns, absent=frozenset(absent)))
         if _both_sides(datas):
             joined = replace(joined, merged=joined.merged | {node.lineno})
         if _repeats(datas):  # some rows come in twice: the result is a pool of copies

@@ -77,6 +77,14 @@ class Columns:
     opaque: bool = False
     dtypes: str | None = None  # select_dtypes: "number" (numeric columns only), "other" (the rest), None (all)
     numbers: frozenset[str] = frozenset()  # columns assigned values known to be numbers
+    # (column, source) pairs: rows concatenated from that source hold no value in that column (it was dropped
+    # from them before pd.concat), whatever the other parts hold
+    absent: frozenset[tuple[str, int]] = frozenset()
+
+    def empty_for(self, column: str, origins: Iterable[int]) -> bool:
+        """Whether ``column`` holds no value for any of the rows of these sources."""
+        wanted = set(origins)
+        return bool(wanted) and all((column, o) in self.absent for o in wanted)
 
     def has(self, column: str, numeric: bool | None = None) -> bool:
         """Whether ``column`` is certainly among the columns (never when they are opaque); of columns chosen by
@@ -124,7 +132,8 @@ class Columns:
         derived = self.derived | {(name, s) for s in sources}
         base = self.base | {name} if self.base is not None else None
         numbers = self.numbers | {name} if number else self.numbers - {name}
-        return replace(self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers)
+        absent = frozenset(e for e in self.absent if e[0] != name)  # assigned: every row holds a value now
+        return replace(self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers, absent=absent)
 
     def join(self, other: Columns) -> Columns:
         if self.opaque or other.opaque:
@@ -138,6 +147,7 @@ class Columns:
             False,
             dtypes,
             self.numbers | other.numbers,
+            self.absent & other.absent,
         )
 
 

@@ -875,6 +875,45 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # A label dropped from the training rows before they are stacked with unlabelled rows holds none of theirs.
+    "the label popped from the training file before it is stacked with the test file": (
+        """
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        y = train.pop("Survived")
+        both = pd.concat([train, test], axis=0)
+        both["Age"] = both["Age"].fillna(0)
+        X = both.iloc[: len(train)]
+        X_tr, X_val, y_tr, y_val = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_val, y_val))
+        """,
+        [],
+    ),
+    "the label kept in the training file when it is stacked with the test file": (
+        """
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        y = train["Survived"]
+        both = pd.concat([train, test], axis=0)
+        X = both.iloc[: len(train)]
+        X_tr, X_val, y_tr, y_val = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_val, y_val))
+        """,
+        [("label_in_features", 7)],
+    ),
+    "the label popped before stacking, then filled in again for every row": (
+        """
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        y = train.pop("Survived")
+        both = pd.concat([train, test], axis=0)
+        both["Survived"] = pd.concat([y, y])
+        X = both.iloc[: len(train)]
+        X_tr, X_val, y_tr, y_val = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_val, y_val))
+        """,
+        [("label_in_features", 8)],
+    ),
 }
 
 
