@@ -114,14 +114,32 @@ def _as_times(column: pa.ChunkedArray, name: str) -> np.ndarray | None:
     return out
 
 
-def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
-    """The column as numbers, times (seconds) or categories, whichever reads every present value."""
-    column = _text(column)
+def _placeholders_to_null(text: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``text`` with the stand-ins for a missing value (`?`, `-`, `unknown`, `#N/A`, any case) made null."""
+    from auditor.manifest.placeholders import PLACEHOLDERS
+
+    folded = pc.utf8_lower(pc.utf8_trim_whitespace(text))
+    return pc.if_else(pc.is_in(folded, value_set=pa.array(sorted(PLACEHOLDERS))), pa.scalar(None, text.type), text)
+
+
+def _numbers_or_times(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray | None, Kind]:
+    """The column as numbers, else as times (seconds); None when neither reads every present value."""
     numbers = as_numbers(column)
-    kind: Kind = "numeric"
-    if numbers is None:
-        numbers = _as_times(column, name)
-        kind = "time"
+    if numbers is not None:
+        return numbers, "numeric"
+    return _as_times(column, name), "time"
+
+
+def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
+    """The column as numbers, times (seconds) or categories, whichever reads every present value. A text column of
+    numbers (or times) with stand-ins for the missing ones (`?`, `unknown`) is numbers: as categories, each number
+    would be a level of its own and a label proxy would predict nothing on rows it was not fitted on."""
+    column = _text(column)
+    numbers, kind = _numbers_or_times(column, name)
+    if numbers is None and (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        numbers, kind = _numbers_or_times(_placeholders_to_null(column), name)
+        if numbers is not None and np.isnan(numbers).all():  # stand-ins and blanks only: they may tell apart
+            numbers = None
     if numbers is not None:
         missing = int(np.isnan(numbers).sum())
         present = numbers[~np.isnan(numbers)]

@@ -43,6 +43,7 @@ def test_identifiers_are_recognised(name: str, values: list[object], why: str) -
         ("income", [int(v) for v in np.random.default_rng(0).integers(20_000, 90_000, 30)]),  # distinct, not rows
         ("plan", ["basic", "pro", "plus"] * 10),
         ("valid", [True, False] * 15),
+        ("weight", [f"{v:.1f}" if i % 7 else "?" for i, v in enumerate(np.linspace(50, 90, 30))]),
     ],
 )
 def test_features_that_look_a_little_like_identifiers_are_not(name: str, values: list[object]) -> None:

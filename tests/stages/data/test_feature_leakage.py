@@ -131,6 +131,34 @@ def test_paths_with_a_folder_per_class_are_read_by_their_folder(tmp_path: Path) 
     assert f.evidence["identifier"] == "paths or file names" and f.evidence["read_as"] == "its folder"
 
 
+@pytest.mark.parametrize("placeholder", ["?", "-", "unknown", "Missing", "#N/A"])
+def test_a_numeric_proxy_with_a_placeholder_for_missing_is_still_a_proxy(tmp_path: Path, placeholder: str) -> None:
+    # A spreadsheet export writes a stand-in where the number is missing: the column is text, but still the label's.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(3)
+    refund = np.where(frame["label"] == "yes", rng.uniform(20, 80, len(frame)), rng.uniform(0, 5, len(frame)))
+    refund_text = np.round(refund, 1).astype(str).astype(object)
+    refund_text[rng.random(len(frame)) < 0.02] = placeholder
+    frame["refund_amount"] = refund_text
+    report = _run(tmp_path, frame)
+    f = finding(report, "FLK001")
+    assert f.key == "refund_amount" and f.evidence["read_as"] == "numeric"
+    assert _flags(report) == {"refund_amount": "proxy"}
+    assert report.exit_code == 1
+
+
+def test_a_real_feature_with_a_placeholder_for_missing_is_read_as_numbers_and_not_flagged(tmp_path: Path) -> None:
+    frame = _table()
+    rng = np.random.default_rng(4)
+    tenure = np.array(frame["tenure"].astype(str), dtype=object)
+    tenure[rng.random(len(frame)) < 0.05] = "?"
+    frame["tenure"] = tenure
+    report = _run(tmp_path, frame)
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "tenure")
+    assert row[1] == "feature" and row[2] == "numeric"  # not a high-cardinality code, nor file names
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("dataset", ["breast_cancer", "wine", "diabetes"])
 def test_real_data_split_at_random_has_no_finding(tmp_path: Path, dataset: str, seed: int) -> None:
