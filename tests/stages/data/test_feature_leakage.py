@@ -159,6 +159,32 @@ def test_a_real_feature_with_a_placeholder_for_missing_is_read_as_numbers_and_no
     assert codes(report) == ["FLK000"] and report.exit_code == 0
 
 
+def test_a_strong_real_code_with_a_dot_is_not_a_file_name(tmp_path: Path) -> None:
+    # Diagnosis codes (ICD-10 'E11.9') predict the outcome well and rightly: a feature, not an identifier.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(5)
+    codes_yes, codes_no = ["E11.9", "I10.0", "J45.2"], ["E11.9", "I10.0", "J45.2", "K21.9", "M54.5", "N39.0"]
+    frame["diagnosis"] = np.where(
+        frame["label"] == "yes", rng.choice(codes_yes, len(frame), p=[0.6, 0.3, 0.1]), rng.choice(codes_no, len(frame))
+    )
+    report = _run(tmp_path, frame)
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "diagnosis")
+    assert row[1] == "feature" and row[4] > 0.3  # strong, and read as a category
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
+def test_bare_file_names_numbered_in_class_order_are_still_identifier_like(tmp_path: Path) -> None:
+    frame = _table().sort_values("label", kind="stable").reset_index(drop=True)
+    frame["image"] = [f"scan_{i:05d}.png" for i in range(len(frame))]
+    frame = frame.sample(frac=1, random_state=0)
+    report = _run(tmp_path, frame, keys={"features": ["tenure", "calls", "image"]})
+    assert _flags(report) == {"image": "proxy"}  # numbered in class order: its digits give the label away
+    f = finding(report, "FLK001")
+    assert (
+        f.evidence["read_as"] == "its digits" and "it also looks like an identifier: paths or file names" in f.message
+    )
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("dataset", ["breast_cancer", "wine", "diabetes"])
 def test_real_data_split_at_random_has_no_finding(tmp_path: Path, dataset: str, seed: int) -> None:
