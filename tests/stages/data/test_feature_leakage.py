@@ -217,6 +217,40 @@ def test_a_categorical_with_a_split_specific_code_encodes_the_split(tmp_path: Pa
     assert "FLK001" not in codes(report)
 
 
+def _drifting(n: int = 3000) -> pd.DataFrame:
+    """Customers in sign-up order, split by time (the last quarter is the test), whose churn rate rose sharply during
+    the training period: a sign-up date predicts churn within train, and test is all after train."""
+    rng = np.random.default_rng(6)
+    signed = pd.date_range("2021-01-01", periods=n, freq="7h")
+    rate = np.select([np.arange(n) < n // 3, np.arange(n) < 3 * n // 4], [0.08, 0.75], 0.5)
+    label = rng.random(n) < rate
+    return pd.DataFrame(
+        {
+            "split": np.where(np.arange(n) < 3 * n // 4, "train", "test"),
+            "tenure": np.round(rng.normal(24, 10, n) - 6 * label, 1),
+            "signup_date": signed.strftime("%Y-%m-%d"),
+            "label": np.where(label, "yes", "no"),
+        }
+    )
+
+
+def test_a_date_feature_in_a_split_by_time_does_not_encode_the_split(tmp_path: Path) -> None:
+    # Every test date is after every training date: a tree fitted on train predicts one value for all of them, so
+    # its holdout skill is 0 whatever the dates mean; that says the split is by time, which it is.
+    report = _run(tmp_path, _drifting())
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "signup_date")
+    assert row[2] == "time" and row[5] > 0.5 and row[4] == 0  # strong on train, nothing to say on test
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
+def test_a_date_filled_in_afterwards_for_the_test_rows_still_encodes_the_split(tmp_path: Path) -> None:
+    frame = _drifting()
+    # The test rows' date was overwritten by the export date: one value, after every training date.
+    frame.loc[frame["split"] == "test", "signup_date"] = "2024-06-30"
+    f = finding(_run(tmp_path, frame), "FLK003")
+    assert f.key == "signup_date" and f.evidence["train_skill"] > 0.5 and f.evidence["skill"] == 0
+
+
 def test_regression_labels_are_scored_by_r2(tmp_path: Path) -> None:
     rng = np.random.default_rng(4)
     n = 1500
