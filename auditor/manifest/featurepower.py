@@ -183,7 +183,36 @@ def labels_of(column: pa.Array | pa.ChunkedArray) -> Labels:
             return Labels("regression", numbers)
         if not len(present):  # no label at all: no class to name (an all-NaN column)
             return Labels("binary", np.full(len(numbers), -1.0))
+        spelt = classes_of(column)
+        if len(spelt.classes) > len(distinct) and exact(distinct):  # '1' and '1.0' (two files): one class
+            return _number_classes(numbers, distinct)
+        return spelt
     return classes_of(column)
+
+
+def exact(numbers: np.ndarray) -> bool:
+    """Whether floats stand for their values exactly: two integers past 2**53 may share one float, and are
+    two classes still."""
+    return not len(numbers) or float(np.abs(numbers).max()) < 2**53
+
+
+def number_text(value: float) -> str:
+    """A number in its shortest form: 1.0 as '1', 2.5 as '2.5'."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _number_classes(numbers: np.ndarray, distinct: np.ndarray) -> Labels:
+    """Classes of numbers (NaN missing), named in their shortest form and in sorted order of those names, as
+    classes_of orders text."""
+    names = [number_text(float(v)) for v in distinct]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    present = ~np.isnan(numbers)
+    codes = np.full(len(numbers), -1.0)
+    codes[present] = rank[np.searchsorted(distinct, numbers[present])]
+    task: Task = "binary" if len(names) <= 2 else "multiclass"
+    return Labels(task, codes, tuple(names[i] for i in order))
 
 
 def classes_of(column: pa.Array | pa.ChunkedArray) -> Labels:

@@ -541,3 +541,24 @@ def test_a_label_with_no_value_or_infinite_values_is_not_an_error(tmp_path: Path
     info = finding(report, "FLK000")
     assert report.exit_code == 0 and info.evidence["task"] == "regression"
     assert info.evidence["train_rows"] + info.evidence["holdout_rows"] == 1198
+
+
+def test_a_proxy_is_found_when_test_writes_the_label_1_0_and_train_1(tmp_path: Path) -> None:
+    # test.csv was written from floats (an integer column with a missing value): its classes are 0.0 and 1.0.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(7)
+    frame["label"] = (frame["label"] == "yes").astype(int)
+    frame["refund_amount"] = np.where(frame["label"] == 1, rng.uniform(20, 80, len(frame)), 0.0)
+    write_table(tmp_path / "train.csv", frame[frame["split"] == "train"].drop(columns="split"))
+    test = frame[frame["split"] == "test"].drop(columns="split").astype({"label": float})
+    test.iloc[0, test.columns.get_loc("label")] = np.nan
+    write_table(tmp_path / "test.csv", test)
+    config = {
+        "version": 1,
+        "manifest": {"paths": {"train": "train.csv", "test": "test.csv"}, "id": "sid"},
+        "keys": {"label": "label", "features": "auto"},
+    }
+    report = run_audit(load_config(write_config(tmp_path, config)), only=STAGE)
+    assert _flags(report) == {"refund_amount": "proxy"}  # was FLK003: the test's classes were not train's
+    f = finding(report, "FLK001")
+    assert f.evidence["base_rate"]["class"] == "1" and report.exit_code == 1
