@@ -165,8 +165,12 @@ def _integer_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str, basic_dates: bool = True) -> Times:
+    from auditor.manifest.placeholders import PLACEHOLDERS
+
     text = pc.utf8_trim_whitespace(column)
-    text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+    # A blank or a stand-in for a missing value ('NaT', as pandas' astype(str) writes one; 'null', '-'): no time.
+    missing = pc.or_(pc.equal(text, ""), pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(PLACEHOLDERS))))
+    text = pc.if_else(missing, pa.scalar(None, text.type), text)
     present = text.null_count < len(text)
     if basic_dates and present and _all(text, _BASIC_DATE):
         return Times(_basic_dates(text, name, epoch_unit))

@@ -69,6 +69,24 @@ def test_missing_times_are_info(audit) -> None:  # type: ignore[no-untyped-def]
     assert finding(r, "TMP003").evidence["rows_per_split"] == {"test": 1}
 
 
+@pytest.mark.parametrize("missing", ["NaT", "nan", "None", "N/A", "null", "-", "unknown"])
+def test_a_stand_in_for_a_missing_time_is_a_missing_time(audit, missing: str) -> None:  # type: ignore[no-untyped-def]
+    # pandas' astype(str) writes a missing time as 'NaT': a row without a time (TMP003), not an unreadable column.
+    data = {"t": ["2024-03-01", missing, "2024-02-01", missing], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"time": "t"}, only=ONLY)
+    assert r.stages[0].error is None
+    assert finding(r, "TMP003").evidence["rows_per_split"] == {"train": 1, "test": 1}
+    assert finding(r, "TMP001").evidence["splits"]["test"]["rows"] == 1  # the leak among the other rows is found
+    epochs = {"t": ["1709251200", missing, "1706745600"], "split": ["train", "train", "test"]}
+    assert "TMP001" in codes(audit(epochs, keys={"time": "t"}, only=ONLY))
+
+
+def test_a_word_that_is_no_time_still_stops_the_stage_naming_it(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": ["2024-03-01", "yesterday"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    error = r.stages[0].error
+    assert r.exit_code == 2 and error is not None and "'yesterday' (row 1" in error.message
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
