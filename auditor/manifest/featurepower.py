@@ -122,24 +122,17 @@ def _placeholders_to_null(text: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.if_else(pc.is_in(folded, value_set=pa.array(sorted(PLACEHOLDERS))), pa.scalar(None, text.type), text)
 
 
-def _numbers_or_times(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray | None, Kind]:
-    """The column as numbers, else as times (seconds); None when neither reads every present value."""
-    numbers = as_numbers(column)
-    if numbers is not None:
-        return numbers, "numeric"
-    return _as_times(column, name), "time"
-
-
 def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
     """The column as numbers, times (seconds) or categories, whichever reads every present value. A text column of
-    numbers (or times) with stand-ins for the missing ones (`?`, `unknown`) is numbers: as categories, each number
-    would be a level of its own and a label proxy would predict nothing on rows it was not fitted on."""
+    numbers with stand-ins for the missing ones (`?`, `unknown`) is numbers: as categories, each number would be a
+    level of its own and a label proxy would predict nothing on rows it was not fitted on."""
     column = _text(column)
-    numbers, kind = _numbers_or_times(column, name)
+    numbers = as_numbers(column)
+    kind: Kind = "numeric"
     if numbers is None and (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        numbers, kind = _numbers_or_times(_placeholders_to_null(column), name)
-        if numbers is not None and np.isnan(numbers).all():  # stand-ins and blanks only: they may tell apart
-            numbers = None
+        numbers = _read(as_numbers(_placeholders_to_null(column)))
+    if numbers is None:
+        numbers, kind = _read(_as_times(column, name)), "time"
     if numbers is not None:
         missing = int(np.isnan(numbers).sum())
         present = numbers[~np.isnan(numbers)]
@@ -153,6 +146,12 @@ def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
     missing = int((codes < 0).sum())
     constant = levels + (1 if missing else 0) <= 1  # one value, or one value and blanks (the blanks may tell)
     return Encoded("constant" if constant else "categorical", codes, levels, missing)
+
+
+def _read(values: np.ndarray | None) -> np.ndarray | None:
+    """``values`` when one at least is present; None when all are missing (stand-ins and blanks only, which may
+    still tell apart as categories)."""
+    return None if values is None or np.isnan(values).all() else values
 
 
 def label_kind(distinct: np.ndarray) -> LabelKind:
