@@ -114,14 +114,25 @@ def _as_times(column: pa.ChunkedArray, name: str) -> np.ndarray | None:
     return out
 
 
+def _placeholders_to_null(text: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``text`` with the stand-ins for a missing value (`?`, `-`, `unknown`, `#N/A`, any case) made null."""
+    from auditor.manifest.placeholders import PLACEHOLDERS
+
+    folded = pc.utf8_lower(pc.utf8_trim_whitespace(text))
+    return pc.if_else(pc.is_in(folded, value_set=pa.array(sorted(PLACEHOLDERS))), pa.scalar(None, text.type), text)
+
+
 def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
-    """The column as numbers, times (seconds) or categories, whichever reads every present value."""
+    """The column as numbers, times (seconds) or categories, whichever reads every present value. A text column of
+    numbers with stand-ins for the missing ones (`?`, `unknown`) is numbers: as categories, each number would be a
+    level of its own and a label proxy would predict nothing on rows it was not fitted on."""
     column = _text(column)
     numbers = as_numbers(column)
     kind: Kind = "numeric"
+    if numbers is None and (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        numbers = _read(as_numbers(_placeholders_to_null(column)))
     if numbers is None:
-        numbers = _as_times(column, name)
-        kind = "time"
+        numbers, kind = _read(_as_times(column, name)), "time"
     if numbers is not None:
         missing = int(np.isnan(numbers).sum())
         present = numbers[~np.isnan(numbers)]
@@ -135,6 +146,12 @@ def encode(column: pa.Array | pa.ChunkedArray, name: str) -> Encoded:
     missing = int((codes < 0).sum())
     constant = levels + (1 if missing else 0) <= 1  # one value, or one value and blanks (the blanks may tell)
     return Encoded("constant" if constant else "categorical", codes, levels, missing)
+
+
+def _read(values: np.ndarray | None) -> np.ndarray | None:
+    """``values`` when one at least is present; None when all are missing (stand-ins and blanks only, which may
+    still tell apart as categories)."""
+    return None if values is None or np.isnan(values).all() else values
 
 
 def label_kind(distinct: np.ndarray) -> LabelKind:
@@ -165,7 +182,36 @@ def labels_of(column: pa.Array | pa.ChunkedArray) -> Labels:
             return Labels("regression", numbers)
         if not len(present):  # no label at all: no class to name (an all-NaN column)
             return Labels("binary", np.full(len(numbers), -1.0))
+        spelt = classes_of(column)
+        if len(spelt.classes) > len(distinct) and exact(distinct):  # '1' and '1.0' (two files): one class
+            return _number_classes(numbers, distinct)
+        return spelt
     return classes_of(column)
+
+
+def exact(numbers: np.ndarray) -> bool:
+    """Whether floats stand for their values exactly: two integers past 2**53 may share one float, and are
+    two classes still."""
+    return not len(numbers) or float(np.abs(numbers).max()) < 2**53
+
+
+def number_text(value: float) -> str:
+    """A number in its shortest form: 1.0 as '1', 2.5 as '2.5'."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _number_classes(numbers: np.ndarray, distinct: np.ndarray) -> Labels:
+    """Classes of numbers (NaN missing), named in their shortest form and in sorted order of those names, as
+    classes_of orders text."""
+    names = [number_text(float(v)) for v in distinct]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    present = ~np.isnan(numbers)
+    codes = np.full(len(numbers), -1.0)
+    codes[present] = rank[np.searchsorted(distinct, numbers[present])]
+    task: Task = "binary" if len(names) <= 2 else "multiclass"
+    return Labels(task, codes, tuple(names[i] for i in order))
 
 
 def classes_of(column: pa.Array | pa.ChunkedArray) -> Labels:

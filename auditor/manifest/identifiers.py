@@ -15,7 +15,8 @@ from auditor.manifest.featurepower import Encoded, as_numbers, encode
 # Never `index`, `number` or `key` alone: `price_index`, `number_of_calls` and `key_account` are features.
 _NAMES = {"id", "ids", "uuid", "guid", "idx", "row", "rownum", "rowid", "path", "file", "filename", "filepath", "url",
           "uri"}  # fmt: skip
-_PATH = r"[/\\]|^[^\s]+\.[A-Za-z0-9]{1,5}$"
+# A folder separator, or a name ending in an extension with a letter (`.png`, `.mp3`, `.7z`): `E11.9` is a code.
+_PATH = r"[/\\]|^[^\s]+\.[0-9]{0,4}[A-Za-z][A-Za-z0-9]{0,4}$"
 DISTINCT_CODES = 0.5  # a text column with at least this share of distinct values is a code, not a category
 DISTINCT_ROWS = 0.95  # an integer column this distinct, spanning little more than its count, numbers rows
 

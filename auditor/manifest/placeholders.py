@@ -9,7 +9,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 PLACEHOLDERS = frozenset(
-    {"na", "n/a", "nan", "null", "none", "nil", "missing", "unknown", "undefined", "-", "--", "?", "#n/a", "<na>"}
+    {
+        "na",
+        "n/a",
+        "nan",
+        "nat",
+        "null",
+        "none",
+        "nil",
+        "missing",
+        "unknown",
+        "undefined",
+        "-",
+        "--",
+        "?",
+        "#n/a",
+        "<na>",
+    }
 )
 
 

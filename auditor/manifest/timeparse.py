@@ -1,9 +1,10 @@
 """Parse a time column (timestamps, dates, ISO strings or epoch numbers) into int64 nanoseconds, UTC.
 
 Epoch numbers may come as numbers or as text (a CSV column is read as text): digits, optionally signed
-or with a fraction, in the configured unit. A column of eight-digit values (20240501) holds ISO 8601
-basic dates, not epoch seconds of 1970. Times without a zone are read as UTC; a text column that mixes them
-with zoned times is parsed all the same, and says how many rows that assumption touched.
+or with a fraction, in the configured unit. A column of eight-digit values (20240501, as text, integers or
+integral floats) holds ISO 8601 basic dates, not epoch seconds of 1970, unless the unit was set explicitly.
+Times without a zone are read as UTC; a text column that mixes them with zoned times is parsed all the same,
+and says how many rows that assumption touched.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _SECONDS_LIMIT = 1e11
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)$"
 _INTEGER = r"^[+-]?\d+$"
 _BASIC_DATE = r"^\d{8}$"
+_EIGHT_DIGITS = (10_000_000, 99_999_999)
+EPOCH_NAMES = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
 # A time of day followed by Z or a UTC offset: 2024-05-01T13:45:00+02:00, 2024-05-01 13:45Z, ...T1345-0500.
 _ZONED = r"(?i)[t ]\d{2}(:?\d{2}){0,2}([.,]\d+)?\s*(z|[+-]\d{2}(:?\d{2})?)$"
 
@@ -47,18 +50,20 @@ class Times:
     epoch: bool = False  # read from epoch numbers: a bare number (a gap) is in the same unit
 
 
-def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s") -> Times:
+def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s", basic_dates: bool = True) -> Times:
     """Read a time column; raises StageInputError naming the column and an offending value when one
-    cannot be read."""
+    cannot be read. ``basic_dates`` False (the unit was set explicitly): eight digits are epoch numbers too."""
     t = column.type
     if pa.types.is_dictionary(t):
         column, t = column.cast(t.value_type), t.value_type
     if pa.types.is_timestamp(t) or pa.types.is_date(t):
         return Times(_ns_of(column, pa.timestamp("ns", tz=t.tz if pa.types.is_timestamp(t) else None), name))
     if pa.types.is_integer(t) or pa.types.is_floating(t):
+        if basic_dates and eight_digits(column):
+            return Times(_basic_dates(_integer_text(column), name, epoch_unit))
         return Times(_from_numbers(column, name, epoch_unit), epoch=True)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return _parse_text(column, name, epoch_unit)
+        return _parse_text(column, name, epoch_unit, basic_dates)
     raise StageInputError(f"column '{name}' has type {t}; expected timestamps, dates, ISO 8601 text or epoch numbers")
 
 
@@ -131,12 +136,44 @@ def _from_numbers(column: pa.ChunkedArray, name: str, epoch_unit: str) -> np.nda
     return out
 
 
-def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str) -> Times:
+def eight_digits(column: pa.ChunkedArray) -> bool:
+    """Whether a column of numbers has a value and every present one is an integer of eight digits (20240501):
+    read as ISO 8601 basic dates, as the same values written as text are. Any other column: False."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+        return False
+    valid = _finite(column).drop_null()
+    if not len(valid):
+        return False
+    low, high = pc.min_max(valid).values()
+    if not (_EIGHT_DIGITS[0] <= low.as_py() and high.as_py() <= _EIGHT_DIGITS[1]):
+        return False
+    return pa.types.is_integer(column.type) or bool(pc.all(pc.equal(pc.floor(valid), valid)).as_py())
+
+
+def _finite(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A float column's NaN and infinities as nulls (missing, as `_from_numbers` reads them); others unchanged."""
+    if not pa.types.is_floating(column.type):
+        return column
+    return pc.if_else(pc.is_finite(column), column, pa.scalar(None, column.type))
+
+
+def _integer_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Integral numbers as their digits (20240501.0 as '20240501'), missing ones null."""
+    return _finite(column).cast(pa.int64()).cast(pa.string())
+
+
+def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str, basic_dates: bool = True) -> Times:
+    from auditor.manifest.placeholders import PLACEHOLDERS
+
     text = pc.utf8_trim_whitespace(column)
-    text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+    # A blank or a stand-in for a missing value ('NaT', as pandas' astype(str) writes one; 'null', '-'): no time.
+    missing = pc.or_(pc.equal(text, ""), pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(PLACEHOLDERS))))
+    text = pc.if_else(missing, pa.scalar(None, text.type), text)
     present = text.null_count < len(text)
-    if present and _all(text, _BASIC_DATE):
-        return Times(_basic_dates(text, name))
+    if basic_dates and present and _all(text, _BASIC_DATE):
+        return Times(_basic_dates(text, name, epoch_unit))
     if present and _all(text, _NUMBER):
         if _all(text, _INTEGER):
             digits = pc.replace_substring_regex(text, r"^\+", "")
@@ -146,6 +183,8 @@ def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str) -> Times:
                 numbers = digits.cast(pa.float64())
         else:
             numbers = text.cast(pa.float64())
+        if basic_dates and eight_digits(numbers):  # 20240501.0: a pandas export of dates with one missing
+            return Times(_basic_dates(_integer_text(numbers), name, epoch_unit))
         return Times(_from_numbers(numbers, name, epoch_unit), epoch=True)
     try:  # Arrow's ISO 8601 cast is fast and strict, and refuses any zone: success means no zone anywhere
         return Times(_to_int(text.cast(pa.timestamp("ns"))))
@@ -171,7 +210,7 @@ def _all(text: pa.ChunkedArray, pattern: str) -> bool:
     return int(pc.sum(matched).as_py() or 0) == len(text) - text.null_count
 
 
-def _basic_dates(text: pa.ChunkedArray, name: str) -> np.ndarray:
+def _basic_dates(text: pa.ChunkedArray, name: str, epoch_unit: str) -> np.ndarray:
     """Eight digits throughout: ISO 8601 basic dates (YYYYMMDD), never epoch seconds of 1970."""
     series = text.to_pandas()
     parsed = pd.to_datetime(series, format="%Y%m%d", errors="coerce")
@@ -180,7 +219,8 @@ def _basic_dates(text: pa.ChunkedArray, name: str) -> np.ndarray:
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise StageInputError(
             f"column '{name}': cannot read {series.iloc[row]!r} (row {row}, {int(bad.sum())} such row(s)) as a "
-            "date; every value has eight digits, which are read as YYYYMMDD"
+            "date; every value has eight digits, which are read as YYYYMMDD; if they are epoch numbers, set "
+            f"stages.temporal_order.epoch_unit (to {epoch_unit} for {EPOCH_NAMES[epoch_unit]})"
         )
     return np.asarray(parsed.to_numpy(dtype="datetime64[ns]", na_value=np.datetime64("NaT")).view(np.int64))
 

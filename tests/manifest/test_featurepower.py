@@ -19,6 +19,10 @@ from auditor.manifest.featurepower import encode, label_kind, labels_of, predict
         ([3, 3, 3], "constant"),
         ([3.0, None, 3.0], "numeric"),  # one value and blanks: the blanks may tell the label
         (["x", "", "x"], "categorical"),
+        (["1.5", "?", "1714571100", "unknown"], "numeric"),  # stand-ins for missing: numbers, never epoch times
+        (["2024-01-01", "NaT", "2024-02-01", "-"], "time"),
+        (["?", "", "?"], "categorical"),  # stand-ins and blanks only: they may tell apart
+        (["a", "?", "b"], "categorical"),
     ],
 )
 def test_a_column_is_read_as_numbers_times_or_categories(values: list[object], kind: str) -> None:

@@ -25,6 +25,9 @@ def test_name_tokens_split_every_case() -> None:
     ("name", "values", "why"),
     [
         ("image", [f"scans/a/{i}.png" for i in range(30)], "paths or file names"),
+        ("image", [f"scan_{i:03d}.png" for i in range(30)], "paths or file names"),
+        ("attachment", [f"report{i}.PDF" for i in range(30)], "paths or file names"),
+        ("archive", [f"part{i}.7z" for i in range(30)], "paths or file names"),
         ("ref", [f"R{i:04d}x" for i in range(30)], "a high-cardinality code"),
         ("n", list(range(100, 130)), "a row number"),
         ("customer_id", [i % 3 for i in range(30)], "named like an identifier"),
@@ -43,6 +46,9 @@ def test_identifiers_are_recognised(name: str, values: list[object], why: str) -
         ("income", [int(v) for v in np.random.default_rng(0).integers(20_000, 90_000, 30)]),  # distinct, not rows
         ("plan", ["basic", "pro", "plus"] * 10),
         ("valid", [True, False] * 15),
+        ("diagnosis", ["E11.9", "I10.0", "J45.2", "K21.9", "M54.5", "N39.0"] * 5),  # codes with a dot
+        ("version", ["1.2", "1.10", "2.0"] * 10),
+        ("weight", [f"{v:.1f}" if i % 7 else "?" for i, v in enumerate(np.linspace(50, 90, 30))]),
     ],
 )
 def test_features_that_look_a_little_like_identifiers_are_not(name: str, values: list[object]) -> None:

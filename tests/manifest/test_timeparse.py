@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from auditor.manifest.timeparse import NAT, parse_times
+from auditor.manifest.timeparse import NAT, format_time, parse_times
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,34 @@ def test_a_time_nanoseconds_cannot_hold_is_refused_with_its_column_and_row(
     with pytest.raises(StageInputError, match=r"column 'ends': ") as raised:
         parse_times(column, "ends")
     assert shown in str(raised.value) and "is its unit right?" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [20240301, None, 20240201],
+        [20240301.0, float("nan"), 20240201.0, float("inf")],  # NaN and infinities are missing, as for epochs
+        ["20240301", None, "20240201"],
+        ["20240301.0", "", "20240201.0"],
+    ],
+)
+def test_eight_digits_are_dates_whatever_their_type(values: list[object]) -> None:
+    ns = parse_times(pa.chunked_array([pa.array(values)]), "day").ns
+    assert [format_time(int(t))[:10] for t in ns if t != NAT] == ["2024-03-01", "2024-02-01"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [20240301, 2024030],  # seven digits among them: epoch numbers
+        [20240301.5, 20240201.0],  # a fraction: epoch numbers
+        [-20240301, 20240201],
+    ],
+)
+def test_numbers_that_are_not_all_eight_digit_integers_stay_epoch_numbers(values: list[object]) -> None:
+    assert parse_times(pa.chunked_array([pa.array(values)]), "t").epoch
+
+
+def test_eight_digits_are_epoch_numbers_when_the_unit_was_set() -> None:
+    column = pa.chunked_array([pa.array([10_000_000, 10_086_400])])
+    assert parse_times(column, "t", "s", basic_dates=False).ns.tolist() == [10_000_000 * 10**9, 10_086_400 * 10**9]

@@ -197,7 +197,7 @@ class FeatureLeakage(Stage):
             ):
                 flags[r.column.name] = "identifier"
                 found.append(self._identifier(r, ev, metric, common))
-            elif r.column.role == "feature" and self._encodes_split(r):
+            elif r.column.role == "feature" and self._encodes_split(r) and not _after_training(r, train, holdout):
                 flags[r.column.name] = "split"
                 found.append(self._split(r, ev, metric, common))
         ordered = sorted(best, key=lambda r: (-_finite(r.holdout.skill), r.column.name))
@@ -445,6 +445,23 @@ def _columns(context: AuditContext, manifest: Manifest, rows: np.ndarray) -> lis
         raw = manifest.take(time, rows)
         found.append(_Column(time, "time", "the time column", [("value", encode(raw, time))]))
     return found
+
+
+def _after_training(r: _Result, train: np.ndarray, holdout: np.ndarray) -> bool:
+    """Whether ``r`` is a time read over many holdout times all after (or all before) every training time: what a
+    split by time gives. A tree predicts one value for them all, so the holdout skill is 0 whatever the times mean,
+    and a gap to the training skill says nothing. One time for every holdout row (a date filled in) is not that."""
+    import numpy as np
+
+    if r.kind != "time":
+        return False
+    values = dict(r.column.readings)[r.reading].values
+    fitted, held = values[train], values[holdout]
+    fitted, held = fitted[~np.isnan(fitted)], held[~np.isnan(held)]
+    if not len(fitted) or len(np.unique(held)) < 2:
+        return False
+    # At the training's last time, a holdout time falls in the same leaf as every later one.
+    return bool(held.min() >= fitted.max() or held.max() <= fitted.min())
 
 
 def _best_per_column(results: list[_Result]) -> list[_Result]:

@@ -115,6 +115,7 @@ class LabelCoverage(Stage):
         if kind == "numbers":
             yield from self._numeric(column, key, counts, names, order, train, holdout, roles.folds)
             return
+        counts, labels, spellings = _one_per_number(key, counts, labels)
         totals = counts.sum(axis=0)
         by_label = np.argsort(-counts.sum(axis=1), kind="stable")
         position = {n: i for i, n in enumerate(names)}
@@ -131,11 +132,22 @@ class LabelCoverage(Stage):
             if kind == "class codes"
             else ""
         )
+        spelt_note = (
+            f" {len(spellings)} of them are written more than one way (e.g. "
+            f"{' and '.join(repr(v) for v in next(iter(spellings.values()))[:2])}): all read as numbers, each is "
+            "counted as one label, as a reader of the numbers takes them."
+            if spellings
+            else ""
+        )
         yield self.finding(
             "LAB000",
             Severity.INFO,
-            f"{key.n_values} label value(s) in '{column}'.{codes_note}",
-            evidence={"labels": key.n_values, **({"task": "class codes"} if codes_note else {})},
+            f"{len(labels)} label value(s) in '{column}'.{codes_note}{spelt_note}",
+            evidence={
+                "labels": len(labels),
+                **({"task": "class codes"} if codes_note else {}),
+                **({"spellings": dict(list(spellings.items())[:MAX_LISTED])} if spellings else {}),
+            },
             tables=(
                 Table(
                     title=title,
@@ -483,6 +495,38 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
             )
         )
     return out
+
+
+def _one_per_number(
+    key: KeyCodes, counts: np.ndarray, labels: list[str]
+) -> tuple[np.ndarray, list[str], dict[str, list[str]]]:
+    """Labels that all read as numbers, one row of counts per number: '1' in train.csv and '1.0' in test.csv (an
+    integer column with a missing value, as pandas writes it) are one class to any reader of the numbers. Also
+    {number: its spellings} for those written more than one way. Anything else is returned as it is."""
+    import numpy as np
+
+    from auditor.manifest.featurepower import exact, number_text
+
+    numbers = _numbers(key)
+    if numbers is None:
+        return counts, labels, {}
+    finite = ~np.isnan(numbers)
+    distinct, at = np.unique(numbers[finite], return_inverse=True)
+    if len(distinct) == int(finite.sum()) or not exact(distinct):
+        return counts, labels, {}
+    # Each label's new row: its number's, or (not finite: kept as written) one of its own after them.
+    row = np.empty(len(numbers), dtype=np.int64)
+    row[finite] = at
+    row[~finite] = len(distinct) + np.arange(int((~finite).sum()))
+    merged = np.zeros((len(distinct) + int((~finite).sum()), counts.shape[1]), dtype=counts.dtype)
+    np.add.at(merged, row, counts)
+    written: list[list[str]] = [[] for _ in range(len(merged))]
+    for label, r in zip(labels, row.tolist(), strict=True):
+        written[r].append(label)
+    names = [number_text(float(v)) if len(written[i]) > 1 else written[i][0] for i, v in enumerate(distinct)]
+    names += [w[0] for w in written[len(distinct) :]]
+    spellings = {names[i]: sorted(written[i]) for i in range(len(distinct)) if len(written[i]) > 1}
+    return merged, names, spellings
 
 
 def _numbers(key: KeyCodes) -> np.ndarray | None:

@@ -87,7 +87,7 @@ class TemporalOrder(Stage):
         if self._per_split_only(context):
             yield from self._from_workers(context, column, role_of)
             return
-        parsed = parse_times(manifest.column(column), column, self.options.epoch_unit)
+        parsed = parse_times(manifest.column(column), column, self.options.epoch_unit, self._basic_dates)
         times = parsed.ns
         if parsed.mixed_zones is not None:
             yield self._mixed_zones(column, parsed.mixed_zones)
@@ -135,6 +135,12 @@ class TemporalOrder(Stage):
         if entity is not None:
             yield from self._per_entity(context, entity, times, role, times != NAT)
 
+    @property
+    def _basic_dates(self) -> bool:
+        """Whether eight-digit numbers (20240501) are read as dates: unless `epoch_unit` was set, which says the
+        column holds epoch numbers."""
+        return "epoch_unit" not in self.options.model_fields_set
+
     @staticmethod
     def _per_split_only(context: AuditContext) -> bool:
         """Whether the rows are elsewhere (a cluster) and the checks asked for need only per-split figures: the
@@ -165,7 +171,15 @@ class TemporalOrder(Stage):
         names = manifest.split_names
         codes = list(range(len(names)))
         unit = self.options.epoch_unit
-        first = manifest.per_split(column, codes, partial(_time_stats, column=column, epoch_unit=unit))
+        basic = False
+        if self._basic_dates and _numbers(manifest.column_type(column)):
+            # Dates or epoch numbers is one choice for the whole column, not one per block of rows where they are.
+            digits = np.array(
+                [p for parts in manifest.per_split(column, codes, _digit_stats).values() for p in parts], dtype=bool
+            ).reshape(-1, 2)
+            basic = bool(digits[:, 0].any()) and bool(digits[digits[:, 0], 1].all())
+        stats_of = partial(_time_stats, column=column, epoch_unit=unit, basic_dates=basic)
+        first = manifest.per_split(column, codes, stats_of)
         stats = np.array([_summed_stats(first[c]) for c in codes], dtype=np.int64).reshape(len(codes), 3)
         missing_per, here_per = stats[:, 0], stats[:, 1]
         if missing_per.any():
@@ -174,7 +188,8 @@ class TemporalOrder(Stage):
         if not in_train.any():
             return
         newest = int(stats[in_train, 2].max())
-        second = manifest.per_split(column, codes, partial(_older_stats, column=column, epoch_unit=unit, newest=newest))
+        older_of = partial(_older_stats, column=column, epoch_unit=unit, newest=newest, basic_dates=basic)
+        second = manifest.per_split(column, codes, older_of)
         older = [_summed_older(second[c]) for c in codes]
         older_per = np.array([o[0] for o in older], dtype=np.int64)
         oldest_per = np.array([o[1] for o in older], dtype=np.int64)
@@ -437,7 +452,9 @@ class TemporalOrder(Stage):
         timed = times != NAT
         ends, bad = times, None
         if time_end is not None:
-            raw = parse_times(context.require_manifest().column(time_end), time_end, self.options.epoch_unit).ns
+            raw = parse_times(
+                context.require_manifest().column(time_end), time_end, self.options.epoch_unit, self._basic_dates
+            ).ns
             backwards = timed & (raw != NAT) & (raw < times)
             open_ended = timed & (raw == NAT)
             if backwards.any() or open_ended.any():
@@ -689,22 +706,43 @@ _BLOCK_ROWS = 1 << 23
 _NO_OLDER = 2**63 - 1  # the oldest of no rows: after every time
 
 
-def _times_of(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str) -> np.ndarray:
+def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
     import pyarrow as pa
 
+    return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
+
+
+def _times_of(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, basic_dates: bool) -> np.ndarray:
     from auditor.manifest.timeparse import parse_times
 
-    chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
-    return parse_times(chunked, column, epoch_unit).ns
+    return parse_times(_chunked(values), column, epoch_unit, basic_dates).ns
 
 
-def _time_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str) -> np.ndarray:
+def _numbers(t: pa.DataType) -> bool:
+    """Whether a column of type ``t`` holds numbers (dictionary-encoded or not)."""
+    import pyarrow as pa
+
+    t = t.value_type if pa.types.is_dictionary(t) else t
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t))
+
+
+def _digit_stats(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """[has a value, every value has eight digits] of some rows of a numeric time column, where the rows are."""
+    import numpy as np
+
+    from auditor.manifest.timeparse import eight_digits
+
+    chunked = _chunked(values)
+    return np.array([chunked.null_count < len(chunked), eight_digits(chunked)], dtype=bool)
+
+
+def _time_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, basic_dates: bool) -> np.ndarray:
     """[rows without a time, rows with one, the newest of those] of one split's rows, where the rows are."""
     import numpy as np
 
     from auditor.manifest.timeparse import NAT
 
-    ns = _times_of(values, column, epoch_unit)
+    ns = _times_of(values, column, epoch_unit, basic_dates)
     timed = ns != NAT
     n = int(timed.sum())
     return np.array([len(ns) - n, n, int(ns[timed].max()) if n else NAT], dtype=np.int64)
@@ -718,13 +756,15 @@ def _summed_stats(parts: Sequence[np.ndarray]) -> tuple[int, int, int]:
     return sum(int(p[0]) for p in parts), sum(int(p[1]) for p in parts), newest
 
 
-def _older_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, newest: int) -> np.ndarray:
+def _older_stats(
+    values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, newest: int, basic_dates: bool
+) -> np.ndarray:
     """[rows older than ``newest``, the oldest of them] of one split's rows, where the rows are."""
     import numpy as np
 
     from auditor.manifest.timeparse import NAT
 
-    ns = _times_of(values, column, epoch_unit)
+    ns = _times_of(values, column, epoch_unit, basic_dates)
     older = (ns != NAT) & (ns < newest)
     n = int(older.sum())
     return np.array([n, int(ns[older].min()) if n else _NO_OLDER], dtype=np.int64)

@@ -131,6 +131,60 @@ def test_paths_with_a_folder_per_class_are_read_by_their_folder(tmp_path: Path) 
     assert f.evidence["identifier"] == "paths or file names" and f.evidence["read_as"] == "its folder"
 
 
+@pytest.mark.parametrize("placeholder", ["?", "-", "unknown", "Missing", "#N/A"])
+def test_a_numeric_proxy_with_a_placeholder_for_missing_is_still_a_proxy(tmp_path: Path, placeholder: str) -> None:
+    # A spreadsheet export writes a stand-in where the number is missing: the column is text, but still the label's.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(3)
+    refund = np.where(frame["label"] == "yes", rng.uniform(20, 80, len(frame)), rng.uniform(0, 5, len(frame)))
+    refund_text = np.round(refund, 1).astype(str).astype(object)
+    refund_text[rng.random(len(frame)) < 0.02] = placeholder
+    frame["refund_amount"] = refund_text
+    report = _run(tmp_path, frame)
+    f = finding(report, "FLK001")
+    assert f.key == "refund_amount" and f.evidence["read_as"] == "numeric"
+    assert _flags(report) == {"refund_amount": "proxy"}
+    assert report.exit_code == 1
+
+
+def test_a_real_feature_with_a_placeholder_for_missing_is_read_as_numbers_and_not_flagged(tmp_path: Path) -> None:
+    frame = _table()
+    rng = np.random.default_rng(4)
+    tenure = np.array(frame["tenure"].astype(str), dtype=object)
+    tenure[rng.random(len(frame)) < 0.05] = "?"
+    frame["tenure"] = tenure
+    report = _run(tmp_path, frame)
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "tenure")
+    assert row[1] == "feature" and row[2] == "numeric"  # not a high-cardinality code, nor file names
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
+def test_a_strong_real_code_with_a_dot_is_not_a_file_name(tmp_path: Path) -> None:
+    # Diagnosis codes (ICD-10 'E11.9') predict the outcome well and rightly: a feature, not an identifier.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(5)
+    codes_yes, codes_no = ["E11.9", "I10.0", "J45.2"], ["E11.9", "I10.0", "J45.2", "K21.9", "M54.5", "N39.0"]
+    frame["diagnosis"] = np.where(
+        frame["label"] == "yes", rng.choice(codes_yes, len(frame), p=[0.6, 0.3, 0.1]), rng.choice(codes_no, len(frame))
+    )
+    report = _run(tmp_path, frame)
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "diagnosis")
+    assert row[1] == "feature" and row[4] > 0.3  # strong, and read as a category
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
+def test_bare_file_names_numbered_in_class_order_are_still_identifier_like(tmp_path: Path) -> None:
+    frame = _table().sort_values("label", kind="stable").reset_index(drop=True)
+    frame["image"] = [f"scan_{i:05d}.png" for i in range(len(frame))]
+    frame = frame.sample(frac=1, random_state=0)
+    report = _run(tmp_path, frame, keys={"features": ["tenure", "calls", "image"]})
+    assert _flags(report) == {"image": "proxy"}  # numbered in class order: its digits give the label away
+    f = finding(report, "FLK001")
+    assert (
+        f.evidence["read_as"] == "its digits" and "it also looks like an identifier: paths or file names" in f.message
+    )
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("dataset", ["breast_cancer", "wine", "diabetes"])
 def test_real_data_split_at_random_has_no_finding(tmp_path: Path, dataset: str, seed: int) -> None:
@@ -161,6 +215,40 @@ def test_a_categorical_with_a_split_specific_code_encodes_the_split(tmp_path: Pa
     f = finding(report, "FLK003")
     assert f.key == "branch" and f.evidence["train_skill"] > 0.6 and abs(f.evidence["skill"]) < 0.1
     assert "FLK001" not in codes(report)
+
+
+def _drifting(n: int = 3000) -> pd.DataFrame:
+    """Customers in sign-up order, split by time (the last quarter is the test), whose churn rate rose sharply during
+    the training period: a sign-up date predicts churn within train, and test is all after train."""
+    rng = np.random.default_rng(6)
+    signed = pd.date_range("2021-01-01", periods=n, freq="7h")
+    rate = np.select([np.arange(n) < n // 3, np.arange(n) < 3 * n // 4], [0.08, 0.75], 0.5)
+    label = rng.random(n) < rate
+    return pd.DataFrame(
+        {
+            "split": np.where(np.arange(n) < 3 * n // 4, "train", "test"),
+            "tenure": np.round(rng.normal(24, 10, n) - 6 * label, 1),
+            "signup_date": signed.strftime("%Y-%m-%d"),
+            "label": np.where(label, "yes", "no"),
+        }
+    )
+
+
+def test_a_date_feature_in_a_split_by_time_does_not_encode_the_split(tmp_path: Path) -> None:
+    # Every test date is after every training date: a tree fitted on train predicts one value for all of them, so
+    # its holdout skill is 0 whatever the dates mean; that says the split is by time, which it is.
+    report = _run(tmp_path, _drifting())
+    row = next(r for r in finding(report, "FLK000").tables[0].rows if r[0] == "signup_date")
+    assert row[2] == "time" and row[5] > 0.5 and row[4] == 0  # strong on train, nothing to say on test
+    assert codes(report) == ["FLK000"] and report.exit_code == 0
+
+
+def test_a_date_filled_in_afterwards_for_the_test_rows_still_encodes_the_split(tmp_path: Path) -> None:
+    frame = _drifting()
+    # The test rows' date was overwritten by the export date: one value, after every training date.
+    frame.loc[frame["split"] == "test", "signup_date"] = "2024-06-30"
+    f = finding(_run(tmp_path, frame), "FLK003")
+    assert f.key == "signup_date" and f.evidence["train_skill"] > 0.5 and f.evidence["skill"] == 0
 
 
 def test_regression_labels_are_scored_by_r2(tmp_path: Path) -> None:
@@ -453,3 +541,24 @@ def test_a_label_with_no_value_or_infinite_values_is_not_an_error(tmp_path: Path
     info = finding(report, "FLK000")
     assert report.exit_code == 0 and info.evidence["task"] == "regression"
     assert info.evidence["train_rows"] + info.evidence["holdout_rows"] == 1198
+
+
+def test_a_proxy_is_found_when_test_writes_the_label_1_0_and_train_1(tmp_path: Path) -> None:
+    # test.csv was written from floats (an integer column with a missing value): its classes are 0.0 and 1.0.
+    frame = _table(n=2000)
+    rng = np.random.default_rng(7)
+    frame["label"] = (frame["label"] == "yes").astype(int)
+    frame["refund_amount"] = np.where(frame["label"] == 1, rng.uniform(20, 80, len(frame)), 0.0)
+    write_table(tmp_path / "train.csv", frame[frame["split"] == "train"].drop(columns="split"))
+    test = frame[frame["split"] == "test"].drop(columns="split").astype({"label": float})
+    test.iloc[0, test.columns.get_loc("label")] = np.nan
+    write_table(tmp_path / "test.csv", test)
+    config = {
+        "version": 1,
+        "manifest": {"paths": {"train": "train.csv", "test": "test.csv"}, "id": "sid"},
+        "keys": {"label": "label", "features": "auto"},
+    }
+    report = run_audit(load_config(write_config(tmp_path, config)), only=STAGE)
+    assert _flags(report) == {"refund_amount": "proxy"}  # was FLK003: the test's classes were not train's
+    f = finding(report, "FLK001")
+    assert f.evidence["base_rate"]["class"] == "1" and report.exit_code == 1

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from auditor.stages.data.label_coverage import class_shift_p_value
@@ -282,3 +283,62 @@ def test_the_chance_of_rows_beyond_train_is_that_of_every_random_split() -> None
     assert beyond_p_value(5, 3, 0, 2) == pytest.approx(2 * 6 / 56)
     assert beyond_p_value(5, 3, 1, 1) == pytest.approx(2 * 3 / 8)  # the smaller side counts
     assert beyond_p_value(5, 3, 0, 0) == 1.0 and beyond_p_value(1, 3, 0, 1) == 1.0  # capped at 1
+
+
+def _split_files(tmp_path, train: pd.DataFrame, test: pd.DataFrame):  # type: ignore[no-untyped-def]
+    """An audit of train.csv and test.csv (one file per split), as pandas writes them."""
+    from auditor import load_config, run_audit
+    from tests.conftest import write_config, write_table
+
+    write_table(tmp_path / "train.csv", train)
+    write_table(tmp_path / "test.csv", test)
+    config = {
+        "version": 1,
+        "manifest": {"paths": {"train": "train.csv", "test": "test.csv"}, "id": "sid"},
+        "keys": {"label": "y"},
+    }
+    return run_audit(load_config(write_config(tmp_path, config)), only=ONLY)
+
+
+def test_a_class_written_1_in_train_and_1_0_in_test_is_one_label(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # pandas writes an integer column with a missing value as floats: test.csv says 1.0 where train.csv says 1.
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"sid": range(300), "y": rng.integers(0, 3, 300)})
+    test = pd.DataFrame({"sid": range(300, 400), "y": rng.integers(0, 3, 100).astype(float)})
+    test.loc[5, "y"] = np.nan
+    r = _split_files(tmp_path, train, test)
+    assert codes(r) == ["LAB003", "LAB000"]  # was LAB001 (every test label unseen) and LAB002 (distance 1)
+    f = finding(r, "LAB000")
+    assert f.evidence["labels"] == 3 and f.evidence["spellings"] == {
+        "0": ["0", "0.0"],
+        "1": ["1", "1.0"],
+        "2": ["2", "2.0"],
+    }
+    assert "written more than one way" in f.message
+    assert sorted(row[0] for row in f.tables[0].rows) == ["0", "1", "2"]
+
+
+def test_a_class_train_never_had_is_still_unseen_whatever_its_spelling(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(1)
+    train = pd.DataFrame({"sid": range(300), "y": rng.integers(0, 2, 300)})
+    test = pd.DataFrame({"sid": range(300, 400), "y": np.r_[rng.integers(0, 2, 90), [2] * 10].astype(float)})
+    test.loc[0, "y"] = np.nan
+    f = finding(_split_files(tmp_path, train, test), "LAB001")
+    assert f.evidence == {"split": "test", "labels": 1, "rows": 10} and f.examples[0] == {
+        "label": "2.0",
+        "rows": 10,
+    }  # as test.csv writes it
+
+
+def test_text_labels_are_never_merged_by_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    # Only labels that all read as numbers are compared as numbers: 'Cat' and 'cat ' stay two labels.
+    data = {"y": ["cat", "dog"] * 20 + ["Cat ", "dog"] * 20, "split": ["train"] * 40 + ["test"] * 40}
+    f = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
+    assert f.examples[0]["label"] in {"Cat", "Cat "}
+
+
+def test_integer_labels_past_2_to_the_53_one_apart_stay_two_labels(audit) -> None:  # type: ignore[no-untyped-def]
+    # As floats they are one number; as written they are two classes, and no spelling of one another.
+    data = {"y": [2**60, 2**60 + 1] * 20 + [2**60] * 20, "split": ["train"] * 40 + ["test"] * 20}
+    f = finding(audit(data, fmt="parquet", keys={"label": "y"}, only=ONLY), "LAB000")
+    assert f.evidence["labels"] == 2 and "spellings" not in f.evidence

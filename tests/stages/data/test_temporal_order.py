@@ -69,6 +69,24 @@ def test_missing_times_are_info(audit) -> None:  # type: ignore[no-untyped-def]
     assert finding(r, "TMP003").evidence["rows_per_split"] == {"test": 1}
 
 
+@pytest.mark.parametrize("missing", ["NaT", "nan", "None", "N/A", "null", "-", "unknown"])
+def test_a_stand_in_for_a_missing_time_is_a_missing_time(audit, missing: str) -> None:  # type: ignore[no-untyped-def]
+    # pandas' astype(str) writes a missing time as 'NaT': a row without a time (TMP003), not an unreadable column.
+    data = {"t": ["2024-03-01", missing, "2024-02-01", missing], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"time": "t"}, only=ONLY)
+    assert r.stages[0].error is None
+    assert finding(r, "TMP003").evidence["rows_per_split"] == {"train": 1, "test": 1}
+    assert finding(r, "TMP001").evidence["splits"]["test"]["rows"] == 1  # the leak among the other rows is found
+    epochs = {"t": ["1709251200", missing, "1706745600"], "split": ["train", "train", "test"]}
+    assert "TMP001" in codes(audit(epochs, keys={"time": "t"}, only=ONLY))
+
+
+def test_a_word_that_is_no_time_still_stops_the_stage_naming_it(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"t": ["2024-03-01", "yesterday"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    error = r.stages[0].error
+    assert r.exit_code == 2 and error is not None and "'yesterday' (row 1" in error.message
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
@@ -146,6 +164,49 @@ def test_eight_digits_are_basic_dates_not_epoch_seconds(audit) -> None:  # type:
     assert finding(r, "TMP001").evidence["newest_train"].startswith("2024-03-01")
     bad = audit({"t": [20240301, 20241399], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
     assert bad.stages[0].error is not None and "'20241399'" in bad.stages[0].error.message
+
+
+def _days_around_a_gap() -> dict[str, list[object]]:
+    """A day per row as YYYYMMDD integers: train to 2024-04-19, test from 2024-05-01 (11 days between)."""
+    days = pd.date_range("2024-01-01", "2024-06-30", freq="D")
+    days = days[(days < "2024-04-20") | (days >= "2024-05-01")]
+    return {
+        "day": [int(d) for d in days.strftime("%Y%m%d")],
+        "split": ["train" if d < pd.Timestamp("2024-05-01") else "test" for d in days],
+    }
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_eight_digit_integers_are_dates_in_every_format(audit, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    # An integer column (parquet, JSON lines) was read as epoch seconds of 1970: every training row was then
+    # "less than 7d" (604,800 units) before the test period, an error, where the same rows in a CSV were clean.
+    r = audit(_days_around_a_gap(), fmt=fmt, splits={"gap": "7d"}, keys={"time": "day"}, only=ONLY)
+    assert codes(r) == [] and r.exit_code == 0
+    near = audit(_days_around_a_gap(), fmt=fmt, splits={"gap": "14d"}, keys={"time": "day"}, only=ONLY)
+    f = finding(near, "TMP006")
+    assert f.evidence["rows"] == 2 and f.evidence["gap"] == "14d"  # 2024-04-18 and 2024-04-19
+    assert f.evidence["splits"]["test"]["holdout_period"].startswith("2024-05-01")
+
+
+def test_eight_digit_dates_with_a_missing_one_are_dates_as_floats_too(audit) -> None:  # type: ignore[no-untyped-def]
+    # pandas keeps an integer column with a missing value as floats: 20240301.0
+    data = {"t": [20240301.0, None, 20240201.0], "split": ["train", "train", "test"]}
+    r = audit(data, fmt="parquet", keys={"time": "t"}, only=ONLY)
+    assert finding(r, "TMP001").evidence["newest_train"].startswith("2024-03-01")
+    assert finding(r, "TMP003").evidence["rows_per_split"] == {"train": 1}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_eight_digit_counters_are_numbers_when_the_unit_is_set(audit, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    # Seconds since a device started, past 10 million: eight digits, not dates; epoch_unit says so.
+    data = {"t": [10_000_000, 10_086_400, 10_000_100], "split": ["train", "train", "test"]}
+    stages = {"temporal_order": {"epoch_unit": "s"}}
+    r = audit(data, fmt=fmt, keys={"time": "t"}, stages=stages, only=ONLY)
+    assert finding(r, "TMP001").evidence["splits"]["test"]["rows"] == 1
+    bad = audit(data, fmt=fmt, keys={"time": "t"}, only=ONLY)
+    error = bad.stages[0].error
+    assert bad.exit_code == 2 and error is not None
+    assert "'10000000'" in error.message and "stages.temporal_order.epoch_unit" in error.message
 
 
 def test_naive_and_zoned_times_mixed_are_read_as_utc_and_said(audit) -> None:  # type: ignore[no-untyped-def]
