@@ -76,6 +76,39 @@ def last_position_gradient(program: Program, logits: torch.Tensor, targets: torc
     return float(leaf.grad[..., -1, :].abs().max()) if leaf.grad is not None else 0.0
 
 
+def loss_shift(program: Program, logits: torch.Tensor, targets: torch.Tensor, excluded: torch.Tensor) -> int | None:
+    """How many positions later the loss takes the label it pulls the outputs at position t toward.
+
+    A cross-entropy's gradient at position t is most negative at the class of the label it is compared with,
+    so the loss's own pairing reads off the gradient: 0 for a loss that takes targets as they are, 1 for one
+    that compares logits[:, t] with labels[:, t + 1] (Hugging Face's causal LM loss). None when no single
+    offset explains at least 99% of the positions with a gradient (a loss that is not per-token classes).
+    """
+    if logits.dim() != targets.dim() + 1 or logits.shape[:-1] != targets.shape or targets.dim() < 1:
+        return None
+    leaf = logits.detach().clone().requires_grad_(True)
+    try:
+        summed(program.loss(leaf, targets)).backward()
+    except (UserCodeError, RuntimeError):
+        return None
+    if leaf.grad is None or not finite(leaf.grad):
+        return None
+    grad = leaf.grad.detach()
+    pulled = grad.argmin(-1)  # the class each position is pulled toward
+    trained = grad.abs().amax(-1) > 0
+    length = targets.shape[-1]
+    explained = []
+    for offset in SHIFTS:
+        if offset >= length:
+            continue
+        counted = trained[..., : length - offset] & ~excluded[..., offset:]
+        n = int(counted.sum())
+        same = pulled[..., : length - offset] == targets[..., offset:]
+        if n >= 2 and float((same & counted).sum()) / n >= 0.99:
+            explained.append(offset)
+    return explained[0] if len(explained) == 1 else None
+
+
 def _is_any(t: torch.Tensor, values: list[int]) -> torch.Tensor:
     out = torch.zeros_like(t, dtype=torch.bool)
     for v in values:

@@ -8,10 +8,12 @@ from typing import Any
 
 import torch
 
-from auditor.numeric.program import Program, first_rows, main_tensor, shape
+from auditor.numeric.program import Program, first_rows, main_tensor, shape, tree_map
 from auditor.numeric.tracing import CallRecorder, Provenance
 from auditor.numeric.usercode import UserCodeError
 
+# Integer dtypes a target that holds positions in the batch can have.
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 # Binary elementwise functions and operators whose operands broadcast, and losses that broadcast input/target.
 ELEMENTWISE = {
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -105,6 +107,7 @@ class SingleSample:
     squeezes: tuple[tuple[str, tuple[int, ...], tuple[int, ...], str | None], ...]
     error: str | None
     expansions: tuple[Expansion, ...]
+    error_in_loss: bool = False  # the model ran on the one sample and the loss raised
 
 
 def single_sample(program: Program, model: torch.nn.Module, inputs: Any, targets: Any) -> SingleSample | None:
@@ -141,7 +144,43 @@ def single_sample(program: Program, model: torch.nn.Module, inputs: Any, targets
         tuple(dict.fromkeys(squeezes)),
         error,
         tuple(recorder.distinct()),
+        error_in_loss=error is not None and out_one is not None,
     )
+
+
+def targets_index_the_batch(program: Program, outputs: Any, targets: Any) -> bool:
+    """Whether the targets are positions in the batch (InfoNCE's positive of each anchor), not class labels.
+
+    Such targets are relabelled when the samples are reordered: rolling the outputs and the targets by one
+    sample keeps the loss only with each target moved to its sample's new position, while a class label keeps
+    the loss unmoved. A batch cut to one sample then has targets that point outside it by construction.
+    """
+    if not isinstance(targets, torch.Tensor) or targets.dim() != 1 or targets.dtype not in _INDEX_DTYPES:
+        return False
+    n = len(targets)
+    out = main_tensor(outputs)
+    if n < 2 or out is None or out.dim() == 0 or out.shape[0] != n or not bool(((targets >= 0) & (targets < n)).all()):
+        return False
+    order = torch.roll(torch.arange(n), 1)
+    position = torch.empty_like(order)
+    position[order] = torch.arange(n)  # where each original sample stands once rolled
+    rolled = tree_map(lambda t: t[order] if t.dim() and t.shape[0] == n else t, outputs)
+    try:
+        with torch.no_grad():
+            base = program.loss(outputs, targets)
+            relabelled = program.loss(rolled, position[targets[order]])
+            as_labels = program.loss(rolled, targets[order])
+    except UserCodeError:
+        return False
+    values = (base, relabelled, as_labels)
+    if not all(isinstance(v, torch.Tensor) and v.numel() == 1 for v in values):
+        return False
+    b, r, a = (float(v) for v in values)
+    if not (math.isfinite(b) and math.isfinite(r)):
+        return False
+    tolerance = 1e-5 * (1 + abs(b))
+    # Read as class labels, the rolled targets may pair an anchor with itself, masked to -inf: an inf loss.
+    return abs(r - b) <= tolerance and not abs(a - b) <= tolerance
 
 
 @dataclass(frozen=True)

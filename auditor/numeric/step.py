@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -106,15 +106,22 @@ def _grads(named: list[tuple[str, torch.nn.Parameter]]) -> dict[str, torch.Tenso
 
 @contextmanager
 def watched(
-    optimizer: torch.optim.Optimizer, named: list[tuple[str, torch.nn.Parameter]], *, apply: bool
+    optimizer: torch.optim.Optimizer,
+    named: list[tuple[str, torch.nn.Parameter]],
+    *,
+    apply: bool,
+    before: Callable[[], None] | None = None,
 ) -> Iterator[list[dict[str, torch.Tensor]]]:
     """Each call of optimizer.step() records the gradients it would apply; with apply=False the update is held
-    back. The gradient is taken at step() because a correct step may clear it right after (zero_grad last)."""
+    back. The gradient is taken at step() because a correct step may clear it right after (zero_grad last);
+    ``before`` runs first at each step()."""
     taken: list[dict[str, torch.Tensor]] = []
     original = optimizer.step
     own = vars(optimizer).get("step")  # a scheduler wraps step() on the instance; it is put back afterwards
 
     def step(*args: Any, **kwargs: Any) -> Any:
+        if before is not None:
+            before()
         taken.append(_grads(named))
         return original(*args, **kwargs) if apply else None
 
@@ -162,14 +169,32 @@ def accumulation(program: Program, stepper: Stepper, allowed: int) -> Accumulati
     vectors: list[torch.Tensor] = []
     stepped = False
     sites: list[str | None] = []
+    # The gradients as the last backward() left them. clip_grad_norm_ between backward() and step() rescales
+    # .grad in place, so a summed gradient would reach step() no larger than the first, and carry over clipped.
+    left: dict[str, torch.Tensor] = {}
 
     def seen(name: str, _args: Any, _kwargs: Any, _result: Any, site: str | None) -> None:
         if name == "backward":
             sites.append(site)
+            left.clear()
+            left.update(_grads(named))
+
+    def unclip() -> None:
+        # The update is held back anyway: step() sees, and the next call starts from, the unclipped gradient.
+        # A gradient zeroed since backward() (zero_grad before step(), which the overfit probe finds) stays zero.
+        with torch.no_grad():
+            for n, p in named:
+                g = p.grad
+                if g is not None and n in left and g.shape == left[n].shape and bool(g.any()):
+                    g.copy_(left[n])
 
     try:
         for _ in range(allowed + 1):
-            with watched(optimizer, named, apply=False) as taken, CallRecorder(seen, program.code.paths):
+            left.clear()
+            with (
+                watched(optimizer, named, apply=False, before=unclip) as taken,
+                CallRecorder(seen, program.code.paths),
+            ):
                 stepper(model, optimizer)
             stepped = stepped or bool(taken)
             grads = taken[-1] if taken else _grads(named)

@@ -27,7 +27,7 @@ class Broadcast(NumericStage):
     def probe(self, program: Program, context: AuditContext) -> Iterator[Finding]:
         import torch
 
-        from auditor.numeric.broadcast import perfect_predictions, single_sample, trace_loss
+        from auditor.numeric.broadcast import perfect_predictions, single_sample, targets_index_the_batch, trace_loss
 
         inputs, targets = program.batch()
         model = program.model().eval()  # eval: dropout off, batch norm works on one sample
@@ -53,7 +53,10 @@ class Broadcast(NumericStage):
         if one is not None:
             expected = (1, *one.outputs_full[1:]) if one.outputs_full else None
             problems = []
-            if one.error is not None:
+            # Targets that are positions in the batch (InfoNCE) cut to one sample point outside it: the cut,
+            # not the loss, broke them, so only the model's side of the one-sample batch is judged.
+            in_batch = one.error_in_loss and targets_index_the_batch(program, outputs, targets)
+            if one.error is not None and not in_batch:
                 problems.append(f"the model or the loss raised on one sample: {one.error}")
             elif expected is not None and one.outputs_one != expected:
                 problems.append(f"the outputs are {one.outputs_one} instead of {expected}")

@@ -62,6 +62,7 @@ class TokenAlignment(NumericStage):
             all_ignored_risk,
             future_leak,
             last_position_gradient,
+            loss_shift,
             pad_gradient,
             shift_rates,
             vocabulary_size,
@@ -104,6 +105,15 @@ class TokenAlignment(NumericStage):
             )
             return
         expected = self.options.expected_shift
+        model = program.model()
+        model.eval()
+        with torch.no_grad():
+            logits = main_tensor(program.forward(model, inputs))
+        if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+            logits = None
+        # Where the loss itself takes each position's label: 1 when it shifts (logits[:, :-1] vs labels[:, 1:]).
+        by_loss = loss_shift(program, logits, target, excluded) if logits is not None else None
+        shifting = by_loss is not None and by_loss > 0
         rates: dict[int, float] = {}
         if ids.shape == target.shape:
             rates = shift_rates(ids, target, excluded)
@@ -116,11 +126,35 @@ class TokenAlignment(NumericStage):
             yield self.finding(
                 "TOK000",
                 Severity.INFO,
-                f"targets match the inputs shifted by {best} at {rates[best]:.1%} of counted positions.",
-                evidence={"rates": {str(s): round(r, 4) for s, r in rates.items()}, "expected_shift": expected},
+                f"targets match the inputs shifted by {best} at {rates[best]:.1%} of counted positions"
+                + (f"; the loss compares each position with the target {by_loss} later." if shifting else "."),
+                evidence={
+                    "rates": {str(s): round(r, 4) for s, r in rates.items()},
+                    "expected_shift": expected,
+                    "loss_shift": by_loss,
+                },
                 tables=(table,),
             )
-            if rates.get(expected, 0.0) < 0.99 and rates[best] >= 0.99:
+            # The shift the model learns is the targets' shift plus the loss's own: next token (1), or two ahead
+            # when that is what expected_shift: 2 asks for.
+            learned = best + (by_loss or 0)
+            wanted = 2 if expected == 2 else 1
+            if shifting and rates[best] >= 0.99 and learned != wanted:
+                what = {0: "the model is asked to copy its input", 2: "it is asked to predict two tokens ahead"}
+                yield self.finding(
+                    "TOK001",
+                    Severity.ERROR,
+                    f"the targets equal the inputs shifted by {best} and the loss compares position t with the "
+                    f"target {by_loss} later, so position t learns the token {learned} ahead: "
+                    f"{what.get(learned, 'misaligned')}. The loss falls and the model learns no next-token "
+                    "prediction.",
+                    key=f"shift {learned}",
+                    evidence={"found_shift": best, "loss_shift": by_loss, "expected_shift": expected},
+                    tables=(table,),
+                    remediation="Shift once: either targets = inputs (labels = input_ids) with a loss that shifts, "
+                    "or targets = inputs[:, 1:] with a loss that compares them position by position.",
+                )
+            elif not shifting and rates.get(expected, 0.0) < 0.99 and rates[best] >= 0.99:
                 what = {0: "the model is asked to copy its input", 2: "it is asked to predict two tokens ahead"}
                 yield self.finding(
                     "TOK001",
@@ -133,13 +167,9 @@ class TokenAlignment(NumericStage):
                     remediation="Build targets as inputs[:, 1:] against predictions for inputs[:, :-1] (or set "
                     "stages.token_alignment.expected_shift: 0 if the loss shifts internally).",
                 )
-        model = program.model()
-        model.eval()
-        with torch.no_grad():
-            logits = main_tensor(program.forward(model, inputs))
-        if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+        if logits is None:
             return
-        if expected == 0 and ids.shape == target.shape and rates.get(0, 0.0) >= 0.99:
+        if expected == 0 and not shifting and ids.shape == target.shape and rates.get(0, 0.0) >= 0.99:
             last = last_position_gradient(program, logits, target)
             if last is not None and last > 0:
                 yield self.finding(

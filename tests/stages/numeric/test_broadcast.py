@@ -133,3 +133,57 @@ def test_pairwise_matrices_built_from_one_side_are_meant(program) -> None:  # ty
     wrong = RANKNET.replace("diff = s.unsqueeze(1) - s", "diff = s.unsqueeze(1) - y")
     f = finding(program(wrong, ONLY), "BRD001")
     assert f.evidence == {"op": "sub", "left": [8, 1], "right": [8], "result": [8, 8]}
+
+
+# SimCLR-style InfoNCE: each target is the position of the anchor's positive in the batch (i <-> i ^ 1), so the
+# (N, N) similarity matrix has one class per sample; one sample alone has no positive to point at.
+INFONCE = """
+class Projection(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return F.normalize(self.linear(x), dim=-1)
+
+def model():
+    return Projection()
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(8, 6, generator=g), torch.arange(8) ^ 1
+
+def loss(z, positives):
+    sim = z @ z.T / 0.1
+    sim = sim.masked_fill(torch.eye(len(sim), dtype=torch.bool), float("-inf"))
+    return F.cross_entropy(sim, positives)
+"""
+
+
+def test_in_batch_positive_indices_are_not_a_loss_that_fails_on_one_sample(program) -> None:  # type: ignore[no-untyped-def]
+    # Cut to its first sample, the target 1 points past a batch of one: the cut broke the targets, not the loss.
+    assert codes(program(INFONCE, ONLY)) == []
+
+
+def test_in_batch_targets_still_find_a_squeeze_and_class_labels_still_fail_on_one_sample(program) -> None:  # type: ignore[no-untyped-def]
+    squeezed = INFONCE.replace("return F.normalize(self.linear(x), dim=-1)", "return self.linear(x).squeeze()")
+    squeezed = squeezed.replace("nn.Linear(6, 4)", "nn.Linear(6, 1)").replace("sim = z @ z.T", "sim = z[:, None] * z")
+    f = finding(program(squeezed, ONLY), "BRD002")
+    assert "the outputs are () instead of (1,)" in f.message and "turned (1, 1) into ()" in f.message
+    assert "raised" not in f.message  # the in-batch targets cut to one sample are not the loss's failure
+    # Class labels that happen to be below the batch size are no in-batch indices: the failure is the loss's.
+    labels = """
+def model():
+    return nn.Linear(6, 8)
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(8, 6, generator=g), torch.tensor([1, 0, 3, 2, 5, 4, 7, 6])
+
+def loss(out, y):
+    if len(y) < 2:
+        raise ValueError("need two samples")
+    return F.cross_entropy(out, y)
+"""
+    f = finding(program(labels, ONLY), "BRD002")
+    assert "need two samples" in f.message

@@ -70,6 +70,29 @@ def test_loss_shifting_internally_is_configured_and_verified(program) -> None:  
     assert f.evidence["expected_shift"] == 0 and f.evidence["last_position_gradient"] > 0
 
 
+SHIFTING_LOSS = (
+    "return F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), targets[:, 1:].reshape(-1), ignore_index=-100)"
+)
+UNSHIFTED_LOSS = "return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1), ignore_index=-100)"
+
+
+def test_labels_equal_to_the_inputs_with_a_loss_that_shifts_pass_as_they_are(program) -> None:  # type: ignore[no-untyped-def]
+    # Hugging Face's convention: labels are the input ids and the loss pairs logits[:, t] with labels[:, t + 1].
+    source = TINY_LM.replace("TOKENS[:, 1:].clone()", "TOKENS[:, :-1].clone()").replace(UNSHIFTED_LOSS, SHIFTING_LOSS)
+    r = program(source, ONLY, **LM)
+    assert "TOK001" not in codes(r) and r.exit_code == 0
+    assert finding(r, "TOK000").evidence["loss_shift"] == 1
+
+
+def test_targets_shifted_and_shifted_again_by_the_loss_are_two_ahead(program) -> None:  # type: ignore[no-untyped-def]
+    # Targets already the next tokens, fed to a loss that shifts once more: position t learns token t + 2.
+    f = finding(program(TINY_LM.replace(UNSHIFTED_LOSS, SHIFTING_LOSS), ONLY, **LM), "TOK001")
+    assert f.evidence == {"found_shift": 1, "loss_shift": 1, "expected_shift": 1}
+    assert "two tokens ahead" in f.message
+    # The same targets with a loss that does not shift stay right.
+    assert "TOK001" not in codes(program(TINY_LM, ONLY, **LM))
+
+
 def test_pad_targets_that_reach_the_loss(program) -> None:  # type: ignore[no-untyped-def]
     source = TINY_LM.replace("    targets[targets == 0] = -100\n", "").replace("ignore_index=-100)", "ignore_index=-1)")
     f = finding(program(source, ONLY, **LM), "TOK002")

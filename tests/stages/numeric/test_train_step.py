@@ -69,6 +69,35 @@ def test_a_step_without_zero_grad_accumulates_gradients(program) -> None:  # typ
     assert "prog:step" in f.message and "zero_grad" in f.remediation
 
 
+def test_a_step_without_zero_grad_is_found_under_gradient_clipping(program) -> None:  # type: ignore[no-untyped-def]
+    # Clipped to a norm below the batch's gradient, the summed gradient reaches step() no larger than the first:
+    # the gradient is read where backward() leaves it, before the clipping.
+    source = with_step(
+        "model.train()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)",
+        "opt.step()",
+        "return l.item()",
+    )
+    f = finding(program(source, ONLY, **STEP), "STP001")
+    assert f.evidence["multiples"] == [1.0, 2.0]
+
+
+def test_gradient_clipping_with_zero_grad_is_right(program) -> None:  # type: ignore[no-untyped-def]
+    source = with_step(
+        "model.train()",
+        "opt.zero_grad()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)",
+        "opt.step()",
+        "return l.item()",
+    )
+    r = program(source, ONLY, **STEP)
+    assert warnings_and_errors(r) == [] and r.exit_code == 0
+
+
 def test_zero_grad_after_the_update_is_right(program) -> None:  # type: ignore[no-untyped-def]
     source = with_step(
         "model.train()",
