@@ -83,8 +83,16 @@ class Program:
                     return model(*inputs)
                 return model(inputs)
             except USER_FAILURES as exc:
+                hint = ""
+                if isinstance(inputs, tuple) and isinstance(exc, TypeError) and "positional argument" in str(exc):
+                    # forward(self, views) given a pair of views: the tuple was spread into two arguments
+                    hint = (
+                        f"; the batch's inputs are a tuple of {len(inputs)}, passed as model(*inputs): for a forward "
+                        "that takes the tuple as one argument, return the inputs as a list from numeric.batch"
+                    )
                 raise UserCodeError(
                     f"the model's forward ({self.code.spec.model}) raised {short_traceback(exc, self.code.paths)}"
+                    + hint
                 ) from None
 
     def loss(self, outputs: Any, targets: Any) -> Any:

@@ -95,3 +95,37 @@ def test_other_stages_do_not_probe_an_empty_batch(program) -> None:  # type: ign
 def test_a_loss_that_returns_none(program) -> None:  # type: ignore[no-untyped-def]
     source = REGRESSION + "\ndef loss(out, y):\n    ((out.squeeze(1) - y) ** 2).mean()\n"
     assert finding(program(source, ONLY), "BAT006").evidence == {"loss": "a NoneType"}
+
+
+TWO_VIEWS = """
+class Siamese(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 2)
+
+    def forward(self, views):
+        a, b = views
+        return self.net(a) - self.net(b)
+
+def model():
+    return Siamese()
+
+def batch():
+    g = torch.Generator().manual_seed(0)
+    views = (torch.randn(6, 4, generator=g), torch.randn(6, 4, generator=g))
+    return VIEWS, torch.randn(6, 2, generator=g)
+
+def loss(outputs, targets):
+    return F.mse_loss(outputs, targets)
+"""
+
+
+def test_a_tuple_of_inputs_spread_into_a_forward_of_one_argument_says_how_to_pass_it(program) -> None:  # type: ignore[no-untyped-def]
+    r = program(TWO_VIEWS.replace("VIEWS", "views"), only=["batch_inspect", "broadcast"])
+    res = result(r, "broadcast")
+    assert res.status == "error" and r.exit_code == 2
+    assert res.error is not None and "passed as model(*inputs)" in res.error.message
+    assert "return the inputs as a list" in res.error.message
+    # As the message says: a list is given to forward as one argument.
+    fixed = program(TWO_VIEWS.replace("VIEWS", "list(views)"), only=["batch_inspect", "broadcast"])
+    assert all(s.status != "error" for s in fixed.stages), [s.error for s in fixed.stages if s.error]
