@@ -1,8 +1,11 @@
 """Word n-gram shingles of many texts at once: normalised with Arrow, hashed and combined with numpy.
 
-Normalisation is Unicode NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping, so "ß" stays
-"ß"), then every run of characters that are not letters, digits or marks becomes one space, so "Don't!"
-and "DON'T" both give the words "don", "t". Texts are processed in chunks of bounded size, and each chunk
+Normalisation first deletes the characters a reader does not see (format characters such as the soft hyphen,
+zero-width space and joiners, word joiner, byte order mark and direction marks, and emoji variation
+selectors), so a word with a soft hyphen inside is the one word the page shows, not two; then Unicode
+NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping, so "ß" stays "ß"), then every run of
+characters that are not letters, digits or marks becomes one space, so "Don't!" and "DON'T" both give the
+words "don", "t". Texts are processed in chunks of bounded size, and each chunk
 is a handful of whole-array operations: no Python loop runs per word or per shingle.
 """
 
@@ -25,7 +28,17 @@ _CHUNK_TEXTS = 1 << (64 - VALUE_BITS)
 _CHUNK_CHARS = 8_000_000  # about 50 MB of working arrays per chunk
 # Runs of non-word characters become one space; a lone space between words is left alone (far cheaper).
 _SEPARATORS = r"[^\p{L}\p{N}\p{M} ][^\p{L}\p{N}\p{M}]*| [^\p{L}\p{N}\p{M}]+"
-_WORD = re.compile(r"[^\W_]+")
+# Invisible characters, deleted before anything else: Unicode format characters (Cf) and variation selectors.
+_INVISIBLE = r"[\p{Cf}\x{FE00}-\x{FE0F}\x{E0100}-\x{E01EF}]+"  # RE2, for Arrow
+# The same set for Python's re (Cf as of Unicode 15), to find words in an original text for highlighting.
+_INVISIBLE_PY = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\ufe00-\ufe0f\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
+)
+WORD_PATTERN = rf"[^\W_]+(?:[{_INVISIBLE_PY}]+[^\W_]+)*"  # a word, invisible characters inside it included
+_WORD = re.compile(WORD_PATTERN)
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE_PY}]+")
 _C = np.uint64(0x100000001B3)  # odd multiplier that folds word hashes into an n-gram hash
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -87,6 +100,8 @@ def normalise(texts: pa.Array, max_chars: int) -> tuple[pa.Array, np.ndarray]:
     """Normalised texts (words separated by one space, nulls for empty) and the mask of truncated texts."""
     truncated = pc.fill_null(pc.greater(pc.utf8_length(texts), max_chars), False)
     out = pc.utf8_slice_codeunits(texts, 0, max_chars)
+    # Deleted before NFKC, so that a mark parted from its letter by a soft hyphen composes with it again.
+    out = pc.replace_substring_regex(out, _INVISIBLE, "")
     out = pc.utf8_normalize(out, form="NFKC")
     out = pc.utf8_lower(out)
     out = pc.replace_substring_regex(out, _SEPARATORS, " ")
@@ -258,7 +273,8 @@ def _tokens(text: str) -> tuple[np.ndarray, list[str]]:
 def _gram_hashes(words: list[str], n: int) -> np.ndarray:
     if len(words) < n:
         return np.zeros(0, np.uint64)
-    norm = pc.utf8_lower(pc.utf8_normalize(pa.array(words, pa.large_string()), form="NFKC"))
+    plain = [_INVISIBLE_RE.sub("", w) for w in words]
+    norm = pc.utf8_lower(pc.utf8_normalize(pa.array(plain, pa.large_string()), form="NFKC"))
     hashes, _ = fingerprint(pa.chunked_array([norm]), second=False)
     h = np.zeros(len(words) - n + 1, np.uint64)
     with np.errstate(over="ignore"):

@@ -427,3 +427,26 @@ def test_tickets_sharing_a_disclaimer_longer_than_their_bodies_are_clean_and_a_c
     assert "CTM001" not in codes(clean), finding(clean, "CTM001").message
     leaked = run_audit(_tickets(tmp_path / "leaked", copied=True), only=ONLY)
     assert [e["id"] for e in finding(leaked, "CTM001").examples] == ["q7"]
+
+
+def _web(text: str) -> str:
+    """The text as a web page carries it: soft hyphens inside long words, zero-width spaces, a byte order mark."""
+    words = [f"{w[:3]}\u00ad{w[3:]}" if len(w) > 6 else w for w in text.split(" ")]
+    return "\ufeff" + " ".join(f"{w[:2]}\u200b{w[2:]}" if len(w) == 5 else w for w in words)
+
+
+def test_an_item_copied_with_soft_hyphens_and_zero_width_spaces_is_contaminated(tmp_path: Path) -> None:
+    # a scraped page that quotes the item: every long word split by its hyphenation hints, nothing visible changed
+    pages = [f"<p>{_web(BODIES['h-copied'])}</p>", "an unrelated page about baking bread at home " * 3]
+    f = finding(run_audit(_licensed(tmp_path, pages), only=ONLY), "CTM001")
+    assert [e["id"] for e in f.examples] == ["h-copied"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "longest"]
+    assert f.examples[0]["longest_words"] == 51  # the whole body: "checksum(data)" is two words
+
+
+def test_items_sharing_only_invisible_characters_with_the_corpus_are_clean(tmp_path: Path) -> None:
+    # pages on the same subjects, hyphenated the same way, that quote none of the items
+    pages = [_web(f"def helper_{i}(data): walk the buffer once and keep a running sum of each byte") for i in range(5)]
+    report = run_audit(_licensed(tmp_path, pages, {"frequent_documents": None}), only=ONLY)
+    assert codes(report) == ["CTM003"]
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == list(BODIES)
