@@ -132,3 +132,19 @@ def test_shared_spans_cover_words_holding_invisible_characters() -> None:
     spans_a, spans_b = shared_spans(a, b, 3)
     assert spans_a == [(0, len(a))]
     assert b[spans_b[0][0] : spans_b[0][1]] == b[6:-1]
+
+
+def test_html_character_references_are_the_characters_they_stand_for() -> None:
+    # a page's text as scraped with its markup escaped (once, or twice): the words are the ones the page shows
+    plain = "Don't say \"caf\u00e9\" \u2014 it's AT&T's <b>best</b> deal"
+    escaped = "Don&#39;t say &quot;caf&eacute;&quot; &mdash; it&#x27;s AT&amp;T&rsquo;s &lt;b&gt;best&lt;/b&gt; deal"
+    twice = escaped.replace("&", "&amp;")
+    out = shingle([plain, escaped, twice], n=3)
+    assert out.words.tolist() == [13, 13, 13]
+    assert values(out.short, 0).tolist() == values(out.short, 1).tolist() == values(out.short, 2).tolist()
+
+
+def test_ampersands_that_are_no_character_references_stay_as_they_are() -> None:
+    # "R&D;" and "&c" name nothing; an unknown name is text, not a reference
+    out = shingle(["R&D; Q&A &c &unknownname; fish & chips", "R D Q A c unknownname fish chips"], n=2)
+    assert values(out.short, 0).tolist() == values(out.short, 1).tolist()

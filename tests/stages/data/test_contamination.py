@@ -450,3 +450,27 @@ def test_items_sharing_only_invisible_characters_with_the_corpus_are_clean(tmp_p
     report = run_audit(_licensed(tmp_path, pages, {"frequent_documents": None}), only=ONLY)
     assert codes(report) == ["CTM003"]
     assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == list(BODIES)
+
+
+def test_an_item_copied_html_escaped_is_contaminated(tmp_path: Path) -> None:
+    # the item quoted on a page whose text kept its markup escaped: every quote and apostrophe a reference
+    item = (
+        "Question: What's the reason the patient's fever didn't respond to the \"first-line\" drug, and what's "
+        "the next step the team's guideline recommends when it doesn't? Answer: it's resistant; switch to the "
+        '"second-line" drug the hospital\'s protocol names.'
+    )
+    write_table(tmp_path / "m.csv", {"id": ["q1", "q2"], "split": ["test", "test"], "body": [item, COPIED]})
+    escaped = item.replace("'", "&#39;").replace('"', "&quot;")
+    (tmp_path / "c.jsonl").write_text(json.dumps({"text": f"<div class=q>{escaped}</div> more of the page"}) + "\n")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "body"},
+        "stages": {"contamination": {"corpus": "c.jsonl"}},
+    }
+    report = run_audit(write_config(tmp_path, config), only=ONLY)
+    f = finding(report, "CTM001")
+    assert [e["id"] for e in f.examples] == ["q1"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == ["q2"]

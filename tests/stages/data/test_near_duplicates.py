@@ -480,3 +480,15 @@ def test_distinct_texts_sharing_soft_hyphens_and_emoji_are_not_near_copies(tmp_p
     texts = [_hyphenated(text(i, n=80)) for i in range(8)]
     r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 4)
     assert not {"NDP001", "NDP003", "NDP004"} & set(codes(r))
+
+
+def test_a_copy_with_its_html_escaped_is_a_near_copy(tmp_path: Path) -> None:
+    # reviews full of apostrophes and quotes; the test split's copy was scraped with its characters escaped
+    reviews = [
+        " ".join(f"{w}'s" if j % 6 == 0 else (f'"{w}"' if j % 9 == 4 else w) for j, w in enumerate(text(i, n=90)))
+        for i in range(5)
+    ]
+    escaped = reviews[2].replace("'", "&#39;").replace('"', "&quot;")
+    r = audit_texts(tmp_path, [*reviews[:4], escaped, reviews[4]], ["train"] * 4 + ["test"] * 2)
+    f = finding(r, "NDP001")
+    assert [(e["holdout"], e["near"], e["similarity"]) for e in f.examples] == [("t4", "t2", 1.0)]
