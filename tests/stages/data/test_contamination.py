@@ -474,3 +474,48 @@ def test_an_item_copied_html_escaped_is_contaminated(tmp_path: Path) -> None:
     assert [e["id"] for e in f.examples] == ["q1"]
     assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
     assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == ["q2"]
+
+
+def _folder_corpus(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    """The sample's benchmark item against a corpus folder holding ``files``."""
+    write_table(tmp_path / "m.csv", {"id": ["q1"], "split": ["test"], "body": [COPIED]})
+    for name, data in files.items():
+        (tmp_path / "corpus" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "corpus" / name).write_bytes(data)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "body"},
+        "stages": {"contamination": {"corpus": "corpus"}},
+    }
+    return write_config(tmp_path, config)
+
+
+def test_a_corpus_folder_shard_of_a_kind_not_read_is_named_not_skipped_in_silence(tmp_path: Path) -> None:
+    import bz2
+
+    shard = bz2.compress(json.dumps({"text": f"intro {COPIED}"}).encode() + b"\n")
+    plain = json.dumps({"text": "an unrelated document about baking bread"}).encode() + b"\n"
+    config = _folder_corpus(tmp_path, {"a.jsonl": plain, "b.jsonl.bz2": shard, "part/c.arrow": b"ARROW1"})
+    report = run_audit(config, only=ONLY)
+    f = finding(report, "CTM004")
+    assert f.severity.value == "warning"
+    assert f.evidence["files_skipped"] == ["corpus/b.jsonl.bz2", "corpus/part/c.arrow"]
+    assert "2 file(s) in the corpus folder were not read" in f.message and "corpus/b.jsonl.bz2" in f.message
+    # the clean verdict says what it covers
+    assert finding(report, "CTM003").evidence["corpus_files"] == 1
+
+
+def test_a_readme_or_a_licence_beside_the_shards_is_no_skipped_shard(tmp_path: Path) -> None:
+    import gzip
+
+    shard = json.dumps({"text": f"intro {COPIED}"}).encode() + b"\n"
+    files = {
+        "a.jsonl.gz": gzip.compress(shard),
+        "README.md": b"# corpus",
+        "LICENSE": b"MIT",
+        "x.txt": b"notes",
+    }
+    report = run_audit(_folder_corpus(tmp_path, files), only=ONLY)
+    assert codes(report) == ["CTM001", "CTM003"]
