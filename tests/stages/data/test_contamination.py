@@ -519,3 +519,13 @@ def test_a_readme_or_a_licence_beside_the_shards_is_no_skipped_shard(tmp_path: P
     }
     report = run_audit(_folder_corpus(tmp_path, files), only=ONLY)
     assert codes(report) == ["CTM001", "CTM003"]
+
+
+def test_a_corpus_folder_with_no_readable_document_names_its_unread_shards_in_the_error(tmp_path: Path) -> None:
+    import bz2
+
+    shard = bz2.compress(json.dumps({"text": COPIED}).encode() + b"\n")
+    report = run_audit(_folder_corpus(tmp_path, {"a.jsonl": b"not json\n", "b.jsonl.bz2": shard}), only=ONLY)
+    (result,) = report.stages
+    assert result.status == "error" and result.error is not None
+    assert "1 line(s) not JSON" in result.error.message and "corpus/b.jsonl.bz2" in result.error.message
