@@ -44,6 +44,11 @@ _INVISIBLE_RE = re.compile(f"[{_INVISIBLE_PY}]+")
 # An HTML character reference, with its semicolon: "&#39;", "&#x27;", "&amp;", "&eacute;" (not "R&D" or "&c").
 _REFERENCE = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
 _REFERENCE_RE = re.compile(_REFERENCE)
+# Where a text's words lie in it as written: runs of word characters, the invisible ones and references
+# ("don&#39;t", "AT&amp;T", "&amp;#39;" escaped twice), each run normalised whole into its words.
+WRITTEN_WORDS = (
+    rf"(?:[^\W_]|[{_INVISIBLE_PY}]|&(?:amp;)*(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}|[A-Za-z][A-Za-z0-9]{{1,31}});)+"
+)
 # The references scraped text holds most (quotes, apostrophes, dashes, spaces), each as HTML decodes it; "&amp;"
 # first, so that "&amp;#39;" (escaped twice) is decoded whole in one pass.
 _COMMON_REFERENCES = (

@@ -474,6 +474,10 @@ def test_an_item_copied_html_escaped_is_contaminated(tmp_path: Path) -> None:
     assert [e["id"] for e in f.examples] == ["q1"]
     assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
     assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == ["q2"]
+    # the span is shown as the page holds it, with GPT-3's removal counted in its characters
+    document = f.examples[0]["documents"][0]
+    assert document["chars"] == [13, 13 + len(escaped) - 1]  # from the page's "<div class=q>" to "names"
+    assert escaped.startswith(document["span"]) and document["gpt3_removal"]["pieces_kept"] == 0
 
 
 def _folder_corpus(tmp_path: Path, files: dict[str, bytes]) -> Path:
