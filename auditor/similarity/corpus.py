@@ -72,6 +72,42 @@ def kind_of(path: Path) -> tuple[Literal["jsonl", "parquet"], str | None] | None
     return ("jsonl", codec) if stem.endswith(_JSONL) else None
 
 
+# Names of data a folder may hold that the reader does not open: a shard compressed another way, an Arrow file.
+_DATA_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet", ".arrow")
+_PACKED_SUFFIXES = (
+    ".gz",
+    ".gzip",
+    ".zst",
+    ".zstd",
+    ".bz2",
+    ".xz",
+    ".lzma",
+    ".lz4",
+    ".br",
+    ".zip",
+    ".7z",
+    ".tar",
+    ".tgz",
+)
+
+
+def unread_in_folder(pattern: str) -> list[Path]:
+    """The files of a corpus folder that hold data the reader does not open (``b.jsonl.bz2``, ``c.arrow``,
+    ``d.txt.gz``), sorted; a README or a licence beside the shards is not one. Empty for a file or a glob, whose
+    every match is read or refused."""
+    path = Path(pattern)
+    if glob.has_magic(pattern) or not path.is_dir():
+        return []
+    out = []
+    for p in path.rglob("*"):
+        if p.is_dir() or p.name.startswith(".") or kind_of(p) is not None:
+            continue
+        suffixes = [s.lower() for s in p.suffixes]
+        if any(s in _DATA_SUFFIXES for s in suffixes) or (suffixes and suffixes[-1] in _PACKED_SUFFIXES):
+            out.append(p)
+    return sorted(out)
+
+
 def corpus_files(pattern: str, roots: Sequence[Path], option: str = "corpus") -> list[CorpusFile]:
     """The shards ``pattern`` names (a file, a folder read recursively, or a glob), sorted; StageInputError for a
     pattern that names none, a file of another kind, or a match that leads outside ``roots``."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from auditor.similarity.shingles import _C, _words, normalise
+from auditor.similarity.shingles import _C, WRITTEN_WORDS, _words, normalise
 
 SEED = 8  # the shortest span any definition counts (PaLM's 8-grams): every longer span holds one
 NO_LIMIT = 1 << 40  # characters: documents are never cut
-_MATCH = re.compile(r"[^\W_]+")
+_MATCH = re.compile(WRITTEN_WORDS)
 
 
 def normal_words(texts: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:

@@ -1,13 +1,18 @@
 """Word n-gram shingles of many texts at once: normalised with Arrow, hashed and combined with numpy.
 
-Normalisation is Unicode NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping, so "ß" stays
-"ß"), then every run of characters that are not letters, digits or marks becomes one space, so "Don't!"
-and "DON'T" both give the words "don", "t". Texts are processed in chunks of bounded size, and each chunk
-is a handful of whole-array operations: no Python loop runs per word or per shingle.
+Normalisation first decodes HTML character references ("don&#39;t" is "don't"), then deletes the characters a
+reader does not see (format characters such as the soft hyphen, zero-width space and joiners, word joiner, byte
+order mark and direction marks, and emoji variation selectors), so a word with a soft hyphen inside is the one
+word the page shows, not two; then Unicode NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping,
+so "ß" stays "ß"), then every run of characters that are not letters, digits or marks becomes one space, so
+"Don't!" and "DON'T" both give the words "don", "t". Texts are processed in chunks of bounded size, and each chunk
+is a handful of whole-array operations: no Python loop runs per word or per shingle (only a text holding an
+uncommon HTML reference is decoded in Python).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +30,43 @@ _CHUNK_TEXTS = 1 << (64 - VALUE_BITS)
 _CHUNK_CHARS = 8_000_000  # about 50 MB of working arrays per chunk
 # Runs of non-word characters become one space; a lone space between words is left alone (far cheaper).
 _SEPARATORS = r"[^\p{L}\p{N}\p{M} ][^\p{L}\p{N}\p{M}]*| [^\p{L}\p{N}\p{M}]+"
-_WORD = re.compile(r"[^\W_]+")
+# Invisible characters, deleted before anything else: Unicode format characters (Cf) and variation selectors.
+_INVISIBLE = r"[\p{Cf}\x{FE00}-\x{FE0F}\x{E0100}-\x{E01EF}]+"  # RE2, for Arrow
+# The same set for Python's re (Cf as of Unicode 15), to find words in an original text for highlighting.
+_INVISIBLE_PY = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\ufe00-\ufe0f\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
+)
+WORD_PATTERN = rf"[^\W_]+(?:[{_INVISIBLE_PY}]+[^\W_]+)*"  # a word, invisible characters inside it included
+_WORD = re.compile(WORD_PATTERN)
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE_PY}]+")
+# An HTML character reference, with its semicolon: "&#39;", "&#x27;", "&amp;", "&eacute;" (not "R&D" or "&c").
+_REFERENCE = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+_REFERENCE_RE = re.compile(_REFERENCE)
+# Where a text's words lie in it as written: runs of word characters, the invisible ones and references
+# ("don&#39;t", "AT&amp;T", "&amp;#39;" escaped twice), each run normalised whole into its words.
+WRITTEN_WORDS = (
+    rf"(?:[^\W_]|[{_INVISIBLE_PY}]|&(?:amp;)*(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}|[A-Za-z][A-Za-z0-9]{{1,31}});)+"
+)
+# The references scraped text holds most (quotes, apostrophes, dashes, spaces), each as HTML decodes it; "&amp;"
+# first, so that "&amp;#39;" (escaped twice) is decoded whole in one pass.
+_COMMON_REFERENCES = (
+    ("&amp;", "&"),
+    *((r, "'") for r in ("&#39;", "&#039;", "&#x27;", "&apos;")),
+    *((r, '"') for r in ("&quot;", "&#34;", "&#x22;")),
+    ("&lt;", "<"),
+    ("&gt;", ">"),
+    *((r, "\u00a0") for r in ("&nbsp;", "&#160;", "&#xa0;")),
+    *((r, "\u2019") for r in ("&rsquo;", "&#8217;")),
+    *((r, "\u2018") for r in ("&lsquo;", "&#8216;")),
+    *((r, "\u201c") for r in ("&ldquo;", "&#8220;")),
+    *((r, "\u201d") for r in ("&rdquo;", "&#8221;")),
+    *((r, "\u2014") for r in ("&mdash;", "&#8212;")),
+    *((r, "\u2013") for r in ("&ndash;", "&#8211;")),
+    *((r, "\u2026") for r in ("&hellip;", "&#8230;")),
+)
+_UNESCAPES = 3  # passes: text escaped twice ("&amp;#39;") is common in scraped pages; more is not worth a loop
 _C = np.uint64(0x100000001B3)  # odd multiplier that folds word hashes into an n-gram hash
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -86,13 +127,41 @@ def _as_large_string(texts: pa.ChunkedArray) -> pa.Array:
 def normalise(texts: pa.Array, max_chars: int) -> tuple[pa.Array, np.ndarray]:
     """Normalised texts (words separated by one space, nulls for empty) and the mask of truncated texts."""
     truncated = pc.fill_null(pc.greater(pc.utf8_length(texts), max_chars), False)
-    out = pc.utf8_slice_codeunits(texts, 0, max_chars)
+    out = _unescape(pc.utf8_slice_codeunits(texts, 0, max_chars))
+    # Deleted before NFKC, so that a mark parted from its letter by a soft hyphen composes with it again.
+    out = pc.replace_substring_regex(out, _INVISIBLE, "")
     out = pc.utf8_normalize(out, form="NFKC")
     out = pc.utf8_lower(out)
     out = pc.replace_substring_regex(out, _SEPARATORS, " ")
     out = pc.utf8_trim(out, characters=" ")
     out = pc.if_else(pc.equal(out, ""), pa.scalar(None, pa.large_string()), out)
     return out, truncated.to_numpy(zero_copy_only=False)
+
+
+def _unescape(texts: pa.Array) -> pa.Array:
+    """The texts with their HTML character references replaced by the characters they stand for, so a text scraped
+    with its markup escaped ("don&#39;t") has the words of its plain copy. The common references are replaced by
+    Arrow; Python decodes only what is left in the texts that hold one (a call per reference costs microseconds)."""
+    for _ in range(_UNESCAPES):
+        has = pc.fill_null(pc.match_substring_regex(texts, _REFERENCE), False)
+        which = np.flatnonzero(has.to_numpy(zero_copy_only=False))
+        if not len(which):
+            break
+        some = texts.take(pa.array(which))
+        for reference, character in _COMMON_REFERENCES:
+            some = pc.replace_substring(some, reference, character)
+        left = np.flatnonzero(pc.fill_null(pc.match_substring_regex(some, _REFERENCE), False).to_numpy(False))
+        if len(left):
+            decoded = [_REFERENCE_RE.sub(_decode, t) for t in some.take(pa.array(left)).to_pylist()]
+            mask = np.zeros(len(some), bool)
+            mask[left] = True
+            some = pc.replace_with_mask(some, pa.array(mask), pa.array(decoded, some.type))
+        texts = pc.replace_with_mask(texts, has, some)
+    return texts
+
+
+def _decode(match: re.Match[str]) -> str:
+    return html.unescape(match.group())
 
 
 def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +327,8 @@ def _tokens(text: str) -> tuple[np.ndarray, list[str]]:
 def _gram_hashes(words: list[str], n: int) -> np.ndarray:
     if len(words) < n:
         return np.zeros(0, np.uint64)
-    norm = pc.utf8_lower(pc.utf8_normalize(pa.array(words, pa.large_string()), form="NFKC"))
+    plain = [_INVISIBLE_RE.sub("", w) for w in words]
+    norm = pc.utf8_lower(pc.utf8_normalize(pa.array(plain, pa.large_string()), form="NFKC"))
     hashes, _ = fingerprint(pa.chunked_array([norm]), second=False)
     h = np.zeros(len(words) - n + 1, np.uint64)
     with np.errstate(over="ignore"):

@@ -100,3 +100,51 @@ def test_a_set_of_texts_with_fewer_words_in_all_than_a_shingle_is_shingled() -> 
 
     found = text_matches(["hello", "Hello!"], np.array([0]), np.array([1]))
     assert found.flagged.tolist() == [True] and found.resemblance.tolist() == [1.0]
+
+
+def test_invisible_characters_inside_words_do_not_split_them() -> None:
+    # soft hyphens (HTML hyphenation hints), zero-width space and joiners, word joiner, byte order mark, direction
+    # marks and an emoji variation selector: the page shows the plain words, so the words are the plain ones
+    plain = "Die Verarbeitung ist hervorragend und die Lieferung kam schnell ❤ danke"
+    marked = (
+        "\ufeffDie Vera\u00adrbei\u00adtung ist her\u200bvor\u2060ragend und die Lie\u200dfe\u200crung kam "
+        "schnell\u200e ❤\ufe0f danke"
+    )
+    both = shingle([plain, marked], n=3, long_n=5)
+    assert both.words.tolist() == [10, 10]
+    assert values(both.short, 0).tolist() == values(both.short, 1).tolist()
+    assert values(both.long, 0).tolist() == values(both.long, 1).tolist()
+    # and a mark parted from its letter by one of them composes with it again, as NFKC gives the plain word
+    accented = shingle(["caf\u00e9 au lait", "cafe\u00ad\u0301 au lait"], n=2)
+    assert values(accented.short, 0).tolist() == values(accented.short, 1).tolist()
+
+
+def test_invisible_characters_do_not_join_words_a_space_or_punctuation_parts() -> None:
+    # two different texts that share only invisible characters stay apart word for word
+    joined = shingle(["cold\u200b brew", "cold brew", "cold-\u00adbrew"], n=1)
+    assert joined.words.tolist() == [2, 2, 2]
+    assert len(set(joined.short.values.tolist())) == 2
+
+
+def test_shared_spans_cover_words_holding_invisible_characters() -> None:
+    a = "the Verarbeitung of the fridge is excellent"
+    b = "note: the Vera\u00adrbei\u00adtung of the fridge is excellent!"
+    spans_a, spans_b = shared_spans(a, b, 3)
+    assert spans_a == [(0, len(a))]
+    assert b[spans_b[0][0] : spans_b[0][1]] == b[6:-1]
+
+
+def test_html_character_references_are_the_characters_they_stand_for() -> None:
+    # a page's text as scraped with its markup escaped (once, or twice): the words are the ones the page shows
+    plain = "Don't say \"caf\u00e9\" \u2014 it's AT&T's <b>best</b> deal"
+    escaped = "Don&#39;t say &quot;caf&eacute;&quot; &mdash; it&#x27;s AT&amp;T&rsquo;s &lt;b&gt;best&lt;/b&gt; deal"
+    twice = escaped.replace("&", "&amp;")
+    out = shingle([plain, escaped, twice], n=3)
+    assert out.words.tolist() == [13, 13, 13]
+    assert values(out.short, 0).tolist() == values(out.short, 1).tolist() == values(out.short, 2).tolist()
+
+
+def test_ampersands_that_are_no_character_references_stay_as_they_are() -> None:
+    # "R&D;" and "&c" name nothing; an unknown name is text, not a reference
+    out = shingle(["R&D; Q&A &c &unknownname; fish & chips", "R D Q A c unknownname fish chips"], n=2)
+    assert values(out.short, 0).tolist() == values(out.short, 1).tolist()

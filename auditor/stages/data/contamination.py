@@ -144,10 +144,10 @@ class Contamination(Stage):
                 f"none of the {len(rows)} benchmark items has {fewest} words, the fewest any contamination "
                 f"definition measures (the longest has {longest}); the items were not measured"
             )
-        outcome, labels, train_rows, excluded = self._scan(context, bench)
+        outcome, labels, train_rows, excluded, skipped = self._scan(context, bench)
         if not outcome.documents:
             raise StageInputError(
-                f"contamination: no corpus document could be read ({self._not_read(outcome, labels)})"
+                f"contamination: no corpus document could be read ({self._not_read(outcome, labels, skipped)})"
             )
         shown: dict[int, list[DocHit]] = {}
         for hit in outcome.hits:
@@ -247,7 +247,7 @@ class Contamination(Stage):
             tables=(table,),
         )
         yield from self._changed(frequent, chosen.key, ids, bench)
-        yield from self._problems(outcome, labels)
+        yield from self._problems(outcome, labels, skipped)
         yield from self._too_short(measured, ids)
         yield from self._itself(excluded)
 
@@ -269,22 +269,25 @@ class Contamination(Stage):
         texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
         return rows, texts
 
-    def _scan(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray | None, list[str]]:
-        """The corpus pass: the named corpus, or the manifest's training rows; and the corpus files left out
-        because they are the manifest itself."""
+    def _scan(
+        self, context: AuditContext, bench: Any
+    ) -> tuple[ScanOutcome, list[str], np.ndarray | None, list[str], list[str]]:
+        """The corpus pass: the named corpus, or the manifest's training rows; the corpus files left out because
+        they are the manifest itself, and the files of the corpus folder of a kind the reader does not open."""
         from auditor.backends.cluster import DaskManifest
-        from auditor.similarity.corpus import CorpusLimits, corpus_files
+        from auditor.similarity.corpus import CorpusLimits, corpus_files, unread_in_folder
         from auditor.similarity.corpusscan import scan, scan_mapped
 
         o = self.options
         assert isinstance(o, ContaminationOptions)
         if o.corpus is None:
-            return (*self._scan_train(context, bench), [])
+            return (*self._scan_train(context, bench), [], [])
         where = f"{context.loaded.locate(('stages', self.name, 'corpus'))}: stages.{self.name}.corpus"
         named = corpus_files(o.corpus, context.loaded.allowed_roots, where)
         base = context.loaded.base_dir
         files, itself = _without_manifest(named, context.require_manifest().files)
         excluded = [_relative(f.path, base) for f in itself]
+        skipped = [_relative(p.resolve(), base) for p in unread_in_folder(o.corpus)]
         if not files:
             raise StageInputError(
                 f"{where}: {o.corpus} names only the manifest itself ({', '.join(excluded)}), so every benchmark "
@@ -309,7 +312,7 @@ class Contamination(Stage):
                     progress=lambda done: progress.update(task, completed=done),
                     limits=limits,
                 )
-                return outcome, labels, None, excluded
+                return outcome, labels, None, excluded, skipped
             outcome = scan(
                 bench,
                 files,
@@ -318,7 +321,7 @@ class Contamination(Stage):
                 progress=lambda done: progress.update(task, completed=done),
                 limits=limits,
             )
-        return outcome, labels, None, excluded
+        return outcome, labels, None, excluded, skipped
 
     def _scan_train(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray]:
         import numpy as np
@@ -346,10 +349,12 @@ class Contamination(Stage):
 
     # -- findings about the inputs -------------------------------------------------------------------------------
 
-    def _not_read(self, outcome: ScanOutcome, labels: list[str]) -> str:
+    def _not_read(self, outcome: ScanOutcome, labels: list[str], skipped: list[str]) -> str:
         if outcome.failed:
-            return "; ".join(f"{labels[i]}: {why}" for i, why in sorted(outcome.failed.items()))
-        parts = self._bad_lines(outcome, labels)
+            parts = [f"{labels[i]}: {why}" for i, why in sorted(outcome.failed.items())]
+        else:
+            parts = self._bad_lines(outcome, labels)
+        parts += [_skipped_text(skipped)] if skipped else []
         return "; ".join(parts) if parts else "the corpus holds no document"
 
     def _bad_lines(self, outcome: ScanOutcome, labels: list[str]) -> list[str]:
@@ -370,14 +375,15 @@ class Contamination(Stage):
             parts.append(f"{sum(n for _, n in files)} line(s) {text} ({named}{more})")
         return parts
 
-    def _problems(self, outcome: ScanOutcome, labels: list[str]) -> Iterator[Finding]:
+    def _problems(self, outcome: ScanOutcome, labels: list[str], skipped: list[str]) -> Iterator[Finding]:
         o = self.options
         assert isinstance(o, ContaminationOptions)
         counts = {k: v for k, v in outcome.problems.items() if v}
-        if not counts and not outcome.failed:
+        if not counts and not outcome.failed and not skipped:
             return
         parts = self._bad_lines(outcome, labels)
         parts += [f"{labels[i]} not read to its end ({why})" for i, why in sorted(outcome.failed.items())]
+        parts += [_skipped_text(skipped)] if skipped else []
         unmeasured = sum(v for k, v in counts.items() if k != "not_utf8")
         yield self.finding(
             "CTM004",
@@ -391,6 +397,7 @@ class Contamination(Stage):
                 "lines": counts,
                 "per_file": {labels[f]: dict(c) for f, c in sorted(outcome.file_problems.items())},
                 "files_not_read": {labels[i]: why for i, why in sorted(outcome.failed.items())},
+                "files_skipped": skipped,
                 "limits": {"max_line_bytes": o.max_line_bytes, "max_expansion": o.max_expansion},
             },
             examples=tuple(
@@ -648,6 +655,17 @@ def _without_manifest(
 
     itself = [f for f in files if any(same_file(f.path, m) for m in manifest_files)]
     return [f for f in files if f not in itself], itself
+
+
+def _skipped_text(skipped: list[str]) -> str:
+    """The files of the corpus folder left unread, for a message (the first few named)."""
+    named = ", ".join(skipped[:_FILES_NAMED]) + (
+        f" and {len(skipped) - _FILES_NAMED} more" if len(skipped) > _FILES_NAMED else ""
+    )
+    return (
+        f"{len(skipped)} file(s) in the corpus folder were not read, being of a kind the corpus reader does not "
+        f"open ({named}; JSONL plain, .gz or .zst, and Parquet are read)"
+    )
 
 
 def _relative(path: Path, base: Path) -> str:

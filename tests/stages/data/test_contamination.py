@@ -427,3 +427,109 @@ def test_tickets_sharing_a_disclaimer_longer_than_their_bodies_are_clean_and_a_c
     assert "CTM001" not in codes(clean), finding(clean, "CTM001").message
     leaked = run_audit(_tickets(tmp_path / "leaked", copied=True), only=ONLY)
     assert [e["id"] for e in finding(leaked, "CTM001").examples] == ["q7"]
+
+
+def _web(text: str) -> str:
+    """The text as a web page carries it: soft hyphens inside long words, zero-width spaces, a byte order mark."""
+    words = [f"{w[:3]}\u00ad{w[3:]}" if len(w) > 6 else w for w in text.split(" ")]
+    return "\ufeff" + " ".join(f"{w[:2]}\u200b{w[2:]}" if len(w) == 5 else w for w in words)
+
+
+def test_an_item_copied_with_soft_hyphens_and_zero_width_spaces_is_contaminated(tmp_path: Path) -> None:
+    # a scraped page that quotes the item: every long word split by its hyphenation hints, nothing visible changed
+    pages = [f"<p>{_web(BODIES['h-copied'])}</p>", "an unrelated page about baking bread at home " * 3]
+    f = finding(run_audit(_licensed(tmp_path, pages), only=ONLY), "CTM001")
+    assert [e["id"] for e in f.examples] == ["h-copied"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "longest"]
+    assert f.examples[0]["longest_words"] == 51  # the whole body: "checksum(data)" is two words
+
+
+def test_items_sharing_only_invisible_characters_with_the_corpus_are_clean(tmp_path: Path) -> None:
+    # pages on the same subjects, hyphenated the same way, that quote none of the items
+    pages = [_web(f"def helper_{i}(data): walk the buffer once and keep a running sum of each byte") for i in range(5)]
+    report = run_audit(_licensed(tmp_path, pages, {"frequent_documents": None}), only=ONLY)
+    assert codes(report) == ["CTM003"]
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == list(BODIES)
+
+
+def test_an_item_copied_html_escaped_is_contaminated(tmp_path: Path) -> None:
+    # the item quoted on a page whose text kept its markup escaped: every quote and apostrophe a reference
+    item = (
+        "Question: What's the reason the patient's fever didn't respond to the \"first-line\" drug, and what's "
+        "the next step the team's guideline recommends when it doesn't? Answer: it's resistant; switch to the "
+        '"second-line" drug the hospital\'s protocol names.'
+    )
+    write_table(tmp_path / "m.csv", {"id": ["q1", "q2"], "split": ["test", "test"], "body": [item, COPIED]})
+    escaped = item.replace("'", "&#39;").replace('"', "&quot;")
+    (tmp_path / "c.jsonl").write_text(json.dumps({"text": f"<div class=q>{escaped}</div> more of the page"}) + "\n")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "body"},
+        "stages": {"contamination": {"corpus": "c.jsonl"}},
+    }
+    report = run_audit(write_config(tmp_path, config), only=ONLY)
+    f = finding(report, "CTM001")
+    assert [e["id"] for e in f.examples] == ["q1"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
+    assert finding(report, "CTM003").evidence["clean_subset"]["ids"] == ["q2"]
+    # the span is shown as the page holds it, with GPT-3's removal counted in its characters
+    document = f.examples[0]["documents"][0]
+    assert document["chars"] == [13, 13 + len(escaped) - 1]  # from the page's "<div class=q>" to "names"
+    assert escaped.startswith(document["span"]) and document["gpt3_removal"]["pieces_kept"] == 0
+
+
+def _folder_corpus(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    """The sample's benchmark item against a corpus folder holding ``files``."""
+    write_table(tmp_path / "m.csv", {"id": ["q1"], "split": ["test"], "body": [COPIED]})
+    for name, data in files.items():
+        (tmp_path / "corpus" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "corpus" / name).write_bytes(data)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "body"},
+        "stages": {"contamination": {"corpus": "corpus"}},
+    }
+    return write_config(tmp_path, config)
+
+
+def test_a_corpus_folder_shard_of_a_kind_not_read_is_named_not_skipped_in_silence(tmp_path: Path) -> None:
+    import bz2
+
+    shard = bz2.compress(json.dumps({"text": f"intro {COPIED}"}).encode() + b"\n")
+    plain = json.dumps({"text": "an unrelated document about baking bread"}).encode() + b"\n"
+    config = _folder_corpus(tmp_path, {"a.jsonl": plain, "b.jsonl.bz2": shard, "part/c.arrow": b"ARROW1"})
+    report = run_audit(config, only=ONLY)
+    f = finding(report, "CTM004")
+    assert f.severity.value == "warning"
+    assert f.evidence["files_skipped"] == ["corpus/b.jsonl.bz2", "corpus/part/c.arrow"]
+    assert "2 file(s) in the corpus folder were not read" in f.message and "corpus/b.jsonl.bz2" in f.message
+    # the clean verdict says what it covers
+    assert finding(report, "CTM003").evidence["corpus_files"] == 1
+
+
+def test_a_readme_or_a_licence_beside_the_shards_is_no_skipped_shard(tmp_path: Path) -> None:
+    import gzip
+
+    shard = json.dumps({"text": f"intro {COPIED}"}).encode() + b"\n"
+    files = {
+        "a.jsonl.gz": gzip.compress(shard),
+        "README.md": b"# corpus",
+        "LICENSE": b"MIT",
+        "x.txt": b"notes",
+    }
+    report = run_audit(_folder_corpus(tmp_path, files), only=ONLY)
+    assert codes(report) == ["CTM001", "CTM003"]
+
+
+def test_a_corpus_folder_with_no_readable_document_names_its_unread_shards_in_the_error(tmp_path: Path) -> None:
+    import bz2
+
+    shard = bz2.compress(json.dumps({"text": COPIED}).encode() + b"\n")
+    report = run_audit(_folder_corpus(tmp_path, {"a.jsonl": b"not json\n", "b.jsonl.bz2": shard}), only=ONLY)
+    (result,) = report.stages
+    assert result.status == "error" and result.error is not None
+    assert "1 line(s) not JSON" in result.error.message and "corpus/b.jsonl.bz2" in result.error.message

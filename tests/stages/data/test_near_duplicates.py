@@ -457,3 +457,38 @@ def test_the_stage_defaults_are_the_thresholds_the_bench_measured() -> None:
         texts.min_words,
     )
     assert o.boilerplate_documents == texts.boilerplate
+
+
+def _hyphenated(words: list[str]) -> str:
+    """The text as a web page carries it: soft hyphens inside long words, a zero-width space, emoji with their
+    variation selector."""
+    marked = [f"{w[:3]}\u00ad{w[3:]}" if len(w) > 5 else w for w in words]
+    marked[10] = f"{marked[10][:2]}\u200b{marked[10][2:]}"
+    return " ".join(marked) + " \u2764\ufe0f"
+
+
+def test_a_copy_carrying_soft_hyphens_and_zero_width_spaces_is_a_near_copy(tmp_path: Path) -> None:
+    originals = [text(i, n=80) for i in range(4)]
+    copy = _hyphenated(originals[1])
+    r = audit_texts(tmp_path, [*map(join, originals), copy, join(text(50, n=80))], ["train"] * 4 + ["test"] * 2)
+    f = finding(r, "NDP001")
+    assert [(e["holdout"], e["near"]) for e in f.examples] == [("t4", "t1")]
+    assert f.examples[0]["similarity"] == 1.0
+
+
+def test_distinct_texts_sharing_soft_hyphens_and_emoji_are_not_near_copies(tmp_path: Path) -> None:
+    texts = [_hyphenated(text(i, n=80)) for i in range(8)]
+    r = audit_texts(tmp_path, texts, ["train"] * 4 + ["test"] * 4)
+    assert not {"NDP001", "NDP003", "NDP004"} & set(codes(r))
+
+
+def test_a_copy_with_its_html_escaped_is_a_near_copy(tmp_path: Path) -> None:
+    # reviews full of apostrophes and quotes; the test split's copy was scraped with its characters escaped
+    reviews = [
+        " ".join(f"{w}'s" if j % 6 == 0 else (f'"{w}"' if j % 9 == 4 else w) for j, w in enumerate(text(i, n=90)))
+        for i in range(5)
+    ]
+    escaped = reviews[2].replace("'", "&#39;").replace('"', "&quot;")
+    r = audit_texts(tmp_path, [*reviews[:4], escaped, reviews[4]], ["train"] * 4 + ["test"] * 2)
+    f = finding(r, "NDP001")
+    assert [(e["holdout"], e["near"], e["similarity"]) for e in f.examples] == [("t4", "t2", 1.0)]
