@@ -128,8 +128,14 @@ def normalise(texts: pa.Array, max_chars: int) -> tuple[pa.Array, np.ndarray]:
     """Normalised texts (words separated by one space, nulls for empty) and the mask of truncated texts."""
     truncated = pc.fill_null(pc.greater(pc.utf8_length(texts), max_chars), False)
     out = _unescape(pc.utf8_slice_codeunits(texts, 0, max_chars))
-    # Deleted before NFKC, so that a mark parted from its letter by a soft hyphen composes with it again.
-    out = pc.replace_substring_regex(out, _INVISIBLE, "")
+    # Deleted before NFKC, so that a mark parted from its letter by a soft hyphen composes with it again. Every
+    # such character is outside ASCII: texts that are all ASCII (most, in English) skip the regular expression.
+    wide = np.flatnonzero(~pc.fill_null(pc.string_is_ascii(out), True).to_numpy(zero_copy_only=False))
+    if len(wide):
+        seen = pc.replace_substring_regex(out.take(pa.array(wide)), _INVISIBLE, "")
+        mask = np.zeros(len(out), bool)
+        mask[wide] = True
+        out = pc.replace_with_mask(out, pa.array(mask), seen)
     out = pc.utf8_normalize(out, form="NFKC")
     out = pc.utf8_lower(out)
     out = pc.replace_substring_regex(out, _SEPARATORS, " ")
@@ -143,7 +149,14 @@ def _unescape(texts: pa.Array) -> pa.Array:
     with its markup escaped ("don&#39;t") has the words of its plain copy. The common references are replaced by
     Arrow; Python decodes only what is left in the texts that hold one (a call per reference costs microseconds)."""
     for _ in range(_UNESCAPES):
-        has = pc.fill_null(pc.match_substring_regex(texts, _REFERENCE), False)
+        # A reference starts with "&": a scan of the bytes for it is many times faster than a regex over all texts.
+        amp = _holding(texts, ord("&"))
+        if not len(amp):
+            break
+        found = pc.fill_null(pc.match_substring_regex(texts.take(pa.array(amp)), _REFERENCE), False)
+        flags = np.zeros(len(texts), bool)
+        flags[amp] = found.to_numpy(zero_copy_only=False)
+        has = pa.array(flags)
         which = np.flatnonzero(has.to_numpy(zero_copy_only=False))
         if not len(which):
             break
@@ -158,6 +171,26 @@ def _unescape(texts: pa.Array) -> pa.Array:
             some = pc.replace_with_mask(some, pa.array(mask), pa.array(decoded, some.type))
         texts = pc.replace_with_mask(texts, has, some)
     return texts
+
+
+def _holding(texts: pa.Array, byte: int) -> np.ndarray:
+    """The positions of the texts whose UTF-8 bytes hold ``byte`` (an ASCII byte: never inside a longer
+    character), sorted, from one scan of the data buffer."""
+    wide = pa.types.is_large_string(texts.type)
+    if not (wide or pa.types.is_string(texts.type)):
+        raise TypeError(f"expected strings, got {texts.type}")
+    if not len(texts):
+        return np.zeros(0, dtype=np.int64)
+    buffers = texts.buffers()
+    size = 8 if wide else 4
+    offsets = np.frombuffer(
+        buffers[1], dtype=np.int64 if wide else np.int32, count=len(texts) + 1, offset=texts.offset * size
+    )
+    if buffers[2] is None or offsets[-1] == offsets[0]:
+        return np.zeros(0, dtype=np.int64)
+    data = np.frombuffer(buffers[2], dtype=np.uint8, count=int(offsets[-1]))
+    found = np.flatnonzero(data[int(offsets[0]) :] == byte) + int(offsets[0])
+    return np.unique(np.searchsorted(offsets, found, side="right") - 1)
 
 
 def _decode(match: re.Match[str]) -> str:

@@ -148,3 +148,14 @@ def test_ampersands_that_are_no_character_references_stay_as_they_are() -> None:
     # "R&D;" and "&c" name nothing; an unknown name is text, not a reference
     out = shingle(["R&D; Q&A &c &unknownname; fish & chips", "R D Q A c unknownname fish chips"], n=2)
     assert values(out.short, 0).tolist() == values(out.short, 1).tolist()
+
+
+def test_the_texts_holding_a_byte_are_found_in_sliced_empty_and_null_holding_arrays() -> None:
+    from auditor.similarity.shingles import _holding
+
+    texts = pa.array(["a&b", None, "é&", "", "no", "&"], pa.string())
+    assert _holding(texts, ord("&")).tolist() == [0, 2, 5]
+    assert _holding(texts.slice(1, 3), ord("&")).tolist() == [1]  # a slice counts from its own start
+    assert _holding(texts.cast(pa.large_string()).slice(3), ord("&")).tolist() == [2]
+    assert _holding(pa.array([], pa.large_string()), ord("&")).tolist() == []
+    assert _holding(pa.array([None, None], pa.string()), ord("&")).tolist() == []
