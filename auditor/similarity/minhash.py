@@ -101,16 +101,27 @@ class TextMatches:
 
 @dataclass(frozen=True, eq=False)
 class Boilerplate:
-    """Shingle hashes held by at least ``documents`` texts of each side: they count for no similarity."""
+    """Shingle hashes held by at least ``documents`` index texts and ``query_documents`` query texts: they count
+    for no similarity."""
 
     short: np.ndarray  # sorted distinct hashes of the resemblance shingles
     long: np.ndarray  # sorted distinct hashes of the verbatim n-grams
-    documents: int  # the texts of each side a shingle was in, at least
+    documents: int  # the index (training) texts a shingle was in, at least
+    query_documents: int = 0  # the query (holdout) texts it was in, at least (0: as ``documents``)
 
     @classmethod
     def none(cls) -> Boilerplate:
         empty = np.zeros(0, np.uint64)
         return cls(empty, empty, 0)
+
+
+def bars(least: int, query: int, index: int) -> tuple[int, int]:
+    """The query and index texts a boilerplate shingle must each be in: ``least`` and a tenth of the smaller
+    side; a query side of fewer than ``least`` texts (a small test set) needs half of them and at least two, so
+    that a template every test prompt opens with is boilerplate there too, while a passage of one test text
+    copied into many training texts never is."""
+    index_bar = max(least, math.ceil(BOILERPLATE_SHARE * min(query, index)))
+    return (index_bar if query >= least else max(2, math.ceil(query / 2))), index_bar
 
 
 def _blocks(sh: Shingles, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -121,15 +132,15 @@ def _blocks(sh: Shingles, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
         yield sh.values[_expand(sh.offsets[r], sizes[r])], np.repeat(r, sizes[r])
 
 
-def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], documents: int) -> np.ndarray:
-    """The hashes held by at least ``documents`` texts of each side (a text counts once), sorted."""
+def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], bars: tuple[int, int]) -> np.ndarray:
+    """The hashes held by at least ``bars[k]`` texts of side k (a text counts once), sorted."""
     # A count per bucket of hashes first, in one linear pass per side: a hash in few texts lies in a bucket
     # of few hashes, so only the hashes of crowded buckets on both sides are sorted and counted exactly.
     # About two buckets per hash of the smaller side, so that few hashes share a bucket by chance.
     buckets = 1 << int(min(2 * sh.sizes()[sides[0]].sum(), 2 * sh.sizes()[sides[1]].sum(), _BUCKETS - 1)).bit_length()
     mask = np.uint64(buckets - 1)
     crowded = np.ones(buckets, bool)
-    for rows in sides:
+    for rows, documents in zip(sides, bars, strict=True):
         counts = np.zeros(buckets, np.int64)
         for values, _ in _blocks(sh, rows):
             counts += np.bincount((values & mask).astype(np.int64), minlength=buckets)
@@ -137,7 +148,7 @@ def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], documents: int
     if not crowded.any():
         return np.zeros(0, np.uint64)
     found = []
-    for rows in sides:
+    for rows, documents in zip(sides, bars, strict=True):
         hashes, owners = [], []
         for values, text in _blocks(sh, rows):
             mine = crowded[(values & mask).astype(np.int64)]
@@ -154,14 +165,15 @@ def _frequent(sh: Shingles, sides: tuple[np.ndarray, np.ndarray], documents: int
 
 
 def boilerplate(sh: TextShingles, query: np.ndarray, index: np.ndarray, least: int | None) -> Boilerplate:
-    """The shingles (and long n-grams) in at least ``least`` (and BOILERPLATE_SHARE) of each side's texts."""
+    """The shingles (and long n-grams) in at least ``bars`` of each side's texts: ``least`` and a tenth of the
+    smaller side, or half of a small query side (a test set of a few prompts sharing their template)."""
     if least is None:
         return Boilerplate.none()
-    documents = max(least, math.ceil(BOILERPLATE_SHARE * min(len(query), len(index))))
-    if min(len(query), len(index)) < documents:
+    bar = bars(least, len(query), len(index))
+    if len(query) < bar[0] or len(index) < bar[1]:
         return Boilerplate.none()
     return Boilerplate(
-        _frequent(sh.short, (query, index), documents), _frequent(sh.long, (query, index), documents), documents
+        _frequent(sh.short, (query, index), bar), _frequent(sh.long, (query, index), bar), bar[1], bar[0]
     )
 
 

@@ -87,8 +87,8 @@ class Source:
     truncated: np.ndarray | None = None  # unit numbers of texts cut at the size cap
     lsh: tuple[int, int] | None = None  # (bands, rows) of the text search
     too_short: int = 0  # texts not compared: fewer words than the minimum
-    # texts only: distinct shingles taken as boilerplate, and the texts of each side each was in at least
-    boilerplate: tuple[int, int] = (0, 0)
+    # texts only: distinct shingles taken as boilerplate, and the training and holdout texts each was in at least
+    boilerplate: tuple[int, int, int] = (0, 0, 0)
     space: FeatureSpace | None = None  # rows only: the feature table as searched
     search: RowPairs | None = None  # rows only: how the neighbours were searched and judged
     not_compared: str | None = None  # rows only: why the rows were not searched at all (the memory budget)
@@ -230,9 +230,13 @@ def compare_texts(
         truncated=np.flatnonzero(to_train.truncated | (cut if cut is not None else False)),
         lsh=(to_train.bands, to_train.rows),
         too_short=int(short.sum()),
-        boilerplate=(len(to_train.boilerplate.short), to_train.boilerplate.documents)
+        boilerplate=(
+            len(to_train.boilerplate.short),
+            to_train.boilerplate.documents,
+            to_train.boilerplate.query_documents or to_train.boilerplate.documents,
+        )
         if to_train.boilerplate is not None
-        else (0, 0),
+        else (0, 0, 0),
     )
 
 

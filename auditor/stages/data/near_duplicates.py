@@ -89,8 +89,9 @@ class NearDuplicatesOptions(StageOptions):
         default=10,
         ge=2,
         description="texts: a shingle in at least this many training texts and this many holdout texts (and 10% of "
-        "the smaller side) is boilerplate, a shared disclaimer or signature, and counts for no resemblance, "
-        "containment or verbatim share; null counts every shingle",
+        "the smaller side; a holdout side of fewer texts: half of them, at least 2) is boilerplate, a shared "
+        "disclaimer, signature or prompt template, and counts for no resemblance, containment or verbatim share; "
+        "null counts every shingle",
     )
     verbatim_words: int = Field(default=13, ge=4, le=64, description="words per n-gram of the verbatim-overlap pass")
     verbatim_share: float = Field(
@@ -918,15 +919,17 @@ class NearDuplicates(Stage):
                 evidence["texts_too_short"] = evidence.get("texts_too_short", 0) + source.too_short
                 evidence["texts_compared_normalised"] = evidence["texts_too_short"]
         for source in found.sources:
-            shingles, documents = source.boilerplate
+            shingles, documents, holdout_documents = source.boilerplate
             if shingles:
                 notes.append(
                     f"{shingles} distinct {self.options.shingle_words}-word shingle(s) of {source.label} are each in "
-                    f"at least {documents} training and {documents} holdout texts: boilerplate (a shared disclaimer "
-                    "or signature) that counted for no resemblance, containment or verbatim share"
+                    f"at least {documents} training and {holdout_documents} holdout texts: boilerplate (a shared "
+                    "disclaimer, signature or prompt template) that counted for no resemblance, containment or "
+                    "verbatim share"
                 )
                 evidence["boilerplate_shingles"] = evidence.get("boilerplate_shingles", 0) + shingles
                 evidence["boilerplate_documents"] = documents
+                evidence["boilerplate_holdout_documents"] = holdout_documents
         for source in found.sources:
             yield from self._rows_in_part(source)
             if source.space is None:

@@ -214,6 +214,50 @@ def test_a_holdout_ticket_copied_into_many_training_tickets_is_still_found(tmp_p
     assert f.evidence["pairs"] >= 5
 
 
+TEMPLATE = (
+    "You are a careful assistant for a geography quiz. Read the question below and answer it with one short "
+    "sentence, citing the country and the capital where relevant, and say so plainly if you do not know."
+)
+PROMPT = TEMPLATE.split(" ")
+
+
+def prompts(n: int) -> list[list[str]]:
+    """Question-answer prompts: the same 35-word template, then a question and an answer of their own."""
+    return [[*PROMPT, "Question:", *text(i, n=10), "Answer:", *text(1000 + i, n=6)] for i in range(n)]
+
+
+@pytest.mark.parametrize("held", [3, 8])
+def test_a_few_test_prompts_sharing_the_training_prompts_template_are_not_near_copies(
+    tmp_path: Path, held: int
+) -> None:
+    # Fewer test prompts than boilerplate_documents: the template is boilerplate when half of them hold it.
+    r = audit_texts(tmp_path, [join(t) for t in prompts(60 + held)], ["train"] * 60 + ["test"] * held)
+    assert not {"NDP001", "NDP002", "NDP004"} & set(codes(r)), codes(r)
+    seen = finding(r, "NDP007").evidence
+    assert seen["boilerplate_documents"] == 10 and seen["boilerplate_holdout_documents"] == max(2, -(-held // 2))
+
+
+def test_a_test_prompt_whose_question_is_a_training_one_edited_is_found_beside_the_template(tmp_path: Path) -> None:
+    rows = prompts(63)
+    question = text(77, n=40)
+    rows[5] = [*PROMPT, "Question:", *question]
+    rows[61] = [*PROMPT, "Question:", *replace_words(question, 0.05, seed=4)]
+    r = audit_texts(tmp_path, [join(t) for t in rows], ["train"] * 60 + ["test"] * 3)
+    f = finding(r, "NDP001")
+    assert {(e["holdout"], e["near"]) for e in f.examples} == {("t61", "t5")}
+
+
+def test_one_test_text_copied_into_many_training_texts_is_found_in_a_small_test_set(tmp_path: Path) -> None:
+    # Its words are in 20 training texts but in one test text: below the test side's bar (2), not boilerplate.
+    rows = tickets(40, 3)
+    body = text(902, n=40)
+    for i in range(20):
+        rows[i] = replace_words(body, 0.03, seed=40 + i) + DISCLAIMER
+    rows[41] = body + DISCLAIMER
+    r = audit_texts(tmp_path, [join(t) for t in rows], ["train"] * 40 + ["test"] * 3)
+    assert {e["holdout"] for e in finding(r, "NDP001").examples} == {"t41"}
+
+
 def test_an_identical_ticket_in_both_splits_is_found_however_common_its_words(tmp_path: Path) -> None:
     rows = tickets()
     rows[52] = rows[7]  # an exact copy
@@ -231,9 +275,11 @@ def test_boilerplate_counts_only_from_the_documents_asked(tmp_path: Path) -> Non
     rows: list[str | None] = [join(t) for t in tickets()]
     # Off: every shared shingle counts again, so the tickets are near copies through their disclaimer.
     assert "NDP001" in codes(audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=None))
-    # A disclaimer in 40 training and 20 holdout texts is not boilerplate when 21 of each are asked.
-    r = audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=21)
+    # A disclaimer in 40 training texts is not boilerplate when 41 are asked (a holdout side of fewer texts than
+    # asked needs half of them: its 20 hold it).
+    r = audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=41)
     assert "NDP001" in codes(r)
+    assert "NDP001" not in codes(audit_texts(tmp_path, rows, ["train"] * 40 + ["test"] * 20, boilerplate_documents=40))
 
 
 @pytest.mark.parametrize("value", [1, 0, -3, "many"])
