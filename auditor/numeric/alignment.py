@@ -68,12 +68,20 @@ def last_position_gradient(program: Program, logits: torch.Tensor, targets: torc
     """
     if logits.dim() != targets.dim() + 1 or logits.shape[:-1] != targets.shape:
         return None
+    ran, grad = _output_gradient(program, logits, targets)
+    if not ran:
+        return None
+    return float(grad[..., -1, :].abs().max()) if grad is not None else 0.0
+
+
+def _output_gradient(program: Program, logits: torch.Tensor, targets: torch.Tensor) -> tuple[bool, torch.Tensor | None]:
+    """Whether the loss ran on (a copy of) the outputs, and the gradient it sent them (None: none)."""
     leaf = logits.detach().clone().requires_grad_(True)
     try:
         summed(program.loss(leaf, targets)).backward()
     except (UserCodeError, RuntimeError):
-        return None
-    return float(leaf.grad[..., -1, :].abs().max()) if leaf.grad is not None else 0.0
+        return False, None
+    return True, leaf.grad
 
 
 def loss_shift(program: Program, logits: torch.Tensor, targets: torch.Tensor, excluded: torch.Tensor) -> int | None:
@@ -86,14 +94,10 @@ def loss_shift(program: Program, logits: torch.Tensor, targets: torch.Tensor, ex
     """
     if logits.dim() != targets.dim() + 1 or logits.shape[:-1] != targets.shape or targets.dim() < 1:
         return None
-    leaf = logits.detach().clone().requires_grad_(True)
-    try:
-        summed(program.loss(leaf, targets)).backward()
-    except (UserCodeError, RuntimeError):
+    _, found = _output_gradient(program, logits, targets)
+    if found is None or not finite(found):
         return None
-    if leaf.grad is None or not finite(leaf.grad):
-        return None
-    grad = leaf.grad.detach()
+    grad = found.detach()
     pulled = grad.argmin(-1)  # the class each position is pulled toward
     trained = grad.abs().amax(-1) > 0
     length = targets.shape[-1]
