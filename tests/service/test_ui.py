@@ -276,6 +276,8 @@ def test_an_approval_whose_acceptance_expired_says_so_and_offers_approve_again(
         said = re.search(r'<p class="problem" id="lapsed">(.*?)</p>', lapsed, re.S)
         assert said and "TMP002" in said.group(1) and fp in said.group(1) and "expired" in said.group(1), lapsed
         assert approve_form in lapsed
+        # The approval is shown as lapsed, not in the colours of one that holds; so is the review state.
+        assert '<p class="approved lapsed" id="approved">' in lapsed and "approval lapsed" in lapsed
         again = post(c, f"{page}/review", action="approve", comment="", override_reason="cam-B is known too")
         assert again.status_code == 303, again.text
         assert 'id="lapsed"' not in c.get(page).text
