@@ -26,7 +26,7 @@ from auditor.service import exposure, store
 from auditor.service.auth import Principal, Role, new_token, shown_once
 from auditor.service.context import ServiceContext, UnreadableReport, context, principal, read_report
 from auditor.service.idempotency import Answer, Claim, claim_of
-from auditor.service.inputs import MAX_NESTING, Instant, ProjectPath, RequestBody, too_deep, visible
+from auditor.service.inputs import MAX_NESTING, Instant, ProjectPath, RequestBody, not_text, too_deep, visible
 from auditor.service.names import PROJECT_NAME
 from auditor.service.review import (
     accepted_as_configured,
@@ -378,6 +378,9 @@ def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Repor
     deep = too_deep(data)
     if deep is not None:
         raise _deny(422, f"report: {deep}: nested more than {MAX_NESTING} levels deep, which no audit writes")
+    odd = not_text(data)
+    if odd is not None:
+        raise _deny(422, f"report: {odd}: holds a lone surrogate (\\ud800-\\udfff), which is not text")
     try:
         report = portable(Report.model_validate(data))
     except ValidationError as exc:

@@ -74,6 +74,26 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> str | None:
     return None
 
 
+def not_text(value: Any) -> str | None:
+    """The path (``a.0.b``) of the first string or key in ``value`` that is not text (a lone UTF-16 surrogate,
+    which JSON's \\u escapes can carry and no UTF-8 text holds), else None; walked without recursion."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return ".".join(path[:SHOWN_LEVELS]) or "(top level)"
+        elif isinstance(item, dict | list):
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                stack.append((child, (*path, str(key))))
+                if isinstance(key, str):
+                    stack.append((key, (*path, key.encode("utf-8", "backslashreplace").decode("utf-8"))))
+    return None
+
+
 # A project named in a path: any name reaches the lookup (an unknown one is 404), but a NUL never does.
 ProjectPath = Annotated[str, Path(pattern=NO_NUL)]
 

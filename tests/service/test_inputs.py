@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,24 @@ def test_the_latest_and_earliest_times_utc_can_hold_are_taken(client: TestClient
         made = client.post("/api/projects/p/evaluations", json=evaluation)
         assert made.status_code == 201, made.text
         assert made.json()["evaluation"]["at"].startswith("0001-01-01T00:00:00"), made.json()
+
+
+def test_a_report_holding_a_lone_surrogate_is_422_naming_where(client: TestClient) -> None:
+    """JSON's \\u escapes can carry half a UTF-16 pair, which is no text: refused where it is, nothing stored."""
+    report = sample_report()
+    (stage,) = [s for s in report["stages"] if s["findings"]][:1]
+    stage["findings"][0]["message"] = "cam-B \ud800 frames"
+    before = client.get("/api/projects/p/runs").json()
+    body = json.dumps({"report": report}).encode()  # json escapes it; a client's encoder would refuse to send it
+    answer = client.post("/api/projects/p/runs", content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 422, answer.text
+    index = report["stages"].index(stage)
+    assert answer.json()["detail"] == (
+        f"report: stages.{index}.findings.0.message: holds a lone surrogate (\\ud800-\\udfff), which is not text"
+    )
+    assert client.get("/api/projects/p/runs").json() == before
+    # A character outside the basic plane, written as its surrogate pair, is text.
+    stage["findings"][0]["message"] = "cam-B \U0001f4f7 frames"
+    body = json.dumps({"report": report}).encode()
+    ok = client.post("/api/projects/p/runs", content=body, headers={"content-type": "application/json"})
+    assert ok.status_code == 201, ok.text
