@@ -230,6 +230,7 @@ class Stuck:
     shape: tuple[int, ...]
     grad_max: float
     lr: float
+    cleared: bool = False  # backward() gave it a gradient that was gone when optimizer.step() ran
 
 
 @dataclass(frozen=True)
@@ -253,14 +254,31 @@ def movement(program: Program, stepper: Stepper, calls: int) -> Movement:
     zero_lr = bool(lrs) and all(lr == 0.0 for lr in lrs)
     warmup = zero_lr and any(float(g.get("initial_lr", 0.0) or 0.0) > 0 for g in optimizer.param_groups)
     seen: dict[str, float] = {}
+    # What backward() itself left in each gradient: a step that clears it before optimizer.step() (zero_grad()
+    # between them) applies nothing, and its parameters got a gradient all the same.
+    produced: dict[str, float] = {}
+
+    def record(name: str) -> Callable[[torch.Tensor], None]:
+        def hook(param: torch.Tensor) -> None:
+            g = param.grad
+            if g is not None and g.numel():
+                produced[name] = max(produced.get(name, 0.0), float(g.detach().abs().max()))
+
+        return hook
+
+    hooks = [p.register_post_accumulate_grad_hook(record(n)) for n, p in named]
     stepped = False
-    for _ in range(calls):
-        with watched(optimizer, named, apply=True) as taken:
-            stepper(model, optimizer)
-        stepped = stepped or bool(taken)
-        for grads in taken or [_grads(named)]:
-            for n, g in grads.items():
-                seen[n] = max(seen.get(n, 0.0), float(g.abs().max()) if g.numel() else 0.0)
+    try:
+        for _ in range(calls):
+            with watched(optimizer, named, apply=True) as taken:
+                stepper(model, optimizer)
+            stepped = stepped or bool(taken)
+            for grads in taken or [_grads(named)]:
+                for n, g in grads.items():
+                    seen[n] = max(seen.get(n, 0.0), float(g.abs().max()) if g.numel() else 0.0)
+    finally:
+        for handle in hooks:
+            handle.remove()
     stuck, moved = [], 0
     for n, p in named:
         if not torch.equal(before[n], p.detach()):
@@ -268,6 +286,9 @@ def movement(program: Program, stepper: Stepper, calls: int) -> Movement:
             continue
         group = groups.get(id(p))
         grad = seen.get(n, 0.0)
+        cleared = stepped and grad == 0.0 and produced.get(n, 0.0) > 0.0
+        if cleared:
+            grad = produced[n]
         if group is None or grad == 0.0 or not math.isfinite(grad):
             continue  # not optimized (GRD004) or no gradient (GRD002, GRD003): reported by detached_graph
         lr = _lr(group)
@@ -276,7 +297,7 @@ def movement(program: Program, stepper: Stepper, calls: int) -> Movement:
         # An update below the parameter's float resolution cannot show; it is not evidence of a fault.
         if lr * grad < float(torch.finfo(p.dtype).eps) * float(p.detach().abs().max()):
             continue
-        stuck.append(Stuck(n, shape(p), grad, lr))
+        stuck.append(Stuck(n, shape(p), grad, lr, cleared))
     return Movement(tuple(stuck), moved, stepped, zero_lr, warmup, lrs)
 
 

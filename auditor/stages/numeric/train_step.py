@@ -169,6 +169,11 @@ class TrainStep(NumericStage):
         if moves.stuck:
             names = [s.name for s in moves.stuck]
             how = "" if moves.stepped else " The step never called optimizer.step()."
+            if moves.stepped and all(s.cleared for s in moves.stuck):
+                how = (
+                    " backward() gave them a gradient that was cleared before optimizer.step() ran: zero_grad() "
+                    "is called between backward() and step(), so no step applies anything."
+                )
             yield self.finding(
                 "STP002",
                 Severity.ERROR,
@@ -186,8 +191,8 @@ class TrainStep(NumericStage):
                     }
                     for s in moves.stuck[:3]
                 ),
-                remediation="Call optimizer.step() after backward() in every step, and build the optimizer from "
-                "the parameters the step trains.",
+                remediation="Call optimizer.step() after backward() in every step (zero_grad() before backward() or "
+                "after step(), never between them), and build the optimizer from the parameters the step trains.",
             )
 
     def _overfit(self, fit: Overfit, step: str | None, shapes: dict[str, Any]) -> Iterator[Finding]:

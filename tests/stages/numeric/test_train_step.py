@@ -320,3 +320,28 @@ def test_a_sentence_level_sum_is_a_deliberate_scale(program) -> None:  # type: i
     assert "STP005" not in codes(r)
     assert "a sum over each sample's 6 targets" in dict(finding(r, "STP000").tables[0].rows)["loss at initialisation"]
     assert "STP005" in codes(program(LM.replace("/ out.shape[0]", "* 3"), ONLY, **OPT))
+
+
+def test_zero_grad_between_backward_and_step_is_named_as_why_nothing_moves(program) -> None:  # type: ignore[no-untyped-def]
+    source = with_step(
+        "model.train()",
+        "l = loss(model(x), y)",
+        "l.backward()",
+        "opt.zero_grad()",
+        "opt.step()",
+        "return l",
+    )
+    r = program(source, ONLY, **STEP)
+    f = finding(r, "STP002")
+    assert f.severity == "error" and r.exit_code == 1
+    assert "cleared before optimizer.step() ran" in f.message and "zero_grad() is called between" in f.message
+    assert {"head.weight", "head.bias"} <= set(f.evidence["parameters"])
+
+
+def test_zero_grad_after_step_or_before_backward_moves_every_parameter(program) -> None:  # type: ignore[no-untyped-def]
+    for order in (
+        ("opt.zero_grad()", "l = loss(model(x), y)", "l.backward()", "opt.step()"),
+        ("l = loss(model(x), y)", "l.backward()", "opt.step()", "opt.zero_grad()"),
+    ):
+        r = program(with_step("model.train()", *order, "return l"), ONLY, **STEP)
+        assert "STP002" not in codes(r) and r.exit_code == 0, (order, codes(r))
