@@ -166,15 +166,31 @@ class LabelCoverage(Stage):
             if len(unseen):
                 rows = int(held[unseen].sum())
                 shown = [labels[i] for i in unseen[: self.options.max_examples]]
+                # An unseen label whose spelling alone differs from a trained one ('Cat ' beside 'cat') is most
+                # likely that label: said, so the fix is a normalisation, not more data.
+                spelt = _trained_spellings(labels, unseen, train_counts)
+                hint = (
+                    " Some differ from a label of "
+                    f"{learnt} only in spelling: "
+                    + ", ".join(f"{k!r} ({v!r} in {learnt})" for k, v in list(spelt.items())[:3])
+                    + "; normalise the labels before the split."
+                    if spelt
+                    else ""
+                )
                 found.append(
                     self.finding(
                         "LAB001",
                         Severity.WARNING,
                         f"{len(unseen)} label value(s) occur in {where} but never in {learnt} ({rows} rows), e.g. "
                         f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
-                        "something other than the task.",
+                        "something other than the task." + hint,
                         key=s,
-                        evidence={**subject, "labels": len(unseen), "rows": rows},
+                        evidence={
+                            **subject,
+                            "labels": len(unseen),
+                            "rows": rows,
+                            **({"spelt_as_trained": dict(list(spelt.items())[:MAX_LISTED])} if spelt else {}),
+                        },
                         examples=tuple(
                             {"label": labels[i], "rows": int(held[i])} for i in unseen[: self.options.max_examples]
                         ),
@@ -494,6 +510,23 @@ def _capped(found: list[Finding], make: Callable[..., Finding]) -> list[Finding]
                 remediation=rest[0].remediation,
             )
         )
+    return out
+
+
+def _trained_spellings(labels: list[str], unseen: np.ndarray, train_counts: np.ndarray) -> dict[str, str]:
+    """{unseen label: the trained label it equals but for its spelling (case, spaces, Unicode form)}."""
+    import numpy as np
+
+    from auditor.core.spelling import normal_form
+
+    trained: dict[str, str] = {}
+    for i in np.flatnonzero(train_counts > 0).tolist():
+        trained.setdefault(normal_form(labels[i]), labels[i])
+    out: dict[str, str] = {}
+    for i in unseen.tolist():
+        twin = trained.get(normal_form(labels[i]))
+        if twin is not None:
+            out[labels[i]] = twin
     return out
 
 

@@ -335,6 +335,16 @@ def test_text_labels_are_never_merged_by_spelling(audit) -> None:  # type: ignor
     data = {"y": ["cat", "dog"] * 20 + ["Cat ", "dog"] * 20, "split": ["train"] * 40 + ["test"] * 40}
     f = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
     assert f.examples[0]["label"] in {"Cat", "Cat "}
+    # Still unseen, but said to be the trained label in another spelling: the fix is to normalise, not more data.
+    written = f.examples[0]["label"]
+    assert f.evidence["spelt_as_trained"] == {written: "cat"}
+    assert f"{written!r} ('cat' in train)" in f.message and "normalise the labels" in f.message
+
+
+def test_an_unseen_label_no_trained_label_spells_is_given_no_spelling_hint(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"y": ["cat", "dog"] * 20 + ["cats", "dog"] * 20, "split": ["train"] * 40 + ["test"] * 40}
+    f = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
+    assert "spelt_as_trained" not in f.evidence and "spelling" not in f.message
 
 
 def test_integer_labels_past_2_to_the_53_one_apart_stay_two_labels(audit) -> None:  # type: ignore[no-untyped-def]
