@@ -212,7 +212,9 @@ class Frames(WalkState):
             column = str(args[0].const)
             func = node.func
             if data.columns is not None and isinstance(func, ast.Attribute):
-                self.mutate(func.value, Value(data=replace(data, columns=data.columns.without([column])).pruned()))
+                self.mutate(
+                    func.value, Value(data=replace(data, columns=data.columns.without([column])).pruned(data.columns))
+                )
             return Value(data=self.column(data, column))
         if name in ("mean", "sum", "average") and data.against_truth:
             eid = self.evaluation(node, f"{self.text(node.func)}()", data.predicted, data, None)
@@ -417,14 +419,14 @@ class Frames(WalkState):
             # polars' drop("a", "b") names columns; pandas would look for the names among the row labels and
             # fail, so a program that runs means columns
             named = [str(a.const) for a in args]
-            return Value(data=replace(data, columns=data.columns.without(named)).pruned())
+            return Value(data=replace(data, columns=data.columns.without(named)).pruned(data.columns))
         if by_columns is not None or (axis is not None and axis.const in (1, "columns")):
             names = (by_columns or labels).strings()
             columns = data.columns or Columns()
             return Value(
                 data=replace(
                     data, columns=columns.without(names) if names is not None else Columns(opaque=True)
-                ).pruned()
+                ).pruned(data.columns)
             )
         index = kwargs.get("index", labels)
         if index.parts:  # df.drop(train.index): the rows a sample or a split did not take
@@ -496,12 +498,16 @@ class Frames(WalkState):
             rows_node, cols_node = index_node.elts
             rows, cols = index.items
         elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
-            return Value(data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned())
+            return Value(
+                data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
+            )
         elif indexer is None and _names_columns(index, index_node):
             names = index.strings() or []
             if isinstance(index.const, str):
                 return Value(data=self.column(data, names[0]))
-            return Value(data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned())
+            return Value(
+                data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
+            )
         keyed = (
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
@@ -511,11 +517,13 @@ class Frames(WalkState):
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
             elif indexer == "loc" and cols.names_of is not None:
-                selected = replace(selected, columns=_within(selected.columns, cols.names_of)).pruned()
+                selected = replace(selected, columns=_within(selected.columns, cols.names_of)).pruned(selected.columns)
             elif indexer == "loc" and picked is not None:
                 if isinstance(cols.const, str):
                     return Value(data=self.column(selected, picked[0]))
-                selected = replace(selected, columns=(selected.columns or Columns()).only(picked)).pruned()
+                selected = replace(selected, columns=(selected.columns or Columns()).only(picked)).pruned(
+                    selected.columns
+                )
             else:  # positions (iloc, numpy): the columns kept cannot be named
                 selected = replace(
                     selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})

@@ -242,14 +242,16 @@ class Data:
             return self
         return replace(self, fits=self.fits | fits, by_column=frozenset(e for e in self.by_column if e[0] not in fits))
 
-    def pruned(self) -> Data:
-        """Without the fits whose every carrying column the table no longer has."""
-        if not self.by_column or self.columns is None or self.columns.opaque:
+    def pruned(self, before: Columns | None) -> Data:
+        """Without the fits whose every carrying column this selection (``before``: the columns it was made from)
+        dropped. A carrier gone before it (renamed, or the table rebuilt under other names) may hold its values
+        under another name, so its fit stays."""
+        if not self.by_column or self.columns is None or self.columns.opaque or before is None or before.opaque:
             return self
         carriers: dict[int, set[str]] = {}
         for f, name in self.by_column:
             carriers.setdefault(f, set()).add(name)
-        gone = {f for f, names in carriers.items() if all(self.columns.lacks(n) for n in names)}
+        gone = {f for f, names in carriers.items() if all(self.columns.lacks(n) and not before.lacks(n) for n in names)}
         if not gone:
             return self
         return replace(self, fits=self.fits - gone, by_column=frozenset(e for e in self.by_column if e[0] not in gone))

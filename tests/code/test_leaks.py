@@ -772,6 +772,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 2)],
     ),
+    "a column scaled on every row, renamed, stays a leak when another column is dropped": (
+        """
+        df = pd.read_csv("d.csv")
+        df["a_s"] = StandardScaler().fit_transform(df[["a"]])
+        df = df.rename(columns={"a_s": "a_scaled"})
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y", "a"]), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "a column scaled on every row, the table rebuilt under new names, stays a leak": (
+        """
+        df = pd.read_csv("d.csv")
+        df["a_s"] = StandardScaler().fit_transform(df[["a"]])
+        X = pd.DataFrame(df.to_numpy(), columns=["a", "b", "scaled", "y"])
+        X_tr, X_te, y_tr, y_te = train_test_split(X.drop(columns=["y"]), df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
     "a scaler over the whole frame after the target's codes were stored keeps both in every column": (
         """
         from sklearn.preprocessing import LabelEncoder
