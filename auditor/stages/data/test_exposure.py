@@ -48,6 +48,7 @@ class TestExposureOptions(StageOptions):
 class _Match:
     entry: LedgerSet
     overlap: Overlap
+    mine: SetSketch  # the split's sketch on the entry's basis
 
 
 class TestExposure(Stage):
@@ -76,7 +77,7 @@ class TestExposure(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         from auditor.exposure.fingerprint import compare
-        from auditor.exposure.holdout import split_sketches
+        from auditor.exposure.holdout import id_sketches, split_sketches
         from auditor.exposure.ledger import SqliteLedger
 
         assert isinstance(self.options, TestExposureOptions)
@@ -87,8 +88,15 @@ class TestExposure(Stage):
         ledger = SqliteLedger(path, opts.busy_timeout_s)
         known = ledger.sets()
         sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
+        # A set recorded by its sample ids before the config named content is still this set: with ids in the
+        # manifest, such entries are compared by ids (each entry on one basis, so no evaluation counts twice).
+        by_ids: dict[str, SetSketch] = {}
+        if any(e.sketch.basis == "ids" for e in known) and any(s.basis != "ids" for s in sketches.values()):
+            by_ids = id_sketches(manifest, context.config, holdout)
         for split, mine in sketches.items():
-            matches = [m for m in (_Match(e, compare(mine, e.sketch)) for e in known) if self._counts(m.overlap)]
+            compared = [(e, by_ids.get(split, mine) if e.sketch.basis == "ids" else mine) for e in known]
+            found = (_Match(e, compare(own, e.sketch), own) for e, own in compared)
+            matches = [m for m in found if self._counts(m.overlap)]
             matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
             yield self._finding(split, mine, matches, path)
         if context.roles.folds is not None:
@@ -130,11 +138,14 @@ class TestExposure(Stage):
         sets: list[dict[str, Any]] = []
         for m in matches:
             names = sorted({e.split for e in m.entry.evaluations})
-            same = "this set" if m.entry.sketch.digest == mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            same = (
+                "this set" if m.entry.sketch.digest == m.mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            )
             sets.append(
                 {
                     "fingerprint": m.entry.sketch.digest[:16],
                     "recorded_as": names,
+                    "basis": m.entry.sketch.basis,
                     "rows": m.entry.sketch.n_rows,
                     "resemblance": round(m.overlap.jaccard, 4),
                     "share_of_this_split": round(m.overlap.a_in_b, 4),

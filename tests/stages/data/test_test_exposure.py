@@ -347,3 +347,57 @@ def test_folds_without_a_fixed_test_split_skip_the_stage_with_why(tmp_path: Path
     assert result.status == "skipped" and result.skip_reason is not None
     assert "validation fold" in result.skip_reason and "nor counted in the ledger" in result.skip_reason
     assert "no fixed test split" in result.skip_reason
+
+
+def _ids_and_content(directory: Path, ledger: Path, ids: list[str], digests: list[str], content: bool) -> Path:
+    """A manifest of 200 training rows and the given test rows; the config names content only if asked."""
+    directory.mkdir()
+    train = [f"train-{i}" for i in range(200)]
+    rows = {
+        "id": [*train, *ids],
+        "split": ["train"] * 200 + ["test"] * len(ids),
+        "digest": [f"{i:064x}" for i in range(200)] + digests,
+    }
+    write_table(directory / "manifest.csv", rows)
+    config: dict[str, Any] = {"version": 1, "manifest": {"path": "manifest.csv", "split": "split", "id": "id"}}
+    if content:
+        config["keys"] = {"content_hash": "digest"}
+    return with_ledger(write_config(directory, config), ledger)
+
+
+TEST_IDS = [f"img-{i}" for i in range(100)]
+TEST_DIGESTS = [hashlib.sha256(i.encode()).hexdigest() for i in TEST_IDS]
+
+
+def test_a_set_recorded_by_its_ids_is_not_fresh_once_the_config_names_its_content(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    by_ids = _ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False)
+    exposure.record(by_ids, "test", metrics={"acc": 0.9}, ledger=ledger)
+    # The same rows, the config now naming their content digests: the evaluation by ids still counts.
+    by_content = _ids_and_content(tmp_path / "content", ledger, TEST_IDS, TEST_DIGESTS, content=True)
+    seen = exp(audit(by_content), "test")
+    assert (seen.code, seen.evidence["evaluations"], seen.evidence["basis"]) == ("EXP001", 1, "content")
+    assert [(s["basis"], s["relation"]) for s in seen.evidence["sets"]] == [("ids", "this set")]
+    # One more evaluation, recorded by content: two in all, each counted once.
+    exposure.record(by_content, "test", ledger=ledger)
+    again = exp(audit(by_content), "test")
+    assert again.evidence["evaluations"] == 2
+    assert sorted(s["basis"] for s in again.evidence["sets"]) == ["content", "ids"]
+
+
+def test_ids_matched_across_bases_still_need_the_share_of_rows_and_content_sets_match_only_by_content(
+    tmp_path: Path,
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False), "test")
+    # A new test set sharing 5 of the 100 recorded ids: fresh, as it is when compared on one basis.
+    new_ids = TEST_IDS[:5] + [f"new-{i}" for i in range(95)]
+    new_digests = [hashlib.sha256(i.encode()).hexdigest() for i in new_ids]
+    new = _ids_and_content(tmp_path / "new", ledger, new_ids, new_digests, content=True)
+    assert exp(audit(new), "test").code == "EXP000"
+    # A set recorded by content is compared by content: other rows under the same ids are a new set.
+    other = tmp_path / "other.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "c1", other, TEST_IDS, TEST_DIGESTS, content=True), "test")
+    relabelled = [hashlib.sha256(f"other-{i}".encode()).hexdigest() for i in range(100)]
+    fresh = exp(audit(_ids_and_content(tmp_path / "c2", other, TEST_IDS, relabelled, content=True)), "test")
+    assert (fresh.code, fresh.evidence["evaluations"]) == ("EXP000", 0)
