@@ -401,3 +401,46 @@ def test_ids_matched_across_bases_still_need_the_share_of_rows_and_content_sets_
     relabelled = [hashlib.sha256(f"other-{i}".encode()).hexdigest() for i in range(100)]
     fresh = exp(audit(_ids_and_content(tmp_path / "c2", other, TEST_IDS, relabelled, content=True)), "test")
     assert (fresh.code, fresh.evidence["evaluations"]) == ("EXP000", 0)
+
+
+def _ids_config(directory: Path, ledger: Path, test_ids: list[str]) -> Path:
+    """A manifest by sample ids: 100 training rows and ``test_ids`` as the test split."""
+    directory.mkdir()
+    train = [f"train-{i}" for i in range(100)]
+    rows = {"id": [*train, *test_ids], "split": ["train"] * 100 + ["test"] * len(test_ids)}
+    write_table(directory / "manifest.csv", rows)
+    config = {"version": 1, "manifest": {"path": "manifest.csv", "split": "split", "id": "id"}}
+    return with_ledger(write_config(directory, config), ledger)
+
+
+SMOKE = [f"smoke-{i}" for i in range(20)]
+
+
+def test_a_new_large_test_set_holding_a_small_evaluated_set_is_fresh_and_names_it(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    # 5000 new rows that happen to hold the 20 smoke rows (0.4%): three results on those 20 rows move its score
+    # by at most 0.004 * sqrt(3/20) < 0.002, so it is not the smoke set, though the report names it.
+    new = exp(audit(_ids_config(tmp_path / "new", ledger, SMOKE + [f"new-{i}" for i in range(4980)])), "test")
+    assert (new.code, new.severity, new.evidence["evaluations"]) == ("EXP000", "info", 0)
+    (inside,) = new.evidence["sets_not_counted"]
+    assert (inside["shared_rows"], inside["evaluations"], inside["recorded_as"]) == (20, 3, ["test"])
+    assert "not counted" in new.message and "20 rows shared" in new.message
+
+
+def test_an_evaluated_set_that_is_a_large_part_of_a_new_one_still_counts(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    old = [f"old-{i}" for i in range(100)]
+    exposure.record(_ids_config(tmp_path / "old", ledger, old), "test")
+    # The old 100 rows merged with 150 new ones: 40% of the split was evaluated, below `overlap` (0.5) from this
+    # side, but one result on them moves its score by up to 0.4 * sqrt(1/100) = 0.04 > max_error.
+    merged = exp(audit(_ids_config(tmp_path / "merged", ledger, old + [f"new-{i}" for i in range(150)])), "test")
+    assert (merged.code, merged.evidence["evaluations"], merged.evidence["sets_not_counted"]) == ("EXP001", 1, [])
+    # The small set again, evaluated 3 times, in a split of 300 rows: 0.067 * sqrt(3/20) = 0.026 counts.
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    small = exp(audit(_ids_config(tmp_path / "small", ledger, SMOKE + [f"s-{i}" for i in range(280)])), "test")
+    assert (small.code, small.evidence["evaluations"]) == ("EXP001", 3)
