@@ -42,6 +42,20 @@ def split_sketches(
         return {s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis), basis) for s, c in codes.items()}
     column = keys.content_hash if keys.content_hash is not None else manifest.id_column
     assert column is not None
+    return _column_sketches(manifest, column, basis, codes)
+
+
+def id_sketches(manifest: Manifest, config: AuditConfig, splits: list[str]) -> dict[str, SetSketch]:
+    """The sketch of each named split by its sample ids, whatever the config names as content; empty without
+    ids. Sets recorded by ids before the config named content are still these sets (see test_exposure)."""
+    if config.manifest is None or config.manifest.id is None or manifest.id_column is None:
+        return {}
+    codes = {split: code for split in splits if (code := manifest.split.find(split)) is not None}
+    return _column_sketches(manifest, manifest.id_column, "ids", codes)
+
+
+def _column_sketches(manifest: Manifest, column: str, basis: Basis, codes: dict[str, int]) -> dict[str, SetSketch]:
+    """The sketch of each split (by code) from one pass over ``column``'s distinct hashes."""
     # Stay in Arrow: a Python object per row would cost more than hashing it. An engine on a cluster hashes
     # on its workers, so only the hashes come back.
     built = {c: SketchBuilder(basis) for c in codes.values()}

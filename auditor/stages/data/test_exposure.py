@@ -35,7 +35,11 @@ class TestExposureOptions(StageOptions):
     budget: int | None = Field(default=None, ge=0, description="evaluations allowed per holdout set (error above)")
     beta: float = Field(default=0.05, gt=0, lt=1, description="the bounds hold with probability 1 - beta")
     overlap: float = Field(
-        default=0.5, gt=0, le=1, description="a ledger set sharing this share of a split's rows (or of its own) counts"
+        default=0.5,
+        gt=0,
+        le=1,
+        description="a ledger set sharing this share of a split's rows (or of its own, when "
+        "its shared rows can move the split's score by max_error) counts",
     )
     same_set: float = Field(default=0.9, gt=0, le=1, description="resemblance at which a ledger set is this set")
     busy_timeout_s: float = Field(default=10.0, ge=0, description="how long to wait for a ledger another run holds")
@@ -48,6 +52,7 @@ class TestExposureOptions(StageOptions):
 class _Match:
     entry: LedgerSet
     overlap: Overlap
+    mine: SetSketch  # the split's sketch on the entry's basis
 
 
 class TestExposure(Stage):
@@ -76,7 +81,7 @@ class TestExposure(Stage):
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         from auditor.exposure.fingerprint import compare
-        from auditor.exposure.holdout import split_sketches
+        from auditor.exposure.holdout import id_sketches, split_sketches
         from auditor.exposure.ledger import SqliteLedger
 
         assert isinstance(self.options, TestExposureOptions)
@@ -87,10 +92,22 @@ class TestExposure(Stage):
         ledger = SqliteLedger(path, opts.busy_timeout_s)
         known = ledger.sets()
         sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
+        # A set recorded by its sample ids before the config named content is still this set: with ids in the
+        # manifest, such entries are compared by ids (each entry on one basis, so no evaluation counts twice).
+        by_ids: dict[str, SetSketch] = {}
+        if any(e.sketch.basis == "ids" for e in known) and any(s.basis != "ids" for s in sketches.values()):
+            by_ids = id_sketches(manifest, context.config, holdout)
         for split, mine in sketches.items():
-            matches = [m for m in (_Match(e, compare(mine, e.sketch)) for e in known) if self._counts(m.overlap)]
+            compared = [(e, by_ids.get(split, mine) if e.sketch.basis == "ids" else mine) for e in known]
+            found = (_Match(e, compare(own, e.sketch), own) for e, own in compared)
+            matches: list[_Match] = []
+            small: list[_Match] = []  # sets inside this split whose rows are too few of it to move its score
+            for m in found:
+                counted = self._counts(m.overlap, len(m.entry.evaluations))
+                if counted is not None:
+                    (matches if counted else small).append(m)
             matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
-            yield self._finding(split, mine, matches, path)
+            yield self._finding(split, mine, matches, path, small)
         if context.roles.folds is not None:
             yield self._folds_note(context)
 
@@ -114,12 +131,25 @@ class TestExposure(Stage):
             evidence={"folds": list(layout.cv_folds), "holdout_splits": fixed},
         )
 
-    def _counts(self, overlap: Overlap) -> bool:
+    def _counts(self, overlap: Overlap, k: int) -> bool | None:
+        """Whether a ledger set's k evaluations count on this split; None when it is no match at all, False for
+        a set found inside this split whose shared rows cannot move the split's score by `max_error`."""
         assert isinstance(self.options, TestExposureOptions)
-        share = self.options.overlap
-        return overlap.jaccard >= self.options.same_set or overlap.a_in_b >= share or overlap.b_in_a >= share
+        opts = self.options
+        if overlap.jaccard >= opts.same_set or overlap.a_in_b >= opts.overlap:
+            return True
+        if overlap.b_in_a < opts.overlap:
+            return None
+        # The ledger set lies inside this split, most of whose rows were never evaluated: its k results can
+        # bias this split's score only through the shared rows, by at most their share of it times the
+        # adaptive error on them, a_in_b * sqrt(k / shared) (e2 on the shared rows). A few old rows in a large
+        # new set are not that set; an old set that is a large part of this one is.
+        shared = overlap.shared_rows
+        return shared > 0 and overlap.a_in_b * math.sqrt(k / shared) > opts.max_error
 
-    def _finding(self, split: str, mine: SetSketch, matches: list[_Match], path: Path) -> Finding:
+    def _finding(
+        self, split: str, mine: SetSketch, matches: list[_Match], path: Path, small: list[_Match] | None = None
+    ) -> Finding:
         from auditor.exposure.verdict import exposure
 
         assert isinstance(self.options, TestExposureOptions)
@@ -130,11 +160,14 @@ class TestExposure(Stage):
         sets: list[dict[str, Any]] = []
         for m in matches:
             names = sorted({e.split for e in m.entry.evaluations})
-            same = "this set" if m.entry.sketch.digest == mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            same = (
+                "this set" if m.entry.sketch.digest == m.mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            )
             sets.append(
                 {
                     "fingerprint": m.entry.sketch.digest[:16],
                     "recorded_as": names,
+                    "basis": m.entry.sketch.basis,
                     "rows": m.entry.sketch.n_rows,
                     "resemblance": round(m.overlap.jaccard, 4),
                     "share_of_this_split": round(m.overlap.a_in_b, 4),
@@ -151,10 +184,35 @@ class TestExposure(Stage):
             if k
             else f"n = {mine.n_rows} rows"
         )
+        # Named, not counted: a reader seeing old rows in this split learns why they do not make it exposed.
+        inside = [
+            {
+                "fingerprint": m.entry.sketch.digest[:16],
+                "recorded_as": sorted({e.split for e in m.entry.evaluations}),
+                "rows": m.entry.sketch.n_rows,
+                "shared_rows": round(m.overlap.shared_rows),
+                "share_of_this_split": round(m.overlap.a_in_b, 4),
+                "evaluations": len(m.entry.evaluations),
+            }
+            for m in small or []
+        ]
+        not_counted = "; ".join(
+            f"{len(m.entry.evaluations)} of a set recorded as "
+            f"{', '.join(repr(n) for n in sorted({e.split for e in m.entry.evaluations}))} "
+            f"({round(m.overlap.shared_rows)} rows shared, {_percent(m.overlap.a_in_b)} of this split)"
+            for m in small or []
+        )
         message = (
             f"holdout '{split}' (fingerprint {mine.digest[:12]}, by {basis}): {numbers}"
             + (f" [{where}]" if where else "")
-            + f"; {verdict.reason}."
+            + f"; {verdict.reason}"
+            + (
+                f" (not counted, as too few of its rows to move its score by max_error {opts.max_error:g}: "
+                f"{not_counted})"
+                if inside
+                else ""
+            )
+            + "."
         )
         timeline = sorted(
             (
@@ -190,6 +248,7 @@ class TestExposure(Stage):
                 "budget": opts.budget,
                 "beta": opts.beta,
                 "sets": sets,
+                "sets_not_counted": inside,
                 "ledger": opts.ledger_label or str(path),
             },
             tables=tables,

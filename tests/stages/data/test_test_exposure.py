@@ -347,3 +347,100 @@ def test_folds_without_a_fixed_test_split_skip_the_stage_with_why(tmp_path: Path
     assert result.status == "skipped" and result.skip_reason is not None
     assert "validation fold" in result.skip_reason and "nor counted in the ledger" in result.skip_reason
     assert "no fixed test split" in result.skip_reason
+
+
+def _ids_and_content(directory: Path, ledger: Path, ids: list[str], digests: list[str], content: bool) -> Path:
+    """A manifest of 200 training rows and the given test rows; the config names content only if asked."""
+    directory.mkdir()
+    train = [f"train-{i}" for i in range(200)]
+    rows = {
+        "id": [*train, *ids],
+        "split": ["train"] * 200 + ["test"] * len(ids),
+        "digest": [f"{i:064x}" for i in range(200)] + digests,
+    }
+    write_table(directory / "manifest.csv", rows)
+    config: dict[str, Any] = {"version": 1, "manifest": {"path": "manifest.csv", "split": "split", "id": "id"}}
+    if content:
+        config["keys"] = {"content_hash": "digest"}
+    return with_ledger(write_config(directory, config), ledger)
+
+
+TEST_IDS = [f"img-{i}" for i in range(100)]
+TEST_DIGESTS = [hashlib.sha256(i.encode()).hexdigest() for i in TEST_IDS]
+
+
+def test_a_set_recorded_by_its_ids_is_not_fresh_once_the_config_names_its_content(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    by_ids = _ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False)
+    exposure.record(by_ids, "test", metrics={"acc": 0.9}, ledger=ledger)
+    # The same rows, the config now naming their content digests: the evaluation by ids still counts.
+    by_content = _ids_and_content(tmp_path / "content", ledger, TEST_IDS, TEST_DIGESTS, content=True)
+    seen = exp(audit(by_content), "test")
+    assert (seen.code, seen.evidence["evaluations"], seen.evidence["basis"]) == ("EXP001", 1, "content")
+    assert [(s["basis"], s["relation"]) for s in seen.evidence["sets"]] == [("ids", "this set")]
+    # One more evaluation, recorded by content: two in all, each counted once.
+    exposure.record(by_content, "test", ledger=ledger)
+    again = exp(audit(by_content), "test")
+    assert again.evidence["evaluations"] == 2
+    assert sorted(s["basis"] for s in again.evidence["sets"]) == ["content", "ids"]
+
+
+def test_ids_matched_across_bases_still_need_the_share_of_rows_and_content_sets_match_only_by_content(
+    tmp_path: Path,
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False), "test")
+    # A new test set sharing 5 of the 100 recorded ids: fresh, as it is when compared on one basis.
+    new_ids = TEST_IDS[:5] + [f"new-{i}" for i in range(95)]
+    new_digests = [hashlib.sha256(i.encode()).hexdigest() for i in new_ids]
+    new = _ids_and_content(tmp_path / "new", ledger, new_ids, new_digests, content=True)
+    assert exp(audit(new), "test").code == "EXP000"
+    # A set recorded by content is compared by content: other rows under the same ids are a new set.
+    other = tmp_path / "other.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "c1", other, TEST_IDS, TEST_DIGESTS, content=True), "test")
+    relabelled = [hashlib.sha256(f"other-{i}".encode()).hexdigest() for i in range(100)]
+    fresh = exp(audit(_ids_and_content(tmp_path / "c2", other, TEST_IDS, relabelled, content=True)), "test")
+    assert (fresh.code, fresh.evidence["evaluations"]) == ("EXP000", 0)
+
+
+def _ids_config(directory: Path, ledger: Path, test_ids: list[str]) -> Path:
+    """A manifest by sample ids: 100 training rows and ``test_ids`` as the test split."""
+    directory.mkdir()
+    train = [f"train-{i}" for i in range(100)]
+    rows = {"id": [*train, *test_ids], "split": ["train"] * 100 + ["test"] * len(test_ids)}
+    write_table(directory / "manifest.csv", rows)
+    config = {"version": 1, "manifest": {"path": "manifest.csv", "split": "split", "id": "id"}}
+    return with_ledger(write_config(directory, config), ledger)
+
+
+SMOKE = [f"smoke-{i}" for i in range(20)]
+
+
+def test_a_new_large_test_set_holding_a_small_evaluated_set_is_fresh_and_names_it(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    # 5000 new rows that happen to hold the 20 smoke rows (0.4%): three results on those 20 rows move its score
+    # by at most 0.004 * sqrt(3/20) < 0.002, so it is not the smoke set, though the report names it.
+    new = exp(audit(_ids_config(tmp_path / "new", ledger, SMOKE + [f"new-{i}" for i in range(4980)])), "test")
+    assert (new.code, new.severity, new.evidence["evaluations"]) == ("EXP000", "info", 0)
+    (inside,) = new.evidence["sets_not_counted"]
+    assert (inside["shared_rows"], inside["evaluations"], inside["recorded_as"]) == (20, 3, ["test"])
+    assert "not counted" in new.message and "20 rows shared" in new.message
+
+
+def test_an_evaluated_set_that_is_a_large_part_of_a_new_one_still_counts(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    old = [f"old-{i}" for i in range(100)]
+    exposure.record(_ids_config(tmp_path / "old", ledger, old), "test")
+    # The old 100 rows merged with 150 new ones: 40% of the split was evaluated, below `overlap` (0.5) from this
+    # side, but one result on them moves its score by up to 0.4 * sqrt(1/100) = 0.04 > max_error.
+    merged = exp(audit(_ids_config(tmp_path / "merged", ledger, old + [f"new-{i}" for i in range(150)])), "test")
+    assert (merged.code, merged.evidence["evaluations"], merged.evidence["sets_not_counted"]) == ("EXP001", 1, [])
+    # The small set again, evaluated 3 times, in a split of 300 rows: 0.067 * sqrt(3/20) = 0.026 counts.
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    small = exp(audit(_ids_config(tmp_path / "small", ledger, SMOKE + [f"s-{i}" for i in range(280)])), "test")
+    assert (small.code, small.evidence["evaluations"]) == ("EXP001", 3)
