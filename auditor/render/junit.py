@@ -6,15 +6,24 @@ import xml.etree.ElementTree as ET
 
 from auditor.core.findings import Report, Severity
 
+# The case that stands for the run itself when it could not audit and no stage's case says so.
+RUN_CASE = "audit"
+
 
 def render_junit(report: Report) -> str:
+    """One test case per stage: a failure for a stage whose findings fail the run, an error for one that crashed.
+
+    A run that could not audit with no errored stage (every selected stage skipped) gets one more case, an
+    error, so that the test report never reads as passing when the exit code is 2."""
+    errored = sum(r.status == "error" for r in report.stages)
+    unaudited = report.exit_code == 2 and not errored
     suite = ET.Element(
         "testsuite",
         {
             "name": "split-auditor",
-            "tests": str(len(report.stages)),
+            "tests": str(len(report.stages) + unaudited),
             "failures": str(sum(r.status == "failed" for r in report.stages)),
-            "errors": str(sum(r.status == "error" for r in report.stages)),
+            "errors": str(errored + unaudited),
             "skipped": str(sum(r.status == "skipped" for r in report.stages)),
             "time": f"{sum(r.duration_s for r in report.stages):.3f}",
         },
@@ -32,5 +41,11 @@ def render_junit(report: Report) -> str:
             failing = [f for f in r.findings if f.counts_against and f.severity >= Severity.WARNING]
             fail = ET.SubElement(case, "failure", {"message": f"{len(failing)} finding(s)"})
             fail.text = "\n".join(f"{f.severity.value} {f.code}: {f.message}" for f in failing)
+    if unaudited:
+        case = ET.SubElement(suite, "testcase", {"classname": "auditor", "name": RUN_CASE, "time": "0.000"})
+        ran = any(r.status in ("passed", "failed") for r in report.stages)
+        why = "exit 2" if ran else "no stage ran (every selected stage was skipped)"
+        err = ET.SubElement(case, "error", {"type": "CouldNotAudit", "message": f"could not audit: {why}"})
+        err.text = "\n".join(f"{r.stage}: skipped, {r.skip_reason}" for r in report.stages if r.skip_reason)
     ET.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

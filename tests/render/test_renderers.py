@@ -54,6 +54,27 @@ def test_junit_has_a_case_per_stage(report: Report) -> None:
     assert cases["broadcast"].find("skipped") is not None
 
 
+def test_junit_of_a_run_where_no_stage_ran_is_an_error_not_a_pass(report: Report) -> None:
+    """Every selected stage skipped is exit 2, could not audit: the test report must not read as all green."""
+    skipped = tuple(
+        StageResult(stage=r.stage, status="skipped", duration_s=0.0, skip_reason="no time column")
+        for r in report.stages
+    )
+    nothing = report.model_copy(update={"stages": skipped, "exit_code": 2})
+    root = ET.fromstring(render_junit(nothing))
+    errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == ["audit"] and root.get("errors") == "1"
+    assert root.get("tests") == str(len(skipped) + 1)
+    assert "no stage ran" in (errors[0].find("error").get("message") or "")  # type: ignore[union-attr]
+    # A run that audited, or whose stage error is already an error element, gets no extra case.
+    assert "audit" not in {c.get("name") for c in ET.fromstring(render_junit(report)).iter("testcase")}
+    crashed = (
+        skipped[0].model_copy(update={"status": "error", "error": StageError(type="E", message="m", traceback="")}),
+    )
+    errored = ET.fromstring(render_junit(nothing.model_copy(update={"stages": crashed + skipped[1:]})))
+    assert "audit" not in {c.get("name") for c in errored.iter("testcase")} and errored.get("errors") == "1"
+
+
 def test_terminal_plain_text_summary(report: Report) -> None:
     text = render_terminal(report, color=False, width=120)
     assert "\x1b[" not in text
