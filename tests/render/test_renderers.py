@@ -9,6 +9,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from auditor import run_audit
+from auditor.core.diff import mark_baseline
 from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import SampleReports, with_stage_disabled, write_config, write_table
@@ -73,6 +74,24 @@ def test_junit_of_a_run_where_no_stage_ran_is_an_error_not_a_pass(report: Report
     )
     errored = ET.fromstring(render_junit(nothing.model_copy(update={"stages": crashed + skipped[1:]})))
     assert "audit" not in {c.get("name") for c in errored.iter("testcase")} and errored.get("errors") == "1"
+
+
+def test_junit_with_new_only_fails_only_new_and_escalated_findings(report: Report) -> None:
+    """`--baseline --new-only` exits 0 on findings the baseline already had: the test report agrees."""
+
+    def failed(r: Report) -> list[str | None]:
+        root = ET.fromstring(render_junit(r))
+        cases = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+        assert root.get("failures") == str(len(cases))
+        return cases
+
+    same = mark_baseline(report, report, path="approved.json", new_only=True)
+    assert same.exit_code == 0 and failed(same) == []
+    # Without --new-only, or against a baseline without the leak, the stage still fails.
+    assert failed(mark_baseline(report, report, path="approved.json", new_only=False)) == ["group_overlap"]
+    clean = report.model_copy(update={"stages": tuple(r.model_copy(update={"findings": ()}) for r in report.stages)})
+    new = mark_baseline(report, clean, path="approved.json", new_only=True)
+    assert new.exit_code == 1 and failed(new) == ["group_overlap"]
 
 
 def test_terminal_plain_text_summary(report: Report) -> None:
