@@ -302,8 +302,9 @@ def diff_reports(
 
 
 def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_only: bool) -> Report:
-    """``report`` with each finding marked new / persisting / escalated against ``baseline``, the baseline's
-    resolved findings listed, and (with ``new_only``) an exit code that counts only new and escalated ones.
+    """``report`` with each finding marked new / persisting / escalated (worse, or no longer accepted) against
+    ``baseline``, the baseline's resolved findings listed, and (with ``new_only``) an exit code that counts
+    only new and escalated ones.
 
     ReportMismatchError when the baseline audits another manifest: its findings say nothing about this one.
     """
@@ -316,7 +317,10 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
     valued: list[BaselineValues] = []
     for o, n in pairs:
         more = value_growth(o, n)
-        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None
+        # Accepted in the baseline and counted now (its `accept:` entry removed or outgrown): the baseline never
+        # counted it, so --new-only must, as `audit diff` does.
+        lapsed = o.accepted and not n.accepted
+        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None or lapsed
         marks[id(n)] = "escalated" if worse else "persisting"
         if more is not None:
             valued.append(

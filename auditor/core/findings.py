@@ -150,7 +150,7 @@ class Finding(_Frozen):
     baseline: BaselineMark | None = Field(
         default=None,
         description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity or "
-        "a larger scope); None without a baseline",
+        "a larger scope, or accepted in the baseline and counted now); None without a baseline",
     )
     scope: Scope = Field(
         default_factory=Scope,

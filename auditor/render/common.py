@@ -146,3 +146,31 @@ def displayed(text: str) -> str:
     SHOWN_CHARS characters without a space capped."""
     text = re.sub(rf"\S{{{SHOWN_CHARS + 1},}}", lambda m: capped(m.group()), text)
     return BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SPAN = re.compile(r"(`[^`]+`)")
+# `_` is left as written: GitHub's Markdown does not emphasise inside words, and file names (churn_model.ipynb)
+# stay as they read; what could render (a tag, an image link, a new table column) is escaped.
+_ACTIVE = re.compile(r"([\\`*\[\]<>&|~#!])")
+
+
+def md_escape(text: str, *, in_table: bool = False) -> str:
+    """Text for a paragraph (or a table cell, ``in_table``): one line, its `code spans` kept, every other Markdown
+    or HTML character escaped, so `<img onerror=…>` in a value is shown, never rendered (in a cell, | in spans too)."""
+    parts = _SPAN.split(" ".join(str(text).splitlines()))
+    shown = [part if i % 2 else _ACTIVE.sub(r"\\\1", part) for i, part in enumerate(parts)]
+    return "".join(part.replace("|", "\\|") if i % 2 and in_table else part for i, part in enumerate(shown))
+
+
+def longest_backtick_run(text: str) -> int:
+    """The longest run of backticks in ``text``: a code fence around it must be longer."""
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)
+
+
+def md_code(text: str) -> str:
+    """``text`` as one code span whatever backticks it holds (a longer fence, padded)."""
+    line = " ".join(str(text).splitlines())
+    if "`" not in line:
+        return f"`{line}`"
+    fence = "`" * (longest_backtick_run(line) + 1)
+    return f"{fence} {line} {fence}"

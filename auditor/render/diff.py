@@ -12,7 +12,7 @@ from jinja2 import Environment, select_autoescape
 from auditor.core.diff import Change, Diff, Persisting
 from auditor.core.findings import SUBJECT_FIELDS, Finding, Report
 from auditor.core.scope import SHOWN, Growth
-from auditor.render.common import MARK, cell
+from auditor.render.common import MARK, cell, md_code, md_escape
 
 DiffRenderer = Callable[[Diff], str]
 VERDICT = {0: "nothing new fails", 1: "new findings at or above fail_on", 2: "the new report could not audit"}
@@ -109,22 +109,18 @@ def render_diff_text(diff: Diff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_diff_markdown(diff: Diff) -> str:
-    """Markdown for a pull-request review."""
+    """Markdown for a pull-request review, which renders raw HTML: every value from the data is escaped."""
     lines = ["## split-auditor diff", "", f"**{headline(diff)}**", ""]
     lines += [
-        f"- old: `{diff.old.path or '?'}` ({diff.old.generated_at})",
-        f"- new: `{diff.new.path or '?'}` ({diff.new.generated_at})",
+        f"- old: {md_code(diff.old.path or '?')} ({md_escape(diff.old.generated_at)})",
+        f"- new: {md_code(diff.new.path or '?')} ({md_escape(diff.new.generated_at)})",
     ]
-    lines += [f"- **note:** {_md(n)}" for n in diff.notes]
+    lines += [f"- **note:** {md_escape(n)}" for n in diff.notes]
     lines.append("")
     for heading, rows in _sections(diff):
         lines += [f"### {heading} ({len(rows)})", ""]
-        lines += [f"- {_md(line)}" + (f" — *{_md(detail)}*" if detail else "") for line, detail in rows]
+        lines += [f"- {md_escape(line)}" + (f" — *{md_escape(detail)}*" if detail else "") for line, detail in rows]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -7,8 +7,6 @@ set as code gets a fence longer than any run of backticks in it.
 
 from __future__ import annotations
 
-import re
-
 from auditor.core.findings import Finding, Report, Table
 from auditor.render.common import (
     ACCEPTED_MARK,
@@ -23,29 +21,10 @@ from auditor.render.common import (
     user_output_line,
     user_output_tails,
 )
+from auditor.render.common import longest_backtick_run as _longest_backtick_run
+from auditor.render.common import md_code as _code
+from auditor.render.common import md_escape as _esc
 from auditor.render.diff import about, baseline_line, baseline_tag
-
-_SPAN = re.compile(r"(`[^`]+`)")
-# `_` is left as written: GitHub's Markdown does not emphasise inside words, and file names (churn_model.ipynb)
-# stay as they read; what could render (a tag, an image link, a new table column) is escaped.
-_ACTIVE = re.compile(r"([\\`*\[\]<>&|~#!])")
-
-
-def _esc(text: str, *, in_table: bool = False) -> str:
-    """Text for a paragraph (or a table cell, ``in_table``): one line, its `code spans` kept, every other Markdown
-    or HTML character escaped, so `<img onerror=…>` in a value is shown, never rendered (in a cell, | in spans too)."""
-    parts = _SPAN.split(" ".join(str(text).splitlines()))
-    shown = [part if i % 2 else _ACTIVE.sub(r"\\\1", part) for i, part in enumerate(parts)]
-    return "".join(part.replace("|", "\\|") if i % 2 and in_table else part for i, part in enumerate(shown))
-
-
-def _code(text: str) -> str:
-    """``text`` as one code span whatever backticks it holds (a longer fence, padded)."""
-    line = " ".join(str(text).splitlines())
-    if "`" not in line:
-        return f"`{line}`"
-    fence = "`" * (_longest_backtick_run(line) + 1)
-    return f"{fence} {line} {fence}"
 
 
 def _table(table: Table) -> list[str]:
@@ -138,7 +117,3 @@ def render_markdown(report: Report) -> str:
             lines += [f"{name}, last {USER_OUTPUT_LINES} lines:", "", fence, tail, fence, ""]
         lines += ["</details>", ""]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _longest_backtick_run(text: str) -> int:
-    return max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -795,6 +795,24 @@ def test_run_with_a_baseline_marks_findings_and_new_only_counts_only_new_ones(sa
     assert result.exit_code == 1 and "[new] GRP001" in result.output
 
 
+def test_new_only_fails_a_finding_the_baseline_accepted_and_this_config_no_longer_does(
+    sample: Path, tmp_path: Path
+) -> None:
+    """The approved run accepted the shared writer; the `accept:` entry is gone now: --new-only fails, as diff does."""
+    accepting = sample  # a copy
+    plain = accepting.read_text()
+    entry = '{code: GRP001, values: [writer-a], column: writer, reason: "calibration"}'
+    accepting.write_text(f"{plain}\naccept:\n  - {entry}\n")
+    approved = _run_json(accepting, tmp_path / "approved")
+    assert json.loads(approved.read_text())["exit_code"] == 0
+    again = invoke("run", str(accepting), "--out", str(tmp_path / "same"), "--baseline", str(approved), "--new-only")
+    assert again.exit_code == 0, again.output  # still accepted: persisting
+    accepting.write_text(plain)
+    result = invoke("run", str(accepting), "--out", str(tmp_path / "now"), "--baseline", str(approved), "--new-only")
+    assert result.exit_code == 1 and "[escalated] GRP001" in result.output, result.output
+    assert invoke("diff", str(approved), str(tmp_path / "now" / "report.json")).exit_code == 1
+
+
 def test_run_refuses_a_bad_baseline_before_auditing(sample: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = invoke("run", str(sample), "--out", str(out), "--baseline", str(tmp_path / "missing.json"))

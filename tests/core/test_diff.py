@@ -180,6 +180,21 @@ def test_a_finding_no_longer_accepted_fails_the_diff_and_says_so() -> None:
     assert diff_reports(new, new).exit_code == 0
 
 
+def test_a_finding_no_longer_accepted_fails_a_new_only_baseline() -> None:
+    """Accepted in the baseline, counted now (the `accept:` entry removed): escalated, as the diff fails it."""
+    old = report(("group_overlap", "passed", (grp(accepted=True, accept_reason="calibration writers"),)))
+    new = report(("group_overlap", "failed", (grp(),)))
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    assert marked.baseline is not None and (marked.baseline.escalated, marked.baseline.persisting) == (1, 0)
+    # Accepted in both, or counted in both: persisting, and --new-only passes as before.
+    assert [f.baseline for f in mark_baseline(old, old, path="a.json", new_only=True).findings] == ["persisting"]
+    assert mark_baseline(old, old, path="a.json", new_only=True).exit_code == 0
+    assert mark_baseline(new, new, path="a.json", new_only=True).exit_code == 0
+    # Accepted now, counted in the baseline: no alarm either.
+    assert mark_baseline(old, new, path="a.json", new_only=True).findings[0].baseline == "persisting"
+
+
 def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
     # A newly leaking writer keeps the fingerprint of its column's GRP001: the rising count is what shows it.
     old = report(("group_overlap", "failed", (grp(groups=1),)))

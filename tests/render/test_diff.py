@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+
+from markdown_it import MarkdownIt
 
 from auditor.core.diff import diff_reports, mark_baseline
 from auditor.core.findings import Severity
@@ -21,8 +24,8 @@ NEW = report(
 
 def test_text_and_markdown_show_new_resolved_and_changed_counts() -> None:
     d = diff_reports(OLD, NEW, old_path="old.json", new_path="new.json")
-    for text in (render_diff_text(d), render_diff_markdown(d)):
-        assert "New" in text and "GRP001 group_overlap <site>" in text
+    for text, site in ((render_diff_text(d), "<site>"), (render_diff_markdown(d), "\\<site\\>")):
+        assert "New" in text and f"GRP001 group_overlap {site}" in text
         assert "Resolved" in text and "NAN001 nonfinite_trace logfeat" in text
         assert "groups 5 → 3" in text
         assert "1 new, 1 resolved, 1 persisting — exit 0" in text
@@ -34,6 +37,21 @@ def test_an_accepted_finding_says_who_accepted_it_and_why() -> None:
     d = diff_reports(OLD, later)
     for text in (render_diff_text(d), render_diff_markdown(d), render_diff_html(d)):
         assert f"accepted: {reason}" in text
+
+
+def test_markdown_escapes_values_from_the_data() -> None:
+    """A pull request renders the diff's Markdown: a value from the data is shown, never rendered as HTML."""
+    evil = "<img src=x onerror=alert(1)>"
+    old = report(("group_overlap", "failed", (grp(writer="te\"st'<b>"),)))
+    new = report(("group_overlap", "failed", (grp(writer="te\"st'<b>"), grp(writer=evil))))
+    md = render_diff_markdown(diff_reports(old, new, old_path="old.json", new_path="new.json"))
+    assert re.search(r"(?<!\\)<", md) is None  # every < of a value escaped
+    assert "\\<img src=x onerror=alert(1)\\>" in md and "te\"st'\\<b\\>" in md
+    # Rendered, each reads as written.
+    html = MarkdownIt().render(md)
+    assert "<img" not in html and "<b>" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    # Plain text is not Markdown: shown as written.
+    assert evil in render_diff_text(diff_reports(old, new))
 
 
 def test_json_holds_every_finding_with_its_fingerprint() -> None:

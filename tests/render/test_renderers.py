@@ -9,6 +9,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from auditor import run_audit
+from auditor.core.diff import mark_baseline
 from auditor.core.findings import Report, StageError, StageResult
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import SampleReports, with_stage_disabled, write_config, write_table
@@ -52,6 +53,45 @@ def test_junit_has_a_case_per_stage(report: Report) -> None:
     assert set(cases) == {r.stage for r in report.stages}
     assert cases["group_overlap"].find("failure") is not None
     assert cases["broadcast"].find("skipped") is not None
+
+
+def test_junit_of_a_run_where_no_stage_ran_is_an_error_not_a_pass(report: Report) -> None:
+    """Every selected stage skipped is exit 2, could not audit: the test report must not read as all green."""
+    skipped = tuple(
+        StageResult(stage=r.stage, status="skipped", duration_s=0.0, skip_reason="no time column")
+        for r in report.stages
+    )
+    nothing = report.model_copy(update={"stages": skipped, "exit_code": 2})
+    root = ET.fromstring(render_junit(nothing))
+    errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == ["audit"] and root.get("errors") == "1"
+    assert root.get("tests") == str(len(skipped) + 1)
+    assert "no stage ran" in (errors[0].find("error").get("message") or "")  # type: ignore[union-attr]
+    # A run that audited, or whose stage error is already an error element, gets no extra case.
+    assert "audit" not in {c.get("name") for c in ET.fromstring(render_junit(report)).iter("testcase")}
+    crashed = (
+        skipped[0].model_copy(update={"status": "error", "error": StageError(type="E", message="m", traceback="")}),
+    )
+    errored = ET.fromstring(render_junit(nothing.model_copy(update={"stages": crashed + skipped[1:]})))
+    assert "audit" not in {c.get("name") for c in errored.iter("testcase")} and errored.get("errors") == "1"
+
+
+def test_junit_with_new_only_fails_only_new_and_escalated_findings(report: Report) -> None:
+    """`--baseline --new-only` exits 0 on findings the baseline already had: the test report agrees."""
+
+    def failed(r: Report) -> list[str | None]:
+        root = ET.fromstring(render_junit(r))
+        cases = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+        assert root.get("failures") == str(len(cases))
+        return cases
+
+    same = mark_baseline(report, report, path="approved.json", new_only=True)
+    assert same.exit_code == 0 and failed(same) == []
+    # Without --new-only, or against a baseline without the leak, the stage still fails.
+    assert failed(mark_baseline(report, report, path="approved.json", new_only=False)) == ["group_overlap"]
+    clean = report.model_copy(update={"stages": tuple(r.model_copy(update={"findings": ()}) for r in report.stages)})
+    new = mark_baseline(report, clean, path="approved.json", new_only=True)
+    assert new.exit_code == 1 and failed(new) == ["group_overlap"]
 
 
 def test_terminal_plain_text_summary(report: Report) -> None:
