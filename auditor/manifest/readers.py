@@ -11,7 +11,7 @@ import glob
 import io
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +298,87 @@ def missing_columns(path: Path | str, available: Sequence[str], wanted: Sequence
     raise MissingColumnsError(path, missing, list(available), parts)
 
 
+def variant_columns(names: Sequence[str], columns: Sequence[str]) -> dict[str, list[str]]:
+    """For each named column, the file's other columns spelled like it but for case and surrounding spaces
+    ('Writer', 'writer '): what frames saved with two spellings of one column and then concatenated hold."""
+    loose = {_loose(c): c for c in columns}
+    found: dict[str, list[str]] = {}
+    wanted = set(columns)
+    for name in names:  # one pass: a header may name a million columns
+        column = loose.get(_loose(name))
+        if column is not None and name not in wanted:
+            found.setdefault(column, []).append(name)
+    return found
+
+
+def _loose(name: str) -> str:
+    return name.strip(_HEADER_PADDING).casefold()
+
+
+def reject_split_columns(
+    batches: Iterable[pa.Table | pa.RecordBatch], variants: dict[str, list[str]], where: Callable[[int], str]
+) -> None:
+    """Refuse a named column whose values continue under another spelling of its name: each empty where the
+    other is filled, so the rows under the other spelling would be audited as having no value (a writer in
+    train and test, unseen). Two spellings both filled on one row are two columns, and only the named one
+    is read. ``batches`` are the file's rows in order; ``where`` names a 0-based row's place in the file."""
+    pairs = [(column, other) for column, others in variants.items() for other in others]
+    both = dict.fromkeys(pairs, False)
+    gaps = dict.fromkeys(pairs, 0)
+    first: dict[tuple[str, str], tuple[int, object]] = {}
+    offset = 0
+    for batch in batches:
+        for column, other in pairs:
+            if both[column, other]:
+                continue
+            named, filled = _filled(batch.column(column)), _filled(batch.column(other))
+            if pc.any(pc.and_(named, filled)).as_py():
+                both[column, other] = True
+                continue
+            gap = pc.and_(pc.invert(named), filled)
+            count = pc.sum(gap).as_py() or 0
+            if count and (column, other) not in first:
+                row = pc.indices_nonzero(gap)[0].as_py()
+                first[column, other] = (offset + row, batch.column(other)[row].as_py())
+            gaps[column, other] += count
+        offset += batch.num_rows
+    for (column, other), (row, value) in first.items():
+        if both[column, other]:
+            continue
+        raise ManifestError(
+            f"{where(row)}: column '{column}' is empty here but '{other}' holds {value!r} ({gaps[column, other]:,} "
+            f"such row(s), and no row fills both): one column under two spellings, as frames saved with different "
+            f"column names and then concatenated leave; those rows would be audited as having no '{column}'. "
+            f"Expected one column '{column}': merge '{other}' into it"
+        )
+
+
+def reject_split_parquet_columns(path: Path | str, names: Sequence[str], columns: Sequence[str]) -> None:
+    """reject_split_columns for a Parquet file read out of core: only the named columns' other spellings (if the
+    file has any) are read, a batch at a time."""
+    variants = variant_columns(names, columns)
+    if not variants:
+        return
+    read = sorted({*variants, *(v for vs in variants.values() for v in vs)})
+    try:
+        batches = open_parquet(path).iter_batches(columns=read)
+        reject_split_columns(batches, variants, _row_of(path))
+    except (pa.ArrowException, OSError) as exc:
+        raise ManifestError(f"{path}: cannot read parquet: {exc}") from None
+
+
+def _filled(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Whether each value is there: not null and, for text, not blank (a CSV's empty cell, a JSON "")."""
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.large_string())
+    present = pc.is_valid(values)
+    if is_text_type(values.type):
+        present = pc.and_(present, pc.fill_null(pc.not_equal(pc.utf8_trim(values, _HEADER_PADDING), ""), False))
+    return present
+
+
 class MissingColumnsError(ManifestError):
     """Columns named in the config that a manifest file lacks."""
 
@@ -388,6 +469,8 @@ def _read_parquet(
         missing_columns(f, schemas[-1].names, columns)
     tables = []
     for f, s in zip(files, schemas, strict=True):
+        variants = variant_columns(s.names, columns)
+        extra = [v for vs in variants.values() for v in vs]
         as_dict = [
             c for c in dictionary if pa.types.is_string(s.field(c).type) or pa.types.is_large_string(s.field(c).type)
         ]
@@ -395,11 +478,19 @@ def _read_parquet(
             # pre_buffer would hold every compressed column chunk at once: slower and ~40% more memory here.
             # read_table rather than ParquetFile.read, which joins each column into one chunk: 15% more memory
             # at the read, and every later pass over the column then makes whole-column temporaries.
-            t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None, pre_buffer=False)
+            t = pq.read_table(f, columns=list(columns) + extra, read_dictionary=as_dict or None, pre_buffer=False)
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
+        if extra:
+            reject_split_columns([t], variants, _row_of(f))
+            t = t.select(list(columns))
         tables.append(without_views(t))
     return list(zip(files, tables, strict=True))
+
+
+def _row_of(path: Path | str) -> Callable[[int], str]:
+    """How a message names a 0-based row of a Parquet file, which has no lines."""
+    return lambda row: f"{path}: row {row + 1}"
 
 
 def without_views(table: pa.Table) -> pa.Table:
@@ -524,10 +615,15 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
             "files: save it with commas (or tabs, as .tsv)"
         )
     missing_columns(path, names, columns)
+    variants = variant_columns(names, columns)
+    extra = [v for vs in variants.values() for v in vs]
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
-        include_columns=list(columns),
-        column_types={c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns},
+        include_columns=list(columns) + extra,
+        column_types={
+            **{c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns},
+            **{v: pa.string() for v in extra},
+        },
         strings_can_be_null=True,
         null_values=[""],
     )
@@ -558,8 +654,11 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
         except OSError as exc:
             raise ManifestError(f"{path}: cannot read: {exc}") from None
     _reject_nul(path, table)
-    _reject_repeated_header(path, table, columns)
-    return table
+    if extra:  # read only to be compared with the named columns
+        reject_split_columns([table], variants, lambda row: f"{path}:{row + 2}")
+    kept = table.select(list(columns)) if extra else table
+    _reject_repeated_header(path, kept, columns)
+    return kept
 
 
 def _reject_nul(path: Path, table: pa.Table) -> None:
@@ -679,7 +778,22 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({c: pa.array([], pa.string()) for c in columns})
     missing_columns(path, table.column_names, columns)
+    variants = variant_columns(table.column_names, columns)
+    if variants:
+        reject_split_columns([table], variants, lambda row: f"{path}:{_jsonl_line(path, row)}")
     return _exact_integers(path, table.select(list(columns)) if columns else table)
+
+
+def _jsonl_line(path: Path, row: int) -> int:
+    """The line (1-based) of a JSON-lines file holding its 0-based ``row``: Arrow makes no row of a blank line."""
+    with _open_text(path) as stream:
+        seen = -1
+        for lineno, raw in enumerate(_lines(stream), start=1):
+            if raw.strip():
+                seen += 1
+                if seen == row:
+                    return lineno
+    return row + 1
 
 
 # A run of 16 digits or more: an integer literal a double may not hold exactly (2**53 has 16 digits).

@@ -230,6 +230,23 @@ case(
     exits=frozenset({0, 1}),
     check=lambda o: _spelling_flagged(o, "a"),
 )
+case(
+    "csv-column-under-two-spellings",
+    _manifest("sample_id,split,writer,Writer,sha\na,train,w1,,d1\nb,train,w2,,d2\nc,test,,w1,d3\n"),
+    exits=LEAK,
+    leak=True,
+    says=("manifest.csv:4", "'Writer'"),
+)
+case(
+    "jsonl-key-spelled-differently-in-one-row",
+    _manifest(
+        '{"sample_id": "a", "split": "train", "writer": "w1"}\n{"sample_id": "c", "split": "test", "Writer": "w1"}\n',
+        name="m.jsonl",
+    ),
+    exits=LEAK,
+    leak=True,
+    says=("m.jsonl:2", "'Writer'"),
+)
 case("csv-gz-truncated", lambda tmp: _gz_truncated(tmp), says=("manifest.csv.gz",))
 case(
     "jsonl-bad-line",

@@ -492,3 +492,66 @@ def test_a_parquet_file_with_unsigned_dictionary_indices_is_audited_as_its_texts
     assert [r.stage for r in report.stages if r.status == "error"] == []
     (overlap,) = [f for f in report.findings if f.code == "GRP001"]
     assert overlap.evidence["key"] == "writer" and list(overlap.scope.values) == ["w1"]
+
+
+# Two frames saved with different spellings of one column and then concatenated (pd.concat keeps both, each
+# empty in the other's rows): the rows under the second spelling would read as having no value at all.
+CONCAT_CSV = "sid,split,writer,Writer\na,train,w1,\nb,train,w2,\nc,test,,w1\nd,test,,w3\n"
+
+
+def _variant_parquet(path: Path) -> None:
+    table = pa.table(
+        {
+            "sid": ["a", "b", "c"],
+            "split": ["train", "train", "test"],
+            "writer": ["w1", "w2", None],
+            "writer ": [None, None, "w1"],
+        }
+    )
+    pq.write_table(table, path)
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "where"),
+    [
+        ("m.csv", lambda p: p.write_text(CONCAT_CSV), r"m\.csv:4: column 'writer' is empty here but 'Writer' holds"),
+        (
+            "m.tsv",
+            lambda p: p.write_text(CONCAT_CSV.replace(",", "\t")),
+            r"m\.tsv:4: column 'writer' is empty here but 'Writer' holds",
+        ),
+        (
+            "m.jsonl",
+            lambda p: p.write_text(
+                '{"sid": "a", "split": "train", "writer": "w1"}\n\n'
+                '{"sid": "b", "split": "train", "writer": "w2"}\n'
+                '{"sid": "c", "split": "test", "Writer": "w1"}\n'
+            ),
+            r"m\.jsonl:4: column 'writer' is empty here but 'Writer' holds",
+        ),
+        ("m.parquet", _variant_parquet, r"m\.parquet: row 3: column 'writer' is empty here but 'writer ' holds"),
+    ],
+)
+def test_a_column_split_between_two_spellings_is_refused(tmp_path: Path, name: str, build, where: str) -> None:  # type: ignore[no-untyped-def]
+    build(tmp_path / name)
+    with pytest.raises(ManifestError, match=where) as info:
+        load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert "'w1'" in str(info.value)
+
+
+def test_a_split_column_split_between_two_spellings_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.jsonl").write_text(
+        '{"sid": "a", "split": "train", "writer": "w1"}\n{"sid": "c", "Split": "test", "writer": "w1"}\n'
+    )
+    with pytest.raises(ManifestError, match=r"m\.jsonl:2: column 'split' is empty here but 'Split' holds 'test'"):
+        load(tmp_path, {"path": "m.jsonl", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_two_columns_differing_in_case_that_are_both_filled_are_two_columns(tmp_path: Path) -> None:
+    # "ID" and "id" side by side, each filled on the same rows, are two columns: only the named one is read.
+    text = "id,ID,split,writer\na,X1,train,w1\nb,X2,test,w3\nc,X3,test,w2\n"
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "id"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
+    assert "ID" not in m.table.column_names
+    assert m.key("writer").labels(m.key("writer").codes) == ["w1", "w3", "w2"]
