@@ -103,9 +103,14 @@ def read_files(
 
 
 def read_each(
-    files: Sequence[Path], columns: Sequence[str], fmt: str | None, dictionary: Sequence[str] = ()
+    files: Sequence[Path],
+    columns: Sequence[str],
+    fmt: str | None,
+    dictionary: Sequence[str] = (),
+    one_line: Sequence[str] = (),
 ) -> list[tuple[Path, pa.Table]]:
-    """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all."""
+    """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all.
+    A CSV or TSV value of a ``one_line`` column (an id, a split, a key) holding a line break is refused."""
     formats = {fmt or detect_format(f) for f in files}
     if None in formats:
         unknown = next(f for f in files if (fmt or detect_format(f)) is None)
@@ -119,7 +124,7 @@ def read_each(
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
     return [
-        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary))
+        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary, one_line))
         if kind in ("csv", "tsv")
         else (f, _read_jsonl(f, columns))
         for f in files
@@ -605,7 +610,9 @@ def _lone_carriage_return(first: bytes) -> int | None:
     return None
 
 
-def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
+def _read_csv(
+    path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = (), one_line: Sequence[str] = ()
+) -> pa.Table:
     names, header_bytes = _read_header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
@@ -658,7 +665,45 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
         reject_split_columns([table], variants, lambda row: f"{path}:{row + 2}")
     kept = table.select(list(columns)) if extra else table
     _reject_repeated_header(path, kept, columns)
+    _reject_line_breaks(path, kept, [c for c in one_line if c in columns], delimiter)
     return kept
+
+
+def _reject_line_breaks(path: Path, table: pa.Table, columns: Sequence[str], delimiter: str) -> None:
+    """Refuse an id, split or key value holding a line break: none is written so; it is a quote opened and not
+    closed where meant ('"w2' for 'w2'), whose value runs on over the next lines and swallows their rows (a
+    writer in train and test among them), unseen."""
+    for column in columns:
+        values = table[column]
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if not is_text_type(values.type):
+            continue
+        broken = pc.fill_null(pc.match_substring_regex(values, "[\r\n]"), False)
+        if not pc.any(broken).as_py():
+            continue
+        row = pc.indices_nonzero(broken)[0].as_py()
+        start, end = _record_lines(path, delimiter, row)
+        value = str(values[row].as_py())
+        shown = value if len(value) <= 60 else value[:59] + "…"
+        raise ManifestError(
+            f"{path}:{start}: the '{column}' value of this row spans lines {start}-{end} ({shown!r}); an id, a "
+            f"split or a key holds no line break: is a quote opened on line {start} and closed only on line {end}? "
+            "the rows between would be read as part of this value: check the quotes"
+        )
+
+
+def _record_lines(path: Path, delimiter: str, row: int) -> tuple[int, int]:
+    """The first and last line (1-based) of the 0-based data ``row`` (cold path: a value spans lines)."""
+    with _open_text(path) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        reader = csv.reader(text, delimiter=delimiter)
+        end = 0
+        for i, _ in enumerate(reader):
+            start, end = end + 1, reader.line_num
+            if i == row + 1:  # the header is record 0
+                return start, end
+    return row + 2, row + 2
 
 
 def _reject_nul(path: Path, table: pa.Table) -> None:

@@ -183,6 +183,13 @@ case(
     exits=LEAK,
     leak=True,
 )
+case(
+    "csv-unclosed-quote-swallows-rows",
+    _manifest('sample_id,split,writer,sha\na,train,w1,d1\nb,train,"w2,d2\nc,test,w1,d1\nd,test,w3",d3\n'),
+    exits=LEAK,
+    leak=True,
+    says=("manifest.csv:3", "quote"),
+)
 case("csv-semicolon-named-csv", _manifest(LEAKY_CSV.replace(",", ";")), says=("manifest.csv",))
 case(
     "csv-huge-cell",

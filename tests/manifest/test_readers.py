@@ -555,3 +555,29 @@ def test_two_columns_differing_in_case_that_are_both_filled_are_two_columns(tmp_
     assert m.n_rows == 3
     assert "ID" not in m.table.column_names
     assert m.key("writer").labels(m.key("writer").codes) == ["w1", "w3", "w2"]
+
+
+# A quote opened and never closed where meant: the quoted value runs on over the next lines, which are rows.
+SWALLOWED = 'sid,split,writer,sha\na,train,w1,d1\nb,train,"w2,d2\nc,test,w1,d1\nd,test,w3",d3\ne,test,w4,d4\n'
+
+
+def test_a_key_value_spanning_lines_is_refused_at_the_line_its_quote_opens(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text(SWALLOWED)
+    with pytest.raises(ManifestError, match=r"m\.csv:3: the 'writer' value of this row spans lines 3-5") as info:
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert "quote" in str(info.value)
+
+
+def test_a_split_or_id_spanning_lines_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text('sid,split,writer\n"a\nb",train,w1\nc,"test\n",w2\n')
+    with pytest.raises(ManifestError, match=r"m\.csv:2: the 'sid' value of this row spans lines 2-3"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_text_value_spanning_lines_is_read(tmp_path: Path) -> None:
+    # Free text (a prompt, an answer) holds line breaks, commas and all: quoted, it is one value.
+    text = 'sid,split,writer,prompt\na,train,w1,"Dear Bob,\nhi, there, you, all\nBye"\nb,test,w2,plain\n'
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"], "text": "prompt"})
+    assert m.n_rows == 2
+    assert m.table["prompt"][0].as_py() == "Dear Bob,\nhi, there, you, all\nBye"
