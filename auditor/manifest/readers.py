@@ -665,6 +665,7 @@ def _read_csv(
         reject_split_columns([table], variants, lambda row: f"{path}:{row + 2}")
     kept = table.select(list(columns)) if extra else table
     _reject_repeated_header(path, kept, columns)
+    _reject_reordered_header(path, kept, columns, names)
     _reject_line_breaks(path, kept, [c for c in one_line if c in columns], delimiter)
     return kept
 
@@ -774,6 +775,33 @@ def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str])
             f"{path}:{hits[0] + 2}: this line repeats the header ({len(hits)} such line(s): {rows}); "
             "were files concatenated? remove the repeated header lines"
         )
+
+
+def _reject_reordered_header(path: Path, table: pa.Table, columns: Sequence[str], names: Sequence[str]) -> None:
+    """A row whose every named column holds one of the header's names, in another order: files whose columns were
+    in different orders, concatenated; every row after it is read into the wrong columns (ids as splits)."""
+    if table.num_rows == 0 or len(columns) < 2:  # one column holding another's name is too likely as data
+        return
+    header = pa.array(sorted({_loose(n) for n in names}), pa.string())
+    mask = None
+    for col in columns:
+        values = table[col]
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if not is_text_type(values.type):
+            return
+        hit = pc.is_in(pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING)), value_set=header)
+        mask = hit if mask is None else pc.and_(mask, hit)
+        if not pc.any(mask).as_py():  # the usual case: the first column names no column
+            return
+    assert mask is not None
+    row = pc.indices_nonzero(mask)[0].as_py()
+    line = ",".join(str(table[c][row].as_py()).strip() for c in columns)
+    raise ManifestError(
+        f"{path}:{row + 2}: this line repeats the header in another column order ({', '.join(columns)} hold "
+        f"{line!r}); were files with their columns in different orders concatenated? the rows after it are read "
+        "into the wrong columns: write every file with the first one's column order, without its header"
+    )
 
 
 def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:

@@ -158,6 +158,11 @@ case(
     _manifest(LEAKY_CSV + "sample_id,split,writer,sha\ne,train,w9,d9\n"),
     says=("manifest.csv",),
 )
+case(
+    "csv-header-repeated-in-another-order",
+    _manifest(LEAKY_CSV.replace("c,test", "split,sample_id,writer,sha\ntest,c", 1)),
+    says=("manifest.csv:4", "another column order"),
+)
 case("csv-bom", _manifest("\ufeff" + LEAKY_CSV), exits=FOUND, leak=True)
 case("csv-crlf", _manifest(LEAKY_CSV.replace("\n", "\r\n")), exits=FOUND, leak=True)
 case("csv-ragged-row", _manifest(LEAKY_CSV + "e,train\n"), says=("manifest.csv",))

@@ -581,3 +581,19 @@ def test_a_text_value_spanning_lines_is_read(tmp_path: Path) -> None:
     m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"], "text": "prompt"})
     assert m.n_rows == 2
     assert m.table["prompt"][0].as_py() == "Dear Bob,\nhi, there, you, all\nBye"
+
+
+def test_a_repeated_header_in_another_column_order_is_refused(tmp_path: Path) -> None:
+    """Files with their columns in different orders, concatenated: each row after the second header is read into
+    the wrong columns (ids as splits), a garbled audit; the line is refused as a repeated header is."""
+    text = "sid,split,writer\na,train,w1\nb,train,w2\nsplit,sid,writer\ntest,c,w1\ntest,d,w3\n"
+    (tmp_path / "m.csv").write_text(text)
+    with pytest.raises(ManifestError, match=r"m\.csv:4: this line repeats the header in another column order"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_values_that_are_column_names_in_some_columns_only_are_data(tmp_path: Path) -> None:
+    # A writer called "split" and a split called "writer": each row also holds an id that names no column.
+    (tmp_path / "m.csv").write_text("sid,split,writer\na,writer,split\nb,train,sid\nc,test,w1\n")
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
