@@ -203,7 +203,8 @@ def _prepare(
     loaded = _config(caller, argument, split, id, keys, folds, base_dir, sections)
     named = loaded.config.manifest_columns()
     try:
-        table, kind = to_arrow(data, [*named, *auto_features(loaded.config, data)], argument)
+        columns = [*named, *auto_features(loaded.config, data)]
+        table, kind = to_arrow(data, [*columns, *_other_spellings(data, columns)], argument)
     except MissingColumnsError as exc:  # with the argument that names each missing column
         raise ManifestError(explain_missing(exc, named, loaded)) from None
     return replace(loaded, source=TableSource(table, argument, kind))
@@ -300,6 +301,20 @@ def auto_features(config: AuditConfig, data: Any, besides: Sequence[str] = ()) -
     else:
         return []  # not a table: to_arrow names the types it takes
     return [c for c in feature_columns(config, names) if c not in besides]
+
+
+def _other_spellings(data: Any, columns: Sequence[str]) -> list[str]:
+    """The columns of ``data`` spelled as one of ``columns`` but for case and spaces ('Writer' beside 'writer'),
+    taken along so the manifest can refuse a column split between the two (see reject_split_columns)."""
+    from auditor.manifest.readers import variant_columns
+
+    if _is_arrow(data):
+        names = list(data.schema.names)
+    elif _library(data) in ("pandas", "polars") and type(data).__name__ == "DataFrame":
+        names = [str(c) for c in data.columns]
+    else:
+        return []
+    return [v for vs in variant_columns(names, columns).values() for v in vs]
 
 
 def _require(columns: Sequence[str], available: Sequence[str], argument: str) -> None:

@@ -377,3 +377,24 @@ def test_a_repeated_header_row_in_a_dataset_dict_is_refused_as_in_a_file_per_spl
     dd = datasets.DatasetDict({n: datasets.Dataset.from_pandas(r) for n, r in (("train", train), ("test", test))})
     with pytest.raises(ManifestError, match=r"audit_dataset_dict\(dd=…\): row 1 \(0-based\) repeats the column names"):
         auditor.audit_dataset_dict(dd, id="sid", keys={"groups": ["writer"]})
+
+
+# -- one column under two spellings ------------------------------------------------------------------------------
+
+
+def test_a_frame_concatenated_from_two_spellings_of_a_column_is_refused_as_the_file_is(tmp_path: Path) -> None:
+    """pd.concat of a frame with 'writer' and one with 'Writer' keeps both, each empty in the other's rows: the test
+    writers were read as missing and the writer in train and test passed unseen."""
+    train = pd.DataFrame({"sid": ["s1", "s2"], "split": ["train", "train"], "writer": ["a", "b"]})
+    test = pd.DataFrame({"sid": ["s3", "s4"], "split": ["test", "test"], "Writer": ["a", "c"]})
+    frame = pd.concat([train, test], ignore_index=True)
+    with pytest.raises(ManifestError, match=r"row 2 \(0-based\): column 'writer' is empty here but 'Writer' holds 'a'"):
+        auditor.audit(frame, id="sid", keys={"groups": ["writer"]})
+    rows = frame.to_csv(index=False)
+    result = cli(tmp_path, rows, {"id": "sid", "split": "split"}, ["group_overlap"], keys={"groups": ["writer"]})
+    assert result.exit_code == 2
+    assert "manifest.csv:4: column 'writer' is empty here but 'Writer' holds 'a'" in " ".join(result.output.split())
+    # Merged into one column, the writer in both splits is found.
+    merged = frame.assign(writer=frame["writer"].fillna(frame["Writer"]))
+    report = auditor.audit(merged, id="sid", keys={"groups": ["writer"]})
+    assert "GRP001" in {f.code for s in report.stages for f in s.findings}

@@ -36,6 +36,7 @@ from auditor.manifest.readers import (
     missing_columns,
     open_parquet,
     parquet_schema,
+    reject_split_parquet_columns,
 )
 from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import Variants, normalise, spelling_variants
@@ -122,6 +123,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
                 missing_columns(cast(Path, f), schema.names, columns)  # a URL named as it is written
             except MissingColumnsError as exc:
                 raise ManifestError(explain_missing(exc, named, loaded)) from None
+            reject_split_parquet_columns(f, schema.names, columns)
             for c in columns:
                 typed[c].append((f, schema.field(c).type))
             meta = open_parquet(f).metadata

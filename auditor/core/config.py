@@ -794,10 +794,11 @@ def format_validation_error(
     for err in exc.errors(include_url=False):
         loc: Loc = (*prefix, *(part for part in err["loc"] if isinstance(part, str | int)))
         inner: Loc = tuple(err["loc"])
-        where = cited
+        where, written = cited, None
         if document is not None:
             pos = document.where(loc)
             where = f"{document.path}:{pos.line}:{pos.column}" if pos else str(document.path)
+            written = _written_at(document.path, pos.line, pos.column) if pos else None
         dotted = ".".join(str(p) for p in loc) or "(top level)"
         if err["type"] == "extra_forbidden":
             valid = fields_at(model, inner[:-1])
@@ -813,8 +814,24 @@ def format_validation_error(
             got = err.get("input")
             shown = "" if isinstance(got, dict | list) else f" (got {_clipped(repr(got))})"
             msg = err["msg"].removeprefix("Value error, ")
+            if isinstance(got, bool) and "valid string" in msg:  # `groups: [yes]`: YAML 1.1 reads yes as true
+                word = written or str(got).lower()
+                shown += f"; YAML reads an unquoted {word} as a boolean; to name a column or value, quote it: '{word}'"
             lines.append(f"{where}: {dotted}: {msg}{shown}")
     return "\n".join(lines)
+
+
+def _written_at(path: Path, line: int, column: int) -> str | None:
+    """The plain scalar as the file spells it at ``line``:``column`` (1-based), for a message quoting it."""
+    try:
+        with path.open(encoding="utf-8") as stream:
+            for number, text in enumerate(stream, start=1):
+                if number == line:
+                    found = re.match(r"[^\s,\]\}#]+", text[column - 1 :])
+                    return found.group(0) if found else None
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def _clipped(text: str, limit: int = 120) -> str:

@@ -20,7 +20,14 @@ from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError
 from auditor.core.source import TableSource
 from auditor.manifest.features import auto_features
-from auditor.manifest.readers import MissingColumnsError, missing_columns, repeated_header_rows, without_views
+from auditor.manifest.readers import (
+    MissingColumnsError,
+    missing_columns,
+    reject_split_columns,
+    repeated_header_rows,
+    variant_columns,
+    without_views,
+)
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -56,6 +63,9 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1} & set(columns))
     if twice:
         raise ManifestError(f"{source.name}: column name '{twice[0]}' occurs twice; column names must be unique")
+    variants = variant_columns(table.column_names, columns)
+    if variants:
+        reject_split_columns([table], variants, lambda row: f"{source.name}: row {row} (0-based)")
     projected = without_views(signed_dictionaries(table.select(columns).replace_schema_metadata(None)))
     if projected.num_rows == 0:
         raise ManifestError(f"{source.name}: the table has no rows; there is nothing to audit")

@@ -11,7 +11,7 @@ import glob
 import io
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,9 +103,14 @@ def read_files(
 
 
 def read_each(
-    files: Sequence[Path], columns: Sequence[str], fmt: str | None, dictionary: Sequence[str] = ()
+    files: Sequence[Path],
+    columns: Sequence[str],
+    fmt: str | None,
+    dictionary: Sequence[str] = (),
+    one_line: Sequence[str] = (),
 ) -> list[tuple[Path, pa.Table]]:
-    """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all."""
+    """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all.
+    A CSV or TSV value of a ``one_line`` column (an id, a split, a key) holding a line break is refused."""
     formats = {fmt or detect_format(f) for f in files}
     if None in formats:
         unknown = next(f for f in files if (fmt or detect_format(f)) is None)
@@ -119,7 +124,7 @@ def read_each(
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
     return [
-        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary))
+        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary, one_line))
         if kind in ("csv", "tsv")
         else (f, _read_jsonl(f, columns))
         for f in files
@@ -298,6 +303,87 @@ def missing_columns(path: Path | str, available: Sequence[str], wanted: Sequence
     raise MissingColumnsError(path, missing, list(available), parts)
 
 
+def variant_columns(names: Sequence[str], columns: Sequence[str]) -> dict[str, list[str]]:
+    """For each named column, the file's other columns spelled like it but for case and surrounding spaces
+    ('Writer', 'writer '): what frames saved with two spellings of one column and then concatenated hold."""
+    loose = {_loose(c): c for c in columns}
+    found: dict[str, list[str]] = {}
+    wanted = set(columns)
+    for name in names:  # one pass: a header may name a million columns
+        column = loose.get(_loose(name))
+        if column is not None and name not in wanted:
+            found.setdefault(column, []).append(name)
+    return found
+
+
+def _loose(name: str) -> str:
+    return name.strip(_HEADER_PADDING).casefold()
+
+
+def reject_split_columns(
+    batches: Iterable[pa.Table | pa.RecordBatch], variants: dict[str, list[str]], where: Callable[[int], str]
+) -> None:
+    """Refuse a named column whose values continue under another spelling of its name: each empty where the
+    other is filled, so the rows under the other spelling would be audited as having no value (a writer in
+    train and test, unseen). Two spellings both filled on one row are two columns, and only the named one
+    is read. ``batches`` are the file's rows in order; ``where`` names a 0-based row's place in the file."""
+    pairs = [(column, other) for column, others in variants.items() for other in others]
+    both = dict.fromkeys(pairs, False)
+    gaps = dict.fromkeys(pairs, 0)
+    first: dict[tuple[str, str], tuple[int, object]] = {}
+    offset = 0
+    for batch in batches:
+        for column, other in pairs:
+            if both[column, other]:
+                continue
+            named, filled = _filled(batch.column(column)), _filled(batch.column(other))
+            if pc.any(pc.and_(named, filled)).as_py():
+                both[column, other] = True
+                continue
+            gap = pc.and_(pc.invert(named), filled)
+            count = pc.sum(gap).as_py() or 0
+            if count and (column, other) not in first:
+                row = pc.indices_nonzero(gap)[0].as_py()
+                first[column, other] = (offset + row, batch.column(other)[row].as_py())
+            gaps[column, other] += count
+        offset += batch.num_rows
+    for (column, other), (row, value) in first.items():
+        if both[column, other]:
+            continue
+        raise ManifestError(
+            f"{where(row)}: column '{column}' is empty here but '{other}' holds {value!r} ({gaps[column, other]:,} "
+            f"such row(s), and no row fills both): one column under two spellings, as frames saved with different "
+            f"column names and then concatenated leave; those rows would be audited as having no '{column}'. "
+            f"Expected one column '{column}': merge '{other}' into it"
+        )
+
+
+def reject_split_parquet_columns(path: Path | str, names: Sequence[str], columns: Sequence[str]) -> None:
+    """reject_split_columns for a Parquet file read out of core: only the named columns' other spellings (if the
+    file has any) are read, a batch at a time."""
+    variants = variant_columns(names, columns)
+    if not variants:
+        return
+    read = sorted({*variants, *(v for vs in variants.values() for v in vs)})
+    try:
+        batches = open_parquet(path).iter_batches(columns=read)
+        reject_split_columns(batches, variants, _row_of(path))
+    except (pa.ArrowException, OSError) as exc:
+        raise ManifestError(f"{path}: cannot read parquet: {exc}") from None
+
+
+def _filled(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Whether each value is there: not null and, for text, not blank (a CSV's empty cell, a JSON "")."""
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.large_string())
+    present = pc.is_valid(values)
+    if is_text_type(values.type):
+        present = pc.and_(present, pc.fill_null(pc.not_equal(pc.utf8_trim(values, _HEADER_PADDING), ""), False))
+    return present
+
+
 class MissingColumnsError(ManifestError):
     """Columns named in the config that a manifest file lacks."""
 
@@ -388,6 +474,8 @@ def _read_parquet(
         missing_columns(f, schemas[-1].names, columns)
     tables = []
     for f, s in zip(files, schemas, strict=True):
+        variants = variant_columns(s.names, columns)
+        extra = [v for vs in variants.values() for v in vs]
         as_dict = [
             c for c in dictionary if pa.types.is_string(s.field(c).type) or pa.types.is_large_string(s.field(c).type)
         ]
@@ -395,11 +483,19 @@ def _read_parquet(
             # pre_buffer would hold every compressed column chunk at once: slower and ~40% more memory here.
             # read_table rather than ParquetFile.read, which joins each column into one chunk: 15% more memory
             # at the read, and every later pass over the column then makes whole-column temporaries.
-            t = pq.read_table(f, columns=list(columns), read_dictionary=as_dict or None, pre_buffer=False)
+            t = pq.read_table(f, columns=list(columns) + extra, read_dictionary=as_dict or None, pre_buffer=False)
         except (pa.ArrowException, OSError) as exc:
             raise ManifestError(f"{f}: cannot read parquet: {exc}") from None
+        if extra:
+            reject_split_columns([t], variants, _row_of(f))
+            t = t.select(list(columns))
         tables.append(without_views(t))
     return list(zip(files, tables, strict=True))
+
+
+def _row_of(path: Path | str) -> Callable[[int], str]:
+    """How a message names a 0-based row of a Parquet file, which has no lines."""
+    return lambda row: f"{path}: row {row + 1}"
 
 
 def without_views(table: pa.Table) -> pa.Table:
@@ -514,7 +610,9 @@ def _lone_carriage_return(first: bytes) -> int | None:
     return None
 
 
-def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = ()) -> pa.Table:
+def _read_csv(
+    path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = (), one_line: Sequence[str] = ()
+) -> pa.Table:
     names, header_bytes = _read_header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
         raise ManifestError(f"{path}:1: the header has tabs but no commas; is this a TSV? (set manifest.format)")
@@ -524,10 +622,15 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
             "files: save it with commas (or tabs, as .tsv)"
         )
     missing_columns(path, names, columns)
+    variants = variant_columns(names, columns)
+    extra = [v for vs in variants.values() for v in vs]
     # Keys are read as text: inferring types would turn id "007" into 7 and mix ints with strings.
     convert = pacsv.ConvertOptions(
-        include_columns=list(columns),
-        column_types={c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns},
+        include_columns=list(columns) + extra,
+        column_types={
+            **{c: pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string() for c in columns},
+            **{v: pa.string() for v in extra},
+        },
         strings_can_be_null=True,
         null_values=[""],
     )
@@ -558,8 +661,50 @@ def _read_csv(path: Path, columns: Sequence[str], delimiter: str, dictionary: Se
         except OSError as exc:
             raise ManifestError(f"{path}: cannot read: {exc}") from None
     _reject_nul(path, table)
-    _reject_repeated_header(path, table, columns)
-    return table
+    if extra:  # read only to be compared with the named columns
+        reject_split_columns([table], variants, lambda row: f"{path}:{row + 2}")
+    kept = table.select(list(columns)) if extra else table
+    _reject_repeated_header(path, kept, columns)
+    _reject_reordered_header(path, kept, columns, names)
+    _reject_line_breaks(path, kept, [c for c in one_line if c in columns], delimiter)
+    return kept
+
+
+def _reject_line_breaks(path: Path, table: pa.Table, columns: Sequence[str], delimiter: str) -> None:
+    """Refuse an id, split or key value holding a line break: none is written so; it is a quote opened and not
+    closed where meant ('"w2' for 'w2'), whose value runs on over the next lines and swallows their rows (a
+    writer in train and test among them), unseen."""
+    for column in columns:
+        values = table[column]
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if not is_text_type(values.type):
+            continue
+        broken = pc.fill_null(pc.match_substring_regex(values, "[\r\n]"), False)
+        if not pc.any(broken).as_py():
+            continue
+        row = pc.indices_nonzero(broken)[0].as_py()
+        start, end = _record_lines(path, delimiter, row)
+        value = str(values[row].as_py())
+        shown = value if len(value) <= 60 else value[:59] + "…"
+        raise ManifestError(
+            f"{path}:{start}: the '{column}' value of this row spans lines {start}-{end} ({shown!r}); an id, a "
+            f"split or a key holds no line break: is a quote opened on line {start} and closed only on line {end}? "
+            "the rows between would be read as part of this value: check the quotes"
+        )
+
+
+def _record_lines(path: Path, delimiter: str, row: int) -> tuple[int, int]:
+    """The first and last line (1-based) of the 0-based data ``row`` (cold path: a value spans lines)."""
+    with _open_text(path) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        reader = csv.reader(text, delimiter=delimiter)
+        end = 0
+        for i, _ in enumerate(reader):
+            start, end = end + 1, reader.line_num
+            if i == row + 1:  # the header is record 0
+                return start, end
+    return row + 2, row + 2
 
 
 def _reject_nul(path: Path, table: pa.Table) -> None:
@@ -632,6 +777,33 @@ def _reject_repeated_header(path: Path, table: pa.Table, columns: Sequence[str])
         )
 
 
+def _reject_reordered_header(path: Path, table: pa.Table, columns: Sequence[str], names: Sequence[str]) -> None:
+    """A row whose every named column holds one of the header's names, in another order: files whose columns were
+    in different orders, concatenated; every row after it is read into the wrong columns (ids as splits)."""
+    if table.num_rows == 0 or len(columns) < 2:  # one column holding another's name is too likely as data
+        return
+    header = pa.array(sorted({_loose(n) for n in names}), pa.string())
+    mask = None
+    for col in columns:
+        values = table[col]
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        if not is_text_type(values.type):
+            return
+        hit = pc.is_in(pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING)), value_set=header)
+        mask = hit if mask is None else pc.and_(mask, hit)
+        if not pc.any(mask).as_py():  # the usual case: the first column names no column
+            return
+    assert mask is not None
+    row = pc.indices_nonzero(mask)[0].as_py()
+    line = ",".join(str(table[c][row].as_py()).strip() for c in columns)
+    raise ManifestError(
+        f"{path}:{row + 2}: this line repeats the header in another column order ({', '.join(columns)} hold "
+        f"{line!r}); were files with their columns in different orders concatenated? the rows after it are read "
+        "into the wrong columns: write every file with the first one's column order, without its header"
+    )
+
+
 def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
     """The rows (0-based) whose every one of ``columns`` holds its own column's name: a header line read as data.
 
@@ -679,7 +851,22 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({c: pa.array([], pa.string()) for c in columns})
     missing_columns(path, table.column_names, columns)
+    variants = variant_columns(table.column_names, columns)
+    if variants:
+        reject_split_columns([table], variants, lambda row: f"{path}:{_jsonl_line(path, row)}")
     return _exact_integers(path, table.select(list(columns)) if columns else table)
+
+
+def _jsonl_line(path: Path, row: int) -> int:
+    """The line (1-based) of a JSON-lines file holding its 0-based ``row``: Arrow makes no row of a blank line."""
+    with _open_text(path) as stream:
+        seen = -1
+        for lineno, raw in enumerate(_lines(stream), start=1):
+            if raw.strip():
+                seen += 1
+                if seen == row:
+                    return lineno
+    return row + 1
 
 
 # A run of 16 digits or more: an integer literal a double may not hold exactly (2**53 has 16 digits).

@@ -617,7 +617,7 @@ def _read_manifest(
     parts: list[tuple[Path, pa.Table]] = []
     for split, fs in groups:
         try:
-            read = read_each(fs, columns, spec.format, dictionary_columns)
+            read = read_each(fs, columns, spec.format, dictionary_columns, _one_line(named))
         except MissingColumnsError as exc:
             raise ManifestError(explain_missing(exc, named, loaded)) from None
         for f, table in read:
@@ -639,6 +639,15 @@ def _read_manifest(
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     check_scalar_columns(table, list(named), files)
     return table
+
+
+# The roles whose values name a row, a split or a key: none holds a line break (free text, a label, a feature may).
+_ONE_LINE_KEYS = frozenset({"groups", "sources", "content_hash", "content_path", "time", "time_end", "entity"})
+
+
+def _one_line(named: dict[str, tuple[str | int, ...]]) -> list[str]:
+    """The named columns whose values are written on one line: the manifest's (id, split, folds) and the keys'."""
+    return [c for c, loc in named.items() if loc[0] == "manifest" or (loc[0] == "keys" and loc[1] in _ONE_LINE_KEYS)]
 
 
 def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, ...]], loaded: LoadedConfig) -> str:

@@ -304,3 +304,51 @@ def test_a_decimal_wider_than_duckdb_holds_is_refused_out_of_core_with_what_to_d
     assert result.exit_code == 2
     assert "column 'writer' holds decimal256(40, 0) values" in result.output
     assert "--engine memory or --engine dask" in result.output
+
+
+def _two_spellings(folder: Path, both_on_a_row: bool) -> Path:
+    """A Parquet manifest of two row groups whose writers are under 'writer' and, in the test rows of the second
+    group, under 'Writer' (two frames concatenated); with ``both_on_a_row`` the last row fills both."""
+    writer = ["w1", "w2", "w3", None, None]
+    other = [None, None, None, "w1", "w9" if both_on_a_row else None]
+    if both_on_a_row:
+        writer[4] = "w5"
+    table = pa.table(
+        {
+            "sample_id": ["a", "b", "c", "d", "e"],
+            "split": ["train", "train", "train", "test", "test"],
+            "writer": writer,
+            "Writer": other,
+        }
+    )
+    pq.write_table(table, folder / "m.parquet", row_group_size=3)
+    return write_config(
+        folder,
+        {
+            "version": 1,
+            "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["test"]},
+            "keys": {"groups": ["writer"]},
+            "report": {"formats": ["json"]},
+        },
+    )
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb", "dask"])
+def test_a_column_under_two_spellings_is_refused_by_every_engine(tmp_path: Path, engine: str) -> None:
+    """Test rows whose writer sits under 'Writer' were read as having no writer: the writer in train and test
+    went unseen and the run passed. Every engine refuses the file, naming the row and both spellings."""
+    if engine == "dask":
+        pytest.importorskip("distributed", reason="the Dask engine's tests need the `dask` extra")
+    config = _two_spellings(tmp_path, both_on_a_row=False)
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine, "-q")
+    assert result.exit_code == 2, result.output
+    assert "m.parquet: row 4: column 'writer' is empty here but 'Writer' holds 'w1'" in result.output
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_two_spellings_both_filled_on_a_row_are_two_columns(tmp_path: Path, engine: str) -> None:
+    config = _two_spellings(tmp_path, both_on_a_row=True)
+    result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine, "-q")
+    assert result.exit_code in (0, 1), result.output
+    assert "two spellings" not in result.output

@@ -51,6 +51,19 @@ def test_unknown_top_level_section_suggests(tmp_path: Path) -> None:
     assert ":3:1" in msg and "did you mean 'report'?" in msg
 
 
+@pytest.mark.parametrize("word", ["yes", "no", "on", "off", "True"])
+def test_a_name_yaml_reads_as_a_boolean_is_named_with_the_fix(tmp_path: Path, word: str) -> None:
+    """A column called 'yes' or 'on', unquoted, is a boolean to YAML: the message said only "got True"."""
+    msg = error_of(write(tmp_path, f"manifest: {{path: m.csv, split: split}}\nkeys: {{groups: [{word}]}}\n"))
+    assert ":2:17" in msg and "keys.groups.0" in msg
+    assert f"YAML reads an unquoted {word} as a boolean; to name a column or value, quote it: '{word}'" in msg
+
+
+def test_a_quoted_yes_is_a_name(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "manifest: {path: m.csv, split: split}\nkeys: {groups: ['yes']}\n"))
+    assert config.config.keys.groups == ["yes"]
+
+
 def test_wrong_type_says_what_was_expected(tmp_path: Path) -> None:
     msg = error_of(write(tmp_path, "manifest: {path: m.csv, split: s}\nreport:\n  fail_on: sometimes\n"))
     assert ":3:3" in msg and "report.fail_on" in msg and "'error', 'warning' or 'never'" in msg

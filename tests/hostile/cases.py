@@ -158,6 +158,11 @@ case(
     _manifest(LEAKY_CSV + "sample_id,split,writer,sha\ne,train,w9,d9\n"),
     says=("manifest.csv",),
 )
+case(
+    "csv-header-repeated-in-another-order",
+    _manifest(LEAKY_CSV.replace("c,test", "split,sample_id,writer,sha\ntest,c", 1)),
+    says=("manifest.csv:4", "another column order"),
+)
 case("csv-bom", _manifest("\ufeff" + LEAKY_CSV), exits=FOUND, leak=True)
 case("csv-crlf", _manifest(LEAKY_CSV.replace("\n", "\r\n")), exits=FOUND, leak=True)
 case("csv-ragged-row", _manifest(LEAKY_CSV + "e,train\n"), says=("manifest.csv",))
@@ -182,6 +187,13 @@ case(
     _manifest('sample_id,split,writer,sha\n"a\nb",train,w1,d\nc,test,w1,e\n'),
     exits=LEAK,
     leak=True,
+)
+case(
+    "csv-unclosed-quote-swallows-rows",
+    _manifest('sample_id,split,writer,sha\na,train,w1,d1\nb,train,"w2,d2\nc,test,w1,d1\nd,test,w3",d3\n'),
+    exits=LEAK,
+    leak=True,
+    says=("manifest.csv:3", "quote"),
 )
 case("csv-semicolon-named-csv", _manifest(LEAKY_CSV.replace(",", ";")), says=("manifest.csv",))
 case(
@@ -229,6 +241,23 @@ case(
     _manifest("sample_id,split,writer,sha\na,train,w1,d1\na ,test,w2,d2\n"),
     exits=frozenset({0, 1}),
     check=lambda o: _spelling_flagged(o, "a"),
+)
+case(
+    "csv-column-under-two-spellings",
+    _manifest("sample_id,split,writer,Writer,sha\na,train,w1,,d1\nb,train,w2,,d2\nc,test,,w1,d3\n"),
+    exits=LEAK,
+    leak=True,
+    says=("manifest.csv:4", "'Writer'"),
+)
+case(
+    "jsonl-key-spelled-differently-in-one-row",
+    _manifest(
+        '{"sample_id": "a", "split": "train", "writer": "w1"}\n{"sample_id": "c", "split": "test", "Writer": "w1"}\n',
+        name="m.jsonl",
+    ),
+    exits=LEAK,
+    leak=True,
+    says=("m.jsonl:2", "'Writer'"),
 )
 case("csv-gz-truncated", lambda tmp: _gz_truncated(tmp), says=("manifest.csv.gz",))
 case(

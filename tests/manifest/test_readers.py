@@ -492,3 +492,108 @@ def test_a_parquet_file_with_unsigned_dictionary_indices_is_audited_as_its_texts
     assert [r.stage for r in report.stages if r.status == "error"] == []
     (overlap,) = [f for f in report.findings if f.code == "GRP001"]
     assert overlap.evidence["key"] == "writer" and list(overlap.scope.values) == ["w1"]
+
+
+# Two frames saved with different spellings of one column and then concatenated (pd.concat keeps both, each
+# empty in the other's rows): the rows under the second spelling would read as having no value at all.
+CONCAT_CSV = "sid,split,writer,Writer\na,train,w1,\nb,train,w2,\nc,test,,w1\nd,test,,w3\n"
+
+
+def _variant_parquet(path: Path) -> None:
+    table = pa.table(
+        {
+            "sid": ["a", "b", "c"],
+            "split": ["train", "train", "test"],
+            "writer": ["w1", "w2", None],
+            "writer ": [None, None, "w1"],
+        }
+    )
+    pq.write_table(table, path)
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "where"),
+    [
+        ("m.csv", lambda p: p.write_text(CONCAT_CSV), r"m\.csv:4: column 'writer' is empty here but 'Writer' holds"),
+        (
+            "m.tsv",
+            lambda p: p.write_text(CONCAT_CSV.replace(",", "\t")),
+            r"m\.tsv:4: column 'writer' is empty here but 'Writer' holds",
+        ),
+        (
+            "m.jsonl",
+            lambda p: p.write_text(
+                '{"sid": "a", "split": "train", "writer": "w1"}\n\n'
+                '{"sid": "b", "split": "train", "writer": "w2"}\n'
+                '{"sid": "c", "split": "test", "Writer": "w1"}\n'
+            ),
+            r"m\.jsonl:4: column 'writer' is empty here but 'Writer' holds",
+        ),
+        ("m.parquet", _variant_parquet, r"m\.parquet: row 3: column 'writer' is empty here but 'writer ' holds"),
+    ],
+)
+def test_a_column_split_between_two_spellings_is_refused(tmp_path: Path, name: str, build, where: str) -> None:  # type: ignore[no-untyped-def]
+    build(tmp_path / name)
+    with pytest.raises(ManifestError, match=where) as info:
+        load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert "'w1'" in str(info.value)
+
+
+def test_a_split_column_split_between_two_spellings_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.jsonl").write_text(
+        '{"sid": "a", "split": "train", "writer": "w1"}\n{"sid": "c", "Split": "test", "writer": "w1"}\n'
+    )
+    with pytest.raises(ManifestError, match=r"m\.jsonl:2: column 'split' is empty here but 'Split' holds 'test'"):
+        load(tmp_path, {"path": "m.jsonl", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_two_columns_differing_in_case_that_are_both_filled_are_two_columns(tmp_path: Path) -> None:
+    # "ID" and "id" side by side, each filled on the same rows, are two columns: only the named one is read.
+    text = "id,ID,split,writer\na,X1,train,w1\nb,X2,test,w3\nc,X3,test,w2\n"
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "id"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
+    assert "ID" not in m.table.column_names
+    assert m.key("writer").labels(m.key("writer").codes) == ["w1", "w3", "w2"]
+
+
+# A quote opened and never closed where meant: the quoted value runs on over the next lines, which are rows.
+SWALLOWED = 'sid,split,writer,sha\na,train,w1,d1\nb,train,"w2,d2\nc,test,w1,d1\nd,test,w3",d3\ne,test,w4,d4\n'
+
+
+def test_a_key_value_spanning_lines_is_refused_at_the_line_its_quote_opens(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text(SWALLOWED)
+    with pytest.raises(ManifestError, match=r"m\.csv:3: the 'writer' value of this row spans lines 3-5") as info:
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert "quote" in str(info.value)
+
+
+def test_a_split_or_id_spanning_lines_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text('sid,split,writer\n"a\nb",train,w1\nc,"test\n",w2\n')
+    with pytest.raises(ManifestError, match=r"m\.csv:2: the 'sid' value of this row spans lines 2-3"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_text_value_spanning_lines_is_read(tmp_path: Path) -> None:
+    # Free text (a prompt, an answer) holds line breaks, commas and all: quoted, it is one value.
+    text = 'sid,split,writer,prompt\na,train,w1,"Dear Bob,\nhi, there, you, all\nBye"\nb,test,w2,plain\n'
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"], "text": "prompt"})
+    assert m.n_rows == 2
+    assert m.table["prompt"][0].as_py() == "Dear Bob,\nhi, there, you, all\nBye"
+
+
+def test_a_repeated_header_in_another_column_order_is_refused(tmp_path: Path) -> None:
+    """Files with their columns in different orders, concatenated: each row after the second header is read into
+    the wrong columns (ids as splits), a garbled audit; the line is refused as a repeated header is."""
+    text = "sid,split,writer\na,train,w1\nb,train,w2\nsplit,sid,writer\ntest,c,w1\ntest,d,w3\n"
+    (tmp_path / "m.csv").write_text(text)
+    with pytest.raises(ManifestError, match=r"m\.csv:4: this line repeats the header in another column order"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_values_that_are_column_names_in_some_columns_only_are_data(tmp_path: Path) -> None:
+    # A writer called "split" and a split called "writer": each row also holds an id that names no column.
+    (tmp_path / "m.csv").write_text("sid,split,writer\na,writer,split\nb,train,sid\nc,test,w1\n")
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
