@@ -372,10 +372,14 @@ def reject_split_parquet_columns(path: Path | str, names: Sequence[str], columns
         raise ManifestError(f"{path}: cannot read parquet: {exc}") from None
 
 
+def _decoded(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """A dictionary-encoded column as its plain values (compute kernels read those alike); others as they are."""
+    return values.cast(values.type.value_type) if pa.types.is_dictionary(values.type) else values
+
+
 def _filled(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
     """Whether each value is there: not null and, for text, not blank (a CSV's empty cell, a JSON "")."""
-    if pa.types.is_dictionary(values.type):
-        values = values.cast(values.type.value_type)
+    values = _decoded(values)
     if pa.types.is_string_view(values.type):
         values = values.cast(pa.large_string())
     present = pc.is_valid(values)
@@ -676,8 +680,7 @@ def _reject_line_breaks(path: Path, table: pa.Table, columns: Sequence[str], del
     writer in train and test among them), unseen."""
     for column in columns:
         values = table[column]
-        if pa.types.is_dictionary(values.type):
-            values = values.cast(values.type.value_type)
+        values = _decoded(values)
         if not is_text_type(values.type):
             continue
         broken = pc.fill_null(pc.match_substring_regex(values, "[\r\n]"), False)
@@ -786,8 +789,7 @@ def _reject_reordered_header(path: Path, table: pa.Table, columns: Sequence[str]
     mask = None
     for col in columns:
         values = table[col]
-        if pa.types.is_dictionary(values.type):
-            values = values.cast(values.type.value_type)
+        values = _decoded(values)
         if not is_text_type(values.type):
             return
         hit = pc.is_in(pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING)), value_set=header)
@@ -816,8 +818,7 @@ def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
     texts = []
     for col in columns:
         values = table[col]
-        if pa.types.is_dictionary(values.type):
-            values = values.cast(values.type.value_type)
+        values = _decoded(values)
         if pa.types.is_string_view(values.type):
             values = values.cast(pa.large_string())
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
