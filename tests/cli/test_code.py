@@ -269,30 +269,12 @@ def test_a_signal_whose_raise_was_lost_leaves_no_completed_verdict_in_its_out_di
 ) -> None:
     """A handler's raise can be lost inside compile() (a module imported from source): the run's handler noted
     the signal, so the report is still the interrupted marker and the exit code 2, not a verdict."""
-    import contextlib
-    import os
-    import time
-
     from auditor.cli import code as code_module
-    from auditor.cli.signals import Interrupted
     from auditor.core.output import RunStatus, read_report_state
-    from auditor.pipeline import runner as pipeline_runner
+    from tests.cli.lostsignal import signal_lost_after_the_audit
 
     out = tmp_path / "reports"
     assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 0
-    real_run_audit = pipeline_runner.run_audit
-
-    def run_then_signalled(*args: object, **kwargs: object) -> object:
-        report = real_run_audit(*args, **kwargs)  # type: ignore[arg-type]
-        with contextlib.suppress(Interrupted):  # what compile() does to the raise
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.05)
-        return report
-
-    def exit_raising(code: int) -> None:  # os._exit would end the test process
-        raise SystemExit(code)
-
-    monkeypatch.setattr(pipeline_runner, "run_audit", run_then_signalled)
-    monkeypatch.setattr(code_module, "exit_now", exit_raising)
+    signal_lost_after_the_audit(monkeypatch, code_module)
     assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 2
     assert read_report_state(out / "report.json").status == RunStatus.INTERRUPTED

@@ -897,24 +897,10 @@ def test_a_signal_whose_raise_was_lost_during_the_run_leaves_an_interrupted_mark
 ) -> None:
     """The run's handler noted the signal; its Interrupted lost on the way, the verdict is still not written."""
     from auditor.cli import run as run_module
-    from auditor.cli.signals import Interrupted
-    from auditor.pipeline import runner as pipeline_runner
+    from tests.cli.lostsignal import signal_lost_after_the_audit
 
     assert invoke("run", str(sample), "-q").exit_code == 1
-    real_run_audit = pipeline_runner.run_audit
-
-    def run_then_signalled(*args: object, **kwargs: object) -> object:
-        report = real_run_audit(*args, **kwargs)  # type: ignore[arg-type]
-        with contextlib.suppress(Interrupted):  # what compile() does to the raise
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.05)
-        return report
-
-    def exit_raising(code: int) -> None:  # os._exit would end the test process
-        raise SystemExit(code)
-
-    monkeypatch.setattr(pipeline_runner, "run_audit", run_then_signalled)
-    monkeypatch.setattr(run_module, "exit_now", exit_raising)
+    signal_lost_after_the_audit(monkeypatch, run_module)
     assert invoke("run", str(sample), "-q").exit_code == 2
     state = read_report_state(sample.parent / "audit-report" / "report.json")
     assert state.status == RunStatus.INTERRUPTED
