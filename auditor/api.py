@@ -537,7 +537,8 @@ def splitter_table(
     columns: dict[str, Any] = {}
     if frame is not None:
         # Under `features: auto` every column in no role is a feature, but for y and groups taken from it.
-        given = to_arrow(frame, [*named, *auto_features(probe.config, frame, taken)], argument)[0]
+        wanted = [*named, *auto_features(probe.config, frame, taken)]
+        given = to_arrow(frame, [*wanted, *_other_spellings(frame, wanted)], argument)[0]
         columns.update(zip(given.column_names, given.columns, strict=True))
     elif named:
         raise ArgumentError(

@@ -398,3 +398,18 @@ def test_a_frame_concatenated_from_two_spellings_of_a_column_is_refused_as_the_f
     merged = frame.assign(writer=frame["writer"].fillna(frame["Writer"]))
     report = auditor.audit(merged, id="sid", keys={"groups": ["writer"]})
     assert "GRP001" in {f.code for s in report.stages for f in s.findings}
+
+
+def test_a_splitter_given_a_frame_with_two_spellings_of_a_column_refuses_it_as_the_frame_form_does() -> None:
+    """audit_splitter read only the named columns of X, so 'Writer' beside 'writer' (each empty in the other's rows)
+    left the test writers missing and a writer in train and test unseen; the frame itself was refused by audit()."""
+    sklearn = pytest.importorskip("sklearn.model_selection")
+    train = pd.DataFrame({"sid": [f"s{i}" for i in range(6)], "writer": ["a", "b", "c", "a", "b", "c"]})
+    test = pd.DataFrame({"sid": [f"t{i}" for i in range(6)], "Writer": ["a", "b", "c", "d", "e", "f"]})
+    frame = pd.concat([train, test], ignore_index=True)
+    with pytest.raises(ManifestError, match=r"row 6 \(0-based\): column 'writer' is empty here but 'Writer' holds 'a'"):
+        auditor.audit_splitter(sklearn.KFold(2), frame, id="sid", keys={"groups": ["writer"]})
+    # Two columns both filled on one row are two columns (a writer and an editor, say): the named one is audited.
+    both = frame.assign(writer=frame["writer"].fillna("z"), Writer=frame["Writer"].fillna("y"))
+    report = auditor.audit_splitter(sklearn.GroupKFold(2), both, groups=both["writer"], id="sid")
+    assert report.exit_code == 0, [(f.code, f.message) for s in report.stages for f in s.findings]
