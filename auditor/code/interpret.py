@@ -5,7 +5,7 @@ each call with the arguments bound (and once more on their own if no call reache
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 
 from auditor.code.calls import Calls
@@ -412,6 +412,8 @@ class Walker(Calls, Frames):
         value = self.ev(node.operand)
         if value.data is not None and value.data.mask is not None and isinstance(node.op, ast.Invert | ast.Not):
             return replace(value, data=replace(value.data, mask=f"~({value.data.mask})"))
+        if value.consts:  # -1 is not 1: shift(-1) reads the next row, shift(1) the one before
+            return replace(value, consts=frozenset(_unary(node.op, c) for c in value.consts) - {None})
         return value
 
     def _ev_BoolOp(self, node: ast.BoolOp) -> Value:
@@ -627,3 +629,16 @@ def _names_union(left: Value, right: Value) -> Columns | None:
     if left.names_of is None and right.names_of is None:
         return None
     return sides[0].union(sides[1])
+
+
+def _unary(op: ast.unaryop, const: Hashable) -> Hashable | None:
+    """A constant under a unary operator, as Python computes it; None where it does not apply (-"a")."""
+    if isinstance(op, ast.Not):
+        return not const
+    if isinstance(const, bool) or not isinstance(const, int | float | complex):
+        return None
+    if isinstance(op, ast.USub):
+        return -const
+    if isinstance(op, ast.UAdd):
+        return const
+    return ~const if isinstance(const, int) else None

@@ -299,6 +299,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a lead of the label (the next row's) is the answer of a later row": (
+        """
+        df = pd.read_csv("d.csv")
+        df["next"] = df["target"].shift(-1)
+        df["lag"] = df["target"].shift(periods=+2)
+        X, y = df.drop(columns=["target"]), df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
+    "lags of the label written with a unary sign are fair features": (
+        """
+        df = pd.read_csv("d.csv")
+        df["lag"] = df["target"].shift(+1)
+        df["lag2"] = df["target"].shift(periods=-(-2))
+        X, y = df.drop(columns=["target"]), df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "a feature list from the columns that leaves out the label": (
         """
         df = pd.read_csv("d.csv")
