@@ -258,6 +258,7 @@ def _names(text: str) -> frozenset[str]:
 
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 SPLIT_FUNCTIONS = _names("train_test_split")
+TORCH_RANDOM_SPLIT = _names("torch.utils.data.random_split torch.utils.data.dataset.random_split")
 CV_FUNCTIONS = _names(
     "cross_val_score cross_validate cross_val_predict learning_curve validation_curve permutation_test_score"
 )

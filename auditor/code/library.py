@@ -58,6 +58,8 @@ class Library(Estimators, TorchLoops):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
+        if qualname in catalog.TORCH_RANDOM_SPLIT:
+            return self.random_split(args, kwargs, node)
         if package in ("sklearn", "imblearn"):
             if last in catalog.SPLIT_FUNCTIONS:
                 return self.train_test_split(args, kwargs, node)
@@ -177,6 +179,24 @@ class Library(Estimators, TorchLoops):
         for array in arrays:
             items += [Value(data=array.with_parts(train)), Value(data=array.with_parts(test))]
         return Value(items=tuple(items))
+
+    def random_split(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """torch's random_split(dataset, lengths): shuffled parts, read as train_test_split calls in a row. The last
+        part is held out from the rest, then the one before it from what is left (`rest, test = split(all)`,
+        `train, val = split(rest)`): the first part is the training one, and a choice made on a middle part (a
+        validation set) is not one made on the last. Without the number of parts nothing is split."""
+        dataset = argument(args, kwargs, 0, "dataset")
+        lengths = argument(args, kwargs, 1, "lengths")
+        if lengths.items is None or len(lengths.items) < 2:
+            return Value(data=dataset.data) if dataset.data is not None else NOTHING
+        rows = dataset.data or self.source(node, "the dataset split by random_split")
+        parts: list[Data] = []
+        last = len(lengths.items) - 1
+        for i in range(last, 0, -1):  # the last part first: it is held out from all the others
+            sid = self.split(node, "random_split" if i == last else f"random_split (part {i + 1})", True, rows)
+            parts.insert(0, rows.with_parts(Part(sid, "test")))
+            rows = rows.with_parts(Part(sid, "train"))
+        return Value(items=(Value(data=rows), *(Value(data=p) for p in parts)))
 
     def cross_validate(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         estimator = argument(args, kwargs, 0, "estimator")

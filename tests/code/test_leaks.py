@@ -574,6 +574,88 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 13)],
     ),
+    "torch: a scale learned from every row before random_split": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset, random_split
+        X, y = torch.load("X.pt"), torch.load("y.pt")
+        X = (X - X.mean(0)) / X.std(0)
+        train_ds, test_ds = random_split(TensorDataset(X, y), [0.8, 0.2])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(net(xb), yb).backward()
+            opt.step()
+        correct = 0
+        for xb, yb in DataLoader(test_ds, batch_size=256):
+            correct += (net(xb).argmax(1) == yb).sum().item()
+        print(correct / len(test_ds))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "torch: the epoch kept by its score on the last part of random_split": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, random_split
+        train_ds, val_ds, test_ds = random_split(torch.load("ds.pt"), [0.7, 0.15, 0.15])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        best, best_state = 0.0, None
+        for epoch in range(10):
+            for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(net(xb), yb).backward()
+                opt.step()
+            correct = 0
+            for xb, yb in DataLoader(test_ds, batch_size=256):
+                correct += (net(xb).argmax(1) == yb).sum().item()
+            if correct > best:
+                best, best_state = correct, net.state_dict()
+        print(best / len(test_ds))
+        """,
+        [("multi_test", 14)],
+    ),
+    "torch: the epoch kept by its score on the middle part of random_split, the last scored once": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, random_split
+        train_ds, val_ds, test_ds = random_split(torch.load("ds.pt"), [0.7, 0.15, 0.15])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        best, best_state = 0.0, None
+        for epoch in range(10):
+            for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(net(xb), yb).backward()
+                opt.step()
+            correct = 0
+            for xb, yb in DataLoader(val_ds, batch_size=256):
+                correct += (net(xb).argmax(1) == yb).sum().item()
+            if correct > best:
+                best, best_state = correct, net.state_dict()
+        net.load_state_dict(best_state)
+        right = 0
+        for xb, yb in DataLoader(test_ds, batch_size=256):
+            right += (net(xb).argmax(1) == yb).sum().item()
+        print(right / len(test_ds))
+        """,
+        [],
+    ),
+    "torch: a scale learned from the training part of random_split": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset, random_split
+        X, y = torch.load("X.pt"), torch.load("y.pt")
+        train_ds, test_ds = random_split(TensorDataset(X, y), [0.8, 0.2])
+        X_tr, y_tr = train_ds[:]
+        X_te, y_te = test_ds[:]
+        scaler = StandardScaler().fit(X_tr)
+        clf = LogisticRegression().fit(scaler.transform(X_tr), y_tr)
+        print(clf.score(scaler.transform(X_te), y_te))
+        """,
+        [],
+    ),
     "torch: a network of the file's own class trained on both parts joined by torch.cat": (
         """
         import torch
