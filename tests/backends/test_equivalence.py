@@ -658,6 +658,33 @@ def test_a_categorical_label_of_duplicated_content_reports_alike_on_every_engine
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_multi_label_values_report_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """Labels between a separator (stages.label_coverage.label_separator), counted per label from each engine's
+    distinct values: the same labels, shares, unseen labels and rows without a label on every engine."""
+    rng = np.random.default_rng(0)
+    pool = ["bird", "cat", "dog", "fish", " owl "]
+    values = [";".join(rng.choice(pool, size=int(rng.integers(1, 4)), replace=False)) for _ in range(120)]
+    values += ["bird;zebra", "zebra", "; ;", None, "cat;;dog"]
+    split = ["train", "test"] * 60 + ["test"] * 5
+    table = {"sample_id": [f"s{i}" for i in range(len(values))], "split": split, "label": values}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=16)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"label": "label"},
+        "stages": {"label_coverage": {"label_separator": ";"}},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["label_coverage"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert found["LAB000"]["evidence"]["labels"] == 6
+    assert found["LAB001"]["evidence"] == {"split": "test", "labels": 1, "rows": 2}
+    assert found["LAB003"]["evidence"] == {"rows_per_split": {"test": 2}}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
     """A shard whose digest column holds only empty strings and nulls (no text bytes at all) beside digests
     spelled in two ways: the spellings are found on every engine, never a crash reading the empty shard."""

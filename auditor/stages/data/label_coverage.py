@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
@@ -14,6 +15,7 @@ from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
     import numpy as np
+    from scipy.sparse import csr_array
 
     from auditor.core.splits import FoldLayout
     from auditor.manifest.keycodes import KeyCodes
@@ -40,6 +42,19 @@ class LabelCoverageOptions(StageOptions):
         "(classes: a permutation test of the distance; a numeric label: the Kolmogorov-Smirnov test's p-value) below "
         "this as well as the distance above max_distance",
     )
+    label_separator: str | None = Field(
+        default=None,
+        min_length=1,
+        description="multi-label: each row's label is the labels its value holds between this separator (e.g. "
+        "';' for 'bird;cat'), trimmed, empty parts ignored; coverage and shares are then per label. Default: each "
+        "value is one class",
+    )
+
+    @model_validator(mode="after")
+    def _separator_needs_classes(self) -> LabelCoverageOptions:
+        if self.label_separator is not None and self.task == "regression":
+            raise ValueError("label_separator reads each label as a set of classes; it cannot go with task: regression")
+        return self
 
 
 class LabelCoverage(Stage):
@@ -98,32 +113,52 @@ class LabelCoverage(Stage):
         order = roles.order([n for i, n in enumerate(names) if counts[:, i].any() or grouped.missing[i]])
         train = [names.index(s) for s in order if roles.role(s) == "train"]
         holdout = [s for s in order if roles.role(s) == "holdout"]
+        separator = self.options.label_separator
+        sets = _label_sets(labels, separator) if separator is not None else None
+        missing = grouped.missing
+        if sets is not None:
+            # A value of separators only ('; ;') names no label: a row without one, as a blank value is.
+            missing = missing + counts[sets.empty].sum(axis=0)
+            counts = counts[~sets.empty]
 
-        if grouped.missing.any():
+        if missing.any():
             yield self.finding(
                 "LAB003",
                 Severity.WARNING,
-                f"{int(grouped.missing.sum())} row(s) have no value in the label column '{column}' (null, NaN or "
-                "blank); they are trained on or scored without a target.",
+                f"{int(missing.sum())} row(s) have no value in the label column '{column}' (null, NaN or "
+                + ("blank" if sets is None else f"blank, or only the separator {separator!r}")
+                + "); they are trained on or scored without a target.",
                 key=column,
-                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(grouped.missing) if c}},
+                evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing) if c}},
                 remediation="Label these rows, or drop them from the manifest on purpose.",
             )
-        if not key.n_values:
+        if not len(counts):
             return
-        kind = self._kind(key)
-        if kind == "numbers":
-            yield from self._numeric(column, key, counts, names, order, train, holdout, roles.folds)
-            return
-        counts, labels, spellings = _one_per_number(key, counts, labels)
-        totals = counts.sum(axis=0)
-        by_label = np.argsort(-counts.sum(axis=1), kind="stable")
+        incidence: csr_array | None = None
+        if sets is None:
+            kind = self._kind(key)
+            if kind == "numbers":
+                yield from self._numeric(column, key, counts, names, order, train, holdout, roles.folds)
+                return
+            counts, labels, spellings = _one_per_number(key, counts, labels)
+            label_counts = counts
+        else:
+            kind, labels, spellings = "classes", sets.labels, sets.spellings
+            incidence = sets.incidence[np.flatnonzero(~sets.empty)]
+            label_counts = np.asarray(incidence.T @ counts)
+        totals = label_counts.sum(axis=0)
+        by_label = np.argsort(-label_counts.sum(axis=1), kind="stable")
         position = {n: i for i, n in enumerate(names)}
         # At most MAX_LISTED split columns (train first, then the largest), however many splits there are.
         trained = [s for s in order if roles.role(s) == "train"]
         others = {s: int(totals[position[s]]) for s in order if s not in trained}
         columns = [*trained, *capped_counts(others, max(1, MAX_LISTED - len(trained)))]
-        title = f"share of each '{column}' value per split (most frequent first)"
+        title = (
+            f"share of each '{column}' value per split (most frequent first)"
+            if sets is None
+            else f"share of each '{column}' label among the labels of each split (a row counts once per label it "
+            "carries; most frequent first)"
+        )
         if len(columns) < len(order):
             title += f"; the {len(columns)} largest of {len(order):,} splits"
         codes_note = (
@@ -139,12 +174,24 @@ class LabelCoverage(Stage):
             if spellings
             else ""
         )
+        several = 0 if incidence is None else int(counts[np.asarray(incidence.sum(axis=1)).ravel() > 1].sum())
+        sets_note = (
+            f" Each row's value is read as labels separated by {separator!r}: {several} row(s) carry more than one "
+            f"({len(counts)} distinct combinations); each label is compared on its own."
+            if incidence is not None
+            else ""
+        )
         yield self.finding(
             "LAB000",
             Severity.INFO,
-            f"{len(labels)} label value(s) in '{column}'.{codes_note}{spelt_note}",
+            f"{len(labels)} label value(s) in '{column}'.{sets_note}{codes_note}{spelt_note}",
             evidence={
                 "labels": len(labels),
+                **(
+                    {"separator": separator, "combinations": len(counts), "multi_label_rows": several}
+                    if incidence is not None
+                    else {}
+                ),
                 **({"task": "class codes"} if codes_note else {}),
                 **({"spellings": dict(list(spellings.items())[:MAX_LISTED])} if spellings else {}),
             },
@@ -153,70 +200,71 @@ class LabelCoverage(Stage):
                     title=title,
                     columns=("label", *columns),
                     rows=tuple(
-                        (labels[i], *(_share(counts[i, position[s]], totals[position[s]]) for s in columns))
+                        (labels[i], *(_share(label_counts[i, position[s]], totals[position[s]]) for s in columns))
                         for i in by_label[:MAX_LISTED]
                     ),
                 ),
             ),
         )
+        guesses: list[str | None] = []  # the separator most values hold, found once when first needed
         found: list[Finding] = []
-        for s, held, train_counts, subject in _evaluations(counts, names, order, train, holdout, roles.folds):
+        for s, held_rows, train_rows, subject in _evaluations(counts, names, order, train, holdout, roles.folds):
             where, learnt = (f"'{s}'", "train") if "split" in subject else (f"the holdout of {s}", "its training rows")
+            # Per label: a row of several labels counts once for each (without a separator rows and labels are one).
+            held = held_rows if incidence is None else np.asarray(incidence.T @ held_rows)
+            train_counts = train_rows if incidence is None else np.asarray(incidence.T @ train_rows)
             unseen = np.flatnonzero((held > 0) & (train_counts == 0))
             if len(unseen):
-                rows = int(held[unseen].sum())
-                shown = [labels[i] for i in unseen[: self.options.max_examples]]
-                # An unseen label whose spelling alone differs from a trained one ('Cat ' beside 'cat') is most
-                # likely that label: said, so the fix is a normalisation, not more data.
-                spelt = _trained_spellings(labels, unseen, train_counts)
-                hint = (
-                    " Some differ from a label of "
-                    f"{learnt} only in spelling: "
-                    + ", ".join(f"{k!r} ({v!r} in {learnt})" for k, v in list(spelt.items())[:3])
-                    + "; normalise the labels before the split."
-                    if spelt
-                    else ""
-                )
+                # Unseen values that are each a combination of trained labels ('bird;cat' beside 'bird' and
+                # 'cat;dog'), where most values hold that separator: most likely sets of labels, said, never
+                # assumed (a class named 'rock;roll' is one class).
+                if not guesses:
+                    guesses.append(_common_separator(labels) if incidence is None else None)
+                guess = guesses[0]
+                combined = guess is not None and _combinations_of_trained(labels, unseen, train_counts, guess)
                 found.append(
-                    self.finding(
-                        "LAB001",
-                        Severity.WARNING,
-                        f"{len(unseen)} label value(s) occur in {where} but never in {learnt} ({rows} rows), e.g. "
-                        f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
-                        "something other than the task." + hint,
-                        key=s,
-                        evidence={
-                            **subject,
-                            "labels": len(unseen),
-                            "rows": rows,
-                            **({"spelt_as_trained": dict(list(spelt.items())[:MAX_LISTED])} if spelt else {}),
-                        },
-                        examples=tuple(
-                            {"label": labels[i], "rows": int(held[i])} for i in unseen[: self.options.max_examples]
-                        ),
-                        remediation="Move some of these samples into train, or drop the labels from the task.",
-                        scope=scope_of((labels[i] for i in unseen), {"labels": len(unseen), "rows": rows}),
+                    self._unseen(
+                        labels,
+                        unseen,
+                        held,
+                        held_rows,
+                        train_counts,
+                        incidence,
+                        s,
+                        where,
+                        learnt,
+                        subject,
+                        guess if combined else None,
                     )
                 )
-            total = int(held.sum())
+            total = int(held_rows.sum())
             if total < self.options.min_rows or not train_counts.sum():
                 continue
             p_train = train_counts / train_counts.sum()
-            p_hold = held / total
+            p_hold = held / held.sum()
             distance = float(0.5 * np.abs(p_train - p_hold).sum())
             if (
                 distance > self.options.max_distance
-                and (p_value := class_shift_p_value(train_counts, held, distance, self.options.max_p_value))
+                and (
+                    p_value := class_shift_p_value(
+                        train_rows, held_rows, distance, self.options.max_p_value, incidence=incidence
+                    )
+                )
                 < self.options.max_p_value
             ):
                 worst = np.argsort(-np.abs(p_train - p_hold), kind="stable")[:10]
+                among = (
+                    " (shares among the labels of its rows: a row counts once per label)"
+                    if incidence is not None
+                    else ""
+                )
                 found.append(
                     self.finding(
                         "LAB002",
                         Severity.WARNING,
                         f"the label distribution of {where} differs from {learnt} by a total variation distance of "
-                        f"{distance:.3f} (threshold {self.options.max_distance}); scores on {where} will not reflect "
-                        "the training distribution.",
+                        f"{distance:.3f}{among} (threshold {self.options.max_distance}); scores on {where} will not "
+                        "reflect the training distribution.",
                         key=s,
                         evidence={
                             **subject,
@@ -240,6 +288,69 @@ class LabelCoverage(Stage):
                 )
 
         yield from _capped(found, self.finding)
+
+    def _unseen(
+        self,
+        labels: list[str],
+        unseen: np.ndarray,
+        held: np.ndarray,
+        held_rows: np.ndarray,
+        train_counts: np.ndarray,
+        incidence: csr_array | None,
+        split: str,
+        where: str,
+        learnt: str,
+        subject: dict[str, str],
+        separator_hint: str | None,
+    ) -> Finding:
+        """LAB001: the holdout labels train never had, with the rows that carry one (of several labels, a row is
+        counted once however many of them are unseen); ``separator_hint``: the option to suggest, if any."""
+        import numpy as np
+
+        from auditor.manifest.overlap import MAX_LISTED
+
+        assert isinstance(self.options, LabelCoverageOptions)
+        if incidence is None:
+            rows = int(held[unseen].sum())
+        else:
+            carrying = np.asarray(incidence[:, unseen].sum(axis=1)).ravel() > 0
+            rows = int(held_rows[carrying].sum())
+        shown = [labels[i] for i in unseen[: self.options.max_examples]]
+        # An unseen label whose spelling alone differs from a trained one ('Cat ' beside 'cat') is most likely
+        # that label: said, so the fix is a normalisation, not more data.
+        spelt = _trained_spellings(labels, unseen, train_counts)
+        hint = (
+            " Some differ from a label of "
+            f"{learnt} only in spelling: "
+            + ", ".join(f"{k!r} ({v!r} in {learnt})" for k, v in list(spelt.items())[:3])
+            + "; normalise the labels before the split."
+            if spelt
+            else ""
+        )
+        if separator_hint is not None:
+            hint += (
+                f" Most label values hold {separator_hint!r} and each of these is a combination of "
+                f"labels {learnt} has: if a value is a set of labels, set stages.{self.name}.label_separator: "
+                f"{separator_hint!r} to compare them one by one."
+            )
+        return self.finding(
+            "LAB001",
+            Severity.WARNING,
+            f"{len(unseen)} label value(s) occur in {where} but never in {learnt} ({rows} rows), e.g. "
+            f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
+            "something other than the task." + hint,
+            key=split,
+            evidence={
+                **subject,
+                "labels": len(unseen),
+                "rows": rows,
+                **({"spelt_as_trained": dict(list(spelt.items())[:MAX_LISTED])} if spelt else {}),
+                **({"label_separator_hint": separator_hint} if separator_hint is not None else {}),
+            },
+            examples=tuple({"label": labels[i], "rows": int(held[i])} for i in unseen[: self.options.max_examples]),
+            remediation="Move some of these samples into train, or drop the labels from the task.",
+            scope=scope_of((labels[i] for i in unseen), {"labels": len(unseen), "rows": rows}),
+        )
 
     def _numeric(
         self,
@@ -410,26 +521,42 @@ SHIFT_COUNTS = 10_000_000
 
 
 def class_shift_p_value(
-    train_counts: np.ndarray, held: np.ndarray, distance: float, limit: float = 1.0, draws: int = SHIFT_DRAWS
+    train_counts: np.ndarray,
+    held: np.ndarray,
+    distance: float,
+    limit: float = 1.0,
+    draws: int = SHIFT_DRAWS,
+    incidence: csr_array | None = None,
 ) -> float:
     """How often a random split of the same rows (holdout of the same size, drawn without replacement) gives a
     total variation distance at least ``distance``: a holdout of 50 rows over 10 classes differs by about 0.2 by
     chance alone, which is no shift. Seeded, so the same data give the same report; stops once the p-value is
-    sure to reach ``limit``."""
+    sure to reach ``limit``. With ``incidence`` (combinations x labels) the counts are of label combinations and
+    the distance is between label shares: rows are drawn whole, so the labels a row carries move together."""
     import numpy as np
 
     pooled = (train_counts + held).astype(np.int64)
-    pooled = pooled[pooled > 0]
+    filled = pooled > 0
+    pooled = pooled[filled]
+    labels_of = incidence[np.flatnonzero(filled)].T.tocsr() if incidence is not None else None
     n_held = int(held.sum())
     n_train = int(pooled.sum()) - n_held
-    draws = min(draws, max(200, SHIFT_COUNTS // max(len(pooled), 1)))
+    width = max(len(pooled), labels_of.shape[0] if labels_of is not None else 1, 1)
+    draws = min(draws, max(200, SHIFT_COUNTS // width))
     rng = np.random.default_rng(0)
     hits, done = 0, 0
-    block = max(1, min(100, 1_000_000 // max(len(pooled), 1)))  # memory stays at a few MB per block
+    block = max(1, min(100, 1_000_000 // width))  # memory stays at a few MB per block
     while done < draws and hits + 1 < limit * (draws + 1):
         n = min(block, draws - done)
         sample = rng.multivariate_hypergeometric(pooled, n_held, size=n, method="marginals")
-        gap = 0.5 * np.abs((pooled - sample) / n_train - sample / n_held).sum(axis=1)
+        if labels_of is None:
+            gap = 0.5 * np.abs((pooled - sample) / n_train - sample / n_held).sum(axis=1)
+        else:
+            held_labels = np.asarray(labels_of @ sample.T, dtype=np.float64)  # (labels, draws)
+            train_labels = np.asarray(labels_of @ (pooled - sample).T, dtype=np.float64)
+            gap = 0.5 * np.abs(train_labels / train_labels.sum(axis=0) - held_labels / held_labels.sum(axis=0)).sum(
+                axis=0
+            )
         hits += int((gap >= distance - 1e-12).sum())  # ties count: the observed split is one of them
         done += n
     return (hits + 1) / (done + 1)
@@ -538,28 +665,117 @@ def _one_per_number(
     {number: its spellings} for those written more than one way. Anything else is returned as it is."""
     import numpy as np
 
+    merging = _by_number(_numbers(key), labels)
+    if merging is None:
+        return counts, labels, {}
+    row, names, spellings = merging
+    merged = np.zeros((len(names), counts.shape[1]), dtype=counts.dtype)
+    np.add.at(merged, row, counts)
+    return merged, names, spellings
+
+
+def _by_number(
+    numbers: np.ndarray | None, labels: list[str]
+) -> tuple[np.ndarray, list[str], dict[str, list[str]]] | None:
+    """When labels that all read as numbers (``numbers``, NaN where not finite) write one number more than one
+    way: each label's new index, the new labels and {number: its spellings}; else None."""
+    import numpy as np
+
     from auditor.manifest.featurepower import exact, number_text
 
-    numbers = _numbers(key)
     if numbers is None:
-        return counts, labels, {}
+        return None
     finite = ~np.isnan(numbers)
     distinct, at = np.unique(numbers[finite], return_inverse=True)
     if len(distinct) == int(finite.sum()) or not exact(distinct):
-        return counts, labels, {}
+        return None
     # Each label's new row: its number's, or (not finite: kept as written) one of its own after them.
     row = np.empty(len(numbers), dtype=np.int64)
     row[finite] = at
     row[~finite] = len(distinct) + np.arange(int((~finite).sum()))
-    merged = np.zeros((len(distinct) + int((~finite).sum()), counts.shape[1]), dtype=counts.dtype)
-    np.add.at(merged, row, counts)
-    written: list[list[str]] = [[] for _ in range(len(merged))]
+    written: list[list[str]] = [[] for _ in range(len(distinct) + int((~finite).sum()))]
     for label, r in zip(labels, row.tolist(), strict=True):
         written[r].append(label)
     names = [number_text(float(v)) if len(written[i]) > 1 else written[i][0] for i, v in enumerate(distinct)]
     names += [w[0] for w in written[len(distinct) :]]
     spellings = {names[i]: sorted(written[i]) for i in range(len(distinct)) if len(written[i]) > 1}
-    return merged, names, spellings
+    return row, names, spellings
+
+
+@dataclass(frozen=True)
+class LabelSets:
+    """A multi-label column: which labels each distinct value holds, read at the separator."""
+
+    incidence: csr_array  # (values, labels): 1 where the value holds the label, once however often it is written
+    labels: list[str]  # sorted, each part as written (trimmed), or a number's shortest form (_by_number)
+    spellings: dict[str, list[str]]  # {number: its spellings} for the numbers written more than one way
+    empty: np.ndarray  # (values,): values that hold no label (separators and blanks only)
+
+
+def _label_sets(values: list[str], separator: str) -> LabelSets:
+    """Each value split at ``separator`` into its labels, trimmed, empty parts ignored; parts that all read as
+    numbers are merged by number ('1' and '1.0'), as whole labels are without a separator."""
+    import numpy as np
+    import pyarrow as pa
+    from scipy.sparse import csr_array
+
+    from auditor.manifest.featurepower import as_numbers
+
+    index: dict[str, int] = {}
+    rows: list[int] = []
+    parts: list[int] = []
+    for i, value in enumerate(values):
+        for part in dict.fromkeys(p.strip() for p in value.split(separator)):
+            if part:
+                rows.append(i)
+                parts.append(index.setdefault(part, len(index)))
+    written = list(index)
+    column = np.arange(len(written), dtype=np.int64)
+    names = written
+    spellings: dict[str, list[str]] = {}
+    merging = _by_number(as_numbers(pa.array(written, pa.string())), written) if written else None
+    if merging is not None:
+        column, names, spellings = merging
+    order = np.argsort(np.array(names, dtype=object), kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    incidence = csr_array(
+        (np.ones(len(rows), dtype=np.int64), (np.array(rows, dtype=np.int64), rank[column[parts]])),
+        shape=(len(values), len(names)),
+    )
+    incidence.sum_duplicates()
+    incidence.data[:] = 1  # '1;1.0' is the label 1 once
+    empty = np.ones(len(values), dtype=bool)
+    empty[rows] = False
+    return LabelSets(incidence, [names[i] for i in order], spellings, empty)
+
+
+# Characters that separate the labels of a multi-label value when written in one column; others ('-', '_', '.',
+# ' ') are mostly part of one class's name (t-shirt, golden retriever).
+SEPARATOR_GUESSES = ";|,/+&"
+
+
+def _common_separator(labels: list[str]) -> str | None:
+    """The separator character most label values hold, when more than half of them do; else None."""
+    if not labels:
+        return None
+    shares = {c: sum(c in label for label in labels) for c in SEPARATOR_GUESSES}
+    best = max(shares, key=lambda c: shares[c])
+    return best if 2 * shares[best] > len(labels) else None
+
+
+def _combinations_of_trained(labels: list[str], unseen: np.ndarray, train_counts: np.ndarray, separator: str) -> bool:
+    """Whether every unseen label splits at ``separator`` into two or more parts that each occur in a trained
+    label (alone or in a combination): 'bird;cat' beside trained 'bird' and 'cat;dog'."""
+    import numpy as np
+
+    def parts(label: str) -> set[str]:
+        return {p.strip() for p in label.split(separator)} - {""}
+
+    trained: set[str] = set()
+    for i in np.flatnonzero(train_counts > 0).tolist():
+        trained |= parts(labels[i])
+    return all(len(p := parts(labels[i])) > 1 and p <= trained for i in unseen.tolist())
 
 
 def _numbers(key: KeyCodes) -> np.ndarray | None:

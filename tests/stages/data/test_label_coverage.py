@@ -352,3 +352,177 @@ def test_integer_labels_past_2_to_the_53_one_apart_stay_two_labels(audit) -> Non
     data = {"y": [2**60, 2**60 + 1] * 20 + [2**60] * 20, "split": ["train"] * 40 + ["test"] * 20}
     f = finding(audit(data, fmt="parquet", keys={"label": "y"}, only=ONLY), "LAB000")
     assert f.evidence["labels"] == 2 and "spellings" not in f.evidence
+
+
+# -- multi-label values: labels in one column between a separator (stages.label_coverage.label_separator) --------
+
+
+def _sets(train: list[str], test: list[str]) -> dict[str, list[str]]:
+    return {"y": train + test, "split": ["train"] * len(train) + ["test"] * len(test)}
+
+
+def _separated(separator: str | None = ";", **options: object) -> dict[str, dict[str, object]]:
+    return {"label_coverage": {**({"label_separator": separator} if separator is not None else {}), **options}}
+
+
+@pytest.mark.parametrize("separator", [";", "|"])
+def test_a_combination_of_trained_labels_is_no_unseen_label_with_a_separator(audit, separator: str) -> None:  # type: ignore[no-untyped-def]
+    data = _sets(["bird", f"cat{separator}dog", "dog"], [f"bird{separator}cat", "dog"])
+    as_classes = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
+    assert as_classes.examples == ({"label": f"bird{separator}cat", "rows": 1},)  # the false alarm without the option
+    r = audit(data, keys={"label": "y"}, only=ONLY, stages=_separated(separator))
+    assert "LAB001" not in codes(r)
+    f = finding(r, "LAB000")
+    assert f.evidence == {"labels": 3, "separator": separator, "combinations": 4, "multi_label_rows": 2}
+    assert f"separated by {separator!r}" in f.message
+    # 'cat' never stands alone, and is counted as a label: one of train's four labels, one of test's three.
+    shares = {row[0]: row[1:] for row in f.tables[0].rows}
+    assert shares == {"dog": ("50.0%", "33.3%"), "bird": ("25.0%", "33.3%"), "cat": ("25.0%", "33.3%")}
+
+
+def test_a_label_train_never_had_inside_a_combination_is_still_unseen(audit) -> None:  # type: ignore[no-untyped-def]
+    data = _sets(["bird", "cat;dog", "dog"], ["bird;zebra", "zebra;cat;okapi", "dog"])
+    f = finding(audit(data, keys={"label": "y"}, only=ONLY, stages=_separated()), "LAB001")
+    # Two labels, in two rows: the row holding both is counted once.
+    assert f.evidence == {"split": "test", "labels": 2, "rows": 2}
+    assert f.examples == ({"label": "okapi", "rows": 1}, {"label": "zebra", "rows": 2})
+    assert "'okapi', 'zebra'" in f.message and "bird" not in f.message
+
+
+def test_labels_are_trimmed_and_empty_parts_ignored(audit) -> None:  # type: ignore[no-untyped-def]
+    data = _sets(["bird", " cat ; dog ;", "dog;;dog"], ["bird ;cat", ";", " ; ", "dog"])
+    r = audit(data, keys={"label": "y"}, only=ONLY, stages=_separated())
+    assert "LAB001" not in codes(r)
+    assert finding(r, "LAB000").evidence["labels"] == 3
+    # A value of separators only names no label: a row without one, as a blank value is.
+    f = finding(r, "LAB003")
+    assert f.evidence == {"rows_per_split": {"test": 2}} and "only the separator ';'" in f.message
+
+
+def test_each_part_is_read_as_a_number_as_a_whole_label_is(audit) -> None:  # type: ignore[no-untyped-def]
+    # '1' in train and '1.0' in test are one class with or without a separator.
+    data = _sets(["1;2", "2", "3;1"], ["1.0;3", "2.0"])
+    r = audit(data, keys={"label": "y"}, only=ONLY, stages=_separated())
+    assert "LAB001" not in codes(r)
+    f = finding(r, "LAB000")
+    assert f.evidence["labels"] == 3 and f.evidence["spellings"] == {"1": ["1", "1.0"], "2": ["2", "2.0"]}
+    # A number train never had is still unseen.
+    f = finding(audit(_sets(["1;2", "2"], ["1.0;4"]), keys={"label": "y"}, only=ONLY, stages=_separated()), "LAB001")
+    assert f.examples == ({"label": "4", "rows": 1},)
+
+
+def test_a_part_spelt_as_a_trained_label_is_named_with_it(audit) -> None:  # type: ignore[no-untyped-def]
+    f = finding(
+        audit(_sets(["cat;dog", "dog"], ["Cat;dog"]), keys={"label": "y"}, only=ONLY, stages=_separated()), "LAB001"
+    )
+    assert f.examples == ({"label": "Cat", "rows": 1},) and f.evidence["spelt_as_trained"] == {"Cat": "cat"}
+
+
+def _two_label_groups(first: int, second: int) -> dict[str, list[str]]:
+    """200 training rows of each of two combinations of five labels that always come together, and a test split
+    of ``first`` and ``second`` rows of them."""
+    a, b = "a;b;c;d;e", "f;g;h;i;j"
+    return _sets([a, b] * 200, [a] * first + [b] * second)
+
+
+def test_labels_that_come_together_are_held_out_together_by_a_random_split(audit) -> None:  # type: ignore[no-untyped-def]
+    """22 of 30 test rows from one of two equal combinations: a random split of the rows gives that often (p about
+    0.02); drawn label by label, 150 labels so far from train's shares would be a shift."""
+    r = audit(_two_label_groups(22, 8), keys={"label": "y"}, only=ONLY, stages=_separated())
+    assert "LAB002" not in codes(r)
+    f = finding(audit(_two_label_groups(27, 3), keys={"label": "y"}, only=ONLY, stages=_separated()), "LAB002")
+    assert f.evidence["distance"] == 0.4 and f.evidence["p_value"] < 0.001
+    assert "a row counts once per label" in f.message
+    assert ("a", "10.0%", "18.0%") in f.tables[0].rows and ("f", "10.0%", "2.0%") in f.tables[0].rows
+
+
+def test_class_shift_p_value_draws_rows_whole_with_their_labels() -> None:
+    """Checked against every split of four rows {a,b} {a} {b} {c} with two held out."""
+    from itertools import combinations
+
+    from scipy.sparse import csr_array
+
+    incidence = csr_array(np.array([[1, 1, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+
+    def distance(held_rows: tuple[int, ...]) -> float:
+        held = np.zeros(4, dtype=np.int64)
+        held[list(held_rows)] = 1
+        h, t = incidence.T @ held, incidence.T @ (1 - held)
+        return float(0.5 * np.abs(t / t.sum() - h / h.sum()).sum())
+
+    observed = distance((2, 3))  # train {a,b} {a}, test {b} {c}
+    exact = np.mean([distance(h) >= observed - 1e-12 for h in combinations(range(4), 2)])
+    train, held = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    p = class_shift_p_value(train, held, observed, draws=20_000, incidence=incidence)
+    assert exact == pytest.approx(4 / 6) and abs(p - exact) < 0.02
+    # One label per row: the same draws as without the incidence.
+    one_each = csr_array(np.eye(2, dtype=np.int64))
+    plain = (np.array([2, 0]), np.array([0, 2]), 1.0)
+    assert class_shift_p_value(*plain, incidence=one_each) == class_shift_p_value(*plain)
+
+
+def test_folds_are_compared_label_by_label(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "sid": [f"s{i}" for i in range(6)],
+        "y": ["a;b", "b", "a", "b;c", "a;b", "c;zebra"],
+        "fold": [0, 0, 1, 1, 2, 2],
+    }
+    r = audit(
+        data,
+        manifest={"split": None, "folds": "fold", "id": "sid"},
+        keys={"label": "y"},
+        only=ONLY,
+        stages=_separated(),
+    )
+    (f,) = [f for f in r.findings if f.code == "LAB001"]
+    assert f.evidence == {"fold": "fold 2", "labels": 1, "rows": 1} and f.examples == ({"label": "zebra", "rows": 1},)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"label_separator": ";", "task": "regression"}, "cannot go with task: regression"),
+        ({"label_separator": ""}, "at least 1 character"),
+    ],
+)
+def test_a_separator_with_a_regression_task_or_empty_is_a_config_error(tmp_path, options, message) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+    from tests.conftest import write_config, write_table
+
+    write_table(tmp_path / "m.csv", _sets(["a"], ["b"]))
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "split": "split"},
+        "keys": {"label": "y"},
+        "stages": {"label_coverage": options},
+    }
+    result = CliRunner().invoke(app, ["validate", str(write_config(tmp_path, config))], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "stages.label_coverage" in result.output and message in result.output
+    assert "Traceback" not in result.output
+
+
+# -- without a separator: a hint when the unseen labels look like combinations, never a changed result ------------
+
+
+def test_unseen_combinations_of_trained_labels_name_the_option(audit) -> None:  # type: ignore[no-untyped-def]
+    data = _sets(["bird", "cat;dog", "bird;dog", "dog;fish"], ["bird;cat", "cat;fish"])
+    f = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
+    assert f.evidence["labels"] == 2 and f.evidence["label_separator_hint"] == ";"  # still reported
+    assert "stages.label_coverage.label_separator: ';'" in f.message
+
+
+def test_no_hint_when_a_part_is_unseen_too(audit) -> None:  # type: ignore[no-untyped-def]
+    data = _sets(["bird", "cat;dog", "bird;dog", "dog;fish"], ["bird;cat", "bird;zebra"])
+    f = finding(audit(data, keys={"label": "y"}, only=ONLY), "LAB001")
+    assert "label_separator_hint" not in f.evidence and "label_separator" not in f.message
+
+
+@pytest.mark.parametrize("unseen", ["rock;roll", "t-shirt/dress", "rock|roll"])
+def test_no_hint_for_class_names_that_hold_the_character_now_and_then(audit, unseen: str) -> None:  # type: ignore[no-untyped-def]
+    # A genre named 'rock;roll' beside 'rock' and 'roll' is one class: few labels hold ';'.
+    train = ["rock", "roll", "pop", "jazz", "t-shirt", "dress", "blues", "soul", "r&b"]
+    f = finding(audit(_sets(train * 3, [unseen, "pop"]), keys={"label": "y"}, only=ONLY), "LAB001")
+    assert f.examples == ({"label": unseen, "rows": 1},)
+    assert "label_separator_hint" not in f.evidence and "label_separator" not in f.message
