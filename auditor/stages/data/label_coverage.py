@@ -336,7 +336,8 @@ class LabelCoverage(Stage):
         return self.finding(
             "LAB001",
             Severity.WARNING,
-            f"{len(unseen)} label value(s) occur in {where} but never in {learnt} ({rows} rows), e.g. "
+            f"{len(unseen)} label value(s) occur in {where} but never in {learnt} "
+            f"({rows} row{'' if rows == 1 else 's'}), e.g. "
             f"{', '.join(repr(x) for x in shown[:5])}; a model cannot learn them, so these rows measure "
             "something other than the task." + hint,
             key=split,
