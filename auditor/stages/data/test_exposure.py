@@ -32,14 +32,19 @@ class TestExposureOptions(StageOptions):
         default=None, description="the ledger file (relative to the config); default .split-auditor/ledger.sqlite"
     )
     max_error: float = Field(default=0.02, gt=0, lt=1, description="the error on a holdout score the team accepts")
-    budget: int | None = Field(default=None, ge=0, description="evaluations allowed per holdout set (error above)")
+    budget: int | None = Field(
+        default=None,
+        ge=0,
+        description="evaluations allowed per holdout set (error above); with 0, every ledger set sharing a row "
+        "with a split counts, however few rows it shares",
+    )
     beta: float = Field(default=0.05, gt=0, lt=1, description="the bounds hold with probability 1 - beta")
     overlap: float = Field(
         default=0.5,
         gt=0,
         le=1,
         description="a ledger set sharing this share of a split's rows (or of its own, when "
-        "its shared rows can move the split's score by max_error) counts",
+        "its shared rows can move the split's score by max_error) counts; with budget 0, any shared row does",
     )
     same_set: float = Field(default=0.9, gt=0, le=1, description="resemblance at which a ledger set is this set")
     busy_timeout_s: float = Field(default=10.0, ge=0, description="how long to wait for a ledger another run holds")
@@ -140,10 +145,15 @@ class TestExposure(Stage):
 
     def _counts(self, overlap: Overlap, k: int) -> bool | None:
         """Whether a ledger set's k evaluations count on this split; None when it is no match at all, False for
-        a set found inside this split whose shared rows cannot move the split's score by `max_error`."""
+        a set found inside this split whose shared rows cannot move the split's score by `max_error`. With
+        `budget: 0` every ledger set sharing a row with this split counts."""
         assert isinstance(self.options, TestExposureOptions)
         opts = self.options
         if overlap.jaccard >= opts.same_set or overlap.a_in_b >= opts.overlap:
+            return True
+        if opts.budget == 0 and overlap.shared_rows > 0:
+            # No evaluation allowed: a ledger set's evaluated rows in this split are exposure, however few of
+            # either set they are (the shares and the max_error rule below are tolerances budget 0 refuses).
             return True
         if overlap.b_in_a < opts.overlap:
             return None

@@ -541,3 +541,38 @@ def test_a_content_set_of_an_older_ledger_is_compared_by_content_and_an_ids_audi
     exposure.record(by_content, "test", ledger=ledger)
     seen = exp(audit(by_ids), "test")
     assert (seen.code, seen.evidence["evaluations"], seen.evidence["sets_not_compared"]) == ("EXP001", 2, [])
+
+
+def test_budget_0_counts_a_new_large_set_holding_a_small_evaluated_set(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    # The 20 smoke rows inside 5,000 new ones: too few to move its score by max_error, but budget 0 allows none.
+    config = with_ledger(
+        _ids_config(tmp_path / "new", ledger, SMOKE + [f"new-{i}" for i in range(4980)]), ledger, budget=0
+    )
+    found = exp(audit(config), "test")
+    assert (found.code, found.severity, found.evidence["evaluations"]) == ("EXP001", "error", 3)
+    assert found.evidence["sets_not_counted"] == [] and "exceed the budget of 0" in found.message
+    # So do a few evaluated rows that are neither set's `overlap`: 5 of the 20 smoke rows in 100 new ones.
+    few = with_ledger(
+        _ids_config(tmp_path / "few", ledger, SMOKE[:5] + [f"few-{i}" for i in range(95)]), ledger, budget=0
+    )
+    assert exp(audit(few), "test").evidence["evaluations"] == 3
+
+
+def test_budget_0_leaves_a_set_sharing_no_row_fresh(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    exposure.record(smoke, "test")
+    # The same split name, ids that differ from the smoke ids only by an inner character: no row is shared.
+    lookalike = [f"smoke_{i}" for i in range(20)] + [f"new-{i}" for i in range(4980)]
+    config = with_ledger(_ids_config(tmp_path / "new", ledger, lookalike), ledger, budget=0)
+    fresh = exp(audit(config), "test")
+    assert (fresh.code, fresh.severity, fresh.evidence["evaluations"], fresh.evidence["sets_not_counted"]) == (
+        "EXP000",
+        "info",
+        0,
+        [],
+    )
