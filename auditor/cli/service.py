@@ -376,9 +376,9 @@ class _Seen:
     inner: Any
     sketch: Any = None
 
-    def record(self, sketch: Any, evaluation: Any) -> int:
+    def record(self, sketch: Any, evaluation: Any, ids: Any = ()) -> int:
         self.sketch = sketch
-        return int(self.inner.record(sketch, evaluation))
+        return int(self.inner.record(sketch, evaluation, ids) if ids else self.inner.record(sketch, evaluation))
 
     def sets(self) -> Any:
         return self.inner.sets()

@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,6 +16,20 @@ from auditor.exposure.fingerprint import Basis, SetSketch
 
 LEDGER_NAME = "ledger.sqlite"
 BUSY_TIMEOUT_S = 10.0
+# 1: sets and their evaluations (a ledger without a `version` entry). 2: a set recorded by content also keeps
+# its rows' sample ids (table set_ids), so a config that later names only ids still recognises it. Both read.
+LEDGER_VERSION = 2
+_SET_IDS = """
+CREATE TABLE IF NOT EXISTS set_ids (
+    digest TEXT NOT NULL,
+    basis TEXT NOT NULL,
+    ids_digest TEXT NOT NULL,
+    n_rows INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (digest, basis, ids_digest),
+    FOREIGN KEY (digest, basis) REFERENCES sets (digest, basis)
+);
+"""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sets (
     digest TEXT NOT NULL,
@@ -40,6 +54,7 @@ CREATE TABLE IF NOT EXISTS evaluations (
 CREATE TABLE IF NOT EXISTS ledger_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO ledger_meta (key, value) VALUES ('kind', 'split-auditor test-exposure ledger');
 """
+_VERSION = f"INSERT OR REPLACE INTO ledger_meta (key, value) VALUES ('version', '{LEDGER_VERSION}');"
 _KIND = "split-auditor test-exposure ledger"
 _LEDGER_TABLES = {"sets", "evaluations", "ledger_meta"}
 
@@ -63,12 +78,15 @@ class LedgerSet:
 
     sketch: SetSketch
     evaluations: tuple[Evaluation, ...]
+    # A set recorded by content: its rows by sample ids, as each config that recorded it had them. Empty for
+    # sets recorded by ids, and for content sets recorded without ids or before ledger version 2.
+    ids: tuple[SetSketch, ...] = ()
 
 
 class Ledger(Protocol):
     """Where evaluations are kept: a local SQLite file, or the service's database."""
 
-    def record(self, sketch: SetSketch, evaluation: Evaluation) -> int: ...
+    def record(self, sketch: SetSketch, evaluation: Evaluation, ids: Sequence[SetSketch] = ()) -> int: ...
 
     def sets(self) -> list[LedgerSet]: ...
 
@@ -135,18 +153,33 @@ class SqliteLedger:
             kind = conn.execute("SELECT value FROM ledger_meta WHERE key = 'kind'").fetchone() if known else None
             if kind is None or kind[0] != _KIND:
                 raise LedgerError(f"{self.path} is an SQLite file but not a split-auditor ledger; it was left as it is")
+            version = _version(conn)
+            if version > LEDGER_VERSION:
+                # Its entries may keep what this version cannot compare: read as they are, a set could pass as fresh.
+                raise LedgerError(
+                    f"ledger {self.path} was written by a newer split-auditor (ledger version {version}; this one "
+                    f"reads up to {LEDGER_VERSION}); upgrade split-auditor to use it. It was left as it is"
+                )
         if create:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")  # an acknowledged record is on disk: kill -9 loses nothing
             if not tables:
-                conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")  # IF NOT EXISTS: two creators agree
+                conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + _SET_IDS + _VERSION + "COMMIT;")  # two creators agree
 
-    def record(self, sketch: SetSketch, evaluation: Evaluation) -> int:
-        """Append one evaluation (and the set, the first time it is seen); returns the evaluation's id."""
+    def record(self, sketch: SetSketch, evaluation: Evaluation, ids: Sequence[SetSketch] = ()) -> int:
+        """Append one evaluation (and the set, the first time it is seen); returns the evaluation's id.
+
+        ``ids``: a set recorded by content, by its sample ids too, so that a config naming only ids finds it.
+        """
+        if ids and (sketch.basis != "content" or any(i.basis != "ids" for i in ids)):
+            raise ValueError("ids sketches go with a set recorded by content, and are by sample ids")
         with self._connect(create=True) as conn:
             assert conn is not None
             conn.execute("BEGIN IMMEDIATE")
             try:
+                # A ledger of version 1 is brought to this version by its first write: the table is added.
+                conn.execute(_SET_IDS)
+                conn.execute(_VERSION)
                 conn.execute(
                     "INSERT OR IGNORE INTO sets (digest, basis, n_rows, sketch, first_seen) VALUES (?, ?, ?, ?, ?)",
                     (sketch.digest, sketch.basis, sketch.n_rows, sketch.to_bytes(), _iso(evaluation.at)),
@@ -165,6 +198,13 @@ class SqliteLedger:
                         evaluation.who,
                     ),
                 )
+                for other in ids:
+                    # The same content may have been recorded under other ids (a renamed sample): each is kept.
+                    conn.execute(
+                        "INSERT OR IGNORE INTO set_ids (digest, basis, ids_digest, n_rows, sketch) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (sketch.digest, sketch.basis, other.digest, other.n_rows, other.to_bytes()),
+                    )
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -181,6 +221,12 @@ class SqliteLedger:
             if not tables:
                 return []  # an empty file: a first record interrupted before the ledger was set up
             rows = conn.execute("SELECT digest, basis, n_rows, sketch FROM sets").fetchall()
+            # A ledger of version 1 has no ids beside content sets: those are compared as they were recorded.
+            companions = (
+                conn.execute("SELECT digest, basis, ids_digest, n_rows, sketch FROM set_ids").fetchall()
+                if "set_ids" in tables
+                else []
+            )
             evaluations = conn.execute(
                 "SELECT id, at, digest, basis, split, source, metrics, note, who FROM evaluations ORDER BY at, id"
             ).fetchall()
@@ -192,11 +238,23 @@ class SqliteLedger:
                 entry = found.get((row[2], row[3]))
                 if entry is not None:
                     entry[1].append(_evaluation(row))
+            ids: dict[tuple[str, str], list[SetSketch]] = {}
+            for digest, basis, ids_digest, n_rows, blob in companions:
+                ids.setdefault((digest, basis), []).append(SetSketch.from_bytes(ids_digest, n_rows, "ids", blob))
         except (ValueError, TypeError, AttributeError) as exc:
             raise LedgerError(
                 f"ledger {self.path} holds an entry it cannot read ({exc}); it was left as it is"
             ) from None
-        return [LedgerSet(s, tuple(e)) for s, e in found.values()]
+        return [LedgerSet(s, tuple(e), tuple(ids.get(key, ()))) for key, (s, e) in found.items()]
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    """The ledger's version: 1 for a ledger written before versions were kept."""
+    row = conn.execute("SELECT value FROM ledger_meta WHERE key = 'version'").fetchone()
+    try:
+        return int(row[0]) if row is not None else 1
+    except (TypeError, ValueError):
+        raise sqlite3.DatabaseError(f"its version {row[0]!r} is not a number") from None
 
 
 def _iso(at: dt.datetime) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from auditor.core.config import LoadedConfig, load_config
 from auditor.core.errors import ConfigError, LedgerError, ManifestError
 from auditor.core.splits import SplitRoles
-from auditor.exposure.holdout import basis_of, split_sketches
+from auditor.exposure.holdout import basis_of, id_sketches, split_sketches
 from auditor.exposure.ledger import LEDGER_NAME, Evaluation, Ledger, SqliteLedger
 from auditor.manifest.table import Manifest, load_manifest
 
@@ -50,6 +50,9 @@ def record(
     try:
         _refuse_fold_holdout(manifest, loaded, split)
         sketches = split_sketches(manifest, loaded.config, loaded.base_dir, [split])
+        # A set recorded by content keeps its ids too: a config that later names only ids must still find it.
+        by_content = split in sketches and sketches[split].basis == "content"
+        by_ids = id_sketches(manifest, loaded.config, [split]) if by_content else {}
     finally:
         manifest.close()
     if split not in sketches:
@@ -72,8 +75,9 @@ def record(
         note=note,
         who=who if who is not None else _user(),
     )
+    ids = [by_ids[split]] if split in by_ids and by_ids[split].n_rows else []
     try:
-        entry_id = target.record(sketches[split], entry)
+        entry_id = target.record(sketches[split], entry, ids) if ids else target.record(sketches[split], entry)
     except OSError as exc:
         raise LedgerError(f"ledger: {exc}") from None
     return Evaluation(entry.at, entry.split, entry.source, entry.metrics, entry.note, entry.who, entry_id)

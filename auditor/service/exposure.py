@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -30,13 +30,33 @@ from auditor.service.client import Client, ServiceError
 from auditor.service.db import reading, writing
 from auditor.service.inputs import Instant, RequestBody
 from auditor.service.store import Conflict, Project, Then, now
-from auditor.service.tables import exposure_evaluations, exposure_sets
+from auditor.service.tables import exposure_evaluations, exposure_set_ids, exposure_sets
 
 MAX_METRICS = 100
+MAX_IDS = 16  # ids sketches sent with one set (a set's copy in a local ledger may carry several)
 # A clock a little ahead of the server's is not an error; an evaluation dated in the future is.
 CLOCK_SKEW = dt.timedelta(minutes=5)
 
 Metric = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class IdsSketchIn(RequestBody):
+    """A set's rows by their sample ids, sent beside its content sketch: digest, size and bottom-K id hashes."""
+
+    digest: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the set's sorted distinct id hashes")
+    n_rows: int = Field(ge=0, le=2**63 - 1, description="distinct ids in the set")
+    hashes: str = Field(
+        max_length=4 * math.ceil(8 * K / 3),
+        description=f"base64 of the smallest id hashes (little-endian uint64, ascending, at most {K})",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> IdsSketchIn:
+        _check_hashes(self.digest, self.n_rows, self.hashes)
+        return self
+
+    def to_sketch(self) -> SetSketch:
+        return SetSketch(self.digest, self.n_rows, "ids", decode_hashes(self.hashes))
 
 
 class SketchIn(RequestBody):
@@ -49,21 +69,33 @@ class SketchIn(RequestBody):
         max_length=4 * math.ceil(8 * K / 3),
         description=f"base64 of the smallest row hashes (little-endian uint64, ascending, at most {K})",
     )
+    ids: list[IdsSketchIn] = Field(
+        default_factory=list,
+        max_length=MAX_IDS,
+        description="a set by content: its rows by sample ids too, so that an audit by ids alone finds it",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> SketchIn:
-        values = decode_hashes(self.hashes)
-        if len(values) != min(self.n_rows, K):
-            raise ValueError(f"hashes: {len(values)} values for {self.n_rows} rows; expected {min(self.n_rows, K)}")
-        if len(values) > 1 and not bool(np.all(values[1:] > values[:-1])):
-            raise ValueError("hashes: not strictly ascending (sorted, each row once)")
-        if self.n_rows <= K and hashlib.sha256(values.astype("<u8").tobytes()).hexdigest() != self.digest:
-            # A set of up to K rows is sent whole, so its digest can be checked: a wrong one would poison the ledger.
-            raise ValueError("digest: not the sha256 of the hashes given")
+        _check_hashes(self.digest, self.n_rows, self.hashes)
+        if self.ids and self.basis != "content":
+            raise ValueError("ids: only a set recorded by content has its ids beside it")
         return self
 
     def to_sketch(self) -> SetSketch:
         return SetSketch(self.digest, self.n_rows, self.basis, decode_hashes(self.hashes))
+
+
+def _check_hashes(digest: str, n_rows: int, hashes: str) -> None:
+    """ValueError unless the hashes are a sketch of n_rows rows (and, for a set sent whole, of this digest)."""
+    values = decode_hashes(hashes)
+    if len(values) != min(n_rows, K):
+        raise ValueError(f"hashes: {len(values)} values for {n_rows} rows; expected {min(n_rows, K)}")
+    if len(values) > 1 and not bool(np.all(values[1:] > values[:-1])):
+        raise ValueError("hashes: not strictly ascending (sorted, each row once)")
+    if n_rows <= K and hashlib.sha256(values.astype("<u8").tobytes()).hexdigest() != digest:
+        # A set of up to K rows is sent whole, so its digest can be checked: a wrong one would poison the ledger.
+        raise ValueError("digest: not the sha256 of the hashes given")
 
 
 class EvaluationIn(RequestBody):
@@ -93,12 +125,24 @@ class EvaluationPost(RequestBody):
     evaluation: EvaluationIn
 
 
+class IdsSketchOut(BaseModel):
+    """A set's rows by sample ids, kept beside its content sketch."""
+
+    digest: str
+    n_rows: int
+    hashes: str
+
+
 class SketchOut(BaseModel):
     digest: str
     basis: Literal["content", "ids"]
     n_rows: int
     hashes: str
     first_seen: dt.datetime
+    # Absent from an older server's answer: its sets are then compared by the basis they were recorded on.
+    ids: list[IdsSketchOut] = Field(
+        default_factory=list, description="a set by content: each sketch of its sample ids it was recorded with"
+    )
 
 
 class EvaluationOut(BaseModel):
@@ -138,13 +182,23 @@ def decode_hashes(text: str) -> np.ndarray:
     return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
 
 
-def encode_sketch(sketch: SetSketch) -> dict[str, Any]:
-    return {
+def encode_sketch(sketch: SetSketch, ids: Iterable[SetSketch] = ()) -> dict[str, Any]:
+    """The body's `sketch`: the set, and its ids beside it when it is by content (left out when there are none,
+    so that a server that predates them takes the body)."""
+    body: dict[str, Any] = {
         "digest": sketch.digest,
         "basis": sketch.basis,
         "n_rows": sketch.n_rows,
         "hashes": base64.b64encode(sketch.to_bytes()).decode("ascii"),
     }
+    companions = [{"digest": i.digest, "n_rows": i.n_rows, "hashes": _b64(i)} for i in ids]
+    if companions:
+        body["ids"] = companions
+    return body
+
+
+def _b64(sketch: SetSketch) -> str:
+    return base64.b64encode(sketch.to_bytes()).decode("ascii")
 
 
 def _aware(value: dt.datetime) -> dt.datetime:
@@ -184,6 +238,8 @@ def record(
             row = conn.execute(find).one()
         elif row.n_rows != s.n_rows or bytes(row.sketch) != blob:
             raise Conflict(f"set {s.digest[:16]}: the ledger holds another sketch under this fingerprint")
+        for ids in s.ids:
+            _keep_ids(conn, project, row.id, ids)
         metrics = json.dumps(body.evaluation.metrics, sort_keys=True)
         values = {
             "project_id": project.id,
@@ -207,6 +263,26 @@ def record(
     return recorded
 
 
+def _keep_ids(conn: Any, project: Project, set_id: int, ids: IdsSketchIn) -> None:
+    """Keep one ids sketch of a set (once): a set recorded under other ids keeps each."""
+    blob = ids.to_sketch().to_bytes()
+    find = select(exposure_set_ids).where(exposure_set_ids.c.set_id == set_id, exposure_set_ids.c.digest == ids.digest)
+    row = conn.execute(find).first()
+    if row is None:
+        try:
+            with conn.begin_nested():  # another submitter may add the same ids at the same moment
+                conn.execute(
+                    insert(exposure_set_ids).values(
+                        project_id=project.id, set_id=set_id, digest=ids.digest, n_rows=ids.n_rows, sketch=blob
+                    )
+                )
+        except IntegrityError:
+            pass
+        row = conn.execute(find).one()
+    if row.n_rows != ids.n_rows or bytes(row.sketch) != blob:
+        raise Conflict(f"ids {ids.digest[:16]}: the ledger holds another sketch under this fingerprint")
+
+
 def project_exposure(engine: Engine, project: Project) -> list[ExposureSet]:
     """Every set of the project's ledger with its evaluations, oldest first."""
     with reading(engine) as conn:
@@ -218,6 +294,14 @@ def project_exposure(engine: Engine, project: Project) -> list[ExposureSet]:
             .where(exposure_evaluations.c.project_id == project.id)
             .order_by(exposure_evaluations.c.at, exposure_evaluations.c.id)
         ).all()
+        companions = conn.execute(
+            select(exposure_set_ids).where(exposure_set_ids.c.project_id == project.id).order_by(exposure_set_ids.c.id)
+        ).all()
+    ids: dict[int, list[IdsSketchOut]] = {}
+    for c in companions:
+        ids.setdefault(c.set_id, []).append(
+            IdsSketchOut(digest=c.digest, n_rows=c.n_rows, hashes=base64.b64encode(bytes(c.sketch)).decode("ascii"))
+        )
     by_set: dict[int, list[EvaluationOut]] = {r.id: [] for r in sets}
     for e in evaluations:
         by_set.setdefault(e.set_id, []).append(
@@ -240,6 +324,7 @@ def project_exposure(engine: Engine, project: Project) -> list[ExposureSet]:
                 n_rows=r.n_rows,
                 hashes=base64.b64encode(bytes(r.sketch)).decode("ascii"),
                 first_seen=_aware(r.first_seen),
+                ids=ids.get(r.id, []),
             ),
             evaluations=by_set[r.id],
         )
@@ -258,10 +343,10 @@ class ServiceLedger:
     project: str
     last: dict[str, Any] | None = None  # the server's answer to the latest record
 
-    def record(self, sketch: SetSketch, evaluation: Evaluation) -> int:
-        """POST one evaluation; returns its id on the server."""
+    def record(self, sketch: SetSketch, evaluation: Evaluation, ids: Sequence[SetSketch] = ()) -> int:
+        """POST one evaluation (with the set's ids beside its content, if given); returns its id on the server."""
         body = {
-            "sketch": encode_sketch(sketch),
+            "sketch": encode_sketch(sketch, ids),
             "evaluation": {
                 "split": evaluation.split,
                 "source": evaluation.source,
@@ -289,15 +374,17 @@ def _ledger_set(item: ExposureSet) -> LedgerSet:
         Evaluation(at=e.at, split=e.split, source=e.source, metrics=e.metrics, note=e.note, who=e.who, id=e.id)
         for e in item.evaluations
     )
-    return LedgerSet(sketch, evaluations)
+    ids = tuple(SetSketch(i.digest, i.n_rows, "ids", decode_hashes(i.hashes)) for i in s.ids)
+    return LedgerSet(sketch, evaluations, ids)
 
 
 def copy_into(sets: Iterable[LedgerSet], path: Path) -> int:
     """Write ``sets`` into a new local ledger at ``path`` (oldest evaluation first); returns how many."""
     target = SqliteLedger(path)
     entries = sorted(
-        ((e, s.sketch) for s in sets for e in s.evaluations), key=lambda pair: (_aware(pair[0].at), pair[0].id or 0)
+        ((e, s) for s in sets for e in s.evaluations), key=lambda pair: (_aware(pair[0].at), pair[0].id or 0)
     )
-    for evaluation, sketch in entries:
-        target.record(sketch, evaluation)
+    for evaluation, entry in entries:
+        # Each record carries the set's ids sketches (kept once): the copy compares by ids as the server's would.
+        target.record(entry.sketch, evaluation, entry.ids)
     return len(entries)

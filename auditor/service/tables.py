@@ -140,6 +140,21 @@ exposure_sets = Table(
     UniqueConstraint("project_id", "digest", "basis", name="uq_exposure_sets_project_id_digest_basis"),
 )
 
+# A set recorded by content: its rows by sample ids too (one row per ids sketch it was recorded with), so an
+# audit whose config names only ids still recognises it.
+exposure_set_ids = Table(
+    "exposure_set_ids",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("project_id", Id, ForeignKey("projects.id"), nullable=False),
+    Column("set_id", Id, ForeignKey("exposure_sets.id"), nullable=False),
+    Column("digest", String(64), nullable=False),  # sha256 of the sorted hashes of the set's sample ids
+    Column("n_rows", BigInteger, nullable=False),
+    Column("sketch", LargeBinary, nullable=False),  # bottom-K id hashes, little-endian uint64
+    UniqueConstraint("set_id", "digest", name="uq_exposure_set_ids_set_id_digest"),
+    Index("ix_exposure_set_ids_project_id", "project_id"),
+)
+
 # Append-only, like reviews: an evaluation once recorded is never changed or removed.
 exposure_evaluations = Table(
     "exposure_evaluations",

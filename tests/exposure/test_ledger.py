@@ -19,7 +19,7 @@ from auditor import load_config
 from auditor.core.errors import LedgerError
 from auditor.exposure.fingerprint import SetSketch, compare, row_hashes, sketch
 from auditor.exposure.holdout import split_sketches
-from auditor.exposure.ledger import Evaluation, SqliteLedger
+from auditor.exposure.ledger import LEDGER_VERSION, Evaluation, SqliteLedger
 from auditor.manifest.table import load_manifest
 from tests.conftest import write_config, write_table
 
@@ -170,7 +170,7 @@ CHILD = textwrap.dedent(
     import datetime as dt, sys
     import pyarrow as pa
     from auditor.exposure.fingerprint import row_hashes, sketch
-    from auditor.exposure.ledger import Evaluation, SqliteLedger
+    from auditor.exposure.ledger import LEDGER_VERSION, Evaluation, SqliteLedger
     ledger = SqliteLedger(__import__("pathlib").Path(sys.argv[1]))
     for i in range(100000):
         s = sketch(row_hashes(pa.array([f"set{i % 7}_{j}" for j in range(50)]), "ids"), "ids")
@@ -223,3 +223,68 @@ def test_a_set_recorded_outside_any_manifest_is_found_later_by_fingerprint(tmp_p
     overlap = compare(mine, entry.sketch)
     assert overlap.exact and overlap.a_in_b == pytest.approx(397 / 400) and overlap.b_in_a == 1.0
     assert entry.evaluations[0].split == "scratch_copy"
+
+
+def a_content_sketch(n: int = 10, prefix: str = "c") -> SetSketch:
+    return sketch(
+        row_hashes(pa.array([hashlib.sha256(f"{prefix}{i}".encode()).hexdigest() for i in range(n)]), "content"),
+        "content",
+    )
+
+
+def test_a_content_set_keeps_each_ids_sketch_it_was_recorded_with(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    content, ids, renamed = a_content_sketch(), a_sketch(), a_sketch(prefix="r")
+    ledger = SqliteLedger(path)
+    ledger.record(content, an_evaluation(), [ids])
+    ledger.record(content, an_evaluation(), [ids])  # the same ids again: kept once
+    ledger.record(content, an_evaluation(), [renamed])
+    ledger.record(a_sketch(prefix="x"), an_evaluation())  # a set by ids has no ids beside it
+    found = {entry.sketch.basis: entry for entry in ledger.sets()}
+    assert len(found["content"].evaluations) == 3 and found["ids"].ids == ()
+    assert sorted(s.digest for s in found["content"].ids) == sorted([ids.digest, renamed.digest])
+    (kept,) = [s for s in found["content"].ids if s.digest == ids.digest]
+    assert (kept.basis, kept.n_rows) == ("ids", 10) and (kept.hashes == ids.hashes).all()
+    with pytest.raises(ValueError, match="by content"):
+        ledger.record(a_sketch(), an_evaluation(), [ids])  # ids beside ids: not what the table means
+
+
+def _version_1(path: Path) -> None:
+    """A ledger as the version before ids were kept beside content wrote it: no set_ids, no version entry."""
+    SqliteLedger(path).record(a_content_sketch(), an_evaluation(acc=0.5))
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE set_ids")
+    conn.execute("DELETE FROM ledger_meta WHERE key = 'version'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_version_1_ledger_is_read_and_brought_to_version_2_by_its_next_record(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    _version_1(path)
+    before = digest_of(path)
+    (old,) = SqliteLedger(path).sets()
+    assert (old.sketch.basis, len(old.evaluations), old.ids) == ("content", 1, ())
+    assert digest_of(path) == before  # reading changes nothing
+    SqliteLedger(path).record(a_content_sketch(), an_evaluation(), [a_sketch()])
+    (entry,) = SqliteLedger(path).sets()
+    assert len(entry.evaluations) == 2 and [s.digest for s in entry.ids] == [a_sketch().digest]
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT value FROM ledger_meta WHERE key = 'version'").fetchone() == (str(LEDGER_VERSION),)
+    finally:
+        conn.close()
+
+
+def test_a_ledger_of_a_newer_version_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    SqliteLedger(path).record(a_sketch(), an_evaluation())
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE ledger_meta SET value = ? WHERE key = 'version'", (str(LEDGER_VERSION + 1),))
+    conn.commit()
+    conn.close()
+    before = digest_of(path)
+    for action in (lambda: SqliteLedger(path).sets(), lambda: SqliteLedger(path).record(a_sketch(), an_evaluation())):
+        with pytest.raises(LedgerError, match=f"newer split-auditor \\(ledger version {LEDGER_VERSION + 1}"):
+            action()
+    assert digest_of(path) == before

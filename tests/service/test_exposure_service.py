@@ -22,7 +22,7 @@ from auditor.stages.data.test_exposure import TestExposure
 from tests.service.conftest import SAMPLES
 from tests.service.harness import LiveServer, run_cli
 
-PROJECT_TOKENS = ("demo", "renamed", "own", "api", "other")
+PROJECT_TOKENS = ("demo", "renamed", "own", "api", "other", "ids")
 
 EXPOSURE_CODES = tuple(TestExposure.codes)  # EXP000 (a fresh set) and EXP001 carry the same evidence
 
@@ -157,6 +157,24 @@ def test_a_renamed_split_with_moved_files_is_recognised_with_its_history(live: L
     assert evidence["sets"][0]["relation"] == "this set"
 
 
+def test_a_set_recorded_by_content_is_found_by_ids_once_the_config_drops_the_content(
+    live: Live, tmp_path: Path
+) -> None:
+    config = copy_sample(tmp_path / "vf")  # by content (keys.content_path), with frame ids
+    done = audit("evaluated", str(config), "--split", "test", *submit_args(live, "ids"))
+    assert done.returncode == 0, done.stderr
+    with live.client("ids") as c:
+        (entry,) = c.get("/api/projects/ids/exposure").json()
+    assert entry["sketch"]["basis"] == "content" and [i["n_rows"] for i in entry["sketch"]["ids"]] == [10]
+    config.write_text(config.read_text().replace("  content_path: file ", "  # content_path: file "))
+    _, report = run_submit(live, config, "ids")
+    evidence = exp001(report)["test"]
+    assert (evidence["basis"], evidence["evaluations"]) == ("ids", 1)
+    assert [(s["basis"], s["compared_by"], s["relation"]) for s in evidence["sets"]] == [("content", "ids", "this set")]
+    # val, read by ids too, shares no frame with the recorded test set: fresh.
+    assert exp001(report)["val"]["evaluations"] == 0
+
+
 def test_a_configured_ledger_is_kept_with_a_warning(live: Live, tmp_path: Path) -> None:
     config = copy_sample(tmp_path / "vf")
     assert audit("evaluated", str(config), "--split", "test", *submit_args(live, "own")).returncode == 0
@@ -198,6 +216,15 @@ def large(seed: int) -> dict[str, Any]:
     return encode_sketch(sketch(row_hashes(rows, "ids"), "ids"))
 
 
+def _by_content() -> dict[str, Any]:
+    digests = np.array([hashlib.sha256(x.encode()).hexdigest() for x in "abc"], dtype=object)
+    return encode_sketch(sketch(row_hashes(digests, "content"), "content"))
+
+
+def _ids_of(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: body[k] for k in ("digest", "n_rows", "hashes")}
+
+
 def _bad_bodies() -> dict[str, Any]:
     ok = small()
     exact = {"digest": hashlib.sha256(b"").hexdigest(), "basis": "ids", "n_rows": 0, "hashes": ""}
@@ -213,6 +240,9 @@ def _bad_bodies() -> dict[str, Any]:
         "repeated": {**ok, "hashes": hashes_b64([1, 1, 2])},
         "too many": {**ok, "n_rows": K + 1, "hashes": hashes_b64(list(range(K + 1)))},
         "negative rows": {**exact, "n_rows": -1},
+        "ids beside a set by ids": {**ok, "ids": [_ids_of(ok)]},
+        "ids of other rows": {**_by_content(), "ids": [{**_ids_of(ok), "digest": small(("x", "y", "z"))["digest"]}]},
+        "ids with a basis": {**_by_content(), "ids": [{**_ids_of(ok), "basis": "ids"}]},
         "extra field": {**ok, "name": "test"},
     }
 
@@ -264,3 +294,16 @@ def test_records_keep_time_in_utc_and_a_rewritten_sketch_is_refused(live: Live) 
         answer = c.post("/api/projects/api/evaluations", json={**body, "sketch": forged})
         assert answer.status_code == 409, answer.text
         assert c.post("/api/projects/api/evaluations", json=body).json()["evaluations"] == 2
+
+
+def test_a_set_by_content_keeps_each_ids_sketch_sent_with_it(live: Live) -> None:
+    content = _by_content()
+    first, renamed = _ids_of(small(("i1", "i2", "i3"))), _ids_of(small(("r1", "r2", "r3")))
+    with live.client("api") as c:
+        for ids in ([first], [first], [renamed], []):  # the same ids twice are kept once; none adds none
+            body = {"sketch": {**content, "ids": ids}, "evaluation": {"split": "test"}}
+            assert c.post("/api/projects/api/evaluations", json=body).status_code == 201
+        (entry,) = [s for s in c.get("/api/projects/api/exposure").json() if s["sketch"]["digest"] == content["digest"]]
+        assert len(entry["evaluations"]) == 4
+        assert sorted(i["digest"] for i in entry["sketch"]["ids"]) == sorted([first["digest"], renamed["digest"]])
+        assert {i["hashes"] for i in entry["sketch"]["ids"]} == {first["hashes"], renamed["hashes"]}

@@ -32,14 +32,19 @@ class TestExposureOptions(StageOptions):
         default=None, description="the ledger file (relative to the config); default .split-auditor/ledger.sqlite"
     )
     max_error: float = Field(default=0.02, gt=0, lt=1, description="the error on a holdout score the team accepts")
-    budget: int | None = Field(default=None, ge=0, description="evaluations allowed per holdout set (error above)")
+    budget: int | None = Field(
+        default=None,
+        ge=0,
+        description="evaluations allowed per holdout set (error above); with 0, every ledger set sharing a row "
+        "with a split counts, however few rows it shares",
+    )
     beta: float = Field(default=0.05, gt=0, lt=1, description="the bounds hold with probability 1 - beta")
     overlap: float = Field(
         default=0.5,
         gt=0,
         le=1,
         description="a ledger set sharing this share of a split's rows (or of its own, when "
-        "its shared rows can move the split's score by max_error) counts",
+        "its shared rows can move the split's score by max_error) counts; with budget 0, any shared row does",
     )
     same_set: float = Field(default=0.9, gt=0, le=1, description="resemblance at which a ledger set is this set")
     busy_timeout_s: float = Field(default=10.0, ge=0, description="how long to wait for a ledger another run holds")
@@ -52,7 +57,8 @@ class TestExposureOptions(StageOptions):
 class _Match:
     entry: LedgerSet
     overlap: Overlap
-    mine: SetSketch  # the split's sketch on the entry's basis
+    mine: SetSketch  # the split's sketch on the basis compared
+    theirs: SetSketch  # the entry's sketch on that basis: its own, or its rows by ids beside its content
 
 
 class TestExposure(Stage):
@@ -80,7 +86,6 @@ class TestExposure(Stage):
         return None
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
-        from auditor.exposure.fingerprint import compare
         from auditor.exposure.holdout import id_sketches, split_sketches
         from auditor.exposure.ledger import SqliteLedger
 
@@ -94,20 +99,27 @@ class TestExposure(Stage):
         sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
         # A set recorded by its sample ids before the config named content is still this set: with ids in the
         # manifest, such entries are compared by ids (each entry on one basis, so no evaluation counts twice).
+        # The other way, a set recorded by content keeps its ids beside it (ledger version 2), which a split
+        # read by ids is compared with (see _candidates).
         by_ids: dict[str, SetSketch] = {}
         if any(e.sketch.basis == "ids" for e in known) and any(s.basis != "ids" for s in sketches.values()):
             by_ids = id_sketches(manifest, context.config, holdout)
         for split, mine in sketches.items():
-            compared = [(e, by_ids.get(split, mine) if e.sketch.basis == "ids" else mine) for e in known]
-            found = (_Match(e, compare(own, e.sketch), own) for e, own in compared)
             matches: list[_Match] = []
             small: list[_Match] = []  # sets inside this split whose rows are too few of it to move its score
-            for m in found:
-                counted = self._counts(m.overlap, len(m.entry.evaluations))
-                if counted is not None:
-                    (matches if counted else small).append(m)
+            unread: list[LedgerSet] = []  # recorded by content without their ids: not comparable by ids
+            for e in known:
+                candidates = _candidates(e, by_ids.get(split, mine) if e.sketch.basis == "ids" else mine)
+                if not candidates and mine.basis == "ids" and e.sketch.basis == "content":
+                    unread.append(e)
+                # A set recorded under several ids is judged by the one that counts most: never by the least.
+                judged = [(self._counts(m.overlap, len(e.evaluations)), m) for m in candidates]
+                if judged:
+                    counted, m = max(judged, key=lambda c: (_RANK[c[0]], c[1].overlap.jaccard))
+                    if counted is not None:
+                        (matches if counted else small).append(m)
             matches.sort(key=lambda m: (-m.overlap.jaccard, m.entry.sketch.digest))
-            yield self._finding(split, mine, matches, path, small)
+            yield self._finding(split, mine, matches, path, small, unread)
         if context.roles.folds is not None:
             yield self._folds_note(context)
 
@@ -133,10 +145,15 @@ class TestExposure(Stage):
 
     def _counts(self, overlap: Overlap, k: int) -> bool | None:
         """Whether a ledger set's k evaluations count on this split; None when it is no match at all, False for
-        a set found inside this split whose shared rows cannot move the split's score by `max_error`."""
+        a set found inside this split whose shared rows cannot move the split's score by `max_error`. With
+        `budget: 0` every ledger set sharing a row with this split counts."""
         assert isinstance(self.options, TestExposureOptions)
         opts = self.options
         if overlap.jaccard >= opts.same_set or overlap.a_in_b >= opts.overlap:
+            return True
+        if opts.budget == 0 and overlap.shared_rows > 0:
+            # No evaluation allowed: a ledger set's evaluated rows in this split are exposure, however few of
+            # either set they are (the shares and the max_error rule below are tolerances budget 0 refuses).
             return True
         if overlap.b_in_a < opts.overlap:
             return None
@@ -148,7 +165,13 @@ class TestExposure(Stage):
         return shared > 0 and overlap.a_in_b * math.sqrt(k / shared) > opts.max_error
 
     def _finding(
-        self, split: str, mine: SetSketch, matches: list[_Match], path: Path, small: list[_Match] | None = None
+        self,
+        split: str,
+        mine: SetSketch,
+        matches: list[_Match],
+        path: Path,
+        small: list[_Match] | None = None,
+        unread: list[LedgerSet] | None = None,
     ) -> Finding:
         from auditor.exposure.verdict import exposure
 
@@ -160,14 +183,13 @@ class TestExposure(Stage):
         sets: list[dict[str, Any]] = []
         for m in matches:
             names = sorted({e.split for e in m.entry.evaluations})
-            same = (
-                "this set" if m.entry.sketch.digest == m.mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
-            )
+            same = "this set" if m.theirs.digest == m.mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
             sets.append(
                 {
                     "fingerprint": m.entry.sketch.digest[:16],
                     "recorded_as": names,
                     "basis": m.entry.sketch.basis,
+                    "compared_by": m.theirs.basis,
                     "rows": m.entry.sketch.n_rows,
                     "resemblance": round(m.overlap.jaccard, 4),
                     "share_of_this_split": round(m.overlap.a_in_b, 4),
@@ -202,6 +224,17 @@ class TestExposure(Stage):
             f"({round(m.overlap.shared_rows)} rows shared, {_percent(m.overlap.a_in_b)} of this split)"
             for m in small or []
         )
+        # Sets recorded by content before the ledger kept their ids are compared as before: by content only,
+        # which a split read by ids does not have. Said, so that EXP000 is not read as "checked against them".
+        unread = unread or []
+        not_compared = (
+            f"; {len(unread)} ledger set(s) recorded by row content without their sample ids (recorded before "
+            "the ledger kept ids, or without `manifest.id`) could not be compared with this split, read by sample "
+            "ids: name the content (`keys.content_hash` or `keys.content_path`) as when they were recorded to "
+            "compare them"
+            if unread
+            else ""
+        )
         message = (
             f"holdout '{split}' (fingerprint {mine.digest[:12]}, by {basis}): {numbers}"
             + (f" [{where}]" if where else "")
@@ -212,6 +245,7 @@ class TestExposure(Stage):
                 if inside
                 else ""
             )
+            + not_compared
             + "."
         )
         timeline = sorted(
@@ -249,6 +283,16 @@ class TestExposure(Stage):
                 "beta": opts.beta,
                 "sets": sets,
                 "sets_not_counted": inside,
+                "sets_not_compared": [
+                    {
+                        "fingerprint": e.sketch.digest[:16],
+                        "recorded_as": sorted({v.split for v in e.evaluations}),
+                        "basis": e.sketch.basis,
+                        "rows": e.sketch.n_rows,
+                        "evaluations": len(e.evaluations),
+                    }
+                    for e in unread
+                ],
                 "ledger": opts.ledger_label or str(path),
             },
             tables=tables,
@@ -261,6 +305,21 @@ class TestExposure(Stage):
                 else ""
             ),
         )
+
+
+_RANK = {True: 2, False: 1, None: 0}
+
+
+def _candidates(entry: LedgerSet, mine: SetSketch) -> list[_Match]:
+    """The entry against the split on one basis: its own, or, for a set recorded by content and a split read
+    by ids, each ids sketch kept beside its content; none when they share no basis."""
+    from auditor.exposure.fingerprint import compare
+
+    if entry.sketch.basis == mine.basis:
+        return [_Match(entry, compare(mine, entry.sketch), mine, entry.sketch)]
+    if mine.basis == "ids":
+        return [_Match(entry, compare(mine, other), mine, other) for other in entry.ids]
+    return []
 
 
 def _default(base_dir: Path) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ import auditor.exposure as exposure
 from auditor import load_config, run_audit
 from auditor.core.errors import ConfigError
 from auditor.core.findings import Finding, Report
+from auditor.exposure.fingerprint import SetSketch
+from auditor.exposure.holdout import split_sketches
+from auditor.manifest.table import load_manifest
 from tests.conftest import REPO, write_config, write_table
 
 VIDEO = REPO / "sample_data" / "video_frames"
@@ -444,3 +448,131 @@ def test_an_evaluated_set_that_is_a_large_part_of_a_new_one_still_counts(tmp_pat
         exposure.record(smoke, "test")
     small = exp(audit(_ids_config(tmp_path / "small", ledger, SMOKE + [f"s-{i}" for i in range(280)])), "test")
     assert (small.code, small.evidence["evaluations"]) == ("EXP001", 3)
+
+
+def test_a_set_recorded_by_content_is_not_fresh_once_the_config_names_only_its_ids(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    by_content = _ids_and_content(tmp_path / "content", ledger, TEST_IDS, TEST_DIGESTS, content=True)
+    exposure.record(by_content, "test", metrics={"acc": 0.9}, ledger=ledger)
+    # The same rows, the config no longer naming their content: the ids kept beside the content sketch match.
+    by_ids = _ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False)
+    seen = exp(audit(by_ids), "test")
+    assert (seen.code, seen.evidence["evaluations"], seen.evidence["basis"]) == ("EXP001", 1, "ids")
+    assert [(s["basis"], s["compared_by"], s["relation"]) for s in seen.evidence["sets"]] == [
+        ("content", "ids", "this set")
+    ]
+    assert seen.evidence["sets_not_compared"] == []
+    # Recorded again by ids: two evaluations, each counted once, and the content config counts both too.
+    exposure.record(by_ids, "test", ledger=ledger)
+    assert exp(audit(by_ids), "test").evidence["evaluations"] == 2
+    assert exp(audit(by_content), "test").evidence["evaluations"] == 2
+
+
+def test_the_same_content_recorded_under_other_ids_keeps_both_and_is_found_by_either(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    renamed = [f"renamed-{i}" for i in range(100)]
+    exposure.record(_ids_and_content(tmp_path / "a", ledger, TEST_IDS, TEST_DIGESTS, content=True), "test")
+    exposure.record(_ids_and_content(tmp_path / "b", ledger, renamed, TEST_DIGESTS, content=True), "test")
+    for name, ids in (("c", TEST_IDS), ("d", renamed)):
+        found = exp(audit(_ids_and_content(tmp_path / name, ledger, ids, TEST_DIGESTS, content=False)), "test")
+        assert (found.code, found.evidence["evaluations"]) == ("EXP001", 2)
+
+
+def test_ids_of_a_set_recorded_by_content_still_need_the_share_of_rows(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "c", ledger, TEST_IDS, TEST_DIGESTS, content=True), "test")
+    # A new test set by ids alone, the same size and name, sharing 5 of the 100 recorded ids: fresh.
+    new_ids = TEST_IDS[:5] + [f"new-{i}" for i in range(95)]
+    new_digests = [hashlib.sha256(i.encode()).hexdigest() for i in new_ids]
+    fresh = exp(audit(_ids_and_content(tmp_path / "new", ledger, new_ids, new_digests, content=False)), "test")
+    assert (fresh.code, fresh.evidence["evaluations"], fresh.evidence["sets_not_compared"]) == ("EXP000", 0, [])
+    assert "could not be compared" not in fresh.message
+
+
+def _version_1_ledger(path: Path, entry: SetSketch) -> None:
+    """A ledger as split-auditor wrote it before it kept ids beside content (no `version`, no set_ids)."""
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE sets (digest TEXT NOT NULL, basis TEXT NOT NULL, n_rows INTEGER NOT NULL, sketch BLOB NOT NULL,
+            first_seen TEXT NOT NULL, PRIMARY KEY (digest, basis));
+        CREATE TABLE evaluations (id INTEGER PRIMARY KEY, at TEXT NOT NULL, digest TEXT NOT NULL, basis TEXT NOT NULL,
+            split TEXT NOT NULL, source TEXT NOT NULL, metrics TEXT NOT NULL, note TEXT NOT NULL, who TEXT NOT NULL,
+            FOREIGN KEY (digest, basis) REFERENCES sets (digest, basis));
+        CREATE TABLE ledger_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO ledger_meta (key, value) VALUES ('kind', 'split-auditor test-exposure ledger');
+        """
+    )
+    conn.execute(
+        "INSERT INTO sets VALUES (?, ?, ?, ?, ?)",
+        (entry.digest, entry.basis, entry.n_rows, entry.to_bytes(), "2026-01-02T03:04:05+00:00"),
+    )
+    conn.execute(
+        "INSERT INTO evaluations (at, digest, basis, split, source, metrics, note, who) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ("2026-01-02T03:04:05+00:00", entry.digest, entry.basis, "test", "old.yaml", '{"acc": 0.9}', "", "w"),
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_content_set_of_an_older_ledger_is_compared_by_content_and_an_ids_audit_says_it_could_not(
+    tmp_path: Path,
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    by_content = _ids_and_content(tmp_path / "content", ledger, TEST_IDS, TEST_DIGESTS, content=True)
+    loaded = load_config(by_content)
+    manifest = load_manifest(loaded)
+    try:
+        (entry,) = split_sketches(manifest, loaded.config, loaded.base_dir, ["test"]).values()
+    finally:
+        manifest.close()
+    _version_1_ledger(ledger, entry)
+    # Read as before: found by content.
+    assert exp(audit(by_content), "test").evidence["evaluations"] == 1
+    # By ids, the old entry has no ids to compare: the split reads as fresh, and the report says why it may not be.
+    by_ids = _ids_and_content(tmp_path / "ids", ledger, TEST_IDS, TEST_DIGESTS, content=False)
+    unread = exp(audit(by_ids), "test")
+    assert (unread.code, unread.evidence["evaluations"]) == ("EXP000", 0)
+    (named,) = unread.evidence["sets_not_compared"]
+    assert (named["fingerprint"], named["basis"], named["evaluations"]) == (entry.digest[:16], "content", 1)
+    assert "1 ledger set(s) recorded by row content without their sample ids" in unread.message
+    # Recording the set by content again with this version keeps its ids: every evaluation of it now counts.
+    exposure.record(by_content, "test", ledger=ledger)
+    seen = exp(audit(by_ids), "test")
+    assert (seen.code, seen.evidence["evaluations"], seen.evidence["sets_not_compared"]) == ("EXP001", 2, [])
+
+
+def test_budget_0_counts_a_new_large_set_holding_a_small_evaluated_set(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    # The 20 smoke rows inside 5,000 new ones: too few to move its score by max_error, but budget 0 allows none.
+    config = with_ledger(
+        _ids_config(tmp_path / "new", ledger, SMOKE + [f"new-{i}" for i in range(4980)]), ledger, budget=0
+    )
+    found = exp(audit(config), "test")
+    assert (found.code, found.severity, found.evidence["evaluations"]) == ("EXP001", "error", 3)
+    assert found.evidence["sets_not_counted"] == [] and "exceed the budget of 0" in found.message
+    # So do a few evaluated rows that are neither set's `overlap`: 5 of the 20 smoke rows in 100 new ones.
+    few = with_ledger(
+        _ids_config(tmp_path / "few", ledger, SMOKE[:5] + [f"few-{i}" for i in range(95)]), ledger, budget=0
+    )
+    assert exp(audit(few), "test").evidence["evaluations"] == 3
+
+
+def test_budget_0_leaves_a_set_sharing_no_row_fresh(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
+    exposure.record(smoke, "test")
+    # The same split name, ids that differ from the smoke ids only by an inner character: no row is shared.
+    lookalike = [f"smoke_{i}" for i in range(20)] + [f"new-{i}" for i in range(4980)]
+    config = with_ledger(_ids_config(tmp_path / "new", ledger, lookalike), ledger, budget=0)
+    fresh = exp(audit(config), "test")
+    assert (fresh.code, fresh.severity, fresh.evidence["evaluations"], fresh.evidence["sets_not_counted"]) == (
+        "EXP000",
+        "info",
+        0,
+        [],
+    )
