@@ -9,7 +9,7 @@ values estimate of resemblance and containment, whose error is about 1/sqrt(K) (
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -48,6 +48,9 @@ class SetSketch:
     n_rows: int
     basis: Basis
     hashes: np.ndarray  # uint64, sorted ascending, at most K values
+    # Hashes asked about when the set was read (the rows of small ledger sets), and those of them among its rows:
+    # a small set's containment in this one is then exact, not estimated from K of its many rows. Not stored.
+    probed: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.hashes.dtype != np.uint64 or len(self.hashes) > K:
@@ -188,9 +191,9 @@ def _chain(mixed: np.ndarray) -> int:
     return h
 
 
-def sketch(hashes: np.ndarray, basis: Basis) -> SetSketch:
-    """The sketch of a set given its row hashes (duplicates count once)."""
-    built = SketchBuilder(basis)
+def sketch(hashes: np.ndarray, basis: Basis, probes: np.ndarray | None = None) -> SetSketch:
+    """The sketch of a set given its row hashes (duplicates count once); see SketchBuilder for ``probes``."""
+    built = SketchBuilder(basis, probes)
     built.add(sorted_distinct(hashes))
     return built.sketch()
 
@@ -199,8 +202,10 @@ class SketchBuilder:
     """A set's sketch from its distinct hashes handed over in ascending blocks, each above the last: the
     same digest as of the whole sorted set, with only one block held at a time."""
 
-    def __init__(self, basis: Basis) -> None:
+    def __init__(self, basis: Basis, probes: np.ndarray | None = None) -> None:
         self._basis = basis
+        self._probes = None if probes is None else sorted_distinct(np.asarray(probes, dtype=np.uint64))
+        self._held: list[np.ndarray] = []
         self._digest = hashlib.sha256()
         self._rows = 0
         self._smallest: list[np.ndarray] = []
@@ -215,6 +220,8 @@ class SketchBuilder:
         if (self._last is not None and int(block[0]) <= self._last) or bool((block[1:] <= block[:-1]).any()):
             raise ValueError("a sketch's blocks must be distinct hashes in ascending order")
         self._digest.update(block.astype("<u8", copy=False).tobytes())
+        if self._probes is not None and len(self._probes):
+            self._held.append(block[np.isin(block, self._probes, assume_unique=True)])
         self._rows += len(block)
         self._last = int(block[-1])
         if self._kept < K:
@@ -223,7 +230,10 @@ class SketchBuilder:
 
     def sketch(self) -> SetSketch:
         hashes = np.concatenate([np.zeros(0, dtype=np.uint64), *self._smallest])
-        return SetSketch(digest=self._digest.hexdigest(), n_rows=self._rows, basis=self._basis, hashes=hashes)
+        probed = None
+        if self._probes is not None:
+            probed = (self._probes, np.concatenate([np.zeros(0, dtype=np.uint64), *self._held]))
+        return SetSketch(self._digest.hexdigest(), self._rows, self._basis, hashes, probed)
 
 
 @dataclass(frozen=True)
@@ -250,8 +260,9 @@ def compare(a: SetSketch, b: SetSketch) -> Overlap:
         return Overlap(0.0, 0.0, 0.0, 0.0, True)
     if a.digest == b.digest:
         return Overlap(1.0, 1.0, 1.0, float(a.n_rows), True)
-    if a.exact and b.exact:
-        shared = float(len(np.intersect1d(a.hashes, b.hashes, assume_unique=True)))
+    found = _shared_exactly(a, b)
+    if found is not None:
+        shared = float(found)
         union = a.n_rows + b.n_rows - shared
         j = shared / union if union else 0.0
         return Overlap(j, _share(shared, a.n_rows), _share(shared, b.n_rows), shared, True)
@@ -262,6 +273,19 @@ def compare(a: SetSketch, b: SetSketch) -> Overlap:
     shared = j * (a.n_rows + b.n_rows) / (1.0 + j)
     shared = min(shared, float(a.n_rows), float(b.n_rows))
     return Overlap(j, _share(shared, a.n_rows), _share(shared, b.n_rows), shared, False)
+
+
+def _shared_exactly(a: SetSketch, b: SetSketch) -> int | None:
+    """The rows two sets share, counted exactly: both small, or a small one whose every row was probed for when
+    the other was read; None when only an estimate can be had."""
+    if a.exact and b.exact:
+        return len(np.intersect1d(a.hashes, b.hashes, assume_unique=True))
+    for small, large in ((a, b), (b, a)):
+        if small.exact and large.probed is not None:
+            probes, held = large.probed
+            if np.isin(small.hashes, probes, assume_unique=True).all():
+                return len(np.intersect1d(small.hashes, held, assume_unique=True))
+    return None
 
 
 def _share(shared: float, n: int) -> float:

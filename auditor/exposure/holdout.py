@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from auditor.core.config import AuditConfig
@@ -26,10 +27,16 @@ def basis_of(config: AuditConfig) -> tuple[Basis, str] | None:
 
 
 def split_sketches(
-    manifest: Manifest, config: AuditConfig, base_dir: Path, splits: list[str], cache_dir: str | None = None
+    manifest: Manifest,
+    config: AuditConfig,
+    base_dir: Path,
+    splits: list[str],
+    cache_dir: str | None = None,
+    probes: np.ndarray | None = None,
 ) -> dict[str, SetSketch]:
     """The sketch of each named split (splits absent from the manifest are left out), from one pass over the
-    rows: a read per split would read the identity column of an out-of-core manifest once per split."""
+    rows: a read per split would read the identity column of an out-of-core manifest once per split. Each
+    sketch also says which of ``probes`` (the rows of small ledger sets) its split holds."""
     found = basis_of(config)
     if found is None:
         return {}
@@ -39,26 +46,32 @@ def split_sketches(
     if keys.content_path is not None:  # digests of files: made here, for every row
         per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
         split = manifest.split.codes
-        return {s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis), basis) for s, c in codes.items()}
+        return {
+            s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis), basis, probes) for s, c in codes.items()
+        }
     column = keys.content_hash if keys.content_hash is not None else manifest.id_column
     assert column is not None
-    return _column_sketches(manifest, column, basis, codes)
+    return _column_sketches(manifest, column, basis, codes, probes)
 
 
-def id_sketches(manifest: Manifest, config: AuditConfig, splits: list[str]) -> dict[str, SetSketch]:
+def id_sketches(
+    manifest: Manifest, config: AuditConfig, splits: list[str], probes: np.ndarray | None = None
+) -> dict[str, SetSketch]:
     """The sketch of each named split by its sample ids, whatever the config names as content; empty without
     ids. Sets recorded by ids before the config named content are still these sets (see test_exposure)."""
     if config.manifest is None or config.manifest.id is None or manifest.id_column is None:
         return {}
     codes = {split: code for split in splits if (code := manifest.split.find(split)) is not None}
-    return _column_sketches(manifest, manifest.id_column, "ids", codes)
+    return _column_sketches(manifest, manifest.id_column, "ids", codes, probes)
 
 
-def _column_sketches(manifest: Manifest, column: str, basis: Basis, codes: dict[str, int]) -> dict[str, SetSketch]:
+def _column_sketches(
+    manifest: Manifest, column: str, basis: Basis, codes: dict[str, int], probes: np.ndarray | None
+) -> dict[str, SetSketch]:
     """The sketch of each split (by code) from one pass over ``column``'s distinct hashes."""
     # Stay in Arrow: a Python object per row would cost more than hashing it. An engine on a cluster hashes
     # on its workers, so only the hashes come back.
-    built = {c: SketchBuilder(basis) for c in codes.values()}
+    built = {c: SketchBuilder(basis, probes) for c in codes.values()}
     for block in manifest.ascending_distinct(column, list(codes.values()), partial(row_hashes, basis=basis)):
         for code, hashes in block.items():
             built[code].add(hashes)

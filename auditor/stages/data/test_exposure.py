@@ -17,6 +17,8 @@ from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from auditor.exposure.fingerprint import Overlap, SetSketch
     from auditor.exposure.ledger import LedgerSet
 
@@ -96,14 +98,17 @@ class TestExposure(Stage):
         path = context.loaded.resolve(opts.ledger) if opts.ledger else _default(context.loaded.base_dir)
         ledger = SqliteLedger(path, opts.busy_timeout_s)
         known = ledger.sets()
-        sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout)
+        # The rows of small ledger sets are looked for among every row of each split as it is read: such a set
+        # inside a large split is then found exactly, where the split's K-hash sketch would hold few of its rows.
+        probes = _small_set_rows(known)
+        sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout, probes=probes)
         # A set recorded by its sample ids before the config named content is still this set: with ids in the
         # manifest, such entries are compared by ids (each entry on one basis, so no evaluation counts twice).
         # The other way, a set recorded by content keeps its ids beside it (ledger version 2), which a split
         # read by ids is compared with (see _candidates).
         by_ids: dict[str, SetSketch] = {}
         if any(e.sketch.basis == "ids" for e in known) and any(s.basis != "ids" for s in sketches.values()):
-            by_ids = id_sketches(manifest, context.config, holdout)
+            by_ids = id_sketches(manifest, context.config, holdout, probes)
         for split, mine in sketches.items():
             matches: list[_Match] = []
             small: list[_Match] = []  # sets inside this split whose rows are too few of it to move its score
@@ -308,6 +313,14 @@ class TestExposure(Stage):
 
 
 _RANK = {True: 2, False: 1, None: 0}
+
+
+def _small_set_rows(known: list[LedgerSet]) -> np.ndarray:
+    """The row hashes of every ledger set small enough for its sketch to hold them all."""
+    import numpy as np
+
+    small = [s.hashes for e in known for s in (e.sketch, *e.ids) if s.exact]
+    return np.unique(np.concatenate([np.zeros(0, dtype=np.uint64), *small]))
 
 
 def _candidates(entry: LedgerSet, mine: SetSketch) -> list[_Match]:

@@ -562,6 +562,37 @@ def test_budget_0_counts_a_new_large_set_holding_a_small_evaluated_set(tmp_path:
     assert exp(audit(few), "test").evidence["evaluations"] == 3
 
 
+def test_a_small_evaluated_set_whose_rows_the_splits_sketch_misses_is_found_exactly(tmp_path: Path) -> None:
+    """A large split's sketch keeps the K smallest of its row hashes: 20 evaluated rows whose hashes all lie above
+    them were estimated to share nothing, so under budget 0 the set was fresh. Its rows are now looked for in
+    every row of the split as it is read."""
+    import numpy as np
+
+    from auditor.exposure.fingerprint import K, row_hashes
+
+    new = [f"new-{i}" for i in range(4980)]
+    candidates = [f"late-{i}" for i in range(400)]
+    cut = np.sort(row_hashes(pd.Series(new + candidates), "ids"))[K]
+    late = [c for c, h in zip(candidates, row_hashes(pd.Series(candidates), "ids"), strict=True) if h > cut][:20]
+    assert len(late) == 20
+    ledger = tmp_path / "ledger.sqlite"
+    smoke = _ids_config(tmp_path / "smoke", ledger, late)
+    for _ in range(3):
+        exposure.record(smoke, "test")
+    config = with_ledger(_ids_config(tmp_path / "new", ledger, late + new), ledger, budget=0)
+    found = exp(audit(config), "test")
+    assert (found.code, found.severity, found.evidence["evaluations"]) == ("EXP001", "error", 3)
+    # The exact count, not an estimate: all 20 rows of the evaluated set are in the split.
+    loaded = load_config(config)
+    sketches = split_sketches(load_manifest(loaded), loaded.config, loaded.base_dir, ["test"])
+    assert not set(sketches["test"].hashes.tolist()) & set(row_hashes(pd.Series(late), "ids").tolist())
+    # Without budget 0, the 20 rows in 5,000 still cannot move the score by max_error: named, not counted.
+    default = with_ledger(_ids_config(tmp_path / "default", ledger, late + new), ledger)
+    named = exp(audit(default), "test")
+    assert (named.code, named.evidence["evaluations"]) == ("EXP000", 0)
+    assert len(named.evidence["sets_not_counted"]) == 1
+
+
 def test_budget_0_leaves_a_set_sharing_no_row_fresh(tmp_path: Path) -> None:
     ledger = tmp_path / "ledger.sqlite"
     smoke = _ids_config(tmp_path / "smoke", ledger, SMOKE)
