@@ -71,6 +71,23 @@ def test_out_format_fail_on_and_only(sample: Path, tmp_path: Path) -> None:
     assert stages == ["split_integrity"]
 
 
+@pytest.mark.parametrize(("fail_on", "code", "failures"), [("never", 0, "0"), ("error", 1, "1")])
+def test_the_junit_file_fails_as_the_exit_code_does(
+    sample: Path, tmp_path: Path, fail_on: str, code: int, failures: str
+) -> None:
+    """`--fail-on never` exits 0: the JUnit file a CI reads passes too, the error shown in its output."""
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "out"
+    result = invoke("run", str(sample), "--out", str(out), "--format", "junit", "--fail-on", fail_on, "-q")
+    assert result.exit_code == code, result.output
+    root = ET.parse(out / "report.junit.xml").getroot()
+    assert root.get("failures") == failures
+    case = next(c for c in root.iter("testcase") if c.get("name") == "group_overlap")
+    shown = case.find("failure") if code else case.find("system-out")
+    assert shown is not None and "error GRP001" in (shown.text or "")
+
+
 @pytest.mark.parametrize(("formats", "files"), [("sarif,junit", ["report.junit.xml", "report.sarif"]), ("", [])])
 def test_report_json_is_written_whatever_the_formats(
     sample: Path, tmp_path: Path, formats: str, files: list[str]
