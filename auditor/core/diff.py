@@ -28,7 +28,7 @@ from auditor.core.findings import (
     exit_code_for,
 )
 from auditor.core.output import require_verdict
-from auditor.core.scope import Growth, growth, numbers
+from auditor.core.scope import SHOWN, Growth, growth, numbers
 from auditor.core.subjects import covered_form
 
 RAN = ("passed", "failed")
@@ -232,6 +232,42 @@ def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
     return tuple(found)
 
 
+def change_text(changed: tuple[Change, ...]) -> str:
+    """Changed counts for a diff line: ``groups 3 → 5; pairs.train|test.groups 3 → 5``."""
+    return "; ".join(f"{c.field} {c.old} → {c.new}" for c in changed)
+
+
+def scope_text(g: Growth) -> str:
+    """The values a finding has beyond an older or accepted scope, for a diff line."""
+    shown = ", ".join(g.new_values[:SHOWN]) + (
+        f" and {len(g.new_values) - SHOWN} more" if len(g.new_values) > SHOWN else ""
+    )
+    if g.unlisted and not g.new_values:
+        return f"values changed ({g.unlisted} more or different, too many to list)"
+    return f"new values: {shown}"
+
+
+def escalation(old: Finding, new: Finding) -> str | None:
+    """Why ``new`` is worse than the ``old`` finding it matches, in `audit diff`'s words (``severity warning →
+    error; new values: w2; groups 3 → 5; no longer accepted (was: …)``); None when it is not worse.
+
+    The one test of 'escalated' against a baseline, so the mark and the reason it gives cannot disagree."""
+    parts = []
+    if new.severity > old.severity:
+        parts.append(f"severity {old.severity.value} → {new.severity.value}")
+    more = value_growth(old, new)
+    if more is not None:
+        parts.append(scope_text(more))
+    rose = tuple(c for c in changes(old, new) if c.new > c.old)
+    if rose:
+        parts.append(change_text(rose))
+    # Accepted in the baseline and counted now (its `accept:` entry removed or outgrown): the baseline never
+    # counted it, so --new-only must, as `audit diff` does.
+    if old.accepted and not new.accepted:
+        parts.append("no longer accepted" + (f" (was: {old.accept_reason})" if old.accept_reason else ""))
+    return "; ".join(parts) or None
+
+
 def value_growth(old: Finding, new: Finding) -> Growth | None:
     """The subject values ``new`` has beyond ``old`` (its counts compare through ``changes``). An older finding
     without values (a report written before scopes were) says nothing about them: no growth is claimed."""
@@ -302,9 +338,9 @@ def diff_reports(
 
 
 def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_only: bool) -> Report:
-    """``report`` with each finding marked new / persisting / escalated (worse, or no longer accepted) against
-    ``baseline``, the baseline's resolved findings listed, and (with ``new_only``) an exit code that counts
-    only new and escalated ones.
+    """``report`` with each finding marked new / persisting / escalated (worse, or no longer accepted: the reason
+    in its ``baseline_reason``) against ``baseline``, the baseline's resolved findings listed, and (with
+    ``new_only``) an exit code that counts only new and escalated ones.
 
     ReportMismatchError when the baseline audits another manifest: its findings say nothing about this one.
     """
@@ -315,20 +351,25 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
     valued: list[BaselineValues] = []
+    reasons: dict[int, str] = {}
     for o, n in pairs:
         more = value_growth(o, n)
-        # Accepted in the baseline and counted now (its `accept:` entry removed or outgrown): the baseline never
-        # counted it, so --new-only must, as `audit diff` does.
-        lapsed = o.accepted and not n.accepted
-        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None or lapsed
-        marks[id(n)] = "escalated" if worse else "persisting"
+        why = escalation(o, n)
+        marks[id(n)] = "persisting" if why is None else "escalated"
+        if why is not None:
+            reasons[id(n)] = why
         if more is not None:
             valued.append(
                 BaselineValues(code=n.code, fingerprint=n.fingerprint, values=more.new_values, unlisted=more.unlisted)
             )
     stages = tuple(
         r.model_copy(
-            update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}
+            update={
+                "findings": tuple(
+                    f.model_copy(update={"baseline": marks.get(id(f), "new"), "baseline_reason": reasons.get(id(f))})
+                    for f in r.findings
+                )
+            }
         )
         for r in report.stages
     )

@@ -152,6 +152,11 @@ class Finding(_Frozen):
         description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity or "
         "a larger scope, or accepted in the baseline and counted now); None without a baseline",
     )
+    baseline_reason: str | None = Field(
+        default=None,
+        description="why an `escalated` finding is worse than the baseline's, as `audit diff` words it "
+        "(severity warning → error; new values: w2; groups 3 → 5; no longer accepted (was: REASON)); None otherwise",
+    )
     scope: Scope = Field(
         default_factory=Scope,
         description="what the finding is about: its subject values (or their digest) and the counts that matter; "

@@ -826,7 +826,14 @@ def test_new_only_fails_a_finding_the_baseline_accepted_and_this_config_no_longe
     assert again.exit_code == 0, again.output  # still accepted: persisting
     accepting.write_text(plain)
     result = invoke("run", str(accepting), "--out", str(tmp_path / "now"), "--baseline", str(approved), "--new-only")
-    assert result.exit_code == 1 and "[escalated] GRP001" in result.output, result.output
+    # Why it is escalated, in the terminal, report.md and report.json alike.
+    why = "no longer accepted (was: calibration)"
+    assert result.exit_code == 1 and f"[escalated: {why}] GRP001" in result.output, result.output
+    assert f"[escalated: {why}] error GRP001" in (tmp_path / "now" / "report.md").read_text()
+    found = json.loads((tmp_path / "now" / "report.json").read_text())["stages"]
+    assert [(f["baseline"], f["baseline_reason"]) for s in found for f in s["findings"] if f["code"] == "GRP001"] == [
+        ("escalated", why)
+    ]
     assert invoke("diff", str(approved), str(tmp_path / "now" / "report.json")).exit_code == 1
 
 

@@ -400,6 +400,36 @@ def test_new_only_counts_only_new_and_escalated_findings() -> None:
     assert with_fail_on(same, "warning").exit_code == 0  # a new threshold keeps counting only new findings
 
 
+def test_an_escalated_finding_says_why_in_its_baseline_reason() -> None:
+    """`escalated` names what made it so, in `audit diff`'s words: the severity, the counts, the new values, the
+    acceptance the baseline had."""
+
+    def why(new: Report, old: Report) -> list[str | None]:
+        marked = mark_baseline(new, old, path="approved.json", new_only=True)
+        assert marked.exit_code == 1 and [f.baseline for f in marked.findings] == ["escalated"]
+        return [f.baseline_reason for f in marked.findings]
+
+    one = report(("group_overlap", "failed", (grp(groups=1),)))
+    assert why(one, report(("group_overlap", "passed", (grp(groups=1, severity=Severity.WARNING),)))) == [
+        "severity warning → error"
+    ]
+    assert why(report(("group_overlap", "failed", (grp(groups=2),))), one) == [
+        "groups 1 → 2; pairs.train|test.groups 1 → 2"
+    ]
+    w1, w2 = (grp(groups=1, scope=scope_of([w], {"groups": 1})) for w in ("w1", "w2"))
+    assert why(report(("group_overlap", "failed", (w2,))), report(("group_overlap", "failed", (w1,)))) == [
+        "new values: w2"
+    ]
+    accepted = report(("group_overlap", "passed", (grp(groups=1, accepted=True, accept_reason="calibration"),)))
+    assert why(one, accepted) == ["no longer accepted (was: calibration)"]
+    # A finding that is no worse (fewer groups, the same) is persisting, with no reason; a new one has none.
+    fewer = mark_baseline(one, report(("group_overlap", "failed", (grp(groups=2),))), path="a.json", new_only=True)
+    assert [(f.baseline, f.baseline_reason) for f in fewer.findings] == [("persisting", None)]
+    fresh = mark_baseline(one, report(("group_overlap", "passed", ())), path="a.json", new_only=True)
+    assert [(f.baseline, f.baseline_reason) for f in fresh.findings] == [("new", None)]
+    assert one.findings[0].baseline_reason is None  # no baseline, no reason
+
+
 def test_new_only_never_hides_a_stage_error() -> None:
     old = report(("group_overlap", "failed", (grp(),)))
     new = report(("group_overlap", "failed", (grp(),)), ("nonfinite_trace", "error", ()))
