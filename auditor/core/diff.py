@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -160,11 +160,12 @@ def manifest_place(report: Report) -> tuple[str, ...] | None:
 def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
     """Whether two reports audit one manifest, decided by its content digest first and its place second:
     the same sha256 is the same manifest wherever it lies; another sha256 in the same place is that manifest
-    edited (a note); another sha256 elsewhere is another dataset, a ReportMismatchError unless ``force``."""
+    edited (a note); another sha256 elsewhere is another dataset, a ReportMismatchError unless ``force``.
+    Two reports without a manifest are compared by their configs instead (``config_notes``: notes only)."""
     a, b = old.manifest, new.manifest
     here, there = manifest_place(old), manifest_place(new)
     if a is None and b is None:
-        return ()
+        return config_notes(old, new)
     if a is not None and b is not None:
         if a.sha256 == b.sha256:
             if here == there:
@@ -181,6 +182,69 @@ def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
     if not force:
         raise ReportMismatchError(said)
     return (said + " (compared anyway)",)
+
+
+NO_MANIFEST = "the reports audit no manifest (numeric checks only)"
+
+
+def config_place(report: Report) -> str | None:
+    """Where a report's config is, as a place in its project: its folder's name and its file name
+    (`classifier/audit.yaml`), the same in every checkout; the file name alone when the report names no folder
+    (made portable: `audit.yaml`). None without a config file (a config given in code)."""
+    path = report.config_path
+    if not path:
+        return None
+    pure = PureWindowsPath(path) if PureWindowsPath(path).drive else PurePosixPath(path)
+    return f"{pure.parent.name}/{pure.name}" if pure.parent.name else pure.name
+
+
+def _same_config_place(here: str | None, there: str | None) -> bool:
+    """Whether two config places are one, compared as finely as both are known."""
+    if here is None or there is None:
+        return here == there
+    if "/" not in here or "/" not in there:
+        # One names no folder (an uploaded report): its file name is all the two can be compared by.
+        return here.rsplit("/", 1)[-1] == there.rsplit("/", 1)[-1]
+    return here == there
+
+
+def config_notes(old: Report, new: Report) -> tuple[str, ...]:
+    """What two reports without a manifest (numeric or code checks only) say of the configs they were made from.
+
+    With no manifest the config is all that tells what was audited, so it is compared as a manifest would be:
+    its sha256 first, its place second. Only notes, never a refusal: a config's digest changes with every edit
+    (an `accept:` entry), and its place is not one a service's copy of the report keeps."""
+    here, there = config_place(old), config_place(new)
+    a, b = old.config_sha256, new.config_sha256
+    if here is None and there is None:
+        return ()  # both given in code (`audit code` without a config): nothing names what they audited
+    same_place = _same_config_place(here, there)
+    if a == b:
+        if same_place:
+            return ()
+        places = f"{_place_text(here)} and {_place_text(there)}"
+        return (f"{NO_MANIFEST}; the same config (sha256 {_digest(a)}) at another place: {places}",)
+    if same_place:
+        return (f"{NO_MANIFEST}; the config changed: sha256 {_digest(a)} → {_digest(b)} ({_place_text(here)})",)
+    return (
+        f"{NO_MANIFEST} and were made from different configs: {_config_text(here, a)} and {_config_text(there, b)} "
+        "(neither the content nor the place is the same): they may audit different projects",
+    )
+
+
+def _digest(sha256: str | None) -> str:
+    """A config's sha256 as a note shows it: its first 12 digits (none: a config given in code)."""
+    return "none" if sha256 is None else sha256[:12]
+
+
+def _place_text(place: str | None) -> str:
+    """A config place as a note shows it; a report made from a config given in code has none."""
+    return "none (given in code)" if place is None else place
+
+
+def _config_text(place: str | None, sha256: str | None) -> str:
+    """A config as a note names it: its place and its sha256."""
+    return _place_text(place) if place is None else f"{place} (sha256 {_digest(sha256)})"
 
 
 def _places(paths: tuple[str, ...] | None) -> str:

@@ -717,6 +717,9 @@ def test_diff_of_the_buggy_and_fixed_numeric_samples_shows_the_resolved_findings
     for code in ("BAT002", "BRD001", "BRD003", "GRD004", "NAN001"):
         assert code in resolved
     assert "not_optimized 2 → 0" in result.output
+    # No manifest: the configs say what was audited, here one text in two folders.
+    assert "note: the reports audit no manifest (numeric checks only); the same config (sha256 " in result.output
+    assert "at another place: buggy/audit.yaml and fixed/audit.yaml" in result.output
     assert sorted(p.name for p in (tmp_path / "diff").iterdir()) == ["diff.html", "diff.json", "diff.md"]
     back = invoke("diff", str(fixed), str(buggy), "--format", "json", "--out", str(tmp_path / "back"))
     assert back.exit_code == 1 and "(fails)" in back.output
