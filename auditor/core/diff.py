@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -28,7 +28,7 @@ from auditor.core.findings import (
     exit_code_for,
 )
 from auditor.core.output import require_verdict
-from auditor.core.scope import Growth, growth, numbers
+from auditor.core.scope import SHOWN, Growth, growth, numbers
 from auditor.core.subjects import covered_form
 
 RAN = ("passed", "failed")
@@ -160,11 +160,12 @@ def manifest_place(report: Report) -> tuple[str, ...] | None:
 def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
     """Whether two reports audit one manifest, decided by its content digest first and its place second:
     the same sha256 is the same manifest wherever it lies; another sha256 in the same place is that manifest
-    edited (a note); another sha256 elsewhere is another dataset, a ReportMismatchError unless ``force``."""
+    edited (a note); another sha256 elsewhere is another dataset, a ReportMismatchError unless ``force``.
+    Two reports without a manifest are compared by their configs instead (``config_notes``: notes only)."""
     a, b = old.manifest, new.manifest
     here, there = manifest_place(old), manifest_place(new)
     if a is None and b is None:
-        return ()
+        return config_notes(old, new)
     if a is not None and b is not None:
         if a.sha256 == b.sha256:
             if here == there:
@@ -181,6 +182,69 @@ def manifest_notes(old: Report, new: Report, *, force: bool) -> tuple[str, ...]:
     if not force:
         raise ReportMismatchError(said)
     return (said + " (compared anyway)",)
+
+
+NO_MANIFEST = "the reports audit no manifest (numeric checks only)"
+
+
+def config_place(report: Report) -> str | None:
+    """Where a report's config is, as a place in its project: its folder's name and its file name
+    (`classifier/audit.yaml`), the same in every checkout; the file name alone when the report names no folder
+    (made portable: `audit.yaml`). None without a config file (a config given in code)."""
+    path = report.config_path
+    if not path:
+        return None
+    pure = PureWindowsPath(path) if PureWindowsPath(path).drive else PurePosixPath(path)
+    return f"{pure.parent.name}/{pure.name}" if pure.parent.name else pure.name
+
+
+def _same_config_place(here: str | None, there: str | None) -> bool:
+    """Whether two config places are one, compared as finely as both are known."""
+    if here is None or there is None:
+        return here == there
+    if "/" not in here or "/" not in there:
+        # One names no folder (an uploaded report): its file name is all the two can be compared by.
+        return here.rsplit("/", 1)[-1] == there.rsplit("/", 1)[-1]
+    return here == there
+
+
+def config_notes(old: Report, new: Report) -> tuple[str, ...]:
+    """What two reports without a manifest (numeric or code checks only) say of the configs they were made from.
+
+    With no manifest the config is all that tells what was audited, so it is compared as a manifest would be:
+    its sha256 first, its place second. Only notes, never a refusal: a config's digest changes with every edit
+    (an `accept:` entry), and its place is not one a service's copy of the report keeps."""
+    here, there = config_place(old), config_place(new)
+    a, b = old.config_sha256, new.config_sha256
+    if here is None and there is None:
+        return ()  # both given in code (`audit code` without a config): nothing names what they audited
+    same_place = _same_config_place(here, there)
+    if a == b:
+        if same_place:
+            return ()
+        places = f"{_place_text(here)} and {_place_text(there)}"
+        return (f"{NO_MANIFEST}; the same config (sha256 {_digest(a)}) at another place: {places}",)
+    if same_place:
+        return (f"{NO_MANIFEST}; the config changed: sha256 {_digest(a)} → {_digest(b)} ({_place_text(here)})",)
+    return (
+        f"{NO_MANIFEST} and were made from different configs: {_config_text(here, a)} and {_config_text(there, b)} "
+        "(neither the content nor the place is the same): they may audit different projects",
+    )
+
+
+def _digest(sha256: str | None) -> str:
+    """A config's sha256 as a note shows it: its first 12 digits (none: a config given in code)."""
+    return "none" if sha256 is None else sha256[:12]
+
+
+def _place_text(place: str | None) -> str:
+    """A config place as a note shows it; a report made from a config given in code has none."""
+    return "none (given in code)" if place is None else place
+
+
+def _config_text(place: str | None, sha256: str | None) -> str:
+    """A config as a note names it: its place and its sha256."""
+    return _place_text(place) if place is None else f"{place} (sha256 {_digest(sha256)})"
 
 
 def _places(paths: tuple[str, ...] | None) -> str:
@@ -230,6 +294,42 @@ def changes(old: Finding, new: Finding) -> tuple[Change, ...]:
         elif isinstance(v, int) and v > 0:
             found.append(Change(field=k, old=0, new=v))
     return tuple(found)
+
+
+def change_text(changed: tuple[Change, ...]) -> str:
+    """Changed counts for a diff line: ``groups 3 → 5; pairs.train|test.groups 3 → 5``."""
+    return "; ".join(f"{c.field} {c.old} → {c.new}" for c in changed)
+
+
+def scope_text(g: Growth) -> str:
+    """The values a finding has beyond an older or accepted scope, for a diff line."""
+    shown = ", ".join(g.new_values[:SHOWN]) + (
+        f" and {len(g.new_values) - SHOWN} more" if len(g.new_values) > SHOWN else ""
+    )
+    if g.unlisted and not g.new_values:
+        return f"values changed ({g.unlisted} more or different, too many to list)"
+    return f"new values: {shown}"
+
+
+def escalation(old: Finding, new: Finding) -> str | None:
+    """Why ``new`` is worse than the ``old`` finding it matches, in `audit diff`'s words (``severity warning →
+    error; new values: w2; groups 3 → 5; no longer accepted (was: …)``); None when it is not worse.
+
+    The one test of 'escalated' against a baseline, so the mark and the reason it gives cannot disagree."""
+    parts = []
+    if new.severity > old.severity:
+        parts.append(f"severity {old.severity.value} → {new.severity.value}")
+    more = value_growth(old, new)
+    if more is not None:
+        parts.append(scope_text(more))
+    rose = tuple(c for c in changes(old, new) if c.new > c.old)
+    if rose:
+        parts.append(change_text(rose))
+    # Accepted in the baseline and counted now (its `accept:` entry removed or outgrown): the baseline never
+    # counted it, so --new-only must, as `audit diff` does.
+    if old.accepted and not new.accepted:
+        parts.append("no longer accepted" + (f" (was: {old.accept_reason})" if old.accept_reason else ""))
+    return "; ".join(parts) or None
 
 
 def value_growth(old: Finding, new: Finding) -> Growth | None:
@@ -302,9 +402,9 @@ def diff_reports(
 
 
 def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_only: bool) -> Report:
-    """``report`` with each finding marked new / persisting / escalated (worse, or no longer accepted) against
-    ``baseline``, the baseline's resolved findings listed, and (with ``new_only``) an exit code that counts
-    only new and escalated ones.
+    """``report`` with each finding marked new / persisting / escalated (worse, or no longer accepted: the reason
+    in its ``baseline_reason``) against ``baseline``, the baseline's resolved findings listed, and (with
+    ``new_only``) an exit code that counts only new and escalated ones.
 
     ReportMismatchError when the baseline audits another manifest: its findings say nothing about this one.
     """
@@ -315,20 +415,25 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
     pairs, _, gone = match(baseline.findings, report.findings)
     marks: dict[int, BaselineMark] = {}
     valued: list[BaselineValues] = []
+    reasons: dict[int, str] = {}
     for o, n in pairs:
         more = value_growth(o, n)
-        # Accepted in the baseline and counted now (its `accept:` entry removed or outgrown): the baseline never
-        # counted it, so --new-only must, as `audit diff` does.
-        lapsed = o.accepted and not n.accepted
-        worse = grew(o.severity, n.severity, changes(o, n)) or more is not None or lapsed
-        marks[id(n)] = "escalated" if worse else "persisting"
+        why = escalation(o, n)
+        marks[id(n)] = "persisting" if why is None else "escalated"
+        if why is not None:
+            reasons[id(n)] = why
         if more is not None:
             valued.append(
                 BaselineValues(code=n.code, fingerprint=n.fingerprint, values=more.new_values, unlisted=more.unlisted)
             )
     stages = tuple(
         r.model_copy(
-            update={"findings": tuple(f.model_copy(update={"baseline": marks.get(id(f), "new")}) for f in r.findings)}
+            update={
+                "findings": tuple(
+                    f.model_copy(update={"baseline": marks.get(id(f), "new"), "baseline_reason": reasons.get(id(f))})
+                    for f in r.findings
+                )
+            }
         )
         for r in report.stages
     )

@@ -152,6 +152,11 @@ class Finding(_Frozen):
         description="against `--baseline`: new, persisting, or escalated (persisting at a higher severity or "
         "a larger scope, or accepted in the baseline and counted now); None without a baseline",
     )
+    baseline_reason: str | None = Field(
+        default=None,
+        description="why an `escalated` finding is worse than the baseline's, as `audit diff` words it "
+        "(severity warning → error; new values: w2; groups 3 → 5; no longer accepted (was: REASON)); None otherwise",
+    )
     scope: Scope = Field(
         default_factory=Scope,
         description="what the finding is about: its subject values (or their digest) and the counts that matter; "
@@ -324,15 +329,18 @@ def exit_code_for(stages: tuple[StageResult, ...], fail_on: FailOn, *, new_only:
         return 2
     if not any(r.status in ("passed", "failed") for r in stages if r.stage != "accept"):
         return 2  # every stage was skipped: nothing was audited, which must not pass as clean
-    if fail_on == "never":
-        return 0
-    threshold = Severity(fail_on)
-    failing = any(
-        f.counts_against and f.severity >= threshold and not (new_only and f.baseline == "persisting")
-        for r in stages
-        for f in r.findings
-    )
+    failing = any(fails_run(f, fail_on, new_only=new_only) for r in stages for f in r.findings)
     return 1 if failing else 0
+
+
+def fails_run(finding: Finding, fail_on: FailOn, *, new_only: bool = False) -> bool:
+    """Whether ``finding`` fails a run at ``fail_on``, as the exit code counts it: not accepted, at or above the
+    threshold (``never``: none is), and with ``new_only`` not one the baseline already had (``persisting``).
+
+    The one rule for the exit code and for every output that gives a verdict per finding (JUnit, pytest)."""
+    if fail_on == "never" or not finding.counts_against:
+        return False
+    return finding.severity >= Severity(fail_on) and not (new_only and finding.baseline == "persisting")
 
 
 def summarize(stages: tuple[StageResult, ...]) -> Summary:

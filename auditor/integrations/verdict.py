@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from auditor.core.errors import ArgumentError
-from auditor.core.findings import FailOn, Finding, Report, Severity, StageResult, with_fail_on
+from auditor.core.findings import FailOn, Finding, Report, StageResult, fails_run, with_fail_on
 from auditor.render.common import MARK, cell, headline, plain
 from auditor.render.terminal import render_terminal
 
@@ -34,10 +34,7 @@ def checked_fail_on(fail_on: str | None, where: str) -> FailOn | None:
 
 def counts(finding: Finding, report: Report) -> bool:
     """Whether ``finding`` fails ``report`` at its fail_on, as its exit code counts it."""
-    if report.fail_on == "never" or not finding.counts_against:
-        return False
-    new_only = report.baseline is not None and report.baseline.new_only
-    return finding.severity >= Severity(report.fail_on) and not (new_only and finding.baseline == "persisting")
+    return fails_run(finding, report.fail_on, new_only=report.baseline is not None and report.baseline.new_only)
 
 
 def stage_verdict(report: Report, result: StageResult) -> StageVerdict:

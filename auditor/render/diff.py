@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from jinja2 import Environment, select_autoescape
 
-from auditor.core.diff import Change, Diff, Persisting
+from auditor.core.diff import Diff, Persisting, change_text, scope_text
 from auditor.core.findings import SUBJECT_FIELDS, Finding, Report
-from auditor.core.scope import SHOWN, Growth
+from auditor.core.scope import SHOWN
 from auditor.render.common import MARK, cell, md_code, md_escape
 
 DiffRenderer = Callable[[Diff], str]
@@ -25,20 +25,6 @@ def about(f: Finding) -> str:
     """A finding in one line: code, stage, what it is about and its title."""
     subject = f.key or ", ".join(cell(f.evidence[n]) for n in SUBJECT_FIELDS if n in f.evidence)
     return f"{f.code} {f.stage}" + (f" {subject}" if subject else "") + f" — {f.title}"
-
-
-def scope_text(g: Growth) -> str:
-    """The values a finding has beyond an older or accepted scope, for a diff line."""
-    shown = ", ".join(g.new_values[:SHOWN]) + (
-        f" and {len(g.new_values) - SHOWN} more" if len(g.new_values) > SHOWN else ""
-    )
-    if g.unlisted and not g.new_values:
-        return f"values changed ({g.unlisted} more or different, too many to list)"
-    return f"new values: {shown}"
-
-
-def change_text(changes: tuple[Change, ...]) -> str:
-    return "; ".join(f"{c.field} {c.old} → {c.new}" for c in changes)
 
 
 def _accepted_text(f: Finding) -> str:
@@ -186,6 +172,10 @@ def baseline_line(report: Report) -> str | None:
     return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}{values}"
 
 
-def baseline_tag(f: Finding) -> str:
-    """`[new] ` or `[persisting] ` before a finding, or nothing without a baseline."""
-    return f"[{BASELINE_TAG[f.baseline]}] " if f.baseline else ""
+def baseline_tag(f: Finding, escape: Callable[[str], str] = str) -> str:
+    """`[new] `, `[persisting] ` or `[escalated: why] ` before a finding, or nothing without a baseline; ``escape``
+    is applied to the reason (it may hold values from the data and the text of an `accept:` reason)."""
+    if not f.baseline:
+        return ""
+    why = f": {escape(f.baseline_reason)}" if f.baseline == "escalated" and f.baseline_reason else ""
+    return f"[{BASELINE_TAG[f.baseline]}{why}] "

@@ -40,8 +40,9 @@ def _table(table: Table) -> list[str]:
 
 def _finding(f: Finding) -> list[str]:
     state = " (accepted)" if f.accepted else ""
+    tag = baseline_tag(f, _esc)  # its reason may hold values from the data
     lines = [
-        f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {baseline_tag(f)}{f.severity.value} {f.code} · "
+        f"#### {ACCEPTED_MARK if f.accepted else MARK[f.severity]} {tag}{f.severity.value} {f.code} · "
         f"{_esc(f.stage)} — "
         f"{_esc(f.title)}{state}",
         "",

@@ -26,12 +26,12 @@ from pydantic import ValidationError
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
-from auditor.core.diff import Diff, diff_reports
+from auditor.core.diff import Diff, change_text, diff_reports, scope_text
 from auditor.core.errors import ReportMismatchError
 from auditor.core.findings import Finding, Report
 from auditor.render import render_html
 from auditor.render.common import MARK, displayed
-from auditor.render.diff import about, change_text, headline, scope_text
+from auditor.render.diff import about, headline
 from auditor.render.html import CSP as REPORT_CSP
 from auditor.service import api, store
 from auditor.service.auth import Principal, Role

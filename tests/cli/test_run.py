@@ -71,6 +71,23 @@ def test_out_format_fail_on_and_only(sample: Path, tmp_path: Path) -> None:
     assert stages == ["split_integrity"]
 
 
+@pytest.mark.parametrize(("fail_on", "code", "failures"), [("never", 0, "0"), ("error", 1, "1")])
+def test_the_junit_file_fails_as_the_exit_code_does(
+    sample: Path, tmp_path: Path, fail_on: str, code: int, failures: str
+) -> None:
+    """`--fail-on never` exits 0: the JUnit file a CI reads passes too, the error shown in its output."""
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "out"
+    result = invoke("run", str(sample), "--out", str(out), "--format", "junit", "--fail-on", fail_on, "-q")
+    assert result.exit_code == code, result.output
+    root = ET.parse(out / "report.junit.xml").getroot()
+    assert root.get("failures") == failures
+    case = next(c for c in root.iter("testcase") if c.get("name") == "group_overlap")
+    shown = case.find("failure") if code else case.find("system-out")
+    assert shown is not None and "error GRP001" in (shown.text or "")
+
+
 @pytest.mark.parametrize(("formats", "files"), [("sarif,junit", ["report.junit.xml", "report.sarif"]), ("", [])])
 def test_report_json_is_written_whatever_the_formats(
     sample: Path, tmp_path: Path, formats: str, files: list[str]
@@ -700,6 +717,9 @@ def test_diff_of_the_buggy_and_fixed_numeric_samples_shows_the_resolved_findings
     for code in ("BAT002", "BRD001", "BRD003", "GRD004", "NAN001"):
         assert code in resolved
     assert "not_optimized 2 → 0" in result.output
+    # No manifest: the configs say what was audited, here one text in two folders.
+    assert "note: the reports audit no manifest (numeric checks only); the same config (sha256 " in result.output
+    assert "at another place: buggy/audit.yaml and fixed/audit.yaml" in result.output
     assert sorted(p.name for p in (tmp_path / "diff").iterdir()) == ["diff.html", "diff.json", "diff.md"]
     back = invoke("diff", str(fixed), str(buggy), "--format", "json", "--out", str(tmp_path / "back"))
     assert back.exit_code == 1 and "(fails)" in back.output
@@ -809,7 +829,14 @@ def test_new_only_fails_a_finding_the_baseline_accepted_and_this_config_no_longe
     assert again.exit_code == 0, again.output  # still accepted: persisting
     accepting.write_text(plain)
     result = invoke("run", str(accepting), "--out", str(tmp_path / "now"), "--baseline", str(approved), "--new-only")
-    assert result.exit_code == 1 and "[escalated] GRP001" in result.output, result.output
+    # Why it is escalated, in the terminal, report.md and report.json alike.
+    why = "no longer accepted (was: calibration)"
+    assert result.exit_code == 1 and f"[escalated: {why}] GRP001" in result.output, result.output
+    assert f"[escalated: {why}] error GRP001" in (tmp_path / "now" / "report.md").read_text()
+    found = json.loads((tmp_path / "now" / "report.json").read_text())["stages"]
+    assert [(f["baseline"], f["baseline_reason"]) for s in found for f in s["findings"] if f["code"] == "GRP001"] == [
+        ("escalated", why)
+    ]
     assert invoke("diff", str(approved), str(tmp_path / "now" / "report.json")).exit_code == 1
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from auditor.core.diff import diff_reports, load_report, manifest_place, mark_baseline
+from auditor.core.diff import config_place, diff_reports, load_report, manifest_place, mark_baseline
 from auditor.core.errors import ReportMismatchError, ReportReadError
 from auditor.core.findings import (
     Finding,
@@ -347,6 +347,54 @@ def test_a_server_side_run_is_in_the_place_its_config_names() -> None:
     )
 
 
+def numeric(folder: str, sha256: str | None = "12" * 32, **extra: Any) -> Report:
+    """A report of the numeric checks alone (no manifest), made from ``folder``/audit.yaml."""
+    made = report(("nonfinite_trace", "failed", (nan(),)), manifest=None, folder=folder)
+    return made.model_copy(update={"config_sha256": sha256, **extra})
+
+
+def test_numeric_reports_of_the_same_config_compare_without_a_note() -> None:
+    ci, laptop = numeric("/builds/team/classifier"), numeric("/home/ana/classifier")
+    assert config_place(ci) == config_place(laptop) == "classifier/audit.yaml"
+    assert diff_reports(ci, laptop).notes == () and diff_reports(ci, ci).notes == ()
+    # An uploaded report names its config without its folder: its file name and content are the same config.
+    assert diff_reports(portable(laptop), ci).notes == ()
+    assert portable(laptop).config_path == "audit.yaml"
+    # Two reports with no config file at all (`audit code` on paths) have nothing to compare.
+    bare = numeric("/x", None, config_path=None)
+    assert diff_reports(bare, bare).notes == ()
+
+
+def test_numeric_reports_of_different_configs_are_compared_with_a_note() -> None:
+    """Without a manifest the config tells what was audited: compared as a manifest is, by content then place,
+    but only ever noted (a config's digest changes with each edit of it)."""
+    faces, voices = numeric("/data/faces"), numeric("/data/voices", "34" * 32)
+    d = diff_reports(faces, voices)
+    assert d.notes == (
+        "the reports audit no manifest (numeric checks only) and were made from different configs: faces/audit.yaml "
+        "(sha256 121212121212) and voices/audit.yaml (sha256 343434343434) (neither the content nor the place is "
+        "the same): they may audit different projects",
+    )
+    assert len(d.persisting) == 1 and d.exit_code == 0  # a note, not a refusal
+    assert "note: the reports audit no manifest (numeric checks only) and were made from different configs" in (
+        render_diff_text(d)
+    )
+    assert mark_baseline(voices, faces, path="o.json", new_only=True).exit_code == 0
+    edited = numeric("/data/faces", "34" * 32)
+    assert diff_reports(faces, edited).notes == (
+        "the reports audit no manifest (numeric checks only); the config changed: sha256 121212121212 → "
+        "343434343434 (faces/audit.yaml)",
+    )
+    assert diff_reports(faces, numeric("/data/faces-copy")).notes == (
+        "the reports audit no manifest (numeric checks only); the same config (sha256 121212121212) at another "
+        "place: faces/audit.yaml and faces-copy/audit.yaml",
+    )
+    in_code = numeric("/x", None, config_path=None)
+    assert "none (given in code) and faces/audit.yaml (sha256 121212121212)" in diff_reports(in_code, faces).notes[0]
+    # Reports of a manifest are still told apart by it, not by their configs.
+    assert diff_reports(report(folder="/data/faces"), report(folder="/data/faces")).notes == ()
+
+
 # -- reading reports -----------------------------------------------------------------------------------
 
 
@@ -398,6 +446,36 @@ def test_new_only_counts_only_new_and_escalated_findings() -> None:
     worse = mark_baseline(report(("group_overlap", "failed", (grp(),))), warned, path="o", new_only=True)
     assert worse.findings[0].baseline == "escalated" and worse.exit_code == 1
     assert with_fail_on(same, "warning").exit_code == 0  # a new threshold keeps counting only new findings
+
+
+def test_an_escalated_finding_says_why_in_its_baseline_reason() -> None:
+    """`escalated` names what made it so, in `audit diff`'s words: the severity, the counts, the new values, the
+    acceptance the baseline had."""
+
+    def why(new: Report, old: Report) -> list[str | None]:
+        marked = mark_baseline(new, old, path="approved.json", new_only=True)
+        assert marked.exit_code == 1 and [f.baseline for f in marked.findings] == ["escalated"]
+        return [f.baseline_reason for f in marked.findings]
+
+    one = report(("group_overlap", "failed", (grp(groups=1),)))
+    assert why(one, report(("group_overlap", "passed", (grp(groups=1, severity=Severity.WARNING),)))) == [
+        "severity warning → error"
+    ]
+    assert why(report(("group_overlap", "failed", (grp(groups=2),))), one) == [
+        "groups 1 → 2; pairs.train|test.groups 1 → 2"
+    ]
+    w1, w2 = (grp(groups=1, scope=scope_of([w], {"groups": 1})) for w in ("w1", "w2"))
+    assert why(report(("group_overlap", "failed", (w2,))), report(("group_overlap", "failed", (w1,)))) == [
+        "new values: w2"
+    ]
+    accepted = report(("group_overlap", "passed", (grp(groups=1, accepted=True, accept_reason="calibration"),)))
+    assert why(one, accepted) == ["no longer accepted (was: calibration)"]
+    # A finding that is no worse (fewer groups, the same) is persisting, with no reason; a new one has none.
+    fewer = mark_baseline(one, report(("group_overlap", "failed", (grp(groups=2),))), path="a.json", new_only=True)
+    assert [(f.baseline, f.baseline_reason) for f in fewer.findings] == [("persisting", None)]
+    fresh = mark_baseline(one, report(("group_overlap", "passed", ())), path="a.json", new_only=True)
+    assert [(f.baseline, f.baseline_reason) for f in fresh.findings] == [("new", None)]
+    assert one.findings[0].baseline_reason is None  # no baseline, no reason
 
 
 def test_new_only_never_hides_a_stage_error() -> None:

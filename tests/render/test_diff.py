@@ -82,3 +82,26 @@ def test_reports_mark_new_and_persisting_findings_and_list_resolved_ones() -> No
     assert "[persisting] GRP001" in page and "[new] GRP001" in page
     assert "resolved: NAN001" in page and "baseline approved.json" in page
     assert "[new]" not in render_html(NEW)
+
+
+def test_reports_say_why_a_finding_is_escalated() -> None:
+    """The terminal and Markdown lines of an escalated finding give its reason; a value in it is escaped."""
+    old = report(("group_overlap", "passed", (grp(severity=Severity.WARNING, accepted=True, accept_reason="<b>ok"),)))
+    new = report(("group_overlap", "failed", (grp(groups=5),)))
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    why = "severity warning → error; groups 3 → 5; pairs.train|test.groups 3 → 5; no longer accepted (was: <b>ok)"
+    assert f"[escalated: {why}] GRP001" in render_terminal(marked, width=300)
+    escaped = why.replace("|", "\\|").replace("<", "\\<").replace(">", "\\>")
+    assert f"[escalated: {escaped}] error GRP001" in render_markdown(marked)
+    assert "<b>ok" not in render_markdown(marked)
+    assert "(was: &lt;b&gt;ok)] GRP001" in render_html(marked)
+    rose = mark_baseline(
+        report(("group_overlap", "failed", (grp(),))),
+        report(("group_overlap", "passed", (grp(severity=Severity.WARNING),))),
+        path="approved.json",
+        new_only=True,
+    )
+    assert "[escalated: severity warning → error] GRP001" in render_terminal(rose, width=300)
+    # Persisting and new findings keep their short marks.
+    same = mark_baseline(new, new, path="approved.json", new_only=True)
+    assert "[persisting] GRP001" in render_terminal(same, width=300) and "[escalated" not in render_markdown(same)

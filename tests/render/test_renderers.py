@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 
 from auditor import run_audit
 from auditor.core.diff import mark_baseline
-from auditor.core.findings import Report, StageError, StageResult
+from auditor.core.findings import Report, Severity, StageError, StageResult, with_fail_on
 from auditor.render import render_html, render_json, render_junit, render_markdown, render_terminal
 from tests.conftest import SampleReports, with_stage_disabled, write_config, write_table
 
@@ -87,11 +87,89 @@ def test_junit_with_new_only_fails_only_new_and_escalated_findings(report: Repor
 
     same = mark_baseline(report, report, path="approved.json", new_only=True)
     assert same.exit_code == 0 and failed(same) == []
+    # Not failed, still shown, with why.
+    assert "error GRP001" in _junit_out(same, "group_overlap")
+    assert "(not failing: persisting: in the baseline, not counted with --new-only)" in _junit_out(
+        same, "group_overlap"
+    )
     # Without --new-only, or against a baseline without the leak, the stage still fails.
     assert failed(mark_baseline(report, report, path="approved.json", new_only=False)) == ["group_overlap"]
     clean = report.model_copy(update={"stages": tuple(r.model_copy(update={"findings": ()}) for r in report.stages)})
     new = mark_baseline(report, clean, path="approved.json", new_only=True)
     assert new.exit_code == 1 and failed(new) == ["group_overlap"]
+    # A new finding under `fail_on: never` fails nothing, as the exit code.
+    assert with_fail_on(new, "never").exit_code == 0 and failed(with_fail_on(new, "never")) == []
+    # A warning the baseline had that is an error now is escalated: it fails the stage.
+    warned = _with_warning(report)
+    rose = tuple(
+        r.model_copy(update={"findings": tuple(f.model_copy(update={"severity": Severity.ERROR}) for f in r.findings)})
+        if r.stage == "group_overlap"
+        else r
+        for r in warned.stages
+    )
+    escalated = mark_baseline(warned.model_copy(update={"stages": rose}), warned, path="approved.json", new_only=True)
+    assert escalated.exit_code == 1 and failed(escalated) == ["group_overlap"]
+    assert [f.baseline for f in escalated.findings if f.stage == "group_overlap"] == ["persisting", "escalated"]
+    text = _junit_failed(escalated)["group_overlap"]
+    assert "GRP009" in text and "GRP001" not in text  # the persisting error is not the failure
+
+
+def _junit_failed(r: Report) -> dict[str | None, str]:
+    """The cases of ``r``'s JUnit that fail, each with its failure text; the suite's count agrees."""
+    root = ET.fromstring(render_junit(r))
+    cases = {c.get("name"): c.find("failure") for c in root.iter("testcase")}
+    failed = {name: (f.text or "") for name, f in cases.items() if f is not None}
+    assert root.get("failures") == str(len(failed))
+    return failed
+
+
+def _junit_out(r: Report, stage: str) -> str:
+    case = next(c for c in ET.fromstring(render_junit(r)).iter("testcase") if c.get("name") == stage)
+    out = case.find("system-out")
+    return "" if out is None else out.text or ""
+
+
+def _with_warning(report: Report) -> Report:
+    """``report`` with a warning beside group_overlap's error, as one stage can have both."""
+    grp = next(r for r in report.stages if r.stage == "group_overlap")
+    warned = grp.findings[0].model_copy(update={"code": "GRP009", "severity": Severity.WARNING, "message": "w"})
+    stage = grp.model_copy(update={"findings": (*grp.findings, warned)})
+    return report.model_copy(update={"stages": tuple(stage if r is grp else r for r in report.stages)})
+
+
+def test_junit_under_fail_on_never_fails_no_case_and_still_shows_the_error(report: Report) -> None:
+    """`fail_on: never` exits 0: a CI reading the JUnit must not go red, yet the error stays in view."""
+    never = with_fail_on(report, "never")
+    assert never.exit_code == 0 and _junit_failed(never) == {}
+    assert "error GRP001: 1 'writer' value ('writer-a')" in _junit_out(never, "group_overlap")
+    assert "(not failing: fail_on: never)" in _junit_out(never, "group_overlap")
+    properties = {p.get("name"): p.get("value") for p in ET.fromstring(render_junit(never)).iter("property")}
+    assert properties == {"fail_on": "never", "exit_code": "0"}
+    # The normal case: at fail_on error the error fails its stage, and nothing is set aside.
+    assert report.exit_code == 1 and list(_junit_failed(report)) == ["group_overlap"]
+    assert _junit_out(report, "group_overlap") == ""
+
+
+def test_junit_fails_a_case_only_for_findings_at_fail_on(report: Report) -> None:
+    """Under `fail_on: error` a warning is no failure (and not counted in one); under `warning` it is."""
+    both = _with_warning(report)
+    assert both.exit_code == 1
+    (text,) = _junit_failed(both).values()
+    assert "GRP001" in text and "GRP009" not in text
+    root = ET.fromstring(render_junit(both))
+    failure = next(c.find("failure") for c in root.iter("testcase") if c.get("name") == "group_overlap")
+    assert failure is not None and failure.get("message") == "1 finding(s) at or above fail_on (error)"
+    assert _junit_out(both, "group_overlap") == "warning GRP009: w (not failing: below fail_on: error)"
+    # A stage with only a warning passes at fail_on error, as the exit code does.
+    grp = next(r for r in both.stages if r.stage == "group_overlap")
+    warned = grp.model_copy(update={"findings": grp.findings[1:], "status": "passed"})
+    only = both.model_copy(update={"stages": tuple(warned if r is grp else r for r in both.stages)})
+    only = with_fail_on(only, "error")
+    assert only.exit_code == 0 and _junit_failed(only) == {}
+    # Judged at warning, the same warning fails its stage (and the run).
+    at_warning = with_fail_on(only, "warning")
+    assert at_warning.exit_code == 1 and list(_junit_failed(at_warning)) == ["group_overlap"]
+    assert "GRP009" in _junit_failed(with_fail_on(both, "warning"))["group_overlap"]
 
 
 def test_terminal_plain_text_summary(report: Report) -> None:
