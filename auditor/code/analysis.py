@@ -97,11 +97,12 @@ class Analysis:
 
     files: list[FileResult] = field(default_factory=list)
     problems: list[SkippedPart] = field(default_factory=list)  # paths given that name nothing readable
+    outside: list[tuple[Path, Path]] = field(default_factory=list)  # links out of a folder walked, and their targets
 
 
 def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | None = None) -> Analysis:
     found = find_sources(paths, exclude)
-    result = Analysis(problems=list(found.problems))
+    result = Analysis(problems=list(found.problems), outside=list(found.outside))
     files = found.files
     n = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_FROM else 1)
     if n > 1 and len(files) > 1:

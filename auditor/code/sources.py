@@ -141,6 +141,9 @@ class Found:
 
     files: list[Path] = field(default_factory=list)
     problems: list[SkippedPart] = field(default_factory=list)
+    # Scripts and notebooks in a folder walked that are links to files outside it, with where each leads: not
+    # read (a path never reaches outside what was named), and said, since a leak there would otherwise pass.
+    outside: list[tuple[Path, Path]] = field(default_factory=list)
 
 
 def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
@@ -156,7 +159,7 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
             found.problems.append(SkippedPart(Place(given, 0), _missing(given, exc), True))
             continue
         if kind_of(mode) == "a directory":
-            candidates: Iterable[Path] = _walk(real, exclude)
+            candidates: Iterable[Path] = _walk(real, exclude, found.outside)
         elif kind_of(mode) is not None:
             found.problems.append(SkippedPart(Place(given, 0), f"{kind_of(mode)}, not a script or a notebook", True))
             continue
@@ -199,7 +202,7 @@ def _missing(given: Path, exc: BaseException) -> str:
     return f"cannot read: {path_problem(exc)}"
 
 
-def _walk(root: Path, exclude: Sequence[str]) -> Iterator[Path]:
+def _walk(root: Path, exclude: Sequence[str], outside: list[tuple[Path, Path]]) -> Iterator[Path]:
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         dirs[:] = sorted(
@@ -218,7 +221,10 @@ def _walk(root: Path, exclude: Sequence[str]) -> Iterator[Path]:
                 real = path.resolve()
             except (OSError, RuntimeError):
                 continue
-            if is_under(real, [root]) and real.is_file():  # a link that leaves the folder is not followed
+            if not is_under(real, [root]):  # a link that leaves the folder is not followed
+                if real.is_file():
+                    outside.append((path, real))
+            elif real.is_file():
                 yield real
 
 

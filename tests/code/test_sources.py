@@ -133,6 +133,7 @@ def test_a_folder_is_walked_without_leaving_it(tmp_path: Path) -> None:
     (project / "src" / "link.py").symlink_to(outside)
     found = find_sources([project], exclude=[])
     assert [p.relative_to(project).as_posix() for p in found.files] == ["notebooks/eda.ipynb", "src/train.py"]
+    assert found.outside == [(project / "src" / "link.py", outside)]  # not read, and said (CDL000)
     assert find_sources([project], exclude=["notebooks"]).files == [project / "src" / "train.py"]
 
 

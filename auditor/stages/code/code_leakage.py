@@ -90,7 +90,10 @@ class CodeLeakage(Stage):
         paths = code_paths(context.loaded)
         analysis = analyse(paths, spec.exclude)
         if not analysis.files:
-            said = "; ".join(f"{p.place.path}: {p.reason}" for p in analysis.problems)
+            said = "; ".join(
+                [f"{p.place.path}: {p.reason}" for p in analysis.problems]
+                + [f"{link}: a link to {target}, outside the folder, not read" for link, target in analysis.outside]
+            )
             raise StageInputError(
                 f"no Python script (.py) or notebook (.ipynb) found in {', '.join(str(p) for p in paths)}"
                 + (f" ({said})" if said else "")
@@ -107,6 +110,8 @@ class CodeLeakage(Stage):
             raise StageInputError(f"no file could be read as Python, so nothing was audited ({said})")
         for problem in analysis.problems:
             yield self._unreadable(problem.place.path, problem.reason, base, None, whole=True)
+        for link, target in analysis.outside:
+            yield self._outside(link, target, base)
         confirmations = None
         if spec.run:
             from auditor.code.confirm import confirm
@@ -206,6 +211,24 @@ class CodeLeakage(Stage):
             key=rel(path, base) if whole else f"{rel(path, base)}:{where}",
             evidence={"at": at, "file": rel(path, base), "reason": reason},
             remediation="Make the file valid Python (or a valid notebook), or leave it out with `code.exclude`.",
+        )
+
+    def _outside(self, link: Path, target: Path, base: Path) -> Finding:
+        """A script or notebook in a folder audited that is a link to a file outside it: not read, and said."""
+        return self.finding(
+            "CDL000",
+            Severity.WARNING,
+            f"{rel(link, base)}: a link to {target}, outside the folder audited, so it was not read. Leaks in it "
+            "cannot be found here; name the file (or its folder) among the paths to read it, or exclude the link "
+            "(`code.exclude`).",
+            key=rel(link, base),
+            evidence={
+                "at": str(link),
+                "file": rel(link, base),
+                "reason": "a link outside the folder",
+                "to": str(target),
+            },
+            remediation="Name the linked file among the code paths, or leave the link out with `code.exclude`.",
         )
 
     def _summary(self, analysis: object, base: Path) -> Finding:

@@ -181,6 +181,16 @@ def test_code_paths_stay_inside_the_audits_folders(tmp_path: Path) -> None:
     (project / "own.py").write_text("x = 1\n")
     globbed = _audit(project, {"paths": ["*.py"]})
     assert finding(globbed, "CDL009").evidence["files"] == 1  # the link out of the folder is not read
+    # Nor in the folder walked, where it is said: a leak in it would otherwise pass unseen.
+    walked = _audit(project, {"paths": ["."]})
+    said = finding(walked, "CDL000")
+    assert (said.severity, said.evidence["file"], said.evidence["to"]) == (
+        "warning",
+        "link.py",
+        str(tmp_path / "secret.py"),
+    )
+    assert "outside the folder audited, so it was not read" in said.message
+    assert finding(walked, "CDL009").evidence["files"] == 1 and walked.exit_code == 0
 
 
 @pytest.mark.parametrize("typo", [{"path": ["x.py"]}, {"paths": []}, {"paths": ["x.py"], "timeout_s": 0}])
