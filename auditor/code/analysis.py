@@ -42,6 +42,7 @@ class PlacedLeak:
     sites: tuple[Place, ...]
     chain: tuple[tuple[str, Place], ...]
     statement: str = ""  # the statement at ``place``, as an acceptance binds to it (core/statements.py)
+    context: str = ""  # the functions enclosing it ('Trainer.fit'; '' at the top level): part of its identity
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ def analyse_file(path: Path) -> FileResult:
             tuple(program.place(s.line, s.column) for s in leak.sites),
             tuple((step.name, program.place(step.line)) for step in leak.chain),
             program.statement(leak.site.line, leak.site.column),
+            program.context(leak.site.line),
         )
         for leak in leaks
     )

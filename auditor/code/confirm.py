@@ -92,6 +92,7 @@ class Confirmations:
                     str(leak.get("what", "")),
                     str(leak["text"]),
                     program.statement(line),
+                    program.context(line),
                 )
 
 
@@ -105,6 +106,7 @@ class TraceLeak:
     what: str
     text: str
     statement: str = ""  # the statement at ``place`` in the program run, as an acceptance binds to it
+    context: str = ""  # the functions enclosing it in the program run ('' at the top level)
 
 
 def confirm(analysis: Analysis, loaded: LoadedConfig) -> Confirmations:

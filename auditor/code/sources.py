@@ -122,6 +122,21 @@ class Program:
         lines = _NEWLINE.split(self.text)  # as the parser numbers lines: \r\n, \r and \n end one
         return line_statement(lines[line - 1]) if 0 < line <= len(lines) else ""
 
+    def context(self, line: int) -> str:
+        """The functions and classes enclosing program ``line``, outermost first ('Trainer.fit'), '' at the top
+        level: where a finding is that a line added above it does not change (a notebook's cell number would)."""
+        names: list[str] = []
+        node: ast.AST = self.tree
+        while True:
+            inner = next(
+                (child for child in _scopes_in(node) if child.lineno <= line <= (child.end_lineno or child.lineno)),
+                None,
+            )
+            if inner is None:
+                return ".".join(names)
+            names.append(inner.name)
+            node = inner
+
     def place(self, line: int, column: int | None = None) -> Place:
         """Where program line ``line`` (1-based) and ``column`` (0-based, as ast gives it) are in the file."""
         col = column + 1 if column is not None else None
@@ -133,6 +148,18 @@ class Program:
                 json_line = span.json_lines[in_cell - 1] if in_cell <= len(span.json_lines) else 0
                 return Place(self.path, json_line or 1, None, span.cell, in_cell)
         return Place(self.path, 1)
+
+
+_Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _scopes_in(node: ast.AST) -> Iterator[_Scope]:
+    """The functions and classes defined directly in ``node``'s body (also inside its `if`, `for`, `with`, `try`)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _Scope):
+            yield child
+        elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+            yield from _scopes_in(child)
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """Comparing two reports by finding fingerprint: what is new, resolved, persisting (with changed counts).
 
 Findings are matched by fingerprint; when one report holds a fingerprint more than once, the n-th
-occurrence in one is matched with the n-th in the other. A baseline finding of a stage that did not run
-in the newer report is `unchecked`, never `resolved`: a stage that was skipped or crashed cleared nothing.
+occurrence in one is matched with the n-th in the other. A finding of code in a report written before findings
+had a line-free identity is matched on its key, as its fingerprint was made then. A baseline finding of a stage
+that did not run in the newer report is `unchecked`, never `resolved`: a stage that was skipped or crashed cleared
+nothing.
 """
 
 from __future__ import annotations
@@ -344,15 +346,35 @@ def value_growth(old: Finding, new: Finding) -> Growth | None:
 def match(
     old: Iterable[Finding], new: Iterable[Finding]
 ) -> tuple[list[tuple[Finding, Finding]], list[Finding], list[Finding]]:
-    """(pairs of matched old and new findings, new only, old only), each in its report's order."""
+    """(pairs of matched old and new findings, new only, old only), each in its report's order.
+
+    A finding of a place in code is matched by its line-free identity; an older report's finding without one (written
+    before identities were) is matched on what its fingerprint was made of then: the key, with its line."""
+    old = list(old)
     pool: dict[str, list[Finding]] = defaultdict(list)
     for f in old:
         pool[f.fingerprint].append(f)
-    pairs, added = [], []
+    pairs: list[tuple[Finding, Finding]] = []
+    unmatched: list[Finding] = []
     for f in new:
         same = pool.get(f.fingerprint)
         if same:
             pairs.append((same.pop(0), f))
+        else:
+            unmatched.append(f)
+    # An older finding without an identity holds the keyed fingerprint: a second pass gives it its place's finding.
+    earlier: dict[str, list[Finding]] = defaultdict(list)
+    for f in old:
+        if not f.has_identity and any(f is g for g in pool.get(f.fingerprint, [])):
+            earlier[f.fingerprint].append(f)
+    added = []
+    for f in unmatched:
+        same = earlier.get(f.keyed_fingerprint) if f.has_identity else None
+        if same:
+            o = same.pop(0)
+            bucket = pool[o.fingerprint]
+            del bucket[next(i for i, g in enumerate(bucket) if g is o)]
+            pairs.append((o, f))
         else:
             added.append(f)
     gone = [f for f in old if any(f is g for g in pool.get(f.fingerprint, []))]

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from auditor.core.display import html_view
-from auditor.core.scope import Growth, Scope, counts_of, normalise_spelling
+from auditor.core.scope import IDENTITY, Growth, Scope, counts_of, normalise_spelling
 
 SCHEMA_VERSION = "1"
 
@@ -59,6 +59,9 @@ BaselineMark = Literal["new", "persisting", "escalated"]
 # examples never do.
 SUBJECT_FIELDS = ("key", "column", "content", "split", "pair", "fold")
 FINGERPRINT_HEX = 16
+# A finding about a place in code (`audit code`) has evidence[IDENTITY]: what identifies it without its line, so a
+# line added above it keeps its fingerprint. A mapping of the file (relative to a root that does not depend on the
+# working directory), the enclosing function, the statement's digest and its occurrence among identical ones.
 
 
 def _subject_value(value: Any) -> Any:
@@ -108,9 +111,29 @@ def _key_form(key: str) -> str:
 
 
 def fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:
-    """A short digest of what a finding is about: code, stage, the spelling-normalised key and subject fields."""
+    """A short digest of what a finding is about: code, stage and its line-free identity when it has one (a place
+    in code), else the spelling-normalised key and subject fields."""
+    identity = evidence.get(IDENTITY)
+    if isinstance(identity, dict):
+        # The key of a place in code holds its line: left out, or a line added above would make it another finding.
+        about: list[Any] = [code, stage, {IDENTITY: identity}]
+    else:
+        about = _keyed(code, stage, key, evidence)
+    return _digest(about)
+
+
+def keyed_fingerprint(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> str:
+    """The fingerprint as made before findings had an identity (from the key, with its line): what a report written
+    then holds for the same finding, so that an older baseline is still compared."""
+    return _digest(_keyed(code, stage, key, evidence))
+
+
+def _keyed(code: str, stage: str, key: str | None, evidence: dict[str, Any]) -> list[Any]:
     subject = {name: _subject_value(evidence[name]) for name in SUBJECT_FIELDS if name in evidence}
-    about = [code, stage, None if key is None else _key_form(key), subject]
+    return [code, stage, None if key is None else _key_form(key), subject]
+
+
+def _digest(about: list[Any]) -> str:
     text = json.dumps(about, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX]
 
@@ -144,8 +167,9 @@ class Finding(_Frozen):
     accept_reason: str | None = None
     fingerprint: str = Field(
         default="",
-        description="digest of code, stage, the spelling-normalised key and the subject fields of evidence; "
-        "recomputed whenever a finding is built or read, never taken from the input",
+        description="digest of code, stage, the spelling-normalised key and the subject fields of evidence (of a "
+        "place in code: its line-free `identity`); recomputed whenever a finding is built or read, never taken from "
+        "the input",
     )
     baseline: BaselineMark | None = Field(
         default=None,
@@ -192,6 +216,16 @@ class Finding(_Frozen):
     def _compact_scope(self, scope: Scope) -> dict[str, Any]:
         # Most findings' scopes are counts alone: a report of many findings does not repeat empty value lists.
         return scope.model_dump(exclude_defaults=True)
+
+    @property
+    def has_identity(self) -> bool:
+        """Whether the fingerprint comes from a line-free identity (a place in code found by this version)."""
+        return isinstance(self.evidence.get(IDENTITY), dict)
+
+    @property
+    def keyed_fingerprint(self) -> str:
+        """The fingerprint an earlier version gave this finding, from its key (with the line of a place in code)."""
+        return keyed_fingerprint(self.code, self.stage, self.key, self.evidence)
 
     @property
     def counts_against(self) -> bool:

@@ -21,6 +21,8 @@ MAX_LISTED = 1000
 SHOWN = 10  # most new values a growth's text names
 # Counts kept per split pair (or per split) up to this many pairs; beyond (many folds: ~n²/2 pairs), the totals.
 MAX_PAIR_COUNTS = 100
+# The evidence field of a place in code's line-free identity (core/findings.py): what it is, never a count.
+IDENTITY = "identity"
 
 
 class _Frozen(BaseModel):
@@ -120,7 +122,7 @@ def numbers(evidence: Mapping[str, Any], prefix: str = "") -> dict[str, int | fl
     found: dict[str, int | float] = {}
     for name, value in evidence.items():
         path = f"{prefix}{name}"
-        if isinstance(value, bool):
+        if isinstance(value, bool) or (not prefix and name == IDENTITY):
             continue
         if isinstance(value, int | float):
             found[path] = value

@@ -1,9 +1,10 @@
 """The report as SARIF 2.1.0, so code-scanning dashboards list the findings next to the files they are about.
 
-Each finding that names a file is a result whose rule is its code (code scanning rejects a result without a
-location); one about the whole run and no file (what `audit code` read) is a note among the tool execution
-notifications. A stage that errored is an error notification (never a result, and the run is marked
-unsuccessful), a skipped stage a configuration note.
+Each error or warning that names a file is a result whose rule is its code (code scanning rejects a result without
+a location, and opens an alert for each result); an info finding (a fact no `fail_on` fails on) and one about the
+whole run and no file (what `audit code` read) are notes among the tool execution notifications, never alerts.
+A stage that errored is an error notification (never a result, and the run is marked unsuccessful), a skipped
+stage a configuration note.
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None,
     base = _base(report, root)
     rules, index = _rules(report, facts)
     placed = [(f, _locations(f, report, facts, base)) for f in report.findings]
-    results = [_result(f, index[f.code], locations) for f, locations in placed if locations]
-    unplaced = [_unplaced(f, index[f.code]) for f, locations in placed if not locations]
+    results = [_result(f, index[f.code], locations) for f, locations in placed if _alert(f, locations)]
+    notes = [_notification(f, index[f.code], locations) for f, locations in placed if not _alert(f, locations)]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -81,7 +82,7 @@ def render_sarif(report: Report, stages: Mapping[str, StageFacts] | None = None,
                 "rules": rules,
             }
         },
-        "invocations": [_invocation(report, unplaced)],
+        "invocations": [_invocation(report, notes)],
         "results": results,
         "columnKind": "unicodeCodePoints",
         "properties": {"fail_on": report.fail_on, "summary": report.summary.model_dump()},
@@ -180,14 +181,25 @@ def _locations(f: Finding, report: Report, facts: Mapping[str, StageFacts], base
     return []
 
 
-def _unplaced(f: Finding, rule_index: int) -> dict[str, Any]:
-    """A finding that names no file (a summary of the whole run): a notification of its rule, not a result."""
-    return {
+def _alert(f: Finding, locations: list[dict[str, Any]]) -> bool:
+    """Whether the finding is a result (an alert in code scanning): it names a file and is a problem. An info finding
+    is a fact for the record that no `fail_on` fails on; as a result, code scanning would open a `note` alert for it
+    at every run."""
+    return bool(locations) and f.severity is not Severity.INFO
+
+
+def _notification(f: Finding, rule_index: int, locations: list[dict[str, Any]]) -> dict[str, Any]:
+    """A finding that is no alert (an info, or a summary of the whole run that names no file): a notification of
+    its rule, with the files it names."""
+    notification: dict[str, Any] = {
         "level": _LEVEL[f.severity],
         "message": {"text": f.message},
         "associatedRule": {"id": f.code, "index": rule_index},
         "properties": {"stage": f.stage, "key": f.key, "evidence": f.evidence},
     }
+    if locations:
+        notification["locations"] = locations
+    return notification
 
 
 def _sites(f: Finding) -> Iterator[tuple[str, int | None, int | None]]:
@@ -236,9 +248,9 @@ def _artifact(path: str, base: _Base | None) -> dict[str, Any]:
     return {"uri": quote(PurePosixPath(*p.parts).as_posix())}
 
 
-def _invocation(report: Report, unplaced: list[dict[str, Any]]) -> dict[str, Any]:
+def _invocation(report: Report, notes: list[dict[str, Any]]) -> dict[str, Any]:
     """The run itself: it failed when a stage errored or nothing was audited (exit 2), whatever was found;
-    ``unplaced`` are the findings that name no file."""
+    ``notes`` are the findings that are no alert (infos, and those that name no file)."""
     errors = [_stage_error(r) for r in report.stages if r.status == "error"]
     if report.exit_code == 2 and not errors:
         errors.append({"level": "error", "message": {"text": "no stage ran: nothing was audited"}})
@@ -258,8 +270,8 @@ def _invocation(report: Report, unplaced: list[dict[str, Any]]) -> dict[str, Any
     }
     if report.config_path is not None:
         invocation["properties"] = {"config": report.config_path}
-    if errors or unplaced:
-        invocation["toolExecutionNotifications"] = [*errors, *unplaced]
+    if errors or notes:
+        invocation["toolExecutionNotifications"] = [*errors, *notes]
     if skipped:
         invocation["toolConfigurationNotifications"] = skipped
     return invocation

@@ -278,3 +278,59 @@ def test_a_signal_whose_raise_was_lost_leaves_no_completed_verdict_in_its_out_di
     signal_lost_after_the_audit(monkeypatch, code_module)
     assert invoke("churn_notebook/churn_model_fixed.ipynb", "--out", str(out)).exit_code == 2
     assert read_report_state(out / "report.json").status == RunStatus.INTERRUPTED
+
+
+def _identities(*args: str) -> list[tuple[str, dict[str, object]]]:
+    """The fingerprint and identity of each leak `audit code ARGS` finds (by fingerprint), from its JSON report."""
+    done = invoke(*args, "--format", "json")
+    assert done.exit_code == 1, done.output
+    findings = [f for s in json.loads(done.output)["stages"] for f in s["findings"] if f["code"] == "CDL001"]
+    return sorted(((f["fingerprint"], f["evidence"]["identity"]) for f in findings), key=lambda pair: pair[0])
+
+
+def test_fingerprints_do_not_depend_on_the_folder_audit_code_runs_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a config the keys are relative to the working directory (`proj/train.py:7` from one folder,
+    `train.py:7` from another), and the fingerprints were made of them: the same code audited from elsewhere was
+    another finding. Outside a git work tree the file is named from the folder given on the command line."""
+    from auditor.stages.code.code_leakage import work_tree
+
+    proj = tmp_path / "proj"
+    (proj / "exp").mkdir(parents=True)
+    (proj / "train.py").write_text(SCALED_BEFORE_SPLIT)
+    (proj / "exp" / "train.py").write_text(SCALED_BEFORE_SPLIT)  # a copy is still another finding
+    if work_tree(tmp_path) is not None:
+        pytest.skip("the temporary folder is inside a git work tree")
+    monkeypatch.chdir(tmp_path)
+    above = _identities("proj")
+    assert sorted(str(i["file"]) for _, i in above) == ["exp/train.py", "train.py"]
+    assert len({fp for fp, _ in above}) == 2
+    monkeypatch.chdir(proj)
+    assert _identities(".") == above
+    monkeypatch.chdir(proj / "exp")
+    assert _identities(str(proj)) == above
+    one = _identities(str(proj / "train.py"))  # a script named alone: named from its own folder
+    assert [i["file"] for _, i in one] == ["train.py"]
+    monkeypatch.chdir(tmp_path)
+    assert _identities("proj/train.py") == one
+
+
+def test_in_a_git_work_tree_a_file_is_named_from_its_root_whatever_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "src" / "train.py").write_text(SCALED_BEFORE_SPLIT)
+    monkeypatch.chdir(tmp_path)
+    ((print_, identity),) = _identities("repo")
+    assert identity["file"] == "src/train.py"
+    for where, given in ((repo, "src"), (repo / "src", "."), (repo / "src", "train.py"), (tmp_path, "repo/src")):
+        monkeypatch.chdir(where)
+        assert _identities(given) == [(print_, identity)], (where, given)
+    # A linked work tree or a submodule has a `.git` file: its own root.
+    (repo / "src" / ".git").write_text("gitdir: ../.git/modules/src\n")
+    monkeypatch.chdir(repo)
+    ((_, inner),) = _identities("src")
+    assert inner["file"] == "train.py"

@@ -239,3 +239,26 @@ def test_a_folder_still_holds_only_its_py_and_ipynb_files(tmp_path: Path) -> Non
     (tmp_path / "train").write_text("#!/usr/bin/env python3\nx = 1\n")
     (tmp_path / "prep.py").write_text("x = 1\n")
     assert find_sources([tmp_path]).files == [tmp_path / "prep.py"]
+
+
+def test_a_lines_context_is_the_functions_and_classes_around_it_not_its_line(tmp_path: Path) -> None:
+    """Part of a code finding's identity: it names where the line is in a way a line added above keeps."""
+    source = (
+        "x = 1\n"  # 1
+        "class Trainer:\n"  # 2
+        "    def fit(self):\n"  # 3
+        "        if True:\n"  # 4
+        "            def inner():\n"  # 5
+        "                return 2\n"  # 6
+        "        return 3\n"  # 7
+        "    y = 4\n"  # 8
+        "@decorated\n"  # 9
+        "async def serve():\n"  # 10
+        "    pass\n"  # 11
+    )
+    (tmp_path / "t.py").write_text(source)
+    program = read_program(tmp_path / "t.py")
+    expected = {1: "", 3: "Trainer.fit", 6: "Trainer.fit.inner", 7: "Trainer.fit", 8: "Trainer", 9: "", 11: "serve"}
+    assert {line: program.context(line) for line in expected} == expected
+    (tmp_path / "t.py").write_text("import os\n\n" + source)
+    assert read_program(tmp_path / "t.py").context(8) == "Trainer.fit.inner"

@@ -526,3 +526,50 @@ def test_a_statement_changed_only_in_case_is_escalated_against_a_new_only_baseli
     assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
     same = mark_baseline(old, old, path="approved.json", new_only=True)
     assert [f.baseline for f in same.findings] == ["persisting"] and same.exit_code == 0
+
+
+def _identified(key: str, statement: str, occurrence: int = 0) -> Finding:
+    """A CDL001 at ``key`` as this version writes it: with its line-free identity."""
+    found = _leak_at(statement)
+    identity = {"file": "train.py", "context": "", "statement": statement[:16], "occurrence": occurrence}
+    return Finding.model_validate(
+        {**found.model_dump(), "key": key, "evidence": {**found.evidence, "identity": identity}}
+    )
+
+
+def test_an_older_report_without_identities_is_matched_on_the_place_it_named() -> None:
+    """A baseline written before findings of code had an identity holds fingerprints of their key (with its
+    line): a leak still at its place persists (not new, the old one not resolved); one at another place is new and
+    one whose statement changed escalated, as they were before."""
+    reviewed = "X = StandardScaler().fit_transform(df.drop(columns='y'))"
+    # The second of two identical statements: its occurrence is no count that grew from the baseline's nothing.
+    now = _identified("train.py:7", reviewed, occurrence=1)
+    assert now.fingerprint != _leak_at(reviewed).fingerprint == now.keyed_fingerprint
+    older = report(("code_leakage", "failed", (_leak_at(reviewed),)), manifest=None)
+    newer = report(("code_leakage", "failed", (now,)), manifest=None)
+    marked = mark_baseline(newer, older, path="old.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["persisting"] and marked.exit_code == 0
+    assert marked.baseline is not None and marked.baseline.resolved == ()
+    diff = diff_reports(older, newer)
+    assert (len(diff.persisting), diff.new_findings, diff.resolved, diff.exit_code) == (1, (), (), 0)
+    moved = report(("code_leakage", "failed", (_identified("train.py:8", reviewed),)), manifest=None)
+    marked = mark_baseline(moved, older, path="old.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["new"] and marked.exit_code == 1
+    assert marked.baseline is not None and len(marked.baseline.resolved) == 1
+    changed = _identified("train.py:7", reviewed.replace("'y'", "'Y'"))
+    marked = mark_baseline(
+        report(("code_leakage", "failed", (changed,)), manifest=None), older, path="o", new_only=True
+    )
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    # Two reports of this version match by identity alone: the same leak two lines lower persists.
+    lower = report(("code_leakage", "failed", (_identified("train.py:9", reviewed, occurrence=1),)), manifest=None)
+    assert [f.baseline for f in mark_baseline(lower, newer, path="n.json", new_only=True).findings] == ["persisting"]
+
+
+def test_a_report_written_before_identities_keeps_its_fingerprints_when_read_back(tmp_path: Path) -> None:
+    reviewed = "X = StandardScaler().fit_transform(df.drop(columns='y'))"
+    older = report(("code_leakage", "failed", (_leak_at(reviewed),)), manifest=None)
+    path = tmp_path / "old.json"
+    path.write_text(older.model_dump_json())
+    assert [f.fingerprint for f in load_report(path).findings] == [_leak_at(reviewed).fingerprint]
+    assert not load_report(path).findings[0].has_identity

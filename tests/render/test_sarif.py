@@ -12,7 +12,7 @@ import pytest
 
 from auditor import run_audit
 from auditor.core.config import ReportSpec
-from auditor.core.findings import Report, StageError, StageResult, exit_code_for, summarize
+from auditor.core.findings import Finding, Report, Severity, StageError, StageResult, exit_code_for, summarize
 from auditor.render import FILE_RENDERERS, render_sarif
 from auditor.render.sarif import BASE_ID, FINGERPRINT_ID, installed_stages
 from tests.conftest import REPO
@@ -61,6 +61,17 @@ def results_of(log: dict[str, Any], code: str) -> list[dict[str, Any]]:
     return [r for r in log["runs"][0]["results"] if r["ruleId"] == code]
 
 
+def notes_of(log: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    """The tool execution notifications of findings of ``code`` (infos, and findings that name no file)."""
+    notes = log["runs"][0]["invocations"][0].get("toolExecutionNotifications", [])
+    return [n for n in notes if n.get("associatedRule", {}).get("id") == code]
+
+
+def alerts(report: Report) -> list[Finding]:
+    """The findings that are results (code-scanning alerts): the errors and warnings."""
+    return [f for f in report.findings if f.severity is not Severity.INFO]
+
+
 def with_stage(report: Report, stage: StageResult) -> Report:
     stages = (*report.stages, stage)
     return report.model_copy(
@@ -69,13 +80,16 @@ def with_stage(report: Report, stage: StageResult) -> Report:
 
 
 @pytest.mark.parametrize("name", list(SAMPLES))
-def test_each_sample_report_is_valid_sarif_with_a_result_per_finding(reports: Samples, name: str) -> None:
+def test_each_sample_report_is_valid_sarif_with_a_result_per_error_or_warning(reports: Samples, name: str) -> None:
     report = reports[name]
     log = sarif(report)
     assert log["version"] == "2.1.0"
     run = log["runs"][0]
-    assert [r["ruleId"] for r in run["results"]] == [f.code for f in report.findings]
-    assert [r["message"]["text"] for r in run["results"]] == [f.message for f in report.findings]
+    assert [r["ruleId"] for r in run["results"]] == [f.code for f in alerts(report)]
+    assert [r["message"]["text"] for r in run["results"]] == [f.message for f in alerts(report)]
+    notes = run["invocations"][0].get("toolExecutionNotifications", [])
+    infos = [f for f in report.findings if f.severity is Severity.INFO]
+    assert [n["message"]["text"] for n in notes if "associatedRule" in n] == [f.message for f in infos]
     assert run["invocations"][0]["exitCode"] == report.exit_code == 1
     assert run["invocations"][0]["executionSuccessful"] is True
 
@@ -102,7 +116,26 @@ def test_results_point_at_their_rule_and_level_follows_severity(reports: Samples
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
     levels = {r["ruleId"]: r["level"] for r in run["results"]}
-    assert (levels["UPS001"], levels["TMP001"], levels["SPL000"]) == ("error", "warning", "note")
+    assert (levels["UPS001"], levels["TMP001"]) == ("error", "warning")
+    assert "SPL000" not in levels and [n["level"] for n in notes_of({"runs": [run]}, "SPL000")] == ["note"]
+
+
+def test_an_info_finding_is_a_note_with_its_files_never_an_alert(reports: Samples) -> None:
+    """Code scanning opens an alert for every result, a `note` one too: an info (a fact for the record, which no
+    fail_on fails on) uploaded at every run would be an alert nobody can fix."""
+    report = reports["handwriting"]
+    infos = [f for f in report.findings if f.severity is Severity.INFO]
+    assert {"SPL000", "LAB000"} <= {f.code for f in infos}
+    log = sarif(report)
+    assert not [r for r in log["runs"][0]["results"] if r["level"] == "note"]
+    for code in ("SPL000", "LAB000"):
+        assert results_of(log, code) == []
+        (note,) = notes_of(log, code)
+        rules = log["runs"][0]["tool"]["driver"]["rules"]
+        assert rules[note["associatedRule"]["index"]]["id"] == code and note["level"] == "note"
+        assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "manifest.csv"
+    # The warnings and errors are alerts as before.
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["GRP001"] == [f.code for f in alerts(report)]
 
 
 def test_numeric_findings_carry_the_users_file_and_line(reports: Samples) -> None:
@@ -155,8 +188,8 @@ def test_a_stage_error_is_a_notification_not_a_result(reports: Samples) -> None:
     report = with_stage(reports["handwriting"], broken)
     invocation = sarif(report)["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 2
-    (note,) = invocation["toolExecutionNotifications"]
-    assert note["level"] == "error" and note["properties"]["stage"] == "temporal_order"
+    (note,) = [n for n in invocation["toolExecutionNotifications"] if n["level"] == "error"]
+    assert note["properties"]["stage"] == "temporal_order"
     assert "temporal_order" in note["message"]["text"] and "cannot parse '2024-13-01'" in note["message"]["text"]
     assert all(r["properties"]["stage"] != "temporal_order" for r in sarif(report)["runs"][0]["results"])
 
@@ -195,7 +228,7 @@ def test_an_accepted_finding_is_suppressed_with_its_reason(reports: Samples) -> 
 def test_partial_fingerprints_carry_the_findings_fingerprint(reports: Samples) -> None:
     report = reports["video_frames"]
     prints = [r["partialFingerprints"][FINGERPRINT_ID] for r in sarif(report)["runs"][0]["results"]]
-    assert prints == [f.fingerprint for f in report.findings] and all(prints)
+    assert prints == [f.fingerprint for f in alerts(report)] and all(prints)
 
 
 def test_sarif_is_a_report_format_written_as_report_sarif() -> None:
@@ -224,6 +257,7 @@ def test_every_location_has_a_start_line_the_whole_file_ones_line_1(reports: Sam
     run = sarif(reports[name])["runs"][0]
     locations = [loc for r in run["results"] for loc in (*r["locations"], *r.get("relatedLocations", ()))]
     assert locations and all(loc["physicalLocation"]["region"]["startLine"] >= 1 for loc in locations)
-    for code in ("GRP001", "SPL000"):
-        for result in results_of(sarif(reports[name]), code):
-            assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    log = sarif(reports[name])
+    for located in (*results_of(log, "GRP001"), *notes_of(log, "SPL000")):
+        assert located["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    assert notes_of(log, "SPL000")

@@ -778,7 +778,7 @@ def test_a_reviewed_statement_does_not_cover_one_differing_only_in_case(tmp_path
     ):
         later = _code_report(tmp_path / "b", line)
         (grown,) = [f for f in later.findings if f.code == "CDL001"]
-        assert grown.fingerprint == leak.fingerprint  # the same file and line
+        assert grown.fingerprint != leak.fingerprint  # the same file and line, another statement: another finding
         unaccepted = unaccepted_failing(later, {leak.fingerprint: record})
         assert [f.key for f in unaccepted if f.code == "CDL001"] == ["train.py:4"]
     same = _code_report(tmp_path / "c", 'X = StandardScaler().fit_transform(df.drop(columns="y"))  # reformatted')
@@ -881,7 +881,7 @@ def test_a_leak_only_the_run_found_is_uploaded_with_its_statement_and_one_naming
     assert [f for f in unaccepted_failing(report, {leak.fingerprint: record}) if f.code == "CDL004"] == []
     later = _run_report(tmp_path / "b", RUN_ONLY.replace("10 * ", "100 * "))
     (grown,) = [f for f in later.findings if f.code == "CDL004"]
-    assert grown.fingerprint == leak.fingerprint
+    assert grown.fingerprint != leak.fingerprint  # its statement is part of what identifies it
     assert [f.key for f in unaccepted_failing(later, {leak.fingerprint: record}) if f.code == "CDL004"] == ["run.py:8"]
 
 

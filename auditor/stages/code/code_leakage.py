@@ -4,13 +4,15 @@ training, one test set choosing among models, the label among the features, and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from auditor.core.config import AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
-from auditor.core.findings import Finding, Severity, Table
+from auditor.core.findings import IDENTITY, Finding, Severity, Table
 from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage
 
@@ -108,31 +110,37 @@ class CodeLeakage(Stage):
                 if part.whole_file
             )
             raise StageInputError(f"no file could be read as Python, so nothing was audited ({said})")
+        identities = Identities(identity_roots(context.loaded, paths))
         for problem in analysis.problems:
-            yield self._unreadable(problem.place.path, problem.reason, base, None, whole=True)
+            yield self._unreadable(problem.place.path, problem.reason, base, None, identities, whole=True)
         for link, target in analysis.outside:
-            yield self._outside(link, target, base)
+            yield self._outside(link, target, base, identities)
         confirmations = None
         if spec.run:
             from auditor.code.confirm import confirm
 
             confirmations = confirm(analysis, context.loaded)
-            yield from self._run_findings(confirmations, base)
+            yield from self._run_findings(confirmations, base, identities)
         for result in analysis.files:
             for placed in result.leaks:
                 verdict = confirmations.verdict(result.path, placed) if confirmations is not None else None
                 if verdict is not None and verdict.withdrawn:
                     # The run saw no leak, but the code it ran decides what it sees (it can detect the trace or
                     # forge the answers), so a run never clears a finding: a reviewer does, under `accept`.
-                    yield self._leak(placed, base, f"the run did not see it ({verdict.text})", seen=False)
+                    yield self._leak(placed, base, identities, f"the run did not see it ({verdict.text})", seen=False)
                 else:
-                    yield self._leak(placed, base, verdict.text if verdict is not None else None)
+                    yield self._leak(placed, base, identities, verdict.text if verdict is not None else None)
             for part in result.skipped:
-                yield self._unreadable(part.place.path, part.reason, base, part.place, whole=part.whole_file)
+                yield self._unreadable(
+                    part.place.path, part.reason, base, part.place, identities, whole=part.whole_file
+                )
         yield self._summary(analysis, base)
 
-    def _leak(self, placed: PlacedLeak, base: Path, confirmed: str | None, seen: bool = True) -> Finding:
+    def _leak(
+        self, placed: PlacedLeak, base: Path, identities: Identities, confirmed: str | None, seen: bool = True
+    ) -> Finding:
         leak, place = placed.leak, placed.place
+        code = KIND_CODES[leak.kind.value]
         evidence: dict[str, object] = {
             "at": place.at,
             "leak": leak.kind.value,
@@ -142,6 +150,7 @@ class CodeLeakage(Stage):
             "into": [{"at": p.at, "where": p.shown(base), "what": what} for p, what in placed.into],
             "chain": [f"{name} ({_where_in_file(p)})" for name, p in placed.chain],
             **dict(leak.facts),
+            IDENTITY: identities.of(code, place.path, placed.context, placed.statement),
         }
         if placed.statement:
             evidence["statement"] = placed.statement
@@ -154,7 +163,7 @@ class CodeLeakage(Stage):
                 "if this is not a leak, record it under `accept` with the reason."
             )
         return self.finding(
-            KIND_CODES[leak.kind.value],
+            code,
             Severity.ERROR if leak.serious else Severity.WARNING,
             message,
             key=_key(place, base),
@@ -164,7 +173,7 @@ class CodeLeakage(Stage):
             remediation=leak.fix,
         )
 
-    def _run_findings(self, confirmations: Confirmations, base: Path) -> Iterator[Finding]:
+    def _run_findings(self, confirmations: Confirmations, base: Path, identities: Identities) -> Iterator[Finding]:
         """CDL006 for each run that did not reach its end; the leaks only the trace saw, with the reading's codes."""
         for run in confirmations.unfinished():
             tail = run.stderr.strip().splitlines()[-3:]
@@ -174,7 +183,12 @@ class CodeLeakage(Stage):
                 f"{rel(run.path, base)}: the run did not reach the end of the code: {run.failure}. The leaks the "
                 "reading found there stand unconfirmed.",
                 key=rel(run.path, base),
-                evidence={"file": rel(run.path, base), "failure": run.failure or "", "stderr": tail},
+                evidence={
+                    "file": rel(run.path, base),
+                    "failure": run.failure or "",
+                    "stderr": tail,
+                    IDENTITY: identities.of("CDL006", run.path),
+                },
                 remediation="Make the code run as it is (its data beside it, or `code.workdir`), or raise "
                 "`code.timeout_s` / `code.memory_mb`.",
             )
@@ -194,13 +208,16 @@ class CodeLeakage(Stage):
                     "into": [{"at": p.at, "where": p.shown(base)} for p in leak.into],
                     "found_by": "run",
                     **({"statement": leak.statement} if leak.statement else {}),
+                    IDENTITY: identities.of(KIND_CODES[leak.kind], leak.place.path, leak.context, leak.statement),
                 },
                 # As for the reading's leaks: an acceptance binds to the statement the run ran at this line.
                 scope=scope_of([leak.statement]) if leak.statement else None,
                 remediation=_FIXES[leak.kind],
             )
 
-    def _unreadable(self, path: Path, reason: str, base: Path, place: Place | None, whole: bool) -> Finding:
+    def _unreadable(
+        self, path: Path, reason: str, base: Path, place: Place | None, identities: Identities, whole: bool
+    ) -> Finding:
         where = place.shown(base) if place is not None and (place.line or place.cell) else rel(path, base)
         at = place.at if place is not None and place.line else str(path)
         part = "the file" if whole else "this cell"
@@ -209,11 +226,12 @@ class CodeLeakage(Stage):
             Severity.ERROR if whole else Severity.WARNING,
             f"{where}: {reason}. Leaks in {part} cannot be found; fix or exclude it (`code.exclude`).",
             key=rel(path, base) if whole else f"{rel(path, base)}:{where}",
-            evidence={"at": at, "file": rel(path, base), "reason": reason},
+            # A broken cell is told from another of its file by their order (its number changes with a cell above).
+            evidence={"at": at, "file": rel(path, base), "reason": reason, IDENTITY: identities.of("CDL000", path)},
             remediation="Make the file valid Python (or a valid notebook), or leave it out with `code.exclude`.",
         )
 
-    def _outside(self, link: Path, target: Path, base: Path) -> Finding:
+    def _outside(self, link: Path, target: Path, base: Path, identities: Identities) -> Finding:
         """A script or notebook in a folder audited that is a link to a file outside it: not read, and said."""
         return self.finding(
             "CDL000",
@@ -227,6 +245,7 @@ class CodeLeakage(Stage):
                 "file": rel(link, base),
                 "reason": "a link outside the folder",
                 "to": str(target),
+                IDENTITY: identities.of("CDL000", link),
             },
             remediation="Name the linked file among the code paths, or leave the link out with `code.exclude`.",
         )
@@ -324,6 +343,59 @@ def code_paths(loaded: LoadedConfig) -> list[Path]:
             continue
         found.append(loaded.resolve_input(written, ("code", "paths", i)))
     return found
+
+
+class Identities:
+    """Each finding's line-free identity (evidence[IDENTITY], what its fingerprint is made of): its file relative to
+    a root that does not depend on the working directory, the functions enclosing it, the digest of its statement,
+    and its occurrence among findings identical in all that (numbered in the order they are found, top down)."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self.roots = roots
+        self.seen: Counter[tuple[str, str, str, str]] = Counter()
+        self.files: dict[Path, str] = {}  # one look for a work tree per file and run
+
+    def of(self, code: str, path: Path, context: str = "", statement: str = "") -> dict[str, Any]:
+        file = self.files.get(path)
+        if file is None:
+            file = self.files[path] = identity_path(path, self.roots)
+        digest = hashlib.sha256(statement.encode("utf-8")).hexdigest()[:16] if statement else ""
+        same = (code, file, context, digest)
+        occurrence = self.seen[same]
+        self.seen[same] += 1
+        return {"file": file, "context": context, "statement": digest, "occurrence": occurrence}
+
+
+def identity_roots(loaded: LoadedConfig, paths: Sequence[Path]) -> list[Path]:
+    """The folders a file's identity may be relative to, outside a git work tree: the config's folder (when there
+    is a config file), then the folders of the code paths, outermost first (a script's own folder). Without a
+    config the config's folder is the working directory, which is left out: it changes with where one runs."""
+    folders = sorted({p if p.is_dir() else p.parent for p in paths}, key=lambda p: (len(p.parts), str(p)))
+    return [loaded.base_dir, *folders] if loaded.path is not None else folders
+
+
+def identity_path(path: Path, roots: Sequence[Path]) -> str:
+    """``path`` as its identity names it: relative to the git work tree that holds it, else to the first of
+    ``roots`` that holds it, else its name alone; never relative to the working directory."""
+    tree = work_tree(path.parent)
+    if tree is not None:
+        return path.relative_to(tree).as_posix()
+    for root in roots:
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return path.name
+
+
+def work_tree(folder: Path) -> Path | None:
+    """The root of the git work tree holding ``folder`` (the nearest folder with a `.git`, a directory or the file
+    of a linked work tree or submodule), or None."""
+    for candidate in (folder, *folder.parents):
+        try:
+            if (candidate / ".git").exists():
+                return candidate
+        except OSError:  # a folder that cannot be read holds no `.git` we can see: its parents may
+            continue
+    return None
 
 
 def rel(path: Path, base: Path) -> str:

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from auditor import load_config, run_audit
+from auditor.core.diff import mark_baseline
 from auditor.core.errors import ConfigError
+from auditor.core.findings import Report
 from auditor.render.sarif import render_sarif
 from tests.conftest import REPO, codes, finding, write_config
 
@@ -121,6 +123,81 @@ def test_an_entry_whose_statement_moved_to_another_line_says_where_it_is_now(tmp
     assert (
         "statement_found_at" not in finding(_audit(tmp_path, {"paths": ["train.py"]}, accept=other), "ACC001").evidence
     )
+
+
+def _prints(report: Report) -> dict[str, str]:
+    return {str(f.key): f.fingerprint for f in report.findings if f.code == "CDL001"}
+
+
+def test_a_line_added_above_a_leak_keeps_its_fingerprint_and_its_code_scanning_alert(tmp_path: Path) -> None:
+    """The fingerprint (SARIF's partialFingerprints, what baselines and `audit diff` match) was made of the key
+    `train.py:7`: two lines added above made the leak `train.py:9`, a new alert and a new finding."""
+    (tmp_path / "train.py").write_text(LEAKY)
+    before = _audit(tmp_path, {"paths": ["train.py"]})
+    (tmp_path / "train.py").write_text("# a comment added above\nimport os\n" + LEAKY)
+    after = _audit(tmp_path, {"paths": ["train.py"]})
+    assert list(_prints(before)) == ["train.py:7"] and list(_prints(after)) == ["train.py:9"]  # the place moves
+    assert list(_prints(after).values()) == list(_prints(before).values())
+    identity = finding(after, "CDL001").evidence["identity"]
+    assert identity == {**finding(before, "CDL001").evidence["identity"], "file": "train.py", "occurrence": 0}
+    leaks = [
+        [r for r in json.loads(render_sarif(r))["runs"][0]["results"] if r["ruleId"] == "CDL001"]
+        for r in (before, after)
+    ]
+    assert leaks[0][0]["partialFingerprints"] == leaks[1][0]["partialFingerprints"]
+    assert leaks[1][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 9  # the line stays the place
+    marked = mark_baseline(after, before, path="b.json", new_only=True)
+    assert finding(marked, "CDL001").baseline == "persisting" and marked.exit_code == 0
+
+
+def test_a_changed_statement_a_copy_or_a_repeat_of_a_leak_is_another_finding(tmp_path: Path) -> None:
+    """The fingerprint leaves out the line only: the statement, the file and the n-th of identical statements
+    still tell findings apart, and a line whose statement changed is a new finding against a baseline."""
+    (tmp_path / "train.py").write_text(LEAKY)
+    baseline = _audit(tmp_path, {"paths": ["train.py"]})
+    (tmp_path / "train.py").write_text(LEAKY.replace(LINE_7, LINE_7.replace('"y"', '"Y"')))
+    changed = _audit(tmp_path, {"paths": ["train.py"]})
+    assert _prints(changed)["train.py:7"] != _prints(baseline)["train.py:7"]
+    marked = mark_baseline(changed, baseline, path="b.json", new_only=True)
+    assert finding(marked, "CDL001").baseline == "new" and marked.exit_code == 1
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "train.py").write_text(LEAKY)  # a copy in another folder
+    body = LEAKY.split("\n\n", 1)[1]
+    (tmp_path / "twice.py").write_text(LEAKY + body)  # the same leak again below: the second of two
+    (tmp_path / "train.py").write_text(LEAKY)
+    found = _prints(_audit(tmp_path, {"paths": ["train.py", "exp/train.py", "twice.py"]}))
+    assert set(found) == {"train.py:7", "exp/train.py:7", "twice.py:7", "twice.py:12"}
+    assert len(set(found.values())) == 4
+
+
+def test_an_acceptance_of_a_leak_still_names_its_line_when_lines_are_added_above(tmp_path: Path) -> None:
+    """The identity is what baselines and code scanning follow; an `accept:` entry still covers the place it was
+    reviewed at, so the moved leak counts again and a baseline that had it accepted says it is escalated."""
+    (tmp_path / "train.py").write_text(LEAKY)
+    accept = [{"code": "CDL001", "key": "train.py:7", "values": [STATEMENT], "reason": "reviewed"}]
+    reviewed = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    assert [f.accepted for f in reviewed.findings if f.code == "CDL001"] == [True]
+    (tmp_path / "train.py").write_text("# a comment added above\n" + LEAKY)
+    moved = _audit(tmp_path, {"paths": ["train.py"]}, accept=accept)
+    assert not finding(moved, "CDL001").accepted and moved.exit_code == 1
+    marked = mark_baseline(moved, reviewed, path="b.json", new_only=True)
+    assert finding(marked, "CDL001").baseline == "escalated" and marked.exit_code == 1
+
+
+def test_a_notebook_cell_added_above_a_leak_keeps_its_fingerprint(tmp_path: Path) -> None:
+    def notebook(*cells: str) -> str:
+        code: list[dict[str, object]] = [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells
+        ]
+        return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    head, tail = LEAKY.split("df = ", 1)
+    (tmp_path / "nb.ipynb").write_text(notebook(head, "df = " + tail))
+    before = _audit(tmp_path, {"paths": ["nb.ipynb"]})
+    (tmp_path / "nb.ipynb").write_text(notebook(head, "print('a cell added above')", "df = " + tail))
+    after = _audit(tmp_path, {"paths": ["nb.ipynb"]})
+    assert list(_prints(before)) == ["nb.ipynb:cell2:2"] and list(_prints(after)) == ["nb.ipynb:cell3:2"]
+    assert list(_prints(after).values()) == list(_prints(before).values())
 
 
 def test_the_notebook_sample_exits_1_and_its_fixed_twin_0(tmp_path: Path) -> None:
