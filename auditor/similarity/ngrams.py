@@ -24,8 +24,8 @@ _MATCH = re.compile(WRITTEN_WORDS)
 _CJK_WORD = re.compile(f"[{_CJK_PY}]")
 WORD = 2  # half-words a word weighs
 # Half-words a CJK character weighs. Measured on the zh_CN and ja translation catalogues installed with the OS
-# (bench/README.md §15): 1.4 Chinese and 2.3 Japanese characters per English word, and a span of 8 characters
-# shared by chance between two catalogues about as often as 12 (Chinese) and 16 (Japanese) English words.
+# (bench/README.md §20): 1.6 Chinese and 2.5 Japanese tokens per English word, and spans of 12 Chinese and 16
+# Japanese characters shared between two catalogues about as often as 8 English words (8 characters: far more).
 CJK_CHAR = 1
 
 
