@@ -266,6 +266,13 @@ def _decode(match: re.Match[str]) -> str:
 
 def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Hash of every word (flat) and the number of words of each text."""
+    hashes, counts, _ = _weighed_words(norm, weigh=False)
+    return hashes, counts
+
+
+def _weighed_words(norm: pa.Array, weigh: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Hash of every word (flat), the number of words of each text and, when asked and some word is a CJK
+    character, every word's weight in half-words (1 for a CJK character, 2 for any other word)."""
     spaced = pc.binary_join_element_wise(norm, pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
     spaced = spaced.cast(pa.large_string())
     n = len(spaced)
@@ -273,7 +280,7 @@ def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     base = int(offsets[0])
     buffer = spaced.buffers()[2]
     if buffer is None or offsets[-1] == base:
-        return np.zeros(0, np.uint64), np.zeros(n, np.int64)
+        return np.zeros(0, np.uint64), np.zeros(n, np.int64), None
     data = np.frombuffer(buffer, dtype=np.uint8)[base : int(offsets[-1])]
     space = data == 32
     # Every word is followed by exactly one space, so a word starts after a space (or at 0).
@@ -282,8 +289,41 @@ def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     word_offsets = np.append(starts, len(data)).astype(np.int64)
     words = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(word_offsets), pa.py_buffer(data))
     # Each distinct word is hashed once; a word's hash includes its trailing space, identically everywhere.
-    hashes, _ = fingerprint(pa.chunked_array([pc.dictionary_encode(words)]), second=False)
-    return hashes, counts.astype(np.int64)
+    encoded = pc.dictionary_encode(words)
+    hashes, _ = fingerprint(pa.chunked_array([encoded]), second=False)
+    weights = None
+    if weigh and bool((data >= 0xE2).any()):  # every CJK character's first byte; ASCII chunks stop here
+        # A CJK character is always a word of its own: the distinct words that start with one are those.
+        cjk = pc.match_substring_regex(encoded.dictionary, f"^{_CJK}").to_numpy(zero_copy_only=False)
+        if cjk.any():
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            weights = np.where(cjk[codes], 1, 2).astype(np.int64)
+    return hashes, counts.astype(np.int64), weights
+
+
+def _weighed_grams(
+    hashes: np.ndarray, counts: np.ndarray, weights: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per text, in text order, the hash of each run of words from each word on that weighs ``n`` words (a CJK
+    character half a word, so 2n characters of Chinese), as `_grams` gives for n words where no CJK is."""
+    ends = np.cumsum(counts)
+    text_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    weight = np.concatenate(([0], np.cumsum(weights)))
+    stop = np.searchsorted(weight, weight[:-1] + 2 * n, "left")  # the first word past each run
+    whole = stop <= ends[text_of]  # a run that does not cross its text's end
+    span = stop - np.arange(len(hashes))
+    gram = np.zeros(len(hashes), np.uint64)
+    h = np.zeros(len(hashes), np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(min(2 * n, len(h))):
+            h[: len(h) - k] *= _C
+            h[: len(h) - k] += hashes[k:]
+            done = span == k + 1
+            gram[done] = h[done]
+    text, gram = text_of[whole], gram[whole]
+    key = (text.astype(np.uint64) << np.uint64(VALUE_BITS)) | (mix(gram) >> np.uint64(64 - VALUE_BITS))
+    sizes = np.bincount(text, minlength=len(counts))
+    return sizes.astype(np.int64), key & _VALUE_MASK
 
 
 def _grams(
@@ -350,9 +390,12 @@ def shingle(
     def one(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         a, b = bounds
         norm, cut = normalise(_as_large_string(column.slice(a, b - a)), max_chars)
-        hashes, counts = _words(norm)
+        hashes, counts, weights = _weighed_words(norm)
         short_sizes, short_values = _grams(hashes, counts, n, partial=True, distinct=True)
-        long_sizes, long_values = _grams(hashes, counts, long_n, partial=False, distinct=False)
+        if weights is None:
+            long_sizes, long_values = _grams(hashes, counts, long_n, partial=False, distinct=False)
+        else:  # verbatim passages of Chinese or Japanese: 13 characters are shared by chance far too often
+            long_sizes, long_values = _weighed_grams(hashes, counts, weights, long_n)
         return counts, cut, short_sizes, short_values, long_sizes, long_values
 
     # Two chunks at a time: Arrow and numpy release the GIL, and memory stays at two chunks' worth.

@@ -205,3 +205,16 @@ def test_shared_spans_mark_the_shared_characters_of_chinese_texts() -> None:
     a, b = "我们今天去北京看长城。", "他说我们今天去北京玩"
     sa, sb = shared_spans(a, b, 3)
     assert [a[s:e] for s, e in sa] == ["我们今天去北京"] and [b[s:e] for s, e in sb] == ["我们今天去北京"]
+
+
+def test_long_grams_of_cjk_text_weigh_a_character_half_a_word_and_others_are_unchanged() -> None:
+    english = "the quick brown fox jumps over the lazy dog and runs far away into the dark"
+    chinese = "我们今天去北京看长城然后回家吃饭睡觉明天再去上海看外滩和东方明珠塔"  # 33 characters
+    alone = shingle([english], n=5, long_n=4)
+    mixed = shingle([english, chinese, "abc 中文 def ghi"], n=5, long_n=4)
+    # English keeps its 4-grams, the same hashes beside Chinese; 33 characters hold 26 runs of 8, and two words
+    # with two characters weigh 4 words: one run.
+    assert mixed.long.sizes().tolist() == [13, 26, 1]
+    assert np.array_equal(values(mixed.long, 0), values(alone.long, 0))
+    # the first is the run of the first 8 characters
+    assert values(mixed.long, 1)[0] == values(shingle([chinese[:8]], n=5, long_n=4).long, 0)[0]

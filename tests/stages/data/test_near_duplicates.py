@@ -587,3 +587,22 @@ def test_korean_keeps_its_words_and_a_near_copy_is_found_by_them(tmp_path: Path)
     r = audit_texts(tmp_path, [KO, edited], ["train", "test"], text_threshold=0.3)
     (example,) = finding(r, "NDP001").examples
     assert example["similarity"] == pytest.approx(2 / 3, abs=1e-3)  # 5-word shingles of its words, not syllables
+
+
+ZH_PAGES = [
+    "光合作用是绿色植物利用光能，把二氧化碳和水合成有机物并释放氧气的过程。光反应在叶绿体的类囊体薄膜上进行，"
+    "暗反应在叶绿体基质中进行，两个阶段是紧密联系的。",
+    "复习提纲：光反应在叶绿体的类囊体薄膜上进行，需要光、色素和酶；暗反应需要光反应提供的ATP和NADPH，"
+    "它的场所是叶绿体基质。同学们要注意区分这两个阶段的条件、场所和产物。",
+]
+
+
+def test_a_chinese_passage_is_verbatim_from_26_characters_a_common_phrase_of_13_is_not(tmp_path: Path) -> None:
+    # A question holding the textbook phrase 在叶绿体的类囊体薄膜上进行 (13 characters, 8 English words) shares no
+    # 13-word passage; a note quoting a sentence of 33 characters of a training page does.
+    question = "下列关于光合作用的叙述中，正确的是：光反应阶段在叶绿体的类囊体薄膜上进行，产生氧气和ATP。"
+    quote = "老师在课上说：光合作用是绿色植物利用光能，把二氧化碳和水合成有机物并释放氧气的过程。请大家记住，下周要考。"
+    r = audit_texts(tmp_path, [*ZH_PAGES, question, quote], ["train", "train", "test", "test"])
+    overlap = finding(r, "NDP008")
+    assert overlap.evidence["per_split"]["test"]["with_overlap"] == 1
+    assert "NDP001" not in codes(r) and "NDP004" not in codes(r)
