@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auditor.similarity.corpus import corpus_files
 from auditor.similarity.corpusscan import scan
-from auditor.similarity.definitions import DEFINITIONS, ItemState, measure
+from auditor.similarity.definitions import DEFINITIONS, item_states, measure
 from auditor.similarity.ngrams import build_benchmark
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -130,7 +130,7 @@ def quality(n: int) -> tuple[list[str], bool]:
     t = time.perf_counter()
     out = scan(bench, corpus_files(str(shard), [shard.parent]), "text", workers=2)
     took = time.perf_counter() - t
-    states = [ItemState(len(w)) for w in bench.words]
+    states = item_states(bench)
     for hit in out.hits:
         for run in hit.runs:
             states[run.item].add(run)

@@ -2,7 +2,9 @@
 
 Each is named as its source names it. Tokens are the normalised words (`ngrams`): Llama 2 counted tokens of
 its own tokenizer, and GPT-3 chose a shorter n for benchmarks of short items; both are applied here as
-stated, on words, and an item too short for a definition is "not measurable" under it, never clean.
+stated, on words, and an item too short for a definition is "not measurable" under it, never clean. A Chinese or
+Japanese character is a word but weighs half a word towards a definition's length: 8 of them are far less
+specific than 8 English words, so a span needs 16 such characters where it needs 8 words.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditor.similarity.ngrams import SEED, Run
+from auditor.similarity.ngrams import SEED, Benchmark, Run, span_words
 
 
 @dataclass(frozen=True)
@@ -68,21 +70,44 @@ class Thresholds:
 class ItemState:
     """What the corpus showed one item so far (merged over documents in any order: only unions and maxima)."""
 
-    def __init__(self, length: int) -> None:
+    def __init__(self, length: int, halves: np.ndarray | None = None) -> None:
         self.length = length
+        # Half-words up to each word (`Benchmark.halves`): a span counts towards a definition by its weight.
+        self.halves = halves
         self.seen8 = np.zeros(max(length - SEED + 1, 0), bool)  # which of its 8-grams occur in the corpus
         self.covered = np.zeros(length, bool)  # tokens inside a shared span of >= 10 tokens
         self.any13 = False
         self.longest = 0
         self.documents = 0
 
+    def fresh(self) -> ItemState:
+        """An empty state of the same item."""
+        return ItemState(self.length, self.halves)
+
+    @property
+    def words(self) -> float:
+        """The item's length in words, a CJK character weighing half a word."""
+        return self.span(0, self.length)
+
+    def span(self, start: int, n: int) -> float:
+        """The weight in words of the item's ``n`` words from ``start``."""
+        return span_words(self.halves, start, n)
+
     def add(self, run: Run) -> None:
         s, n = run.item_start, run.length
+        weight = self.span(s, n)
+        if weight < SEED:
+            return  # a run of CJK characters shorter than 8 words' worth: shared by chance too often to count
         self.seen8[s : s + n - SEED + 1] = True
-        if n >= LLAMA2_SPAN:
+        if weight >= LLAMA2_SPAN:
             self.covered[s : s + n] = True
-        self.any13 |= n >= GPT3.min_words
+        self.any13 |= weight >= GPT3.min_words
         self.longest = max(self.longest, n)
+
+
+def item_states(bench: Benchmark) -> list[ItemState]:
+    """An empty state per benchmark item, with the weights of its words."""
+    return [ItemState(len(w), h) for w, h in zip(bench.words, bench.halves or (None,) * bench.n_items, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -100,12 +125,13 @@ class Measured:
 def measure(states: list[ItemState], thresholds: Thresholds = Thresholds()) -> Measured:
     """Every definition on every item."""
     lengths = np.array([s.length for s in states], np.int64)
+    weights = np.array([s.words for s in states], float)
     palm = np.array([s.seen8.mean() if len(s.seen8) else 0.0 for s in states], float)
     llama = np.array([s.covered.mean() if s.length else 0.0 for s in states], float)
     longest = np.array([s.longest for s in states], np.int64)
     longest_share = np.where(lengths > 0, longest / np.maximum(lengths, 1), 0.0)
     any13 = np.array([s.any13 for s in states], bool)
-    measurable = {d.key: lengths >= d.min_words for d in DEFINITIONS}
+    measurable = {d.key: weights >= d.min_words for d in DEFINITIONS}
     exact = longest >= lengths
     contaminated = {
         "gpt3": any13,

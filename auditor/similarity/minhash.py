@@ -46,7 +46,7 @@ class TextSettings:
     """Thresholds and bounds of the text comparison; the defaults catch a copy with 5% of its words replaced."""
 
     shingle: int = 5  # words per shingle for resemblance and containment
-    verbatim: int = 13  # words per n-gram for the verbatim share and containment candidates
+    verbatim: int = 13  # words per n-gram for the verbatim share and containment candidates (a CJK character: half)
     threshold: float = 0.5  # resemblance at or above which a pair is flagged
     # Containment at or above which a pair is flagged. Higher than `threshold`: texts written from one template
     # (two docstrings of sibling methods, say) hold 50-60% of each other's shingles without being copies, while

@@ -23,6 +23,7 @@ from auditor.manifest.keycodes import encode_column
 from auditor.similarity.featurerows import FeatureSpace, RowPairs, RowSettings, feature_space, near_rows, search_bytes
 from auditor.similarity.minhash import TextMatches, TextSettings, text_matches
 from auditor.similarity.perceptual import ImageMatches, ImageSettings, hash_images, image_matches, sniff, text_encoding
+from auditor.similarity.shingles import word_counts
 from auditor.similarity.shorttexts import short_pairs
 
 Kind = Literal["images", "texts", "rows"]
@@ -198,7 +199,7 @@ def compare_texts(
     """Pair holdout texts with training texts (resemblance, containment) and with each other; texts of
     fewer than ``min_words`` words ("ok", "N/A") are compared by their normalised words (`shorttexts`)."""
     index, query = _sides(units, roles)
-    words = pc.count_substring_regex(pa.array(texts, pa.string()), r"\w+").fill_null(0).to_numpy(zero_copy_only=False)
+    words = word_counts(pa.array(texts, pa.large_string()))
     short = words < min_words
     index, query = index[~short[index]], query[~short[query]]
     fold_sides = []

@@ -4,7 +4,8 @@ run the item and the document share.
 
 Words are those of `shingles.normalise` (NFKC, lower case, punctuation and spaces as separators), the
 normalisation GPT-3's decontamination uses. Every definition is measured on these runs: a run of at least 8
-words seeds them all (PaLM's 8-grams), longer ones decide Llama 2 (10 tokens) and GPT-3 (13).
+words seeds them all (PaLM's 8-grams), longer ones decide Llama 2 (10 tokens) and GPT-3 (13). A Chinese or
+Japanese character is a word there, but weighs half a word towards these lengths (`half_words`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,25 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from auditor.similarity.shingles import _C, WRITTEN_WORDS, _words, normalise
+from auditor.similarity.shingles import _C, _CJK_PY, WRITTEN_WORDS, _words, normalise
 
 SEED = 8  # the shortest span any definition counts (PaLM's 8-grams): every longer span holds one
 NO_LIMIT = 1 << 40  # characters: documents are never cut
 _MATCH = re.compile(WRITTEN_WORDS)
+_CJK_WORD = re.compile(f"[{_CJK_PY}]")
+WORD = 2  # half-words a word weighs
+# Half-words a CJK character weighs. Measured on the zh_CN and ja translation catalogues installed with the OS
+# (bench/README.md §20): 1.6 Chinese and 2.5 Japanese tokens per English word, and spans of 12 Chinese and 16
+# Japanese characters shared between two catalogues about as often as 8 English words (8 characters: far more).
+CJK_CHAR = 1
+
+
+def half_words(words: tuple[str, ...] | list[str]) -> np.ndarray | None:
+    """Per normalised word, its weight in half-words towards a definition's length (`WORD`, or `CJK_CHAR` for a
+    Chinese or Japanese character); None when every word weighs a word (no CJK)."""
+    if " ".join(words).isascii():
+        return None
+    return np.array([CJK_CHAR if _CJK_WORD.match(w) else WORD for w in words], np.int64)
 
 
 def normal_words(texts: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
@@ -51,6 +66,7 @@ class Benchmark:
     position: np.ndarray  # int32, word position of the 8-gram in its item
     bitmap: np.ndarray  # uint8, packed bits
     bits: int
+    halves: tuple[np.ndarray | None, ...] = ()  # per item, half-words up to each word (None: words only)
 
     @property
     def n_items(self) -> int:
@@ -74,7 +90,18 @@ def build_benchmark(texts: list[str]) -> Benchmark:
     np.bitwise_or.at(
         bitmap, (top >> np.uint64(3)).astype(np.int64), np.left_shift(1, (top & np.uint64(7))).astype(np.uint8)
     )
-    return Benchmark(words, grams, item.astype(np.int32), position.astype(np.int32), bitmap, bits)
+    halves = tuple(cumulative(half_words(w)) for w in words)
+    return Benchmark(words, grams, item.astype(np.int32), position.astype(np.int32), bitmap, bits, halves)
+
+
+def cumulative(halves: np.ndarray | None) -> np.ndarray | None:
+    """Half-words up to each word (from 0), so that a span's weight is one difference."""
+    return None if halves is None else np.concatenate(([0], np.cumsum(halves))).astype(np.int64)
+
+
+def span_words(halves: np.ndarray | None, start: int, n: int) -> float:
+    """The weight in words of ``n`` words from ``start`` of an item with these cumulative ``halves``."""
+    return float(n) if halves is None else float(halves[start + n] - halves[start]) / WORD
 
 
 def _grams_of(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -144,6 +171,9 @@ def confirm(bench: Benchmark, doc: list[str], seeds: list[tuple[int, int, int]])
         while end_doc < len(doc) and end_item < len(words) and doc[end_doc] == words[end_item]:
             end_doc, end_item = end_doc + 1, end_item + 1
         covered[(item, diagonal)] = end_item
+        halves = bench.halves[item] if bench.halves else None
+        if span_words(halves, start_item, end_item - start_item) < SEED:
+            continue  # CJK characters short of 8 words' worth: no definition counts them, no document is shown
         runs.append(Run(item, start_item, start_doc, end_item - start_item))
     return sorted(set(runs), key=lambda r: (r.item, r.item_start, r.doc_start))
 

@@ -5,7 +5,9 @@ reader does not see (format characters such as the soft hyphen, zero-width space
 order mark and direction marks, and emoji variation selectors), so a word with a soft hyphen inside is the one
 word the page shows, not two; then Unicode NFKC, then lower case (Arrow's ``utf8_lower``: simple case mapping,
 so "ß" stays "ß"), then every run of characters that are not letters, digits or marks becomes one space, so
-"Don't!" and "DON'T" both give the words "don", "t". Texts are processed in chunks of bounded size, and each chunk
+"Don't!" and "DON'T" both give the words "don", "t". Chinese and Japanese are written without spaces: each Han
+ideograph and each Hiragana or Katakana character is a word of its own (as decontamination and dedup tools count
+them), while Hangul, written with spaces, keeps its words. Texts are processed in chunks of bounded size, and each chunk
 is a handful of whole-array operations: no Python loop runs per word or per shingle (only a text holding an
 uncommon HTML reference is decoded in Python).
 """
@@ -38,7 +40,23 @@ _INVISIBLE_PY = (
     "\u2066-\u206f\ufeff\ufff9-\ufffb\ufe00-\ufe0f\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
 )
-WORD_PATTERN = rf"[^\W_]+(?:[{_INVISIBLE_PY}]+[^\W_]+)*"  # a word, invisible characters inside it included
+# Han ideographs, Hiragana and Katakana (RE2's scripts, as of pyarrow 26) and the prolonged sound mark, each a word of
+# its own with the combining marks after it. The same set for Python's re (a test holds the two equal), so that words
+# found in an original text for highlighting are the normalised ones.
+_CJK = r"[\p{Han}\p{Hiragana}\p{Katakana}\x{30FC}]\p{M}*"  # RE2, for Arrow
+_CJK_PY = (
+    "\u2e80-\u2e99\u2e9b-\u2ef3\u2f00-\u2fd5\u3005\u3007\u3021-\u3029\u3038-\u303b\u3041-\u3096\u309d-\u309f"
+    "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u32d0-\u32fe\u3300-\u3357\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufa6d"
+    "\ufa70-\ufad9\uff66-\uff6f\uff71-\uff9d\U00016fe2-\U00016fe3\U00016ff0-\U00016ff1\U0001aff0-\U0001aff3"
+    "\U0001aff5-\U0001affb\U0001affd-\U0001affe\U0001b000-\U0001b122\U0001b132\U0001b150-\U0001b152\U0001b155"
+    "\U0001b164-\U0001b167\U0001f200\U00020000-\U0002a6df\U0002a700-\U0002b739\U0002b740-\U0002b81d"
+    "\U0002b820-\U0002cea1\U0002ceb0-\U0002ebe0\U0002ebf0-\U0002ee5d\U0002f800-\U0002fa1d\U00030000-\U0003134a"
+    "\U00031350-\U000323af"
+)
+_KANA_MARKS_PY = "\u3099\u309a"  # combining voiced marks: not word characters for Python's re
+_LETTER_PY = rf"[^\W_{_CJK_PY}]"  # a word character that is not CJK
+# A word: one CJK character, or a run of other word characters with invisible characters inside it.
+WORD_PATTERN = rf"[{_CJK_PY}][{_KANA_MARKS_PY}]*|{_LETTER_PY}+(?:[{_INVISIBLE_PY}]+{_LETTER_PY}+)*"
 _WORD = re.compile(WORD_PATTERN)
 _INVISIBLE_RE = re.compile(f"[{_INVISIBLE_PY}]+")
 # An HTML character reference, with its semicolon: "&#39;", "&#x27;", "&amp;", "&eacute;" (not "R&D" or "&c").
@@ -46,8 +64,10 @@ _REFERENCE = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});
 _REFERENCE_RE = re.compile(_REFERENCE)
 # Where a text's words lie in it as written: runs of word characters, the invisible ones and references
 # ("don&#39;t", "AT&amp;T", "&amp;#39;" escaped twice), each run normalised whole into its words.
+# A CJK character is a run of its own.
 WRITTEN_WORDS = (
-    rf"(?:[^\W_]|[{_INVISIBLE_PY}]|&(?:amp;)*(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}|[A-Za-z][A-Za-z0-9]{{1,31}});)+"
+    rf"[{_CJK_PY}][{_KANA_MARKS_PY}]*|"
+    rf"(?:{_LETTER_PY}|[{_INVISIBLE_PY}]|&(?:amp;)*(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}|[A-Za-z][A-Za-z0-9]{{1,31}});)+"
 )
 # The references scraped text holds most (quotes, apostrophes, dashes, spaces), each as HTML decodes it; "&amp;"
 # first, so that "&amp;#39;" (escaped twice) is decoded whole in one pass.
@@ -138,10 +158,29 @@ def normalise(texts: pa.Array, max_chars: int) -> tuple[pa.Array, np.ndarray]:
         out = pc.replace_with_mask(out, pa.array(mask), seen)
     out = pc.utf8_normalize(out, form="NFKC")
     out = pc.utf8_lower(out)
+    if len(wide):  # after NFKC, which makes ideographs of some symbols ("㊀" is "一"); ASCII texts hold none
+        some = wide[_cjk_blocks(out.take(pa.array(wide)))]
+        if len(some):
+            spaced = pc.replace_substring_regex(out.take(pa.array(some)), f"({_CJK})", r" \1 ")
+            mask = np.zeros(len(out), bool)
+            mask[some] = True
+            out = pc.replace_with_mask(out, pa.array(mask), spaced)
     out = pc.replace_substring_regex(out, _SEPARATORS, " ")
     out = pc.utf8_trim(out, characters=" ")
     out = pc.if_else(pc.equal(out, ""), pa.scalar(None, pa.large_string()), out)
     return out, truncated.to_numpy(zero_copy_only=False)
+
+
+def word_counts(texts: pa.Array) -> np.ndarray:
+    """Words per text (int64, 0 for null). ASCII texts by a count of runs of word characters; the others as
+    `normalise` splits them, since RE2's ``\\w`` is ASCII only: a Korean or Chinese text would count no word."""
+    counts = pc.count_substring_regex(texts, r"\w+").fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    wide = np.flatnonzero(~pc.fill_null(pc.string_is_ascii(texts), True).to_numpy(zero_copy_only=False))
+    if len(wide):
+        norm, _ = normalise(texts.take(pa.array(wide)).cast(pa.large_string()), 1 << 40)
+        spaces = pc.fill_null(pc.count_substring(norm, " "), -1).to_numpy(zero_copy_only=False)
+        counts[wide] = spaces.astype(np.int64) + 1
+    return counts
 
 
 def _unescape(texts: pa.Array) -> pa.Array:
@@ -193,12 +232,47 @@ def _holding(texts: pa.Array, byte: int) -> np.ndarray:
     return np.unique(np.searchsorted(offsets, found, side="right") - 1)
 
 
+# The UTF-8 lead byte and the range of the byte after it of every block that holds a CJK character after NFKC:
+# U+2E80-2FFF, U+3000-9FFF, U+F900-FAFF, U+16FE0-16FFF, U+1A000-1BFFF (kana) and U+20000-33FFF.
+_CJK_BYTES = ((0xE2, 0xBA, 0xBF), (0xE3, 0x80, 0xBF), *((b, 0x80, 0xBF) for b in range(0xE4, 0xEA)), (0xEF, 0xA4, 0xAB))
+_CJK_BYTES_4 = ((0x96, 0xBF), (0x9A, 0x9B), (0xA0, 0xB3))  # after 0xF0, the second byte; the third for 0x96
+
+
+def _cjk_blocks(texts: pa.Array) -> np.ndarray:
+    """The positions of the texts holding a character of a CJK block (also its punctuation), from one scan of
+    the bytes: far cheaper than a regular expression over Unicode scripts, and most non-ASCII text (accented
+    Latin, Cyrillic, Hangul, curly quotes, emoji) is in none of these blocks."""
+    texts = texts.cast(pa.large_string())
+    if not len(texts) or texts.buffers()[2] is None:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64, count=len(texts) + 1, offset=texts.offset * 8)
+    data = np.frombuffer(texts.buffers()[2], dtype=np.uint8, count=int(offsets[-1]))
+    lead = np.flatnonzero((data >= 0xE2) & (data <= 0xF0))  # every CJK block's lead byte is in this range
+    lead = lead[(lead >= offsets[0]) & (lead + 2 < len(data))]
+    first, second, third = data[lead], data[lead + 1], data[lead + 2]
+    hit = np.zeros(len(lead), bool)
+    for byte, low, high in _CJK_BYTES:
+        hit |= (first == byte) & (second >= low) & (second <= high)
+    four = first == 0xF0
+    hit |= four & (second == 0x96) & (third == _CJK_BYTES_4[0][1])
+    for low, high in _CJK_BYTES_4[1:]:
+        hit |= four & (second >= low) & (second <= high)
+    return np.unique(np.searchsorted(offsets, lead[hit], side="right") - 1)
+
+
 def _decode(match: re.Match[str]) -> str:
     return html.unescape(match.group())
 
 
 def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Hash of every word (flat) and the number of words of each text."""
+    hashes, counts, _ = _weighed_words(norm, weigh=False)
+    return hashes, counts
+
+
+def _weighed_words(norm: pa.Array, weigh: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Hash of every word (flat), the number of words of each text and, when asked and some word is a CJK
+    character, every word's weight in half-words (1 for a CJK character, 2 for any other word)."""
     spaced = pc.binary_join_element_wise(norm, pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
     spaced = spaced.cast(pa.large_string())
     n = len(spaced)
@@ -206,7 +280,7 @@ def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     base = int(offsets[0])
     buffer = spaced.buffers()[2]
     if buffer is None or offsets[-1] == base:
-        return np.zeros(0, np.uint64), np.zeros(n, np.int64)
+        return np.zeros(0, np.uint64), np.zeros(n, np.int64), None
     data = np.frombuffer(buffer, dtype=np.uint8)[base : int(offsets[-1])]
     space = data == 32
     # Every word is followed by exactly one space, so a word starts after a space (or at 0).
@@ -215,8 +289,41 @@ def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     word_offsets = np.append(starts, len(data)).astype(np.int64)
     words = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(word_offsets), pa.py_buffer(data))
     # Each distinct word is hashed once; a word's hash includes its trailing space, identically everywhere.
-    hashes, _ = fingerprint(pa.chunked_array([pc.dictionary_encode(words)]), second=False)
-    return hashes, counts.astype(np.int64)
+    encoded = pc.dictionary_encode(words)
+    hashes, _ = fingerprint(pa.chunked_array([encoded]), second=False)
+    weights = None
+    if weigh and bool((data >= 0xE2).any()):  # every CJK character's first byte; ASCII chunks stop here
+        # A CJK character is always a word of its own: the distinct words that start with one are those.
+        cjk = pc.match_substring_regex(encoded.dictionary, f"^{_CJK}").to_numpy(zero_copy_only=False)
+        if cjk.any():
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            weights = np.where(cjk[codes], 1, 2).astype(np.int64)
+    return hashes, counts.astype(np.int64), weights
+
+
+def _weighed_grams(
+    hashes: np.ndarray, counts: np.ndarray, weights: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per text, in text order, the hash of each run of words from each word on that weighs ``n`` words (a CJK
+    character half a word, so 2n characters of Chinese), as `_grams` gives for n words where no CJK is."""
+    ends = np.cumsum(counts)
+    text_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    weight = np.concatenate(([0], np.cumsum(weights)))
+    stop = np.searchsorted(weight, weight[:-1] + 2 * n, "left")  # the first word past each run
+    whole = stop <= ends[text_of]  # a run that does not cross its text's end
+    span = stop - np.arange(len(hashes))
+    gram = np.zeros(len(hashes), np.uint64)
+    h = np.zeros(len(hashes), np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(min(2 * n, len(h))):
+            h[: len(h) - k] *= _C
+            h[: len(h) - k] += hashes[k:]
+            done = span == k + 1
+            gram[done] = h[done]
+    text, gram = text_of[whole], gram[whole]
+    key = (text.astype(np.uint64) << np.uint64(VALUE_BITS)) | (mix(gram) >> np.uint64(64 - VALUE_BITS))
+    sizes = np.bincount(text, minlength=len(counts))
+    return sizes.astype(np.int64), key & _VALUE_MASK
 
 
 def _grams(
@@ -283,9 +390,12 @@ def shingle(
     def one(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         a, b = bounds
         norm, cut = normalise(_as_large_string(column.slice(a, b - a)), max_chars)
-        hashes, counts = _words(norm)
+        hashes, counts, weights = _weighed_words(norm)
         short_sizes, short_values = _grams(hashes, counts, n, partial=True, distinct=True)
-        long_sizes, long_values = _grams(hashes, counts, long_n, partial=False, distinct=False)
+        if weights is None:
+            long_sizes, long_values = _grams(hashes, counts, long_n, partial=False, distinct=False)
+        else:  # verbatim passages of Chinese or Japanese: 13 characters are shared by chance far too often
+            long_sizes, long_values = _weighed_grams(hashes, counts, weights, long_n)
         return counts, cut, short_sizes, short_values, long_sizes, long_values
 
     # Two chunks at a time: Arrow and numpy release the GIL, and memory stays at two chunks' worth.

@@ -8,7 +8,7 @@ import pytest
 
 from auditor.similarity.corpus import Parsed
 from auditor.similarity.corpusscan import scan_parsed
-from auditor.similarity.definitions import ItemState, Thresholds, measure
+from auditor.similarity.definitions import ItemState, Thresholds, item_states, measure
 from auditor.similarity.ngrams import Run, build_benchmark, confirm, gpt3_removal, word_spans, word_spans_many
 
 WORDS = [f"w{i:02d}" for i in range(60)]  # distinct words: every shared span is exactly what a test plants
@@ -22,7 +22,7 @@ def state_of(item: str, docs: list[str]) -> tuple[ItemState, list]:
     bench = build_benchmark([item])
     parsed = Parsed(pa.array(docs, pa.large_string()), np.arange(1, len(docs) + 1))
     hits = scan_parsed(bench, parsed, 0)
-    state = ItemState(len(bench.words[0]))
+    (state,) = item_states(bench)
     for hit in hits:
         for run in hit.runs:
             state.add(run)
@@ -146,3 +146,70 @@ def test_word_spans_of_many_texts_at_once_are_each_texts_own() -> None:
 def test_thresholds_are_options() -> None:
     state, _ = state_of(words(0, 17), [words(0, 13)])
     assert measure([state], Thresholds(palm_share=0.6)).contaminated["palm"][0]
+
+
+HAN = "".join(chr(0x4E00 + 37 * i) for i in range(60))  # distinct ideographs: each shared span is what a test plants
+
+
+def test_a_chinese_item_copied_into_a_chinese_document_is_found_character_by_character() -> None:
+    item = "下列关于光合作用的叙述中，正确的是：光反应阶段在叶绿体的类囊体薄膜上进行，产生氧气和ATP。"
+    doc = f"高中生物复习资料，同学们可以参考：{item}答案是B。"
+    state, hits = state_of(item, [doc])
+    (hit,) = hits
+    ((start, end),) = hit.spans
+    assert doc[start:end] == item[:-1]  # from the first character to the last (the full stop is no word)
+    assert hit.snippets == (item[:-1],)
+    m = measure([state])
+    assert {k: bool(v[0]) for k, v in m.contaminated.items()} == dict.fromkeys(m.contaminated, True)
+
+
+def test_a_run_of_cjk_characters_counts_half_a_word_a_character() -> None:
+    # 15 characters weigh 7.5 words: shared by chance too often to count; 16 are PaLM's 8 words, 26 GPT-3's 13.
+    item = HAN[:40]
+    fifteen, _ = state_of(item, [f"前言{HAN[5:20]}后记"])
+    sixteen, _ = state_of(item, [HAN[5:21]])
+    twenty_five, _ = state_of(item, [HAN[5:30]])
+    twenty_six, _ = state_of(item, [HAN[5:31]])
+    assert (fifteen.longest, sixteen.longest) == (0, 16)
+    assert measure([sixteen]).score["palm"][0] == pytest.approx(9 / 33)
+    assert not measure([twenty_five]).contaminated["gpt3"][0]
+    assert measure([twenty_six]).contaminated["gpt3"][0]
+    # An item is measured by its weight: 15 characters are too short for every definition, 16 for GPT-3 only.
+    assert not any(v[0] for v in measure([state_of(HAN[:15], [])[0]]).measurable.values())
+    assert {k: bool(v[0]) for k, v in measure([state_of(HAN[:16], [])[0]]).measurable.items()} == {
+        "gpt3": False,
+        "palm": True,
+        "llama2": False,
+        "longest": True,
+        "exact": True,
+    }
+    # English words beside the characters weigh a word each: 8 characters and 4 words are 8 words.
+    mixed = f"{HAN[:8]} one two three four {HAN[8:30]}"
+    assert state_of(mixed, [f"{HAN[:8]} one two three four"])[0].longest == 12
+
+
+def test_word_spans_map_each_cjk_character_to_itself() -> None:
+    text = "他说：“我们去北京。” Then home, 日本語のテキスト&#20013;"
+    words = [
+        "他",
+        "说",
+        "我",
+        "们",
+        "去",
+        "北",
+        "京",
+        "then",
+        "home",
+        "日",
+        "本",
+        "語",
+        "の",
+        "テ",
+        "キ",
+        "ス",
+        "ト",
+        "中",
+    ]
+    spans = word_spans(text, words)
+    assert spans is not None
+    assert [text[a:b] for a, b in spans] == [*"他说我们去北京", "Then", "home", *"日本語のテキスト", "&#20013;"]

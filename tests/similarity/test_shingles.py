@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from auditor.similarity import shingles
@@ -159,3 +162,59 @@ def test_the_texts_holding_a_byte_are_found_in_sliced_empty_and_null_holding_arr
     assert _holding(texts.cast(pa.large_string()).slice(3), ord("&")).tolist() == [2]
     assert _holding(pa.array([], pa.large_string()), ord("&")).tolist() == []
     assert _holding(pa.array([None, None], pa.string()), ord("&")).tolist() == []
+
+
+def _normal(texts: list[str]) -> list[str | None]:
+    return shingles.normalise(pa.array(texts, pa.large_string()), 1 << 20)[0].to_pylist()
+
+
+def test_each_han_and_kana_character_is_a_word_and_hangul_keeps_its_words() -> None:
+    texts = [
+        "这是一个测试。",  # Chinese: no spaces, one "word" per run between punctuation until now
+        "東京都はコーヒーを飲む",  # Japanese: kanji, hiragana, katakana and the prolonged sound mark
+        "ﾃﾞｰﾀとか\u3099ABC漢字def",  # halfwidth katakana and a combining voiced mark (NFKC), Latin beside Han
+        "㊀二",  # a symbol NFKC makes an ideograph
+        "한국어 텍스트입니다, 漢字도",  # Hangul keeps its words; Hanja among them are characters
+        "plain ascii stays as it was",
+    ]
+    assert _normal(texts) == [
+        "这 是 一 个 测 试",
+        "東 京 都 は コ ー ヒ ー を 飲 む",
+        "デ ー タ と が abc 漢 字 def",
+        "一 二",
+        "한국어 텍스트입니다 漢 字 도",
+        "plain ascii stays as it was",
+    ]
+    assert shingle(texts[:1], n=3, long_n=4).words.tolist() == [6]
+
+
+def test_the_cjk_characters_python_finds_are_those_arrow_splits() -> None:
+    # The highlighting finds words in the original text with Python's re; they must be the normalised words.
+    chars = "".join(chr(c) for c in range(0x80, 0x40000) if not 0xD800 <= c <= 0xDFFF)
+    python = set(re.findall(f"[{shingles._CJK_PY}]", chars))
+    arrow = pc.extract_regex(pa.array(list(chars)), f"(?P<c>{shingles._CJK})")
+    assert python == {c for c in arrow.field("c").to_pylist() if c}
+    # The byte scan that picks the texts worth the regex misses none of them (after NFKC, as it runs).
+    normal = pc.utf8_normalize(pa.array([f"a{c}b" for c in chars], pa.large_string()), form="NFKC")
+    held = pc.match_substring_regex(normal, shingles._CJK).to_numpy(zero_copy_only=False)
+    assert set(np.flatnonzero(held)) <= set(shingles._cjk_blocks(normal).tolist())
+    assert not len(shingles._cjk_blocks(pa.array(["café “quoted” — 한국어 😀 Ωmega"], pa.large_string())))
+
+
+def test_shared_spans_mark_the_shared_characters_of_chinese_texts() -> None:
+    a, b = "我们今天去北京看长城。", "他说我们今天去北京玩"
+    sa, sb = shared_spans(a, b, 3)
+    assert [a[s:e] for s, e in sa] == ["我们今天去北京"] and [b[s:e] for s, e in sb] == ["我们今天去北京"]
+
+
+def test_long_grams_of_cjk_text_weigh_a_character_half_a_word_and_others_are_unchanged() -> None:
+    english = "the quick brown fox jumps over the lazy dog and runs far away into the dark"
+    chinese = "我们今天去北京看长城然后回家吃饭睡觉明天再去上海看外滩和东方明珠塔"  # 33 characters
+    alone = shingle([english], n=5, long_n=4)
+    mixed = shingle([english, chinese, "abc 中文 def ghi"], n=5, long_n=4)
+    # English keeps its 4-grams, the same hashes beside Chinese; 33 characters hold 26 runs of 8, and two words
+    # with two characters weigh 4 words: one run.
+    assert mixed.long.sizes().tolist() == [13, 26, 1]
+    assert np.array_equal(values(mixed.long, 0), values(alone.long, 0))
+    # the first is the run of the first 8 characters
+    assert values(mixed.long, 1)[0] == values(shingle([chinese[:8]], n=5, long_n=4).long, 0)[0]

@@ -123,7 +123,7 @@ class Contamination(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 
-        from auditor.similarity.definitions import BY_KEY, DEFINITIONS, ItemState, Thresholds, measure
+        from auditor.similarity.definitions import BY_KEY, DEFINITIONS, Thresholds, item_states, measure
         from auditor.similarity.ngrams import build_benchmark
 
         o = self.options
@@ -135,14 +135,19 @@ class Contamination(Stage):
                 "contamination: the manifest has no holdout rows, so there is no benchmark to measure"
             )
         bench = build_benchmark(texts)
-        states = [ItemState(len(w)) for w in bench.words]
+        states = item_states(bench)
         fewest = min(d.min_words for d in DEFINITIONS)
-        if not any(s.length >= fewest for s in states):
+        if not any(s.words >= fewest for s in states):
             # Titles, labels, short answers: nothing any definition measures, so nothing to scan the corpus for.
-            longest = max((s.length for s in states), default=0)
+            longest = max((s.words for s in states), default=0)
+            cjk = (
+                "; a Chinese or Japanese character weighs half a word"
+                if any(h is not None for h in bench.halves)
+                else ""
+            )
             raise StageNotApplicable(
                 f"none of the {len(rows)} benchmark items has {fewest} words, the fewest any contamination "
-                f"definition measures (the longest has {longest}); the items were not measured"
+                f"definition measures (the longest has {longest:g}{cjk}); the items were not measured"
             )
         outcome, labels, train_rows, excluded, skipped = self._scan(context, bench)
         if not outcome.documents:
@@ -532,7 +537,7 @@ class _Frequent:
         import numpy as np
 
         from auditor.similarity.boilerplate import document_counts, shared_by_items, trimmed
-        from auditor.similarity.definitions import ItemState, measure
+        from auditor.similarity.definitions import measure
         from auditor.similarity.ngrams import SEED
 
         if limit is None:
@@ -545,7 +550,7 @@ class _Frequent:
         # with none of its own, of all its 8-grams, as before.
         own = [~shared for shared in shared_by_items(bench, limit)]
         lengths = bench.lengths()
-        trimmed_states = [ItemState(s.length) for s in states]
+        trimmed_states = [s.fresh() for s in states]
         copies = np.zeros(len(states), bool)
         for hit in hits:
             for run in hit.runs:

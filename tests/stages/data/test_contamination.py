@@ -533,3 +533,57 @@ def test_a_corpus_folder_with_no_readable_document_names_its_unread_shards_in_th
     (result,) = report.stages
     assert result.status == "error" and result.error is not None
     assert "1 line(s) not JSON" in result.error.message and "corpus/b.jsonl.bz2" in result.error.message
+
+
+ZH_ITEMS = {
+    "zh-copied": "下列关于光合作用的叙述中，正确的是：A. 光合作用只在白天进行，夜间植物只进行呼吸作用；"
+    "B. 光反应阶段在叶绿体的类囊体薄膜上进行，产生氧气和ATP；"
+    "C. 暗反应阶段不需要光反应提供的物质；D. 植物进行光合作用的场所只有叶片。",
+    "zh-topic": "关于细胞呼吸的说法，错误的是：A. 有氧呼吸的第三阶段在线粒体内膜上进行；"
+    "B. 无氧呼吸只在第一阶段释放少量能量；C. 酵母菌既能进行有氧呼吸也能进行无氧呼吸；"
+    "D. 人体剧烈运动时产生的二氧化碳全部来自无氧呼吸。",
+}
+# Textbook pages on the same topics: the common characters and words (的, 是, 了, 光合作用, 叶绿体), and a phrase of
+# 13 characters ("在叶绿体的类囊体薄膜上进行", 8 English words) in several of them, but no item.
+ZH_PAGES = [
+    "光合作用是绿色植物利用光能，把二氧化碳和水合成有机物并释放氧气的过程。光反应在叶绿体的类囊体薄膜上进行，"
+    "暗反应在叶绿体基质中进行，两个阶段是紧密联系的。",
+    "复习提纲：光反应在叶绿体的类囊体薄膜上进行，需要光、色素和酶；暗反应需要光反应提供的ATP和NADPH，"
+    "它的场所是叶绿体基质。同学们要注意区分这两个阶段的条件、场所和产物。",
+    "有氧呼吸分为三个阶段，第一阶段在细胞质基质中进行，第二阶段在线粒体基质中进行，第三阶段释放的能量最多。"
+    "无氧呼吸的产物是酒精和二氧化碳，或者是乳酸。",
+]
+
+
+def _chinese(tmp_path: Path, corpus: list[str]) -> Path:
+    write_table(
+        tmp_path / "m.csv", {"id": list(ZH_ITEMS), "split": ["test"] * len(ZH_ITEMS), "body": list(ZH_ITEMS.values())}
+    )
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in corpus))
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "body"},
+        "stages": {"contamination": {"corpus": "c.jsonl"}},
+    }
+    return write_config(tmp_path, config)
+
+
+def test_a_chinese_item_copied_into_a_chinese_page_is_contaminated(tmp_path: Path) -> None:
+    item = ZH_ITEMS["zh-copied"]
+    page = f"高中生物期末复习题精选，同学们做完后可以对照答案。{item}答案：B。解析：光反应的场所是类囊体薄膜。"
+    f = finding(run_audit(_chinese(tmp_path, [*ZH_PAGES, page]), only=ONLY), "CTM001")
+    assert [e["id"] for e in f.examples] == ["zh-copied"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
+    document = f.examples[0]["documents"][0]
+    start, end = document["chars"]
+    assert page[start:end] == item[:-1]  # the span as the page holds it, character for character
+    assert len(f.examples[0]["documents"]) == 1  # the pages sharing a phrase of 13 characters are not shown
+
+
+def test_chinese_pages_on_the_same_topic_are_no_contamination(tmp_path: Path) -> None:
+    report = run_audit(_chinese(tmp_path, ZH_PAGES), only=ONLY)
+    assert codes(report) == ["CTM003"]
+    evidence = finding(report, "CTM003").evidence
+    assert evidence["clean_subset"]["ids"] == list(ZH_ITEMS)  # both measured (not too short) and clean

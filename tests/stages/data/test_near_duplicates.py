@@ -538,3 +538,71 @@ def test_a_copy_with_its_html_escaped_is_a_near_copy(tmp_path: Path) -> None:
     r = audit_texts(tmp_path, [*reviews[:4], escaped, reviews[4]], ["train"] * 4 + ["test"] * 2)
     f = finding(r, "NDP001")
     assert [(e["holdout"], e["near"], e["similarity"]) for e in f.examples] == [("t4", "t2", 1.0)]
+
+
+JA = (
+    "東京都は来年の春から、都内のすべての公立図書館で電子書籍の貸し出しサービスを始めると発表しました。利用者は"
+    "スマートフォンやパソコンからいつでも本を借りることができ、返却の手続きも必要ありません。担当者によると、高齢者"
+    "や子育て中の家庭など、図書館に通うのが難しい人にも読書の機会を広げることがねらいだということです。サービスの"
+    "開始に合わせて、およそ五万冊の電子書籍を用意する予定です。"
+)
+# Two Chinese reports on the same subject: common characters and words (的, 是, 了, 图书馆, 电子书, 老年人), no copy.
+ZH_A = (
+    "北京市图书馆从下个月开始推出电子书借阅服务，读者可以用手机或者电脑随时借书，不需要到馆办理手续。图书馆的负责人"
+    "表示，这项服务是为了方便老年人和工作忙碌的上班族，让更多的人有机会读书。目前已经准备了大约三万本电子书，以后还"
+    "会继续增加。"
+)
+ZH_B = (
+    "上海的一家社区图书馆最近开始提供电子书服务，这是当地第一次尝试这种借阅方式。很多年轻读者说，用手机看书很方便，"
+    "但也有一些老年人觉得操作有点复杂，希望图书馆能安排工作人员进行指导。图书馆表示，将在周末举办培训活动，帮助大家"
+    "学会使用，让更多的人享受读书的乐趣。"
+)
+KO = (
+    "서울시는 내년 봄부터 모든 공공 도서관에서 전자책 대출 서비스를 시작한다고 발표했다. "
+    "이용자는 스마트폰이나 컴퓨터로 언제든지 책을 빌릴 수 있다."
+)
+
+
+def test_a_japanese_text_with_a_few_words_changed_is_a_near_copy_and_chinese_ones_on_its_topic_are_not(
+    tmp_path: Path,
+) -> None:
+    edited = JA.replace("来年の春", "今年の秋").replace("五万冊", "三万冊").replace("発表しました", "明らかにしました")
+    r = audit_texts(tmp_path, [JA, ZH_A, edited, ZH_B], ["train", "train", "test", "test"])
+    f = finding(r, "NDP001")
+    assert f.evidence["pairs"] == 1
+    example = f.examples[0]
+    assert (example["holdout"], example["near"], example["measure"]) == ("t2", "t0", "resemblance")
+    assert 0.5 <= example["similarity"] < 0.95
+    assert "NDP003" not in codes(r)  # the two Chinese reports are not even listed for review
+    # the shared passages are marked character by character: the changed words are left out
+    marks = example["preview"]["holdout"]["marks"]
+    assert "".join(edited[a:b] for a, b in marks).count("今年の秋") == 0
+    assert edited[marks[0][0] : marks[0][1]].startswith("から、都内の")  # a 5-gram of 東京都は holds the change
+
+
+def test_korean_keeps_its_words_and_a_near_copy_is_found_by_them(tmp_path: Path) -> None:
+    # Hangul is written with spaces: its words stay words (never split into syllables). Until the words of a text
+    # were counted as normalised, a text with no ASCII letter counted none and was only compared as a short text.
+    edited = KO.replace("내년 봄부터", "올해 가을부터")
+    r = audit_texts(tmp_path, [KO, edited], ["train", "test"], text_threshold=0.3)
+    (example,) = finding(r, "NDP001").examples
+    assert example["similarity"] == pytest.approx(2 / 3, abs=1e-3)  # 5-word shingles of its words, not syllables
+
+
+ZH_PAGES = [
+    "光合作用是绿色植物利用光能，把二氧化碳和水合成有机物并释放氧气的过程。光反应在叶绿体的类囊体薄膜上进行，"
+    "暗反应在叶绿体基质中进行，两个阶段是紧密联系的。",
+    "复习提纲：光反应在叶绿体的类囊体薄膜上进行，需要光、色素和酶；暗反应需要光反应提供的ATP和NADPH，"
+    "它的场所是叶绿体基质。同学们要注意区分这两个阶段的条件、场所和产物。",
+]
+
+
+def test_a_chinese_passage_is_verbatim_from_26_characters_a_common_phrase_of_13_is_not(tmp_path: Path) -> None:
+    # A question holding the textbook phrase 在叶绿体的类囊体薄膜上进行 (13 characters, 8 English words) shares no
+    # 13-word passage; a note quoting a sentence of 33 characters of a training page does.
+    question = "下列关于光合作用的叙述中，正确的是：光反应阶段在叶绿体的类囊体薄膜上进行，产生氧气和ATP。"
+    quote = "老师在课上说：光合作用是绿色植物利用光能，把二氧化碳和水合成有机物并释放氧气的过程。请大家记住，下周要考。"
+    r = audit_texts(tmp_path, [*ZH_PAGES, question, quote], ["train", "train", "test", "test"])
+    overlap = finding(r, "NDP008")
+    assert overlap.evidence["per_split"]["test"]["with_overlap"] == 1
+    assert "NDP001" not in codes(r) and "NDP004" not in codes(r)
