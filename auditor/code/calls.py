@@ -69,7 +69,7 @@ class Calls(Library):
                 out = out.join(self._transform(found, args, kwargs))
                 known = True
                 continue
-            called = self.torch_call(found, args, kwargs)  # a torch network's forward pass, or its loss
+            called = self.torch_call(found, args, kwargs, node)  # a torch network's forward pass, or its loss
             if called is not None:
                 out = out.join(called)
                 known = True

@@ -258,6 +258,14 @@ def _names(text: str) -> frozenset[str]:
 
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 SPLIT_FUNCTIONS = _names("train_test_split")
+TORCH_FUNCTIONAL = "torch.nn.functional."
+# torch.nn.functional's losses: called on a network's predictions and labels, each is a score of those rows.
+TORCH_LOSS_FUNCTIONS = _names(
+    "mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits kl_div poisson_nll_loss gaussian_nll_loss soft_margin_loss "
+    "multilabel_soft_margin_loss multi_margin_loss multilabel_margin_loss hinge_embedding_loss "
+    "cosine_embedding_loss margin_ranking_loss triplet_margin_loss ctc_loss"
+)
 TORCH_RANDOM_SPLIT = _names("torch.utils.data.random_split torch.utils.data.dataset.random_split")
 CV_FUNCTIONS = _names(
     "cross_val_score cross_validate cross_val_predict learning_curve validation_curve permutation_test_score"
@@ -283,8 +291,10 @@ EARLY_STOPPING_FUNCTIONS = frozenset({("lightgbm", "early_stopping"), ("xgboost"
 
 
 def is_metric(qualname: str) -> bool:
-    """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...)."""
-    return qualname.startswith("sklearn.metrics.") and not qualname.rpartition(".")[2][:1].isupper()
+    """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...) or of
+    torchmetrics.functional (accuracy(preds, target, task=...), f1_score, ...)."""
+    function = not qualname.rpartition(".")[2][:1].isupper()
+    return function and qualname.startswith(("sklearn.metrics.", "torchmetrics.functional."))
 
 
 # A polars expression: built by these functions of the module and by any method called on one; it holds no rows

@@ -106,6 +106,9 @@ class Library(Estimators, TorchLoops):
                 return Value(data=replace(x.data, dates=x.data.dates | x.data.sources))
         if optimizer_class(qualname):
             return self.torch_optimizer(qualname, args, kwargs, node)
+        if qualname.startswith(catalog.TORCH_FUNCTIONAL) and last in catalog.TORCH_LOSS_FUNCTIONS:
+            given = [v.data for v in (*args, *kwargs.values()) if v.data is not None]
+            return self.loss(f"{last}()", given, node)
         if package == "torch":
             passed = self.torch_function(args, kwargs)
             if passed is not None:

@@ -58,16 +58,31 @@ class TorchLoops(WalkState):
     # network -> the rows of its gradients not yet stepped, and the backward() call that made them
     gradients: dict[int, tuple[Data, ast.Call]]
 
-    def torch_call(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    def torch_call(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
         """``found(...)``: a network's predictions of its input's rows, or a loss holding what it compares."""
         given = [v.data for v in (*args, *kwargs.values()) if v.data is not None]
         if is_loss(found):
-            joined = join_datas(given)
-            return Value(data=replace(joined, columns=None, mask=None)) if joined is not None else NOTHING
+            return self.loss(found.name, given, node)
         if not is_module(found):
             return None
         rows = given[0] if given else Data(frozenset())
         return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+
+    def loss(self, name: str, given: list[Data], node: ast.Call) -> Value:
+        """A loss of a network's predictions against labels: the rows it compares, passed on to backward(), and a
+        score of those rows, as a metric's is: a test loss is how a hand-written loop scores its test part (and
+        a loss on training rows scores only those, which no check counts against the test rows)."""
+        joined = join_datas(given)
+        if joined is None:
+            return NOTHING
+        passed = replace(joined, columns=None, mask=None)
+        predicted = [d for d in given if d.predicted]
+        truth = [d for d in given if not d.predicted]
+        if not predicted or not truth:
+            return Value(data=passed)
+        models = frozenset().union(*(d.predicted for d in predicted))
+        eid = self.evaluation(node, name, models, join_datas(predicted), join_datas(truth))
+        return Value(data=passed, scores=frozenset({eid}))
 
     def torch_function(self, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
         """torch.sigmoid(logits), torch.cat(...), torch.from_numpy(X): the rows of the arguments, still the

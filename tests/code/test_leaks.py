@@ -642,6 +642,98 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "torch: a test loss scores the test part, after a scale learned from every row": (
+        """
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader, TensorDataset, random_split
+        X, y = torch.load("X.pt"), torch.load("y.pt")
+        X = (X - X.mean(0)) / X.std(0)
+        train_ds, test_ds = random_split(TensorDataset(X, y), [0.8, 0.2])
+        net = torch.nn.Linear(8, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+            opt.zero_grad()
+            F.mse_loss(net(xb).squeeze(1), yb).backward()
+            opt.step()
+        xt, yt = test_ds[:]
+        with torch.no_grad():
+            print("test MSE", F.mse_loss(net(xt).squeeze(1), yt).item())
+        """,
+        [("preprocessing", 5)],
+    ),
+    "torch: the checkpoint kept by its loss on the test part": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, random_split
+        train_ds, test_ds = random_split(torch.load("ds.pt"), [0.8, 0.2])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.Adam(net.parameters())
+        loss_fn = torch.nn.CrossEntropyLoss()
+        best = float("inf")
+        for epoch in range(10):
+            for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+                opt.zero_grad()
+                loss_fn(net(xb), yb).backward()
+                opt.step()
+            with torch.no_grad():
+                test_loss = sum(loss_fn(net(xb), yb).item() for xb, yb in DataLoader(test_ds, batch_size=256))
+            if test_loss < best:
+                best = test_loss
+                torch.save(net.state_dict(), "best.pt")
+        print("best test loss", best)
+        """,
+        [("multi_test", 14)],
+    ),
+    "torch: the checkpoint kept by its validation loss, the training loss printed, the test loss once": (
+        """
+        import torch
+        from torch.utils.data import DataLoader, random_split
+        train_ds, val_ds, test_ds = random_split(torch.load("ds.pt"), [0.7, 0.15, 0.15])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.Adam(net.parameters())
+        loss_fn = torch.nn.CrossEntropyLoss()
+        best = float("inf")
+        for epoch in range(10):
+            for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+                opt.zero_grad()
+                loss = loss_fn(net(xb), yb)
+                loss.backward()
+                opt.step()
+                print("train loss", loss.item())
+            with torch.no_grad():
+                val_loss = sum(loss_fn(net(xb), yb).item() for xb, yb in DataLoader(val_ds, batch_size=256))
+            if val_loss < best:
+                best = val_loss
+                torch.save(net.state_dict(), "best.pt")
+        net.load_state_dict(torch.load("best.pt"))
+        with torch.no_grad():
+            print("test loss", sum(loss_fn(net(xb), yb).item() for xb, yb in DataLoader(test_ds, batch_size=256)))
+        """,
+        [],
+    ),
+    "torchmetrics: the epoch kept by its accuracy on the test part": (
+        """
+        import torch
+        import torchmetrics
+        from torch.utils.data import DataLoader, random_split
+        train_ds, test_ds = random_split(torch.load("ds.pt"), [0.8, 0.2])
+        net = torch.nn.Linear(8, 2)
+        opt = torch.optim.Adam(net.parameters())
+        best = 0.0
+        for epoch in range(10):
+            for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(net(xb), yb).backward()
+                opt.step()
+            xt, yt = test_ds[:]
+            acc = torchmetrics.functional.accuracy(net(xt).argmax(1), yt, task="multiclass", num_classes=2)
+            if acc > best:
+                best = acc
+                torch.save(net.state_dict(), "best.pt")
+        """,
+        [("multi_test", 14)],
+    ),
     "torch: a scale learned from the training part of random_split": (
         """
         import torch
