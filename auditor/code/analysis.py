@@ -12,7 +12,7 @@ from pathlib import Path
 
 from auditor.code.interpret import Walker
 from auditor.code.leaks import Leak, find_leaks
-from auditor.code.sources import Place, Program, SkippedPart, SourceError, find_sources, read_program
+from auditor.code.sources import Link, Place, Program, SkippedPart, SourceError, find_sources, read_program
 
 PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
 
@@ -99,7 +99,7 @@ class Analysis:
 
     files: list[FileResult] = field(default_factory=list)
     problems: list[SkippedPart] = field(default_factory=list)  # paths given that name nothing readable
-    outside: list[tuple[Path, Path]] = field(default_factory=list)  # links out of a folder walked, and their targets
+    outside: list[Link] = field(default_factory=list)  # links in a folder walked that were not followed
 
 
 def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | None = None) -> Analysis:

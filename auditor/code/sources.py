@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from auditor.core.paths import is_under, kind_of, path_problem
 
@@ -168,9 +168,19 @@ class Found:
 
     files: list[Path] = field(default_factory=list)
     problems: list[SkippedPart] = field(default_factory=list)
-    # Scripts and notebooks in a folder walked that are links to files outside it, with where each leads: not
-    # read (a path never reaches outside what was named), and said, since a leak there would otherwise pass.
-    outside: list[tuple[Path, Path]] = field(default_factory=list)
+    # Links in a folder walked that are not followed, with where each leads: not read (a path never reaches
+    # outside what was named), and said, since a leak there would otherwise pass unseen.
+    outside: list[Link] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link met in a folder walked and not followed: a script or notebook leading outside the folder, one
+    leading nowhere, or a folder leading outside."""
+
+    path: Path
+    target: Path
+    kind: Literal["script", "broken", "folder"]
 
 
 def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
@@ -178,6 +188,7 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
     following a link that leaves it, skipping hidden, installed and generated folders and virtual environments."""
     found = Found()
     seen: set[Path] = set()
+    walked: list[Path] = []
     for given in paths:
         try:
             real = given.resolve()
@@ -186,6 +197,7 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
             found.problems.append(SkippedPart(Place(given, 0), _missing(given, exc), True))
             continue
         if kind_of(mode) == "a directory":
+            walked.append(real)
             candidates: Iterable[Path] = _walk(real, exclude, found.outside)
         elif kind_of(mode) is not None:
             found.problems.append(SkippedPart(Place(given, 0), f"{kind_of(mode)}, not a script or a notebook", True))
@@ -204,6 +216,12 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
                 seen.add(path)
                 found.files.append(path)
     found.files.sort()
+    # A link whose target is read anyway (named, or under another folder named) hides nothing.
+    found.outside = [
+        link
+        for link in found.outside
+        if link.target not in seen and not (link.kind == "folder" and is_under(link.target, walked))
+    ]
     return found
 
 
@@ -229,7 +247,7 @@ def _missing(given: Path, exc: BaseException) -> str:
     return f"cannot read: {path_problem(exc)}"
 
 
-def _walk(root: Path, exclude: Sequence[str], outside: list[tuple[Path, Path]]) -> Iterator[Path]:
+def _walk(root: Path, exclude: Sequence[str], outside: list[Link]) -> Iterator[Path]:
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         dirs[:] = sorted(
@@ -240,19 +258,34 @@ def _walk(root: Path, exclude: Sequence[str], outside: list[tuple[Path, Path]]) 
             and not (here / d / "pyvenv.cfg").exists()
             and not _excluded(here / d, root, exclude)
         )
+        for d in dirs:  # os.walk lists a linked folder but does not enter it
+            link = here / d
+            if link.is_symlink():
+                target = _target(link)
+                if target is not None and not is_under(target, [root]):
+                    outside.append(Link(link, target, "folder"))
         for name in sorted(files):
             path = here / name
             if path.suffix not in SUFFIXES or name.startswith(".") or _excluded(path, root, exclude):
                 continue
-            try:
-                real = path.resolve()
-            except (OSError, RuntimeError):
+            real = _target(path)
+            if real is None:
                 continue
-            if not is_under(real, [root]):  # a link that leaves the folder is not followed
+            if not real.exists():
+                outside.append(Link(path, real, "broken"))
+            elif not is_under(real, [root]):  # a link that leaves the folder is not followed
                 if real.is_file():
-                    outside.append((path, real))
+                    outside.append(Link(path, real, "script"))
             elif real.is_file():
                 yield real
+
+
+def _target(path: Path) -> Path | None:
+    """Where ``path`` leads, links followed; None for a loop of links or a name the system refuses."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _excluded(path: Path, root: Path, patterns: Sequence[str]) -> bool:

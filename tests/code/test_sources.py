@@ -133,7 +133,23 @@ def test_a_folder_is_walked_without_leaving_it(tmp_path: Path) -> None:
     (project / "src" / "link.py").symlink_to(outside)
     found = find_sources([project], exclude=[])
     assert [p.relative_to(project).as_posix() for p in found.files] == ["notebooks/eda.ipynb", "src/train.py"]
-    assert found.outside == [(project / "src" / "link.py", outside)]  # not read, and said (CDL000)
+    # Not read, and said (CDL000): a linked script or folder leading out, and a link leading nowhere.
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "leaky.py").write_text("x = 1\n")
+    (project / "lib").symlink_to(tmp_path / "shared")
+    (project / "src" / "gone.py").symlink_to(project / "src" / "removed.py")
+    (project / "inner").symlink_to(project / "src")  # a link inside the folder: its files are read where they are
+    found = find_sources([project], exclude=[])
+    assert [p.relative_to(project).as_posix() for p in found.files] == ["notebooks/eda.ipynb", "src/train.py"]
+    assert {(link.path.relative_to(project).as_posix(), link.kind) for link in found.outside} == {
+        ("lib", "folder"),
+        ("src/gone.py", "broken"),
+        ("src/link.py", "script"),
+    }
+    # A target read anyway, named beside the folder, hides nothing: no word of its link.
+    beside = find_sources([project, outside, tmp_path / "shared"], exclude=[])
+    assert {link.kind for link in beside.outside} == {"broken"}
+    assert find_sources([project], exclude=["lib", "gone.py", "link.py"]).outside == []
     assert find_sources([project], exclude=["notebooks"]).files == [project / "src" / "train.py"]
 
 

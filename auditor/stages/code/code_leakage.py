@@ -19,7 +19,7 @@ from auditor.pipeline.stage import AuditContext, Stage
 if TYPE_CHECKING:
     from auditor.code.analysis import PlacedLeak
     from auditor.code.confirm import Confirmations
-    from auditor.code.sources import Place
+    from auditor.code.sources import Link, Place
 
 # The leak kinds' codes, in the order the reading reports them.
 KIND_CODES = {
@@ -94,7 +94,7 @@ class CodeLeakage(Stage):
         if not analysis.files:
             said = "; ".join(
                 [f"{p.place.path}: {p.reason}" for p in analysis.problems]
-                + [f"{link}: a link to {target}, outside the folder, not read" for link, target in analysis.outside]
+                + [f"{link.path}: {_LINKS[link.kind].format(target=link.target)}" for link in analysis.outside]
             )
             raise StageInputError(
                 f"no Python script (.py) or notebook (.ipynb) found in {', '.join(str(p) for p in paths)}"
@@ -113,8 +113,8 @@ class CodeLeakage(Stage):
         identities = Identities(identity_roots(context.loaded, paths))
         for problem in analysis.problems:
             yield self._unreadable(problem.place.path, problem.reason, base, None, identities, whole=True)
-        for link, target in analysis.outside:
-            yield self._outside(link, target, base, identities)
+        for link in analysis.outside:
+            yield self._outside(link, base, identities)
         confirmations = None
         if spec.run:
             from auditor.code.confirm import confirm
@@ -231,23 +231,24 @@ class CodeLeakage(Stage):
             remediation="Make the file valid Python (or a valid notebook), or leave it out with `code.exclude`.",
         )
 
-    def _outside(self, link: Path, target: Path, base: Path, identities: Identities) -> Finding:
-        """A script or notebook in a folder audited that is a link to a file outside it: not read, and said."""
+    def _outside(self, link: Link, base: Path, identities: Identities) -> Finding:
+        """A link in a folder audited that was not followed: a script or notebook leading outside the folder or
+        nowhere (a warning: its leaks cannot be found), or a folder leading outside (said, not counted)."""
+        where = rel(link.path, base)
+        what = _LINKS[link.kind].format(target=link.target)
         return self.finding(
             "CDL000",
-            Severity.WARNING,
-            f"{rel(link, base)}: a link to {target}, outside the folder audited, so it was not read. Leaks in it "
-            "cannot be found here; name the file (or its folder) among the paths to read it, or exclude the link "
-            "(`code.exclude`).",
-            key=rel(link, base),
+            Severity.INFO if link.kind == "folder" else Severity.WARNING,
+            f"{where}: {what}. {_LINK_FIXES[link.kind]}",
+            key=where,
             evidence={
-                "at": str(link),
-                "file": rel(link, base),
-                "reason": "a link outside the folder",
-                "to": str(target),
-                IDENTITY: identities.of("CDL000", link),
+                "at": str(link.path),
+                "file": where,
+                "reason": what,
+                "to": str(link.target),
+                IDENTITY: identities.of("CDL000", link.path),
             },
-            remediation="Name the linked file among the code paths, or leave the link out with `code.exclude`.",
+            remediation="Name what the link leads to among the code paths, or leave the link out with `code.exclude`.",
         )
 
     def _summary(self, analysis: object, base: Path) -> Finding:
@@ -324,6 +325,22 @@ class CodeLeakage(Stage):
                 ),
             ),
         )
+
+
+_LINKS = {
+    "script": "a link to {target}, outside the folder audited, so it was not read",
+    "broken": "a link to {target}, which does not exist, so nothing was read",
+    "folder": "a link to the folder {target}, outside the folder audited, so it was not walked",
+}
+
+
+_LINK_FIXES = {
+    "script": "Leaks in it cannot be found here; name the file (or its folder) among the paths to read it, or "
+    "exclude the link (`code.exclude`).",
+    "broken": "Fix or remove the link, or exclude it (`code.exclude`).",
+    "folder": "Leaks in the scripts there cannot be found here; name that folder among the paths to read them, or "
+    "exclude the link (`code.exclude`).",
+}
 
 
 def code_paths(loaded: LoadedConfig) -> list[Path]:
