@@ -378,7 +378,52 @@ def match(
         else:
             added.append(f)
     gone = [f for f in old if any(f is g for g in pool.get(f.fingerprint, []))]
-    return pairs, added, gone
+    return _unaccepted(pairs, added, gone)
+
+
+def _unaccepted(
+    pairs: list[tuple[Finding, Finding]], added: list[Finding], gone: list[Finding]
+) -> tuple[list[tuple[Finding, Finding]], list[Finding], list[Finding]]:
+    """An accepted value is reported on its own (GRP001 for `w9`, accepted); once its `accept` entry is removed it
+    joins the finding of the other values (GRP001 for the key): the value is not resolved. A gone accepted finding
+    whose values a finding now holds (same stage and code, not accepted) is folded into it: one added is paired
+    with it as no longer accepted (its counts compared with its own, and its values with those accepted); one
+    already paired grows by those values and escalates so."""
+    from auditor.core.scope import normalise_spelling, union
+
+    def values(f: Finding) -> set[str] | None:
+        return {normalise_spelling(v) for v in f.scope.values} if f.scope.listed and f.scope.n_values else None
+
+    candidates = [*added, *(n for _, n in pairs)]
+    folded: dict[int, list[Finding]] = defaultdict(list)
+    left: list[Finding] = []
+    for o in gone:
+        mine = values(o) if o.accepted else None
+        into = next(
+            (
+                n
+                for n in candidates
+                if mine is not None
+                and not n.accepted
+                and (o.stage, o.code) == (n.stage, n.code)
+                and (holds := values(n)) is not None
+                and mine <= holds
+            ),
+            None,
+        )
+        if into is None:
+            left.append(o)
+        else:
+            folded[id(into)].append(o)
+    kept: list[Finding] = []
+    for n in added:
+        was = folded.get(id(n))
+        if not was:
+            kept.append(n)
+            continue
+        scope = union(f.scope for f in was).model_copy(update={"counts": None})
+        pairs.append((was[0].model_copy(update={"evidence": n.evidence, "scope": scope}), n))
+    return pairs, kept, left
 
 
 def diff_reports(

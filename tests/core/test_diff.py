@@ -573,3 +573,59 @@ def test_a_report_written_before_identities_keeps_its_fingerprints_when_read_bac
     path.write_text(older.model_dump_json())
     assert [f.fingerprint for f in load_report(path).findings] == [_leak_at(reviewed).fingerprint]
     assert not load_report(path).findings[0].has_identity
+
+
+def _writers_audit(tmp_path: Path, name: str, accepted: list[str], test_writers: list[str]) -> Report:
+    """group_overlap of train writers w1..w9 against ``test_writers``, with ``accepted`` values under `accept`."""
+    from auditor import load_config, run_audit
+    from tests.conftest import write_config, write_table
+
+    folder = tmp_path / name
+    folder.mkdir()
+    train = [f"w{i}" for i in range(1, 10)]
+    rows = {
+        "sid": [f"s{i}" for i in range(len(train) + len(test_writers))],
+        "split": ["train"] * len(train) + ["test"] * len(test_writers),
+        "writer": [*train, *test_writers],
+    }
+    write_table(folder / "m.csv", rows)
+    accept = [{"code": "GRP001", "key": w, "reason": f"{w} wrote the instructions"} for w in accepted]
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "sid", "split": "split"},
+        "keys": {"groups": ["writer"]},
+    }
+    return run_audit(load_config(write_config(folder, {**config, "accept": accept})), only="group_overlap")
+
+
+def test_an_accepted_value_whose_acceptance_is_removed_is_no_longer_accepted_not_resolved(tmp_path: Path) -> None:
+    """An accepted value has its own finding; without its `accept` entry it joins the key's finding. The diff and a
+    baseline said the key's finding was new and the accepted value's was resolved: a leak called fixed."""
+    old = _writers_audit(tmp_path, "old", ["w8", "w9"], ["w8", "w9", "x1", "x2"])
+    new = _writers_audit(tmp_path, "new", ["w8"], ["w8", "w9", "x1", "x2"])
+    d = diff_reports(old, new, force=True)
+    assert d.resolved == () and d.new_findings == ()
+    (dropped,) = [p for p in d.persisting if p.no_longer_accepted]
+    assert dropped.finding.scope.values == ("w9",) and dropped.changes == () and dropped.scope_growth is None
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert marked.baseline is not None and marked.baseline.resolved == ()
+    (escalated,) = [f for f in marked.findings if f.baseline == "escalated"]
+    assert escalated.baseline_reason == "no longer accepted (was: w9 wrote the instructions)"
+    # Beside a value leaking anew, the new one is named; the value accepted before is not.
+    more = _writers_audit(tmp_path, "more", ["w8"], ["w8", "w9", "w1", "x2"])
+    grown = [p for p in diff_reports(old, more, force=True).persisting if p.no_longer_accepted]
+    assert grown[0].scope_growth is not None and grown[0].scope_growth.new_values == ("w1",)
+    # With the key's finding already there, the accepted value joins it: escalated by that value, not resolved.
+    both = _writers_audit(tmp_path, "both", ["w9"], ["w9", "w1", "x2"])
+    joined = _writers_audit(tmp_path, "joined", [], ["w9", "w1", "x2"])
+    d = diff_reports(both, joined, force=True)
+    assert d.resolved == () and d.persisting[0].scope_growth is not None
+    assert d.persisting[0].scope_growth.new_values == ("w9",) and d.exit_code == 1
+
+
+def test_an_accepted_value_that_left_the_test_split_is_resolved_beside_another_leak(tmp_path: Path) -> None:
+    old = _writers_audit(tmp_path, "old", ["w9"], ["w9", "x1"])
+    new = _writers_audit(tmp_path, "new", [], ["w7", "x1"])  # w9 gone from test, w7 leaking anew
+    d = diff_reports(old, new, force=True)
+    assert [f.scope.values for f in d.resolved] == [("w9",)]
+    assert [f.scope.values for f in d.new_findings] == [("w7",)]
