@@ -83,6 +83,7 @@ def code(
                 written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False
         except Interrupted as exc:
+            signals.taken()
             reports.interrupted(exc.signal_name)
             say(f"interrupted by {exc.signal_name} before the audit finished", "error: ", "bold red")
             exit_now(EXIT_CANNOT_AUDIT)

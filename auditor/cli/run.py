@@ -155,6 +155,7 @@ def run(
             written = reports.finish({**rendered, **attachments(report)})
             signals.armed = False  # the verdict is in place: from here on a signal ends the process as usual
         except Interrupted as exc:
+            signals.taken()
             if reports.out_dir is None:  # stopped while its config was read: its earlier reports go all the same
                 with contextlib.suppress(Exception):
                     reports.out_dir = own_reports_of_broken_config(config)

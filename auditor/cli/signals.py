@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import NoReturn
 
@@ -103,17 +104,27 @@ class Interrupted(BaseException):
         self.signal_name = signal.Signals(signum).name
 
 
+# How long a run may go on after a signal whose Interrupted it has not yet taken before the signal is sent again.
+REDELIVER_S = 1.0
+
+
 class Signals:
     """Whether a signal still interrupts the run."""
 
-    armed: bool = True  # cleared while the run cleans up after itself: a second signal must not cut that short
-    caught: int | None = None  # the signal that disarmed it, kept in case its Interrupted was lost on the way
+    # Cleared once the run takes an Interrupted (its clean-up must not be cut short by a second signal), once the
+    # verdict is in place, and on an error.
+    armed: bool = True
+    caught: int | None = None  # the last signal, kept in case its Interrupted was lost on the way
 
     def check(self) -> None:
         """Raise the Interrupted of a signal whose raise was lost (one inside compile() while a module imported
         from source): called before the verdict is written, so a stopped run never leaves a completed one."""
         if self.caught is not None:
             raise Interrupted(self.caught)
+
+    def taken(self) -> None:
+        """The run has its Interrupted in hand: no signal interrupts its clean-up, none is sent again."""
+        self.armed = False
 
 
 @contextlib.contextmanager
@@ -128,7 +139,8 @@ def interruptible() -> Iterator[Signals]:
 
     def handler(signum: int, frame: object) -> None:
         if state.armed:
-            state.armed = False
+            if state.caught is None:
+                _redeliver(state, signum)
             state.caught = signum
             raise Interrupted(signum)
 
@@ -141,6 +153,22 @@ def interruptible() -> Iterator[Signals]:
         for s, old in previous.items():
             started = ORIGINAL_HANDLERS.get(s)
             signal.signal(s, started if started is not None else old)
+
+
+def _redeliver(state: Signals, signum: int) -> None:
+    """Send the signal again, every REDELIVER_S, until the run takes its Interrupted: a raise from a handler can be
+    lost (one inside compile(), while a module imports from source), and the run would then go on to its end."""
+    main = threading.main_thread().ident
+
+    def again() -> None:
+        while True:
+            time.sleep(REDELIVER_S)
+            if not state.armed or main is None:
+                return
+            with contextlib.suppress(OSError, ValueError):
+                signal.pthread_kill(main, signum)
+
+    threading.Thread(target=again, name="signal-again", daemon=True).start()
 
 
 def exit_now(code: int) -> NoReturn:

@@ -933,6 +933,43 @@ def test_a_signal_whose_raise_was_lost_during_the_run_leaves_an_interrupted_mark
     assert state.status == RunStatus.INTERRUPTED
 
 
+def test_a_signal_whose_raise_was_lost_early_is_sent_again_and_ends_the_run(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM whose Interrupted is lost at the start of a long run: the run went on to its end (a 10M-row audit,
+    minutes), and a second Ctrl-C was ignored. The signal is sent again until the run takes it."""
+    import contextlib
+    import os
+    import signal
+    import time
+
+    from auditor.cli import run as run_module
+    from auditor.cli.signals import Interrupted
+    from auditor.pipeline import runner as pipeline_runner
+
+    worked: list[float] = []
+
+    def lost_then_long(*args: object, **kwargs: object) -> object:
+        with contextlib.suppress(Interrupted):  # what compile() does to the raise
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        start = time.monotonic()
+        while time.monotonic() - start < 20:  # a long audit, a step at a time
+            time.sleep(0.01)
+            worked.append(time.monotonic() - start)
+        raise AssertionError("the run was not stopped")
+
+    def exit_raising(code: int) -> None:  # os._exit would end the test process
+        raise SystemExit(code)
+
+    monkeypatch.setattr(pipeline_runner, "run_audit", lost_then_long)
+    monkeypatch.setattr(run_module, "exit_now", exit_raising)
+    assert invoke("run", str(sample), "-q").exit_code == 2
+    assert worked and worked[-1] < 5  # sent again after about a second
+    state = read_report_state(sample.parent / "audit-report" / "report.json")
+    assert state.status == RunStatus.INTERRUPTED
+
+
 # Moments of start-up, each the import just finished (`-X importtime` prints one line per module): typer
 # while the command modules are still importing, the `run` command's module, the YAML parser half imported
 # (its C extension cannot be imported again in that process), the config models and Arrow once `run` has begun.
