@@ -44,7 +44,8 @@ def exposure(n: int, k: int, *, max_error: float = 0.02, budget: int | None = No
     e1 = math.sqrt(math.log(2 * k / beta) / (2 * n))
     e2 = math.sqrt(k / n)
     if budget is not None and k > budget:
-        return Exposure(n, k, e1, e2, Severity.ERROR, f"{k} evaluations exceed the budget of {budget}")
+        counted = f"{k} evaluation exceeds" if k == 1 else f"{k} evaluations exceed"
+        return Exposure(n, k, e1, e2, Severity.ERROR, f"{counted} the budget of {budget}")
     if e1 > max_error:
         why = f"even read honestly, {k} results on {n} rows carry an error of ±{e1:.3f} > max_error {max_error:g}"
         return Exposure(n, k, e1, e2, Severity.ERROR, why)

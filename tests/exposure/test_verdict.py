@@ -56,6 +56,7 @@ def test_exceeding_the_budget_is_an_error_even_when_the_bounds_are_small() -> No
     assert exposure(10**9, 3, budget=3).severity is Severity.INFO
     v = exposure(10**9, 4, budget=3)
     assert v.severity is Severity.ERROR and "4 evaluations exceed the budget of 3" in v.reason
+    assert "1 evaluation exceeds the budget of 0" in exposure(1000, 1, budget=0).reason
 
 
 def test_a_budget_of_zero_allows_no_evaluation() -> None:

@@ -188,7 +188,12 @@ class TestExposure(Stage):
         sets: list[dict[str, Any]] = []
         for m in matches:
             names = sorted({e.split for e in m.entry.evaluations})
-            same = "this set" if m.theirs.digest == m.mine.digest else f"{_percent(m.overlap.jaccard)} the same set"
+            if m.theirs.digest == m.mine.digest:
+                same = "this set"
+            elif m.overlap.exact and m.overlap.b_in_a == 1.0 and m.theirs.n_rows < m.mine.n_rows:
+                same = f"all {m.theirs.n_rows} of its rows in this one"  # not '2% the same set': it is inside
+            else:
+                same = f"{_percent(m.overlap.jaccard)} the same set"
             sets.append(
                 {
                     "fingerprint": m.entry.sketch.digest[:16],
@@ -240,10 +245,16 @@ class TestExposure(Stage):
             if unread
             else ""
         )
+        reason = verdict.reason
+        severity = verdict.severity
+        if unread and not k:
+            # Sets that could not be compared may be this one: 'fresh' is not known, and is not said.
+            reason = "no evaluation recorded on the sets that could be compared"
+            severity = max(severity, Severity.WARNING)
         message = (
             f"holdout '{split}' (fingerprint {mine.digest[:12]}, by {basis}): {numbers}"
             + (f" [{where}]" if where else "")
-            + f"; {verdict.reason}"
+            + f"; {reason}"
             + (
                 f" (not counted, as too few of its rows to move its score by max_error {opts.max_error:g}: "
                 f"{not_counted})"
@@ -272,7 +283,7 @@ class TestExposure(Stage):
             )
         return self.finding(
             "EXP001" if k else "EXP000",  # a fresh set is no finding about evaluations: its own code and title
-            verdict.severity,
+            severity,
             message,
             key=split,
             evidence={

@@ -537,6 +537,8 @@ def test_a_content_set_of_an_older_ledger_is_compared_by_content_and_an_ids_audi
     (named,) = unread.evidence["sets_not_compared"]
     assert (named["fingerprint"], named["basis"], named["evaluations"]) == (entry.digest[:16], "content", 1)
     assert "1 ledger set(s) recorded by row content without their sample ids" in unread.message
+    # Not compared is not fresh: a warning that does not say so (it said "the set is fresh", an info).
+    assert unread.severity == "warning" and "fresh" not in unread.message
     # Recording the set by content again with this version keeps its ids: every evaluation of it now counts.
     exposure.record(by_content, "test", ledger=ledger)
     seen = exp(audit(by_ids), "test")
@@ -555,6 +557,7 @@ def test_budget_0_counts_a_new_large_set_holding_a_small_evaluated_set(tmp_path:
     found = exp(audit(config), "test")
     assert (found.code, found.severity, found.evidence["evaluations"]) == ("EXP001", "error", 3)
     assert found.evidence["sets_not_counted"] == [] and "exceed the budget of 0" in found.message
+    assert "(all 20 of its rows in this one)" in found.message  # it said "(0% the same set)"
     # So do a few evaluated rows that are neither set's `overlap`: 5 of the 20 smoke rows in 100 new ones.
     few = with_ledger(
         _ids_config(tmp_path / "few", ledger, SMOKE[:5] + [f"few-{i}" for i in range(95)]), ledger, budget=0
