@@ -48,7 +48,7 @@ LOWEST: Mapping[str, Severity] = MappingProxyType(
         # group_overlap
         "GRP001": ERROR, "GRP002": WARNING, "GRP003": INFO, "GRP004": INFO, "GRP005": WARNING,
         # label_coverage
-        "LAB000": INFO, "LAB001": WARNING, "LAB002": WARNING, "LAB003": WARNING, "LAB004": WARNING,
+        "LAB000": INFO, "LAB001": WARNING, "LAB002": WARNING, "LAB003": WARNING, "LAB004": WARNING, "LAB005": WARNING,
         # loss_activation
         "ACT000": INFO, "ACT001": ERROR, "ACT002": ERROR, "ACT003": ERROR, "ACT004": ERROR, "ACT005": WARNING,
         "ACT006": ERROR,

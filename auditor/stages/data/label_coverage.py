@@ -67,6 +67,7 @@ class LabelCoverage(Stage):
         "LAB002": "label distribution differs between train and a holdout split",
         "LAB003": "rows without a label",
         "LAB004": "holdout rows whose numeric label lies beyond the range train covers",
+        "LAB005": "label_separator set, but no label value holds it",
     }
     Options = LabelCoverageOptions
     out_of_core = True
@@ -81,6 +82,22 @@ class LabelCoverage(Stage):
 
     def manifest_counts(self, config: AuditConfig) -> list[str | list[str]]:
         return [config.keys.label] if config.keys.label is not None else []
+
+    def _separator_unused(self, column: str, separator: str, labels: list[str]) -> Finding:
+        """LAB005: a separator no value holds (' ; ' for values written 'cat;dog'): every value is then one label,
+        as without the option, and the user is told rather than left to think the labels were split."""
+        hint = _common_separator(labels) or (separator.strip() if separator.strip() != separator else None)
+        close = f" Most values hold {hint!r}: is that the separator?" if hint and any(hint in v for v in labels) else ""
+        shown = ", ".join(repr(v) for v in labels[:3])
+        return self.finding(
+            "LAB005",
+            Severity.WARNING,
+            f"stages.{self.name}.label_separator is {separator!r}, but no value of '{column}' holds it (e.g. "
+            f"{shown}): each value is read as one label, as without the option.{close}",
+            key=column,
+            evidence={"separator": separator, "values": len(labels), **({"most_hold": hint} if close else {})},
+            remediation="Set label_separator to the text that separates the labels in the values, or remove it.",
+        )
 
     def _kind(self, key: KeyCodes) -> str:
         """classes, class codes (integers numbering classes) or numbers, as the option `task` or the values say."""
@@ -116,6 +133,8 @@ class LabelCoverage(Stage):
         separator = self.options.label_separator
         sets = _label_sets(labels, separator) if separator is not None else None
         missing = grouped.missing
+        if separator is not None and labels and not any(separator in v for v in labels):
+            yield self._separator_unused(column, separator, labels)
         if sets is not None:
             # A value of separators only ('; ;') names no label: a row without one, as a blank value is.
             missing = missing + counts[sets.empty].sum(axis=0)

@@ -399,6 +399,20 @@ def test_labels_are_trimmed_and_empty_parts_ignored(audit) -> None:  # type: ign
     assert f.evidence == {"rows_per_split": {"test": 2}} and "only the separator ';'" in f.message
 
 
+def test_a_separator_no_value_holds_is_said_not_silently_ignored(audit) -> None:  # type: ignore[no-untyped-def]
+    """' ; ' for values written 'cat;dog': nothing was split and nothing said, so 'bird;cat' was an unseen label
+    under an option the user set to prevent exactly that."""
+    data = _sets(["bird", "cat;dog", "cat"], ["bird;cat"])
+    r = audit(data, keys={"label": "y"}, only=ONLY, stages=_separated(" ; "))
+    f = finding(r, "LAB005")
+    assert f.severity == "warning" and f.evidence["most_hold"] == ";" and "is that the separator?" in f.message
+    # Values that hold the separator: no word of it.
+    assert "LAB005" not in codes(audit(data, keys={"label": "y"}, only=ONLY, stages=_separated()))
+    # No value holds any separator: said, with no guess.
+    single = audit(_sets(["bird", "cat"], ["cat"]), keys={"label": "y"}, only=ONLY, stages=_separated())
+    assert "most_hold" not in finding(single, "LAB005").evidence
+
+
 def test_each_part_is_read_as_a_number_as_a_whole_label_is(audit) -> None:  # type: ignore[no-untyped-def]
     # '1' in train and '1.0' in test are one class with or without a separator.
     data = _sets(["1;2", "2", "3;1"], ["1.0;3", "2.0"])
