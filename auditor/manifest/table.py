@@ -708,6 +708,12 @@ def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Pa
                 f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
                 "hold one text, number or time value per row"
                 + (" (write raw digests as hex text: bytes.hex())" if raw else "")
+                + (
+                    "; a list per row (several labels, say) is one text of its items joined by a separator, e.g. "
+                    "';'.join(items), which stages.label_coverage.label_separator: ';' reads back as a set of labels"
+                    if pa.types.is_list(plain) or pa.types.is_large_list(plain)
+                    else ""
+                )
             )
 
 

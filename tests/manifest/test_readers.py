@@ -340,8 +340,10 @@ def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
 
 def test_list_valued_key_column_is_a_clear_error(tmp_path: Path) -> None:
     pq.write_table(pa.table({"w": [[1], [2]], "split": ["train", "test"]}), tmp_path / "m.parquet")
-    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values"):
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values") as info:
         load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"groups": ["w"]})
+    # A list of labels per row: how to write it so that label_coverage reads it as a set of labels.
+    assert "';'.join(items)" in str(info.value) and "label_separator" in str(info.value)
 
 
 # -- files that disagree on a column's type, and other hostile files -------------------------------------

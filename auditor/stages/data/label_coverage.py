@@ -194,9 +194,11 @@ class LabelCoverage(Stage):
             else ""
         )
         several = 0 if incidence is None else int(counts[np.asarray(incidence.sum(axis=1)).ravel() > 1].sum())
+        # Distinct sets of labels, not of spellings: 'bird;cat' and 'cat; bird' are one combination.
+        combinations = 0 if incidence is None else _distinct_rows(incidence)
         sets_note = (
             f" Each row's value is read as labels separated by {separator!r}: {several} row(s) carry more than one "
-            f"({len(counts)} distinct combinations); each label is compared on its own."
+            f"({combinations} distinct combinations); each label is compared on its own."
             if incidence is not None
             else ""
         )
@@ -207,7 +209,7 @@ class LabelCoverage(Stage):
             evidence={
                 "labels": len(labels),
                 **(
-                    {"separator": separator, "combinations": len(counts), "multi_label_rows": several}
+                    {"separator": separator, "combinations": combinations, "multi_label_rows": several}
                     if incidence is not None
                     else {}
                 ),
@@ -773,6 +775,15 @@ def _label_sets(values: list[str], separator: str) -> LabelSets:
 # Characters that separate the labels of a multi-label value when written in one column; others ('-', '_', '.',
 # ' ') are mostly part of one class's name (t-shirt, golden retriever).
 SEPARATOR_GUESSES = ";|,/+&"
+
+
+def _distinct_rows(incidence: csr_array) -> int:
+    """How many distinct sets of labels the rows of ``incidence`` (values x labels) hold."""
+    from itertools import pairwise
+
+    rows = incidence.tocsr(copy=True)
+    rows.sort_indices()
+    return len({rows.indices[a:b].tobytes() for a, b in pairwise(rows.indptr)})
 
 
 def _common_separator(labels: list[str]) -> str | None:

@@ -375,6 +375,10 @@ def test_a_combination_of_trained_labels_is_no_unseen_label_with_a_separator(aud
     f = finding(r, "LAB000")
     assert f.evidence == {"labels": 3, "separator": separator, "combinations": 4, "multi_label_rows": 2}
     assert f"separated by {separator!r}" in f.message
+    # Combinations are sets of labels, however they are written: 'cat;dog' and 'dog ; cat' are one.
+    again = _sets(["bird", f"cat{separator}dog", "dog"], [f"bird{separator}cat", "dog", f"dog {separator} cat"])
+    again_found = finding(audit(again, keys={"label": "y"}, only=ONLY, stages=_separated(separator)), "LAB000")
+    assert again_found.evidence["combinations"] == 4
     # 'cat' never stands alone, and is counted as a label: one of train's four labels, one of test's three.
     shares = {row[0]: row[1:] for row in f.tables[0].rows}
     assert shares == {"dog": ("50.0%", "33.3%"), "bird": ("25.0%", "33.3%"), "cat": ("25.0%", "33.3%")}
