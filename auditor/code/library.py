@@ -106,6 +106,8 @@ class Library(Estimators, TorchLoops):
                 return Value(data=replace(x.data, dates=x.data.dates | x.data.sources))
         if optimizer_class(qualname):
             return self.torch_optimizer(qualname, args, kwargs, node)
+        if qualname == f"{catalog.TORCH_FUNCTIONAL}normalize":
+            return self._torch_normalize(args, kwargs, node)
         if qualname.startswith(catalog.TORCH_FUNCTIONAL) and last in catalog.TORCH_LOSS_FUNCTIONS:
             given = [v.data for v in (*args, *kwargs.values()) if v.data is not None]
             return self.loss(f"{last}()", given, node)
@@ -182,6 +184,18 @@ class Library(Estimators, TorchLoops):
         for array in arrays:
             items += [Value(data=array.with_parts(train)), Value(data=array.with_parts(test))]
         return Value(items=tuple(items))
+
+    def _torch_normalize(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """F.normalize(X, dim=0) divides each column by its norm over the rows: a statistic of every row it is
+        given. The default (dim=1) scales each row by its own norm and learns nothing from the others."""
+        x = argument(args, kwargs, 0, "input")
+        if x.data is None:
+            return NOTHING
+        dim = argument(args, kwargs, 2, "dim").const
+        if dim != 0:
+            return Value(data=x.data)
+        fid = self.fit(node, "F.normalize(dim=0)", "the norm of each column over the rows", Strength.STATISTICS, x.data)
+        return Value(data=self.with_fits(x.data, frozenset({fid})))
 
     def random_split(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """torch's random_split(dataset, lengths): shuffled parts, read as train_test_split calls in a row. The last

@@ -734,6 +734,23 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("multi_test", 14)],
     ),
+    "torch: columns scaled by their norm over every row before random_split, rows by their own norm": (
+        """
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, random_split
+        X, y = torch.load("X.pt"), torch.load("y.pt")
+        X = F.normalize(X, dim=0)
+        Z = F.normalize(torch.load("Z.pt"))
+        train_ds, test_ds = random_split(TensorDataset(X, y), [0.8, 0.2])
+        rows_tr, rows_te = random_split(TensorDataset(Z, y), [0.8, 0.2])
+        (X_tr, y_tr), (X_te, y_te) = train_ds[:], test_ds[:]
+        (Z_tr, w_tr), (Z_te, w_te) = rows_tr[:], rows_te[:]
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        print(LogisticRegression().fit(Z_tr, w_tr).score(Z_te, w_te))
+        """,
+        [("preprocessing", 5)],
+    ),
     "torch: a scale learned from the training part of random_split": (
         """
         import torch
