@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from typing import NoReturn
 
@@ -115,6 +116,9 @@ class Signals:
     # verdict is in place, and on an error.
     armed: bool = True
     caught: int | None = None  # the last signal, kept in case its Interrupted was lost on the way
+    # The Interrupted raised last, while it lives: on its way up (through clean-ups) it is not lost, and the signal
+    # is not sent again, so that no second Interrupted cuts a clean-up short (a child process left running).
+    raised: weakref.ReferenceType[Interrupted] | None = None
 
     def check(self) -> None:
         """Raise the Interrupted of a signal whose raise was lost (one inside compile() while a module imported
@@ -142,7 +146,7 @@ def interruptible() -> Iterator[Signals]:
             if state.caught is None:
                 _redeliver(state, signum)
             state.caught = signum
-            raise Interrupted(signum)
+            raise _noted(state, signum)
 
     # A signal ignored on purpose (a background job, nohup) stays ignored.
     wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
@@ -155,9 +159,18 @@ def interruptible() -> Iterator[Signals]:
             signal.signal(s, started if started is not None else old)
 
 
+def _noted(state: Signals, signum: int) -> Interrupted:
+    """A new Interrupted, which ``state`` follows without keeping it alive (a local of the handler would: its frame
+    is in the exception's traceback, so a lost one would live on in that cycle)."""
+    interrupted = Interrupted(signum)
+    state.raised = weakref.ref(interrupted)
+    return interrupted
+
+
 def _redeliver(state: Signals, signum: int) -> None:
     """Send the signal again, every REDELIVER_S, until the run takes its Interrupted: a raise from a handler can be
-    lost (one inside compile(), while a module imports from source), and the run would then go on to its end."""
+    lost (one inside compile(), while a module imports from source), and the run would then go on to its end. Not
+    while the last one raised still lives: it is on its way up, through clean-ups a second one must not cut short."""
     main = threading.main_thread().ident
 
     def again() -> None:
@@ -165,6 +178,8 @@ def _redeliver(state: Signals, signum: int) -> None:
             time.sleep(REDELIVER_S)
             if not state.armed or main is None:
                 return
+            if state.raised is not None and state.raised() is not None:
+                continue
             with contextlib.suppress(OSError, ValueError):
                 signal.pthread_kill(main, signum)
 

@@ -970,6 +970,38 @@ def test_a_signal_whose_raise_was_lost_early_is_sent_again_and_ends_the_run(
     assert state.status == RunStatus.INTERRUPTED
 
 
+def test_a_signal_on_its_way_through_a_slow_clean_up_is_not_sent_again(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Interrupted of a signal is on its way up through a clean-up that takes seconds (a child process being
+    stopped): it is not lost, so the signal is not sent again to cut that clean-up short."""
+    import os
+    import signal
+    import time
+
+    from auditor.cli import run as run_module
+    from auditor.pipeline import runner as pipeline_runner
+
+    cleaned: list[bool] = []
+
+    def signalled_then_slow_clean_up(*args: object, **kwargs: object) -> object:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+            raise AssertionError("the signal did not interrupt the run")
+        finally:
+            time.sleep(2.5)  # longer than the signal's redelivery
+            cleaned.append(True)
+
+    def exit_raising(code: int) -> None:  # os._exit would end the test process
+        raise SystemExit(code)
+
+    monkeypatch.setattr(pipeline_runner, "run_audit", signalled_then_slow_clean_up)
+    monkeypatch.setattr(run_module, "exit_now", exit_raising)
+    assert invoke("run", str(sample), "-q").exit_code == 2
+    assert cleaned == [True]
+
+
 # Moments of start-up, each the import just finished (`-X importtime` prints one line per module): typer
 # while the command modules are still importing, the `run` command's module, the YAML parser half imported
 # (its C extension cannot be imported again in that process), the config models and Arrow once `run` has begun.
