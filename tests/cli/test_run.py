@@ -563,7 +563,12 @@ def test_sigterm_and_sigint_exit_2_and_leave_an_interrupted_marker(
     proc = start_slow_run(slow_config, passed_before)
     time.sleep(0.2)
     proc.send_signal(sig)
-    _, stderr = proc.communicate(timeout=30)
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # never left behind hashing its 1 TiB file
+        proc.kill()
+        proc.communicate()
+        raise
     assert proc.returncode == 2, stderr
     assert f"interrupted by {sig.name}" in stderr and "Traceback" not in stderr
     assert sorted(p.name for p in passed_before.iterdir()) == ["report.json"]  # no temp file either
