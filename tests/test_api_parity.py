@@ -413,3 +413,37 @@ def test_a_splitter_given_a_frame_with_two_spellings_of_a_column_refuses_it_as_t
     both = frame.assign(writer=frame["writer"].fillna("z"), Writer=frame["Writer"].fillna("y"))
     report = auditor.audit_splitter(sklearn.GroupKFold(2), both, groups=both["writer"], id="sid")
     assert report.exit_code == 0, [(f.code, f.message) for s in report.stages for f in s.findings]
+
+
+# -- multi-label labels -------------------------------------------------------------------------------------
+
+
+def test_multi_label_values_give_the_same_findings_in_a_frame_a_file_and_under_a_splitter(tmp_path: Path) -> None:
+    """label_separator: 'bird;cat' is two trained labels and 'bird;zebra' names the unseen 'zebra', in every form."""
+    df = pd.DataFrame(
+        {
+            "sid": [f"s{i}" for i in range(8)],
+            "split": ["train"] * 5 + ["test"] * 3,
+            "y": ["bird", "cat;dog", "cat", "dog", "bird;dog", "bird;cat", "dog ; cat", "bird;zebra"],
+        }
+    )
+    only = ["label_coverage"]
+    stages = {"label_coverage": {"label_separator": ";"}}
+    code = auditor.audit(df, id="sid", keys={"label": "y"}, only=only, stages=stages)
+    files, exit_code = from_file(
+        tmp_path, df, {"id": "sid", "split": "split"}, only, keys={"label": "y"}, stages=stages
+    )
+    assert in_code(code) == files and code.exit_code == exit_code
+    (unseen,) = [f for f in code.findings if f.code == "LAB001"]
+    assert [e["label"] for e in unseen.examples] == ["zebra"]
+    # Under a splitter, every fold's holdout is compared label by label too: no fold calls 'bird;cat' unseen.
+    split = auditor.audit_splitter(
+        sklearn.PredefinedSplit((df["split"] == "test").astype(int) - 1),
+        df,
+        id="sid",
+        keys={"label": "y"},
+        only=only,
+        stages=stages,
+    )
+    labels = [e["label"] for f in split.findings if f.code == "LAB001" for e in f.examples]
+    assert labels == ["zebra"]
