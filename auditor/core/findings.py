@@ -345,6 +345,11 @@ class Report(_Frozen):
     baseline: BaselineInfo | None = Field(default=None, description="the comparison with `--baseline`, if any")
 
     @property
+    def new_only(self) -> bool:
+        """Whether the exit code leaves out the findings its baseline already had (`--baseline --new-only`)."""
+        return self.baseline is not None and self.baseline.new_only
+
+    @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(f for r in self.stages for f in r.findings)
 
@@ -394,6 +399,5 @@ def summarize(stages: tuple[StageResult, ...]) -> Summary:
 
 def with_fail_on(report: Report, fail_on: FailOn) -> Report:
     """The same report judged against another threshold (the CLI's --fail-on)."""
-    new_only = report.baseline is not None and report.baseline.new_only
-    code = exit_code_for(report.stages, fail_on, new_only=new_only)
+    code = exit_code_for(report.stages, fail_on, new_only=report.new_only)
     return report.model_copy(update={"fail_on": fail_on, "exit_code": code})

@@ -34,7 +34,7 @@ def checked_fail_on(fail_on: str | None, where: str) -> FailOn | None:
 
 def counts(finding: Finding, report: Report) -> bool:
     """Whether ``finding`` fails ``report`` at its fail_on, as its exit code counts it."""
-    return fails_run(finding, report.fail_on, new_only=report.baseline is not None and report.baseline.new_only)
+    return fails_run(finding, report.fail_on, new_only=report.new_only)
 
 
 def stage_verdict(report: Report, result: StageResult) -> StageVerdict:

@@ -10,14 +10,9 @@ from auditor.core.findings import Finding, Report, Severity, StageResult, fails_
 RUN_CASE = "audit"
 
 
-def _new_only(report: Report) -> bool:
-    """Whether the exit code leaves out the findings the baseline already had (`--baseline --new-only`)."""
-    return report.baseline is not None and report.baseline.new_only
-
-
 def _failing(result: StageResult, report: Report) -> list[Finding]:
     """The stage's findings that fail the run, as the exit code counts them (fail_on, --new-only)."""
-    return [f for f in result.findings if fails_run(f, report.fail_on, new_only=_new_only(report))]
+    return [f for f in result.findings if fails_run(f, report.fail_on, new_only=report.new_only)]
 
 
 def _why_not(finding: Finding, report: Report) -> str:

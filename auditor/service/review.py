@@ -57,12 +57,11 @@ def with_acceptances(report: Report, accepted: Mapping[str, ReviewRecord], *, fo
         return result.model_copy(update={"findings": found, "status": status})
 
     stages = tuple(judge(r) for r in report.stages)
-    new_only = report.baseline is not None and report.baseline.new_only
     return report.model_copy(
         update={
             "stages": stages,
             "summary": summarize(stages),
-            "exit_code": exit_code_for(stages, report.fail_on, new_only=new_only),
+            "exit_code": exit_code_for(stages, report.fail_on, new_only=report.new_only),
         }
     )
 
