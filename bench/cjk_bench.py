@@ -7,7 +7,7 @@ The gettext catalogues under /usr/share/locale hold real messages (msgid, Englis
 
 - spans: characters per English word, and the share of messages that share a span of n words (English) or n
   tokens (CJK characters) with a message of another catalogue: how long a CJK span must be to be as rare as
-  an English one (the contamination stage's half-word weight);
+  an English one (the weights of a Han and a kana character);
 - neardup: documents of six consecutive messages, every pair from two catalogues compared with
   near_duplicates' defaults, English against the translation;
 - speed: the normalisation (`shingle`, `normal_words`) of English, accented and Chinese texts, median of 7.
@@ -32,8 +32,8 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auditor.similarity.minhash import text_matches
-from auditor.similarity.ngrams import normal_words
-from auditor.similarity.shingles import shingle
+from auditor.similarity.ngrams import normal_words, word_parts
+from auditor.similarity.shingles import WORD_PARTS, shingle
 
 LOCALE = Path("/usr/share/locale")
 
@@ -68,6 +68,27 @@ def shared(toks: list[list[str]], files: list[str], n: int, chosen: list[int]) -
     return hit / max(len(chosen), 1)
 
 
+def weighed_runs(ws: list[str], n: int) -> list[tuple[str, ...]]:
+    """Every run of words from each word on that weighs n words (`ngrams.word_parts`), as the stages cut them."""
+    parts = word_parts(ws)
+    if parts is None:
+        return [tuple(ws[j : j + n]) for j in range(len(ws) - n + 1)]
+    weight = np.concatenate(([0], np.cumsum(parts)))
+    stop = np.searchsorted(weight, weight[:-1] + WORD_PARTS * n, "left")
+    return [tuple(ws[j : int(e)]) for j, e in enumerate(stop) if e <= len(ws)]
+
+
+def shared_weighed(toks: list[list[str]], files: list[str], n: int, chosen: list[int]) -> float:
+    """`shared` for runs that weigh n words: a Han character half a word, a kana character a third."""
+    runs = [weighed_runs(ws, n) for ws in toks]
+    where: dict[tuple[str, ...], set[str]] = collections.defaultdict(set)
+    for i, rs in enumerate(runs):
+        for r in rs:
+            where[r].add(files[i])
+    hit = sum(any(len(where[r]) > 1 for r in runs[i]) for i in chosen)
+    return hit / max(len(chosen), 1)
+
+
 def spans(language: str) -> None:
     ps = pairs(language)
     files = [f for f, _, _ in ps]
@@ -75,14 +96,14 @@ def spans(language: str) -> None:
     long = [i for i in range(len(ps)) if len(en[i]) >= 8]
     ratio = sum(len(cjk[i]) for i in long) / sum(len(en[i]) for i in long)
     print(f"{language}: {len(ps):,} messages; {ratio:.2f} tokens per English word (messages of 8 words or more)")
-    print("| English words | messages | English | CJK n | CJK 1.5n | CJK 2n | CJK 2.5n |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| English words | messages | English | CJK n | CJK 1.5n | CJK 2n | CJK 2.5n | CJK weighing n words |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in (8, 13):
         chosen = [i for i in range(len(ps)) if len(en[i]) >= n and len(cjk[i]) >= 2.5 * n]
         rates = [shared(cjk, files, int(n * k), chosen) for k in (1, 1.5, 2, 2.5)]
-        print(
-            f"| {n} | {len(chosen):,} | {shared(en, files, n, chosen):.3f} | " + " | ".join(f"{r:.3f}" for r in rates)
-        )
+        rates.append(shared_weighed(cjk, files, n, chosen))
+        cells = [f"{shared(en, files, n, chosen):.3f}", *(f"{r:.3f}" for r in rates)]
+        print(f"| {n} | {len(chosen):,} | " + " | ".join(cells) + " |")
 
 
 def neardup(language: str) -> None:

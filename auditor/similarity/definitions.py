@@ -3,8 +3,8 @@
 Each is named as its source names it. Tokens are the normalised words (`ngrams`): Llama 2 counted tokens of
 its own tokenizer, and GPT-3 chose a shorter n for benchmarks of short items; both are applied here as
 stated, on words, and an item too short for a definition is "not measurable" under it, never clean. A Chinese or
-Japanese character is a word but weighs half a word towards a definition's length: 8 of them are far less
-specific than 8 English words, so a span needs 16 such characters where it needs 8 words.
+Japanese character is a word but weighs a part of one towards a definition's length: 8 of them are far less
+specific than 8 English words, so a span needs 16 Han or 24 kana characters where it needs 8 words.
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ class Thresholds:
 class ItemState:
     """What the corpus showed one item so far (merged over documents in any order: only unions and maxima)."""
 
-    def __init__(self, length: int, halves: np.ndarray | None = None) -> None:
+    def __init__(self, length: int, parts: np.ndarray | None = None) -> None:
         self.length = length
-        # Half-words up to each word (`Benchmark.halves`): a span counts towards a definition by its weight.
-        self.halves = halves
+        # Parts of words up to each word (`Benchmark.parts`): a span counts towards a definition by its weight.
+        self.parts = parts
         self.seen8 = np.zeros(max(length - SEED + 1, 0), bool)  # which of its 8-grams occur in the corpus
         self.covered = np.zeros(length, bool)  # tokens inside a shared span of >= 10 tokens
         self.any13 = False
@@ -82,16 +82,16 @@ class ItemState:
 
     def fresh(self) -> ItemState:
         """An empty state of the same item."""
-        return ItemState(self.length, self.halves)
+        return ItemState(self.length, self.parts)
 
     @property
     def words(self) -> float:
-        """The item's length in words, a CJK character weighing half a word."""
+        """The item's length in words, a Han character weighing half a word and a kana character a third."""
         return self.span(0, self.length)
 
     def span(self, start: int, n: int) -> float:
         """The weight in words of the item's ``n`` words from ``start``."""
-        return span_words(self.halves, start, n)
+        return span_words(self.parts, start, n)
 
     def add(self, run: Run) -> None:
         s, n = run.item_start, run.length
@@ -107,7 +107,7 @@ class ItemState:
 
 def item_states(bench: Benchmark) -> list[ItemState]:
     """An empty state per benchmark item, with the weights of its words."""
-    return [ItemState(len(w), h) for w, h in zip(bench.words, bench.halves or (None,) * bench.n_items, strict=True)]
+    return [ItemState(len(w), h) for w, h in zip(bench.words, bench.parts or (None,) * bench.n_items, strict=True)]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ run the item and the document share.
 Words are those of `shingles.normalise` (NFKC, lower case, punctuation and spaces as separators), the
 normalisation GPT-3's decontamination uses. Every definition is measured on these runs: a run of at least 8
 words seeds them all (PaLM's 8-grams), longer ones decide Llama 2 (10 tokens) and GPT-3 (13). A Chinese or
-Japanese character is a word there, but weighs half a word towards these lengths (`half_words`).
+Japanese character is a word there, but weighs a part of a word towards these lengths (`word_parts`): a Han
+character half a word, a kana character a third.
 """
 
 from __future__ import annotations
@@ -16,25 +17,34 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from auditor.similarity.shingles import _C, _CJK_PY, WRITTEN_WORDS, _words, normalise
+from auditor.similarity.shingles import (
+    _C,
+    _CJK_PY,
+    _KANA_PY,
+    HAN_PARTS,
+    KANA_PARTS,
+    WORD_PARTS,
+    WRITTEN_WORDS,
+    _words,
+    normalise,
+)
 
 SEED = 8  # the shortest span any definition counts (PaLM's 8-grams): every longer span holds one
 NO_LIMIT = 1 << 40  # characters: documents are never cut
 _MATCH = re.compile(WRITTEN_WORDS)
 _CJK_WORD = re.compile(f"[{_CJK_PY}]")
-WORD = 2  # half-words a word weighs
-# Half-words a CJK character weighs. Measured on the zh_CN and ja translation catalogues installed with the OS
-# (bench/README.md §20): 1.6 Chinese and 2.5 Japanese tokens per English word, and spans of 12 Chinese and 16
-# Japanese characters shared between two catalogues about as often as 8 English words (8 characters: far more).
-CJK_CHAR = 1
+_KANA_WORD = re.compile(f"[{_KANA_PY}]")
 
 
-def half_words(words: tuple[str, ...] | list[str]) -> np.ndarray | None:
-    """Per normalised word, its weight in half-words towards a definition's length (`WORD`, or `CJK_CHAR` for a
-    Chinese or Japanese character); None when every word weighs a word (no CJK)."""
+def word_parts(words: tuple[str, ...] | list[str]) -> np.ndarray | None:
+    """Per normalised word, its weight in parts of a word towards a definition's length (`WORD_PARTS`,
+    `HAN_PARTS` or `KANA_PARTS`); None when every word weighs a word (no CJK)."""
     if " ".join(words).isascii():
         return None
-    return np.array([CJK_CHAR if _CJK_WORD.match(w) else WORD for w in words], np.int64)
+    return np.array(
+        [KANA_PARTS if _KANA_WORD.match(w) else HAN_PARTS if _CJK_WORD.match(w) else WORD_PARTS for w in words],
+        np.int64,
+    )
 
 
 def normal_words(texts: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
@@ -66,7 +76,7 @@ class Benchmark:
     position: np.ndarray  # int32, word position of the 8-gram in its item
     bitmap: np.ndarray  # uint8, packed bits
     bits: int
-    halves: tuple[np.ndarray | None, ...] = ()  # per item, half-words up to each word (None: words only)
+    parts: tuple[np.ndarray | None, ...] = ()  # per item, parts of words up to each word (None: words only)
 
     @property
     def n_items(self) -> int:
@@ -90,18 +100,18 @@ def build_benchmark(texts: list[str]) -> Benchmark:
     np.bitwise_or.at(
         bitmap, (top >> np.uint64(3)).astype(np.int64), np.left_shift(1, (top & np.uint64(7))).astype(np.uint8)
     )
-    halves = tuple(cumulative(half_words(w)) for w in words)
-    return Benchmark(words, grams, item.astype(np.int32), position.astype(np.int32), bitmap, bits, halves)
+    parts = tuple(cumulative(word_parts(w)) for w in words)
+    return Benchmark(words, grams, item.astype(np.int32), position.astype(np.int32), bitmap, bits, parts)
 
 
-def cumulative(halves: np.ndarray | None) -> np.ndarray | None:
-    """Half-words up to each word (from 0), so that a span's weight is one difference."""
-    return None if halves is None else np.concatenate(([0], np.cumsum(halves))).astype(np.int64)
+def cumulative(parts: np.ndarray | None) -> np.ndarray | None:
+    """Parts of words up to each word (from 0), so that a span's weight is one difference."""
+    return None if parts is None else np.concatenate(([0], np.cumsum(parts))).astype(np.int64)
 
 
-def span_words(halves: np.ndarray | None, start: int, n: int) -> float:
-    """The weight in words of ``n`` words from ``start`` of an item with these cumulative ``halves``."""
-    return float(n) if halves is None else float(halves[start + n] - halves[start]) / WORD
+def span_words(parts: np.ndarray | None, start: int, n: int) -> float:
+    """The weight in words of ``n`` words from ``start`` of an item with these cumulative ``parts``."""
+    return float(n) if parts is None else float(parts[start + n] - parts[start]) / WORD_PARTS
 
 
 def _grams_of(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,8 +181,8 @@ def confirm(bench: Benchmark, doc: list[str], seeds: list[tuple[int, int, int]])
         while end_doc < len(doc) and end_item < len(words) and doc[end_doc] == words[end_item]:
             end_doc, end_item = end_doc + 1, end_item + 1
         covered[(item, diagonal)] = end_item
-        halves = bench.halves[item] if bench.halves else None
-        if span_words(halves, start_item, end_item - start_item) < SEED:
+        parts = bench.parts[item] if bench.parts else None
+        if span_words(parts, start_item, end_item - start_item) < SEED:
             continue  # CJK characters short of 8 words' worth: no definition counts them, no document is shown
         runs.append(Run(item, start_item, start_doc, end_item - start_item))
     return sorted(set(runs), key=lambda r: (r.item, r.item_start, r.doc_start))

@@ -53,6 +53,19 @@ _CJK_PY = (
     "\U0002b820-\U0002cea1\U0002ceb0-\U0002ebe0\U0002ebf0-\U0002ee5d\U0002f800-\U0002fa1d\U00030000-\U0003134a"
     "\U00031350-\U000323af"
 )
+# The kana among them (Hiragana, Katakana and the prolonged sound mark), which weigh less than a Han character.
+_KANA = r"[\p{Hiragana}\p{Katakana}\x{30FC}]"  # RE2, for Arrow
+_KANA_PY = (
+    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u32d0-\u32fe\u3300-\u3357\uff66-\uff6f"
+    "\uff71-\uff9d\U0001aff0-\U0001aff3\U0001aff5-\U0001affb\U0001affd-\U0001affe\U0001b000-\U0001b122\U0001b132"
+    "\U0001b150-\U0001b152\U0001b155\U0001b164-\U0001b167\U0001f200"
+)
+# Parts of a word a span's word weighs towards its length. Measured on the zh_CN and ja translation catalogues
+# installed with the OS (bench/README.md §20): 1.6 Chinese and 2.5 Japanese characters an English word, and
+# Japanese verb endings in kana shared by chance far more often than Han characters are.
+WORD_PARTS = 6
+HAN_PARTS = 3  # a Han character weighs half a word
+KANA_PARTS = 2  # a kana character, a third
 _KANA_MARKS_PY = "\u3099\u309a"  # combining voiced marks: not word characters for Python's re
 _LETTER_PY = rf"[^\W_{_CJK_PY}]"  # a word character that is not CJK
 # A word: one CJK character, or a run of other word characters with invisible characters inside it.
@@ -272,7 +285,7 @@ def _words(norm: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def _weighed_words(norm: pa.Array, weigh: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Hash of every word (flat), the number of words of each text and, when asked and some word is a CJK
-    character, every word's weight in half-words (1 for a CJK character, 2 for any other word)."""
+    character, every word's weight in parts of a word (`WORD_PARTS`, `HAN_PARTS`, `KANA_PARTS`)."""
     spaced = pc.binary_join_element_wise(norm, pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
     spaced = spaced.cast(pa.large_string())
     n = len(spaced)
@@ -296,26 +309,27 @@ def _weighed_words(norm: pa.Array, weigh: bool = True) -> tuple[np.ndarray, np.n
         # A CJK character is always a word of its own: the distinct words that start with one are those.
         cjk = pc.match_substring_regex(encoded.dictionary, f"^{_CJK}").to_numpy(zero_copy_only=False)
         if cjk.any():
-            codes = encoded.indices.to_numpy(zero_copy_only=False)
-            weights = np.where(cjk[codes], 1, 2).astype(np.int64)
+            kana = pc.match_substring_regex(encoded.dictionary, f"^{_KANA}").to_numpy(zero_copy_only=False)
+            parts = np.where(kana, KANA_PARTS, np.where(cjk, HAN_PARTS, WORD_PARTS)).astype(np.int64)
+            weights = parts[encoded.indices.to_numpy(zero_copy_only=False)]
     return hashes, counts.astype(np.int64), weights
 
 
 def _weighed_grams(
     hashes: np.ndarray, counts: np.ndarray, weights: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per text, in text order, the hash of each run of words from each word on that weighs ``n`` words (a CJK
-    character half a word, so 2n characters of Chinese), as `_grams` gives for n words where no CJK is."""
+    """Per text, in text order, the hash of each run of words from each word on that weighs ``n`` words (a Han
+    character half a word, a kana character a third), as `_grams` gives for n words where no CJK is."""
     ends = np.cumsum(counts)
     text_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
     weight = np.concatenate(([0], np.cumsum(weights)))
-    stop = np.searchsorted(weight, weight[:-1] + 2 * n, "left")  # the first word past each run
+    stop = np.searchsorted(weight, weight[:-1] + WORD_PARTS * n, "left")  # the first word past each run
     whole = stop <= ends[text_of]  # a run that does not cross its text's end
     span = stop - np.arange(len(hashes))
     gram = np.zeros(len(hashes), np.uint64)
     h = np.zeros(len(hashes), np.uint64)
     with np.errstate(over="ignore"):
-        for k in range(min(2 * n, len(h))):
+        for k in range(min(WORD_PARTS * n // KANA_PARTS, len(h))):  # the most words a run holds
             h[: len(h) - k] *= _C
             h[: len(h) - k] += hashes[k:]
             done = span == k + 1

@@ -188,6 +188,22 @@ def test_a_run_of_cjk_characters_counts_half_a_word_a_character() -> None:
     assert state_of(mixed, [f"{HAN[:8]} one two three four"])[0].longest == 12
 
 
+KANA = "".join(chr(0x3042 + i) for i in range(0, 80, 2))  # 40 distinct hiragana (あいうえお... every other one)
+
+
+def test_a_run_of_kana_counts_a_third_of_a_word_a_character_and_han_beside_it_half() -> None:
+    # Verb endings in kana (できませんでした) are shared by chance far more often than Han characters: 23 kana
+    # weigh 7.7 words, 24 are PaLM's 8; 12 kana and 8 Han characters are 8 words too.
+    item = KANA
+    assert state_of(item, [f"前言{KANA[3:26]}后记"])[0].longest == 0
+    assert state_of(item, [KANA[3:27]])[0].longest == 24
+    mixed = HAN[:8] + KANA[:12] + HAN[8:20]
+    assert state_of(mixed, [mixed[:19]])[0].longest == 0  # 8 Han and 11 kana: 7.7 words
+    assert state_of(mixed, [mixed[:20]])[0].longest == 20
+    assert not any(v[0] for v in measure([state_of(KANA[:23], [])[0]]).measurable.values())
+    assert measure([state_of(KANA[:24], [])[0]]).measurable["palm"][0]
+
+
 def test_word_spans_map_each_cjk_character_to_itself() -> None:
     text = "他说：“我们去北京。” Then home, 日本語のテキスト&#20013;"
     words = [

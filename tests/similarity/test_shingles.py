@@ -201,6 +201,26 @@ def test_the_cjk_characters_python_finds_are_those_arrow_splits() -> None:
     assert not len(shingles._cjk_blocks(pa.array(["café “quoted” — 한국어 😀 Ωmega"], pa.large_string())))
 
 
+def test_the_kana_python_finds_are_those_arrow_weighs_as_kana_and_all_are_cjk() -> None:
+    chars = "".join(chr(c) for c in range(0x80, 0x40000) if not 0xD800 <= c <= 0xDFFF)
+    python = set(re.findall(f"[{shingles._KANA_PY}]", chars))
+    arrow = pc.extract_regex(pa.array(list(chars)), f"(?P<c>{shingles._KANA})")
+    assert python == {c for c in arrow.field("c").to_pylist() if c}
+    assert python <= set(re.findall(f"[{shingles._CJK_PY}]", chars))
+    assert {"あ", "ア", "ー", "ｱ"} <= python and not {"漢", "々", "・"} & python
+
+
+def test_long_grams_weigh_a_kana_character_a_third_of_a_word_and_a_han_character_half() -> None:
+    kana = "".join(chr(0x3042 + i) for i in range(0, 60, 2))  # 30 distinct hiragana
+    han = "我们今天去北京看长城然后回家"  # 14 distinct ideographs
+    out = shingle([kana, han, kana[:11], kana[:6] + han[:6]], n=5, long_n=4)
+    # 4 words are 12 kana (19 runs in 30), 8 Han characters (7 runs in 14); 11 kana weigh less than 4 words;
+    # 6 kana (2 words) and 4 Han characters (2 words) weigh 4 words: a run from each of the first four kana
+    # (the fifth has 2 kana and all 6 Han characters after it: 3.7 words).
+    assert out.long.sizes().tolist() == [19, 7, 0, 4]
+    assert values(out.long, 0)[0] == values(shingle([kana[:12]], n=5, long_n=4).long, 0)[0]
+
+
 def test_shared_spans_mark_the_shared_characters_of_chinese_texts() -> None:
     a, b = "我们今天去北京看长城。", "他说我们今天去北京玩"
     sa, sb = shared_spans(a, b, 3)

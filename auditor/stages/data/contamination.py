@@ -141,13 +141,13 @@ class Contamination(Stage):
             # Titles, labels, short answers: nothing any definition measures, so nothing to scan the corpus for.
             longest = max((s.words for s in states), default=0)
             cjk = (
-                "; a Chinese or Japanese character weighs half a word"
-                if any(h is not None for h in bench.halves)
+                "; a Han character weighs half a word, a kana character a third"
+                if any(h is not None for h in bench.parts)
                 else ""
             )
             raise StageNotApplicable(
                 f"none of the {len(rows)} benchmark items has {fewest} words, the fewest any contamination "
-                f"definition measures (the longest has {longest:g}{cjk}); the items were not measured"
+                f"definition measures (the longest has {round(longest, 1):g}{cjk}); the items were not measured"
             )
         outcome, labels, train_rows, excluded, skipped = self._scan(context, bench)
         if not outcome.documents:

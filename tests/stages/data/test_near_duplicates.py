@@ -606,3 +606,28 @@ def test_a_chinese_passage_is_verbatim_from_26_characters_a_common_phrase_of_13_
     overlap = finding(r, "NDP008")
     assert overlap.evidence["per_split"]["test"]["with_overlap"] == 1
     assert "NDP001" not in codes(r) and "NDP004" not in codes(r)
+
+
+JA_PAGES = [
+    "光合作用は緑色植物が光エネルギーを利用して二酸化炭素と水から有機物を合成し酸素を放出する過程である。"
+    "光反応はチラコイド膜で、暗反応はストロマで進む。",
+    "ネットワークの設定を確認してください。この操作を実行することができませんでしたので、もう一度お試しください。",
+]
+
+
+def test_a_japanese_passage_counts_kana_as_a_third_of_a_word_so_a_stock_phrase_is_no_copy(tmp_path: Path) -> None:
+    # この操作を実行することができませんでしたので、もう一度お試しください (33 characters, 27 of them kana)
+    # weighs 12 words: a stock phrase any message may hold; a quoted sentence of 49 characters (21 words) is a copy.
+    question = (
+        "ファイルの保存先が見つかりません。この操作を実行することができませんでしたので、もう一度お試しください。"
+    )
+    quote = (
+        "先生は授業で言った：光合作用は緑色植物が光エネルギーを利用して二酸化炭素と水から有機物を合成し酸素を"
+        "放出する過程である。来週の試験に出ます。"
+    )
+    r = audit_texts(tmp_path, [*JA_PAGES, question, quote], ["train", "train", "test", "test"])
+    overlap = finding(r, "NDP008")
+    assert overlap.evidence["per_split"]["test"]["with_overlap"] == 1
+    assert "NDP004" not in codes(r)
+    # The quote holds most of a training page: that pair is a near copy; the question is in no pair.
+    assert {e["holdout"] for e in finding(r, "NDP001").examples} == {"t3"}
