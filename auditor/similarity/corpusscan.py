@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from auditor.similarity.ngrams import (
     normal_words,
     word_spans_many,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 GPT3_WORDS = 13
 _SNIPPET = 300  # characters of a matched span shown
@@ -99,10 +102,16 @@ def _init(bench: Benchmark, text: str) -> None:
     _BENCH, _TEXT = bench, text
 
 
-def scan_parsed(bench: Benchmark, parsed: Parsed, file: int = 0) -> list[DocHit]:
+def scan_parsed(
+    bench: Benchmark,
+    parsed: Parsed,
+    file: int = 0,
+    normal: tuple[pa.Array, np.ndarray, np.ndarray] | None = None,
+) -> list[DocHit]:
     """The documents of one parsed block that share a confirmed span of at least 8 words with an item (``file``
-    is the file of every document, unless the block says each one's)."""
-    norm, hashes, counts = normal_words(parsed.texts)
+    is the file of every document, unless the block says each one's); ``normal``: the block's `normal_words`,
+    when the caller has them already (normalising is most of a block's cost)."""
+    norm, hashes, counts = normal if normal is not None else normal_words(parsed.texts)
     seeds = candidate_seeds(bench, hashes, counts)
     found: list[tuple[int, list[str], list[Run]]] = []
     at = 0

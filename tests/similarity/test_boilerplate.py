@@ -1,4 +1,5 @@
-"""The frequent n-gram rule's kernels: documents per 8-gram, and runs cut down to their rare 8-grams."""
+"""The frequent n-gram and template rules' kernels: documents per 8-gram, runs cut down to their rare 8-grams,
+texts per word and template 8-grams."""
 
 from __future__ import annotations
 
@@ -41,3 +42,23 @@ def test_frequent_spans_are_word_spans_with_their_most_documents() -> None:
     counts = np.array([20, 30, 1, 0, 12])
     spans = frequent_spans(counts, counts > 10)
     assert [(s.start, s.words, s.documents) for s in spans] == [(0, 9, 30), (4, 8, 12)]
+
+
+def test_a_text_counts_once_per_word_however_often_it_says_it() -> None:
+    from auditor.similarity.boilerplate import texts_holding
+
+    targets = np.array([3, 5, 9], np.uint64)
+    hashes = np.array([5, 5, 3, 7, 5, 9, 9], np.uint64)  # texts: [5 5 3] [7] [5 9 9]
+    held = texts_holding(hashes, np.array([3, 1, 3]), targets)
+    assert held.tolist() == [1, 2, 1]
+
+
+def test_an_8gram_is_template_only_when_all_its_words_are_common_and_others_hold_it() -> None:
+    from auditor.similarity.boilerplate import template_grams
+
+    # ten words: the second in one text (an order number), the rest in 50; three 8-grams, two holding it
+    words = np.array([50, 1, 50, 50, 50, 50, 50, 50, 50, 50])
+    held = template_grams([words], 11, [np.array([0, 0, 2])])
+    assert held[0].tolist() == [False, False, True]
+    # the same 8-gram in a single other text is no template: a copy's words count
+    assert template_grams([words], 11, [np.array([0, 0, 1])])[0].tolist() == [False, False, False]

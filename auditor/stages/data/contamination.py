@@ -5,8 +5,10 @@ word by word; the ids clean under a chosen definition are written beside the rep
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -38,6 +40,7 @@ _PROBLEM_TEXT = {
     "too_long": "longer than max_line_bytes (skipped)",
 }
 _FILES_NAMED = 5  # files a message names per problem
+_TEMPLATE_LEAST = 10  # a template word is in more texts than this, as a frequent 8-gram is in more documents
 
 
 class ContaminationOptions(StageOptions):
@@ -70,6 +73,16 @@ class ContaminationOptions(StageOptions):
         description="an 8-gram of an item found in more than this many corpus documents is boilerplate (a licence "
         "header) and counts for no definition, as NeMo Curator's max_matches (10); it never clears an item one "
         "document holds at least `longest_share` of; null counts every n-gram",
+    )
+    template_share: float | None = Field(
+        default=0.01,
+        gt=0,
+        le=1,
+        description="without `corpus` (the training rows are the corpus): a word in at least this share of the "
+        "manifest's texts, and in more than 10, is a template word (a form's fixed words and the values of its few "
+        "slots); a shared span of nothing but 8-grams of template words, each in two other texts, counts for no "
+        "definition, unless one training row holds `longest_share` of the item's other 8-grams; null counts every "
+        "n-gram",
     )
     workers: int | None = Field(
         default=None, ge=1, le=64, description="worker processes (default: the cores there are)"
@@ -109,7 +122,8 @@ class Contamination(Stage):
         "CTM004": "corpus lines or files that could not be read",
         "CTM005": "benchmark items too short for some definitions (not measurable)",
         "CTM006": "corpus files that are the manifest itself, left out",
-        "CTM007": "benchmark items whose verdict the frequent n-gram rule changed, with the n-grams it ignored",
+        "CTM007": "benchmark items whose verdict the frequent n-gram or template rule changed, with the n-grams it "
+        "ignored",
     }
     Options = ContaminationOptions
     out_of_core = True  # the benchmark is a few holdout rows; the corpus is streamed, or mapped over a cluster
@@ -149,7 +163,8 @@ class Contamination(Stage):
                 f"none of the {len(rows)} benchmark items has {fewest} words, the fewest any contamination "
                 f"definition measures (the longest has {round(longest, 1):g}{cjk}); the items were not measured"
             )
-        outcome, labels, train_rows, excluded, skipped = self._scan(context, bench)
+        words = self._words(texts) if o.corpus is None and o.template_share is not None else None
+        outcome, labels, train_rows, excluded, skipped, held = self._scan(context, bench, words)
         if not outcome.documents:
             raise StageInputError(
                 f"contamination: no corpus document could be read ({self._not_read(outcome, labels, skipped)})"
@@ -166,7 +181,12 @@ class Contamination(Stage):
         measured = measure(states, Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share))
         ids = manifest.ids(rows)
         thresholds = Thresholds(o.palm_share, o.llama2_clean, o.llama2_dirty, o.longest_share)
-        frequent = _Frequent.judge(o.frequent_documents, bench, outcome.hits, states, measured, thresholds)
+        template = None
+        if o.template_share is not None and words is not None and held is not None and train_rows is not None:
+            texts_held = held + words.held  # the training rows and the holdout items holding each word
+            bar = max(_TEMPLATE_LEAST + 1, math.ceil(o.template_share * (len(train_rows) + len(rows))))
+            template = _Template(bar, [texts_held[w] for w in words.items])
+        frequent = _Frequent.judge(o.frequent_documents, bench, outcome.hits, states, measured, thresholds, template)
         states, measured = frequent.states, frequent.measured
         chosen = BY_KEY[o.definition]
         table = self._table(measured, len(rows))
@@ -222,7 +242,8 @@ class Contamination(Stage):
             + ", ".join(f"{d.name} {int(measured.contaminated[d.key].sum())}" for d in DEFINITIONS)
             + " contaminated."
             + (
-                f" The frequent n-gram rule changed {int(frequent.changed.sum())} item(s) (CTM007)."
+                f" The frequent n-gram {'and template rules' if frequent.template is not None else 'rule'} changed "
+                f"{int(frequent.changed.sum())} item(s) (CTM007)."
                 if frequent.changed.any()
                 else ""
             ),
@@ -274,11 +295,26 @@ class Contamination(Stage):
         texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
         return rows, texts
 
+    def _words(self, texts: list[str]) -> _Words:
+        """The benchmark's distinct words, each item's words as indices into them, and the items holding each."""
+        import numpy as np
+        import pyarrow as pa
+
+        from auditor.similarity.boilerplate import texts_holding
+        from auditor.similarity.ngrams import normal_words
+
+        _, hashes, counts = normal_words(pa.array(texts, pa.large_string()))
+        distinct = np.unique(hashes)
+        at = np.searchsorted(distinct, hashes)
+        items = np.split(at, np.cumsum(counts)[:-1]) if len(counts) else []
+        return _Words(distinct, items, texts_holding(hashes, counts, distinct))
+
     def _scan(
-        self, context: AuditContext, bench: Any
-    ) -> tuple[ScanOutcome, list[str], np.ndarray | None, list[str], list[str]]:
+        self, context: AuditContext, bench: Any, words: _Words | None
+    ) -> tuple[ScanOutcome, list[str], np.ndarray | None, list[str], list[str], np.ndarray | None]:
         """The corpus pass: the named corpus, or the manifest's training rows; the corpus files left out because
-        they are the manifest itself, and the files of the corpus folder of a kind the reader does not open."""
+        they are the manifest itself, the files of the corpus folder of a kind the reader does not open, and
+        (training rows, with ``words``) how many rows hold each of the benchmark's words."""
         from auditor.backends.cluster import DaskManifest
         from auditor.similarity.corpus import CorpusLimits, corpus_files, unread_in_folder
         from auditor.similarity.corpusscan import scan, scan_mapped
@@ -286,7 +322,8 @@ class Contamination(Stage):
         o = self.options
         assert isinstance(o, ContaminationOptions)
         if o.corpus is None:
-            return (*self._scan_train(context, bench), [], [])
+            outcome, labels, rows, held = self._scan_train(context, bench, words)
+            return outcome, labels, rows, [], [], held
         where = f"{context.loaded.locate(('stages', self.name, 'corpus'))}: stages.{self.name}.corpus"
         named = corpus_files(o.corpus, context.loaded.allowed_roots, where)
         base = context.loaded.base_dir
@@ -317,7 +354,7 @@ class Contamination(Stage):
                     progress=lambda done: progress.update(task, completed=done),
                     limits=limits,
                 )
-                return outcome, labels, None, excluded, skipped
+                return outcome, labels, None, excluded, skipped, None
             outcome = scan(
                 bench,
                 files,
@@ -326,14 +363,19 @@ class Contamination(Stage):
                 progress=lambda done: progress.update(task, completed=done),
                 limits=limits,
             )
-        return outcome, labels, None, excluded, skipped
+        return outcome, labels, None, excluded, skipped, None
 
-    def _scan_train(self, context: AuditContext, bench: Any) -> tuple[ScanOutcome, list[str], np.ndarray]:
+    def _scan_train(
+        self, context: AuditContext, bench: Any, words: _Words | None
+    ) -> tuple[ScanOutcome, list[str], np.ndarray, np.ndarray | None]:
+        """The training rows scanned as the corpus, and with ``words`` how many rows hold each benchmark word."""
         import numpy as np
         import pyarrow as pa
 
+        from auditor.similarity.boilerplate import texts_holding
         from auditor.similarity.corpus import Parsed
         from auditor.similarity.corpusscan import ScanOutcome, scan_parsed
+        from auditor.similarity.ngrams import normal_words
 
         o = self.options
         assert isinstance(o, ContaminationOptions)
@@ -343,14 +385,18 @@ class Contamination(Stage):
         rows = np.flatnonzero(np.isin(manifest.split.codes, train))
         columns = o.fields or [context.config.keys.text or ""]
         outcome = ScanOutcome()
+        held = None if words is None else np.zeros(len(words.distinct), np.int64)
         for a in range(0, len(rows), _TRAIN_ROWS):
             block = rows[a : a + _TRAIN_ROWS]
             parts = [manifest.take(c, block).cast(pa.large_string()).to_pylist() for c in columns]
             texts = ["\n".join(p for p in row if p) for row in zip(*parts, strict=True)]
             parsed = Parsed(pa.array(texts, pa.large_string()), np.arange(a, a + len(block), dtype=np.int64))
-            outcome.hits.extend(scan_parsed(bench, parsed, 0))
+            normal = normal_words(parsed.texts)
+            if held is not None and words is not None:
+                held += texts_holding(normal[1], normal[2], words.distinct)
+            outcome.hits.extend(scan_parsed(bench, parsed, 0, normal))
             outcome.documents += len(block)
-        return outcome, ["the manifest's training rows"], rows
+        return outcome, ["the manifest's training rows"], rows, held
 
     # -- findings about the inputs -------------------------------------------------------------------------------
 
@@ -455,17 +501,29 @@ class Contamination(Stage):
         if not len(changed):
             return
         by = frequent.summary()["items_changed"]
+        why = []
+        if frequent.limit is not None:
+            why.append(f"in more than {frequent.limit} corpus documents (boilerplate such as a licence header)")
+        if frequent.template is not None:
+            why.append(
+                f"made of words in at least {frequent.template.bar} of the manifest's texts and held by other texts "
+                "(the template of texts written from one form, and slot values that recur by chance)"
+            )
+        evidence: dict[str, Any] = {"more_than_documents": frequent.limit, "items": len(changed), "by_definition": by}
+        if frequent.template is not None:
+            evidence["template_words_in_texts"] = frequent.template.bar
         yield self.finding(
             "CTM007",
             Severity.INFO,
-            f"{len(changed)} benchmark item(s) were found only through 8-grams that are in more than "
-            f"{frequent.limit} corpus documents (boilerplate such as a licence header) and are judged without them: "
+            f"{len(changed)} benchmark item(s) were found only through 8-grams "
+            + " or ".join(why)
+            + " and are judged without them: "
             + ", ".join(f"{BY_KEY[k].name} {v}" for k, v in by.items() if v)
             + f" item(s) no longer contaminated ({BY_KEY[chosen].name} is the verdict), e.g. "
             + ", ".join(str(ids[i]) for i in changed[: o.max_examples])
             + ".",
             key=chosen,
-            evidence={"more_than_documents": frequent.limit, "items": len(changed), "by_definition": by},
+            evidence=evidence,
             examples=tuple(
                 {
                     "id": ids[i],
@@ -484,7 +542,8 @@ class Contamination(Stage):
             ),
             scope=scope_of((str(ids[i]) for i in changed), {"items": len(changed)}),
             remediation="Read the ignored spans: they are what many training documents share with the item. Set "
-            "`frequent_documents` higher, or to null, to count them.",
+            "`frequent_documents` higher, or to null, to count them"
+            + ("; `template_share` to null counts the template's." if frequent.template is not None else "."),
         )
 
     def _table(self, measured: Measured, n: int) -> Table:
@@ -501,9 +560,29 @@ class Contamination(Stage):
         )
 
 
+@dataclass(frozen=True)
+class _Words:
+    """The benchmark's distinct words (hashes, sorted), each item's words as indices into them, and how many
+    holdout items hold each."""
+
+    distinct: np.ndarray
+    items: list[np.ndarray]
+    held: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Template:
+    """The template rule's inputs: the texts (training rows and holdout items) a template word is in at least,
+    and per item, per word, the texts it is in."""
+
+    bar: int
+    words_held: list[np.ndarray]
+
+
 class _Frequent:
-    """The frequent n-gram rule applied: each item's states and verdicts without its frequent 8-grams, unless one
-    corpus document holds at least `longest_share` of it (a copy stays a copy, however many documents hold it)."""
+    """The frequent n-gram and template rules applied: each item's states and verdicts without its frequent and
+    template 8-grams, unless one corpus document holds at least `longest_share` of its own (a copy stays a copy,
+    however many documents hold it)."""
 
     def __init__(
         self,
@@ -513,6 +592,8 @@ class _Frequent:
         before: Measured,
         counts: list[np.ndarray],
         kept_as_copies: int,
+        ignored: list[np.ndarray] | None = None,
+        template: _Template | None = None,
     ) -> None:
         import numpy as np
 
@@ -520,6 +601,7 @@ class _Frequent:
 
         self.limit, self.states, self.measured, self.before = limit, states, measured, before
         self.counts, self.kept_as_copies = counts, kept_as_copies
+        self.ignored, self.template = ignored or [], template
         self.changed = np.zeros(len(states), bool)
         for d in DEFINITIONS:
             self.changed |= measured.contaminated[d.key] != before.contaminated[d.key]
@@ -533,28 +615,43 @@ class _Frequent:
         states: list[ItemState],
         measured: Measured,
         thresholds: Any,
+        template: _Template | None = None,
     ) -> _Frequent:
         import numpy as np
 
-        from auditor.similarity.boilerplate import document_counts, shared_by_items, trimmed
+        from auditor.similarity.boilerplate import document_counts, items_holding, template_grams, trimmed
         from auditor.similarity.definitions import measure
         from auditor.similarity.ngrams import SEED
 
-        if limit is None:
+        if limit is None and template is None:
             return cls(None, states, measured, measured, [], 0)
         counts = document_counts(bench.lengths(), hits)
-        frequent = [c > limit for c in counts]
+        holding = items_holding(bench)
+        frequent = [c > limit if limit is not None else np.zeros(len(c), bool) for c in counts]
         # What the benchmark's items share among themselves is no copy of one of them: a document that holds the
         # disclaimer every ticket ends with holds more than half of a short ticket, yet copies none. So a copy is
-        # a run holding `longest_share` of an item's own 8-grams (those not in more than `limit` items); of an item
-        # with none of its own, of all its 8-grams, as before.
-        own = [~shared for shared in shared_by_items(bench, limit)]
+        # a run holding `longest_share` of an item's own 8-grams (those not in more than `limit` items, nor
+        # template); of an item with none of its own, of all its 8-grams, as before.
+        own = [h <= limit if limit is not None else np.ones(len(h), bool) for h in holding]
+        tmpl = [np.zeros(len(c), bool) for c in counts]
+        if template is not None:
+            # The texts holding an 8-gram besides the item: the training rows and the other holdout items.
+            others = [c + h - 1 for c, h in zip(counts, holding, strict=True)]
+            tmpl = template_grams(template.words_held, template.bar, others)
+            own = [o & ~t for o, t in zip(own, tmpl, strict=True)]
+        ignored = [f.copy() for f in frequent]
         lengths = bench.lengths()
         trimmed_states = [s.fresh() for s in states]
         copies = np.zeros(len(states), bool)
         for hit in hits:
             for run in hit.runs:
                 for part in trimmed(run, frequent[run.item]):
+                    grams = slice(part.item_start, part.item_start + part.length - SEED + 1)
+                    if tmpl[part.item][grams].all():
+                        # Template only: what texts written from one form share by chance. A run that also
+                        # holds a word of the item's own is kept whole, so a copy is measured at its length.
+                        ignored[part.item][grams] = True
+                        continue
                     trimmed_states[part.item].add(part)
                 first, last = run.item_start, run.item_start + run.length - SEED + 1
                 mine = own[run.item]
@@ -564,7 +661,7 @@ class _Frequent:
                     copies[run.item] |= run.length >= thresholds.longest_share * lengths[run.item]
         final, kept = [], 0
         for i, (raw, rest) in enumerate(zip(states, trimmed_states, strict=True)):
-            if not frequent[i].any():
+            if not ignored[i].any():
                 final.append(raw)
                 continue
             if copies[i]:
@@ -573,18 +670,17 @@ class _Frequent:
                 continue
             rest.documents = raw.documents
             final.append(rest)
-        return cls(limit, final, measure(final, thresholds), measured, counts, kept)
+        return cls(limit, final, measure(final, thresholds), measured, counts, kept, ignored, template)
 
     def spans(self, item: int) -> list[Any]:
         from auditor.similarity.boilerplate import frequent_spans
 
-        assert self.limit is not None
-        return frequent_spans(self.counts[item], self.counts[item] > self.limit)
+        return frequent_spans(self.counts[item], self.ignored[item])
 
     def summary(self) -> dict[str, Any]:
         from auditor.similarity.definitions import DEFINITIONS
 
-        return {
+        out: dict[str, Any] = {
             "more_than_documents": self.limit,
             "items_changed": {
                 d.key: int((self.before.contaminated[d.key] & ~self.measured.contaminated[d.key]).sum())
@@ -592,6 +688,9 @@ class _Frequent:
             },
             "items_kept_as_copies": self.kept_as_copies,
         }
+        if self.template is not None:
+            out["template_words_in_texts"] = self.template.bar
+        return out
 
 
 class _Detail:

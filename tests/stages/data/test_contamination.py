@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from auditor import run_audit
@@ -587,3 +588,144 @@ def test_chinese_pages_on_the_same_topic_are_no_contamination(tmp_path: Path) ->
     assert codes(report) == ["CTM003"]
     evidence = finding(report, "CTM003").evidence
     assert evidence["clean_subset"]["ids"] == list(ZH_ITEMS)  # both measured (not too short) and clean
+
+
+DEVICES = ["laptop", "phone", "tablet", "printer", "camera", "monitor", "modem", "router"]
+PROBLEMS = [
+    "will not connect to wifi",
+    "has a cracked screen",
+    "is very slow",
+    "does not turn on",
+    "keeps restarting",
+    "makes a loud noise",
+]
+
+
+def _form_tickets(
+    tmp_path: Path,
+    copies: list[tuple[int, Callable[[str], str]]] | None = None,
+    options: dict[str, object] | None = None,
+) -> Path:
+    """400 support tickets written from one form (an order number, a device, a problem), two per user, split by
+    user with no ticket in both splits; ``copies``: (test ticket number, the training row added from its text)."""
+    import random
+
+    rng = random.Random(23)
+    ids, users, texts, splits = [], [], [], []
+    for n in range(400):
+        device, problem = rng.choice(DEVICES), rng.choice(PROBLEMS)
+        ids.append(f"T{n:04d}")
+        users.append(f"u{n // 2}")
+        texts.append(
+            f"Hello, my order #{rng.randrange(10**5, 10**6)} arrived but the {device} {problem}. Please help, thanks."
+        )
+        splits.append("test" if n >= 320 else "train")
+    for k, (n, copy) in enumerate(copies or []):
+        ids.append(f"X{n:04d}-{k}")
+        users.append(f"x{n}")
+        texts.append(copy(texts[n]))
+        splits.append("train")
+    write_table(tmp_path / "m.csv", {"id": ids, "user": users, "split": splits, "body": texts})
+    return write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["test"]},
+            "keys": {"text": "body", "groups": ["user"]},
+            "report": {"fail_on": "warning"},
+            "stages": {"contamination": options or {}},
+        },
+    )
+
+
+def _other_problem(ticket: str) -> str:
+    """The ticket with its problem replaced by another (one slot changed)."""
+    problem = next(p for p in PROBLEMS if f" {p}." in ticket)
+    return ticket.replace(problem, next(p for p in PROBLEMS if p != problem))
+
+
+def test_tickets_written_from_one_form_and_split_by_user_are_clean_without_a_corpus(tmp_path: Path) -> None:
+    """Every test ticket shares `arrived but the camera makes a loud noise please help thanks` (11 of its 15 words)
+    with several training tickets: the form and two slot values that recur by chance, not a copy of it."""
+    report = run_audit(_form_tickets(tmp_path), only=ONLY)
+    assert codes(report) == ["CTM003", "CTM007"] and report.exit_code == 0
+    changed = finding(report, "CTM007")
+    assert changed.evidence["items"] == 80 and changed.evidence["template_words_in_texts"] == 11
+    assert "the template of texts written from one form" in changed.message
+    ignored = changed.examples[0]["ignored"][0]["span"]
+    assert ignored.startswith("arrived but the ") and ignored.endswith(" please help thanks")
+    assert finding(report, "CTM003").evidence["frequent_ngrams"]["template_words_in_texts"] == 11
+
+
+def test_without_the_template_rule_the_form_makes_the_tickets_contaminated(tmp_path: Path) -> None:
+    # the published definitions: more than half of every ticket is in one training ticket; the frequent n-gram
+    # rule (more than 10 documents) clears the one ticket whose device and problem are in 12 training tickets
+    report = run_audit(_form_tickets(tmp_path, options={"template_share": None}), only=ONLY)
+    assert finding(report, "CTM002").evidence["by_definition"]["longest contaminated substring"] == 79
+    assert finding(report, "CTM007").evidence["items"] == 1
+    assert report.exit_code == 1
+
+
+def test_a_form_ticket_copied_into_training_is_contaminated_and_one_with_its_problem_changed_is_listed(
+    tmp_path: Path,
+) -> None:
+    """A copy holds the ticket's own words (its order number) beside the form, verbatim, forwarded or copied
+    twice; a copy whose problem was changed still holds the 8 words around the order number, half the ticket."""
+    copies: list[tuple[int, Callable[[str], str]]] = [
+        (330, lambda t: f"FW: {t} (customer called twice)"),
+        (341, lambda t: t),
+        (352, lambda t: t),
+        (352, lambda t: t),
+        (353, _other_problem),
+        (399, lambda t: t),
+    ]
+    config = _form_tickets(tmp_path, copies)
+    report = run_audit(config, only=ONLY)
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["T0330", "T0341", "T0352", "T0399"]
+    listed = finding(report, "CTM002")
+    assert [e["id"] for e in listed.examples] == ["T0353"]
+    assert listed.examples[0]["contaminated_under"] == ["longest"]
+    assert listed.examples[0]["longest_words"] == 8  # "hello my order N arrived but the <device>"
+
+
+PROMPT = "You are a careful assistant. Read the question below and answer it in one word. Question:"
+
+
+def _prompts(tmp_path: Path, copied: bool) -> Path:
+    """8 training and 8 test prompts opening with the same instructions (more than half of each), questions of
+    their own; with ``copied``, one test prompt is a training row too."""
+    import random
+
+    rng = random.Random(8)
+    vocabulary = [f"{a}{b}{c}" for a in "bcdfgklmnprst" for b in "aeiou" for c in ("n", "r", "s", "t", "l")]
+    prompts = [f"{PROMPT} {' '.join(rng.choice(vocabulary) for _ in range(11))}?" for _ in range(16)]
+    ids = [f"p{i}" for i in range(16)]
+    splits = ["train"] * 8 + ["test"] * 8
+    if copied:
+        ids, splits, prompts = [*ids, "p-copy"], [*splits, "train"], [*prompts, prompts[12]]
+    write_table(tmp_path / "m.csv", {"id": ids, "split": splits, "body": prompts})
+    return write_config(
+        tmp_path,
+        {
+            "version": 1,
+            "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+            "splits": {"train": ["train"], "holdout": ["test"]},
+            "keys": {"text": "body"},
+        },
+    )
+
+
+def test_prompts_sharing_their_instructions_with_training_prompts_are_clean_and_a_copied_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """The instructions (16 of 27 words) are in every prompt, in 8 training rows: fewer than the frequent n-gram
+    rule's 10 documents, yet the form's words, in all 16 texts. A test prompt that is also a training row is a copy."""
+    clean = run_audit(_prompts(tmp_path / "clean", copied=False), only=ONLY)
+    assert codes(clean) == ["CTM003", "CTM007"] and clean.exit_code == 0
+    assert finding(clean, "CTM007").evidence["by_definition"]["longest"] == 8
+    leaked = run_audit(_prompts(tmp_path / "leaked", copied=True), only=ONLY)
+    f = finding(leaked, "CTM001")
+    assert [e["id"] for e in f.examples] == ["p12"]
+    assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
+    assert "CTM002" not in codes(leaked)
