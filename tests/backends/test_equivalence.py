@@ -121,6 +121,27 @@ def test_contamination_reports_alike_on_every_engine(engine: EngineSettings, tmp
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_contamination_against_the_training_rows_reports_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """The training rows are the corpus and the template rule counts the words of every row: the same tickets are
+    cleared (CTM007) and the same copy found on every engine."""
+    from tests.stages.data.test_contamination import _form_tickets
+
+    config = _form_tickets(tmp_path, [(330, lambda t: t)])
+    data = yaml.safe_load(config.read_text())
+    source = tmp_path / data["manifest"]["path"]
+    pq.write_table(read_files([source], column_names(source, None), None), tmp_path / "m.parquet", row_group_size=50)
+    data["manifest"]["path"] = "m.parquet"
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    memory, other = both(config, engine, only=["contamination"])
+    assert_same(memory, other, engine.engine)
+    found = [f for s in other["stages"] for f in s["findings"]]
+    assert [f["code"] for f in found] == ["CTM001", "CTM003", "CTM007"]
+    assert [e["id"] for e in found[0]["examples"]] == ["T0330"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_stage_that_needs_the_table_is_an_error_out_of_core(engine: EngineSettings, tmp_path: Path) -> None:
     """near_duplicates always (known before it starts), shared_upstream when near copies link rows (found while
     it runs): an error (exit 2), never a pass, in one wording that names the stage, why and what to do."""
