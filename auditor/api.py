@@ -586,9 +586,9 @@ def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
     """
     import numpy as np
 
-    indexed = [
-        (name, value.index) for name, value in given.items() if value is not None and _library(value) == "pandas"
-    ]
+    # A Series or a DataFrame has row labels; a pandas array (Series.values of text, a Categorical, an Int64
+    # array) has positions only, as a numpy array does.
+    indexed = [(name, value.index) for name, value in given.items() if _has_row_labels(value)]
     if len(indexed) < 2:
         return
     first_name, first = indexed[0]
@@ -604,6 +604,15 @@ def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
             f"{name}.loc[{first_name}.index] to pair them by label, or {name}.set_axis({first_name}.index) if the "
             "positions already match"
         )
+
+
+def _has_row_labels(value: Any) -> bool:
+    """Whether ``value`` is a pandas Series or DataFrame, whose index labels its rows."""
+    if value is None or _library(value) != "pandas":
+        return False
+    import pandas as pd
+
+    return isinstance(value, pd.Series | pd.DataFrame)
 
 
 def _argument_column(argument: str, values: Any, frame: Any, used: Sequence[str]) -> tuple[str, bool]:

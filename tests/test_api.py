@@ -849,6 +849,59 @@ def test_arguments_indexed_as_x_or_by_other_labels_are_paired_by_position() -> N
     assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
 
 
+# pandas arrays, not Series: no index, so nothing to pair by label (Series.values of text is an ArrowStringArray).
+_PANDAS_ARRAYS: dict[str, Any] = {
+    "str values": lambda v: pd.Series(v, dtype="str").values,
+    "Categorical": lambda v: pd.Categorical(v),
+    "Int64": lambda v: pd.array([None if x is None else int(x[1:]) for x in v], "Int64"),
+}
+
+
+def _as_numpy(values: Any) -> np.ndarray:
+    """The numpy form of a pandas array: its values (of their own dtype), objects with None where one is missing."""
+    items = [None if pd.isna(x) else x for x in values]
+    return np.array(items, dtype=object) if None in items else np.array(items)
+
+
+@pytest.mark.parametrize("kind", list(_PANDAS_ARRAYS))
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_as_pandas_arrays_give_the_report_of_their_numpy_form(kind: str) -> None:
+    """groups=df.patient.values (an ArrowStringArray), a Categorical or an Int64 array are accepted as
+    scikit-learn accepts them (was: AttributeError 'ArrowStringArray' object has no attribute 'index'); a missing
+    value (pd.NA) is a missing value, and the leak is found as in the numpy form."""
+    frame = _patients()
+    patients = [None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])]
+    groups, y = _PANDAS_ARRAYS[kind](patients), _PANDAS_ARRAYS[kind]([f"p{v}" for v in frame["label"]])
+    cv = sklearn.KFold(n_splits=3, shuffle=True, random_state=0)  # rows of one patient in several folds: leaks
+    only = ["group_overlap", "label_coverage"]
+    given = auditor.audit_splitter(cv, frame[["visit"]], y, groups, id="visit", only=only)
+    numpy = auditor.audit_splitter(cv, frame[["visit"]], _as_numpy(y), _as_numpy(groups), id="visit", only=only)
+    codes = sorted(f.code for f in given.findings)
+    assert given.exit_code == 1 and "GRP001" in codes and "GRP004" in codes  # the leak, and rows with no patient
+    assert [(f.code, f.message) for f in given.findings] == [(f.code, f.message) for f in numpy.findings]
+
+
+@pytest.mark.parametrize("kind", list(_PANDAS_ARRAYS))
+@needs_sklearn
+@needs_folds
+def test_a_group_kfold_on_pandas_arrays_is_clean_and_an_array_x_is_read(kind: str) -> None:
+    """The same arrays where each patient stays in one fold: clean, as the numpy form is; X given as a pandas
+    array (one feature) is its own feature column under `features: auto`, as its numpy form."""
+    frame = _patients()
+    groups = _PANDAS_ARRAYS[kind](list(frame["patient"]))
+    report = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame[["visit"]], groups=groups, data=frame)
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    y = _PANDAS_ARRAYS[kind]([f"p{v}" for v in frame["label"]])
+    cv = sklearn.StratifiedKFold(n_splits=2)
+    as_x = auditor.audit_splitter(cv, groups, y, keys={"features": "auto"}, only=["near_duplicates"])
+    numpy = auditor.audit_splitter(
+        cv, _as_numpy(groups), _as_numpy(y), keys={"features": "auto"}, only=["near_duplicates"]
+    )
+    assert as_x.exit_code == numpy.exit_code
+    assert [(f.code, f.message) for f in as_x.findings] == [(f.code, f.message) for f in numpy.findings]
+
+
 @needs_sklearn
 def test_the_id_and_fitted_columns_come_from_x_and_a_bad_section_stops_before_the_split() -> None:
     frame = _patients().assign(age=lambda f: range(len(f)), unused=0.5)
