@@ -461,12 +461,41 @@ def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) ->
         # The Arrow format hands out the dataset's own buffers (a take only through an indices mapping).
         codes = pa.DictionaryArray.from_arrays(np.full(len(dataset), i, dtype=np.int32), pa.array(names, pa.string()))
         rows = (
-            dataset.select_columns(wanted).with_format("arrow")[:].append_column(split, codes)
+            _class_names(dataset.select_columns(wanted).with_format("arrow")[:], dataset.features, where).append_column(
+                split, codes
+            )
             if wanted
             else (pa.table({split: codes}))
         )
         parts.append((where, rows.replace_schema_metadata(None)))
     return unify_tables(parts)
+
+
+def _class_names(table: pa.Table, features: Mapping[str, Any], where: str) -> pa.Table:
+    """Each ClassLabel column of ``table`` as the names its codes stand for (its features' int2str), so that
+    splits encoded apart (class_encode_column on each, or on one only) compare their values by name, not by code.
+
+    A negative code is the datasets convention for no label: a missing value. ManifestError for a code past the
+    names, which stands for no name that can be known."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from datasets import ClassLabel
+
+    for i, column in enumerate(table.column_names):
+        feature = features.get(column)
+        if not isinstance(feature, ClassLabel) or not pa.types.is_integer(table.schema.types[i]):
+            continue
+        names = list(feature.names)
+        codes = table.column(i)
+        codes = pc.if_else(pc.less(codes, 0), pa.scalar(None, codes.type), codes)
+        largest = pc.max(codes).as_py()
+        if largest is not None and largest >= len(names):
+            raise ManifestError(
+                f"{where}: column '{column}' is a ClassLabel of {len(names)} names, but holds the code {largest}; "
+                f"expected codes 0 to {len(names) - 1}, or -1 for no label"
+            )
+        table = table.set_column(i, column, pa.array(names, pa.string()).take(codes))
+    return table
 
 
 # -- sklearn-style splitters ---------------------------------------------------------------------------

@@ -482,6 +482,66 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
     assert any(f.code == "GRP001" for f in report.findings)  # row-wise split of 4 writers shares them
 
 
+def _writers(train: list[str | None], test: list[str | None], encode: tuple[str, ...]) -> Any:
+    """A DatasetDict of writers and labels, the splits in ``encode`` class-encoded each on its own (so a code
+    stands for another name in each)."""
+    parts = {"train": train, "test": test}
+    dd = {}
+    for name, writers in parts.items():
+        rows = {
+            "id": [f"{name}{i}" for i in range(len(writers))],
+            "writer": writers,
+            "label": [None if w is None else ("neg", "pos")[i % 2] for i, w in enumerate(writers)],
+        }
+        dataset = datasets.Dataset.from_dict(rows)
+        dd[name] = dataset.class_encode_column("writer").class_encode_column("label") if name in encode else dataset
+    return datasets.DatasetDict(dd)
+
+
+_ENCODED = [("test",), ("train", "test")]  # one split class-encoded, or each on its own
+
+
+@pytest.mark.parametrize("encode", _ENCODED)
+@needs_datasets
+def test_class_label_columns_are_compared_by_name_in_every_split(encode: tuple[str, ...]) -> None:
+    """A writer shared by name is found whatever the codes (was: test's codes beside train's names, no finding;
+    each split encoded alone, codes 0 and 1 reported as shared), and the report is the plain texts' report."""
+    train, test = ["alice", "bob", "carol"], ["carol", "dave"]
+    if encode == ("test",):
+        train, test = ["alice", "bob"], ["alice", "dave"]
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"groups": ["writer"], "label": "label"}}
+    encoded = auditor.audit_dataset_dict(_writers(train, test, encode), **kwargs)
+    shared = [f for f in encoded.findings if f.code == "GRP001"]
+    assert encoded.exit_code == 1 and len(shared) == 1
+    assert f"1 'writer' value ('{test[0]}') occurs in both" in shared[0].message
+    plain = auditor.audit_dataset_dict(_writers(train, test, ()), **kwargs)
+    assert [(f.code, f.message) for f in encoded.findings] == [(f.code, f.message) for f in plain.findings]
+
+
+@pytest.mark.parametrize("encode", _ENCODED)
+@needs_datasets
+def test_class_label_columns_whose_codes_coincide_share_no_name(encode: tuple[str, ...]) -> None:
+    """Codes 0 and 1 in both splits, or names beside codes 0, 1: no writer is shared, so none is reported, and a
+    label missing (None, code -1) is missing, as in the plain texts."""
+    train, test = ["alice", "bob", "0"], ["carol", "dave", None]
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"groups": ["writer"], "label": "label"}}
+    encoded = auditor.audit_dataset_dict(_writers(train, test, encode), **kwargs)
+    assert not [f for f in encoded.findings if f.code == "GRP001"]
+    plain = auditor.audit_dataset_dict(_writers(train, test, ()), **kwargs)
+    assert [(f.code, f.message) for f in encoded.findings] == [(f.code, f.message) for f in plain.findings]
+
+
+@needs_datasets
+def test_a_class_label_code_past_its_names_is_refused_naming_the_split_and_column() -> None:
+    features = datasets.Features({"id": datasets.Value("int64"), "writer": datasets.ClassLabel(names=["a", "b"])})
+    bad = datasets.Dataset(pa.table({"id": [1, 2], "writer": [0, 5]}), info=datasets.DatasetInfo(features=features))
+    no_label = datasets.Dataset(pa.table({"id": [3], "writer": [-1]}), info=datasets.DatasetInfo(features=features))
+    with pytest.raises(
+        ManifestError, match=r"dd\['train'\]\): column 'writer' is a ClassLabel of 2 names, but holds the code 5"
+    ):
+        auditor.audit_dataset_dict(datasets.DatasetDict({"train": bad, "test": no_label}), keys={"groups": ["writer"]})
+
+
 @needs_datasets
 def test_a_tokenized_dataset_dict_under_features_auto_gives_the_report_of_its_parquet_file(tmp_path: Path) -> None:
     """input_ids and attention_mask (lists of token ids) are no features under `auto`: a tokenized DatasetDict is
