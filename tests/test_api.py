@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -482,7 +483,7 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
     assert any(f.code == "GRP001" for f in report.findings)  # row-wise split of 4 writers shares them
 
 
-def _writers(train: list[str | None], test: list[str | None], encode: tuple[str, ...]) -> Any:
+def _writers(train: Sequence[str | None], test: Sequence[str | None], encode: tuple[str, ...]) -> Any:
     """A DatasetDict of writers and labels, the splits in ``encode`` class-encoded each on its own (so a code
     stands for another name in each)."""
     parts = {"train": train, "test": test}
