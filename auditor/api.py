@@ -369,6 +369,13 @@ def _as_text(series: Any) -> pa.Array:
     return pa.array(series.astype(str).where(series.notna(), None).to_numpy(dtype=object), pa.string())
 
 
+def _as_series(values: Any) -> Any:
+    """A pandas array (pd.cut(...).values, an IntervalArray) as a Series, which _as_text writes as text."""
+    import pandas as pd
+
+    return values if isinstance(values, pd.Series) else pd.Series(values, copy=False)
+
+
 def _require_level_is_column(frame: Any, level: Any, argument: str) -> None:
     """ManifestError when index level ``level`` and the column of that name hold different values: either could
     be the one the config names, so neither is guessed (the same values, as set_index(drop=False) keeps, are fine)."""
@@ -828,7 +835,7 @@ def _values(value: Any, argument: str) -> pa.Array:
             # Through Arrow's pandas conversion: a masked (Int64, string[pyarrow]) or categorical column keeps its
             # nulls and types, and NaN among texts is missing, not a float Arrow cannot put beside them.
             array = pa.Array.from_pandas(value)
-            return _as_text(value) if _is_extension(array.type) else array
+            return _as_text(_as_series(value)) if _is_extension(array.type) else array
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")

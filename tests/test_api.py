@@ -789,6 +789,19 @@ def test_groups_of_pd_cut_bins_given_apart_from_x_are_audited_as_their_text() ->
     )
     assert leaking.exit_code == 1
     assert {e["group"] for f in leaking.findings for e in f.examples} <= {"(-1, 3]", "(3, 7]", "(7, 11]"}
+    # The bins as a pandas array (Series.values: a Categorical of intervals): the same text, the same findings
+    # (was: AttributeError, as any pandas array).
+    for values in (bins.values, bins.array, pd.IntervalIndex(bins.values)):
+        as_array = auditor.audit_splitter(
+            sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=values, only=["group_overlap"]
+        )
+        unnamed = auditor.audit_splitter(
+            sklearn.KFold(n_splits=3, shuffle=True, random_state=0),
+            frame,
+            groups=bins.rename(None),
+            only=["group_overlap"],
+        )
+        assert [(f.code, f.message) for f in as_array.findings] == [(f.code, f.message) for f in unnamed.findings]
 
 
 @pytest.mark.parametrize(
