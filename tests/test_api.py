@@ -533,6 +533,28 @@ def test_class_label_columns_whose_codes_coincide_share_no_name(encode: tuple[st
 
 
 @needs_datasets
+def test_a_class_label_code_of_minus_one_is_no_label_as_in_an_unlabelled_test_split() -> None:
+    """A test split released without labels holds the code -1 (GLUE's): no label, as None in plain text (was: the
+    label '-1', unseen in training)."""
+    features = datasets.Features({"id": datasets.Value("string"), "label": datasets.ClassLabel(names=["neg", "pos"])})
+
+    def coded(ids: list[str], codes: list[int]) -> Any:
+        return datasets.Dataset(pa.table({"id": ids, "label": codes}), info=datasets.DatasetInfo(features=features))
+
+    encoded = datasets.DatasetDict({"train": coded(["a", "b", "c"], [0, 1, 0]), "test": coded(["d", "e"], [-1, -1])})
+    plain = datasets.DatasetDict(
+        {
+            "train": datasets.Dataset.from_dict({"id": ["a", "b", "c"], "label": ["neg", "pos", "neg"]}),
+            "test": datasets.Dataset.from_dict({"id": ["d", "e"], "label": [None, None]}),
+        }
+    )
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"label": "label"}}
+    from_codes, from_text = (auditor.audit_dataset_dict(dd, **kwargs) for dd in (encoded, plain))
+    assert not any("'-1'" in f.message for f in from_codes.findings)
+    assert [(f.code, f.message) for f in from_codes.findings] == [(f.code, f.message) for f in from_text.findings]
+
+
+@needs_datasets
 def test_a_class_label_code_past_its_names_is_refused_naming_the_split_and_column() -> None:
     features = datasets.Features({"id": datasets.Value("int64"), "writer": datasets.ClassLabel(names=["a", "b"])})
     bad = datasets.Dataset(pa.table({"id": [1, 2], "writer": [0, 5]}), info=datasets.DatasetInfo(features=features))
