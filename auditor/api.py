@@ -467,13 +467,12 @@ def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) ->
         _require(wanted, dataset.column_names, where)
         # The Arrow format hands out the dataset's own buffers (a take only through an indices mapping).
         codes = pa.DictionaryArray.from_arrays(np.full(len(dataset), i, dtype=np.int32), pa.array(names, pa.string()))
-        rows = (
-            _class_names(dataset.select_columns(wanted).with_format("arrow")[:], dataset.features, where).append_column(
-                split, codes
-            )
-            if wanted
-            else (pa.table({split: codes}))
-        )
+        if wanted:
+            # A ClassLabel column is read as its names: each split's codes may stand for other names.
+            own = _class_names(dataset.select_columns(wanted).with_format("arrow")[:], dataset.features, where)
+            rows = own.append_column(split, codes)
+        else:
+            rows = pa.table({split: codes})
         parts.append((where, rows.replace_schema_metadata(None)))
     return unify_tables(parts)
 
