@@ -533,6 +533,16 @@ def test_class_label_columns_whose_codes_coincide_share_no_name(encode: tuple[st
 
 
 @needs_datasets
+def test_a_class_encoded_dataset_split_by_train_test_split_names_its_writers() -> None:
+    """Both splits share one ClassLabel, read through the indices mapping: the shared writers are named, not coded."""
+    whole = datasets.Dataset.from_dict({"id": [f"s{i}" for i in range(20)], "writer": [f"w{i % 4}" for i in range(20)]})
+    dd = whole.class_encode_column("writer").train_test_split(test_size=0.25, seed=0)
+    report = auditor.audit_dataset_dict(dd, id="id", keys={"groups": ["writer"]})
+    (shared,) = [f for f in report.findings if f.code == "GRP001"]
+    assert {e["group"] for e in shared.examples} <= {"w0", "w1", "w2", "w3"} and shared.examples
+
+
+@needs_datasets
 def test_a_class_label_code_of_minus_one_is_no_label_as_in_an_unlabelled_test_split() -> None:
     """A test split released without labels holds the code -1 (GLUE's): no label, as None in plain text (was: the
     label '-1', unseen in training)."""
