@@ -369,6 +369,13 @@ def _as_text(series: Any) -> pa.Array:
     return pa.array(series.astype(str).where(series.notna(), None).to_numpy(dtype=object), pa.string())
 
 
+def _as_series(values: Any) -> Any:
+    """A pandas array (pd.cut(...).values, an IntervalArray) as a Series, which _as_text writes as text."""
+    import pandas as pd
+
+    return values if isinstance(values, pd.Series) else pd.Series(values, copy=False)
+
+
 def _require_level_is_column(frame: Any, level: Any, argument: str) -> None:
     """ManifestError when index level ``level`` and the column of that name hold different values: either could
     be the one the config names, so neither is guessed (the same values, as set_index(drop=False) keeps, are fine)."""
@@ -460,13 +467,41 @@ def _dataset_dict_table(dd: Any, caller: str, split: str, columns: list[str]) ->
         _require(wanted, dataset.column_names, where)
         # The Arrow format hands out the dataset's own buffers (a take only through an indices mapping).
         codes = pa.DictionaryArray.from_arrays(np.full(len(dataset), i, dtype=np.int32), pa.array(names, pa.string()))
-        rows = (
-            dataset.select_columns(wanted).with_format("arrow")[:].append_column(split, codes)
-            if wanted
-            else (pa.table({split: codes}))
-        )
+        if wanted:
+            # A ClassLabel column is read as its names: each split's codes may stand for other names.
+            own = _class_names(dataset.select_columns(wanted).with_format("arrow")[:], dataset.features, where)
+            rows = own.append_column(split, codes)
+        else:
+            rows = pa.table({split: codes})
         parts.append((where, rows.replace_schema_metadata(None)))
     return unify_tables(parts)
+
+
+def _class_names(table: pa.Table, features: Mapping[str, Any], where: str) -> pa.Table:
+    """Each ClassLabel column of ``table`` as the names its codes stand for (its features' int2str), so that
+    splits encoded apart (class_encode_column on each, or on one only) compare their values by name, not by code.
+
+    A negative code is the datasets convention for no label: a missing value. ManifestError for a code past the
+    names, which stands for no name that can be known."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from datasets import ClassLabel
+
+    for i, column in enumerate(table.column_names):
+        feature = features.get(column)
+        if not isinstance(feature, ClassLabel) or not pa.types.is_integer(table.schema.types[i]):
+            continue
+        names = list(feature.names)
+        codes = table.column(i)
+        codes = pc.if_else(pc.less(codes, 0), pa.scalar(None, codes.type), codes)
+        largest = pc.max(codes).as_py()
+        if largest is not None and largest >= len(names):
+            raise ManifestError(
+                f"{where}: column '{column}' is a ClassLabel of {len(names)} names, but holds the code {largest}; "
+                f"expected codes 0 to {len(names) - 1}, or -1 for no label"
+            )
+        table = table.set_column(i, column, pa.array(names, pa.string()).take(codes))
+    return table
 
 
 # -- sklearn-style splitters ---------------------------------------------------------------------------
@@ -586,9 +621,9 @@ def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
     """
     import numpy as np
 
-    indexed = [
-        (name, value.index) for name, value in given.items() if value is not None and _library(value) == "pandas"
-    ]
+    # A Series or a DataFrame has row labels; a pandas array (Series.values of text, a Categorical, an Int64
+    # array) has positions only, as a numpy array does.
+    indexed = [(name, value.index) for name, value in given.items() if _has_row_labels(value)]
     if len(indexed) < 2:
         return
     first_name, first = indexed[0]
@@ -604,6 +639,15 @@ def _require_same_order(caller: str, given: Mapping[str, Any]) -> None:
             f"{name}.loc[{first_name}.index] to pair them by label, or {name}.set_axis({first_name}.index) if the "
             "positions already match"
         )
+
+
+def _has_row_labels(value: Any) -> bool:
+    """Whether ``value`` is a pandas Series or DataFrame, whose index labels its rows."""
+    if value is None or _library(value) != "pandas":
+        return False
+    import pandas as pd
+
+    return isinstance(value, pd.Series | pd.DataFrame)
 
 
 def _argument_column(argument: str, values: Any, frame: Any, used: Sequence[str]) -> tuple[str, bool]:
@@ -790,7 +834,7 @@ def _values(value: Any, argument: str) -> pa.Array:
             # Through Arrow's pandas conversion: a masked (Int64, string[pyarrow]) or categorical column keeps its
             # nulls and types, and NaN among texts is missing, not a float Arrow cannot put beside them.
             array = pa.Array.from_pandas(value)
-            return _as_text(value) if _is_extension(array.type) else array
+            return _as_text(_as_series(value)) if _is_extension(array.type) else array
         array = np.asarray(value)
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")

@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -482,6 +483,98 @@ def test_a_dataset_split_by_train_test_split_is_read_through_its_indices() -> No
     assert any(f.code == "GRP001" for f in report.findings)  # row-wise split of 4 writers shares them
 
 
+def _writers(train: Sequence[str | None], test: Sequence[str | None], encode: tuple[str, ...]) -> Any:
+    """A DatasetDict of writers and labels, the splits in ``encode`` class-encoded each on its own (so a code
+    stands for another name in each)."""
+    parts = {"train": train, "test": test}
+    dd = {}
+    for name, writers in parts.items():
+        rows = {
+            "id": [f"{name}{i}" for i in range(len(writers))],
+            "writer": writers,
+            "label": [None if w is None else ("neg", "pos")[i % 2] for i, w in enumerate(writers)],
+        }
+        dataset = datasets.Dataset.from_dict(rows)
+        dd[name] = dataset.class_encode_column("writer").class_encode_column("label") if name in encode else dataset
+    return datasets.DatasetDict(dd)
+
+
+_ENCODED = [("test",), ("train", "test")]  # one split class-encoded, or each on its own
+
+
+@pytest.mark.parametrize("encode", _ENCODED)
+@needs_datasets
+def test_class_label_columns_are_compared_by_name_in_every_split(encode: tuple[str, ...]) -> None:
+    """A writer shared by name is found whatever the codes (was: test's codes beside train's names, no finding;
+    each split encoded alone, codes 0 and 1 reported as shared), and the report is the plain texts' report."""
+    train, test = ["alice", "bob", "carol"], ["carol", "dave"]
+    if encode == ("test",):
+        train, test = ["alice", "bob"], ["alice", "dave"]
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"groups": ["writer"], "label": "label"}}
+    encoded = auditor.audit_dataset_dict(_writers(train, test, encode), **kwargs)
+    shared = [f for f in encoded.findings if f.code == "GRP001"]
+    assert encoded.exit_code == 1 and len(shared) == 1
+    assert f"1 'writer' value ('{test[0]}') occurs in both" in shared[0].message
+    plain = auditor.audit_dataset_dict(_writers(train, test, ()), **kwargs)
+    assert [(f.code, f.message) for f in encoded.findings] == [(f.code, f.message) for f in plain.findings]
+
+
+@pytest.mark.parametrize("encode", _ENCODED)
+@needs_datasets
+def test_class_label_columns_whose_codes_coincide_share_no_name(encode: tuple[str, ...]) -> None:
+    """Codes 0 and 1 in both splits, or names beside codes 0, 1: no writer is shared, so none is reported, and a
+    label missing (None, code -1) is missing, as in the plain texts."""
+    train, test = ["alice", "bob", "0"], ["carol", "dave", None]
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"groups": ["writer"], "label": "label"}}
+    encoded = auditor.audit_dataset_dict(_writers(train, test, encode), **kwargs)
+    assert not [f for f in encoded.findings if f.code == "GRP001"]
+    plain = auditor.audit_dataset_dict(_writers(train, test, ()), **kwargs)
+    assert [(f.code, f.message) for f in encoded.findings] == [(f.code, f.message) for f in plain.findings]
+
+
+@needs_datasets
+def test_a_class_encoded_dataset_split_by_train_test_split_names_its_writers() -> None:
+    """Both splits share one ClassLabel, read through the indices mapping: the shared writers are named, not coded."""
+    whole = datasets.Dataset.from_dict({"id": [f"s{i}" for i in range(20)], "writer": [f"w{i % 4}" for i in range(20)]})
+    dd = whole.class_encode_column("writer").train_test_split(test_size=0.25, seed=0)
+    report = auditor.audit_dataset_dict(dd, id="id", keys={"groups": ["writer"]})
+    (shared,) = [f for f in report.findings if f.code == "GRP001"]
+    assert {e["group"] for e in shared.examples} <= {"w0", "w1", "w2", "w3"} and shared.examples
+
+
+@needs_datasets
+def test_a_class_label_code_of_minus_one_is_no_label_as_in_an_unlabelled_test_split() -> None:
+    """A test split released without labels holds the code -1 (GLUE's): no label, as None in plain text (was: the
+    label '-1', unseen in training)."""
+    features = datasets.Features({"id": datasets.Value("string"), "label": datasets.ClassLabel(names=["neg", "pos"])})
+
+    def coded(ids: list[str], codes: list[int]) -> Any:
+        return datasets.Dataset(pa.table({"id": ids, "label": codes}), info=datasets.DatasetInfo(features=features))
+
+    encoded = datasets.DatasetDict({"train": coded(["a", "b", "c"], [0, 1, 0]), "test": coded(["d", "e"], [-1, -1])})
+    plain = datasets.DatasetDict(
+        {
+            "train": datasets.Dataset.from_dict({"id": ["a", "b", "c"], "label": ["neg", "pos", "neg"]}),
+            "test": datasets.Dataset.from_dict({"id": ["d", "e"], "label": [None, None]}),
+        }
+    )
+    kwargs: dict[str, Any] = {"id": "id", "keys": {"label": "label"}}
+    from_codes, from_text = (auditor.audit_dataset_dict(dd, **kwargs) for dd in (encoded, plain))
+    assert not any("'-1'" in f.message for f in from_codes.findings)
+    assert [(f.code, f.message) for f in from_codes.findings] == [(f.code, f.message) for f in from_text.findings]
+
+
+@needs_datasets
+def test_a_class_label_code_past_its_names_is_refused_naming_the_split_and_column() -> None:
+    features = datasets.Features({"id": datasets.Value("int64"), "writer": datasets.ClassLabel(names=["a", "b"])})
+    bad = datasets.Dataset(pa.table({"id": [1, 2], "writer": [0, 5]}), info=datasets.DatasetInfo(features=features))
+    no_label = datasets.Dataset(pa.table({"id": [3], "writer": [-1]}), info=datasets.DatasetInfo(features=features))
+    with pytest.raises(
+        ManifestError, match=r"dd\['train'\]\): column 'writer' is a ClassLabel of 2 names, but holds the code 5"
+    ):
+        auditor.audit_dataset_dict(datasets.DatasetDict({"train": bad, "test": no_label}), keys={"groups": ["writer"]})
+
+
 @needs_datasets
 def test_a_tokenized_dataset_dict_under_features_auto_gives_the_report_of_its_parquet_file(tmp_path: Path) -> None:
     """input_ids and attention_mask (lists of token ids) are no features under `auto`: a tokenized DatasetDict is
@@ -728,6 +821,19 @@ def test_groups_of_pd_cut_bins_given_apart_from_x_are_audited_as_their_text() ->
     )
     assert leaking.exit_code == 1
     assert {e["group"] for f in leaking.findings for e in f.examples} <= {"(-1, 3]", "(3, 7]", "(7, 11]"}
+    # The bins as a pandas array (Series.values: a Categorical of intervals): the same text, the same findings
+    # (was: AttributeError, as any pandas array).
+    for values in (bins.values, bins.array, pd.IntervalIndex(bins.values)):
+        as_array = auditor.audit_splitter(
+            sklearn.KFold(n_splits=3, shuffle=True, random_state=0), frame, groups=values, only=["group_overlap"]
+        )
+        unnamed = auditor.audit_splitter(
+            sklearn.KFold(n_splits=3, shuffle=True, random_state=0),
+            frame,
+            groups=bins.rename(None),
+            only=["group_overlap"],
+        )
+        assert [(f.code, f.message) for f in as_array.findings] == [(f.code, f.message) for f in unnamed.findings]
 
 
 @pytest.mark.parametrize(
@@ -847,6 +953,59 @@ def test_arguments_indexed_as_x_or_by_other_labels_are_paired_by_position() -> N
     assert report.exit_code == 0
     leaking = auditor.audit_splitter(sklearn.KFold(n_splits=3), features, groups=reset["patient"])
     assert leaking.exit_code == 1 and any(f.code == "GRP001" for f in leaking.findings)
+
+
+# pandas arrays, not Series: no index, so nothing to pair by label (Series.values of text is an ArrowStringArray).
+_PANDAS_ARRAYS: dict[str, Any] = {
+    "str values": lambda v: pd.Series(v, dtype="str").values,
+    "Categorical": lambda v: pd.Categorical(v),
+    "Int64": lambda v: pd.array([None if x is None else int(x[1:]) for x in v], "Int64"),
+}
+
+
+def _as_numpy(values: Any) -> np.ndarray:
+    """The numpy form of a pandas array: its values (of their own dtype), objects with None where one is missing."""
+    items = [None if pd.isna(x) else x for x in values]
+    return np.array(items, dtype=object) if None in items else np.array(items)
+
+
+@pytest.mark.parametrize("kind", list(_PANDAS_ARRAYS))
+@needs_sklearn
+@needs_folds
+def test_groups_and_y_as_pandas_arrays_give_the_report_of_their_numpy_form(kind: str) -> None:
+    """groups=df.patient.values (an ArrowStringArray), a Categorical or an Int64 array are accepted as
+    scikit-learn accepts them (was: AttributeError 'ArrowStringArray' object has no attribute 'index'); a missing
+    value (pd.NA) is a missing value, and the leak is found as in the numpy form."""
+    frame = _patients()
+    patients = [None if i % 5 == 0 else p for i, p in enumerate(frame["patient"])]
+    groups, y = _PANDAS_ARRAYS[kind](patients), _PANDAS_ARRAYS[kind]([f"p{v}" for v in frame["label"]])
+    cv = sklearn.KFold(n_splits=3, shuffle=True, random_state=0)  # rows of one patient in several folds: leaks
+    only = ["group_overlap", "label_coverage"]
+    given = auditor.audit_splitter(cv, frame[["visit"]], y, groups, id="visit", only=only)
+    numpy = auditor.audit_splitter(cv, frame[["visit"]], _as_numpy(y), _as_numpy(groups), id="visit", only=only)
+    codes = sorted(f.code for f in given.findings)
+    assert given.exit_code == 1 and "GRP001" in codes and "GRP004" in codes  # the leak, and rows with no patient
+    assert [(f.code, f.message) for f in given.findings] == [(f.code, f.message) for f in numpy.findings]
+
+
+@pytest.mark.parametrize("kind", list(_PANDAS_ARRAYS))
+@needs_sklearn
+@needs_folds
+def test_a_group_kfold_on_pandas_arrays_is_clean_and_an_array_x_is_read(kind: str) -> None:
+    """The same arrays where each patient stays in one fold: clean, as the numpy form is; X given as a pandas
+    array (one feature) is its own feature column under `features: auto`, as its numpy form."""
+    frame = _patients()
+    groups = _PANDAS_ARRAYS[kind](list(frame["patient"]))
+    report = auditor.audit_splitter(sklearn.GroupKFold(n_splits=3), frame[["visit"]], groups=groups, data=frame)
+    assert report.exit_code == 0, [f.message for f in report.findings if f.severity != "info"]
+    y = _PANDAS_ARRAYS[kind]([f"p{v}" for v in frame["label"]])
+    cv = sklearn.StratifiedKFold(n_splits=2)
+    as_x = auditor.audit_splitter(cv, groups, y, keys={"features": "auto"}, only=["near_duplicates"])
+    numpy = auditor.audit_splitter(
+        cv, _as_numpy(groups), _as_numpy(y), keys={"features": "auto"}, only=["near_duplicates"]
+    )
+    assert as_x.exit_code == numpy.exit_code
+    assert [(f.code, f.message) for f in as_x.findings] == [(f.code, f.message) for f in numpy.findings]
 
 
 @needs_sklearn

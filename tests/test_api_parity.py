@@ -447,3 +447,59 @@ def test_multi_label_values_give_the_same_findings_in_a_frame_a_file_and_under_a
     )
     labels = [e["label"] for f in split.findings if f.code == "LAB001" for e in f.examples]
     assert labels == ["zebra"]
+
+
+# -- a list of groups per row -----------------------------------------------------------------------------------
+
+_AUTHORS = pd.DataFrame(
+    {
+        "sid": ["s1", "s2", "s3", "s4"],
+        "split": ["train", "train", "test", "test"],
+        "authors": [["alice", "bob"], ["carol"], ["bob", "dave"], ["erin"]],
+    }
+)
+
+
+def _jsonl(tmp_path: Path, rows: pd.DataFrame, name: str) -> Path:
+    """``rows`` as a JSONL manifest and an audit.yaml naming `authors` as the group key; the config's path."""
+    folder = tmp_path / name
+    folder.mkdir()
+    rows.to_json(folder / "m.jsonl", orient="records", lines=True)
+    config = {"manifest": {"path": "m.jsonl", "id": "sid", "split": "split"}, "keys": {"groups": ["authors"]}}
+    (folder / "audit.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return folder / "audit.yaml"
+
+
+def test_a_list_of_authors_per_row_is_refused_alike_in_a_file_and_a_frame(tmp_path: Path) -> None:
+    """The JSONL file and the same rows as a frame are refused with one message, which never advises joining the
+    authors into one text ('alice;bob' beside 'bob;dave' shares no value: bob passed in silence)."""
+    config = _jsonl(tmp_path, _AUTHORS, "lists")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out")], catch_exceptions=False)
+    assert result.exit_code == 2
+    with pytest.raises(ManifestError) as in_frame:
+        auditor.audit(_AUTHORS, id="sid", keys={"groups": ["authors"]})
+    message = str(in_frame.value)
+    assert message.startswith("auditor.audit(data=…): column 'authors' holds list<")
+    said = " ".join(result.output.split())
+    assert message.split(": ", 1)[1].split(" values;", 1)[1] in said  # the same advice, after the type
+    assert "join(items)" not in said and "label_separator" not in said
+    assert "DataFrame.explode('authors')" in said and "--only group_overlap" in said
+
+
+def test_what_the_refusal_advises_finds_the_shared_author_and_joining_would_not(tmp_path: Path) -> None:
+    """One row per author, audited with --only group_overlap, names bob in the file and the frame; a column of
+    each row's connected component finds the leak keeping one row per row; 'alice;bob' beside 'bob;dave' passes,
+    which is why the refusal advises against it."""
+    exploded = _AUTHORS.explode("authors", ignore_index=True)
+    config = _jsonl(tmp_path, exploded, "exploded")
+    result = CliRunner().invoke(
+        app, ["run", str(config), "--out", str(tmp_path / "out"), "--only", "group_overlap"], catch_exceptions=False
+    )
+    assert result.exit_code == 1, result.output
+    in_frame = auditor.audit(exploded, id="sid", keys={"groups": ["authors"]}, only=["group_overlap"])
+    (shared,) = [f for f in in_frame.findings if f.code == "GRP001"]
+    assert "1 'authors' value ('bob') occurs in both" in shared.message
+    components = _AUTHORS.assign(authors=["c1", "c2", "c1", "c3"])  # s1 and s3 share bob
+    assert auditor.audit(components, id="sid", keys={"groups": ["authors"]}).exit_code == 1
+    joined = _AUTHORS.assign(authors=_AUTHORS["authors"].map(";".join))
+    assert auditor.audit(joined, id="sid", keys={"groups": ["authors"]}).exit_code == 0  # the leak unseen

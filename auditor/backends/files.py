@@ -139,7 +139,7 @@ def parquet_sources(loaded: LoadedConfig, engine: str, urls: bool = False) -> Pa
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
     empty = pa.schema([pa.field(c, types[c]) for c in columns]).empty_table()
     named_files = cast(list[Path], [s.path for s in sources])  # for the messages only: a URL as written
-    check_scalar_columns(empty, list(named), named_files)
+    check_scalar_columns(empty, list(named), named_files, named)
     if spec.id is not None:
         check_id_type(empty, spec.id, named_files)
     folds: Callable[[pa.Table, Path], FoldPatterns] | None = None

@@ -79,7 +79,7 @@ def manifest_of_table(loaded: LoadedConfig, source: TableSource) -> Manifest:
     else:
         assert spec.split is not None
         projected = projected.append_column(SPLIT_COLUMN, projected[spec.split])
-    check_scalar_columns(projected, columns, [source.name])
+    check_scalar_columns(projected, columns, [source.name], named)
     if spec.id is not None:
         check_id_type(projected, spec.id, [source.name])
     return TableManifest(

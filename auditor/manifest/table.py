@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -36,6 +36,7 @@ from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_rows, spelling_variants
 
 if TYPE_CHECKING:
+    from auditor.core.yamlsource import Loc
     from auditor.manifest.components import Components
     from auditor.manifest.linked import LinkedRows
 
@@ -637,7 +638,7 @@ def _read_manifest(
     if table.num_rows == 0:
         where = ", ".join(str(f) for f in files[:3])
         raise ManifestError(f"{where}: the manifest has no rows; there is nothing to audit")
-    check_scalar_columns(table, list(named), files)
+    check_scalar_columns(table, list(named), files, named)
     return table
 
 
@@ -689,9 +690,15 @@ def signed_dictionaries(table: pa.Table) -> pa.Table:
     return table
 
 
-def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Path | str]) -> None:
+def check_scalar_columns(
+    table: pa.Table,
+    columns: Sequence[str],
+    files: Sequence[Path | str],
+    roles: Mapping[str, Loc] | None = None,
+) -> None:
     """ManifestError for a named column no key can be read from: a nested or binary one, or one named as the
-    column each row's split is kept in beside the others."""
+    column each row's split is kept in beside the others. ``roles`` (where the config names each column) says
+    what a list per row can be written as instead, for the role it has."""
     if SPLIT_COLUMN in columns:
         raise ManifestError(
             f"{files[0]}: column '{SPLIT_COLUMN}': the config names it, but that name is kept for each row's split "
@@ -704,17 +711,41 @@ def check_scalar_columns(table: pa.Table, columns: list[str], files: Sequence[Pa
         if not holds_one_value(t):
             plain = t.value_type if pa.types.is_dictionary(t) else t
             raw = not pa.types.is_nested(plain)
+            listed = pa.types.is_list(plain) or pa.types.is_large_list(plain) or pa.types.is_fixed_size_list(plain)
             raise ManifestError(
                 f"{files[0]}: column '{column}' holds {t} values; the config names it as a key, which must "
                 "hold one text, number or time value per row"
                 + (" (write raw digests as hex text: bytes.hex())" if raw else "")
-                + (
-                    "; a list per row (several labels, say) is one text of its items joined by a separator, e.g. "
-                    "';'.join(items), which stages.label_coverage.label_separator: ';' reads back as a set of labels"
-                    if pa.types.is_list(plain) or pa.types.is_large_list(plain)
-                    else ""
-                )
+                + (_list_hint(column, (roles or {}).get(column)) if listed else "")
             )
+
+
+# The key roles compared by their values across splits, and the stage that compares each: a list joined into one
+# text is compared whole, so an item in the lists of two splits would pass unreported.
+_SHARED_VALUE_ROLES = {"groups": "group_overlap", "sources": "shared_upstream", "entity": "temporal_order"}
+
+
+def _list_hint(column: str, loc: Loc | None) -> str:
+    """What a list per row in ``column`` can be written as for the role ``loc`` gives it: one text of its items
+    for a label (label_separator reads it back as a set); for a key compared across splits, never one text."""
+    role = loc[1] if loc is not None and len(loc) > 1 and loc[0] == "keys" else None
+    if role == "label":
+        return (
+            "; a list of labels per row is one text of its items joined by a separator, e.g. ';'.join(items), "
+            "which stages.label_coverage.label_separator: ';' reads back as a set of labels"
+        )
+    stage = _SHARED_VALUE_ROLES.get(str(role))
+    if stage is None:
+        return ""
+    return (
+        f"; a list per row is not read as several keys.{role} values, and neither one text of its items ('a;b' "
+        "beside 'b;c') nor one column per position would do: 'b', in both splits, would be compared only inside a "
+        "whole text or at one position, and pass unreported. To find each shared item: one row per item (pandas "
+        f"DataFrame.explode('{column}'), or a manifest written so), audited with only {stage} (--only {stage}); "
+        f"its counts are then of items, not rows. To keep one row per row: name in keys.{role} a column holding "
+        "each row's connected component (rows joined when their lists share an item); an item in two splits puts "
+        "its component in both, though a component also joins rows linked only through other rows"
+    )
 
 
 def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path | str]) -> None:

@@ -597,6 +597,27 @@ def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_list_of_groups_per_row_is_refused_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """A row's list of authors is refused (exit 2) by every engine with one message, which says what finds an author
+    shared between splits and never advises joining the list into one text (that hides the shared author)."""
+    table = {"sample_id": ["a", "b"], "split": ["train", "test"], "authors": [["alice", "bob"], ["bob", "dave"]]}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["authors"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    messages = []
+    for settings_ in (EngineSettings("memory"), engine):
+        with pytest.raises(ManifestError) as raised:
+            run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "column 'authors' holds list<" in messages[0]
+    assert "DataFrame.explode('authors')" in messages[0] and "join(items)" not in messages[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(
     "values",
     [

@@ -338,12 +338,46 @@ def test_semicolon_separated_csv_gets_a_hint(tmp_path: Path) -> None:
         load(tmp_path, {"path": "m.csv", "split": "split"})
 
 
-def test_list_valued_key_column_is_a_clear_error(tmp_path: Path) -> None:
-    pq.write_table(pa.table({"w": [[1], [2]], "split": ["train", "test"]}), tmp_path / "m.parquet")
-    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values") as info:
-        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"groups": ["w"]})
+def test_a_list_of_labels_per_row_is_refused_with_how_to_write_it_for_label_separator(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"w": [["cat", "dog"], ["dog"]], "split": ["train", "test"]}), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: string> values") as info:
+        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys={"label": "w"})
     # A list of labels per row: how to write it so that label_coverage reads it as a set of labels.
     assert "';'.join(items)" in str(info.value) and "label_separator" in str(info.value)
+
+
+_COMPARED_ACROSS_SPLITS = [
+    ({"groups": ["w"]}, "groups", "group_overlap"),
+    ({"groups": [["w", "site"]]}, "groups", "group_overlap"),  # one column of a compound group
+    ({"sources": ["w"]}, "sources", "shared_upstream"),
+    ({"entity": "w", "time": "t"}, "entity", "temporal_order"),
+]
+
+
+@pytest.mark.parametrize(("keys", "role", "stage"), _COMPARED_ACROSS_SPLITS)
+def test_a_list_of_groups_per_row_is_refused_saying_what_finds_a_shared_item_not_to_join_it(
+    tmp_path: Path, keys: dict, role: str, stage: str
+) -> None:
+    """Joined into one text, [a, b] and [b, c] share no value, so the shared 'b' would pass: the refusal says so and
+    what finds it (was: the label advice, ';'.join(items), for a group key too)."""
+    rows = {"w": [[1, 2], [2, 3]], "site": ["s1", "s2"], "t": [1, 2], "split": ["train", "test"]}
+    pq.write_table(pa.table(rows), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values") as info:
+        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys=keys)
+    message = str(info.value)
+    assert "join(items)" not in message and "label_separator" not in message
+    assert f"not read as several keys.{role} values, and neither one text of its items" in message
+    assert "DataFrame.explode('w')" in message and f"--only {stage}" in message
+    assert f"name in keys.{role} a column holding each row's connected component" in message
+
+
+@pytest.mark.parametrize("keys", [{"content_hash": "w"}, {"features": ["w"]}])
+def test_a_list_in_another_key_is_refused_with_no_advice_of_the_group_or_label_kind(tmp_path: Path, keys: dict) -> None:
+    pq.write_table(pa.table({"w": [[1, 2], [2, 3]], "split": ["train", "test"]}), tmp_path / "m.parquet")
+    with pytest.raises(ManifestError, match="column 'w' holds list<element: int64> values") as info:
+        load(tmp_path, {"path": "m.parquet", "split": "split"}, keys=keys)
+    message = str(info.value)
+    assert message.endswith("which must hold one text, number or time value per row"), message
 
 
 # -- files that disagree on a column's type, and other hostile files -------------------------------------
