@@ -162,6 +162,7 @@ class Walker(Calls, Frames):
         changing = self._replicates[id(node)]
         if changing is not None:
             self.record.replicates[lid] = changing
+        self.loop_nodes[lid] = node
         self.loops.append(lid)
         return lid
 
@@ -228,6 +229,9 @@ class Walker(Calls, Frames):
         finally:
             self._returns.pop()
             self.calls.pop()
+
+    def function_node(self, fid: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        return self.functions[fid]
 
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A call of a function defined in the file: its body walked with the arguments bound."""
