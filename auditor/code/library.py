@@ -152,13 +152,18 @@ class Library(Estimators, TorchLoops):
 
     def _read_anew(self, node: ast.Call) -> frozenset[int]:
         """The loops around a reader whose every pass reads other rows: the file or data set it names (its first
-        argument, or the loader called) is taken from what the loop goes over (`for name in files`)."""
+        argument, or the loader called) is taken from what the loop goes over (`for name in files`), also through
+        the arguments of the file's functions called in the loop (`evaluate(name)`, `def evaluate(path)`)."""
         named: list[ast.AST] = [node.func, *node.args[:1]]
         named += [k.value for k in node.keywords if k.arg in _NAMING_ARGUMENTS]
-        read = {n.id for expr in named for n in ast.walk(expr) if isinstance(n, ast.Name)}
-        return frozenset(
-            lid for lid in self.loops if lid in self.loop_nodes and read & pass_names(self.loop_nodes[lid])
-        )
+        read = self.names_passed({n.id for expr in named for n in ast.walk(expr) if isinstance(n, ast.Name)})
+        anew = set()
+        for lid in self.loops:
+            if lid in self.loop_nodes and lid not in self.pass_names:
+                self.pass_names[lid] = pass_names(self.loop_nodes[lid])
+            if read & self.pass_names.get(lid, frozenset()):
+                anew.add(lid)
+        return frozenset(anew)
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
         """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names

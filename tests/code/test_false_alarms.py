@@ -264,6 +264,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "one model per data set, each read by the file's function called in each pass": (
+        """
+        def evaluate(path):
+            df = pd.read_csv(path)
+            X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+            return LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te)
+        results = {}
+        for name in ["bank.csv", "credit.csv", "adult.csv"]:
+            results[name] = evaluate(name)
+        print(pd.Series(results).sort_values())
+        """,
+        [],
+    ),
+    "settings given to the file's function that reads one file in each pass": (
+        """
+        def evaluate(path, C):
+            df = pd.read_csv(path)
+            X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+            return LogisticRegression(C=C).fit(X_tr, y_tr).score(X_te, y_te)
+        results = {}
+        for C in [0.1, 1.0, 10.0]:
+            results[C] = evaluate("bank.csv", C)
+        print(pd.Series(results).sort_values())
+        """,
+        [("multi_test", 7)],
+    ),
     "settings tried on one file read again in each pass, the best kept": (
         """
         results = {}
