@@ -309,8 +309,11 @@ class Frames(WalkState):
             given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
             return Value(data=replace(self.with_fits(data, stats | given), columns=columns, mask=None))
         if name == "filter" and node.args and not kwargs and args[0].strings() is None:
-            # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=)
-            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+            # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=);
+            # filter(~pl.col("id").is_in(train["id"])) keeps the rest once train's rows are taken out
+            rest = self._polars_not_in(node.args[0], data) if len(node.args) == 1 else None
+            remaining = replace(data, rows=rest) if rest is not None else data
+            return Value(data=replace(self.with_fits(remaining, stats), mask=None, grouped=False))
         if name in ("select", "drop") and not kwargs and len(node.args) == 1:
             excluded = self._polars_exclude(node.args[0])
             if excluded is not None:  # select(pl.exclude("id", ...)): every column but those named
@@ -477,6 +480,30 @@ class Frames(WalkState):
                 return True
             expr = base
         return False
+
+    def _polars_not_in(self, expr: ast.expr, data: Data) -> frozenset[Atom] | None:
+        """The rows of ``data`` that `~pl.col("id").is_in(train["id"])` keeps: none of train's, when train is a side
+        of a split and its column is the one compared (None for any other expression)."""
+        if not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert)):
+            return None
+        test = expr.operand
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "is_in"):
+            return None
+        column = test.func.value
+        if not (
+            len(test.args) == 1
+            and isinstance(column, ast.Call)
+            and isinstance(column.func, ast.Attribute)
+            and column.func.attr == "col"
+            and len(column.args) == 1
+            and isinstance(column.args[0], ast.Constant)
+            and "polars" in self.ev(column.func.value).names
+        ):
+            return None
+        keys = self.ev(test.args[0]).data
+        if keys is None or not keys.picked or keys.sources != {column.args[0].value}:
+            return None
+        return complement(data.rows, keys.rows)
 
     def _polars_exclude(self, arg: ast.expr) -> list[str] | None:
         """The names in `pl.exclude("a", "b")` or `pl.all().exclude(...)` (None for any other expression)."""

@@ -14,7 +14,19 @@ from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.replicates import pass_names
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
+from auditor.code.values import (
+    NOTHING,
+    Columns,
+    Data,
+    Part,
+    Value,
+    argument,
+    complement,
+    data_of,
+    join_all,
+    join_datas,
+    stats_of,
+)
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
 _PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
@@ -423,6 +435,12 @@ class Library(Estimators, TorchLoops):
             picks = "arg" in name or not self.only_scores(self.iterate(first))
             self.choose(node, f"np.{name}()", scores, picks)
             return Value(scores=scores)
+        if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
+            # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
+            rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None
+            if rest is not None:
+                parts = frozenset(a.parts[-1] for a in rest) if all(a.parts for a in rest) else frozenset()
+                return Value(parts=parts, data=replace(first.data, rows=rest))
         if name in ("array_split", "split") and first.data is not None:
             pieces = self._pieces(name, args, kwargs, node, first.data)
             if pieces is not None:

@@ -82,6 +82,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "the rest of a sample by np.setdiff1d of the index": (
+        _sample("test = df.loc[np.setdiff1d(df.index, train.index)]"),
+        [],
+    ),
+    "the rest of a polars sample by a filter on a negated membership": (
+        """
+        df = pl.read_csv("data.csv").with_row_index("rid")
+        train = df.sample(fraction=0.8, seed=0)
+        test = df.filter(~pl.col("rid").is_in(train["rid"]))
+        clf = LogisticRegression().fit(train.select(["a", "b"]).to_numpy(), train["y"].to_numpy())
+        print(clf.score(test.select(["a", "b"]).to_numpy(), test["y"].to_numpy()))
+        """,
+        [],
+    ),
+    "a polars filter on a membership of another column of the sample": (
+        """
+        df = pl.read_csv("data.csv").with_row_index("rid")
+        train = df.sample(fraction=0.8, seed=0)
+        test = df.filter(~pl.col("rid").is_in(train["other"]))
+        clf = LogisticRegression().fit(train.select(["a", "b"]).to_numpy(), train["y"].to_numpy())
+        print(clf.score(test.select(["a", "b"]).to_numpy(), test["y"].to_numpy()))
+        """,
+        [("overlap", 4)],
+    ),
+    "np.setdiff1d of the index of another sample than the one trained on": (
+        _sample("other = df.sample(frac=0.5, random_state=1)\ntest = df.loc[np.setdiff1d(df.index, other.index)]"),
+        [("overlap", 5)],
+    ),
     "the sample itself scored, found by a membership of its index": (
         _sample("test = df[df.index.isin(train.index)]"),
         [("overlap", 4)],
