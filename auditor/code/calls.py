@@ -8,8 +8,9 @@ import ast
 from dataclasses import replace
 
 from auditor.code.catalog import Kind
+from auditor.code.frames import INDICATOR
 from auditor.code.library import Library
-from auditor.code.values import NOTHING, Columns, Value, join_datas, stats_of
+from auditor.code.values import NOTHING, Atom, Columns, Value, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
     [
@@ -168,7 +169,8 @@ class Calls(Library):
                     joined, mask=None, tuned=joined.tuned | {(node.lineno, node.col_offset, tuple(self.loops))}
                 )
             )
-        return Value(data=replace(joined, mask=self.text(node), predicted=frozenset(), fits=joined.fits))
+        text = self.text(node)
+        return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         out = Value(method=(base, attr))
@@ -183,3 +185,17 @@ class Calls(Library):
         if base.stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
             out = out.join(Value(stats=base.stats))
         return out
+
+
+def _left_only(node: ast.Compare, values: list[Value], text: str) -> tuple[str, frozenset[Atom]] | None:
+    """`merged["_merge"] == "left_only"` on a merge with an indicator: the mask keeps the rows of the left table
+    that are not among the right one's (None for any other comparison)."""
+    if len(values) != 2 or not isinstance(node.ops[0], ast.Eq):
+        return None
+    for column, other in (values, values[::-1]):
+        outside = column.data.outside if column.data is not None else None
+        if outside is None or not outside[0].startswith(INDICATOR) or other.const != "left_only":
+            continue
+        if column.data is not None and column.data.sources == {outside[0].removeprefix(INDICATOR)}:
+            return (text, outside[1])
+    return None

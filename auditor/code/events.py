@@ -38,6 +38,8 @@ class Origin:
     made_from: frozenset[Atom] = frozenset()  # set for a pool: the rows its rows were made from
     how: str = ""  # how the pool was made ('SMOTE.fit_resample', 'pd.concat of overlapping rows')
     read: bool = False  # a reader's or a loader's rows (not a value whose making the walk cannot see)
+    # the loops each of whose passes reads other rows here (read_csv(name) in `for name in files`)
+    passes: frozenset[int] = frozenset()
 
 
 @dataclass

@@ -8,10 +8,10 @@ import ast
 import re
 from dataclasses import replace
 
-from auditor.code.catalog import ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
-from auditor.code.events import Split
+from auditor.code.catalog import FIT_FUNCTIONS, ROW_REDUCTIONS, ROW_REDUCTIONS_NUMPY, TIME_FEATURE_METHODS, Strength
+from auditor.code.events import Site, Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, data_of, join_all
+from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, argument, complement, data_of, join_all
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -208,6 +208,9 @@ class Frames(WalkState):
         line = node.lineno
         if name == "drop":
             return self._drop(data, args, kwargs)
+        taken_out = self._taken_out(data, name, args, kwargs, node, stats)
+        if taken_out is not None:
+            return taken_out
         if name == "pop" and args and isinstance(args[0].const, str):
             column = str(args[0].const)
             func = node.func
@@ -239,9 +242,7 @@ class Frames(WalkState):
                 fid = self.fit(node, what, "how the columns correlate", Strength.STATISTICS, data)
                 return Value(stats=frozenset({fid}))
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
-            # a function of each group's rows (often a lag or a window): what it takes from the row's own value
-            # cannot be seen, so no column is taken to be computed from it
-            return Value(data=replace(data, grouped=False, past=True, lagged=data.lagged | {line}))
+            return self._per_group(data, args[0], node)
         if data.grouped and name == "transform":
             fid = self.fit(node, f"{self.text(node.func)}()", "a statistic per group", Strength.STATISTICS, data)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
@@ -304,10 +305,15 @@ class Frames(WalkState):
             columns = data.columns
             for added in [*(n for a in node.args for n in _aliases(a)), *(k.arg for k in node.keywords if k.arg)]:
                 columns = columns.adding(added, ())
-            return Value(data=replace(self.with_fits(data, stats), columns=columns, mask=None))
+            # values given as they are (pl.Series("a", X[:, 0]) of scaled rows) bring what they were fitted on
+            given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
+            return Value(data=replace(self.with_fits(data, stats | given), columns=columns, mask=None))
         if name == "filter" and node.args and not kwargs and args[0].strings() is None:
-            # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=)
-            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+            # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=);
+            # filter(~pl.col("id").is_in(train["id"])) keeps the rest once train's rows are taken out
+            rest = self._polars_not_in(node.args[0], data) if len(node.args) == 1 else None
+            remaining = replace(data, rows=rest) if rest is not None else data
+            return Value(data=replace(self.with_fits(remaining, stats), mask=None, grouped=False))
         if name in ("select", "drop") and not kwargs and len(node.args) == 1:
             excluded = self._polars_exclude(node.args[0])
             if excluded is not None:  # select(pl.exclude("id", ...)): every column but those named
@@ -332,6 +338,84 @@ class Frames(WalkState):
             return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
         if name in _SAME_TABLE:
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+        return None
+
+    def _per_group(self, data: Data, function: Value, node: ast.Call) -> Value:
+        """A function applied to each group's rows (`transform(lambda s: ...)`), read from what it calls: values of
+        earlier rows (shift, rolling, cumsum) make a lag, a statistic of the group's rows (`s.fillna(s.mean())`)
+        is learned from every row given, and anything else is a value per row, computed from the row's own."""
+        given = node.args[0]
+        group = Value(data=replace(data, grouped=False, mask=None))
+        if isinstance(given, ast.Lambda):
+            written: ast.AST | None = given
+            body = self.call_lambda(given, [group] * len([*given.args.posonlyargs, *given.args.args]))
+        elif len(function.functions) == 1:  # a function of the file: its body read with one group's rows
+            fid = next(iter(function.functions))
+            written = self.function_node(fid)
+            body = self.call_function(fid, [group], {}, node)
+        else:  # a library's function (np.log1p, zscore) is known by its name; another one is not known at all
+            written, body = None, NOTHING
+        if written is not None:
+            called = _called_names(written)
+            statistic = bool(called & GROUP_STATISTICS)
+        else:
+            called = {n.rpartition(".")[2] for n in function.names}
+            statistic = bool(called & GROUP_STATISTICS) or any(_fit_function(n) for n in function.names)
+        lagged = body.data.lagged - data.lagged if body.data is not None else frozenset()
+        if called & EARLIER_ROWS or lagged:
+            # a lag or a window: what it takes from the row's own value cannot be seen, so no column is taken to
+            # be computed from it
+            return Value(data=replace(data, grouped=False, past=True, lagged=data.lagged | {node.lineno}))
+        fits = (body.data.fits if body.data is not None else frozenset()) | body.stats
+        if statistic:  # one statistic of the group, at the call a reader sees (not each reduction inside it)
+            if written is not None:
+                fits = frozenset(f for f in fits if not _written_in(self.record.fits[f].site, written))
+            what = f"{self.text(node.func)}()"
+            fits |= {self.fit(node, what, "a statistic per group", Strength.STATISTICS, data)}
+        return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None))
+
+    def _taken_out(
+        self,
+        data: Data,
+        name: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        stats: frozenset[int],
+    ) -> Value | None:
+        """The rows left once a sample or a split's part is taken out, written other than `df.drop(train.index)`:
+        a mask of membership to negate (`df.index.isin(train.index)`, `df["id"].isin(train["id"])`), an index's
+        difference, an anti-join, a merge whose indicator tells the rows found on one side only."""
+        func = node.func
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        other = args[0] if args else NOTHING
+        if name == "isin" and len(args) == 1 and not kwargs:
+            taken = _members(data, other, receiver, node.args[0])
+            text = self.text(node)
+            outside = (f"~({text})", taken) if taken else None
+            return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside))
+        if name == "difference" and len(args) == 1 and _is_index(receiver) and other.parts and other.data is not None:
+            rest = complement(data.rows, other.data.rows)
+            if rest is None:
+                return None
+            parts = frozenset(a.parts[-1] for a in rest) if all(a.parts for a in rest) else frozenset()
+            return Value(parts=parts, data=replace(data, rows=rest))
+        if name not in ("merge", "join"):
+            return None
+        right = argument(args, kwargs, 0, "right", "other")
+        how = kwargs.get("how", NOTHING).const
+        if right.data is None or not _same_keys(kwargs):
+            return None
+        if how in ("anti", "left_anti"):  # polars' anti-join (pandas' left_anti): the rows with no match
+            rest = complement(data.rows, right.data.rows)
+            return Value(data=replace(self.with_fits(data, stats), rows=rest, mask=None)) if rest is not None else None
+        indicator = kwargs.get("indicator", NOTHING).const
+        if name == "merge" and how in ("left", "outer") and indicator not in (None, False):
+            column = indicator if isinstance(indicator, str) else "_merge"
+            taken = right.data.rows if all(a.parts for a in right.data.rows) else frozenset()
+            if taken:  # `merged["_merge"] == "left_only"`: the rows of this table not in the other
+                joined = replace(self.with_fits(data.join(right.data), stats), columns=Columns(opaque=True), mask=None)
+                return Value(data=replace(joined, outside=(f"{INDICATOR}{column}", taken)))
         return None
 
     def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
@@ -396,6 +480,30 @@ class Frames(WalkState):
                 return True
             expr = base
         return False
+
+    def _polars_not_in(self, expr: ast.expr, data: Data) -> frozenset[Atom] | None:
+        """The rows of ``data`` that `~pl.col("id").is_in(train["id"])` keeps: none of train's, when train is a side
+        of a split and its column is the one compared (None for any other expression)."""
+        if not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert)):
+            return None
+        test = expr.operand
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "is_in"):
+            return None
+        column = test.func.value
+        if not (
+            len(test.args) == 1
+            and isinstance(column, ast.Call)
+            and isinstance(column.func, ast.Attribute)
+            and column.func.attr == "col"
+            and len(column.args) == 1
+            and isinstance(column.args[0], ast.Constant)
+            and "polars" in self.ev(column.func.value).names
+        ):
+            return None
+        keys = self.ev(test.args[0]).data
+        if keys is None or not keys.picked or keys.sources != {column.args[0].value}:
+            return None
+        return complement(data.rows, keys.rows)
 
     def _polars_exclude(self, arg: ast.expr) -> list[str] | None:
         """The names in `pl.exclude("a", "b")` or `pl.all().exclude(...)` (None for any other expression)."""
@@ -467,6 +575,12 @@ class Frames(WalkState):
         out = NOTHING
         position = index.const
         items = holder.items
+        if items is not None and indexer is None and isinstance(node.slice, ast.Slice):
+            sliced = self._sliced_items(holder, node.slice)
+            if sliced is not None:  # folds[1:], parts[:2]: those items, in order
+                found = self.container(node, join_all(sliced))
+                found.entries.update(enumerate(sliced))
+                return Value(objects=frozenset({found.id}), items=sliced)
         if items is not None and isinstance(position, int) and not isinstance(position, bool):
             out = out.join(items[position]) if -len(items) <= position < len(items) else out
         for oid in sorted(holder.objects):
@@ -488,6 +602,27 @@ class Frames(WalkState):
         if holder.data is not None:
             out = out.join(self.pick(holder.data, indexer, node.slice, index, node))
         return out
+
+    def _sliced_items(self, holder: Value, bounds: ast.Slice) -> tuple[Value, ...] | None:
+        """The items a slice with constant bounds takes from a list or tuple whose items are all known (none added
+        since it was made); None otherwise."""
+        items = holder.items
+        if items is None or holder.data is not None:
+            return None
+        for oid in holder.objects:
+            found = self.record.objects[oid]
+            if found.qualname != CONTAINER or found.elements != join_all(items):
+                return None  # not a list, or one appended to: its items are not all known
+        numbers: list[int | None] = []
+        for bound in (bounds.lower, bounds.upper, bounds.step):
+            # a number or a name of one (evaluated again, so no call: that would run twice)
+            simple = bound is None or isinstance(bound, ast.Constant | ast.Name | ast.UnaryOp)
+            const = self.ev(bound).const if bound is not None and simple else None
+            if bound is not None and type(const) is not int:
+                return None
+            numbers.append(const if isinstance(const, int) else None)
+        lower, upper, step = numbers
+        return items[lower:upper:step] if step != 0 else None
 
     def pick(self, data: Data, indexer: str | None, index_node: ast.expr, index: Value, node: ast.AST) -> Value:
         rows_node: ast.expr = index_node
@@ -556,6 +691,11 @@ class Frames(WalkState):
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
+        outside = value.data.outside if value.data is not None else None
+        if mask is not None and outside is not None and outside[0] == mask:
+            # ~df.index.isin(train.index): none of train's rows, and the other side of the mask as well
+            rest = complement(data.rows, outside[1])
+            data = replace(data, rows=rest) if rest is not None else data
         if mask is not None and value.data is not None:
             sources = sorted(value.data.sources) or ["rows"]
             sid = self._part_split(f"mask:{','.join(sources)}", node, data)
@@ -563,8 +703,10 @@ class Frames(WalkState):
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them are that side of the split
+            # (positions of several sides put together, np.concatenate(folds), select rows put together)
             sides = frozenset(a.parts[-1] for a in value.data.rows)
-            return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(sides)))
+            rows = frozenset(a.with_part(p) for a in data.rows for p in sorted(sides))
+            return replace(data, rows=rows, merged=data.merged | value.data.merged)
         return data
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
@@ -620,6 +762,68 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+# Methods and functions that take values from earlier rows (a lag, a window, a running total).
+EARLIER_ROWS = TIME_FEATURE_METHODS | frozenset(["cumsum", "cumprod", "cummax", "cummin", "cumcount"])
+# Methods and functions that reduce rows to a statistic (a function given them learns it from the group).
+GROUP_STATISTICS = ROW_REDUCTIONS | ROW_REDUCTIONS_NUMPY | frozenset(["count", "nunique", "agg", "aggregate"])
+
+
+def _fit_function(qualname: str) -> bool:
+    """Whether a library's function learns from the rows it is given (scipy's zscore, sklearn's scale)."""
+    return (qualname.partition(".")[0], qualname.rpartition(".")[2]) in FIT_FUNCTIONS
+
+
+def _written_in(site: Site, node: ast.AST) -> bool:
+    """Whether a place lies inside the code of ``node`` (a lambda, a function's definition)."""
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+    return start <= (site.line, site.column) <= end
+
+
+def _called_names(function: ast.AST) -> set[str]:
+    """The names of what a function's body calls: `s.shift(1)`, `np.mean(s)` and `mean(s)` give shift and mean
+    (a function called by its bare name with more than one value, `max(v, 0)`, compares values: left out)."""
+    found = set()
+    for inner in ast.walk(function):
+        if isinstance(inner, ast.Call):
+            func = inner.func
+            if isinstance(func, ast.Attribute):
+                found.add(func.attr)
+            elif isinstance(func, ast.Name) and len(inner.args) == 1:
+                found.add(func.id)
+    return found
+
+
+INDICATOR = "indicator:"  # the mark of a merge's indicator column (its name follows) in Data.outside
+
+
+def _is_index(node: ast.expr | None) -> bool:
+    """Whether an expression is a table's index as written (`df.index`, `train.index`)."""
+    return isinstance(node, ast.Attribute) and node.attr == "index"
+
+
+def _members(data: Data, other: Value, receiver: ast.expr | None, given: ast.expr) -> frozenset[Atom]:
+    """The rows the negation of a membership test, `~x.isin(other)`, surely leaves out: those of ``other``, when
+    they are a side of a split and the test compares like with like, an index with their index
+    (`df.index.isin(train.index)`) or a column with their same column (`df["id"].isin(train["id"])`: each of
+    their rows has its key among theirs). Empty otherwise."""
+    found = other.data
+    if found is None or not found.rows or not all(a.parts for a in found.rows):
+        return frozenset()
+    if _is_index(receiver) and (_is_index(given) or other.parts):
+        return found.rows
+    same_column = len(data.sources) == 1 and data.sources == found.sources
+    return found.rows if same_column and data.picked and found.picked else frozenset()
+
+
+def _same_keys(kwargs: dict[str, Value]) -> bool:
+    """Whether a join matches rows by the same columns on both sides (on=, or left_on= naming right_on=)."""
+    left, right = kwargs.get("left_on"), kwargs.get("right_on")
+    if left is None and right is None:
+        return "left_index" not in kwargs and "right_index" not in kwargs
+    return left is not None and right is not None and left.strings() is not None and left.strings() == right.strings()
 
 
 def _numbers_of(record: object, mapping: Value) -> bool:

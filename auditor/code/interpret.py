@@ -41,6 +41,7 @@ class Walker(Calls, Frames):
         self._methods: set[int] = set()  # functions defined in a class: walked on their own only
         self._walked: set[int] = set()
         self._active: list[int] = []
+        self._active_calls: list[ast.Call] = []  # the call that walks each of _active
         self._returns: list[Value] = []
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
@@ -162,6 +163,7 @@ class Walker(Calls, Frames):
         changing = self._replicates[id(node)]
         if changing is not None:
             self.record.replicates[lid] = changing
+        self.loop_nodes[lid] = node
         self.loops.append(lid)
         return lid
 
@@ -229,6 +231,23 @@ class Walker(Calls, Frames):
             self._returns.pop()
             self.calls.pop()
 
+    def function_node(self, fid: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        return self.functions[fid]
+
+    def names_passed(self, names: set[str]) -> set[str]:
+        found = set(names)
+        for fid, call in zip(reversed(self._active), reversed(self._active_calls), strict=True):
+            if not isinstance(call.func, ast.Name):  # a method's or a lambda's call: its arguments do not line up
+                break
+            spec = self.functions[fid].args
+            positional = [*spec.posonlyargs, *spec.args]
+            given: list[ast.expr] = [
+                a for i, a in enumerate(call.args) if i < len(positional) and positional[i].arg in found
+            ]
+            given += [k.value for k in call.keywords if k.arg in found]
+            found |= {n.id for expr in given for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        return found
+
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A call of a function defined in the file: its body walked with the arguments bound."""
         fn = self.functions[fid]
@@ -249,6 +268,7 @@ class Walker(Calls, Frames):
         self._bind(fn, args, kwargs)
         self._walked.add(fid)
         self._active.append(fid)
+        self._active_calls.append(node)
         self.calls.append(node)
         self._returns.append(NOTHING)
         try:
@@ -258,6 +278,7 @@ class Walker(Calls, Frames):
             self._returns.pop()
             self.calls.pop()
             self._active.pop()
+            self._active_calls.pop()
         self._summaries[fid] = self._summaries.get(fid, NOTHING).join(result)
         if memo_key is not None:
             self._memo[memo_key] = result

@@ -115,6 +115,11 @@ class _Rules:
         training = [t for d in trained for t in d.rows]
         return frozenset(a for a in data.rows if _unseen(a, training))
 
+    def _read_anew(self, atom: Atom) -> frozenset[int]:
+        """The loops each of whose passes reads these rows anew (other rows each pass)."""
+        origin = self.r.origins.get(atom.origin)
+        return origin.passes if origin is not None else frozenset()
+
     def trained_on(self, evaluation: Evaluation) -> list[Data]:
         return [t.x for tid in sorted(evaluation.trains) if (t := self.r.trains[tid]).x is not None]
 
@@ -264,9 +269,12 @@ class _Rules:
                             ("score", e.site, e.what),
                         ),
                     )
-                if not self.shares(v, t) or (role is None and v == t):
+                # the very rows trained on, scored: a training score, unless they are a held-out side of a split
+                # that the training put back with its other side (pd.concat([train, test]), folds joined again)
+                back = v == t and _put_back(v, train.x, e.x)
+                if not self.shares(v, t) or (role is None and v == t and not back):
                     continue
-                how = self._how_seen(t, train.x)
+                how = self._how_seen(t, train.x, back)
                 merged = sorted(train.x.merged)
                 return Leak(
                     LeakKind.OVERLAP,
@@ -284,10 +292,10 @@ class _Rules:
                 )
         return None
 
-    def _how_seen(self, t: Atom, x: Data) -> str:
+    def _how_seen(self, t: Atom, x: Data, back: bool = False) -> str:
         sides = {(p.split, p.side) for a in x.rows for p in a.parts[-1:]}
         splits = {s for s, _ in sides}
-        if any(len({side for s2, side in sides if s2 == s}) > 1 for s in splits):
+        if back or any(len({side for s2, side in sides if s2 == s}) > 1 for s in splits):
             where = f" at {self.at_line(min(x.merged))}" if x.merged else ""
             return f"the training and test parts put back together{where}"
         if not t.parts:
@@ -344,7 +352,10 @@ class _Rules:
                     groups.setdefault(unseen, []).append(e)
             for rows, evaluations in groups.items():
                 settings = {(e.site, e.models) for e in evaluations}
-                if len(settings) < 2 and not any(e.loops for e in evaluations):
+                # a loop whose every pass reads the rows scored anew (one data set per pass) scores other rows
+                # in each pass: its passes are not tries on one test set
+                anew = frozenset.intersection(*(self._read_anew(a) for a in rows))
+                if len(settings) < 2 and not any(set(e.loops) - anew for e in evaluations):
                     continue
                 if self._one_configuration(evaluations, selection):
                     continue
@@ -659,6 +670,17 @@ def _role(atom: Atom) -> str | None:
         if part.side in ("train", "test"):
             return part.side
     return None
+
+
+def _put_back(atom: Atom, trained: Data, scored: Data) -> bool:
+    """Whether rows a split held out (the rest after a sample, a piece of np.array_split) were put back together
+    with another side of that split in the rows trained on, one the rows scored do not hold. (When the scored rows
+    may be any side the training holds, `folds[i]` beside the other folds, nothing says they meet.)"""
+    if not trained.merged:
+        return False
+    sides = {(p.split, p.side) for a in trained.rows for p in a.parts}
+    seen = {(p.split, p.side) for a in scored.rows for p in a.parts}
+    return any(p.held_out and any(s == p.split and (s, side) not in seen for s, side in sides) for p in atom.parts)
 
 
 def _unseen(atom: Atom, training: list[Atom]) -> bool:

@@ -11,9 +11,22 @@ from dataclasses import replace
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.replicates import pass_names
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
+from auditor.code.values import (
+    NOTHING,
+    Columns,
+    Data,
+    Part,
+    Value,
+    argument,
+    complement,
+    data_of,
+    join_all,
+    join_datas,
+    stats_of,
+)
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
 _PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
@@ -22,6 +35,8 @@ _CHOOSERS = frozenset({"max", "min", "sorted"})
 _CHOOSING_FUNCTIONS = frozenset(
     ["argmax", "argmin", "nanargmax", "nanargmin", "max", "min", "amax", "amin", "nanmax", "nanmin", "sort", "argsort"]
 )
+# A reader's arguments that name what it reads (a file, a data set).
+_NAMING_ARGUMENTS = frozenset(["filepath_or_buffer", "path", "io", "source", "file", "fname", "name", "data_id"])
 _PASS_THROUGH_BUILTINS = frozenset(
     ["sum", "abs", "round", "float", "int", "list", "tuple", "set", "sorted", "reversed", "iter", "next"]
 )
@@ -134,6 +149,9 @@ class Library(Estimators, TorchLoops):
         # they were, so a label dropped from it stays dropped.
         drawn = catalog.is_drawn(qualname)
         data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
+        if not drawn:
+            for atom in data.rows:
+                self.record.origins[atom.origin].passes |= self._read_anew(node)
         dates = self._dates_read(kwargs)
         if dates:
             data = replace(data, dates=frozenset(dates))
@@ -143,6 +161,21 @@ class Library(Estimators, TorchLoops):
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
         return Value(data=data)
+
+    def _read_anew(self, node: ast.Call) -> frozenset[int]:
+        """The loops around a reader whose every pass reads other rows: the file or data set it names (its first
+        argument, or the loader called) is taken from what the loop goes over (`for name in files`), also through
+        the arguments of the file's functions called in the loop (`evaluate(name)`, `def evaluate(path)`)."""
+        named: list[ast.AST] = [node.func, *node.args[:1]]
+        named += [k.value for k in node.keywords if k.arg in _NAMING_ARGUMENTS]
+        read = self.names_passed({n.id for expr in named for n in ast.walk(expr) if isinstance(n, ast.Name)})
+        anew = set()
+        for lid in self.loops:
+            if lid in self.loop_nodes and lid not in self.pass_names:
+                self.pass_names[lid] = pass_names(self.loop_nodes[lid])
+            if read & self.pass_names.get(lid, frozenset()):
+                anew.add(lid)
+        return frozenset(anew)
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
         """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names
@@ -165,8 +198,10 @@ class Library(Estimators, TorchLoops):
 
     def _loaded(self, node: ast.Call, qualname: str, data: Data, kwargs: dict[str, Value]) -> Value:
         """A data set loader: (X, y) for make_* and return_X_y, a Bunch with .data, .target, .frame otherwise."""
-        x = replace(data, columns=None)
-        y = replace(data, columns=None, sources=frozenset({"target"}))
+        # X holds every column but the target, whatever its form (an array, or a table with as_frame=True); the
+        # target is that column of the data set, so a column given its values (df["label"] = y) is the label again
+        x = replace(data, columns=None if data.columns is None else Columns(removed=frozenset({"target"})))
+        y = replace(data, columns=None, sources=frozenset({"target"}), picked=True)
         last = qualname.rpartition(".")[2]
         if last.startswith("make_") or (kwargs.get("return_X_y") and kwargs["return_X_y"].const is True):
             return Value(items=(Value(data=x), Value(data=y)))
@@ -371,6 +406,26 @@ class Library(Estimators, TorchLoops):
             return Value(data=data_of(given), scores=self.scores_in(given), stats=stats_of(given))
         return NOTHING
 
+    def _pieces(
+        self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call, data: Data
+    ) -> Value | None:
+        """np.array_split(rows, 5) or np.split(rows, [a, b]): consecutive pieces of the rows, no two sharing one, as
+        a list of them (None when the number of pieces is not known, or columns are split)."""
+        axis = argument(args, kwargs, 2, "axis")
+        if axis is not NOTHING and axis.const != 0:
+            return None
+        sections = argument(args, kwargs, 1, "indices_or_sections")
+        count = sections.const
+        if type(count) is not int:
+            count = len(sections.items) + 1 if sections.items is not None else None
+        if count is None or not 2 <= count <= MAX_PIECES:
+            return None
+        sid = self.split(node, f"np.{name}", False, data)
+        pieces = tuple(Value(data=data.with_parts(Part(sid, _piece(i)))) for i in range(count))
+        found = self.container(node, join_all(pieces))
+        found.entries.update(enumerate(pieces))
+        return Value(objects=frozenset({found.id}), items=pieces)
+
     def numpy(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
         first = args[0] if args else NOTHING
@@ -380,6 +435,16 @@ class Library(Estimators, TorchLoops):
             picks = "arg" in name or not self.only_scores(self.iterate(first))
             self.choose(node, f"np.{name}()", scores, picks)
             return Value(scores=scores)
+        if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
+            # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
+            rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None
+            if rest is not None:
+                parts = frozenset(a.parts[-1] for a in rest) if all(a.parts for a in rest) else frozenset()
+                return Value(parts=parts, data=replace(first.data, rows=rest))
+        if name in ("array_split", "split") and first.data is not None:
+            pieces = self._pieces(name, args, kwargs, node, first.data)
+            if pieces is not None:
+                return pieces
         if first.data is not None and first.data.against_truth and name in ("mean", "sum", "average"):
             eid = self.evaluation(node, f"np.{name}(predictions == labels)", first.data.predicted, first.data, None)
             return Value(scores=frozenset({eid}))
@@ -403,6 +468,19 @@ class Library(Estimators, TorchLoops):
         if data is None:
             return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
         return Value(data=replace(self.with_fits(data, stats_of(given)), mask=None))  # elementwise: np.abs(pred - y)
+
+
+_PIECES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+MAX_PIECES = 32  # np.array_split into more pieces than this is read as the rows it splits
+
+
+def _piece(i: int) -> str:
+    """The side of the piece at position ``i`` of a split into pieces ('first', ..., 'tenth', '11th', '22nd')."""
+    if i < len(_PIECES):
+        return _PIECES[i]
+    n = i + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _repeats(datas: list[Data]) -> bool:

@@ -45,6 +45,29 @@ def changing_names(node: ast.AST) -> frozenset[str]:
     )
 
 
+def pass_names(node: ast.AST) -> frozenset[str]:
+    """The names whose value each pass of a loop takes from what it goes over: its targets, and the names its
+    body assigns from them (``path = f"{d}/{name}"``), but not those it assigns the same value in every pass."""
+    parts = _loop_parts(node)
+    if parts is None:
+        return frozenset()
+    targets, body, _ = parts
+    found = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    assigns = [a for b in body for a in ast.walk(b) if isinstance(a, ast.Assign | ast.AnnAssign | ast.AugAssign)]
+    grown = True
+    while grown:
+        grown = False
+        for assign in assigns:
+            if assign.value is None or not {n.id for n in ast.walk(assign.value) if isinstance(n, ast.Name)} & found:
+                continue
+            bound = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            new = {n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name)} - found
+            if new:
+                found |= new
+                grown = True
+    return frozenset(found)
+
+
 def read_beside_seeds(call: ast.AST) -> frozenset[str]:
     """The names a constructor call reads, but for those it takes as seeds (``random_state=seed``)."""
     seeds = {

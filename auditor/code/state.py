@@ -29,6 +29,8 @@ class WalkState(ABC):
         self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
         self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
         self.loops: list[int] = []  # the loops around the statement being walked
+        self.loop_nodes: dict[int, ast.AST] = {}  # each loop's node, by its id
+        self.pass_names: dict[int, frozenset[str]] = {}  # each loop's names taken anew per pass (once read)
         # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
         self.value_compares: set[int] = set()
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
@@ -56,6 +58,15 @@ class WalkState(ABC):
     @abstractmethod
     def local_bases(self, qualname: str) -> list[ast.expr]:
         """The base classes of the file's own class ``qualname``, as written (none for another class)."""
+
+    @abstractmethod
+    def function_node(self, fid: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """The definition of the file's function ``fid``."""
+
+    @abstractmethod
+    def names_passed(self, names: set[str]) -> set[str]:
+        """``names`` with, for each that is a parameter of the file's functions being walked, the names the
+        calls that led here read for it (`evaluate(name)` gives `path` the names of `name`)."""
 
     @abstractmethod
     def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:

@@ -191,6 +191,9 @@ class Data:
     # (fit, column) for fits that entered only as the values of named columns (df["y"] = le.fit_transform(...)):
     # dropping every such column takes the fit out; a fit not listed here is in every column.
     by_column: frozenset[tuple[int, str]] = frozenset()
+    # (a mask as written, rows): that mask keeps the rows that are not among these rows (`~df.index.isin(
+    # train.index)`, a merge's `_merge == "left_only"`), a complement of them whatever the mask's column holds
+    outside: tuple[str, frozenset[Atom]] | None = None
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -223,6 +226,7 @@ class Data:
             self.tuned | other.tuned,
             # a fit in every column on either side is in every column of the join
             frozenset(e for e in self.by_column | other.by_column if e[0] not in self.everywhere | other.everywhere),
+            self.outside if self.outside == other.outside else None,
         )
 
     @property
@@ -267,6 +271,32 @@ class Data:
         if self.chain and self.chain[-1] == Step(name, line):
             return self
         return replace(self, chain=(*self.chain, Step(name, line))[-CHAIN_STEPS:])
+
+
+def complement(rows: frozenset[Atom], taken: frozenset[Atom]) -> frozenset[Atom] | None:
+    """The rows of ``rows`` that are not among ``taken`` (what is left once a sample or a split's part is taken
+    out), or None when that cannot be said as atoms. A row set ``taken``'s part was cut from gets the other side
+    of that cut; one within ``taken`` is gone; one apart from it stays as it is."""
+    if not taken or not all(t.parts for t in taken):
+        return None
+    kept: set[Atom] = set()
+    for atom in rows:
+        meets = [t for t in taken if not atom.disjoint(t)]
+        if not meets:
+            kept.add(atom)
+        elif any(atom.within(t) for t in meets):
+            continue  # every row of it was taken
+        elif all(t.parts[:-1] == atom.parts for t in meets) and len({t.parts[-1] for t in meets}) == 1:
+            last = meets[0].parts[-1]
+            kept.add(atom.with_part(Part(last.split, OTHER_SIDE.get(last.side, REST))))
+        else:
+            return None  # rows taken from further inside it, or from several cuts: what is left is no side
+    return frozenset(kept)
+
+
+REST = "rest"  # what is left of rows once one side of a split is taken out (df.drop(train.index))
+# The side left by taking out the other, for splits with two sides.
+OTHER_SIDE = {"train": "test", "test": "train", "sample": REST, REST: "sample", "head": "tail", "tail": "head"}
 
 
 def _bounded(rows: frozenset[Atom]) -> frozenset[Atom]:
