@@ -290,6 +290,10 @@ BOOSTING_CV_FUNCTIONS = frozenset({("xgboost", "cv"), ("lightgbm", "cv"), ("catb
 EARLY_STOPPING_FUNCTIONS = frozenset({("lightgbm", "early_stopping"), ("xgboost", "EarlyStopping")})
 
 
+# Metrics that score the predictions at every threshold at once: (the two score arrays, the thresholds).
+CURVE_METRICS = _names("precision_recall_curve roc_curve det_curve")
+
+
 def is_metric(qualname: str) -> bool:
     """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...) or of
     torchmetrics.functional (accuracy(preds, target, task=...), f1_score, ...)."""

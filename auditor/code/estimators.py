@@ -52,6 +52,10 @@ _PREDICTS = frozenset(
         "predict_on_batch",
     ]
 )
+# What a trained model says of its columns (how much each one predicts the label): columns kept by it were chosen
+# with the rows the model was trained on.
+_IMPORTANCES = frozenset(["feature_importances_", "coef_"])
+_IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
 _FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
 _SCORES = frozenset({"score", "evaluate"})
 
@@ -171,13 +175,17 @@ class Estimators(WalkState):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
+        if name in _IMPORTANCE_METHODS and found.trains:
+            return self._importances(found, name, node)
         if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
             return Value(stats=found.fits)
         return None
 
-    def object_attribute(self, found: Obj, attr: str) -> Value:
+    def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
         if attr in found.entries:
             return found.entries[attr]
+        if attr in _IMPORTANCES and found.trains and node is not None:
+            return self._importances(found, attr, node)
         if attr == "best_estimator_" or attr == "estimator_":
             return Value(objects=frozenset({found.id}))
         if attr == "best_trial" and found.qualname == STUDY:  # its .params: read as the study's own
@@ -192,6 +200,18 @@ class Estimators(WalkState):
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
         return NOTHING
+
+    def _importances(self, found: Obj, attr: str, node: ast.AST) -> Value:
+        """A trained model's importance of each column (feature_importances_, coef_): learned from the rows it was
+        trained on, as a selector's scores are, so columns picked by it were picked with those rows."""
+        trained = [t.x for tid in sorted(found.trains) if (t := self.record.trains[tid]).x is not None]
+        if not trained:
+            return NOTHING
+        rows = trained[0]
+        for more in trained[1:]:
+            rows = rows.join(more)
+        fid = self.fit(node, f"{found.name}.{attr}", "which columns predict the label", Strength.TARGET, rows)
+        return Value(stats=frozenset({fid}))
 
     def _optimize(self, found: Obj, args: list[Value], node: ast.Call) -> Value:
         """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials

@@ -344,17 +344,30 @@ class _Rules:
                     groups.setdefault(unseen, []).append(e)
             for rows, evaluations in groups.items():
                 settings = {(e.site, e.models) for e in evaluations}
-                if len(settings) < 2 and not any(e.loops for e in evaluations):
+                # np.argmax(f1) over a precision-recall curve picks one threshold of many (max(f1) only reports
+                # the curve's best value, as F-max does)
+                curve = selection.picks and any(e.curve for e in evaluations)
+                if len(settings) < 2 and not any(e.loops for e in evaluations) and not curve:
                     continue
-                if self._one_configuration(evaluations, selection):
+                if not curve and self._one_configuration(evaluations, selection):
                     continue
-                first = evaluations[0]
+                first = next((e for e in evaluations if e.curve), evaluations[0]) if curve else evaluations[0]
                 if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
                     continue
                 many = (
                     f"for {len(settings)} models or settings"
                     if len(settings) > 1
                     else "once per model or setting of a loop"
+                )
+                message = (
+                    f"{first.what} at {self.where(first.site)} scores the test rows at every threshold, and "
+                    f"{selection.what} at {self.where(selection.site)} picks one of those thresholds by its score: "
+                    "the threshold is chosen on the test set, so the scores it gives there are the best of many "
+                    "tries, not an estimate for new data."
+                    if curve
+                    else f"{first.what} at {self.where(first.site)} scores the same test rows {many}, and "
+                    f"{selection.what} at {self.where(selection.site)} chooses among those scores: the chosen "
+                    "score is the best of several tries on one test set, not an estimate for new data."
                 )
                 leaks.setdefault(
                     first.site,
@@ -363,12 +376,10 @@ class _Rules:
                         True,
                         first.site,
                         first.what,
-                        f"{first.what} at {self.where(first.site)} scores the same test rows {many}, and "
-                        f"{selection.what} at {self.where(selection.site)} chooses among those scores: the chosen "
-                        "score is the best of several tries on one test set, not an estimate for new data.",
+                        message,
                         ((selection.site, selection.what),),
                         _chain_after(first.x, 0),
-                        _MULTI_TEST_FIX,
+                        _THRESHOLD_FIX if curve else _MULTI_TEST_FIX,
                         (),
                         (first.site, selection.site, *(e.site for e in evaluations[1:])),
                         _scored(evaluations),
@@ -696,6 +707,10 @@ _OVERLAP_FIX = "Train on the training part only; keep the test rows out of every
 _MULTI_TEST_FIX = (
     "Choose among models on a validation split or by cross-validation on the training part; score only the "
     "chosen model, once, on the test set."
+)
+_THRESHOLD_FIX = (
+    "Choose the threshold on a validation split carved from the training part (or on out-of-fold predictions "
+    "from cross_val_predict), then apply it once to the test predictions."
 )
 _EARLY_STOPPING_FIX = (
     "Give early stopping a validation split carved from the training part (or use cross-validation), and keep "

@@ -54,6 +54,9 @@ class Library(Estimators, TorchLoops):
             return self._fitting_constructor(qualname, args, kwargs, node)
         if package == "pandas" and last in ("Series", "DataFrame") and self.scores_in([*args, *kwargs.values()]):
             return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
+        if package == "pandas" and last in ("Series", "DataFrame") and self._learned_only([*args, *kwargs.values()]):
+            # pd.Series(rf.feature_importances_, index=X.columns): a table of what was learned, not rows
+            return Value(stats=self.stats_in([*args, *kwargs.values()]))
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
         if catalog.is_reader(qualname):
@@ -116,6 +119,10 @@ class Library(Estimators, TorchLoops):
             if passed is not None:
                 return passed
         return self.unknown_call(args, kwargs, node)
+
+    def _learned_only(self, given: list[Value]) -> bool:
+        """Whether ``given`` holds statistics learned from rows (a model's importances) and no rows themselves."""
+        return self.rows_of(given) is None and bool(self.stats_in(given))
 
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
@@ -241,15 +248,16 @@ class Library(Estimators, TorchLoops):
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
         predicted = [v.data for v in given if v.data is not None and v.data.predicted]
         truth = [v.data for v in given if v.data is not None and not v.data.predicted]
+        curve = name in catalog.CURVE_METRICS
         if predicted:
             x = join_datas(predicted)
             models = frozenset().union(*(d.predicted for d in predicted))
             cv = any(d.cross_validated for d in predicted)
-            eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv)
-            return Value(scores=frozenset({eid}))
+            eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv, curve=curve)
+            return _scored_by(eid, curve)
         if len(truth) >= 2:  # labels against predictions of unknown origin: rows scored, by no model known
-            eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0])
-            return Value(scores=frozenset({eid}))
+            eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0], curve=curve)
+            return _scored_by(eid, curve)
         return Value(scores=self.scores_in(given))
 
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -432,3 +440,10 @@ def _index_dated(index: Value, kwargs: dict[str, Value]) -> bool:
     if parse.const is True:
         return True
     return bool(set(index.strings() or []) & set(parse.strings() or []))
+
+
+def _scored_by(eid: int, curve: bool) -> Value:
+    """A metric's result: its score; for a curve, (scores, scores, thresholds), the thresholds only the cut-offs
+    the predictions take (choosing by them alone, `np.argmin(abs(thr - 0.5))`, chooses by no score)."""
+    scores = Value(scores=frozenset({eid}))
+    return Value(items=(scores, scores, NOTHING)) if curve else scores

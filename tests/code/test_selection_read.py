@@ -1,0 +1,186 @@
+"""Choices read where they are made: a threshold picked on a curve of test scores, columns kept by a selector's
+mask or a model's importances, a preprocessing step refitted on the test part, a transformer whose fit_transform
+is inherited, and a checkpoint kept by its score on the test set. Each case is a script and the leaks it holds
+(kind and line), none for correct code that looks like it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.code.analysis import analyse_file
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split, cross_val_predict
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score, f1_score, precision_recall_curve, roc_curve, auc
+"""
+# Each case's lines are counted after HEAD (line 1 is the case's first line).
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    # Thresholds -----------------------------------------------------------------------------------------
+    "the best F1 threshold read off a precision-recall curve of the test set": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        proba = RandomForestClassifier().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        p, r, t = precision_recall_curve(y_te, proba)
+        f1 = 2 * p * r / (p + r + 1e-9)
+        i = np.argmax(f1)
+        print("best F1 on test", f1[i], "at threshold", t[i])
+        """,
+        [("multi_test", 4)],
+    ),
+    "Youden's threshold taken from a ROC curve of the test set, then scored there": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        fpr, tpr, thr = roc_curve(y_te, proba)
+        cut = thr[np.argmax(tpr - fpr)]
+        print(accuracy_score(y_te, (proba >= cut).astype(int)))
+        """,
+        [("multi_test", 4)],
+    ),
+    "the threshold of a test curve picked through a table's idxmax": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        p, r, t = precision_recall_curve(y_te, proba)
+        best = pd.Series(2 * p[:-1] * r[:-1] / (p[:-1] + r[:-1]), index=t).idxmax()
+        print(f1_score(y_te, proba >= best))
+        """,
+        [("multi_test", 4)],
+    ),
+    "the threshold picked on a validation curve, applied once to the test set": (
+        """
+        df = pd.read_csv("d.csv")
+        X_dev, X_te, y_dev, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        X_tr, X_val, y_tr, y_val = train_test_split(X_dev, y_dev)
+        rf = RandomForestClassifier().fit(X_tr, y_tr)
+        p, r, t = precision_recall_curve(y_val, rf.predict_proba(X_val)[:, 1])
+        f1 = 2 * p * r / (p + r + 1e-9)
+        cut = t[np.argmax(f1[:-1])]
+        print(f1_score(y_te, rf.predict_proba(X_te)[:, 1] >= cut))
+        """,
+        [],
+    ),
+    "the threshold picked on out-of-fold predictions of the training part": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        m = LogisticRegression()
+        oof = cross_val_predict(m, X_tr, y_tr, method="predict_proba")[:, 1]
+        p, r, t = precision_recall_curve(y_tr, oof)
+        cut = t[np.argmax(2 * p * r / (p + r + 1e-9))]
+        m.fit(X_tr, y_tr)
+        print(f1_score(y_te, m.predict_proba(X_te)[:, 1] >= cut))
+        """,
+        [],
+    ),
+    "a ROC curve of the test set plotted, its AUC printed and the 0.5 cut-off marked": (
+        """
+        import matplotlib.pyplot as plt
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        fpr, tpr, thr = roc_curve(y_te, proba)
+        plt.plot(fpr, tpr)
+        print("AUC", auc(fpr, tpr))
+        k = np.argmin(np.abs(thr - 0.5))
+        plt.scatter(fpr[k], tpr[k])
+        """,
+        [],
+    ),
+    # Columns kept by a learned mask ---------------------------------------------------------------------
+    "SelectKBest fitted on every row, its support mask picking the columns": (
+        """
+        from sklearn.feature_selection import SelectKBest, f_classif
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        skb = SelectKBest(f_classif, k=10).fit(X, y)
+        cols = X.columns[skb.get_support()]
+        X_tr, X_te, y_tr, y_te = train_test_split(X[cols], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "RFECV fitted on every row, its support_ taken with .loc": (
+        """
+        from sklearn.feature_selection import RFECV
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        rfe = RFECV(LogisticRegression(), cv=5).fit(X, y)
+        X_tr, X_te, y_tr, y_te = train_test_split(X.loc[:, rfe.support_], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a forest's importances on every row choosing the ten best columns": (
+        """
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        imp = pd.Series(RandomForestClassifier().fit(X, y).feature_importances_, index=X.columns)
+        top = imp.nlargest(10).index
+        X_tr, X_te, y_tr, y_te = train_test_split(X[top], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a forest's importances on every row, the columns taken by position": (
+        """
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        rf = RandomForestClassifier().fit(X, y)
+        idx = np.argsort(rf.feature_importances_)[::-1][:5]
+        X_tr, X_te, y_tr, y_te = train_test_split(X.iloc[:, idx], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "selectors and importances fitted on the training part, their masks applied to the test part": (
+        """
+        from sklearn.feature_selection import SelectKBest, f_classif, RFECV
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        skb = SelectKBest(f_classif, k=10).fit(X_tr, y_tr)
+        cols = X_tr.columns[skb.get_support()]
+        print(LogisticRegression().fit(X_tr[cols], y_tr).score(X_te[cols], y_te))
+        rfe = RFECV(LogisticRegression()).fit(X_tr, y_tr)
+        print(LogisticRegression().fit(X_tr.loc[:, rfe.support_], y_tr).score(X_te.loc[:, rfe.support_], y_te))
+        rf = RandomForestClassifier().fit(X_tr, y_tr)
+        top = pd.Series(rf.feature_importances_, index=X.columns).nlargest(10).index
+        print(LogisticRegression().fit(X_tr[top], y_tr).score(X_te[top], y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_choice_is_read_where_it_is_made(tmp_path: Path, name: str) -> None:
+    body, expected = CASES[name]
+    script = tmp_path / "script.py"
+    offset = HEAD.count("\n")
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.skipped == ()
+    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
+    assert found == sorted(expected)
+
+
+def test_a_threshold_chosen_on_a_test_curve_is_said_as_a_threshold(tmp_path: Path) -> None:
+    """The finding names the curve and the pick, and its fix says where a threshold is chosen instead."""
+    body, _ = CASES["the best F1 threshold read off a precision-recall curve of the test set"]
+    script = tmp_path / "script.py"
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    (placed,) = analyse_file(script).leaks
+    assert "precision_recall_curve" in placed.leak.message and "np.argmax()" in placed.leak.message
+    assert "threshold" in placed.leak.message and "validation" in placed.leak.fix
