@@ -122,11 +122,16 @@ class _Rules:
 
     def preprocessing(self) -> list[Leak]:
         into: dict[int, list[Evaluation]] = {}
+        # fits in the scored rows only, not in the training rows: the scored part transformed by a step fitted on
+        # it again (sc.fit_transform(X_test)), or by one the training part never went through; `refitted` those
+        # fitted on the scored rows alone, said so
+        refitted: set[int] = set()
         for e in self._evaluations():
             if e.x is None:
                 continue
             trained = self.trained_on(e)
             baked = self.baked(e.models)  # statistics of the rows built into the model's steps
+            own: frozenset[int] = frozenset()
             if e.cross_validation:
                 scored = e.x.rows
                 fits = e.x.fits | baked
@@ -134,10 +139,16 @@ class _Rules:
                 if not trained:
                     continue
                 scored = self.held_out(e.x, trained)
-                fits = e.x.fits & frozenset().union(*(t.fits for t in trained)) | baked
+                in_training = frozenset().union(*(t.fits for t in trained))
+                own = e.x.fits - in_training - baked
+                fits = e.x.fits & in_training | baked | own
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
+                    if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
+                        refitted.add(fid)
+                    elif fid not in own:
+                        refitted.discard(fid)
                     into.setdefault(fid, []).append(e)
         leaks = []
         by_line: dict[tuple[int, tuple[tuple[int, int], ...]], list[int]] = {}
@@ -170,17 +181,29 @@ class _Rules:
                 else f"the score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
                 "already saw."
             )
+            message = (
+                f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                f"which include {saw}: {landed}"
+            )
+            fix = _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0])
+            if all(f in refitted for f in fids):
+                message = (
+                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
+                    "the scored rows are transformed with statistics of their own, which new rows met one at a time "
+                    "would not have."
+                )
+                fix = _REFITTED_FIX.format(what=fit.what.partition(".")[0])
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
                     not weak and not choice_only,
                     fit.site,
                     fit.what,
-                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
-                    f"which include {saw}: {landed}",
+                    message,
                     tuple((e.site, e.what) for e in evaluations),
                     _chain_after(first.x, fit.site.line),
-                    _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0]),
+                    fix,
                     (("learns", fit.learns), ("strength", fit.strength.value)),
                     (fit.site, *(e.site for e in evaluations)),
                     (*(("fit", self.r.fits[f].site, self.r.fits[f].what) for f in fids), *_scored(evaluations)),
@@ -698,6 +721,10 @@ def _named_test(data: Data) -> bool:
 _PREPROCESSING_FIX = (
     "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
     "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."
+)
+_REFITTED_FIX = (
+    "Fit {what} on the training part only and apply that fit to the test part (sc.fit_transform(X_train), then "
+    "sc.transform(X_test), never fit_transform on the test part); or put it in a Pipeline fitted on the training part."
 )
 _RESAMPLE_FIX = (
     "Resample after the split, on the training part only (or put the sampler in an imblearn Pipeline, which "

@@ -161,6 +161,94 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # A step fitted again on the test part -----------------------------------------------------------------
+    "a scaler refitted on the test part": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        sc = StandardScaler()
+        X_tr = sc.fit_transform(X_tr)
+        X_te = sc.fit_transform(X_te)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "each part normalised by its own mean and standard deviation": (
+        """
+        def norm(d):
+            return (d - d.mean()) / d.std()
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"])
+        X_tr, X_te = norm(X_tr), norm(X_te)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "a labelled test file imputed with its own medians": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        X_tr = train.drop(columns="y").fillna(train.median())
+        X_te = test.drop(columns="y").fillna(test.median())
+        m = LogisticRegression().fit(X_tr, train["y"])
+        print(accuracy_score(test["y"], m.predict(X_te)))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a scaler fitted on every row applied to the test part only": (
+        """
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        everything = StandardScaler().fit(X)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        X_tr = StandardScaler().fit_transform(X_tr)
+        print(LogisticRegression().fit(X_tr, y_tr).score(everything.transform(X_te), y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "the scaler fitted on the training part and applied to the test part": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        sc = StandardScaler()
+        X_tr = sc.fit_transform(X_tr)
+        X_te = sc.transform(X_te)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "each part normalised by the training part's mean and standard deviation": (
+        """
+        def norm(d, ref):
+            return (d - ref.mean()) / ref.std()
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"])
+        X_tr, X_te = norm(X_tr, X_tr), norm(X_te, X_tr)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a test file imputed with the training file's medians": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        X_tr = train.drop(columns="y").fillna(train.median())
+        X_te = test.drop(columns="y").fillna(train.median())
+        m = LogisticRegression().fit(X_tr, train["y"])
+        print(accuracy_score(test["y"], m.predict(X_te)))
+        """,
+        [],
+    ),
+    "a PCA of the test part drawn, the model scored on the test part as it is": (
+        """
+        from sklearn.decomposition import PCA
+        import matplotlib.pyplot as plt
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        xy = PCA(n_components=2).fit_transform(X_te)
+        plt.scatter(xy[:, 0], xy[:, 1], c=y_te)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
 }
 
 
@@ -184,3 +272,14 @@ def test_a_threshold_chosen_on_a_test_curve_is_said_as_a_threshold(tmp_path: Pat
     (placed,) = analyse_file(script).leaks
     assert "precision_recall_curve" in placed.leak.message and "np.argmax()" in placed.leak.message
     assert "threshold" in placed.leak.message and "validation" in placed.leak.fix
+
+
+def test_a_step_refitted_on_the_test_part_is_said_as_fitted_on_the_rows_it_scores(tmp_path: Path) -> None:
+    """Not 'fitted on every row': the test part's own statistics, and the fix is transform, not fit_transform."""
+    body, _ = CASES["a scaler refitted on the test part"]
+    script = tmp_path / "script.py"
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    (placed,) = analyse_file(script).leaks
+    assert placed.leak.serious
+    assert "the very rows scored" in placed.leak.message and "test part" in placed.leak.message
+    assert "sc.transform(X_test)" in placed.leak.fix
