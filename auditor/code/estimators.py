@@ -138,6 +138,10 @@ class Estimators(WalkState):
         method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
         if method is not None:  # a method of the file's own class: walked with self bound
             return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
+        if found.qualname.startswith(LOCAL) and name == "fit_transform":
+            inherited = self._inherited_fit_transform(found, args, kwargs, node)
+            if inherited is not None:
+                return inherited
         if found.qualname == TRIAL:  # trial.suggest_float("C", ...): a setting drawn, no rows
             return NOTHING
         if found.qualname == STUDY:
@@ -200,6 +204,21 @@ class Estimators(WalkState):
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
         return NOTHING
+
+    def _inherited_fit_transform(
+        self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value | None:
+        """fit_transform of the file's own class that defines fit and transform but not fit_transform: inherited
+        (TransformerMixin's), it is fit(X, y) then transform(X), so both are walked as that call would run them."""
+        fit = self.local_method(found.qualname, "fit")
+        transform = self.local_method(found.qualname, "transform")
+        if fit is None or transform is None:
+            return None
+        this = Value(objects=frozenset({found.id}))
+        self.call_function(fit, [this, *args], dict(kwargs), node)
+        x = args[:1] if args else []
+        given = {k: v for k, v in kwargs.items() if k == "X"} if not args else {}
+        return self.call_function(transform, [this, *x], given, node)
 
     def _importances(self, found: Obj, attr: str, node: ast.AST) -> Value:
         """A trained model's importance of each column (feature_importances_, coef_): learned from the rows it was

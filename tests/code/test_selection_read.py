@@ -21,6 +21,20 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_curve, roc_curve, auc
 """
+CLIP_SCALER = """
+from sklearn.base import BaseEstimator, TransformerMixin
+class ClipScaler(BaseEstimator, TransformerMixin):
+    def __init__(self, q=0.99):
+        self.q = q
+
+    def fit(self, X, y=None):
+        self.hi_ = np.quantile(X, self.q, axis=0)
+        self.mu_ = X.mean(axis=0)
+        return self
+
+    def transform(self, X):
+        return np.minimum(X, self.hi_) - self.mu_
+"""
 # Each case's lines are counted after HEAD (line 1 is the case's first line).
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     # Thresholds -----------------------------------------------------------------------------------------
@@ -245,6 +259,60 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
         xy = PCA(n_components=2).fit_transform(X_te)
         plt.scatter(xy[:, 0], xy[:, 1], c=y_te)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    # fit_transform inherited from TransformerMixin ------------------------------------------------------
+    "the file's transformer, fit_transform inherited, fitted on every row": (
+        CLIP_SCALER
+        + textwrap.dedent(
+            """
+        df = pd.read_csv("d.csv")
+        X = ClipScaler().fit_transform(df.drop(columns="y").values)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+        ),
+        [("preprocessing", 15), ("preprocessing", 15)],  # the quantile and the mean, each at the call
+    ),
+    "the file's transformer, fit_transform inherited, fitted on the training part": (
+        CLIP_SCALER
+        + textwrap.dedent(
+            """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y").values, df["y"])
+        cs = ClipScaler()
+        X_tr = cs.fit_transform(X_tr)
+        print(LogisticRegression().fit(X_tr, y_tr).score(cs.transform(X_te), y_te))
+        """
+        ),
+        [],
+    ),
+    "the file's transformer in a pipeline, cross-validated": (
+        CLIP_SCALER
+        + textwrap.dedent(
+            """
+        from sklearn.pipeline import make_pipeline
+        from sklearn.model_selection import cross_val_score
+        df = pd.read_csv("d.csv")
+        pipe = make_pipeline(ClipScaler(), LogisticRegression())
+        print(cross_val_score(pipe, df.drop(columns="y").values, df["y"], cv=5).mean())
+        """
+        ),
+        [],
+    ),
+    "the file's transformer that learns nothing, fit_transform inherited, on every row": (
+        """
+        from sklearn.base import BaseEstimator, TransformerMixin
+        class Log1p(BaseEstimator, TransformerMixin):
+            def fit(self, X, y=None):
+                return self
+            def transform(self, X):
+                return np.log1p(X)
+        df = pd.read_csv("d.csv")
+        X = Log1p().fit_transform(df.drop(columns="y").values)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
         [],
