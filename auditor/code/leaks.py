@@ -505,6 +505,8 @@ class _Rules:
         or followed by a score on other unseen rows (the test set kept for the end)."""
         if rows and all(any(p.side == "train" for p in a.parts[:-1]) for a in rows):
             return True
+        if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
+            return True  # a split published as one (ds["validation"] of a Hub data set)
         if data is not None and _VALIDATION_NAME.search(_last_name(data) or ""):
             return True
         for e in self._evaluations():

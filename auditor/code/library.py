@@ -91,6 +91,12 @@ class Library(Estimators, TorchLoops):
             data = argument(args, kwargs, 1, "dtrain", "train_set", "pool")
             eid = self.evaluation(node, f"{package}.cv", frozenset(), data.data, None, cross_validation=True)
             return Value(scores=frozenset({eid}))
+        if pair in catalog.HF_TRAINING_ARGUMENTS:  # kept as given: load_best_model_at_end is read at train()
+            found = self.obj(node, qualname)
+            found.entries.update(kwargs)
+            return Value(objects=frozenset({found.id}))
+        if pair in catalog.HF_TRAINERS:
+            return self.hf_trainer(args, kwargs, node)
         if pair in catalog.EARLY_STOPPING_FUNCTIONS:
             return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.CALLBACK)).id}))
         if pair in catalog.ROW_CONCAT_FUNCTIONS:
@@ -149,6 +155,8 @@ class Library(Estimators, TorchLoops):
             data = replace(data, time_index=frozenset({node.lineno}), dates=data.dates | set(index.strings() or []))
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
+        if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
+            return self.dataset_dict(node, data)
         return Value(data=data)
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:

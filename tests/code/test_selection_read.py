@@ -35,6 +35,11 @@ class ClipScaler(BaseEstimator, TransformerMixin):
     def transform(self, X):
         return np.minimum(X, self.hi_) - self.mu_
 """
+HF = """
+from datasets import Dataset, load_dataset
+from transformers import AutoModelForSequenceClassification, EarlyStoppingCallback, Trainer, TrainingArguments
+model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased", num_labels=2)
+"""
 # Each case's lines are counted after HEAD (line 1 is the case's first line).
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     # Thresholds -----------------------------------------------------------------------------------------
@@ -316,6 +321,98 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
         [],
+    ),
+    # A checkpoint kept by its score --------------------------------------------------------------------
+    "a Trainer keeping its best checkpoint by the Hub data set's test split, then scored on it": (
+        HF
+        + textwrap.dedent(
+            """
+            ds = load_dataset("imdb")
+            args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch", load_best_model_at_end=True)
+            trainer = Trainer(model=model, args=args, train_dataset=ds["train"], eval_dataset=ds["test"])
+            trainer.train()
+            print(trainer.evaluate(ds["test"]))
+            """
+        ),
+        [("multi_test", 8)],  # at trainer.train()
+    ),
+    "a Trainer stopped early by the test part of a pandas split": (
+        HF
+        + textwrap.dedent(
+            """
+            df = pd.read_csv("reviews.csv")
+            train_df, test_df = train_test_split(df, test_size=0.2)
+            train_ds, test_ds = Dataset.from_pandas(train_df), Dataset.from_pandas(test_df)
+            args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch")
+            trainer = Trainer(model, args, train_dataset=train_ds, eval_dataset=test_ds,
+                              callbacks=[EarlyStoppingCallback(early_stopping_patience=2)])
+            trainer.train()
+            print(trainer.evaluate(test_ds))
+            """
+        ),
+        [("multi_test", 11)],
+    ),
+    "a Trainer keeping its best checkpoint by the validation split, the test split scored once": (
+        HF
+        + textwrap.dedent(
+            """
+            ds = load_dataset("glue", "sst2")
+            args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch", load_best_model_at_end=True)
+            trainer = Trainer(model=model, args=args, train_dataset=ds["train"], eval_dataset=ds["validation"])
+            trainer.train()
+            print(trainer.evaluate())
+            print(trainer.evaluate(ds["test"]))
+            """
+        ),
+        [],
+    ),
+    "a Trainer keeping its best checkpoint by the validation split, scored only there": (
+        HF
+        + textwrap.dedent(
+            """
+            ds = load_dataset("glue", "sst2")
+            args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch", load_best_model_at_end=True)
+            trainer = Trainer(model=model, args=args, train_dataset=ds["train"], eval_dataset=ds["validation"])
+            trainer.train()
+            print(trainer.evaluate())
+            """
+        ),
+        [],
+    ),
+    "a Trainer watching the test split without keeping the best checkpoint": (
+        HF
+        + textwrap.dedent(
+            """
+            ds = load_dataset("imdb")
+            args = TrainingArguments("out", eval_strategy="epoch", num_train_epochs=3)
+            trainer = Trainer(model=model, args=args, train_dataset=ds["train"], eval_dataset=ds["test"])
+            trainer.train()
+            print(trainer.evaluate())
+            """
+        ),
+        [],
+    ),
+    "a vectorizer fitted on a Hub data set's train split, scored on its test split": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        vec = TfidfVectorizer().fit(ds["train"]["text"])
+        clf = LogisticRegression().fit(vec.transform(ds["train"]["text"]), ds["train"]["label"])
+        print(clf.score(vec.transform(ds["test"]["text"]), ds["test"]["label"]))
+        """,
+        [],
+    ),
+    "a vectorizer fitted on a Hub data set's train and test splits together": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        vec = TfidfVectorizer().fit(ds["train"]["text"] + ds["test"]["text"])
+        clf = LogisticRegression().fit(vec.transform(ds["train"]["text"]), ds["train"]["label"])
+        print(clf.score(vec.transform(ds["test"]["text"]), ds["test"]["label"]))
+        """,
+        [("preprocessing", 4)],
     ),
 }
 
