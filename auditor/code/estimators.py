@@ -247,7 +247,7 @@ class Estimators(WalkState):
             rows = self.rows_of([argument(args, kwargs, 0, "test_dataset")])
             if rows is None:
                 return NOTHING
-            return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+            return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
         return NOTHING
 
     def _keeps_best(self, found: Obj) -> bool:
@@ -523,7 +523,7 @@ class Estimators(WalkState):
     ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
         rows = x if x is not None else Data(frozenset())
-        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None)
+        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)

@@ -140,7 +140,8 @@ class _Rules:
                     continue
                 scored = self.held_out(e.x, trained)
                 in_training = frozenset().union(*(t.fits for t in trained))
-                own = e.x.fits - in_training - baked
+                # of predictions, only the fits in the rows the model was given (not a target encoder undone after)
+                own = (e.x.fits if e.x.fed is None else e.x.fits & e.x.fed) - in_training - baked
                 fits = e.x.fits & in_training | baked | own
             for fid in sorted(fits):
                 fit = self.r.fits[fid]

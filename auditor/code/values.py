@@ -191,6 +191,9 @@ class Data:
     # (fit, column) for fits that entered only as the values of named columns (df["y"] = le.fit_transform(...)):
     # dropping every such column takes the fit out; a fit not listed here is in every column.
     by_column: frozenset[tuple[int, str]] = frozenset()
+    # for predictions: the fits in the rows the model predicted from (None: not predictions). A fit applied to the
+    # predictions after (the target's encoder or scale undone) is not in the rows the model was given.
+    fed: frozenset[int] | None = None
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -223,6 +226,7 @@ class Data:
             self.tuned | other.tuned,
             # a fit in every column on either side is in every column of the join
             frozenset(e for e in self.by_column | other.by_column if e[0] not in self.everywhere | other.everywhere),
+            self.fed if other.fed is None else other.fed if self.fed is None else self.fed | other.fed,
         )
 
     @property

@@ -224,6 +224,31 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 3)],
     ),
+    "a scaler refitted on the test part, then predicted from and scored": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        m = LogisticRegression().fit(StandardScaler().fit_transform(X_tr), y_tr)
+        print(accuracy_score(y_te, m.predict(StandardScaler().fit_transform(X_te))))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "the target's encoder and scale, fitted on every label, undone on the test predictions": (
+        """
+        from sklearn.preprocessing import LabelEncoder
+        from sklearn.linear_model import Ridge
+        from sklearn.metrics import mean_squared_error
+        df = pd.read_csv("d.csv")
+        le = LabelEncoder().fit(df["label"])
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["label", "price"]), le.transform(df["label"]))
+        m = LogisticRegression().fit(X_tr, y_tr)
+        print(accuracy_score(le.inverse_transform(y_te), le.inverse_transform(m.predict(X_te))))
+        ys = StandardScaler().fit(df[["price"]])
+        r = Ridge().fit(X_tr, ys.transform(df[["price"]])[: len(X_tr)])
+        print(mean_squared_error(df["price"][: len(X_te)], ys.inverse_transform(r.predict(X_te))))
+        """,
+        [],
+    ),
     "the scaler fitted on the training part and applied to the test part": (
         """
         df = pd.read_csv("d.csv")
