@@ -177,7 +177,7 @@ class Calls(Library):
         for qualname in base.names:
             out = out.join(Value(names=frozenset({f"{qualname}.{attr}"})))
         for oid in sorted(base.objects):
-            out = out.join(self.object_attribute(self.record.objects[oid], attr))
+            out = out.join(self.object_attribute(self.record.objects[oid], attr, node))
         if base.data is not None and isinstance(node, ast.Attribute):
             out = out.join(self.data_attribute(base.data, attr, node))
         if base.scores:

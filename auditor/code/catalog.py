@@ -287,7 +287,19 @@ FITTING_CONSTRUCTORS = frozenset(
 # Training functions of the boosting libraries: train(params, data, ..., evals/valid_sets=...).
 TRAIN_FUNCTIONS = frozenset({("xgboost", "train"), ("lightgbm", "train"), ("catboost", "train")})
 BOOSTING_CV_FUNCTIONS = frozenset({("xgboost", "cv"), ("lightgbm", "cv"), ("catboost", "cv")})
-EARLY_STOPPING_FUNCTIONS = frozenset({("lightgbm", "early_stopping"), ("xgboost", "EarlyStopping")})
+EARLY_STOPPING_FUNCTIONS = frozenset(
+    {("lightgbm", "early_stopping"), ("xgboost", "EarlyStopping"), ("transformers", "EarlyStoppingCallback")}
+)
+# Hugging Face's training loops: built with the model, its arguments and the data sets, trained by train(),
+# scored by evaluate() and predict(); and the arguments that say whether the best checkpoint is kept.
+HF_TRAINERS = frozenset({("transformers", "Trainer"), ("transformers", "Seq2SeqTrainer"), ("trl", "SFTTrainer")})
+HF_TRAINING_ARGUMENTS = frozenset(
+    {("transformers", "TrainingArguments"), ("transformers", "Seq2SeqTrainingArguments"), ("trl", "SFTConfig")}
+)
+
+
+# Metrics that score the predictions at every threshold at once: (the two score arrays, the thresholds).
+CURVE_METRICS = _names("precision_recall_curve roc_curve det_curve")
 
 
 def is_metric(qualname: str) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from auditor.code.catalog import LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
-from auditor.code.values import NOTHING, Columns, Data, Value, argument, join_all
+from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -52,6 +52,16 @@ _PREDICTS = frozenset(
         "predict_on_batch",
     ]
 )
+# What a trained model says of its columns (how much each one predicts the label): columns kept by it were chosen
+# with the rows the model was trained on.
+_IMPORTANCES = frozenset(["feature_importances_", "coef_"])
+_IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
+# Hugging Face: a Trainer (its train(), evaluate(), predict()), and a DatasetDict of a data set's published splits.
+HF_TRAINER = "transformers.Trainer"
+DATASET_DICT = "datasets.DatasetDict"
+_HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
+# The splits a data set on the Hub is published with, each its own rows (ds["train"], ds["test"]).
+_PUBLISHED_SPLITS = ("train", "test", "validation", "valid", "dev", "eval", "unsupervised")
 _FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
 _SCORES = frozenset({"score", "evaluate"})
 
@@ -134,6 +144,14 @@ class Estimators(WalkState):
         method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
         if method is not None:  # a method of the file's own class: walked with self bound
             return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
+        if found.qualname == HF_TRAINER:
+            return self._hf_trainer_method(found, name, args, kwargs, node)
+        if found.qualname == DATASET_DICT:
+            return self._dataset_dict_method(found, name, args, kwargs, node)
+        if found.qualname.startswith(LOCAL) and name == "fit_transform":
+            inherited = self._inherited_fit_transform(found, args, kwargs, node)
+            if inherited is not None:
+                return inherited
         if found.qualname == TRIAL:  # trial.suggest_float("C", ...): a setting drawn, no rows
             return NOTHING
         if found.qualname == STUDY:
@@ -171,13 +189,17 @@ class Estimators(WalkState):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
+        if name in _IMPORTANCE_METHODS and found.trains:
+            return self._importances(found, name, node)
         if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
             return Value(stats=found.fits)
         return None
 
-    def object_attribute(self, found: Obj, attr: str) -> Value:
+    def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
         if attr in found.entries:
             return found.entries[attr]
+        if attr in _IMPORTANCES and found.trains and node is not None:
+            return self._importances(found, attr, node)
         if attr == "best_estimator_" or attr == "estimator_":
             return Value(objects=frozenset({found.id}))
         if attr == "best_trial" and found.qualname == STUDY:  # its .params: read as the study's own
@@ -192,6 +214,102 @@ class Estimators(WalkState):
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
         return NOTHING
+
+    def hf_trainer(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A Hugging Face Trainer: its model, arguments and data sets kept, for train() and evaluate() to read."""
+        found = self.obj(node, HF_TRAINER, Role(Kind.MODEL))
+        found.node = node
+        found.params.update(dict(zip(_HF_TRAINER_ARGS, args, strict=False)))
+        found.params.update(kwargs)
+        return Value(objects=frozenset({found.id}))
+
+    def _hf_trainer_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """train() trains on train_dataset watching eval_dataset, and keeps the checkpoint that scores best on it
+        when the arguments say load_best_model_at_end (or an EarlyStoppingCallback stops by it); evaluate() scores
+        the data set it is given (eval_dataset without one); predict() gives predictions of the rows given."""
+        if name == "train":
+            x = self.rows_of([found.params.get("train_dataset", NOTHING)])
+            train = self.train(node, "Trainer.train", found, x, None)
+            watched = self.rows_of([found.params.get("eval_dataset", NOTHING)])
+            if watched is not None:
+                train.watched = [(watched, None)]
+                train.chooses_by_watched = self._keeps_best(found)
+            found.trains = frozenset({train.id})
+            return NOTHING
+        if name == "evaluate":
+            given = argument(args, kwargs, 0, "eval_dataset")
+            rows = self.rows_of([given if given is not NOTHING else found.params.get("eval_dataset", NOTHING)])
+            eid = self.evaluation(node, "Trainer.evaluate", frozenset({found.id}), rows, None)
+            return Value(scores=frozenset({eid}))
+        if name == "predict":
+            rows = self.rows_of([argument(args, kwargs, 0, "test_dataset")])
+            if rows is None:
+                return NOTHING
+            return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
+        return NOTHING
+
+    def _keeps_best(self, found: Obj) -> bool:
+        """Whether a Trainer keeps the checkpoint that scores best on its eval_dataset, or stops by that score."""
+        for oid in found.params.get("args", NOTHING).objects:
+            best = self.record.objects[oid].entries.get("load_best_model_at_end")
+            if best is not None and best.const is True:
+                return True
+        callbacks = found.params.get("callbacks")
+        if callbacks is None:
+            return False
+        stoppers = self._estimators([callbacks]) | set(callbacks.objects)
+        return any((r := self.record.objects[oid].role) is not None and r.kind is Kind.CALLBACK for oid in stoppers)
+
+    def dataset_dict(self, node: ast.Call, data: Data) -> Value:
+        """load_dataset() without split=: the data set's published splits, each its own side of them (ds["train"],
+        ds["test"]); another key gives every row."""
+        found = self.obj(node, DATASET_DICT)
+        sid = self.split(node, "load_dataset's splits", False, data)
+        for key in _PUBLISHED_SPLITS:
+            found.entries[key] = Value(data=data.with_parts(Part(sid, key)))
+        found.elements = Value(data=data)
+        return Value(objects=frozenset({found.id}))
+
+    def _dataset_dict_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """ds.map(...), ds.filter(...), ds.remove_columns(...): each split changed as a Dataset's method changes it,
+        still kept apart under its name."""
+        made = self.obj(node, DATASET_DICT)
+        for key, value in found.entries.items():
+            made.entries[key] = self.data_method(value, name, args, kwargs, node) if value.data is not None else value
+        if found.elements.data is not None:
+            made.elements = self.data_method(found.elements, name, args, kwargs, node)
+        return Value(objects=frozenset({made.id}))
+
+    def _inherited_fit_transform(
+        self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value | None:
+        """fit_transform of the file's own class that defines fit and transform but not fit_transform: inherited
+        (TransformerMixin's), it is fit(X, y) then transform(X), so both are walked as that call would run them."""
+        fit = self.local_method(found.qualname, "fit")
+        transform = self.local_method(found.qualname, "transform")
+        if fit is None or transform is None:
+            return None
+        this = Value(objects=frozenset({found.id}))
+        self.call_function(fit, [this, *args], dict(kwargs), node)
+        x = args[:1] if args else []
+        given = {k: v for k, v in kwargs.items() if k == "X"} if not args else {}
+        return self.call_function(transform, [this, *x], given, node)
+
+    def _importances(self, found: Obj, attr: str, node: ast.AST) -> Value:
+        """A trained model's importance of each column (feature_importances_, coef_): learned from the rows it was
+        trained on, as a selector's scores are, so columns picked by it were picked with those rows."""
+        trained = [t.x for tid in sorted(found.trains) if (t := self.record.trains[tid]).x is not None]
+        if not trained:
+            return NOTHING
+        rows = trained[0]
+        for more in trained[1:]:
+            rows = rows.join(more)
+        fid = self.fit(node, f"{found.name}.{attr}", "which columns predict the label", Strength.TARGET, rows)
+        return Value(stats=frozenset({fid}))
 
     def _optimize(self, found: Obj, args: list[Value], node: ast.Call) -> Value:
         """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials
@@ -405,7 +523,7 @@ class Estimators(WalkState):
     ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
         rows = x if x is not None else Data(frozenset())
-        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None)
+        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)

@@ -132,6 +132,8 @@ class Evaluation:
     estimator_resamples: bool = False  # the cross-validated estimator over-samples inside each fold
     splitter: int | None = None  # the splitter object of a cross-validation
     loops: tuple[int, ...] = ()
+    # a curve (precision_recall_curve, roc_curve): one score per threshold of the predictions, each a setting
+    curve: bool = False
     # False for a search's own cross-validation until its scores are read (best_score_, cv_results_): unread,
     # its scores only choose the settings, and no score the program shows comes from it.
     shown: bool = True

@@ -599,6 +599,9 @@ class Frames(WalkState):
             out = out.join(Value(scores=holder.scores))
         if holder.stats:
             out = out.join(Value(stats=holder.stats))
+        if holder.names_of is not None and index.stats:
+            # X.columns[skb.get_support()]: the names a learned mask keeps, chosen with the rows it was fitted on
+            out = out.join(Value(stats=index.stats))
         if holder.data is not None:
             out = out.join(self.pick(holder.data, indexer, node.slice, index, node))
         return out
@@ -663,6 +666,9 @@ class Frames(WalkState):
                 selected = replace(
                     selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})
                 )
+            # X.loc[:, rfe.support_], X[:, np.argsort(importances)[-10:]]: columns a fitted selector kept carry
+            # what it learned, as its transform() would
+            selected = self.with_fits(selected, self.stats_in([cols]))
         elif indexer is None and not (index.data or index.parts or index.consts or isinstance(index_node, ast.Slice)):
             # df[features] with a list the walk cannot read: some columns, which ones unknown; chosen by statistics
             # of rows (the columns correlating with the label), the table carries them

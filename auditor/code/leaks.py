@@ -127,11 +127,16 @@ class _Rules:
 
     def preprocessing(self) -> list[Leak]:
         into: dict[int, list[Evaluation]] = {}
+        # fits in the scored rows only, not in the training rows: the scored part transformed by a step fitted on
+        # it again (sc.fit_transform(X_test)), or by one the training part never went through; `refitted` those
+        # fitted on the scored rows alone, said so
+        refitted: set[int] = set()
         for e in self._evaluations():
             if e.x is None:
                 continue
             trained = self.trained_on(e)
             baked = self.baked(e.models)  # statistics of the rows built into the model's steps
+            own: frozenset[int] = frozenset()
             if e.cross_validation:
                 scored = e.x.rows
                 fits = e.x.fits | baked
@@ -139,10 +144,17 @@ class _Rules:
                 if not trained:
                     continue
                 scored = self.held_out(e.x, trained)
-                fits = e.x.fits & frozenset().union(*(t.fits for t in trained)) | baked
+                in_training = frozenset().union(*(t.fits for t in trained))
+                # of predictions, only the fits in the rows the model was given (not a target encoder undone after)
+                own = (e.x.fits if e.x.fed is None else e.x.fits & e.x.fed) - in_training - baked
+                fits = e.x.fits & in_training | baked | own
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
+                    if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
+                        refitted.add(fid)
+                    elif fid not in own:
+                        refitted.discard(fid)
                     into.setdefault(fid, []).append(e)
         leaks = []
         by_line: dict[tuple[int, tuple[tuple[int, int], ...]], list[int]] = {}
@@ -175,17 +187,29 @@ class _Rules:
                 else f"the score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
                 "already saw."
             )
+            message = (
+                f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                f"which include {saw}: {landed}"
+            )
+            fix = _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0])
+            if all(f in refitted for f in fids):
+                message = (
+                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
+                    "the scored rows are transformed with statistics of their own, which new rows met one at a time "
+                    "would not have."
+                )
+                fix = _REFITTED_FIX.format(what=fit.what.partition(".")[0])
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
                     not weak and not choice_only,
                     fit.site,
                     fit.what,
-                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
-                    f"which include {saw}: {landed}",
+                    message,
                     tuple((e.site, e.what) for e in evaluations),
                     _chain_after(first.x, fit.site.line),
-                    _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0]),
+                    fix,
                     (("learns", fit.learns), ("strength", fit.strength.value)),
                     (fit.site, *(e.site for e in evaluations)),
                     (*(("fit", self.r.fits[f].site, self.r.fits[f].what) for f in fids), *_scored(evaluations)),
@@ -355,17 +379,30 @@ class _Rules:
                 # a loop whose every pass reads the rows scored anew (one data set per pass) scores other rows
                 # in each pass: its passes are not tries on one test set
                 anew = frozenset.intersection(*(self._read_anew(a) for a in rows))
-                if len(settings) < 2 and not any(set(e.loops) - anew for e in evaluations):
+                # np.argmax(f1) over a precision-recall curve picks one threshold of many (max(f1) only reports
+                # the curve's best value, as F-max does)
+                curve = selection.picks and any(e.curve for e in evaluations)
+                if len(settings) < 2 and not any(set(e.loops) - anew for e in evaluations) and not curve:
                     continue
-                if self._one_configuration(evaluations, selection):
+                if not curve and self._one_configuration(evaluations, selection):
                     continue
-                first = evaluations[0]
+                first = next((e for e in evaluations if e.curve), evaluations[0]) if curve else evaluations[0]
                 if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
                     continue
                 many = (
                     f"for {len(settings)} models or settings"
                     if len(settings) > 1
                     else "once per model or setting of a loop"
+                )
+                message = (
+                    f"{first.what} at {self.where(first.site)} scores the test rows at every threshold, and "
+                    f"{selection.what} at {self.where(selection.site)} picks one of those thresholds by its score: "
+                    "the threshold is chosen on the test set, so the scores it gives there are the best of many "
+                    "tries, not an estimate for new data."
+                    if curve
+                    else f"{first.what} at {self.where(first.site)} scores the same test rows {many}, and "
+                    f"{selection.what} at {self.where(selection.site)} chooses among those scores: the chosen "
+                    "score is the best of several tries on one test set, not an estimate for new data."
                 )
                 leaks.setdefault(
                     first.site,
@@ -374,12 +411,10 @@ class _Rules:
                         True,
                         first.site,
                         first.what,
-                        f"{first.what} at {self.where(first.site)} scores the same test rows {many}, and "
-                        f"{selection.what} at {self.where(selection.site)} chooses among those scores: the chosen "
-                        "score is the best of several tries on one test set, not an estimate for new data.",
+                        message,
                         ((selection.site, selection.what),),
                         _chain_after(first.x, 0),
-                        _MULTI_TEST_FIX,
+                        _THRESHOLD_FIX if curve else _MULTI_TEST_FIX,
                         (),
                         (first.site, selection.site, *(e.site for e in evaluations[1:])),
                         _scored(evaluations),
@@ -482,6 +517,8 @@ class _Rules:
         or followed by a score on other unseen rows (the test set kept for the end)."""
         if rows and all(any(p.side == "train" for p in a.parts[:-1]) for a in rows):
             return True
+        if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
+            return True  # a split published as one (ds["validation"] of a Hub data set)
         if data is not None and _VALIDATION_NAME.search(_last_name(data) or ""):
             return True
         for e in self._evaluations():
@@ -710,6 +747,10 @@ _PREPROCESSING_FIX = (
     "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
     "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."
 )
+_REFITTED_FIX = (
+    "Fit {what} on the training part only and apply that fit to the test part (sc.fit_transform(X_train), then "
+    "sc.transform(X_test), never fit_transform on the test part); or put it in a Pipeline fitted on the training part."
+)
 _RESAMPLE_FIX = (
     "Resample after the split, on the training part only (or put the sampler in an imblearn Pipeline, which "
     "resamples inside each training fold); never make copies of rows before they are split."
@@ -718,6 +759,10 @@ _OVERLAP_FIX = "Train on the training part only; keep the test rows out of every
 _MULTI_TEST_FIX = (
     "Choose among models on a validation split or by cross-validation on the training part; score only the "
     "chosen model, once, on the test set."
+)
+_THRESHOLD_FIX = (
+    "Choose the threshold on a validation split carved from the training part (or on out-of-fold predictions "
+    "from cross_val_predict), then apply it once to the test predictions."
 )
 _EARLY_STOPPING_FIX = (
     "Give early stopping a validation split carved from the training part (or use cross-validation), and keep "

@@ -69,6 +69,9 @@ class Library(Estimators, TorchLoops):
             return self._fitting_constructor(qualname, args, kwargs, node)
         if package == "pandas" and last in ("Series", "DataFrame") and self.scores_in([*args, *kwargs.values()]):
             return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
+        if package == "pandas" and last in ("Series", "DataFrame") and self._learned_only([*args, *kwargs.values()]):
+            # pd.Series(rf.feature_importances_, index=X.columns): a table of what was learned, not rows
+            return Value(stats=self.stats_in([*args, *kwargs.values()]))
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
         if catalog.is_reader(qualname):
@@ -103,6 +106,12 @@ class Library(Estimators, TorchLoops):
             data = argument(args, kwargs, 1, "dtrain", "train_set", "pool")
             eid = self.evaluation(node, f"{package}.cv", frozenset(), data.data, None, cross_validation=True)
             return Value(scores=frozenset({eid}))
+        if pair in catalog.HF_TRAINING_ARGUMENTS:  # kept as given: load_best_model_at_end is read at train()
+            found = self.obj(node, qualname)
+            found.entries.update(kwargs)
+            return Value(objects=frozenset({found.id}))
+        if pair in catalog.HF_TRAINERS:
+            return self.hf_trainer(args, kwargs, node)
         if pair in catalog.EARLY_STOPPING_FUNCTIONS:
             return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.CALLBACK)).id}))
         if pair in catalog.ROW_CONCAT_FUNCTIONS:
@@ -132,6 +141,10 @@ class Library(Estimators, TorchLoops):
                 return passed
         return self.unknown_call(args, kwargs, node)
 
+    def _learned_only(self, given: list[Value]) -> bool:
+        """Whether ``given`` holds statistics learned from rows (a model's importances) and no rows themselves."""
+        return self.rows_of(given) is None and bool(self.stats_in(given))
+
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
         last = qualname.rpartition(".")[2]
@@ -160,6 +173,8 @@ class Library(Estimators, TorchLoops):
             data = replace(data, time_index=frozenset({node.lineno}), dates=data.dates | set(index.strings() or []))
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
+        if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
+            return self.dataset_dict(node, data)
         return Value(data=data)
 
     def _read_anew(self, node: ast.Call) -> frozenset[int]:
@@ -276,15 +291,16 @@ class Library(Estimators, TorchLoops):
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
         predicted = [v.data for v in given if v.data is not None and v.data.predicted]
         truth = [v.data for v in given if v.data is not None and not v.data.predicted]
+        curve = name in catalog.CURVE_METRICS
         if predicted:
             x = join_datas(predicted)
             models = frozenset().union(*(d.predicted for d in predicted))
             cv = any(d.cross_validated for d in predicted)
-            eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv)
-            return Value(scores=frozenset({eid}))
+            eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv, curve=curve)
+            return _scored_by(eid, curve)
         if len(truth) >= 2:  # labels against predictions of unknown origin: rows scored, by no model known
-            eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0])
-            return Value(scores=frozenset({eid}))
+            eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0], curve=curve)
+            return _scored_by(eid, curve)
         return Value(scores=self.scores_in(given))
 
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -510,3 +526,10 @@ def _index_dated(index: Value, kwargs: dict[str, Value]) -> bool:
     if parse.const is True:
         return True
     return bool(set(index.strings() or []) & set(parse.strings() or []))
+
+
+def _scored_by(eid: int, curve: bool) -> Value:
+    """A metric's result: its score; for a curve, (scores, scores, thresholds), the thresholds only the cut-offs
+    the predictions take (choosing by them alone, `np.argmin(abs(thr - 0.5))`, chooses by no score)."""
+    scores = Value(scores=frozenset({eid}))
+    return Value(items=(scores, scores, NOTHING)) if curve else scores

@@ -75,7 +75,7 @@ class WalkState(ABC):
     # Calls (calls.py) and tables (frames.py) --------------------------------------------------------------
 
     @abstractmethod
-    def object_attribute(self, found: Obj, attr: str) -> Value:
+    def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
         """An attribute of an object the program built."""
 
     @abstractmethod

@@ -66,7 +66,7 @@ class TorchLoops(WalkState):
         if not is_module(found):
             return None
         rows = given[0] if given else Data(frozenset())
-        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None))
+        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
 
     def loss(self, name: str, given: list[Data], node: ast.Call) -> Value:
         """A loss of a network's predictions against labels: the rows it compares, passed on to backward(), and a

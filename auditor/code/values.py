@@ -194,6 +194,9 @@ class Data:
     # (a mask as written, rows): that mask keeps the rows that are not among these rows (`~df.index.isin(
     # train.index)`, a merge's `_merge == "left_only"`), a complement of them whatever the mask's column holds
     outside: tuple[str, frozenset[Atom]] | None = None
+    # for predictions: the fits in the rows the model predicted from (None: not predictions). A fit applied to the
+    # predictions after (the target's encoder or scale undone) is not in the rows the model was given.
+    fed: frozenset[int] | None = None
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -227,6 +230,7 @@ class Data:
             # a fit in every column on either side is in every column of the join
             frozenset(e for e in self.by_column | other.by_column if e[0] not in self.everywhere | other.everywhere),
             self.outside if self.outside == other.outside else None,
+            self.fed if other.fed is None else other.fed if self.fed is None else self.fed | other.fed,
         )
 
     @property
