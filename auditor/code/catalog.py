@@ -333,6 +333,14 @@ _SAMPLERS = _names(
 )
 
 
+# numpy's legacy functions and generators that draw positions of rows: `np.random.permutation(len(X))` and
+# `rng.choice(n, k, replace=False)` are indices of a split, `np.random.shuffle(idx)` reorders them in place.
+RANDOM_POSITIONS = _names("permutation choice shuffle")
+# The generators of numpy: their methods are numpy.random's functions again (rng.permutation, rng.shuffle).
+RANDOM_GENERATOR = "numpy.random.<generator>"
+RANDOM_GENERATOR_MAKERS = _names("default_rng RandomState Generator")
+
+
 def is_reader(qualname: str) -> bool:
     """A call that reads rows from a file or builds a data set: pandas.read_csv, sklearn's load_* and make_*,
     numpy.random.rand."""

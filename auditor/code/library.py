@@ -13,7 +13,19 @@ from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, data_of, join_all, join_datas, stats_of
+from auditor.code.values import (
+    NOTHING,
+    Atom,
+    Columns,
+    Data,
+    Part,
+    Value,
+    argument,
+    data_of,
+    join_all,
+    join_datas,
+    stats_of,
+)
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
 _PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
@@ -56,6 +68,10 @@ class Library(Estimators, TorchLoops):
             return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
+        if package == "numpy" and qualname.startswith("numpy.random."):
+            drawn = self._random(qualname, args, kwargs, node)
+            if drawn is not None:
+                return drawn
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
@@ -116,6 +132,34 @@ class Library(Estimators, TorchLoops):
             if passed is not None:
                 return passed
         return self.unknown_call(args, kwargs, node)
+
+    def _random(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """numpy.random's positions of rows, drawn by its functions or a generator's methods (None: another of
+        its calls). A generator's other methods stay values of unknown code, as they were."""
+        last = qualname.rpartition(".")[2]
+        generator = qualname.startswith(catalog.RANDOM_GENERATOR)
+        if last in catalog.RANDOM_GENERATOR_MAKERS and not generator:
+            return Value(names=frozenset({catalog.RANDOM_GENERATOR}))
+        if last in catalog.RANDOM_POSITIONS:
+            return self._positions(last, args, kwargs, node)
+        return self.unknown_call(args, kwargs, node) if generator else None
+
+    def _positions(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """permutation(n) and shuffle(idx): an order of the positions, which slices (`idx[:160]`) then split;
+        choice(n, k): one side of a split, whose other side is what np.setdiff1d leaves. Rows given instead of
+        a count are the same rows in another order."""
+        first = argument(args, kwargs, 0, "x", "a")
+        if name == "shuffle":  # in place: positions from np.arange hold no rows yet, so they become a source
+            if first.data is None and node.args:
+                self.mutate(node.args[0], Value(data=self.source(node, f"{self.text(node.args[0])} shuffled")))
+            return NOTHING
+        if first.data is not None and first.data.rows and name == "permutation":
+            return Value(data=replace(first.data, mask=None))
+        rows = first.data or self.source(node, f"{self.text(node)}")
+        if name == "choice" and (len(node.args) > 1 or any(k.arg == "size" for k in node.keywords)):
+            sid = self.split(node, "choice", True, rows)
+            return Value(data=rows.with_parts(Part(sid, "sample")))
+        return Value(data=rows)
 
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
@@ -399,10 +443,25 @@ class Library(Estimators, TorchLoops):
             return Value(stats=frozenset({fid}))
         if scores and first.data is None:
             return Value(scores=scores)
+        if name == "setdiff1d" and len(args) == 2:
+            rest = _complement(first.data, args[1].data)
+            if rest is not None:
+                return Value(data=rest)
         data = self.rows_of(given)
         if data is None:
             return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
         return Value(data=replace(self.with_fits(data, stats_of(given)), mask=None))  # elementwise: np.abs(pred - y)
+
+
+def _complement(every: Data | None, taken: Data | None) -> Data | None:
+    """np.setdiff1d(np.arange(n), test_idx): the other side of the split that took ``taken``, when each of its
+    rows was taken by one (positions left out of a drawn sample are the rest of it); None otherwise."""
+    if taken is None or not taken.rows or not all(a.parts for a in taken.rows):
+        return None
+    if every is not None and {a.origin for a in every.rows} != {a.origin for a in taken.rows}:
+        return None
+    rows = frozenset(Atom(a.origin, (*a.parts[:-1], Part(a.parts[-1].split, "rest"))) for a in taken.rows)
+    return replace(taken, rows=rows)
 
 
 def _repeats(datas: list[Data]) -> bool:
