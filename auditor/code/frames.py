@@ -11,7 +11,7 @@ from dataclasses import replace
 from auditor.code.catalog import ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
 from auditor.code.events import Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, data_of, join_all
+from auditor.code.values import NOTHING, OPEN, Atom, Bound, Columns, Data, Part, Value, data_of, join_all
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -511,7 +511,7 @@ class Frames(WalkState):
         keyed = (
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
-        selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node)
+        selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
@@ -543,29 +543,56 @@ class Frames(WalkState):
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
 
-    def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST) -> Data:
+    def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 return data
             # A sequence cut in two: `[:cut]` and `[cut:]` (or `.loc[:'2023-09-30']` and `.loc['2023-10-01':]`)
-            # are its head and tail, whatever the bounds are written as; a slice of a slice cuts again.
+            # are its head and tail; a slice of a slice cuts again. Bounds the walk can compare say more:
+            # `[:900]` and `[800:]` share 100 rows.
             side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
             split = self._part_split(SLICE, node, data)
-            return replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows))
+            span = self._slice_span(rows_node, indexer == "loc")  # .loc's end label is inside the slice
+            return replace(data, rows=frozenset(_sliced(a, split, side, span) for a in data.rows))
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
         if mask is not None and value.data is not None:
             sources = sorted(value.data.sources) or ["rows"]
             sid = self._part_split(f"mask:{','.join(sources)}", node, data)
-            return data.with_parts(Part(sid, _side(mask)))
+            return data.with_parts(Part(sid, _side(mask), _mask_span(mask)))
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them are that side of the split
             sides = frozenset(a.parts[-1] for a in value.data.rows)
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(sides)))
         return data
+
+    def _slice_span(self, bounds: ast.Slice, closed_end: bool) -> tuple[str, Bound, Bound] | tuple[()]:
+        """A slice's interval of positions, () when a bound cannot be read or it has a step."""
+        if bounds.step is not None:
+            return ()
+        lower = self._bound(bounds.lower, True) if bounds.lower is not None else (OPEN, 0, True)
+        upper = self._bound(bounds.upper, closed_end) if bounds.upper is not None else (OPEN, 0, True)
+        if lower is None or upper is None:
+            return ()
+        return ("positions", lower, upper)
+
+    def _bound(self, node: ast.expr, closed: bool, depth: int = 0) -> Bound | None:
+        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24."""
+        const = self.ev(node).const
+        if isinstance(const, int) and not isinstance(const, bool):
+            return ("" if const >= 0 else "<end>", const, closed)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
+            step = self.ev(node.right).const
+            base = self._bound(node.left, closed, depth + 1)
+            if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] in ("", "<end>"):
+                return None
+            return (base[0], base[1] + (step if isinstance(node.op, ast.Add) else -step), closed)
+        if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+            return (self.text(node), 0, closed)
+        return None
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:
@@ -680,9 +707,49 @@ def _fits_in(value: Value) -> frozenset[int]:
     return found
 
 
-def _sliced(atom: Atom, split: str, side: str) -> Atom:
+def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
-    return atom.with_part(Part(f"{split}{depth or ''}", side))
+    return atom.with_part(Part(f"{split}{depth or ''}", side, span))
+
+
+_BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
+_ABOVE = {ast.Gt: False, ast.GtE: True}
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+def _mask_span(mask: str) -> tuple[str, Bound, Bound] | tuple[()]:
+    """A mask that compares one column with a bound (`df["date"] <= cut`, `df.year > 2019`) as an interval of
+    that column's values; () for any other condition."""
+    try:
+        expr = ast.parse(mask, mode="eval").body
+    except SyntaxError:
+        return ()
+    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return ()
+    column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
+    if isinstance(column, ast.Constant | ast.Name) and isinstance(bound, ast.Subscript | ast.Attribute):
+        column, bound, op = bound, column, _FLIPPED.get(op, op)
+    axis = _column_key(column)
+    if axis is None:
+        return ()
+    if isinstance(bound, ast.Constant) and isinstance(bound.value, int | float) and not isinstance(bound.value, bool):
+        at: tuple[str, float] = ("", bound.value)
+    else:
+        at = (ast.unparse(bound).replace(" ", ""), 0)
+    if op in _BELOW:
+        return (axis, (OPEN, 0, True), (*at, _BELOW[op]))
+    if op in _ABOVE:
+        return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
+    return ()
+
+
+def _column_key(node: ast.expr) -> str | None:
+    """A column as the same key however it is written: `df.date` and `df["date"]`."""
+    if isinstance(node, ast.Attribute):
+        return f"{ast.unparse(node.value)}[{node.attr!r}]"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return f"{ast.unparse(node.value)}[{node.slice.value!r}]"
+    return None
 
 
 def _within(columns: Columns | None, names: Columns) -> Columns:

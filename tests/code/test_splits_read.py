@@ -131,6 +131,113 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4)],
     ),
+    # Positional slices and cuts that overlap ---------------------------------------------------------------
+    "numpy slices that overlap: trained on the first 900 rows, scored from row 800": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:900], y[:900])
+        print(m.score(X[800:], y[800:]))
+        """,
+        [("overlap", 3)],
+    ),
+    "numpy slices cut at one bound": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:900], y[:900])
+        print(m.score(X[900:], y[900:]))
+        """,
+        [],
+    ),
+    "iloc slices that overlap by a window kept for context": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        window = 24
+        train = df.iloc[:n]
+        test = df.iloc[n - window:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 6)],
+    ),
+    "iloc slices cut at n": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        train = df.iloc[:n]
+        test = df.iloc[n:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "slices counted from the end that overlap": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:-100], y[:-100])
+        print(m.score(X[-200:], y[-200:]))
+        """,
+        [("overlap", 3)],
+    ),
+    # A range with bounds is compared with the head before it: `[800:900]` holds none of `[:800]`.
+    "a validation range and a test tail that do not overlap": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        X_tr, X_val, X_te = X[:800], X[800:900], X[900:]
+        y_tr, y_val, y_te = y[:800], y[800:900], y[900:]
+        models = [LinearRegression(), LinearRegression(fit_intercept=False)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_val, y_val))
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "date cuts that both keep the boundary day": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df["date"] <= cut]
+        test = df[df.date >= cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "date cuts <= and >": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df["date"] <= cut]
+        test = df[df["date"] > cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "date cuts < and >=": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df.date < cut]
+        test = df[cut <= df.date]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "year cuts that overlap": (
+        """
+        df = pd.read_csv("sales.csv")
+        train = df[df["year"] <= 2020]
+        test = df[df["year"] > 2019]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
 }
 
 
