@@ -8,10 +8,10 @@ import ast
 import re
 from dataclasses import replace
 
-from auditor.code.catalog import ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
+from auditor.code.catalog import DATASET_DICT_SPLITS, KEYED_SPLITS, ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
 from auditor.code.events import Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, OPEN, Atom, Bound, Columns, Data, Part, Value, data_of, join_all
+from auditor.code.values import NOTHING, OPEN, Atom, Bound, Columns, Data, Part, Value, data_of, join_all, named_parts
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -253,6 +253,11 @@ class Frames(WalkState):
             return Value(data=self._time_feature(data, name, args, kwargs, line))
         if name == "sample":
             return self._sample(data, kwargs, node)
+        if name == "train_test_split":  # a Hugging Face Dataset's: a DatasetDict of "train" and "test" rows
+            shuffle = kwargs.get("shuffle")
+            shuffled = not (shuffle is not None and shuffle.const is False)
+            sid = self.split(node, "Dataset.train_test_split", shuffled, data)
+            return Value(data=named_parts(data, sid, ("train", "test")))
         if name in _MASKS:
             return Value(data=replace(data, mask=self.text(node), predicted=frozenset()))
         if name == "assign":
@@ -285,7 +290,7 @@ class Frames(WalkState):
             before = set(self.record.fits)
             element = Value(data=data)
             body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
-            applied = frozenset(f for f in _fits_in(body) if f in before) - data.fits
+            applied = frozenset(f for f in self._fits_within(body) if f in before) - data.fits
             if applied:
                 return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False))
         if name == "map" and args and _numbers_of(self.record, args[0]):
@@ -333,6 +338,16 @@ class Frames(WalkState):
         if name in _SAME_TABLE:
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
+
+    def _fits_within(self, value: Value, depth: int = 0) -> frozenset[int]:
+        """The fits in ``value``, in its items and in the values of a dict it builds (a Hugging Face map's
+        `lambda ex: {"z": (ex["x"] - mu) / sd}`)."""
+        found = _fits_in(value) | value.stats
+        if depth < 3:
+            for oid in sorted(value.objects):
+                for entry in self.record.objects[oid].entries.values():
+                    found |= self._fits_within(entry, depth + 1)
+        return found
 
     def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
         """rename(columns={"old": "new"}): each new name computed from the old one (None: not a mapping read)."""
@@ -501,6 +516,11 @@ class Frames(WalkState):
             return Value(
                 data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
             )
+        elif indexer is None and _keyed(data, index.const, DATASET_DICT_SPLITS) is not None:
+            # a DatasetDict's split by its name (ds["test"]), not a column
+            named = _keyed(data, index.const, DATASET_DICT_SPLITS)
+            assert named is not None
+            return Value(data=named)
         elif indexer is None and _names_columns(index, index_node):
             names = index.strings() or []
             if isinstance(index.const, str):
@@ -760,12 +780,19 @@ def _within(columns: Columns | None, names: Columns) -> Columns:
     return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
 
 
-def _keyed(data: Data, key: object) -> Data | None:
-    """The rows a concatenation with `keys=` put under ``key`` (`combined.loc["train"]`), None when none did."""
+def _keyed(data: Data, key: object, splits: tuple[str, ...] = KEYED_SPLITS) -> Data | None:
+    """The rows a split that names its parts put under ``key`` (`combined.loc["train"]`, `ds["test"]`), None when
+    none did. The last such split decides: `load_dataset(...)["train"].train_test_split()["test"]` is a test part."""
     if not isinstance(key, str):
         return None
-    kept = frozenset(a for a in data.rows if any(p.split.startswith("keys:") and p.side == key for p in a.parts))
+    kept = frozenset(a for a in data.rows if _last_named(a, splits) == key)
     return replace(data, rows=kept) if kept else None
+
+
+def _last_named(atom: Atom, splits: tuple[str, ...]) -> str | None:
+    """The side of the last split among ``splits`` that took these rows."""
+    named = [p.side for p in atom.parts if p.split.startswith(splits)]
+    return named[-1] if named else None
 
 
 def _same_origin(index: Data, data: Data) -> bool:

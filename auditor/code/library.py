@@ -24,6 +24,7 @@ from auditor.code.values import (
     data_of,
     join_all,
     join_datas,
+    named_parts,
     stats_of,
 )
 
@@ -186,6 +187,10 @@ class Library(Estimators, TorchLoops):
             data = replace(data, time_index=frozenset({node.lineno}), dates=data.dates | set(index.strings() or []))
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
+        if qualname == "datasets.load_dataset" and "split" not in kwargs and len(args) < 5:
+            # a DatasetDict: its published splits, each taken back by name (ds["train"], ds["test"])
+            sid = self.split(node, "load_dataset", False, data)
+            return Value(data=named_parts(data, sid, catalog.HF_SPLIT_NAMES))
         return Value(data=data)
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:

@@ -447,6 +447,11 @@ def stats_of(values: list[Value]) -> frozenset[int]:
     return frozenset().union(*(v.stats for v in values)) if values else frozenset()
 
 
+def named_parts(data: Data, sid: str, sides: tuple[str, ...]) -> Data:
+    """The rows of ``data`` dealt to the named sides of split ``sid``, each taken back by its name."""
+    return replace(data, rows=frozenset(a.with_part(Part(sid, side)) for a in data.rows for side in sides), mask=None)
+
+
 def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: str) -> Value:
     """A call's argument at position ``index`` or under one of ``names`` (nothing when it is not given)."""
     if index < len(args):

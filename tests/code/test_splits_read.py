@@ -238,6 +238,67 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4)],
     ),
+    # Hugging Face datasets -------------------------------------------------------------------------------
+    "a mean of every row mapped into a Dataset before its train_test_split": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="houses.csv")["train"]
+        mu = np.mean(ds["sqft"])
+        ds = ds.map(lambda ex: {"z": ex["sqft"] - mu})
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        tr, te = sp["train"], sp["test"]
+        m = LinearRegression().fit(np.array(tr["z"]).reshape(-1, 1), tr["price"])
+        print(m.score(np.array(te["z"]).reshape(-1, 1), te["price"]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a mean of the training part of a Dataset's train_test_split mapped into both parts": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="houses.csv")["train"]
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        tr, te = sp["train"], sp["test"]
+        mu = np.mean(tr["sqft"])
+        tr = tr.map(lambda ex: {"z": ex["sqft"] - mu})
+        te = te.map(lambda ex: {"z": ex["sqft"] - mu})
+        m = LinearRegression().fit(np.array(tr["z"]).reshape(-1, 1), tr["price"])
+        print(m.score(np.array(te["z"]).reshape(-1, 1), te["price"]))
+        """,
+        [],
+    ),
+    "a model trained on a whole Dataset, scored on the test part of its train_test_split": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="data.csv")["train"]
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        clf = LogisticRegression().fit(np.array(ds["x"]).reshape(-1, 1), ds["label"])
+        print(clf.score(np.array(sp["test"]["x"]).reshape(-1, 1), sp["test"]["label"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a vectorizer fitted on the train and test splits of a DatasetDict": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        vec = TfidfVectorizer().fit(ds["train"]["text"] + ds["test"]["text"])
+        clf = LogisticRegression().fit(vec.transform(ds["train"]["text"]), ds["train"]["label"])
+        print(clf.score(vec.transform(ds["test"]["text"]), ds["test"]["label"]))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a vectorizer fitted on the train split of a DatasetDict, taken out by name": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        train, test = ds["train"], ds["test"]
+        vec = TfidfVectorizer().fit(train["text"])
+        clf = LogisticRegression().fit(vec.transform(train["text"]), train["label"])
+        print(clf.score(vec.transform(test["text"]), test["label"]))
+        """,
+        [],
+    ),
 }
 
 
