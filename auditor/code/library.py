@@ -75,6 +75,8 @@ class Library(Estimators, TorchLoops):
                 return drawn
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
+        if catalog.is_keras_dataset(qualname):
+            return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
         if package in ("sklearn", "imblearn"):
@@ -192,6 +194,19 @@ class Library(Estimators, TorchLoops):
             sid = self.split(node, "load_dataset", False, data)
             return Value(data=named_parts(data, sid, catalog.HF_SPLIT_NAMES))
         return Value(data=data)
+
+    def _keras_dataset(self, qualname: str, node: ast.Call) -> Value:
+        """keras.datasets.mnist.load_data(): one source published in a training and a test part, each a pair of
+        images (or features) and labels."""
+        name = qualname.split(".")[-2]
+        data = replace(self.source(node, f"keras.datasets.{name}", read=True), columns=None)
+        sid = self.split(node, f"keras.datasets.{name}.load_data", False, data)
+        parts = []
+        for side in ("train", "test"):
+            x = data.with_parts(Part(sid, side))
+            y = replace(x, sources=frozenset({"target"}))
+            parts.append(Value(items=(Value(data=x), Value(data=y))))
+        return Value(items=tuple(parts))
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
         """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names

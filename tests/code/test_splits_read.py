@@ -299,6 +299,52 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # keras' bundled data sets ----------------------------------------------------------------------------
+    "a scaler fitted on keras' training and test parts stacked": (
+        """
+        from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.boston_housing.load_data()
+        sc = StandardScaler().fit(np.vstack([x_train, x_test]))
+        m = LinearRegression().fit(sc.transform(x_train), y_train)
+        print(m.score(sc.transform(x_test), y_test))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a scaler fitted on keras' training part": (
+        """
+        from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.boston_housing.load_data()
+        sc = StandardScaler().fit(x_train)
+        m = LinearRegression().fit(sc.transform(x_train), y_train)
+        print(m.score(sc.transform(x_test), y_test))
+        """,
+        [],
+    ),
+    "a mean of tf.keras' training and test images, a keras model scored on the test part": (
+        """
+        import tensorflow as tf
+        (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+        all_x = np.concatenate([x_train, x_test]).astype("float32")
+        mean, std = all_x.mean(), all_x.std()
+        model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.fit((x_train - mean) / std, y_train, epochs=2)
+        print(model.evaluate((x_test - mean) / std, y_test))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a mean of tf.keras' training images only": (
+        """
+        import tensorflow as tf
+        (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+        mean, std = x_train.mean(), x_train.std()
+        model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.fit((x_train - mean) / std, y_train, epochs=2)
+        print(model.evaluate((x_test - mean) / std, y_test))
+        """,
+        [],
+    ),
 }
 
 
