@@ -574,7 +574,7 @@ class Frames(WalkState):
             side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
             split = self._part_split(SLICE, node, data)
             span = self._slice_span(rows_node, indexer == "loc")  # .loc's end label is inside the slice
-            return replace(data, rows=frozenset(_sliced(a, split, side, span) for a in data.rows))
+            return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
@@ -730,6 +730,22 @@ def _fits_in(value: Value) -> frozenset[int]:
 def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
+
+
+def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | None:
+    """A slice from a fixed position of rows just sliced by position, as one slice of the rows before:
+    `df.iloc[n - 24:]` then `.iloc[24:]` are the rows from n, which `df.iloc[:n]` does not hold. None when
+    the bounds cannot be composed (the slice is then a slice of the slice)."""
+    last = atom.parts[-1] if atom.parts else None
+    if last is None or not last.split.startswith(SLICE) or not last.span or not span or last.span[0] != span[0]:
+        return None
+    _, start, end = span
+    _, outer_start, outer_end = last.span
+    if start[0] != "" or end[0] != OPEN:  # only `[c:]`, c a count from the start of the rows sliced
+        return None
+    lower: Bound = ("", start[1], True) if outer_start[0] == OPEN else (outer_start[0], outer_start[1] + start[1], True)
+    side = "range" if outer_end[0] != OPEN else last.side
+    return Atom(atom.origin, (*atom.parts[:-1], Part(last.split, side, (span[0], lower, outer_end))))
 
 
 _BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not

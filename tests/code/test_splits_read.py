@@ -173,6 +173,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # The window of context kept for lag features, dropped again before scoring: the rows scored start at n.
+    "a test slice with a window of context, the window dropped before scoring": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        window = 24
+        train = df.iloc[:n]
+        test = df.iloc[n - window:]
+        test = test.iloc[window:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "a test slice with a window of context, only part of it dropped": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        train = df.iloc[:n]
+        test = df.iloc[n - 24:]
+        test = test.iloc[12:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 6)],
+    ),
     "slices counted from the end that overlap": (
         """
         X = np.load("X.npy")
