@@ -254,6 +254,29 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # A label slice holds its end: .loc[:cut] and .loc[cut:] both hold the rows at cut.
+    "label slices at one date": (
+        """
+        df = pd.read_csv("series.csv", index_col="date", parse_dates=True)
+        cut = pd.Timestamp("2024-01-01")
+        train = df.loc[:cut]
+        test = df.loc[cut:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "positional slices at one bound through iloc": (
+        """
+        df = pd.read_csv("series.csv", index_col="date", parse_dates=True)
+        cut = 800
+        train = df.iloc[:cut]
+        test = df.iloc[cut:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "year cuts that overlap": (
         """
         df = pd.read_csv("sales.csv")
