@@ -365,11 +365,8 @@ HF_SPLIT_NAMES = (
 def is_keras_dataset(qualname: str) -> bool:
     """keras.datasets.<name>.load_data (also under tensorflow.keras): a bundled data set, returned as
     ``(x_train, y_train), (x_test, y_test)``."""
-    return (
-        qualname.partition(".")[0] in ("keras", "tensorflow")
-        and ".datasets." in qualname
-        and (qualname.endswith(".load_data"))
-    )
+    package = qualname.partition(".")[0]
+    return package in ("keras", "tensorflow") and ".datasets." in qualname and qualname.endswith(".load_data")
 
 
 def is_reader(qualname: str) -> bool:

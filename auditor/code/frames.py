@@ -11,7 +11,20 @@ from dataclasses import replace
 from auditor.code.catalog import DATASET_DICT_SPLITS, KEYED_SPLITS, ROW_REDUCTIONS, TIME_FEATURE_METHODS, Strength
 from auditor.code.events import Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, OPEN, Atom, Bound, Columns, Data, Part, Value, data_of, join_all, named_parts
+from auditor.code.values import (
+    NOTHING,
+    OPEN,
+    POSITIONS,
+    Atom,
+    Bound,
+    Columns,
+    Data,
+    Part,
+    Value,
+    data_of,
+    join_all,
+    named_parts,
+)
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -597,7 +610,7 @@ class Frames(WalkState):
         upper = self._bound(bounds.upper, closed_end) if bounds.upper is not None else (OPEN, 0, True)
         if lower is None or upper is None:
             return ()
-        return ("positions", lower, upper)
+        return (POSITIONS, lower, upper)
 
     def _bound(self, node: ast.expr, closed: bool, depth: int = 0) -> Bound | None:
         """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24."""

@@ -40,6 +40,7 @@ TRAIN_SIDES = frozenset({"train", "head", "sample"})
 # an open end counts from OPEN. Bounds counted from different things cannot be compared.
 Bound = tuple[str, float, bool]
 OPEN = "<open>"
+POSITIONS = "positions"  # the axis of a slice's span: positions of rows
 
 
 def _before(upper: Bound, lower: Bound) -> bool:
@@ -87,12 +88,15 @@ class Atom:
         sequence, `[a:b]`, may meet its head or its tail)."""
         if self.origin != other.origin:
             return True
-        mine = {p.split: p for p in self.parts}
-        for part in other.parts:
-            same = mine.get(part.split)
-            if same is None:
+        mine = {p.split: (i, p) for i, p in enumerate(self.parts)}
+        for j, part in enumerate(other.parts):
+            if part.split not in mine:
                 continue
-            decided = spans_disjoint(same, part)
+            i, same = mine[part.split]
+            # positions count in the rows a slice was taken from: only the same rows (the same parts before it)
+            # number them alike, while a column's values are its values wherever the rows went
+            counted_alike = same.span[:1] != (POSITIONS,) or self.parts[:i] == other.parts[:j]
+            decided = spans_disjoint(same, part) if counted_alike else None
             if decided is None:  # bounds that cannot be compared: different sides of a cut share nothing
                 decided = same.side != part.side and "range" not in (part.side, same.side)
             if decided:

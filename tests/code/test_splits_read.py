@@ -199,6 +199,17 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 6)],
     ),
+    # Positions of filtered rows are not positions of the table: their bounds are not compared.
+    "a slice of the filtered rows beside a slice of the table": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df.iloc[:900]
+        test = df[df["a"] > 0].iloc[800:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "slices counted from the end that overlap": (
         """
         X = np.load("X.npy")
