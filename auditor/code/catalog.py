@@ -345,6 +345,42 @@ _SAMPLERS = _names(
 )
 
 
+# numpy's legacy functions and generators that draw positions of rows: `np.random.permutation(len(X))` and
+# `rng.choice(n, k, replace=False)` are indices of a split, `np.random.shuffle(idx)` reorders them in place.
+RANDOM_POSITIONS = _names("permutation choice shuffle")
+# The generators of numpy: their methods are numpy.random's functions again (rng.permutation, rng.shuffle).
+RANDOM_GENERATOR = "numpy.random.<generator>"
+RANDOM_GENERATOR_MAKERS = _names("default_rng RandomState Generator")
+
+
+# Splits whose parts are taken back by name: concat(..., keys=[...]) then .loc["train"], a Hugging Face
+# DatasetDict (load_dataset("imdb")["test"], Dataset.train_test_split(...)["train"]).
+DATASET_DICT_SPLITS = ("Dataset.train_test_split@", "load_dataset@")  # ds["test"] names a split, not a column
+KEYED_SPLITS = ("keys:", *DATASET_DICT_SPLITS)
+# The splits a data set on the Hugging Face hub is published with: load_dataset(name) without split= holds them.
+HF_SPLIT_NAMES = (
+    "train",
+    "test",
+    "validation",
+    "valid",
+    "val",
+    "dev",
+    "eval",
+    "unsupervised",
+    "validation_matched",
+    "validation_mismatched",
+    "test_matched",
+    "test_mismatched",
+)
+
+
+def is_keras_dataset(qualname: str) -> bool:
+    """keras.datasets.<name>.load_data (also under tensorflow.keras): a bundled data set, returned as
+    ``(x_train, y_train), (x_test, y_test)``."""
+    package = qualname.partition(".")[0]
+    return package in ("keras", "tensorflow") and ".datasets." in qualname and qualname.endswith(".load_data")
+
+
 def is_reader(qualname: str) -> bool:
     """A call that reads rows from a file or builds a data set: pandas.read_csv, sklearn's load_* and make_*,
     numpy.random.rand."""

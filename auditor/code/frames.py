@@ -8,10 +8,33 @@ import ast
 import re
 from dataclasses import replace
 
-from auditor.code.catalog import FIT_FUNCTIONS, ROW_REDUCTIONS, ROW_REDUCTIONS_NUMPY, TIME_FEATURE_METHODS, Strength
+from auditor.code.catalog import (
+    DATASET_DICT_SPLITS,
+    FIT_FUNCTIONS,
+    KEYED_SPLITS,
+    ROW_REDUCTIONS,
+    ROW_REDUCTIONS_NUMPY,
+    TIME_FEATURE_METHODS,
+    Strength,
+)
 from auditor.code.events import Site, Split
 from auditor.code.state import CONTAINER, WalkState
-from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, argument, complement, data_of, join_all
+from auditor.code.values import (
+    NOTHING,
+    OPEN,
+    POSITIONS,
+    Atom,
+    Bound,
+    Columns,
+    Data,
+    Part,
+    Value,
+    argument,
+    complement,
+    data_of,
+    join_all,
+    named_parts,
+)
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -254,6 +277,11 @@ class Frames(WalkState):
             return Value(data=self._time_feature(data, name, args, kwargs, line))
         if name == "sample":
             return self._sample(data, kwargs, node)
+        if name == "train_test_split":  # a Hugging Face Dataset's: a DatasetDict of "train" and "test" rows
+            shuffle = kwargs.get("shuffle")
+            shuffled = not (shuffle is not None and shuffle.const is False)
+            sid = self.split(node, "Dataset.train_test_split", shuffled, data)
+            return Value(data=named_parts(data, sid, ("train", "test")))
         if name in _MASKS:
             return Value(data=replace(data, mask=self.text(node), predicted=frozenset()))
         if name == "assign":
@@ -286,7 +314,7 @@ class Frames(WalkState):
             before = set(self.record.fits)
             element = Value(data=data)
             body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
-            applied = frozenset(f for f in _fits_in(body) if f in before) - data.fits
+            applied = frozenset(f for f in self._fits_within(body) if f in before) - data.fits
             if applied:
                 return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False))
         if name == "map" and args and _numbers_of(self.record, args[0]):
@@ -417,6 +445,16 @@ class Frames(WalkState):
                 joined = replace(self.with_fits(data.join(right.data), stats), columns=Columns(opaque=True), mask=None)
                 return Value(data=replace(joined, outside=(f"{INDICATOR}{column}", taken)))
         return None
+
+    def _fits_within(self, value: Value, depth: int = 0) -> frozenset[int]:
+        """The fits in ``value``, in its items and in the values of a dict it builds (a Hugging Face map's
+        `lambda ex: {"z": (ex["x"] - mu) / sd}`)."""
+        found = _fits_in(value) | value.stats
+        if depth < 3:
+            for oid in sorted(value.objects):
+                for entry in self.record.objects[oid].entries.values():
+                    found |= self._fits_within(entry, depth + 1)
+        return found
 
     def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
         """rename(columns={"old": "new"}): each new name computed from the old one (None: not a mapping read)."""
@@ -639,6 +677,11 @@ class Frames(WalkState):
             return Value(
                 data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
             )
+        elif indexer is None and _keyed(data, index.const, DATASET_DICT_SPLITS) is not None:
+            # a DatasetDict's split by its name (ds["test"]), not a column
+            named = _keyed(data, index.const, DATASET_DICT_SPLITS)
+            assert named is not None
+            return Value(data=named)
         elif indexer is None and _names_columns(index, index_node):
             names = index.strings() or []
             if isinstance(index.const, str):
@@ -649,7 +692,7 @@ class Frames(WalkState):
         keyed = (
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
-        selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node)
+        selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
@@ -684,16 +727,18 @@ class Frames(WalkState):
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
 
-    def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST) -> Data:
+    def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 return data
             # A sequence cut in two: `[:cut]` and `[cut:]` (or `.loc[:'2023-09-30']` and `.loc['2023-10-01':]`)
-            # are its head and tail, whatever the bounds are written as; a slice of a slice cuts again.
+            # are its head and tail; a slice of a slice cuts again. Bounds the walk can compare say more:
+            # `[:900]` and `[800:]` share 100 rows.
             side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
             split = self._part_split(SLICE, node, data)
-            return replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows))
+            span = self._slice_span(rows_node, indexer == "loc")  # .loc's end label is inside the slice
+            return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
@@ -705,7 +750,7 @@ class Frames(WalkState):
         if mask is not None and value.data is not None:
             sources = sorted(value.data.sources) or ["rows"]
             sid = self._part_split(f"mask:{','.join(sources)}", node, data)
-            return data.with_parts(Part(sid, _side(mask)))
+            return data.with_parts(Part(sid, _side(mask), _mask_span(mask)))
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them are that side of the split
@@ -714,6 +759,31 @@ class Frames(WalkState):
             rows = frozenset(a.with_part(p) for a in data.rows for p in sorted(sides))
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
         return data
+
+    def _slice_span(self, bounds: ast.Slice, closed_end: bool) -> tuple[str, Bound, Bound] | tuple[()]:
+        """A slice's interval of positions, () when a bound cannot be read or it has a step."""
+        if bounds.step is not None:
+            return ()
+        lower = self._bound(bounds.lower, True) if bounds.lower is not None else (OPEN, 0, True)
+        upper = self._bound(bounds.upper, closed_end) if bounds.upper is not None else (OPEN, 0, True)
+        if lower is None or upper is None:
+            return ()
+        return (POSITIONS, lower, upper)
+
+    def _bound(self, node: ast.expr, closed: bool, depth: int = 0) -> Bound | None:
+        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24."""
+        const = self.ev(node).const
+        if isinstance(const, int) and not isinstance(const, bool):
+            return ("" if const >= 0 else "<end>", const, closed)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
+            step = self.ev(node.right).const
+            base = self._bound(node.left, closed, depth + 1)
+            if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] in ("", "<end>"):
+                return None
+            return (base[0], base[1] + (step if isinstance(node.op, ast.Add) else -step), closed)
+        if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+            return (self.text(node), 0, closed)
+        return None
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:
@@ -890,9 +960,65 @@ def _fits_in(value: Value) -> frozenset[int]:
     return found
 
 
-def _sliced(atom: Atom, split: str, side: str) -> Atom:
+def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
-    return atom.with_part(Part(f"{split}{depth or ''}", side))
+    return atom.with_part(Part(f"{split}{depth or ''}", side, span))
+
+
+def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | None:
+    """A slice from a fixed position of rows just sliced by position, as one slice of the rows before:
+    `df.iloc[n - 24:]` then `.iloc[24:]` are the rows from n, which `df.iloc[:n]` does not hold. None when
+    the bounds cannot be composed (the slice is then a slice of the slice)."""
+    last = atom.parts[-1] if atom.parts else None
+    if last is None or not last.split.startswith(SLICE) or not last.span or not span or last.span[0] != span[0]:
+        return None
+    _, start, end = span
+    _, outer_start, outer_end = last.span
+    if start[0] != "" or end[0] != OPEN:  # only `[c:]`, c a count from the start of the rows sliced
+        return None
+    lower: Bound = ("", start[1], True) if outer_start[0] == OPEN else (outer_start[0], outer_start[1] + start[1], True)
+    side = "range" if outer_end[0] != OPEN else last.side
+    return Atom(atom.origin, (*atom.parts[:-1], Part(last.split, side, (span[0], lower, outer_end))))
+
+
+_BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
+_ABOVE = {ast.Gt: False, ast.GtE: True}
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+def _mask_span(mask: str) -> tuple[str, Bound, Bound] | tuple[()]:
+    """A mask that compares one column with a bound (`df["date"] <= cut`, `df.year > 2019`) as an interval of
+    that column's values; () for any other condition."""
+    try:
+        expr = ast.parse(mask, mode="eval").body
+    except SyntaxError:
+        return ()
+    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return ()
+    column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
+    if isinstance(column, ast.Constant | ast.Name) and isinstance(bound, ast.Subscript | ast.Attribute):
+        column, bound, op = bound, column, _FLIPPED.get(op, op)
+    axis = _column_key(column)
+    if axis is None:
+        return ()
+    if isinstance(bound, ast.Constant) and isinstance(bound.value, int | float) and not isinstance(bound.value, bool):
+        at: tuple[str, float] = ("", bound.value)
+    else:
+        at = (ast.unparse(bound).replace(" ", ""), 0)
+    if op in _BELOW:
+        return (axis, (OPEN, 0, True), (*at, _BELOW[op]))
+    if op in _ABOVE:
+        return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
+    return ()
+
+
+def _column_key(node: ast.expr) -> str | None:
+    """A column as the same key however it is written: `df.date` and `df["date"]`."""
+    if isinstance(node, ast.Attribute):
+        return f"{ast.unparse(node.value)}[{node.attr!r}]"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return f"{ast.unparse(node.value)}[{node.slice.value!r}]"
+    return None
 
 
 def _within(columns: Columns | None, names: Columns) -> Columns:
@@ -903,12 +1029,19 @@ def _within(columns: Columns | None, names: Columns) -> Columns:
     return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
 
 
-def _keyed(data: Data, key: object) -> Data | None:
-    """The rows a concatenation with `keys=` put under ``key`` (`combined.loc["train"]`), None when none did."""
+def _keyed(data: Data, key: object, splits: tuple[str, ...] = KEYED_SPLITS) -> Data | None:
+    """The rows a split that names its parts put under ``key`` (`combined.loc["train"]`, `ds["test"]`), None when
+    none did. The last such split decides: `load_dataset(...)["train"].train_test_split()["test"]` is a test part."""
     if not isinstance(key, str):
         return None
-    kept = frozenset(a for a in data.rows if any(p.split.startswith("keys:") and p.side == key for p in a.parts))
+    kept = frozenset(a for a in data.rows if _last_named(a, splits) == key)
     return replace(data, rows=kept) if kept else None
+
+
+def _last_named(atom: Atom, splits: tuple[str, ...]) -> str | None:
+    """The side of the last split among ``splits`` that took these rows."""
+    named = [p.side for p in atom.parts if p.split.startswith(splits)]
+    return named[-1] if named else None
 
 
 def _same_origin(index: Data, data: Data) -> bool:

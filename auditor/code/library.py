@@ -16,6 +16,7 @@ from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     NOTHING,
+    Atom,
     Columns,
     Data,
     Part,
@@ -74,8 +75,14 @@ class Library(Estimators, TorchLoops):
             return Value(stats=self.stats_in([*args, *kwargs.values()]))
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
+        if package == "numpy" and qualname.startswith("numpy.random."):
+            drawn = self._random(qualname, args, kwargs, node)
+            if drawn is not None:
+                return drawn
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
+        if catalog.is_keras_dataset(qualname):
+            return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
         if package in ("sklearn", "imblearn"):
@@ -145,6 +152,34 @@ class Library(Estimators, TorchLoops):
         """Whether ``given`` holds statistics learned from rows (a model's importances) and no rows themselves."""
         return self.rows_of(given) is None and bool(self.stats_in(given))
 
+    def _random(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """numpy.random's positions of rows, drawn by its functions or a generator's methods (None: another of
+        its calls). A generator's other methods stay values of unknown code, as they were."""
+        last = qualname.rpartition(".")[2]
+        generator = qualname.startswith(catalog.RANDOM_GENERATOR)
+        if last in catalog.RANDOM_GENERATOR_MAKERS and not generator:
+            return Value(names=frozenset({catalog.RANDOM_GENERATOR}))
+        if last in catalog.RANDOM_POSITIONS:
+            return self._positions(last, args, kwargs, node)
+        return self.unknown_call(args, kwargs, node) if generator else None
+
+    def _positions(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """permutation(n) and shuffle(idx): an order of the positions, which slices (`idx[:160]`) then split;
+        choice(n, k): one side of a split, whose other side is what np.setdiff1d leaves. Rows given instead of
+        a count are the same rows in another order."""
+        first = argument(args, kwargs, 0, "x", "a")
+        if name == "shuffle":  # in place: positions from np.arange hold no rows yet, so they become a source
+            if first.data is None and node.args:
+                self.mutate(node.args[0], Value(data=self.source(node, f"{self.text(node.args[0])} shuffled")))
+            return NOTHING
+        if first.data is not None and first.data.rows and name == "permutation":
+            return Value(data=replace(first.data, mask=None))
+        rows = first.data or self.source(node, f"{self.text(node)}")
+        if name == "choice" and (len(node.args) > 1 or any(k.arg == "size" for k in node.keywords)):
+            sid = self.split(node, "choice", True, rows)
+            return Value(data=rows.with_parts(Part(sid, "sample")))
+        return Value(data=rows)
+
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
         last = qualname.rpartition(".")[2]
@@ -191,6 +226,19 @@ class Library(Estimators, TorchLoops):
             if read & self.pass_names.get(lid, frozenset()):
                 anew.add(lid)
         return frozenset(anew)
+
+    def _keras_dataset(self, qualname: str, node: ast.Call) -> Value:
+        """keras.datasets.mnist.load_data(): one source published in a training and a test part, each a pair of
+        images (or features) and labels."""
+        name = qualname.split(".")[-2]
+        data = replace(self.source(node, f"keras.datasets.{name}", read=True), columns=None)
+        sid = self.split(node, f"keras.datasets.{name}.load_data", False, data)
+        parts = []
+        for side in ("train", "test"):
+            x = data.with_parts(Part(sid, side))
+            y = replace(x, sources=frozenset({"target"}))
+            parts.append(Value(items=(Value(data=x), Value(data=y))))
+        return Value(items=tuple(parts))
 
     def _new_table(self, node: ast.Call, first: Value, args: list[Value], kwargs: dict[str, Value], where: str) -> Data:
         """pd.DataFrame({...}), pd.DataFrame(index=df.index), pd.DataFrame(columns=[...]): the columns it names
@@ -480,6 +528,11 @@ class Library(Estimators, TorchLoops):
             return Value(stats=frozenset({fid}))
         if scores and first.data is None:
             return Value(scores=scores)
+        if name == "setdiff1d" and len(args) == 2:
+            # np.setdiff1d(np.arange(n), test_idx): the positions a drawn sample left
+            remaining = _complement(first.data, args[1].data)
+            if remaining is not None:
+                return Value(data=remaining)
         data = self.rows_of(given)
         if data is None:
             return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
@@ -497,6 +550,17 @@ def _piece(i: int) -> str:
     n = i + 1
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def _complement(every: Data | None, taken: Data | None) -> Data | None:
+    """np.setdiff1d(np.arange(n), test_idx): the other side of the split that took ``taken``, when each of its
+    rows was taken by one (positions left out of a drawn sample are the rest of it); None otherwise."""
+    if taken is None or not taken.rows or not all(a.parts for a in taken.rows):
+        return None
+    if every is not None and {a.origin for a in every.rows} != {a.origin for a in taken.rows}:
+        return None
+    rows = frozenset(Atom(a.origin, (*a.parts[:-1], Part(a.parts[-1].split, "rest"))) for a in taken.rows)
+    return replace(taken, rows=rows)
 
 
 def _repeats(datas: list[Data]) -> bool:

@@ -22,6 +22,10 @@ class Part:
 
     split: str
     side: str
+    # Where the side lies on its split's axis, when its bounds can be read: (axis, lower, upper), each bound a
+    # Bound. Two sides with spans on one axis share rows exactly when their intervals meet (`[:900]` and
+    # `[800:]`, `date <= cut` and `date >= cut`); without them, different sides share none.
+    span: tuple[str, Bound, Bound] | tuple[()] = ()
 
     @property
     def held_out(self) -> bool:
@@ -30,6 +34,42 @@ class Part:
 
 
 TRAIN_SIDES = frozenset({"train", "head", "sample"})
+
+# A bound of a side's interval: (what it counts from, how far from it, whether the bound itself is inside).
+# `X[:n - 24]` ends before ("n", -24), `X[800:]` starts at ("", 800), `df.date <= cut` ends at ("cut", 0) inclusive;
+# an open end counts from OPEN. Bounds counted from different things cannot be compared.
+Bound = tuple[str, float, bool]
+OPEN = "<open>"
+POSITIONS = "positions"  # the axis of a slice's span: positions of rows
+
+
+def _before(upper: Bound, lower: Bound) -> bool:
+    """Whether an interval ending at ``upper`` certainly ends before one starting at ``lower`` begins."""
+    if OPEN in (upper[0], lower[0]) or upper[0] != lower[0]:
+        return False
+    return upper[1] < lower[1] or (upper[1] == lower[1] and not (upper[2] and lower[2]))
+
+
+def _meets(lower: Bound, upper: Bound) -> bool:
+    """Whether an interval starting at ``lower`` certainly starts at or before one ending at ``upper`` ends."""
+    if OPEN in (lower[0], upper[0]):
+        return True
+    if lower[0] != upper[0]:
+        return False
+    return lower[1] < upper[1] or (lower[1] == upper[1] and lower[2] and upper[2])
+
+
+def spans_disjoint(a: Part, b: Part) -> bool | None:
+    """Whether two sides of one split share no row, read from their bounds: None when they cannot tell."""
+    if not a.span or not b.span or a.span[0] != b.span[0]:
+        return None
+    _, a_low, a_up = a.span
+    _, b_low, b_up = b.span
+    if _before(a_up, b_low) or _before(b_up, a_low):
+        return True
+    if _meets(a_low, b_up) and _meets(b_low, a_up):
+        return False
+    return None
 
 
 @dataclass(frozen=True, order=True)
@@ -48,10 +88,20 @@ class Atom:
         sequence, `[a:b]`, may meet its head or its tail)."""
         if self.origin != other.origin:
             return True
-        sides = {p.split: p.side for p in self.parts}
-        return any(
-            sides.get(p.split, p.side) != p.side and "range" not in (p.side, sides[p.split]) for p in other.parts
-        )
+        mine = {p.split: (i, p) for i, p in enumerate(self.parts)}
+        for j, part in enumerate(other.parts):
+            if part.split not in mine:
+                continue
+            i, same = mine[part.split]
+            # positions count in the rows a slice was taken from: only the same rows (the same parts before it)
+            # number them alike, while a column's values are its values wherever the rows went
+            counted_alike = same.span[:1] != (POSITIONS,) or self.parts[:i] == other.parts[:j]
+            decided = spans_disjoint(same, part) if counted_alike else None
+            if decided is None:  # bounds that cannot be compared: different sides of a cut share nothing
+                decided = same.side != part.side and "range" not in (part.side, same.side)
+            if decided:
+                return True
+        return False
 
     def with_part(self, part: Part) -> Atom:
         """These rows, then ``part`` of them; taking a side of a split they were already split by changes
@@ -433,6 +483,11 @@ def join_datas(datas: list[Data]) -> Data | None:
 def stats_of(values: list[Value]) -> frozenset[int]:
     """The row statistics any of ``values`` carries."""
     return frozenset().union(*(v.stats for v in values)) if values else frozenset()
+
+
+def named_parts(data: Data, sid: str, sides: tuple[str, ...]) -> Data:
+    """The rows of ``data`` dealt to the named sides of split ``sid``, each taken back by its name."""
+    return replace(data, rows=frozenset(a.with_part(Part(sid, side)) for a in data.rows for side in sides), mask=None)
 
 
 def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: str) -> Value:

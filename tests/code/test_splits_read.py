@@ -1,0 +1,420 @@
+"""Splits and sources the reading recognises beyond train_test_split: positions drawn by numpy's legacy random
+functions, positional slices that overlap, Hugging Face's train_test_split and DatasetDict, and keras' bundled
+data sets. Each case is a script and the leaks it holds (kind and line); a correct look-alike holds none."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.code.analysis import analyse_file
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression, LinearRegression
+from sklearn.metrics import accuracy_score
+"""
+
+_SONAR = """
+        data = np.loadtxt("sonar.csv", delimiter=",")
+        X, y = data[:, :-1], data[:, -1]"""
+
+# Each case's lines are counted after HEAD (line 1 is the case's first line).
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    # numpy's legacy random functions ---------------------------------------------------------------------
+    "a scaler on every row, then positions from np.random.permutation sliced": (
+        _SONAR
+        + """
+        X = StandardScaler().fit_transform(X)
+        idx = np.random.permutation(len(X))
+        tr, te = idx[:160], idx[160:]
+        print(LogisticRegression().fit(X[tr], y[tr]).score(X[te], y[te]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "positions from np.random.permutation sliced, the scaler fitted on the training positions": (
+        _SONAR
+        + """
+        idx = np.random.permutation(len(X))
+        tr, te = idx[:160], idx[160:]
+        sc = StandardScaler().fit(X[tr])
+        print(LogisticRegression().fit(sc.transform(X[tr]), y[tr]).score(sc.transform(X[te]), y[te]))
+        """,
+        [],
+    ),
+    "a scaler on every row, then an arange shuffled in place by np.random.shuffle": (
+        _SONAR
+        + """
+        X = StandardScaler().fit_transform(X)
+        idx = np.arange(len(X))
+        np.random.shuffle(idx)
+        tr, te = idx[:160], idx[160:]
+        print(LogisticRegression().fit(X[tr], y[tr]).score(X[te], y[te]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "an arange shuffled in place, the scaler fitted on the training positions": (
+        _SONAR
+        + """
+        idx = np.arange(len(X))
+        np.random.shuffle(idx)
+        tr, te = idx[:160], idx[160:]
+        sc = StandardScaler().fit(X[tr])
+        print(LogisticRegression().fit(sc.transform(X[tr]), y[tr]).score(sc.transform(X[te]), y[te]))
+        """,
+        [],
+    ),
+    "a scaler on every row, then test positions by np.random.choice and the rest by np.setdiff1d": (
+        _SONAR
+        + """
+        X = StandardScaler().fit_transform(X)
+        te = np.random.choice(len(X), size=40, replace=False)
+        tr = np.setdiff1d(np.arange(len(X)), te)
+        print(LogisticRegression().fit(X[tr], y[tr]).score(X[te], y[te]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "test positions by np.random.choice, the scaler fitted on the rest": (
+        _SONAR
+        + """
+        te = np.random.choice(len(X), 40, replace=False)
+        tr = np.setdiff1d(np.arange(len(X)), te)
+        sc = StandardScaler().fit(X[tr])
+        print(LogisticRegression().fit(sc.transform(X[tr]), y[tr]).score(sc.transform(X[te]), y[te]))
+        """,
+        [],
+    ),
+    "a model trained on every row, scored on positions np.random.choice drew": (
+        _SONAR
+        + """
+        te = np.random.choice(len(X), 40, replace=False)
+        m = LogisticRegression().fit(X, y)
+        print(m.score(X[te], y[te]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a scaler on every row, then positions from RandomState(0).permutation": (
+        _SONAR
+        + """
+        X = StandardScaler().fit_transform(X)
+        rs = np.random.RandomState(0)
+        idx = rs.permutation(len(X))
+        tr, te = idx[:160], idx[160:]
+        print(LogisticRegression().fit(X[tr], y[tr]).score(X[te], y[te]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "positions shuffled in place by a generator, the scaler fitted on the training positions": (
+        _SONAR
+        + """
+        rng = np.random.default_rng(0)
+        idx = np.arange(len(X))
+        rng.shuffle(idx)
+        tr, te = idx[:160], idx[160:]
+        sc = StandardScaler().fit(X[tr])
+        print(LogisticRegression().fit(sc.transform(X[tr]), y[tr]).score(sc.transform(X[te]), y[te]))
+        """,
+        [],
+    ),
+    "a model trained on every row of a table, scored at positions np.random.permutation drew": (
+        """
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        te = np.random.permutation(len(df))[800:]
+        clf = LogisticRegression().fit(X, y)
+        print(clf.score(X.iloc[te], y.iloc[te]))
+        """,
+        [("overlap", 4)],
+    ),
+    # Positional slices and cuts that overlap ---------------------------------------------------------------
+    "numpy slices that overlap: trained on the first 900 rows, scored from row 800": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:900], y[:900])
+        print(m.score(X[800:], y[800:]))
+        """,
+        [("overlap", 3)],
+    ),
+    "numpy slices cut at one bound": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:900], y[:900])
+        print(m.score(X[900:], y[900:]))
+        """,
+        [],
+    ),
+    "iloc slices that overlap by a window kept for context": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        window = 24
+        train = df.iloc[:n]
+        test = df.iloc[n - window:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 6)],
+    ),
+    "iloc slices cut at n": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        train = df.iloc[:n]
+        test = df.iloc[n:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    # The window of context kept for lag features, dropped again before scoring: the rows scored start at n.
+    "a test slice with a window of context, the window dropped before scoring": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        window = 24
+        train = df.iloc[:n]
+        test = df.iloc[n - window:]
+        test = test.iloc[window:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "a test slice with a window of context, only part of it dropped": (
+        """
+        df = pd.read_csv("series.csv")
+        n = int(len(df) * 0.8)
+        train = df.iloc[:n]
+        test = df.iloc[n - 24:]
+        test = test.iloc[12:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 6)],
+    ),
+    # Positions of filtered rows are not positions of the table: their bounds are not compared.
+    "a slice of the filtered rows beside a slice of the table": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df.iloc[:900]
+        test = df[df["a"] > 0].iloc[800:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "slices counted from the end that overlap": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        m = LinearRegression().fit(X[:-100], y[:-100])
+        print(m.score(X[-200:], y[-200:]))
+        """,
+        [("overlap", 3)],
+    ),
+    # A range with bounds is compared with the head before it: `[800:900]` holds none of `[:800]`.
+    "a validation range and a test tail that do not overlap": (
+        """
+        X = np.load("X.npy")
+        y = np.load("y.npy")
+        X_tr, X_val, X_te = X[:800], X[800:900], X[900:]
+        y_tr, y_val, y_te = y[:800], y[800:900], y[900:]
+        models = [LinearRegression(), LinearRegression(fit_intercept=False)]
+        best = max(models, key=lambda m: m.fit(X_tr, y_tr).score(X_val, y_val))
+        print(best.score(X_te, y_te))
+        """,
+        [],
+    ),
+    "date cuts that both keep the boundary day": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df["date"] <= cut]
+        test = df[df.date >= cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "date cuts <= and >": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df["date"] <= cut]
+        test = df[df["date"] > cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "date cuts < and >=": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        train = df[df.date < cut]
+        test = df[cut <= df.date]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    # A label slice holds its end: .loc[:cut] and .loc[cut:] both hold the rows at cut.
+    "label slices at one date": (
+        """
+        df = pd.read_csv("series.csv", index_col="date", parse_dates=True)
+        cut = pd.Timestamp("2024-01-01")
+        train = df.loc[:cut]
+        test = df.loc[cut:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "positional slices at one bound through iloc": (
+        """
+        df = pd.read_csv("series.csv", index_col="date", parse_dates=True)
+        cut = 800
+        train = df.iloc[:cut]
+        test = df.iloc[cut:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "year cuts that overlap": (
+        """
+        df = pd.read_csv("sales.csv")
+        train = df[df["year"] <= 2020]
+        test = df[df["year"] > 2019]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    # Hugging Face datasets -------------------------------------------------------------------------------
+    "a mean of every row mapped into a Dataset before its train_test_split": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="houses.csv")["train"]
+        mu = np.mean(ds["sqft"])
+        ds = ds.map(lambda ex: {"z": ex["sqft"] - mu})
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        tr, te = sp["train"], sp["test"]
+        m = LinearRegression().fit(np.array(tr["z"]).reshape(-1, 1), tr["price"])
+        print(m.score(np.array(te["z"]).reshape(-1, 1), te["price"]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a mean of the training part of a Dataset's train_test_split mapped into both parts": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="houses.csv")["train"]
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        tr, te = sp["train"], sp["test"]
+        mu = np.mean(tr["sqft"])
+        tr = tr.map(lambda ex: {"z": ex["sqft"] - mu})
+        te = te.map(lambda ex: {"z": ex["sqft"] - mu})
+        m = LinearRegression().fit(np.array(tr["z"]).reshape(-1, 1), tr["price"])
+        print(m.score(np.array(te["z"]).reshape(-1, 1), te["price"]))
+        """,
+        [],
+    ),
+    "a model trained on a whole Dataset, scored on the test part of its train_test_split": (
+        """
+        from datasets import load_dataset
+        ds = load_dataset("csv", data_files="data.csv")["train"]
+        sp = ds.train_test_split(test_size=0.2, seed=0)
+        clf = LogisticRegression().fit(np.array(ds["x"]).reshape(-1, 1), ds["label"])
+        print(clf.score(np.array(sp["test"]["x"]).reshape(-1, 1), sp["test"]["label"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a vectorizer fitted on the train and test splits of a DatasetDict": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        vec = TfidfVectorizer().fit(ds["train"]["text"] + ds["test"]["text"])
+        clf = LogisticRegression().fit(vec.transform(ds["train"]["text"]), ds["train"]["label"])
+        print(clf.score(vec.transform(ds["test"]["text"]), ds["test"]["label"]))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a vectorizer fitted on the train split of a DatasetDict, taken out by name": (
+        """
+        from datasets import load_dataset
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        ds = load_dataset("imdb")
+        train, test = ds["train"], ds["test"]
+        vec = TfidfVectorizer().fit(train["text"])
+        clf = LogisticRegression().fit(vec.transform(train["text"]), train["label"])
+        print(clf.score(vec.transform(test["text"]), test["label"]))
+        """,
+        [],
+    ),
+    # keras' bundled data sets ----------------------------------------------------------------------------
+    "a scaler fitted on keras' training and test parts stacked": (
+        """
+        from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.boston_housing.load_data()
+        sc = StandardScaler().fit(np.vstack([x_train, x_test]))
+        m = LinearRegression().fit(sc.transform(x_train), y_train)
+        print(m.score(sc.transform(x_test), y_test))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "a scaler fitted on keras' training part": (
+        """
+        from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.boston_housing.load_data()
+        sc = StandardScaler().fit(x_train)
+        m = LinearRegression().fit(sc.transform(x_train), y_train)
+        print(m.score(sc.transform(x_test), y_test))
+        """,
+        [],
+    ),
+    "a mean of tf.keras' training and test images, a keras model scored on the test part": (
+        """
+        import tensorflow as tf
+        (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+        all_x = np.concatenate([x_train, x_test]).astype("float32")
+        mean, std = all_x.mean(), all_x.std()
+        model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.fit((x_train - mean) / std, y_train, epochs=2)
+        print(model.evaluate((x_test - mean) / std, y_test))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "a mean of tf.keras' training images only": (
+        """
+        import tensorflow as tf
+        (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+        mean, std = x_train.mean(), x_train.std()
+        model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.fit((x_train - mean) / std, y_train, epochs=2)
+        print(model.evaluate((x_test - mean) / std, y_test))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_reading_finds_what_the_program_holds(tmp_path: Path, name: str) -> None:
+    body, expected = CASES[name]
+    script = tmp_path / "script.py"
+    offset = HEAD.count("\n")
+    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
+    result = analyse_file(script)
+    assert result.skipped == ()
+    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
+    assert found == sorted(expected)
