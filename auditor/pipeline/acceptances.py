@@ -126,6 +126,7 @@ class Acceptances:
                     if names_column:
                         self.used.add(i)  # the key names the finding's column: every value of it, now and later
                         self.broad.add(i)
+                        self._name(i, finding, held)
                     continue
                 # A key naming the column beside `values` is read as `column:` with them: those values only.
                 allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
@@ -146,9 +147,7 @@ class Acceptances:
                     # It names the finding's subject (a file's line) but not what is there (the statement).
                     self.subject_only.setdefault(i, list(scope.values))
                 else:
-                    naming = naming_of(finding, held)
-                    if naming is not None and naming not in self.naming.get(i, ()):
-                        self.naming.setdefault(i, []).append(naming)
+                    self._name(i, finding, held)
                 continue
             # The values as named, each kept: scope_of would merge two the comparison keeps apart (`1.1`, `1.10`).
             as_named = scope_of(allowed).model_copy(update={"values": tuple(allowed), "n_values": len(allowed)})
@@ -158,6 +157,12 @@ class Acceptances:
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
+
+    def _name(self, i: int, finding: Finding, held: set[Hashable]) -> None:
+        """Remember what would name ``finding`` for entry ``i``, too broad for it (once per distinct naming)."""
+        naming = naming_of(finding, held)
+        if naming is not None and naming not in self.naming.get(i, ()):
+            self.naming.setdefault(i, []).append(naming)
 
 
 FEW_VALUES = 5  # a finding of at most this many listed values is named by them in full (`values: [...]`)

@@ -140,3 +140,10 @@ def test_a_too_broad_entry_is_told_what_accepts_the_finding(audit, code: str) ->
     r = audit(data, manifest={"id": "sid"}, accept=named, report={"fail_on": "warning"}, **sections)
     assert [f.accepted for f in r.findings if f.code == code] == [True]
     assert "ACC002" not in {f.code for f in r.findings}
+
+
+def test_an_entry_naming_the_column_is_told_the_values_that_accept_the_finding(audit) -> None:  # type: ignore[no-untyped-def]
+    data, sections, naming = TOO_BROAD["GRP002"]
+    broad = [{"code": "GRP002", "key": "w", "reason": "reviewed"}]  # the column: every value of it, later too
+    r = audit(data, manifest={"id": "sid"}, accept=broad, report={"fail_on": "warning"}, **sections)
+    assert finding(r, "ACC002").evidence["naming"] == naming
