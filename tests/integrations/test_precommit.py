@@ -130,6 +130,12 @@ def test_audit_code_passes_a_commit_of_a_pyw_script_and_a_stub(tmp_path: Path) -
     done = _pre_commit(repo)
     assert done.returncode == 0 and "CDL000" not in done.stdout, done.stdout
     assert _hook_lines(done.stdout)["split-auditor audit code"] == "Passed"
+    # A commit of a GYP build file alone (pre-commit's `python` type): nothing to read, the commit passes.
+    _git(repo, "commit", "-q", "-m", "code")
+    (repo / "build.gyp").write_text("{'targets': []}\n")
+    _git(repo, "add", "build.gyp")
+    done = _pre_commit(repo)
+    assert done.returncode == 0, done.stdout
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from auditor.core.config import AuditConfig, LoadedConfig
-from auditor.core.errors import StageInputError, StageNotApplicable
+from auditor.core.errors import StageInputError
 from auditor.core.findings import IDENTITY, Finding, Severity, Table
 from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage
@@ -92,12 +92,9 @@ class CodeLeakage(Stage):
         paths = code_paths(context.loaded)
         analysis = analyse(paths, spec.exclude)
         if not analysis.files and not analysis.problems and not analysis.outside and analysis.passed_over:
-            # Only files without a program (a commit that changed a `.pyi` stub): nothing to read, nothing wrong.
-            raise StageNotApplicable(
-                "no program among the files named: "
-                + "; ".join(f"{rel(path, base)} is {what}" for path, what in analysis.passed_over[:3])
-                + (f" and {len(analysis.passed_over) - 3} more" if len(analysis.passed_over) > 3 else "")
-            )
+            # Only files without a program (a commit that changed a `.gyp` file, which pre-commit calls Python):
+            # nothing to read and nothing wrong, so no exit 2 that would block the commit.
+            return
         if not analysis.files:
             said = "; ".join(
                 [f"{p.place.path}: {p.reason}" for p in analysis.problems]
