@@ -100,11 +100,12 @@ class Analysis:
     files: list[FileResult] = field(default_factory=list)
     problems: list[SkippedPart] = field(default_factory=list)  # paths given that name nothing readable
     outside: list[Link] = field(default_factory=list)  # links in a folder walked that were not followed
+    passed_over: list[tuple[Path, str]] = field(default_factory=list)  # files named that hold no program (stubs)
 
 
 def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | None = None) -> Analysis:
     found = find_sources(paths, exclude)
-    result = Analysis(problems=list(found.problems), outside=list(found.outside))
+    result = Analysis(problems=list(found.problems), outside=list(found.outside), passed_over=found.passed_over)
     files = found.files
     n = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_FROM else 1)
     if n > 1 and len(files) > 1:

@@ -22,7 +22,20 @@ from typing import Any, Literal
 
 from auditor.core.paths import is_under, kind_of, path_problem
 
-SUFFIXES = (".py", ".ipynb")
+# Python programs by their names: every kind pre-commit's `python` type (the `identify` package) gives an
+# `audit-code` hook whose files are code that runs: `.pyw` (a windowed script), `.pyt` (an ArcGIS toolbox), `.tac`
+# (a Twisted application), `.wsgi`, and waf's `wscript`. Read when named and in a folder walked alike.
+SCRIPT_SUFFIXES = (".py", ".pyw", ".pyt", ".tac", ".wsgi")
+SCRIPT_NAMES = frozenset({"wscript"})
+SUFFIXES = (*SCRIPT_SUFFIXES, ".ipynb")
+# Named, these are passed over without a word: Python syntax, but no code of theirs runs, so no leak can be in
+# them (`python` in pre-commit matches the last three; a `.pyi` stub may be named by hand).
+NOT_PROGRAMS = {
+    ".pyi": "a type stub (declarations only)",
+    ".gyp": "a GYP build file (data written as a Python literal)",
+    ".gypi": "a GYP build file (data written as a Python literal)",
+}
+NOT_PROGRAM_NAMES = {".pdbrc": "pdb's commands"}
 MAX_SCRIPT_BYTES = 8 * 2**20  # a hand-written script; generated code beyond this is not a pipeline to read
 MAX_NOTEBOOK_BYTES = 256 * 2**20  # notebooks carry their outputs (images): large, but not without bound
 # Folders that hold installed or generated code, never a project's own pipeline.
@@ -171,6 +184,8 @@ class Found:
     # Links in a folder walked that are not followed, with where each leads: not read (a path never reaches
     # outside what was named), and said, since a leak there would otherwise pass unseen.
     outside: list[Link] = field(default_factory=list)
+    # Files named that hold no program (a `.pyi` stub), with what each is: passed over, not a problem.
+    passed_over: list[tuple[Path, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -202,7 +217,10 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
         elif kind_of(mode) is not None:
             found.problems.append(SkippedPart(Place(given, 0), f"{kind_of(mode)}, not a script or a notebook", True))
             continue
-        elif real.suffix not in SUFFIXES and not (real.suffix == "" and runs_python(real)):
+        elif not_program(real) is not None:
+            found.passed_over.append((given, not_program(real) or ""))
+            continue
+        elif not is_source(real) and not (real.suffix == "" and runs_python(real)):
             found.problems.append(
                 SkippedPart(
                     Place(given, 0), f"not a .py script or an .ipynb notebook ({real.suffix or 'no suffix'})", True
@@ -223,6 +241,16 @@ def find_sources(paths: Sequence[Path], exclude: Sequence[str] = ()) -> Found:
         if link.target not in seen and not (link.kind == "folder" and is_under(link.target, walked))
     ]
     return found
+
+
+def is_source(path: Path) -> bool:
+    """Whether ``path``'s name makes it a script or a notebook to read (SUFFIXES, SCRIPT_NAMES)."""
+    return path.suffix in SUFFIXES or path.name in SCRIPT_NAMES
+
+
+def not_program(path: Path) -> str | None:
+    """What ``path`` is when its name says Python syntax but no program (`a type stub`), else None."""
+    return NOT_PROGRAMS.get(path.suffix) or NOT_PROGRAM_NAMES.get(path.name)
 
 
 def runs_python(path: Path) -> bool:
@@ -266,7 +294,7 @@ def _walk(root: Path, exclude: Sequence[str], outside: list[Link]) -> Iterator[P
                     outside.append(Link(link, target, "folder"))
         for name in sorted(files):
             path = here / name
-            if path.suffix not in SUFFIXES or name.startswith(".") or _excluded(path, root, exclude):
+            if not is_source(path) or name.startswith(".") or _excluded(path, root, exclude):
                 continue
             real = _target(path)
             if real is None:

@@ -7,6 +7,7 @@ which one was reviewed, so it accepts neither (ACC004) rather than both.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from auditor.core.config import AcceptSpec
@@ -44,6 +45,9 @@ class Acceptances:
         self.moved: dict[int, list[str]] = {}
         # Per entry naming a place of code: the statements found there now, as written (the reviewed one changed).
         self.now_held: dict[int, list[str]] = {}
+        # Per entry too broad for a finding: what would name that finding (`key: "val|test"`), one per finding, so
+        # ACC002 can say what to write rather than leave it to a search of report.json.
+        self.naming: dict[int, list[str]] = {}
 
     def unmatched_values(self, i: int) -> list[str]:
         """The `values` of entry ``i`` that no finding it matched holds: an exemption waiting for a future leak."""
@@ -122,6 +126,7 @@ class Acceptances:
                     if names_column:
                         self.used.add(i)  # the key names the finding's column: every value of it, now and later
                         self.broad.add(i)
+                        self._name(i, finding, held)
                     continue
                 # A key naming the column beside `values` is read as `column:` with them: those values only.
                 allowed = (*(recorded or ()), *((key,) if whole or names_value else ()))
@@ -141,6 +146,8 @@ class Acceptances:
                 if key is not None and key == finding.key and scope.listed:
                     # It names the finding's subject (a file's line) but not what is there (the statement).
                     self.subject_only.setdefault(i, list(scope.values))
+                else:
+                    self._name(i, finding, held)
                 continue
             # The values as named, each kept: scope_of would merge two the comparison keeps apart (`1.1`, `1.10`).
             as_named = scope_of(allowed).model_copy(update={"values": tuple(allowed), "n_values": len(allowed)})
@@ -150,6 +157,30 @@ class Acceptances:
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
+
+    def _name(self, i: int, finding: Finding, held: set[Hashable]) -> None:
+        """Remember what would name ``finding`` for entry ``i``, too broad for it (once per distinct naming)."""
+        naming = naming_of(finding, held)
+        if naming is not None and naming not in self.naming.get(i, ()):
+            self.naming.setdefault(i, []).append(naming)
+
+
+FEW_VALUES = 5  # a finding of at most this many listed values is named by them in full (`values: [...]`)
+
+
+def naming_of(finding: Finding, held: set[Hashable]) -> str | None:
+    """What an entry writes to accept exactly ``finding`` (``held``: its values in the entry form): its key when
+    that is its whole subject (`key: "val|test"`), else its few listed values (with their column); None when
+    they are too many to write here."""
+    scope = finding.scope
+    same = _entry_form(finding.code)
+    if finding.key is not None and (not scope.n_values or held == {same(finding.key)}):
+        return f"key: {json.dumps(finding.key, ensure_ascii=False)}"
+    if scope.listed and 0 < scope.n_values <= FEW_VALUES:
+        column = finding_column(finding)
+        values = f"values: {json.dumps(list(scope.values), ensure_ascii=False)}"
+        return values if column is None else f"column: {json.dumps(column, ensure_ascii=False)}, {values}"
+    return None
 
 
 def _entry_form(code: str) -> Callable[[str], Hashable]:

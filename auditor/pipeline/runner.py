@@ -203,7 +203,9 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         if i in acceptances.broad:
             places = acceptances.unplaced.get(i)
             stale.append(
-                _unplaced(i, entry, places) if places else _too_broad(i, entry, acceptances.subject_only.get(i))
+                _unplaced(i, entry, places)
+                if places
+                else _too_broad(i, entry, acceptances.subject_only.get(i), acceptances.naming.get(i))
             )
             continue
         if i in acceptances.ambiguous:
@@ -283,8 +285,9 @@ def _unplaced(i: int, entry: AcceptSpec, places: list[str]) -> Finding:
     )
 
 
-def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None) -> Finding:
-    """ACC002: an entry that names no value of a finding about values would accept every value found later."""
+def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None, naming: list[str] | None = None) -> Finding:
+    """ACC002: an entry that names no value of a finding about values would accept every value found later.
+    ``naming``: what would name each finding it matched (`key: "val|test"`), said so the fix need not be searched."""
     if held:
         shown = json.dumps(held, ensure_ascii=False)
         return _about_entry(
@@ -299,6 +302,29 @@ def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None) -> Find
             key=entry.key_text,
             values=held,
         )
+    if naming:
+        shown = ", ".join(f"`{n}`" for n in naming[:SHOWN_NAMING])
+        more = f" and {len(naming) - SHOWN_NAMING} more" if len(naming) > SHOWN_NAMING else ""
+        one = len(naming) == 1
+        return _about_entry(
+            "ACC002",
+            "accept entry too broad: it names no value",
+            f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names no value of the {entry.code} "
+            f"finding{'' if one else 's'} it matches, so it would also accept every value that leaks later; "
+            f"{'the finding is' if one else 'they are'} not accepted. "
+            + (
+                f"If it is what was reviewed, add {shown} to the entry."
+                if one
+                else f"Name each one reviewed, an entry per finding: {shown}{more}."
+            ),
+            i,
+            entry,
+            f"Add {shown} to the entry, once reviewed."
+            if one
+            else f"Write an entry per finding reviewed, naming it: {shown}{more}.",
+            key=entry.key_text,
+            naming=naming[:MAX_NAMING],
+        )
     return _about_entry(
         "ACC002",
         "accept entry too broad: it names no value",
@@ -310,6 +336,10 @@ def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None) -> Find
         "Give the entry the value it accepts (`key:`) or the values reviewed (`values:`).",
         key=entry.key_text,
     )
+
+
+SHOWN_NAMING = 3  # what names a matched finding, shown in ACC002's text; the evidence keeps up to MAX_NAMING
+MAX_NAMING = 20
 
 
 def _names_no_column(i: int, entry: AcceptSpec, columns: list[str]) -> Finding:

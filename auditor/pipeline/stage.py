@@ -89,10 +89,15 @@ class Stage(ABC):
             return f"disabled in the config (stages.{self.name}.enabled: false)"
         if self.needs_manifest and config.manifest is None:
             return "the config has no `manifest`"
+        # What the config does not give comes first: a stage whose keys are not set does not apply, with folds as
+        # without them (it was 'does not judge cross-validation folds yet', a check never asked for).
+        missing = self.missing_input(config)
+        if missing is not None:
+            return missing
         folds = config.manifest is not None and config.manifest.folds is not None
         if self.needs_manifest and folds and not self.fold_aware:
             return "does not judge cross-validation folds yet (manifest.folds)"
-        return self.missing_input(config)
+        return None
 
     def missing_input(self, config: AuditConfig) -> str | None:
         """What this stage needs that the config does not give (None when it has everything)."""
@@ -106,9 +111,6 @@ class Stage(ABC):
             return False
         if self.needs_manifest and config.manifest is None:
             return True
-        folds = config.manifest is not None and config.manifest.folds is not None
-        if self.needs_manifest and folds and not self.fold_aware:
-            return False
         return self.missing_input(config) is not None
 
     def check_inputs(self, loaded: LoadedConfig) -> list[str]:

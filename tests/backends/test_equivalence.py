@@ -424,6 +424,50 @@ def test_every_spelling_kind_is_found_alike_on_every_engine(engine: EngineSettin
     assert ids_shown == {i.lower(): s for i, s in spelled.items()}
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("folds", [False, True])
+def test_entities_spelled_two_ways_are_one_entity_alike_on_every_engine(
+    folds: bool, engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Stores written 'S1' in training rows and 's1' or ' S1' in test rows are one store on every engine, in its
+    order checks and its label windows; 'S10' stays another store."""
+    n = 48
+    day = [(i * 5) % n for i in range(n)]
+    test = [i % 3 == 2 for i in range(n)]
+    stores = [f"S{i % 4}" if i % 7 else "S10" for i in range(n)]
+    spelled = [
+        (f" {x}" if i % 2 else x.lower()) if t and x != "S10" else x
+        for i, (x, t) in enumerate(zip(stores, test, strict=True))
+    ]
+    data: dict[str, Any] = {
+        "sample_id": [f"r{i:02d}" for i in range(n)],
+        "split": ["test" if t else "train" for t in test],
+        "fold": [i % 3 for i in range(n)],
+        "store": spelled,
+        "ts": pa.array([1_700_000_000 + 86_400 * d for d in day], pa.int64()).cast(pa.timestamp("s")),
+        "ts_end": pa.array([1_700_000_000 + 86_400 * (d + 8) for d in day], pa.int64()).cast(pa.timestamp("s")),
+    }
+    pq.write_table(pa.table(data), tmp_path / "m.parquet", row_group_size=7)
+    manifest: dict[str, Any] = {"path": "m.parquet", "id": "sample_id", "split": "split"}
+    if folds:
+        del manifest["split"]
+        manifest["folds"] = "fold"
+    config = {
+        "version": 1,
+        "manifest": manifest,
+        "keys": {"time": "ts", "time_end": "ts_end", "entity": "store"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["temporal_order"])
+    assert_same(memory, other, engine.engine)
+    found = [f for s in memory["stages"] for f in s["findings"]]
+    per_entity = [f for f in found if f["code"] == "TMP002"]
+    assert any(" / " in f["message"] for f in per_entity)
+    assert any(e.get("spellings") for f in per_entity for e in f["examples"])
+    assert any(f["code"] == "TMP005" and f["evidence"]["scope"] == "per entity" for f in found)
+
+
 @pytest.mark.slow  # a property run over every engine, run in CI
 @pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -191,6 +191,22 @@ def test_an_executable_python_script_without_py_is_audited_beside_the_others(
     assert mended.exit_code == 0, mended.output
 
 
+def test_a_pyw_script_is_audited_and_a_stub_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pre-commit's `python` files include `gui.pyw`: `audit code gui.pyw ok.py` failed the commit on CDL000
+    'not a .py script' (exit 1), its leak unread. A `.pyi` stub runs nothing: named, it is passed over."""
+    monkeypatch.chdir(tmp_path)
+    Path("ok.py").write_text("x = 1\n")
+    Path("gui.pyw").write_text(SCALED_BEFORE_SPLIT.split("df = ", 1)[0] + SCALED_AFTER_SPLIT)  # scaled after the split
+    Path("types.pyi").write_text("def fit(x: int) -> int: ...\n")
+    done = invoke("gui.pyw", "ok.py", "types.pyi")
+    assert done.exit_code == 0 and "CDL000" not in done.output, done.output
+    Path("gui.pyw").write_text(SCALED_BEFORE_SPLIT)
+    leaky = invoke("gui.pyw", "ok.py", "types.pyi")
+    assert leaky.exit_code == 1 and "CDL001" in leaky.output and "CDL000" not in leaky.output, leaky.output
+    alone = invoke("types.pyi")  # nothing to read and nothing wrong: no exit 2 to block a commit
+    assert alone.exit_code == 0 and "CDL000" not in alone.output, alone.output
+
+
 SEEDS = """\
 import numpy as np
 import pandas as pd

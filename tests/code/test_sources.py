@@ -278,3 +278,69 @@ def test_a_lines_context_is_the_functions_and_classes_around_it_not_its_line(tmp
     assert {line: program.context(line) for line in expected} == expected
     (tmp_path / "t.py").write_text("import os\n\n" + source)
     assert read_program(tmp_path / "t.py").context(8) == "Trainer.fit.inner"
+
+
+LEAKY = (
+    "import pandas as pd\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.linear_model import LogisticRegression\n"
+    'df = pd.read_csv("d.csv")\n'
+    'X = StandardScaler().fit_transform(df.drop(columns="y"))\n'
+    'X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])\n'
+    "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+)
+
+
+@pytest.mark.parametrize("name", ["gui.pyw", "tool.pyt", "app.tac", "app.wsgi", "wscript"])
+def test_every_python_program_pre_commit_passes_is_read_named_or_in_a_folder(tmp_path: Path, name: str) -> None:
+    """pre-commit's `python` type gives `audit code` a `.pyw` too: it was refused ('not a .py script'), an error
+    that blocked the commit, while a `#!` script without a suffix was read. Its leak is found as a `.py`'s is."""
+    script = tmp_path / "src" / name
+    script.parent.mkdir()
+    script.write_text(LEAKY)
+    for given in (script, script.parent):
+        found = find_sources([given])
+        assert (found.files, found.problems) == ([script], [])
+    assert [p.leak.kind.value for p in analyse_file(script).leaks] == ["preprocessing"]
+
+
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("types.pyi", "a type stub"),
+        ("build.gyp", "a GYP build file"),
+        ("common.gypi", "a GYP build file"),
+        (".pdbrc", "pdb's commands"),
+    ],
+)
+def test_a_named_file_of_python_syntax_that_runs_no_code_is_passed_over_without_a_word(
+    tmp_path: Path, name: str, what: str
+) -> None:
+    """A stub declares, a GYP file is data, .pdbrc holds debugger commands: no leak can be in them, so naming one
+    (pre-commit names the last three as `python` files) is neither read nor a problem."""
+    (tmp_path / name).write_text("def fit(x: int) -> int: ...\n")
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    found = find_sources([tmp_path / name, tmp_path / "ok.py"])
+    assert found.files == [tmp_path / "ok.py"] and found.problems == []
+    assert [(p, w.split(" (")[0]) for p, w in found.passed_over] == [(tmp_path / name, what)]
+    assert find_sources([tmp_path]).files == [tmp_path / "ok.py"]  # nor read in a folder
+
+
+@pytest.mark.parametrize("name", ["fast.pyx", "cache.pyc", "gui.pyw.bak", "setup.cfg"])
+def test_a_named_file_near_python_in_name_is_still_not_a_script(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text("x = 1\n")
+    found = find_sources([tmp_path / name])
+    assert found.files == [] and found.passed_over == []
+    assert [p.reason for p in found.problems] == [f"not a .py script or an .ipynb notebook ({Path(name).suffix})"]
+
+
+def test_every_kind_pre_commit_calls_python_is_read_or_passed_over() -> None:
+    """The `identify` package is what pre-commit's `types_or: [python]` asks: each of its Python extensions and
+    names is one `audit code` reads or passes over, never one it refuses."""
+    identify = pytest.importorskip("identify.extensions")
+    from auditor.code.sources import NOT_PROGRAM_NAMES, NOT_PROGRAMS, SCRIPT_NAMES, SUFFIXES
+
+    extensions = {f".{e}" for e, tags in identify.EXTENSIONS.items() if "python" in tags}
+    names = {n for n, tags in identify.NAMES.items() if "python" in tags}
+    assert extensions <= {*SUFFIXES, *NOT_PROGRAMS} and names <= {*SCRIPT_NAMES, *NOT_PROGRAM_NAMES}

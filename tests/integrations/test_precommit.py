@@ -120,6 +120,24 @@ def test_audit_code_reads_the_scripts_and_notebooks_the_commit_changes(tmp_path:
     assert _hook_lines(skipped.stdout)["split-auditor audit code"].endswith("Skipped"), skipped.stdout
 
 
+def test_audit_code_passes_a_commit_of_a_pyw_script_and_a_stub(tmp_path: Path) -> None:
+    """`types_or: [python]` hands `audit code` a `.pyw` too: it failed the commit on CDL000 'not a .py script'."""
+    repo = _project(tmp_path / "project", snippet(".pre-commit-config.yaml"), clean=True)
+    (repo / "gui.pyw").write_text("import tkinter\nroot = tkinter.Tk()\n")
+    (repo / "types.pyi").write_text("def fit(x: int) -> int: ...\n")
+    (repo / "ok.py").write_text("x = 1\n")
+    _git(repo, "add", "gui.pyw", "types.pyi", "ok.py")
+    done = _pre_commit(repo)
+    assert done.returncode == 0 and "CDL000" not in done.stdout, done.stdout
+    assert _hook_lines(done.stdout)["split-auditor audit code"] == "Passed"
+    # A commit of a GYP build file alone (pre-commit's `python` type): nothing to read, the commit passes.
+    _git(repo, "commit", "-q", "-m", "code")
+    (repo / "build.gyp").write_text("{'targets': []}\n")
+    _git(repo, "add", "build.gyp")
+    done = _pre_commit(repo)
+    assert done.returncode == 0, done.stdout
+
+
 @pytest.mark.slow
 def test_the_shipped_hooks_install_split_auditor_in_an_environment_of_their_own(tmp_path: Path) -> None:
     """`repo:` a checkout of this repository: pre-commit builds the hooks' environment with pip (the

@@ -5,7 +5,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from auditor.core.config import config_from_mapping
+from auditor.core.config import AuditConfig, config_from_mapping
 from auditor.core.errors import ConfigError, StageLoadError
 from auditor.core.findings import Finding
 from auditor.pipeline.registry import discover, instantiate, load_stages, select, verify_stage_class
@@ -110,6 +110,30 @@ def test_disabled_stage_skips_with_reason() -> None:
     loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"custom": {"enabled": False}}})
     (stage,) = instantiate([Custom], loaded)
     assert "disabled" in (stage.skip_reason(loaded.config) or "")
+
+
+class NeedsText(Custom):
+    name = "needs_text"
+
+    def missing_input(self, config: AuditConfig) -> str | None:
+        return "no texts: set `keys.text`" if config.keys.text is None else None
+
+
+@pytest.mark.parametrize("layout", [{"split": "s"}, {"folds": "fold"}])
+def test_a_stage_whose_keys_are_not_set_does_not_apply_with_folds_as_without(layout: dict[str, str]) -> None:
+    """Without its keys a stage does not apply, folds or not: it was 'does not judge cross-validation folds yet'
+    on folds, listed as a stage that could not judge what the config asked of it."""
+    loaded = config_from_mapping({"manifest": {"path": "m", **layout}})
+    (stage,) = instantiate([NeedsText], loaded)
+    assert stage.skip_reason(loaded.config) == "no texts: set `keys.text`" and stage.not_applicable(loaded.config)
+    # Given its keys, a stage that does not judge folds still says so on folds.
+    asked = config_from_mapping({"manifest": {"path": "m", **layout}, "keys": {"text": "t"}})
+    (stage,) = instantiate([NeedsText], asked)
+    folds = "folds" in layout
+    assert stage.skip_reason(asked.config) == (
+        "does not judge cross-validation folds yet (manifest.folds)" if folds else None
+    )
+    assert not stage.not_applicable(asked.config)
 
 
 def test_a_stage_that_does_not_judge_folds_skips_them_with_the_reason() -> None:

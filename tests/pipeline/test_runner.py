@@ -204,6 +204,29 @@ def test_accept_without_key_or_values_is_too_broad_and_accepts_nothing(loaded) -
     assert [f.code for f in report.findings] == ["W001", "ACC002"]  # too broad, not stale: no ACC001 too
 
 
+def test_too_broad_names_the_key_that_accepts_the_finding(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(accept=[{"code": "W001", "reason": "all reviewed"}]), classes=[Warns], fail_on="warning")
+    acc002 = next(f for f in report.findings if f.code == "ACC002")
+    assert 'add `key: "k1"` to the entry' in acc002.message and acc002.evidence["naming"] == ['key: "k1"']
+    # Written as said, the entry accepts the finding.
+    fixed = run_audit(
+        loaded(accept=[{"code": "W001", "key": "k1", "reason": "reviewed"}]), classes=[Warns], fail_on="warning"
+    )
+    assert [(f.code, f.accepted) for f in fixed.findings] == [("W001", True)] and fixed.exit_code == 0
+
+
+def test_too_broad_names_a_few_values_and_not_many(loaded) -> None:  # type: ignore[no-untyped-def]
+    # A finding about values (its key is no value of it) is named by its values, while they are few.
+    entry = {"code": "LK001", "reason": "reviewed"}
+    few = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-B", "cam-A"]}}), classes=[Leaks])
+    acc002 = next(f for f in few.findings if f.code == "ACC002")
+    assert acc002.evidence["naming"] == ['values: ["cam-A", "cam-B"]'] and "`values: [" in acc002.message
+    many = [f"cam-{i}" for i in range(40)]
+    report = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": many}}), classes=[Leaks])
+    acc002 = next(f for f in report.findings if f.code == "ACC002")
+    assert "naming" not in acc002.evidence and "Name the value with `key:`" in acc002.message
+
+
 def test_accept_key_accepts_only_the_value_it_names(loaded) -> None:  # type: ignore[no-untyped-def]
     entry = {"code": "LK001", "key": "cam-B", "reason": "a known clock fault"}
     alone = run_audit(loaded(accept=[entry], stages={"leaks": {"cameras": ["cam-B"]}}), classes=[Leaks])

@@ -11,6 +11,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
+from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
@@ -302,11 +303,13 @@ class SplitIntegrity(Stage):
             listed = [(label[first[i]], label[second[i]], int(ids_per_pair[i])) for i in at]
             shown = {f"{a}|{b}": c for a, b, c in listed}
             more = len(first) - len(listed)
+            spanned = {context.roles.pair(label[a], label[b]) for a, b in zip(first, second, strict=True)}
             yield self.finding(
                 "SPL001",
                 Severity.ERROR,
                 f"{int(cross.sum())} sample id(s) occur in more than one split ({int(on_cross.sum())} rows); "
-                "the same sample is trained on and evaluated.",
+                + "; ".join(_CONSEQUENCE[k] for k in _KIND_ORDER if k in spanned)
+                + ".",
                 evidence={
                     "ids": int(cross.sum()),
                     "rows": int(on_cross.sum()),
@@ -383,28 +386,30 @@ class SplitIntegrity(Stage):
         splits_of_group = np.zeros((spellings.n_groups, len(names)), dtype=bool)
         np.logical_or.at(splits_of_group, spellings.group, present)
         in_splits = splits_of_group.sum(axis=1)
-        for code, chosen, where in (
-            ("SPL010", in_splits > 1, "in different splits: the same sample is trained on and evaluated"),
-            ("SPL011", in_splits == 1, "within one split: a repeated sample in disguise"),
-        ):
+        for code, chosen in (("SPL010", in_splits > 1), ("SPL011", in_splits == 1)):
             groups = np.flatnonzero(chosen)
             accepted = accepted_groups(spellings, context.acceptances.entries, code, 1)
             live = np.array([g for g in groups if g not in accepted], dtype=np.int64)
             if len(live):
                 first = live[0]
+                kinds = _pair_kinds(splits_of_group[live], names, context) if code == "SPL010" else {}
                 yield self.finding(
                     code,
                     # One sample spelt two ways in a training and a holdout split is trained on and evaluated.
                     Severity.ERROR
-                    if code == "SPL010" and _spans_train_holdout(splits_of_group[live], names, context)
+                    if PairKind.TRAIN_HOLDOUT in kinds
+                    # Only across pairs splits.allow exempts: info, as SPL009 says what they share is.
+                    else Severity.INFO
+                    if set(kinds) == {PairKind.ALLOWED}
                     else Severity.WARNING,
                     f"{len(live)} sample id(s) differ only by case, spacing, Unicode form, number format "
                     "or the quotes, brackets and sentence punctuation around them "
-                    f"{where} (e.g. {spelling_text(spellings, int(first))}).",
+                    f"{_where(kinds)} (e.g. {spelling_text(spellings, int(first))}).",
                     evidence={
                         "ids": len(live),
                         "spellings": int(np.isin(spellings.group, live).sum()),
                         "rows": int(spellings.counts[np.isin(spellings.group, live)].sum()),
+                        **({"pair_kinds": {k.value: n for k, n in kinds.items()}} if kinds else {}),
                     },
                     examples=group_examples(manifest.ids, spellings, live, names, limit),
                     scope=spelling_scope(spellings, live, {"ids": len(live)}),
@@ -413,29 +418,57 @@ class SplitIntegrity(Stage):
                 )
             for g, key in sorted(accepted.items()):
                 if chosen[g]:
+                    one = _pair_kinds(splits_of_group[[g]], names, context) if code == "SPL010" else {}
                     yield self.finding(
                         code,
                         Severity.WARNING,
-                        f"sample id spellings {spelling_text(spellings, g)} are one id {where}.",
+                        f"sample id spellings {spelling_text(spellings, g)} are one id {_where(one)}.",
                         key=key,
                         examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
                         scope=scope_of([key]),
                     )
 
 
-def _spans_train_holdout(splits_of_group: np.ndarray, names: list[str], context: AuditContext) -> bool:
-    """Whether any group (a row of split flags) is in both splits of a train-holdout pair."""
+def _pair_kinds(splits_of_group: np.ndarray, names: list[str], context: AuditContext) -> dict[PairKind, int]:
+    """Per kind of split pair, how many groups (rows of split flags) are in both splits of such a pair, most
+    serious kind first; only kinds some group spans."""
     import numpy as np
 
-    from auditor.core.splits import PairKind
-
+    spanning = {kind: np.zeros(len(splits_of_group), dtype=bool) for kind in _KIND_ORDER}
     used = np.flatnonzero(splits_of_group.any(axis=0))  # only the splits these groups are in
     for n, i in enumerate(used):
         for j in used[n + 1 :]:
-            both = splits_of_group[:, i] & splits_of_group[:, j]
-            if context.roles.pair(names[i], names[j]) is PairKind.TRAIN_HOLDOUT and both.any():
-                return True
-    return False
+            spanning[context.roles.pair(names[i], names[j])] |= splits_of_group[:, i] & splits_of_group[:, j]
+    return {kind: int(m.sum()) for kind, m in spanning.items() if m.any()}
+
+
+# How a sample spelt two ways across a pair of each kind is judged: its wording, most serious first.
+_KIND_TEXT = {
+    PairKind.TRAIN_HOLDOUT: "in a training and a holdout split: the same sample is trained on and evaluated",
+    PairKind.HOLDOUT_HOLDOUT: "in two holdout splits: the same sample is evaluated in both, so their scores are "
+    "not independent",
+    PairKind.ALLOWED: "in a split pair that splits.allow exempts",
+    PairKind.TRAIN_TRAIN: "in two training splits: the same sample is learned from twice",
+    PairKind.UNKNOWN: "in splits without a declared role",
+}
+_KIND_ORDER = tuple(_KIND_TEXT)
+# What one sample in both splits of a pair of each kind means.
+_CONSEQUENCE = {
+    PairKind.TRAIN_HOLDOUT: "the same sample is trained on and evaluated",
+    PairKind.HOLDOUT_HOLDOUT: "the same sample is evaluated in two holdout splits, so their scores are not independent",
+    PairKind.ALLOWED: "shared between splits that splits.allow exempts",
+    PairKind.TRAIN_TRAIN: "the same sample is learned from twice (two training splits)",
+    PairKind.UNKNOWN: "in splits without a declared role",
+}
+
+
+def _where(kinds: dict[PairKind, int]) -> str:
+    """Where the ids are, by the kinds of split pair they span (no kinds: within one split)."""
+    if not kinds:
+        return "within one split: a repeated sample in disguise"
+    if len(kinds) == 1:
+        return _KIND_TEXT[next(iter(kinds))]
+    return "in different splits, " + "; ".join(f"{n} {_KIND_TEXT[kind]}" for kind, n in kinds.items())
 
 
 def _ids_of(manifest: Manifest, rows: np.ndarray, codes: np.ndarray) -> list[str]:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
+    from auditor.manifest.keycodes import KeyCodes
+    from auditor.manifest.table import Manifest
     from auditor.manifest.timeparse import MixedZones, Times
 
 
@@ -42,6 +44,52 @@ class LabelWindows:
     gap_ns: int | None
     epoch_scale: int | None  # ns in one unit of an epoch-number time column; None for dates and timestamps
     bad: Finding | None  # TMP008, when some windows end before they start or have no end
+
+
+@dataclass(frozen=True, eq=False)
+class Entities:
+    """The entity key's values with the spellings of one value merged (`S1` and `s1` are one store, as a group
+    key's spellings are one group): each row's code is its value's first spelling's."""
+
+    key: KeyCodes
+    codes: np.ndarray  # per row, -1 missing
+    spellings: dict[int, list[int]]  # a merged value's code -> every spelling's code, when there are several
+
+    def members(self, values: np.ndarray) -> np.ndarray:
+        """The codes of every spelling of ``values`` (merged codes): what an acceptance of them names."""
+        import numpy as np
+
+        extra = [c for v in values.tolist() for c in self.spellings.get(int(v), ())]
+        return np.unique(np.concatenate([values, np.array(extra, dtype=np.int64)])) if extra else values
+
+    def label(self, value: int) -> str:
+        """'S1' / 's1' for a value spelled several ways, else its one spelling."""
+        spelled = self.spellings.get(value)
+        if not spelled:
+            return repr(self.key.label(value))
+        return " / ".join(repr(x) for x in self.key.labels(spelled))
+
+
+def entities_of(key: KeyCodes) -> Entities:
+    """``key`` with each value's spellings merged into its first spelling's code (core/spelling.py's normal form,
+    the one group keys are compared by)."""
+    import numpy as np
+
+    from auditor.manifest.spelling import key_variants
+
+    variants = key_variants(key)
+    if not variants.n_groups:
+        return Entities(key, key.codes, {})
+    starts = np.flatnonzero(np.diff(variants.group, prepend=-1))
+    first = variants.positions[starts][variants.group]  # each spelling's group's first value
+    merged = np.arange(key.n_values, dtype=np.int64)
+    merged[variants.positions] = first
+    codes = key.codes
+    per_row = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1).astype(codes.dtype)
+    spellings: dict[int, list[int]] = {}
+    for position, head in zip(variants.positions.tolist(), first.tolist(), strict=True):
+        spellings.setdefault(head, []).append(position)
+    return Entities(key, per_row, spellings)
 
 
 class TemporalOrder(Stage):
@@ -303,9 +351,10 @@ class TemporalOrder(Stage):
         entity = context.config.keys.entity
         if entity is None:
             return
-        key = manifest.key(entity)
-        for e in entity_order(times, split, key.codes, key.n_values, names, layout):
-            codes = key.codes[e.early]
+        found = _entities(manifest, entity)
+        key = found.key
+        for e in entity_order(times, split, found.codes, key.n_values, names, layout):
+            codes = found.codes[e.early]
             entities, first = np.unique(codes, return_index=True)
             order = np.argsort(first)[: self.options.max_examples]
             labels = key.labels(entities[order])
@@ -314,14 +363,14 @@ class TemporalOrder(Stage):
                 "TMP002",
                 Severity.ERROR,
                 f"{e.fold}: {len(entities)} '{entity}' value(s) have holdout samples older than their own training "
-                f"samples ({len(e.early)} holdout rows), e.g. {labels[0]!r}: the fold trains on the future of the same "
-                f"{entity} it is evaluated on.",
+                f"samples ({len(e.early)} holdout rows), e.g. {found.label(int(entities[order[0]]))}: the fold trains "
+                f"on the future of the same {entity} it is evaluated on.",
                 key=entity,
                 evidence={"fold": e.fold, "entities": len(entities), "rows": len(e.early)},
-                scope=key_scope(key, entities, {"entities": len(entities), "rows": len(e.early)}),
+                scope=key_scope(key, found.members(entities), {"entities": len(entities), "rows": len(e.early)}),
                 examples=tuple(
-                    {
-                        "entity": label,
+                    _entity_example(found, int(entities[i]), label)
+                    | {
                         "holdout_id": ident,
                         "holdout_time": format_time(int(times[e.early[first[i]]])),
                         "newest_train_time": format_time(int(e.newest_of[entities[i]])),
@@ -360,8 +409,8 @@ class TemporalOrder(Stage):
 
         assert isinstance(self.options, TemporalOrderOptions)
         manifest = context.require_manifest()
-        key = manifest.key(entity)
-        codes = key.codes
+        found = _entities(manifest, entity)
+        key, codes = found.key, found.codes
         train = has_time & (role == 0) & (codes >= 0)
         holdout = has_time & (role == 1) & (codes >= 0)
         if not train.any() or not holdout.any():
@@ -379,8 +428,8 @@ class TemporalOrder(Stage):
         labels = key.labels(entities[order])
         ids = manifest.ids(early[first[order]])
         examples = tuple(
-            {
-                "entity": label,
+            _entity_example(found, int(entities[i]), label)
+            | {
                 "holdout_id": ident,
                 "holdout_time": format_time(int(times[early[first[i]]])),
                 "newest_train_time": format_time(int(newest_of[entities[i]])),
@@ -391,13 +440,14 @@ class TemporalOrder(Stage):
             "TMP002",
             Severity.ERROR,
             f"{len(entities)} '{entity}' value(s) have holdout samples older than their own training samples "
-            f"({len(early)} holdout rows), e.g. {labels[0]!r}: the model is trained on the future of the same "
-            f"{entity} it is evaluated on.",
+            f"({len(early)} holdout rows), e.g. {found.label(int(entities[order[0]]))}: the model is trained on the "
+            f"future of the same {entity} it is evaluated on.",
             key=entity,
             evidence={"entities": len(entities), "rows": len(early)},
             examples=examples,
-            # Every entity, not only the examples: accepting one camera must not accept the next one that leaks.
-            scope=key_scope(key, entities, {"entities": len(entities), "rows": len(early)}),
+            # Every entity, not only the examples: accepting one camera must not accept the next one that leaks;
+            # every spelling of each, so an entry may name the one it was reviewed by.
+            scope=key_scope(key, found.members(entities), {"entities": len(entities), "rows": len(early)}),
             remediation=f"For each '{entity}', keep training samples strictly before its holdout samples, or split "
             f"by '{entity}'.",
         )
@@ -486,7 +536,7 @@ class TemporalOrder(Stage):
         purging = config.keys.time_end is not None
         scopes: list[tuple[str | None, np.ndarray | None]] = [(None, None)]
         if entity is not None:
-            scopes.insert(0, (entity, manifest.key(entity).codes))
+            scopes.insert(0, (entity, _entities(manifest, entity).codes))
         names = holdout_names
         # Per entity first: a global finding then counts only the rows no per-entity finding of its code reports
         # (the same 21 rows were an error per store and again a warning across stores).
@@ -700,6 +750,18 @@ class TemporalOrder(Stage):
             ),
             remediation=f"Give every row a '{time_end}' at or after its '{time}'.",
         )
+
+
+def _entities(manifest: Manifest, entity: str) -> Entities:
+    """The entity key with its spellings merged, made once per manifest for every check that compares entities."""
+    found: Entities = manifest.memo(("entities", entity), lambda: entities_of(manifest.key(entity)))
+    return found
+
+
+def _entity_example(found: Entities, value: int, label: str) -> dict[str, object]:
+    """An example's entity: its first spelling, and every spelling when it has several."""
+    spelled = found.spellings.get(value)
+    return {"entity": label, **({"spellings": found.key.labels(spelled)} if spelled else {})}
 
 
 _BLOCK_ROWS = 1 << 23

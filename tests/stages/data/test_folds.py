@@ -648,3 +648,26 @@ def test_time_series_split_folds_are_purged_fold_by_fold(audit: AuditFn, gap: in
         assert all(f.evidence["rows"] == 3 for f in purged)
     else:
         assert purged == [] and r.exit_code == 0, codes(r)
+
+
+def test_a_stage_without_its_keys_is_not_applicable_with_folds_as_without(audit: AuditFn) -> None:
+    """No text keys: contamination does not apply, whether the rows are folds or a fixed split (on folds it was
+    listed as 'does not judge cross-validation folds yet', a check the config never asked for)."""
+    data = {
+        "sid": [f"s{i}" for i in range(6)],
+        "w": list("aabbcc"),
+        "fold": [0, 1, 2] * 2,
+        "split": ["train"] * 3 + ["test"] * 3,
+    }
+    skipped = {}
+    for layout in ({"folds": "fold", "split": None}, {}):
+        r = audit(data, manifest={"id": "sid", **layout}, keys={"groups": ["w"]})
+        (result,) = [s for s in r.stages if s.stage == "contamination"]
+        skipped[bool(layout)] = (result.status, result.skip_reason, result.not_applicable)
+    assert skipped[True] == skipped[False] and skipped[True][2] is True
+    assert "keys.text" in (skipped[True][1] or "")
+    # Asked for (its texts named), it still says it does not judge folds.
+    r = audit({**data, "q": ["why"] * 6}, manifest={"id": "sid", "folds": "fold", "split": None}, keys={"text": "q"})
+    (result,) = [s for s in r.stages if s.stage == "contamination"]
+    assert result.skip_reason == "does not judge cross-validation folds yet (manifest.folds)"
+    assert not result.not_applicable

@@ -3,6 +3,9 @@ an acceptance can cover exactly what it was given; an `accept:` key accepts the 
 
 from __future__ import annotations
 
+import pytest
+import yaml
+
 from tests.conftest import finding
 
 LEAKING = [f"cam-{i}" for i in range(7)]  # more than max_examples (5)
@@ -100,3 +103,47 @@ def test_a_large_subject_set_keeps_its_digest_not_its_values(audit) -> None:  # 
     data = {"writer": writers * 2, "split": ["train"] * n + ["test"] * n}
     f = finding(audit(data, keys={"groups": ["writer"]}, only=["group_overlap"]), "GRP001")
     assert f.scope.values == () and f.scope.n_values == n and f.scope.digest is not None and not f.scope.listed
+
+
+HOLDOUTS = {"train": ["train"], "holdout": ["val", "test"]}
+TOO_BROAD = {
+    # SPL009: its key is the pair it is about, the one key that accepts it.
+    "SPL009": (
+        {"sid": ["1", "2", "3"], "split": ["train", "val", "test"]},
+        {"splits": {**HOLDOUTS, "allow": [["val", "test"]]}},
+        ['key: "val|test"'],
+    ),
+    # GRP002: a finding about group values, named by them (and their column).
+    "GRP002": (
+        {"sid": ["1", "2", "3", "4"], "w": ["a", "b", "b", "c"], "split": ["train", "val", "test", "test"]},
+        {"splits": HOLDOUTS, "keys": {"groups": ["w"]}},
+        ['column: "w", values: ["b"]'],
+    ),
+    # TMP002: about entities; its key is the entity column, not a value.
+    "TMP002": (
+        {"sid": ["1", "2"], "e": ["p1", "p1"], "t": ["2024-02-01", "2024-01-01"], "split": ["train", "test"]},
+        {"keys": {"time": "t", "entity": "e"}},
+        ['values: ["p1"]'],
+    ),
+}
+
+
+@pytest.mark.parametrize("code", sorted(TOO_BROAD))
+def test_a_too_broad_entry_is_told_what_accepts_the_finding(audit, code: str) -> None:  # type: ignore[no-untyped-def]
+    data, sections, naming = TOO_BROAD[code]
+    broad = [{"code": code, "reason": "reviewed"}]
+    r = audit(data, manifest={"id": "sid"}, accept=broad, report={"fail_on": "warning"}, **sections)
+    acc002 = finding(r, "ACC002")
+    assert acc002.evidence["naming"] == naming and f"`{naming[0]}`" in acc002.message and r.exit_code == 1
+    # The entry written as ACC002 says accepts the finding, and nothing is too broad any more.
+    named = [{**broad[0], **yaml.safe_load("{" + naming[0] + "}")}]
+    r = audit(data, manifest={"id": "sid"}, accept=named, report={"fail_on": "warning"}, **sections)
+    assert [f.accepted for f in r.findings if f.code == code] == [True]
+    assert "ACC002" not in {f.code for f in r.findings}
+
+
+def test_an_entry_naming_the_column_is_told_the_values_that_accept_the_finding(audit) -> None:  # type: ignore[no-untyped-def]
+    data, sections, naming = TOO_BROAD["GRP002"]
+    broad = [{"code": "GRP002", "key": "w", "reason": "reviewed"}]  # the column: every value of it, later too
+    r = audit(data, manifest={"id": "sid"}, accept=broad, report={"fail_on": "warning"}, **sections)
+    assert finding(r, "ACC002").evidence["naming"] == naming

@@ -169,6 +169,46 @@ def test_id_spellings_across_two_holdout_splits_are_a_warning(audit) -> None:  #
     assert finding(r, "SPL010").severity.value == "warning" and r.exit_code == 0
 
 
+HOLDOUTS = {"train": ["train"], "holdout": ["val", "test"]}
+
+
+@pytest.mark.parametrize(
+    ("splits", "severity", "said"),
+    [
+        (HOLDOUTS, "warning", "in two holdout splits: the same sample is evaluated in both"),
+        ({**HOLDOUTS, "allow": [["val", "test"]]}, "info", "in a split pair that splits.allow exempts"),
+    ],
+)
+def test_id_spellings_across_holdout_splits_are_not_said_to_be_trained_on(  # type: ignore[no-untyped-def]
+    audit, splits: dict[str, object], severity: str, said: str
+) -> None:
+    """`007` in val and `7` in test: no training row holds it, so 'trained on and evaluated' was wrong."""
+    data = {"sid": ["1", "007", "7", "2"], "split": ["train", "val", "test", "val"]}
+    r = audit(data, manifest={"id": "sid"}, splits=splits, only=ONLY)
+    (f,) = [f for f in r.findings if f.code == "SPL010"]
+    assert f.severity.value == severity and said in f.message and "trained on" not in f.message
+    assert "'007' / '7'" in f.message
+
+
+def test_id_spellings_across_several_kinds_of_pair_say_each(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["a1", "A1", "7", "007"], "split": ["train", "test", "val", "test"]}
+    r = audit(data, manifest={"id": "sid"}, splits=HOLDOUTS, only=ONLY)
+    f = finding(r, "SPL010")
+    assert f.severity.value == "error" and f.evidence["pair_kinds"] == {"train-holdout": 1, "holdout-holdout": 1}
+    assert "1 in a training and a holdout split: the same sample is trained on and evaluated" in f.message
+    assert "1 in two holdout splits" in f.message
+
+
+def test_an_id_repeated_in_two_holdout_splits_is_not_said_to_be_trained_on(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["1", "7", "7"], "split": ["train", "val", "test"]}
+    f = finding(audit(data, manifest={"id": "sid"}, splits=HOLDOUTS, only=ONLY), "SPL001")
+    assert "evaluated in two holdout splits" in f.message and "trained on" not in f.message
+    # Across train and test, it still is.
+    data = {"sid": ["1", "7", "7"], "split": ["train", "train", "test"]}
+    f = finding(audit(data, manifest={"id": "sid"}, splits=HOLDOUTS, only=ONLY), "SPL001")
+    assert f.message.endswith("the same sample is trained on and evaluated.") and f.severity.value == "error"
+
+
 def test_id_spellings_within_a_split_are_a_repeat_in_disguise(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"sid": ["w2", "W2", "w1", "w10", "t"], "split": ["train", "train", "train", "train", "test"]}
     r = audit(data, manifest={"id": "sid"}, only=["split_integrity"])

@@ -224,3 +224,55 @@ def test_naive_and_zoned_times_mixed_are_read_as_utc_and_said(audit) -> None:  #
     for same_kind in (["2024-01-01 10:00", "2024-01-02"], ["2024-01-01T10:00Z", "2024-01-02T00:00+01:00"]):
         plain = audit({"t": same_kind, "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
         assert "TMP004" not in codes(plain)
+
+
+STORES = {
+    "sample_id": ["1", "2", "3", "4"],
+    "ts": ["2024-01-10", "2024-01-01", "2024-01-05", "2024-01-20"],
+    "split": ["train", "train", "test", "test"],
+}
+
+
+@pytest.mark.parametrize("spelled", ["s1", " S1", "S1 ", "\uff33\uff11"])  # case, spaces, full-width
+def test_an_entity_spelled_two_ways_is_one_entity(audit, spelled: str) -> None:  # type: ignore[no-untyped-def]
+    # Store S1's test row predates its training row: the case or the spaces of its name do not make it another store.
+    data = {**STORES, "store": ["S1", "S2", spelled, "S2"]}
+    r = audit(data, fmt="parquet", manifest={"id": "sample_id"}, keys={"time": "ts", "entity": "store"}, only=ONLY)
+    f = finding(r, "TMP002")
+    assert f.severity == "error" and f.evidence == {"entities": 1, "rows": 1} and r.exit_code == 1
+    assert f"'S1' / {spelled!r}" in f.message  # both spellings, so the fix (one spelling) is plain
+    assert f.examples[0]["spellings"] == ["S1", spelled] and f.examples[0]["holdout_id"] == "3"
+    assert f.scope.values == ("S1",)  # one store, as the stored scope has always named it
+
+
+def test_an_entity_spelled_two_ways_is_accepted_by_either_spelling(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {**STORES, "store": ["S1", "S2", "s1", "S2"]}
+    keys = {"time": "ts", "entity": "store"}
+    for named in ("S1", "s1"):
+        accept = [{"code": "TMP002", "key": named, "reason": "reviewed"}]
+        r = audit(data, manifest={"id": "sample_id"}, keys=keys, accept=accept, only=ONLY)
+        (f,) = [f for f in r.findings if f.code == "TMP002"]
+        assert f.accepted and r.exit_code == 0
+
+
+@pytest.mark.parametrize(("first", "second"), [("S1", "S10"), ("store-1", "store-11"), ("A+", "A-"), ("1.1", "1.10")])
+def test_entities_that_only_look_alike_stay_apart(audit, first: str, second: str) -> None:  # type: ignore[no-untyped-def]
+    # One store's training row is newer than the other's test row: two stores, each in order on its own.
+    data = {**STORES, "store": [first, "S2", second, "S2"]}
+    r = audit(data, manifest={"id": "sample_id"}, keys={"time": "ts", "entity": "store"}, only=ONLY)
+    assert "TMP002" not in codes(r) and "TMP001" in codes(r) and r.exit_code == 0
+
+
+def test_an_entity_spelled_two_ways_is_one_entity_in_every_fold(audit) -> None:  # type: ignore[no-untyped-def]
+    # Fold 1 holds s1's row of 01-05 and trains on S1's of 01-10; fold 0 is in order (S2 is in fold 0 only).
+    data = {
+        "sample_id": ["1", "2", "3", "4"],
+        "store": ["S1", "s1 ", "S2", "S2"],
+        "ts": ["2024-01-10", "2024-01-05", "2024-01-01", "2024-01-20"],
+        "fold": [0, 1, 0, 0],
+    }
+    manifest = {"split": None, "folds": "fold", "id": "sample_id"}
+    r = audit(data, fmt="parquet", manifest=manifest, keys={"time": "ts", "entity": "store"}, only=ONLY)
+    (f,) = [f for f in r.findings if f.code == "TMP002"]
+    assert f.evidence == {"fold": "fold 1", "entities": 1, "rows": 1} and f.severity == "error"
+    assert "'S1' / 's1 '" in f.message and f.examples[0]["spellings"] == ["S1", "s1 "]

@@ -188,6 +188,21 @@ def test_one_patient_without_a_gap_is_purged_within_that_patient(tmp_path: Path)
     assert len(found) == 1 and report.exit_code == 1
 
 
+def test_a_patient_spelled_two_ways_is_purged_within_that_patient(tmp_path: Path) -> None:
+    # Patient b's test rows are written 'B ': the same patient, so its training windows reaching them are an error.
+    table = per_patient(leak_b=True)
+    table.loc[(table.patient == "b") & (table.split == "test"), "patient"] = "B "
+    report = run(tmp_path, table, keys=PATIENT_KEYS, splits={**TRAIN_TEST, "gap": "7d"})
+    found = [f for f in report.findings if f.code == "TMP005"]
+    assert [f.evidence["scope"] for f in found] == ["per entity"] and found[0].severity == Severity.ERROR
+    assert found[0].evidence["rows"] == 7 and report.exit_code == 1
+    # Patients that only look alike ('b' and 'b2') are two: the overlap is across patients, a warning.
+    table.loc[table.patient == "B ", "patient"] = "b2"
+    report = run(tmp_path, table, keys=PATIENT_KEYS, splits={**TRAIN_TEST, "gap": "7d"})
+    assert [f.evidence["scope"] for f in report.findings if f.code == "TMP005"] == ["global"]
+    assert report.exit_code == 0
+
+
 def test_an_overlap_with_another_patients_holdout_only_is_a_warning(tmp_path: Path) -> None:
     report = run(tmp_path, per_patient(leak_b=False, cross=True), keys=PATIENT_KEYS, splits=TRAIN_TEST)
     f = finding(report, "TMP005")
