@@ -503,3 +503,44 @@ def test_what_the_refusal_advises_finds_the_shared_author_and_joining_would_not(
     assert auditor.audit(components, id="sid", keys={"groups": ["authors"]}).exit_code == 1
     joined = _AUTHORS.assign(authors=_AUTHORS["authors"].map(";".join))
     assert auditor.audit(joined, id="sid", keys={"groups": ["authors"]}).exit_code == 0  # the leak unseen
+
+
+# -- a label proxy on few rows of a class -------------------------------------------------------------------------
+
+
+def _copy_of_the_label() -> pd.DataFrame:
+    """600 rows, 120 held out, a column that copies the label: under a hundred holdout rows of each class."""
+    rng = np.random.default_rng(0)
+    n = 600
+    df = pd.DataFrame({"id": np.arange(n), "x": rng.normal(size=n), "y": rng.choice(["pos", "neg"], n)})
+    df["target_copy"] = df["y"]
+    df["split"] = np.where(np.arange(n) < 480, "train", "test")
+    return df
+
+
+def _filled_for_the_rare_class() -> pd.DataFrame:
+    """5,000 rows, 11% 'churn', 10% held out; a reason filled in for churners only (blank, or an empty string)."""
+    rng = np.random.default_rng(2)
+    n = 5000
+    churn = rng.random(n) < 0.11
+    df = pd.DataFrame({"id": np.arange(n), "tenure": rng.normal(24, 10, n).round(1), "y": churn})
+    df["y"] = np.where(churn, "churn", "stay")
+    df["cancel_reason"] = np.where(churn, rng.choice(["price", "moved", "service", "other"], n), "")
+    df["split"] = np.where(rng.random(n) < 0.9, "train", "test")
+    return df
+
+
+@pytest.mark.parametrize(
+    ("make", "proxy"), [(_copy_of_the_label, "target_copy"), (_filled_for_the_rare_class, "cancel_reason")]
+)
+def test_a_label_proxy_on_few_rows_of_a_class_is_the_same_error_in_code_and_in_a_file(
+    tmp_path: Path, make: Any, proxy: str
+) -> None:
+    df = make()
+    keys = {"label": "y", "features": "auto"}
+    only = ["feature_leakage"]
+    code = auditor.audit(df, id="id", keys=keys, only=only)
+    files, exit_code = from_file(tmp_path, df, {"id": "id", "split": "split"}, only, keys=keys)
+    assert in_code(code) == files and code.exit_code == exit_code == 1
+    (flk,) = [f for f in code.findings if f.code == "FLK001"]
+    assert flk.key == proxy and flk.severity.value == "error" and flk.evidence["p_value"] < 1e-30

@@ -352,6 +352,97 @@ def _auc(pred: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return np.asarray((sums - n1 * (n1 + 1) / 2) / (n1 * n0), dtype=np.float64)
 
 
+# The exact chance of an AUC is worked out on a table of (tracked rows, rank sum) of at most this many cells;
+# beyond it (only with a max_error far below the default) Hoeffding's bound stands in.
+EXACT_CELLS = 4_000_000
+
+
+def chance_of_score(pred: np.ndarray, y: np.ndarray, task: Task) -> float:
+    """The chance that predictions unrelated to the labels score at least as well on these rows: the p-value of the
+    score under every assignment of the labels to the rows (the class counts kept) being equally likely. Exact for
+    two classes (Mann-Whitney, ties counting half) and, for more, bounded by the class picked out worst. NaN for a
+    numeric label."""
+    if task == "binary":
+        return _auc_chance(pred, y)
+    if task == "multiclass":
+        return _class_chance(pred, y)
+    return float("nan")
+
+
+def _auc_chance(pred: np.ndarray, y: np.ndarray) -> float:
+    """P(AUC >= the observed AUC) under random labels, from the smaller class's rank sum. Ties share a rank, so the
+    sum is counted in half ranks; each row is drawn into the class with probability k/N and the result conditioned on
+    k rows drawn, which keeps every number a probability (no binomial coefficient overflows)."""
+    import math
+
+    from scipy.stats import binom
+
+    tracked = y == 1
+    if 2 * int(tracked.sum()) > len(y):  # follow the smaller class: ranked from the bottom, its pairs are the same
+        tracked, pred = ~tracked, -pred
+    k, n = int(tracked.sum()), len(y)
+    others = n - k
+    if k == 0 or others == 0:
+        return 1.0
+    _, group = np.unique(pred, return_inverse=True)
+    sizes = np.bincount(group)[::-1]  # highest prediction first
+    hits = np.bincount(group, weights=tracked.astype(np.float64))[::-1].astype(np.int64)
+    above = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # rows ranked above each group
+    # Twice the rank sum from the top (0-based, ties at their mean) is sum(a_g * (2 * above_g + size_g - 1)); less
+    # k(k - 1), it is twice the pairs the class loses (a tie counts half): 0 when every row of it comes first.
+    step = 2 * above + sizes - 1
+    observed = int((hits * step).sum())
+    lost = observed - k * (k - 1)
+    if lost >= k * others:  # no better than chance (lost counts twice the pairs)
+        return 1.0
+    cells = (k + 1) * (observed + 1)
+    if cells > EXACT_CELLS:
+        t = 0.5 - lost / (2 * k * others)
+        return min(1.0, math.exp(-2 * k * t * t))  # Hoeffding (1963) for a two-sample U-statistic
+    share = k / n
+    table = np.zeros((k + 1, observed + 1))  # table[p, s]: p rows of the class drawn so far, twice their rank sum s
+    table[0, 0] = 1.0
+    drawn = reach = 0  # the most rows and the largest sum drawn so far: the rest of the table is still zero
+    none = 0  # rows left after the last group that could hold one: each must be drawn out of the class
+    dead = 0  # rows of the table already cleared
+    for i, (size, s) in enumerate(zip(sizes.tolist(), step.tolist(), strict=True)):
+        most = min(size, k, observed // s if s else size)
+        if most == 0:  # steps only grow: no later group can hold a row of the class within the observed sum
+            none = n - int(above[i])
+            break
+        weights = binom.pmf(np.arange(most + 1), size, share)
+        # With p drawn, the k - p rows still to come rank here or lower, each adding s at least: too few, and the
+        # sum cannot stay within the observed one.
+        low = max(0, k - observed // s) if s else 0
+        rows, cols = min(drawn, k) + 1, min(reach, observed) + 1  # the observed placing itself stays within
+        table[dead:low] = 0.0
+        dead = max(dead, low)
+        block = table[low:rows, :cols].copy()
+        table[low:rows, :cols] *= weights[0]
+        for a in range(1, most + 1):
+            top, right = min(rows, k + 1 - a) - low, min(cols, observed + 1 - a * s)
+            if weights[a] > 0 and top > 0 and right > 0:
+                table[low + a : low + a + top, a * s : a * s + right] += weights[a] * block[:top, :right]
+        drawn, reach = drawn + most, reach + most * s
+    left = binom.pmf(0, none, share) if none else 1.0
+    return float(min(1.0, table[k].sum() * left / binom.pmf(k, n, share)))
+
+
+def _class_chance(pred: np.ndarray, y: np.ndarray) -> float:
+    """An upper bound on the chance that class predictions unrelated to the labels pick out every class as well:
+    for each class, the hypergeometric chance of at least as many of its rows among those predicted as it (Fisher's
+    exact test), the largest of them. Under unrelated labels each of these is a p-value, so their largest is one."""
+    from scipy.stats import hypergeom
+
+    labels, predicted = y.astype(np.int64), pred.astype(np.int64)
+    worst = 0.0
+    for c in np.unique(labels):
+        rows, chosen = int((labels == c).sum()), int((predicted == c).sum())
+        right = int(((labels == c) & (predicted == c)).sum())
+        worst = max(worst, float(hypergeom.sf(right - 1, len(labels), rows, chosen)))
+    return min(worst, 1.0)
+
+
 def _balanced_accuracy(pred: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Mean recall over the classes present in each row of ``ys``."""
     k = int(max(pred.max(), ys.max())) + 1

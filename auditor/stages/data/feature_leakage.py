@@ -46,6 +46,14 @@ class FeatureLeakageOptions(StageOptions):
         description="a proxy: the upper 95% bound of its holdout error (1 − AUC, 1 − balanced accuracy, 1 − R²) is "
         "below this",
     )
+    max_p_value: float = Field(
+        default=1e-6,
+        gt=0,
+        lt=1,
+        description="a proxy on a holdout whose smallest class is too small for the error bound: its error (at most "
+        "max_error) comes to less than half a row of that class, and a column unrelated to the label would score as "
+        "well with a chance below this",
+    )
     identifier_skill: float = Field(
         default=0.2, gt=0, le=1, description="skill (0 chance, 1 perfect) at which an identifier-like column predicts"
     )
@@ -89,6 +97,7 @@ class _Result:
     holdout: Score
     train: Score
     bound: float  # upper bound of the holdout error
+    chance: float  # the chance an unrelated column scores as well (NaN: not worked out, the bound decides)
 
 
 class FeatureLeakage(Stage):
@@ -171,7 +180,9 @@ class FeatureLeakage(Stage):
                 evidence={**ev.subject, "reason": reason},
             )
             return
-        results = [self._score(c, name, enc, train, holdout, labels) for c in columns for name, enc in c.readings]
+        smallest = _smallest_class(labels, holdout)
+        few = smallest is not None and _zero_error_bound(smallest[1]) > options.max_error
+        results = [self._score(c, name, enc, train, holdout, labels, few) for c in columns for name, enc in c.readings]
         best = _best_per_column(results)
         proxies = [r for r in best if self._is_proxy(r, len(holdout))]
         named = {r.column.name for r in proxies}
@@ -182,11 +193,13 @@ class FeatureLeakage(Stage):
         common = {**ev.subject, "metric": metric, "base_rate": base}
         if best_legit is not None:
             common["best_legitimate"] = {"column": best_legit.column.name, "score": round(best_legit.holdout.value, 4)}
+        if smallest is not None:
+            common["smallest_class"] = {"class": smallest[0], "rows": smallest[1]}
         flags: dict[str, str] = {}
         found: list[Finding] = []
         for r in proxies:
             flags[r.column.name] = "proxy"
-            found.append(self._proxy(r, ev, metric, common, best_legit, base))
+            found.append(self._proxy(r, ev, metric, common, best_legit, base, smallest))
         for r in best:
             if r.column.name in named:
                 continue
@@ -221,18 +234,21 @@ class FeatureLeakage(Stage):
             ),
         )
         note = f" {len(skipped)} more holdout(s) not scored: {', '.join(skipped[:5])}." if skipped else ""
+        if few and smallest is not None:
+            note = (
+                f" The holdout's {smallest[1]:,} row(s) of '{smallest[0]}' are too few for even a perfect score to "
+                f"bound the error below {options.max_error} at {CONFIDENCE:.0%} confidence "
+                f"({_rows_for_bound(options.max_error)} needed): a feature whose error is less than half a row of them "
+                "is a proxy when a column unrelated to the label would score as well with a chance below "
+                f"{options.max_p_value:g}." + note
+            )
         yield self.finding(
             "FLK000",
             Severity.INFO,
             f"{len(best)} column(s) scored alone against {ev.where} on {len(train):,} training and {len(holdout):,} "
             f"holdout rows (at most {options.max_rows:,} per split, drawn with a fixed seed); base rate "
             f"{_base_text(base)}"
-            + (
-                f"; the best legitimate-looking feature, '{best_legit.column.name}', reaches {metric} "
-                f"{best_legit.holdout.value:.3f}."
-                if best_legit is not None
-                else "."
-            )
+            + (f"; {self._best_text(best_legit, metric)}." if best_legit is not None else ".")
             + note,
             key=next(iter(ev.subject.values())),
             evidence={
@@ -252,11 +268,21 @@ class FeatureLeakage(Stage):
         yield from found
 
     def _score(
-        self, column: _Column, reading: str, enc: Encoded, train: np.ndarray, holdout: np.ndarray, labels: Labels
+        self,
+        column: _Column,
+        reading: str,
+        enc: Encoded,
+        train: np.ndarray,
+        holdout: np.ndarray,
+        labels: Labels,
+        few: bool,
     ) -> _Result:
+        """The column's scores on the holdout and (out of fold) on the training rows, its error bound, and, when
+        the holdout's smallest class is too ``few`` for the bound and the column errs on none of its rows, the
+        chance that a column unrelated to the label scores as well."""
         import numpy as np
 
-        from auditor.manifest.featurepower import SEED, predict, score
+        from auditor.manifest.featurepower import SEED, chance_of_score, predict, score
 
         y, task, k = labels.values, labels.task, len(labels.classes)
         pred = predict(enc, train, y[train], task, k)
@@ -272,13 +298,42 @@ class FeatureLeakage(Stage):
             if len(fit) >= 2 and _scorable(y[held], task) and _scorable(y[fit], task)
         ]
         on_train = _mean_score(halves) if len(halves) == 2 else _nan_score()
-        return _Result(column, reading, enc.kind, on_holdout, on_train, _error_bound(on_holdout, y[holdout], task))
+        bound = _error_bound(on_holdout, y[holdout], task)
+        chance = float("nan")
+        assert isinstance(self.options, FeatureLeakageOptions)
+        if few and _errs_on_no_row(on_holdout, y[holdout], self.options.max_error):
+            chance = chance_of_score(pred[holdout], y[holdout], task)
+        return _Result(column, reading, enc.kind, on_holdout, on_train, bound, chance)
 
     def _is_proxy(self, r: _Result, holdout_rows: int) -> bool:
+        """Its error bounded below max_error; or, where the smallest class is too small for any score to bound it,
+        no error on that class's rows and a chance below max_p_value that an unrelated column scores as well."""
         assert isinstance(self.options, FeatureLeakageOptions)
-        if r.column.role != "feature" or holdout_rows < self.options.min_rows:
+        o = self.options
+        if r.column.role != "feature" or holdout_rows < o.min_rows or r.holdout.z < o.min_z:
             return False
-        return r.bound <= self.options.max_error and r.holdout.z >= self.options.min_z
+        return r.bound <= o.max_error or r.chance <= o.max_p_value
+
+    def _best_text(self, best: _Result, metric: str) -> str:
+        """The best feature not flagged and its score; one that scores near perfectly says why it is no proxy."""
+        assert isinstance(self.options, FeatureLeakageOptions)
+        o = self.options
+        text = f"the best legitimate-looking feature, '{best.column.name}', reaches {metric} {best.holdout.value:.3f}"
+        if not 1.0 - best.holdout.value <= o.max_error:
+            return text
+        if best.holdout.z < o.min_z:
+            why = f"it stands only {best.holdout.z:.1f} spreads above the scores of shuffled labels (min_z {o.min_z:g})"
+        elif math.isfinite(best.chance):
+            why = (
+                f"a column unrelated to the label would score as well with a chance of {_chance_text(best.chance)} "
+                f"(max_p_value {o.max_p_value:g})"
+            )
+        else:
+            why = f"its error is not shown below {o.max_error} (its bound is {best.bound:.3f} at {CONFIDENCE:.0%})"
+        return (
+            f"the best feature not flagged, '{best.column.name}', reaches {metric} {best.holdout.value:.3f}, near "
+            f"perfect on these rows but not shown to be a proxy: {why}"
+        )
 
     def _encodes_split(self, r: _Result) -> bool:
         assert isinstance(self.options, FeatureLeakageOptions)
@@ -310,6 +365,7 @@ class FeatureLeakage(Stage):
         common: dict[str, Any],
         best: _Result | None,
         base: dict[str, Any],
+        smallest: tuple[str, int] | None,
     ) -> Finding:
         assert isinstance(self.options, FeatureLeakageOptions)
         than = (
@@ -318,15 +374,27 @@ class FeatureLeakage(Stage):
             else "no legitimate-looking feature to compare with"
         )
         looks = f" (it also looks like an identifier: {r.column.identifier})" if r.column.identifier else ""
+        evidence = {**self._evidence(r, common), "error_bound": round(r.bound, 4)}
+        if r.bound <= self.options.max_error:
+            how = f"its error is below {r.bound:.3f} at {CONFIDENCE:.0%} confidence"
+        else:  # shown by the chance: the smallest class is too small for the bound
+            assert smallest is not None
+            how = (
+                f"its error, {max(1.0 - r.holdout.value, 0.0):.3f}, is less than half a row of the {smallest[1]:,} of "
+                f"'{smallest[0]}', and a column unrelated to the label would score as well with a chance of "
+                f"{_chance_text(r.chance)}; those rows are too few to bound its error below {self.options.max_error} "
+                f"at {CONFIDENCE:.0%} confidence, not too few to tell it from chance"
+            )
+            evidence["p_value"] = float(f"{r.chance:.3g}")
         return self.finding(
             "FLK001",
             Severity.ERROR,
             f"'{r.column.name}' alone predicts the labels of {ev.where} almost perfectly: {metric} "
-            f"{r.holdout.value:.3f} (its error is below {r.bound:.3f} at {CONFIDENCE:.0%} confidence){looks}; {than}, "
+            f"{r.holdout.value:.3f} ({how}){looks}; {than}, "
             f"and the base rate is {_base_text(base)}. A column that knows the label this well is usually recorded "
             "after the outcome, or derived from it.",
             key=r.column.name,
-            evidence={**self._evidence(r, common), "error_bound": round(r.bound, 4)},
+            evidence=evidence,
             scope=scope_of([r.column.name]),
             remediation=f"Drop '{r.column.name}' from the features, or rebuild it from what is known when the "
             "prediction is made; if it truly is known then, accept it with that reason.",
@@ -490,6 +558,45 @@ def _error_bound(s: Score, y: np.ndarray, task: str) -> float:
     n = int(counts[counts > 0].min())
     k = round(error * n)
     return 1.0 if k >= n else float(beta.ppf(CONFIDENCE, k + 1, n - k))
+
+
+def _smallest_class(labels: Labels, rows: np.ndarray) -> tuple[str, int] | None:
+    """The holdout's smallest class and its rows (None for a numeric label): what bounds a classifier's error."""
+    import numpy as np
+
+    if labels.task == "regression":
+        return None
+    counts = np.bincount(labels.values[rows].astype(np.int64), minlength=len(labels.classes))
+    present = np.flatnonzero(counts)
+    smallest = int(present[np.argmin(counts[present])])  # the first class by name on a tie
+    return labels.classes[smallest], int(counts[smallest])
+
+
+def _zero_error_bound(n: int) -> float:
+    """The error bound of a perfect score on ``n`` rows of the smallest class (Clopper-Pearson with no error)."""
+    return 1.0 - (1.0 - CONFIDENCE) ** (1.0 / n) if n > 0 else 1.0
+
+
+def _rows_for_bound(max_error: float) -> int:
+    """The fewest rows of the smallest class on which a perfect score bounds the error below ``max_error``."""
+    return math.ceil(math.log(1.0 - CONFIDENCE) / math.log(1.0 - max_error))
+
+
+def _errs_on_no_row(s: Score, y: np.ndarray, max_error: float) -> bool:
+    """Whether the error, at most ``max_error``, rounds to no row of the smallest class (the count the bound reads).
+    With just the rows the bound needs, only such a score is bounded below max_error: asking the same on fewer rows
+    means a proxy stays one as rows are added."""
+    import numpy as np
+
+    if not math.isfinite(s.value):
+        return False
+    error = max(1.0 - s.value, 0.0)
+    counts = np.bincount(y.astype(np.int64))
+    return error <= max_error and round(error * int(counts[counts > 0].min())) == 0
+
+
+def _chance_text(p: float) -> str:
+    return f"{p:.1g}" if p >= 1e-300 else "below 1e-300"
 
 
 def _variance_share_bound(share: float, n: int) -> float:
