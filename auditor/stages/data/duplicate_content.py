@@ -68,7 +68,7 @@ class DuplicateContent(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import pyarrow as pa
 
-        from auditor.manifest.content import cache_dir_from, none_read
+        from auditor.manifest.content import cache_dir_from, none_read, refuse_unread_side
         from auditor.manifest.groupcounts import counts_from_rows
         from auditor.manifest.repeats import repeated_rows
 
@@ -84,6 +84,8 @@ class DuplicateContent(Stage):
             keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
         )
         none_read(keys.content_path, paths, digests.failures)
+        unread = per_row.is_null().to_numpy(zero_copy_only=False)
+        refuse_unread_side(manifest, context.roles, keys.content_path, unread, digests.failures)
         content = pa.chunked_array([per_row])
         if digests.failures:
             failed = sorted(digests.failures.items())

@@ -246,3 +246,129 @@ def test_a_copied_file_beside_empty_placeholders_is_still_a_copy(tmp_path: Path)
     assert finding(r, "DUP001").evidence["digests"] == 1
     assert finding(r, "DUP003").evidence == {"digests": 1, "rows": 2}
     assert "UPS001" in codes(r)
+
+
+CONTENT_STAGES = ["duplicate_content", "near_duplicates"]
+
+
+def _content_audit(tmp_path: Path, rows: list[tuple[str, str | None, bool]], stage: str, **manifest: object):  # type: ignore[no-untyped-def]
+    """An audit of text files, one a row: (split, file name or None, whether the file is written)."""
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    for i, (_, name, written) in enumerate(rows):
+        if name is not None and written:
+            words = " ".join(f"w{i}x{k}" for k in range(40))  # distinct texts: no copy anywhere
+            (tmp_path / "docs" / name).write_text(words, encoding="utf-8")
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "sid": [f"s{i}" for i in range(len(rows))],
+            "file": [f"docs/{n}" if n else "" for _, n, _ in rows],
+            "split": [s for s, _, _ in rows],
+        },
+    )
+    spec = {"path": "m.csv", "split": "split", "id": "sid", **manifest}
+    if "folds" in manifest:  # the split column holds each row's fold
+        spec["split"] = None
+    cfg = write_config(
+        tmp_path,
+        {
+            "manifest": spec,
+            "keys": {"content_path": "file"},
+            "stages": {stage: {"cache_dir": "none"}},
+        },
+    )
+    report = run_audit(cfg, only=[stage])
+    [result] = report.stages
+    return report, result
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_holdout_split_none_of_whose_files_can_be_read_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """Every test file moved away, the training files all there: nothing of the holdout was compared, so the stage
+    errors (exit 2) naming the split and its files, where it passed with a warning."""
+    rows = [("train", f"tr{i}.txt", True) for i in range(4)] + [("test", f"te{i}.txt", False) for i in range(3)]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None
+    message = result.error.message
+    assert "holdout split 'test': none of its 3 file(s) named in 'file' could be read" in message
+    assert "docs/te0.txt (file not found)" in message and "training split" not in message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_training_side_none_of_whose_files_can_be_read_is_not_audited(tmp_path: Path, stage: str) -> None:
+    rows = [("train", f"tr{i}.txt", False) for i in range(2)] + [("test", f"te{i}.txt", True) for i in range(3)]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "training split(s) 'train': none of its 2 file(s)" in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_one_of_two_holdout_splits_unreadable_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """val read, test not: test was compared with nothing, which must not pass because val was."""
+    rows = (
+        [("train", f"tr{i}.txt", True) for i in range(3)]
+        + [("val", f"va{i}.txt", True) for i in range(2)]
+        + [("test", f"te{i}.txt", False) for i in range(2)]
+    )
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None
+    assert "holdout split 'test'" in result.error.message and "'val'" not in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_fold_whose_holdout_files_are_all_unread_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """Cross-validation: the files of fold 2 (its holdout) all missing, while fold 2's training rows and every
+    other fold were read: fold 2 was judged on nothing."""
+    rows = [(str(i % 3), f"f{i}.txt", i % 3 != 2) for i in range(9)]
+    report, result = _content_audit(tmp_path, rows, stage, folds="split")
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "the holdout rows of fold" in result.error.message
+    assert "training rows of fold" not in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_some_unread_files_on_each_side_stay_a_warning(tmp_path: Path, stage: str) -> None:
+    """One file missing in train and one in test, each side with files read, and a test row naming no file: the
+    stage compared both sides, so the unread files are the usual warning and the audit passes."""
+    rows = [
+        ("train", "tr0.txt", True),
+        ("train", "tr1.txt", False),
+        ("test", "te0.txt", True),
+        ("test", "te1.txt", False),
+        ("test", None, False),
+    ]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "passed" and report.exit_code == 0
+    assert finding(report, "DUP005" if stage == "duplicate_content" else "NDP005").evidence["files"] == 2
+
+
+def test_holdout_images_that_all_fail_to_decode_are_not_compared(tmp_path: Path) -> None:
+    """near_duplicates: test files that are there but are no image it can decode (a cut PNG) were compared with
+    nothing, like missing ones; duplicate_content hashed their bytes, so it still judges them."""
+    from PIL import Image
+
+    (tmp_path / "img").mkdir()
+    for i in range(3):
+        Image.new("RGB", (32, 32), (i * 60, 10, 200 - i * 50)).save(tmp_path / "img" / f"tr{i}.png")
+    cut = (tmp_path / "img" / "tr0.png").read_bytes()[:40]
+    for i in range(2):
+        (tmp_path / "img" / f"te{i}.png").write_bytes(cut + bytes([i]))
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "file": [f"img/tr{i}.png" for i in range(3)] + ["img/te0.png", "img/te1.png"],
+            "split": ["train"] * 3 + ["test"] * 2,
+        },
+    )
+    cfg = write_config(
+        tmp_path,
+        {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"content_path": "file"}},
+    )
+    report = run_audit(cfg, only=["near_duplicates", "duplicate_content"])
+    by = {s.stage: s for s in report.stages}
+    assert by["near_duplicates"].status == "error" and report.exit_code == 2
+    error = by["near_duplicates"].error
+    assert error is not None and "holdout split 'test': none of its 2 file(s)" in error.message
+    assert by["duplicate_content"].status == "passed"
