@@ -372,3 +372,49 @@ def test_holdout_images_that_all_fail_to_decode_are_not_compared(tmp_path: Path)
     error = by["near_duplicates"].error
     assert error is not None and "holdout split 'test': none of its 2 file(s)" in error.message
     assert by["duplicate_content"].status == "passed"
+
+
+SHA = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+OTHER_SHA = "486ea46224d1bb4fb680f34f7c9ad96a8f24ec88be73ea8e5a6c65260e9cb8a7"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [f"sha256:{SHA}", f"SHA256:{SHA.upper()}", f"sha256: {SHA}", f" sha256:{SHA}"],
+    ids=["prefix", "upper", "space", "leading-space"],
+)
+def test_a_digest_with_an_algorithm_prefix_is_the_bare_digest(audit, written: str) -> None:  # type: ignore[no-untyped-def]
+    """`sha256:<hex>` (as OCI, Git LFS and DVC write it) in test and the bare hex in train name the same bytes:
+    DUP007, an error, as a digest in upper case is; it was no finding at all."""
+    data = {"sid": ["1", "2", "3"], "h": [SHA, written, OTHER_SHA], "split": ["train", "test", "train"]}
+    r = audit(data, manifest={"id": "sid"}, keys={"content_hash": "h"}, only=ONLY)
+    f = finding(r, "DUP007")
+    assert f.severity.value == "error" and f.evidence["digests"] == 1 and r.exit_code == 1
+    assert f.examples[0]["value"] == SHA and "algorithm prefix" in f.message
+
+
+def test_an_md5_prefix_matches_a_bare_md5(audit) -> None:  # type: ignore[no-untyped-def]
+    md5 = "5d41402abc4b2a76b9719d911017c592"
+    data = {"h": [md5, f"md5:{md5}"], "split": ["train", "test"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert finding(r, "DUP007").evidence["digests"] == 1
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        f"sha3-256:{SHA}",  # another algorithm of the same length: a bare 64-digit digest is a sha256
+        f"blake2s:{SHA}",
+        f"md5:{SHA}",  # an md5 has 32 digits: this is no md5 digest, so it is compared as written
+        f"sha256:{SHA[:32]}",
+        f"foo:{SHA}",  # no algorithm
+        f"s3://bucket/{SHA}",
+    ],
+    ids=["sha3-256", "blake2s", "md5-of-64", "sha256-of-32", "foo", "url"],
+)
+def test_a_prefix_that_names_no_algorithm_of_that_length_is_compared_as_written(audit, written: str) -> None:  # type: ignore[no-untyped-def]
+    """Digests of different algorithms are never the same content, and a prefix that is no algorithm name is
+    part of the value: none of these is a spelling of the bare sha256 in train."""
+    data = {"h": [SHA, written, OTHER_SHA, f"sha256:{OTHER_SHA}"], "split": ["train", "test", "train", "train"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert "DUP007" not in codes(r) and "DUP001" not in codes(r) and r.exit_code == 0
