@@ -382,18 +382,22 @@ class Contamination(Stage):
             elif outcome.file_problems.get(f, {}).get("missing_field", 0):
                 path = base / label
                 kind = kind_of(path)
-                try:
-                    size = path.stat().st_size
-                except OSError:
-                    size = 0
-                has = line_fields(CorpusFile(path, "jsonl", kind[1] if kind else None, size))
+                if kind is not None and kind[0] == "parquet":  # the column is there, null in every row
+                    has = [o.text]
+                else:
+                    try:
+                        size = path.stat().st_size
+                    except OSError:
+                        size = 0
+                    has = line_fields(CorpusFile(path, "jsonl", kind[1] if kind else None, size))
             else:
                 continue
-            what = "column" if f in outcome.no_column else "field"
+            parquet = label.lower().endswith(".parquet")
+            what, unit = ("column", "row") if parquet else ("field", "line")
             lines = outcome.file_problems.get(f, {}).get("missing_field", 0)
-            whose = f"none of its {lines} line(s) holds a" if lines else "it has no"
+            whose = f"none of its {lines} {unit}(s) holds a" if lines else "it has no"
             if o.text in has:
-                found = f"'{o.text}' is there but empty (null) on every line"
+                found = f"'{o.text}' is there but empty (null) on every {unit}"
             else:
                 found = f"its {what}s: {', '.join(repr(h) for h in has[:10])}" if has else f"no {what} could be read"
             parts.append(f"{label}: {whose} text in the {what} '{o.text}' ({found})")

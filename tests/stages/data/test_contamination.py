@@ -643,6 +643,21 @@ def test_a_parquet_shard_without_the_text_column_is_an_error_naming_its_columns(
     )
 
 
+def test_a_parquet_shard_whose_text_column_is_null_in_every_row_is_an_error(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = _two_shards(tmp_path, {"b.jsonl": _lines(UNRELATED)})
+    pq.write_table(
+        pa.table({"text": pa.array([None, None], pa.string()), "id": [1, 2]}), tmp_path / "corpus" / "a.parquet"
+    )
+    result = run_audit(config, only=ONLY).stages[0]
+    assert result.status == "error" and result.error is not None
+    assert "corpus/a.parquet: none of its 2 row(s) holds a text in the column 'text' ('text' is there but empty" in (
+        result.error.message
+    )
+
+
 def test_a_shard_whose_text_is_null_on_every_line_is_an_error(tmp_path: Path) -> None:
     config = _two_shards(
         tmp_path, {"a.jsonl": _lines({"text": None, "id": 1}, {"text": None, "id": 2}), "b.jsonl": _lines(UNRELATED)}
