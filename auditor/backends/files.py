@@ -39,7 +39,7 @@ from auditor.manifest.readers import (
     reject_split_parquet_columns,
 )
 from auditor.manifest.rows import take_rows
-from auditor.manifest.spelling import Variants, normalise, spelling_variants
+from auditor.manifest.spelling import Variants, digest_normal, normalise, spelling_variants
 from auditor.manifest.table import (
     SPLIT_COLUMN,
     Manifest,
@@ -296,17 +296,18 @@ class FileManifest(Manifest):
             )
         return super()._hash_content(column, cache_dir)
 
-    def _spelling(self, column: str) -> Variants:
+    def _spelling(self, column: str, digest: bool = False) -> Variants:
         """Spelling variants from the rows the engine finds may not be spelled normally, and their twins."""
         plain = self._types[column]
         plain = plain.value_type if pa.types.is_dictionary(plain) else plain
         if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)):
             return spelling_variants(pa.array([], plain))  # numbers have one spelling
-        maybe = self._rows_matching(column, MAYBE_NOT_NORMAL)
+        # A digest's algorithm prefix (`sha256:`) is a spelling too: the rows holding a colon may carry one.
+        maybe = self._rows_matching(column, MAYBE_NOT_NORMAL + ("|:" if digest else ""))
         if not maybe.num_rows:
             return spelling_variants(pa.array([], pa.string()))
         raw = maybe["v"].combine_chunks().cast(pa.string())
-        normal = normalise(raw).combine_chunks()
+        normal = (digest_normal(raw) if digest else normalise(raw)).combine_chunks()
         changed = ~np.asarray(pc.fill_null(pc.equal(normal, raw), True).to_numpy(zero_copy_only=False), dtype=bool)
         rows, values = maybe[ROW].to_numpy()[changed], raw.filter(pa.array(changed))
         targets = pc.unique(normal.filter(pa.array(changed)))
@@ -317,7 +318,7 @@ class FileManifest(Manifest):
             rows = np.concatenate([rows, twins[ROW].to_numpy()])
             values = pa.concat_arrays([values, twins["v"].combine_chunks().cast(pa.string())])
         order = np.argsort(rows, kind="stable")
-        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]))
+        found = spelling_variants(pa.chunked_array([values.take(pa.array(order))]), digest=digest)
         return Variants(rows[order][found.positions], found.group, found.normal)
 
     def _rows_matching(self, column: str, pattern: str) -> pa.Table:

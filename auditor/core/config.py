@@ -500,6 +500,11 @@ class AuditConfig(_Section):
                     raise ValueError(f"keys.features names '{column}', which is {role}: a feature cannot be that")
         return self
 
+    @property
+    def paths_splits(self) -> tuple[str, ...]:
+        """The splits `manifest.paths` names, one per file: each declared even when its file holds no row."""
+        return tuple(self.manifest.paths) if self.manifest is not None and self.manifest.paths else ()
+
     def manifest_columns(self) -> dict[str, Loc]:
         """Every manifest column the config names, in a stable order, with where it is named."""
         named: dict[str, Loc] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
@@ -82,9 +83,15 @@ class SplitRoles:
     folds: FoldLayout | None = None
 
     @classmethod
-    def from_config(cls, spec: SplitsSpec, observed: list[str], folds: FoldLayout | None = None) -> SplitRoles:
+    def from_config(
+        cls, spec: SplitsSpec, observed: list[str], folds: FoldLayout | None = None, named: Sequence[str] = ()
+    ) -> SplitRoles:
+        """The roles the config gives; ``named`` are splits the manifest names without rows of theirs (a file of
+        `manifest.paths` that holds only a header): declared all the same, so a holdout of them is one with no
+        rows, not a split that does not exist."""
         if folds is not None:
             return cls._of_folds(spec, folds)
+        observed = [*observed, *(n for n in named if n not in observed)]
         train = frozenset(spec.train)
         holdout = (
             frozenset(spec.holdout) if spec.holdout is not None else frozenset(s for s in observed if s not in train)

@@ -87,7 +87,9 @@ def _refuse_fold_holdout(manifest: Manifest, loaded: LoadedConfig, split: str) -
     """ConfigError for a cross-validation fold's holdout: a validation fold, which the ledger does not count."""
     if manifest.folds is None or split not in manifest.folds.patterns:
         return
-    roles = SplitRoles.from_config(loaded.config.splits, manifest.split_names, manifest.folds)
+    roles = SplitRoles.from_config(
+        loaded.config.splits, manifest.split_names, manifest.folds, loaded.config.paths_splits
+    )
     if roles.role(split) != "fold":
         return  # a fixed split beside the folds (or a stretch that only trains): recorded as without folds
     fixed = [s for s in roles.order(manifest.split_names) if roles.role(s) == "holdout"]

@@ -26,7 +26,11 @@ from auditor.core.paths import kind_of, open_regular, path_problem
 from auditor.manifest.sqlcache import SqliteCache
 
 if TYPE_CHECKING:
+    import numpy as np
     from rich.progress import Progress
+
+    from auditor.core.splits import SplitRoles
+    from auditor.manifest.table import Manifest
 
 _BLOCK = 1 << 20
 _PROGRESS_BYTES = 256 << 20  # show a progress bar only when there is this much to read
@@ -272,3 +276,77 @@ def none_read(column: str, paths: Sequence[str], failures: Mapping[str, str]) ->
             f"none of the {len(set(paths))} file(s) named in '{column}' could be read, e.g. {first} ({why}); "
             "expected paths relative to the manifest file"
         )
+
+
+_SIDE_EXAMPLES = 3  # unread files a message names per side
+
+
+def refuse_unread_side(
+    manifest: Manifest, roles: SplitRoles, column: str, unread: np.ndarray, failures: Mapping[str, str]
+) -> None:
+    """Refuse to audit the content of a column when every file one side of the split names could not be read:
+    the training splits, one holdout split, or one fold's training or holdout rows. Nothing of that side was
+    compared across the split, so unread files beside a pass would be a pass on nothing (all of a holdout
+    moved away). ``unread`` is per row: its file could not be read (or decoded); rows naming no file are not
+    counted on either side, and a side with some files read stays the caller's warning."""
+    import numpy as np
+
+    key = manifest.key(column)
+    codes = np.asarray(key.codes)
+    split = np.asarray(manifest.split.codes)
+    names = manifest.split_names
+    named = (codes >= 0) & (split >= 0)
+    named_per = np.bincount(split[named], minlength=len(names))
+    read_per = np.bincount(split[named & ~np.asarray(unread, dtype=bool)], minlength=len(names))
+    seen: set[tuple[int, ...]] = set()
+    parts = []
+    for label, members in _sides(roles, names):
+        chosen = tuple(int(i) for i in np.flatnonzero(members))
+        if not chosen or chosen in seen:
+            continue
+        seen.add(chosen)
+        if named_per[list(chosen)].sum() == 0 or read_per[list(chosen)].sum() > 0:
+            continue
+        files = np.unique(codes[named & np.isin(split, chosen)])
+        shown = []
+        for name in key.labels(files[:_SIDE_EXAMPLES]):
+            path = str((manifest.content_base / name).resolve())
+            shown.append(f"{path} ({failures.get(path, 'could not be decoded')})")
+        parts.append(
+            f"{label}: none of its {len(files)} file(s) named in '{column}' could be read, e.g. " + ", ".join(shown)
+        )
+    if parts:
+        raise StageInputError(
+            "; ".join(parts) + ". Nothing of that side was compared across the split, so the stage gives no verdict; "
+            "restore the files or fix their paths (relative to the manifest file)"
+        )
+
+
+def _sides(roles: SplitRoles, names: list[str]) -> list[tuple[str, np.ndarray]]:
+    """Each side a cross-split comparison needs, as (how a message names it, a mask over ``names``)."""
+    import numpy as np
+
+    if roles.folds is not None:
+        layout = roles.folds
+        holdout, train = layout.matrices(names)
+        out = []
+        for f, fold in enumerate(layout.folds):
+            if layout.is_fixed(f):
+                out.append((f"holdout split {fold!r}", holdout[:, f]))
+                out.append((f"the training rows judged against {fold!r}", train[:, f]))
+            else:
+                out.append((f"the holdout rows of fold {fold!r}", holdout[:, f]))
+                out.append((f"the training rows of fold {fold!r}", train[:, f]))
+        return out
+    role = [roles.role(n) for n in names]
+    train_names = [n for n, r in zip(names, role, strict=True) if r == "train"]
+    out = [
+        (
+            f"training split(s) {', '.join(repr(n) for n in train_names)}",
+            np.array([r == "train" for r in role], dtype=bool),
+        )
+    ]
+    for i, (n, r) in enumerate(zip(names, role, strict=True)):
+        if r == "holdout":
+            out.append((f"holdout split {n!r}", np.arange(len(names)) == i))
+    return out

@@ -4,8 +4,8 @@ The normal form is core/spelling.py's (NFKC, case folding, format characters dro
 as ASCII, surrounding whitespace removed, numbers by value but a fraction's digits as written (`1.10` is not
 `1.1`), quotes, brackets and sentence punctuation at either end of any other value dropped (`A+` is not `A-`),
 computed here column-wise with Arrow and numpy
-and tested against that definition. Hex digests are text, so they compare case-insensitively. Blank values
-have no normal form (they are missing).
+and tested against that definition. Hex digests are text, so they compare case-insensitively; a digest key's
+values also drop an algorithm prefix (`sha256:`, digest_normal). Blank values have no normal form (they are missing).
 
 A column is scanned byte-wise for the few values that might not be in normal form; only those are
 normalised, and only the values equal to one of their normal forms are looked up, so a clean 10M-row
@@ -399,26 +399,48 @@ def _screen_keys(text: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
 
 
-def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
+# The algorithms whose prefix a digest may carry (`sha256:` as OCI, Git LFS and DVC write it), each with the
+# hex digits of its digest: a prefix is dropped only before that many, so `sha256:<32 hex>` and `sha3-256:…` (a
+# bare 64-digit digest is taken to be sha256) keep theirs, and digests of two algorithms never become equal.
+DIGEST_ALGORITHMS = {"md5": 32, "sha1": 40, "sha224": 56, "sha256": 64, "sha384": 96, "sha512": 128}
+_DIGEST_PREFIX = "^(?:" + "|".join(rf"{a}:\s*([0-9a-f]{{{n}}})" for a, n in DIGEST_ALGORITHMS.items()) + ")$"
+_DIGEST_HEX = "".join(rf"\{i}" for i in range(1, len(DIGEST_ALGORITHMS) + 1))
+
+
+def digest_normal(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    """The normal form of a digest: the spelling normal form without a leading algorithm prefix
+    (`SHA256:9F86…` -> `9f86…`); a prefix that names no algorithm, or not that algorithm's length, stays."""
+    normal = normalise(values)
+    return pa.chunked_array(
+        [pc.replace_substring_regex(c, _DIGEST_PREFIX, _DIGEST_HEX) for c in normal.chunks], pa.string()
+    )
+
+
+def spelling_variants(values: pa.Array | pa.ChunkedArray, digest: bool = False) -> Variants:
     """The groups of positions whose values differ but share a normal form (blank and null never group).
 
     ``values`` may be a whole column (positions are rows; equal values may repeat) or the distinct values
-    of a key (positions index them).
+    of a key (positions index them). ``digest``: the values are digests, whose normal form also drops an
+    algorithm prefix (digest_normal).
     """
     text = _text(values)
     if text is None or len(text) == 0:
         return _NONE
+    norm = digest_normal if digest else _normalise_plain
     candidates = _candidates(text)
+    if digest:  # a prefix is no byte the scan looks for: the values holding a colon may carry one
+        colon = pc.fill_null(pc.match_substring(text, ":"), False)
+        candidates = np.union1d(candidates, np.flatnonzero(np.asarray(colon.to_numpy(zero_copy_only=False))))
     if len(candidates) > len(text) // _FULL_SHARE:
         # Most values may change (an upper-case digest column): normalise the column once, not twice.
-        normal = normalise(text)
+        normal = norm(text)
         if pc.all(pc.fill_null(pc.equal(normal, text), True)).as_py():
             return _NONE
         rows, ncodes, _ = repeated_rows(normal, blank_is_missing=True)
     elif len(candidates):
         # The byte scan over-approximates (hex digests ending in 0 look numeric): keep the values that change.
         picked = take_rows(text, candidates)
-        normal_picked = normalise(picked)
+        normal_picked = norm(picked)
         same = pc.fill_null(pc.equal(normal_picked, picked), True).to_numpy(zero_copy_only=False)
         changed = ~np.asarray(same, dtype=bool)
         candidates = candidates[changed]
@@ -436,7 +458,7 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
             exact = pc.is_in(take_rows(text, screen), value_set=targets).to_numpy(zero_copy_only=False)
             screen = screen[np.asarray(exact, dtype=bool)]
         rows = np.union1d(candidates, screen)
-        ncodes = encode_column(normalise(take_rows(text, rows)))[0].astype(np.int64)
+        ncodes = encode_column(norm(take_rows(text, rows)))[0].astype(np.int64)
         rows, ncodes = rows[ncodes >= 0], ncodes[ncodes >= 0]  # blank normal forms are missing values
     else:
         return _NONE
@@ -462,8 +484,12 @@ def spelling_variants(values: pa.Array | pa.ChunkedArray) -> Variants:
     order = np.lexsort((rows, group))
     rows, group = rows[order].astype(np.int64), group[order]
     starts = np.flatnonzero(np.diff(group, prepend=-1))
-    labels = normalise(take_rows(text, rows[starts])).to_pylist()
+    labels = norm(take_rows(text, rows[starts])).to_pylist()
     return Variants(rows, group, [str(v) for v in labels])
+
+
+def _normalise_plain(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    return normalise(values)
 
 
 def normal_codes(values: pa.Array | pa.ChunkedArray, variants: Variants | None = None) -> np.ndarray:

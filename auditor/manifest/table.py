@@ -223,9 +223,10 @@ class Manifest:
             return self.row_spellings(spec)
         return from_codes(self.key(spec), self.split.codes, self.split.n_values)
 
-    def row_spellings(self, column: str) -> SpellingSplits:
-        """Spelling groups of a mostly-distinct column (ids, digests), judged row by row."""
-        variants = self.spelling(column)
+    def row_spellings(self, column: str, digest: bool = False) -> SpellingSplits:
+        """Spelling groups of a mostly-distinct column (ids, digests), judged row by row; ``digest``: as digests
+        (an algorithm prefix is a spelling too, see spelling.digest_normal)."""
+        variants = self.spelling(column, digest=digest)
         assert variants is not None
         positions = variants.positions
         return from_variant_rows(self.take(column, positions), self.split_at(positions), self.split.n_values, variants)
@@ -255,8 +256,8 @@ class Manifest:
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         return repeated_rows(self.table[column], blank_is_missing)
 
-    def _spelling(self, column: str) -> Variants:
-        return spelling_variants(self.table[column])
+    def _spelling(self, column: str, digest: bool = False) -> Variants:
+        return spelling_variants(self.table[column], digest=digest)
 
     def _sample(self, column: str, step: int) -> pa.ChunkedArray:
         return pa.chunked_array([take_rows(self.table[column], np.arange(0, self.n_rows, step))])
@@ -392,13 +393,14 @@ class Manifest:
         rows, codes, values = self.repeated(column, blank_is_missing)
         return counts_from_rows(rows, codes, values, self.split_at(rows), self.split.n_values, column)
 
-    def spelling(self, column: str, background: bool = False) -> Variants | None:
+    def spelling(self, column: str, background: bool = False, digest: bool = False) -> Variants | None:
         """Rows of ``column`` whose value has a twin spelled differently (`a` / `A `), found once.
 
-        With ``background`` the search only starts (a stage's prefetch) and None is returned.
+        With ``background`` the search only starts (a stage's prefetch) and None is returned. ``digest``: the
+        column holds digests, and `sha256:9f86…` is a spelling of `9f86…`.
         """
-        job = ("spelling", column)
-        work = partial(self._spelling, column)
+        job = ("spelling", column, "digest") if digest else ("spelling", column)
+        work = partial(self._spelling, column, digest)
         if background:
             self._background(job, work)
             return None

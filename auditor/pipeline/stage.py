@@ -60,7 +60,7 @@ class AuditContext:
         if self._roles is None:
             names = self.manifest.split_names if self.manifest is not None else []
             folds = self.manifest.folds if self.manifest is not None else None
-            self._roles = SplitRoles.from_config(self.config.splits, names, folds)
+            self._roles = SplitRoles.from_config(self.config.splits, names, folds, self.config.paths_splits)
         return self._roles
 
 

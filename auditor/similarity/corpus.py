@@ -365,12 +365,12 @@ def _parse_slowly(data: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np
 
 def parquet_groups(shard: CorpusFile, text: str) -> list[tuple[int, int, int]]:
     """(row group, first row, bytes on disk) of a Parquet shard; OSError/ArrowInvalid for a damaged file, KeyError
-    naming a missing column."""
+    naming a missing column (and, second, the columns the file has)."""
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(str(shard.path)).metadata
     if text not in meta.schema.names:
-        raise KeyError(text)
+        raise KeyError(text, tuple(meta.schema.names))  # the columns it has, for the message
     out, row = [], 0
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
@@ -398,3 +398,30 @@ def read_parquet_group(shard: CorpusFile, group: int, first_row: int, text: str)
         bad_lines=bad_lines,
         bad_kinds=bad_kinds,
     )
+
+
+_FIELD_LINES = 1000  # lines of a shard read for the fields its documents have
+
+
+def line_fields(shard: CorpusFile, limit: int = _FIELD_LINES) -> list[str]:
+    """The fields of the JSON objects on the first ``limit`` lines of a JSONL shard, in first-seen order (what a
+    message offers in place of a text field the lines lack); empty when none could be read."""
+    fields: dict[str, None] = {}
+    seen = 0
+    try:
+        for block in jsonl_blocks(shard, block=1 << 20):
+            for raw in block.data.splitlines():
+                if not raw.strip():
+                    continue
+                seen += 1
+                try:
+                    value = json.loads(raw.decode("utf-8", errors="replace"))
+                except ValueError:
+                    continue
+                if isinstance(value, dict):
+                    fields.update(dict.fromkeys(str(k) for k in value))
+                if seen >= limit:
+                    return list(fields)
+    except (OSError, ExpansionError):
+        pass  # what was read before is all there is to say
+    return list(fields)

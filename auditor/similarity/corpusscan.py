@@ -77,6 +77,10 @@ class TaskResult:
     failed: dict[int, str] = field(default_factory=dict)  # file -> why a piece of it could not be read
     cpu_s: float = 0.0  # CPU time the block took in its worker
     peak_rss_kb: int = 0  # the worker's peak resident memory so far
+    file_documents: dict[int, int] = field(default_factory=dict)  # file -> documents it gave
+    no_column: dict[int, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # Parquet file without the text column -> its columns
 
 
 @dataclass
@@ -91,6 +95,10 @@ class ScanOutcome:
     failed: dict[int, str] = field(default_factory=dict)  # file -> why reading stopped
     cpu_s: float = 0.0  # CPU time of the blocks' scans (the workers' share of the pass)
     worker_peak_rss_kb: int = 0
+    file_documents: dict[int, int] = field(default_factory=dict)  # file -> documents it gave (absent: none)
+    no_column: dict[int, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # Parquet file without the text column -> its columns
 
 
 _BENCH: Benchmark | None = None
@@ -209,7 +217,11 @@ def _run_task(task: Task, bench: Benchmark, text: str) -> TaskResult:
     for piece in task:
         progress[piece.file] = max(progress.get(piece.file, 0), piece.progress)
     problems, examples = _bad_lines(parsed)
-    return TaskResult(hits, len(parsed.texts), problems, examples, progress, failed)
+    per_file: dict[int, int] = {}
+    if parsed.files is not None and len(parsed.files):
+        found, counts = np.unique(parsed.files, return_counts=True)
+        per_file = {int(f): int(c) for f, c in zip(found, counts, strict=True)}
+    return TaskResult(hits, len(parsed.texts), problems, examples, progress, failed, file_documents=per_file)
 
 
 def _parse_pieces(pieces: list[Piece], text: str) -> Parsed:
@@ -333,6 +345,9 @@ def _taker(outcome: ScanOutcome, progress: Callable[[int], None] | None) -> Call
                 outcome.examples.append((f, line, problem))
         for f, why in result.failed.items():
             outcome.failed.setdefault(f, why)
+        for f, n in result.file_documents.items():
+            outcome.file_documents[f] = outcome.file_documents.get(f, 0) + n
+        outcome.no_column.update(result.no_column)
         outcome.cpu_s += result.cpu_s
         outcome.worker_peak_rss_kb = max(outcome.worker_peak_rss_kb, result.peak_rss_kb)
         for f, at in result.progress.items():
@@ -368,6 +383,8 @@ def scan_shard(
         mine.failed,
         mine.cpu_s,
         mine.worker_peak_rss_kb,
+        mine.file_documents,
+        mine.no_column,
     )
 
 
@@ -430,8 +447,9 @@ def _tasks(
                 if size >= BLOCK_BYTES or len(held) >= _MAX_PIECES:
                     yield tuple(held)
                     held, size = [], 0
-        except KeyError:
+        except KeyError as exc:
             outcome.failed[i] = f"has no column '{text}'"
+            outcome.no_column[i] = tuple(exc.args[1]) if len(exc.args) > 1 else ()
         except ExpansionError as exc:
             outcome.failed[i] = str(exc)
         except (OSError, ValueError) as exc:  # truncated or damaged: ArrowInvalid is a ValueError

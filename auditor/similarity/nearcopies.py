@@ -108,6 +108,8 @@ class NearCopies:
     other_files: int = 0  # files neither image nor text: not compared
     other_examples: tuple[str, ...] = ()
     unreadable: dict[str, str] = field(default_factory=dict)  # path -> why it was not compared
+    # Per row, with a file column: its file could not be read, hashed or decoded (a row naming no file: True too).
+    unread_rows: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -407,7 +409,12 @@ def find(
         other_examples = [str(paths[i]) for i in others[:5]]
     for source in sources:
         unreadable.update(source.unreadable)
-    return NearCopies(tuple(sources), other, tuple(other_examples), dict(sorted(unreadable.items())))
+    unread_rows = None
+    if files is not None:
+        # A unit whose file could not be read or decoded: every row of it (the same bytes) was not compared.
+        bad = np.array([str(p) in unreadable for p in paths] + [True], dtype=bool)
+        unread_rows = bad[np.where(codes >= 0, codes, len(paths))]
+    return NearCopies(tuple(sources), other, tuple(other_examples), dict(sorted(unreadable.items())), unread_rows)
 
 
 def linking_codes(source: Source) -> tuple[np.ndarray, int]:

@@ -792,6 +792,58 @@ def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: Engin
     assert {f["code"] for s in memory["stages"] for f in s["findings"]} >= {"DUP001", "DUP007"}
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_digests_with_an_algorithm_prefix_report_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """`sha256:<hex>` in test beside `<hex>` in train is one digest spelled two ways (DUP007) on every engine;
+    `sha3-256:<hex>`, an md5 beside a sha256 and a prefix naming no algorithm are not, on any engine."""
+    sha = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(40)]
+    md5 = hashlib.md5(b"m").hexdigest()
+    values = [sha[0], f"sha256:{sha[0]}", sha[1], f"SHA256:{sha[1].upper()}", sha[2], f"sha3-256:{sha[2]}"]
+    values += [md5, f"md5:{md5}", sha[3], f"foo:{sha[3]}", *sha[4:]]
+    split = ["train", "test"] * (len(values) // 2)
+    table = {"sample_id": [f"s{i}" for i in range(len(values))], "split": split, "sha": values}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=8)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert "DUP001" not in found and found["DUP007"]["evidence"]["digests"] == 3
+    assert sorted(e["value"] for e in found["DUP007"]["examples"]) == sorted([sha[0], sha[1], md5])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_holdout_none_of_whose_files_can_be_read_is_refused_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Every test file of a content_path column missing, the training files there: the same error, naming the
+    holdout split and its files, on every engine (never a pass on the training side alone)."""
+    (tmp_path / "docs").mkdir()
+    for i in range(4):
+        (tmp_path / "docs" / f"tr{i}.txt").write_text(" ".join(f"w{i}x{k}" for k in range(40)))
+    files = [f"docs/tr{i}.txt" for i in range(4)] + [f"docs/te{i}.txt" for i in range(3)]
+    table = {"sid": [f"s{i}" for i in range(7)], "file": files, "split": ["train"] * 4 + ["test"] * 3}
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sid", "split": "split"},
+        "keys": {"content_path": "file"},
+        "stages": {"duplicate_content": {"cache_dir": "none"}},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    [stage] = memory["stages"]
+    assert stage["status"] == "error" and memory["exit_code"] == 2
+    assert "holdout split 'test': none of its 3 file(s)" in stage["error"]["message"]
+
+
 # -- shards of one column in different types -------------------------------------------------------------------
 
 

@@ -157,6 +157,9 @@ def test_shards_as_dask_tasks_find_what_the_local_pass_finds(tmp_path: Path) -> 
     assert _found(mapped) == _found(local)
     assert set(mapped.failed) == {3, 4} and mapped.problems["not_json"] == 1 and mapped.problems["missing_field"] == 1
     assert told[-1] == sum(f.size for f in files) and told == sorted(told)
+    # The documents of each file and the columns of a shard without the text column, which contamination names.
+    assert mapped.file_documents == local.file_documents and local.file_documents[1] == 100
+    assert 3 not in local.file_documents and mapped.no_column == local.no_column == {3: ("body",)}
 
 
 def test_a_shard_a_cluster_worker_cannot_see_is_an_error_not_a_shard_unread(tmp_path: Path) -> None:

@@ -169,6 +169,8 @@ class Contamination(Stage):
             raise StageInputError(
                 f"contamination: no corpus document could be read ({self._not_read(outcome, labels, skipped)})"
             )
+        if train_rows is None:
+            self._refuse_fieldless(outcome, labels, context.loaded.base_dir)
         shown: dict[int, list[DocHit]] = {}
         for hit in outcome.hits:
             for item in sorted({r.item for r in hit.runs}):
@@ -407,6 +409,51 @@ class Contamination(Stage):
             parts = self._bad_lines(outcome, labels)
         parts += [_skipped_text(skipped)] if skipped else []
         return "; ".join(parts) if parts else "the corpus holds no document"
+
+    def _refuse_fieldless(self, outcome: ScanOutcome, labels: list[str], base: Path) -> None:
+        """StageInputError naming each corpus file none of whose lines holds the text field (chat-format
+        `messages` beside `text` shards), or a Parquet file without that column: nothing of it was read, so a
+        copy of a benchmark item there would go unseen. A file that gave some documents, or an empty one, is
+        not refused (CTM004 names the lines that lack the field)."""
+        from auditor.similarity.corpus import CorpusFile, kind_of, line_fields
+
+        o = self.options
+        assert isinstance(o, ContaminationOptions)
+        parts = []
+        for f, label in enumerate(labels):
+            if outcome.file_documents.get(f, 0):
+                continue
+            if f in outcome.no_column:
+                has = list(outcome.no_column[f])
+            elif outcome.file_problems.get(f, {}).get("missing_field", 0):
+                path = base / label
+                kind = kind_of(path)
+                if kind is not None and kind[0] == "parquet":  # the column is there, null in every row
+                    has = [o.text]
+                else:
+                    try:
+                        size = path.stat().st_size
+                    except OSError:
+                        size = 0
+                    has = line_fields(CorpusFile(path, "jsonl", kind[1] if kind else None, size))
+            else:
+                continue
+            parquet = label.lower().endswith(".parquet")
+            what, unit = ("column", "row") if parquet else ("field", "line")
+            lines = outcome.file_problems.get(f, {}).get("missing_field", 0)
+            whose = f"none of its {lines} {unit}(s) holds a" if lines else "it has no"
+            if o.text in has:
+                found = f"'{o.text}' is there but empty (null) on every {unit}"
+            else:
+                found = f"its {what}s: {', '.join(repr(h) for h in has[:10])}" if has else f"no {what} could be read"
+            parts.append(f"{label}: {whose} text in the {what} '{o.text}' ({found})")
+        if parts:
+            raise StageInputError(
+                "contamination: corpus file(s) from which no document could be read: "
+                + "; ".join(parts)
+                + ". A benchmark item copied there would go unseen; set `stages.contamination.text` to the field "
+                "these files hold, or audit them in a corpus of their own"
+            )
 
     def _bad_lines(self, outcome: ScanOutcome, labels: list[str]) -> list[str]:
         """Per problem: how many lines, in which files (the first few named, each with its count and first line)."""

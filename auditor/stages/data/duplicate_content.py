@@ -49,7 +49,8 @@ class DuplicateContent(Stage):
         "DUP004": "identical content repeated within one split",
         "DUP005": "content files missing, unreadable or empty",
         "DUP006": "identical content in an allowed split pair",
-        "DUP007": "content digests that differ only by case or spacing, in train and holdout (or two holdout splits)",
+        "DUP007": "content digests that differ only by case, spacing or an algorithm prefix (sha256:), in train and "
+        "holdout (or two holdout splits)",
     }
     Options = DuplicateContentOptions
     out_of_core = True
@@ -63,12 +64,12 @@ class DuplicateContent(Stage):
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
         if config.keys.content_hash is not None:
             manifest.prefetch(repeated=[config.keys.content_hash])
-            manifest.spelling(config.keys.content_hash, background=True)
+            manifest.spelling(config.keys.content_hash, background=True, digest=True)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import pyarrow as pa
 
-        from auditor.manifest.content import cache_dir_from, none_read
+        from auditor.manifest.content import cache_dir_from, none_read, refuse_unread_side
         from auditor.manifest.groupcounts import counts_from_rows
         from auditor.manifest.repeats import repeated_rows
 
@@ -84,6 +85,8 @@ class DuplicateContent(Stage):
             keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
         )
         none_read(keys.content_path, paths, digests.failures)
+        unread = per_row.is_null().to_numpy(zero_copy_only=False)
+        refuse_unread_side(manifest, context.roles, keys.content_path, unread, digests.failures)
         content = pa.chunked_array([per_row])
         if digests.failures:
             failed = sorted(digests.failures.items())
@@ -227,7 +230,8 @@ class DuplicateContent(Stage):
             tables = ()
 
     def _spellings(self, context: AuditContext, name: str) -> Iterator[Finding]:
-        """Digests equal but for case or spacing (`9f86d0` in train, `9F86D0` in test): the same content."""
+        """Digests equal but for case, spacing or an algorithm prefix (`9f86d0` in train, `9F86D0` or `sha256:9f86d0`
+        in test): the same content."""
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
@@ -235,11 +239,11 @@ class DuplicateContent(Stage):
 
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
-        variants = manifest.spelling(name)
+        variants = manifest.spelling(name, digest=True)
         if variants is None or not variants.n_groups:
             return
         names = manifest.split_names
-        spellings = manifest.row_spellings(name)
+        spellings = manifest.row_spellings(name, digest=True)
         found = crossing_groups(spellings, names, context.roles, context.acceptances.entries, "DUP007", 1)
         if found is None:
             return
@@ -249,15 +253,16 @@ class DuplicateContent(Stage):
             yield self.finding(
                 "DUP007",
                 found.severity,
-                f"{len(live)} content digest(s) of {name} differ only by case or spacing across splits (e.g. "
+                f"{len(live)} content digest(s) of {name} differ only by case, spacing or an algorithm prefix across "
+                f"splits (e.g. "
                 f"{spelling_text(spellings, int(live[0]))}); a digest names the same bytes however it is written: "
                 + pair_counts_text(pairs)
                 + ".",
                 evidence={"content": name, "digests": len(live), **pair_counts_evidence(pairs)},
                 examples=group_examples(manifest.ids, spellings, live, names, limit),
                 scope=spelling_scope(spellings, live, {"digests": len(live), **pair_counts_evidence(pairs)}),
-                remediation="Write digests in one form (lower-case hex, no spaces) and remove the copies from "
-                "the holdout split.",
+                remediation="Write digests in one form (lower-case hex, no spaces, no `sha256:` prefix) and remove "
+                "the copies from the holdout split.",
             )
         for g, accept in sorted(accepted.items()):
             if crossing[g]:

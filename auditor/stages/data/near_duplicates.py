@@ -875,7 +875,7 @@ class NearDuplicates(Stage):
         )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
-        from auditor.manifest.content import cache_dir_from, none_read
+        from auditor.manifest.content import cache_dir_from, none_read, refuse_unread_side
 
         assert isinstance(self.options, NearDuplicatesOptions)
         limit = self.options.max_examples
@@ -887,6 +887,9 @@ class NearDuplicates(Stage):
             )
             none_read(keys.content_path, paths, digests.failures)
             failed.update(digests.failures)
+            if found.unread_rows is not None:
+                manifest = context.require_manifest()
+                refuse_unread_side(manifest, context.roles, keys.content_path, found.unread_rows, failed)
         if failed:
             shown = sorted(failed.items())
             yield self.finding(

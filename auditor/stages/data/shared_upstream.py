@@ -81,7 +81,7 @@ class SharedUpstream(Stage):
         import numpy as np
         import pyarrow as pa
 
-        from auditor.manifest.content import cache_dir_from
+        from auditor.manifest.content import cache_dir_from, none_read, refuse_unread_side
         from auditor.manifest.keycodes import CODE, single_key
         from auditor.manifest.repeats import repeated_rows
 
@@ -91,7 +91,11 @@ class SharedUpstream(Stage):
         path = context.config.keys.content_path
         if path is not None:
             cache_dir = cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
-            per_row, _, _ = manifest.content_digests(path, cache_dir)
+            per_row, digests, paths = manifest.content_digests(path, cache_dir)
+            # A side none of whose files was read was linked through its content to nothing: no verdict.
+            none_read(path, paths, digests.failures)
+            unread = per_row.is_null().to_numpy(zero_copy_only=False)
+            refuse_unread_side(manifest, context.roles, path, unread, digests.failures)
             rows, codes, values = repeated_rows(pa.chunked_array([per_row]), blank_is_missing=True)
             shared = np.full(manifest.n_rows, -1, dtype=CODE)
             shared[rows] = codes

@@ -213,10 +213,14 @@ class SplitIntegrity(Stage):
     def _empty_declared(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
         roles = context.roles
         by_default = "train" not in context.config.splits.model_fields_set
+        spec = context.config.manifest
+        files = (spec.paths or {}) if spec is not None else {}
         for role, declared in (("train", roles.train), ("holdout", roles.holdout)):
             for n in sorted(declared):
                 if n not in present:
                     how = "(the default; set splits.train) " if role == "train" and by_default else "is declared but "
+                    if n in files:  # its file holds a header and no row: the split named, nothing of it audited
+                        how = f"(manifest.paths: {files[n]}) "
                     yield self.finding(
                         "SPL006",
                         Severity.ERROR,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import Field
 
 from auditor.core.config import AuditConfig
+from auditor.core.errors import StageInputError
 from auditor.core.findings import Finding, Severity, Table
 from auditor.core.pathoptions import ConfinedPath, NotAPath
 from auditor.core.scope import scope_of
@@ -102,6 +103,7 @@ class TestExposure(Stage):
         # inside a large split is then found exactly, where the split's K-hash sketch would hold few of its rows.
         probes = _small_set_rows(known)
         sketches = split_sketches(manifest, context.config, context.loaded.base_dir, holdout, probes=probes)
+        self._refuse_unrecognised(sketches, manifest.rows_per_split())
         # A set recorded by its sample ids before the config named content is still this set: with ids in the
         # manifest, such entries are compared by ids (each entry on one basis, so no evaluation counts twice).
         # The other way, a set recorded by content keeps its ids beside it (ledger version 2), which a split
@@ -127,6 +129,16 @@ class TestExposure(Stage):
             yield self._finding(split, mine, matches, path, small, unread)
         if context.roles.folds is not None:
             yield self._folds_note(context)
+
+    def _refuse_unrecognised(self, sketches: dict[str, SetSketch], rows: dict[str, int]) -> None:
+        """StageInputError for a holdout split with rows none of which has an identity (every file unread, every
+        digest or id blank): its fingerprint would be of nothing, a set fresh by construction."""
+        empty = [f"{s!r} ({rows[s]} row(s))" for s, sketch in sketches.items() if sketch.n_rows == 0 and rows.get(s)]
+        if empty:
+            raise StageInputError(
+                f"holdout split(s) {', '.join(empty)}: no row has an identity to fingerprint (its content files "
+                "could not be read, or its digests or ids are blank), so it cannot be compared with the ledger"
+            )
 
     def _folds_note(self, context: AuditContext) -> Finding:
         """What the stage leaves out with folds: the holdout of each fold, evaluated once per fold by design."""

@@ -729,3 +729,95 @@ def test_prompts_sharing_their_instructions_with_training_prompts_are_clean_and_
     assert [e["id"] for e in f.examples] == ["p12"]
     assert f.examples[0]["contaminated_under"] == ["gpt3", "palm", "llama2", "longest", "exact"]
     assert "CTM002" not in codes(leaked)
+
+
+def _two_shards(tmp_path: Path, shards: dict[str, bytes]) -> Path:
+    """The copied benchmark item against a corpus glob of the shards given (the item in none of them unless put)."""
+    write_table(tmp_path / "m.csv", {"id": ["q1"], "split": ["test"], "question": [COPIED]})
+    (tmp_path / "corpus").mkdir()
+    for name, data in shards.items():
+        (tmp_path / "corpus" / name).write_bytes(data)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.csv", "id": "id", "split": "split"},
+        "splits": {"train": [], "holdout": ["test"]},
+        "keys": {"text": "question"},
+        "stages": {"contamination": {"corpus": "corpus/*", "text": "text", "definition": "exact"}},
+    }
+    return write_config(tmp_path, config)
+
+
+def _lines(*records: object) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+UNRELATED = {"text": "an unrelated document about baking bread in a wood oven at home on a cold day"}
+
+
+def test_a_chat_format_shard_beside_text_shards_is_an_error_naming_its_fields(tmp_path: Path) -> None:
+    """a.jsonl holds `messages` (the copied item among them), b.jsonl `text`: a.jsonl gave no document, so the
+    copy there was never looked at; the stage errors (exit 2) naming the file, the field and the fields it has,
+    where it was a CTM004 warning beside a pass."""
+    chat = _lines(
+        {"messages": [{"role": "user", "content": COPIED}, {"role": "assistant", "content": "ok"}]},
+        {"messages": [{"role": "user", "content": "hello"}]},
+    )
+    config = _two_shards(tmp_path, {"a.jsonl": chat, "b.jsonl": _lines(UNRELATED, {"text": None}, {"id": 5})})
+    report = run_audit(config, only=ONLY)
+    result = report.stages[0]
+    assert report.exit_code == 2 and result.status == "error" and result.error is not None
+    message = result.error.message
+    assert "corpus/a.jsonl: none of its 2 line(s) holds a text in the field 'text' (its fields: 'messages')" in message
+    assert "corpus/b.jsonl" not in message
+
+
+def test_a_parquet_shard_without_the_text_column_is_an_error_naming_its_columns(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = _two_shards(tmp_path, {"b.jsonl": _lines(UNRELATED)})
+    pq.write_table(pa.table({"content": [COPIED], "url": ["u"]}), tmp_path / "corpus" / "a.parquet")
+    report = run_audit(config, only=ONLY)
+    result = report.stages[0]
+    assert report.exit_code == 2 and result.error is not None
+    assert "corpus/a.parquet: it has no text in the column 'text' (its columns: 'content', 'url')" in (
+        result.error.message
+    )
+
+
+def test_a_parquet_shard_whose_text_column_is_null_in_every_row_is_an_error(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = _two_shards(tmp_path, {"b.jsonl": _lines(UNRELATED)})
+    pq.write_table(
+        pa.table({"text": pa.array([None, None], pa.string()), "id": [1, 2]}), tmp_path / "corpus" / "a.parquet"
+    )
+    result = run_audit(config, only=ONLY).stages[0]
+    assert result.status == "error" and result.error is not None
+    assert "corpus/a.parquet: none of its 2 row(s) holds a text in the column 'text' ('text' is there but empty" in (
+        result.error.message
+    )
+
+
+def test_a_shard_whose_text_is_null_on_every_line_is_an_error(tmp_path: Path) -> None:
+    config = _two_shards(
+        tmp_path, {"a.jsonl": _lines({"text": None, "id": 1}, {"text": None, "id": 2}), "b.jsonl": _lines(UNRELATED)}
+    )
+    result = run_audit(config, only=ONLY).stages[0]
+    assert result.status == "error" and result.error is not None
+    assert "corpus/a.jsonl: none of its 2 line(s) holds a text in the field 'text' ('text' is there but empty" in (
+        result.error.message
+    )
+
+
+def test_an_empty_shard_and_a_shard_with_some_lines_lacking_the_field_are_read_as_before(tmp_path: Path) -> None:
+    """An empty shard holds no line to read (nothing of it was missed), and a shard where only some lines lack the
+    field gave documents: both stay as they were, a CTM004 warning naming the lines, and the copy is found."""
+    shard = _lines({"id": 5}, {"text": f"quoted: {COPIED}"}, {"messages": []})
+    config = _two_shards(tmp_path, {"a.jsonl": b"", "b.jsonl": shard, "c.jsonl": _lines(UNRELATED)})
+    report = run_audit(config, only=ONLY)
+    assert report.stages[0].status == "failed" and report.exit_code == 1
+    assert [e["id"] for e in finding(report, "CTM001").examples] == ["q1"]
+    problems = finding(report, "CTM004")
+    assert problems.severity.value == "warning" and problems.evidence["lines"] == {"missing_field": 2}

@@ -246,3 +246,177 @@ def test_a_copied_file_beside_empty_placeholders_is_still_a_copy(tmp_path: Path)
     assert finding(r, "DUP001").evidence["digests"] == 1
     assert finding(r, "DUP003").evidence == {"digests": 1, "rows": 2}
     assert "UPS001" in codes(r)
+
+
+# The stages that compare a content_path column's files across the split (shared_upstream links by their digests).
+CONTENT_STAGES = ["duplicate_content", "near_duplicates", "shared_upstream"]
+
+
+def _content_audit(tmp_path: Path, rows: list[tuple[str, str | None, bool]], stage: str, **manifest: object):  # type: ignore[no-untyped-def]
+    """An audit of text files, one a row: (split, file name or None, whether the file is written)."""
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    for i, (_, name, written) in enumerate(rows):
+        if name is not None and written:
+            words = " ".join(f"w{i}x{k}" for k in range(40))  # distinct texts: no copy anywhere
+            (tmp_path / "docs" / name).write_text(words, encoding="utf-8")
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "sid": [f"s{i}" for i in range(len(rows))],
+            "file": [f"docs/{n}" if n else "" for _, n, _ in rows],
+            "split": [s for s, _, _ in rows],
+        },
+    )
+    spec = {"path": "m.csv", "split": "split", "id": "sid", **manifest}
+    if "folds" in manifest:  # the split column holds each row's fold
+        spec["split"] = None
+    cfg = write_config(
+        tmp_path,
+        {
+            "manifest": spec,
+            "keys": {"content_path": "file"},
+            "stages": {stage: {"cache_dir": "none"}},
+        },
+    )
+    report = run_audit(cfg, only=[stage])
+    [result] = report.stages
+    return report, result
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_holdout_split_none_of_whose_files_can_be_read_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """Every test file moved away, the training files all there: nothing of the holdout was compared, so the stage
+    errors (exit 2) naming the split and its files, where it passed with a warning."""
+    rows = [("train", f"tr{i}.txt", True) for i in range(4)] + [("test", f"te{i}.txt", False) for i in range(3)]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None
+    message = result.error.message
+    assert "holdout split 'test': none of its 3 file(s) named in 'file' could be read" in message
+    assert "docs/te0.txt (file not found)" in message and "training split" not in message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_training_side_none_of_whose_files_can_be_read_is_not_audited(tmp_path: Path, stage: str) -> None:
+    rows = [("train", f"tr{i}.txt", False) for i in range(2)] + [("test", f"te{i}.txt", True) for i in range(3)]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "training split(s) 'train': none of its 2 file(s)" in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_one_of_two_holdout_splits_unreadable_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """val read, test not: test was compared with nothing, which must not pass because val was."""
+    rows = (
+        [("train", f"tr{i}.txt", True) for i in range(3)]
+        + [("val", f"va{i}.txt", True) for i in range(2)]
+        + [("test", f"te{i}.txt", False) for i in range(2)]
+    )
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None
+    assert "holdout split 'test'" in result.error.message and "'val'" not in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_a_fold_whose_holdout_files_are_all_unread_is_not_audited(tmp_path: Path, stage: str) -> None:
+    """Cross-validation: the files of fold 2 (its holdout) all missing, while fold 2's training rows and every
+    other fold were read: fold 2 was judged on nothing."""
+    rows = [(str(i % 3), f"f{i}.txt", i % 3 != 2) for i in range(9)]
+    report, result = _content_audit(tmp_path, rows, stage, folds="split")
+    assert result.status == "error" and report.exit_code == 2
+    assert result.error is not None and "the holdout rows of fold" in result.error.message
+    assert "training rows of fold" not in result.error.message
+
+
+@pytest.mark.parametrize("stage", CONTENT_STAGES)
+def test_some_unread_files_on_each_side_stay_a_warning(tmp_path: Path, stage: str) -> None:
+    """One file missing in train and one in test, each side with files read, and a test row naming no file: the
+    stage compared both sides, so the unread files are the usual warning and the audit passes."""
+    rows = [
+        ("train", "tr0.txt", True),
+        ("train", "tr1.txt", False),
+        ("test", "te0.txt", True),
+        ("test", "te1.txt", False),
+        ("test", None, False),
+    ]
+    report, result = _content_audit(tmp_path, rows, stage)
+    assert result.status == "passed" and report.exit_code == 0
+    if stage != "shared_upstream":  # which lists no unread files: the other two stages do
+        assert finding(report, "DUP005" if stage == "duplicate_content" else "NDP005").evidence["files"] == 2
+
+
+def test_holdout_images_that_all_fail_to_decode_are_not_compared(tmp_path: Path) -> None:
+    """near_duplicates: test files that are there but are no image it can decode (a cut PNG) were compared with
+    nothing, like missing ones; duplicate_content hashed their bytes, so it still judges them."""
+    from PIL import Image
+
+    (tmp_path / "img").mkdir()
+    for i in range(3):
+        Image.new("RGB", (32, 32), (i * 60, 10, 200 - i * 50)).save(tmp_path / "img" / f"tr{i}.png")
+    cut = (tmp_path / "img" / "tr0.png").read_bytes()[:40]
+    for i in range(2):
+        (tmp_path / "img" / f"te{i}.png").write_bytes(cut + bytes([i]))
+    write_table(
+        tmp_path / "m.csv",
+        {
+            "file": [f"img/tr{i}.png" for i in range(3)] + ["img/te0.png", "img/te1.png"],
+            "split": ["train"] * 3 + ["test"] * 2,
+        },
+    )
+    cfg = write_config(
+        tmp_path,
+        {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"content_path": "file"}},
+    )
+    report = run_audit(cfg, only=["near_duplicates", "duplicate_content"])
+    by = {s.stage: s for s in report.stages}
+    assert by["near_duplicates"].status == "error" and report.exit_code == 2
+    error = by["near_duplicates"].error
+    assert error is not None and "holdout split 'test': none of its 2 file(s)" in error.message
+    assert by["duplicate_content"].status == "passed"
+
+
+SHA = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+OTHER_SHA = "486ea46224d1bb4fb680f34f7c9ad96a8f24ec88be73ea8e5a6c65260e9cb8a7"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [f"sha256:{SHA}", f"SHA256:{SHA.upper()}", f"sha256: {SHA}", f" sha256:{SHA}"],
+    ids=["prefix", "upper", "space", "leading-space"],
+)
+def test_a_digest_with_an_algorithm_prefix_is_the_bare_digest(audit, written: str) -> None:  # type: ignore[no-untyped-def]
+    """`sha256:<hex>` (as OCI, Git LFS and DVC write it) in test and the bare hex in train name the same bytes:
+    DUP007, an error, as a digest in upper case is; it was no finding at all."""
+    data = {"sid": ["1", "2", "3"], "h": [SHA, written, OTHER_SHA], "split": ["train", "test", "train"]}
+    r = audit(data, manifest={"id": "sid"}, keys={"content_hash": "h"}, only=ONLY)
+    f = finding(r, "DUP007")
+    assert f.severity.value == "error" and f.evidence["digests"] == 1 and r.exit_code == 1
+    assert f.examples[0]["value"] == SHA and "algorithm prefix" in f.message
+
+
+def test_an_md5_prefix_matches_a_bare_md5(audit) -> None:  # type: ignore[no-untyped-def]
+    md5 = "5d41402abc4b2a76b9719d911017c592"
+    data = {"h": [md5, f"md5:{md5}"], "split": ["train", "test"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert finding(r, "DUP007").evidence["digests"] == 1
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        f"sha3-256:{SHA}",  # another algorithm of the same length: a bare 64-digit digest is a sha256
+        f"blake2s:{SHA}",
+        f"md5:{SHA}",  # an md5 has 32 digits: this is no md5 digest, so it is compared as written
+        f"sha256:{SHA[:32]}",
+        f"foo:{SHA}",  # no algorithm
+        f"s3://bucket/{SHA}",
+    ],
+    ids=["sha3-256", "blake2s", "md5-of-64", "sha256-of-32", "foo", "url"],
+)
+def test_a_prefix_that_names_no_algorithm_of_that_length_is_compared_as_written(audit, written: str) -> None:  # type: ignore[no-untyped-def]
+    """Digests of different algorithms are never the same content, and a prefix that is no algorithm name is
+    part of the value: none of these is a spelling of the bare sha256 in train."""
+    data = {"h": [SHA, written, OTHER_SHA, f"sha256:{OTHER_SHA}"], "split": ["train", "test", "train", "train"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert "DUP007" not in codes(r) and "DUP001" not in codes(r) and r.exit_code == 0

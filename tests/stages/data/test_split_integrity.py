@@ -7,7 +7,7 @@ import pytest
 from auditor import load_config, run_audit
 from auditor.render import render_html, render_markdown, render_terminal
 from auditor.stages.data.split_integrity import normalized_split_name
-from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS, codes, finding, write_table
+from tests.conftest import DIFFERENT_LOOKALIKES, SPELLING_VARIANT_KINDS, codes, finding, write_config, write_table
 
 ONLY = ["split_integrity"]
 
@@ -84,6 +84,58 @@ def test_no_train_split_at_all(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit({"split": ["training", "test"]}, only=ONLY)
     f = finding(r, "SPL006")
     assert f.key == "train" and "the default; set splits.train" in f.message
+
+
+def _paths_audit(tmp_path: Path, files: dict[str, str], splits: dict[str, list[str]] | None = None):  # type: ignore[no-untyped-def]
+    """An audit of one CSV per split (manifest.paths), each written as given."""
+    for split, text in files.items():
+        (tmp_path / f"{split}.csv").write_text(text, encoding="utf-8")
+    config = {"version": 1, "manifest": {"paths": {s: f"{s}.csv" for s in files}, "id": "sample_id"}}
+    if splits is not None:
+        config["splits"] = splits
+    return run_audit(load_config(write_config(tmp_path, config)), only=ONLY)
+
+
+def test_a_paths_file_with_only_a_header_is_a_holdout_split_with_no_rows(tmp_path: Path) -> None:
+    """A split `manifest.paths` names is declared by its file: a test file with a header and no row is SPL006 (an
+    error, nothing of the holdout was audited), not a split the report never mentions."""
+    r = _paths_audit(
+        tmp_path,
+        {
+            "train": "sample_id,writer\n1,w1\n2,w2\n",
+            "test": "sample_id,writer\n",
+            "val": "writer,sample_id\nw8,3\nw9,4\n",
+        },
+    )
+    f = finding(r, "SPL006")
+    assert f.key == "test" and f.severity.value == "error" and f.evidence["role"] == "holdout"
+    assert "manifest.paths: test.csv" in f.message and r.exit_code == 1
+
+
+def test_paths_files_that_all_hold_rows_declare_no_empty_split(tmp_path: Path) -> None:
+    """Files of `manifest.paths` whose columns come in another order, one of them a single row: every split has
+    rows, so no SPL006 and a pass."""
+    r = _paths_audit(
+        tmp_path,
+        {
+            "train": "sample_id,writer\n1,w1\n2,w2\n",
+            "test": "writer,sample_id\nw7,5\n",
+            "val": "writer,sample_id\nw8,3\nw9,4\n",
+        },
+    )
+    assert "SPL006" not in codes(r) and r.exit_code == 0
+    assert finding(r, "SPL000").evidence["splits"] == {"train": 2, "test": 1, "val": 2}
+
+
+def test_a_paths_file_with_only_a_header_outside_the_declared_splits_is_not_a_holdout(tmp_path: Path) -> None:
+    """splits.holdout given: a header-only file of a split it leaves out is neither train nor holdout (as that
+    split with rows would be), so no SPL006 for it; the holdout named still has its rows."""
+    r = _paths_audit(
+        tmp_path,
+        {"train": "sample_id\n1\n", "test": "sample_id\n", "val": "sample_id\n3\n"},
+        splits={"train": ["train"], "holdout": ["val"]},
+    )
+    assert "SPL006" not in codes(r) and r.exit_code == 0
 
 
 def test_allow_naming_a_missing_split(audit) -> None:  # type: ignore[no-untyped-def]

@@ -610,3 +610,43 @@ def test_budget_0_leaves_a_set_sharing_no_row_fresh(tmp_path: Path) -> None:
         0,
         [],
     )
+
+
+def _files_config(tmp_path: Path, test_written: list[bool]) -> Path:
+    """Two training files and one test file per entry of ``test_written`` (written or missing), by content."""
+    (tmp_path / "img").mkdir()
+    for name in ("tr0", "tr1"):
+        (tmp_path / "img" / f"{name}.bin").write_bytes(name.encode())
+    for i, written in enumerate(test_written):
+        if written:
+            (tmp_path / "img" / f"te{i}.bin").write_bytes(f"te{i}".encode())
+    files = ["img/tr0.bin", "img/tr1.bin", *(f"img/te{i}.bin" for i in range(len(test_written)))]
+    split = ["train", "train", *(["test"] * len(test_written))]
+    write_table(tmp_path / "m.csv", {"file": files, "split": split})
+    return write_config(
+        tmp_path,
+        {
+            "manifest": {"path": "m.csv", "split": "split"},
+            "keys": {"content_path": "file"},
+            "stages": {"test_exposure": {"ledger": str(tmp_path / "ledger.sqlite")}},
+        },
+    )
+
+
+def test_a_holdout_none_of_whose_files_can_be_read_is_not_called_fresh(tmp_path: Path) -> None:
+    """Every test file moved away: the holdout's fingerprint would be of no row (the sha256 of nothing), a set
+    fresh by construction; the stage is an error naming the split, where it said the set was fresh."""
+    report = run_audit(_files_config(tmp_path, [False, False, False]), only=["test_exposure"])
+    [result] = report.stages
+    assert result.status == "error" and report.exit_code == 2 and result.error is not None
+    assert "holdout split(s) 'test' (3 row(s)): no row has an identity to fingerprint" in result.error.message
+
+
+def test_a_holdout_with_some_files_read_is_fingerprinted_by_those(tmp_path: Path) -> None:
+    """One of three test files missing: the split is fingerprinted by the rows read, as before (the content
+    stages list the missing file), and called fresh against an empty ledger."""
+    report = run_audit(_files_config(tmp_path, [True, False, True]), only=["test_exposure"])
+    [result] = report.stages
+    assert result.status == "passed" and report.exit_code == 0
+    [found] = result.findings
+    assert found.code == "EXP000" and "n = 2 rows" in found.message
