@@ -411,21 +411,27 @@ class Contamination(Stage):
         return "; ".join(parts) if parts else "the corpus holds no document"
 
     def _refuse_fieldless(self, outcome: ScanOutcome, labels: list[str], base: Path) -> None:
-        """StageInputError naming each corpus file none of whose lines holds the text field (chat-format
-        `messages` beside `text` shards), or a Parquet file without that column: nothing of it was read, so a
-        copy of a benchmark item there would go unseen. A file that gave some documents, or an empty one, is
-        not refused (CTM004 names the lines that lack the field)."""
+        """StageInputError naming each corpus file that gave no document: none of its lines holds the text field
+        (chat-format `messages` beside `text` shards), a Parquet file without that column, every line unreadable
+        (not JSON, not a text), or the file damaged from its start. Nothing of it was read, so a copy of a
+        benchmark item there would go unseen. A file that gave some documents, or an empty one, is not refused
+        (CTM004 names its bad lines)."""
         from auditor.similarity.corpus import CorpusFile, kind_of, line_fields
 
         o = self.options
         assert isinstance(o, ContaminationOptions)
-        parts = []
+        parts, damaged = [], []
         for f, label in enumerate(labels):
             if outcome.file_documents.get(f, 0):
                 continue
             if f in outcome.no_column:
                 has = list(outcome.no_column[f])
-            elif outcome.file_problems.get(f, {}).get("missing_field", 0):
+            elif not outcome.file_problems.get(f, {}).get("missing_field", 0):
+                unread = self._unread(f, outcome)
+                if unread:
+                    damaged.append(f"{label}: {unread}")
+                continue
+            else:
                 path = base / label
                 kind = kind_of(path)
                 if kind is not None and kind[0] == "parquet":  # the column is there, null in every row
@@ -436,8 +442,6 @@ class Contamination(Stage):
                     except OSError:
                         size = 0
                     has = line_fields(CorpusFile(path, "jsonl", kind[1] if kind else None, size))
-            else:
-                continue
             parquet = label.lower().endswith(".parquet")
             what, unit = ("column", "row") if parquet else ("field", "line")
             lines = outcome.file_problems.get(f, {}).get("missing_field", 0)
@@ -447,13 +451,32 @@ class Contamination(Stage):
             else:
                 found = f"its {what}s: {', '.join(repr(h) for h in has[:10])}" if has else f"no {what} could be read"
             parts.append(f"{label}: {whose} text in the {what} '{o.text}' ({found})")
-        if parts:
+        if parts or damaged:
+            fixes = (
+                [
+                    "set `stages.contamination.text` to the field these files hold, or audit them in a corpus of "
+                    "their own"
+                ]
+                if parts
+                else []
+            ) + (["repair or replace the unreadable files"] if damaged else [])
             raise StageInputError(
                 "contamination: corpus file(s) from which no document could be read: "
-                + "; ".join(parts)
-                + ". A benchmark item copied there would go unseen; set `stages.contamination.text` to the field "
-                "these files hold, or audit them in a corpus of their own"
+                + "; ".join(parts + damaged)
+                + ". A benchmark item copied there would go unseen; "
+                + "; ".join(fixes)
             )
+
+    @staticmethod
+    def _unread(f: int, outcome: ScanOutcome) -> str:
+        """Why file ``f``, which gave no document, gave none ('' for an empty file: nothing in it was missed)."""
+        problems = {k: n for k, n in outcome.file_problems.get(f, {}).items() if n}
+        if problems:
+            said = ", ".join(f"{n} {_PROBLEM_TEXT.get(k, k)}" for k, n in problems.items())
+            return f"none of its {sum(problems.values())} line(s) could be read as a document ({said})"
+        if f in outcome.failed:
+            return f"it could not be read ({outcome.failed[f]})"
+        return ""
 
     def _bad_lines(self, outcome: ScanOutcome, labels: list[str]) -> list[str]:
         """Per problem: how many lines, in which files (the first few named, each with its count and first line)."""

@@ -811,6 +811,36 @@ def test_a_shard_whose_text_is_null_on_every_line_is_an_error(tmp_path: Path) ->
     )
 
 
+def test_a_shard_none_of_whose_lines_is_json_is_an_error_naming_it(tmp_path: Path) -> None:
+    """A shard written as plain text (the copied item on one of its lines) beside a JSONL shard gave no document:
+    the stage errors (exit 2) naming it and why, where it was a CTM004 warning beside a pass."""
+    plain = f"{COPIED}\nsecond line of prose\n".encode()
+    config = _two_shards(tmp_path, {"a.jsonl": plain, "b.jsonl": _lines(UNRELATED)})
+    report = run_audit(config, only=ONLY)
+    result = report.stages[0]
+    assert report.exit_code == 2 and result.error is not None
+    message = result.error.message
+    assert "corpus/a.jsonl: none of its 2 line(s) could be read as a document (2 not JSON)" in message
+    assert "repair or replace the unreadable files" in message and "corpus/b.jsonl" not in message
+
+
+def test_a_compressed_shard_damaged_from_its_first_byte_is_an_error_naming_it(tmp_path: Path) -> None:
+    config = _two_shards(tmp_path, {"a.jsonl.gz": b"\x1f\x8b" + bytes(range(64)), "b.jsonl": _lines(UNRELATED)})
+    report = run_audit(config, only=ONLY)
+    result = report.stages[0]
+    assert report.exit_code == 2 and result.error is not None
+    assert "corpus/a.jsonl.gz: it could not be read (" in result.error.message
+
+
+def test_a_shard_with_some_bad_lines_beside_good_ones_stays_a_warning(tmp_path: Path) -> None:
+    """Lines that are not JSON beside documents: the documents are read (the copy is found), CTM004 names the rest."""
+    shard = b"not json at all\n" + _lines({"text": f"quoted: {COPIED}"})
+    config = _two_shards(tmp_path, {"a.jsonl": shard, "b.jsonl": _lines(UNRELATED)})
+    report = run_audit(config, only=ONLY)
+    assert report.exit_code == 1 and [e["id"] for e in finding(report, "CTM001").examples] == ["q1"]
+    assert finding(report, "CTM004").evidence["lines"] == {"not_json": 1}
+
+
 def test_an_empty_shard_and_a_shard_with_some_lines_lacking_the_field_are_read_as_before(tmp_path: Path) -> None:
     """An empty shard holds no line to read (nothing of it was missed), and a shard where only some lines lack the
     field gave documents: both stay as they were, a CTM004 warning naming the lines, and the copy is found."""
