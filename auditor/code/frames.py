@@ -283,7 +283,8 @@ class Frames(WalkState):
             sid = self.split(node, "Dataset.train_test_split", shuffled, data)
             return Value(data=named_parts(data, sid, ("train", "test")))
         if name in _MASKS:
-            return Value(data=replace(data, mask=self.text(node), predicted=frozenset()))
+            # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
+            return Value(data=replace(self.with_fits(data, stats), mask=self.text(node), predicted=frozenset()))
         if name == "assign":
             columns = data.columns
             for key, value in kwargs.items():
