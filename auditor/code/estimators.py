@@ -62,6 +62,10 @@ DATASET_DICT = "datasets.DatasetDict"
 _HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
 # The splits a data set on the Hub is published with, each its own rows (ds["train"], ds["test"]).
 _PUBLISHED_SPLITS = ("train", "test", "validation", "valid", "dev", "eval", "unsupervised")
+# A Hugging Face tokenizer's train_new_from_iterator(texts, vocab_size): a new tokenizer, its vocabulary learned
+# from the texts (a pretrained one used as it is learns nothing from the rows).
+HF_TRAIN_NEW = "train_new_from_iterator"
+HF_TOKENIZER = "transformers.PreTrainedTokenizer"
 _FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
 _SCORES = frozenset({"score", "evaluate"})
 
@@ -136,6 +140,16 @@ class Estimators(WalkState):
         per_item = counter and bool(self.loops) and not _over_items(node)
         if texts is not None and not per_item:  # Counter(doc) in a loop over the texts counts one text's words
             fid = self.fit(node, f"{found.name}(...)", "the vocabulary and its counts", Strength.STATISTICS, texts)
+            found.fits = frozenset({fid})
+        return Value(objects=frozenset({found.id}))
+
+    def tokenizer_trained(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """AutoTokenizer.from_pretrained(...).train_new_from_iterator(texts, ...): a tokenizer whose vocabulary is
+        learned from ``texts``, applied when called (tok(texts)["input_ids"]) as a fitted vectorizer is."""
+        found = self.obj(node, HF_TOKENIZER, Role(Kind.LEARNER, "the vocabulary", fit_method=HF_TRAIN_NEW))
+        texts = self.rows_of([argument(args, kwargs, 0, "text_iterator")])
+        if texts is not None:
+            fid = self.fit(node, f"{HF_TRAIN_NEW}()", "the vocabulary", Strength.STATISTICS, texts)
             found.fits = frozenset({fid})
         return Value(objects=frozenset({found.id}))
 

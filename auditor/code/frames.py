@@ -308,10 +308,10 @@ class Frames(WalkState):
             split = self._part_split(SLICE, node, data)
             side = "head" if name == "take" else "tail"
             return Value(data=replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows)))
-        if name == "map" and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
-            # ds.map(lambda t, y: (vectorize(t), y)): what was fitted elsewhere and is applied to each element
-            # is in the result; what the body itself computes from an element (r / r.sum()) is not a fit over
-            # the rows, so fits made while reading the body are left out.
+        if name in ("map", "apply") and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
+            # ds.map(lambda t, y: (vectorize(t), y)), s.apply(lambda t: tok.encode(t).ids): what was fitted
+            # elsewhere and is applied to each element is in the result; what the body itself computes from an
+            # element (r / r.sum()) is not a fit over the rows, so fits made while reading the body are left out.
             before = set(self.record.fits)
             element = Value(data=data)
             body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))

@@ -544,8 +544,10 @@ class Walker(Calls, Frames):
         return replace(self.with_fits(rows, fits), mask=None, columns=Columns(opaque=True))
 
     def _inner_items(self, value: Value) -> list[Value]:
-        """The items of the lists and tuples an element is made of ([r["a"], r["b"]])."""
-        return [self.iterate(Value(objects=frozenset({oid}))) for oid in value.objects]
+        """The items of the lists and tuples an element is made of ([r["a"], r["b"]]), and the keys of its dicts
+        ({str(i): 1 for i in tok.encode(t).ids})."""
+        inner = [self.iterate(Value(objects=frozenset({oid}))) for oid in value.objects]
+        return inner + [self.record.objects[oid].keys for oid in value.objects]
 
     def _column_filter(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
         """[c for c in df.columns if c not in (...)]: the table's columns less those named; any other

@@ -472,6 +472,10 @@ class Library(Estimators, TorchLoops):
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)
             )
+        if name == "map" and len(args) >= 2:  # map(str, tok.encode(t).ids): one value per value of the rows given
+            return Value(data=self.rows_of(args[1:]))
+        if name == "str" and args and args[0].data is not None:  # str(i) of an id, a key of {str(i): 1 for ...}
+            return Value(data=args[0].data)
         if name in ("set", "dict") and not given:  # set(): filled later, by update() in a loop (a vocabulary)
             return Value(objects=frozenset({self.container(node, NOTHING).id}))
         if name == "getattr" and len(args) >= 2 and isinstance(args[1].const, str):

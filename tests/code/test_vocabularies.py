@@ -220,3 +220,107 @@ def test_a_vocabulary_learned_from_every_text_is_found_and_one_from_the_training
     assert result.skipped == ()
     found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
     assert found == sorted(expected)
+
+
+# A tokenizers Tokenizer trained on {texts}, applied to each text by {applied}; the rows then split and scored.
+TOKENIZERS = """
+from tokenizers import Tokenizer, models, trainers
+
+df = pd.read_csv("reviews.csv")
+tr, te = train_test_split(df, test_size=0.2, random_state=0)
+tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+tok.train_from_iterator({texts}, trainers.WordPieceTrainer(vocab_size=8000))
+df["ids"] = {applied}
+X_tr, X_te, y_tr, y_te = train_test_split(df[["ids"]], df["label"], test_size=0.2)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+_BY_COMPREHENSION = '[" ".join(map(str, tok.encode(t).ids)) for t in df["text"]]'
+_BY_APPLY = 'df["text"].apply(lambda t: " ".join(tok.encode(t).tokens))'
+
+# A Hugging Face tokenizer: {made}, then called on every text.
+AUTO = """
+from transformers import AutoTokenizer
+
+df = pd.read_csv("reviews.csv")
+base = AutoTokenizer.from_pretrained("bert-base-uncased")
+{made}
+X = tok(df["text"].tolist(), padding="max_length", truncation=True, max_length=64)["input_ids"]
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"], test_size=0.2)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+_TRAINED_ALL = AUTO.format(made='tok = base.train_new_from_iterator(df["text"], vocab_size=8000)')
+_PRETRAINED = AUTO.format(made="tok = base")
+
+
+# The same tokenizer trained on the training part's texts, applied to each part's texts one by one.
+_TRAIN_ONLY = """
+from tokenizers import Tokenizer, models, trainers
+
+df = pd.read_csv("reviews.csv")
+tr, te = train_test_split(df, test_size=0.2, random_state=0)
+tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+tok.train_from_iterator(tr["text"], trainers.WordPieceTrainer(vocab_size=8000))
+X_tr = np.array([tok.encode(t).ids for t in tr["text"]])
+X_te = np.array([tok.encode(t).ids for t in te["text"]])
+print(LogisticRegression().fit(X_tr, tr["label"]).score(X_te, te["label"]))
+"""
+
+
+# Each text's token ids as the keys of a dict, vectorized by a DictVectorizer fitted on the training part.
+IDS = """
+from sklearn.feature_extraction import DictVectorizer
+from tokenizers import Tokenizer, models, trainers
+
+df = pd.read_csv("reviews.csv")
+tr, te = train_test_split(df, test_size=0.2, random_state=0)
+tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+tok.train_from_iterator({texts}, trainers.WordPieceTrainer(vocab_size=8000))
+
+
+def feats(texts):
+    return [{{str(i): 1 for i in tok.encode(t).ids}} for t in texts]
+
+
+dv = DictVectorizer()
+X_tr = dv.fit_transform(feats(tr["text"]))
+X_te = dv.transform(feats(te["text"]))
+print(LogisticRegression().fit(X_tr, tr["label"]).score(X_te, te["label"]))
+"""
+_IDS_ALL = IDS.format(texts='df["text"]')
+_IDS_TRAIN = IDS.format(texts='tr["text"]')
+
+
+def _tokenizers(texts: str, applied: str) -> str:
+    return TOKENIZERS.format(texts=texts, applied=applied)
+
+
+TOKENIZER_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a tokenizer trained on every text, applied to each by a comprehension": (
+        _tokenizers('df["text"]', _BY_COMPREHENSION),
+        [("preprocessing", _line(TOKENIZERS, "tok.train_from_iterator("))],
+    ),
+    "a tokenizer trained on every text, applied to each by apply(lambda)": (
+        _tokenizers('df["text"]', _BY_APPLY),
+        [("preprocessing", _line(TOKENIZERS, "tok.train_from_iterator("))],
+    ),
+    "a tokenizer trained on the training texts, applied to each part's texts by a comprehension": (_TRAIN_ONLY, []),
+    "a tokenizer trained on every text, each text's ids the keys of a dict": (
+        _IDS_ALL,
+        [("preprocessing", _line(_IDS_ALL, "tok.train_from_iterator("))],
+    ),
+    "the same dicts of ids from a tokenizer trained on the training texts": (_IDS_TRAIN, []),
+    "a Hugging Face tokenizer's train_new_from_iterator on every text": (
+        _TRAINED_ALL,
+        [("preprocessing", _line(_TRAINED_ALL, "tok = base.train_new_from_iterator("))],
+    ),
+    "a pretrained Hugging Face tokenizer used as it is": (_PRETRAINED, []),
+}
+
+
+@pytest.mark.parametrize("name", TOKENIZER_CASES)
+def test_a_tokenizer_trained_on_every_text_and_applied_text_by_text_is_found(tmp_path: Path, name: str) -> None:
+    body, expected = TOKENIZER_CASES[name]
+    result, offset = _read(tmp_path, body)
+    assert result.skipped == ()
+    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
+    assert found == sorted(expected)
