@@ -800,6 +800,12 @@ class Frames(WalkState):
         key = self.ev(target.slice)
         for oid in sorted(holder.objects):
             found = self.record.objects[oid]
+            if found.qualname == CONTAINER and key.data is not None and _counted_per_key(holder_node, stmt):
+                # counts[w] = counts.get(w, 0) + 1 over every text's words: the words counted are a vocabulary
+                # learned from those rows, its most frequent ones kept later
+                what = f"{self.text(holder_node)}[...]"
+                fid = self.fit(stmt, what, "the vocabulary and its counts", Strength.STATISTICS, key.data)
+                key = value = Value(stats=frozenset({fid}))
             if found.qualname == CONTAINER:
                 found.elements = found.elements.join(value)
                 found.keys = found.keys.join(key)
@@ -1063,3 +1069,12 @@ def _side(mask: str) -> str:
 
 
 __all__ = ["Frames", "is_time_name", "join_all"]
+
+
+def _counted_per_key(holder: ast.expr, stmt: ast.AST) -> bool:
+    """Whether a statement keeps a count per key in a dict: `d[k] += 1`, or `d[k] = d.get(k, 0) + 1`."""
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    if not isinstance(stmt, ast.Assign) or not isinstance(holder, ast.Name):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == holder.id for n in ast.walk(stmt.value))

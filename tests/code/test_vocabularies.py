@@ -175,6 +175,37 @@ X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"], test_size=0.2)
 print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
 """
 
+# A dict of counts filled by hand in a loop over the texts, then its most frequent words numbered.
+BY_HAND = (
+    """
+df = pd.read_csv("corpus.csv")
+{part}
+counts = {{}}
+for t in {texts}:
+    for w in t.lower().split():
+        counts[w] = counts.get(w, 0) + 1
+top = sorted(counts, key=counts.get, reverse=True)[:2000]
+vocab = {{w: i for i, w in enumerate(top)}}
+"""
+    + BOW
+)
+_DICT_ALL = (
+    BY_HAND.format(part="", texts='df["text"]')
+    + """
+X = np.stack([bow(t) for t in df["text"]])
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"], test_size=0.2)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+)
+_DICT_TRAIN = (
+    BY_HAND.format(part="tr, te = train_test_split(df, test_size=0.2)", texts='tr["text"]')
+    + """
+X_tr = np.stack([bow(t) for t in tr["text"]])
+X_te = np.stack([bow(t) for t in te["text"]])
+print(LogisticRegression().fit(X_tr, tr["label"]).score(X_te, te["label"]))
+"""
+)
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a Counter of the words of every text, its most common words the vocabulary": (
         _all(COUNTER),
@@ -197,6 +228,11 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     ),
     "the most common words of the training texts as columns of both parts": (_COLUMNS_TRAIN, []),
     "a Counter of each text's own words, made anew per text": (_PER_TEXT, []),
+    "a dict counting every text's words by hand, its most frequent words kept": (
+        _DICT_ALL,
+        [("preprocessing", _line(_DICT_ALL, "        counts[w] = counts.get("))],
+    ),
+    "the same dict counting the training texts' words": (_DICT_TRAIN, []),
     "records read from JSON, rows built by a comprehension, scaled before the split": (
         _RECORDS_ALL,
         [("preprocessing", _line(_RECORDS_ALL, "X = StandardScaler()"))],
