@@ -8,6 +8,7 @@ import ast
 from dataclasses import replace
 
 from auditor.code.catalog import Kind
+from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR
 from auditor.code.library import Library
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_datas, stats_of
@@ -83,6 +84,8 @@ class Calls(Library):
     def call_method(
         self, receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
+        if name == HF_TRAIN_NEW:  # whatever tokenizer it is called on (loaded pretrained), a new one trained here
+            return self.tokenizer_trained(args, kwargs, node)
         out = NOTHING
         known = False
         for qualname in sorted(receiver.names):

@@ -279,11 +279,14 @@ FIT_FUNCTIONS: dict[tuple[str, str], tuple[str, Strength]] = {
     ("scipy", "zscore"): ("the mean and standard deviation", Strength.STATISTICS),
     ("torchtext", "build_vocab_from_iterator"): ("the vocabulary", Strength.STATISTICS),
 }
-# Classes whose constructor fits on the rows it is given (gensim's models and dictionaries).
+# Classes whose constructor fits on the rows it is given (gensim's models and dictionaries, counts of words).
 FITTING_CONSTRUCTORS = frozenset(
     {("gensim", name) for name in ("Word2Vec", "FastText", "Doc2Vec", "Dictionary", "TfidfModel", "Phrases")}
-    | {("nltk", "FreqDist")}
+    | {("nltk", "FreqDist"), ("collections", "Counter")}
 )
+# Counts of words (a Counter, a FreqDist), made empty and filled by update() in a loop over the texts: each
+# update() learns from the rows it is given as the constructor would.
+COUNTERS = frozenset({("nltk", "FreqDist"), ("collections", "Counter")})
 # Training functions of the boosting libraries: train(params, data, ..., evals/valid_sets=...).
 TRAIN_FUNCTIONS = frozenset({("xgboost", "train"), ("lightgbm", "train"), ("catboost", "train")})
 BOOSTING_CV_FUNCTIONS = frozenset({("xgboost", "cv"), ("lightgbm", "cv"), ("catboost", "cv")})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import LEARNS_WITH_OPTION, Kind, Role, Strength
+from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, join_all
@@ -62,6 +62,10 @@ DATASET_DICT = "datasets.DatasetDict"
 _HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
 # The splits a data set on the Hub is published with, each its own rows (ds["train"], ds["test"]).
 _PUBLISHED_SPLITS = ("train", "test", "validation", "valid", "dev", "eval", "unsupervised")
+# A Hugging Face tokenizer's train_new_from_iterator(texts, vocab_size): a new tokenizer, its vocabulary learned
+# from the texts (a pretrained one used as it is learns nothing from the rows).
+HF_TRAIN_NEW = "train_new_from_iterator"
+HF_TOKENIZER = "transformers.PreTrainedTokenizer"
 _FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
 _SCORES = frozenset({"score", "evaluate"})
 
@@ -127,12 +131,25 @@ class Estimators(WalkState):
         return found
 
     def _fitting_constructor(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        found = self.obj(node, qualname, Role(Kind.LEARNER, "a vocabulary and embeddings", fit_method="build_vocab"))
+        counter = (qualname.partition(".")[0], qualname.rpartition(".")[2]) in COUNTERS
+        fit_method = "update" if counter else "build_vocab"
+        found = self.obj(node, qualname, Role(Kind.LEARNER, "a vocabulary and embeddings", fit_method=fit_method))
         texts = self.rows_of(
-            [argument(args, kwargs, 0, "sentences", "documents", "corpus", "corpus_iterable", "samples")]
+            [argument(args, kwargs, 0, "sentences", "documents", "corpus", "corpus_iterable", "samples", "iterable")]
         )
-        if texts is not None:
+        per_item = counter and bool(self.loops) and not _over_items(node)
+        if texts is not None and not per_item:  # Counter(doc) in a loop over the texts counts one text's words
             fid = self.fit(node, f"{found.name}(...)", "the vocabulary and its counts", Strength.STATISTICS, texts)
+            found.fits = frozenset({fid})
+        return Value(objects=frozenset({found.id}))
+
+    def tokenizer_trained(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """AutoTokenizer.from_pretrained(...).train_new_from_iterator(texts, ...): a tokenizer whose vocabulary is
+        learned from ``texts``, applied when called (tok(texts)["input_ids"]) as a fitted vectorizer is."""
+        found = self.obj(node, HF_TOKENIZER, Role(Kind.LEARNER, "the vocabulary", fit_method=HF_TRAIN_NEW))
+        texts = self.rows_of([argument(args, kwargs, 0, "text_iterator")])
+        if texts is not None:
+            fid = self.fit(node, f"{HF_TRAIN_NEW}()", "the vocabulary", Strength.STATISTICS, texts)
             found.fits = frozenset({fid})
         return Value(objects=frozenset({found.id}))
 
@@ -349,6 +366,11 @@ class Estimators(WalkState):
     ) -> Value:
         if name in ("append", "add", "insert", "extend", "update", "setdefault", "appendleft"):
             value = args[-1] if args else join_all(kwargs.values())
+            if name == "update" and value.data is not None and args:
+                # words.update(t.split()) over every text: the set of words seen is learned from those rows
+                what = f"{self.text(node.func)}()"
+                fid = self.fit(node, what, "the vocabulary", Strength.STATISTICS, value.data)
+                value = Value(stats=frozenset({fid}))
             if name in ("extend", "update"):
                 value = self.iterate(value) if name == "extend" else value
                 if name == "update":
@@ -607,3 +629,9 @@ def _with_learning_option(qualname: str, role: Role, kwargs: dict[str, Value]) -
         if cls == name and given is not None and value in given.consts:
             return Role(Kind.LEARNER, learns)
     return role
+
+
+def _over_items(node: ast.Call) -> bool:
+    """Whether a counter is given a comprehension (the words of many texts), not one value of the loop it is in."""
+    given = node.args[0] if node.args else None
+    return isinstance(given, ast.GeneratorExp | ast.ListComp)

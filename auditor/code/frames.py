@@ -283,7 +283,8 @@ class Frames(WalkState):
             sid = self.split(node, "Dataset.train_test_split", shuffled, data)
             return Value(data=named_parts(data, sid, ("train", "test")))
         if name in _MASKS:
-            return Value(data=replace(data, mask=self.text(node), predicted=frozenset()))
+            # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
+            return Value(data=replace(self.with_fits(data, stats), mask=self.text(node), predicted=frozenset()))
         if name == "assign":
             columns = data.columns
             for key, value in kwargs.items():
@@ -307,10 +308,10 @@ class Frames(WalkState):
             split = self._part_split(SLICE, node, data)
             side = "head" if name == "take" else "tail"
             return Value(data=replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows)))
-        if name == "map" and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
-            # ds.map(lambda t, y: (vectorize(t), y)): what was fitted elsewhere and is applied to each element
-            # is in the result; what the body itself computes from an element (r / r.sum()) is not a fit over
-            # the rows, so fits made while reading the body are left out.
+        if name in ("map", "apply") and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
+            # ds.map(lambda t, y: (vectorize(t), y)), s.apply(lambda t: tok.encode(t).ids): what was fitted
+            # elsewhere and is applied to each element is in the result; what the body itself computes from an
+            # element (r / r.sum()) is not a fit over the rows, so fits made while reading the body are left out.
             before = set(self.record.fits)
             element = Value(data=data)
             body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
@@ -799,6 +800,12 @@ class Frames(WalkState):
         key = self.ev(target.slice)
         for oid in sorted(holder.objects):
             found = self.record.objects[oid]
+            if found.qualname == CONTAINER and key.data is not None and _counted_per_key(holder_node, stmt):
+                # counts[w] = counts.get(w, 0) + 1 over every text's words: the words counted are a vocabulary
+                # learned from those rows, its most frequent ones kept later
+                what = f"{self.text(holder_node)}[...]"
+                fid = self.fit(stmt, what, "the vocabulary and its counts", Strength.STATISTICS, key.data)
+                key = value = Value(stats=frozenset({fid}))
             if found.qualname == CONTAINER:
                 found.elements = found.elements.join(value)
                 found.keys = found.keys.join(key)
@@ -1062,3 +1069,12 @@ def _side(mask: str) -> str:
 
 
 __all__ = ["Frames", "is_time_name", "join_all"]
+
+
+def _counted_per_key(holder: ast.expr, stmt: ast.AST) -> bool:
+    """Whether a statement keeps a count per key in a dict: `d[k] += 1`, or `d[k] = d.get(k, 0) + 1`."""
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    if not isinstance(stmt, ast.Assign) or not isinstance(holder, ast.Name):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == holder.id for n in ast.walk(stmt.value))

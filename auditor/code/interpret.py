@@ -527,7 +527,27 @@ class Walker(Calls, Frames):
         found = self.container(node, value, key)
         if each is not None and isinstance(node, ast.ListComp | ast.GeneratorExp):
             return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
-        return Value(objects=frozenset({found.id}), scores=value.scores)
+        rows = self._rows_per_item(node, source, value)
+        return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
+
+    def _rows_per_item(self, node: ast.AST, source: Value, value: Value) -> Data | None:
+        """[[r["a"], r["b"]] for r in records], [bow(t) for t in texts]: one element per row of a data source, so
+        the result holds that source's rows, with what each element was computed with (a learned vocabulary)."""
+        rows = self.rows_of([source])  # a table's rows, or records read one by one into a list
+        if rows is None or rows.predicted or not isinstance(node, ast.ListComp | ast.GeneratorExp):
+            return None
+        element = self.rows_of([value, *self._inner_items(value)])
+        if element is not None and element.predicted:
+            return None
+        fits = self.stats_in([value]) | (element.fits if element is not None else frozenset())
+        # the elements' columns are whatever each element is made of: not the source's
+        return replace(self.with_fits(rows, fits), mask=None, columns=Columns(opaque=True))
+
+    def _inner_items(self, value: Value) -> list[Value]:
+        """The items of the lists and tuples an element is made of ([r["a"], r["b"]]), and the keys of its dicts
+        ({str(i): 1 for i in tok.encode(t).ids})."""
+        inner = [self.iterate(Value(objects=frozenset({oid}))) for oid in value.objects]
+        return inner + [self.record.objects[oid].keys for oid in value.objects]
 
     def _column_filter(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
         """[c for c in df.columns if c not in (...)]: the table's columns less those named; any other

@@ -191,6 +191,9 @@ class Library(Estimators, TorchLoops):
                 columns = columns.only(names)
             return Value(data=replace(first.data, columns=columns))
         where = self.text(node.args[0]) if node.args else ""
+        columns_made = self._columns_comprehension(node, first) if last == "DataFrame" else None
+        if columns_made is not None:
+            return Value(data=columns_made)
         if last == "DataFrame":  # a table built here: its columns are the ones it is given
             return Value(data=self._new_table(node, first, args, kwargs, where))
         # Values drawn by numpy have no column names: joined to a table (noise added), they leave its columns as
@@ -253,6 +256,16 @@ class Library(Estimators, TorchLoops):
         # made of something the walk cannot read: its columns are not known
         columns = Columns(frozenset(keys or named or ())) if first is NOTHING or keys or named else Columns()
         return replace(rows, columns=columns)
+
+    def _columns_comprehension(self, node: ast.Call, first: Value) -> Data | None:
+        """pd.DataFrame({w: df["text"].str.contains(w) for w in vocab}): one column per key, each computed from
+        the rows of a table, so the new table holds those rows and what each column was computed with."""
+        if not node.args or not isinstance(node.args[0], ast.DictComp):
+            return None
+        rows = self.rows_of([first])
+        if rows is None or rows.predicted:
+            return None
+        return replace(self.with_fits(rows, self.stats_in([first])), columns=Columns(opaque=True), mask=None)
 
     @staticmethod
     def _dates_read(kwargs: dict[str, Value]) -> list[str]:
@@ -459,6 +472,12 @@ class Library(Estimators, TorchLoops):
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)
             )
+        if name == "map" and len(args) >= 2:  # map(str, tok.encode(t).ids): one value per value of the rows given
+            return Value(data=self.rows_of(args[1:]))
+        if name == "str" and args and args[0].data is not None:  # str(i) of an id, a key of {str(i): 1 for ...}
+            return Value(data=args[0].data)
+        if name in ("set", "dict") and not given:  # set(): filled later, by update() in a loop (a vocabulary)
+            return Value(objects=frozenset({self.container(node, NOTHING).id}))
         if name == "getattr" and len(args) >= 2 and isinstance(args[1].const, str):
             return self.attribute(args[0], str(args[1].const), node)
         if name in ("sum", "len") and args and args[0].data is not None and args[0].data.against_truth:
