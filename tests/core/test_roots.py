@@ -231,10 +231,21 @@ def test_fifo_artifact_is_refused_not_read(tmp_path: Path, fifo: Callable[[Path]
 
 
 def test_fifo_content_file_is_reported_not_read(tmp_path: Path, fifo: Callable[[Path], Path]) -> None:
-    cfg = content_project(tmp_path, ["img/a.png", "img/pipe.png"])
+    # the FIFO is one of the test split's two files: the other is compared, the FIFO named (and never opened)
+    cfg = content_project(tmp_path, ["img/a.png", "img/pipe.png", "img/b.png", "img/c.png"])
+    for name in ("b.png", "c.png"):
+        (tmp_path / "proj" / "img" / name).write_bytes(name.encode())
     fifo(tmp_path / "proj" / "img" / "pipe.png")
     report = finishes(lambda: run_audit(load_config(cfg), only=["duplicate_content"]))
     assert finding(report, "DUP005").examples[0]["reason"] == "a FIFO (named pipe), not a regular file"
+
+
+def test_a_fifo_as_the_only_holdout_file_leaves_nothing_compared(tmp_path: Path, fifo: Callable[[Path], Path]) -> None:
+    cfg = content_project(tmp_path, ["img/a.png", "img/pipe.png"])
+    fifo(tmp_path / "proj" / "img" / "pipe.png")
+    report = finishes(lambda: run_audit(load_config(cfg), only=["duplicate_content"]))
+    error = report.stages[0].error
+    assert report.exit_code == 2 and error is not None and "a FIFO (named pipe), not a regular file" in error.message
 
 
 def test_open_regular_refuses_a_fifo_without_blocking(tmp_path: Path, fifo: Callable[[Path], Path]) -> None:
