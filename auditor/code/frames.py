@@ -155,6 +155,8 @@ _OTHER_COLUMNS = frozenset(
 )
 # Methods whose arguments' values are put into the table's rows (not only read to decide on them).
 _FILLS = frozenset(["fillna", "fill_null", "where", "mask", "combine_first"])
+# What a group's transform learns, as its finding says it.
+PER_GROUP = "a statistic per group"
 _MASKS = frozenset(
     ["isin", "between", "notna", "isna", "notnull", "isnull", "duplicated", "contains", "startswith", "endswith"]
 )
@@ -285,7 +287,7 @@ class Frames(WalkState):
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)
         if data.grouped and name == "transform":
-            fid = self.fit(node, f"{self.text(node.func)}()", "a statistic per group", Strength.STATISTICS, data)
+            fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
         if name == "groupby":
             return Value(data=replace(data, grouped=True, mask=None))
@@ -470,7 +472,7 @@ class Frames(WalkState):
             if written is not None:
                 fits = frozenset(f for f in fits if not _written_in(self.record.fits[f].site, written))
             what = f"{self.text(node.func)}()"
-            fits |= {self.fit(node, what, "a statistic per group", Strength.STATISTICS, data)}
+            fits |= {self.fit(node, what, PER_GROUP, Strength.STATISTICS, data)}
         return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None))
 
     def _taken_out(
@@ -764,6 +766,11 @@ class Frames(WalkState):
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
         selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
+        if rows.data is not None and any(isinstance(n, ast.Compare) for n in ast.walk(rows_node)):
+            # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
+            # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
+            chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
+            selected = replace(selected, fits=selected.fits | chosen)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:

@@ -170,6 +170,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _patients('df["age"] = pd.cut(df["age"], bins=[0, 30, 50, 120], labels=False)'),
         [],
     ),
+    # 6. rows kept by a statistic of every row
+    "outliers taken out by a z-score of every row": (
+        _features('df[(np.abs(zscore(df.select_dtypes("number"))) < 3).all(axis=1)].drop(columns="y")'),
+        [("preprocessing", 2)],
+    ),
+    "outliers taken out of the training part by its own z-score": (
+        """
+        df = pd.read_csv("data.csv")
+        train, test = train_test_split(df, random_state=0)
+        train = train[(np.abs(zscore(train[["a", "b"]])) < 3).all(axis=1)]
+        clf = LogisticRegression().fit(train[["a", "b"]], train["y"])
+        print(clf.score(test[["a", "b"]], test["y"]))
+        """,
+        [],
+    ),
+    "classes too rare to stratify taken out by their count over every row": (
+        """
+        df = pd.read_csv("patients.csv")
+        df = df[df.groupby("cls")["cls"].transform("count") >= 2]
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["bmi", "age"]], df["cls"], stratify=df["cls"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "rows kept by a threshold written out": (
+        _features('df[(df["a"] < 1000) & (df["b"] > 0)].drop(columns="y")'),
+        [],
+    ),
 }
 
 
