@@ -11,7 +11,7 @@ from auditor.code.catalog import Kind
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR
 from auditor.code.library import Library
-from auditor.code.values import NOTHING, Atom, Columns, Value, join_datas, stats_of
+from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
     [
@@ -48,6 +48,10 @@ class Calls(Library):
                 for oid in sorted(value.objects):
                     entries = self.record.objects[oid].entries
                     kwargs.update({k: v for k, v in entries.items() if isinstance(k, str) and k not in kwargs})
+                if isinstance(kw.value, ast.Dict) and any(not isinstance(k, ast.Constant) for k in kw.value.keys):
+                    # **{col + "_n": ...}: values under names the walk cannot know, kept together
+                    elements = [self.record.objects[oid].elements for oid in sorted(value.objects)]
+                    kwargs["**"] = kwargs.get("**", NOTHING).join(join_all(elements))
                 if value.stats:  # **search.best_params_: what they were chosen on goes into what is built
                     kwargs.setdefault("**", Value(stats=value.stats))
         if receiver is not None:

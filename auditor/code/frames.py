@@ -153,6 +153,10 @@ _OTHER_COLUMNS = frozenset(
         "set_axis",
     ]
 )
+# Methods whose arguments' values are put into the table's rows (not only read to decide on them).
+_FILLS = frozenset(["fillna", "fill_null", "where", "mask", "combine_first"])
+# What a group's transform learns, as its finding says it.
+PER_GROUP = "a statistic per group"
 _MASKS = frozenset(
     ["isin", "between", "notna", "isna", "notnull", "isnull", "duplicated", "contains", "startswith", "endswith"]
 )
@@ -234,6 +238,22 @@ class Frames(WalkState):
         taken_out = self._taken_out(data, name, args, kwargs, node, stats)
         if taken_out is not None:
             return taken_out
+        if name == "pipe" and node.args:
+            piped = self._piped(data, args, kwargs, node)
+            if piped is not None:
+                return piped
+        if name == "apply" and data.columns is not None and not data.grouped and node.args:
+            axis = kwargs.get("axis")
+            if axis is None or axis.const in (0, "index"):
+                each = self._column_wise(data, args[0], node)
+                if each is not None:
+                    return each
+        if name == "rank" and not data.grouped and not data.predicted:
+            axis = kwargs.get("axis")
+            if axis is None or axis.const in (0, "index"):
+                # a row's rank (or percentile) says where it stands among every row given
+                fid = self.fit(node, f"{self.text(node.func)}()", "the rank among the rows", Strength.STATISTICS, data)
+                return Value(data=replace(data, fits=data.fits | {fid}, mask=None))
         if name == "pop" and args and isinstance(args[0].const, str):
             column = str(args[0].const)
             func = node.func
@@ -267,7 +287,7 @@ class Frames(WalkState):
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)
         if data.grouped and name == "transform":
-            fid = self.fit(node, f"{self.text(node.func)}()", "a statistic per group", Strength.STATISTICS, data)
+            fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
         if name == "groupby":
             return Value(data=replace(data, grouped=True, mask=None))
@@ -296,6 +316,11 @@ class Frames(WalkState):
                 if kwargs
                 else frozenset()
             )
+            for keyword in node.keywords:
+                if isinstance(keyword.value, ast.Lambda):  # assign(z=lambda t: ...): called with the table
+                    fits |= self._fits_within(self.call_lambda(keyword.value, [Value(data=data)]))
+            if "**" in kwargs:  # **{col + "_n": ...}: columns of names the walk cannot know
+                columns = Columns(opaque=True) if data.columns is not None else None
             return Value(data=replace(self.with_fits(data, stats | fits), columns=columns))
         if name == "astype" and args:
             kind = str(args[0].const if args[0].const is not None else next(iter(args[0].names), ""))
@@ -366,8 +391,56 @@ class Frames(WalkState):
             joined = data if other is None or name not in ("merge", "join") else data.join(other)
             return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
         if name in _SAME_TABLE:
+            if name in _FILLS:  # fillna(group_means): the values filled in carry what they were computed from
+                stats = stats | frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data))
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
+
+    def _piped(self, data: Data, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """`df.pipe(f, *args, **kw)` is `f(df, *args, **kw)`; `df.pipe((f, "data"), ...)` gives the table as
+        the keyword named (None: a function the walk does not know)."""
+        table = Value(data=data)
+        given = node.args[0]
+        if isinstance(given, ast.Lambda):
+            return self.call_lambda(given, [table, *args[1:]])
+        function = args[0]
+        named = dict(kwargs)
+        positional = [table, *args[1:]]
+        if isinstance(given, ast.Tuple) and len(given.elts) == 2 and function.items is not None:
+            keyword = given.elts[1]
+            if not (isinstance(keyword, ast.Constant) and isinstance(keyword.value, str)):
+                return None
+            function = function.items[0]
+            named[keyword.value] = table
+            positional = args[1:]
+        if not function.functions and not function.names:
+            return None
+        return self.call_value(function, positional, named, node)
+
+    def _column_wise(self, data: Data, function: Value, node: ast.Call) -> Value | None:
+        """`df.apply(f)` (axis 0) calls ``f`` with each column whole: a statistic it takes of the column
+        (`c.mean()`, zscore) is learned from every row, reported once at the apply (None: nothing learned)."""
+        given = node.args[0]
+        column = Value(data=replace(data, columns=None, mask=None))
+        before = set(self.record.fits)
+        written: ast.AST | None = None
+        if isinstance(given, ast.Lambda):
+            written = given
+            body = self.call_lambda(given, [column] * max(1, len(given.args.args)))
+        elif function.functions or function.names:
+            if len(function.functions) == 1:
+                written = self.function_node(next(iter(function.functions)))
+            body = self.call_value(function, [column], {}, node)
+        else:
+            return None
+        learned = frozenset(f for f in self._fits_within(body) if f not in before)
+        if not learned:
+            return None
+        if written is not None:  # one statistic at the call a reader sees, not each reduction inside it
+            learned = frozenset(f for f in learned if not _written_in(self.record.fits[f].site, written))
+            what = f"{self.text(node.func)}()"
+            learned |= {self.fit(node, what, "a statistic of each column", Strength.STATISTICS, data)}
+        return Value(data=replace(data, fits=data.fits | learned, mask=None, grouped=False))
 
     def _per_group(self, data: Data, function: Value, node: ast.Call) -> Value:
         """A function applied to each group's rows (`transform(lambda s: ...)`), read from what it calls: values of
@@ -400,7 +473,7 @@ class Frames(WalkState):
             if written is not None:
                 fits = frozenset(f for f in fits if not _written_in(self.record.fits[f].site, written))
             what = f"{self.text(node.func)}()"
-            fits |= {self.fit(node, what, "a statistic per group", Strength.STATISTICS, data)}
+            fits |= {self.fit(node, what, PER_GROUP, Strength.STATISTICS, data)}
         return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None))
 
     def _taken_out(
@@ -694,6 +767,11 @@ class Frames(WalkState):
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
         selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
+        if rows.data is not None and any(isinstance(n, ast.Compare) for n in ast.walk(rows_node)):
+            # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
+            # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
+            chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
+            selected = replace(selected, fits=selected.fits | chosen)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:

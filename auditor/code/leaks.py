@@ -169,7 +169,8 @@ class _Rules:
                 fit = Fit(
                     fit.id,
                     fit.site,
-                    " and ".join([fit.what, *(o.what for o in others)]),
+                    # a function of the file called twice (two pipes of one function) takes each statistic twice
+                    " and ".join(dict.fromkeys([fit.what, *(o.what for o in others)])),
                     " and ".join(dict.fromkeys([fit.learns, *(o.learns for o in others)])),
                     max([fit.strength, *(o.strength for o in others)], key=list(Strength).index),
                     fit.rows,

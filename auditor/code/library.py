@@ -131,6 +131,10 @@ class Library(Estimators, TorchLoops):
             return self.builtin(last, args, kwargs, node)
         if package == "numpy":
             return self.numpy(last, args, kwargs, node)
+        if package == "pandas" and last in ("qcut", "cut"):
+            binned = self._binned(last, args, kwargs, node)
+            if binned is not None:
+                return binned
         if package == "pandas" and last == "to_datetime":
             x = argument(args, kwargs, 0, "arg")
             if x.data is not None:
@@ -147,6 +151,17 @@ class Library(Estimators, TorchLoops):
             if passed is not None:
                 return passed
         return self.unknown_call(args, kwargs, node)
+
+    def _binned(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """pd.qcut learns its edges from the quantiles of the rows given; pd.cut with a number of bins learns
+        them from their range (None: cut at edges written out, which learns nothing)."""
+        x = argument(args, kwargs, 0, "x")
+        bins = argument(args, kwargs, 1, "q" if name == "qcut" else "bins")
+        if x.data is None or (name == "cut" and not isinstance(bins.const, int)):
+            return None
+        learns = "the quantile edges of the rows" if name == "qcut" else "the range of the rows"
+        fid = self.fit(node, f"{self.text(node.func)}()", learns, Strength.STATISTICS, x.data)
+        return Value(data=replace(x.data, fits=x.data.fits | {fid}, mask=None))
 
     def _learned_only(self, given: list[Value]) -> bool:
         """Whether ``given`` holds statistics learned from rows (a model's importances) and no rows themselves."""

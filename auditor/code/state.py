@@ -56,6 +56,10 @@ class WalkState(ABC):
         """A call of a function defined in the file."""
 
     @abstractmethod
+    def call_value(self, callee: Value, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A call of whatever ``callee`` may be: a library's name, a function of the file, a method."""
+
+    @abstractmethod
     def local_bases(self, qualname: str) -> list[ast.expr]:
         """The base classes of the file's own class ``qualname``, as written (none for another class)."""
 
