@@ -5,12 +5,12 @@ pass. Each case is a script and the leaks it holds (kind and line), none for cor
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from auditor.code.analysis import FileResult, analyse_file
+from auditor.code.analysis import FileResult
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -346,18 +346,13 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 
 def _read(tmp_path: Path, body: str) -> tuple[FileResult, int]:
-    script = tmp_path / "script.py"
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    return analyse_file(script), HEAD.count("\n")
+    return read_script(tmp_path, HEAD, body)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_correct_code_is_clean_and_the_leak_beside_it_is_found(tmp_path: Path, name: str) -> None:
     body, expected = CASES[name]
-    result, offset = _read(tmp_path, body)
-    assert result.skipped == ()
-    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_found(tmp_path, HEAD, body) == sorted(expected)
 
 
 def test_the_rest_put_back_with_the_sample_is_said_so(tmp_path: Path) -> None:

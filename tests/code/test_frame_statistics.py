@@ -6,12 +6,12 @@ Each case is a script and the leaks it holds (kind and line), none for correct c
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from auditor.code.analysis import FileResult, analyse_file
+from auditor.code.analysis import FileResult
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -202,18 +202,13 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 
 def _read(tmp_path: Path, body: str) -> tuple[FileResult, int]:
-    script = tmp_path / "script.py"
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    return analyse_file(script), HEAD.count("\n")
+    return read_script(tmp_path, HEAD, body)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_a_statistic_of_every_row_is_found_and_the_look_alike_is_clean(tmp_path: Path, name: str) -> None:
     body, expected = CASES[name]
-    result, offset = _read(tmp_path, body)
-    assert result.skipped == ()
-    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_found(tmp_path, HEAD, body) == sorted(expected)
 
 
 def test_a_function_applied_to_each_column_is_one_finding_named_by_the_apply(tmp_path: Path) -> None:

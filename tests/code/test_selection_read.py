@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.code.analysis import analyse_file
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -445,21 +445,13 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("name", CASES)
 def test_the_choice_is_read_where_it_is_made(tmp_path: Path, name: str) -> None:
     body, expected = CASES[name]
-    script = tmp_path / "script.py"
-    offset = HEAD.count("\n")
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    result = analyse_file(script)
-    assert result.skipped == ()
-    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_found(tmp_path, HEAD, body) == sorted(expected)
 
 
 def test_a_threshold_chosen_on_a_test_curve_is_said_as_a_threshold(tmp_path: Path) -> None:
     """The finding names the curve and the pick, and its fix says where a threshold is chosen instead."""
     body, _ = CASES["the best F1 threshold read off a precision-recall curve of the test set"]
-    script = tmp_path / "script.py"
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    (placed,) = analyse_file(script).leaks
+    (placed,) = read_script(tmp_path, HEAD, body)[0].leaks
     assert "precision_recall_curve" in placed.leak.message and "np.argmax()" in placed.leak.message
     assert "threshold" in placed.leak.message and "validation" in placed.leak.fix
 
@@ -467,9 +459,7 @@ def test_a_threshold_chosen_on_a_test_curve_is_said_as_a_threshold(tmp_path: Pat
 def test_a_step_refitted_on_the_test_part_is_said_as_fitted_on_the_rows_it_scores(tmp_path: Path) -> None:
     """Not 'fitted on every row': the test part's own statistics, and the fix is transform, not fit_transform."""
     body, _ = CASES["a scaler refitted on the test part"]
-    script = tmp_path / "script.py"
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    (placed,) = analyse_file(script).leaks
+    (placed,) = read_script(tmp_path, HEAD, body)[0].leaks
     assert placed.leak.serious
     assert "the very rows scored" in placed.leak.message and "test part" in placed.leak.message
     assert "sc.transform(X_test)" in placed.leak.fix

@@ -4,12 +4,11 @@ data sets. Each case is a script and the leaks it holds (kind and line); a corre
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from auditor.code.analysis import analyse_file
+from tests.code.reading import leaks_found
 
 HEAD = """\
 import numpy as np
@@ -411,10 +410,4 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("name", CASES)
 def test_the_reading_finds_what_the_program_holds(tmp_path: Path, name: str) -> None:
     body, expected = CASES[name]
-    script = tmp_path / "script.py"
-    offset = HEAD.count("\n")
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    result = analyse_file(script)
-    assert result.skipped == ()
-    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_found(tmp_path, HEAD, body) == sorted(expected)

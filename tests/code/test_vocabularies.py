@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.code.analysis import FileResult, analyse_file
+from auditor.code.analysis import FileResult
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import json
@@ -242,9 +243,7 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 
 def _read(tmp_path: Path, body: str) -> tuple[FileResult, int]:
-    script = tmp_path / "script.py"
-    script.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    return analyse_file(script), HEAD.count("\n")
+    return read_script(tmp_path, HEAD, body)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -252,10 +251,7 @@ def test_a_vocabulary_learned_from_every_text_is_found_and_one_from_the_training
     tmp_path: Path, name: str
 ) -> None:
     body, expected = CASES[name]
-    result, offset = _read(tmp_path, body)
-    assert result.skipped == ()
-    found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_found(tmp_path, HEAD, body) == sorted(expected)
 
 
 # A tokenizers Tokenizer trained on {texts}, applied to each text by {applied}; the rows then split and scored.
