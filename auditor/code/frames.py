@@ -120,6 +120,8 @@ _SAME_TABLE = frozenset(
         "interpolate",
         "ffill",
         "bfill",
+        "backfill",
+        "pad",
         "lower",
         "upper",
         "strip",
@@ -200,6 +202,7 @@ class Frames(WalkState):
             number=number,
             fits=data.one_column(name),
             by_column=frozenset(e for e in data.by_column if e[1] == name),
+            later=frozenset(f for f in data.later if f[1] in (None, name)),
         )
 
     # Methods ----------------------------------------------------------------------------------------------
@@ -218,6 +221,8 @@ class Frames(WalkState):
             # columns it cannot name (it may select some: a label it would say is kept may not be)
             columns = Columns(opaque=True) if data.columns is not None else None
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
+        if result.data is not None and _from_later_rows(name, args, kwargs):
+            result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             self.mutate(target, replace(receiver, data=result.data))
             return NOTHING
@@ -918,11 +923,34 @@ class Frames(WalkState):
             changed = replace(
                 changed,
                 lagged=changed.lagged | incoming.lagged,
+                # values from later rows stored in named columns are in those columns only: a target taken from
+                # the next row (shift(-1)) is not a feature
+                later=changed.later
+                | ({(line, n) for line, _ in incoming.later for n in names or ()} if named else incoming.later),
                 dates=changed.dates | (frozenset(names or ()) if incoming.dates else frozenset()),
                 ordered=changed.ordered | incoming.ordered,
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether a method gives a row values of the rows after it: bfill, interpolate (which reads the next value),
+    fillna(method="bfill"), shift(-k), a centred rolling window; ffill and shift(k) read earlier rows only."""
+    if name in ("bfill", "backfill"):
+        return True
+    if name == "interpolate":
+        method = (args[0] if args else kwargs.get("method", NOTHING)).const
+        return method not in ("pad", "ffill")
+    if name == "fillna":
+        method = kwargs.get("method", NOTHING).const
+        return method in ("bfill", "backfill")
+    if name == "shift":
+        periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
+        return isinstance(periods, int) and not isinstance(periods, bool) and periods < 0
+    if name == "rolling":
+        return kwargs.get("center", NOTHING).const is True
+    return False
 
 
 # Methods and functions that take values from earlier rows (a lag, a window, a running total).

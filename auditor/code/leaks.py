@@ -53,11 +53,18 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
         return f"{inner} (in a function called at {where(site.top)})" if site.via else inner
 
     rules = _Rules(record, placed)
+    labels = rules.label_in_features()
+    # a lead of the label among the features is the label read: said once, as that
+    answered = {leak.site for leak in labels}
+    filled = [
+        f for f in rules.filled_from_later_rows() if not any(r[0] == "train" and r[1] in answered for r in f.roles)
+    ]
     leaks = [
         *rules.preprocessing(),
         *rules.overlap(),
+        *filled,
         *rules.multi_test(),
-        *rules.label_in_features(),
+        *labels,
         *rules.temporal_shuffle(),
     ]
     leaks = [_at_top(leak) for leak in leaks]
@@ -264,6 +271,70 @@ class _Rules:
                     else:
                         found[key] = leak
         return list(found.values())
+
+    def filled_from_later_rows(self) -> list[Leak]:
+        """Values filled from later rows (bfill, interpolate, shift(-1)) before a cut that is not shuffled (a date,
+        a slice of ordered rows): the last training rows hold the first test rows' values."""
+        found: dict[int, Leak] = {}
+        for e in self._evaluations():
+            if e.x is None or e.cross_validation:
+                continue
+            for tid in sorted(e.trains):
+                train = self.r.trains[tid]
+                if train.x is None:
+                    continue
+                columns = train.x.columns
+                filled = {f for f in train.x.later if f[1] is None or columns is None or not columns.lacks(f[1])}
+                split = self._cut_between(train.x, e.x, frozenset(filled))
+                if split is None or split.data is None:
+                    continue
+                line = min(f[0] for f in filled & split.data.later)
+                leak = found.get(line)
+                if leak is not None:
+                    if (e.site, e.what) not in leak.into:
+                        found[line] = replace(
+                            leak,
+                            into=(*leak.into, (e.site, e.what)),
+                            sites=(*leak.sites, e.site),
+                            roles=(*leak.roles, ("score", e.site, e.what)),
+                        )
+                    continue
+                site = Site(line, 0)
+                what = f"the values filled from later rows at {self.at_line(line)}"
+                found[line] = Leak(
+                    LeakKind.OVERLAP,
+                    True,
+                    site,
+                    "values from later rows",
+                    f"Values are filled from later rows at {self.at_line(line)} (bfill, interpolate, shift(-k), a "
+                    f"centred window) before {split.what} at {self.where(split.site)} cuts the rows in time: the last "
+                    f"rows {train.what} trains on at {self.where(train.site)} hold values of the test rows scored at "
+                    f"{self.where(e.site)} ({e.what}).",
+                    ((train.site, train.what), (e.site, e.what)),
+                    _chain_after(train.x, 0),
+                    _LATER_FIX,
+                    (("filled", what),),
+                    (site, split.site, train.site, e.site),
+                    (("split", split.site, split.what), ("train", train.site, train.what), ("score", e.site, e.what)),
+                )
+        return list(found.values())
+
+    def _cut_between(self, trained: Data, scored: Data, filled: frozenset[tuple[int, str | None]]) -> Split | None:
+        """The unshuffled split, made after the ``filled`` values were taken from later rows, whose one side was
+        trained on and another side scored (None: no such split)."""
+        if not filled:
+            return None
+        for t in sorted(trained.rows):
+            for v in sorted(scored.rows):
+                if t.origin != v.origin or not t.disjoint(v):
+                    continue
+                for part in v.parts:
+                    split = self.r.splits.get(part.split)
+                    if split is None or split.shuffled or split.data is None or not filled & split.data.later:
+                        continue
+                    if any(p.split == part.split and p.side != part.side for p in t.parts):
+                        return split
+        return None
 
     def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
         assert e.x is not None and train.x is not None
@@ -768,6 +839,10 @@ _THRESHOLD_FIX = (
 _EARLY_STOPPING_FIX = (
     "Give early stopping a validation split carved from the training part (or use cross-validation), and keep "
     "the test set for one final score."
+)
+_LATER_FIX = (
+    "Fill or shift after the cut, within each part (train.bfill(), test.bfill()), or fill from earlier rows only "
+    "(ffill, shift(k > 0), a window closed on the left)."
 )
 _TEMPORAL_FIX = (
     "Split by time: train_test_split(..., shuffle=False) on rows sorted by time, a cut-off date, or TimeSeriesSplit "

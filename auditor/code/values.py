@@ -247,6 +247,9 @@ class Data:
     # for predictions: the fits in the rows the model predicted from (None: not predictions). A fit applied to the
     # predictions after (the target's encoder or scale undone) is not in the rows the model was given.
     fed: frozenset[int] | None = None
+    # (line, column) where values were filled or taken from later rows (bfill, interpolate, shift(-1), a centred
+    # window), column None for every column: before a cut in time, the last training rows hold test rows' values
+    later: frozenset[tuple[int, str | None]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -281,6 +284,7 @@ class Data:
             frozenset(e for e in self.by_column | other.by_column if e[0] not in self.everywhere | other.everywhere),
             self.outside if self.outside == other.outside else None,
             self.fed if other.fed is None else other.fed if self.fed is None else self.fed | other.fed,
+            self.later | other.later,
         )
 
     @property

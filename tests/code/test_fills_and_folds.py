@@ -1,0 +1,119 @@
+"""Values filled from later rows before a cut in time (bfill, interpolate, shift(-k), a centred window): the
+last training rows hold the first test rows' values. Beside it, correct code that looks like it: a fill from
+earlier rows (ffill, shift(1)), a fill within each part after the cut. Each case is a script and the leaks it
+holds (kind and line), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
+"""
+
+# Readings of a sensor, sorted by time, a column filled, cut at a date, a model scored on the later part.
+SENSOR = """
+df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+{fill}
+train = df[df.ts < "2024-01-01"]; test = df[df.ts >= "2024-01-01"]
+m = Ridge().fit(train[["temp", "pressure"]], train["load"])
+print(m.score(test[["temp", "pressure"]], test["load"]))
+"""
+
+# The same readings cut by position (the first 800 rows trained on).
+SLICED = """
+df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+{fill}
+train, test = df.iloc[:800], df.iloc[800:]
+m = Ridge().fit(train[["temp"]], train["load"])
+print(m.score(test[["temp"]], test["load"]))
+"""
+
+FILLED_FROM_LATER = {
+    "bfill": 'df["pressure"] = df["pressure"].bfill()',
+    "interpolate": 'df["temp"] = df["temp"].interpolate()',
+    "fillna_bfill": 'df = df.fillna(method="bfill")',
+    "backfill": 'df["temp"] = df["temp"].backfill()',
+    "shift_back": 'df["temp"] = df["temp"].shift(-1)',
+    "centred_window": 'df["temp"] = df["temp"].rolling(3, center=True).mean()',
+}
+
+
+@pytest.mark.parametrize("fill", FILLED_FROM_LATER.values(), ids=FILLED_FROM_LATER.keys())
+def test_values_from_later_rows_before_a_date_cut_reach_training(tmp_path: Path, fill: str) -> None:
+    assert leaks_found(tmp_path, HEAD, SENSOR.format(fill=fill)) == [("overlap", 2)]
+
+
+def test_values_from_later_rows_before_a_positional_cut_reach_training(tmp_path: Path) -> None:
+    assert leaks_found(tmp_path, HEAD, SLICED.format(fill='df["temp"] = df["temp"].bfill()')) == [("overlap", 2)]
+
+
+FILLED_FROM_EARLIER = {
+    "ffill": 'df["temp"] = df["temp"].ffill()',
+    "fillna_ffill": 'df = df.fillna(method="ffill")',
+    "interpolate_pad": 'df["temp"] = df["temp"].interpolate(method="pad")',
+    "lag": 'df["temp"] = df["temp"].shift(1)',
+    "trailing_window": 'df["temp"] = df["temp"].rolling(3).mean()',
+}
+
+
+@pytest.mark.parametrize("fill", FILLED_FROM_EARLIER.values(), ids=FILLED_FROM_EARLIER.keys())
+def test_values_from_earlier_rows_before_a_cut_are_clean(tmp_path: Path, fill: str) -> None:
+    assert leaks_found(tmp_path, HEAD, SENSOR.format(fill=fill)) == []
+    assert leaks_found(tmp_path, HEAD, SLICED.format(fill=fill)) == []
+
+
+def test_values_filled_within_each_part_after_the_cut_are_clean(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    train = df[df.ts < "2024-01-01"].copy(); test = df[df.ts >= "2024-01-01"].copy()
+    train["pressure"] = train["pressure"].bfill(); test["pressure"] = test["pressure"].bfill()
+    train["temp"] = train["temp"].interpolate(); test["temp"] = test["temp"].interpolate()
+    m = Ridge().fit(train[["temp", "pressure"]], train["load"])
+    print(m.score(test[["temp", "pressure"]], test["load"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_a_shuffled_split_after_a_bfill_is_not_read_as_a_cut_in_time(tmp_path: Path) -> None:
+    # rows that are not ordered in time, shuffled: a neighbour's value is not the test period's
+    body = """
+    df = pd.read_csv("survey.csv")
+    df["income"] = df["income"].bfill()
+    train, test = train_test_split(df, random_state=0)
+    m = Ridge().fit(train[["income"]], train["spend"])
+    print(m.score(test[["income"]], test["spend"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_a_target_taken_from_the_next_row_before_a_cut_is_clean(tmp_path: Path) -> None:
+    # a forecast of tomorrow's load: the label is meant to be the next row's value; the features are today's
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    df["next_load"] = df["load"].shift(-1)
+    df["load_lag1"] = df["load"].shift(1)
+    df = df.dropna()
+    train, test = df.iloc[:800], df.iloc[800:]
+    m = Ridge().fit(train[["temp", "load_lag1"]], train["next_load"])
+    print(m.score(test[["temp", "load_lag1"]], test["next_load"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_a_feature_computed_from_a_column_filled_from_later_rows_reaches_training(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    df["temp"] = df["temp"].bfill()
+    df["temp_f"] = df["temp"] * 1.8 + 32
+    train, test = df.iloc[:800], df.iloc[800:]
+    m = Ridge().fit(train[["temp_f"]], train["load"])
+    print(m.score(test[["temp_f"]], test["load"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == [("overlap", 2)]
