@@ -104,7 +104,12 @@ class Walker(Calls, Frames):
         elif isinstance(node, ast.For | ast.AsyncFor):
             iterated = self.ev(node.iter)
             known = iterated.items
-            if known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+            if self._counted(node.iter) and self._indexes_pieces(node):
+                # for i in range(5): test = folds[i]: one pass stands for every fold (each is held out in turn),
+                # walked as the first, so the pieces kept apart stay apart
+                first = Value(consts=frozenset({0}))
+                self.loop(node, node.body, lambda: self.assign(node.target, first, node))
+            elif known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
                 self.loop_items(node, node.body, node.target, known)
@@ -507,8 +512,17 @@ class Walker(Calls, Frames):
         each: list[Value] | None = None
         try:
             source = self.ev(generators[0].iter)
+            counted = self._counted(generators[0].iter)
+            if len(generators) == 1 and counted and generators[0].ifs:
+                # [folds[j] for j in range(5) if j != i]: the elements of the numbers the condition keeps
+                each = []
+                for item in counted:
+                    if self._kept(generators[0], item, node):
+                        each.append(element()[0])  # type: ignore[operator]
             known = source.items
-            if len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= _EACH_ITEM:
+            if each is not None:
+                value, key = join_all(each), NOTHING
+            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= _EACH_ITEM:
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
                 each = []
@@ -529,6 +543,45 @@ class Walker(Calls, Frames):
             return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
         rows = self._rows_per_item(node, source, value)
         return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
+
+    def _counted(self, iterated: ast.expr) -> tuple[Value, ...] | None:
+        """The numbers of `range(k)` with k a known count of at most a few: a loop over them walked number by number,
+        so `folds[i]` is one piece in each pass (None: any other iterable)."""
+        if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "range"):
+            return None
+        if len(iterated.args) != 1 or iterated.keywords or "range" in self.current:
+            return None
+        count = self.ev(iterated.args[0]).const
+        if type(count) is not int or not 2 <= count <= _EACH_ITEM:
+            return None
+        return tuple(Value(consts=frozenset({i})) for i in range(count))
+
+    def _indexes_pieces(self, node: ast.For | ast.AsyncFor) -> bool:
+        """Whether the loop's number picks one of the pieces of np.array_split or np.split (`folds[i]`)."""
+        if not isinstance(node.target, ast.Name):
+            return False
+        for inner in (n for stmt in node.body for n in ast.walk(stmt)):
+            if not (isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name)):
+                continue
+            if not (isinstance(inner.slice, ast.Name) and inner.slice.id == node.target.id):
+                continue
+            items = self.ev(inner.value).items
+            if items and all(_a_piece(item) for item in items):
+                return True
+        return False
+
+    def _kept(self, generator: ast.comprehension, item: Value, node: ast.AST) -> bool:
+        """Whether a comprehension's conditions can hold for ``item`` (False only when one is known false)."""
+        self.assign(generator.target, item, node)
+        for condition in generator.ifs:
+            if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
+                continue
+            op, left, right = condition.ops[0], self.ev(condition.left), self.ev(condition.comparators[0])
+            if not isinstance(op, ast.Eq | ast.NotEq) or len(left.consts) != 1 or len(right.consts) != 1:
+                continue
+            if (left.consts == right.consts) != isinstance(op, ast.Eq):
+                return False
+        return True
 
     def _rows_per_item(self, node: ast.AST, source: Value, value: Value) -> Data | None:
         """[[r["a"], r["b"]] for r in records], [bow(t) for t in texts]: one element per row of a data source, so
@@ -683,3 +736,13 @@ def _unary(op: ast.unaryop, const: Hashable) -> Hashable | None:
     if isinstance(op, ast.UAdd):
         return const
     return ~const if isinstance(const, int) else None
+
+
+def _a_piece(item: Value) -> bool:
+    """Whether ``item`` is one piece of np.array_split or np.split: rows whose last part is a piece of that split."""
+    data = item.data
+    return (
+        data is not None
+        and bool(data.rows)
+        and all(a.parts and a.parts[-1].split.startswith(("np.array_split@", "np.split@")) for a in data.rows)
+    )

@@ -117,3 +117,54 @@ def test_a_feature_computed_from_a_column_filled_from_later_rows_reaches_trainin
     print(m.score(test[["temp_f"]], test["load"]))
     """
     assert leaks_found(tmp_path, HEAD, body) == [("overlap", 2)]
+
+
+# A k-fold written by hand: np.array_split of shuffled positions, each piece held out in turn by its number.
+FOLDS_HEAD = """\
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.preprocessing import StandardScaler
+"""
+
+KFOLD = """
+data = np.loadtxt("sonar.csv", delimiter=",")
+X, y = data[:, :-1], data[:, -1]
+{before}
+idx = np.random.default_rng(0).permutation(len(X))
+folds = np.array_split(idx, 5)
+accs = []
+for i in range(5):
+    test_idx = folds[i]
+    train_idx = np.concatenate([folds[j] for j in range(5) if {keep}])
+    {inside}
+    clf = LogisticRegression().fit(X_tr, y[train_idx])
+    accs.append(accuracy_score(y[test_idx], clf.predict(X_te)))
+print(np.mean(accs))
+"""
+
+SCALED_OUTSIDE = {
+    "before": "X = StandardScaler().fit_transform(X)",
+    "inside": "X_tr, X_te = X[train_idx], X[test_idx]",
+}
+SCALED_INSIDE = {
+    "before": "",
+    "inside": "sc = StandardScaler().fit(X[train_idx]); X_tr, X_te = sc.transform(X[train_idx]), "
+    "sc.transform(X[test_idx])",
+}
+
+
+def test_a_scaler_fitted_before_a_hand_written_kfold_over_numbered_pieces_is_found(tmp_path: Path) -> None:
+    body = KFOLD.format(keep="j != i", **SCALED_OUTSIDE)
+    assert leaks_found(tmp_path, FOLDS_HEAD, body) == [("preprocessing", 3)]
+
+
+def test_a_scaler_fitted_within_each_hand_written_fold_is_clean(tmp_path: Path) -> None:
+    assert leaks_found(tmp_path, FOLDS_HEAD, KFOLD.format(keep="j != i", **SCALED_INSIDE)) == []
+    assert leaks_found(tmp_path, FOLDS_HEAD, KFOLD.format(keep="i != j", **SCALED_INSIDE)) == []
+
+
+def test_a_hand_written_fold_that_keeps_its_test_piece_in_training_is_found(tmp_path: Path) -> None:
+    # every piece joined, the held-out one too: the model is trained on the rows it is scored on
+    leaks = leaks_found(tmp_path, FOLDS_HEAD, KFOLD.format(keep="j == j", **SCALED_INSIDE))
+    assert ("overlap", 11) in leaks
