@@ -618,18 +618,13 @@ def test_columns_named_as_the_engines_own_columns_report_alike_on_every_engine(
     assert sorted(f["evidence"]["key"] for f in overlap) == sorted([*OWN_NAMES, "v + code"])
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on_every_engine(
-    engine: EngineSettings, tmp_path: Path
-) -> None:
-    """`__split__` is where every engine keeps each row's split: a manifest column of that name is refused
-    (exit 2, naming it), not a crash of one engine."""
-    table = {"sample_id": ["a", "b", "c", "d"], "split": ["train", "test"] * 2, "__split__": ["x", "y", "x", "z"]}
+def _refusals(tmp_path: Path, table: dict[str, list[Any]], key: str, engine: EngineSettings) -> list[str]:
+    """The ManifestError messages of the memory engine and of ``engine`` for a manifest grouped by ``key``."""
     pq.write_table(pa.table(table), tmp_path / "m.parquet")
     config = {
         "version": 1,
         "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
-        "keys": {"groups": ["__split__"]},
+        "keys": {"groups": [key]},
     }
     (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
     messages = []
@@ -637,6 +632,17 @@ def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on
         with pytest.raises(ManifestError) as raised:
             run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
         messages.append(str(raised.value))
+    return messages
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_column_named_as_the_split_kept_beside_the_columns_is_refused_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """`__split__` is where every engine keeps each row's split: a manifest column of that name is refused
+    (exit 2, naming it), not a crash of one engine."""
+    table = {"sample_id": ["a", "b", "c", "d"], "split": ["train", "test"] * 2, "__split__": ["x", "y", "x", "z"]}
+    messages = _refusals(tmp_path, table, "__split__", engine)
     assert messages[0] == messages[1] and "column '__split__'" in messages[0] and "rename" in messages[0]
 
 
@@ -645,18 +651,7 @@ def test_a_list_of_groups_per_row_is_refused_alike_on_every_engine(engine: Engin
     """A row's list of authors is refused (exit 2) by every engine with one message, which says what finds an author
     shared between splits and never advises joining the list into one text (that hides the shared author)."""
     table = {"sample_id": ["a", "b"], "split": ["train", "test"], "authors": [["alice", "bob"], ["bob", "dave"]]}
-    pq.write_table(pa.table(table), tmp_path / "m.parquet")
-    config = {
-        "version": 1,
-        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
-        "keys": {"groups": ["authors"]},
-    }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
-    messages = []
-    for settings_ in (EngineSettings("memory"), engine):
-        with pytest.raises(ManifestError) as raised:
-            run_audit(tmp_path / "audit.yaml", only=["group_overlap"], engine=settings_)
-        messages.append(str(raised.value))
+    messages = _refusals(tmp_path, table, "authors", engine)
     assert messages[0] == messages[1] and "column 'authors' holds list<" in messages[0]
     assert "DataFrame.explode('authors')" in messages[0] and "join(items)" not in messages[0]
 
