@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.manifest.hashing import sorted_distinct
-from auditor.manifest.spelling import WHITESPACE, as_string
+from auditor.manifest.spelling import WHITESPACE, add_digest_prefix, as_string, drop_digest_prefix
 
 if TYPE_CHECKING:  # a Series is accepted; pandas is not imported for it (its import costs more than a small audit)
     import pandas as pd
@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # a Series is accepted; pandas is not imported for it (its im
 K = 1024
 
 Basis = Literal["content", "ids"]
+# How a content digest is hashed: without its algorithm prefix (every set recorded since ledger version 3), or
+# with it (how a set recorded from prefixed digests was hashed before: still compared, never recorded).
+DigestForm = Literal["bare", "prefixed"]
 
 _U64 = np.uint64
 # Row hashes are stored in ledgers, so the function is fixed here (not a library's hash, which may change
@@ -77,19 +80,28 @@ class SetSketch:
         return hash((self.digest, self.basis))
 
 
-def row_hashes(values: pa.Array | pa.ChunkedArray | pd.Series | np.ndarray, basis: Basis) -> np.ndarray:
+def row_hashes(
+    values: pa.Array | pa.ChunkedArray | pd.Series | np.ndarray, basis: Basis, form: DigestForm = "bare"
+) -> np.ndarray:
     """64-bit hashes of the rows' identities in one spelling, vectorised on Arrow; null and blank rows dropped.
 
     The spelling is the manifest's (auditor.manifest.spelling) without its number rule: NFC, lower case,
-    NFC again, outer whitespace trimmed. ``basis`` is accepted for symmetry; both bases use the same form.
+    NFC again, outer whitespace trimmed. Content digests also drop an algorithm prefix (`sha256:9f86…` is
+    `9f86…`, as duplicate_content reads them); ``form="prefixed"`` hashes each with its algorithm's prefix
+    instead, the form sets recorded with prefixed digests before ledger version 3 were hashed in.
     """
-    del basis  # content digests are hex text: the same normal form lower-cases and trims them
     text = _as_text(values)
+
+    def normal(chunk: pa.Array) -> pa.Array:
+        t = _normal_chunk(chunk)
+        if basis != "content":
+            return t
+        t = drop_digest_prefix(t)
+        return add_digest_prefix(t) if form == "prefixed" else t
+
     # Slices of about a million rows: each kernel's pass then stays in cache instead of streaming from memory.
     hashes = [
-        _hash_chunk(_normal_chunk(chunk.slice(lo, _SLICE)))
-        for chunk in text.chunks
-        for lo in range(0, len(chunk), _SLICE)
+        _hash_chunk(normal(chunk.slice(lo, _SLICE))) for chunk in text.chunks for lo in range(0, len(chunk), _SLICE)
     ]
     return np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
 

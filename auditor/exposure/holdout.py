@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.core.config import AuditConfig
-from auditor.exposure.fingerprint import Basis, SetSketch, SketchBuilder, row_hashes, sketch
+from auditor.exposure.fingerprint import Basis, DigestForm, SetSketch, SketchBuilder, row_hashes, sketch
 from auditor.manifest.content import cache_dir_from
 from auditor.manifest.table import Manifest
 
@@ -33,10 +33,12 @@ def split_sketches(
     splits: list[str],
     cache_dir: str | None = None,
     probes: np.ndarray | None = None,
+    form: DigestForm = "bare",
 ) -> dict[str, SetSketch]:
     """The sketch of each named split (splits absent from the manifest are left out), from one pass over the
     rows: a read per split would read the identity column of an out-of-core manifest once per split. Each
-    sketch also says which of ``probes`` (the rows of small ledger sets) its split holds."""
+    sketch also says which of ``probes`` (the rows of small ledger sets) its split holds; ``form``: how
+    content digests are hashed (fingerprint.row_hashes)."""
     found = basis_of(config)
     if found is None:
         return {}
@@ -47,11 +49,12 @@ def split_sketches(
         per_row, _, _ = manifest.content_digests(keys.content_path, cache_dir_from(cache_dir, base_dir))
         split = manifest.split.codes
         return {
-            s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis), basis, probes) for s, c in codes.items()
+            s: sketch(row_hashes(per_row.filter(pa.array(split == c)), basis, form), basis, probes)
+            for s, c in codes.items()
         }
     column = keys.content_hash if keys.content_hash is not None else manifest.id_column
     assert column is not None
-    return _column_sketches(manifest, column, basis, codes, probes)
+    return _column_sketches(manifest, column, basis, codes, probes, form)
 
 
 def id_sketches(
@@ -66,13 +69,18 @@ def id_sketches(
 
 
 def _column_sketches(
-    manifest: Manifest, column: str, basis: Basis, codes: dict[str, int], probes: np.ndarray | None
+    manifest: Manifest,
+    column: str,
+    basis: Basis,
+    codes: dict[str, int],
+    probes: np.ndarray | None,
+    form: DigestForm = "bare",
 ) -> dict[str, SetSketch]:
     """The sketch of each split (by code) from one pass over ``column``'s distinct hashes."""
     # Stay in Arrow: a Python object per row would cost more than hashing it. An engine on a cluster hashes
     # on its workers, so only the hashes come back.
     built = {c: SketchBuilder(basis, probes) for c in codes.values()}
-    for block in manifest.ascending_distinct(column, list(codes.values()), partial(row_hashes, basis=basis)):
+    for block in manifest.ascending_distinct(column, list(codes.values()), partial(row_hashes, basis=basis, form=form)):
         for code, hashes in block.items():
             built[code].add(hashes)
     return {s: built[c].sketch() for s, c in codes.items()}

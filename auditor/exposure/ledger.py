@@ -17,8 +17,10 @@ from auditor.exposure.fingerprint import Basis, SetSketch
 LEDGER_NAME = "ledger.sqlite"
 BUSY_TIMEOUT_S = 10.0
 # 1: sets and their evaluations (a ledger without a `version` entry). 2: a set recorded by content also keeps
-# its rows' sample ids (table set_ids), so a config that later names only ids still recognises it. Both read.
-LEDGER_VERSION = 2
+# its rows' sample ids (table set_ids), so a config that later names only ids still recognises it. 3: content
+# digests are hashed without an algorithm prefix (`sha256:9f86…` is `9f86…`); sets of earlier versions are read
+# in both forms (see test_exposure). An older split-auditor refuses a version 3 ledger rather than miss its sets.
+LEDGER_VERSION = 3
 _SET_IDS = """
 CREATE TABLE IF NOT EXISTS set_ids (
     digest TEXT NOT NULL,

@@ -411,9 +411,22 @@ def digest_normal(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
     """The normal form of a digest: the spelling normal form without a leading algorithm prefix
     (`SHA256:9F86…` -> `9f86…`); a prefix that names no algorithm, or not that algorithm's length, stays."""
     normal = normalise(values)
-    return pa.chunked_array(
-        [pc.replace_substring_regex(c, _DIGEST_PREFIX, _DIGEST_HEX) for c in normal.chunks], pa.string()
-    )
+    return pa.chunked_array([drop_digest_prefix(c) for c in normal.chunks], pa.string())
+
+
+def drop_digest_prefix(normal: pa.Array) -> pa.Array:
+    """Digests already in the spelling normal form, each without its algorithm prefix (see digest_normal)."""
+    if not len(normal) or not pc.any(pc.match_substring(normal, ":")).as_py():
+        return normal  # the usual column: no prefix anywhere, no regex pass over every row
+    return pc.replace_substring_regex(normal, _DIGEST_PREFIX, _DIGEST_HEX)
+
+
+def add_digest_prefix(bare: pa.Array) -> pa.Array:
+    """Bare digests (normal form, no prefix) with the prefix of the algorithm their length names
+    (`9f86…` of 64 digits -> `sha256:9f86…`); other values stay as they are."""
+    for algorithm, digits in DIGEST_ALGORITHMS.items():
+        bare = pc.replace_substring_regex(bare, rf"^([0-9a-f]{{{digits}}})$", rf"{algorithm}:\1")
+    return bare
 
 
 def spelling_variants(values: pa.Array | pa.ChunkedArray, digest: bool = False) -> Variants:

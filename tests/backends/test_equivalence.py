@@ -813,6 +813,36 @@ def test_digests_with_an_algorithm_prefix_report_alike_on_every_engine(engine: E
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_set_recorded_by_bare_digests_is_seen_by_prefixed_ones_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A test set recorded from bare digests, audited with the same digests written `sha256:<hex>` (and with
+    files of another algorithm's prefix beside it): the same verdict on every engine, the evaluation counted."""
+    from auditor.exposure import record
+
+    sha = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(60)]
+    split = ["train"] * 30 + ["test"] * 30
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    ids = [f"s{i}" for i in range(60)]
+    pq.write_table(pa.table({"sample_id": ids, "split": split, "sha": sha}), tmp_path / "m.parquet")
+    record(tmp_path / "audit.yaml", "test")
+    prefixed = sha[:30] + [f"sha256:{d}" for d in sha[30:58]] + [f"sha3-256:{d}" for d in sha[58:]]
+    pq.write_table(
+        pa.table({"sample_id": ids, "split": split, "sha": prefixed}), tmp_path / "m.parquet", row_group_size=8
+    )
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["test_exposure"])
+    assert_same(memory, other, engine.engine)
+    (seen,) = [f for s in memory["stages"] for f in s["findings"] if f["code"] == "EXP001"]
+    assert seen["evidence"]["evaluations"] == 1 and seen["evidence"]["sets"][0]["share_of_this_split"] >= 0.9
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_holdout_none_of_whose_files_can_be_read_is_refused_alike_on_every_engine(
     engine: EngineSettings, tmp_path: Path
 ) -> None:

@@ -111,12 +111,23 @@ class TestExposure(Stage):
         by_ids: dict[str, SetSketch] = {}
         if any(e.sketch.basis == "ids" for e in known) and any(s.basis != "ids" for s in sketches.values()):
             by_ids = id_sketches(manifest, context.config, holdout, probes)
+        # A set recorded by content before ledger version 3 may have been hashed from `sha256:`-prefixed digests:
+        # each content split is also read in that form, so writing the prefix (or dropping it) since then does
+        # not make an evaluated set fresh. Compared, never recorded.
+        prefixed: dict[str, SetSketch] = {}
+        if any(e.sketch.basis == "content" for e in known) and any(s.basis == "content" for s in sketches.values()):
+            read = split_sketches(
+                manifest, context.config, context.loaded.base_dir, holdout, probes=probes, form="prefixed"
+            )
+            prefixed = {s: p for s, p in read.items() if p.digest != sketches[s].digest}
         for split, mine in sketches.items():
             matches: list[_Match] = []
             small: list[_Match] = []  # sets inside this split whose rows are too few of it to move its score
             unread: list[LedgerSet] = []  # recorded by content without their ids: not comparable by ids
             for e in known:
                 candidates = _candidates(e, by_ids.get(split, mine) if e.sketch.basis == "ids" else mine)
+                if e.sketch.basis == "content" and split in prefixed:
+                    candidates += _candidates(e, prefixed[split])
                 if not candidates and mine.basis == "ids" and e.sketch.basis == "content":
                     unread.append(e)
                 # A set recorded under several ids is judged by the one that counts most: never by the least.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 import yaml
 
@@ -18,8 +20,10 @@ import auditor.exposure as exposure
 from auditor import load_config, run_audit
 from auditor.core.errors import ConfigError
 from auditor.core.findings import Finding, Report
+from auditor.exposure import fingerprint
 from auditor.exposure.fingerprint import SetSketch
 from auditor.exposure.holdout import split_sketches
+from auditor.exposure.ledger import Evaluation, SqliteLedger
 from auditor.manifest.table import load_manifest
 from tests.conftest import REPO, write_config, write_table
 
@@ -650,3 +654,61 @@ def test_a_holdout_with_some_files_read_is_fingerprinted_by_those(tmp_path: Path
     assert result.status == "passed" and report.exit_code == 0
     [found] = result.findings
     assert found.code == "EXP000" and "n = 2 rows" in found.message
+
+
+PREFIXED = [f"sha256:{d}" for d in TEST_DIGESTS]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "audited"),
+    [
+        (TEST_DIGESTS, PREFIXED),
+        (PREFIXED, TEST_DIGESTS),
+        (TEST_DIGESTS, [f"SHA256: {d.upper()}" for d in TEST_DIGESTS]),
+    ],
+    ids=["prefix-added", "prefix-dropped", "prefix-upper-spaced"],
+)
+def test_a_set_recorded_by_digests_is_the_same_set_with_or_without_the_algorithm_prefix(
+    tmp_path: Path, recorded: list[str], audited: list[str]
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    exposure.record(_ids_and_content(tmp_path / "a", ledger, TEST_IDS, recorded, content=True), "test", ledger=ledger)
+    # The same files under other ids, their digests written as OCI, Git LFS or DVC write them (or no longer so):
+    # it was a fresh set, every evaluation of it lost.
+    other_ids = [f"clip-{i}" for i in range(100)]
+    seen = exp(audit(_ids_and_content(tmp_path / "b", ledger, other_ids, audited, content=True)), "test")
+    assert (seen.code, seen.evidence["evaluations"]) == ("EXP001", 1)
+    assert [s["relation"] for s in seen.evidence["sets"]] == ["this set"]
+
+
+def _prefixed_set_of_ledger_version_2(ledger: Path) -> None:
+    """The set of PREFIXED as a ledger before version 3 kept it: its digests hashed with their prefix."""
+    hashes = fingerprint.row_hashes(pa.array(PREFIXED), "ids")  # the form content had then: the ids' spelling
+    old = fingerprint.sketch(hashes, "content")
+    SqliteLedger(ledger).record(old, Evaluation(dt.datetime(2026, 1, 2, tzinfo=dt.UTC), "test", "old.yaml"))
+    with sqlite3.connect(ledger) as conn:
+        conn.execute("UPDATE ledger_meta SET value = '2' WHERE key = 'version'")
+
+
+@pytest.mark.parametrize("audited", [TEST_DIGESTS, PREFIXED], ids=["bare", "prefixed"])
+def test_a_set_an_older_ledger_hashed_with_its_prefix_is_still_found(tmp_path: Path, audited: list[str]) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    _prefixed_set_of_ledger_version_2(ledger)
+    seen = exp(audit(_ids_and_content(tmp_path / "b", ledger, TEST_IDS, audited, content=True)), "test")
+    assert (seen.code, seen.evidence["evaluations"]) == ("EXP001", 1)
+    assert [s["relation"] for s in seen.evidence["sets"]] == ["this set"]
+
+
+def test_digests_of_another_algorithm_or_other_files_stay_a_fresh_set(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    _prefixed_set_of_ledger_version_2(ledger)
+    exposure.record(
+        _ids_and_content(tmp_path / "a", ledger, TEST_IDS, TEST_DIGESTS, content=True), "test", ledger=ledger
+    )
+    # The same hex digits under an algorithm that is not sha256 name other bytes: not this set.
+    sha3 = [f"sha3-256:{d}" for d in TEST_DIGESTS]
+    fresh = exp(audit(_ids_and_content(tmp_path / "b", ledger, TEST_IDS, sha3, content=True)), "test")
+    assert (fresh.code, fresh.evidence["evaluations"]) == ("EXP000", 0)
+    other = [f"sha256:{hashlib.sha256(f'x{i}'.encode()).hexdigest()}" for i in range(100)]
+    fresh = exp(audit(_ids_and_content(tmp_path / "c", ledger, TEST_IDS, other, content=True)), "test")
+    assert (fresh.code, fresh.evidence["evaluations"]) == ("EXP000", 0)
