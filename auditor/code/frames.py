@@ -170,6 +170,11 @@ def is_time_name(name: str) -> bool:
     return _TIME_NAME.search(name) is not None
 
 
+def in_time(data: Data) -> bool:
+    """Whether values are times: a column read or converted as dates, or one whose name says a time."""
+    return bool(data.sources & data.dates) or any(is_time_name(s) for s in data.sources)
+
+
 class Frames(WalkState):
     """Selections, methods and assignments of tables and arrays."""
 
@@ -307,6 +312,8 @@ class Frames(WalkState):
             shuffled = not (shuffle is not None and shuffle.const is False)
             sid = self.split(node, "Dataset.train_test_split", shuffled, data)
             return Value(data=named_parts(data, sid, ("train", "test")))
+        if name == "between" and not in_time(data):
+            self.threshold(node, stats)  # s.between(s.quantile(0.01), s.quantile(0.99)): bounds learned from rows
         if name in _MASKS:
             # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
             return Value(data=replace(self.with_fits(data, stats), mask=self.text(node), predicted=frozenset()))
@@ -656,7 +663,9 @@ class Frames(WalkState):
         index = kwargs.get("index", labels)
         if index.parts:  # df.drop(train.index): the rows a sample or a split did not take
             rows = frozenset(a.with_part(Part(p.split, "rest")) for a in data.rows for p in sorted(index.parts))
-            return Value(data=replace(data, rows=rows))
+            # df.drop(df[df.price > q].index): the rows left were chosen by the threshold too
+            kept = frozenset(f for f in index.data.fits if f in self.record.cuts) if index.data else frozenset()
+            return Value(data=replace(data, rows=rows, fits=data.fits | kept))
         return Value(data=data)
 
     def _ordered(self, data: Data, name: str, args: list[Value], kwargs: dict[str, Value], line: int) -> Data:
@@ -776,7 +785,10 @@ class Frames(WalkState):
             # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
             # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
             chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
-            selected = replace(selected, fits=selected.fits | chosen)
+            selected = self._kept_by(chosen, selected)
+        if rows.data is not None:
+            kept = self.thresholds_in(rows_node) - data.fits
+            selected = self._kept_by(frozenset(f for f in kept if self.record.fits[f].learns != PER_GROUP), selected)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
@@ -810,6 +822,16 @@ class Frames(WalkState):
             # rows, whose values would come from the table itself, so names of columns the walk cannot read
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
+
+    def _kept_by(self, kept: frozenset[int], selected: Data) -> Data:
+        """Rows kept by statistics of the rows (a z-score, `df.price < df.price.quantile(0.99)`): they carry them,
+        noted with the masks' splits, so that a cut made at such a threshold is told from a filter before one."""
+        if not kept:
+            return selected
+        masks = frozenset(a.parts[-1].split for a in selected.rows if a.parts and a.parts[-1].split.startswith("mask:"))
+        for fid in kept:
+            self.record.cuts[fid] = self.record.cuts.get(fid, frozenset()) | masks
+        return replace(selected, fits=selected.fits | kept)
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""

@@ -157,6 +157,8 @@ class _Rules:
                 fits = e.x.fits & in_training | baked | own
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
+                if fid in self.r.cuts and self._cut_at(fid, scored, trained):
+                    continue
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
                     if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
                         refitted.add(fid)
@@ -224,6 +226,24 @@ class _Rules:
                 )
             )
         return leaks
+
+    def _cut_at(self, fid: int, scored: frozenset[Atom], trained: list[Data]) -> bool:
+        """Whether the rows kept by a threshold learned from the rows (`df[df.area > df.area.quantile(0.8)]`) are
+        the scored side of a cut whose other side was trained on: the statistic placed the cut, like a cut-off
+        date, and chose no rows on either side before a split."""
+        masks = self.r.cuts[fid]
+        training = [t for d in trained for t in d.rows]
+        if not masks or not scored or not training:
+            return False
+        for v in scored:
+            sides = {p.side for p in v.parts if p.split in masks}
+            if not sides:
+                return False
+            for t in training:
+                other = {p.side for p in t.parts if p.split in masks}
+                if t.origin == v.origin and (not other or other & sides):
+                    return False
+        return True
 
     def overlap(self) -> list[Leak]:
         found: dict[tuple[Site, str], Leak] = {}

@@ -153,3 +153,110 @@ STDLIB_RANDOM: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", STDLIB_RANDOM.values(), ids=STDLIB_RANDOM.keys())
 def test_positions_drawn_by_pythons_random_module(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# 2. Rows kept by a threshold learned from every row, before the split --------------------------------------------
+def _houses(kept: str) -> str:
+    """Houses kept by ``kept`` (line 2), split at random, a model trained and scored."""
+    return f"""
+        df = pd.read_csv("houses.csv")
+        {kept}
+        train, test = train_test_split(df, random_state=0)
+        m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+        print(m.score(test[["area", "rooms"]], test["price"]))
+        """
+
+
+LEARNED_THRESHOLDS = {
+    "a quantile": "df = df[df.price < df.price.quantile(0.99)]",
+    "a quantile named first": 'q = df["price"].quantile(0.99); df = df[df["price"] < q]',
+    "the mean and three deviations": "df = df[df.price < df.price.mean() + 3 * df.price.std()]",
+    "a quantile by .loc": "df = df.loc[df.price < df.price.quantile(0.99)]",
+    "np.percentile": "df = df[df.price < np.percentile(df.price, 99)]",
+    "between two quantiles": "df = df[df.price.between(df.price.quantile(0.01), df.price.quantile(0.99))]",
+    "the rows above a quantile dropped": "df = df.drop(df[df.price > df.price.quantile(0.99)].index)",
+    "the rows above a quantile dropped in place": "df.drop(df[df.price > df.price.quantile(0.99)].index, inplace=True)",
+    "the interquartile range": (
+        "q1, q3 = df.price.quantile(0.25), df.price.quantile(0.75); iqr = q3 - q1; "
+        "df = df[(df.price >= q1 - 1.5 * iqr) & (df.price <= q3 + 1.5 * iqr)]"
+    ),
+}
+
+
+@pytest.mark.parametrize("kept", LEARNED_THRESHOLDS.values(), ids=LEARNED_THRESHOLDS.keys())
+def test_rows_kept_by_a_threshold_learned_from_every_row_before_the_split(tmp_path: Path, kept: str) -> None:
+    # as outliers taken out by a z-score of every row: the test rows helped choose which rows are kept
+    assert leaks_found(tmp_path, HEAD, _houses(kept)) == [("preprocessing", 2)]
+
+
+def test_rows_kept_by_a_learned_threshold_before_a_cross_validation(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("houses.csv")
+    df = df[df.price < df.price.quantile(0.99)]
+    print(cross_val_score(LinearRegression(), df[["area", "rooms"]], df["price"], cv=5).mean())
+    """
+    assert leaks_found(tmp_path, HEAD, body) == [("preprocessing", 2)]
+
+
+THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW: dict[str, str] = {
+    "a threshold written out": _houses("df = df[df.price < 1000]"),
+    "the quantile of the training part, applied to both parts": """
+        df = pd.read_csv("houses.csv")
+        train, test = train_test_split(df, random_state=0)
+        q = train.price.quantile(0.99)
+        train, test = train[train.price < q], test[test.price < q]
+        m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+        print(m.score(test[["area", "rooms"]], test["price"]))
+        """,
+    "the training part's outliers taken out by a function of the file": """
+        def clip(d):
+            return d[d.price < d.price.quantile(0.99)]
+        df = pd.read_csv("houses.csv")
+        train, test = train_test_split(df, random_state=0)
+        train = clip(train)
+        m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+        print(m.score(test[["area", "rooms"]], test["price"]))
+        """,
+    "a cut at a quantile, one side trained on and the other scored": """
+        df = pd.read_csv("houses.csv")
+        q = df.area.quantile(0.8)
+        train, test = df[df.area <= q], df[df.area > q]
+        m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+        print(m.score(test[["area", "rooms"]], test["price"]))
+        """,
+    "the rows past a quantile held out, the rest dropped from them": """
+        df = pd.read_csv("houses.csv")
+        test = df[df.area > df.area.quantile(0.8)]
+        train = df.drop(test.index)
+        m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+        print(m.score(test[["area", "rooms"]], test["price"]))
+        """,
+    "a label made by cutting at the median, no row taken out": """
+        df = pd.read_csv("houses.csv")
+        df["expensive"] = (df.price > df.price.median()).astype(int)
+        train, test = train_test_split(df, random_state=0)
+        m = LogisticRegression().fit(train[["area", "rooms"]], train["expensive"])
+        print(m.score(test[["area", "rooms"]], test["expensive"]))
+        """,
+    # was read as the last date learned from every row (CDL001)
+    "a cut-off at the last date less 30 days": """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        cutoff = df.date.max() - pd.Timedelta(days=30)
+        train, test = df[df.date <= cutoff], df[df.date > cutoff]
+        m = LinearRegression().fit(train[["price", "promo"]], train["units"])
+        print(m.score(test[["price", "promo"]], test["units"]))
+        """,
+    # the window's start depends on the test rows only through the last date: no row chosen by its values
+    "the last year of rows kept, then split at random": """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        df = df[df.date > df.date.max() - pd.Timedelta("365D")]
+        train, test = train_test_split(df, random_state=0)
+        m = LinearRegression().fit(train[["price", "promo"]], train["units"])
+        print(m.score(test[["price", "promo"]], test["units"]))
+        """,
+}
+
+
+@pytest.mark.parametrize("body", THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW.values(), ids=THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW)
+def test_thresholds_that_choose_no_test_row_are_clean(tmp_path: Path, body: str) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == []
