@@ -184,7 +184,8 @@ class Frames(WalkState):
         if attr == "columns" and data.columns is not None:
             return Value(names_of=data.columns)
         if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
-            rows = replace(data, columns=None, sources=frozenset(), mask=None, picked=False)
+            rows = replace(data.labelled(), columns=None, sources=frozenset(), mask=None, picked=False)
+            data = rows
             return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
@@ -307,6 +308,8 @@ class Frames(WalkState):
             return Value(data=self._time_feature(data, name, args, kwargs, line))
         if name == "sample":
             return self._sample(data, kwargs, node)
+        if name == "reset_index":
+            return Value(data=replace(self.with_fits(data, stats), renumbered=_renumbered(data, line), mask=None))
         if name == "train_test_split":  # a Hugging Face Dataset's: a DatasetDict of "train" and "test" rows
             shuffle = kwargs.get("shuffle")
             shuffled = not (shuffle is not None and shuffle.const is False)
@@ -689,7 +692,10 @@ class Frames(WalkState):
         if frac is not None and frac.const == 1:  # a shuffle: the same rows
             return Value(data=data)
         sid = self.split(node, "sample", True, data)
-        return Value(data=data.with_parts(Part(sid, "sample")))
+        sampled = data.with_parts(Part(sid, "sample"))
+        if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
+            sampled = replace(sampled, renumbered=_renumbered(sampled, node.lineno))
+        return Value(data=sampled)
 
     # Subscripts -------------------------------------------------------------------------------------------
 
@@ -954,6 +960,12 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
+    """The parts whose row labels reset_index numbers anew at ``line``: the last part each row was taken by (a
+    whole table's labels are already its positions)."""
+    return data.renumbered | {(a.parts[-1], line) for a in data.rows if a.parts}
 
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:

@@ -418,6 +418,14 @@ class _Rules:
             return f"{self._rows_text(frozenset({t}))} (before any split)"
         if _role(t) == "test":
             return "the test part of the split"
+        renumbered = sorted(line for part, line in x.renumbered if part == t.parts[-1])
+        if renumbered:
+            # `df.drop(train.index)` after train.reset_index(drop=True): the labels taken out are 0..n-1
+            return (
+                f"{self._rows_text(frozenset({t}))}, whose row labels are numbered 0, 1, 2, ... anew at "
+                f"{self.at_line(renumbered[0])}, so taking its index out of the rows (drop, isin) "
+                "takes out other rows and leaves its own"
+            )
         return self._rows_text(frozenset({t}))
 
     def _swapped(self, train: Train) -> Split | None:

@@ -260,3 +260,69 @@ THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW: dict[str, str] = {
 @pytest.mark.parametrize("body", THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW.values(), ids=THRESHOLDS_THAT_CHOOSE_NO_TEST_ROW)
 def test_thresholds_that_choose_no_test_row_are_clean(tmp_path: Path, body: str) -> None:
     assert leaks_found(tmp_path, HEAD, body) == []
+
+
+# 3. The rest of a sample taken by its labels after they were numbered anew -----------------------------------------
+def _sampled(*parts: str) -> str:
+    """Houses sampled into a training part and the rest (``parts``, lines 2-4), a model trained and scored."""
+    lines = "\n".join(parts + ("pass",) * (3 - len(parts)))
+    return (
+        'df = pd.read_csv("houses.csv")\n'
+        + lines
+        + """
+m = LinearRegression().fit(train[["area", "rooms"]], train["price"])
+print(m.score(test[["area", "rooms"]], test["price"]))
+"""
+    )
+
+
+RENUMBERED_BEFORE_THE_REST = {
+    "reset_index before drop": (
+        "train = df.sample(frac=0.8, random_state=0).reset_index(drop=True)",
+        "test = df.drop(train.index)",
+    ),
+    "reset_index in place before drop": (
+        "train = df.sample(frac=0.8, random_state=0)",
+        "train.reset_index(drop=True, inplace=True)",
+        "test = df.drop(train.index)",
+    ),
+    "ignore_index before a negated isin": (
+        "train = df.sample(frac=0.8, random_state=0, ignore_index=True)",
+        "test = df[~df.index.isin(train.index)]",
+    ),
+}
+
+
+@pytest.mark.parametrize("parts", RENUMBERED_BEFORE_THE_REST.values(), ids=RENUMBERED_BEFORE_THE_REST.keys())
+def test_the_rest_taken_by_labels_numbered_anew_holds_training_rows(tmp_path: Path, parts: tuple[str, ...]) -> None:
+    # the labels taken out are 0..n-1: the first rows of df, not the sample, so most of the sample is scored
+    assert leaks_found(tmp_path, HEAD, _sampled(*parts)) == [("overlap", 5)]
+
+
+RENUMBERED_AFTER_THE_REST = {
+    "reset_index after drop": (
+        "train = df.sample(frac=0.8, random_state=0)",
+        "test = df.drop(train.index).reset_index(drop=True)",
+        "train = train.reset_index(drop=True)",
+    ),
+    "both reset together after drop": (
+        "train = df.sample(frac=0.8, random_state=0)",
+        "test = df.drop(train.index)",
+        "train, test = train.reset_index(drop=True), test.reset_index(drop=True)",
+    ),
+    "the table shuffled and numbered anew before the sample": (
+        "df = df.sample(frac=1, random_state=0).reset_index(drop=True)",
+        "train = df.sample(frac=0.8, random_state=0)",
+        "test = df.drop(train.index)",
+    ),
+    "rows filtered and numbered anew before the sample": (
+        "df = df[df.price > 0].reset_index(drop=True)",
+        "train = df.sample(frac=0.8, random_state=0)",
+        "test = df[~df.index.isin(train.index)]",
+    ),
+}
+
+
+@pytest.mark.parametrize("parts", RENUMBERED_AFTER_THE_REST.values(), ids=RENUMBERED_AFTER_THE_REST.keys())
+def test_labels_numbered_anew_after_the_rest_is_taken_are_clean(tmp_path: Path, parts: tuple[str, ...]) -> None:
+    assert leaks_found(tmp_path, HEAD, _sampled(*parts)) == []
