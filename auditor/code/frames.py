@@ -230,9 +230,25 @@ class Frames(WalkState):
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
-            self.mutate(target, replace(receiver, data=result.data))
+            column = self._column_of(target, data)
+            if column is not None:  # df["age"].fillna(df["age"].mean(), inplace=True): that column of df changed
+                self.store_item(column, result, node)
+            else:
+                self.mutate(target, replace(receiver, data=result.data))
             return NOTHING
         return result
+
+    def _column_of(self, target: ast.expr, data: Data) -> ast.Subscript | None:
+        """A table's column a method changes in place, as the subscript that stores it: `df["age"]`, `df.age`
+        (None: the table itself, or values that are not a column of one)."""
+        if not data.picked:
+            return None
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+            return target if isinstance(target.slice.value, str) else None
+        if isinstance(target, ast.Attribute) and target.attr not in _TABLE_ATTRIBUTES:
+            written = ast.Subscript(target.value, ast.Constant(target.attr), ast.Load())
+            return ast.copy_location(written, target)
+        return None
 
     def _method(
         self,
@@ -331,12 +347,24 @@ class Frames(WalkState):
                 if kwargs
                 else frozenset()
             )
+            stored = dict(kwargs)
             for keyword in node.keywords:
                 if isinstance(keyword.value, ast.Lambda):  # assign(z=lambda t: ...): called with the table
-                    fits |= self._fits_within(self.call_lambda(keyword.value, [Value(data=data)]))
+                    made = self.call_lambda(keyword.value, [Value(data=data)])
+                    fits |= self._fits_within(made)
+                    if keyword.arg is not None:
+                        stored[keyword.arg] = made
+            # assign(temp=df.temp.bfill()): values from later rows, in the column they are stored in
+            later = {
+                (line, None if key == "**" else key)
+                for key, v in stored.items()
+                if v.data is not None
+                for line, _ in v.data.later
+            }
             if "**" in kwargs:  # **{col + "_n": ...}: columns of names the walk cannot know
                 columns = Columns(opaque=True) if data.columns is not None else None
-            return Value(data=replace(self.with_fits(data, stats | fits), columns=columns))
+            assigned = self.with_fits(data, stats | fits)
+            return Value(data=replace(assigned, columns=columns, later=assigned.later | later))
         if name == "astype" and args:
             kind = str(args[0].const if args[0].const is not None else next(iter(args[0].names), ""))
             if "datetime" in kind:

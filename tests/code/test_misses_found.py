@@ -326,3 +326,87 @@ RENUMBERED_AFTER_THE_REST = {
 @pytest.mark.parametrize("parts", RENUMBERED_AFTER_THE_REST.values(), ids=RENUMBERED_AFTER_THE_REST.keys())
 def test_labels_numbered_anew_after_the_rest_is_taken_are_clean(tmp_path: Path, parts: tuple[str, ...]) -> None:
     assert leaks_found(tmp_path, HEAD, _sampled(*parts)) == []
+
+
+# 4. Values filled from later rows in place, by assign, or before a time-series cross-validation -------------------
+# Readings of a sensor sorted by time, a column filled (line 2), cut at a date or by position, the later part scored.
+SENSOR = """
+df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+{fill}
+{cut}
+m = Ridge().fit(train[["temp", "pressure"]], train["load"])
+print(m.score(test[["temp", "pressure"]], test["load"]))
+"""
+CUTS = {
+    "date": 'train = df[df.ts < "2024-01-01"]; test = df[df.ts >= "2024-01-01"]',
+    "position": "train, test = df.iloc[:800], df.iloc[800:]",
+}
+
+FILLED_FROM_LATER_ROWS = {
+    "a column's bfill in place": 'df["temp"].bfill(inplace=True)',
+    "an attribute column's bfill in place": "df.pressure.bfill(inplace=True)",
+    "a column's fillna(method='bfill') in place": 'df["temp"].fillna(method="bfill", inplace=True)',
+    "a column's interpolate in place": 'df["temp"].interpolate(inplace=True)',
+    "the table's fillna(method='bfill') in place": 'df.fillna(method="bfill", inplace=True)',
+    "a bfill given to assign": "df = df.assign(temp=df.temp.bfill())",
+    "an interpolation given to assign": 'df = df.assign(pressure=df["pressure"].interpolate())',
+    "a lambda given to assign": "df = df.assign(temp=lambda d: d.temp.bfill())",
+}
+
+
+@pytest.mark.parametrize("cut", CUTS.values(), ids=CUTS.keys())
+@pytest.mark.parametrize("fill", FILLED_FROM_LATER_ROWS.values(), ids=FILLED_FROM_LATER_ROWS.keys())
+def test_values_filled_from_later_rows_in_place_or_by_assign_reach_training(
+    tmp_path: Path, fill: str, cut: str
+) -> None:
+    assert leaks_found(tmp_path, HEAD, SENSOR.format(fill=fill, cut=cut)) == [("overlap", 2)]
+
+
+FILLED_FROM_EARLIER_ROWS = {
+    "a column's ffill in place": 'df["temp"].ffill(inplace=True)',
+    "an attribute column's fillna(method='ffill') in place": 'df.pressure.fillna(method="ffill", inplace=True)',
+    "the table's ffill in place": "df.ffill(inplace=True)",
+    "a ffill given to assign": "df = df.assign(temp=df.temp.ffill())",
+    "a lag given to assign": "df = df.assign(temp=df.temp.shift(1))",
+}
+
+
+@pytest.mark.parametrize("cut", CUTS.values(), ids=CUTS.keys())
+@pytest.mark.parametrize("fill", FILLED_FROM_EARLIER_ROWS.values(), ids=FILLED_FROM_EARLIER_ROWS.keys())
+def test_values_filled_from_earlier_rows_in_place_or_by_assign_are_clean(tmp_path: Path, fill: str, cut: str) -> None:
+    assert leaks_found(tmp_path, HEAD, SENSOR.format(fill=fill, cut=cut)) == []
+
+
+def test_a_bfill_in_place_within_each_part_after_the_cut_is_clean(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    train, test = df.iloc[:800].copy(), df.iloc[800:].copy()
+    train["temp"].bfill(inplace=True); test["temp"].bfill(inplace=True)
+    m = Ridge().fit(train[["temp", "pressure"]], train["load"])
+    print(m.score(test[["temp", "pressure"]], test["load"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_a_column_filled_in_place_with_its_mean_over_every_row_is_found(tmp_path: Path) -> None:
+    # the column changed in place is the table's column: as df["age"] = df["age"].fillna(df["age"].mean())
+    body = """
+    df = pd.read_csv("titanic.csv")
+    df["age"].fillna(df["age"].mean(), inplace=True)
+    train, test = train_test_split(df, random_state=0)
+    m = LogisticRegression().fit(train[["age", "fare"]], train["survived"])
+    print(m.score(test[["age", "fare"]], test["survived"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == [("preprocessing", 2)]
+
+
+def test_a_column_filled_in_place_with_the_training_mean_is_clean(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("titanic.csv")
+    train, test = train_test_split(df, random_state=0)
+    mean_age = train["age"].mean()
+    train["age"].fillna(mean_age, inplace=True); test["age"].fillna(mean_age, inplace=True)
+    m = LogisticRegression().fit(train[["age", "fare"]], train["survived"])
+    print(m.score(test[["age", "fare"]], test["survived"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
