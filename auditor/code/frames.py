@@ -229,6 +229,8 @@ class Frames(WalkState):
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
+            if name == "shift":
+                self.record.leads.add(node.lineno)
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             column = self._column_of(target, data)
             if column is not None:  # df["age"].fillna(df["age"].mean(), inplace=True): that column of df changed

@@ -410,3 +410,77 @@ def test_a_column_filled_in_place_with_the_training_mean_is_clean(tmp_path: Path
     print(m.score(test[["age", "fare"]], test["survived"]))
     """
     assert leaks_found(tmp_path, HEAD, body) == []
+
+
+# Readings filled (line 2), then cross-validated by folds that keep time order (line 4).
+FOLDS_IN_TIME = """
+df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+{fill}
+X, y = df[["temp", "pressure"]], df["load"]
+print(cross_val_score(Ridge(), X, y, cv={cv}).mean())
+"""
+
+
+@pytest.mark.parametrize("fill", FILLED_FROM_LATER_ROWS.values(), ids=FILLED_FROM_LATER_ROWS.keys())
+def test_values_filled_from_later_rows_before_a_time_series_cross_validation_reach_training(
+    tmp_path: Path, fill: str
+) -> None:
+    body = FOLDS_IN_TIME.format(fill=fill, cv="TimeSeriesSplit(n_splits=5)")
+    assert leaks_found(tmp_path, HEAD, body) == [("overlap", 2)]
+
+
+def test_a_centred_window_before_a_named_time_series_splitter_reaches_training(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    df["temp_smooth"] = df["temp"].rolling(5, center=True).mean()
+    tscv = TimeSeriesSplit(n_splits=5)
+    print(cross_val_score(Ridge(), df[["temp_smooth", "pressure"]], df["load"], cv=tscv).mean())
+    """
+    assert leaks_found(tmp_path, HEAD, body) == [("overlap", 2)]
+
+
+def test_a_covariate_known_in_advance_before_a_time_series_cross_validation_is_clean(tmp_path: Path) -> None:
+    # next week's promotion is planned ahead: a lead of it, shift(-1), is a fair feature of each fold
+    body = """
+    df = pd.read_csv("weekly.csv", parse_dates=["week"]).sort_values("week")
+    df["promo_next_week"] = df["promo"].shift(-1).fillna(0)
+    X, y = df[["promo", "promo_next_week"]], df["units"]
+    print(cross_val_score(Ridge(), X, y, cv=TimeSeriesSplit(n_splits=5)).mean())
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+@pytest.mark.parametrize("fill", FILLED_FROM_EARLIER_ROWS.values(), ids=FILLED_FROM_EARLIER_ROWS.keys())
+def test_values_filled_from_earlier_rows_before_a_time_series_cross_validation_are_clean(
+    tmp_path: Path, fill: str
+) -> None:
+    assert leaks_found(tmp_path, HEAD, FOLDS_IN_TIME.format(fill=fill, cv="TimeSeriesSplit(n_splits=5)")) == []
+
+
+def test_a_bfill_before_a_cross_validation_that_does_not_keep_time_order_is_not_read_as_a_cut_in_time(
+    tmp_path: Path,
+) -> None:
+    # as a bfill before a shuffled split: the folds are not cut in time (their own order is another finding's)
+    assert leaks_found(tmp_path, HEAD, FOLDS_IN_TIME.format(fill='df["temp"].bfill(inplace=True)', cv="5")) == []
+
+
+def test_a_target_taken_from_the_next_row_before_a_time_series_cross_validation_is_clean(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    df["next_load"] = df["load"].shift(-1)
+    df = df.dropna()
+    print(cross_val_score(Ridge(), df[["temp", "load"]], df["next_load"], cv=TimeSeriesSplit(5)).mean())
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_values_filled_from_later_rows_within_each_time_series_fold_are_clean(tmp_path: Path) -> None:
+    body = """
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    X, y = df[["temp", "pressure"]], df["load"]
+    for tr, te in TimeSeriesSplit(n_splits=5).split(X):
+        X_tr, X_te = X.iloc[tr].bfill(), X.iloc[te].bfill()
+        m = Ridge().fit(X_tr, y.iloc[tr])
+        print(m.score(X_te, y.iloc[te]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []
