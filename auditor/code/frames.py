@@ -327,7 +327,9 @@ class Frames(WalkState):
         if name == "sample":
             return self._sample(data, kwargs, node)
         if name == "reset_index":
-            return Value(data=replace(self.with_fits(data, stats), renumbered=_renumbered(data, line), mask=None))
+            return Value(
+                data=replace(self.with_fits(data, stats), renumbered=_renumbered(data, line), mask=None, grouped=False)
+            )
         if name == "train_test_split":  # a Hugging Face Dataset's: a DatasetDict of "train" and "test" rows
             shuffle = kwargs.get("shuffle")
             shuffled = not (shuffle is not None and shuffle.const is False)
