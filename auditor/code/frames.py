@@ -184,9 +184,9 @@ class Frames(WalkState):
         if attr == "columns" and data.columns is not None:
             return Value(names_of=data.columns)
         if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
+            # (labels numbered anew by reset_index no longer name the part they were given to)
             rows = replace(data.labelled(), columns=None, sources=frozenset(), mask=None, picked=False)
-            data = rows
-            return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts), data=rows)
+            return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
