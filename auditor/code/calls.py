@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from auditor.code.catalog import Kind
 from auditor.code.estimators import HF_TRAIN_NEW
-from auditor.code.frames import INDICATOR
+from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
@@ -176,6 +176,13 @@ class Calls(Library):
                     joined, mask=None, tuned=joined.tuned | {(node.lineno, node.col_offset, tuple(self.loops))}
                 )
             )
+        timed = [d for d in datas if in_time(d)]
+        if cut and timed:
+            # a window back from the last date, `df.date > df.date.max() - pd.Timedelta("30D")`: the statistic only
+            # places the cut in time, and chooses no row by its values
+            joined = replace(joined, fits=frozenset().union(*(d.fits for d in timed)))
+        elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
+            self.threshold(node, stats_of([v for v in values if v.data is None]))
         text = self.text(node)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 

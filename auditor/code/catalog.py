@@ -354,6 +354,10 @@ RANDOM_POSITIONS = _names("permutation choice shuffle")
 # The generators of numpy: their methods are numpy.random's functions again (rng.permutation, rng.shuffle).
 RANDOM_GENERATOR = "numpy.random.<generator>"
 RANDOM_GENERATOR_MAKERS = _names("default_rng RandomState Generator")
+# Python's random module and its Random objects: shuffle(x) reorders positions in place, sample(population, k)
+# draws k of them without replacement, as numpy's shuffle and choice(n, k, replace=False) do.
+STDLIB_RANDOM_GENERATOR = "random.<Random>"
+STDLIB_RANDOM_MAKERS = frozenset(["random.Random", "random.SystemRandom"])
 
 
 # Splits whose parts are taken back by name: concat(..., keys=[...]) then .loc["train"], a Hugging Face

@@ -177,4 +177,11 @@ class Record:
     # loops whose passes repeat one configuration (their names serve only as seeds, fold indices or labels),
     # with the names each pass binds anew (a model built from one of them is a setting per pass)
     replicates: dict[int, frozenset[str]] = field(default_factory=dict)
+    # row statistics rows were kept by (`df[df.price < df.price.quantile(0.99)]`), with the splits of the masks
+    # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
+    # filtered before the split
+    cuts: dict[int, frozenset[str]] = field(default_factory=dict)
+    # lines of leads, shift(-k): values of later rows, which a covariate known in advance (next week's promotion)
+    # is meant to hold
+    leads: set[int] = field(default_factory=set)
     deep_calls: int = 0  # calls of the file's functions nested past the depth the walk follows: not read

@@ -170,6 +170,11 @@ def is_time_name(name: str) -> bool:
     return _TIME_NAME.search(name) is not None
 
 
+def in_time(data: Data) -> bool:
+    """Whether values are times: a column read or converted as dates, or one whose name says a time."""
+    return bool(data.sources & data.dates) or any(is_time_name(s) for s in data.sources)
+
+
 class Frames(WalkState):
     """Selections, methods and assignments of tables and arrays."""
 
@@ -179,8 +184,9 @@ class Frames(WalkState):
         if attr == "columns" and data.columns is not None:
             return Value(names_of=data.columns)
         if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
-            rows = replace(data, columns=None, sources=frozenset(), mask=None, picked=False)
-            return Value(parts=frozenset(a.parts[-1] for a in data.rows if a.parts), data=rows)
+            # (labels numbered anew by reset_index no longer name the part they were given to)
+            rows = replace(data.labelled(), columns=None, sources=frozenset(), mask=None, picked=False)
+            return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
@@ -223,10 +229,28 @@ class Frames(WalkState):
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
+            if name == "shift":
+                self.record.leads.add(node.lineno)
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
-            self.mutate(target, replace(receiver, data=result.data))
+            column = self._column_of(target, data)
+            if column is not None:  # df["age"].fillna(df["age"].mean(), inplace=True): that column of df changed
+                self.store_item(column, result, node)
+            else:
+                self.mutate(target, replace(receiver, data=result.data))
             return NOTHING
         return result
+
+    def _column_of(self, target: ast.expr, data: Data) -> ast.Subscript | None:
+        """A table's column a method changes in place, as the subscript that stores it: `df["age"]`, `df.age`
+        (None: the table itself, or values that are not a column of one)."""
+        if not data.picked:
+            return None
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+            return target if isinstance(target.slice.value, str) else None
+        if isinstance(target, ast.Attribute) and target.attr not in _TABLE_ATTRIBUTES:
+            written = ast.Subscript(target.value, ast.Constant(target.attr), ast.Load())
+            return ast.copy_location(written, target)
+        return None
 
     def _method(
         self,
@@ -302,11 +326,17 @@ class Frames(WalkState):
             return Value(data=self._time_feature(data, name, args, kwargs, line))
         if name == "sample":
             return self._sample(data, kwargs, node)
+        if name == "reset_index":
+            return Value(
+                data=replace(self.with_fits(data, stats), renumbered=_renumbered(data, line), mask=None, grouped=False)
+            )
         if name == "train_test_split":  # a Hugging Face Dataset's: a DatasetDict of "train" and "test" rows
             shuffle = kwargs.get("shuffle")
             shuffled = not (shuffle is not None and shuffle.const is False)
             sid = self.split(node, "Dataset.train_test_split", shuffled, data)
             return Value(data=named_parts(data, sid, ("train", "test")))
+        if name == "between" and not in_time(data):
+            self.threshold(node, stats)  # s.between(s.quantile(0.01), s.quantile(0.99)): bounds learned from rows
         if name in _MASKS:
             # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
             return Value(data=replace(self.with_fits(data, stats), mask=self.text(node), predicted=frozenset()))
@@ -321,12 +351,24 @@ class Frames(WalkState):
                 if kwargs
                 else frozenset()
             )
+            stored = dict(kwargs)
             for keyword in node.keywords:
                 if isinstance(keyword.value, ast.Lambda):  # assign(z=lambda t: ...): called with the table
-                    fits |= self._fits_within(self.call_lambda(keyword.value, [Value(data=data)]))
+                    made = self.call_lambda(keyword.value, [Value(data=data)])
+                    fits |= self._fits_within(made)
+                    if keyword.arg is not None:
+                        stored[keyword.arg] = made
+            # assign(temp=df.temp.bfill()): values from later rows, in the column they are stored in
+            later = {
+                (line, None if key == "**" else key)
+                for key, v in stored.items()
+                if v.data is not None
+                for line, _ in v.data.later
+            }
             if "**" in kwargs:  # **{col + "_n": ...}: columns of names the walk cannot know
                 columns = Columns(opaque=True) if data.columns is not None else None
-            return Value(data=replace(self.with_fits(data, stats | fits), columns=columns))
+            assigned = self.with_fits(data, stats | fits)
+            return Value(data=replace(assigned, columns=columns, later=assigned.later | later))
         if name == "astype" and args:
             kind = str(args[0].const if args[0].const is not None else next(iter(args[0].names), ""))
             if "datetime" in kind:
@@ -656,7 +698,9 @@ class Frames(WalkState):
         index = kwargs.get("index", labels)
         if index.parts:  # df.drop(train.index): the rows a sample or a split did not take
             rows = frozenset(a.with_part(Part(p.split, "rest")) for a in data.rows for p in sorted(index.parts))
-            return Value(data=replace(data, rows=rows))
+            # df.drop(df[df.price > q].index): the rows left were chosen by the threshold too
+            kept = frozenset(f for f in index.data.fits if f in self.record.cuts) if index.data else frozenset()
+            return Value(data=replace(data, rows=rows, fits=data.fits | kept))
         return Value(data=data)
 
     def _ordered(self, data: Data, name: str, args: list[Value], kwargs: dict[str, Value], line: int) -> Data:
@@ -680,7 +724,10 @@ class Frames(WalkState):
         if frac is not None and frac.const == 1:  # a shuffle: the same rows
             return Value(data=data)
         sid = self.split(node, "sample", True, data)
-        return Value(data=data.with_parts(Part(sid, "sample")))
+        sampled = data.with_parts(Part(sid, "sample"))
+        if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
+            sampled = replace(sampled, renumbered=_renumbered(sampled, node.lineno))
+        return Value(data=sampled)
 
     # Subscripts -------------------------------------------------------------------------------------------
 
@@ -776,7 +823,10 @@ class Frames(WalkState):
             # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
             # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
             chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
-            selected = replace(selected, fits=selected.fits | chosen)
+            selected = self._kept_by(chosen, selected)
+        if rows.data is not None:
+            kept = self.thresholds_in(rows_node) - data.fits
+            selected = self._kept_by(frozenset(f for f in kept if self.record.fits[f].learns != PER_GROUP), selected)
         if cols_node is not None:
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
@@ -810,6 +860,16 @@ class Frames(WalkState):
             # rows, whose values would come from the table itself, so names of columns the walk cannot read
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
+
+    def _kept_by(self, kept: frozenset[int], selected: Data) -> Data:
+        """Rows kept by statistics of the rows (a z-score, `df.price < df.price.quantile(0.99)`): they carry them,
+        noted with the masks' splits, so that a cut made at such a threshold is told from a filter before one."""
+        if not kept:
+            return selected
+        masks = frozenset(a.parts[-1].split for a in selected.rows if a.parts and a.parts[-1].split.startswith("mask:"))
+        for fid in kept:
+            self.record.cuts[fid] = self.record.cuts.get(fid, frozenset()) | masks
+        return replace(selected, fits=selected.fits | kept)
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
@@ -932,6 +992,12 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
+    """The parts whose row labels reset_index numbers anew at ``line``: the last part each row was taken by (a
+    whole table's labels are already its positions)."""
+    return data.renumbered | {(a.parts[-1], line) for a in data.rows if a.parts}
 
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:

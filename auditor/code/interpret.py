@@ -12,6 +12,7 @@ from auditor.code.calls import Calls
 from auditor.code.catalog import POLARS_EXPRESSION
 from auditor.code.events import Record
 from auditor.code.frames import Frames
+from auditor.code.library import positions_left
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
@@ -508,6 +509,9 @@ class Walker(Calls, Frames):
         names = self._column_filter(node, generators)
         if names is not None:
             return names
+        rest = self._positions_not_in(node, generators)
+        if rest is not None:
+            return rest
         self.enter_loop(node)
         each: list[Value] | None = None
         try:
@@ -543,6 +547,26 @@ class Walker(Calls, Frames):
             return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
         rows = self._rows_per_item(node, source, value)
         return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
+
+    def _positions_not_in(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
+        """`[i for i in range(n) if i not in test_idx]`: the positions a drawn sample left, as np.setdiff1d gives
+        them (None: another comprehension, or positions not drawn by a split)."""
+        if len(generators) != 1 or not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return None
+        gen = generators[0]
+        target = gen.target
+        if not (isinstance(target, ast.Name) and isinstance(node.elt, ast.Name) and node.elt.id == target.id):
+            return None
+        if len(gen.ifs) != 1 or not isinstance(gen.ifs[0], ast.Compare):
+            return None
+        condition = gen.ifs[0]
+        left = condition.left
+        if not (isinstance(left, ast.Name) and left.id == target.id and len(condition.ops) == 1):
+            return None
+        if not isinstance(condition.ops[0], ast.NotIn):
+            return None
+        remaining = positions_left(self.ev(gen.iter).data, self.ev(condition.comparators[0]).data)
+        return Value(data=remaining) if remaining is not None else None
 
     def _counted(self, iterated: ast.expr) -> tuple[Value, ...] | None:
         """The numbers of `range(k)` with k a known count of at most a few: a loop over them walked number by number,

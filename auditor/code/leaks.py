@@ -157,6 +157,8 @@ class _Rules:
                 fits = e.x.fits & in_training | baked | own
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
+                if fid in self.r.cuts and self._cut_at(fid, scored, trained):
+                    continue
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
                     if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
                         refitted.add(fid)
@@ -225,6 +227,24 @@ class _Rules:
             )
         return leaks
 
+    def _cut_at(self, fid: int, scored: frozenset[Atom], trained: list[Data]) -> bool:
+        """Whether the rows kept by a threshold learned from the rows (`df[df.area > df.area.quantile(0.8)]`) are
+        the scored side of a cut whose other side was trained on: the statistic placed the cut, like a cut-off
+        date, and chose no rows on either side before a split."""
+        masks = self.r.cuts[fid]
+        training = [t for d in trained for t in d.rows]
+        if not masks or not scored or not training:
+            return False
+        for v in scored:
+            sides = {p.side for p in v.parts if p.split in masks}
+            if not sides:
+                return False
+            for t in training:
+                other = {p.side for p in t.parts if p.split in masks}
+                if t.origin == v.origin and (not other or other & sides):
+                    return False
+        return True
+
     def overlap(self) -> list[Leak]:
         found: dict[tuple[Site, str], Leak] = {}
         for train in self.r.trains.values():
@@ -277,7 +297,12 @@ class _Rules:
         a slice of ordered rows): the last training rows hold the first test rows' values."""
         found: dict[int, Leak] = {}
         for e in self._evaluations():
-            if e.x is None or e.cross_validation:
+            if e.x is None:
+                continue
+            if e.cross_validation:
+                leak = self._filled_before_folds(e, found)
+                if leak is not None:
+                    found[leak.site.line] = leak
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
@@ -318,6 +343,51 @@ class _Rules:
                     (("split", split.site, split.what), ("train", train.site, train.what), ("score", e.site, e.what)),
                 )
         return list(found.values())
+
+    def _filled_before_folds(self, e: Evaluation, found: dict[int, Leak]) -> Leak | None:
+        """Values filled from later rows before a cross-validation whose folds keep time order (TimeSeriesSplit):
+        each fold's last training rows hold its test rows' values. The leak of that fill, new or with ``e`` added
+        (None: no such fill before such folds)."""
+        assert e.x is not None
+        split = self.r.splits.get(self.r.objects[e.splitter].split or "") if e.splitter is not None else None
+        if split is None or not split.temporal or split.shuffled or not e.shown:
+            return None
+        columns = e.x.columns
+        # a lead, shift(-k), is left out: next week's promotion, known in advance, is a fair feature of each fold
+        filled = {
+            f
+            for f in e.x.later
+            if f[0] not in self.r.leads and (f[1] is None or columns is None or not columns.lacks(f[1]))
+        }
+        if not filled:
+            return None
+        line = min(f[0] for f in filled)
+        leak = found.get(line)
+        if leak is not None:
+            if (e.site, e.what) in leak.into:
+                return leak
+            return replace(
+                leak,
+                into=(*leak.into, (e.site, e.what)),
+                sites=(*leak.sites, e.site),
+                roles=(*leak.roles, ("score", e.site, e.what)),
+            )
+        site = Site(line, 0)
+        return Leak(
+            LeakKind.OVERLAP,
+            True,
+            site,
+            "values from later rows",
+            f"Values are filled from later rows at {self.at_line(line)} (bfill, interpolate, a centred window) "
+            f"before the folds of {split.what} at {self.where(split.site)} cut the rows in time: the last "
+            f"rows each fold trains on hold values of its test rows, scored by {e.what} at {self.where(e.site)}.",
+            ((e.site, e.what),),
+            _chain_after(e.x, 0),
+            _LATER_FIX,
+            (("filled", f"the values filled from later rows at {self.at_line(line)}"),),
+            (site, split.site, e.site),
+            (("split", split.site, split.what), ("score", e.site, e.what)),
+        )
 
     def _cut_between(self, trained: Data, scored: Data, filled: frozenset[tuple[int, str | None]]) -> Split | None:
         """The unshuffled split, made after the ``filled`` values were taken from later rows, whose one side was
@@ -398,6 +468,14 @@ class _Rules:
             return f"{self._rows_text(frozenset({t}))} (before any split)"
         if _role(t) == "test":
             return "the test part of the split"
+        renumbered = sorted(line for part, line in x.renumbered if part == t.parts[-1])
+        if renumbered:
+            # `df.drop(train.index)` after train.reset_index(drop=True): the labels taken out are 0..n-1
+            return (
+                f"{self._rows_text(frozenset({t}))}, whose row labels are numbered 0, 1, 2, ... anew at "
+                f"{self.at_line(renumbered[0])}, so taking its index out of the rows (drop, isin) "
+                "takes out other rows and leaves its own"
+            )
         return self._rows_text(frozenset({t}))
 
     def _swapped(self, train: Train) -> Split | None:

@@ -79,6 +79,10 @@ class Library(Estimators, TorchLoops):
             drawn = self._random(qualname, args, kwargs, node)
             if drawn is not None:
                 return drawn
+        if package == "random":
+            drawn = self._stdlib_random(qualname, args, kwargs, node)
+            if drawn is not None:
+                return drawn
         if catalog.is_reader(qualname):
             return self.read(qualname, args, kwargs, node)
         if catalog.is_keras_dataset(qualname):
@@ -194,6 +198,23 @@ class Library(Estimators, TorchLoops):
             sid = self.split(node, "choice", True, rows)
             return Value(data=rows.with_parts(Part(sid, "sample")))
         return Value(data=rows)
+
+    def _stdlib_random(
+        self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value | None:
+        """Python's random module and a Random object's methods: shuffle(x) as numpy's shuffle, sample(population,
+        k) as numpy's choice(n, k, replace=False), one side of a split (None: another of its calls)."""
+        if qualname in catalog.STDLIB_RANDOM_MAKERS:
+            return Value(names=frozenset({catalog.STDLIB_RANDOM_GENERATOR}))
+        last = qualname.rpartition(".")[2]
+        if last == "shuffle":
+            return self._positions("shuffle", args, kwargs, node)
+        if last != "sample":
+            return None
+        population = argument(args, kwargs, 0, "population")
+        rows = population.data or self.source(node, f"{self.text(node)}")
+        sid = self.split(node, "sample", True, rows)
+        return Value(data=rows.with_parts(Part(sid, "sample")))
 
     def read(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A new source of rows; a loader's result (a Bunch or X, y) holds them too."""
@@ -564,7 +585,7 @@ class Library(Estimators, TorchLoops):
             return Value(scores=scores)
         if name == "setdiff1d" and len(args) == 2:
             # np.setdiff1d(np.arange(n), test_idx): the positions a drawn sample left
-            remaining = _complement(first.data, args[1].data)
+            remaining = positions_left(first.data, args[1].data)
             if remaining is not None:
                 return Value(data=remaining)
         data = self.rows_of(given)
@@ -586,9 +607,10 @@ def _piece(i: int) -> str:
     return f"{n}{suffix}"
 
 
-def _complement(every: Data | None, taken: Data | None) -> Data | None:
-    """np.setdiff1d(np.arange(n), test_idx): the other side of the split that took ``taken``, when each of its
-    rows was taken by one (positions left out of a drawn sample are the rest of it); None otherwise."""
+def positions_left(every: Data | None, taken: Data | None) -> Data | None:
+    """np.setdiff1d(np.arange(n), test_idx), `[i for i in range(n) if i not in test_idx]`: the other side of the
+    split that took ``taken``, when each of its rows was taken by one (positions left out of a drawn sample are the
+    rest of it); None otherwise."""
     if taken is None or not taken.rows or not all(a.parts for a in taken.rows):
         return None
     if every is not None and {a.origin for a in every.rows} != {a.origin for a in taken.rows}:

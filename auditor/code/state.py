@@ -33,6 +33,9 @@ class WalkState(ABC):
         self.pass_names: dict[int, frozenset[str]] = {}  # each loop's names taken anew per pass (once read)
         # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
         self.value_compares: set[int] = set()
+        # (a comparison or a between() call, the chain of calls) -> the row statistics it compares a column with
+        # (`df.price < df.price.quantile(0.99)`): a selection of rows by it keeps rows chosen by those statistics
+        self.thresholds: dict[tuple[int, tuple[int, ...]], frozenset[int]] = {}
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
         self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
         self._next = 1
@@ -115,6 +118,17 @@ class WalkState(ABC):
         self._ids[key] = self._next
         self._next += 1
         return self._ids[key], True
+
+    def threshold(self, node: ast.AST, stats: frozenset[int]) -> None:
+        """Note that ``node`` compares a column with the row statistics ``stats`` (read back by thresholds_in)."""
+        if stats:
+            key = (id(node), tuple(id(c) for c in self.calls))
+            self.thresholds[key] = self.thresholds.get(key, frozenset()) | stats
+
+    def thresholds_in(self, node: ast.AST) -> frozenset[int]:
+        """The row statistics the comparisons written in ``node`` compare columns with, in this chain of calls."""
+        calls = tuple(id(c) for c in self.calls)
+        return frozenset().union(*(self.thresholds.get((id(n), calls), frozenset()) for n in ast.walk(node)))
 
     def site(self, node: ast.AST) -> Site:
         via = tuple((c.lineno, c.col_offset) for c in self.calls if isinstance(c, ast.Call))

@@ -250,6 +250,9 @@ class Data:
     # (line, column) where values were filled or taken from later rows (bfill, interpolate, shift(-1), a centred
     # window), column None for every column: before a cut in time, the last training rows hold test rows' values
     later: frozenset[tuple[int, str | None]] = frozenset()
+    # (part, line) for the parts whose row labels were numbered anew at that line (reset_index, sample(
+    # ignore_index=True)): the index numbers positions, so `df.drop(train.index)` no longer takes that part out
+    renumbered: frozenset[tuple[Part, int]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -285,6 +288,7 @@ class Data:
             self.outside if self.outside == other.outside else None,
             self.fed if other.fed is None else other.fed if self.fed is None else self.fed | other.fed,
             self.later | other.later,
+            self.renumbered | other.renumbered,
         )
 
     @property
@@ -321,6 +325,20 @@ class Data:
     def one_column(self, name: str) -> frozenset[int]:
         """The fits in the values of column ``name``: those in every column and those it carries."""
         return self.everywhere | {f for f, n in self.by_column if n == name}
+
+    def labelled(self) -> Data:
+        """The rows as their index names them: a part whose labels were numbered anew (reset_index) and not taken
+        from since is not named by them, so they are labels of the rows it was taken from."""
+        if not self.renumbered:
+            return self
+        unnamed = {part for part, _ in self.renumbered}
+        rows = set()
+        for atom in self.rows:
+            parts = atom.parts
+            while parts and parts[-1] in unnamed:
+                parts = parts[:-1]
+            rows.add(Atom(atom.origin, parts))
+        return replace(self, rows=frozenset(rows))
 
     def with_parts(self, part: Part) -> Data:
         return replace(self, rows=_bounded(frozenset(a.with_part(part) for a in self.rows)))
