@@ -62,6 +62,13 @@ def loaded_config(
 ) -> LoadedConfig:
     """The validated config auditor.audit runs for these arguments, its rows the columns of ``data`` it names."""
     if split is ...:
+        if folds is not None and DEFAULT_SPLIT in _table_columns(data):
+            # Left out by default beside folds (as a config with `folds` alone has none), a fixed test split in that
+            # column would go unaudited: its rows read as rows of no fold.
+            raise ArgumentError(
+                f"auditor.audit(data=…): the data has a column {DEFAULT_SPLIT!r} beside folds=; pass "
+                f"split={DEFAULT_SPLIT!r} to audit the fixed split it holds beside the folds, or split=None to leave it out"
+            )
         split = DEFAULT_SPLIT if folds is None else None
     return _prepare(data, "auditor.audit", split, id, keys, folds, base_dir, sections)
 
@@ -301,6 +308,15 @@ def auto_features(config: AuditConfig, data: Any, besides: Sequence[str] = ()) -
     else:
         return []  # not a table: to_arrow names the types it takes
     return [c for c in feature_columns(config, names) if c not in besides]
+
+
+def _table_columns(data: Any) -> list[str]:
+    """The column names of a pandas or polars DataFrame or an Arrow table; none for anything else."""
+    if _is_arrow(data):
+        return list(data.schema.names)
+    if _library(data) in ("pandas", "polars") and type(data).__name__ == "DataFrame":
+        return [str(c) for c in data.columns]
+    return []
 
 
 def _other_spellings(data: Any, columns: Sequence[str]) -> list[str]:

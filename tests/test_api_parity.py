@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import auditor
 from auditor.cli import app
-from auditor.core.errors import ManifestError
+from auditor.core.errors import ArgumentError, ManifestError
 from auditor.core.findings import Report
 
 sklearn = pytest.importorskip("sklearn.model_selection")
@@ -220,6 +220,26 @@ def test_folds_without_a_split_column_need_no_split_argument(tmp_path: Path) -> 
     fixed = df.assign(split="train")
     named = auditor.audit(fixed, split="split", folds="fold", id="sid", keys={"groups": ["patient"]}, only=only)
     assert in_code(named) == in_code(code)
+
+
+def test_a_split_column_beside_folds_is_named_or_refused_never_dropped() -> None:
+    """A fixed test split held in a `split` column beside folds= was left out unseen (its rows read as rows of no
+    fold, a patient shared with the folds passed); now the call names the column until split= says which."""
+    visits = pd.DataFrame(
+        {
+            "visit_id": range(8),
+            "patient": ["P1", "P2", "P3", "P4", "P5", "P6", "P1", "P7"],
+            "fold": [0, 0, 1, 1, 2, 2, None, None],
+            "split": ["train"] * 6 + ["test"] * 2,
+        }
+    )
+    keys = {"groups": ["patient"]}
+    with pytest.raises(ArgumentError, match=r"column 'split' beside folds=; pass split='split'.*split=None"):
+        auditor.audit(visits, id="visit_id", folds="fold", keys=keys)
+    named = auditor.audit(visits, id="visit_id", folds="fold", split="split", keys=keys)
+    assert named.exit_code == 1 and any(f.code == "GRP001" and "test" in f.message for f in named.findings)
+    left_out = auditor.audit(visits.drop(columns="split"), id="visit_id", folds="fold", keys=keys)
+    assert left_out.exit_code == auditor.audit(visits, id="visit_id", folds="fold", split=None, keys=keys).exit_code
 
 
 def test_groups_from_a_series_are_named_after_it(tmp_path: Path) -> None:
