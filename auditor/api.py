@@ -67,7 +67,8 @@ def loaded_config(
             # column would go unaudited: its rows read as rows of no fold.
             raise ArgumentError(
                 f"auditor.audit(data=…): the data has a column {DEFAULT_SPLIT!r} beside folds=; pass "
-                f"split={DEFAULT_SPLIT!r} to audit the fixed split it holds beside the folds, or split=None to leave it out"
+                f"split={DEFAULT_SPLIT!r} to audit the fixed split it holds beside the folds, or split=None to leave "
+                "it out"
             )
         split = DEFAULT_SPLIT if folds is None else None
     return _prepare(data, "auditor.audit", split, id, keys, folds, base_dir, sections)

@@ -58,6 +58,25 @@ class FoldLayout:
         """The folds of the cross-validation, without the fixed holdout splits' evaluations."""
         return self.folds[: len(self.folds) - len(self.fixed)]
 
+    @property
+    def forward_chaining(self) -> bool:
+        """Whether the cross-validation is a forecast's: no fold trains on rows a later fold holds out, and some
+        fold trains on rows an earlier one held out (TimeSeriesSplit, `scheme: rolling`)."""
+        import numpy as np
+
+        n = len(self.cv_folds)
+        if n < 2:
+            return False
+        roles = np.asarray(self.roles)[:, :n]
+        held = roles == FoldRole.HOLDOUT
+        trained = roles == FoldRole.TRAIN
+        # Per pattern, the last fold it trains in and the first it is held out in (folds in order).
+        last_train = np.where(trained.any(axis=1), n - 1 - np.argmax(trained[:, ::-1], axis=1), -1)
+        first_held = np.where(held.any(axis=1), np.argmax(held, axis=1), n)
+        last_held = np.where(held.any(axis=1), n - 1 - np.argmax(held[:, ::-1], axis=1), -1)
+        later_held = (trained & (np.arange(n) < last_held[:, None])).any()
+        return not bool(later_held) and bool((last_train > first_held).any())
+
     def of(self, pattern: str) -> np.ndarray:
         """The roles of a pattern in every fold."""
         import numpy as np

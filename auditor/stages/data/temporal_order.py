@@ -329,15 +329,24 @@ class TemporalOrder(Stage):
         layout = context.roles.folds
         assert layout is not None
         names = manifest.split_names
+        # Folds that chain forward (TimeSeriesSplit, `scheme: rolling`) say the task is a forecast: a holdout row
+        # older than its training rows is then the leak itself, not a question about the task.
+        forecast = layout.forward_chaining
         for o in fold_order(times, split, names, layout):
             if not o.older:
                 continue
+            why = (
+                "The folds chain forward in row order, as a forecast's do (TimeSeriesSplit, `scheme: rolling`), but "
+                "the rows are not in time order: sort them by time before making the folds."
+                if forecast
+                else "If the model is meant to predict the future, train each fold only on samples before its holdout "
+                "period (e.g. TimeSeriesSplit)."
+            )
             yield self.finding(
                 "TMP001",
-                Severity.WARNING,
+                Severity.ERROR if forecast else Severity.WARNING,
                 f"{o.fold}: {o.older} of its {o.holdout} holdout row(s) are older than its newest training sample "
-                f"({format_time(o.newest_train)}). If the model is meant to predict the future, train each fold only "
-                "on samples before its holdout period (e.g. TimeSeriesSplit).",
+                f"({format_time(o.newest_train)}). {why}",
                 evidence={
                     "fold": o.fold,
                     "newest_train": format_time(o.newest_train),

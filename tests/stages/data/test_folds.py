@@ -434,6 +434,54 @@ def test_rolling_folds_in_time_order_are_in_order(audit: AuditFn) -> None:
     assert sorted(per_fold(r, "TMP001")) == [f"fold {k}" for k in range(4)]
 
 
+def test_forecast_folds_over_rows_out_of_time_order_are_an_error(audit: AuditFn) -> None:
+    """TimeSeriesSplit over rows not sorted by time (or `scheme: rolling` over shuffled dates): folds made for a
+    forecast that train on the future. TMP001 was a warning, exit 0; the folds say the task is a forecast."""
+    shuffled = _dated().sample(frac=1.0, random_state=0).reset_index(drop=True)
+    df, columns = _per_column(shuffled, sklearn.TimeSeriesSplit(4).split(shuffled))
+    manifest = {"split": None, "id": "sid", "folds": {"columns": columns}}
+    r = audit(df, manifest=manifest, keys={"time": "t"}, only=["temporal_order"])
+    older = per_fold(r, "TMP001")
+    assert older and {f.severity for f in older.values()} == {"error"} and r.exit_code == 1
+    assert "sort them by time" in next(iter(older.values())).message
+    shuffled["fold"] = np.arange(len(shuffled)) * 5 // len(shuffled)
+    rolling = {"split": None, "id": "sid", "folds": {"column": "fold", "scheme": "rolling"}}
+    r = audit(shuffled, manifest=rolling, keys={"time": "t"}, only=["temporal_order"])
+    assert {f.severity for f in per_fold(r, "TMP001").values()} == {"error"} and r.exit_code == 1
+
+
+def test_k_fold_over_shuffled_dates_stays_a_warning(audit: AuditFn) -> None:
+    """Shuffled k-fold folds make no claim that the task is a forecast: TMP001 stays the question it was."""
+    df = with_folds(_dated(), sklearn.KFold(4, shuffle=True, random_state=0).split(_dated()))
+    r = audit(df, manifest=FOLDS, keys={"time": "t"}, only=["temporal_order"])
+    assert {f.severity for f in per_fold(r, "TMP001").values()} == {"warning"} and r.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("splitter", "chaining"),
+    [
+        (sklearn.TimeSeriesSplit(4), True),
+        (sklearn.TimeSeriesSplit(3, gap=2), True),
+        (sklearn.KFold(4), False),
+        (sklearn.KFold(4, shuffle=True, random_state=0), False),
+        (sklearn.GroupKFold(4), False),
+    ],
+    ids=["tss", "tss-gap", "kfold", "kfold-shuffled", "group-kfold"],
+)
+def test_folds_that_chain_forward_are_told_from_k_fold(splitter: Any, chaining: bool) -> None:
+    from auditor.core.splits import FoldLayout, FoldRole
+
+    df = _dated()
+    folds = list(splitter.split(df, groups=df["patient"] if isinstance(splitter, sklearn.GroupKFold) else None))
+    roles = np.full((len(df), len(folds)), FoldRole.UNUSED, dtype=np.int8)
+    for k, (train, holdout) in enumerate(folds):
+        roles[train, k], roles[holdout, k] = FoldRole.TRAIN, FoldRole.HOLDOUT
+    roles = roles[roles.any(axis=1)]  # a row of no fold has no pattern
+    names = tuple(f"fold {k}" for k in range(len(folds)))
+    layout = FoldLayout(names, tuple(f"p{i}" for i in range(len(roles))), roles)
+    assert layout.forward_chaining is chaining
+
+
 WORDS = [
     "alpha",
     "bravo",
