@@ -10,7 +10,7 @@ from dataclasses import replace
 from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -389,6 +389,11 @@ class Estimators(WalkState):
         if name in ("items",):
             pair = Value(items=(found.keys, found.elements))
             out = self.container(node, pair)
+            if _all_entries(found):
+                # {"train": X_train, "test": X_test}.items(): one pair per key, in order, so a loop or a
+                # comprehension over them takes each part apart from the others
+                pairs = tuple(Value(items=(Value(consts=frozenset({k})), v)) for k, v in found.entries.items())
+                return Value(objects=frozenset({out.id}), items=pairs)
             return Value(objects=frozenset({out.id}))
         if name in ("values", "copy", "get", "pop", "popitem", "keys"):
             if name == "keys":
@@ -635,3 +640,12 @@ def _over_items(node: ast.Call) -> bool:
     """Whether a counter is given a comprehension (the words of many texts), not one value of the loop it is in."""
     given = node.args[0] if node.args else None
     return isinstance(given, ast.GeneratorExp | ast.ListComp)
+
+
+def _all_entries(found: Obj) -> bool:
+    """Whether a dict holds only the entries kept under constant keys, at most a few (nothing stored under a key
+    the walk could not read)."""
+    entries = found.entries
+    if not 2 <= len(entries) <= EACH_ITEM or not all(isinstance(k, str) for k in entries):
+        return False
+    return found.keys.consts == frozenset(entries) and found.elements == join_all(entries.values())

@@ -17,7 +17,7 @@ from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
 NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
@@ -27,9 +27,6 @@ MAX_CALL_DEPTH = 64  # the file's own functions are followed this many calls dee
 WALKS_PER_FUNCTION = 12
 STATEMENTS_PER_STATEMENT = 40
 _LISTED_ITEMS = 64  # a list made by * is read item by item up to this length
-
-
-_EACH_ITEM = 8  # a comprehension over a literal tuple of at most this many items is read item by item
 
 
 class Walker(Calls, Frames):
@@ -110,7 +107,7 @@ class Walker(Calls, Frames):
                 # walked as the first, so the pieces kept apart stay apart
                 first = Value(consts=frozenset({0}))
                 self.loop(node, node.body, lambda: self.assign(node.target, first, node))
-            elif known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+            elif known is not None and 2 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
                 self.loop_items(node, node.body, node.target, known)
@@ -216,6 +213,17 @@ class Walker(Calls, Frames):
         items = value.items
         if items is not None and not starred and len(items) == len(targets):
             for target, item in zip(targets, items, strict=True):
+                self.assign(target, item, stmt)
+            return
+        if items is not None and len(starred) == 1 and len(items) >= len(targets) - 1:
+            # X_tr, X_te, *ys = train_test_split(X, y): the named targets take their own items, the starred one
+            # a list of those left between them
+            at, after = starred[0], len(targets) - starred[0] - 1
+            rest = items[at : len(items) - after]
+            for target, item in zip(targets[:at], items[:at], strict=True):
+                self.assign(target, item, stmt)
+            self.assign(targets[at], self._literal_list(stmt, rest), stmt)
+            for target, item in zip(targets[at + 1 :], items[len(items) - after :], strict=True):
                 self.assign(target, item, stmt)
             return
         element = self.iterate(value)
@@ -484,6 +492,12 @@ class Walker(Calls, Frames):
             found.entries[i] = value
         return Value(objects=frozenset({found.id}), items=fixed)
 
+    def _literal_list(self, node: ast.AST, items: tuple[Value, ...]) -> Value:
+        """A list of ``items`` made at ``node``, each kept under its position."""
+        found = self.container(node, join_all(items))
+        found.entries.update(enumerate(items))
+        return Value(objects=frozenset({found.id}), items=items)
+
     def _ev_Dict(self, node: ast.Dict) -> Value:
         keys = [self.ev(k) if k is not None else NOTHING for k in node.keys]
         values = [self.ev(v) for v in node.values]
@@ -514,6 +528,7 @@ class Walker(Calls, Frames):
             return rest
         self.enter_loop(node)
         each: list[Value] | None = None
+        keys: list[Value] = []
         try:
             source = self.ev(generators[0].iter)
             counted = self._counted(generators[0].iter)
@@ -526,14 +541,16 @@ class Walker(Calls, Frames):
             known = source.items
             if each is not None:
                 value, key = join_all(each), NOTHING
-            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= _EACH_ITEM:
+            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= EACH_ITEM:
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
                 each = []
                 for item in known:
                     self.assign(generators[0].target, item, node)
-                    each.append(element()[0])  # type: ignore[operator]
-                value, key = join_all(each), NOTHING
+                    made, made_key = element()  # type: ignore[operator]
+                    each.append(made)
+                    keys.append(made_key)
+                value, key = join_all(each), join_all(keys)
             else:
                 for i, gen in enumerate(generators):
                     self.assign(gen.target, self.iterate(source if i == 0 else self.ev(gen.iter)), node)
@@ -544,7 +561,14 @@ class Walker(Calls, Frames):
             self.loops.pop()
         found = self.container(node, value, key)
         if each is not None and isinstance(node, ast.ListComp | ast.GeneratorExp):
+            found.entries.update(enumerate(each))  # scaled[0]: the first item's element, not every item's
             return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
+        if keys and isinstance(node, ast.DictComp):
+            # {k: f(v) for k, v in parts.items()}: each part's element under its own key, so Xs["train"] is
+            # the training part's only
+            for made, made_key in zip(each or (), keys, strict=True):
+                if made_key.const is not None:
+                    found.entries[made_key.const] = found.entries.get(made_key.const, NOTHING).join(made)
         rows = self._rows_per_item(node, source, value)
         return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
 
@@ -576,7 +600,7 @@ class Walker(Calls, Frames):
         if len(iterated.args) != 1 or iterated.keywords or "range" in self.current:
             return None
         count = self.ev(iterated.args[0]).const
-        if type(count) is not int or not 2 <= count <= _EACH_ITEM:
+        if type(count) is not int or not 2 <= count <= EACH_ITEM:
             return None
         return tuple(Value(consts=frozenset({i})) for i in range(count))
 

@@ -1,0 +1,190 @@
+"""Correct code that was read as a leak, each beside the real leak that looks like it: a collection built from
+the split's parts (map over them, a dict of them, a starred unpacking), a helper whose statistics are optional,
+early stopping that watches the training loss, learners whose state is written out, a window over a series
+scaled on its training period, batches bounded by the training rows. Each case is a script and the leaks it
+holds (kind and line, counted after HEAD), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.linear_model import LinearRegression, LogisticRegression, SGDClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, StandardScaler
+"""
+
+_SPLIT = """
+        df = pd.read_csv("d.csv")
+        X_train, X_test, y_train, y_test = train_test_split(df[["a", "b"]], df["y"], random_state=0)"""
+
+_SCALED_MODEL = """
+        clf = LogisticRegression().fit(sc.transform(X_train), y_train)
+        print(clf.score(sc.transform(X_test), y_test))
+        """
+
+# 1. A collection built from the split's parts, each part kept apart -------------------------------------------
+PARTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "map(np.asarray) over the parts, then a scaler fitted on the training part": (
+        _SPLIT
+        + """
+        X_train, X_test = map(np.asarray, (X_train, X_test))
+        sc = StandardScaler().fit(X_train)"""
+        + _SCALED_MODEL,
+        [],
+    ),
+    "map(torch.tensor) over features and labels, as in the PyTorch tutorial": (
+        _SPLIT
+        + """
+        X_train, y_train, X_test, y_test = map(
+            torch.tensor, (X_train.values, y_train.values, X_test.values, y_test.values)
+        )
+        sc = StandardScaler().fit(X_train)"""
+        + _SCALED_MODEL,
+        [],
+    ),
+    "map of a scaler's transform fitted on the training part": (
+        _SPLIT
+        + """
+        sc = StandardScaler().fit(X_train)
+        X_train, X_test = map(sc.transform, (X_train, X_test))
+        clf = LogisticRegression().fit(X_train, y_train)
+        print(clf.score(X_test, y_test))
+        """,
+        [],
+    ),
+    "map of a lambda over the parts": (
+        _SPLIT
+        + """
+        X_train, X_test = map(lambda p: p.to_numpy(), (X_train, X_test))
+        sc = StandardScaler().fit(X_train)"""
+        + _SCALED_MODEL,
+        [],
+    ),
+    "a dict comprehension over a dict of the parts": (
+        _SPLIT
+        + """
+        parts = {"train": X_train, "test": X_test}
+        Xs = {name: np.asarray(part) for name, part in parts.items()}
+        sc = StandardScaler().fit(Xs["train"])
+        clf = LogisticRegression().fit(sc.transform(Xs["train"]), y_train)
+        print(clf.score(sc.transform(Xs["test"]), y_test))
+        """,
+        [],
+    ),
+    "a loop over a dict of the parts storing each under its name": (
+        _SPLIT
+        + """
+        parts = {"train": X_train, "test": X_test}
+        Xs = {}
+        for name, part in parts.items():
+            Xs[name] = np.asarray(part)
+        sc = StandardScaler().fit(Xs["train"])
+        clf = LogisticRegression().fit(sc.transform(Xs["train"]), y_train)
+        print(clf.score(sc.transform(Xs["test"]), y_test))
+        """,
+        [],
+    ),
+    "a list comprehension over the parts, its first item trained on": (
+        _SPLIT
+        + """
+        sc = StandardScaler().fit(X_train)
+        scaled = [sc.transform(p) for p in (X_train, X_test)]
+        clf = LogisticRegression().fit(scaled[0], y_train)
+        print(clf.score(scaled[1], y_test))
+        """,
+        [],
+    ),
+    "a starred unpacking of the split": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, *ys = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        y_tr, y_te = ys
+        sc = StandardScaler().fit(X_tr)
+        clf = LogisticRegression().fit(sc.transform(X_tr), y_tr)
+        print(clf.score(sc.transform(X_te), y_te))
+        """,
+        [],
+    ),
+    # the real leaks of the same shape
+    "LEAK: a scaler fitted on both parts concatenated": (
+        _SPLIT
+        + """
+        sc = StandardScaler().fit(np.concatenate([X_train, X_test]))"""
+        + _SCALED_MODEL,
+        [("preprocessing", 3)],
+    ),
+    "LEAK: map(np.asarray) over the parts, then both stacked for the scaler": (
+        _SPLIT
+        + """
+        X_train, X_test = map(np.asarray, (X_train, X_test))
+        sc = StandardScaler().fit(np.vstack((X_train, X_test)))"""
+        + _SCALED_MODEL,
+        [("preprocessing", 4)],
+    ),
+    "LEAK: map of a scaler's fit_transform refits it on the test part": (
+        _SPLIT
+        + """
+        sc = StandardScaler()
+        X_train, X_test = map(sc.fit_transform, (X_train, X_test))
+        clf = LogisticRegression().fit(X_train, y_train)
+        print(clf.score(X_test, y_test))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "LEAK: a list of both parts concatenated before the fit": (
+        _SPLIT
+        + """
+        both = [X_train, X_test]
+        sc = StandardScaler().fit(pd.concat(both))"""
+        + _SCALED_MODEL,
+        [("preprocessing", 4)],
+    ),
+    "LEAK: a dict comprehension's values concatenated before the fit": (
+        _SPLIT
+        + """
+        parts = {"train": X_train, "test": X_test}
+        Xs = {name: np.asarray(part) for name, part in parts.items()}
+        sc = StandardScaler().fit(np.concatenate(list(Xs.values())))"""
+        + _SCALED_MODEL,
+        [("preprocessing", 5)],
+    ),
+    "LEAK: a loop over a dict of the parts refitting the scaler on each": (
+        _SPLIT
+        + """
+        parts = {"train": X_train, "test": X_test}
+        sc = StandardScaler()
+        Xs = {}
+        for name, part in parts.items():
+            Xs[name] = sc.fit_transform(part)
+        clf = LogisticRegression().fit(Xs["train"], y_train)
+        print(clf.score(Xs["test"], y_test))
+        """,
+        [("preprocessing", 7)],
+    ),
+    "LEAK: a starred unpacking, the scaler fitted on the test part": (
+        """
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, *ys = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        y_tr, y_te = ys
+        sc = StandardScaler().fit(X_te)
+        clf = LogisticRegression().fit(sc.transform(X_tr), y_tr)
+        print(clf.score(sc.transform(X_te), y_te))
+        """,
+        [("preprocessing", 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PARTS))
+def test_parts_kept_apart(tmp_path: Path, case: str) -> None:
+    body, expected = PARTS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
