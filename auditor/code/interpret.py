@@ -44,6 +44,7 @@ class Walker(Calls, Frames):
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
+        self._local_names: dict[int, list[ast.Name]] = {}  # the names each function of the file binds
         self.gradients = {}
         # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
         self._replicates: dict[int, frozenset[str] | None] = {}
@@ -123,6 +124,8 @@ class Walker(Calls, Frames):
             # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
             if test is not False:
                 self.block(node.body)
+                if test is True:
+                    self._arguments_replaced(node.body)
             if test is not True:
                 self.block(node.orelse)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -279,6 +282,10 @@ class Walker(Calls, Frames):
         if self._walks.get(fid, 0) >= WALKS_PER_FUNCTION or self._budget <= 0:
             return self._summaries.get(fid) or self.unknown_call(args, kwargs, node)
         self._walks[fid] = self._walks.get(fid, 0) + 1
+        # what an earlier call bound to the function's own names is not bound in this one until it runs (`if mean
+        # is None: mean = df.mean()` skipped when the training statistics are given)
+        for local in self._locals(fid, fn):
+            self.defs.pop(local, None)
         self._bind(fn, args, kwargs)
         self._walked.add(fid)
         self._active.append(fid)
@@ -297,6 +304,36 @@ class Walker(Calls, Frames):
         if memo_key is not None:
             self._memo[memo_key] = result
         return result
+
+    def _arguments_replaced(self, body: Sequence[ast.stmt]) -> None:
+        """A branch certainly taken that assigns an argument of the function walked (`if mean is None: mean =
+        df.mean()`): the argument holds that value from then on, not the one given, so later reads are not both."""
+        if not self._active:
+            return
+        fn = self.functions[self._active[-1]]
+        spec = fn.args
+        arguments = {a.arg: a for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+        for stmt in body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            for target in stmt.targets:
+                names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+                for name in names:
+                    if isinstance(name, ast.Name) and name.id in arguments and name in self.defs:
+                        self.defs[arguments[name.id]] = self.defs[name]
+
+    def _locals(self, fid: int, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Name]:
+        """The names the function's body binds (read once per function)."""
+        found = self._local_names.get(fid)
+        if found is None:
+            found = [
+                n
+                for stmt in fn.body
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            ]
+            self._local_names[fid] = found
+        return found
 
     def _bind(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Value], kwargs: dict[str, Value]) -> None:
         spec = fn.args
@@ -456,7 +493,13 @@ class Walker(Calls, Frames):
 
     def _ev_Compare(self, node: ast.Compare) -> Value:
         values = [self.ev(node.left), *(self.ev(c) for c in node.comparators)]
-        return self.compare(node, values)
+        compared = self.compare(node, values)
+        known = _identity(node, values)
+        if known is not None and compared is NOTHING:
+            # `if mean is None:` in a helper given the training statistics: the branch that fits new ones is not
+            # taken at that call
+            return Value(consts=frozenset({known}))
+        return compared
 
     def _ev_IfExp(self, node: ast.IfExp) -> Value:
         self.ev(node.test)
@@ -756,6 +799,39 @@ def _excluded_names(condition: ast.expr, name: str, ev: object) -> list[str] | N
     if isinstance(op, ast.NotIn) and names is not None:
         return names
     return None
+
+
+def _identity(node: ast.Compare, values: list[Value]) -> bool | None:
+    """`x is None` or `x is not None` when what x may be is known: only None (a default left as it is), or only
+    things that are not None (rows, statistics, objects). None when it may be either, or for any other comparison."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Is | ast.IsNot) or len(values) != 2:
+        return None
+    sides = (node.left, node.comparators[0])
+    nones = [i for i, n in enumerate(sides) if isinstance(n, ast.Constant) and n.value is None]
+    if len(nones) != 1:
+        return None
+    other = values[1 - nones[0]]
+    if other.consts == {None} and replace(other, consts=frozenset()) == NOTHING:
+        is_none = True
+    elif None not in other.consts and _not_none(other):
+        is_none = False
+    else:
+        return None
+    return is_none if isinstance(node.ops[0], ast.Is) else not is_none
+
+
+def _not_none(value: Value) -> bool:
+    """Whether ``value`` is certainly something: rows, statistics, an object, a name, a function, a tuple."""
+    return bool(
+        value.data is not None
+        or value.stats
+        or value.objects
+        or value.names
+        or value.functions
+        or value.items is not None
+        or value.scores
+        or value.consts
+    )
 
 
 def _names_union(left: Value, right: Value) -> Columns | None:

@@ -188,3 +188,62 @@ PARTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_parts_kept_apart(tmp_path: Path, case: str) -> None:
     body, expected = PARTS[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# 2. A helper whose statistics are optional: fitted only when none are given ------------------------------------
+_NORM = """
+        def norm(df, mean=None, std=None):
+            if mean is None:
+                mean, std = df.mean(), df.std()
+            return (df - mean) / std, mean, std
+
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        X_tr, mu, sd = norm(X_tr)
+        {test}
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+_SCALE = """
+        def scale(df, stats=None):
+            if stats is not None:
+                mean, std = stats
+            else:
+                mean, std = df.mean(), df.std()
+            return (df - mean) / std, (mean, std)
+
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        X_tr, st = scale(X_tr)
+        {test}
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+OPTIONAL_STATISTICS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the test part normalised with the training part's statistics, `if mean is None` skipped": (
+        _NORM.format(test="X_te, _, _ = norm(X_te, mu, sd)"),
+        [],
+    ),
+    "the test part scaled with the training part's statistics, `if stats is not None` taken": (
+        _SCALE.format(test="X_te, _ = scale(X_te, st)"),
+        [],
+    ),
+    "LEAK: the test part normalised by its own statistics, none given": (
+        _NORM.format(test="X_te, _, _ = norm(X_te)"),
+        [("preprocessing", 9)],
+    ),
+    "LEAK: the test part given statistics of its own": (
+        _NORM.format(test="X_te, _, _ = norm(X_te, X_te.mean(), X_te.std())"),
+        [("preprocessing", 9)],
+    ),
+    "LEAK: the test part scaled by its own statistics, none given": (
+        _SCALE.format(test="X_te, _ = scale(X_te)"),
+        [("preprocessing", 11)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTIONAL_STATISTICS))
+def test_optional_statistics(tmp_path: Path, case: str) -> None:
+    body, expected = OPTIONAL_STATISTICS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
