@@ -527,8 +527,9 @@ class Estimators(WalkState):
         callbacks = kwargs.get("callbacks")
         if callbacks is not None:
             for oid in self._estimators([callbacks]) | set(callbacks.objects):
-                role = self.record.objects[oid].role
-                stops |= role is not None and role.kind is Kind.CALLBACK
+                callback = self.record.objects[oid]
+                role = callback.role
+                stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         best = kwargs.get("use_best_model") or found.params.get("use_best_model")
         if found.qualname.startswith("catboost") and not (best is not None and best.const is False):
             stops = True  # CatBoost keeps the best iteration on eval_set unless told otherwise
@@ -592,8 +593,9 @@ class Estimators(WalkState):
         callbacks = kwargs.get("callbacks")
         if callbacks is not None:
             for oid in self._estimators([callbacks]) | set(callbacks.objects):
-                role = self.record.objects[oid].role
-                stops |= role is not None and role.kind is Kind.CALLBACK
+                callback = self.record.objects[oid]
+                role = callback.role
+                stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         train.chooses_by_watched = stops
 
     def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None) -> int | None:
@@ -649,3 +651,13 @@ def _all_entries(found: Obj) -> bool:
     if not 2 <= len(entries) <= EACH_ITEM or not all(isinstance(k, str) for k in entries):
         return False
     return found.keys.consts == frozenset(entries) and found.elements == join_all(entries.values())
+
+
+def _watches_validation(callback: Obj) -> bool:
+    """Whether a Keras callback acts on the watched data: its monitor is a validation metric (`val_loss`, the
+    default) or not known; `monitor="loss"` watches the training loss, the validation data only logged."""
+    monitor = callback.params.get("monitor")
+    if monitor is None:
+        return True
+    name = monitor.const
+    return not isinstance(name, str) or name.startswith("val")

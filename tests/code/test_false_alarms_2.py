@@ -247,3 +247,50 @@ OPTIONAL_STATISTICS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_optional_statistics(tmp_path: Path, case: str) -> None:
     body, expected = OPTIONAL_STATISTICS[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# 3. Early stopping that watches the training loss: the validation data only logged ------------------------------
+KERAS_HEAD = """\
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+from tensorflow import keras
+"""
+
+_KERAS = """
+        X, y = load_digits(return_X_y=True)
+        x_train, x_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+        model = keras.Sequential([keras.layers.Dense(10, activation="softmax")])
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+        stop = keras.callbacks.{callback}
+        model.fit(x_train, y_train, epochs=100, validation_data=(x_test, y_test), callbacks=[stop])
+        print(model.evaluate(x_test, y_test))
+        """
+
+EARLY_STOPPING: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    'EarlyStopping(monitor="loss") with the test set only logged': (
+        _KERAS.format(callback='EarlyStopping(monitor="loss", patience=5, restore_best_weights=True)'),
+        [],
+    ),
+    'EarlyStopping(monitor="train_loss") with the test set only logged': (
+        _KERAS.format(callback='EarlyStopping(monitor="train_loss", patience=5)'),
+        [],
+    ),
+    'ModelCheckpoint(monitor="accuracy") with the test set only logged': (
+        _KERAS.format(callback='ModelCheckpoint("m.keras", monitor="accuracy", save_best_only=True)'),
+        [],
+    ),
+    "LEAK: EarlyStopping watching the default val_loss of the test set": (
+        _KERAS.format(callback="EarlyStopping(patience=5, restore_best_weights=True)"),
+        [("multi_test", 6)],
+    ),
+    'LEAK: EarlyStopping(monitor="val_accuracy") of the test set': (
+        _KERAS.format(callback='EarlyStopping(monitor="val_accuracy", patience=5, restore_best_weights=True)'),
+        [("multi_test", 6)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(EARLY_STOPPING))
+def test_early_stopping_monitor(tmp_path: Path, case: str) -> None:
+    body, expected = EARLY_STOPPING[case]
+    assert leaks_found(tmp_path, KERAS_HEAD, body) == expected
