@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
+from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, STATE_WRITTEN_OUT, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, argument, join_all
@@ -78,6 +78,10 @@ class Estimators(WalkState):
     ) -> Value:
         if role.kind is Kind.STATELESS:
             role = _with_learning_option(qualname, role, kwargs)
+        elif (
+            role.kind is Kind.LEARNER and qualname.startswith("sklearn.") and self._state_written_out(qualname, kwargs)
+        ):
+            role = Role(Kind.STATELESS)
         found = self.obj(node, qualname, role)
         found.node = node
         found.params.update(kwargs)
@@ -462,6 +466,37 @@ class Estimators(WalkState):
             )
         return Value(objects=frozenset({found.id}))
 
+    def _state_written_out(self, qualname: str, kwargs: dict[str, Value]) -> bool:
+        """Whether a learner is given all it would learn (`CountVectorizer(vocabulary=KEYWORDS)`,
+        `OneHotEncoder(categories=[DAYS])`): written in the code, not computed from rows, so fitting learns nothing."""
+        known = STATE_WRITTEN_OUT.get(qualname.rsplit(".", 1)[-1])
+        if known is None or not qualname.startswith("sklearn."):
+            return False
+        option, still_learning, required = known
+        given = kwargs.get(option)
+        if given is None or given.consts & {None, "auto"} or not self._written_out(given):
+            return False
+        if self.stats_in([given]) or any(_given(kwargs.get(o)) for o in still_learning):
+            return False
+        return all(kwargs.get(o) is not None and kwargs[o].consts == {v} for o, v in required)
+
+    def _written_out(self, value: Value, depth: int = 0) -> bool:
+        """Whether a value is written in the code: constants, or lists and dicts of them (no rows, nothing learned,
+        nothing the walk could not read)."""
+        if value.data is not None or value.stats or value.scores or value.names or value.functions or depth > 3:
+            return False
+        items = value.items or ()
+        if not all(self._written_out(item, depth + 1) for item in items):
+            return False
+        for oid in value.objects:
+            found = self.record.objects[oid]
+            if found.qualname != CONTAINER:
+                return False
+            inner = [found.elements, found.keys, *found.entries.values()]
+            if not all(v is NOTHING or self._written_out(v, depth + 1) for v in inner):
+                return False
+        return bool(value.consts or value.items is not None or value.objects)
+
     def _stateless(self, found: Obj) -> bool:
         """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
         steps = [
@@ -661,3 +696,8 @@ def _watches_validation(callback: Obj) -> bool:
         return True
     name = monitor.const
     return not isinstance(name, str) or name.startswith("val")
+
+
+def _given(value: Value | None) -> bool:
+    """Whether an option is given a value other than None."""
+    return value is not None and value.consts != {None}

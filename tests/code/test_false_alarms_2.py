@@ -294,3 +294,74 @@ EARLY_STOPPING: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_early_stopping_monitor(tmp_path: Path, case: str) -> None:
     body, expected = EARLY_STOPPING[case]
     assert leaks_found(tmp_path, KERAS_HEAD, body) == expected
+
+
+# 4. Learners whose state is written out in the code: fitting them learns nothing from the rows -------------------
+_TEXTS = """
+        df = pd.read_csv("mail.csv")
+        KEYWORDS = ["free", "win", "cash", "prize"]
+        X = {vectorizer}.fit_transform(df["text"])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["spam"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+_DAYS = """
+        df = pd.read_csv("visits.csv")
+        DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+        X = {encoder}.fit_transform(df[["day"]])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["came"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+WRITTEN_OUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "CountVectorizer(vocabulary=KEYWORDS) on every text": (
+        _TEXTS.format(vectorizer="CountVectorizer(vocabulary=KEYWORDS)"),
+        [],
+    ),
+    "TfidfVectorizer(vocabulary=KEYWORDS, use_idf=False) on every text": (
+        _TEXTS.format(vectorizer="TfidfVectorizer(vocabulary=KEYWORDS, use_idf=False)"),
+        [],
+    ),
+    "OneHotEncoder(categories=[DAYS]) on every row": (
+        _DAYS.format(encoder="OneHotEncoder(categories=[DAYS])"),
+        [],
+    ),
+    "OneHotEncoder(categories=[DAYS], handle_unknown='ignore') on every row": (
+        _DAYS.format(encoder='OneHotEncoder(categories=[DAYS], handle_unknown="ignore")'),
+        [],
+    ),
+    "LEAK: CountVectorizer learning its vocabulary from every text": (
+        _TEXTS.format(vectorizer="CountVectorizer()"),
+        [("preprocessing", 3)],
+    ),
+    "LEAK: TfidfVectorizer(vocabulary=KEYWORDS) still learns idf from every text": (
+        _TEXTS.format(vectorizer="TfidfVectorizer(vocabulary=KEYWORDS)"),
+        [("preprocessing", 3)],
+    ),
+    "LEAK: CountVectorizer given a vocabulary read from every text": (
+        _TEXTS.replace('["free", "win", "cash", "prize"]', 'sorted(set(" ".join(df["text"]).split()))').format(
+            vectorizer="CountVectorizer(vocabulary=KEYWORDS)"
+        ),
+        [("preprocessing", 3)],
+    ),
+    'LEAK: OneHotEncoder(categories="auto") on every row': (
+        _DAYS.format(encoder='OneHotEncoder(categories="auto")'),
+        [("preprocessing", 3)],
+    ),
+    "LEAK: OneHotEncoder given categories read from every row": (
+        _DAYS.replace('["mon", "tue", "wed", "thu", "fri", "sat", "sun"]', 'sorted(df["day"].unique())').format(
+            encoder="OneHotEncoder(categories=[DAYS])"
+        ),
+        [("preprocessing", 3)],
+    ),
+    "LEAK: OneHotEncoder(categories=[DAYS], min_frequency=5) still counts every row": (
+        _DAYS.format(encoder="OneHotEncoder(categories=[DAYS], min_frequency=5)"),
+        [("preprocessing", 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WRITTEN_OUT))
+def test_state_written_out(tmp_path: Path, case: str) -> None:
+    body, expected = WRITTEN_OUT[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
