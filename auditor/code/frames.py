@@ -908,26 +908,64 @@ class Frames(WalkState):
         """A slice's interval of positions, () when a bound cannot be read or it has a step."""
         if bounds.step is not None:
             return ()
-        lower = self._bound(bounds.lower, True) if bounds.lower is not None else (OPEN, 0, True)
-        upper = self._bound(bounds.upper, closed_end) if bounds.upper is not None else (OPEN, 0, True)
+        lower = self._bound(bounds.lower, True, upper=False) if bounds.lower is not None else (OPEN, 0, True)
+        upper = self._bound(bounds.upper, closed_end, upper=True) if bounds.upper is not None else (OPEN, 0, True)
         if lower is None or upper is None:
             return ()
         return (POSITIONS, lower, upper)
 
-    def _bound(self, node: ast.expr, closed: bool, depth: int = 0) -> Bound | None:
-        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24."""
+    def _bound(self, node: ast.expr, closed: bool, depth: int = 0, upper: bool = True) -> Bound | None:
+        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24;
+        ``upper`` says which end of the slice it is."""
+        chosen = self._min_max(node)
+        if chosen is not None and depth < 4:
+            name, args = chosen
+            if (name == "min") != upper:  # a lower end at min(...), an upper one at max(...): no bound known
+                return (self.text(node), 0, closed)
+            # `X[start:min(start + B, n_train)]`: the batch ends at n_train or before, so the bound that holds is
+            # the plainest of the arguments (a name, a count), not the one that moves with the loop
+            found = [(a, self._bound(a, closed, depth + 1, upper)) for a in args]
+            plain = [b for a, b in found if b is not None and not isinstance(a, ast.BinOp)]
+            usable = plain or [b for _, b in found if b is not None]
+            if usable:
+                return usable[-1]
         const = self.ev(node).const
         if isinstance(const, int) and not isinstance(const, bool):
             return ("" if const >= 0 else "<end>", const, closed)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
             step = self.ev(node.right).const
-            base = self._bound(node.left, closed, depth + 1)
+            base = self._bound(node.left, closed, depth + 1, upper)
             if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] in ("", "<end>"):
                 return None
             return (base[0], base[1] + (step if isinstance(node.op, ast.Add) else -step), closed)
         if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             return (self.text(node), 0, closed)
         return None
+
+    def _min_max(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
+        """`min(a, b)` or `max(a, b)` of the builtins, written in place or as the one value a name is assigned."""
+        if isinstance(node, ast.Name):
+            defs = self.names.definitions(node)
+            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            node = written if written is not None else node
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")):
+            return None
+        if node.keywords or len(node.args) < 2 or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        if self.ev(node.func).names != {f"builtins.{node.func.id}"}:
+            return None
+        return node.func.id, list(node.args)
+
+    def _assigned_values(self) -> dict[ast.AST, ast.expr]:
+        """Each name assigned by `name = value` in the program, to its value (read once)."""
+        found = self._assigned
+        if found is None:
+            found = {}
+            for stmt in ast.walk(self.program.tree):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    found[stmt.targets[0]] = stmt.value
+            self._assigned = found
+        return found
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:

@@ -365,3 +365,47 @@ WRITTEN_OUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_state_written_out(tmp_path: Path, case: str) -> None:
     body, expected = WRITTEN_OUT[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# 6. Batches of the training rows, each ending at the training rows' end or before ---------------------------------
+_BATCHES = """
+        df = pd.read_csv("d.csv")
+        X, y = df[["a", "b"]].values, df["y"].values
+        n_train = int(0.8 * len(X))
+        B = 64
+        sc, clf = StandardScaler(), SGDClassifier()
+        for start in range(0, n_train, B):
+            end = {end}
+            sc.partial_fit(X[start:end])
+            clf.partial_fit(sc.transform(X[start:end]), y[start:end], classes=[0, 1])
+        print(clf.score(sc.transform(X[n_train:]), y[n_train:]))
+        """
+
+BATCHES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "batches ending at min(start + B, n_train)": (_BATCHES.format(end="min(start + B, n_train)"), []),
+    "batches ending at min(n_train, start + B)": (_BATCHES.format(end="min(n_train, start + B)"), []),
+    "batches with the bound written in the slice": (
+        _BATCHES.replace("X[start:end]", "X[start : min(start + B, n_train)]")
+        .replace("y[start:end]", "y[start : min(start + B, n_train)]")
+        .format(end="None"),
+        [],
+    ),
+    "LEAK: batches ending at start + B, past the training rows": (
+        _BATCHES.format(end="start + B"),
+        [("overlap", 9), ("preprocessing", 8)],
+    ),
+    "LEAK: batches ending at min(start + B, len(X)), the test rows among them": (
+        _BATCHES.format(end="min(start + B, len(X))").replace("range(0, n_train, B)", "range(0, len(X), B)"),
+        [("overlap", 9), ("preprocessing", 8)],
+    ),
+    "LEAK: batches ending at max(start + B, n_train)": (
+        _BATCHES.format(end="max(start + B, n_train)"),
+        [("overlap", 9), ("preprocessing", 8)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BATCHES))
+def test_batches_of_the_training_rows(tmp_path: Path, case: str) -> None:
+    body, expected = BATCHES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
