@@ -600,6 +600,8 @@ class Walker(Calls, Frames):
                     for condition in gen.ifs:
                         self.ev(condition)
                 value, key = element()  # type: ignore[operator]
+                if isinstance(node, ast.ListComp | ast.GeneratorExp):
+                    value = self.windowed(generators, node.elt, value)
         finally:
             self.loops.pop()
         found = self.container(node, value, key)

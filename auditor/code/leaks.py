@@ -487,6 +487,8 @@ class _Rules:
         if not xs or not ys or xs & ys:
             return None
         common = {s for s, _ in xs} & {s for s, _ in ys}
+        if not all(a.disjoint(b) for a in train.x.rows for b in train.y.rows):
+            return None  # `X[:cut]` and the targets `y[:cut]` of windows from position 48 on: parts that meet
         for sid in sorted(common):
             if sid in self.r.splits:
                 return self.r.splits[sid]

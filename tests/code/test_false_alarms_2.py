@@ -409,3 +409,44 @@ BATCHES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_batches_of_the_training_rows(tmp_path: Path, case: str) -> None:
     body, expected = BATCHES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# 5. A sliding-window forecast, the scaler fitted on the training period ------------------------------------------
+_WINDOWS = """
+        s = pd.read_csv("load.csv")[["mw"]].values
+        cut, win = {cut}, 30
+        sc = MinMaxScaler().fit({fitted})
+        scaled = sc.transform(s)
+        X = np.array([scaled[i - win : i, 0] for i in range(win, len(scaled))])
+        y = np.array([scaled[i, 0] for i in range(win, len(scaled))])
+        X_train, X_test, y_train, y_test = X[:{end}], X[{start}:], y[:{end}], y[{start}:]
+        model = LinearRegression().fit(X_train, y_train)
+        print(model.score(X_test, y_test))
+        """
+
+
+def _windows(cut: str = "800", fitted: str = "s[:cut]", end: str = "cut - win", start: str = "cut - win") -> str:
+    return _WINDOWS.format(cut=cut, fitted=fitted, end=end, start=start)
+
+
+WINDOWS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "windows cut where the training period ends, the scaler fitted on it": (_windows(), []),
+    "windows cut at a cut computed from the series' length": (_windows(cut="int(len(s) * 0.8)"), []),
+    "LEAK: the scaler fitted on the whole series": (_windows(fitted="s"), [("preprocessing", 3)]),
+    "LEAK: the scaler fitted past the training period": (_windows(fitted="s[: cut + 50]"), [("preprocessing", 3)]),
+    "LEAK: test windows whose targets lie in the training period": (
+        _windows(start="cut - 2 * win"),
+        [("overlap", 8), ("preprocessing", 3)],
+    ),
+    "LEAK: training windows past the cut": (_windows(end="cut - win + 10"), [("overlap", 8)]),
+    "LEAK: the windows' parts unpacked in the wrong order (the test targets train the model)": (
+        _windows().replace("X_train, X_test, y_train, y_test =", "X_train, X_test, y_test, y_train ="),
+        [("overlap", 3)],  # reported at the first slice of the series, where its slices' split is placed
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WINDOWS))
+def test_sliding_windows(tmp_path: Path, case: str) -> None:
+    body, expected = WINDOWS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
