@@ -201,7 +201,7 @@ class _Rules:
                 f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
                 f"which include {saw}: {landed}"
             )
-            fix = _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0])
+            fix = _fix(_PREPROCESSING_FIX, _PREPROCESSING_FIX_STATISTIC, fit.what)
             if all(f in refitted for f in fids):
                 message = (
                     f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
@@ -209,7 +209,7 @@ class _Rules:
                     "the scored rows are transformed with statistics of their own, which new rows met one at a time "
                     "would not have."
                 )
-                fix = _REFITTED_FIX.format(what=fit.what.partition(".")[0])
+                fix = _fix(_REFITTED_FIX, _REFITTED_FIX_STATISTIC, fit.what)
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
@@ -849,6 +849,16 @@ class _Rules:
         return f"{split.what} at {self.where(split.site)}" if split is not None else sid
 
 
+def _fix(for_class: str, for_statistic: str, what: str) -> str:
+    """The fix for a fit, naming a pipeline step only when the learner is a class (`StandardScaler.fit` gives
+    `make_pipeline(StandardScaler(), model)`); a statistic computed by an expression (`df[target].mean()`,
+    `np.mean(X)`) is named as written."""
+    head, dot, method = what.partition(".")
+    if dot and head.isidentifier() and head[:1].isupper() and method.isidentifier():
+        return for_class.format(what=head)
+    return for_statistic.format(what=what)
+
+
 def _scored(evaluations: Iterable[Evaluation]) -> tuple[tuple[str, Site, str], ...]:
     return tuple(("score", e.site, e.what) for e in evaluations)
 
@@ -898,6 +908,14 @@ def _named_test(data: Data) -> bool:
 _PREPROCESSING_FIX = (
     "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
     "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."
+)
+_PREPROCESSING_FIX_STATISTIC = (
+    "Split first, then compute {what} on the training part only and use those values on both parts; or do that "
+    "inside a Pipeline step, so that cross-validation and the final fit take them from training rows only."
+)
+_REFITTED_FIX_STATISTIC = (
+    "Compute {what} on the training part only and use those values on the test part, never statistics of the "
+    "test part itself; or do that inside a Pipeline step fitted on the training part."
 )
 _REFITTED_FIX = (
     "Fit {what} on the training part only and apply that fit to the test part (sc.fit_transform(X_train), then "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -450,3 +450,41 @@ WINDOWS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_sliding_windows(tmp_path: Path, case: str) -> None:
     body, expected = WINDOWS[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# The words of a finding: a fix that names a pipeline step only for a class, plain words for a part of the rows,
+# a verb that agrees with the statistics named ------------------------------------------------------------------
+def _said(tmp_path: Path, body: str) -> list[tuple[str, str]]:
+    """(message, fix) of each leak found in ``body``."""
+    result, _ = read_script(tmp_path, HEAD, body)
+    return [(p.leak.message, p.leak.fix) for p in result.leaks]
+
+
+@pytest.mark.parametrize(
+    ("statistic", "named"),
+    [
+        ('df["a"] - df[target].mean()', "df[target].mean()"),
+        ('np.log(df["a"]) - np.mean(np.log(df["a"]))', "np.mean("),
+    ],
+)
+def test_fix_of_a_statistic_names_no_pipeline_step(tmp_path: Path, statistic: str, named: str) -> None:
+    body = f"""
+        df = pd.read_csv("d.csv")
+        target = "y"
+        df["a"] = {statistic}
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df[target], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    ((_, fix),) = _said(tmp_path, body)
+    assert named in fix and "make_pipeline" not in fix and "Pipeline step" in fix
+
+
+def test_fix_of_a_learner_class_names_its_pipeline_step(tmp_path: Path) -> None:
+    body = """
+        df = pd.read_csv("d.csv")
+        X = StandardScaler().fit_transform(df[["a", "b"]])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    ((_, fix),) = _said(tmp_path, body)
+    assert "make_pipeline(StandardScaler(), model)" in fix
