@@ -197,14 +197,16 @@ class _Rules:
                 else f"the score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
                 "already saw."
             )
+            # `X.mean() and X.std() learn ...`: the verb agrees with the statistics named
+            learns = "learn" if len({self.r.fits[f].what for f in fids}) > 1 else "learns"
             message = (
-                f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                 f"which include {saw}: {landed}"
             )
             fix = _fix(_PREPROCESSING_FIX, _PREPROCESSING_FIX_STATISTIC, fit.what)
             if all(f in refitted for f in fids):
                 message = (
-                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                     f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
                     "the scored rows are transformed with statistics of their own, which new rows met one at a time "
                     "would not have."

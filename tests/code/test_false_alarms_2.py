@@ -488,3 +488,14 @@ def test_fix_of_a_learner_class_names_its_pipeline_step(tmp_path: Path) -> None:
         """
     ((_, fix),) = _said(tmp_path, body)
     assert "make_pipeline(StandardScaler(), model)" in fix
+
+
+def test_two_statistics_learn(tmp_path: Path) -> None:
+    body = """
+        df = pd.read_csv("d.csv")
+        X = (df[["a", "b"]] - df[["a", "b"]].mean()) / df[["a", "b"]].std()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    assert ".std() learn the mean" in message
