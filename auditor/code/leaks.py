@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from auditor.code.catalog import Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds
-from auditor.code.values import Atom, Columns, Data, Step
+from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
 class LeakKind(enum.StrEnum):
@@ -840,11 +840,25 @@ class _Rules:
                 continue
             where = origin.what if not origin.made_from else f"the rows made by {origin.how}"
             if atom.parts:
-                sides = ", ".join(f"{p.side} part of {self._split_text(p.split)}" for p in atom.parts[-1:])
-                texts.append(f"the {sides} of {where}")
+                texts.append(self._part_text(atom.parts[-1], where))
             else:
                 texts.append(f"all rows of {where} ({self.where(origin.site)})")
         return "; ".join(texts) or "its rows"
+
+    def _part_text(self, part: Part, where: str) -> str:
+        """One side of a split of the rows of ``where`` in plain words: 'the test part of train_test_split at line
+        4', 'the rows [:cut] of ...', 'the rows of ... where df.year<2020', 'the rows put under the key 'train'
+        by a concat of ...'."""
+        if part.split.startswith(_SLICE):
+            if part.span:
+                _, lower, upper = part.span
+                return f"the rows [{_bound_text(lower)}:{_bound_text(upper)}] of {where}"
+            return f"{_SLICE_SIDES.get(part.side, 'a slice of the rows')} of {where}"
+        if part.split.startswith("mask:"):
+            return f"the rows of {where} where {part.side}"
+        if part.split.startswith("keys:"):
+            return f"the rows put under the key {part.side!r} by a concat of {where}"
+        return f"the {part.side} part of {self._split_text(part.split)} of {where}"
 
     def _split_text(self, sid: str) -> str:
         split = self.r.splits.get(sid)
@@ -859,6 +873,23 @@ def _fix(for_class: str, for_statistic: str, what: str) -> str:
     if dot and head.isidentifier() and head[:1].isupper() and method.isidentifier():
         return for_class.format(what=head)
     return for_statistic.format(what=what)
+
+
+_SLICE = "slice"  # the splits slices of rows take a side of ('slice', 'slice1': a slice of a slice)
+_SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a range of rows"}
+
+
+def _bound_text(bound: tuple[str, float, bool]) -> str:
+    """A slice's bound as written: '', '800', 'cut', 'n - 24'."""
+    name, count, _ = bound
+    number = int(count) if float(count).is_integer() else count
+    if name == OPEN:
+        return ""
+    if name in ("", "<end>"):
+        return str(number)
+    if not number:
+        return name
+    return f"{name} + {number}" if number > 0 else f"{name} - {-number}"
 
 
 def _scored(evaluations: Iterable[Evaluation]) -> tuple[tuple[str, Site, str], ...]:

@@ -499,3 +499,31 @@ def test_two_statistics_learn(tmp_path: Path) -> None:
         """
     ((message, _),) = _said(tmp_path, body)
     assert ".std() learn the mean" in message
+
+
+def test_a_slice_said_as_written(tmp_path: Path) -> None:
+    ((message, _), (overlap, _)) = _said(tmp_path, _BATCHES.format(end="start + B"))
+    assert "the rows [start:end] of read_csv('d.csv')" in message and "the rows [start:end]" in overlap
+    assert "part of slice" not in message + overlap
+
+
+def test_concat_keys_and_masks_said_in_plain_words(tmp_path: Path) -> None:
+    body = """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        both = pd.concat([train, test], keys=["train", "test"])
+        sc = StandardScaler().fit(both[["a", "b"]])
+        clf = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])
+        print(clf.score(sc.transform(test[["a", "b"]]), test["y"]))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    assert "the rows put under the key 'test' by a concat of read_csv('test.csv')" in message
+    assert "keys:" not in message
+    body = """
+        df = pd.read_csv("d.csv")
+        old, new = df[df.year < 2020], df[df.year >= 2020]
+        sc = StandardScaler().fit(df[df.year >= 2019][["a"]])
+        clf = LogisticRegression().fit(sc.transform(old[["a"]]), old["y"])
+        print(clf.score(sc.transform(new[["a"]]), new["y"]))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    assert "the rows of read_csv('d.csv') where df.year>=2019" in message
