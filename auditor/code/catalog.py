@@ -122,6 +122,17 @@ LEARNS_WITH_OPTION: dict[tuple[str, str, str], str] = {
     ("RBFSampler", "gamma", "scale"): "the variance of every column (gamma='scale')",
 }
 
+# Learners whose state is all written out when these options are given (not None, not "auto"), unless the other
+# options listed still learn from the rows: class -> (the options, options that keep it learning when given, and
+# (option, value) pairs it must be given too). CountVectorizer(vocabulary=KEYWORDS) counts fixed words; a
+# TfidfVectorizer still learns idf from the rows unless use_idf=False.
+STATE_WRITTEN_OUT: dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, object], ...]]] = {
+    "CountVectorizer": ("vocabulary", (), ()),
+    "TfidfVectorizer": ("vocabulary", (), (("use_idf", False),)),
+    "OneHotEncoder": ("categories", ("min_frequency", "max_categories"), ()),
+    "OrdinalEncoder": ("categories", ("min_frequency", "max_categories"), ()),
+}
+
 # Packages whose classes are models unless a table above says otherwise.
 MODEL_PACKAGES = frozenset({"sklearn", "xgboost", "lightgbm", "catboost", "keras", "tensorflow", "statsmodels"})
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
+from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, STATE_WRITTEN_OUT, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -78,6 +78,10 @@ class Estimators(WalkState):
     ) -> Value:
         if role.kind is Kind.STATELESS:
             role = _with_learning_option(qualname, role, kwargs)
+        elif (
+            role.kind is Kind.LEARNER and qualname.startswith("sklearn.") and self._state_written_out(qualname, kwargs)
+        ):
+            role = Role(Kind.STATELESS)
         found = self.obj(node, qualname, role)
         found.node = node
         found.params.update(kwargs)
@@ -389,6 +393,11 @@ class Estimators(WalkState):
         if name in ("items",):
             pair = Value(items=(found.keys, found.elements))
             out = self.container(node, pair)
+            if _all_entries(found):
+                # {"train": X_train, "test": X_test}.items(): one pair per key, in order, so a loop or a
+                # comprehension over them takes each part apart from the others
+                pairs = tuple(Value(items=(Value(consts=frozenset({k})), v)) for k, v in found.entries.items())
+                return Value(objects=frozenset({out.id}), items=pairs)
             return Value(objects=frozenset({out.id}))
         if name in ("values", "copy", "get", "pop", "popitem", "keys"):
             if name == "keys":
@@ -457,6 +466,37 @@ class Estimators(WalkState):
             )
         return Value(objects=frozenset({found.id}))
 
+    def _state_written_out(self, qualname: str, kwargs: dict[str, Value]) -> bool:
+        """Whether a learner is given all it would learn (`CountVectorizer(vocabulary=KEYWORDS)`,
+        `OneHotEncoder(categories=[DAYS])`): written in the code, not computed from rows, so fitting learns nothing."""
+        known = STATE_WRITTEN_OUT.get(qualname.rsplit(".", 1)[-1])
+        if known is None or not qualname.startswith("sklearn."):
+            return False
+        option, still_learning, required = known
+        given = kwargs.get(option)
+        if given is None or given.consts & {None, "auto"} or not self._written_out(given):
+            return False
+        if self.stats_in([given]) or any(_given(kwargs.get(o)) for o in still_learning):
+            return False
+        return all(kwargs.get(o) is not None and kwargs[o].consts == {v} for o, v in required)
+
+    def _written_out(self, value: Value, depth: int = 0) -> bool:
+        """Whether a value is written in the code: constants, or lists and dicts of them (no rows, nothing learned,
+        nothing the walk could not read)."""
+        if value.data is not None or value.stats or value.scores or value.names or value.functions or depth > 3:
+            return False
+        items = value.items or ()
+        if not all(self._written_out(item, depth + 1) for item in items):
+            return False
+        for oid in value.objects:
+            found = self.record.objects[oid]
+            if found.qualname != CONTAINER:
+                return False
+            inner = [found.elements, found.keys, *found.entries.values()]
+            if not all(v is NOTHING or self._written_out(v, depth + 1) for v in inner):
+                return False
+        return bool(value.consts or value.items is not None or value.objects)
+
     def _stateless(self, found: Obj) -> bool:
         """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
         steps = [
@@ -522,8 +562,9 @@ class Estimators(WalkState):
         callbacks = kwargs.get("callbacks")
         if callbacks is not None:
             for oid in self._estimators([callbacks]) | set(callbacks.objects):
-                role = self.record.objects[oid].role
-                stops |= role is not None and role.kind is Kind.CALLBACK
+                callback = self.record.objects[oid]
+                role = callback.role
+                stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         best = kwargs.get("use_best_model") or found.params.get("use_best_model")
         if found.qualname.startswith("catboost") and not (best is not None and best.const is False):
             stops = True  # CatBoost keeps the best iteration on eval_set unless told otherwise
@@ -587,8 +628,9 @@ class Estimators(WalkState):
         callbacks = kwargs.get("callbacks")
         if callbacks is not None:
             for oid in self._estimators([callbacks]) | set(callbacks.objects):
-                role = self.record.objects[oid].role
-                stops |= role is not None and role.kind is Kind.CALLBACK
+                callback = self.record.objects[oid]
+                role = callback.role
+                stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         train.chooses_by_watched = stops
 
     def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None) -> int | None:
@@ -635,3 +677,27 @@ def _over_items(node: ast.Call) -> bool:
     """Whether a counter is given a comprehension (the words of many texts), not one value of the loop it is in."""
     given = node.args[0] if node.args else None
     return isinstance(given, ast.GeneratorExp | ast.ListComp)
+
+
+def _all_entries(found: Obj) -> bool:
+    """Whether a dict holds only the entries kept under constant keys, at most a few (nothing stored under a key
+    the walk could not read)."""
+    entries = found.entries
+    if not 2 <= len(entries) <= EACH_ITEM or not all(isinstance(k, str) for k in entries):
+        return False
+    return found.keys.consts == frozenset(entries) and found.elements == join_all(entries.values())
+
+
+def _watches_validation(callback: Obj) -> bool:
+    """Whether a Keras callback acts on the watched data: its monitor is a validation metric (`val_loss`, the
+    default) or not known; `monitor="loss"` watches the training loss, the validation data only logged."""
+    monitor = callback.params.get("monitor")
+    if monitor is None:
+        return True
+    name = monitor.const
+    return not isinstance(name, str) or name.startswith("val")
+
+
+def _given(value: Value | None) -> bool:
+    """Whether an option is given a value other than None."""
+    return value is not None and value.consts != {None}

@@ -908,26 +908,102 @@ class Frames(WalkState):
         """A slice's interval of positions, () when a bound cannot be read or it has a step."""
         if bounds.step is not None:
             return ()
-        lower = self._bound(bounds.lower, True) if bounds.lower is not None else (OPEN, 0, True)
-        upper = self._bound(bounds.upper, closed_end) if bounds.upper is not None else (OPEN, 0, True)
+        lower = self._bound(bounds.lower, True, upper=False) if bounds.lower is not None else (OPEN, 0, True)
+        upper = self._bound(bounds.upper, closed_end, upper=True) if bounds.upper is not None else (OPEN, 0, True)
         if lower is None or upper is None:
             return ()
         return (POSITIONS, lower, upper)
 
-    def _bound(self, node: ast.expr, closed: bool, depth: int = 0) -> Bound | None:
-        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24."""
+    def _bound(self, node: ast.expr, closed: bool, depth: int = 0, upper: bool = True) -> Bound | None:
+        """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24;
+        ``upper`` says which end of the slice it is."""
+        chosen = self._min_max(node)
+        if chosen is not None and depth < 4:
+            name, args = chosen
+            if (name == "min") != upper:  # a lower end at min(...), an upper one at max(...): no bound known
+                return (self.text(node), 0, closed)
+            # `X[start:min(start + B, n_train)]`: the batch ends at n_train or before, so the bound that holds is
+            # the plainest of the arguments (a name, a count), not the one that moves with the loop
+            found = [(a, self._bound(a, closed, depth + 1, upper)) for a in args]
+            plain = [b for a, b in found if b is not None and not isinstance(a, ast.BinOp)]
+            usable = plain or [b for _, b in found if b is not None]
+            if usable:
+                return usable[-1]
         const = self.ev(node).const
         if isinstance(const, int) and not isinstance(const, bool):
             return ("" if const >= 0 else "<end>", const, closed)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
             step = self.ev(node.right).const
-            base = self._bound(node.left, closed, depth + 1)
-            if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] in ("", "<end>"):
+            base = self._bound(node.left, closed, depth + 1, upper)
+            if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] == "<end>":
                 return None
-            return (base[0], base[1] + (step if isinstance(node.op, ast.Add) else -step), closed)
+            moved = base[1] + (step if isinstance(node.op, ast.Add) else -step)
+            if base[0] == "" and moved < 0:  # `cut - win` of two counts: a position, never one from the end
+                return None
+            return (base[0], moved, closed)
         if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             return (self.text(node), 0, closed)
         return None
+
+    def windowed(self, generators: list[ast.comprehension], element: ast.expr, value: Value) -> Value:
+        """`[scaled[i - win:i, 0] for i in range(win, n)]` (windows over a series) or `[scaled[i, 0] for i in
+        range(win, n)]` (their targets): one element per position from `win` on, so the result's rows are those of
+        `scaled[win:]`, its positions counted from there (element j is the row win + j, the window ending before it).
+        Any other comprehension's element is given back as it is."""
+        if len(generators) != 1 or generators[0].ifs or value.data is None:
+            return value
+        gen = generators[0]
+        counter = gen.iter
+        if not (isinstance(gen.target, ast.Name) and isinstance(counter, ast.Call) and not counter.keywords):
+            return value
+        if not (isinstance(counter.func, ast.Name) and counter.func.id == "range" and 1 <= len(counter.args) <= 2):
+            return value
+        if self.ev(counter.func).names != {"builtins.range"}:
+            return value
+        name = gen.target.id
+        by_position = any(
+            isinstance(n, ast.Subscript) and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.slice))
+            for n in ast.walk(element)
+        )
+        if not by_position:
+            return value
+        start = self._bound(counter.args[0], True, upper=False) if len(counter.args) == 2 else ("", 0, True)
+        if start is None or start[0] != "":
+            return value
+        rows = set()
+        for atom in value.data.rows:
+            parts = atom.parts
+            while parts and parts[-1].split.startswith(SLICE) and _counts_from(parts[-1], name):
+                parts = parts[:-1]  # the window around each position: the position stands for it
+            whole = Atom(atom.origin, parts)
+            span = (POSITIONS, start, (OPEN, 0, True))
+            rows.add(whole if start[1] == 0 else _narrowed(whole, span) or _sliced(whole, SLICE, "tail", span))
+        return replace(value, data=replace(value.data, rows=frozenset(rows)))
+
+    def _min_max(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
+        """`min(a, b)` or `max(a, b)` of the builtins, written in place or as the one value a name is assigned."""
+        if isinstance(node, ast.Name):
+            defs = self.names.definitions(node)
+            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            node = written if written is not None else node
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")):
+            return None
+        if node.keywords or len(node.args) < 2 or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        if self.ev(node.func).names != {f"builtins.{node.func.id}"}:
+            return None
+        return node.func.id, list(node.args)
+
+    def _assigned_values(self) -> dict[ast.AST, ast.expr]:
+        """Each name assigned by `name = value` in the program, to its value (read once)."""
+        found = self._assigned
+        if found is None:
+            found = {}
+            for stmt in ast.walk(self.program.tree):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    found[stmt.targets[0]] = stmt.value
+            self._assigned = found
+        return found
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:
@@ -1144,20 +1220,42 @@ def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | 
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
 
 
+def _counts_from(part: Part, name: str) -> bool:
+    """Whether a slice's bounds count from the loop's number ``name`` (`[i - win:i]`)."""
+    return bool(part.span) and any(bound[0] == name for bound in part.span[1:])
+
+
 def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | None:
-    """A slice from a fixed position of rows just sliced by position, as one slice of the rows before:
-    `df.iloc[n - 24:]` then `.iloc[24:]` are the rows from n, which `df.iloc[:n]` does not hold. None when
-    the bounds cannot be composed (the slice is then a slice of the slice)."""
+    """A slice of rows just sliced by position, as one slice of the rows before, when the bounds compose:
+    `df.iloc[n - 24:]` then `.iloc[24:]` are the rows from n, which `df.iloc[:n]` does not hold; windows from
+    position 30 on (`X`, one per row of `s[30:]`) then `X[:cut - 30]` are the rows of `s[30:cut]`. None when they
+    cannot be composed (the slice is then a slice of the slice)."""
     last = atom.parts[-1] if atom.parts else None
     if last is None or not last.split.startswith(SLICE) or not last.span or not span or last.span[0] != span[0]:
         return None
     _, start, end = span
     _, outer_start, outer_end = last.span
-    if start[0] != "" or end[0] != OPEN:  # only `[c:]`, c a count from the start of the rows sliced
+    origin: Bound = ("", 0, True) if outer_start[0] == OPEN else outer_start  # where position 0 of the slice lies
+    lower = outer_start if start[0] == OPEN else _shifted(start, origin)
+    upper = outer_end if end[0] == OPEN else _shifted(end, origin)
+    if lower is None or upper is None:
         return None
-    lower: Bound = ("", start[1], True) if outer_start[0] == OPEN else (outer_start[0], outer_start[1] + start[1], True)
-    side = "range" if outer_end[0] != OPEN else last.side
-    return Atom(atom.origin, (*atom.parts[:-1], Part(last.split, side, (span[0], lower, outer_end))))
+    if end[0] != OPEN and outer_end[0] != OPEN:  # the end of both: the nearer one, when they can be compared
+        if outer_end[0] != upper[0]:
+            return None
+        upper = min(upper, outer_end, key=lambda b: (b[1], b[2]))
+    side = "head" if lower[0] == OPEN else "tail" if upper[0] == OPEN else "range"
+    return Atom(atom.origin, (*atom.parts[:-1], Part(last.split, side, (span[0], lower, upper))))
+
+
+def _shifted(bound: Bound, origin: Bound) -> Bound | None:
+    """A position counted in a slice, counted in the rows it was sliced from (the slice starts at ``origin``);
+    None when neither counts from the start of the rows (two names cannot be added)."""
+    if bound[0] == "":
+        return (origin[0], origin[1] + bound[1], bound[2])
+    if origin[0] == "" and bound[0] != "<end>":
+        return (bound[0], bound[1] + origin[1], bound[2])
+    return None
 
 
 _BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not

@@ -17,7 +17,7 @@ from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
 NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
@@ -27,9 +27,6 @@ MAX_CALL_DEPTH = 64  # the file's own functions are followed this many calls dee
 WALKS_PER_FUNCTION = 12
 STATEMENTS_PER_STATEMENT = 40
 _LISTED_ITEMS = 64  # a list made by * is read item by item up to this length
-
-
-_EACH_ITEM = 8  # a comprehension over a literal tuple of at most this many items is read item by item
 
 
 class Walker(Calls, Frames):
@@ -47,6 +44,7 @@ class Walker(Calls, Frames):
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
+        self._local_names: dict[int, list[ast.Name]] = {}  # the names each function of the file binds
         self.gradients = {}
         # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
         self._replicates: dict[int, frozenset[str] | None] = {}
@@ -110,7 +108,7 @@ class Walker(Calls, Frames):
                 # walked as the first, so the pieces kept apart stay apart
                 first = Value(consts=frozenset({0}))
                 self.loop(node, node.body, lambda: self.assign(node.target, first, node))
-            elif known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+            elif known is not None and 2 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
                 self.loop_items(node, node.body, node.target, known)
@@ -126,6 +124,8 @@ class Walker(Calls, Frames):
             # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
             if test is not False:
                 self.block(node.body)
+                if test is True:
+                    self._arguments_replaced(node.body)
             if test is not True:
                 self.block(node.orelse)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -218,6 +218,17 @@ class Walker(Calls, Frames):
             for target, item in zip(targets, items, strict=True):
                 self.assign(target, item, stmt)
             return
+        if items is not None and len(starred) == 1 and len(items) >= len(targets) - 1:
+            # X_tr, X_te, *ys = train_test_split(X, y): the named targets take their own items, the starred one
+            # a list of those left between them
+            at, after = starred[0], len(targets) - starred[0] - 1
+            rest = items[at : len(items) - after]
+            for target, item in zip(targets[:at], items[:at], strict=True):
+                self.assign(target, item, stmt)
+            self.assign(targets[at], self._literal_list(stmt, rest), stmt)
+            for target, item in zip(targets[at + 1 :], items[len(items) - after :], strict=True):
+                self.assign(target, item, stmt)
+            return
         element = self.iterate(value)
         for target in targets:
             self.assign(target, element, stmt)
@@ -271,6 +282,10 @@ class Walker(Calls, Frames):
         if self._walks.get(fid, 0) >= WALKS_PER_FUNCTION or self._budget <= 0:
             return self._summaries.get(fid) or self.unknown_call(args, kwargs, node)
         self._walks[fid] = self._walks.get(fid, 0) + 1
+        # what an earlier call bound to the function's own names is not bound in this one until it runs (`if mean
+        # is None: mean = df.mean()` skipped when the training statistics are given)
+        for local in self._locals(fid, fn):
+            self.defs.pop(local, None)
         self._bind(fn, args, kwargs)
         self._walked.add(fid)
         self._active.append(fid)
@@ -289,6 +304,36 @@ class Walker(Calls, Frames):
         if memo_key is not None:
             self._memo[memo_key] = result
         return result
+
+    def _arguments_replaced(self, body: Sequence[ast.stmt]) -> None:
+        """A branch certainly taken that assigns an argument of the function walked (`if mean is None: mean =
+        df.mean()`): the argument holds that value from then on, not the one given, so later reads are not both."""
+        if not self._active:
+            return
+        fn = self.functions[self._active[-1]]
+        spec = fn.args
+        arguments = {a.arg: a for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+        for stmt in body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            for target in stmt.targets:
+                names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+                for name in names:
+                    if isinstance(name, ast.Name) and name.id in arguments and name in self.defs:
+                        self.defs[arguments[name.id]] = self.defs[name]
+
+    def _locals(self, fid: int, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Name]:
+        """The names the function's body binds (read once per function)."""
+        found = self._local_names.get(fid)
+        if found is None:
+            found = [
+                n
+                for stmt in fn.body
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            ]
+            self._local_names[fid] = found
+        return found
 
     def _bind(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Value], kwargs: dict[str, Value]) -> None:
         spec = fn.args
@@ -448,7 +493,13 @@ class Walker(Calls, Frames):
 
     def _ev_Compare(self, node: ast.Compare) -> Value:
         values = [self.ev(node.left), *(self.ev(c) for c in node.comparators)]
-        return self.compare(node, values)
+        compared = self.compare(node, values)
+        known = _identity(node, values)
+        if known is not None and compared is NOTHING:
+            # `if mean is None:` in a helper given the training statistics: the branch that fits new ones is not
+            # taken at that call
+            return Value(consts=frozenset({known}))
+        return compared
 
     def _ev_IfExp(self, node: ast.IfExp) -> Value:
         self.ev(node.test)
@@ -484,6 +535,12 @@ class Walker(Calls, Frames):
             found.entries[i] = value
         return Value(objects=frozenset({found.id}), items=fixed)
 
+    def _literal_list(self, node: ast.AST, items: tuple[Value, ...]) -> Value:
+        """A list of ``items`` made at ``node``, each kept under its position."""
+        found = self.container(node, join_all(items))
+        found.entries.update(enumerate(items))
+        return Value(objects=frozenset({found.id}), items=items)
+
     def _ev_Dict(self, node: ast.Dict) -> Value:
         keys = [self.ev(k) if k is not None else NOTHING for k in node.keys]
         values = [self.ev(v) for v in node.values]
@@ -514,6 +571,7 @@ class Walker(Calls, Frames):
             return rest
         self.enter_loop(node)
         each: list[Value] | None = None
+        keys: list[Value] = []
         try:
             source = self.ev(generators[0].iter)
             counted = self._counted(generators[0].iter)
@@ -526,25 +584,36 @@ class Walker(Calls, Frames):
             known = source.items
             if each is not None:
                 value, key = join_all(each), NOTHING
-            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= _EACH_ITEM:
+            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= EACH_ITEM:
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
                 each = []
                 for item in known:
                     self.assign(generators[0].target, item, node)
-                    each.append(element()[0])  # type: ignore[operator]
-                value, key = join_all(each), NOTHING
+                    made, made_key = element()  # type: ignore[operator]
+                    each.append(made)
+                    keys.append(made_key)
+                value, key = join_all(each), join_all(keys)
             else:
                 for i, gen in enumerate(generators):
                     self.assign(gen.target, self.iterate(source if i == 0 else self.ev(gen.iter)), node)
                     for condition in gen.ifs:
                         self.ev(condition)
                 value, key = element()  # type: ignore[operator]
+                if isinstance(node, ast.ListComp | ast.GeneratorExp):
+                    value = self.windowed(generators, node.elt, value)
         finally:
             self.loops.pop()
         found = self.container(node, value, key)
         if each is not None and isinstance(node, ast.ListComp | ast.GeneratorExp):
+            found.entries.update(enumerate(each))  # scaled[0]: the first item's element, not every item's
             return Value(objects=frozenset({found.id}), scores=value.scores, items=tuple(each))
+        if keys and isinstance(node, ast.DictComp):
+            # {k: f(v) for k, v in parts.items()}: each part's element under its own key, so Xs["train"] is
+            # the training part's only
+            for made, made_key in zip(each or (), keys, strict=True):
+                if made_key.const is not None:
+                    found.entries[made_key.const] = found.entries.get(made_key.const, NOTHING).join(made)
         rows = self._rows_per_item(node, source, value)
         return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
 
@@ -576,7 +645,7 @@ class Walker(Calls, Frames):
         if len(iterated.args) != 1 or iterated.keywords or "range" in self.current:
             return None
         count = self.ev(iterated.args[0]).const
-        if type(count) is not int or not 2 <= count <= _EACH_ITEM:
+        if type(count) is not int or not 2 <= count <= EACH_ITEM:
             return None
         return tuple(Value(consts=frozenset({i})) for i in range(count))
 
@@ -732,6 +801,39 @@ def _excluded_names(condition: ast.expr, name: str, ev: object) -> list[str] | N
     if isinstance(op, ast.NotIn) and names is not None:
         return names
     return None
+
+
+def _identity(node: ast.Compare, values: list[Value]) -> bool | None:
+    """`x is None` or `x is not None` when what x may be is known: only None (a default left as it is), or only
+    things that are not None (rows, statistics, objects). None when it may be either, or for any other comparison."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Is | ast.IsNot) or len(values) != 2:
+        return None
+    sides = (node.left, node.comparators[0])
+    nones = [i for i, n in enumerate(sides) if isinstance(n, ast.Constant) and n.value is None]
+    if len(nones) != 1:
+        return None
+    other = values[1 - nones[0]]
+    if other.consts == {None} and replace(other, consts=frozenset()) == NOTHING:
+        is_none = True
+    elif None not in other.consts and _not_none(other):
+        is_none = False
+    else:
+        return None
+    return is_none if isinstance(node.ops[0], ast.Is) else not is_none
+
+
+def _not_none(value: Value) -> bool:
+    """Whether ``value`` is certainly something: rows, statistics, an object, a name, a function, a tuple."""
+    return bool(
+        value.data is not None
+        or value.stats
+        or value.objects
+        or value.names
+        or value.functions
+        or value.items is not None
+        or value.scores
+        or value.consts
+    )
 
 
 def _names_union(left: Value, right: Value) -> Columns | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from auditor.code.catalog import Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds
-from auditor.code.values import Atom, Columns, Data, Step
+from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
 class LeakKind(enum.StrEnum):
@@ -197,19 +197,21 @@ class _Rules:
                 else f"the score at {self.where(first.site)} ({first.what}) is measured on rows the preprocessing "
                 "already saw."
             )
+            # `X.mean() and X.std() learn ...`: the verb agrees with the statistics named
+            learns = "learn" if len({self.r.fits[f].what for f in fids}) > 1 else "learns"
             message = (
-                f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                 f"which include {saw}: {landed}"
             )
-            fix = _PREPROCESSING_FIX.format(what=fit.what.partition(".")[0])
+            fix = _fix(_PREPROCESSING_FIX, _PREPROCESSING_FIX_STATISTIC, fit.what)
             if all(f in refitted for f in fids):
                 message = (
-                    f"{fit.what}{self._inside(fit.site)} learns {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                     f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
                     "the scored rows are transformed with statistics of their own, which new rows met one at a time "
                     "would not have."
                 )
-                fix = _REFITTED_FIX.format(what=fit.what.partition(".")[0])
+                fix = _fix(_REFITTED_FIX, _REFITTED_FIX_STATISTIC, fit.what)
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
@@ -487,6 +489,8 @@ class _Rules:
         if not xs or not ys or xs & ys:
             return None
         common = {s for s, _ in xs} & {s for s, _ in ys}
+        if not all(a.disjoint(b) for a in train.x.rows for b in train.y.rows):
+            return None  # `X[:cut]` and the targets `y[:cut]` of windows from position 48 on: parts that meet
         for sid in sorted(common):
             if sid in self.r.splits:
                 return self.r.splits[sid]
@@ -836,15 +840,56 @@ class _Rules:
                 continue
             where = origin.what if not origin.made_from else f"the rows made by {origin.how}"
             if atom.parts:
-                sides = ", ".join(f"{p.side} part of {self._split_text(p.split)}" for p in atom.parts[-1:])
-                texts.append(f"the {sides} of {where}")
+                texts.append(self._part_text(atom.parts[-1], where))
             else:
                 texts.append(f"all rows of {where} ({self.where(origin.site)})")
         return "; ".join(texts) or "its rows"
 
+    def _part_text(self, part: Part, where: str) -> str:
+        """One side of a split of the rows of ``where`` in plain words: 'the test part of train_test_split at line
+        4', 'the rows [:cut] of ...', 'the rows of ... where df.year<2020', 'the rows put under the key 'train'
+        by a concat of ...'."""
+        if part.split.startswith(_SLICE):
+            if part.span:
+                _, lower, upper = part.span
+                return f"the rows [{_bound_text(lower)}:{_bound_text(upper)}] of {where}"
+            return f"{_SLICE_SIDES.get(part.side, 'a slice of the rows')} of {where}"
+        if part.split.startswith("mask:"):
+            return f"the rows of {where} where {part.side}"
+        if part.split.startswith("keys:"):
+            return f"the rows put under the key {part.side!r} by a concat of {where}"
+        return f"the {part.side} part of {self._split_text(part.split)} of {where}"
+
     def _split_text(self, sid: str) -> str:
         split = self.r.splits.get(sid)
         return f"{split.what} at {self.where(split.site)}" if split is not None else sid
+
+
+def _fix(for_class: str, for_statistic: str, what: str) -> str:
+    """The fix for a fit, naming a pipeline step only when the learner is a class (`StandardScaler.fit` gives
+    `make_pipeline(StandardScaler(), model)`); a statistic computed by an expression (`df[target].mean()`,
+    `np.mean(X)`) is named as written."""
+    head, dot, method = what.partition(".")
+    if dot and head.isidentifier() and head[:1].isupper() and method.isidentifier():
+        return for_class.format(what=head)
+    return for_statistic.format(what=what)
+
+
+_SLICE = "slice"  # the splits slices of rows take a side of ('slice', 'slice1': a slice of a slice)
+_SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a range of rows"}
+
+
+def _bound_text(bound: tuple[str, float, bool]) -> str:
+    """A slice's bound as written: '', '800', 'cut', 'n - 24'."""
+    name, count, _ = bound
+    number = int(count) if float(count).is_integer() else count
+    if name == OPEN:
+        return ""
+    if name in ("", "<end>"):
+        return str(number)
+    if not number:
+        return name
+    return f"{name} + {number}" if number > 0 else f"{name} - {-number}"
 
 
 def _scored(evaluations: Iterable[Evaluation]) -> tuple[tuple[str, Site, str], ...]:
@@ -896,6 +941,14 @@ def _named_test(data: Data) -> bool:
 _PREPROCESSING_FIX = (
     "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
     "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."
+)
+_PREPROCESSING_FIX_STATISTIC = (
+    "Split first, then compute {what} on the training part only and use those values on both parts; or do that "
+    "inside a Pipeline step, so that cross-validation and the final fit take them from training rows only."
+)
+_REFITTED_FIX_STATISTIC = (
+    "Compute {what} on the training part only and use those values on the test part, never statistics of the "
+    "test part itself; or do that inside a Pipeline step fitted on the training part."
 )
 _REFITTED_FIX = (
     "Fit {what} on the training part only and apply that fit to the test part (sc.fit_transform(X_train), then "

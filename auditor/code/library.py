@@ -15,6 +15,7 @@ from auditor.code.replicates import pass_names
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
+    EACH_ITEM,
     NOTHING,
     Atom,
     Columns,
@@ -508,7 +509,11 @@ class Library(Estimators, TorchLoops):
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)
             )
-        if name == "map" and len(args) >= 2:  # map(str, tok.encode(t).ids): one value per value of the rows given
+        if name == "map" and len(args) >= 2:
+            each = self._mapped_items(args, node)
+            if each is not None:
+                return each
+            # map(str, tok.encode(t).ids): one value per value of the rows given
             return Value(data=self.rows_of(args[1:]))
         if name == "str" and args and args[0].data is not None:  # str(i) of an id, a key of {str(i): 1 for ...}
             return Value(data=args[0].data)
@@ -524,6 +529,24 @@ class Library(Estimators, TorchLoops):
         if name in _PASS_THROUGH_BUILTINS:
             return Value(data=data_of(given), scores=self.scores_in(given), stats=stats_of(given))
         return NOTHING
+
+    def _mapped_items(self, args: list[Value], node: ast.Call) -> Value | None:
+        """`map(np.asarray, (X_train, X_test))`, `map(sc.transform, (X_tr, X_te))`: the function called on each item
+        of a literal tuple of a few parts, each result kept apart, so unpacking gives each part its own rows (not
+        both parts put back together). None for any other map."""
+        items = args[1].items
+        if len(args) != 2 or items is None or not 1 <= len(items) <= EACH_ITEM:
+            return None
+        if any(item.data is None for item in items):
+            return None
+        function = node.args[0] if node.args else None
+        if isinstance(function, ast.Lambda):
+            made = tuple(self.call_lambda(function, [item]) for item in items)
+        else:
+            made = tuple(self.call_value(args[0], [item], {}, node) for item in items)
+        found = self.container(node, join_all(made))
+        found.entries.update(enumerate(made))
+        return Value(objects=frozenset({found.id}), items=made)
 
     def _pieces(
         self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call, data: Data

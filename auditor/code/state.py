@@ -39,6 +39,7 @@ class WalkState(ABC):
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
         self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
         self._next = 1
+        self._assigned: dict[ast.AST, ast.expr] | None = None  # `name = value` of the program, by target (read once)
 
     # The walk (interpret.py) ------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 CHAIN_STEPS = 8  # the variables a value passed through, kept for the evidence (the last ones)
 MAX_PARTS = 6  # splits of splits followed per atom (a slice in a loop would otherwise make chains without end)
 MAX_ATOMS = 48  # atoms a value keeps: beyond, the longest chains are dropped (fewer rows known, never more)
+EACH_ITEM = 8  # a literal sequence of at most this many items is read item by item (a loop, a map, a comprehension)
 
 
 @dataclass(frozen=True, order=True)
