@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +214,11 @@ def test_cross_validation_folds_linked_through_a_spelling_variant_fail(audit: Au
     found = [f for f in r.findings if f.code == "UPS001"]
     assert len(found) == 2
     assert all(f.examples[0]["chain_text"] == "fold 0 a1 —writer w1 / W1— fold 1 b1" for f in found)
+
+
+def test_the_html_report_shows_both_spellings_in_the_chain(tmp_path: Path) -> None:
+    """The chain's table and its figure name the value as each row writes it, not one spelling for both."""
+    _run(tmp_path, REPRO, {**ALLOWED_PAIRS, "keys": {"groups": ["writer"], "sources": ["doc"]}})
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "writer = W1 / w1" in page
+    assert re.search(r"<text[^>]*>W1 / w1</text>", page)
