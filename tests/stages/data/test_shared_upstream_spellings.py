@@ -222,3 +222,13 @@ def test_the_html_report_shows_both_spellings_in_the_chain(tmp_path: Path) -> No
     page = (tmp_path / "out" / "report.html").read_text()
     assert "writer = W1 / w1" in page
     assert re.search(r"<text[^>]*>W1 / w1</text>", page)
+
+
+def test_the_catalogues_chain_through_two_spellings_is_what_the_stage_reports(tmp_path: Path) -> None:
+    """docs/templates/checks.md quotes the chain the repro's allowed train-val link shows: it must be that chain."""
+    from tests.test_readme import CATALOGUE, CHAIN
+
+    section = CATALOGUE.read_text(encoding="utf-8").split("## shared_upstream\n", 1)[1].split("\n## ", 1)[0]
+    (quoted,) = [" ".join(c.split()) for c in CHAIN.findall(section) if " / " in c]
+    _, found = _run(tmp_path, REPRO, {**ALLOWED_PAIRS, "keys": {"groups": ["writer"], "sources": ["doc"]}})
+    assert quoted in [c["text"] for e in found["UPS004"]["examples"] for c in e["chains"]]
