@@ -70,8 +70,9 @@ from auditor.manifest.table import SPLIT_COLUMN
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
     from auditor.backends.linkedpieces import PieceKey
+    from auditor.manifest.components import Spelled
     from auditor.manifest.linked import LinkedRows
-    from auditor.manifest.spelling import SpellingSplits
+    from auditor.manifest.spelling import SpellingSplits, Variants
 
 # Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
 PIECE_ROWS = 1 << 20
@@ -505,11 +506,15 @@ class DaskManifest(FileManifest):
             return super().key_spellings(spec)
         return self.row_spellings(column)
 
-    def linked(self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = ()) -> LinkedRows:
+    def linked(
+        self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = (), digest: str | None = None
+    ) -> LinkedRows:
         from auditor.backends.linkedpieces import PieceLinks, Workers
 
         try:
-            keys = [*(self._piece_key(spec) for spec in specs), *(self._scattered(k) for k in extra)]
+            found = [self._spelled_piece_key(spec, digest=spec == digest) for spec in specs]
+            keys = [*(key for key, _ in found), *(self._scattered(k) for k in extra)]
+            spelled = [*(s for _, s in found), *(None for _ in extra)]
             workers = Workers(
                 self._cluster_compute,
                 self._cluster_persist,
@@ -517,20 +522,74 @@ class DaskManifest(FileManifest):
                 [p.offset for p in self._pieces],
                 [p.rows for p in self._pieces],
             )
-            links = PieceLinks(workers, keys, self._split_pieces(), self._rows)
+            links = PieceLinks(workers, keys, self._split_pieces(), self._rows, spelled)
         finally:
             self._release()
         self._notes.extend(links.notes)
         return links
 
-    def _piece_key(self, spec: str | Sequence[str]) -> PieceKey:
-        """A linking key (Manifest.linking_key) coded on the workers, its codes kept there a piece at a time."""
-        from auditor.backends.linkedpieces import PieceKey
-
+    def _spelled_piece_key(self, spec: str | Sequence[str], digest: bool) -> tuple[PieceKey, Spelled | None]:
+        """A linking key coded on the workers and its values that are one value spelled several ways
+        (Manifest.spelled_key): those of a text column are found from the rows its spelling search gives (the
+        search the spelling checks make), their codes looked up on the workers; no pass over the rows else."""
         columns = (spec,) if isinstance(spec, str) else tuple(spec)
         if len(columns) > 1 or pa.types.is_dictionary(self._types[columns[0]]):
-            return self._scattered(self.linking_key(spec))
+            key, spelled = self.spelled_key(spec, digest=digest)
+            return self._scattered(key), spelled
         column = columns[0]
+        piece_key = self._piece_key(column)
+        if not is_text(self._types[column]):
+            return piece_key, None  # numbers have one spelling
+        variants = self.spelling(column, digest=digest)
+        if variants is None or not variants.n_groups:
+            return piece_key, None
+        return self._with_variant_rows(piece_key, column, variants)
+
+    def _with_variant_rows(self, key: PieceKey, column: str, variants: Variants) -> tuple[PieceKey, Spelled | None]:
+        """linked.with_variant_rows on the workers: the variant rows' codes fetched, and a row whose value the key
+        left out (held by it alone) given a code of its own in its piece."""
+        from auditor.backends.linkedpieces import PieceKey, codes_at_rows, with_codes_at
+        from auditor.manifest.linked import variant_codes
+
+        rows = variants.positions
+        order = np.argsort(rows, kind="stable")
+        ordered = rows[order]
+        tasks, spans = [], []
+        for i, p in enumerate(self._pieces):
+            lo, hi = np.searchsorted(ordered, [p.offset, p.offset + p.rows])
+            if lo < hi:
+                tasks.append(_delayed(codes_at_rows)(key.pieces[i], ordered[lo:hi] - p.offset))
+                spans.append((i, int(lo), int(hi)))
+        fetched = np.concatenate([np.zeros(0, dtype=np.int64), *self._cluster_compute(tasks)])
+        codes_at = np.empty(len(rows), dtype=np.int64)
+        codes_at[order] = fetched
+        lone, new, spelled = variant_codes(codes_at, variants.group, key.n_values)
+        if not len(lone):
+            return key, spelled
+        new_of_row = np.full(len(rows), -1, dtype=np.int64)
+        new_of_row[lone] = new
+        pieces, changed = list(key.pieces), []
+        for i, lo, hi in spans:
+            at = order[lo:hi][new_of_row[order[lo:hi]] >= 0]  # this piece's lone rows, ascending
+            if len(at):
+                local = rows[at] - self._pieces[i].offset
+                pieces[i] = _delayed(with_codes_at)(pieces[i], local, new_of_row[at].astype(CODE))
+                changed.append(i)
+        for i, future in zip(changed, self._cluster_persist([pieces[i] for i in changed]), strict=True):
+            pieces[i] = future
+        n, named = key.n_values, key.label
+        added = [str(v) for v in self.take(column, rows[lone]).to_pylist()]
+
+        def label(code: int) -> str:
+            return added[code - n] if code >= n else named(code)
+
+        return PieceKey(key.name, n + len(lone), pieces, label), spelled
+
+    def _piece_key(self, column: str) -> PieceKey:
+        """A one-column linking key (Manifest.linking_key) coded on the workers, its codes kept there a piece at a
+        time."""
+        from auditor.backends.linkedpieces import PieceKey
+
         if self.mostly_distinct(column):  # only the repeated values, each piece's codes made from its hashes
             found = self._repeats(column, True)
             values = found.values

@@ -4,7 +4,9 @@ time; the driver holds per-component arrays, the chain search's levels and the r
 The components come from the pieces' links merged by a chain of tasks on one worker, or past 2**27 key
 values from large-star / small-star rounds over the workers (backends/stars.py); the chains from a
 breadth-first search whose state is one level per key value, the rows' levels being found again on the
-workers at each level (a row is first reached at the lowest level of any of its values).
+workers at each level (a row is first reached at the lowest level of any of its values). Values that are one
+value spelled several ways (a few per key, named on the driver) are linked beside the rows' links and reach one
+another in the search, as in memory.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from auditor.manifest.components import Step, code_last_node, code_links
+from auditor.manifest.components import Spelled, Step, code_last_node, code_links, key_step, spelling_links
 from auditor.manifest.keycodes import CODE, KeyCodes
 
 _NO_ROW = np.iinfo(np.int64).max
@@ -69,13 +71,24 @@ class Workers:
 class PieceLinks:
     """LinkedRows (manifest/linked.py) over keys and splits held on the workers a piece at a time."""
 
-    def __init__(self, workers: Workers, keys: Sequence[PieceKey], splits: list[Any], n_rows: int) -> None:
+    def __init__(
+        self,
+        workers: Workers,
+        keys: Sequence[PieceKey],
+        splits: list[Any],
+        n_rows: int,
+        spelled: Sequence[Spelled | None] = (),
+    ) -> None:
         from auditor.backends.cluster import _delayed
         from auditor.backends.stars import star_label, star_rounds
 
         self._w, self._keys, self._splits, self._n_rows = workers, list(keys), splits, n_rows
+        self._spelled = list(spelled) or [None] * len(self._keys)
         self._offsets = [int(o) for o in np.cumsum([0, *(k.n_values for k in keys)])]
         n_nodes = self._offsets[-1]
+        # The links between a value's spellings: a few per key, made here and merged beside the rows' links.
+        spelling = spelling_links(self._spelled, self._offsets) if n_nodes else None
+        self._spelling = workers.put(spelling) if spelling is not None and len(spelling[0]) else None
         self.notes: list[str] = []
         self._roots: list[Any] = []
         self._table: Any = None
@@ -89,6 +102,8 @@ class PieceLinks:
             centre = self._merged_here(n_nodes)
         else:
             edges = workers.persist([_delayed(code_links)(self._codes(i), self._offsets) for i in range(n)])
+            if self._spelling is not None:
+                edges.append(self._spelling)
             stars, rounds = star_rounds(edges, workers.persist, workers.compute)
             del edges
             (centre,) = workers.persist([_delayed(star_label)(n_nodes, stars)])
@@ -129,6 +144,8 @@ class PieceLinks:
             rows += size
         batches = [b for b in batches if b]
         merged = _delayed(no_links)(n_nodes)
+        if self._spelling is not None:
+            merged = _delayed(merge_block)(merged, self._spelling)
         for batch in batches:
             links = _delayed(_joined_links)([_delayed(code_links)(self._codes(i), self._offsets) for i in batch])
             merged = _delayed(merge_block)(merged, links)
@@ -198,7 +215,11 @@ class PieceLinks:
         value_from: list[list[tuple[np.ndarray, np.ndarray]]] = [[]]
         for k, code in enumerate(codes):
             values = np.array([code] if code >= 0 else [], dtype=np.int64)
-            value_from[0].append((values, np.full(len(values), start, dtype=np.int64)))
+            via = np.full(len(values), start, dtype=np.int64)
+            spelled = self._spelled[k]
+            if spelled is not None:  # the start's value reaches its other spellings at once
+                values, via = spelled.spread(values, via, level[k] < 0)
+            value_from[0].append((values, via))
             level[k][values] = 0
         start_piece, start_at = self._w.locate(start)
         depth = 0
@@ -228,8 +249,12 @@ class PieceLinks:
                 values, via = values[order], via[order]
                 first = np.ones(len(values), dtype=bool)
                 first[1:] = values[1:] != values[:-1]
-                fresh.append((values[first], via[first]))
-                level[k][values[first]] = depth + 1
+                values, via = values[first], via[first]
+                spelled = self._spelled[k]
+                if spelled is not None:  # as components._Search: a value's other spellings are reached with it
+                    values, via = spelled.spread(values, via, level[k] < 0)
+                fresh.append((values, via))
+                level[k][values] = depth + 1
             value_from.append(fresh)
             depth += 1
         return found
@@ -244,15 +269,18 @@ class PieceLinks:
     ) -> list[Step]:
         steps = [Step(row=found)]
         row = found
+        codes = self._row_codes(row)
         for d in range(depth, -1, -1):
-            codes = self._row_codes(row)
             # The row was reached by the lowest key whose value was first reached at this level.
             k = next(k for k, c in enumerate(codes) if c >= 0 and level[k][c] == d)
             key, code = self._keys[k], codes[k]
-            steps.append(Step(key=key.name, value=key.label(int(code))))
             values, via = value_from[d][k]
             row = int(via[int(np.searchsorted(values, code))])
+            before = self._row_codes(row)
+            # The row before may spell the value another way (its code then differs): the step shows both.
+            steps.append(key_step(key, int(before[k]), int(code)))
             steps.append(Step(row=row))
+            codes = before
         assert row == start
         return steps[::-1]
 
@@ -377,6 +405,18 @@ def _piece_level(
 
 def _codes_at(codes: list[np.ndarray], at: int) -> list[int]:
     return [int(c[at]) for c in codes]
+
+
+def codes_at_rows(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A piece's codes of one key at some of its rows."""
+    return codes[rows].astype(np.int64)
+
+
+def with_codes_at(codes: np.ndarray, rows: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """A piece's codes of one key with some of its rows given other codes (a copy: the old codes are a result)."""
+    codes = codes.copy()
+    codes[rows] = new
+    return codes
 
 
 def numbered_bucket(parts: list[pa.Table], n_keys: int) -> tuple[np.ndarray, pa.Array, int]:

@@ -1,14 +1,17 @@
 """Connected components of rows linked by any shared key value (writer, document, content digest, ...).
 
 Key values are the graph's nodes; each row links its values to one another, so rows that share any value,
-directly or through a chain of other rows, fall in one component. scipy does the graph work in C.
+directly or through a chain of other rows, fall in one component. Values that are one value spelled several
+ways (`w1`, `W1 `: Spelled) are linked to one another too, so a leak through a variant spelling is one component;
+the rows keep their own codes, and a chain shows each spelling as written. scipy does the graph work in C.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from itertools import chain as chain_blocks
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -28,8 +31,88 @@ class Components:
 _LINK_ROWS = 1 << 23  # rows whose links are merged at once: scipy's copies of them stay near 300 MB
 
 
-def row_components(keys: Sequence[KeyCodes]) -> Components:
-    """The components of the rows, numbered by first row.
+@dataclass(frozen=True, eq=False)
+class Spelled:
+    """The values of one key that are one value spelled several ways (`w1`, `W1 `), as the spelling checks judge
+    them: their codes, grouped. Only these values are named, a few of a key's; the rows keep their own codes."""
+
+    codes: np.ndarray  # value codes by group, ascending within it
+    group: np.ndarray  # each code's group, 0..n_groups-1, ascending
+    _sorted: np.ndarray = field(repr=False)  # the codes ascending, to look a code's group up
+    _group_of_sorted: np.ndarray = field(repr=False)
+
+    @classmethod
+    def of(cls, codes: np.ndarray, group: np.ndarray) -> Spelled | None:
+        """The groups of ``codes`` (a value code each, its group beside it; repeats allowed); a group of one code
+        is no variant and is left out. None when no group is left."""
+        codes, group = np.asarray(codes, dtype=np.int64), np.asarray(group, dtype=np.int64)
+        keep = codes >= 0
+        pairs = np.unique(np.stack([group[keep], codes[keep]]), axis=1) if keep.any() else np.zeros((2, 0), np.int64)
+        group, codes = pairs[0], pairs[1]
+        _, count = np.unique(group, return_counts=True)
+        several = np.repeat(count > 1, count)
+        group, codes = group[several], codes[several]
+        if not len(codes):
+            return None
+        dense = np.cumsum(np.concatenate(([True], group[1:] != group[:-1]))) - 1
+        order = np.argsort(codes, kind="stable")
+        return cls(codes, dense, codes[order], dense[order])
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.group[-1]) + 1 if len(self.group) else 0
+
+    def links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each code linked to the first code of its group (value codes, as a row's links pair its values)."""
+        starts = np.flatnonzero(np.concatenate(([True], self.group[1:] != self.group[:-1])))
+        first = self.codes[starts][self.group]
+        other = self.codes != first
+        return first[other], self.codes[other]
+
+    def group_of(self, codes: np.ndarray) -> np.ndarray:
+        """The group of each of ``codes``; -1 for a code in none."""
+        codes = np.asarray(codes, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._sorted, codes), len(self._sorted) - 1)
+        return np.where(self._sorted[at] == codes, self._group_of_sorted[at], -1)
+
+    def spread(self, codes: np.ndarray, via: np.ndarray, unseen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The values a search level reaches (``codes`` ascending, each with the row it was reached from) and
+        the other spellings of each not reached before (``unseen``: a flag per value code), reached from the
+        lowest row that reached any spelling of theirs: ascending codes again, with their rows."""
+        group = self.group_of(codes)
+        inside = group >= 0
+        if not inside.any():
+            return codes, via
+        lowest = np.full(self.n_groups, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(lowest, group[inside], np.asarray(via, dtype=np.int64)[inside])
+        reached = lowest[self.group] < np.iinfo(np.int64).max
+        more, more_via = self.codes[reached], lowest[self.group[reached]]
+        new = unseen[more] & ~np.isin(more, codes)
+        if not new.any():
+            return codes, via
+        all_codes = np.concatenate([np.asarray(codes, dtype=np.int64), more[new]])
+        all_via = np.concatenate([np.asarray(via, dtype=np.int64), more_via[new]])
+        order = np.argsort(all_codes, kind="stable")
+        return all_codes[order], all_via[order].astype(np.asarray(via).dtype, copy=False)
+
+
+def spelling_links(spelled: Sequence[Spelled | None], offsets: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The links between the spellings of one value, as graph nodes (each key's values numbered after the
+    previous keys', ``offsets``): a block to merge beside the rows' links."""
+    index = _index(offsets[-1])
+    src: list[np.ndarray] = [np.zeros(0, dtype=index)]
+    dst: list[np.ndarray] = [np.zeros(0, dtype=index)]
+    for found, offset in zip(spelled, offsets[:-1], strict=False):
+        if found is not None:
+            a, b = found.links()
+            src.append((a + offset).astype(index))
+            dst.append((b + offset).astype(index))
+    return np.concatenate(src), np.concatenate(dst)
+
+
+def row_components(keys: Sequence[KeyCodes], spelled: Sequence[Spelled | None] = ()) -> Components:
+    """The components of the rows, numbered by first row; ``spelled`` (per key, or none) joins the values
+    that are one value spelled several ways.
 
     The links are never held at once: each block of rows links its values, scipy merges the groups those
     links join, and the groups found so far are the nodes of the next block's graph. The memory is a group
@@ -41,7 +124,11 @@ def row_components(keys: Sequence[KeyCodes]) -> Components:
     if n_nodes == 0:  # no value is shared by two rows: every row stands alone
         return Components(np.full(n, -1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     index = _index(n_nodes)  # half the memory at 10M rows
-    blocks = (_links(keys, offsets, lo, min(n, lo + _LINK_ROWS)) for lo in range(0, n, _LINK_ROWS))
+    blocks: Iterable[tuple[np.ndarray, np.ndarray]] = (
+        _links(keys, offsets, lo, min(n, lo + _LINK_ROWS)) for lo in range(0, n, _LINK_ROWS)
+    )
+    if any(found is not None for found in spelled):
+        blocks = chain_blocks([spelling_links(spelled, offsets)], blocks)
     group, n_groups = merged_links(n_nodes, blocks)
     of_row = np.empty(n, dtype=index)
     for lo in range(0, n, _LINK_ROWS):
@@ -200,22 +287,45 @@ def shared_only(comps: Components) -> Components:
 
 @dataclass(frozen=True)
 class Step:
-    """One hop of a chain: a row, or the key value that links the rows before and after it."""
+    """One hop of a chain: a row, or the key value that links the rows before and after it. When the two rows
+    spell that value differently (`W1`, `w1`), ``spellings`` holds each as written, the row before's first."""
 
     row: int | None = None
     key: str | None = None
     value: str | None = None
+    spellings: tuple[str, ...] = ()
 
 
-def chain(keys: Sequence[KeyCodes], start: int, is_target: np.ndarray) -> list[Step]:
+class NamedKey(Protocol):
+    """A key that names its values by code (KeyCodes; an engine's key whose values are elsewhere)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def label(self, code: int) -> str: ...
+
+
+def key_step(key: NamedKey, before: int, after: int) -> Step:
+    """The hop between two rows through one key, given each row's code of it (the value as each spells it);
+    ``key`` names a value by its code (``label``)."""
+    value = key.label(before)
+    if before == after:
+        return Step(key=key.name, value=value)
+    return Step(key=key.name, value=value, spellings=(value, key.label(after)))
+
+
+def chain(
+    keys: Sequence[KeyCodes], start: int, is_target: np.ndarray, spelled: Sequence[Spelled | None] = ()
+) -> list[Step]:
     """Shortest alternating row / key-value path from row ``start`` to a row where ``is_target`` holds.
 
     Breadth-first, one level at a time: a level's values are marked in a table per key, and the rows that
     hold any of them are found with one gather over each key's codes. A component may hold every row of a
     100M-row manifest; the search costs a few passes over the codes, not a graph of the whole component.
     Among the targets of the nearest level, the lowest row is taken, so the chain does not depend on order.
+    A value reached reaches its other spellings (``spelled``, per key) at the same level.
     """
-    search = _Search(keys, start)
+    search = _Search(keys, start, spelled)
     for rows in search.levels():
         targets = rows[is_target[rows]]
         if len(targets):
@@ -223,10 +333,17 @@ def chain(keys: Sequence[KeyCodes], start: int, is_target: np.ndarray) -> list[S
     return []
 
 
-def chains(keys: Sequence[KeyCodes], start: int, label: np.ndarray, wanted: Sequence[int]) -> dict[int, list[Step]]:
-    """chain(keys, start, label == w) for each w in ``wanted``, from one search: the levels out of ``start`` are
-    the same whatever the target, so the search goes on until every wanted label is reached (or none is left)."""
-    search = _Search(keys, start)
+def chains(
+    keys: Sequence[KeyCodes],
+    start: int,
+    label: np.ndarray,
+    wanted: Sequence[int],
+    spelled: Sequence[Spelled | None] = (),
+) -> dict[int, list[Step]]:
+    """chain(keys, start, label == w, spelled) for each w in ``wanted``, from one search: the levels out of
+    ``start`` are the same whatever the target, so the search goes on until every wanted label is reached (or
+    none is left)."""
+    search = _Search(keys, start, spelled)
     found: dict[int, list[Step]] = {}
     left = set(wanted)
     if not left:
@@ -246,8 +363,9 @@ def chains(keys: Sequence[KeyCodes], start: int, label: np.ndarray, wanted: Sequ
 class _Search:
     """A breadth-first search from one row, level by level, that remembers how each row was first reached."""
 
-    def __init__(self, keys: Sequence[KeyCodes], start: int) -> None:
+    def __init__(self, keys: Sequence[KeyCodes], start: int, spelled: Sequence[Spelled | None] = ()) -> None:
         self.keys, self.start = keys, start
+        self.spelled = list(spelled) or [None] * len(keys)
         # Per level: for each new value, the row it was reached from; for each new row, the key it was reached by
         # (its value there is the row's code of that key). A level may hold most rows: 5 bytes a row, not 24.
         self.value_from: list[list[tuple[np.ndarray, np.ndarray]]] = []
@@ -275,8 +393,12 @@ class _Search:
                 codes, via = codes[fresh], via[fresh]
                 # The lowest row reaches each value first (frontier rows ascend).
                 codes, first = np.unique(codes, return_index=True)
+                via = via[first]
+                found = self.spelled[k]
+                if found is not None:  # a value's other spellings are reached with it
+                    codes, via = found.spread(codes, via, ~seen_values[k])
                 seen_values[k][codes] = True
-                level.append((codes, via[first]))
+                level.append((codes, via))
                 mark = np.zeros(key.n_values + 1, dtype=bool)  # the last slot takes the missing code -1
                 mark[codes] = True
                 new_value.append(mark)
@@ -406,9 +528,11 @@ def _walk_back(
         at = int(np.searchsorted(rows, row))
         k = int(keys_of[at])
         code = int(keys[k].codes[row])  # the value of key k the row was reached by
-        steps.append(Step(key=keys[k].name, value=keys[k].label(code)))
         values, via = value_from[depth][k]
-        row = int(via[int(np.searchsorted(values, code))])
+        before = int(via[int(np.searchsorted(values, code))])
+        # The row before may spell the value another way (its code then differs): the step shows both.
+        steps.append(key_step(keys[k], int(keys[k].codes[before]), code))
+        row = before
         steps.append(Step(row=row))
     assert row == start
     return steps[::-1]

@@ -4,13 +4,15 @@ on a cluster can keep the rows' codes and labels on its workers (backends/linked
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
+import pyarrow as pa
 
-from auditor.manifest.components import Components, Step, chains
-from auditor.manifest.keycodes import KeyCodes
+from auditor.manifest.components import Components, Spelled, Step, chains
+from auditor.manifest.keycodes import CODE, KeyCodes
+from auditor.manifest.spelling import Variants
 
 _BLOCK_ROWS = 1 << 21  # rows per pass below: each pass's temporaries (a sort in first_rows) stay near 100 MB
 
@@ -40,15 +42,18 @@ class LinkedRows(Protocol):
 
     def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
         """The shortest row / key-value chain from row ``start`` to a row of each split code in ``wanted`` it
-        reaches (components.chains)."""
+        reaches (components.chains); a hop through a value the two rows spell differently names both spellings."""
         ...
 
 
 class RowLinks:
-    """LinkedRows over per-row codes and labels held here."""
+    """LinkedRows over per-row codes and labels held here; ``spelled`` (per key, or none) names the values that
+    are one value spelled several ways, which link their rows as one value does."""
 
-    def __init__(self, keys: Sequence[KeyCodes], comps: Components, split: np.ndarray) -> None:
-        self.keys, self.comps, self.split = list(keys), comps, split
+    def __init__(
+        self, keys: Sequence[KeyCodes], comps: Components, split: np.ndarray, spelled: Sequence[Spelled | None] = ()
+    ) -> None:
+        self.keys, self.comps, self.split, self.spelled = list(keys), comps, split, list(spelled)
 
     @property
     def key_names(self) -> list[str]:
@@ -100,4 +105,42 @@ class RowLinks:
         return found
 
     def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
-        return chains(self.keys, start, self.split, wanted)
+        return chains(self.keys, start, self.split, wanted, self.spelled)
+
+
+def variant_codes(
+    codes_at: np.ndarray, group: np.ndarray, n_values: int
+) -> tuple[np.ndarray, np.ndarray, Spelled | None]:
+    """The rows of a key that hold a spelling variant, given each one's code of the key (``codes_at``) and its
+    spelling group: the positions among them whose value the key left out (-1: no other row holds it as written),
+    the new code each of those gets (after the key's ``n_values``), and the groups the codes then form."""
+    lone = np.flatnonzero(np.asarray(codes_at) < 0)
+    codes = np.asarray(codes_at, dtype=np.int64).copy()
+    new = n_values + np.arange(len(lone), dtype=np.int64)
+    codes[lone] = new
+    return lone, new, Spelled.of(codes, group)
+
+
+def with_variant_rows(
+    key: KeyCodes, variants: Variants, take: Callable[[np.ndarray], pa.Array]
+) -> tuple[KeyCodes, Spelled | None]:
+    """A key that keeps only repeated values (Manifest.shared_key; its codes are the caller's own, changed here)
+    with the rows of ``variants`` (row positions) coded too: a value one row holds still links it to the rows of
+    its other spellings. ``take`` gives the column's values at some rows, to name the values added."""
+    rows = variants.positions
+    lone, new, spelled = variant_codes(key.codes[rows], variants.group, key.n_values)
+    if not len(lone):
+        return key, spelled
+    codes = key.codes
+    codes[rows[lone]] = new.astype(CODE)
+    labels = _joined(key.parts[0][1] if key.parts else pa.array([], pa.string()), take(rows[lone]))
+    return KeyCodes(key.name, key.columns, codes, ((np.arange(len(labels)), labels),)), spelled
+
+
+def _joined(values: pa.Array | pa.ChunkedArray, more: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Two arrays of values end to end, as text if their types differ (they only name values)."""
+    left = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    right = more.combine_chunks() if isinstance(more, pa.ChunkedArray) else more
+    if left.type != right.type:
+        left, right = left.cast(pa.string()), right.cast(pa.string())
+    return pa.concat_arrays([left, right])

@@ -619,12 +619,13 @@ def accept_key(key: str | list[str], parts: int) -> str:
     return " + ".join(str(v) for v in normalise(pa.array([str(b) for b in bits], pa.string())).to_pylist())
 
 
-def key_variants(key: KeyCodes) -> Variants:
+def key_variants(key: KeyCodes, digest: bool = False) -> Variants:
     """Spelling variants among the distinct values of a key; for a compound key, combinations whose every
-    part has the same normal form (`p1 + L` and `P1  + l`). Positions are the key's value codes."""
+    part has the same normal form (`p1 + L` and `P1  + l`). Positions are the key's value codes. ``digest``: the
+    values are digests (an algorithm prefix is a spelling too, digest_normal)."""
     if not key.parts:
         return _NONE
-    found = [spelling_variants(values) for _, values in key.parts]
+    found = [spelling_variants(values, digest=digest) for _, values in key.parts]
     if not any(v.n_groups for v in found):
         return _NONE
     if len(key.parts) == 1:

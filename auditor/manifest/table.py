@@ -37,7 +37,7 @@ from auditor.manifest.spelling import SpellingSplits, Variants, from_variant_row
 
 if TYPE_CHECKING:
     from auditor.core.yamlsource import Loc
-    from auditor.manifest.components import Components
+    from auditor.manifest.components import Components, Spelled
     from auditor.manifest.linked import LinkedRows
 
 SPLIT_COLUMN = "__split__"
@@ -486,21 +486,48 @@ class Manifest:
             return self.shared_key(columns[0])
         return self.key(spec)
 
-    def linked(self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = ()) -> LinkedRows:
+    def linked(
+        self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = (), digest: str | None = None
+    ) -> LinkedRows:
         """The rows linked by any shared value of the keys ``specs`` name (then of ``extra``'s, keys made by a
-        stage), in components of two rows or more; an engine on a cluster keeps the per-row work there."""
+        stage), in components of two rows or more; an engine on a cluster keeps the per-row work there. Values
+        that differ only by spelling are one value (spelling.py's normal form; for the ``digest`` column, a
+        digest's: digest_normal)."""
         from auditor.manifest.components import shared_only
         from auditor.manifest.linked import RowLinks
 
-        keys = [*(self.linking_key(spec) for spec in specs), *extra]
+        found = [self.spelled_key(spec, digest=spec == digest) for spec in specs]
+        keys = [*(key for key, _ in found), *extra]
+        spelled = [*(s for _, s in found), *(None for _ in extra)]
         # A key's values held by one row are still in its codes: the rows they alone would link are set apart.
-        return RowLinks(keys, shared_only(self.components(keys)), self.split.codes)
+        return RowLinks(keys, shared_only(self.components(keys, spelled)), self.split.codes, spelled)
 
-    def components(self, keys: Sequence[KeyCodes]) -> Components:
-        """Rows linked by any shared value of ``keys``; an engine on a cluster finds them there."""
+    def spelled_key(self, spec: str | Sequence[str], digest: bool = False) -> tuple[KeyCodes, Spelled | None]:
+        """linking_key(spec) and its values that are one value spelled several ways (None: none are), found as
+        the spelling checks find them: among a key's distinct values, or a mostly distinct column's rows (the
+        search its spelling check has made already). Only those values are touched: a key with no variant
+        costs no pass over its rows, and the rows keep their own codes, so a chain shows each spelling."""
+        from auditor.manifest.components import Spelled
+        from auditor.manifest.linked import with_variant_rows
+        from auditor.manifest.spelling import key_variants
+
+        columns = _columns(spec)
+        if len(columns) == 1 and self.mostly_distinct(columns[0]):
+            key = self.shared_key(columns[0])
+            variants = self.spelling(columns[0], digest=digest)
+            if variants is None or not variants.n_groups:
+                return key, None
+            return with_variant_rows(key, variants, partial(self.take, columns[0]))
+        key = self.key(spec)
+        found = key_variants(key, digest)
+        return key, Spelled.of(found.positions, found.group) if found.n_groups else None
+
+    def components(self, keys: Sequence[KeyCodes], spelled: Sequence[Spelled | None] = ()) -> Components:
+        """Rows linked by any shared value of ``keys`` (and between the spellings of one value, ``spelled``);
+        an engine on a cluster finds them there."""
         from auditor.manifest.components import row_components
 
-        return row_components(keys)
+        return row_components(keys, spelled)
 
     def engine_notes(self) -> tuple[str, ...]:
         """How the engine holding the rows ran, for the report (nothing to say for the in-memory one)."""

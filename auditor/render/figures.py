@@ -255,6 +255,14 @@ def _blue(share: float) -> str:
 # ------------------------------------------------------------------------- shared_upstream: the chain
 
 
+def step_value(step: dict[str, Any]) -> str:
+    """A chain step's value as the rows on either side write it: `W1 / w1` when they spell it differently."""
+    spellings = step.get("spellings")
+    if isinstance(spellings, list) and spellings:
+        return " / ".join(str(s) for s in spellings)
+    return str(step.get("value"))
+
+
 def first_chain(finding: Finding) -> dict[str, Any]:
     """The chain the figure draws: the first chain of the first example that has any ({} when none)."""
     chains = next((e.get("chains") for e in finding.examples if isinstance(e.get("chains"), list)), None)
@@ -277,7 +285,7 @@ def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
     }
     nw, nh = 104, 44
     # The space between two nodes holds the edge's key and value (bold, about 7.5 px a character).
-    longest = max((len(_short(e.get(k), 16)) for e in edges for k in ("key", "value")), default=0)
+    longest = max((len(_short(v, 16)) for e in edges for v in (e.get("key"), step_value(e))), default=0)
     gap = nw + max(66, round(longest * 7.5) + 16)
     w, h = max(20 + gap * (len(nodes) - 1) + nw + 20 + (50 if total > len(nodes) else 0), 560), 118
     body = []
@@ -285,7 +293,7 @@ def _chain_graph(finding: Finding, split_order: Sequence[str]) -> Figure | None:
         x1, x2 = 20 + gap * i + nw, 20 + gap * (i + 1)
         body.append(f'<line class="edge" x1="{x1}" y1="62" x2="{x2}" y2="62" stroke="{INK}" stroke-width="2"/>')
         body.append(_text((x1 + x2) / 2, 54, _short(e.get("key"), 16), "middle", "bold"))
-        body.append(_text((x1 + x2) / 2, 80, _short(e.get("value"), 16), "middle"))
+        body.append(_text((x1 + x2) / 2, 80, _short(step_value(e), 16), "middle"))
     for i, n in enumerate(nodes):
         x, split = 20 + gap * i, str(n.get("split"))
         body.append(

@@ -31,7 +31,7 @@ from auditor.render.common import (
     user_output_tails,
 )
 from auditor.render.diff import about, baseline_line, baseline_tag
-from auditor.render.figures import Figure, figures_for, first_chain
+from auditor.render.figures import Figure, figures_for, first_chain, step_value
 from auditor.render.previews import Preview, previews_for
 
 FIX_FIRST = 5  # findings listed under "fix first"
@@ -115,7 +115,7 @@ def example_tables(finding: Finding) -> tuple[ExampleTable, ...]:
                 for i, s in enumerate(steps):
                     if "id" in s:
                         link = steps[i + 1] if i + 1 < len(steps) and "key" in steps[i + 1] else {}
-                        via = f"{link['key']} = {link.get('value')}" if link else ""
+                        via = f"{link['key']} = {step_value(link)}" if link else ""
                         chain_rows.append((str(s["id"]), str(s.get("split", "")), via))
                 tables.append(ExampleTable(("id", "split", "linked to the next by"), tuple(chain_rows)))
     rest = [e for e in examples if not isinstance(e.get("splits"), dict)]

@@ -1113,3 +1113,65 @@ def test_shards_of_identical_types_are_read_as_they_are_on_every_engine(engine: 
     files = parquet_sources(load_config(config), "test")
     assert all(not s.casts for s in files.sources)
     assert pa.types.is_dictionary(files.types["k"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rows_linked_through_values_spelled_two_ways_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shared_upstream links rows through a value spelled two ways (a repeated writer, a document or a digest one
+    row holds, a digest in upper case or with its `sha256:`) on every engine, each key's rows in several pieces;
+    values that differ by more than spelling (`w1a`, `d-1`, `sha3-256:`) link nothing. The chains name both
+    spellings as written, alike; on Dask, whether the components are merged on a worker or by star rounds."""
+    from auditor.backends import cluster
+
+    monkeypatch.setattr(cluster, "PIECE_ROWS", 16)  # several pieces: a lone spelling's code is set in its own
+    sha = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(80)]
+    n = 60
+    writer = [f"w{i % 6}" for i in range(n)]
+    doc = [f"doc-{i}" for i in range(n - 1)] + ["d1"]
+    digest = sha[:n]
+    tests = [  # (writer, doc, digest): the first four are linked to training rows, the last three are not
+        (" W1", "t-0", sha[60]),
+        ("w-7", "DOC-3 ", sha[61]),
+        ("w-8", "t-2", sha[5].upper()),
+        ("w-9", "t-3", f"sha256:{sha[6]}"),
+        ("w1a", "t-4", sha[62]),
+        ("w-10", "d-1", sha[63]),
+        ("w-11", "t-6", f"sha3-256:{sha[7]}"),
+    ]
+    table = {
+        "sample_id": [f"s{i:02d}" for i in range(n + len(tests))],
+        "split": ["train"] * n + ["test"] * len(tests),
+        "writer": writer + [t[0] for t in tests],
+        "doc": doc + [t[1] for t in tests],
+        "sha": digest + [t[2] for t in tests],
+    }
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=8)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["writer"], "sources": ["doc"], "content_hash": "sha"},
+        "stages": {"shared_upstream": {"max_examples": 10}},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    if engine.engine == "dask":  # past MERGE_HERE_NODES key values the components come from star rounds
+        from auditor.backends import linkedpieces
+
+        monkeypatch.setattr(linkedpieces, "MERGE_HERE_NODES", 0)
+        assert_same(memory, both(tmp_path / "audit.yaml", engine, only=["shared_upstream"])[1], "dask, star rounds")
+    found = {f["code"]: f for s in other["stages"] for f in s["findings"]}
+    assert found["UPS001"]["evidence"]["components"] == 4
+    starts = {e["chains"][0]["steps"][0]["id"] for e in found["UPS001"]["examples"]}
+    assert starts == {"s60", "s61", "s62", "s63"}
+    spelled = {
+        tuple(s["spellings"])
+        for e in found["UPS001"]["examples"]
+        for c in e["chains"]
+        for s in c["steps"]
+        if "spellings" in s
+    }
+    assert spelled == {(" W1", "w1"), ("DOC-3 ", "doc-3"), (sha[5].upper(), sha[5]), (f"sha256:{sha[6]}", sha[6])}

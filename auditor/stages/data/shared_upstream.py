@@ -125,9 +125,12 @@ class SharedUpstream(Stage):
         return keys
 
     def prefetch(self, manifest: Manifest, config: AuditConfig) -> None:
-        for spec in config.keys.sources:
-            if isinstance(spec, str) and manifest.mostly_distinct(spec):
-                manifest.spelling(spec, background=True)
+        # A mostly distinct column's spellings are searched row by row (any text column's, on an engine whose rows
+        # are elsewhere): the links, UPS005, GRP005 and DUP007 share the search.
+        digest = config.keys.content_hash
+        for spec in [*config.keys.groups, *config.keys.sources, *([digest] if digest is not None else [])]:
+            if isinstance(spec, str) and (manifest.rows_elsewhere or manifest.mostly_distinct(spec)):
+                manifest.spelling(spec, background=True, digest=spec == digest)
         singles = [s for s in self._specs(config) if isinstance(s, str)]
         # An engine whose rows are elsewhere codes the keys there (Manifest.linked): their codes here would be
         # made for nothing, a per-row array each.
@@ -152,7 +155,9 @@ class SharedUpstream(Stage):
             yield from self._spellings(context, spec)
         if not specs and not extra:  # only near copies could link rows here, and there are none
             return
-        links = manifest.linked(specs, extra)
+        # Values one spelling apart (`w1`, `W1`; a digest in either case or with its `sha256:`) are one value here
+        # as in group_overlap, UPS005 and duplicate_content: a leak through a variant spelling is still a link.
+        links = manifest.linked(specs, extra, digest=context.config.keys.content_hash)
         counts = links.split_counts(len(names))
         overlap = find_overlap(counts, names, context.roles)
         for kind, (code, severity) in _KIND.items():
@@ -388,10 +393,12 @@ class SharedUpstream(Stage):
                         if s.row is not None:
                             ident, code = next(it)
                             described.append({"id": ident, "split": names[code]})
+                        elif s.spellings:  # the two rows spell the value differently: both, as written
+                            described.append({"key": s.key, "value": s.value, "spellings": list(s.spellings)})
                         else:
                             described.append({"key": s.key, "value": s.value})
                     text = " ".join(
-                        f"{d['split']} {d['id']}" if "id" in d else f"—{d['key']} {d['value']}—" for d in described
+                        f"{d['split']} {d['id']}" if "id" in d else f"—{d['key']} {_step_value(d)}—" for d in described
                     )
                     example.setdefault("chains", []).append({"steps": described, "text": text})
         if example.get("chains"):
@@ -438,6 +445,11 @@ class SharedUpstream(Stage):
             },
             key=compound_label(links.key_names),
         )
+
+
+def _step_value(step: dict[str, Any]) -> str:
+    """A hop's value in a chain's text: 'W1 / w1' when the rows on either side spell it differently."""
+    return " / ".join(step["spellings"]) if step.get("spellings") else str(step["value"])
 
 
 def _chain_values(examples: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
