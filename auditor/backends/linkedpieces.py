@@ -181,6 +181,18 @@ class PieceLinks:
     def first_rows(self, components: np.ndarray) -> list[int]:
         return [int(r) for r in self._first[np.asarray(components, dtype=np.int64)]]
 
+    def rows_of(self, components: np.ndarray, codes: Sequence[int]) -> np.ndarray:
+        from auditor.backends.cluster import _delayed
+
+        wanted = np.asarray(components, dtype=np.int64)
+        if not len(wanted) or not len(codes):
+            return np.zeros(0, dtype=np.int64)
+        tasks = [
+            _delayed(_piece_rows_of)(r, self._table, s, wanted, list(codes), o)
+            for r, s, o in zip(self._roots, self._splits, self._w.offsets, strict=True)
+        ]
+        return np.concatenate([np.zeros(0, dtype=np.int64), *self._w.compute(tasks)])
+
     def first_in(self, component: int, codes: Sequence[int]) -> dict[int, int | None]:
         from auditor.backends.cluster import _delayed
 
@@ -355,6 +367,19 @@ def _piece_split_counts(
     linked = (component >= 0) & (split >= 0)
     flat, n = np.unique(component[linked] * n_splits + split[linked], return_counts=True)
     return flat, n.astype(np.int64)
+
+
+def _piece_rows_of(
+    roots: np.ndarray,
+    table: tuple[np.ndarray, np.ndarray],
+    split: np.ndarray,
+    wanted: np.ndarray,
+    codes: list[int],
+    offset: int,
+) -> np.ndarray:
+    """The piece's rows (as manifest rows) of the ``wanted`` components in the split ``codes``."""
+    component = _components_of(roots, table)
+    return offset + np.flatnonzero(np.isin(component, wanted) & np.isin(split, codes)).astype(np.int64)
 
 
 def _piece_first_in(roots: np.ndarray, split: np.ndarray, centre: int, codes: list[int], offset: int) -> list[int]:

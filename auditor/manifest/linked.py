@@ -40,6 +40,10 @@ class LinkedRows(Protocol):
         """The first row of ``component`` in each split code of ``codes`` (None: none there)."""
         ...
 
+    def rows_of(self, components: np.ndarray, codes: Sequence[int]) -> np.ndarray:
+        """Every row (ascending) of ``components`` whose split code is one of ``codes``."""
+        ...
+
     def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
         """The shortest row / key-value chain from row ``start`` to a row of each split code in ``wanted`` it
         reaches (components.chains); a hop through a value the two rows spell differently names both spellings."""
@@ -103,6 +107,19 @@ class RowLinks:
             if all(row is not None for row in found.values()):
                 break
         return found
+
+    def rows_of(self, components: np.ndarray, codes: Sequence[int]) -> np.ndarray:
+        """A block of rows at a time, each row's component and split looked up in a table (-1 reads its last slot)."""
+        of_row, split = self.comps.of_row, self.split
+        wanted = np.zeros(len(self.comps.sizes) + 1, dtype=bool)
+        wanted[np.asarray(components, dtype=np.int64)] = True
+        in_split = np.zeros(int(split.max(initial=-1)) + 2, dtype=bool)
+        in_split[[c for c in codes if 0 <= c < len(in_split) - 1]] = True
+        found = [
+            lo + np.flatnonzero(wanted[of_row[lo:hi]] & in_split[split[lo:hi]])
+            for lo, hi in ((lo, lo + _BLOCK_ROWS) for lo in range(0, len(split), _BLOCK_ROWS))
+        ]
+        return np.concatenate([np.zeros(0, dtype=np.int64), *found]).astype(np.int64, copy=False)
 
     def chains(self, start: int, wanted: Sequence[int]) -> dict[int, list[Step]]:
         return chains(self.keys, start, self.split, wanted, self.spelled)

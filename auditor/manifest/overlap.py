@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from auditor.core.findings import Table
 from auditor.core.scope import MAX_PAIR_COUNTS, Scope, scope_of
@@ -426,6 +427,14 @@ def overlap_scope(values: Iterable[str], shares: Pairs, noun: str) -> Scope:
     only those listed) the values and rows shared."""
     found = list(values)
     return scope_of(found, _overlap_counts(len(found), shares, noun))
+
+
+def rows_overlap_scope(ids: pa.Array | pa.ChunkedArray, n_values: int, shares: Pairs, noun: str) -> Scope:
+    """The scope of an overlap finding whose subject is ``n_values`` groups (``noun``) made of the rows ``ids``
+    names: the rows themselves, so a group that gains a row has grown (a group keeps no other name as it grows)."""
+    from auditor.manifest.keyscope import text_scope
+
+    return text_scope(ids, _overlap_counts(n_values, shares, noun))
 
 
 def key_overlap_scope(key: KeyCodes, codes: np.ndarray, shares: Pairs, noun: str) -> Scope:

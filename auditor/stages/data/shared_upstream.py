@@ -14,12 +14,13 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, compound_label
 from auditor.core.findings import Finding, Severity
 from auditor.core.pathoptions import ConfinedCacheDir
-from auditor.core.scope import scope_of
+from auditor.core.scope import Scope, scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
     from auditor.manifest.keycodes import KeyCodes
     from auditor.manifest.linked import LinkedRows
@@ -229,7 +230,6 @@ class SharedUpstream(Stage):
             capped_splits,
             holdout_exposure,
             more_text,
-            overlap_scope,
             pair_evidence,
             share_text,
             top_pairs,
@@ -270,16 +270,28 @@ class SharedUpstream(Stage):
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),
-            # A linked group is named by the id of its first row: the same group keeps it when rows are added.
-            scope=overlap_scope(
-                (str(i) for i in context.require_manifest().ids(links.first_rows(crossing))),
-                pairs,
-                "components",
-            ),
+            scope=self._scope(context, links, crossing, pairs, kind),
             remediation="Split by the linked groups (every connected group of samples in one split); "
             "shared_upstream's chain shows which keys tie the samples together."
             + placeholder_hint(_chain_values(examples)),
         )
+
+    def _scope(
+        self, context: AuditContext, links: LinkedRows, crossing: np.ndarray, pairs: Pairs, kind: PairKind
+    ) -> Scope:
+        """What an acceptance of the finding covers: the holdout rows of its linked groups, by id, where a holdout
+        is involved; a group that gains a holdout row (a new test row linked to training) has then grown. (Named
+        by its first row alone, an accepted group covered every row that joined it later.)"""
+        from auditor.manifest.overlap import overlap_scope, rows_overlap_scope
+
+        manifest = context.require_manifest()
+        if kind in (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT):
+            names = manifest.split_names
+            held = [c for c, name in enumerate(names) if context.roles.role(name) == "holdout"]
+            rows = links.rows_of(crossing, held)
+            return rows_overlap_scope(_id_texts(manifest, rows), len(crossing), pairs, "components")
+        # Elsewhere a linked group is named by the id of its first row.
+        return overlap_scope((str(i) for i in manifest.ids(links.first_rows(crossing))), pairs, "components")
 
     def _fold_crossing(
         self, context: AuditContext, links: LinkedRows, counts: np.ndarray, overlap: Overlap
@@ -289,6 +301,7 @@ class SharedUpstream(Stage):
         import numpy as np
 
         from auditor.manifest.foldshare import fold_shares
+        from auditor.manifest.keyscope import text_scope
 
         assert isinstance(self.options, SharedUpstreamOptions)
         layout = context.roles.folds
@@ -299,9 +312,8 @@ class SharedUpstream(Stage):
         tables = shares.tables("linked groups")
         pairs = overlap.of_kind(PairKind.TRAIN_HOLDOUT)
         key_names = ", ".join(links.key_names)
-        # Each crossing component's first row, found in one pass for every fold.
-        leaking = np.flatnonzero(shares.leak.any(axis=1))
-        first_of = np.array(links.first_rows(leaking), dtype=np.int64)
+        manifest = context.require_manifest()
+        fold_holdout, _ = layout.matrices(names)  # (splits, folds): the patterns each fold holds out
         for f, fold in enumerate(shares.folds):
             crossing = np.flatnonzero(shares.leak[:, f])
             if not len(crossing):
@@ -336,8 +348,9 @@ class SharedUpstream(Stage):
                 },
                 examples=tuple(examples),
                 tables=tables,
-                scope=scope_of(
-                    (str(i) for i in context.require_manifest().ids(first_of[np.searchsorted(leaking, crossing)])),
+                # The fold's holdout rows in these groups, by id: a group that gains one has grown (see _scope).
+                scope=text_scope(
+                    _id_texts(manifest, links.rows_of(crossing, np.flatnonzero(fold_holdout[:, f]).tolist())),
                     {"components": len(crossing), "rows": rows},
                 ),
                 remediation="Make the folds by the linked groups (every connected group of samples in one fold), "
@@ -459,3 +472,14 @@ def _chain_values(examples: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
             for step in chain.get("steps", ()):
                 if "key" in step and "value" in step:
                     yield str(step["key"]), str(step["value"])
+
+
+def _id_texts(manifest: Manifest, rows: np.ndarray) -> pa.Array:
+    """The sample ids of ``rows`` as text (row numbers without an id column), as findings name rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if manifest.id_column is None:
+        return pa.array([str(r) for r in rows.tolist()], pa.string())
+    values = manifest.take(manifest.id_column, rows)
+    return pc.fill_null(values.cast(pa.string()), "")
