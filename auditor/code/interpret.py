@@ -51,6 +51,7 @@ class Walker(Calls, Frames):
         # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
         self._replicates: dict[int, frozenset[str] | None] = {}
         self._by_name: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
+        self._literal_lists: dict[ast.expr, ast.List | ast.Tuple] | None = None  # `combine = [a, b]`, by target
         # the file's own classes: '<local>.Name' -> (its methods by name, the class)
         self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
         statements = 0
@@ -113,7 +114,7 @@ class Walker(Calls, Frames):
             elif known is not None and 2 <= len(known) <= _EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
-                self.loop_items(node, node.body, node.target, known)
+                self.loop_items(node, node.body, node.target, known, self._listed_names(node.iter, len(known)))
             else:
                 element = self.iterate(iterated)
                 self.loop(node, node.body, lambda: self.assign(node.target, element, node))
@@ -183,15 +184,55 @@ class Walker(Calls, Frames):
         finally:
             self.loops.pop()
 
-    def loop_items(self, node: ast.AST, body: Sequence[ast.stmt], target: ast.AST, items: Sequence[Value]) -> None:
-        """A loop over a literal sequence of a few items: the body walked once per item, in order."""
+    def loop_items(
+        self,
+        node: ast.AST,
+        body: Sequence[ast.stmt],
+        target: ast.AST,
+        items: Sequence[Value],
+        origins: Sequence[ast.Name | None] = (),
+    ) -> None:
+        """A loop over a literal sequence of a few items: the body walked once per item, in order. What the body
+        changes in place on an item (`for d in [train, test]: d["age"] = ...`) is changed on the name it came from."""
         self.enter_loop(node)
         try:
-            for item in items:
+            for i, item in enumerate(items):
                 self.assign(target, item, node)
-                self.block(body)
+                bound = self.defs.get(target) if isinstance(target, ast.Name) else None
+                self.item_passes.append(i)
+                try:
+                    self.block(body)
+                finally:
+                    self.item_passes.pop()
+                origin = origins[i] if i < len(origins) else None
+                after = self.defs.get(target) if isinstance(target, ast.Name) else None
+                if origin is not None and after is not None and after is not bound:
+                    self.mutate(origin, after)
         finally:
             self.loops.pop()
+
+    def _listed_names(self, iterated: ast.expr, count: int) -> list[ast.Name | None]:
+        """The name each item of a loop's literal sequence was read from: `[train, test]` written in the loop's
+        header or bound once to a name (`combine = [train, test]`); None for an item that is no name."""
+        elts: list[ast.expr] | None = None
+        if isinstance(iterated, ast.List | ast.Tuple):
+            elts = iterated.elts
+        elif isinstance(iterated, ast.Name):
+            defs = self.names.definitions(iterated)
+            if len(defs) == 1 and isinstance(defs[0], ast.Name):
+                if self._literal_lists is None:
+                    self._literal_lists = {
+                        n.targets[0]: n.value
+                        for n in self.names.nodes
+                        if isinstance(n, ast.Assign)
+                        and len(n.targets) == 1
+                        and isinstance(n.value, ast.List | ast.Tuple)
+                    }
+                listed = self._literal_lists.get(defs[0])
+                elts = listed.elts if listed is not None else None
+        if elts is None or len(elts) != count:
+            return []
+        return [e if isinstance(e, ast.Name) else None for e in elts]
 
     def assign(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
         line = getattr(stmt, "lineno", 0)

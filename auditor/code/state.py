@@ -37,7 +37,10 @@ class WalkState(ABC):
         # (`df.price < df.price.quantile(0.99)`): a selection of rows by it keeps rows chosen by those statistics
         self.thresholds: dict[tuple[int, tuple[int, ...]], frozenset[int]] = {}
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
-        self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
+        # the item each loop over a literal sequence is walking (`for d in [train, test]`): a statistic taken in
+        # one pass is of that item's rows, apart from the same statement's in the other passes
+        self.item_passes: list[int] = []
+        self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}
         self._next = 1
 
     # The walk (interpret.py) ------------------------------------------------------------------------------
@@ -111,7 +114,8 @@ class WalkState(ABC):
 
     def key_id(self, kind: str, node: ast.AST) -> tuple[int, bool]:
         """The id of what ``node`` makes in the current chain of calls, and whether it is new."""
-        key = (kind, id(node), tuple(id(c) for c in self.calls))
+        passes = tuple(self.item_passes) if kind == "fit" else ()
+        key = (kind, id(node), tuple(id(c) for c in self.calls), passes)
         found = self._ids.get(key)
         if found is not None:
             return found, False
