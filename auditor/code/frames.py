@@ -305,6 +305,12 @@ class Frames(WalkState):
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
             return Value(stats=frozenset({fid}))
+        if not data.grouped and not data.predicted and _summary_of_rows(name, args, kwargs):
+            # df.describe(), df.agg(["mean", "std"]): a table of each column's statistics over the rows, read back
+            # by name (st.loc["mean"], st["std"]) to scale them
+            what = f"{self.text(node.func)}()"
+            fid = self.fit(node, what, "the statistics of every column", Strength.STATISTICS, data)
+            return Value(stats=frozenset({fid}))
         if name in ("corr", "cov", "corrwith") and not data.grouped:
             axis = kwargs.get("axis")
             if axis is None or axis.const in (0, "index"):
@@ -992,6 +998,23 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _summary_of_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether ``name(args)`` sums up each column over the rows: `describe()`, or `agg`/`aggregate` of reductions
+    named by strings (`agg(["mean", "std"])`, `agg("median")`), down the rows (not `axis=1`)."""
+    axis = kwargs.get("axis")
+    if axis is not None and axis.const not in (0, "index"):
+        return False
+    if name == "describe":
+        return True
+    if name not in ("agg", "aggregate") or not args:
+        return False
+    named = args[0].strings()
+    return named is not None and bool(named) and all(n in ROW_REDUCTIONS_BY_NAME for n in named)
+
+
+ROW_REDUCTIONS_BY_NAME = frozenset({"mean", "median", "std", "var", "min", "max", "quantile", "sum", "sem", "mad"})
 
 
 def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:

@@ -1,6 +1,7 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: a loop over the parts
-(`for d in [train, test]`) that fills each with a statistic. Each case is a script and the leaks it holds (kind
-and line, counted after HEAD); a correct look-alike holds none."""
+(`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`.
+Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
+none."""
 
 from __future__ import annotations
 
@@ -88,4 +89,85 @@ PARTS_LOOP: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", PARTS_LOOP.values(), ids=PARTS_LOOP.keys())
 def test_a_loop_over_the_parts(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_AUTO = """
+        df = pd.read_csv("auto.csv")
+        X = df.drop(columns=["mpg"])
+        y = df["mpg"]"""
+
+_SPLIT_SCORED = """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+        """
+
+_TUTORIAL = """
+        df = pd.read_csv("auto.csv")
+        train_dataset = df.sample(frac=0.8, random_state=0)
+        test_dataset = df.drop(train_dataset.index)
+        train_labels = train_dataset.pop("mpg")
+        test_labels = test_dataset.pop("mpg")"""
+
+_TUTORIAL_SCORED = """
+        def norm(x):
+            return (x - train_stats["mean"]) / train_stats["std"]
+        m = LogisticRegression().fit(norm(train_dataset), train_labels)
+        print(m.score(norm(test_dataset), test_labels))
+        """
+
+# 2. A table of each column's statistics, read back by name ----------------------------------------------------
+SUMMARY_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "every row scaled by the mean and std of describe() before the split": (
+        _AUTO
+        + """
+        st = X.describe()
+        X = (X - st.loc["mean"]) / st.loc["std"]"""
+        + _SPLIT_SCORED,
+        [("preprocessing", 4)],
+    ),
+    "every row scaled by agg(['mean', 'std']) before the split": (
+        _AUTO
+        + """
+        st = X.agg(["mean", "std"])
+        X = (X - st.loc["mean"]) / st.loc["std"]"""
+        + _SPLIT_SCORED,
+        [("preprocessing", 4)],
+    ),
+    "the parts scaled by describe().transpose() of every row": (
+        _TUTORIAL
+        + """
+        train_stats = df.describe().transpose()"""
+        + _TUTORIAL_SCORED,
+        [("preprocessing", 6)],
+    ),
+    "the parts scaled by describe().transpose() of the training part": (
+        _TUTORIAL
+        + """
+        train_stats = train_dataset.describe().transpose()"""
+        + _TUTORIAL_SCORED,
+        [],
+    ),
+    "describe() of every row printed, the scaler fitted on the training part": (
+        _AUTO
+        + """
+        print(X.describe())
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        sc = StandardScaler().fit(X_train)
+        print(LogisticRegression().fit(sc.transform(X_train), y_train).score(sc.transform(X_test), y_test))
+        """,
+        [],
+    ),
+    "each row's own mean and std by agg(axis=1): one value per row": (
+        _AUTO
+        + """
+        X[["row_mean", "row_std"]] = X.agg(["mean", "std"], axis=1)"""
+        + _SPLIT_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", SUMMARY_TABLES.values(), ids=SUMMARY_TABLES.keys())
+def test_a_table_of_statistics(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
