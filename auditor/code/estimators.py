@@ -84,6 +84,8 @@ class Estimators(WalkState):
         if role.rows_at_init:
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
+        if _keras_model(qualname):
+            found.baked |= self._layer_fits([*args, *kwargs.values()])
         if role.kind is Kind.PIPELINE:
             found.steps = sorted(self._estimators([*args, *kwargs.values()]))
             if found.name == "ColumnTransformer":
@@ -115,6 +117,19 @@ class Estimators(WalkState):
         if found.steps:
             first = self.record.objects[found.steps[0]]
             found.selects = first.selects
+
+    def _layer_fits(self, values: list[Value]) -> frozenset[int]:
+        """What the adapted layers among a Keras model's layers learned: `Sequential([norm, ...])`, or a functional
+        `Model(inputs, outputs)` whose outputs went through `norm(inputs)`; the model applies it to every row given."""
+        learned: set[int] = set()
+        for oid in self._estimators(values):
+            layer = self.record.objects[oid]
+            if layer.role is not None and layer.role.kind is Kind.LEARNER:
+                learned |= layer.fits
+        for value in values:
+            if value.data is not None:
+                learned |= value.data.fits
+        return frozenset(learned)
 
     def _estimators(self, values: list[Value], depth: int = 0) -> set[int]:
         """The estimator objects among ``values``, looking into lists and (name, estimator) tuples."""
@@ -202,6 +217,9 @@ class Estimators(WalkState):
                 return None
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
+        if name == "add" and _keras_model(found.qualname):  # model.add(norm): a layer adapted to rows
+            found.baked |= self._layer_fits(args)
+            return Value(objects=frozenset({found.id}))
         if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
@@ -635,3 +653,9 @@ def _over_items(node: ast.Call) -> bool:
     """Whether a counter is given a comprehension (the words of many texts), not one value of the loop it is in."""
     given = node.args[0] if node.args else None
     return isinstance(given, ast.GeneratorExp | ast.ListComp)
+
+
+def _keras_model(qualname: str) -> bool:
+    """Whether ``qualname`` is a Keras model, whose layers apply what they were adapted to to the rows given."""
+    package, name = qualname.partition(".")[0], qualname.rpartition(".")[2]
+    return package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional")

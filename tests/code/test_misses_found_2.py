@@ -1,5 +1,6 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: a loop over the parts
-(`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`.
+(`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
+`Normalization` layer adapted to every row inside the model.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -170,4 +171,82 @@ SUMMARY_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", SUMMARY_TABLES.values(), ids=SUMMARY_TABLES.keys())
 def test_a_table_of_statistics(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_KERAS_DATA = """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+        df = pd.read_csv("auto.csv")
+        X = df.drop(columns=["mpg"]).values
+        y = df["mpg"].values"""
+
+_KERAS_SCORED = """
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(X_train, y_train, epochs=10)
+        print(model.evaluate(X_test, y_test))
+        """
+
+# 3. A Keras Normalization layer adapted to rows, inside the model ---------------------------------------------
+KERAS_LAYERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a Normalization layer adapted to every row, first layer of a Sequential": (
+        _KERAS_DATA
+        + """
+        norm = tf.keras.layers.Normalization(axis=-1)
+        norm.adapt(X)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        model = tf.keras.Sequential([norm, layers.Dense(64, activation="relu"), layers.Dense(1)])"""
+        + _KERAS_SCORED,
+        [("preprocessing", 7)],
+    ),
+    "a Normalization layer adapted to every row, added to a Sequential": (
+        _KERAS_DATA
+        + """
+        norm = layers.Normalization()
+        norm.adapt(X)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        model = tf.keras.Sequential()
+        model.add(norm)
+        model.add(layers.Dense(1))"""
+        + _KERAS_SCORED,
+        [("preprocessing", 7)],
+    ),
+    "a Normalization layer adapted to every row, called on the inputs of a functional model": (
+        _KERAS_DATA
+        + """
+        norm = layers.Normalization()
+        norm.adapt(X)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        inputs = tf.keras.Input(shape=(9,))
+        h = layers.Dense(64, activation="relu")(norm(inputs))
+        model = tf.keras.Model(inputs, layers.Dense(1)(h))"""
+        + _KERAS_SCORED,
+        [("preprocessing", 7)],
+    ),
+    "a Normalization layer adapted to the training part, first layer of a Sequential": (
+        _KERAS_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        norm = tf.keras.layers.Normalization(axis=-1)
+        norm.adapt(X_train)
+        model = tf.keras.Sequential([norm, layers.Dense(64, activation="relu"), layers.Dense(1)])"""
+        + _KERAS_SCORED,
+        [],
+    ),
+    "a Normalization layer adapted to the training part, called on the inputs of a functional model": (
+        _KERAS_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        norm = layers.Normalization()
+        norm.adapt(X_train)
+        inputs = tf.keras.Input(shape=(9,))
+        model = tf.keras.Model(inputs, layers.Dense(1)(norm(inputs)))"""
+        + _KERAS_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", KERAS_LAYERS.values(), ids=KERAS_LAYERS.keys())
+def test_an_adapted_layer_inside_the_model(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
