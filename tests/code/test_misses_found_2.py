@@ -1,6 +1,7 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: a loop over the parts
 (`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
-`Normalization` layer adapted to every row inside the model.
+`Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
+set or sliced.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -249,4 +250,92 @@ KERAS_LAYERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", KERAS_LAYERS.values(), ids=KERAS_LAYERS.keys())
 def test_an_adapted_layer_inside_the_model(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_ES_DATA = """
+        import tensorflow as tf
+        import xgboost as xgb
+        from tensorflow.keras.callbacks import EarlyStopping
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns=["y"]).values
+        y = df["y"].values
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")"""
+
+_STOPS = "callbacks=[EarlyStopping(restore_best_weights=True)]"
+
+# 4. Early stopping on the test set under another name ---------------------------------------------------------
+STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the test set renamed X_val, watched by early stopping, then scored": (
+        _ES_DATA
+        + f"""
+        X_val, y_val = X_test, y_test
+        model.fit(X_train, y_train, validation_data=(X_val, y_val), {_STOPS})
+        print(model.evaluate(X_test, y_test))
+        """,
+        [("multi_test", 11)],
+    ),
+    "the test part renamed from X_te to X_val, watched by early stopping, then scored": (
+        _ES_DATA
+        + f"""
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        X_val, y_val = X_te, y_te
+        model.fit(X_tr, y_tr, validation_data=(X_val, y_val), {_STOPS})
+        print(model.evaluate(X_te, y_te))
+        """,
+        [("multi_test", 12)],
+    ),
+    "the first rows of the test part watched by early stopping, then the whole test part scored": (
+        _ES_DATA
+        + f"""
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        model.fit(X_tr, y_tr, validation_data=(X_te[:50], y_te[:50]), {_STOPS})
+        print(model.evaluate(X_te, y_te))
+        """,
+        [("multi_test", 11)],
+    ),
+    "the first rows of the test part as XGBoost's eval_set with early stopping, then the whole test part scored": (
+        _ES_DATA
+        + """
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        booster = xgb.XGBClassifier(early_stopping_rounds=10)
+        booster.fit(X_tr, y_tr, eval_set=[(X_te[:50], y_te[:50])])
+        print(accuracy_score(y_te, booster.predict(X_te)))
+        """,
+        [("multi_test", 12)],
+    ),
+    "X_val carved from the training part by a second split, watched by early stopping": (
+        _ES_DATA
+        + f"""
+        X_train, X_val, y_train, y_val = train_test_split(X_train, y_train, random_state=0)
+        model.fit(X_train, y_train, validation_data=(X_val, y_val), {_STOPS})
+        print(model.evaluate(X_test, y_test))
+        """,
+        [],
+    ),
+    "the first rows of the test part watched by early stopping, the other rows scored": (
+        _ES_DATA
+        + f"""
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        model.fit(X_tr, y_tr, validation_data=(X_te[:50], y_te[:50]), {_STOPS})
+        print(model.evaluate(X_te[50:], y_te[50:]))
+        """,
+        [],
+    ),
+    "X_val split from the test part, watched by early stopping, the rest of the test part scored": (
+        _ES_DATA
+        + f"""
+        X_val, X_test, y_val, y_test = train_test_split(X_test, y_test, test_size=0.5, random_state=0)
+        model.fit(X_train, y_train, validation_data=(X_val, y_val), {_STOPS})
+        print(model.evaluate(X_test, y_test))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", STOPPED_ON_TEST.values(), ids=STOPPED_ON_TEST.keys())
+def test_early_stopping_on_the_test_set(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
