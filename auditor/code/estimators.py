@@ -10,7 +10,7 @@ from dataclasses import replace
 from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
-from auditor.code.values import NOTHING, Columns, Data, Part, Value, argument, join_all
+from auditor.code.values import NOTHING, TRAIN_SIDES, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -241,6 +241,12 @@ class Estimators(WalkState):
             return Value(objects=frozenset({found.id}))
         if attr in _CHOICES.get(found.qualname, _SEARCH_CHOICES) and found.chosen is not None:
             return Value(stats=frozenset({found.chosen}))
+        if attr == "history" and found.qualname == KERAS_HISTORY and node is not None:
+            # h.history["val_accuracy"]: the model's scores of the rows validation_split held out
+            models = found.params["#model"].objects
+            x, y = found.entries["#validation"].data, found.entries["#validation_y"].data
+            what = f"{self.record.objects[min(models)].name}.fit(validation_split=...)"
+            return Value(scores=frozenset({self.evaluation(node, what, models, x, y)}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             self.record.evaluations[found.evaluation].shown = True
             return Value(scores=frozenset({found.evaluation}))
@@ -451,10 +457,15 @@ class Estimators(WalkState):
             fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
             found.fits = frozenset({fid})
             return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
+        history = self._validation_split(found, kwargs, x, y, node)
+        if history is not None:
+            x, y = history.entries["#train"].data, history.entries["#train_y"].data
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
         found.trains = frozenset({train.id})
+        if history is not None:
+            return Value(objects=frozenset({found.id, history.id}))
         if kind is Kind.SEARCH:
             chosen = self.fit(node, what, "the hyper-parameters", Strength.TARGET, x, reported=False)
             self.record.fits[chosen].chooses = True
@@ -474,6 +485,30 @@ class Estimators(WalkState):
                 shown=False,
             )
         return Value(objects=frozenset({found.id}))
+
+    def _validation_split(
+        self, found: Obj, kwargs: dict[str, Value], x: Data | None, y: Data | None, node: ast.Call
+    ) -> Obj | None:
+        """Keras' `fit(X, y, validation_split=0.2)` on rows that are no training part: the last rows are held out,
+        and the History it returns scores them when its `history` is read, the only score of rows the model did not
+        train on. On a training part, a test part is kept for the score: the split only watches training."""
+        fraction = kwargs.get("validation_split")
+        if (
+            not _keras_model(found.qualname)
+            or x is None
+            or fraction is None
+            or not isinstance(fraction.const, float)
+            or not 0 < fraction.const < 1
+            or any(p.side in TRAIN_SIDES for a in x.rows for p in a.parts)
+        ):
+            return None
+        sid = self.split(node, "validation_split", False, x)
+        history = self.obj(node, KERAS_HISTORY)
+        history.params["#model"] = Value(objects=frozenset({found.id}))
+        for key, data in (("#train", x), ("#train_y", y), ("#validation", x), ("#validation_y", y)):
+            side = "train" if key.startswith("#train") else "validation"
+            history.entries[key] = Value(data=data.with_parts(Part(sid, side)) if data is not None else None)
+        return history
 
     def _stateless(self, found: Obj) -> bool:
         """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
@@ -653,6 +688,9 @@ def _over_items(node: ast.Call) -> bool:
     """Whether a counter is given a comprehension (the words of many texts), not one value of the loop it is in."""
     given = node.args[0] if node.args else None
     return isinstance(given, ast.GeneratorExp | ast.ListComp)
+
+
+KERAS_HISTORY = "keras.callbacks.History"
 
 
 def _keras_model(qualname: str) -> bool:

@@ -1,7 +1,7 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: a loop over the parts
 (`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
 `Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
-set or sliced.
+set or sliced; Keras' `validation_split` scored after a step fitted on every row.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -338,4 +338,76 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", STOPPED_ON_TEST.values(), ids=STOPPED_ON_TEST.keys())
 def test_early_stopping_on_the_test_set(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_KERAS_CLASSIFIER = """
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])"""
+
+# 5. Keras' validation_split: its last rows held out and scored when the history is read ------------------------
+VALIDATION_SPLIT: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a scaler on every row, then validation_split's score read from the history": (
+        _KERAS_DATA
+        + """
+        X = StandardScaler().fit_transform(X)"""
+        + _KERAS_CLASSIFIER
+        + """
+        h = model.fit(X, y, epochs=10, validation_split=0.2)
+        print(h.history["val_accuracy"][-1])
+        """,
+        [("preprocessing", 6)],
+    ),
+    "a Normalization layer adapted to every row inside the model, validation_split's score read": (
+        _KERAS_DATA
+        + """
+        norm = layers.Normalization()
+        norm.adapt(X)
+        model = tf.keras.Sequential([norm, layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+        history = model.fit(X, y, epochs=10, validation_split=0.2)
+        print(max(history.history["val_accuracy"]))
+        """,
+        [("preprocessing", 7)],
+    ),
+    "no step fitted on the rows, validation_split's score read from the history": (
+        _KERAS_DATA
+        + _KERAS_CLASSIFIER
+        + """
+        h = model.fit(X, y, epochs=10, validation_split=0.2)
+        print(h.history["val_accuracy"][-1])
+        """,
+        [],
+    ),
+    "a layer adapted to the training part, validation_split on that part, the test part scored": (
+        _KERAS_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        norm = layers.Normalization()
+        norm.adapt(X_train)
+        model = tf.keras.Sequential([norm, layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+        history = model.fit(X_train, y_train, epochs=10, validation_split=0.2)
+        print(history.history["val_accuracy"][-1])
+        print(model.evaluate(X_test, y_test))
+        """,
+        [],
+    ),
+    "a scaler fitted on the training part, validation_split on that part, the test part scored": (
+        _KERAS_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        sc = StandardScaler().fit(X_train)"""
+        + _KERAS_CLASSIFIER
+        + """
+        h = model.fit(sc.transform(X_train), y_train, epochs=10, validation_split=0.2)
+        print(h.history["val_accuracy"][-1], model.evaluate(sc.transform(X_test), y_test))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", VALIDATION_SPLIT.values(), ids=VALIDATION_SPLIT.keys())
+def test_keras_validation_split(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
