@@ -518,9 +518,11 @@ class Frames(WalkState):
             statistic = bool(called & GROUP_STATISTICS) or any(_fit_function(n) for n in function.names)
         lagged = body.data.lagged - data.lagged if body.data is not None else frozenset()
         if called & EARLIER_ROWS or lagged:
-            # a lag or a window: what it takes from the row's own value cannot be seen, so no column is taken to
-            # be computed from it
-            return Value(data=replace(data, grouped=False, past=True, lagged=data.lagged | {node.lineno}))
+            # a lag or a window: of earlier rows only when the walk saw it shifted (s.shift(1).rolling(5).mean());
+            # a window over the row's own value (s.rolling(5).mean(), s.expanding().mean()) holds it, as it does
+            # outside a group; what the walk could not follow is taken as earlier rows
+            past = body.data.past if body.data is not None and lagged else True
+            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}))
         fits = (body.data.fits if body.data is not None else frozenset()) | body.stats
         if statistic:  # one statistic of the group, at the call a reader sees (not each reduction inside it)
             if written is not None:

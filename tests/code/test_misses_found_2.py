@@ -1,7 +1,8 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: a loop over the parts
 (`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
 `Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
-set or sliced; Keras' `validation_split` scored after a step fitted on every row.
+set or sliced; Keras' `validation_split` scored after a step fitted on every row; a window of the label
+within each group that holds the row's own label.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -410,4 +411,61 @@ VALIDATION_SPLIT: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", VALIDATION_SPLIT.values(), ids=VALIDATION_SPLIT.keys())
 def test_keras_validation_split(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_GAMES = """
+        df = pd.read_csv("games.csv")"""
+
+_WON_SCORED = """
+        X = df[["winrate", "elo"]]
+        y = df["won"]
+        X_train, X_test, y_train, y_test = train_test_split(X, y, shuffle=False)
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+        """
+
+# 6. A window of the label within each group ---------------------------------------------------------------------
+LABEL_WINDOWS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "each team's rolling mean of the label, not shifted, given to transform": (
+        _GAMES
+        + """
+        df["winrate"] = df.groupby("team")["won"].transform(lambda s: s.rolling(5, min_periods=1).mean())"""
+        + _WON_SCORED,
+        [("label_in_features", 6)],
+    ),
+    "each team's expanding mean of the label, not shifted, by a function of the file": (
+        _GAMES
+        + """
+        def form(s):
+            return s.expanding().mean()
+        df["winrate"] = df.groupby("team")["won"].transform(form)"""
+        + _WON_SCORED,
+        [("label_in_features", 8)],
+    ),
+    "each team's rolling mean of the label, shifted first": (
+        _GAMES
+        + """
+        df["winrate"] = df.groupby("team")["won"].transform(lambda s: s.shift(1).rolling(5, min_periods=1).mean())"""
+        + _WON_SCORED,
+        [],
+    ),
+    "each team's rolling mean of the label, in a window closed on the left": (
+        _GAMES
+        + """
+        df["winrate"] = df.groupby("team")["won"].transform(lambda s: s.rolling(5, closed="left").mean())"""
+        + _WON_SCORED,
+        [],
+    ),
+    "each team's rolling mean of another column, not shifted": (
+        _GAMES
+        + """
+        df["winrate"] = df.groupby("team")["points"].transform(lambda s: s.rolling(5, min_periods=1).mean())"""
+        + _WON_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", LABEL_WINDOWS.values(), ids=LABEL_WINDOWS.keys())
+def test_a_window_of_the_label_in_each_group(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
