@@ -161,7 +161,9 @@ class Calls(Library):
             self.choose(node, "a comparison of scores", self.scores_in(values), picks)
         datas = [v.data for v in values if v.data is not None]
         if not datas:
-            return NOTHING
+            # pvalues < 0.05 of a test of each column: a mask of columns chosen by those statistics
+            stats = stats_of(values)
+            return Value(stats=stats) if stats and not scored else NOTHING
         joined = join_datas(datas)
         assert joined is not None
         predicted = [d for d in datas if d.predicted]

@@ -279,6 +279,12 @@ FIT_FUNCTIONS: dict[tuple[str, str], tuple[str, Strength]] = {
     ("scipy", "zscore"): ("the mean and standard deviation", Strength.STATISTICS),
     ("torchtext", "build_vocab_from_iterator"): ("the vocabulary", Strength.STATISTICS),
 }
+# Functions that score each column against the label over the rows they are given (a selector's scores without
+# the selector): columns kept by them were chosen with those rows.
+SCORE_FUNCTIONS = frozenset(
+    ("sklearn", name)
+    for name in ("mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression", "chi2", "r_regression")
+)
 # Classes whose constructor fits on the rows it is given (gensim's models and dictionaries, counts of words).
 FITTING_CONSTRUCTORS = frozenset(
     {("gensim", name) for name in ("Word2Vec", "FastText", "Doc2Vec", "Dictionary", "TfidfModel", "Phrases")}

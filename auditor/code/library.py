@@ -111,6 +111,12 @@ class Library(Estimators, TorchLoops):
                 return NOTHING
             fid = self.fit(node, f"{last}()", learns, strength, x.data)
             return Value(data=replace(x.data, fits=x.data.fits | {fid}))
+        if pair in catalog.SCORE_FUNCTIONS:  # mutual_info_classif(X, y): each column scored against the label
+            x = argument(args, kwargs, 0, *X_NAMES)
+            if x.data is None:
+                return NOTHING
+            fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
+            return Value(stats=frozenset({fid}))
         if pair in catalog.TRAIN_FUNCTIONS:
             return self._train_function(qualname, args, kwargs, node)
         if pair in catalog.BOOSTING_CV_FUNCTIONS:

@@ -2,7 +2,7 @@
 (`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
 `Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
 set or sliced; Keras' `validation_split` scored after a step fitted on every row; a window of the label
-within each group that holds the row's own label.
+within each group that holds the row's own label; columns kept by their scores against the label.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -468,4 +468,79 @@ LABEL_WINDOWS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", LABEL_WINDOWS.values(), ids=LABEL_WINDOWS.keys())
 def test_a_window_of_the_label_in_each_group(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_SELECTION_DATA = """
+        from sklearn.feature_selection import chi2, f_classif, mutual_info_classif
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns=["y"])
+        y = df["y"]"""
+
+# 7. Columns kept by a test of each column against the label ----------------------------------------------------
+COLUMN_SCORES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the top columns by mutual_info_classif over every row, then split": (
+        _SELECTION_DATA
+        + """
+        mi = pd.Series(mutual_info_classif(X, y), index=X.columns)
+        top = mi.nlargest(10).index"""
+        + _SPLIT_SCORED.replace("(X, y", "(X[top], y"),
+        [("preprocessing", 5)],
+    ),
+    "the top columns by f_classif's F over every row, then split": (
+        _SELECTION_DATA
+        + """
+        F, p = f_classif(X, y)
+        top = X.columns[np.argsort(F)[-10:]]"""
+        + _SPLIT_SCORED.replace("(X, y", "(X[top], y"),
+        [("preprocessing", 5)],
+    ),
+    "the columns whose chi2 p-value over every row is small, then split": (
+        _SELECTION_DATA
+        + """
+        scores, pvalues = chi2(X, y)
+        top = X.columns[pvalues < 0.05]"""
+        + _SPLIT_SCORED.replace("(X, y", "(X[top], y"),
+        [("preprocessing", 5)],
+    ),
+    "the columns whose correlation with the label over every row is high, kept by a mask": (
+        _SELECTION_DATA
+        + """
+        corr = df.corr()["y"].abs()
+        top = X.columns[corr[X.columns] > 0.1]"""
+        + _SPLIT_SCORED.replace("(X, y", "(X[top], y"),
+        [("preprocessing", 5)],
+    ),
+    "the top columns by mutual_info_classif on the training part": (
+        _SELECTION_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        mi = pd.Series(mutual_info_classif(X_train, y_train), index=X.columns)
+        top = mi.sort_values(ascending=False).index[:10]
+        print(LogisticRegression().fit(X_train[top], y_train).score(X_test[top], y_test))
+        """,
+        [],
+    ),
+    "the columns whose chi2 p-value on the training part is small": (
+        _SELECTION_DATA
+        + """
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        scores, pvalues = chi2(X_train, y_train)
+        top = X.columns[pvalues < 0.05]
+        print(LogisticRegression().fit(X_train[top], y_train).score(X_test[top], y_test))
+        """,
+        [],
+    ),
+    "mutual_info_classif over every row printed, every column kept": (
+        _SELECTION_DATA
+        + """
+        print(pd.Series(mutual_info_classif(X, y), index=X.columns).sort_values())"""
+        + _SPLIT_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", COLUMN_SCORES.values(), ids=COLUMN_SCORES.keys())
+def test_columns_kept_by_their_scores(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
