@@ -717,11 +717,24 @@ class Walker(Calls, Frames):
             elif found.qualname == SPLITS and found.split is not None:
                 train, test = Part(found.split, "train"), Part(found.split, "test")
                 out = out.join(Value(items=(Value(parts=frozenset({train})), Value(parts=frozenset({test})))))
+            elif self._a_dataset_class(found.qualname):
+                # a torch Dataset of the file's own: its items are taken from the rows it holds (self.x[i])
+                for entry in found.entries.values():
+                    if entry.data is not None:
+                        out = out.join(Value(data=entry.data))
         if value.data is not None:
             out = out.join(Value(data=value.data))
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out
+
+    def _a_dataset_class(self, qualname: str) -> bool:
+        """Whether ``qualname`` is a class of the file built on a `Dataset` (torch's), whose rows it holds."""
+        found = self._classes.get(qualname)
+        if found is None:
+            return False
+        bases = [ast.unparse(b) for b in found[1].bases]
+        return any(b == "Dataset" or b.endswith(".Dataset") for b in bases)
 
     def combine(self, left: Value, right: Value) -> Value:
         """An arithmetic result: rows of both, the statistics either used, the scores either came from."""

@@ -359,7 +359,7 @@ class Library(Estimators, TorchLoops):
         lengths = argument(args, kwargs, 1, "lengths")
         if lengths.items is None or len(lengths.items) < 2:
             return Value(data=dataset.data) if dataset.data is not None else NOTHING
-        rows = dataset.data or self.source(node, "the dataset split by random_split")
+        rows = dataset.data or self._held_rows(dataset) or self.source(node, "the dataset split by random_split")
         parts: list[Data] = []
         last = len(lengths.items) - 1
         for i in range(last, 0, -1):  # the last part first: it is held out from all the others
@@ -367,6 +367,18 @@ class Library(Estimators, TorchLoops):
             parts.insert(0, rows.with_parts(Part(sid, "test")))
             rows = rows.with_parts(Part(sid, "train"))
         return Value(items=(Value(data=rows), *(Value(data=p) for p in parts)))
+
+    def _held_rows(self, dataset: Value) -> Data | None:
+        """The rows an object of the file's own class holds (a Dataset's `self.x`, `self.y` set in `__init__`),
+        with what was learned from them there (`self.x = (x - x.mean(0)) / x.std(0)`)."""
+        held = [
+            entry.data
+            for oid in sorted(dataset.objects)
+            if (found := self.record.objects[oid]).qualname.startswith(LOCAL)
+            for entry in found.entries.values()
+            if entry.data is not None
+        ]
+        return join_datas(held) if held else None
 
     def cross_validate(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         estimator = argument(args, kwargs, 0, "estimator")

@@ -2,7 +2,8 @@
 (`for d in [train, test]`) that fills each with a statistic; a table of statistics from `describe()` or `agg()`; a Keras
 `Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
 set or sliced; Keras' `validation_split` scored after a step fitted on every row; a window of the label
-within each group that holds the row's own label; columns kept by their scores against the label.
+within each group that holds the row's own label; columns kept by their scores against the label; a
+torch `Dataset` of the file's own that normalises the rows it holds.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -543,4 +544,86 @@ COLUMN_SCORES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", COLUMN_SCORES.values(), ids=COLUMN_SCORES.keys())
 def test_columns_kept_by_their_scores(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_TORCH_IMPORTS = """
+        import torch
+        from torch import nn
+        from torch.utils.data import DataLoader, Dataset, random_split"""
+
+_NORMALISING_DATASET = """
+        class DS(Dataset):
+            def __init__(self, path):
+                d = np.loadtxt(path, delimiter=",")
+                x = torch.tensor(d[:, :-1], dtype=torch.float32)
+                self.x = (x - x.mean(0)) / x.std(0)
+                self.y = torch.tensor(d[:, -1], dtype=torch.float32)
+            def __len__(self):
+                return len(self.x)
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]"""
+
+_GIVEN_STATISTICS_DATASET = """
+        class DS(Dataset):
+            def __init__(self, x, y, mean, std):
+                self.x = (x - mean) / std
+                self.y = y
+            def __len__(self):
+                return len(self.x)
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+        d = np.loadtxt("data.csv", delimiter=",")
+        x = torch.tensor(d[:, :-1], dtype=torch.float32)
+        y = torch.tensor(d[:, -1], dtype=torch.float32)
+        idx = torch.randperm(len(x))
+        tr, te = idx[:800], idx[800:]"""
+
+_TORCH_TRAINED_SCORED = """
+        net = nn.Linear(8, 1)
+        opt = torch.optim.Adam(net.parameters())
+        loss_fn = nn.MSELoss()
+        for xb, yb in DataLoader(train_ds, batch_size=32, shuffle=True):
+            opt.zero_grad()
+            loss = loss_fn(net(xb).squeeze(), yb)
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            for xb, yb in DataLoader(test_ds, batch_size=256):
+                print(loss_fn(net(xb).squeeze(), yb).item())
+        """
+
+# 8. A torch Dataset of the file's own that normalises the rows it holds ------------------------------------------
+DATASET_CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a Dataset normalised in __init__ by its own rows, then random_split": (
+        _TORCH_IMPORTS
+        + _NORMALISING_DATASET
+        + """
+        train_ds, test_ds = random_split(DS("data.csv"), [0.8, 0.2])"""
+        + _TORCH_TRAINED_SCORED,
+        [("preprocessing", 14)],
+    ),
+    "a Dataset given the mean and std of every row, each part built from its positions": (
+        _TORCH_IMPORTS
+        + _GIVEN_STATISTICS_DATASET
+        + """
+        mean, std = x.mean(0), x.std(0)
+        train_ds, test_ds = DS(x[tr], y[tr], mean, std), DS(x[te], y[te], mean, std)"""
+        + _TORCH_TRAINED_SCORED,
+        [("preprocessing", 17)],
+    ),
+    "a Dataset given the mean and std of the training positions": (
+        _TORCH_IMPORTS
+        + _GIVEN_STATISTICS_DATASET
+        + """
+        mean, std = x[tr].mean(0), x[tr].std(0)
+        train_ds, test_ds = DS(x[tr], y[tr], mean, std), DS(x[te], y[te], mean, std)"""
+        + _TORCH_TRAINED_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", DATASET_CLASSES.values(), ids=DATASET_CLASSES.keys())
+def test_a_dataset_class_of_the_file(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
