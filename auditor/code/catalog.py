@@ -257,6 +257,12 @@ def _names(text: str) -> frozenset[str]:
 
 
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
+# statsmodels' formula API: a model built from a formula and a table, `smf.logit("y ~ age", data=train)`, as
+# `Logit.from_formula(...)` is; fitted by fit() alone, as the statsmodels classes.
+FORMULA_MODELS = _names(
+    "ols wls gls glsar quantreg rlm logit probit mnlogit poisson negativebinomial glm mixedlm from_formula"
+)
+
 SPLIT_FUNCTIONS = _names("train_test_split")
 TORCH_FUNCTIONAL = "torch.nn.functional."
 # torch.nn.functional's losses: called on a network's predictions and labels, each is a score of those rows.

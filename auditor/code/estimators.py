@@ -597,6 +597,10 @@ class Estimators(WalkState):
         node: ast.AST | None = None,
     ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
+        named = found.entries["#formula"].strings() if "#formula" in found.entries else None
+        if x is not None and x.columns is not None and named is not None:
+            # a statsmodels formula's model given the whole table: it reads the columns its formula names
+            x = replace(x, columns=x.columns.only(named), mask=None).pruned(x.columns)
         rows = x if x is not None else Data(frozenset())
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):

@@ -6,6 +6,7 @@ statistics and scores on or choose among scores."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from auditor.code import catalog
@@ -43,6 +44,11 @@ _PASS_THROUGH_BUILTINS = frozenset(
 )
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# a column named in a formula's terms: a name that is neither a function called (C(...), np.log(...)) nor a module's
+_FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
+
+
 class Library(Estimators, TorchLoops):
     """Calls of the libraries' functions and classes by their qualified names."""
 
@@ -53,6 +59,8 @@ class Library(Estimators, TorchLoops):
         role = catalog.class_role(qualname)
         if role is not None:
             return self.construct(qualname, role, args, kwargs, node)
+        if package == "statsmodels" and last in catalog.FORMULA_MODELS:
+            return self._formula_model(qualname, args, kwargs, node)
         if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
             found = self.obj(node, qualname)
             self.torch_subclass(found)
@@ -367,6 +375,29 @@ class Library(Estimators, TorchLoops):
             parts.insert(0, rows.with_parts(Part(sid, "test")))
             rows = rows.with_parts(Part(sid, "train"))
         return Value(items=(Value(data=rows), *(Value(data=p) for p in parts)))
+
+    def _formula_model(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """`smf.logit("target ~ age + C(sex)", data=train)`: a statsmodels model given its rows when built, the
+        label the column left of `~` and the features the columns named right of it."""
+        formula = argument(args, kwargs, 0, "formula").const
+        data = argument(args, kwargs, 1, "data").data
+        name = qualname.rpartition(".")[0] if qualname.endswith(".from_formula") else qualname
+        found = self.obj(node, name, Role(Kind.MODEL, rows_at_init=True))
+        found.node = node
+        x = y = None
+        if data is not None:
+            x = replace(data, columns=None, mask=None)
+            left, tilde, right = str(formula).partition("~") if isinstance(formula, str) else ("", "", "")
+            label = left.strip()
+            if tilde and _IDENTIFIER.fullmatch(label):
+                y = self.column(data, label)
+                named = _FORMULA_TERM.findall(right)
+                # predict(test) given the whole table reads these columns only
+                found.entries["#formula"] = Value(items=tuple(Value(consts=frozenset({n})) for n in named))
+                if data.columns is not None:
+                    x = replace(data, columns=data.columns.only(named), mask=None).pruned(data.columns)
+        found.params["#args"] = Value(items=(Value(data=y), Value(data=x)))
+        return Value(objects=frozenset({found.id}))
 
     def _held_rows(self, dataset: Value) -> Data | None:
         """The rows an object of the file's own class holds (a Dataset's `self.x`, `self.y` set in `__init__`),

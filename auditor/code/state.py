@@ -58,6 +58,10 @@ class WalkState(ABC):
         """What one iteration over ``value`` yields."""
 
     @abstractmethod
+    def column(self, data: Data, name: str) -> Data:
+        """One column of a table, named by the column (frames.py)."""
+
+    @abstractmethod
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """A call of a function defined in the file."""
 

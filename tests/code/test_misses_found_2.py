@@ -3,7 +3,7 @@
 `Normalization` layer adapted to every row inside the model; early stopping on the test set renamed as a validation
 set or sliced; Keras' `validation_split` scored after a step fitted on every row; a window of the label
 within each group that holds the row's own label; columns kept by their scores against the label; a
-torch `Dataset` of the file's own that normalises the rows it holds.
+torch `Dataset` of the file's own that normalises the rows it holds; a statsmodels formula model.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -626,4 +626,62 @@ DATASET_CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", DATASET_CLASSES.values(), ids=DATASET_CLASSES.keys())
 def test_a_dataset_class_of_the_file(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_FORMULA_DATA = """
+        import statsmodels.api as sm
+        import statsmodels.formula.api as smf
+        from sklearn.metrics import roc_auc_score
+        df = pd.read_csv("d.csv")"""
+
+_FORMULA_SCORED = """
+        print(roc_auc_score(test["target"], res.predict(test)))
+        """
+
+# 9. statsmodels' formula API ------------------------------------------------------------------------------------
+FORMULAS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a column standardised over every row, then smf.logit on the training part scored on the test part": (
+        _FORMULA_DATA
+        + """
+        df["age"] = (df["age"] - df["age"].mean()) / df["age"].std()
+        train, test = train_test_split(df, random_state=0)
+        res = smf.logit("target ~ age", data=train).fit()"""
+        + _FORMULA_SCORED,
+        [("preprocessing", 5)],
+    ),
+    "a column standardised over every row, then Logit.from_formula with a categorical term": (
+        _FORMULA_DATA
+        + """
+        df["age"] = (df["age"] - df["age"].mean()) / df["age"].std()
+        train, test = train_test_split(df, random_state=0)
+        res = sm.Logit.from_formula("target ~ age + C(sex)", data=train).fit()"""
+        + _FORMULA_SCORED,
+        [("preprocessing", 5)],
+    ),
+    "a column standardised by the training part's mean and std, then smf.logit": (
+        _FORMULA_DATA
+        + """
+        train, test = train_test_split(df, random_state=0)
+        mu, sd = train["age"].mean(), train["age"].std()
+        train["age"] = (train["age"] - mu) / sd
+        test["age"] = (test["age"] - mu) / sd
+        res = smf.logit("target ~ age", data=train).fit()"""
+        + _FORMULA_SCORED,
+        [],
+    ),
+    "a column encoded by the label over every row that the formula leaves out, the whole test table predicted": (
+        _FORMULA_DATA
+        + """
+        df["city_rate"] = df.groupby("city")["target"].transform("mean")
+        train, test = train_test_split(df, random_state=0)
+        res = smf.logit("target ~ age + C(sex)", data=train).fit()"""
+        + _FORMULA_SCORED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", FORMULAS.values(), ids=FORMULAS.keys())
+def test_a_statsmodels_formula(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
