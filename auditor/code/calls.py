@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import Kind
+from auditor.code.catalog import SUMMARY_LEARNS, Kind
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
@@ -198,8 +198,11 @@ class Calls(Library):
             out = out.join(self.data_attribute(base.data, attr, node))
         if base.scores:
             out = out.join(Value(scores=base.scores))
-        if base.stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
-            out = out.join(Value(stats=base.stats))
+        stats = base.stats
+        if attr in ("columns", "index"):  # describe().columns: the names of the columns, not what was learned
+            stats = frozenset(f for f in stats if self.record.fits[f].learns != SUMMARY_LEARNS)
+        if stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
+            out = out.join(Value(stats=stats))
         return out
 
 

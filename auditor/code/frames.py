@@ -14,6 +14,7 @@ from auditor.code.catalog import (
     KEYED_SPLITS,
     ROW_REDUCTIONS,
     ROW_REDUCTIONS_NUMPY,
+    SUMMARY_LEARNS,
     TIME_FEATURE_METHODS,
     Strength,
 )
@@ -309,7 +310,7 @@ class Frames(WalkState):
             # df.describe(), df.agg(["mean", "std"]): a table of each column's statistics over the rows, read back
             # by name (st.loc["mean"], st["std"]) to scale them
             what = f"{self.text(node.func)}()"
-            fid = self.fit(node, what, "the statistics of every column", Strength.STATISTICS, data)
+            fid = self.fit(node, what, SUMMARY_LEARNS, Strength.STATISTICS, data)
             return Value(stats=frozenset({fid}))
         if name in ("corr", "cov", "corrwith") and not data.grouped:
             axis = kwargs.get("axis")

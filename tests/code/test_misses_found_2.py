@@ -162,6 +162,13 @@ SUMMARY_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "the numeric columns named by describe().columns of every row": (
+        _AUTO
+        + """
+        X = X[X.describe().columns]"""
+        + _SPLIT_SCORED,
+        [],
+    ),
     "each row's own mean and std by agg(axis=1): one value per row": (
         _AUTO
         + """
