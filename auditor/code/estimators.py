@@ -244,9 +244,9 @@ class Estimators(WalkState):
         if attr == "history" and found.qualname == KERAS_HISTORY and node is not None:
             # h.history["val_accuracy"]: the model's scores of the rows validation_split held out
             models = found.params["#model"].objects
-            x, y = found.entries["#validation"].data, found.entries["#validation_y"].data
+            x = found.entries["#validation"].data
             what = f"{self.record.objects[min(models)].name}.fit(validation_split=...)"
-            return Value(scores=frozenset({self.evaluation(node, what, models, x, y)}))
+            return Value(scores=frozenset({self.evaluation(node, what, models, x, None)}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             self.record.evaluations[found.evaluation].shown = True
             return Value(scores=frozenset({found.evaluation}))
@@ -457,9 +457,7 @@ class Estimators(WalkState):
             fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
             found.fits = frozenset({fid})
             return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
-        history = self._validation_split(found, kwargs, x, y, node)
-        if history is not None:
-            x, y = history.entries["#train"].data, history.entries["#train_y"].data
+        history = self._validation_split(found, kwargs, x, node, what)
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
@@ -487,15 +485,19 @@ class Estimators(WalkState):
         return Value(objects=frozenset({found.id}))
 
     def _validation_split(
-        self, found: Obj, kwargs: dict[str, Value], x: Data | None, y: Data | None, node: ast.Call
+        self, found: Obj, kwargs: dict[str, Value], x: Data | None, node: ast.Call, what: str
     ) -> Obj | None:
         """Keras' `fit(X, y, validation_split=0.2)` on rows that are no training part: the last rows are held out,
         and the History it returns scores them when its `history` is read, the only score of rows the model did not
-        train on. On a training part, a test part is kept for the score: the split only watches training."""
+        train on. On a training part, a test part is kept for the score: the split only watches training. The
+        model stays trained on every row given (its other scores read as before); the History's scores are those
+        of the model as trained on the first rows, kept apart."""
         fraction = kwargs.get("validation_split")
+        given = next((k.value for k in node.keywords if k.arg == "validation_split"), None)
         if (
             not _keras_model(found.qualname)
             or x is None
+            or given is None
             or fraction is None
             or not isinstance(fraction.const, float)
             or not 0 < fraction.const < 1
@@ -503,11 +505,14 @@ class Estimators(WalkState):
         ):
             return None
         sid = self.split(node, "validation_split", False, x)
+        # keyed by the keyword's value, apart from the model and training of the call; no label, so the label's
+        # place among the features is said once, of the call's training
+        trained = self.obj(given, found.qualname, found.role)
+        trained.baked = found.baked
+        trained.trains = frozenset({self.train(given, what, trained, x.with_parts(Part(sid, "train")), None).id})
         history = self.obj(node, KERAS_HISTORY)
-        history.params["#model"] = Value(objects=frozenset({found.id}))
-        for key, data in (("#train", x), ("#train_y", y), ("#validation", x), ("#validation_y", y)):
-            side = "train" if key.startswith("#train") else "validation"
-            history.entries[key] = Value(data=data.with_parts(Part(sid, side)) if data is not None else None)
+        history.params["#model"] = Value(objects=frozenset({trained.id}))
+        history.entries["#validation"] = Value(data=x.with_parts(Part(sid, "validation")))
         return history
 
     def _stateless(self, found: Obj) -> bool:

@@ -388,6 +388,15 @@ VALIDATION_SPLIT: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "validation_split's score read, the model also scored on every row it was given (a training score)": (
+        _KERAS_DATA
+        + _KERAS_CLASSIFIER
+        + """
+        h = model.fit(X, y, epochs=10, validation_split=0.2)
+        print(model.evaluate(X, y), h.history["val_accuracy"][-1])
+        """,
+        [],
+    ),
     "a layer adapted to the training part, validation_split on that part, the test part scored": (
         _KERAS_DATA
         + """
