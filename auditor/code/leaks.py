@@ -901,7 +901,8 @@ def _test_name(name: str) -> bool:
     return bool(_TEST_NAME.search(name))
 
 
-_TEST_NAME = re.compile(r"(?i)test|hold_?out|(^|_)te(_|$)|^[xy]te$")
+# X_test, test_df, Xtest, X_te, holdout; not a word that only holds the letters (latest, contest)
+_TEST_NAME = re.compile(r"(?i)(^|[^a-z]|^[xy])test|hold_?out|(^|_)te(_|$)|^[xy]te$")
 
 
 def _named_test(data: Data) -> bool:

@@ -315,6 +315,21 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("multi_test", 12)],
     ),
+    "X_val split from a table named latest, watched by early stopping and scored: a validation set": (
+        f"""
+        import tensorflow as tf
+        from tensorflow.keras.callbacks import EarlyStopping
+        df_latest = pd.read_csv("latest.csv")
+        X = df_latest.drop(columns=["y"]).values
+        y = df_latest["y"].values
+        X_fit, X_val, y_fit, y_val = train_test_split(X, y, random_state=0)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(X_fit, y_fit, validation_data=(X_val, y_val), {_STOPS})
+        print(model.evaluate(X_val, y_val))
+        """,
+        [],
+    ),
     "X_val carved from the training part by a second split, watched by early stopping": (
         _ES_DATA
         + f"""
