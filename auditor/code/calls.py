@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import SUMMARY_LEARNS, Kind
+from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
@@ -161,8 +161,9 @@ class Calls(Library):
             self.choose(node, "a comparison of scores", self.scores_in(values), picks)
         datas = [v.data for v in values if v.data is not None]
         if not datas:
-            # pvalues < 0.05 of a test of each column: a mask of columns chosen by those statistics
-            stats = stats_of(values)
+            # pvalues < 0.05 of a test of each column against the label, corr[cols] > 0.1: a mask of the columns
+            # that predict the label. A mask by another statistic (a fraction missing) is not read as one.
+            stats = frozenset(f for f in stats_of(values) if self._scores_columns(f))
             return Value(stats=stats) if stats and not scored else NOTHING
         joined = join_datas(datas)
         assert joined is not None
@@ -187,6 +188,11 @@ class Calls(Library):
             self.threshold(node, stats_of([v for v in values if v.data is None]))
         text = self.text(node)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
+
+    def _scores_columns(self, fid: int) -> bool:
+        """Whether fit ``fid`` scores the columns by how they predict the label (a test, a correlation)."""
+        found = self.record.fits[fid]
+        return found.strength is Strength.TARGET or found.learns == CORRELATION
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         out = Value(method=(base, attr))

@@ -260,6 +260,7 @@ PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 # What a table of each column's statistics learns (df.describe(), df.agg(["mean", "std"])): its values, not its
 # labels, which name the columns (describe().columns) and the statistics.
 SUMMARY_LEARNS = "the statistics of every column"
+CORRELATION = "how the columns correlate"  # what df.corr() learns
 
 # statsmodels' formula API: a model built from a formula and a table, `smf.logit("y ~ age", data=train)`, as
 # `Logit.from_formula(...)` is; fitted by fit() alone, as the statsmodels classes.

@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 from auditor.code.catalog import (
+    CORRELATION,
     DATASET_DICT_SPLITS,
     FIT_FUNCTIONS,
     KEYED_SPLITS,
@@ -318,7 +319,7 @@ class Frames(WalkState):
                 # a table of the columns against each other, learned from every row; columns kept by it
                 # (`corr["y"].abs() > 0.1`) were chosen with those rows
                 what = f"{self.text(node.func)}()"
-                fid = self.fit(node, what, "how the columns correlate", Strength.STATISTICS, data)
+                fid = self.fit(node, what, CORRELATION, Strength.STATISTICS, data)
                 return Value(stats=frozenset({fid}))
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)

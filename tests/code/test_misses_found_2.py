@@ -563,6 +563,13 @@ COLUMN_SCORES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "columns kept by a mask of their fraction missing, no label involved: not read as scores of the columns": (
+        _SELECTION_DATA
+        + """
+        X = X.loc[:, X.isnull().mean() < 0.5]"""
+        + _SPLIT_SCORED,
+        [],
+    ),
     "mutual_info_classif over every row printed, every column kept": (
         _SELECTION_DATA
         + """
