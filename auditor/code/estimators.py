@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
+from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
 from auditor.code.values import NOTHING, TRAIN_SIDES, Columns, Data, Part, Value, argument, join_all
 
@@ -73,6 +74,10 @@ _SCORES = frozenset({"score", "evaluate"})
 class Estimators(WalkState):
     """What the objects the libraries build do with the rows they are given."""
 
+    def __init__(self, program: Program) -> None:
+        super().__init__(program)
+        self._layers_in: dict[int, set[int]] = {}  # a Keras layer -> the models built with it
+
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
@@ -85,7 +90,7 @@ class Estimators(WalkState):
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
         if _keras_model(qualname):
-            found.baked |= self._layer_fits([*args, *kwargs.values()])
+            found.baked |= self._layer_fits(found, [*args, *kwargs.values()])
         if role.kind is Kind.PIPELINE:
             found.steps = sorted(self._estimators([*args, *kwargs.values()]))
             if found.name == "ColumnTransformer":
@@ -118,14 +123,16 @@ class Estimators(WalkState):
             first = self.record.objects[found.steps[0]]
             found.selects = first.selects
 
-    def _layer_fits(self, values: list[Value]) -> frozenset[int]:
+    def _layer_fits(self, model: Obj, values: list[Value]) -> frozenset[int]:
         """What the adapted layers among a Keras model's layers learned: `Sequential([norm, ...])`, or a functional
-        `Model(inputs, outputs)` whose outputs went through `norm(inputs)`; the model applies it to every row given."""
+        `Model(inputs, outputs)` whose outputs went through `norm(inputs)`; the model applies it to every row given.
+        Each layer is noted as the model's, so an adapt() after the model is built reaches it too."""
         learned: set[int] = set()
         for oid in self._estimators(values):
             layer = self.record.objects[oid]
             if layer.role is not None and layer.role.kind is Kind.LEARNER:
                 learned |= layer.fits
+                self._layers_in.setdefault(oid, set()).add(model.id)
         for value in values:
             if value.data is not None:
                 learned |= value.data.fits
@@ -218,7 +225,7 @@ class Estimators(WalkState):
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
         if name == "add" and _keras_model(found.qualname):  # model.add(norm): a layer adapted to rows
-            found.baked |= self._layer_fits(args)
+            found.baked |= self._layer_fits(found, args)
             return Value(objects=frozenset({found.id}))
         if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
@@ -444,6 +451,8 @@ class Estimators(WalkState):
             learns, strength = self._learns(found, y is not None)
             fid = self.fit(node, what, learns, strength, x)
             found.fits = frozenset({fid})
+            for model in self._layers_in.get(found.id, ()):  # adapted after the model was built: it applies it
+                self.record.objects[model].baked |= {fid}
             if transform:
                 return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
             return Value(objects=frozenset({found.id}))

@@ -233,6 +233,26 @@ KERAS_LAYERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _KERAS_SCORED,
         [("preprocessing", 7)],
     ),
+    "a Normalization layer adapted to every row after the Sequential is built with it": (
+        _KERAS_DATA
+        + """
+        norm = layers.Normalization()
+        model = tf.keras.Sequential([norm, layers.Dense(1)])
+        norm.adapt(X)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)"""
+        + _KERAS_SCORED,
+        [("preprocessing", 8)],
+    ),
+    "a Normalization layer adapted to the training part after the Sequential is built with it": (
+        _KERAS_DATA
+        + """
+        norm = layers.Normalization()
+        model = tf.keras.Sequential([norm, layers.Dense(1)])
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        norm.adapt(X_train)"""
+        + _KERAS_SCORED,
+        [],
+    ),
     "a Normalization layer adapted to the training part, first layer of a Sequential": (
         _KERAS_DATA
         + """
