@@ -717,10 +717,11 @@ class Walker(Calls, Frames):
             elif found.qualname == SPLITS and found.split is not None:
                 train, test = Part(found.split, "train"), Part(found.split, "test")
                 out = out.join(Value(items=(Value(parts=frozenset({train})), Value(parts=frozenset({test})))))
-            elif self._a_dataset_class(found.qualname):
-                # a torch Dataset of the file's own: its items are taken from the rows it holds (self.x[i])
-                for entry in found.entries.values():
-                    if entry.data is not None:
+            elif found.qualname in self._classes:
+                # a torch Dataset of the file's own: its items are the rows it holds at the index asked (self.x[i])
+                for name in self._items_held(found.qualname):
+                    entry = found.entries.get(name)
+                    if entry is not None and entry.data is not None:
                         out = out.join(Value(data=entry.data))
         if value.data is not None:
             out = out.join(Value(data=value.data))
@@ -728,13 +729,28 @@ class Walker(Calls, Frames):
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out
 
-    def _a_dataset_class(self, qualname: str) -> bool:
-        """Whether ``qualname`` is a class of the file built on a `Dataset` (torch's), whose rows it holds."""
-        found = self._classes.get(qualname)
-        if found is None:
-            return False
-        bases = [ast.unparse(b) for b in found[1].bases]
-        return any(b == "Dataset" or b.endswith(".Dataset") for b in bases)
+    def _items_held(self, qualname: str) -> set[str]:
+        """The attributes a `Dataset` class of the file gives its items from, read at the index asked
+        (`return self.x[i], self.y[i]` in `__getitem__`); none for another class, or for rows reached otherwise
+        (`self.df.iloc[self.idx[i]]` gives the rows of `df` at positions it holds, not every row of it)."""
+        methods, node = self._classes[qualname]
+        bases = [ast.unparse(b) for b in node.bases]
+        getitem = methods.get("__getitem__")
+        if getitem is None or not any(b == "Dataset" or b.endswith(".Dataset") for b in bases):
+            return set()
+        params = [a.arg for a in getitem.args.args]
+        if len(params) < 2:
+            return set()
+        return {
+            n.value.attr
+            for n in ast.walk(getitem)
+            if isinstance(n, ast.Subscript)
+            and isinstance(n.value, ast.Attribute)
+            and isinstance(n.value.value, ast.Name)
+            and n.value.value.id == params[0]
+            and isinstance(n.slice, ast.Name)
+            and n.slice.id == params[1]
+        }
 
     def combine(self, left: Value, right: Value) -> Value:
         """An arithmetic result: rows of both, the statistics either used, the scores either came from."""

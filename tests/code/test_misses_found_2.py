@@ -679,6 +679,25 @@ DATASET_CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _TORCH_TRAINED_SCORED,
         [],
     ),
+    "a Dataset holding the whole table and the positions of its part, its items the rows at those positions": (
+        _TORCH_IMPORTS
+        + """
+        class DS(Dataset):
+            def __init__(self, df, idx):
+                self.df = df
+                self.idx = idx
+            def __len__(self):
+                return len(self.idx)
+            def __getitem__(self, i):
+                row = self.df.loc[self.idx[i]]
+                return torch.tensor(row[["a", "b"]].values), torch.tensor(row["y"])
+        df = pd.read_csv("d.csv")
+        train_df, test_df = train_test_split(df, random_state=0)
+        df[["a", "b"]] = StandardScaler().fit(train_df[["a", "b"]]).transform(df[["a", "b"]])
+        train_ds, test_ds = DS(df, train_df.index), DS(df, test_df.index)"""
+        + _TORCH_TRAINED_SCORED.replace("nn.Linear(8, 1)", "nn.Linear(2, 1)"),
+        [],
+    ),
 }
 
 
