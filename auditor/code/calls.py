@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import Kind
+from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
@@ -161,7 +161,10 @@ class Calls(Library):
             self.choose(node, "a comparison of scores", self.scores_in(values), picks)
         datas = [v.data for v in values if v.data is not None]
         if not datas:
-            return NOTHING
+            # pvalues < 0.05 of a test of each column against the label, corr[cols] > 0.1: a mask of the columns
+            # that predict the label. A mask by another statistic (a fraction missing) is not read as one.
+            stats = frozenset(f for f in stats_of(values) if self._scores_columns(f))
+            return Value(stats=stats) if stats and not scored else NOTHING
         joined = join_datas(datas)
         assert joined is not None
         predicted = [d for d in datas if d.predicted]
@@ -186,6 +189,11 @@ class Calls(Library):
         text = self.text(node)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
+    def _scores_columns(self, fid: int) -> bool:
+        """Whether fit ``fid`` scores the columns by how they predict the label (a test, a correlation)."""
+        found = self.record.fits[fid]
+        return found.strength is Strength.TARGET or found.learns == CORRELATION
+
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         out = Value(method=(base, attr))
         for qualname in base.names:
@@ -196,8 +204,11 @@ class Calls(Library):
             out = out.join(self.data_attribute(base.data, attr, node))
         if base.scores:
             out = out.join(Value(scores=base.scores))
-        if base.stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
-            out = out.join(Value(stats=base.stats))
+        stats = base.stats
+        if attr in ("columns", "index"):  # describe().columns: the names of the columns, not what was learned
+            stats = frozenset(f for f in stats if self.record.fits[f].learns != SUMMARY_LEARNS)
+        if stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
+            out = out.join(Value(stats=stats))
         return out
 
 

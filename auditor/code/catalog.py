@@ -268,6 +268,17 @@ def _names(text: str) -> frozenset[str]:
 
 
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
+# What a table of each column's statistics learns (df.describe(), df.agg(["mean", "std"])): its values, not its
+# labels, which name the columns (describe().columns) and the statistics.
+SUMMARY_LEARNS = "the statistics of every column"
+CORRELATION = "how the columns correlate"  # what df.corr() learns
+
+# statsmodels' formula API: a model built from a formula and a table, `smf.logit("y ~ age", data=train)`, as
+# `Logit.from_formula(...)` is; fitted by fit() alone, as the statsmodels classes.
+FORMULA_MODELS = _names(
+    "ols wls gls glsar quantreg rlm logit probit mnlogit poisson negativebinomial glm mixedlm from_formula"
+)
+
 SPLIT_FUNCTIONS = _names("train_test_split")
 TORCH_FUNCTIONAL = "torch.nn.functional."
 # torch.nn.functional's losses: called on a network's predictions and labels, each is a score of those rows.
@@ -290,6 +301,12 @@ FIT_FUNCTIONS: dict[tuple[str, str], tuple[str, Strength]] = {
     ("scipy", "zscore"): ("the mean and standard deviation", Strength.STATISTICS),
     ("torchtext", "build_vocab_from_iterator"): ("the vocabulary", Strength.STATISTICS),
 }
+# Functions that score each column against the label over the rows they are given (a selector's scores without
+# the selector): columns kept by them were chosen with those rows.
+SCORE_FUNCTIONS = frozenset(
+    ("sklearn", name)
+    for name in ("mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression", "chi2", "r_regression")
+)
 # Classes whose constructor fits on the rows it is given (gensim's models and dictionaries, counts of words).
 FITTING_CONSTRUCTORS = frozenset(
     {("gensim", name) for name in ("Word2Vec", "FastText", "Doc2Vec", "Dictionary", "TfidfModel", "Phrases")}

@@ -9,8 +9,9 @@ from dataclasses import replace
 
 from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, STATE_WRITTEN_OUT, Kind, Role, Strength
 from auditor.code.events import Obj, Train, nested_steps
+from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
-from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, argument, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, TRAIN_SIDES, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -73,6 +74,10 @@ _SCORES = frozenset({"score", "evaluate"})
 class Estimators(WalkState):
     """What the objects the libraries build do with the rows they are given."""
 
+    def __init__(self, program: Program) -> None:
+        super().__init__(program)
+        self._layers_in: dict[int, set[int]] = {}  # a Keras layer -> the models built with it
+
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
@@ -88,6 +93,8 @@ class Estimators(WalkState):
         if role.rows_at_init:
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
+        if _keras_model(qualname):
+            found.baked |= self._layer_fits(found, [*args, *kwargs.values()])
         if role.kind is Kind.PIPELINE:
             found.steps = sorted(self._estimators([*args, *kwargs.values()]))
             if found.name == "ColumnTransformer":
@@ -119,6 +126,21 @@ class Estimators(WalkState):
         if found.steps:
             first = self.record.objects[found.steps[0]]
             found.selects = first.selects
+
+    def _layer_fits(self, model: Obj, values: list[Value]) -> frozenset[int]:
+        """What the adapted layers among a Keras model's layers learned: `Sequential([norm, ...])`, or a functional
+        `Model(inputs, outputs)` whose outputs went through `norm(inputs)`; the model applies it to every row given.
+        Each layer is noted as the model's, so an adapt() after the model is built reaches it too."""
+        learned: set[int] = set()
+        for oid in self._estimators(values):
+            layer = self.record.objects[oid]
+            if layer.role is not None and layer.role.kind is Kind.LEARNER:
+                learned |= layer.fits
+                self._layers_in.setdefault(oid, set()).add(model.id)
+        for value in values:
+            if value.data is not None:
+                learned |= value.data.fits
+        return frozenset(learned)
 
     def _estimators(self, values: list[Value], depth: int = 0) -> set[int]:
         """The estimator objects among ``values``, looking into lists and (name, estimator) tuples."""
@@ -206,6 +228,9 @@ class Estimators(WalkState):
                 return None
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
+        if name == "add" and _keras_model(found.qualname):  # model.add(norm): a layer adapted to rows
+            found.baked |= self._layer_fits(found, args)
+            return Value(objects=frozenset({found.id}))
         if name in ("set_params", "compile", "set_output", "get_booster", "copy"):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
@@ -227,6 +252,12 @@ class Estimators(WalkState):
             return Value(objects=frozenset({found.id}))
         if attr in _CHOICES.get(found.qualname, _SEARCH_CHOICES) and found.chosen is not None:
             return Value(stats=frozenset({found.chosen}))
+        if attr == "history" and found.qualname == KERAS_HISTORY and node is not None:
+            # h.history["val_accuracy"]: the model's scores of the rows validation_split held out
+            models = found.params["#model"].objects
+            x = found.entries["#validation"].data
+            what = f"{self.record.objects[min(models)].name}.fit(validation_split=...)"
+            return Value(scores=frozenset({self.evaluation(node, what, models, x, None)}))
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             self.record.evaluations[found.evaluation].shown = True
             return Value(scores=frozenset({found.evaluation}))
@@ -429,6 +460,8 @@ class Estimators(WalkState):
             learns, strength = self._learns(found, y is not None)
             fid = self.fit(node, what, learns, strength, x)
             found.fits = frozenset({fid})
+            for model in self._layers_in.get(found.id, ()):  # adapted after the model was built: it applies it
+                self.record.objects[model].baked |= {fid}
             if transform:
                 return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
             return Value(objects=frozenset({found.id}))
@@ -442,10 +475,13 @@ class Estimators(WalkState):
             fid = self.fit(node, what, "what this class learns", Strength.STATISTICS, x, reported=False)
             found.fits = frozenset({fid})
             return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
+        history = self._validation_split(found, kwargs, x, node, what)
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
         found.trains = frozenset({train.id})
+        if history is not None:
+            return Value(objects=frozenset({found.id, history.id}))
         if kind is Kind.SEARCH:
             chosen = self.fit(node, what, "the hyper-parameters", Strength.TARGET, x, reported=False)
             self.record.fits[chosen].chooses = True
@@ -496,6 +532,37 @@ class Estimators(WalkState):
             if not all(v is NOTHING or self._written_out(v, depth + 1) for v in inner):
                 return False
         return bool(value.consts or value.items is not None or value.objects)
+
+    def _validation_split(
+        self, found: Obj, kwargs: dict[str, Value], x: Data | None, node: ast.Call, what: str
+    ) -> Obj | None:
+        """Keras' `fit(X, y, validation_split=0.2)` on rows that are no training part: the last rows are held out,
+        and the History it returns scores them when its `history` is read, the only score of rows the model did not
+        train on. On a training part, a test part is kept for the score: the split only watches training. The
+        model stays trained on every row given (its other scores read as before); the History's scores are those
+        of the model as trained on the first rows, kept apart."""
+        fraction = kwargs.get("validation_split")
+        given = next((k.value for k in node.keywords if k.arg == "validation_split"), None)
+        if (
+            not _keras_model(found.qualname)
+            or x is None
+            or given is None
+            or fraction is None
+            or not isinstance(fraction.const, float)
+            or not 0 < fraction.const < 1
+            or any(p.side in TRAIN_SIDES for a in x.rows for p in a.parts)
+        ):
+            return None
+        sid = self.split(node, "validation_split", False, x)
+        # keyed by the keyword's value, apart from the model and training of the call; no label, so the label's
+        # place among the features is said once, of the call's training
+        trained = self.obj(given, found.qualname, found.role)
+        trained.baked = found.baked
+        trained.trains = frozenset({self.train(given, what, trained, x.with_parts(Part(sid, "train")), None).id})
+        history = self.obj(node, KERAS_HISTORY)
+        history.params["#model"] = Value(objects=frozenset({trained.id}))
+        history.entries["#validation"] = Value(data=x.with_parts(Part(sid, "validation")))
+        return history
 
     def _stateless(self, found: Obj) -> bool:
         """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""
@@ -585,6 +652,10 @@ class Estimators(WalkState):
         node: ast.AST | None = None,
     ) -> Value:
         x = argument(args, kwargs, 0, "X", "x", "data").data
+        named = found.entries["#formula"].strings() if "#formula" in found.entries else None
+        if x is not None and x.columns is not None and named is not None:
+            # a statsmodels formula's model given the whole table: it reads the columns its formula names
+            x = replace(x, columns=x.columns.only(named), mask=None).pruned(x.columns)
         rows = x if x is not None else Data(frozenset())
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
@@ -701,3 +772,12 @@ def _watches_validation(callback: Obj) -> bool:
 def _given(value: Value | None) -> bool:
     """Whether an option is given a value other than None."""
     return value is not None and value.consts != {None}
+
+
+KERAS_HISTORY = "keras.callbacks.History"
+
+
+def _keras_model(qualname: str) -> bool:
+    """Whether ``qualname`` is a Keras model, whose layers apply what they were adapted to to the rows given."""
+    package, name = qualname.partition(".")[0], qualname.rpartition(".")[2]
+    return package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional")

@@ -9,11 +9,13 @@ import re
 from dataclasses import replace
 
 from auditor.code.catalog import (
+    CORRELATION,
     DATASET_DICT_SPLITS,
     FIT_FUNCTIONS,
     KEYED_SPLITS,
     ROW_REDUCTIONS,
     ROW_REDUCTIONS_NUMPY,
+    SUMMARY_LEARNS,
     TIME_FEATURE_METHODS,
     Strength,
 )
@@ -305,13 +307,19 @@ class Frames(WalkState):
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
             return Value(stats=frozenset({fid}))
+        if not data.grouped and not data.predicted and _summary_of_rows(name, args, kwargs):
+            # df.describe(), df.agg(["mean", "std"]): a table of each column's statistics over the rows, read back
+            # by name (st.loc["mean"], st["std"]) to scale them
+            what = f"{self.text(node.func)}()"
+            fid = self.fit(node, what, SUMMARY_LEARNS, Strength.STATISTICS, data)
+            return Value(stats=frozenset({fid}))
         if name in ("corr", "cov", "corrwith") and not data.grouped:
             axis = kwargs.get("axis")
             if axis is None or axis.const in (0, "index"):
                 # a table of the columns against each other, learned from every row; columns kept by it
                 # (`corr["y"].abs() > 0.1`) were chosen with those rows
                 what = f"{self.text(node.func)}()"
-                fid = self.fit(node, what, "how the columns correlate", Strength.STATISTICS, data)
+                fid = self.fit(node, what, CORRELATION, Strength.STATISTICS, data)
                 return Value(stats=frozenset({fid}))
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)
@@ -512,9 +520,11 @@ class Frames(WalkState):
             statistic = bool(called & GROUP_STATISTICS) or any(_fit_function(n) for n in function.names)
         lagged = body.data.lagged - data.lagged if body.data is not None else frozenset()
         if called & EARLIER_ROWS or lagged:
-            # a lag or a window: what it takes from the row's own value cannot be seen, so no column is taken to
-            # be computed from it
-            return Value(data=replace(data, grouped=False, past=True, lagged=data.lagged | {node.lineno}))
+            # a lag or a window: of earlier rows only when the walk saw it shifted (s.shift(1).rolling(5).mean());
+            # a window over the row's own value (s.rolling(5).mean(), s.expanding().mean()) holds it, as it does
+            # outside a group; what the walk could not follow is taken as earlier rows
+            past = body.data.past if body.data is not None and lagged else True
+            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}))
         fits = (body.data.fits if body.data is not None else frozenset()) | body.stats
         if statistic:  # one statistic of the group, at the call a reader sees (not each reduction inside it)
             if written is not None:
@@ -1068,6 +1078,23 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _summary_of_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether ``name(args)`` sums up each column over the rows: `describe()`, or `agg`/`aggregate` of reductions
+    named by strings (`agg(["mean", "std"])`, `agg("median")`), down the rows (not `axis=1`)."""
+    axis = kwargs.get("axis")
+    if axis is not None and axis.const not in (0, "index"):
+        return False
+    if name == "describe":
+        return True
+    if name not in ("agg", "aggregate") or not args:
+        return False
+    named = args[0].strings()
+    return named is not None and bool(named) and all(n in ROW_REDUCTIONS_BY_NAME for n in named)
+
+
+ROW_REDUCTIONS_BY_NAME = frozenset({"mean", "median", "std", "var", "min", "max", "quantile", "sum", "sem", "mad"})
 
 
 def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:

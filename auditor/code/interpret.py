@@ -49,6 +49,7 @@ class Walker(Calls, Frames):
         # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
         self._replicates: dict[int, frozenset[str] | None] = {}
         self._by_name: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
+        self._literal_lists: dict[ast.expr, ast.List | ast.Tuple] | None = None  # `combine = [a, b]`, by target
         # the file's own classes: '<local>.Name' -> (its methods by name, the class)
         self._classes: dict[str, tuple[dict[str, ast.FunctionDef | ast.AsyncFunctionDef], ast.ClassDef]] = {}
         statements = 0
@@ -111,7 +112,7 @@ class Walker(Calls, Frames):
             elif known is not None and 2 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
-                self.loop_items(node, node.body, node.target, known)
+                self.loop_items(node, node.body, node.target, known, self._listed_names(node.iter, len(known)))
             else:
                 element = self.iterate(iterated)
                 self.loop(node, node.body, lambda: self.assign(node.target, element, node))
@@ -183,15 +184,55 @@ class Walker(Calls, Frames):
         finally:
             self.loops.pop()
 
-    def loop_items(self, node: ast.AST, body: Sequence[ast.stmt], target: ast.AST, items: Sequence[Value]) -> None:
-        """A loop over a literal sequence of a few items: the body walked once per item, in order."""
+    def loop_items(
+        self,
+        node: ast.AST,
+        body: Sequence[ast.stmt],
+        target: ast.AST,
+        items: Sequence[Value],
+        origins: Sequence[ast.Name | None] = (),
+    ) -> None:
+        """A loop over a literal sequence of a few items: the body walked once per item, in order. What the body
+        changes in place on an item (`for d in [train, test]: d["age"] = ...`) is changed on the name it came from."""
         self.enter_loop(node)
         try:
-            for item in items:
+            for i, item in enumerate(items):
                 self.assign(target, item, node)
-                self.block(body)
+                bound = self.defs.get(target) if isinstance(target, ast.Name) else None
+                self.item_passes.append(i)
+                try:
+                    self.block(body)
+                finally:
+                    self.item_passes.pop()
+                origin = origins[i] if i < len(origins) else None
+                after = self.defs.get(target) if isinstance(target, ast.Name) else None
+                if origin is not None and after is not None and after is not bound:
+                    self.mutate(origin, after)
         finally:
             self.loops.pop()
+
+    def _listed_names(self, iterated: ast.expr, count: int) -> list[ast.Name | None]:
+        """The name each item of a loop's literal sequence was read from: `[train, test]` written in the loop's
+        header or bound once to a name (`combine = [train, test]`); None for an item that is no name."""
+        elts: list[ast.expr] | None = None
+        if isinstance(iterated, ast.List | ast.Tuple):
+            elts = iterated.elts
+        elif isinstance(iterated, ast.Name):
+            defs = self.names.definitions(iterated)
+            if len(defs) == 1 and isinstance(defs[0], ast.Name):
+                if self._literal_lists is None:
+                    self._literal_lists = {
+                        n.targets[0]: n.value
+                        for n in self.names.nodes
+                        if isinstance(n, ast.Assign)
+                        and len(n.targets) == 1
+                        and isinstance(n.value, ast.List | ast.Tuple)
+                    }
+                listed = self._literal_lists.get(defs[0])
+                elts = listed.elts if listed is not None else None
+        if elts is None or len(elts) != count:
+            return []
+        return [e if isinstance(e, ast.Name) else None for e in elts]
 
     def assign(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
         line = getattr(stmt, "lineno", 0)
@@ -745,11 +786,40 @@ class Walker(Calls, Frames):
             elif found.qualname == SPLITS and found.split is not None:
                 train, test = Part(found.split, "train"), Part(found.split, "test")
                 out = out.join(Value(items=(Value(parts=frozenset({train})), Value(parts=frozenset({test})))))
+            elif found.qualname in self._classes:
+                # a torch Dataset of the file's own: its items are the rows it holds at the index asked (self.x[i])
+                for name in self._items_held(found.qualname):
+                    entry = found.entries.get(name)
+                    if entry is not None and entry.data is not None:
+                        out = out.join(Value(data=entry.data))
         if value.data is not None:
             out = out.join(Value(data=value.data))
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out
+
+    def _items_held(self, qualname: str) -> set[str]:
+        """The attributes a `Dataset` class of the file gives its items from, read at the index asked
+        (`return self.x[i], self.y[i]` in `__getitem__`); none for another class, or for rows reached otherwise
+        (`self.df.iloc[self.idx[i]]` gives the rows of `df` at positions it holds, not every row of it)."""
+        methods, node = self._classes[qualname]
+        bases = [ast.unparse(b) for b in node.bases]
+        getitem = methods.get("__getitem__")
+        if getitem is None or not any(b == "Dataset" or b.endswith(".Dataset") for b in bases):
+            return set()
+        params = [a.arg for a in getitem.args.args]
+        if len(params) < 2:
+            return set()
+        return {
+            n.value.attr
+            for n in ast.walk(getitem)
+            if isinstance(n, ast.Subscript)
+            and isinstance(n.value, ast.Attribute)
+            and isinstance(n.value.value, ast.Name)
+            and n.value.value.id == params[0]
+            and isinstance(n.slice, ast.Name)
+            and n.slice.id == params[1]
+        }
 
     def combine(self, left: Value, right: Value) -> Value:
         """An arithmetic result: rows of both, the statistics either used, the scores either came from."""

@@ -673,7 +673,7 @@ class _Rules:
             return True
         if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
             return True  # a split published as one (ds["validation"] of a Hub data set)
-        if data is not None and _VALIDATION_NAME.search(_last_name(data) or ""):
+        if data is not None and _VALIDATION_NAME.search(_last_name(data) or "") and not _renamed_test(data):
             return True
         for e in self._evaluations():
             if e.id in chosen or e.x is None or e.site.top.line <= line or e.cross_validation:
@@ -685,7 +685,10 @@ class _Rules:
 
     def _scored_later(self, rows: frozenset[Atom], line: int) -> bool:
         for e in self._evaluations():
-            if e.x is not None and e.site.top.line > line and not e.cross_validation and rows & e.x.rows:
+            if e.x is None or e.site.top.line <= line or e.cross_validation:
+                continue
+            # rows scored again, or some of them: X_te[:50] watched, then the whole of X_te scored
+            if any(a.within(b) for a in rows for b in e.x.rows):
                 return True
         return False
 
@@ -931,6 +934,20 @@ def _chain_after(data: Data | None, line: int) -> tuple[Step, ...]:
 
 def _last_name(data: Data | None) -> str | None:
     return data.chain[-1].name if data is not None and data.chain else None
+
+
+def _renamed_test(data: Data) -> bool:
+    """Whether rows now named as a validation set were named as the test set before (`X_val, y_val = X_test,
+    y_test`): where they came from, not their new name, says what they are."""
+    return any(_test_name(step.name) for step in data.chain[:-1])
+
+
+def _test_name(name: str) -> bool:
+    return bool(_TEST_NAME.search(name))
+
+
+# X_test, test_df, Xtest, X_te, holdout; not a word that only holds the letters (latest, contest)
+_TEST_NAME = re.compile(r"(?i)(^|[^a-z]|^[xy])test|hold_?out|(^|_)te(_|$)|^[xy]te$")
 
 
 def _named_test(data: Data) -> bool:

@@ -6,6 +6,7 @@ statistics and scores on or choose among scores."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from auditor.code import catalog
@@ -44,6 +45,11 @@ _PASS_THROUGH_BUILTINS = frozenset(
 )
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# a column named in a formula's terms: a name that is neither a function called (C(...), np.log(...)) nor a module's
+_FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
+
+
 class Library(Estimators, TorchLoops):
     """Calls of the libraries' functions and classes by their qualified names."""
 
@@ -54,6 +60,8 @@ class Library(Estimators, TorchLoops):
         role = catalog.class_role(qualname)
         if role is not None:
             return self.construct(qualname, role, args, kwargs, node)
+        if package == "statsmodels" and last in catalog.FORMULA_MODELS:
+            return self._formula_model(qualname, args, kwargs, node)
         if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
             found = self.obj(node, qualname)
             self.torch_subclass(found)
@@ -112,6 +120,12 @@ class Library(Estimators, TorchLoops):
                 return NOTHING
             fid = self.fit(node, f"{last}()", learns, strength, x.data)
             return Value(data=replace(x.data, fits=x.data.fits | {fid}))
+        if pair in catalog.SCORE_FUNCTIONS:  # mutual_info_classif(X, y): each column scored against the label
+            x = argument(args, kwargs, 0, *X_NAMES)
+            if x.data is None:
+                return NOTHING
+            fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
+            return Value(stats=frozenset({fid}))
         if pair in catalog.TRAIN_FUNCTIONS:
             return self._train_function(qualname, args, kwargs, node)
         if pair in catalog.BOOSTING_CV_FUNCTIONS:
@@ -354,7 +368,7 @@ class Library(Estimators, TorchLoops):
         lengths = argument(args, kwargs, 1, "lengths")
         if lengths.items is None or len(lengths.items) < 2:
             return Value(data=dataset.data) if dataset.data is not None else NOTHING
-        rows = dataset.data or self.source(node, "the dataset split by random_split")
+        rows = dataset.data or self._held_rows(dataset) or self.source(node, "the dataset split by random_split")
         parts: list[Data] = []
         last = len(lengths.items) - 1
         for i in range(last, 0, -1):  # the last part first: it is held out from all the others
@@ -362,6 +376,41 @@ class Library(Estimators, TorchLoops):
             parts.insert(0, rows.with_parts(Part(sid, "test")))
             rows = rows.with_parts(Part(sid, "train"))
         return Value(items=(Value(data=rows), *(Value(data=p) for p in parts)))
+
+    def _formula_model(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """`smf.logit("target ~ age + C(sex)", data=train)`: a statsmodels model given its rows when built, the
+        label the column left of `~` and the features the columns named right of it."""
+        formula = argument(args, kwargs, 0, "formula").const
+        data = argument(args, kwargs, 1, "data").data
+        name = qualname.rpartition(".")[0] if qualname.endswith(".from_formula") else qualname
+        found = self.obj(node, name, Role(Kind.MODEL, rows_at_init=True))
+        found.node = node
+        x = y = None
+        if data is not None:
+            x = replace(data, columns=None, mask=None)
+            left, tilde, right = str(formula).partition("~") if isinstance(formula, str) else ("", "", "")
+            label = left.strip()
+            if tilde and _IDENTIFIER.fullmatch(label):
+                y = self.column(data, label)
+                named = _FORMULA_TERM.findall(right)
+                # predict(test) given the whole table reads these columns only
+                found.entries["#formula"] = Value(items=tuple(Value(consts=frozenset({n})) for n in named))
+                if data.columns is not None:
+                    x = replace(data, columns=data.columns.only(named), mask=None).pruned(data.columns)
+        found.params["#args"] = Value(items=(Value(data=y), Value(data=x)))
+        return Value(objects=frozenset({found.id}))
+
+    def _held_rows(self, dataset: Value) -> Data | None:
+        """The rows an object of the file's own class holds (a Dataset's `self.x`, `self.y` set in `__init__`),
+        with what was learned from them there (`self.x = (x - x.mean(0)) / x.std(0)`)."""
+        held = [
+            entry.data
+            for oid in sorted(dataset.objects)
+            if (found := self.record.objects[oid]).qualname.startswith(LOCAL)
+            for entry in found.entries.values()
+            if entry.data is not None
+        ]
+        return join_datas(held) if held else None
 
     def cross_validate(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         estimator = argument(args, kwargs, 0, "estimator")

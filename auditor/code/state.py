@@ -37,7 +37,10 @@ class WalkState(ABC):
         # (`df.price < df.price.quantile(0.99)`): a selection of rows by it keeps rows chosen by those statistics
         self.thresholds: dict[tuple[int, tuple[int, ...]], frozenset[int]] = {}
         self.calls: list[ast.AST] = []  # the calls of the file's own functions being walked (innermost last)
-        self._ids: dict[tuple[str, int, tuple[int, ...]], int] = {}
+        # the item each loop over a literal sequence is walking (`for d in [train, test]`): a statistic taken in
+        # one pass is of that item's rows, apart from the same statement's in the other passes
+        self.item_passes: list[int] = []
+        self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}
         self._next = 1
         self._assigned: dict[ast.AST, ast.expr] | None = None  # `name = value` of the program, by target (read once)
 
@@ -54,6 +57,10 @@ class WalkState(ABC):
     @abstractmethod
     def iterate(self, value: Value) -> Value:
         """What one iteration over ``value`` yields."""
+
+    @abstractmethod
+    def column(self, data: Data, name: str) -> Data:
+        """One column of a table, named by the column (frames.py)."""
 
     @abstractmethod
     def call_function(self, fid: int, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -112,7 +119,8 @@ class WalkState(ABC):
 
     def key_id(self, kind: str, node: ast.AST) -> tuple[int, bool]:
         """The id of what ``node`` makes in the current chain of calls, and whether it is new."""
-        key = (kind, id(node), tuple(id(c) for c in self.calls))
+        passes = tuple(self.item_passes) if kind == "fit" else ()
+        key = (kind, id(node), tuple(id(c) for c in self.calls), passes)
         found = self._ids.get(key)
         if found is not None:
             return found, False
