@@ -493,8 +493,26 @@ def _read_parquet(
         if extra:
             reject_split_columns([t], variants, _row_of(f))
             t = t.select(list(columns))
+        reject_header_records(f, repeated_header_rows(t, columns))
         tables.append(without_views(t))
     return list(zip(files, tables, strict=True))
+
+
+def reject_header_records(path: Path | str, hits: Sequence[int], line_of: Callable[[int], int] | None = None) -> None:
+    """ManifestError for records of a JSON-lines (``line_of`` gives a 0-based row's line) or Parquet file that
+    repeat the column names (``hits``, 0-based rows), as a CSV line repeating the header is refused: a header
+    written as a record when files were joined would otherwise become a split named 'split'."""
+    if not hits:
+        return
+    if line_of is not None:
+        lines = [line_of(i) for i in hits[:5]]
+        head, listed = f"{path}:{lines[0]}: this record", f"line(s) {', '.join(map(str, lines))}"
+    else:  # a Parquet file has no lines: its rows counted from 1, as its other messages count them
+        head, listed = f"{path}: row {hits[0] + 1}", f"row(s) {', '.join(str(i + 1) for i in hits[:5])}"
+    raise ManifestError(
+        f"{head} repeats the column names ({len(hits)} such record(s): {listed}); were files concatenated with "
+        "their header? remove those records"
+    )
 
 
 def _row_of(path: Path | str) -> Callable[[int], str]:
@@ -855,7 +873,9 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     variants = variant_columns(table.column_names, columns)
     if variants:
         reject_split_columns([table], variants, lambda row: f"{path}:{_jsonl_line(path, row)}")
-    return _exact_integers(path, table.select(list(columns)) if columns else table)
+    kept = table.select(list(columns)) if columns else table
+    reject_header_records(path, repeated_header_rows(kept, columns), lambda row: _jsonl_line(path, row))
+    return _exact_integers(path, kept)
 
 
 def _jsonl_line(path: Path, row: int) -> int:
