@@ -119,7 +119,12 @@ def read_each(
             f"{', '.join(sorted(FORMATS))} (or set manifest.format)"
         )
     if len(formats) > 1:
-        raise ManifestError(f"manifest files mix formats {sorted(f or '?' for f in formats)}; use one format")
+        each = {fmt or detect_format(f): f for f in reversed(files)}  # the first file of each format
+        shown = ", ".join(f"{each[k]} ({k})" for k in sorted(each, key=str))
+        raise ManifestError(
+            f"manifest files mix formats {sorted(f or '?' for f in formats)}: {shown}; use one format "
+            "(narrow manifest.path to the files of one)"
+        )
     kind = formats.pop()
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
@@ -596,6 +601,14 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
         raise ManifestError(
             f"{path}:1:{exc.start + 1}: the header is not UTF-8 (byte 0x{first[exc.start]:02x}); save the file as UTF-8"
         ) from None
+    hint = _EXCEL_SEPARATOR.fullmatch(text.rstrip("\r\n"))
+    if hint is not None:
+        # Neither Arrow's reader nor pandas skips it; refused rather than skipped, as blank lines are: every line
+        # number a later message cites counts from the header.
+        raise ManifestError(
+            f"{path}:1: the first line {hint.group(0)!r} is Excel's separator hint, not the header naming the "
+            "columns; remove that line so the header comes first (or save the file again as plain CSV)"
+        )
     try:
         names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
     except csv.Error as exc:  # e.g. a header field over the csv module's size limit
@@ -610,6 +623,10 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
                 )
             seen[name] = i
     return names, len(first)
+
+
+# The line Excel writes first (and reads) to say which separator a CSV uses: `sep=,`, `sep=;`, `sep=<tab>`.
+_EXCEL_SEPARATOR = re.compile(r"sep=.", re.IGNORECASE)
 
 
 def _blank_lines_before_header(path: Path) -> int:

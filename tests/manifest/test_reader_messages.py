@@ -103,3 +103,86 @@ def test_column_names_as_some_values_of_a_jsonl_record_are_data(tmp_path: Path) 
     assert result.exit_code == 1, result.output
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert any(f["code"] == "GRP001" for s in report["stages"] for f in s["findings"])
+
+
+# -- files of two formats -------------------------------------------------------------------------------------
+
+
+def test_a_glob_over_csv_and_tsv_names_a_file_of_each_format_and_the_key(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.csv").write_text("id,split,patient\na,train,p1\nb,test,p1\n")
+    (tmp_path / "data" / "b.tsv").write_text("id\tsplit\tpatient\nc\ttrain\tp3\n")
+    result = _run(tmp_path, "data/*")
+    assert result.exit_code == 2, result.output
+    said = _said(result)
+    assert f"{tmp_path / 'audit.yaml'}:" in said and "manifest.path matches manifest files of 2 formats" in said
+    assert f"{tmp_path / 'data' / 'a.csv'} (csv), {tmp_path / 'data' / 'b.tsv'} (tsv)" in said
+    assert "narrow manifest.path to the files of one (e.g. '*.csv')" in said
+    # Narrowed to one format, the leak is found.
+    assert _run(tmp_path, "data/*.csv").exit_code == 1
+
+
+def test_splits_named_by_paths_may_each_have_their_own_format(tmp_path: Path) -> None:
+    (tmp_path / "train.csv").write_text("id,patient\na,p1\n")
+    (tmp_path / "test.tsv").write_text("id\tpatient\nb\tp1\n")
+    spec = {"id": "id", "paths": {"train": "train.csv", "test": "test.tsv"}}
+    config = write_config(tmp_path, {"version": 1, "manifest": spec, "keys": {"groups": ["patient"]}})
+    result = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1, result.output  # read, and the shared patient found
+
+
+# -- a split kept in Hive-style folder names ------------------------------------------------------------------
+
+
+def _partitioned(root: Path, with_column: bool = False) -> None:
+    for split, rows in {"train": [("a", "p1"), ("b", "p2")], "test": [("c", "p1"), ("d", "p3")]}.items():
+        extra = [{"split": split}] * len(rows) if with_column else [{}] * len(rows)
+        records = [{"id": i, "patient": p, **e} for (i, p), e in zip(rows, extra, strict=True)]
+        _write(root / "data" / f"split={split}" / "part.parquet", records)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_split_kept_only_in_folder_names_is_said_so_with_the_paths_to_name(tmp_path: Path, engine: str) -> None:
+    _partitioned(tmp_path)
+    result = _run(tmp_path, "data", "--engine", engine)
+    assert result.exit_code == 2, result.output
+    said = _said(result)
+    assert "no column 'split'; available columns: id, patient" in said
+    assert "the folder names hold 'split=' (split=test)" in said
+    assert "paths: {test: 'data/split=test', train: 'data/split=train'}" in said
+    # What it suggests reads the split from the folders, and the shared patient is found.
+    spec = {"id": "id", "paths": {"test": "data/split=test", "train": "data/split=train"}}
+    config = write_config(tmp_path, {"version": 1, "manifest": spec, "keys": {"groups": ["patient"]}})
+    done = runner.invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "-q", "--engine", engine])
+    assert done.exit_code == 1, done.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["manifest"]["rows_per_split"] == {"test": 2, "train": 2}
+    assert any(f["code"] == "GRP001" for s in report["stages"] for f in s["findings"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_partition_folders_whose_files_hold_the_split_column_are_read_as_they_are(tmp_path: Path, engine: str) -> None:
+    _partitioned(tmp_path, with_column=True)
+    result = _run(tmp_path, "data", "--engine", engine)
+    assert result.exit_code == 1, result.output
+    missing = _run(tmp_path, "data", "--engine", engine, groups=("site",))
+    assert missing.exit_code == 2 and "no column 'site'" in _said(missing)
+    assert "folder names" not in _said(missing)  # only a column the folder names hold is said to be there
+
+
+# -- Excel's separator line -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hint", ["sep=,", "SEP=;", "sep=\t"])
+def test_excels_separator_line_is_named_and_its_removal_asked(tmp_path: Path, hint: str) -> None:
+    (tmp_path / "m.csv").write_text(f"{hint}\r\nid,split,patient\r\na,train,p1\r\nb,test,p1\r\n")
+    result = _run(tmp_path, "m.csv")
+    assert result.exit_code == 2, result.output
+    assert f"m.csv:1: the first line {hint!r} is Excel's separator hint, not the header" in result.output
+    assert "remove that line" in result.output
+
+
+def test_a_column_named_sep_or_a_value_sep_is_data(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text("sep,id,split,patient\n\"sep=,\",a,train,p1\nx,b,test,p1\n")
+    result = _run(tmp_path, "m.csv")
+    assert result.exit_code == 1, result.output  # read, and the shared patient found
