@@ -183,6 +183,6 @@ def test_excels_separator_line_is_named_and_its_removal_asked(tmp_path: Path, hi
 
 
 def test_a_column_named_sep_or_a_value_sep_is_data(tmp_path: Path) -> None:
-    (tmp_path / "m.csv").write_text("sep,id,split,patient\n\"sep=,\",a,train,p1\nx,b,test,p1\n")
+    (tmp_path / "m.csv").write_text('sep,id,split,patient\n"sep=,",a,train,p1\nx,b,test,p1\n')
     result = _run(tmp_path, "m.csv")
     assert result.exit_code == 1, result.output  # read, and the shared patient found
