@@ -36,7 +36,9 @@ from auditor.manifest.readers import (
     missing_columns,
     open_parquet,
     parquet_schema,
+    reject_header_records,
     reject_split_parquet_columns,
+    repeated_header_rows,
 )
 from auditor.manifest.rows import take_rows
 from auditor.manifest.spelling import Variants, digest_normal, normalise, spelling_variants
@@ -269,6 +271,26 @@ class FileManifest(Manifest):
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
         return taken.take(pa.array(inverse))
+
+    def reject_header_rows(self) -> None:
+        """ManifestError for a row that repeats the column names, as the in-memory engine's readers refuse it.
+        Such a row's split is the split column's name: only the rows of a split so named are read, if any."""
+        column = self._split_column
+        if column is None or self._patterns is not None:
+            return
+        names = pa.table({column: pa.array([str(n) for n in self.split_names], pa.string())})
+        named = repeated_header_rows(names, [column])
+        if not named:
+            return
+        rows = np.flatnonzero(np.isin(np.asarray(self.split.codes), named))
+        columns = self.column_names
+        hits = repeated_header_rows(pa.table({c: self.take(c, rows) for c in columns}), columns)
+        if not hits:
+            return
+        found = rows[hits]
+        source = next(s for s in self._sources if s.offset <= found[0] < s.offset + s.rows)
+        local = [int(r) - source.offset for r in found if source.offset <= r < source.offset + source.rows]
+        reject_header_records(source.path, local)
 
     def stage_done(self, keep: Collection[tuple[str, ...]] = ()) -> None:
         # A stage's per-row arrays are freed when it ends, and the codes of keys no later stage names with

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from auditor.backends.engines import EngineSettings, choose
 from auditor.backends.size import projected_bytes
 from auditor.core.config import LoadedConfig
 from auditor.core.errors import AuditError
 from auditor.manifest.table import Manifest, check_split_count, load_manifest
+
+if TYPE_CHECKING:
+    from auditor.backends.files import FileManifest
 
 
 def load_for(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str]:
@@ -32,9 +37,20 @@ def _load(loaded: LoadedConfig, settings: EngineSettings) -> tuple[Manifest, str
     if engine == "duckdb":
         from auditor.backends.duck import load_duck_manifest
 
-        return load_duck_manifest(loaded, settings), engine
+        return _checked(load_duck_manifest(loaded, settings)), engine
     if engine == "dask":
         from auditor.backends.cluster import load_dask_manifest
 
-        return load_dask_manifest(loaded, settings), engine
+        return _checked(load_dask_manifest(loaded, settings)), engine
     return load_manifest(loaded), engine
+
+
+def _checked(manifest: FileManifest) -> FileManifest:
+    """``manifest`` once no row repeats the column names (the in-memory engine's readers check as they read);
+    closed when one does."""
+    try:
+        manifest.reject_header_rows()
+    except BaseException:
+        manifest.close(wait=False)
+        raise
+    return manifest

@@ -30,7 +30,7 @@ from auditor.core.findings import (
     exit_code_for,
 )
 from auditor.core.output import require_verdict
-from auditor.core.scope import SHOWN, Growth, growth, numbers
+from auditor.core.scope import SHOWN, Growth, growth, numbers, unlisted_text
 from auditor.core.subjects import covered_form
 
 RAN = ("passed", "failed")
@@ -308,8 +308,8 @@ def scope_text(g: Growth) -> str:
     shown = ", ".join(g.new_values[:SHOWN]) + (
         f" and {len(g.new_values) - SHOWN} more" if len(g.new_values) > SHOWN else ""
     )
-    if g.unlisted and not g.new_values:
-        return f"values changed ({g.unlisted} more or different, too many to list)"
+    if (g.unlisted or g.uncompared) and not g.new_values:
+        return unlisted_text(g)
     return f"new values: {shown}"
 
 
@@ -491,7 +491,13 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
             reasons[id(n)] = why
         if more is not None:
             valued.append(
-                BaselineValues(code=n.code, fingerprint=n.fingerprint, values=more.new_values, unlisted=more.unlisted)
+                BaselineValues(
+                    code=n.code,
+                    fingerprint=n.fingerprint,
+                    values=more.new_values,
+                    unlisted=more.unlisted,
+                    uncompared=more.uncompared,
+                )
             )
     stages = tuple(
         r.model_copy(

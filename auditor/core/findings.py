@@ -299,6 +299,9 @@ class BaselineValues(_Frozen):
     fingerprint: str
     values: tuple[str, ...]
     unlisted: int = 0
+    uncompared: tuple[int, int] | None = Field(
+        default=None, description="(values in the baseline, values now) of a set too large to compare value by value"
+    )
 
 
 class BaselineInfo(_Frozen):

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from auditor.core.spelling import normal_form
 
@@ -151,8 +151,18 @@ class Growth(_Frozen):
 
     accepted_values: tuple[str, ...] = ()
     new_values: tuple[str, ...] = ()
-    unlisted: int = 0  # values beyond the acceptance that cannot be named (a set too large to list)
+    unlisted: int = 0  # values beyond the acceptance that cannot be named: at least this many (a set too large to list)
+    uncompared: tuple[int, int] | None = Field(
+        default=None,
+        description="(values before, values now) of a set that differs from the accepted one where either is too "
+        "large to list: which values are new cannot be told, nor whether any is",
+    )
     counts: tuple[CountGrowth, ...] = ()
+
+    @property
+    def values_differ(self) -> bool:
+        """Whether the subject values are (or may be) beyond the acceptance: new ones named, counted or untold."""
+        return bool(self.new_values or self.unlisted or self.uncompared)
 
     @property
     def text(self) -> str:
@@ -162,8 +172,8 @@ class Growth(_Frozen):
             shown = ", ".join(repr(v) for v in self.new_values[:SHOWN])
             more = f" and {len(self.new_values) - SHOWN} more" if len(self.new_values) > SHOWN else ""
             parts.append(f"new value(s) {shown}{more}")
-        if self.unlisted:
-            parts.append(f"the set of values changed ({self.unlisted} value(s) more or different, too many to list)")
+        if self.unlisted or self.uncompared:
+            parts.append(unlisted_text(self))
         for c in self.counts:
             parts.append(f"{c.field} {c.seen} (new)" if c.accepted is None else f"{c.field} {c.accepted} → {c.seen}")
         if self.accepted_values:
@@ -173,6 +183,27 @@ class Growth(_Frozen):
         return "; ".join(parts)
 
 
+TOO_MANY = "too many to list"
+
+
+def unlisted_text(g: Growth) -> str:
+    """How a set of values too large to list differs from the accepted one, claiming no more than is known: a
+    set kept only as its digest cannot show that a smaller one is a part of it, nor name what is new."""
+    if g.uncompared is None:  # a Growth stored before the sizes were kept
+        return f"the set of values changed ({g.unlisted} value(s) more or different, too many to list)"
+    before, now = g.uncompared
+    if now > before:
+        return f"the set of values grew from {before} to {now} (at least {now - before} new; {TOO_MANY})"
+    if now == before:
+        return (
+            f"the set of values changed: {now} values, as many as before but not the same (at least 1 new; {TOO_MANY})"
+        )
+    return (
+        f"the set of values changed from {before} to {now}: too many to list, so whether any is new cannot be told "
+        "(it may only have shrunk)"
+    )
+
+
 def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = normalise_spelling) -> Growth | None:
     """How ``seen`` exceeds ``accepted`` (None when it is the same or smaller: the acceptance covers it).
 
@@ -180,24 +211,30 @@ def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = norma
     subject whose case and digits mean something (a statement of code) passes a stricter one."""
     new_values: tuple[str, ...] = ()
     unlisted = 0
+    uncompared: tuple[int, int] | None = None
     if seen.n_values:
         if accepted.listed and seen.listed:
             known = {same(v) for v in accepted.values}
             new_values = tuple(v for v in seen.values if same(v) not in known)
         elif seen.digest != accepted.digest:
-            # One side is only a digest: a different set cannot be shown to be a subset, so it counts as grown.
-            unlisted = max(seen.n_values - accepted.n_values, 1)
+            # One side is only a digest: a different set cannot be shown to be a subset, so it counts as grown
+            # (never as the same), saying only what is known: the sizes, and how many are new at least.
+            # As many values or more, and not the same set: one at least is new. Fewer: maybe none is.
+            unlisted = max(seen.n_values - accepted.n_values, 1) if seen.n_values >= accepted.n_values else 0
+            uncompared = (accepted.n_values, seen.n_values)
     grown: list[CountGrowth] = []
     if accepted.counts is not None and seen.counts is not None:
         for name, value in seen.counts.items():
             before = accepted.counts.get(name)
             if before is None or value > before:
                 grown.append(CountGrowth(field=name, accepted=before, seen=value))
-    if not new_values and not unlisted and not grown:
+    if not new_values and uncompared is None and not grown:
         return None
     kept_forms = {same(v) for v in accepted.values}
     kept = tuple(v for v in seen.values if same(v) in kept_forms)
-    return Growth(accepted_values=kept, new_values=new_values, unlisted=unlisted, counts=tuple(grown))
+    return Growth(
+        accepted_values=kept, new_values=new_values, unlisted=unlisted, uncompared=uncompared, counts=tuple(grown)
+    )
 
 
 def union(scopes: Iterable[Scope]) -> Scope:

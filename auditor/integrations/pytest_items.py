@@ -89,8 +89,20 @@ def shared_outcomes(config: pytest.Config, chosen: Sequence[Path]) -> str:
 def collect(session: pytest.Session, chosen: Sequence[Path]) -> list[pytest.Item]:
     items: list[pytest.Item] = []
     for outcome in outcomes(session.config, chosen):
-        items += session.genitems(AuditFile.from_parent(session, path=outcome.config, outcome=outcome))
+        named = config_id(session.config, outcome.config)
+        items += session.genitems(AuditFile.from_parent(session, path=outcome.config, nodeid=named, outcome=outcome))
     return items
+
+
+def config_id(config: pytest.Config, path: Path) -> str:
+    """How the tests of the config at ``path`` are named: its path from the rootdir (`vision/audit.yaml`) as pytest
+    names a test file, or its absolute path outside the rootdir, where pytest would name it by the file name alone
+    (`::audit.yaml`), the same for every config so named."""
+    absolute = Path(path).absolute()
+    try:
+        return absolute.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return absolute.as_posix()
 
 
 class AuditFile(pytest.File):
@@ -125,7 +137,11 @@ class _AuditItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"{self.path.name}::{self.name}"  # a line: a skip is reported at the config
+        # A line: a skip is reported at the config. The third part heads a failure's section: the config's name
+        # as its tests are named, so two audit.yaml files are told apart; not the end of the test's name, which
+        # `-v` would print with each '.' as '::' (`audit::yaml`).
+        assert self.parent is not None
+        return self.path, 0, f"{self.parent.nodeid}: {self.name}"
 
 
 class StageItem(_AuditItem):

@@ -119,7 +119,12 @@ def read_each(
             f"{', '.join(sorted(FORMATS))} (or set manifest.format)"
         )
     if len(formats) > 1:
-        raise ManifestError(f"manifest files mix formats {sorted(f or '?' for f in formats)}; use one format")
+        each = {fmt or detect_format(f): f for f in reversed(files)}  # the first file of each format
+        shown = ", ".join(f"{each[k]} ({k})" for k in sorted(each, key=str))
+        raise ManifestError(
+            f"manifest files mix formats {sorted(f or '?' for f in formats)}: {shown}; use one format "
+            "(narrow manifest.path to the files of one)"
+        )
     kind = formats.pop()
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
@@ -493,8 +498,26 @@ def _read_parquet(
         if extra:
             reject_split_columns([t], variants, _row_of(f))
             t = t.select(list(columns))
+        reject_header_records(f, repeated_header_rows(t, columns))
         tables.append(without_views(t))
     return list(zip(files, tables, strict=True))
+
+
+def reject_header_records(path: Path | str, hits: Sequence[int], line_of: Callable[[int], int] | None = None) -> None:
+    """ManifestError for records of a JSON-lines (``line_of`` gives a 0-based row's line) or Parquet file that
+    repeat the column names (``hits``, 0-based rows), as a CSV line repeating the header is refused: a header
+    written as a record when files were joined would otherwise become a split named 'split'."""
+    if not hits:
+        return
+    if line_of is not None:
+        lines = [line_of(i) for i in hits[:5]]
+        head, listed = f"{path}:{lines[0]}: this record", f"line(s) {', '.join(map(str, lines))}"
+    else:  # a Parquet file has no lines: its rows counted from 1, as its other messages count them
+        head, listed = f"{path}: row {hits[0] + 1}", f"row(s) {', '.join(str(i + 1) for i in hits[:5])}"
+    raise ManifestError(
+        f"{head} repeats the column names ({len(hits)} such record(s): {listed}); were files concatenated with "
+        "their header? remove those records"
+    )
 
 
 def _row_of(path: Path | str) -> Callable[[int], str]:
@@ -578,6 +601,14 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
         raise ManifestError(
             f"{path}:1:{exc.start + 1}: the header is not UTF-8 (byte 0x{first[exc.start]:02x}); save the file as UTF-8"
         ) from None
+    hint = _EXCEL_SEPARATOR.fullmatch(text.rstrip("\r\n"))
+    if hint is not None:
+        # Neither Arrow's reader nor pandas skips it; refused rather than skipped, as blank lines are: every line
+        # number a later message cites counts from the header.
+        raise ManifestError(
+            f"{path}:1: the first line {hint.group(0)!r} is Excel's separator hint, not the header naming the "
+            "columns; remove that line so the header comes first (or save the file again as plain CSV)"
+        )
     try:
         names = next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter))
     except csv.Error as exc:  # e.g. a header field over the csv module's size limit
@@ -592,6 +623,10 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
                 )
             seen[name] = i
     return names, len(first)
+
+
+# The line Excel writes first (and reads) to say which separator a CSV uses: `sep=,`, `sep=;`, `sep=<tab>`.
+_EXCEL_SEPARATOR = re.compile(r"sep=.", re.IGNORECASE)
 
 
 def _blank_lines_before_header(path: Path) -> int:
@@ -855,7 +890,9 @@ def _read_jsonl(path: Path, columns: Sequence[str]) -> pa.Table:
     variants = variant_columns(table.column_names, columns)
     if variants:
         reject_split_columns([table], variants, lambda row: f"{path}:{_jsonl_line(path, row)}")
-    return _exact_integers(path, table.select(list(columns)) if columns else table)
+    kept = table.select(list(columns)) if columns else table
+    reject_header_records(path, repeated_header_rows(kept, columns), lambda row: _jsonl_line(path, row))
+    return _exact_integers(path, kept)
 
 
 def _jsonl_line(path: Path, row: int) -> int:

@@ -26,6 +26,7 @@ from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_colum
 from auditor.manifest.readers import (
     MissingColumnsError,
     column_names,
+    detect_format,
     expand,
     missing_columns,
     read_each,
@@ -575,6 +576,24 @@ class Manifest:
         return [v if isinstance(v, int | str) else str(v) for v in values]
 
 
+def one_format(key: str, where: str, files: Sequence[Path]) -> None:
+    """ManifestError when the files config ``key`` (said at ``where``) matched are of more than one known format:
+    they are read in one. The message names a file of each format and the key, so its pattern can be narrowed."""
+    first: dict[str, Path] = {}
+    for f in files:
+        kind = detect_format(f)
+        if kind is not None:
+            first.setdefault(kind, f)
+    if len(first) < 2:
+        return
+    kinds = sorted(first)
+    shown = ", ".join(f"{first[k]} ({k})" for k in kinds)
+    raise ManifestError(
+        f"{where}: {key} matches manifest files of {len(kinds)} formats {kinds}: {shown}; they are read in one "
+        f"format: narrow {key} to the files of one (e.g. '*.{kinds[0]}') or convert the others"
+    )
+
+
 def manifest_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[Path]]], list[str]]:
     """The manifest's files in reading order, grouped by the split a `paths` entry gives them (None: the split
     is a column), and the columns to read from each."""
@@ -587,10 +606,15 @@ def manifest_groups(loaded: LoadedConfig) -> tuple[list[tuple[str | None, list[P
             (split, expand(p, loaded.base_dir, loaded.locate(("manifest", "paths", split)), loaded.allowed_roots))
             for split, p in spec.paths.items()
         ]
+        if spec.format is None:
+            for split, fs in groups:  # each split's files in one format (splits may differ)
+                one_format(f"manifest.paths.{split}", loaded.locate(("manifest", "paths", split or "")), fs)
         first = next((fs[0] for _, fs in groups if fs), None)
         return groups, columns_to_read(loaded.config, columns, first, spec.format)
     assert spec.path is not None and (spec.split is not None or spec.folds is not None)
     files = expand(spec.path, loaded.base_dir, loaded.locate(("manifest", "path")), loaded.allowed_roots)
+    if spec.format is None:
+        one_format("manifest.path", loaded.locate(("manifest", "path")), files)
     columns = columns_to_read(loaded.config, columns, files[0] if files else None, spec.format)
     return [(None, files)], [spec.split, *columns] if spec.split is not None else columns
 
@@ -685,7 +709,46 @@ def explain_missing(exc: MissingColumnsError, named: dict[str, tuple[str | int, 
         origins = "; ".join(f"'{c}' is named by {_dotted(named[c])}" for c in exc.missing if c in named)
     else:
         origins = "; ".join(f"'{c}' is named at {loaded.locate(named[c])}" for c in exc.missing if c in named)
-    return f"{exc}\n  ({origins})" if origins else str(exc)
+    said = f"{exc}\n  ({origins})" if origins else str(exc)
+    hint = _partition_hint(exc, loaded)
+    return f"{said}\n  {hint}" if hint else said
+
+
+def _partition_hint(exc: MissingColumnsError, loaded: LoadedConfig) -> str | None:
+    """What to do when a missing column lives only in the file's folder names (`data/split=test/part.parquet`,
+    as Hive-style partitioned writers leave it): the files are read for their own columns only, so a split kept
+    so is named per split with manifest.paths; any other such column must be written into the files."""
+    if isinstance(exc.path, str) and "://" in exc.path:
+        return None
+    path = Path(exc.path)
+    for column in exc.missing:
+        folder = next((d for d in path.parents if d.name.casefold().startswith(f"{column.casefold()}=")), None)
+        if folder is None:
+            continue
+        said = (
+            f"the folder names hold '{folder.name.split('=', 1)[0]}=' ({folder.name}): the column lives in the "
+            "folder names, not in the files, which are read for their own columns only"
+        )
+        spec = loaded.config.manifest
+        if spec is None or column != spec.split or loaded.source is not None:
+            return f"{said}; write '{column}' into the files"
+        siblings = sorted(d for d in folder.parent.glob(f"{folder.name.split('=', 1)[0]}=*") if d.is_dir())
+        paths = ", ".join(
+            f"{d.name.split('=', 1)[1]}: '{_folder_pattern(d, loaded.base_dir, path.suffix)}'" for d in siblings[:5]
+        )
+        more = ", ..." if len(siblings) > 5 else ""
+        return (
+            f"{said}; name each split's files with manifest.paths in place of manifest.split, e.g. "
+            f"paths: {{{paths}{more}}}"
+        )
+    return None
+
+
+def _folder_pattern(folder: Path, base: Path, suffix: str) -> str:
+    """A manifest path naming the files under ``folder``, relative to the config's folder when it is under it: the
+    folder itself for Parquet (its shards are read), else a glob of the files' kind."""
+    place = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else folder.as_posix()
+    return place if suffix == ".parquet" else f"{place}/**/*{suffix}"
 
 
 def _dotted(loc: tuple[str | int, ...]) -> str:

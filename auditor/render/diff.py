@@ -10,8 +10,8 @@ from collections.abc import Callable
 from jinja2 import Environment, select_autoescape
 
 from auditor.core.diff import Diff, Persisting, change_text, scope_text
-from auditor.core.findings import SUBJECT_FIELDS, Finding, Report
-from auditor.core.scope import SHOWN
+from auditor.core.findings import SUBJECT_FIELDS, BaselineValues, Finding, Report
+from auditor.core.scope import SHOWN, Growth, unlisted_text
 from auditor.render.common import MARK, cell, md_code, md_escape
 
 DiffRenderer = Callable[[Diff], str]
@@ -38,7 +38,7 @@ def _persisting_text(p: Persisting) -> str:
         parts.append(_accepted_text(p.finding))
     elif p.no_longer_accepted:
         parts.append("no longer accepted" + (f" (was: {p.old_accept_reason})" if p.old_accept_reason else ""))
-    if p.scope_growth is not None and (p.scope_growth.new_values or p.scope_growth.unlisted):
+    if p.scope_growth is not None and p.scope_growth.values_differ:
         parts.insert(0, scope_text(p.scope_growth))
     if p.finding.severity != p.old_severity:
         parts.insert(0, f"severity {p.old_severity.value} → {p.finding.severity.value}")
@@ -163,13 +163,19 @@ def baseline_line(report: Report) -> str | None:
     if b.unchecked:
         parts.append(f"{len(b.unchecked)} not checked again")
     scope = "; the exit code counts only new and escalated findings" if b.new_only else ""
-    values = "".join(
+    values = "".join(_new_values_text(v) for v in b.new_values)
+    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}{values}"
+
+
+def _new_values_text(v: BaselineValues) -> str:
+    """A finding's values beyond its baseline's for baseline_line: those named, else how its set changed."""
+    if v.uncompared is not None and not v.values:  # too many to list: only the sizes are known
+        return f"; {v.code} {unlisted_text(Growth(unlisted=v.unlisted, uncompared=v.uncompared))}"
+    return (
         f"; {v.code} new values: "
         + (", ".join(v.values[:SHOWN]) + (f" and {len(v.values) - SHOWN} more" if len(v.values) > SHOWN else ""))
         + (f"{' and ' if v.values else ''}{v.unlisted} unlisted" if v.unlisted else "")
-        for v in b.new_values
     )
-    return f"baseline {b.path} ({b.generated_at}): {', '.join(parts)}{scope}{values}"
 
 
 def baseline_tag(f: Finding, escape: Callable[[str], str] = str) -> str:
