@@ -231,7 +231,7 @@ class Frames(WalkState):
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
-            if name == "shift":
+            if name in ("shift", "diff", "pct_change"):
                 self.record.leads.add(node.lineno)
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             column = self._column_of(target, data)
@@ -524,7 +524,9 @@ class Frames(WalkState):
             # a window over the row's own value (s.rolling(5).mean(), s.expanding().mean()) holds it, as it does
             # outside a group; what the walk could not follow is taken as earlier rows
             past = body.data.past if body.data is not None and lagged else True
-            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}))
+            # s.shift(-1) in the function: the group's next values, as outside a group
+            later = body.data.later if body.data is not None else data.later
+            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}, later=later))
         fits = (body.data.fits if body.data is not None else frozenset()) | body.stats
         if statistic:  # one statistic of the group, at the call a reader sees (not each reduction inside it)
             if written is not None:
@@ -1105,7 +1107,8 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
     """Whether a method gives a row values of the rows after it: bfill, interpolate (which reads the next value),
-    fillna(method="bfill"), shift(-k), a centred rolling window; ffill and shift(k) read earlier rows only."""
+    fillna(method="bfill"), shift(-k) (and diff(-k), pct_change(-k)), a centred rolling window; ffill and shift(k)
+    read earlier rows only."""
     if name in ("bfill", "backfill"):
         return True
     if name == "interpolate":
@@ -1114,7 +1117,7 @@ def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> 
     if name == "fillna":
         method = kwargs.get("method", NOTHING).const
         return method in ("bfill", "backfill")
-    if name == "shift":
+    if name in ("shift", "diff", "pct_change"):
         periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
         return isinstance(periods, int) and not isinstance(periods, bool) and periods < 0
     if name == "rolling":
@@ -1329,7 +1332,8 @@ def _within(columns: Columns | None, names: Columns) -> Columns:
     """A table's columns narrowed to a list of names taken from its own columns (with what each came from)."""
     if columns is None or names.opaque or columns.opaque:
         return names
-    derived = frozenset(d for d in columns.derived if names.has(d[0]))
+    # what a kept column was used to compute stays known: a label computed from it is read from it
+    derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
     return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
 
 

@@ -711,10 +711,16 @@ class _Rules:
                 # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
                 numeric = True if regression or label in x.columns.numbers or y.number else None
                 derived = x.columns.computed_from(label)
+                # a label taken from later rows (the next day's sales, shift(-1)) is not in the row's own values:
+                # today's sales among the features is a forecast, not the answer
+                ahead = any(f[1] == label for f in y.later)
                 upstream = sorted(
                     src
                     for new, src in x.columns.derived
-                    if new == label and src != label and x.columns.has(src, True if src in x.columns.numbers else None)
+                    if new == label
+                    and src != label
+                    and not ahead
+                    and x.columns.has(src, True if src in x.columns.numbers else None)
                 )
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))

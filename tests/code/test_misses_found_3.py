@@ -1,0 +1,155 @@
+"""Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
+computed from listed among the features by name.
+Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
+none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+"""
+
+_HOUSES_FIT = """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+_SALES_FIT = """
+        df = df.dropna()
+        X = df[["sales", "price", "store"]]
+        y = df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+# 1. The column a label was computed from, among features listed by name ---------------------------------------
+LABEL_SOURCES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a label thresholded from price, price listed among the features": (
+        """
+        df = pd.read_csv("houses.csv")
+        df["expensive"] = (df["price"] > 300000).astype(int)
+        X = df[["price", "rooms", "area"]]
+        y = df["expensive"]"""
+        + _HOUSES_FIT,
+        [("label_in_features", 6)],
+    ),
+    "a label thresholded from price, the features listed without it": (
+        """
+        df = pd.read_csv("houses.csv")
+        df["expensive"] = (df["price"] > 300000).astype(int)
+        X = df[["rooms", "area", "age"]]
+        y = df["expensive"]"""
+        + _HOUSES_FIT,
+        [],
+    ),
+    "a label thresholded from price, price in a list of names given to loc": (
+        """
+        df = pd.read_csv("houses.csv")
+        df["expensive"] = (df["price"] > 300000).astype(int)
+        features = ["price", "rooms", "area"]
+        X = df.loc[:, features]
+        y = df["expensive"]"""
+        + _HOUSES_FIT,
+        [("label_in_features", 7)],
+    ),
+    "a label that sums two counts, both counts listed among the features": (
+        """
+        df = pd.read_csv("bikes.csv")
+        df["total"] = df["casual"] + df["registered"]
+        y = df["total"]
+        X = df[["temp", "hum", "casual", "registered"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
+    "a label that sums two counts, one count listed among the features": (
+        """
+        df = pd.read_csv("bikes.csv")
+        df["total"] = df["casual"] + df["registered"]
+        y = df["total"]
+        X = df[["temp", "hum", "casual"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
+    "a label that sums two counts, the features listed without either": (
+        """
+        df = pd.read_csv("bikes.csv")
+        df["total"] = df["casual"] + df["registered"]
+        y = df["total"]
+        X = df[["temp", "hum", "season", "hr"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    # a forecast: the label is the next row's sales, today's sales are a fair feature
+    "the next day's sales as the label, today's sales listed among the features": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = df["sales"].shift(-1)"""
+        + _SALES_FIT,
+        [],
+    ),
+    "the next day's sales in each store as the label, today's sales listed among the features": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = df.groupby("store")["sales"].transform(lambda s: s.shift(-1))"""
+        + _SALES_FIT,
+        [],
+    ),
+    "whether tomorrow's price is higher as the label, today's price listed among the features": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = (df["price"].shift(-1) > df["price"]).astype(int)"""
+        + _SALES_FIT,
+        [],
+    ),
+    "the change to the next day's sales as the label, today's sales listed among the features": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = df["sales"].diff(-1)"""
+        + _SALES_FIT,
+        [],
+    ),
+    "the next day's sales as the label, the features taken by dropping it": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = df.groupby("store")["sales"].shift(-1)
+        df = df.dropna()
+        X = df.drop(columns=["target"])
+        y = df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "today's sales doubled as the label, today's sales listed among the features": (
+        """
+        df = pd.read_csv("sales.csv")
+        df["target"] = df["sales"] * 2"""
+        + _SALES_FIT,
+        [("label_in_features", 7)],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", LABEL_SOURCES.values(), ids=LABEL_SOURCES.keys())
+def test_the_source_of_the_label_among_listed_features(
+    tmp_path: Path, body: str, expected: list[tuple[str, int]]
+) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
