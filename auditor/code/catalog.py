@@ -44,6 +44,9 @@ class Role:
     temporal: bool = False  # a splitter that keeps time order (TimeSeriesSplit)
     fit_method: str = "fit"  # the method that fits it, when not `fit` (Keras: fit_on_texts, adapt)
     rows_at_init: bool = False  # given its rows when built, fitted by fit() alone (statsmodels: OLS(y, X).fit())
+    # a model that learns from rows without their labels (clusters, outliers): what it says of rows (a cluster id,
+    # an outlier flag) carries what it learned from the rows it was fitted on, as a learner's output does
+    unsupervised: bool = False
 
 
 def _learners(names: str, learns: str, strength: Strength = Strength.STATISTICS, fit: str = "fit") -> dict[str, Role]:
@@ -92,6 +95,24 @@ _SKLEARN_CLASSES: dict[str, Role] = {
             "RBFSampler",
             "AdditiveChi2Sampler",
             "SkewedChi2Sampler",
+        ]
+    },
+    **{
+        name: Role(Kind.MODEL, "clusters fitted to the rows", unsupervised=True)
+        for name in [
+            "KMeans",
+            "MiniBatchKMeans",
+            "BisectingKMeans",
+            "GaussianMixture",
+            "BayesianGaussianMixture",
+            "DBSCAN",
+            "HDBSCAN",
+            "OPTICS",
+            "AgglomerativeClustering",
+            "Birch",
+            "MeanShift",
+            "SpectralClustering",
+            "AffinityPropagation",
         ]
     },
     **{name: Role(Kind.PIPELINE) for name in ["Pipeline", "FeatureUnion", "ColumnTransformer"]},

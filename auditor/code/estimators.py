@@ -476,6 +476,9 @@ class Estimators(WalkState):
             found.fits = frozenset({fid})
             return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
         history = self._validation_split(found, kwargs, x, node, what)
+        if found.role is not None and found.role.unsupervised:
+            # its cluster ids or outlier flags (predict, labels_) carry the rows it was fitted on
+            found.fits = frozenset({self.fit(node, what, found.role.learns, Strength.STATISTICS, x)})
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
@@ -658,6 +661,8 @@ class Estimators(WalkState):
             x = replace(x, columns=x.columns.only(named), mask=None).pruned(x.columns)
         rows = x if x is not None else Data(frozenset())
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
+        if found.role is not None and found.role.unsupervised:
+            rows = replace(rows, fits=rows.fits | found.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)

@@ -1,5 +1,5 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
-computed from listed among the features by name.
+computed from listed among the features by name; cluster ids of every row among the features.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -14,10 +14,11 @@ from tests.code.reading import leaks_found
 HEAD = """\
 import numpy as np
 import pandas as pd
+from sklearn.cluster import DBSCAN, KMeans
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import GroupKFold, cross_val_score, train_test_split
 from sklearn.preprocessing import StandardScaler
 """
 
@@ -152,4 +153,85 @@ LABEL_SOURCES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_the_source_of_the_label_among_listed_features(
     tmp_path: Path, body: str, expected: list[tuple[str, int]]
 ) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CUSTOMERS = """
+        df = pd.read_csv("customers.csv")
+        feats = ["recency", "frequency", "monetary"]"""
+
+_CHURN_SCORED = """
+        X = df[feats + ["segment"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["churned"], random_state=0)
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+# 2. Cluster ids among the features ------------------------------------------------------------------------------
+CLUSTERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "KMeans fit_predict on every row, its cluster ids a feature": (
+        _CUSTOMERS
+        + """
+        df["segment"] = KMeans(n_clusters=6, n_init=10).fit_predict(df[feats])"""
+        + _CHURN_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "KMeans fitted on every row, its labels_ a feature": (
+        _CUSTOMERS
+        + """
+        df["segment"] = KMeans(n_clusters=6, n_init=10).fit(df[feats]).labels_"""
+        + _CHURN_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "KMeans fitted on every row, then each row's cluster predicted as a feature": (
+        _CUSTOMERS
+        + """
+        km = KMeans(n_clusters=6, n_init=10).fit(df[feats])
+        df["segment"] = km.predict(df[feats])"""
+        + _CHURN_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "DBSCAN fit_predict on every row, its cluster ids a feature": (
+        _CUSTOMERS
+        + """
+        df["segment"] = DBSCAN(eps=0.5).fit_predict(df[feats])"""
+        + _CHURN_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "KMeans fitted on the training part, each part's clusters predicted": (
+        _CUSTOMERS
+        + """
+        tr, te = train_test_split(df, random_state=0)
+        tr, te = tr.copy(), te.copy()
+        km = KMeans(n_clusters=6, n_init=10).fit(tr[feats])
+        tr["segment"] = km.predict(tr[feats])
+        te["segment"] = km.predict(te[feats])
+        cols = feats + ["segment"]
+        print(RandomForestClassifier().fit(tr[cols], tr["churned"]).score(te[cols], te["churned"]))
+        """,
+        [],
+    ),
+    "KMeans on every row to describe each segment, the model on the other columns": (
+        _CUSTOMERS
+        + """
+        df["segment"] = KMeans(n_clusters=6, n_init=10).fit(df[feats]).labels_
+        print(df.groupby("segment")[feats].mean())
+        X_tr, X_te, y_tr, y_te = train_test_split(df[feats], df["churned"], random_state=0)
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "KMeans on every row's place, its clusters the groups of a GroupKFold": (
+        """
+        df = pd.read_csv("plots.csv")
+        blocks = KMeans(n_clusters=10, n_init=10).fit_predict(df[["lat", "lon"]])
+        X, y = df[["elev", "rain"]], df["yield"]
+        print(cross_val_score(RandomForestRegressor(), X, y, groups=blocks, cv=GroupKFold(5)).mean())
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", CLUSTERS.values(), ids=CLUSTERS.keys())
+def test_cluster_ids_among_the_features(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
