@@ -115,6 +115,10 @@ _SKLEARN_CLASSES: dict[str, Role] = {
             "AffinityPropagation",
         ]
     },
+    **{
+        name: Role(Kind.MODEL, "which rows are outliers among the rows", unsupervised=True)
+        for name in ["IsolationForest", "LocalOutlierFactor", "EllipticEnvelope", "OneClassSVM", "SGDOneClassSVM"]
+    },
     **{name: Role(Kind.PIPELINE) for name in ["Pipeline", "FeatureUnion", "ColumnTransformer"]},
     **{
         name: Role(Kind.SEARCH)

@@ -831,13 +831,14 @@ class Frames(WalkState):
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
         selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
-        if rows.data is not None and any(isinstance(n, ast.Compare) for n in ast.walk(rows_node)):
+        written = self._written_mask(rows_node)
+        if rows.data is not None and any(isinstance(n, ast.Compare) for w in written for n in ast.walk(w)):
             # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
             # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
             chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
             selected = self._kept_by(chosen, selected)
         if rows.data is not None:
-            kept = self.thresholds_in(rows_node) - data.fits
+            kept = frozenset().union(*(self.thresholds_in(w) for w in written)) - data.fits
             selected = self._kept_by(frozenset(f for f in kept if self.record.fits[f].learns != PER_GROUP), selected)
         if cols_node is not None:
             picked = cols.strings()
@@ -1005,6 +1006,18 @@ class Frames(WalkState):
         if self.ev(node.func).names != {f"builtins.{node.func.id}"}:
             return None
         return node.func.id, list(node.args)
+
+    def _written_mask(self, node: ast.expr) -> list[ast.expr]:
+        """A selection's rows as written, and the values its names were assigned once: a mask named first
+        (`keep = iso.fit_predict(X) == 1`, then `df[keep]`) is the comparison it holds."""
+        found = [node]
+        for name in ast.walk(node):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+                defs = self.names.definitions(name)
+                value = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+                if value is not None:
+                    found.append(value)
+        return found
 
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
         """Each name assigned by `name = value` in the program, to its value (read once)."""

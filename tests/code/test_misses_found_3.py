@@ -1,5 +1,6 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
-computed from listed among the features by name; cluster ids of every row among the features.
+computed from listed among the features by name; cluster ids of every row among the features; rows taken out
+as outliers by a detector fitted on every row.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -15,10 +16,12 @@ HEAD = """\
 import numpy as np
 import pandas as pd
 from sklearn.cluster import DBSCAN, KMeans
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.covariance import EllipticEnvelope
+from sklearn.ensemble import IsolationForest, RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GroupKFold, cross_val_score, train_test_split
+from sklearn.neighbors import LocalOutlierFactor
 from sklearn.preprocessing import StandardScaler
 """
 
@@ -234,4 +237,88 @@ CLUSTERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", CLUSTERS.values(), ids=CLUSTERS.keys())
 def test_cluster_ids_among_the_features(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_FLATS = """
+        df = pd.read_csv("flats.csv")
+        feats = ["area", "rooms", "floor", "year"]"""
+
+_PRICE_SCORED = """
+        X_tr, X_te, y_tr, y_te = train_test_split(df[feats], df["price"], random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+# 3. Outliers taken out by a detector fitted on every row -------------------------------------------------------
+OUTLIERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "IsolationForest on every row, the label among its columns, a named mask keeps the inliers": (
+        _FLATS
+        + """
+        mask = IsolationForest(contamination=0.05).fit_predict(df[feats + ["price"]]) == 1
+        df = df[mask]"""
+        + _PRICE_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "LocalOutlierFactor on every row, inliers kept in place": (
+        _FLATS
+        + """
+        df = df[LocalOutlierFactor().fit_predict(df[feats]) != -1]"""
+        + _PRICE_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "EllipticEnvelope's flags of every row kept, then compared": (
+        _FLATS
+        + """
+        flags = EllipticEnvelope().fit_predict(df[feats])
+        df = df[flags == 1]"""
+        + _PRICE_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "a z-score filter of every row, named first": (
+        _FLATS
+        + """
+        keep = (np.abs((df[feats] - df[feats].mean()) / df[feats].std()) < 3).all(axis=1)
+        df = df[keep]"""
+        + _PRICE_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "IsolationForest on the training part only, its inliers kept": (
+        _FLATS
+        + """
+        tr, te = train_test_split(df, random_state=0)
+        keep = IsolationForest(contamination=0.05).fit_predict(tr[feats + ["price"]]) == 1
+        tr = tr[keep]
+        print(RandomForestRegressor().fit(tr[feats], tr["price"]).score(te[feats], te["price"]))
+        """,
+        [],
+    ),
+    "IsolationForest on every row, its flags only plotted": (
+        _FLATS
+        + """
+        df["outlier"] = IsolationForest(random_state=0).fit_predict(df[feats])
+        print(df.groupby("outlier")["price"].describe())"""
+        + _PRICE_SCORED,
+        [],
+    ),
+    "rows with a missing price taken out by a named mask": (
+        _FLATS
+        + """
+        keep = df["price"].notna() & (df["area"] > 10)
+        df = df[keep]"""
+        + _PRICE_SCORED,
+        [],
+    ),
+    "IsolationForest fit_predict on every row, its flags scored against known frauds": (
+        """
+        df = pd.read_csv("fraud.csv")
+        pred = IsolationForest(contamination=0.01).fit_predict(df.drop(columns=["is_fraud"]))
+        print(accuracy_score(df["is_fraud"], pred == -1))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", OUTLIERS.values(), ids=OUTLIERS.keys())
+def test_outliers_taken_out_by_a_detector(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
