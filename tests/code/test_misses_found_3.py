@@ -1,6 +1,7 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
 computed from listed among the features by name; cluster ids of every row among the features; rows taken out
-as outliers by a detector fitted on every row.
+as outliers by a detector fitted on every row; a FunctionTransformer whose function takes the mean and std of the
+rows it is given.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -22,7 +23,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GroupKFold, cross_val_score, train_test_split
 from sklearn.neighbors import LocalOutlierFactor
-from sklearn.preprocessing import StandardScaler
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 """
 
 _HOUSES_FIT = """
@@ -321,4 +323,85 @@ OUTLIERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", OUTLIERS.values(), ids=OUTLIERS.keys())
 def test_outliers_taken_out_by_a_detector(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CANCER = """
+        from sklearn.datasets import load_breast_cancer
+        X, y = load_breast_cancer(return_X_y=True)"""
+
+_CANCER_SPLIT_SCORED = """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+# 4. A FunctionTransformer whose function takes statistics of the rows --------------------------------------------
+FUNCTION_TRANSFORMERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a lambda that standardises by the rows' mean and std, applied to every row before the split": (
+        _CANCER
+        + """
+        X = FunctionTransformer(lambda A: (A - A.mean(axis=0)) / A.std(axis=0)).fit_transform(X)"""
+        + _CANCER_SPLIT_SCORED,
+        [("preprocessing", 3)],
+    ),
+    "a lambda that standardises by the rows' mean and std, in a pipeline scored on the test part": (
+        _CANCER
+        + """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        zscore = FunctionTransformer(lambda A: (A - A.mean(0)) / A.std(0))
+        model = make_pipeline(zscore, LogisticRegression()).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("preprocessing", 6)],
+    ),
+    "a function of the file that centres by np.mean, fitted on the training part, applied to the test part": (
+        _CANCER
+        + """
+        def centre(A):
+            return A - np.mean(A, axis=0)
+
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        ft = FunctionTransformer(centre).fit(X_tr)
+        model = LogisticRegression().fit(ft.transform(X_tr), y_tr)
+        print(model.score(ft.transform(X_te), y_te))
+        """,
+        [("preprocessing", 9)],
+    ),
+    "np.log1p applied to every row before the split": (
+        _CANCER
+        + """
+        X = FunctionTransformer(np.log1p).fit_transform(X)"""
+        + _CANCER_SPLIT_SCORED,
+        [],
+    ),
+    "a lambda that scales each row by its own maximum, applied to every row before the split": (
+        _CANCER
+        + """
+        X = FunctionTransformer(lambda A: A / A.max(axis=1, keepdims=True)).fit_transform(X)"""
+        + _CANCER_SPLIT_SCORED,
+        [],
+    ),
+    "a lambda that clips at fixed bounds, applied to every row before the split": (
+        _CANCER
+        + """
+        X = FunctionTransformer(lambda A: np.clip(A, 0, 100)).fit_transform(X)"""
+        + _CANCER_SPLIT_SCORED,
+        [],
+    ),
+    "np.log1p then a scaler in a pipeline fitted on the training part": (
+        _CANCER
+        + """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = make_pipeline(FunctionTransformer(np.log1p), StandardScaler(), LogisticRegression())
+        print(model.fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", FUNCTION_TRANSFORMERS.values(), ids=FUNCTION_TRANSFORMERS.keys())
+def test_a_function_transformer_that_takes_statistics(
+    tmp_path: Path, body: str, expected: list[tuple[str, int]]
+) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
