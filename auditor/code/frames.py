@@ -1055,7 +1055,10 @@ class Frames(WalkState):
                 found.keys = found.keys.join(key)
                 if key.const is not None:
                     found.entries[key.const] = found.entries.get(key.const, NOTHING).join(value)
+        keyed = key.const is not None and any(self.record.objects[o].qualname == CONTAINER for o in holder.objects)
         if holder.data is None:
+            if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself
+                return
             if value.data is not None or value.stats or key.stats:  # vec[index[w]] = c: the array now holds them
                 filled = value.data if value.data is not None else self.source(stmt, f"{self.text(holder_node)}")
                 filled = self.with_fits(filled, holder.stats | value.stats | key.stats)

@@ -1,7 +1,7 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
 computed from listed among the features by name; cluster ids of every row among the features; rows taken out
 as outliers by a detector fitted on every row; a FunctionTransformer whose function takes the mean and std of the
-rows it is given.
+rows it is given; a data set's part files read in a loop, then a learner fitted on both.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -404,4 +404,77 @@ FUNCTION_TRANSFORMERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_a_function_transformer_that_takes_statistics(
     tmp_path: Path, body: str, expected: list[tuple[str, int]]
 ) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_READ_IN_A_LOOP = """
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        data = {}
+        for split in ["train", "test"]:
+            df = pd.read_csv(f"data/{split}.csv")
+            data[split] = (df["text"], df["label"])"""
+
+_TEXTS_SCORED = """
+        clf = LogisticRegression().fit(vec.transform(data["train"][0]), data["train"][1])
+        print(accuracy_score(data["test"][1], clf.predict(vec.transform(data["test"][0]))))
+        """
+
+_TABLES_IN_A_LOOP = """
+        parts = {}
+        for name in ("train", "valid", "test"):
+            parts[name] = pd.read_csv("data/" + name + ".csv")
+        cols = ["a", "b"]"""
+
+# 5. A data set's part files read in a loop --------------------------------------------------------------------
+PART_FILES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a vectorizer fitted on the training and test files read in a loop into a dict": (
+        _READ_IN_A_LOOP
+        + """
+        vec = TfidfVectorizer().fit(pd.concat([data["train"][0], data["test"][0]]))"""
+        + _TEXTS_SCORED,
+        [("preprocessing", 6)],
+    ),
+    "a scaler fitted on the training and test tables read in a loop, stored by name": (
+        _TABLES_IN_A_LOOP
+        + """
+        sc = StandardScaler().fit(pd.concat([parts["train"], parts["test"]])[cols])
+        model = LogisticRegression().fit(sc.transform(parts["train"][cols]), parts["train"]["y"])
+        print(model.score(sc.transform(parts["test"][cols]), parts["test"]["y"]))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "a vectorizer fitted on the training file read in a loop into a dict": (
+        _READ_IN_A_LOOP
+        + """
+        vec = TfidfVectorizer().fit(data["train"][0])"""
+        + _TEXTS_SCORED,
+        [],
+    ),
+    "a scaler fitted on the training table read in a loop, the other parts scored in a loop": (
+        _TABLES_IN_A_LOOP
+        + """
+        sc = StandardScaler().fit(parts["train"][cols])
+        model = LogisticRegression().fit(sc.transform(parts["train"][cols]), parts["train"]["y"])
+        for name in ("valid", "test"):
+            print(name, model.score(sc.transform(parts[name][cols]), parts[name]["y"]))
+        """,
+        [],
+    ),
+    "the part files read in a loop and stacked, then split anew and scaled on the training part": (
+        """
+        frames = []
+        for split in ["train", "test"]:
+            frames.append(pd.read_csv(f"data/{split}.csv"))
+        df = pd.concat(frames)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        sc = StandardScaler().fit(X_tr)
+        print(LogisticRegression().fit(sc.transform(X_tr), y_tr).score(sc.transform(X_te), y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", PART_FILES.values(), ids=PART_FILES.keys())
+def test_part_files_read_in_a_loop(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
