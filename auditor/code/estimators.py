@@ -407,6 +407,13 @@ class Estimators(WalkState):
                 result = NOTHING
                 for fid in sorted(given.functions):
                     result = result.join(self.call_function(fid, [trial], {}, node))
+                for oid in sorted(given.objects):  # Objective(X_tr, y_tr, X_ev, y_ev): its __call__, with self bound
+                    made = self.record.objects[oid]
+                    call = self.local_method(made.qualname, "__call__") if made.qualname.startswith(LOCAL) else None
+                    if call is not None:
+                        result = result.join(
+                            self.call_function(call, [Value(objects=frozenset({oid})), trial], {}, node)
+                        )
         finally:
             self.loops.pop()
         self.choose(node, "study.optimize()", self.scores_in([result]))

@@ -1,7 +1,8 @@
 """Leaks the reading used to pass as clean, each beside correct code that looks like it: the column a label was
 computed from listed among the features by name; cluster ids of every row among the features; rows taken out
 as outliers by a detector fitted on every row; a FunctionTransformer whose function takes the mean and std of the
-rows it is given; a data set's part files read in a loop, then a learner fitted on both.
+rows it is given; a data set's part files read in a loop, then a learner fitted on both; an Optuna objective
+written as a callable class, given the test part.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -477,4 +478,51 @@ PART_FILES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
 @pytest.mark.parametrize("body, expected", PART_FILES.values(), ids=PART_FILES.keys())
 def test_part_files_read_in_a_loop(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_OBJECTIVE_CLASS = """
+        import optuna
+        from sklearn.datasets import load_wine
+        from sklearn.svm import SVC
+
+        class Objective:
+            def __init__(self, X_fit, y_fit, X_ev, y_ev):
+                self.X_fit, self.y_fit, self.X_ev, self.y_ev = X_fit, y_fit, X_ev, y_ev
+
+            def __call__(self, trial):
+                c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+                clf = SVC(C=c).fit(self.X_fit, self.y_fit)
+                return accuracy_score(self.y_ev, clf.predict(self.X_ev))
+
+        X, y = load_wine(return_X_y=True)
+        study = optuna.create_study(direction="maximize")"""
+
+# 6. An Optuna objective written as a callable class ------------------------------------------------------------
+OBJECTIVE_CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a callable class objective given the test part, its best value printed": (
+        _OBJECTIVE_CLASS
+        + """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        study.optimize(Objective(X_tr, y_tr, X_te, y_te), n_trials=50)
+        print("best test accuracy", study.best_value)
+        """,
+        [("multi_test", 17)],
+    ),
+    "a callable class objective given a validation part, the test part scored once": (
+        _OBJECTIVE_CLASS
+        + """
+        X_tmp, X_te, y_tmp, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_tmp, y_tmp, random_state=0)
+        study.optimize(Objective(X_tr, y_tr, X_val, y_val), n_trials=50)
+        final = SVC(**study.best_params).fit(X_tr, y_tr)
+        print("test accuracy", accuracy_score(y_te, final.predict(X_te)))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", OBJECTIVE_CLASSES.values(), ids=OBJECTIVE_CLASSES.keys())
+def test_an_objective_written_as_a_class(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
