@@ -311,6 +311,15 @@ OUTLIERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _PRICE_SCORED,
         [],
     ),
+    "a named mask at a learned quantile of the year, one side trained on and the other scored": (
+        _FLATS
+        + """
+        early = df["year"] < df["year"].quantile(0.8)
+        train, test = df[early], df[~early]
+        print(RandomForestRegressor().fit(train[feats], train["price"]).score(test[feats], test["price"]))
+        """,
+        [],
+    ),
     "IsolationForest fit_predict on every row, its flags scored against known frauds": (
         """
         df = pd.read_csv("fraud.csv")
