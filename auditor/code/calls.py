@@ -72,7 +72,7 @@ class Calls(Library):
         for oid in sorted(callee.objects):
             found = self.record.objects[oid]
             if found.role is not None and found.role.kind is Kind.LEARNER:  # a Keras layer or tokenizer called
-                out = out.join(self._transform(found, args, kwargs))
+                out = out.join(self._transform(found, args, kwargs, node))
                 known = True
                 continue
             called = self.torch_call(found, args, kwargs, node)  # a torch network's forward pass, or its loss

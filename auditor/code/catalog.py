@@ -44,6 +44,12 @@ class Role:
     temporal: bool = False  # a splitter that keeps time order (TimeSeriesSplit)
     fit_method: str = "fit"  # the method that fits it, when not `fit` (Keras: fit_on_texts, adapt)
     rows_at_init: bool = False  # given its rows when built, fitted by fit() alone (statsmodels: OLS(y, X).fit())
+    # a model that learns from rows without their labels (clusters, outliers): what it says of rows (a cluster id,
+    # an outlier flag) carries what it learned from the rows it was fitted on, as a learner's output does
+    unsupervised: bool = False
+    # a learner that learns anew from every batch it transforms (a FunctionTransformer whose function takes the
+    # rows' mean and std): the test part transformed alone is transformed with statistics of its own
+    refits: bool = False
 
 
 def _learners(names: str, learns: str, strength: Strength = Strength.STATISTICS, fit: str = "fit") -> dict[str, Role]:
@@ -93,6 +99,28 @@ _SKLEARN_CLASSES: dict[str, Role] = {
             "AdditiveChi2Sampler",
             "SkewedChi2Sampler",
         ]
+    },
+    **{
+        name: Role(Kind.MODEL, "clusters fitted to the rows", unsupervised=True)
+        for name in [
+            "KMeans",
+            "MiniBatchKMeans",
+            "BisectingKMeans",
+            "GaussianMixture",
+            "BayesianGaussianMixture",
+            "DBSCAN",
+            "HDBSCAN",
+            "OPTICS",
+            "AgglomerativeClustering",
+            "Birch",
+            "MeanShift",
+            "SpectralClustering",
+            "AffinityPropagation",
+        ]
+    },
+    **{
+        name: Role(Kind.MODEL, "which rows are outliers among the rows", unsupervised=True)
+        for name in ["IsolationForest", "LocalOutlierFactor", "EllipticEnvelope", "OneClassSVM", "SGDOneClassSVM"]
     },
     **{name: Role(Kind.PIPELINE) for name in ["Pipeline", "FeatureUnion", "ColumnTransformer"]},
     **{
@@ -267,6 +295,9 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# What a FunctionTransformer learns whose function takes statistics of the rows it is given (A.mean(0)): anew
+# from every batch it transforms, so no pipeline keeps the test part from its own.
+BATCH_STATISTICS = "statistics of the rows it is given"
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 # What a table of each column's statistics learns (df.describe(), df.agg(["mean", "std"])): its values, not its
 # labels, which name the columns (describe().columns) and the statistics.

@@ -7,7 +7,16 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import COUNTERS, LEARNS_WITH_OPTION, STATE_WRITTEN_OUT, Kind, Role, Strength
+from auditor.code.catalog import (
+    BATCH_STATISTICS,
+    COUNTERS,
+    LEARNS_WITH_OPTION,
+    ROW_REDUCTIONS_NUMPY,
+    STATE_WRITTEN_OUT,
+    Kind,
+    Role,
+    Strength,
+)
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
@@ -83,6 +92,8 @@ class Estimators(WalkState):
     ) -> Value:
         if role.kind is Kind.STATELESS:
             role = _with_learning_option(qualname, role, kwargs)
+            if qualname.rpartition(".")[2] == "FunctionTransformer" and self._takes_statistics(node, args, kwargs):
+                role = Role(Kind.LEARNER, BATCH_STATISTICS, refits=True)
         elif (
             role.kind is Kind.LEARNER and qualname.startswith("sklearn.") and self._state_written_out(qualname, kwargs)
         ):
@@ -105,6 +116,20 @@ class Estimators(WalkState):
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
+
+    def _takes_statistics(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> bool:
+        """Whether the function given to a FunctionTransformer, written in the file, takes a statistic of the rows
+        it is given (`lambda A: (A - A.mean(0)) / A.std(0)`); np.log1p or a per-row one (`A.max(axis=1)`) does not."""
+        given: ast.expr | None = node.args[0] if node.args else None
+        for keyword in node.keywords:
+            if keyword.arg == "func":
+                given = keyword.value
+        if isinstance(given, ast.Lambda):
+            return _column_statistic(given)
+        function = argument(args, kwargs, 0, "func")
+        if len(function.functions) == 1:
+            return _column_statistic(self.function_node(next(iter(function.functions))))
+        return False
 
     def selection(self, specs: list[Value], kwargs: dict[str, Value], named: bool) -> Columns:
         """The columns a column transformer uses: those its (name,) transformer, columns entries name; every
@@ -215,7 +240,7 @@ class Estimators(WalkState):
         if name in ("fit_resample", "fit_sample"):
             return self._resampled(found, args, kwargs, node)
         if name in _TRANSFORMS:
-            return self._transform(found, args, kwargs)
+            return self._transform(found, args, kwargs, node)
         if name in _PREDICTS:
             return self._predict(found, args, kwargs, name, node)
         if name == "fit_predict":
@@ -226,6 +251,7 @@ class Estimators(WalkState):
             y = argument(args, kwargs, 1, "y").data
             if x is None and y is None:
                 return None
+            x = self._refitted(found, x, node) if x is not None else None
             eid = self.evaluation(node, f"{found.name}.{name}", frozenset({found.id}), x, y)
             return Value(scores=frozenset({eid}))
         if name == "add" and _keras_model(found.qualname):  # model.add(norm): a layer adapted to rows
@@ -381,6 +407,13 @@ class Estimators(WalkState):
                 result = NOTHING
                 for fid in sorted(given.functions):
                     result = result.join(self.call_function(fid, [trial], {}, node))
+                for oid in sorted(given.objects):  # Objective(X_tr, y_tr, X_ev, y_ev): its __call__, with self bound
+                    made = self.record.objects[oid]
+                    call = self.local_method(made.qualname, "__call__") if made.qualname.startswith(LOCAL) else None
+                    if call is not None:
+                        result = result.join(
+                            self.call_function(call, [Value(objects=frozenset({oid})), trial], {}, node)
+                        )
         finally:
             self.loops.pop()
         self.choose(node, "study.optimize()", self.scores_in([result]))
@@ -476,6 +509,9 @@ class Estimators(WalkState):
             found.fits = frozenset({fid})
             return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
         history = self._validation_split(found, kwargs, x, node, what)
+        if found.role is not None and found.role.unsupervised:
+            # its cluster ids or outlier flags (predict, labels_) carry the rows it was fitted on
+            found.fits = frozenset({self.fit(node, what, found.role.learns, Strength.STATISTICS, x)})
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
@@ -637,11 +673,23 @@ class Estimators(WalkState):
             stops = True  # CatBoost keeps the best iteration on eval_set unless told otherwise
         train.chooses_by_watched = stops
 
-    def _transform(self, found: Obj, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    def _transform(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         x = argument(args, kwargs, 0, *X_NAMES).data
         if x is None:
             return NOTHING
+        x = self._refitted(found, x, node)
         return Value(data=replace(x, fits=x.fits | found.fits))
+
+    def _refitted(self, found: Obj, x: Data, node: ast.AST | None) -> Data:
+        """The rows ``x`` with what a step of ``found`` that learns anew from every batch (a FunctionTransformer
+        taking the rows' mean) learns from them when ``found`` transforms, predicts or scores them."""
+        if node is None:
+            return x
+        steps = [s for s in nested_steps(self.record.objects, [found.id]) if s.role is not None and s.role.refits]
+        if not steps:
+            return x
+        fid = self.fit(node, f"{steps[0].name}'s function", steps[0].role.learns, Strength.STATISTICS, x)  # type: ignore[union-attr]
+        return replace(x, fits=x.fits | {fid})
 
     def _predict(
         self,
@@ -656,8 +704,10 @@ class Estimators(WalkState):
         if x is not None and x.columns is not None and named is not None:
             # a statsmodels formula's model given the whole table: it reads the columns its formula names
             x = replace(x, columns=x.columns.only(named), mask=None).pruned(x.columns)
-        rows = x if x is not None else Data(frozenset())
+        rows = self._refitted(found, x, node) if x is not None else Data(frozenset())
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
+        if found.role is not None and found.role.unsupervised:
+            rows = replace(rows, fits=rows.fits | found.fits)
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)
@@ -742,6 +792,25 @@ def _with_learning_option(qualname: str, role: Role, kwargs: dict[str, Value]) -
         if cls == name and given is not None and value in given.consts:
             return Role(Kind.LEARNER, learns)
     return role
+
+
+def _column_statistic(function: ast.AST) -> bool:
+    """Whether ``function`` calls a reduction over the rows (`A.mean(axis=0)`, `np.std(A, 0)`, `df.median()`),
+    not one per row (`axis=1`)."""
+    for call in ast.walk(function):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        if call.func.attr not in ROW_REDUCTIONS_NUMPY:  # no sum: a row's total, A / A.sum(axis=1), is the usual one
+            continue
+        # np.mean(A, 1) takes the axis second; A.mean(1) first
+        module = isinstance(call.func.value, ast.Name) and call.func.value.id in ("np", "numpy")
+        positional = call.args[1] if module and len(call.args) > 1 else None
+        if not module and call.args:
+            positional = call.args[0]
+        axis = next((k.value for k in call.keywords if k.arg == "axis"), positional)
+        if not (isinstance(axis, ast.Constant) and axis.value in (1, -1, "columns")):
+            return True
+    return False
 
 
 def _over_items(node: ast.Call) -> bool:

@@ -231,7 +231,7 @@ class Frames(WalkState):
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
-            if name == "shift":
+            if name in ("shift", "diff", "pct_change"):
                 self.record.leads.add(node.lineno)
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             column = self._column_of(target, data)
@@ -524,7 +524,9 @@ class Frames(WalkState):
             # a window over the row's own value (s.rolling(5).mean(), s.expanding().mean()) holds it, as it does
             # outside a group; what the walk could not follow is taken as earlier rows
             past = body.data.past if body.data is not None and lagged else True
-            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}))
+            # s.shift(-1) in the function: the group's next values, as outside a group
+            later = body.data.later if body.data is not None else data.later
+            return Value(data=replace(data, grouped=False, past=past, lagged=data.lagged | {node.lineno}, later=later))
         fits = (body.data.fits if body.data is not None else frozenset()) | body.stats
         if statistic:  # one statistic of the group, at the call a reader sees (not each reduction inside it)
             if written is not None:
@@ -829,13 +831,14 @@ class Frames(WalkState):
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
         selected = keyed if keyed is not None else self._rows(data, rows_node, rows, node, indexer)
-        if rows.data is not None and any(isinstance(n, ast.Compare) for n in ast.walk(rows_node)):
+        written = self._written_mask(rows_node)
+        if rows.data is not None and any(isinstance(n, ast.Compare) for w in written for n in ast.walk(w)):
             # df[(np.abs(zscore(df)) < 3).all(axis=1)]: the rows kept were chosen by a statistic of every row.
             # A group's size (classes too rare to stratify taken out) says nothing of a row's values: left out.
             chosen = frozenset(f for f in rows.data.fits - data.fits if self.record.fits[f].learns != PER_GROUP)
             selected = self._kept_by(chosen, selected)
         if rows.data is not None:
-            kept = self.thresholds_in(rows_node) - data.fits
+            kept = frozenset().union(*(self.thresholds_in(w) for w in written)) - data.fits
             selected = self._kept_by(frozenset(f for f in kept if self.record.fits[f].learns != PER_GROUP), selected)
         if cols_node is not None:
             picked = cols.strings()
@@ -1004,6 +1007,18 @@ class Frames(WalkState):
             return None
         return node.func.id, list(node.args)
 
+    def _written_mask(self, node: ast.expr) -> list[ast.expr]:
+        """A selection's rows as written, and the values its names were assigned once: a mask named first
+        (`keep = iso.fit_predict(X) == 1`, then `df[keep]`) is the comparison it holds."""
+        found = [node]
+        for name in ast.walk(node):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+                defs = self.names.definitions(name)
+                value = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+                if value is not None:
+                    found.append(value)
+        return found
+
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
         """Each name assigned by `name = value` in the program, to its value (read once)."""
         found = self._assigned
@@ -1040,7 +1055,10 @@ class Frames(WalkState):
                 found.keys = found.keys.join(key)
                 if key.const is not None:
                     found.entries[key.const] = found.entries.get(key.const, NOTHING).join(value)
+        keyed = key.const is not None and any(self.record.objects[o].qualname == CONTAINER for o in holder.objects)
         if holder.data is None:
+            if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself
+                return
             if value.data is not None or value.stats or key.stats:  # vec[index[w]] = c: the array now holds them
                 filled = value.data if value.data is not None else self.source(stmt, f"{self.text(holder_node)}")
                 filled = self.with_fits(filled, holder.stats | value.stats | key.stats)
@@ -1105,7 +1123,8 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
     """Whether a method gives a row values of the rows after it: bfill, interpolate (which reads the next value),
-    fillna(method="bfill"), shift(-k), a centred rolling window; ffill and shift(k) read earlier rows only."""
+    fillna(method="bfill"), shift(-k) (and diff(-k), pct_change(-k)), a centred rolling window; ffill and shift(k)
+    read earlier rows only."""
     if name in ("bfill", "backfill"):
         return True
     if name == "interpolate":
@@ -1114,7 +1133,7 @@ def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> 
     if name == "fillna":
         method = kwargs.get("method", NOTHING).const
         return method in ("bfill", "backfill")
-    if name == "shift":
+    if name in ("shift", "diff", "pct_change"):
         periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
         return isinstance(periods, int) and not isinstance(periods, bool) and periods < 0
     if name == "rolling":
@@ -1329,7 +1348,8 @@ def _within(columns: Columns | None, names: Columns) -> Columns:
     """A table's columns narrowed to a list of names taken from its own columns (with what each came from)."""
     if columns is None or names.opaque or columns.opaque:
         return names
-    derived = frozenset(d for d in columns.derived if names.has(d[0]))
+    # what a kept column was used to compute stays known: a label computed from it is read from it
+    derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
     return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
 
 

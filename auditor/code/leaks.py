@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from auditor.code.catalog import Strength, is_regressor
+from auditor.code.catalog import BATCH_STATISTICS, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds
 from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
@@ -212,6 +212,8 @@ class _Rules:
                     "would not have."
                 )
                 fix = _fix(_REFITTED_FIX, _REFITTED_FIX_STATISTIC, fit.what)
+            if fit.learns == BATCH_STATISTICS:
+                fix = _BATCH_FIX
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
@@ -711,10 +713,16 @@ class _Rules:
                 # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
                 numeric = True if regression or label in x.columns.numbers or y.number else None
                 derived = x.columns.computed_from(label)
+                # a label taken from later rows (the next day's sales, shift(-1)) is not in the row's own values:
+                # today's sales among the features is a forecast, not the answer
+                ahead = any(f[1] == label for f in y.later)
                 upstream = sorted(
                     src
                     for new, src in x.columns.derived
-                    if new == label and src != label and x.columns.has(src, True if src in x.columns.numbers else None)
+                    if new == label
+                    and src != label
+                    and not ahead
+                    and x.columns.has(src, True if src in x.columns.numbers else None)
                 )
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
@@ -970,6 +978,11 @@ _REFITTED_FIX_STATISTIC = (
 _REFITTED_FIX = (
     "Fit {what} on the training part only and apply that fit to the test part (sc.fit_transform(X_train), then "
     "sc.transform(X_test), never fit_transform on the test part); or put it in a Pipeline fitted on the training part."
+)
+_BATCH_FIX = (
+    "Take the statistics with a learner fitted on the training part (StandardScaler, SimpleImputer in a Pipeline) "
+    "instead of in FunctionTransformer's function, which takes them anew from every batch it transforms, the test "
+    "part too."
 )
 _RESAMPLE_FIX = (
     "Resample after the split, on the training part only (or put the sampler in an imblearn Pipeline, which "

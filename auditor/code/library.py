@@ -39,6 +39,18 @@ _CHOOSING_FUNCTIONS = frozenset(
     ["argmax", "argmin", "nanargmax", "nanargmin", "max", "min", "amax", "amin", "nanmax", "nanmin", "sort", "argsort"]
 )
 # A reader's arguments that name what it reads (a file, a data set).
+# The names a data set's parts are read by, each file one part (`f"data/{split}.csv"`): the training one, or a
+# part held out from it.
+_PART_NAMES = {
+    "train": "train",
+    "training": "train",
+    "test": "test",
+    "testing": "test",
+    "valid": "valid",
+    "validation": "valid",
+    "val": "valid",
+    "dev": "valid",
+}
 _NAMING_ARGUMENTS = frozenset(["filepath_or_buffer", "path", "io", "source", "file", "fname", "name", "data_id"])
 _PASS_THROUGH_BUILTINS = frozenset(
     ["sum", "abs", "round", "float", "int", "list", "tuple", "set", "sorted", "reversed", "iter", "next"]
@@ -254,6 +266,7 @@ class Library(Estimators, TorchLoops):
         if not drawn:
             for atom in data.rows:
                 self.record.origins[atom.origin].passes |= self._read_anew(node)
+            data = self._part_file(node, data)
         dates = self._dates_read(kwargs)
         if dates:
             data = replace(data, dates=frozenset(dates))
@@ -265,6 +278,20 @@ class Library(Estimators, TorchLoops):
         if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
             return self.dataset_dict(node, data)
         return Value(data=data)
+
+    def _part_file(self, node: ast.Call, data: Data) -> Data:
+        """The rows of a file read in a loop over the names of a data set's parts (`for split in ["train", "test"]:
+        pd.read_csv(f"data/{split}.csv")`): each pass's rows are the part its name says, kept apart from the others'."""
+        if not self.item_passes or not node.args or not self._read_anew(node):
+            return data
+        for name in ast.walk(node.args[0]):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+                const = self.ev(name).const
+                side = _PART_NAMES.get(const.lower()) if isinstance(const, str) else None
+                if side is not None:
+                    sid = self.split(node, "the files read in a loop", False, data)
+                    return data.with_parts(Part(sid, side))
+        return data
 
     def _read_anew(self, node: ast.Call) -> frozenset[int]:
         """The loops around a reader whose every pass reads other rows: the file or data set it names (its first

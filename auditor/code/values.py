@@ -176,7 +176,8 @@ class Columns:
 
     def only(self, names: Iterable[str]) -> Columns:
         kept = frozenset(names)
-        derived = frozenset(d for d in self.derived if d[0] in kept)
+        # what a kept column was used to compute stays known: a label computed from it is read from it
+        derived = frozenset(d for d in self.derived if d[0] in kept or d[1] in kept)
         return replace(self, base=kept, removed=self.removed - kept, derived=derived)
 
     def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
