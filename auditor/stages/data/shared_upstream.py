@@ -7,6 +7,7 @@ with C, so A and C are one unit, even when no single key value crosses the two s
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
@@ -146,6 +147,8 @@ class SharedUpstream(Stage):
         return self._specs(config)
 
     def run(self, context: AuditContext) -> Iterator[Finding]:
+        import numpy as np
+
         from auditor.manifest.overlap import find_overlap
 
         assert isinstance(self.options, SharedUpstreamOptions)
@@ -161,11 +164,20 @@ class SharedUpstream(Stage):
         links = manifest.linked(specs, extra, digest=context.config.keys.content_hash)
         counts = links.split_counts(len(names))
         overlap = find_overlap(counts, names, context.roles)
-        for kind, (code, severity) in _KIND.items():
-            if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and context.roles.folds is not None:
-                yield from self._fold_crossing(context, links, counts, overlap)
-            elif overlap.of_kind(kind):
-                yield self._crossing(context, links, counts, overlap, kind, code, severity)
+        folds = context.roles.folds is not None
+        crossing = [k for k in _KIND if overlap.of_kind(k) and not (folds and k is PairKind.TRAIN_HOLDOUT)]
+        # Each finding's scope digests its holdout rows' ids (millions at 10M rows): the digests are made beside
+        # one another and beside the examples, from ids read here, on this thread (an engine's reads stay on it).
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="scope") as pool:
+            scopes = {
+                k: self._scope(context, links, np.flatnonzero(overlap.mask(k)), overlap.of_kind(k), k, pool)
+                for k in crossing
+            }
+            for kind, (code, severity) in _KIND.items():
+                if overlap.of_kind(kind) and kind is PairKind.TRAIN_HOLDOUT and folds:
+                    yield from self._fold_crossing(context, links, counts, overlap)
+                elif kind in scopes:
+                    yield self._crossing(context, links, counts, overlap, kind, code, severity, scopes[kind])
         yield self._largest(context, links, counts)
 
     def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
@@ -223,6 +235,7 @@ class SharedUpstream(Stage):
         kind: PairKind,
         code: str,
         severity: Severity,
+        scope: Future[Scope],
     ) -> Finding:
         import numpy as np
 
@@ -270,15 +283,21 @@ class SharedUpstream(Stage):
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),
-            scope=self._scope(context, links, crossing, pairs, kind),
+            scope=scope.result(),
             remediation="Split by the linked groups (every connected group of samples in one split); "
             "shared_upstream's chain shows which keys tie the samples together."
             + placeholder_hint(_chain_values(examples)),
         )
 
     def _scope(
-        self, context: AuditContext, links: LinkedRows, crossing: np.ndarray, pairs: Pairs, kind: PairKind
-    ) -> Scope:
+        self,
+        context: AuditContext,
+        links: LinkedRows,
+        crossing: np.ndarray,
+        pairs: Pairs,
+        kind: PairKind,
+        pool: ThreadPoolExecutor,
+    ) -> Future[Scope]:
         """What an acceptance of the finding covers: the holdout rows of its linked groups, by id, where a holdout
         is involved; a group that gains a holdout row (a new test row linked to training) has then grown. (Named
         by its first row alone, an accepted group covered every row that joined it later.)"""
@@ -288,10 +307,12 @@ class SharedUpstream(Stage):
         if kind in (PairKind.TRAIN_HOLDOUT, PairKind.HOLDOUT_HOLDOUT):
             names = manifest.split_names
             held = [c for c, name in enumerate(names) if context.roles.role(name) == "holdout"]
-            rows = links.rows_of(crossing, held)
-            return rows_overlap_scope(_id_texts(manifest, rows), len(crossing), pairs, "components")
+            ids = _id_texts(manifest, links.rows_of(crossing, held))
+            return pool.submit(rows_overlap_scope, ids, len(crossing), pairs, "components")
         # Elsewhere a linked group is named by the id of its first row.
-        return overlap_scope((str(i) for i in manifest.ids(links.first_rows(crossing))), pairs, "components")
+        named: Future[Scope] = Future()
+        named.set_result(overlap_scope((str(i) for i in manifest.ids(links.first_rows(crossing))), pairs, "components"))
+        return named
 
     def _fold_crossing(
         self, context: AuditContext, links: LinkedRows, counts: np.ndarray, overlap: Overlap
