@@ -1281,6 +1281,12 @@ def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | 
         return None
     _, start, end = span
     _, outer_start, outer_end = last.span
+    # Bounds that are names compose only in rows that start at a count and run to the end (windows from position
+    # `win` on): `s[:-1][n:]` beside `s[1:][:n]` (lagged features and their targets) stay slices of slices, whose
+    # positions are the samples', not the series'.
+    windows = outer_start[0] == "" and outer_start[1] > 0 and outer_end[0] == OPEN
+    if not windows and (start[0] != "" or end[0] != OPEN):
+        return None
     origin: Bound = ("", 0, True) if outer_start[0] == OPEN else outer_start  # where position 0 of the slice lies
     lower = outer_start if start[0] == OPEN else _shifted(start, origin)
     upper = outer_end if end[0] == OPEN else _shifted(end, origin)

@@ -452,6 +452,50 @@ def test_sliding_windows(tmp_path: Path, case: str) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
 
 
+# One-step-ahead samples made of two shifted slices of a series (features `s[:-1]`, targets `s[1:]`), cut by sample:
+# a sample's target is the next sample's feature, which is no test row in training. Overlapping cuts still leak.
+LAGS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "one-step": (
+        """
+        s = np.load("series.npy")
+        X, y = s[:-1].reshape(-1, 1), s[1:]
+        n = int(0.8 * len(X))
+        m = LinearRegression().fit(X[:n], y[:n])
+        print(m.score(X[n:], y[n:]))
+        """,
+        [],
+    ),
+    "two-lags-scaled": (
+        """
+        p = np.load("prices.npy")
+        r = p[1:] / p[:-1] - 1
+        X, y = np.column_stack([r[:-2], r[1:-1]]), r[2:]
+        cut = int(0.8 * len(y))
+        sc = StandardScaler().fit(X[:cut])
+        m = LinearRegression().fit(sc.transform(X[:cut]), y[:cut])
+        print(m.score(sc.transform(X[cut:]), y[cut:]))
+        """,
+        [],
+    ),
+    "LEAK: overlapping-cuts": (
+        """
+        s = np.load("series.npy")
+        X, y = s[:-1].reshape(-1, 1), s[1:]
+        n = int(0.8 * len(X))
+        m = LinearRegression().fit(X[:n], y[:n])
+        print(m.score(X[n - 50:], y[n - 50:]))
+        """,
+        [("overlap", 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LAGS))
+def test_lagged_samples_cut_by_sample(tmp_path: Path, case: str) -> None:
+    body, expected = LAGS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
 # The words of a finding: a fix that names a pipeline step only for a class, plain words for a part of the rows,
 # a verb that agrees with the statistics named ------------------------------------------------------------------
 def _said(tmp_path: Path, body: str) -> list[tuple[str, str]]:
