@@ -983,12 +983,22 @@ class Frames(WalkState):
         start = self._bound(counter.args[0], True, upper=False) if len(counter.args) == 2 else ("", 0, True)
         if start is None or start[0] != "":
             return value
-        rows = set()
+        stripped = []
+        ahead = set()  # how far past the loop's number each element's window ends (`[i:i + win]`: win)
         for atom in value.data.rows:
             parts = atom.parts
             while parts and parts[-1].split.startswith(SLICE) and _counts_from(parts[-1], name):
+                end = parts[-1].span[2] if len(parts[-1].span) == 3 else None
+                if end is not None and end[0] == name:
+                    ahead.add(end[1])
                 parts = parts[:-1]  # the window around each position: the position stands for it
-            whole = Atom(atom.origin, parts)
+            stripped.append(Atom(atom.origin, parts))
+        if len(ahead) > 1 or any(k < 0 for k in ahead):
+            return value
+        # Element j stands for the row its window ends before (or the row it takes): start + j + ahead.
+        start = ("", start[1] + next(iter(ahead), 0), True)
+        rows = set()
+        for whole in stripped:
             span = (POSITIONS, start, (OPEN, 0, True))
             rows.add(whole if start[1] == 0 else _narrowed(whole, span) or _sliced(whole, SLICE, "tail", span))
         return replace(value, data=replace(value.data, rows=frozenset(rows)))

@@ -487,6 +487,43 @@ LAGS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4)],
     ),
+    "windows-from-i": (
+        """
+        s = np.load("series.npy").reshape(-1, 1)
+        cut, win = int(len(s) * 0.8), 10
+        sc = MinMaxScaler().fit(s[:cut])
+        scaled = sc.transform(s)
+        X = np.array([scaled[i : i + win, 0] for i in range(len(scaled) - win)])
+        y = np.array([scaled[i + win, 0] for i in range(len(scaled) - win)])
+        m = LinearRegression().fit(X[: cut - win], y[: cut - win])
+        print(m.score(X[cut - win :], y[cut - win :]))
+        """,
+        [],
+    ),
+    "LEAK: windows-from-i-scaled-on-all": (
+        """
+        s = np.load("series.npy").reshape(-1, 1)
+        cut, win = int(len(s) * 0.8), 10
+        sc = MinMaxScaler().fit(s)
+        scaled = sc.transform(s)
+        X = np.array([scaled[i : i + win, 0] for i in range(len(scaled) - win)])
+        y = np.array([scaled[i + win, 0] for i in range(len(scaled) - win)])
+        m = LinearRegression().fit(X[: cut - win], y[: cut - win])
+        print(m.score(X[cut - win :], y[cut - win :]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "LEAK: windows-from-i-test-targets-in-training": (
+        """
+        s = np.load("series.npy").reshape(-1, 1)
+        cut, win = int(len(s) * 0.8), 10
+        X = np.array([s[i : i + win, 0] for i in range(len(s) - win)])
+        y = np.array([s[i + win, 0] for i in range(len(s) - win)])
+        m = LinearRegression().fit(X[: cut - win], y[: cut - win])
+        print(m.score(X[cut - 3 * win :], y[cut - 3 * win :]))
+        """,
+        [("overlap", 5)],
+    ),
 }
 
 
