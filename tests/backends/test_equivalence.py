@@ -775,16 +775,22 @@ def test_a_file_of_blank_values_only_reports_alike_on_every_engine(engine: Engin
         split = ["train", "test"] * (len(part) // 2) + ["test"] * (len(part) % 2)
         table = {"sample_id": [f"s{i}-{j}" for j in range(len(part))], "split": split, "sha": part}
         pq.write_table(pa.table(table), tmp_path / f"part-{i}.parquet")
-    config = {
-        "version": 1,
-        "manifest": {"path": "part-*.parquet", "id": "sample_id", "split": "split"},
-        "keys": {"content_hash": "sha"},
-        "report": {"formats": ["json"]},
-    }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    _digest_config(tmp_path, "part-*.parquet")
     memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
     assert_same(memory, other, engine.engine)
     assert {f["code"] for s in memory["stages"] for f in s["findings"]} >= {"DUP001", "DUP007"}
+
+
+def _digest_config(folder: Path, manifest: str) -> Path:
+    """audit.yaml in ``folder``: the manifest ``manifest`` (sample_id, split) with its digests in column `sha`."""
+    config = {
+        "version": 1,
+        "manifest": {"path": manifest, "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (folder / "audit.yaml").write_text(yaml.safe_dump(config))
+    return folder / "audit.yaml"
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -798,13 +804,7 @@ def test_digests_with_an_algorithm_prefix_report_alike_on_every_engine(engine: E
     split = ["train", "test"] * (len(values) // 2)
     table = {"sample_id": [f"s{i}" for i in range(len(values))], "split": split, "sha": values}
     pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=8)
-    config = {
-        "version": 1,
-        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
-        "keys": {"content_hash": "sha"},
-        "report": {"formats": ["json"]},
-    }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    _digest_config(tmp_path, "m.parquet")
     memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
     assert_same(memory, other, engine.engine)
     found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
@@ -822,13 +822,7 @@ def test_a_set_recorded_by_bare_digests_is_seen_by_prefixed_ones_on_every_engine
 
     sha = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(60)]
     split = ["train"] * 30 + ["test"] * 30
-    config = {
-        "version": 1,
-        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
-        "keys": {"content_hash": "sha"},
-        "report": {"formats": ["json"]},
-    }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    _digest_config(tmp_path, "m.parquet")
     ids = [f"s{i}" for i in range(60)]
     pq.write_table(pa.table({"sample_id": ids, "split": split, "sha": sha}), tmp_path / "m.parquet")
     record(tmp_path / "audit.yaml", "test")
