@@ -19,7 +19,7 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, LOCAL, SPLITS, WalkState
+from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, OTHER_NEIGHBOURS, SPLITS, WalkState
 from auditor.code.values import EACH_ITEM, NOTHING, TRAIN_SIDES, Columns, Data, Part, Value, argument, join_all
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
@@ -66,6 +66,8 @@ _PREDICTS = frozenset(
 # with the rows the model was trained on.
 _IMPORTANCES = frozenset(["feature_importances_", "coef_"])
 _IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
+# A fitted neighbours search's queries: which fitted rows lie nearest each row asked about.
+_NEIGHBOUR_QUERIES = frozenset(["kneighbors", "radius_neighbors"])
 # Hugging Face: a Trainer (its train(), evaluate(), predict()), and a DatasetDict of a data set's published splits.
 HF_TRAINER = "transformers.Trainer"
 DATASET_DICT = "datasets.DatasetDict"
@@ -261,11 +263,26 @@ class Estimators(WalkState):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
+        if name in _NEIGHBOUR_QUERIES:
+            return self._neighbours(found, args, kwargs, node)
         if name in _IMPORTANCE_METHODS and found.trains:
             return self._importances(found, name, node)
         if found.fits:  # get_feature_names_out(), most_common(), get_vocab(): what the learner learned
             return Value(stats=found.fits)
         return None
+
+    def _neighbours(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """kneighbors(X): distances and the indices of the fitted rows nearest each row of X. Asked of no rows,
+        they are the fitted rows' neighbours with each row left out of its own (scikit-learn's rule)."""
+        given = bool(args) or "X" in kwargs
+        queried = argument(args, kwargs, 0, "X")
+        others = not given or queried.consts == frozenset({None})
+        indices = self.obj(node, OTHER_NEIGHBOURS if others else NEIGHBOURS)
+        found_at = Value(objects=frozenset({indices.id}), stats=found.fits)
+        distance = kwargs.get("return_distance")
+        if distance is not None and distance.const is False:
+            return found_at
+        return Value(stats=found.fits, items=(Value(stats=found.fits), found_at))
 
     def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
         if attr in found.entries:

@@ -19,8 +19,8 @@ from auditor.code.catalog import (
     TIME_FEATURE_METHODS,
     Strength,
 )
-from auditor.code.events import Site, Split
-from auditor.code.state import CONTAINER, WalkState
+from auditor.code.events import Obj, Site, Split
+from auditor.code.state import CONTAINER, NEIGHBOURS, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
     NOTHING,
     OPEN,
@@ -767,6 +767,8 @@ class Frames(WalkState):
                 learned = found.keys.stats | found.elements.stats  # index[word] of a learned vocabulary
                 if learned:
                     out = out.join(Value(stats=learned))
+            elif found.qualname in (NEIGHBOURS, OTHER_NEIGHBOURS):  # ind[:, 1:]: past each row's own place
+                out = out.join(Value(objects=frozenset({self._neighbours_taken(found, node).id}), stats=index.stats))
             elif found.role is not None and found.steps:  # pipe["model"], pipe[-1]
                 out = out.join(Value(objects=frozenset(found.steps)))
             elif isinstance(index.const, str):
@@ -779,8 +781,25 @@ class Frames(WalkState):
             # X.columns[skb.get_support()]: the names a learned mask keeps, chosen with the rows it was fitted on
             out = out.join(Value(stats=index.stats))
         if holder.data is not None:
-            out = out.join(self.pick(holder.data, indexer, node.slice, index, node))
+            picked = self.pick(holder.data, indexer, node.slice, index, node)
+            others = index.objects and all(self.record.objects[o].qualname == OTHER_NEIGHBOURS for o in index.objects)
+            # prices[ind[:, 1:]] of the training rows: the neighbours' values, not the row's own. Of rows not yet
+            # split, the neighbours of a training row include test rows, whose labels it then reads.
+            trained = bool(holder.data.rows) and all(a.parts and not a.held_out for a in holder.data.rows)
+            if others and trained and picked.data is not None:
+                picked = replace(picked, data=replace(picked.data, elsewhere=True))
+            out = out.join(picked)
         return out
+
+    def _neighbours_taken(self, found: Obj, node: ast.Subscript) -> Obj:
+        """Some columns of a neighbours search's indices. The query's own rows come first in them when it asked
+        of the rows it was fitted on: the columns from the second on are other rows."""
+        if found.qualname == OTHER_NEIGHBOURS:
+            return found
+        cols = node.slice.elts[1] if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2 else None
+        lower = self.ev(cols.lower).const if isinstance(cols, ast.Slice) and cols.lower is not None else None
+        past_first = isinstance(lower, int) and not isinstance(lower, bool) and lower >= 1
+        return self.obj(node, OTHER_NEIGHBOURS) if past_first else found
 
     def _sliced_items(self, holder: Value, bounds: ast.Slice) -> tuple[Value, ...] | None:
         """The items a slice with constant bounds takes from a list or tuple whose items are all known (none added
@@ -1084,7 +1103,7 @@ class Frames(WalkState):
         if columns is not None and names and indexer != "iloc":
             # A lag (values of earlier rows) is not computed from the row's own label; values from elsewhere
             # (a loader's target) were not computed from this table's columns.
-            picked = incoming is not None and incoming.picked and not incoming.past
+            picked = incoming is not None and incoming.picked and not incoming.past and not incoming.elsewhere
             sources = incoming.sources if picked and incoming is not None else frozenset()
             number = incoming is not None and incoming.number
             for name in names:

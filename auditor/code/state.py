@@ -16,6 +16,10 @@ from auditor.code.values import NOTHING, Atom, Data, Value, data_of
 TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
+# What a neighbours search (kneighbors, radius_neighbors) returns as indices: rows that may include each queried
+# row itself, or, with no rows given or the first column left out, other rows only.
+NEIGHBOURS = "<neighbours>"
+OTHER_NEIGHBOURS = "<other rows' neighbours>"
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 

@@ -255,6 +255,9 @@ class Data:
     # (part, line) for the parts whose row labels were numbered anew at that line (reset_index, sample(
     # ignore_index=True)): the index numbers positions, so `df.drop(train.index)` no longer takes that part out
     renumbered: frozenset[tuple[Part, int]] = frozenset()
+    # values of other rows only, never the row's own: a row's nearest neighbours with the row itself left out
+    # (kneighbors() of the fitted rows, or its indices past the first column)
+    elsewhere: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -291,6 +294,7 @@ class Data:
             self.fed if other.fed is None else other.fed if self.fed is None else self.fed | other.fed,
             self.later | other.later,
             self.renumbered | other.renumbered,
+            self.elsewhere and other.elsewhere,
         )
 
     @property
