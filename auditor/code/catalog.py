@@ -225,6 +225,15 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
             "Poisson",
             "NegativeBinomial",
             "GLM",
+            # time series: given the series when built, then fit() and forecast(steps) of the rows after it
+            "ARIMA",
+            "SARIMAX",
+            "AutoReg",
+            "ExponentialSmoothing",
+            "SimpleExpSmoothing",
+            "Holt",
+            "ETSModel",
+            "UnobservedComponents",
         ]
     },
 }
@@ -271,6 +280,8 @@ def class_role(qualname: str) -> Role | None:
         return role
     if package in ("xgboost", "lightgbm", "catboost") and name[:1].isupper():
         return None if name in _DATA_WRAPPERS else Role(Kind.MODEL)
+    if qualname.startswith("sktime.forecasting.") and name[:1].isupper():  # a forecaster: fit(y), predict(fh)
+        return Role(Kind.MODEL)
     if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
         return Role(Kind.MODEL)
     if qualname.startswith("torch.nn.") and name[:1].isupper():
@@ -311,6 +322,13 @@ FORMULA_MODELS = _names(
 )
 
 SPLIT_FUNCTIONS = _names("train_test_split")
+# sktime's functions that build a forecaster (around a scikit-learn model: make_reduction(RandomForestRegressor()))
+SKTIME_FORECASTER_MAKERS = frozenset({"sktime.forecasting.compose.make_reduction"})
+# sktime's split of a series in time: its head for training, its last rows for the test (y, then X when given:
+# y_train, y_test, X_train, X_test).
+TEMPORAL_SPLIT_FUNCTIONS = frozenset(
+    {"sktime.forecasting.model_selection.temporal_train_test_split", "sktime.split.temporal_train_test_split"}
+)
 TORCH_FUNCTIONAL = "torch.nn.functional."
 # torch.nn.functional's losses: called on a network's predictions and labels, each is a score of those rows.
 TORCH_LOSS_FUNCTIONS = _names(
@@ -365,10 +383,13 @@ CURVE_METRICS = _names("precision_recall_curve roc_curve det_curve")
 
 
 def is_metric(qualname: str) -> bool:
-    """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...) or of
-    torchmetrics.functional (accuracy(preds, target, task=...), f1_score, ...)."""
+    """A function of sklearn.metrics (accuracy_score, roc_auc_score, classification_report, ...), of
+    torchmetrics.functional (accuracy(preds, target, task=...), f1_score, ...) or of sktime's forecasting metrics
+    (mean_absolute_percentage_error(y_test, y_pred))."""
     function = not qualname.rpartition(".")[2][:1].isupper()
-    return function and qualname.startswith(("sklearn.metrics.", "torchmetrics.functional."))
+    return function and qualname.startswith(
+        ("sklearn.metrics.", "torchmetrics.functional.", "sktime.performance_metrics.forecasting.")
+    )
 
 
 # A polars expression: built by these functions of the module and by any method called on one; it holds no rows

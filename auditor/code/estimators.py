@@ -60,6 +60,7 @@ _PREDICTS = frozenset(
         "staged_predict",
         "staged_predict_proba",
         "predict_on_batch",
+        "forecast",  # statsmodels' and darts' forecasts of the rows after the series (forecast(steps=24))
     ]
 )
 # What a trained model says of its columns (how much each one predicts the label): columns kept by it were chosen
@@ -721,7 +722,13 @@ class Estimators(WalkState):
         if x is not None and x.columns is not None and named is not None:
             # a statsmodels formula's model given the whole table: it reads the columns its formula names
             x = replace(x, columns=x.columns.only(named), mask=None).pruned(x.columns)
-        rows = self._refitted(found, x, node) if x is not None else Data(frozenset())
+        rows = (
+            self._refitted(found, x, node)
+            if x is not None
+            else Data(frozenset(), self._series_fits(found), horizon=True)
+            if _horizon(found, name, args, kwargs)
+            else Data(frozenset())
+        )
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if found.role is not None and found.role.unsupervised:
             rows = replace(rows, fits=rows.fits | found.fits)
@@ -733,6 +740,16 @@ class Estimators(WalkState):
                 rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), loops)}
             )
         return Value(data=rows)
+
+    def _series_fits(self, found: Obj) -> frozenset[int]:
+        """What a forecast asked of no rows (predict(fh=...), forecast(steps=24)) is made from: the series the model
+        was trained on, with the statistics in it (a scaler fitted on the whole series)."""
+        fits: frozenset[int] = frozenset()
+        for tid in found.trains:
+            trained = self.record.trains[tid]
+            for data in (trained.x, trained.y):
+                fits |= data.fits if data is not None else frozenset()
+        return fits
 
     def _resampled(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         x = argument(args, kwargs, 0, "X").data
@@ -867,3 +884,18 @@ def _keras_model(qualname: str) -> bool:
     """Whether ``qualname`` is a Keras model, whose layers apply what they were adapted to to the rows given."""
     package, name = qualname.partition(".")[0], qualname.rpartition(".")[2]
     return package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional")
+
+
+def _horizon(found: Obj, name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether a prediction is asked of the steps after a series rather than of rows: forecast(24), an sktime
+    forecaster's predict(fh, X) (X holds the exogenous columns of those steps), predict(start, end) with numbers,
+    or of nothing at all."""
+    if name == "forecast" or found.qualname.startswith("sktime."):
+        return True
+    if any(k in kwargs for k in ("X", "x", "data")):
+        return False
+    if not args:
+        return True
+    first = args[0]
+    steps = first.items if first.items is not None else (first,)
+    return all(isinstance(s.const, int) and not isinstance(s.const, bool) for s in steps)

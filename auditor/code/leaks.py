@@ -128,7 +128,10 @@ class _Rules:
         return origin.passes if origin is not None else frozenset()
 
     def trained_on(self, evaluation: Evaluation) -> list[Data]:
-        return [t.x for tid in sorted(evaluation.trains) if (t := self.r.trains[tid]).x is not None]
+        """The rows the models scored were trained on: their X, or for a model of a series alone (ARIMA(train)),
+        the series."""
+        found = [_trained_rows(self.r.trains[tid]) for tid in sorted(evaluation.trains)]
+        return [d for d in found if d is not None]
 
     # Rules ------------------------------------------------------------------------------------------------
 
@@ -282,7 +285,7 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                if train.x is None:
+                if _trained_rows(train) is None:
                     continue
                 leak = self._seen_in_training(e, train)
                 if leak is not None:
@@ -411,12 +414,13 @@ class _Rules:
         return None
 
     def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
-        assert e.x is not None and train.x is not None
+        x = _trained_rows(train)
+        assert e.x is not None and x is not None
         for v in sorted(e.x.rows):
             role = _role(v)
             if role == "train":  # the training part scored: a training score, not an estimate
                 continue
-            for t in sorted(train.x.rows):
+            for t in sorted(x.rows):
                 pool = self.pool_of(v)
                 if pool is not None and role == "test" and pool == self.pool_of(t):
                     origin = self.r.origins[pool]
@@ -441,11 +445,11 @@ class _Rules:
                     )
                 # the very rows trained on, scored: a training score, unless they are a held-out side of a split
                 # that the training put back with its other side (pd.concat([train, test]), folds joined again)
-                back = v == t and _put_back(v, train.x, e.x)
+                back = v == t and _put_back(v, x, e.x)
                 if not self.shares(v, t) or (role is None and v == t and not back):
                     continue
-                how = self._how_seen(t, train.x, back)
-                merged = sorted(train.x.merged)
+                how = self._how_seen(t, x, back)
+                merged = sorted(x.merged)
                 return Leak(
                     LeakKind.OVERLAP,
                     True,
@@ -454,7 +458,7 @@ class _Rules:
                     f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
                     f"({e.what}): the score is measured on rows the model was trained on.",
                     ((e.site, e.what),),
-                    _chain_after(train.x, 0),
+                    _chain_after(x, 0),
                     _OVERLAP_FIX,
                     (("trained_on", how),),
                     (train.site, e.site, *(Site(line, 0) for line in merged)),
@@ -1009,3 +1013,9 @@ _TEMPORAL_FIX = (
     "Split by time: train_test_split(..., shuffle=False) on rows sorted by time, a cut-off date, or TimeSeriesSplit "
     "for cross-validation, so that every test row is later than every training row."
 )
+
+
+def _trained_rows(train: Train) -> Data | None:
+    """The rows a model was trained on: its X, or its labels where X is not known, the series alone of a model of
+    one series (ARIMA(train).fit(), a forecaster's fit(y))."""
+    return train.x if train.x is not None else train.y

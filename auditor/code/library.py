@@ -110,6 +110,13 @@ class Library(Estimators, TorchLoops):
             return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
+        if qualname in catalog.SKTIME_FORECASTER_MAKERS:
+            return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.MODEL)).id}))
+        if qualname in catalog.TEMPORAL_SPLIT_FUNCTIONS:
+            series = [argument(args, kwargs, 0, "y")]
+            if len(args) > 1 or "X" in kwargs:  # then y_train, y_test, X_train, X_test
+                series.append(argument(args, kwargs, 1, "X"))
+            return self.train_test_split(series, {"shuffle": Value(consts=frozenset({False}))}, node)
         if package in ("sklearn", "imblearn"):
             if last in catalog.SPLIT_FUNCTIONS:
                 return self.train_test_split(args, kwargs, node)
@@ -468,6 +475,8 @@ class Library(Estimators, TorchLoops):
         curve = name in catalog.CURVE_METRICS
         if predicted:
             x = join_datas(predicted)
+            if x is not None and x.horizon and not x.rows and truth:  # a forecast: of the rows it is compared with
+                x = replace(x, rows=frozenset().union(*(d.rows for d in truth)))
             models = frozenset().union(*(d.predicted for d in predicted))
             cv = any(d.cross_validated for d in predicted)
             eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv, curve=curve)

@@ -258,6 +258,9 @@ class Data:
     # values of other rows only, never the row's own: a row's nearest neighbours with the row itself left out
     # (kneighbors() of the fitted rows, or its indices past the first column)
     elsewhere: bool = False
+    # predictions of the rows after a series, asked of no rows (predict(fh=...), forecast(steps=24)): what they are
+    # compared with says which rows they stand for
+    horizon: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -295,6 +298,7 @@ class Data:
             self.later | other.later,
             self.renumbered | other.renumbered,
             self.elsewhere and other.elsewhere,
+            self.horizon and other.horizon,
         )
 
     @property

@@ -1,0 +1,140 @@
+"""Models of one series (statsmodels' ARIMA and exponential smoothing, sktime's forecasters): trained on the series
+they are given, asked of the steps after it (forecast(24), predict(fh=...), predict(start, end)) and scored on the
+rows they are compared with. Each case is a script and the leaks it holds (kind and line, counted after HEAD),
+none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import itertools
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import mean_absolute_error, mean_squared_error
+from sklearn.preprocessing import MinMaxScaler
+from sktime.forecasting.compose import make_reduction
+from sktime.forecasting.model_selection import temporal_train_test_split
+from sktime.forecasting.naive import NaiveForecaster
+from sktime.performance_metrics.forecasting import mean_absolute_percentage_error
+from statsmodels.tsa.arima.model import ARIMA
+from statsmodels.tsa.holtwinters import ExponentialSmoothing
+"""
+
+_SERIES = """
+    s = pd.read_csv("airline.csv", parse_dates=["Month"], index_col="Month")["Passengers"]
+    train, test = s[:-24], s[-24:]
+"""
+_KWH = """
+    y = pd.read_csv("electricity.csv", index_col=0, parse_dates=True)["kwh"]
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the ARIMA order chosen by its error on the test series": (
+        _SERIES
+        + """
+    best_rmse, best_order = float("inf"), None
+    for p, d, q in itertools.product(range(3), range(2), range(3)):
+        fc = ARIMA(train, order=(p, d, q)).fit().forecast(24)
+        rmse = mean_squared_error(test, fc) ** 0.5
+        if rmse < best_rmse:
+            best_rmse, best_order = rmse, (p, d, q)
+""",
+        [("multi_test", 7)],
+    ),
+    "the ARIMA order chosen by AIC on the training series, the test scored once": (
+        _SERIES
+        + """
+    best_aic, best_order = float("inf"), None
+    for p, d, q in itertools.product(range(3), range(2), range(3)):
+        res = ARIMA(train, order=(p, d, q)).fit()
+        if res.aic < best_aic:
+            best_aic, best_order = res.aic, (p, d, q)
+    final = ARIMA(train, order=best_order).fit()
+    print(mean_squared_error(test, final.forecast(steps=24)) ** 0.5)
+""",
+        [],
+    ),
+    "the ARIMA order chosen on a validation tail of the training series": (
+        _SERIES
+        + """
+    fit_part, valid = train[:-24], train[-24:]
+    best_rmse, best_order = float("inf"), None
+    for p, d, q in itertools.product(range(3), range(2), range(3)):
+        fc = ARIMA(fit_part, order=(p, d, q)).fit().forecast(steps=24)
+        rmse = mean_squared_error(valid, fc) ** 0.5
+        if rmse < best_rmse:
+            best_rmse, best_order = rmse, (p, d, q)
+    final = ARIMA(train, order=best_order).fit()
+    print(mean_squared_error(test, final.forecast(steps=24)) ** 0.5)
+""",
+        [],
+    ),
+    "exponential smoothing of the training series, its forecast scored on the test series": (
+        _SERIES
+        + """
+    model = ExponentialSmoothing(train, trend="add", seasonal="mul", seasonal_periods=12).fit()
+    print(mean_absolute_error(test, model.forecast(24)))
+""",
+        [],
+    ),
+    "LEAK: ARIMA fitted on the whole series, its in-sample predictions of the test steps scored": (
+        _SERIES
+        + """
+    res = ARIMA(s, order=(2, 1, 2)).fit()
+    pred = res.predict(start=len(train), end=len(s) - 1)
+    print(mean_absolute_error(test, pred))
+""",
+        [("overlap", 4)],
+    ),
+    "LEAK: sktime, the series scaled over every step before temporal_train_test_split": (
+        _KWH
+        + """
+    y = pd.Series(MinMaxScaler().fit_transform(y.to_frame()).ravel(), index=y.index)
+    y_train, y_test = temporal_train_test_split(y, test_size=48)
+    f = make_reduction(RandomForestRegressor(), window_length=24, strategy="recursive")
+    f.fit(y_train)
+    y_pred = f.predict(fh=list(range(1, 49)))
+    print(mean_absolute_percentage_error(y_test, y_pred))
+""",
+        [("preprocessing", 3)],
+    ),
+    "sktime, the scaler fitted on the training steps, undone on the forecast": (
+        _KWH
+        + """
+    y_train, y_test = temporal_train_test_split(y, test_size=48)
+    sc = MinMaxScaler().fit(y_train.to_frame())
+    scaled = pd.Series(sc.transform(y_train.to_frame()).ravel(), index=y_train.index)
+    f = make_reduction(RandomForestRegressor(), window_length=24, strategy="recursive")
+    f.fit(scaled)
+    y_pred = sc.inverse_transform(f.predict(list(range(1, 49))).to_frame()).ravel()
+    print(mean_absolute_percentage_error(y_test, y_pred))
+    naive = NaiveForecaster(strategy="last").fit(y_train)
+    print(mean_absolute_percentage_error(y_test, naive.predict(fh=list(range(1, 49)))))
+""",
+        [],
+    ),
+    "sktime with exogenous columns: y_train, y_test, X_train, X_test in that order": (
+        """
+    df = pd.read_csv("electricity.csv", index_col=0, parse_dates=True)
+    y, X = df["kwh"], df[["temp"]]
+    y_train, y_test, X_train, X_test = temporal_train_test_split(y, X=X, test_size=48)
+    sc = MinMaxScaler().fit(X_train)
+    f = make_reduction(RandomForestRegressor(), window_length=24)
+    f.fit(y_train, X=pd.DataFrame(sc.transform(X_train), index=X_train.index))
+    y_pred = f.predict(fh=list(range(1, 49)), X=pd.DataFrame(sc.transform(X_test), index=X_test.index))
+    print(mean_absolute_percentage_error(y_test, y_pred))
+""",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_forecasts(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
