@@ -188,6 +188,13 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
     ("category_encoders", "HashingEncoder"): Role(Kind.STATELESS),
     ("umap", "UMAP"): Role(Kind.LEARNER, "an embedding fitted to the rows"),
     ("skopt", "BayesSearchCV"): Role(Kind.SEARCH),
+    # keras-tuner: search() trains a model per trial and keeps the ones whose objective (val_loss unless told)
+    # is best on the data it watches; get_best_models() gives them back
+    **{
+        (pkg, name): Role(Kind.MODEL, fit_method="search")
+        for pkg in ("keras_tuner", "kerastuner")
+        for name in ("RandomSearch", "Hyperband", "BayesianOptimization", "GridSearch")
+    },
     # Keras preprocessing: fitted by adapt() or fit_on_texts().
     **{
         (pkg, name): Role(Kind.LEARNER, what, strength, fit_method="adapt")
@@ -373,6 +380,12 @@ EARLY_STOPPING_FUNCTIONS = frozenset(
 # Hugging Face's training loops: built with the model, its arguments and the data sets, trained by train(),
 # scored by evaluate() and predict(); and the arguments that say whether the best checkpoint is kept.
 HF_TRAINERS = frozenset({("transformers", "Trainer"), ("transformers", "Seq2SeqTrainer"), ("trl", "SFTTrainer")})
+# Lightning's Trainer: fit(model, train_dataloaders, val_dataloaders) trains watching the validation loaders; its
+# ModelCheckpoint and EarlyStopping callbacks keep or stop by a metric they monitor; test() and validate() score.
+LIGHTNING_TRAINERS = frozenset({("pytorch_lightning", "Trainer"), ("lightning", "Trainer")})
+LIGHTNING_CALLBACKS = frozenset(
+    {(pkg, name) for pkg in ("pytorch_lightning", "lightning") for name in ("ModelCheckpoint", "EarlyStopping")}
+)
 HF_TRAINING_ARGUMENTS = frozenset(
     {("transformers", "TrainingArguments"), ("transformers", "Seq2SeqTrainingArguments"), ("trl", "SFTConfig")}
 )

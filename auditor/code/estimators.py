@@ -69,8 +69,12 @@ _IMPORTANCES = frozenset(["feature_importances_", "coef_"])
 _IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
 # A fitted neighbours search's queries: which fitted rows lie nearest each row asked about.
 _NEIGHBOUR_QUERIES = frozenset(["kneighbors", "radius_neighbors"])
+# Trees built on rows and asked query(X, k): the same indices (scikit-learn's KDTree and BallTree, scipy's).
+_NEIGHBOUR_TREES = (".KDTree", ".BallTree", ".cKDTree")
 # Hugging Face: a Trainer (its train(), evaluate(), predict()), and a DatasetDict of a data set's published splits.
 HF_TRAINER = "transformers.Trainer"
+LIGHTNING_TRAINER = "lightning.Trainer"
+LIGHTNING_CALLBACK = "lightning.callbacks"
 DATASET_DICT = "datasets.DatasetDict"
 _HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
 # The splits a data set on the Hub is published with, each its own rows (ds["train"], ds["test"]).
@@ -217,6 +221,8 @@ class Estimators(WalkState):
             return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)
         if found.qualname == HF_TRAINER:
             return self._hf_trainer_method(found, name, args, kwargs, node)
+        if found.qualname == LIGHTNING_TRAINER:
+            return self._lightning_method(found, name, args, kwargs, node)
         if found.qualname == DATASET_DICT:
             return self._dataset_dict_method(found, name, args, kwargs, node)
         if found.qualname.startswith(LOCAL) and name == "fit_transform":
@@ -264,7 +270,10 @@ class Estimators(WalkState):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
-        if name in _NEIGHBOUR_QUERIES:
+        if name == "get_best_models" and found.qualname.startswith(("keras_tuner.", "kerastuner.")):
+            best = self.container(node, Value(objects=frozenset({found.id})))  # the trials' models, best first
+            return Value(objects=frozenset({best.id}))
+        if name in _NEIGHBOUR_QUERIES or (name == "query" and found.qualname.endswith(_NEIGHBOUR_TREES)):
             return self._neighbours(found, args, kwargs, node)
         if name in _IMPORTANCE_METHODS and found.trains:
             return self._importances(found, name, node)
@@ -345,6 +354,61 @@ class Estimators(WalkState):
                 return NOTHING
             return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
         return NOTHING
+
+    def lightning_trainer(self, kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """A Lightning Trainer: its callbacks kept, for fit() to read which metric they keep or stop by."""
+        found = self.obj(node, LIGHTNING_TRAINER)
+        found.params.update(kwargs)
+        return Value(objects=frozenset({found.id}))
+
+    def _lightning_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """fit(model, train_dataloaders, val_dataloaders) trains the model on the training loaders' rows, watching
+        the validation loaders' (choosing by them when a callback keeps or stops by a validation metric);
+        test() and validate() score the model on the loaders they are given."""
+        model = argument(args, kwargs, 0, "model")
+        if name == "fit":
+            trained = [self.record.objects[o] for o in sorted(model.objects)] or [self.obj(node, "lightning model")]
+            x = self.rows_of([argument(args, kwargs, 1, "train_dataloaders")])
+            watched = self.rows_of([argument(args, kwargs, 2, "val_dataloaders")])
+            for target in trained:
+                train = self.train(node, "Trainer.fit", target, x, None)
+                if watched is not None:
+                    train.watched = [(watched, None)]
+                    train.chooses_by_watched = self._lightning_keeps_best(found)
+                target.trains = frozenset({train.id})
+            found.entries["#model"] = Value(objects=frozenset(m.id for m in trained))  # what test() scores unless told
+            return NOTHING
+        if name in ("test", "validate"):
+            rows = self.rows_of([argument(args, kwargs, 1, "dataloaders")])
+            models = model.objects or found.entries.get("#model", NOTHING).objects
+            eid = self.evaluation(node, f"Trainer.{name}", models, rows, None)
+            return Value(scores=frozenset({eid}))
+        if name == "predict":
+            rows = self.rows_of([argument(args, kwargs, 1, "dataloaders")])
+            if rows is None or not model.objects:
+                return NOTHING
+            return Value(data=replace(rows, predicted=frozenset(model.objects), columns=None, mask=None, fed=rows.fits))
+        return NOTHING
+
+    def _lightning_keeps_best(self, found: Obj) -> bool:
+        """Whether a callback of the Trainer keeps the best checkpoint or stops by a validation metric: its monitor
+        names one (`val_loss`, `valid/acc`) or cannot be read. A checkpoint without a monitor keeps the last one."""
+        callbacks = found.params.get("callbacks")
+        if callbacks is None:
+            return False
+        for oid in sorted(set(callbacks.objects) | set(self.iterate(callbacks).objects)):
+            callback = self.record.objects[oid]
+            if callback.qualname != LIGHTNING_CALLBACK:
+                continue
+            monitor = callback.params.get("monitor")
+            if monitor is None or monitor.consts == {None}:
+                continue
+            named = monitor.const
+            if not isinstance(named, str) or "val" in named.lower():
+                return True
+        return False
 
     def _keeps_best(self, found: Obj) -> bool:
         """Whether a Trainer keeps the checkpoint that scores best on its eval_dataset, or stops by that score."""
@@ -533,6 +597,11 @@ class Estimators(WalkState):
         train = self.train(node, what, found, x, y)
         train.search = kind is Kind.SEARCH
         self._watched(train, found, kwargs)
+        if name == "search" and found.qualname.startswith(("keras_tuner.", "kerastuner.")) and train.watched:
+            objective = found.params.get("objective")
+            named = objective.const if objective is not None else "val_loss"
+            # the trials are ranked by the watched data's score unless the objective is a training metric
+            train.chooses_by_watched = not (isinstance(named, str) and not named.startswith("val_"))
         found.trains = frozenset({train.id})
         if history is not None:
             return Value(objects=frozenset({found.id, history.id}))

@@ -351,7 +351,9 @@ class Frames(WalkState):
         if name == "assign":
             columns = data.columns
             for key, value in kwargs.items():
-                sources = value.data.sources if value.data is not None else frozenset()
+                # the neighbours' labels, each row itself left out (y[ind[:, 1:]]), are not the row's own label
+                own = value.data is not None and not value.data.elsewhere
+                sources = value.data.sources if value.data is not None and own else frozenset()
                 if columns is not None:
                     columns = columns.adding(key, sources)
             fits = (
@@ -782,12 +784,15 @@ class Frames(WalkState):
             out = out.join(Value(stats=index.stats))
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
-            others = index.objects and all(self.record.objects[o].qualname == OTHER_NEIGHBOURS for o in index.objects)
-            # prices[ind[:, 1:]] of the training rows: the neighbours' values, not the row's own. Of rows not yet
-            # split, the neighbours of a training row include test rows, whose labels it then reads.
-            trained = bool(holder.data.rows) and all(a.parts and not a.held_out for a in holder.data.rows)
-            if others and trained and picked.data is not None:
-                picked = replace(picked, data=replace(picked.data, elsewhere=True))
+            kinds = {self.record.objects[o].qualname for o in index.objects}
+            if kinds and kinds <= {NEIGHBOURS, OTHER_NEIGHBOURS} and picked.data is not None:
+                # prices[ind]: each row's neighbours' values, learned from the rows of prices, so that neighbours
+                # searched among rows that include the test rows read their labels; past each row's own place
+                # (ind[:, 1:]) they are not the row's own values
+                what = f"{self.text(node.value)}[neighbours]"
+                fid = self.fit(node, what, "the values of each row's nearest neighbours", Strength.TARGET, holder.data)
+                others = kinds == {OTHER_NEIGHBOURS}
+                picked = replace(picked, data=replace(picked.data, elsewhere=others, fits=picked.data.fits | {fid}))
             out = out.join(picked)
         return out
 
@@ -846,6 +851,10 @@ class Frames(WalkState):
             return Value(
                 data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
             )
+        if indexer in ("iloc", "iat") and cols_node is None and self._a_number(rows_node):
+            # one row's value (y.iloc[-9], the last level a forecast of differences is added to): a value used as a
+            # number, not rows that are trained on or scored
+            return Value(data=replace(data, rows=frozenset(), columns=None, mask=None))
         keyed = (
             _keyed(data, rows.const) if indexer == "loc" or (indexer is None and isinstance(rows.const, str)) else None
         )
@@ -892,6 +901,21 @@ class Frames(WalkState):
             # rows, whose values would come from the table itself, so names of columns the walk cannot read
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
+
+    def _a_number(self, node: ast.expr, depth: int = 0) -> bool:
+        """Whether ``node`` is one whole number: a constant, a name of one, len(...), or arithmetic of those
+        (`-n_test - 1`, `len(train) - 1`)."""
+        if depth > 4:
+            return False
+        if isinstance(node, ast.Constant | ast.Name):
+            return type(self.ev(node).const) is int
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            return self._a_number(node.operand, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv):
+            return self._a_number(node.left, depth + 1) and self._a_number(node.right, depth + 1)
+        return False
 
     def _kept_by(self, kept: frozenset[int], selected: Data) -> Data:
         """Rows kept by statistics of the rows (a z-score, `df.price < df.price.quantile(0.99)`): they carry them,

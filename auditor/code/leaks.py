@@ -598,8 +598,8 @@ class _Rules:
                         True,
                         train.site,
                         train.what,
-                        f"{train.what} watches the test rows ({_last_name(x) or 'its eval set'}) and stops or keeps "
-                        "the best iteration by their score: the test set chooses the model it then scores.",
+                        f"{train.what} watches the test rows ({_last_name(x) or 'its eval set'}) and stops, or keeps "
+                        "the best iteration or trial, by their score: the test set chooses the model it then scores.",
                         (),
                         _chain_after(x, 0),
                         _EARLY_STOPPING_FIX,

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
-from auditor.code.estimators import STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.replicates import pass_names
 from auditor.code.state import LOCAL
 from auditor.code.torchloops import TorchLoops, optimizer_class
@@ -157,6 +157,12 @@ class Library(Estimators, TorchLoops):
             return Value(objects=frozenset({found.id}))
         if pair in catalog.HF_TRAINERS:
             return self.hf_trainer(args, kwargs, node)
+        if pair in catalog.LIGHTNING_TRAINERS:
+            return self.lightning_trainer(kwargs, node)
+        if pair in catalog.LIGHTNING_CALLBACKS:
+            found = self.obj(node, LIGHTNING_CALLBACK)
+            found.params.update(kwargs)
+            return Value(objects=frozenset({found.id}))
         if pair in catalog.EARLY_STOPPING_FUNCTIONS:
             return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.CALLBACK)).id}))
         if pair in catalog.ROW_CONCAT_FUNCTIONS:

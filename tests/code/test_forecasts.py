@@ -13,6 +13,7 @@ from tests.code.reading import leaks_found
 
 HEAD = """\
 import itertools
+import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import mean_absolute_error, mean_squared_error
@@ -21,6 +22,7 @@ from sktime.forecasting.compose import make_reduction
 from sktime.forecasting.model_selection import temporal_train_test_split
 from sktime.forecasting.naive import NaiveForecaster
 from sktime.performance_metrics.forecasting import mean_absolute_percentage_error
+from statsmodels.tsa.ar_model import AutoReg
 from statsmodels.tsa.arima.model import ARIMA
 from statsmodels.tsa.holtwinters import ExponentialSmoothing
 """
@@ -90,6 +92,29 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     print(mean_absolute_error(test, pred))
 """,
         [("overlap", 4)],
+    ),
+    "differences forecast by AutoReg, added back to the last training level (y.iloc[-n_test - 1])": (
+        """
+    y = pd.read_csv("gdp.csv", index_col="quarter", parse_dates=True)["gdp"]
+    dy = y.diff().dropna()
+    n_test = 8
+    dy_train, dy_test = dy.iloc[:-n_test], dy.iloc[-n_test:]
+    res = AutoReg(dy_train, lags=4).fit()
+    d_pred = res.predict(start=len(dy_train), end=len(dy) - 1)
+    level_pred = y.iloc[-n_test - 1] + np.cumsum(d_pred.values)
+    print("RMSE:", np.sqrt(np.mean((level_pred - y.iloc[-n_test:].values) ** 2)))
+""",
+        [],
+    ),
+    "LEAK: AutoReg fitted on every difference, its predictions of the last steps scored": (
+        """
+    y = pd.read_csv("gdp.csv", index_col="quarter", parse_dates=True)["gdp"]
+    dy = y.diff().dropna()
+    res = AutoReg(dy, lags=4).fit()
+    d_pred = res.predict(start=len(dy) - 8, end=len(dy) - 1)
+    print("MAE:", np.mean(np.abs(d_pred.values - dy.iloc[-8:].values)))
+""",
+        [("overlap", 3)],
     ),
     "LEAK: sktime, the series scaled over every step before temporal_train_test_split": (
         _KWH

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import train_test_split
-from sklearn.neighbors import KNeighborsRegressor, NearestNeighbors
+from sklearn.neighbors import BallTree, KDTree, KNeighborsRegressor, NearestNeighbors
 """
 
 _START = """
@@ -112,7 +112,85 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     X_tr, X_te, y_tr, y_te = train_test_split(X, df["price"], random_state=0)
     print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
 """,
-        [("label_in_features", 8)],
+        [("preprocessing", 5)],  # the neighbours' prices learned from every row, test rows among them
+    ),
+    "assign() of the neighbours' mean label, kneighbors() of no rows": (
+        """
+    df = pd.read_csv("houses.csv")
+    X_train, X_test, y_train, y_test = train_test_split(df[["sqft", "lat", "lon"]], df["price"], random_state=0)
+    nn = NearestNeighbors(n_neighbors=10).fit(X_train[["lat", "lon"]])
+    _, idx_tr = nn.kneighbors()
+    _, idx_te = nn.kneighbors(X_test[["lat", "lon"]])
+    yv = y_train.to_numpy()
+    X_train = X_train.assign(knn_price=yv[idx_tr].mean(axis=1))
+    X_test = X_test.assign(knn_price=yv[idx_te].mean(axis=1))
+    print(RandomForestRegressor().fit(X_train, y_train).score(X_test, y_test))
+""",
+        [],
+    ),
+    "a KDTree of the training file, queried k + 1 and the first column dropped": (
+        """
+    train = pd.read_csv("apartments_train.csv")
+    test = pd.read_csv("apartments_test.csv")
+    tree = KDTree(train[["x", "y"]].to_numpy())
+    p = train["price"].to_numpy()
+    _, ind_tr = tree.query(train[["x", "y"]].to_numpy(), k=9)
+    train["nb_price"] = p[ind_tr[:, 1:]].mean(axis=1)
+    _, ind_te = tree.query(test[["x", "y"]].to_numpy(), k=8)
+    test["nb_price"] = p[ind_te].mean(axis=1)
+    rf = RandomForestRegressor().fit(train[["area", "nb_price"]], train["price"])
+    print(rf.score(test[["area", "nb_price"]], test["price"]))
+""",
+        [],
+    ),
+    "LEAK: a BallTree queried for the training rows, each row among its own neighbours": (
+        """
+    train = pd.read_csv("apartments_train.csv")
+    test = pd.read_csv("apartments_test.csv")
+    tree = BallTree(train[["x", "y"]].to_numpy())
+    p = train["price"].to_numpy()
+    ind_tr = tree.query(train[["x", "y"]].to_numpy(), k=8, return_distance=False)
+    train["nb_price"] = p[ind_tr].mean(axis=1)
+    ind_te = tree.query(test[["x", "y"]].to_numpy(), k=8, return_distance=False)
+    test["nb_price"] = p[ind_te].mean(axis=1)
+    rf = RandomForestRegressor().fit(train[["area", "nb_price"]], train["price"])
+    print(rf.score(test[["area", "nb_price"]], test["price"]))
+""",
+        [("label_in_features", 9)],
+    ),
+    "LEAK: the test rows' neighbours searched among training and test rows, their prices a test feature": (
+        """
+    train = pd.read_csv("train.csv")
+    test = pd.read_csv("test_labeled.csv")
+    nn = NearestNeighbors(n_neighbors=6).fit(train[["lat", "lon"]])
+    ind_tr = nn.kneighbors(train[["lat", "lon"]], return_distance=False)[:, 1:]
+    train["nb_price"] = train["price"].values[ind_tr].mean(axis=1)
+    both = pd.concat([train, test], ignore_index=True)
+    all_nn = NearestNeighbors(n_neighbors=5).fit(both[["lat", "lon"]])
+    ind_te = all_nn.kneighbors(test[["lat", "lon"]], return_distance=False)
+    test["nb_price"] = both["price"].values[ind_te].mean(axis=1)
+    rf = RandomForestRegressor().fit(train[["area", "nb_price"]], train["price"])
+    print(rf.score(test[["area", "nb_price"]], test["price"]))
+""",
+        [("preprocessing", 9)],
+    ),
+    "LEAK: the test rows' feature made of the test labels by a helper": (
+        """
+    df = pd.read_csv("listings.csv")
+    X, y = df[["lat", "lon", "rooms"]].values, df["price"].values
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=1)
+
+    def knn_feature(X_ref, y_ref, X_query, k=5):
+        nn = NearestNeighbors(n_neighbors=k).fit(X_ref[:, :2])
+        _, ind = nn.kneighbors(X_query[:, :2])
+        return y_ref[ind].mean(axis=1)
+
+    f_train = knn_feature(X_train, y_train, X_train)
+    f_test = knn_feature(X_test, y_test, X_test)
+    model = RandomForestRegressor().fit(np.column_stack([X_train, f_train]), y_train)
+    print(model.score(np.column_stack([X_test, f_test]), y_test))
+""",
+        [("preprocessing", 11)],
     ),
     "a k-nearest-neighbours regressor's own neighbours of the training rows, itself left out": (
         """

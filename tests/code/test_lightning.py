@@ -1,0 +1,95 @@
+"""Lightning's Trainer: fit(model, train_dataloaders, val_dataloaders) trains on the training loaders' rows and, with
+a ModelCheckpoint or EarlyStopping that monitors a validation metric, keeps or stops by the validation loaders'
+score; test() and validate() score. Each case is a script and the leaks it holds (kind and line, counted after
+HEAD), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import pytorch_lightning as pl
+import torch
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
+from sklearn.model_selection import train_test_split
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def loader(X, y, shuffle=False):
+    return DataLoader(TensorDataset(torch.from_numpy(X), torch.from_numpy(y)), batch_size=64, shuffle=shuffle)
+
+
+X = np.load("X.npy").astype("float32")
+y = np.load("y.npy").astype("int64")
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0)
+model = pl.LightningModule()
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the test loader as the validation loader, the best checkpoint by val_loss then tested": (
+        """
+    train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
+    ckpt = ModelCheckpoint(monitor="val_loss", mode="min")
+    trainer = pl.Trainer(max_epochs=100, callbacks=[ckpt])
+    trainer.fit(model, train_dataloaders=train_dl, val_dataloaders=test_dl)
+    trainer.test(model, dataloaders=test_dl, ckpt_path="best")
+""",
+        [("multi_test", 4)],
+    ),
+    "LEAK: early stopping by the test loader's accuracy, loaders given by position": (
+        """
+    train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
+    trainer = pl.Trainer(callbacks=[EarlyStopping(monitor="val_acc", mode="max")])
+    trainer.fit(model, train_dl, test_dl)
+    trainer.test(dataloaders=test_dl)
+""",
+        [("multi_test", 3)],
+    ),
+    "LEAK: trained on a loader of every row, then tested": (
+        """
+    trainer = pl.Trainer(max_epochs=10)
+    trainer.fit(model, loader(X, y, True))
+    trainer.test(model, loader(X_te, y_te))
+""",
+        [("overlap", 2)],
+    ),
+    "the validation loader carved from the training rows, the test loader scored once": (
+        """
+    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, test_size=0.2, random_state=1)
+    ckpt = ModelCheckpoint(monitor="val_loss", mode="min")
+    trainer = pl.Trainer(max_epochs=100, callbacks=[ckpt, EarlyStopping(monitor="val_loss")])
+    trainer.fit(model, loader(X_fit, y_fit, True), loader(X_val, y_val))
+    trainer.test(model, dataloaders=loader(X_te, y_te), ckpt_path="best")
+""",
+        [],
+    ),
+    "a checkpoint without a monitor keeps the last epoch: the test loader only shown while training": (
+        """
+    train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
+    trainer = pl.Trainer(max_epochs=20, callbacks=[ModelCheckpoint(dirpath="ckpt")])
+    trainer.fit(model, train_dl, test_dl)
+    trainer.test(model, dataloaders=test_dl)
+""",
+        [],
+    ),
+    "early stopping by the training loss: the test loader only shown while training": (
+        """
+    train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
+    trainer = pl.Trainer(callbacks=[EarlyStopping(monitor="train_loss")])
+    trainer.fit(model, train_dl, test_dl)
+    trainer.test(model, dataloaders=test_dl)
+""",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_lightning(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
