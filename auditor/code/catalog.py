@@ -289,6 +289,8 @@ def class_role(qualname: str) -> Role | None:
         return None if name in _DATA_WRAPPERS else Role(Kind.MODEL)
     if qualname.startswith("sktime.forecasting.") and name[:1].isupper():  # a forecaster: fit(y), predict(fh)
         return Role(Kind.MODEL)
+    if package == "pmdarima" and name in ("ARIMA", "AutoARIMA"):  # fit(y), predict(n_periods)
+        return Role(Kind.MODEL)
     if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
         return Role(Kind.MODEL)
     if qualname.startswith("torch.nn.") and name[:1].isupper():
@@ -331,6 +333,8 @@ FORMULA_MODELS = _names(
 SPLIT_FUNCTIONS = _names("train_test_split")
 # sktime's functions that build a forecaster (around a scikit-learn model: make_reduction(RandomForestRegressor()))
 SKTIME_FORECASTER_MAKERS = frozenset({"sktime.forecasting.compose.make_reduction"})
+# Functions that fit a model of a series and return it: pmdarima's auto_arima(y) chooses the order and fits it.
+SERIES_FIT_FUNCTIONS = frozenset({"pmdarima.auto_arima", "pmdarima.arima.auto_arima"})
 # sktime's split of a series in time: its head for training, its last rows for the test (y, then X when given:
 # y_train, y_test, X_train, X_test).
 TEMPORAL_SPLIT_FUNCTIONS = frozenset(
@@ -357,6 +361,11 @@ FIT_FUNCTIONS: dict[tuple[str, str], tuple[str, Strength]] = {
     ("scipy", "zscore"): ("the mean and standard deviation", Strength.STATISTICS),
     ("torchtext", "build_vocab_from_iterator"): ("the vocabulary", Strength.STATISTICS),
 }
+# Functions that estimate a power transform's lambda from the rows given unless it is given (lmbda=): they return
+# the transformed values and the lambda learned.
+LAMBDA_FUNCTIONS = frozenset({("scipy", "boxcox"), ("scipy", "yeojohnson")})
+# Their inverses, given values and a lambda: the values back on their own scale (predictions stay predictions).
+INVERSE_LAMBDA_FUNCTIONS = frozenset({("scipy", "inv_boxcox"), ("scipy", "inv_boxcox1p")})
 # Functions that score each column against the label over the rows they are given (a selector's scores without
 # the selector): columns kept by them were chosen with those rows.
 SCORE_FUNCTIONS = frozenset(

@@ -67,6 +67,8 @@ _PREDICTS = frozenset(
 # with the rows the model was trained on.
 _IMPORTANCES = frozenset(["feature_importances_", "coef_"])
 _IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
+# A series model's predictions of the rows it was trained on (statsmodels' results, pmdarima's models).
+_IN_SAMPLE = frozenset(["fittedvalues", "predict_in_sample"])
 # A fitted neighbours search's queries: which fitted rows lie nearest each row asked about.
 _NEIGHBOUR_QUERIES = frozenset(["kneighbors", "radius_neighbors"])
 # Trees built on rows and asked query(X, k): the same indices (scikit-learn's KDTree and BallTree, scipy's).
@@ -270,6 +272,8 @@ class Estimators(WalkState):
             if name == "set_params":  # set_params(**search.best_params_): built from what was chosen
                 found.baked |= self.stats_in(list(kwargs.values()))
             return Value(objects=frozenset({found.id}))
+        if name in _IN_SAMPLE and found.trains:
+            return self._in_sample(found)
         if name == "get_best_models" and found.qualname.startswith(("keras_tuner.", "kerastuner.")):
             best = self.container(node, Value(objects=frozenset({found.id})))  # the trials' models, best first
             return Value(objects=frozenset({best.id}))
@@ -288,6 +292,7 @@ class Estimators(WalkState):
         queried = argument(args, kwargs, 0, "X")
         others = not given or queried.consts == frozenset({None})
         indices = self.obj(node, OTHER_NEIGHBOURS if others else NEIGHBOURS)
+        indices.elements = Value(objects=frozenset({indices.id}))  # each row's indices: `for row in ind`
         found_at = Value(objects=frozenset({indices.id}), stats=found.fits)
         distance = kwargs.get("return_distance")
         if distance is not None and distance.const is False:
@@ -297,6 +302,8 @@ class Estimators(WalkState):
     def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
         if attr in found.entries:
             return found.entries[attr]
+        if attr in _IN_SAMPLE and found.trains:
+            return self._in_sample(found)
         if attr in _IMPORTANCES and found.trains and node is not None:
             return self._importances(found, attr, node)
         if attr == "best_estimator_" or attr == "estimator_":
@@ -809,6 +816,20 @@ class Estimators(WalkState):
                 rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), loops)}
             )
         return Value(data=rows)
+
+    def _in_sample(self, found: Obj) -> Value:
+        """A series model's in-sample predictions (fittedvalues, predict_in_sample()): of the rows it was trained
+        on, each made with those rows seen."""
+        rows: Data | None = None
+        for tid in sorted(found.trains):
+            trained = self.record.trains[tid]
+            series = trained.x if trained.x is not None else trained.y
+            if series is not None:
+                rows = series if rows is None else rows.join(series)
+        if rows is None:
+            return NOTHING
+        made = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits, in_sample=True)
+        return Value(data=made)
 
     def _series_fits(self, found: Obj) -> frozenset[int]:
         """What a forecast asked of no rows (predict(fh=...), forecast(steps=24)) is made from: the series the model

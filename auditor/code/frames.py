@@ -804,7 +804,11 @@ class Frames(WalkState):
         cols = node.slice.elts[1] if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2 else None
         lower = self.ev(cols.lower).const if isinstance(cols, ast.Slice) and cols.lower is not None else None
         past_first = isinstance(lower, int) and not isinstance(lower, bool) and lower >= 1
-        return self.obj(node, OTHER_NEIGHBOURS) if past_first else found
+        if not past_first:
+            return found
+        others = self.obj(node, OTHER_NEIGHBOURS)
+        others.elements = Value(objects=frozenset({others.id}))
+        return others
 
     def _sliced_items(self, holder: Value, bounds: ast.Slice) -> tuple[Value, ...] | None:
         """The items a slice with constant bounds takes from a list or tuple whose items are all known (none added
@@ -1118,6 +1122,10 @@ class Frames(WalkState):
                 self.mutate(holder_node, replace(holder, data=filled))
             return
         data = holder.data
+        if value.data is None and any(self.record.objects[o].qualname == CONTAINER for o in value.objects):
+            # df["m"] = [f(row) for row in ...]: the column holds what the list's elements are made of
+            inner = self.iterate(value)
+            value = Value(data=inner.data, stats=value.stats | inner.stats, scores=value.scores | inner.scores)
         names = key.strings()
         if isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2:
             names = self.ev(target.slice.elts[1]).strings()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from auditor.code.catalog import BATCH_STATISTICS, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds
-from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
+from auditor.code.values import OPEN, Atom, Bound, Columns, Data, Part, Step
 
 
 class LeakKind(enum.StrEnum):
@@ -313,11 +313,12 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                if train.x is None:
+                x = _trained_rows(train)
+                if x is None:
                     continue
-                columns = train.x.columns
-                filled = {f for f in train.x.later if f[1] is None or columns is None or not columns.lacks(f[1])}
-                split = self._cut_between(train.x, e.x, frozenset(filled))
+                columns = x.columns
+                filled = {f for f in x.later if f[1] is None or columns is None or not columns.lacks(f[1])}
+                split = self._cut_between(x, e.x, frozenset(filled))
                 if split is None or split.data is None:
                     continue
                 line = min(f[0] for f in filled & split.data.later)
@@ -343,7 +344,7 @@ class _Rules:
                     f"rows {train.what} trains on at {self.where(train.site)} hold values of the test rows scored at "
                     f"{self.where(e.site)} ({e.what}).",
                     ((train.site, train.what), (e.site, e.what)),
-                    _chain_after(train.x, 0),
+                    _chain_after(x, 0),
                     _LATER_FIX,
                     (("filled", what),),
                     (site, split.site, train.site, e.site),
@@ -443,6 +444,8 @@ class _Rules:
                             ("score", e.site, e.what),
                         ),
                     )
+                if e.x.in_sample and t.parts and not t.held_out and _inside(v, t):
+                    continue  # fittedvalues of some of the training part's rows (y_train.iloc[1:]): an in-sample fit
                 # the very rows trained on, scored: a training score, unless they are a held-out side of a split
                 # that the training put back with its other side (pd.concat([train, test]), folds joined again)
                 back = v == t and _put_back(v, x, e.x)
@@ -917,6 +920,33 @@ def _role(atom: Atom) -> str | None:
         if part.side in ("train", "test"):
             return part.side
     return None
+
+
+def _inside(atom: Atom, outer: Atom) -> bool:
+    """Every row of ``atom`` is a row of ``outer``: a sub-selection of it, or a slice within its slice
+    (`y.iloc[:-30]`, then `.iloc[1:]`)."""
+    if atom.within(outer):
+        return True
+    if atom.origin != outer.origin or len(atom.parts) != len(outer.parts) or not atom.parts:
+        return False
+    if atom.parts[:-1] != outer.parts[:-1]:
+        return False
+    mine, theirs = atom.parts[-1], outer.parts[-1]
+    if mine.split != theirs.split or len(mine.span) != 3 or len(theirs.span) != 3:
+        return False
+    (_, low, high), (_, out_low, out_high) = mine.span, theirs.span
+    return _bound_inside(low, out_low, lower=True) and _bound_inside(high, out_high, lower=False)
+
+
+def _bound_inside(bound: Bound, outer: Bound, lower: bool) -> bool:
+    """Whether a slice's end ``bound`` lies within the slice whose same end is ``outer``."""
+    if outer[0] == OPEN:
+        return True
+    if bound[0] != outer[0]:
+        return False
+    if bound[1] != outer[1]:
+        return bound[1] > outer[1] if lower else bound[1] < outer[1]
+    return outer[2] or not bound[2]
 
 
 def _put_back(atom: Atom, trained: Data, scored: Data) -> bool:

@@ -110,6 +110,11 @@ class Library(Estimators, TorchLoops):
             return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
+        if qualname in catalog.SERIES_FIT_FUNCTIONS:
+            model = self.obj(node, qualname, Role(Kind.MODEL))
+            y_given = argument(args, kwargs, 0, "y")
+            model.trains = frozenset({self.train(node, f"{last}()", model, y_given.data, None).id})
+            return Value(objects=frozenset({model.id}))
         if qualname in catalog.SKTIME_FORECASTER_MAKERS:
             return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.MODEL)).id}))
         if qualname in catalog.TEMPORAL_SPLIT_FUNCTIONS:
@@ -139,6 +144,16 @@ class Library(Estimators, TorchLoops):
                 return NOTHING
             fid = self.fit(node, f"{last}()", learns, strength, x.data)
             return Value(data=replace(x.data, fits=x.data.fits | {fid}))
+        if pair in catalog.INVERSE_LAMBDA_FUNCTIONS and args and args[0].data is not None:
+            return Value(data=self.with_fits(args[0].data, stats_of([*args[1:], *kwargs.values()])))
+        if pair in catalog.LAMBDA_FUNCTIONS:
+            x = argument(args, kwargs, 0, "x")
+            lmbda = kwargs.get("lmbda")
+            if x.data is None or len(args) > 1 or (lmbda is not None and lmbda.consts != {None}):
+                return Value(data=x.data) if x.data is not None else NOTHING  # a lambda given: nothing learned
+            fid = self.fit(node, f"{last}()", "the power transform's lambda", Strength.STATISTICS, x.data)
+            done = Value(data=replace(x.data, fits=x.data.fits | {fid}))
+            return Value(data=done.data, items=(done, Value(stats=frozenset({fid}))))
         if pair in catalog.SCORE_FUNCTIONS:  # mutual_info_classif(X, y): each column scored against the label
             x = argument(args, kwargs, 0, *X_NAMES)
             if x.data is None:
@@ -613,7 +628,7 @@ class Library(Estimators, TorchLoops):
         if name == "getattr" and len(args) >= 2 and isinstance(args[1].const, str):
             return self.attribute(args[0], str(args[1].const), node)
         if name in ("sum", "len") and args and args[0].data is not None and args[0].data.against_truth:
-            eid = self.evaluation(node, f"{name}(predictions == labels)", args[0].data.predicted, args[0].data, None)
+            eid = self.evaluation(node, self.text(node), args[0].data.predicted, args[0].data, None)
             return Value(scores=frozenset({eid}))
         if name == "len":  # a count of what was learned (len(vocab)) still says what was learned
             return Value(stats=stats_of(given) | stats_of([self.iterate(v) for v in given]))
@@ -679,7 +694,8 @@ class Library(Estimators, TorchLoops):
             if pieces is not None:
                 return pieces
         if first.data is not None and first.data.against_truth and name in ("mean", "sum", "average"):
-            eid = self.evaluation(node, f"np.{name}(predictions == labels)", first.data.predicted, first.data, None)
+            # said as written (np.sqrt(np.mean((pred - y) ** 2)) is an RMSE, not an accuracy)
+            eid = self.evaluation(node, self.text(node), first.data.predicted, first.data, None)
             return Value(scores=frozenset({eid}))
         if name in catalog.ROW_REDUCTIONS_NUMPY and first.data is not None:
             axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)

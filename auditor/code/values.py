@@ -261,6 +261,9 @@ class Data:
     # predictions of the rows after a series, asked of no rows (predict(fh=...), forecast(steps=24)): what they are
     # compared with says which rows they stand for
     horizon: bool = False
+    # a series model's predictions of the rows it was trained on (fittedvalues): scored on those rows, an in-sample
+    # fit, said as one by the program that asks for it
+    in_sample: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -299,6 +302,7 @@ class Data:
             self.renumbered | other.renumbered,
             self.elsewhere and other.elsewhere,
             self.horizon and other.horizon,
+            self.in_sample and other.in_sample,
         )
 
     @property

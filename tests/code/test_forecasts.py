@@ -15,6 +15,9 @@ HEAD = """\
 import itertools
 import numpy as np
 import pandas as pd
+import pmdarima as pm
+from scipy.special import inv_boxcox
+from scipy.stats import boxcox
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import mean_absolute_error, mean_squared_error
 from sklearn.preprocessing import MinMaxScaler
@@ -25,6 +28,7 @@ from sktime.performance_metrics.forecasting import mean_absolute_percentage_erro
 from statsmodels.tsa.ar_model import AutoReg
 from statsmodels.tsa.arima.model import ARIMA
 from statsmodels.tsa.holtwinters import ExponentialSmoothing
+from statsmodels.tsa.statespace.sarimax import SARIMAX
 """
 
 _SERIES = """
@@ -115,6 +119,98 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     print("MAE:", np.mean(np.abs(d_pred.values - dy.iloc[-8:].values)))
 """,
         [("overlap", 3)],
+    ),
+    "LEAK: SARIMAX fitted on the whole series, its fitted values of the last year scored": (
+        """
+    y = pd.read_csv("retail.csv", parse_dates=["month"], index_col="month")["revenue"]
+    res = SARIMAX(y, order=(1, 1, 1)).fit(disp=False)
+    print(np.sqrt(((y[-12:] - res.fittedvalues[-12:]) ** 2).mean()))
+""",
+        [("overlap", 2)],
+    ),
+    "SARIMAX's fitted values of its own training series: an in-sample fit, said as one": (
+        _SERIES
+        + """
+    res = SARIMAX(train, order=(1, 1, 1)).fit(disp=False)
+    print("in-sample MAE:", mean_absolute_error(train, res.fittedvalues))
+    print("test MAE:", mean_absolute_error(test, res.forecast(24)))
+""",
+        [],
+    ),
+    "fitted values scored on the training series past its first step, beside a forecast of the test steps": (
+        """
+    y = pd.read_csv("passengers.csv", index_col="Month", parse_dates=True)["Passengers"]
+    y_train, y_test = y.iloc[:-30], y.iloc[-30:]
+    res = ARIMA(y_train, order=(2, 1, 2)).fit()
+    print(mean_absolute_error(y_train.iloc[1:], res.fittedvalues.iloc[1:]))
+    print(mean_absolute_error(y_test, res.forecast(steps=30)))
+""",
+        [],
+    ),
+    "LEAK: auto_arima of the whole series, its in-sample predictions of the tail scored": (
+        _SERIES
+        + """
+    model = pm.auto_arima(s, seasonal=False)
+    print(mean_squared_error(test, model.predict_in_sample()[-24:]))
+""",
+        [("overlap", 4)],
+    ),
+    "auto_arima of the training series, its forecast of the test steps scored": (
+        _SERIES
+        + """
+    model = pm.auto_arima(train, seasonal=True, m=12)
+    print(mean_squared_error(test, model.predict(n_periods=24)))
+    print(mean_squared_error(test, pm.ARIMA(order=(1, 1, 1)).fit(train).predict(24)))
+""",
+        [],
+    ),
+    "LEAK: the Box-Cox lambda estimated over the whole series": (
+        _SERIES
+        + """
+    bc, lam = boxcox(s.values)
+    bc = pd.Series(bc, index=s.index)
+    res = ARIMA(bc.iloc[:-24], order=(2, 1, 1)).fit()
+    fc = inv_boxcox(res.forecast(24), lam)
+    print(np.mean(np.abs(fc.values - test.values) / test.values))
+""",
+        [("preprocessing", 4)],
+    ),
+    "the Box-Cox lambda estimated on the training series, or given": (
+        _SERIES
+        + """
+    bc, lam = boxcox(train.values)
+    res = ARIMA(pd.Series(bc, index=train.index), order=(2, 1, 1)).fit()
+    fc = inv_boxcox(res.forecast(24), lam)
+    print(np.mean(np.abs(fc.values - test.values) / test.values))
+    logged = boxcox(s.values, lmbda=0.0)
+    res = ARIMA(pd.Series(logged, index=s.index).iloc[:-24], order=(1, 1, 1)).fit()
+    print(mean_absolute_error(test, np.exp(res.forecast(24))))
+""",
+        [],
+    ),
+    "LEAK: the series interpolated over every step before the cut, AutoReg trained on its head": (
+        """
+    y = pd.read_csv("pm25.csv", parse_dates=["date"], index_col="date")["pm25"]
+    y = y.asfreq("h").interpolate(method="time")
+    n_train = len(y) - 24 * 14
+    y_train, y_test = y.iloc[:n_train], y.iloc[n_train:]
+    ar = AutoReg(y_train, lags=48).fit()
+    print(mean_absolute_error(y_test, ar.predict(start=n_train, end=len(y) - 1)))
+""",
+        [("overlap", 2)],
+    ),
+    "the series filled forward before the cut (earlier values only), or interpolated after it": (
+        """
+    y = pd.read_csv("pm25.csv", parse_dates=["date"], index_col="date")["pm25"].asfreq("h")
+    n_train = len(y) - 24 * 14
+    filled = y.ffill()
+    ar = AutoReg(filled.iloc[:n_train], lags=48).fit()
+    print(mean_absolute_error(filled.iloc[n_train:], ar.predict(start=n_train, end=len(y) - 1)))
+    y_train = y.iloc[:n_train].interpolate(method="time")
+    ar = AutoReg(y_train, lags=48).fit()
+    print(mean_absolute_error(y.iloc[n_train:].ffill(), ar.predict(start=n_train, end=len(y) - 1)))
+""",
+        [],
     ),
     "LEAK: sktime, the series scaled over every step before temporal_train_test_split": (
         _KWH

@@ -192,6 +192,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [("preprocessing", 11)],
     ),
+    "LEAK: a list of each row's neighbours' mean price, searched among every row before the split": (
+        """
+    df = pd.read_csv("houses.csv")
+    nn = NearestNeighbors(n_neighbors=10).fit(df[["lat", "lon"]])
+    _, idx = nn.kneighbors(df[["lat", "lon"]])
+    df["knn_price"] = [df["price"].iloc[row].mean() for row in idx]
+    X_train, X_test, y_train, y_test = train_test_split(df[["sqft", "knn_price"]], df["price"], random_state=0)
+    print(RandomForestRegressor().fit(X_train, y_train).score(X_test, y_test))
+""",
+        [("preprocessing", 4)],
+    ),
+    "a list of each training row's neighbours' mean price, the row itself left out": (
+        """
+    train = pd.read_csv("train.csv")
+    test = pd.read_csv("test.csv")
+    nn = NearestNeighbors(n_neighbors=6).fit(train[["lat", "lon"]])
+    price = train["price"].to_numpy()
+    ind = nn.kneighbors(train[["lat", "lon"]], return_distance=False)
+    train["nb_price"] = [price[row].mean() for row in ind[:, 1:]]
+    test_ind = nn.kneighbors(test[["lat", "lon"]], n_neighbors=5, return_distance=False)
+    test["nb_price"] = [price[row].mean() for row in test_ind]
+    rf = RandomForestRegressor().fit(train[["area", "nb_price"]], train["price"])
+    print(rf.score(test[["area", "nb_price"]], test["price"]))
+""",
+        [],
+    ),
     "a k-nearest-neighbours regressor's own neighbours of the training rows, itself left out": (
         """
     df = pd.read_csv("listings.csv")
