@@ -188,6 +188,12 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
     ("category_encoders", "HashingEncoder"): Role(Kind.STATELESS),
     ("umap", "UMAP"): Role(Kind.LEARNER, "an embedding fitted to the rows"),
     ("skopt", "BayesSearchCV"): Role(Kind.SEARCH),
+    # Keras' image generator: fit(X) learns the pixels' mean and spread (featurewise options) or nothing (only
+    # augmentation); flow(X, y) yields the images it transformed
+    **{
+        (pkg, "ImageDataGenerator"): Role(Kind.LEARNER, "the mean and spread of every pixel over the images")
+        for pkg in ("keras", "tensorflow")
+    },
     # keras-tuner: search() trains a model per trial and keeps the ones whose objective (val_loss unless told)
     # is best on the data it watches; get_best_models() gives them back
     **{

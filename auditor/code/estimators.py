@@ -45,8 +45,11 @@ _TRANSFORMS = frozenset(
         "batch_encode_plus",
         "doc2bow",
         "infer_vector",
+        "flow",  # an ImageDataGenerator's batches of the images given, transformed
     ]
 )
+# What a learner without scikit-learn's trailing underscore keeps of the rows (an ImageDataGenerator's).
+_LEARNED_ATTRIBUTES = ("mean", "std", "principal_components")
 # Keywords of a prediction that choose how much of a boosted model predicts (the number of trees)
 _PREDICT_SETTINGS = frozenset(
     ["num_iteration", "iteration_range", "ntree_limit", "ntree_start", "ntree_end", "start_iteration", "num_trees"]
@@ -325,6 +328,8 @@ class Estimators(WalkState):
             return Value(objects=frozenset(found.steps))
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
+        if attr in _LEARNED_ATTRIBUTES and found.fits:  # an ImageDataGenerator's gen.mean and gen.std
+            return Value(stats=found.fits)
         return NOTHING
 
     def hf_trainer(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
@@ -375,10 +380,16 @@ class Estimators(WalkState):
         the validation loaders' (choosing by them when a callback keeps or stops by a validation metric);
         test() and validate() score the model on the loaders they are given."""
         model = argument(args, kwargs, 0, "model")
+        module = kwargs.get("datamodule", NOTHING)
+        if module is NOTHING and self._datamodules(argument(args, kwargs, 1, "train_dataloaders")):
+            module = args[1]  # trainer.fit(model, dm): a data module given in the loaders' place
         if name == "fit":
             trained = [self.record.objects[o] for o in sorted(model.objects)] or [self.obj(node, "lightning model")]
             x = self.rows_of([argument(args, kwargs, 1, "train_dataloaders")])
             watched = self.rows_of([argument(args, kwargs, 2, "val_dataloaders")])
+            if module is not NOTHING:
+                x = self._module_rows(module, "train_dataloader", node)
+                watched = self._module_rows(module, "val_dataloader", node)
             for target in trained:
                 train = self.train(node, "Trainer.fit", target, x, None)
                 if watched is not None:
@@ -389,6 +400,8 @@ class Estimators(WalkState):
             return NOTHING
         if name in ("test", "validate"):
             rows = self.rows_of([argument(args, kwargs, 1, "dataloaders")])
+            if module is not NOTHING:
+                rows = self._module_rows(module, f"{'test' if name == 'test' else 'val'}_dataloader", node)
             models = model.objects or found.entries.get("#model", NOTHING).objects
             eid = self.evaluation(node, f"Trainer.{name}", models, rows, None)
             return Value(scores=frozenset({eid}))
@@ -398,6 +411,25 @@ class Estimators(WalkState):
                 return NOTHING
             return Value(data=replace(rows, predicted=frozenset(model.objects), columns=None, mask=None, fed=rows.fits))
         return NOTHING
+
+    def _datamodules(self, value: Value) -> list[Obj]:
+        """The file's own LightningDataModule objects among ``value`` (classes with a train_dataloader())."""
+        found = [self.record.objects[o] for o in sorted(value.objects)]
+        return [o for o in found if o.qualname.startswith(LOCAL) and self.local_method(o.qualname, "train_dataloader")]
+
+    def _module_rows(self, module: Value, loader: str, node: ast.Call) -> Data | None:
+        """The rows a data module's ``loader`` method yields, its setup() walked first (once), as Lightning calls it."""
+        given: list[Value] = []
+        for found in self._datamodules(module):
+            this = Value(objects=frozenset({found.id}))
+            setup = self.local_method(found.qualname, "setup")
+            if setup is not None and "#set up" not in found.entries:
+                found.entries["#set up"] = Value(consts=frozenset({True}))
+                self.call_function(setup, [this], {}, node)
+            method = self.local_method(found.qualname, loader)
+            if method is not None:
+                given.append(self.call_function(method, [this], {}, node))
+        return self.rows_of(given)
 
     def _lightning_keeps_best(self, found: Obj) -> bool:
         """Whether a callback of the Trainer keeps the best checkpoint or stops by a validation metric: its monitor
@@ -573,6 +605,8 @@ class Estimators(WalkState):
         pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
         if kind is Kind.PIPELINE and not pipeline_trains and self._stateless(found):
             kind = Kind.STATELESS  # make_pipeline(FunctionTransformer(np.log1p), Normalizer()): learns nothing
+        if found.qualname.endswith(".ImageDataGenerator") and not _featurewise(found):
+            kind = Kind.STATELESS  # rotations and flips only: fit() learns nothing of the images
         what = f"{found.name}.{name}"
         if (
             kind is Kind.LEARNER
@@ -772,7 +806,9 @@ class Estimators(WalkState):
         if x is None:
             return NOTHING
         x = self._refitted(found, x, node)
-        return Value(data=replace(x, fits=x.fits | found.fits))
+        # statistics set on it by hand (test_gen.mean = gen.mean) are applied as its own
+        given = self.stats_in([found.entries[a] for a in _LEARNED_ATTRIBUTES if a in found.entries])
+        return Value(data=replace(x, fits=x.fits | found.fits | given))
 
     def _refitted(self, found: Obj, x: Data, node: ast.AST | None) -> Data:
         """The rows ``x`` with what a step of ``found`` that learns anew from every batch (a FunctionTransformer
@@ -989,3 +1025,9 @@ def _horizon(found: Obj, name: str, args: list[Value], kwargs: dict[str, Value])
     first = args[0]
     steps = first.items if first.items is not None else (first,)
     return all(isinstance(s.const, int) and not isinstance(s.const, bool) for s in steps)
+
+
+def _featurewise(found: Obj) -> bool:
+    """Whether an ImageDataGenerator learns from the images fit() is given (centring, scaling or ZCA over them)."""
+    options = ("featurewise_center", "featurewise_std_normalization", "zca_whitening")
+    return any(found.params.get(o, NOTHING).const is True for o in options)

@@ -13,10 +13,12 @@ from tests.code.reading import leaks_found
 
 HEAD = """\
 import numpy as np
+import pandas as pd
 import pytorch_lightning as pl
 import torch
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
 from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
 from torch.utils.data import DataLoader, TensorDataset
 
 
@@ -30,7 +32,51 @@ X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0)
 model = pl.LightningModule()
 """
 
+_MODULE = """
+    class Churn(pl.LightningDataModule):
+        def setup(self, stage=None):
+            df = pd.read_csv("churn.csv")
+            X, y = df.drop(columns=["churn"]).values, df["churn"].values
+            {scaled}
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+            {fitted}
+            self.train_ds = TensorDataset(torch.tensor(X_tr), torch.tensor(y_tr))
+            self.test_ds = TensorDataset(torch.tensor(X_te), torch.tensor(y_te))
+
+        def train_dataloader(self):
+            return DataLoader(self.train_ds, batch_size=64, shuffle=True)
+
+        def val_dataloader(self):
+            return DataLoader(self.test_ds, batch_size=256)
+
+        def test_dataloader(self):
+            return DataLoader(self.test_ds, batch_size=256)
+
+    dm = Churn()
+    trainer = pl.Trainer(max_epochs=5, callbacks=[{callback}])
+    trainer.fit(model, datamodule=dm)
+    trainer.test(model, datamodule=dm)
+"""
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a data module that scales every row in setup() before its split": (
+        _MODULE.format(
+            scaled="X = StandardScaler().fit_transform(X)", fitted="pass", callback='ModelCheckpoint(dirpath="c")'
+        ),
+        [("preprocessing", 22)],  # the fit() that walks setup()
+    ),
+    "a data module that scales with the training rows' statistics, keeping the last checkpoint": (
+        _MODULE.format(
+            scaled="pass",
+            fitted="sc = StandardScaler().fit(X_tr); X_tr, X_te = sc.transform(X_tr), sc.transform(X_te)",
+            callback='ModelCheckpoint(dirpath="c")',
+        ),
+        [],
+    ),
+    "LEAK: a data module whose validation loader is its test loader, the best checkpoint kept by it": (
+        _MODULE.format(scaled="pass", fitted="pass", callback='ModelCheckpoint(monitor="val_loss")'),
+        [("multi_test", 22)],
+    ),
     "LEAK: the test loader as the validation loader, the best checkpoint by val_loss then tested": (
         """
     train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
