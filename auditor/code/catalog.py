@@ -297,6 +297,8 @@ def class_role(qualname: str) -> Role | None:
         return Role(Kind.MODEL)
     if package == "pmdarima" and name in ("ARIMA", "AutoARIMA"):  # fit(y), predict(n_periods)
         return Role(Kind.MODEL)
+    if qualname.startswith(("torchvision.transforms.", "torchvision.transforms.v2.")) and name[:1].isupper():
+        return Role(Kind.STATELESS)  # ToTensor(), Resize(...), Compose([...]): applied image by image
     if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
         return Role(Kind.MODEL)
     if qualname.startswith("torch.nn.") and name[:1].isupper():
@@ -339,6 +341,16 @@ FORMULA_MODELS = _names(
 SPLIT_FUNCTIONS = _names("train_test_split")
 # sktime's functions that build a forecaster (around a scikit-learn model: make_reduction(RandomForestRegressor()))
 SKTIME_FORECASTER_MAKERS = frozenset({"sktime.forecasting.compose.make_reduction"})
+
+
+# torchvision's published data sets: a class per data set, its part chosen by train=True/False or split="test".
+def is_published_image_set(qualname: str) -> bool:
+    name = qualname.rpartition(".")[2]
+    return qualname.startswith("torchvision.datasets.") and name[:1].isupper() and name not in _IMAGE_FOLDERS
+
+
+# Folders of images read as they lie (no published parts): each call its own rows.
+_IMAGE_FOLDERS = frozenset({"ImageFolder", "DatasetFolder", "VisionDataset"})
 # Functions that fit a model of a series and return it: pmdarima's auto_arima(y) chooses the order and fits it.
 SERIES_FIT_FUNCTIONS = frozenset({"pmdarima.auto_arima", "pmdarima.arima.auto_arima"})
 # sktime's split of a series in time: its head for training, its last rows for the test (y, then X when given:

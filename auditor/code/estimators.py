@@ -98,6 +98,9 @@ class Estimators(WalkState):
     def __init__(self, program: Program) -> None:
         super().__init__(program)
         self._layers_in: dict[int, set[int]] = {}  # a Keras layer -> the models built with it
+        # a published data set read by name and folder (torchvision's): its rows and the split of its parts, one
+        # for every call that reads a part of it
+        self._published: dict[tuple[str, str], tuple[Data, str]] = {}
 
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call

@@ -300,7 +300,7 @@ class Frames(WalkState):
             return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
             axis = kwargs.get("axis")
-            if (axis is not None and axis.const in (1, "columns")) or data.predicted:
+            if (axis is not None and axis.const in (1, "columns")) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
@@ -855,6 +855,15 @@ class Frames(WalkState):
             return Value(
                 data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
             )
+        step = self._offset_from_loop(rows_node) if indexer in ("iloc", "iat", None) and cols_node is None else None
+        if step is not None:
+            # s.iloc[i - 1] in a loop over i: the value of an earlier row (a lag), as shift(1) is; s.iloc[i + 1] a
+            # later row's, as shift(-1)
+            line = getattr(node, "lineno", 0)
+            lagged = data.lagged | {line}
+            if step < 0:
+                return Value(data=replace(data, past=True, lagged=lagged, mask=None))
+            return Value(data=replace(data, lagged=lagged, later=data.later | {(line, None)}, mask=None))
         if indexer in ("iloc", "iat") and cols_node is None and self._a_number(rows_node):
             # one row's value (y.iloc[-9], the last level a forecast of differences is added to): a value used as a
             # number, not rows that are trained on or scored
@@ -905,6 +914,17 @@ class Frames(WalkState):
             # rows, whose values would come from the table itself, so names of columns the walk cannot read
             selected = replace(selected, columns=Columns(opaque=True))
         return Value(data=replace(selected, mask=None, against_truth=False))
+
+    def _offset_from_loop(self, node: ast.expr) -> int | None:
+        """k in `i - k` or `i + k` (k a whole number, not 0) where i is a name of no known value: a loop's position."""
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub)):
+            return None
+        if not isinstance(node.left, ast.Name) or self.ev(node.left).const is not None:
+            return None
+        k = self.ev(node.right).const
+        if type(k) is not int or k <= 0:
+            return None
+        return -k if isinstance(node.op, ast.Sub) else k
 
     def _a_number(self, node: ast.expr, depth: int = 0) -> bool:
         """Whether ``node`` is one whole number: a constant, a name of one, len(...), or arithmetic of those

@@ -793,7 +793,7 @@ class Walker(Calls, Frames):
                     if entry is not None and entry.data is not None:
                         out = out.join(Value(data=entry.data))
         if value.data is not None:
-            out = out.join(Value(data=value.data))
+            out = out.join(Value(data=replace(value.data, each_row=True)))
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out

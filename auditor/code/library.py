@@ -110,6 +110,8 @@ class Library(Estimators, TorchLoops):
             return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
+        if catalog.is_published_image_set(qualname):
+            return self._published_part(qualname, args, kwargs, node)
         if qualname in catalog.SERIES_FIT_FUNCTIONS:
             model = self.obj(node, qualname, Role(Kind.MODEL))
             y_given = argument(args, kwargs, 0, "y")
@@ -177,6 +179,8 @@ class Library(Estimators, TorchLoops):
         if pair in catalog.LIGHTNING_CALLBACKS:
             found = self.obj(node, LIGHTNING_CALLBACK)
             found.params.update(kwargs)
+            if last == "EarlyStopping" and args and "monitor" not in kwargs:  # EarlyStopping("val_loss")
+                found.params["monitor"] = args[0]
             return Value(objects=frozenset({found.id}))
         if pair in catalog.EARLY_STOPPING_FUNCTIONS:
             return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.CALLBACK)).id}))
@@ -305,6 +309,10 @@ class Library(Estimators, TorchLoops):
             return self._loaded(node, qualname, data, kwargs)
         if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
             return self.dataset_dict(node, data)
+        chunked = kwargs.get("chunksize")
+        if (chunked is not None and chunked.consts != {None}) or kwargs.get("iterator", NOTHING).const is True:
+            # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
+            return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
         return Value(data=data)
 
     def _part_file(self, node: ast.Call, data: Data) -> Data:
@@ -335,6 +343,25 @@ class Library(Estimators, TorchLoops):
             if read & self.pass_names.get(lid, frozenset()):
                 anew.add(lid)
         return frozenset(anew)
+
+    def _published_part(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """datasets.MNIST("data", train=False): a part of one published data set, the rows of every call for the same
+        set and folder one source split in its training and test parts (without train= or split=, every row)."""
+        name = qualname.rpartition(".")[2]
+        where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "root"), None)
+        root = self.text(where)
+        key = (name, root)
+        if key not in self._published:
+            data = replace(self.source(node, f"datasets.{name}({root})", read=True), columns=None)
+            self._published[key] = (data, self.split(node, f"datasets.{name}'s parts", False, data))
+        data, sid = self._published[key]
+        second = args[1].const if len(args) > 1 else None  # MNIST(root, False), ImageNet(root, "val")
+        train = kwargs["train"].const if "train" in kwargs else second if isinstance(second, bool) else None
+        split = kwargs["split"].const if "split" in kwargs else second if isinstance(second, str) else None
+        side = "train" if train is True else "test" if train is False else None
+        if isinstance(split, str):
+            side = _PART_NAMES.get(split.lower(), side)
+        return Value(data=data.with_parts(Part(sid, side)) if side is not None else data)
 
     def _keras_dataset(self, qualname: str, node: ast.Call) -> Value:
         """keras.datasets.mnist.load_data(): one source published in a training and a test part, each a pair of
@@ -699,7 +726,7 @@ class Library(Estimators, TorchLoops):
             return Value(scores=frozenset({eid}))
         if name in catalog.ROW_REDUCTIONS_NUMPY and first.data is not None:
             axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)
-            if axis is not None and axis.const in (1, -1):
+            if (axis is not None and axis.const in (1, -1)) or first.data.each_row:  # each row's own
                 return Value(data=replace(first.data, columns=None))
             if first.data.predicted:
                 return Value(scores=scores)

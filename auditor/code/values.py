@@ -264,6 +264,9 @@ class Data:
     # a series model's predictions of the rows it was trained on (fittedvalues): scored on those rows, an in-sample
     # fit, said as one by the program that asks for it
     in_sample: bool = False
+    # one row of a table or array, met by iterating over it (`for r in df.values`, iterrows()): its mean is the
+    # row's own, not a statistic of the rows
+    each_row: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -303,6 +306,7 @@ class Data:
             self.elsewhere and other.elsewhere,
             self.horizon and other.horizon,
             self.in_sample and other.in_sample,
+            self.each_row and other.each_row,
         )
 
     @property

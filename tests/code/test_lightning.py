@@ -19,7 +19,8 @@ import torch
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset, random_split
+from torchvision import datasets, transforms
 
 
 def loader(X, y, shuffle=False):
@@ -103,6 +104,38 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     trainer.test(model, loader(X_te, y_te))
 """,
         [("overlap", 2)],
+    ),
+    "LEAK: early stopping by a monitor given by position, EarlyStopping('val_loss')": (
+        """
+    train_dl, test_dl = loader(X_tr, y_tr, True), loader(X_te, y_te)
+    trainer = pl.Trainer(callbacks=[EarlyStopping("val_loss", patience=10)])
+    trainer.fit(model, train_dl, test_dl)
+    trainer.test(model, test_dl)
+""",
+        [("multi_test", 3)],
+    ),
+    "LEAK: torchvision's test part, its transform a variable, validating the early stopping": (
+        """
+    tfm = transforms.ToTensor()
+    train_ds = datasets.FashionMNIST("data", train=True, download=True, transform=tfm)
+    test_ds = datasets.FashionMNIST("data", train=False, download=True, transform=tfm)
+    trainer = pl.Trainer(callbacks=[EarlyStopping(monitor="val_acc", mode="max")])
+    trainer.fit(model, DataLoader(train_ds, batch_size=128), DataLoader(test_ds, batch_size=512))
+    trainer.test(model, dataloaders=DataLoader(test_ds, batch_size=512))
+""",
+        [("multi_test", 5)],
+    ),
+    "torchvision's training part split for validation, its test part scored once": (
+        """
+    tfm = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+    full = datasets.MNIST("data", train=True, transform=tfm)
+    fit_ds, val_ds = random_split(full, [55000, 5000])
+    test_ds = datasets.MNIST("data", train=False, transform=tfm)
+    trainer = pl.Trainer(callbacks=[EarlyStopping(monitor="val_loss")])
+    trainer.fit(model, DataLoader(fit_ds), DataLoader(val_ds))
+    trainer.test(model, dataloaders=DataLoader(test_ds))
+""",
+        [],
     ),
     "the validation loader carved from the training rows, the test loader scored once": (
         """
