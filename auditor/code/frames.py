@@ -385,6 +385,23 @@ class Frames(WalkState):
                 return Value(data=replace(data, dates=data.dates | data.sources))
             if any(k in kind.lower() for k in ("int", "float", "bool", "uint")):
                 return Value(data=replace(data, number=True, mask=None, grouped=False))
+        if name in ("head", "tail") and not data.grouped:
+            # df.tail(200) is df.iloc[-200:], df.head(n) df.iloc[:n] (five rows when not told)
+            told = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "n"), None)
+            count = self.ev(told).const if told is not None else 5
+            span: tuple[str, Bound, Bound] | tuple[()] = ()
+            if type(count) is int and count > 0:
+                span = (
+                    (POSITIONS, (OPEN, 0, True), ("", count, False))
+                    if name == "head"
+                    else (POSITIONS, ("<end>", -count, True), (OPEN, 0, True))
+                )
+            elif told is not None and name == "head":
+                bound = self._bound(told, False, upper=True)
+                span = (POSITIONS, (OPEN, 0, True), bound) if bound is not None else ()
+            split = self._part_split(SLICE, node, data)
+            rows = frozenset(_narrowed(a, span) or _sliced(a, split, name, span) for a in data.rows)
+            return Value(data=replace(data, rows=rows, mask=None))
         if name in ("take", "skip") and _counted(args, kwargs):
             # tf.data's take(n) and skip(n): the first n elements and the rest, as [:n] and [n:] are
             split = self._part_split(SLICE, node, data)
