@@ -281,7 +281,13 @@ class Estimators(WalkState):
         if name in _IN_SAMPLE and found.trains:
             return self._in_sample(found)
         if name == "get_best_models" and found.qualname.startswith(("keras_tuner.", "kerastuner.")):
-            best = self.container(node, Value(objects=frozenset({found.id})))  # the trials' models, best first
+            models = {found.id}
+            wanted = argument(args, kwargs, 0, "num_models").const
+            if type(wanted) is int and wanted > 1:  # the other trials' models beside the best: other settings
+                others = self.obj(node.func, found.qualname, found.role)
+                others.trains, others.node = found.trains, found.node
+                models.add(others.id)
+            best = self.container(node, Value(objects=frozenset(models)))  # the trials' models, best first
             return Value(objects=frozenset({best.id}))
         if name in _NEIGHBOUR_QUERIES or (name == "query" and found.qualname.endswith(_NEIGHBOUR_TREES)):
             return self._neighbours(found, args, kwargs, node)
@@ -646,6 +652,7 @@ class Estimators(WalkState):
             named = objective.const if objective is not None else "val_loss"
             # the trials are ranked by the watched data's score unless the objective is a training metric
             train.chooses_by_watched = not (isinstance(named, str) and not named.startswith("val_"))
+            train.search = True  # a model per trial
         found.trains = frozenset({train.id})
         if history is not None:
             return Value(objects=frozenset({found.id, history.id}))

@@ -20,6 +20,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
+from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, NEIGHBOURS, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
     NOTHING,
@@ -179,6 +180,10 @@ def in_time(data: Data) -> bool:
 
 class Frames(WalkState):
     """Selections, methods and assignments of tables and arrays."""
+
+    def __init__(self, program: Program) -> None:
+        super().__init__(program)
+        self._group_cuts: dict[str, str] = {}  # a grouping as written -> the cut its head(k) and tail(k) sides make
 
     # Attributes -------------------------------------------------------------------------------------------
 
@@ -385,6 +390,15 @@ class Frames(WalkState):
                 return Value(data=replace(data, dates=data.dates | data.sources))
             if any(k in kind.lower() for k in ("int", "float", "bool", "uint")):
                 return Value(data=replace(data, number=True, mask=None, grouped=False))
+        side = _group_side(name, node) if data.grouped else None
+        if side is not None and isinstance(node.func, ast.Attribute):
+            # df.groupby("user").tail(1): each group's last rows, a side of one cut made within every group: its
+            # head(k) and tail(j) are the two sides (the rest is what ~df.index.isin(it.index) or drop leaves)
+            grouping = self.text(node.func.value)
+            if grouping not in self._group_cuts:
+                self._group_cuts[grouping] = self.split(node, f"{grouping}.{name}", False, replace(data, grouped=False))
+            part = Part(self._group_cuts[grouping], side)
+            return Value(data=replace(data.with_parts(part), grouped=False, mask=None))
         if name in ("head", "tail") and not data.grouped:
             # df.tail(200) is df.iloc[-200:], df.head(n) df.iloc[:n] (five rows when not told)
             told = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "n"), None)
@@ -1499,3 +1513,29 @@ def _counted_per_key(holder: ast.expr, stmt: ast.AST) -> bool:
     if not isinstance(stmt, ast.Assign) or not isinstance(holder, ast.Name):
         return False
     return any(isinstance(n, ast.Name) and n.id == holder.id for n in ast.walk(stmt.value))
+
+
+def _group_side(name: str, node: ast.Call) -> str | None:
+    """The side of a cut within every group that `head(k)`, `tail(k)` or `nth(slice(k, None))` of a groupby takes:
+    its first rows or its last ones (None: another method, or rows it cannot say)."""
+    if name in ("head", "tail"):
+        return name
+    if name != "nth" or len(node.args) != 1:
+        return None
+    chosen = node.args[0]
+    if not (isinstance(chosen, ast.Call) and isinstance(chosen.func, ast.Name) and chosen.func.id == "slice"):
+        return None
+    bounds = chosen.args
+    if len(bounds) == 2 and _is_none(bounds[1]) and not _is_none(bounds[0]):
+        return "tail"  # nth(slice(40, None)): from the 41st row of each group on
+    if len(bounds) == 1 or (len(bounds) == 2 and (_is_none(bounds[0]) or _is_zero(bounds[0]))):
+        return "head"  # nth(slice(40)), nth(slice(None, 40)), nth(slice(0, 40))
+    return None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0

@@ -660,6 +660,8 @@ class _Rules:
         if len(tuned) > 1 or any(loops for _, _, loops in tuned):
             return False  # thresholds or numbers of trees tried one by one: each is a setting
         train = self.r.trains[next(iter(trains))]
+        if train.search and len({m for e in evaluations for m in e.models}) > 1:
+            return False  # a search's several models (a tuner's best few): each the model of its own trial
         if not train.loops:
             return True
         if not all(lid in self.r.replicates for lid in train.loops):

@@ -1,4 +1,5 @@
-"""`head(n)` and `tail(n)` take the first and last rows as `iloc[:n]` and `iloc[-n:]` do: a model fitted on every
+"""`head(n)` and `tail(n)` take the first and last rows as `iloc[:n]` and `iloc[-n:]` do (of a groupby, each group's:
+the two sides of one cut within every group): a model fitted on every
 row and scored on its tail is scored on rows it was trained on, and a cut made with them is a cut in time. Each
 case is a script and the leaks it holds (kind and line, counted after HEAD), none for correct code."""
 
@@ -45,6 +46,33 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     print(model.score(sc.transform(test[cols]), test["kwh"]))
 """,
         [("preprocessing", 2)],
+    ),
+    "each store's first 40 weeks to train, the rest (~isin of their index) to test": (
+        """
+    train = df.groupby("store").head(40)
+    test = df.loc[~df.index.isin(train.index)]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [],
+    ),
+    "each store's first 40 weeks and its last 10, or from the 41st on by nth": (
+        """
+    train = df.groupby("store").head(40)
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(df.groupby("store").tail(10)[cols], df.groupby("store").tail(10)["kwh"]))
+    later = df.groupby("store").nth(slice(40, None))
+    print(model.score(later[cols], later["kwh"]))
+""",
+        [],
+    ),
+    "LEAK: each user's last session as the test set, the model fitted on every session": (
+        """
+    test = df.groupby("user").tail(1)
+    model = GradientBoostingRegressor().fit(df[cols], df["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 2)],
     ),
 }
 

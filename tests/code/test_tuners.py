@@ -13,6 +13,7 @@ from tests.code.reading import leaks_found
 
 HEAD = """\
 import keras_tuner as kt
+import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from tensorflow import keras
@@ -72,6 +73,39 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     tuner.search(X_tr, y_tr, epochs=5, validation_data=(X_te, y_te))
     best = tuner.get_best_models(1)[0]
     print(best.evaluate(X_te, y_te))
+""",
+        [],
+    ),
+    "LEAK: the tuner's five best models compared on the test set, the best one kept": (
+        """
+    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
+    tuner = kt.BayesianOptimization(build, objective="val_accuracy", max_trials=25)
+    tuner.search(X_fit, y_fit, epochs=20, validation_data=(X_val, y_val))
+    candidates = tuner.get_best_models(num_models=5)
+    scores = [m.evaluate(X_te, y_te, verbose=0)[1] for m in candidates]
+    best = candidates[int(np.argmax(scores))]
+""",
+        [("multi_test", 5)],
+    ),
+    "the five best compared on the validation part, the chosen one scored once on the test set": (
+        """
+    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
+    tuner = kt.BayesianOptimization(build, objective="val_accuracy", max_trials=25)
+    tuner.search(X_fit, y_fit, epochs=20, validation_data=(X_val, y_val))
+    candidates = tuner.get_best_models(num_models=5)
+    scores = [m.evaluate(X_val, y_val, verbose=0)[1] for m in candidates]
+    best = candidates[int(np.argmax(scores))]
+    print(best.evaluate(X_te, y_te))
+""",
+        [],
+    ),
+    "the three best averaged into one ensemble, scored once on the test set": (
+        """
+    tuner = kt.RandomSearch(build, objective="val_accuracy", max_trials=20)
+    tuner.search(X_tr, y_tr, epochs=20, validation_split=0.2)
+    top = tuner.get_best_models(num_models=3)
+    proba = np.mean([m.predict(X_te) for m in top], axis=0)
+    print(((proba > 0.5).ravel() == y_te).mean())
 """,
         [],
     ),
