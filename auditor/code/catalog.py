@@ -349,6 +349,15 @@ def is_published_image_set(qualname: str) -> bool:
     return qualname.startswith("torchvision.datasets.") and name[:1].isupper() and name not in _IMAGE_FOLDERS
 
 
+def is_network_maker(qualname: str) -> bool:
+    """A function that builds a torch network: torchvision's `models.resnet18(...)` and the like, timm's
+    `create_model(...)`."""
+    name = qualname.rpartition(".")[2]
+    if qualname.startswith("torchvision.models.") and name[:1].islower() and not name.startswith(("get_", "list_")):
+        return True
+    return qualname in ("timm.create_model", "timm.models.create_model")
+
+
 # Folders of images read as they lie (no published parts): each call its own rows.
 _IMAGE_FOLDERS = frozenset({"ImageFolder", "DatasetFolder", "VisionDataset"})
 # Functions that fit a model of a series and return it: pmdarima's auto_arima(y) chooses the order and fits it.

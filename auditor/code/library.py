@@ -110,6 +110,8 @@ class Library(Estimators, TorchLoops):
             return self._keras_dataset(qualname, node)
         if qualname in catalog.TORCH_RANDOM_SPLIT:
             return self.random_split(args, kwargs, node)
+        if catalog.is_network_maker(qualname):  # models.resnet18(num_classes=10): a network, trained by a loop
+            return self.construct(qualname, catalog.TORCH_NETWORK, args, kwargs, node)
         if catalog.is_published_image_set(qualname):
             return self._published_part(qualname, args, kwargs, node)
         if qualname in catalog.SERIES_FIT_FUNCTIONS:

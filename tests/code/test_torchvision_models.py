@@ -1,0 +1,75 @@
+"""Networks built by torchvision's model functions (`models.resnet18(...)`) or timm's `create_model` are networks a
+hand-written loop trains, as `nn.Module`s of the file are: their training and scores are read. Each case is a
+script and the leaks it holds (kind and line, counted after HEAD), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import torch
+from torch import nn
+from torch.utils.data import ConcatDataset, DataLoader, random_split
+from torchvision import datasets, models, transforms
+
+tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.49, 0.48, 0.45), (0.25, 0.24, 0.26))])
+train_ds = datasets.CIFAR10("data", train=True, download=True, transform=tf)
+test_ds = datasets.CIFAR10("data", train=False, download=True, transform=tf)
+model = models.resnet18(num_classes=10)
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+"""
+
+_TEST_ACCURACY = """
+    with torch.no_grad():
+        acc = sum((model(x).argmax(1) == y).sum().item() for x, y in DataLoader(test_ds, 500)) / len(test_ds)
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the training and test parts put together and trained on": (
+        """
+    for x, y in DataLoader(ConcatDataset([train_ds, test_ds]), batch_size=128, shuffle=True):
+        opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
+"""
+        + _TEST_ACCURACY,
+        [("overlap", 2)],
+    ),
+    "LEAK: the epoch kept by its loss on the test part": (
+        """
+    best = float("inf")
+    for epoch in range(50):
+        for x, y in DataLoader(train_ds, batch_size=128, shuffle=True):
+            opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
+        with torch.no_grad():
+            loss = sum(nn.functional.cross_entropy(model(x), y).item() for x, y in DataLoader(test_ds, 500))
+        if loss < best:
+            best = loss; torch.save(model.state_dict(), "best.pt")
+"""
+        + _TEST_ACCURACY,
+        [("multi_test", 6)],
+    ),
+    "the epoch kept by its loss on a validation part of the training set, the test part scored once": (
+        """
+    fit_ds, val_ds = random_split(train_ds, [45000, 5000])
+    best = float("inf")
+    for epoch in range(50):
+        for x, y in DataLoader(fit_ds, batch_size=128, shuffle=True):
+            opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
+        with torch.no_grad():
+            loss = sum(nn.functional.cross_entropy(model(x), y).item() for x, y in DataLoader(val_ds, 500))
+        if loss < best:
+            best = loss; torch.save(model.state_dict(), "best.pt")
+"""
+        + _TEST_ACCURACY,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_torchvision_models(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
