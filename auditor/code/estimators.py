@@ -868,8 +868,7 @@ class Estimators(WalkState):
         on, each made with those rows seen."""
         rows: Data | None = None
         for tid in sorted(found.trains):
-            trained = self.record.trains[tid]
-            series = trained.x if trained.x is not None else trained.y
+            series = self.record.trains[tid].rows
             if series is not None:
                 rows = series if rows is None else rows.join(series)
         if rows is None:

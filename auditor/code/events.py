@@ -115,6 +115,12 @@ class Train:
     search: bool = False  # a hyper-parameter search (it cross-validates on x, then refits)
     loops: tuple[int, ...] = ()
 
+    @property
+    def rows(self) -> Data | None:
+        """The rows trained on: X, or the labels where X is not known, the series alone of a model of one series
+        (ARIMA(train).fit(), a forecaster's fit(y))."""
+        return self.x if self.x is not None else self.y
+
 
 @dataclass
 class Evaluation:

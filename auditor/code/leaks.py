@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from auditor.code.catalog import BATCH_STATISTICS, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds
-from auditor.code.values import OPEN, Atom, Bound, Columns, Data, Part, Step
+from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
 class LeakKind(enum.StrEnum):
@@ -130,7 +130,7 @@ class _Rules:
     def trained_on(self, evaluation: Evaluation) -> list[Data]:
         """The rows the models scored were trained on: their X, or for a model of a series alone (ARIMA(train)),
         the series."""
-        found = [_trained_rows(self.r.trains[tid]) for tid in sorted(evaluation.trains)]
+        found = [self.r.trains[tid].rows for tid in sorted(evaluation.trains)]
         return [d for d in found if d is not None]
 
     # Rules ------------------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                if _trained_rows(train) is None:
+                if train.rows is None:
                     continue
                 leak = self._seen_in_training(e, train)
                 if leak is not None:
@@ -313,7 +313,7 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                x = _trained_rows(train)
+                x = train.rows
                 if x is None:
                     continue
                 columns = x.columns
@@ -415,7 +415,7 @@ class _Rules:
         return None
 
     def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
-        x = _trained_rows(train)
+        x = train.rows
         assert e.x is not None and x is not None
         for v in sorted(e.x.rows):
             role = _role(v)
@@ -444,7 +444,7 @@ class _Rules:
                             ("score", e.site, e.what),
                         ),
                     )
-                if e.x.in_sample and t.parts and not t.held_out and _inside(v, t):
+                if e.x.in_sample and t.parts and not t.held_out and v.inside(t):
                     continue  # fittedvalues of some of the training part's rows (y_train.iloc[1:]): an in-sample fit
                 # the very rows trained on, scored: a training score, unless they are a held-out side of a split
                 # that the training put back with its other side (pd.concat([train, test]), folds joined again)
@@ -924,33 +924,6 @@ def _role(atom: Atom) -> str | None:
     return None
 
 
-def _inside(atom: Atom, outer: Atom) -> bool:
-    """Every row of ``atom`` is a row of ``outer``: a sub-selection of it, or a slice within its slice
-    (`y.iloc[:-30]`, then `.iloc[1:]`)."""
-    if atom.within(outer):
-        return True
-    if atom.origin != outer.origin or len(atom.parts) != len(outer.parts) or not atom.parts:
-        return False
-    if atom.parts[:-1] != outer.parts[:-1]:
-        return False
-    mine, theirs = atom.parts[-1], outer.parts[-1]
-    if mine.split != theirs.split or len(mine.span) != 3 or len(theirs.span) != 3:
-        return False
-    (_, low, high), (_, out_low, out_high) = mine.span, theirs.span
-    return _bound_inside(low, out_low, lower=True) and _bound_inside(high, out_high, lower=False)
-
-
-def _bound_inside(bound: Bound, outer: Bound, lower: bool) -> bool:
-    """Whether a slice's end ``bound`` lies within the slice whose same end is ``outer``."""
-    if outer[0] == OPEN:
-        return True
-    if bound[0] != outer[0]:
-        return False
-    if bound[1] != outer[1]:
-        return bound[1] > outer[1] if lower else bound[1] < outer[1]
-    return outer[2] or not bound[2]
-
-
 def _put_back(atom: Atom, trained: Data, scored: Data) -> bool:
     """Whether rows a split held out (the rest after a sample, a piece of np.array_split) were put back together
     with another side of that split in the rows trained on, one the rows scored do not hold. (When the scored rows
@@ -1045,9 +1018,3 @@ _TEMPORAL_FIX = (
     "Split by time: train_test_split(..., shuffle=False) on rows sorted by time, a cut-off date, or TimeSeriesSplit "
     "for cross-validation, so that every test row is later than every training row."
 )
-
-
-def _trained_rows(train: Train) -> Data | None:
-    """The rows a model was trained on: its X, or its labels where X is not known, the series alone of a model of
-    one series (ARIMA(train).fit(), a forecaster's fit(y))."""
-    return train.x if train.x is not None else train.y

@@ -73,6 +73,27 @@ def spans_disjoint(a: Part, b: Part) -> bool | None:
     return None
 
 
+def span_within(inner: Part, outer: Part) -> bool:
+    """Whether every row of a side of a split lies within another side of it, read from their bounds (`[1:-30]`
+    within `[:-30]`); False when they cannot tell."""
+    if inner.split != outer.split or len(inner.span) != 3 or len(outer.span) != 3 or inner.span[0] != outer.span[0]:
+        return False
+    _, low, high = inner.span
+    _, out_low, out_high = outer.span
+    return _bound_within(low, out_low, lower=True) and _bound_within(high, out_high, lower=False)
+
+
+def _bound_within(bound: Bound, outer: Bound, lower: bool) -> bool:
+    """Whether an interval's end ``bound`` lies within the interval whose same end is ``outer``."""
+    if outer[0] == OPEN:
+        return True
+    if bound[0] != outer[0]:
+        return False
+    if bound[1] != outer[1]:
+        return bound[1] > outer[1] if lower else bound[1] < outer[1]
+    return outer[2] or not bound[2]
+
+
 @dataclass(frozen=True, order=True)
 class Atom:
     """The rows of source ``origin`` that lie in every one of ``parts``, in the order they were taken."""
@@ -83,6 +104,15 @@ class Atom:
     def within(self, other: Atom) -> bool:
         """Every row of self is a row of ``other``: one source, and other's parts a prefix of self's."""
         return self.origin == other.origin and self.parts[: len(other.parts)] == other.parts
+
+    def inside(self, other: Atom) -> bool:
+        """Every row of self is a row of ``other``: ``within`` it, or cut from the same rows by a slice within its
+        slice (`y.iloc[:-30]`, then `.iloc[1:]`)."""
+        if self.within(other):
+            return True
+        if self.origin != other.origin or len(self.parts) != len(other.parts) or not self.parts:
+            return False
+        return self.parts[:-1] == other.parts[:-1] and span_within(self.parts[-1], other.parts[-1])
 
     def disjoint(self, other: Atom) -> bool:
         """No row is in both: other sources, or the two take different sides of one split (a range of a
