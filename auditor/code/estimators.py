@@ -20,7 +20,18 @@ from auditor.code.catalog import (
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, OTHER_NEIGHBOURS, SPLITS, WalkState
-from auditor.code.values import EACH_ITEM, NOTHING, TRAIN_SIDES, Columns, Data, Part, Value, argument, join_all
+from auditor.code.values import (
+    EACH_ITEM,
+    NOTHING,
+    TRAIN_SIDES,
+    Columns,
+    Data,
+    Part,
+    Value,
+    argument,
+    is_given,
+    join_all,
+)
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
@@ -686,7 +697,7 @@ class Estimators(WalkState):
         given = kwargs.get(option)
         if given is None or given.consts & {None, "auto"} or not self._written_out(given):
             return False
-        if self.stats_in([given]) or any(_given(kwargs.get(o)) for o in still_learning):
+        if self.stats_in([given]) or any(is_given(kwargs.get(o)) for o in still_learning):
             return False
         return all(kwargs.get(o) is not None and kwargs[o].consts == {v} for o, v in required)
 
@@ -1005,11 +1016,6 @@ def _watches_validation(callback: Obj) -> bool:
         return True
     name = monitor.const
     return not isinstance(name, str) or name.startswith("val")
-
-
-def _given(value: Value | None) -> bool:
-    """Whether an option is given a value other than None."""
-    return value is not None and value.consts != {None}
 
 
 KERAS_HISTORY = "keras.callbacks.History"

@@ -26,6 +26,7 @@ from auditor.code.values import (
     argument,
     complement,
     data_of,
+    is_given,
     join_all,
     join_datas,
     stats_of,
@@ -152,8 +153,7 @@ class Library(Estimators, TorchLoops):
             return Value(data=self.with_fits(args[0].data, stats_of([*args[1:], *kwargs.values()])))
         if pair in catalog.LAMBDA_FUNCTIONS:
             x = argument(args, kwargs, 0, "x")
-            lmbda = kwargs.get("lmbda")
-            if x.data is None or len(args) > 1 or (lmbda is not None and lmbda.consts != {None}):
+            if x.data is None or len(args) > 1 or is_given(kwargs.get("lmbda")):
                 return Value(data=x.data) if x.data is not None else NOTHING  # a lambda given: nothing learned
             fid = self.fit(node, f"{last}()", "the power transform's lambda", Strength.STATISTICS, x.data)
             done = Value(data=replace(x.data, fits=x.data.fits | {fid}))
@@ -311,8 +311,7 @@ class Library(Estimators, TorchLoops):
             return self._loaded(node, qualname, data, kwargs)
         if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
             return self.dataset_dict(node, data)
-        chunked = kwargs.get("chunksize")
-        if (chunked is not None and chunked.consts != {None}) or kwargs.get("iterator", NOTHING).const is True:
+        if is_given(kwargs.get("chunksize")) or kwargs.get("iterator", NOTHING).const is True:
             # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
             return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
         return Value(data=data)

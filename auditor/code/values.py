@@ -560,6 +560,11 @@ def named_parts(data: Data, sid: str, sides: tuple[str, ...]) -> Data:
     return replace(data, rows=frozenset(a.with_part(Part(sid, side)) for a in data.rows for side in sides), mask=None)
 
 
+def is_given(value: Value | None) -> bool:
+    """Whether an option is given a value other than None."""
+    return value is not None and value.consts != {None}
+
+
 def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: str) -> Value:
     """A call's argument at position ``index`` or under one of ``names`` (nothing when it is not given)."""
     if index < len(args):
