@@ -11,6 +11,7 @@ from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
+from auditor.code.state import NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
@@ -69,8 +70,11 @@ class Calls(Library):
         for fid in sorted(callee.functions):
             out = out.join(self.call_function(fid, args, dict(kwargs), node))
             known = True
+        applied: frozenset[int] = frozenset()
         for oid in sorted(callee.objects):
             found = self.record.objects[oid]
+            if found.role is not None and found.role.kind is Kind.STATELESS:
+                applied |= found.baked  # Normalize(mean, std)(x): the statistics it was built with are in x now
             if found.role is not None and found.role.kind is Kind.LEARNER:  # a Keras layer or tokenizer called
                 out = out.join(self._transform(found, args, kwargs, node))
                 known = True
@@ -83,7 +87,10 @@ class Calls(Library):
             receiver, name = callee.method
             out = out.join(self.call_method(receiver, name, args, kwargs, node))
             known = True
-        return out if known else self.unknown_call(args, kwargs, node)
+        out = out if known else self.unknown_call(args, kwargs, node)
+        if applied and out.data is not None:
+            out = replace(out, data=self.with_fits(out.data, applied))
+        return out
 
     def call_method(
         self, receiver: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
@@ -155,6 +162,9 @@ class Calls(Library):
         )
 
     def compare(self, node: ast.Compare, values: list[Value]) -> Value:
+        mask = self._not_self(node, values)
+        if mask is not None:
+            return mask
         scored = [v for v in values if v.scores or self.scores_in([v])]
         if len(scored) >= 2:  # a choice of which one, unless its branch keeps only the best value (a running max)
             picks = id(node) not in self.value_compares
@@ -188,6 +198,22 @@ class Calls(Library):
             self.threshold(node, stats_of([v for v in values if v.data is None]))
         text = self.text(node)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
+
+    def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
+        """`ind != np.arange(len(X))[:, None]`: where each row's neighbours are not the row itself, a mask that
+        leaves each row out of its own neighbours (robust to ties, where the row may not come first)."""
+        if len(values) != 2 or not isinstance(node.ops[0], ast.NotEq):
+            return None
+        for indices, other in ((values[0], node.comparators[0]), (values[1], node.left)):
+            kinds = {self.record.objects[o].qualname for o in indices.objects}
+            numbered = any(
+                isinstance(n, ast.Call) and self.text(n.func).split(".")[-1] == "arange" for n in ast.walk(other)
+            )
+            if NEIGHBOURS in kinds and numbered:
+                found = self.obj(node, NOT_SELF)
+                found.elements = Value(objects=frozenset({found.id}))  # each row's part of the mask: `zip(ind, m)`
+                return Value(objects=frozenset({found.id}))
+        return None
 
     def _scores_columns(self, fid: int) -> bool:
         """Whether fit ``fid`` scores the columns by how they predict the label (a test, a correlation)."""

@@ -349,6 +349,19 @@ def is_published_image_set(qualname: str) -> bool:
     return qualname.startswith("torchvision.datasets.") and name[:1].isupper() and name not in _IMAGE_FOLDERS
 
 
+# Loaders that hand out a data set's rows a batch at a time.
+BATCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+
+# torch's view of a data set's rows at some positions: Subset(ds, indices).
+TORCH_SUBSETS = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
+
+
+def is_image_folder(qualname: str) -> bool:
+    """torchvision's ImageFolder and DatasetFolder: the images under a folder, as they lie."""
+    return qualname.startswith("torchvision.datasets.") and qualname.rpartition(".")[2] in _IMAGE_FOLDERS
+
+
 def is_network_maker(qualname: str) -> bool:
     """A function that builds a torch network: torchvision's `models.resnet18(...)` and the like, timm's
     `create_model(...)`."""

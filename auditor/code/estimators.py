@@ -19,7 +19,7 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, OTHER_NEIGHBOURS, SPLITS, WalkState
+from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS, WalkState
 from auditor.code.values import (
     EACH_ITEM,
     NOTHING,
@@ -85,6 +85,8 @@ _IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"]
 _IN_SAMPLE = frozenset(["fittedvalues", "predict_in_sample"])
 # A fitted neighbours search's queries: which fitted rows lie nearest each row asked about.
 _NEIGHBOUR_QUERIES = frozenset(["kneighbors", "radius_neighbors"])
+# What leaves an array's elements as they are: the indices of a neighbours search keep what they are.
+_RESHAPES = frozenset(["reshape", "astype", "copy", "ravel", "flatten", "squeeze", "tolist"])
 # Trees built on rows and asked query(X, k): the same indices (scikit-learn's KDTree and BallTree, scipy's).
 _NEIGHBOUR_TREES = (".KDTree", ".BallTree", ".cKDTree")
 # Hugging Face: a Trainer (its train(), evaluate(), predict()), and a DatasetDict of a data set's published splits.
@@ -112,6 +114,7 @@ class Estimators(WalkState):
         # a published data set read by name and folder (torchvision's): its rows and the split of its parts, one
         # for every call that reads a part of it
         self._published: dict[tuple[str, str], tuple[Data, str]] = {}
+        self._folders: dict[str, Data] = {}  # the images under a folder, by the folder named (its text)
 
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call
@@ -130,6 +133,8 @@ class Estimators(WalkState):
         if role.rows_at_init:
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
+        if role.kind is Kind.STATELESS:  # Compose([ToTensor(), Normalize(mean, std)]): what its steps were built with
+            found.baked |= self._baked_in([*args, *kwargs.values()])
         if _keras_model(qualname):
             found.baked |= self._layer_fits(found, [*args, *kwargs.values()])
         if role.kind is Kind.PIPELINE:
@@ -142,6 +147,16 @@ class Estimators(WalkState):
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
+
+    def _baked_in(self, given: list[Value]) -> frozenset[int]:
+        """The statistics built into the steps given (directly or in a list) to a step that chains them."""
+        found: frozenset[int] = frozenset()
+        for value in given:
+            if value.data is not None:  # Normalize(mean, std) of sums accumulated batch by batch: their statistics
+                found |= value.data.fits
+            for oid in value.objects | self.iterate(value).objects:
+                found |= self.record.objects[oid].baked
+        return found
 
     def _takes_statistics(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> bool:
         """Whether the function given to a FunctionTransformer, written in the file, takes a statistic of the rows
@@ -235,6 +250,8 @@ class Estimators(WalkState):
     ) -> Value | None:
         if found.qualname == CONTAINER:
             return self._container_method(found, name, args, kwargs, node)
+        if found.qualname in (NEIGHBOURS, OTHER_NEIGHBOURS, NOT_SELF) and name in _RESHAPES:
+            return Value(objects=frozenset({found.id}))  # ind[mask].reshape(n, k): the same indices, shaped anew
         method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
         if method is not None:  # a method of the file's own class: walked with self bound
             return self.call_function(method, [Value(objects=frozenset({found.id})), *args], dict(kwargs), node)

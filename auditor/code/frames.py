@@ -21,7 +21,7 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Site, Split
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, NEIGHBOURS, OTHER_NEIGHBOURS, WalkState
+from auditor.code.state import CONTAINER, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
     NOTHING,
     OPEN,
@@ -800,6 +800,8 @@ class Frames(WalkState):
                 learned = found.keys.stats | found.elements.stats  # index[word] of a learned vocabulary
                 if learned:
                     out = out.join(Value(stats=learned))
+            elif found.qualname == NOT_SELF:  # not_self[i]: one row's part of the mask
+                out = out.join(Value(objects=frozenset({found.id})))
             elif found.qualname in (NEIGHBOURS, OTHER_NEIGHBOURS):  # ind[:, 1:]: past each row's own place
                 out = out.join(Value(objects=frozenset({self._neighbours_taken(found, node).id}), stats=index.stats))
             elif found.role is not None and found.steps:  # pipe["model"], pipe[-1]
@@ -815,7 +817,7 @@ class Frames(WalkState):
             out = out.join(Value(stats=index.stats))
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
-            kinds = {self.record.objects[o].qualname for o in index.objects}
+            kinds = self._index_kinds(index)
             if kinds and kinds <= {NEIGHBOURS, OTHER_NEIGHBOURS} and picked.data is not None:
                 # prices[ind]: each row's neighbours' values, learned from the rows of prices, so that neighbours
                 # searched among rows that include the test rows read their labels; past each row's own place
@@ -827,11 +829,27 @@ class Frames(WalkState):
             out = out.join(picked)
         return out
 
+    def _index_kinds(self, index: Value) -> set[str]:
+        """What an index is made of; a list built of a neighbours search's rows (`np.array([r[m] for ...])`) is
+        made of what its elements are."""
+        kinds: set[str] = set()
+        for oid in index.objects:
+            found = self.record.objects[oid]
+            inner = found.elements.objects if found.qualname == CONTAINER and not found.entries else frozenset()
+            inner_kinds = {self.record.objects[o].qualname for o in inner if o != oid}
+            kinds |= inner_kinds if inner_kinds else {found.qualname}
+        return kinds
+
     def _neighbours_taken(self, found: Obj, node: ast.Subscript) -> Obj:
         """Some columns of a neighbours search's indices. The query's own rows come first in them when it asked
         of the rows it was fitted on: the columns from the second on are other rows."""
         if found.qualname == OTHER_NEIGHBOURS:
             return found
+        masks = {self.record.objects[o].qualname for o in self.ev(node.slice).objects}
+        if masks == {NOT_SELF}:  # ind[not_self], row[mask]: each row's neighbours but itself
+            others = self.obj(node, OTHER_NEIGHBOURS)
+            others.elements = Value(objects=frozenset({others.id}))
+            return others
         cols = node.slice.elts[1] if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2 else None
         lower = self.ev(cols.lower).const if isinstance(cols, ast.Slice) and cols.lower is not None else None
         past_first = isinstance(lower, int) and not isinstance(lower, bool) and lower >= 1
@@ -981,6 +999,21 @@ class Frames(WalkState):
         for fid in kept:
             self.record.cuts[fid] = self.record.cuts.get(fid, frozenset()) | masks
         return replace(selected, fits=selected.fits | kept)
+
+    def rows_taken(self, data: Data, at: ast.expr, positions: Value, node: ast.AST) -> Data:
+        held = positions.data
+        if held is not None and held.rows and all(a.parts for a in held.rows):
+            # positions dealt by splits (a split of the training positions again for validation): the rows at them
+            # went through every one of those cuts, in order
+            rows = set()
+            for atom in data.rows:
+                for taken in held.rows:
+                    cut = atom
+                    for part in taken.parts:
+                        cut = cut.with_part(part)
+                    rows.add(cut)
+            return replace(data, rows=frozenset(rows), merged=data.merged | held.merged)
+        return self._rows(data, at, positions, node, "iloc")
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""

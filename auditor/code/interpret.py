@@ -16,7 +16,7 @@ from auditor.code.library import positions_left
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, OTHER_NEIGHBOURS, SPLITS
+from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
@@ -271,6 +271,9 @@ class Walker(Calls, Frames):
                 self.assign(target, item, stmt)
             return
         element = self.iterate(value)
+        if value.data is not None and element.data is not None and not value.data.each_row:
+            # xb, yb = batch: a batch's inputs and labels, each still many rows (a row's fields stay one row)
+            element = replace(element, data=replace(element.data, each_row=False))
         for target in targets:
             self.assign(target, element, stmt)
 
@@ -781,7 +784,8 @@ class Walker(Calls, Frames):
         out = join_all(value.items) if value.items is not None else NOTHING
         for oid in value.objects:
             found = self.record.objects[oid]
-            if found.qualname in (CONTAINER, NEIGHBOURS, OTHER_NEIGHBOURS):  # a neighbours search: each row's indices
+            # a list, or a neighbours search's indices or mask: each row's part
+            if found.qualname in (CONTAINER, NEIGHBOURS, OTHER_NEIGHBOURS, NOT_SELF):
                 out = out.join(found.elements)
             elif found.qualname == SPLITS and found.split is not None:
                 train, test = Part(found.split, "train"), Part(found.split, "test")

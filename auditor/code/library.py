@@ -13,7 +13,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.replicates import pass_names
-from auditor.code.state import LOCAL
+from auditor.code.state import LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     EACH_ITEM,
@@ -36,6 +36,9 @@ _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
 _PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
 # Builtins and methods that choose among scores: the best, an order, an index of the best.
 _CHOOSERS = frozenset({"max", "min", "sorted"})
+# numpy's functions that make one array of a list's rows, and what a neighbours search's rows are
+_ARRAY_MAKERS = frozenset({"array", "asarray", "stack", "vstack"})
+_NEIGHBOUR_KINDS = frozenset({NEIGHBOURS, OTHER_NEIGHBOURS, NOT_SELF})
 _CHOOSING_FUNCTIONS = frozenset(
     ["argmax", "argmin", "nanargmax", "nanargmin", "max", "min", "amax", "amin", "nanmax", "nanmin", "sort", "argsort"]
 )
@@ -97,6 +100,10 @@ class Library(Estimators, TorchLoops):
             return Value(stats=self.stats_in([*args, *kwargs.values()]))
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
+        if package == "numpy" and last in _ARRAY_MAKERS and args:
+            rows = self.iterate(args[0]).objects
+            if rows and {self.record.objects[o].qualname for o in rows} <= _NEIGHBOUR_KINDS:
+                return Value(objects=rows)  # np.array([row[mask] for ...]): each row's neighbours, as one array
         if package == "numpy" and qualname.startswith("numpy.random."):
             drawn = self._random(qualname, args, kwargs, node)
             if drawn is not None:
@@ -115,6 +122,17 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, catalog.TORCH_NETWORK, args, kwargs, node)
         if catalog.is_published_image_set(qualname):
             return self._published_part(qualname, args, kwargs, node)
+        if catalog.is_image_folder(qualname):
+            return self._image_folder(args, kwargs, node)
+        if qualname in catalog.TORCH_SUBSETS:
+            taken = self._subset(args, kwargs, node)
+            if taken is not None:
+                return taken
+        if qualname in catalog.BATCH_LOADERS:
+            # DataLoader(ds): its rows, met a batch at a time; a batch is many rows (its mean is a statistic of them)
+            loaded = self.unknown_call(args, kwargs, node)
+            batches = self.container(node.func, Value(data=loaded.data)) if loaded.data is not None else None
+            return loaded if batches is None else loaded.join(Value(objects=frozenset({batches.id})))
         if qualname in catalog.SERIES_FIT_FUNCTIONS:
             model = self.obj(node, qualname, Role(Kind.MODEL))
             y_given = argument(args, kwargs, 0, "y")
@@ -362,7 +380,36 @@ class Library(Estimators, TorchLoops):
         side = "train" if train is True else "test" if train is False else None
         if isinstance(split, str):
             side = _PART_NAMES.get(split.lower(), side)
-        return Value(data=data.with_parts(Part(sid, side)) if side is not None else data)
+        part = data.with_parts(Part(sid, side)) if side is not None else data
+        return Value(data=self._transformed(part, kwargs))
+
+    def _subset(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """Subset(ds, part.indices): the rows of ``ds`` at the positions a split dealt, that side of the split (a
+        data set read again with another transform, then cut as the first one was)."""
+        dataset, indices = argument(args, kwargs, 0, "dataset"), argument(args, kwargs, 1, "indices")
+        at = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "indices"), None)
+        if dataset.data is None or indices.data is None or at is None:
+            return None
+        return Value(data=self.rows_taken(dataset.data, at, indices, node))
+
+    def _image_folder(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """datasets.ImageFolder("images", transform=tf): the images under a folder; read again (once to compute
+        the normalisation, once with it), they are the same images."""
+        where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "root"), None)
+        root = self.text(where)
+        fixed = isinstance(where, ast.Constant) or (isinstance(where, ast.Name) and self.ev(where).const is not None)
+        if not fixed or self._read_anew(node):  # a folder per pass of a loop, or one the walk cannot name
+            return Value(data=self._transformed(self.source(node, f"ImageFolder({root})", read=True), kwargs))
+        if root not in self._folders:
+            self._folders[root] = replace(self.source(node, f"ImageFolder({root})", read=True), columns=None)
+        return Value(data=self._transformed(self._folders[root], kwargs))
+
+    def _transformed(self, data: Data, kwargs: dict[str, Value]) -> Data:
+        """Images read through transform=Compose([..., Normalize(mean, std)]): the statistics it was built with are in
+        every image."""
+        transforms = [v for k, v in kwargs.items() if k in ("transform", "target_transform", "transforms")]
+        baked = frozenset().union(*(self.record.objects[o].baked for v in transforms for o in v.objects))
+        return self.with_fits(data, baked) if baked else data
 
     def _keras_dataset(self, qualname: str, node: ast.Call) -> Value:
         """keras.datasets.mnist.load_data(): one source published in a training and a test part, each a pair of

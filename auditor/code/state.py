@@ -20,6 +20,8 @@ SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
 # row itself, or, with no rows given or the first column left out, other rows only.
 NEIGHBOURS = "<neighbours>"
 OTHER_NEIGHBOURS = "<other rows' neighbours>"
+# `ind != np.arange(n)[:, None]`: where each row's neighbours are not the row itself; indices taken by it are other rows
+NOT_SELF = "<not each row itself>"
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 
@@ -114,6 +116,10 @@ class WalkState(ABC):
     @abstractmethod
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         """An attribute of any value."""
+
+    @abstractmethod
+    def rows_taken(self, data: Data, at: ast.expr, positions: Value, node: ast.AST) -> Data:
+        """The rows of ``data`` at the positions ``positions`` (written as ``at``) names."""
 
     @abstractmethod
     def unknown_call(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:

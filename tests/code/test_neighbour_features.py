@@ -66,6 +66,51 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _MODEL,
         [],
     ),
+    "each row left out of its own neighbours by a mask against its own index (robust to ties)": (
+        _START
+        + """
+    i_tr = nn.kneighbors(tr[["lat", "lon"]].to_numpy(), return_distance=False)
+    not_self = i_tr != np.arange(len(tr))[:, None]
+    others = np.array([row[mask][:5] for row, mask in zip(i_tr, not_self)])
+    tr["nbr_price"] = prices[others].mean(axis=1)
+"""
+        + _TEST_SIDE
+        + _MODEL,
+        [],
+    ),
+    "the mask applied to the whole array, then shaped to a row each": (
+        _START
+        + """
+    i_tr = nn.kneighbors(tr[["lat", "lon"]].to_numpy(), return_distance=False)
+    others = i_tr[i_tr != np.arange(len(tr)).reshape(-1, 1)].reshape(len(tr), 5)
+    tr["nbr_price"] = prices[others].mean(axis=1)
+"""
+        + _TEST_SIDE
+        + _MODEL,
+        [],
+    ),
+    "LEAK: a mask that compares with something else than each row's own index": (
+        _START
+        + """
+    i_tr = nn.kneighbors(tr[["lat", "lon"]].to_numpy(), return_distance=False)
+    others = np.array([row[mask] for row, mask in zip(i_tr, i_tr != 0)])
+    tr["nbr_price"] = prices[others].mean(axis=1)
+"""
+        + _TEST_SIDE
+        + _MODEL,
+        [("label_in_features", 15)],
+    ),
+    "LEAK: a mask that keeps each row itself": (
+        _START
+        + """
+    i_tr = nn.kneighbors(tr[["lat", "lon"]].to_numpy(), return_distance=False)
+    own = i_tr == np.arange(len(tr))[:, None]
+    tr["nbr_price"] = prices[np.where(own, i_tr, i_tr)].mean(axis=1)
+"""
+        + _TEST_SIDE
+        + _MODEL,
+        [("label_in_features", 15)],
+    ),
     "LEAK: the training rows' neighbours with the row itself among them": (
         _START
         + """
