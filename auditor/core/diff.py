@@ -497,6 +497,7 @@ def mark_baseline(report: Report, baseline: Report, *, path: Path | str, new_onl
                     values=more.new_values,
                     unlisted=more.unlisted,
                     uncompared=more.uncompared,
+                    compared=more.compared,
                 )
             )
     stages = tuple(

@@ -302,6 +302,11 @@ class BaselineValues(_Frozen):
     uncompared: tuple[int, int] | None = Field(
         default=None, description="(values in the baseline, values now) of a set too large to compare value by value"
     )
+    compared: tuple[int, int] | None = Field(
+        default=None,
+        description="(values in the baseline, values now) of sets too large to list, compared by their values' hashes: "
+        "`unlisted` values are not in the baseline's set",
+    )
 
 
 class BaselineInfo(_Frozen):

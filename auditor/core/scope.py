@@ -6,8 +6,11 @@ a larger count or a new split pair has grown beyond it and is escalated, never a
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
+import zlib
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +21,10 @@ from auditor.core.spelling import normal_form
 # Up to this many subject values a scope lists them (so a growth can name the new ones); beyond it, only the
 # digest of the full set is kept, and any change of the set is a growth that cannot say which values are new.
 MAX_LISTED = 1000
+# Beyond MAX_LISTED and up to this many values, a scope also keeps each value's 64-bit hash (its members): a later
+# set can then be shown to lie within it, or how many of its values do not, though neither can be named. Beyond
+# it, only the digest (at about 10 bytes a value, the members would make a report megabytes larger).
+MAX_MEMBERS = 10_000
 SHOWN = 10  # most new values a growth's text names
 # Counts kept per split pair (or per split) up to this many pairs; beyond (many folds: ~n²/2 pairs), the totals.
 MAX_PAIR_COUNTS = 100
@@ -60,6 +67,11 @@ class Scope(_Frozen):
     n_values: int = 0
     digest: str | None = None
     counts: dict[str, int] | None = None
+    members: str | None = Field(
+        default=None,
+        description="beyond MAX_LISTED values (up to MAX_MEMBERS): each value's 64-bit hash (the first 8 bytes of "
+        "the sha256 of its JSON-quoted normal form), sorted, delta coded, zlib-compressed, base64",
+    )
 
     @property
     def listed(self) -> bool:
@@ -73,8 +85,13 @@ def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None
     # Built back to front, so each normal form keeps its first spelling (one C-level pass, not a loop of lookups).
     spelled = dict(zip(reversed([normalise_spelling(t) for t in texts]), reversed(texts), strict=True))
     normal = sorted(spelled)
+    members = members_of(texts) if MAX_LISTED < len(normal) <= MAX_MEMBERS else None
     return digested_scope(
-        len(normal), set_digest(normal), [spelled[n] for n in normal] if len(normal) <= MAX_LISTED else [], counts
+        len(normal),
+        set_digest(normal),
+        [spelled[n] for n in normal] if len(normal) <= MAX_LISTED else [],
+        counts,
+        members,
     )
 
 
@@ -84,17 +101,56 @@ def set_digest(normal: list[str]) -> str | None:
 
 
 def digested_scope(
-    n_values: int, digest: str | None, spellings: Sequence[str], counts: Mapping[str, int] | None = None
+    n_values: int,
+    digest: str | None,
+    spellings: Sequence[str],
+    counts: Mapping[str, int] | None = None,
+    members: str | None = None,
 ) -> Scope:
     """The scope of ``n_values`` distinct values whose set has ``digest`` (set_digest), with their first spellings
-    in the order of their normal forms (needed only up to MAX_LISTED values): for a caller that normalised the
-    values once for many scopes."""
+    in the order of their normal forms (needed only up to MAX_LISTED values) and, beyond that, their members: for a
+    caller that normalised the values once for many scopes."""
     return Scope(
         values=tuple(spellings) if n_values <= MAX_LISTED else (),
         n_values=n_values,
         digest=digest,
         counts=None if counts is None else dict(counts),
+        members=members if MAX_LISTED < n_values <= MAX_MEMBERS else None,
     )
+
+
+def members_of(values: Iterable[str]) -> str:
+    """A scope's members from its values as spelled: each value's 64-bit hash taken of both its forms (named_form),
+    so that `1.10` is not a member where only `1.1` is."""
+    import numpy as np
+
+    # sorted and unique; two values of one 64-bit hash (odds ~3e-12 at 10,000 values) are kept once
+    words = np.unique(np.fromiter((_word(v) for v in values), dtype=np.uint64))
+    deltas = np.diff(words, prepend=np.uint64(0))
+    return base64.b64encode(zlib.compress(deltas.astype(">u8").tobytes(), 6)).decode("ascii")
+
+
+def _word(value: str) -> int:
+    text = json.dumps(named_form(value), ensure_ascii=False)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def member_words(scope: Scope) -> Any:
+    """The sorted 64-bit hashes of a scope's values (a numpy array): from its members, or from its listed values;
+    None when it keeps only a digest, or its members do not decode."""
+    import numpy as np
+
+    if scope.listed:
+        return np.unique(np.fromiter((_word(v) for v in scope.values), dtype=np.uint64))
+    if scope.members is None:
+        return None
+    try:
+        raw = zlib.decompress(base64.b64decode(scope.members, validate=True))
+    except (binascii.Error, zlib.error, ValueError):
+        return None
+    if len(raw) % 8:
+        return None
+    return np.cumsum(np.frombuffer(raw, dtype=">u8").astype(np.uint64), dtype=np.uint64)
 
 
 def inconsistency(scope: Scope) -> str | None:
@@ -103,6 +159,14 @@ def inconsistency(scope: Scope) -> str | None:
     digest, which nothing here can check; an uploaded report is believed that far and no further."""
     if scope.n_values < 0:
         return f"a negative count of values ({scope.n_values})"
+    if scope.members is not None and not MAX_LISTED < scope.n_values <= MAX_MEMBERS:
+        return f"members kept for {scope.n_values} values (only for {MAX_LISTED + 1} to {MAX_MEMBERS})"
+    if scope.members is not None:
+        words = member_words(scope)
+        if words is None:
+            return "members that do not decode"
+        if len(words) < scope.n_values or not bool((words[1:] > words[:-1]).all()):
+            return f"{len(words)} members, not ascending and at least one per value, for {scope.n_values} values"
     if scope.n_values > MAX_LISTED:
         return (
             f"{len(scope.values)} values listed beyond {MAX_LISTED} (only the digest is kept)" if scope.values else None
@@ -157,6 +221,11 @@ class Growth(_Frozen):
         description="(values before, values now) of a set that differs from the accepted one where either is too "
         "large to list: which values are new cannot be told, nor whether any is",
     )
+    compared: tuple[int, int] | None = Field(
+        default=None,
+        description="(values before, values now) of sets too large to list, compared by their members' hashes: "
+        "`unlisted` values are not in the accepted set, though they cannot be named",
+    )
     counts: tuple[CountGrowth, ...] = ()
 
     @property
@@ -189,6 +258,9 @@ TOO_MANY = "too many to list"
 def unlisted_text(g: Growth) -> str:
     """How a set of values too large to list differs from the accepted one, claiming no more than is known: a
     set kept only as its digest cannot show that a smaller one is a part of it, nor name what is new."""
+    if g.compared is not None:
+        before, now = g.compared
+        return f"{g.unlisted} of {now} value(s) not in the accepted set of {before} ({TOO_MANY} by name)"
     if g.uncompared is None:  # a Growth stored before the sizes were kept
         return f"the set of values changed ({g.unlisted} value(s) more or different, too many to list)"
     before, now = g.uncompared
@@ -212,10 +284,18 @@ def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = norma
     new_values: tuple[str, ...] = ()
     unlisted = 0
     uncompared: tuple[int, int] | None = None
+    compared: tuple[int, int] | None = None
     if seen.n_values:
+        # Members hash a value in both of named_form's forms: they compare as the data checks' own forms do.
+        hashed = _by_members(accepted, seen) if same in (normalise_spelling, named_form) else None
         if accepted.listed and seen.listed:
             known = {same(v) for v in accepted.values}
             new_values = tuple(v for v in seen.values if same(v) not in known)
+        elif hashed is not None:
+            # Both sets' members are known: a set within the accepted one is covered; values beyond it are
+            # counted (and named when the later set is listed).
+            new_values, unlisted = hashed
+            compared = (accepted.n_values, seen.n_values) if unlisted else None
         elif seen.digest != accepted.digest:
             # One side is only a digest: a different set cannot be shown to be a subset, so it counts as grown
             # (never as the same), saying only what is known: the sizes, and how many are new at least.
@@ -228,13 +308,34 @@ def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = norma
             before = accepted.counts.get(name)
             if before is None or value > before:
                 grown.append(CountGrowth(field=name, accepted=before, seen=value))
-    if not new_values and uncompared is None and not grown:
+    if not new_values and uncompared is None and compared is None and not grown:
         return None
     kept_forms = {same(v) for v in accepted.values}
     kept = tuple(v for v in seen.values if same(v) in kept_forms)
     return Growth(
-        accepted_values=kept, new_values=new_values, unlisted=unlisted, uncompared=uncompared, counts=tuple(grown)
+        accepted_values=kept,
+        new_values=new_values,
+        unlisted=unlisted,
+        uncompared=uncompared,
+        compared=compared,
+        counts=tuple(grown),
     )
+
+
+def _by_members(accepted: Scope, seen: Scope) -> tuple[tuple[str, ...], int] | None:
+    """(the listed values of ``seen`` not in ``accepted``, how many unlisted ones are not) by the values' 64-bit
+    hashes, when both sets' hashes are known and one at least is too large to list; None otherwise."""
+    import numpy as np
+
+    if accepted.listed and seen.listed:
+        return None
+    before, now = member_words(accepted), member_words(seen)
+    if before is None or now is None:
+        return None
+    if seen.listed:
+        known = set(before.tolist())
+        return tuple(v for v in seen.values if _word(v) not in known), 0
+    return (), int((~np.isin(now, before, assume_unique=True)).sum())
 
 
 def union(scopes: Iterable[Scope]) -> Scope:

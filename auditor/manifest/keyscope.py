@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.core.scope import MAX_LISTED, Scope, digested_scope, normalise_spelling, scope_of
+from auditor.core.scope import MAX_LISTED, MAX_MEMBERS, Scope, digested_scope, members_of, normalise_spelling, scope_of
 from auditor.core.spelling import WHITESPACE
 from auditor.manifest.keycodes import KeyCodes
 from auditor.manifest.spelling import maybe_changed, normalise
@@ -60,8 +60,10 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
         n_values, digest = packed
         if n_values <= MAX_LISTED:
             return scope_of(values.to_pylist(), counts)
-        return Scope(values=(), n_values=n_values, digest=digest, counts=None if counts is None else dict(counts))
-    changed = not pc.all(pc.equal(normal, plain)).as_py()
+        if n_values > MAX_MEMBERS:
+            return Scope(values=(), n_values=n_values, digest=digest, counts=None if counts is None else dict(counts))
+        # few enough to keep their members: those need each value's JSON text, written below
+    changed = packed is not None or not pc.all(pc.equal(normal, plain)).as_py()
     if len(plain) < len(values):
         # Non-ASCII values go through core/spelling.py itself: Arrow's Unicode tables are newer than Python's,
         # and a character one of them does not know yet would get two normal forms.
@@ -75,12 +77,8 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     ordered = sorted_text(normal)
     # json.dumps's text of the sorted list, made and hashed in Arrow: no Python string per value.
     quoted = _respelled(ordered, np.zeros(0, dtype=np.int64), _JSON_ESCAPED, _json_string, quote=True)
-    return Scope(
-        values=(),
-        n_values=len(ordered),
-        digest=_list_digest(quoted),
-        counts=None if counts is None else dict(counts),
-    )
+    members = members_of(values.to_pylist()) if len(ordered) <= MAX_MEMBERS else None
+    return digested_scope(len(ordered), _list_digest(quoted), [], counts, members)
 
 
 def _list_digest(quoted: pa.Array) -> str:
@@ -297,7 +295,11 @@ class KeyScopes:
             np.minimum.at(first, rank, np.arange(len(at), dtype=np.int64))
             spellings = self.labels.take(pa.array(at[first[ranks]])).to_pylist()
         # set_digest's bytes: json.dumps of the sorted list.
-        return digested_scope(len(ranks), _list_digest(self.quoted.take(pa.array(ranks))), spellings, counts)
+        quoted = self.quoted.take(pa.array(ranks))
+        members = (
+            members_of(self.labels.take(pa.array(at)).to_pylist()) if MAX_LISTED < len(ranks) <= MAX_MEMBERS else None
+        )
+        return digested_scope(len(ranks), _list_digest(quoted), spellings, counts, members)
 
 
 def _respelled(

@@ -169,8 +169,9 @@ def baseline_line(report: Report) -> str | None:
 
 def _new_values_text(v: BaselineValues) -> str:
     """A finding's values beyond its baseline's for baseline_line: those named, else how its set changed."""
-    if v.uncompared is not None and not v.values:  # too many to list: only the sizes are known
-        return f"; {v.code} {unlisted_text(Growth(unlisted=v.unlisted, uncompared=v.uncompared))}"
+    if (v.uncompared is not None or v.compared is not None) and not v.values:  # too many to list by name
+        growth = Growth(unlisted=v.unlisted, uncompared=v.uncompared, compared=v.compared)
+        return f"; {v.code} {unlisted_text(growth)}"
     return (
         f"; {v.code} new values: "
         + (", ".join(v.values[:SHOWN]) + (f" and {len(v.values) - SHOWN} more" if len(v.values) > SHOWN else ""))

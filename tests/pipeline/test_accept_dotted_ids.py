@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from auditor.core import scope as scopes
 from auditor.core.scope import MAX_LISTED, growth, scope_of
 from auditor.core.subjects import covered_form
 from tests.conftest import AuditFn
@@ -27,8 +30,12 @@ def test_an_acceptance_naming_1_10_or_a_respelling_of_it_covers_it(audit: AuditF
         assert [f.accepted for f in report.findings if f.code == "GRP001"] == [True] and report.exit_code == 0
 
 
-def test_only_a_set_kept_as_a_digest_cannot_tell_1_1_from_1_10() -> None:
+def test_only_a_set_kept_as_a_digest_cannot_tell_1_1_from_1_10(monkeypatch: pytest.MonkeyPatch) -> None:
     same = covered_form("GRP001")  # the form acceptances and baselines compare a data value in
     assert growth(scope_of(["1.1", "2"]), scope_of(["1.10", "2"]), same) is not None
     many = [f"v{i}" for i in range(MAX_LISTED)]
+    # too many to list, but their members are hashed in the checks' own form too: 1.10 is not 1.1
+    grown = growth(scope_of([*many, "1.1"]), scope_of([*many, "1.10"]), same)
+    assert grown is not None and grown.unlisted == 1
+    monkeypatch.setattr(scopes, "MAX_MEMBERS", MAX_LISTED)  # beyond the members: the digest's forms alone
     assert growth(scope_of([*many, "1.1"]), scope_of([*many, "1.10"]), same) is None

@@ -64,7 +64,8 @@ def found(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
 
 def test_report_stays_small(report: tuple[dict[str, Any], int]) -> None:
     data, size = report
-    assert size < 2_000_000
+    # (80 KB of it are the members of UPS001's and UPS002's 3,997 linked values: about 10 bytes a value)
+    assert size < 2_100_000
     for f in (f for s in data["stages"] for f in s["findings"]):
         assert len(json.dumps(f)) < 100_000, f["code"]
         for table in f["tables"]:
