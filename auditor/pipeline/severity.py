@@ -62,7 +62,7 @@ LOWEST: Mapping[str, Severity] = MappingProxyType(
         # split_integrity
         "SPL000": INFO, "SPL001": ERROR, "SPL002": WARNING, "SPL003": WARNING, "SPL004": ERROR, "SPL005": WARNING,
         "SPL006": ERROR, "SPL007": WARNING, "SPL008": WARNING, "SPL009": WARNING, "SPL010": INFO,
-        "SPL011": WARNING, "SPL012": INFO, "SPL013": ERROR,
+        "SPL011": WARNING, "SPL012": INFO, "SPL013": ERROR, "SPL014": ERROR,
         # stable_softmax
         "SMX000": INFO, "SMX001": ERROR, "SMX002": ERROR, "SMX003": WARNING, "SMX004": ERROR, "SMX005": ERROR,
         # temporal_order

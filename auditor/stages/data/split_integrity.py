@@ -54,6 +54,7 @@ class SplitIntegrity(Stage):
         "SPL011": "sample ids that differ only by spelling, within one split",
         "SPL012": "cross-validation folds: holdout and training rows per fold",
         "SPL013": "rows in both the training and the holdout indices of one fold",
+        "SPL014": "no holdout split has rows: nothing is held out, so no check between train and holdout ran",
     }
     Options = SplitIntegrityOptions
     out_of_core = True
@@ -124,6 +125,7 @@ class SplitIntegrity(Stage):
 
         yield from self._look_alike_names(present, sizes, names, context)
         yield from self._empty_declared(present, context)
+        yield from self._nothing_held_out(present, context)
         yield from self._allow_pairs(present, context)
         yield from self._duplicate_ids(context, limit)
         yield from self._id_spellings(context, limit)
@@ -231,6 +233,24 @@ class SplitIntegrity(Stage):
                         evidence={"split": n, "role": role, "splits_found": sorted(present)},
                         remediation="Fix the split name in the config or in the manifest.",
                     )
+
+    def _nothing_held_out(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
+        """No row in a holdout split (every split trains, or the manifest holds one split): every check between
+        train and holdout compares nothing, and a clean result would mean nothing. A holdout split declared but
+        absent is SPL006's; cross-validation folds hold their holdouts in the folds."""
+        roles = context.roles
+        if roles.folds is not None or roles.holdout:
+            return
+        yield self.finding(
+            "SPL014",
+            Severity.ERROR,
+            "no split is held out: "
+            + (f"every split in the manifest ({', '.join(sorted(present))}) " if present else "no split ")
+            + f"is a train split ({sorted(roles.train)}), so no check between train and holdout compared "
+            "anything and a pass would say nothing about the evaluation.",
+            evidence={"splits_found": sorted(present), "train": sorted(roles.train)},
+            remediation="Audit the manifest that holds the evaluation rows too, or name them in `splits.holdout`.",
+        )
 
     def _allow_pairs(self, present: list[str], context: AuditContext) -> Iterator[Finding]:
         roles = context.roles

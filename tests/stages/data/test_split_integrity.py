@@ -86,6 +86,26 @@ def test_no_train_split_at_all(audit) -> None:  # type: ignore[no-untyped-def]
     assert f.key == "train" and "the default; set splits.train" in f.message
 
 
+@pytest.mark.parametrize(
+    ("splits", "values"),
+    [
+        ({}, ["train", "train", "train"]),  # one split in the file, holdout by default: every other split, none
+        ({"train": ["train", "test"]}, ["train", "test", "test"]),  # every split declared a train split
+        ({"train": ["train"], "holdout": []}, ["train", "test", "test"]),  # no holdout declared
+    ],
+)
+def test_nothing_held_out_is_an_error_not_a_pass(audit, splits: dict[str, list[str]], values: list[str]) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"split": values}, splits=splits, only=ONLY)
+    f = finding(r, "SPL014")
+    assert f.severity.value == "error" and r.exit_code == 1
+    assert "no check between train and holdout compared anything" in f.message
+
+
+def test_a_holdout_with_rows_is_not_nothing_held_out(audit) -> None:  # type: ignore[no-untyped-def]
+    r = audit({"split": ["train", "train", "val"]}, only=ONLY)  # the default holdout: 'val'
+    assert "SPL014" not in codes(r) and r.exit_code == 0
+
+
 def _paths_audit(tmp_path: Path, files: dict[str, str], splits: dict[str, list[str]] | None = None):  # type: ignore[no-untyped-def]
     """An audit of one CSV per split (manifest.paths), each written as given."""
     for split, text in files.items():
