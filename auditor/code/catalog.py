@@ -326,6 +326,8 @@ def _names(text: str) -> frozenset[str]:
 # What a FunctionTransformer learns whose function takes statistics of the rows it is given (A.mean(0)): anew
 # from every batch it transforms, so no pipeline keeps the test part from its own.
 BATCH_STATISTICS = "statistics of the rows it is given"
+# What a supervised model's predictions carry of its training: used as features, they are that learning applied.
+LABELS_LEARNED = "the labels of the rows it was trained on"
 PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 # What a table of each column's statistics learns (df.describe(), df.agg(["mean", "std"])): its values, not its
 # labels, which name the columns (describe().columns) and the statistics.

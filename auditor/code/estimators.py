@@ -10,6 +10,7 @@ from dataclasses import replace
 from auditor.code.catalog import (
     BATCH_STATISTICS,
     COUNTERS,
+    LABELS_LEARNED,
     LEARNS_WITH_OPTION,
     ROW_REDUCTIONS_NUMPY,
     STATE_WRITTEN_OUT,
@@ -882,6 +883,10 @@ class Estimators(WalkState):
         rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
         if found.role is not None and found.role.unsupervised:
             rows = replace(rows, fits=rows.fits | found.fits)
+        elif x is not None:
+            # what a model learned of its training rows' labels is in its predictions: used as features (a stack
+            # of models fitted on every row, then split), they carry those labels; scored, they are its scores
+            rows = replace(rows, fits=rows.fits | self._labels_learned(found))
         if node is not None and (name.startswith("staged_") or _PREDICT_SETTINGS & kwargs.keys()):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)
@@ -890,6 +895,18 @@ class Estimators(WalkState):
                 rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), loops)}
             )
         return Value(data=rows)
+
+    def _labels_learned(self, found: Obj) -> frozenset[int]:
+        """A fit for each supervised training of ``found``: the labels of the rows it was trained on."""
+        fids = set()
+        for tid in sorted(found.trains):
+            trained = self.record.trains[tid]
+            node = self.train_nodes.get(tid)
+            if trained.y is None or trained.rows is None or node is None:
+                continue
+            fid = self.fit(node, trained.what, LABELS_LEARNED, Strength.TARGET, trained.rows, kind="labels learned")
+            fids.add(fid)
+        return frozenset(fids)
 
     def _in_sample(self, found: Obj) -> Value:
         """A series model's in-sample predictions (fittedvalues, predict_in_sample()): of the rows it was trained

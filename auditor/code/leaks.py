@@ -10,9 +10,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from auditor.code.catalog import BATCH_STATISTICS, Strength, is_regressor
-from auditor.code.events import Evaluation, Fit, Record, Selection, Site, Split, Train, nested_steps
-from auditor.code.replicates import read_beside_seeds
+from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, Strength, is_regressor
+from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, Split, Train, nested_steps
+from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
@@ -217,6 +217,8 @@ class _Rules:
                 fix = _fix(_REFITTED_FIX, _REFITTED_FIX_STATISTIC, fit.what)
             if fit.learns == BATCH_STATISTICS:
                 fix = _BATCH_FIX
+            if fit.learns == LABELS_LEARNED:
+                fix = _STACKING_FIX
             leaks.append(
                 Leak(
                     LeakKind.PREPROCESSING,
@@ -673,9 +675,27 @@ class _Rules:
         if any(set(self.r.splits[sid].loops) & set(train.loops) for sid in redrawn if sid in self.r.splits):
             return False  # the test rows drawn anew per pass (a split per seed): the best pass is the luckiest split
         changing = frozenset().union(*(self.r.replicates[lid] for lid in train.loops))
-        if built.node is None or read_beside_seeds(built.node) & changing:
+        read = self._read_beside_seeds(built)
+        if read is None or read & changing:
             return False  # built from what a pass draws or assigns (params = sample(space)): a setting per pass
         return not selection.picks
+
+    def _read_beside_seeds(self, built: Obj) -> frozenset[str] | None:
+        """The names a model's construction reads, but for seeds; a pipeline's steps built apart (`clf = ...`,
+        then `make_pipeline(scaler, clf)`) are read where they were built. None when that cannot be seen."""
+        if built.node is None:
+            return None
+        read = read_beside_seeds(built.node)
+        steps = [s for s in nested_steps(self.r.objects, [built.id]) if s.id != built.id]
+        if not steps:
+            return read
+        if any(s.node is None for s in steps):
+            return read
+        read -= step_names(built.node)
+        for step in steps:
+            assert step.node is not None
+            read |= read_beside_seeds(step.node)
+        return read
 
     def _validation(self, data: Data | None, rows: frozenset[Atom], line: int, chosen: set[int]) -> bool:
         """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,
@@ -972,6 +992,10 @@ def _named_test(data: Data) -> bool:
     return "test" in name or "holdout" in name or "hold_out" in name
 
 
+_STACKING_FIX = (
+    "Split first; make a model's predictions into features out of fold (cross_val_predict on the training part), "
+    "and predict the test part with models fitted on the training part only."
+)
 _PREPROCESSING_FIX = (
     "Split first, then fit {what} on the training part only and apply it to both parts; or put it in a Pipeline "
     "(make_pipeline({what}(), model)) so that cross-validation and the final fit refit it on training rows only."

@@ -152,6 +152,7 @@ class Library(Estimators, TorchLoops):
                 return self.cross_validate(last, args, kwargs, node)
             if last in catalog.PIPELINE_FUNCTIONS:
                 found = self.obj(node, qualname, Role(Kind.PIPELINE))
+                found.node = node
                 found.steps = sorted(self._estimators(args))
                 if last == "make_column_transformer":
                     found.selects = self.selection(args, kwargs, named=False)

@@ -81,6 +81,22 @@ def read_beside_seeds(call: ast.AST) -> frozenset[str]:
     )
 
 
+def step_names(call: ast.AST) -> frozenset[str]:
+    """The names a pipeline's call is given as its steps (`make_pipeline(scaler, clf)`, `Pipeline([("m", clf)])`):
+    what they read is read where each step was built."""
+    if not isinstance(call, ast.Call):
+        return frozenset()
+    found: set[str] = set()
+    for arg in [*call.args, *(k.value for k in call.keywords if k.arg == "steps")]:
+        items = arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg]
+        for item in items:
+            if isinstance(item, ast.Tuple) and len(item.elts) == 2:
+                item = item.elts[1]
+            if isinstance(item, ast.Name):
+                found.add(item.id)
+    return frozenset(found)
+
+
 def _loop_parts(node: ast.AST) -> tuple[list[ast.AST], list[ast.AST], list[ast.AST]] | None:
     """A loop's targets, body and iterated expressions (None for a while loop: what changes is not named)."""
     if isinstance(node, ast.For | ast.AsyncFor):

@@ -35,6 +35,7 @@ class WalkState(ABC):
         self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
         self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
         self.loops: list[int] = []  # the loops around the statement being walked
+        self.train_nodes: dict[int, ast.AST] = {}  # a training -> the call that trained
         self.loop_nodes: dict[int, ast.AST] = {}  # each loop's node, by its id
         self.pass_names: dict[int, frozenset[str]] = {}  # each loop's names taken anew per pass (once read)
         # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
@@ -207,8 +208,9 @@ class WalkState(ABC):
         strength: Strength,
         data: Data | None,
         reported: bool = True,
+        kind: str = "fit",
     ) -> int:
-        fid, new = self.key_id("fit", node)
+        fid, new = self.key_id(kind, node)
         rows = data.rows if data is not None else frozenset()
         if new:
             self.record.fits[fid] = Fit(fid, self.site(node), what, learns, strength, rows, reported, data)
@@ -221,6 +223,7 @@ class WalkState(ABC):
 
     def train(self, node: ast.AST, what: str, model: Obj, x: Data | None, y: Data | None) -> Train:
         tid, new = self.key_id("train", node)
+        self.train_nodes[tid] = node
         if new:
             self.record.trains[tid] = Train(tid, self.site(node), what, model.id, x, y, loops=tuple(self.loops))
         else:

@@ -85,6 +85,44 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "spread over seeds of a pipeline, the seed in its model, max reported": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            model = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=50, random_state=seed))
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(np.mean(scores), np.std(scores), max(scores))
+        """,
+        [],
+    ),
+    "spread over seeds of a pipeline of a model built just before it, max reported": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            forest = RandomForestClassifier(n_estimators=50, random_state=seed)
+            model = make_pipeline(StandardScaler(), forest)
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(np.mean(scores), max(scores))
+        """,
+        [],
+    ),
+    "a pipeline whose model's size changes per pass, the best score reported": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            forest = RandomForestClassifier(n_estimators=10 + 20 * seed, random_state=seed)
+            model = make_pipeline(StandardScaler(), forest)
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(max(scores))
+        """,
+        [("multi_test", 7, True)],
+    ),
     "models of each fold scored on one test set, their mean and max": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
