@@ -16,7 +16,7 @@ from auditor.code.library import positions_left
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
+from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
@@ -797,7 +797,8 @@ class Walker(Calls, Frames):
                     if entry is not None and entry.data is not None:
                         out = out.join(Value(data=entry.data))
         if value.data is not None:
-            out = out.join(Value(data=replace(value.data, each_row=True)))
+            batched = any(self.record.objects[o].qualname == BATCHES for o in value.objects)
+            out = out.join(Value(data=replace(value.data, each_row=not batched)))
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out

@@ -13,7 +13,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.replicates import pass_names
-from auditor.code.state import LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
+from auditor.code.state import BATCHES, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     EACH_ITEM,
@@ -129,10 +129,10 @@ class Library(Estimators, TorchLoops):
             if taken is not None:
                 return taken
         if qualname in catalog.BATCH_LOADERS:
-            # DataLoader(ds): its rows, met a batch at a time; a batch is many rows (its mean is a statistic of them)
+            # DataLoader(ds): its rows, met a batch at a time; a batch is many rows (its mean is a statistic of them).
+            # The mark holds no rows: one call building loaders of several parts keeps them apart.
             loaded = self.unknown_call(args, kwargs, node)
-            batches = self.container(node.func, Value(data=loaded.data)) if loaded.data is not None else None
-            return loaded if batches is None else loaded.join(Value(objects=frozenset({batches.id})))
+            return loaded.join(Value(objects=frozenset({self.obj(node.func, BATCHES).id})))
         if qualname in catalog.SERIES_FIT_FUNCTIONS:
             model = self.obj(node, qualname, Role(Kind.MODEL))
             y_given = argument(args, kwargs, 0, "y")

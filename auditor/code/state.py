@@ -22,6 +22,7 @@ NEIGHBOURS = "<neighbours>"
 OTHER_NEIGHBOURS = "<other rows' neighbours>"
 # `ind != np.arange(n)[:, None]`: where each row's neighbours are not the row itself; indices taken by it are other rows
 NOT_SELF = "<not each row itself>"
+BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 

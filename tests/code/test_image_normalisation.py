@@ -172,6 +172,19 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _TRAIN_AND_SCORE,
         [],
     ),
+    "loaders of both parts built by one comprehension: each loader yields its own part's batches": (
+        """
+    ds = TensorDataset(torch.tensor(np.load("x.npy")), torch.tensor(np.load("y.npy")))
+    train_ds, test_ds = random_split(ds, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
+    train_loader, test_loader = [DataLoader(d, batch_size=64, shuffle=d is train_ds) for d in (train_ds, test_ds)]
+    for xb, yb in train_loader:
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+    print(sum((model(xb).argmax(1) == yb).sum().item() for xb, yb in test_loader) / len(test_ds))
+""",
+        [],
+    ),
     "each image's own mean in a batch loop (axis of the pixels, per image) is not a statistic of the rows": (
         """
     X_train, X_test = np.load("x_train.npy"), np.load("x_test.npy")
