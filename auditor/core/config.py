@@ -88,6 +88,9 @@ class ManifestSpec(_Section):
 
     @model_validator(mode="after")
     def _one_source(self, info: ValidationInfo) -> ManifestSpec:
+        if self.id is not None and self.id == self.split:
+            # every id would repeat within its split and never cross one: SPL001 could never fire
+            raise ValueError(f"`id` and `split` name the same column {self.id!r}; the sample id is a column of its own")
         if info.context and info.context.get(IN_CODE):  # the rows are an Arrow table given in code: no file
             given = [name for name in ("path", "paths", "format") if getattr(self, name) is not None]
             if given:

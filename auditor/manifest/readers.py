@@ -556,6 +556,28 @@ def _open_text(path: Path) -> io.BufferedReader:
     return io.BufferedReader(pa.input_stream(str(path), compression="detect"))
 
 
+# Files of another kind read as text: the first bytes that name them, and what to do.
+_MAGIC = (
+    (b"PAR1", "the file is Parquet (it starts with PAR1), not text: name it .parquet, or set manifest.format: parquet"),
+    (b"\x1f\x8b", "the file is gzip-compressed: name it with .gz at the end (.csv.gz), which is read decompressed"),
+    (b"BZh", "the file is bzip2-compressed: name it with .bz2 at the end (.csv.bz2), which is read decompressed"),
+    (
+        b"\x28\xb5\x2f\xfd",
+        "the file is zstd-compressed: name it with .zst at the end (.csv.zst), which is read decompressed",
+    ),
+    (
+        b"\x04\x22\x4d\x18",
+        "the file is lz4-compressed: name it with .lz4 at the end (.csv.lz4), which is read decompressed",
+    ),
+    (b"PK\x03\x04", "the file is a ZIP archive (an Excel .xlsx workbook is one): export the sheet as CSV, or unzip it"),
+)
+
+
+def _binary_kind(first: bytes) -> str | None:
+    """What a file read as text is when its first bytes are another format's (None: none known)."""
+    return next((what for magic, what in _MAGIC if first.startswith(magic)), None)
+
+
 def _header(path: Path, delimiter: str) -> list[str]:
     return _read_header(path, delimiter)[0]
 
@@ -589,6 +611,9 @@ def _read_header(path: Path, delimiter: str) -> tuple[list[str], int]:
             f"{path}:1: the header line is longer than {_CSV_MAX_BLOCK >> 20} MB, the longest line read; "
             "expected a manifest of ids, splits and keys (keep its other columns in another file)"
         )
+    binary = _binary_kind(first)
+    if binary is not None:
+        raise ManifestError(f"{path}:1:1: {binary}")
     nul = first.find(b"\x00")
     if nul >= 0:
         raise ManifestError(

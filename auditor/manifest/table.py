@@ -844,8 +844,44 @@ def check_id_type(table: pa.Table, id_column: str, files: Sequence[Path | str]) 
     t = table[id_column].type
     if pa.types.is_dictionary(t):
         t = t.value_type
-    if not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
-        raise ManifestError(f"{files[0]}: id column '{id_column}' has type {t}; expected integer or string ids")
+    if _id_type_ok(t):
+        return
+    expected = "expected integer or string ids"
+    if len(files) <= 1:
+        raise ManifestError(f"{files[0]}: id column '{id_column}' has type {t}; {expected}")
+    own = _own_id_types(files, id_column)
+    wrong = [f for f, own_type in own.items() if own_type is not None and not _id_type_ok(own_type)]
+    if wrong:  # the files whose own ids are of that type; those of the others were widened to it when joined
+        named = ", ".join(f"{f} ({own[f]})" for f in wrong)
+        raise ManifestError(
+            f"{named}: id column '{id_column}' has type {t} when the {len(files)} files are read together; "
+            f"{expected} (pandas writes integer ids with a missing value as floating point)"
+        )
+    shown = ", ".join(str(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    raise ManifestError(
+        f"id column '{id_column}' of the files {shown} has type {t} when they are read together; {expected} (ids "
+        "that are integers in one file and floating point in another are read as floating point)"
+    )
+
+
+def _id_type_ok(t: pa.DataType) -> bool:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _own_id_types(files: Sequence[Path | str], id_column: str) -> dict[Path | str, pa.DataType | None]:
+    """Each Parquet file's own type of the id column, from its footer (None where it cannot be told cheaply)."""
+    import pyarrow.parquet as pq
+
+    found: dict[Path | str, pa.DataType | None] = {}
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+            found[f] = schema.field(id_column).type if id_column in schema.names else None
+        except (OSError, pa.ArrowException, ValueError):
+            found[f] = None
+    return found
 
 
 def _digest(files: Sequence[Path], stop: threading.Event | None = None) -> str:

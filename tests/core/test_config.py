@@ -320,3 +320,10 @@ def test_a_config_that_is_a_fifo_or_device_is_named_as_such(tmp_path: Path, kind
     what = "a FIFO (named pipe)" if kind == "fifo" else "a character device"
     with pytest.raises(ConfigError, match=rf"config {path}: is {re.escape(what)}, not a regular file"):
         load_config(path)
+
+
+def test_the_id_and_the_split_cannot_be_one_column(tmp_path: Path) -> None:
+    # with the split as the id, every id repeats within its split and none crosses one: SPL001 could never fire
+    msg = error_of(write(tmp_path, "version: 1\nmanifest: {path: m.csv, id: split, split: split}\n"))
+    assert "`id` and `split` name the same column 'split'" in msg
+    assert load_config(write(tmp_path, "version: 1\nmanifest: {path: m.csv, id: sid, split: split}\n"))

@@ -147,6 +147,27 @@ def test_unreadable_text_is_named_with_its_line(tmp_path: Path, content: bytes, 
         load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
 
 
+def _parquet_bytes(tmp_path: Path) -> bytes:
+    pq.write_table(pa.table({"sid": [1, 2], "writer": ["w1", "w2"], "split": ["train", "test"]}), tmp_path / "p")
+    return (tmp_path / "p").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (_parquet_bytes, r"m\.csv:1:1: the file is Parquet \(it starts with PAR1\), not text: name it \.parquet"),
+        (lambda _: gzip.compress(HEADER.encode()), r"m\.csv:1:1: the file is gzip-compressed: name it with \.gz"),
+    ],
+)
+def test_a_file_of_another_format_named_csv_is_named_for_what_it_is(tmp_path: Path, make, expected: str) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "m.csv").write_bytes(make(tmp_path))
+    with pytest.raises(ManifestError, match=expected):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    renamed = "m.parquet" if "Parquet" in expected else "m.csv.gz"  # named as the message says, it is read
+    (tmp_path / "m.csv").rename(tmp_path / renamed)
+    assert load(tmp_path, {"path": renamed, "split": "split", "id": "sid"}).rows_per_split() == {"train": 1, "test": 1}
+
+
 def test_a_nul_byte_in_a_csv_value_is_refused_at_its_line_and_column(tmp_path: Path) -> None:
     """'w\\x001' would be an invisible second spelling of 'w1'; a text manifest holds no NUL unless damaged."""
     (tmp_path / "m.csv").write_bytes(b"sid,writer,split\n1,w\x001,train\n2,w1,test\n")
@@ -297,6 +318,20 @@ def test_float_id_column_is_rejected(tmp_path: Path) -> None:
     write_table(tmp_path / "m.parquet", {"sid": [1.0, None], "split": ["train", "test"]})
     with pytest.raises(ManifestError, match="expected integer or string ids"):
         load(tmp_path, {"path": "m.parquet", "split": "split", "id": "sid"})
+
+
+def test_float_ids_in_one_file_of_several_name_that_file(tmp_path: Path) -> None:
+    # integer ids in train, floats in test (as pandas writes an integer column with a missing value): the error
+    # names the file whose own ids are floats, whichever is listed first
+    pq.write_table(pa.table({"sid": pa.array([1, 2], pa.int64())}), tmp_path / "train.parquet")
+    pq.write_table(pa.table({"sid": pa.array([3.0, 4.0], pa.float64())}), tmp_path / "test.parquet")
+    for order in (["train", "test"], ["test", "train"]):
+        paths = {split: f"{split}.parquet" for split in order}
+        with pytest.raises(ManifestError) as info:
+            load(tmp_path, {"paths": paths, "id": "sid"})
+        message = str(info.value)
+        assert message.startswith(f"{tmp_path / 'test.parquet'} (double): id column 'sid' has type double"), message
+        assert "train.parquet" not in message
 
 
 def test_unknown_extension(tmp_path: Path) -> None:
