@@ -420,6 +420,13 @@ class AcceptSpec(_Section):
     )
     reason: str = Field(min_length=1)
 
+    @field_validator("values")
+    @classmethod
+    def _some_values(cls, values: list[str | list[str]] | None) -> list[str | list[str]] | None:
+        if values is not None and not values:
+            raise ValueError("`values: []` accepts no value: list the values the review covered, or give `key`")
+        return values
+
     @property
     def column_text(self) -> str | None:
         """The column as findings name it in their evidence (a compound key's columns joined)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
@@ -219,6 +219,10 @@ def _stale_acceptances(acceptances: Acceptances, ran: set[str], stages: Sequence
         if owner is not None and owner not in ran:
             continue
         where = "no stage reports this code" if owner is None else f"stage '{owner}' found nothing it matches"
+        if owner is None:
+            near = _closest_code(entry.code, owners)
+            if near is not None:
+                where += f" (did you mean {near!r}?)"
         moved = sorted(set(acceptances.moved.get(i, ())))
         if moved:
             where += (
@@ -283,6 +287,17 @@ def _unplaced(i: int, entry: AcceptSpec, places: list[str]) -> Finding:
         key=entry.key_text,
         values=where,
     )
+
+
+def _closest_code(code: str, owners: Mapping[str, str]) -> str | None:
+    """The code an `accept:` entry likely meant: the same but for case or spacing (grp001), else the nearest."""
+    import difflib
+
+    squeezed = "".join(code.split()).upper()
+    if squeezed in owners:
+        return squeezed
+    near = difflib.get_close_matches(squeezed, list(owners), n=1, cutoff=0.8)
+    return near[0] if near else None
 
 
 def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None, naming: list[str] | None = None) -> Finding:

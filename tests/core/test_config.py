@@ -327,3 +327,9 @@ def test_the_id_and_the_split_cannot_be_one_column(tmp_path: Path) -> None:
     msg = error_of(write(tmp_path, "version: 1\nmanifest: {path: m.csv, id: split, split: split}\n"))
     assert "`id` and `split` name the same column 'split'" in msg
     assert load_config(write(tmp_path, "version: 1\nmanifest: {path: m.csv, id: sid, split: split}\n"))
+
+
+def test_an_accept_entry_with_an_empty_list_of_values_is_refused(tmp_path: Path) -> None:
+    text = "version: 1\nmanifest: {path: m.csv, split: split}\naccept:\n  - {code: GRP001, values: [], reason: r}\n"
+    msg = error_of(write(tmp_path, text))
+    assert ":4:" in msg and "`values: []` accepts no value" in msg

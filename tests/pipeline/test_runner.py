@@ -270,6 +270,14 @@ def test_accept_values_that_no_finding_holds_are_acc003(loaded) -> None:  # type
     assert [f.code for f in every.findings] == ["LK001"]  # each value is held (in another spelling too)
 
 
+def test_accept_of_a_code_spelled_in_lower_case_suggests_the_code(loaded) -> None:  # type: ignore[no-untyped-def]
+    report = run_audit(loaded(accept=[{"code": "w001", "key": "k1", "reason": "typo"}]), classes=[Warns])
+    (stale,) = [f for f in report.findings if f.code == "ACC001"]
+    assert "no stage reports this code (did you mean 'W001'?)" in stale.message
+    other = run_audit(loaded(accept=[{"code": "ZZZ999", "key": "k1", "reason": "gone"}]), classes=[Warns])
+    assert "did you mean" not in next(f for f in other.findings if f.code == "ACC001").message
+
+
 def test_accept_with_another_key_does_not_match(loaded) -> None:  # type: ignore[no-untyped-def]
     report = run_audit(
         loaded(accept=[{"code": "W001", "key": "k2", "reason": "other"}]), classes=[Warns], fail_on="warning"
