@@ -190,10 +190,30 @@ class SplitIntegrity(Stage):
                 continue
             look_alike.update(members)
             counts = {m: int(sizes[names.index(m)]) if m in names else 0 for m in members}
+            listed = ", ".join(repr(m) for m in members)
+            spec = context.config.splits
+            named = {
+                "train": set(spec.train) if "train" in spec.model_fields_set else set(),
+                "holdout": set(spec.holdout or ()),
+            }
+            role = {r for r, listed_names in named.items() if set(members) <= listed_names}
+            if len(role) == 1:
+                # the config names every spelling, in one role: their rows are audited as that role's, as meant
+                (one,) = role
+                yield self.finding(
+                    "SPL004",
+                    Severity.INFO,
+                    f"split names {listed} differ only by case, spacing or punctuation; the config declares each "
+                    f"a {one} split, so their rows are audited as {one} rows, each spelling as a split of its own.",
+                    key=norm,
+                    evidence={"names": members, "rows": counts, "role": one},
+                    remediation="Normalize the split column so each split has exactly one spelling.",
+                )
+                continue
             yield self.finding(
                 "SPL004",
                 Severity.ERROR,
-                "split names " + ", ".join(repr(m) for m in members) + " differ only by case, spacing or "
+                f"split names {listed} differ only by case, spacing or "
                 "punctuation; rows under a variant are not treated as the split you meant.",
                 key=norm,
                 evidence={"names": members, "rows": counts},

@@ -69,6 +69,18 @@ def test_look_alike_split_names(audit) -> None:  # type: ignore[no-untyped-def]
     assert "SPL005" not in codes(r)
 
 
+def test_look_alike_split_names_the_config_declares_in_one_role_are_audited_as_declared(audit) -> None:  # type: ignore[no-untyped-def]
+    # as `audit init` writes them: every spelling listed, in one role; the rows are that role's, as meant
+    data = {"split": ["train", "Train", "test", "TEST", "test"]}
+    r = audit(data, splits={"train": ["Train", "train"], "holdout": ["TEST", "test"]}, only=ONLY)
+    found = [f for f in r.findings if f.code == "SPL004"]
+    assert [f.severity.value for f in found] == ["info", "info"] and r.exit_code == 0
+    assert "the config declares each a holdout split" in found[0].message
+    # one spelling in each role: the variant is not what was meant
+    mixed = audit(data, splits={"train": ["train", "TEST"], "holdout": ["test", "Train"]}, only=ONLY)
+    assert {f.severity.value for f in mixed.findings if f.code == "SPL004"} == {"error"}
+
+
 def test_undeclared_split_when_holdout_is_explicit(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit({"split": ["train", "test", "extra"]}, splits={"train": ["train"], "holdout": ["test"]}, only=ONLY)
     assert finding(r, "SPL005").key == "extra"
