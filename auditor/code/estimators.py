@@ -32,6 +32,7 @@ from auditor.code.values import (
     argument,
     is_given,
     join_all,
+    join_datas,
 )
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
@@ -61,7 +62,10 @@ _TRANSFORMS = frozenset(
     ]
 )
 # What a learner without scikit-learn's trailing underscore keeps of the rows (an ImageDataGenerator's).
-_LEARNED_ATTRIBUTES = ("mean", "std", "principal_components")
+# Learned state under a plain name: an ImageDataGenerator's mean and std; gensim's word and document vectors
+# (w2v.wv[word], d2v.dv[i], the older docvecs).
+_LEARNED_ATTRIBUTES = ("mean", "std", "principal_components", "wv", "dv", "docvecs")
+_DOCUMENT_VECTORS = ("dv", "docvecs")
 # Keywords of a prediction that choose how much of a boosted model predicts (the number of trees)
 _PREDICT_SETTINGS = frozenset(
     ["num_iteration", "iteration_range", "ntree_limit", "ntree_start", "ntree_end", "start_iteration", "num_trees"]
@@ -366,6 +370,12 @@ class Estimators(WalkState):
             return Value(objects=frozenset(found.steps))
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)
             return Value(stats=found.fits)
+        if attr in _DOCUMENT_VECTORS and found.fits:
+            # d2v.dv[i]: the vector learned for each document trained on, one per row of those documents
+            trained = [self.record.fits[f].data for f in sorted(found.fits)]
+            rows = join_datas([d for d in trained if d is not None])
+            if rows is not None:
+                return Value(data=self.with_fits(rows, found.fits), stats=found.fits)
         if attr in _LEARNED_ATTRIBUTES and found.fits:  # an ImageDataGenerator's gen.mean and gen.std
             return Value(stats=found.fits)
         return NOTHING

@@ -328,6 +328,11 @@ class Frames(WalkState):
                 return Value(stats=frozenset({fid}))
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)
+        if name == "value_counts" and not data.grouped and not data.each_row:
+            # each value's count over the rows (frequency encoding, `s.map(s.value_counts())`), as a group's size
+            # is: learned from those rows; a row kept or dropped by it is not chosen by its own values
+            fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
+            return Value(stats=frozenset({fid}))
         if data.grouped and name == "transform":
             fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
@@ -421,16 +426,23 @@ class Frames(WalkState):
             split = self._part_split(SLICE, node, data)
             side = "head" if name == "take" else "tail"
             return Value(data=replace(data, rows=frozenset(_sliced(a, split, side) for a in data.rows)))
-        if name in ("map", "apply") and len(node.args) == 1 and isinstance(node.args[0], ast.Lambda):
-            # ds.map(lambda t, y: (vectorize(t), y)), s.apply(lambda t: tok.encode(t).ids): what was fitted
-            # elsewhere and is applied to each element is in the result; what the body itself computes from an
-            # element (r / r.sum()) is not a fit over the rows, so fits made while reading the body are left out.
+        one_function = name in ("map", "apply") and len(node.args) == 1
+        applied_by = args[0].functions if one_function and not data.grouped else set()
+        if one_function and (isinstance(node.args[0], ast.Lambda) or len(applied_by) == 1):
+            # ds.map(lambda t, y: (vectorize(t), y)), s.apply(lambda t: tok.encode(t).ids), s.apply(doc_vector) of
+            # a function of the file: what was fitted elsewhere and is applied to each element is in the result;
+            # what the body itself computes from an element (r / r.sum()) is not a fit over the rows, so fits made
+            # while reading the body are left out.
             before = set(self.record.fits)
-            element = Value(data=data)
-            body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
+            element = Value(data=replace(data, each_row=True))
+            if isinstance(node.args[0], ast.Lambda):
+                body = self.call_lambda(node.args[0], [element] * len(node.args[0].args.args))
+            else:
+                body = self.call_function(next(iter(applied_by)), [element], {}, node)
             applied = frozenset(f for f in self._fits_within(body) if f in before) - data.fits
-            if applied:
-                return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False))
+            if applied or applied_by:
+                # one value per row of the rows given (s.apply(f) is all of them, not the row f was read with)
+                return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False, each_row=False))
         if name == "map" and args and _numbers_of(self.record, args[0]):
             return Value(data=replace(self.with_fits(data, stats), number=True, mask=None, grouped=False))
         if name == "rename" and data.columns is not None:

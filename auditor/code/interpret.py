@@ -41,6 +41,7 @@ class Walker(Calls, Frames):
         self._active: list[int] = []
         self._active_calls: list[ast.Call] = []  # the call that walks each of _active
         self._returns: list[Value] = []
+        self._yields: list[Value] = []  # what each function being walked yields (a generator's items)
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
@@ -286,10 +287,12 @@ class Walker(Calls, Frames):
         self.calls.append(fn)
         self._walked.add(fid)
         self._returns.append(NOTHING)
+        self._yields.append(NOTHING)
         try:
             self.block(fn.body)
         finally:
             self._returns.pop()
+            self._yields.pop()
             self.calls.pop()
 
     def function_node(self, fid: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
@@ -336,11 +339,17 @@ class Walker(Calls, Frames):
         self._active_calls.append(node)
         self.calls.append(node)
         self._returns.append(NOTHING)
+        self._yields.append(NOTHING)
         try:
             self.block(fn.body)
             result = self._returns[-1]
+            if _generator(fn):
+                # batch_iterator(): a generator, its items what the body yields (slices of the texts)
+                items = self._yields[-1]
+                result = Value(objects=frozenset({self.container(node, items).id}), data=items.data)
         finally:
             self._returns.pop()
+            self._yields.pop()
             self.calls.pop()
             self._active.pop()
             self._active_calls.pop()
@@ -471,6 +480,19 @@ class Walker(Calls, Frames):
             return NOTHING
         found: Value = method(node)
         return found
+
+    def _ev_Yield(self, node: ast.Yield) -> Value:
+        if node.value is not None:
+            given = self.ev(node.value)
+            if self._yields:
+                self._yields[-1] = self._yields[-1].join(given)
+        return NOTHING  # what send() passes in: nothing the walk follows
+
+    def _ev_YieldFrom(self, node: ast.YieldFrom) -> Value:
+        given = self.iterate(self.ev(node.value))
+        if self._yields:
+            self._yields[-1] = self._yields[-1].join(given)
+        return NOTHING
 
     def _ev_Constant(self, node: ast.Constant) -> Value:
         value = node.value
@@ -947,3 +969,15 @@ def _a_piece(item: Value) -> bool:
         and bool(data.rows)
         and all(a.parts and a.parts[-1].split.startswith(("np.array_split@", "np.split@")) for a in data.rows)
     )
+
+
+def _generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` yields (in its own body, not in a function or lambda nested in it)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+    return False

@@ -587,7 +587,11 @@ class Library(Estimators, TorchLoops):
         given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets")
         parts = [v for v in (given.items or ()) if v.data is not None]
         if not parts:
-            parts = [self.iterate(given)] if self.iterate(given).data is not None else []
+            # np.vstack(s.values): the arrays of every row, stacked back into those rows (not one row's)
+            each = self.iterate(given)
+            if each.data is not None and given.data is not None and not given.data.each_row:
+                each = replace(each, data=replace(each.data, each_row=False))
+            parts = [each] if each.data is not None else []
         if qualname.endswith("append") and len(args) > 1:
             parts = [v for v in args[:2] if v.data is not None]
         axis = kwargs.get("axis") or kwargs.get("dim")  # torch.cat names it dim

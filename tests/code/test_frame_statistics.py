@@ -194,6 +194,43 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # 7. each value's count: frequency encoding
+    "frequency encoding by value_counts over every row": (
+        _patients('df["bmi"] = df["ward"].map(df["ward"].value_counts(normalize=True))'),
+        [("preprocessing", 2)],
+    ),
+    "frequency encoding by value_counts over the training and test parts put together": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        freq = pd.concat([train["ward"], test["ward"]]).value_counts()
+        train["f"], test["f"] = train["ward"].map(freq), test["ward"].map(freq)
+        clf = LogisticRegression().fit(train[["f", "age"]], train["y"])
+        print(clf.score(test[["f", "age"]], test["y"]))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "frequency encoding by the training part's value_counts": (
+        """
+        df = pd.read_csv("data.csv")
+        train, test = train_test_split(df, random_state=0)
+        freq = train["ward"].value_counts(normalize=True)
+        train["f"], test["f"] = train["ward"].map(freq), test["ward"].map(freq).fillna(0)
+        clf = LogisticRegression().fit(train[["f", "age"]], train["y"])
+        print(clf.score(test[["f", "age"]], test["y"]))
+        """,
+        [],
+    ),
+    "value_counts printed, and rare wards taken out by their count over every row": (
+        """
+        df = pd.read_csv("patients.csv")
+        print(df["ward"].value_counts().head(), df["disease"].value_counts(normalize=True))
+        counts = df["ward"].value_counts()
+        df = df[df["ward"].isin(counts[counts >= 10].index)]
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["bmi", "age"]], df["disease"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "rows kept by a threshold written out": (
         _features('df[(df["a"] < 1000) & (df["b"] > 0)].drop(columns="y")'),
         [],
