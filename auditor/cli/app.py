@@ -149,6 +149,12 @@ def main() -> None:
         by = f" by {exc.signal_name}" if isinstance(exc, StartupInterrupted) else ""
         say(f"interrupted{by} before the audit started", "error: ", "bold red")
         raise SystemExit(EXIT_CANNOT_AUDIT) from None
+    except Exception as exc:  # a bug of the auditor's that no command caught: never exit 1 (findings) or 0
+        import traceback
+
+        tb = "".join(traceback.format_exception(exc, limit=-4))
+        say(f"internal error, please report it:\n{tb}", "error: ", "bold red")
+        raise SystemExit(EXIT_CANNOT_AUDIT) from None
     finally:
         install_original()
         PENDING.clear()  # answered: a program that calls main() again starts clean

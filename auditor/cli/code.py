@@ -102,6 +102,10 @@ def code(
         from auditor.cli.run import print_terminal
 
         print_terminal(report, written, verbose)
+    else:
+        from auditor.cli.run import say_why_not_audited
+
+        say_why_not_audited(report)
     if mlflow:  # after the verdict: whatever happens here, the exit code stays the audit's
         log_report(report, written)
     raise typer.Exit(report.exit_code)

@@ -95,8 +95,6 @@ def run(
     from auditor.pipeline.runner import prepare_stages, run_audit
     from auditor.render import render_files
     from auditor.render.attachments import attachments
-    from auditor.render.common import headline, input_errors
-
     reports = ReportDir()
     uploader = make_uploader(submit, project, token)
     with interruptible() as signals:
@@ -184,15 +182,23 @@ def run(
             typer.echo(f"run: {uploader(report, loaded)}")
         except AuditError as exc:
             raise fail(str(exc)) from None
-    if quiet and report.exit_code == EXIT_CANNOT_AUDIT:
-        # Quiet hides the summary, never the reason the audit could not run.
-        reasons = [f"{', '.join(names)}: {message}" for names, message in input_errors(report)]
-        reasons += [f"{r.stage}: {r.error.message}" for r in report.stages if r.error and r.error.traceback]
-        if not reasons:  # nothing ran: say why each selected stage was skipped
-            reasons = [f"{r.stage}: skipped, {r.skip_reason}" for r in report.stages if r.skip_reason]
-            reasons.append(headline(report))
-        say("\n".join(reasons) or headline(report))
+    if quiet:
+        say_why_not_audited(report)
     raise typer.Exit(report.exit_code)
+
+
+def say_why_not_audited(report: Report) -> None:
+    """Quiet hides the summary, never the reason an audit could not run (exit 2): said on stderr."""
+    from auditor.render.common import headline, input_errors
+
+    if report.exit_code != EXIT_CANNOT_AUDIT:
+        return
+    reasons = [f"{', '.join(names)}: {message}" for names, message in input_errors(report)]
+    reasons += [f"{r.stage}: {r.error.message}" for r in report.stages if r.error and r.error.traceback]
+    if not reasons:  # nothing ran: say why each selected stage was skipped
+        reasons = [f"{r.stage}: skipped, {r.skip_reason}" for r in report.stages if r.skip_reason]
+        reasons.append(headline(report))
+    say("\n".join(reasons) or headline(report))
 
 
 def _formats(values: list[str] | None, loaded: LoadedConfig) -> list[str]:

@@ -79,6 +79,36 @@ def test_bad_input_exits_2_with_what_is_wrong(sample: Path, args: list[str], mes
     assert message in done.output.replace("\n", " ")
 
 
+def test_quiet_still_says_why_the_code_could_not_be_audited(sample: Path, tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text("x = (\n")
+    (tmp_path / "empty").mkdir()
+    bad = runner.invoke(app, ["code", str(tmp_path / "bad.py"), "-q"])
+    assert bad.exit_code == 2 and "bad.py:1:5: not valid Python" in bad.stderr
+    empty = runner.invoke(app, ["code", str(tmp_path / "empty"), "-q"])
+    assert empty.exit_code == 2 and "no Python script (.py) or notebook (.ipynb) found" in empty.stderr
+    clean = runner.invoke(app, ["code", str(sample / "churn_model_fixed.ipynb"), "-q"])
+    assert clean.exit_code == 0 and clean.output == ""
+
+
+def test_a_bug_after_the_verdict_exits_2_not_1(sample: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """An exception no command caught (here in printing the summary) ends the process with exit 2, never with
+    Python's 1, which would read as 'findings'."""
+    import importlib
+
+    from auditor.cli import run as run_module
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug in printing")
+
+    monkeypatch.setattr(run_module, "print_terminal", broken)
+    monkeypatch.setattr(sys, "argv", ["audit", "code", str(sample / "churn_model_fixed.ipynb")])
+    with pytest.raises(SystemExit) as exited:
+        importlib.import_module("auditor.cli.app").main()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "internal error, please report it" in err and "a bug in printing" in err
+
+
 def test_a_folder_with_no_code_exits_2(sample: Path, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     done = runner.invoke(app, ["code", str(tmp_path / "empty")])
