@@ -10,7 +10,7 @@ from collections.abc import Callable
 from jinja2 import Environment, select_autoescape
 
 from auditor.core.diff import Diff, Persisting, change_text, scope_text
-from auditor.core.findings import SUBJECT_FIELDS, BaselineValues, Finding, Report
+from auditor.core.findings import SUBJECT_FIELDS, BaselineValues, Finding, Report, Severity
 from auditor.core.scope import SHOWN, Growth, unlisted_text
 from auditor.render.common import MARK, cell, md_code, md_escape
 
@@ -158,7 +158,9 @@ def baseline_line(report: Report) -> str | None:
         return None
     parts = [f"{b.new} new", f"{b.persisting} persisting"]
     if b.escalated:
-        parts.append(f"{b.escalated} escalated")
+        # info findings (split sizes whose counts rose) are escalated too, but count toward no exit code
+        info = sum(1 for f in report.findings if f.baseline == "escalated" and f.severity is Severity.INFO)
+        parts.append(f"{b.escalated} escalated" + (f" ({info} of them info)" if info else ""))
     parts.append(f"{len(b.resolved)} resolved")
     if b.unchecked:
         parts.append(f"{len(b.unchecked)} not checked again")

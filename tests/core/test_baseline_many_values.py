@@ -176,3 +176,15 @@ def test_new_only_after_a_leak_of_many_values_grew_escalates_with_how_many_are_n
     assert f"[escalated: the set of values grew from {MANY} to {MANY + 25} (at least 25 new" in grown.output
     same = _run(tmp_path, _patients(MANY), "same", "--baseline", baseline, "--new-only")
     assert same.exit_code == 0 and _grp(tmp_path, "same")["baseline"] == "persisting"
+
+
+def test_the_baseline_line_says_how_many_escalated_findings_are_info(tmp_path: Path) -> None:
+    # One more shared patient: GRP001 has a new value; the split sizes (SPL000, info) rose too. Both are escalated,
+    # but only one can fail the run: the line says which part of the count is info.
+    assert _run(tmp_path, _patients(3), "base").exit_code == 1
+    grown = _run(tmp_path, _patients(4), "grown", "--baseline", str(tmp_path / "base" / "report.json"), "--new-only")
+    data = json.loads((tmp_path / "grown" / "report.json").read_text())
+    escalated = [f for s in data["stages"] for f in s["findings"] if f["baseline"] == "escalated"]
+    info = sum(f["severity"] == "info" for f in escalated)
+    assert info >= 1 and len(escalated) > info
+    assert f"{len(escalated)} escalated ({info} of them info)" in grown.output
