@@ -124,6 +124,12 @@ def run(
                 raise AuditError("--new-only needs --baseline OLD.json (the report whose findings are not counted)")
             # Read before the run: a baseline that is not a verdict must not cost a whole audit.
             approved = load_report(path_arg(baseline, "--baseline")) if baseline is not None else None
+            if approved is not None and approved.exit_code == EXIT_CANNOT_AUDIT:
+                # some of what it should have checked was not checked: its findings approve nothing
+                raise AuditError(
+                    f"--baseline {baseline}: that run could not audit (exit 2), so it cannot be the approved state; "
+                    "use the report of a run that audited (exit 0 or 1)"
+                )
             # Every stage and its options checked before the report directory is touched. A config whose stage
             # options are wrong is a broken config: like one that does not load, it forgets only its own
             # reports, never those another config left there.

@@ -845,6 +845,16 @@ def test_new_only_fails_a_finding_the_baseline_accepted_and_this_config_no_longe
     assert invoke("diff", str(approved), str(tmp_path / "now" / "report.json")).exit_code == 1
 
 
+def test_a_run_that_could_not_audit_is_no_baseline(sample: Path, tmp_path: Path) -> None:
+    approved = _run_json(sample, tmp_path / "approved")
+    data = json.loads(approved.read_text())
+    data["exit_code"] = 2  # as a run with a stage that errored writes it: some checks never ran
+    approved.write_text(json.dumps(data))
+    result = invoke("run", str(sample), "--out", str(tmp_path / "now"), "--baseline", str(approved), "--new-only")
+    assert result.exit_code == 2 and "that run could not audit (exit 2)" in result.output
+    assert not (tmp_path / "now").exists()
+
+
 def test_run_refuses_a_bad_baseline_before_auditing(sample: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = invoke("run", str(sample), "--out", str(out), "--baseline", str(tmp_path / "missing.json"))
