@@ -95,6 +95,7 @@ def run(
     from auditor.pipeline.runner import prepare_stages, run_audit
     from auditor.render import render_files
     from auditor.render.attachments import attachments
+
     reports = ReportDir()
     uploader = make_uploader(submit, project, token)
     with interruptible() as signals:

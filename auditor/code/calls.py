@@ -11,7 +11,7 @@ from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
-from auditor.code.state import NEIGHBOURS, NOT_SELF
+from auditor.code.state import HF_METRIC, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
@@ -102,6 +102,13 @@ class Calls(Library):
         for qualname in sorted(receiver.names):
             out = out.join(self.call_name(f"{qualname}.{name}", args, kwargs, node))
             known = True
+        for oid in sorted(receiver.objects):
+            found = self.record.objects[oid]
+            if found.qualname == HF_METRIC and name == "compute":
+                # evaluate.load("accuracy").compute(predictions=..., references=...): a score of those rows
+                given = [kwargs.get("references", NOTHING), kwargs.get("predictions", NOTHING), *args]
+                metric = found.params.get("#name", NOTHING).const
+                return self.metric(str(metric) if isinstance(metric, str) else "compute", given, {}, node)
         for oid in sorted(receiver.objects):
             result = self.torch_method(self.record.objects[oid], name, args)
             if result is None:

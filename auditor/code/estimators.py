@@ -280,6 +280,10 @@ class Estimators(WalkState):
             x = argument(args, kwargs, 0, "X").data
             made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
             found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
+            grouped = found.name.startswith(("Group", "StratifiedGroup", "LeaveOneGroup", "LeavePGroups"))
+            if grouped and (is_given(kwargs.get("groups")) or len(args) > 2):
+                # split(X, y, groups=...): each group's rows kept in one part
+                self.record.splits[found.split].by_group = True
             generator = self.obj(node, SPLITS)
             generator.split = found.split
             return Value(objects=frozenset({generator.id}))
@@ -513,7 +517,7 @@ class Estimators(WalkState):
         """load_dataset() without split=: the data set's published splits, each its own side of them (ds["train"],
         ds["test"]); another key gives every row."""
         found = self.obj(node, DATASET_DICT)
-        sid = self.split(node, "load_dataset's splits", False, data)
+        sid = self.split(node, "load_dataset's splits", False, data, published=True)
         for key in _PUBLISHED_SPLITS:
             found.entries[key] = Value(data=data.with_parts(Part(sid, key)))
         found.elements = Value(data=data)

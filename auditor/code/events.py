@@ -156,6 +156,8 @@ class Split:
     data: Data | None = None
     temporal: bool = False  # TimeSeriesSplit: keeps time order
     loops: tuple[int, ...] = ()  # the loops it was made in: a split per pass draws new test rows each pass
+    published: bool = False  # a data set's own parts (a Hub DatasetDict's, torchvision's train=False): named by it
+    by_group: bool = False  # a group splitter given its groups: each group's rows (a customer's quarters) in one part
 
 
 @dataclass

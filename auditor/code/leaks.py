@@ -704,6 +704,8 @@ class _Rules:
             return True
         if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
             return True  # a split published as one (ds["validation"] of a Hub data set)
+        if rows and all(a.parts and a.parts[-1].held_out and self._published(a.parts[-1].split) for a in rows):
+            return False  # a data set's own test part (eval_ds = ds["test"]): renamed, it is still the test set
         if data is not None and _VALIDATION_NAME.search(_last_name(data) or "") and not _renamed_test(data):
             return True
         for e in self._evaluations():
@@ -713,6 +715,10 @@ class _Rules:
             if later and all(a.disjoint(b) for a in later for b in rows):
                 return True
         return False
+
+    def _published(self, sid: str) -> bool:
+        split = self.r.splits.get(sid)
+        return split is not None and split.published
 
     def _scored_later(self, rows: frozenset[Atom], line: int) -> bool:
         for e in self._evaluations():
@@ -830,6 +836,9 @@ class _Rules:
                 continue
             if not (data.ordered or data.time_index or data.lagged):
                 continue
+            if split.by_group and not data.time_index:
+                # each entity's timeline (its lags and leads, by groupby) stays whole in one part
+                continue
             scored = [e for e in self._evaluations() if self._reaches(e, split)]
             if not scored:
                 continue
@@ -841,7 +850,7 @@ class _Rules:
                 evidence.append(f"indexed by dates at {self.at_line(min(data.time_index))}")
             if data.lagged:
                 evidence.append(
-                    f"with features from earlier rows (shift, rolling, diff) at {self.at_line(min(data.lagged))}"
+                    f"with values of other rows (shift, rolling, diff) at {self.at_line(min(data.lagged))}"
                 )
             leaks.append(
                 Leak(

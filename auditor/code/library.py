@@ -13,7 +13,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.replicates import pass_names
-from auditor.code.state import BATCHES, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
+from auditor.code.state import BATCHES, HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     EACH_ITEM,
@@ -78,6 +78,9 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, role, args, kwargs, node)
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
+        if qualname.startswith(LOCAL) and self._extends_hf_trainer(qualname):
+            # class WeightedTrainer(Trainer) with its own compute_loss: trains and evaluates as a Trainer does
+            return self.hf_trainer(args, kwargs, node)
         if qualname.startswith(LOCAL):  # the file's own class: its __init__ is walked with self bound
             found = self.obj(node, qualname)
             self.torch_subclass(found)
@@ -124,6 +127,10 @@ class Library(Estimators, TorchLoops):
             return self._published_part(qualname, args, kwargs, node)
         if catalog.is_image_folder(qualname):
             return self._image_folder(args, kwargs, node)
+        if qualname in ("evaluate.load", "evaluate.loading.load"):
+            found = self.obj(node, HF_METRIC)
+            found.params["#name"] = argument(args, kwargs, 0, "path")
+            return Value(objects=frozenset({found.id}))
         if qualname in catalog.TORCH_SUBSETS:
             taken = self._subset(args, kwargs, node)
             if taken is not None:
@@ -373,7 +380,7 @@ class Library(Estimators, TorchLoops):
         key = (name, root)
         if key not in self._published:
             data = replace(self.source(node, f"datasets.{name}({root})", read=True), columns=None)
-            self._published[key] = (data, self.split(node, f"datasets.{name}'s parts", False, data))
+            self._published[key] = (data, self.split(node, f"datasets.{name}'s parts", False, data, published=True))
         data, sid = self._published[key]
         second = args[1].const if len(args) > 1 else None  # MNIST(root, False), ImageNet(root, "val")
         train = kwargs["train"].const if "train" in kwargs else second if isinstance(second, bool) else None
@@ -383,6 +390,17 @@ class Library(Estimators, TorchLoops):
             side = _PART_NAMES.get(split.lower(), side)
         part = data.with_parts(Part(sid, side)) if side is not None else data
         return Value(data=self._transformed(part, kwargs))
+
+    def _extends_hf_trainer(self, qualname: str, depth: int = 0) -> bool:
+        """Whether the file's class ``qualname`` is a Hugging Face Trainer (or a class of the file that is one)."""
+        for base in self.local_bases(qualname):
+            for name in self.ev(base).names:
+                pair = (name.partition(".")[0], name.rpartition(".")[2])
+                if pair in catalog.HF_TRAINERS:
+                    return True
+                if name.startswith(LOCAL) and depth < 8 and self._extends_hf_trainer(name, depth + 1):
+                    return True
+        return False
 
     def _subset(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
         """Subset(ds, part.indices): the rows of ``ds`` at the positions a split dealt, that side of the split (a
@@ -417,7 +435,7 @@ class Library(Estimators, TorchLoops):
         images (or features) and labels."""
         name = qualname.split(".")[-2]
         data = replace(self.source(node, f"keras.datasets.{name}", read=True), columns=None)
-        sid = self.split(node, f"keras.datasets.{name}.load_data", False, data)
+        sid = self.split(node, f"keras.datasets.{name}.load_data", False, data, published=True)
         parts = []
         for side in ("train", "test"):
             x = data.with_parts(Part(sid, side))

@@ -23,6 +23,7 @@ OTHER_NEIGHBOURS = "<other rows' neighbours>"
 # `ind != np.arange(n)[:, None]`: where each row's neighbours are not the row itself; indices taken by it are other rows
 NOT_SELF = "<not each row itself>"
 BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
+HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 
@@ -263,11 +264,20 @@ class WalkState(ABC):
             found.x, found.y = _join(found.x, x), _join(found.y, y)
         return eid
 
-    def split(self, node: ast.AST, what: str, shuffled: bool, data: Data | None, temporal: bool = False) -> str:
+    def split(
+        self,
+        node: ast.AST,
+        what: str,
+        shuffled: bool,
+        data: Data | None,
+        temporal: bool = False,
+        published: bool = False,
+    ) -> str:
         sid = f"{what}@{self.key_id('split', node)[0]}"
         found = self.record.splits.get(sid)
         if found is None:
-            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal, tuple(self.loops))
+            loops = tuple(self.loops)
+            self.record.splits[sid] = Split(sid, self.site(node), what, shuffled, data, temporal, loops, published)
         else:
             found.data = _join(found.data, data)
         return sid

@@ -1,0 +1,86 @@
+"""Hugging Face training read as it is written: `evaluate.load(...).compute(...)` is a score of the rows it compares,
+so a setting or checkpoint kept by it on the test split is a choice on the test set (CDL003); a data set's own test
+split renamed (`eval_ds = enc["test"]`) is still the test set; a Trainer subclass of the file trains as a Trainer
+does. Beside each, the correct twin on the validation split. Each case is a script and the leaks it holds (kind and
+line, counted after HEAD), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import evaluate
+import numpy as np
+import torch
+from datasets import load_dataset
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
+
+tok = AutoTokenizer.from_pretrained("distilbert-base-uncased")
+enc = load_dataset("imdb").map(lambda b: tok(b["text"], truncation=True), batched=True)
+accuracy = evaluate.load("accuracy")
+
+
+def model():
+    return AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased", num_labels=2)
+"""
+
+
+def _lr_search(part: str) -> str:
+    return f"""
+    results = {{}}
+    for lr in [1e-5, 3e-5, 5e-5]:
+        trainer = Trainer(model=model(), args=TrainingArguments("out", learning_rate=lr), train_dataset=enc["train"])
+        trainer.train()
+        preds = np.argmax(trainer.predict(enc["{part}"]).predictions, axis=-1)
+        results[lr] = accuracy.compute(predictions=preds, references=enc["{part}"]["label"])["accuracy"]
+    best_lr = max(results, key=results.get)
+    print(best_lr, results[best_lr])
+"""
+
+
+_BEST_AT_END = """
+    args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch", load_best_model_at_end=True)
+    trainer = {trainer}(model=model(), args=args, train_dataset=enc["train"], eval_dataset={watched})
+    trainer.train()
+    print(trainer.evaluate(enc["test"]))
+"""
+
+_WEIGHTED = """
+    class WeightedTrainer(Trainer):
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            labels = inputs.pop("labels")
+            outputs = model(**inputs)
+            loss = torch.nn.functional.cross_entropy(outputs.logits, labels, weight=torch.tensor([1.0, 3.0]))
+            return (loss, outputs) if return_outputs else loss
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a learning rate kept by evaluate's accuracy on the test split": (_lr_search("test"), [("multi_test", 6)]),
+    "a learning rate kept by evaluate's accuracy on the validation split": (_lr_search("validation"), []),
+    "LEAK: the best epoch kept on the test split renamed eval_ds": (
+        '\n    eval_ds = enc["test"]' + _BEST_AT_END.format(trainer="Trainer", watched="eval_ds"),
+        [("multi_test", 4)],
+    ),
+    "the best epoch kept on the validation split named eval_ds": (
+        '\n    eval_ds = enc["validation"]' + _BEST_AT_END.format(trainer="Trainer", watched="eval_ds"),
+        [],
+    ),
+    "LEAK: a Trainer subclass of the file keeps its best epoch on the test split": (
+        _WEIGHTED + _BEST_AT_END.format(trainer="WeightedTrainer", watched='enc["test"]'),
+        [("multi_test", 10)],
+    ),
+    "a Trainer subclass of the file keeps its best epoch on the validation split": (
+        _WEIGHTED + _BEST_AT_END.format(trainer="WeightedTrainer", watched='enc["validation"]'),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_hf_training(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
