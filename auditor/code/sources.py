@@ -38,8 +38,10 @@ NOT_PROGRAMS = {
 NOT_PROGRAM_NAMES = {".pdbrc": "pdb's commands"}
 MAX_SCRIPT_BYTES = 8 * 2**20  # a hand-written script; generated code beyond this is not a pipeline to read
 MAX_NOTEBOOK_BYTES = 256 * 2**20  # notebooks carry their outputs (images): large, but not without bound
-# Folders that hold installed or generated code, never a project's own pipeline.
-SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "node_modules", ".ipynb_checkpoints", "build", "dist"})
+# Folders that hold installed or generated code, never a project's own pipeline. A folder named build or dist may
+# be a project's own (pipelines/build/train.py): only setuptools' copies under build/ are passed over.
+SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "node_modules", ".ipynb_checkpoints"})
+_BUILD_COPIES = ("lib", "bdist.", "temp.", "scripts-")  # build/lib/, build/lib.linux-x86_64-3.11/, build/bdist.*
 # Cell magics whose body is Python that runs as written (timed, captured, profiled).
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "memit", "debug"})
 _MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[\w.\[\], ]+?)\s*=\s*[!%]")
@@ -283,6 +285,7 @@ def _walk(root: Path, exclude: Sequence[str], outside: list[Link]) -> Iterator[P
             for d in dirs
             if not d.startswith(".")
             and d not in SKIPPED_DIRS
+            and not (here.name == "build" and d.startswith(_BUILD_COPIES))
             and not (here / d / "pyvenv.cfg").exists()
             and not _excluded(here / d, root, exclude)
         )

@@ -344,3 +344,24 @@ def test_every_kind_pre_commit_calls_python_is_read_or_passed_over() -> None:
     extensions = {f".{e}" for e, tags in identify.EXTENSIONS.items() if "python" in tags}
     names = {n for n, tags in identify.NAMES.items() if "python" in tags}
     assert extensions <= {*SUFFIXES, *NOT_PROGRAMS} and names <= {*SCRIPT_NAMES, *NOT_PROGRAM_NAMES}
+
+
+def test_a_project_folder_named_build_or_dist_is_read_but_setuptools_copies_are_not(tmp_path: Path) -> None:
+    # pipelines/build/train.py is the project's own; build/lib/ and build/bdist.* are copies setuptools made
+    project = tmp_path / "project"
+    for name in (
+        "pipelines/build/train.py",
+        "pipelines/dist/train_dist.py",
+        "build/lib/pkg/prep.py",
+        "build/lib.linux-x86_64-3.11/pkg/prep.py",
+        "build/bdist.linux-x86_64/pkg/prep.py",
+        "build/make_features.py",
+    ):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x = 1\n")
+    found = find_sources([project], exclude=[])
+    assert [p.relative_to(project).as_posix() for p in found.files] == [
+        "build/make_features.py",
+        "pipelines/build/train.py",
+        "pipelines/dist/train_dist.py",
+    ]
