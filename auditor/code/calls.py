@@ -53,8 +53,11 @@ class Calls(Library):
                     # **{col + "_n": ...}: values under names the walk cannot know, kept together
                     elements = [self.record.objects[oid].elements for oid in sorted(value.objects)]
                     kwargs["**"] = kwargs.get("**", NOTHING).join(join_all(elements))
-                if value.stats:  # **search.best_params_: what they were chosen on goes into what is built
-                    kwargs.setdefault("**", Value(stats=value.stats))
+                # **search.best_params_, or a dict made of its items ({k.split("__")[1]: v for ...}): what they
+                # were chosen on goes into what is built
+                chosen = value.stats.union(*(self.record.objects[o].elements.stats for o in value.objects))
+                if chosen:
+                    kwargs.setdefault("**", Value(stats=chosen))
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             return self.call_method(receiver, func.attr, args, kwargs, node)

@@ -560,6 +560,7 @@ ROW_CONCAT_FUNCTIONS = frozenset(
         ("torch", "concat"),
         ("torch", "vstack"),
         ("torch", "ConcatDataset"),
+        ("datasets", "concatenate_datasets"),  # Hugging Face datasets: rows of each, one after the other
     }
 )
 COLUMN_CONCAT_FUNCTIONS = frozenset({("numpy", "hstack"), ("numpy", "column_stack"), ("numpy", "dstack")})

@@ -849,9 +849,7 @@ class _Rules:
             if data.time_index:
                 evidence.append(f"indexed by dates at {self.at_line(min(data.time_index))}")
             if data.lagged:
-                evidence.append(
-                    f"with values of other rows (shift, rolling, diff) at {self.at_line(min(data.lagged))}"
-                )
+                evidence.append(f"with values of other rows (shift, rolling, diff) at {self.at_line(min(data.lagged))}")
             leaks.append(
                 Leak(
                     LeakKind.TEMPORAL_SHUFFLE,

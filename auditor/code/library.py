@@ -602,7 +602,7 @@ class Library(Estimators, TorchLoops):
         return Value(scores=self.scores_in(given))
 
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets")
+        given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets", "dsets")
         parts = [v for v in (given.items or ()) if v.data is not None]
         if not parts:
             # np.vstack(s.values): the arrays of every row, stacked back into those rows (not one row's)

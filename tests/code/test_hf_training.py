@@ -16,12 +16,15 @@ HEAD = """\
 import evaluate
 import numpy as np
 import torch
-from datasets import load_dataset
+from datasets import concatenate_datasets, load_dataset
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
 
 tok = AutoTokenizer.from_pretrained("distilbert-base-uncased")
 enc = load_dataset("imdb").map(lambda b: tok(b["text"], truncation=True), batched=True)
 accuracy = evaluate.load("accuracy")
+tfidf = TfidfVectorizer()
 
 
 def model():
@@ -58,7 +61,29 @@ _WEIGHTED = """
             return (loss, outputs) if return_outputs else loss
 """
 
+_AUGMENTED = """
+    def word_dropout(ex):
+        return {{"text": " ".join(ex["text"].split()[::2])}}
+
+    {made}
+    X_tr, X_te = tfidf.fit_transform(parts["train"]["text"]), tfidf.transform(parts["test"]["text"])
+    print(LogisticRegression().fit(X_tr, parts["train"]["label"]).score(X_te, parts["test"]["label"]))
+"""
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: augmented copies of every row concatenated, then split": (
+        _AUGMENTED.format(
+            made='parts = concatenate_datasets([enc["train"], enc["train"].map(word_dropout)]).train_test_split(0.2)'
+        ),
+        [("overlap", 4)],
+    ),
+    "augmented copies of the training part only, concatenated after the split": (
+        _AUGMENTED.format(
+            made='parts = enc["train"].train_test_split(0.2); '
+            'parts["train"] = concatenate_datasets([parts["train"], parts["train"].map(word_dropout)])'
+        ),
+        [],
+    ),
     "LEAK: a learning rate kept by evaluate's accuracy on the test split": (_lr_search("test"), [("multi_test", 6)]),
     "a learning rate kept by evaluate's accuracy on the validation split": (_lr_search("validation"), []),
     "LEAK: the best epoch kept on the test split renamed eval_ds": (

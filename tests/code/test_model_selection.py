@@ -642,6 +642,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [("multi_test", 1, True)],
     ),
+    "a pipeline's grid search on every row, its parameters unprefixed by a comprehension, then scored": (
+        """
+        pipe = make_pipeline(StandardScaler(), LogisticRegression())
+        grid = GridSearchCV(pipe, {"logisticregression__C": [0.1, 1, 10]}, cv=5).fit(X, y)
+        params = {k.split("__")[1]: v for k, v in grid.best_params_.items()}
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        model = make_pipeline(StandardScaler(), LogisticRegression(**params)).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [("multi_test", 2, True)],
+    ),
+    "a pipeline's grid search on the training part, its parameters unprefixed, scored once": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        pipe = make_pipeline(StandardScaler(), LogisticRegression())
+        grid = GridSearchCV(pipe, {"logisticregression__C": [0.1, 1, 10]}, cv=5).fit(X_tr, y_tr)
+        params = {k.split("__")[1]: v for k, v in grid.best_params_.items()}
+        model = make_pipeline(StandardScaler(), LogisticRegression(**params)).fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """,
+        [],
+    ),
     "a grid search on the training part, its best parameters scored once on the test set": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
