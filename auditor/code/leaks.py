@@ -141,11 +141,18 @@ class _Rules:
         # it again (sc.fit_transform(X_test)), or by one the training part never went through; `refitted` those
         # fitted on the scored rows alone, said so
         refitted: set[int] = set()
+        # statistics of the labels alone reaching a model only as a setting (scale_pos_weight = neg / pos of every
+        # label): the class balance, a weak leak (a warning), unless a fit also reaches the model through its rows
+        balance: set[int] = set()
+        through_rows: set[int] = set()
         for e in self._evaluations():
             if e.x is None:
                 continue
             trained = self.trained_on(e)
             baked = self.baked(e.models)  # statistics of the rows built into the model's steps
+            labels = self._labels_of(e)
+            balance |= {f for f in baked - e.x.fits if self._of_labels_only(f, labels)}
+            through_rows |= e.x.fits
             own: frozenset[int] = frozenset()
             if e.cross_validation:
                 scored = e.x.rows
@@ -188,7 +195,7 @@ class _Rules:
                     fit.rows,
                 )
             first = evaluations[0]
-            weak = fit.strength is Strength.CATEGORIES
+            weak = fit.strength is Strength.CATEGORIES or all(f in balance and f not in through_rows for f in fids)
             # A search whose scores are never read only chooses its settings on folds the fit saw: the choice
             # leans, but no score the program shows is measured on those rows.
             choice_only = all(e.cross_validation and not e.shown for e in evaluations)
@@ -235,6 +242,21 @@ class _Rules:
                 )
             )
         return leaks
+
+    def _labels_of(self, e: Evaluation) -> frozenset[str]:
+        """The label columns the models scored by ``e`` were trained to predict."""
+        found: set[str] = set()
+        for tid in e.trains:
+            y = self.r.trains[tid].y
+            if y is not None:
+                found |= {s for s in y.sources if not s.startswith("<")}
+        return frozenset(found)
+
+    def _of_labels_only(self, fid: int, labels: frozenset[str]) -> bool:
+        """Whether fit ``fid`` is a statistic of label columns alone (the count of each class)."""
+        data = self.r.fits[fid].data
+        sources = {s for s in data.sources if not s.startswith("<")} if data is not None else set()
+        return bool(sources) and sources <= labels
 
     def _cut_at(self, fid: int, scored: frozenset[Atom], trained: list[Data]) -> bool:
         """Whether the rows kept by a threshold learned from the rows (`df[df.area > df.area.quantile(0.8)]`) are
