@@ -193,3 +193,5 @@ class Record:
     # is meant to hold
     leads: set[int] = field(default_factory=set)
     deep_calls: int = 0  # calls of the file's functions nested past the depth the walk follows: not read
+    # drop_duplicates() calls and the rows each was given: copies removed from those rows only
+    dedups: list[tuple[Site, frozenset[Atom]]] = field(default_factory=list)

@@ -478,6 +478,10 @@ class Frames(WalkState):
             return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))
         if name == "select" and stats:  # select(expressions) with a statistic among them: new columns
             return Value(data=replace(self.with_fits(data, stats), columns=Columns(opaque=True), mask=None))
+        if name == "drop_duplicates":
+            site = self.site(node)
+            if all(d[0] != site for d in self.record.dedups):
+                self.record.dedups.append((site, data.rows))
         if name == "drop_duplicates" and data.ordered:  # sorted to keep one row per key, not to be a series
             return Value(data=replace(self.with_fits(data, stats), ordered=frozenset(), mask=None, grouped=False))
         if name == "select_dtypes":

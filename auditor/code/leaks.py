@@ -62,6 +62,7 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
     leaks = [
         *rules.preprocessing(),
         *rules.overlap(),
+        *rules.deduplicated_after_the_split(),
         *filled,
         *rules.multi_test(),
         *labels,
@@ -257,6 +258,55 @@ class _Rules:
         data = self.r.fits[fid].data
         sources = {s for s in data.sources if not s.startswith("<")} if data is not None else set()
         return bool(sources) and sources <= labels
+
+    def deduplicated_after_the_split(self) -> list[Leak]:
+        """Copies dropped from the training side of a split only (X_tr = X_tr.drop_duplicates()), the rows never
+        deduplicated before it: the author expects copies, and a row and its copy may sit on both sides, so the
+        test rows may have copies the model trained on (a warning: whether they do is in the data)."""
+        leaks = []
+        for site, rows in self.r.dedups:
+            if not rows or not all(a.parts and not a.parts[-1].held_out for a in rows):
+                continue
+            cut = {a.parts[-1].split for a in rows}
+            before = [
+                s
+                for s, r in self.r.dedups
+                if r
+                and all(not any(p.split in cut for p in a.parts) for a in r)
+                and {a.origin for a in r} & {a.origin for a in rows}
+            ]
+            if before:
+                continue  # deduplicated before the split as well
+            scored = [
+                e
+                for e in self._evaluations()
+                if e.x is not None
+                and not e.cross_validation
+                and any(a.parts and a.parts[-1].split in cut and a.parts[-1].held_out for a in e.x.rows)
+            ]
+            if not scored:
+                continue
+            split = self.r.splits.get(next(iter(sorted(cut))))
+            where = f" at {self.where(split.site)}" if split is not None else ""
+            leaks.append(
+                Leak(
+                    LeakKind.OVERLAP,
+                    False,
+                    site,
+                    "drop_duplicates()",
+                    f"drop_duplicates() at {self.where(site)} drops copies from the training part only, after the "
+                    f"split{where}: a row and its copy can sit on both sides of it, so the rows scored at "
+                    f"{self.where(scored[0].site)} ({scored[0].what}) may have copies the model trained on.",
+                    tuple((e.site, e.what) for e in scored),
+                    (),
+                    "Drop duplicates before the split (df = df.drop_duplicates(), then split), so that no row has "
+                    "a copy on the other side.",
+                    (("deduplicated", f"the training part only, at {self.where(site)}"),),
+                    (site, *(e.site for e in scored)),
+                    _scored(scored),  # a run counts the scored rows whose content the training rows hold
+                )
+            )
+        return leaks
 
     def _cut_at(self, fid: int, scored: frozenset[Atom], trained: list[Data]) -> bool:
         """Whether the rows kept by a threshold learned from the rows (`df[df.area > df.area.quantile(0.8)]`) are
