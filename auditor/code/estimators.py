@@ -20,7 +20,16 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS, WalkState
+from auditor.code.state import (
+    CONTAINER,
+    DATASET_DICT,
+    LOCAL,
+    NEIGHBOURS,
+    NOT_SELF,
+    OTHER_NEIGHBOURS,
+    SPLITS,
+    WalkState,
+)
 from auditor.code.values import (
     EACH_ITEM,
     NOTHING,
@@ -66,6 +75,8 @@ _TRANSFORMS = frozenset(
 # (w2v.wv[word], d2v.dv[i], the older docvecs).
 _LEARNED_ATTRIBUTES = ("mean", "std", "principal_components", "wv", "dv", "docvecs")
 _DOCUMENT_VECTORS = ("dv", "docvecs")
+# scikit-learn's splitters that keep each group's rows in one part, given the groups
+_GROUP_SPLITTERS = ("Group", "StratifiedGroup", "LeaveOneGroup", "LeavePGroups")
 # Keywords of a prediction that choose how much of a boosted model predicts (the number of trees)
 _PREDICT_SETTINGS = frozenset(
     ["num_iteration", "iteration_range", "ntree_limit", "ntree_start", "ntree_end", "start_iteration", "num_trees"]
@@ -98,7 +109,6 @@ _NEIGHBOUR_TREES = (".KDTree", ".BallTree", ".cKDTree")
 HF_TRAINER = "transformers.Trainer"
 LIGHTNING_TRAINER = "lightning.Trainer"
 LIGHTNING_CALLBACK = "lightning.callbacks"
-DATASET_DICT = "datasets.DatasetDict"
 _HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
 # The splits a data set on the Hub is published with, each its own rows (ds["train"], ds["test"]).
 _PUBLISHED_SPLITS = ("train", "test", "validation", "valid", "dev", "eval", "unsupervised")
@@ -280,10 +290,7 @@ class Estimators(WalkState):
             x = argument(args, kwargs, 0, "X").data
             made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
             found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
-            grouped = found.name.startswith(("Group", "StratifiedGroup", "LeaveOneGroup", "LeavePGroups"))
-            if grouped and (is_given(kwargs.get("groups")) or len(args) > 2):
-                # split(X, y, groups=...): each group's rows kept in one part
-                self.record.splits[found.split].by_group = True
+            self._by_group(found, is_given(kwargs.get("groups")) or len(args) > 2)
             generator = self.obj(node, SPLITS)
             generator.split = found.split
             return Value(objects=frozenset({generator.id}))
@@ -714,7 +721,7 @@ class Estimators(WalkState):
                 cross_validation=True,
                 estimator_learns=inner_learns,
                 estimator_resamples=resamples,
-                splitter=self._splitter(cv, node, x),
+                splitter=self._splitter(cv, node, x, is_given(kwargs.get("groups"))),
                 shown=False,
             )
         return Value(objects=frozenset({found.id}))
@@ -982,8 +989,9 @@ class Estimators(WalkState):
                 stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         train.chooses_by_watched = stops
 
-    def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None) -> int | None:
-        """The splitter object a cross-validation uses (its split recorded on ``x``), None for an int or default."""
+    def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None, groups: bool = False) -> int | None:
+        """The splitter object a cross-validation uses (its split recorded on ``x``), None for an int or default;
+        ``groups``: the cross-validation is given the rows' groups."""
         if cv is None:
             return None
         for oid in sorted(cv.objects):
@@ -991,8 +999,14 @@ class Estimators(WalkState):
             if found.role is not None and found.role.kind is Kind.SPLITTER:
                 made_at = found.node if found.node is not None else node
                 found.split = self.split(made_at, found.name, shuffles(found), x, found.role.temporal)
+                self._by_group(found, groups)
                 return oid
         return None
+
+    def _by_group(self, splitter: Obj, groups: bool) -> None:
+        """A group splitter given the groups keeps each group's rows in one part (shuffle=True shuffles groups)."""
+        if groups and splitter.split is not None and splitter.name.startswith(_GROUP_SPLITTERS):
+            self.record.splits[splitter.split].by_group = True
 
     def _inside(self, models: frozenset[int]) -> tuple[bool, bool]:
         """Whether the estimators fit a learner, and over-sample, inside each fold (in a pipeline)."""

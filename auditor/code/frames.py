@@ -21,7 +21,7 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Site, Split
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
+from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
     NOTHING,
     OPEN,
@@ -304,8 +304,7 @@ class Frames(WalkState):
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
             return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
-            axis = kwargs.get("axis")
-            if (axis is not None and axis.const in (1, "columns")) or data.predicted or data.each_row:
+            if _within_rows(args, kwargs) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
@@ -1016,6 +1015,15 @@ class Frames(WalkState):
             self.record.cuts[fid] = self.record.cuts.get(fid, frozenset()) | masks
         return replace(selected, fits=selected.fits | kept)
 
+    def _split_replaced(self, data: Data, key: object, rows: Data) -> Data | None:
+        """A DatasetDict with the split named ``key`` set to ``rows``; None when ``key`` names none of its splits."""
+        named = _keyed(data, key, DATASET_DICT_SPLITS)
+        if named is None or not isinstance(key, str):
+            return None
+        part = next(p for a in named.rows for p in reversed(a.parts) if p.split.startswith(DATASET_DICT_SPLITS))
+        others = frozenset(a for a in data.rows if _last_named(a, DATASET_DICT_SPLITS) != key)
+        return replace(data, rows=others | frozenset(a.with_part(part) for a in rows.rows))
+
     def rows_taken(self, data: Data, at: ast.expr, positions: Value, node: ast.AST) -> Data:
         held = positions.data
         if held is not None and held.rows and all(a.parts for a in held.rows):
@@ -1212,6 +1220,16 @@ class Frames(WalkState):
                 found.keys = found.keys.join(key)
                 if key.const is not None:
                     found.entries[key.const] = found.entries.get(key.const, NOTHING).join(value)
+        dicts = [self.record.objects[o] for o in holder.objects if self.record.objects[o].qualname == DATASET_DICT]
+        if indexer is None and dicts and isinstance(key.const, str) and holder.data is None:
+            for found in dicts:  # ds["train"] = concatenate_datasets([...]): that split's rows now, the others kept
+                found.entries[key.const] = value
+            return
+        if indexer is None and holder.data is not None and value.data is not None:
+            replaced = self._split_replaced(holder.data, key.const, value.data)
+            if replaced is not None:  # parts["train"] = ...: of a split's parts held as rows, that part's rows now
+                self.mutate(holder_node, replace(holder, data=replaced))
+                return
         keyed = key.const is not None and any(self.record.objects[o].qualname == CONTAINER for o in holder.objects)
         if holder.data is None:
             if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself
@@ -1257,6 +1275,16 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
+
+
+def _within_rows(args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether a reduction is taken within each row: along axes other than the rows' (`df.mean(axis=1)`, a batch's
+    `xb.mean(dim=(1, 2, 3))` per image, `x.flatten(1).mean(1)`), not down the rows."""
+    axis = kwargs.get("axis") or kwargs.get("dim") or (args[0] if args else None)
+    if axis is None:
+        return False
+    consts = [v.const for v in axis.items] if axis.items is not None else [axis.const]
+    return bool(consts) and all((type(c) is int and c != 0) or c == "columns" for c in consts)
 
 
 def _summary_of_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:

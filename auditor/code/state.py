@@ -23,6 +23,7 @@ OTHER_NEIGHBOURS = "<other rows' neighbours>"
 # `ind != np.arange(n)[:, None]`: where each row's neighbours are not the row itself; indices taken by it are other rows
 NOT_SELF = "<not each row itself>"
 BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
+DATASET_DICT = "datasets.DatasetDict"  # a Hub data set's published splits, each under its name
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 

@@ -42,6 +42,14 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [],
     ),
+    "group splitters that shuffle the groups (shuffle=True), given the groups in cross_val_score": (
+        """
+    from sklearn.model_selection import StratifiedGroupKFold
+    cv = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=0)
+    print(cross_val_score(RandomForestClassifier(), X, y, groups=df["customer_id"], cv=cv).mean())
+""",
+        [],
+    ),
     "LEAK: the same rows split at random, a customer's quarters on both sides": (
         _ONE_SPLIT.format(splitter="ShuffleSplit(n_splits=1, test_size=0.2, random_state=0)", groups=""),
         [("temporal_shuffle", 1)],

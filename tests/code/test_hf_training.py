@@ -77,6 +77,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         ),
         [("overlap", 4)],
     ),
+    "the published training split augmented in place, scored on the test split": (
+        """
+    def lower(ex):
+        return {"text": ex["text"].lower()}
+
+    enc["train"] = concatenate_datasets([enc["train"], enc["train"].map(lower)])
+    trainer = Trainer(model=model(), args=TrainingArguments("out"), train_dataset=enc["train"])
+    trainer.train()
+    print(trainer.evaluate(enc["test"]))
+""",
+        [],
+    ),
     "augmented copies of the training part only, concatenated after the split": (
         _AUGMENTED.format(
             made='parts = enc["train"].train_test_split(0.2); '

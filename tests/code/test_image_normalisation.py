@@ -185,6 +185,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [],
     ),
+    "each image standardised by its own statistics in the loops (dim=(1, 2, 3), flatten(1).mean(1))": (
+        """
+    train_ds = datasets.FashionMNIST("data", train=True, transform=transforms.ToTensor())
+    test_ds = datasets.FashionMNIST("data", train=False, transform=transforms.ToTensor())
+
+    def per_image(xb):
+        return (xb - xb.mean(dim=(1, 2, 3), keepdim=True)) / (xb.std(dim=[1, 2, 3], keepdim=True) + 1e-6)
+
+    for xb, yb in DataLoader(train_ds, batch_size=64, shuffle=True):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(per_image(xb)), yb).backward()
+        opt.step()
+    correct = 0
+    with torch.no_grad():
+        for xb, yb in DataLoader(test_ds, batch_size=256):
+            flat = xb.flatten(1)
+            flat = (flat - flat.mean(1, keepdim=True)) / flat.std(1, keepdim=True)
+            correct += (model(flat).argmax(1) == yb).sum().item()
+    print(correct / len(test_ds))
+""",
+        [],
+    ),
     "each image's own mean in a batch loop (axis of the pixels, per image) is not a statistic of the rows": (
         """
     X_train, X_test = np.load("x_train.npy"), np.load("x_test.npy")
