@@ -20,3 +20,9 @@ def leaks_found(tmp_path: Path, head: str, body: str) -> list[tuple[str, int]]:
     result, offset = read_script(tmp_path, head, body)
     assert result.skipped == ()
     return sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
+
+
+def leaks_graded(tmp_path: Path, head: str, body: str) -> list[tuple[str, int, bool]]:
+    """(kind, line of the body, whether an error) of each leak found, sorted."""
+    result, offset = read_script(tmp_path, head, body)
+    return sorted((p.leak.kind.value, p.place.line - offset, p.leak.serious) for p in result.leaks)

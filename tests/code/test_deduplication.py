@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import read_script
+from tests.code.reading import leaks_graded
 
 HEAD = """\
 import pandas as pd
@@ -79,6 +79,4 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_deduplication(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
-    result, offset = read_script(tmp_path, HEAD, body)
-    found = sorted((p.leak.kind.value, p.place.line - offset, p.leak.serious) for p in result.leaks)
-    assert found == sorted(expected)
+    assert leaks_graded(tmp_path, HEAD, body) == sorted(expected)
