@@ -76,8 +76,8 @@ def log_to_mlflow(
         try:
             return _log(mlflow.MlflowClient(), run_id, report, files, formats, artifact_path, started)
         finally:
-            if started:
-                mlflow.end_run()
+            if started:  # a run of the audit's own ends as the audit did: FAILED unless it passed (exit 0)
+                mlflow.end_run(status="FINISHED" if report.exit_code == 0 else "FAILED")
     except TrackingError:
         raise
     except Exception as exc:  # the store's and the transport's errors alike: the report itself is fine

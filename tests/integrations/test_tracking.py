@@ -54,10 +54,14 @@ def _artifacts(client: Any, run_id: str) -> list[str]:
 
 def test_with_no_active_run_a_run_is_started_for_the_report_and_ended(tmp_path: Path, store: Any) -> None:
     report = audit_config(handwriting(tmp_path / "project"))
+    assert report.exit_code == 1  # the sample's leak
     logged = log_to_mlflow(report)
     assert logged.started and tuple(sorted(logged.artifacts)) == tuple(REPORT_FILES)
     run = store.get_run(logged.run_id)
-    assert run.info.status == "FINISHED" and mlflow.active_run() is None
+    # a run of the audit's own ends as the audit did: a failed audit is a FAILED run, not a FINISHED one
+    assert run.info.status == "FAILED" and mlflow.active_run() is None
+    passed = report.model_copy(update={"exit_code": 0})
+    assert store.get_run(log_to_mlflow(passed).run_id).info.status == "FINISHED"
     assert run.data.tags["audit.verdict"] == "failed" and run.data.tags["audit.exit_code"] == "1"
     assert run.data.tags["audit.config"] == str(tmp_path / "project" / "audit.yaml")
     assert run.data.metrics["audit.exit_code"] == 1.0
