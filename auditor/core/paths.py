@@ -126,3 +126,15 @@ def open_regular(path: Path) -> BufferedReader:
     except BaseException:
         os.close(fd)
         raise
+
+
+def work_tree(folder: Path) -> Path | None:
+    """The root of the git work tree holding ``folder`` (the nearest folder with a `.git`, a directory or the file
+    of a linked work tree or submodule), or None."""
+    for candidate in (folder, *folder.parents):
+        try:
+            if (candidate / ".git").exists():
+                return candidate
+        except OSError:  # a folder that cannot be read holds no `.git` we can see: its parents may
+            continue
+    return None

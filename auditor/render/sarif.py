@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from auditor.core.errors import StageLoadError
 from auditor.core.findings import Finding, Report, Severity, StageResult
+from auditor.core.paths import work_tree
 from auditor.core.portable import ELIDED
 from auditor.pipeline.registry import discover
 
@@ -106,7 +107,9 @@ class _Base:
 
 def _base(report: Report, root: Path | None) -> _Base | None:
     if root is not None and root.is_absolute():
-        return _Base(root, ROOT_ID)
+        # code scanning reads uris from the repository's root: the git work tree holding the working directory
+        # when there is one (a command run from a subfolder), else the working directory
+        return _Base(work_tree(root) or root, ROOT_ID)
     if report.config_path is None:
         return None
     config = Path(report.config_path)

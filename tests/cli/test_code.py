@@ -340,7 +340,7 @@ def test_fingerprints_do_not_depend_on_the_folder_audit_code_runs_from(
     """Without a config the keys are relative to the working directory (`proj/train.py:7` from one folder,
     `train.py:7` from another), and the fingerprints were made of them: the same code audited from elsewhere was
     another finding. Outside a git work tree the file is named from the folder given on the command line."""
-    from auditor.stages.code.code_leakage import work_tree
+    from auditor.core.paths import work_tree
 
     proj = tmp_path / "proj"
     (proj / "exp").mkdir(parents=True)

@@ -1224,3 +1224,22 @@ def test_sarif_uris_are_relative_to_the_working_directory_as_code_scanning_reads
     run = json.loads((tmp_path / "out" / "report.sarif").read_text())["runs"][0]
     (leak,) = [r for r in run["results"] if r["ruleId"] == "GRP001"]
     assert leak["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": (repo / "audits/m.csv").as_uri()}
+
+
+def test_sarif_uris_are_relative_to_the_git_work_tree_when_run_from_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from `audits/` of a checkout, the uris still name the files from the repository's root (the git work
+    tree), where code scanning looks for them; outside any work tree the working directory stays the root."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "audits").mkdir()
+    write_table(repo / "audits" / "m.csv", {"w": ["a", "a"], "split": ["train", "test"]})
+    write_config(repo / "audits", {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"groups": ["w"]}})
+    monkeypatch.chdir(repo / "audits")
+    assert invoke("run", "audit.yaml", "--out", str(tmp_path / "out"), "--format", "sarif").exit_code == 1
+    run = json.loads((tmp_path / "out" / "report.sarif").read_text())["runs"][0]
+    (leak,) = [r for r in run["results"] if r["ruleId"] == "GRP001"]
+    location = leak["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "audits/m.csv", "uriBaseId": "SRCROOT"}
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == repo.as_uri() + "/"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from auditor.core.config import AuditConfig, LoadedConfig
 from auditor.core.errors import StageInputError
 from auditor.core.findings import IDENTITY, Finding, Severity, Table
+from auditor.core.paths import work_tree
 from auditor.core.scope import scope_of
 from auditor.pipeline.stage import AuditContext, Stage
 
@@ -405,18 +406,6 @@ def identity_path(path: Path, roots: Sequence[Path]) -> str:
         if path.is_relative_to(root):
             return path.relative_to(root).as_posix()
     return path.name
-
-
-def work_tree(folder: Path) -> Path | None:
-    """The root of the git work tree holding ``folder`` (the nearest folder with a `.git`, a directory or the file
-    of a linked work tree or submodule), or None."""
-    for candidate in (folder, *folder.parents):
-        try:
-            if (candidate / ".git").exists():
-                return candidate
-        except OSError:  # a folder that cannot be read holds no `.git` we can see: its parents may
-            continue
-    return None
 
 
 def rel(path: Path, base: Path) -> str:
