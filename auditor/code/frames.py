@@ -1025,18 +1025,6 @@ class Frames(WalkState):
         return replace(data, rows=others | frozenset(a.with_part(part) for a in rows.rows))
 
     def rows_taken(self, data: Data, at: ast.expr, positions: Value, node: ast.AST) -> Data:
-        held = positions.data
-        if held is not None and held.rows and all(a.parts for a in held.rows):
-            # positions dealt by splits (a split of the training positions again for validation): the rows at them
-            # went through every one of those cuts, in order
-            rows = set()
-            for atom in data.rows:
-                for taken in held.rows:
-                    cut = atom
-                    for part in taken.parts:
-                        cut = cut.with_part(part)
-                    rows.add(cut)
-            return replace(data, rows=frozenset(rows), merged=data.merged | held.merged)
         return self._rows(data, at, positions, node, "iloc")
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
@@ -1065,10 +1053,10 @@ class Frames(WalkState):
             return data.with_parts(Part(sid, _side(mask), _mask_span(mask)))
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
-            # the rows at them are that side of the split
-            # (positions of several sides put together, np.concatenate(folds), select rows put together)
-            sides = frozenset(a.parts[-1] for a in value.data.rows)
-            rows = frozenset(a.with_part(p) for a in data.rows for p in sorted(sides))
+            # the rows at them went through every cut that dealt them, in order (validation positions split from
+            # the training ones are apart from the test positions); positions of several sides put together
+            # (np.concatenate(folds)) select rows put together
+            rows = frozenset(_cut_as(a, taken.parts) for a in data.rows for taken in value.data.rows)
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
         return data
 
@@ -1546,6 +1534,13 @@ def _within(columns: Columns | None, names: Columns) -> Columns:
     # what a kept column was used to compute stays known: a label computed from it is read from it
     derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
     return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
+
+
+def _cut_as(atom: Atom, parts: tuple[Part, ...]) -> Atom:
+    """``atom``'s rows through each of ``parts`` in turn."""
+    for part in parts:
+        atom = atom.with_part(part)
+    return atom
 
 
 def _keyed(data: Data, key: object, splits: tuple[str, ...] = KEYED_SPLITS) -> Data | None:

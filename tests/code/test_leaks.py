@@ -1109,6 +1109,27 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "validation positions split from the training positions, scored beside the test positions": (
+        """
+        X, y = np.load("x.npy"), np.load("y.npy")
+        i_tr, i_te = train_test_split(np.arange(len(X)), test_size=0.2, random_state=1)
+        i_tr, i_val = train_test_split(i_tr, test_size=0.2, random_state=1)
+        model = LogisticRegression().fit(X[i_tr], y[i_tr])
+        print(model.score(X[i_val], y[i_val]), model.score(X[i_te], y[i_te]))
+        """,
+        [],
+    ),
+    "LEAK: trained at every position, scored at the test positions": (
+        """
+        X, y = np.load("x.npy"), np.load("y.npy")
+        every = np.arange(len(X))
+        i_tr, i_te = train_test_split(every, test_size=0.2, random_state=1)
+        i_tr, i_val = train_test_split(i_tr, test_size=0.2, random_state=1)
+        model = LogisticRegression().fit(X[np.concatenate([i_tr, i_val, i_te])], y[every])
+        print(model.score(X[i_te], y[i_te]))
+        """,
+        [("overlap", 5)],
+    ),
     # A label dropped from the training rows before they are stacked with unlabelled rows holds none of theirs.
     "the label popped from the training file before it is stacked with the test file": (
         """
