@@ -37,6 +37,7 @@ from auditor.code.values import (
     data_of,
     join_all,
     named_parts,
+    within_rows,
 )
 
 # Attributes of a table that are not one of its columns.
@@ -304,7 +305,8 @@ class Frames(WalkState):
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
             return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
-            if _within_rows(args, kwargs) or data.predicted or data.each_row:
+            axis = kwargs.get("axis") or kwargs.get("dim") or (args[0] if args else None)
+            if within_rows(axis) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
@@ -1263,16 +1265,6 @@ class Frames(WalkState):
                 rows=changed.rows if data.rows else incoming.rows,
             )
         self.mutate(holder_node, replace(holder, data=changed))
-
-
-def _within_rows(args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """Whether a reduction is taken within each row: along axes other than the rows' (`df.mean(axis=1)`, a batch's
-    `xb.mean(dim=(1, 2, 3))` per image, `x.flatten(1).mean(1)`), not down the rows."""
-    axis = kwargs.get("axis") or kwargs.get("dim") or (args[0] if args else None)
-    if axis is None:
-        return False
-    consts = [v.const for v in axis.items] if axis.items is not None else [axis.const]
-    return bool(consts) and all((type(c) is int and c != 0) or c == "columns" for c in consts)
 
 
 def _summary_of_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:

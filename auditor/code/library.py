@@ -30,6 +30,7 @@ from auditor.code.values import (
     join_all,
     join_datas,
     stats_of,
+    within_rows,
 )
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
@@ -796,8 +797,9 @@ class Library(Estimators, TorchLoops):
             eid = self.evaluation(node, self.text(node), first.data.predicted, first.data, None)
             return Value(scores=frozenset({eid}))
         if name in catalog.ROW_REDUCTIONS_NUMPY and first.data is not None:
-            axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)
-            if (axis is not None and axis.const in (1, -1)) or first.data.each_row:  # each row's own
+            at = 2 if "percentile" in name or "quantile" in name else 1  # np.percentile(a, q, axis)
+            axis = kwargs.get("axis") or (args[at] if len(args) > at else None)
+            if within_rows(axis) or first.data.each_row:  # each row's own
                 return Value(data=replace(first.data, columns=None))
             if first.data.predicted:
                 return Value(scores=scores)

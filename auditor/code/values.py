@@ -573,3 +573,12 @@ def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: st
         if name in kwargs:
             return kwargs[name]
     return NOTHING
+
+
+def within_rows(axis: Value | None) -> bool:
+    """Whether a reduction along ``axis`` is taken within each row: along axes other than the rows'
+    (`df.mean(axis=1)`, a batch's `xb.mean(dim=(1, 2, 3))` per image, `np.mean(X, axis=1)`), not down the rows."""
+    if axis is None:
+        return False
+    consts = [v.const for v in axis.items] if axis.items is not None else [axis.const]
+    return bool(consts) and all((type(c) is int and c != 0) or c == "columns" for c in consts)
