@@ -1017,15 +1017,6 @@ class Frames(WalkState):
             self.record.cuts[fid] = self.record.cuts.get(fid, frozenset()) | masks
         return replace(selected, fits=selected.fits | kept)
 
-    def _split_replaced(self, data: Data, key: object, rows: Data) -> Data | None:
-        """A DatasetDict with the split named ``key`` set to ``rows``; None when ``key`` names none of its splits."""
-        named = _keyed(data, key, DATASET_DICT_SPLITS)
-        if named is None or not isinstance(key, str):
-            return None
-        part = next(p for a in named.rows for p in reversed(a.parts) if p.split.startswith(DATASET_DICT_SPLITS))
-        others = frozenset(a for a in data.rows if _last_named(a, DATASET_DICT_SPLITS) != key)
-        return replace(data, rows=others | frozenset(a.with_part(part) for a in rows.rows))
-
     def rows_taken(self, data: Data, at: ast.expr, positions: Value, node: ast.AST) -> Data:
         return self._rows(data, at, positions, node, "iloc")
 
@@ -1215,11 +1206,6 @@ class Frames(WalkState):
             for found in dicts:  # ds["train"] = concatenate_datasets([...]): that split's rows now, the others kept
                 found.entries[key.const] = value
             return
-        if indexer is None and holder.data is not None and value.data is not None:
-            replaced = self._split_replaced(holder.data, key.const, value.data)
-            if replaced is not None:  # parts["train"] = ...: of a split's parts held as rows, that part's rows now
-                self.mutate(holder_node, replace(holder, data=replaced))
-                return
         keyed = key.const is not None and any(self.record.objects[o].qualname == CONTAINER for o in holder.objects)
         if holder.data is None:
             if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself

@@ -28,6 +28,21 @@ _TEST_ACCURACY = """
         acc = sum((model(x).argmax(1) == y).sum().item() for x, y in DataLoader(test_ds, 500)) / len(test_ds)
 """
 
+
+def _epoch_kept_by(trained: str, watched: str) -> str:
+    """Epochs trained on ``trained``, the weights kept whenever the loss on ``watched`` is the lowest so far."""
+    return f"""
+    best = float("inf")
+    for epoch in range(50):
+        for x, y in DataLoader({trained}, batch_size=128, shuffle=True):
+            opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
+        with torch.no_grad():
+            loss = sum(nn.functional.cross_entropy(model(x), y).item() for x, y in DataLoader({watched}, 500))
+        if loss < best:
+            best = loss; torch.save(model.state_dict(), "best.pt")
+"""
+
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "LEAK: the training and test parts put together and trained on": (
         """
@@ -38,31 +53,12 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("overlap", 2)],
     ),
     "LEAK: the epoch kept by its loss on the test part": (
-        """
-    best = float("inf")
-    for epoch in range(50):
-        for x, y in DataLoader(train_ds, batch_size=128, shuffle=True):
-            opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
-        with torch.no_grad():
-            loss = sum(nn.functional.cross_entropy(model(x), y).item() for x, y in DataLoader(test_ds, 500))
-        if loss < best:
-            best = loss; torch.save(model.state_dict(), "best.pt")
-"""
-        + _TEST_ACCURACY,
+        _epoch_kept_by("train_ds", "test_ds") + _TEST_ACCURACY,
         [("multi_test", 6)],
     ),
     "the epoch kept by its loss on a validation part of the training set, the test part scored once": (
-        """
-    fit_ds, val_ds = random_split(train_ds, [45000, 5000])
-    best = float("inf")
-    for epoch in range(50):
-        for x, y in DataLoader(fit_ds, batch_size=128, shuffle=True):
-            opt.zero_grad(); nn.functional.cross_entropy(model(x), y).backward(); opt.step()
-        with torch.no_grad():
-            loss = sum(nn.functional.cross_entropy(model(x), y).item() for x, y in DataLoader(val_ds, 500))
-        if loss < best:
-            best = loss; torch.save(model.state_dict(), "best.pt")
-"""
+        "\n    fit_ds, val_ds = random_split(train_ds, [45000, 5000])"
+        + _epoch_kept_by("fit_ds", "val_ds")
         + _TEST_ACCURACY,
         [],
     ),

@@ -29,6 +29,19 @@ X, y = load_breast_cancer(return_X_y=True)
 X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
 """
 
+
+def _best_of_five(compared_on: str) -> str:
+    """A search on a validation part of the training rows, then its five best models compared on ``compared_on``."""
+    return f"""
+    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
+    tuner = kt.BayesianOptimization(build, objective="val_accuracy", max_trials=25)
+    tuner.search(X_fit, y_fit, epochs=20, validation_data=(X_val, y_val))
+    candidates = tuner.get_best_models(num_models=5)
+    scores = [m.evaluate({compared_on}, verbose=0)[1] for m in candidates]
+    best = candidates[int(np.argmax(scores))]
+"""
+
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "LEAK: the trials ranked on the test set, the best model then scored on it": (
         """
@@ -77,26 +90,11 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [],
     ),
     "LEAK: the tuner's five best models compared on the test set, the best one kept": (
-        """
-    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
-    tuner = kt.BayesianOptimization(build, objective="val_accuracy", max_trials=25)
-    tuner.search(X_fit, y_fit, epochs=20, validation_data=(X_val, y_val))
-    candidates = tuner.get_best_models(num_models=5)
-    scores = [m.evaluate(X_te, y_te, verbose=0)[1] for m in candidates]
-    best = candidates[int(np.argmax(scores))]
-""",
+        _best_of_five("X_te, y_te"),
         [("multi_test", 5)],
     ),
     "the five best compared on the validation part, the chosen one scored once on the test set": (
-        """
-    X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
-    tuner = kt.BayesianOptimization(build, objective="val_accuracy", max_trials=25)
-    tuner.search(X_fit, y_fit, epochs=20, validation_data=(X_val, y_val))
-    candidates = tuner.get_best_models(num_models=5)
-    scores = [m.evaluate(X_val, y_val, verbose=0)[1] for m in candidates]
-    best = candidates[int(np.argmax(scores))]
-    print(best.evaluate(X_te, y_te))
-""",
+        _best_of_five("X_val, y_val") + "    print(best.evaluate(X_te, y_te))\n",
         [],
     ),
     "the three best averaged into one ensemble, scored once on the test set": (
