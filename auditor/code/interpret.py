@@ -343,9 +343,9 @@ class Walker(Calls, Frames):
         try:
             self.block(fn.body)
             result = self._returns[-1]
-            if _generator(fn):
+            items = self._yields[-1]
+            if items != NOTHING:
                 # batch_iterator(): a generator, its items what the body yields (slices of the texts)
-                items = self._yields[-1]
                 result = Value(objects=frozenset({self.container(node, items).id}), data=items.data)
         finally:
             self._returns.pop()
@@ -969,15 +969,3 @@ def _a_piece(item: Value) -> bool:
         and bool(data.rows)
         and all(a.parts and a.parts[-1].split.startswith(("np.array_split@", "np.split@")) for a in data.rows)
     )
-
-
-def _generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether ``fn`` yields (in its own body, not in a function or lambda nested in it)."""
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Yield | ast.YieldFrom):
-            return True
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            stack.extend(ast.iter_child_nodes(node))
-    return False
