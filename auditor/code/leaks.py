@@ -268,14 +268,11 @@ class _Rules:
             if not rows or not all(a.parts and not a.parts[-1].held_out for a in rows):
                 continue
             cut = {a.parts[-1].split for a in rows}
-            before = [
-                s
-                for s, r in self.r.dedups
-                if r
-                and all(not any(p.split in cut for p in a.parts) for a in r)
-                and {a.origin for a in r} & {a.origin for a in rows}
-            ]
-            if before:
+            origins = {a.origin for a in rows}
+            if any(
+                r and {a.origin for a in r} & origins and all(not any(p.split in cut for p in a.parts) for a in r)
+                for _, r in self.r.dedups
+            ):
                 continue  # deduplicated before the split as well
             scored = [
                 e
@@ -759,9 +756,7 @@ class _Rules:
             return None
         read = read_beside_seeds(built.node)
         steps = [s for s in nested_steps(self.r.objects, [built.id]) if s.id != built.id]
-        if not steps:
-            return read
-        if any(s.node is None for s in steps):
+        if not steps or any(s.node is None for s in steps):
             return read
         read -= step_names(built.node)
         for step in steps:
