@@ -120,6 +120,15 @@ def test_a_frames_shared_writer_is_the_files(tmp_path: Path) -> None:
     assert grp.evidence["key"] == "writer" and [e["group"] for e in grp.examples] == ["w-a"]
 
 
+def test_a_frame_with_nothing_held_out_fails_as_the_files_do(tmp_path: Path) -> None:
+    df = pd.DataFrame({"sid": ["a1", "a2", "a3"], "split": ["train"] * 3, "writer": ["w-a", "w-b", "w-a"]})
+    only = ["split_integrity", "group_overlap"]
+    code = auditor.audit(df, id="sid", keys={"groups": ["writer"]}, only=only)
+    files, exit_code = from_file(tmp_path, df, {"id": "sid", "split": "split"}, only, keys={"groups": ["writer"]})
+    assert in_code(code) == files and code.exit_code == exit_code == 1
+    assert "SPL014" in [f["code"] for f in files]
+
+
 @pytest.mark.parametrize(
     "entry",
     [
