@@ -878,20 +878,41 @@ def repeated_header_rows(table: pa.Table, columns: Sequence[str]) -> list[int]:
     texts = []
     for col in columns:
         values = table[col]
-        values = _decoded(values)
-        if pa.types.is_string_view(values.type):
-            values = values.cast(pa.large_string())
-        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        plain = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
+        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain) or pa.types.is_string_view(plain)):
             return []
         texts.append((col, values))
+    # Dictionary columns first (the split, read so): their few distinct values are compared, not every row,
+    # and the usual answer, no value names its column, then ends the check before any wide column is read.
+    texts.sort(key=lambda item: not pa.types.is_dictionary(item[1].type))
     mask = None
     for col, values in texts:
-        loose = pc.utf8_lower(pc.utf8_trim(values, _HEADER_PADDING))
-        eq = pc.fill_null(pc.equal(loose, col.strip(_HEADER_PADDING).lower()), False)
+        eq = _names_column(values, col.strip(_HEADER_PADDING).lower())
         mask = eq if mask is None else pc.and_(mask, eq)
         if not pc.any(mask).as_py():  # the usual case: no row names the first column, the others are not read
             return []
     return pc.indices_nonzero(mask).to_pylist() if mask is not None else []
+
+
+def _names_column(values: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+    """Per row, whether the value is ``name`` written loosely; a dictionary column compares its dictionary."""
+
+    def loose(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+        if pa.types.is_string_view(texts.type):
+            texts = texts.cast(pa.large_string())
+        return pc.fill_null(pc.equal(pc.utf8_lower(pc.utf8_trim(texts, _HEADER_PADDING)), name), False)
+
+    if not pa.types.is_dictionary(values.type):
+        return pa.chunked_array([loose(values)]) if isinstance(values, pa.Array) else loose(values)
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    parts = []
+    for chunk in chunks:
+        named = loose(chunk.dictionary)
+        if not pc.any(named).as_py():
+            parts.append(pa.nulls(len(chunk), pa.bool_()).fill_null(False))
+        else:
+            parts.append(pc.fill_null(pc.take(named, chunk.indices), False))
+    return pa.chunked_array(parts, type=pa.bool_())
 
 
 # What may surround a pasted header's names: whitespace, and the invisible byte order mark (U+FEFF) a file saved

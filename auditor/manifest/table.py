@@ -6,6 +6,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,6 +98,8 @@ class Manifest:
         self._jobs: dict[tuple[str, ...], Future[Any]] = {}
         self._memo: dict[tuple[str, ...], Any] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._closed = False  # set by close: a job queued behind others then ends with an error, never runs
+        self._deferred: list[tuple[tuple[str, ...], Callable[[], Any], Future[Any]]] | None = None
         self._rows_per_split: dict[str, int] | None = None
         self._counting = threading.Lock()
         self._distinct: dict[str, bool] = {}
@@ -193,8 +196,9 @@ class Manifest:
         cached = self._keys.get(columns)
         if cached is None:
             parts = [self._encoded(c) for c in columns]
-            cached = single_key(columns[0], *parts[0]) if len(columns) == 1 else compound_key(columns, parts)
-            self._keys[columns] = cached
+            made = single_key(columns[0], *parts[0]) if len(columns) == 1 else compound_key(columns, parts)
+            # A counting job of the pool may make the key beside the main thread: both keep the first made.
+            cached = self._keys.setdefault(columns, made)
         return cached
 
     def _encoded(self, column: str) -> tuple[np.ndarray, pa.Array]:
@@ -267,21 +271,24 @@ class Manifest:
         """Rows per (value of the key, split), computed once per key."""
         columns = _columns(spec)
         job = ("group_counts", *columns)
-        started = self._jobs.get(job)  # an engine that counts in a background query (auditor.backends)
+        started = self._jobs.get(job)  # counted in the background once prefetched (see _prefetch_counts)
         result: GroupSplitCounts = (
             started.result() if started is not None else self.memo(job, lambda: self._count_groups(columns))
         )
         return result
 
     def _prefetch_counts(self, columns: tuple[str, ...]) -> None:
-        """Start what group_counts needs. In memory: the codes of the key's columns, which other stages share;
-        counting them is cheap and runs in the asking thread (a pool job must not wait on another). An engine
-        with its own counting (a grouped query) runs that in the background instead."""
+        """Start what group_counts needs. In memory: the codes of the key's columns, which other stages share,
+        then the counts, queued once those codes are made (a pool job must not wait on another). An engine
+        with its own counting (a grouped query) runs that in the background at once."""
+        job = ("group_counts", *columns)
         if type(self)._count_groups is not Manifest._count_groups:
-            self._background(("group_counts", *columns), partial(self._count_groups, columns))
+            self._background(job, partial(self._count_groups, columns))
             return
         for column in columns:
             self._background(("encode", column), partial(self._encode, column))
+        if job not in self._memo:
+            self._background_after(job, [("encode", c) for c in columns], partial(self._count_groups, columns))
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         return counts_from_codes(self.key(columns), self.split.codes, self.split.n_values)
@@ -448,18 +455,76 @@ class Manifest:
             job = ("repeated", column, "True")
             self._background(job, partial(self._repeated, column, True))
 
+    @contextmanager
+    def prefetching(self) -> Iterator[None]:
+        """Gather the jobs the stages prefetch, then start them longest first (see _RANK): the longest chain,
+        coding a key and then counting it, starts at once instead of behind shorter jobs."""
+        self._deferred = []
+        try:
+            yield
+        finally:
+            self._start_deferred()
+
+    def _start_deferred(self) -> None:
+        deferred, self._deferred = self._deferred or [], None
+        for _job, work, outcome in sorted(deferred, key=lambda item: _RANK.get(item[0][0], 1)):  # stable
+            try:
+                self._submit(work).add_done_callback(_settle(outcome))
+            except RuntimeError as exc:  # the pool was shut down meanwhile
+                outcome.set_exception(exc)
+
+    def _submit(self, work: Callable[[], Any]) -> Future[Any]:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="manifest")
+        return self._pool.submit(work)
+
     def _background(self, job: tuple[str, ...], work: Callable[[], Any]) -> Future[Any]:
         if job not in self._jobs:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="manifest")
-            self._jobs[job] = self._pool.submit(work)
+            if self._deferred is not None:  # started when the prefetches are gathered (see prefetching)
+                waiting: Future[Any] = Future()
+                self._deferred.append((job, work, waiting))
+                self._jobs[job] = waiting
+            else:
+                self._jobs[job] = self._submit(work)
         return self._jobs[job]
+
+    def _background_after(
+        self, job: tuple[str, ...], needs: Sequence[tuple[str, ...]], work: Callable[[], Any]
+    ) -> Future[Any]:
+        """A job queued only once the jobs it ``needs`` have ended, so that no worker waits on another; its
+        future is registered now and always ends (with the error of a needed job, or of ``work``)."""
+        if job in self._jobs:
+            return self._jobs[job]
+        waiting = [self._jobs[n] for n in needs]
+        outcome: Future[Any] = Future()
+        self._jobs[job] = outcome
+        left = [len(waiting) + 1]  # one more, held until every callback is placed (an ended job calls at once)
+        lock = threading.Lock()
+
+        def start(_: Future[Any]) -> None:
+            with lock:
+                left[0] -= 1
+                if left[0]:
+                    return
+            try:
+                if self._closed:
+                    raise RuntimeError("the manifest's background jobs were stopped")
+                self._submit(work).add_done_callback(_settle(outcome))
+            except RuntimeError as exc:  # the pool was shut down meanwhile (the audit ended or was abandoned)
+                outcome.set_exception(exc)
+
+        for needed in waiting:
+            needed.add_done_callback(start)
+        start(outcome)
+        return outcome
 
     def _result(self, job: tuple[str, ...], work: Callable[[], Any]) -> Any:
         """The job's result: started now unless a prefetch started it already; computed once.
 
         Only the main thread asks for results: a job that waited on another job could starve the pool.
         """
+        if self._deferred is not None:  # asked while prefetches are gathered: start them rather than wait forever
+            self._start_deferred()
         return self._background(job, work).result()
 
     @property
@@ -556,6 +621,7 @@ class Manifest:
     def close(self, wait: bool = True) -> None:
         """Stop the background pool; prefetched work nobody asked for is cancelled. Without ``wait`` the jobs
         running now are abandoned too (content hashing stops at its next block)."""
+        self._closed = True
         if not wait:
             self._stop.set()
         if self._pool is not None:
@@ -574,6 +640,24 @@ class Manifest:
             return [int(r) for r in rows]
         values = self.take(self.id_column, rows).to_pylist()
         return [v if isinstance(v, int | str) else str(v) for v in values]
+
+
+# The order prefetched jobs start in, by kind: coding keys (and the counting queued behind it) takes longest.
+_RANK = {"encode": 0, "group_counts": 0, "sha256": 2}
+
+
+def _settle(outcome: Future[Any]) -> Callable[[Future[Any]], None]:
+    """A callback giving ``outcome`` the end of the future it is called with: its result, error or cancellation."""
+
+    def settle(done: Future[Any]) -> None:
+        if done.cancelled():
+            outcome.cancel()
+        elif (error := done.exception()) is not None:
+            outcome.set_exception(error)
+        else:
+            outcome.set_result(done.result())
+
+    return settle
 
 
 def one_format(key: str, where: str, files: Sequence[Path]) -> None:

@@ -89,9 +89,10 @@ def run_audit(
                     here.remove(stage)
                     skips[stage.name] = None
                     early[stage.name] = error_result(stage.name, "engine", in_memory_only(stage.name, engine_used))
-            for stage in here:
-                stage.prefetch(manifest, loaded.config)
-            manifest.prefetch(sha256=True)  # last: the stages' own work comes first
+            with manifest.prefetching():
+                for stage in here:
+                    stage.prefetch(manifest, loaded.config)
+                manifest.prefetch(sha256=True)
         acceptances = Acceptances(loaded.config.accept)
         context = AuditContext(loaded, manifest, acceptances)
         child = {s.name for s in in_child}

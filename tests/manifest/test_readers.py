@@ -668,3 +668,24 @@ def test_values_that_are_column_names_in_some_columns_only_are_data(tmp_path: Pa
     (tmp_path / "m.csv").write_text("sid,split,writer\na,writer,split\nb,train,sid\nc,test,w1\n")
     m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
     assert m.n_rows == 3
+
+
+def _dictionary_chunks(*chunks: list[str]) -> pa.ChunkedArray:
+    """One column, dictionary-encoded chunk by chunk as a Parquet read gives it (each chunk its own dictionary)."""
+    return pa.chunked_array([pa.array(c).dictionary_encode() for c in chunks])
+
+
+@pytest.mark.parametrize(
+    ("split", "expected"),
+    [
+        (_dictionary_chunks(["train", "test"], ["test", " Split"]), [3]),  # the header in the second chunk's dictionary
+        (_dictionary_chunks(["split", "test"], ["test", "train"]), []),  # "split" named, but not in the header's row
+        (_dictionary_chunks(["train", "test"], ["test", "train"]), []),
+    ],
+)
+def test_a_header_row_is_found_through_each_chunk_s_own_dictionary(split: pa.ChunkedArray, expected: list[int]) -> None:
+    from auditor.manifest.readers import repeated_header_rows
+
+    ids = pa.chunked_array([["a", "id"], ["c", "ID"]])
+    table = pa.table({"id": ids, "split": split})
+    assert repeated_header_rows(table, ["id", "split"]) == expected
