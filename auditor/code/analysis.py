@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import traceback
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from auditor.code.interpret import Walker
 from auditor.code.leaks import Leak, find_leaks
+from auditor.code.modules import with_project_modules
 from auditor.code.sources import Link, Place, Program, SkippedPart, SourceError, find_sources, read_program
 
 PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
@@ -57,13 +59,15 @@ class FileResult:
     program: Program | None = field(default=None, compare=False, repr=False)
 
 
-def analyse_file(path: Path) -> FileResult:
-    """Read, walk and judge one file; what cannot be read, or a failure of the walk itself, is a skipped part."""
+def analyse_file(path: Path, project: Collection[Path] = ()) -> FileResult:
+    """Read, walk and judge one file, with the modules of ``project`` (the files audited) it imports read as
+    their code; what cannot be read, or a failure of the walk itself, is a skipped part."""
     try:
         program = read_program(path)
     except SourceError as exc:
         return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
     try:
+        program = with_project_modules(program, project)
         record = Walker(program).run()
         leaks = find_leaks(record, lambda site: _where(program, site.line))
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
@@ -110,19 +114,22 @@ def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | N
     n = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_FROM else 1)
     if n > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=n) as pool:
-            result.files = list(pool.map(_without_program, files, chunksize=max(1, len(files) // (n * 8))))
+            each = partial(_without_program, project=tuple(files))
+            result.files = list(pool.map(each, files, chunksize=max(1, len(files) // (n * 8))))
     else:
-        result.files = [analyse_file(f) for f in files]
+        result.files = [analyse_file(f, files) for f in files]
     return result
 
 
 def _where(program: Program, line: int) -> str:
-    """A program line as a reader finds it: 'line 14' in a script, 'cell 4, line 2' in a notebook."""
+    """A program line as a reader finds it: 'line 14' in a script, 'cell 4, line 2' in a notebook, 'prep.py
+    line 8' in a module it imports."""
     place = program.place(line)
-    return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {line}"
+    where = f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"
+    return where if place.path == program.path else f"{place.path.name} {where}"
 
 
-def _without_program(path: Path) -> FileResult:
+def _without_program(path: Path, project: Sequence[Path] = ()) -> FileResult:
     """A worker's result: the program stays in the worker (its tree is large and not needed after)."""
-    result = analyse_file(path)
+    result = analyse_file(path, project)
     return FileResult(result.path, result.leaks, result.skipped, result.counts, result.lines)

@@ -168,7 +168,30 @@ class Calls(Library):
             data = self.source(node, f"{self.text(node.func)}()")
         opaque = self.obj(node, f"<result of {self.text(node.func)}>")
         return Value(
-            data=data, objects=frozenset({opaque.id}), scores=scores, stats=stats if data is None else frozenset()
+            data=data,
+            objects=frozenset({opaque.id}),
+            scores=scores,
+            stats=stats if data is None else frozenset(),
+            items=self._side_by_side(args),
+        )
+
+    def _side_by_side(self, args: list[Value]) -> tuple[Value, ...] | None:
+        """For a result unpacked into as many names as it was given rows that share none (`X_train, X_test =
+        scale(X_train, X_test)`, a helper of the user's or a library's): each name the rows in its place, as such
+        a helper returns them. Without it the training part would hold the test rows too. Rows that may share
+        some (`X, y` of one table) give no items: the result is all of them, as before."""
+        parts = [a for a in args if a.data is not None]
+        if len(parts) < 2:
+            return None
+        for i, a in enumerate(parts):
+            for b in parts[i + 1 :]:
+                assert a.data is not None and b.data is not None
+                if not all(x.disjoint(y) for x in a.data.rows for y in b.data.rows):
+                    return None
+        return tuple(
+            Value(data=replace(self.with_fits(a.data, a.stats), mask=None, against_truth=False, predicted=frozenset()))
+            for a in parts
+            if a.data is not None
         )
 
     def compare(self, node: ast.Compare, values: list[Value]) -> Value:

@@ -50,9 +50,12 @@ class FileRun:
 class Confirmations:
     runs: dict[Path, FileRun] = field(default_factory=dict)
     leaks: dict[tuple[Path, int], int] = field(default_factory=dict)  # (file, id(placed)) -> question id
+    unchecked: dict[tuple[Path, int], str] = field(default_factory=dict)  # (file, id(placed)) -> why not asked
 
     def verdict(self, path: Path, placed: PlacedLeak) -> Verdict | None:
         run = self.runs.get(path)
+        if run is not None and (path, id(placed)) in self.unchecked:
+            return Verdict(False, self.unchecked[(path, id(placed))])
         qid = self.leaks.get((path, id(placed)))
         if run is None or qid is None:
             return None
@@ -124,6 +127,12 @@ def confirm(analysis: Analysis, loaded: LoadedConfig) -> Confirmations:
         questions = []
         statistics: set[int] = set()
         for qid, placed in enumerate(file.leaks):
+            elsewhere = next((p.path for p in (placed.place, *placed.sites) if p.path != file.path), None)
+            if elsewhere is not None:  # the run traces the calls of the file it runs, not of modules it imports
+                result.unchecked[(file.path, id(placed))] = (
+                    f"not checked by the run: part of it is in {elsewhere.name}, whose calls the run does not trace"
+                )
+                continue
             result.leaks[(file.path, id(placed))] = qid
             roles = [[role, site.line, what] for role, site, what in placed.leak.roles]
             facts = dict(placed.leak.facts)

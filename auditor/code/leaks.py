@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds, step_names
+from auditor.code.sources import MODULE_LINES
 from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
@@ -50,7 +51,11 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
 
     def placed(site: Site) -> str:
         inner = where(Site(site.line, site.column))
-        return f"{inner} (in a function called at {where(site.top)})" if site.via else inner
+        if not site.via:
+            return inner
+        # A line of an imported module of the project runs from the import, or from a call of its function.
+        how = "run from" if site.line >= MODULE_LINES else "in a function called at"
+        return f"{inner} ({how} {where(site.top)})"
 
     rules = _Rules(record, placed)
     labels = rules.label_in_features()
@@ -75,12 +80,21 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
 def _at_top(leak: Leak) -> Leak:
     """A leak made inside the file's own function is reported at the call that made it (that call is the
     leaking use; the function is also called correctly elsewhere, maybe), its inner lines kept as evidence."""
-    tops = tuple(s.top for s in leak.sites if s.via)
-    into = tuple((s.top, what) for s, what in leak.into)
+    tops = tuple(_top(s) for s in leak.sites if s.via)
+    into = tuple((_top(s), what) for s, what in leak.into)
     if not tops and into == leak.into and not leak.site.via:
         return leak
     inner = tuple(Site(s.line, s.column) for s in leak.sites)
-    return replace(leak, site=leak.site.top, into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+    return replace(leak, site=_top(leak.site), into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+
+
+def _top(site: Site) -> Site:
+    """The innermost call that led to ``site`` in the file itself: a call made inside an imported module of
+    the project (code/modules.py) is not where the file's reader can act, the import or call leading there is."""
+    top = site.top
+    while top.line >= MODULE_LINES and top.via:
+        top = top.top
+    return top
 
 
 class _Rules:

@@ -108,6 +108,10 @@ class CellSpan:
     json_lines: tuple[int, ...] = ()  # the JSON line of each source line, when they could be located
 
 
+# Lines of a module read into its importer's tree are numbered from k * MODULE_LINES (code/modules.py).
+MODULE_LINES = 1_000_000
+
+
 @dataclass(frozen=True)
 class Program:
     """One file as one Python module: its tree, and the map from program lines back to the file."""
@@ -121,15 +125,26 @@ class Program:
     # A notebook last run out of its file's order: (a cell, the cell above it that ran after it), numbered as
     # `cell` places are; the reading follows the file's order, the outputs saved in it another.
     run_out_of_order: tuple[int, int] | None = None
+    # The project's own modules it imports, read into its tree (code/modules.py): the k-th numbers its lines
+    # from k * MODULE_LINES, and its places, statements and contexts are its own file's.
+    modules: tuple[Program, ...] = ()
 
     @property
     def is_notebook(self) -> bool:
         return self.path.suffix == ".ipynb"
 
+    def _module_at(self, line: int) -> tuple[Program, int] | None:
+        """The imported module a program line belongs to, and the line in its own file."""
+        k = line // MODULE_LINES
+        return (self.modules[k - 1], line - k * MODULE_LINES) if 0 < k <= len(self.modules) else None
+
     def statement(self, line: int, column: int | None = None) -> str:
         """The statement an acceptance of a finding at program ``line`` binds to (core/statements.py): the one the
         tree holds there, else the line's text as written, so that no finding placed at a line binds none."""
         from auditor.core.statements import line_statement, statement_at
+
+        if (module := self._module_at(line)) is not None:
+            return module[0].statement(module[1], column)
 
         found = statement_at(self.tree, line, column)
         if found:
@@ -140,6 +155,8 @@ class Program:
     def context(self, line: int) -> str:
         """The functions and classes enclosing program ``line``, outermost first ('Trainer.fit'), '' at the top
         level: where a finding is that a line added above it does not change (a notebook's cell number would)."""
+        if (module := self._module_at(line)) is not None:
+            return module[0].context(module[1])
         names: list[str] = []
         node: ast.AST = self.tree
         while True:
@@ -154,6 +171,8 @@ class Program:
 
     def place(self, line: int, column: int | None = None) -> Place:
         """Where program line ``line`` (1-based) and ``column`` (0-based, as ast gives it) are in the file."""
+        if (module := self._module_at(line)) is not None:
+            return module[0].place(module[1], column)
         col = column + 1 if column is not None else None
         if not self.is_notebook:
             return Place(self.path, line, col)

@@ -736,3 +736,32 @@ def test_preprocessing_that_only_leans_a_searchs_choice_is_a_warning_and_a_shown
     assert report.exit_code == (1 if severity == "error" else 0)
     if severity == "warning":
         assert "chooses its settings on folds the preprocessing already saw" in found.message
+
+
+def test_a_leak_made_in_an_imported_module_stands_under_a_run_that_cannot_trace_the_module(tmp_path: Path) -> None:
+    """The run traces the calls of the file it runs: a scaler fitted in prep.py is not among them, so the
+    finding is left standing, said so, and its evidence names the module's lines."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["y"] = (frame.a > 0).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "prep.py").write_text(
+        "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n\n"
+        'df = pd.read_csv("d.csv")\nX = StandardScaler().fit_transform(df[["a", "b", "c"]])\ny = df["y"]\n'
+    )
+    (tmp_path / "train.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\nfrom sklearn.model_selection import train_test_split\n"
+        "from prep import X, y\n\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    report = _audit(tmp_path, {"paths": ["train.py"], "run": True, "timeout_s": 120})
+    found = finding(report, "CDL001")
+    assert found.key == "train.py:3"
+    assert "StandardScaler.fit_transform at prep.py line 5 (run from line 3)" in found.message
+    assert found.evidence["confirmed"] == (
+        "not checked by the run: part of it is in prep.py, whose calls the run does not trace"
+    )
+    assert report.exit_code == 1

@@ -1,0 +1,298 @@
+"""Imports of the project's own modules read as their code: a leak made in prep.py, split and scored in
+train.py, is found; correct helpers imported from a module stay quiet; nothing outside the importer's folder
+(or the files named) is read."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.code.analysis import analyse, analyse_file
+
+HEAD = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+"""
+
+SCALED_ON_ALL = (
+    HEAD
+    + """
+df = pd.read_csv("data.csv")
+X = df.drop(columns=["label"])
+y = df["label"]
+X_scaled = StandardScaler().fit_transform(X)
+"""
+)
+
+SPLIT_AND_SCORE = """\
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+{imports}
+X_train, X_test, y_train, y_test = train_test_split({X}, {y}, test_size=0.2, random_state=0)
+model = LogisticRegression().fit(X_train, y_train)
+print(accuracy_score(y_test, model.predict(X_test)))
+"""
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _found(
+    folder: Path, script: str = "train.py", named: tuple[str, ...] = (), read: tuple[str, ...] = ("prep.py",)
+) -> list[tuple[str, str, str]]:
+    """(kind, where the finding is placed, its message) of each leak the reading of ``script`` finds; the
+    modules ``read`` must have been read into it (a module that does not parse would pass unread)."""
+    result = analyse_file(folder / script, [folder / n for n in named])
+    assert result.skipped == ()
+    assert result.program is not None
+    assert sorted(m.path.name for m in result.program.modules) == sorted(read)
+    return [(p.leak.kind.value, f"{p.place.path.name}:{p.place.line}", p.leak.message) for p in result.leaks]
+
+
+@pytest.mark.parametrize(
+    ("imports", "X", "y"),
+    [
+        ("from prep import X_scaled, y", "X_scaled", "y"),
+        ("from prep import X_scaled as features, y as target", "features", "target"),
+        ("import prep", "prep.X_scaled", "prep.y"),
+        ("import prep as p", "p.X_scaled", "p.y"),
+        ("from prep import *", "X_scaled", "y"),
+    ],
+)
+def test_rows_scaled_in_an_imported_module_and_scored_here_leak(tmp_path: Path, imports: str, X: str, y: str) -> None:
+    _write(tmp_path, {"prep.py": SCALED_ON_ALL, "train.py": SPLIT_AND_SCORE.format(imports=imports, X=X, y=y)})
+    (found,) = _found(tmp_path)
+    kind, where, message = found
+    assert (kind, where) == ("preprocessing", "train.py:4")  # the import that brings the scaled rows
+    # as docs/code.md quotes it
+    assert message.startswith(
+        "StandardScaler.fit_transform at prep.py line 7 (run from line 4) learns the scale and centre of every "
+        "column from all rows of read_csv('data.csv') "
+    )
+    assert "the score at line 7 (accuracy_score)" in message
+
+
+def test_a_function_of_the_module_that_scales_every_row_leaks_where_it_is_called(tmp_path: Path) -> None:
+    prep = HEAD + textwrap.dedent("""
+        def load(path):
+            df = pd.read_csv(path)
+            X = StandardScaler().fit_transform(df.drop(columns=["label"]))
+            return X, df["label"]
+        """)
+    imports = 'from prep import load\nX, y = load("data.csv")'
+    _write(tmp_path, {"prep.py": prep, "train.py": SPLIT_AND_SCORE.format(imports=imports, X="X", y="y")})
+    (found,) = _found(tmp_path)
+    assert found[:2] == ("preprocessing", "train.py:5")
+    assert "at prep.py line 6 (run from line 5)" in found[2]
+
+
+def test_a_module_imported_by_a_module_is_read_too(tmp_path: Path) -> None:
+    features = "from prep import X_scaled, y\nX_more = X_scaled * 2\n"
+    imports = "from features import X_more, y"
+    _write(
+        tmp_path,
+        {
+            "prep.py": SCALED_ON_ALL,
+            "features.py": features,
+            "train.py": SPLIT_AND_SCORE.format(imports=imports, X="X_more", y="y"),
+        },
+    )
+    found = _found(tmp_path, read=("features.py", "prep.py"))
+    assert [f[:2] for f in found] == [("preprocessing", "train.py:4")]
+
+
+def test_a_package_s_relative_import_is_read_when_the_folder_is_audited(tmp_path: Path) -> None:
+    imports = "from .prep import X_scaled, y"
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/prep.py": SCALED_ON_ALL,
+            "pkg/train.py": SPLIT_AND_SCORE.format(imports=imports, X="X_scaled", y="y"),
+        },
+    )
+    analysis = analyse([tmp_path])
+    placed = [(r.path.name, p.leak.kind.value) for r in analysis.files for p in r.leaks]
+    assert placed == [("train.py", "preprocessing")]
+
+
+def test_a_module_of_a_package_run_from_the_project_root_is_read_when_named(tmp_path: Path) -> None:
+    imports = "from pkg.prep import X_scaled, y"
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/prep.py": SCALED_ON_ALL,
+            "scripts/train.py": SPLIT_AND_SCORE.format(imports=imports, X="X_scaled", y="y"),
+        },
+    )
+    # Not beside the script: read only because it is among the files audited.
+    assert _found(tmp_path, "scripts/train.py", read=()) == []
+    found = _found(tmp_path, "scripts/train.py", named=("scripts/train.py", "pkg/prep.py"))
+    assert [f[:2] for f in found] == [("preprocessing", "train.py:4")]
+
+
+# Correct code that looks like the leaks above ------------------------------------------------------------
+
+
+def test_a_helper_that_fits_on_the_training_rows_it_is_given_stays_quiet(tmp_path: Path) -> None:
+    prep = HEAD + textwrap.dedent("""
+    def scale(train, test):
+        scaler = StandardScaler().fit(train)
+        return scaler.transform(train), scaler.transform(test)
+    """)
+    train = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+    from prep import scale
+
+    df = pd.read_csv("data.csv")
+    X_train, X_test, y_train, y_test = train_test_split(df.drop(columns=["label"]), df["label"], random_state=0)
+    X_train, X_test = scale(X_train, X_test)
+    model = LogisticRegression().fit(X_train, y_train)
+    print(accuracy_score(y_test, model.predict(X_test)))
+    """
+    _write(tmp_path, {"prep.py": prep, "train.py": train})
+    assert _found(tmp_path) == []
+
+
+def test_a_module_s_main_block_does_not_run_when_it_is_imported(tmp_path: Path) -> None:
+    """prep.py scales every row in its own `__main__` block; train.py imports only its loader and scales after
+    the split: the block does not run on import, so it is no leak of train.py (it is one of prep.py)."""
+    prep = HEAD + textwrap.dedent("""
+    def load(path):
+        df = pd.read_csv(path)
+        return df.drop(columns=["label"]), df["label"]
+
+    if __name__ == "__main__":
+        X, y = load("data.csv")
+        X = StandardScaler().fit_transform(X)
+    """)
+    train = """\
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from prep import load
+
+    X, y = load("data.csv")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_train, y_train)
+    print(accuracy_score(y_test, model.predict(X_test)))
+    """
+    _write(tmp_path, {"prep.py": prep, "train.py": train})
+    assert _found(tmp_path) == []
+
+
+def test_a_module_s_names_do_not_replace_the_importer_s_own(tmp_path: Path) -> None:
+    """prep.py has a module-level `X` scaled on every row; train.py has its own `X`, read before the import,
+    and scales it after the split. Only the helper is imported: Python keeps prep's `X` in prep."""
+    prep = SCALED_ON_ALL + "\ndef columns(frame):\n    return list(frame.columns)\n"
+    train = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = pd.read_csv("other.csv")
+    from prep import columns
+
+    y = X.pop("label")
+    X_train, X_test, y_train, y_test = train_test_split(X[columns(X)], y, random_state=0)
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_train, y_train)
+    print(accuracy_score(y_test, model.predict(X_test)))
+    """
+    _write(tmp_path, {"prep.py": prep, "train.py": train})
+    assert _found(tmp_path) == []
+
+
+def test_modules_that_import_each_other_are_read_once(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "a.py": "from b import helper\nVALUE = 1\n",
+            "b.py": "from a import VALUE\n\ndef helper():\n    return VALUE\n",
+            "train.py": SPLIT_AND_SCORE.format(
+                imports="from a import VALUE\nfrom prep import X_scaled, y", X="X_scaled", y="y"
+            ),
+            "prep.py": SCALED_ON_ALL,
+        },
+    )
+    found = _found(tmp_path, read=("a.py", "b.py", "prep.py"))
+    assert [f[:2] for f in found] == [("preprocessing", "train.py:5")]
+
+
+def test_a_module_that_is_not_python_leaves_its_import_as_it_was(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "prep.py": "def broken(:\n",
+            "train.py": SPLIT_AND_SCORE.format(imports="from prep import X, y", X="X", y="y"),
+        },
+    )
+    assert _found(tmp_path, read=()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_module_linked_from_outside_the_importer_s_folder_is_not_read(tmp_path: Path) -> None:
+    outside, project = tmp_path / "outside", tmp_path / "project"
+    _write(outside, {"prep.py": SCALED_ON_ALL})
+    _write(project, {"train.py": SPLIT_AND_SCORE.format(imports="from prep import X_scaled, y", X="X_scaled", y="y")})
+    (project / "prep.py").symlink_to(outside / "prep.py")
+    assert _found(project, read=()) == []  # as if it were a library's: a path never leads outside what was named
+
+
+# A helper whose code is not read (a library's, or a module not beside the script) ---------------------------
+
+OPAQUE = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+from helpers import scale
+
+df = pd.read_csv("data.csv")
+X_train, X_test, y_train, y_test = train_test_split(df.drop(columns=["label"]), df["label"], random_state=0)
+{call}
+model = LogisticRegression().fit(X_train, y_train)
+print(accuracy_score(y_test, model.predict(X_test)))
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "X_train, X_test = scale(X_train, X_test)",
+        "X_train, X_test = scale(X_train, X_test, columns=['a'])",
+        "X_train, X_test = scale(X_train, X_test, 'minmax')",
+    ],
+)
+def test_an_unread_helper_given_the_two_parts_returns_each_in_its_place(tmp_path: Path, call: str) -> None:
+    """It used to give both names every row of both parts: the model then trained "on the test rows put back"."""
+    _write(tmp_path, {"train.py": OPAQUE.format(call=call)})
+    assert _found(tmp_path, read=()) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "X_train, X_test = scale(df.drop(columns=['label']), X_test)",  # every row, test rows among them
+        "X_train = scale(pd.concat([X_train, X_test]))",
+    ],
+)
+def test_an_unread_helper_given_rows_that_hold_the_test_rows_still_leaks(tmp_path: Path, call: str) -> None:
+    _write(tmp_path, {"train.py": OPAQUE.format(call=call)})
+    assert [f[0] for f in _found(tmp_path, read=())] == ["overlap"]
