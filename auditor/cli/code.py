@@ -41,6 +41,16 @@ def code(
         list[str] | None, typer.Option("--exclude", help="glob of files or folders to leave out (repeatable)")
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="with --run: seconds one script may run")] = 300,
+    accept: Annotated[
+        Path | None,
+        typer.Option(
+            "--accept",
+            help="an audit.yaml whose `accept` entries for code findings (CDL...) apply; their file:line keys are "
+            "relative to its folder",
+            metavar="CONFIG",
+            parser=given_path,
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show info findings")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no terminal summary")] = False,
     mlflow: MlflowOption = False,
@@ -69,7 +79,7 @@ def code(
             require_mlflow(mlflow)
             given = [_existing(p) for p in paths]
             reports.inputs = [("a file read", p) for p in given if p.is_file()]  # never removed as a report
-            loaded = _config(given, exclude or [], run, timeout, fail_on)
+            loaded = _config(given, exclude or [], run, timeout, fail_on, accept)
             classes = load_stages(discover())  # once: checked here, then run
             prepare_stages(loaded, only=STAGE, classes=classes)
             if out is not None:
@@ -124,13 +134,24 @@ def _existing(text: str) -> Path:
     return resolved
 
 
-def _config(paths: list[Path], exclude: list[str], run: bool, timeout: float, fail_on: str) -> LoadedConfig:
-    """The config an audit.yaml with a `code` section would hold: the paths given are the folders it may read."""
-    from auditor.core.config import config_from_mapping
+def _config(
+    paths: list[Path], exclude: list[str], run: bool, timeout: float, fail_on: str, accepted: Path | None = None
+) -> LoadedConfig:
+    """The config an audit.yaml with a `code` section would hold: the paths given are the folders it may read.
+    With ``accepted`` (an audit.yaml) its acceptances of code findings apply, keyed from its folder as there."""
+    from auditor.core.config import config_from_mapping, load_config
 
     roots = sorted({p if p.is_dir() else p.parent for p in paths})
-    data = {
+    data: dict[str, object] = {
         "code": {"paths": [str(p) for p in paths], "exclude": exclude, "run": run, "timeout_s": timeout},
         "report": {"fail_on": fail_on},
     }
-    return config_from_mapping(data, Path.cwd(), roots, cited="audit code")
+    base = Path.cwd()
+    if accepted is not None:
+        source = load_config(path_arg(accepted, "--accept"))
+        # Only the code's: the data's entries would all be stale here, where no data finding is made.
+        data["accept"] = [
+            entry.model_dump(exclude_none=True) for entry in source.config.accept if entry.code.upper().startswith("CDL")
+        ]
+        base = source.base_dir
+    return config_from_mapping(data, base, roots, cited=f"audit code --accept {accepted}" if accepted else "audit code")

@@ -380,3 +380,59 @@ def test_in_a_git_work_tree_a_file_is_named_from_its_root_whatever_was_given(
     monkeypatch.chdir(repo)
     ((_, inner),) = _identities("src")
     assert inner["file"] == "train.py"
+
+
+LEAKY_SCRIPT = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+df = pd.read_csv("d.csv")
+X = StandardScaler().fit_transform(df[["a", "b"]])
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def _accepting(folder: Path, statement: str) -> Path:
+    config = folder / "audit.yaml"
+    config.write_text(
+        "version: 1\n"
+        "code: {paths: [src]}\n"
+        "accept:\n"
+        "  - {key: 'src/train.py:7', code: CDL001, values: ['" + statement + "'], reason: the plot's scaler only}\n"
+        "  - {code: GRP001, key: w1, reason: 'one writer, reviewed'}\n"  # the data's: not stale here
+    )
+    return config
+
+
+def test_accept_applies_a_config_s_acceptances_of_code_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-commit hook runs `audit code` on the changed files: a reviewed leak must not block every commit."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(LEAKY_SCRIPT)
+    config = _accepting(tmp_path, 'X = StandardScaler().fit_transform(df[["a", "b"]])')
+    monkeypatch.chdir(tmp_path / "src")  # keys are relative to the config's folder, wherever the hook runs
+    assert invoke("train.py").exit_code == 1
+    done = invoke("train.py", "--accept", str(config), "--format", "json")
+    assert done.exit_code == 0, done.output
+    findings = [f for s in json.loads(done.output)["stages"] for f in s["findings"]]
+    assert [(f["code"], f["accepted"]) for f in findings if f["code"].startswith(("CDL001", "ACC"))] == [
+        ("CDL001", True)
+    ]
+
+
+def test_accept_of_another_statement_at_that_line_leaves_the_leak_failing(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(LEAKY_SCRIPT)
+    config = _accepting(tmp_path, "X = StandardScaler().fit_transform(df)")
+    assert invoke(str(tmp_path / "src" / "train.py"), "--accept", str(config)).exit_code == 1
+
+
+def test_accept_of_a_config_that_is_not_there_cannot_audit(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(LEAKY_SCRIPT)
+    done = invoke(str(tmp_path / "train.py"), "--accept", str(tmp_path / "nope.yaml"))
+    assert done.exit_code == 2
+    assert "nope.yaml: not found" in done.output

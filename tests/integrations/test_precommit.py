@@ -165,3 +165,29 @@ def test_the_shipped_hooks_install_split_auditor_in_an_environment_of_their_own(
     assert done.returncode == 1, done.stdout + done.stderr
     assert _hook_lines(done.stdout) == {"split-auditor audit run": "Failed"}
     assert "GRP001" in done.stdout
+
+
+def test_a_leak_the_config_accepts_does_not_fail_the_commit(tmp_path: Path) -> None:
+    """`audit-code` applies the code acceptances of audit.yaml: a reviewed leak no longer blocks every commit,
+    and one the config does not name still does."""
+    repo = _project(tmp_path / "project", snippet(".pre-commit-config.yaml"), clean=True)
+    shutil.copy(NOTEBOOKS / "customers.csv", repo / "customers.csv")
+    (repo / "plot.py").write_text(
+        "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+        "from sklearn.model_selection import train_test_split\nfrom sklearn.preprocessing import StandardScaler\n\n"
+        'df = pd.read_csv("customers.csv")\nX = StandardScaler().fit_transform(df[["tenure_months", "monthly_charges"]])\n'
+        'X_tr, X_te, y_tr, y_te = train_test_split(X, df["churned"], random_state=0)\n'
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    _git(repo, "add", "plot.py")
+    assert _pre_commit(repo).returncode == 1
+    with (repo / "audit.yaml").open("a") as config:
+        config.write(
+            "accept:\n  - key: plot.py:7\n    code: CDL001\n"
+            '    values: [\'X = StandardScaler().fit_transform(df[["tenure_months", "monthly_charges"]])\']\n'
+            "    reason: the scaler of a plot, reviewed\n"
+        )
+    _git(repo, "add", "audit.yaml")
+    done = _pre_commit(repo)
+    assert done.returncode == 0, done.stdout
+    assert _hook_lines(done.stdout)["split-auditor audit code"] == "Passed"
