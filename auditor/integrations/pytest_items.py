@@ -52,6 +52,7 @@ class StageFailed(AssertionError):
 
 
 _OUTCOMES = pytest.StashKey[dict[Path, AuditOutcome]]()
+_COLLECTED = pytest.StashKey[set[Path]]()  # configs whose tests pytest collected as a file's (see config_file)
 
 
 def run_one(config: Path, fail_on: str | None) -> AuditOutcome:
@@ -87,11 +88,28 @@ def shared_outcomes(config: pytest.Config, chosen: Sequence[Path]) -> str:
 
 
 def collect(session: pytest.Session, chosen: Sequence[Path]) -> list[pytest.Item]:
+    """The tests of the configs pytest did not collect as files; none when the command line named a test or
+    file of a config (`pytest vision/audit.yaml::group_overlap` runs that test alone, as for a test module)."""
+    collected = session.config.stash.get(_COLLECTED, set())
+    if any(_names_a_config(session.config, arg, chosen) for arg in session.config.args):
+        return []
     items: list[pytest.Item] = []
-    for outcome in outcomes(session.config, chosen):
+    for outcome in outcomes(session.config, [c for c in chosen if c not in collected]):
         named = config_id(session.config, outcome.config)
         items += session.genitems(AuditFile.from_parent(session, path=outcome.config, nodeid=named, outcome=outcome))
     return items
+
+
+def config_file(parent: pytest.Collector, path: Path) -> AuditFile:
+    """The tests of the config at ``path``, collected where pytest met the file."""
+    (outcome,) = outcomes(parent.config, [path])
+    return AuditFile.from_parent(parent, path=path, outcome=outcome)
+
+
+def _names_a_config(config: pytest.Config, arg: str, chosen: Sequence[Path]) -> bool:
+    """Whether a command-line argument names one of the configs, or a test of one."""
+    path = (config.invocation_params.dir / arg.partition("::")[0]).absolute()
+    return path in chosen
 
 
 def config_id(config: pytest.Config, path: Path) -> str:
@@ -114,6 +132,8 @@ class AuditFile(pytest.File):
         self.outcome = outcome
 
     def collect(self) -> Iterator[pytest.Item]:
+        # Made as pytest lists a folder's files, a collector is collected only when its folder is searched.
+        self.config.stash.setdefault(_COLLECTED, set()).add(self.outcome.config)
         report = self.outcome.report
         if report is None:
             raise CouldNotAudit(self.outcome.error or "the audit did not run")

@@ -110,6 +110,16 @@ def configs(config: pytest.Config) -> list[Path]:
     return list(dict.fromkeys(Path(p).absolute() for p in given))
 
 
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A config the session audits, met where pytest collects (a test id printed for it, `audit.yaml::group_overlap`,
+    given back to re-run that test, or a folder holding it): its tests, collected there."""
+    if file_path.suffix not in (".yaml", ".yml") or file_path.absolute() not in configs(parent.config):
+        return None
+    from auditor.integrations.pytest_items import config_file
+
+    return config_file(parent, file_path.absolute())
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     # First, so that -k, --deselect and the other plugins' selections see the audit's tests too.

@@ -175,7 +175,8 @@ def test_a_leak_the_config_accepts_does_not_fail_the_commit(tmp_path: Path) -> N
     (repo / "plot.py").write_text(
         "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
         "from sklearn.model_selection import train_test_split\nfrom sklearn.preprocessing import StandardScaler\n\n"
-        'df = pd.read_csv("customers.csv")\nX = StandardScaler().fit_transform(df[["tenure_months", "monthly_charges"]])\n'
+        'df = pd.read_csv("customers.csv")\n'
+        'X = StandardScaler().fit_transform(df[["tenure_months", "monthly_charges"]])\n'
         'X_tr, X_te, y_tr, y_te = train_test_split(X, df["churned"], random_state=0)\n'
         "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
     )

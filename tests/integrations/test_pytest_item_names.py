@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from auditor import audit_config
 from tests.integrations.projects import handwriting, run_pytest
 
 
@@ -39,3 +42,26 @@ def test_a_config_inside_the_rootdir_keeps_its_path_from_the_rootdir(tmp_path: P
     assert "FAILED data/audit.yaml::group_overlap" in done.stdout
     collected, _ = run_pytest(project / "tests", "--audit=../data/audit.yaml", "--collect-only", "-q")
     assert "../data/audit.yaml::group_overlap" in collected.stdout, collected.stdout
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_printed_test_id_runs_that_test_alone(tmp_path: Path, workers: list[str]) -> None:
+    """The id a failure prints, given back to pytest, re-runs that stage's test (it was 'not found')."""
+    project = _project(tmp_path / "project")
+    handwriting(project / "data")
+    (project / "pytest.ini").write_text("[pytest]\naudit_configs = data/audit.yaml\n")
+    done, outcomes = run_pytest(project, "data/audit.yaml::group_overlap", *workers)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert outcomes == {"group_overlap": "failed"}
+    again, outcomes = run_pytest(project, "data/audit.yaml::split_integrity", *workers)
+    assert again.returncode == 0 and outcomes == {"split_integrity": "passed"}, again.stdout
+
+
+def test_a_folder_holding_the_config_collects_its_tests_once(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    config = handwriting(project / "data")
+    (project / "pytest.ini").write_text("[pytest]\naudit_configs = data/audit.yaml\n")
+    done, _ = run_pytest(project, "--collect-only", "-q")
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    assert len(ids) == len(set(ids)) == len(audit_config(config).stages) + 1  # and tests/test_model.py's
+    assert "data/audit.yaml::group_overlap" in ids
