@@ -151,7 +151,9 @@ def _config(
         source = load_config(path_arg(accepted, "--accept"))
         # Only the code's: the data's entries would all be stale here, where no data finding is made.
         data["accept"] = [
-            entry.model_dump(exclude_none=True) for entry in source.config.accept if entry.code.upper().startswith("CDL")
+            entry.model_dump(exclude_none=True)
+            for entry in source.config.accept
+            if entry.code.upper().startswith("CDL")
         ]
         base = source.base_dir
     return config_from_mapping(data, base, roots, cited=f"audit code --accept {accepted}" if accepted else "audit code")

@@ -7,7 +7,7 @@ import os
 import traceback
 from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -57,6 +57,8 @@ class FileResult:
     counts: Counts = Counts()
     lines: int = 0
     program: Program | None = field(default=None, compare=False, repr=False)
+    modules: tuple[Path, ...] = ()  # the project's modules it imports, read with it
+    unread: tuple[tuple[str, Place, Path], ...] = ()  # imports of project modules not read: module, where, its file
 
 
 def analyse_file(path: Path, project: Collection[Path] = ()) -> FileResult:
@@ -94,7 +96,9 @@ def analyse_file(path: Path, project: Collection[Path] = ()) -> FileResult:
         len(record.evaluations),
         record.deep_calls,
     )
-    return FileResult(path, placed, program.skipped, counts, program.lines, program)
+    unread = tuple((u.module, program.place(u.line), u.path) for u in program.unread)
+    modules = tuple(m.path for m in program.modules)
+    return FileResult(path, placed, program.skipped, counts, program.lines, program, modules, unread)
 
 
 @dataclass
@@ -126,10 +130,14 @@ def _where(program: Program, line: int) -> str:
     line 8' in a module it imports."""
     place = program.place(line)
     where = f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"
-    return where if place.path == program.path else f"{place.path.name} {where}"
+    if place.path == program.path:
+        return where
+    folder, module = program.path.resolve().parent, place.path.resolve()
+    named = module.relative_to(folder).as_posix() if module.is_relative_to(folder) else module.name
+    return f"{named} {where}"
 
 
 def _without_program(path: Path, project: Sequence[Path] = ()) -> FileResult:
     """A worker's result: the program stays in the worker (its tree is large and not needed after)."""
     result = analyse_file(path, project)
-    return FileResult(result.path, result.leaks, result.skipped, result.counts, result.lines)
+    return replace(result, program=None)

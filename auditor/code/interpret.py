@@ -340,6 +340,7 @@ class Walker(Calls, Frames):
         self.calls.append(node)
         self._returns.append(NOTHING)
         self._yields.append(NOTHING)
+        given = self._given_names(fn, args, node)
         try:
             self.block(fn.body)
             result = self._returns[-1]
@@ -347,16 +348,40 @@ class Walker(Calls, Frames):
             if items != NOTHING:
                 # batch_iterator(): a generator, its items what the body yields (slices of the texts)
                 result = Value(objects=frozenset({self.container(node, items).id}), data=items.data)
+            changed = [(name, self.defs[arg]) for arg, name, bound in given if self.defs.get(arg) is not bound]
         finally:
             self._returns.pop()
             self._yields.pop()
             self.calls.pop()
             self._active.pop()
             self._active_calls.pop()
+        for name, value in changed:
+            # `df[cols] = scaler.fit_transform(df[cols])` inside the function changed the caller's frame in place
+            self.mutate(name, value)
         self._summaries[fid] = self._summaries.get(fid, NOTHING).join(result)
         if memo_key is not None:
             self._memo[memo_key] = result
         return result
+
+    def _given_names(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Value], node: ast.Call
+    ) -> list[tuple[ast.arg, ast.Name, Value]]:
+        """The arguments given as a caller's name, each with the parameter it binds and its value then: a change in
+        place of the parameter (not a rebinding) is a change of the caller's object too."""
+        if not isinstance(node.func, ast.Name):  # a method's arguments do not line up with its parameters
+            return []
+        positional = [*fn.args.posonlyargs, *fn.args.args]
+        # A parameter the body binds again (`df = df.copy()`) may no longer be the caller's object: left out.
+        rebound = {n.id for n in self._locals(self._function_ids[fn], fn)}
+        return [
+            (positional[i], given, args[i])
+            for i, given in enumerate(node.args)
+            if i < len(positional)
+            and i < len(args)
+            and isinstance(given, ast.Name)
+            and args[i].data is not None
+            and positional[i].arg not in rebound
+        ]
 
     def _arguments_replaced(self, body: Sequence[ast.stmt]) -> None:
         """A branch certainly taken that assigns an argument of the function walked (`if mean is None: mean =
@@ -568,7 +593,12 @@ class Walker(Calls, Frames):
         return compared
 
     def _ev_IfExp(self, node: ast.IfExp) -> Value:
-        self.ev(node.test)
+        # As an `if` statement: `X.mean(0) if mean is None else mean` given the training mean takes that mean only
+        test = self.ev(node.test).const
+        if test is True:
+            return self.ev(node.body)
+        if test is False:
+            return self.ev(node.orelse)
         return self.ev(node.body).join(self.ev(node.orelse))
 
     def _ev_NamedExpr(self, node: ast.NamedExpr) -> Value:

@@ -55,7 +55,7 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
             return inner
         # A line of an imported module of the project runs from the import, or from a call of its function.
         how = "run from" if site.line >= MODULE_LINES else "in a function called at"
-        return f"{inner} ({how} {where(site.top)})"
+        return f"{inner} ({how} {where(_top(site))})"
 
     rules = _Rules(record, placed)
     labels = rules.label_in_features()

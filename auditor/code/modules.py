@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from auditor.code.sources import MODULE_LINES, Program, SourceError, read_program
+from auditor.code.sources import MODULE_LINES, Program, SourceError, Unread, read_program
+from auditor.core.paths import work_tree
 
 MAX_MODULES = 32  # modules placed in one program; the imports beyond stay opaque, as before
 MAX_DEPTH = 4  # imports of imports followed
@@ -34,6 +36,7 @@ class _State:
     project: frozenset[Path]
     placed: list[Placed] = field(default_factory=list)
     done: set[Path] = field(default_factory=set)  # read into the program once, as Python runs a module once
+    unread: list[Unread] = field(default_factory=list)
 
 
 def with_project_modules(program: Program, project: Collection[Path]) -> Program:
@@ -42,9 +45,11 @@ def with_project_modules(program: Program, project: Collection[Path]) -> Program
     state.done.add(program.path.resolve())
     tree = copy.deepcopy(program.tree)
     _place_imports(program.path, tree, state, 0)
+    unread = tuple(dict.fromkeys(state.unread))
     if not state.placed:
-        return program
-    return replace(program, tree=tree, modules=tuple(p.program for p in state.placed))
+        return replace(program, unread=unread) if unread else program
+    modules = tuple(p.program for p in state.placed)
+    return replace(program, tree=tree, modules=modules, own_tree=program.tree, unread=unread)
 
 
 def _place_imports(importer: Path, tree: ast.Module, state: _State, depth: int) -> None:
@@ -88,6 +93,8 @@ def _place(
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             path = _resolve(importer, alias.name, 0, state.project)
+            if path is None:
+                _note_unread(importer, alias.name, 0, stmt, state)
             # `import a.b` binds `a` and is used as `a.b.x`; `import a.b as c` as `c.x`.
             prefix = alias.asname or alias.name
             if path is None or not _module_as_prefix(path, prefix, stmt, tree, state, depth, out):
@@ -96,6 +103,8 @@ def _place(
     else:
         module = stmt.module or ""
         path = _resolve(importer, module, stmt.level, state.project) if module or stmt.level else None
+        if path is None and module:
+            _note_unread(importer, module, stmt.level, stmt, state)
         names: dict[str, str] = {}
         for alias in stmt.names:
             sub = _resolve(importer, f"{module}.{alias.name}" if module else alias.name, stmt.level, state.project)
@@ -158,6 +167,31 @@ def _resolve(importer: Path, module: str, level: int, project: frozenset[Path]) 
             if candidate in project or _beside(candidate, here):
                 return candidate
     return None
+
+
+def _note_unread(importer: Path, module: str, level: int, stmt: ast.stmt, state: _State) -> None:
+    """Note an import of a module file of the project that is not read: found in a folder above the importer,
+    within its git work tree (at most two folders up outside one), or beside it through a link leading out.
+    A standard library module is never the project's."""
+    parts = [p for p in module.split(".") if p]
+    if not parts or (not level and parts[0] in sys.stdlib_module_names):
+        return
+    here = importer.resolve().parent
+    if level:
+        bases = [here.parents[level - 2]] if 1 < level <= len(here.parents) + 1 else [here]
+    else:
+        top = work_tree(here)
+        bases = [here, *(p for p in here.parents if top is not None and p.is_relative_to(top))]
+        bases = bases if top is not None else [here, *here.parents][:3]
+    for base in bases:
+        for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts, "__init__.py")):
+            try:
+                found = candidate.is_file()
+            except OSError:
+                found = False
+            if found:
+                state.unread.append(Unread("." * level + module, candidate, getattr(stmt, "lineno", 0)))
+                return
 
 
 def _beside(candidate: Path, folder: Path) -> bool:

@@ -113,6 +113,15 @@ MODULE_LINES = 1_000_000
 
 
 @dataclass(frozen=True)
+class Unread:
+    """An import of a module of the project that was not read: it is neither beside the importer nor named."""
+
+    module: str
+    path: Path
+    line: int  # the import's line in the program (a module's own lines are numbered from k * MODULE_LINES)
+
+
+@dataclass(frozen=True)
 class Program:
     """One file as one Python module: its tree, and the map from program lines back to the file."""
 
@@ -128,6 +137,11 @@ class Program:
     # The project's own modules it imports, read into its tree (code/modules.py): the k-th numbers its lines
     # from k * MODULE_LINES, and its places, statements and contexts are its own file's.
     modules: tuple[Program, ...] = ()
+    # The file's own tree when ``tree`` has its modules read into it: statements and contexts are the file's as
+    # written (the import, not the function it stands for).
+    own_tree: ast.Module | None = field(default=None, compare=False, repr=False)
+    # Imports of the project's modules that were not read (neither beside the file nor named): code/modules.py.
+    unread: tuple[Unread, ...] = ()
 
     @property
     def is_notebook(self) -> bool:
@@ -146,7 +160,7 @@ class Program:
         if (module := self._module_at(line)) is not None:
             return module[0].statement(module[1], column)
 
-        found = statement_at(self.tree, line, column)
+        found = statement_at(self.own_tree or self.tree, line, column)
         if found:
             return found
         lines = _NEWLINE.split(self.text)  # as the parser numbers lines: \r\n, \r and \n end one
@@ -158,7 +172,7 @@ class Program:
         if (module := self._module_at(line)) is not None:
             return module[0].context(module[1])
         names: list[str] = []
-        node: ast.AST = self.tree
+        node: ast.AST = self.own_tree or self.tree
         while True:
             inner = next(
                 (child for child in _scopes_in(node) if child.lineno <= line <= (child.end_lineno or child.lineno)),

@@ -219,7 +219,28 @@ _SCALE = """
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
 
+_TERNARY = """
+        def norm(df, mean=None, std=None):
+            mean = df.mean() if mean is None else mean
+            std = std if std is not None else df.std()
+            return (df - mean) / std, mean, std
+
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        X_tr, mu, sd = norm(X_tr)
+        {test}
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
 OPTIONAL_STATISTICS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the test part normalised with the training part's statistics, `a if mean is None else mean` given them": (
+        _TERNARY.format(test="X_te, _, _ = norm(X_te, mu, sd)"),
+        [],
+    ),
+    "LEAK: the test part normalised by its own statistics, `a if mean is None else mean` given none": (
+        _TERNARY.format(test="X_te, _, _ = norm(X_te)"),
+        [("preprocessing", 9), ("preprocessing", 9)],  # its mean and its standard deviation
+    ),
     "the test part normalised with the training part's statistics, `if mean is None` skipped": (
         _NORM.format(test="X_te, _, _ = norm(X_te, mu, sd)"),
         [],

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from auditor.code.analysis import analyse, analyse_file
+from tests.code.reading import leaks_found
 
 HEAD = """\
 import pandas as pd
@@ -296,3 +297,109 @@ def test_an_unread_helper_given_the_two_parts_returns_each_in_its_place(tmp_path
 def test_an_unread_helper_given_rows_that_hold_the_test_rows_still_leaks(tmp_path: Path, call: str) -> None:
     _write(tmp_path, {"train.py": OPAQUE.format(call=call)})
     assert [f[0] for f in _found(tmp_path, read=())] == ["overlap"]
+
+
+def test_a_module_in_a_subfolder_is_named_by_its_path_from_the_script(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "prep/__init__.py": "from .scaling import X_scaled, y\n",
+            "prep/scaling.py": SCALED_ON_ALL,
+            "train.py": SPLIT_AND_SCORE.format(imports="from prep import X_scaled, y", X="X_scaled", y="y"),
+        },
+    )
+    (found,) = _found(tmp_path, read=("__init__.py", "scaling.py"))
+    assert found[:2] == ("preprocessing", "train.py:4")
+    assert "StandardScaler.fit_transform at prep/scaling.py line 7 (run from line 4)" in found[2]
+
+
+def test_an_import_of_the_project_s_module_that_is_not_read_is_noted(tmp_path: Path) -> None:
+    """scripts/train.py imports mylib.prep from the project's root (on sys.path when run from there): not beside
+    the script, not named, so not read, and said, where a silent pass would be trusted."""
+    _write(
+        tmp_path,
+        {
+            "mylib/__init__.py": "",
+            "mylib/prep.py": SCALED_ON_ALL,
+            "scripts/train.py": SPLIT_AND_SCORE.format(
+                imports="from mylib.prep import X_scaled, y", X="X_scaled", y="y"
+            )
+            + "import json\nimport numpy\n",
+        },
+    )
+    result = analyse_file(tmp_path / "scripts" / "train.py")
+    assert result.leaks == ()
+    assert [(m, p.line, f.relative_to(tmp_path).as_posix()) for m, p, f in result.unread] == [
+        ("mylib.prep", 4, "mylib/prep.py")
+    ]
+
+
+# A helper that changes the frame it is given, in place ------------------------------------------------------
+
+
+IN_PLACE_HEAD = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+COLS = ["a", "b"]
+"""
+
+IN_PLACE = {
+    "LEAK: columns scaled in place on every row, then split": (
+        """
+        def standardize(df):
+            df[COLS] = StandardScaler().fit_transform(df[COLS])
+
+        df = pd.read_csv("d.csv")
+        standardize(df)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "LEAK: gaps filled in place with the mean of every row": (
+        """
+        def fill(df):
+            df["a"].fillna(df["a"].mean(), inplace=True)
+
+        df = pd.read_csv("d.csv")
+        fill(df)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "a copy changed, not the caller's frame": (
+        """
+        def standardize(df):
+            df = df.copy()
+            df[COLS] = StandardScaler().fit_transform(df[COLS])
+            return df
+
+        df = pd.read_csv("d.csv")
+        standardize(df)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "the training part changed in place, after the split": (
+        """
+        def standardize(df):
+            df[COLS] = StandardScaler().fit_transform(df[COLS])
+
+        df = pd.read_csv("d.csv")
+        train, test = train_test_split(df, random_state=0)
+        standardize(train)
+        print(LogisticRegression().fit(train[COLS], train["y"]).score(test[COLS], test["y"]))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(IN_PLACE))
+def test_a_helper_changing_its_frame_in_place_changes_the_caller_s(tmp_path: Path, case: str) -> None:
+    body, expected = IN_PLACE[case]
+    assert leaks_found(tmp_path, IN_PLACE_HEAD, body) == expected

@@ -139,6 +139,10 @@ class CodeLeakage(Stage):
                 yield self._unreadable(
                     part.place.path, part.reason, base, part.place, identities, whole=part.whole_file
                 )
+            named = {f.path.resolve() for f in analysis.files}
+            for module, place, path in result.unread:
+                if path.resolve() not in named:
+                    yield self._module_not_read(module, place, path, base, identities)
         yield self._summary(analysis, base)
 
     def _leak(
@@ -153,7 +157,7 @@ class CodeLeakage(Stage):
             "where": place.shown(base),
             "what": leak.what,
             "into": [{"at": p.at, "where": p.shown(base), "what": what} for p, what in placed.into],
-            "chain": [f"{name} ({_where_in_file(p)})" for name, p in placed.chain],
+            "chain": [f"{name} ({_where_in_file(p, place, base)})" for name, p in placed.chain],
             **dict(leak.facts),
             IDENTITY: identities.of(code, place.path, placed.context, placed.statement),
         }
@@ -236,6 +240,27 @@ class CodeLeakage(Stage):
             remediation="Make the file valid Python (or a valid notebook), or leave it out with `code.exclude`.",
         )
 
+    def _module_not_read(self, module: str, place: Place, path: Path, base: Path, identities: Identities) -> Finding:
+        """An import of the project's own module that is neither beside the file nor named: a warning, since what
+        it does to the rows is not read (a leak there would pass unseen)."""
+        where = place.shown(base)
+        return self.finding(
+            "CDL000",
+            Severity.WARNING,
+            f"{where}: imports {module} ({rel(path, base)}), a module of the project that is neither beside the "
+            "file nor among the files named, so it was not read: a leak made there cannot be found.",
+            key=f"{where}:{module}",
+            evidence={
+                "at": place.at,
+                "file": rel(place.path, base),
+                "module": module,
+                "module_file": rel(path, base),
+                IDENTITY: identities.of("CDL000", place.path, "", module),
+            },
+            remediation=f"Name it too (`audit code {rel(place.path, base)} {rel(path, base)}`, or the folder holding "
+            "both, or `code.paths`), so that its code is read where it is imported.",
+        )
+
     def _outside(self, link: Link, base: Path, identities: Identities) -> Finding:
         """A link in a folder audited that was not followed: a script or notebook leading outside the folder or
         nowhere (a warning: its leaks cannot be found), or a folder leading outside (said, not counted)."""
@@ -265,6 +290,8 @@ class CodeLeakage(Stage):
         for result in analysis.files:
             total = total + result.counts
         notebooks = sum(r.path.suffix == ".ipynb" for r in analysis.files)
+        named = {r.path.resolve() for r in analysis.files}
+        modules = {m for r in analysis.files for m in r.modules if m.resolve() not in named}
         lines = sum(r.lines for r in analysis.files)
         reordered = [
             {
@@ -291,7 +318,9 @@ class CodeLeakage(Stage):
         return self.finding(
             "CDL009",
             Severity.INFO,
-            f"Read {len(analysis.files)} file(s) ({notebooks} notebook(s), {lines:,} lines): {total.sources} data "
+            f"Read {len(analysis.files)} file(s) ({notebooks} notebook(s), {lines:,} lines"
+            + (f"; and {len(modules)} module(s) of the project they import" if modules else "")
+            + f"): {total.sources} data "
             f"source(s), {total.splits} split(s), {total.fits} fitted statistic(s), {total.trainings} training(s) "
             f"and {total.evaluations} score(s) followed."
             + (
@@ -314,6 +343,7 @@ class CodeLeakage(Stage):
                 **({"calls_not_followed": total.deep_calls} if total.deep_calls else {}),
                 **({"run_out_of_order": reordered} if reordered else {}),
                 "files": len(analysis.files),
+                **({"modules_read": sorted(rel(m, base) for m in modules)} if modules else {}),
                 "notebooks": notebooks,
                 "lines": lines,
                 "sources": total.sources,
@@ -420,5 +450,7 @@ def _key(place: Place, base: Path) -> str:
     return f"{rel(place.path, base)}:{place.line}"
 
 
-def _where_in_file(place: Place) -> str:
-    return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"
+def _where_in_file(place: Place, finding: Place, base: Path) -> str:
+    """'line 8' in the finding's own file; 'prep.py line 8' in a module it imports."""
+    where = f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else f"line {place.line}"
+    return where if place.path == finding.path else f"{rel(place.path, base)} {where}"

@@ -765,3 +765,48 @@ def test_a_leak_made_in_an_imported_module_stands_under_a_run_that_cannot_trace_
         "not checked by the run: part of it is in prep.py, whose calls the run does not trace"
     )
     assert report.exit_code == 1
+
+
+def test_a_leak_of_an_imported_module_binds_the_import_statement_and_names_the_module_s_lines(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "prep.py").write_text(
+        "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n\n"
+        'df = pd.read_csv("d.csv")\nX = StandardScaler().fit_transform(df[["a", "b"]])\ny = df["y"]\n'
+    )
+    (tmp_path / "train.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\nfrom sklearn.model_selection import train_test_split\n"
+        "from prep import X, y\n\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    report = _audit(tmp_path, {"paths": ["train.py"]})
+    found = finding(report, "CDL001")
+    # What an acceptance names: the import as written, not the code it stands for.
+    assert found.evidence["statement"] == "from prep import X, y"
+    assert found.evidence["identity"]["context"] == ""
+    assert found.evidence["chain"][0] == "X (prep.py line 5)"
+    summary = finding(report, "CDL009")
+    assert "Read 1 file(s) (0 notebook(s), 7 lines; and 1 module(s) of the project they import)" in summary.message
+    assert summary.evidence["modules_read"] == ["prep.py"]
+    accepted = _audit(
+        tmp_path,
+        {"paths": ["train.py"]},
+        accept=[{"key": "train.py:3", "code": "CDL001", "values": ["from prep import X, y"], "reason": "reviewed"}],
+    )
+    assert accepted.exit_code == 0
+
+
+def test_an_import_of_a_module_of_the_project_left_unread_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "mylib").mkdir()
+    (tmp_path / "mylib" / "__init__.py").write_text("")
+    (tmp_path / "mylib" / "prep.py").write_text("X = 1\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "train.py").write_text("import pandas as pd\nfrom mylib.prep import X\nprint(X)\n")
+    report = _audit(tmp_path, {"paths": ["scripts/train.py"]})
+    found = finding(report, "CDL000")
+    assert found.severity == "warning" and found.key == "scripts/train.py:2:mylib.prep"
+    assert found.message.startswith("scripts/train.py:2: imports mylib.prep (mylib/prep.py), a module of the project")
+    assert "audit code scripts/train.py mylib/prep.py" in found.remediation
+    assert report.exit_code == 0
+    named = _audit(tmp_path, {"paths": ["scripts/train.py", "mylib"]})
+    assert not [f for f in named.findings if f.code == "CDL000"]
