@@ -99,7 +99,11 @@ class Walker(Calls, Frames):
         elif isinstance(node, ast.AugAssign):
             target = node.target
             before = self.lookup(target) if isinstance(target, ast.Name) else self.ev(target)
-            self.assign(node.target, self.combine(before, self.ev(node.value)), node)
+            combined = self.combine(before, self.ev(node.value))
+            self.assign(node.target, combined, node)
+            if isinstance(target, ast.Name) and before.data is not None:
+                # `X -= X.mean(0)` changes an array or a frame in place: what else holds it (a caller) sees it
+                self.mutate(target, combined)
         elif isinstance(node, ast.Expr):
             self.ev(node.value)
         elif isinstance(node, ast.For | ast.AsyncFor):
@@ -368,20 +372,39 @@ class Walker(Calls, Frames):
     ) -> list[tuple[ast.arg, ast.Name, Value]]:
         """The arguments given as a caller's name, each with the parameter it binds and its value then: a change in
         place of the parameter (not a rebinding) is a change of the caller's object too."""
-        if not isinstance(node.func, ast.Name):  # a method's arguments do not line up with its parameters
-            return []
+        # A method's first argument is its object (`cleaner.run(df)` binds df to its second parameter); a static
+        # method's (`Prep.run(df)`) are the call's.
+        offset = len(args) - len(node.args) if isinstance(node.func, ast.Attribute) else 0
+        if offset not in (0, 1):
+            return []  # arguments that do not line up with the call's
         positional = [*fn.args.posonlyargs, *fn.args.args]
-        # A parameter the body binds again (`df = df.copy()`) may no longer be the caller's object: left out.
-        rebound = {n.id for n in self._locals(self._function_ids[fn], fn)}
+        # A parameter the body binds again (`df = df.copy()`) may no longer be the caller's object: left out
+        # (`a -= a.mean(0)` changes an array or a frame in place: not a new binding).
+        rebound = {n.id for n in self._locals(self._function_ids[fn], fn)} - self._augmented(fn)
         return [
-            (positional[i], given, args[i])
+            (positional[i + offset], given, args[i + offset])
             for i, given in enumerate(node.args)
-            if i < len(positional)
-            and i < len(args)
+            if i + offset < min(len(positional), len(args))
             and isinstance(given, ast.Name)
-            and args[i].data is not None
-            and positional[i].arg not in rebound
+            and args[i + offset].data is not None
+            and positional[i + offset].arg not in rebound
+            # the name given is that value (not a function applied to each row, `df.apply(f)`)
+            and self.lookup(given).data is not None
         ]
+
+    def _augmented(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        """The names the function's body binds only by augmented assignment (`a -= m`)."""
+        augmented = {
+            s.target.id for s in ast.walk(fn) if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)
+        }
+        assigned = {
+            n.id
+            for s in ast.walk(fn)
+            if not isinstance(s, ast.AugAssign)
+            for n in ast.iter_child_nodes(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        return augmented - assigned
 
     def _arguments_replaced(self, body: Sequence[ast.stmt]) -> None:
         """A branch certainly taken that assigns an argument of the function walked (`if mean is None: mean =
@@ -580,17 +603,29 @@ class Walker(Calls, Frames):
         return value
 
     def _ev_BoolOp(self, node: ast.BoolOp) -> Value:
-        return join_all(self.ev(v) for v in node.values)
+        values = [self.ev(v) for v in node.values]
+        # `fit and not refit` of known flags: the operand Python stops at, so a branch it rules out is not taken
+        for value in values:
+            const = _one_constant(value)
+            if const is _UNKNOWN:
+                break
+            if bool(const) is isinstance(node.op, ast.Or):
+                return value
+        else:
+            return values[-1]
+        return join_all(values)
 
     def _ev_Compare(self, node: ast.Compare) -> Value:
         values = [self.ev(node.left), *(self.ev(c) for c in node.comparators)]
-        compared = self.compare(node, values)
         known = _identity(node, values)
-        if known is not None and compared is NOTHING:
-            # `if mean is None:` in a helper given the training statistics: the branch that fits new ones is not
-            # taken at that call
+        if known is None:
+            known = _constants_compared(node, values)
+        if known is not None:
+            # `if mean is None:` in a helper given the training statistics, `if split == "train":` in one given
+            # "test": the branch that fits new statistics is not taken at that call (`is` and a comparison of
+            # two constants are never a mask over rows)
             return Value(consts=frozenset({known}))
-        return compared
+        return self.compare(node, values)
 
     def _ev_IfExp(self, node: ast.IfExp) -> Value:
         # As an `if` statement: `X.mean(0) if mean is None else mean` given the training mean takes that mean only
@@ -947,6 +982,41 @@ def _identity(node: ast.Compare, values: list[Value]) -> bool | None:
     else:
         return None
     return is_none if isinstance(node.ops[0], ast.Is) else not is_none
+
+
+def _constants_compared(node: ast.Compare, values: list[Value]) -> bool | None:
+    """`split == "train"`, `name != "test"`, `split in ("train", "val")` when each side is one known constant
+    (or a literal collection of them): its truth; None otherwise."""
+    if len(node.ops) != 1 or len(values) != 2:
+        return None
+    op = node.ops[0]
+    left, right = _one_constant(values[0]), values[1]
+    if left is _UNKNOWN:
+        return None
+    if isinstance(op, ast.In | ast.NotIn):
+        if right.items is None:
+            return None
+        options = [_one_constant(v) for v in right.items]
+        if any(o is _UNKNOWN for o in options):
+            return None
+        found = any(left == o for o in options)
+        return found if isinstance(op, ast.In) else not found
+    other = _one_constant(right)
+    if other is _UNKNOWN or not isinstance(op, ast.Eq | ast.NotEq):
+        return None
+    equal = left == other
+    return equal if isinstance(op, ast.Eq) else not equal
+
+
+_UNKNOWN = object()
+
+
+def _one_constant(value: Value) -> object:
+    """The one constant a value certainly is (a string, number, bool or None), else _UNKNOWN."""
+    if len(value.consts) != 1 or replace(value, consts=frozenset()) != NOTHING:
+        return _UNKNOWN
+    (const,) = value.consts
+    return const if isinstance(const, str | int | float | bool) or const is None else _UNKNOWN
 
 
 def _not_none(value: Value) -> bool:

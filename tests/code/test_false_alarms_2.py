@@ -232,7 +232,75 @@ _TERNARY = """
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
 
+_BY_NAME = """
+        TRAIN = "train"
+        vec = TfidfVectorizer()
+
+        def featurize(texts, split):
+            {how}
+
+        df = pd.read_csv("d.csv")
+        tr, te = train_test_split(df, random_state=0)
+        X_tr = featurize(tr["text"], "train")
+        X_te = featurize(te["text"], {test_name})
+        print(LogisticRegression().fit(X_tr, tr["y"]).score(X_te, te["y"]))
+        """
+
+_CENTER = """
+        def center(X, ref=None):
+            return X - (ref.mean(0) if ref is not None else X.mean(0))
+
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        X_tr_c = center(X_tr)
+        X_te_c = center(X_te, {given})
+        print(LogisticRegression().fit(X_tr_c, y_tr).score(X_te_c, y_te))
+        """
+
 OPTIONAL_STATISTICS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "fitted when the part is named train, `... if split == 'train' else ...`": (
+        _BY_NAME.format(
+            how='return vec.fit_transform(texts) if split == "train" else vec.transform(texts)', test_name='"test"'
+        ),
+        [],
+    ),
+    "fitted when the part is named train, an `if split == TRAIN:` statement": (
+        _BY_NAME.format(
+            how="""if split == TRAIN:
+                return vec.fit_transform(texts)
+            return vec.transform(texts)""",
+            test_name='"test"',
+        ),
+        [],
+    ),
+    "fitted unless the part is one of the held-out names, `split not in (...)`": (
+        _BY_NAME.format(
+            how='return vec.transform(texts) if split in ("val", "test") else vec.fit_transform(texts)',
+            test_name='"test"',
+        ),
+        [],
+    ),
+    "LEAK: the test part named train, so fitted on it too": (
+        _BY_NAME.format(
+            how='return vec.fit_transform(texts) if split == "train" else vec.transform(texts)', test_name='"train"'
+        ),
+        [("preprocessing", 10)],
+    ),
+    "fitted when asked and not refitting, `fit and not refit` of the flags given": (
+        _BY_NAME.format(
+            how='return vec.fit_transform(texts) if split == "train" and not REFIT else vec.transform(texts)',
+            test_name='"test"',
+        ).replace('TRAIN = "train"', "REFIT = False"),
+        [],
+    ),
+    "the test part centred on the training rows given as the reference, `ref is not None`": (
+        _CENTER.format(given="ref=X_tr"),
+        [],
+    ),
+    "LEAK: the test part centred on its own mean, no reference given": (
+        _CENTER.format(given="ref=None"),
+        [("preprocessing", 7)],
+    ),
     "the test part normalised with the training part's statistics, `a if mean is None else mean` given them": (
         _TERNARY.format(test="X_te, _, _ = norm(X_te, mu, sd)"),
         [],

@@ -396,6 +396,50 @@ IN_PLACE = {
         """,
         [],
     ),
+    "LEAK: an array standardised in place by augmented assignment, then split": (
+        """
+        def standardize_(a):
+            a -= a.mean(axis=0)
+            a /= a.std(axis=0)
+
+        X = pd.read_csv("d.csv")[COLS].to_numpy()
+        standardize_(X)
+        X_tr, X_te = train_test_split(X, random_state=0)
+        print(LogisticRegression().fit(X_tr, X_tr[:, 0] > 0).score(X_te, X_te[:, 0] > 0))
+        """,
+        [("preprocessing", 6)],
+    ),
+    "LEAK: a method filling the frame it is given in place": (
+        """
+        class Cleaner:
+            def run(self, df):
+                df["a"].fillna(df["a"].mean(), inplace=True)
+
+        df = pd.read_csv("d.csv")
+        Cleaner().run(df)
+        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 6)],
+    ),
+    "a method filling the training part in place, the test part with its statistics": (
+        """
+        class Cleaner:
+            def fit(self, df):
+                self.means = df[COLS].mean()
+                return self
+            def run(self, df):
+                df.fillna(self.means, inplace=True)
+
+        df = pd.read_csv("d.csv")
+        train, test = train_test_split(df, random_state=0)
+        cleaner = Cleaner().fit(train)
+        cleaner.run(train)
+        cleaner.run(test)
+        print(LogisticRegression().fit(train[COLS], train["y"]).score(test[COLS], test["y"]))
+        """,
+        [],
+    ),
 }
 
 
