@@ -191,18 +191,18 @@ def test_parts_kept_apart(tmp_path: Path, case: str) -> None:
 
 
 # 2. A helper whose statistics are optional: fitted only when none are given ------------------------------------
-_NORM = """
+_NORM_WITH = """
         def norm(df, mean=None, std=None):
-            if mean is None:
-                mean, std = df.mean(), df.std()
+            {fit}
             return (df - mean) / std, mean, std
 
         df = pd.read_csv("d.csv")
         X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
         X_tr, mu, sd = norm(X_tr)
-        {test}
+        {{test}}
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
+_NORM = _NORM_WITH.format(fit="if mean is None:\n                mean, std = df.mean(), df.std()")
 
 _SCALE = """
         def scale(df, stats=None):
@@ -219,18 +219,9 @@ _SCALE = """
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
 
-_TERNARY = """
-        def norm(df, mean=None, std=None):
-            mean = df.mean() if mean is None else mean
-            std = std if std is not None else df.std()
-            return (df - mean) / std, mean, std
-
-        df = pd.read_csv("d.csv")
-        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
-        X_tr, mu, sd = norm(X_tr)
-        {test}
-        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
-        """
+_TERNARY = _NORM_WITH.format(
+    fit="mean = df.mean() if mean is None else mean\n            std = std if std is not None else df.std()"
+)
 
 _BY_NAME = """
         TRAIN = "train"

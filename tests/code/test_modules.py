@@ -345,43 +345,41 @@ from sklearn.preprocessing import StandardScaler
 COLS = ["a", "b"]
 """
 
-IN_PLACE = {
-    "LEAK: columns scaled in place on every row, then split": (
-        """
-        def standardize(df):
-            df[COLS] = StandardScaler().fit_transform(df[COLS])
+_CALLED_ON_EVERY_ROW = """
+        {helper}
 
         df = pd.read_csv("d.csv")
-        standardize(df)
+        {call}
         X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        """
+_BODY = "\n            "  # a helper's next line, as the template indents it
+
+IN_PLACE = {
+    "LEAK: columns scaled in place on every row, then split": (
+        _CALLED_ON_EVERY_ROW.format(
+            helper="def standardize(df):" + _BODY + "df[COLS] = StandardScaler().fit_transform(df[COLS])",
+            call="standardize(df)",
+        ),
         [("preprocessing", 5)],
     ),
     "LEAK: gaps filled in place with the mean of every row": (
-        """
-        def fill(df):
-            df["a"].fillna(df["a"].mean(), inplace=True)
-
-        df = pd.read_csv("d.csv")
-        fill(df)
-        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
-        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _CALLED_ON_EVERY_ROW.format(
+            helper="def fill(df):" + _BODY + 'df["a"].fillna(df["a"].mean(), inplace=True)', call="fill(df)"
+        ),
         [("preprocessing", 5)],
     ),
     "a copy changed, not the caller's frame": (
-        """
-        def standardize(df):
-            df = df.copy()
-            df[COLS] = StandardScaler().fit_transform(df[COLS])
-            return df
-
-        df = pd.read_csv("d.csv")
-        standardize(df)
-        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
-        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _CALLED_ON_EVERY_ROW.format(
+            helper="def standardize(df):"
+            + _BODY
+            + "df = df.copy()"
+            + _BODY
+            + "df[COLS] = StandardScaler().fit_transform(df[COLS])"
+            + _BODY
+            + "return df",
+            call="standardize(df)",
+        ),
         [],
     ),
     "the training part changed in place, after the split": (
@@ -410,16 +408,14 @@ IN_PLACE = {
         [("preprocessing", 6)],
     ),
     "LEAK: a method filling the frame it is given in place": (
-        """
-        class Cleaner:
-            def run(self, df):
-                df["a"].fillna(df["a"].mean(), inplace=True)
-
-        df = pd.read_csv("d.csv")
-        Cleaner().run(df)
-        X_tr, X_te, y_tr, y_te = train_test_split(df[COLS], df["y"], random_state=0)
-        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _CALLED_ON_EVERY_ROW.format(
+            helper="class Cleaner:"
+            + _BODY
+            + "def run(self, df):"
+            + _BODY
+            + '    df["a"].fillna(df["a"].mean(), inplace=True)',
+            call="Cleaner().run(df)",
+        ),
         [("preprocessing", 6)],
     ),
     "a method filling the training part in place, the test part with its statistics": (
