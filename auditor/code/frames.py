@@ -255,6 +255,11 @@ class Frames(WalkState):
             return None
         if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
             return target if isinstance(target.slice.value, str) else None
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name):
+            # `for c in cols: df[c].fillna(df[c].mean(), inplace=True)`: a column named by a variable, as
+            # `df[c] = df[c].fillna(...)` stores it
+            named = self.ev(target.slice).consts
+            return target if named and all(isinstance(c, str) for c in named) else None
         if isinstance(target, ast.Attribute) and target.attr not in _TABLE_ATTRIBUTES:
             written = ast.Subscript(target.value, ast.Constant(target.attr), ast.Load())
             return ast.copy_location(written, target)

@@ -235,6 +235,27 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _features('df[(df["a"] < 1000) & (df["b"] > 0)].drop(columns="y")'),
         [],
     ),
+    # 6. a loop over columns filling each in place
+    "each column filled in place with its mean over every row, in a loop": (
+        _patients('for c in ["bmi", "age"]:\n    df[c].fillna(df[c].mean(), inplace=True)'),
+        [("preprocessing", 3)],
+    ),
+    "each column of both parts filled in place with the training part's mean, in a loop": (
+        """
+df = pd.read_csv("patients.csv")
+train, test = train_test_split(df, random_state=0)
+for c in ["bmi", "age"]:
+    test[c].fillna(train[c].mean(), inplace=True)
+    train[c].fillna(train[c].mean(), inplace=True)
+lr = LogisticRegression().fit(train[["bmi", "age"]], train["disease"])
+print(lr.score(test[["bmi", "age"]], test["disease"]))
+""",
+        [],
+    ),
+    "each column filled in place with a constant, in a loop": (
+        _patients('for c in ["bmi", "age"]:\n    df[c].fillna(0, inplace=True)'),
+        [],
+    ),
 }
 
 
