@@ -61,15 +61,18 @@ class FileResult:
     unread: tuple[tuple[str, Place, Path], ...] = ()  # imports of project modules not read: module, where, its file
 
 
-def analyse_file(path: Path, project: Collection[Path] = ()) -> FileResult:
+def analyse_file(
+    path: Path, project: Collection[Path] = (), modules: dict[Path, Program | None] | None = None
+) -> FileResult:
     """Read, walk and judge one file, with the modules of ``project`` (the files audited) it imports read as
-    their code; what cannot be read, or a failure of the walk itself, is a skipped part."""
+    their code (``modules``: those parsed already, shared by the files of one pass); what cannot be read, or a
+    failure of the walk itself, is a skipped part."""
     try:
         program = read_program(path)
     except SourceError as exc:
         return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
     try:
-        program = with_project_modules(program, project)
+        program = with_project_modules(program, project, modules)
         record = Walker(program).run()
         leaks = find_leaks(record, lambda site: _where(program, site.line))
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
@@ -97,8 +100,8 @@ def analyse_file(path: Path, project: Collection[Path] = ()) -> FileResult:
         record.deep_calls,
     )
     unread = tuple((u.module, program.place(u.line), u.path) for u in program.unread)
-    modules = tuple(m.path for m in program.modules)
-    return FileResult(path, placed, program.skipped, counts, program.lines, program, modules, unread)
+    read = tuple(m.path for m in program.modules)
+    return FileResult(path, placed, program.skipped, counts, program.lines, program, read, unread)
 
 
 @dataclass
@@ -121,7 +124,8 @@ def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | N
             each = partial(_without_program, project=tuple(files))
             result.files = list(pool.map(each, files, chunksize=max(1, len(files) // (n * 8))))
     else:
-        result.files = [analyse_file(f, files) for f in files]
+        parsed: dict[Path, Program | None] = {}
+        result.files = [analyse_file(f, files, parsed) for f in files]
     return result
 
 

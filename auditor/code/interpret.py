@@ -15,7 +15,7 @@ from auditor.code.frames import Frames
 from auditor.code.library import positions_left
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
-from auditor.code.sources import Program
+from auditor.code.sources import MODULE_LINES, Program
 from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
 
@@ -74,7 +74,9 @@ class Walker(Calls, Frames):
         """Walk the module, then each function no call reached, its arguments rows of unknown source."""
         self.block(self.program.tree.body)
         for fid, fn in enumerate(self.functions):
-            if fid not in self._walked:
+            # A function of an imported module that no call reached is its module's to judge, when that module
+            # is read as a file of its own, not each importer's (code/modules.py).
+            if fid not in self._walked and fn.lineno < MODULE_LINES:
                 self.enter(fid, fn)
         return self.record
 

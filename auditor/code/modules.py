@@ -37,11 +37,15 @@ class _State:
     placed: list[Placed] = field(default_factory=list)
     done: set[Path] = field(default_factory=set)  # read into the program once, as Python runs a module once
     unread: list[Unread] = field(default_factory=list)
+    read: dict[Path, Program | None] = field(default_factory=dict)  # modules parsed, shared by the files walked
 
 
-def with_project_modules(program: Program, project: Collection[Path]) -> Program:
-    """``program`` with each import of a module among ``project`` (the .py files audited) read as its code."""
-    state = _State(frozenset(p.resolve() for p in project if p.suffix == ".py"))
+def with_project_modules(
+    program: Program, project: Collection[Path], read: dict[Path, Program | None] | None = None
+) -> Program:
+    """``program`` with each import of a module among ``project`` (the .py files audited) read as its code;
+    ``read`` keeps the modules parsed across calls (the caller checks the files do not change meanwhile)."""
+    state = _State(frozenset(p.resolve() for p in project if p.suffix == ".py"), read=read if read is not None else {})
     state.done.add(program.path.resolve())
     tree = copy.deepcopy(program.tree)
     _place_imports(program.path, tree, state, 0)
@@ -212,18 +216,18 @@ def _module_call(
     path = path.resolve()
     if path in state.done or depth >= MAX_DEPTH or len(state.placed) >= MAX_MODULES:
         return None
-    try:
-        module = read_program(path)
-    except SourceError:
+    module = _read(path, state)
+    if module is None:
         return None
-    body_tree = copy.deepcopy(module.tree)
-    body_tree.body = [s for s in body_tree.body if not _is_main_block(s)]  # not run when imported
-    defined = _bound_names(body_tree)
+    run = ast.Module(body=[s for s in module.tree.body if not _is_main_block(s)], type_ignores=[])  # on import
+    defined = _bound_names(run)
     if "*" in names:  # every public name, or those its __all__ lists
-        names = {n: n for n in _public(body_tree, defined)} | {k: v for k, v in names.items() if k != "*"}
+        names = {n: n for n in _public(run, defined)} | {k: v for k, v in names.items() if k != "*"}
     wanted = {own: theirs for own, theirs in names.items() if own in defined}
     if not wanted:
         return None
+    # Only what is kept is copied: the module's own tree stays as read, for its places and statements.
+    body_tree = ast.Module(body=copy.deepcopy(_needed(run.body, set(wanted))), type_ignores=[])
     state.done.add(path)
     number = len(state.placed) + 1
     state.placed.append(Placed(number, module))
@@ -260,6 +264,44 @@ def _public(tree: ast.Module, defined: set[str]) -> list[str]:
         ):
             return [e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return sorted(n for n in defined if not n.startswith("_"))
+
+
+_DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _needed(body: list[ast.stmt], wanted: set[str]) -> list[ast.stmt]:
+    """The module's statements less the functions and classes nothing taken from it can reach: a utility module
+    of three hundred helpers imported for one is walked with that one. Every other statement stays (it may read
+    the rows, fit or change them); a definition stays when a kept statement or a kept definition names it."""
+    definitions = {stmt.name: stmt for stmt in body if isinstance(stmt, _DEFINITION)}
+    needed = set(wanted)
+    for stmt in body:
+        # a decorated definition may register itself where the rest reads it (its decorator runs on import)
+        if not isinstance(stmt, _DEFINITION) or stmt.decorator_list:
+            needed |= _names_read(stmt)
+    todo = [name for name in needed if name in definitions]
+    while todo:
+        for name in _names_read(definitions[todo.pop()]) - needed:
+            needed.add(name)
+            if name in definitions:
+                todo.append(name)
+    return [stmt for stmt in body if not isinstance(stmt, _DEFINITION) or stmt.decorator_list or stmt.name in needed]
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    """Every name a statement mentions (read, or the base of an attribute), however deep."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _read(path: Path, state: _State) -> Program | None:
+    """The module at ``path`` as read, once per walk of the files (the same module imported by many scripts is
+    parsed once); None if it is not Python."""
+    if path not in state.read:
+        try:
+            state.read[path] = read_program(path)
+        except SourceError:
+            state.read[path] = None
+    return state.read[path]
 
 
 def _is_main_block(stmt: ast.stmt) -> bool:

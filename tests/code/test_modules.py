@@ -4,6 +4,7 @@ train.py, is found; correct helpers imported from a module stay quiet; nothing o
 
 from __future__ import annotations
 
+import ast
 import os
 import textwrap
 from pathlib import Path
@@ -443,3 +444,59 @@ IN_PLACE = {
 def test_a_helper_changing_its_frame_in_place_changes_the_caller_s(tmp_path: Path, case: str) -> None:
     body, expected = IN_PLACE[case]
     assert leaks_found(tmp_path, IN_PLACE_HEAD, body) == expected
+
+
+def test_functions_of_a_module_that_nothing_imported_reaches_are_not_judged_in_the_importer(tmp_path: Path) -> None:
+    """tuning.py's helper picks a model by its test score; train.py imports only a loader from it. The helper is
+    tuning.py's to answer for (read as a file of its own), not train.py's: it was reported in both."""
+    tuning = HEAD + textwrap.dedent("""
+        from sklearn.linear_model import LogisticRegression
+
+        def load(path):
+            return pd.read_csv(path)
+
+        def best_c(X_train, y_train, X_test, y_test):
+            scores = {c: LogisticRegression(C=c).fit(X_train, y_train).score(X_test, y_test) for c in (0.1, 1, 10)}
+            return max(scores, key=scores.get)
+        """)
+    train = """\
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from tuning import load
+
+    df = load("d.csv")
+    X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+    print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+    """
+    _write(tmp_path, {"tuning.py": tuning, "train.py": train})
+    assert _found(tmp_path, read=("tuning.py",)) == []
+    alone = analyse_file(tmp_path / "tuning.py")
+    assert [p.leak.kind.value for p in alone.leaks] == ["multi_test"]
+
+
+def test_a_module_of_many_helpers_imported_for_one_is_walked_with_what_that_one_needs(tmp_path: Path) -> None:
+    helpers = "".join(f"\ndef helper_{i}(df):\n    return df.assign(c{i}=df['a'] * {i})\n" for i in range(200))
+    prep = (
+        HEAD
+        + helpers
+        + textwrap.dedent("""
+        REGISTRY = {}
+
+        def register(fn):
+            REGISTRY[fn.__name__] = fn
+            return fn
+
+        @register
+        def scale_all(df):
+            return StandardScaler().fit_transform(df)
+        """)
+    )
+    imports = (
+        "from prep import REGISTRY, helper_3\nimport pandas as pd\n"
+        'X = REGISTRY["scale_all"](helper_3(pd.read_csv("d.csv")))'
+    )
+    _write(tmp_path, {"prep.py": prep, "train.py": SPLIT_AND_SCORE.format(imports=imports, X="X", y="X[:, 0] > 0")})
+    result = analyse_file(tmp_path / "train.py", [])
+    assert result.program is not None
+    walked = {n.name for n in ast.walk(result.program.tree) if isinstance(n, ast.FunctionDef)}
+    assert {"helper_3", "register", "scale_all"} <= walked and "helper_4" not in walked
