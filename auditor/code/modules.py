@@ -44,10 +44,11 @@ def with_project_modules(
     program: Program, project: Collection[Path], read: dict[Path, Program | None] | None = None
 ) -> Program:
     """``program`` with each import of a module among ``project`` (the .py files audited) read as its code;
-    ``read`` keeps the modules parsed across calls (the caller checks the files do not change meanwhile)."""
+    ``read`` keeps the modules parsed by earlier calls of one pass over the files (each is parsed once)."""
     state = _State(frozenset(p.resolve() for p in project if p.suffix == ".py"), read=read if read is not None else {})
     state.done.add(program.path.resolve())
-    tree = copy.deepcopy(program.tree)
+    # Most files import no module of the project: their tree is not copied.
+    tree = copy.deepcopy(program.tree) if _imports_project(program.path, program.tree, state) else program.tree
     _place_imports(program.path, tree, state, 0)
     unread = tuple(dict.fromkeys(state.unread))
     if not state.placed:
@@ -69,6 +70,24 @@ def _place_imports(importer: Path, tree: ast.Module, state: _State, depth: int) 
                     i += len(placed)
                     continue
             i += 1
+
+
+def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
+    """Whether a module-level import of ``tree`` names a module of the project that may be read."""
+    for block in _module_blocks(tree):
+        for stmt in block:
+            if isinstance(stmt, ast.Import):
+                named = [(a.name, 0) for a in stmt.names]
+            elif isinstance(stmt, ast.ImportFrom):
+                base = stmt.module or ""
+                named = [(base, stmt.level)] + [
+                    (f"{base}.{a.name}" if base else a.name, stmt.level) for a in stmt.names
+                ]
+            else:
+                continue
+            if any((module or level) and _resolve(importer, module, level, state.project) for module, level in named):
+                return True
+    return False
 
 
 def _module_blocks(tree: ast.Module) -> Iterator[list[ast.stmt]]:
