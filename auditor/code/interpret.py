@@ -46,6 +46,7 @@ class Walker(Calls, Frames):
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
         self._local_names: dict[int, list[ast.Name]] = {}  # the names each function of the file binds
+        self._rebound: dict[int, frozenset[str]] = {}  # of those, the ones bound anew (see _rebinds)
         self.gradients = {}
         # loops (by node) checked for repeating one configuration: the names each pass binds anew, None if not
         self._replicates: dict[int, frozenset[str] | None] = {}
@@ -382,7 +383,7 @@ class Walker(Calls, Frames):
         positional = [*fn.args.posonlyargs, *fn.args.args]
         # A parameter the body binds again (`df = df.copy()`) may no longer be the caller's object: left out
         # (`a -= a.mean(0)` changes an array or a frame in place: not a new binding).
-        rebound = {n.id for n in self._locals(self._function_ids[fn], fn)} - self._augmented(fn)
+        rebound = self._rebinds(self._function_ids[fn], fn)
         return [
             (positional[i + offset], given, args[i + offset])
             for i, given in enumerate(node.args)
@@ -394,19 +395,15 @@ class Walker(Calls, Frames):
             and self.lookup(given).data is not None
         ]
 
-    def _augmented(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-        """The names the function's body binds only by augmented assignment (`a -= m`)."""
-        augmented = {
-            s.target.id for s in ast.walk(fn) if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)
-        }
-        assigned = {
-            n.id
-            for s in ast.walk(fn)
-            if not isinstance(s, ast.AugAssign)
-            for n in ast.iter_child_nodes(s)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
-        return augmented - assigned
+    def _rebinds(self, fid: int, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+        """The names the function's body binds anew (read once per function): not those it only changes by
+        augmented assignment (`a -= m` changes an array or a frame in place)."""
+        found = self._rebound.get(fid)
+        if found is None:
+            augmented = {s.target for s in ast.walk(fn) if isinstance(s, ast.AugAssign)}
+            found = frozenset(n.id for n in self._locals(fid, fn) if n not in augmented)
+            self._rebound[fid] = found
+        return found
 
     def _arguments_replaced(self, body: Sequence[ast.stmt]) -> None:
         """A branch certainly taken that assigns an argument of the function walked (`if mean is None: mean =

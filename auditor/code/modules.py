@@ -183,13 +183,16 @@ def _resolve(importer: Path, module: str, level: int, project: frozenset[Path]) 
     else:
         bases = [here, *here.parents]
     for base in bases:
-        candidates = [base.joinpath(*parts, "__init__.py")]
-        if parts:
-            candidates.insert(0, base.joinpath(*parts[:-1], parts[-1] + ".py"))
-        for candidate in candidates:
+        for candidate in _candidates(base, parts):
             if candidate in project or _beside(candidate, here):
                 return candidate
     return None
+
+
+def _candidates(base: Path, parts: list[str]) -> list[Path]:
+    """The files module ``parts`` may be under ``base``: a/b.py, then the package a/b/__init__.py."""
+    package = base.joinpath(*parts, "__init__.py")
+    return [base.joinpath(*parts[:-1], parts[-1] + ".py"), package] if parts else [package]
 
 
 def _note_unread(importer: Path, module: str, level: int, stmt: ast.stmt, state: _State) -> None:
@@ -207,7 +210,7 @@ def _note_unread(importer: Path, module: str, level: int, stmt: ast.stmt, state:
         bases = [here, *(p for p in here.parents if top is not None and p.is_relative_to(top))]
         bases = bases if top is not None else [here, *here.parents][:3]
     for base in bases:
-        for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts, "__init__.py")):
+        for candidate in _candidates(base, parts):
             try:
                 found = candidate.is_file()
             except OSError:
