@@ -13,7 +13,7 @@ from pathlib import Path
 
 from auditor.code.interpret import Walker
 from auditor.code.leaks import Leak, find_leaks
-from auditor.code.modules import with_project_modules
+from auditor.code.modules import ModuleCache, with_project_modules
 from auditor.code.sources import Link, Place, Program, SkippedPart, SourceError, find_sources, read_program
 
 PARALLEL_FROM = 64  # files: fewer are read in this process (a worker costs more than it saves)
@@ -59,14 +59,13 @@ class FileResult:
     program: Program | None = field(default=None, compare=False, repr=False)
     modules: tuple[Path, ...] = ()  # the project's modules it imports, read with it
     unread: tuple[tuple[str, Place, Path], ...] = ()  # imports of project modules not read: module, where, its file
+    left: tuple[Path, ...] = ()  # the project's modules it imports left unread for the reading's limits
 
 
-def analyse_file(
-    path: Path, project: Collection[Path] = (), modules: dict[Path, Program | None] | None = None
-) -> FileResult:
+def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCache | None = None) -> FileResult:
     """Read, walk and judge one file, with the modules of ``project`` (the files audited) it imports read as
-    their code (``modules``: those parsed already, shared by the files of one pass); what cannot be read, or a
-    failure of the walk itself, is a skipped part."""
+    their code (``modules``: what earlier files of one pass learnt of them); what cannot be read, or a failure
+    of the walk itself, is a skipped part."""
     try:
         program = read_program(path)
     except SourceError as exc:
@@ -101,7 +100,7 @@ def analyse_file(
     )
     unread = tuple((u.module, program.place(u.line), u.path) for u in program.unread)
     read = tuple(m.path for m in program.modules)
-    return FileResult(path, placed, program.skipped, counts, program.lines, program, read, unread)
+    return FileResult(path, placed, program.skipped, counts, program.lines, program, read, unread, program.modules_left)
 
 
 @dataclass
@@ -120,12 +119,15 @@ def analyse(paths: Sequence[Path], exclude: Sequence[str] = (), workers: int | N
     files = found.files
     n = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_FROM else 1)
     if n > 1 and len(files) > 1:
+        # In batches, so the files of one batch share what is learnt of the modules they import.
+        size = max(1, len(files) // (n * 8))
+        batches = [files[i : i + size] for i in range(0, len(files), size)]
         with ProcessPoolExecutor(max_workers=n) as pool:
-            each = partial(_without_program, project=tuple(files))
-            result.files = list(pool.map(each, files, chunksize=max(1, len(files) // (n * 8))))
+            each = partial(_without_programs, project=tuple(files))
+            result.files = [r for batch in pool.map(each, batches) for r in batch]
     else:
-        parsed: dict[Path, Program | None] = {}
-        result.files = [analyse_file(f, files, parsed) for f in files]
+        cache = ModuleCache()
+        result.files = [analyse_file(f, files, cache) for f in files]
     return result
 
 
@@ -141,7 +143,8 @@ def _where(program: Program, line: int) -> str:
     return f"{named} {where}"
 
 
-def _without_program(path: Path, project: Sequence[Path] = ()) -> FileResult:
-    """A worker's result: the program stays in the worker (its tree is large and not needed after)."""
-    result = analyse_file(path, project)
-    return replace(result, program=None)
+def _without_programs(paths: Sequence[Path], project: Sequence[Path] = ()) -> list[FileResult]:
+    """A worker's results for a batch of files: the programs stay in the worker (their trees are large and not
+    needed after)."""
+    cache = ModuleCache()
+    return [replace(analyse_file(path, project, cache), program=None) for path in paths]

@@ -27,6 +27,7 @@ MAX_CALL_DEPTH = 64  # the file's own functions are followed this many calls dee
 WALKS_PER_FUNCTION = 12
 STATEMENTS_PER_STATEMENT = 40
 _LISTED_ITEMS = 64  # a list made by * is read item by item up to this length
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # definitions whose bodies bind their own names
 
 
 class Walker(Calls, Frames):
@@ -378,8 +379,8 @@ class Walker(Calls, Frames):
         # A method's first argument is its object (`cleaner.run(df)` binds df to its second parameter); a static
         # method's (`Prep.run(df)`) are the call's.
         offset = len(args) - len(node.args) if isinstance(node.func, ast.Attribute) else 0
-        if offset not in (0, 1):
-            return []  # arguments that do not line up with the call's
+        if offset not in (0, 1) or not any(isinstance(a, ast.Name) for a in node.args):
+            return []  # arguments that do not line up with the call's, or none given by name
         positional = [*fn.args.posonlyargs, *fn.args.args]
         # A parameter the body binds again (`df = df.copy()`) may no longer be the caller's object: left out
         # (`a -= a.mean(0)` changes an array or a frame in place: not a new binding).
@@ -426,12 +427,19 @@ class Walker(Calls, Frames):
         """The names the function's body binds (read once per function)."""
         found = self._local_names.get(fid)
         if found is None:
-            found = [
-                n
-                for stmt in fn.body
-                for n in ast.walk(stmt)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-            ]
+            # Not those of the functions and classes it defines: their own scopes (a module read as a function
+            # holds every function of the module).
+            found = []
+            todo: list[ast.AST] = list(fn.body)
+            while todo:
+                node = todo.pop()
+                if isinstance(node, ast.Name):
+                    if isinstance(node.ctx, ast.Store):
+                        found.append(node)
+                elif isinstance(node, _SCOPES):
+                    todo.extend(node.decorator_list)  # its name is bound by _bind's caller, not here
+                else:
+                    todo.extend(ast.iter_child_nodes(node))
             self._local_names[fid] = found
         return found
 

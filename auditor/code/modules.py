@@ -10,17 +10,22 @@ Its lines keep their place in its own file.
 from __future__ import annotations
 
 import ast
-import copy
 import sys
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from auditor.code.sources import MODULE_LINES, Program, SourceError, Unread, read_program
 from auditor.core.paths import work_tree
 
-MAX_MODULES = 32  # modules placed in one program; the imports beyond stay opaque, as before
-MAX_DEPTH = 4  # imports of imports followed
+# The reading's limits in one program: modules placed, imports of imports followed, and lines of module code
+# kept (a script importing a large package reaches much of it; its walk would cost seconds per file). The
+# imports past them stay opaque and are counted (Program.modules_left), so the summary says a leak in them is
+# not seen.
+MAX_MODULES = 32
+MAX_DEPTH = 4
+MAX_LINES = 1_500
 
 
 @dataclass(frozen=True)
@@ -31,45 +36,90 @@ class Placed:
     program: Program
 
 
+@dataclass(frozen=True)
+class _Module:
+    """A module as its import runs it (its `__main__` block left out), with what each statement names."""
+
+    program: Program
+    body: list[ast.stmt]
+    defined: set[str]
+    names: list[set[str]]  # per statement of ``body``: every name it mentions, however deep
+    attributes: list[dict[str, set[str]]]  # per statement: the attributes it reads of each dotted name
+
+
+@dataclass
+class ModuleCache:
+    """What one pass over the files learns once of the project and its modules (many files import the same
+    ones): the project's files resolved, each module as read, and where each import leads from a folder."""
+
+    files: dict[tuple[Path, ...], frozenset[Path]] = field(default_factory=dict)
+    modules: dict[Path, _Module | None] = field(default_factory=dict)
+    resolved: dict[tuple[frozenset[Path], Path, str, int], Path | None] = field(default_factory=dict)
+    unread: dict[tuple[Path, str, int], Path | None] = field(default_factory=dict)
+
+
 @dataclass
 class _State:
     project: frozenset[Path]
+    cache: ModuleCache
     placed: list[Placed] = field(default_factory=list)
     done: set[Path] = field(default_factory=set)  # read into the program once, as Python runs a module once
     unread: list[Unread] = field(default_factory=list)
-    read: dict[Path, Program | None] = field(default_factory=dict)  # modules parsed, shared by the files walked
+    lines: int = 0  # lines of module code placed
+    left: set[Path] = field(default_factory=set)  # modules not read for the limits
 
 
-def with_project_modules(
-    program: Program, project: Collection[Path], read: dict[Path, Program | None] | None = None
-) -> Program:
+def with_project_modules(program: Program, project: Collection[Path], cache: ModuleCache | None = None) -> Program:
     """``program`` with each import of a module among ``project`` (the .py files audited) read as its code;
-    ``read`` keeps the modules parsed by earlier calls of one pass over the files (each is parsed once)."""
-    state = _State(frozenset(p.resolve() for p in project if p.suffix == ".py"), read=read if read is not None else {})
+    ``cache`` keeps what earlier calls of one pass over the files learnt (each module is parsed once)."""
+    cache = cache if cache is not None else ModuleCache()
+    key = tuple(project)
+    if key not in cache.files:
+        cache.files[key] = frozenset(p.resolve() for p in project if p.suffix == ".py")
+    state = _State(cache.files[key], cache)
     state.done.add(program.path.resolve())
     # Most files import no module of the project: their tree is not copied.
-    tree = copy.deepcopy(program.tree) if _imports_project(program.path, program.tree, state) else program.tree
+    tree = _copied(program.tree) if _imports_project(program.path, program.tree, state) else program.tree
     _place_imports(program.path, tree, state, 0)
     unread = tuple(dict.fromkeys(state.unread))
+    left = tuple(sorted(state.left - state.done))
     if not state.placed:
-        return replace(program, unread=unread) if unread else program
+        return replace(program, unread=unread, modules_left=left) if unread or left else program
     modules = tuple(p.program for p in state.placed)
-    return replace(program, tree=tree, modules=modules, own_tree=program.tree, unread=unread)
+    return replace(program, tree=tree, modules=modules, own_tree=program.tree, unread=unread, modules_left=left)
 
 
-def _place_imports(importer: Path, tree: ast.Module, state: _State, depth: int) -> None:
-    """Rewrite, in place, the module-level imports of project modules in ``tree`` (the module ``importer``)."""
+@dataclass
+class _Importer:
+    """One module whose imports are placed: its file, the attributes it reads of each dotted name (`prep.scale`
+    of `prep`), and those reads to rename once its modules are placed."""
+
+    path: Path
+    uses: dict[str, set[str]]
+    renames: dict[str, set[str]] = field(default_factory=dict)
+    functions: set[str] = field(default_factory=set)  # the functions its placed modules became
+
+
+def _place_imports(
+    importer: Path, tree: ast.Module, state: _State, depth: int, uses: dict[str, set[str]] | None = None
+) -> None:
+    """Rewrite, in place, the module-level imports of project modules in ``tree`` (the module ``importer``;
+    ``uses``: its attribute index, when known)."""
+    here = _Importer(importer, uses if uses is not None else _attribute_index(tree))
     for block in _module_blocks(tree):
         i = 0
         while i < len(block):
             stmt = block[i]
             if isinstance(stmt, ast.Import | ast.ImportFrom):
-                placed = _place(importer, stmt, tree, state, depth)
+                placed = _place(here, stmt, state, depth)
                 if placed is not None:
+                    here.functions |= {s.name for s in placed if isinstance(s, ast.FunctionDef)}
                     block[i : i + 1] = placed
                     i += len(placed)
                     continue
             i += 1
+    if here.renames:
+        _rename_attributes(tree, here.renames, here.functions)
 
 
 def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
@@ -85,7 +135,7 @@ def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
                 ]
             else:
                 continue
-            if any((module or level) and _resolve(importer, module, level, state.project) for module, level in named):
+            if any((module or level) and _resolve(importer, module, level, state) for module, level in named):
                 return True
     return False
 
@@ -106,36 +156,35 @@ def _module_blocks(tree: ast.Module) -> Iterator[list[ast.stmt]]:
             todo.extend(h.body for h in getattr(stmt, "handlers", ()))
 
 
-def _place(
-    importer: Path, stmt: ast.Import | ast.ImportFrom, tree: ast.Module, state: _State, depth: int
-) -> list[ast.stmt] | None:
+def _place(here: _Importer, stmt: ast.Import | ast.ImportFrom, state: _State, depth: int) -> list[ast.stmt] | None:
     """The statements standing for ``stmt``: each project module it imports as a call of its body, the rest
     of the import as it was; None when it imports no project module (or none can be read)."""
+    importer = here.path
     out: list[ast.stmt] = []
     kept: list[ast.alias] = []
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
-            path = _resolve(importer, alias.name, 0, state.project)
+            path = _resolve(importer, alias.name, 0, state)
             if path is None:
                 _note_unread(importer, alias.name, 0, stmt, state)
             # `import a.b` binds `a` and is used as `a.b.x`; `import a.b as c` as `c.x`.
             prefix = alias.asname or alias.name
-            if path is None or not _module_as_prefix(path, prefix, stmt, tree, state, depth, out):
+            if path is None or not _module_as_prefix(path, prefix, stmt, here, state, depth, out):
                 kept.append(alias)
         rest: ast.stmt = ast.Import(names=kept)
     else:
         module = stmt.module or ""
-        path = _resolve(importer, module, stmt.level, state.project) if module or stmt.level else None
+        path = _resolve(importer, module, stmt.level, state) if module or stmt.level else None
         if path is None and module:
             _note_unread(importer, module, stmt.level, stmt, state)
         names: dict[str, str] = {}
         for alias in stmt.names:
-            sub = _resolve(importer, f"{module}.{alias.name}" if module else alias.name, stmt.level, state.project)
+            sub = _resolve(importer, f"{module}.{alias.name}" if module else alias.name, stmt.level, state)
             # `from pkg import prep`: a module, used as prep.x
             if (
                 sub is not None
                 and alias.name != "*"
-                and _module_as_prefix(sub, alias.asname or alias.name, stmt, tree, state, depth, out)
+                and _module_as_prefix(sub, alias.asname or alias.name, stmt, here, state, depth, out)
             ):
                 continue
             if path is None:
@@ -157,20 +206,29 @@ def _place(
 
 
 def _module_as_prefix(
-    path: Path, prefix: str, stmt: ast.stmt, tree: ast.Module, state: _State, depth: int, out: list[ast.stmt]
+    path: Path, prefix: str, stmt: ast.stmt, here: _Importer, state: _State, depth: int, out: list[ast.stmt]
 ) -> bool:
     """Place the module bound as ``prefix`` (`import prep`) with the attributes the importer reads of it, each
-    read then renamed to the name that receives it; whether it was placed."""
-    wanted = {attr: f"{prefix}.{attr}" for attr in sorted(_attribute_uses(tree, prefix))}
+    read then renamed (once every import is placed) to the name that receives it; whether it was placed."""
+    wanted = {attr: f"{prefix}.{attr}" for attr in sorted(here.uses.get(prefix, ()))}
     made = _module_call(path, stmt, wanted, state, depth) if wanted else None
     if made is None:
         return False
     out.extend(made[0])
-    _rename_attributes(tree, prefix, set(made[1]))
+    here.renames.setdefault(prefix, set()).update(made[1])
     return True
 
 
-def _resolve(importer: Path, module: str, level: int, project: frozenset[Path]) -> Path | None:
+def _resolve(importer: Path, module: str, level: int, state: _State) -> Path | None:
+    """The project file ``module`` names when imported from ``importer`` (found once per folder in a pass)."""
+    key = (state.project, importer.parent, module, level)
+    found = state.cache.resolved
+    if key not in found:
+        found[key] = _find_module(importer, module, level, state.project)
+    return found[key]
+
+
+def _find_module(importer: Path, module: str, level: int, project: frozenset[Path]) -> Path | None:
     """The project file ``module`` names when imported from ``importer``: a/b.py or a/b/__init__.py, under
     the importer's folder (a relative import: the folder ``level`` steps up) or a folder above it (a package's
     module run from the project's root)."""
@@ -202,6 +260,16 @@ def _note_unread(importer: Path, module: str, level: int, stmt: ast.stmt, state:
     parts = [p for p in module.split(".") if p]
     if not parts or (not level and parts[0] in sys.stdlib_module_names):
         return
+    key = (importer.parent, module, level)
+    if key not in state.cache.unread:
+        state.cache.unread[key] = _find_unread(importer, parts, level)
+    found = state.cache.unread[key]
+    if found is not None:
+        state.unread.append(Unread("." * level + module, found, getattr(stmt, "lineno", 0)))
+
+
+def _find_unread(importer: Path, parts: list[str], level: int) -> Path | None:
+    """The module file an import names outside what is read (see _note_unread), or None."""
     here = importer.resolve().parent
     if level:
         bases = [here.parents[level - 2]] if 1 < level <= len(here.parents) + 1 else [here]
@@ -216,15 +284,15 @@ def _note_unread(importer: Path, module: str, level: int, stmt: ast.stmt, state:
             except OSError:
                 found = False
             if found:
-                state.unread.append(Unread("." * level + module, candidate, getattr(stmt, "lineno", 0)))
-                return
+                return candidate
+    return None
 
 
 def _beside(candidate: Path, folder: Path) -> bool:
     """Whether ``candidate`` is a module file in the importer's own folder (or below it) that stays there once
     its links are followed: what `python train.py` imports from beside it, whether or not it was named."""
     try:
-        return candidate.is_file() and candidate.resolve().is_relative_to(folder) and candidate.is_relative_to(folder)
+        return candidate.is_relative_to(folder) and candidate.is_file() and candidate.resolve().is_relative_to(folder)
     except OSError:
         return False
 
@@ -236,25 +304,31 @@ def _module_call(
     the names the importer binds (``names``: the module's name -> the importer's), with the names it binds
     of those; None if it is not read (already read, too deep, unreadable, or binding none of them)."""
     path = path.resolve()
-    if path in state.done or depth >= MAX_DEPTH or len(state.placed) >= MAX_MODULES:
+    if path in state.done:
+        return None
+    if depth >= MAX_DEPTH or len(state.placed) >= MAX_MODULES:
+        state.left.add(path)
         return None
     module = _read(path, state)
     if module is None:
         return None
-    run = ast.Module(body=[s for s in module.tree.body if not _is_main_block(s)], type_ignores=[])  # on import
-    defined = _bound_names(run)
     if "*" in names:  # every public name, or those its __all__ lists
-        names = {n: n for n in _public(run, defined)} | {k: v for k, v in names.items() if k != "*"}
-    wanted = {own: theirs for own, theirs in names.items() if own in defined}
+        names = {n: n for n in _public(module.body, module.defined)} | {k: v for k, v in names.items() if k != "*"}
+    wanted = {own: theirs for own, theirs in names.items() if own in module.defined}
     if not wanted:
         return None
+    needed, uses = _needed(module, set(wanted))
+    lines = sum((s.end_lineno or s.lineno) - s.lineno + 1 for s in needed)
+    if state.lines + lines > MAX_LINES:
+        state.left.add(path)
+        return None
+    state.lines += lines
     # Only what is kept is copied: the module's own tree stays as read, for its places and statements.
-    body_tree = ast.Module(body=copy.deepcopy(_needed(run.body, set(wanted))), type_ignores=[])
-    state.done.add(path)
     number = len(state.placed) + 1
-    state.placed.append(Placed(number, module))
-    ast.increment_lineno(body_tree, number * MODULE_LINES)
-    _place_imports(path, body_tree, state, depth + 1)
+    body_tree = ast.Module(body=[_copied(stmt, number * MODULE_LINES) for stmt in needed], type_ignores=[])
+    state.done.add(path)
+    state.placed.append(Placed(number, module.program))
+    _place_imports(path, body_tree, state, depth + 1, uses)
     # A name a program is unlikely to bind, and a valid one: some readings match the file's functions by name.
     function = f"_module_{number}_{path.stem}"
     returned = ast.Return(ast.Tuple([ast.Name(own, ast.Load()) for own in wanted], ast.Load()))
@@ -268,17 +342,39 @@ def _module_call(
         targets=[ast.Tuple([ast.Name(theirs, ast.Store()) for theirs in wanted.values()], ast.Store())],
         value=ast.Call(ast.Name(function, ast.Load()), [], []),
     )
-    placed = [ast.copy_location(define, stmt), ast.copy_location(bind, stmt)]
-    for node in placed:
-        ast.fix_missing_locations(node)
-    define.end_lineno = max(getattr(n, "end_lineno", 0) or 0 for n in ast.walk(define))
-    return placed, wanted
+    # Only the nodes made here lack a place (the body's are the module's own): each is given the import's.
+    for node in (returned, bind):
+        ast.fix_missing_locations(ast.copy_location(node, stmt))
+    ast.copy_location(define, stmt)
+    define.end_lineno = max(stmt.end_lineno or stmt.lineno for stmt in define.body)
+    return [define, bind], wanted
 
 
-def _public(tree: ast.Module, defined: set[str]) -> list[str]:
+_Node = TypeVar("_Node", bound=ast.AST)
+
+
+def _copied(node: _Node, shift: int = 0) -> _Node:
+    """A copy of a syntax tree, its nodes new and its values shared (they are immutable), its lines moved down
+    by ``shift``: what copy.deepcopy and ast.increment_lineno make, at a fraction of their cost."""
+    new = node.__class__()
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            value = _copied(value, shift)
+        elif isinstance(value, list):
+            value = [_copied(v, shift) if isinstance(v, ast.AST) else v for v in value]
+        setattr(new, name, value)
+    for name in node._attributes:
+        value = getattr(node, name, None)
+        if value is not None:
+            setattr(new, name, value + shift if name in ("lineno", "end_lineno") else value)
+    return new
+
+
+def _public(body: list[ast.stmt], defined: set[str]) -> list[str]:
     """The names `from module import *` binds: those of a literal `__all__`, else every name not starting
     with an underscore."""
-    for stmt in tree.body:
+    for stmt in body:
         if (
             isinstance(stmt, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets)
@@ -291,23 +387,34 @@ def _public(tree: ast.Module, defined: set[str]) -> list[str]:
 _DEFINITION = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-def _needed(body: list[ast.stmt], wanted: set[str]) -> list[ast.stmt]:
-    """The module's statements less the functions and classes nothing taken from it can reach: a utility module
-    of three hundred helpers imported for one is walked with that one. Every other statement stays (it may read
-    the rows, fit or change them); a definition stays when a kept statement or a kept definition names it."""
-    definitions = {stmt.name: stmt for stmt in body if isinstance(stmt, _DEFINITION)}
+def _needed(module: _Module, wanted: set[str]) -> tuple[list[ast.stmt], dict[str, set[str]]]:
+    """The module's statements less the functions and classes nothing taken from it can reach, and the
+    attributes they read of each dotted name: a utility module of three hundred helpers imported for one is
+    walked with that one. Every other statement stays (it may read the rows, fit or change them); a definition
+    stays when a kept statement or a kept definition names it."""
+    body = module.body
+    definitions: dict[str, set[str]] = {}
     needed = set(wanted)
-    for stmt in body:
+    for stmt, names in zip(body, module.names, strict=True):
         # a decorated definition may register itself where the rest reads it (its decorator runs on import)
         if not isinstance(stmt, _DEFINITION) or stmt.decorator_list:
-            needed |= _names_read(stmt)
+            needed |= names
+        else:
+            definitions[stmt.name] = definitions.get(stmt.name, set()) | names
     todo = [name for name in needed if name in definitions]
     while todo:
-        for name in _names_read(definitions[todo.pop()]) - needed:
+        for name in definitions[todo.pop()] - needed:
             needed.add(name)
             if name in definitions:
                 todo.append(name)
-    return [stmt for stmt in body if not isinstance(stmt, _DEFINITION) or stmt.decorator_list or stmt.name in needed]
+    kept: list[ast.stmt] = []
+    uses: dict[str, set[str]] = {}
+    for stmt, attributes in zip(body, module.attributes, strict=True):
+        if not isinstance(stmt, _DEFINITION) or stmt.decorator_list or stmt.name in needed:
+            kept.append(stmt)
+            for base, attrs in attributes.items():
+                uses.setdefault(base, set()).update(attrs)
+    return kept, uses
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -315,15 +422,21 @@ def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _read(path: Path, state: _State) -> Program | None:
-    """The module at ``path`` as read, once per walk of the files (the same module imported by many scripts is
-    parsed once); None if it is not Python."""
-    if path not in state.read:
+def _read(path: Path, state: _State) -> _Module | None:
+    """The module at ``path`` as its import runs it, read once per pass over the files (the same module
+    imported by many scripts is parsed once); None if it is not Python."""
+    modules = state.cache.modules
+    if path not in modules:
         try:
-            state.read[path] = read_program(path)
+            program = read_program(path)
         except SourceError:
-            state.read[path] = None
-    return state.read[path]
+            modules[path] = None
+        else:
+            body = [s for s in program.tree.body if not _is_main_block(s)]
+            defined = _bound_names(ast.Module(body=body, type_ignores=[]))
+            names = [_names_read(s) for s in body]
+            modules[path] = _Module(program, body, defined, names, [_attribute_index(s) for s in body])
+    return modules[path]
 
 
 def _is_main_block(stmt: ast.stmt) -> bool:
@@ -373,21 +486,31 @@ def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
                 yield from ast.walk(item)
 
 
-def _attribute_uses(tree: ast.Module, prefix: str) -> set[str]:
-    found: set[str] = set()
+def _attribute_index(tree: ast.AST) -> dict[str, set[str]]:
+    """The attributes ``tree`` reads of each dotted name: {'prep': {'scale'}} for `prep.scale(...)`."""
+    found: dict[str, set[str]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and _dotted(node.value) == prefix:
-            found.add(node.attr)
+        if isinstance(node, ast.Attribute):
+            base = _dotted(node.value)
+            if base is not None:
+                found.setdefault(base, set()).add(node.attr)
     return found
 
 
-def _rename_attributes(tree: ast.Module, prefix: str, attrs: set[str]) -> None:
-    """Each `prefix.attr` read of the importer becomes the name `prefix.attr` the module's call binds."""
+def _rename_attributes(tree: ast.Module, renames: dict[str, set[str]], placed: set[str]) -> None:
+    """Each `prefix.attr` read of the importer becomes the name `prefix.attr` its module's call binds; the
+    modules placed in it (the functions ``placed``) keep their own names."""
 
     class Rename(ast.NodeTransformer):
+        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+            if node.name not in placed:
+                self.generic_visit(node)
+            return node
+
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            if node.attr in attrs and _dotted(node.value) == prefix:
-                return ast.copy_location(ast.Name(f"{prefix}.{node.attr}", node.ctx), node)
+            base = _dotted(node.value)
+            if base is not None and node.attr in renames.get(base, ()):
+                return ast.copy_location(ast.Name(f"{base}.{node.attr}", node.ctx), node)
             self.generic_visit(node)
             return node
 

@@ -142,6 +142,9 @@ class Program:
     own_tree: ast.Module | None = field(default=None, compare=False, repr=False)
     # Imports of the project's modules that were not read (neither beside the file nor named): code/modules.py.
     unread: tuple[Unread, ...] = ()
+    # The project's modules it imports that were left opaque for the reading's limits (code/modules.py): said,
+    # since a leak in them is not seen.
+    modules_left: tuple[Path, ...] = ()
 
     @property
     def is_notebook(self) -> bool:

@@ -500,3 +500,86 @@ def test_a_module_of_many_helpers_imported_for_one_is_walked_with_what_that_one_
     assert result.program is not None
     walked = {n.name for n in ast.walk(result.program.tree) if isinstance(n, ast.FunctionDef)}
     assert {"helper_3", "register", "scale_all"} <= walked and "helper_4" not in walked
+
+
+def test_a_module_past_the_reading_s_limit_of_lines_is_left_unread_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "prep.py": SCALED_ON_ALL,
+            "train.py": SPLIT_AND_SCORE.format(imports="from prep import X_scaled, y", X="X_scaled", y="y"),
+        },
+    )
+    assert _found(tmp_path)  # read, it leaks
+    monkeypatch.setattr("auditor.code.modules.MAX_LINES", 5)  # prep.py keeps 7 lines
+    result = analyse_file(tmp_path / "train.py")
+    assert result.leaks == () and result.modules == ()
+    assert result.left == ((tmp_path / "prep.py").resolve(),)
+
+
+def test_a_module_past_the_limit_of_modules_is_left_unread_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("auditor.code.modules.MAX_MODULES", 1)
+    _write(
+        tmp_path, {"a.py": "A = 1\n", "b.py": "B = 2\n", "train.py": "from a import A\nfrom b import B\nprint(A + B)\n"}
+    )
+    result = analyse_file(tmp_path / "train.py")
+    assert [m.name for m in result.modules] == ["a.py"]
+    assert result.left == ((tmp_path / "b.py").resolve(),)
+    monkeypatch.setattr("auditor.code.modules.MAX_MODULES", 2)
+    assert analyse_file(tmp_path / "train.py").left == ()
+
+
+def test_files_sharing_what_one_pass_learnt_of_modules_read_as_files_read_alone(tmp_path: Path) -> None:
+    scripts = {
+        f"train_{i}.py": SPLIT_AND_SCORE.format(imports=imports, X=X, y=y)
+        for i, (imports, X, y) in enumerate(
+            [
+                ("from prep import X_scaled, y", "X_scaled", "y"),
+                ("import prep", "prep.X_scaled", "prep.y"),
+                ("from helpers import load\nX, y = load()", "X", "y"),
+            ]
+        )
+    }
+    helpers = HEAD + "\ndef load():\n    df = pd.read_csv('d.csv')\n    return df.drop(columns=['y']), df['y']\n"
+    _write(tmp_path, {"prep.py": SCALED_ON_ALL, "helpers.py": helpers, **scripts})
+
+    def seen(files: list) -> list[tuple[str, int, tuple[str, ...]]]:
+        return sorted(
+            (r.path.name, len(r.leaks), tuple(sorted(m.name for m in r.modules)))
+            for r in files
+            if "train" in r.path.name
+        )
+
+    alone = seen([analyse_file(tmp_path / name, [tmp_path / name]) for name in scripts])
+    assert alone == [
+        ("train_0.py", 1, ("prep.py",)),
+        ("train_1.py", 1, ("prep.py",)),
+        ("train_2.py", 0, ("helpers.py",)),
+    ]
+    assert seen(analyse([tmp_path], workers=1).files) == alone
+    assert seen(analyse([tmp_path], workers=2).files) == alone
+
+
+def test_a_copied_tree_is_the_tree_moved_down_by_the_lines_given() -> None:
+    from auditor.code.modules import _copied
+
+    tree = ast.parse(SCALED_ON_ALL + SPLIT_AND_SCORE.format(imports="", X="X", y="y"))
+    moved = _copied(tree, 1_000_000)
+    expected = ast.parse(SCALED_ON_ALL + SPLIT_AND_SCORE.format(imports="", X="X", y="y"))
+    ast.increment_lineno(expected, 1_000_000)
+    assert ast.dump(moved, include_attributes=True) == ast.dump(expected, include_attributes=True)
+    assert not any(a is b for a, b in zip(ast.walk(moved), ast.walk(tree), strict=True) if isinstance(a, ast.AST))
+
+
+def test_the_limits_docs_code_md_states_are_the_reading_s() -> None:
+    from auditor.code.modules import MAX_DEPTH, MAX_LINES, MAX_MODULES
+
+    words = {4: "four"}
+    text = " ".join((Path(__file__).parents[2] / "docs" / "code.md").read_text().split())
+    assert (
+        f"({MAX_MODULES} modules, {MAX_LINES:,} lines of the code they keep, imports {words[MAX_DEPTH]} deep)" in text
+    )

@@ -12,6 +12,9 @@ from auditor.code.analysis import analyse
 
 
 @pytest.mark.slow
+# 1,800 files that import one another's modules, each read into its importers up to the reading's limits: some
+# minutes on two cores, longer than the default time limit of one test.
+@pytest.mark.timeout(1200)
 def test_the_standard_library_is_read_without_a_failure_of_the_reading() -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     analysis = analyse([stdlib], workers=2)

@@ -284,6 +284,7 @@ class CodeLeakage(Stage):
     def _summary(self, analysis: object, base: Path) -> Finding:
         from auditor.code.analysis import Analysis, Counts
         from auditor.code.interpret import MAX_CALL_DEPTH
+        from auditor.code.modules import MAX_DEPTH, MAX_LINES, MAX_MODULES
 
         assert isinstance(analysis, Analysis)
         total = Counts()
@@ -292,6 +293,7 @@ class CodeLeakage(Stage):
         notebooks = sum(r.path.suffix == ".ipynb" for r in analysis.files)
         named = {r.path.resolve() for r in analysis.files}
         modules = {m for r in analysis.files for m in r.modules if m.resolve() not in named}
+        left = {m for r in analysis.files for m in r.left}
         lines = sum(r.lines for r in analysis.files)
         reordered = [
             {
@@ -330,6 +332,13 @@ class CodeLeakage(Stage):
                 else ""
             )
             + (
+                f" {len(left)} module(s) of the project imported past the reading's limits ({MAX_MODULES} modules, "
+                f"{MAX_LINES:,} lines of them, {MAX_DEPTH} imports deep per file) were not read into the files "
+                "importing them: a leak inside them seen from there is not seen."
+                if left
+                else ""
+            )
+            + (
                 " Last run out of the file's order: "
                 + "; ".join(
                     f"{o['file']} cell {o['cell']} ran before cell {o['ran_before']} above it" for o in reordered
@@ -344,6 +353,7 @@ class CodeLeakage(Stage):
                 **({"run_out_of_order": reordered} if reordered else {}),
                 "files": len(analysis.files),
                 **({"modules_read": sorted(rel(m, base) for m in modules)} if modules else {}),
+                **({"modules_past_limits": sorted(rel(m, base) for m in left)[:200]} if left else {}),
                 "notebooks": notebooks,
                 "lines": lines,
                 "sources": total.sources,

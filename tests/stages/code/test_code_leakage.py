@@ -810,3 +810,27 @@ def test_an_import_of_a_module_of_the_project_left_unread_is_a_warning(tmp_path:
     assert report.exit_code == 0
     named = _audit(tmp_path, {"paths": ["scripts/train.py", "mylib"]})
     assert not [f for f in named.findings if f.code == "CDL000"]
+
+
+def test_modules_past_the_reading_s_limits_are_said_in_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "prep.py").write_text(
+        "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n\n"
+        'df = pd.read_csv("d.csv")\nX = StandardScaler().fit_transform(df[["a", "b"]])\ny = df["y"]\n'
+    )
+    (tmp_path / "train.py").write_text(
+        "from sklearn.linear_model import LogisticRegression\nfrom sklearn.model_selection import train_test_split\n"
+        "from prep import X, y\n\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    monkeypatch.setattr("auditor.code.modules.MAX_LINES", 3)
+    report = _audit(tmp_path, {"paths": ["train.py"]})
+    summary = finding(report, "CDL009")
+    assert (
+        "1 module(s) of the project imported past the reading's limits (32 modules, 3 lines of them, 4 imports deep "
+        "per file) were not read into the files importing them: a leak inside them seen from there is not seen."
+    ) in summary.message
+    assert summary.evidence["modules_past_limits"] == ["prep.py"]
+    assert "modules_read" not in summary.evidence
+    assert [f.code for f in report.findings if f.code.startswith("CDL00")] == ["CDL009"]
