@@ -767,18 +767,23 @@ def test_a_leak_made_in_an_imported_module_stands_under_a_run_that_cannot_trace_
     assert report.exit_code == 1
 
 
-def test_a_leak_of_an_imported_module_binds_the_import_statement_and_names_the_module_s_lines(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "prep.py").write_text(
+def _scaled_in_prep_and_scored_in_train(folder: Path) -> None:
+    """prep.py scales every row (its line 5); train.py imports them at its line 3, splits and scores."""
+    (folder / "prep.py").write_text(
         "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n\n"
         'df = pd.read_csv("d.csv")\nX = StandardScaler().fit_transform(df[["a", "b"]])\ny = df["y"]\n'
     )
-    (tmp_path / "train.py").write_text(
+    (folder / "train.py").write_text(
         "from sklearn.linear_model import LogisticRegression\nfrom sklearn.model_selection import train_test_split\n"
         "from prep import X, y\n\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
         "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
     )
+
+
+def test_a_leak_of_an_imported_module_binds_the_import_statement_and_names_the_module_s_lines(
+    tmp_path: Path,
+) -> None:
+    _scaled_in_prep_and_scored_in_train(tmp_path)
     report = _audit(tmp_path, {"paths": ["train.py"]})
     found = finding(report, "CDL001")
     # What an acceptance names: the import as written, not the code it stands for.
@@ -815,15 +820,7 @@ def test_an_import_of_a_module_of_the_project_left_unread_is_a_warning(tmp_path:
 def test_modules_past_the_reading_s_limits_are_said_in_the_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "prep.py").write_text(
-        "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n\n"
-        'df = pd.read_csv("d.csv")\nX = StandardScaler().fit_transform(df[["a", "b"]])\ny = df["y"]\n'
-    )
-    (tmp_path / "train.py").write_text(
-        "from sklearn.linear_model import LogisticRegression\nfrom sklearn.model_selection import train_test_split\n"
-        "from prep import X, y\n\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
-        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
-    )
+    _scaled_in_prep_and_scored_in_train(tmp_path)
     monkeypatch.setattr("auditor.code.modules.MAX_LINES", 3)
     report = _audit(tmp_path, {"paths": ["train.py"]})
     summary = finding(report, "CDL009")
