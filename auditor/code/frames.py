@@ -502,9 +502,21 @@ class Frames(WalkState):
             return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
         if name in _SAME_TABLE:
             if name in _FILLS:  # fillna(group_means): the values filled in carry what they were computed from
-                stats = stats | frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data))
+                stats = stats | self._filled_from([*args, *kwargs.values()])
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
+
+    def _filled_from(self, given: list[Value]) -> frozenset[int]:
+        """The statistics the values given to a fill were computed from: a value's own, and those of the values
+        of a dict or list given (`fillna({"age": df["age"].mean()})`)."""
+        found: set[int] = set()
+        for value in given:
+            elements = [self.record.objects[o].elements for o in value.objects if o in self.record.objects]
+            for each in (value, *elements):
+                found |= each.stats
+                if each.data is not None:
+                    found |= each.data.fits
+        return frozenset(found)
 
     def _piped(self, data: Data, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
         """`df.pipe(f, *args, **kw)` is `f(df, *args, **kw)`; `df.pipe((f, "data"), ...)` gives the table as

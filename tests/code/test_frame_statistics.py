@@ -256,6 +256,36 @@ print(lr.score(test[["bmi", "age"]], test["disease"]))
         _patients('for c in ["bmi", "age"]:\n    df[c].fillna(0, inplace=True)'),
         [],
     ),
+    # 5. a dict of statistics, one per column, given to the table's fillna
+    "fillna of a dict of every row's mean": (
+        _patients('df = df.fillna({"bmi": df["bmi"].mean()})'),
+        [("preprocessing", 2)],
+    ),
+    "fillna in place of a dict of medians and means, given as value=": (
+        _patients('df.fillna(value={"bmi": df["bmi"].median(), "age": df["age"].mean()}, inplace=True)'),
+        [("preprocessing", 2)],
+    ),
+    "fillna of a dict of statistics kept in a name first": (
+        _patients('means = {"bmi": df["bmi"].mean()}\ndf = df.fillna(means)'),
+        [("preprocessing", 2)],
+    ),
+    "fillna of a dict of constants": (_patients('df = df.fillna({"bmi": 0, "age": -1})'), []),
+    "fillna of a dict of a reference table's medians": (
+        _patients('ref = pd.read_csv("census_2019.csv")\ndf = df.fillna({"bmi": ref["bmi"].median()})'),
+        [],
+    ),
+    "both parts filled from a dict of the training part's statistics": (
+        """
+df = pd.read_csv("patients.csv")
+train, test = train_test_split(df, random_state=0)
+fill = {"bmi": train["bmi"].median(), "age": train["age"].mean()}
+train = train.fillna(fill)
+test = test.fillna(fill)
+lr = LogisticRegression().fit(train[["bmi", "age"]], train["disease"])
+print(lr.score(test[["bmi", "age"]], test["disease"]))
+""",
+        [],
+    ),
 }
 
 
