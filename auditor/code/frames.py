@@ -230,6 +230,8 @@ class Frames(WalkState):
         target = func.value if isinstance(func, ast.Attribute) else None
         stats = frozenset().union(*(v.stats for v in [*args, *kwargs.values()])) if args or kwargs else frozenset()
         inplace = kwargs.get("inplace")
+        if name in ("insert", "update") and target is not None and not data.picked:
+            return self._changed_in_place(receiver, target, name, args, kwargs, node, stats)
         result = self._method(data, name, args, kwargs, node, stats)
         if result is None:  # a method the walk does not know: the same rows, with what its arguments carry, and
             # columns it cannot name (it may select some: a label it would say is kept may not be)
@@ -247,6 +249,33 @@ class Frames(WalkState):
                 self.mutate(target, replace(receiver, data=result.data))
             return NOTHING
         return result
+
+    def _changed_in_place(
+        self,
+        receiver: Value,
+        target: ast.expr,
+        name: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        stats: frozenset[int],
+    ) -> Value:
+        """`df.insert(0, "z", values)` stores a column as `df["z"] = values` does; `df.update(other)` writes
+        other's values into df: the table changes in place, with what they were computed from."""
+        assert receiver.data is not None
+        if name == "insert":
+            column = args[1] if len(args) > 1 else kwargs.get("column", NOTHING)
+            value = args[2] if len(args) > 2 else kwargs.get("value", NOTHING)
+            named = [c for c in column.consts if isinstance(c, str)]
+            if len(named) == 1 and len(column.consts) == 1:
+                stored = ast.copy_location(ast.Subscript(target, ast.Constant(named[0]), ast.Store()), node)
+                self.store_item(stored, value, node)
+                return NOTHING
+        given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
+        data = self.with_fits(receiver.data, stats | given)
+        columns = Columns(opaque=True) if name == "insert" and data.columns is not None else data.columns
+        self.mutate(target, replace(receiver, data=replace(data, columns=columns, mask=None)))
+        return NOTHING
 
     def _column_of(self, target: ast.expr, data: Data) -> ast.Subscript | None:
         """A table's column a method changes in place, as the subscript that stores it: `df["age"]`, `df.age`

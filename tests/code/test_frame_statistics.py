@@ -1,6 +1,7 @@
 """Statistics of a table's rows written with pandas' own verbs, before the split: a group's mean given to
 fillna, a function of the file passed to pipe, a lambda or a dict given to assign, a function applied to each
-column, learned bin edges and ranks. Each leak beside correct code that looks like it: values computed row by
+column, learned bin edges and ranks, a dict of statistics given to fillna, a column inserted or updated in
+place. Each leak beside correct code that looks like it: values computed row by
 row (a ratio, a row's own mean), bins cut at edges written out, statistics taken of the training part only.
 Each case is a script and the leaks it holds (kind and line), none for correct code."""
 
@@ -272,6 +273,47 @@ print(lr.score(test[["bmi", "age"]], test["disease"]))
     "fillna of a dict of constants": (_patients('df = df.fillna({"bmi": 0, "age": -1})'), []),
     "fillna of a dict of a reference table's medians": (
         _patients('ref = pd.read_csv("census_2019.csv")\ndf = df.fillna({"bmi": ref["bmi"].median()})'),
+        [],
+    ),
+    # 6. a table changed in place by insert and update
+    "insert of a column standardised over every row": (
+        _patients('df.insert(0, "bmi_z", (df["bmi"] - df["bmi"].mean()) / df["bmi"].std())').replace(
+            '"bmi", "age"', '"bmi_z", "age"'
+        ),
+        [("preprocessing", 2)],
+    ),
+    "insert given its column and values by keyword": (
+        _patients('df.insert(1, column="bmi_c", value=df["bmi"] - df["bmi"].median())').replace(
+            '"bmi", "age"', '"bmi_c", "age"'
+        ),
+        [("preprocessing", 2)],
+    ),
+    "insert of a column standardised over every row that is not among the features": (
+        _patients('df.insert(0, "bmi_z", (df["bmi"] - df["bmi"].mean()) / df["bmi"].std())'),
+        [],
+    ),
+    "update with a column filled with every row's mean": (
+        _patients('df.update(df[["bmi"]].fillna(df["bmi"].mean()))'),
+        [("preprocessing", 2)],
+    ),
+    "insert of a ratio in each row": (
+        _patients('df.insert(0, "bmi_age", df["bmi"] / df["age"])').replace('"bmi", "age"', '"bmi_age", "age"'),
+        [],
+    ),
+    "update with a column filled with a constant": (_patients('df.update(df[["bmi"]].fillna(0))'), []),
+    "insert into each part of a column standardised by the training part": (
+        """
+df = pd.read_csv("patients.csv")
+train, test = train_test_split(df, random_state=0)
+mu, sd = train["bmi"].mean(), train["bmi"].std()
+train.insert(0, "bmi_z", (train["bmi"] - mu) / sd)
+test.insert(0, "bmi_z", (test["bmi"] - mu) / sd)
+test.update(test[["age"]].fillna(train["age"].median()))
+params = {"C": 1.0}
+params.update({"max_iter": 200})
+lr = LogisticRegression(**params).fit(train[["bmi_z", "age"]], train["disease"])
+print(lr.score(test[["bmi_z", "age"]], test["disease"]))
+""",
         [],
     ),
     "both parts filled from a dict of the training part's statistics": (
