@@ -280,15 +280,16 @@ class Frames(WalkState):
     def _column_of(self, target: ast.expr, data: Data) -> ast.Subscript | None:
         """A table's column a method changes in place, as the subscript that stores it: `df["age"]`, `df.age`
         (None: the table itself, or values that are not a column of one)."""
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name):
+            # `for c in cols: df[c].fillna(df[c].mean(), inplace=True)`: a column named by a variable, as
+            # `df[c] = df[c].fillna(...)` stores it, whether or not its names are known (`for c in self.cols`);
+            # not rows chosen by a mask (`df[mask]` is a copy)
+            key = self.ev(target.slice)
+            return target if key.data is None and all(isinstance(c, str) for c in key.consts) else None
         if not data.picked:
             return None
         if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
             return target if isinstance(target.slice.value, str) else None
-        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name):
-            # `for c in cols: df[c].fillna(df[c].mean(), inplace=True)`: a column named by a variable, as
-            # `df[c] = df[c].fillna(...)` stores it
-            named = self.ev(target.slice).consts
-            return target if named and all(isinstance(c, str) for c in named) else None
         if isinstance(target, ast.Attribute) and target.attr not in _TABLE_ATTRIBUTES:
             written = ast.Subscript(target.value, ast.Constant(target.attr), ast.Load())
             return ast.copy_location(written, target)

@@ -465,6 +465,10 @@ class Walker(Calls, Frames):
         if spec.kwarg is not None:
             self.defs[spec.kwarg] = join_all(kwargs.values())
 
+    def is_local_class(self, qualname: str) -> bool:
+        """Whether ``qualname`` ('<local>.Prep') names a class the file defines."""
+        return qualname in self._classes
+
     def local_bases(self, qualname: str) -> list[ast.expr]:
         found = self._classes.get(qualname)
         return list(found[1].bases) if found is not None else []

@@ -70,6 +70,15 @@ _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
 class Library(Estimators, TorchLoops):
     """Calls of the libraries' functions and classes by their qualified names."""
 
+    def _called_on_class(self, qualname: str) -> tuple[int, str] | None:
+        """The method `<local>.Prep.run` names, with its class: Prep is the file's class, run its method (or a base
+        class's); None for anything else (the class itself is built, not called)."""
+        cls, _, name = qualname.rpartition(".")
+        if self.is_local_class(qualname) or not self.is_local_class(cls):
+            return None
+        fid = self.local_method(cls, name)
+        return (fid, cls) if fid is not None else None
+
     def call_name(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         package = qualname.partition(".")[0]
         last = qualname.rpartition(".")[2]
@@ -79,6 +88,11 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, role, args, kwargs, node)
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
+        if qualname.startswith(LOCAL) and (method := self._called_on_class(qualname)) is not None:
+            # Prep.run(df), a static method (or a class method, or a method given its object) called on the class
+            fid, cls = method
+            first = [Value(names=frozenset({cls}))] if _is_classmethod(self.function_node(fid)) else []
+            return self.call_function(fid, [*first, *args], dict(kwargs), node)
         if qualname.startswith(LOCAL) and self._extends_hf_trainer(qualname):
             # class WeightedTrainer(Trainer) with its own compute_loss: trains and evaluates as a Trainer does
             return self.hf_trainer(args, kwargs, node)
@@ -883,3 +897,8 @@ def _scored_by(eid: int, curve: bool) -> Value:
     the predictions take (choosing by them alone, `np.argmin(abs(thr - 0.5))`, chooses by no score)."""
     scores = Value(scores=frozenset({eid}))
     return Value(items=(scores, scores, NOTHING)) if curve else scores
+
+
+def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` is decorated @classmethod: called on its class, its first parameter is the class."""
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)

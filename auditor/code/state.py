@@ -81,6 +81,10 @@ class WalkState(ABC):
         """A call of whatever ``callee`` may be: a library's name, a function of the file, a method."""
 
     @abstractmethod
+    def is_local_class(self, qualname: str) -> bool:
+        """Whether ``qualname`` ('<local>.Prep') names a class the file defines."""
+
+    @abstractmethod
     def local_bases(self, qualname: str) -> list[ast.expr]:
         """The base classes of the file's own class ``qualname``, as written (none for another class)."""
 
