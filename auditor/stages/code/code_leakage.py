@@ -334,7 +334,7 @@ class CodeLeakage(Stage):
             + (
                 f" {len(left)} module(s) of the project imported past the reading's limits ({MAX_MODULES} modules, "
                 f"{MAX_LINES:,} lines of them, {MAX_DEPTH} imports deep per file) were not read into the files "
-                "importing them: a leak inside them seen from there is not seen."
+                "that import them: a leak they carry into those files is not seen."
                 if left
                 else ""
             )

@@ -826,7 +826,7 @@ def test_modules_past_the_reading_s_limits_are_said_in_the_summary(
     summary = finding(report, "CDL009")
     assert (
         "1 module(s) of the project imported past the reading's limits (32 modules, 3 lines of them, 4 imports deep "
-        "per file) were not read into the files importing them: a leak inside them seen from there is not seen."
+        "per file) were not read into the files that import them: a leak they carry into those files is not seen."
     ) in summary.message
     assert summary.evidence["modules_past_limits"] == ["prep.py"]
     assert "modules_read" not in summary.evidence
