@@ -103,10 +103,11 @@ class _Importer:
 def _place_imports(
     importer: Path, tree: ast.Module, state: _State, depth: int, uses: dict[str, set[str]] | None = None
 ) -> None:
-    """Rewrite, in place, the module-level imports of project modules in ``tree`` (the module ``importer``;
+    """Rewrite, in place, the imports of project modules in ``tree`` (the module ``importer``, its functions
+    included;
     ``uses``: its attribute index, when known)."""
     here = _Importer(importer, uses if uses is not None else _attribute_index(tree))
-    for block in _module_blocks(tree):
+    for block in _module_blocks(tree, functions=True):
         i = 0
         while i < len(block):
             stmt = block[i]
@@ -123,8 +124,8 @@ def _place_imports(
 
 
 def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
-    """Whether a module-level import of ``tree`` names a module of the project that may be read."""
-    for block in _module_blocks(tree):
+    """Whether an import of ``tree`` names a module of the project that may be read."""
+    for block in _module_blocks(tree, functions=True):
         for stmt in block:
             if isinstance(stmt, ast.Import):
                 named = [(a.name, 0) for a in stmt.names]
@@ -140,14 +141,18 @@ def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
     return False
 
 
-def _module_blocks(tree: ast.Module) -> Iterator[list[ast.stmt]]:
-    """The statement lists run at module level: the body and those of its if, try, with, for and while."""
+def _module_blocks(tree: ast.Module, functions: bool = False) -> Iterator[list[ast.stmt]]:
+    """The statement lists run at module level: the body and those of its if, try, with, for and while; with
+    ``functions``, those of its functions and classes too (`def main(): from prep import X` imports when
+    called)."""
     todo: list[list[ast.stmt]] = [tree.body]
     while todo:
         block = todo.pop()
         yield block
         for stmt in block:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if functions:
+                    todo.append(stmt.body)
                 continue
             for name in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, name, None)

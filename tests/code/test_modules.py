@@ -583,3 +583,53 @@ def test_the_limits_docs_code_md_states_are_the_reading_s() -> None:
     assert (
         f"({MAX_MODULES} modules, {MAX_LINES:,} lines of the code they keep, imports {words[MAX_DEPTH]} deep)" in text
     )
+
+
+LOADERS = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+
+
+def load_scaled(path):
+    df = pd.read_csv(path)
+    return StandardScaler().fit_transform(df.drop(columns=["y"])), df["y"]
+
+
+def load(path):
+    df = pd.read_csv(path)
+    return df.drop(columns=["y"]), df["y"]
+"""
+
+IN_MAIN = """\
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+
+def main():
+    {imports}
+    X, y = {load}("data.csv")
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    print(make_pipeline(StandardScaler(), LogisticRegression()).fit(X_tr, y_tr).score(X_te, y_te))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "load", "expected"),
+    [
+        ("from prep import load_scaled", "load_scaled", [("preprocessing", "train.py:9")]),
+        ("import prep", "prep.load_scaled", [("preprocessing", "train.py:9")]),
+        ("from prep import load", "load", []),
+        ("import prep as p", "p.load", []),
+    ],
+)
+def test_a_module_imported_inside_a_function_is_read_where_it_is_imported(
+    tmp_path: Path, imports: str, load: str, expected: list[tuple[str, str]]
+) -> None:
+    _write(tmp_path, {"prep.py": LOADERS, "train.py": IN_MAIN.format(imports=imports, load=load)})
+    assert [(kind, where) for kind, where, _ in _found(tmp_path)] == expected
