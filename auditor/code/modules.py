@@ -104,8 +104,7 @@ def _place_imports(
     importer: Path, tree: ast.Module, state: _State, depth: int, uses: dict[str, set[str]] | None = None
 ) -> None:
     """Rewrite, in place, the imports of project modules in ``tree`` (the module ``importer``, its functions
-    included;
-    ``uses``: its attribute index, when known)."""
+    included; ``uses``: its attribute index, when known)."""
     here = _Importer(importer, uses if uses is not None else _attribute_index(tree))
     for block in _module_blocks(tree, functions=True):
         i = 0
