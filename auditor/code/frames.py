@@ -272,6 +272,13 @@ class Frames(WalkState):
                 self.store_item(stored, value, node)
                 return NOTHING
         given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
+        other = args[0].data.columns if name == "update" and args and args[0].data is not None else None
+        mine = receiver.data.columns
+        if other is not None and other.base is not None and not other.opaque and mine is not None and not mine.opaque:
+            # df.update(df[["age"]].fillna(m)): only the columns of the table given are written
+            data = receiver.data.in_columns(stats | given, sorted(other.base - other.removed))
+            self.mutate(target, replace(receiver, data=replace(data, mask=None)))
+            return NOTHING
         data = self.with_fits(receiver.data, stats | given)
         columns = Columns(opaque=True) if name == "insert" and data.columns is not None else data.columns
         self.mutate(target, replace(receiver, data=replace(data, columns=columns, mask=None)))
@@ -532,9 +539,34 @@ class Frames(WalkState):
             return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
         if name in _SAME_TABLE:
             if name in _FILLS:  # fillna(group_means): the values filled in carry what they were computed from
+                by_column = self._fills_by_column([*args, *kwargs.values()]) if name == "fillna" else None
+                if by_column is not None and data.columns is not None and not data.columns.opaque:
+                    # fillna({"cabin": mode}): each statistic is in the column it fills, not in the others
+                    filled = data
+                    for column, fits in by_column.items():
+                        filled = filled.in_columns(fits, (column,))
+                    return Value(data=replace(self.with_fits(filled, stats), mask=None, grouped=False))
                 stats = stats | self._filled_from([*args, *kwargs.values()])
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
+
+    def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
+        """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);
+        None unless the values given are one dict whose every statistic is under a column's name."""
+        dicts = [
+            self.record.objects[o]
+            for v in given
+            for o in v.objects
+            if o in self.record.objects and self.record.objects[o].qualname == CONTAINER
+        ]
+        if len(dicts) != 1 or any(v.data is not None or v.stats for v in given):
+            return None
+        entries = dicts[0].entries
+        if not entries or not all(isinstance(k, str) for k in entries):
+            return None
+        each = {str(k): _carried(v) for k, v in entries.items()}
+        every = _carried(dicts[0].elements)
+        return each if every <= frozenset().union(*each.values()) else None
 
     def _filled_from(self, given: list[Value]) -> frozenset[int]:
         """The statistics the values given to a fill were computed from: a value's own, and those of the values
@@ -543,9 +575,7 @@ class Frames(WalkState):
         for value in given:
             elements = [self.record.objects[o].elements for o in value.objects if o in self.record.objects]
             for each in (value, *elements):
-                found |= each.stats
-                if each.data is not None:
-                    found |= each.data.fits
+                found |= _carried(each)
         return frozenset(found)
 
     def _piped(self, data: Data, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
@@ -1636,3 +1666,8 @@ def _is_none(node: ast.expr) -> bool:
 
 def _is_zero(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value == 0
+
+
+def _carried(value: Value) -> frozenset[int]:
+    """The statistics a value was computed from: its own, and those of the rows it holds."""
+    return value.stats | (value.data.fits if value.data is not None else frozenset())

@@ -271,6 +271,14 @@ print(lr.score(test[["bmi", "age"]], test["disease"]))
         [("preprocessing", 2)],
     ),
     "fillna of a dict of constants": (_patients('df = df.fillna({"bmi": 0, "age": -1})'), []),
+    "fillna in place of a dict of a statistic of a column that is not a feature": (
+        _patients('df.fillna({"cabin": df["cabin"].mode()[0]}, inplace=True)'),
+        [],
+    ),
+    "fillna of a dict of statistics of a column that is not a feature and one that is": (
+        _patients('df = df.fillna({"cabin": df["cabin"].mode()[0], "age": df["age"].median()})'),
+        [("preprocessing", 2)],
+    ),
     "fillna of a dict of a reference table's medians": (
         _patients('ref = pd.read_csv("census_2019.csv")\ndf = df.fillna({"bmi": ref["bmi"].median()})'),
         [],
@@ -301,6 +309,10 @@ print(lr.score(test[["bmi", "age"]], test["disease"]))
         [],
     ),
     "update with a column filled with a constant": (_patients('df.update(df[["bmi"]].fillna(0))'), []),
+    "update with a column that is not a feature filled with every row's median": (
+        _patients('df.update(df[["smoker"]].fillna(df["smoker"].median()))'),
+        [],
+    ),
     "insert into each part of a column standardised by the training part": (
         """
 df = pd.read_csv("patients.csv")
