@@ -130,6 +130,7 @@ class Estimators(WalkState):
         # for every call that reads a part of it
         self._published: dict[tuple[str, str], tuple[Data, str]] = {}
         self._folders: dict[str, Data] = {}  # the images under a folder, by the folder named (its text)
+        self._files: dict[tuple[str, str], Data] = {}  # the rows of a file, by its reader and path
 
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call

@@ -6,6 +6,7 @@ statistics and scores on or choose among scores."""
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 from dataclasses import replace
 
@@ -65,6 +66,42 @@ _PASS_THROUGH_BUILTINS = frozenset(
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # a column named in a formula's terms: a name that is neither a function called (C(...), np.log(...)) nor a module's
 _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
+
+
+# A reader's arguments that leave every row of the file in what it reads (columns, types and parsing only).
+_WHOLE_FILE_ARGUMENTS = frozenset(
+    [
+        "sep",
+        "delimiter",
+        "header",
+        "names",
+        "index_col",
+        "usecols",
+        "columns",
+        "dtype",
+        "parse_dates",
+        "encoding",
+        "low_memory",
+        "engine",
+        "na_values",
+        "keep_default_na",
+        "compression",
+        "decimal",
+        "thousands",
+        "comment",
+        "quotechar",
+        "lines",
+        "orient",
+        "dtype_backend",
+        "storage_options",
+        "date_format",
+        "infer_datetime_format",
+        "true_values",
+        "false_values",
+        "converters",
+        "skipinitialspace",
+    ]
+)
 
 
 class Library(Estimators, TorchLoops):
@@ -337,7 +374,14 @@ class Library(Estimators, TorchLoops):
         # Values drawn by numpy have no column names: joined to a table (noise added), they leave its columns as
         # they were, so a label dropped from it stays dropped.
         drawn = catalog.is_drawn(qualname)
-        data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
+        again = None if drawn else self._file_named(last, first, kwargs, node)
+        if again is not None and again in self._files:
+            # the same file read twice (medians of one read filling the other) holds the same rows
+            data = self._files[again]
+        else:
+            data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
+        if again is not None:
+            self._files.setdefault(again, data)
         if not drawn:
             for atom in data.rows:
                 self.record.origins[atom.origin].passes |= self._read_anew(node)
@@ -356,6 +400,17 @@ class Library(Estimators, TorchLoops):
             # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
             return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
         return Value(data=data)
+
+    def _file_named(
+        self, reader: str, first: Value, kwargs: dict[str, Value], node: ast.Call
+    ) -> tuple[str, str] | None:
+        """The reader and the file a read names, its path as the filesystem takes it (`./data/a.csv` is
+        `data/a.csv`): None when the path is not known, each pass of a loop reads another, or it reads some rows
+        only (`nrows`, `skiprows`, `filters`, ...)."""
+        path = first.const
+        if not isinstance(path, str) or not path or set(kwargs) - _WHOLE_FILE_ARGUMENTS or self._read_anew(node):
+            return None
+        return reader, posixpath.normpath(path.replace("\\", "/"))
 
     def _part_file(self, node: ast.Call, data: Data) -> Data:
         """The rows of a file read in a loop over the names of a data set's parts (`for split in ["train", "test"]:

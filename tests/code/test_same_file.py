@@ -1,0 +1,79 @@
+"""A file read twice under one path holds the same rows: statistics of one read filling the other before the
+split, or a model scored on a second read of the whole file, leak; two reads cut into disjoint parts by their
+own masks, a second read only looked at, or a read of another file stay quiet.
+Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
+none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+"""
+
+_SPLIT_AND_SCORE = """
+X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "medians of one read fill a second read of the same file": (
+        'medians = pd.read_csv("data/houses.csv")[["a", "b"]].median().to_dict()\n'
+        'df = pd.read_csv("data/houses.csv")\ndf = df.fillna(medians)' + _SPLIT_AND_SCORE,
+        [("preprocessing", 1)],
+    ),
+    "the same file spelt two ways, through a name": (
+        'PATH = "./data/houses.csv"\nmedians = pd.read_csv(PATH)[["a", "b"]].median().to_dict()\n'
+        'df = pd.read_csv("data/houses.csv").fillna(medians)' + _SPLIT_AND_SCORE,
+        [("preprocessing", 2)],
+    ),
+    "a model scored on a second read of the whole file": (
+        'df = pd.read_csv("data.csv")\n'
+        'X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)\n'
+        "model = LogisticRegression().fit(X_tr, y_tr)\n"
+        'everything = pd.read_csv("data.csv")\n'
+        'print(model.score(everything[["a", "b"]], everything["y"]))\n',
+        [("overlap", 3)],
+    ),
+    "medians of a reference file fill the data": (
+        'medians = pd.read_csv("data/census.csv")[["a", "b"]].median().to_dict()\n'
+        'df = pd.read_csv("data/houses.csv").fillna(medians)' + _SPLIT_AND_SCORE,
+        [],
+    ),
+    "medians of the first rows only fill a second read": (
+        'medians = pd.read_csv("data/houses.csv", nrows=100)[["a", "b"]].median().to_dict()\n'
+        'df = pd.read_csv("data/houses.csv", skiprows=range(1, 101)).fillna(medians)' + _SPLIT_AND_SCORE,
+        [],
+    ),
+    "two reads of one file cut by their own years": (
+        'train = pd.read_csv("data.csv")\ntrain = train[train["year"] < 2020]\n'
+        'test = pd.read_csv("data.csv")\ntest = test[test["year"] >= 2020]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "a second read only described": (
+        'df = pd.read_csv("data.csv")\nraw = pd.read_csv("./data.csv")\nprint(raw.describe(), raw["a"].mean())'
+        + _SPLIT_AND_SCORE,
+        [],
+    ),
+    "each part file read in a loop": (
+        'parts = {}\nfor name in ["train", "test"]:\n    parts[name] = pd.read_csv(f"data/{name}.csv")\n'
+        'train, test = parts["train"], parts["test"]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", CASES.values(), ids=CASES.keys())
+def test_a_file_read_twice_holds_the_same_rows(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
