@@ -314,6 +314,10 @@ class Frames(WalkState):
         line = node.lineno
         if name == "drop":
             return self._drop(data, args, kwargs)
+        if name == "query" and args and isinstance(args[0].const, str):
+            queried = self._queried(data, args[0].const, node)
+            if queried is not None:
+                return Value(data=self.with_fits(queried, stats))
         taken_out = self._taken_out(data, name, args, kwargs, node, stats)
         if taken_out is not None:
             return taken_out
@@ -549,6 +553,18 @@ class Frames(WalkState):
                 stats = stats | self._filled_from([*args, *kwargs.values()])
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
+
+    def _queried(self, data: Data, condition: str, node: ast.Call) -> Data | None:
+        """`df.query("date < @cutoff")`: the rows where the condition holds, one side of a mask over the columns it
+        names, as `df[df["date"] < cutoff]` is (None: a condition that is not Python once its @ are dropped)."""
+        local = set(re.findall(r"@(\w+)", condition))
+        try:
+            tree = ast.parse(condition.replace("@", ""), mode="eval")
+        except SyntaxError:
+            return None
+        columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
+        sid = self._part_split(f"mask:{','.join(columns) or 'rows'}", node, data)
+        return replace(data.with_parts(Part(sid, _side(condition), ())), mask=None)
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);

@@ -386,6 +386,9 @@ class Library(Estimators, TorchLoops):
             for atom in data.rows:
                 self.record.origins[atom.origin].passes |= self._read_anew(node)
             data = self._part_file(node, data)
+        chosen = next((kwargs[k].strings() for k in ("usecols", "columns") if k in kwargs), None)
+        if chosen and data.columns is not None and not drawn:  # read_csv(usecols=["f1", "f2"]): those columns only
+            data = replace(data, columns=Columns(base=frozenset(chosen)))
         dates = self._dates_read(kwargs)
         if dates:
             data = replace(data, dates=frozenset(dates))

@@ -1,6 +1,7 @@
 """A file read twice under one path holds the same rows: statistics of one read filling the other before the
 split, or a model scored on a second read of the whole file, leak; two reads cut into disjoint parts by their
-own masks, a second read only looked at, or a read of another file stay quiet.
+own masks (a query's condition among them), a second read only looked at, two reads of different columns, or a
+read of another file stay quiet.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -57,6 +58,25 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'test = pd.read_csv("data.csv")\ntest = test[test["year"] >= 2020]\n'
         'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
         'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "two reads of one file cut by a query and by a mask on one column": (
+        'cutoff = "2023-01-01"\ntrain = pd.read_csv("sales.csv").query("date < @cutoff")\n'
+        'test = pd.read_csv("sales.csv")\ntest = test.loc[test["date"] >= cutoff]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "a model trained on a query's rows and scored on every row": (
+        'df = pd.read_csv("sales.csv")\ntrain = df.query("year < 2023 and store != 3")\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(df[["a", "b"]], df["y"]))\n',
+        [("overlap", 3)],
+    ),
+    "features and label from two reads of some columns each": (
+        'X = pd.read_csv("data.csv", usecols=["a", "b"])\ny = pd.read_csv("data.csv", usecols=["y"])["y"]\n'
+        "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n",
         [],
     ),
     "a second read only described": (
