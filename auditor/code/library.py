@@ -410,10 +410,41 @@ class Library(Estimators, TorchLoops):
         """The reader and the file a read names, its path as the filesystem takes it (`./data/a.csv` is
         `data/a.csv`): None when the path is not known, each pass of a loop reads another, or it reads some rows
         only (`nrows`, `skiprows`, `filters`, ...)."""
-        path = first.const
-        if not isinstance(path, str) or not path or set(kwargs) - _WHOLE_FILE_ARGUMENTS or self._read_anew(node):
+        path = first.const if isinstance(first.const, str) else self._path_text(node.args[0]) if node.args else None
+        if not path or set(kwargs) - _WHOLE_FILE_ARGUMENTS or self._read_anew(node):
             return None
         return reader, posixpath.normpath(path.replace("\\", "/"))
+
+    def _path_text(self, expr: ast.expr) -> str | None:
+        """A path built of known strings, as its text: `f"{DIR}/a.csv"`, `DIR + "/a.csv"`, `os.path.join(DIR,
+        "a.csv")`, `Path(DIR) / "a.csv"` (None: a part of it is not known)."""
+        if isinstance(expr, ast.Constant | ast.Name):  # read without walking anything again
+            known = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
+            return known if isinstance(known, str) else None
+        parts: list[str | None]
+        if isinstance(expr, ast.JoinedStr):
+            parts = [
+                v.value
+                if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                else self._path_text(v.value)
+                if isinstance(v, ast.FormattedValue) and v.format_spec is None and v.conversion == -1
+                else None
+                for v in expr.values
+            ]
+            return None if None in parts else "".join(p for p in parts if p is not None)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Div):
+            left, right = self._path_text(expr.left), self._path_text(expr.right)
+            if left is None or right is None:
+                return None
+            return posixpath.join(left, right) if isinstance(expr.op, ast.Div) else left + right
+        if isinstance(expr, ast.Call) and not expr.keywords and expr.args:
+            called = self.text(expr.func)
+            if called in ("Path", "pathlib.Path", "PurePath", "os.path.join", "posixpath.join", "join"):
+                parts = [self._path_text(a) for a in expr.args]
+                if None in parts or (len(parts) > 1 and called in ("Path", "pathlib.Path", "PurePath")):
+                    return None
+                return posixpath.join(*(p for p in parts if p is not None))
+        return None
 
     def _part_file(self, node: ast.Call, data: Data) -> Data:
         """The rows of a file read in a loop over the names of a data set's parts (`for split in ["train", "test"]:

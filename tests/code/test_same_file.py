@@ -35,6 +35,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'df = pd.read_csv("data/houses.csv").fillna(medians)' + _SPLIT_AND_SCORE,
         [("preprocessing", 2)],
     ),
+    **{
+        f"the same file named by {how}": (
+            'import os\nfrom pathlib import Path\nDIR = "data"\n'
+            'medians = pd.read_csv("data/houses.csv")[["a", "b"]].median().to_dict()\n'
+            f"df = pd.read_csv({path}).fillna(medians)" + _SPLIT_AND_SCORE,
+            [("preprocessing", 4)],
+        )
+        for how, path in [
+            ("an f-string", 'f"{DIR}/houses.csv"'),
+            ("a sum of strings", 'DIR + "/houses.csv"'),
+            ("os.path.join", 'os.path.join(DIR, "houses.csv")'),
+            ("a pathlib.Path joined", 'Path(DIR) / "houses.csv"'),
+        ]
+    },
+    "another file of the folder named by a pathlib.Path": (
+        'from pathlib import Path\nDIR = "data"\n'
+        'medians = pd.read_csv("data/houses.csv")[["a", "b"]].median().to_dict()\n'
+        'df = pd.read_csv(Path(DIR) / "census.csv").fillna(medians)' + _SPLIT_AND_SCORE,
+        [],
+    ),
     "a model scored on a second read of the whole file": (
         'df = pd.read_csv("data.csv")\n'
         'X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)\n'
