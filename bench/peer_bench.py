@@ -92,14 +92,38 @@ def _pairs(rows: list[tuple[str, str, int, int, int]]) -> dict[str, dict[str, in
 
 
 def audit_answers(
-    config: Path, stages: list[str], keys: list[str], links: bool, names: dict[str, str] | None = None
+    config: Path,
+    stages: list[str],
+    keys: list[str],
+    links: bool,
+    names: dict[str, str] | None = None,
+    as_command: bool = False,
 ) -> Answers:
-    """The report's answers, its key columns called by the peers' names (``names``: peer name -> column)."""
-    from auditor import run_audit
+    """The report's answers, its key columns called by the peers' names (``names``: peer name -> column).
+
+    The audit is `audit run`, called in this process. ``as_command`` (the measured worker) gives it the console
+    script's argv, so that what the command sets for its own process (the collector, the allocators) is measured
+    with it, as a user runs it; a test calling this keeps its process as it is."""
+    import tempfile
 
     called = {column: name for name, column in (names or {}).items()}
 
-    report = run_audit(config, only=stages)
+    argv = sys.argv
+    with tempfile.TemporaryDirectory() as out:
+        # Set before the package is imported: it decides on import whether it is the command.
+        run = ["run", str(config), *(a for s in stages for a in ("--only", s)), "--out", out, "-q"]
+        sys.argv = ["audit" if as_command else "peer_bench", *run]
+        try:
+            from auditor.cli import main
+            from auditor.core.diff import load_report
+
+            main()
+        except SystemExit as ended:
+            if ended.code not in (0, 1):
+                raise SystemExit(f"audit run exited {ended.code}") from None
+        finally:
+            sys.argv = argv
+        report = load_report(Path(out) / "report.json")
     errors = [s.stage for s in report.stages if s.error is not None]
     if errors:
         raise SystemExit(f"stage error in {errors}")
@@ -465,7 +489,7 @@ def worker(tool: str, config: str, target: str, shape: str = "random", config_fi
     path, links, names = Path(target), config == "links", NAMES[shape]
     config_path = Path(config_file) if config_file else path.parent / f"{config}.yaml"
     if tool == "audit":
-        answers = audit_answers(config_path, STAGES[config], KEYS[config], links, names)
+        answers = audit_answers(config_path, STAGES[config], KEYS[config], links, names, as_command=True)
     elif tool == "duckdb-agg":
         answers = duckdb_agg_answers(path, KEYS[config], links, names)
     elif tool == "polars-agg":

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 
+from auditor.cli.allocator import arrow_on_the_heap, keep_freed_memory
 from auditor.cli.common import (
     EXIT_CANNOT_AUDIT,
     ROOT_HELP,
@@ -25,7 +26,7 @@ from auditor.cli.common import (
 )
 from auditor.cli.mlflowlog import MlflowOption, log_report, require_mlflow
 from auditor.cli.reportdir import ReportDir, own_reports_of_broken_config
-from auditor.cli.signals import Interrupted, exit_now, interruptible
+from auditor.cli.signals import Interrupted, exit_now, interruptible, started_as_command
 from auditor.cli.submit import exposure_from_server, make_uploader
 from auditor.core.errors import AuditError, ConfigError
 
@@ -96,6 +97,8 @@ def run(
     from auditor.render import render_files
     from auditor.render.attachments import attachments
 
+    # This process ends with the audit (see allocator); a program that calls the command keeps its own.
+    keeping = started_as_command() and keep_freed_memory()
     reports = ReportDir()
     uploader = make_uploader(submit, project, token)
     with interruptible() as signals:
@@ -141,6 +144,8 @@ def run(
                 if loaded.path is not None and out is None:
                     reports.out_dir = own_reports_of_broken_config(loaded.path)
                 raise
+            if keeping and loaded.config.manifest is not None:  # pyarrow is imported for a manifest anyway
+                arrow_on_the_heap()
             with exposure_from_server(loaded, submit, project, token) as audited:
                 reports.start(loaded, formats)
                 report = run_audit(
