@@ -2,7 +2,7 @@
 
     python bench/peer_bench.py [--rows 10000000] [--repeat 5] [--shapes random random-50m-sources groupwise]
                                [--configs groups links] [--peers duckdb polars pandas read] [--data-dir bench/data]
-                               [--json PATH]
+                               [--json PATH] [--against DIR]
 
 On the shapes of section 10 (scale_bench.py's, generated when missing; `random` by default), the questions
 the `groups` config answers (split_integrity + group_overlap) and those `links` adds (duplicate_content,
@@ -31,6 +31,10 @@ Peers, each in a fresh interpreter:
   polars      the obvious lazy scan, group_by and join (skipped when polars is not installed)
   pandas      read_parquet, then groupby
   read        pyarrow.parquet.read_table of the same columns: the floor, it answers nothing
+
+The audit is the `audit run` command (its console script's argv, in the worker's process), as a user runs it.
+With `--against DIR` (another checkout, e.g. `git worktree add /tmp/before HEAD~1`) DIR's audit runs too, as
+`audit-against`, interleaved with the rest: a before/after pair measured side by side; it is no peer.
 
 Runs are interleaved (audit, duckdb-agg, polars-agg, duckdb, ..., read, audit, ...) after one warm-up read of
 the file; the table shows medians of wall time (the whole process, imports included), of CPU seconds (user +
@@ -66,6 +70,7 @@ COLUMNS = {
     "links": ["sample_id", "split", "writer", "source", "sha", "ts"],
 }
 PEERS = ("duckdb-agg", "polars-agg", "duckdb", "polars", "pandas", "read")
+AGAINST = "audit-against"  # the audit of the checkout given by --against
 SHAPES = ("random", "random-50m-sources", "groupwise")
 # The peers speak of source, sha and ts; each shape's file names them so (scale_bench.py's shapes).
 NAMES = {
@@ -488,7 +493,7 @@ def worker(tool: str, config: str, target: str, shape: str = "random", config_fi
 
     path, links, names = Path(target), config == "links", NAMES[shape]
     config_path = Path(config_file) if config_file else path.parent / f"{config}.yaml"
-    if tool == "audit":
+    if tool in ("audit", AGAINST):  # AGAINST: the audit of another checkout (see measure)
         answers = audit_answers(config_path, STAGES[config], KEYS[config], links, names, as_command=True)
     elif tool == "duckdb-agg":
         answers = duckdb_agg_answers(path, KEYS[config], links, names)
@@ -517,14 +522,17 @@ def sources_digest() -> str:
     return h.hexdigest()[:12]
 
 
-def measure(tool: str, config: str, path: Path, timeout: float, shape: str, config_file: Path) -> dict[str, Any]:
+def measure(
+    tool: str, config: str, path: Path, timeout: float, shape: str, config_file: Path, against: Path | None = None
+) -> dict[str, Any]:
+    sources = against if tool == AGAINST and against is not None else REPO
     t0 = perf_counter()
     done = subprocess.run(
         [sys.executable, __file__, "--worker", tool, config, str(path), shape, str(config_file)],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(sources)},  # ahead of the installed package
     )
     wall = perf_counter() - t0
     if done.returncode:
@@ -563,6 +571,9 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--against", type=Path, help="another checkout of the sources: its audit runs too, interleaved (before/after)"
+    )
     args = parser.parse_args()
     if args.worker:
         worker(*args.worker)
@@ -571,7 +582,7 @@ def main() -> int:
     data = {shape: ensure_data(shape, args.rows, args.data_dir) for shape in args.shapes}
     peers = [p for p in args.peers if available(p)]
     skipped = sorted(set(args.peers) - set(peers))
-    tools = ["audit", *peers]
+    tools = ["audit", *peers, *([AGAINST] if args.against else [])]
     digest = sources_digest()
     load = [os.getloadavg()[0]]
     keys = [(shape, config) for shape in args.shapes for config in args.configs]
@@ -585,7 +596,7 @@ def main() -> int:
         for shape, config in keys:
             path, configs = data[shape]
             for tool in tools:
-                r = measure(tool, config, path, args.timeout, shape, configs[config])
+                r = measure(tool, config, path, args.timeout, shape, configs[config], args.against)
                 runs[shape, config, tool].append(r)
                 if args.json:  # after every measurement: a run stopped half-way keeps what it measured
                     args.json.write_text(json.dumps({"/".join(k): v for k, v in runs.items()}, indent=1))
@@ -626,7 +637,7 @@ def main() -> int:
             if tool not in ("audit", "read"):
                 agree = all(r["answers"] == audits[i]["answers"] for i, r in enumerate(mine))
                 same = "as the report" if agree else "DIFFERENT"
-                if agree and (best is None or s < best[0]):
+                if agree and tool != AGAINST and (best is None or s < best[0]):
                     best = (s, tool)
             ratios = (
                 ["", "", ""]
