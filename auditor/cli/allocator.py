@@ -22,8 +22,9 @@ _NEVER_TRIM = 2**31 - 1  # mallopt takes an int
 def keep_freed_memory() -> bool:
     """Large blocks from the heap, one arena for every thread, no trimming: True if the allocator took them.
 
-    One arena, because a thread's own arena holds at most 64 MB and maps each larger block anew; the heap's
-    lock is taken once per block, a few hundred times a run. Anything but glibc on Linux is left as it is.
+    One arena, because a thread's own arena holds at most 64 MB and maps each larger block anew. Every thread
+    then allocates behind one lock; no engine's run was slower for it (bench/README, section 17.1). Anything
+    but glibc on Linux is left as it is.
     """
     if not sys.platform.startswith("linux"):
         return False
