@@ -68,6 +68,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
 
 
+# A reader's arguments that keep a run of the file's rows (see _rows_read).
+_RUN_ARGUMENTS = frozenset(["nrows", "skiprows"])
 # A reader's arguments that leave every row of the file in what it reads (columns, types and parsing only).
 _WHOLE_FILE_ARGUMENTS = frozenset(
     [
@@ -382,6 +384,9 @@ class Library(Estimators, TorchLoops):
             data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
         if again is not None:
             self._files.setdefault(again, data)
+            run = self._rows_read(node)
+            if run is not None:  # read_csv(f, nrows=n) holds the rows read_csv(f)[:n] does
+                data = self.rows_taken(data, run, NOTHING, node)
         if not drawn:
             for atom in data.rows:
                 self.record.origins[atom.origin].passes |= self._read_anew(node)
@@ -411,9 +416,41 @@ class Library(Estimators, TorchLoops):
         `data/a.csv`): None when the path is not known, each pass of a loop reads another, or it reads some rows
         only (`nrows`, `skiprows`, `filters`, ...)."""
         path = first.const if isinstance(first.const, str) else self._path_text(node.args[0]) if node.args else None
-        if not path or set(kwargs) - _WHOLE_FILE_ARGUMENTS or self._read_anew(node):
+        other = set(kwargs) - _WHOLE_FILE_ARGUMENTS
+        if other and not (other <= _RUN_ARGUMENTS and self._rows_read(node) is not None):
+            return None
+        if not path or self._read_anew(node):
             return None
         return reader, posixpath.normpath(path.replace("\\", "/"))
+
+    def _rows_read(self, node: ast.Call) -> ast.Slice | None:
+        """The run of a file's rows a read keeps, as the slice of the whole file that holds them: `nrows=n` is
+        `[:n]`, `skiprows=range(1, k)` (the header kept) `[k - 1:]`, both `[k - 1:k - 1 + n]`; None for a read
+        of every row, or of rows it does not say plainly (a list or a function of rows to skip, a count of lines
+        that takes the header too)."""
+        given = {k.arg: k.value for k in node.keywords if k.arg in _RUN_ARGUMENTS}
+        if not given:
+            return None
+        count: int | None = None
+        if "nrows" in given:
+            value = self.ev(given["nrows"]).const
+            if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+                return None
+            count = value
+        start = 0
+        if "skiprows" in given:
+            skip = given["skiprows"]
+            if not (isinstance(skip, ast.Call) and self.text(skip.func) == "range" and len(skip.args) == 2):
+                return None
+            if skip.keywords:
+                return None
+            low, high = (self.ev(a).const for a in skip.args)
+            if low != 1 or not isinstance(high, int) or isinstance(high, bool) or high < 1:
+                return None
+            start = high - 1
+        lower = ast.Constant(start) if start else None
+        upper = ast.Constant(start + count) if count is not None else None
+        return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
 
     def _path_text(self, expr: ast.expr) -> str | None:
         """A path built of known strings, as its text: `f"{DIR}/a.csv"`, `DIR + "/a.csv"`, `os.path.join(DIR,

@@ -1,7 +1,8 @@
 """A file read twice under one path holds the same rows: statistics of one read filling the other before the
-split, or a model scored on a second read of the whole file, leak; two reads cut into disjoint parts by their
-own masks (a query's condition among them), a second read only looked at, two reads of different columns, or a
-read of another file stay quiet.
+split, a model scored on a second read of the whole file, or on a run of rows (`nrows`, `skiprows=range(1, k)`)
+that meets the run trained on, leak; two reads cut into disjoint parts by their own masks (a query's condition
+among them) or runs of rows, a second read only looked at, two reads of different columns, or a read of another
+file stay quiet.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -71,6 +72,42 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "medians of the first rows only fill a second read": (
         'medians = pd.read_csv("data/houses.csv", nrows=100)[["a", "b"]].median().to_dict()\n'
         'df = pd.read_csv("data/houses.csv", skiprows=range(1, 101)).fillna(medians)' + _SPLIT_AND_SCORE,
+        [],
+    ),
+    "a model trained on the first rows and scored from a later start that takes some of them again": (
+        'train = pd.read_csv("data.csv", nrows=10000)\ntest = pd.read_csv("data.csv", skiprows=range(1, 5001))\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 3)],
+    ),
+    "two runs of rows, each a start and a count, that meet": (
+        'N = 8000\ntrain = pd.read_csv("data.csv", skiprows=range(1, 1001), nrows=N)\n'
+        'test = pd.read_csv("data.csv", nrows=2000)\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 4)],
+    ),
+    "the first rows, then the rows from where they end": (
+        'N = 8000\ntrain = pd.read_csv("data.csv", nrows=N)\n'
+        'test = pd.read_csv("data.csv", skiprows=range(1, N + 1), nrows=2000)\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "the first rows held out, the model trained on the rest": (
+        'test = pd.read_csv("data.csv", nrows=1000)\ntrain = pd.read_csv("data.csv", skiprows=range(1, 1001))\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "rows to skip the walk cannot count stay a read of their own": (
+        'train = pd.read_csv("data.csv", nrows=1000)\ntest = pd.read_csv("data.csv", skiprows=lambda i: i % 2)\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "one read of the first rows, deduplicated and split": (
+        'df = pd.read_csv("data.csv", nrows=100000).drop_duplicates()' + _SPLIT_AND_SCORE,
         [],
     ),
     "two reads of one file cut by their own years": (
