@@ -6,8 +6,10 @@ statistics and scores on or choose among scores."""
 from __future__ import annotations
 
 import ast
+import operator
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from auditor.code import catalog
@@ -68,6 +70,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
 
 
+_ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+}
 # A reader's arguments that keep a run of the file's rows (see _rows_read).
 _RUN_ARGUMENTS = frozenset(["nrows", "skiprows"])
 # A reader's arguments that leave every row of the file in what it reads (columns, types and parsing only).
@@ -414,7 +422,7 @@ class Library(Estimators, TorchLoops):
     ) -> tuple[str, str] | None:
         """The reader and the file a read names, its path as the filesystem takes it (`./data/a.csv` is
         `data/a.csv`): None when the path is not known, each pass of a loop reads another, or it reads some rows
-        only (`nrows`, `skiprows`, `filters`, ...)."""
+        only in a way that is not a run of them (`filters`, `sheet_name`, rows to skip given as a list, ...)."""
         path = first.const if isinstance(first.const, str) else self._path_text(node.args[0]) if node.args else None
         other = set(kwargs) - _WHOLE_FILE_ARGUMENTS
         if other and not (other <= _RUN_ARGUMENTS and self._rows_read(node) is not None):
@@ -431,12 +439,9 @@ class Library(Estimators, TorchLoops):
         given = {k.arg: k.value for k in node.keywords if k.arg in _RUN_ARGUMENTS}
         if not given:
             return None
-        count: int | None = None
-        if "nrows" in given:
-            value = self.ev(given["nrows"]).const
-            if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-                return None
-            count = value
+        count = self._plain_number(given["nrows"]) if "nrows" in given else None
+        if "nrows" in given and (count is None or count < 0):
+            return None
         start = 0
         if "skiprows" in given:
             skip = given["skiprows"]
@@ -444,13 +449,29 @@ class Library(Estimators, TorchLoops):
                 return None
             if skip.keywords:
                 return None
-            low, high = (self.ev(a).const for a in skip.args)
-            if low != 1 or not isinstance(high, int) or isinstance(high, bool) or high < 1:
+            low, high = (self._plain_number(a) for a in skip.args)
+            if low != 1 or high is None or high < 1:
                 return None
             start = high - 1
         lower = ast.Constant(start) if start else None
         upper = ast.Constant(start + count) if count is not None else None
         return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
+
+    def _plain_number(self, expr: ast.expr, depth: int = 0) -> int | None:
+        """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`); None for anything
+        else, which is not evaluated again (a call evaluated a second time would be walked twice)."""
+        if isinstance(expr, ast.Constant | ast.Name):
+            value = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and depth < 8:
+            inner = self._plain_number(expr.operand, depth + 1)
+            return -inner if inner is not None else None
+        if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC and depth < 8:
+            left, right = self._plain_number(expr.left, depth + 1), self._plain_number(expr.right, depth + 1)
+            if left is None or right is None or (isinstance(expr.op, ast.FloorDiv) and right == 0):
+                return None
+            return _ARITHMETIC[type(expr.op)](left, right)
+        return None
 
     def _path_text(self, expr: ast.expr) -> str | None:
         """A path built of known strings, as its text: `f"{DIR}/a.csv"`, `DIR + "/a.csv"`, `os.path.join(DIR,

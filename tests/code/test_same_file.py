@@ -87,6 +87,20 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'print(model.score(test[["a", "b"]], test["y"]))\n',
         [("overlap", 4)],
     ),
+    "runs of rows counted from names, meeting": (
+        'CUT = 5000\ntrain = pd.read_csv("data.csv", nrows=2 * CUT)\n'
+        'test = pd.read_csv("data.csv", skiprows=range(1, CUT + 1))\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 4)],
+    ),
+    "runs of rows counted by a call, the first rows then the rest (each read is rows of its own)": (
+        'def rows_wanted():\n    return 10000\n\n\ntrain = pd.read_csv("data.csv", nrows=rows_wanted())\n'
+        'test = pd.read_csv("data.csv", skiprows=range(1, rows_wanted() + 1))\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
     "the first rows, then the rows from where they end": (
         'N = 8000\ntrain = pd.read_csv("data.csv", nrows=N)\n'
         'test = pd.read_csv("data.csv", skiprows=range(1, N + 1), nrows=2000)\n'
