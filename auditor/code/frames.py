@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from auditor.code.catalog import (
@@ -271,7 +272,7 @@ class Frames(WalkState):
                 stored = ast.copy_location(ast.Subscript(target, ast.Constant(named[0]), ast.Store()), node)
                 self.store_item(stored, value, node)
                 return NOTHING
-        given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
+        given = _fits_of([*args, *kwargs.values()])
         other = args[0].data.columns if name == "update" and args and args[0].data is not None else None
         mine = receiver.data.columns
         if other is not None and other.base is not None and not other.opaque and mine is not None and not mine.opaque:
@@ -413,11 +414,7 @@ class Frames(WalkState):
                 sources = value.data.sources if value.data is not None and own else frozenset()
                 if columns is not None:
                     columns = columns.adding(key, sources)
-            fits = (
-                frozenset().union(*(v.data.fits for v in kwargs.values() if v.data is not None))
-                if kwargs
-                else frozenset()
-            )
+            fits = _fits_of(kwargs.values())
             stored = dict(kwargs)
             for keyword in node.keywords:
                 if isinstance(keyword.value, ast.Lambda):  # assign(z=lambda t: ...): called with the table
@@ -507,7 +504,7 @@ class Frames(WalkState):
             for added in [*(n for a in node.args for n in _aliases(a)), *(k.arg for k in node.keywords if k.arg)]:
                 columns = columns.adding(added, ())
             # values given as they are (pl.Series("a", X[:, 0]) of scaled rows) bring what they were fitted on
-            given = frozenset().union(*(v.data.fits for v in [*args, *kwargs.values()] if v.data is not None))
+            given = _fits_of([*args, *kwargs.values()])
             return Value(data=replace(self.with_fits(data, stats | given), columns=columns, mask=None))
         if name == "filter" and node.args and not kwargs and args[0].strings() is None:
             # polars' filter(expression) keeps rows, not columns (pandas' filter takes names, like= or regex=);
@@ -1682,6 +1679,11 @@ def _is_none(node: ast.expr) -> bool:
 
 def _is_zero(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value == 0
+
+
+def _fits_of(values: Iterable[Value]) -> frozenset[int]:
+    """The fits the rows of any of ``values`` went through."""
+    return frozenset().union(*(v.data.fits for v in values if v.data is not None))
 
 
 def _carried(value: Value) -> frozenset[int]:

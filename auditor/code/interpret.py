@@ -437,7 +437,7 @@ class Walker(Calls, Frames):
                     if isinstance(node.ctx, ast.Store):
                         found.append(node)
                 elif isinstance(node, _SCOPES):
-                    todo.extend(node.decorator_list)  # its name is bound by _bind's caller, not here
+                    todo.extend(node.decorator_list)  # they run in this scope; its body is a scope of its own
                 else:
                     todo.extend(ast.iter_child_nodes(node))
             self._local_names[fid] = found

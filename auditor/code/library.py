@@ -70,6 +70,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
 
 
+# The arithmetic the bounds of a run of rows are read through (see _plain_number).
 _ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -384,7 +385,8 @@ class Library(Estimators, TorchLoops):
         # Values drawn by numpy have no column names: joined to a table (noise added), they leave its columns as
         # they were, so a label dropped from it stays dropped.
         drawn = catalog.is_drawn(qualname)
-        again = None if drawn else self._file_named(last, first, kwargs, node)
+        run = None if drawn else self._rows_read(node)
+        again = None if drawn else self._file_named(last, first, kwargs, node, run is not None)
         if again is not None and again in self._files:
             # the same file read twice (medians of one read filling the other) holds the same rows
             data = self._files[again]
@@ -392,7 +394,6 @@ class Library(Estimators, TorchLoops):
             data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
         if again is not None:
             self._files.setdefault(again, data)
-            run = self._rows_read(node)
             if run is not None:  # read_csv(f, nrows=n) holds the rows read_csv(f)[:n] does
                 data = self.rows_taken(data, run, NOTHING, node)
         if not drawn:
@@ -418,14 +419,15 @@ class Library(Estimators, TorchLoops):
         return Value(data=data)
 
     def _file_named(
-        self, reader: str, first: Value, kwargs: dict[str, Value], node: ast.Call
+        self, reader: str, first: Value, kwargs: dict[str, Value], node: ast.Call, a_run: bool = False
     ) -> tuple[str, str] | None:
         """The reader and the file a read names, its path as the filesystem takes it (`./data/a.csv` is
         `data/a.csv`): None when the path is not known, each pass of a loop reads another, or it reads some rows
-        only in a way that is not a run of them (`filters`, `sheet_name`, rows to skip given as a list, ...)."""
+        only in a way that is not a run of them (`filters`, `sheet_name`, rows to skip given as a list, ...);
+        ``a_run``: _rows_read found the run it reads."""
         path = first.const if isinstance(first.const, str) else self._path_text(node.args[0]) if node.args else None
         other = set(kwargs) - _WHOLE_FILE_ARGUMENTS
-        if other and not (other <= _RUN_ARGUMENTS and self._rows_read(node) is not None):
+        if other and not (other <= _RUN_ARGUMENTS and a_run):
             return None
         if not path or self._read_anew(node):
             return None
