@@ -13,14 +13,15 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
-from typing import NoReturn
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 # SIGTERM and SIGINT are answered from the first line the command runs, before typer, rich or any stage is
 # imported: nothing has been touched yet, so the answer is one line and exit 2 (never a traceback, never -15).
 STARTUP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # The dispositions the process started with, restored once a command's own handling ends.
 ORIGINAL_HANDLERS = {s: signal.getsignal(s) for s in STARTUP_SIGNALS}
+ORIGINAL_UNRAISABLE = sys.unraisablehook
 _MAIN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
 
 
@@ -71,6 +72,7 @@ def install(handler: object) -> None:
     for s in STARTUP_SIGNALS:
         if ORIGINAL_HANDLERS[s] is not signal.SIG_IGN:  # ignored on purpose (nohup, a background job): kept
             signal.signal(s, handler)  # type: ignore[arg-type]
+    sys.unraisablehook = _quiet_when_interrupted(ORIGINAL_UNRAISABLE)
 
 
 def install_original() -> None:
@@ -79,6 +81,7 @@ def install_original() -> None:
         for s, handler in ORIGINAL_HANDLERS.items():
             if handler is not None:
                 signal.signal(s, handler)
+        sys.unraisablehook = ORIGINAL_UNRAISABLE
 
 
 class StartupInterrupted(BaseException):
@@ -151,12 +154,29 @@ def interruptible() -> Iterator[Signals]:
     # A signal ignored on purpose (a background job, nohup) stays ignored.
     wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
     previous = {s: signal.signal(s, handler) for s in wanted}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_when_interrupted(hook)
     try:
         yield state
     finally:  # after the verdict a signal ends the process as it would have without the auditor
+        sys.unraisablehook = hook
         for s, old in previous.items():
             started = ORIGINAL_HANDLERS.get(s)
             signal.signal(s, started if started is not None else old)
+
+
+def _quiet_when_interrupted(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An interrupt raised where Python cannot pass it on (a weakref callback of the import system, a __del__)
+    is lost, and Python prints it with its traceback ("Exception ignored in ..."). Its signal is kept and raised
+    again (Signals.check and _redeliver; PENDING before a run starts), so it is not printed; anything else goes
+    to ``hook``."""
+
+    def quiet(unraisable: Any) -> object:
+        if isinstance(unraisable.exc_value, Interrupted | StartupInterrupted):
+            return None
+        return hook(unraisable)
+
+    return quiet
 
 
 def _noted(state: Signals, signum: int) -> Interrupted:
