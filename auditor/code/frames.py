@@ -21,6 +21,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
+from auditor.code.masks import mask_span
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -561,7 +562,8 @@ class Frames(WalkState):
             return None
         columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
         sid = self._part_split(f"mask:{','.join(columns) or 'rows'}", node, data)
-        return replace(data.with_parts(Part(sid, _side(condition), ())), mask=None)
+        span = mask_span(condition.replace("@", ""), query=frozenset(local))
+        return replace(data.with_parts(Part(sid, _side(condition), span)), mask=None)
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);
@@ -1133,7 +1135,7 @@ class Frames(WalkState):
         if mask is not None and value.data is not None:
             sources = sorted(value.data.sources) or ["rows"]
             sid = self._part_split(f"mask:{','.join(sources)}", node, data)
-            return data.with_parts(Part(sid, _side(mask), _mask_span(mask)))
+            return data.with_parts(Part(sid, _side(mask), mask_span(mask)))
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them went through every cut that dealt them, in order (validation positions split from
@@ -1552,46 +1554,6 @@ def _shifted(bound: Bound, origin: Bound) -> Bound | None:
         return (origin[0], origin[1] + bound[1], bound[2])
     if origin[0] == "" and bound[0] != "<end>":
         return (bound[0], bound[1] + origin[1], bound[2])
-    return None
-
-
-_BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
-_ABOVE = {ast.Gt: False, ast.GtE: True}
-_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
-
-
-def _mask_span(mask: str) -> tuple[str, Bound, Bound] | tuple[()]:
-    """A mask that compares one column with a bound (`df["date"] <= cut`, `df.year > 2019`) as an interval of
-    that column's values; () for any other condition."""
-    try:
-        expr = ast.parse(mask, mode="eval").body
-    except SyntaxError:
-        return ()
-    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
-        return ()
-    column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
-    if isinstance(column, ast.Constant | ast.Name) and isinstance(bound, ast.Subscript | ast.Attribute):
-        column, bound, op = bound, column, _FLIPPED.get(op, op)
-    axis = _column_key(column)
-    if axis is None:
-        return ()
-    if isinstance(bound, ast.Constant) and isinstance(bound.value, int | float) and not isinstance(bound.value, bool):
-        at: tuple[str, float] = ("", bound.value)
-    else:
-        at = (ast.unparse(bound).replace(" ", ""), 0)
-    if op in _BELOW:
-        return (axis, (OPEN, 0, True), (*at, _BELOW[op]))
-    if op in _ABOVE:
-        return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
-    return ()
-
-
-def _column_key(node: ast.expr) -> str | None:
-    """A column as the same key however it is written: `df.date` and `df["date"]`."""
-    if isinstance(node, ast.Attribute):
-        return f"{ast.unparse(node.value)}[{node.attr!r}]"
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return f"{ast.unparse(node.value)}[{node.slice.value!r}]"
     return None
 
 

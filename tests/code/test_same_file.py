@@ -138,6 +138,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'print(model.score(test[["a", "b"]], test["y"]))\n',
         [],
     ),
+    "two reads of one file cut by years that overlap": (
+        'train = pd.read_csv("data.csv")\ntrain = train[train.year < 2021]\n'
+        'test = pd.read_csv("data.csv")\ntest = test[test.year >= 2020]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 5)],
+    ),
+    "two reads of one file cut by dates that overlap": (
+        'a = pd.read_csv("sales.csv")\ntrain = a[a.date < "2023-06"]\n'
+        'b = pd.read_csv("sales.csv")\ntest = b[b["date"] >= "2023-01"]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 5)],
+    ),
+    "two reads of one file cut by a query and a mask whose dates overlap": (
+        'train = pd.read_csv("sales.csv").query("date < \'2023-07\'")\n'
+        'test = pd.read_csv("sales.csv")\ntest = test.loc[test["date"] >= "2023-06-15"]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 4)],
+    ),
+    "two reads of one file cut at one date spelt two ways": (
+        'a = pd.read_csv("sales.csv")\ntrain = a[a.date < "2023-06"]\n'
+        'b = pd.read_csv("sales.csv")\ntest = b[b["date"] >= "2023-06-01 00:00"]\n'
+        'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(model.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
     "a model trained on a query's rows and scored on every row": (
         'df = pd.read_csv("sales.csv")\ntrain = df.query("year < 2023 and store != 3")\n'
         'model = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'

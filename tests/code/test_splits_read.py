@@ -11,6 +11,7 @@ import pytest
 from tests.code.reading import leaks_found
 
 HEAD = """\
+from datetime import datetime
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
@@ -259,6 +260,91 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         cut = pd.Timestamp("2024-01-01")
         train = df[df.date < cut]
         test = df[cut <= df.date]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    # Dates written in ISO form are instants: they compare as times, however they are spelt.
+    "date texts whose cuts overlap": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[df["date"] < "2023-06"]
+        test = df[df["date"] >= "2023-01"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a date text and a Timestamp whose cuts overlap": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        train = df[df.date <= pd.Timestamp("2023-12-31 23:00")]
+        test = df[df.date > "2023-12-31T12:00"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a query and a mask whose dates overlap": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df.query("date <= '2023-06-30'")
+        test = df[df.date >= "2023-06-01"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a mask over the rows read and a mask over the rows kept, overlapping": (
+        """
+        raw = pd.read_csv("series.csv")
+        df = raw.dropna()
+        train = df[df["t"] < 600]
+        test = raw[raw.t >= 100]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "one date spelt three ways, cut without overlap": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        train = df[df.date < "2023-06"]
+        val = df[(df.date >= pd.to_datetime("2023-06-01"))]
+        test = df[datetime(2023, 6, 1) <= df["date"]]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(val[["x1", "x2"]], val["y"]), m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "a year's last day and the next year's first, as texts": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df.query("date <= '2022-12-31'")
+        test = df[df["date"] >= "2023-01-01"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    # Texts that are not ISO dates are not read as times (their order as texts is not their order in time).
+    "dates written day first": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[df["date"] < "31/12/2022"]
+        test = df[df["date"] >= "01/01/2023"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "masks over the rows read and the rows kept, cut at one year": (
+        """
+        raw = pd.read_csv("series.csv")
+        df = raw.dropna()
+        train = df[df.year < 2020]
+        test = raw[raw["year"] >= 2020]
         m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
         print(m.score(test[["x1", "x2"]], test["y"]))
         """,

@@ -1,0 +1,123 @@
+"""A mask's condition as an interval of one column's values, so that two sides of a split by masks say which rows
+they share: `date < "2023-06"` and `date >= "2023-01"` share the first five months."""
+
+from __future__ import annotations
+
+import ast
+import re
+from datetime import datetime
+
+from auditor.code.values import OPEN, Bound
+
+_BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
+_ABOVE = {ast.Gt: False, ast.GtE: True}
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+# The base of a bound that is an instant: a date written in ISO form, or a call that makes one from such a text.
+TIME = "<time>"
+# Zero-padded, hyphenated and without a zone: such texts sort as the instants they name, so a text column and a
+# datetime column compared with them keep the same rows on each side. Any other spelling is not read as a time.
+_ISO = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?")
+# Calls that make an instant of one ISO text (pd.Timestamp, pd.to_datetime, np.datetime64) or of its numbers (a
+# date is its day's first instant, as pandas compares it with a datetime column).
+_FROM_TEXT = frozenset({"Timestamp", "to_datetime", "datetime64"})
+_FROM_NUMBERS = frozenset({"datetime", "date"})
+_EPOCH = datetime(1970, 1, 1)
+
+
+def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str, Bound, Bound] | tuple[()]:
+    """The interval of one column's values a condition keeps (`df["date"] <= cut`, `df.year > 2019`), () for any
+    other condition. ``query``: the condition is `df.query`'s, its @ dropped, where a name is a column unless it is
+    one of these (the names it took with @)."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return ()
+    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return ()
+    column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
+    if _column_key(bound, query) is not None and _column_key(column, query) is None:
+        column, bound, op = bound, column, _FLIPPED.get(op, op)
+    axis = _column_key(column, query)
+    if axis is None:
+        return ()
+    at = _bound_at(bound)
+    if op in _BELOW:
+        return (axis, (OPEN, 0, True), (*at, _BELOW[op]))
+    if op in _ABOVE:
+        return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
+    return ()
+
+
+def _column_key(node: ast.expr, query: frozenset[str] | None) -> str | None:
+    """A column as one key however it is written and whichever name holds its table: `df.date`, `df["date"]` and
+    `raw["date"]` of the same rows (the split a mask makes names its rows; a second read of one file is them)."""
+    if query is not None and isinstance(node, ast.Name) and node.id not in query:
+        return f"[{node.id!r}]"
+    if isinstance(node, ast.Attribute):
+        return f"{_path(node.value)}[{node.attr!r}]"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return f"{_path(node.value)}[{node.slice.value!r}]"
+    return None
+
+
+def _path(node: ast.expr) -> str:
+    """The way from a table to one of its columns, without the table's name (`df["date"].dt` is `['date'].dt`)."""
+    if isinstance(node, ast.Attribute):  # `df.date.dt`: a column of the table, then an accessor of the column
+        return f"[{node.attr!r}]" if isinstance(node.value, ast.Name) else f"{_path(node.value)}.{node.attr}"
+    if isinstance(node, ast.Subscript):
+        return f"{_path(node.value)}[{ast.unparse(node.slice)}]"
+    return "" if isinstance(node, ast.Name) else ast.unparse(node)
+
+
+def _bound_at(node: ast.expr) -> tuple[str, float]:
+    """Where a bound stands: a number from zero, an instant from 1970, anything else from its own text (two
+    bounds from different texts cannot be compared)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return ("", node.value)
+    instant = _instant(node)
+    if instant is not None:
+        return (TIME, (instant - _EPOCH).total_seconds())
+    return (ast.unparse(node).replace(" ", ""), 0)
+
+
+def _instant(node: ast.expr) -> datetime | None:
+    """The instant a bound names: `"2023-06"`, `pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`; None when
+    it names none or its spelling is not ISO's."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _iso(node.value)
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    given = [a.value for a in node.args if isinstance(a, ast.Constant)]
+    if len(given) != len(node.args):
+        return None
+    if name in _FROM_TEXT and len(given) == 1 and isinstance(given[0], str):
+        return _iso(given[0])
+    numbers = [g for g in given if isinstance(g, int) and not isinstance(g, bool)]
+    if name in _FROM_NUMBERS and len(numbers) == len(given) and 3 <= len(given) <= (3 if name == "date" else 6):
+        year, month, day, hour, minute, second = [*numbers, 0, 0, 0][:6]
+        try:
+            return datetime(year, month, day, hour, minute, second)
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+def _iso(text: str) -> datetime | None:
+    found = _ISO.fullmatch(text)
+    if found is None:
+        return None
+    year, month, day, hour, minute, second, fraction = found.groups()
+    try:
+        return datetime(
+            int(year),
+            int(month or 1),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((fraction or "0").ljust(6, "0")),
+        )
+    except ValueError:  # a month 13, a 30th of February
+        return None

@@ -1,0 +1,79 @@
+"""A mask's condition as an interval of one column's values: numbers from zero, ISO dates as instants, anything
+else by its text; the column keyed without the name of the table that holds it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from auditor.code.masks import TIME, mask_span
+from auditor.code.values import OPEN
+
+_JUNE = (datetime(2023, 6, 1) - datetime(1970, 1, 1)).total_seconds()
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        'df["date"] < "2023-06"',
+        "df.date < '2023-06-01'",
+        "raw.date < '2023-06-01 00:00'",
+        "df.date < '2023-06-01T00:00:00.000'",
+        'df.date < pd.Timestamp("2023-06-01")',
+        "df.date < pd.to_datetime('2023-06')",
+        "df.date < np.datetime64('2023-06-01')",
+        "df.date < datetime(2023, 6, 1)",
+        "df.date < datetime.date(2023, 6, 1)",
+        "'2023-06' > df['date']",
+    ],
+)
+def test_one_instant_however_it_is_written(condition: str) -> None:
+    assert mask_span(condition) == ("['date']", (OPEN, 0, True), (TIME, _JUNE, False))
+
+
+@pytest.mark.parametrize(
+    "bound",
+    [
+        "'2023-13'",  # no thirteenth month
+        "'2023-02-30'",
+        "'2023-6-1'",  # not zero-padded: it does not sort as the time it names
+        "'31/12/2022'",
+        "'2023-06-01T00:00:00Z'",  # a zone: compared with a naive column, pandas refuses
+        "pd.Timestamp(cut)",
+        "datetime(2023, 6)",
+        "date(2023, 6, 1, 5)",
+        "datetime(2023, 6, True)",
+    ],
+)
+def test_a_text_or_call_that_names_no_plain_instant_is_its_own_bound(bound: str) -> None:
+    span = mask_span(f"df.date >= {bound}")
+    assert span and span[1][0] != TIME and span[1][0] == bound.replace(" ", "")
+
+
+def test_numbers_stay_numbers_and_a_date_is_not_a_number() -> None:
+    assert mask_span("df.t >= 100") == ("['t']", ("", 100, True), (OPEN, 0, True))
+    assert mask_span("df['t'] <= 2.5") == ("['t']", (OPEN, 0, True), ("", 2.5, True))
+    assert mask_span("df.t >= True") == ("['t']", ("True", 0, True), (OPEN, 0, True))
+
+
+def test_the_path_to_a_column_stays_but_the_tables_name_goes() -> None:
+    assert mask_span("df['date'].dt.year < 2020")[0] == "['date'].dt['year']"
+    assert mask_span("a['date'].dt.year < 2020")[0] == mask_span("b.date.dt.year < 2020")[0]
+    assert mask_span("df.year < 2020")[0] != mask_span("df['date'].dt.year < 2020")[0]
+
+
+def test_a_querys_names_are_columns_unless_taken_with_at() -> None:
+    assert mask_span("date < cutoff", query=frozenset({"cutoff"})) == (
+        "['date']",
+        (OPEN, 0, True),
+        ("cutoff", 0, False),
+    )
+    assert mask_span("cutoff > date", query=frozenset({"cutoff"}))[0] == "['date']"
+    assert mask_span("date < cutoff")[0:1] == ()  # outside a query a bare name is not a column
+    assert mask_span("'2023-06' <= date", query=frozenset())[1] == (TIME, _JUNE, True)
+
+
+@pytest.mark.parametrize("condition", ["df.a == 1", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
+def test_other_conditions_have_no_interval(condition: str) -> None:
+    assert mask_span(condition) == ()
