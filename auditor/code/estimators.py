@@ -131,6 +131,7 @@ class Estimators(WalkState):
         self._published: dict[tuple[str, str], tuple[Data, str]] = {}
         self._folders: dict[str, Data] = {}  # the images under a folder, by the folder named (its text)
         self._files: dict[tuple[str, str], Data] = {}  # the rows of a file, by its reader and path
+        self._read_in_part: set[tuple[str, str]] = set()  # files whose first read kept a run of rows only
 
     def construct(
         self, qualname: str, role: Role, args: list[Value], kwargs: dict[str, Value], node: ast.Call

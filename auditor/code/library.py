@@ -390,8 +390,15 @@ class Library(Estimators, TorchLoops):
         if again is not None and again in self._files:
             # the same file read twice (medians of one read filling the other) holds the same rows
             data = self._files[again]
+            if run is None and again in self._read_in_part:
+                # first read in part (nrows=...): this read holds every row, so a finding about them names it
+                self._read_in_part.discard(again)
+                for atom in data.rows:
+                    self.record.origins[atom.origin].site = self.site(node)
         else:
             data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
+            if again is not None and run is not None:
+                self._read_in_part.add(again)
         if again is not None:
             self._files.setdefault(again, data)
             if run is not None:  # read_csv(f, nrows=n) holds the rows read_csv(f)[:n] does

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import pandas as pd
@@ -196,3 +196,17 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", CASES.values(), ids=CASES.keys())
 def test_a_file_read_twice_holds_the_same_rows(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+def test_a_finding_about_every_row_names_the_read_of_every_row(tmp_path: Path) -> None:
+    """A file first read in part (`nrows=`) and then whole: the rows a scaler saw are named by the whole read."""
+    body = (
+        'head = pd.read_csv("data.csv", nrows=1000)\nprint(head.describe())\n'
+        'df = pd.read_csv("data.csv")\nscaled = (df[["a", "b"]] - df[["a", "b"]].mean()) / df[["a", "b"]].std()\n'
+        'X_tr, X_te, y_tr, y_te = train_test_split(scaled, df["y"], random_state=0)\n'
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n"
+    )
+    result, offset = read_script(tmp_path, HEAD, body)
+    (found,) = result.leaks
+    assert found.leak.kind.value == "preprocessing"
+    assert f"all rows of read_csv('data.csv') (line {offset + 3})" in found.leak.message
