@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -65,13 +65,14 @@ from auditor.manifest.groupcounts import (
 from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, KeyCodes, drop_blank, encode_column
 from auditor.manifest.readers import open_parquet
-from auditor.manifest.table import SPLIT_COLUMN
+from auditor.manifest.table import SPLIT_COLUMN, key_label
 
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings
     from auditor.backends.linkedpieces import PieceKey
     from auditor.manifest.components import Spelled
     from auditor.manifest.linked import LinkedRows
+    from auditor.manifest.reviewed import Reviewed
     from auditor.manifest.spelling import SpellingSplits, Variants
 
 # Rows per piece of work: big enough that a task's overhead is small, small enough that a worker holds few.
@@ -507,12 +508,18 @@ class DaskManifest(FileManifest):
         return self.row_spellings(column)
 
     def linked(
-        self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = (), digest: str | None = None
+        self,
+        specs: Sequence[str | Sequence[str]],
+        extra: Sequence[KeyCodes] = (),
+        digest: str | None = None,
+        reviewed: Mapping[str, Reviewed] | None = None,
     ) -> LinkedRows:
         from auditor.backends.linkedpieces import PieceLinks, Workers
 
         try:
-            found = [self._spelled_piece_key(spec, digest=spec == digest) for spec in specs]
+            found = [
+                self._spelled_piece_key(spec, spec == digest, (reviewed or {}).get(key_label(spec))) for spec in specs
+            ]
             keys = [*(key for key, _ in found), *(self._scattered(k) for k in extra)]
             spelled = [*(s for _, s in found), *(None for _ in extra)]
             workers = Workers(
@@ -528,19 +535,35 @@ class DaskManifest(FileManifest):
         self._notes.extend(links.notes)
         return links
 
-    def _spelled_piece_key(self, spec: str | Sequence[str], digest: bool) -> tuple[PieceKey, Spelled | None]:
+    def _spelled_piece_key(
+        self, spec: str | Sequence[str], digest: bool, reviewed: Reviewed | None = None
+    ) -> tuple[PieceKey, Spelled | None]:
         """A linking key coded on the workers and its values that are one value spelled several ways
         (Manifest.spelled_key): those of a text column are found from the rows its spelling search gives (the
-        search the spelling checks make), their codes looked up on the workers; no pass over the rows else."""
+        search the spelling checks make), their codes looked up on the workers; no pass over the rows else.
+        ``reviewed``: values that link no rows, and spellings that stay apart (reviewed.py)."""
+        from auditor.backends.linkedpieces import PieceKey
+        from auditor.manifest.reviewed import NONE, kept_variants, typed_values
+
+        reviewed = reviewed or NONE
         columns = (spec,) if isinstance(spec, str) else tuple(spec)
         if len(columns) > 1 or pa.types.is_dictionary(self._types[columns[0]]):
-            key, spelled = self.spelled_key(spec, digest=digest)
+            key, spelled = self.spelled_key(spec, digest=digest, reviewed=reviewed)
             return self._scattered(key), spelled
         column = columns[0]
         piece_key = self._piece_key(column)
+        unlinked = typed_values(reviewed.unlinked, self._arrow_type(column))
+        if len(unlinked):
+            pieces = zip(self._pieces, piece_key.pieces, strict=True)
+            tasks = [_delayed(_piece_unlinked)(p, column, codes, unlinked) for p, codes in pieces]
+            piece_key = PieceKey(piece_key.name, piece_key.n_values, self._cluster_persist(tasks), piece_key.label)
         if not is_text(self._types[column]):
             return piece_key, None  # numbers have one spelling
         variants = self.spelling(column, digest=digest)
+        if variants is not None and reviewed:  # an unlinked value's rows are no spelling of another's
+            held = self.take(column, variants.positions) if len(unlinked) else None
+            keep = None if held is None else ~_is_in(held, unlinked)
+            variants = kept_variants(variants, reviewed.unmerged, keep)
         if variants is None or not variants.n_groups:
             return piece_key, None
         return self._with_variant_rows(piece_key, column, variants)
@@ -1261,6 +1284,20 @@ def _piece_codes(hashes: tuple[np.ndarray, np.ndarray], table: tuple[np.ndarray,
         hit = valid & (sorted_hashes[at] == h)
         block[hit] = codes[at[hit]]
     return block
+
+
+def _piece_unlinked(piece: Piece, column: str, codes: np.ndarray, values: pa.Array) -> np.ndarray:
+    """A piece's codes of a key with the rows holding ``values`` (reviewed: they link no rows) at -1."""
+    held = read_piece(piece, [column]).column(field(column))
+    out = np.array(codes, dtype=CODE, copy=True)
+    out[_is_in(held, values)] = MISSING
+    return out
+
+
+def _is_in(held: pa.Array | pa.ChunkedArray, values: pa.Array) -> np.ndarray:
+    """Whether each value of ``held`` is one of ``values`` (a null is none)."""
+    found = pc.fill_null(pc.is_in(held, value_set=values), False)
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _piece_sparse_codes(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from auditor.core.config import LoadedConfig
+from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.core.paths import ROOTS_HINT, is_under
 from auditor.core.source import TableSource
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from auditor.core.yamlsource import Loc
     from auditor.manifest.components import Components, Spelled
     from auditor.manifest.linked import LinkedRows
+    from auditor.manifest.reviewed import Reviewed
 
 SPLIT_COLUMN = "__split__"
 # Split pairs grow with the square of the splits: 1,000 splits audit in 7 s, 2,000 in 22 s (640 MB), 5,000 in
@@ -50,6 +51,11 @@ _SAMPLE_ROWS = 50_000
 _COUNT_ROWS = 1 << 22  # split codes counted at once: the shifted block is 32 MB
 # Rows read at once by per_split: each row group is read about once; the strings stay near 200 MB.
 _SPLIT_READ_ROWS = 1 << 24
+
+
+def key_label(spec: str | Sequence[str]) -> str:
+    """A key as reports name it: its column, or its columns' compound label."""
+    return spec if isinstance(spec, str) else compound_label(list(spec))
 
 
 def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:
@@ -553,39 +559,59 @@ class Manifest:
         return self.key(spec)
 
     def linked(
-        self, specs: Sequence[str | Sequence[str]], extra: Sequence[KeyCodes] = (), digest: str | None = None
+        self,
+        specs: Sequence[str | Sequence[str]],
+        extra: Sequence[KeyCodes] = (),
+        digest: str | None = None,
+        reviewed: Mapping[str, Reviewed] | None = None,
     ) -> LinkedRows:
         """The rows linked by any shared value of the keys ``specs`` name (then of ``extra``'s, keys made by a
         stage), in components of two rows or more; an engine on a cluster keeps the per-row work there. Values
         that differ only by spelling are one value (spelling.py's normal form; for the ``digest`` column, a
-        digest's: digest_normal)."""
+        digest's: digest_normal), except what a review accepted (``reviewed``, by the key's label)."""
         from auditor.manifest.components import shared_only
         from auditor.manifest.linked import RowLinks
 
-        found = [self.spelled_key(spec, digest=spec == digest) for spec in specs]
+        found = [
+            self.spelled_key(spec, digest=spec == digest, reviewed=(reviewed or {}).get(key_label(spec)))
+            for spec in specs
+        ]
         keys = [*(key for key, _ in found), *extra]
         spelled = [*(s for _, s in found), *(None for _ in extra)]
         # A key's values held by one row are still in its codes: the rows they alone would link are set apart.
         return RowLinks(keys, shared_only(self.components(keys, spelled)), self.split.codes, spelled)
 
-    def spelled_key(self, spec: str | Sequence[str], digest: bool = False) -> tuple[KeyCodes, Spelled | None]:
+    def spelled_key(
+        self, spec: str | Sequence[str], digest: bool = False, reviewed: Reviewed | None = None
+    ) -> tuple[KeyCodes, Spelled | None]:
         """linking_key(spec) and its values that are one value spelled several ways (None: none are), found as
         the spelling checks find them: among a key's distinct values, or a mostly distinct column's rows (the
         search its spelling check has made already). Only those values are touched: a key with no variant
-        costs no pass over its rows, and the rows keep their own codes, so a chain shows each spelling."""
+        costs no pass over its rows, and the rows keep their own codes, so a chain shows each spelling.
+        ``reviewed``: values that link no rows, and spellings that stay apart (reviewed.py)."""
         from auditor.manifest.components import Spelled
         from auditor.manifest.linked import with_variant_rows
+        from auditor.manifest.reviewed import NONE, kept_variants, unlinked_codes, without_codes
         from auditor.manifest.spelling import key_variants
 
+        reviewed = reviewed or NONE
         columns = _columns(spec)
         if len(columns) == 1 and self.mostly_distinct(columns[0]):
             key = self.shared_key(columns[0])
+            unlinked = unlinked_codes(key, reviewed)
             variants = self.spelling(columns[0], digest=digest)
+            if variants is not None and reviewed:  # an unlinked value's rows are no spelling of another's
+                variants = kept_variants(variants, reviewed.unmerged, ~np.isin(key.codes[variants.positions], unlinked))
+            key = without_codes(key, unlinked)
             if variants is None or not variants.n_groups:
                 return key, None
             return with_variant_rows(key, variants, partial(self.take, columns[0]))
         key = self.key(spec)
+        unlinked = unlinked_codes(key, reviewed)
         found = key_variants(key, digest)
+        if reviewed:
+            found = kept_variants(found, reviewed.unmerged, ~np.isin(found.positions, unlinked))
+        key = without_codes(key, unlinked)
         return key, Spelled.of(found.positions, found.group) if found.n_groups else None
 
     def components(self, keys: Sequence[KeyCodes], spelled: Sequence[Spelled | None] = ()) -> Components:

@@ -587,6 +587,59 @@ def test_float_keys_with_nan_and_signed_zeros_report_alike_on_every_engine(
     assert shared["UPS001"]["evidence"]["rows"] == 4  # the NaN rows link nothing
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_what_a_review_accepted_links_no_rows_alike_on_every_engine(engine: EngineSettings, tmp_path: Path) -> None:
+    """A text and a number group value accepted as shared (GRP001), a writer's spellings accepted as two people
+    (GRP005), a document's as two documents (UPS005, in a column of mostly distinct values): none links rows on
+    any engine, while a writer spelt two ways that was not accepted still does."""
+    n = 40
+    writer = [f"w{i}" for i in range(n)]
+    speaker = list(range(100, 100 + n))
+    doc = [f"d{i}" for i in range(n)]
+    writer[0] = writer[20] = "calib"  # accepted as shared
+    speaker[1], speaker[21] = 7, 7  # accepted as shared
+    writer[2], writer[22] = "Alice", "alice"  # accepted as two people
+    writer[3], writer[23] = "Bob", "bob "  # one person: still links train 3 to test 23
+    doc[4], doc[24] = "doc-7", "DOC-7"  # accepted as two documents
+    pq.write_table(
+        pa.table(
+            {
+                "sample_id": [f"s{i}" for i in range(n)],
+                "split": ["train"] * 20 + ["test"] * 20,
+                "writer": writer,
+                "speaker": speaker,
+                "doc": doc,
+            }
+        ),
+        tmp_path / "m.parquet",
+        row_group_size=7,
+    )
+    accept = [
+        {"code": "GRP001", "key": "calib", "column": "writer", "reason": "calibration"},
+        {"code": "GRP001", "key": "7", "column": "speaker", "reason": "calibration"},
+        {"code": "GRP005", "key": "alice", "column": "writer", "reason": "two people"},
+        {"code": "UPS005", "key": "doc-7", "reason": "two documents"},
+    ]
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"groups": ["writer", "speaker"], "sources": ["doc"]},
+        "accept": accept,
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["group_overlap", "shared_upstream"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"] if not f["accepted"]}
+    assert found["UPS001"]["examples"][0]["chain_text"] == "test s23 —writer bob  / Bob— train s3"
+    assert found["UPS001"]["evidence"]["rows"] == 2
+    assert found["UPS003"]["evidence"]["reviewed"] == {
+        "doc": {"values": [], "spellings_apart": ["doc-7"]},
+        "speaker": {"values": ["7"], "spellings_apart": []},
+        "writer": {"values": ["calib"], "spellings_apart": ["alice"]},
+    }
+
+
 # -- column names ---------------------------------------------------------------------------------------------
 
 # Names the engines give their own columns beside the manifest's: the values of a grouping, its codes, its keys,

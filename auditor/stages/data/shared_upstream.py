@@ -18,6 +18,7 @@ from auditor.core.pathoptions import ConfinedCacheDir
 from auditor.core.scope import Scope, scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
+from auditor.stages.data.reviewed_links import reviewed_evidence, reviewed_keys, reviewed_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         Overlap,
         Pairs,
     )
+    from auditor.manifest.reviewed import Reviewed
     from auditor.manifest.table import Manifest
 
 MAX_CHAINS = 5  # chains kept per example, the longest first
@@ -155,13 +157,17 @@ class SharedUpstream(Stage):
         manifest = context.require_manifest()
         names = manifest.split_names
         specs, extra = self._specs(context.config), self._extra_keys(context)
-        for spec in context.config.keys.sources:
-            yield from self._spellings(context, spec)
+        # Judged here, before the links: a source's spellings accepted as different values stay apart in them.
+        yield from context.acceptances.judge_all(
+            [f for spec in context.config.keys.sources for f in self._spellings(context, spec)]
+        )
         if not specs and not extra:  # only near copies could link rows here, and there are none
             return
         # Values one spelling apart (`w1`, `W1`; a digest in either case or with its `sha256:`) are one value here
         # as in group_overlap, UPS005 and duplicate_content: a leak through a variant spelling is still a link.
-        links = manifest.linked(specs, extra, digest=context.config.keys.content_hash)
+        # What a review accepted is left out: a group value shared on purpose, spellings that are other values.
+        reviewed = reviewed_keys(context)
+        links = manifest.linked(specs, extra, digest=context.config.keys.content_hash, reviewed=reviewed)
         counts = links.split_counts(len(names))
         overlap = find_overlap(counts, names, context.roles)
         folds = context.roles.folds is not None
@@ -178,7 +184,7 @@ class SharedUpstream(Stage):
                     yield from self._fold_crossing(context, links, counts, overlap)
                 elif kind in scopes:
                     yield self._crossing(context, links, counts, overlap, kind, code, severity, scopes[kind])
-        yield self._largest(context, links, counts)
+        yield self._largest(context, links, counts, reviewed)
 
     def _spellings(self, context: AuditContext, spec: str | list[str]) -> Iterator[Finding]:
         """Source values one spelling apart across splits (`doc-7` in train, `DOC-7 ` in test)."""
@@ -442,7 +448,9 @@ class SharedUpstream(Stage):
             example["chain_text"] = example["chains"][0]["text"]
         return example
 
-    def _largest(self, context: AuditContext, links: LinkedRows, counts: np.ndarray) -> Finding:
+    def _largest(
+        self, context: AuditContext, links: LinkedRows, counts: np.ndarray, reviewed: dict[str, Reviewed]
+    ) -> Finding:
         import numpy as np
 
         assert isinstance(self.options, SharedUpstreamOptions)
@@ -466,6 +474,8 @@ class SharedUpstream(Stage):
                 "have a useful holdout: the declared keys link almost everything. Check for a catch-all value "
                 "(e.g. 'unknown', a shared template document) or drop the weakest key."
             )
+        if reviewed:
+            message += " Accepted, and so linking no rows here: " + reviewed_text(reviewed) + "."
         return self.finding(
             "UPS003",
             Severity.WARNING if too_big else Severity.INFO,
@@ -476,6 +486,7 @@ class SharedUpstream(Stage):
                 "components": len(links.sizes),
                 "keys": links.key_names,
                 "linked_rows": linked_rows,
+                **({"reviewed": reviewed_evidence(reviewed)} if reviewed else {}),
             },
             key=compound_label(links.key_names),
         )

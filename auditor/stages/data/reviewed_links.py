@@ -1,0 +1,81 @@
+"""What the reviews of group_overlap and shared_upstream accepted, as shared_upstream leaves it out of its links:
+a group value accepted for every pair of splits it spans links no rows, and spellings accepted as different
+values (GRP005, UPS005) stay apart. Only what the report shows as accepted counts (a finding judged accepted in
+this audit), so an entry that is stale, too broad or ambiguous takes nothing out."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from auditor.core.splits import PairKind
+from auditor.manifest.reviewed import Reviewed
+from auditor.manifest.table import key_label
+from auditor.pipeline.stage import AuditContext
+
+# The code that accepts a group value shared by a pair of splits of each kind (group_overlap's).
+_SHARED = {PairKind.TRAIN_HOLDOUT: "GRP001", PairKind.HOLDOUT_HOLDOUT: "GRP002"}
+
+
+def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
+    """Per key (by its label) what its accepted findings leave out of the links; keys with nothing are absent."""
+    config = context.config
+    found: dict[str, Reviewed] = {}
+    for spec in config.keys.groups:
+        label = key_label(spec)
+        # Per fold, a value's splits are fold patterns: which folds it crosses is not read here, so none is left out.
+        unlinked = () if context.roles.folds is not None else _shared_on_purpose(context, label)
+        _add(found, label, Reviewed(unlinked, _spellings_apart(context, "GRP005", label)))
+    for spec in config.keys.sources:
+        label = key_label(spec)
+        _add(found, label, Reviewed((), _spellings_apart(context, "UPS005", label)))
+    return found
+
+
+def _add(found: dict[str, Reviewed], label: str, more: Reviewed) -> None:
+    had = found.get(label, Reviewed())
+    joined = Reviewed(tuple(sorted({*had.unlinked, *more.unlinked})), had.unmerged | more.unmerged)
+    if joined:
+        found[label] = joined
+
+
+def _shared_on_purpose(context: AuditContext, label: str) -> tuple[str, ...]:
+    """The values of a group key accepted for every kind of pair of splits that holds them (GRP001 for train and
+    holdout, GRP002 for two holdout splits): one accepted for train and test only still links val to test."""
+    codes: dict[str, set[str]] = {}
+    splits: dict[str, set[str]] = {}
+    for finding in context.acceptances.accepted_of(_SHARED.values(), label):
+        value, rows = finding.evidence.get("value"), finding.evidence.get("rows")
+        if isinstance(value, str) and isinstance(rows, dict):
+            codes.setdefault(value, set()).add(finding.code)
+            splits.setdefault(value, set()).update(str(s) for s in rows)
+    kept = []
+    for value, accepted in codes.items():
+        kinds = {context.roles.pair(a, b) for a, b in combinations(sorted(splits[value]), 2)}
+        if {_SHARED[k] for k in kinds if k in _SHARED} <= accepted:
+            kept.append(value)
+    return tuple(sorted(kept))
+
+
+def _spellings_apart(context: AuditContext, code: str, label: str) -> frozenset[str]:
+    """The spelling groups (normal forms) of a key whose finding ``code`` was accepted: different values."""
+    return frozenset(
+        str(f.evidence["value"]) for f in context.acceptances.accepted_of([code], label) if "value" in f.evidence
+    )
+
+
+def reviewed_text(reviewed: dict[str, Reviewed]) -> str:
+    """'writer 'calib'; the spellings of writer 'alice' as different values' for a finding's message."""
+    parts = []
+    for label, r in sorted(reviewed.items()):
+        if r.unlinked:
+            parts.append(f"{label} " + ", ".join(repr(v) for v in r.unlinked))
+        if r.unmerged:
+            parts.append(f"the spellings of {label} " + ", ".join(repr(v) for v in sorted(r.unmerged)) + " apart")
+    return "; ".join(parts)
+
+
+def reviewed_evidence(reviewed: dict[str, Reviewed]) -> dict[str, dict[str, list[str]]]:
+    return {
+        label: {"values": list(r.unlinked), "spellings_apart": sorted(r.unmerged)}
+        for label, r in sorted(reviewed.items())
+    }

@@ -1,0 +1,120 @@
+"""What a review accepted links no rows in shared_upstream: a group value accepted as shared on purpose (GRP001,
+and GRP002 where it also spans two holdout splits), spellings accepted as different values (GRP005, UPS005).
+Only what the report shows accepted counts: an acceptance of one kind of pair, an ambiguous entry, a stale one
+or group_overlap left out of the run takes nothing out, and a link through another key still fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.core.findings import Report
+from tests.conftest import AuditFn
+
+KEYS = {"groups": ["writer"], "sources": ["doc"]}
+CALIB = {"code": "GRP001", "key": "calib", "column": "writer", "reason": "a calibration writer in every split"}
+# Train a1 and test c1 share only the calibration writer; train b2 and test d2 share nothing.
+SHARED_WRITER = {
+    "id": ["a1", "b2", "c1", "d2"],
+    "split": ["train", "train", "test", "test"],
+    "writer": ["calib", "w2", "calib", "w4"],
+    "doc": ["d1", "d2", "d3", "d4"],
+}
+
+
+def _codes(report: Report) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    for f in report.findings:
+        found.setdefault(f.code, []).append(f)
+    return found
+
+
+def _run(audit: AuditFn, data: dict[str, list[str]], accept: list[dict[str, Any]], **sections: Any) -> Report:
+    only = sections.pop("only", ["group_overlap", "shared_upstream"])
+    return audit(data, manifest={"id": "id"}, keys=KEYS, only=only, accept=accept, **sections)
+
+
+def test_a_group_value_accepted_as_shared_links_no_rows(audit: AuditFn) -> None:
+    before = _codes(_run(audit, SHARED_WRITER, []))
+    assert "UPS001" in before and before["GRP001"][0].severity.name == "ERROR"
+    report = _run(audit, SHARED_WRITER, [CALIB])
+    found = _codes(report)
+    assert report.exit_code == 0 and "UPS001" not in found
+    assert found["GRP001"][0].accepted
+    (largest,) = found["UPS003"]
+    assert "Accepted, and so linking no rows here: writer 'calib'." in largest.message
+    assert largest.evidence["reviewed"] == {"writer": {"values": ["calib"], "spellings_apart": []}}
+
+
+def test_a_link_through_another_key_still_fails(audit: AuditFn) -> None:
+    """Test d2 shares document d2 with train b2: the calibration writer's acceptance does not cover it."""
+    data = {**SHARED_WRITER, "doc": ["d1", "d2", "d3", "d2"]}
+    report = _run(audit, data, [CALIB])
+    (ups,) = _codes(report)["UPS001"]
+    assert report.exit_code == 1 and not ups.accepted
+    assert ups.examples[0]["chain_text"] == "test d2 —doc d2— train b2"
+
+
+def test_a_value_accepted_for_train_and_test_still_links_two_holdout_splits(audit: AuditFn) -> None:
+    """calib is in train, val and test: GRP001 accepts it across train and holdout, not across val and test
+    (GRP002, a warning, still reported); its rows still link, so val's calib row still reaches train."""
+    data = {
+        "id": ["a1", "v1", "c1"],
+        "split": ["train", "val", "test"],
+        "writer": ["calib", "calib", "calib"],
+        "doc": ["d1", "d2", "d3"],
+    }
+    splits = {"train": ["train"], "holdout": ["val", "test"]}
+    found = _codes(_run(audit, data, [CALIB], splits=splits))
+    assert found["GRP001"][0].accepted and not found["GRP002"][0].accepted
+    assert "UPS001" in found and "reviewed" not in found["UPS003"][0].evidence
+    both = [CALIB, {**CALIB, "code": "GRP002", "reason": "in both holdout splits too"}]
+    report = _run(audit, data, both, splits=splits)
+    assert report.exit_code == 0 and "UPS001" not in _codes(report) and "UPS002" not in _codes(report)
+
+
+def test_spellings_accepted_as_different_writers_stay_apart(audit: AuditFn) -> None:
+    """'Alice' and 'alice' are two people (GRP005 accepted); 'Bob' and 'bob ' are one, and still link."""
+    data = {
+        "id": ["a1", "b1", "c1", "d1"],
+        "split": ["train", "train", "test", "test"],
+        "writer": ["Alice", "Bob", "alice", "w4"],
+        "doc": ["d1", "d2", "d3", "d4"],
+    }
+    apart = [{"code": "GRP005", "key": "alice", "column": "writer", "reason": "two people of one name"}]
+    report = _run(audit, data, apart)
+    assert report.exit_code == 0 and "UPS001" not in _codes(report)
+    assert _codes(report)["UPS003"][0].evidence["reviewed"] == {"writer": {"values": [], "spellings_apart": ["alice"]}}
+    data["writer"][3] = "bob "
+    found = _codes(_run(audit, data, apart))
+    (ups,) = found["UPS001"]
+    assert ups.examples[0]["chain_text"] == "test d1 —writer bob  / Bob— train b1"
+
+
+def test_source_spellings_accepted_as_different_documents_stay_apart(audit: AuditFn) -> None:
+    data = {
+        "id": ["a1", "b1", "c1", "d1"],
+        "split": ["train", "train", "test", "test"],
+        "writer": ["w1", "w2", "w3", "w4"],
+        "doc": ["doc-7", "d2", "DOC-7", "d4"],
+    }
+    assert "UPS001" in _codes(_run(audit, data, [], only=["shared_upstream"]))
+    apart = [{"code": "UPS005", "key": "doc-7", "reason": "two documents: case marks the revision"}]
+    report = _run(audit, data, apart, only=["shared_upstream"])
+    found = _codes(report)
+    assert report.exit_code == 0 and found["UPS005"][0].accepted and "UPS001" not in found
+
+
+def test_an_entry_that_accepts_nothing_takes_nothing_out(audit: AuditFn) -> None:
+    """Ambiguous (calib a writer and a speaker, no column: ACC004), stale (a value that crosses no split), or
+    group_overlap not run: the links stay, and UPS001 still fails."""
+    two_keys = {**SHARED_WRITER, "speaker": ["calib", "s2", "calib", "s4"]}
+    bare = [{"code": "GRP001", "key": "calib", "reason": "calibration"}]
+    keys = {"groups": ["writer", "speaker"], "sources": ["doc"]}
+    found = _codes(
+        audit(two_keys, manifest={"id": "id"}, keys=keys, accept=bare, only=["group_overlap", "shared_upstream"])
+    )
+    assert "ACC004" in found and "UPS001" in found
+    stale = [{**CALIB, "key": "w2"}]
+    found = _codes(_run(audit, SHARED_WRITER, stale))
+    assert "ACC001" in found and "UPS001" in found
+    assert "UPS001" in _codes(_run(audit, SHARED_WRITER, [CALIB], only=["shared_upstream"]))
