@@ -51,7 +51,7 @@ from auditor.backends.hashed import (
     read_rows,
     rows_with_hashes,
 )
-from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.config import LoadedConfig, compound_label, key_label
 from auditor.core.errors import AuditError, StageInputError
 from auditor.manifest.groupcounts import (
     GroupSplitCounts,
@@ -65,7 +65,7 @@ from auditor.manifest.groupcounts import (
 from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, KeyCodes, drop_blank, encode_column
 from auditor.manifest.readers import open_parquet
-from auditor.manifest.table import SPLIT_COLUMN, key_label
+from auditor.manifest.table import SPLIT_COLUMN
 
 if TYPE_CHECKING:
     from auditor.backends.engines import EngineSettings

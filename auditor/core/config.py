@@ -577,6 +577,11 @@ class AuditConfig(_Section):
 _GLOB_CHARS = set("*?[")
 
 
+def key_label(spec: str | Sequence[str]) -> str:
+    """A key as reports name it: its column, or its columns' compound label."""
+    return spec if isinstance(spec, str) else compound_label(list(spec))
+
+
 def compound_label(parts: list[str] | tuple[str, ...]) -> str:
     """How a compound key or value is written in reports and matched in `accept`: its parts joined by " + ", or,
     when a part holds a "+" itself, the JSON list of its parts, so that ("a + b", "c") and ("a", "b + c") never

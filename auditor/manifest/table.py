@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from auditor.core.config import LoadedConfig, compound_label
+from auditor.core.config import LoadedConfig, key_label
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.core.paths import ROOTS_HINT, is_under
 from auditor.core.source import TableSource
@@ -51,11 +51,6 @@ _SAMPLE_ROWS = 50_000
 _COUNT_ROWS = 1 << 22  # split codes counted at once: the shifted block is 32 MB
 # Rows read at once by per_split: each row group is read about once; the strings stay near 200 MB.
 _SPLIT_READ_ROWS = 1 << 24
-
-
-def key_label(spec: str | Sequence[str]) -> str:
-    """A key as reports name it: its column, or its columns' compound label."""
-    return spec if isinstance(spec, str) else compound_label(list(spec))
 
 
 def _columns(spec: str | Sequence[str]) -> tuple[str, ...]:

@@ -6,11 +6,14 @@ this audit), so an entry that is stale, too broad or ambiguous takes nothing out
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
+from auditor.core.config import key_label
 from auditor.core.splits import PairKind
-from auditor.manifest.reviewed import Reviewed
-from auditor.manifest.table import key_label
-from auditor.pipeline.stage import AuditContext
+
+if TYPE_CHECKING:
+    from auditor.manifest.reviewed import Reviewed
+    from auditor.pipeline.stage import AuditContext
 
 # The code that accepts a group value shared by a pair of splits of each kind (group_overlap's).
 _SHARED = {PairKind.TRAIN_HOLDOUT: "GRP001", PairKind.HOLDOUT_HOLDOUT: "GRP002"}
@@ -18,6 +21,8 @@ _SHARED = {PairKind.TRAIN_HOLDOUT: "GRP001", PairKind.HOLDOUT_HOLDOUT: "GRP002"}
 
 def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
     """Per key (by its label) what its accepted findings leave out of the links; keys with nothing are absent."""
+    from auditor.manifest.reviewed import Reviewed
+
     config = context.config
     found: dict[str, Reviewed] = {}
     for spec in config.keys.groups:
@@ -32,7 +37,9 @@ def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
 
 
 def _add(found: dict[str, Reviewed], label: str, more: Reviewed) -> None:
-    had = found.get(label, Reviewed())
+    from auditor.manifest.reviewed import NONE, Reviewed
+
+    had = found.get(label, NONE)
     joined = Reviewed(tuple(sorted({*had.unlinked, *more.unlinked})), had.unmerged | more.unmerged)
     if joined:
         found[label] = joined
