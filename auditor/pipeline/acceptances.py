@@ -163,7 +163,7 @@ class Acceptances:
 
     def _accepting(self, finding: Finding, entry: AcceptSpec) -> Finding:
         accepted = finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
-        if not any(f is finding or f == accepted for f in self.accepted):  # a finding judged twice is kept once
+        if accepted not in self.accepted:  # a finding judged twice (shared_upstream's spellings) is kept once
             self.accepted.append(accepted)
         return accepted
 
