@@ -229,7 +229,7 @@ class Calls(Library):
             joined = replace(joined, fits=frozenset().union(*(d.fits for d in timed)))
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
-        text = self.text(node)
+        text = self.text(_known_bounds(node, values))
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
     def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
@@ -269,6 +269,23 @@ class Calls(Library):
         if stats:  # a statistic's index or values (corr["y"].index): still what the rows taught
             out = out.join(Value(stats=stats))
         return out
+
+
+def _known_bounds(node: ast.Compare, values: list[Value]) -> ast.Compare:
+    """The comparison with each bound whose value is known written as that value (`df.date < cut`, cut being
+    "2023-06", as `df.date < '2023-06'`): two masks then compare by the values they were cut at, whatever names
+    held them, and a name given another value between two masks is two bounds."""
+    operands = [node.left, *node.comparators]
+    known: list[ast.expr] = []
+    for operand, value in zip(operands, values, strict=True):
+        const = value.const if value.data is None and not isinstance(operand, ast.Constant) else None
+        if isinstance(const, str | int | float) and not isinstance(const, bool):
+            known.append(ast.copy_location(ast.Constant(const), operand))
+        else:
+            known.append(operand)
+    if known == operands:
+        return node
+    return ast.copy_location(ast.Compare(left=known[0], ops=node.ops, comparators=known[1:]), node)
 
 
 def _left_only(node: ast.Compare, values: list[Value], text: str) -> tuple[str, frozenset[Atom]] | None:

@@ -21,7 +21,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import mask_span
+from auditor.code.masks import column_of, conjuncts, mask_span
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -561,9 +561,26 @@ class Frames(WalkState):
         except SyntaxError:
             return None
         columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
-        sid = self._part_split(f"mask:{','.join(columns) or 'rows'}", node, data)
-        span = mask_span(condition.replace("@", ""), query=frozenset(local))
-        return replace(data.with_parts(Part(sid, _side(condition), span)), mask=None)
+        # `@cut` read as the value it holds here, when known: bounds then compare by value, as a mask's do
+        known = {name: self._bound_now(name) for name in local}
+        plain: dict[str, str | int | float] = {
+            k: v for k, v in known.items() if isinstance(v, str | int | float) and not isinstance(v, bool)
+        }
+        tree = _Substituted(plain).visit(tree)
+        held = conjuncts(ast.unparse(tree))
+        for part in held:
+            # each condition of `a and b` a split of its own column's, as a mask's `&` (a query names columns bare)
+            column = column_of(part, query=frozenset(local)) if len(held) > 1 else None
+            sid = self._part_split(f"mask:{column or ','.join(columns) or 'rows'}", node, data)
+            data = data.masked(Part(sid, _side(part), mask_span(part, query=frozenset(local))))
+        return replace(data, mask=None)
+
+    def _bound_now(self, name: str) -> object:
+        """The value a module-level name holds at this point of the walk (a query's `@cut`, which no Name node
+        of the program reads); None inside a call, where a local name may hide it, or when not one value."""
+        if self.calls:
+            return None
+        return join_all([self.defs.get(d, NOTHING) for d in self.current.get(name, [])]).const
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);
@@ -1133,9 +1150,15 @@ class Frames(WalkState):
             rest = complement(data.rows, outside[1])
             data = replace(data, rows=rest) if rest is not None else data
         if mask is not None and value.data is not None:
-            sources = sorted(value.data.sources) or ["rows"]
-            sid = self._part_split(f"mask:{','.join(sources)}", node, data)
-            return data.with_parts(Part(sid, _side(mask), mask_span(mask)))
+            sources = ",".join(sorted(value.data.sources)) or "rows"
+            held = conjuncts(mask)
+            for condition in held:
+                # each condition of `a & b` a split of its own column's, so `date < cut` & anything shares no
+                # rows with `date >= cut`; a second condition on one column narrows the first one's interval
+                column = column_of(condition) if len(held) > 1 else None
+                sid = self._part_split(f"mask:{column or sources}", node, data)
+                data = data.masked(Part(sid, _side(condition), mask_span(condition)))
+            return data
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them went through every cut that dealt them, in order (validation positions split from
@@ -1598,6 +1621,18 @@ def _names_columns(index: Value, node: ast.expr) -> bool:
     if isinstance(node, ast.Slice) or index.data is not None or index.parts:
         return False
     return index.strings() is not None and bool(index.strings())
+
+
+class _Substituted(ast.NodeTransformer):
+    """A query's names written as the values they are known to hold."""
+
+    def __init__(self, values: dict[str, str | int | float]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.values:
+            return ast.copy_location(ast.Constant(self.values[node.id]), node)
+        return node
 
 
 def _side(mask: str) -> str:

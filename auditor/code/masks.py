@@ -12,6 +12,7 @@ from auditor.code.values import OPEN, Bound
 _BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
 _ABOVE = {ast.Gt: False, ast.GtE: True}
 _FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
 
 # The base of a bound that is an instant: a date written in ISO form, or a call that makes one from such a text.
 TIME = "<time>"
@@ -33,9 +34,14 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         expr = ast.parse(condition, mode="eval").body
     except SyntaxError:
         return ()
+    negated = False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
+        negated, expr = True, expr.operand  # ~(df.date < cut) keeps the rows of df.date >= cut
     if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
         return ()
     column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
+    if negated:
+        op = _NEGATED.get(op, ast.Eq)
     if _column_key(bound, query) is not None and _column_key(column, query) is None:
         column, bound, op = bound, column, _FLIPPED.get(op, op)
     axis = _column_key(column, query)
@@ -47,6 +53,61 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
     if op in _ABOVE:
         return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
     return ()
+
+
+def conjuncts(condition: str) -> list[str]:
+    """The conditions a mask holds all of (`(df.a < 1) & (df.b == 2)` is two); any other mask is one."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return [condition]
+    found: list[str] = []
+
+    def walk(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+            walk(node.left)
+            walk(node.right)
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for value in node.values:
+                walk(value)
+        else:
+            found.append(ast.unparse(node))
+
+    walk(expr)
+    return found if len(found) > 1 else [condition]
+
+
+def column_of(condition: str, query: frozenset[str] | None = None) -> str | None:
+    """The column a comparison of one column reads, by its name in the table (`date` in `df["date"].dt.year`);
+    ``query``: as mask_span's (a bare name is a column unless it is one of these)."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
+        expr = expr.operand
+    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return None
+    for side in (expr.left, expr.comparators[0]):
+        if query is not None and isinstance(side, ast.Name) and side.id not in query:
+            return side.id
+        name = _root_column(side)
+        if name is not None:
+            return name
+    return None
+
+
+def _root_column(node: ast.expr) -> str | None:
+    """The column next to the table's name in `df.date`, `df["date"].dt.year`; None when a name holds none."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        inner = node.value
+        if isinstance(inner, ast.Name):
+            if isinstance(node, ast.Attribute):
+                return node.attr
+            key = node.slice
+            return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        node = inner
+    return None
 
 
 def _column_key(node: ast.expr, query: frozenset[str] | None) -> str | None:

@@ -141,6 +141,19 @@ class Atom:
             return self
         return Atom(self.origin, (*self.parts, part))
 
+    def masked(self, part: Part) -> Atom:
+        """These rows where a mask holds: a second mask over the column of one they were cut by already keeps
+        the rows both intervals hold (`date >= "2022"`, then `date < "2023"`); any other, as with_part."""
+        for i, held in enumerate(self.parts):
+            if held.split != part.split or held == part:
+                continue
+            span = _intersected(held.span, part.span)
+            if span is None:
+                return self
+            both = Part(held.split, f"{held.side}&{part.side}", span)
+            return Atom(self.origin, (*self.parts[:i], both, *self.parts[i + 1 :]))
+        return self.with_part(part)
+
     @property
     def held_out(self) -> bool:
         """Whether the last split that took these rows put them on its held-out side."""
@@ -391,6 +404,9 @@ class Data:
     def with_parts(self, part: Part) -> Data:
         return replace(self, rows=_bounded(frozenset(a.with_part(part) for a in self.rows)))
 
+    def masked(self, part: Part) -> Data:
+        return replace(self, rows=_bounded(frozenset(a.masked(part) for a in self.rows)))
+
     def stepped(self, name: str, line: int) -> Data:
         if self.chain and self.chain[-1] == Step(name, line):
             return self
@@ -421,6 +437,28 @@ def complement(rows: frozenset[Atom], taken: frozenset[Atom]) -> frozenset[Atom]
 REST = "rest"  # what is left of rows once one side of a split is taken out (df.drop(train.index))
 # The side left by taking out the other, for splits with two sides.
 OTHER_SIDE = {"train": "test", "test": "train", "sample": REST, REST: "sample", "head": "tail", "tail": "head"}
+
+
+def _intersected(
+    a: tuple[str, Bound, Bound] | tuple[()], b: tuple[str, Bound, Bound] | tuple[()]
+) -> tuple[str, Bound, Bound] | None:
+    """The interval two spans on one axis both hold; None when their bounds cannot be compared."""
+    if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[0] == POSITIONS:
+        return None
+    lower = _inner(a[1], b[1], upper=False)
+    upper = _inner(a[2], b[2], upper=True)
+    return None if lower is None or upper is None else (a[0], lower, upper)
+
+
+def _inner(a: Bound, b: Bound, upper: bool) -> Bound | None:
+    """Of two lower (or upper) bounds, the one nearer the inside: an open end yields to any."""
+    if a[0] == OPEN or b[0] == OPEN:
+        return b if a[0] == OPEN else a
+    if a[0] != b[0]:
+        return None
+    if a[1] != b[1]:
+        return a if (a[1] < b[1]) == upper else b
+    return a if not a[2] else b  # at one place, the bound that leaves the place out
 
 
 def _bounded(rows: frozenset[Atom]) -> frozenset[Atom]:

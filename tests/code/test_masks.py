@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from auditor.code.masks import TIME, mask_span
+from auditor.code.masks import TIME, column_of, conjuncts, mask_span
 from auditor.code.values import OPEN
 
 _JUNE = (datetime(2023, 6, 1) - datetime(1970, 1, 1)).total_seconds()
@@ -77,3 +77,25 @@ def test_a_querys_names_are_columns_unless_taken_with_at() -> None:
 @pytest.mark.parametrize("condition", ["df.a == 1", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
 def test_other_conditions_have_no_interval(condition: str) -> None:
     assert mask_span(condition) == ()
+
+
+def test_a_negated_comparison_keeps_the_other_side() -> None:
+    assert mask_span("~(df.year < 2020)") == ("['year']", ("", 2020, True), (OPEN, 0, True))
+    assert mask_span("not df.year >= 2020") == ("['year']", (OPEN, 0, True), ("", 2020, False))
+    assert mask_span("~(df.year == 2020)") == ()
+
+
+def test_the_conditions_a_mask_holds_all_of() -> None:
+    assert conjuncts("(df.a < 1) & (df.b == 2) & (df.c > 0)") == ["df.a < 1", "df.b == 2", "df.c > 0"]
+    assert conjuncts("a >= 1 and a < 5") == ["a >= 1", "a < 5"]
+    assert conjuncts("(df.a < 1) | (df.b == 2)") == ["(df.a < 1) | (df.b == 2)"]
+    assert conjuncts("df.a < 1") == ["df.a < 1"] and conjuncts("(df.a") == ["(df.a"]
+
+
+def test_the_column_a_condition_reads() -> None:
+    assert column_of('df["date"].dt.year < 2020') == "date"
+    assert column_of("2020 <= df.year") == "year"
+    assert column_of("~(raw.t >= 5)") == "t"
+    assert column_of("year < cut", query=frozenset({"cut"})) == "year"
+    assert column_of("cut > year", query=frozenset({"cut"})) == "year"
+    assert column_of("df.a.isin([1])") is None and column_of("x < 1") is None

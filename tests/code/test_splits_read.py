@@ -350,6 +350,85 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    # Names are read as the values they hold where the mask is made; conditions joined by & (or a query's `and`)
+    # each cut the rows, and two on one column keep the range between them.
+    "a query's @names that overlap": (
+        """
+        df = pd.read_csv("series.csv")
+        cut, start = "2023-06-30", "2023-03-01"
+        train = df.query("date <= @cut")
+        test = df.query("date >= @start")
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a cut given another value between the two masks": (
+        """
+        df = pd.read_csv("series.csv")
+        cut = 2021
+        train = df[df.year < cut]
+        cut = 2019
+        test = df[df.year >= cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 6)],
+    ),
+    "two ranges that overlap": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[(df.date >= "2022-01") & (df.date < "2023-06")]
+        test = df.query("date >= '2023-03' and date < '2024-01'")
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a negated cut that overlaps": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[df.year < 2021]
+        test = df[~(df.year < 2020)]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a cut and another condition beside the rest of the cut": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df.loc[(df["date"] < "2023-06") & (df["region"] == "EU")]
+        test = df[df.date >= "2023-06"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "a range cut in two steps, then the rows after it": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[df.date >= "2022-01"]
+        train = train[train.date < "2023-01"]
+        val = df.query("date >= '2023-01' and date < '2023-04'")
+        test = df[~(df.date < "2023-04")]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(val[["x1", "x2"]], val["y"]), m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "names that hold the one cut, in a query and a mask": (
+        """
+        df = pd.read_csv("series.csv")
+        CUTOFF = "2023-06-01"
+        last = CUTOFF
+        train = df.query("date < @CUTOFF")
+        test = df[df.date >= last]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     # A label slice holds its end: .loc[:cut] and .loc[cut:] both hold the rows at cut.
     "label slices at one date": (
         """

@@ -8,7 +8,7 @@ from pathlib import Path
 from pytest import MonkeyPatch
 
 from auditor.code.analysis import analyse_file
-from auditor.code.values import NOTHING, Atom, Columns, Data, Part, Value, join_all
+from auditor.code.values import NOTHING, OPEN, Atom, Columns, Data, Part, Value, join_all
 
 
 def _values() -> list[Value]:
@@ -50,3 +50,20 @@ def test_a_long_literal_list_is_joined_at_once_not_value_by_value(tmp_path: Path
     script.write_text("data = [" + ", ".join(str(i) for i in range(5_000)) + "]\nprint(len(data))\n")
     assert analyse_file(script).skipped == ()
     assert joins < 1_000
+
+
+def test_a_second_mask_on_one_column_keeps_the_range_both_hold() -> None:
+    """`date >= "2022"`, then `date < "2023"`: one side of the date split, the interval between; bounds of two
+    names cannot be intersected, and the rows stay as the first mask left them."""
+    axis = "['date']"
+    after = Part("mask:date", "d>=a", (axis, ("", 2022, True), (OPEN, 0, True)))
+    before = Part("mask:date", "d<b", (axis, (OPEN, 0, True), ("", 2023, False)))
+    both = Atom(0).masked(after).masked(before)
+    assert both.parts == (Part("mask:date", "d>=a&d<b", (axis, ("", 2022, True), ("", 2023, False))),)
+    tighter = both.masked(Part("mask:date", "d>c", (axis, ("", 2022, False), (OPEN, 0, True))))
+    assert tighter.parts[0].span == (axis, ("", 2022, False), ("", 2023, False))
+    named = Part("mask:date", "d<cut", (axis, (OPEN, 0, True), ("cut", 0, False)))
+    assert both.masked(named) == both
+    other = Part("mask:store", "s==3", ())
+    assert both.masked(other).parts == (*both.parts, other)
+    assert both.masked(both.parts[0]) == both
