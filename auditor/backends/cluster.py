@@ -543,7 +543,7 @@ class DaskManifest(FileManifest):
         search the spelling checks make), their codes looked up on the workers; no pass over the rows else.
         ``reviewed``: values that link no rows, and spellings that stay apart (reviewed.py)."""
         from auditor.backends.linkedpieces import PieceKey
-        from auditor.manifest.reviewed import NONE, kept_variants, typed_values
+        from auditor.manifest.reviewed import NONE, kept_variants, named_in
 
         reviewed = reviewed or NONE
         columns = (spec,) if isinstance(spec, str) else tuple(spec)
@@ -552,8 +552,8 @@ class DaskManifest(FileManifest):
             return self._scattered(key), spelled
         column = columns[0]
         piece_key = self._piece_key(column)
-        unlinked = typed_values(reviewed.unlinked, self._arrow_type(column))
-        if len(unlinked):
+        unlinked = reviewed.unlinked
+        if unlinked:
             pieces = zip(self._pieces, piece_key.pieces, strict=True)
             tasks = [_delayed(_piece_unlinked)(p, column, codes, unlinked) for p, codes in pieces]
             piece_key = PieceKey(piece_key.name, piece_key.n_values, self._cluster_persist(tasks), piece_key.label)
@@ -561,8 +561,7 @@ class DaskManifest(FileManifest):
             return piece_key, None  # numbers have one spelling
         variants = self.spelling(column, digest=digest)
         if variants is not None and reviewed:  # an unlinked value's rows are no spelling of another's
-            held = self.take(column, variants.positions) if len(unlinked) else None
-            keep = None if held is None else ~_is_in(held, unlinked)
+            keep = ~named_in(self.take(column, variants.positions), unlinked) if unlinked else None
             variants = kept_variants(variants, reviewed.unmerged, keep)
         if variants is None or not variants.n_groups:
             return piece_key, None
@@ -1286,18 +1285,15 @@ def _piece_codes(hashes: tuple[np.ndarray, np.ndarray], table: tuple[np.ndarray,
     return block
 
 
-def _piece_unlinked(piece: Piece, column: str, codes: np.ndarray, values: pa.Array) -> np.ndarray:
-    """A piece's codes of a key with the rows holding ``values`` (reviewed: they link no rows) at -1."""
+def _piece_unlinked(piece: Piece, column: str, codes: np.ndarray, unlinked: tuple[str, ...]) -> np.ndarray:
+    """A piece's codes of a key with the rows holding a value ``unlinked`` names (reviewed: they link no rows)
+    at -1."""
+    from auditor.manifest.reviewed import named_in
+
     held = read_piece(piece, [column]).column(field(column))
     out = np.array(codes, dtype=CODE, copy=True)
-    out[_is_in(held, values)] = MISSING
+    out[named_in(held, unlinked)] = MISSING
     return out
-
-
-def _is_in(held: pa.Array | pa.ChunkedArray, values: pa.Array) -> np.ndarray:
-    """Whether each value of ``held`` is one of ``values`` (a null is none)."""
-    found = pc.fill_null(pc.is_in(held, value_set=values), False)
-    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _piece_sparse_codes(

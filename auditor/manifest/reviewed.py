@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.manifest.keycodes import CODE, KeyCodes
 from auditor.manifest.spelling import Variants
@@ -16,7 +17,8 @@ from auditor.manifest.spelling import Variants
 
 @dataclass(frozen=True)
 class Reviewed:
-    """What a review of one key column accepted: ``unlinked``, values as reports name them, link no rows;
+    """What a review of one key column accepted: ``unlinked``, values as reports write them (in any spelling
+    of them), link no rows;
     ``unmerged``, spelling groups by their normal form, are each spelling a value of its own."""
 
     unlinked: tuple[str, ...] = ()
@@ -30,9 +32,33 @@ NONE = Reviewed()
 
 
 def unlinked_codes(key: KeyCodes, reviewed: Reviewed) -> np.ndarray:
-    """The codes of the values ``reviewed`` unlinks that ``key`` holds, ascending."""
-    found = (key.find(value) for value in reviewed.unlinked)
-    return np.unique(np.array([c for c in found if c is not None], dtype=np.int64))
+    """The codes of the values ``reviewed`` unlinks, in any spelling that names them (`CALIB` names `calib`,
+    `7.0` names 7; `1.1` does not name `1.10`), ascending."""
+    if not reviewed.unlinked or not key.n_values:
+        return np.zeros(0, dtype=np.int64)
+    if len(key.parts) == 1:
+        index, values = key.parts[0]
+        hit = np.flatnonzero(named_in(values, reviewed.unlinked))
+        return np.flatnonzero(np.isin(index, hit)).astype(np.int64)
+    labels = pa.array(key.labels(np.arange(key.n_values)), pa.string())
+    return np.flatnonzero(named_in(labels, reviewed.unlinked)).astype(np.int64)
+
+
+def named_in(values: pa.Array | pa.ChunkedArray, named: Iterable[str]) -> np.ndarray:
+    """Whether each of ``values`` is one of ``named`` in the spelling checks' normal form (a null is none)."""
+    from auditor.manifest.spelling import normalise
+
+    text = values if _is_text(values.type) else values.cast(pa.string())
+    forms = normalise(text)
+    wanted = normalise(pa.array(list(named), pa.string()))
+    found = pc.fill_null(pc.is_in(forms, value_set=wanted.combine_chunks()), False)
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _is_text(type_: pa.DataType) -> bool:
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    return bool(pa.types.is_string(type_) or pa.types.is_large_string(type_) or pa.types.is_string_view(type_))
 
 
 def without_codes(key: KeyCodes, codes: np.ndarray) -> KeyCodes:
@@ -59,15 +85,3 @@ def kept_variants(variants: Variants, unmerged: Iterable[str], keep: np.ndarray 
     old = np.flatnonzero(several)
     renumbered = np.searchsorted(old, variants.group[kept])  # groups stay in the order of their first position
     return Variants(variants.positions[kept], renumbered.astype(np.int64), [variants.normal[g] for g in old])
-
-
-def typed_values(labels: Iterable[str], type_: pa.DataType) -> pa.Array:
-    """Values named as reports name them, as values of a column of type ``type_`` (one that is no such value, as
-    `x` of a column of numbers, is left out: no row holds it)."""
-    kept = []
-    for label in labels:
-        try:
-            kept.append(pa.array([label], pa.string()).cast(type_)[0])
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            continue
-    return pa.array(kept, type_)

@@ -38,9 +38,9 @@ class Acceptances:
         self.ambiguous: dict[int, list[str]] = {}
         # Per entry whose `key` names a finding's subject and none of its values: those values, to name the fix.
         self.subject_only: dict[int, list[str]] = {}
-        # The findings accepted so far, in the order the stages ran: a later stage may leave out what was reviewed
-        # (shared_upstream does not link rows through a group value accepted in group_overlap).
-        self.accepted: list[Finding] = []
+        # The findings judged so far, accepted or not, in the order the stages ran: a later stage may leave out what
+        # was reviewed (shared_upstream does not link rows through a group value accepted in group_overlap).
+        self.judged: dict[tuple[str, str], list[Finding]] = {}  # by code and key column
         # Per entry naming a statement of code but not the file and line it was reviewed at: where it was found.
         self.unplaced: dict[int, list[str]] = {}
         # Per entry naming a statement at a place that holds it no more: where the statement is now (not accepted
@@ -74,7 +74,14 @@ class Acceptances:
                 columns = {c for code, c, values in held if code == entry.code and named & values}
                 if len(columns) > 1:
                     self.ambiguous[i] = sorted({*self.ambiguous.get(i, []), *columns})
-        return [self.judge(f) for f in findings]
+        judged = [self.judge(f) for f in findings]
+        for f in judged:
+            column = finding_column(f)
+            if column is not None:
+                kept = self.judged.setdefault((f.code, column), [])
+                if f not in kept:  # judged twice (shared_upstream's spellings before its links) is kept once
+                    kept.append(f)
+        return judged
 
     def judge(self, finding: Finding) -> Finding:
         """``finding`` accepted by the first entry that covers it, escalated when an entry accepted a smaller scope
@@ -119,7 +126,7 @@ class Acceptances:
                 names_value = scope.listed and same(key) in held
                 if whole and recorded is None:
                     self.used.add(i)
-                    return self._accepting(finding, entry)
+                    return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
                 names_column = (
                     bool(scope.n_values)
                     and column is not None
@@ -156,21 +163,14 @@ class Acceptances:
             as_named = scope_of(allowed).model_copy(update={"values": tuple(allowed), "n_values": len(allowed)})
             grown = growth(as_named, scope, same)
             if grown is None:
-                return self._accepting(finding, entry)
+                return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
 
-    def _accepting(self, finding: Finding, entry: AcceptSpec) -> Finding:
-        accepted = finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
-        if accepted not in self.accepted:  # a finding judged twice (shared_upstream's spellings) is kept once
-            self.accepted.append(accepted)
-        return accepted
-
-    def accepted_of(self, codes: Iterable[str], column: str) -> list[Finding]:
-        """The findings of ``codes`` about ``column`` accepted so far (a value's finding names it in evidence)."""
-        wanted = set(codes)
-        return [f for f in self.accepted if f.code in wanted and finding_column(f) == column]
+    def judged_of(self, codes: Iterable[str], column: str) -> list[Finding]:
+        """The findings of ``codes`` about ``column`` judged so far, accepted or not."""
+        return [f for code in codes for f in self.judged.get((code, column), [])]
 
     def _name(self, i: int, finding: Finding, held: set[Hashable]) -> None:
         """Remember what would name ``finding`` for entry ``i``, too broad for it (once per distinct naming)."""

@@ -1,6 +1,6 @@
 """Taking reviewed values out of a key's links: the key's own codes are never changed (other stages share
-them), spelling groups left with one spelling are no groups, and a value named as reports name it is found in a
-column of its own type."""
+them), spelling groups left with one spelling are no groups, and a value is named in any spelling the checks
+read as it, in a column of any type."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.manifest.keycodes import single_key
-from auditor.manifest.reviewed import Reviewed, kept_variants, typed_values, unlinked_codes, without_codes
+from auditor.manifest.reviewed import Reviewed, kept_variants, named_in, unlinked_codes, without_codes
 from auditor.manifest.spelling import Variants
 
 
@@ -31,8 +31,9 @@ def test_groups_apart_or_left_with_one_spelling_are_dropped_and_the_rest_renumbe
     assert kept_variants(variants, {"alice", "bob", "carol"}).normal == []
 
 
-def test_a_value_named_in_text_is_found_in_its_columns_type() -> None:
-    assert typed_values(["7", "x", "8"], pa.int64()).to_pylist() == [7, 8]
-    assert typed_values(["1.5"], pa.float64()).to_pylist() == [1.5]
-    assert typed_values(["calib"], pa.large_string()).to_pylist() == ["calib"]
-    assert typed_values([], pa.string()).to_pylist() == []
+def test_a_value_is_named_in_any_spelling_the_checks_read_as_it() -> None:
+    key = single_key("writer", np.array([0, 1, 2, 3], dtype=np.int32), pa.array(["calib", "Calib ", "1.10", "x"]))
+    assert unlinked_codes(key, Reviewed(unlinked=("CALIB",))).tolist() == [0, 1]
+    assert unlinked_codes(key, Reviewed(unlinked=("1.1",))).tolist() == []
+    assert named_in(pa.array([7, 8, None]), ["7.0"]).tolist() == [True, False, False]
+    assert named_in(pa.array(["007", "7", "70"]), ["7"]).tolist() == [True, True, False]

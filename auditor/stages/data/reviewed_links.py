@@ -1,17 +1,17 @@
 """What the reviews of group_overlap and shared_upstream accepted, as shared_upstream leaves it out of its links:
-a group value accepted for every pair of splits it spans links no rows, and spellings accepted as different
-values (GRP005, UPS005) stay apart. Only what the report shows as accepted counts (a finding judged accepted in
-this audit), so an entry that is stale, too broad or ambiguous takes nothing out."""
+a group value whose every GRP001/GRP002 finding is accepted links no rows, and spellings accepted as different
+values (GRP005, UPS005) stay apart. Only what the report shows as accepted counts (findings judged in this
+audit), so an entry that is stale, too broad or ambiguous takes nothing out."""
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import TYPE_CHECKING
 
 from auditor.core.config import key_label
 from auditor.core.splits import PairKind
 
 if TYPE_CHECKING:
+    from auditor.core.findings import Finding
     from auditor.manifest.reviewed import Reviewed
     from auditor.pipeline.stage import AuditContext
 
@@ -46,27 +46,35 @@ def _add(found: dict[str, Reviewed], label: str, more: Reviewed) -> None:
 
 
 def _shared_on_purpose(context: AuditContext, label: str) -> tuple[str, ...]:
-    """The values of a group key accepted for every kind of pair of splits that holds them (GRP001 for train and
-    holdout, GRP002 for two holdout splits): one accepted for train and test only still links val to test."""
-    codes: dict[str, set[str]] = {}
-    splits: dict[str, set[str]] = {}
-    for finding in context.acceptances.accepted_of(_SHARED.values(), label):
-        value, rows = finding.evidence.get("value"), finding.evidence.get("rows")
-        if isinstance(value, str) and isinstance(rows, dict):
-            codes.setdefault(value, set()).add(finding.code)
-            splits.setdefault(value, set()).update(str(s) for s in rows)
-    kept = []
-    for value, accepted in codes.items():
-        kinds = {context.roles.pair(a, b) for a, b in combinations(sorted(splits[value]), 2)}
-        if {_SHARED[k] for k in kinds if k in _SHARED} <= accepted:
-            kept.append(value)
-    return tuple(sorted(kept))
+    """The values of a group key that its GRP001/GRP002 findings hold only where accepted (by name or among
+    `values:`, in any spelling that names them): a value also held by a finding left standing (one accepted
+    across train and test, still shared by val and test) links as before. Values as reports write them."""
+    accepted: set[str] = set()
+    standing: set[str] = set()
+    for finding in context.acceptances.judged_of(_SHARED.values(), label):
+        values = _values_of(finding)
+        if values is None:  # a finding of too many values to list: which it holds cannot be told
+            if not finding.accepted:
+                return ()
+            continue
+        (accepted if finding.accepted else standing).update(values)
+    return tuple(sorted(accepted - standing))
+
+
+def _values_of(finding: Finding) -> list[str] | None:
+    """The group values a finding is about: its one value, or its scope's listed values (None: not listed)."""
+    value = finding.evidence.get("value")
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in finding.scope.values] if finding.scope.listed else None
 
 
 def _spellings_apart(context: AuditContext, code: str, label: str) -> frozenset[str]:
     """The spelling groups (normal forms) of a key whose finding ``code`` was accepted: different values."""
     return frozenset(
-        str(f.evidence["value"]) for f in context.acceptances.accepted_of([code], label) if "value" in f.evidence
+        str(f.evidence["value"])
+        for f in context.acceptances.judged_of([code], label)
+        if f.accepted and "value" in f.evidence
     )
 
 

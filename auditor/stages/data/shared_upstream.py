@@ -462,6 +462,8 @@ class SharedUpstream(Stage):
         message = (
             f"the largest group of linked samples holds {size} of {manifest.n_rows} rows ({share:.1%}); "
             f"{len(links.sizes)} groups in all over {linked_rows} rows with a key."
+            if len(links.sizes)
+            else f"no two of the {manifest.n_rows} rows share a key value: each sample is a group of its own."
         )
         # A group wholly in one split is already on one side (a training site, an external test site).
         homes = np.flatnonzero(counts[int(np.argmax(links.sizes))]) if len(links.sizes) else np.zeros(0, np.int64)

@@ -118,3 +118,22 @@ def test_an_entry_that_accepts_nothing_takes_nothing_out(audit: AuditFn) -> None
     found = _codes(_run(audit, SHARED_WRITER, stale))
     assert "ACC001" in found and "UPS001" in found
     assert "UPS001" in _codes(_run(audit, SHARED_WRITER, [CALIB], only=["shared_upstream"]))
+
+
+def test_a_value_accepted_in_another_spelling_or_among_values_links_no_rows(audit: AuditFn) -> None:
+    """`key: CALIB` names calib, as group_overlap reads it; so does an entry recording `values: [calib]`. With
+    w2 shared too, the entry accepts no finding (it grew): calib then still links, as the report shows it."""
+    for entry in ({**CALIB, "key": "CALIB "}, {**CALIB, "key": "writer", "values": ["calib"]}):
+        report = _run(audit, SHARED_WRITER, [entry])
+        found = _codes(report)
+        assert report.exit_code == 0 and "UPS001" not in found, entry
+        assert found["UPS003"][0].evidence["reviewed"]["writer"]["values"] == ["calib"]
+    grown = {**SHARED_WRITER, "writer": ["calib", "w2", "calib", "w2"]}
+    found = _codes(_run(audit, grown, [{**CALIB, "key": "CALIB"}]))
+    assert not found["GRP001"][0].accepted and "reviewed" not in found["UPS003"][0].evidence
+    assert found["UPS001"][0].evidence["components"] == 2
+
+
+def test_rows_that_share_nothing_are_said_to_share_nothing(audit: AuditFn) -> None:
+    (largest,) = _codes(_run(audit, SHARED_WRITER, [CALIB]))["UPS003"]
+    assert largest.message.startswith("no two of the 4 rows share a key value: each sample is a group of its own.")
