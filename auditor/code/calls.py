@@ -5,12 +5,14 @@ rows on and record nothing, and comparisons (a choice among scores, predictions 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import replace
 
 from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
+from auditor.code.masks import instant_of
 from auditor.code.state import HF_METRIC, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
@@ -229,8 +231,17 @@ class Calls(Library):
             joined = replace(joined, fits=frozenset().union(*(d.fits for d in timed)))
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
-        text = self.text(_known_bounds(node, values))
+        text = self.text(_known_bounds(node, values, self._instant_made))
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
+
+    def _instant_made(self, name: ast.Name) -> ast.expr | None:
+        """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
+        "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""
+        defs = self.names.definitions(name)
+        if len(defs) != 1 or not isinstance(defs[0], ast.Name):
+            return None
+        made = self._assigned_values().get(defs[0])
+        return made if made is not None and instant_of(made) is not None else None
 
     def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
         """`ind != np.arange(len(X))[:, None]`: where each row's neighbours are not the row itself, a mask that
@@ -271,16 +282,21 @@ class Calls(Library):
         return out
 
 
-def _known_bounds(node: ast.Compare, values: list[Value]) -> ast.Compare:
+def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.Name], ast.expr | None]) -> ast.Compare:
     """The comparison with each bound whose value is known written as that value (`df.date < cut`, cut being
-    "2023-06", as `df.date < '2023-06'`): two masks then compare by the values they were cut at, whatever names
-    held them, and a name given another value between two masks is two bounds."""
+    "2023-06", as `df.date < '2023-06'`; ``made``: the call that made an instant a name holds, as
+    `pd.Timestamp("2023-06-01")`): two masks then compare by the values they were cut at, whatever names held
+    them, and a name given another value between two masks is two bounds."""
     operands = [node.left, *node.comparators]
     known: list[ast.expr] = []
     for operand, value in zip(operands, values, strict=True):
         const = value.const if value.data is None and not isinstance(operand, ast.Constant) else None
+        # whatever the walk holds of it: a Timestamp made of a constant may be read as rows of unknown making
+        instant = made(operand) if isinstance(operand, ast.Name) else None
         if isinstance(const, str | int | float) and not isinstance(const, bool):
             known.append(ast.copy_location(ast.Constant(const), operand))
+        elif instant is not None:
+            known.append(instant)
         else:
             known.append(operand)
     if known == operands:

@@ -21,7 +21,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, mask_span
+from auditor.code.masks import column_of, conjuncts, instant_of, mask_span
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -563,8 +563,8 @@ class Frames(WalkState):
         columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
         # `@cut` read as the value it holds here, when known: bounds then compare by value, as a mask's do
         known = {name: self._bound_now(name) for name in local}
-        plain: dict[str, str | int | float] = {
-            k: v for k, v in known.items() if isinstance(v, str | int | float) and not isinstance(v, bool)
+        plain: dict[str, str | int | float | ast.expr] = {
+            k: v for k, v in known.items() if isinstance(v, str | int | float | ast.expr) and not isinstance(v, bool)
         }
         tree = _Substituted(plain).visit(tree)
         held = conjuncts(ast.unparse(tree))
@@ -577,10 +577,15 @@ class Frames(WalkState):
 
     def _bound_now(self, name: str) -> object:
         """The value a module-level name holds at this point of the walk (a query's `@cut`, which no Name node
-        of the program reads); None inside a call, where a local name may hide it, or when not one value."""
+        of the program reads), or the call that made the instant it holds (`pd.Timestamp("2023-06-01")`); None
+        inside a call, where a local name may hide it, or when not one value."""
         if self.calls:
             return None
-        return join_all([self.defs.get(d, NOTHING) for d in self.current.get(name, [])]).const
+        defs = self.current.get(name, [])
+        made = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+        if made is not None and instant_of(made) is not None:
+            return made
+        return join_all([self.defs.get(d, NOTHING) for d in defs]).const
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);
@@ -1280,17 +1285,6 @@ class Frames(WalkState):
                     found.append(value)
         return found
 
-    def _assigned_values(self) -> dict[ast.AST, ast.expr]:
-        """Each name assigned by `name = value` in the program, to its value (read once)."""
-        found = self._assigned
-        if found is None:
-            found = {}
-            for stmt in ast.walk(self.program.tree):
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                    found[stmt.targets[0]] = stmt.value
-            self._assigned = found
-        return found
-
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:
             self.record.splits[sid] = Split(sid, self.site(node), sid.partition(":")[0], False, data)
@@ -1626,13 +1620,14 @@ def _names_columns(index: Value, node: ast.expr) -> bool:
 class _Substituted(ast.NodeTransformer):
     """A query's names written as the values they are known to hold."""
 
-    def __init__(self, values: dict[str, str | int | float]) -> None:
+    def __init__(self, values: dict[str, str | int | float | ast.expr]) -> None:
         self.values = values
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id in self.values:
-            return ast.copy_location(ast.Constant(self.values[node.id]), node)
-        return node
+        value = self.values.get(node.id)
+        if value is None:
+            return node
+        return ast.copy_location(value if isinstance(value, ast.expr) else ast.Constant(value), node)
 
 
 def _side(mask: str) -> str:

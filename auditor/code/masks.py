@@ -34,6 +34,9 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         expr = ast.parse(condition, mode="eval").body
     except SyntaxError:
         return ()
+    between = _between(expr, query)
+    if between is not None:
+        return between
     negated = False
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
         negated, expr = True, expr.operand  # ~(df.date < cut) keeps the rows of df.date >= cut
@@ -53,6 +56,30 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
     if op in _ABOVE:
         return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
     return ()
+
+
+# `s.between(a, b, inclusive=...)`: which of its ends it keeps (pandas' words, and its older True and False).
+_BETWEEN_ENDS = {"both": (True, True), "neither": (False, False), "left": (True, False), "right": (False, True)}
+
+
+def _between(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound, Bound] | None:
+    """`df.date.between("2022-01", "2023-06")` as the interval it keeps; None for any other condition."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "between"):
+        return None
+    axis = _column_key(expr.func.value, query)
+    if axis is None or len(expr.args) != 2:
+        return None
+    ends: tuple[bool, bool] | None = (True, True)
+    for keyword in expr.keywords:
+        given = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if keyword.arg != "inclusive":
+            return None
+        ends = (
+            _BETWEEN_ENDS.get(given) if isinstance(given, str) else (given, given) if isinstance(given, bool) else None
+        )
+    if ends is None:
+        return None
+    return (axis, (*_bound_at(expr.args[0]), ends[0]), (*_bound_at(expr.args[1]), ends[1]))
 
 
 def conjuncts(condition: str) -> list[str]:
@@ -86,6 +113,8 @@ def column_of(condition: str, query: frozenset[str] | None = None) -> str | None
         return None
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
         expr = expr.operand
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "between":
+        return _root_column(expr.func.value)
     if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
         return None
     for side in (expr.left, expr.comparators[0]):
@@ -136,13 +165,13 @@ def _bound_at(node: ast.expr) -> tuple[str, float]:
     bounds from different texts cannot be compared)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return ("", node.value)
-    instant = _instant(node)
+    instant = instant_of(node)
     if instant is not None:
         return (TIME, (instant - _EPOCH).total_seconds())
     return (ast.unparse(node).replace(" ", ""), 0)
 
 
-def _instant(node: ast.expr) -> datetime | None:
+def instant_of(node: ast.expr) -> datetime | None:
     """The instant a bound names: `"2023-06"`, `pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`; None when
     it names none or its spelling is not ISO's."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):

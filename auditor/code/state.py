@@ -157,6 +157,17 @@ class WalkState(ABC):
         calls = tuple(id(c) for c in self.calls)
         return frozenset().union(*(self.thresholds.get((id(n), calls), frozenset()) for n in ast.walk(node)))
 
+    def _assigned_values(self) -> dict[ast.AST, ast.expr]:
+        """Each name assigned by `name = value` in the program, to its value (read once)."""
+        found = self._assigned
+        if found is None:
+            found = {}
+            for stmt in ast.walk(self.program.tree):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    found[stmt.targets[0]] = stmt.value
+            self._assigned = found
+        return found
+
     def site(self, node: ast.AST) -> Site:
         via = tuple((c.lineno, c.col_offset) for c in self.calls if isinstance(c, ast.Call))
         return Site(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), via)

@@ -99,3 +99,13 @@ def test_the_column_a_condition_reads() -> None:
     assert column_of("year < cut", query=frozenset({"cut"})) == "year"
     assert column_of("cut > year", query=frozenset({"cut"})) == "year"
     assert column_of("df.a.isin([1])") is None and column_of("x < 1") is None
+
+
+def test_between_keeps_the_ends_it_is_told_to() -> None:
+    assert mask_span("df.date.between('2023-06', '2023-07')")[1] == (TIME, _JUNE, True)
+    assert mask_span("df.t.between(1, 5, inclusive='left')") == ("['t']", ("", 1, True), ("", 5, False))
+    assert mask_span("df.t.between(1, 5, inclusive='neither')")[1:] == (("", 1, False), ("", 5, False))
+    assert mask_span("df.t.between(1, 5, inclusive=False)")[2] == ("", 5, False)
+    assert mask_span("df.t.between(1, 5, inclusive=how)") == () and mask_span("df.t.between(1)") == ()
+    assert mask_span("t.between(1, 5)", query=frozenset())[0] == "['t']"
+    assert column_of("df['t'].between(1, 5)") == "t"

@@ -395,6 +395,39 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4)],
     ),
+    "a Timestamp held by a name beside a date text, overlapping": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cutoff = pd.Timestamp("2023-06-30")
+        train = df[df.date <= cutoff]
+        test = df.query("date > '2023-06-01'")
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a query's @Timestamp beside a range by between, overlapping": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        start = pd.to_datetime("2023-03-01")
+        train = df[df.date.between("2022-01-01", "2023-06-30")]
+        test = df.query("date >= @start")
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a range by between and the rows after it, its end left out": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        cut = datetime(2023, 7, 1)
+        train = df[df["date"].between("2022-01-01", "2023-07-01", inclusive="left")]
+        test = df.query("date >= @cut")
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "a cut and another condition beside the rest of the cut": (
         """
         df = pd.read_csv("series.csv")
