@@ -428,6 +428,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a range by np.logical_and that overlaps the rows after its start": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[np.logical_and(df.year >= 2015, df.year < 2021)]
+        test = df[df.year >= 2020]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "a range by np.logical_and and the rows after it": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[np.logical_and(df.year >= 2015, df.year < 2020)]
+        test = df[df.year >= 2020]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "a cut and another condition beside the rest of the cut": (
         """
         df = pd.read_csv("series.csv")
