@@ -80,6 +80,15 @@ OPTIONS: dict[str, dict[str, Any]] = {
         },
     },
     "no-features": {"keys": {"groups": ["writer"], "label": "churned"}},
+    # A writer accepted as shared across every pair of splits it spans links no rows in shared_upstream.
+    "reviewed-links": {
+        "keys": {"groups": ["writer"], "sources": ["digest"], "label": "churned"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "accept": [
+            {"code": code, "key": "w5", "column": "writer", "reason": "a shared writer"}
+            for code in ("GRP001", "GRP002")
+        ],
+    },
 }
 
 
@@ -128,8 +137,11 @@ def test_a_frame_reports_what_its_file_reports(options: str, fmt: str, tmp_path:
     in_code = auditor.audit(frame, id="customer", split="split", only=STAGES, **sections)
     assert summary(in_code) == summary(from_file)
     assert in_code.exit_code == from_file.exit_code
-    if options != "no-features":  # the proxy no option names is found in every form
+    if options not in ("no-features", "reviewed-links"):  # the proxy no option names is found in every form
         assert "FLK001" in _codes(in_code), summary(in_code)
+    if options == "reviewed-links":
+        (largest,) = [f for f in in_code.findings if f.code == "UPS003"]
+        assert largest.evidence["reviewed"] == {"writer": {"values": ["w5"], "spellings_apart": []}}
 
 
 def test_an_arrow_table_takes_the_same_columns_as_its_frame(tmp_path: Path) -> None:
