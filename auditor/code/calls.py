@@ -291,14 +291,12 @@ def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.Na
     known: list[ast.expr] = []
     for operand, value in zip(operands, values, strict=True):
         const = value.const if value.data is None and not isinstance(operand, ast.Constant) else None
-        # whatever the walk holds of it: a Timestamp made of a constant may be read as rows of unknown making
-        instant = made(operand) if isinstance(operand, ast.Name) else None
         if isinstance(const, str | int | float) and not isinstance(const, bool):
             known.append(ast.copy_location(ast.Constant(const), operand))
-        elif instant is not None:
-            known.append(instant)
-        else:
-            known.append(operand)
+            continue
+        # whatever the walk holds of it: a Timestamp made of a constant may be read as rows of unknown making
+        instant = made(operand) if isinstance(operand, ast.Name) else None
+        known.append(operand if instant is None else instant)
     if known == operands:
         return node
     return ast.copy_location(ast.Compare(left=known[0], ops=node.ops, comparators=known[1:]), node)

@@ -567,13 +567,8 @@ class Frames(WalkState):
             k: v for k, v in known.items() if isinstance(v, str | int | float | ast.expr) and not isinstance(v, bool)
         }
         tree = _Substituted(plain).visit(tree)
-        held = conjuncts(ast.unparse(tree))
-        for part in held:
-            # each condition of `a and b` a split of its own column's, as a mask's `&` (a query names columns bare)
-            column = column_of(part, query=frozenset(local)) if len(held) > 1 else None
-            sid = self._part_split(f"mask:{column or ','.join(columns) or 'rows'}", node, data)
-            data = data.masked(Part(sid, _side(part), mask_span(part, query=frozenset(local))))
-        return replace(data, mask=None)
+        cut = self._cut_by(data, ast.unparse(tree), ",".join(columns) or "rows", node, frozenset(local))
+        return replace(cut, mask=None)
 
     def _bound_now(self, name: str) -> object:
         """The value a module-level name holds at this point of the walk (a query's `@cut`, which no Name node
@@ -1155,15 +1150,7 @@ class Frames(WalkState):
             rest = complement(data.rows, outside[1])
             data = replace(data, rows=rest) if rest is not None else data
         if mask is not None and value.data is not None:
-            sources = ",".join(sorted(value.data.sources)) or "rows"
-            held = conjuncts(mask)
-            for condition in held:
-                # each condition of `a & b` a split of its own column's, so `date < cut` & anything shares no
-                # rows with `date >= cut`; a second condition on one column narrows the first one's interval
-                column = column_of(condition) if len(held) > 1 else None
-                sid = self._part_split(f"mask:{column or sources}", node, data)
-                data = data.masked(Part(sid, _side(condition), mask_span(condition)))
-            return data
+            return self._cut_by(data, mask, ",".join(sorted(value.data.sources)) or "rows", node)
         if value.data is not None and value.data.rows and all(a.parts for a in value.data.rows):
             # positions a split dealt (`idx_tr, idx_te = train_test_split(np.arange(len(df)))`, then X[idx_tr]):
             # the rows at them went through every cut that dealt them, in order (validation positions split from
@@ -1171,6 +1158,19 @@ class Frames(WalkState):
             # (np.concatenate(folds)) select rows put together
             rows = frozenset(_cut_as(a, taken.parts) for a in data.rows for taken in value.data.rows)
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
+        return data
+
+    def _cut_by(
+        self, data: Data, condition: str, columns: str, node: ast.AST, query: frozenset[str] | None = None
+    ) -> Data:
+        """The rows where a mask's ``condition`` holds (a query's, with ``query`` its @ names): each condition of
+        `a & b` a split of its own column's, so `date < cut` & anything shares no rows with `date >= cut`, and a
+        second condition on one column narrows the first one's interval; ``columns`` names a lone condition's."""
+        held = conjuncts(condition)
+        for part in held:
+            column = column_of(part, query) if len(held) > 1 else None
+            sid = self._part_split(f"mask:{column or columns}", node, data)
+            data = data.masked(Part(sid, _side(part), mask_span(part, query)))
         return data
 
     def _slice_span(self, bounds: ast.Slice, closed_end: bool) -> tuple[str, Bound, Bound] | tuple[()]:

@@ -18,8 +18,8 @@ from auditor.manifest.spelling import Variants
 @dataclass(frozen=True)
 class Reviewed:
     """What a review of one key column accepted: ``unlinked``, values as reports write them (in any spelling
-    of them), link no rows;
-    ``unmerged``, spelling groups by their normal form, are each spelling a value of its own."""
+    of them), link no rows; ``unmerged``, spelling groups by their normal form, are each spelling a value of its
+    own."""
 
     unlinked: tuple[str, ...] = ()
     unmerged: frozenset[str] = frozenset()
@@ -48,17 +48,13 @@ def named_in(values: pa.Array | pa.ChunkedArray, named: Iterable[str]) -> np.nda
     """Whether each of ``values`` is one of ``named`` in the spelling checks' normal form (a null is none)."""
     from auditor.manifest.spelling import normalise
 
-    text = values if _is_text(values.type) else values.cast(pa.string())
-    forms = normalise(text)
+    try:
+        forms = normalise(values)
+    except TypeError:  # numbers, times: named by their text, as reports write them
+        forms = normalise(values.cast(pa.string()))
     wanted = normalise(pa.array(list(named), pa.string()))
     found = pc.fill_null(pc.is_in(forms, value_set=wanted.combine_chunks()), False)
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _is_text(type_: pa.DataType) -> bool:
-    if pa.types.is_dictionary(type_):
-        type_ = type_.value_type
-    return bool(pa.types.is_string(type_) or pa.types.is_large_string(type_) or pa.types.is_string_view(type_))
 
 
 def without_codes(key: KeyCodes, codes: np.ndarray) -> KeyCodes:

@@ -8,15 +8,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from auditor.core.config import key_label
-from auditor.core.splits import PairKind
 
 if TYPE_CHECKING:
     from auditor.core.findings import Finding
     from auditor.manifest.reviewed import Reviewed
     from auditor.pipeline.stage import AuditContext
 
-# The code that accepts a group value shared by a pair of splits of each kind (group_overlap's).
-_SHARED = {PairKind.TRAIN_HOLDOUT: "GRP001", PairKind.HOLDOUT_HOLDOUT: "GRP002"}
+# group_overlap's findings of a value shared by train and holdout, and by two holdout splits.
+_SHARED = ("GRP001", "GRP002")
 
 
 def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
@@ -51,7 +50,7 @@ def _shared_on_purpose(context: AuditContext, label: str) -> tuple[str, ...]:
     across train and test, still shared by val and test) links as before. Values as reports write them."""
     accepted: set[str] = set()
     standing: set[str] = set()
-    for finding in context.acceptances.judged_of(_SHARED.values(), label):
+    for finding in context.acceptances.judged_of(_SHARED, label):
         values = _values_of(finding)
         if values is None:  # a finding of too many values to list: which it holds cannot be told
             if not finding.accepted:
@@ -79,7 +78,7 @@ def _spellings_apart(context: AuditContext, code: str, label: str) -> frozenset[
 
 
 def reviewed_text(reviewed: dict[str, Reviewed]) -> str:
-    """'writer 'calib'; the spellings of writer 'alice' as different values' for a finding's message."""
+    """ "writer 'calib'; the spellings of writer 'alice' apart", for a finding's message."""
     parts = []
     for label, r in sorted(reviewed.items()):
         if r.unlinked:
