@@ -231,7 +231,7 @@ class Calls(Library):
             joined = replace(joined, fits=frozenset().union(*(d.fits for d in timed)))
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
-        text = self.text(_known_bounds(node, values, self._instant_made))
+        text = self.whole(_known_bounds(node, values, self._instant_made))  # read again, so never cut short
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
     def _instant_made(self, name: ast.Name) -> ast.expr | None:

@@ -406,7 +406,7 @@ class Frames(WalkState):
             self.threshold(node, stats)  # s.between(s.quantile(0.01), s.quantile(0.99)): bounds learned from rows
         if name in _MASKS:
             # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
-            return Value(data=replace(self.with_fits(data, stats), mask=self.text(node), predicted=frozenset()))
+            return Value(data=replace(self.with_fits(data, stats), mask=self.whole(node), predicted=frozenset()))
         if name == "assign":
             columns = data.columns
             for key, value in kwargs.items():
@@ -444,7 +444,7 @@ class Frames(WalkState):
         if side is not None and isinstance(node.func, ast.Attribute):
             # df.groupby("user").tail(1): each group's last rows, a side of one cut made within every group: its
             # head(k) and tail(j) are the two sides (the rest is what ~df.index.isin(it.index) or drop leaves)
-            grouping = self.text(node.func.value)
+            grouping = self.whole(node.func.value)
             if grouping not in self._group_cuts:
                 self._group_cuts[grouping] = self.split(node, f"{grouping}.{name}", False, replace(data, grouped=False))
             part = Part(self._group_cuts[grouping], side)
@@ -711,7 +711,7 @@ class Frames(WalkState):
         other = args[0] if args else NOTHING
         if name == "isin" and len(args) == 1 and not kwargs:
             taken = _members(data, other, receiver, node.args[0])
-            text = self.text(node)
+            text = self.whole(node)
             outside = (f"~({text})", taken) if taken else None
             return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside))
         if name == "difference" and len(args) == 1 and _is_index(receiver) and other.parts and other.data is not None:
@@ -1190,7 +1190,7 @@ class Frames(WalkState):
         if chosen is not None and depth < 4:
             name, args = chosen
             if (name == "min") != upper:  # a lower end at min(...), an upper one at max(...): no bound known
-                return (self.text(node), 0, closed)
+                return (self.whole(node), 0, closed)
             # `X[start:min(start + B, n_train)]`: the batch ends at n_train or before, so the bound that holds is
             # the plainest of the arguments (a name, a count), not the one that moves with the loop
             found = [(a, self._bound(a, closed, depth + 1, upper)) for a in args]
@@ -1211,7 +1211,7 @@ class Frames(WalkState):
                 return None
             return (base[0], moved, closed)
         if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
-            return (self.text(node), 0, closed)
+            return (self.whole(node), 0, closed)
         return None
 
     def windowed(self, generators: list[ast.comprehension], element: ast.expr, value: Value) -> Value:
@@ -1631,8 +1631,12 @@ class _Substituted(ast.NodeTransformer):
 
 
 def _side(mask: str) -> str:
-    """A mask's condition as the name of the side of its split (spaces dropped, so spellings agree)."""
-    return "".join(mask.split())
+    """A mask's condition as the name of the side of its split, in one spelling (as ast writes it, so `a<1` and
+    `a < 1` agree while the spaces inside a text such as `"2023-06-01 12:00"` stay)."""
+    try:
+        return ast.unparse(ast.parse(mask, mode="eval"))
+    except (SyntaxError, ValueError, RecursionError):
+        return "".join(mask.split())
 
 
 __all__ = ["Frames", "is_time_name", "join_all"]

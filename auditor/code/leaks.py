@@ -14,6 +14,7 @@ from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, Strength, is_
 from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.sources import MODULE_LINES
+from auditor.code.state import TEXT_LIMIT, shortened
 from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step
 
 
@@ -983,7 +984,7 @@ class _Rules:
                 return f"the rows [{_bound_text(lower)}:{_bound_text(upper)}] of {where}"
             return f"{_SLICE_SIDES.get(part.side, 'a slice of the rows')} of {where}"
         if part.split.startswith("mask:"):
-            return f"the rows of {where} where {part.side}"
+            return f"the rows of {where} where {shortened(part.side, 2 * TEXT_LIMIT)}"
         if part.split.startswith("keys:"):
             return f"the rows put under the key {part.side!r} by a concat of {where}"
         return f"the {part.side} part of {self._split_text(part.split)} of {where}"
@@ -1015,6 +1016,7 @@ def _bound_text(bound: tuple[str, float, bool]) -> str:
         return ""
     if name in ("", "<end>"):
         return str(number)
+    name = shortened(name)
     if not number:
         return name
     return f"{name} + {number}" if number > 0 else f"{name} - {-number}"

@@ -552,7 +552,7 @@ class Library(Estimators, TorchLoops):
         set and folder one source split in its training and test parts (without train= or split=, every row)."""
         name = qualname.rpartition(".")[2]
         where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "root"), None)
-        root = self.text(where)
+        root = self.whole(where)
         key = (name, root)
         if key not in self._published:
             data = replace(self.source(node, f"datasets.{name}({root})", read=True), columns=None)
@@ -591,7 +591,7 @@ class Library(Estimators, TorchLoops):
         """datasets.ImageFolder("images", transform=tf): the images under a folder; read again (once to compute
         the normalisation, once with it), they are the same images."""
         where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "root"), None)
-        root = self.text(where)
+        root = self.whole(where)
         fixed = isinstance(where, ast.Constant) or (isinstance(where, ast.Name) and self.ev(where).const is not None)
         if not fixed or self._read_anew(node):  # a folder per pass of a loop, or one the walk cannot name
             return Value(data=self._transformed(self.source(node, f"ImageFolder({root})", read=True), kwargs))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from auditor.code.values import OPEN, Bound
 
@@ -16,14 +17,22 @@ _NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: as
 
 # The base of a bound that is an instant: a date written in ISO form, or a call that makes one from such a text.
 TIME = "<time>"
-# Zero-padded, hyphenated and without a zone: such texts sort as the instants they name, so a text column and a
-# datetime column compared with them keep the same rows on each side. Any other spelling is not read as a time.
-_ISO = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?")
+# The base of an instant with a zone, counted in UTC: two made by calls compare whatever their zones, but never
+# with a plain one (pandas refuses to compare a zoned time with a naive column, and the reverse). Two zoned texts
+# compare only at one offset: on a text column they compare as texts, which sort as instants only then.
+ZONED = "<time utc>"
+# Zero-padded, hyphenated, a zone only after a time: such texts sort as the instants they name, so a text column
+# and a datetime column compared with them keep the same rows on each side. Any other spelling is not a time.
+_ISO = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?)?)?)?"
+)
 # Calls that make an instant of one ISO text (pd.Timestamp, pd.to_datetime, np.datetime64) or of its numbers (a
 # date is its day's first instant, as pandas compares it with a datetime column).
 _FROM_TEXT = frozenset({"Timestamp", "to_datetime", "datetime64"})
-_FROM_NUMBERS = frozenset({"datetime", "date"})
+_FROM_NUMBERS = frozenset({"datetime", "date", "Timestamp"})
+_PARTS = ("year", "month", "day", "hour", "minute", "second")
 _EPOCH = datetime(1970, 1, 1)
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str, Bound, Bound] | tuple[()]:
@@ -166,41 +175,89 @@ def _bound_at(node: ast.expr) -> tuple[str, float]:
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return ("", node.value)
     instant = instant_of(node)
+    if instant is not None and instant.tzinfo is not None:
+        offset = ""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            spelled = _ISO.fullmatch(node.value)
+            offset = f" {spelled.group(8)}" if spelled is not None else ""  # as written: `Z`, `+00:00` sort apart
+        return (ZONED + offset, (instant - _EPOCH_UTC).total_seconds())
     if instant is not None:
         return (TIME, (instant - _EPOCH).total_seconds())
     return (ast.unparse(node).replace(" ", ""), 0)
 
 
 def instant_of(node: ast.expr) -> datetime | None:
-    """The instant a bound names: `"2023-06"`, `pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`; None when
-    it names none or its spelling is not ISO's."""
+    """The instant a bound names: `"2023-06"`, `pd.Timestamp("2023-06-01", tz="UTC")`, `datetime(year=2023,
+    month=6, day=1)`; zoned ones aware of their zone; None when it names none or its spelling is not ISO's."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _iso(node.value)
-    if not isinstance(node, ast.Call) or node.keywords:
+    if not isinstance(node, ast.Call):
         return None
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
     given = [a.value for a in node.args if isinstance(a, ast.Constant)]
-    if len(given) != len(node.args):
+    named = {k.arg: k.value.value for k in node.keywords if k.arg and isinstance(k.value, ast.Constant)}
+    named |= {k.arg: _zone_named(k.value) for k in node.keywords if k.arg in ("tz", "tzinfo")}
+    zones = [named[k] for k in ("tz", "tzinfo") if k in named]
+    if len(given) != len(node.args) or len(named) != len(node.keywords) or None in zones or len(zones) > 1:
         return None
-    if name in _FROM_TEXT and len(given) == 1 and isinstance(given[0], str):
-        return _iso(given[0])
+    zone = named.pop("tz", None) or named.pop("tzinfo", None)
+    utc = named.pop("utc", False) if name == "to_datetime" else False
+    if name in _FROM_TEXT and len(given) == 1 and isinstance(given[0], str) and not named:
+        return _zoned(_iso(given[0]), zone, utc is True)
+    if name in _FROM_NUMBERS and not given:  # all by keyword: `datetime(year=2023, month=6, day=1)`
+        if set(named) - set(_PARTS) or not {"year", "month", "day"} <= set(named):
+            return None
+        given = [named.pop(part, 0) for part in _PARTS]
     numbers = [g for g in given if isinstance(g, int) and not isinstance(g, bool)]
-    if name in _FROM_NUMBERS and len(numbers) == len(given) and 3 <= len(given) <= (3 if name == "date" else 6):
+    most = 3 if name == "date" else 6
+    if name in _FROM_NUMBERS and not named and len(numbers) == len(given) and 3 <= len(given) <= most:
         year, month, day, hour, minute, second = [*numbers, 0, 0, 0][:6]
         try:
-            return datetime(year, month, day, hour, minute, second)
+            return _zoned(datetime(year, month, day, hour, minute, second), zone, False)
         except (ValueError, OverflowError):
             return None
     return None
+
+
+def _zone_named(node: ast.expr) -> str | None:
+    """The zone a `tz=` or `tzinfo=` names: a text, `timezone.utc`, `UTC`, `ZoneInfo("Europe/Berlin")`."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if (isinstance(node, ast.Attribute) and node.attr in ("utc", "UTC")) or (
+        isinstance(node, ast.Name) and node.id == "UTC"
+    ):
+        return "UTC"
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return None
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    # not pytz's timezone(): given as a datetime's tzinfo it keeps the zone's first offset (Berlin's +00:53)
+    return _zone_named(node.args[0]) if called in ("ZoneInfo", "gettz") else None
+
+
+def _zoned(instant: datetime | None, zone: object, utc: bool) -> datetime | None:
+    """The instant with the zone a call gives it (`tz="Europe/Berlin"`, `utc=True`); None for a zone it cannot
+    name or a zone given twice over (pandas refuses a text's own zone with another `tz=`)."""
+    if instant is None or (zone is None and not utc):
+        return instant
+    if zone is not None and (utc or not isinstance(zone, str)):
+        return None
+    if instant.tzinfo is not None:
+        return instant.astimezone(UTC) if zone is None else None
+    if zone is None:
+        return instant.replace(tzinfo=UTC)
+    try:
+        return instant.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 def _iso(text: str) -> datetime | None:
     found = _ISO.fullmatch(text)
     if found is None:
         return None
-    year, month, day, hour, minute, second, fraction = found.groups()
+    year, month, day, hour, minute, second, fraction, zone = found.groups()
     try:
-        return datetime(
+        instant = datetime(
             int(year),
             int(month or 1),
             int(day or 1),
@@ -209,5 +266,11 @@ def _iso(text: str) -> datetime | None:
             int(second or 0),
             int((fraction or "0").ljust(6, "0")),
         )
-    except ValueError:  # a month 13, a 30th of February
+        if zone is None:
+            return instant
+        if zone == "Z":
+            return instant.replace(tzinfo=UTC)
+        sign, hours, minutes = (-1 if zone[0] == "-" else 1), int(zone[1:3]), int(zone[-2:])
+        return instant.replace(tzinfo=timezone(sign * timedelta(hours=hours, minutes=minutes)))
+    except ValueError:  # a month 13, a 30th of February, an offset of a day or more
         return None

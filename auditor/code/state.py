@@ -14,6 +14,13 @@ from auditor.code.sources import Program
 from auditor.code.values import NOTHING, Atom, Data, Value, data_of
 
 TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
+
+
+def shortened(written: str, limit: int = TEXT_LIMIT) -> str:
+    """A text quoted in the evidence, cut to ``limit`` characters with an ellipsis."""
+    return written if len(written) <= limit else written[: limit - 1] + "…"
+
+
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
 # What a neighbours search (kneighbors, radius_neighbors) returns as indices: rows that may include each queried
@@ -175,13 +182,17 @@ class WalkState(ABC):
     @staticmethod
     def text(node: ast.AST | None) -> str:
         """An expression as written, shortened for the evidence."""
+        return shortened(WalkState.whole(node))
+
+    @staticmethod
+    def whole(node: ast.AST | None) -> str:
+        """An expression as written, whole: what a later step reads again (a mask's condition), not a quote."""
         if node is None:
             return ""
         try:
-            written = ast.unparse(node)
+            return ast.unparse(node)
         except (ValueError, RecursionError):  # a tree ast cannot write back
             return type(node).__name__
-        return written if len(written) <= TEXT_LIMIT else written[: TEXT_LIMIT - 1] + "…"
 
     # Records ----------------------------------------------------------------------------------------------
 

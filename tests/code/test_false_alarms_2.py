@@ -687,4 +687,44 @@ def test_concat_keys_and_masks_said_in_plain_words(tmp_path: Path) -> None:
         print(clf.score(sc.transform(new[["a"]]), new["y"]))
         """
     ((message, _),) = _said(tmp_path, body)
-    assert "the rows of read_csv('d.csv') where df.year>=2019" in message
+    assert "the rows of read_csv('d.csv') where df.year >= 2019" in message
+
+
+def test_a_mask_is_quoted_with_the_spaces_inside_its_texts(tmp_path: Path) -> None:
+    body = """
+        df = pd.read_csv("d.csv", parse_dates=["t"])
+        sc = StandardScaler().fit(df[df.t >= "2023-06-01 12:00"][["a"]])
+        old, new = df[df.t < "2023-06-01 12:00"], df[df.t >= "2023-06-01 12:00"]
+        clf = LogisticRegression().fit(sc.transform(old[["a"]]), old["y"])
+        print(clf.score(sc.transform(new[["a"]]), new["y"]))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    assert "where df.t >= '2023-06-01 12:00'" in message
+
+
+def test_a_long_mask_is_cut_short_only_where_it_is_quoted(tmp_path: Path) -> None:
+    column = "transaction_timestamp_in_the_warehouse_time_zone_as_the_till_recorded_it_at_checkout"
+    body = f"""
+        df = pd.read_csv("d.csv", parse_dates=["{column}"])
+        sc = StandardScaler().fit(df[df["{column}"] >= pd.Timestamp("2023-06-01 00:00:00")][["a"]])
+        old = df[df["{column}"] < pd.Timestamp("2023-06-01 00:00:00")]
+        new = df[df["{column}"] >= pd.Timestamp("2023-06-01 00:00:00")]
+        clf = LogisticRegression().fit(sc.transform(old[["a"]]), old["y"])
+        print(clf.score(sc.transform(new[["a"]]), new["y"]))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    condition = f"df['{column}'] >= pd.Timestamp('2023-06-01 00:00:00')"
+    assert f"where {condition[:119]}…, which include" in message
+
+
+def test_slices_by_long_names_alike_at_first_are_not_one_bound(tmp_path: Path) -> None:
+    first = "number_of_rows_kept_for_training_in_the_first_experiment_run_a"
+    body = f"""
+        df = pd.read_csv("d.csv")
+        {first} = int(len(df) * 0.5)
+        {first[:-1]}b = int(len(df) * 0.8)
+        train, test = df[:{first} + 10], df[{first[:-1]}b:]
+        clf = LogisticRegression().fit(train[["a"]], train["y"])
+        print(clf.score(test[["a"]], test["y"]))
+        """
+    assert _said(tmp_path, body) == []

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from auditor.code.masks import TIME, column_of, conjuncts, mask_span
+from auditor.code.masks import TIME, ZONED, column_of, conjuncts, mask_span
 from auditor.code.values import OPEN
 
 _JUNE = (datetime(2023, 6, 1) - datetime(1970, 1, 1)).total_seconds()
@@ -39,16 +39,62 @@ def test_one_instant_however_it_is_written(condition: str) -> None:
         "'2023-02-30'",
         "'2023-6-1'",  # not zero-padded: it does not sort as the time it names
         "'31/12/2022'",
-        "'2023-06-01T00:00:00Z'",  # a zone: compared with a naive column, pandas refuses
         "pd.Timestamp(cut)",
         "datetime(2023, 6)",
         "date(2023, 6, 1, 5)",
         "datetime(2023, 6, True)",
+        "datetime(year=2023, month=6)",  # no day
+        "datetime(year=2023, month=6, day=1, fold=1)",
+        "pd.to_datetime('2023-06-01', format='%Y-%d-%m')",  # a format may read the text otherwise
+        "pd.to_datetime('2023-06-01', dayfirst=True)",
+        "pd.Timestamp('2023-06-01', tz='Nowhere/Nothing')",
+        "pd.Timestamp('2023-06-01', tz='/etc/localtime')",
+        "pd.Timestamp('2023-06-01T00:00Z', tz='UTC')",  # pandas refuses a zone given twice
+        "pd.to_datetime('2023-06-01', utc=True, tz='UTC')",
+        "datetime(2023, 6, 1, tzinfo=pytz.timezone('Europe/Berlin'))",  # pytz's zone keeps a first offset
+        "datetime(2023, 6, 1, tzinfo=zone)",
+        "pd.Timestamp('2023-06-01', tz='UTC', tzinfo=UTC)",
+        "'2023-06-01Z'",  # a zone without a time
+        "'2023-06-01T00:00+24:00'",
     ],
 )
 def test_a_text_or_call_that_names_no_plain_instant_is_its_own_bound(bound: str) -> None:
     span = mask_span(f"df.date >= {bound}")
     assert span and span[1][0] != TIME and span[1][0] == bound.replace(" ", "")
+
+
+def test_keywords_name_the_same_instant() -> None:
+    for bound in ("datetime(year=2023, month=6, day=1)", "pd.Timestamp(year=2023, month=6, day=1, hour=0)"):
+        assert mask_span(f"df.date < {bound}")[2] == (TIME, _JUNE, False)
+    assert mask_span("df.date < pd.Timestamp(2023, 6, 1)")[2] == (TIME, _JUNE, False)
+
+
+@pytest.mark.parametrize(
+    "bound",
+    [
+        "pd.Timestamp('2023-06-01', tz='UTC')",
+        "pd.Timestamp('2023-06-01 02:00', tz='Europe/Berlin')",  # summer time: two hours ahead of UTC
+        "pd.Timestamp('2023-05-31 20:00', tz='America/New_York')",
+        "pd.to_datetime('2023-06-01', utc=True)",
+        "pd.Timestamp('2023-06-01T00:00:00Z')",
+        "pd.Timestamp('2023-06-01T03:00+03:00')",
+        "pd.Timestamp(year=2023, month=6, day=1, tz='UTC')",
+        "datetime(2023, 6, 1, tzinfo=timezone.utc)",
+        "datetime(2023, 6, 1, tzinfo=UTC)",
+        "dt.datetime(2023, 6, 1, 2, tzinfo=ZoneInfo('Europe/Berlin'))",
+        "datetime(2023, 6, 1, 2, tzinfo=tz.gettz('Europe/Berlin'))",
+    ],
+)
+def test_a_zoned_instant_made_by_a_call_is_counted_in_utc(bound: str) -> None:
+    assert mask_span(f"df.date < {bound}")[2] == (ZONED, _JUNE, False)
+
+
+def test_a_zoned_text_compares_only_with_texts_at_its_offset_as_written() -> None:
+    z, plus = mask_span("df.date < '2023-06-01T00:00Z'")[2], mask_span("df.date < '2023-06-01T02:00+02:00'")[2]
+    assert z == (f"{ZONED} Z", _JUNE, False) and plus == (f"{ZONED} +02:00", _JUNE, False)
+    # as texts, `...Z` and `...+00:00` sort apart, and a plain instant is never compared with a zoned one
+    assert mask_span("df.date < '2023-06-01T00:00+00:00'")[2][0] != z[0]
+    assert mask_span("df.date < '2023-06-01'")[2][0] not in (z[0], ZONED)
 
 
 def test_numbers_stay_numbers_and_a_date_is_not_a_number() -> None:

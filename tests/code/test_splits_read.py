@@ -417,6 +417,81 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 5)],
     ),
+    "datetime by keywords, overlapping": (
+        """
+        from datetime import datetime
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        train = df[df.date < datetime(year=2023, month=6, day=1)]
+        test = df[df.date >= datetime(year=2023, month=1, day=1)]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "datetime by keywords and a date text naming one cut": (
+        """
+        from datetime import datetime
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        train = df[df.date < datetime(year=2023, month=6, day=1)]
+        test = df[df.date >= "2023-06-01"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "zoned Timestamps whose cuts overlap: noon in New York on May 31 is before midnight UTC": (
+        """
+        df = pd.read_csv("series.csv")
+        df["date"] = pd.to_datetime(df["date"], utc=True)
+        train = df[df.date < pd.Timestamp("2023-06-01", tz="UTC")]
+        test = df[df.date >= pd.Timestamp("2023-05-31 12:00", tz="America/New_York")]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "one instant in two zones: Berlin's 02:00 is 00:00 UTC in June": (
+        """
+        df = pd.read_csv("series.csv")
+        df["date"] = pd.to_datetime(df["date"], utc=True)
+        cut = pd.Timestamp("2023-06-01 02:00", tz="Europe/Berlin")
+        train = df[df.date < pd.to_datetime("2023-06-01", utc=True)]
+        test = df[df.date >= cut]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "zoned date texts at one offset, overlapping": (
+        """
+        df = pd.read_csv("series.csv")
+        train = df[df.date <= "2023-06-30T00:00:00Z"]
+        test = df[df.date > "2023-06-01T00:00:00Z"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "masks too long to quote whole, overlapping": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["transaction_timestamp"])
+        train = df[df["transaction_timestamp"] <= pd.Timestamp("2023-06-30 23:59:59")]
+        test = df[df["transaction_timestamp"] >= pd.Timestamp("2023-06-01 00:00:00")]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "masks too long to quote whole, apart": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["transaction_timestamp"])
+        train = df[df["transaction_timestamp"] <= pd.Timestamp("2023-06-30 23:59:59")]
+        test = df[df["transaction_timestamp"] > pd.Timestamp("2023-06-30 23:59:59")]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "a range by between and the rows after it, its end left out": (
         """
         df = pd.read_csv("series.csv", parse_dates=["date"])
