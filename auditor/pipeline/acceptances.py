@@ -41,6 +41,7 @@ class Acceptances:
         # The findings judged so far, accepted or not, in the order the stages ran: a later stage may leave out what
         # was reviewed (shared_upstream does not link rows through a group value accepted in group_overlap).
         self.judged: dict[tuple[str, str], list[Finding]] = {}  # by code and key column
+        self.stages_judged: set[str] = set()  # the stages whose findings were judged (ones that ran to the end)
         # Per entry naming a statement of code but not the file and line it was reviewed at: where it was found.
         self.unplaced: dict[int, list[str]] = {}
         # Per entry naming a statement at a place that holds it no more: where the statement is now (not accepted

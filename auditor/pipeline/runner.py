@@ -191,6 +191,7 @@ def _judge(raw: StageResult, acceptances: Acceptances, fail_on: FailOn) -> Stage
     if raw.status in ("error", "skipped"):
         return raw
     found = sorted(acceptances.judge_all(raw.findings), key=Finding.sort_key)
+    acceptances.stages_judged.add(raw.stage)
     failing = any(f.counts_against and f.severity >= _status_threshold(fail_on) for f in found)
     return raw.model_copy(update={"status": "failed" if failing else "passed", "findings": tuple(found)})
 

@@ -35,6 +35,26 @@ def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
     return found
 
 
+def unapplied(context: AuditContext) -> list[str]:
+    """The `accept` entries for group_overlap's findings on this config's group keys, when group_overlap did not
+    run to its end (left out by --only, or failed): what they accept cannot be told, so it still links rows."""
+    if "group_overlap" in context.acceptances.stages_judged or context.roles.folds is not None:
+        return []  # per fold, no value is left out of the links anyway
+    groups = {key_label(spec) for spec in context.config.keys.groups}
+    return [
+        f"accept[{i}] ({entry.code}, key={entry.key_text!r})"
+        for i, entry in enumerate(context.acceptances.entries)
+        if entry.code in (*_SHARED, "GRP005") and (entry.column is None or key_label(entry.column) in groups)
+    ]
+
+
+def unapplied_text(entries: list[str]) -> str:
+    return (
+        f" Not applied here: {', '.join(entries)}, since group_overlap, whose findings they accept, did not run to "
+        "its end; run it in the same audit so that what it accepts links no rows."
+    )
+
+
 def _add(found: dict[str, Reviewed], label: str, more: Reviewed) -> None:
     from auditor.manifest.reviewed import NONE, Reviewed
 

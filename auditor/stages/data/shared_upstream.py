@@ -18,7 +18,13 @@ from auditor.core.pathoptions import ConfinedCacheDir
 from auditor.core.scope import Scope, scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
-from auditor.stages.data.reviewed_links import reviewed_evidence, reviewed_keys, reviewed_text
+from auditor.stages.data.reviewed_links import (
+    reviewed_evidence,
+    reviewed_keys,
+    reviewed_text,
+    unapplied,
+    unapplied_text,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -276,6 +282,9 @@ class SharedUpstream(Stage):
             message += " Holdout rows linked to a training row: " + share_text(exposure) + "."
         if examples and examples[0].get("chain_text"):
             message += f" For example: {examples[0]['chain_text']}."
+        not_applied = unapplied(context)
+        if not_applied:
+            message += unapplied_text(not_applied)
         return self.finding(
             code,
             severity,
@@ -286,6 +295,7 @@ class SharedUpstream(Stage):
                 "rows": int(sizes.sum()),
                 **pair_evidence(pairs, "components", with_rows=False),
                 **({"holdout_rows_linked_to_train": capped_splits(exposure)} if exposure else {}),
+                **({"accept_not_applied": not_applied} if not_applied else {}),
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),
@@ -478,6 +488,9 @@ class SharedUpstream(Stage):
             )
         if reviewed:
             message += " Accepted, and so linking no rows here: " + reviewed_text(reviewed) + "."
+        not_applied = unapplied(context)
+        if not_applied:
+            message += unapplied_text(not_applied)
         return self.finding(
             "UPS003",
             Severity.WARNING if too_big else Severity.INFO,
@@ -489,6 +502,7 @@ class SharedUpstream(Stage):
                 "keys": links.key_names,
                 "linked_rows": linked_rows,
                 **({"reviewed": reviewed_evidence(reviewed)} if reviewed else {}),
+                **({"accept_not_applied": not_applied} if not_applied else {}),
             },
             key=compound_label(links.key_names),
         )

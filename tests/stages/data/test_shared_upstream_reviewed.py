@@ -137,3 +137,30 @@ def test_a_value_accepted_in_another_spelling_or_among_values_links_no_rows(audi
 def test_rows_that_share_nothing_are_said_to_share_nothing(audit: AuditFn) -> None:
     (largest,) = _codes(_run(audit, SHARED_WRITER, [CALIB]))["UPS003"]
     assert largest.message.startswith("no two of the 4 rows share a key value: each sample is a group of its own.")
+
+
+def test_an_acceptance_group_overlap_could_not_judge_is_named_as_not_applied(audit: AuditFn) -> None:
+    """Without group_overlap in the run, the calib entry cannot be told to accept anything: the link stays and
+    the finding says which entry was not applied and why; a source's entry or another column's is not named."""
+    other = {"code": "UPS005", "key": "d1", "column": "doc", "reason": "two documents"}
+    report = _run(audit, SHARED_WRITER, [CALIB, other], only=["shared_upstream"])
+    found = _codes(report)
+    (ups,) = found["UPS001"]
+    named = ["accept[0] (GRP001, key='calib')"]
+    assert report.exit_code == 1 and ups.evidence["accept_not_applied"] == named
+    assert "Not applied here: accept[0] (GRP001, key='calib'), since group_overlap" in ups.message
+    assert found["UPS003"][0].evidence["accept_not_applied"] == named
+    ran = _codes(_run(audit, SHARED_WRITER, [CALIB, other]))
+    assert "accept_not_applied" not in ran["UPS003"][0].evidence
+    assert "Not applied" not in ran["UPS003"][0].message
+
+
+def test_an_acceptance_of_another_key_is_not_named_as_not_applied(audit: AuditFn) -> None:
+    """A GRP001 entry naming a source column: group_overlap never reads it, so its run would not apply it."""
+    unrelated = {"code": "GRP001", "key": "d1", "column": "doc", "reason": "calibration"}
+    found = _codes(_run(audit, SHARED_WRITER, [unrelated], only=["shared_upstream"]))
+    assert "accept_not_applied" not in found["UPS001"][0].evidence
+    assert (
+        "accept_not_applied"
+        in _codes(_run(audit, SHARED_WRITER, [CALIB], only=["shared_upstream"]))["UPS001"][0].evidence
+    )
