@@ -35,6 +35,31 @@ def reviewed_keys(context: AuditContext) -> dict[str, Reviewed]:
     return found
 
 
+def partly_accepted(context: AuditContext) -> list[str]:
+    """Group values accepted in one finding and left standing in another (GRP001 accepted, GRP002 not): they
+    still link rows, and the report says which finding holds them, or it would look like the acceptance failed."""
+    if context.roles.folds is not None:
+        return []
+    said = []
+    for spec in context.config.keys.groups:
+        label = key_label(spec)
+        accepted: set[str] = set()
+        standing: dict[str, list[str]] = {}
+        for finding in context.acceptances.judged_of(_SHARED, label):
+            for value in _values_of(finding) or []:
+                if finding.accepted:
+                    accepted.add(value)
+                else:
+                    standing.setdefault(value, []).append(finding.code)
+        for value in sorted(accepted & standing.keys()):
+            said.append(f"{label} {value!r} (its {', '.join(sorted(set(standing[value])))} is not accepted)")
+    return said
+
+
+def partly_text(values: list[str]) -> str:
+    return " Accepted in part, and so still linking rows: " + "; ".join(values) + "."
+
+
 def unapplied(context: AuditContext) -> list[str]:
     """The `accept` entries for group_overlap's findings on this config's group keys, when group_overlap did not
     run to its end (left out by --only, or failed): what they accept cannot be told, so it still links rows."""

@@ -19,6 +19,8 @@ from auditor.core.scope import Scope, scope_of
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 from auditor.stages.data.reviewed_links import (
+    partly_accepted,
+    partly_text,
     reviewed_evidence,
     reviewed_keys,
     reviewed_text,
@@ -282,7 +284,9 @@ class SharedUpstream(Stage):
             message += " Holdout rows linked to a training row: " + share_text(exposure) + "."
         if examples and examples[0].get("chain_text"):
             message += f" For example: {examples[0]['chain_text']}."
-        not_applied = unapplied(context)
+        not_applied, partly = unapplied(context), partly_accepted(context)
+        if partly:
+            message += partly_text(partly)
         if not_applied:
             message += unapplied_text(not_applied)
         return self.finding(
@@ -296,6 +300,7 @@ class SharedUpstream(Stage):
                 **pair_evidence(pairs, "components", with_rows=False),
                 **({"holdout_rows_linked_to_train": capped_splits(exposure)} if exposure else {}),
                 **({"accept_not_applied": not_applied} if not_applied else {}),
+                **({"accepted_in_part": partly} if partly else {}),
             },
             examples=tuple(examples),
             tables=overlap.tables("linked groups"),

@@ -52,6 +52,7 @@ def test_a_link_through_another_key_still_fails(audit: AuditFn) -> None:
     (ups,) = _codes(report)["UPS001"]
     assert report.exit_code == 1 and not ups.accepted
     assert ups.examples[0]["chain_text"] == "test d2 —doc d2— train b2"
+    assert "accepted_in_part" not in ups.evidence and "accept_not_applied" not in ups.evidence
 
 
 def test_a_value_accepted_for_train_and_test_still_links_two_holdout_splits(audit: AuditFn) -> None:
@@ -67,6 +68,9 @@ def test_a_value_accepted_for_train_and_test_still_links_two_holdout_splits(audi
     found = _codes(_run(audit, data, [CALIB], splits=splits))
     assert found["GRP001"][0].accepted and not found["GRP002"][0].accepted
     assert "UPS001" in found and "reviewed" not in found["UPS003"][0].evidence
+    (ups,) = found["UPS001"]
+    assert ups.evidence["accepted_in_part"] == ["writer 'calib' (its GRP002 is not accepted)"]
+    assert "Accepted in part, and so still linking rows: writer 'calib' (its GRP002 is not accepted)." in ups.message
     both = [CALIB, {**CALIB, "code": "GRP002", "reason": "in both holdout splits too"}]
     report = _run(audit, data, both, splits=splits)
     assert report.exit_code == 0 and "UPS001" not in _codes(report) and "UPS002" not in _codes(report)
