@@ -562,7 +562,7 @@ class Frames(WalkState):
             return None
         columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
         # `@cut` read as the value it holds here, when known: bounds then compare by value, as a mask's do
-        known = {name: self._bound_now(name) for name in local}
+        known = {name: self._bound_now(name, node) for name in local}
         plain: dict[str, str | int | float | ast.expr] = {
             k: v for k, v in known.items() if isinstance(v, str | int | float | ast.expr) and not isinstance(v, bool)
         }
@@ -570,17 +570,26 @@ class Frames(WalkState):
         cut = self._cut_by(data, ast.unparse(tree), ",".join(columns) or "rows", node, frozenset(local))
         return replace(cut, mask=None)
 
-    def _bound_now(self, name: str) -> object:
-        """The value a module-level name holds at this point of the walk (a query's `@cut`, which no Name node
-        of the program reads), or the call that made the instant it holds (`pd.Timestamp("2023-06-01")`); None
-        inside a call, where a local name may hide it, or when not one value."""
-        if self.calls:
+    def _bound_now(self, name: str, node: ast.Call) -> object:
+        """The value a query's `@name` holds where the query is called (no Name node of the program reads it: the
+        names module gives the call a use of its own), or the call that made the instant it holds
+        (`pd.Timestamp("2023-06-01")`); None when not one value. A query text the call does not write (held by a
+        name) is read only at the module's level, where no local name can hide the one meant."""
+        use = self.names.taken.get(node, {}).get(name)
+        if use is not None:
+            defs = self.names.definitions(use)
+            if self.calls and defs and all(not isinstance(d, ast.AST) or d in self.names.module_level for d in defs):
+                defs = list(self.current.get(name, defs))  # a module-level name read in a function, as lookup does
+            value = self.ev(use)
+        elif self.calls:
             return None
-        defs = self.current.get(name, [])
-        made = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+        else:
+            defs = self.current.get(name, [])
+            value = join_all([self.defs.get(d, NOTHING) for d in defs])
+        made = self._assigned_values().get(defs[0]) if len(defs) == 1 and isinstance(defs[0], ast.Name) else None
         if made is not None and instant_of(made) is not None:
             return made
-        return join_all([self.defs.get(d, NOTHING) for d in defs]).const
+        return value.const
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);

@@ -4,6 +4,7 @@ qualified import path of a name bound by an import (so `pp.StandardScaler` is sk
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,10 +12,33 @@ import beniget
 
 
 class _Chains(beniget.DefUseChains):
-    """beniget's chains without its warnings on stdout (an unbound name is ordinary in a notebook)."""
+    """beniget's chains without its warnings on stdout (an unbound name is ordinary in a notebook), and with a
+    use of each name a query's text takes with @ (`df.query("year < @cut")` reads `cut` where it is called)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.taken: dict[ast.Call, dict[str, ast.Name]] = {}
 
     def warn(self, msg: str, node: ast.AST) -> None:
         return None
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        found = super().visit_Call(node)
+        text = _query_text(node)
+        if text is not None:
+            for name in dict.fromkeys(re.findall(r"@(\w+)", text)):
+                use = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+                self.visit(use)
+                self.taken.setdefault(node, {})[name] = use
+        return found
+
+
+def _query_text(node: ast.Call) -> str | None:
+    """The condition of `x.query("...")` or `x.eval("...")` written in the call, None for any other call."""
+    if not isinstance(node.func, ast.Attribute) or node.func.attr not in ("query", "eval"):
+        return None
+    given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "expr"), None)
+    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
 
 
 @dataclass
@@ -25,6 +49,8 @@ class Names:
     imports: dict[ast.alias, str] = field(default_factory=dict)  # alias -> the module (or module.name) it binds
     module_level: set[ast.AST] = field(default_factory=set)  # definitions in the module's own scope
     nodes: list[ast.AST] = field(default_factory=list)  # every node of the module, walked once for all who need it
+    # per query call, the names its text takes with @, each as a use of its own (not in the tree) at the call
+    taken: dict[ast.Call, dict[str, ast.Name]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, tree: ast.Module) -> Names:
@@ -38,7 +64,7 @@ class Names:
             chains = _Chains()
             chains.visit(tree)
         uses = beniget.UseDefChains(chains).chains
-        names = cls(uses)
+        names = cls(uses, taken=chains.taken)
         names.module_level = {d.node for d in chains.locals.get(tree, ())}
         names.nodes = list(ast.walk(tree))
         for node in names.nodes:

@@ -492,6 +492,71 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a query's @cut in a function, given another value between the two queries": (
+        """
+        def main():
+            df = pd.read_csv("series.csv")
+            cut = 2021
+            train = df.query("year < @cut")
+            cut = 2019
+            test = df.query("year >= @cut")
+            m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+            print(m.score(test[["x1", "x2"]], test["y"]))
+
+        main()
+        """,
+        [("overlap", 10)],
+    ),
+    "a query's @cut in a function, the same value held twice": (
+        """
+        def main():
+            df = pd.read_csv("series.csv")
+            cut = 2021
+            train = df.query("year < @cut")
+            cut = 2000 + 21
+            test = df.query("year >= @cut")
+            m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+            print(m.score(test[["x1", "x2"]], test["y"]))
+
+        main()
+        """,
+        [],
+    ),
+    "a query's @cut a parameter, and a module-level cut read in a function": (
+        """
+        cut = 2021
+
+        def score_by_year(df):
+            train, test = df.query("year < @cut"), df.query("year >= @cut")
+            m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+            return m.score(test[["x1", "x2"]], test["y"])
+
+        def main(cut):
+            df = pd.read_csv("series.csv")
+            early, late = df.query("year < @cut"), df.query("year >= @cut")
+            m = LinearRegression().fit(early[["x1", "x2"]], early["y"])
+            print(m.score(late[["x1", "x2"]], late["y"]), score_by_year(df))
+
+        main(2019)
+        """,
+        [],
+    ),
+    "a module-level cut changed between two calls of a function that queries by it": (
+        """
+        cut = 2021
+
+        def part(df, later):
+            return df.query("year >= @cut") if later else df.query("year < @cut")
+
+        df = pd.read_csv("series.csv")
+        train = part(df, False)
+        cut = 2019
+        test = part(df, True)
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 10)],
+    ),
     "a range by between and the rows after it, its end left out": (
         """
         df = pd.read_csv("series.csv", parse_dates=["date"])
