@@ -545,7 +545,7 @@ class _Rules:
                     train.site,
                     train.what,
                     f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
-                    f"({e.what}): the score is measured on rows the model was trained on.",
+                    f"({e.what}){self._cut_scored(v, t)}: the score is measured on rows the model was trained on.",
                     ((e.site, e.what),),
                     _chain_after(x, 0),
                     _OVERLAP_FIX,
@@ -554,6 +554,16 @@ class _Rules:
                     (("train", train.site, train.what), ("score", e.site, e.what)),
                 )
         return None
+
+    def _cut_scored(self, scored: Atom, trained: Atom) -> str:
+        """The condition or slice that chose the scored rows, when it differs from the training one: the two
+        bounds side by side are what a reviewer compares (' on the rows of ... where year >= 2019')."""
+        if not scored.parts or scored.parts == trained.parts or scored.origin not in self.r.origins:
+            return ""
+        part = scored.parts[-1]
+        if not (part.split.startswith("mask:") or (part.split.startswith(_SLICE) and part.span)):
+            return ""
+        return f" on {self._part_text(part, self.r.origins[scored.origin].what)}"
 
     def _how_seen(self, t: Atom, x: Data, back: bool = False) -> str:
         sides = {(p.split, p.side) for a in x.rows for p in a.parts[-1:]}

@@ -728,3 +728,22 @@ def test_slices_by_long_names_alike_at_first_are_not_one_bound(tmp_path: Path) -
         print(clf.score(test[["a"]], test["y"]))
         """
     assert _said(tmp_path, body) == []
+
+
+def test_an_overlap_names_the_scored_rows_condition_beside_the_trained_one(tmp_path: Path) -> None:
+    body = """
+        df = pd.read_csv("d.csv")
+        old, new = df[df.year < 2021], df[df.year >= 2019]
+        clf = LogisticRegression().fit(old[["a"]], old["y"])
+        print(clf.score(new[["a"]], new["y"]))
+        """
+    ((message, _),) = _said(tmp_path, body)
+    assert "trains on the rows of read_csv('d.csv') where df.year < 2021, which include" in message
+    assert "(LogisticRegression.score) on the rows of read_csv('d.csv') where df.year >= 2019: the score" in message
+    sliced = """
+        df = pd.read_csv("d.csv")
+        clf = LogisticRegression().fit(df[:900][["a"]], df[:900]["y"])
+        print(clf.score(df[800:][["a"]], df[800:]["y"]))
+        """
+    ((message, _),) = _said(tmp_path, sliced)
+    assert "(LogisticRegression.score) on the rows [800:] of read_csv('d.csv'): the score" in message
