@@ -862,9 +862,15 @@ class Walker(Calls, Frames):
         return Value(names_of=source.names_of.without(excluded))
 
     def _ev_JoinedStr(self, node: ast.JoinedStr) -> Value:
+        """An f-string of known parts is the text it makes (`f"{year}-{month:02d}-01"`, year and month being 2023
+        and 6): a date cut or a column name so written compares as the text itself."""
+        parts: list[str] | None = []
         for part in node.values:
-            self.ev(part)
-        return NOTHING
+            value = self.ev(part.value if isinstance(part, ast.FormattedValue) else part).const
+            text = _formatted(part, value)
+            parts = None if parts is None or text is None else [*parts, text]
+        made = "".join(parts) if parts is not None else None
+        return Value(consts=frozenset({made})) if made is not None and len(made) <= 200 else NOTHING
 
     def _ev_FormattedValue(self, node: ast.FormattedValue) -> Value:
         self.ev(node.value)
@@ -1084,3 +1090,20 @@ def _a_piece(item: Value) -> bool:
         and bool(data.rows)
         and all(a.parts and a.parts[-1].split.startswith(("np.array_split@", "np.split@")) for a in data.rows)
     )
+
+
+def _formatted(part: ast.expr, value: object) -> str | None:
+    """One part of an f-string as the text it makes of a known text or whole number; None when not known."""
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        return None
+    if not isinstance(part, ast.FormattedValue):
+        return str(value)
+    spec = part.format_spec
+    written = [v.value for v in spec.values if isinstance(v, ast.Constant)] if isinstance(spec, ast.JoinedStr) else []
+    if spec is not None and (not isinstance(spec, ast.JoinedStr) or len(written) != len(spec.values)):
+        return None  # a spec with a field of its own, `{x:{width}}`
+    shown = {-1: value, 115: str(value), 114: repr(value), 97: ascii(value)}.get(part.conversion)
+    try:
+        return format(shown, "".join(str(w) for w in written)) if shown is not None else None
+    except (ValueError, TypeError):
+        return None

@@ -557,6 +557,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 10)],
     ),
+    "dates written as f-strings of a known year, overlapping": (
+        """
+        year = 2023
+        df = pd.read_csv("series.csv")
+        train = df[df.date < f"{year}-06-01"]
+        test = df[df.date >= f"{year}-01-01"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "dates written as f-strings of a known year, meeting at the cut": (
+        """
+        year, month = 2023, 6
+        df = pd.read_csv("series.csv")
+        train = df[df.date < f"{year}-{month:02d}-01"]
+        test = df[df.date >= f"{year}-{month:02}"]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "a range by between and the rows after it, its end left out": (
         """
         df = pd.read_csv("series.csv", parse_dates=["date"])
