@@ -159,6 +159,7 @@ STATE_WRITTEN_OUT: dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, object
     "TfidfVectorizer": ("vocabulary", (), (("use_idf", False),)),
     "OneHotEncoder": ("categories", ("min_frequency", "max_categories"), ()),
     "OrdinalEncoder": ("categories", ("min_frequency", "max_categories"), ()),
+    "MultiLabelBinarizer": ("classes", (), ()),
 }
 
 # Packages whose classes are models unless a table above says otherwise.

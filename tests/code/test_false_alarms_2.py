@@ -385,6 +385,15 @@ _TEXTS = """
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
 
+_GENRES = """
+        from sklearn.preprocessing import MultiLabelBinarizer
+        df = pd.read_csv("movies.csv")
+        GENRES = ["action", "comedy", "drama", "horror"]
+        X = {encoder}.fit_transform(df["genres"].str.split("|"))
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["hit"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
 _DAYS = """
         df = pd.read_csv("visits.csv")
         DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -409,6 +418,20 @@ WRITTEN_OUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "OneHotEncoder(categories=[DAYS], handle_unknown='ignore') on every row": (
         _DAYS.format(encoder='OneHotEncoder(categories=[DAYS], handle_unknown="ignore")'),
         [],
+    ),
+    "MultiLabelBinarizer(classes=GENRES) on every row": (
+        _GENRES.format(encoder="MultiLabelBinarizer(classes=GENRES)"),
+        [],
+    ),
+    "LEAK: MultiLabelBinarizer learning its classes from every row": (
+        _GENRES.format(encoder="MultiLabelBinarizer()"),
+        [("preprocessing", 4)],
+    ),
+    "LEAK: MultiLabelBinarizer given classes read from every row": (
+        _GENRES.replace(
+            '["action", "comedy", "drama", "horror"]', 'sorted(set(df["genres"].str.cat(sep="|").split("|")))'
+        ).format(encoder="MultiLabelBinarizer(classes=GENRES)"),
+        [("preprocessing", 4)],
     ),
     "LEAK: CountVectorizer learning its vocabulary from every text": (
         _TEXTS.format(vectorizer="CountVectorizer()"),
