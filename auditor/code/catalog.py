@@ -334,6 +334,8 @@ PIPELINE_FUNCTIONS = _names("make_pipeline make_union make_column_transformer")
 # labels, which name the columns (describe().columns) and the statistics.
 SUMMARY_LEARNS = "the statistics of every column"
 CORRELATION = "how the columns correlate"  # what df.corr() learns
+# What a group's transform learns, as its finding says it.
+PER_GROUP = "a statistic per group"
 
 # statsmodels' formula API: a model built from a formula and a table, `smf.logit("y ~ age", data=train)`, as
 # `Logit.from_formula(...)` is; fitted by fit() alone, as the statsmodels classes.

@@ -292,7 +292,8 @@ class Estimators(WalkState):
             x = argument(args, kwargs, 0, "X").data
             made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
             found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
-            self._by_group(found, is_given(kwargs.get("groups")) or len(args) > 2)
+            given = len(args) > 2 or "groups" in kwargs
+            self._by_group(found, argument(args, kwargs, 2, "groups") if given else None)
             generator = self.obj(node, SPLITS)
             generator.split = found.split
             return Value(objects=frozenset({generator.id}))
@@ -723,7 +724,7 @@ class Estimators(WalkState):
                 cross_validation=True,
                 estimator_learns=inner_learns,
                 estimator_resamples=resamples,
-                splitter=self._splitter(cv, node, x, is_given(kwargs.get("groups"))),
+                splitter=self._splitter(cv, node, x, kwargs.get("groups")),
                 shown=False,
             )
         return Value(objects=frozenset({found.id}))
@@ -991,9 +992,9 @@ class Estimators(WalkState):
                 stops |= role is not None and role.kind is Kind.CALLBACK and _watches_validation(callback)
         train.chooses_by_watched = stops
 
-    def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None, groups: bool = False) -> int | None:
+    def _splitter(self, cv: Value | None, node: ast.AST, x: Data | None, groups: Value | None = None) -> int | None:
         """The splitter object a cross-validation uses (its split recorded on ``x``), None for an int or default;
-        ``groups``: the cross-validation is given the rows' groups."""
+        ``groups``: the rows' groups the cross-validation is given."""
         if cv is None:
             return None
         for oid in sorted(cv.objects):
@@ -1005,10 +1006,15 @@ class Estimators(WalkState):
                 return oid
         return None
 
-    def _by_group(self, splitter: Obj, groups: bool) -> None:
-        """A group splitter given the groups keeps each group's rows in one part (shuffle=True shuffles groups)."""
-        if groups and splitter.split is not None and splitter.name.startswith(_GROUP_SPLITTERS):
-            self.record.splits[splitter.split].by_group = True
+    def _by_group(self, splitter: Obj, groups: Value | None) -> None:
+        """A group splitter given the groups keeps each group's rows in one part (shuffle=True shuffles groups);
+        the columns they were taken from are kept when the walk knows them (`groups=df["card"]`)."""
+        if is_given(groups) and splitter.split is not None and splitter.name.startswith(_GROUP_SPLITTERS):
+            split = self.record.splits[splitter.split]
+            split.by_group = True
+            data = groups.data if groups is not None else None
+            if data is not None and data.picked and data.sources and not data.columns:
+                split.group_key = frozenset(data.sources)
 
     def _inside(self, models: frozenset[int]) -> tuple[bool, bool]:
         """Whether the estimators fit a learner, and over-sample, inside each fold (in a pipeline)."""

@@ -98,6 +98,7 @@ class Fit:
     reported: bool = True  # False for a fit of an unknown class: followed, never a finding
     data: Data | None = None
     chooses: bool = False  # a search's choice of hyper-parameters (best_params_): chosen on these rows
+    by: frozenset[str] = frozenset()  # a statistic per group: the columns the groups are keyed by, when known
 
 
 @dataclass
@@ -158,6 +159,7 @@ class Split:
     loops: tuple[int, ...] = ()  # the loops it was made in: a split per pass draws new test rows each pass
     published: bool = False  # a data set's own parts (a Hub DatasetDict's, torchvision's train=False): named by it
     by_group: bool = False  # a group splitter given its groups: each group's rows (a customer's quarters) in one part
+    group_key: frozenset[str] = frozenset()  # the columns those groups were taken from, when the walk knows them
 
 
 @dataclass

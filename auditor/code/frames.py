@@ -14,6 +14,7 @@ from auditor.code.catalog import (
     DATASET_DICT_SPLITS,
     FIT_FUNCTIONS,
     KEYED_SPLITS,
+    PER_GROUP,
     ROW_REDUCTIONS,
     ROW_REDUCTIONS_NUMPY,
     SUMMARY_LEARNS,
@@ -163,8 +164,6 @@ _OTHER_COLUMNS = frozenset(
 )
 # Methods whose arguments' values are put into the table's rows (not only read to decide on them).
 _FILLS = frozenset(["fillna", "fill_null", "where", "mask", "combine_first"])
-# What a group's transform learns, as its finding says it.
-PER_GROUP = "a statistic per group"
 _MASKS = frozenset(
     ["isin", "between", "notna", "isna", "notnull", "isnull", "duplicated", "contains", "startswith", "endswith"]
 )
@@ -383,10 +382,12 @@ class Frames(WalkState):
             fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(stats=frozenset({fid}))
         if data.grouped and name == "transform":
-            fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
+            what = f"{self.text(node.func)}()"
+            fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
         if name == "groupby":
-            return Value(data=replace(data, grouped=True, mask=None))
+            keys = argument(args, kwargs, 0, "by").strings()
+            return Value(data=replace(data, grouped=True, mask=None, group_key=frozenset(keys or ())))
         if name in ("sort_values", "sort_index", "set_index"):
             return Value(data=self._ordered(data, name, args, kwargs, line))
         if name in TIME_FEATURE_METHODS:
@@ -700,7 +701,7 @@ class Frames(WalkState):
             if written is not None:
                 fits = frozenset(f for f in fits if not _written_in(self.record.fits[f].site, written))
             what = f"{self.text(node.func)}()"
-            fits |= {self.fit(node, what, PER_GROUP, Strength.STATISTICS, data)}
+            fits |= {self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)}
         return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None))
 
     def _taken_out(

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, Strength, is_regressor
+from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, PER_GROUP, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, Split, Train, nested_steps
 from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.sources import MODULE_LINES
@@ -185,6 +185,8 @@ class _Rules:
                 fit = self.r.fits[fid]
                 if fid in self.r.cuts and self._cut_at(fid, scored, trained):
                     continue
+                if self._within_groups(fit, e, scored, labels):
+                    continue
                 if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
                     if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
                         refitted.add(fid)
@@ -258,6 +260,21 @@ class _Rules:
                 )
             )
         return leaks
+
+    def _within_groups(self, fit: Fit, e: Evaluation, scored: frozenset[Atom], labels: frozenset[str]) -> bool:
+        """A statistic per group of columns other than the label, with the scored rows split off by those same
+        groups (GroupKFold given `groups=df["card"]`, after `df.groupby("card")[...].transform(...)`): each
+        group's statistic is of rows on one side only, so no scored row's values reach a training row."""
+        label_columns = labels | ({s for s in e.y.sources if not s.startswith("<")} if e.y is not None else set())
+        sources = {s for s in fit.data.sources if not s.startswith("<")} if fit.data is not None else {"<unknown>"}
+        if fit.learns != PER_GROUP or not fit.by or not label_columns or not sources or sources & label_columns:
+            return False
+        if e.cross_validation:
+            split_ids = {self.r.objects[e.splitter].split} if e.splitter is not None else {None}
+        else:
+            split_ids = {a.parts[-1].split if a.parts else None for a in scored} or {None}
+        splits = [self.r.splits.get(s) if s is not None else None for s in split_ids]
+        return all(s is not None and s.by_group and s.group_key == fit.by for s in splits)
 
     def _labels_of(self, e: Evaluation) -> frozenset[str]:
         """The label columns the models scored by ``e`` were trained to predict."""

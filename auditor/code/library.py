@@ -742,7 +742,7 @@ class Library(Estimators, TorchLoops):
         x = argument(args, kwargs, 1, "X").data
         y = argument(args, kwargs, 2, "y").data
         models = frozenset(self._estimators([estimator]))
-        splitter = self._splitter(kwargs.get("cv"), node, x, is_given(kwargs.get("groups")))
+        splitter = self._splitter(kwargs.get("cv"), node, x, kwargs.get("groups"))
         learns, resamples = self._inside(models)
         eid = self.evaluation(
             node,

@@ -238,11 +238,12 @@ class WalkState(ABC):
         data: Data | None,
         reported: bool = True,
         kind: str = "fit",
+        by: frozenset[str] = frozenset(),
     ) -> int:
         fid, new = self.key_id(kind, node)
         rows = data.rows if data is not None else frozenset()
         if new:
-            self.record.fits[fid] = Fit(fid, self.site(node), what, learns, strength, rows, reported, data)
+            self.record.fits[fid] = Fit(fid, self.site(node), what, learns, strength, rows, reported, data, by=by)
         else:
             found = self.record.fits[fid]
             found.rows |= rows

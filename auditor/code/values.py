@@ -310,6 +310,7 @@ class Data:
     # one row of a table or array, met by iterating over it (`for r in df.values`, iterrows()): its mean is the
     # row's own, not a statistic of the rows
     each_row: bool = False
+    group_key: frozenset[str] = frozenset()  # the columns a groupby keys its groups by (when named as texts)
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -350,6 +351,7 @@ class Data:
             self.horizon and other.horizon,
             self.in_sample and other.in_sample,
             self.each_row and other.each_row,
+            self.group_key if self.group_key == other.group_key else frozenset(),
         )
 
     @property

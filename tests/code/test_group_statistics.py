@@ -1,0 +1,75 @@
+"""A statistic per group computed over every row, then cross-validated or split by those same groups: each group's
+statistic is of rows on one side only, so it is no leak, unless it is of the label or the split keys other groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import pandas as pd
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold, cross_val_score, train_test_split
+"""
+
+_CV = """
+        tx = pd.read_csv("card_tx.csv")
+        tx["amt_vs_card"] = tx["amount"] / tx.groupby("card_id")["amount"].transform("mean")
+        tx["card_n"] = tx.groupby(by="card_id")["amount"].transform("size")
+        feats = ["amount", "amt_vs_card", "card_n"]
+        print(cross_val_score(GradientBoostingClassifier(), tx[feats], tx["fraud"], groups={groups}, cv={cv}))
+        """
+
+_HELD_OUT = """
+        tx = pd.read_csv("card_tx.csv")
+        tx["card_mean"] = tx.groupby("card_id")["amount"].transform("mean")
+        X, y = tx[["amount", "card_mean"]], tx["fraud"]
+        train_idx, test_idx = next({splitter}.split(X, y, groups=tx["{key}"]))
+        model = GradientBoostingClassifier().fit(X.iloc[train_idx], y.iloc[train_idx])
+        print(model.score(X.iloc[test_idx], y.iloc[test_idx]))
+        """
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "per-card statistics, GroupKFold by card": (_CV.format(groups='tx["card_id"]', cv="GroupKFold(5)"), []),
+    "per-card statistics, GroupKFold by card as an attribute": (_CV.format(groups="tx.card_id", cv="GroupKFold()"), []),
+    "per-card statistics, a group split by card, held out once": (
+        _HELD_OUT.format(splitter="GroupShuffleSplit(test_size=0.2)", key="card_id"),
+        [],
+    ),
+    "LEAK: per-card statistics, KFold": (
+        _CV.format(groups="None", cv="KFold(5, shuffle=True)"),
+        [("preprocessing", 2), ("preprocessing", 3)],
+    ),
+    "LEAK: per-card statistics, GroupKFold by merchant": (
+        _CV.format(groups='tx["merchant"]', cv="GroupKFold(5)"),
+        [("preprocessing", 2), ("preprocessing", 3)],
+    ),
+    "LEAK: per-card statistics, a group split by merchant": (
+        _HELD_OUT.format(splitter="GroupShuffleSplit(test_size=0.2)", key="merchant"),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: each card's fraud rate, GroupKFold by card (the test rows' own labels in their feature)": (
+        _CV.replace('["amount"].transform("mean")', '["fraud"].transform("mean")').format(
+            groups='tx["card_id"]', cv="GroupKFold(5)"
+        ),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: per-card statistics, a random split": (
+        """
+        tx = pd.read_csv("card_tx.csv")
+        tx["card_mean"] = tx.groupby("card_id")["amount"].transform("mean")
+        X_tr, X_te, y_tr, y_te = train_test_split(tx[["amount", "card_mean"]], tx["fraud"])
+        print(GradientBoostingClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_statistic_per_group_and_a_split_by_groups(tmp_path: Path, name: str) -> None:
+    body, expected = CASES[name]
+    assert [(kind, line) for kind, line in leaks_found(tmp_path, HEAD, body) if kind == "preprocessing"] == expected
