@@ -1329,9 +1329,12 @@ class Frames(WalkState):
         if holder.data is None:
             if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself
                 return
-            if value.data is not None or value.stats or key.stats:  # vec[index[w]] = c: the array now holds them
+            # vec[index[w]] = c, v[i] += 1 for the ids a fitted tokenizer gives: the array now holds what was fitted,
+            # its positions chosen by it (a bag of words, a one-hot)
+            placed = key.stats | (key.data.fits if key.data is not None else frozenset())
+            if value.data is not None or value.stats or placed:
                 filled = value.data if value.data is not None else self.source(stmt, f"{self.text(holder_node)}")
-                filled = self.with_fits(filled, holder.stats | value.stats | key.stats)
+                filled = self.with_fits(filled, holder.stats | value.stats | placed)
                 self.mutate(holder_node, replace(holder, data=filled))
             return
         data = holder.data

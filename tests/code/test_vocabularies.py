@@ -322,6 +322,38 @@ _IDS_ALL = IDS.format(texts='df["text"]')
 _IDS_TRAIN = IDS.format(texts='tr["text"]')
 
 
+# A Hub dataset mapped by a function of the file that counts each text's ids into a bag of words by position.
+BAG = """
+from datasets import load_dataset
+from tokenizers import Tokenizer, models, trainers
+
+raw = load_dataset("csv", data_files="reviews.csv", split="train")
+{split_before}
+tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+tok.train_from_iterator({texts}, trainers.WordLevelTrainer(vocab_size=20000))
+
+
+def bag(ex):
+    v = np.zeros(20000)
+    for i in tok.encode(ex["text"]).ids:
+        v[i] += 1
+    return {{"bow": v}}
+
+
+{mapped}
+clf = LogisticRegression().fit(np.array(parts["train"]["bow"]), parts["train"]["label"])
+print(clf.score(np.array(parts["test"]["bow"]), parts["test"]["label"]))
+"""
+_BAG_ALL = BAG.format(
+    split_before="", texts='raw["text"]', mapped="parts = raw.map(bag).train_test_split(test_size=0.2, seed=0)"
+)
+_BAG_TRAIN = BAG.format(
+    split_before="parts = raw.train_test_split(test_size=0.2, seed=0)",
+    texts='parts["train"]["text"]',
+    mapped="parts = parts.map(bag)",
+)
+
+
 def _tokenizers(texts: str, applied: str) -> str:
     return TOKENIZERS.format(texts=texts, applied=applied)
 
@@ -346,6 +378,11 @@ TOKENIZER_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("preprocessing", _line(_TRAINED_ALL, "tok = base.train_new_from_iterator("))],
     ),
     "a pretrained Hugging Face tokenizer used as it is": (_PRETRAINED, []),
+    "a tokenizer trained on every text, its ids counted into a bag by position in a function given to map": (
+        _BAG_ALL,
+        [("preprocessing", _line(_BAG_ALL, "tok.train_from_iterator("))],
+    ),
+    "the same bag of ids from a tokenizer trained on the training texts": (_BAG_TRAIN, []),
 }
 
 
