@@ -40,6 +40,7 @@ from auditor.code.values import (
     data_of,
     join_all,
     named_parts,
+    stats_of,
     within_rows,
 )
 
@@ -569,7 +570,23 @@ class Frames(WalkState):
         }
         tree = _Substituted(plain).visit(tree)
         cut = self._cut_by(data, ast.unparse(tree), ",".join(columns) or "rows", node, frozenset(local))
+        compared = any(isinstance(n, ast.Compare) for n in ast.walk(tree))
+        timed = bool(set(columns) & data.dates) or any(is_time_name(c) for c in columns)
+        if compared and not timed:
+            # `query("fare < @hi")`, hi a quantile of every fare: the rows kept were chosen by a statistic of them
+            # (a window back from the last date only places a cut in time, as for a mask)
+            taken = stats_of([self._taken_value(name, node) for name in local]) - data.fits
+            cut = self._kept_by(frozenset(f for f in taken if self.record.fits[f].learns != PER_GROUP), cut)
         return replace(cut, mask=None)
+
+    def _taken_value(self, name: str, node: ast.Call) -> Value:
+        """What a query's `@name` holds where the query is called (nothing when the walk cannot tell)."""
+        use = self.names.taken.get(node, {}).get(name)
+        if use is not None:
+            return self.ev(use)
+        if self.calls:
+            return NOTHING
+        return join_all([self.defs.get(d, NOTHING) for d in self.current.get(name, [])])
 
     def _bound_now(self, name: str, node: ast.Call) -> object:
         """The value a query's `@name` holds where the query is called (no Name node of the program reads it: the

@@ -579,6 +579,46 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "rows kept by a query between quantiles of every row, then split": (
+        """
+        df = pd.read_csv("series.csv")
+        hi, lo = df["y"].quantile(0.995), df["y"].quantile(0.005)
+        df = df.query("y > @lo and y < @hi")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["x1", "x2"]], df["y"], random_state=0)
+        print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "rows kept by a mask between the same quantiles, then split": (
+        """
+        df = pd.read_csv("series.csv")
+        hi, lo = df["y"].quantile(0.995), df["y"].quantile(0.005)
+        df = df[(df["y"] > lo) & (df["y"] < hi)]
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["x1", "x2"]], df["y"], random_state=0)
+        print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "rows kept by a query within a window back from the last date": (
+        """
+        df = pd.read_csv("series.csv", parse_dates=["date"])
+        start = df["date"].max() - pd.Timedelta("30D")
+        df = df.query("date > @start")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["x1", "x2"]], df["y"], random_state=0)
+        print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "rows kept by a query at fixed bounds held by names": (
+        """
+        df = pd.read_csv("series.csv")
+        lo, hi = 0, 500
+        df = df.query("y > @lo and y < @hi")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["x1", "x2"]], df["y"], random_state=0)
+        print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "a range by between and the rows after it, its end left out": (
         """
         df = pd.read_csv("series.csv", parse_dates=["date"])
