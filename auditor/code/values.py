@@ -8,8 +8,10 @@ of facets, each a may-set, so a name bound on two branches is both of its values
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 CHAIN_STEPS = 8  # the variables a value passed through, kept for the evidence (the last ones)
 MAX_PARTS = 6  # splits of splits followed per atom (a slice in a loop would otherwise make chains without end)
@@ -46,6 +48,7 @@ POSITIONS = "positions"  # the axis of a slice's span: positions of rows
 
 def _before(upper: Bound, lower: Bound) -> bool:
     """Whether an interval ending at ``upper`` certainly ends before one starting at ``lower`` begins."""
+    upper, lower = _as_shares(upper, lower)
     if OPEN in (upper[0], lower[0]) or upper[0] != lower[0]:
         return False
     return upper[1] < lower[1] or (upper[1] == lower[1] and not (upper[2] and lower[2]))
@@ -55,9 +58,43 @@ def _meets(lower: Bound, upper: Bound) -> bool:
     """Whether an interval starting at ``lower`` certainly starts at or before one ending at ``upper`` ends."""
     if OPEN in (lower[0], upper[0]):
         return True
+    lower, upper = _as_shares(lower, upper)
     if lower[0] != upper[0]:
         return False
     return lower[1] < upper[1] or (lower[1] == upper[1] and lower[2] and upper[2])
+
+
+def _as_shares(a: Bound, b: Bound) -> tuple[Bound, Bound]:
+    """Two bounds written as shares of one length rounded one way (`int(0.85 * n)`, `int(0.8 * n)`), counted by
+    their shares, which order them as they order the positions (rounding keeps the order); any others as given."""
+    if a[0] == b[0] or a[1] or b[1]:
+        return a, b
+    share_a, share_b = _share(a[0]), _share(b[0])
+    if share_a is None or share_b is None or share_a[0] != share_b[0]:
+        return a, b
+    return (share_a[0], share_a[1], a[2]), (share_b[0], share_b[1], b[2])
+
+
+@lru_cache(maxsize=1024)
+def _share(text: str) -> tuple[str, float] | None:
+    """`int(0.8 * len(X))` as ('int(len(X))', 0.8): a share strictly between 0 and 1 of a length, rounded by
+    int, round, floor or ceil; None for any other text."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return None
+    rounding = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    product = node.args[0]
+    if rounding not in ("int", "round", "floor", "ceil") or not isinstance(product, ast.BinOp):
+        return None
+    if not isinstance(product.op, ast.Mult):
+        return None
+    for share, length in ((product.left, product.right), (product.right, product.left)):
+        if isinstance(share, ast.Constant) and isinstance(share.value, float) and 0 < share.value < 1:
+            return (f"<share>{rounding}({ast.unparse(length)})", share.value)
+    return None
 
 
 def spans_disjoint(a: Part, b: Part) -> bool | None:

@@ -619,6 +619,45 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "slices at two shares of one length, overlapping": (
+        """
+        df = pd.read_csv("series.csv")
+        idx = np.random.permutation(len(df))
+        train_idx, test_idx = idx[: int(0.85 * len(idx))], idx[int(0.8 * len(idx)) :]
+        m = LinearRegression().fit(df.iloc[train_idx][["x1", "x2"]], df.iloc[train_idx]["y"])
+        print(m.score(df.iloc[test_idx][["x1", "x2"]], df.iloc[test_idx]["y"]))
+        """,
+        [("overlap", 4)],
+    ),
+    "slices at shares of one length, three parts that meet": (
+        """
+        df = pd.read_csv("series.csv")
+        n = len(df)
+        train, val, test = df[: int(n * 0.7)], df[int(n * 0.7) : int(n * 0.85)], df[int(n * 0.85) :]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(val[["x1", "x2"]], val["y"]), m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "slices at shares rounded two ways are not compared": (
+        """
+        df = pd.read_csv("series.csv")
+        n = len(df)
+        train, test = df[: int(0.8 * n)], df[round(0.7 * n) :]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
+    "a test slice reaching back a window before a share": (
+        """
+        df = pd.read_csv("series.csv")
+        train, test = df[: int(0.8 * len(df))], df[int(0.8 * len(df)) - 24 :]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 3)],
+    ),
     "a range by between and the rows after it, its end left out": (
         """
         df = pd.read_csv("series.csv", parse_dates=["date"])
