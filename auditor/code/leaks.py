@@ -663,7 +663,7 @@ class _Rules:
                 if not curve and self._one_configuration(evaluations, selection):
                     continue
                 first = next((e for e in evaluations if e.curve), evaluations[0]) if curve else evaluations[0]
-                if self._validation(first.x, rows, selection.site.top.line, {e.id for e in evaluations}):
+                if self._validation(first.x, rows, selection.site, {e.id for e in evaluations}):
                     continue
                 many = (
                     f"for {len(settings)} models or settings"
@@ -703,9 +703,9 @@ class _Rules:
                 if x is None:
                     continue
                 unseen = self.held_out(x, [train.x])
-                if not unseen or self._validation(x, unseen, train.site.top.line, set()):
+                if not unseen or self._validation(x, unseen, train.site, set()):
                     continue
-                if not (self._scored_later(unseen, train.site.top.line) or _named_test(x)):
+                if not (self._scored_later(unseen, train.site) or _named_test(x)):
                     continue
                 leaks.setdefault(
                     train.site,
@@ -806,7 +806,7 @@ class _Rules:
             read |= read_beside_seeds(step.node)
         return read
 
-    def _validation(self, data: Data | None, rows: frozenset[Atom], line: int, chosen: set[int]) -> bool:
+    def _validation(self, data: Data | None, rows: frozenset[Atom], site: Site, chosen: set[int]) -> bool:
         """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,
         or followed by a score on other unseen rows (the test set kept for the end)."""
         if rows and all(any(p.side == "train" for p in a.parts[:-1]) for a in rows):
@@ -818,7 +818,7 @@ class _Rules:
         if data is not None and _VALIDATION_NAME.search(_last_name(data) or "") and not _renamed_test(data):
             return True
         for e in self._evaluations():
-            if e.id in chosen or e.x is None or e.site.top.line <= line or e.cross_validation:
+            if e.id in chosen or e.x is None or not _after(e.site, site) or e.cross_validation:
                 continue
             later = self.held_out(e.x, self.trained_on(e)) if e.trains else frozenset()
             if later and all(a.disjoint(b) for a in later for b in rows):
@@ -829,9 +829,9 @@ class _Rules:
         split = self.r.splits.get(sid)
         return split is not None and split.published
 
-    def _scored_later(self, rows: frozenset[Atom], line: int) -> bool:
+    def _scored_later(self, rows: frozenset[Atom], site: Site) -> bool:
         for e in self._evaluations():
-            if e.x is None or e.site.top.line <= line or e.cross_validation:
+            if e.x is None or not _after(e.site, site) or e.cross_validation:
                 continue
             # rows scored again, or some of them: X_te[:50] watched, then the whole of X_te scored
             if any(a.within(b) for a in rows for b in e.x.rows):
@@ -1033,6 +1033,12 @@ def _fix(for_class: str, for_statistic: str, what: str) -> str:
 
 _SLICE = "slice"  # the splits slices of rows take a side of ('slice', 'slice1': a slice of a slice)
 _SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a range of rows"}
+
+
+def _after(later: Site, earlier: Site) -> bool:
+    """Whether a place runs after another: by the lines of the calls that led to each, then its own line (a
+    score later in the same function is after its fit, though both sit under one call of it)."""
+    return (*(line for line, _ in later.via), later.line) > (*(line for line, _ in earlier.via), earlier.line)
 
 
 def _bound_text(bound: tuple[str, float, bool]) -> str:

@@ -377,6 +377,39 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "in a function: a held-out part watched by early stopping, then scored, under a name that says neither": (
+        """
+        import xgboost as xgb
+
+        def run(path):
+            df = pd.read_csv(path)
+            X, y = df.drop(columns=["y"]), df["y"]
+            X_fit, X_hold, y_fit, y_hold = train_test_split(X, y, test_size=0.2, random_state=3)
+            booster = xgb.XGBClassifier(n_estimators=5000, early_stopping_rounds=100)
+            booster.fit(X_fit, y_fit, eval_set=[(X_hold, y_hold)], verbose=False)
+            print(accuracy_score(y_hold, booster.predict(X_hold)))
+
+        run("d.csv")
+        """,
+        [("multi_test", 11)],
+    ),
+    "in a function: a held-out part watched by early stopping, another held-out part scored": (
+        """
+        import xgboost as xgb
+
+        def run(path):
+            df = pd.read_csv(path)
+            X, y = df.drop(columns=["y"]), df["y"]
+            X_fit, X_rest, y_fit, y_rest = train_test_split(X, y, test_size=0.4, random_state=3)
+            X_hold, X_last, y_hold, y_last = train_test_split(X_rest, y_rest, test_size=0.5, random_state=3)
+            booster = xgb.XGBClassifier(n_estimators=5000, early_stopping_rounds=100)
+            booster.fit(X_fit, y_fit, eval_set=[(X_hold, y_hold)], verbose=False)
+            print(accuracy_score(y_last, booster.predict(X_last)))
+
+        run("d.csv")
+        """,
+        [],
+    ),
 }
 
 
