@@ -380,6 +380,11 @@ class Estimators(WalkState):
         if attr in ("best_score_", "cv_results_") and found.evaluation is not None:
             self.record.evaluations[found.evaluation].shown = True
             return Value(scores=frozenset({found.evaluation}))
+        watched = [(x, y) for t in sorted(found.trains) for x, y in self.record.trains[t].watched if x is not None]
+        if attr in ("best_score_", "best_score", "evals_result_") and watched and node is not None:
+            # clf.best_score_["valid_0"]["auc"] of a model that watched an eval_set: its score of the rows watched
+            x, y = watched[-1]
+            return Value(scores=frozenset({self.evaluation(node, f"{found.name}.{attr}", frozenset({found.id}), x, y)}))
         if attr in ("named_steps", "steps", "estimators_"):
             return Value(objects=frozenset(found.steps))
         if attr.endswith("_") and not attr.startswith("_") and found.fits:  # learned statistics (mean_, scale_)

@@ -410,6 +410,31 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "LightGBM early-stopped on the test part, its best_score_ shown as the result": (
+        """
+        import lightgbm as lgb
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+        clf = lgb.LGBMClassifier(n_estimators=10000)
+        clf.fit(X_tr, y_tr, eval_set=[(X_te, y_te)], eval_metric="auc", callbacks=[lgb.early_stopping(200)])
+        print("best AUC", clf.best_score_["valid_0"]["auc"])
+        """,
+        [("multi_test", 6)],
+    ),
+    "LightGBM early-stopped on a part carved from the training rows, best_score_ shown, the test part scored": (
+        """
+        import lightgbm as lgb
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+        X_fit, X_es, y_fit, y_es = train_test_split(X_tr, y_tr, test_size=0.2, random_state=0)
+        clf = lgb.LGBMClassifier(n_estimators=10000)
+        clf.fit(X_fit, y_fit, eval_set=[(X_es, y_es)], callbacks=[lgb.early_stopping(200)])
+        print(clf.best_score_, accuracy_score(y_te, clf.predict(X_te)))
+        """,
+        [],
+    ),
 }
 
 
