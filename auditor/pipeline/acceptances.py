@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding
-from auditor.core.scope import growth, normalise_spelling, scope_of
+from auditor.core.scope import Growth, growth, normalise_spelling, scope_of
 from auditor.core.subjects import covered_form, is_statement
 
 
@@ -127,6 +127,9 @@ class Acceptances:
                 names_value = scope.listed and same(key) in held
                 if whole and recorded is None:
                     self.used.add(i)
+                    if finding.code in SPELLING_CODES:  # the spellings reviewed are not recorded: see _spelled
+                        self._spelled(i, finding)
+                        continue
                     return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
                 names_column = (
                     bool(scope.n_values)
@@ -163,11 +166,37 @@ class Acceptances:
             # The values as named, each kept: scope_of would merge two the comparison keeps apart (`1.1`, `1.10`).
             as_named = scope_of(allowed).model_copy(update={"values": tuple(allowed), "n_values": len(allowed)})
             grown = growth(as_named, scope, same)
+            if grown is None and finding.code in SPELLING_CODES:
+                grown = self._spelled(i, finding)
+                if grown is None and recorded is None:
+                    continue
             if grown is None:
                 return finding.model_copy(update={"accepted": True, "accept_reason": entry.reason})
             if escalated is None:
                 escalated = finding.model_copy(update={"accept_reason": entry.reason, "escalated": grown})
         return escalated or finding
+
+    def _spelled(self, i: int, finding: Finding) -> Growth | None:
+        """For a finding about spellings of one value, how it exceeds the spellings entry ``i`` lists under
+        `values:`, as written (`Test`, `test`; a new `TEST` is not reviewed, though it is the same value): None when
+        it lists them all, or when it lists none (then it accepts nothing, and is reported as too broad, naming
+        the spellings to record)."""
+        spelled = spellings_of(finding)
+        recorded = self.entries[i].value_texts
+        same = _entry_form(finding.code)
+        if spelled is not None:
+            self.seen.setdefault(i, set()).update(same(s) for s in spelled)
+        if recorded is None:
+            self.broad.add(i)
+            if spelled is not None:  # said as for a line of code named without its statement: what to record
+                self.subject_only[i] = list(dict.fromkeys([*self.subject_only.get(i, []), *spelled]))
+            return None
+        if spelled is None:  # more values than the finding lists: which spellings it holds cannot be told
+            return Growth(unlisted=max(finding.scope.n_values, 1))
+        new = tuple(s for s in spelled if s not in recorded)
+        if not new:
+            return None
+        return Growth(accepted_values=tuple(s for s in spelled if s in recorded), new_values=new)
 
     def judged_of(self, codes: Iterable[str], column: str) -> list[Finding]:
         """The findings of ``codes`` about ``column`` judged so far, accepted or not."""
@@ -196,6 +225,22 @@ def naming_of(finding: Finding, held: set[Hashable]) -> str | None:
         values = f"values: {json.dumps(list(scope.values), ensure_ascii=False)}"
         return values if column is None else f"column: {json.dumps(column, ensure_ascii=False)}, {values}"
     return None
+
+
+# Findings about spellings of one value (`Test` and `test`, `w2` and `W2`): their subject is the value, but what a
+# reviewer judged is the spellings seen, so an acceptance binds to those, as written.
+SPELLING_CODES = frozenset({"SPL004", "SPL010", "SPL011", "GRP005", "UPS005", "DUP007"})
+
+
+def spellings_of(finding: Finding) -> list[str] | None:
+    """The spellings a spelling finding holds, as written (None when it holds more values than it lists)."""
+    names = finding.evidence.get("names")
+    if finding.code == "SPL004" and isinstance(names, list):
+        return [str(n) for n in names]
+    groups = [e for e in finding.examples if isinstance(e.get("spellings"), list)]
+    if not groups or len(groups) < finding.scope.n_values:
+        return None
+    return [str(s["spelling"]) for e in groups for s in e["spellings"] if isinstance(s, dict) and "spelling" in s]
 
 
 def _entry_form(code: str) -> Callable[[str], Hashable]:

@@ -22,6 +22,7 @@ from auditor.core.findings import (
     summarize,
 )
 from auditor.core.version import __version__
+from auditor.pipeline.acceptances import SPELLING_CODES
 from auditor.pipeline.cpulimit import CpuBudget
 from auditor.pipeline.execute import error_result, execute
 from auditor.pipeline.isolated import NumericRun
@@ -307,12 +308,17 @@ def _too_broad(i: int, entry: AcceptSpec, held: list[str] | None = None, naming:
     ``naming``: what would name each finding it matched (`key: "val|test"`), said so the fix need not be searched."""
     if held:
         shown = json.dumps(held, ensure_ascii=False)
+        later = (
+            "a spelling added later, which may be another value"
+            if entry.code in SPELLING_CODES
+            else "whatever is found there later (at a line of code, another statement)"
+        )
         return _about_entry(
             "ACC002",
             "accept entry too broad: it names no value",
             f"accept[{i}] ({entry.code}, key={entry.key_text!r}) names the finding but not what it holds, so it "
-            "would also accept whatever is found there later (at a line of code, another statement); the finding is "
-            f"not accepted. If {shown} is what was reviewed, add `values: {shown}` to the entry.",
+            f"would also accept {later}; the finding is not accepted. If {shown} is what was reviewed, add "
+            f"`values: {shown}` to the entry.",
             i,
             entry,
             f"Add `values: {shown}` to the entry, once reviewed.",

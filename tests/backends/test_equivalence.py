@@ -617,8 +617,8 @@ def test_what_a_review_accepted_links_no_rows_alike_on_every_engine(engine: Engi
     accept = [
         {"code": "GRP001", "key": "calib", "column": "writer", "reason": "calibration"},
         {"code": "GRP001", "key": "7", "column": "speaker", "reason": "calibration"},
-        {"code": "GRP005", "key": "alice", "column": "writer", "reason": "two people"},
-        {"code": "UPS005", "key": "doc-7", "reason": "two documents"},
+        {"code": "GRP005", "key": "alice", "column": "writer", "values": ["Alice", "alice"], "reason": "two people"},
+        {"code": "UPS005", "key": "doc-7", "values": ["doc-7", "DOC-7"], "reason": "two documents"},
     ]
     config = {
         "version": 1,

@@ -203,7 +203,14 @@ def test_sequential_hex_digests_that_read_like_numbers_are_not_spelling_findings
 
 def test_accepted_digest_spelling(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"sha": ["9f86d0", "9F86D0"], "split": ["train", "test"]}
-    accept = [{"code": "DUP007", "key": "9f86d0", "reason": "a calibration image in every split"}]
+    accept = [
+        {
+            "code": "DUP007",
+            "key": "9f86d0",
+            "values": ["9f86d0", "9F86D0"],
+            "reason": "a calibration image in every split",
+        }
+    ]
     r = audit(data, keys={"content_hash": "sha"}, accept=accept, only=["duplicate_content"])
     assert [(f.code, f.accepted) for f in r.findings] == [("DUP007", True)] and r.exit_code == 0
 

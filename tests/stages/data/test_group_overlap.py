@@ -187,7 +187,10 @@ def test_a_spelling_accepted_without_a_column_in_two_columns_still_fails(audit) 
         data,
         keys=keys,
         only=ONLY,
-        accept=[{"code": "GRP005", "key": "w2", "column": c, "reason": "r"} for c in ("writer", "source")],
+        accept=[
+            {"code": "GRP005", "key": "w2", "column": c, "values": ["w2", spelled], "reason": "r"}
+            for c, spelled in (("writer", "W2"), ("source", "W2 "))
+        ],
     )
     assert named.exit_code == 0 and all(f.accepted for f in named.findings if f.code == "GRP005")
 
@@ -409,7 +412,7 @@ def test_compound_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
 
 def test_accepted_group_spelling(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"writer": ["w2", "W2", "a", "A"], "split": ["train", "test", "train", "val"]}
-    accept = [{"code": "GRP005", "key": "W2", "reason": "two writers who share initials"}]
+    accept = [{"code": "GRP005", "key": "W2", "values": ["w2", "W2"], "reason": "two writers who share initials"}]
     r = audit(data, keys={"groups": ["writer"]}, accept=accept, only=ONLY)
     assert finding(r, "GRP005").evidence["values"] == 1
     assert [f.key for f in r.findings if f.accepted] == ["W2"]
@@ -455,3 +458,16 @@ def test_a_value_is_ambiguous_only_where_two_columns_hold_it_as_the_checks_compa
         ("source", False),
     }
     assert "ACC004" not in codes(r)
+
+
+def test_a_group_spelling_accepted_escalates_when_a_new_spelling_appears(audit) -> None:  # type: ignore[no-untyped-def]
+    """alice / Alice reviewed as two people: a third spelling, `ALICE `, may be either, so it is not accepted."""
+    data = {"writer": ["alice", "Alice", "b"], "split": ["train", "test", "train"]}
+    entry = {"code": "GRP005", "key": "alice", "column": "writer", "values": ["alice", "Alice"], "reason": "r"}
+    assert audit(data, keys={"groups": ["writer"]}, accept=[entry], only=ONLY).exit_code == 0
+    grown = {"writer": [*data["writer"], "ALICE "], "split": [*data["split"], "test"]}
+    report = audit(grown, keys={"groups": ["writer"]}, accept=[entry], only=ONLY)
+    spelled = finding(report, "GRP005")
+    assert report.exit_code == 1 and spelled.escalated is not None and spelled.escalated.new_values == ("ALICE ",)
+    bare = audit(data, keys={"groups": ["writer"]}, accept=[{**entry, "values": None}], only=ONLY)
+    assert bare.exit_code == 1 and "ACC002" in codes(bare)

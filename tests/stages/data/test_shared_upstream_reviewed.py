@@ -84,7 +84,15 @@ def test_spellings_accepted_as_different_writers_stay_apart(audit: AuditFn) -> N
         "writer": ["Alice", "Bob", "alice", "w4"],
         "doc": ["d1", "d2", "d3", "d4"],
     }
-    apart = [{"code": "GRP005", "key": "alice", "column": "writer", "reason": "two people of one name"}]
+    apart = [
+        {
+            "code": "GRP005",
+            "key": "alice",
+            "column": "writer",
+            "values": ["Alice", "alice"],
+            "reason": "two people of one name",
+        }
+    ]
     report = _run(audit, data, apart)
     assert report.exit_code == 0 and "UPS001" not in _codes(report)
     assert _codes(report)["UPS003"][0].evidence["reviewed"] == {"writer": {"values": [], "spellings_apart": ["alice"]}}
@@ -102,7 +110,14 @@ def test_source_spellings_accepted_as_different_documents_stay_apart(audit: Audi
         "doc": ["doc-7", "d2", "DOC-7", "d4"],
     }
     assert "UPS001" in _codes(_run(audit, data, [], only=["shared_upstream"]))
-    apart = [{"code": "UPS005", "key": "doc-7", "reason": "two documents: case marks the revision"}]
+    apart = [
+        {
+            "code": "UPS005",
+            "key": "doc-7",
+            "values": ["doc-7", "DOC-7"],
+            "reason": "two documents: case marks the revision",
+        }
+    ]
     report = _run(audit, data, apart, only=["shared_upstream"])
     found = _codes(report)
     assert report.exit_code == 0 and found["UPS005"][0].accepted and "UPS001" not in found

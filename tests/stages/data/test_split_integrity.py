@@ -310,7 +310,7 @@ def test_exact_and_distinct_ids_are_not_spelling_findings(audit, fmt: str) -> No
 
 def test_accepted_id_spelling_is_shown_not_failing(audit) -> None:  # type: ignore[no-untyped-def]
     data = {"sid": ["a", "A", "b", "B "], "split": ["train", "test", "train", "test"]}
-    accept = [{"code": "SPL010", "key": "A", "reason": "two scans of one sample, on purpose"}]
+    accept = [{"code": "SPL010", "key": "A", "values": ["a", "A"], "reason": "two scans of one sample, on purpose"}]
     r = audit(data, manifest={"id": "sid"}, accept=accept, only=["split_integrity"])
     live = finding(r, "SPL010")
     assert live.evidence["ids"] == 1 and live.examples[0]["value"] == "b"
@@ -364,3 +364,21 @@ def test_split_sizes_cost_no_copy_of_every_rows_code(tmp_path: Path, monkeypatch
     report = run_audit(load_config(config), only=["split_integrity"])
     assert "SPL000" in codes(report)
     assert peaks and peaks[0] < 2_000_000  # a few bytes a split and finding, not bytes a row
+
+
+def test_an_accepted_spelling_binds_to_the_spellings_reviewed(audit) -> None:  # type: ignore[no-untyped-def]
+    """`Test` and `test` reviewed as one split: an entry naming the value but no spellings accepts nothing (ACC002,
+    naming the spellings to record); one recording them accepts; a new spelling (`TEST`) escalates the finding."""
+    data = {"sid": ["a", "b", "c"], "split": ["train", "Test", "test"]}
+    entry = {"code": "SPL004", "key": "test", "reason": "one export, two spellings"}
+    bare = audit(data, manifest={"id": "sid"}, accept=[entry], only=["split_integrity"])
+    (acc,) = [f for f in bare.findings if f.code == "ACC002"]
+    assert bare.exit_code == 1 and not finding(bare, "SPL004").accepted
+    assert 'values: ["Test", "test"]' in acc.message
+    recorded = {**entry, "values": ["Test", "test"]}
+    assert audit(data, manifest={"id": "sid"}, accept=[recorded], only=["split_integrity"]).exit_code == 0
+    grown = {"sid": [*data["sid"], "d"], "split": [*data["split"], "TEST"]}
+    report = audit(grown, manifest={"id": "sid"}, accept=[recorded], only=["split_integrity"])
+    spelled = finding(report, "SPL004")
+    assert report.exit_code == 1 and not spelled.accepted
+    assert spelled.escalated is not None and spelled.escalated.new_values == ("TEST",)
