@@ -67,9 +67,11 @@ def split_list(values: list[str] | None, option: str = "option") -> list[str]:
     return names
 
 
-def given_path(text: str) -> Path:
+def given_path(text: str | Path) -> Path:
     """A path option's value. An empty one ('--out ""', an unset variable) would be the working directory, where
-    nobody asked for files: refused as a usage error (exit 2)."""
+    nobody asked for files: refused as a usage error (exit 2). A default given as a Path comes through as it is."""
+    if isinstance(text, Path):
+        return text
     if not text:
         raise typer.BadParameter("an empty path; expected a path (write '.' for the working directory)")
     if "\0" in text:

@@ -161,3 +161,14 @@ def test_init_force_still_replaces_a_config(tmp_path: Path) -> None:
     assert invoke("init", str(manifest), "--out", str(config), "--force").exit_code == 0
     assert "split: split" in config.read_text()
     assert manifest.read_bytes() == before
+
+
+def test_init_without_out_writes_audit_yaml_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--out`'s default (a path, not a text typed) reaches the same check a typed one does: no internal error."""
+    write_table(tmp_path / "my data.csv", {"w": ["a", "b"], "split": ["train", "test"]})
+    monkeypatch.chdir(tmp_path)
+    result = invoke("init", "my data.csv")
+    assert result.exit_code == 0, result.output
+    assert 'path: "my data.csv"' in (tmp_path / "audit.yaml").read_text()
