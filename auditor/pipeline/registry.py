@@ -87,6 +87,13 @@ def load_stages(plugins: Sequence[StagePlugin]) -> list[type[Stage]]:
     return [p.load() for p in plugins]
 
 
+def _closest(name: str, known: Iterable[str]) -> str | None:
+    """The known stage name nearest ``name``, compared without case (`GROUP_OVERLAP` is group_overlap)."""
+    lowered = {k.lower(): k for k in sorted(known)}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1)
+    return lowered[close[0]] if close else None
+
+
 def select(stages: Sequence[Stage], only: Sequence[str] | None) -> list[Stage]:
     """The stages named by --only (all when None); an unknown name is an error with a suggestion."""
     if not only:
@@ -94,8 +101,8 @@ def select(stages: Sequence[Stage], only: Sequence[str] | None) -> list[Stage]:
     by_name = {s.name: s for s in stages}
     for name in only:
         if name not in by_name:
-            close = difflib.get_close_matches(name, list(by_name), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            close = _closest(name, by_name)
+            hint = f"; did you mean '{close}'?" if close else ""
             raise StageLoadError(f"unknown stage '{name}'{hint} (known: {', '.join(sorted(by_name))})")
     return [by_name[n] for n in dict.fromkeys(only)]
 
@@ -107,8 +114,8 @@ def instantiate(classes: Sequence[type[Stage]], loaded: LoadedConfig) -> list[St
     problems = []
     for name in options:
         if name not in known:
-            close = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(sorted(known))})"
+            close = _closest(name, known)
+            hint = f"; did you mean '{close}'?" if close else f" (known: {', '.join(sorted(known))})"
             problems.append(f"{loaded.locate(('stages', name))}: unknown stage '{name}'{hint}")
     stages = []
     for cls in classes:

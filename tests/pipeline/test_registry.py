@@ -88,6 +88,15 @@ def test_wrong_option_type() -> None:
         instantiate([Custom], loaded)
 
 
+def test_a_stage_name_in_another_case_is_offered_as_written() -> None:
+    stages = instantiate(load_stages(discover()), config_from_mapping({"manifest": {"path": "m", "split": "s"}}))
+    with pytest.raises(StageLoadError, match="unknown stage 'GROUP_OVERLAP'; did you mean 'group_overlap'"):
+        select(stages, ["GROUP_OVERLAP"])
+    loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"Group_Overlap": {}}})
+    with pytest.raises(StageLoadError, match="did you mean 'group_overlap'"):
+        instantiate(load_stages(discover()), loaded)
+
+
 def test_unknown_stage_in_config_suggests() -> None:
     loaded = config_from_mapping({"manifest": {"path": "m", "split": "s"}, "stages": {"group_overlp": {}}})
     with pytest.raises(StageLoadError, match="unknown stage 'group_overlp'; did you mean 'group_overlap'"):
