@@ -32,7 +32,12 @@ class ReportReadError(AuditError):
 
 
 class StageInputError(AuditError):
-    """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors."""
+    """The data cannot be checked by one stage (e.g. an unparseable time column); that stage errors. ``row``: the
+    manifest row (0-based) the problem is first seen at, for the stage to name it by its sample id."""
+
+    def __init__(self, message: str, row: int | None = None) -> None:
+        super().__init__(message)
+        self.row = row
 
 
 class StageNotApplicable(AuditError):

@@ -92,7 +92,7 @@ def _out_of_range(chunk: pa.Array, name: str, at: int) -> str:
     limit = np.iinfo(np.int64).max // per_ns
     rows = np.flatnonzero((values > limit) | (values < -limit))
     where = (
-        f"{values[rows[0]]} {unit} since 1970 (row {at + int(rows[0])}, {len(rows)} such row(s))"
+        f"{values[rows[0]]} {unit} since 1970 (row {at + int(rows[0]) + 1}, {len(rows)} such row(s))"
         if len(rows)
         else "a value"
     )
@@ -196,9 +196,10 @@ def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str, basic_dates
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise StageInputError(
-            f"column '{name}': cannot read {series.iloc[row]!r} (row {row}, {int(bad.sum())} such row(s)) as a "
-            "time; expected one format throughout: ISO 8601 (2024-05-01 or 2024-05-01T13:45:00Z), epoch "
-            "numbers (1714571100), or a timestamp column"
+            f"column '{name}': cannot read {series.iloc[row]!r} (row {row + 1}, {int(bad.sum())} such row(s)) as "
+            "a time; expected one format throughout: ISO 8601 (2024-05-01 or 2024-05-01T13:45:00Z), epoch "
+            "numbers (1714571100), or a timestamp column",
+            row,
         )
     ns = np.asarray(parsed.to_numpy(dtype="datetime64[ns]", na_value=np.datetime64("NaT")).view(np.int64))
     return Times(ns, _mixed_zones(text, series))
@@ -218,9 +219,10 @@ def _basic_dates(text: pa.ChunkedArray, name: str, epoch_unit: str) -> np.ndarra
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise StageInputError(
-            f"column '{name}': cannot read {series.iloc[row]!r} (row {row}, {int(bad.sum())} such row(s)) as a "
-            "date; every value has eight digits, which are read as YYYYMMDD; if they are epoch numbers, set "
-            f"stages.temporal_order.epoch_unit (to {epoch_unit} for {EPOCH_NAMES[epoch_unit]})"
+            f"column '{name}': cannot read {series.iloc[row]!r} (row {row + 1}, {int(bad.sum())} such row(s)) as "
+            "a date; every value has eight digits, which are read as YYYYMMDD; if they are epoch numbers, set "
+            f"stages.temporal_order.epoch_unit (to {epoch_unit} for {EPOCH_NAMES[epoch_unit]})",
+            row,
         )
     return np.asarray(parsed.to_numpy(dtype="datetime64[ns]", na_value=np.datetime64("NaT")).view(np.int64))
 

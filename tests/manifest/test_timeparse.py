@@ -35,10 +35,10 @@ def test_a_column_of_many_chunks_is_read_as_one_cast_reads_it(kind: pa.DataType)
         (
             [1_700_000_000_000, 1_700_000_000_000_000],
             pa.timestamp("ms"),
-            "1700000000000000 ms since 1970 (row 1, 1 such",
+            "1700000000000000 ms since 1970 (row 2, 1 such",
         ),
-        ([0, -(2**62)], pa.timestamp("us"), f"{-(2**62)} us since 1970 (row 1, 1 such"),
-        ([0, 200_000], pa.date32(), "200000 days since 1970 (row 1, 1 such"),
+        ([0, -(2**62)], pa.timestamp("us"), f"{-(2**62)} us since 1970 (row 2, 1 such"),
+        ([0, 200_000], pa.date32(), "200000 days since 1970 (row 2, 1 such"),
     ],
 )
 def test_a_time_nanoseconds_cannot_hold_is_refused_with_its_column_and_row(

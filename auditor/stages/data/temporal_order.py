@@ -122,7 +122,7 @@ class TemporalOrder(Stage):
     def run(self, context: AuditContext) -> Iterator[Finding]:
         import numpy as np
 
-        from auditor.manifest.timeparse import NAT, parse_times
+        from auditor.manifest.timeparse import NAT
 
         assert isinstance(self.options, TemporalOrderOptions)
         column = context.config.keys.time
@@ -135,7 +135,7 @@ class TemporalOrder(Stage):
         if self._per_split_only(context):
             yield from self._from_workers(context, column, role_of)
             return
-        parsed = parse_times(manifest.column(column), column, self.options.epoch_unit, self._basic_dates)
+        parsed = self._parsed(manifest, column)
         times = parsed.ns
         if parsed.mixed_zones is not None:
             yield self._mixed_zones(column, parsed.mixed_zones)
@@ -188,6 +188,23 @@ class TemporalOrder(Stage):
         """Whether eight-digit numbers (20240501) are read as dates: unless `epoch_unit` was set, which says the
         column holds epoch numbers."""
         return "epoch_unit" not in self.options.model_fields_set
+
+    def _parsed(self, manifest: Manifest, column: str) -> Times:
+        """The column's times; a value that is none names the row's sample id too, which a reviewer can search
+        the file for (rows are counted from 1 over the whole manifest, not by a file's lines)."""
+        from auditor.core.errors import StageInputError
+        from auditor.manifest.timeparse import parse_times
+
+        assert isinstance(self.options, TemporalOrderOptions)
+        try:
+            return parse_times(manifest.column(column), column, self.options.epoch_unit, self._basic_dates)
+        except StageInputError as exc:
+            if exc.row is None or manifest.id_column is None:
+                raise
+            import numpy as np
+
+            sid = manifest.take(manifest.id_column, np.array([exc.row])).to_pylist()[0]
+            raise StageInputError(f"{exc} (that row's sample id: {sid!r})", exc.row) from None
 
     @staticmethod
     def _per_split_only(context: AuditContext) -> bool:

@@ -49,6 +49,15 @@ def test_mixed_formats_are_a_clear_stage_error(audit) -> None:  # type: ignore[n
     assert result.status == "error" and result.error is not None
     assert "column 't'" in result.error.message and "'01/02/2024'" in result.error.message
     assert result.error.traceback == "" and r.exit_code == 2
+    assert "(row 2, 1 such row(s))" in result.error.message
+
+
+def test_a_time_it_cannot_read_is_named_by_its_sample_id(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"sid": ["a", "b", "c"], "t": ["2024-01-01", "2024-01-02", "01/02/2024"], "split": ["train"] * 2 + ["test"]}
+    r = audit(data, manifest={"id": "sid"}, keys={"time": "t"}, only=ONLY)
+    (result,) = r.stages
+    assert result.error is not None and "(row 3, 1 such row(s))" in result.error.message
+    assert result.error.message.endswith("(that row's sample id: 'c')") and r.exit_code == 2
 
 
 def test_milliseconds_given_as_seconds(audit) -> None:  # type: ignore[no-untyped-def]
@@ -84,7 +93,7 @@ def test_a_stand_in_for_a_missing_time_is_a_missing_time(audit, missing: str) ->
 def test_a_word_that_is_no_time_still_stops_the_stage_naming_it(audit) -> None:  # type: ignore[no-untyped-def]
     r = audit({"t": ["2024-03-01", "yesterday"], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
     error = r.stages[0].error
-    assert r.exit_code == 2 and error is not None and "'yesterday' (row 1" in error.message
+    assert r.exit_code == 2 and error is not None and "'yesterday' (row 2" in error.message
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
