@@ -33,6 +33,7 @@ from auditor.manifest.featurepower import as_numbers
 
 _BLOCK_BYTES = 16 << 20  # distance block of the exact search (its partition and indices take about 5 times it)
 _RECALL_SAMPLE = 1000  # queries checked against the exact search
+_SEARCH_ZERO = 0.01  # a search distance (standardised units) that may be two identical rows' float32 round-off
 TREE_DIMS = 4  # up to this many dimensions a k-d tree finds the exact neighbours faster than an index (n log n)
 MAX_PROBES = 64  # inverted lists an index query may search: past it the recall is measured and reported
 _QUERY_BLOCK = 16_384  # queries per call into a tree or an index
@@ -68,6 +69,9 @@ class FeatureSpace:
     labels: list[pa.Array]  # per discrete column, its values by code
     dropped: list[str]  # features with one value only (or none): they cannot tell rows apart
     resolution: float  # one step of every continuous feature's resolution, in standardised units
+    # a continuous feature is written at full precision: rows equal in every feature are then no chance tie,
+    # however coarse the others are (an age in years beside an income to the last digit)
+    fine: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,8 +123,7 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
             elif len(distinct) > settings.discrete_values:
                 continuous.append(name)
                 cont_values.append(x)
-                # The resolution the feature is written at: the median gap between its distinct values.
-                steps.append(float(np.median(np.diff(distinct))))
+                steps.append(_written_step(distinct))
             else:
                 discrete.append(name)
                 code = np.searchsorted(distinct, np.nan_to_num(x, nan=distinct[0]))
@@ -153,8 +156,33 @@ def feature_space(table: pa.Table, columns: Sequence[str], rows: np.ndarray, set
     code_matrix = np.stack(codes, axis=1) if codes else np.zeros((n, 0), dtype=np.int64)
     step = np.array(steps) / np.where(spread > 0, spread, 1)
     return FeatureSpace(
-        matrix, continuous, discrete, values, spread, code_matrix, labels, dropped, float(np.sqrt(np.sum(step**2)))
+        matrix,
+        continuous,
+        discrete,
+        values,
+        spread,
+        code_matrix,
+        labels,
+        dropped,
+        float(np.sqrt(np.sum(step**2))),
+        bool(np.any(np.array(steps) == 0)),
     )
+
+
+def _written_step(distinct: np.ndarray) -> float:
+    """The resolution a feature is written at: the median gap between its distinct values (whole years, a
+    lattice of fives), unless its values are written far finer than they lie apart (measurements to many
+    decimals, where two rows equal to every digit are no chance): then the finest decimal they are written to,
+    nothing at full precision. A floor as coarse as the values' spacing would keep an exact copy from counting."""
+    gap = float(np.median(np.diff(distinct)))
+    for places in range(10):
+        scaled = distinct * 10.0**places
+        if np.max(np.abs(scaled)) > 1e15:  # past the digits a double holds: written to all of them
+            break
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6):
+            written = 10.0**-places
+            return written if written <= gap / 10 else gap
+    return 0.0
 
 
 def _plain(v: float) -> Any:
@@ -325,7 +353,7 @@ def near_rows(space: FeatureSpace, settings: RowSettings) -> RowPairs:
     dimension = _dimension(dist)
     ratio = _ratio(dimension, settings)
     scale = np.sqrt(np.maximum(dist[:, -1], 0).astype(np.float64))
-    a, b = _candidates(dist, idx, scale, ratio, space.resolution)
+    a, b = _candidates(dist, idx, scale, ratio, space.resolution, space.fine)
     lo, hi, d, pair_scale = _verified(space, a, b, scale, ratio)
     return RowPairs(lo, hi, d, pair_scale, float(ratio), dimension, "exact", None, None)
 
@@ -410,8 +438,8 @@ def _near_grouped(space: FeatureSpace, k: int, settings: RowSettings) -> RowPair
         dimension, ratio = found.dimension, found.ratio
     scale = np.sqrt(np.maximum(expanded[:, -1], 0))
     del expanded
-    u, v = _candidates(dist, idx, scale, ratio, space.resolution)
-    twins = np.flatnonzero((counts > 1) & (space.resolution < ratio * scale))
+    u, v = _candidates(dist, idx, scale, ratio, space.resolution, space.fine)
+    twins = np.flatnonzero((counts > 1) & ((space.resolution < ratio * scale) | space.fine))
     del dist, idx
     rescored = None
     if found is not None and (len(u) or len(twins)):
@@ -436,15 +464,18 @@ def _near_grouped(space: FeatureSpace, k: int, settings: RowSettings) -> RowPair
 
 
 def _candidates(
-    dist: np.ndarray, idx: np.ndarray, scale: np.ndarray, ratio: float, resolution: float
+    dist: np.ndarray, idx: np.ndarray, scale: np.ndarray, ratio: float, resolution: float, fine: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row pairs (row, neighbour) nearer than ``ratio`` times the row's scale, a block of rows at a time."""
+    """Row pairs (row, neighbour) nearer than ``ratio`` times the row's scale, a block of rows at a time; with
+    ``fine`` features, a pair the search puts at about 0 is kept whatever the resolution (_verified measures it
+    again: the search's float32 sums leave identical rows a few thousandths apart)."""
     found_a, found_b = [], []
     step = max(1, _PAIR_BLOCK // max(dist.shape[1], 1))
     for lo in range(0, len(dist), step):
         near = np.sqrt(np.maximum(dist[lo : lo + step], 0).astype(np.float64))
         other = idx[lo : lo + step]
-        cand = np.isfinite(near) & (other >= 0) & (np.maximum(near, resolution) < ratio * scale[lo : lo + step, None])
+        floor = np.where(fine & (near <= _SEARCH_ZERO), 0.0, resolution)
+        cand = np.isfinite(near) & (other >= 0) & (np.maximum(near, floor) < ratio * scale[lo : lo + step, None])
         rows, cols = np.nonzero(cand)
         found_a.append(rows + lo)
         found_b.append(other[rows, cols])
@@ -463,7 +494,8 @@ def _verified(
         d = np.sqrt(np.sum((x[pa_].astype(np.float64) - x[pb]) ** 2, axis=1))
         pair_scale = np.minimum(scale[pa_], scale[pb])
         # Two rows equal at the features' resolution are no nearer than one step of it (a lattice has ties).
-        keep = (np.maximum(d, space.resolution) < ratio * pair_scale) & (pair_scale > 0)
+        floor = np.where((d == 0) & space.fine, 0.0, space.resolution)  # equal to the last digit: no chance tie
+        keep = (np.maximum(d, floor) < ratio * pair_scale) & (pair_scale > 0)
         keep &= (space.codes[pa_] == space.codes[pb]).all(axis=1)
         keep &= (np.isnan(space.values[pa_]) == np.isnan(space.values[pb])).all(axis=1)
         keep_lo.append(np.minimum(pa_, pb)[keep])

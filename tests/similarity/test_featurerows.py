@@ -33,6 +33,34 @@ def test_the_resolution_is_one_step_of_each_feature_in_standard_units() -> None:
     assert space.resolution == pytest.approx(np.sqrt(np.sum(1 / x.std(axis=0) ** 2)), rel=1e-6)
 
 
+@pytest.mark.parametrize("rows", [3000, 20_000])  # searched row by row, and by its distinct rows
+def test_exact_copies_in_few_dimensions_are_found_when_a_feature_is_written_to_every_digit(rows: int) -> None:
+    """Two full-precision features beside an age in whole years: the age's step of a year would floor every
+    distance above what a near copy may be, yet rows equal to the last digit of an income are no chance."""
+    rng = np.random.default_rng(7)
+    income, score = rng.lognormal(10, 0.5, rows), rng.standard_normal(rows)
+    age = rng.integers(18, 90, rows).astype(float)
+    copies = np.arange(25)
+    x = np.column_stack([income, score, age])
+    x[rows - 25 :] = x[copies]
+    space = space_of(x)
+    assert space.fine and space.resolution > 0.04  # the age's year
+    found = near_rows(space, RowSettings())
+    assert sorted(zip(found.a.tolist(), found.b.tolist(), strict=True)) == [
+        (int(c), rows - 25 + int(c)) for c in copies
+    ]
+    clean = near_rows(space_of(x[: rows - 25]), RowSettings())
+    assert len(clean.a) == 0
+
+
+def test_values_written_coarsely_keep_their_step_and_ties_by_chance_stay_ties() -> None:
+    """Incomes rounded to hundreds and ages in years, 3,000 rows: equal rows happen by chance, none is a copy."""
+    rng = np.random.default_rng(8)
+    x = np.column_stack([np.round(rng.lognormal(10, 0.5, 3000), -2), rng.integers(18, 90, 3000).astype(float)])
+    space = space_of(x)
+    assert not space.fine and len(near_rows(space, RowSettings()).a) == 0
+
+
 def test_the_ratio_follows_the_intrinsic_dimension() -> None:
     rng = np.random.default_rng(2)
     flat = rng.standard_normal((3000, 3))
