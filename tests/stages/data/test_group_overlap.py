@@ -279,10 +279,22 @@ def test_matches_brute_force(tmp_path: Path, rows: list[tuple[str, str]]) -> Non
         assert grp001[0].evidence["groups"] == len(train_test)
 
 
-def test_entirely_null_key_column_is_a_warning(audit) -> None:  # type: ignore[no-untyped-def]
+def test_entirely_null_key_column_is_an_error(audit) -> None:  # type: ignore[no-untyped-def]
+    """A declared key that checks nothing cannot vouch for the split: it fails rather than pass unseen."""
     r = audit({"writer": [None, None], "split": ["train", "test"]}, keys={"groups": ["writer"]}, only=ONLY)
     f = finding(r, "GRP004")
-    assert f.severity.value == "warning" and "empty" in f.message
+    assert f.severity.value == "error" and "empty" in f.message and r.exit_code == 1
+
+
+def test_a_key_empty_on_one_whole_side_is_an_error_and_a_few_gaps_are_not(audit) -> None:  # type: ignore[no-untyped-def]
+    keys = {"groups": ["writer"]}
+    blind = audit({"writer": ["a", "b", None, ""], "split": ["train", "train", "test", "val"]}, keys=keys, only=ONLY)
+    f = finding(blind, "GRP004")
+    assert f.severity.value == "error" and "in every holdout row" in f.message and blind.exit_code == 1
+    gaps = audit({"writer": ["a", None, "c", "d"], "split": ["train", "train", "test", "val"]}, keys=keys, only=ONLY)
+    assert finding(gaps, "GRP004").severity.value == "info" and gaps.exit_code == 0
+    untrained = audit({"writer": [None, None, "c"], "split": ["train", "train", "test"]}, keys=keys, only=ONLY)
+    assert "in every train row" in finding(untrained, "GRP004").message and untrained.exit_code == 1
 
 
 def test_accepting_a_holdout_overlap_does_not_hide_a_train_leak(audit) -> None:  # type: ignore[no-untyped-def]
