@@ -154,7 +154,7 @@ class TemporalOrder(Stage):
                 top = int(t[in_train].max())
                 newest = top if newest is None else max(newest, top)
         if missing_per.any():
-            yield self._missing(column, names, missing_per)
+            yield self._missing(column, names, missing_per, context)
         if roles.folds is not None:  # each cross-validation fold against its own training rows
             yield from self._folds(context, times, split)
             yield from self._label_windows(context, parsed, None)
@@ -248,7 +248,7 @@ class TemporalOrder(Stage):
         stats = np.array([_summed_stats(first[c]) for c in codes], dtype=np.int64).reshape(len(codes), 3)
         missing_per, here_per = stats[:, 0], stats[:, 1]
         if missing_per.any():
-            yield self._missing(column, names, missing_per)
+            yield self._missing(column, names, missing_per, context)
         in_train = (role_of[: len(names)] == 0) & (here_per > 0)
         if not in_train.any():
             return
@@ -262,11 +262,26 @@ class TemporalOrder(Stage):
         if finding is not None:
             yield finding
 
-    def _missing(self, column: str, names: Sequence[str], missing_per: np.ndarray) -> Finding:
+    def _missing(self, column: str, names: Sequence[str], missing_per: np.ndarray, context: AuditContext) -> Finding:
+        """TMP003: rows without a time; an error when a whole side of the split has none (nothing there can be
+        put in order against the other side, so a holdout row older than training would pass unseen)."""
+        rows = context.require_manifest().rows_per_split()
+        blind = []
+        if context.roles.folds is None:
+            for side in ("train", "holdout"):
+                at = [i for i, n in enumerate(names) if context.roles.role(n) == side and rows.get(n, 0)]
+                if at and all(int(missing_per[i]) == rows.get(names[i], 0) for i in at):
+                    blind.append(side)
+        message = f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked."
+        if blind:
+            message += (
+                f" Every {' and every '.join(blind)} row lacks one: the order of train and holdout cannot be checked "
+                "at all; is it the right column?"
+            )
         return self.finding(
             "TMP003",
-            Severity.INFO,
-            f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked.",
+            Severity.ERROR if blind else Severity.INFO,
+            message,
             key=column,
             evidence={"rows_per_split": {names[i]: int(c) for i, c in enumerate(missing_per) if c}},
         )

@@ -285,3 +285,19 @@ def test_an_entity_spelled_two_ways_is_one_entity_in_every_fold(audit) -> None: 
     (f,) = [f for f in r.findings if f.code == "TMP002"]
     assert f.evidence == {"fold": "fold 1", "entities": 1, "rows": 1} and f.severity == "error"
     assert "'S1' / 's1 '" in f.message and f.examples[0]["spellings"] == ["S1", "s1 "]
+
+
+def test_a_time_missing_on_a_whole_side_is_an_error_and_a_few_gaps_are_not(audit) -> None:  # type: ignore[no-untyped-def]
+    blank = audit({"t": [None, "", None], "split": ["train", "train", "test"]}, keys={"time": "t"}, only=ONLY)
+    (tmp,) = [f for f in blank.findings if f.code == "TMP003"]
+    assert tmp.severity.value == "error" and "Every train and every holdout row lacks one" in tmp.message
+    holdout = audit({"t": ["2024-01-01", None], "split": ["train", "test"]}, keys={"time": "t"}, only=ONLY)
+    (tmp,) = [f for f in holdout.findings if f.code == "TMP003"]
+    assert tmp.severity.value == "error" and "Every holdout row lacks one" in tmp.message and holdout.exit_code == 1
+    gaps = audit(
+        {"t": ["2024-01-01", None, "2024-02-01", "2024-03-01"], "split": ["train", "train", "test", "test"]},
+        keys={"time": "t"},
+        only=ONLY,
+    )
+    (tmp,) = [f for f in gaps.findings if f.code == "TMP003"]
+    assert tmp.severity.value == "info" and gaps.exit_code == 0
