@@ -802,6 +802,10 @@ def _with_roots(loaded: LoadedConfig, extra: Sequence[str | Path]) -> LoadedConf
     return result
 
 
+# The member of a union type pydantic names after a key (`key.str`, `key.list[str]`): the type, not a key.
+_UNION_MEMBER = re.compile(r"(str|int|float|bool|list\[.*\]|dict\[.*\]|tuple\[.*\]|literal\[.*\])")
+
+
 def format_validation_error(
     exc: ValidationError,
     document: YamlDocument | None,
@@ -811,7 +815,16 @@ def format_validation_error(
 ) -> str:
     """One line per problem: where, the key path, what was expected, and a suggestion for a typo."""
     lines = []
+    said: set[tuple[str, ...]] = set()
     for err in exc.errors(include_url=False):
+        raw = tuple(err["loc"])
+        while raw and isinstance(raw[-1], str) and _UNION_MEMBER.fullmatch(raw[-1]):
+            raw = raw[:-1]  # `key.str`, `key.list[str]`: one problem of one key, whichever form it failed
+        seen = tuple(str(p) for p in raw)
+        if seen in said:
+            continue
+        said.add(seen)
+        err = {**err, "loc": raw}
         loc: Loc = (*prefix, *(part for part in err["loc"] if isinstance(part, str | int)))
         inner: Loc = tuple(err["loc"])
         where, written = cited, None
@@ -847,8 +860,9 @@ def _written_at(path: Path, line: int, column: int) -> str | None:
         with path.open(encoding="utf-8") as stream:
             for number, text in enumerate(stream, start=1):
                 if number == line:
-                    found = re.match(r"[^\s,\]\}#]+", text[column - 1 :])
-                    return found.group(0) if found else None
+                    # at a mapping's key (`key: NO`, as a flow mapping's position gives it): the value after it
+                    found = re.match(r"(?:[^\s,\]\}#:]+:\s+)?([^\s,\]\}#]+)", text[column - 1 :])
+                    return found.group(1) if found else None
     except (OSError, UnicodeDecodeError):
         return None
     return None

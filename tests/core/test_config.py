@@ -59,6 +59,15 @@ def test_a_name_yaml_reads_as_a_boolean_is_named_with_the_fix(tmp_path: Path, wo
     assert f"YAML reads an unquoted {word} as a boolean; to name a column or value, quote it: '{word}'" in msg
 
 
+def test_a_boolean_value_of_a_flow_mapping_key_is_quoted_as_written_once(tmp_path: Path) -> None:
+    """`key: NO` in `{code: ..., key: NO}`: the position is the key's, the word to quote the value after it; and
+    a key that takes a text or a list is one problem, said once, without pydantic's member types."""
+    accept = "accept:\n  - {code: GRP001, key: NO, reason: r}\n"
+    msg = error_of(write(tmp_path, f"manifest: {{path: m.csv, split: split}}\nkeys: {{groups: [w]}}\n{accept}"))
+    assert "quote it: 'NO'" in msg and "accept.0.key: Input should be a valid string" in msg
+    assert ".str" not in msg and "list[str]" not in msg and len(msg.splitlines()) == 1
+
+
 def test_a_quoted_yes_is_a_name(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "manifest: {path: m.csv, split: split}\nkeys: {groups: ['yes']}\n"))
     assert config.config.keys.groups == ["yes"]
