@@ -261,13 +261,22 @@ class SplitIntegrity(Stage):
         roles = context.roles
         if roles.folds is not None or roles.holdout:
             return
+        trains = [n for n in present if n in roles.train]
+        others = sorted(set(present) - set(trains))
+        if present and not others:
+            what = f"every split in the manifest ({', '.join(sorted(present))}) is a train split"
+        elif present:
+            what = (
+                f"the manifest's splits are train splits ({', '.join(sorted(trains)) or 'none'}) or in no role "
+                f"({', '.join(others)}: `splits.holdout` names none of them)"
+            )
+        else:
+            what = "the manifest holds no split"
         yield self.finding(
             "SPL014",
             Severity.ERROR,
-            "no split is held out: "
-            + (f"every split in the manifest ({', '.join(sorted(present))}) " if present else "no split ")
-            + f"is a train split ({sorted(roles.train)}), so no check between train and holdout compared "
-            "anything and a pass would say nothing about the evaluation.",
+            f"no split is held out: {what} (train: {sorted(roles.train)}), so no check between train and holdout "
+            "compared anything and a pass would say nothing about the evaluation.",
             evidence={"splits_found": sorted(present), "train": sorted(roles.train)},
             remediation="Audit the manifest that holds the evaluation rows too, or name them in `splits.holdout`.",
         )

@@ -111,6 +111,10 @@ def test_nothing_held_out_is_an_error_not_a_pass(audit, splits: dict[str, list[s
     f = finding(r, "SPL014")
     assert f.severity.value == "error" and r.exit_code == 1
     assert "no check between train and holdout compared anything" in f.message
+    if "holdout" in splits:  # test is in no role: not said to be a train split
+        assert "or in no role (test: `splits.holdout` names none of them)" in f.message
+    else:
+        assert "is a train split" in f.message
 
 
 def test_a_holdout_with_rows_is_not_nothing_held_out(audit) -> None:  # type: ignore[no-untyped-def]
