@@ -12,7 +12,6 @@ from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
-from auditor.code.masks import instant_of
 from auditor.code.state import HF_METRIC, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
@@ -237,11 +236,7 @@ class Calls(Library):
     def _instant_made(self, name: ast.Name) -> ast.expr | None:
         """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
         "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""
-        defs = self.names.definitions(name)
-        if len(defs) != 1 or not isinstance(defs[0], ast.Name):
-            return None
-        made = self._assigned_values().get(defs[0])
-        return made if made is not None and instant_of(made) is not None else None
+        return self.instant_held(self.names.definitions(name))
 
     def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
         """`ind != np.arange(len(X))[:, None]`: where each row's neighbours are not the row itself, a mask that

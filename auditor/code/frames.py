@@ -8,6 +8,7 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 from auditor.code.catalog import (
     CORRELATION,
@@ -22,7 +23,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, instant_of, mask_span
+from auditor.code.masks import column_of, conjuncts, mask_span
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -564,7 +565,9 @@ class Frames(WalkState):
             return None
         columns = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local)
         # `@cut` read as the value it holds here, when known: bounds then compare by value, as a mask's do
-        known = {name: self._bound_now(name, node) for name in local}
+        taken = {name: self._taken(name, node) for name in local}
+        # an instant a name was made (`cut = pd.Timestamp("2023-06-01")`) as that call, else its one constant
+        known = {name: self.instant_held(defs) or value.const for name, (defs, value) in taken.items()}
         plain: dict[str, str | int | float | ast.expr] = {
             k: v for k, v in known.items() if isinstance(v, str | int | float | ast.expr) and not isinstance(v, bool)
         }
@@ -575,39 +578,25 @@ class Frames(WalkState):
         if compared and not timed:
             # `query("fare < @hi")`, hi a quantile of every fare: the rows kept were chosen by a statistic of them
             # (a window back from the last date only places a cut in time, as for a mask)
-            taken = stats_of([self._taken_value(name, node) for name in local]) - data.fits
-            cut = self._kept_by(frozenset(f for f in taken if self.record.fits[f].learns != PER_GROUP), cut)
+            chosen = stats_of([value for _, value in taken.values()]) - data.fits
+            cut = self._kept_by(frozenset(f for f in chosen if self.record.fits[f].learns != PER_GROUP), cut)
         return replace(cut, mask=None)
 
-    def _taken_value(self, name: str, node: ast.Call) -> Value:
-        """What a query's `@name` holds where the query is called (nothing when the walk cannot tell)."""
-        use = self.names.taken.get(node, {}).get(name)
-        if use is not None:
-            return self.ev(use)
-        if self.calls:
-            return NOTHING
-        return join_all([self.defs.get(d, NOTHING) for d in self.current.get(name, [])])
-
-    def _bound_now(self, name: str, node: ast.Call) -> object:
-        """The value a query's `@name` holds where the query is called (no Name node of the program reads it: the
-        names module gives the call a use of its own), or the call that made the instant it holds
-        (`pd.Timestamp("2023-06-01")`); None when not one value. A query text the call does not write (held by a
-        name) is read only at the module's level, where no local name can hide the one meant."""
+    def _taken(self, name: str, node: ast.Call) -> tuple[list[Any], Value]:
+        """The definitions that reach a query's `@name` where the query is called, and the value it holds there
+        (no Name node of the program reads it: the names module gives the call a use of its own). A query text
+        the call does not write (held by a name) is read only at the module's level, where no local name can
+        hide the one meant."""
         use = self.names.taken.get(node, {}).get(name)
         if use is not None:
             defs = self.names.definitions(use)
             if self.calls and defs and all(not isinstance(d, ast.AST) or d in self.names.module_level for d in defs):
                 defs = list(self.current.get(name, defs))  # a module-level name read in a function, as lookup does
-            value = self.ev(use)
-        elif self.calls:
-            return None
-        else:
-            defs = self.current.get(name, [])
-            value = join_all([self.defs.get(d, NOTHING) for d in defs])
-        made = self._assigned_values().get(defs[0]) if len(defs) == 1 and isinstance(defs[0], ast.Name) else None
-        if made is not None and instant_of(made) is not None:
-            return made
-        return value.const
+            return defs, self.ev(use)
+        if self.calls:
+            return [], NOTHING
+        defs = list(self.current.get(name, []))
+        return defs, join_all([self.defs.get(d, NOTHING) for d in defs])
 
     def _fills_by_column(self, given: list[Value]) -> dict[str, frozenset[int]] | None:
         """The statistics a dict of fill values puts in each column it names (`fillna({"age": df["age"].mean()})`);

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 from abc import ABC, abstractmethod
+from typing import Any
 
 from auditor.code.catalog import Role, Strength
 from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection, Site, Split, Train
+from auditor.code.masks import instant_of
 from auditor.code.names import Names
 from auditor.code.sources import Program
 from auditor.code.values import NOTHING, Atom, Data, Value, data_of
@@ -163,6 +165,14 @@ class WalkState(ABC):
         """The row statistics the comparisons written in ``node`` compare columns with, in this chain of calls."""
         calls = tuple(id(c) for c in self.calls)
         return frozenset().union(*(self.thresholds.get((id(n), calls), frozenset()) for n in ast.walk(node)))
+
+    def instant_held(self, defs: list[Any]) -> ast.expr | None:
+        """The call the one definition ``defs`` holds, where it makes an instant of constants (`cut =
+        pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several definitions."""
+        if len(defs) != 1 or not isinstance(defs[0], ast.Name):
+            return None
+        made = self._assigned_values().get(defs[0])
+        return made if made is not None and instant_of(made) is not None else None
 
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
         """Each name assigned by `name = value` in the program, to its value (read once)."""
