@@ -139,6 +139,18 @@ class SplitRoles:
             return "fold"
         return "unknown"
 
+    def sides_without(self, names: Sequence[str], missing: Sequence[int], rows: Sequence[int]) -> list[str]:
+        """The sides of the split ('train', 'holdout') that have rows, every one of them ``missing`` a value (per
+        split, as ``rows``): a key that cannot see a side checks nothing there. Per fold, not said."""
+        if self.folds is not None:
+            return []
+        sides = []
+        for side in ("train", "holdout"):
+            at = [i for i, n in enumerate(names) if self.role(n) == side and int(rows[i])]
+            if at and all(int(missing[i]) == int(rows[i]) for i in at):
+                sides.append(side)
+        return sides
+
     def pair(self, a: str, b: str) -> PairKind:
         if frozenset((a, b)) in self.allowed:
             return PairKind.ALLOWED

@@ -14,8 +14,6 @@ from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from auditor.manifest.groupcounts import GroupSplitCounts
     from auditor.manifest.overlap import Overlap
     from auditor.manifest.spelling import Variants
@@ -78,7 +76,8 @@ class GroupOverlap(Stage):
 
         if grouped.missing.any():
             empty = key.n_values == 0
-            blind = [] if empty else _blind_sides(grouped.missing, counts, names, context)
+            rows = (grouped.missing + np.asarray(counts).sum(axis=0)).tolist()
+            blind = [] if empty else context.roles.sides_without(names, grouped.missing.tolist(), rows)
             if empty:
                 message = (
                     f"'{key.name}' is empty (null or blank) in every row: this key checks nothing; is it the right "
@@ -338,19 +337,3 @@ class GroupOverlap(Stage):
             "splitter; if a value is shared on purpose, record it under `accept` with the reason."
             + placeholder_hint((key.name, label) for label in labels),
         )
-
-
-def _blind_sides(missing: np.ndarray, counts: np.ndarray, names: list[str], context: AuditContext) -> list[str]:
-    """The sides of the split ('train', 'holdout') whose rows all lack a value of the key, though they have rows
-    (per fold, every fold holds out some rows of each value: not said here)."""
-    import numpy as np
-
-    if context.roles.folds is not None:
-        return []
-    valued = np.asarray(counts).sum(axis=0)
-    sides = []
-    for side in ("train", "holdout"):
-        at = [i for i, n in enumerate(names) if context.roles.role(n) == side]
-        if at and int(np.asarray(missing)[at].sum()) > 0 and int(valued[at].sum()) == 0:
-            sides.append(side)
-    return sides

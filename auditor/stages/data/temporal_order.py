@@ -265,13 +265,9 @@ class TemporalOrder(Stage):
     def _missing(self, column: str, names: Sequence[str], missing_per: np.ndarray, context: AuditContext) -> Finding:
         """TMP003: rows without a time; an error when a whole side of the split has none (nothing there can be
         put in order against the other side, so a holdout row older than training would pass unseen)."""
-        rows = context.require_manifest().rows_per_split()
-        blind = []
-        if context.roles.folds is None:
-            for side in ("train", "holdout"):
-                at = [i for i, n in enumerate(names) if context.roles.role(n) == side and rows.get(n, 0)]
-                if at and all(int(missing_per[i]) == rows.get(names[i], 0) for i in at):
-                    blind.append(side)
+        per_split = context.require_manifest().rows_per_split()
+        rows = [per_split.get(n, 0) for n in names]
+        blind = context.roles.sides_without(names, [int(m) for m in missing_per], rows)
         message = f"{int(missing_per.sum())} row(s) have no '{column}' value; their order cannot be checked."
         if blind:
             message += (
