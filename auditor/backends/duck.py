@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
-from auditor.manifest.groupcounts import from_grouped, grouped_columns
+from auditor.manifest.groupcounts import blank_or_null, from_grouped, grouped_columns
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank
 from auditor.manifest.readers import conform, is_text_type, parquet_schema
 from auditor.manifest.table import SPLIT_COLUMN
@@ -47,6 +47,11 @@ def _column(name: str) -> str:
     """The view's name of a manifest column: prefixed, so that no column's name (`v`, `code`, `k0`, `_row`) is
     one of the names the queries give their own columns; the split stays SPLIT_COLUMN."""
     return _ident(name if name == SPLIT_COLUMN else f"c:{name}")
+
+
+# The bounds outside of which every text Arrow calls blank starts (tests/backends/test_engines.py pins them to
+# manifest.groupcounts.WHITESPACE): see DuckManifest._blank_per_split.
+_BELOW_TEXT, _BEYOND_ASCII = "!", "\u0080"
 
 
 def _literal(text: str) -> str:
@@ -134,6 +139,25 @@ class DuckManifest(FileManifest):
         if floating:
             codes, values = _drop_nan(codes, values)
         return drop_blank(codes, values)
+
+    def _blank_per_split(self, column: str) -> np.ndarray:
+        kind = self._types[column]
+        plain = kind.value_type if pa.types.is_dictionary(kind) else kind
+        if pa.types.is_floating(plain):  # NaN: DuckDB's isnan() trusts the Parquet statistics (see _encode)
+            return super()._blank_per_split(column)
+        q = _column(column)
+        # In SQL a superset: every whitespace character is below '!' or beyond ASCII, and texts compare by their
+        # bytes, so a blank text is empty or starts below '!' or at U+0080 or above. Row groups whose statistics
+        # lie between (hex digests, paths) are skipped unread. Each row found is then judged by the one
+        # definition of blank every engine uses; only those rows come into memory.
+        where = f"{q} IS NULL" + (
+            f" OR {q} < {_literal(_BELOW_TEXT)} OR {q} >= {_literal(_BEYOND_ASCII)}" if is_text_type(plain) else ""
+        )
+        found = [np.zeros(0, dtype=np.int64)]
+        for batch in self._batches(f"SELECT _row, {q} AS v FROM m WHERE {where}"):
+            found.append(batch.column(0).to_numpy()[blank_or_null(batch.column(1))])
+        split = np.asarray(self.split.codes)[np.concatenate(found)]
+        return np.bincount(split[split >= 0], minlength=self.split.n_values).astype(np.int64)
 
     def _count_groups(self, columns: tuple[str, ...]) -> GroupSplitCounts:
         name = columns[0] if len(columns) == 1 else compound_label(list(columns))

@@ -24,6 +24,7 @@ from auditor.core.config import LoadedConfig
 from auditor.core.errors import ManifestError, StageInputError
 from auditor.manifest.content import Digests
 from auditor.manifest.folds import FoldPatterns, fold_patterns
+from auditor.manifest.groupcounts import blank_count
 from auditor.manifest.keycodes import CODE, MISSING, SMALL_DICTIONARY, drop_blank, encode_column
 from auditor.manifest.readers import (
     MissingColumnsError,
@@ -232,6 +233,12 @@ class FileManifest(Manifest):
     @property
     def n_rows(self) -> int:
         return self._rows
+
+    def _blank_per_split(self, column: str) -> np.ndarray:
+        # No table in memory: counted a block (or, on a cluster, a piece) at a time, only the counts kept.
+        codes = list(range(self.split.n_values))
+        found = self.per_split(column, codes, blank_count)
+        return np.array([sum(int(p[0]) for p in found[c]) for c in codes], dtype=np.int64)
 
     @property
     def column_names(self) -> list[str]:

@@ -31,13 +31,29 @@ class GroupSplitCounts:
     missing: np.ndarray  # (splits,) rows whose key is null or blank
 
 
-def _blank_or_null(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+# Every character Arrow's utf8_is_space (and utf8_trim_whitespace) calls whitespace, for an engine's own query
+# (tests/manifest/test_groupcounts.py pins it to Arrow's definition over every code point).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def blank_or_null(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Per row: no value (null, NaN, or a text of nothing but whitespace), as every stage reads a key."""
     missing = column.is_null()
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        missing = pc.or_(missing, pc.fill_null(pc.equal(pc.utf8_trim_whitespace(column), ""), False))
+        # Empty, or all Unicode whitespace: what trimming to "" finds, without writing a trimmed copy of each text.
+        blank = pc.or_(pc.equal(pc.binary_length(column), 0), pc.utf8_is_space(column))
+        missing = pc.or_(missing, pc.fill_null(blank, False))
     elif pa.types.is_floating(column.type):
         missing = pc.or_(missing, pc.fill_null(pc.is_nan(column), False))
     return np.asarray(missing.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def blank_count(values: pa.Array) -> np.ndarray:
+    """How many of ``values`` hold no value, as a one-element array (a reduce for ``Manifest.per_split``)."""
+    return np.array([int(blank_or_null(values).sum())], dtype=np.int64)
 
 
 def counts_from_codes(key: KeyCodes, split_codes: np.ndarray, n_splits: int) -> GroupSplitCounts:
@@ -120,7 +136,7 @@ def from_grouped(grouped: pa.Table, columns: Sequence[str], n_splits: int, name:
     count = grouped["rows"].to_numpy().astype(np.int64)
     missing_key = np.zeros(grouped.num_rows, dtype=bool)
     for k in keys:
-        missing_key |= _blank_or_null(grouped[k])
+        missing_key |= blank_or_null(grouped[k])
     has_split = split >= 0
     lost = missing_key & has_split
     missing = np.bincount(split[lost], weights=count[lost], minlength=n_splits).astype(np.int64)
@@ -164,7 +180,7 @@ def value_counts(grouped: pa.Table, n_splits: int) -> ValueCounts:
     """One row per (value, split) present (columns as grouped_columns(1)) to one row per distinct value."""
     split = grouped[_SPLIT].to_numpy().astype(np.int64)
     count = grouped["rows"].to_numpy().astype(np.int64)
-    missing_key = _blank_or_null(grouped["k0"])
+    missing_key = blank_or_null(grouped["k0"])
     has_split = split >= 0
     lost = missing_key & has_split
     missing = np.bincount(split[lost], weights=count[lost], minlength=n_splits).astype(np.int64)

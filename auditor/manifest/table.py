@@ -21,7 +21,12 @@ from auditor.core.source import TableSource
 from auditor.core.splits import FoldLayout
 from auditor.manifest.content import Digests, hash_files, sha256_file
 from auditor.manifest.features import columns_to_read, holds_one_value
-from auditor.manifest.groupcounts import GroupSplitCounts, counts_from_codes, counts_from_rows
+from auditor.manifest.groupcounts import (
+    GroupSplitCounts,
+    blank_or_null,
+    counts_from_codes,
+    counts_from_rows,
+)
 from auditor.manifest.hashing import fingerprint, sorted_distinct
 from auditor.manifest.keycodes import CODE, KeyCodes, compound_key, encode_column, single_key
 from auditor.manifest.readers import (
@@ -401,6 +406,18 @@ class Manifest:
     def _repeated_counts(self, column: str, blank_is_missing: bool) -> GroupSplitCounts:
         rows, codes, values = self.repeated(column, blank_is_missing)
         return counts_from_rows(rows, codes, values, self.split_at(rows), self.split.n_values, column)
+
+    def blank_per_split(self, column: str) -> np.ndarray:
+        """Rows per split code whose ``column`` holds no value (null, NaN or blank text), counted once: a key
+        blank on a whole side of the split compares nothing there, and a pass would then be a pass on nothing."""
+        result: np.ndarray = self.memo(("blank_per_split", column), partial(self._blank_per_split, column))
+        return result.copy()
+
+    def _blank_per_split(self, column: str) -> np.ndarray:
+        split = np.asarray(self.split.codes)
+        blank = blank_or_null(self.table[column])
+        blank &= split >= 0
+        return np.bincount(split[blank], minlength=self.split.n_values).astype(np.int64)
 
     def spelling(self, column: str, background: bool = False, digest: bool = False) -> Variants | None:
         """Rows of ``column`` whose value has a twin spelled differently (`a` / `A `), found once.

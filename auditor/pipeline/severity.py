@@ -37,7 +37,7 @@ LOWEST: Mapping[str, Severity] = MappingProxyType(
         "GRD006": WARNING, "GRD007": INFO,
         # duplicate_content
         "DUP001": ERROR, "DUP002": WARNING, "DUP003": ERROR, "DUP004": INFO, "DUP005": WARNING, "DUP006": INFO,
-        "DUP007": WARNING,
+        "DUP007": WARNING, "DUP008": INFO,
         # eval_mode
         "EVM000": INFO, "EVM001": ERROR, "EVM002": ERROR,
         # feature_leakage
@@ -54,7 +54,7 @@ LOWEST: Mapping[str, Severity] = MappingProxyType(
         "ACT006": ERROR,
         # near_duplicates
         "NDP001": ERROR, "NDP002": WARNING, "NDP003": INFO, "NDP004": WARNING, "NDP005": WARNING, "NDP006": INFO,
-        "NDP007": INFO, "NDP008": INFO, "NDP009": ERROR, "NDP010": INFO, "NDP011": WARNING,
+        "NDP007": INFO, "NDP008": INFO, "NDP009": ERROR, "NDP010": INFO, "NDP011": WARNING, "NDP012": INFO,
         # nonfinite_trace
         "NAN000": INFO, "NAN001": ERROR, "NAN002": ERROR, "NAN003": INFO,
         # shared_upstream

@@ -352,3 +352,14 @@ def test_two_spellings_both_filled_on_a_row_are_two_columns(tmp_path: Path, engi
     result = invoke("run", str(config), "--out", str(tmp_path / "out"), "--engine", engine, "-q")
     assert result.exit_code in (0, 1), result.output
     assert "two spellings" not in result.output
+
+
+def test_every_blank_text_starts_outside_the_bounds_the_out_of_core_query_keeps() -> None:
+    """DuckDB's query for blank rows keeps texts below '!' or from U+0080 on: every whitespace character (and so
+    every blank text's first one) lies there, in UTF-8 byte order as DuckDB compares."""
+    from auditor.backends.duck import _BELOW_TEXT, _BEYOND_ASCII
+    from auditor.manifest.groupcounts import WHITESPACE
+
+    for char in WHITESPACE:
+        first = char.encode()
+        assert first < _BELOW_TEXT.encode() or first >= _BEYOND_ASCII.encode(), hex(ord(char))

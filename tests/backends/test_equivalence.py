@@ -1222,3 +1222,28 @@ def test_rows_linked_through_values_spelled_two_ways_report_alike_on_every_engin
         if "spellings" in s
     }
     assert spelled == {(" W1", "w1"), ("DOC-3 ", "doc-3"), (sha[5].upper(), sha[5]), (f"sha256:{sha[6]}", sha[6])}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_content_key_blank_on_a_whole_side_is_an_error_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """Blank digests counted per split where the rows are: the same DUP008 error from every engine."""
+    table = {
+        "sample_id": [f"s{i}" for i in range(8)],
+        "split": ["train"] * 4 + ["val", "val", "test", "test"],
+        "sha": ["a1", "a2", "a1", None, None, " ", "", "\u3000"],
+    }
+    pq.write_table(pa.table(table), tmp_path / "m.parquet", row_group_size=3)
+    config = {
+        "version": 1,
+        "manifest": {"path": "m.parquet", "id": "sample_id", "split": "split"},
+        "keys": {"content_hash": "sha"},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["duplicate_content"])
+    assert_same(memory, other, engine.engine)
+    found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
+    assert found["DUP008"]["severity"] == "error"
+    assert found["DUP008"]["evidence"]["rows_per_split"] == {"train": 1, "val": 2, "test": 2}

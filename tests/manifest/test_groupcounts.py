@@ -2,11 +2,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auditor.manifest.groupcounts import (
+    WHITESPACE,
     GroupSplitCounts,
+    blank_or_null,
     counts_from_codes,
     from_grouped,
     from_value_counts,
@@ -99,3 +102,16 @@ def test_the_freed_parts_are_given_back_every_few_parts() -> None:
     found = from_value_counts(parts, None, "w", 3, release=lambda: released.append(1))
     _same(found, from_grouped(whole, ["w"], 3, "w"))
     assert len(released) == 2
+
+
+def test_whitespace_is_every_character_arrow_calls_whitespace() -> None:
+    """An engine's own query finds blank texts by these characters; every engine then agrees with Arrow."""
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    spaces = pc.utf8_is_space(pa.array(every)).to_pylist()
+    assert "".join(c for c, space in zip(every, spaces, strict=True) if space) == WHITESPACE
+
+
+def test_a_text_is_blank_when_trimming_leaves_nothing() -> None:
+    values = pa.array(["", " ", "\u3000\t", None, "a", " a ", "\u200b", "\u00a0"])
+    trimmed = pc.equal(pc.utf8_trim_whitespace(values), "").fill_null(True).to_pylist()
+    assert blank_or_null(values).tolist() == trimmed == [True, True, True, True, False, False, False, True]

@@ -51,6 +51,7 @@ class DuplicateContent(Stage):
         "DUP006": "identical content in an allowed split pair",
         "DUP007": "content digests that differ only by case, spacing or an algorithm prefix (sha256:), in train and "
         "holdout (or two holdout splits)",
+        "DUP008": "rows with no content key (null or blank): an error when a whole side of the split has none",
     }
     Options = DuplicateContentOptions
     out_of_core = True
@@ -76,6 +77,7 @@ class DuplicateContent(Stage):
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
         keys = context.config.keys
+        yield from self._blank_rows(context, keys.content_hash or keys.content_path or "")
         if keys.content_hash is not None:
             yield from self._digest_column(context, keys.content_hash)
             return
@@ -110,6 +112,22 @@ class DuplicateContent(Stage):
         yield from self._within_splits(context, grouped, name)
         if keys.label is not None:
             yield from self._label_conflicts(context, repeated_content, rows, name, keys.label)
+
+    def _blank_rows(self, context: AuditContext, column: str) -> Iterator[Finding]:
+        """DUP008: rows naming no content. A whole side of the split without it is an error: none of its rows
+        was compared with the other side, so a copy there would pass unseen (as GRP004 for a group key)."""
+        from auditor.manifest.blankrows import blank_rows
+
+        found = blank_rows(context.require_manifest(), context.roles, column, "content")
+        if found is not None:
+            yield self.finding(
+                "DUP008",
+                found.severity,
+                found.message,
+                key=column,
+                evidence={"content": column, "rows_per_split": found.per_split},
+                remediation=f"Fill in '{column}' for every row (a digest of each sample's bytes), or drop the rows.",
+            )
 
     def _digest_column(self, context: AuditContext, name: str) -> Iterator[Finding]:
         """A digest column's copies: counted per repeated digest and split, not row by row (an engine on a

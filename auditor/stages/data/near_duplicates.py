@@ -264,6 +264,7 @@ class NearDuplicates(Stage):
         "NDP009": "near-duplicate rows of the feature table in train and holdout",
         "NDP010": "near copies within one split (more weight in training, not a leak)",
         "NDP011": "feature rows not compared in full: over the memory budget, or an index short of its recall",
+        "NDP012": "rows with no text or content path (null or blank): an error when a whole side of the split has none",
     }
     Options = NearDuplicatesOptions
     fold_aware = True
@@ -875,12 +876,24 @@ class NearDuplicates(Stage):
         )
 
     def _not_compared(self, context: AuditContext, found: NearCopies) -> Iterator[Finding]:
+        from auditor.manifest.blankrows import blank_rows
         from auditor.manifest.content import cache_dir_from, none_read, refuse_unread_side
 
         assert isinstance(self.options, NearDuplicatesOptions)
         limit = self.options.max_examples
         keys = context.config.keys
         failed = dict(found.unreadable)
+        for column, what in ((keys.content_path, "content"), (keys.text, "text")):
+            blank = blank_rows(context.require_manifest(), context.roles, column, what) if column else None
+            if blank is not None:
+                yield self.finding(
+                    "NDP012",
+                    blank.severity,
+                    blank.message,
+                    key=column,
+                    evidence={"column": column, "rows_per_split": blank.per_split},
+                    remediation=f"Fill in '{column}' for every row, or drop the rows that have no {what}.",
+                )
         if keys.content_path is not None:
             _, digests, paths = context.require_manifest().content_digests(
                 keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)

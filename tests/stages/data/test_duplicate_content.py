@@ -427,3 +427,34 @@ def test_a_prefix_that_names_no_algorithm_of_that_length_is_compared_as_written(
     data = {"h": [SHA, written, OTHER_SHA, f"sha256:{OTHER_SHA}"], "split": ["train", "test", "train", "train"]}
     r = audit(data, keys={"content_hash": "h"}, only=ONLY)
     assert "DUP007" not in codes(r) and "DUP001" not in codes(r) and r.exit_code == 0
+
+
+def test_a_digest_blank_on_a_whole_side_is_an_error_and_a_few_gaps_are_not(audit) -> None:  # type: ignore[no-untyped-def]
+    """A holdout with no digest compares nothing: without DUP008 the stage passed on nothing (exit 0)."""
+    keys = {"content_hash": "h"}
+    blind = audit({"h": ["x1", "x2", None, " "], "split": ["train", "train", "test", "val"]}, keys=keys, only=ONLY)
+    f = finding(blind, "DUP008")
+    assert f.severity.value == "error" and "in every holdout row" in f.message and blind.exit_code == 1
+    assert f.evidence == {"content": "h", "rows_per_split": {"test": 1, "val": 1}}
+    untrained = audit({"h": ["", None, "x1"], "split": ["train", "train", "test"]}, keys=keys, only=ONLY)
+    assert "in every train row" in finding(untrained, "DUP008").message and untrained.exit_code == 1
+    empty = audit({"h": ["", None, "\u3000"], "split": ["train", "train", "test"]}, keys=keys, only=ONLY)
+    assert "in every row" in finding(empty, "DUP008").message and empty.exit_code == 1
+    gaps = audit({"h": ["x1", None, "x2", "x3"], "split": ["train", "train", "test", "val"]}, keys=keys, only=ONLY)
+    assert finding(gaps, "DUP008").severity.value == "info" and gaps.exit_code == 0
+
+
+def test_digests_written_with_spaces_around_them_are_not_blank(audit) -> None:  # type: ignore[no-untyped-def]
+    data = {"h": [" x1", "x2 ", "\tx3", "x4"], "split": ["train", "train", "test", "test"]}
+    r = audit(data, keys={"content_hash": "h"}, only=ONLY)
+    assert "DUP008" not in codes(r) and r.exit_code == 0
+
+
+def test_a_path_column_blank_on_a_whole_side_is_an_error(tmp_path: Path) -> None:
+    """Rows naming no file are not unreadable files: a holdout of them was neither refused nor compared."""
+    (tmp_path / "a.png").write_bytes(b"a")
+    write_table(tmp_path / "m.csv", {"file": ["a.png", "", ""], "split": ["train", "test", "test"]})
+    cfg = write_config(tmp_path, {"manifest": {"path": "m.csv", "split": "split"}, "keys": {"content_path": "file"}})
+    r = run_audit(cfg, only=ONLY)
+    f = finding(r, "DUP008")
+    assert f.severity.value == "error" and "'file'" in f.message and r.exit_code == 1

@@ -631,3 +631,16 @@ def test_a_japanese_passage_counts_kana_as_a_third_of_a_word_so_a_stock_phrase_i
     assert "NDP004" not in codes(r)
     # The quote holds most of a training page: that pair is a near copy; the question is in no pair.
     assert {e["holdout"] for e in finding(r, "NDP001").examples} == {"t3"}
+
+
+def test_a_text_column_blank_on_a_whole_side_is_an_error_and_a_few_gaps_are_not(tmp_path: Path) -> None:
+    """A holdout of blank texts compares nothing: without NDP012 the stage passed on nothing (exit 0)."""
+    trained = [join(text(i)) for i in range(4)]
+    blind = audit_texts(tmp_path / "blind", [*trained, "", None, " \u3000"], ["train"] * 4 + ["test"] * 3)
+    f = finding(blind, "NDP012")
+    assert f.severity.value == "error" and "in every holdout row" in f.message and blind.exit_code == 1
+    assert f.evidence == {"column": "body", "rows_per_split": {"test": 3}}
+    gaps = audit_texts(tmp_path / "gaps", [*trained, None, join(text(50)), ""], ["train"] * 4 + ["test"] * 3)
+    assert finding(gaps, "NDP012").severity.value == "info" and gaps.exit_code == 0
+    full = audit_texts(tmp_path / "full", [*trained, join(text(50))], ["train"] * 4 + ["test"])
+    assert "NDP012" not in codes(full) and full.exit_code == 0
