@@ -73,10 +73,25 @@ class Scope(_Frozen):
         "the sha256 of its JSON-quoted normal form), sorted, delta coded, zlib-compressed, base64",
     )
 
+    spellings: tuple[str, ...] = Field(
+        default=(),
+        description="for a finding about how values are spelled: every spelling of its values as written, distinct "
+        "and sorted (up to MAX_LISTED); a later spelling not among them was never reviewed, though the same value",
+    )
+    n_spellings: int = 0
+    spelling_digest: str | None = Field(
+        default=None, description="sha256 of the JSON list of every spelling as written, sorted; None: not recorded"
+    )
+
     @property
     def listed(self) -> bool:
         """Whether every subject value is listed (not only the digest of the set)."""
         return len(self.values) == self.n_values
+
+    @property
+    def spellings_listed(self) -> bool:
+        """Whether every spelling is listed (not only the digest of the set)."""
+        return len(self.spellings) == self.n_spellings
 
 
 def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None) -> Scope:
@@ -93,6 +108,24 @@ def scope_of(values: Iterable[Any] = (), counts: Mapping[str, int] | None = None
         counts,
         members,
     )
+
+
+def spelled(scope: Scope, spellings: Iterable[str]) -> Scope:
+    """``scope`` binding the spellings of its values as written (`Test`, `test`): a finding about spellings is
+    covered only for those reviewed, and a new `TEST` of the same value is growth."""
+    every = sorted({str(v) for v in spellings})
+    return scope.model_copy(
+        update={
+            "spellings": tuple(every) if len(every) <= MAX_LISTED else (),
+            "n_spellings": len(every),
+            "spelling_digest": spelling_set_digest(every),
+        }
+    )
+
+
+def spelling_set_digest(every: list[str]) -> str | None:
+    """The digest of a set of spellings as written (sorted, distinct): sha256 of their JSON list."""
+    return hashlib.sha256(json.dumps(every, ensure_ascii=False).encode("utf-8")).hexdigest() if every else None
 
 
 def set_digest(normal: list[str]) -> str | None:
@@ -167,6 +200,9 @@ def inconsistency(scope: Scope) -> str | None:
             return "members that do not decode"
         if len(words) < scope.n_values or not bool((words[1:] > words[:-1]).all()):
             return f"{len(words)} members, not ascending and at least one per value, for {scope.n_values} values"
+    wrong = _spelling_inconsistency(scope)
+    if wrong is not None:
+        return wrong
     if scope.n_values > MAX_LISTED:
         return (
             f"{len(scope.values)} values listed beyond {MAX_LISTED} (only the digest is kept)" if scope.values else None
@@ -178,6 +214,22 @@ def inconsistency(scope: Scope) -> str | None:
         return "values not one per spelling-normalised value in their order"
     if scope.digest != set_digest(normal):
         return "a digest that is not the digest of its values"
+    return None
+
+
+def _spelling_inconsistency(scope: Scope) -> str | None:
+    """What in a scope's spellings contradicts itself: listed up to MAX_LISTED, distinct and sorted, as many as
+    counted, with the digest of their set."""
+    if scope.spelling_digest is None:
+        return "spellings without their digest" if scope.spellings or scope.n_spellings else None
+    if scope.n_spellings <= 0:
+        return f"a spelling digest for {scope.n_spellings} spellings"
+    if scope.n_spellings > MAX_LISTED:
+        return f"{len(scope.spellings)} spellings listed beyond {MAX_LISTED}" if scope.spellings else None
+    if list(scope.spellings) != sorted(set(scope.spellings)) or len(scope.spellings) != scope.n_spellings:
+        return f"{len(scope.spellings)} spellings listed, not distinct and sorted, for a count of {scope.n_spellings}"
+    if scope.spelling_digest != spelling_set_digest(list(scope.spellings)):
+        return "a spelling digest that is not the digest of its spellings"
     return None
 
 
@@ -302,6 +354,12 @@ def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = norma
             # As many values or more, and not the same set: one at least is new. Fewer: maybe none is.
             unlisted = max(seen.n_values - accepted.n_values, 1) if seen.n_values >= accepted.n_values else 0
             uncompared = (accepted.n_values, seen.n_values)
+    respelled, respelled_unlisted = _new_spellings(accepted, seen)
+    if respelled:
+        new_values = (*new_values, *(v for v in respelled if v not in new_values))
+    if respelled_unlisted and uncompared is None and compared is None:
+        unlisted = max(unlisted, 1)
+        uncompared = (accepted.n_spellings, seen.n_spellings)
     grown: list[CountGrowth] = []
     if accepted.counts is not None and seen.counts is not None:
         for name, value in seen.counts.items():
@@ -320,6 +378,18 @@ def growth(accepted: Scope, seen: Scope, same: Callable[[str], Hashable] = norma
         compared=compared,
         counts=tuple(grown),
     )
+
+
+def _new_spellings(accepted: Scope, seen: Scope) -> tuple[tuple[str, ...], bool]:
+    """(the spellings of ``seen`` not among those ``accepted`` recorded, whether the set differs beyond naming): a
+    spelling is new as written, however alike. An acceptance that recorded none (made before spellings were kept,
+    or of a finding not about spellings) says nothing of them, as a scope without values says nothing of values."""
+    if accepted.spelling_digest is None or seen.spelling_digest in (None, accepted.spelling_digest):
+        return (), False
+    if accepted.spellings_listed and seen.spellings_listed:
+        known = set(accepted.spellings)
+        return tuple(v for v in seen.spellings if v not in known), False
+    return (), True
 
 
 def _by_members(accepted: Scope, seen: Scope) -> tuple[tuple[str, ...], int] | None:
@@ -348,6 +418,14 @@ def union(scopes: Iterable[Scope]) -> Scope:
         merged = scope_of(values)
     else:
         merged = max(every, key=lambda s: s.n_values)
+    recorded = [s for s in every if s.spelling_digest is not None]
+    if recorded and all(s.spellings_listed for s in recorded):
+        merged = spelled(merged, (v for s in recorded for v in s.spellings))
+    elif recorded:
+        widest = max(recorded, key=lambda s: s.n_spellings)
+        merged = merged.model_copy(
+            update={k: getattr(widest, k) for k in ("spellings", "n_spellings", "spelling_digest")}
+        )
     counts: dict[str, int] | None = None
     if all(s.counts is not None for s in every):
         counts = {}

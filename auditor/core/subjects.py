@@ -39,6 +39,22 @@ SUBJECTS: Mapping[str, Subject] = {
 }
 
 
+# Findings about spellings of one value (`Test` and `test`, `w2` and `W2`): their subject is the value, but what a
+# reviewer judged is the spellings seen, so an acceptance binds to those, as written.
+SPELLING_CODES = frozenset({"SPL004", "SPL010", "SPL011", "GRP005", "UPS005", "DUP007"})
+
+
+def spellings_of(finding: Finding) -> list[str] | None:
+    """The spellings a spelling finding holds, as written (None when it holds more values than it lists)."""
+    names = finding.evidence.get("names")
+    if finding.code == "SPL004" and isinstance(names, list):
+        return [str(n) for n in names]
+    groups = [e for e in finding.examples if isinstance(e.get("spellings"), list)]
+    if not groups or len(groups) < finding.scope.n_values:
+        return None
+    return [str(s["spelling"]) for e in groups for s in e["spellings"] if isinstance(s, dict) and "spelling" in s]
+
+
 def is_statement(code: str) -> bool:
     """Whether ``code``'s findings are about a statement of code (named by file and line), not about data values."""
     subject = SUBJECTS.get(code)
@@ -175,3 +191,32 @@ def with_shown_counts(finding: Finding) -> Finding:
     return finding.model_copy(
         update={"scope": finding.scope.model_copy(update={"counts": counts_of(finding.evidence)})}
     )
+
+
+def spellings_disagreement(finding: Finding) -> str | None:
+    """How the spellings a finding about spellings binds contradict what it shows, as a clause (None: they do not):
+    a scope recording none would cover every later spelling; one missing a spelling its examples show, or (where
+    the examples show every value) listing one they do not, would bind what nobody saw."""
+    if finding.code not in SPELLING_CODES:
+        return None
+    scope = finding.scope
+    if scope.spelling_digest is None:
+        return "its scope records no spellings, which the audit records for every finding about spellings"
+    if not scope.spellings_listed:
+        return None
+    listed = set(scope.spellings)
+    shown = spellings_of(finding)
+    for spelling in shown or [s for e in finding.examples for s in _example_spellings(e)]:
+        if spelling not in listed:
+            return f"its examples show the spelling {spelling!r}, which its scope does not list"
+    if shown is not None and listed - set(shown):
+        extra = sorted(listed - set(shown))[0]
+        return f"its scope lists the spelling {extra!r}, which the finding does not show"
+    return None
+
+
+def _example_spellings(example: Mapping[str, object]) -> list[str]:
+    spellings = example.get("spellings")
+    if not isinstance(spellings, list):
+        return []
+    return [str(s["spelling"]) for s in spellings if isinstance(s, Mapping) and "spelling" in s]

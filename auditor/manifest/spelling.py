@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Severity
-from auditor.core.scope import Scope, counts_of, scope_of
+from auditor.core.scope import Scope, counts_of, scope_of, spelled
 from auditor.core.spelling import END_PUNCTUATION, MAX_EXPONENT, WHITESPACE, fold_char
 from auditor.core.splits import PairKind, SplitRoles
 from auditor.manifest.keycodes import KeyCodes, encode_column
@@ -765,8 +765,11 @@ def accepted_groups(
 
 
 def spelling_scope(spellings: SpellingSplits, groups: np.ndarray, evidence: dict[str, Any]) -> Scope:
-    """The scope of a spelling finding: every group's normal form, and the evidence's counts."""
-    return scope_of((spellings.normal[int(g)] for g in groups), counts_of(evidence))
+    """The scope of a spelling finding: every group's normal form, every spelling of them as written (a later
+    spelling is not the one reviewed), and the evidence's counts."""
+    scope = scope_of((spellings.normal[int(g)] for g in groups), counts_of(evidence))
+    members = np.flatnonzero(np.isin(spellings.group, np.asarray(groups)))
+    return spelled(scope, (spellings.labels[int(m)] for m in members))
 
 
 def spelling_text(spellings: SpellingSplits, group: int) -> str:
@@ -784,3 +787,10 @@ def from_codes(key: KeyCodes, split: np.ndarray, n_splits: int) -> SpellingSplit
     rows = np.flatnonzero(slot[key.codes] >= 0)
     counts, first = splits_from_rows(rows, slot[key.codes[rows]], variants.group, split[rows], n_splits)
     return SpellingSplits(variants.group, key.labels(variants.positions), variants.normal, counts, first)
+
+
+def accepted_spelling_scope(spellings: SpellingSplits, group: int, accept: str) -> Scope:
+    """The scope of a spelling finding an `accept:` entry names: the entry's value, with the group's spellings as
+    written (what a reviewer of the finding saw)."""
+    members = np.flatnonzero(spellings.group == group)
+    return spelled(scope_of([accept]), (spellings.labels[int(m)] for m in members))

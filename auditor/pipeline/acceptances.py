@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from auditor.core.config import AcceptSpec
 from auditor.core.findings import Finding
 from auditor.core.scope import Growth, growth, normalise_spelling, scope_of
-from auditor.core.subjects import covered_form, is_statement
+from auditor.core.subjects import SPELLING_CODES, covered_form, is_statement, spellings_of
 
 
 def finding_column(finding: Finding) -> str | None:
@@ -225,22 +225,6 @@ def naming_of(finding: Finding, held: set[Hashable]) -> str | None:
         values = f"values: {json.dumps(list(scope.values), ensure_ascii=False)}"
         return values if column is None else f"column: {json.dumps(column, ensure_ascii=False)}, {values}"
     return None
-
-
-# Findings about spellings of one value (`Test` and `test`, `w2` and `W2`): their subject is the value, but what a
-# reviewer judged is the spellings seen, so an acceptance binds to those, as written.
-SPELLING_CODES = frozenset({"SPL004", "SPL010", "SPL011", "GRP005", "UPS005", "DUP007"})
-
-
-def spellings_of(finding: Finding) -> list[str] | None:
-    """The spellings a spelling finding holds, as written (None when it holds more values than it lists)."""
-    names = finding.evidence.get("names")
-    if finding.code == "SPL004" and isinstance(names, list):
-        return [str(n) for n in names]
-    groups = [e for e in finding.examples if isinstance(e.get("spellings"), list)]
-    if not groups or len(groups) < finding.scope.n_values:
-        return None
-    return [str(s["spelling"]) for e in groups for s in e["spellings"] if isinstance(s, dict) and "spelling" in s]
 
 
 def _entry_form(code: str) -> Callable[[str], Hashable]:

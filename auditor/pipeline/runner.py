@@ -21,8 +21,8 @@ from auditor.core.findings import (
     exit_code_for,
     summarize,
 )
+from auditor.core.subjects import SPELLING_CODES
 from auditor.core.version import __version__
-from auditor.pipeline.acceptances import SPELLING_CODES
 from auditor.pipeline.cpulimit import CpuBudget
 from auditor.pipeline.execute import error_result, execute
 from auditor.pipeline.isolated import NumericRun

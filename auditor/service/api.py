@@ -18,7 +18,7 @@ from auditor.core.errors import AuditError, ReportMismatchError
 from auditor.core.findings import SCHEMA_VERSION, Report, Severity
 from auditor.core.portable import portable
 from auditor.core.scope import Scope, inconsistency, union
-from auditor.core.subjects import counts_disagreement, disagreement, with_shown_counts
+from auditor.core.subjects import counts_disagreement, disagreement, spellings_disagreement, with_shown_counts
 from auditor.pipeline.severity import lowest_severity
 from auditor.render import FILE_RENDERERS
 from auditor.render.diff import DIFF_RENDERERS
@@ -409,7 +409,7 @@ def parse_upload(data: dict[str, Any], config: str | None = None) -> tuple[Repor
         for f, finding in enumerate(stage.findings):
             wrong = inconsistency(finding.scope)
             problem = f"its scope has {wrong}" if wrong is not None else disagreement(finding)
-            problem = problem or counts_disagreement(finding)
+            problem = problem or counts_disagreement(finding) or spellings_disagreement(finding)
             if problem is not None:
                 raise _deny(
                     422,

@@ -20,7 +20,7 @@ from auditor.core.findings import (
 )
 from auditor.core.output import RunMarker, write_marker
 from auditor.core.portable import portable
-from auditor.core.scope import scope_of
+from auditor.core.scope import scope_of, spelled
 from auditor.render.diff import baseline_line, headline, render_diff_text
 from tests.conftest import REPO, AuditFn, SampleReports, report_of
 
@@ -206,6 +206,34 @@ def test_a_leak_that_grows_fails_the_diff_and_a_new_only_baseline() -> None:
     shrunk = report(("group_overlap", "failed", (grp(groups=1),)))
     assert diff_reports(new, shrunk).exit_code == 0
     assert mark_baseline(shrunk, new, path="approved.json", new_only=True).exit_code == 0
+
+
+def test_a_new_spelling_of_a_value_is_escalated_where_every_count_is_the_same() -> None:
+    """`Alice` / `alice` approved; `ALICE` beside them adds no value and no count, only a spelling never reviewed."""
+
+    def respelled(*spellings: str) -> Finding:
+        return Finding(
+            code="GRP005",
+            stage="group_overlap",
+            severity=Severity.ERROR,
+            title="spellings",
+            message="1 'writer' value is spelled differently across splits",
+            key="writer",
+            evidence={"key": "writer", "values": 1},
+            scope=spelled(scope_of(["alice"], {"values": 1}), spellings),
+        )
+
+    old = report(("group_overlap", "failed", (respelled("Alice", "alice"),)))
+    new = report(("group_overlap", "failed", (respelled("ALICE", "Alice", "alice"),)))
+    d = diff_reports(old, new)
+    (kept,) = d.persisting
+    assert kept.escalated and d.exit_code == 1 and kept.scope_growth is not None
+    assert kept.scope_growth.new_values == ("ALICE",)
+    marked = mark_baseline(new, old, path="approved.json", new_only=True)
+    assert [f.baseline for f in marked.findings] == ["escalated"] and marked.exit_code == 1
+    assert "new values: ALICE" in (marked.findings[0].baseline_reason or "")
+    back = mark_baseline(old, new, path="approved.json", new_only=True)
+    assert [f.baseline for f in back.findings] == ["persisting"] and back.exit_code == 0
 
 
 def test_a_leak_that_reaches_another_split_pair_is_escalated() -> None:

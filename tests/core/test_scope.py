@@ -4,7 +4,7 @@ one does not; a set too large to list changes by its digest."""
 from __future__ import annotations
 
 from auditor.core.findings import Finding, Severity
-from auditor.core.scope import MAX_LISTED, Scope, growth, inconsistency, scope_of, union
+from auditor.core.scope import MAX_LISTED, Scope, growth, inconsistency, scope_of, spelled, union
 
 
 def test_same_or_smaller_scope_has_no_growth() -> None:
@@ -93,3 +93,38 @@ def test_a_scope_the_audit_writes_is_consistent_and_a_contradicted_one_is_not() 
     assert "one per" in str(inconsistency(s.model_copy(update={"values": ("a", "A", "b")})))
     many = scope_of([f"v{i}" for i in range(MAX_LISTED + 5)])
     assert "beyond" in str(inconsistency(many.model_copy(update={"values": ("v1",)})))
+
+
+def test_a_new_spelling_of_a_reviewed_value_is_growth_and_a_reviewed_one_is_not() -> None:
+    accepted = spelled(scope_of(["alice"], {"values": 1}), ["alice", "Alice"])
+    assert growth(accepted, accepted) is None
+    assert growth(accepted, spelled(scope_of(["alice"], {"values": 1}), ["Alice", "alice"])) is None
+    assert growth(accepted, spelled(scope_of(["alice"], {"values": 1}), ["alice"])) is None  # fewer: covered
+    grown = growth(accepted, spelled(scope_of(["alice"], {"values": 1}), ["alice", "Alice", "ALICE "]))
+    assert grown is not None and grown.new_values == ("ALICE ",) and grown.values_differ
+    assert "new value(s) 'ALICE '" in grown.text
+
+
+def test_an_acceptance_that_recorded_no_spellings_says_nothing_of_them() -> None:
+    """A scope stored before spellings were kept (or an `accept:` entry's): as a scope without values."""
+    assert growth(scope_of(["alice"], {"values": 1}), spelled(scope_of(["alice"], {"values": 1}), ["ALICE"])) is None
+
+
+def test_spellings_too_many_to_list_grow_by_their_digest() -> None:
+    many = [f"w{i}" for i in range(MAX_LISTED + 1)]
+    accepted = spelled(scope_of(["w"]), many)
+    assert accepted.spellings == () and accepted.n_spellings == MAX_LISTED + 1 and inconsistency(accepted) is None
+    assert growth(accepted, spelled(scope_of(["w"]), list(reversed(many)))) is None
+    grown = growth(accepted, spelled(scope_of(["w"]), [*many, "W0 "]))
+    assert grown is not None and grown.values_differ and grown.uncompared == (MAX_LISTED + 1, MAX_LISTED + 2)
+
+
+def test_union_keeps_every_spelling_and_a_contradicted_spelling_list_is_inconsistent() -> None:
+    one = spelled(scope_of(["alice"]), ["alice", "Alice"])
+    two = spelled(scope_of(["alice"]), ["ALICE"])
+    merged = union([one, two])
+    assert merged.spellings == ("ALICE", "Alice", "alice") and inconsistency(merged) is None
+    assert inconsistency(one.model_copy(update={"spellings": ("Alice", "alice", "x")})) is not None
+    assert inconsistency(one.model_copy(update={"spellings": ("alice", "Alice")})) is not None  # not sorted
+    assert inconsistency(one.model_copy(update={"spelling_digest": "0" * 64})) is not None
+    assert inconsistency(one.model_copy(update={"spelling_digest": None})) is not None

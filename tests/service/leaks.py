@@ -86,3 +86,14 @@ def dotted_report(folder: Path, shared: list[str], first: str = "1.1") -> dict[s
         rows["split"].append("test")
         rows["section"].append(section)
     return _audit(folder, rows, {"groups": ["section"]}, "group_overlap")
+
+
+def spelling_report(folder: Path, test_spellings: list[str]) -> dict[str, Any]:
+    """Writer `alice` in train; in test, one row per spelling of ``test_spellings`` (`Alice`, `ALICE `): a GRP005
+    finding of one value whose spellings grow from run to run."""
+    rows: dict[str, list[Any]] = {"sid": ["t0", "t1"], "split": ["train", "train"], "writer": ["alice", "bob"]}
+    for i, spelling in enumerate(test_spellings):
+        rows["sid"].append(f"test-{i}")
+        rows["split"].append("test")
+        rows["writer"].append(spelling)
+    return _audit(folder, rows, {"groups": ["writer"]}, "group_overlap")

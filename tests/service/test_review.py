@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from auditor import run_audit
 from auditor.core.findings import Report
-from auditor.core.scope import normalise_spelling, set_digest
+from auditor.core.scope import normalise_spelling, set_digest, spelling_set_digest
 from auditor.render.json import render_json
 from auditor.service import store
 from auditor.service.app import create_app
@@ -25,7 +25,14 @@ from auditor.service.context import ServiceContext
 from auditor.service.db import make_engine, sqlite_url, upgrade
 from auditor.service.review import unaccepted_failing, with_acceptances
 from tests.service.conftest import SAMPLES
-from tests.service.leaks import camera_report, dotted_report, finding, two_column_report, writer_report
+from tests.service.leaks import (
+    camera_report,
+    dotted_report,
+    finding,
+    spelling_report,
+    two_column_report,
+    writer_report,
+)
 
 
 @cache
@@ -644,6 +651,22 @@ def test_a_count_that_rises_for_the_same_value_is_escalated(clients, tmp_path) -
     assert effective(rev, second)["errors"] == 1
 
 
+def test_a_spelling_accepted_escalates_when_a_new_spelling_of_the_same_value_appears(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`alice` / `Alice` reviewed; then `ALICE` joins with a row of its own. The value and every count are as
+    accepted, so only the spellings tell that `ALICE` was never looked at (it was covered before)."""
+    rev, sub = clients["reviewer"], clients["submitter"]
+    first = submit(sub, spelling_report(tmp_path / "1", ["Alice"]))["id"]
+    (fp,) = fingerprints(rev, first, "GRP005")
+    assert review(rev, first, action="accept", fingerprint=fp, comment="one writer, two keyboards").status_code == 201
+    again = submit(sub, spelling_report(tmp_path / "2", ["Alice", "Alice"]))["id"]
+    assert finding(rev.get(f"/api/projects/demo/runs/{again}/report").json(), "GRP005")["accepted"] is True
+    second = submit(sub, spelling_report(tmp_path / "3", ["Alice", "ALICE"]))["id"]
+    shown = finding(rev.get(f"/api/projects/demo/runs/{second}/report").json(), "GRP005")
+    assert shown["fingerprint"] == fp and shown["escalated"]["counts"] == []
+    assert shown["accepted"] is False and shown["escalated"]["new_values"] == ["ALICE"]
+    assert effective(rev, second)["exit_code"] == 1
+
+
 def test_a_smaller_scope_stays_accepted(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
     rev, sub = clients["reviewer"], clients["submitter"]
     first = submit(sub, camera_report(tmp_path / "1", ["cam-A", "cam-B"]))["id"]
@@ -702,6 +725,29 @@ def test_a_scope_that_leaves_out_a_value_its_examples_show_is_refused(clients, t
     (grp,) = [f for s in one_counted["stages"] for f in s["findings"] if f["code"] == "GRP001"]
     grp["evidence"]["groups"] = 1  # the count forged too: the examples still name w2
     assert "names 'w2', which its scope does not list" in _refusal(clients["submitter"], one_counted)
+    assert submit(clients["submitter"], report)["id"]  # the report as the audit wrote it is taken
+
+
+def test_an_uploaded_spelling_scope_must_bind_the_spellings_its_finding_shows(clients, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A GRP005 scope with no spellings would cover every later spelling; one without `ALICE`, which the examples
+    show, would bind fewer than seen; one adding `ALICE ` would cover a spelling nobody was shown."""
+    report = spelling_report(tmp_path / "1", ["Alice", "ALICE"])
+
+    def forged(**scope: Any) -> dict[str, Any]:
+        copy = json.loads(json.dumps(report))
+        (f,) = [f for s in copy["stages"] for f in s["findings"] if f["code"] == "GRP005"]
+        assert f["scope"]["spellings"] == ["ALICE", "Alice", "alice"]
+        f["scope"] = {k: v for k, v in {**f["scope"], **scope}.items() if v is not None}
+        return copy
+
+    unbound = forged(spellings=None, n_spellings=None, spelling_digest=None)
+    assert "GRP005" in (detail := _refusal(clients["submitter"], unbound)) and "records no spellings" in detail
+    fewer = ["Alice", "alice"]
+    short = forged(spellings=fewer, n_spellings=2, spelling_digest=spelling_set_digest(fewer))
+    assert "show the spelling 'ALICE', which its scope does not list" in _refusal(clients["submitter"], short)
+    more = ["ALICE", "ALICE ", "Alice", "alice"]
+    wide = forged(spellings=more, n_spellings=4, spelling_digest=spelling_set_digest(more))
+    assert "lists the spelling 'ALICE ', which the finding does not show" in _refusal(clients["submitter"], wide)
     assert submit(clients["submitter"], report)["id"]  # the report as the audit wrote it is taken
 
 

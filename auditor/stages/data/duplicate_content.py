@@ -253,7 +253,13 @@ class DuplicateContent(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_scope, spelling_text
+        from auditor.manifest.spelling import (
+            accepted_spelling_scope,
+            crossing_groups,
+            group_examples,
+            spelling_scope,
+            spelling_text,
+        )
 
         assert isinstance(self.options, DuplicateContentOptions)
         manifest = context.require_manifest()
@@ -291,7 +297,7 @@ class DuplicateContent(Stage):
                     key=accept,
                     evidence={"content": name, "digest": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
-                    scope=scope_of([accept]),
+                    scope=accepted_spelling_scope(spellings, g, accept),
                 )
 
     def _within_splits(self, context: AuditContext, grouped: GroupSplitCounts, name: str) -> Iterator[Finding]:

@@ -221,6 +221,7 @@ class GroupOverlap(Stage):
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
         from auditor.manifest.spelling import (
+            accepted_spelling_scope,
             crossing_groups,
             from_counts,
             group_examples,
@@ -265,7 +266,7 @@ class GroupOverlap(Stage):
                     key=accept,
                     evidence={"key": key.name, "value": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
-                    scope=scope_of([accept]),
+                    scope=accepted_spelling_scope(spellings, g, accept),
                 )
 
     def _kind_finding(

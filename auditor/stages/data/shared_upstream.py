@@ -15,7 +15,7 @@ from pydantic import Field
 from auditor.core.config import AuditConfig, compound_label
 from auditor.core.findings import Finding, Severity
 from auditor.core.pathoptions import ConfinedCacheDir
-from auditor.core.scope import Scope, scope_of
+from auditor.core.scope import Scope
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 from auditor.stages.data.reviewed_links import (
@@ -199,7 +199,13 @@ class SharedUpstream(Stage):
         import numpy as np
 
         from auditor.manifest.overlap import pair_counts_evidence, pair_counts_text
-        from auditor.manifest.spelling import crossing_groups, group_examples, spelling_scope, spelling_text
+        from auditor.manifest.spelling import (
+            accepted_spelling_scope,
+            crossing_groups,
+            group_examples,
+            spelling_scope,
+            spelling_text,
+        )
 
         assert isinstance(self.options, SharedUpstreamOptions)
         manifest = context.require_manifest()
@@ -237,7 +243,7 @@ class SharedUpstream(Stage):
                     key=accept,
                     evidence={"key": label, "value": spellings.normal[g]},
                     examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
-                    scope=scope_of([accept]),
+                    scope=accepted_spelling_scope(spellings, g, accept),
                 )
 
     def _crossing(

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from auditor.core.config import AuditConfig
 from auditor.core.findings import Finding, Severity, Table
-from auditor.core.scope import MAX_PAIR_COUNTS, scope_of
+from auditor.core.scope import MAX_PAIR_COUNTS, Scope, counts_of, scope_of, spelled
 from auditor.core.splits import PairKind
 from auditor.pipeline.stage import AuditContext, Stage, StageOptions
 
@@ -207,6 +207,7 @@ class SplitIntegrity(Stage):
                     f"a {one} split, so their rows are audited as {one} rows, each spelling as a split of its own.",
                     key=norm,
                     evidence={"names": members, "rows": counts, "role": one},
+                    scope=spelled(Scope(counts=counts_of({"rows": counts})), members),
                     remediation="Normalize the split column so each split has exactly one spelling.",
                 )
                 continue
@@ -217,6 +218,7 @@ class SplitIntegrity(Stage):
                 "punctuation; rows under a variant are not treated as the split you meant.",
                 key=norm,
                 evidence={"names": members, "rows": counts},
+                scope=spelled(Scope(counts=counts_of({"rows": counts})), members),
                 remediation="Normalize the split column so each split has exactly one spelling.",
             )
         for n in present:
@@ -425,7 +427,13 @@ class SplitIntegrity(Stage):
         around them) but not before."""
         import numpy as np
 
-        from auditor.manifest.spelling import accepted_groups, group_examples, spelling_scope, spelling_text
+        from auditor.manifest.spelling import (
+            accepted_groups,
+            accepted_spelling_scope,
+            group_examples,
+            spelling_scope,
+            spelling_text,
+        )
 
         manifest = context.require_manifest()
         if manifest.id_column is None:
@@ -478,7 +486,7 @@ class SplitIntegrity(Stage):
                         f"sample id spellings {spelling_text(spellings, g)} are one id {_where(one)}.",
                         key=key,
                         examples=group_examples(manifest.ids, spellings, np.array([g]), names, limit),
-                        scope=scope_of([key]),
+                        scope=accepted_spelling_scope(spellings, g, key),
                     )
 
 
