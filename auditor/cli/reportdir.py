@@ -99,10 +99,35 @@ class ReportDir:
                 f"pass for this run's report, so no report is written and nothing there is removed: remove {it} and "
                 "run the audit again"
             )
+        other = self._other_run()
+        if other is not None:
+            warn(f"{other}; this run's reports replace its reports (two runs writing to one report directory)")
         written = write_atomic(self.out_dir, rendered, last=REPORT_JSON) if rendered else []
         remove_stale(self.out_dir, [name for name in _report_names() if name not in rendered], self.kept)
         self.marker = None
         return written
+
+    def _other_run(self) -> str | None:
+        """What another run left at report.json while this one ran (its own marker, or its verdict), if anything:
+        the reports about to replace it are this run's, which that run's user may take for theirs."""
+        from auditor.core.output import REPORT_JSON, RunStatus, read_report_state
+
+        if self.out_dir is None or self.marker is None:
+            return None
+        state = read_report_state(self.out_dir / REPORT_JSON)
+        data = state.data or {}
+        mine = self.marker
+        if state.status is RunStatus.RUNNING and (data.get("pid"), data.get("hostname"), data.get("started_at")) == (
+            mine.pid,
+            mine.hostname,
+            mine.started_at,
+        ):
+            return None
+        if state.status is RunStatus.COMPLETED:
+            return f"{state.path} holds a report another run wrote while this one ran (of {data.get('config_path')})"
+        if state.status is RunStatus.NOT_A_REPORT:
+            return None  # nothing of a run's: replaced as any stale file there is
+        return f"another run wrote to this report directory while this one ran: {state.reason}"
 
     def _planted(self, rendered: dict[str, str]) -> list[Path]:
         """Files at report names this run does not write that are not what was there when it began, nor ours."""

@@ -103,3 +103,27 @@ def test_a_format_that_cannot_be_put_in_place_is_exit_2_and_no_verdict(tmp_path:
     reports.forget()
     assert not read_report_state(tmp_path / "out" / "report.json").is_verdict
     assert not [p for p in (tmp_path / "out").iterdir() if p.name != "report.html"]  # no temp file either
+
+
+def test_a_run_that_finishes_over_another_runs_report_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs into one folder: the later to finish replaces the other's verdict, which that run's user would
+    take for theirs; the finishing run says so (the first to start already said so when the second began)."""
+    from auditor.core.output import RunMarker, write_atomic
+
+    reports, rendered = _started(tmp_path, ["json"])
+    other = RunMarker.start("/elsewhere/audit.yaml", "ab" * 32, "0").model_copy(update={"pid": 1})
+    write_atomic(tmp_path / "out", {"report.json": other.model_dump_json()})
+    reports.finish(rendered)
+    err = capsys.readouterr().err
+    assert "another run wrote to this report directory while this one ran" in err and "pid 1" in err
+    assert read_report_state(tmp_path / "out" / "report.json").is_verdict
+
+
+def test_a_run_alone_in_its_folder_says_nothing_of_other_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports, rendered = _started(tmp_path, ["json"])
+    reports.finish(rendered)
+    assert "another run" not in capsys.readouterr().err
