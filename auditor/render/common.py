@@ -156,8 +156,9 @@ _ACTIVE = re.compile(r"([\\`*\[\]<>&|~#!])")
 
 def md_escape(text: str, *, in_table: bool = False) -> str:
     """Text for a paragraph (or a table cell, ``in_table``): one line, its `code spans` kept, every other Markdown
-    or HTML character escaped, so `<img onerror=…>` in a value is shown, never rendered (in a cell, | in spans too)."""
-    parts = _SPAN.split(" ".join(str(text).splitlines()))
+    or HTML character escaped, so `<img onerror=…>` in a value is shown, never rendered (in a cell, | in spans too);
+    as ``displayed``, long runs capped and bidi controls written visibly."""
+    parts = _SPAN.split(" ".join(displayed(str(text)).splitlines()))
     shown = [part if i % 2 else _ACTIVE.sub(r"\\\1", part) for i, part in enumerate(parts)]
     return "".join(part.replace("|", "\\|") if i % 2 and in_table else part for i, part in enumerate(shown))
 
@@ -169,7 +170,7 @@ def longest_backtick_run(text: str) -> int:
 
 def md_code(text: str) -> str:
     """``text`` as one code span whatever backticks it holds (a longer fence, padded)."""
-    line = " ".join(str(text).splitlines())
+    line = " ".join(displayed(str(text)).splitlines())
     if "`" not in line:
         return f"`{line}`"
     fence = "`" * (longest_backtick_run(line) + 1)

@@ -15,6 +15,7 @@ from auditor.render.common import (
     MARK,
     allowed_holdout_pairs,
     cell,
+    displayed,
     found_text,
     headline,
     input_errors,
@@ -72,14 +73,14 @@ def render_terminal(report: Report, *, color: bool = False, width: int | None = 
         mark = ACCEPTED_MARK if f.accepted else MARK[f.severity]
         head = Text(f"{mark} {baseline_tag(f)}{f.code} ", style="green" if f.accepted else STYLE[f.severity])
         head.append(f"[{f.stage}] ", style="bold")
-        head.append(f.message)
+        head.append(displayed(f.message))  # a value of the data can be megabytes long: the report keeps it whole
         if f.accepted:
-            head.append(f" (accepted: {f.accept_reason})", style="green")
+            head.append(f" (accepted: {displayed(f.accept_reason or '')})", style="green")
         elif f.escalated is not None:
-            head.append(f" (escalated beyond its acceptance: {f.escalated.text})")
+            head.append(f" (escalated beyond its acceptance: {displayed(f.escalated.text)})")
         console.print(head)
         for e in f.examples[:3]:
-            console.print(Text("    e.g. " + cell(plain(e)), style="dim"))
+            console.print(Text("    e.g. " + displayed(cell(plain(e))), style="dim"))
     for r in report.stages:
         if r.error is not None and r.error.traceback:
             console.print(Text(f"stage {r.stage} crashed:", style="bold magenta"))

@@ -473,3 +473,14 @@ def test_service_pages_show_report_values_as_the_report_does() -> None:
     assert "\u202e" not in shown and "abc\\u202egnp.exe" in shown and shown.endswith("… (20,000 characters)")
     about = TEMPLATES.filters["about"](finding("group_overlap", code="GRP001", key=RTL))
     assert "\u202e" not in about
+
+
+def test_the_terminal_and_markdown_cap_long_values_and_show_bidi_controls_as_the_page_does(tmp_path: Path) -> None:
+    """A 20,000-character group value was printed whole in the message and in each example: a 5 MB value made a
+    5 MB console line and Markdown file. Only report.json keeps it whole."""
+    from auditor.render import render_markdown, render_terminal
+
+    report = hostile_report(tmp_path)
+    for text in (render_terminal(report, color=False, width=200), render_markdown(report)):
+        assert "L" * 201 not in text and len(re.findall(r"L{190}\s…\s\(20,0\d\d characters\)", text)) >= 2
+        assert "\u202e" not in text and "abc\\u202egnp.exe" in text
