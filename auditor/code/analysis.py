@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from auditor.code.interpret import Walker
+from auditor.code.lambdas import with_named_lambdas
 from auditor.code.leaks import Leak, find_leaks
 from auditor.code.modules import ModuleCache, with_project_modules
 from auditor.code.sources import Link, Place, Program, SkippedPart, SourceError, find_sources, read_program
@@ -71,7 +72,7 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
     except SourceError as exc:
         return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
     try:
-        program = with_project_modules(program, project, modules)
+        program = with_named_lambdas(with_project_modules(program, project, modules))
         record = Walker(program).run()
         leaks = find_leaks(record, lambda site: _where(program, site.line))
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash

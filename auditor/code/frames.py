@@ -1031,9 +1031,9 @@ class Frames(WalkState):
             rows_node, cols_node = index_node.elts
             rows, cols = index.items
         elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
-            return Value(
-                data=replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
-            )
+            within = replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
+            # names kept by a statistic of the rows (`if abs(X[c].corr(y)) > 0.3`): the columns carry what it learned
+            return Value(data=self.with_fits(within, self.stats_in([index])))
         elif indexer is None and _keyed(data, index.const, DATASET_DICT_SPLITS) is not None:
             # a DatasetDict's split by its name (ds["test"]), not a column
             named = _keyed(data, index.const, DATASET_DICT_SPLITS)

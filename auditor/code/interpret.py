@@ -718,6 +718,7 @@ class Walker(Calls, Frames):
         self.enter_loop(node)
         each: list[Value] | None = None
         keys: list[Value] = []
+        chosen: frozenset[int] = frozenset()  # row statistics the conditions keep elements by
         try:
             source = self.ev(generators[0].iter)
             counted = self._counted(generators[0].iter)
@@ -744,7 +745,7 @@ class Walker(Calls, Frames):
                 for i, gen in enumerate(generators):
                     self.assign(gen.target, self.iterate(source if i == 0 else self.ev(gen.iter)), node)
                     for condition in gen.ifs:
-                        self.ev(condition)
+                        chosen |= self.stats_in([self.ev(condition)])
                 value, key = element()  # type: ignore[operator]
                 if isinstance(node, ast.ListComp | ast.GeneratorExp):
                     value = self.windowed(generators, node.elt, value)
@@ -761,7 +762,8 @@ class Walker(Calls, Frames):
                 if made_key.const is not None:
                     found.entries[made_key.const] = found.entries.get(made_key.const, NOTHING).join(made)
         rows = self._rows_per_item(node, source, value)
-        return Value(objects=frozenset({found.id}), scores=value.scores, data=rows)
+        # [c for c in cols if df[c].mean() > 0]: what the conditions kept was chosen with those rows' statistics
+        return Value(objects=frozenset({found.id}), scores=value.scores, data=rows, stats=chosen)
 
     def _positions_not_in(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
         """`[i for i in range(n) if i not in test_idx]`: the positions a drawn sample left, as np.setdiff1d gives
@@ -852,14 +854,25 @@ class Walker(Calls, Frames):
             return None
         target = gen.target
         if not (isinstance(target, ast.Name) and isinstance(node.elt, ast.Name) and node.elt.id == target.id):
-            return Value(names_of=Columns(opaque=True))
+            return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
         excluded: list[str] = []
         for condition in gen.ifs:
             named = _excluded_names(condition, target.id, self.ev)
             if named is None:
-                return Value(names_of=Columns(opaque=True))
+                return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
             excluded += named
         return Value(names_of=source.names_of.without(excluded))
+
+    def _chosen_by(self, node: ast.AST, gen: ast.comprehension) -> frozenset[int]:
+        """The row statistics the conditions of a comprehension over column names compute, each name in turn
+        (`[c for c in X.columns if abs(X[c].corr(y)) > 0.3]`): the names kept were chosen with those rows, as
+        `corr[corr > 0.3].index` would be."""
+        self.enter_loop(node)
+        try:
+            self.assign(gen.target, NOTHING, node)  # one column name, which the walk cannot know
+            return self.stats_in([self.ev(condition) for condition in gen.ifs])
+        finally:
+            self.loops.pop()
 
     def _ev_JoinedStr(self, node: ast.JoinedStr) -> Value:
         """An f-string of known parts is the text it makes (`f"{year}-{month:02d}-01"`, year and month being 2023

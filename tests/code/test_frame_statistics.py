@@ -117,6 +117,21 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _features('df.drop(columns="y").assign(z=lambda t: (t.x - t.x.mean()) / t.x.std())'),
         [("preprocessing", 2)],
     ),
+    "a lambda given a name that standardises the table, called before the split": (
+        _features('standardize(df.drop(columns="y"))').replace(
+            'df = pd.read_csv("data.csv")',
+            'standardize = lambda t: (t - t.mean()) / t.std()\ndf = pd.read_csv("data.csv")',
+        ),
+        [("preprocessing", 3)],
+    ),
+    "a lambda given a name that computes a ratio in each row, or scales by statistics given to it": (
+        _features('ratio(df)[["r"]]').replace(
+            'df = pd.read_csv("data.csv")',
+            'ratio = lambda t: t.assign(r=t["a"] / t["b"])\nscale = lambda t, m, s: (t - m) / s\n'
+            'df = pd.read_csv("data.csv")\nm, s = 0.5, 2.0\ndf = scale(df, m, s)',
+        ),
+        [],
+    ),
     "assign of a dict with a name made from a variable": (
         _features('df.drop(columns="y").assign(**{"x" + "_n": (df["x"] - df["x"].mean()) / df["x"].std()})'),
         [("preprocessing", 2)],

@@ -163,6 +163,38 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 4)],
     ),
+    "columns kept by their correlation with the label over every row, in a list comprehension": (
+        """
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        keep = [c for c in X.columns if abs(X[c].corr(y)) > 0.3]
+        X_tr, X_te, y_tr, y_te = train_test_split(X[keep], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "columns kept by a comprehension whose condition names a column and a statistic of every row": (
+        """
+        df = pd.read_csv("d.csv")
+        feats = [c for c in df.columns if c != "y" and df[c].corr(df["y"]) ** 2 > 0.01]
+        tr, te = train_test_split(df)
+        print(LogisticRegression().fit(tr[feats], tr["y"]).score(te[feats], te["y"]))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "columns kept by their correlation over the training part, by their type, or by their name": (
+        """
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns="y"), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        keep = [c for c in X_tr.columns if abs(X_tr[c].corr(y_tr)) > 0.3]
+        print(LogisticRegression().fit(X_tr[keep], y_tr).score(X_te[keep], y_te))
+        numeric = [c for c in X.columns if X[c].dtype != object and not c.startswith("id_")]
+        X_tr, X_te, y_tr, y_te = train_test_split(X[numeric], y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "selectors and importances fitted on the training part, their masks applied to the test part": (
         """
         from sklearn.feature_selection import SelectKBest, f_classif, RFECV
