@@ -1147,6 +1147,9 @@ class Frames(WalkState):
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
+        ranged = self._range_slice(rows_node) if indexer in (None, "iloc") and not value.parts else None
+        if ranged is not None:
+            rows_node = ranged  # X[np.arange(7500, 10000)] takes the rows X[7500:10000] does
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 return data
@@ -1274,6 +1277,22 @@ class Frames(WalkState):
             span = (POSITIONS, start, (OPEN, 0, True))
             rows.add(whole if start[1] == 0 else _narrowed(whole, span) or _sliced(whole, SLICE, "tail", span))
         return replace(value, data=replace(value.data, rows=frozenset(rows)))
+
+    def _range_slice(self, node: ast.expr) -> ast.Slice | None:
+        """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the
+        positions of the slice `[a:b]`, so that two such ranges compare as two slices do (None: anything else)."""
+        if isinstance(node, ast.Name):
+            defs = self.names.definitions(node)
+            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            node = written if written is not None else node
+        if not isinstance(node, ast.Call) or node.keywords or not 1 <= len(node.args) <= 2:
+            return None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        if self.ev(node.func).names not in ({"numpy.arange"}, {"builtins.range"}):
+            return None
+        lower, upper = (None, node.args[0]) if len(node.args) == 1 else (node.args[0], node.args[1])
+        return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
 
     def _min_max(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
         """`min(a, b)` or `max(a, b)` of the builtins, written in place or as the one value a name is assigned."""

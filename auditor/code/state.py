@@ -175,13 +175,21 @@ class WalkState(ABC):
         return made if made is not None and instant_of(made) is not None else None
 
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
-        """Each name assigned by `name = value` in the program, to its value (read once)."""
+        """Each name assigned by `name = value` in the program, to its value, and each of `a, b = x, y` to its own
+        (read once)."""
         found = self._assigned
         if found is None:
             found = {}
             for stmt in ast.walk(self.program.tree):
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                    found[stmt.targets[0]] = stmt.value
+                if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                    continue
+                target, value = stmt.targets[0], stmt.value
+                if isinstance(target, ast.Name):
+                    found[target] = value
+                elif _unpacked_alike(target, value):
+                    assert isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List)
+                    pairs = zip(target.elts, value.elts, strict=True)
+                    found.update((t, v) for t, v in pairs if isinstance(t, ast.Name))
             self._assigned = found
         return found
 
@@ -383,3 +391,13 @@ def _join(a: Data | None, b: Data | None) -> Data | None:
     if b is None:
         return a
     return a.join(b)
+
+
+def _unpacked_alike(target: ast.expr, value: ast.expr) -> bool:
+    """`a, b = x, y`: as many names as values written, none starred, so each name is its own value."""
+    return (
+        isinstance(target, ast.Tuple | ast.List)
+        and isinstance(value, ast.Tuple | ast.List)
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    )

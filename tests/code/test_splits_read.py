@@ -629,6 +629,33 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4)],
     ),
+    "positions made by np.arange and range, overlapping": (
+        """
+        df = pd.read_csv("series.csv")
+        X, y = df[["x1", "x2"]].to_numpy(), df["y"].to_numpy()
+        train_idx, test_idx = np.arange(0, 8000), np.arange(7500, 10000)
+        m = LinearRegression().fit(X[train_idx], y[train_idx])
+        print(m.score(X[test_idx], y[test_idx]))
+        m = LinearRegression().fit(X[range(800)], y[range(800)])
+        print(m.score(X[range(700, 1000)], y[range(700, 1000)]))
+        """,
+        [("overlap", 4), ("overlap", 6)],
+    ),
+    "positions made by np.arange that meet without overlapping, and shuffled ones sliced": (
+        """
+        df = pd.read_csv("series.csv")
+        X, y = df[["x1", "x2"]].to_numpy(), df["y"].to_numpy()
+        cut = int(0.8 * len(X))
+        train_idx, test_idx = np.arange(cut), np.arange(cut, len(X))
+        m = LinearRegression().fit(X[train_idx], y[train_idx])
+        print(m.score(X[test_idx], y[test_idx]))
+        idx = np.arange(len(X))
+        np.random.shuffle(idx)
+        m = LinearRegression().fit(X[idx[:cut]], y[idx[:cut]])
+        print(m.score(X[idx[cut:]], y[idx[cut:]]))
+        """,
+        [],
+    ),
     "slices at shares of one length, three parts that meet": (
         """
         df = pd.read_csv("series.csv")
