@@ -46,6 +46,9 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
     between = _between(expr, query)
     if between is not None:
         return between
+    run = _isin_run(expr, query)
+    if run is not None:
+        return run
     negated = False
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
         negated, expr = True, expr.operand  # ~(df.date < cut) keeps the rows of df.date >= cut
@@ -89,6 +92,50 @@ def _between(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound, 
     if ends is None:
         return None
     return (axis, (*_bound_at(expr.args[0]), ends[0]), (*_bound_at(expr.args[1]), ends[1]))
+
+
+def _isin_run(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound, Bound] | None:
+    """`df.month.isin(range(1, 11))`, `df.month.isin([10, 11, 12])`: whole numbers written out in one unbroken run,
+    as the interval they fill (months 1 to 10), so two such sets, or one and a comparison, say which rows they
+    share; None for any other set, whose span would claim the rows between its values."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "isin"):
+        return None
+    axis = _column_key(expr.func.value, query)
+    if axis is None or len(expr.args) != 1 or expr.keywords:
+        return None
+    run = _whole_run(expr.args[0])
+    if run is None:
+        return None
+    return (axis, ("", run[0], True), ("", run[1], True))
+
+
+def _whole_run(node: ast.expr) -> tuple[int, int] | None:
+    """The first and last of whole numbers in one unbroken run: `range(a, b)` (b > a) or a list, tuple or set of
+    constants (`[10, 11, 12]`); None for anything else."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords:
+        ends = [_whole(a) for a in node.args]
+        if len(ends) == 1:
+            ends = [0, *ends]
+        if len(ends) != 2 or ends[0] is None or ends[1] is None or ends[1] <= ends[0]:
+            return None
+        return ends[0], ends[1] - 1
+    if not isinstance(node, ast.List | ast.Tuple | ast.Set) or not node.elts:
+        return None
+    numbers = [_whole(e) for e in node.elts]
+    if any(n is None for n in numbers):
+        return None
+    distinct = sorted({n for n in numbers if n is not None})
+    return (distinct[0], distinct[-1]) if distinct[-1] - distinct[0] + 1 == len(distinct) else None
+
+
+def _whole(node: ast.expr) -> int | None:
+    """A whole number written as a constant (`12`, `-3`); None for anything else, True and False too."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
 
 
 def conjuncts(condition: str) -> list[str]:

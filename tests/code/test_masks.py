@@ -125,6 +125,38 @@ def test_other_conditions_have_no_interval(condition: str) -> None:
     assert mask_span(condition) == ()
 
 
+@pytest.mark.parametrize(
+    ("condition", "run"),
+    [
+        ("df.month.isin(range(1, 11))", (1, 10)),
+        ("df['month'].isin([10, 11, 12])", (10, 12)),
+        ("df.month.isin((12, 10, 11, 11))", (10, 12)),
+        ("df.d.isin({-1, 0, -2})", (-2, 0)),
+        ("df.month.isin(range(4))", (0, 3)),
+    ],
+)
+def test_whole_numbers_in_one_run_are_the_interval_they_fill(condition: str, run: tuple[int, int]) -> None:
+    assert mask_span(condition)[1:] == (("", run[0], True), ("", run[1], True))
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "df.month.isin([1, 3, 5])",  # a gap: the span would claim the even months
+        "df.month.isin([1.5, 2.5])",
+        "df.month.isin([True, False])",
+        "df.month.isin(['a', 'b'])",
+        "df.month.isin(months)",
+        "df.month.isin(range(1, 11, 2))",
+        "df.month.isin(range(5, 5))",
+        "df.month.isin([])",
+        "~df.month.isin([1, 2])",  # every other value: no interval
+    ],
+)
+def test_any_other_set_has_no_interval(condition: str) -> None:
+    assert mask_span(condition) == ()
+
+
 def test_a_negated_comparison_keeps_the_other_side() -> None:
     assert mask_span("~(df.year < 2020)") == ("['year']", ("", 2020, True), (OPEN, 0, True))
     assert mask_span("not df.year >= 2020") == ("['year']", (OPEN, 0, True), ("", 2020, False))

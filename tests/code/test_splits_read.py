@@ -656,6 +656,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "months kept by isin, overlapping by a month, or by a comparison": (
+        """
+        df = pd.read_csv("series.csv")
+        train, test = df[df["month"].isin(range(1, 11))], df[df["month"].isin([10, 11, 12])]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        late = df[(df["month"] >= 10) & (df["store"] == 1)]
+        early = df[df["month"].isin([8, 9, 10]) & (df["store"] == 1)]
+        m = LinearRegression().fit(early[["x1", "x2"]], early["y"])
+        print(m.score(late[["x1", "x2"]], late["y"]))
+        """,
+        [("overlap", 3), ("overlap", 7)],
+    ),
+    "months kept by isin that meet without overlapping, interleave, or are each other's complement": (
+        """
+        df = pd.read_csv("series.csv")
+        train, test = df[df["month"].isin(range(1, 10))], df[df["month"].isin([10, 11, 12])]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        odd, even = df[df["month"].isin([1, 3, 5, 7])], df[df["month"].isin([2, 4, 6, 8])]
+        m = LinearRegression().fit(odd[["x1", "x2"]], odd["y"])
+        print(m.score(even[["x1", "x2"]], even["y"]))
+        rest, q4 = df[~df["month"].isin([10, 11, 12])], df[df["month"].isin([10, 11, 12])]
+        m = LinearRegression().fit(rest[["x1", "x2"]], rest["y"])
+        print(m.score(q4[["x1", "x2"]], q4["y"]))
+        """,
+        [],
+    ),
     "slices at shares of one length, three parts that meet": (
         """
         df = pd.read_csv("series.csv")
