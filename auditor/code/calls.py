@@ -33,6 +33,20 @@ CHOOSING_METHODS = frozenset(
 )
 
 
+# A table's writer and the reader that reads its file back (the rows written are the rows read).
+_READ_BACK_BY = {
+    "to_csv": "read_csv",
+    "to_parquet": "read_parquet",
+    "to_feather": "read_feather",
+    "to_pickle": "read_pickle",
+    "to_excel": "read_excel",
+    "to_json": "read_json",
+    "write_csv": "read_csv",
+    "write_parquet": "read_parquet",
+}
+_PATHS = frozenset({"path", "path_or_buf", "excel_writer", "file"})
+
+
 class Calls(Library):
     """How calls change values and what they record."""
 
@@ -124,6 +138,10 @@ class Calls(Library):
             out = out.join(self.backward(receiver.data, node))
             known = True
         elif receiver.data is not None:
+            reader = _READ_BACK_BY.get(name)
+            where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in _PATHS), None)
+            if reader is not None and where is not None:
+                self.written_to(reader, where, receiver.data)
             out = out.join(self.data_method(receiver, name, args, kwargs, node))
             known = True
         if receiver.names_of is not None:

@@ -136,6 +136,8 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, role, args, kwargs, node)
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
+        if qualname == "numpy.save" and len(args) >= 2 and args[1].data is not None and node.args:
+            self.written_to("load", node.args[0], args[1].data)  # np.save(path, X), np.load(path) later
         if qualname == "numpy.logical_and" and len(args) == 2 and not kwargs:
             masks = [a.data.mask for a in args if a.data is not None and a.data.mask is not None]
             joined = args[0].join(args[1])
@@ -429,6 +431,14 @@ class Library(Estimators, TorchLoops):
             # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
             return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
         return Value(data=data)
+
+    def written_to(self, reader: str, where: ast.expr, data: Data) -> None:
+        """Rows written to a file at a path the walk can read (`df.to_csv("prep.csv")`): a later read of that path
+        by ``reader`` holds those rows, with what was learned from them, not a new source (a scaler fitted on
+        every row, the table saved, read back, then split)."""
+        path = self._path_text(where)
+        if path:
+            self._files[(reader, posixpath.normpath(path.replace("\\", "/")))] = data
 
     def _file_named(
         self, reader: str, first: Value, kwargs: dict[str, Value], node: ast.Call, a_run: bool = False

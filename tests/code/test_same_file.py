@@ -190,6 +190,25 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'print(model.score(test[["a", "b"]], test["y"]))\n',
         [],
     ),
+    "a table scaled on every row, written, then read back and split": (
+        'df = pd.read_csv("raw.csv")\n'
+        'df[["a", "b"]] = (df[["a", "b"]] - df[["a", "b"]].mean()) / df[["a", "b"]].std()\n'
+        'df.to_csv(path_or_buf="./prep/all.csv", index=False)\ndf = pd.read_csv("prep/all.csv")' + _SPLIT_AND_SCORE,
+        [("preprocessing", 2)],
+    ),
+    "features scaled on every row, saved with numpy, loaded and split": (
+        'import numpy as np\ndf = pd.read_csv("raw.csv")\n'
+        'np.save("X.npy", (df[["a", "b"]] - df[["a", "b"]].mean()) / df[["a", "b"]].std())\nX = np.load("X.npy")\n'
+        'X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)\n'
+        "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))\n",
+        [("preprocessing", 3)],
+    ),
+    "a raw table written and read back, parts scaled after the split, or another path read": (
+        'raw = pd.read_csv("raw.csv")\nraw.to_parquet("copy.parquet")\ndf = pd.read_parquet("copy.parquet")\n'
+        'raw[["a", "b"]] = raw[["a", "b"]] / raw[["a", "b"]].max()\nraw.to_csv("prep/all.csv")\n'
+        'other = pd.read_csv("prep/other.csv")' + _SPLIT_AND_SCORE,
+        [],
+    ),
 }
 
 
