@@ -202,6 +202,8 @@ class Frames(WalkState):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
+        if attr == "codes" and isinstance(node.value, ast.Attribute) and node.value.attr == "cat":
+            return Value(data=replace(data, mask=None, against_truth=False, number=True))  # a category's number
         if data.columns is None:  # an attribute of values that are not a table (encoded.ids): the same rows
             return Value(data=replace(data, mask=None, against_truth=False))
         return Value(data=self.column(data, attr))

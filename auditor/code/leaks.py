@@ -868,6 +868,12 @@ class _Rules:
                     and not ahead
                     and x.columns.has(src, True if src in x.columns.numbers else None)
                 )
+                # y = log1p(price), and price / sqft among the features: a label computed from one column alone is
+                # read from any other feature computed from that column (several columns: each alone is not it)
+                sources = {src for new, src in x.columns.derived if new == label and src != label}
+                via = next(iter(sources)) if not derived and not ahead and len(sources) == 1 else None
+                if via is not None:
+                    derived = [d for d in x.columns.computed_from(via) if d != label]
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
                 if x.columns.has(label, numeric) and not emptied:
@@ -876,6 +882,12 @@ class _Rules:
                     derived = upstream
                     named = ", ".join(repr(u) for u in upstream)
                     detail = f"{named}, which the label '{label}' was computed from, are among the features"
+                elif derived and via is not None:
+                    named = ", ".join(repr(d) for d in derived)
+                    detail = (
+                        f"{named} computed from '{via}', which the label '{label}' was computed from, are among the "
+                        "features"
+                    )
                 elif derived:
                     named = ", ".join(repr(d) for d in derived)
                     detail = f"{named} computed from the label '{label}' are among the features"

@@ -249,7 +249,13 @@ class Columns:
         """The kept columns computed from ``column`` (other than itself)."""
         if self.opaque:
             return []
-        return sorted({new for new, src in self.derived if src == column and new != column and self.has(new)})
+        return sorted(
+            {
+                new
+                for new, src in self.derived
+                if src == column and new != column and self.has(new, True if new in self.numbers else None)
+            }
+        )
 
     def without(self, names: Iterable[str]) -> Columns:
         return replace(self, removed=self.removed | frozenset(names))

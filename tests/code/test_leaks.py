@@ -290,6 +290,48 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 5)],
     ),
+    "a label computed from one column, and another column computed from it left in": (
+        """
+        df = pd.read_csv("d.csv")
+        df["log_price"] = np.log1p(df["price"])
+        df["price_per_sqft"] = df["price"] / df["sqft"]
+        X, y = df.drop(columns=["price", "log_price"]), df["log_price"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
+    "a label and a category's codes both made from one column, the numbers kept by select_dtypes": (
+        """
+        df = pd.read_csv("d.csv")
+        df["y"] = (df["loan_status"] == "Charged Off").astype(int)
+        df["status_code"] = df["loan_status"].astype("category").cat.codes
+        df["grade_code"] = df["grade"].astype("category").cat.codes
+        X = df.drop(columns=["y", "loan_status"]).select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        X = df.drop(columns=["y", "loan_status", "status_code"]).select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 7)],
+    ),
+    "a label computed from two columns beside a feature of one of them, or from one beside an unrelated feature": (
+        """
+        df = pd.read_csv("d.csv")
+        df["late"] = df["delivered"] - df["promised"]
+        df["promised_dow"] = df["promised"] % 7
+        X, y = df[["promised_dow", "distance"]], df["late"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        df["log_price"] = np.log1p(df["price"])
+        df["rooms_per_area"] = df["rooms"] / df["area"]
+        X, y = df.drop(columns=["price", "log_price", "late"]), df["log_price"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "a lag of the label is a fair feature": (
         """
         df = pd.read_csv("d.csv")
