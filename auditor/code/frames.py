@@ -898,6 +898,7 @@ class Frames(WalkState):
             if any(k in data.dates or is_time_name(k) for k in keys):
                 return replace(data, time_index=data.time_index | {line})
             return data
+        data = replace(data, shuffled=frozenset())  # sorted again: in an order of its own, not at random
         if name == "sort_index":
             return replace(data, ordered=data.ordered | {line}) if data.time_index else data
         by = (args[0] if args else kwargs.get("by", NOTHING)).strings() or []
@@ -910,8 +911,8 @@ class Frames(WalkState):
         if copies is not None and copies.const is True:
             return Value(data=replace(data, rows=self.pool(node, data.rows, "sample(replace=True)")))
         frac = kwargs.get("frac")
-        if frac is not None and frac.const == 1:  # a shuffle: the same rows
-            return Value(data=data)
+        if frac is not None and frac.const == 1:  # a shuffle: the same rows, in random order
+            return Value(data=replace(data, shuffled=data.shuffled | {node.lineno}))
         sid = self.split(node, "sample", True, data)
         sampled = data.with_parts(Part(sid, "sample"))
         if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
@@ -1159,7 +1160,7 @@ class Frames(WalkState):
             # are its head and tail; a slice of a slice cuts again. Bounds the walk can compare say more:
             # `[:900]` and `[800:]` share 100 rows.
             side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
-            split = self._part_split(SLICE, node, data)
+            split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
             span = self._slice_span(rows_node, indexer == "loc")  # .loc's end label is inside the slice
             return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
@@ -1321,6 +1322,16 @@ class Frames(WalkState):
                 if value is not None:
                     found.append(value)
         return found
+
+    def _shuffled_cut(self, data: Data, node: ast.AST) -> str:
+        """A cut by position of rows put in random order (`df.sample(frac=1)` then `iloc[:n]`, `iloc[n:]`): a split
+        that shuffles, as train_test_split does, its slices compared with each other as slices are."""
+        line = min(data.shuffled)
+        sid = f"{SLICE}:shuffled at {line}"
+        if sid not in self.record.splits:
+            what = f"the cut by position after sample(frac=1) at line {line}"
+            self.record.splits[sid] = Split(sid, self.site(node), what, True, data)
+        return sid
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:

@@ -354,6 +354,9 @@ class Data:
     # row's own, not a statistic of the rows
     each_row: bool = False
     group_key: frozenset[str] = frozenset()  # the columns a groupby keys its groups by (when named as texts)
+    # lines where the rows were put in random order (sample(frac=1)) and not sorted again since: a cut by position
+    # after it draws each part at random, as a shuffled split does
+    shuffled: frozenset[int] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -395,6 +398,7 @@ class Data:
             self.in_sample and other.in_sample,
             self.each_row and other.each_row,
             self.group_key if self.group_key == other.group_key else frozenset(),
+            self.shuffled | other.shuffled,
         )
 
     @property

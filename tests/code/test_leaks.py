@@ -391,6 +391,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("temporal_shuffle", 3)],
     ),
+    "dated rows with lags put in random order, then cut by position": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        df = df.dropna().sample(frac=1.0, random_state=0).reset_index(drop=True)
+        n = int(len(df) * 0.8)
+        train, test = df.iloc[:n], df.iloc[n:]
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        """,
+        [("temporal_shuffle", 5)],
+    ),
+    "dated rows shuffled then sorted again, or cut by a date, or only the training part shuffled": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        again = df.sample(frac=1.0).sort_values("date")
+        n = int(len(again) * 0.8)
+        train, test = again.iloc[:n], again.iloc[n:]
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        mixed = df.sample(frac=1.0)
+        train, test = mixed[mixed["date"] < "2023-01-01"], mixed[mixed["date"] >= "2023-01-01"]
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        train, test = df.iloc[:n], df.iloc[n:]
+        train = train.sample(frac=1.0)
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        """,
+        [],
+    ),
     "a date column in rows not ordered by it": (
         """
         df = pd.read_csv("d.csv", parse_dates=["signup"])
