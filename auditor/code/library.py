@@ -111,6 +111,8 @@ _WHOLE_FILE_ARGUMENTS = frozenset(
         "false_values",
         "converters",
         "skipinitialspace",
+        "chunksize",  # every row still, a table of them at a time
+        "iterator",
     ]
 )
 

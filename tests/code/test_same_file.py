@@ -209,6 +209,22 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'other = pd.read_csv("prep/other.csv")' + _SPLIT_AND_SCORE,
         [],
     ),
+    "a scaler fitted a chunk at a time over the whole file, then runs of its rows trained and scored": (
+        "from sklearn.preprocessing import StandardScaler\nsc = StandardScaler()\n"
+        'for chunk in pd.read_csv("big.csv", chunksize=100_000):\n    sc.partial_fit(chunk[["a", "b"]])\n'
+        'train = pd.read_csv("big.csv", nrows=9_000)\ntest = pd.read_csv("big.csv", skiprows=range(1, 9_001))\n'
+        'm = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])\n'
+        'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
+        [("preprocessing", 4)],
+    ),
+    "a scaler fitted a chunk at a time over the training file, the test file scored": (
+        "from sklearn.preprocessing import StandardScaler\nsc = StandardScaler()\n"
+        'for chunk in pd.read_csv("train.csv", chunksize=100_000):\n    sc.partial_fit(chunk[["a", "b"]])\n'
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")\n'
+        'm = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])\n'
+        'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
+        [],
+    ),
 }
 
 
