@@ -405,7 +405,10 @@ class Library(Estimators, TorchLoops):
                 for atom in data.rows:
                     self.record.origins[atom.origin].site = self.site(node)
         else:
-            data = replace(self.source(node, f"{last}({where})", read=True), columns=None if drawn else Columns())
+            # numpy's arrays (drawn, or read from a file) have no column names: joined to a table (a mean loaded
+            # from a file and subtracted), they leave its columns as they were, so a label dropped stays dropped
+            named = not drawn and not qualname.startswith("numpy.")
+            data = replace(self.source(node, f"{last}({where})", read=True), columns=Columns() if named else None)
             if again is not None and run is not None:
                 self._read_in_part.add(again)
         if again is not None:

@@ -33,6 +33,17 @@ _SCALED_MODEL = """
 
 # 1. A collection built from the split's parts, each part kept apart -------------------------------------------
 PARTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a mean loaded from a file subtracted from features that drop the label": (
+        """
+        df = pd.read_csv("sensors.csv")
+        X = df.drop(columns=["label"]).to_numpy(dtype=float)
+        y = df["label"].to_numpy()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=1)
+        mu = np.load("cache/mu.npy")
+        print(LogisticRegression().fit(X_tr - mu, y_tr).score(X_te - mu, y_te))
+        """,
+        [],
+    ),
     "map(np.asarray) over the parts, then a scaler fitted on the training part": (
         _SPLIT
         + """
