@@ -262,8 +262,12 @@ class Columns:
 
     def only(self, names: Iterable[str]) -> Columns:
         kept = frozenset(names)
-        # what a kept column was used to compute stays known: a label computed from it is read from it
-        derived = frozenset(d for d in self.derived if d[0] in kept or d[1] in kept)
+        # what a kept column was used to compute stays known: a label computed from it is read from it; so does
+        # whatever else was computed from the columns a kept one was computed from, each with all it was computed
+        # from (a label of that column alone is read from the kept one; a label of several columns is not)
+        upstream = {src for new, src in self.derived if new in kept}
+        siblings = {new for new, src in self.derived if src in upstream}
+        derived = frozenset(d for d in self.derived if d[0] in kept or d[1] in kept or d[0] in siblings)
         return replace(self, base=kept, removed=self.removed - kept, derived=derived)
 
     def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:

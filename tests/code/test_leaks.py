@@ -316,6 +316,20 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 7)],
     ),
+    "a label stored as a column and a sibling of it listed by name among the features": (
+        """
+        df = pd.read_csv("d.csv")
+        df["passed"] = (df["final_score"] >= 60).astype(int)
+        df["score_band"] = df["final_score"] // 10
+        X = df[["hours", "score_band", "absences"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["passed"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        X = df[["hours", "absences"]]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["passed"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 6)],
+    ),
     "a label computed from two columns beside a feature of one of them, or from one beside an unrelated feature": (
         """
         df = pd.read_csv("d.csv")
