@@ -1288,6 +1288,14 @@ class Frames(WalkState):
             defs = self.names.definitions(node)
             written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
             node = written if written is not None else node
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None:
+            # idx[:int(0.8 * n)] of idx = np.arange(n), never reordered (a shuffle in place makes it drawn
+            # positions, which the walk follows as such): the positions of that slice itself
+            whole = self._range_slice(node.value)
+            held = self.ev(node.value)
+            if whole is None or whole.lower is not None or held.data is not None or held.parts:
+                return None
+            return ast.copy_location(ast.Slice(lower=node.slice.lower, upper=node.slice.upper), node)
         if not isinstance(node, ast.Call) or node.keywords or not 1 <= len(node.args) <= 2:
             return None
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -1295,6 +1303,8 @@ class Frames(WalkState):
         if self.ev(node.func).names not in ({"numpy.arange"}, {"builtins.range"}):
             return None
         lower, upper = (None, node.args[0]) if len(node.args) == 1 else (node.args[0], node.args[1])
+        if lower is not None and isinstance(lower, ast.Constant) and lower.value == 0:
+            lower = None
         return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
 
     def _min_max(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:

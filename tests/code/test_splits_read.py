@@ -641,6 +641,17 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("overlap", 4), ("overlap", 6)],
     ),
+    "slices of positions made by np.arange, overlapping": (
+        """
+        df = pd.read_csv("series.csv")
+        X, y, n = df[["x1", "x2"]].to_numpy(), df["y"].to_numpy(), len(df)
+        idx = np.arange(n)
+        train_idx, test_idx = idx[: int(0.8 * n)], idx[int(0.7 * n) :]
+        m = LinearRegression().fit(X[train_idx], y[train_idx])
+        print(m.score(X[test_idx], y[test_idx]))
+        """,
+        [("overlap", 5)],
+    ),
     "positions made by np.arange that meet without overlapping, and shuffled ones sliced": (
         """
         df = pd.read_csv("series.csv")
