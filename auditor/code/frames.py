@@ -468,7 +468,7 @@ class Frames(WalkState):
             elif told is not None and name == "head":
                 bound = self._bound(told, False, upper=True)
                 span = (POSITIONS, (OPEN, 0, True), bound) if bound is not None else ()
-            split = self._part_split(SLICE, node, data)
+            split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
             rows = frozenset(_narrowed(a, span) or _sliced(a, split, name, span) for a in data.rows)
             return Value(data=replace(data, rows=rows, mask=None))
         if name in ("take", "skip") and _counted(args, kwargs):
@@ -1288,6 +1288,11 @@ class Frames(WalkState):
             defs = self.names.definitions(node)
             written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
             node = written if written is not None else node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple"):
+            # list(range(a, b)): the same positions, in a list
+            if len(node.args) == 1 and not node.keywords and self.ev(node.func).names == {f"builtins.{node.func.id}"}:
+                return self._range_slice(node.args[0])
+            return None
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None:
             # idx[:int(0.8 * n)] of idx = np.arange(n), never reordered (a shuffle in place makes it drawn
             # positions, which the walk follows as such): the positions of that slice itself

@@ -1001,6 +1001,12 @@ class Library(Estimators, TorchLoops):
                 first.data,
             )
             return Value(stats=frozenset({fid}))
+        compared = [a.data for a in args[:2] if a.data is not None]
+        if name in ("corrcoef", "cov") and first.data is not None and not any(d.predicted for d in compared):
+            # np.corrcoef(X[c], y)[0, 1]: how the columns correlate over every row given, as df.corr() learns it
+            given_rows = self.rows_of([a for a in args[:2] if a.data is not None]) or first.data
+            fid = self.fit(node, f"np.{name}()", catalog.CORRELATION, Strength.STATISTICS, given_rows)
+            return Value(stats=frozenset({fid}))
         if scores and first.data is None:
             return Value(scores=scores)
         if name == "setdiff1d" and len(args) == 2:

@@ -416,6 +416,16 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("temporal_shuffle", 5)],
     ),
+    "dated rows with lags put in random order, then cut by head and tail": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        df = df.dropna().sample(frac=1.0, random_state=0)
+        train, test = df.head(800), df.tail(200)
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        """,
+        [("temporal_shuffle", 4)],
+    ),
     "dated rows shuffled then sorted again, or cut by a date, or only the training part shuffled": (
         """
         df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")

@@ -195,6 +195,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "columns kept by numpy's correlation with the label over every row": (
+        """
+        df = pd.read_csv("d.csv")
+        keep = [c for c in ["a", "b", "c"] if abs(np.corrcoef(df[c], df["y"])[0, 1]) > 0.2]
+        tr, te = train_test_split(df)
+        print(LogisticRegression().fit(tr[keep], tr["y"]).score(te[keep], te["y"]))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "numpy's correlation printed, taken of the training part, or of predictions and labels": (
+        """
+        df = pd.read_csv("d.csv")
+        print(np.corrcoef(df["a"], df["y"]))
+        tr, te = train_test_split(df)
+        keep = [c for c in ["a", "b", "c"] if abs(np.corrcoef(tr[c], tr["y"])[0, 1]) > 0.2]
+        m = LogisticRegression().fit(tr[keep], tr["y"])
+        print(np.corrcoef(te["y"], m.predict(te[keep]))[0, 1])
+        """,
+        [],
+    ),
     "selectors and importances fitted on the training part, their masks applied to the test part": (
         """
         from sklearn.feature_selection import SelectKBest, f_classif, RFECV

@@ -638,8 +638,10 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         print(m.score(X[test_idx], y[test_idx]))
         m = LinearRegression().fit(X[range(800)], y[range(800)])
         print(m.score(X[range(700, 1000)], y[range(700, 1000)]))
+        m = LinearRegression().fit(df.iloc[list(range(0, 1500))][["x1", "x2"]], y[:1500])
+        print(m.score(df.iloc[list(range(1400, 1797))][["x1", "x2"]], y[1400:1797]))
         """,
-        [("overlap", 4), ("overlap", 6)],
+        [("overlap", 4), ("overlap", 6), ("overlap", 8)],
     ),
     "slices of positions made by np.arange, overlapping": (
         """
