@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING
 from auditor.core.findings import Severity
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from auditor.core.findings import Finding
     from auditor.core.splits import SplitRoles
     from auditor.manifest.table import Manifest
 
@@ -21,6 +24,11 @@ class BlankRows:
     per_split: dict[str, int]
     severity: Severity
     message: str
+
+    def finding(self, report: Callable[..., Finding], code: str, remediation: str) -> Finding:
+        """The finding a stage reports them as under ``code``, made by its ``report`` (Stage.finding)."""
+        evidence = {"column": self.column, "rows_per_split": self.per_split}
+        return report(code, self.severity, self.message, key=self.column, evidence=evidence, remediation=remediation)
 
 
 def blank_rows(manifest: Manifest, roles: SplitRoles, column: str, what: str) -> BlankRows | None:

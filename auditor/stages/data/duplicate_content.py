@@ -120,14 +120,8 @@ class DuplicateContent(Stage):
 
         found = blank_rows(context.require_manifest(), context.roles, column, "content")
         if found is not None:
-            yield self.finding(
-                "DUP008",
-                found.severity,
-                found.message,
-                key=column,
-                evidence={"content": column, "rows_per_split": found.per_split},
-                remediation=f"Fill in '{column}' for every row (a digest of each sample's bytes), or drop the rows.",
-            )
+            remediation = f"Fill in '{column}' for every row (a digest of each sample's bytes), or drop the rows."
+            yield found.finding(self.finding, "DUP008", remediation)
 
     def _digest_column(self, context: AuditContext, name: str) -> Iterator[Finding]:
         """A digest column's copies: counted per repeated digest and split, not row by row (an engine on a

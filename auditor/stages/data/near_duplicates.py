@@ -886,13 +886,8 @@ class NearDuplicates(Stage):
         for column, what in ((keys.content_path, "content"), (keys.text, "text")):
             blank = blank_rows(context.require_manifest(), context.roles, column, what) if column else None
             if blank is not None:
-                yield self.finding(
-                    "NDP012",
-                    blank.severity,
-                    blank.message,
-                    key=column,
-                    evidence={"column": column, "rows_per_split": blank.per_split},
-                    remediation=f"Fill in '{column}' for every row, or drop the rows that have no {what}.",
+                yield blank.finding(
+                    self, "NDP012", f"Fill in '{column}' for every row, or drop the rows that have no {what}."
                 )
         if keys.content_path is not None:
             _, digests, paths = context.require_manifest().content_digests(

@@ -435,7 +435,7 @@ def test_a_digest_blank_on_a_whole_side_is_an_error_and_a_few_gaps_are_not(audit
     blind = audit({"h": ["x1", "x2", None, " "], "split": ["train", "train", "test", "val"]}, keys=keys, only=ONLY)
     f = finding(blind, "DUP008")
     assert f.severity.value == "error" and "in every holdout row" in f.message and blind.exit_code == 1
-    assert f.evidence == {"content": "h", "rows_per_split": {"test": 1, "val": 1}}
+    assert f.evidence == {"column": "h", "rows_per_split": {"test": 1, "val": 1}}
     untrained = audit({"h": ["", None, "x1"], "split": ["train", "train", "test"]}, keys=keys, only=ONLY)
     assert "in every train row" in finding(untrained, "DUP008").message and untrained.exit_code == 1
     empty = audit({"h": ["", None, "\u3000"], "split": ["train", "train", "test"]}, keys=keys, only=ONLY)
