@@ -886,9 +886,8 @@ class NearDuplicates(Stage):
         for column, what in ((keys.content_path, "content"), (keys.text, "text")):
             blank = blank_rows(context.require_manifest(), context.roles, column, what) if column else None
             if blank is not None:
-                yield blank.finding(
-                    self, "NDP012", f"Fill in '{column}' for every row, or drop the rows that have no {what}."
-                )
+                remediation = f"Fill in '{column}' for every row, or drop the rows that have no {what}."
+                yield blank.finding(self.finding, "NDP012", remediation)
         if keys.content_path is not None:
             _, digests, paths = context.require_manifest().content_digests(
                 keys.content_path, cache_dir_from(self.options.cache_dir, context.loaded.base_dir)
