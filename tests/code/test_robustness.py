@@ -13,8 +13,10 @@ from auditor.code.analysis import analyse
 
 @pytest.mark.slow
 # 1,800 files that import one another's modules, each read into its importers up to the reading's limits: some
-# minutes on two cores, longer than the default time limit of one test.
-@pytest.mark.timeout(1200)
+# minutes on two cores, longer than the default time limit of one test. The limit is a guard against a reading
+# that never ends, not a measure of speed (bench/README's section 19 times the reading): a machine shared with
+# other jobs took 20 minutes.
+@pytest.mark.timeout(2400)
 def test_the_standard_library_is_read_without_a_failure_of_the_reading() -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     analysis = analyse([stdlib], workers=2)
