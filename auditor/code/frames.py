@@ -1297,8 +1297,10 @@ class Frames(WalkState):
             # idx[:int(0.8 * n)] of idx = np.arange(n), never reordered (a shuffle in place makes it drawn
             # positions, which the walk follows as such): the positions of that slice itself
             whole = self._range_slice(node.value)
+            if whole is None or whole.lower is not None:
+                return None  # not positions of a range: nothing walked again
             held = self.ev(node.value)
-            if whole is None or whole.lower is not None or held.data is not None or held.parts:
+            if held.data is not None or held.parts:
                 return None
             return ast.copy_location(ast.Slice(lower=node.slice.lower, upper=node.slice.upper), node)
         if not isinstance(node, ast.Call) or node.keywords or not 1 <= len(node.args) <= 2:
