@@ -12,6 +12,7 @@ from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
+from auditor.code.paths import path_method
 from auditor.code.state import HF_METRIC, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
@@ -115,6 +116,9 @@ class Calls(Library):
     ) -> Value:
         if name == HF_TRAIN_NEW:  # whatever tokenizer it is called on (loaded pretrained), a new one trained here
             return self.tokenizer_trained(args, kwargs, node)
+        path = path_method(receiver, name, args, kwargs)
+        if path is not None:  # root.expanduser(), root.joinpath("a.csv"): a path known as its text
+            return Value(consts=frozenset({path}))
         out = NOTHING
         known = False
         for qualname in sorted(receiver.names):

@@ -40,6 +40,7 @@ class Origin:
     read: bool = False  # a reader's or a loader's rows (not a value whose making the walk cannot see)
     # the loops each of whose passes reads other rows here (read_csv(name) in `for name in files`)
     passes: frozenset[int] = frozenset()
+    path: str | None = None  # the file a reader read, as the filesystem takes it, when the walk knows it
 
 
 @dataclass

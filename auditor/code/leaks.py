@@ -6,6 +6,7 @@ the label among the features (label_in_features), and a shuffled split of rows o
 from __future__ import annotations
 
 import enum
+import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -552,7 +553,9 @@ class _Rules:
                 # the very rows trained on, scored: a training score, unless they are a held-out side of a split
                 # that the training put back with its other side (pd.concat([train, test]), folds joined again)
                 back = v == t and _put_back(v, x, e.x)
-                if not self.shares(v, t) or (role is None and v == t and not back):
+                if not self.shares(v, t):
+                    continue
+                if role is None and v == t and not back and not self._test_file_learned(v, train):
                     continue
                 how = self._how_seen(t, x, back)
                 merged = sorted(x.merged)
@@ -572,6 +575,17 @@ class _Rules:
                 )
         return None
 
+    def _test_file_learned(self, atom: Atom, train: Train) -> bool:
+        """Rows of a file named as a test set (`test.csv`, `X_test.npy`, `holdout.parquet`) whose labels a model
+        learned from: scoring it on them again is no training score but the test set trained on."""
+        if train.y is None or train.y.predicted:  # pseudo-labels: the model's own predictions, not the test's
+            return False
+        return self._test_file(atom) and any(self.shares(a, atom) for a in train.y.rows)
+
+    def _test_file(self, atom: Atom) -> bool:
+        origin = self.r.origins.get(atom.origin)
+        return origin is not None and origin.path is not None and _test_name(_stem(origin.path))
+
     def _cut_scored(self, scored: Atom, trained: Atom) -> str:
         """The condition or slice that chose the scored rows, when it differs from the training one: the two
         bounds side by side are what a reviewer compares (' on the rows of ... where year >= 2019')."""
@@ -589,7 +603,8 @@ class _Rules:
             where = f" at {self.at_line(min(x.merged))}" if x.merged else ""
             return f"the training and test parts put back together{where}"
         if not t.parts:
-            return f"{self._rows_text(frozenset({t}))} (before any split)"
+            where = "a file named as a test set" if self._test_file(t) else "before any split"
+            return f"{self._rows_text(frozenset({t}))} ({where})"
         if _role(t) == "test":
             return "the test part of the split"
         renumbered = sorted(line for part, line in x.renumbered if part == t.parts[-1])
@@ -1112,6 +1127,11 @@ def _renamed_test(data: Data) -> bool:
     """Whether rows now named as a validation set were named as the test set before (`X_val, y_val = X_test,
     y_test`): where they came from, not their new name, says what they are."""
     return any(_test_name(step.name) for step in data.chain[:-1])
+
+
+def _stem(path: str) -> str:
+    """A file's name without its folder and suffixes (`data/X_test.csv.gz` is `X_test`)."""
+    return posixpath.basename(path).partition(".")[0]
 
 
 def _test_name(name: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
 from auditor.code.state import BATCHES, HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
 from auditor.code.torchloops import TorchLoops, optimizer_class
@@ -138,6 +139,9 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, role, args, kwargs, node)
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
+        path = path_called(qualname, args, kwargs)
+        if path is not None:  # Path("data"), os.path.join(root, "a.csv"): a file's path, known as its text
+            return Value(consts=frozenset({path}))
         if qualname == "numpy.save" and len(args) >= 2 and args[1].data is not None and node.args:
             self.written_to("load", node.args[0], args[1].data)  # np.save(path, X), np.load(path) later
         if qualname == "numpy.logical_and" and len(args) == 2 and not kwargs:
@@ -408,7 +412,12 @@ class Library(Estimators, TorchLoops):
             # numpy's arrays (drawn, or read from a file) have no column names: joined to a table (a mean loaded
             # from a file and subtracted), they leave its columns as they were, so a label dropped stays dropped
             named = not drawn and not qualname.startswith("numpy.")
-            data = replace(self.source(node, f"{last}({where})", read=True), columns=Columns() if named else None)
+            # a pass of a loop over file names reads the file it names: its rows are that file's, not the loop's
+            label = f"{last}({again[1]!r})" if again is not None and self._read_anew(node) else f"{last}({where})"
+            data = replace(self.source(node, label, read=True), columns=Columns() if named else None)
+            if again is not None:
+                for atom in data.rows:
+                    self.record.origins[atom.origin].path = again[1]
             if again is not None and run is not None:
                 self._read_in_part.add(again)
         if again is not None:
@@ -456,7 +465,8 @@ class Library(Estimators, TorchLoops):
         other = set(kwargs) - _WHOLE_FILE_ARGUMENTS
         if other and not (other <= _RUN_ARGUMENTS and a_run):
             return None
-        if not path or self._read_anew(node):
+        # In a loop walked once per item (`for name in ["train.csv", "test.csv"]`) each pass names its file.
+        if not path or (self._read_anew(node) and not self.item_passes):
             return None
         return reader, posixpath.normpath(path.replace("\\", "/"))
 
@@ -531,6 +541,12 @@ class Library(Estimators, TorchLoops):
                 if None in parts or (len(parts) > 1 and called in ("Path", "pathlib.Path", "PurePath")):
                     return None
                 return posixpath.join(*(p for p in parts if p is not None))
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and not expr.keywords:
+            base = self._path_text(expr.func.value)  # root.joinpath("a.csv"), root.expanduser()
+            texts = [self._path_text(a) for a in expr.args]
+            if base is None or None in texts:
+                return None
+            return method_path(base, expr.func.attr, [t for t in texts if t is not None])
         return None
 
     def _part_file(self, node: ast.Call, data: Data) -> Data:

@@ -225,6 +225,85 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
         [],
     ),
+    "a scaler fitted in a loop over the training and test files, the test file scored": (
+        "from sklearn.preprocessing import StandardScaler\nsc = StandardScaler()\n"
+        'for name in ["train.csv", "test.csv"]:\n    sc.partial_fit(pd.read_csv(name)[["a", "b"]])\n'
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")\n'
+        'm = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])\n'
+        'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
+        [("preprocessing", 4)],
+    ),
+    "a scaler fitted a chunk at a time over each file a pathlib folder names, the test file scored": (
+        "from pathlib import Path\nfrom sklearn.preprocessing import StandardScaler\n"
+        'DATA = Path("data")\nsc = StandardScaler()\n'
+        'for name in ["train.csv", "test.csv"]:\n'
+        '    for chunk in pd.read_csv(DATA / name, chunksize=10_000):\n        sc.partial_fit(chunk[["a", "b"]])\n'
+        'train, test = pd.read_csv(DATA / "train.csv"), pd.read_csv(DATA / "test.csv")\n'
+        'm = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])\n'
+        'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
+        [("preprocessing", 7)],
+    ),
+    "a scaler fitted in a loop over training files only, the test file scored": (
+        "from sklearn.preprocessing import StandardScaler\nsc = StandardScaler()\n"
+        'for name in ["train_2021.csv", "train_2022.csv"]:\n    sc.partial_fit(pd.read_csv(name)[["a", "b"]])\n'
+        'train, test = pd.read_csv("train_2022.csv"), pd.read_csv("test.csv")\n'
+        'm = LogisticRegression().fit(sc.transform(train[["a", "b"]]), train["y"])\n'
+        'print(m.score(sc.transform(test[["a", "b"]]), test["y"]))\n',
+        [],
+    ),
+    "each file of a loop cleaned on its own rows, a model trained on one and scored on the other": (
+        'frames = {}\nfor name in ["train.csv", "test.csv"]:\n    df = pd.read_csv(name)\n'
+        "    frames[name] = df.clip(lower=0)\n"
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")\n'
+        'm = LogisticRegression().fit(train[["a", "b"]], train["y"])\nprint(m.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "a table written under a pathlib folder held in a name, read back and split": (
+        "from pathlib import Path\nfrom sklearn.decomposition import PCA\n"
+        'root = Path("~/spectra").expanduser()\nspec = pd.read_csv(root / "raw.csv")\n'
+        'out = pd.DataFrame(PCA(n_components=2).fit_transform(spec[["a", "b", "c"]]), columns=["a", "b"])\n'
+        'out["y"] = spec["y"]\nout.to_csv(root.joinpath("pca.csv"), index=False)\ndf = pd.read_csv(root / "pca.csv")\n'
+        + _SPLIT_AND_SCORE.lstrip("\n"),
+        [("preprocessing", 5)],
+    ),
+    "a raw table written under a pathlib folder, read back, split, then reduced on the training part": (
+        "from pathlib import Path\nfrom sklearn.decomposition import PCA\n"
+        'root = Path("~/spectra").expanduser()\nspec = pd.read_csv(root / "raw.csv")\n'
+        'spec.to_csv(root / "copy.csv", index=False)\ndf = pd.read_csv(root / "copy.csv")\n'
+        'X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b", "c"]], df["y"], random_state=0)\n'
+        "pca = PCA(n_components=2).fit(X_tr)\n"
+        "print(LogisticRegression().fit(pca.transform(X_tr), y_tr).score(pca.transform(X_te), y_te))\n",
+        [],
+    ),
+    "a model trained on the test file, then scored on it": (
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("data/test.csv")\n'
+        'm = LogisticRegression().fit(train[["a", "b"]], train["y"])\nm.fit(test[["a", "b"]], test["y"])\n'
+        'print(m.score(test[["a", "b"]], test["y"]))\n',
+        [("overlap", 3)],
+    ),
+    "a model trained on the training file and scored on it (a training score), then on the test file": (
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("data/test.csv")\n'
+        'm = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'print(m.score(train[["a", "b"]], train["y"]), m.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "a model trained on the test file's own predictions (pseudo-labels), then scored on it": (
+        'train, test = pd.read_csv("train.csv"), pd.read_csv("X_test.csv")\n'
+        'm = LogisticRegression().fit(train[["a", "b"]], train["y"])\n'
+        'm.fit(test[["a", "b"]], m.predict(test[["a", "b"]]))\nprint(m.score(test[["a", "b"]], test["y"]))\n',
+        [],
+    ),
+    "a model trained on a file whose name only holds the letters of test (latest.csv), then scored on it": (
+        'df = pd.read_csv("latest.csv")\nm = LogisticRegression().fit(df[["a", "b"]], df["y"])\n'
+        'print(m.score(df[["a", "b"]], df["y"]))\n',
+        [],
+    ),
+    "clusters fitted on the test file and judged on it (no labels learned)": (
+        "from sklearn.cluster import KMeans\nfrom sklearn.metrics import silhouette_score\n"
+        'test = pd.read_csv("test.csv")\nkm = KMeans(n_clusters=3).fit(test[["a", "b"]])\n'
+        'print(silhouette_score(test[["a", "b"]], km.labels_))\n',
+        [],
+    ),
 }
 
 
