@@ -729,7 +729,7 @@ class Frames(WalkState):
         other = args[0] if args else NOTHING
         if name == "isin" and len(args) == 1 and not kwargs:
             taken = _members(data, other, receiver, node.args[0])
-            text = self.whole(node)
+            text = self.whole(_members_written(node, args))
             outside = (f"~({text})", taken) if taken else None
             return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside))
         if name == "difference" and len(args) == 1 and _is_index(receiver) and other.parts and other.data is not None:
@@ -1753,3 +1753,19 @@ def _fits_of(values: Iterable[Value]) -> frozenset[int]:
 def _carried(value: Value) -> frozenset[int]:
     """The statistics a value was computed from: its own, and those of the rows it holds."""
     return value.stats | (value.data.fits if value.data is not None else frozenset())
+
+
+_MEMBERS_WRITTEN = 64  # most members of a named list a mask's text spells out (a message quotes the mask)
+
+
+def _members_written(node: ast.Call, args: list[Value]) -> ast.Call:
+    """`df.year.isin(TEST_YEARS)` with the list the name holds written out (`isin([2020, 2021])`), so two masks
+    compare by the values they keep, whatever names held them; the call as it is when a member is not known."""
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Name) or not args:
+        return node
+    items = args[0].items
+    consts = [c for item in items or () if isinstance(c := item.const, int | float | str) and not isinstance(c, bool)]
+    if not items or len(items) > _MEMBERS_WRITTEN or len(consts) != len(items):
+        return node
+    written = ast.copy_location(ast.List(elts=[ast.Constant(c) for c in consts], ctx=ast.Load()), node.args[0])
+    return ast.copy_location(ast.Call(func=node.func, args=[written], keywords=[]), node)

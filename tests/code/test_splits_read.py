@@ -697,6 +697,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "years kept by isin of lists held in names, sharing a year": (
+        """
+        TRAIN_YEARS = [2016, 2017, 2018, 2019, 2020]
+        TEST_YEARS = (2020, 2021)
+        df = pd.read_csv("claims.csv")
+        train, test = df[df.year.isin(TRAIN_YEARS)], df[df["year"].isin(TEST_YEARS)]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "years kept by isin of lists held in names, apart, interleaved, or one the other's complement": (
+        """
+        TRAIN_YEARS, TEST_YEARS = [2016, 2017, 2018, 2019], [2020, 2021]
+        ODD, EVEN = [2015, 2017, 2019], [2016, 2018, 2020]
+        df = pd.read_csv("claims.csv")
+        train, test = df[df.year.isin(TRAIN_YEARS)], df[df.year.isin(TEST_YEARS)]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        odd, even = df[df.year.isin(ODD)], df[df.year.isin(EVEN)]
+        m = LinearRegression().fit(odd[["x1", "x2"]], odd["y"])
+        print(m.score(even[["x1", "x2"]], even["y"]))
+        rest, late = df[~df.year.isin(TEST_YEARS)], df[df.year.isin(TEST_YEARS)]
+        m = LinearRegression().fit(rest[["x1", "x2"]], rest["y"])
+        print(m.score(late[["x1", "x2"]], late["y"]))
+        """,
+        [],
+    ),
     "slices at shares of one length, three parts that meet": (
         """
         df = pd.read_csv("series.csv")
