@@ -762,8 +762,9 @@ class Walker(Calls, Frames):
                 if made_key.const is not None:
                     found.entries[made_key.const] = found.entries.get(made_key.const, NOTHING).join(made)
         rows = self._rows_per_item(node, source, value)
-        # [c for c in cols if df[c].mean() > 0]: what the conditions kept was chosen with those rows' statistics
-        return Value(objects=frozenset({found.id}), scores=value.scores, data=rows, stats=chosen)
+        # [c for c in cols if df[c].mean() > 0]: what the conditions kept was chosen with those rows' statistics;
+        # [c for c in sorted(corr, key=...)[:10]]: what it goes over was
+        return Value(objects=frozenset({found.id}), scores=value.scores, data=rows, stats=chosen | source.stats)
 
     def _positions_not_in(self, node: ast.AST, generators: list[ast.comprehension]) -> Value | None:
         """`[i for i in range(n) if i not in test_idx]`: the positions a drawn sample left, as np.setdiff1d gives

@@ -195,6 +195,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "the columns of largest correlation over every row, sorted by a key and taken again by a comprehension": (
+        """
+        df = pd.read_csv("d.csv")
+        corrs = {c: df[c].corr(df["y"]) for c in ["a", "b", "c", "d"]}
+        top = [c for c in sorted(corrs, key=lambda k: -abs(corrs[k]))[:2]]
+        tr, te = train_test_split(df)
+        print(LogisticRegression().fit(tr[top], tr["y"]).score(te[top], te["y"]))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "the columns of largest correlation over the training part, or sorted by name, taken by a comprehension": (
+        """
+        df = pd.read_csv("d.csv")
+        tr, te = train_test_split(df)
+        corrs = {c: tr[c].corr(tr["y"]) for c in ["a", "b", "c", "d"]}
+        top = [c for c in sorted(corrs, key=lambda k: -abs(corrs[k]))[:2]]
+        print(LogisticRegression().fit(tr[top], tr["y"]).score(te[top], te["y"]))
+        named = [c for c in sorted(df.columns)[:3] if c != "y"]
+        print(LogisticRegression().fit(tr[named], tr["y"]).score(te[named], te["y"]))
+        """,
+        [],
+    ),
     "columns kept by numpy's correlation with the label over every row": (
         """
         df = pd.read_csv("d.csv")
