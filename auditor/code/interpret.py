@@ -248,7 +248,7 @@ class Walker(Calls, Frames):
         if isinstance(target, ast.Name):
             bound = value if value.data is None else replace(value, data=value.data.stepped(target.id, line))
             self.defs[target] = bound
-            if not self.calls:
+            if not self.calls or target in self.names.global_targets:  # `global X` in a function: the module's X
                 self.current[target.id] = [target]
         elif isinstance(target, ast.Tuple | ast.List):
             self.unpack(target.elts, value, stmt)
@@ -492,6 +492,10 @@ class Walker(Calls, Frames):
 
     def lookup(self, node: ast.Name) -> Value:
         defs = self.names.definitions(node)
+        rebound = self.current.get(node.id)
+        if not self.calls and rebound and any(d in self.names.global_targets for d in rebound):
+            # `normalise()` assigned X after `global X`: the module reads the value the call gave it
+            return join_all([self.defs.get(d, NOTHING) for d in rebound])
         if self.calls and defs and all(not isinstance(d, ast.AST) or d in self.names.module_level for d in defs):
             # A module-level name read inside a function: its value when the call happens, not at the module's end.
             current = self.current.get(node.id)

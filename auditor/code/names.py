@@ -51,6 +51,8 @@ class Names:
     nodes: list[ast.AST] = field(default_factory=list)  # every node of the module, walked once for all who need it
     # per query call, the names its text takes with @, each as a use of its own (not in the tree) at the call
     taken: dict[ast.Call, dict[str, ast.Name]] = field(default_factory=dict)
+    # names a function assigns after `global X`: each binds the module's X from the call on
+    global_targets: set[ast.Name] = field(default_factory=set)
 
     @classmethod
     def of(cls, tree: ast.Module) -> Names:
@@ -67,6 +69,7 @@ class Names:
         names = cls(uses, taken=chains.taken)
         names.module_level = {d.node for d in chains.locals.get(tree, ())}
         names.nodes = list(ast.walk(tree))
+        names.global_targets = _global_targets(names.nodes)
         for node in names.nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -89,6 +92,32 @@ class Names:
         if path is None:  # a relative import: the project's own module, not a library's
             return None
         return f"{path[:-2]}.{used_as}" if path.endswith(".*") else path
+
+
+def _global_targets(nodes: list[ast.AST]) -> set[ast.Name]:
+    """The names each function assigns that its `global` statement declares (a nested function's own aside)."""
+    found: set[ast.Name] = set()
+    for function in nodes:
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        own = [n for stmt in function.body for n in _walk_own(stmt)]
+        declared = {name for n in own if isinstance(n, ast.Global) for name in n.names}
+        if declared:
+            found |= {n for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in declared}
+    return found
+
+
+def _walk_own(node: ast.AST) -> list[ast.AST]:
+    """``node`` and what it holds, short of the functions, classes and lambdas defined in it (scopes of their own)."""
+    out: list[ast.AST] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                stack.append(child)
+    return out
 
 
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)

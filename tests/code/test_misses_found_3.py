@@ -535,3 +535,52 @@ OBJECTIVE_CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", OBJECTIVE_CLASSES.values(), ids=OBJECTIVE_CLASSES.keys())
 def test_an_objective_written_as_a_class(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# A function that assigns a module's name after `global`: the module reads what the call left there.
+GLOBALS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a scaler fitted on every row by a function that rebinds the module's X, then a split": (
+        """
+        df = pd.read_csv("seeds.csv")
+        X, y = df.drop(columns="y").values, df["y"].values
+        def normalise():
+            global X
+            X = StandardScaler().fit_transform(X)
+        normalise()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 6)],
+    ),
+    "a function that rebinds both parts after the split with a scaler fitted on the training part": (
+        """
+        df = pd.read_csv("seeds.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+        def normalise():
+            global X_tr, X_te
+            sc = StandardScaler().fit(X_tr)
+            X_tr, X_te = sc.transform(X_tr), sc.transform(X_te)
+        normalise()
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a function that scales a local X of its own (no global), the module's X split raw": (
+        """
+        df = pd.read_csv("seeds.csv")
+        X, y = df.drop(columns="y").values, df["y"].values
+        def preview():
+            X = StandardScaler().fit_transform(df.drop(columns="y").values)
+            return X.mean()
+        print(preview())
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", GLOBALS.values(), ids=GLOBALS.keys())
+def test_a_name_rebound_through_global(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
