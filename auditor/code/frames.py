@@ -1179,6 +1179,7 @@ class Frames(WalkState):
             # the training ones are apart from the test positions); positions of several sides put together
             # (np.concatenate(folds)) select rows put together
             rows = frozenset(_cut_as(a, taken.parts) for a in data.rows for taken in value.data.rows)
+            self._shuffled_positions(data, value.data)
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
         return data
 
@@ -1341,14 +1342,30 @@ class Frames(WalkState):
         return found
 
     def _shuffled_cut(self, data: Data, node: ast.AST) -> str:
-        """A cut by position of rows put in random order (`df.sample(frac=1)` then `iloc[:n]`, `iloc[n:]`): a split
-        that shuffles, as train_test_split does, its slices compared with each other as slices are."""
+        """A cut by position of rows put in random order (`df.sample(frac=1)` then `iloc[:n]`, `iloc[n:]`; positions
+        of `np.random.permutation(n)` cut as `idx[:n]`): a split that shuffles, as train_test_split does, its
+        slices compared with each other as slices are."""
         line = min(data.shuffled)
         sid = f"{SLICE}:shuffled at {line}"
         if sid not in self.record.splits:
-            what = f"the cut by position after sample(frac=1) at line {line}"
+            what = f"the cut by position after the shuffle at line {line}"
             self.record.splits[sid] = Split(sid, self.site(node), what, True, data)
         return sid
+
+    def _shuffled_positions(self, table: Data, positions: Data) -> None:
+        """Rows of a table taken at positions cut after a shuffle (`df.iloc[idx[:cut]]`, idx a permutation): the
+        shuffled split is of the table's rows, in the order it holds them (by time, with lags)."""
+        for sid in {p.split for a in positions.rows for p in a.parts}:
+            split = self.record.splits.get(sid)
+            if split is None or not split.shuffled or split.data is None or not positions.shuffled:
+                continue
+            if table.ordered or table.time_index or table.lagged:
+                split.data = replace(
+                    split.data,
+                    ordered=split.data.ordered | table.ordered,
+                    time_index=split.data.time_index | table.time_index,
+                    lagged=split.data.lagged | table.lagged,
+                )
 
     def _part_split(self, sid: str, node: ast.AST, data: Data) -> str:
         if sid not in self.record.splits:

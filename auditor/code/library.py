@@ -350,13 +350,18 @@ class Library(Estimators, TorchLoops):
         choice(n, k): one side of a split, whose other side is what np.setdiff1d leaves. Rows given instead of
         a count are the same rows in another order."""
         first = argument(args, kwargs, 0, "x", "a")
+        # in random order: a cut by position of them (`idx[:cut]`) is a split that shuffles
+        shuffled = frozenset({node.lineno})
         if name == "shuffle":  # in place: positions from np.arange hold no rows yet, so they become a source
             if first.data is None and node.args:
-                self.mutate(node.args[0], Value(data=self.source(node, f"{self.text(node.args[0])} shuffled")))
+                made = self.source(node, f"{self.text(node.args[0])} shuffled")
+                self.mutate(node.args[0], Value(data=replace(made, shuffled=shuffled)))
             return NOTHING
         if first.data is not None and first.data.rows and name == "permutation":
-            return Value(data=replace(first.data, mask=None))
+            return Value(data=replace(first.data, mask=None, shuffled=first.data.shuffled | shuffled))
         rows = first.data or self.source(node, f"{self.text(node)}")
+        if name == "permutation":
+            rows = replace(rows, shuffled=rows.shuffled | shuffled)
         if name == "choice" and (len(node.args) > 1 or any(k.arg == "size" for k in node.keywords)):
             sid = self.split(node, "choice", True, rows)
             return Value(data=rows.with_parts(Part(sid, "sample")))

@@ -443,6 +443,42 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "dated rows with lags cut at positions drawn by a permutation": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        idx = np.random.permutation(len(df))
+        train, test = df.iloc[idx[:800]], df.iloc[idx[800:]]
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        """,
+        [("temporal_shuffle", 4)],
+    ),
+    "dated rows with lags as arrays, cut at positions shuffled in place by a generator": (
+        """
+        df = pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date")
+        df["lag"] = df["sales"].shift(1)
+        X, y = df[["lag"]].to_numpy(), df["sales"].to_numpy()
+        idx = np.arange(len(X))
+        np.random.default_rng(0).shuffle(idx)
+        tr, te = idx[:800], idx[800:]
+        print(LogisticRegression().fit(X[tr], y[tr]).score(X[te], y[te]))
+        """,
+        [("temporal_shuffle", 6)],
+    ),
+    "positions of a permutation over rows not in time, or positions in order over dated rows": (
+        """
+        df = pd.read_csv("d.csv")
+        idx = np.random.permutation(len(df))
+        train, test = df.iloc[idx[:800]], df.iloc[idx[800:]]
+        print(LogisticRegression().fit(train[["a"]], train["y"]).score(test[["a"]], test["y"]))
+        dated = pd.read_csv("s.csv", parse_dates=["date"]).sort_values("date")
+        dated["lag"] = dated["sales"].shift(1)
+        order = np.arange(len(dated))
+        train, test = dated.iloc[order[:800]], dated.iloc[order[800:]]
+        print(LogisticRegression().fit(train[["lag"]], train["sales"]).score(test[["lag"]], test["sales"]))
+        """,
+        [],
+    ),
     "a date column in rows not ordered by it": (
         """
         df = pd.read_csv("d.csv", parse_dates=["signup"])
