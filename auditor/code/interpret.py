@@ -121,7 +121,14 @@ class Walker(Calls, Frames):
             elif known is not None and 2 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
-                self.loop_items(node, node.body, node.target, known, self._listed_names(node.iter, len(known)))
+                self.loop_items(
+                    node,
+                    node.body,
+                    node.target,
+                    known,
+                    self._listed_names(node.iter, len(known)),
+                    self._entries_iterated(node.iter, len(known)),
+                )
             else:
                 element = self.iterate(iterated)
                 self.loop(node, node.body, lambda: self.assign(node.target, element, node))
@@ -200,25 +207,49 @@ class Walker(Calls, Frames):
         target: ast.AST,
         items: Sequence[Value],
         origins: Sequence[ast.Name | None] = (),
+        entries: Sequence[tuple[int, str]] = (),
     ) -> None:
         """A loop over a literal sequence of a few items: the body walked once per item, in order. What the body
-        changes in place on an item (`for d in [train, test]: d["age"] = ...`) is changed on the name it came from."""
+        changes in place on an item (`for d in [train, test]: d["age"] = ...`) is changed on the name it came from,
+        or on the dict's entry (`for k, d in parts.items(): d["age"] = ...`, ``entries``: the dict and key of each)."""
+        held = target.elts[1] if entries and isinstance(target, ast.Tuple) and len(target.elts) == 2 else target
         self.enter_loop(node)
         try:
             for i, item in enumerate(items):
                 self.assign(target, item, node)
-                bound = self.defs.get(target) if isinstance(target, ast.Name) else None
+                bound = self.defs.get(held) if isinstance(held, ast.Name) else None
                 self.item_passes.append(i)
                 try:
                     self.block(body)
                 finally:
                     self.item_passes.pop()
                 origin = origins[i] if i < len(origins) else None
-                after = self.defs.get(target) if isinstance(target, ast.Name) else None
-                if origin is not None and after is not None and after is not bound:
+                after = self.defs.get(held) if isinstance(held, ast.Name) else None
+                if after is None or after is bound:
+                    continue
+                if origin is not None and held is target:
                     self.mutate(origin, after)
+                if i < len(entries):
+                    oid, key = entries[i]
+                    self.record.objects[oid].entries[key] = after
         finally:
             self.loops.pop()
+
+    def _entries_iterated(self, iterated: ast.expr, count: int) -> list[tuple[int, str]]:
+        """The dict and key of each item of `parts.items()`, a dict of a few entries under constant keys, in the
+        order the items come (none for anything else)."""
+        if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute)):
+            return []
+        if iterated.func.attr != "items" or iterated.args or not isinstance(iterated.func.value, ast.Name):
+            return []
+        held = self.lookup(iterated.func.value).objects
+        if len(held) != 1:
+            return []
+        (oid,) = held
+        keys = list(self.record.objects[oid].entries)
+        if len(keys) != count or not all(isinstance(k, str) for k in keys):
+            return []
+        return [(oid, str(k)) for k in keys]
 
     def _listed_names(self, iterated: ast.expr, count: int) -> list[ast.Name | None]:
         """The name each item of a loop's literal sequence was read from: `[train, test]` written in the loop's
@@ -739,9 +770,13 @@ class Walker(Calls, Frames):
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
                 each = []
-                for item in known:
+                for i, item in enumerate(known):
                     self.assign(generators[0].target, item, node)
-                    made, made_key = element()  # type: ignore[operator]
+                    self.item_passes.append(i)  # a pass per item: `read_csv(f"{name}.csv")` reads the file it names
+                    try:
+                        made, made_key = element()  # type: ignore[operator]
+                    finally:
+                        self.item_passes.pop()
                     each.append(made)
                     keys.append(made_key)
                 value, key = join_all(each), join_all(keys)

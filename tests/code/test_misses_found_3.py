@@ -584,3 +584,65 @@ GLOBALS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", GLOBALS.values(), ids=GLOBALS.keys())
 def test_a_name_rebound_through_global(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# A dict of a data set's parts: each changed in place through the loop's name for it, or read per part's name.
+PART_DICTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "parts in a dict filled in place by an imputer fitted on every part": (
+        """
+        from sklearn.impute import SimpleImputer
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        parts = {"train": train, "test": test}
+        imp = SimpleImputer().fit(pd.concat([train[["a", "b"]], test[["a", "b"]]]))
+        for name, part in parts.items():
+            part[["a", "b"]] = imp.transform(part[["a", "b"]])
+        m = LogisticRegression().fit(parts["train"][["a", "b"]], parts["train"]["y"])
+        print(m.score(parts["test"][["a", "b"]], parts["test"]["y"]))
+        """,
+        [("preprocessing", 4)],
+    ),
+    "parts read by a dict comprehension over their names, an imputer fitted on all of them": (
+        """
+        from sklearn.impute import SimpleImputer
+        parts = {n: pd.read_csv(f"data/{n}.csv") for n in ("train", "valid", "test")}
+        imp = SimpleImputer().fit(pd.concat([parts[n][["a", "b"]] for n in parts]))
+        for name, part in parts.items():
+            part[["a", "b"]] = imp.transform(part[["a", "b"]])
+        m = LogisticRegression().fit(parts["train"][["a", "b"]], parts["train"]["y"])
+        print(m.score(parts["test"][["a", "b"]], parts["test"]["y"]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "parts read by a dict comprehension, filled in place by an imputer fitted on the training part": (
+        """
+        from sklearn.impute import SimpleImputer
+        parts = {n: pd.read_csv(f"data/{n}.csv") for n in ("train", "test")}
+        imp = SimpleImputer().fit(parts["train"][["a", "b"]])
+        for name, part in parts.items():
+            part[["a", "b"]] = imp.transform(part[["a", "b"]])
+        m = LogisticRegression().fit(parts["train"][["a", "b"]], parts["train"]["y"])
+        print(m.score(parts["test"][["a", "b"]], parts["test"]["y"]))
+        """,
+        [],
+    ),
+    "each part in a dict given its own copy by the loop's name (the dict keeps its parts as they were)": (
+        """
+        from sklearn.impute import SimpleImputer
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        parts = {"train": train, "test": test}
+        imp = SimpleImputer().fit(pd.concat([train[["a", "b"]], test[["a", "b"]]]))
+        for name, part in parts.items():
+            part = part.copy()
+            part[["a", "b"]] = imp.transform(part[["a", "b"]])
+            print(name, part.shape)
+        m = LogisticRegression().fit(parts["train"][["a", "b"]], parts["train"]["y"])
+        print(m.score(parts["test"][["a", "b"]], parts["test"]["y"]))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", PART_DICTS.values(), ids=PART_DICTS.keys())
+def test_parts_held_in_a_dict(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
