@@ -1161,7 +1161,10 @@ class Frames(WalkState):
             # `[:900]` and `[800:]` share 100 rows.
             side = "head" if rows_node.lower is None else "tail" if rows_node.upper is None else "range"
             split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
-            span = self._slice_span(rows_node, indexer == "loc")  # .loc's end label is inside the slice
+            # .loc's end label is inside the slice; .iloc's positions are the table's rows, so a name given one
+            # bound off another (`start = cut - 168`) is read as that bound (an array's positions may be counted
+            # from elsewhere, windows made by a function of the file)
+            span = self._slice_span(rows_node, indexer == "loc", named=indexer == "iloc")
             return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
             return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
@@ -1196,17 +1199,28 @@ class Frames(WalkState):
             data = data.masked(Part(sid, _side(part), mask_span(part, query)))
         return data
 
-    def _slice_span(self, bounds: ast.Slice, closed_end: bool) -> tuple[str, Bound, Bound] | tuple[()]:
-        """A slice's interval of positions, () when a bound cannot be read or it has a step."""
+    def _slice_span(
+        self, bounds: ast.Slice, closed_end: bool, named: bool = False
+    ) -> tuple[str, Bound, Bound] | tuple[()]:
+        """A slice's interval of positions, () when a bound cannot be read or it has a step; ``named``: a bound held
+        in a name given another bound plus or minus a number is read as that."""
         if bounds.step is not None:
             return ()
-        lower = self._bound(bounds.lower, True, upper=False) if bounds.lower is not None else (OPEN, 0, True)
-        upper = self._bound(bounds.upper, closed_end, upper=True) if bounds.upper is not None else (OPEN, 0, True)
+        lower = (
+            self._bound(bounds.lower, True, upper=False, named=named) if bounds.lower is not None else (OPEN, 0, True)
+        )
+        upper = (
+            self._bound(bounds.upper, closed_end, upper=True, named=named)
+            if bounds.upper is not None
+            else (OPEN, 0, True)
+        )
         if lower is None or upper is None:
             return ()
         return (POSITIONS, lower, upper)
 
-    def _bound(self, node: ast.expr, closed: bool, depth: int = 0, upper: bool = True) -> Bound | None:
+    def _bound(
+        self, node: ast.expr, closed: bool, depth: int = 0, upper: bool = True, named: bool = False
+    ) -> Bound | None:
         """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24;
         ``upper`` says which end of the slice it is."""
         chosen = self._min_max(node)
@@ -1225,14 +1239,27 @@ class Frames(WalkState):
         if isinstance(const, int) and not isinstance(const, bool):
             return ("" if const >= 0 else "<end>", const, closed)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
-            step = self.ev(node.right).const
-            base = self._bound(node.left, closed, depth + 1, upper)
+            step = self.plain_number(node.right)  # `cut - 24 * 7`: a number of constants, folded
+            base = self._bound(node.left, closed, depth + 1, upper, named)
             if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] == "<end>":
                 return None
             moved = base[1] + (step if isinstance(node.op, ast.Add) else -step)
             if base[0] == "" and moved < 0:  # `cut - win` of two counts: a position, never one from the end
                 return None
             return (base[0], moved, closed)
+        if named and isinstance(node, ast.Name) and depth < 4:
+            # `test_start = train_end - 168`, then `[test_start:]`: the bound the name was given, so it compares
+            # with `[:train_end]` (a value with a call in it is not walked again)
+            defs = self.names.definitions(node)
+            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            if (
+                isinstance(written, ast.BinOp)
+                and isinstance(written.op, ast.Add | ast.Sub)
+                and not any(isinstance(n, ast.Call) for n in ast.walk(written))
+            ):
+                found = self._bound(written, closed, depth + 1, upper, named)
+                if found is not None:
+                    return found
         if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             return (self.whole(node), 0, closed)
         return None

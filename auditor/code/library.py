@@ -6,10 +6,8 @@ statistics and scores on or choose among scores."""
 from __future__ import annotations
 
 import ast
-import operator
 import posixpath
 import re
-from collections.abc import Callable
 from dataclasses import replace
 
 from auditor.code import catalog
@@ -70,14 +68,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # a column named in a formula's terms: a name that is neither a function called (C(...), np.log(...)) nor a module's
 _FORMULA_TERM = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.]|\s*\()")
 
-
-# The arithmetic the bounds of a run of rows are read through (see _plain_number).
-_ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-}
 # A reader's arguments that keep a run of the file's rows (see _rows_read).
 _RUN_ARGUMENTS = frozenset(["nrows", "skiprows"])
 # A reader's arguments that leave every row of the file in what it reads (columns, types and parsing only).
@@ -483,7 +473,7 @@ class Library(Estimators, TorchLoops):
         given = {k.arg: k.value for k in node.keywords if k.arg in _RUN_ARGUMENTS}
         if not given:
             return None
-        count = self._plain_number(given["nrows"]) if "nrows" in given else None
+        count = self.plain_number(given["nrows"]) if "nrows" in given else None
         if "nrows" in given and (count is None or count < 0):
             return None
         start = 0
@@ -493,29 +483,13 @@ class Library(Estimators, TorchLoops):
                 return None
             if skip.keywords:
                 return None
-            low, high = (self._plain_number(a) for a in skip.args)
+            low, high = (self.plain_number(a) for a in skip.args)
             if low != 1 or high is None or high < 1:
                 return None
             start = high - 1
         lower = ast.Constant(start) if start else None
         upper = ast.Constant(start + count) if count is not None else None
         return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
-
-    def _plain_number(self, expr: ast.expr, depth: int = 0) -> int | None:
-        """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`); None for anything
-        else, which is not evaluated again (a call evaluated a second time would be walked twice)."""
-        if isinstance(expr, ast.Constant | ast.Name):
-            value = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and depth < 8:
-            inner = self._plain_number(expr.operand, depth + 1)
-            return -inner if inner is not None else None
-        if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC and depth < 8:
-            left, right = self._plain_number(expr.left, depth + 1), self._plain_number(expr.right, depth + 1)
-            if left is None or right is None or (isinstance(expr.op, ast.FloorDiv) and right == 0):
-                return None
-            return _ARITHMETIC[type(expr.op)](left, right)
-        return None
 
     def _path_text(self, expr: ast.expr) -> str | None:
         """A path built of known strings, as its text: `f"{DIR}/a.csv"`, `DIR + "/a.csv"`, `os.path.join(DIR,

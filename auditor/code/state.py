@@ -5,7 +5,9 @@ bound to each definition, the objects built and the events recorded, each keyed 
 from __future__ import annotations
 
 import ast
+import operator
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from auditor.code.catalog import Role, Strength
@@ -35,6 +37,15 @@ BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
 DATASET_DICT = "datasets.DatasetDict"  # a Hub data set's published splits, each under its name
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
+
+
+# The arithmetic the bounds of a run of rows or a slice are read through (see plain_number).
+_ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+}
 
 
 class WalkState(ABC):
@@ -192,6 +203,22 @@ class WalkState(ABC):
                     found.update((t, v) for t, v in pairs if isinstance(t, ast.Name))
             self._assigned = found
         return found
+
+    def plain_number(self, expr: ast.expr, depth: int = 0) -> int | None:
+        """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`); None for anything
+        else, which is not evaluated again (a call evaluated a second time would be walked twice)."""
+        if isinstance(expr, ast.Constant | ast.Name):
+            value = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and depth < 8:
+            inner = self.plain_number(expr.operand, depth + 1)
+            return -inner if inner is not None else None
+        if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC and depth < 8:
+            left, right = self.plain_number(expr.left, depth + 1), self.plain_number(expr.right, depth + 1)
+            if left is None or right is None or (isinstance(expr.op, ast.FloorDiv) and right == 0):
+                return None
+            return _ARITHMETIC[type(expr.op)](left, right)
+        return None
 
     def site(self, node: ast.AST) -> Site:
         via = tuple((c.lineno, c.col_offset) for c in self.calls if isinstance(c, ast.Call))

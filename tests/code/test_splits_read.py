@@ -725,6 +725,30 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a test part that starts at a name given a week before the training part's end": (
+        """
+        df = pd.read_csv("series.csv")
+        train_end = int(len(df) * 0.8)
+        test_start = train_end - 24 * 7
+        train, test = df.iloc[:train_end], df.iloc[test_start:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a test part that starts at a name given a gap after the training part's end, or at that end": (
+        """
+        df = pd.read_csv("series.csv")
+        train_end = int(len(df) * 0.8)
+        test_start = train_end + 24 * 7
+        train, test = df.iloc[:train_end], df.iloc[test_start:]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        start = train_end
+        print(m.score(df.iloc[start:][["x1", "x2"]], df.iloc[start:]["y"]))
+        """,
+        [],
+    ),
     "slices at shares of one length, three parts that meet": (
         """
         df = pd.read_csv("series.csv")
