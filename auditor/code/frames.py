@@ -1257,9 +1257,9 @@ class Frames(WalkState):
                 and isinstance(written.op, ast.Add | ast.Sub)
                 and not any(isinstance(n, ast.Call) for n in ast.walk(written))
             ):
-                found = self._bound(written, closed, depth + 1, upper, named)
-                if found is not None:
-                    return found
+                followed = self._bound(written, closed, depth + 1, upper, named)
+                if followed is not None:
+                    return followed
         if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             return (self.whole(node), 0, closed)
         return None
