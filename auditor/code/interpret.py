@@ -494,7 +494,11 @@ class Walker(Calls, Frames):
             extra = args[len(positional) :]
             self.defs[spec.vararg] = Value(items=tuple(extra))
         if spec.kwarg is not None:
-            self.defs[spec.kwarg] = join_all(kwargs.values())
+            # **fit_kwargs: a dict of the keywords left, each under its name, so `model.fit(X, y, **fit_kwargs)`
+            # passes eval_set= on as the caller wrote it
+            held = self.container(spec.kwarg, join_all(kwargs.values()), Value(consts=frozenset(kwargs)))
+            held.entries.update(kwargs)
+            self.defs[spec.kwarg] = Value(objects=frozenset({held.id}))
 
     def is_local_class(self, qualname: str) -> bool:
         """Whether ``qualname`` ('<local>.Prep') names a class the file defines."""

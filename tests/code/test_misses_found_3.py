@@ -646,3 +646,50 @@ PART_DICTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", PART_DICTS.values(), ids=PART_DICTS.keys())
 def test_parts_held_in_a_dict(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# Keywords a function takes as **kwargs and passes on: each reaches the inner call under its own name.
+PASSED_ON: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the test part given as eval_set through a helper's **fit_kwargs, early stopping on it": (
+        """
+        import lightgbm as lgb
+        def train(X, y, **fit_kwargs):
+            return lgb.LGBMRegressor(n_estimators=5000).fit(X, y, **fit_kwargs)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        m = train(X_tr, y_tr, eval_set=[(X_te, y_te)], callbacks=[lgb.early_stopping(100)])
+        print(accuracy_score(y_te, m.predict(X_te)))
+        """,
+        [("multi_test", 6)],
+    ),
+    "a validation part carved from training given as eval_set through **fit_kwargs": (
+        """
+        import lightgbm as lgb
+        def train(X, y, **fit_kwargs):
+            return lgb.LGBMRegressor(n_estimators=5000).fit(X, y, **fit_kwargs)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, random_state=1)
+        m = train(X_fit, y_fit, eval_set=[(X_val, y_val)], callbacks=[lgb.early_stopping(100)])
+        print(accuracy_score(y_te, m.predict(X_te)))
+        """,
+        [],
+    ),
+    "a shuffled KFold given through a helper's **cv_kw to rows in time order with rolling features": (
+        """
+        from sklearn.model_selection import KFold
+        def evaluate(model, X, y, **cv_kw):
+            return cross_val_score(model, X, y, **cv_kw).mean()
+        df = pd.read_csv("d.csv", parse_dates=["t"]).sort_values("t")
+        df["vol"] = df["r"].rolling(20).std()
+        df = df.dropna()
+        print(evaluate(LogisticRegression(), df[["vol"]], df["y"], cv=KFold(5, shuffle=True), scoring="roc_auc"))
+        """,
+        [("temporal_shuffle", 7)],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", PASSED_ON.values(), ids=PASSED_ON.keys())
+def test_keywords_passed_on_by_a_helper(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
