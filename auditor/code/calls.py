@@ -13,7 +13,7 @@ from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
 from auditor.code.paths import path_method
-from auditor.code.state import HF_METRIC, NEIGHBOURS, NOT_SELF
+from auditor.code.state import HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
@@ -96,6 +96,13 @@ class Calls(Library):
                 applied |= found.baked  # Normalize(mean, std)(x): the statistics it was built with are in x now
             if found.role is not None and found.role.kind is Kind.LEARNER:  # a Keras layer or tokenizer called
                 out = out.join(self._transform(found, args, kwargs, node))
+                known = True
+                continue
+            called_as = self.local_method(found.qualname, "__call__") if found.qualname.startswith(LOCAL) else None
+            if called_as is not None:  # an instance of the file's class called: its __call__, walked with self bound
+                out = out.join(
+                    self.call_function(called_as, [Value(objects=frozenset({oid})), *args], dict(kwargs), node)
+                )
                 known = True
                 continue
             called = self.torch_call(found, args, kwargs, node)  # a torch network's forward pass, or its loss
@@ -284,9 +291,16 @@ class Calls(Library):
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         out = Value(method=(base, attr))
         for qualname in base.names:
-            out = out.join(Value(names=frozenset({f"{qualname}.{attr}"})))
+            held = self.class_attribute(qualname, attr) if qualname.startswith(LOCAL) else None
+            out = out.join(held if held is not None else Value(names=frozenset({f"{qualname}.{attr}"})))
         for oid in sorted(base.objects):
-            out = out.join(self.object_attribute(self.record.objects[oid], attr, node))
+            found = self.record.objects[oid]
+            held = (
+                self.class_attribute(found.qualname, attr)
+                if found.qualname.startswith(LOCAL) and attr not in found.entries
+                else None
+            )
+            out = out.join(held if held is not None else self.object_attribute(found, attr, node))
         if base.data is not None and isinstance(node, ast.Attribute):
             out = out.join(self.data_attribute(base.data, attr, node))
         if base.scores:

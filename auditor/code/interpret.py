@@ -161,6 +161,8 @@ class Walker(Calls, Frames):
             for decorator in node.decorator_list:
                 self.ev(decorator)
             self.defs[node] = Value(functions=frozenset({self._function_ids[node]}))
+        elif isinstance(node, ast.ClassDef):
+            self._class_body(node)
         elif isinstance(node, ast.Return):
             if node.value is not None and self._returns:
                 self._returns[-1] = self._returns[-1].join(self.ev(node.value))
@@ -507,6 +509,42 @@ class Walker(Calls, Frames):
     def local_bases(self, qualname: str) -> list[ast.expr]:
         found = self._classes.get(qualname)
         return list(found[1].bases) if found is not None else []
+
+    def _class_body(self, node: ast.ClassDef) -> None:
+        """A class body runs where the class is defined: what it binds (`scaler = MinMaxScaler()`, `X =
+        PCA().fit_transform(raw)`) is the class's attribute, read as `Cfg.scaler` or on an instance."""
+        bound: dict[str, Value] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            self.stmt(stmt)
+            targets = (
+                stmt.targets
+                if isinstance(stmt, ast.Assign)
+                else [stmt.target]
+                if isinstance(stmt, ast.AnnAssign | ast.AugAssign)
+                else []
+            )
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store) and name in self.defs:
+                        bound[name.id] = self.defs[name]
+        self.class_attributes[f"{LOCAL}{node.name}"] = bound
+
+    def class_attribute(self, qualname: str, attr: str) -> Value | None:
+        """Attribute ``attr`` the body of the file's class ``qualname`` (or of a base class the file defines) bound."""
+        seen: set[str] = set()
+        todo = [qualname]
+        while todo:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            if attr in self.class_attributes.get(current, {}):
+                return self.class_attributes[current][attr]
+            if current in self._classes:
+                todo += [f"{LOCAL}{b.id}" for b in self._classes[current][1].bases if isinstance(b, ast.Name)]
+        return None
 
     def local_method(self, qualname: str, name: str) -> int | None:
         """Method ``name`` of the file's class ``qualname`` or of a base class the file defines too."""

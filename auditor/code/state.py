@@ -57,6 +57,8 @@ class WalkState(ABC):
         self.record = Record()
         self.defs: dict[ast.AST, Value] = {}  # a definition (target, argument) -> the value last bound to it
         self.current: dict[str, list[ast.AST]] = {}  # module-level name -> the definitions last bound to it
+        # the file's class ('<local>.Cfg') -> the values its body binds (`scaler = MinMaxScaler()`): `Cfg.scaler`
+        self.class_attributes: dict[str, dict[str, Value]] = {}
         self.loops: list[int] = []  # the loops around the statement being walked
         self.train_nodes: dict[int, ast.AST] = {}  # a training -> the call that trained
         self.loop_nodes: dict[int, ast.AST] = {}  # each loop's node, by its id
@@ -136,6 +138,10 @@ class WalkState(ABC):
     @abstractmethod
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         """An attribute of a table or an array (a column, its index, its values)."""
+
+    @abstractmethod
+    def class_attribute(self, qualname: str, attr: str) -> Value | None:
+        """Attribute ``attr`` the body of the file's class ``qualname`` bound (None: not one it binds)."""
 
     @abstractmethod
     def local_method(self, qualname: str, name: str) -> int | None:

@@ -693,3 +693,86 @@ PASSED_ON: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", PASSED_ON.values(), ids=PASSED_ON.keys())
 def test_keywords_passed_on_by_a_helper(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# A class body runs where the class is defined; an instance of the file's class is called through its __call__.
+CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a class body that reduces every row, its attribute split": (
+        """
+        from sklearn.decomposition import PCA
+        class Data:
+            raw = pd.read_csv("sonar.csv")
+            y = raw.pop("label")
+            X = PCA(n_components=5).fit_transform(raw)
+        X_tr, X_te, y_tr, y_te = train_test_split(Data.X, Data.y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 5)],
+    ),
+    "a scaler held as a class attribute, fitted on every row by a function": (
+        """
+        class Cfg:
+            target = "y"
+            scaler = StandardScaler()
+        def prepare(frame):
+            X = frame.drop(columns=[Cfg.target])
+            return Cfg.scaler.fit_transform(X), frame[Cfg.target]
+        X, y = prepare(pd.read_csv("d.csv"))
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 7)],
+    ),
+    "a scaler held as a class attribute, fitted on the training part, read on an instance too": (
+        """
+        class Cfg:
+            target = "y"
+            scaler = StandardScaler()
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=[Cfg.target]), df[Cfg.target], random_state=0)
+        Cfg.scaler.fit(X_tr)
+        cfg = Cfg()
+        m = LogisticRegression().fit(cfg.scaler.transform(X_tr), y_tr)
+        print(m.score(Cfg.scaler.transform(X_te), y_te))
+        """,
+        [],
+    ),
+    "an instance of the file's class called on every text, its __call__ fitting a vectorizer": (
+        """
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        class Featurizer:
+            def __init__(self, **kw):
+                self.vec = TfidfVectorizer(**kw)
+            def __call__(self, texts):
+                return self.vec.fit_transform(texts)
+        df = pd.read_csv("reviews.csv")
+        X = Featurizer(min_df=3)(df["text"])
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 8)],
+    ),
+    "an instance of the file's class called on each part, its __call__ applying a fit of the training texts": (
+        """
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        class Featurizer:
+            def __init__(self):
+                self.vec = TfidfVectorizer()
+            def fit(self, texts):
+                self.vec.fit(texts)
+                return self
+            def __call__(self, texts):
+                return self.vec.transform(texts)
+        df = pd.read_csv("reviews.csv")
+        tr, te = train_test_split(df, random_state=0)
+        featurize = Featurizer().fit(tr["text"])
+        print(LogisticRegression().fit(featurize(tr["text"]), tr["y"]).score(featurize(te["text"]), te["y"]))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", CLASSES.values(), ids=CLASSES.keys())
+def test_class_bodies_and_called_instances(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
