@@ -596,6 +596,13 @@ class Walker(Calls, Frames):
         if isinstance(target, ast.Attribute) and target.attr in ("loc", "iloc", "at", "iat"):
             self.mutate(target.value, value)
             return
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # self.df["ratio"] = ...: the table an object holds is changed in place, under that attribute
+            for oid in self.lookup(target.value).objects:
+                found = self.record.objects[oid]
+                if target.attr in found.entries:
+                    found.entries[target.attr] = value
+            return
         if not isinstance(target, ast.Name):
             return
         defs = [d for d in self.names.definitions(target) if isinstance(d, ast.AST)]

@@ -776,3 +776,45 @@ CLASSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", CLASSES.values(), ids=CLASSES.keys())
 def test_class_bodies_and_called_instances(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+# A table an object holds (`self.df`), changed in place by its methods.
+HELD_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a builder whose method adds a feature computed from the label to the table it holds": (
+        """
+        class Builder:
+            def __init__(self, frame):
+                self.df = frame.copy()
+            def add(self):
+                self.df["per_sqft"] = self.df["price"] / self.df["sqft"]
+                return self
+            def matrix(self, target):
+                return self.df.drop(columns=[target]), self.df[target]
+        X, y = Builder(pd.read_csv("homes.csv")).add().matrix("price")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 11)],
+    ),
+    "a builder whose method adds a feature of two other columns to the table it holds": (
+        """
+        class Builder:
+            def __init__(self, frame):
+                self.df = frame.copy()
+            def add(self):
+                self.df["rooms_per_floor"] = self.df["rooms"] / self.df["floors"]
+                return self
+            def matrix(self, target):
+                return self.df.drop(columns=[target]), self.df[target]
+        X, y = Builder(pd.read_csv("homes.csv")).add().matrix("price")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", HELD_TABLES.values(), ids=HELD_TABLES.keys())
+def test_a_table_held_by_an_object(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
