@@ -514,6 +514,7 @@ class Walker(Calls, Frames):
         """A class body runs where the class is defined: what it binds (`scaler = MinMaxScaler()`, `X =
         PCA().fit_transform(raw)`) is the class's attribute, read as `Cfg.scaler` or on an instance."""
         bound: dict[str, Value] = {}
+        module_names = dict(self.current)  # the class's names are its own: a module's X is not the class's X
         for stmt in node.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 continue
@@ -529,6 +530,11 @@ class Walker(Calls, Frames):
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store) and name in self.defs:
                         bound[name.id] = self.defs[name]
+        for held in bound:
+            if held in module_names:
+                self.current[held] = module_names[held]
+            else:
+                self.current.pop(held, None)
         self.class_attributes[f"{LOCAL}{node.name}"] = bound
 
     def class_attribute(self, qualname: str, attr: str) -> Value | None:

@@ -818,3 +818,19 @@ HELD_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", HELD_TABLES.values(), ids=HELD_TABLES.keys())
 def test_a_table_held_by_an_object(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+def test_a_class_attribute_leaves_the_module_name_of_the_same_name(tmp_path: Path) -> None:
+    """`X = 5` in a class body is the class's X: a function called later still reads the module's X, a table
+    scaled on every row."""
+    body = """
+        df = pd.read_csv("d.csv")
+        X, y = StandardScaler().fit_transform(df[["a", "b"]]), df["y"]
+        class Cfg:
+            X = 5
+        def split():
+            return train_test_split(X, y, random_state=0)
+        X_tr, X_te, y_tr, y_te = split()
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    assert leaks_found(tmp_path, HEAD, body) == [("preprocessing", 2)]
