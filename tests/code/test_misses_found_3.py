@@ -778,38 +778,28 @@ def test_class_bodies_and_called_instances(tmp_path: Path, body: str, expected: 
     assert leaks_found(tmp_path, HEAD, body) == expected
 
 
-# A table an object holds (`self.df`), changed in place by its methods.
+# A table an object holds (`self.df`), changed in place by its methods: a builder adding one feature.
+_BUILDER = """
+class Builder:
+    def __init__(self, frame):
+        self.df = frame.copy()
+    def add(self):
+        self.df["{name}"] = {value}
+        return self
+    def matrix(self, target):
+        return self.df.drop(columns=[target]), self.df[target]
+X, y = Builder(pd.read_csv("homes.csv")).add().matrix("price")
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
 HELD_TABLES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a builder whose method adds a feature computed from the label to the table it holds": (
-        """
-        class Builder:
-            def __init__(self, frame):
-                self.df = frame.copy()
-            def add(self):
-                self.df["per_sqft"] = self.df["price"] / self.df["sqft"]
-                return self
-            def matrix(self, target):
-                return self.df.drop(columns=[target]), self.df[target]
-        X, y = Builder(pd.read_csv("homes.csv")).add().matrix("price")
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
-        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _BUILDER.format(name="per_sqft", value='self.df["price"] / self.df["sqft"]'),
         [("label_in_features", 11)],
     ),
     "a builder whose method adds a feature of two other columns to the table it holds": (
-        """
-        class Builder:
-            def __init__(self, frame):
-                self.df = frame.copy()
-            def add(self):
-                self.df["rooms_per_floor"] = self.df["rooms"] / self.df["floors"]
-                return self
-            def matrix(self, target):
-                return self.df.drop(columns=[target]), self.df[target]
-        X, y = Builder(pd.read_csv("homes.csv")).add().matrix("price")
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
-        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _BUILDER.format(name="rooms_per_floor", value='self.df["rooms"] / self.df["floors"]'),
         [],
     ),
 }
