@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -145,11 +146,12 @@ def interruptible() -> Iterator[Signals]:
         raise StartupInterrupted(PENDING[0])
 
     def handler(signum: int, frame: object) -> None:
-        if state.armed:
-            if state.caught is None:
-                _redeliver(state, signum)
-            state.caught = signum
-            raise _noted(state, signum)
+        if not state.armed or _on_its_way(state):  # a copy forwarded to the main thread, or a second Ctrl-C
+            return
+        if state.caught is None:
+            _redeliver(state, signum)
+        state.caught = signum
+        raise _noted(state, signum)
 
     # A signal ignored on purpose (a background job, nohup) stays ignored.
     wanted = [s for s in (signal.SIGTERM, signal.SIGINT) if signal.getsignal(s) is not signal.SIG_IGN]
@@ -157,12 +159,72 @@ def interruptible() -> Iterator[Signals]:
     hook = sys.unraisablehook
     sys.unraisablehook = _quiet_when_interrupted(hook)
     try:
-        yield state
+        with _forwarded_to_main_thread(state, wanted):
+            yield state
     finally:  # after the verdict a signal ends the process as it would have without the auditor
         sys.unraisablehook = hook
         for s, old in previous.items():
             started = ORIGINAL_HANDLERS.get(s)
             signal.signal(s, started if started is not None else old)
+
+
+def _on_its_way(state: Signals) -> bool:
+    """Whether the Interrupted raised last still lives: it is passing up through clean-ups."""
+    return state.raised is not None and state.raised() is not None
+
+
+@contextlib.contextmanager
+def _forwarded_to_main_thread(state: Signals, wanted: list[signal.Signals]) -> Iterator[None]:
+    """Send a signal the kernel gave to another thread on to the main thread.
+
+    The kernel may deliver a process's signal to any thread that does not block it (a hashing worker, a thread
+    of Arrow's or DuckDB's pool). Python then runs the handler only when the main thread next runs bytecode, and a
+    main thread waiting on a lock without a timeout (a future's result, a join) never does: the run went on
+    hashing a 1 TiB file. Python writes each signal's number to the wakeup fd whichever thread took it, so a
+    thread reading it sends the signal on to the main thread, whose wait it interrupts. A copy that lands after
+    the handler ran is dropped by it (see _on_its_way); before it ran, Python counts the two as one.
+    """
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        earlier = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except (ValueError, OSError):  # not the main thread of the main interpreter: nothing to forward to
+        reader.close()
+        writer.close()
+        yield
+        return
+    if earlier != -1:  # an event loop's own: left in place, with its reading of it
+        signal.set_wakeup_fd(earlier)
+        reader.close()
+        writer.close()
+        yield
+        return
+    main = threading.main_thread().ident
+    numbers = {int(s) for s in wanted}
+
+    def forward() -> None:
+        with reader:
+            while True:
+                try:
+                    got = reader.recv(64)
+                except OSError:
+                    return
+                if not got:  # the writer closed: the run's handling is over
+                    return
+                for signum in numbers.intersection(got):
+                    # Until the handler has run: a main thread that blocks the signal for a moment (a cluster
+                    # starting) takes it once it unblocks it.
+                    while state.armed and state.caught is None and main is not None:
+                        with contextlib.suppress(OSError, ValueError):
+                            signal.pthread_kill(main, signum)
+                        time.sleep(REDELIVER_S)
+
+    threading.Thread(target=forward, name="signal-forward", daemon=True).start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(-1)
+        writer.close()
 
 
 def _quiet_when_interrupted(hook: Callable[[Any], object]) -> Callable[[Any], object]:
@@ -198,7 +260,7 @@ def _redeliver(state: Signals, signum: int) -> None:
             time.sleep(REDELIVER_S)
             if not state.armed or main is None:
                 return
-            if state.raised is not None and state.raised() is not None:
+            if _on_its_way(state):
                 continue
             with contextlib.suppress(OSError, ValueError):
                 signal.pthread_kill(main, signum)
