@@ -669,7 +669,7 @@ class Walker(Calls, Frames):
         masks = [v.data.mask for v in (left, right) if v.data is not None and v.data.mask is not None]
         if isinstance(node.op, ast.BitAnd) and len(masks) == 2 and combined.data is not None:
             # (df.date < cut) & (df.store != 3): the rows where both hold, each condition kept (frames.py)
-            combined = replace(combined, data=replace(combined.data, mask=f"({masks[0]})&({masks[1]})"))
+            combined = replace(combined, data=replace(combined.data, mask=f"({masks[0]}) & ({masks[1]})"))
         if combined.data is None and combined.names_of is None and combined.items is None:
             items = self._list_items(node.op, left, right)
             if items is not None:

@@ -5,6 +5,7 @@ the label among the features (label_in_features), and a shuffled split of rows o
 
 from __future__ import annotations
 
+import ast
 import enum
 import posixpath
 import re
@@ -594,7 +595,7 @@ class _Rules:
         part = scored.parts[-1]
         if not (part.split.startswith("mask:") or (part.split.startswith(_SLICE) and part.span)):
             return ""
-        return f" on {self._part_text(part, self.r.origins[scored.origin].what)}"
+        return f" on {self._part_text(part, self.r.origins[scored.origin].what, scored.parts)}"
 
     def _how_seen(self, t: Atom, x: Data, back: bool = False) -> str:
         sides = {(p.split, p.side) for a in x.rows for p in a.parts[-1:]}
@@ -1023,22 +1024,31 @@ class _Rules:
                 continue
             where = origin.what if not origin.made_from else f"the rows made by {origin.how}"
             if atom.parts:
-                texts.append(self._part_text(atom.parts[-1], where))
+                texts.append(self._part_text(atom.parts[-1], where, atom.parts))
             else:
                 texts.append(f"all rows of {where} ({self.where(origin.site)})")
         return "; ".join(texts) or "its rows"
 
-    def _part_text(self, part: Part, where: str) -> str:
+    def _part_text(self, part: Part, where: str, parts: tuple[Part, ...] = ()) -> str:
         """One side of a split of the rows of ``where`` in plain words: 'the test part of train_test_split at line
         4', 'the rows [:cut] of ...', 'the rows of ... where df.year<2020', 'the rows put under the key 'train'
-        by a concat of ...'."""
+        by a concat of ...'. ``parts``: every cut of the rows, ``part`` the last; the masks that end them each
+        chose the rows (`(df.year >= 2020) & (df.region == 'eu')`), so all of them are named."""
         if part.split.startswith(_SLICE):
             if part.span:
                 _, lower, upper = part.span
                 return f"the rows [{_bound_text(lower)}:{_bound_text(upper)}] of {where}"
             return f"{_SLICE_SIDES.get(part.side, 'a slice of the rows')} of {where}"
         if part.split.startswith("mask:"):
-            return f"the rows of {where} where {shortened(part.side, 2 * TEXT_LIMIT)}"
+            held = [part.side]
+            if parts and parts[-1] == part:
+                held = []
+                for earlier in reversed(parts):
+                    if not earlier.split.startswith("mask:"):
+                        break
+                    held.insert(0, earlier.side)
+            joined = " & ".join(f"({c})" if len(held) > 1 and _compound(c) else c for c in dict.fromkeys(held))
+            return f"the rows of {where} where {shortened(joined, 2 * TEXT_LIMIT)}"
         if part.split.startswith("keys:"):
             return f"the rows put under the key {part.side!r} by a concat of {where}"
         return f"the {part.side} part of {self._split_text(part.split)} of {where}"
@@ -1197,3 +1207,12 @@ _TEMPORAL_FIX = (
     "Split by time: train_test_split(..., shuffle=False) on rows sorted by time, a cut-off date, or TimeSeriesSplit "
     "for cross-validation, so that every test row is later than every training row."
 )
+
+
+def _compound(condition: str) -> bool:
+    """Whether a condition needs brackets beside `&`: a comparison or a boolean operation does."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return True
+    return isinstance(expr, ast.Compare | ast.BoolOp | ast.BinOp | ast.UnaryOp)

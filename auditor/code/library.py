@@ -138,7 +138,7 @@ class Library(Estimators, TorchLoops):
             masks = [a.data.mask for a in args if a.data is not None and a.data.mask is not None]
             joined = args[0].join(args[1])
             if len(masks) == 2 and joined.data is not None:  # as `a & b`: the rows where both hold
-                return replace(joined, data=replace(joined.data, mask=f"({masks[0]})&({masks[1]})"))
+                return replace(joined, data=replace(joined.data, mask=f"({masks[0]}) & ({masks[1]})"))
         if qualname.startswith(LOCAL) and (method := self._called_on_class(qualname)) is not None:
             # Prep.run(df), a static method (or a class method, or a method given its object) called on the class
             fid, cls = method

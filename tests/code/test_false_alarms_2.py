@@ -774,6 +774,16 @@ def test_an_overlap_names_the_scored_rows_condition_beside_the_trained_one(tmp_p
     ((message, _),) = _said(tmp_path, body)
     assert "trains on the rows of read_csv('d.csv') where df.year < 2021, which include" in message
     assert "(LogisticRegression.score) on the rows of read_csv('d.csv') where df.year >= 2019: the score" in message
+    both = """
+        df = pd.read_csv("d.csv")
+        old = df[(df.year < 2021) & (df.store != 3)]
+        new = df[np.logical_and(df.year >= 2019, df.store != 3)]
+        clf = LogisticRegression().fit(old[["a"]], old["y"])
+        print(clf.score(new[["a"]], new["y"]))
+        """
+    ((message, _),) = _said(tmp_path, both)
+    assert "trains on the rows of read_csv('d.csv') where (df.year < 2021) & (df.store != 3), which" in message
+    assert "on the rows of read_csv('d.csv') where (df.year >= 2019) & (df.store != 3): the score" in message
     sliced = """
         df = pd.read_csv("d.csv")
         clf = LogisticRegression().fit(df[:900][["a"]], df[:900]["y"])
