@@ -223,7 +223,9 @@ def _forwarded_to_main_thread(state: Signals, wanted: list[signal.Signals]) -> I
     try:
         yield
     finally:
-        signal.set_wakeup_fd(-1)
+        current = signal.set_wakeup_fd(-1)
+        if current not in (-1, writer.fileno()):  # set since by code the run called: its own to undo
+            signal.set_wakeup_fd(current)
         writer.close()
 
 
