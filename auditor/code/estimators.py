@@ -656,6 +656,9 @@ class Estimators(WalkState):
                 return found.keys
             if name == "copy":
                 return Value(objects=frozenset({found.id}))
+            if name in ("get", "pop") and found.keys.stats:
+                # stoi.get(w, 1) of a learned vocabulary, as stoi[w]: which words it knows was learned
+                return found.elements.join(Value(stats=found.keys.stats))
             return found.elements
         return NOTHING
 

@@ -196,7 +196,10 @@ class Frames(WalkState):
             return Value(names_of=data.columns)
         if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
             # (labels numbered anew by reset_index no longer name the part they were given to)
-            rows = replace(data.labelled(), columns=None, sources=frozenset(), mask=None, picked=False)
+            # (and hold no column's values: a column filled from later rows is not in them)
+            labelled = data.labelled()
+            later = frozenset(f for f in labelled.later if f[1] is None)
+            rows = replace(labelled, columns=None, sources=frozenset(), mask=None, picked=False, later=later)
             return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             return Value(data=replace(data, columns=None) if attr == "T" else data)
@@ -1307,7 +1310,11 @@ class Frames(WalkState):
         for whole in stripped:
             span = (POSITIONS, start, (OPEN, 0, True))
             rows.add(whole if start[1] == 0 else _narrowed(whole, span) or _sliced(whole, SLICE, "tail", span))
-        return replace(value, data=replace(value.data, rows=frozenset(rows)))
+        data = replace(value.data, rows=frozenset(rows))
+        if _window_of_positions(element, name):
+            # each element holds the values of the rows before the one it stands for: a lag, as shift(1) is
+            data = replace(data, lagged=data.lagged | {element.lineno}, past=True)
+        return replace(value, data=data)
 
     def _range_slice(self, node: ast.expr) -> ast.Slice | None:
         """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the
@@ -1813,3 +1820,14 @@ def _members_written(node: ast.Call, args: list[Value]) -> ast.Call:
         return node
     written = ast.copy_location(ast.List(elts=[ast.Constant(c) for c in consts], ctx=ast.Load()), node.args[0])
     return ast.copy_location(ast.Call(func=node.func, args=[written], keywords=[]), node)
+
+
+def _window_of_positions(element: ast.expr, name: str) -> bool:
+    """Whether ``element`` takes a slice whose bounds count from the loop's ``name`` (`s[i - win:i]`,
+    `s[i:i + win, 0]`): a window of several rows, not the one row at a position (a target, `s[i]`)."""
+    for node in ast.walk(element):
+        if isinstance(node, ast.Slice):
+            bounds = [b for b in (node.lower, node.upper) if b is not None]
+            if any(isinstance(m, ast.Name) and m.id == name for b in bounds for m in ast.walk(b)):
+                return True
+    return False

@@ -107,6 +107,31 @@ def test_a_target_taken_from_the_next_row_before_a_cut_is_clean(tmp_path: Path) 
     assert leaks_found(tmp_path, HEAD, body) == []
 
 
+@pytest.mark.parametrize(
+    ("from_index", "feature", "found"),
+    [
+        # the weekday read from the index after a next-day target is stored: the labels hold no column's values
+        ('df["dow"] = df.index.dayofweek', "dow", []),
+        ('df["month"] = df.index.month', "month", []),
+        # a feature filled from later rows beside it still is one
+        ('df["dow"] = df.index.dayofweek; df["temp"] = df["temp"].bfill()', "dow", [("overlap", 3)]),
+    ],
+)
+def test_a_feature_read_from_the_index_holds_no_target_taken_from_the_next_row(
+    tmp_path: Path, from_index: str, feature: str, found: list[tuple[str, int]]
+) -> None:
+    body = f"""
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts").set_index("ts")
+    df["next_load"] = df["load"].shift(-1)
+    {from_index}
+    df = df.dropna()
+    train, test = df.iloc[:800], df.iloc[800:]
+    m = Ridge().fit(train[["temp", "{feature}"]], train["next_load"])
+    print(m.score(test[["temp", "{feature}"]], test["next_load"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == found
+
+
 def test_a_feature_computed_from_a_column_filled_from_later_rows_reaches_training(tmp_path: Path) -> None:
     body = """
     df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")

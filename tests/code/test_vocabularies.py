@@ -207,7 +207,23 @@ print(LogisticRegression().fit(X_tr, tr["label"]).score(X_te, te["label"]))
 """
 )
 
+# Word ids looked up with get() and a default for unknown words, padded to a length: the vocabulary read as
+# vocab[w] is.
+GET_IDS = """
+def bow(t):
+    ids = [vocab.get(w, 1) for w in t.lower().split()][:20]
+    return np.array(ids + [0] * (20 - len(ids)))
+"""
+_GET_ALL = _all(COUNTER).replace(BOW, GET_IDS)
+_GET_TRAIN = _train(COUNTER).replace(BOW, GET_IDS)
+assert GET_IDS in _GET_ALL and GET_IDS in _GET_TRAIN
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "word ids of a vocabulary of every text, looked up by get()": (
+        _GET_ALL,
+        [("preprocessing", _line(_GET_ALL, "counts = Counter("))],
+    ),
+    "word ids of a vocabulary of the training texts, looked up by get()": (_GET_TRAIN, []),
     "a Counter of the words of every text, its most common words the vocabulary": (
         _all(COUNTER),
         [("preprocessing", _line(_all(COUNTER), "counts = Counter("))],
