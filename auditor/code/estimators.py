@@ -1011,8 +1011,30 @@ class Estimators(WalkState):
                 made_at = found.node if found.node is not None else node
                 found.split = self.split(made_at, found.name, shuffles(found), x, found.role.temporal)
                 self._by_group(found, groups)
+                if found.qualname.endswith(".PredefinedSplit") and isinstance(found.node, ast.Call):
+                    found.fold_rows = self._fold_rows(found.node)
                 return oid
         return None
+
+    def _fold_rows(self, call: ast.Call) -> Data | None:
+        """The rows a PredefinedSplit's test_fold holds out: its array written as pieces, each as long as a part
+        (`np.r_[np.full(len(X_tr), -1), np.zeros(len(X_te))]`, `[-1] * len(X_tr) + [0] * len(X_val)`), those
+        filled with a fold number (0 or more) hold out that part's rows. None when a piece cannot be read."""
+        fold = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "test_fold"), None)
+        if isinstance(fold, ast.Name):
+            defs = self.names.definitions(fold)
+            fold = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+        pieces = _fold_pieces(fold) if fold is not None else None
+        if not pieces:
+            return None
+        held: list[Data] = []
+        for filled, part in pieces:
+            if filled >= 0:
+                data = self.ev(part).data
+                if data is None or not data.rows:
+                    return None
+                held.append(data)
+        return join_datas(held) if held else None
 
     def _by_group(self, splitter: Obj, groups: Value | None) -> None:
         """A group splitter given the groups keeps each group's rows in one part (shuffle=True shuffles groups);
@@ -1124,3 +1146,95 @@ def _featurewise(found: Obj) -> bool:
     """Whether an ImageDataGenerator learns from the images fit() is given (centring, scaling or ZCA over them)."""
     options = ("featurewise_center", "featurewise_std_normalization", "zca_whitening")
     return any(found.params.get(o, NOTHING).const is True for o in options)
+
+
+def _fold_pieces(node: ast.expr) -> list[tuple[float, ast.Name]] | None:
+    """(the number filled in, the part whose length it has) for each piece of a fold array put together from
+    pieces; None when any piece is another thing."""
+    parts: list[ast.expr]
+    if isinstance(node, ast.Subscript) and _attr_name(node.value) == "r_":  # np.r_[a, b]
+        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    elif isinstance(node, ast.Call) and _attr_name(node.func) in ("concatenate", "hstack") and node.args:
+        first = node.args[0]
+        if not isinstance(first, ast.List | ast.Tuple):
+            return None
+        parts = list(first.elts)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # [-1] * len(a) + [0] * len(b)
+        left, right = _fold_pieces(node.left), _fold_pieces(node.right)
+        return left + right if left is not None and right is not None else None
+    else:
+        parts = [node]
+    found = []
+    for part in parts:
+        piece = _fold_piece(part)
+        if piece is None:
+            return None
+        found.append(piece)
+    return found
+
+
+def _fold_piece(node: ast.expr) -> tuple[float, ast.Name] | None:
+    """`np.full(len(a), k)`, `np.zeros(len(a))`, `np.ones(len(a))`, `-np.ones(len(a))`, `[k] * len(a)`: (k, a)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for items, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(items, ast.List) and len(items.elts) == 1:
+                value, part = _number(items.elts[0]), _length_of(count)
+                if value is not None and part is not None:
+                    return sign * value, part
+        return None
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    name = _attr_name(node.func)
+    part = _length_of(node.args[0])
+    if part is None:
+        return None
+    if name in ("zeros", "zeros_like"):
+        return 0.0, part
+    if name in ("ones", "ones_like"):
+        return float(sign), part
+    if name == "full":
+        keyword = next((k.value for k in node.keywords if k.arg == "fill_value"), None)
+        given = node.args[1] if len(node.args) > 1 else keyword
+        value = _number(given) if given is not None else None
+        return (sign * value, part) if value is not None else None
+    return None
+
+
+def _length_of(node: ast.expr) -> ast.Name | None:
+    """a in `len(a)`, `a.shape[0]`, `(len(a),)`."""
+    if isinstance(node, ast.Tuple) and len(node.elts) == 1:
+        node = node.elts[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        inner = node.args[0]
+        return inner if isinstance(inner, ast.Name) else None
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "shape"
+        and isinstance(node.value.value, ast.Name)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == 0
+    ):
+        return node.value.value
+    return None
+
+
+def _number(node: ast.expr) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return float(node.value)
+    return None
+
+
+def _attr_name(node: ast.expr) -> str | None:
+    """The last name of `np.r_`, `numpy.concatenate`, `zeros`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None

@@ -65,6 +65,9 @@ class Obj:
     baked: frozenset[int] = frozenset()  # row statistics given to its constructor (a clip's percentiles)
     loops: tuple[int, ...] = ()  # the loops it was built in: a model built per pass is a new model each pass
     chosen: int | None = None  # a search's choice of hyper-parameters (a Fit that chooses), once it is fitted
+    # A PredefinedSplit's rows its test_fold marks with a fold number (the rest, -1, always trained on), when the
+    # walk can read which part each piece of the fold array is as long as (`np.zeros(len(X_te))`)
+    fold_rows: Data | None = None
 
     @property
     def name(self) -> str:

@@ -742,7 +742,49 @@ class _Rules:
                 )
         for leak in self._settings_chosen_on_scored_rows():
             leaks.setdefault(leak.site, leak)
+        for leak in self._searched_on_a_predefined_test_fold():
+            leaks.setdefault(leak.site, leak)
         return list(leaks.values())
+
+    def _searched_on_a_predefined_test_fold(self) -> list[Leak]:
+        """A search cross-validated by a PredefinedSplit whose held-out fold is the test part (`np.zeros(len(X_te))`
+        beside `np.full(len(X_tr), -1)`), its scores read: the settings are chosen by their scores on the test
+        rows, and the best of them is no estimate for new data. A fold that is a validation part is the intended
+        use, and no finding."""
+        found = []
+        searches = {o.evaluation: o for o in self.r.objects.values() if o.evaluation is not None}
+        for e in self._evaluations():
+            search = searches.get(e.id)
+            if search is None or not e.shown or e.splitter is None or e.x is None:
+                continue
+            splitter = self.r.objects[e.splitter]
+            held = splitter.fold_rows
+            if held is None:
+                continue
+            rows = frozenset(held.rows)
+            if not all(_role(a) == "test" and any(a.within(b) for b in e.x.rows) for a in rows):
+                continue
+            if self._validation(held, rows, e.site, {e.id}):
+                continue
+            found.append(
+                Leak(
+                    LeakKind.MULTI_TEST,
+                    True,
+                    e.site,
+                    e.what,
+                    f"{search.name} at {self.where(e.site)} cross-validates with {splitter.name} at "
+                    f"{self.where(splitter.site)}, whose held-out fold is {self._rows_text(rows)}: it chooses among "
+                    "its settings by their scores on the test rows, so the score it gives for the best is the best of "
+                    "several tries on one test set, not an estimate for new data.",
+                    ((splitter.site, splitter.name),),
+                    _chain_after(held, 0),
+                    _MULTI_TEST_FIX,
+                    (),
+                    (e.site, splitter.site),
+                    (("score", e.site, e.what),),
+                )
+            )
+        return found
 
     def _settings_chosen_on_scored_rows(self) -> list[Leak]:
         """Models built with the hyper-parameters a search chose (``SVC(**grid.best_params_)``) when the search
