@@ -784,7 +784,8 @@ class Frames(WalkState):
             return None
         for old, new in pairs:
             earlier = {src for name, src in columns.derived if name == old}
-            columns = columns.without([old]).adding(new, {old, *earlier})
+            # a column of numbers renamed holds numbers (select_dtypes("number") keeps it)
+            columns = columns.without([old]).adding(new, {old, *earlier}, number=old in columns.numbers)
         return columns
 
     @staticmethod

@@ -316,6 +316,30 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 7)],
     ),
+    "a label mapped to numbers, renamed, dropped by its old name, kept by select_dtypes": (
+        """
+        from sklearn.ensemble import RandomForestClassifier
+        df = pd.read_csv("d.csv")
+        df["Churn"] = df["Churn"].map({"Yes": 1, "No": 0})
+        df = df.rename(columns={"Churn": "label"})
+        X = df.drop(columns=["customerID", "Churn"], errors="ignore").select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"])
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 7)],
+    ),
+    "a label mapped to numbers, renamed, dropped by its new name before select_dtypes": (
+        """
+        from sklearn.ensemble import RandomForestClassifier
+        df = pd.read_csv("d.csv")
+        df["Churn"] = df["Churn"].map({"Yes": 1, "No": 0})
+        df = df.rename(columns={"Churn": "label"})
+        X = df.drop(columns=["customerID", "label"]).select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"])
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "a label stored as a column and a sibling of it listed by name among the features": (
         """
         df = pd.read_csv("d.csv")
