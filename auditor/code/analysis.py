@@ -71,26 +71,18 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
         program = read_program(path)
     except SourceError as exc:
         return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
+    as_run = program.as_run
     try:
         program = with_named_lambdas(with_project_modules(program, project, modules))
         record = Walker(program).run()
         leaks = find_leaks(record, lambda site: _where(program, site.line))
+        placed = _placed(program, leaks)
+        if as_run is not None:
+            placed += _only_as_run(as_run, placed, project, modules)
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
         where = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"the analysis failed ({type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno})"
         return FileResult(path, skipped=(SkippedPart(Place(path, 1), reason, True), *program.skipped))
-    placed = tuple(
-        PlacedLeak(
-            leak,
-            program.place(leak.site.line, leak.site.column),
-            tuple((program.place(s.line, s.column), what) for s, what in leak.into),
-            tuple(program.place(s.line, s.column) for s in leak.sites),
-            tuple((step.name, program.place(step.line)) for step in leak.chain),
-            program.statement(leak.site.line, leak.site.column),
-            program.context(leak.site.line),
-        )
-        for leak in leaks
-    )
     counts = Counts(
         sum(o.read for o in record.origins.values()),
         len(record.splits),
@@ -102,6 +94,43 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
     unread = tuple((u.module, program.place(u.line), u.path) for u in program.unread)
     read = tuple(m.path for m in program.modules)
     return FileResult(path, placed, program.skipped, counts, program.lines, program, read, unread, program.modules_left)
+
+
+def _placed(program: Program, leaks: Sequence[Leak]) -> tuple[PlacedLeak, ...]:
+    return tuple(
+        PlacedLeak(
+            leak,
+            program.place(leak.site.line, leak.site.column),
+            tuple((program.place(s.line, s.column), what) for s, what in leak.into),
+            tuple(program.place(s.line, s.column) for s in leak.sites),
+            tuple((step.name, program.place(step.line)) for step in leak.chain),
+            program.statement(leak.site.line, leak.site.column),
+            program.context(leak.site.line),
+        )
+        for leak in leaks
+    )
+
+
+def _only_as_run(
+    as_run: Program, placed: tuple[PlacedLeak, ...], project: Collection[Path], modules: ModuleCache | None
+) -> tuple[PlacedLeak, ...]:
+    """The leaks of a notebook's cells read in the order they last ran (their execution counts) that the file's
+    order does not hold: the outputs saved in it (its scores) came from that run. Warnings, since the notebook
+    run top to bottom does not leak so; each says which order it is."""
+    program = with_named_lambdas(with_project_modules(as_run, project, modules))
+    record = Walker(program).run()
+    known = {(p.leak.kind, p.place.cell, p.place.line) for p in placed}
+    order = ", ".join(str(span.cell) for span in as_run.cells)
+    found = []
+    for p in _placed(program, find_leaks(record, lambda site: _where(program, site.line))):
+        if (p.leak.kind, p.place.cell, p.place.line) in known:
+            continue
+        message = (
+            f"As last run (cells {order}, by their execution counts; the outputs saved in the notebook came from "
+            f"that run, not from the file's order): {p.leak.message}"
+        )
+        found.append(replace(p, leak=replace(p.leak, serious=False, message=message)))
+    return tuple(found)
 
 
 @dataclass

@@ -134,6 +134,9 @@ class Program:
     # A notebook last run out of its file's order: (a cell, the cell above it that ran after it), numbered as
     # `cell` places are; the reading follows the file's order, the outputs saved in it another.
     run_out_of_order: tuple[int, int] | None = None
+    # Such a notebook's cells that ran, joined in the order of their execution counts (None: in the file's order,
+    # or not readable so): the run the outputs saved in it came from.
+    as_run: Program | None = field(default=None, compare=False, repr=False)
     # The project's own modules it imports, read into its tree (code/modules.py): the k-th numbers its lines
     # from k * MODULE_LINES, and its places, statements and contexts are its own file's.
     modules: tuple[Program, ...] = ()
@@ -452,7 +455,34 @@ def _notebook(path: Path, raw: bytes) -> Program:
         tree = whole if whole is not None else compile(program, str(path), "exec", _FLAGS)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # each cell parsed alone, not together
         raise SourceError(Place(path, 1), f"the notebook's cells do not parse together: {exc}") from None
-    return Program(path, tree, line - 1, tuple(spans), tuple(skipped), program, _run_out_of_order(nb))
+    reordered = _run_out_of_order(nb)
+    as_run = _as_run(path, nb, json_lines) if reordered is not None else None
+    return Program(path, tree, line - 1, tuple(spans), tuple(skipped), program, reordered, as_run=as_run)
+
+
+def _as_run(path: Path, nb: Any, json_lines: list[tuple[int, ...]]) -> Program | None:
+    """The code cells that ran (those with an execution count), joined in the order of their counts, each
+    keeping its own cell number and lines; None when they do not parse together."""
+    ran = sorted(
+        (cell["execution_count"], index, cell.get("source", ""))
+        for index, cell in enumerate(nb.get("cells", []), start=1)
+        if cell.get("cell_type") == "code" and type(cell.get("execution_count")) is int
+    )
+    pieces: list[str] = []
+    spans: list[CellSpan] = []
+    line = 1
+    for _, index, source in ran:
+        text = source if isinstance(source, str) else "".join(source)
+        code = neutralise_magics(text) if _MAGIC_LINE.search(text) else text
+        n = code.count("\n") + 1
+        pieces.append(code)
+        spans.append(CellSpan(line, line + n - 1, index, json_lines[index - 1] if index - 1 < len(json_lines) else ()))
+        line += n
+    program = "\n".join(pieces)
+    tree = _parsed(program)
+    if tree is None:
+        return None
+    return Program(path, tree, line - 1, tuple(spans), (), program)
 
 
 def _run_out_of_order(nb: Any) -> tuple[int, int] | None:

@@ -343,7 +343,8 @@ class CodeLeakage(Stage):
                 + "; ".join(
                     f"{o['file']} cell {o['cell']} ran before cell {o['ran_before']} above it" for o in reordered
                 )
-                + ". The reading follows the file's order; the outputs saved in the notebook came from another, so "
+                + ". The reading follows the file's order, then the order the cells last ran in, whose leaks the "
+                "file's order does not hold are warnings; the outputs saved in the notebook came from that run, so "
                 "run it top to bottom before trusting its scores."
                 if reordered
                 else ""

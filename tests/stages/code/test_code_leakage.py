@@ -694,6 +694,52 @@ def test_a_notebook_last_run_out_of_its_files_order_is_said_in_the_summary(tmp_p
         assert "run_out_of_order" not in quiet.evidence and "order" not in quiet.message, counts
 
 
+def _cells_run(sources: list[str], counts: list[int | None]) -> str:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": []}
+    cells = [{**cell, "source": s, "execution_count": c} for s, c in zip(sources, counts, strict=True)]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+_SCALED_CELLS = [
+    "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.model_selection import train_test_split\nfrom sklearn.preprocessing import StandardScaler\n"
+    "df = pd.read_csv('d.csv')",
+    "X_tr, X_te, y_tr, y_te = train_test_split(df[['a', 'b']], df['y'], random_state=0)",
+    "df[['a', 'b']] = StandardScaler().fit_transform(df[['a', 'b']])",
+    "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))",
+]
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [
+        # the scaler's cell (third) ran before the split's (second): the saved score is of scaled rows
+        ([1, 3, 2, 4], [("CDL001", "warning", "nb.ipynb:cell3:1")]),
+        # run top to bottom: the scaler changes df after the split, and the parts keep their values
+        ([1, 2, 3, 4], []),
+        # the score's cell re-run last, the others in order: the same run as the file's
+        ([1, 2, 3, 9], []),
+    ],
+)
+def test_a_leak_of_the_order_a_notebook_last_ran_in_is_a_warning(
+    tmp_path: Path, counts: list[int], expected: list[tuple[str, str, str]]
+) -> None:
+    """A notebook read in its file's order is clean; read in the order its execution counts record, the run
+    that made its saved outputs, the scaler saw every row first."""
+    (tmp_path / "nb.ipynb").write_text(_cells_run(_SCALED_CELLS, counts))
+    found = [f for f in _audit(tmp_path, {"paths": ["nb.ipynb"]}).findings if f.code != "CDL009"]
+    assert [(f.code, f.severity.value, f.key) for f in found] == expected
+    if found:
+        assert "cell 3, line 1: As last run (cells 1, 3, 2, 4, by their execution counts;" in found[0].message
+
+
+def test_a_leak_in_the_files_order_is_not_said_again_for_the_order_it_ran_in(tmp_path: Path) -> None:
+    cells = [_SCALED_CELLS[0], _SCALED_CELLS[2], _SCALED_CELLS[1], _SCALED_CELLS[3]]  # the scaler first, as written
+    (tmp_path / "nb.ipynb").write_text(_cells_run(cells, [1, 2, 4, 3]))
+    found = [f for f in _audit(tmp_path, {"paths": ["nb.ipynb"]}).findings if f.code != "CDL009"]
+    assert [(f.code, f.severity.value) for f in found] == [("CDL001", "error")]
+
+
 SEARCHED = """\
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
