@@ -3,6 +3,7 @@ there are many), and what could not be read said with its file, cell and line.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import traceback
 from collections.abc import Collection, Sequence
@@ -78,7 +79,9 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
         leaks = find_leaks(record, lambda site: _where(program, site.line))
         placed = _placed(program, leaks)
         if as_run is not None:
-            placed += _only_as_run(as_run, placed, project, modules)
+            # a second reading that fails leaves the file's own order's findings, which stand
+            with contextlib.suppress(Exception):
+                placed += _only_as_run(as_run, placed, project, modules)
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
         where = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"the analysis failed ({type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno})"

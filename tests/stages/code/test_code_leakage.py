@@ -877,3 +877,18 @@ def test_modules_past_the_reading_s_limits_are_said_in_the_summary(
     assert summary.evidence["modules_past_limits"] == ["prep.py"]
     assert "modules_read" not in summary.evidence
     assert [f.code for f in report.findings if f.code.startswith("CDL00")] == ["CDL009"]
+
+
+def test_a_failure_of_the_second_reading_in_run_order_leaves_the_files_own_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.code import analysis
+
+    def fails(*args: object) -> tuple[()]:
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(analysis, "_only_as_run", fails)
+    cells = [_SCALED_CELLS[0], _SCALED_CELLS[2], _SCALED_CELLS[1], _SCALED_CELLS[3]]
+    (tmp_path / "nb.ipynb").write_text(_cells_run(cells, [1, 2, 4, 3]))
+    found = [f for f in _audit(tmp_path, {"paths": ["nb.ipynb"]}).findings if f.code != "CDL009"]
+    assert [(f.code, f.severity.value) for f in found] == [("CDL001", "error")]
