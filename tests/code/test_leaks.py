@@ -20,6 +20,16 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 """
+# A churn label made numbers, renamed, then the features taken by dropping {dropped} and keeping numbers.
+_RENAMED_LABEL = """
+        from sklearn.ensemble import RandomForestClassifier
+        df = pd.read_csv("d.csv")
+        df["Churn"] = df["Churn"].map({{"Yes": 1, "No": 0}})
+        df = df.rename(columns={{"Churn": "label"}})
+        X = df.drop(columns=["customerID", {dropped}).select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"])
+        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """
 # Each case's lines are counted after HEAD (line 1 is the case's first line).
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "scaler fitted under an alias of its module": (
@@ -316,28 +326,13 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("label_in_features", 7)],
     ),
+    # the old name dropped (errors="ignore") leaves the renamed label; the new name dropped does not
     "a label mapped to numbers, renamed, dropped by its old name, kept by select_dtypes": (
-        """
-        from sklearn.ensemble import RandomForestClassifier
-        df = pd.read_csv("d.csv")
-        df["Churn"] = df["Churn"].map({"Yes": 1, "No": 0})
-        df = df.rename(columns={"Churn": "label"})
-        X = df.drop(columns=["customerID", "Churn"], errors="ignore").select_dtypes("number")
-        X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"])
-        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _RENAMED_LABEL.format(dropped='"Churn"], errors="ignore"'),
         [("label_in_features", 7)],
     ),
     "a label mapped to numbers, renamed, dropped by its new name before select_dtypes": (
-        """
-        from sklearn.ensemble import RandomForestClassifier
-        df = pd.read_csv("d.csv")
-        df["Churn"] = df["Churn"].map({"Yes": 1, "No": 0})
-        df = df.rename(columns={"Churn": "label"})
-        X = df.drop(columns=["customerID", "label"]).select_dtypes("number")
-        X_tr, X_te, y_tr, y_te = train_test_split(X, df["label"])
-        print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))
-        """,
+        _RENAMED_LABEL.format(dropped='"label"]'),
         [],
     ),
     "a label stored as a column and a sibling of it listed by name among the features": (
