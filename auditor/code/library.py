@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+from collections.abc import Hashable
 from dataclasses import replace
 
 from auditor.code import catalog
@@ -15,7 +16,7 @@ from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
-from auditor.code.state import BATCHES, HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
+from auditor.code.state import BATCHES, DATASET_DICT, HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     EACH_ITEM,
@@ -127,6 +128,8 @@ class Library(Estimators, TorchLoops):
         role = catalog.class_role(qualname)
         if role is not None:
             return self.construct(qualname, role, args, kwargs, node)
+        if package == "datasets" and last == "DatasetDict":
+            return self._dataset_dict_made(args, kwargs, node)
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
         path = path_called(qualname, args, kwargs)
@@ -440,6 +443,21 @@ class Library(Estimators, TorchLoops):
             # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
             return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
         return Value(data=data)
+
+    def _dataset_dict_made(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """DatasetDict({"train": a, "validation": b}) or DatasetDict(train=a, ...): each part kept under its own
+        name, as a dict's are, so dd["validation"] is b and not every part given."""
+        made = self.obj(node, DATASET_DICT)
+        given: dict[Hashable, Value] = {}
+        mappings = [*args[:1], *([kwargs["**"]] if "**" in kwargs else [])]
+        for value in mappings:
+            for oid in sorted(value.objects):
+                given.update(self.record.objects[oid].entries)
+        given.update((k, v) for k, v in kwargs.items() if k != "**")
+        made.entries.update(given)
+        # every part given, also those of a mapping whose keys the walk cannot read
+        made.elements = join_all([*given.values(), *(self.iterate(m) for m in mappings)])
+        return Value(objects=frozenset({made.id}))
 
     def written_to(self, reader: str, where: ast.expr, data: Data) -> None:
         """Rows written to a file at a path the walk can read (`df.to_csv("prep.csv")`): a later read of that path

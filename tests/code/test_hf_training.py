@@ -16,7 +16,7 @@ HEAD = """\
 import evaluate
 import numpy as np
 import torch
-from datasets import concatenate_datasets, load_dataset
+from datasets import DatasetDict, concatenate_datasets, load_dataset
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
@@ -70,7 +70,26 @@ _AUGMENTED = """
     print(LogisticRegression().fit(X_tr, parts["train"]["label"]).score(X_te, parts["test"]["label"]))
 """
 
+# A validation part carved from the published training split, the parts put in a new DatasetDict by name.
+_REGROUPED = """
+    carved = enc["train"].train_test_split(test_size=0.1, seed=0)
+    parts = DatasetDict({made})""" + _BEST_AT_END.format(trainer="Trainer", watched='parts["validation"]').replace(
+    'enc["test"]', 'parts["test"]'
+)
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the best epoch kept on a validation part carved from the training split, regrouped in a DatasetDict": (
+        _REGROUPED.format(made='{"train": carved["train"], "validation": carved["test"], "test": enc["test"]}'),
+        [],
+    ),
+    "the same, the DatasetDict given its parts by keyword": (
+        _REGROUPED.format(made='train=carved["train"], validation=carved["test"], test=enc["test"]'),
+        [],
+    ),
+    "LEAK: a DatasetDict whose validation part is the published test split, the best epoch kept on it": (
+        _REGROUPED.format(made='{"train": carved["train"], "validation": enc["test"], "test": enc["test"]}'),
+        [("multi_test", 5)],
+    ),
     "LEAK: augmented copies of every row concatenated, then split": (
         _AUGMENTED.format(
             made='parts = concatenate_datasets([enc["train"], enc["train"].map(word_dropout)]).train_test_split(0.2)'
