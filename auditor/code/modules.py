@@ -64,6 +64,10 @@ class _State:
     cache: ModuleCache
     placed: list[Placed] = field(default_factory=list)
     done: set[Path] = field(default_factory=set)  # read into the program once, as Python runs a module once
+    # The names every import in the program and its modules takes from each module: its one placement computes
+    # them all, so that a module imported again (by a module the program imports) binds the same values.
+    taken: dict[Path, set[str]] = field(default_factory=dict)
+    shared: dict[Path, dict[str, str]] = field(default_factory=dict)  # a placed module's names -> its globals
     unread: list[Unread] = field(default_factory=list)
     lines: int = 0  # lines of module code placed
     left: set[Path] = field(default_factory=set)  # modules not read for the limits
@@ -79,7 +83,11 @@ def with_project_modules(program: Program, project: Collection[Path], cache: Mod
     state = _State(cache.files[key], cache)
     state.done.add(program.path.resolve())
     # Most files import no module of the project: their tree is not copied.
-    tree = _copied(program.tree) if _imports_project(program.path, program.tree, state) else program.tree
+    if not _imports_project(program.path, program.tree, state):
+        tree = program.tree
+    else:
+        tree = _copied(program.tree)
+        state.taken = _taken_everywhere(program.path, program.tree, state)
     _place_imports(program.path, tree, state, 0)
     unread = tuple(dict.fromkeys(state.unread))
     left = tuple(sorted(state.left - state.done))
@@ -308,6 +316,8 @@ def _module_call(
     the names the importer binds (``names``: the module's name -> the importer's), with the names it binds
     of those; None if it is not read (already read, too deep, unreadable, or binding none of them)."""
     path = path.resolve()
+    if path in state.shared:  # placed already: its values, as Python binds them from the module run once
+        return _bound_again(path, stmt, names, state)
     if path in state.done:
         return None
     if depth >= MAX_DEPTH or len(state.placed) >= MAX_MODULES:
@@ -321,7 +331,9 @@ def _module_call(
     wanted = {own: theirs for own, theirs in names.items() if own in module.defined}
     if not wanted:
         return None
-    needed, uses = _needed(module, set(wanted))
+    # what other imports of it take (in the program or a module it imports): computed too, kept as globals
+    others = sorted((state.taken.get(path, set()) & module.defined) - set(wanted))
+    needed, uses = _needed(module, set(wanted) | set(others))
     lines = sum((s.end_lineno or s.lineno) - s.lineno + 1 for s in needed)
     if state.lines + lines > MAX_LINES:
         state.left.add(path)
@@ -335,23 +347,92 @@ def _module_call(
     _place_imports(path, body_tree, state, depth + 1, uses)
     # A name a program is unlikely to bind, and a valid one: some readings match the file's functions by name.
     function = f"_module_{number}_{path.stem}"
-    returned = ast.Return(ast.Tuple([ast.Name(own, ast.Load()) for own in wanted], ast.Load()))
+    returned_names = [*wanted, *others]
+    returned = ast.Return(ast.Tuple([ast.Name(own, ast.Load()) for own in returned_names], ast.Load()))
     define = ast.FunctionDef(
         name=function,
         args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[*body_tree.body, ast.copy_location(returned, stmt)],
         decorator_list=[],
     )
+    made: list[ast.stmt] = [define]
+    kept = {own: f"{function}__{own}" for own in returned_names} if state.taken.get(path) else {}
+    targets = [*wanted.values(), *(kept[own] for own in others)]
     bind = ast.Assign(
-        targets=[ast.Tuple([ast.Name(theirs, ast.Store()) for theirs in wanted.values()], ast.Store())],
+        targets=[ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())],
         value=ast.Call(ast.Name(function, ast.Load()), [], []),
     )
+    extra: list[ast.stmt] = []
+    if kept:
+        # kept where any later import of the module finds them: a module's body placed here runs in a function,
+        # whose names are its own unless declared global (at the program's top level they are global already)
+        if depth > 0:
+            extra.append(ast.Global(names=list(kept.values())))
+        extra += [
+            ast.Assign(targets=[ast.Name(kept[own], ast.Store())], value=ast.Name(theirs, ast.Load()))
+            for own, theirs in wanted.items()
+        ]
+        state.shared[path] = kept
     # Only the nodes made here lack a place (the body's are the module's own): each is given the import's.
-    for node in (returned, bind):
+    for node in (returned, bind, *extra):
         ast.fix_missing_locations(ast.copy_location(node, stmt))
     ast.copy_location(define, stmt)
     define.end_lineno = max(stmt.end_lineno or stmt.lineno for stmt in define.body)
-    return [define, bind], wanted
+    declared = extra[:1] if depth > 0 else []
+    made += [*declared, bind, *extra[len(declared) :]]
+    return made, wanted
+
+
+def _bound_again(
+    path: Path, stmt: ast.stmt, names: dict[str, str], state: _State
+) -> tuple[list[ast.stmt], dict[str, str]] | None:
+    """A module placed once, imported again: the names this import takes bound from the values its placement
+    kept (None when it kept none of them: the import stays as written)."""
+    kept = state.shared[path]
+    taken = {own: theirs for own, theirs in names.items() if own in kept}
+    if not taken:
+        return None
+    bind = ast.Assign(
+        targets=[ast.Tuple([ast.Name(theirs, ast.Store()) for theirs in taken.values()], ast.Store())],
+        value=ast.Tuple([ast.Name(kept[own], ast.Load()) for own in taken], ast.Load()),
+    )
+    ast.fix_missing_locations(ast.copy_location(bind, stmt))
+    return [bind], taken
+
+
+def _taken_everywhere(path: Path, tree: ast.Module, state: _State) -> dict[Path, set[str]]:
+    """The names each project module gives the imports of the program at ``path`` and of the modules it
+    imports, however deep: `from data import df, FEATURES` takes two, `import data` then `data.df` one."""
+    found: dict[Path, set[str]] = {}
+    seen = {path.resolve()}
+    todo = [(path, tree)]
+    while todo:
+        importer, module_tree = todo.pop()
+        uses = _attribute_index(module_tree)
+        for block in _module_blocks(module_tree, functions=True):
+            for stmt in block:
+                if isinstance(stmt, ast.Import):
+                    for alias in stmt.names:
+                        target = _resolve(importer, alias.name, 0, state)
+                        if target is not None:
+                            found.setdefault(target.resolve(), set()).update(uses.get(alias.asname or alias.name, ()))
+                elif isinstance(stmt, ast.ImportFrom):
+                    base = stmt.module or ""
+                    target = _resolve(importer, base, stmt.level, state) if base or stmt.level else None
+                    for alias in stmt.names:
+                        full = f"{base}.{alias.name}" if base else alias.name
+                        sub = _resolve(importer, full, stmt.level, state) if alias.name != "*" else None
+                        if sub is not None:
+                            found.setdefault(sub.resolve(), set()).update(uses.get(alias.asname or alias.name, ()))
+                        elif target is not None and alias.name != "*":
+                            found.setdefault(target.resolve(), set()).add(alias.name)
+        for module_path in list(found):
+            if module_path not in seen:
+                seen.add(module_path)
+                module = _read(module_path, state)
+                if module is not None:
+                    todo.append((module_path, ast.Module(body=module.body, type_ignores=[])))
+    return found
 
 
 _Node = TypeVar("_Node", bound=ast.AST)

@@ -633,3 +633,68 @@ def test_a_module_imported_inside_a_function_is_read_where_it_is_imported(
 ) -> None:
     _write(tmp_path, {"prep.py": LOADERS, "train.py": IN_MAIN.format(imports=imports, load=load)})
     assert [(kind, where) for kind, where, _ in _found(tmp_path)] == expected
+
+
+# data.py read and cut once; features.py and train.py both import it, as a project split in three files does.
+_DATA = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+FEATURES = ["temp", "humidity"]
+TARGET = "kwh"
+df = pd.read_csv("energy.csv")
+train, test = train_test_split(df, test_size=0.25, random_state=1)
+"""
+
+_SCORED = """\
+from sklearn.linear_model import Ridge
+{imports}
+model = Ridge().fit({X_train}, {y_train})
+print(model.score({X_test}, {y_test}))
+"""
+
+
+@pytest.mark.parametrize("features_first", [False, True])
+def test_a_module_imported_again_by_a_module_the_program_imports_gives_the_same_values(
+    tmp_path: Path, features_first: bool
+) -> None:
+    """Python runs data.py once: features.py's `df` is train.py's. An imputer fitted there on every row, the rows
+    then split in train.py, is found, whichever of the two imports comes first."""
+    imports = ["from data import TARGET, df", "from features import X_imputed"]
+    _write(
+        tmp_path,
+        {
+            "data.py": _DATA,
+            "features.py": "from sklearn.impute import SimpleImputer\n\nfrom data import FEATURES, df\n\n"
+            "X_imputed = SimpleImputer().fit_transform(df[FEATURES])\n",
+            "train.py": SPLIT_AND_SCORE.format(
+                imports="\n".join(imports[::-1] if features_first else imports), X="X_imputed", y="df[TARGET]"
+            ),
+        },
+    )
+    found = _found(tmp_path, read=("data.py", "features.py"))
+    assert [kind for kind, _, _ in found] == ["preprocessing"]
+    assert "at features.py line 5" in found[0][2]
+
+
+def test_a_scaler_fitted_in_a_module_on_the_training_part_of_a_split_made_in_another_is_clean(
+    tmp_path: Path,
+) -> None:
+    """The same split seen from both modules: features.py fits on its training part, train.py scores its test part
+    (read as two splits, the scaler's rows would seem to hold the scored ones)."""
+    _write(
+        tmp_path,
+        {
+            "data.py": _DATA,
+            "features.py": "from sklearn.preprocessing import StandardScaler\n\nfrom data import FEATURES, train\n\n"
+            "scaler = StandardScaler().fit(train[FEATURES])\n",
+            "train.py": _SCORED.format(
+                imports="from data import FEATURES, TARGET, test, train\nfrom features import scaler",
+                X_train="scaler.transform(train[FEATURES])",
+                y_train="train[TARGET]",
+                X_test="scaler.transform(test[FEATURES])",
+                y_test="test[TARGET]",
+            ),
+        },
+    )
+    assert _found(tmp_path, read=("data.py", "features.py")) == []
