@@ -21,6 +21,8 @@ from auditor.code.catalog import (
 from auditor.code.events import Obj, Train, nested_steps
 from auditor.code.sources import Program
 from auditor.code.state import (
+    ARGUMENT_PARSER,
+    ARGUMENTS,
     CONTAINER,
     DATASET_DICT,
     LOCAL,
@@ -278,6 +280,8 @@ class Estimators(WalkState):
             return self._lightning_method(found, name, args, kwargs, node)
         if found.qualname == DATASET_DICT:
             return self._dataset_dict_method(found, name, args, kwargs, node)
+        if found.qualname == ARGUMENT_PARSER:
+            return self._parser_method(found, name, args, kwargs, node)
         if found.qualname.startswith(LOCAL) and name == "fit_transform":
             inherited = self._inherited_fit_transform(found, args, kwargs, node)
             if inherited is not None:
@@ -549,6 +553,36 @@ class Estimators(WalkState):
         if found.elements.data is not None:
             made.elements = self.data_method(found.elements, name, args, kwargs, node)
         return Value(objects=frozenset({made.id}))
+
+    def _parser_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """An argparse parser: each option's default kept under its name (`add_argument("--data-dir",
+        default="data")` is `args.data_dir`), what parse_args() gives when the script runs without arguments; an
+        option of no known default is not known."""
+        if name in ("add_argument_group", "add_mutually_exclusive_group"):
+            return Value(objects=frozenset({found.id}))  # its options are the parser's
+        if name == "add_argument":
+            flags = [str(a.const) for a in args if isinstance(a.const, str)]
+            dest = kwargs["dest"].const if "dest" in kwargs and isinstance(kwargs["dest"].const, str) else None
+            if dest is None and flags:
+                long = next((f for f in flags if f.startswith("--")), None)
+                dest = (long or flags[0]).lstrip("-").replace("-", "_")
+            if dest:
+                action = kwargs.get("action", NOTHING).const
+                default = kwargs.get("default")
+                if default is None and action in ("store_true", "store_false"):
+                    default = Value(consts=frozenset({action == "store_false"}))
+                elif default is None and flags and flags[0].startswith("-"):
+                    default = Value(consts=frozenset({None}))  # an option not given is None
+                found.entries[dest] = default if default is not None else NOTHING
+            return NOTHING
+        if name in ("parse_args", "parse_known_args", "parse_intermixed_args"):
+            namespace = self.obj(node, ARGUMENTS)
+            namespace.entries.update(found.entries)
+            parsed = Value(objects=frozenset({namespace.id}))
+            return Value(items=(parsed, NOTHING)) if name == "parse_known_args" else parsed
+        return NOTHING
 
     def _inherited_fit_transform(
         self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call

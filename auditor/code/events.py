@@ -119,6 +119,8 @@ class Train:
     chooses_by_watched: bool = False  # early stopping or best-model selection on the watched data
     search: bool = False  # a hyper-parameter search (it cross-validates on x, then refits)
     loops: tuple[int, ...] = ()
+    # trained by its loss's gradients in a hand-written loop: x is the loss's rows, their labels among them
+    by_loss: bool = False
 
     @property
     def rows(self) -> Data | None:

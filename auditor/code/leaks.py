@@ -579,9 +579,11 @@ class _Rules:
     def _test_file_learned(self, atom: Atom, train: Train) -> bool:
         """Rows of a file named as a test set (`test.csv`, `X_test.npy`, `holdout.parquet`) whose labels a model
         learned from: scoring it on them again is no training score but the test set trained on."""
-        if train.y is None or train.y.predicted:  # pseudo-labels: the model's own predictions, not the test's
+        # a hand-written loop learns the labels among its loss's rows
+        labels = train.y if train.y is not None else train.x if train.by_loss else None
+        if labels is None or labels.predicted:  # pseudo-labels: the model's own predictions, not the test's
             return False
-        return self._test_file(atom) and any(self.shares(a, atom) for a in train.y.rows)
+        return self._test_file(atom) and any(self.shares(a, atom) for a in labels.rows)
 
     def _test_file(self, atom: Atom) -> bool:
         origin = self.r.origins.get(atom.origin)

@@ -16,7 +16,16 @@ from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
-from auditor.code.state import BATCHES, DATASET_DICT, HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS
+from auditor.code.state import (
+    ARGUMENT_PARSER,
+    BATCHES,
+    DATASET_DICT,
+    HF_METRIC,
+    LOCAL,
+    NEIGHBOURS,
+    NOT_SELF,
+    OTHER_NEIGHBOURS,
+)
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
     EACH_ITEM,
@@ -130,6 +139,8 @@ class Library(Estimators, TorchLoops):
             return self.construct(qualname, role, args, kwargs, node)
         if package == "datasets" and last == "DatasetDict":
             return self._dataset_dict_made(args, kwargs, node)
+        if qualname == ARGUMENT_PARSER:
+            return Value(objects=frozenset({self.obj(node, ARGUMENT_PARSER).id}))
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
         path = path_called(qualname, args, kwargs)
@@ -515,6 +526,9 @@ class Library(Estimators, TorchLoops):
         if isinstance(expr, ast.Constant | ast.Name):  # read without walking anything again
             known = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
             return known if isinstance(known, str) else None
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # args.root: an option's default
+            known = self.ev(expr).const
+            return known if isinstance(known, str) else None
         parts: list[str | None]
         if isinstance(expr, ast.JoinedStr):
             parts = [
@@ -620,12 +634,13 @@ class Library(Estimators, TorchLoops):
         the normalisation, once with it), they are the same images."""
         where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "root"), None)
         root = self.whole(where)
-        fixed = isinstance(where, ast.Constant) or (isinstance(where, ast.Name) and self.ev(where).const is not None)
-        if not fixed or self._read_anew(node):  # a folder per pass of a loop, or one the walk cannot name
+        # the folder's path as its text ("images", ROOT, args.root's default, f"{DATA}/train")
+        path = self._path_text(where) if where is not None else None
+        if path is None or self._read_anew(node):  # a folder per pass of a loop, or one the walk cannot name
             return Value(data=self._transformed(self.source(node, f"ImageFolder({root})", read=True), kwargs))
-        if root not in self._folders:
-            self._folders[root] = replace(self.source(node, f"ImageFolder({root})", read=True), columns=None)
-        return Value(data=self._transformed(self._folders[root], kwargs))
+        if path not in self._folders:
+            self._folders[path] = replace(self.source(node, f"ImageFolder({root})", read=True), columns=None)
+        return Value(data=self._transformed(self._folders[path], kwargs))
 
     def _transformed(self, data: Data, kwargs: dict[str, Value]) -> Data:
         """Images read through transform=Compose([..., Normalize(mean, std)]): the statistics it was built with are in

@@ -35,6 +35,9 @@ OTHER_NEIGHBOURS = "<other rows' neighbours>"
 NOT_SELF = "<not each row itself>"
 BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
 DATASET_DICT = "datasets.DatasetDict"  # a Hub data set's published splits, each under its name
+# argparse: a parser's options as the script runs without arguments (their defaults), read as its namespace's
+ARGUMENT_PARSER = "argparse.ArgumentParser"
+ARGUMENTS = "argparse.Namespace"
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 

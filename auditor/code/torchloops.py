@@ -148,6 +148,7 @@ class TorchLoops(WalkState):
             seen, node = pending
             found = self.record.objects[oid]
             train = self.train(node, f"{found.name} (loss.backward, optimizer step)", found, seen, None)
+            train.by_loss = True
             found.trains = found.trains | {train.id}
 
     def torch_subclass(self, found: Obj) -> None:

@@ -44,7 +44,44 @@ _MEASURED = """
     tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize((mean / n).tolist(), (std / n).tolist())])
 """
 
+# Folders named by a script's options (argparse), as run without arguments: their defaults.
+_OPTIONS = """
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", default="data/images")
+    parser.add_argument("--train-dir", default="data/train")
+    parser.add_argument("--test-dir", default="data/test")
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+"""
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a folder named by an option measured batch by batch, read again normalised, split at random": (
+        _OPTIONS
+        + """
+    measured = datasets.ImageFolder(args.root, transform=transforms.ToTensor())
+"""
+        + _MEASURED
+        + """
+    full = datasets.ImageFolder(args.root, transform=tf)
+    train_ds, test_ds = random_split(full, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
+"""
+        + _TRAIN_AND_SCORE,
+        [("preprocessing", 13), ("preprocessing", 14)],
+    ),
+    "the training folder's option measured, the two folders' options normalised by it": (
+        _OPTIONS
+        + """
+    measured = datasets.ImageFolder(args.train_dir, transform=transforms.ToTensor())
+"""
+        + _MEASURED
+        + """
+    train_ds = datasets.ImageFolder(args.train_dir, transform=tf)
+    test_ds = datasets.ImageFolder(args.test_dir, transform=tf)
+"""
+        + _TRAIN_AND_SCORE,
+        [],
+    ),
     "LEAK: the pixels' mean and std over both published parts, given to both parts' transform": (
         """
     raw_train = datasets.CIFAR10("data", train=True, download=True)

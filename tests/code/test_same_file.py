@@ -25,7 +25,38 @@ X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=
 print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
 """
 
+# Two files as tensors, a network trained by a hand-written loop on a ConcatDataset of {parts}, scored on {scored}.
+_TORCH_FILES = """import torch
+from torch.utils.data import ConcatDataset, DataLoader, TensorDataset
+def tensors(frame):
+    return TensorDataset(torch.tensor(frame[["a", "b"]].values), torch.tensor(frame["y"].values))
+parts = {{}}
+parts["train"] = tensors(pd.read_csv("data/har_train.csv"))
+parts["extra"] = tensors(pd.read_csv("data/har_extra.csv"))
+parts["test"] = tensors(pd.read_csv("data/har_test.csv"))
+net, loss_fn = torch.nn.Linear(2, 2), torch.nn.CrossEntropyLoss()
+opt = torch.optim.Adam(net.parameters())
+for xb, yb in DataLoader(ConcatDataset([parts[n] for n in {parts}]), batch_size=64, shuffle=True):
+    opt.zero_grad()
+    loss_fn(net(xb), yb).backward()
+    opt.step()
+correct = sum((net(xb).argmax(1) == yb).sum().item() for xb, yb in DataLoader(parts["{scored}"], batch_size=256))
+print(correct)
+"""
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a network trained by a loop on the training and test files together, then scored on the test file": (
+        _TORCH_FILES.format(parts='["train", "test"]', scored="test"),
+        [("overlap", 13)],
+    ),
+    "a network trained by a loop on the training and extra files, scored on the test file": (
+        _TORCH_FILES.format(parts='["train", "extra"]', scored="test"),
+        [],
+    ),
+    "a network trained by a loop on the training and extra files, scored on the training file (a training score)": (
+        _TORCH_FILES.format(parts='["train", "extra"]', scored="train"),
+        [],
+    ),
     "medians of one read fill a second read of the same file": (
         'medians = pd.read_csv("data/houses.csv")[["a", "b"]].median().to_dict()\n'
         'df = pd.read_csv("data/houses.csv")\ndf = df.fillna(medians)' + _SPLIT_AND_SCORE,
