@@ -577,9 +577,13 @@ class Estimators(WalkState):
                     default = Value(consts=frozenset({None}))  # an option not given is None
                 found.entries[dest] = default if default is not None else NOTHING
             return NOTHING
+        if name == "set_defaults":
+            found.entries.update((k, v) for k, v in kwargs.items() if k != "**")
+            return NOTHING
         if name in ("parse_args", "parse_known_args", "parse_intermixed_args"):
             namespace = self.obj(node, ARGUMENTS)
-            namespace.entries.update(found.entries)
+            if not args and "args" not in kwargs:  # arguments given in the code may set any option: none known
+                namespace.entries.update(found.entries)
             parsed = Value(objects=frozenset({namespace.id}))
             return Value(items=(parsed, NOTHING)) if name == "parse_known_args" else parsed
         return NOTHING
