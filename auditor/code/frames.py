@@ -1463,6 +1463,8 @@ class Frames(WalkState):
             number = incoming is not None and incoming.number
             for name in names:
                 columns = columns.adding(name, sources, number)
+            if incoming is not None and incoming.numeric:  # df["log_price"] = np.log1p(df["price"]): price too
+                columns = replace(columns, numbers=columns.numbers | incoming.numeric)
         # Values stored in named columns carry their fits in those columns only: a LabelEncoder's codes of the
         # target in df["y"] leave with the column when the features are df.drop(columns="y").
         named = columns is not None and bool(names) and indexer != "iloc" and not (columns and columns.opaque)

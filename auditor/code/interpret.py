@@ -666,6 +666,10 @@ class Walker(Calls, Frames):
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.ev(node.left), self.ev(node.right)
         combined = self.combine(left, right)
+        if isinstance(node.op, _NUMERIC_OPS) and combined.data is not None:
+            # df["price"] / df["sqft"], df["sales"] - 1: columns of text have no such arithmetic, so they are numbers
+            shown = frozenset().union(*(v.data.sources for v in (left, right) if v.data is not None and v.data.picked))
+            combined = replace(combined, data=replace(combined.data, numeric=combined.data.numeric | shown))
         masks = [v.data.mask for v in (left, right) if v.data is not None and v.data.mask is not None]
         if isinstance(node.op, ast.BitAnd) and len(masks) == 2 and combined.data is not None:
             # (df.date < cut) & (df.store != 3): the rows where both hold, each condition kept (frames.py)
@@ -1215,3 +1219,7 @@ def _formatted(part: ast.expr, value: object) -> str | None:
         return format(shown, "".join(str(w) for w in written)) if shown is not None else None
     except (ValueError, TypeError):
         return None
+
+
+# Arithmetic that text (or a column of it) does not have: `+` joins texts, `*` repeats them, `%` formats them.
+_NUMERIC_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow)

@@ -46,6 +46,8 @@ from auditor.code.values import (
 )
 
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
+# numpy's functions of numbers only: a column given them holds numbers
+_NUMBER_FUNCTIONS = frozenset(["log", "log1p", "log2", "log10", "exp", "expm1", "sqrt", "cbrt", "square", "reciprocal"])
 _PREDICTED_NAMES = ("y_pred", "y_score", "y_prob", "probas_pred", "labels_pred", "y_proba")
 # Builtins and methods that choose among scores: the best, an order, an index of the best.
 _CHOOSERS = frozenset({"max", "min", "sorted"})
@@ -131,6 +133,14 @@ class Library(Estimators, TorchLoops):
         return (fid, cls) if fid is not None else None
 
     def call_name(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        out = self._call_name(qualname, args, kwargs, node)
+        if qualname.startswith("numpy.") and qualname.rpartition(".")[2] in _NUMBER_FUNCTIONS and out.data is not None:
+            # np.log1p(df["price"]): the columns taken are numbers, and so is the result
+            shown = frozenset().union(*(a.data.sources for a in args[:1] if a.data is not None and a.data.picked))
+            out = replace(out, data=replace(out.data, number=True, numeric=out.data.numeric | shown))
+        return out
+
+    def _call_name(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         package = qualname.partition(".")[0]
         last = qualname.rpartition(".")[2]
         pair = (package, last)

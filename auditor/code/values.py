@@ -361,6 +361,9 @@ class Data:
     # lines where the rows were put in random order (sample(frac=1)) and not sorted again since: a cut by position
     # after it draws each part at random, as a shuffled split does
     shuffled: frozenset[int] = frozenset()
+    # the table columns these values show to hold numbers (a log or a division of them: text has neither), so
+    # select_dtypes("number") keeps them
+    numeric: frozenset[str] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -403,6 +406,7 @@ class Data:
             self.each_row and other.each_row,
             self.group_key if self.group_key == other.group_key else frozenset(),
             self.shuffled | other.shuffled,
+            self.numeric | other.numeric,
         )
 
     @property

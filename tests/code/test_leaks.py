@@ -20,6 +20,17 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 """
+# A price regressed as its log, the features the numbers left once {dropped} are dropped: np.log1p shows the price
+# is numbers, so select_dtypes keeps it unless it is dropped.
+_LOGGED_LABEL = """
+        from sklearn.ensemble import RandomForestRegressor
+        df = pd.read_csv("d.csv")
+        df["log_price"] = np.log1p(df["sale_price"])
+        df["age"] = 2024 - df["year_built"]
+        X = df.drop(columns=[{dropped}]).select_dtypes("number")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["log_price"])
+        print(RandomForestRegressor().fit(X_tr, y_tr).score(X_te, y_te))
+        """
 # A churn label made numbers, renamed, then the features taken by dropping {dropped} and keeping numbers.
 _RENAMED_LABEL = """
         from sklearn.ensemble import RandomForestClassifier
@@ -325,6 +336,20 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
         [("label_in_features", 7)],
+    ),
+    "a price logged as the label, the price itself kept by select_dtypes": (
+        _LOGGED_LABEL.format(dropped='"house_id", "log_price"'),
+        [("label_in_features", 7)],
+    ),
+    "a price in thousands as the label, the price itself kept by select_dtypes": (
+        _LOGGED_LABEL.format(dropped='"house_id", "log_price"').replace(
+            'np.log1p(df["sale_price"])', 'df["sale_price"] / 1000'
+        ),
+        [("label_in_features", 7)],
+    ),
+    "a price logged as the label, the price dropped with its log before select_dtypes": (
+        _LOGGED_LABEL.format(dropped='"house_id", "log_price", "sale_price"'),
+        [],
     ),
     # the old name dropped (errors="ignore") leaves the renamed label; the new name dropped does not
     "a label mapped to numbers, renamed, dropped by its old name, kept by select_dtypes": (
