@@ -833,6 +833,10 @@ class Library(Estimators, TorchLoops):
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets", "dsets")
         parts = [v for v in (given.items or ()) if v.data is not None]
+        if qualname.endswith("ConcatDataset"):
+            # Dataset classes of the file among them: every row each holds (what its __getitem__ gives by index)
+            held = [self.iterate(v) for v in (given.items or ()) if v.data is None and v.objects]
+            parts += [Value(data=replace(h.data, each_row=False)) for h in held if h.data is not None]
         if not parts:
             # np.vstack(s.values): the arrays of every row, stacked back into those rows (not one row's)
             each = self.iterate(given)

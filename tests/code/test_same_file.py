@@ -44,7 +44,33 @@ correct = sum((net(xb).argmax(1) == yb).sum().item() for xb, yb in DataLoader(pa
 print(correct)
 """
 
+# The same three files, each as a Dataset class of the file's own that holds its rows and gives them by index.
+_OWN_DATASETS = _TORCH_FILES.replace(
+    """def tensors(frame):
+    return TensorDataset(torch.tensor(frame[["a", "b"]].values), torch.tensor(frame["y"].values))
+""",
+    """class Rows(torch.utils.data.Dataset):
+    def __init__(self, frame):
+        self.x = torch.tensor(frame[["a", "b"]].values)
+        self.y = torch.tensor(frame["y"].values)
+    def __len__(self):
+        return len(self.y)
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+tensors = Rows
+""",
+)
+assert "class Rows" in _OWN_DATASETS
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a network trained on the file's own Datasets of the training and test files, scored on the test file": (
+        _OWN_DATASETS.format(parts='["train", "test"]', scored="test"),
+        [("overlap", 20)],
+    ),
+    "a network trained on the file's own Datasets of the training and extra files, scored on the test file": (
+        _OWN_DATASETS.format(parts='["train", "extra"]', scored="test"),
+        [],
+    ),
     "a network trained by a loop on the training and test files together, then scored on the test file": (
         _TORCH_FILES.format(parts='["train", "test"]', scored="test"),
         [("overlap", 13)],
