@@ -1060,8 +1060,7 @@ class Estimators(WalkState):
         filled with a fold number (0 or more) hold out that part's rows. None when a piece cannot be read."""
         fold = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "test_fold"), None)
         if isinstance(fold, ast.Name):
-            defs = self.names.definitions(fold)
-            fold = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            fold = self.assigned_once(fold)
         pieces = _fold_pieces(fold) if fold is not None else None
         if not pieces:
             return None

@@ -1254,8 +1254,7 @@ class Frames(WalkState):
         if named and isinstance(node, ast.Name) and depth < 4:
             # `test_start = train_end - 168`, then `[test_start:]`: the bound the name was given, so it compares
             # with `[:train_end]` (a value with a call in it is not walked again)
-            defs = self.names.definitions(node)
-            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            written = self.assigned_once(node)
             if (
                 isinstance(written, ast.BinOp)
                 and isinstance(written.op, ast.Add | ast.Sub)
@@ -1321,8 +1320,7 @@ class Frames(WalkState):
         """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the
         positions of the slice `[a:b]`, so that two such ranges compare as two slices do (None: anything else)."""
         if isinstance(node, ast.Name):
-            defs = self.names.definitions(node)
-            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            written = self.assigned_once(node)
             node = written if written is not None else node
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple"):
             # list(range(a, b)): the same positions, in a list
@@ -1353,8 +1351,7 @@ class Frames(WalkState):
     def _min_max(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
         """`min(a, b)` or `max(a, b)` of the builtins, written in place or as the one value a name is assigned."""
         if isinstance(node, ast.Name):
-            defs = self.names.definitions(node)
-            written = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+            written = self.assigned_once(node)
             node = written if written is not None else node
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")):
             return None
@@ -1370,8 +1367,7 @@ class Frames(WalkState):
         found = [node]
         for name in ast.walk(node):
             if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
-                defs = self.names.definitions(name)
-                value = self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+                value = self.assigned_once(name)
                 if value is not None:
                     found.append(value)
         return found

@@ -132,20 +132,24 @@ def _place_imports(
 
 def _imports_project(importer: Path, tree: ast.Module, state: _State) -> bool:
     """Whether an import of ``tree`` names a module of the project that may be read."""
+    return any(sub is not None or base is not None for _, sub, base in _imported(importer, tree, state))
+
+
+def _imported(importer: Path, tree: ast.Module, state: _State) -> Iterator[tuple[ast.alias, Path | None, Path | None]]:
+    """Each name an import of ``tree`` (its functions included) gives, with the project module it names itself
+    (`import a.b`, `from pkg import prep`) and the one it is taken from (`from data import df`: data.py)."""
     for block in _module_blocks(tree, functions=True):
         for stmt in block:
             if isinstance(stmt, ast.Import):
-                named = [(a.name, 0) for a in stmt.names]
+                for alias in stmt.names:
+                    yield alias, _resolve(importer, alias.name, 0, state), None
             elif isinstance(stmt, ast.ImportFrom):
-                base = stmt.module or ""
-                named = [(base, stmt.level)] + [
-                    (f"{base}.{a.name}" if base else a.name, stmt.level) for a in stmt.names
-                ]
-            else:
-                continue
-            if any((module or level) and _resolve(importer, module, level, state) for module, level in named):
-                return True
-    return False
+                module = stmt.module or ""
+                base = _resolve(importer, module, stmt.level, state) if module or stmt.level else None
+                for alias in stmt.names:
+                    full = f"{module}.{alias.name}" if module else alias.name
+                    sub = _resolve(importer, full, stmt.level, state) if alias.name != "*" else None
+                    yield alias, sub, base
 
 
 def _module_blocks(tree: ast.Module, functions: bool = False) -> Iterator[list[ast.stmt]]:
@@ -409,23 +413,11 @@ def _taken_everywhere(path: Path, tree: ast.Module, state: _State) -> dict[Path,
     while todo:
         importer, module_tree = todo.pop()
         uses = _attribute_index(module_tree)
-        for block in _module_blocks(module_tree, functions=True):
-            for stmt in block:
-                if isinstance(stmt, ast.Import):
-                    for alias in stmt.names:
-                        target = _resolve(importer, alias.name, 0, state)
-                        if target is not None:
-                            found.setdefault(target.resolve(), set()).update(uses.get(alias.asname or alias.name, ()))
-                elif isinstance(stmt, ast.ImportFrom):
-                    base = stmt.module or ""
-                    target = _resolve(importer, base, stmt.level, state) if base or stmt.level else None
-                    for alias in stmt.names:
-                        full = f"{base}.{alias.name}" if base else alias.name
-                        sub = _resolve(importer, full, stmt.level, state) if alias.name != "*" else None
-                        if sub is not None:
-                            found.setdefault(sub.resolve(), set()).update(uses.get(alias.asname or alias.name, ()))
-                        elif target is not None and alias.name != "*":
-                            found.setdefault(target.resolve(), set()).add(alias.name)
+        for alias, sub, base in _imported(importer, module_tree, state):
+            if sub is not None:  # a module itself: the names read from it as `prefix.name`
+                found.setdefault(sub.resolve(), set()).update(uses.get(alias.asname or alias.name, ()))
+            elif base is not None and alias.name != "*":
+                found.setdefault(base.resolve(), set()).add(alias.name)
         for module_path in list(found):
             if module_path not in seen:
                 seen.add(module_path)

@@ -186,6 +186,12 @@ class WalkState(ABC):
         calls = tuple(id(c) for c in self.calls)
         return frozenset().union(*(self.thresholds.get((id(n), calls), frozenset()) for n in ast.walk(node)))
 
+    def assigned_once(self, name: ast.Name) -> ast.expr | None:
+        """The value ``name`` reads where it has one definition, `name = value` (or its place in `a, b = x, y`);
+        None where it has several, or one of another kind (a loop's target, a parameter)."""
+        defs = self.names.definitions(name)
+        return self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+
     def instant_held(self, defs: list[Any]) -> ast.expr | None:
         """The call the one definition ``defs`` holds, where it makes an instant of constants (`cut =
         pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several definitions."""
