@@ -28,6 +28,7 @@ from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
     NOTHING,
+    OPAQUE,
     OPEN,
     POSITIONS,
     Atom,
@@ -546,7 +547,14 @@ class Frames(WalkState):
         if name in _OTHER_COLUMNS:
             other = data_of([*args, *kwargs.values()])
             joined = data if other is None or name not in ("merge", "join") else data.join(other)
-            return Value(data=replace(self.with_fits(joined, stats), columns=Columns(opaque=True), mask=None))
+            # a.merge(b) and a.join(b) hold the columns of both tables, as pd.merge(a, b) does (a column of both
+            # that is not a key is renamed with a suffix; one read by its own name afterwards is no such column)
+            columns = (
+                data.columns.join(other.columns)
+                if joined is not data and data.columns is not None and other is not None and other.columns is not None
+                else OPAQUE
+            )
+            return Value(data=replace(self.with_fits(joined, stats), columns=columns, mask=None))
         if name in _SAME_TABLE:
             if name in _FILLS:  # fillna(group_means): the values filled in carry what they were computed from
                 by_column = self._fills_by_column([*args, *kwargs.values()]) if name == "fillna" else None

@@ -220,10 +220,14 @@ class WalkState(ABC):
         return found
 
     def plain_number(self, expr: ast.expr, depth: int = 0) -> int | None:
-        """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`); None for anything
-        else, which is not evaluated again (a call evaluated a second time would be walked twice)."""
+        """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`, a name assigned
+        once such an expression, `warmup = 24 * 7`); None for anything else, which is not evaluated again (a call
+        evaluated a second time would be walked twice), and for a number too large to count rows."""
         if isinstance(expr, ast.Constant | ast.Name):
             value = expr.value if isinstance(expr, ast.Constant) else self.ev(expr).const
+            if value is None and isinstance(expr, ast.Name) and depth < 8:
+                written = self.assigned_once(expr)
+                return self.plain_number(written, depth + 1) if written is not None else None
             return value if isinstance(value, int) and not isinstance(value, bool) else None
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and depth < 8:
             inner = self.plain_number(expr.operand, depth + 1)
@@ -232,7 +236,8 @@ class WalkState(ABC):
             left, right = self.plain_number(expr.left, depth + 1), self.plain_number(expr.right, depth + 1)
             if left is None or right is None or (isinstance(expr.op, ast.FloorDiv) and right == 0):
                 return None
-            return _ARITHMETIC[type(expr.op)](left, right)
+            found = _ARITHMETIC[type(expr.op)](left, right)
+            return found if abs(found) < 2**63 else None
         return None
 
     def site(self, node: ast.AST) -> Site:

@@ -268,7 +268,8 @@ class Columns:
         upstream = {src for new, src in self.derived if new in kept}
         siblings = {new for new, src in self.derived if src in upstream}
         derived = frozenset(d for d in self.derived if d[0] in kept or d[1] in kept or d[0] in siblings)
-        return replace(self, base=kept, removed=self.removed - kept, derived=derived)
+        # columns named one by one are known, whatever the table they were taken from held (a merge, a rename)
+        return replace(self, base=kept, removed=self.removed - kept, derived=derived, opaque=False)
 
     def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
         derived = self.derived | {(name, s) for s in sources}

@@ -2,7 +2,7 @@
 computed from listed among the features by name; cluster ids of every row among the features; rows taken out
 as outliers by a detector fitted on every row; a FunctionTransformer whose function takes the mean and std of the
 rows it is given; a data set's part files read in a loop, then a learner fitted on both; an Optuna objective
-written as a callable class, given the test part.
+written as a callable class, given the test part; a label brought in by `a.merge(b)` or `a.join(b)`.
 Each case is a script and the leaks it holds (kind and line, counted after HEAD); a correct look-alike holds
 none."""
 
@@ -824,3 +824,56 @@ def test_a_class_attribute_leaves_the_module_name_of_the_same_name(tmp_path: Pat
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
     assert leaks_found(tmp_path, HEAD, body) == [("preprocessing", 2)]
+
+
+MERGED_TABLES = {
+    "the label brought in by a.merge(b), then every other column kept": (
+        """
+        customers, labels = pd.read_csv("customers.csv"), pd.read_csv("labels.csv")
+        df = customers.merge(labels, on="customer_id")
+        X, y = df.drop(columns=["customer_id"]), df["churned"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 5)],
+    ),
+    "the label brought in by a.join(b), then dropped with the id": (
+        """
+        customers, labels = pd.read_csv("customers.csv"), pd.read_csv("labels.csv")
+        df = customers.join(labels.set_index("customer_id"), on="customer_id")
+        X, y = df.drop(columns=["customer_id", "churned"]), df["churned"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "a label computed from a spend column merged in from grouped orders, the spend listed among the features": (
+        """
+        customers, orders = pd.read_csv("customers.csv"), pd.read_csv("orders.csv")
+        agg = orders.groupby("customer_id").agg(spend=("amount", "sum"), n=("order_id", "count")).reset_index()
+        df = customers.merge(agg, on="customer_id", how="left").fillna({"spend": 0, "n": 0})
+        df["high_value"] = (df["spend"] > 1000).astype(int)
+        X, y = df[["spend", "n", "age"]], df["high_value"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("label_in_features", 7)],
+    ),
+    "a label computed from a spend column merged in from grouped orders, other columns listed as features": (
+        """
+        customers, orders = pd.read_csv("customers.csv"), pd.read_csv("orders.csv")
+        agg = orders.groupby("customer_id").agg(spend=("amount", "sum"), n=("order_id", "count")).reset_index()
+        df = customers.merge(agg, on="customer_id", how="left").rename(columns={"n": "n_orders"})
+        df["high_value"] = (df["spend"] > 1000).astype(int)
+        X, y = df[["n_orders", "age", "tenure"]], df["high_value"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("body, expected", MERGED_TABLES.values(), ids=MERGED_TABLES.keys())
+def test_tables_merged_by_a_method(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected

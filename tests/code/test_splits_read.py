@@ -749,6 +749,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a test part that starts a warm-up held in a name, as a product, before the training part's end": (
+        """
+        df = pd.read_csv("series.csv")
+        cut = int(len(df) * 0.8)
+        warmup = 24 * 7
+        train, test = df.iloc[:cut], df.iloc[cut - warmup :]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a test part that starts a gap held in a name, as a product, after the training part's end": (
+        """
+        df = pd.read_csv("series.csv")
+        cut = int(len(df) * 0.8)
+        gap = 24 * 7
+        hours, days = 24, 7
+        span = hours * days
+        train, test = df.iloc[:cut], df.iloc[cut + gap :]
+        m = LinearRegression().fit(train[["x1", "x2"]], train["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        later = df.iloc[cut + span :]
+        print(m.score(later[["x1", "x2"]], later["y"]))
+        huge = 10**18 * 10**18
+        print(m.score(df.iloc[cut + huge :][["x1", "x2"]], df.iloc[cut + huge :]["y"]))
+        """,
+        [],
+    ),
     "slices at shares of one length, three parts that meet": (
         """
         df = pd.read_csv("series.csv")
