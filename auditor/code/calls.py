@@ -146,6 +146,8 @@ class Calls(Library):
                 out = out.join(result)
                 known = True
         if receiver.data is not None and name == "backward" and receiver.data.predicted:
+            for eid in receiver.scores:
+                self.record.evaluations[eid].backpropagated = True
             out = out.join(self.backward(receiver.data, node))
             known = True
         elif receiver.data is not None:

@@ -150,6 +150,8 @@ class Evaluation:
     # False for a search's own cross-validation until its scores are read (best_score_, cv_results_): unread,
     # its scores only choose the settings, and no score the program shows comes from it.
     shown: bool = True
+    # a loss that `backward()` trains a network by: the training's own loss on the rows it learns, not a score
+    backpropagated: bool = False
 
 
 @dataclass

@@ -929,6 +929,8 @@ class Walker(Calls, Frames):
         rows = self.rows_of([source])  # a table's rows, or records read one by one into a list
         if rows is None or rows.predicted or not isinstance(node, ast.ListComp | ast.GeneratorExp):
             return None
+        if self.only_scores(value):  # [(m(x).argmax(1) == y).sum() for x, y in loader]: a score per batch, no row
+            return None
         element = self.rows_of([value, *self._inner_items(value)])
         if element is not None and element.predicted:
             return None

@@ -390,8 +390,8 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                if train.rows is None:
-                    continue
+                if train.rows is None or (e.backpropagated and train.by_loss):
+                    continue  # the loss a hand-written loop trains by is on its training rows: no score of them
                 leak = self._seen_in_training(e, train)
                 if leak is not None:
                     key = (leak.site, "pool" if leak.facts and leak.facts[0][0] == "made_by" else leak.what)
@@ -835,21 +835,36 @@ class _Rules:
         train = self.r.trains[next(iter(trains))]
         if train.search and len({m for e in evaluations for m in e.models}) > 1:
             return False  # a search's several models (a tuner's best few): each the model of its own trial
-        if not train.loops:
-            return True
-        if not all(lid in self.r.replicates for lid in train.loops):
-            return False
         built = self.r.objects[train.model]
-        if built.loops[: len(train.loops)] != train.loops:
+        loops = self._passes_of_models(train, built, evaluations)
+        if not loops:
+            return True
+        if not all(lid in self.r.replicates for lid in loops):
+            return False
+        if built.loops[: len(loops)] != loops:
             return False  # one model trained on in every pass (epochs, warm starts): each pass a new setting
         redrawn = {p.split for e in evaluations if e.x is not None for a in e.x.rows for p in a.parts}
-        if any(set(self.r.splits[sid].loops) & set(train.loops) for sid in redrawn if sid in self.r.splits):
+        if any(set(self.r.splits[sid].loops) & set(loops) for sid in redrawn if sid in self.r.splits):
             return False  # the test rows drawn anew per pass (a split per seed): the best pass is the luckiest split
-        changing = frozenset().union(*(self.r.replicates[lid] for lid in train.loops))
+        changing = frozenset().union(*(self.r.replicates[lid] for lid in loops))
         read = self._read_beside_seeds(built)
         if read is None or read & changing:
             return False  # built from what a pass draws or assigns (params = sample(space)): a setting per pass
         return not selection.picks
+
+    @staticmethod
+    def _passes_of_models(train: Train, built: Obj, evaluations: list[Evaluation]) -> tuple[int, ...]:
+        """The loops a training is in whose passes may each give another model: all of them, but for the epochs
+        and batches of a hand-written loop inside the pass that built the model, when every score is taken after
+        them (`for seed in seeds: model = Net(); for epoch ...: opt.step()`, then one test score per seed)."""
+        loops = train.loops
+        outer = built.loops
+        if not train.by_loss or len(outer) >= len(loops) or loops[: len(outer)] != outer:
+            return loops
+        inner = set(loops[len(outer) :])
+        if any(inner & set(e.loops) for e in evaluations):
+            return loops  # a score per epoch: the epochs are what is compared
+        return outer
 
     def _read_beside_seeds(self, built: Obj) -> frozenset[str] | None:
         """The names a model's construction reads, but for seeds; a pipeline's steps built apart (`clf = ...`,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 # A keyword or a parameter that takes a seed: random_state=, seed=, bagging_seed=, rng=
 SEED_NAME = re.compile(r"(?i)(seed|random_state)$|^rng$")
@@ -35,14 +35,46 @@ def is_replicate(node: ast.AST, functions: Mapping[str, ast.FunctionDef | ast.As
 
 
 def changing_names(node: ast.AST) -> frozenset[str]:
-    """The names a loop binds anew in each pass: its targets and every name its body assigns."""
+    """The names a loop binds anew in each pass: its targets and every name its body assigns, but for a name each
+    pass gives the same number (``eta = 0.1``, then ``eta *= 0.5``)."""
     parts = _loop_parts(node)
     if parts is None:
         return frozenset()
     targets, body, _ = parts
-    return frozenset(
-        n.id for t in [*targets, *body] for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    )
+    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    assigned = {n.id for b in body for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(bound | {name for name in assigned - bound if not _same_each_pass(body, name)})
+
+
+def _same_each_pass(body: Sequence[ast.AST], name: str) -> bool:
+    """Whether every pass of a loop's ``body`` gives ``name`` the same values: set first from numbers alone, then
+    only rebound from itself and numbers."""
+    if not _set_first(body, name):
+        return False
+    parents = {child: parent for b in body for parent in ast.walk(b) for child in ast.iter_child_nodes(parent)}
+    for b in body:
+        for found in ast.walk(b):
+            if not (isinstance(found, ast.Name) and found.id == name and isinstance(found.ctx, ast.Store)):
+                continue
+            stmt = parents.get(found, b)
+            if not isinstance(stmt, ast.Assign | ast.AugAssign) or found not in _targets(stmt):
+                return False  # a loop's target, `with ... as`, a walrus, or unpacked from something else
+            if not all(_of_numbers(n, name) for n in ast.walk(stmt.value)):
+                return False
+    return True
+
+
+def _targets(stmt: ast.Assign | ast.AugAssign) -> list[ast.expr]:
+    return list(stmt.targets) if isinstance(stmt, ast.Assign) else [stmt.target]
+
+
+def _of_numbers(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` may be part of an expression of numbers and of ``name`` itself."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Name):
+        return node.id == name
+    return isinstance(node, ast.BinOp | ast.UnaryOp | ast.operator | ast.unaryop | ast.Load)
 
 
 def pass_names(node: ast.AST) -> frozenset[str]:
@@ -134,7 +166,8 @@ def _names_serve(node: ast.AST, functions: Mapping[str, ast.FunctionDef | ast.As
 
 
 def _rebound(body: Iterable[ast.AST]) -> set[str]:
-    """Names a loop's body rebinds from their own value (``C *= 2``, ``lr = lr / 2``): they change per pass."""
+    """Names a loop's body rebinds from their own value (``C *= 2``, ``lr = lr / 2``): they change per pass, but
+    for those each pass sets afresh before anything else reads them (``correct = 0``, then ``correct += ...``)."""
     found = set()
     for b in body:
         for node in ast.walk(b):
@@ -143,7 +176,24 @@ def _rebound(body: Iterable[ast.AST]) -> set[str]:
             elif isinstance(node, ast.Assign):
                 read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
                 found |= {t.id for t in node.targets if isinstance(t, ast.Name) and t.id in read}
-    return found
+    return {name for name in found if not _set_first(body, name)}
+
+
+def _set_first(body: Iterable[ast.AST], name: str) -> bool:
+    """Whether every pass of a loop's ``body`` first meets ``name`` in a plain assignment that does not read it:
+    the statements run in order, a ``with`` block's included, until one mentions the name."""
+    for stmt in body:
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            continue
+        if isinstance(stmt, ast.With | ast.AsyncWith) and not any(
+            isinstance(n, ast.Name) and n.id == name for item in stmt.items for n in ast.walk(item)
+        ):
+            return _set_first(stmt.body, name)
+        if not isinstance(stmt, ast.Assign):
+            return False
+        read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+        return name not in read and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+    return False
 
 
 def _over_folds(target: ast.AST, iterated: ast.AST) -> bool:
