@@ -390,8 +390,8 @@ class _Rules:
                 continue
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
-                if train.rows is None or (e.backpropagated and train.by_loss):
-                    continue  # the loss a hand-written loop trains by is on its training rows: no score of them
+                if train.rows is None or (e.backpropagated and train.by_loss and self._validation_put_back(e)):
+                    continue  # the loss a refit trains by, on its training and validation rows
                 leak = self._seen_in_training(e, train)
                 if leak is not None:
                     key = (leak.site, "pool" if leak.facts and leak.facts[0][0] == "made_by" else leak.what)
@@ -518,6 +518,13 @@ class _Rules:
                     if any(p.split == part.split and p.side != part.side for p in t.parts):
                         return split
         return None
+
+    def _validation_put_back(self, e: Evaluation) -> bool:
+        """Whether the held-out rows among a training loss's are a validation set put back for a refit (`va` of a
+        split of train.csv, then test.csv scored): that loss is no score of them. A test part put back stays one."""
+        assert e.x is not None
+        held = frozenset(a for a in e.x.rows if _role(a) == "test" or self._test_file(a))
+        return not held or self._validation(e.x, held, e.site, {e.id})
 
     def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
         x = train.rows

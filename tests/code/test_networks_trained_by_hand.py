@@ -184,6 +184,33 @@ _REFIT = """
             print(nn.functional.mse_loss(model(xt).squeeze(-1), yt).item())
         """
 
+# Trained and scored by the file's functions, whose second calls the walk may read from the first.
+_BY_FUNCTIONS = """
+        F = ["a", "b"]
+        {parts}
+        def tensors(d):
+            return TensorDataset(torch.tensor(d[F].to_numpy()), torch.tensor(d["y"].to_numpy()))
+        def make_model():
+            return nn.Linear(2, 1)
+        def fit(model, dataset):
+            opt = torch.optim.Adam(model.parameters())
+            for epoch in range(10):
+                for xb, yb in DataLoader(dataset, batch_size=32, shuffle=True):
+                    opt.zero_grad()
+                    loss = nn.functional.mse_loss(model(xb).squeeze(-1), yb)
+                    loss.backward()
+                    opt.step()
+            return model
+        def rmse(model, dataset):
+            xb, yb = next(iter(DataLoader(dataset, batch_size=len(dataset))))
+            with torch.no_grad():
+                return torch.sqrt(nn.functional.mse_loss(model(xb).squeeze(-1), yb)).item()
+        train_ds, test_ds = tensors({train}), tensors({test})
+        print(rmse(fit(make_model(), train_ds), test_ds))
+        final = fit(make_model(), ConcatDataset([train_ds, test_ds]))
+        print(rmse(final, test_ds))
+        """
+
 LOSSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a refit on the training and validation parts put together, a test file scored once": (
         _REFIT.format(
@@ -194,6 +221,16 @@ LOSSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a refit on every labelled row, a test file scored once": (
         _REFIT.format(second="va", trained="tensors(labelled)", scored='pd.read_csv("test.csv")'),
         [],
+    ),
+    "a model scored on its test part, then a final one trained by a function on both parts and scored again": (
+        _BY_FUNCTIONS.format(
+            parts='tr, te = train_test_split(pd.read_csv("all.csv"), random_state=0)', train="tr", test="te"
+        ),
+        [("overlap", 22)],
+    ),
+    "a model scored on a test file, then a final one trained by a function on both files and scored again": (
+        _BY_FUNCTIONS.format(parts="", train='pd.read_csv("train.csv")', test='pd.read_csv("test.csv")'),
+        [("overlap", 22)],
     ),
     "the training and test parts put together, the test part scored": (
         _REFIT.format(second="te", trained="ConcatDataset([tensors(tr), tensors(te)])", scored="te"),
