@@ -195,6 +195,8 @@ class Record:
     # loops whose passes repeat one configuration (their names serve only as seeds, fold indices or labels),
     # with the names each pass binds anew (a model built from one of them is a setting per pass)
     replicates: dict[int, frozenset[str]] = field(default_factory=dict)
+    # every loop's names that each pass takes from what it goes over (its targets, and names assigned from them)
+    pass_names: dict[int, frozenset[str]] = field(default_factory=dict)
     # row statistics rows were kept by (`df[df.price < df.price.quantile(0.99)]`), with the splits of the masks
     # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
     # filtered before the split

@@ -1271,7 +1271,11 @@ class Frames(WalkState):
                 followed = self._bound(written, closed, depth + 1, upper, named)
                 if followed is not None:
                     return followed
-        if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+        if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript) or (
+            isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add | ast.Sub)
+        ):
+            # a product or a quotient (`i * k`, `n // 5`) is a bound of its own, as a name is: `[:i * k]` ends
+            # where `[i * k:]` starts
             return (self.whole(node), 0, closed)
         return None
 

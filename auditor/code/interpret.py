@@ -14,7 +14,7 @@ from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.library import positions_left
 from auditor.code.names import builtin_name
-from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value
+from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value, pass_names
 from auditor.code.sources import MODULE_LINES, Program
 from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
@@ -189,6 +189,8 @@ class Walker(Calls, Frames):
         if changing is not None:
             self.record.replicates[lid] = changing
         self.loop_nodes[lid] = node
+        if lid not in self.record.pass_names:
+            self.record.pass_names[lid] = pass_names(node)
         self.loops.append(lid)
         return lid
 

@@ -145,6 +145,18 @@ class _Rules:
         origin = self.r.origins.get(atom.origin)
         return origin.passes if origin is not None else frozenset()
 
+    def _cut_anew(self, atom: Atom, loops: frozenset[int]) -> frozenset[int]:
+        """The ``loops`` whose every pass cuts these rows at bounds of its own (`date >= origin` in a loop over
+        origins, `iloc[i * k:(i + 1) * k]` over i): a walk forward, other rows each pass."""
+        named = {
+            word
+            for part in atom.parts
+            for bound in part.span[1:]
+            if isinstance(bound, tuple) and bound and isinstance(bound[0], str) and bound[0] != OPEN
+            for word in _WORD.findall(bound[0])
+        }
+        return frozenset(lid for lid in loops if named & self.r.pass_names.get(lid, frozenset()))
+
     def trained_on(self, evaluation: Evaluation) -> list[Data]:
         """The rows the models scored were trained on: their X, or for a model of a series alone (ARIMA(train)),
         the series."""
@@ -679,7 +691,8 @@ class _Rules:
                 settings = {(e.site, e.models) for e in evaluations}
                 # a loop whose every pass reads the rows scored anew (one data set per pass) scores other rows
                 # in each pass: its passes are not tries on one test set
-                anew = frozenset.intersection(*(self._read_anew(a) for a in rows))
+                loops = frozenset(lid for e in evaluations for lid in e.loops)
+                anew = frozenset.intersection(*(self._read_anew(a) | self._cut_anew(a, loops) for a in rows))
                 # np.argmax(f1) over a precision-recall curve picks one threshold of many (max(f1) only reports
                 # the curve's best value, as F-max does)
                 curve = selection.picks and any(e.curve for e in evaluations)
@@ -1136,6 +1149,9 @@ def _fix(for_class: str, for_statistic: str, what: str) -> str:
 
 _SLICE = "slice"  # the splits slices of rows take a side of ('slice', 'slice1': a slice of a slice)
 _SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a range of rows"}
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _after(later: Site, earlier: Site) -> bool:

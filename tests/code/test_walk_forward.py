@@ -1,0 +1,75 @@
+"""Walk-forward validation: a loop whose every pass cuts the rows at bounds of its own (a date after each origin,
+the block `[i * k:(i + 1) * k]`) scores other rows in each pass, so its worst and best scores reported are no
+choice on one test set; settings tried inside a pass, or a training part that reaches into the pass's test
+rows, still are leaks. Each case is a script and the leaks it holds (kind and line, counted after HEAD)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_absolute_error
+"""
+
+_ORIGINS = """
+        df = pd.read_csv("demand.csv", parse_dates=["date"])
+        maes = []
+        for origin in pd.date_range("2023-01-01", "2023-12-01", freq="MS"):
+            horizon_end = origin + pd.offsets.MonthBegin(1)
+            train = df[df["date"] < origin]
+            test = df[(df["date"] >= origin) & (df["date"] < horizon_end)]
+{fit}
+        print(np.mean(maes), max(maes), min(maes))
+        """
+
+_ONE_MODEL = """\
+            model = Ridge(alpha=1.0).fit(train[["a", "b"]], train["y"])
+            maes.append(mean_absolute_error(test["y"], model.predict(test[["a", "b"]])))"""
+
+_ALPHAS = """\
+            for alpha in [0.1, 1.0, 10.0]:
+                model = Ridge(alpha=alpha).fit(train[["a", "b"]], train["y"])
+                maes.append(mean_absolute_error(test["y"], model.predict(test[["a", "b"]])))"""
+
+_BLOCKS = """
+        df = pd.read_csv("series.csv")
+        k = len(df) // 5
+        maes = []
+        for i in range(1, 5):
+            train, test = df.iloc[: {end}], df.iloc[{start} : (i + 1) * k]
+            model = Ridge().fit(train[["a", "b"]], train["y"])
+            maes.append(mean_absolute_error(test["y"], model.predict(test[["a", "b"]])))
+        print(np.mean(maes), max(maes))
+        """
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a model per monthly origin, scored on the month after it, its worst and best months printed": (
+        _ORIGINS.format(fit=_ONE_MODEL),
+        [],
+    ),
+    "three settings tried at each monthly origin, the best printed": (
+        _ORIGINS.format(fit=_ALPHAS),
+        [("multi_test", 9)],
+    ),
+    "blocks of rows in order, each scored by a model of the blocks before it, the worst printed": (
+        _BLOCKS.format(end="i * k", start="i * k"),
+        [],
+    ),
+    "blocks of rows in order, each trained on with the blocks before it, then scored": (
+        _BLOCKS.format(end="(i + 1) * k", start="i * k"),
+        [("overlap", 6)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_walk_forward(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
