@@ -24,7 +24,13 @@ import pyarrow.compute as pc
 from auditor.backends.files import FileManifest, ParquetManifestFiles, Source, parquet_sources
 from auditor.core.config import LoadedConfig, compound_label
 from auditor.core.errors import ManifestError, StageInputError
-from auditor.manifest.groupcounts import blank_or_null, from_grouped, grouped_columns
+from auditor.manifest.groupcounts import (
+    blank_or_null,
+    from_grouped,
+    from_value_rows,
+    grouped_columns,
+    value_row_columns,
+)
 from auditor.manifest.keycodes import CODE, MISSING, drop_blank
 from auditor.manifest.readers import conform, is_text_type, parquet_schema
 from auditor.manifest.table import SPLIT_COLUMN
@@ -36,6 +42,8 @@ if TYPE_CHECKING:
     from auditor.manifest.groupcounts import GroupSplitCounts
 
 _BATCH = 1 << 20
+# Up to this many splits a value's counts come back as one row, three columns a split; more splits, a row a split.
+_WIDE_SPLITS = 8
 _Values = TypeVar("_Values", pa.Array, pa.ChunkedArray)
 
 
@@ -176,6 +184,8 @@ class DuckManifest(FileManifest):
             coded = np.flatnonzero(self.split.codes >= 0)
             split_codes = pa.table({"r": coded, "code": self.split.codes[coded].astype(np.int64)})
             on = "m._row = s.r"
+        if len(columns) == 1 and self.split.n_values <= _WIDE_SPLITS:
+            return self._count_values(columns[0], split_codes, on, name)
         keys = ", ".join(f"{_column(c)} AS k{i}" for i, c in enumerate(columns))
         group = ", ".join(
             _value_key(_column(c), pa.types.is_floating(self._types[c]), f"k{i}") for i, c in enumerate(columns)
@@ -191,6 +201,27 @@ class DuckManifest(FileManifest):
             grouped = grouped.set_column(i, f"k{i}", self._as_read(grouped.column(i), c))
         grouped = grouped.rename_columns(grouped_columns(len(columns)))
         return from_grouped(grouped, columns, self.split.n_values, name)
+
+    def _count_values(self, column: str, split_codes: pa.Table, on: str, name: str) -> GroupSplitCounts:
+        """One row per value with its counts and first and last rows per split (a FILTER per split): the
+        values come back grouped once, so they need no second grouping in memory."""
+        q = _column(column)
+        n = self.split.n_values
+        cells = ", ".join(
+            f"count(*) FILTER (WHERE s.code = {i}) AS n{i}, min(_row) FILTER (WHERE s.code = {i}) AS f{i}, "
+            f"max(_row) FILTER (WHERE s.code = {i}) AS l{i}"
+            for i in range(n)
+        )
+        query = (
+            f"SELECT {q} AS k0, min(_row) FILTER (WHERE s.code IS NOT NULL) AS first, {cells} "
+            f"FROM m LEFT JOIN _splits s ON {on} "
+            f"GROUP BY {_value_key(q, pa.types.is_floating(self._types[column]), 'k0')} "
+            "HAVING count(s.code) > 0 ORDER BY first"  # values in no split are in none of the counts
+        )
+        with self._registered("_splits", split_codes):
+            found = self._query(query)
+        found = found.set_column(0, "k0", self._as_read(found.column(0), column))
+        return from_value_rows(found.rename_columns(value_row_columns(n)), n, name)
 
     def _repeated(self, column: str, blank_is_missing: bool) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         # The repeated values in first-seen order, then each of their rows by a join: no string per row

@@ -154,6 +154,37 @@ def from_grouped(grouped: pa.Table, columns: Sequence[str], n_splits: int, name:
     return GroupSplitCounts(key, counts.reshape(shape), first.reshape(shape), last.reshape(shape), missing)
 
 
+def value_row_columns(n_splits: int) -> list[str]:
+    """The columns of one row per distinct value: the value, its first row in any split, then per split its
+    rows, first row and last row (null where it has none)."""
+    return ["k0", "first", *(f"{c}{i}" for i in range(n_splits) for c in ("n", "f", "l"))]
+
+
+def from_value_rows(rows: pa.Table, n_splits: int, name: str) -> GroupSplitCounts:
+    """GroupSplitCounts of a one-column key from one row per distinct value in a split (columns as
+    value_row_columns, ordered by first row): numbered in that order, as from_grouped numbers them, with no
+    second grouping of the values."""
+    if rows.num_rows > 1:
+        first_rows = rows["first"].to_numpy()
+        if not bool(np.all(first_rows[1:] > first_rows[:-1])):
+            rows = rows.sort_by([("first", "ascending")])
+    missing_key = blank_or_null(rows["k0"])
+
+    def cells(prefix: str, empty: int) -> np.ndarray:
+        return np.stack(
+            [pc.fill_null(rows[f"{prefix}{i}"], empty).to_numpy().astype(np.int64) for i in range(n_splits)], axis=1
+        ).reshape(rows.num_rows, n_splits)
+
+    counts, first, last = cells("n", 0), cells("f", -1), cells("l", -1)
+    missing = counts[missing_key].sum(axis=0).astype(np.int64) if n_splits else np.zeros(0, np.int64)
+    kept = np.flatnonzero(~missing_key)
+    values = rows["k0"].take(pa.array(kept)).combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    key = single_key(name, np.arange(len(kept), dtype=CODE), values)
+    return GroupSplitCounts(key, counts[kept], first[kept], last[kept], missing)
+
+
 @dataclass(frozen=True, eq=False)
 class ValueCounts:
     """Some distinct values of a one-column key with their rows per split, not yet numbered: a part of

@@ -1247,3 +1247,28 @@ def test_a_content_key_blank_on_a_whole_side_is_an_error_alike_on_every_engine(
     found = {f["code"]: f for s in memory["stages"] for f in s["findings"]}
     assert found["DUP008"]["severity"] == "error"
     assert found["DUP008"]["evidence"]["rows_per_split"] == {"train": 1, "val": 2, "test": 2}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_group_values_missing_blank_or_in_no_split_report_alike_on_every_engine(
+    engine: EngineSettings, tmp_path: Path
+) -> None:
+    """A group key with nulls, empty and whitespace-only texts in each split, and values held only by rows of no
+    split: the rows without a value are counted per split, and a value outside every split is no value, on every
+    engine alike (the out-of-core engine groups such a key with one row per value)."""
+    writers = ["w1", "w2", None, "", "  ", "w3", "w1", "\t", None, "w4", "w2", "w5", "w6", "w6"]
+    splits = ["train", "train", "train", "test", "test", "test", "test", "train", "test", "dev", "val", "val", None, "dev"]
+    table = {"sample_id": [f"s{i}" for i in range(len(writers))], "split": splits, "writer": writers}
+    pq.write_table(pa.table(table), tmp_path / "manifest.parquet", row_group_size=4)
+    config = {
+        "version": 1,
+        "manifest": {"path": "manifest.parquet", "id": "sample_id", "split": "split"},
+        "splits": {"train": ["train"], "holdout": ["val", "test"]},
+        "keys": {"groups": ["writer"]},
+        "report": {"formats": ["json"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config))
+    memory, other = both(tmp_path / "audit.yaml", engine, only=["group_overlap"])
+    assert_same(memory, other, engine.engine)
+    texts = [f["message"] for s in memory["stages"] for f in s["findings"]]
+    assert any("5 row(s) have no 'writer' value" in t for t in texts), texts
