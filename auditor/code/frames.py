@@ -194,7 +194,7 @@ class Frames(WalkState):
 
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         if attr == "columns" and data.columns is not None:
-            return Value(names_of=data.columns)
+            return Value(names_of=replace(data.columns, listed_from=frozenset(a.origin for a in data.rows)))
         if attr == "index":  # the rows' labels: to select the same rows elsewhere, or to build a table on them
             # (labels numbered anew by reset_index no longer name the part they were given to)
             # (and hold no column's values: a column filled from later rows is not in them)
@@ -1046,7 +1046,7 @@ class Frames(WalkState):
             rows_node, cols_node = index_node.elts
             rows, cols = index.items
         elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
-            within = replace(data, columns=_within(data.columns, index.names_of), mask=None).pruned(data.columns)
+            within = replace(data, columns=_within(data, index.names_of), mask=None).pruned(data.columns)
             # names kept by a statistic of the rows (`if abs(X[c].corr(y)) > 0.3`): the columns carry what it learned
             return Value(data=self.with_fits(within, self.stats_in([index])))
         elif indexer is None and _keyed(data, index.const, DATASET_DICT_SPLITS) is not None:
@@ -1092,7 +1092,7 @@ class Frames(WalkState):
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
             elif indexer == "loc" and cols.names_of is not None:
-                selected = replace(selected, columns=_within(selected.columns, cols.names_of)).pruned(selected.columns)
+                selected = replace(selected, columns=_within(selected, cols.names_of)).pruned(selected.columns)
             elif indexer == "loc" and picked is not None:
                 if isinstance(cols.const, str):
                     return Value(data=self.column(selected, picked[0]))
@@ -1607,21 +1607,24 @@ def _numbers_of(record: object, mapping: Value) -> bool:
 
 
 def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
-    """select_dtypes(include="number") keeps the numeric columns, exclude="number" the others (None: unknown)."""
+    """select_dtypes(include="number") keeps the numeric columns, exclude="number" or include="object" some of the
+    others (None: unknown)."""
 
     def numeric(value: Value | None) -> bool | None:
+        """True: numeric kinds only; False: no numeric kind; None: both, or not known."""
         if value is None:
             return None
         written = [*(value.strings() or []), *(n.rpartition(".")[2] for n in value.names)]
         if not written:
             return None
-        return all(any(k in w.lower() for k in ("number", "int", "float")) for w in written)
+        kinds = {any(k in w.lower() for k in ("number", "int", "float", "complex")) for w in written}
+        return kinds.pop() if len(kinds) == 1 else None
 
     include = numeric(kwargs.get("include", args[0] if args else None))
     exclude = numeric(kwargs.get("exclude", args[1] if len(args) > 1 else None))
     if include is True:
         return "number"
-    if include is None and exclude is True:
+    if include is False or (include is None and exclude is True):
         return "other"
     return None
 
@@ -1704,13 +1707,22 @@ def _shifted(bound: Bound, origin: Bound) -> Bound | None:
     return None
 
 
-def _within(columns: Columns | None, names: Columns) -> Columns:
-    """A table's columns narrowed to a list of names taken from its own columns (with what each came from)."""
+def _within(data: Data, names: Columns) -> Columns:
+    """A table's columns narrowed to a list of names taken from its own columns (with what each came from). Every
+    column of another table (`train[[c for c in test.columns if c != "id"]]`) names columns the walk cannot know:
+    an unlabelled test file lacks the label the training table holds."""
+    columns = data.columns
+    origins = frozenset(a.origin for a in data.rows)
+    if names.base is None and names.listed_from and origins and not names.listed_from & origins:
+        return Columns(opaque=True)
+    # every column the list was read from holds none the table was given since (`feats`, then `is_test`)
+    later = columns.added - names.added if columns is not None and names.base is None else frozenset()
     if columns is None or names.opaque or columns.opaque:
-        return names
+        return replace(names, removed=names.removed | later) if later and not names.opaque else names
     # what a kept column was used to compute stays known: a label computed from it is read from it
     derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
-    return Columns(names.base, names.removed | columns.removed, derived | names.derived, False, names.dtypes)
+    removed = names.removed | columns.removed | later
+    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, added=columns.added)
 
 
 def _cut_as(atom: Atom, parts: tuple[Part, ...]) -> Atom:

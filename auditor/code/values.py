@@ -211,6 +211,11 @@ class Columns:
     # (column, source) pairs: rows concatenated from that source hold no value in that column (it was dropped
     # from them before pd.concat), whatever the other parts hold
     absent: frozenset[tuple[str, int]] = frozenset()
+    # a list of names read from a table's columns (`test.columns`): the sources of that table's rows
+    listed_from: frozenset[int] = frozenset()
+    # columns assigned to the table since it was read (`df["is_test"] = 1`, `assign(...)`): a list of names read
+    # from its columns before holds none of those added after
+    added: frozenset[str] = frozenset()
 
     def empty_for(self, column: str, origins: Iterable[int]) -> bool:
         """Whether ``column`` holds no value for any of the rows of these sources."""
@@ -233,17 +238,29 @@ class Columns:
     def union(self, other: Columns) -> Columns:
         """The names of both lists together (numeric_cols + categorical_cols)."""
         if self.opaque or other.opaque:
-            return Columns(opaque=True)
+            return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
+        # a name is left out of both lists where each leaves it out: dropped from one, and dropped from the other,
+        # outside its named list, or of the other kind (dropped by name from the numeric columns, it is one of
+        # them, so it is none of the rest: `num.drop("label") + cat`)
+        removed = {c for c in self.removed if other._leaves_out(c, self.dtypes)} | {
+            c for c in other.removed if self._leaves_out(c, other.dtypes)
+        }
         return Columns(
             base,
-            self.removed & other.removed,
+            frozenset(removed),
             self.derived | other.derived,
             False,
             dtypes,
             self.numbers | other.numbers,
+            added=self.added | other.added,
         )
+
+    def _leaves_out(self, column: str, kind: str | None) -> bool:
+        """Whether these names leave out ``column``, a column of dtype choice ``kind`` (None: of either kind)."""
+        opposite = kind is not None and self.dtypes is not None and self.dtypes != kind
+        return self.lacks(column) or opposite
 
     def computed_from(self, column: str) -> list[str]:
         """The kept columns computed from ``column`` (other than itself)."""
@@ -276,11 +293,14 @@ class Columns:
         base = self.base | {name} if self.base is not None else None
         numbers = self.numbers | {name} if number else self.numbers - {name}
         absent = frozenset(e for e in self.absent if e[0] != name)  # assigned: every row holds a value now
-        return replace(self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers, absent=absent)
+        added = self.added | {name}
+        return replace(
+            self, base=base, removed=self.removed - {name}, derived=derived, numbers=numbers, absent=absent, added=added
+        )
 
     def join(self, other: Columns) -> Columns:
         if self.opaque or other.opaque:
-            return Columns(opaque=True)
+            return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
         return Columns(
@@ -291,6 +311,7 @@ class Columns:
             dtypes,
             self.numbers | other.numbers,
             self.absent & other.absent,
+            added=self.added | other.added,
         )
 
 

@@ -1,0 +1,98 @@
+"""Feature lists as competition code writes them: the names of an unlabelled test file's columns, a list read
+before a column was added, numeric columns less the label joined with the text ones. Each holds the label only
+where the names it was made from do. Each case is a script and the leaks it holds (kind and line, counted after
+HEAD), none for correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_predict, cross_val_score, train_test_split
+"""
+
+_FIT = """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the features named by an unlabelled test file's columns": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        feats = [c for c in test.columns if c != "id"]
+        X, y = train[feats], train["target"]
+        """
+        + _FIT,
+        [],
+    ),
+    "the features named by the training file's columns, the target forgotten": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        feats = [c for c in train.columns if c != "id"]
+        X, y = train[feats], train["target"]
+        """
+        + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "a list of the training file's columns read before a label of its own was added": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        feats = [c for c in train.columns if c not in ("id", "target")]
+        adv = pd.concat([train[feats].assign(is_test=0), test[feats].assign(is_test=1)], ignore_index=True)
+        print(cross_val_score(LogisticRegression(), adv[feats], adv["is_test"], cv=5).mean())
+        """,
+        [],
+    ),
+    "a list of the columns read after that label was added": (
+        """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        adv = pd.concat([train.assign(is_test=0), test.assign(is_test=1)], ignore_index=True)
+        feats = [c for c in adv.columns if c not in ("id", "target")]
+        print(cross_val_score(LogisticRegression(), adv[feats], adv["is_test"], cv=5).mean())
+        """,
+        [("label_in_features", 4)],
+    ),
+    "the numeric columns less the label, joined with the text columns or a named one": (
+        """
+        df = pd.read_csv("loans.csv")
+        num = df.select_dtypes("number").columns.drop(["app_id", "bad"]).tolist()
+        cat = df.select_dtypes("object").columns.tolist()
+        X, y = df[num + cat], df["bad"]
+        print(cross_val_score(LogisticRegression(), df[num + ["purpose"]], y, cv=5).mean())
+        """
+        + _FIT,
+        [],
+    ),
+    "the numeric columns less the id only, joined with the text columns": (
+        """
+        df = pd.read_csv("loans.csv")
+        df["bad"] = (df["status"] == "default").astype(int)
+        num = df.select_dtypes("number").columns.drop(["app_id"]).tolist()
+        cat = df.select_dtypes("object").columns.tolist()
+        X, y = df[num + cat], df["bad"]
+        """
+        + _FIT,
+        [("label_in_features", 8)],
+    ),
+    "every column but the id and a named one": (
+        """
+        df = pd.read_csv("loans.csv")
+        X, y = df[[c for c in df.columns if c != "app_id"] + ["purpose"]], df["bad"]
+        """
+        + _FIT,
+        [("label_in_features", 5)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_feature_lists(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
