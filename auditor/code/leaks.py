@@ -46,7 +46,8 @@ class Leak:
     roles: tuple[tuple[str, Site, str], ...] = field(default=(), compare=False)
 
 
-_VALIDATION_NAME = re.compile(r"(?i)(^|[^a-z])(val|valid|validation|dev|eval|vl|tune|tuning)([^a-z]|$)|^x?val|valid")
+# `X_val`, `valid`, `dev`; `va` of tr/va/te; `dval` (lightgbm and xgboost name their Datasets d...)
+_VALIDATION_NAME = re.compile(r"(?i)(^|[^a-z])(val|valid|validation|dev|eval|vl|va|tune|tuning)([^a-z]|$)|^[dx]?val|valid")
 
 
 def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {s.line}") -> list[Leak]:

@@ -435,6 +435,25 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    **{
+        f"LightGBM early-stopped on each fold's validation rows held as {name}, out-of-fold predictions scored": (
+            f"""
+        import lightgbm as lgb
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        oof = np.zeros(len(df))
+        for trn_idx, val_idx in KFold(5, shuffle=True, random_state=0).split(X):
+            dtrn = lgb.Dataset(X.iloc[trn_idx], y.iloc[trn_idx])
+            {name} = lgb.Dataset(X.iloc[val_idx], y.iloc[val_idx])
+            booster = lgb.train({{}}, dtrn, 5000, valid_sets=[{name}], callbacks=[lgb.early_stopping(100)])
+            oof[val_idx] = booster.predict(X.iloc[val_idx])
+        print(accuracy_score(y, oof > 0.5))
+        """,
+            [],
+        )
+        for name in ("dval", "d_va", "X_va", "dvalid")
+    },
 }
 
 
