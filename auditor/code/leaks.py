@@ -47,7 +47,9 @@ class Leak:
 
 
 # `X_val`, `valid`, `dev`; `va` of tr/va/te; `dval` (lightgbm and xgboost name their Datasets d...)
-_VALIDATION_NAME = re.compile(r"(?i)(^|[^a-z])(val|valid|validation|dev|eval|vl|va|tune|tuning)([^a-z]|$)|^[dx]?val|valid")
+_VALIDATION_NAME = re.compile(
+    r"(?i)(^|[^a-z])(val|valid|validation|dev|eval|vl|va|tune|tuning)([^a-z]|$)|^[dx]?val|valid"
+)
 
 
 def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {s.line}") -> list[Leak]:
