@@ -197,6 +197,8 @@ class Record:
     replicates: dict[int, frozenset[str]] = field(default_factory=dict)
     # every loop's names that each pass takes from what it goes over (its targets, and names assigned from them)
     pass_names: dict[int, frozenset[str]] = field(default_factory=dict)
+    # the constants a loop over a literal sequence binds, one item a pass, written as masks write them
+    pass_values: dict[int, frozenset[str]] = field(default_factory=dict)
     # row statistics rows were kept by (`df[df.price < df.price.quantile(0.99)]`), with the splits of the masks
     # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
     # filtered before the split

@@ -217,7 +217,10 @@ class Walker(Calls, Frames):
         changes in place on an item (`for d in [train, test]: d["age"] = ...`) is changed on the name it came from,
         or on the dict's entry (`for k, d in parts.items(): d["age"] = ...`, ``entries``: the dict and key of each)."""
         held = target.elts[1] if entries and isinstance(target, ast.Tuple) and len(target.elts) == 2 else target
-        self.enter_loop(node)
+        lid = self.enter_loop(node)
+        self.record.pass_values[lid] = frozenset(
+            str(c) for item in items for c in item.consts if isinstance(c, int | str) and not isinstance(c, bool)
+        )
         try:
             for i, item in enumerate(items):
                 self.assign(target, item, node)

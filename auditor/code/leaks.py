@@ -158,7 +158,18 @@ class _Rules:
             if isinstance(bound, tuple) and bound and isinstance(bound[0], str) and bound[0] != OPEN
             for word in _WORD.findall(bound[0])
         }
-        return frozenset(lid for lid in loops if named & self.r.pass_names.get(lid, frozenset()))
+        values: set[str] = set()
+        for part in atom.parts:
+            if part.split.startswith("mask:"):  # `year == y`, or `year == 2019` in a pass over [2019, 2020]
+                values |= {q[1:-1] for q in _QUOTED.findall(part.side)}
+                bare = _QUOTED.sub("", part.side)  # a column named as the loop's name is no name of the loop
+                named |= set(_WORD.findall(bare))
+                values |= set(_NUMBER.findall(bare))
+        return frozenset(
+            lid
+            for lid in loops
+            if named & self.r.pass_names.get(lid, frozenset()) or values & self.r.pass_values.get(lid, frozenset())
+        )
 
     def trained_on(self, evaluation: Evaluation) -> list[Data]:
         """The rows the models scored were trained on: their X, or for a model of a series alone (ARIMA(train)),
@@ -534,6 +545,22 @@ class _Rules:
                         return split
         return None
 
+    def _other_passes(self, a: Atom, b: Atom, lid: int) -> bool:
+        """Whether two sets of rows were cut in different passes of a loop over a literal sequence: each one's
+        masks name one item of it, and not the same one (`year < 2020` and `year == 2019`)."""
+        values = self.r.pass_values[lid]
+
+        def named(atom: Atom) -> set[str]:
+            found: set[str] = set()
+            for part in atom.parts:
+                if part.split.startswith("mask:"):
+                    bare = _QUOTED.sub("", part.side)
+                    found |= {q[1:-1] for q in _QUOTED.findall(part.side)} | set(_NUMBER.findall(bare))
+            return found & values
+
+        first, second = named(a), named(b)
+        return len(first) == 1 and len(second) == 1 and first != second
+
     def _validation_put_back(self, e: Evaluation) -> bool:
         """Whether the held-out rows among a training loss's are a validation set put back for a refit (`va` of a
         split of train.csv, then test.csv scored): that loss is no score of them. A test part put back stays one."""
@@ -544,11 +571,14 @@ class _Rules:
     def _seen_in_training(self, e: Evaluation, train: Train) -> Leak | None:
         x = train.rows
         assert e.x is not None and x is not None
+        passes = [lid for lid in e.loops if lid in train.loops and self.r.pass_values.get(lid)]
         for v in sorted(e.x.rows):
             role = _role(v)
             if role == "train":  # the training part scored: a training score, not an estimate
                 continue
             for t in sorted(x.rows):
+                if any(self._other_passes(v, t, lid) for lid in passes):
+                    continue  # a walk forward: the years before 2020 trained on, 2019 scored in another pass
                 pool = self.pool_of(v)
                 if pool is not None and role == "test" and pool == self.pool_of(t):
                     origin = self.r.origins[pool]
@@ -580,7 +610,9 @@ class _Rules:
                     continue
                 if role is None and v == t and not back and not self._test_file_learned(v, train):
                     continue
-                how = self._how_seen(t, x, back)
+                # the rows of t's own pass of a walk forward: the other passes' cuts were not put back with it
+                same_pass = frozenset(a for a in x.rows if not any(self._other_passes(a, t, lid) for lid in passes))
+                how = self._how_seen(t, replace(x, rows=same_pass), back)
                 merged = sorted(x.merged)
                 return Leak(
                     LeakKind.OVERLAP,
@@ -1155,6 +1187,8 @@ _SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a r
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
 def _after(later: Site, earlier: Site) -> bool:

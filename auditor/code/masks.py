@@ -56,7 +56,7 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         return ()
     column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
     if negated:
-        op = _NEGATED.get(op, ast.Eq)
+        op = _NEGATED.get(op, ast.NotEq)  # the complement of one value (or of a test not listed): no interval
     if _column_key(bound, query) is not None and _column_key(column, query) is None:
         column, bound, op = bound, column, _FLIPPED.get(op, op)
     axis = _column_key(column, query)
@@ -67,6 +67,8 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         return (axis, (OPEN, 0, True), (*at, _BELOW[op]))
     if op in _ABOVE:
         return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
+    if op is ast.Eq:  # one value: `year == 2020` shares its rows with `year <= 2020`, none with `year < 2020`
+        return (axis, (*at, True), (*at, True))
     return ()
 
 

@@ -120,7 +120,7 @@ def test_a_querys_names_are_columns_unless_taken_with_at() -> None:
     assert mask_span("'2023-06' <= date", query=frozenset())[1] == (TIME, _JUNE, True)
 
 
-@pytest.mark.parametrize("condition", ["df.a == 1", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
+@pytest.mark.parametrize("condition", ["df.a != 1", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
 def test_other_conditions_have_no_interval(condition: str) -> None:
     assert mask_span(condition) == ()
 
@@ -161,6 +161,13 @@ def test_a_negated_comparison_keeps_the_other_side() -> None:
     assert mask_span("~(df.year < 2020)") == ("['year']", ("", 2020, True), (OPEN, 0, True))
     assert mask_span("not df.year >= 2020") == ("['year']", (OPEN, 0, True), ("", 2020, False))
     assert mask_span("~(df.year == 2020)") == ()
+
+
+def test_one_value_is_an_interval_of_one_point() -> None:
+    """`year == 2020` keeps the rows `year <= 2020` and `year >= 2020` both hold."""
+    assert mask_span("df.year == 2020") == ("['year']", ("", 2020, True), ("", 2020, True))
+    assert mask_span("2020 == df.year") == ("['year']", ("", 2020, True), ("", 2020, True))
+    assert mask_span("df.region == 'EU'")[1] == ("'EU'", 0, True)
 
 
 def test_the_conditions_a_mask_holds_all_of() -> None:

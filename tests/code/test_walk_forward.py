@@ -49,6 +49,16 @@ _BLOCKS = """
         print(np.mean(maes), max(maes))
         """
 
+_YEARS = """
+        df = pd.read_csv("loans.csv")
+        results = {{}}
+        for year in [2019, 2020, 2021, 2022]:
+            past, current = df[{past}], df[{current}]
+            model = Ridge().fit(past[["a", "b"]], past["y"])
+            results[year] = mean_absolute_error(current["y"], model.predict(current[["a", "b"]]))
+        print(min(results, key=results.get), min(results.values()), max(results.values()))
+        """
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a model per monthly origin, scored on the month after it, its worst and best months printed": (
         _ORIGINS.format(fit=_ONE_MODEL),
@@ -65,6 +75,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "blocks of rows in order, each trained on with the blocks before it, then scored": (
         _BLOCKS.format(end="(i + 1) * k", start="i * k"),
         [("overlap", 6)],
+    ),
+    "a model per vintage year of a listed few, the worst and best years named": (
+        _YEARS.format(past='df["year"] < year', current='df["year"] == year'),
+        [],
+    ),
+    "a model per listed origin date, scored on every later row, its worst and best printed": (
+        """
+        df = pd.read_csv("d.csv")
+        scores = []
+        for origin in ["2021-01-01", "2022-01-01", "2023-01-01"]:
+            train, test = df[df.date < origin], df[df.date >= origin]
+            model = Ridge().fit(train[["a", "b"]], train["y"])
+            scores.append(mean_absolute_error(test["y"], model.predict(test[["a", "b"]])))
+        print(min(scores), max(scores))
+        """,
+        [],
+    ),
+    "a model per listed vintage year trained on the year it is scored on": (
+        _YEARS.format(past='df["year"] <= year', current='df["year"] == year'),
+        [("overlap", 5)],
     ),
 }
 
