@@ -1179,7 +1179,16 @@ class Frames(WalkState):
             span = self._slice_span(rows_node, indexer == "loc", named=indexer == "iloc")
             return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
-            return replace(data, rows=frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
+            # `allrows.loc[train.index]` of pd.concat([train, test]): the rows taken on the other side of that same
+            # split hold none of those labels (labels a split dealt are each on one side), so only train's are left;
+            # labels numbered anew (ignore_index=True, reset_index) name other rows, of either side
+            kept = frozenset(
+                a.with_part(p)
+                for a in data.rows
+                for p in sorted(value.parts)
+                if not data.renumbered and not any(q.split == p.split and q.side != p.side for q in a.parts)
+            )
+            return replace(data, rows=kept or frozenset(a.with_part(p) for a in data.rows for p in sorted(value.parts)))
         mask = value.data.mask if value.data is not None else None
         outside = value.data.outside if value.data is not None else None
         if mask is not None and outside is not None and outside[0] == mask:

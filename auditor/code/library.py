@@ -876,6 +876,9 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, merged=joined.merged | {node.lineno})
         if _repeats(datas):  # some rows come in twice: the result is a pool of copies
             joined = replace(joined, rows=self.pool(node, joined.rows, f"{self.text(node.func)} of rows already in it"))
+        if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
+            numbered = {(a.parts[-1], node.lineno) for a in joined.rows if a.parts}
+            joined = replace(joined, renumbered=joined.renumbered | numbered)
         return Value(data=replace(joined, mask=None))
 
     def _columns_joined(self, values: list[Value]) -> Value:
