@@ -199,6 +199,8 @@ class Record:
     pass_names: dict[int, frozenset[str]] = field(default_factory=dict)
     # the constants a loop over a literal sequence binds, one item a pass, written as masks write them
     pass_values: dict[int, frozenset[str]] = field(default_factory=dict)
+    # loops over the groups of a table (`for key, part in df.groupby(...)`): each pass holds other rows
+    group_passes: set[int] = field(default_factory=set)
     # row statistics rows were kept by (`df[df.price < df.price.quantile(0.99)]`), with the splits of the masks
     # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
     # filtered before the split

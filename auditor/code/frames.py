@@ -215,9 +215,12 @@ class Frames(WalkState):
     def column(self, data: Data, name: str) -> Data:
         """One column of a table: its rows, named by the column (what it was computed from stays with the table)."""
         number = data.columns is not None and name in data.columns.numbers
+        held = frozenset(m for c, m in data.predictions if c == name)  # a column a model's predictions were put in
         # a groupby's column: still grouped; the fits other columns carry are not in its values
         return replace(
             data,
+            predicted=data.predicted | held,
+            fed=(data.fed or frozenset()) if held and data.fed is None else data.fed,
             columns=None,
             sources=frozenset({name}),
             mask=None,
@@ -418,6 +421,8 @@ class Frames(WalkState):
             return Value(data=replace(self.with_fits(data, stats), mask=self.whole(node), predicted=frozenset()))
         if name == "assign":
             columns = data.columns
+            held = {(k, m) for k, v in kwargs.items() if v.data is not None for m in v.data.predicted}
+            data = replace(data, predictions=data.predictions | held)  # assign(p=model.predict_proba(X)[:, 1])
             for key, value in kwargs.items():
                 # the neighbours' labels, each row itself left out (y[ind[:, 1:]]), are not the row's own label
                 own = value.data is not None and not value.data.elsewhere
@@ -1486,6 +1491,9 @@ class Frames(WalkState):
         # target in df["y"] leave with the column when the features are df.drop(columns="y").
         named = columns is not None and bool(names) and indexer != "iloc" and not (columns and columns.opaque)
         changed = replace(data.in_columns(fits, names or ()) if named else self.with_fits(data, fits), columns=columns)
+        if incoming is not None and named and incoming.predicted:  # test["pred"] = model.predict(X_test)
+            held = {(n, m) for n in names or () for m in incoming.predicted}
+            changed = replace(changed, predictions=changed.predictions | held)
         if incoming is not None:
             changed = replace(
                 changed,

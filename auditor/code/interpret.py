@@ -131,6 +131,9 @@ class Walker(Calls, Frames):
                 )
             else:
                 element = self.iterate(iterated)
+                if iterated.data is not None and iterated.data.grouped:
+                    # for seg, part in test.groupby("segment"): each pass holds one group's rows, another's
+                    self.record.group_passes.add(self.key_id("loop", node)[0])
                 self.loop(node, node.body, lambda: self.assign(node.target, element, node))
             self.block(node.orelse)
         elif isinstance(node, ast.While):
@@ -218,9 +221,7 @@ class Walker(Calls, Frames):
         or on the dict's entry (`for k, d in parts.items(): d["age"] = ...`, ``entries``: the dict and key of each)."""
         held = target.elts[1] if entries and isinstance(target, ast.Tuple) and len(target.elts) == 2 else target
         lid = self.enter_loop(node)
-        self.record.pass_values[lid] = frozenset(
-            str(c) for item in items for c in item.consts if isinstance(c, int | str) and not isinstance(c, bool)
-        )
+        self.record.pass_values[lid] = _item_values(items)
         try:
             for i, item in enumerate(items):
                 self.assign(target, item, node)
@@ -833,6 +834,7 @@ class Walker(Calls, Frames):
             elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= EACH_ITEM:
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
+                self.record.pass_values[self.loops[-1]] = _item_values(known)
                 each = []
                 for i, item in enumerate(known):
                     self.assign(generators[0].target, item, node)
@@ -1171,6 +1173,11 @@ def _not_none(value: Value) -> bool:
         or value.scores
         or value.consts
     )
+
+
+def _item_values(items: Sequence[Value]) -> frozenset[str]:
+    """The constants of a literal sequence's items, as a mask writes them (`2019`, `retail`)."""
+    return frozenset(str(c) for item in items for c in item.consts if isinstance(c, int | str) and not isinstance(c, bool))
 
 
 def _names_union(left: Value, right: Value) -> Columns | None:

@@ -168,7 +168,9 @@ class _Rules:
         return frozenset(
             lid
             for lid in loops
-            if named & self.r.pass_names.get(lid, frozenset()) or values & self.r.pass_values.get(lid, frozenset())
+            if named & self.r.pass_names.get(lid, frozenset())
+            or values & self.r.pass_values.get(lid, frozenset())
+            or lid in self.r.group_passes
         )
 
     def trained_on(self, evaluation: Evaluation) -> list[Data]:

@@ -386,6 +386,9 @@ class Data:
     # the table columns these values show to hold numbers (a log or a division of them: text has neither), so
     # select_dtypes("number") keeps them
     numeric: frozenset[str] = frozenset()
+    # (column, model) for a table's columns that hold a model's predictions (`test["pred"] = m.predict(X)`,
+    # `assign(p=...)`): read back, the column is those predictions
+    predictions: frozenset[tuple[str, int]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -429,6 +432,7 @@ class Data:
             self.group_key if self.group_key == other.group_key else frozenset(),
             self.shuffled | other.shuffled,
             self.numeric | other.numeric,
+            self.predictions | other.predictions,
         )
 
     @property
