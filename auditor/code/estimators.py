@@ -162,7 +162,7 @@ class Estimators(WalkState):
                 transformers = argument(args, kwargs, 0, "transformers")
                 found.selects = self.selection(list(transformers.items or ()), kwargs, named=True)
             else:
-                self.select_first(found)
+                self.select_first(found, [*args, *kwargs.values()])
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
@@ -206,11 +206,69 @@ class Estimators(WalkState):
             kept += columns
         return Columns(frozenset(kept))
 
-    def select_first(self, found: Obj) -> None:
-        """A pipeline whose first step is a column transformer uses only that step's columns."""
-        if found.steps:
-            first = self.record.objects[found.steps[0]]
-            found.selects = first.selects
+    def select_first(self, found: Obj, given: list[Value]) -> None:
+        """A pipeline whose first step is a column transformer uses only that step's columns, as it does when that
+        step is a class of the file whose transform() returns a list of columns (`return X[self.cols]`)."""
+        ordered = self._steps_in_order(given)
+        if ordered and ordered[0].qualname.startswith(LOCAL):
+            found.selects = self._class_selects(ordered[0])
+        elif found.steps:
+            found.selects = self.record.objects[found.steps[0]].selects
+
+    def _steps_in_order(self, values: list[Value], depth: int = 0) -> list[Obj]:
+        """The steps a pipeline is given, in the order written: estimators and objects of the file's classes."""
+        found: list[Obj] = []
+        for value in values:
+            items = list(value.items) if value.items is not None else []
+            for oid in sorted(value.objects):
+                obj = self.record.objects[oid]
+                if obj.qualname == CONTAINER and depth < 3:
+                    items = [*items, *obj.entries.values()] if obj.entries else [*items, obj.elements]
+                elif obj.role is not None or obj.qualname.startswith(LOCAL):
+                    found.append(obj)
+            if items and depth < 3:
+                found += self._steps_in_order(items, depth + 1)
+        return found
+
+    def _class_selects(self, step: Obj) -> Columns | None:
+        """The columns a step of the file's own class keeps, when its transform() is one return of the table's
+        columns named by a list: written there, or held in an attribute the constructor was given. None else."""
+        if not step.qualname.startswith(LOCAL):
+            return None
+        fid = self.local_method(step.qualname, "transform")
+        if fid is None:
+            return None
+        method = self.function_node(fid)
+        params = [a.arg for a in method.args.args]
+        body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(params) < 2:
+            return None
+        if len(body) != 1 or not isinstance(body[0], ast.Return):
+            # columns picked by a list held by the object (`d[self.feature_names_]`): some columns, not known which
+            picks = any(
+                isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Attribute)
+                and any(isinstance(r, ast.Name) and r.id == params[0] for r in ast.walk(n.slice))
+                for n in ast.walk(method)
+            )
+            return Columns(opaque=True) if picks else None
+        taken = body[0].value
+        if isinstance(taken, ast.Subscript) and isinstance(taken.value, ast.Attribute) and taken.value.attr == "loc":
+            index = taken.slice  # X.loc[:, self.cols]
+            if not (isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[0], ast.Slice)):
+                return None
+            taken = ast.Subscript(value=taken.value.value, slice=index.elts[1], ctx=ast.Load())
+        if not (isinstance(taken, ast.Subscript) and isinstance(taken.value, ast.Name) and taken.value.id == params[1]):
+            return None
+        named = taken.slice
+        if isinstance(named, ast.List | ast.Tuple):
+            names = [e.value for e in named.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            return Columns(frozenset(names)) if len(names) == len(named.elts) else None
+        if isinstance(named, ast.Attribute) and isinstance(named.value, ast.Name) and named.value.id == params[0]:
+            held = step.entries.get(named.attr)
+            strings = held.strings() if held is not None else None
+            return Columns(frozenset(strings)) if strings else Columns(opaque=True)
+        return None
 
     def _layer_fits(self, model: Obj, values: list[Value]) -> frozenset[int]:
         """What the adapted layers among a Keras model's layers learned: `Sequential([norm, ...])`, or a functional

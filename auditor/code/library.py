@@ -254,7 +254,7 @@ class Library(Estimators, TorchLoops):
                 if last == "make_column_transformer":
                     found.selects = self.selection(args, kwargs, named=False)
                 else:
-                    self.select_first(found)
+                    self.select_first(found, list(args))
                 return Value(objects=frozenset({found.id}))
         if catalog.is_metric(qualname):
             return self.metric(last, args, kwargs, node)

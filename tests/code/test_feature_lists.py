@@ -96,3 +96,55 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_feature_lists(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_OWN_STEP = """
+        class {name}(BaseEstimator, TransformerMixin):
+            def __init__(self, cols=None):
+                self.cols = cols
+
+            def fit(self, X, y=None):
+                self.medians_ = X.median(numeric_only=True)
+                return self
+
+            def transform(self, X):
+                {body}
+
+        df = pd.read_csv("d.csv")
+        train, test = train_test_split(df, random_state=0)
+        pipe = Pipeline([("first", {name}({cols})), ("clf", LogisticRegression())])
+        pipe.fit(train, train["y"])
+        print(pipe.score(test, test["y"]))
+        """
+
+OWN_STEPS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a pipeline whose first step, a class of the file, returns the columns it was given": (
+        _OWN_STEP.format(name="Select", body="return X[self.cols]", cols='["a", "b"]'),
+        [],
+    ),
+    "a pipeline whose first step returns columns written in its transform": (
+        _OWN_STEP.format(name="Select", body='return X.loc[:, ["a", "b"]]', cols=""),
+        [],
+    ),
+    "a pipeline whose first step picks columns by a list it learned, then computes on them": (
+        _OWN_STEP.format(
+            name="Builder", body="out = X[self.medians_.index]\n                return out.fillna(self.medians_)", cols=""
+        ),
+        [],
+    ),
+    "a pipeline whose first step returns the columns it was given, the label among them": (
+        _OWN_STEP.format(name="Select", body="return X[self.cols]", cols='["a", "b", "y"]'),
+        [("label_in_features", 15)],
+    ),
+    "a pipeline whose first step, a class of the file, passes every column on": (
+        _OWN_STEP.format(name="Impute", body="return X.fillna(self.medians_)", cols=""),
+        [("label_in_features", 15)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", OWN_STEPS)
+def test_a_pipeline_whose_first_step_is_a_class_of_the_file(tmp_path: Path, case: str) -> None:
+    body, expected = OWN_STEPS[case]
+    head = HEAD + "from sklearn.base import BaseEstimator, TransformerMixin\nfrom sklearn.pipeline import Pipeline\n"
+    assert leaks_found(tmp_path, head, body) == expected
