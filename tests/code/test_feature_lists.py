@@ -117,6 +117,8 @@ _OWN_STEP = """
         print(pipe.score(test, test["y"]))
         """
 
+_LEARNED_PICK = "out = X[self.medians_.index]\n                return out.fillna(self.medians_)"
+
 OWN_STEPS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a pipeline whose first step, a class of the file, returns the columns it was given": (
         _OWN_STEP.format(name="Select", body="return X[self.cols]", cols='["a", "b"]'),
@@ -127,9 +129,7 @@ OWN_STEPS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [],
     ),
     "a pipeline whose first step picks columns by a list it learned, then computes on them": (
-        _OWN_STEP.format(
-            name="Builder", body="out = X[self.medians_.index]\n                return out.fillna(self.medians_)", cols=""
-        ),
+        _OWN_STEP.format(name="Builder", body=_LEARNED_PICK, cols=""),
         [],
     ),
     "a pipeline whose first step returns the columns it was given, the label among them": (
