@@ -610,7 +610,8 @@ class _Rules:
                 back = v == t and _put_back(v, x, e.x)
                 if not self.shares(v, t):
                     continue
-                if role is None and v == t and not back and not self._test_file_learned(v, train):
+                learned = self._test_file_learned(v, train) or _test_side_learned(v, train, e.x)
+                if role is None and v == t and not back and not learned:
                     continue
                 # the rows of t's own pass of a walk forward: the other passes' cuts were not put back with it
                 same_pass = frozenset(a for a in x.rows if not any(self._other_passes(a, t, lid) for lid in passes))
@@ -1271,6 +1272,18 @@ def _test_name(name: str) -> bool:
 
 # X_test, test_df, Xtest, X_te, holdout; not a word that only holds the letters (latest, contest)
 _TEST_NAME = re.compile(r"(?i)(^|[^a-z]|^[xy])test|hold_?out|(^|_)te(_|$)|^[xy]te$")
+
+
+def _test_side_learned(atom: Atom, train: Train, scored: Data) -> bool:
+    """Whether rows cut off by a mask or a slice (`test = df[df.t >= cut]`) had their labels learned and were scored,
+    both under a name that calls them the test set (`cal.fit(X_test, y_test)`, then `cal.predict_proba(X_test)`).
+    A model given no labels (a clustering, scored by its silhouette) or its own predictions learns no answer."""
+    trained, labels = train.x, train.y
+    if trained is None or labels is None or labels.predicted or not atom.parts:
+        return False
+    # predictions are named by their own variable (`p = cal.predict_proba(X_test)`): the rows' name comes before it
+    named = [step.name for step in scored.chain[-2:]] if scored.predicted else [_last_name(scored) or ""]
+    return _named_test(trained) and any(_test_name(n) for n in named)
 
 
 def _named_test(data: Data) -> bool:

@@ -1,7 +1,9 @@
 """Walk-forward validation: a loop whose every pass cuts the rows at bounds of its own (a date after each origin,
 the block `[i * k:(i + 1) * k]`) scores other rows in each pass, so its worst and best scores reported are no
 choice on one test set; settings tried inside a pass, or a training part that reaches into the pass's test
-rows, still are leaks. Each case is a script and the leaks it holds (kind and line, counted after HEAD)."""
+rows, still are leaks. Out of time, the later side of a date cut named the test set and learned from (a
+calibrator fitted on it) is the test set trained on. Each case is a script and the leaks it holds (kind and line,
+counted after HEAD)."""
 
 from __future__ import annotations
 
@@ -103,3 +105,49 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_a_walk_forward(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_OUT_OF_TIME = """
+        df = pd.read_parquet("tx.parquet")
+        train, test = df[df["t"] < "2023-10-01"], df[df["t"] >= "2023-10-01"]
+        base = LogisticRegression().fit(train[["a", "b"]], train["y"])
+        print(brier_score_loss(test["y"], base.predict_proba(test[["a", "b"]])[:, 1]))
+        {fitted}
+        p = cal.predict_proba(test[["a", "b"]])[:, 1]
+        print(brier_score_loss(test["y"], p))
+        """
+
+OUT_OF_TIME: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a calibrator fitted on the later side of a date cut, named the test set, then scored on it": (
+        _OUT_OF_TIME.format(
+            fitted='cal = CalibratedClassifierCV(base, method="isotonic", cv="prefit").fit(test[["a", "b"]], test["y"])'
+        ),
+        [("overlap", 5)],
+    ),
+    "a calibrator fitted on a calibration window cut before the test window": (
+        _OUT_OF_TIME.format(
+            fitted='calib = df[(df["t"] >= "2023-07-01") & (df["t"] < "2023-10-01")]\n        '
+            'cal = CalibratedClassifierCV(base, method="isotonic", cv="prefit").fit(calib[["a", "b"]], calib["y"])'
+        ),
+        [],
+    ),
+    "a clustering fitted on the later side of a date cut, scored by its silhouette there": (
+        _OUT_OF_TIME.format(fitted='cal = KMeans(4, n_init=10).fit(test[["a", "b"]])').replace(
+            'p = cal.predict_proba(test[["a", "b"]])[:, 1]\n        print(brier_score_loss(test["y"], p))',
+            'print(silhouette_score(test[["a", "b"]], cal.predict(test[["a", "b"]])))',
+        ),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", OUT_OF_TIME)
+def test_the_later_side_of_a_date_cut_learned(tmp_path: Path, case: str) -> None:
+    body, expected = OUT_OF_TIME[case]
+    head = (
+        HEAD
+        + "from sklearn.calibration import CalibratedClassifierCV\nfrom sklearn.cluster import KMeans\n"
+        + "from sklearn.linear_model import LogisticRegression\nfrom sklearn.metrics import brier_score_loss, "
+        + "silhouette_score\n"
+    )
+    assert leaks_found(tmp_path, head, body) == expected
