@@ -66,7 +66,10 @@ _TRANSFORMS = frozenset(
         "sequences_to_matrix",
         "encode",
         "encode_batch",
+        "encode_plus",
         "batch_encode_plus",
+        "tokenize",  # a tokenizer's pieces of a text: of the vocabulary it learned
+        "convert_tokens_to_ids",
         "doc2bow",
         "infer_vector",
         "flow",  # an ImageDataGenerator's batches of the images given, transformed

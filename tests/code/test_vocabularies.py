@@ -298,6 +298,18 @@ print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
 """
 _TRAINED_ALL = AUTO.format(made='tok = base.train_new_from_iterator(df["text"], vocab_size=8000)')
 _PRETRAINED = AUTO.format(made="tok = base")
+# The pieces of each text, as text, from a tokenizer {made}.
+PIECES = """
+from transformers import AutoTokenizer
+
+df = pd.read_csv("reviews.csv")
+base = AutoTokenizer.from_pretrained("roberta-base")
+{made}
+df["pieces"] = [" ".join(tok.tokenize(t)) for t in df["text"]]
+X_tr, X_te, y_tr, y_te = train_test_split(df["pieces"].str.len().to_frame(), df["label"], test_size=0.2)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+_PIECES_ALL = PIECES.format(made='tok = base.train_new_from_iterator(df["text"], vocab_size=8000)')
 
 
 # The same tokenizer trained on the training part's texts, applied to each part's texts one by one.
@@ -394,6 +406,11 @@ TOKENIZER_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("preprocessing", _line(_TRAINED_ALL, "tok = base.train_new_from_iterator("))],
     ),
     "a pretrained Hugging Face tokenizer used as it is": (_PRETRAINED, []),
+    "a Hugging Face tokenizer trained on every text, its pieces of each text taken by tokenize()": (
+        _PIECES_ALL,
+        [("preprocessing", _line(_PIECES_ALL, "tok = base.train_new_from_iterator("))],
+    ),
+    "a pretrained Hugging Face tokenizer's pieces of each text": (PIECES.format(made="tok = base"), []),
     "a tokenizer trained on every text, its ids counted into a bag by position in a function given to map": (
         _BAG_ALL,
         [("preprocessing", _line(_BAG_ALL, "tok.train_from_iterator("))],
