@@ -1739,7 +1739,8 @@ def _within(data: Data, names: Columns) -> Columns:
     # what a kept column was used to compute stays known: a label computed from it is read from it
     derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
     removed = names.removed | columns.removed | later
-    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, added=columns.added)
+    numbers = columns.numbers | names.numbers
+    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, numbers, added=columns.added)
 
 
 def _cut_as(atom: Atom, parts: tuple[Part, ...]) -> Atom:

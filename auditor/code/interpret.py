@@ -964,12 +964,19 @@ class Walker(Calls, Frames):
         if not (isinstance(target, ast.Name) and isinstance(node.elt, ast.Name) and node.elt.id == target.id):
             return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
         excluded: list[str] = []
-        for condition in gen.ifs:
+        numeric = False
+        for condition in (c for given in gen.ifs for c in _conjuncts(given)):
+            if _keeps_numbers(condition, target.id):
+                numeric = True  # df[c].dtype != "object": numeric columns kept, as select_dtypes("number") keeps
+                continue
             named = _excluded_names(condition, target.id, self.ev)
             if named is None:
                 return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
             excluded += named
-        return Value(names_of=source.names_of.without(excluded))
+        names = source.names_of.without(excluded)
+        if numeric and not names.opaque and names.dtypes is None:
+            names = replace(names, dtypes="number")
+        return Value(names_of=names)
 
     def _chosen_by(self, node: ast.AST, gen: ast.comprehension) -> frozenset[int]:
         """The row statistics the conditions of a comprehension over column names compute, each name in turn
@@ -1089,6 +1096,29 @@ class Walker(Calls, Frames):
             if holder.data is not None and holder.data.columns is not None and names:
                 data = replace(holder.data, columns=holder.data.columns.without(names))
                 self.mutate(target.value, replace(holder, data=data))
+
+
+def _conjuncts(condition: ast.expr) -> list[ast.expr]:
+    """The conditions `a and b` holds both of (a comprehension's `if` written as one)."""
+    if isinstance(condition, ast.BoolOp) and isinstance(condition.op, ast.And):
+        return [c for v in condition.values for c in _conjuncts(v)]
+    return [condition]
+
+
+def _keeps_numbers(condition: ast.expr, name: str) -> bool:
+    """`df[c].dtype != "object"` (or `!= object`, `!= "O"`): a test of each column named ``name`` that keeps every
+    numeric column (and perhaps others: the columns kept are known only to hold the numeric ones)."""
+    if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1 and isinstance(condition.ops[0], ast.NotEq)):
+        return False
+    left, right = condition.left, condition.comparators[0]
+    if not (isinstance(left, ast.Attribute) and left.attr in ("dtype", "dtypes")):
+        return False
+    if not isinstance(left.value, ast.Subscript):
+        return False
+    if not (isinstance(left.value.slice, ast.Name) and left.value.slice.id == name):
+        return False
+    text = right.value if isinstance(right, ast.Constant) else right.id if isinstance(right, ast.Name) else None
+    return text in ("object", "O", "str", "string", "category")
 
 
 def _excluded_names(condition: ast.expr, name: str, ev: object) -> list[str] | None:

@@ -12,6 +12,7 @@ import pytest
 from tests.code.reading import leaks_found
 
 HEAD = """\
+import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_predict, cross_val_score, train_test_split
@@ -80,6 +81,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """
         + _FIT,
         [("label_in_features", 8)],
+    ),
+    "the columns that are not text, less the logged label, beside the price it was computed from": (
+        """
+        df = pd.read_csv("houses.csv")
+        df["log_price"] = np.log1p(df["SalePrice"])
+        feats = [c for c in df.columns if c not in ["Id", "log_price"] and df[c].dtype != "object"]
+        X, y = df[feats], df["log_price"]
+        """
+        + _FIT,
+        [("label_in_features", 7)],
+    ),
+    "the columns that are not text, less the logged label and the price": (
+        """
+        df = pd.read_csv("houses.csv")
+        df["log_price"] = np.log1p(df["SalePrice"])
+        feats = [c for c in df.columns if c not in ["Id", "log_price", "SalePrice"] and df[c].dtype != "object"]
+        X, y = df[feats], df["log_price"]
+        """
+        + _FIT,
+        [],
     ),
     "every column but the id and a named one": (
         """
