@@ -107,6 +107,7 @@ class _Rules:
     def __init__(self, record: Record, where: Callable[[Site], str]) -> None:
         self.r = record
         self.where = where
+        self._sides_read: set[tuple[str, str]] | None = None  # (split, side) of every row trained on or scored
 
     def _inside(self, site: Site) -> str:
         """' at line 9 (in a function called at line 13)' for a place inside the file's own function."""
@@ -942,7 +943,7 @@ class _Rules:
     def _validation(self, data: Data | None, rows: frozenset[Atom], site: Site, chosen: set[int]) -> bool:
         """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,
         or followed by a score on other unseen rows (the test set kept for the end)."""
-        if rows and all(any(p.side == "train" for p in a.parts[:-1]) for a in rows):
+        if rows and all(any(p.side == "train" and not self._only_part(p) for p in a.parts[:-1]) for a in rows):
             return True
         if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
             return True  # a split published as one (ds["validation"] of a Hub data set)
@@ -957,6 +958,20 @@ class _Rules:
             if later and all(a.disjoint(b) for a in later for b in rows):
                 return True
         return False
+
+    def _only_part(self, part: Part) -> bool:
+        """Whether ``part`` is a data set's own "train" split whose other splits the program never reads
+        (`load_dataset("csv", data_files=...)["train"]`: every row of the file), so what is carved from it is not
+        carved from a training part."""
+        if not self._published(part.split):
+            return False
+        if self._sides_read is None:
+            found: set[tuple[str, str]] = set()
+            for d in [*(t.x for t in self.r.trains.values()), *(e.x for e in self.r.evaluations.values())]:
+                for a in d.rows if d is not None else ():
+                    found |= {(p.split, p.side) for p in a.parts}
+            self._sides_read = found
+        return not any(split == part.split and side != part.side for split, side in self._sides_read)
 
     def _published(self, sid: str) -> bool:
         split = self.r.splits.get(sid)

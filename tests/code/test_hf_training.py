@@ -77,6 +77,17 @@ _REGROUPED = """
     'enc["test"]', 'parts["test"]'
 )
 
+# One file read as a data set (its one split is named "train"), split in two by train_test_split.
+_ONE_FILE = """
+    hub = load_dataset("csv", data_files="reviews.csv")
+    parts = hub["train"].train_test_split(test_size=0.15, seed=13)
+    carved = parts["train"].train_test_split(test_size=0.1, seed=13)
+    args = TrainingArguments("out", eval_strategy="epoch", save_strategy="epoch", load_best_model_at_end=True)
+    trainer = Trainer(model=model(), args=args, train_dataset=carved["train"], eval_dataset={watched})
+    trainer.train()
+    print(trainer.evaluate({scored}))
+"""
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "the best epoch kept on a validation part carved from the training split, regrouped in a DatasetDict": (
         _REGROUPED.format(made='{"train": carved["train"], "validation": carved["test"], "test": enc["test"]}'),
@@ -128,6 +139,20 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "LEAK: a Trainer subclass of the file keeps its best epoch on the test split": (
         _WEIGHTED + _BEST_AT_END.format(trainer="WeightedTrainer", watched='enc["test"]'),
         [("multi_test", 10)],
+    ),
+    "one CSV file's rows split in two, the Trainer keeping its best epoch on the held-out part it then scores": (
+        _ONE_FILE.format(watched='parts["test"]', scored='parts["test"]'),
+        [("multi_test", 6)],
+    ),
+    "one CSV file's rows split in two, a validation part carved from the training part watched, the test part scored": (
+        _ONE_FILE.format(watched='carved["test"]', scored='parts["test"]'),
+        [],
+    ),
+    "a Hub data set's training split carved for the Trainer to watch, its own test split scored": (
+        _ONE_FILE.replace('load_dataset("csv", data_files="reviews.csv")', 'load_dataset("imdb")').format(
+            watched='parts["test"]', scored='hub["test"]'
+        ),
+        [],
     ),
     "a Trainer subclass of the file keeps its best epoch on the validation split": (
         _WEIGHTED + _BEST_AT_END.format(trainer="WeightedTrainer", watched='enc["validation"]'),
