@@ -1710,7 +1710,10 @@ def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | 
         if outer_end[0] != upper[0]:
             return None
         upper = min(upper, outer_end, key=lambda b: (b[1], b[2]))
-    side = "head" if lower[0] == OPEN else "tail" if upper[0] == OPEN else "range"
+    # the first windows (`X[:a]` of windows from position `win` on) are the head of the rows the windows cover: a
+    # cut against `X[b:]` that cannot be compared is a clean one, as `[:a]` and `[b:]` of the rows are
+    head = lower[0] == OPEN or (windows and start[0] == OPEN)
+    side = "head" if head else "tail" if upper[0] == OPEN else "range"
     return Atom(atom.origin, (*atom.parts[:-1], Part(last.split, side, (span[0], lower, upper))))
 
 

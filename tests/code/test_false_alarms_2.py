@@ -553,6 +553,18 @@ WINDOWS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("overlap", 8), ("preprocessing", 3)],
     ),
     "LEAK: training windows past the cut": (_windows(end="cut - win + 10"), [("overlap", 8)]),
+    "windows cut at two bounds named apart, a validation period between the training and test windows": (
+        """
+        s = np.load("series.npy")
+        n, win = len(s), 14
+        X = np.array([s[i - win:i] for i in range(win, n)])
+        y = np.array([s[i] for i in range(win, n)])
+        a, b = n - 120 - win, n - 60 - win
+        m = LinearRegression().fit(X[:a], y[:a])
+        print(m.score(X[a:b], y[a:b]), m.score(X[b:], y[b:]))
+        """,
+        [],
+    ),
     "LEAK: the windows' parts unpacked in the wrong order (the test targets train the model)": (
         _windows().replace("X_train, X_test, y_train, y_test =", "X_train, X_test, y_test, y_train ="),
         [("overlap", 3)],  # reported at the first slice of the series, where its slices' split is placed
