@@ -100,7 +100,9 @@ _PREDICTS = frozenset(
 )
 # What a trained model says of its columns (how much each one predicts the label): columns kept by it were chosen
 # with the rows the model was trained on.
-_IMPORTANCES = frozenset(["feature_importances_", "coef_"])
+# What a trained model says of each column: its importances, coefficients, and a statsmodels fit's estimates and
+# tests of them (`res.pvalues < 0.05`, the first step of a stepwise selection)
+_IMPORTANCES = frozenset(["feature_importances_", "coef_", "pvalues", "params", "tvalues", "bse"])
 _IMPORTANCE_METHODS = frozenset(["get_feature_importance", "feature_importance"])
 # A series model's predictions of the rows it was trained on (statsmodels' results, pmdarima's models).
 _IN_SAMPLE = frozenset(["fittedvalues", "predict_in_sample"])

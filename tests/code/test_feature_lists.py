@@ -169,3 +169,36 @@ def test_a_pipeline_whose_first_step_is_a_class_of_the_file(tmp_path: Path, case
     body, expected = OWN_STEPS[case]
     head = HEAD + "from sklearn.base import BaseEstimator, TransformerMixin\nfrom sklearn.pipeline import Pipeline\n"
     assert leaks_found(tmp_path, head, body) == expected
+
+
+_STEPWISE = """
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["target"]), df["target"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        res = sm.Logit({y}, sm.add_constant({x})).fit(disp=0)
+        print(res.summary())
+        pv = res.pvalues.drop("const")
+        kept = pv[pv < 0.05].index
+        print(LogisticRegression().fit(X_tr[kept], y_tr).score(X_te[kept], y_te))
+        """
+
+STEPWISE: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "columns kept by a statsmodels fit's p-values on every row": (
+        _STEPWISE.format(y="y", x="X"),
+        [("preprocessing", 6)],
+    ),
+    "columns kept by a statsmodels fit's p-values on the training part": (
+        _STEPWISE.format(y="y_tr", x="X_tr"),
+        [],
+    ),
+    "a statsmodels fit on every row, its summary only printed": (
+        _STEPWISE.format(y="y", x="X").replace("X_tr[kept]", "X_tr").replace("X_te[kept]", "X_te"),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", STEPWISE)
+def test_columns_kept_by_a_statsmodels_fit(tmp_path: Path, case: str) -> None:
+    body, expected = STEPWISE[case]
+    assert leaks_found(tmp_path, HEAD + "import statsmodels.api as sm\n", body) == expected
