@@ -1208,7 +1208,7 @@ def _not_none(value: Value) -> bool:
 def _item_values(items: Sequence[Value]) -> frozenset[str]:
     """The constants of a literal sequence's items, as a mask writes them (`2019`, `retail`)."""
     constants = (c for item in items for c in item.consts)
-    return frozenset(str(c) for c in constants if isinstance(c, int | str) and not isinstance(c, bool))
+    return frozenset(str(c) for c in constants if isinstance(c, int | float | str) and not isinstance(c, bool))
 
 
 def _names_union(left: Value, right: Value) -> Columns | None:

@@ -94,6 +94,12 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a model per listed cut of a number column, each scored on the rows at its cut": (
+        _YEARS.replace("[2019, 2020, 2021, 2022]", "[0.5, 1.5, 2.5]").format(
+            past='df["year"] < year', current='df["year"] == year'
+        ),
+        [],
+    ),
     "a model per listed vintage year trained on the year it is scored on": (
         _YEARS.format(past='df["year"] <= year', current='df["year"] == year'),
         [("overlap", 5)],
