@@ -160,12 +160,10 @@ class _Rules:
             for word in _WORD.findall(bound[0])
         }
         values: set[str] = set()
-        for part in atom.parts:
-            if part.split.startswith("mask:"):  # `year == y`, or `year == 2019` in a pass over [2019, 2020]
-                values |= {q[1:-1] for q in _QUOTED.findall(part.side)}
-                bare = _QUOTED.sub("", part.side)  # a column named as the loop's name is no name of the loop
-                named |= set(_WORD.findall(bare))
-                values |= set(_NUMBER.findall(bare))
+        for part in atom.parts:  # `year == y`, or `year == 2019` in a pass over [2019, 2020]
+            words, constants = _mask_terms(part)
+            named |= words
+            values |= constants
         return frozenset(
             lid
             for lid in loops
@@ -554,12 +552,7 @@ class _Rules:
         values = self.r.pass_values[lid]
 
         def named(atom: Atom) -> set[str]:
-            found: set[str] = set()
-            for part in atom.parts:
-                if part.split.startswith("mask:"):
-                    bare = _QUOTED.sub("", part.side)
-                    found |= {q[1:-1] for q in _QUOTED.findall(part.side)} | set(_NUMBER.findall(bare))
-            return found & values
+            return {c for part in atom.parts for c in _mask_terms(part)[1]} & values
 
         first, second = named(a), named(b)
         return len(first) == 1 and len(second) == 1 and first != second
@@ -1207,6 +1200,15 @@ _SLICE_SIDES = {"head": "the first rows", "tail": "the last rows", "range": "a r
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def _mask_terms(part: Part) -> tuple[set[str], set[str]]:
+    """The names and the constants (quoted texts, numbers) a mask's condition is written with; none for other parts.
+    A quoted column name (`df['year']`) is a constant, never a name of the program."""
+    if not part.split.startswith("mask:"):
+        return set(), set()
+    bare = _QUOTED.sub("", part.side)
+    return set(_WORD.findall(bare)), {q[1:-1] for q in _QUOTED.findall(part.side)} | set(_NUMBER.findall(bare))
 
 
 def _after(later: Site, earlier: Site) -> bool:
