@@ -359,6 +359,8 @@ class Estimators(WalkState):
             x = argument(args, kwargs, 0, "X").data
             made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
             found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
+            # a PredefinedSplit's held-out fold is whatever rows it was told: the test part, for all the walk knows
+            self.record.splits[found.split].folds = not found.qualname.endswith(".PredefinedSplit")
             given = len(args) > 2 or "groups" in kwargs
             self._by_group(found, argument(args, kwargs, 2, "groups") if given else None)
             generator = self.obj(node, SPLITS)

@@ -168,6 +168,7 @@ class Split:
     published: bool = False  # a data set's own parts (a Hub DatasetDict's, torchvision's train=False): named by it
     by_group: bool = False  # a group splitter given its groups: each group's rows (a customer's quarters) in one part
     group_key: frozenset[str] = frozenset()  # the columns those groups were taken from, when the walk knows them
+    folds: bool = False  # a splitter's split() walked by the program: its held-out side is a validation fold
 
 
 @dataclass

@@ -775,6 +775,10 @@ class _Rules:
                 unseen = self.held_out(x, [train.x])
                 if not unseen or self._validation(x, unseen, train.site, set()):
                     continue
+                # X.iloc[va] of `for tr, va in KFold(5).split(X)` stops each fold's model, as X_va = X.iloc[va]
+                # does: out-of-fold early stopping. (Settings picked by the best score of a fold stay a choice.)
+                if all(self._fold(a) for a in unseen):
+                    continue
                 if not (self._scored_later(unseen, train.site) or _named_test(x)):
                     continue
                 leaks.setdefault(
@@ -951,6 +955,14 @@ class _Rules:
             if later and all(a.disjoint(b) for a in later for b in rows):
                 return True
         return False
+
+    def _fold(self, atom: Atom) -> bool:
+        """Whether ``atom`` is the held-out fold of a splitter's split() the program walks, cut from rows that
+        were never held out before (a fold of the test part is still test rows)."""
+        if not atom.parts or not atom.parts[-1].held_out or any(p.held_out for p in atom.parts[:-1]):
+            return False
+        split = self.r.splits.get(atom.parts[-1].split)
+        return split is not None and split.folds
 
     def _only_part(self, part: Part) -> bool:
         """Whether ``part`` is a data set's own "train" split whose other splits the program never reads

@@ -454,6 +454,72 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         )
         for name in ("dval", "d_va", "X_va", "dvalid")
     },
+    **{
+        f"LightGBM early-stopped on each fold's validation rows written {form}, out-of-fold predictions scored": (
+            f"""
+        import lightgbm as lgb
+        from sklearn.model_selection import {splitter}
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        oof = np.zeros(len(df))
+        for tr, va in {splitter}(5).split(X, y):
+            part = (X.iloc[va], y.iloc[va])
+            m = lgb.LGBMClassifier(n_estimators=5000).fit(X.iloc[tr], y.iloc[tr], eval_set=[{rows}],
+                                                          callbacks=[lgb.early_stopping(100)])
+            oof[va] = m.predict_proba(X.iloc[va])[:, 1]
+        print(accuracy_score(y, oof > 0.5))
+        """,
+            [],
+        )
+        for form, splitter, rows in (
+            ("inline", "KFold", "(X.iloc[va], y.iloc[va])"),
+            ("inline, stratified", "StratifiedKFold", "(X.iloc[va], y.iloc[va])"),
+            ("under a name that says nothing", "KFold", "part"),
+            ("as positions of the array", "TimeSeriesSplit", "(X.values[va], y.values[va])"),
+        )
+    },
+    "LightGBM early-stopped on the test part in each pass of a fold loop, the test part scored": (
+        """
+        import lightgbm as lgb
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+        for tr, va in KFold(5).split(X_tr):
+            m = lgb.LGBMClassifier(n_estimators=5000).fit(X_tr.iloc[tr], y_tr.iloc[tr], eval_set=[(X_te, y_te)],
+                                                          callbacks=[lgb.early_stopping(100)])
+            print(accuracy_score(y_te, m.predict(X_te)))
+        """,
+        [("multi_test", 7)],
+    ),
+    "LightGBM early-stopped on a fold of the test part, the whole test part scored": (
+        """
+        import lightgbm as lgb
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+        for tr, va in KFold(3).split(X_te):
+            m = lgb.LGBMClassifier(n_estimators=5000).fit(X_tr, y_tr, eval_set=[(X_te.iloc[va], y_te.iloc[va])],
+                                                          callbacks=[lgb.early_stopping(100)])
+            print(accuracy_score(y_te, m.predict(X_te)))
+        """,
+        [("multi_test", 7)],
+    ),
+    "LightGBM early-stopped on a PredefinedSplit's held-out fold, the test rows it was told, then scored there": (
+        """
+        import lightgbm as lgb
+        from sklearn.model_selection import PredefinedSplit
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        fold = np.where(df["is_test"] == 1, 0, -1)
+        for tr, te in PredefinedSplit(fold).split(X):
+            m = lgb.LGBMClassifier(n_estimators=5000).fit(X.iloc[tr], y.iloc[tr], eval_set=[(X.iloc[te], y.iloc[te])],
+                                                          callbacks=[lgb.early_stopping(100)])
+            print(accuracy_score(y.iloc[te], m.predict(X.iloc[te])))
+        """,
+        [("multi_test", 7)],
+    ),
 }
 
 
