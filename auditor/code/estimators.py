@@ -154,6 +154,8 @@ class Estimators(WalkState):
         found = self.obj(node, qualname, role)
         found.node = node
         found.params.update(kwargs)
+        if qualname.rpartition(".")[2] == "FunctionTransformer":
+            found.selects = self._function_selects(node, args, kwargs)
         if role.rows_at_init:
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
@@ -213,12 +215,35 @@ class Estimators(WalkState):
 
     def select_first(self, found: Obj, given: list[Value]) -> None:
         """A pipeline whose first step is a column transformer uses only that step's columns, as it does when that
-        step is a class of the file whose transform() returns a list of columns (`return X[self.cols]`)."""
+        step is a class of the file whose transform() returns a list of columns (`return X[self.cols]`), or a
+        FunctionTransformer of a function that does (`def pick(X): return X[FEATS]`)."""
         ordered = self._steps_in_order(given)
         if ordered and ordered[0].qualname.startswith(LOCAL):
             found.selects = self._class_selects(ordered[0])
+        elif ordered:
+            found.selects = ordered[0].selects
         elif found.steps:
             found.selects = self.record.objects[found.steps[0]].selects
+
+    def _function_selects(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
+        """The columns a FunctionTransformer keeps whose function, a lambda or one of the file's, returns its
+        table's columns named by a list (`lambda X: X[FEATS]`); None for any other function."""
+        given: ast.expr | None = node.args[0] if node.args else None
+        for keyword in node.keywords:
+            if keyword.arg == "func":
+                given = keyword.value
+        body: list[ast.stmt]
+        if isinstance(given, ast.Lambda):
+            params, body = given.args.args, [ast.Return(value=given.body)]
+        else:
+            function = argument(args, kwargs, 0, "func")
+            if len(function.functions) != 1:
+                return None
+            defined = self.function_node(next(iter(function.functions)))
+            params, body = defined.args.args, _statements(defined)
+        if not params or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            return None
+        return self._columns_returned(body[0].value, params[0].arg, None)
 
     def _steps_in_order(self, values: list[Value], depth: int = 0) -> list[Obj]:
         """The steps a pipeline is given, in the order written: estimators and objects of the file's classes."""
@@ -245,10 +270,10 @@ class Estimators(WalkState):
             return None
         method = self.function_node(fid)
         params = [a.arg for a in method.args.args]
-        body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        body = _statements(method)
         if len(params) < 2:
             return None
-        if len(body) != 1 or not isinstance(body[0], ast.Return):
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
             # columns picked by a list held by the object (`d[self.feature_names_]`): some columns, not known which
             picks = any(
                 isinstance(n, ast.Subscript)
@@ -257,23 +282,32 @@ class Estimators(WalkState):
                 for n in ast.walk(method)
             )
             return Columns(opaque=True) if picks else None
-        taken = body[0].value
+        return self._columns_returned(body[0].value, params[1], (params[0], step))
+
+    def _columns_returned(self, taken: ast.expr, table: str, owner: tuple[str, Obj] | None) -> Columns | None:
+        """The columns of parameter ``table`` that ``taken`` returns, named by a list: written there, held by a
+        name, or held in an attribute of ``owner`` (its `self` and object) its constructor was given. A name
+        or attribute whose list is not known keeps some columns, not known which; None for any other return."""
         if isinstance(taken, ast.Subscript) and isinstance(taken.value, ast.Attribute) and taken.value.attr == "loc":
             index = taken.slice  # X.loc[:, self.cols]
             if not (isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[0], ast.Slice)):
                 return None
             taken = ast.Subscript(value=taken.value.value, slice=index.elts[1], ctx=ast.Load())
-        if not (isinstance(taken, ast.Subscript) and isinstance(taken.value, ast.Name) and taken.value.id == params[1]):
+        if not (isinstance(taken, ast.Subscript) and isinstance(taken.value, ast.Name) and taken.value.id == table):
             return None
         named = taken.slice
-        if isinstance(named, ast.List | ast.Tuple):
-            names = [e.value for e in named.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            return Columns(frozenset(names)) if len(names) == len(named.elts) else None
-        if isinstance(named, ast.Attribute) and isinstance(named.value, ast.Name) and named.value.id == params[0]:
-            held = step.entries.get(named.attr)
-            strings = held.strings() if held is not None else None
+        if isinstance(named, ast.Name):  # X[FEATS], FEATS = ["a", "b"] in the file: what it holds when the step is made
+            strings = self.lookup(named).strings()
             return Columns(frozenset(strings)) if strings else Columns(opaque=True)
-        return None
+        if isinstance(named, ast.List | ast.Tuple):
+            return _listed(named)
+        if owner is None or not isinstance(named, ast.Attribute) or not isinstance(named.value, ast.Name):
+            return None
+        if named.value.id != owner[0]:
+            return None
+        held = owner[1].entries.get(named.attr)
+        strings = held.strings() if held is not None else None
+        return Columns(frozenset(strings)) if strings else Columns(opaque=True)
 
     def _layer_fits(self, model: Obj, values: list[Value]) -> frozenset[int]:
         """What the adapted layers among a Keras model's layers learned: `Sequential([norm, ...])`, or a functional
@@ -720,9 +754,29 @@ class Estimators(WalkState):
             found.chosen = chosen
         return NOTHING
 
+    def _items_changed(self, receiver: ast.expr, found: Obj, name: str, args: list[Value]) -> None:
+        """A list whose items were written out, changed in place (`FEATS.append("y")`): its name holds the new
+        items, so the columns it names are known with the change, or unknown when the change is. (In a loop the
+        pass count is not known: the items stay as written, the list's elements take what each pass adds.)"""
+        if not isinstance(receiver, ast.Name) or not args or self.loops:
+            return
+        held = self.lookup(receiver)
+        if held.items is None or found.id not in held.objects:
+            return
+        items: tuple[Value, ...] | None = None
+        if name in ("append", "insert"):
+            items = (*held.items, args[-1])
+        elif name == "extend" and args[0].items is not None:
+            items = (*held.items, *args[0].items)
+        elif name == "remove" and args[0].const is not None:
+            items = tuple(i for i in held.items if i.const != args[0].const)
+        self.mutate(receiver, replace(held, items=items))
+
     def _container_method(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
+        if name in ("append", "insert", "extend", "remove") and isinstance(node.func, ast.Attribute):
+            self._items_changed(node.func.value, found, name, args)
         if name in ("append", "add", "insert", "extend", "update", "setdefault", "appendleft"):
             value = args[-1] if args else join_all(kwargs.values())
             if name == "update" and value.data is not None and args:
@@ -1340,3 +1394,14 @@ def _attr_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     return None
+
+
+def _statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """A function's statements less its docstring."""
+    return [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+
+
+def _listed(names: ast.List | ast.Tuple) -> Columns | None:
+    """The columns a list of texts written out names; None if any of its items is not a text."""
+    texts = [e.value for e in names.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return Columns(frozenset(texts)) if len(texts) == len(names.elts) else None

@@ -90,6 +90,10 @@ class WalkState(ABC):
         """Rebind what ``target`` (a name, or the table a `.loc` reads) refers to, to ``value``."""
 
     @abstractmethod
+    def lookup(self, node: ast.Name) -> Value:
+        """What the name ``node`` holds where the walk is."""
+
+    @abstractmethod
     def iterate(self, value: Value) -> Value:
         """What one iteration over ``value`` yields."""
 

@@ -171,6 +171,93 @@ def test_a_pipeline_whose_first_step_is_a_class_of_the_file(tmp_path: Path, case
     assert leaks_found(tmp_path, head, body) == expected
 
 
+_PICKER = """
+        FEATS = ["a", "b"]
+        {change}
+
+        def pick(X):
+            return {body}
+
+        df = pd.read_csv("d.csv")
+        train, test = train_test_split(df, random_state=0)
+        pipe = Pipeline([("first", FunctionTransformer({func})), ("clf", LogisticRegression())])
+        pipe.fit(train, train["y"])
+        print(pipe.score(test, test["y"]))
+        """
+
+PICKERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a FunctionTransformer of a function returning the columns of a list held by a name": (
+        _PICKER.format(change="", body="X[FEATS]", func="pick"),
+        [],
+    ),
+    "a FunctionTransformer of a lambda returning the columns of a list written in it": (
+        _PICKER.format(change="", body="X", func='lambda X: X.loc[:, ["a", "b"]]'),
+        [],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list it is not known to hold": (
+        _PICKER.format(change="FEATS = json.load(open('f.json'))", body="X[FEATS]", func="pick"),
+        [],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list the label was appended to": (
+        _PICKER.format(change='FEATS.append("y")', body="X[FEATS]", func="pick"),
+        [("label_in_features", 10)],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list extended with the label": (
+        _PICKER.format(change='FEATS.extend(["c", "y"])', body="X[FEATS]", func="pick"),
+        [("label_in_features", 10)],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list the label was removed from": (
+        _PICKER.format(change='FEATS.append("y")\n        FEATS.remove("y")', body="X[FEATS]", func="pick"),
+        [],
+    ),
+    "a FunctionTransformer of a function that passes every column on": (
+        _PICKER.format(change="", body="X.fillna(0)", func="pick"),
+        [("label_in_features", 10)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PICKERS)
+def test_a_pipeline_whose_first_step_is_a_function_transformer(tmp_path: Path, case: str) -> None:
+    body, expected = PICKERS[case]
+    head = (
+        HEAD
+        + "import json\nfrom sklearn.pipeline import Pipeline\nfrom sklearn.preprocessing import FunctionTransformer\n"
+    )
+    assert leaks_found(tmp_path, head, body) == expected
+
+
+_APPENDED = """
+        df = pd.read_csv("d.csv")
+        train, test = df[df.t < 5], df[df.t >= 5]
+        feats = ["a", "b"]
+        {change}
+        model = LogisticRegression().fit(train[feats], train["y"])
+        print(model.score(test[feats], test["y"]))
+        """
+
+APPENDED: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a list of feature names the label was appended to": (
+        _APPENDED.format(change='feats.append("y")'),
+        [("label_in_features", 5)],
+    ),
+    "a list of feature names another column was inserted into": (
+        _APPENDED.format(change='feats.insert(0, "c")'),
+        [],
+    ),
+    "a list of feature names extended with the label's name held by a name": (
+        _APPENDED.format(change='target = "y"\n        feats.extend([target])'),
+        [("label_in_features", 6)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", APPENDED)
+def test_a_list_of_features_changed_in_place(tmp_path: Path, case: str) -> None:
+    body, expected = APPENDED[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
 _STEPWISE = """
         df = pd.read_csv("d.csv")
         X, y = df.drop(columns=["target"]), df["target"]
