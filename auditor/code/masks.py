@@ -13,7 +13,14 @@ from auditor.code.values import OPEN, Bound
 _BELOW = {ast.Lt: False, ast.LtE: True}  # column < bound, column <= bound: the bound closes the interval or not
 _ABOVE = {ast.Gt: False, ast.GtE: True}
 _FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
-_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
+_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.GtE,
+    ast.LtE: ast.Gt,
+    ast.Gt: ast.LtE,
+    ast.GtE: ast.Lt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+}
 
 # The base of a bound that is an instant: a date written in ISO form, or a call that makes one from such a text.
 TIME = "<time>"
@@ -56,7 +63,10 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         return ()
     column, op, bound = expr.left, type(expr.ops[0]), expr.comparators[0]
     if negated:
-        op = _NEGATED.get(op, ast.NotEq)  # the complement of one value (or of a test not listed): no interval
+        negation = _NEGATED.get(op)
+        if negation is None:  # the complement of a test not listed (`~df.a.isin(...)`, `is`): no interval
+            return ()
+        op = negation
     if _column_key(bound, query) is not None and _column_key(column, query) is None:
         column, bound, op = bound, column, _FLIPPED.get(op, op)
     axis = _column_key(column, query)
@@ -69,6 +79,8 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
         return (axis, (*at, _ABOVE[op]), (OPEN, 0, True))
     if op is ast.Eq:  # one value: `year == 2020` shares its rows with `year <= 2020`, none with `year < 2020`
         return (axis, (*at, True), (*at, True))
+    if op is ast.NotEq:  # every value but one: shares none with `year == 2020` only (values.py's point_left_out)
+        return (axis, (*at, False), (*at, False))
     return ()
 
 
@@ -93,7 +105,10 @@ def _between(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound, 
         )
     if ends is None:
         return None
-    return (axis, (*_bound_at(expr.args[0]), ends[0]), (*_bound_at(expr.args[1]), ends[1]))
+    lower, upper = _bound_at(expr.args[0]), _bound_at(expr.args[1])
+    if lower == upper and not any(ends):
+        return None  # between(a, a, inclusive="neither") keeps no row; its span would read as every value but a
+    return (axis, (*lower, ends[0]), (*upper, ends[1]))
 
 
 def _isin_run(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound, Bound] | None:

@@ -97,10 +97,36 @@ def _share(text: str) -> tuple[str, float] | None:
     return None
 
 
+def point_left_out(span: tuple[str, Bound, Bound] | tuple[()]) -> Bound | None:
+    """The one value a span of every value but one leaves out (`year != 2020`: a point with neither end in it),
+    as a bound that holds it; None for any other span."""
+    if not span or span[1] != span[2] or span[1][2] or span[1][0] == OPEN:
+        return None
+    return (span[1][0], span[1][1], True)
+
+
+def _complement_disjoint(a: tuple[str, Bound, Bound], b: tuple[str, Bound, Bound]) -> bool | None:
+    """Whether a span of every value but one (``a``) shares no row with ``b``: only when ``b`` is that one value.
+    None when their bounds cannot be compared."""
+    point = point_left_out(a)
+    assert point is not None
+    other = point_left_out(b)
+    if other is not None:
+        return False if other[0] == point[0] else None  # `!= 2019` and `!= 2020` share every other year
+    bounds = [x for x in b[1:] if x[0] != OPEN]
+    if any(_as_shares(x, point)[0][0] != _as_shares(x, point)[1][0] for x in bounds):
+        return None
+    return b[1] == point and b[2] == point
+
+
 def spans_disjoint(a: Part, b: Part) -> bool | None:
     """Whether two sides of one split share no row, read from their bounds: None when they cannot tell."""
     if not a.span or not b.span or a.span[0] != b.span[0]:
         return None
+    if point_left_out(a.span) is not None:
+        return _complement_disjoint(a.span, b.span)
+    if point_left_out(b.span) is not None:
+        return _complement_disjoint(b.span, a.span)
     _, a_low, a_up = a.span
     _, b_low, b_up = b.span
     if _before(a_up, b_low) or _before(b_up, a_low):
@@ -115,6 +141,13 @@ def span_within(inner: Part, outer: Part) -> bool:
     within `[:-30]`); False when they cannot tell."""
     if inner.split != outer.split or len(inner.span) != 3 or len(outer.span) != 3 or inner.span[0] != outer.span[0]:
         return False
+    left_out = point_left_out(outer.span)
+    if left_out is not None:  # within every value but one: an interval that certainly ends before it or starts after
+        if point_left_out(inner.span) is not None:
+            return inner.span == outer.span
+        return _before(inner.span[2], left_out) or _before(left_out, inner.span[1])
+    if point_left_out(inner.span) is not None:
+        return outer.span[1][0] == OPEN and outer.span[2][0] == OPEN
     _, low, high = inner.span
     _, out_low, out_high = outer.span
     return _bound_within(low, out_low, lower=True) and _bound_within(high, out_high, lower=False)

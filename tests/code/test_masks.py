@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from auditor.code.masks import TIME, ZONED, column_of, conjuncts, mask_span
-from auditor.code.values import OPEN
+from auditor.code.values import OPEN, Part, point_left_out, span_within, spans_disjoint
 
 _JUNE = (datetime(2023, 6, 1) - datetime(1970, 1, 1)).total_seconds()
 
@@ -120,7 +120,7 @@ def test_a_querys_names_are_columns_unless_taken_with_at() -> None:
     assert mask_span("'2023-06' <= date", query=frozenset())[1] == (TIME, _JUNE, True)
 
 
-@pytest.mark.parametrize("condition", ["df.a != 1", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
+@pytest.mark.parametrize("condition", ["df.a.isin([1, 3])", "0 < df.a < 5", "df.a < 5 and df.b > 1", "(df.a", "f(x)"])
 def test_other_conditions_have_no_interval(condition: str) -> None:
     assert mask_span(condition) == ()
 
@@ -160,7 +160,29 @@ def test_any_other_set_has_no_interval(condition: str) -> None:
 def test_a_negated_comparison_keeps_the_other_side() -> None:
     assert mask_span("~(df.year < 2020)") == ("['year']", ("", 2020, True), (OPEN, 0, True))
     assert mask_span("not df.year >= 2020") == ("['year']", (OPEN, 0, True), ("", 2020, False))
-    assert mask_span("~(df.year == 2020)") == ()
+    assert mask_span("~(df.year == 2020)") == mask_span("df.year != 2020")
+    assert mask_span("~(df.year != 2020)") == mask_span("df.year == 2020")
+    assert mask_span("~(df.year is None)") == ()
+
+
+def test_every_value_but_one_shares_rows_with_any_other_span() -> None:
+    """`year != 2020` shares no row with `year == 2020` only; `between(a, a, inclusive="neither")` keeps none."""
+
+    def part(condition: str) -> Part:
+        return Part("mask:['year']", condition, mask_span(condition))
+
+    but = part("df.year != 2020")
+    assert point_left_out(but.span) == ("", 2020, True)
+    assert spans_disjoint(but, part("df.year == 2020")) is True
+    assert spans_disjoint(part("df.year == 2020"), but) is True
+    assert spans_disjoint(but, part("df.year == 2021")) is False
+    assert spans_disjoint(but, part("df.year >= 2020")) is False
+    assert spans_disjoint(but, part("df.year != 2021")) is False
+    assert spans_disjoint(but, part("df.year < cut")) is None  # bounds it cannot compare
+    assert span_within(part("df.year < 2020"), but) and span_within(part("df.year > 2020"), but)
+    assert not span_within(part("df.year <= 2020"), but) and not span_within(but, part("df.year < 2030"))
+    assert span_within(but, part("~(df.year == 2020)"))
+    assert mask_span("df.year.between(2020, 2020, inclusive='neither')") == ()
 
 
 def test_one_value_is_an_interval_of_one_point() -> None:

@@ -157,3 +157,48 @@ def test_the_later_side_of_a_date_cut_learned(tmp_path: Path, case: str) -> None
         + "silhouette_score\n"
     )
     assert leaks_found(tmp_path, head, body) == expected
+
+
+_ALL_BUT = """
+        df = pd.read_csv("sales.csv")
+        {loop}train = df[{train}]
+        {indent}test = df[{test}]
+        {indent}model = Ridge().fit(train[["a", "b"]], train["y"])
+        {indent}print(mean_absolute_error(test["y"], model.predict(test[["a", "b"]])))
+        """
+
+_EACH_YEAR = "for y in [2019, 2020, 2021]:\n            "
+
+ALL_BUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "leave one year out: every other year trained, that year scored": (
+        _ALL_BUT.format(loop=_EACH_YEAR, indent="    ", train="df.year != y", test="df.year == y"),
+        [],
+    ),
+    "one year left out of training, that year scored": (
+        _ALL_BUT.format(loop="", indent="", train="df.year != 2021", test="df.year == 2021"),
+        [],
+    ),
+    "one year left out of training by a negated equality, that year scored": (
+        _ALL_BUT.format(loop="", indent="", train="~(df.year == 2021)", test="df.year == 2021"),
+        [],
+    ),
+    "one year left out of training, the years from the one before it scored": (
+        _ALL_BUT.format(loop="", indent="", train="df.year != 2021", test="df.year >= 2020"),
+        [("overlap", 4)],
+    ),
+    "the years before one trained, every year but another scored": (
+        _ALL_BUT.format(loop="", indent="", train="df.year < 2021", test="df.year != 2020"),
+        [("overlap", 4)],
+    ),
+    "each year left out of training in turn, the last years scored in every pass": (
+        _ALL_BUT.format(loop=_EACH_YEAR, indent="    ", train="df.year != y", test="df.year >= 2019"),
+        [("overlap", 5)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ALL_BUT)
+def test_every_value_but_one(tmp_path: Path, case: str) -> None:
+    """`year != y` keeps every year but one: it shares rows with any other side of the year's cut but `== y`."""
+    body, expected = ALL_BUT[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
