@@ -197,6 +197,10 @@ class Library(Estimators, TorchLoops):
             rows = self.iterate(args[0]).objects
             if rows and {self.record.objects[o].qualname for o in rows} <= _NEIGHBOUR_KINDS:
                 return Value(objects=rows)  # np.array([row[mask] for ...]): each row's neighbours, as one array
+            each = self.iterate(args[0]).data
+            if args[0].data is None and each is not None and each.each_row:
+                # np.stack(images) of a list a loop appended one image at a time to: every row, not one row's
+                return Value(data=replace(each, each_row=False))
         if package == "numpy" and qualname.startswith("numpy.random."):
             drawn = self._random(qualname, args, kwargs, node)
             if drawn is not None:
@@ -838,9 +842,10 @@ class Library(Estimators, TorchLoops):
             held = [self.iterate(v) for v in (given.items or ()) if v.data is None and v.objects]
             parts += [Value(data=replace(h.data, each_row=False)) for h in held if h.data is not None]
         if not parts:
-            # np.vstack(s.values): the arrays of every row, stacked back into those rows (not one row's)
+            # np.vstack(s.values), np.stack(images) of a list a loop appended rows to: the arrays of every row,
+            # stacked back into those rows (not one row's)
             each = self.iterate(given)
-            if each.data is not None and given.data is not None and not given.data.each_row:
+            if each.data is not None and (given.data is None or not given.data.each_row):
                 each = replace(each, data=replace(each.data, each_row=False))
             parts = [each] if each.data is not None else []
         if qualname.endswith("append") and len(args) > 1:
@@ -874,7 +879,7 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, columns=replace(joined.columns, absent=frozenset(absent)))
         if _both_sides(datas):
             joined = replace(joined, merged=joined.merged | {node.lineno})
-        if _repeats(datas):  # some rows come in twice: the result is a pool of copies
+        if _repeats(datas) and not all(d.each_row for d in datas):  # some rows come in twice: a pool of copies
             joined = replace(joined, rows=self.pool(node, joined.rows, f"{self.text(node.func)} of rows already in it"))
         if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
             numbered = {(a.parts[-1], node.lineno) for a in joined.rows if a.parts}
