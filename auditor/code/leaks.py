@@ -301,6 +301,8 @@ class _Rules:
         if e.cross_validation:
             split_ids = {self.r.objects[e.splitter].split} if e.splitter is not None else {None}
         else:
+            if scored and all(any(_cut_by_columns(p, fit.by) for p in a.parts) for a in scored):
+                return True  # `df[df.date >= cut]` after `groupby("date")`: each day's rows lie on one side of the cut
             split_ids = {a.parts[-1].split if a.parts else None for a in scored} or {None}
         splits = [self.r.splits.get(s) if s is not None else None for s in split_ids]
         return all(s is not None and s.by_group and s.group_key == fit.by for s in splits)
@@ -1313,6 +1315,15 @@ def _test_side_learned(atom: Atom, train: Train, scored: Data) -> bool:
     # predictions are named by their own variable (`p = cal.predict_proba(X_test)`): the rows' name comes before it
     named = [step.name for step in scored.chain[-2:]] if scored.predicted else [_last_name(scored) or ""]
     return _named_test(trained) and any(_test_name(n) for n in named)
+
+
+def _cut_by_columns(part: Part, columns: frozenset[str]) -> bool:
+    """Whether ``part`` is a side of a mask that reads only some of ``columns`` (`date >= cut`, for groups by
+    store and date): rows that agree on those columns lie on one side of it."""
+    if not part.split.startswith("mask:") or not columns:
+        return False
+    read = set(part.split.removeprefix("mask:").split(","))
+    return read <= columns
 
 
 def _named_test(data: Data) -> bool:

@@ -73,3 +73,50 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_a_statistic_per_group_and_a_split_by_groups(tmp_path: Path, name: str) -> None:
     body, expected = CASES[name]
     assert [(kind, line) for kind, line in leaks_found(tmp_path, HEAD, body) if kind == "preprocessing"] == expected
+
+
+_CUT = """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        df["share"] = df.groupby({key})[{column}].transform("mean")
+        tr = df[{train}]
+        te = df[{test}]
+        model = GradientBoostingClassifier().fit(tr[["promo", "share"]], tr["y"])
+        print(model.score(te[["promo", "share"]], te["y"]))
+        """
+
+_BEFORE = 'df["date"] < "2024-05-01"'
+_AFTER = 'df["date"] >= "2024-05-01"'
+
+CUTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a statistic per day, the rows cut at a date": (
+        _CUT.format(key='"date"', column='"promo"', train=_BEFORE, test=_AFTER),
+        [],
+    ),
+    "a statistic per store and day, the rows cut at a date": (
+        _CUT.format(key='["store", "date"]', column='"promo"', train=_BEFORE, test=_AFTER),
+        [],
+    ),
+    "a statistic per year, the rows cut at a year": (
+        _CUT.format(key='"year"', column='"promo"', train="df.year < 2024", test="df.year == 2024"),
+        [],
+    ),
+    "LEAK: a statistic per store, the rows cut at a date": (
+        _CUT.format(key='"store"', column='"promo"', train=_BEFORE, test=_AFTER),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a statistic per day, the rows cut by another column": (
+        _CUT.format(key='"date"', column='"promo"', train="df.week < 20", test="df.week >= 20"),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a statistic of the label per day, the rows cut at a date": (
+        _CUT.format(key='"date"', column='"y"', train=_BEFORE, test=_AFTER),
+        [("label_in_features", 5), ("preprocessing", 2)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CUTS)
+def test_a_statistic_per_group_and_a_cut_by_the_groups_columns(tmp_path: Path, name: str) -> None:
+    """A cut by a mask that reads only the group's columns keeps each group's rows on one side of it."""
+    body, expected = CUTS[name]
+    assert leaks_found(tmp_path, HEAD, body) == expected
