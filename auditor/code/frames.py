@@ -367,6 +367,9 @@ class Frames(WalkState):
             if within_rows(axis) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
+            if data.one_group:  # g["y"].mean() of each group a loop over df.groupby("k") meets
+                fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
+                return Value(stats=frozenset({fid}))
             fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
@@ -570,6 +573,11 @@ class Frames(WalkState):
                         filled = filled.in_columns(fits, (column,))
                     return Value(data=replace(self.with_fits(filled, stats), mask=None, grouped=False))
                 stats = stats | self._filled_from([*args, *kwargs.values()])
+            if name in ("map", "replace") and args:
+                # df["k"].map(rate), rate a table of one value per group (groupby(...).apply(...)) or a dict filled
+                # with a statistic per key: the values looked up carry what they were computed from
+                looked_up = args[0].data.fits - data.fits if args[0].data is not None else frozenset()
+                stats = stats | looked_up | self.stats_in(args[:1])
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         return None
 

@@ -1032,7 +1032,9 @@ class Walker(Calls, Frames):
                     entry = found.entries.get(name)
                     if entry is not None and entry.data is not None:
                         out = out.join(Value(data=entry.data))
-        if value.data is not None:
+        if value.data is not None and value.data.grouped:  # for k, g in df.groupby("k"): one group's rows a pass
+            out = out.join(Value(data=replace(value.data, grouped=False, one_group=True, mask=None)))
+        elif value.data is not None:
             batched = any(self.record.objects[o].qualname == BATCHES for o in value.objects)
             out = out.join(Value(data=replace(value.data, each_row=not batched)))
         if value.scores or value.stats:

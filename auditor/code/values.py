@@ -412,6 +412,9 @@ class Data:
     # one row of a table or array, met by iterating over it (`for r in df.values`, iterrows()): its mean is the
     # row's own, not a statistic of the rows
     each_row: bool = False
+    # the rows of one group, met by iterating over a groupby (`for k, g in df.groupby("k")`): a statistic of them is
+    # one per group, learned from every group's rows (as transform("mean") is)
+    one_group: bool = False
     group_key: frozenset[str] = frozenset()  # the columns a groupby keys its groups by (when named as texts)
     # lines where the rows were put in random order (sample(frac=1)) and not sorted again since: a cut by position
     # after it draws each part at random, as a shuffled split does
@@ -462,6 +465,7 @@ class Data:
             self.horizon and other.horizon,
             self.in_sample and other.in_sample,
             self.each_row and other.each_row,
+            self.one_group and other.one_group,
             self.group_key if self.group_key == other.group_key else frozenset(),
             self.shuffled | other.shuffled,
             self.numeric | other.numeric,

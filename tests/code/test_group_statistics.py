@@ -120,3 +120,91 @@ def test_a_statistic_per_group_and_a_cut_by_the_groups_columns(tmp_path: Path, n
     """A cut by a mask that reads only the group's columns keeps each group's rows on one side of it."""
     body, expected = CUTS[name]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_RATE = """
+        df = pd.read_csv("policies.csv")
+        {made}
+        df["rate"] = df["agent"].map(rate)
+        X, y = df[["premium", "rate"]], df["claim"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(GradientBoostingClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+
+_TRAIN_RATE = """
+        df = pd.read_csv("policies.csv")
+        train, test = train_test_split(df, random_state=0)
+        {made}
+        for part in (train, test):
+            part["rate"] = part["agent"].map(rate).fillna(0.0)
+        model = GradientBoostingClassifier().fit(train[["premium", "rate"]], train["claim"])
+        print(model.score(test[["premium", "rate"]], test["claim"]))
+        """
+
+_LOOP = """rate = {{}}
+        for agent, book in {table}.groupby("agent"):
+            rate[agent] = book["{column}"].mean()"""
+
+RATES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: each agent's claim rate over every row, a loop over the groups": (
+        _RATE.format(made=_LOOP.format(table="df", column="claim")),
+        [("preprocessing", 4)],
+    ),
+    "LEAK: each agent's claim rate over every row, a dict comprehension over the groups": (
+        _RATE.format(made='rate = {a: g["claim"].mean() for a, g in df.groupby("agent")}'),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: each agent's claim rate over every row, apply of a lambda to each group": (
+        _RATE.format(made='rate = df.groupby("agent").apply(lambda g: g["claim"].mean())'),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: each agent's claim rate over every row, apply to each group's label": (
+        _RATE.format(made='rate = df.groupby("agent")["claim"].apply(lambda s: s.mean())'),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: the claim rate over every row in a dict of one key": (
+        _RATE.format(made='rate = {}\n        rate["all"] = df["claim"].mean()'),
+        [("preprocessing", 3)],
+    ),
+    "each agent's claim rate over the training part, a loop over its groups": (
+        _TRAIN_RATE.format(made=_LOOP.format(table="train", column="claim")),
+        [],
+    ),
+    "each agent's claim rate over the training part, apply to each group": (
+        _TRAIN_RATE.format(made='rate = train.groupby("agent").apply(lambda g: g["claim"].mean())'),
+        [],
+    ),
+    "a dict of constants looked up by agent": (
+        _RATE.format(made='rate = {"a1": 0.1, "a2": 0.3}'),
+        [],
+    ),
+    "each agent's claim rate over every row, only printed": (
+        """
+        df = pd.read_csv("policies.csv")
+        for agent, book in df.groupby("agent"):
+            print(agent, book["claim"].mean())
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["premium"]], df["claim"], random_state=0)
+        print(GradientBoostingClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "each card's mean amount over every row, a loop over the groups, folds by card": (
+        """
+        tx = pd.read_csv("card_tx.csv")
+        mean = {}
+        for card, rows in tx.groupby("card_id"):
+            mean[card] = rows["amount"].mean()
+        tx["card_mean"] = tx["card_id"].map(mean)
+        X = tx[["amount", "card_mean"]]
+        print(cross_val_score(GradientBoostingClassifier(), X, tx["fraud"], groups=tx["card_id"], cv=GroupKFold(5)))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", RATES)
+def test_a_statistic_per_group_looked_up_by_key(tmp_path: Path, name: str) -> None:
+    """A statistic of each group's rows (a loop over the groups, a comprehension, apply) looked up by the key."""
+    body, expected = RATES[name]
+    assert leaks_found(tmp_path, HEAD, body) == expected
