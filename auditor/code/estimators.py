@@ -756,9 +756,12 @@ class Estimators(WalkState):
 
     def _items_changed(self, receiver: ast.expr, found: Obj, name: str, args: list[Value]) -> None:
         """A list whose items were written out, changed in place (`FEATS.append("y")`): its name holds the new
-        items, so the columns it names are known with the change, or unknown when the change is. (In a loop the
-        pass count is not known: the items stay as written, the list's elements take what each pass adds.)"""
-        if not isinstance(receiver, ast.Name) or not args or self.loops:
+        items, so the columns it names are known with the change, or unknown when the change is. In a loop, only
+        rows that are the same in every pass are added (`for _ in range(3): xs.append(X + noise)`: copies of X,
+        once per pass walked); anything else stays as written, the list's elements taking what each pass adds."""
+        if not isinstance(receiver, ast.Name) or not args:
+            return
+        if self.loops and not (name == "append" and self._same_rows_each_pass(args[-1])):
             return
         held = self.lookup(receiver)
         if held.items is None or found.id not in held.objects:
@@ -771,6 +774,42 @@ class Estimators(WalkState):
         elif name == "remove" and args[0].const is not None:
             items = tuple(i for i in held.items if i.const != args[0].const)
         self.mutate(receiver, replace(held, items=items))
+
+    def _same_rows_each_pass(self, value: Value) -> bool:
+        """Whether ``value`` is rows of a table (not one row, not predictions) that no loop being walked reads or
+        cuts anew in each pass: the same rows, whichever pass adds them."""
+        data = value.data
+        if data is None or value.objects or data.each_row or data.predicted or not data.rows:
+            return False
+        if not all(self._counts_passes(self.loop_nodes.get(lid)) for lid in self.loops):
+            return False  # for chunk in reader: each pass's element is other rows
+        walked = set(self.loops)
+        for atom in data.rows:
+            origin = self.record.origins.get(atom.origin)
+            if origin is None or origin.passes & walked or origin.made_from:
+                return False
+            for part in atom.parts:
+                split = self.record.splits.get(part.split)
+                if split is None or walked & set(split.loops):
+                    return False
+        return True
+
+    def _counts_passes(self, loop: ast.AST | None) -> bool:
+        """Whether a loop only counts its passes: over `range(...)` or listed constants (seeds, copies), not over
+        rows, batches or files."""
+        if not isinstance(loop, ast.For):
+            return False
+        over = loop.iter
+        if isinstance(over, ast.Call) and isinstance(over.func, ast.Name) and over.func.id == "range":
+            return True
+        if isinstance(over, ast.List | ast.Tuple):
+            return all(isinstance(e, ast.Constant) for e in over.elts)
+        if isinstance(over, ast.Name):
+            held = self.lookup(over)
+            if held.items is not None:  # SEEDS = [0, 1, 2]
+                return held.data is None and all(i.data is None and not i.objects for i in held.items)
+            return held.data is None and not held.objects and bool(held.consts)
+        return False
 
     def _container_method(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call

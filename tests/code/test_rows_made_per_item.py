@@ -57,6 +57,54 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _SCORED,
         [("overlap", 2)],
     ),
+    **{
+        f"LEAK: noisy copies of every clip appended {how}, then put together before the split": (
+            f"""
+        X0 = np.load("feats.npy")
+        y0 = np.load("labels.npy")
+        xs, ys = [X0], [y0]
+        {loop}
+            xs.append(X0 + np.random.normal(0, 0.01, X0.shape))
+            ys.append(y0)
+        X, y = np.concatenate(xs), np.concatenate(ys)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        clf = LogisticRegression().fit(X_tr, y_tr)
+        print(accuracy_score(y_te, clf.predict(X_te)))
+        """,
+            [("overlap", line)],
+        )
+        for how, loop, line in (
+            ("in a loop over a range", "for _ in range(2):", 7),
+            ("in a loop over listed seeds", "SEEDS = [0, 1]\n        for seed in SEEDS:", 8),
+        )
+    },
+    "the chunks of a file appended one by one, then put together": (
+        """
+        parts = []
+        for chunk in np.array_split(np.load("feats.npy"), 4):
+            parts.append(chunk)
+        X = np.concatenate(parts)"""
+        + _SCORED,
+        [],
+    ),
+    "the files of a folder appended one by one, then put together": (
+        """
+        parts = []
+        for name in ["a.npy", "b.npy", "c.npy"]:
+            parts.append(np.load(name))
+        X = np.concatenate(parts)"""
+        + _SCORED,
+        [],
+    ),
+    "each clip appended one at a time, then put together": (
+        """
+        parts = []
+        for clip in np.load("clips.npy"):
+            parts.append(clip)
+        X = np.stack(parts)"""
+        + _SCORED,
+        [],
+    ),
 }
 
 
