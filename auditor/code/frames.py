@@ -337,7 +337,7 @@ class Frames(WalkState):
             piped = self._piped(data, args, kwargs, node)
             if piped is not None:
                 return piped
-        if name == "apply" and data.columns is not None and not data.grouped and node.args:
+        if name in ("apply", "transform") and data.columns is not None and not data.grouped and node.args:
             axis = kwargs.get("axis")
             if axis is None or axis.const in (0, "index"):
                 each = self._column_wise(data, args[0], node)

@@ -165,6 +165,14 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _features('df.drop(columns="y").apply(lambda c: np.log1p(c))'),
         [],
     ),
+    "transform of a lambda that fills each column with its median": (
+        _features('df.drop(columns="y").transform(lambda c: c.fillna(c.median()))'),
+        [("preprocessing", 2)],
+    ),
+    "transform of a lambda that clips each value alone": (
+        _features('df.drop(columns="y").transform(lambda c: c.clip(lower=0))'),
+        [],
+    ),
     # 5. bins and ranks
     "qcut of a column into quantiles": (
         _patients('df["age"] = pd.qcut(df["age"], 5, labels=False)'),
