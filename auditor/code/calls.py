@@ -8,7 +8,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import replace
 
-from auditor.code.catalog import CORRELATION, SUMMARY_LEARNS, Kind, Strength
+from auditor.code.catalog import CORRELATION, POLARS_EXPRESSION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
@@ -131,6 +131,11 @@ class Calls(Library):
         for qualname in sorted(receiver.names):
             out = out.join(self.call_name(f"{qualname}.{name}", args, kwargs, node))
             known = True
+        if POLARS_EXPRESSION in receiver.names:
+            # (pl.col("a") - mu).alias("z"), pl.col("a").fill_null(df["a"].mean()): the statistics the chain holds
+            given = [*args, *kwargs.values()]
+            fitted = frozenset().union(*(v.data.fits for v in given if v.data is not None))  # select(...).item()
+            out = out.join(Value(stats=receiver.stats | self.stats_in(given) | fitted))
         for oid in sorted(receiver.objects):
             found = self.record.objects[oid]
             if found.qualname == HF_METRIC and name == "compute":

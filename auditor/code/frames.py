@@ -399,7 +399,7 @@ class Frames(WalkState):
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
-        if name == "groupby":
+        if name in ("groupby", "group_by"):  # pandas, polars
             keys = argument(args, kwargs, 0, "by").strings()
             return Value(data=replace(data, grouped=True, mask=None, group_key=frozenset(keys or ())))
         if name in ("sort_values", "sort_index", "set_index"):
@@ -563,6 +563,12 @@ class Frames(WalkState):
                 else OPAQUE
             )
             return Value(data=replace(self.with_fits(joined, stats), columns=columns, mask=None))
+        filled_with = _fills_with_statistic(node) if name == "fill_null" else None
+        if filled_with is not None:
+            # polars' df.fill_null(strategy="mean"): each column's mean over the rows given
+            learns = f"the {filled_with} of the rows"
+            fid = self.fit(node, f"{self.text(node.func)}()", learns, Strength.STATISTICS, data)
+            return Value(data=replace(self.with_fits(data, stats | {fid}), mask=None, grouped=False))
         if name in _SAME_TABLE:
             if name in _FILLS:  # fillna(group_means): the values filled in carry what they were computed from
                 by_column = self._fills_by_column([*args, *kwargs.values()]) if name == "fillna" else None
@@ -833,7 +839,7 @@ class Frames(WalkState):
                 if (
                     isinstance(inner, ast.Call)
                     and isinstance(inner.func, ast.Attribute)
-                    and inner.func.attr in POLARS_REDUCTIONS
+                    and (inner.func.attr in POLARS_REDUCTIONS or _fills_with_statistic(inner) is not None)
                     and self._polars_expression(inner.func.value)
                 ):
                     reductions.append(inner)
@@ -1656,6 +1662,17 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
 
 # Methods of a polars expression that reduce a column over the rows (a per-row step such as shift or
 # rolling_mean is not one).
+def _fills_with_statistic(call: ast.Call) -> str | None:
+    """The statistic of the rows polars' `fill_null(strategy="mean")` (or "min", "max") fills the nulls with;
+    None for any other call."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "fill_null"):
+        return None
+    strategy = next((k.value for k in call.keywords if k.arg == "strategy"), None)
+    if isinstance(strategy, ast.Constant) and strategy.value in ("mean", "min", "max"):
+        return str(strategy.value)
+    return None
+
+
 POLARS_REDUCTIONS = frozenset(
     ["mean", "median", "std", "var", "min", "max", "quantile", "sum", "n_unique", "mode", "skew", "kurtosis"]
 )

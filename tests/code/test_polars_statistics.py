@@ -1,0 +1,86 @@
+"""Statistics of the rows written as polars does: nulls filled by a strategy or by a statistic computed apart, and a
+statistic per group aggregated then joined back. Each is learned from the rows it is computed on; on the training
+part alone it is no leak. Each case is a script and the leaks it holds (kind and line, counted after HEAD)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import polars as pl
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
+from sklearn.model_selection import train_test_split
+"""
+
+_ALL_ROWS = """
+        df = pl.read_csv("d.csv")
+        {made}
+        X, y = df.select("a", "b").to_numpy(), df["y"].to_numpy()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(r2_score(y_te, LinearRegression().fit(X_tr, y_tr).predict(X_te)))
+        """
+
+_TRAIN_ONLY = """
+        df = pl.read_csv("d.csv")
+        train, test = train_test_split(df, random_state=0)
+        {made}
+        {apply}
+        model = LinearRegression().fit(train.select("a", "b").to_numpy(), train["y"].to_numpy())
+        print(r2_score(test["y"].to_numpy(), model.predict(test.select("a", "b").to_numpy())))
+        """
+
+_MEANS = 'means = {rows}.group_by("k").agg(pl.col("a").mean().alias("a_k"))'
+_JOINED = 'train, test = train.join(means, on="k"), test.join(means, on="k", how="left")'
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: every column's nulls filled with its mean over every row": (
+        _ALL_ROWS.format(made='df = df.fill_null(strategy="mean")'),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a column's nulls filled with its mean over every row, as an expression": (
+        _ALL_ROWS.format(made='df = df.with_columns(pl.col("a").fill_null(strategy="max"))'),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a column's nulls filled with a mean computed apart over every row": (
+        _ALL_ROWS.format(
+            made='mu = df.select(pl.col("a").mean()).item()\n        df = df.with_columns(pl.col("a").fill_null(mu))'
+        ),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: each group's mean of a column over every row, joined back": (
+        _ALL_ROWS.format(
+            made='means = df.group_by("k").agg(pl.col("a").mean().alias("a_k"))\n        df = df.join(means, on="k")'
+        ),
+        [("preprocessing", 2)],
+    ),
+    "a column's nulls filled with zero": (
+        _ALL_ROWS.format(made='df = df.with_columns(pl.col("a").fill_null(strategy="zero"))'),
+        [],
+    ),
+    "a column's nulls filled with its mean over the training part": (
+        _TRAIN_ONLY.format(
+            made='mu = train.select(pl.col("a").mean()).item()',
+            apply='train, test = (t.with_columns(pl.col("a").fill_null(mu)) for t in (train, test))',
+        ),
+        [],
+    ),
+    "LEAK: each group's mean over every row, joined to both parts": (
+        _TRAIN_ONLY.format(made=_MEANS.format(rows="df"), apply=_JOINED),
+        [("preprocessing", 3)],
+    ),
+    "each group's mean over the training part, joined to both parts": (
+        _TRAIN_ONLY.format(made=_MEANS.format(rows="train"), apply=_JOINED),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_polars_statistics(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
