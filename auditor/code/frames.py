@@ -514,7 +514,9 @@ class Frames(WalkState):
         if name in ("with_columns", "select") and data is not None:
             # a polars expression that reduces a column (`pl.col("x").mean()`, `.median().over("city")`) is a
             # statistic of the rows of the frame it is evaluated in
-            stats = stats | self._polars_statistics(node, data)
+            # ... and a statistic computed apart, given to an expression, also in a list of them
+            # (`[pl.col(c).fill_null(means[c]) for c in cols]`)
+            stats = stats | self._polars_statistics(node, data) | self.stats_in([*args, *kwargs.values()])
         if name == "with_columns" and data.columns is not None:
             # polars adds (or replaces) the columns its expressions name; the others stay as they were
             # (what each new column is computed from is not read: a lag of the label is not the label)

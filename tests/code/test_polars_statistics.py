@@ -52,6 +52,13 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         ),
         [("preprocessing", 2)],
     ),
+    "LEAK: each column's nulls filled with its mean over every row, read from a row of means": (
+        _ALL_ROWS.format(
+            made='means = df.select([pl.col(c).mean() for c in ["a", "b"]]).row(0, named=True)\n'
+            '        df = df.with_columns([pl.col(c).fill_null(means[c]) for c in ["a", "b"]])'
+        ),
+        [("preprocessing", 2)],
+    ),
     "LEAK: each group's mean of a column over every row, joined back": (
         _ALL_ROWS.format(
             made='means = df.group_by("k").agg(pl.col("a").mean().alias("a_k"))\n        df = df.join(means, on="k")'
