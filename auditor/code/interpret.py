@@ -933,17 +933,28 @@ class Walker(Calls, Frames):
     def _rows_per_item(self, node: ast.AST, source: Value, value: Value) -> Data | None:
         """[[r["a"], r["b"]] for r in records], [bow(t) for t in texts]: one element per row of a data source, so
         the result holds that source's rows, with what each element was computed with (a learned vocabulary)."""
-        rows = self.rows_of([source])  # a table's rows, or records read one by one into a list
-        if rows is None or rows.predicted or not isinstance(node, ast.ListComp | ast.GeneratorExp):
-            return None
-        if self.only_scores(value):  # [(m(x).argmax(1) == y).sum() for x, y in loader]: a score per batch, no row
-            return None
+        if not isinstance(node, ast.ListComp | ast.GeneratorExp) or self.only_scores(value):
+            return None  # [(m(x).argmax(1) == y).sum() for x, y in loader]: a score per batch, no row
         element = self.rows_of([value, *self._inner_items(value)])
-        if element is not None and element.predicted:
+        rows = self.rows_of([source])  # a table's rows, or records read one by one into a list
+        if element is not None and element.predicted and (rows is not None or self._zipped(source)):
+            # [net(x).item() for x in X_te], [net(u, i) for u, i in zip(te.user, te.item)]: a model's predictions
+            # of the rows, one row at a time
+            return replace(element, each_row=False, mask=None)
+        if rows is None or rows.predicted:
             return None
         fits = self.stats_in([value]) | (element.fits if element is not None else frozenset())
         # the elements' columns are whatever each element is made of: not the source's
         return replace(self.with_fits(rows, fits), mask=None, columns=Columns(opaque=True))
+
+    def _zipped(self, source: Value) -> bool:
+        """Whether ``source`` is zip() of rows: columns of one table (or tables) met a row at a time."""
+        for oid in source.objects:
+            found = self.record.objects[oid]
+            if found.qualname == CONTAINER and found.elements.items is not None:
+                if any(i.data is not None and i.data.each_row for i in found.elements.items):
+                    return True
+        return False
 
     def _inner_items(self, value: Value) -> list[Value]:
         """The items of the lists and tuples an element is made of ([r["a"], r["b"]]), and the keys of its dicts

@@ -399,10 +399,12 @@ class WalkState(ABC):
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""
         return Value(data=self.source(node, what), objects=frozenset({self.obj(node, f"<{what}>").id}))
 
-    def rows_of(self, values: list[Value]) -> Data | None:
-        """The rows among ``values``, also those inside lists and tuples of them (np.stack([...]))."""
+    def rows_of(self, values: list[Value], depth: int = 0) -> Data | None:
+        """The rows among ``values``, also those inside lists and tuples of them (np.stack([...])), nested a few
+        deep (`torch.tensor([[float(u)]])`)."""
         found = data_of(values)
-        inner = data_of([self.iterate(v) for v in values if v.data is None and (v.items is not None or v.objects)])
+        nested = [self.iterate(v) for v in values if v.data is None and (v.items is not None or v.objects)]
+        inner = self.rows_of(nested, depth + 1) if nested and depth < 2 else data_of(nested)
         if found is None:
             return inner
         return found if inner is None else found.join(inner)
