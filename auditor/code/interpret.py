@@ -950,10 +950,11 @@ class Walker(Calls, Frames):
     def _zipped(self, source: Value) -> bool:
         """Whether ``source`` is zip() of rows: columns of one table (or tables) met a row at a time."""
         for oid in source.objects:
-            found = self.record.objects[oid]
-            if found.qualname == CONTAINER and found.elements.items is not None:
-                if any(i.data is not None and i.data.each_row for i in found.elements.items):
-                    return True
+            items = self.record.objects[oid].elements.items
+            if self.record.objects[oid].qualname != CONTAINER or items is None:
+                continue
+            if any(i.data is not None and i.data.each_row for i in items):
+                return True
         return False
 
     def _inner_items(self, value: Value) -> list[Value]:
