@@ -981,6 +981,10 @@ class Walker(Calls, Frames):
             if _keeps_numbers(condition, target.id):
                 numeric = True  # df[c].dtype != "object": numeric columns kept, as select_dtypes("number") keeps
                 continue
+            varying = _keeps_varying(condition, target.id)
+            if varying is not None:  # df[c].nunique() > 1: every column that varies, the label among them
+                numeric = numeric or varying
+                continue
             named = _excluded_names(condition, target.id, self.ev)
             if named is None:
                 return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
@@ -1133,6 +1137,32 @@ def _keeps_numbers(condition: ast.expr, name: str) -> bool:
         return False
     text = right.value if isinstance(right, ast.Constant) else right.id if isinstance(right, ast.Name) else None
     return text in ("object", "O", "str", "string", "category")
+
+
+_VARY = {"nunique": 1, "std": 0, "var": 0}  # the value a column that holds one value has
+
+
+def _keeps_varying(condition: ast.expr, name: str) -> bool | None:
+    """`df[c].nunique() > 1` (or `>= 2`, `!= 1`; `std() > 0`, `var() > 0`): a test of each column named ``name``
+    that keeps every column holding more than one value, a label always among them. True when only numeric
+    columns can pass it (std, var), False when any can, None for any other condition."""
+    if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
+        return None
+    call, op, bound = condition.left, condition.ops[0], condition.comparators[0]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _VARY):
+        return None
+    column = call.func.value
+    if not (isinstance(column, ast.Subscript) and isinstance(column.slice, ast.Name) and column.slice.id == name):
+        return None
+    if not (isinstance(bound, ast.Constant) and isinstance(bound.value, int | float)):
+        return None
+    one = _VARY[call.func.attr]
+    kept = (
+        (isinstance(op, ast.Gt) and bound.value == one)
+        or (isinstance(op, ast.GtE) and bound.value == one + 1 and call.func.attr == "nunique")
+        or (isinstance(op, ast.NotEq) and bound.value == one)
+    )
+    return call.func.attr != "nunique" if kept else None
 
 
 def _excluded_names(condition: ast.expr, name: str, ev: object) -> list[str] | None:

@@ -23,7 +23,33 @@ _FIT = """
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """
 
+_VARYING = """
+        train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        feats = [c for c in {table}.columns if {test}]
+        X, y = train[feats], train["target"]
+        """
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "the training file's columns that vary, the target among them": (
+        _VARYING.format(table="train", test='c != "id" and train[c].nunique() > 1') + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "the training file's numeric columns whose spread is not zero, the target among them": (
+        _VARYING.format(table="train", test="train[c].std() != 0") + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "the training file's columns that vary, the target left out by name": (
+        _VARYING.format(table="train", test='c not in ("id", "target") and train[c].nunique() >= 2') + _FIT,
+        [],
+    ),
+    "an unlabelled test file's columns that vary": (
+        _VARYING.format(table="test", test="test[c].nunique() > 1") + _FIT,
+        [],
+    ),
+    "the training file's columns with more than ten values, a test that may leave the target out": (
+        _VARYING.format(table="train", test="train[c].nunique() > 10") + _FIT,
+        [],
+    ),
     "the features named by an unlabelled test file's columns": (
         """
         train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
