@@ -210,13 +210,20 @@ class _Rules:
                 # of predictions, only the fits in the rows the model was given (not a target encoder undone after)
                 own = (e.x.fits if e.x.fed is None else e.x.fits & e.x.fed) - in_training - baked
                 fits = e.x.fits & in_training | baked | own
+            passes = [lid for lid in e.loops if self.r.pass_values.get(lid)]
             for fid in sorted(fits):
                 fit = self.r.fits[fid]
                 if fid in self.r.cuts and self._cut_at(fid, scored, trained):
                     continue
                 if self._within_groups(fit, e, scored, labels):
                     continue
-                if fit.reported and any(self.shares(f, v) for f in fit.rows for v in scored):
+                # a walk forward: the scaler fitted on `year != 2018` in one pass, `year == 2019` scored in another
+                shared = any(
+                    self.shares(f, v) and not any(self._other_passes(v, f, lid) for lid in passes)
+                    for f in fit.rows
+                    for v in scored
+                )
+                if fit.reported and shared:
                     if fid in own and fid not in into and all(any(f.within(v) for v in scored) for f in fit.rows):
                         refitted.add(fid)
                     elif fid not in own:

@@ -100,6 +100,28 @@ CUTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _CUT.format(key='"year"', column='"promo"', train="df.year < 2024", test="df.year == 2024"),
         [],
     ),
+    "statistics per card aggregated and merged back, the rows cut by a function of the card": (
+        """
+        df = pd.read_csv("tx.csv")
+        agg = df.groupby("card")["amount"].agg(["mean", "std"]).add_prefix("card_").reset_index()
+        df = df.merge(agg, on="card", how="left")
+        tr, te = df[df.card % 5 != 0], df[df.card % 5 == 0]
+        model = GradientBoostingClassifier().fit(tr[["amount", "card_mean"]], tr["y"])
+        print(model.score(te[["amount", "card_mean"]], te["y"]))
+        """,
+        [],
+    ),
+    "LEAK: statistics per card aggregated and merged back, the rows cut by another column": (
+        """
+        df = pd.read_csv("tx.csv")
+        agg = df.groupby("card")["amount"].agg(["mean", "std"]).add_prefix("card_").reset_index()
+        df = df.merge(agg, on="card", how="left")
+        tr, te = df[df.day < 20], df[df.day >= 20]
+        model = GradientBoostingClassifier().fit(tr[["amount", "card_mean"]], tr["y"])
+        print(model.score(te[["amount", "card_mean"]], te["y"]))
+        """,
+        [("preprocessing", 2)],
+    ),
     "LEAK: a statistic per store, the rows cut at a date": (
         _CUT.format(key='"store"', column='"promo"', train=_BEFORE, test=_AFTER),
         [("preprocessing", 2)],

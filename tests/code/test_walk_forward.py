@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_absolute_error
+from sklearn.preprocessing import StandardScaler
 """
 
 _ORIGINS = """
@@ -173,6 +174,28 @@ ALL_BUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "leave one year out: every other year trained, that year scored": (
         _ALL_BUT.format(loop=_EACH_YEAR, indent="    ", train="df.year != y", test="df.year == y"),
         [],
+    ),
+    "leave one year out, a scaler fitted on each pass's training part": (
+        """
+        df = pd.read_csv("panel.csv")
+        for y in [2018, 2019, 2020]:
+            train, test = df[df.year != y], df[df.year == y]
+            sc = StandardScaler().fit(train[["a", "b"]])
+            model = Ridge().fit(sc.transform(train[["a", "b"]]), train["y"])
+            print(y, mean_absolute_error(test["y"], model.predict(sc.transform(test[["a", "b"]]))))
+        """,
+        [],
+    ),
+    "LEAK: one year left out of each pass's scaler, the later years scored in every pass": (
+        """
+        df = pd.read_csv("panel.csv")
+        for y in [2018, 2019, 2020]:
+            train, test = df[df.year != y], df[df.year >= 2019]
+            sc = StandardScaler().fit(train[["a", "b"]])
+            model = Ridge().fit(sc.transform(train[["a", "b"]]), train["y"])
+            print(y, mean_absolute_error(test["y"], model.predict(sc.transform(test[["a", "b"]]))))
+        """,
+        [("overlap", 5), ("preprocessing", 4)],
     ),
     "one year left out of training, that year scored": (
         _ALL_BUT.format(loop="", indent="", train="df.year != 2021", test="df.year == 2021"),
