@@ -297,7 +297,10 @@ class Estimators(WalkState):
             return None
         named = taken.slice
         if isinstance(named, ast.Name):  # X[FEATS], FEATS = ["a", "b"] in the file: what it holds when the step is made
-            strings = self.lookup(named).strings()
+            held = self.lookup(named)
+            if held.names_of is not None:  # FEATS = [c for c in df.columns if c != "id"]: a table's names, less some
+                return held.names_of
+            strings = held.strings()
             return Columns(frozenset(strings)) if strings else Columns(opaque=True)
         if isinstance(named, ast.List | ast.Tuple):
             return _listed(named)
@@ -305,8 +308,8 @@ class Estimators(WalkState):
             return None
         if named.value.id != owner[0]:
             return None
-        held = owner[1].entries.get(named.attr)
-        strings = held.strings() if held is not None else None
+        entry = owner[1].entries.get(named.attr)
+        strings = entry.strings() if entry is not None else None
         return Columns(frozenset(strings)) if strings else Columns(opaque=True)
 
     def _layer_fits(self, model: Obj, values: list[Value]) -> frozenset[int]:

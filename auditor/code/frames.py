@@ -43,6 +43,7 @@ from auditor.code.values import (
     join_all,
     named_parts,
     stats_of,
+    within_names,
     within_rows,
 )
 
@@ -1070,7 +1071,7 @@ class Frames(WalkState):
             rows_node, cols_node = index_node.elts
             rows, cols = index.items
         elif index.names_of is not None and index.data is None:  # df[[c for c in df.columns if c != "id"]]
-            within = replace(data, columns=_within(data, index.names_of), mask=None).pruned(data.columns)
+            within = replace(data, columns=within_names(data, index.names_of), mask=None).pruned(data.columns)
             # names kept by a statistic of the rows (`if abs(X[c].corr(y)) > 0.3`): the columns carry what it learned
             return Value(data=self.with_fits(within, self.stats_in([index])))
         elif indexer is None and _keyed(data, index.const, DATASET_DICT_SPLITS) is not None:
@@ -1116,7 +1117,7 @@ class Frames(WalkState):
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
             elif indexer == "loc" and cols.names_of is not None:
-                selected = replace(selected, columns=_within(selected, cols.names_of)).pruned(selected.columns)
+                selected = replace(selected, columns=within_names(selected, cols.names_of)).pruned(selected.columns)
             elif indexer == "loc" and picked is not None:
                 if isinstance(cols.const, str):
                     return Value(data=self.column(selected, picked[0]))
@@ -1755,25 +1756,6 @@ def _shifted(bound: Bound, origin: Bound) -> Bound | None:
     if origin[0] == "" and bound[0] != "<end>":
         return (bound[0], bound[1] + origin[1], bound[2])
     return None
-
-
-def _within(data: Data, names: Columns) -> Columns:
-    """A table's columns narrowed to a list of names taken from its own columns (with what each came from). Every
-    column of another table (`train[[c for c in test.columns if c != "id"]]`) names columns the walk cannot know:
-    an unlabelled test file lacks the label the training table holds."""
-    columns = data.columns
-    origins = frozenset(a.origin for a in data.rows)
-    if names.base is None and names.listed_from and origins and not names.listed_from & origins:
-        return Columns(opaque=True)
-    # every column the list was read from holds none the table was given since (`feats`, then `is_test`)
-    later = columns.added - names.added if columns is not None and names.base is None else frozenset()
-    if columns is None or names.opaque or columns.opaque:
-        return replace(names, removed=names.removed | later) if later and not names.opaque else names
-    # what a kept column was used to compute stays known: a label computed from it is read from it
-    derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
-    removed = names.removed | columns.removed | later
-    numbers = columns.numbers | names.numbers
-    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, numbers, added=columns.added)
 
 
 def _cut_as(atom: Atom, parts: tuple[Part, ...]) -> Atom:

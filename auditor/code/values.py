@@ -740,3 +740,22 @@ def within_rows(axis: Value | None) -> bool:
         return False
     consts = [v.const for v in axis.items] if axis.items is not None else [axis.const]
     return bool(consts) and all((type(c) is int and c != 0) or c == "columns" for c in consts)
+
+
+def within_names(data: Data, names: Columns) -> Columns:
+    """A table's columns narrowed to a list of names taken from its own columns (with what each came from). Every
+    column of another table (`train[[c for c in test.columns if c != "id"]]`) names columns the walk cannot know:
+    an unlabelled test file lacks the label the training table holds."""
+    columns = data.columns
+    origins = frozenset(a.origin for a in data.rows)
+    if names.base is None and names.listed_from and origins and not names.listed_from & origins:
+        return Columns(opaque=True)
+    # every column the list was read from holds none the table was given since (`feats`, then `is_test`)
+    later = columns.added - names.added if columns is not None and names.base is None else frozenset()
+    if columns is None or names.opaque or columns.opaque:
+        return replace(names, removed=names.removed | later) if later and not names.opaque else names
+    # what a kept column was used to compute stays known: a label computed from it is read from it
+    derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
+    removed = names.removed | columns.removed | later
+    numbers = columns.numbers | names.numbers
+    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, numbers, added=columns.added)

@@ -211,6 +211,9 @@ _PICKER = """
         print(pipe.score(test, test["y"]))
         """
 
+_READ = 'df = pd.read_csv("d.csv")\n'
+_LISTED = "        FEATS = [c for c in df.columns if c not in {}]\n"
+
 PICKERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a FunctionTransformer of a function returning the columns of a list held by a name": (
         _PICKER.format(change="", body="X[FEATS]", func="pick"),
@@ -235,6 +238,14 @@ PICKERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a FunctionTransformer of a function returning the columns of a list the label was removed from": (
         _PICKER.format(change='FEATS.append("y")\n        FEATS.remove("y")', body="X[FEATS]", func="pick"),
         [],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list of the table's names less the label": (
+        _PICKER.format(change="", body="X[FEATS]", func="pick").replace(_READ, _READ + _LISTED.format('("id", "y")')),
+        [],
+    ),
+    "a FunctionTransformer of a function returning the columns of a list of the table's names less the id": (
+        _PICKER.format(change="", body="X[FEATS]", func="pick").replace(_READ, _READ + _LISTED.format('("id",)')),
+        [("label_in_features", 11)],
     ),
     "a FunctionTransformer of a function that passes every column on": (
         _PICKER.format(change="", body="X.fillna(0)", func="pick"),
