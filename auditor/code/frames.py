@@ -5,6 +5,7 @@ table the name refers to."""
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -535,6 +536,9 @@ class Frames(WalkState):
             # filter(~pl.col("id").is_in(train["id"])) keeps the rest once train's rows are taken out
             rest = self._polars_not_in(node.args[0], data) if len(node.args) == 1 else None
             remaining = replace(data, rows=rest) if rest is not None else data
+            condition = self._polars_condition(node.args[0]) if rest is None and len(node.args) == 1 else None
+            if condition is not None:  # filter(pl.col("date") < cut): a side of a mask, as df[df["date"] < cut] is
+                remaining = self._cut_by(data, condition[0], condition[1], node)
             return Value(data=replace(self.with_fits(remaining, stats), mask=None, grouped=False))
         if name in ("select", "drop") and not kwargs and len(node.args) == 1:
             excluded = self._polars_exclude(node.args[0])
@@ -865,6 +869,41 @@ class Frames(WalkState):
                 return True
             expr = base
         return False
+
+    def _polars_condition(self, expr: ast.expr) -> tuple[str, str] | None:
+        """A polars filter's condition written as a mask over a table's columns (`pl.col("date") < cut` as
+        `df['date'] < '2023-06'`, a name read as the constant it holds) and the columns it reads; None when it
+        compares no column."""
+        if not isinstance(expr, ast.Compare | ast.BinOp | ast.UnaryOp):
+            return None
+        swapped: dict[tuple[int, int, int | None], ast.expr] = {}  # by place: the copy's nodes are new ones
+        read: set[str] = set()
+        for node in ast.walk(expr):
+            place = (node.lineno, node.col_offset, node.end_col_offset) if isinstance(node, ast.expr) else None
+            if place is None:
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "col":
+                name = node.args[0] if len(node.args) == 1 and not node.keywords else None
+                column = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+                if column is not None and "polars" in self.ev(node.func.value).names:
+                    read.add(column)
+                    swapped[place] = ast.Subscript(ast.Name("df", ast.Load()), ast.Constant(column), ast.Load())
+            elif isinstance(node, ast.Name):
+                held = self.lookup(node).const
+                if isinstance(held, str | int | float):
+                    swapped[place] = ast.Constant(held)
+        if not read:
+            return None
+
+        class Written(ast.NodeTransformer):
+            def visit(self, node: ast.AST) -> ast.AST:
+                if isinstance(node, ast.expr):
+                    found = swapped.get((node.lineno, node.col_offset, node.end_col_offset))
+                    if found is not None:
+                        return found
+                return super().visit(node)
+
+        return ast.unparse(Written().visit(copy.deepcopy(expr))), ",".join(sorted(read))
 
     def _polars_not_in(self, expr: ast.expr, data: Data) -> frozenset[Atom] | None:
         """The rows of ``data`` that `~pl.col("id").is_in(train["id"])` keeps: none of train's, when train is a side

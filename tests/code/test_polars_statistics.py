@@ -91,3 +91,58 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_polars_statistics(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_FILTERED = """
+        df = pl.read_csv("sales.csv", try_parse_dates=True)
+        {before}
+        train = df.filter({train})
+        test = df.filter({test})
+        {after}
+        model = LinearRegression().fit(train.select("a", "b").to_numpy(), train["y"].to_numpy())
+        print(r2_score(test["y"].to_numpy(), model.predict(test.select("a", "b").to_numpy())))
+        """
+
+_MEAN_FILL = 'df = df.with_columns(pl.col("a").fill_null(strategy="mean"))'
+_BEFORE, _AFTER = 'pl.col("date") < pl.date(2023, 6, 1)', 'pl.col("date") >= pl.date(2023, 6, 1)'
+
+_OWN_FILL = (
+    'mu = train.select(pl.col("a").mean()).item()\n        train = train.with_columns(pl.col("a").fill_null(mu))'
+)
+
+FILTERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: nulls filled with the mean over every row, then the rows cut by polars filters": (
+        _FILTERED.format(before=_MEAN_FILL, train=_BEFORE, test=_AFTER, after=""),
+        [("preprocessing", 2)],
+    ),
+    "the rows cut by polars filters, the training part's nulls filled with its own mean": (
+        _FILTERED.format(
+            before="",
+            train=_BEFORE,
+            test=_AFTER,
+            after=_OWN_FILL,
+        ),
+        [],
+    ),
+    "LEAK: polars filters that overlap": (
+        _FILTERED.format(before="", train='pl.col("year") < 2024', test='pl.col("year") >= 2023', after=""),
+        [("overlap", 6)],
+    ),
+    "polars filters at one cut held in a name": (
+        _FILTERED.format(before="cut = 2023", train='pl.col("year") <= cut', test='pl.col("year") > cut', after=""),
+        [],
+    ),
+    "LEAK: polars filters at two cuts held in names that overlap": (
+        _FILTERED.format(
+            before="lo, hi = 2022, 2023", train='pl.col("year") <= hi', test='pl.col("year") >= lo', after=""
+        ),
+        [("overlap", 6)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FILTERED)
+def test_rows_cut_by_polars_filters(tmp_path: Path, case: str) -> None:
+    """`df.filter(pl.col("date") < cut)` is a side of a mask, as `df[df["date"] < cut]` is."""
+    body, expected = FILTERED[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
