@@ -24,7 +24,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, mask_span
+from auditor.code.masks import column_of, conjuncts, mask_span, negated_conjuncts
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -1277,6 +1277,17 @@ class Frames(WalkState):
         """The rows where a mask's ``condition`` holds (a query's, with ``query`` its @ names): each condition of
         `a & b` a split of its own column's, so `date < cut` & anything shares no rows with `date >= cut`, and a
         second condition on one column narrows the first one's interval; ``columns`` names a lone condition's."""
+        negated = negated_conjuncts(condition)
+        if negated is not None:
+            # ~(a & b): the rows that fail a, and those that hold a but fail b, each cut as a mask of its own
+            # column, so they share none with the rows of a & b
+            kept: set[Atom] = set()
+            for i, failed in enumerate(negated):
+                cut = data
+                for held_before in negated[:i]:
+                    cut = self._cut_by(cut, held_before, column_of(held_before, query) or columns, node, query)
+                kept |= self._cut_by(cut, f"~({failed})", column_of(failed, query) or columns, node, query).rows
+            return replace(data, rows=frozenset(kept))
         held = conjuncts(condition)
         for part in held:
             column = column_of(part, query) if len(held) > 1 else None

@@ -177,6 +177,19 @@ def conjuncts(condition: str) -> list[str]:
     return found if len(found) > 1 else [condition]
 
 
+def negated_conjuncts(condition: str) -> list[str] | None:
+    """The conditions `~(a & b)` negates, when it negates several (its rows fail at least one of them); None for
+    any other mask."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not)):
+        return None
+    held = conjuncts(ast.unparse(expr.operand))
+    return held if len(held) > 1 else None
+
+
 def column_of(condition: str, query: frozenset[str] | None = None) -> str | None:
     """The column a comparison of one column reads, by its name in the table (`date` in `df["date"].dt.year`);
     ``query``: as mask_span's (a bare name is a column unless it is one of these)."""

@@ -170,6 +170,8 @@ _ALL_BUT = """
 
 _EACH_YEAR = "for y in [2019, 2020, 2021]:\n            "
 
+_BOTH = "(df.year < 2021) & (df.region == 'eu')"
+
 ALL_BUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "leave one year out: every other year trained, that year scored": (
         _ALL_BUT.format(loop=_EACH_YEAR, indent="    ", train="df.year != y", test="df.year == y"),
@@ -196,6 +198,14 @@ ALL_BUT: dict[str, tuple[str, list[tuple[str, int]]]] = {
             print(y, mean_absolute_error(test["y"], model.predict(sc.transform(test[["a", "b"]]))))
         """,
         [("overlap", 5), ("preprocessing", 4)],
+    ),
+    "the rows of both conditions trained, the rest scored": (
+        _ALL_BUT.format(loop="", indent="", train=_BOTH, test=f"~({_BOTH})"),
+        [],
+    ),
+    "LEAK: the rows of both conditions trained, the rest of a wider cut scored": (
+        _ALL_BUT.format(loop="", indent="", train=_BOTH, test=f"~({_BOTH.replace('2021', '2020')})"),
+        [("overlap", 4)],
     ),
     "one year left out of training, that year scored": (
         _ALL_BUT.format(loop="", indent="", train="df.year != 2021", test="df.year == 2021"),
