@@ -9,7 +9,7 @@ import ast
 import enum
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, PER_GROUP, Strength, is_regressor
@@ -308,7 +308,7 @@ class _Rules:
         if e.cross_validation:
             split_ids = {self.r.objects[e.splitter].split} if e.splitter is not None else {None}
         else:
-            if scored and all(any(_cut_by_columns(p, fit.by) for p in a.parts) for a in scored):
+            if scored and all(any(_cut_by_columns(p, fit.by, self.r.splits) for p in a.parts) for a in scored):
                 return True  # `df[df.date >= cut]` after `groupby("date")`: each day's rows lie on one side of the cut
             split_ids = {a.parts[-1].split if a.parts else None for a in scored} or {None}
         splits = [self.r.splits.get(s) if s is not None else None for s in split_ids]
@@ -1326,13 +1326,24 @@ def _test_side_learned(atom: Atom, train: Train, scored: Data) -> bool:
     return _named_test(trained) and any(_test_name(n) for n in named)
 
 
-def _cut_by_columns(part: Part, columns: frozenset[str]) -> bool:
+def _cut_by_columns(part: Part, columns: frozenset[str], splits: Mapping[str, Split]) -> bool:
     """Whether ``part`` is a side of a mask that reads only some of ``columns`` (`date >= cut`, for groups by
-    store and date): rows that agree on those columns lie on one side of it."""
+    store and date), or columns computed from them alone (`year = date.dt.year`): rows that agree on those
+    columns lie on one side of it."""
     if not part.split.startswith("mask:") or not columns:
         return False
     read = set(part.split.removeprefix("mask:").split(","))
-    return read <= columns
+    split = splits.get(part.split)
+    table = split.data.columns if split is not None and split.data is not None else None
+    return all(c in columns or (table is not None and _computed_from_only(table, c, columns)) for c in read)
+
+
+def _computed_from_only(table: Columns, column: str, columns: frozenset[str]) -> bool:
+    """Whether ``column`` of ``table`` was computed from some of ``columns`` and nothing else."""
+    if table.opaque:
+        return False
+    sources = {src for new, src in table.derived if new == column}
+    return bool(sources) and sources <= columns
 
 
 def _named_test(data: Data) -> bool:

@@ -122,6 +122,39 @@ CUTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 2)],
     ),
+    "a statistic per day, the rows cut by the year computed from the day": (
+        """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        df["year"] = df["date"].dt.year
+        df["day_temp"] = df.groupby("date")["temp"].transform("mean")
+        tr, te = df[df.year < 2023], df[df.year >= 2023]
+        model = GradientBoostingClassifier().fit(tr[["promo", "day_temp"]], tr["y"])
+        print(model.score(te[["promo", "day_temp"]], te["y"]))
+        """,
+        [],
+    ),
+    "LEAK: a statistic per day, the rows cut by a column computed from the day and another column": (
+        """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        df["period"] = df["date"].dt.year * 100 + df["store"]
+        df["day_temp"] = df.groupby("date")["temp"].transform("mean")
+        tr, te = df[df.period < 202300], df[df.period >= 202300]
+        model = GradientBoostingClassifier().fit(tr[["promo", "day_temp"]], tr["y"])
+        print(model.score(te[["promo", "day_temp"]], te["y"]))
+        """,
+        [("preprocessing", 3)],
+    ),
+    "LEAK: a statistic per store, the rows cut by the year computed from the day": (
+        """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        df["year"] = df["date"].dt.year
+        df["store_temp"] = df.groupby("store")["temp"].transform("mean")
+        tr, te = df[df.year < 2023], df[df.year >= 2023]
+        model = GradientBoostingClassifier().fit(tr[["promo", "store_temp"]], tr["y"])
+        print(model.score(te[["promo", "store_temp"]], te["y"]))
+        """,
+        [("preprocessing", 3)],
+    ),
     "LEAK: a statistic per store, the rows cut at a date": (
         _CUT.format(key='"store"', column='"promo"', train=_BEFORE, test=_AFTER),
         [("preprocessing", 2)],
