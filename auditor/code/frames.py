@@ -874,7 +874,7 @@ class Frames(WalkState):
         """A polars filter's condition written as a mask over a table's columns (`pl.col("date") < cut` as
         `df['date'] < '2023-06'`, a name read as the constant it holds) and the columns it reads; None when it
         compares no column."""
-        if not isinstance(expr, ast.Compare | ast.BinOp | ast.UnaryOp):
+        if not isinstance(expr, ast.Compare | ast.BinOp | ast.UnaryOp | ast.Call):
             return None
         swapped: dict[tuple[int, int, int | None], ast.expr] = {}  # by place: the copy's nodes are new ones
         read: set[str] = set()
@@ -892,7 +892,7 @@ class Frames(WalkState):
                 held = self.lookup(node).const
                 if isinstance(held, str | int | float):
                     swapped[place] = ast.Constant(held)
-        if not read:
+        if not read or (isinstance(expr, ast.Call) and not _polars_test(expr)):
             return None
 
         class Written(ast.NodeTransformer):
@@ -902,6 +902,17 @@ class Frames(WalkState):
                     if found is not None:
                         return found
                 return super().visit(node)
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                # is_between(a, b, closed=...) and is_in(values) in pandas' words, whose spans masks.py reads
+                self.generic_visit(node)
+                if isinstance(node.func, ast.Attribute) and node.func.attr in _POLARS_TESTS:
+                    node.func.attr = _POLARS_TESTS[node.func.attr]
+                    for keyword in node.keywords:
+                        if keyword.arg == "closed" and isinstance(keyword.value, ast.Constant):
+                            keyword.arg = "inclusive"
+                            keyword.value = ast.Constant(_POLARS_CLOSED.get(keyword.value.value, keyword.value.value))
+                return node
 
         return ast.unparse(Written().visit(copy.deepcopy(expr))), ",".join(sorted(read))
 
@@ -1718,6 +1729,17 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
 
 # Methods of a polars expression that reduce a column over the rows (a per-row step such as shift or
 # rolling_mean is not one).
+# polars' tests of a column's values that pandas writes with other words: is_between(a, b, closed=...) keeps what
+# between(a, b, inclusive=...) does, with "none" for pandas' "neither"
+_POLARS_TESTS = {"is_between": "between", "is_in": "isin"}
+_POLARS_CLOSED = {"none": "neither"}
+
+
+def _polars_test(call: ast.Call) -> bool:
+    """Whether ``call`` is one of polars' tests of a column's values (`pl.col("year").is_between(2015, 2020)`)."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr in _POLARS_TESTS
+
+
 def _fills_with_statistic(call: ast.Call) -> str | None:
     """The statistic of the rows polars' `fill_null(strategy="mean")` (or "min", "max") fills the nulls with;
     None for any other call."""

@@ -138,6 +138,48 @@ FILTERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
         ),
         [("overlap", 6)],
     ),
+    "LEAK: nulls filled with the mean over every row, then the rows cut by is_between and is_in": (
+        _FILTERED.format(
+            before=_MEAN_FILL,
+            train='pl.col("year").is_between(2015, 2020)',
+            test='pl.col("year").is_in([2021, 2022])',
+            after="",
+        ),
+        [("preprocessing", 2)],
+    ),
+    "polars filters by is_between and is_in on years that do not meet": (
+        _FILTERED.format(
+            before="",
+            train='pl.col("year").is_between(2015, 2020)',
+            test='pl.col("year").is_in([2021, 2022])',
+            after="",
+        ),
+        [],
+    ),
+    "polars filters by is_between with an end left open, beside the year it leaves out": (
+        _FILTERED.format(
+            before="",
+            train='pl.col("year").is_between(2015, 2020, closed="left")',
+            test='pl.col("year") == 2020',
+            after="",
+        ),
+        [],
+    ),
+    "LEAK: polars filters by is_between and is_in that share a year": (
+        _FILTERED.format(
+            before="",
+            train='pl.col("year").is_between(2015, 2021)',
+            test='pl.col("year").is_in([2021, 2022])',
+            after="",
+        ),
+        [("overlap", 6)],
+    ),
+    "LEAK: polars filters by is_between closed on both ends, beside a year at its end": (
+        _FILTERED.format(
+            before="", train='pl.col("year").is_between(2015, 2020)', test='pl.col("year") == 2020', after=""
+        ),
+        [("overlap", 6)],
+    ),
 }
 
 
