@@ -397,7 +397,10 @@ class Estimators(WalkState):
             made_at = found.node if found.node is not None else node  # KFold(shuffle=True) is where it is decided
             found.split = self.split(made_at, found.name, shuffles(found), x, bool(role and role.temporal))
             # a PredefinedSplit's held-out fold is whatever rows it was told: the test part, for all the walk knows
-            self.record.splits[found.split].folds = not found.qualname.endswith(".PredefinedSplit")
+            # (and a splitter of one split deals the test part once: `GroupShuffleSplit(n_splits=1)`)
+            self.record.splits[found.split].folds = not found.qualname.endswith(".PredefinedSplit") and not _one_split(
+                found
+            )
             given = len(args) > 2 or "groups" in kwargs
             self._by_group(found, argument(args, kwargs, 2, "groups") if given else None)
             generator = self.obj(node, SPLITS)
@@ -1249,6 +1252,15 @@ class Estimators(WalkState):
         roles = [f.role for f in nested_steps(self.record.objects, sorted(models)) if f.role is not None]
         learns = any(r.kind is Kind.LEARNER for r in roles)
         return learns, any(r.kind is Kind.SAMPLER and r.oversamples for r in roles)
+
+
+def _one_split(found: Obj) -> bool:
+    """Whether a splitter object is asked for one split only (n_splits=1, by name or as its first argument)."""
+    given = found.params.get("n_splits")
+    if given is None and isinstance(found.node, ast.Call) and found.node.args:
+        first = found.node.args[0]
+        return isinstance(first, ast.Constant) and first.value == 1
+    return given is not None and given.const == 1
 
 
 def shuffles(found: Obj) -> bool:

@@ -909,9 +909,10 @@ class Frames(WalkState):
                 if isinstance(node.func, ast.Attribute) and node.func.attr in _POLARS_TESTS:
                     node.func.attr = _POLARS_TESTS[node.func.attr]
                     for keyword in node.keywords:
-                        if keyword.arg == "closed" and isinstance(keyword.value, ast.Constant):
+                        given = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+                        if keyword.arg == "closed" and isinstance(given, str):
                             keyword.arg = "inclusive"
-                            keyword.value = ast.Constant(_POLARS_CLOSED.get(keyword.value.value, keyword.value.value))
+                            keyword.value = ast.Constant(_POLARS_CLOSED.get(given, given))
                 return node
 
         return ast.unparse(Written().visit(copy.deepcopy(expr))), ",".join(sorted(read))

@@ -25,6 +25,7 @@ from auditor.code.state import (
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
+    SPLITS,
 )
 from auditor.code.torchloops import TorchLoops, optimizer_class
 from auditor.code.values import (
@@ -945,6 +946,11 @@ class Library(Estimators, TorchLoops):
             elements = Value(items=(NOTHING, self.iterate(args[0])))
             return Value(objects=frozenset({self.container(node, elements).id}))
         if name == "next" and args:  # next(splitter.split(X)): the first fold
+            for oid in args[0].objects:
+                found = self.record.objects[oid]
+                if found.qualname == SPLITS and found.split is not None and found.split in self.record.splits:
+                    # one split taken, not a loop over folds: its held-out side is the test part
+                    self.record.splits[found.split].folds = False
             return self.iterate(args[0])
         if name == "dict" and kwargs and not args:  # dict(n_estimators=..., early_stopping_rounds=...)
             found = self.container(node, join_all(kwargs.values()))

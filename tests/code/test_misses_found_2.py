@@ -506,6 +506,32 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("multi_test", 7)],
     ),
+    **{
+        f"XGBoost early-stopped on the held-out side of {how}, that side scored": (
+            f"""
+        import xgboost as xgb
+        from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold, ShuffleSplit
+        df = pd.read_csv("d.csv")
+        {take}
+        train, test = df.iloc[tr], df.iloc[te]
+        m = xgb.XGBClassifier(n_estimators=2000, early_stopping_rounds=100)
+        m.fit(train[["a", "b"]], train["y"], eval_set=[(test[["a", "b"]], test["y"])])
+        print(accuracy_score(test["y"], m.predict(test[["a", "b"]])))
+        """,
+            [("multi_test", 7 + take.count("\n"))],
+        )
+        for how, take in (
+            (
+                "the one split next() takes of a group splitter",
+                'tr, te = next(GroupShuffleSplit(n_splits=1, test_size=0.2).split(df, groups=df["pid"]))',
+            ),
+            ("the one split next() takes of five folds", 'tr, te = next(GroupKFold(5).split(df, groups=df["pid"]))'),
+            (
+                "a splitter of one split walked by a loop",
+                "for tr, te in ShuffleSplit(1, test_size=0.2).split(df):\n            pass",
+            ),
+        )
+    },
     "LightGBM early-stopped on a PredefinedSplit's held-out fold, the test rows it was told, then scored there": (
         """
         import lightgbm as lgb
