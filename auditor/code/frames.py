@@ -1134,9 +1134,10 @@ class Frames(WalkState):
             names = index.strings() or []
             if isinstance(index.const, str):
                 return Value(data=self.column(data, names[0]))
-            return Value(
-                data=replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
-            )
+            taken = replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
+            if data.grouped:  # df.groupby("k")[["a", "b"]]: its statistics are of those columns, as ["a"]'s of one
+                taken = replace(taken, sources=frozenset(names))
+            return Value(data=taken)
         step = self._offset_from_loop(rows_node) if indexer in ("iloc", "iat", None) and cols_node is None else None
         if step is not None:
             # s.iloc[i - 1] in a loop over i: the value of an earlier row (a lag), as shift(1) is; s.iloc[i + 1] a

@@ -39,6 +39,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _HELD_OUT.format(splitter="GroupShuffleSplit(test_size=0.2)", key="card_id"),
         [],
     ),
+    "per-card statistics, the folds of GroupKFold's split() by card given as cv": (
+        _CV.format(groups="None", cv='GroupKFold(5).split(tx, tx["fraud"], groups=tx["card_id"])'),
+        [],
+    ),
+    "LEAK: per-card statistics, the folds of GroupKFold's split() by merchant given as cv": (
+        _CV.format(groups="None", cv='GroupKFold(5).split(tx, tx["fraud"], groups=tx["merchant"])'),
+        [("preprocessing", 2), ("preprocessing", 3)],
+    ),
+    "LEAK: per-card statistics, the folds of KFold's split() given as cv": (
+        _CV.format(groups="None", cv="KFold(5, shuffle=True).split(tx)"),
+        [("preprocessing", 2), ("preprocessing", 3)],
+    ),
     "LEAK: per-card statistics, KFold": (
         _CV.format(groups="None", cv="KFold(5, shuffle=True)"),
         [("preprocessing", 2), ("preprocessing", 3)],
@@ -63,6 +75,37 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         tx["card_mean"] = tx.groupby("card_id")["amount"].transform("mean")
         X_tr, X_te, y_tr, y_te = train_test_split(tx[["amount", "card_mean"]], tx["fraud"])
         print(GradientBoostingClassifier().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 2)],
+    ),
+    **{
+        f"per-subject z-scores of {how}, GroupKFold by subject": (
+            f"""
+        w = pd.read_csv("wearable.csv")
+        cols = ["eda", "hr"]
+        w[cols] = w.groupby("subject")[{chosen}].transform(lambda s: (s - s.mean()) / s.std())
+        print(cross_val_score(GradientBoostingClassifier(), w[cols], w["stress"], groups=w["subject"], cv=GroupKFold()))
+        """,
+            [],
+        )
+        for how, chosen in (("a list of columns", '["eda", "hr"]'), ("a list held in a name", "cols"))
+    },
+    "LEAK: per-subject means of a list of columns with the label among them, GroupKFold by subject": (
+        """
+        w = pd.read_csv("wearable.csv")
+        w[["eda_m", "stress_m"]] = w.groupby("subject")[["eda", "stress"]].transform("mean")
+        feats = ["eda", "eda_m", "stress_m"]
+        model = GradientBoostingClassifier()
+        print(cross_val_score(model, w[feats], w["stress"], groups=w["subject"], cv=GroupKFold()))
+        """,
+        [("preprocessing", 2)],
+    ),
+    "LEAK: per-subject means of a list of columns, KFold": (
+        """
+        w = pd.read_csv("wearable.csv")
+        w[["eda_m", "hr_m"]] = w.groupby("subject")[["eda", "hr"]].transform("mean")
+        feats = ["eda", "eda_m", "hr_m"]
+        print(cross_val_score(GradientBoostingClassifier(), w[feats], w["stress"], cv=KFold(5, shuffle=True)))
         """,
         [("preprocessing", 2)],
     ),
