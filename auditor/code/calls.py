@@ -254,11 +254,8 @@ class Calls(Library):
         if predicted and not cut:  # pred == c: one class's predictions, the labels chosen nothing (no setting)
             return Value(data=replace(joined, mask=None))
         if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
-            return Value(
-                data=replace(
-                    joined, mask=None, tuned=joined.tuned | {(node.lineno, node.col_offset, tuple(self.loops))}
-                )
-            )
+            setting = _fixed_cut(node, values) or f"{node.lineno}:{node.col_offset}"
+            return Value(data=replace(joined, mask=None, tuned=joined.tuned | {(setting, tuple(self.loops))}))
         timed = [d for d in datas if in_time(d)]
         if cut and timed:
             # a window back from the last date, `df.date > df.date.max() - pd.Timedelta("30D")`: the statistic only
@@ -352,3 +349,17 @@ def _left_only(node: ast.Compare, values: list[Value], text: str) -> tuple[str, 
         if column.data is not None and column.data.sources == {outside[0].removeprefix(INDICATOR)}:
             return (text, outside[1])
     return None
+
+
+def _fixed_cut(node: ast.Compare, values: list[Value]) -> str | None:
+    """A cut of predictions at a number (`proba > 0.5`) as text, so that the same cut written twice is one
+    setting, not two; None when the threshold is not a number the reading knows."""
+    if len(node.ops) != 1 or len(values) != 2:
+        return None
+    numbers = [v.const for v in values if isinstance(v.const, int | float) and not isinstance(v.const, bool)]
+    if len(numbers) != 1 or not any(v.data is not None and v.data.predicted for v in values):
+        return None
+    op = type(node.ops[0]).__name__
+    if values[0].const is numbers[0]:  # 0.5 < proba is proba > 0.5
+        op = {"Lt": "Gt", "Gt": "Lt", "LtE": "GtE", "GtE": "LtE"}.get(op, op)
+    return f"{op} {numbers[0]!r}"

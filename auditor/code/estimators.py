@@ -1125,9 +1125,8 @@ class Estimators(WalkState):
             # the predictions of the first n trees (staged_predict, num_iteration=n): n is a setting of its own,
             # and a staged prediction yields one per n (loop 0: its own loop over the numbers of trees)
             loops = (*self.loops, 0) if name.startswith("staged_") else tuple(self.loops)
-            rows = replace(
-                rows, tuned=rows.tuned | {(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), loops)}
-            )
+            place = f"{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0)}"
+            rows = replace(rows, tuned=rows.tuned | {(place, loops)})
         return Value(data=rows)
 
     def _labels_learned(self, found: Obj) -> frozenset[int]:

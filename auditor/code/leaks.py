@@ -895,7 +895,7 @@ class _Rules:
         if len(trains) != 1 or not all(e.trains and e.x is not None for e in evaluations):
             return False
         tuned = frozenset().union(*(e.x.tuned for e in evaluations if e.x is not None))
-        if len(tuned) > 1 or any(loops for _, _, loops in tuned):
+        if len(tuned) > 1 or any(loops for _, loops in tuned):
             return False  # thresholds or numbers of trees tried one by one: each is a setting
         train = self.r.trains[next(iter(trains))]
         if train.search and len({m for e in evaluations for m in e.models}) > 1:

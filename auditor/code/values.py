@@ -383,8 +383,9 @@ class Data:
     picked: bool = False  # taken from a table's own columns (its sources are that table's column names)
     number: bool = False  # values known to be numbers (astype(int), a map to numbers, arithmetic)
     # predictions made with a setting of their own (cut at a threshold, proba >= t; num_iteration=n; a staged
-    # prediction): the line and column of each and the loops it was made in (a setting tried per pass of a loop)
-    tuned: frozenset[tuple[int, int, tuple[int, ...]]] = frozenset()
+    # prediction): each setting (where it is written, or a cut at a number, `> 0.5`, wherever it is written) and
+    # the loops it was made in (a setting tried per pass of a loop)
+    tuned: frozenset[tuple[str, tuple[int, ...]]] = frozenset()
     # (fit, column) for fits that entered only as the values of named columns (df["y"] = le.fit_transform(...)):
     # dropping every such column takes the fit out; a fit not listed here is in every column.
     by_column: frozenset[tuple[int, str]] = frozenset()

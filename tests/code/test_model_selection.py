@@ -439,6 +439,30 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    **{
+        f"accuracy and F1 of one model's probabilities cut at 0.5, {how}": (
+            f"""
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        report = {{"accuracy": accuracy_score(y_te, {first}), "f1": f1_score(y_te, {second})}}
+        print(max(report, key=report.get))
+        """,
+            [],
+        )
+        for how, first, second in (
+            ("the cut written twice", "proba > 0.5", "proba > 0.5"),
+            ("the cut written both ways round", "proba > 0.5", "0.5 < proba"),
+        )
+    },
+    "LEAK: accuracy and F1 of one model's probabilities at two cuts written inline, the better kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        report = {"at 0.3": f1_score(y_te, proba > 0.3), "at 0.5": f1_score(y_te, proba > 0.5)}
+        print(max(report, key=report.get))
+        """,
+        [("multi_test", 3, True)],
+    ),
     "F1 at two cuts of one model's probabilities, the better kept": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
