@@ -373,6 +373,13 @@ def is_network_maker(qualname: str) -> bool:
     name = qualname.rpartition(".")[2]
     if qualname.startswith("torchvision.models.") and name[:1].islower() and not name.startswith(("get_", "list_")):
         return True
+    if qualname.startswith("transformers.") and name in ("from_pretrained", "from_config"):
+        # AutoModelForSequenceClassification.from_pretrained(...), BertModel.from_config(...): a torch network
+        # (not a tokenizer's, a config's or a processor's)
+        made = qualname.rpartition(".")[0].rpartition(".")[2]
+        if made.startswith(("TF", "Flax")):  # Keras' and JAX's networks: not trained by a torch loop
+            return False
+        return made.startswith("AutoModel") or "For" in made or made.endswith("Model")
     return qualname in ("timm.create_model", "timm.models.create_model")
 
 

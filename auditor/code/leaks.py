@@ -957,6 +957,8 @@ class _Rules:
             return False  # a data set's own test part (eval_ds = ds["test"]): renamed, it is still the test set
         if data is not None and _VALIDATION_NAME.search(_last_name(data) or "") and not _renamed_test(data):
             return True
+        if data is not None and _one_part(rows) and _named_validation_before(data):
+            return True  # `for x, y in DataLoader(val_ds)`: one part's batches, named by the loop, of a validation set
         for e in self._evaluations():
             if e.id in chosen or e.x is None or not _after(e.site, site) or e.cross_validation:
                 continue
@@ -1293,6 +1295,23 @@ def _chain_after(data: Data | None, line: int) -> tuple[Step, ...]:
 
 def _last_name(data: Data | None) -> str | None:
     return data.chain[-1].name if data is not None and data.chain else None
+
+
+def _one_part(rows: frozenset[Atom]) -> bool:
+    """Whether ``rows`` are all of one side of one split."""
+    return bool(rows) and all(a.parts for a in rows) and len({a.parts[-1] for a in rows}) == 1
+
+
+def _named_validation_before(data: Data) -> bool:
+    """Whether the last name in the rows' chain that says what they are (a validation or a test name) names a
+    validation set never named as the test set before (`val_ds`, then `x` of a loop over its batches)."""
+    names = [step.name for step in data.chain]
+    for i in range(len(names) - 1, -1, -1):
+        if _test_name(names[i]):
+            return False
+        if _VALIDATION_NAME.search(names[i]):
+            return not any(_test_name(n) for n in names[:i])
+    return False
 
 
 def _renamed_test(data: Data) -> bool:

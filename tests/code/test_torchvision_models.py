@@ -69,3 +69,51 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_torchvision_models(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+HF_HEAD = """\
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset, random_split
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+tok = AutoTokenizer.from_pretrained("distilbert-base-uncased")
+train_ds = TensorDataset(torch.load("train_ids.pt"), torch.load("train_y.pt"))
+test_ds = TensorDataset(torch.load("test_ids.pt"), torch.load("test_y.pt"))
+model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased", num_labels=2)
+opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+"""
+
+
+def _hf_epoch_kept_by(trained: str, watched: str) -> str:
+    """A Hugging Face network's epochs on ``trained``, the weights kept whenever accuracy on ``watched`` is best."""
+    return f"""
+    best = 0.0
+    for epoch in range(4):
+        for ids, y in DataLoader({trained}, batch_size=32, shuffle=True):
+            loss = F.cross_entropy(model(input_ids=ids).logits, y)
+            loss.backward(); opt.step(); opt.zero_grad()
+        with torch.no_grad():
+            acc = sum((model(input_ids=i).logits.argmax(-1) == y).sum().item() for i, y in DataLoader({watched}, 64))
+        if acc > best:
+            best = acc; torch.save(model.state_dict(), "best.pt")
+"""
+
+
+HF_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a Hugging Face network's epoch kept by its accuracy on the test part": (
+        _hf_epoch_kept_by("train_ds", "test_ds"),
+        [("multi_test", 7)],
+    ),
+    "a Hugging Face network's epoch kept by its accuracy on a validation part of the training set": (
+        "\n    fit_ds, val_ds = random_split(train_ds, [0.9, 0.1])" + _hf_epoch_kept_by("fit_ds", "val_ds"),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HF_CASES))
+def test_hugging_face_networks_in_a_loop(tmp_path: Path, case: str) -> None:
+    """`AutoModelFor...from_pretrained(...)` is a network a hand-written loop trains (a tokenizer is not)."""
+    body, expected = HF_CASES[case]
+    assert leaks_found(tmp_path, HF_HEAD, body) == expected
