@@ -264,6 +264,10 @@ class Calls(Library):
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
         text = self.whole(_known_bounds(node, values, self._instant_made))  # read again, so never cut short
+        if cut and any(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values):
+            # df["stars"] >= 4: a column of text cannot be ordered against a number, so it holds numbers
+            shown = frozenset().union(*(d.sources for d in datas if d.picked))
+            joined = replace(joined, numeric=joined.numeric | shown)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
     def _instant_made(self, name: ast.Name) -> ast.expr | None:

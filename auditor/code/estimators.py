@@ -205,13 +205,20 @@ class Estimators(WalkState):
         if remainder is not None and (remainder.const == "passthrough" or remainder.objects):
             return Columns()
         kept: list[str] = []
+        listed: Columns | None = None  # lists made from a table's names (`[c for c in df.columns if c != "y"]`)
         for spec in specs:
             parts = spec.items
-            columns = parts[-1].strings() if parts is not None and len(parts) == (3 if named else 2) else None
-            if columns is None:
+            entry = parts[-1] if parts is not None and len(parts) == (3 if named else 2) else None
+            columns = entry.strings() if entry is not None else None
+            if columns is not None:
+                kept += columns
+            elif entry is not None and entry.names_of is not None and not entry.names_of.opaque:
+                listed = entry.names_of if listed is None else listed.union(entry.names_of)
+            else:
                 return Columns(opaque=True)
-            kept += columns
-        return Columns(frozenset(kept))
+        if listed is None:
+            return Columns(frozenset(kept))
+        return listed.union(Columns(frozenset(kept))) if kept else listed
 
     def select_first(self, found: Obj, given: list[Value]) -> None:
         """A pipeline whose first step is a column transformer uses only that step's columns, as it does when that

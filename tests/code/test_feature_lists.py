@@ -326,3 +326,56 @@ STEPWISE: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_columns_kept_by_a_statsmodels_fit(tmp_path: Path, case: str) -> None:
     body, expected = STEPWISE[case]
     assert leaks_found(tmp_path, HEAD + "import statsmodels.api as sm\n", body) == expected
+
+
+_STARS = """
+        df = pd.read_csv("reviews.csv")
+        df["positive"] = ({label}).astype(int)
+        num_cols = [c for c in df.select_dtypes("number").columns if c not in {dropped}]
+        X, y = df[num_cols], df["positive"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        {model}
+        print(model.fit(X_tr, y_tr).score(X_te, y_te))
+        """
+_PLAIN = "model = LogisticRegression()"
+_COLUMNS = 'model = make_pipeline(ColumnTransformer([("num", StandardScaler(), num_cols)]), LogisticRegression())'
+
+NUMERIC: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the numeric columns less the label, the stars it was cut from among them": (
+        _STARS.format(label='df["stars"] >= 4', dropped='("positive",)', model=_PLAIN),
+        [("label_in_features", 7)],
+    ),
+    "LEAK: the same, chosen again by a column transformer given the list": (
+        _STARS.format(label='df["stars"] >= 4', dropped='("positive",)', model=_COLUMNS),
+        [("label_in_features", 7)],
+    ),
+    "LEAK: a column transformer given the numeric columns less the label, the halved stars among them": (
+        _STARS.format(label='df["stars"] / 2 >= 2', dropped='("positive",)', model=_COLUMNS),
+        [("label_in_features", 7)],
+    ),
+    "the numeric columns less the label and the stars it was cut from, in a column transformer": (
+        _STARS.format(label='df["stars"] >= 4', dropped='("positive", "stars")', model=_COLUMNS),
+        [],
+    ),
+    "the numeric columns less the label, which was made from a text column": (
+        _STARS.format(label='df["sentiment"] == "pos"', dropped='("positive",)', model=_PLAIN),
+        [],
+    ),
+    "the numeric columns less the label, which was made from dates compared with a date": (
+        _STARS.format(label='df["posted"] >= "2023-01-01"', dropped='("positive",)', model=_COLUMNS),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMERIC))
+def test_a_column_compared_with_a_number_holds_numbers(tmp_path: Path, case: str) -> None:
+    """`df["stars"] >= 4` shows stars holds numbers, so select_dtypes("number") keeps it; a column transformer
+    given a list made from the table's names keeps what the list holds."""
+    head = HEAD + (
+        "from sklearn.compose import ColumnTransformer\n"
+        "from sklearn.pipeline import make_pipeline\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+    )
+    body, expected = NUMERIC[case]
+    assert leaks_found(tmp_path, head, body) == expected
