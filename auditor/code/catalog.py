@@ -424,6 +424,12 @@ SCORE_FUNCTIONS = frozenset(
     ("sklearn", name)
     for name in ("mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression", "chi2", "r_regression")
 )
+# scipy's tests of two samples (a column's values where the label is 1 against where it is 0) and of two columns
+# against each other (a feature and the label): columns kept by their p-values were chosen with those rows.
+SAMPLE_TESTS = frozenset(
+    ("scipy", name) for name in ("ttest_ind", "mannwhitneyu", "ranksums", "ks_2samp", "kruskal", "f_oneway")
+)
+PAIR_TESTS = frozenset(("scipy", name) for name in ("pearsonr", "spearmanr", "pointbiserialr", "kendalltau"))
 # Classes whose constructor fits on the rows it is given (gensim's models and dictionaries, counts of words).
 FITTING_CONSTRUCTORS = frozenset(
     {("gensim", name) for name in ("Word2Vec", "FastText", "Doc2Vec", "Dictionary", "TfidfModel", "Phrases")}

@@ -217,6 +217,8 @@ class _Rules:
                     continue
                 if self._within_groups(fit, e, scored, labels):
                     continue
+                if fit.strength is Strength.TARGET and fit.by and labels and not fit.by & labels:
+                    continue  # ks_2samp(full[full.is_test == 0].x, full[full.is_test == 1].x): tested against no label
                 # a walk forward: the scaler fitted on `year != 2018` in one pass, `year == 2019` scored in another
                 shared = any(
                     self.shares(f, v) and not any(self._other_passes(v, f, lid) for lid in passes)

@@ -285,6 +285,13 @@ class Library(Estimators, TorchLoops):
                 return NOTHING
             fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
             return Value(stats=frozenset({fid}))
+        if pair in catalog.SAMPLE_TESTS or pair in catalog.PAIR_TESTS:
+            tested = _tested_against_each_other(args, pair in catalog.SAMPLE_TESTS)
+            if tested is not None:  # ttest_ind(X[y == 1], X[y == 0]): each column scored against the mask's column
+                tested_rows, against = tested
+                what = f"{last}()"
+                fid = self.fit(node, what, "which columns predict the label", Strength.TARGET, tested_rows, by=against)
+                return Value(stats=frozenset({fid}))
         if pair in catalog.TRAIN_FUNCTIONS:
             return self._train_function(qualname, args, kwargs, node)
         if pair in catalog.BOOSTING_CV_FUNCTIONS:
@@ -1140,3 +1147,39 @@ def _scored_by(eid: int, curve: bool) -> Value:
 def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``fn`` is decorated @classmethod: called on its class, its first parameter is the class."""
     return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
+
+
+def _tested_against_each_other(args: list[Value], samples: bool) -> tuple[Data, frozenset[str]] | None:
+    """The rows a scipy test compares and the columns it compares them by: the column of one mask whose sides it
+    compares (`X[y == 1]` with `X[y == 0]`) or, for a test of two columns, the columns (`pearsonr(X[c], y)`); None
+    for any other test (of predictions, of parts a mask did not make, of a cut in time)."""
+    datas = [a.data for a in args if a.data is not None]
+    if len(datas) < 2 or len(datas) != len(args) or any(d.predicted for d in datas):
+        return None
+    against: set[str] = set()
+    if samples:
+        masks = [{p for a in d.rows for p in a.parts if p.split.startswith("mask:")} for d in datas]
+        splits = [{p.split for p in m} for m in masks]
+        if not splits[0] or not all(s == splits[0] for s in splits):
+            return None
+        if not all(_tests_values(p.side) for m in masks for p in m):
+            return None  # ks_2samp(df[df.date < cut].x, df[df.date >= cut].x): a drift in time, not the label
+        against = {c for s in splits[0] for c in s.removeprefix("mask:").split(",")}
+    else:
+        # one of them a column the walk can name (`y`; `X[c]` of a loop over the columns is one it cannot)
+        against = {c for d in datas if d.picked for c in d.sources if not c.startswith("<")}
+    joined = join_datas(datas)
+    return (joined, frozenset(against)) if joined is not None and against else None
+
+
+def _tests_values(side: str) -> bool:
+    """Whether a mask's side keeps rows by a value of its column (`y == 1`, `y != "no"`, `y`, `~y`), not by a cut."""
+    try:
+        expr = ast.parse(side, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
+        expr = expr.operand
+    if isinstance(expr, ast.Compare):
+        return all(isinstance(op, ast.Eq | ast.NotEq) for op in expr.ops)
+    return isinstance(expr, ast.Name | ast.Subscript | ast.Attribute)
