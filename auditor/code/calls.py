@@ -264,7 +264,8 @@ class Calls(Library):
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
         text = self.whole(_known_bounds(node, values, self._instant_made))  # read again, so never cut short
-        if cut and any(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values):
+        numbers = [isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values]
+        if cut and (any(numbers) or any(_number_written(o) for o in (node.left, *node.comparators))):
             # df["stars"] >= 4: a column of text cannot be ordered against a number, so it holds numbers
             shown = frozenset().union(*(d.sources for d in datas if d.picked))
             joined = replace(joined, numeric=joined.numeric | shown)
@@ -367,3 +368,14 @@ def _fixed_cut(node: ast.Compare, values: list[Value]) -> str | None:
     if values[0].const is numbers[0]:  # 0.5 < proba is proba > 0.5
         op = {"Lt": "Gt", "Gt": "Lt", "LtE": "GtE", "GtE": "LtE"}.get(op, op)
     return f"{op} {numbers[0]!r}"
+
+
+def _number_written(node: ast.expr) -> bool:
+    """Whether ``node`` is a number written in the program: `4`, `-1.5`, `24 * 7`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _number_written(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div | ast.Pow):
+        return _number_written(node.left) and _number_written(node.right)
+    return False

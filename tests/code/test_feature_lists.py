@@ -353,6 +353,14 @@ NUMERIC: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _STARS.format(label='df["stars"] / 2 >= 2', dropped='("positive",)', model=_COLUMNS),
         [("label_in_features", 7)],
     ),
+    "LEAK: the numeric columns less the label, the hours it was cut from at a product among them": (
+        _STARS.format(label='df["hours"] > 24 * 7', dropped='("positive",)', model=_PLAIN),
+        [("label_in_features", 7)],
+    ),
+    "LEAK: the numeric columns less the label, the stars it was cut from at a number held in a name among them": (
+        "\n        cut = 4" + _STARS.format(label='df["stars"] >= cut', dropped='("positive",)', model=_PLAIN),
+        [("label_in_features", 8)],
+    ),
     "the numeric columns less the label and the stars it was cut from, in a column transformer": (
         _STARS.format(label='df["stars"] >= 4', dropped='("positive", "stars")', model=_COLUMNS),
         [],
