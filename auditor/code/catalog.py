@@ -467,8 +467,16 @@ def is_metric(qualname: str) -> bool:
     torchmetrics.functional (accuracy(preds, target, task=...), f1_score, ...) or of sktime's forecasting metrics
     (mean_absolute_percentage_error(y_test, y_pred))."""
     function = not qualname.rpartition(".")[2][:1].isupper()
-    return function and qualname.startswith(
-        ("sklearn.metrics.", "torchmetrics.functional.", "sktime.performance_metrics.forecasting.")
+    return function and (
+        qualname.startswith(
+            (
+                "sklearn.metrics.",
+                "torchmetrics.functional.",
+                "sktime.performance_metrics.forecasting.",
+                "sksurv.metrics.",
+            )
+        )
+        or qualname in ("lifelines.utils.concordance_index", "lifelines.utils.concordance.concordance_index")
     )
 
 

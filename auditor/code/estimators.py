@@ -96,6 +96,14 @@ _PREDICTS = frozenset(
         "staged_predict_proba",
         "predict_on_batch",
         "forecast",  # statsmodels' and darts' forecasts of the rows after the series (forecast(steps=24))
+        # lifelines' survival models: each row's risk, expected or median time, survival curve
+        "predict_partial_hazard",
+        "predict_log_partial_hazard",
+        "predict_expectation",
+        "predict_median",
+        "predict_percentile",
+        "predict_survival_function",
+        "predict_cumulative_hazard",
     ]
 )
 # What a trained model says of its columns (how much each one predicts the label): columns kept by it were chosen
