@@ -1027,7 +1027,17 @@ class Frames(WalkState):
             out = out.join(items[position]) if -len(items) <= position < len(items) else out
         for oid in sorted(holder.objects):
             found = self.record.objects[oid]
-            if found.qualname == CONTAINER or found.entries:
+            if (
+                found.qualname == CONTAINER
+                and not found.entries
+                and indexer is None
+                and isinstance(node.slice, ast.Slice)
+            ):
+                # pairs[:8000] of `list(zip(df.text, df.label))`: a list of the rows, cut as the rows would be
+                cut = self.container(node, self._each_cut(found.elements, node, index))
+                cut.keys = found.keys
+                out = out.join(Value(objects=frozenset({cut.id}), stats=found.keys.stats | found.elements.stats))
+            elif found.qualname == CONTAINER or found.entries:
                 key = index.const
                 out = out.join(found.entries[key] if key is not None and key in found.entries else found.elements)
                 learned = found.keys.stats | found.elements.stats  # index[word] of a learned vocabulary
@@ -1061,6 +1071,15 @@ class Frames(WalkState):
                 picked = replace(picked, data=replace(picked.data, elsewhere=others, fits=picked.data.fits | {fid}))
             out = out.join(picked)
         return out
+
+    def _each_cut(self, element: Value, node: ast.Subscript, index: Value) -> Value:
+        """A list's element with the rows it holds (each of a tuple's items too) cut by the slice ``node`` takes of
+        the list: the elements of `pairs[:8000]` are rows of the first 8,000."""
+        items = tuple(self._each_cut(item, node, index) for item in element.items) if element.items else element.items
+        data = element.data
+        if data is not None and data.rows:
+            data = self.pick(data, None, node.slice, index, node).data or data
+        return replace(element, data=data, items=items)
 
     def _index_kinds(self, index: Value) -> set[str]:
         """What an index is made of; a list built of a neighbours search's rows (`np.array([r[m] for ...])`) is

@@ -234,6 +234,13 @@ class Library(Estimators, TorchLoops):
             # DataLoader(ds): its rows, met a batch at a time; a batch is many rows (its mean is a statistic of them).
             # The mark holds no rows: one call building loaders of several parts keeps them apart.
             loaded = self.unknown_call(args, kwargs, node)
+            collate = kwargs.get("collate_fn")
+            if collate is not None and collate.functions and loaded.data is not None:
+                # collate_fn=encode: each batch is what the file's function makes of the rows (a vocabulary
+                # applied there is in them)
+                made = self.call_value(collate, [Value(data=loaded.data)], {}, node)
+                fits = made.stats | frozenset().union(*(d.fits for d in _datas_in(made)))
+                loaded = replace(loaded, data=self.with_fits(loaded.data, fits))
             return loaded.join(Value(objects=frozenset({self.obj(node.func, BATCHES).id})))
         if qualname in catalog.SERIES_FIT_FUNCTIONS:
             model = self.obj(node, qualname, Role(Kind.MODEL))
@@ -1183,3 +1190,11 @@ def _tests_values(side: str) -> bool:
     if isinstance(expr, ast.Compare):
         return all(isinstance(op, ast.Eq | ast.NotEq) for op in expr.ops)
     return isinstance(expr, ast.Name | ast.Subscript | ast.Attribute)
+
+
+def _datas_in(value: Value) -> list[Data]:
+    """The rows ``value`` holds, itself or as the items of a tuple it returns (`return X, y`)."""
+    found = [value.data] if value.data is not None else []
+    for item in value.items or ():
+        found += _datas_in(item)
+    return found
