@@ -339,6 +339,12 @@ class Frames(WalkState):
             piped = self._piped(data, args, kwargs, node)
             if piped is not None:
                 return piped
+        if name == "transform" and data.columns is None and data.picked and not data.grouped and node.args:
+            # s.transform(lambda s: s.fillna(s.median())): pandas gives the function the whole column when it
+            # fails on one value, so a statistic it takes is of every row
+            whole = self._column_wise(data, args[0], node)
+            if whole is not None:
+                return whole
         if name in ("apply", "transform") and data.columns is not None and not data.grouped and node.args:
             axis = kwargs.get("axis")
             if axis is None or axis.const in (0, "index"):

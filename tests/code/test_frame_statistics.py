@@ -173,6 +173,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _features('df.drop(columns="y").transform(lambda c: c.clip(lower=0))'),
         [],
     ),
+    "transform of one column by a lambda that fills it with its median": (
+        _patients('df["bmi"] = df["bmi"].transform(lambda s: s.fillna(s.median()))'),
+        [("preprocessing", 2)],
+    ),
+    "transform of one column by a lambda that changes each value alone": (
+        _patients('df["bmi"] = df["bmi"].transform(lambda v: v * 2)'),
+        [],
+    ),
+    "transform of one column by numpy's log": (
+        _patients('df["bmi"] = df["bmi"].transform(np.log1p)'),
+        [],
+    ),
     # 5. bins and ranks
     "qcut of a column into quantiles": (
         _patients('df["age"] = pd.qcut(df["age"], 5, labels=False)'),
