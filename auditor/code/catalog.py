@@ -424,6 +424,8 @@ SCORE_FUNCTIONS = frozenset(
     ("sklearn", name)
     for name in ("mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression", "chi2", "r_regression")
 )
+# permutation_importance(model, X, y): each column's worth to a model, measured by scoring it on those rows
+IMPORTANCE_FUNCTIONS = frozenset({("sklearn", "permutation_importance")})
 # scipy's tests of two samples (a column's values where the label is 1 against where it is 0) and of two columns
 # against each other (a feature and the label): columns kept by their p-values were chosen with those rows.
 SAMPLE_TESTS = frozenset(

@@ -292,6 +292,14 @@ class Library(Estimators, TorchLoops):
                 return NOTHING
             fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
             return Value(stats=frozenset({fid}))
+        if pair in catalog.IMPORTANCE_FUNCTIONS:
+            # columns kept by their importance on some rows (importances_mean > 0) were chosen with those rows'
+            # labels, as by a test of each column against the label
+            x = argument(args, kwargs, 1, *X_NAMES)
+            if x.data is None:
+                return NOTHING
+            fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
+            return Value(stats=frozenset({fid}))
         if pair in catalog.SAMPLE_TESTS or pair in catalog.PAIR_TESTS:
             tested = _tested_against_each_other(args, pair in catalog.SAMPLE_TESTS)
             if tested is not None:  # ttest_ind(X[y == 1], X[y == 0]): each column scored against the mask's column
