@@ -375,13 +375,12 @@ class Frames(WalkState):
             if within_rows(axis) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
-            if data.one_group or (data.grouped and data.group_key):
-                # g["y"].mean() of each group a loop over df.groupby("k") meets, df.groupby("k")["a"].agg(...)
-                fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
-                if data.grouped and name == "transform":
-                    return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
-                return Value(stats=frozenset({fid}))
-            fid = self.fit(node, what, f"the {name} of the rows", Strength.STATISTICS, data)
+            # g["y"].mean() of each group a loop over df.groupby("k") meets, df.groupby("k")["a"].agg(...): one
+            # statistic per group
+            per_group = data.one_group or (data.grouped and bool(data.group_key))
+            learns = PER_GROUP if per_group else f"the {name} of the rows"
+            by = data.group_key if per_group else frozenset()
+            fid = self.fit(node, what, learns, Strength.STATISTICS, data, by=by)
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
             return Value(stats=frozenset({fid}))
