@@ -24,7 +24,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, mask_span, negated_conjuncts
+from auditor.code.masks import column_of, conjuncts, mask_span, mask_union, negated_conjuncts
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -1329,7 +1329,7 @@ class Frames(WalkState):
         for part in held:
             column = column_of(part, query) if len(held) > 1 else None
             sid = self._part_split(f"mask:{column or columns}", node, data)
-            data = data.masked(Part(sid, _side(part), mask_span(part, query)))
+            data = data.masked(Part(sid, _side(part), mask_span(part, query), mask_union(part, query)))
         return data
 
     def _slice_span(

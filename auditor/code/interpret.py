@@ -680,6 +680,9 @@ class Walker(Calls, Frames):
         if isinstance(node.op, ast.BitAnd) and len(masks) == 2 and combined.data is not None:
             # (df.date < cut) & (df.store != 3): the rows where both hold, each condition kept (frames.py)
             combined = replace(combined, data=replace(combined.data, mask=f"({masks[0]}) & ({masks[1]})"))
+        if isinstance(node.op, ast.BitOr) and len(masks) == 2 and combined.data is not None:
+            # (df.year == 2021) | (df.year == 2022): the rows where either holds (masks.py's mask_union)
+            combined = replace(combined, data=replace(combined.data, mask=f"({masks[0]}) | ({masks[1]})"))
         if combined.data is None and combined.names_of is None and combined.items is None:
             items = self._list_items(node.op, left, right)
             if items is not None:

@@ -84,6 +84,50 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
     return ()
 
 
+def mask_union(condition: str, query: frozenset[str] | None = None) -> tuple[tuple[str, Bound, Bound], ...]:
+    """The spans on one column of a condition that keeps the rows of any of them: `df.year.isin([2019, 2021])`
+    (each value a point) or conditions joined by `|` or `or`; () for any other condition, or one whose parts
+    are not all spans of one column."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return ()
+    parts: list[ast.expr] = []
+
+    def walk(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            walk(node.left)
+            walk(node.right)
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            for value in node.values:
+                walk(value)
+        else:
+            parts.append(node)
+
+    walk(expr)
+    spans: list[tuple[str, Bound, Bound]] = []
+    if len(parts) == 1:
+        isin = parts[0]
+        if not (isinstance(isin, ast.Call) and isinstance(isin.func, ast.Attribute) and isin.func.attr == "isin"):
+            return ()
+        axis = _column_key(isin.func.value, query)
+        given = isin.args[0] if len(isin.args) == 1 and not isin.keywords else None
+        if axis is None or not isinstance(given, ast.List | ast.Tuple | ast.Set) or not given.elts:
+            return ()
+        for value in given.elts:
+            if not isinstance(value, ast.Constant) or isinstance(value.value, bool) or value.value is None:
+                return ()
+            at = _bound_at(value)
+            spans.append((axis, (*at, True), (*at, True)))
+        return tuple(spans)
+    for part in parts:
+        inner = mask_union(ast.unparse(part), query) or ((mask_span(ast.unparse(part), query),))
+        if any(not s for s in inner):
+            return ()
+        spans += [s for s in inner if s]
+    return tuple(spans) if len({s[0] for s in spans}) == 1 else ()
+
+
 # `s.between(a, b, inclusive=...)`: which of its ends it keeps (pandas' words, and its older True and False).
 _BETWEEN_ENDS = {"both": (True, True), "neither": (False, False), "left": (True, False), "right": (False, True)}
 

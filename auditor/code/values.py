@@ -29,6 +29,9 @@ class Part:
     # Bound. Two sides with spans on one axis share rows exactly when their intervals meet (`[:900]` and
     # `[800:]`, `date <= cut` and `date >= cut`); without them, different sides share none.
     span: tuple[str, Bound, Bound] | tuple[()] = ()
+    # a side that keeps the rows of any of several spans on one axis (`isin([2019, 2021])`, `(year == 2019) |
+    # (year == 2021)`): it shares rows with another side when one of them does
+    union: tuple[tuple[str, Bound, Bound], ...] = ()
 
     @property
     def held_out(self) -> bool:
@@ -121,6 +124,15 @@ def _complement_disjoint(a: tuple[str, Bound, Bound], b: tuple[str, Bound, Bound
 
 def spans_disjoint(a: Part, b: Part) -> bool | None:
     """Whether two sides of one split share no row, read from their bounds: None when they cannot tell."""
+    if a.union or b.union:
+        pieces = [
+            spans_disjoint(Part(a.split, a.side, x), Part(b.split, b.side, y))
+            for x in (a.union or (a.span,))
+            for y in (b.union or (b.span,))
+        ]
+        if any(p is False for p in pieces):
+            return False
+        return None if any(p is None for p in pieces) else True
     if not a.span or not b.span or a.span[0] != b.span[0]:
         return None
     if point_left_out(a.span) is not None:
