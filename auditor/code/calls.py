@@ -254,8 +254,11 @@ class Calls(Library):
         if predicted and not cut:  # pred == c: one class's predictions, the labels chosen nothing (no setting)
             return Value(data=replace(joined, mask=None))
         if predicted:  # proba > 0.5: still the model's predictions, cut at a threshold (a setting of their own)
-            setting = _fixed_cut(node, values) or f"{node.lineno}:{node.col_offset}"
-            return Value(data=replace(joined, mask=None, tuned=joined.tuned | {(setting, tuple(self.loops))}))
+            fixed = _fixed_cut(node, values)
+            # a cut at a number is the same setting in every pass of a loop (over metrics, say); one at a name
+            # may be another each pass (`for t in ts`)
+            setting = (fixed, ()) if fixed is not None else (f"{node.lineno}:{node.col_offset}", tuple(self.loops))
+            return Value(data=replace(joined, mask=None, tuned=joined.tuned | {setting}))
         timed = [d for d in datas if in_time(d)]
         if cut and timed:
             # a window back from the last date, `df.date > df.date.max() - pd.Timedelta("30D")`: the statistic only

@@ -314,7 +314,9 @@ class _Rules:
                 return True  # `df[df.date >= cut]` after `groupby("date")`: each day's rows lie on one side of the cut
             split_ids = {a.parts[-1].split if a.parts else None for a in scored} or {None}
         splits = [self.r.splits.get(s) if s is not None else None for s in split_ids]
-        return all(s is not None and s.by_group and s.group_key == fit.by for s in splits)
+        # groups keyed by the split's groups and more (per subject and session, split by subject) lie each in one
+        # of the split's groups
+        return all(s is not None and s.by_group and s.group_key and s.group_key <= fit.by for s in splits)
 
     def _labels_of(self, e: Evaluation) -> frozenset[str]:
         """The label columns the models scored by ``e`` were trained to predict."""

@@ -51,6 +51,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _CV.format(groups="None", cv="KFold(5, shuffle=True).split(tx)"),
         [("preprocessing", 2), ("preprocessing", 3)],
     ),
+    "per-card-and-day statistics, GroupKFold by card (each card's days within its card)": (
+        _CV.replace('groupby("card_id")', 'groupby(["card_id", "day"])').format(
+            groups='tx["card_id"]', cv="GroupKFold(5)"
+        ),
+        [],
+    ),
+    "LEAK: per-day statistics, GroupKFold by card": (
+        _CV.replace('groupby("card_id")', 'groupby("day")')
+        .replace('groupby(by="card_id")', 'groupby(by="day")')
+        .format(groups='tx["card_id"]', cv="GroupKFold(5)"),
+        [("preprocessing", 2), ("preprocessing", 3)],
+    ),
     "LEAK: per-card statistics, KFold": (
         _CV.format(groups="None", cv="KFold(5, shuffle=True)"),
         [("preprocessing", 2), ("preprocessing", 3)],

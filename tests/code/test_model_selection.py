@@ -454,6 +454,28 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
             ("the cut written both ways round", "proba > 0.5", "0.5 < proba"),
         )
     },
+    "metrics of one model's probabilities cut at 0.5 in a loop over the metric functions, the best reported": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        scores = {}
+        for metric in (accuracy_score, f1_score, precision_score):
+            scores[metric.__name__] = metric(y_te, proba > 0.5)
+        print(max(scores.values()), max(scores, key=scores.get))
+        """,
+        [],
+    ),
+    "LEAK: F1 of one model's probabilities cut at each threshold of a loop, the best kept": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+        scores = {}
+        for t in (0.3, 0.5, 0.7):
+            scores[t] = f1_score(y_te, proba > t)
+        print(max(scores, key=scores.get))
+        """,
+        [("multi_test", 5, True)],
+    ),
     "LEAK: accuracy and F1 of one model's probabilities at two cuts written inline, the better kept": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
