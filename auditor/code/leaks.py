@@ -1362,8 +1362,9 @@ def _cut_by_columns(part: Part, columns: frozenset[str], splits: Mapping[str, Sp
 
 
 def _computed_from_only(table: Columns, column: str, columns: frozenset[str]) -> bool:
-    """Whether ``column`` of ``table`` was computed from some of ``columns`` and nothing else."""
-    if table.opaque:
+    """Whether ``column`` of ``table`` was computed from some of ``columns`` and nothing else (assigned to the table,
+    whose other columns may be unknown after a merge)."""
+    if column not in table.added:
         return False
     sources = {src for new, src in table.derived if new == column}
     return bool(sources) and sources <= columns

@@ -188,6 +188,18 @@ CUTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a day's statistic aggregated and merged back, the rows cut by the year computed from the day": (
+        """
+        df = pd.read_csv("sales.csv", parse_dates=["date"])
+        daily = df.groupby("date")["temp"].agg(["mean"]).add_prefix("day_").reset_index()
+        df = df.merge(daily, on="date")
+        df["year"] = df["date"].dt.year
+        tr, te = df[df.year < 2023], df[df.year >= 2023]
+        model = GradientBoostingClassifier().fit(tr[["promo", "day_mean"]], tr["y"])
+        print(model.score(te[["promo", "day_mean"]], te["y"]))
+        """,
+        [],
+    ),
     "LEAK: a statistic per day, the rows cut by a column computed from the day and another column": (
         """
         df = pd.read_csv("sales.csv", parse_dates=["date"])
