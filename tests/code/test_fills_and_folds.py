@@ -193,3 +193,29 @@ def test_a_hand_written_fold_that_keeps_its_test_piece_in_training_is_found(tmp_
     # every piece joined, the held-out one too: the model is trained on the rows it is scored on
     leaks = leaks_found(tmp_path, FOLDS_HEAD, KFOLD.format(keep="j == j", **SCALED_INSIDE))
     assert ("overlap", 11) in leaks
+
+
+@pytest.mark.parametrize(
+    ("joined", "feats", "found"),
+    [
+        # the next day's direction, named and joined beside today's features: a label, not a feature
+        ('X.join(y_next.rename("y"))', ["mom"], []),
+        ('pd.concat([X, y_next.rename("y")], axis=1)', ["mom"], []),
+        ('pd.concat([X, y_next.to_frame("y")], axis=1)', ["mom"], []),
+        # a feature filled from later rows, named and joined: still a feature that holds later values
+        ('X.join(y_next.rename("y")).join(df["temp"].bfill().rename("temp_f"))', ["mom", "temp_f"], [("overlap", 4)]),
+    ],
+)
+def test_a_target_taken_from_the_next_row_joined_by_name_is_no_feature(
+    tmp_path: Path, joined: str, feats: list[str], found: list[tuple[str, int]]
+) -> None:
+    body = f"""
+    df = pd.read_csv("sensor.csv", index_col="ts", parse_dates=True).sort_index()
+    y_next = (df["load"].shift(-1) > df["load"]).astype(int)
+    X = pd.DataFrame({{"mom": df["load"] / df["load"].shift(24) - 1}})
+    data = {joined}.dropna()
+    train, test = data[data.index < "2024-01-01"], data[data.index >= "2024-01-01"]
+    m = Ridge().fit(train[{feats}], train["y"])
+    print(m.score(test[{feats}], test["y"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == found
