@@ -523,8 +523,8 @@ class Frames(WalkState):
                 return Value(data=replace(data, columns=renamed, mask=None))
         if name in ("rename", "to_frame") and data.columns is None and args and isinstance(args[0].const, str):
             # y.shift(-1).rename("y"), joined beside the features: its values from later rows are that column's only
-            later = frozenset((line, str(args[0].const)) for line, _ in data.later)
-            return Value(data=replace(data, later=later, mask=None))
+            named = frozenset((line, str(args[0].const)) for line, _ in data.later)
+            return Value(data=replace(data, later=named, mask=None))
         if name in ("with_columns", "select") and data is not None:
             # a polars expression that reduces a column (`pl.col("x").mean()`, `.median().over("city")`) is a
             # statistic of the rows of the frame it is evaluated in
