@@ -1163,6 +1163,8 @@ class Frames(WalkState):
             if isinstance(index.const, str):
                 return Value(data=self.column(data, names[0]))
             taken = replace(data, columns=(data.columns or Columns()).only(names), mask=None).pruned(data.columns)
+            # values from later rows in other named columns (a next-row target) are not among those taken
+            taken = replace(taken, later=frozenset(f for f in data.later if f[1] is None or f[1] in names))
             if data.grouped:  # df.groupby("k")[["a", "b"]]: its statistics are of those columns, as ["a"]'s of one
                 taken = replace(taken, sources=frozenset(names))
             return Value(data=taken)

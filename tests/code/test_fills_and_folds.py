@@ -219,3 +219,27 @@ def test_a_target_taken_from_the_next_row_joined_by_name_is_no_feature(
     print(m.score(test[{feats}], test["y"]))
     """
     assert leaks_found(tmp_path, HEAD, body) == found
+
+
+@pytest.mark.parametrize(
+    ("step", "found"),
+    [
+        # a list of columns clipped in place beside a next-row target: the target's later values stay its own
+        ('df[["ret"]] = df[["ret"]].clip(-0.1, 0.1)', []),
+        # a list of columns filled from later rows in place: those columns hold later values
+        ('df[["ret"]] = df[["ret"]].bfill()', [("overlap", 4)]),
+    ],
+)
+def test_a_list_of_columns_taken_beside_a_next_row_target(
+    tmp_path: Path, step: str, found: list[tuple[str, int]]
+) -> None:
+    body = f"""
+    df = pd.read_csv("px.csv", parse_dates=["date"]).sort_values("date")
+    df["ret"] = df["close"].pct_change()
+    df["target"] = df["close"].pct_change().shift(-1)
+    {step}
+    train, test = df[df["date"] < "2021-01-01"], df[df["date"] >= "2021-01-01"]
+    model = Ridge().fit(train[["ret"]].fillna(0), train["target"].fillna(0))
+    print(model.score(test[["ret"]].fillna(0), test["target"].fillna(0)))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == found
