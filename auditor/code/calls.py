@@ -155,6 +155,14 @@ class Calls(Library):
                 self.record.evaluations[eid].backpropagated = True
             out = out.join(self.backward(receiver.data, node))
             known = True
+        elif receiver.data is not None and name in _COMPARISON_METHODS and len(args) == 1 and not kwargs:
+            # s.gt(15), s.eq("x"): the comparison written as a method, read as `s > 15` is
+            assert isinstance(node.func, ast.Attribute)
+            written = ast.Compare(left=node.func.value, ops=[_COMPARISON_METHODS[name]()], comparators=[node.args[0]])
+            out = out.join(
+                self.compare(ast.fix_missing_locations(ast.copy_location(written, node)), [receiver, args[0]])
+            )
+            known = True
         elif receiver.data is not None:
             reader = _READ_BACK_BY.get(name)
             where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in _PATHS), None)
@@ -357,6 +365,17 @@ def _left_only(node: ast.Compare, values: list[Value], text: str) -> tuple[str, 
         if column.data is not None and column.data.sources == {outside[0].removeprefix(INDICATOR)}:
             return (text, outside[1])
     return None
+
+
+# pandas' comparisons written as methods: s.gt(15) is s > 15
+_COMPARISON_METHODS: dict[str, type[ast.cmpop]] = {
+    "gt": ast.Gt,
+    "ge": ast.GtE,
+    "lt": ast.Lt,
+    "le": ast.LtE,
+    "eq": ast.Eq,
+    "ne": ast.NotEq,
+}
 
 
 def _fixed_cut(node: ast.Compare, values: list[Value]) -> str | None:

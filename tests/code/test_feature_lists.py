@@ -361,6 +361,10 @@ NUMERIC: dict[str, tuple[str, list[tuple[str, int]]]] = {
         "\n        cut = 4" + _STARS.format(label='df["stars"] >= cut', dropped='("positive",)', model=_PLAIN),
         [("label_in_features", 8)],
     ),
+    "LEAK: the numeric columns less the label, the stars it was cut from by .ge() among them": (
+        _STARS.format(label='df["stars"].ge(4)', dropped='("positive",)', model=_PLAIN),
+        [("label_in_features", 7)],
+    ),
     "the numeric columns less the label and the stars it was cut from, in a column transformer": (
         _STARS.format(label='df["stars"] >= 4', dropped='("positive", "stars")', model=_COLUMNS),
         [],

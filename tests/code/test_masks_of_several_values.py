@@ -64,6 +64,14 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _PARTS.format(train='df[(df.year == 2021) | (df.region == "eu")]', test=_LATEST),
         [("overlap", 3)],
     ),
+    "the years cut by comparison methods, .le() and .gt()": (
+        _PARTS.format(train="df[df.year.le(2022)]", test="df[df.year.gt(2022)]"),
+        [],
+    ),
+    "LEAK: the years cut by comparison methods that share a year, .le() and .ge()": (
+        _PARTS.format(train="df[df.year.le(2023)]", test="df[df.year.ge(2023)]"),
+        [("overlap", 3)],
+    ),
 }
 
 
