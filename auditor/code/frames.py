@@ -1269,6 +1269,12 @@ class Frames(WalkState):
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
+        pieces = self._range_pieces(rows_node) if indexer in (None, "iloc") and not value.parts else None
+        if pieces:
+            # X[np.concatenate([np.arange(0, a), np.arange(b, n)])]: the rows of each range (a purged fold's
+            # training positions around its test block)
+            taken = [self._rows(data, piece, NOTHING, node, indexer) for piece in pieces]
+            return replace(data, rows=frozenset().union(*(t.rows for t in taken)))
         ranged = self._range_slice(rows_node) if indexer in (None, "iloc") and not value.parts else None
         if ranged is not None:
             rows_node = ranged  # X[np.arange(7500, 10000)] takes the rows X[7500:10000] does
@@ -1345,6 +1351,7 @@ class Frames(WalkState):
         in a name given another bound plus or minus a number is read as that."""
         if bounds.step is not None:
             return ()
+        bounds = self._clamped_ends(bounds)
         lower = (
             self._bound(bounds.lower, True, upper=False, named=named) if bounds.lower is not None else (OPEN, 0, True)
         )
@@ -1356,6 +1363,26 @@ class Frames(WalkState):
         if lower is None or upper is None:
             return ()
         return (POSITIONS, lower, upper)
+
+    def _clamped_ends(self, bounds: ast.Slice) -> ast.Slice:
+        """A slice whose ends are clamped to its own range read at their unclamped values: `[0:max(a - h, 0)]` is
+        `[0:a - h]`, or no row when a - h < 0, and `[min(b + e, n):n]` is `[b + e:n]`, or none; either way it
+        holds no row outside the unclamped slice (a purged fold's training positions)."""
+        lower, upper = bounds.lower, bounds.upper
+        starts_at_zero = lower is None or (isinstance(lower, ast.Constant) and lower.value == 0)
+        chosen = self._min_max(upper) if upper is not None else None
+        if chosen is not None and chosen[0] == "max" and starts_at_zero and len(chosen[1]) == 2:
+            zero = [a for a in chosen[1] if isinstance(a, ast.Constant) and a.value == 0]
+            if len(zero) == 1:
+                upper = next(a for a in chosen[1] if a is not zero[0])
+        chosen = self._min_max(lower) if lower is not None else None
+        if chosen is not None and chosen[0] == "min" and upper is not None and len(chosen[1]) == 2:
+            end = [a for a in chosen[1] if ast.dump(a) == ast.dump(upper)]
+            if len(end) == 1:
+                lower = next(a for a in chosen[1] if a is not end[0])
+        if lower is bounds.lower and upper is bounds.upper:
+            return bounds
+        return ast.copy_location(ast.Slice(lower=lower, upper=upper), bounds)
 
     def _bound(
         self, node: ast.expr, closed: bool, depth: int = 0, upper: bool = True, named: bool = False
@@ -1454,6 +1481,27 @@ class Frames(WalkState):
             # each element holds the values of the rows before the one it stands for: a lag, as shift(1) is
             data = replace(data, lagged=data.lagged | {element.lineno}, past=True)
         return replace(value, data=data)
+
+    def _range_pieces(self, node: ast.expr) -> list[ast.Slice] | None:
+        """The ranges positions are joined from, `np.concatenate([np.arange(0, a), np.arange(b, n)])`, `np.hstack`
+        of ranges or `np.r_[0:a, b:n]`, written in place or as the one value a name is assigned (None: anything
+        else, or one piece that is no range)."""
+        if isinstance(node, ast.Name):
+            written = self.assigned_once(node)
+            node = written if written is not None else node
+        if isinstance(node, ast.Subscript) and self.ev(node.value).names == {"numpy.r_"}:
+            given = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            slices = [g for g in given if isinstance(g, ast.Slice) and g.step is None]
+            return slices if len(slices) == len(given) and len(slices) > 1 else None
+        if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+            return None
+        if self.ev(node.func).names not in ({"numpy.concatenate"}, {"numpy.hstack"}):
+            return None
+        listed = node.args[0]
+        if not isinstance(listed, ast.List | ast.Tuple) or len(listed.elts) < 2:
+            return None
+        ranges = [self._range_slice(e) for e in listed.elts]
+        return [r for r in ranges if r is not None] if all(r is not None for r in ranges) else None
 
     def _range_slice(self, node: ast.expr) -> ast.Slice | None:
         """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the

@@ -243,3 +243,46 @@ def test_a_list_of_columns_taken_beside_a_next_row_target(
     print(model.score(test[["ret"]].fillna(0), test["target"].fillna(0)))
     """
     assert leaks_found(tmp_path, HEAD, body) == found
+
+
+PURGED_HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+df = pd.read_csv("bars.csv")
+X, y = df[["f1", "f2"]].to_numpy(), df["label"].to_numpy()
+n = len(df)
+"""
+
+
+@pytest.mark.parametrize(
+    ("train_idx", "found"),
+    [
+        # the positions around the test block, joined: a purged fold's training part
+        ("np.concatenate([np.arange(0, a - 10), np.arange(b + 10, n)])", []),
+        ("np.hstack([np.arange(0, a), np.arange(b, n)])", []),
+        ("np.r_[0:a, b:n]", []),
+        # each end clamped to the table: no row outside the unclamped ranges
+        ("np.concatenate([np.arange(0, max(a - 10, 0)), np.arange(min(b + 10, n), n)])", []),
+        # ranges that reach into the test block
+        ("np.concatenate([np.arange(0, a + 10), np.arange(b, n)])", [("overlap", 6)]),
+        ("np.r_[0:a, b - 10:n]", [("overlap", 6)]),
+        ("np.concatenate([np.arange(0, max(a + 10, 0)), np.arange(min(b + 10, n), n)])", [("overlap", 6)]),
+    ],
+)
+def test_training_positions_joined_from_ranges_around_the_test_block(
+    tmp_path: Path, train_idx: str, found: list[tuple[str, int]]
+) -> None:
+    body = f"""
+    scores = []
+    for k in range(5):
+        a, b = k * n // 5, (k + 1) * n // 5
+        test_idx = np.arange(a, b)
+        train_idx = {train_idx}
+        clf = LogisticRegression().fit(X[train_idx], y[train_idx])
+        scores.append(roc_auc_score(y[test_idx], clf.predict_proba(X[test_idx])[:, 1]))
+    print(np.mean(scores))
+    """
+    assert leaks_found(tmp_path, PURGED_HEAD, body) == found
