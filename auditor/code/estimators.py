@@ -1223,8 +1223,9 @@ class Estimators(WalkState):
             return None
         for oid in sorted(cv.objects):
             found = self.record.objects[oid]
-            if found.qualname == SPLITS and found.split is not None:
-                return oid  # cv=gkf.split(X, y, groups=g): the folds that split() deals, with the groups it was given
+            if found.qualname in (SPLITS, CONTAINER) and found.split is not None:
+                # cv=gkf.split(X, y, groups=g), or a list of those folds: the folds of that split, its groups given
+                return oid
             if found.role is not None and found.role.kind is Kind.SPLITTER:
                 made_at = found.node if found.node is not None else node
                 found.split = self.split(made_at, found.name, shuffles(found), x, found.role.temporal)

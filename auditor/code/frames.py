@@ -1036,6 +1036,10 @@ class Frames(WalkState):
             out = out.join(items[position]) if -len(items) <= position < len(items) else out
         for oid in sorted(holder.objects):
             found = self.record.objects[oid]
+            if found.qualname == CONTAINER and found.split in self.record.splits and isinstance(position, int):
+                # list(kf.split(X))[0]: one split taken of the folds, not a loop over them: its held-out side is
+                # the test part
+                self.record.splits[found.split].folds = False
             if (
                 found.qualname == CONTAINER
                 and not found.entries

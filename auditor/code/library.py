@@ -19,6 +19,7 @@ from auditor.code.replicates import pass_names
 from auditor.code.state import (
     ARGUMENT_PARSER,
     BATCHES,
+    CONTAINER,
     DATASET_DICT,
     HF_METRIC,
     LOCAL,
@@ -839,6 +840,21 @@ class Library(Estimators, TorchLoops):
             return Value(data=replace(x, predicted=models, cross_validated=True))
         return Value(scores=frozenset({eid}))
 
+    def _split_folds(self, value: Value) -> str | None:
+        """The split whose folds ``value`` is, a splitter's split() (or a list of its folds); None otherwise."""
+        for oid in value.objects:
+            found = self.record.objects[oid]
+            if found.qualname in (SPLITS, CONTAINER) and found.split is not None and found.split in self.record.splits:
+                return found.split
+        return None
+
+    def one_fold_taken(self, value: Value) -> None:
+        """One split taken of a splitter's folds (`next(kf.split(X))`, `list(kf.split(X))[0]`), not a loop over
+        them: its held-out side is the test part."""
+        split = self._split_folds(value)
+        if split is not None:
+            self.record.splits[split].folds = False
+
     def metric(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
         predicted = [v.data for v in given if v.data is not None and v.data.predicted]
@@ -968,16 +984,19 @@ class Library(Estimators, TorchLoops):
             elements = Value(items=(NOTHING, self.iterate(args[0])))
             return Value(objects=frozenset({self.container(node, elements).id}))
         if name == "next" and args:  # next(splitter.split(X)): the first fold
-            for oid in args[0].objects:
-                found = self.record.objects[oid]
-                if found.qualname == SPLITS and found.split is not None and found.split in self.record.splits:
-                    # one split taken, not a loop over folds: its held-out side is the test part
-                    self.record.splits[found.split].folds = False
+            self.one_fold_taken(args[0])
             return self.iterate(args[0])
+        if name == "iter" and args and self._split_folds(args[0]):
+            return args[0]  # next(iter(kf.split(X))) takes one split as next(kf.split(X)) does
         if name == "dict" and kwargs and not args:  # dict(n_estimators=..., early_stopping_rounds=...)
             found = self.container(node, join_all(kwargs.values()))
             found.entries.update(kwargs)
             return Value(objects=frozenset({found.id}))
+        if name in ("list", "tuple") and args and self._split_folds(args[0]):
+            # list(kf.split(X)): the folds, still of that split (a cross-validation given them splits by it)
+            folds = self.container(node, self.iterate(args[0]))
+            folds.split = self._split_folds(args[0])
+            return Value(objects=frozenset({folds.id}))
         if name in ("list", "tuple", "set", "dict", "reversed", "iter", "sorted") and args:
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)

@@ -43,6 +43,10 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _CV.format(groups="None", cv='GroupKFold(5).split(tx, tx["fraud"], groups=tx["card_id"])'),
         [],
     ),
+    "per-card statistics, a list of the folds of GroupKFold's split() by card given as cv": (
+        _CV.format(groups="None", cv='list(GroupKFold(5).split(tx, tx["fraud"], groups=tx["card_id"]))'),
+        [],
+    ),
     "LEAK: per-card statistics, the folds of GroupKFold's split() by merchant given as cv": (
         _CV.format(groups="None", cv='GroupKFold(5).split(tx, tx["fraud"], groups=tx["merchant"])'),
         [("preprocessing", 2), ("preprocessing", 3)],

@@ -478,6 +478,22 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
             ("as positions of the array", "TimeSeriesSplit", "(X.values[va], y.values[va])"),
         )
     },
+    "LightGBM early-stopped on each fold's validation rows of a list of the folds, out-of-fold predictions scored": (
+        """
+        import lightgbm as lgb
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        X, y = df.drop(columns=["y"]), df["y"]
+        oof = np.zeros(len(df))
+        folds = list(KFold(5, shuffle=True, random_state=0).split(X))
+        for tr, va in folds:
+            m = lgb.LGBMClassifier(n_estimators=5000).fit(X.iloc[tr], y.iloc[tr], eval_set=[(X.iloc[va], y.iloc[va])],
+                                                          callbacks=[lgb.early_stopping(100)])
+            oof[va] = m.predict_proba(X.iloc[va])[:, 1]
+        print(accuracy_score(y, oof > 0.5))
+        """,
+        [],
+    ),
     "LightGBM early-stopped on the test part in each pass of a fold loop, the test part scored": (
         """
         import lightgbm as lgb
@@ -526,6 +542,11 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
                 'tr, te = next(GroupShuffleSplit(n_splits=1, test_size=0.2).split(df, groups=df["pid"]))',
             ),
             ("the one split next() takes of five folds", 'tr, te = next(GroupKFold(5).split(df, groups=df["pid"]))'),
+            (
+                "the one split next(iter()) takes of five folds",
+                'tr, te = next(iter(GroupKFold(5).split(df, groups=df["pid"])))',
+            ),
+            ("the first of a list of five folds", "tr, te = list(KFold(5).split(df))[0]"),
             (
                 "a splitter of one split walked by a loop",
                 "for tr, te in ShuffleSplit(1, test_size=0.2).split(df):\n            pass",
