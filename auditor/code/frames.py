@@ -898,9 +898,14 @@ class Frames(WalkState):
                     read.add(column)
                     swapped[place] = ast.Subscript(ast.Name("df", ast.Load()), ast.Constant(column), ast.Load())
             elif isinstance(node, ast.Name):
-                held = self.lookup(node).const
+                found = self.lookup(node)
+                held = found.const
                 if isinstance(held, str | int | float):
                     swapped[place] = ast.Constant(held)
+                members = [i.const for i in found.items or () if isinstance(i.const, int | float | str)]
+                if found.items and len(members) == len(found.items) <= _MEMBERS_WRITTEN:
+                    # is_in(TEST_YEARS): the list the name holds written out, as pandas' isin(TEST_YEARS) is
+                    swapped[place] = ast.List(elts=[ast.Constant(m) for m in members], ctx=ast.Load())
         if not read or (isinstance(expr, ast.Call) and not _polars_test(expr)):
             return None
 

@@ -174,6 +174,24 @@ FILTERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
         ),
         [("overlap", 6)],
     ),
+    "LEAK: polars filters by is_in of a list and of a list held in a name, that share a year": (
+        _FILTERED.format(
+            before="TEST_YEARS = [2021, 2022]",
+            train='pl.col("year").is_in([2020, 2021])',
+            test='pl.col("year").is_in(TEST_YEARS)',
+            after="",
+        ),
+        [("overlap", 6)],
+    ),
+    "polars filters by is_in of a list and of a list held in a name, apart": (
+        _FILTERED.format(
+            before="TEST_YEARS = [2022, 2023]",
+            train='pl.col("year").is_in([2020, 2021])',
+            test='pl.col("year").is_in(TEST_YEARS)',
+            after="",
+        ),
+        [],
+    ),
     "LEAK: polars filters by is_between closed on both ends, beside a year at its end": (
         _FILTERED.format(
             before="", train='pl.col("year").is_between(2015, 2020)', test='pl.col("year") == 2020', after=""
