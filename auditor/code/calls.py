@@ -74,6 +74,8 @@ class Calls(Library):
                 chosen = value.stats.union(*(self.record.objects[o].elements.stats for o in value.objects))
                 if chosen:
                     kwargs.setdefault("**", Value(stats=chosen))
+                if value.data is not None:  # model(**batch): the rows the batch holds, given by name
+                    kwargs["**"] = kwargs.get("**", NOTHING).join(Value(data=value.data))
         if receiver is not None:
             assert isinstance(func, ast.Attribute)
             return self.call_method(receiver, func.attr, args, kwargs, node)

@@ -66,7 +66,14 @@ class TorchLoops(WalkState):
         if not is_module(found):
             return None
         rows = given[0] if given else Data(frozenset())
-        return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
+        predictions = Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
+        labels = kwargs.get("labels") or kwargs.get("**")
+        if found.qualname.startswith("transformers.") and labels is not None and labels.data is not None:
+            # model(**batch) or model(input_ids=..., labels=y) of a Hugging Face network: its output's .loss is
+            # the loss of its predictions against those labels (trained on by backward(), a score of those rows)
+            assert predictions.data is not None
+            return predictions.join(self.loss(f"{found.name}.loss", [predictions.data, labels.data], node))
+        return predictions
 
     def loss(self, name: str, given: list[Data], node: ast.Call) -> Value:
         """A loss of a network's predictions against labels: the rows it compares, passed on to backward(), and a

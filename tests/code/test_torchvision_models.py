@@ -117,3 +117,59 @@ def test_hugging_face_networks_in_a_loop(tmp_path: Path, case: str) -> None:
     """`AutoModelFor...from_pretrained(...)` is a network a hand-written loop trains (a tokenizer is not)."""
     body, expected = HF_CASES[case]
     assert leaks_found(tmp_path, HF_HEAD, body) == expected
+
+
+HUB_HEAD = """\
+import torch
+import torch.nn.functional as F
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification
+
+ds = load_dataset("glue", "sst2")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)
+opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+"""
+
+
+def _hub_epochs(watched: str, measured: str) -> str:
+    """Epochs on the training split, each scored on ``watched`` by ``measured``, the lowest kept."""
+    return f"""
+    best = float("inf")
+    for epoch in range(3):
+        for b in DataLoader(ds["train"], batch_size=32):
+            model(**b).loss.backward(); opt.step(); opt.zero_grad()
+        total = 0.0
+        with torch.no_grad():
+            for b in DataLoader(ds["{watched}"], batch_size=64):
+                total += {measured}
+        if total < best:
+            best = total; torch.save(model.state_dict(), "best.pt")
+"""
+
+
+_OWN_LOSS = 'model(input_ids=b["input_ids"], labels=b["label"]).loss.item()'
+_CROSS_ENTROPY = 'F.cross_entropy(model(**b).logits, b["label"]).item()'
+
+HUB_CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the epoch kept by the network's own loss on the test split": (
+        _hub_epochs("test", _OWN_LOSS),
+        [("multi_test", 8)],
+    ),
+    "LEAK: the epoch kept by a cross-entropy of the network called on whole test batches": (
+        _hub_epochs("test", _CROSS_ENTROPY),
+        [("multi_test", 8)],
+    ),
+    "the epoch kept by the network's own loss on the validation split": (
+        _hub_epochs("validation", _OWN_LOSS),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HUB_CASES))
+def test_a_hugging_face_networks_own_loss(tmp_path: Path, case: str) -> None:
+    """`model(**batch).loss` (or `labels=` given) is the network's loss of those rows: trained on by backward(), a
+    score of the rows it is computed on."""
+    body, expected = HUB_CASES[case]
+    assert leaks_found(tmp_path, HUB_HEAD, body) == expected
