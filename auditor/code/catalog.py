@@ -633,5 +633,8 @@ _REGRESSORS = frozenset(
 
 
 def is_regressor(name: str) -> bool:
-    """A model whose target is a number (its name says so, or it is a known regressor)."""
+    """A model whose target is a number (its name says so, or it is a known regressor); a logistic regression
+    predicts classes."""
+    if name.startswith("Logistic"):
+        return False
     return name.endswith(("Regressor", "Regression")) or name in _REGRESSORS

@@ -1811,6 +1811,10 @@ def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
     exclude = numeric(kwargs.get("exclude", args[1] if len(args) > 1 else None))
     if include is True:
         return "number"
+    if include is None and exclude is False and "include" not in kwargs and not args:
+        # exclude="object": the numeric columns stay (read as "number"; a bool or date column it keeps too is
+        # read as unknown, as it was)
+        return "number"
     if include is False or (include is None and exclude is True):
         return "other"
     return None

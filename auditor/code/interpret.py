@@ -984,9 +984,9 @@ class Walker(Calls, Frames):
             if _keeps_numbers(condition, target.id):
                 numeric = True  # df[c].dtype != "object": numeric columns kept, as select_dtypes("number") keeps
                 continue
-            varying = _keeps_varying(condition, target.id)
-            if varying is not None:  # df[c].nunique() > 1: every column that varies, the label among them
-                numeric = numeric or varying
+            # df[c].nunique() > 1: every column that varies, the label among them; so does df[c].std() > 0, since
+            # pandas' std of a column of text raises: the program runs only when every column holds numbers
+            if _keeps_varying(condition, target.id) is not None:
                 continue
             named = _excluded_names(condition, target.id, self.ev)
             if named is None:
@@ -1147,8 +1147,8 @@ _VARY = {"nunique": 1, "std": 0, "var": 0}  # the value a column that holds one 
 
 def _keeps_varying(condition: ast.expr, name: str) -> bool | None:
     """`df[c].nunique() > 1` (or `>= 2`, `!= 1`; `std() > 0`, `var() > 0`): a test of each column named ``name``
-    that keeps every column holding more than one value, a label always among them. True when only numeric
-    columns can pass it (std, var), False when any can, None for any other condition."""
+    that keeps every column holding more than one value, a label always among them. True for std and var (of
+    numbers only: a column of text makes them raise), False for nunique, None for any other condition."""
     if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
         return None
     call, op, bound = condition.left, condition.ops[0], condition.comparators[0]

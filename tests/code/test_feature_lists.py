@@ -365,6 +365,30 @@ NUMERIC: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _STARS.format(label='df["stars"].ge(4)', dropped='("positive",)', model=_PLAIN),
         [("label_in_features", 7)],
     ),
+    "LEAK: the columns that are not text less the label, the stars it was cut from among them": (
+        _STARS.format(label='df["stars"] >= 4', dropped='("positive",)', model=_PLAIN).replace(
+            'select_dtypes("number")', 'select_dtypes(exclude="object")'
+        ),
+        [("label_in_features", 7)],
+    ),
+    "the numeric columns beside a label of text, a logistic regression (a classifier)": (
+        """
+        df = pd.read_csv("reviews.csv")
+        X, y = df.select_dtypes("number"), df["sentiment"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
+    "the columns that are not text, beside a label of text": (
+        """
+        df = pd.read_csv("reviews.csv")
+        X, y = df.select_dtypes(exclude="object"), df["sentiment"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [],
+    ),
     "the numeric columns less the label and the stars it was cut from, in a column transformer": (
         _STARS.format(label='df["stars"] >= 4', dropped='("positive", "stars")', model=_COLUMNS),
         [],
