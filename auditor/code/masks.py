@@ -92,19 +92,7 @@ def mask_union(condition: str, query: frozenset[str] | None = None) -> tuple[tup
         expr = ast.parse(condition, mode="eval").body
     except SyntaxError:
         return ()
-    parts: list[ast.expr] = []
-
-    def walk(node: ast.expr) -> None:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            walk(node.left)
-            walk(node.right)
-        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-            for value in node.values:
-                walk(value)
-        else:
-            parts.append(node)
-
-    walk(expr)
+    parts = _operands(expr, ast.BitOr, ast.Or)
     spans: list[tuple[str, Bound, Bound]] = []
     if len(parts) == 1:
         isin = parts[0]
@@ -205,20 +193,18 @@ def conjuncts(condition: str) -> list[str]:
         expr = ast.parse(condition, mode="eval").body
     except SyntaxError:
         return [condition]
-    found: list[str] = []
-
-    def walk(node: ast.expr) -> None:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
-            walk(node.left)
-            walk(node.right)
-        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-            for value in node.values:
-                walk(value)
-        else:
-            found.append(ast.unparse(node))
-
-    walk(expr)
+    found = [ast.unparse(node) for node in _operands(expr, ast.BitAnd, ast.And)]
     return found if len(found) > 1 else [condition]
+
+
+def _operands(expr: ast.expr, bitwise: type[ast.operator], logical: type[ast.boolop]) -> list[ast.expr]:
+    """The conditions ``expr`` joins with one operator, written bitwise (`a & b`, pandas') or as a word (`a and b`,
+    a query's), however nested."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, bitwise):
+        return [*_operands(expr.left, bitwise, logical), *_operands(expr.right, bitwise, logical)]
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, logical):
+        return [part for value in expr.values for part in _operands(value, bitwise, logical)]
+    return [expr]
 
 
 def negated_conjuncts(condition: str) -> list[str] | None:
