@@ -839,6 +839,10 @@ class Estimators(WalkState):
             self._items_changed(node.func.value, found, name, args)
         if name in ("append", "add", "insert", "extend", "update", "setdefault", "appendleft"):
             value = args[-1] if args else join_all(kwargs.values())
+            chosen = frozenset().union(*self.branch_stats)
+            if chosen:
+                # for c in X.columns: if mannwhitneyu(X[c][y == 1], X[c][y == 0])[1] < 0.01: keep.append(c)
+                value = value.join(Value(stats=chosen))
             if name == "update" and value.data is not None and args:
                 # words.update(t.split()) over every text: the set of words seen is learned from those rows
                 what = f"{self.text(node.func)}()"

@@ -979,11 +979,15 @@ class Frames(WalkState):
             named = [str(a.const) for a in args]
             return Value(data=replace(data, columns=data.columns.without(named)).pruned(data.columns))
         if by_columns is not None or (axis is not None and axis.const in (1, "columns")):
-            names = (by_columns or labels).strings()
+            dropped = by_columns or labels
+            names = dropped.strings()
             columns = data.columns or Columns()
+            # X.drop(columns=weak), weak the columns a test against the label found weak: those kept were chosen
+            # with the rows the test was of
+            chosen = self.with_fits(data, self.chosen_names_stats(dropped))
             return Value(
                 data=replace(
-                    data, columns=columns.without(names) if names is not None else Columns(opaque=True)
+                    chosen, columns=columns.without(names) if names is not None else Columns(opaque=True)
                 ).pruned(data.columns)
             )
         index = kwargs.get("index", labels)
@@ -1225,7 +1229,8 @@ class Frames(WalkState):
         elif indexer is None and not (index.data or index.parts or index.consts or isinstance(index_node, ast.Slice)):
             # df[features] with a list the walk cannot read: some columns, which ones unknown; chosen by statistics
             # of rows (the columns correlating with the label), the table carries them
-            selected = replace(self.with_fits(selected, index.stats), columns=Columns(opaque=True))
+            # (or a list grown by a loop that tested each column: the statistics are its elements')
+            selected = replace(self.with_fits(selected, self.chosen_names_stats(index)), columns=Columns(opaque=True))
         elif (
             indexer is None
             and index.data is not None

@@ -140,14 +140,19 @@ class Walker(Calls, Frames):
             self.loop(node, node.body, lambda: self.ev(node.test))
             self.block(node.orelse)
         elif isinstance(node, ast.If):
-            test = self.ev(node.test).const
-            # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
-            if test is not False:
-                self.block(node.body)
-                if test is True:
-                    self._arguments_replaced(node.body)
-            if test is not True:
-                self.block(node.orelse)
+            tested = self.ev(node.test)
+            test = tested.const
+            self.branch_stats.append(self.stats_in([tested]))
+            try:
+                # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
+                if test is not False:
+                    self.block(node.body)
+                    if test is True:
+                        self._arguments_replaced(node.body)
+                if test is not True:
+                    self.block(node.orelse)
+            finally:
+                self.branch_stats.pop()
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 value = self.ev(item.context_expr)

@@ -75,6 +75,9 @@ class WalkState(ABC):
         # the item each loop over a literal sequence is walking (`for d in [train, test]`): a statistic taken in
         # one pass is of that item's rows, apart from the same statement's in the other passes
         self.item_passes: list[int] = []
+        # the row statistics the `if` tests around the statement compare (`if p < 0.01: keep.append(c)`): what a
+        # list grows by there was chosen with them, as a comprehension's conditions choose its elements
+        self.branch_stats: list[frozenset[int]] = []
         self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}
         self._next = 1
         self._assigned: dict[ast.AST, ast.expr] | None = None  # `name = value` of the program, by target (read once)
@@ -416,6 +419,16 @@ class WalkState(ABC):
     def stats_in(self, values: list[Value], depth: int = 0) -> frozenset[int]:
         """The row statistics among ``values``, looking into lists, dicts and tuples (kw_args={"lo": lo})."""
         return self._collect(values, "stats", depth)
+
+    def chosen_names_stats(self, value: Value) -> frozenset[int]:
+        """The row statistics a list of names was chosen with: its own, or its elements' when a loop grew it
+        (`if p < 0.01: keep.append(c)`); an attribute's receiver (`X.describe().columns`) is not looked into."""
+        found = set(value.stats)
+        for oid in value.objects:
+            obj = self.record.objects[oid]
+            if obj.qualname == CONTAINER:
+                found |= obj.elements.stats
+        return frozenset(found)
 
     def _collect(self, values: list[Value], facet: str, depth: int) -> frozenset[int]:
         found: set[int] = set()
