@@ -1007,6 +1007,7 @@ class Estimators(WalkState):
             or not isinstance(fraction.const, float)
             or not 0 < fraction.const < 1
             or any(p.side in TRAIN_SIDES for a in x.rows for p in a.parts)
+            or self._other_side_held(x)
         ):
             return None
         sid = self.split(node, "validation_split", False, x)
@@ -1019,6 +1020,17 @@ class Estimators(WalkState):
         history.params["#model"] = Value(objects=frozenset({trained.id}))
         history.entries["#validation"] = Value(data=x.with_parts(Part(sid, "validation")))
         return history
+
+    def _other_side_held(self, x: Data) -> bool:
+        """Whether a name holds rows of another side of a split ``x`` is one side of (`meta[meta.fold != 5]`
+        trained on while `meta[meta.fold == 5]` is kept): a test part kept for the score, as a training part's."""
+        sides = {(p.split, p.side) for a in x.rows for p in a.parts}
+        splits = {split for split, _ in sides}
+        for held in self.defs.values():
+            rows = held.data.rows if held.data is not None else frozenset()
+            if any(p.split in splits and (p.split, p.side) not in sides for a in rows for p in a.parts):
+                return True
+        return False
 
     def _stateless(self, found: Obj) -> bool:
         """Whether every step of a pipeline (nested pipelines' too) is known to learn nothing from the rows."""

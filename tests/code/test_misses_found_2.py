@@ -636,6 +636,39 @@ VALIDATION_SPLIT: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "a layer adapted to the rows of a fold, validation_split on them, the other fold kept and scored": (
+        """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+        meta = pd.read_csv("meta.csv")
+        train, test = meta[meta["fold"] != 5], meta[meta["fold"] == 5]
+        X_train, y_train = train[["a", "b"]].values, train["y"].values
+        norm = layers.Normalization()
+        norm.adapt(X_train)
+        model = tf.keras.Sequential([norm, layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+        history = model.fit(X_train, y_train, epochs=10, validation_split=0.2)
+        print(max(history.history["val_accuracy"]))
+        print(model.evaluate(test[["a", "b"]].values, test["y"].values))
+        """,
+        [],
+    ),
+    "LEAK: a layer adapted to the adults' rows, validation_split on them, no other rows kept": (
+        """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+        meta = pd.read_csv("meta.csv")
+        adults = meta[meta["age"] > 18]
+        X_train, y_train = adults[["a", "b"]].values, adults["y"].values
+        norm = layers.Normalization()
+        norm.adapt(X_train)
+        model = tf.keras.Sequential([norm, layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+        history = model.fit(X_train, y_train, epochs=10, validation_split=0.2)
+        print(max(history.history["val_accuracy"]))
+        """,
+        [("preprocessing", 7)],
+    ),
     "a scaler fitted on the training part, validation_split on that part, the test part scored": (
         _KERAS_DATA
         + """
