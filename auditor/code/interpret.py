@@ -676,6 +676,10 @@ class Walker(Calls, Frames):
 
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.ev(node.left), self.ev(node.right)
+        if isinstance(node.op, ast.MatMult) and left.data is not None and right.data is not None:
+            # oof @ w, X @ components: the rows are the left's; the right's rows are summed over, what they were
+            # computed with kept (weights being fitted are not rows scored)
+            right = Value(stats=right.stats | right.data.fits, scores=right.scores)
         combined = self.combine(left, right)
         if isinstance(node.op, _NUMERIC_OPS) and combined.data is not None:
             # df["price"] / df["sqft"], df["sales"] - 1: columns of text have no such arithmetic, so they are numbers
