@@ -1013,7 +1013,12 @@ class Walker(Calls, Frames):
         self.enter_loop(node)
         try:
             self.assign(gen.target, NOTHING, node)  # one column name, which the walk cannot know
-            return self.stats_in([self.ev(condition) for condition in gen.ifs])
+            chosen = self.stats_in([self.ev(condition) for condition in gen.ifs])
+            element = getattr(node, "elt", None)
+            if isinstance(element, ast.expr) and not (isinstance(element, ast.Name) and element.id == gen.target.id):
+                # [abs(X[c].corr(y)) for c in X.columns]: each name's statistic, which a later zip ranks them by
+                chosen |= self.stats_in([self.ev(element)])
+            return chosen
         finally:
             self.loops.pop()
 

@@ -950,33 +950,59 @@ class Library(Estimators, TorchLoops):
             return out[0]
         return Value(items=tuple(out))
 
-    def _key_scores(self, args: list[Value], node: ast.Call) -> frozenset[int]:
-        """The scores a chooser's ``key=lambda t: f1_score(y_te, p > t)`` computes: its body walked as the
-        body of a loop over the candidates (one call per candidate, each a setting tried)."""
+    def _keyed(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """What a chooser's ``key=`` computes for one candidate: ``key=lambda t: f1_score(y_te, p > t)`` or the
+        file's own function (`max(depths, key=fit_eval)`) walked as the body of a loop over the candidates (one
+        call per candidate, each a setting tried); a dict's `key=corrs.get` reads the values it holds."""
         key = next((k.value for k in node.keywords if k.arg == "key"), None)
-        if not isinstance(key, ast.Lambda) or len(args) != 1:
-            return frozenset()
+        if key is None or len(args) != 1:
+            return NOTHING
+        if not isinstance(key, ast.Lambda) and not kwargs["key"].functions:
+            return kwargs["key"]  # corrs.get, imp.__getitem__: its holder, whose values order the candidates
         lid, _ = self.key_id("loop", key)
         self.loops.append(lid)
         try:
             element = self.iterate(args[0])
-            body = self.call_lambda(key, [element] * len([*key.args.posonlyargs, *key.args.args]))
+            if isinstance(key, ast.Lambda):
+                return self.call_lambda(key, [element] * len([*key.args.posonlyargs, *key.args.args]))
+            return self.call_value(kwargs["key"], [element], {}, node)
         finally:
             self.loops.pop()
-        return self.scores_in([body])
+
+    def _filtered(self, args: list[Value], node: ast.Call) -> Value:
+        """`filter(lambda c: imp[c] > 0.01, cols)`: the items its function keeps, chosen with what it computes."""
+        function = node.args[0]
+        lid, _ = self.key_id("loop", function)
+        self.loops.append(lid)
+        try:
+            element = self.iterate(args[1])
+            if isinstance(function, ast.Lambda):
+                kept = self.call_lambda(function, [element] * len([*function.args.posonlyargs, *function.args.args]))
+            else:
+                kept = self.call_value(args[0], [element], {}, node)
+        finally:
+            self.loops.pop()
+        found = self.container(node, element)
+        return Value(objects=frozenset({found.id}), stats=self.stats_in([kept]) | args[1].stats)
 
     def builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
         if name in _CHOOSERS:
-            scores = self.scores_in(given) | self._key_scores(args, node)
+            keyed = self._keyed(args, kwargs, node)
+            scores = self.scores_in([*args, *(v for k, v in kwargs.items() if k != "key")]) | self.scores_in([keyed])
+            # sorted(corrs.items(), key=lambda kv: kv[1]): an order, and so the first few, chosen by statistics
+            ordered_by = self.stats_in([keyed])
             if scores:
                 among = self.iterate(args[0]) if len(args) == 1 else join_all(args)
                 picks = "key" in kwargs or not self.only_scores(among)  # max(scores) is a value, not a choice
                 self.choose(node, f"{name}()", scores, picks)
             if name == "sorted" and args:
-                return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id}), scores=scores)
+                found = self.container(node, self.iterate(args[0]))
+                return Value(objects=frozenset({found.id}), scores=scores, stats=ordered_by)
             chosen = self.iterate(args[0]) if len(args) == 1 else join_all(args)  # max(xs) is one of xs
-            return chosen.join(Value(scores=scores))
+            return chosen.join(Value(scores=scores, stats=ordered_by))
+        if name == "filter" and len(args) == 2 and node.args:
+            return self._filtered(args, node)
         if name == "zip":
             elements = Value(items=tuple(self.iterate(a) for a in args))
             return Value(objects=frozenset({self.container(node, elements).id}))
@@ -997,6 +1023,11 @@ class Library(Estimators, TorchLoops):
             folds = self.container(node, self.iterate(args[0]))
             folds.split = self._split_folds(args[0])
             return Value(objects=frozenset({folds.id}))
+        if name == "dict" and len(args) == 1:
+            pair = self.iterate(args[0])
+            if pair.items is not None and len(pair.items) == 2:
+                # dict(zip(X.columns, rf.feature_importances_)): each name keyed to its value, so imp[c] is a value
+                return Value(objects=frozenset({self.container(node, pair.items[1], pair.items[0]).id}))
         if name in ("list", "tuple", "set", "dict", "reversed", "iter", "sorted") and args:
             return Value(objects=frozenset({self.container(node, self.iterate(args[0])).id})).join(
                 Value(data=args[0].data, scores=self.scores_in(args), names_of=args[0].names_of)

@@ -588,6 +588,29 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "a depth chosen by max() whose key is the file's function scoring the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def fit_eval(d):
+            m = RandomForestClassifier(max_depth=d).fit(X_tr, y_tr)
+            return roc_auc_score(y_te, m.predict_proba(X_te)[:, 1])
+        best = max([2, 4, 8, None], key=fit_eval)
+        print(best, fit_eval(best))
+        """,
+        [("multi_test", 5, True)],
+    ),
+    "a depth chosen by max() whose key is the file's function scoring a validation split": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        def fit_eval(d, X_eval=X_val, y_eval=y_val):
+            m = RandomForestClassifier(max_depth=d).fit(X_tr, y_tr)
+            return roc_auc_score(y_eval, m.predict_proba(X_eval)[:, 1])
+        best = max([2, 4, 8, None], key=fit_eval)
+        print(fit_eval(best, X_te, y_te))
+        """,
+        [],
+    ),
     # an optuna study: the objective is walked as one trial of a loop, the study keeps the best score
     "an optuna objective scoring the test set, the best parameters scored on it": (
         """

@@ -1,5 +1,7 @@
-"""Columns chosen by a loop that tests each one and grows a list (`if p < 0.01: keep.append(c)`), or dropped by
-a list so chosen, carry the rows the test was of, as the same choice written as a comprehension does."""
+"""Columns chosen by hand carry the rows their statistics were of, however the choice is written: a loop that
+tests each one and grows a list (`if p < 0.01: keep.append(c)`), a list so chosen dropped, a dict made by
+`dict(zip(...))`, names ranked by `sorted(d.items(), key=...)` or `key=d.get`, `filter(lambda ...)`, a list of
+each column's statistic zipped back with the names."""
 
 from __future__ import annotations
 
@@ -126,6 +128,69 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         weak = empty
         """
         + _DROPPED,
+        [],
+    ),
+    "LEAK: importances of every row in dict(zip(...)), the names kept by a comprehension over it": (
+        """
+        from sklearn.ensemble import RandomForestClassifier
+        imp = dict(zip(X.columns, RandomForestClassifier().fit(X, y).feature_importances_))
+        keep = [c for c in imp if imp[c] > 0.01]
+        """
+        + _SCORED,
+        [("preprocessing", 2)],
+    ),
+    "LEAK: mutual information of every row in dict(zip(...)), ranked by sorted(key=scores.get)": (
+        """
+        from sklearn.feature_selection import mutual_info_classif
+        scores = dict(zip(X.columns, mutual_info_classif(X, y)))
+        keep = sorted(scores, key=scores.get)[-10:]
+        """
+        + _SCORED,
+        [("preprocessing", 2)],
+    ),
+    "LEAK: correlations of every row ranked as (name, value) pairs, the first names kept": (
+        """
+        corrs = {c: abs(X[c].corr(y)) for c in X.columns}
+        keep = [c for c, _ in sorted(corrs.items(), key=lambda kv: kv[1])[-10:]]
+        """
+        + _SCORED,
+        [("preprocessing", 1)],
+    ),
+    "LEAK: importances of every row, the names kept by filter(lambda ...)": (
+        """
+        from sklearn.ensemble import RandomForestClassifier
+        imp = pd.Series(RandomForestClassifier().fit(X, y).feature_importances_, index=X.columns)
+        keep = list(filter(lambda c: imp[c] > 0.01, imp.index))
+        """
+        + _SCORED,
+        [("preprocessing", 2)],
+    ),
+    "LEAK: each column's correlation in a list, zipped back with the names and cut": (
+        """
+        corrs = [abs(X[c].corr(y)) for c in X.columns]
+        keep = [c for c, r in zip(X.columns, corrs) if r > 0.1]
+        """
+        + _SCORED,
+        [("preprocessing", 1)],
+    ),
+    "importances of the training part in dict(zip(...)), ranked by key=imp.get and filter(lambda ...)": (
+        """
+        from sklearn.ensemble import RandomForestClassifier
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        imp = dict(zip(X_tr.columns, RandomForestClassifier().fit(X_tr, y_tr).feature_importances_))
+        ranked = sorted(imp, key=imp.get)[-10:]
+        keep = list(filter(lambda c: imp[c] > 0.01, ranked))
+        m = LogisticRegression().fit(X_tr[keep], y_tr)
+        print(roc_auc_score(y_te, m.predict_proba(X_te[keep])[:, 1]))
+        """,
+        [],
+    ),
+    "names sorted alphabetically and filtered by their spelling": (
+        """
+        cols = dict(zip(X.columns, range(len(X.columns))))
+        keep = list(filter(lambda c: not c.startswith("id_"), sorted(cols, key=str.lower)))
+        """
+        + _SCORED,
         [],
     ),
 }
