@@ -1015,7 +1015,8 @@ class Walker(Calls, Frames):
             self.assign(gen.target, NOTHING, node)  # one column name, which the walk cannot know
             chosen = self.stats_in([self.ev(condition) for condition in gen.ifs])
             element = getattr(node, "elt", None)
-            if isinstance(element, ast.expr) and not (isinstance(element, ast.Name) and element.id == gen.target.id):
+            target = gen.target.id if isinstance(gen.target, ast.Name) else None
+            if isinstance(element, ast.expr) and not (isinstance(element, ast.Name) and element.id == target):
                 # [abs(X[c].corr(y)) for c in X.columns]: each name's statistic, which a later zip ranks them by
                 chosen |= self.stats_in([self.ev(element)])
             return chosen
