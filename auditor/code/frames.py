@@ -251,6 +251,10 @@ class Frames(WalkState):
             # columns it cannot name (it may select some: a label it would say is kept may not be)
             columns = Columns(opaque=True) if data.columns is not None else None
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
+        if result.data is not None and name in _FILLS_FROM:
+            # s.fillna(s.shift(-1)), s.combine_first(s.bfill()): the values given come from later rows
+            given = frozenset(f for v in [*args, *kwargs.values()] if v.data is not None for f in v.data.later)
+            result = replace(result, data=replace(result.data, later=result.data.later | given))
         if result.data is not None and _from_later_rows(name, args, kwargs):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
             if name in ("shift", "diff", "pct_change"):
@@ -759,7 +763,9 @@ class Frames(WalkState):
                 fits = frozenset(f for f in fits if not _written_in(self.record.fits[f].site, written))
             what = f"{self.text(node.func)}()"
             fits |= {self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)}
-        return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None))
+        # transform(lambda s: s.bfill()), lambda s: s.interpolate(): each group's values from its later rows
+        later = data.later | (body.data.later if body.data is not None else frozenset())
+        return Value(data=replace(self.with_fits(data, fits - data.fits), grouped=False, mask=None, later=later))
 
     def _taken_out(
         self,
@@ -1705,6 +1711,10 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
     """The parts whose row labels reset_index numbers anew at ``line``: the last part each row was taken by (a
     whole table's labels are already its positions)."""
     return data.renumbered | {(a.parts[-1], line) for a in data.rows if a.parts}
+
+
+# Methods that put the values of their argument in the rows they fill (fillna(other), where(cond, other)).
+_FILLS_FROM = frozenset(["fillna", "combine_first", "where", "mask", "fill_null"])
 
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:

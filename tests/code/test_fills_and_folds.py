@@ -42,6 +42,11 @@ FILLED_FROM_LATER = {
     "backfill": 'df["temp"] = df["temp"].backfill()',
     "shift_back": 'df["temp"] = df["temp"].shift(-1)',
     "centred_window": 'df["temp"] = df["temp"].rolling(3, center=True).mean()',
+    "fillna_of_next": 'df["temp"] = df["temp"].fillna(df["temp"].shift(-1))',
+    "combine_first_of_bfill": 'df["temp"] = df["temp"].combine_first(df["temp"].bfill())',
+    "where_else_next": 'df["temp"] = df["temp"].where(df["temp"] > 0, df["temp"].shift(-1))',
+    "group_lambda_bfill": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.bfill())',
+    "group_lambda_interpolate": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.interpolate())',
 }
 
 
@@ -60,6 +65,9 @@ FILLED_FROM_EARLIER = {
     "interpolate_pad": 'df["temp"] = df["temp"].interpolate(method="pad")',
     "lag": 'df["temp"] = df["temp"].shift(1)',
     "trailing_window": 'df["temp"] = df["temp"].rolling(3).mean()',
+    "fillna_of_previous": 'df["temp"] = df["temp"].fillna(df["temp"].shift(1))',
+    "where_else_previous": 'df["temp"] = df["temp"].where(df["temp"] > 0, df["temp"].ffill())',
+    "group_lambda_ffill": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.ffill())',
 }
 
 
