@@ -632,6 +632,9 @@ class Value:
         items = None
         if self.items is not None and other.items is not None and len(self.items) == len(other.items):
             items = tuple(a.join(b) for a, b in zip(self.items, other.items, strict=True))
+        elif _only_none(self) or _only_none(other):
+            # best = None, later best = (score, depth): where it is not None it is that pair, so best[0] is the score
+            items = self.items if other.items is None else other.items
         return Value(
             data,
             self.objects | other.objects,
@@ -679,10 +682,11 @@ def join_all(values: Iterable[Value]) -> Value:
         for value in given:
             result = result.join(value)
         return result
-    lengths = {len(v.items) if v.items is not None else -1 for v in given}
+    lengths = {len(v.items) if v.items is not None else -1 for v in given if not _only_none(v)}
     items = None
     if len(lengths) == 1 and -1 not in lengths:
-        items = tuple(join_all(column) for column in zip(*(v.items or () for v in given), strict=True))
+        sized = [v for v in given if not _only_none(v)]
+        items = tuple(join_all(column) for column in zip(*(v.items or () for v in sized), strict=True))
     names_of = None
     for v in given:
         names_of = _join_columns(names_of, v.names_of)
@@ -699,6 +703,11 @@ def join_all(values: Iterable[Value]) -> Value:
         names_of,
         next((v.method for v in given if v.method is not None), None),
     )
+
+
+def _only_none(value: Value) -> bool:
+    """Whether ``value`` is None and nothing else (a name set to None before a loop fills it)."""
+    return value.consts == {None} and replace(value, consts=frozenset()) == NOTHING
 
 
 _PAIRWISE = 16  # up to this many values are joined one by one (the common case: a few branches or items)

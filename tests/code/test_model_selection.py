@@ -588,6 +588,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "a depth kept as a (score, depth) record started at None, each depth scored on the test set": (
+        """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        best = None
+        for d in [2, 4, 8]:
+            s = roc_auc_score(y_te, RandomForestClassifier(max_depth=d).fit(X_tr, y_tr).predict_proba(X_te)[:, 1])
+            if best is None or s > best[0]:
+                best = (s, d)
+        print(best)
+        """,
+        [("multi_test", 4, True)],
+    ),
+    "a depth kept as a (score, depth) record started at None, each depth scored on a validation split": (
+        """
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        best = None
+        for d in [2, 4, 8]:
+            s = roc_auc_score(y_val, RandomForestClassifier(max_depth=d).fit(X_tr, y_tr).predict_proba(X_val)[:, 1])
+            if best is None or s > best[0]:
+                best = (s, d)
+        final = RandomForestClassifier(max_depth=best[1]).fit(X_tr, y_tr)
+        print(roc_auc_score(y_te, final.predict_proba(X_te)[:, 1]))
+        """,
+        [],
+    ),
     "a depth chosen by max() whose key is the file's function scoring the test set": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
