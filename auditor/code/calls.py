@@ -157,6 +157,15 @@ class Calls(Library):
                 self.record.evaluations[eid].backpropagated = True
             out = out.join(self.backward(receiver.data, node))
             known = True
+        elif receiver.data is None and name == "backward" and receiver.scores:
+            # ((net(X) - y) ** 2).mean().backward(): a loss written by hand, read as a metric of those rows, is
+            # what the network is trained by
+            for eid in sorted(receiver.scores):
+                scored = self.record.evaluations[eid]
+                if scored.x is not None and scored.x.predicted:
+                    scored.backpropagated = True
+                    out = out.join(self.backward(scored.x, node))
+                    known = True
         elif receiver.data is not None and name in _COMPARISON_METHODS and len(args) == 1 and not kwargs:
             # s.gt(15), s.eq("x"): the comparison written as a method, read as `s > 15` is
             assert isinstance(node.func, ast.Attribute)

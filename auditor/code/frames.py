@@ -369,13 +369,16 @@ class Frames(WalkState):
                     func.value, Value(data=replace(data, columns=data.columns.without([column])).pruned(data.columns))
                 )
             return Value(data=self.column(data, column))
+        axis = kwargs.get("axis") or kwargs.get("dim") or (args[0] if args else None)
+        if name in ("mean", "sum", "average") and data.against_truth and within_rows(axis):
+            # ((ae(X) - X) ** 2).mean(dim=1): each row's error, a score per row as a prediction is, not a metric
+            return Value(data=replace(data, columns=None, against_truth=False, mask=None))
         if name in ("mean", "sum", "average") and data.against_truth:
             eid = self.evaluation(node, f"{self.text(node.func)}()", data.predicted, data, None)
             return Value(scores=frozenset({eid}))
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
             return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
-            axis = kwargs.get("axis") or kwargs.get("dim") or (args[0] if args else None)
             if within_rows(axis) or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"

@@ -1110,7 +1110,10 @@ class Library(Estimators, TorchLoops):
             pieces = self._pieces(name, args, kwargs, node, first.data)
             if pieces is not None:
                 return pieces
+        axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)
         if first.data is not None and first.data.against_truth and name in ("mean", "sum", "average"):
+            if within_rows(axis):  # np.mean((X_hat - X) ** 2, axis=1): each row's error, not a metric
+                return Value(data=replace(first.data, columns=None, against_truth=False, mask=None))
             # said as written (np.sqrt(np.mean((pred - y) ** 2)) is an RMSE, not an accuracy)
             eid = self.evaluation(node, self.text(node), first.data.predicted, first.data, None)
             return Value(scores=frozenset({eid}))

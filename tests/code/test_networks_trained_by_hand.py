@@ -2,7 +2,9 @@
 score reported with its spread, is not a choice on the test set; the seed with the best score kept, a loop over
 learning rates, or the best epoch kept are. The loss a loop trains by is no score: a refit on the training and
 validation parts put together, then a test file scored once, is correct; the test part put in with them is not.
-Each case is a script and the leaks it holds (kind and line, counted after HEAD), none for correct code."""
+A loss written by hand, `((net(X) - y) ** 2).mean()`, trains the network as `F.mse_loss` does, and an
+autoencoder's error on each row, `.mean(dim=1)`, is a score per row, not a metric. Each case is a script and the
+leaks it holds (kind and line, counted after HEAD), none for correct code."""
 
 from __future__ import annotations
 
@@ -248,4 +250,90 @@ def test_seeds_of_a_network_trained_by_hand(tmp_path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", LOSSES)
 def test_the_loss_a_loop_trains_by_is_no_score(tmp_path: Path, case: str) -> None:
     body, expected = LOSSES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_TABLE = """
+        df = pd.read_csv("flows.csv")
+        X, y = df[["a", "b"]].values, df["attack"].values
+        """
+
+_HAND_LOSS = """
+        net = nn.Sequential(nn.Linear(2, 1))
+        opt = torch.optim.Adam(net.parameters())
+        for epoch in range(5):
+            loss = ((net(X_tr)[:, 0] - y_tr) ** 2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+        with torch.no_grad():
+            print(roc_auc_score(y_te, net(X_te)[:, 0].numpy()))
+        """
+
+_AUTOENCODER = """
+        ae = nn.Sequential(nn.Linear(2, 1), nn.Linear(1, 2))
+        opt = torch.optim.Adam(ae.parameters())
+        for epoch in range(5):
+            loss = ((ae(X_tr) - X_tr) ** 2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+        with torch.no_grad():
+            err = ((ae(X_te) - X_te) ** 2).mean(dim=1).numpy()
+            err_val = ((ae(X_val) - X_val) ** 2).mean(dim=1).numpy()
+        """
+
+HAND_LOSSES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: every row scaled, a network trained by a loss written by hand on the first part": (
+        _TABLE
+        + """
+        X = (X - X.mean(0)) / X.std(0)
+        X_tr, X_te, y_tr, y_te = map(torch.tensor, train_test_split(X, y, random_state=0))
+        """
+        + _HAND_LOSS,
+        [("preprocessing", 4)],
+    ),
+    "the training part's statistics scale both parts, a network trained by a loss written by hand": (
+        _TABLE
+        + """
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        mu, sd = X_tr.mean(0), X_tr.std(0)
+        X_tr, X_te = torch.tensor((X_tr - mu) / sd), torch.tensor((X_te - mu) / sd)
+        y_tr = torch.tensor(y_tr)
+        """
+        + _HAND_LOSS,
+        [],
+    ),
+    "LEAK: an autoencoder's error on each test row, its threshold chosen on the test labels": (
+        _TABLE
+        + """
+        X_rest, X_te, y_rest, y_te = train_test_split(torch.tensor(X), y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        """
+        + _AUTOENCODER
+        + """
+        from sklearn.metrics import f1_score, precision_recall_curve
+        prec, rec, thr = precision_recall_curve(y_te, err)
+        t = thr[np.argmax(2 * prec * rec / (prec + rec + 1e-12))]
+        print(f1_score(y_te, err > t))
+        """,
+        [("multi_test", 17)],
+    ),
+    "an autoencoder's error on each row, its threshold chosen on the validation part, the test part scored once": (
+        _TABLE
+        + """
+        X_rest, X_te, y_rest, y_te = train_test_split(torch.tensor(X), y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        """
+        + _AUTOENCODER
+        + """
+        from sklearn.metrics import f1_score, precision_recall_curve
+        prec, rec, thr = precision_recall_curve(y_val, err_val)
+        t = thr[np.argmax(2 * prec * rec / (prec + rec + 1e-12))]
+        print(f1_score(y_te, err > t))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HAND_LOSSES))
+def test_a_loss_written_by_hand_trains_the_network(tmp_path: Path, case: str) -> None:
+    body, expected = HAND_LOSSES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
