@@ -24,7 +24,7 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, mask_span, mask_union, negated_conjuncts
+from auditor.code.masks import column_of, conjuncts, disjuncts_of_columns, mask_span, mask_union, negated_conjuncts
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -1360,6 +1360,14 @@ class Frames(WalkState):
                     cut = self._cut_by(cut, held_before, column_of(held_before, query) or columns, node, query)
                 kept |= self._cut_by(cut, f"~({failed})", column_of(failed, query) or columns, node, query).rows
             return replace(data, rows=frozenset(kept))
+        either = disjuncts_of_columns(condition, query)
+        if either is not None:
+            # (year == 2022) | ((year == 2023) & (q <= 2)): the rows of each condition, each cut as a mask of its
+            # own columns, so a side `(year == 2023) & (q > 2)` shares none with either
+            rows: set[Atom] = set()
+            for one in either:
+                rows |= self._cut_by(data, one, column_of(one, query) or columns, node, query).rows
+            return replace(data, rows=frozenset(rows))
         held = conjuncts(condition)
         for part in held:
             column = column_of(part, query) if len(held) > 1 else None

@@ -207,6 +207,19 @@ def _operands(expr: ast.expr, bitwise: type[ast.operator], logical: type[ast.boo
     return [expr]
 
 
+def disjuncts_of_columns(condition: str, query: frozenset[str] | None = None) -> list[str] | None:
+    """The conditions `a | (b & c)` keeps the rows of any of, when they read more than one column (the rows of
+    each taken apart); None for any other mask, or a union over one column, which mask_union reads as spans."""
+    try:
+        expr = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return None
+    parts = _operands(expr, ast.BitOr, ast.Or)
+    if len(parts) < 2 or mask_union(condition, query):
+        return None
+    return [ast.unparse(part) for part in parts]
+
+
 def negated_conjuncts(condition: str) -> list[str] | None:
     """The conditions `~(a & b)` negates, when it negates several (its rows fail at least one of them); None for
     any other mask."""

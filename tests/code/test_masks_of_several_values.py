@@ -1,6 +1,7 @@
 """A mask that keeps rows of several values or ranges of one column (`isin([2019, 2021])`, `(year == 2019) |
 (year == 2021)`, `query("year == 2019 or year == 2021")`) shares rows with another side of that column's cut exactly
-when one of its values or ranges does; it is not every row, nor none."""
+when one of its values or ranges does; it is not every row, nor none. Conditions joined by `|` over several columns
+(`(year == 2022) | ((year == 2023) & (q <= 2))`) keep the rows of each, each read as a mask of its own."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.code.masks import mask_union
+from auditor.code.masks import disjuncts_of_columns, mask_union
 from tests.code.reading import leaks_found
 
 HEAD = """\
@@ -64,6 +65,33 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _PARTS.format(train='df[(df.year == 2021) | (df.region == "eu")]', test=_LATEST),
         [("overlap", 3)],
     ),
+    "a year, or the first half of the next by |, the second half of that year scored": (
+        _PARTS.format(
+            train="df[(df.year == 2022) | ((df.year == 2023) & (df.q <= 2))]",
+            test="df[(df.year == 2023) & (df.q > 2)]",
+        ),
+        [],
+    ),
+    "a year, or the first half of the next by a query's or, the second half scored": (
+        _PARTS.format(
+            train='df.query("year == 2022 or (year == 2023 and q <= 2)")', test='df.query("year == 2023 and q > 2")'
+        ),
+        [],
+    ),
+    "LEAK: a year, or the next up to its third quarter, the next from its third quarter scored": (
+        _PARTS.format(
+            train="df[(df.year == 2022) | ((df.year == 2023) & (df.q <= 3))]",
+            test="df[(df.year == 2023) & (df.q >= 3)]",
+        ),
+        [("overlap", 3)],
+    ),
+    "LEAK: a year, or the flights flagged, whose rows may be of the half scored": (
+        _PARTS.format(
+            train="df[(df.year == 2022) | (df.flagged == 1)]",
+            test="df[(df.year == 2023) & (df.q > 2)]",
+        ),
+        [("overlap", 3)],
+    ),
     "the years cut by comparison methods, .le() and .gt()": (
         _PARTS.format(train="df[df.year.le(2022)]", test="df[df.year.gt(2022)]"),
         [],
@@ -87,3 +115,6 @@ def test_the_spans_of_a_mask_of_several_values() -> None:
     assert mask_union("(df.year == 2019) | (df.region == 'eu')") == ()  # two columns: no spans of one
     assert mask_union("df.year == 2019") == ()  # one value: a span of its own, not a union
     assert mask_union("df.year.isin(years)") == ()  # values not written out
+    assert disjuncts_of_columns("(df.year == 2019) | (df.region == 'eu')") == ["df.year == 2019", "df.region == 'eu'"]
+    assert disjuncts_of_columns("(df.year == 2019) | (df.year > 2021)") is None  # one column: mask_union's
+    assert disjuncts_of_columns("(df.year == 2019) & (df.q > 2)") is None
