@@ -226,6 +226,29 @@ class WalkState(ABC):
             self._assigned = found
         return found
 
+    def never_negative(self, expr: ast.expr, depth: int = 0) -> bool:
+        """Whether an expression is a number no run makes negative: a count (`len(df)`), a constant of at least
+        zero, their sums, products and quotients, `int`/`round`/`abs` of one, a `max` with one such argument, or a
+        name assigned once such a value (`embargo = int(0.01 * n)`)."""
+        if depth > 8:
+            return False
+        if isinstance(expr, ast.Constant):
+            return isinstance(expr.value, int | float) and not isinstance(expr.value, bool) and expr.value >= 0
+        if isinstance(expr, ast.Name):
+            written = self.assigned_once(expr)
+            return written is not None and self.never_negative(written, depth + 1)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Mult | ast.FloorDiv | ast.Div):
+            return self.never_negative(expr.left, depth + 1) and self.never_negative(expr.right, depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords and expr.args:
+            name = self.ev(expr.func).names
+            if name in ({"builtins.len"}, {"builtins.abs"}):
+                return True
+            if name in ({"builtins.int"}, {"builtins.round"}):
+                return self.never_negative(expr.args[0], depth + 1)
+            if name == {"builtins.max"}:
+                return any(self.never_negative(a, depth + 1) for a in expr.args)
+        return False
+
     def plain_number(self, expr: ast.expr, depth: int = 0) -> int | None:
         """The whole number an expression of numbers and names comes to (`k`, `N + 1`, `2 * N`, a name assigned
         once such an expression, `warmup = 24 * 7`); None for anything else, which is not evaluated again (a call

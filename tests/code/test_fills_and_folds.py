@@ -262,6 +262,8 @@ from sklearn.metrics import roc_auc_score
 df = pd.read_csv("bars.csv")
 X, y = df[["f1", "f2"]].to_numpy(), df["label"].to_numpy()
 n = len(df)
+gap = int(0.01 * n)
+shift = int(df["lag"].min())
 """
 
 
@@ -274,6 +276,13 @@ n = len(df)
         ("np.r_[0:a, b:n]", []),
         # each end clamped to the table: no row outside the unclamped ranges
         ("np.concatenate([np.arange(0, max(a - 10, 0)), np.arange(min(b + 10, n), n)])", []),
+        # an embargo or a purge held in a name that is never negative (a share of the rows' count)
+        ("np.concatenate([np.arange(0, max(a - gap, 0)), np.arange(min(b + gap, n), n)])", []),
+        ("np.r_[0:a - gap, b + gap:n]", []),
+        # one never negative taken the other way: the ranges reach into the test block
+        ("np.r_[0:a + gap, b:n]", [("overlap", 6)]),
+        ("np.r_[0:a, b - gap:n]", [("overlap", 6)]),
+        ("np.r_[0:a, b + shift:n]", [("overlap", 6)]),
         # ranges that reach into the test block
         ("np.concatenate([np.arange(0, a + 10), np.arange(b, n)])", [("overlap", 6)]),
         ("np.r_[0:a, b - 10:n]", [("overlap", 6)]),
