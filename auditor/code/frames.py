@@ -1438,10 +1438,11 @@ class Frames(WalkState):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
             step = self.plain_number(node.right)  # `cut - 24 * 7`: a number of constants, folded
             base = self._bound(node.left, closed, depth + 1, upper, named)
-            if step is None and base is not None and base[0] != "<end>" and self.never_negative(node.right):
-                # `[b + embargo:]`, `[:a - gap]` with a gap never negative: the slice lies within `[b:]`, `[:a]`,
-                # which stand for it where rows shared are asked (the unknown gap only takes rows away)
-                if isinstance(node.op, ast.Add) != upper:
+            # `[b + embargo:]`, `[:a - gap]` with a gap never negative: the slice lies within `[b:]`, `[:a]`, which
+            # stand for it where rows shared are asked (the unknown gap only takes rows away)
+            moves_inward = isinstance(node.op, ast.Add) != upper
+            if step is None and base is not None and base[0] != "<end>" and moves_inward:
+                if self.never_negative(node.right):
                     return base
             if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] == "<end>":
                 return None
