@@ -1440,10 +1440,9 @@ class Frames(WalkState):
             base = self._bound(node.left, closed, depth + 1, upper, named)
             # `[b + embargo:]`, `[:a - gap]` with a gap never negative: the slice lies within `[b:]`, `[:a]`, which
             # stand for it where rows shared are asked (the unknown gap only takes rows away)
-            moves_inward = isinstance(node.op, ast.Add) != upper
-            if step is None and base is not None and base[0] != "<end>" and moves_inward:
-                if self.never_negative(node.right):
-                    return base
+            inward = isinstance(node.op, ast.Add) != upper and base is not None and base[0] != "<end>"
+            if step is None and inward and self.never_negative(node.right):
+                return base
             if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] == "<end>":
                 return None
             moved = base[1] + (step if isinstance(node.op, ast.Add) else -step)
