@@ -302,7 +302,12 @@ class Library(Estimators, TorchLoops):
             fid = self.fit(node, f"{last}()", "which columns predict the label", Strength.TARGET, x.data)
             return Value(stats=frozenset({fid}))
         if pair in catalog.SAMPLE_TESTS or pair in catalog.PAIR_TESTS:
-            tested = _tested_against_each_other(args, pair in catalog.SAMPLE_TESTS)
+            compared = args
+            if pair in catalog.SAMPLE_TESTS and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+                # kruskal(*[X.loc[y == k, c] for k in classes]): one sample per value, each as the element stands
+                each = self.iterate(args[0])
+                compared = [each, each]
+            tested = _tested_against_each_other(compared, pair in catalog.SAMPLE_TESTS)
             if tested is not None:  # ttest_ind(X[y == 1], X[y == 0]): each column scored against the mask's column
                 tested_rows, against = tested
                 what = f"{last}()"

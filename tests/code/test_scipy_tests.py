@@ -48,6 +48,26 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         "\n        keep = [c for c in X.columns if stats.pearsonr(X[c], y)[1] < 0.01]" + _SCORED,
         [("preprocessing", 1)],
     ),
+    "LEAK: columns kept by a Kruskal-Wallis test of every row, one sample per class passed unpacked": (
+        "\n        keep = [c for c in X.columns if stats.kruskal(*[X.loc[y == k, c] for k in y.unique()]).pvalue < 0.01]"
+        + _SCORED,
+        [("preprocessing", 1)],
+    ),
+    "columns kept by a Kruskal-Wallis test of the training part, one sample per class passed unpacked": (
+        _SPLIT_FIRST.format(
+            chosen="keep = [c for c in X.columns"
+            " if stats.kruskal(*[X_tr.loc[y_tr == k, c] for k in y_tr.unique()]).pvalue < 0.01]"
+        ),
+        [],
+    ),
+    "columns that drift across the years dropped by a Kruskal-Wallis test, no label tested": (
+        """
+        X["year"] = X.index // 1000
+        drift = [c for c in X.columns if stats.kruskal(*[X.loc[X.year == v, c] for v in X.year.unique()])[1] < 0.01]
+        keep = [c for c in X.columns if c not in drift]"""
+        + _SCORED,
+        [],
+    ),
     "columns kept by a t-test of the training part's classes": (
         _SPLIT_FIRST.format(
             chosen="t, p = stats.ttest_ind(X_tr[y_tr == 1], X_tr[y_tr == 0])\n        keep = X.columns[p < 0.05]"
