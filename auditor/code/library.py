@@ -305,8 +305,8 @@ class Library(Estimators, TorchLoops):
             compared = args
             if pair in catalog.SAMPLE_TESTS and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
                 # kruskal(*[X.loc[y == k, c] for k in classes]): one sample per value, each as the element stands
-                each = self.iterate(args[0])
-                compared = [each, each]
+                sample = self.iterate(args[0])
+                compared = [sample, sample]
             tested = _tested_against_each_other(compared, pair in catalog.SAMPLE_TESTS)
             if tested is not None:  # ttest_ind(X[y == 1], X[y == 0]): each column scored against the mask's column
                 tested_rows, against = tested

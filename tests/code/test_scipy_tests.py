@@ -49,8 +49,8 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("preprocessing", 1)],
     ),
     "LEAK: columns kept by a Kruskal-Wallis test of every row, one sample per class passed unpacked": (
-        "\n        keep = [c for c in X.columns if stats.kruskal(*[X.loc[y == k, c] for k in y.unique()]).pvalue < 0.01]"
-        + _SCORED,
+        "\n        keep = [c for c in X.columns"
+        " if stats.kruskal(*[X.loc[y == k, c] for k in y.unique()]).pvalue < 0.01]" + _SCORED,
         [("preprocessing", 1)],
     ),
     "columns kept by a Kruskal-Wallis test of the training part, one sample per class passed unpacked": (
