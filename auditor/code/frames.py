@@ -24,7 +24,15 @@ from auditor.code.catalog import (
     Strength,
 )
 from auditor.code.events import Obj, Site, Split
-from auditor.code.masks import column_of, conjuncts, disjuncts_of_columns, mask_span, mask_union, negated_conjuncts
+from auditor.code.masks import (
+    column_of,
+    complete_columns_of,
+    conjuncts,
+    disjuncts_of_columns,
+    mask_span,
+    mask_union,
+    negated_conjuncts,
+)
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
 from auditor.code.values import (
@@ -1089,6 +1097,9 @@ class Frames(WalkState):
         if holder.names_of is not None and index.stats:
             # X.columns[skb.get_support()]: the names a learned mask keeps, chosen with the rows it was fitted on
             out = out.join(Value(stats=index.stats))
+        if holder.names_of is not None and complete_columns_of(node.slice) is not None:
+            # df.columns[df.isna().mean() < 0.3]: every complete column, a label among them
+            out = out.join(Value(names_of=holder.names_of))
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
             kinds = self._index_kinds(index)
@@ -1220,6 +1231,8 @@ class Frames(WalkState):
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
+            elif indexer == "loc" and complete_columns_of(cols_node) is not None:
+                pass  # df.loc[:, df.notna().all()]: every complete column, a label among them
             elif indexer == "loc" and cols.names_of is not None:
                 selected = replace(selected, columns=within_names(selected, cols.names_of)).pruned(selected.columns)
             elif indexer == "loc" and picked is not None:

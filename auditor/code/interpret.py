@@ -13,6 +13,7 @@ from auditor.code.catalog import POLARS_EXPRESSION
 from auditor.code.events import Record
 from auditor.code.frames import Frames
 from auditor.code.library import positions_left
+from auditor.code.masks import complete_columns_of
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value, pass_names
 from auditor.code.sources import MODULE_LINES, Program
@@ -995,8 +996,10 @@ class Walker(Calls, Frames):
                 continue
             # df[c].nunique() > 1: every column that varies, the label among them; so does df[c].std() > 0, since
             # pandas' std of a column of text raises: the program runs only when every column holds numbers
-            if _keeps_varying(condition, target.id) is not None:
-                continue
+            if _keeps_varying(condition, target.id) is not None or _column_named(
+                complete_columns_of(condition), target.id
+            ):
+                continue  # df[c].notna().all(), df[c].isna().mean() < 0.3: every complete column, the label too
             named = _excluded_names(condition, target.id, self.ev)
             if named is None:
                 return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
@@ -1158,6 +1161,11 @@ def _keeps_numbers(condition: ast.expr, name: str) -> bool:
 
 
 _VARY = {"nunique": 1, "std": 0, "var": 0}  # the value a column that holds one value has
+
+
+def _column_named(column: ast.expr | None, name: str) -> bool:
+    """Whether ``column`` is `df[name]`, the column of a loop's name."""
+    return isinstance(column, ast.Subscript) and isinstance(column.slice, ast.Name) and column.slice.id == name
 
 
 def _keeps_varying(condition: ast.expr, name: str) -> bool | None:

@@ -394,3 +394,60 @@ def _iso(text: str) -> datetime | None:
         return instant.replace(tzinfo=timezone(sign * timedelta(hours=hours, minutes=minutes)))
     except ValueError:  # a month 13, a 30th of February, an offset of a day or more
         return None
+
+
+_MISSING = frozenset(["isna", "isnull"])
+_PRESENT = frozenset(["notna", "notnull"])
+_ONE_VALUE = {"nunique": 1, "std": 0, "var": 0}  # what a column holding one value gives
+
+
+def complete_columns_of(expr: ast.expr) -> ast.expr | None:
+    """The table or column a test keeps every complete (or varying) column of, a label always among them:
+    `df.notna().all()`, `~df.isna().any()`, `df.isna().mean() < 0.3`, `df.isna().sum() == 0`, `df.nunique() > 1`,
+    `df.std() > 0`, or the same of one column `df[c]`; None for any other test."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
+        inner = _reduced(expr.operand, "any")
+        return inner[1] if inner is not None and inner[0] in _MISSING else None
+    reduced = _reduced(expr, "all")
+    if reduced is not None:
+        return reduced[1] if reduced[0] in _PRESENT else None
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1):
+        return None
+    op, bound = expr.ops[0], expr.comparators[0]
+    if not (isinstance(bound, ast.Constant) and isinstance(bound.value, int | float)) or isinstance(bound.value, bool):
+        return None
+    limit = bound.value
+    left = expr.left
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and left.func.attr in _ONE_VALUE:
+        one = _ONE_VALUE[left.func.attr]
+        varying = (isinstance(op, ast.Gt | ast.NotEq) and limit == one) or (isinstance(op, ast.GtE) and limit > one)
+        return left.func.value if varying and not left.args and not left.keywords else None
+    for counted in ("sum", "mean"):
+        reduced = _reduced(left, counted)
+        if reduced is None:
+            continue
+        kind, table = reduced
+        fewer = (isinstance(op, ast.Lt) and limit > 0) or (isinstance(op, ast.LtE) and limit >= 0)
+        if kind in _MISSING and (fewer or (isinstance(op, ast.Eq) and limit == 0)):
+            return table
+        if kind in _PRESENT and counted == "mean" and isinstance(op, ast.Gt | ast.GtE) and limit < 1:
+            return table
+    return None
+
+
+def _reduced(expr: ast.expr, reduction: str) -> tuple[str, ast.expr] | None:
+    """`x.isna().any()` read as ("isna", x) for ``reduction`` "any" (down the rows, not within each one)."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == reduction):
+        return None
+    if expr.args or any(k.arg == "axis" and _within_rows(k.value) for k in expr.keywords):
+        return None
+    tested = expr.func.value
+    if not (isinstance(tested, ast.Call) and isinstance(tested.func, ast.Attribute)):
+        return None
+    if tested.func.attr not in _MISSING | _PRESENT or tested.args or tested.keywords:
+        return None
+    return tested.func.attr, tested.func.value
+
+
+def _within_rows(axis: ast.expr) -> bool:
+    return isinstance(axis, ast.Constant) and axis.value in (1, "columns")

@@ -1,6 +1,7 @@
 """Feature lists as competition code writes them: the names of an unlabelled test file's columns, a list read
-before a column was added, numeric columns less the label joined with the text ones. Each holds the label only
-where the names it was made from do. Each case is a script and the leaks it holds (kind and line, counted after
+before a column was added, numeric columns less the label joined with the text ones, the columns with no value
+missing or that vary (`df.loc[:, df.notna().all()]`, a label always complete among them). Each holds the label
+only where the names it was made from do. Each case is a script and the leaks it holds (kind and line, counted after
 HEAD), none for correct code."""
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     ),
     "the training file's columns with more than ten values, a test that may leave the target out": (
         _VARYING.format(table="train", test="train[c].nunique() > 10") + _FIT,
+        [],
+    ),
+    "the training file's columns with no value missing, the target among them": (
+        _VARYING.format(table="train", test="train[c].notna().all()") + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "the training file's columns missing under a third of their values, the target among them": (
+        _VARYING.format(table="train", test="train[c].isna().mean() < 0.3") + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "the training file's columns missing under a third of their values, the target left out by name": (
+        _VARYING.format(table="train", test='c != "target" and train[c].isna().mean() < 0.3') + _FIT,
         [],
     ),
     "the features named by an unlabelled test file's columns": (
@@ -137,6 +150,49 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         [("label_in_features", 5)],
     ),
 }
+
+
+_TABLE = """
+        df = pd.read_csv("train.csv")
+        y = df["target"]
+        """
+
+COMPLETE: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the columns with no value missing, by loc and a mask of the table": (
+        _TABLE + "X = df.loc[:, df.notna().all()]" + _FIT,
+        [("label_in_features", 5)],
+    ),
+    "LEAK: the columns missing under a third of their values, named by the table's columns": (
+        _TABLE + "X = df[df.columns[df.isna().mean() < 0.3]]" + _FIT,
+        [("label_in_features", 5)],
+    ),
+    "LEAK: the columns that vary, by loc and a mask of the table": (
+        _TABLE + "X = df.loc[:, df.nunique() > 1]" + _FIT,
+        [("label_in_features", 5)],
+    ),
+    "LEAK: the columns with nothing missing, ~isna().any()": (
+        _TABLE + "X = df.loc[:, ~df.isna().any()]" + _FIT,
+        [("label_in_features", 5)],
+    ),
+    "the label dropped, then the columns with no value missing": (
+        _TABLE + 'X = df.drop(columns=["target"])\n        X = X.loc[:, X.notna().all()]' + _FIT,
+        [],
+    ),
+    "the complete columns kept, then the label dropped": (
+        _TABLE + 'full = df.loc[:, df.notna().all()]\n        X = full.drop(columns="target")' + _FIT,
+        [],
+    ),
+    "the rows with no value missing, the label dropped": (
+        _TABLE + 'full = df[df.notna().all(axis=1)]\n        X, y = full.drop(columns="target"), full["target"]' + _FIT,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPLETE))
+def test_complete_columns_keep_the_label(tmp_path: Path, case: str) -> None:
+    body, expected = COMPLETE[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
 
 
 @pytest.mark.parametrize("case", CASES)
