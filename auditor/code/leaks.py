@@ -610,8 +610,10 @@ class _Rules:
                             ("score", e.site, e.what),
                         ),
                     )
-                if e.x.in_sample and t.parts and not t.held_out and v.inside(t):
-                    continue  # fittedvalues of some of the training part's rows (y_train.iloc[1:]): an in-sample fit
+                if e.x.in_sample and t.parts and (not t.held_out or _masked(t)) and v.inside(t):
+                    # fittedvalues of some of the training part's rows (y_train.iloc[1:], of `y[y.index < cut]` too,
+                    # a mask naming no side as the test): an in-sample fit
+                    continue
                 # the very rows trained on, scored: a training score, unless they are a held-out side of a split
                 # that the training put back with its other side (pd.concat([train, test]), folds joined again)
                 back = v == t and _put_back(v, x, e.x)
@@ -1281,6 +1283,11 @@ def _put_back(atom: Atom, trained: Data, scored: Data) -> bool:
     sides = {(p.split, p.side) for a in trained.rows for p in a.parts}
     seen = {(p.split, p.side) for a in scored.rows for p in a.parts}
     return any(p.held_out and any(s == p.split and (s, side) not in seen for s, side in sides) for p in atom.parts)
+
+
+def _masked(atom: Atom) -> bool:
+    """Whether the last split that took these rows is a mask (whose sides name no train or test)."""
+    return bool(atom.parts) and atom.parts[-1].split.startswith("mask:")
 
 
 def _unseen(atom: Atom, training: list[Atom]) -> bool:

@@ -147,6 +147,25 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [],
     ),
+    "fitted values past the first step of a series cut by a date mask, beside a forecast of the later dates": (
+        """
+    y = pd.read_csv("sessions.csv", parse_dates=["week"], index_col="week")["sessions"]
+    train, test = y[y.index < "2023-01-01"], y[y.index >= "2023-01-01"]
+    res = SARIMAX(train, order=(1, 1, 1)).fit(disp=False)
+    print(mean_absolute_error(train[1:], res.fittedvalues[1:]))
+    print(mean_absolute_error(test, res.forecast(steps=len(test))))
+""",
+        [],
+    ),
+    "LEAK: fitted values of the whole series, those of the dates after the cut scored": (
+        """
+    y = pd.read_csv("sessions.csv", parse_dates=["week"], index_col="week")["sessions"]
+    test = y[y.index >= "2023-01-01"]
+    res = SARIMAX(y, order=(1, 1, 1)).fit(disp=False)
+    print(mean_absolute_error(test, res.fittedvalues[y.index >= "2023-01-01"]))
+""",
+        [("overlap", 3)],
+    ),
     "LEAK: auto_arima of the whole series, its in-sample predictions of the tail scored": (
         _SERIES
         + """
