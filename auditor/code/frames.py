@@ -29,7 +29,9 @@ from auditor.code.masks import (
     complete_columns_of,
     conjuncts,
     disjuncts_of_columns,
+    instant_of,
     mask_span,
+    period_after,
     mask_union,
     negated_conjuncts,
 )
@@ -1317,6 +1319,11 @@ class Frames(WalkState):
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 return data
+            dated = self._dated_slice(rows_node, node) if indexer in (None, "loc") else None
+            if dated is not None:
+                # df.loc[:"2023-06-01"], s["2023-06-01":"2023-06-07"]: labels of a time index, the rows of the mask
+                # `df.index <= "2023-06-01"`, comparable with such masks (and holding its end, as .loc's slice does)
+                return self._cut_by(data, dated, "rows", node)
             # A sequence cut in two: `[:cut]` and `[cut:]` (or `.loc[:'2023-09-30']` and `.loc['2023-10-01':]`)
             # are its head and tail; a slice of a slice cuts again. Bounds the walk can compare say more:
             # `[:900]` and `[800:]` share 100 rows.
@@ -1387,6 +1394,24 @@ class Frames(WalkState):
             sid = self._part_split(f"mask:{column or columns}", node, data)
             data = data.masked(Part(sid, _side(part), mask_span(part, query), mask_union(part, query)))
         return data
+
+    def _dated_slice(self, bounds: ast.Slice, node: ast.AST) -> str | None:
+        """A slice of labels that are instants (`"2023-06-01"`, `pd.Timestamp(...)`), as the mask of the table's
+        index it keeps, both ends held; None for any other slice."""
+        if bounds.step is not None or not isinstance(node, ast.Subscript):
+            return None
+        given = [b for b in (bounds.lower, bounds.upper) if b is not None]
+        if not given or any(instant_of(b) is None for b in given):
+            return None
+        table = node.value.value if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" else node.value
+        name = self.text(table)
+        held = []
+        if bounds.lower is not None:
+            held.append(f"{name}.index >= {ast.unparse(bounds.lower)}")
+        if bounds.upper is not None:
+            after = period_after(bounds.upper)
+            held.append(f"{name}.index < {after!r}" if after else f"{name}.index <= {ast.unparse(bounds.upper)}")
+        return held[0] if len(held) == 1 else " & ".join(f"({h})" for h in held)
 
     def _slice_span(
         self, bounds: ast.Slice, closed_end: bool, named: bool = False

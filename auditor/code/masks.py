@@ -261,7 +261,8 @@ def _root_column(node: ast.expr) -> str | None:
         inner = node.value
         if isinstance(inner, ast.Name):
             if isinstance(node, ast.Attribute):
-                return node.attr
+                # df.index is the rows' labels, no column: a mask of it is one of the rows, as when it stands alone
+                return node.attr if node.attr != "index" else None
             key = node.slice
             return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         node = inner
@@ -369,6 +370,32 @@ def _zoned(instant: datetime | None, zone: object, utc: bool) -> datetime | None
         return instant.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
     except (ZoneInfoNotFoundError, ValueError):
         return None
+
+
+def period_after(node: ast.expr) -> str | None:
+    """For a label slice's end written as a partial date, the first instant past the period it names: pandas keeps
+    all of it (`.loc[:"2023-06"]` holds every day of June, `[:"2023-06-01"]` every hour of that day). None for an
+    end that names one instant (a time to the second or finer, a Timestamp call) or no date."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    found = _ISO.fullmatch(node.value)
+    start = _iso(node.value)
+    if found is None or start is None or found.group(8) is not None:
+        return None
+    year, month, day, hour, minute, second, fraction, _ = found.groups()
+    if second is not None or fraction is not None:
+        return None
+    if month is None:
+        after = start.replace(year=start.year + 1)
+    elif day is None:
+        after = start.replace(year=start.year + start.month // 12, month=start.month % 12 + 1)
+    elif hour is None:
+        after = start + timedelta(days=1)
+    elif minute is None:
+        after = start + timedelta(hours=1)
+    else:
+        after = start + timedelta(minutes=1)
+    return after.isoformat(sep=" ")
 
 
 def _iso(text: str) -> datetime | None:
