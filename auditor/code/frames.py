@@ -31,9 +31,9 @@ from auditor.code.masks import (
     disjuncts_of_columns,
     instant_of,
     mask_span,
-    period_after,
     mask_union,
     negated_conjuncts,
+    period_after,
 )
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState

@@ -382,7 +382,7 @@ def period_after(node: ast.expr) -> str | None:
     start = _iso(node.value)
     if found is None or start is None or found.group(8) is not None:
         return None
-    year, month, day, hour, minute, second, fraction, _ = found.groups()
+    _, month, day, hour, minute, second, fraction, _ = found.groups()
     if second is not None or fraction is not None:
         return None
     if month is None:
