@@ -53,6 +53,7 @@ from auditor.code.values import (
     data_of,
     join_all,
     named_parts,
+    share_of,
     stats_of,
     within_names,
     within_rows,
@@ -1487,6 +1488,11 @@ class Frames(WalkState):
             if base[0] == "" and moved < 0:  # `cut - win` of two counts: a position, never one from the end
                 return None
             return (base[0], moved, closed)
+        if isinstance(node, ast.Name) and depth < 4:
+            # `val_end = int(n * 0.85)`, then `[:val_end]`: a share of a length, compared with `[int(n * 0.70):]`
+            written = self.assigned_once(node)
+            if isinstance(written, ast.Call | ast.BinOp) and share_of(ast.unparse(written)) is not None:
+                return (self.whole(written), 0, closed)
         if named and isinstance(node, ast.Name) and depth < 4:
             # `test_start = train_end - 168`, then `[test_start:]`: the bound the name was given, so it compares
             # with `[:train_end]` (a value with a call in it is not walked again)

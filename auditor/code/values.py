@@ -72,19 +72,28 @@ def _as_shares(a: Bound, b: Bound) -> tuple[Bound, Bound]:
     their shares, which order them as they order the positions (rounding keeps the order); any others as given."""
     if a[0] == b[0] or a[1] or b[1]:
         return a, b
-    share_a, share_b = _share(a[0]), _share(b[0])
+    share_a, share_b = share_of(a[0]), share_of(b[0])
     if share_a is None or share_b is None or share_a[0] != share_b[0]:
         return a, b
     return (share_a[0], share_a[1], a[2]), (share_b[0], share_b[1], b[2])
 
 
 @lru_cache(maxsize=1024)
-def _share(text: str) -> tuple[str, float] | None:
+def share_of(text: str) -> tuple[str, float] | None:
     """`int(0.8 * len(X))` as ('int(len(X))', 0.8): a share strictly between 0 and 1 of a length, rounded by
-    int, round, floor or ceil; None for any other text."""
+    int, round, floor or ceil (or `len(X) * 8 // 10`, rounded down); None for any other text."""
     try:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.left, ast.BinOp):
+        # n * 85 // 100: the share 0.85 of n, rounded down as int() rounds a count down
+        product, parts = node.left, node.right
+        if not (isinstance(product.op, ast.Mult) and isinstance(parts, ast.Constant) and type(parts.value) is int):
+            return None
+        for count, length in ((product.left, product.right), (product.right, product.left)):
+            if isinstance(count, ast.Constant) and type(count.value) is int and 0 < count.value < parts.value:
+                return (f"<share>int({ast.unparse(length)})", count.value / parts.value)
         return None
     if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
         return None
@@ -94,6 +103,7 @@ def _share(text: str) -> tuple[str, float] | None:
         return None
     if not isinstance(product.op, ast.Mult):
         return None
+    rounding = "int" if rounding == "floor" else rounding  # a count is never negative: both round it down
     for share, length in ((product.left, product.right), (product.right, product.left)):
         if isinstance(share, ast.Constant) and isinstance(share.value, float) and 0 < share.value < 1:
             return (f"<share>{rounding}({ast.unparse(length)})", share.value)

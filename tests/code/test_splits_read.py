@@ -787,6 +787,40 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    "LEAK: a refit up to a share held in a name, scored from an earlier share": (
+        """
+        df = pd.read_csv("series.csv")
+        n = len(df)
+        train_end, val_end = int(n * 0.70), int(n * 0.85)
+        fit_part, test = df.iloc[:val_end], df.iloc[train_end:]
+        m = LinearRegression().fit(fit_part[["x1", "x2"]], fit_part["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "LEAK: shares written as whole-number division, the scored part reaching back": (
+        """
+        df = pd.read_csv("series.csv")
+        n = len(df)
+        train_end, val_end = n * 7 // 10, n * 85 // 100
+        fit_part, test = df.iloc[:val_end], df[train_end:]
+        m = LinearRegression().fit(fit_part[["x1", "x2"]], fit_part["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [("overlap", 5)],
+    ),
+    "a refit up to a share held in a name, scored from that share on": (
+        """
+        df = pd.read_csv("series.csv")
+        n = len(df)
+        train_end, val_end = n * 7 // 10, int(n * 0.85)
+        train, val, test = df.iloc[:train_end], df.iloc[train_end:val_end], df.iloc[val_end:]
+        fit_part = df.iloc[:val_end]
+        m = LinearRegression().fit(fit_part[["x1", "x2"]], fit_part["y"])
+        print(m.score(test[["x1", "x2"]], test["y"]))
+        """,
+        [],
+    ),
     "slices at shares rounded two ways are not compared": (
         """
         df = pd.read_csv("series.csv")
