@@ -88,10 +88,10 @@ def share_of(text: str) -> tuple[str, float] | None:
         return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.left, ast.BinOp):
         # n * 85 // 100: the share 0.85 of n, rounded down as int() rounds a count down
-        product, parts = node.left, node.right
-        if not (isinstance(product.op, ast.Mult) and isinstance(parts, ast.Constant) and type(parts.value) is int):
+        multiplied, parts = node.left, node.right
+        if not (isinstance(multiplied.op, ast.Mult) and isinstance(parts, ast.Constant) and type(parts.value) is int):
             return None
-        for count, length in ((product.left, product.right), (product.right, product.left)):
+        for count, length in ((multiplied.left, multiplied.right), (multiplied.right, multiplied.left)):
             if isinstance(count, ast.Constant) and type(count.value) is int and 0 < count.value < parts.value:
                 return (f"<share>int({ast.unparse(length)})", count.value / parts.value)
         return None
