@@ -44,6 +44,7 @@ from auditor.code.values import (
     is_given,
     join_all,
     join_datas,
+    selected_columns,
 )
 
 # A hyper-parameter search that calls the program's objective once per trial and keeps the best value
@@ -910,7 +911,10 @@ class Estimators(WalkState):
             for model in self._layers_in.get(found.id, ()):  # adapted after the model was built: it applies it
                 self.record.objects[model].baked |= {fid}
             if transform:
-                return Value(data=replace(x, fits=x.fits | {fid})) if x is not None else NOTHING
+                if x is None:
+                    return NOTHING
+                x = selected_columns(x, found.selects) or x  # a ColumnTransformer's named columns only
+                return Value(data=replace(x, fits=x.fits | {fid}))
             return Value(objects=frozenset({found.id}))
         if kind is Kind.STATELESS or kind is Kind.SAMPLER or kind is Kind.SPLITTER or kind is Kind.CALLBACK:
             if transform and x is not None:
@@ -1112,6 +1116,8 @@ class Estimators(WalkState):
         x = self._refitted(found, x, node)
         # statistics set on it by hand (test_gen.mean = gen.mean) are applied as its own
         given = self.stats_in([found.entries[a] for a in _LEARNED_ATTRIBUTES if a in found.entries])
+        # prep.fit_transform(train) of a ColumnTransformer: only the columns it names (remainder dropped)
+        x = selected_columns(x, found.selects) or x
         return Value(data=replace(x, fits=x.fits | found.fits | given))
 
     def _refitted(self, found: Obj, x: Data, node: ast.AST | None) -> Data:

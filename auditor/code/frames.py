@@ -584,7 +584,7 @@ class Frames(WalkState):
         if name == "drop_duplicates" and data.ordered:  # sorted to keep one row per key, not to be a series
             return Value(data=replace(self.with_fits(data, stats), ordered=frozenset(), mask=None, grouped=False))
         if name == "select_dtypes":
-            chosen_kind = _dtype_choice(args, kwargs)
+            chosen_kind = dtype_choice(args, kwargs)
             columns = data.columns or Columns()
             usable = chosen_kind is not None and not columns.opaque
             chosen = replace(columns, dtypes=chosen_kind) if usable else Columns(opaque=True)
@@ -1868,7 +1868,7 @@ def _numbers_of(record: object, mapping: Value) -> bool:
     return bool(values) and all(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values)
 
 
-def _dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
+def dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:
     """select_dtypes(include="number") keeps the numeric columns, exclude="number" or include="object" some of the
     others (None: unknown)."""
 
@@ -2054,7 +2054,7 @@ def _side(mask: str) -> str:
         return "".join(mask.split())
 
 
-__all__ = ["Frames", "is_time_name", "join_all"]
+__all__ = ["Frames", "dtype_choice", "is_time_name", "join_all"]
 
 
 def _counted_per_key(holder: ast.expr, stmt: ast.AST) -> bool:

@@ -17,7 +17,7 @@ from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, S
 from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.sources import MODULE_LINES
 from auditor.code.state import TEXT_LIMIT, shortened
-from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step, within_names
+from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step, selected_columns
 
 
 class LeakKind(enum.StrEnum):
@@ -1097,15 +1097,9 @@ class _Rules:
     def _used(self, x: Data, models: frozenset[int]) -> Data:
         """The columns of ``x`` the models use: those their column transformer selects (the rest dropped)."""
         for oid in models:
-            selects = self.r.objects[oid].selects
-            if selects is None or (selects.base is None and not selects.opaque and not selects.removed):
-                continue
-            if selects.opaque:
-                return replace(x, columns=Columns(opaque=True))
-            if selects.base is None or selects.removed:  # a list made from a table's names, less some
-                return replace(x, columns=within_names(x, selects))
-            assert x.columns is not None
-            return replace(x, columns=x.columns.only(selects.base))
+            used = selected_columns(x, self.r.objects[oid].selects)
+            if used is not None:
+                return used
         return x
 
     def _regression(self, models: frozenset[int]) -> bool:

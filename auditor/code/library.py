@@ -14,6 +14,7 @@ from dataclasses import replace
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.frames import dtype_choice
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
 from auditor.code.state import (
@@ -155,6 +156,10 @@ class Library(Estimators, TorchLoops):
             return Value(objects=frozenset({self.obj(node, ARGUMENT_PARSER).id}))
         if package == "statsmodels" and last in catalog.FORMULA_MODELS:
             return self._formula_model(qualname, args, kwargs, node)
+        if qualname == "sklearn.compose.make_column_selector" and not args and "pattern" not in kwargs:
+            # make_column_selector(dtype_include=np.number): every numeric column, as select_dtypes keeps them
+            chosen = dtype_choice([], {k.removeprefix("dtype_"): v for k, v in kwargs.items()})
+            return Value(names_of=Columns(dtypes=chosen) if chosen is not None else Columns(opaque=True))
         path = path_called(qualname, args, kwargs)
         if path is not None:  # Path("data"), os.path.join(root, "a.csv"): a file's path, known as its text
             return Value(consts=frozenset({path}))

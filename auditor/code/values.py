@@ -774,6 +774,21 @@ def within_rows(axis: Value | None) -> bool:
     return bool(consts) and all((type(c) is int and c != 0) or c == "columns" for c in consts)
 
 
+def selected_columns(x: Data, selects: Columns | None) -> Data | None:
+    """The rows ``x`` with only the columns a column transformer selects (the rest dropped); None when it selects
+    every column, or selects nothing known."""
+    if selects is None or (selects.base is None and not selects.opaque and not selects.removed):
+        if selects is not None and selects.dtypes is not None and x.columns is not None and not x.columns.opaque:
+            # make_column_selector(dtype_include=np.number): the numeric columns, as select_dtypes keeps them
+            return replace(x, columns=replace(x.columns, dtypes=selects.dtypes))
+        return None
+    if selects.opaque:
+        return replace(x, columns=Columns(opaque=True))
+    if selects.base is None or selects.removed:  # a list made from a table's names, less some
+        return replace(x, columns=within_names(x, selects))
+    return replace(x, columns=(x.columns or Columns()).only(selects.base))
+
+
 def within_names(data: Data, names: Columns) -> Columns:
     """A table's columns narrowed to a list of names taken from its own columns (with what each came from). Every
     column of another table (`train[[c for c in test.columns if c != "id"]]`) names columns the walk cannot know:

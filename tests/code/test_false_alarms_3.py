@@ -1,5 +1,6 @@
 """Correct code that was read as a leak, each beside the real leak that looks like it: blend weights normalised
-inside an optimiser's objective (a vector, not rows). Each case is a script and the leaks it holds (kind and line,
+inside an optimiser's objective (a vector, not rows); a column transformer fitted on its own, which keeps only the
+columns it names. Each case is a script and the leaks it holds (kind and line,
 counted after HEAD), none for correct code."""
 
 from __future__ import annotations
@@ -74,4 +75,88 @@ BLENDS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("case", list(BLENDS))
 def test_blend_weights_are_not_rows(tmp_path: Path, case: str) -> None:
     body, expected = BLENDS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CREDIT = """
+        from sklearn.compose import ColumnTransformer, make_column_selector
+        from sklearn.impute import SimpleImputer
+        from sklearn.metrics import roc_auc_score
+        df = pd.read_csv("loans.csv")
+        train, test = train_test_split(df, random_state=0)
+        """
+
+_PREPARED = """
+        X_train = prep.fit_transform(train)
+        X_test = prep.transform(test)
+        clf = LogisticRegression().fit(X_train, train["default"])
+        print(roc_auc_score(test["default"], clf.predict_proba(X_test)[:, 1]))
+        """
+
+COLUMN_TRANSFORMERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a column transformer of named columns fitted on its own on the training table": (
+        _CREDIT + 'prep = ColumnTransformer([("num", SimpleImputer(strategy="median"), ["income", "age"])])' + _PREPARED,
+        [],
+    ),
+    "LEAK: a column transformer that passes the other columns through, the label among them": (
+        _CREDIT
+        + 'prep = ColumnTransformer([("num", SimpleImputer(), ["income"])], remainder="passthrough")'
+        + _PREPARED,
+        [("label_in_features", 9)],
+    ),
+    "LEAK: a column transformer whose list names the label": (
+        _CREDIT + 'prep = ColumnTransformer([("num", SimpleImputer(), ["income", "default"])])' + _PREPARED,
+        [("label_in_features", 9)],
+    ),
+    "LEAK: a column transformer of every numeric column, the price it predicts among them": (
+        _CREDIT
+        + 'prep = ColumnTransformer([("num", SimpleImputer(), make_column_selector(dtype_include=np.number))])'
+        + """
+        from sklearn.linear_model import Ridge
+        reg = Ridge().fit(prep.fit_transform(train), train["price"])
+        print(reg.score(prep.transform(test), test["price"]))
+        """,
+        [("label_in_features", 8)],
+    ),
+    "LEAK: a pipeline whose column transformer takes every numeric column, the price it predicts among them": (
+        _CREDIT
+        + """
+        from sklearn.linear_model import Ridge
+        from sklearn.pipeline import make_pipeline
+        numeric = make_column_selector(dtype_include=np.number)
+        model = make_pipeline(ColumnTransformer([("num", SimpleImputer(), numeric)]), Ridge())
+        model.fit(train, train["price"])
+        print(model.score(test, test["price"]))
+        """,
+        [("label_in_features", 11)],
+    ),
+    "a pipeline whose column transformer takes every text column, a price predicted": (
+        _CREDIT
+        + """
+        from sklearn.linear_model import Ridge
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import OneHotEncoder
+        texts = make_column_selector(dtype_exclude=np.number)
+        model = make_pipeline(ColumnTransformer([("cat", OneHotEncoder(), texts)]), Ridge())
+        model.fit(train, train["price"])
+        print(model.score(test, test["price"]))
+        """,
+        [],
+    ),
+    "a column transformer of every numeric column of a table whose label was taken out": (
+        _CREDIT.replace('df = pd.read_csv("loans.csv")', 'df = pd.read_csv("loans.csv")\n        y = df.pop("default")')
+        + 'prep = ColumnTransformer([("num", SimpleImputer(), make_column_selector(dtype_include=np.number))])'
+        + """
+        X_train = prep.fit_transform(train)
+        clf = LogisticRegression().fit(X_train, y.loc[train.index])
+        print(roc_auc_score(y.loc[test.index], clf.predict_proba(prep.transform(test))[:, 1]))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(COLUMN_TRANSFORMERS))
+def test_a_column_transformer_on_its_own_keeps_the_columns_it_names(tmp_path: Path, case: str) -> None:
+    body, expected = COLUMN_TRANSFORMERS[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
