@@ -95,7 +95,7 @@ _PREPARED = """
 
 COLUMN_TRANSFORMERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "a column transformer of named columns fitted on its own on the training table": (
-        _CREDIT + 'prep = ColumnTransformer([("num", SimpleImputer(strategy="median"), ["income", "age"])])' + _PREPARED,
+        _CREDIT + 'prep = ColumnTransformer([("num", SimpleImputer(), ["income", "age"])])' + _PREPARED,
         [],
     ),
     "LEAK: a column transformer that passes the other columns through, the label among them": (
