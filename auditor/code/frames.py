@@ -551,9 +551,13 @@ class Frames(WalkState):
             stats = stats | self._polars_statistics(node, data) | self.stats_in([*args, *kwargs.values()])
         if name == "with_columns" and data.columns is not None:
             # polars adds (or replaces) the columns its expressions name; the others stay as they were
-            # (what each new column is computed from is not read: a lag of the label is not the label)
+            # (what each new column is computed from is read only of an expression of each row's own values: a
+            # lag of the label is not the label)
             columns = data.columns
-            for added in [*(n for a in node.args for n in _aliases(a)), *(k.arg for k in node.keywords if k.arg)]:
+            for expr in node.args:
+                for added in _aliases(expr):
+                    columns = columns.adding(added, _row_wise_reads(expr))
+            for added in (k.arg for k in node.keywords if k.arg):
                 columns = columns.adding(added, ())
             # values given as they are (pl.Series("a", X[:, 0]) of scaled rows) bring what they were fitted on
             given = _fits_of([*args, *kwargs.values()])
@@ -884,9 +888,30 @@ class Frames(WalkState):
                     reductions.append(inner)
         if not reductions:
             return frozenset()
+        # pl.col("x").max().over("qid"): a statistic of each query's rows, as a pandas group's transform is
+        over: dict[int, frozenset[str]] = {}
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            for inner in ast.walk(arg):
+                if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "over":
+                    keys = [a.value for a in inner.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                    if keys and len(keys) == len(inner.args) and not inner.keywords:
+                        over.update({id(r): frozenset(keys) for r in ast.walk(inner.func.value)})
         reductions.sort(key=lambda r: (r.lineno, r.col_offset))
         names = list(dict.fromkeys(r.func.attr for r in reductions if isinstance(r.func, ast.Attribute)))
         what = f"{self.text(node.func)}({self.text(reductions[0])}{', …' if len(reductions) > 1 else ''})"
+        by = {over.get(id(r)) for r in reductions}
+        if len(by) == 1 and None not in by:
+            keys = next(k for k in by if k is not None)
+            # of the columns the reductions read (pl.col("x")), as a pandas group's column is: not the label's
+            read = {
+                str(c.args[0].value)
+                for r in reductions
+                for c in ast.walk(r)
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "col"
+                and len(c.args) == 1 and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str)
+            }
+            of = replace(data, sources=frozenset(read)) if read else data
+            return frozenset({self.fit(node, what, PER_GROUP, Strength.STATISTICS, of, by=keys)})
         learns = f"the {' and the '.join(names)} of the rows"
         return frozenset({self.fit(node, what, learns, Strength.STATISTICS, data)})
 
@@ -1924,6 +1949,29 @@ POLARS_REDUCTIONS = frozenset(
 )
 
 SLICE = "slice"  # the split a slice of rows takes a side of (numbered by how many slices came before)
+
+
+# polars methods that take values from other rows (a lag, a window, a group's statistic): what they make is not
+# computed from the row's own values
+_OTHER_ROWS = frozenset(
+    ["shift", "diff", "pct_change", "over", "cum_sum", "cum_max", "cum_min", "cum_count", "cum_prod", "rank"]
+)
+
+
+def _row_wise_reads(expr: ast.expr) -> tuple[str, ...]:
+    """The columns a polars expression reads (`pl.col("qid").hash() % 10` reads qid) when it computes each row from
+    that row's own values; none when it takes any other row's (a shift, a rolling window, a group's statistic)."""
+    read: list[str] = []
+    for inner in ast.walk(expr):
+        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)):
+            continue
+        name = inner.func.attr
+        if name in _OTHER_ROWS or name.startswith("rolling") or name in POLARS_REDUCTIONS:
+            return ()
+        if name == "col" and len(inner.args) == 1 and isinstance(inner.args[0], ast.Constant):
+            if isinstance(inner.args[0].value, str):
+                read.append(inner.args[0].value)
+    return tuple(dict.fromkeys(read))
 
 
 def _aliases(expr: ast.expr) -> list[str]:

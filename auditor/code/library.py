@@ -867,6 +867,8 @@ class Library(Estimators, TorchLoops):
 
     def metric(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
+        # ndcg_score([y_q], [pred_q]): one query's labels and scores, each wrapped in a list of rows
+        given = [Value(data=self.rows_of([v])) if v.data is None and v.items else v for v in given]
         predicted = [v.data for v in given if v.data is not None and v.data.predicted]
         truth = [v.data for v in given if v.data is not None and not v.data.predicted]
         curve = name in catalog.CURVE_METRICS

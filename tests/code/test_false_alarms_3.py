@@ -1,7 +1,8 @@
 """Correct code that was read as a leak, each beside the real leak that looks like it: blend weights normalised
 inside an optimiser's objective (a vector, not rows); a column transformer fitted on its own, which keeps only the
-columns it names. Each case is a script and the leaks it holds (kind and line,
-counted after HEAD), none for correct code."""
+columns it names; and a ranking metric given one query's labels and scores each wrapped in a list, which was read
+as no score. Each case is a script and the leaks it holds (kind and line, counted after HEAD), none for correct
+code."""
 
 from __future__ import annotations
 
@@ -159,4 +160,33 @@ COLUMN_TRANSFORMERS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("case", list(COLUMN_TRANSFORMERS))
 def test_a_column_transformer_on_its_own_keeps_the_columns_it_names(tmp_path: Path, case: str) -> None:
     body, expected = COLUMN_TRANSFORMERS[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_RANKED = """
+        import lightgbm as lgb
+        from sklearn.metrics import ndcg_score
+        df = pd.read_parquet("judgments.parquet")
+        {prior}
+        train, test = df[df.qid % 5 != 0], df[df.qid % 5 == 0]
+        ranker = lgb.LGBMRanker().fit(train[F], train["rel"], group=train.groupby("qid").size().to_numpy())
+        scores = [ndcg_score([g["rel"].to_numpy()], [ranker.predict(g[F])], k=10) for _, g in test.groupby("qid")]
+        print(np.mean(scores))
+        """
+
+RANKINGS: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: each document's mean label over every query, each test query's ranking scored as a list of one": (
+        _RANKED.format(prior='df["prior"] = df["doc"].map(df.groupby("doc")["rel"].mean())\n        F = ["bm25", "prior"]'),
+        [("preprocessing", 4)],
+    ),
+    "each test query's ranking scored as a list of one, the features of each row alone": (
+        _RANKED.format(prior='F = ["bm25", "pagerank"]'),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(RANKINGS))
+def test_a_ranking_metric_given_lists_of_one_query(tmp_path: Path, case: str) -> None:
+    body, expected = RANKINGS[case]
     assert leaks_found(tmp_path, HEAD, body) == expected

@@ -206,3 +206,80 @@ def test_rows_cut_by_polars_filters(tmp_path: Path, case: str) -> None:
     """`df.filter(pl.col("date") < cut)` is a side of a mask, as `df[df["date"] < cut]` is."""
     body, expected = FILTERED[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_QUERIES = """
+        df = pl.read_parquet("judgments.parquet")
+        df = df.with_columns({made})
+        {cut}
+        model = LinearRegression().fit(train.select("x", "x_rel").to_numpy(), train["y"].to_numpy())
+        print(r2_score(test["y"].to_numpy(), model.predict(test.select("x", "x_rel").to_numpy())))
+        """
+
+_PER_QUERY = '(pl.col("x") / pl.col("x").max().over("qid")).alias("x_rel")'
+_BY_QUERY = 'train, test = df.filter(pl.col("qid") % 10 >= 2), df.filter(pl.col("qid") % 10 < 2)'
+_BY_BUCKET = (
+    'df = df.with_columns((pl.col("qid").hash(seed=0) % 10).alias("bucket"))\n'
+    '        train, test = df.filter(pl.col("bucket") >= 2), df.filter(pl.col("bucket") < 2)'
+)
+
+PER_GROUP: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a statistic of each query's rows by over(), the queries split": (
+        _QUERIES.format(made=_PER_QUERY, cut=_BY_QUERY),
+        [],
+    ),
+    "a statistic of each query's rows by over(), split by a bucket computed from the query alone": (
+        _QUERIES.format(made=_PER_QUERY, cut=_BY_BUCKET),
+        [],
+    ),
+    "LEAK: a statistic of each query's rows by over(), the rows split by date": (
+        _QUERIES.format(
+            made=_PER_QUERY,
+            cut='train, test = df.filter(pl.col("date") < "2024-01-01"), df.filter(pl.col("date") >= "2024-01-01")',
+        ),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a statistic of every row, split by query": (
+        _QUERIES.format(made='(pl.col("x") / pl.col("x").max()).alias("x_rel")', cut=_BY_QUERY),
+        [("preprocessing", 2)],
+    ),
+    "LEAK: a bucket computed from the query and a day, the statistic of each query's rows": (
+        _QUERIES.format(
+            made=_PER_QUERY,
+            cut=_BY_BUCKET.replace('pl.col("qid").hash(seed=0)', '(pl.col("qid") + pl.col("day")).hash(seed=0)'),
+        ),
+        [("preprocessing", 2)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PER_GROUP))
+def test_a_statistic_of_each_group_by_over(tmp_path: Path, case: str) -> None:
+    body, expected = PER_GROUP[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_PRICES = """
+        df = pl.read_csv("homes.csv")
+        df = df.with_columns({made})
+        X, y = df.select("area", "k_price").to_numpy(), df["price"].to_numpy()
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        print(r2_score(y_te, LinearRegression().fit(X_tr, y_tr).predict(X_te)))
+        """
+
+DERIVED: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a column of each row's own label, in thousands": (
+        _PRICES.format(made='(pl.col("price") / 1000).alias("k_price")'),
+        [("label_in_features", 5)],
+    ),
+    "the label of the row before, a lag": (
+        _PRICES.format(made='pl.col("price").shift(1).alias("k_price")'),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DERIVED))
+def test_a_column_a_polars_expression_computes_from_the_label(tmp_path: Path, case: str) -> None:
+    body, expected = DERIVED[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
