@@ -893,9 +893,9 @@ class Frames(WalkState):
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             for inner in ast.walk(arg):
                 if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "over":
-                    keys = [a.value for a in inner.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-                    if keys and len(keys) == len(inner.args) and not inner.keywords:
-                        over.update({id(r): frozenset(keys) for r in ast.walk(inner.func.value)})
+                    named = [a.value for a in inner.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                    if named and len(named) == len(inner.args) and not inner.keywords:
+                        over.update({id(r): frozenset(named) for r in ast.walk(inner.func.value)})
         reductions.sort(key=lambda r: (r.lineno, r.col_offset))
         names = list(dict.fromkeys(r.func.attr for r in reductions if isinstance(r.func, ast.Attribute)))
         what = f"{self.text(node.func)}({self.text(reductions[0])}{', …' if len(reductions) > 1 else ''})"
@@ -903,13 +903,10 @@ class Frames(WalkState):
         if len(by) == 1 and None not in by:
             keys = next(k for k in by if k is not None)
             # of the columns the reductions read (pl.col("x")), as a pandas group's column is: not the label's
-            read = {
-                str(c.args[0].value)
-                for r in reductions
-                for c in ast.walk(r)
-                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "col"
-                and len(c.args) == 1 and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str)
-            }
+            read: set[str] = set()
+            for r in reductions:
+                if isinstance(r.func, ast.Attribute):
+                    read.update(_row_wise_reads(r.func.value))
             of = replace(data, sources=frozenset(read)) if read else data
             return frozenset({self.fit(node, what, PER_GROUP, Strength.STATISTICS, of, by=keys)})
         learns = f"the {' and the '.join(names)} of the rows"
@@ -1968,9 +1965,9 @@ def _row_wise_reads(expr: ast.expr) -> tuple[str, ...]:
         name = inner.func.attr
         if name in _OTHER_ROWS or name.startswith("rolling") or name in POLARS_REDUCTIONS:
             return ()
-        if name == "col" and len(inner.args) == 1 and isinstance(inner.args[0], ast.Constant):
-            if isinstance(inner.args[0].value, str):
-                read.append(inner.args[0].value)
+        given = inner.args[0] if name == "col" and len(inner.args) == 1 else None
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            read.append(given.value)
     return tuple(dict.fromkeys(read))
 
 

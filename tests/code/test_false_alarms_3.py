@@ -176,7 +176,9 @@ _RANKED = """
 
 RANKINGS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     "LEAK: each document's mean label over every query, each test query's ranking scored as a list of one": (
-        _RANKED.format(prior='df["prior"] = df["doc"].map(df.groupby("doc")["rel"].mean())\n        F = ["bm25", "prior"]'),
+        _RANKED.format(
+            prior='df["prior"] = df["doc"].map(df.groupby("doc")["rel"].mean())\n        F = ["bm25", "prior"]'
+        ),
         [("preprocessing", 4)],
     ),
     "each test query's ranking scored as a list of one, the features of each row alone": (
