@@ -12,6 +12,7 @@ from auditor.code.catalog import CORRELATION, POLARS_EXPRESSION, SUMMARY_LEARNS,
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
+from auditor.code.masks import instant_of
 from auditor.code.paths import path_method
 from auditor.code.state import HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
@@ -357,11 +358,24 @@ def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.Na
             known.append(ast.copy_location(ast.Constant(const), operand))
             continue
         # whatever the walk holds of it: a Timestamp made of a constant may be read as rows of unknown making
-        instant = made(operand) if isinstance(operand, ast.Name) else None
+        instant = made(operand) if isinstance(operand, ast.Name) else _moved_instant(operand, made)
         known.append(operand if instant is None else instant)
     if known == operands:
         return node
     return ast.copy_location(ast.Compare(left=known[0], ops=node.ops, comparators=known[1:]), node)
+
+
+def _moved_instant(operand: ast.expr, made: Callable[[ast.Name], ast.expr | None]) -> ast.expr | None:
+    """`cut - pd.Timedelta(days=28)` with `cut` a name that holds an instant: the same written with that instant,
+    so the bound compares as the instant it is; None when it is no such span of a name's instant."""
+    if not (isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Add | ast.Sub)):
+        return None
+    left = made(operand.left) if isinstance(operand.left, ast.Name) else operand.left
+    right = made(operand.right) if isinstance(operand.right, ast.Name) else operand.right
+    if left is None or right is None:
+        return None
+    moved = ast.copy_location(ast.BinOp(left=left, op=operand.op, right=right), operand)
+    return moved if instant_of(moved) is not None else None
 
 
 def _left_only(node: ast.Compare, values: list[Value], text: str) -> tuple[str, frozenset[Atom]] | None:

@@ -312,6 +312,17 @@ def instant_of(node: ast.expr) -> datetime | None:
     month=6, day=1)`; zoned ones aware of their zone; None when it names none or its spelling is not ISO's."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _iso(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+        # cut - pd.Timedelta(days=28): an instant moved by a span of fixed length
+        base, moved = instant_of(node.left), duration_of(node.right)
+        if base is None and isinstance(node.op, ast.Add):
+            base, moved = instant_of(node.right), duration_of(node.left)
+        if base is None or moved is None:
+            return None
+        try:
+            return base + moved if isinstance(node.op, ast.Add) else base - moved
+        except OverflowError:
+            return None
     if not isinstance(node, ast.Call):
         return None
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
@@ -338,6 +349,64 @@ def instant_of(node: ast.expr) -> datetime | None:
         except (ValueError, OverflowError):
             return None
     return None
+
+
+# Units of a span, as pandas and datetime write them, in seconds (months and years have no fixed length).
+_SPAN_UNITS = {
+    "weeks": 604800,
+    "w": 604800,
+    "week": 604800,
+    "days": 86400,
+    "d": 86400,
+    "day": 86400,
+    "hours": 3600,
+    "h": 3600,
+    "hour": 3600,
+    "hr": 3600,
+    "minutes": 60,
+    "min": 60,
+    "minute": 60,
+    "t": 60,
+    "seconds": 1,
+    "s": 1,
+    "second": 1,
+    "sec": 1,
+}
+_SPAN_TEXT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*")
+
+
+def duration_of(node: ast.expr) -> timedelta | None:
+    """The fixed span a call makes: `pd.Timedelta(days=28)`, `pd.Timedelta("28D")`, `timedelta(hours=6)`,
+    `pd.DateOffset(weeks=4)`, `np.timedelta64(28, "D")`; None for months, years or anything else."""
+    if not isinstance(node, ast.Call):
+        return None
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    if called not in ("Timedelta", "timedelta", "DateOffset", "to_timedelta", "timedelta64"):
+        return None
+    seconds = 0.0
+    for keyword in node.keywords:
+        unit = _SPAN_UNITS.get((keyword.arg or "").lower())
+        value = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if unit is None or not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        seconds += unit * value
+    given = [a.value for a in node.args if isinstance(a, ast.Constant)]
+    if len(given) != len(node.args) or len(given) > 2:
+        return None
+    if len(given) == 1 and isinstance(given[0], str) and not node.keywords:
+        found = _SPAN_TEXT.fullmatch(given[0])
+        unit = _SPAN_UNITS.get(found.group(2).lower()) if found is not None else None
+        if found is None or unit is None:
+            return None
+        seconds = unit * float(found.group(1))
+    elif len(given) == 2 and isinstance(given[0], int | float) and isinstance(given[1], str):
+        unit = _SPAN_UNITS.get(given[1].lower())
+        if unit is None or isinstance(given[0], bool):
+            return None
+        seconds = unit * given[0]
+    elif given or not node.keywords:
+        return None
+    return timedelta(seconds=seconds)
 
 
 def _zone_named(node: ast.expr) -> str | None:

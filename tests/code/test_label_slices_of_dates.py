@@ -1,6 +1,7 @@
 """A slice of a time index by dates (`df.loc[:"2023-06-01"]`, `s["2023-06-01":"2023-06-07"]`) keeps the rows a mask
 of the index would, every instant of the period its end names included (pandas' partial dates), so it compares
-with masks of the index (`df.index < "2023-06-01"`) and with other such slices."""
+with masks of the index (`df.index < "2023-06-01"`) and with other such slices. A bound moved by a span of fixed
+length (`cut - pd.Timedelta(days=28)`) is the instant it comes to."""
 
 from __future__ import annotations
 
@@ -80,3 +81,42 @@ def test_slices_of_a_time_index_by_dates(tmp_path: Path, case: str) -> None:
 )
 def test_the_period_a_partial_date_names(end: str, after: str | None) -> None:
     assert period_after(ast.Constant(end)) == after
+
+
+_CUT = """
+        df = pd.read_csv("load.csv", parse_dates=["date"])
+        cut = pd.Timestamp("2024-01-01")
+        {start}
+        train, test = df[df["date"] < cut], df[df["date"] >= start]
+        m = LinearRegression().fit(train[["temp"]], train["load"])
+        print(m.score(test[["temp"]], test["load"]))
+        """
+
+MOVED: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the test part starts four weeks before the cut, by a Timedelta": (
+        _CUT.format(start="start = cut - pd.Timedelta(days=28)"),
+        [("overlap", 5)],
+    ),
+    "LEAK: the test part starts four weeks before the cut, by a DateOffset in weeks": (
+        _CUT.format(start="start = cut - pd.DateOffset(weeks=4)"),
+        [("overlap", 5)],
+    ),
+    "LEAK: the test part starts a day before the cut, by a Timedelta of text": (
+        _CUT.format(start='start = cut - pd.Timedelta("1D")'),
+        [("overlap", 5)],
+    ),
+    "the test part starts a week after the cut, a gap left": (
+        _CUT.format(start="start = cut + pd.Timedelta(weeks=1)"),
+        [],
+    ),
+    "the test part starts at the cut moved by nothing": (
+        _CUT.format(start="start = cut + pd.Timedelta(hours=0)"),
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MOVED))
+def test_a_bound_moved_by_a_span_of_time(tmp_path: Path, case: str) -> None:
+    body, expected = MOVED[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
