@@ -207,10 +207,10 @@ class WalkState(ABC):
         made = self._assigned_values().get(defs[0])
         if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub):
             # start = cut - pd.Timedelta(days=28), cut holding an instant: that instant moved
-            left = self.instant_held(self.names.definitions(made.left)) if isinstance(made.left, ast.Name) else made.left
-            right = made.right
+            held = made.left
+            left = self.instant_held(self.names.definitions(held)) if isinstance(held, ast.Name) else held
             if left is not None:
-                made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=right), made)
+                made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=made.right), made)
         return made if made is not None and instant_of(made) is not None else None
 
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
