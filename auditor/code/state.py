@@ -199,16 +199,16 @@ class WalkState(ABC):
         defs = self.names.definitions(name)
         return self._assigned_values().get(defs[0]) if len(defs) == 1 else None
 
-    def instant_held(self, defs: list[Any]) -> ast.expr | None:
+    def instant_held(self, defs: list[Any], depth: int = 0) -> ast.expr | None:
         """The call the one definition ``defs`` holds, where it makes an instant of constants (`cut =
         pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several definitions."""
         if len(defs) != 1 or not isinstance(defs[0], ast.Name):
             return None
         made = self._assigned_values().get(defs[0])
-        if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub):
+        if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub) and depth < 8:
             # start = cut - pd.Timedelta(days=28), cut holding an instant: that instant moved
             held = made.left
-            left = self.instant_held(self.names.definitions(held)) if isinstance(held, ast.Name) else held
+            left = self.instant_held(self.names.definitions(held), depth + 1) if isinstance(held, ast.Name) else held
             if left is not None:
                 made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=made.right), made)
         return made if made is not None and instant_of(made) is not None else None
