@@ -175,7 +175,7 @@ def test_code_none_of_which_can_be_read_is_not_audited_exit_2_whatever_fail_on(t
     (tmp_path / "broken.py").write_text("def f(:\n")
     done = runner.invoke(app, ["code", str(tmp_path / "broken.py"), "--fail-on", fail_on])
     assert done.exit_code == 2, done.output
-    assert "no file could be read as Python, so nothing was audited" in done.output.replace("\n", " ")
+    assert "no file could be read, so nothing was audited" in done.output.replace("\n", " ")
 
 
 SCALED_BEFORE_SPLIT = """\
@@ -436,3 +436,22 @@ def test_accept_of_a_config_that_is_not_there_cannot_audit(tmp_path: Path) -> No
     done = invoke(str(tmp_path / "train.py"), "--accept", str(tmp_path / "nope.yaml"))
     assert done.exit_code == 2
     assert "nope.yaml: not found" in done.output
+
+
+def test_a_reading_that_fails_is_said_as_one_not_as_a_file_that_is_not_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault of the reading on valid Python: exit 2 naming the fault, never a pass and never 'not Python'."""
+    from auditor.code import interpret
+
+    def broken(self: object) -> None:
+        raise RuntimeError("a fault of the reading")
+
+    monkeypatch.setattr(interpret.Walker, "run", broken)
+    (tmp_path / "fine.py").write_text("import pandas as pd\ndf = pd.read_csv('d.csv')\n")
+    done = runner.invoke(app, ["code", str(tmp_path / "fine.py")])
+    said = done.output.replace("\n", " ")
+    assert done.exit_code == 2, done.output
+    assert "the analysis failed (RuntimeError: a fault of the reading" in said
+    assert "no file could be read, so nothing was audited" in said
+    assert "as Python" not in said

@@ -48,7 +48,7 @@ class CodeLeakage(Stage):
     needs = ("code",)
     needs_manifest = False
     codes: ClassVar[dict[str, str]] = {
-        "CDL000": "a file or notebook cell could not be read as Python",
+        "CDL000": "a file or notebook cell could not be read as Python, or its reading failed",
         "CDL001": "preprocessing fitted on rows the model is scored on",
         "CDL002": "test rows reach the model's training",
         "CDL003": "one test set scores several models and chooses among them",
@@ -114,7 +114,8 @@ class CodeLeakage(Stage):
                 for part in r.skipped
                 if part.whole_file
             )
-            raise StageInputError(f"no file could be read as Python, so nothing was audited ({said})")
+            # said as what it was: a file that is not Python, or a reading that failed on a file that is
+            raise StageInputError(f"no file could be read, so nothing was audited ({said})")
         identities = Identities(identity_roots(context.loaded, paths))
         for problem in analysis.problems:
             yield self._unreadable(problem.place.path, problem.reason, base, None, identities, whole=True)
