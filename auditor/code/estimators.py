@@ -1216,6 +1216,10 @@ class Estimators(WalkState):
         """xgboost.train / lightgbm.train: a new booster trained on a Dataset, watching evals / valid_sets."""
         booster = self.obj(node, qualname.rpartition(".")[0] + ".Booster", Role(Kind.MODEL))
         data = argument(args, kwargs, 1, "dtrain", "train_set", "pool").data
+        # num_boost_round=len(cv["valid auc-mean"]), params of a search: settings chosen on rows, built in
+        settings = [args[0]] if args else []
+        settings += [v for k, v in kwargs.items() if k in ("params", "num_boost_round", "iterations")]
+        booster.baked |= self.stats_in(settings)
         train = self.train(node, qualname.rpartition(".")[2] + "()", booster, data, None)
         watched = kwargs.get("evals") or kwargs.get("valid_sets")
         if watched is not None:

@@ -323,7 +323,14 @@ class Library(Estimators, TorchLoops):
         if pair in catalog.BOOSTING_CV_FUNCTIONS:
             data = argument(args, kwargs, 1, "dtrain", "train_set", "pool")
             eid = self.evaluation(node, f"{package}.cv", frozenset(), data.data, None, cross_validation=True)
-            return Value(scores=frozenset({eid}))
+            if data.data is None or not _stops_early(node):
+                return Value(scores=frozenset({eid}))
+            # lgb.cv(..., callbacks=[lgb.early_stopping(50)]): the number of rounds its results run to is chosen
+            # by the folds' scores, as a search's settings are (`len(cv["valid auc-mean"])` given to a model)
+            what = f"{package}.cv (early stopping)"
+            chosen = self.fit(node, what, "the number of rounds", Strength.TARGET, data.data, reported=False)
+            self.record.fits[chosen].chooses = True
+            return Value(scores=frozenset({eid}), stats=frozenset({chosen}))
         if pair in catalog.HF_TRAINING_ARGUMENTS:  # kept as given: load_best_model_at_end is read at train()
             found = self.obj(node, qualname)
             found.entries.update(kwargs)
@@ -1227,6 +1234,22 @@ def _scored_by(eid: int, curve: bool) -> Value:
 def _is_classmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``fn`` is decorated @classmethod: called on its class, its first parameter is the class."""
     return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
+
+
+def _stops_early(node: ast.Call) -> bool:
+    """Whether a boosting library's cv() stops early: `early_stopping_rounds=`, or an early-stopping callback."""
+    for keyword in node.keywords:
+        if keyword.arg == "early_stopping_rounds" and not (
+            isinstance(keyword.value, ast.Constant) and keyword.value.value is None
+        ):
+            return True
+        if keyword.arg == "callbacks" and any(
+            isinstance(n, ast.Attribute | ast.Name)
+            and ast.unparse(n).lower().replace("stopping", "stop").endswith(("early_stop", "earlystop"))
+            for n in ast.walk(keyword.value)
+        ):
+            return True
+    return False
 
 
 def _tested_against_each_other(args: list[Value], samples: bool) -> tuple[Data, frozenset[str]] | None:
