@@ -328,9 +328,9 @@ class Library(Estimators, TorchLoops):
             # lgb.cv(..., callbacks=[lgb.early_stopping(50)]): the number of rounds its results run to is chosen
             # by the folds' scores, as a search's settings are (`len(cv["valid auc-mean"])` given to a model)
             what = f"{package}.cv (early stopping)"
-            chosen = self.fit(node, what, "the number of rounds", Strength.TARGET, data.data, reported=False)
-            self.record.fits[chosen].chooses = True
-            return Value(scores=frozenset({eid}), stats=frozenset({chosen}))
+            rounds = self.fit(node, what, "the number of rounds", Strength.TARGET, data.data, reported=False)
+            self.record.fits[rounds].chooses = True
+            return Value(scores=frozenset({eid}), stats=frozenset({rounds}))
         if pair in catalog.HF_TRAINING_ARGUMENTS:  # kept as given: load_best_model_at_end is read at train()
             found = self.obj(node, qualname)
             found.entries.update(kwargs)
