@@ -1244,9 +1244,9 @@ def _stops_early(node: ast.Call) -> bool:
         ):
             return True
         if keyword.arg == "callbacks" and any(
-            isinstance(n, ast.Attribute | ast.Name)
-            and ast.unparse(n).lower().replace("stopping", "stop").endswith(("early_stop", "earlystop"))
+            (n.attr if isinstance(n, ast.Attribute) else n.id) in ("early_stopping", "EarlyStopping")
             for n in ast.walk(keyword.value)
+            if isinstance(n, ast.Attribute | ast.Name)
         ):
             return True
     return False
