@@ -855,6 +855,14 @@ class Library(Estimators, TorchLoops):
         )
         if name == "cross_val_predict" and x is not None:  # out-of-fold predictions, to score later
             return Value(data=replace(x, predicted=models, cross_validated=True))
+        if name == "validation_curve" and x is not None:
+            # train and validation scores per setting: the setting picked by them (argmax) is chosen on these rows,
+            # as a search's best_params_ is
+            what = f"{name}()"
+            picked = self.fit(node, what, "the hyper-parameters", Strength.TARGET, x, reported=False)
+            self.record.fits[picked].chooses = True
+            each = Value(scores=frozenset({eid}), stats=frozenset({picked}))
+            return Value(items=(each, each), scores=each.scores, stats=each.stats)
         return Value(scores=frozenset({eid}))
 
     def _split_folds(self, value: Value) -> str | None:
@@ -1118,7 +1126,17 @@ class Library(Estimators, TorchLoops):
             # np.max(scores) is the best value; np.argmax(scores) says which pass gave it
             picks = "arg" in name or not self.only_scores(self.iterate(first))
             self.choose(node, f"np.{name}()", scores, picks)
-            return Value(scores=scores)
+            # np.argmax of a validation curve's scores: the setting it picks was chosen as those scores were
+            chosen = frozenset(f for f in self.stats_in(given) if self.record.fits[f].chooses)
+            folded = [self.record.evaluations[e] for e in sorted(scores)]
+            if not chosen and "arg" in name and folded and all(e.cross_validation and e.x is not None for e in folded):
+                # np.argmax([cross_val_score(SVC(C=c), X, y).mean() for c in Cs]): a search written by hand, its
+                # setting chosen on the rows it cross-validated
+                rows = join_datas([e.x for e in folded if e.x is not None])
+                picked = self.fit(node, f"np.{name}()", "the hyper-parameters", Strength.TARGET, rows, reported=False)
+                self.record.fits[picked].chooses = True
+                chosen |= {picked}
+            return Value(scores=scores, stats=chosen)
         if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
             # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
             rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None
