@@ -1115,9 +1115,9 @@ class Frames(WalkState):
                 out = out.join(Value(objects=frozenset(found.steps)))
             elif isinstance(index.const, str):
                 out = out.join(self.object_attribute(found, str(index.const)))
-        picked = frozenset(f for f in index.stats if self.record.fits[f].chooses)
-        if picked:  # Cs[np.argmax(val_scores.mean(1))]: the item a choice of settings picked
-            out = out.join(Value(stats=picked))
+        settings = frozenset(f for f in index.stats if self.record.fits[f].chooses)
+        if settings:  # Cs[np.argmax(val_scores.mean(1))]: the item a choice of settings picked
+            out = out.join(Value(stats=settings))
         if holder.scores:
             out = out.join(Value(scores=holder.scores))
         if holder.stats:
