@@ -986,31 +986,26 @@ class Library(Estimators, TorchLoops):
             return NOTHING
         if not isinstance(key, ast.Lambda) and not kwargs["key"].functions:
             return kwargs["key"]  # corrs.get, imp.__getitem__: its holder, whose values order the candidates
-        lid, _ = self.key_id("loop", key)
-        self.loops.append(lid)
-        try:
-            element = self.iterate(args[0])
-            if isinstance(key, ast.Lambda):
-                return self.call_lambda(key, [element] * len([*key.args.posonlyargs, *key.args.args]))
-            return self.call_value(kwargs["key"], [element], {}, node)
-        finally:
-            self.loops.pop()
+        return self._called_per_item(key, kwargs["key"], self.iterate(args[0]), node)
 
     def _filtered(self, args: list[Value], node: ast.Call) -> Value:
         """`filter(lambda c: imp[c] > 0.01, cols)`: the items its function keeps, chosen with what it computes."""
-        function = node.args[0]
-        lid, _ = self.key_id("loop", function)
-        self.loops.append(lid)
-        try:
-            element = self.iterate(args[1])
-            if isinstance(function, ast.Lambda):
-                kept = self.call_lambda(function, [element] * len([*function.args.posonlyargs, *function.args.args]))
-            else:
-                kept = self.call_value(args[0], [element], {}, node)
-        finally:
-            self.loops.pop()
+        element = self.iterate(args[1])
+        kept = self._called_per_item(node.args[0], args[0], element, node)
         found = self.container(node, element)
         return Value(objects=frozenset({found.id}), stats=self.stats_in([kept]) | args[1].stats)
+
+    def _called_per_item(self, written: ast.expr, function: Value, item: Value, node: ast.Call) -> Value:
+        """A function a builtin calls once per item (a chooser's key, filter's test), a lambda or the file's own,
+        walked with one item as the body of a loop over them: what one call computes."""
+        lid, _ = self.key_id("loop", written)
+        self.loops.append(lid)
+        try:
+            if isinstance(written, ast.Lambda):
+                return self.call_lambda(written, [item] * len([*written.args.posonlyargs, *written.args.args]))
+            return self.call_value(function, [item], {}, node)
+        finally:
+            self.loops.pop()
 
     def builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
