@@ -8,13 +8,13 @@ import ast
 from collections.abc import Callable
 from dataclasses import replace
 
-from auditor.code.catalog import CORRELATION, POLARS_EXPRESSION, SUMMARY_LEARNS, Kind, Strength
+from auditor.code.catalog import CORRELATION, MONAI_TRANSFORMS, POLARS_EXPRESSION, SUMMARY_LEARNS, Kind, Strength
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
 from auditor.code.masks import instant_of
 from auditor.code.paths import path_method
-from auditor.code.state import HF_METRIC, LOCAL, NEIGHBOURS, NOT_SELF
+from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
@@ -108,6 +108,21 @@ class Calls(Library):
                 )
                 known = True
                 continue
+            if found.qualname.startswith(MONAI_TRANSFORMS) and args:
+                # post_pred(outputs): a MONAI transform, applied to each row alone; a model's predictions stay its
+                out = out.join(Value(data=args[0].data, items=args[0].items))
+                known = True
+                continue
+            if found.qualname == MONAI_METRIC:  # dice_metric(y_pred=outputs, y=labels): a batch scored, kept
+                scored = self.metric(
+                    str(found.params["#name"].const),
+                    [kwargs.get("y", NOTHING), *args, kwargs.get("y_pred", NOTHING)],
+                    {},
+                    node,
+                )
+                found.entries["#scored"] = found.entries.get("#scored", NOTHING).join(scored)
+                known = True
+                continue
             called = self.torch_call(found, args, kwargs, node)  # a torch network's forward pass, or its loss
             if called is not None:
                 out = out.join(called)
@@ -141,6 +156,8 @@ class Calls(Library):
             out = out.join(Value(stats=receiver.stats | self.stats_in(given) | fitted))
         for oid in sorted(receiver.objects):
             found = self.record.objects[oid]
+            if found.qualname == MONAI_METRIC and name == "aggregate":  # the score of every batch it was given
+                return found.entries.get("#scored", NOTHING)
             if found.qualname == HF_METRIC and name == "compute":
                 # evaluate.load("accuracy").compute(predictions=..., references=...): a score of those rows
                 given = [kwargs.get("references", NOTHING), kwargs.get("predictions", NOTHING), *args]
@@ -286,7 +303,8 @@ class Calls(Library):
             joined = replace(joined, fits=frozenset().union(*(d.fits for d in timed)))
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
-        text = self.whole(_known_bounds(node, values, self._instant_made))  # read again, so never cut short
+        # read again, so never cut short
+        text = self.whole(self.members_written(_known_bounds(node, values, self._instant_made)))
         numbers = [isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values]
         if cut and (any(numbers) or any(_number_written(o) for o in (node.left, *node.comparators))):
             # df["stars"] >= 4: a column of text cannot be ordered against a number, so it holds numbers
@@ -297,7 +315,8 @@ class Calls(Library):
     def _instant_made(self, name: ast.Name) -> ast.expr | None:
         """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
         "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""
-        return self.instant_held(self.names.definitions(name))
+        # or the span it holds (`BUFFER = pd.Timedelta(days=30)`), which moves an instant it is added to
+        return self.instant_held(self.names.definitions(name)) or self.span_held(name)
 
     def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
         """`ind != np.arange(len(X))[:, None]`: where each row's neighbours are not the row itself, a mask that

@@ -189,6 +189,9 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
     ("category_encoders", "HashingEncoder"): Role(Kind.STATELESS),
     ("umap", "UMAP"): Role(Kind.LEARNER, "an embedding fitted to the rows"),
     ("skopt", "BayesSearchCV"): Role(Kind.SEARCH),
+    # FLAML's AutoML: a search over learners and their settings, scored on X_val when given, on a part of
+    # X_train otherwise; the best is trained and kept
+    ("flaml", "AutoML"): Role(Kind.MODEL),
     # Keras' image generator: fit(X) learns the pixels' mean and spread (featurewise options) or nothing (only
     # augmentation); flow(X, y) yields the images it transformed
     **{
@@ -304,6 +307,12 @@ def class_role(qualname: str) -> Role | None:
         return Role(Kind.MODEL)
     if qualname.startswith("torch.nn.") and name[:1].isupper():
         return Role(Kind.STATELESS) if name.endswith("Loss") else TORCH_NETWORK
+    if qualname.startswith(MONAI_TRANSFORMS) and name[:1].isupper():  # LoadImaged, AsDiscrete: item by item
+        return Role(Kind.STATELESS)
+    if qualname.startswith("monai.networks.nets.") and name[:1].isupper():  # MONAI's UNet, DenseNet121, ...
+        return TORCH_NETWORK
+    if qualname.startswith(MONAI_LOSSES) and name[:1].isupper():  # DiceLoss, FocalLoss: a torch loss module
+        return Role(Kind.STATELESS)
     return None
 
 
@@ -355,7 +364,18 @@ def is_published_image_set(qualname: str) -> bool:
 
 
 # Loaders that hand out a data set's rows a batch at a time.
-BATCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+BATCH_LOADERS = frozenset(
+    {
+        "torch.utils.data.DataLoader",
+        "torch.utils.data.dataloader.DataLoader",
+        "monai.data.DataLoader",  # MONAI's: torch's DataLoader with its own collation
+        "monai.data.dataloader.DataLoader",
+    }
+)
+MONAI_LOSSES = "monai.losses."
+MONAI_TRANSFORMS = "monai.transforms."
+# MONAI's decollate_batch: a batch as a list of its rows, each one row's tensor
+MONAI_DECOLLATE = frozenset({"monai.data.decollate_batch", "monai.data.utils.decollate_batch"})
 
 
 # torch's view of a data set's rows at some positions: Subset(ds, indices).

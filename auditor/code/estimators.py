@@ -56,8 +56,20 @@ STUDY_MAKERS = frozenset(["optuna.create_study", "optuna.study.create_study", "o
 _SEARCH_CHOICES = frozenset(["best_params_", "best_index_"])
 _CHOICES = {STUDY: frozenset(["best_params", "params"])}
 # Keyword names a fit takes its inputs by.
-X_NAMES = ("X", "x", "raw_documents", "texts", "sentences", "corpus", "data", "documents", "iterator", "train_set")
-Y_NAMES = ("y", "labels", "target", "Y")
+X_NAMES = (
+    "X",
+    "x",
+    "raw_documents",
+    "texts",
+    "sentences",
+    "corpus",
+    "data",
+    "documents",
+    "iterator",
+    "train_set",
+    "X_train",  # FLAML's AutoML.fit(X_train=..., y_train=...)
+)
+Y_NAMES = ("y", "labels", "target", "Y", "y_train")
 _TRANSFORMS = frozenset(
     [
         "transform",
@@ -1094,10 +1106,14 @@ class Estimators(WalkState):
                 x = elements[0].data if elements else None
                 y = elements[1].data if len(elements) > 1 else None
                 watched.append((x, y))
+        if "X_val" in kwargs:  # FLAML's AutoML: its search keeps the learner and settings best on X_val, y_val
+            y_val = kwargs.get("y_val")
+            watched.append((kwargs["X_val"].data, y_val.data if y_val is not None else None))
         if not watched:
             return
         train.watched = watched
         stops = "early_stopping_rounds" in kwargs or "early_stopping_rounds" in found.params
+        stops |= "X_val" in kwargs and found.qualname.startswith("flaml.")
         callbacks = kwargs.get("callbacks")
         if callbacks is not None:
             for oid in self._estimators([callbacks]) | set(callbacks.objects):

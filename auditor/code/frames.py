@@ -95,6 +95,8 @@ _TABLE_ATTRIBUTES = frozenset(
         "itemsize",
     ]
 )
+# Of those below, the ones that keep the values too: a mask stays the mask it was.
+_MASK_KEPT = frozenset(["to_numpy", "to_pandas", "to_polars", "copy", "ravel", "flatten", "squeeze"])
 # Methods that keep a table's rows and columns as they are (values may change, row by row).
 _SAME_TABLE = frozenset(
     [
@@ -216,7 +218,9 @@ class Frames(WalkState):
             rows = replace(labelled, columns=None, sources=frozenset(), mask=None, picked=False, later=later)
             return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
-            return Value(data=replace(data, columns=None) if attr == "T" else data)
+            if attr == "T":  # df.T, as df.transpose(): a table whose columns were its rows' labels
+                return Value(data=replace(data, columns=OPAQUE if data.columns is not None else None))
+            return Value(data=data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
         if attr == "codes" and isinstance(node.value, ast.Attribute) and node.value.attr == "cat":
@@ -449,7 +453,8 @@ class Frames(WalkState):
             self.threshold(node, stats)  # s.between(s.quantile(0.01), s.quantile(0.99)): bounds learned from rows
         if name in _MASKS:
             # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
-            return Value(data=replace(self.with_fits(data, stats), mask=self.whole(node), predicted=frozenset()))
+            mask = self.whole(self.members_written(node))  # isin(test_ids) of test_ids = set(ids[:30])
+            return Value(data=replace(self.with_fits(data, stats), mask=mask, predicted=frozenset()))
         if name == "assign":
             columns = data.columns
             held = {(k, m) for k, v in kwargs.items() if v.data is not None for m in v.data.predicted}
@@ -625,7 +630,9 @@ class Frames(WalkState):
                 # with a statistic per key: the values looked up carry what they were computed from
                 looked_up = args[0].data.fits - data.fits if args[0].data is not None else frozenset()
                 stats = stats | looked_up | self.stats_in(args[:1])
-            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
+            # (df.split == "test").to_numpy(): the same booleans, still the mask they were
+            still = data.mask if name in _MASK_KEPT else None
+            return Value(data=replace(self.with_fits(data, stats), mask=still, grouped=False))
         return None
 
     def _queried(self, data: Data, condition: str, node: ast.Call) -> Data | None:
@@ -802,7 +809,8 @@ class Frames(WalkState):
         other = args[0] if args else NOTHING
         if name == "isin" and len(args) == 1 and not kwargs:
             taken = _members(data, other, receiver, node.args[0])
-            text = self.whole(_members_written(node, args))
+            # the list a name holds written out, or the slice of a sequence it holds (`set(ids[:30])`)
+            text = self.whole(self.members_written(_members_written(node, args)))
             outside = (f"~({text})", taken) if taken else None
             return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside))
         if name == "difference" and len(args) == 1 and _is_index(receiver) and other.parts and other.data is not None:

@@ -832,6 +832,7 @@ class Walker(Calls, Frames):
         each: list[Value] | None = None
         keys: list[Value] = []
         chosen: frozenset[int] = frozenset()  # row statistics the conditions keep elements by
+        kept_by: list[Value] = []  # the conditions of a comprehension over one source's rows
         try:
             source = self.ev(generators[0].iter)
             counted = self._counted(generators[0].iter)
@@ -863,7 +864,10 @@ class Walker(Calls, Frames):
                 for i, gen in enumerate(generators):
                     self.assign(gen.target, self.iterate(source if i == 0 else self.ev(gen.iter)), node)
                     for condition in gen.ifs:
-                        chosen |= self.stats_in([self.ev(condition)])
+                        held = self.ev(condition)
+                        chosen |= self.stats_in([held])
+                        if len(generators) == 1:
+                            kept_by.append(held)
                 value, key = element()  # type: ignore[operator]
                 if isinstance(node, ast.ListComp | ast.GeneratorExp):
                     value = self.windowed(generators, node.elt, value)
@@ -879,7 +883,7 @@ class Walker(Calls, Frames):
             for made, made_key in zip(each or (), keys, strict=True):
                 if made_key.const is not None:
                     found.entries[made_key.const] = found.entries.get(made_key.const, NOTHING).join(made)
-        rows = self._rows_per_item(node, source, value)
+        rows = self._rows_per_item(node, source, value, kept_by)
         # [c for c in cols if df[c].mean() > 0]: what the conditions kept was chosen with those rows' statistics;
         # [c for c in sorted(corr, key=...)[:10]]: what it goes over was
         return Value(objects=frozenset({found.id}), scores=value.scores, data=rows, stats=chosen | source.stats)
@@ -943,9 +947,10 @@ class Walker(Calls, Frames):
                 return False
         return True
 
-    def _rows_per_item(self, node: ast.AST, source: Value, value: Value) -> Data | None:
+    def _rows_per_item(self, node: ast.AST, source: Value, value: Value, kept_by: list[Value]) -> Data | None:
         """[[r["a"], r["b"]] for r in records], [bow(t) for t in texts]: one element per row of a data source, so
-        the result holds that source's rows, with what each element was computed with (a learned vocabulary)."""
+        the result holds that source's rows, with what each element was computed with (a learned vocabulary);
+        ``kept_by``: the conditions that keep some rows, each a mask of them as `df[mask]`'s."""
         if not isinstance(node, ast.ListComp | ast.GeneratorExp) or self.only_scores(value):
             return None  # [(m(x).argmax(1) == y).sum() for x, y in loader]: a score per batch, no row
         element = self.rows_of([value, *self._inner_items(value)])
@@ -957,6 +962,11 @@ class Walker(Calls, Frames):
         if rows is None or rows.predicted:
             return None
         fits = self.stats_in([value]) | (element.fits if element is not None else frozenset())
+        for held in kept_by:
+            # [... for r in df.itertuples() if r.patient in test_patients]: the rows where it holds, as the rows of
+            # df[df.patient.isin(test_patients)] are, so the rows of `not in` are the other side
+            if held.data is not None and held.data.mask is not None and not held.data.predicted:
+                rows = self._cut_by(rows, held.data.mask, ",".join(sorted(held.data.sources)) or "rows", node)
         # the elements' columns are whatever each element is made of: not the source's
         return replace(self.with_fits(rows, fits), mask=None, columns=Columns(opaque=True))
 

@@ -307,8 +307,11 @@ class _Rules:
         sources = {s for s in fit.data.sources if not s.startswith("<")} if fit.data is not None else {"<unknown>"}
         if fit.learns != PER_GROUP or not fit.by or not label_columns or not sources or sources & label_columns:
             return False
-        if e.cross_validation:
-            split_ids = {self.r.objects[e.splitter].split} if e.splitter is not None else {None}
+        # a metric of cross_val_predict's predictions cross-validates with no splitter of its own
+        made_by = [e] if e.cross_validation and e.splitter is not None else self._predicted_out_of_fold(e)
+        if made_by:
+            # cross_val_score's folds, or those of the cross_val_predict whose predictions are scored
+            split_ids = {self.r.objects[c.splitter].split if c.splitter is not None else None for c in made_by}
         else:
             if scored and all(any(_cut_by_columns(p, fit.by, self.r.splits) for p in a.parts) for a in scored):
                 return True  # `df[df.date >= cut]` after `groupby("date")`: each day's rows lie on one side of the cut
@@ -317,6 +320,16 @@ class _Rules:
         # groups keyed by the split's groups and more (per subject and session, split by subject) lie each in one
         # of the split's groups
         return all(s is not None and s.by_group and s.group_key and s.group_key <= fit.by for s in splits)
+
+    def _predicted_out_of_fold(self, e: Evaluation) -> list[Evaluation]:
+        """The cross_val_predict calls whose out-of-fold predictions ``e`` scores ([] when it scores others)."""
+        if e.x is None or not e.x.cross_validated:
+            return []
+        return [
+            c
+            for c in self.r.evaluations.values()
+            if c.cross_validation and c.what == "cross_val_predict" and c.models and c.models <= e.models
+        ]
 
     def _labels_of(self, e: Evaluation) -> frozenset[str]:
         """The label columns the models scored by ``e`` were trained to predict."""
@@ -719,6 +732,17 @@ class _Rules:
             (("split", split.site, split.what), ("train", train.site, train.what)),
         )
 
+    @staticmethod
+    def _tries(evaluations: list[Evaluation]) -> str:
+        """How many tries the scores of one test set are, in words: the models they score when several are
+        known (two metrics of one model are not two tries), or one per pass of a loop."""
+        models = frozenset().union(*(e.models for e in evaluations))
+        if len(models) > 1:
+            return f"for {len(models)} models"
+        if any(e.loops for e in evaluations):
+            return "once per model or setting of a loop"
+        return f"{len({e.site for e in evaluations})} times"
+
     def multi_test(self) -> list[Leak]:
         leaks: dict[Site, Leak] = {}
         for selection in self.r.selections:
@@ -750,11 +774,7 @@ class _Rules:
                 first = next((e for e in evaluations if e.curve), evaluations[0]) if curve else evaluations[0]
                 if self._validation(first.x, rows, selection.site, {e.id for e in evaluations}):
                     continue
-                many = (
-                    f"for {len(settings)} models or settings"
-                    if len(settings) > 1
-                    else "once per model or setting of a loop"
-                )
+                many = self._tries(evaluations)
                 message = (
                     f"{first.what} at {self.where(first.site)} scores the test rows at every threshold, and "
                     f"{selection.what} at {self.where(selection.site)} picks one of those thresholds by its score: "
@@ -794,8 +814,11 @@ class _Rules:
                 # does: out-of-fold early stopping. (Settings picked by the best score of a fold stay a choice.)
                 if all(self._fold(a) for a in unseen):
                     continue
-                if not (self._scored_later(unseen, train.site) or _named_test(x)):
+                scored = self._scored_later(unseen, train.site)
+                if scored is None and not _named_test(x):
                     continue
+                # where the chosen model is then scored on those rows: where the leak lands
+                into = ((scored.site, scored.what),) if scored is not None else ()
                 leaks.setdefault(
                     train.site,
                     Leak(
@@ -804,13 +827,14 @@ class _Rules:
                         train.site,
                         train.what,
                         f"{train.what} watches the test rows ({_last_name(x) or 'its eval set'}) and stops, or keeps "
-                        "the best iteration or trial, by their score: the test set chooses the model it then scores.",
-                        (),
+                        "the best iteration or trial, by their score: the test set chooses the model it then scores"
+                        + (f" at {self.where(scored.site)} ({scored.what})." if scored is not None else "."),
+                        into,
                         _chain_after(x, 0),
                         _EARLY_STOPPING_FIX,
                         (),
-                        (train.site,),
-                        (("train", train.site, train.what),),
+                        (train.site, *(site for site, _ in into)),
+                        (("train", train.site, train.what), *(("score", site, what) for site, what in into)),
                     ),
                 )
         for leak in self._settings_chosen_on_scored_rows():
@@ -999,14 +1023,18 @@ class _Rules:
         split = self.r.splits.get(sid)
         return split is not None and split.published
 
-    def _scored_later(self, rows: frozenset[Atom], site: Site) -> bool:
-        for e in self._evaluations():
-            if e.x is None or not _after(e.site, site) or e.cross_validation:
-                continue
-            # rows scored again, or some of them: X_te[:50] watched, then the whole of X_te scored
-            if any(a.within(b) for a in rows for b in e.x.rows):
-                return True
-        return False
+    def _scored_later(self, rows: frozenset[Atom], site: Site) -> Evaluation | None:
+        """The first score after ``site`` of ``rows`` or rows that hold them (X_te[:50] watched, then the whole
+        of X_te scored); None when they are not scored again."""
+        later = [
+            e
+            for e in self._evaluations()
+            if e.x is not None
+            and _after(e.site, site)
+            and not e.cross_validation
+            and any(a.within(b) for a in rows for b in e.x.rows)
+        ]
+        return min(later, key=lambda e: (*(line for line, _ in e.site.via), e.site.line, e.site.column), default=None)
 
     def label_in_features(self) -> list[Leak]:
         leaks: dict[Site, Leak] = {}
@@ -1046,7 +1074,8 @@ class _Rules:
                     derived = [d for d in x.columns.computed_from(via) if d != label]
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
-                if x.columns.has(label, numeric) and not emptied:
+                present = x.columns.has(label, numeric) and not emptied
+                if present:
                     detail = f"the label column '{label}' is among the features"
                 elif upstream:
                     derived = upstream
@@ -1060,9 +1089,21 @@ class _Rules:
                     )
                 elif derived:
                     named = ", ".join(repr(d) for d in derived)
-                    detail = f"{named} computed from the label '{label}' are among the features"
+                    are = "are" if len(derived) > 1 else "is"
+                    detail = f"{named} computed from the label '{label}' {are} among the features"
                 else:
                     continue
+                dropped = [label, *derived] if present or not derived else list(derived)
+                fix = (
+                    f"Drop {' and '.join(repr(c) for c in dropped)} from X "
+                    f"(e.g. X = df.drop(columns=[{', '.join(repr(c) for c in dropped)}]))."
+                )
+                if derived and not present and not upstream and via is None:
+                    # form5 = a rolling mean of `won` that holds the row's own result: a lag keeps the feature
+                    fix += (
+                        " A statistic of earlier rows' labels can stay if it leaves the row's own label out: "
+                        "shift(1) before a rolling or expanding mean."
+                    )
                 leaks.setdefault(
                     site,
                     Leak(
@@ -1073,8 +1114,7 @@ class _Rules:
                         f"{what} learns y = '{label}' from X, and {detail}: the model can read the answer.",
                         (),
                         x.chain,
-                        f"Drop '{label}'{' and ' + ', '.join(repr(d) for d in derived) if derived else ''} from X "
-                        f"(e.g. X = df.drop(columns=[{', '.join(repr(c) for c in [label, *derived])}])).",
+                        fix,
                         (("label", label), ("columns", ", ".join(derived or [label]))),
                         (site,),
                         (("train", site, what),),

@@ -24,6 +24,7 @@ from auditor.code.state import (
     DATASET_DICT,
     HF_METRIC,
     LOCAL,
+    MONAI_METRIC,
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
@@ -228,6 +229,12 @@ class Library(Estimators, TorchLoops):
             return self._published_part(qualname, args, kwargs, node)
         if catalog.is_image_folder(qualname):
             return self._image_folder(args, kwargs, node)
+        if qualname in catalog.MONAI_DECOLLATE and args:  # decollate_batch(outputs): the batch's rows, one by one
+            return Value(data=args[0].data)
+        if qualname.startswith("monai.metrics.") and last.endswith("Metric"):
+            found = self.obj(node, MONAI_METRIC)
+            found.params["#name"] = Value(consts=frozenset({last}))
+            return Value(objects=frozenset({found.id}))
         if qualname in ("evaluate.load", "evaluate.loading.load"):
             found = self.obj(node, HF_METRIC)
             found.params["#name"] = argument(args, kwargs, 0, "path")
@@ -753,7 +760,9 @@ class Library(Estimators, TorchLoops):
         x = replace(data, columns=None if data.columns is None else Columns(removed=frozenset({"target"})))
         y = replace(data, columns=None, sources=frozenset({"target"}), picked=True)
         last = qualname.rpartition(".")[2]
-        if last.startswith("make_") or (kwargs.get("return_X_y") and kwargs["return_X_y"].const is True):
+        # load_svmlight_file returns (X, y) always: a file of rows, each its label then its features
+        pair = last.startswith("make_") or last == "load_svmlight_file"
+        if pair or (kwargs.get("return_X_y") and kwargs["return_X_y"].const is True):
             return Value(items=(Value(data=x), Value(data=y)))
         bunch = self.obj(node, qualname)
         bunch.entries.update({"data": Value(data=x), "target": Value(data=y), "frame": Value(data=data)})

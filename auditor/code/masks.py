@@ -56,6 +56,9 @@ def mask_span(condition: str, query: frozenset[str] | None = None) -> tuple[str,
     run = _isin_run(expr, query)
     if run is not None:
         return run
+    members = _members_of_slice(expr, query)
+    if members is not None:
+        return members[0] if len(members) == 1 else ()
     negated = False
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
         negated, expr = True, expr.operand  # ~(df.date < cut) keeps the rows of df.date >= cut
@@ -92,6 +95,9 @@ def mask_union(condition: str, query: frozenset[str] | None = None) -> tuple[tup
         expr = ast.parse(condition, mode="eval").body
     except SyntaxError:
         return ()
+    members = _members_of_slice(expr, query)
+    if members is not None:
+        return members if len(members) > 1 else ()
     parts = _operands(expr, ast.BitOr, ast.Or)
     spans: list[tuple[str, Bound, Bound]] = []
     if len(parts) == 1:
@@ -156,6 +162,51 @@ def _isin_run(expr: ast.expr, query: frozenset[str] | None) -> tuple[str, Bound,
     if run is None:
         return None
     return (axis, ("", run[0], True), ("", run[1], True))
+
+
+def _members_of_slice(expr: ast.expr, query: frozenset[str] | None) -> tuple[tuple[str, Bound, Bound], ...] | None:
+    """`df.pid.isin(ids[:30])`, `r.pid in ids[20:]`, `~df.pid.isin(ids[:n])`: membership in a slice of one
+    sequence, as the positions of that sequence it keeps (two pieces for the complement of a middle run), so two
+    such masks share rows where their positions meet; None for any other condition."""
+    negated = False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert | ast.Not):
+        negated, expr = True, expr.operand
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "isin":
+        if len(expr.args) != 1 or expr.keywords:
+            return None
+        column, given = expr.func.value, expr.args[0]
+    elif isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.In | ast.NotIn):
+        column, given = expr.left, expr.comparators[0]
+        negated ^= isinstance(expr.ops[0], ast.NotIn)
+    else:
+        return None
+    key = _column_key(column, query)
+    if key is None or not (isinstance(given, ast.Subscript) and isinstance(given.slice, ast.Slice)):
+        return None
+    bounds = given.slice
+    if bounds.step is not None:
+        return None
+    axis = f"{key} in {ast.unparse(given.value)}"
+    low = _position_at(bounds.lower) if bounds.lower is not None else None
+    high = _position_at(bounds.upper) if bounds.upper is not None else None
+    opened: Bound = (OPEN, 0, True)
+    if not negated:
+        return ((axis, (*low, True) if low else opened, (*high, False) if high else opened),)
+    pieces = []
+    if low is not None:  # the positions before the slice's start
+        pieces.append((axis, opened, (*low, False)))
+    if high is not None:  # and those from its end on
+        pieces.append((axis, (*high, True), opened))
+    return tuple(pieces) or None
+
+
+def _position_at(node: ast.expr) -> tuple[str, float]:
+    """A slice's bound as a position: counted from the start when a whole number not below zero; a position
+    counted from the end (`-30`) or a name only equal to itself, never ordered against the others."""
+    whole = _whole(node)
+    if whole is not None and whole >= 0:
+        return ("", whole)
+    return (ast.unparse(node).replace(" ", ""), 0)
 
 
 def _whole_run(node: ast.expr) -> tuple[int, int] | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from auditor.code.catalog import Role, Strength
 from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection, Site, Split, Train
-from auditor.code.masks import instant_of
+from auditor.code.masks import duration_of, instant_of
 from auditor.code.names import Names
 from auditor.code.sources import Program
 from auditor.code.values import NOTHING, Atom, Data, Value, data_of
@@ -38,7 +38,12 @@ DATASET_DICT = "datasets.DatasetDict"  # a Hub data set's published splits, each
 # argparse: a parser's options as the script runs without arguments (their defaults), read as its namespace's
 ARGUMENT_PARSER = "argparse.ArgumentParser"
 ARGUMENTS = "argparse.Namespace"
+# MONAI's metric objects (DiceMetric(...)): called on a batch's predictions and labels, they keep its score;
+# aggregate() gives the score of every batch they were called on
+MONAI_METRIC = "monai.<metric>"
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
+# Calls whose result holds the values of their one argument in its order: a set of a slice of ids is that slice.
+_ORDER_KEPT = frozenset(["set", "frozenset", "list", "tuple", "array", "asarray", "Series", "Index"])
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
 
 
@@ -199,6 +204,48 @@ class WalkState(ABC):
         defs = self.names.definitions(name)
         return self._assigned_values().get(defs[0]) if len(defs) == 1 else None
 
+    def span_held(self, name: ast.expr) -> ast.expr | None:
+        """The span of fixed length a name holds as its one value (`GAP = pd.Timedelta(days=30)`, `timedelta(
+        weeks=2)`, `"28D"` given to to_timedelta); None for any other value."""
+        made = self.assigned_once(name) if isinstance(name, ast.Name) else None
+        return made if made is not None and duration_of(made) is not None else None
+
+    def slice_held(self, name: ast.expr) -> ast.Subscript | None:
+        """The slice of a sequence a name holds as its one value, through copies that keep its order (`test_ids =
+        set(ids[:30])`, `list(...)`, `np.array(...)`, `.tolist()`); None for any other value."""
+        made = self.assigned_once(name) if isinstance(name, ast.Name) else None
+        while made is not None:
+            if isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Slice):
+                return made if isinstance(made.value, ast.Name) else None
+            if isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords:
+                called = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
+                made = made.args[0] if called in _ORDER_KEPT else None
+            elif isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and not made.args:
+                made = made.func.value if made.func.attr in ("tolist", "to_numpy", "to_list", "copy") else None
+            else:
+                made = None
+        return None
+
+    def members_written(self, node: ast.expr) -> ast.expr:
+        """A mask with the set it tests membership in written as the slice it holds (`df.pid.isin(test_ids)` as
+        `df.pid.isin(ids[:30])`, `r.pid in test_ids` too), so two masks of slices of one sequence compare by
+        their positions; ``node`` itself when it is no such mask."""
+        test = node.operand if isinstance(node, ast.UnaryOp) else node
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "isin":
+            held = self.slice_held(test.args[0]) if len(test.args) == 1 and not test.keywords else None
+            written: ast.expr | None = ast.Call(func=test.func, args=[held], keywords=[]) if held else None
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In | ast.NotIn):
+            held = self.slice_held(test.comparators[0])
+            written = ast.Compare(left=test.left, ops=test.ops, comparators=[held]) if held else None
+        else:
+            return node
+        if written is None:
+            return node
+        written = ast.copy_location(written, test)
+        if isinstance(node, ast.UnaryOp):
+            return ast.copy_location(ast.UnaryOp(op=node.op, operand=written), node)
+        return written
+
     def instant_held(self, defs: list[Any], depth: int = 0) -> ast.expr | None:
         """The call the one definition ``defs`` holds, where it makes an instant of constants (`cut =
         pd.Timestamp("2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several definitions."""
@@ -206,11 +253,13 @@ class WalkState(ABC):
             return None
         made = self._assigned_values().get(defs[0])
         if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub) and depth < 8:
-            # start = cut - pd.Timedelta(days=28), cut holding an instant: that instant moved
+            # start = cut - pd.Timedelta(days=28), cut holding an instant: that instant moved (by a span a name
+            # may hold too, `cut - GAP`)
             held = made.left
             left = self.instant_held(self.names.definitions(held), depth + 1) if isinstance(held, ast.Name) else held
+            right = self.span_held(made.right) or made.right
             if left is not None:
-                made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=made.right), made)
+                made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=right), made)
         return made if made is not None and instant_of(made) is not None else None
 
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.code.catalog import TORCH_NETWORK
+from auditor.code.catalog import MONAI_LOSSES, TORCH_NETWORK
 from auditor.code.events import Obj
 from auditor.code.state import CONTAINER, WalkState
 from auditor.code.values import NOTHING, Data, Value, join_datas
@@ -22,6 +22,8 @@ def is_module(found: Obj) -> bool:
 
 
 def is_loss(found: Obj) -> bool:
+    if found.qualname.startswith(MONAI_LOSSES):  # MONAI's DiceLoss, DiceCELoss, FocalLoss, TverskyLoss
+        return True
     return found.qualname.startswith(MODULE) and found.name.endswith("Loss")
 
 

@@ -12,7 +12,15 @@ from tests.code.reading import leaks_found
 HEAD = """\
 import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold, cross_val_score, train_test_split
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import (
+    GroupKFold,
+    GroupShuffleSplit,
+    KFold,
+    cross_val_predict,
+    cross_val_score,
+    train_test_split,
+)
 """
 
 _CV = """
@@ -60,6 +68,22 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
             groups='tx["card_id"]', cv="GroupKFold(5)"
         ),
         [],
+    ),
+    "per-card statistics, out-of-fold predictions of GroupKFold by card, scored": (
+        _CV.replace(
+            'print(cross_val_score(GradientBoostingClassifier(), tx[feats], tx["fraud"], groups={groups}, cv={cv}))',
+            'pred = cross_val_predict(GradientBoostingClassifier(), tx[feats], tx["fraud"], groups={groups}, cv={cv})'
+            '\n        print(roc_auc_score(tx["fraud"], pred))',
+        ).format(groups='tx["card_id"]', cv="GroupKFold(5)"),
+        [],
+    ),
+    "LEAK: per-card statistics, out-of-fold predictions of KFold, scored": (
+        _CV.replace(
+            'print(cross_val_score(GradientBoostingClassifier(), tx[feats], tx["fraud"], groups={groups}, cv={cv}))',
+            'pred = cross_val_predict(GradientBoostingClassifier(), tx[feats], tx["fraud"], groups={groups}, cv={cv})'
+            '\n        print(roc_auc_score(tx["fraud"], pred))',
+        ).format(groups="None", cv="KFold(5, shuffle=True)"),
+        [("preprocessing", 2), ("preprocessing", 3)],
     ),
     "LEAK: per-day statistics, GroupKFold by card": (
         _CV.replace('groupby("card_id")', 'groupby("day")')

@@ -1436,3 +1436,80 @@ def test_calls_nested_past_what_the_walk_follows_are_counted_not_silent(tmp_path
     script = tmp_path / "deep.py"
     script.write_text(_chain(200))
     assert analyse_file(script).counts.deep_calls >= 1
+
+
+TRIES = """
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import Lasso, Ridge
+from sklearn.metrics import mean_absolute_error, r2_score
+df = pd.read_csv("d.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (  # two metrics of each of three models: three tries, not two
+            """rows = []
+for name, m in {"ridge": Ridge(), "lasso": Lasso(), "rf": RandomForestRegressor()}.items():
+    p = m.fit(X_tr, y_tr).predict(X_te)
+    rows.append({"model": name, "mae": mean_absolute_error(y_te, p), "r2": r2_score(y_te, p)})
+print(pd.DataFrame(rows).sort_values("mae").iloc[0])""",
+            "for 3 models,",
+        ),
+        (  # a model made anew in each pass of a loop over settings
+            """best = None
+for a in [0.1, 1.0, 10.0]:
+    s = mean_absolute_error(y_te, Ridge(alpha=a).fit(X_tr, y_tr).predict(X_te))
+    if best is None or s < best:
+        best = s""",
+            "once per model or setting of a loop,",
+        ),
+    ],
+)
+def test_a_choice_on_the_test_set_says_how_many_tries_it_chose_among(tmp_path: Path, body: str, said: str) -> None:
+    script = tmp_path / "tries.py"
+    script.write_text(HEAD + TRIES.format(body=body))
+    (leak,) = analyse_file(script).leaks
+    assert leak.leak.kind.value == "multi_test"
+    assert said in leak.leak.message
+
+
+def test_early_stopping_on_the_test_set_says_where_the_chosen_model_is_scored(tmp_path: Path) -> None:
+    """The finding lands where the model the test rows stopped is scored on them: that score is in `into`."""
+    script = tmp_path / "stop.py"
+    body = """
+        import lightgbm as lgb
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        m = lgb.LGBMClassifier().fit(X_tr, y_tr, eval_set=[(X_te, y_te)], callbacks=[lgb.early_stopping(20)])
+        print(m.score(X_tr, y_tr))
+        print(m.score(X_te, y_te))
+        """
+    script.write_text(HEAD + textwrap.dedent(body))
+    (leak,) = analyse_file(script).leaks
+    offset = HEAD.count("\n") + 1
+    assert leak.leak.kind.value == "multi_test"
+    assert [(site.line - offset, what) for site, what in leak.leak.into] == [(6, "LGBMClassifier.score")]
+    assert leak.leak.message.endswith(f"it then scores at line {offset + 6} (LGBMClassifier.score).")
+
+
+def test_a_rolling_mean_of_the_label_is_named_and_its_lag_proposed(tmp_path: Path) -> None:
+    """The feature computed from the label is what to drop, not the label the features never held; a rolling
+    mean that holds the row's own label has a fix that keeps it: a lag before the window."""
+    script = tmp_path / "form.py"
+    body = """
+        g = pd.read_csv("games.csv").sort_values(["team", "date"])
+        g["form5"] = g.groupby("team")["won"].transform(lambda s: s.rolling(5, min_periods=1).mean())
+        train, test = g[g.season < 2022], g[g.season >= 2022]
+        m = LogisticRegression().fit(train[["form5", "home"]], train["won"])
+        print(m.score(test[["form5", "home"]], test["won"]))
+        """
+    script.write_text(HEAD + textwrap.dedent(body))
+    (leak,) = analyse_file(script).leaks
+    assert leak.leak.kind.value == "label_in_features"
+    assert "'form5' computed from the label 'won' is among the features" in leak.leak.message
+    assert leak.leak.fix.startswith("Drop 'form5' from X (e.g. X = df.drop(columns=['form5'])).")
+    assert "shift(1) before a rolling or expanding mean" in leak.leak.fix
