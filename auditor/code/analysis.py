@@ -72,6 +72,8 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
         program = read_program(path)
     except SourceError as exc:
         return FileResult(path, skipped=(SkippedPart(exc.place, exc.reason, True),))
+    except Exception as exc:  # a fault of the reading on a file of a shape it did not foresee: said, not a crash
+        return FileResult(path, skipped=(SkippedPart(Place(path, 1), _failed("reading", exc), True),))
     as_run = program.as_run
     try:
         program = with_named_lambdas(with_project_modules(program, project, modules))
@@ -83,9 +85,7 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
             with contextlib.suppress(Exception):
                 placed += _only_as_run(as_run, placed, project, modules)
     except Exception as exc:  # a fault of the analysis, never of the user's file: said, not a crash
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        reason = f"the analysis failed ({type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno})"
-        return FileResult(path, skipped=(SkippedPart(Place(path, 1), reason, True), *program.skipped))
+        return FileResult(path, skipped=(SkippedPart(Place(path, 1), _failed("analysis", exc), True), *program.skipped))
     counts = Counts(
         sum(o.read for o in record.origins.values()),
         len(record.splits),
@@ -97,6 +97,12 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
     unread = tuple((u.module, program.place(u.line), u.path) for u in program.unread)
     read = tuple(m.path for m in program.modules)
     return FileResult(path, placed, program.skipped, counts, program.lines, program, read, unread, program.modules_left)
+
+
+def _failed(part: str, exc: Exception) -> str:
+    """A fault of the reading or the analysis, with where in this package it arose (for a report of it)."""
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"the {part} failed ({type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno})"
 
 
 def _placed(program: Program, leaks: Sequence[Leak]) -> tuple[PlacedLeak, ...]:

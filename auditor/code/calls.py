@@ -14,7 +14,7 @@ from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
 from auditor.code.masks import instant_of
 from auditor.code.paths import path_method
-from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF
+from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF, PARTIAL
 from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
@@ -56,7 +56,15 @@ class Calls(Library):
         func = node.func
         receiver = self.ev(func.value) if isinstance(func, ast.Attribute) else None
         callee = None if isinstance(func, ast.Attribute) else self.ev(func)
-        args = [self.ev(a) for a in node.args]
+        args: list[Value] = []
+        for given in node.args:
+            if not isinstance(given, ast.Starred):
+                args.append(self.ev(given))
+                continue
+            # f(*data), data = (X, y): its items in their places; of a length the walk does not know, its items
+            # put together as one argument
+            held = self.ev(given.value)
+            args += list(held.items) if held.items is not None else [self.iterate(held)]
         kwargs: dict[str, Value] = {}
         for kw in node.keywords:
             value = self.ev(kw.value)
@@ -106,6 +114,11 @@ class Calls(Library):
                 out = out.join(
                     self.call_function(called_as, [Value(objects=frozenset({oid})), *args], dict(kwargs), node)
                 )
+                known = True
+                continue
+            if found.qualname == PARTIAL:  # prep(df) of prep = partial(scale, cols=[...]): scale(df, cols=[...])
+                func, bound = found.entries["#func"], found.entries["#args"].items or ()
+                out = out.join(self.call_value(func, [*bound, *args], {**found.params, **kwargs}, node))
                 known = True
                 continue
             if found.qualname.startswith(MONAI_TRANSFORMS) and args:

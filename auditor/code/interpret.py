@@ -44,6 +44,9 @@ class Walker(Calls, Frames):
         self._active_calls: list[ast.Call] = []  # the call that walks each of _active
         self._returns: list[Value] = []
         self._yields: list[Value] = []  # what each function being walked yields (a generator's items)
+        # each function being walked: its items in the order it yields them, while that order is certain (every
+        # yield outside any loop but one walked item by item), the loops and item passes open when it began
+        self._yield_order: list[tuple[list[Value] | None, int, int]] = []
         self._walks: dict[int, int] = {}  # function -> how many times its body was walked
         self._summaries: dict[int, Value] = {}  # function -> the join of what its walks returned
         self._memo: dict[tuple[object, ...], Value] = {}  # a call with the same arguments: its return value
@@ -179,9 +182,16 @@ class Walker(Calls, Frames):
             for target in node.targets:
                 self.delete(target)
         elif isinstance(node, ast.Match):
-            self.ev(node.subject)
+            subject = self.ev(node.subject).const
             for case in node.cases:
+                # `MODE = "raw"; match MODE: case "eager": ...`: a case that cannot match runs nothing, and once a
+                # case certainly matches, none after it runs
+                taken = _case_taken(case, subject) if subject is not None else None
+                if taken is False:
+                    continue
                 self.block(case.body)
+                if taken is True:
+                    break
         elif isinstance(node, ast.Raise | ast.Assert):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
@@ -341,11 +351,13 @@ class Walker(Calls, Frames):
         self._walked.add(fid)
         self._returns.append(NOTHING)
         self._yields.append(NOTHING)
+        self._yield_order.append((None, len(self.loops), len(self.item_passes)))
         try:
             self.block(fn.body)
         finally:
             self._returns.pop()
             self._yields.pop()
+            self._yield_order.pop()
             self.calls.pop()
 
     def function_node(self, fid: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
@@ -393,18 +405,23 @@ class Walker(Calls, Frames):
         self.calls.append(node)
         self._returns.append(NOTHING)
         self._yields.append(NOTHING)
+        self._yield_order.append(([] if _yields_plainly(fn) else None, len(self.loops), len(self.item_passes)))
         given = self._given_names(fn, args, node)
         try:
             self.block(fn.body)
             result = self._returns[-1]
             items = self._yields[-1]
             if items != NOTHING:
-                # batch_iterator(): a generator, its items what the body yields (slices of the texts)
-                result = Value(objects=frozenset({self.container(node, items).id}), data=items.data)
+                # batch_iterator(): a generator, its items what the body yields (slices of the texts); yielded
+                # one per part, `for p in parts: yield sc.transform(p)`, each kept apart for unpacking
+                order = self._yield_order[-1][0]
+                each = tuple(order) if order is not None and len(order) >= 2 else None
+                result = Value(objects=frozenset({self.container(node, items).id}), data=items.data, items=each)
             changed = [(name, self.defs[arg]) for arg, name, bound in given if self.defs.get(arg) is not bound]
         finally:
             self._returns.pop()
             self._yields.pop()
+            self._yield_order.pop()
             self.calls.pop()
             self._active.pop()
             self._active_calls.pop()
@@ -564,6 +581,20 @@ class Walker(Calls, Frames):
                 todo += [f"{LOCAL}{b.id}" for b in self._classes[current][1].bases if isinstance(b, ast.Name)]
         return None
 
+    def record_fields(self, qualname: str) -> list[str]:
+        """The fields, in order, of the file's class ``qualname`` when it is a record built from them: a
+        `@dataclass` or a `NamedTuple` (its annotated names in the class body); [] for any other class."""
+        if qualname not in self._classes:
+            return []
+        node = self._classes[qualname][1]
+        named = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+        bases = [ast.unparse(b) for b in node.bases]
+        if not any(n.rpartition(".")[2] == "dataclass" for n in named) and not any(
+            b.rpartition(".")[2] == "NamedTuple" for b in bases
+        ):
+            return []
+        return [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+
     def local_method(self, qualname: str, name: str) -> int | None:
         """Method ``name`` of the file's class ``qualname`` or of a base class the file defines too."""
         seen: set[str] = set()
@@ -643,16 +674,24 @@ class Walker(Calls, Frames):
         return found
 
     def _ev_Yield(self, node: ast.Yield) -> Value:
-        if node.value is not None:
-            given = self.ev(node.value)
-            if self._yields:
-                self._yields[-1] = self._yields[-1].join(given)
+        given = self.ev(node.value) if node.value is not None else NOTHING
+        if self._yields:
+            self._yields[-1] = self._yields[-1].join(given)
+            order, loops, passes = self._yield_order[-1]
+            if order is not None:
+                # each loop around it since the function began walked item by item: one yield per item, in order
+                if len(self.loops) - loops == len(self.item_passes) - passes:
+                    order.append(given)
+                else:
+                    self._yield_order[-1] = (None, loops, passes)
         return NOTHING  # what send() passes in: nothing the walk follows
 
     def _ev_YieldFrom(self, node: ast.YieldFrom) -> Value:
         given = self.iterate(self.ev(node.value))
         if self._yields:
             self._yields[-1] = self._yields[-1].join(given)
+            _, loops, passes = self._yield_order[-1]
+            self._yield_order[-1] = (None, loops, passes)
         return NOTHING
 
     def _ev_Constant(self, node: ast.Constant) -> Value:
@@ -1348,3 +1387,65 @@ def _formatted(part: ast.expr, value: object) -> str | None:
 
 # Arithmetic that text (or a column of it) does not have: `+` joins texts, `*` repeats them, `%` formats them.
 _NUMERIC_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow)
+
+
+def _case_taken(case: ast.match_case, subject: object) -> bool | None:
+    """Whether a case of a `match` on the known value ``subject`` matches it: True or False when its pattern
+    says so plainly (a constant, `None`, `_`, an `|` of them), None when it cannot tell (a class pattern, a
+    guard that holds or not)."""
+
+    def matches(pattern: ast.pattern) -> bool | None:
+        if isinstance(pattern, ast.MatchValue) and isinstance(pattern.value, ast.Constant):
+            value = pattern.value.value
+            if type(value) is not type(subject):  # `case 1` matches 1.0 and True: said only of one type
+                return None
+            return bool(value == subject)
+        if isinstance(pattern, ast.MatchSingleton):
+            return pattern.value is subject
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            return True  # `case _` or a bare name: matches anything
+        if isinstance(pattern, ast.MatchOr):
+            each = [matches(p) for p in pattern.patterns]
+            return True if any(e is True for e in each) else False if all(e is False for e in each) else None
+        return None
+
+    found = matches(case.pattern)
+    if found is True and case.guard is not None:
+        return None
+    return found
+
+
+def _yields_plainly(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether every `yield` of ``fn`` is a statement of its own body or of `for` loops in it, never under a
+    condition, a `while` or a `try`: what it yields is then known in order from one walk of its body."""
+
+    def plain(statements: list[ast.stmt]) -> bool:
+        for stmt in statements:
+            if isinstance(stmt, ast.For):
+                if not plain(stmt.body) or stmt.orelse:
+                    return False
+            elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                continue
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
+                if stmt.value.value is not None and _holds_yield(stmt.value.value):
+                    return False
+            elif _holds_yield(stmt):
+                return False
+        return True
+
+    return plain(fn.body)
+
+
+def _holds_yield(node: ast.AST) -> bool:
+    """Whether a yield is written in ``node``, outside the functions and classes defined in it."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Yield | ast.YieldFrom | ast.Await):
+            return True
+        stack += [
+            c
+            for c in ast.iter_child_nodes(current)
+            if not isinstance(c, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda)
+        ]
+    return False

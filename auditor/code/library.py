@@ -28,6 +28,7 @@ from auditor.code.state import (
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
+    PARTIAL,
     SPLITS,
 )
 from auditor.code.torchloops import TorchLoops, optimizer_class
@@ -186,6 +187,14 @@ class Library(Estimators, TorchLoops):
             init = self.local_method(qualname, "__init__")
             if init is not None:
                 self.call_function(init, [made, *args], dict(kwargs), node)
+                return made
+            fields = self.record_fields(qualname)
+            if fields:
+                # a @dataclass or NamedTuple of the file: Split(X_tr, X_te, ...) holds each given in its field
+                found.entries.update(dict(zip(fields, args, strict=False)))
+                found.entries.update({k: v for k, v in kwargs.items() if k in fields})
+                if len(args) == len(fields):  # a NamedTuple unpacked, `X_tr, X_te, *_ = split`
+                    return Value(objects=made.objects, items=tuple(args))
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
@@ -229,6 +238,11 @@ class Library(Estimators, TorchLoops):
             return self._published_part(qualname, args, kwargs, node)
         if catalog.is_image_folder(qualname):
             return self._image_folder(args, kwargs, node)
+        if qualname == PARTIAL and args:
+            bound = self.obj(node, PARTIAL)
+            bound.entries.update({"#func": args[0], "#args": Value(items=tuple(args[1:]))})
+            bound.params.update(kwargs)
+            return Value(objects=frozenset({bound.id}))
         if qualname in catalog.MONAI_DECOLLATE and args:  # decollate_batch(outputs): the batch's rows, one by one
             return Value(data=args[0].data)
         if qualname.startswith("monai.metrics.") and last.endswith("Metric"):

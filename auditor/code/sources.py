@@ -404,16 +404,65 @@ def _script(path: Path, raw: bytes) -> Program:
     return Program(path, tree, text.count("\n") + 1, text=text)
 
 
+def _check_notebook_shape(path: Path, text: str) -> None:
+    """Refuse, naming the place, a file that is not JSON or whose JSON is not a notebook's: an object whose
+    `cells` is a list of objects, each one's `source` a text or a list of texts."""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(
+            Place(path, exc.lineno, exc.colno), f"not a readable notebook: not JSON ({exc.msg})"
+        ) from None
+    except RecursionError:
+        raise SourceError(Place(path, 1), "not a readable notebook: its JSON is nested too deep") from None
+    if not isinstance(parsed, dict):
+        raise SourceError(
+            Place(path, 1), f"not a notebook: its JSON is {_json_kind(parsed)}, where a notebook is an object"
+        )
+    cells = parsed.get("cells", [])
+    if not isinstance(cells, list):
+        raise SourceError(Place(path, 1), f"not a notebook: its 'cells' is {_json_kind(cells)}, where a list is")
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            raise SourceError(
+                Place(path, 1, None, index, 1), f"not a notebook: cell {index} is {_json_kind(cell)}, not an object"
+            )
+        source = cell.get("source", "")
+        if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(t, str) for t in source))):
+            raise SourceError(
+                Place(path, 1, None, index, 1),
+                f"not a notebook: the 'source' of cell {index} is {_json_kind(source)}, where a text or a list of "
+                "texts is",
+            )
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in words: 'an array', 'a number'."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, str):
+        return "a text"
+    if isinstance(value, bool):
+        return "true or false"
+    if value is None:
+        return "null"
+    return "a number"
+
+
 def _notebook(path: Path, raw: bytes) -> Program:
     import nbformat
 
     try:
         text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SourceError(Place(path, raw[: exc.start].count(b"\n") + 1), "not UTF-8 text") from None
+    _check_notebook_shape(path, text)
+    try:
         with warnings.catch_warnings():  # an older notebook's missing cell ids are nbformat's worry, not the user's
             warnings.simplefilter("ignore")
             nb = nbformat.reads(text, as_version=4, capture_validation_error={})
-    except UnicodeDecodeError as exc:
-        raise SourceError(Place(path, raw[: exc.start].count(b"\n") + 1), "not UTF-8 text") from None
     except Exception as exc:  # nbformat raises JSON errors, its own NotJSONError, KeyError on odd versions
         raise SourceError(Place(path, 1), f"not a readable notebook: {type(exc).__name__}: {exc}") from None
     if nb.get("metadata", {}).get("kernelspec", {}).get("language", "python").lower() not in ("python", ""):

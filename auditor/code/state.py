@@ -41,6 +41,8 @@ ARGUMENTS = "argparse.Namespace"
 # MONAI's metric objects (DiceMetric(...)): called on a batch's predictions and labels, they keep its score;
 # aggregate() gives the score of every batch they were called on
 MONAI_METRIC = "monai.<metric>"
+# functools.partial(f, *args, **kwargs): calling it calls f with those arguments first
+PARTIAL = "functools.partial"
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 # Calls whose result holds the values of their one argument in its order: a set of a slice of ids is that slice.
 _ORDER_KEPT = frozenset(["set", "frozenset", "list", "tuple", "array", "asarray", "Series", "Index"])
@@ -157,6 +159,10 @@ class WalkState(ABC):
     @abstractmethod
     def class_attribute(self, qualname: str, attr: str) -> Value | None:
         """Attribute ``attr`` the body of the file's class ``qualname`` bound (None: not one it binds)."""
+
+    @abstractmethod
+    def record_fields(self, qualname: str) -> list[str]:
+        """The fields of the file's `@dataclass` or `NamedTuple` ``qualname``, in order ([] for another class)."""
 
     @abstractmethod
     def local_method(self, qualname: str, name: str) -> int | None:

@@ -455,3 +455,24 @@ def test_a_reading_that_fails_is_said_as_one_not_as_a_file_that_is_not_python(
     assert "the analysis failed (RuntimeError: a fault of the reading" in said
     assert "no file could be read, so nothing was audited" in said
     assert "as Python" not in said
+
+
+def test_a_file_reading_that_fails_leaves_the_other_files_audited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault while reading one notebook is said for it, an error (CDL000), never a pass; the scripts beside
+    it are still read and their leaks reported."""
+    from auditor.code import sources
+
+    def broken(path: Path, raw: bytes) -> object:
+        raise TypeError("can only join an iterable")
+
+    monkeypatch.setattr(sources, "_notebook", broken)
+    (tmp_path / "odd.ipynb").write_text("{}")
+    (tmp_path / "train.py").write_text(LEAKY_SCRIPT)
+    done = runner.invoke(app, ["code", str(tmp_path)])
+    said = done.output.replace("\n", " ")
+    assert done.exit_code == 1, done.output
+    assert "CDL000" in said and "the reading failed (TypeError: can only join an iterable" in said
+    assert "CDL001" in said
+    assert "Traceback" not in said

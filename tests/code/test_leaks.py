@@ -1078,6 +1078,51 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 7)],
     ),
+    **{
+        f"a match on a known mode: {how}": (
+            f"""
+        MODE = {mode}
+        df = pd.read_csv("d.csv")
+        X = df.drop(columns="y")
+        match MODE:
+            case "eager":
+                X = StandardScaler().fit_transform(X)
+            case "quick" | "raw":
+                X = X.fillna(0)
+            case _:
+                X = X.fillna(X.mean())
+        X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+            expected,
+        )
+        for how, mode, expected in (
+            ("the leaky case cannot match, nor the last after a case that matches", '"raw"', []),
+            ("the leaky case matches", '"eager"', [("preprocessing", 6)]),
+            ("no case but the last matches", '"full"', [("preprocessing", 10)]),
+            ("the mode is not known", 'input("mode? ")', [("preprocessing", 6), ("preprocessing", 10)]),
+            ("a number cannot be said not to be a text", "1", [("preprocessing", 6), ("preprocessing", 10)]),
+        )
+    },
+    **{
+        f"a generator of the file yielding each part {how}": (
+            f"""
+        def scaled(parts):
+            sc = StandardScaler().fit({fitted})
+            for p in parts:
+                yield sc.transform(p)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        X_tr_s, X_te_s = scaled([X_tr, X_te])
+        print(LogisticRegression().fit(X_tr_s, y_tr).score(X_te_s, y_te))
+        """,
+            expected,
+        )
+        for how, fitted, expected in (
+            ("scaled by the training part's statistics", "parts[0]", []),
+            ("scaled by statistics of every part", "pd.concat(parts)", [("preprocessing", 7)]),
+        )
+    },
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")

@@ -103,6 +103,33 @@ def test_a_file_no_part_of_which_is_python_is_refused_with_where(
         read_program(tmp_path / name)
 
 
+@pytest.mark.parametrize(
+    ("content", "reason", "at"),
+    [
+        (b'{"cells": [{"cell_type": "code", "source": 42}]}', "the 'source' of cell 1 is a number", "cell 1, line 1"),
+        (b'{"cells": [{"cell_type": "code", "source": ["a", 1]}]}', "the 'source' of cell 1 is an array", "cell 1"),
+        (b'{"cells": ["x = 1"]}', "cell 1 is a text, not an object", "cell 1, line 1"),
+        (b'{"cells": {"a": 1}}', "its 'cells' is an object, where a list is", ":1"),
+        (b'[{"cell_type": "code", "source": "x = 1"}]', "its JSON is an array, where a notebook is an object", ":1"),
+        (b'{"cells": [\n  {"cell_type": "code" "source": "x"}]}', r"not JSON \(Expecting ',' delimiter\)", ":2:24"),
+    ],
+)
+def test_a_notebook_whose_json_is_not_a_notebooks_is_refused_with_where(
+    tmp_path: Path, content: bytes, reason: str, at: str
+) -> None:
+    """JSON of another shape is refused with what was found and where, not left to fail inside the reading."""
+    path = tmp_path / "odd.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(SourceError, match=reason) as raised:
+        read_program(path)
+    assert at in _shown(raised.value)
+
+
+def _shown(error: SourceError) -> str:
+    place = error.place
+    return f"cell {place.cell}, line {place.cell_line}" if place.cell is not None else place.at
+
+
 def test_a_notebook_of_another_language_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="another language"):
         read_program(_notebook(tmp_path / "r.ipynb", [("code", "x <- 1")], language="R"))
