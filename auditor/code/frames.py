@@ -581,6 +581,18 @@ class Frames(WalkState):
             if excluded is not None:  # select(pl.exclude("id", ...)): every column but those named
                 without = (data.columns or Columns()).without(excluded) if name == "select" else Columns()
                 return Value(data=replace(data, columns=without, mask=None))
+        along = kwargs.get("axis", NOTHING).const
+        if name == "filter" and "items" in kwargs and along in (None, 1, "columns"):
+            # pandas' df.filter(items=["a", "risk_flag"]): those columns, as df[["a", "risk_flag"]] (of the ones
+            # the table holds)
+            listed = kwargs["items"].strings()
+            if listed is not None:
+                return Value(data=replace(data, columns=(data.columns or Columns()).only(listed), mask=None))
+        pattern = next((kwargs[k].const for k in ("like", "regex") if k in kwargs), None)
+        if name == "filter" and isinstance(pattern, str) and along in (None, 1, "columns") and data.columns is not None:
+            # df.filter(like="risk"), regex="^(num_|risk_)": the columns whose names it matches, a label among them
+            matched = re.escape(pattern) if "like" in kwargs else pattern
+            return Value(data=replace(data, columns=replace(data.columns, matched=matched), mask=None))
         if name == "select" and args and all(a.strings() is not None for a in args):
             kept = [n for a in args for n in a.strings() or []]
             return Value(data=replace(data, columns=(data.columns or Columns()).only(kept), mask=None))

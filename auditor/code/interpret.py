@@ -5,7 +5,8 @@ each call with the arguments bound (and once more on their own if no call reache
 from __future__ import annotations
 
 import ast
-from collections.abc import Hashable, Sequence
+import re
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
 from auditor.code.calls import Calls
@@ -1039,7 +1040,12 @@ class Walker(Calls, Frames):
             return Value(names_of=Columns(opaque=True), stats=self._chosen_by(node, gen))
         excluded: list[str] = []
         numeric = False
+        matched: list[str] = []
         for condition in (c for given in gen.ifs for c in _conjuncts(given)):
+            pattern = _name_pattern(condition, target.id, self.ev)
+            if pattern is not None:  # c.startswith(("num_", "risk_")), "risk" in c: the names it matches
+                matched.append(pattern)
+                continue
             if _keeps_numbers(condition, target.id):
                 numeric = True  # df[c].dtype != "object": numeric columns kept, as select_dtypes("number") keeps
                 continue
@@ -1056,6 +1062,10 @@ class Walker(Calls, Frames):
         names = source.names_of.without(excluded)
         if numeric and not names.opaque and names.dtypes is None:
             names = replace(names, dtypes="number")
+        if matched and not names.opaque:
+            # every pattern held at once: each a lookahead of the one name
+            both = matched[0] if len(matched) == 1 and names.matched is None else None
+            names = replace(names, matched=both) if both is not None else Columns(opaque=True)
         return Value(names_of=names)
 
     def _chosen_by(self, node: ast.AST, gen: ast.comprehension) -> frozenset[int]:
@@ -1449,3 +1459,33 @@ def _holds_yield(node: ast.AST) -> bool:
             if not isinstance(c, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda)
         ]
     return False
+
+
+def _name_pattern(condition: ast.expr, name: str, ev: Callable[[ast.AST], Value]) -> str | None:
+    """The pattern a test of a column name ``name`` keeps names by, as a regular expression: `c.startswith(p)`
+    (or a tuple of prefixes), `c.endswith(s)`, `"x" in c`, `re.search(p, c)` / `re.match(p, c)`; None for any
+    other test."""
+    if isinstance(condition, ast.Compare) and len(condition.ops) == 1 and isinstance(condition.ops[0], ast.In):
+        right = condition.comparators[0]
+        text = ev(condition.left).const
+        if isinstance(right, ast.Name) and right.id == name and isinstance(text, str):
+            return re.escape(text)
+        return None
+    if not isinstance(condition, ast.Call):
+        return None
+    func = condition.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+        if func.attr not in ("startswith", "endswith") or len(condition.args) != 1 or condition.keywords:
+            return None
+        given = ev(condition.args[0])
+        texts = [given.const] if given.items is None else [i.const for i in given.items]
+        if not texts or not all(isinstance(t, str) for t in texts):
+            return None
+        either = "|".join(re.escape(str(t)) for t in texts)
+        return f"^(?:{either})" if func.attr == "startswith" else f"(?:{either})$"
+    called = ast.unparse(func)
+    if called in ("re.search", "re.match") and len(condition.args) == 2 and not condition.keywords:
+        pattern, subject = ev(condition.args[0]).const, condition.args[1]
+        if isinstance(pattern, str) and isinstance(subject, ast.Name) and subject.id == name:
+            return pattern if called == "re.search" else f"^(?:{pattern})"
+    return None

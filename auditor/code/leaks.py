@@ -498,9 +498,9 @@ class _Rules:
                     site,
                     "values from later rows",
                     f"Values are filled from later rows at {self.at_line(line)} (bfill, interpolate, shift(-k), a "
-                    f"centred window) before {split.what} at {self.where(split.site)} cuts the rows in time: the last "
-                    f"rows {train.what} trains on at {self.where(train.site)} hold values of the test rows scored at "
-                    f"{self.where(e.site)} ({e.what}).",
+                    f"centred window, a forward merge_asof) before {split.what} at {self.where(split.site)} cuts "
+                    f"the rows in time: the last rows {train.what} trains on at {self.where(train.site)} hold values "
+                    f"of the test rows scored at {self.where(e.site)} ({e.what}).",
                     ((train.site, train.what), (e.site, e.what)),
                     _chain_after(x, 0),
                     _LATER_FIX,
@@ -544,7 +544,8 @@ class _Rules:
             True,
             site,
             "values from later rows",
-            f"Values are filled from later rows at {self.at_line(line)} (bfill, interpolate, a centred window) "
+            f"Values are filled from later rows at {self.at_line(line)} (bfill, interpolate, a centred window, a "
+            "forward merge_asof) "
             f"before the folds of {split.what} at {self.where(split.site)} cut the rows in time: the last "
             f"rows each fold trains on hold values of its test rows, scored by {e.what} at {self.where(e.site)}.",
             ((e.site, e.what),),

@@ -382,6 +382,10 @@ class Library(Estimators, TorchLoops):
             binned = self._binned(last, args, kwargs, node)
             if binned is not None:
                 return binned
+        if package == "pandas" and last == "merge_asof":
+            merged = self._merged_as_of(args, kwargs, node)
+            if merged is not None:
+                return merged
         if package == "pandas" and last == "to_datetime":
             x = argument(args, kwargs, 0, "arg")
             if x.data is not None:
@@ -766,6 +770,20 @@ class Library(Estimators, TorchLoops):
     def _dates_read(kwargs: dict[str, Value]) -> list[str]:
         given = kwargs.get("parse_dates")
         return (given.strings() or []) if given is not None else []
+
+    def _merged_as_of(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """pd.merge_asof(left, right, on="ts"): each left row with the right row nearest before it, as a merge of
+        the two; `direction="forward"` (or "nearest") takes a right row after it, a value from later rows."""
+        left, right = argument(args, kwargs, 0, "left"), argument(args, kwargs, 1, "right")
+        if left.data is None:
+            return None
+        keys = {k: v for k, v in kwargs.items() if k in ("on", "left_on", "right_on", "suffixes")}
+        merged = self.data_method(left, "merge", [right], {**keys, "how": Value(consts=frozenset({"left"}))}, node)
+        direction = kwargs.get("direction", NOTHING).const
+        if merged.data is not None and direction in ("forward", "nearest"):
+            later = merged.data.later | {(node.lineno, None)}
+            merged = replace(merged, data=replace(merged.data, later=later))
+        return merged
 
     def _loaded(self, node: ast.Call, qualname: str, data: Data, kwargs: dict[str, Value]) -> Value:
         """A data set loader: (X, y) for make_* and return_X_y, a Bunch with .data, .target, .frame otherwise."""

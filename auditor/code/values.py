@@ -9,6 +9,7 @@ of facets, each a may-set, so a name bound on two branches is both of its values
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -271,6 +272,9 @@ class Columns:
     # columns assigned to the table since it was read (`df["is_test"] = 1`, `assign(...)`): a list of names read
     # from its columns before holds none of those added after
     added: frozenset[str] = frozenset()
+    # a pattern every kept name matches (`df.filter(like="risk")`, `regex=`): a column whose name it does not
+    # match is not kept, one whose name it matches is when the rest say so
+    matched: str | None = None
 
     def empty_for(self, column: str, origins: Iterable[int]) -> bool:
         """Whether ``column`` holds no value for any of the rows of these sources."""
@@ -280,19 +284,32 @@ class Columns:
     def has(self, column: str, numeric: bool | None = None) -> bool:
         """Whether ``column`` is certainly among the columns (never when they are opaque); of columns chosen by
         dtype, only when ``numeric`` says the column is of that kind."""
-        if self.opaque or column in self.removed:
+        if self.opaque or column in self.removed or not self._named_as_matched(column):
             return False
         if self.dtypes is not None and numeric is not (self.dtypes == "number"):
             return False
         return self.base is None or column in self.base
 
+    def _named_as_matched(self, column: str) -> bool:
+        try:
+            return self.matched is None or re.search(self.matched, column) is not None
+        except re.error:  # a pattern of another dialect: whether it keeps the column is not known
+            return False
+
     def lacks(self, column: str) -> bool:
         """Whether ``column`` is certainly not among the columns (dropped, or outside a chosen list)."""
-        return not self.opaque and (column in self.removed or (self.base is not None and column not in self.base))
+        outside = self.base is not None and column not in self.base
+        return not self.opaque and (column in self.removed or outside or self._unmatched(column))
+
+    def _unmatched(self, column: str) -> bool:
+        try:
+            return self.matched is not None and re.search(self.matched, column) is None
+        except re.error:
+            return False
 
     def union(self, other: Columns) -> Columns:
         """The names of both lists together (numeric_cols + categorical_cols)."""
-        if self.opaque or other.opaque:
+        if self.opaque or other.opaque or self.matched is not None or other.matched is not None:
             return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
@@ -341,7 +358,7 @@ class Columns:
         siblings = {new for new, src in self.derived if src in upstream}
         derived = frozenset(d for d in self.derived if d[0] in kept or d[1] in kept or d[0] in siblings)
         # columns named one by one are known, whatever the table they were taken from held (a merge, a rename)
-        return replace(self, base=kept, removed=self.removed - kept, derived=derived, opaque=False)
+        return replace(self, base=kept, removed=self.removed - kept, derived=derived, opaque=False, matched=None)
 
     def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
         derived = self.derived | {(name, s) for s in sources}
@@ -354,7 +371,7 @@ class Columns:
         )
 
     def join(self, other: Columns) -> Columns:
-        if self.opaque or other.opaque:
+        if self.opaque or other.opaque or self.matched is not None or other.matched is not None:
             return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base
         dtypes = self.dtypes if self.dtypes == other.dtypes else None
@@ -805,4 +822,13 @@ def within_names(data: Data, names: Columns) -> Columns:
     derived = frozenset(d for d in columns.derived if names.has(d[0]) or names.has(d[1]))
     removed = names.removed | columns.removed | later
     numbers = columns.numbers | names.numbers
-    return Columns(names.base, removed, derived | names.derived, False, names.dtypes, numbers, added=columns.added)
+    return Columns(
+        names.base,
+        removed,
+        derived | names.derived,
+        False,
+        names.dtypes,
+        numbers,
+        added=columns.added,
+        matched=names.matched,
+    )

@@ -1,7 +1,7 @@
-"""Values filled from later rows before a cut in time (bfill, interpolate, shift(-k), a centred window): the
-last training rows hold the first test rows' values. Beside it, correct code that looks like it: a fill from
-earlier rows (ffill, shift(1)), a fill within each part after the cut. Each case is a script and the leaks it
-holds (kind and line), none for correct code."""
+"""Values filled from later rows before a cut in time (bfill, interpolate, shift(-k), a centred window, a forward
+`merge_asof`): the last training rows hold the first test rows' values. Beside it, correct code that looks like
+it: a fill from earlier rows (ffill, shift(1), a backward `merge_asof`), a fill within each part after the cut.
+Each case is a script and the leaks it holds (kind and line), none for correct code."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ FILLED_FROM_LATER = {
     "where_else_next": 'df["temp"] = df["temp"].where(df["temp"] > 0, df["temp"].shift(-1))',
     "group_lambda_bfill": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.bfill())',
     "group_lambda_interpolate": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.interpolate())',
+    "merge_asof_forward": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts", direction="forward")',
+    "merge_asof_nearest": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts", direction="nearest")',
 }
 
 
@@ -68,6 +70,7 @@ FILLED_FROM_EARLIER = {
     "fillna_of_previous": 'df["temp"] = df["temp"].fillna(df["temp"].shift(1))',
     "where_else_previous": 'df["temp"] = df["temp"].where(df["temp"] > 0, df["temp"].ffill())',
     "group_lambda_ffill": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.ffill())',
+    "merge_asof_backward": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts")',
 }
 
 
