@@ -270,7 +270,10 @@ class Frames(WalkState):
             # s.fillna(s.shift(-1)), s.combine_first(s.bfill()): the values given come from later rows
             given = frozenset(f for v in [*args, *kwargs.values()] if v.data is not None for f in v.data.later)
             result = replace(result, data=replace(result.data, later=result.data.later | given))
-        if result.data is not None and _from_later_rows(name, args, kwargs):
+        if result.data is not None and (
+            _from_later_rows(name, args, kwargs) or (data.reversed and _from_earlier_rows(name, args, kwargs))
+        ):
+            # s[::-1].rolling(5).mean()[::-1]: a trailing window of the reversed rows is a window ahead of each
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
             if name in ("shift", "diff", "pct_change"):
                 self.record.leads.add(node.lineno)
@@ -473,6 +476,20 @@ class Frames(WalkState):
                     fits |= self._fits_within(made)
                     if keyword.arg is not None:
                         stored[keyword.arg] = made
+            written = {k.arg for k in node.keywords if isinstance(k.value, ast.Lambda)}
+            for key, function in kwargs.items():
+                if key in written or not function.functions or function.data is not None:
+                    continue
+                # assign(z=make_z): a function of the file given is called with the table, as pandas calls it
+                made = self.call_value(Value(functions=function.functions), [Value(data=data)], {}, node)
+                fits |= self._fits_within(made)
+                stored[key] = function.join(made)
+            for keyword in node.keywords:
+                # assign(**{"a_z": lambda d: zs(d["a"])}) or a comprehension of such lambdas: each called with it
+                for spread in _lambdas_spread(keyword) if keyword.arg is None else ():
+                    made = self.call_lambda(spread, [Value(data=data)])
+                    fits |= self._fits_within(made)
+                    stored["**"] = stored.get("**", NOTHING).join(made)
             # assign(temp=df.temp.bfill()): values from later rows, in the column they are stored in
             later = {
                 (line, None if key == "**" else key)
@@ -1364,6 +1381,8 @@ class Frames(WalkState):
             rows_node = ranged  # X[np.arange(7500, 10000)] takes the rows X[7500:10000] does
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
+                if _reverses(rows_node):  # s[::-1]: the same rows, last first (twice: in order again)
+                    return replace(data, reversed=not data.reversed)
                 return data
             dated = self._dated_slice(rows_node, node) if indexer in (None, "loc") else None
             if dated is not None:
@@ -1842,6 +1861,23 @@ def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> 
     return False
 
 
+def _from_earlier_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether a method gives a row values of the rows before it: a trailing window, a running total, ffill, a lag
+    shift(k) with k > 0 (in reversed rows, those are the rows after it)."""
+    if name in ("rolling", "expanding", "ewm", "ffill", "pad", "cumsum", "cumprod", "cummax", "cummin"):
+        return name != "rolling" or kwargs.get("center", NOTHING).const is not True
+    if name in ("shift", "diff", "pct_change"):
+        periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
+        return periods is None or (isinstance(periods, int) and not isinstance(periods, bool) and periods > 0)
+    return False
+
+
+def _reverses(bounds: ast.Slice) -> bool:
+    """Whether a slice of every row takes them in reverse order: `[::-1]`."""
+    step = bounds.step
+    return isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub) and isinstance(step.operand, ast.Constant)
+
+
 # Methods and functions that take values from earlier rows (a lag, a window, a running total).
 EARLIER_ROWS = TIME_FEATURE_METHODS | frozenset(["cumsum", "cumprod", "cummax", "cummin", "cumcount"])
 # Methods and functions that reduce rows to a statistic (a function given them learns it from the group).
@@ -2195,3 +2231,11 @@ def _window_of_positions(element: ast.expr, name: str) -> bool:
             if any(isinstance(m, ast.Name) and m.id == name for b in bounds for m in ast.walk(b)):
                 return True
     return False
+
+
+def _lambdas_spread(keyword: ast.keyword) -> list[ast.Lambda]:
+    """The lambdas a `**` argument spreads as keywords: the values of a dict written out, or of a dict
+    comprehension (`**{f"{c}_z": (lambda d, c=c: ...) for c in cols}`)."""
+    given = keyword.value
+    values = given.values if isinstance(given, ast.Dict) else [given.value] if isinstance(given, ast.DictComp) else []
+    return [v for v in values if isinstance(v, ast.Lambda)]

@@ -465,6 +465,8 @@ class Data:
     # (column, model) for a table's columns that hold a model's predictions (`test["pred"] = m.predict(X)`,
     # `assign(p=...)`): read back, the column is those predictions
     predictions: frozenset[tuple[str, int]] = frozenset()
+    # the rows in reverse order (`s[::-1]`): a trailing window or a lag of them reads the rows after each one
+    reversed: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:

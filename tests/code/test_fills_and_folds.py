@@ -49,6 +49,8 @@ FILLED_FROM_LATER = {
     "group_lambda_interpolate": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.interpolate())',
     "merge_asof_forward": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts", direction="forward")',
     "merge_asof_nearest": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts", direction="nearest")',
+    "reversed_trailing_window": 'df["temp"] = df["temp"][::-1].rolling(3, min_periods=1).mean()[::-1]',
+    "reversed_running_max": 'df["temp"] = df["temp"][::-1].cummax()[::-1]',
 }
 
 
@@ -71,6 +73,7 @@ FILLED_FROM_EARLIER = {
     "where_else_previous": 'df["temp"] = df["temp"].where(df["temp"] > 0, df["temp"].ffill())',
     "group_lambda_ffill": 'df["temp"] = df.groupby("site")["temp"].transform(lambda s: s.ffill())',
     "merge_asof_backward": 'df = pd.merge_asof(df, pd.read_csv("grid.csv"), on="ts")',
+    "reversed_twice_then_window": 'df["temp"] = df["temp"][::-1][::-1].rolling(3).mean()',
 }
 
 

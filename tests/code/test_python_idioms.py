@@ -1,6 +1,7 @@
 """Python's ways of passing values on, read as the values they pass: `f(*data)` puts the items of a known tuple in
 their places, `functools.partial(f, ...)` called is `f` called with its arguments first, and a `@dataclass` or a
-`NamedTuple` of the file holds each value in its field. Each leak beside its correct use."""
+`NamedTuple` of the file holds each value in its field, and functions spread into `assign(**{...})` are called
+with the table. Each leak beside its correct use."""
 
 from __future__ import annotations
 
@@ -95,6 +96,21 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [],
     ),
+    **{
+        f"{'LEAK: ' if leak else ''}columns assigned by lambdas spread from {how}": (
+            f"""
+        df = df.assign(**{spread})
+        X_tr, X_te, y_tr, y_te = train_test_split(df[["a_z", "b_z"]], df["y"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+            [("preprocessing", 1)] if leak else [],
+        )
+        for how, spread, leak in (
+            ("a dict", '{"a_z": lambda d: (d.a - d.a.mean()) / d.a.std(), "b_z": lambda d: d.b / d.b.std()}', True),
+            ("a comprehension", '{f"{c}_z": (lambda d, c=c: (d[c] - d[c].mean())) for c in ["a", "b"]}', True),
+            ("a dict, each a fixed function of its row", '{"a_z": lambda d: d.a * 2, "b_z": lambda d: d.b + 1}', False),
+        )
+    },
     **{
         f"LEAK: the parts kept in a {kind}, the final model fitted on both": (
             _RECORD.format(
