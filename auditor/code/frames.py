@@ -1781,6 +1781,9 @@ class Frames(WalkState):
             names = self.ev(target.slice.elts[1]).strings()
         incoming = value.data
         fits = value.stats | (incoming.fits if incoming is not None else frozenset())
+        if isinstance(target.slice, ast.Tuple) and not names:
+            # X[r, index.get(w)] += 1 of a vocabulary learned from the rows: the cells it fills were chosen by it
+            fits |= self.stats_in([self.ev(e) for e in target.slice.elts[1:]])
         columns = data.columns
         if columns is not None and names and indexer != "iloc":
             # A lag (values of earlier rows) is not computed from the row's own label; values from elsewhere

@@ -1154,6 +1154,21 @@ class Library(Estimators, TorchLoops):
         found.entries.update(enumerate(pieces))
         return Value(objects=frozenset({found.id}), items=pieces)
 
+    def _rows_counted(self, shape: ast.expr) -> Data | None:
+        """The rows a shape's first length counts: `len(texts)` or `X.shape[0]`, alone or first of a tuple."""
+        first = shape.elts[0] if isinstance(shape, ast.Tuple) and shape.elts else shape
+        if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "len" and first.args:
+            return self.ev(first.args[0]).data
+        if (
+            isinstance(first, ast.Subscript)
+            and isinstance(first.value, ast.Attribute)
+            and first.value.attr == "shape"
+            and isinstance(first.slice, ast.Constant)
+            and first.slice.value == 0
+        ):
+            return self.ev(first.value.value).data
+        return None
+
     def numpy(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *kwargs.values()]
         first = args[0] if args else NOTHING
@@ -1173,6 +1188,11 @@ class Library(Estimators, TorchLoops):
                 self.record.fits[picked].chooses = True
                 chosen |= {picked}
             return Value(scores=scores, stats=chosen)
+        if name in ("zeros", "ones", "empty", "full") and node.args:
+            counted = self._rows_counted(node.args[0])
+            if counted is not None:
+                # np.zeros((len(texts), k)): an array of one row per text, filled later (a bag of words by hand)
+                return Value(data=Data(counted.rows))
         if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
             # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
             rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None

@@ -426,3 +426,49 @@ def test_a_tokenizer_trained_on_every_text_and_applied_text_by_text_is_found(tmp
     assert result.skipped == ()
     found = sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks)
     assert found == sorted(expected)
+
+
+_MATRIX = """
+df = pd.read_csv("reviews.csv")
+{texts}
+vocab = [w for w, _ in Counter(w for t in {counted} for w in t.split()).most_common(3000)]
+index = {{w: i for i, w in enumerate(vocab)}}
+X = np.zeros((len(texts), len(vocab)))
+for r, text in enumerate(texts):
+    for word in text.split():
+        j = index.get(word)
+        if j is not None:
+            X[r, j] += 1
+y = df["y"].to_numpy()
+print(LogisticRegression().fit(X[:800], y[:800]).score(X[800:], y[800:]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("counted", "expected"),
+    [("texts", [("preprocessing", 3)]), ("texts[:800]", [])],
+    ids=["the vocabulary of every text", "the vocabulary of the first 800, the training part"],
+)
+def test_a_count_matrix_filled_by_hand_from_a_learned_vocabulary(
+    tmp_path: Path, counted: str, expected: list[tuple[str, int]]
+) -> None:
+    """np.zeros((len(texts), k)) holds one row per text; the cells a learned vocabulary chooses carry it."""
+    body = _MATRIX.format(texts='texts = list(df["text"])', counted=counted)
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+def test_out_of_fold_predictions_gathered_in_an_array_of_the_training_rows_are_clean(tmp_path: Path) -> None:
+    """np.zeros(len(X_tr)) filled fold by fold with predictions of each fold's held-out rows: a score of them on
+    the training labels is an out-of-fold estimate, and the test part is scored once."""
+    body = """
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"], random_state=0)
+        oof = np.zeros(X_tr.shape[0])
+        for fit_idx, val_idx in KFold(5).split(X_tr):
+            m = LogisticRegression().fit(X_tr.iloc[fit_idx], y_tr.iloc[fit_idx])
+            oof[val_idx] = m.predict_proba(X_tr.iloc[val_idx])[:, 1]
+        print(((oof > 0.5) == y_tr).mean())
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    assert leaks_found(tmp_path, HEAD, body) == []
