@@ -595,11 +595,13 @@ class _Rules:
         x = train.rows
         assert e.x is not None and x is not None
         passes = [lid for lid in e.loops if lid in train.loops and self.r.pass_values.get(lid)]
-        for v in sorted(e.x.rows):
+        # rows of a pool of copies first: that the test part holds copies of training rows is the cause to name
+        # when the rows are also others (a resampling under a branch, joined with the rows before it)
+        for v in sorted(e.x.rows, key=lambda a: (self.pool_of(a) is None, a)):
             role = _role(v)
             if role == "train":  # the training part scored: a training score, not an estimate
                 continue
-            for t in sorted(x.rows):
+            for t in sorted(x.rows, key=lambda a: (self.pool_of(a) is None, a)):
                 if any(self._other_passes(v, t, lid) for lid in passes):
                     continue  # a walk forward: the years before 2020 trained on, 2019 scored in another pass
                 pool = self.pool_of(v)

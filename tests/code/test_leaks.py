@@ -1558,3 +1558,25 @@ def test_a_rolling_mean_of_the_label_is_named_and_its_lag_proposed(tmp_path: Pat
     assert "'form5' computed from the label 'won' is among the features" in leak.leak.message
     assert leak.leak.fix.startswith("Drop 'form5' from X (e.g. X = df.drop(columns=['form5'])).")
     assert "shift(1) before a rolling or expanding mean" in leak.leak.fix
+
+
+def test_over_sampling_under_a_branch_before_the_split_is_said_as_copies_in_the_test_part(tmp_path: Path) -> None:
+    """A sampler applied under `if sampler is not None:` leaves the rows before it among the names' values too: the
+    finding names the resampling, where the copies are made, not the training."""
+    script = tmp_path / "smote.py"
+    body = """
+        from imblearn.over_sampling import SMOTE
+        df = pd.read_csv("d.csv")
+        X, y = df[["a", "b"]], df["y"]
+        sampler = SMOTE(random_state=0)
+        if sampler is not None:
+            X, y = sampler.fit_resample(X, y)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    script.write_text(HEAD + textwrap.dedent(body))
+    (leak,) = analyse_file(script).leaks
+    offset = HEAD.count("\n") + 1
+    assert leak.leak.kind.value == "overlap"
+    assert leak.place.line - offset == 6
+    assert leak.leak.message.startswith("SMOTE.fit_resample makes copies or synthetic rows before the split")
