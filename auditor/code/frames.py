@@ -233,10 +233,14 @@ class Frames(WalkState):
         """One column of a table: its rows, named by the column (what it was computed from stays with the table)."""
         number = data.columns is not None and name in data.columns.numbers
         held = frozenset(m for c, m in data.predictions if c == name)  # a column a model's predictions were put in
+        # top["renewed"] of a table sorted by its predictions: the labels of the rows ranked first, scored by them
+        scored = bool(data.ranked) and not held and data.columns is not None
         # a groupby's column: still grouped; the fits other columns carry are not in its values
         return replace(
             data,
-            predicted=data.predicted | held,
+            predicted=data.predicted | held | (data.ranked if scored else frozenset()),
+            against_truth=scored,
+            ranked=frozenset(),
             fed=(data.fed or frozenset()) if held and data.fed is None else data.fed,
             columns=None,
             sources=frozenset({name}),
@@ -437,6 +441,15 @@ class Frames(WalkState):
         if name in ("groupby", "group_by"):  # pandas, polars
             keys = argument(args, kwargs, 0, "by").strings()
             return Value(data=replace(data, grouped=True, mask=None, group_key=frozenset(keys or ())))
+        if name in ("sort_values", "nlargest", "nsmallest") and data.predictions:
+            # test.sort_values("p"), test.nlargest(k, "p") by a column of a model's predictions: its rows ranked by
+            # that model, the labels of the first of them a score of it
+            ordering = argument(args, kwargs, 1 if name != "sort_values" else 0, "by", "columns").strings() or []
+            ranked = frozenset(m for c, m in data.predictions if c in ordering)
+            if ranked and name != "sort_values":
+                return Value(data=replace(data, ranked=data.ranked | ranked, mask=None, grouped=False))
+            if ranked:
+                return Value(data=replace(self._ordered(data, name, args, kwargs, line), ranked=data.ranked | ranked))
         if name in ("sort_values", "sort_index", "set_index"):
             return Value(data=self._ordered(data, name, args, kwargs, line))
         if name in TIME_FEATURE_METHODS:
@@ -1176,6 +1189,12 @@ class Frames(WalkState):
                 fid = self.fit(node, what, "the values of each row's nearest neighbours", Strength.TARGET, holder.data)
                 others = kinds == {OTHER_NEIGHBOURS}
                 picked = replace(picked, data=replace(picked.data, elsewhere=others, fits=picked.data.fits | {fid}))
+            ranked = index.data.ranked if index.data is not None else frozenset()
+            if ranked and holder.data.picked and not holder.data.predicted and picked.data is not None:
+                # y_te[np.argsort(-p)[:k]]: the labels of the rows a model ranks first, a score of them (their mean
+                # a precision at k), at the cut the slice sets
+                tuned = index.data.tuned if index.data is not None else frozenset()
+                picked = replace(picked, data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned))
             out = out.join(picked)
         return out
 
@@ -1379,6 +1398,15 @@ class Frames(WalkState):
         ranged = self._range_slice(rows_node) if indexer in (None, "iloc") and not value.parts else None
         if ranged is not None:
             rows_node = ranged  # X[np.arange(7500, 10000)] takes the rows X[7500:10000] does
+        if isinstance(rows_node, ast.Slice) and data.ranked:
+            # np.argsort(-p)[:k]: the k rows ranked first, k a setting as a threshold on the scores is (a number is
+            # the same one in every pass of a loop; a name may be another each pass)
+            bounds = (rows_node.lower, rows_node.upper)
+            fixed = ast.unparse(rows_node) if all(b is None or isinstance(b, ast.Constant) for b in bounds) else None
+            setting = (
+                (fixed, ()) if fixed is not None else (f"{rows_node.lineno}:{rows_node.col_offset}", tuple(self.loops))
+            )
+            return replace(data, tuned=data.tuned | {setting})
         if isinstance(rows_node, ast.Slice):
             if rows_node.lower is None and rows_node.upper is None:
                 if _reverses(rows_node):  # s[::-1]: the same rows, last first (twice: in order again)

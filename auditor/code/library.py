@@ -1188,6 +1188,9 @@ class Library(Estimators, TorchLoops):
                 self.record.fits[picked].chooses = True
                 chosen |= {picked}
             return Value(scores=scores, stats=chosen)
+        if name == "argsort" and first.data is not None and first.data.predicted:
+            # np.argsort(-proba): the test rows' positions, best ranked first (or last), each a row predicted
+            return Value(data=replace(first.data, ranked=first.data.predicted, mask=None))
         if name in ("zeros", "ones", "empty", "full") and node.args:
             counted = self._rows_counted(node.args[0])
             if counted is not None:

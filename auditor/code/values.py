@@ -467,6 +467,9 @@ class Data:
     predictions: frozenset[tuple[str, int]] = frozenset()
     # the rows in reverse order (`s[::-1]`): a trailing window or a lag of them reads the rows after each one
     reversed: bool = False
+    # the models whose predictions order these rows (`np.argsort(-proba)`, a table sorted by its column of
+    # predictions): the labels taken at the first of them are a score of the ranking (a precision at k, a lift)
+    ranked: frozenset[int] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
