@@ -323,6 +323,11 @@ class Calls(Library):
             # df["stars"] >= 4: a column of text cannot be ordered against a number, so it holds numbers
             shown = frozenset().union(*(d.sources for d in datas if d.picked))
             joined = replace(joined, numeric=joined.numeric | shown)
+        texts = [isinstance(v.const, str) and instant_of(ast.Constant(v.const)) is None for v in values]
+        if cut and any(texts) and len(datas) == 1:
+            # df["grade"] <= "B": a column ordered against a text (not a date) holds text, not numbers
+            shown = frozenset(datas[0].sources) if datas[0].picked else frozenset()
+            joined = replace(joined, textual=joined.textual | shown)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
     def _instant_made(self, name: ast.Name) -> ast.expr | None:

@@ -569,7 +569,10 @@ class Frames(WalkState):
                 # one value per row of the rows given (s.apply(f) is all of them, not the row f was read with)
                 return Value(data=replace(data, fits=data.fits | applied, mask=None, grouped=False, each_row=False))
         if name == "map" and args and _numbers_of(self.record, args[0]):
-            return Value(data=replace(self.with_fits(data, stats), number=True, mask=None, grouped=False))
+            # map({"A": 1, "B": 1, "C": 0}): numbers made of a column of texts, which stays text in its table
+            texts = frozenset(data.sources) if data.picked and _texts_mapped(self.record, args[0]) else frozenset()
+            mapped = replace(self.with_fits(data, stats), number=True, mask=None, grouped=False)
+            return Value(data=replace(mapped, textual=mapped.textual | texts))
         if name == "rename" and data.columns is not None:
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
@@ -1978,6 +1981,15 @@ def _numbers_of(record: object, mapping: Value) -> bool:
     assert isinstance(record, Record)
     values = [v for oid in mapping.objects for v in record.objects[oid].entries.values()]
     return bool(values) and all(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values)
+
+
+def _texts_mapped(record: object, mapping: Value) -> bool:
+    """Whether a mapping (a dict literal) has only texts for keys: `map({"yes": 1, "no": 0})`."""
+    from auditor.code.events import Record
+
+    assert isinstance(record, Record)
+    keys = [k for oid in mapping.objects for k in record.objects[oid].entries]
+    return bool(keys) and all(isinstance(k, str) for k in keys)
 
 
 def dtype_choice(args: list[Value], kwargs: dict[str, Value]) -> str | None:

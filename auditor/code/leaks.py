@@ -1057,6 +1057,9 @@ class _Rules:
             for label in labels:
                 # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
                 numeric = True if regression or label in x.columns.numbers or y.number else None
+                if label in y.textual and label not in x.columns.numbers:
+                    # y = (df["grade"] <= "B").astype(int): numbers made of a column of text, which stays text
+                    numeric = False
                 derived = x.columns.computed_from(label)
                 # a label taken from later rows (the next day's sales, shift(-1)) is not in the row's own values:
                 # today's sales among the features is a forecast, not the answer

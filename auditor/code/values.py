@@ -470,6 +470,9 @@ class Data:
     # the models whose predictions order these rows (`np.argsort(-proba)`, a table sorted by its column of
     # predictions): the labels taken at the first of them are a score of the ranking (a precision at k, a lift)
     ranked: frozenset[int] = frozenset()
+    # the table columns these values show to hold no numbers: ordered against a text (`df["grade"] <= "B"`) or
+    # mapped from texts, so select_dtypes("number") leaves them out whatever was made of them
+    textual: frozenset[str] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -515,6 +518,9 @@ class Data:
             self.shuffled | other.shuffled,
             self.numeric | other.numeric,
             self.predictions | other.predictions,
+            reversed=self.reversed and other.reversed,
+            ranked=self.ranked & other.ranked,
+            textual=self.textual & other.textual,
         )
 
     @property

@@ -471,3 +471,37 @@ def test_a_column_compared_with_a_number_holds_numbers(tmp_path: Path, case: str
     )
     body, expected = NUMERIC[case]
     assert leaks_found(tmp_path, head, body) == expected
+
+
+_GRADES = """
+df = pd.read_csv("grades.csv")
+{label}
+X = df.select_dtypes("number")
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ('y = (df["grade"] <= "B").astype(int)', []),
+        ('y = df["grade"].map({"A": 1, "B": 1, "C": 0})', []),
+        ('y = df["grade"] == "A"', []),
+        ('df["grade"] = df["grade"].map({"A": 1, "B": 1, "C": 0})\ny = df["grade"]', [("label_in_features", 6)]),
+        ('y = (df["score"] >= 60).astype(int)', [("label_in_features", 5)]),
+    ],
+    ids=[
+        "numbers made of a text ordered against a text",
+        "numbers mapped from texts",
+        "a text compared for equality",
+        "LEAK: the column itself mapped to numbers in its table",
+        "LEAK: a numeric score thresholded, the score among the numeric columns",
+    ],
+)
+def test_a_label_made_numbers_from_a_column_of_text_is_not_among_the_numeric_columns(
+    tmp_path: Path, label: str, expected: list[tuple[str, int]]
+) -> None:
+    """select_dtypes("number") keeps the table's numeric columns: a text column stays text in its table whatever
+    numbers y was made of it, unless they are written back into it."""
+    assert leaks_found(tmp_path, HEAD, _GRADES.format(label=label)) == expected
