@@ -177,6 +177,12 @@ class Calls(Library):
                 metric = found.params.get("#name", NOTHING).const
                 return self.metric(str(metric) if isinstance(metric, str) else "compute", given, {}, node)
         for oid in sorted(receiver.objects):
+            found = self.record.objects[oid]
+            if name == "_replace" and self.record_fields(found.qualname):
+                # parts._replace(X_train=...) of a NamedTuple of the file: a copy, those fields given anew
+                out = out.join(self.record_replaced(found, kwargs, node))
+                known = True
+                continue
             result = self.torch_method(self.record.objects[oid], name, args)
             if result is None:
                 result = self.object_method(self.record.objects[oid], name, args, kwargs, node)

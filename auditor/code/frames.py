@@ -1791,7 +1791,11 @@ class Frames(WalkState):
                 found.entries[key.const] = value
             return
         keyed = key.const is not None and any(self.record.objects[o].qualname == CONTAINER for o in holder.objects)
-        if holder.data is None:
+        predicted_into_blank = (
+            holder.data is not None and holder.data.blank and value.data is not None and bool(value.data.predicted)
+        )
+        if holder.data is None or predicted_into_blank:
+            # oof[va_idx] = model.predict(X.iloc[va_idx]) of oof = np.zeros(len(X)): an array of predictions
             if keyed:  # parts["test"] = ...: an entry of a dict, kept under its key, not rows of the dict itself
                 return
             # vec[index[w]] = c, v[i] += 1 for the ids a fitted tokenizer gives: the array now holds what was fitted,

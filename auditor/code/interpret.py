@@ -1105,8 +1105,10 @@ class Walker(Calls, Frames):
 
     def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:
         positional = [*node.args.posonlyargs, *node.args.args]
-        for i, arg in enumerate(positional):
-            self.defs[arg] = args[i] if i < len(args) else NOTHING
+        # the defaults line up with the last parameters: `lambda d, c="acc_x": ...` called with the table alone
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(node.args.defaults)) + [*node.args.defaults]
+        for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
+            self.defs[arg] = args[i] if i < len(args) else self.ev(default) if default is not None else NOTHING
         return self.ev(node.body)
 
     # Values -----------------------------------------------------------------------------------------------

@@ -475,7 +475,14 @@ class _Rules:
                 if x is None:
                     continue
                 columns = x.columns
-                filled = {f for f in x.later if f[1] is None or columns is None or not columns.lacks(f[1])}
+                # the label taken from the next row (y = r.shift(-1)) is the target, not a feature, though the
+                # features are a list the reading cannot name: were it among them, that is the label in the features
+                labels = {s for s in train.y.sources if not s.startswith("<")} if train.y is not None else set()
+                filled = {
+                    f
+                    for f in x.later
+                    if f[1] not in labels and (f[1] is None or columns is None or not columns.lacks(f[1]))
+                }
                 split = self._cut_between(x, e.x, frozenset(filled))
                 if split is None or split.data is None:
                     continue

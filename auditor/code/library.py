@@ -14,6 +14,7 @@ from dataclasses import replace
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.events import Obj
 from auditor.code.frames import dtype_choice
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
@@ -238,6 +239,10 @@ class Library(Estimators, TorchLoops):
             return self._published_part(qualname, args, kwargs, node)
         if catalog.is_image_folder(qualname):
             return self._image_folder(args, kwargs, node)
+        if qualname == "dataclasses.replace" and args:
+            for oid in sorted(args[0].objects):  # dataclasses.replace(parts, X_train=...): a copy, fields given anew
+                if self.record_fields(self.record.objects[oid].qualname):
+                    return self.record_replaced(self.record.objects[oid], kwargs, node)
         if qualname == PARTIAL and args:
             bound = self.obj(node, PARTIAL)
             bound.entries.update({"#func": args[0], "#args": Value(items=tuple(args[1:]))})
@@ -781,8 +786,13 @@ class Library(Estimators, TorchLoops):
         merged = self.data_method(left, "merge", [right], {**keys, "how": Value(consts=frozenset({"left"}))}, node)
         direction = kwargs.get("direction", NOTHING).const
         if merged.data is not None and direction in ("forward", "nearest"):
-            later = merged.data.later | {(node.lineno, None)}
-            merged = replace(merged, data=replace(merged.data, later=later))
+            # the right table's columns hold the later rows' values (its key columns are the left row's own);
+            # when they are not known, every column may
+            taken = right.data.columns if right.data is not None else None
+            keyed = {k for v in keys.values() for k in (v.strings() or [])}
+            named = sorted(taken.base - keyed) if taken is not None and not taken.opaque and taken.base else None
+            marks = {(node.lineno, c) for c in named} if named else {(node.lineno, None)}
+            merged = replace(merged, data=replace(merged.data, later=merged.data.later | marks))
         return merged
 
     def _loaded(self, node: ast.Call, qualname: str, data: Data, kwargs: dict[str, Value]) -> Value:
@@ -1154,6 +1164,18 @@ class Library(Estimators, TorchLoops):
         found.entries.update(enumerate(pieces))
         return Value(objects=frozenset({found.id}), items=pieces)
 
+    def record_replaced(self, found: Obj, changed: dict[str, Value], node: ast.Call) -> Value:
+        """A copy of a `NamedTuple` or `@dataclass` object of the file with some fields given anew (`_replace`,
+        `dataclasses.replace`)."""
+        fields = self.record_fields(found.qualname)
+        copy = self.obj(node, found.qualname)
+        copy.entries.update(found.entries)
+        copy.entries.update({k: v for k, v in changed.items() if k in fields})
+        made = Value(objects=frozenset({copy.id}))
+        if all(f in copy.entries for f in fields):
+            return Value(objects=made.objects, items=tuple(copy.entries[f] for f in fields))
+        return made
+
     def _rows_counted(self, shape: ast.expr) -> Data | None:
         """The rows a shape's first length counts: `len(texts)` or `X.shape[0]`, alone or first of a tuple."""
         first = shape.elts[0] if isinstance(shape, ast.Tuple) and shape.elts else shape
@@ -1195,7 +1217,7 @@ class Library(Estimators, TorchLoops):
             counted = self._rows_counted(node.args[0])
             if counted is not None:
                 # np.zeros((len(texts), k)): an array of one row per text, filled later (a bag of words by hand)
-                return Value(data=Data(counted.rows))
+                return Value(data=Data(counted.rows, blank=True))
         if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
             # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
             rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None

@@ -161,6 +161,10 @@ class WalkState(ABC):
         """Attribute ``attr`` the body of the file's class ``qualname`` bound (None: not one it binds)."""
 
     @abstractmethod
+    def record_replaced(self, found: Obj, changed: dict[str, Value], node: ast.Call) -> Value:
+        """A copy of a record object of the file with some fields given anew."""
+
+    @abstractmethod
     def record_fields(self, qualname: str) -> list[str]:
         """The fields of the file's `@dataclass` or `NamedTuple` ``qualname``, in order ([] for another class)."""
 

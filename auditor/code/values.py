@@ -473,6 +473,8 @@ class Data:
     # the table columns these values show to hold no numbers: ordered against a text (`df["grade"] <= "B"`) or
     # mapped from texts, so select_dtypes("number") leaves them out whatever was made of them
     textual: frozenset[str] = frozenset()
+    # an array made to be filled (`np.zeros((len(texts), k))`): predictions stored in it make it theirs
+    blank: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:

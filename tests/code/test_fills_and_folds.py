@@ -309,3 +309,46 @@ def test_training_positions_joined_from_ranges_around_the_test_block(
     print(np.mean(scores))
     """
     assert leaks_found(tmp_path, PURGED_HEAD, body) == found
+
+
+@pytest.mark.parametrize(
+    ("joined", "expected"),
+    [
+        ('later = grid[["ts", "price"]].rename(columns={"price": "price_later"})', []),
+        ('later = grid[["ts", "price", "temp_later"]].rename(columns={"price": "price_later"})', [("overlap", 4)]),
+    ],
+    ids=["the later column only the label's source", "LEAK: a later column among the features"],
+)
+def test_a_forward_merge_asof_marks_the_columns_it_joins(
+    tmp_path: Path, joined: str, expected: list[tuple[str, int]]
+) -> None:
+    """Only the right table's columns come from later rows: one that builds the label is no feature."""
+    body = f"""
+    df = pd.read_csv("sensor.csv", parse_dates=["ts"]).sort_values("ts")
+    grid = pd.read_csv("grid.csv", parse_dates=["ts"]).sort_values("ts")
+    {joined}
+    df = pd.merge_asof(df, later, on="ts", direction="forward")
+    df["rise"] = df["price_later"] - df["load"]
+    train, test = df[df.ts < "2024-01-01"], df[df.ts >= "2024-01-01"]
+    feats = ["temp", "pressure"] + (["temp_later"] if "temp_later" in df else [])
+    m = Ridge().fit(train[feats], train["rise"])
+    print(m.score(test[feats], test["rise"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+def test_a_next_row_label_beside_a_feature_list_the_reading_cannot_name_is_clean(tmp_path: Path) -> None:
+    """y = r.shift(-1) is the target: a list of features read from a file may name anything, but were it to hold
+    the label that would be the label among the features, not values from later rows."""
+    body = """
+    import json
+    df = pd.read_csv("fx.csv", parse_dates=["ts"])
+    df["r"] = df["close"].pct_change()
+    df["y"] = df["r"].shift(-1)
+    df = df.dropna()
+    feats = json.load(open("features.json"))
+    train, test = df[df.ts < "2020-01-01"], df[df.ts >= "2020-01-01"]
+    m = Ridge().fit(train[feats], train["y"])
+    print(m.score(test[feats], test["y"]))
+    """
+    assert leaks_found(tmp_path, HEAD, body) == []

@@ -1123,6 +1123,21 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
             ("scaled by statistics of every part", "pd.concat(parts)", [("preprocessing", 7)]),
         )
     },
+    "LEAK: each category's mean label over every row, scored by out-of-fold predictions gathered in np.zeros": (
+        """
+        from sklearn.metrics import roc_auc_score
+        from sklearn.model_selection import KFold
+        df = pd.read_csv("d.csv")
+        df["cat_te"] = df["cat"].map(df.groupby("cat")["y"].mean())
+        X, y = df[["a", "cat_te"]], df["y"]
+        oof = np.zeros(len(df))
+        for tr_idx, va_idx in KFold(5, shuffle=True).split(X):
+            m = LogisticRegression().fit(X.iloc[tr_idx], y.iloc[tr_idx])
+            oof[va_idx] = m.predict_proba(X.iloc[va_idx])[:, 1]
+        print(roc_auc_score(y, oof))
+        """,
+        [("preprocessing", 4)],
+    ),
     "rows split by a permutation drawn with numpy": (
         """
         df = pd.read_csv("d.csv")

@@ -137,3 +137,50 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_values_passed_on_by_python_idioms(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+RECORD_COPIES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "a NamedTuple's field given anew by _replace, scaled by the training part": (
+        """
+        class Parts(NamedTuple):
+            X_train: pd.DataFrame
+            X_test: pd.DataFrame
+            y_train: pd.Series
+            y_test: pd.Series
+        p = Parts(*train_test_split(df[["a", "b"]], df["y"]))
+        sc = StandardScaler().fit(p.X_train)
+        p = p._replace(X_train=sc.transform(p.X_train), X_test=sc.transform(p.X_test))
+        print(LogisticRegression().fit(p.X_train, p.y_train).score(p.X_test, p.y_test))
+        """,
+        [],
+    ),
+    "LEAK: a dataclass's field given anew by dataclasses.replace with both parts": (
+        """
+        import dataclasses
+        @dataclass
+        class Parts:
+            X_train: pd.DataFrame
+            X_test: pd.DataFrame
+            y_train: pd.Series
+            y_test: pd.Series
+        p = Parts(*train_test_split(df[["a", "b"]], df["y"]))
+        p = dataclasses.replace(p, X_train=pd.concat([p.X_train, p.X_test]), y_train=pd.concat([p.y_train, p.y_test]))
+        print(LogisticRegression().fit(p.X_train, p.y_train).score(p.X_test, p.y_test))
+        """,
+        [("overlap", 10)],
+    ),
+    "a per-subject centring by a lambda whose column is a default argument, folds grouped by subject": (
+        """
+        from sklearn.model_selection import GroupKFold, cross_val_score
+        df = df.assign(**{"a_c": lambda d, c="a": d[c] - d.groupby("subject")[c].transform("mean")})
+        print(cross_val_score(LogisticRegression(), df[["a_c"]], df["y"], groups=df["subject"], cv=GroupKFold(5)))
+        """,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(RECORD_COPIES))
+def test_copies_of_records_and_default_arguments(tmp_path: Path, case: str) -> None:
+    body, expected = RECORD_COPIES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
