@@ -201,11 +201,13 @@ def _members_of_slice(expr: ast.expr, query: frozenset[str] | None) -> tuple[tup
 
 
 def _position_at(node: ast.expr) -> tuple[str, float]:
-    """A slice's bound as a position: counted from the start when a whole number not below zero; a position
-    counted from the end (`-30`) or a name only equal to itself, never ordered against the others."""
+    """A slice's bound as a position: counted from the start when a whole number not below zero, from the end
+    when below (each ordered against its own kind only); a name only equal to itself."""
     whole = _whole(node)
     if whole is not None and whole >= 0:
         return ("", whole)
+    if whole is not None:  # `ids[-30:]`: counted from the end, ordered against other such positions only
+        return ("from the end", whole)
     return (ast.unparse(node).replace(" ", ""), 0)
 
 

@@ -223,10 +223,10 @@ class WalkState(ABC):
     def slice_held(self, name: ast.expr) -> ast.Subscript | None:
         """The slice of a sequence a name holds as its one value, through copies that keep its order (`test_ids =
         set(ids[:30])`, `list(...)`, `np.array(...)`, `.tolist()`); None for any other value."""
-        made = self.assigned_once(name) if isinstance(name, ast.Name) else None
+        made = self.assigned_once(name) if isinstance(name, ast.Name) else name
         while made is not None:
             if isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Slice):
-                return made if isinstance(made.value, ast.Name) else None
+                return self._bounds_written(made) if isinstance(made.value, ast.Name) else None
             if isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords:
                 called = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
                 made = made.args[0] if called in _ORDER_KEPT else None
@@ -235,6 +235,23 @@ class WalkState(ABC):
             else:
                 made = None
         return None
+
+    def _bounds_written(self, taken: ast.Subscript) -> ast.Subscript:
+        """`ids[:N]` with N a known whole number written as that number (`ids[:60]`), so it orders against
+        bounds written as numbers."""
+        bounds = taken.slice
+        assert isinstance(bounds, ast.Slice)
+        ends: list[ast.expr | None] = []
+        for end in (bounds.lower, bounds.upper):
+            value = self.ev(end).const if isinstance(end, ast.Name) else None
+            if isinstance(value, int) and not isinstance(value, bool) and end is not None:
+                ends.append(ast.copy_location(ast.Constant(value), end))
+            else:
+                ends.append(end)
+        if ends == [bounds.lower, bounds.upper]:
+            return taken
+        written = ast.copy_location(ast.Slice(lower=ends[0], upper=ends[1], step=bounds.step), bounds)
+        return ast.copy_location(ast.Subscript(value=taken.value, slice=written, ctx=taken.ctx), taken)
 
     def members_written(self, node: ast.expr) -> ast.expr:
         """A mask with the set it tests membership in written as the slice it holds (`df.pid.isin(test_ids)` as

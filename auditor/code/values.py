@@ -127,10 +127,18 @@ def _complement_disjoint(a: tuple[str, Bound, Bound], b: tuple[str, Bound, Bound
     other = point_left_out(b)
     if other is not None:
         return False if other[0] == point[0] else None  # `!= 2019` and `!= 2020` share every other year
+    if b[1] == b[2] and b[1][2] and _quoted(b[1][0]) and _quoted(point[0]):
+        # split != "val" beside split == "test": two texts written out differ, so "test" is among the rest
+        return b[1][0] == point[0]
     bounds = [x for x in b[1:] if x[0] != OPEN]
     if any(_as_shares(x, point)[0][0] != _as_shares(x, point)[1][0] for x in bounds):
         return None
     return b[1] == point and b[2] == point
+
+
+def _quoted(text: str) -> bool:
+    """Whether a bound's text is a text constant as written (`'val'`), not a name or an expression."""
+    return len(text) >= 2 and text[0] == text[-1] and text[0] in "'\""
 
 
 def spans_disjoint(a: Part, b: Part) -> bool | None:

@@ -1,7 +1,8 @@
 """Rows kept by membership in a slice of one sequence of ids (`df.pid.isin(set(ids[:30]))`, or a comprehension over
 the rows `if r.pid in test_ids`): two such masks share the rows whose ids sit at positions both slices hold, so
 `ids[:30]` against `ids[20:]` trains on ten of the test's ids, while `[:n]` against `[n:]` shares none. A
-comprehension's condition keeps rows as the same mask of the table does."""
+comprehension's condition keeps rows as the same mask of the table does. Beside them, parts named by texts:
+`split != "val"` holds the test part's rows."""
 
 from __future__ import annotations
 
@@ -80,6 +81,36 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [],
     ),
+    "LEAK: the ids' slices written inline in set(), one overlapping the other": (
+        """
+        tr = df[df.pid.isin(set(ids[20:]))]
+        te = df[df.pid.isin(list(ids[:30]))]"""
+        + _FIT,
+        [("overlap", 3)],
+    ),
+    "LEAK: a bound held in a name, past the other slice's start": (
+        """
+        N = 60
+        te = df[df.pid.isin(ids[:N])]
+        tr = df[df.pid.isin(ids[40:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "a bound held in a name on both sides": (
+        """
+        N = 60
+        te = df[df.pid.isin(ids[:N])]
+        tr = df[df.pid.isin(ids[N:])]"""
+        + _FIT,
+        [],
+    ),
+    "LEAK: slices counted from the end that overlap": (
+        """
+        tr = df[df.pid.isin(ids[:-30])]
+        te = df[df.pid.isin(ids[-40:])]"""
+        + _FIT,
+        [("overlap", 3)],
+    ),
     "slices counted from the end": (
         """
         tr = df[df.pid.isin(ids[:-30])]
@@ -94,3 +125,23 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_membership_in_slices_of_one_sequence(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_PARTS = """
+        fit = df[df["split"] {fitted}]
+        te = df[df["split"] == "test"]
+        m = LogisticRegression().fit(fit[["a", "b"]], fit["y"])
+        print(roc_auc_score(te["y"], m.predict_proba(te[["a", "b"]])[:, 1]))
+        """
+
+
+@pytest.mark.parametrize(
+    ("fitted", "expected"),
+    [('!= "val"', [("overlap", 3)]), ('!= "test"', []), ('== "train"', [])],
+    ids=["LEAK: every part but validation, the test part among them", "every part but the test", "the training part"],
+)
+def test_a_part_named_by_text_beside_every_part_but_one(
+    tmp_path: Path, fitted: str, expected: list[tuple[str, int]]
+) -> None:
+    """`split != "val"` keeps every other part's rows, "test" among them: two texts written out differ."""
+    assert leaks_found(tmp_path, HEAD, _PARTS.format(fitted=fitted)) == expected
