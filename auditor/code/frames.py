@@ -219,7 +219,8 @@ class Frames(WalkState):
             return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             if attr == "T":  # df.T, as df.transpose(): a table whose columns were its rows' labels
-                return Value(data=replace(data, columns=OPAQUE if data.columns is not None else None))
+                turned = replace(data, columns=OPAQUE if data.columns is not None else None)
+                return Value(data=replace(turned, transposed=not data.transposed))
             return Value(data=data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
@@ -377,7 +378,7 @@ class Frames(WalkState):
                 each = self._column_wise(data, args[0], node)
                 if each is not None:
                     return each
-        if name == "rank" and not data.grouped and not data.predicted:
+        if name == "rank" and not data.grouped and not data.predicted and not data.transposed:
             axis = kwargs.get("axis")
             if axis is None or axis.const in (0, "index"):
                 # a row's rank (or percentile) says where it stands among every row given
@@ -401,7 +402,8 @@ class Frames(WalkState):
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
             return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
-            if within_rows(axis) or data.predicted or data.each_row:
+            # X.T.sum() reduces each of X's rows on its own (X.T.sum(axis=1) is across them)
+            if within_rows(axis) != data.transposed or data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
             what = f"{self.text(node.func)}()"
             # g["y"].mean() of each group a loop over df.groupby("k") meets, df.groupby("k")["a"].agg(...): one
@@ -653,7 +655,8 @@ class Frames(WalkState):
                 if joined is not data and data.columns is not None and other is not None and other.columns is not None
                 else OPAQUE
             )
-            return Value(data=replace(self.with_fits(joined, stats), columns=columns, mask=None))
+            turned = joined.transposed != (name == "transpose")  # df.transpose(), as df.T
+            return Value(data=replace(self.with_fits(joined, stats), columns=columns, mask=None, transposed=turned))
         filled_with = _fills_with_statistic(node) if name == "fill_null" else None
         if filled_with is not None:
             # polars' df.fill_null(strategy="mean"): each column's mean over the rows given

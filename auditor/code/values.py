@@ -483,6 +483,8 @@ class Data:
     textual: frozenset[str] = frozenset()
     # an array made to be filled (`np.zeros((len(texts), k))`): predictions stored in it make it theirs
     blank: bool = False
+    # the table turned on its side (`X.T`): what it reduces along its first axis is each of its rows' own
+    transposed: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -531,6 +533,7 @@ class Data:
             reversed=self.reversed and other.reversed,
             ranked=self.ranked & other.ranked,
             textual=self.textual & other.textual,
+            transposed=self.transposed and other.transposed,
         )
 
     @property

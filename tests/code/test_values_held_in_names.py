@@ -1,7 +1,8 @@
 """What a name or a conversion holds is read as written out: a span of time in a name moves the date it is added
 to (`CUT + BUFFER` overlaps `>= CUT`; `CUT - GAP` leaves a gap); a mask converted to an array, `.to_numpy()`,
 still cuts the rows it is applied to (a slice of the training part is then a slice of that part, not of the
-file); a table transposed with `.T` keeps unknown columns, as `.transpose()` does."""
+file); a table transposed with `.T` keeps unknown columns, as `.transpose()` does, and what it reduces along its
+first axis is each of the table's rows' own (`(X.T / X.T.sum()).T` scales each sample by its own total)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,29 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         )
         for how in (".T", ".transpose()")
     },
+    **{
+        f"each sample scaled by its own {how} through the transpose": (
+            f"""
+        X = pd.read_csv("counts_by_sample.csv", index_col=0)
+        y = pd.read_csv("samples.csv", index_col=0)["response"]
+        X = {scaled}
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=5)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+            [],
+        )
+        for how, scaled in (("total", "(X.T / X.T.sum()).T"), ("ranks", "X.T.rank().T"), ("mean", "X.T - X.T.mean()"))
+    },
+    "LEAK: each gene scaled by its total over every sample, the transpose reduced across": (
+        """
+        X = pd.read_csv("counts_by_sample.csv", index_col=0)
+        y = pd.read_csv("samples.csv", index_col=0)["response"]
+        X = (X.T / X.T.sum(axis=1).to_numpy()[:, None]).T
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=5)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """,
+        [("preprocessing", 3)],
+    ),
 }
 
 
