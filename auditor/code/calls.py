@@ -336,6 +336,17 @@ class Calls(Library):
             joined = replace(joined, textual=joined.textual | shown)
         return Value(data=replace(joined, mask=text, predicted=frozenset(), outside=_left_only(node, values, text)))
 
+    def instants_written(self, node: ast.Call) -> ast.Call:
+        """`s.between(CUT - GAP, END)` with each bound that names an instant written as that instant, as a
+        comparison's bounds are (the call as it is when none does)."""
+        args = [
+            (self._instant_made(a) if isinstance(a, ast.Name) else _moved_instant(a, self._instant_made)) or a
+            for a in node.args
+        ]
+        if args == node.args:
+            return node
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
+
     def _instant_made(self, name: ast.Name) -> ast.expr | None:
         """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
         "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""

@@ -471,7 +471,9 @@ class Frames(WalkState):
             self.threshold(node, stats)  # s.between(s.quantile(0.01), s.quantile(0.99)): bounds learned from rows
         if name in _MASKS:
             # whether each text holds a word of a learned vocabulary (str.contains(w)) holds that vocabulary
-            mask = self.whole(self.members_written(node))  # isin(test_ids) of test_ids = set(ids[:30])
+            # isin(test_ids) of test_ids = set(ids[:30]); between(CUT - GAP, END) of instants held in names
+            bounded = self.instants_written(node) if name == "between" else self.members_written(node)
+            mask = self.whole(bounded)
             return Value(data=replace(self.with_fits(data, stats), mask=mask, predicted=frozenset()))
         if name == "assign":
             columns = data.columns

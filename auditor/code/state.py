@@ -161,6 +161,10 @@ class WalkState(ABC):
         """Attribute ``attr`` the body of the file's class ``qualname`` bound (None: not one it binds)."""
 
     @abstractmethod
+    def instants_written(self, node: ast.Call) -> ast.Call:
+        """A call with each argument that names an instant written as that instant."""
+
+    @abstractmethod
     def record_replaced(self, found: Obj, changed: dict[str, Value], node: ast.Call) -> Value:
         """A copy of a record object of the file with some fields given anew."""
 

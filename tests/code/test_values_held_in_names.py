@@ -59,6 +59,23 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         ),
         [("overlap", 7)],
     ),
+    **{
+        f"{'LEAK: ' if leak else ''}a test window between instants held in names, {how}": (
+            f"""
+        icu = pd.read_parquet("icu.parquet")
+        CUT = pd.Timestamp("2019-01-01"); GAP = pd.Timedelta(days=7); END = pd.Timestamp("2019-06-01")
+        train = icu[icu["intime"] <= CUT]
+        test = icu[icu["intime"].between({start}, END)]
+        m = LogisticRegression().fit(train[["hr", "lactate"]], train["sepsis"])
+        print(roc_auc_score(test["sepsis"], m.predict_proba(test[["hr", "lactate"]])[:, 1]))
+        """,
+            [("overlap", 5)] if leak else [],
+        )
+        for how, start, leak in (
+            ("starting a gap before the training end", "CUT - GAP", True),
+            ("starting a gap after it", "CUT + GAP", False),
+        )
+    },
     "a gap held in a name before the cut": (_STAYS.format(span="pd.Timedelta(days=30)", end="CUT - BUFFER"), []),
     "a mask made an array, the training part sliced for a quick run": (
         _CLIPS.format(x="X_train[:5000]", y="y_train[:5000]"),
