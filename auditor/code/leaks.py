@@ -416,7 +416,8 @@ class _Rules:
             swapped = self._swapped(train)
             if swapped is not None:
                 found.setdefault((swapped.site, "swap"), self._swap_leak(train, swapped))
-        for e in self._evaluations():
+        # the scores a program shows before the losses a network is trained by: the finding names a score
+        for e in sorted(self._evaluations(), key=lambda e: e.backpropagated):
             if e.x is None:
                 continue
             if e.cross_validation:

@@ -1595,3 +1595,28 @@ def test_over_sampling_under_a_branch_before_the_split_is_said_as_copies_in_the_
     assert leak.leak.kind.value == "overlap"
     assert leak.place.line - offset == 6
     assert leak.leak.message.startswith("SMOTE.fit_resample makes copies or synthetic rows before the split")
+
+
+def test_a_network_trained_on_the_test_rows_is_said_with_the_score_not_its_training_loss(tmp_path: Path) -> None:
+    """The loss `backward()` trains by is also a score of the rows in the reading; the finding cites the score
+    the program shows."""
+    script = tmp_path / "net.py"
+    body = """
+        import torch
+        from torch.utils.data import ConcatDataset, DataLoader, TensorDataset
+        X_tr, y_tr = torch.tensor(np.load("X_train.npy")), torch.tensor(np.load("y_train.npy"))
+        X_te, y_te = torch.tensor(np.load("X_test.npy")), torch.tensor(np.load("y_test.npy"))
+        loader = DataLoader(ConcatDataset([TensorDataset(X_tr, y_tr), TensorDataset(X_te, y_te)]), batch_size=32)
+        net = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for xb, yb in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(net(xb), yb).backward()
+            opt.step()
+        print((net(X_te).argmax(1) == y_te).float().mean().item())
+        """
+    script.write_text(HEAD + textwrap.dedent(body))
+    (leak,) = analyse_file(script).leaks
+    offset = HEAD.count("\n") + 1
+    assert leak.leak.kind.value == "overlap"
+    assert f"which include the rows scored at line {offset + 12} ((net(X_te)" in leak.leak.message
