@@ -315,8 +315,23 @@ class Columns:
         except re.error:
             return False
 
+    def _with_named(self, other: Columns) -> Columns | None:
+        """The names a pattern keeps (``self``, of every column) and the columns another list names, together: one
+        pattern that matches either (None when either side holds more than that)."""
+        plain = self.base is None and not self.removed and self.dtypes is None and not self.opaque
+        listed = other.base is not None and not other.removed and other.dtypes is None and other.matched is None
+        if self.matched is None or not plain or not listed or other.opaque:
+            return None
+        assert other.base is not None
+        names = "|".join(re.escape(n) for n in sorted(other.base))
+        either = f"(?:{self.matched})|^(?:{names})$" if names else self.matched
+        return replace(self, derived=self.derived | other.derived, matched=either, added=self.added | other.added)
+
     def union(self, other: Columns) -> Columns:
         """The names of both lists together (numeric_cols + categorical_cols)."""
+        both = self._with_named(other) or other._with_named(self)
+        if both is not None:  # filter(like="risk").columns.tolist() + ["income"]
+            return both
         if self.opaque or other.opaque or self.matched is not None or other.matched is not None:
             return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base
@@ -379,6 +394,9 @@ class Columns:
         )
 
     def join(self, other: Columns) -> Columns:
+        both = self._with_named(other) or other._with_named(self)
+        if both is not None:  # pd.concat([df.filter(like="risk"), df[["income"]]], axis=1)
+            return both
         if self.opaque or other.opaque or self.matched is not None or other.matched is not None:
             return Columns(opaque=True, added=self.added | other.added)
         base = None if self.base is None or other.base is None else self.base | other.base

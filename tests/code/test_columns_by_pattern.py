@@ -31,6 +31,8 @@ KEEPING_THE_LABEL = {
     "filter(regex=...)": 'df.filter(regex=r"^(num_|risk_)")',
     "a comprehension of names by prefix": 'df[[c for c in df.columns if c.startswith(("num_", "risk_"))]]',
     "a comprehension of names holding a word": 'df[[c for c in df.columns if "flag" in c]]',
+    "filter(like=...)'s names with one more added": 'df[df.filter(like="risk").columns.tolist() + ["income"]]',
+    "filter(like=...) joined with other columns": 'pd.concat([df.filter(like="risk"), df[["income"]]], axis=1)',
 }
 
 LEAVING_IT_OUT = {
@@ -40,6 +42,8 @@ LEAVING_IT_OUT = {
     "a comprehension of names by prefix": 'df[[c for c in df.columns if c.startswith("num_")]]',
     "a comprehension of names by suffix": 'df[[c for c in df.columns if c.endswith("_score")]]',
     "filter(like=...) of rows by their index labels": 'df.filter(like="2023", axis=0).drop(columns="risk_flag")',
+    "filter(like=...)'s names with one more added": 'df[df.filter(like="num_").columns.tolist() + ["income"]]',
+    "filter(like=...) joined with other columns": 'pd.concat([df.filter(like="num_"), df[["income"]]], axis=1)',
 }
 
 
