@@ -527,6 +527,7 @@ _READERS = {
     "polars": _names("read_csv read_parquet read_json read_ndjson read_excel scan_csv scan_parquet DataFrame"),
     "numpy": _names("load loadtxt genfromtxt fromfile"),
     "datasets": _names("load_dataset load_from_disk"),
+    "glob": _names("glob iglob"),  # glob.glob("test/img_*.nii.gz"): the files of a data set, one row each
 }
 
 

@@ -677,7 +677,7 @@ class _Rules:
 
     def _test_file(self, atom: Atom) -> bool:
         origin = self.r.origins.get(atom.origin)
-        return origin is not None and origin.path is not None and _test_name(_stem(origin.path))
+        return origin is not None and origin.path is not None and _test_name(_named(origin.path))
 
     def _cut_scored(self, scored: Atom, trained: Atom) -> str:
         """The condition or slice that chose the scored rows, when it differs from the training one: the two
@@ -1377,6 +1377,15 @@ def _renamed_test(data: Data) -> bool:
     """Whether rows now named as a validation set were named as the test set before (`X_val, y_val = X_test,
     y_test`): where they came from, not their new name, says what they are."""
     return any(_test_name(step.name) for step in data.chain[:-1])
+
+
+def _named(path: str) -> str:
+    """What a path names a set of rows by: its file's stem, or for a pattern of files (`test/img_*.nii.gz`) the
+    folder they are in."""
+    name = posixpath.basename(path)
+    if any(c in name for c in "*?[") and posixpath.dirname(path):
+        return posixpath.basename(posixpath.dirname(path))
+    return _stem(path)
 
 
 def _stem(path: str) -> str:

@@ -1,5 +1,6 @@
 """Libraries whose calls hide a choice or a test file: FLAML's AutoML keeps the learner and settings best on the
-`X_val` it is given; `load_svmlight_file` reads a file's rows as (X, y); MONAI's networks and losses train as
+`X_val` it is given; `load_svmlight_file` reads a file's rows as (X, y), `glob.glob("test/*.nii.gz")` the files
+of a folder named as a test set; MONAI's networks and losses train as
 torch's do, its `DiceMetric` keeps each batch's score until `aggregate()`, and its post-processing transforms and
 `decollate_batch` keep a model's predictions. Each beside its correct use."""
 
@@ -65,7 +66,33 @@ _SLICES = """
                 torch.save(model.state_dict(), "best.pth")
         """
 
+_GLOBBED = """
+        import glob
+        train_files = [{{"image": p, "label": p.replace("i", "s")}} for p in sorted(glob.glob("train/img_*.nii.gz"))]
+        test_files = [{{"image": p, "label": p.replace("i", "s")}} for p in sorted(glob.glob("test/img_*.nii.gz"))]
+        train_loader = DataLoader(Dataset({trained}), batch_size=4)
+        net = UNet(spatial_dims=2, in_channels=1, out_channels=2, channels=(16, 32), strides=(2,))
+        loss_fn = DiceLoss(to_onehot_y=True, softmax=True)
+        opt = torch.optim.Adam(net.parameters())
+        for b in train_loader:
+            opt.zero_grad()
+            loss_fn(net(b["image"]), b["label"]).backward()
+            opt.step()
+        dice = DiceMetric()
+        for b in DataLoader(Dataset(test_files), batch_size=1):
+            dice(y_pred=net(b["image"]), y=b["label"])
+        print(dice.aggregate().item())
+        """
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: the files of a test folder listed by glob among those trained on": (
+        _GLOBBED.format(trained="train_files + test_files"),
+        [("overlap", 10)],
+    ),
+    "the files of a train folder listed by glob trained on, a test folder's scored": (
+        _GLOBBED.format(trained="train_files"),
+        [],
+    ),
     "LEAK: FLAML's AutoML given the test part as X_val": (
         _TABLE
         + """
