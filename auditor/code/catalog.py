@@ -374,6 +374,12 @@ BATCH_LOADERS = frozenset(
 )
 MONAI_LOSSES = "monai.losses."
 MONAI_TRANSFORMS = "monai.transforms."
+# MONAI's data sets of a list of files (or dicts of them) and a transform applied to each
+MONAI_DATASETS = frozenset(
+    f"monai.data{module}.{name}"
+    for module in ("", ".dataset")
+    for name in ("Dataset", "CacheDataset", "PersistentDataset", "SmartCacheDataset")
+)
 # MONAI's decollate_batch: a batch as a list of its rows, each one row's tensor
 MONAI_DECOLLATE = frozenset({"monai.data.decollate_batch", "monai.data.utils.decollate_batch"})
 

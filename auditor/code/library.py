@@ -219,6 +219,9 @@ class Library(Estimators, TorchLoops):
             if args[0].data is None and each is not None and each.each_row:
                 # np.stack(images) of a list a loop appended one image at a time to: every row, not one row's
                 return Value(data=replace(each, each_row=False))
+            if last in ("stack", "vstack") and args[0].data is not None and args[0].data.each_row:
+                # np.stack([load(f) for f in files]): one array of every file's, not one file's
+                return Value(data=replace(args[0].data, each_row=False))
         if package == "numpy" and qualname.startswith("numpy.random."):
             drawn = self._random(qualname, args, kwargs, node)
             if drawn is not None:
@@ -248,6 +251,11 @@ class Library(Estimators, TorchLoops):
             bound.entries.update({"#func": args[0], "#args": Value(items=tuple(args[1:]))})
             bound.params.update(kwargs)
             return Value(objects=frozenset({bound.id}))
+        if qualname in catalog.MONAI_DATASETS and args and args[0].data is not None:
+            # monai.data.Dataset(files, transform=prep): the files' rows, read through the transform (the statistics
+            # NormalizeIntensityd(subtrahend=..., divisor=...) was built with are in every image)
+            through = {"transform": args[1]} if len(args) > 1 else dict(kwargs)
+            return Value(data=self._transformed(args[0].data, through))
         if qualname in catalog.MONAI_DECOLLATE and args:  # decollate_batch(outputs): the batch's rows, one by one
             return Value(data=args[0].data)
         if qualname.startswith("monai.metrics.") and last.endswith("Metric"):

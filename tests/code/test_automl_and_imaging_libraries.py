@@ -22,6 +22,7 @@ from monai.losses import DiceLoss
 from monai.metrics import DiceMetric
 from monai.networks.nets import UNet
 from monai.transforms import AsDiscrete
+import numpy as np
 from sklearn.datasets import load_svmlight_file
 from sklearn.metrics import mean_squared_error, roc_auc_score
 from sklearn.model_selection import train_test_split
@@ -84,7 +85,37 @@ _GLOBBED = """
         print(dice.aggregate().item())
         """
 
+_NORMALISED = """
+        import glob
+        import nibabel as nib
+        from monai.transforms import Compose, LoadImaged, NormalizeIntensityd
+        files = [{{"image": p, "label": p.replace("i", "s")}} for p in sorted(glob.glob("img_*.nii.gz"))]
+        train_files, test_files = train_test_split(files, test_size=0.25, random_state=1)
+        vols = np.stack([nib.load(f["image"]).get_fdata() for f in {measured}])
+        prep = Compose([LoadImaged(keys=["image", "label"]), NormalizeIntensityd(keys="image",
+                        subtrahend=float(vols.mean()), divisor=float(vols.std()))])
+        net = UNet(spatial_dims=3, in_channels=1, out_channels=2, channels=(8, 16), strides=(2,))
+        loss_fn = DiceLoss(to_onehot_y=True, softmax=True)
+        opt = torch.optim.Adam(net.parameters())
+        for b in DataLoader(Dataset(train_files, transform=prep), batch_size=2):
+            opt.zero_grad()
+            loss_fn(net(b["image"]), b["label"]).backward()
+            opt.step()
+        dice = DiceMetric()
+        for b in DataLoader(Dataset(test_files, transform=prep), batch_size=1):
+            dice(y_pred=net(b["image"]), y=b["label"])
+        print(dice.aggregate().item())
+        """
+
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: MONAI's NormalizeIntensityd built with the mean of every volume": (
+        _NORMALISED.format(measured="files"),
+        [("preprocessing", 8)],
+    ),
+    "MONAI's NormalizeIntensityd built with the mean of the training volumes": (
+        _NORMALISED.format(measured="train_files"),
+        [],
+    ),
     "LEAK: the files of a test folder listed by glob among those trained on": (
         _GLOBBED.format(trained="train_files + test_files"),
         [("overlap", 10)],
