@@ -836,6 +836,9 @@ def within_rows(axis: Value | None) -> bool:
 def selected_columns(x: Data, selects: Columns | None) -> Data | None:
     """The rows ``x`` with only the columns a column transformer selects (the rest dropped); None when it selects
     every column, or selects nothing known."""
+    if selects is not None and selects.matched is not None and not selects.opaque:
+        # a list of the names a pattern keeps (`[c for c in df.columns if c.startswith("f_")]`): those columns only
+        return replace(x, columns=within_names(x, selects))
     if selects is None or (selects.base is None and not selects.opaque and not selects.removed):
         if selects is not None and selects.dtypes is not None and x.columns is not None and not x.columns.opaque:
             # make_column_selector(dtype_include=np.number): the numeric columns, as select_dtypes keeps them

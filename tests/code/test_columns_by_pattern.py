@@ -55,3 +55,25 @@ def test_a_label_whose_name_the_choice_matches_is_among_the_features(tmp_path: P
 @pytest.mark.parametrize("chosen", LEAVING_IT_OUT.values(), ids=LEAVING_IT_OUT.keys())
 def test_a_label_whose_name_the_choice_does_not_match_is_left_out(tmp_path: Path, chosen: str) -> None:
     assert leaks_found(tmp_path, HEAD, _FIT.format(chosen=chosen)) == []
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [('"num_"', []), ('("num_", "risk_")', [("label_in_features", 7)])],
+    ids=["names of the features only", "LEAK: names that take the label too"],
+)
+def test_names_kept_by_a_pattern_given_to_a_column_transformer(
+    tmp_path: Path, prefix: str, expected: list[tuple[str, int]]
+) -> None:
+    """A ColumnTransformer given the names a prefix keeps selects those columns only, from a table that holds the
+    label: the label is a feature only when its name has the prefix."""
+    body = f"""
+        from sklearn.compose import ColumnTransformer
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        cols = [c for c in df.columns if c.startswith({prefix})]
+        pipe = make_pipeline(ColumnTransformer([("num", StandardScaler(), cols)]), RandomForestClassifier())
+        X_tr, X_te, y_tr, y_te = train_test_split(df, y)
+        print(pipe.fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    assert leaks_found(tmp_path, HEAD, body) == expected
