@@ -123,7 +123,7 @@ class Walker(Calls, Frames):
                 # walked as the first, so the pieces kept apart stay apart
                 first = Value(consts=frozenset({0}))
                 self.loop(node, node.body, lambda: self.assign(node.target, first, node))
-            elif known is not None and 2 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+            elif known is not None and 1 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
                 self.loop_items(

@@ -1123,6 +1123,20 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
             ("scaled by statistics of every part", "pd.concat(parts)", [("preprocessing", 7)]),
         )
     },
+    "a generator of the file yielding the fitted first part, then each of the rest in a loop": (
+        """
+        def scaled(parts):
+            sc = StandardScaler()
+            yield sc.fit_transform(parts[0])
+            for p in parts[1:]:
+                yield sc.transform(p)
+        df = pd.read_csv("d.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="y"), df["y"])
+        X_tr_s, X_te_s = scaled([X_tr, X_te])
+        print(LogisticRegression().fit(X_tr_s, y_tr).score(X_te_s, y_te))
+        """,
+        [],
+    ),
     "LEAK: each category's mean label over every row, scored by out-of-fold predictions gathered in np.zeros": (
         """
         from sklearn.metrics import roc_auc_score
