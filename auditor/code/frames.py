@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -1983,21 +1983,23 @@ def _same_keys(kwargs: dict[str, Value]) -> bool:
     return left is not None and right is not None and left.strings() is not None and left.strings() == right.strings()
 
 
-def _numbers_of(record: object, mapping: Value) -> bool:
-    """Whether a mapping (a dict literal) sends every key to a number: `map({"yes": 1, "no": 0})`."""
+def _entries_of(record: object, mapping: Value) -> list[tuple[Hashable, Value]]:
+    """The keys and values of the dicts a mapping may be (`map({"yes": 1, "no": 0})`)."""
     from auditor.code.events import Record
 
     assert isinstance(record, Record)
-    values = [v for oid in mapping.objects for v in record.objects[oid].entries.values()]
+    return [e for oid in mapping.objects for e in record.objects[oid].entries.items()]
+
+
+def _numbers_of(record: object, mapping: Value) -> bool:
+    """Whether a mapping (a dict literal) sends every key to a number: `map({"yes": 1, "no": 0})`."""
+    values = [v for _, v in _entries_of(record, mapping)]
     return bool(values) and all(isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values)
 
 
 def _texts_mapped(record: object, mapping: Value) -> bool:
     """Whether a mapping (a dict literal) has only texts for keys: `map({"yes": 1, "no": 0})`."""
-    from auditor.code.events import Record
-
-    assert isinstance(record, Record)
-    keys = [k for oid in mapping.objects for k in record.objects[oid].entries]
+    keys = [k for k, _ in _entries_of(record, mapping)]
     return bool(keys) and all(isinstance(k, str) for k in keys)
 
 

@@ -292,28 +292,26 @@ class Columns:
     def has(self, column: str, numeric: bool | None = None) -> bool:
         """Whether ``column`` is certainly among the columns (never when they are opaque); of columns chosen by
         dtype, only when ``numeric`` says the column is of that kind."""
-        if self.opaque or column in self.removed or not self._named_as_matched(column):
+        if self.opaque or column in self.removed or (self.matched is not None and self._matches(column) is not True):
             return False
         if self.dtypes is not None and numeric is not (self.dtypes == "number"):
             return False
         return self.base is None or column in self.base
 
-    def _named_as_matched(self, column: str) -> bool:
+    def _matches(self, column: str) -> bool | None:
+        """Whether the names' pattern matches ``column``; None when there is none, or it cannot be read (a pattern
+        of another dialect: whether it keeps the column is not known)."""
+        if self.matched is None:
+            return None
         try:
-            return self.matched is None or re.search(self.matched, column) is not None
-        except re.error:  # a pattern of another dialect: whether it keeps the column is not known
-            return False
+            return re.search(self.matched, column) is not None
+        except re.error:
+            return None
 
     def lacks(self, column: str) -> bool:
         """Whether ``column`` is certainly not among the columns (dropped, or outside a chosen list)."""
         outside = self.base is not None and column not in self.base
-        return not self.opaque and (column in self.removed or outside or self._unmatched(column))
-
-    def _unmatched(self, column: str) -> bool:
-        try:
-            return self.matched is not None and re.search(self.matched, column) is None
-        except re.error:
-            return False
+        return not self.opaque and (column in self.removed or outside or self._matches(column) is False)
 
     def _with_named(self, other: Columns) -> Columns | None:
         """The names a pattern keeps (``self``, of every column) and the columns another list names, together: one
