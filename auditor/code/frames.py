@@ -545,7 +545,10 @@ class Frames(WalkState):
                     else (POSITIONS, ("<end>", -count, True), (OPEN, 0, True))
                 )
             elif told is not None and name == "head":
-                bound = self._bound(told, False, upper=True)
+                # df.head(len(df) - 365): every row but the last 365, as iloc[:-365]
+                table = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else ""
+                back = self.before_end(told, table) if table else None
+                bound = ("<end>", back, False) if back is not None else self._bound(told, False, upper=True)
                 span = (POSITIONS, (OPEN, 0, True), bound) if bound is not None else ()
             split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
             rows = frozenset(_narrowed(a, span) or _sliced(a, split, name, span) for a in data.rows)
@@ -1433,6 +1436,8 @@ class Frames(WalkState):
             # .loc's end label is inside the slice; .iloc's positions are the table's rows, so a name given one
             # bound off another (`start = cut - 168`) is read as that bound (an array's positions may be counted
             # from elsewhere, windows made by a function of the file)
+            if indexer in (None, "iloc"):
+                rows_node = self._ends_from_length(rows_node, node)
             span = self._slice_span(rows_node, indexer == "loc", named=indexer == "iloc")
             return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
         if value.parts:
@@ -1533,6 +1538,27 @@ class Frames(WalkState):
         if lower is None or upper is None:
             return ()
         return (POSITIONS, lower, upper)
+
+    def _ends_from_length(self, bounds: ast.Slice, node: ast.AST) -> ast.Slice:
+        """A slice's ends written from the length of what it cuts (`df.iloc[:len(df) - 30]`, `X[:n - 30]` with `n =
+        len(X)`) as the positions from the end they are (`[:-30]`), so they order against `[-40:]`."""
+        base = node.value if isinstance(node, ast.Subscript) else None
+        if isinstance(base, ast.Attribute) and base.attr == "iloc":
+            base = base.value
+        if base is None:
+            return bounds
+        sequence = ast.unparse(base)
+        ends = [
+            self.before_end(end, sequence) if end is not None and not isinstance(end, ast.Constant) else None
+            for end in (bounds.lower, bounds.upper)
+        ]
+        if ends == [None, None]:
+            return bounds
+        lower, upper = (
+            ast.copy_location(ast.Constant(moved), end) if moved is not None and end is not None else end
+            for moved, end in zip(ends, (bounds.lower, bounds.upper), strict=True)
+        )
+        return ast.copy_location(ast.Slice(lower=lower, upper=upper, step=bounds.step), bounds)
 
     def _clamped_ends(self, bounds: ast.Slice) -> ast.Slice:
         """A slice whose ends are clamped to its own range read at their unclamped values: `[0:max(a - h, 0)]` is

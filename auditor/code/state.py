@@ -248,6 +248,8 @@ class WalkState(ABC):
         ends: list[ast.expr | None] = []
         for end in (bounds.lower, bounds.upper):
             value = self.ev(end).const if isinstance(end, ast.Name) else None
+            if end is not None and value is None:
+                value = self.before_end(end, ast.unparse(taken.value))
             if isinstance(value, int) and not isinstance(value, bool) and end is not None:
                 ends.append(ast.copy_location(ast.Constant(value), end))
             else:
@@ -256,6 +258,31 @@ class WalkState(ABC):
             return taken
         written = ast.copy_location(ast.Slice(lower=ends[0], upper=ends[1], step=bounds.step), bounds)
         return ast.copy_location(ast.Subscript(value=taken.value, slice=written, ctx=taken.ctx), taken)
+
+    def before_end(self, end: ast.expr, sequence: str, depth: int = 0) -> int | None:
+        """`len(ids) - 30`, `n - 30` with `n = len(ids)`, or a name holding either, as the position counted from
+        the end of ``sequence`` (-30) it is; None for any other bound."""
+        if isinstance(end, ast.Name) and depth < 4:
+            made = self.assigned_once(end)
+            return self.before_end(made, sequence, depth + 1) if made is not None else None
+        if not (isinstance(end, ast.BinOp) and isinstance(end.op, ast.Sub)):
+            return None
+        back = self.ev(end.right).const if isinstance(end.right, ast.Name) else None
+        if back is None and isinstance(end.right, ast.Constant):
+            back = end.right.value
+        if not (isinstance(back, int) and not isinstance(back, bool) and back > 0):
+            return None
+        whole = end.left
+        if isinstance(whole, ast.Name):
+            whole = self.assigned_once(whole)
+        is_len = (
+            isinstance(whole, ast.Call)
+            and isinstance(whole.func, ast.Name)
+            and whole.func.id == "len"
+            and len(whole.args) == 1
+            and ast.unparse(whole.args[0]) == sequence
+        )
+        return -back if is_len else None
 
     def members_written(self, node: ast.expr) -> ast.expr:
         """A mask with the set it tests membership in written as the slice it holds (`df.pid.isin(test_ids)` as

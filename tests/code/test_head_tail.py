@@ -74,6 +74,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [("overlap", 2)],
     ),
+    "LEAK: the head to the length less 300, the last 365 rows scored": (
+        """
+    train, test = df.head(len(df) - 300), df.tail(365)
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 2)],
+    ),
+    "LEAK: positions written from the table's length held in a name, overlapping the last 40": (
+        """
+    n = len(df)
+    train, test = df.iloc[:n - 30], df.iloc[-40:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 3)],
+    ),
+    "positions written from the table's length, the last 30 apart": (
+        """
+    n = len(df)
+    train, test = df.iloc[:len(df) - 30], df.iloc[n - 30:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [],
+    ),
 }
 
 

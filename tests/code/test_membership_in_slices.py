@@ -118,6 +118,37 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [],
     ),
+    "LEAK: an end written from the sequence's length overlaps one counted from the end": (
+        """
+        tr = df[df.pid.isin(ids[:len(ids) - 30])]
+        te = df[df.pid.isin(ids[-40:])]"""
+        + _FIT,
+        [("overlap", 3)],
+    ),
+    "LEAK: the length held in a name, the cut in another": (
+        """
+        n = len(ids)
+        cut = n - 30
+        tr = df[df.pid.isin(set(ids[:cut]))]
+        te = df[df.pid.isin(ids[n - 40:])]"""
+        + _FIT,
+        [("overlap", 5)],
+    ),
+    "an end written from the sequence's length, the rest counted from the end": (
+        """
+        n = len(ids)
+        tr = df[df.pid.isin(ids[:n - 30])]
+        te = df[df.pid.isin(ids[-30:])]"""
+        + _FIT,
+        [],
+    ),
+    "a length of another sequence is no position of this one": (
+        """
+        tr = df[df.pid.isin(ids[:len(df) - 30])]
+        te = df[df.pid.isin(ids[-40:])]"""
+        + _FIT,
+        [],
+    ),
 }
 
 
