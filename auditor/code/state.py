@@ -272,7 +272,7 @@ class WalkState(ABC):
             back = end.right.value
         if not (isinstance(back, int) and not isinstance(back, bool) and back > 0):
             return None
-        whole = end.left
+        whole: ast.expr | None = end.left
         if isinstance(whole, ast.Name):
             whole = self.assigned_once(whole)
         is_len = (
