@@ -795,10 +795,16 @@ class Estimators(WalkState):
         once per pass walked); anything else stays as written, the list's elements taking what each pass adds."""
         if not isinstance(receiver, ast.Name) or not args:
             return
-        if self.loops and not (name == "append" and self._same_rows_each_pass(args[-1])):
-            return
         held = self.lookup(receiver)
         if held.items is None or found.id not in held.objects:
+            return
+        if self.loops and name == "append" and held.items and _models_only(args[-1]):
+            # models = [LogisticRegression()]; for C in Cs: models.append(SVC(C=C)): the model each pass builds
+            # is one more item (one for every pass, as the loop's own model is), so going over the list meets it
+            if args[-1] not in held.items:
+                self.mutate(receiver, replace(held, items=(*held.items, args[-1])))
+            return
+        if self.loops and not (name == "append" and self._same_rows_each_pass(args[-1])):
             return
         items: tuple[Value, ...] | None = None
         if name in ("append", "insert"):
@@ -1518,3 +1524,8 @@ def _listed(names: ast.List | ast.Tuple) -> Columns | None:
     """The columns a list of texts written out names; None if any of its items is not a text."""
     texts = [e.value for e in names.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return Columns(frozenset(texts)) if len(texts) == len(names.elts) else None
+
+
+def _models_only(value: Value) -> bool:
+    """Whether ``value`` is objects alone (a model, a pipeline), no rows, names or constants."""
+    return bool(value.objects) and value.data is None and not value.items and not value.consts

@@ -118,6 +118,7 @@ class Walker(Calls, Frames):
         elif isinstance(node, ast.For | ast.AsyncFor):
             iterated = self.ev(node.iter)
             known = iterated.items
+            self._count_passes(node, node.iter, known)
             if self._counted(node.iter) and self._indexes_pieces(node):
                 # for i in range(5): test = folds[i]: one pass stands for every fold (each is held out in turn),
                 # walked as the first, so the pieces kept apart stay apart
@@ -197,6 +198,17 @@ class Walker(Calls, Frames):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
+
+    def _count_passes(self, node: ast.AST, over: ast.expr, items: tuple[Value, ...] | None) -> None:
+        """Note how many passes the loop at ``node`` makes, where what it goes over says: the items of a literal
+        sequence, or `range()` of constants (the tries a score chosen in it is the best of)."""
+        count = len(items) if items is not None else None
+        if count is None and isinstance(over, ast.Call) and isinstance(over.func, ast.Name) and over.func.id == "range":
+            ends = [e for e in (self.ev(a).const for a in over.args) if type(e) is int]
+            if 1 <= len(ends) == len(over.args) <= 3 and not over.keywords and ends[2:] != [0]:
+                count = len(range(*ends))
+        if count is not None:
+            self.record.pass_counts[self.key_id("loop", node)[0]] = count
 
     def enter_loop(self, node: ast.AST) -> int:
         """The id of the loop at ``node``, now the innermost; noted once if its passes repeat one configuration."""
@@ -876,6 +888,8 @@ class Walker(Calls, Frames):
         try:
             source = self.ev(generators[0].iter)
             counted = self._counted(generators[0].iter)
+            if len(generators) == 1 and not generators[0].ifs:
+                self._count_passes(node, generators[0].iter, source.items)
             if len(generators) == 1 and counted and generators[0].ifs:
                 # [folds[j] for j in range(5) if j != i]: the elements of the numbers the condition keeps
                 each = []

@@ -743,16 +743,30 @@ class _Rules:
             (("split", split.site, split.what), ("train", train.site, train.what)),
         )
 
-    @staticmethod
-    def _tries(evaluations: list[Evaluation]) -> str:
+    def _tries(self, evaluations: list[Evaluation]) -> str:
         """How many tries the scores of one test set are, in words: the models they score when several are
-        known (two metrics of one model are not two tries), or one per pass of a loop."""
+        known (two metrics of one model are not two tries; a model built in a loop is one a pass), or one per
+        pass of a loop."""
         models = frozenset().union(*(e.models for e in evaluations))
-        if len(models) > 1:
-            return f"for {len(models)} models"
-        if any(e.loops for e in evaluations):
-            return "once per model or setting of a loop"
+        built = [self._passes(self.r.objects[m].loops) if m in self.r.objects else 1 for m in models]
+        if len(models) > 1 or (len(models) == 1 and (built[0] or 0) > 1):
+            known = None if None in built else sum(b or 0 for b in built)
+            return f"for {known if known is not None else f'{len(models)} or more'} models"
+        loops = {lid for e in evaluations for lid in e.loops}
+        if loops:
+            passes = self._passes(tuple(loops))
+            return (f"{passes} times, once" if passes else "once") + " per model or setting of a loop"
         return f"{len({e.site for e in evaluations})} times"
+
+    def _passes(self, loops: tuple[int, ...]) -> int | None:
+        """How many passes loops nested in one another make in all, None when one of them does not say."""
+        total = 1
+        for lid in loops:
+            count = self.r.pass_counts.get(lid)
+            if count is None:
+                return None
+            total *= count
+        return total
 
     def multi_test(self) -> list[Leak]:
         leaks: dict[Site, Leak] = {}

@@ -1539,6 +1539,38 @@ for a in [0.1, 1.0, 10.0]:
     s = mean_absolute_error(y_te, Ridge(alpha=a).fit(X_tr, y_tr).predict(X_te))
     if best is None or s < best:
         best = s""",
+            "for 3 models,",
+        ),
+        (  # models written out, then more appended by a loop over settings: 3 + 2
+            """models = [Ridge(alpha=0.1), Ridge(alpha=1.0), Lasso()]
+for a in [0.5, 2.0]:
+    models.append(Lasso(alpha=a))
+print(min(mean_absolute_error(y_te, m.fit(X_tr, y_tr).predict(X_te)) for m in models))""",
+            "for 5 models,",
+        ),
+        (  # a model per pass of two nested loops: 2 x 3
+            """scores = {}
+for depth in (3, 6):
+    for n in range(100, 400, 100):
+        m = RandomForestRegressor(max_depth=depth, n_estimators=n).fit(X_tr, y_tr)
+        scores[(depth, n)] = r2_score(y_te, m.predict(X_te))
+print(max(scores, key=scores.get))""",
+            "for 6 models,",
+        ),
+        (  # one model whose setting each pass changes: the passes are the tries
+            """m = Ridge()
+scores = {}
+for a in range(1, 5):
+    scores[a] = r2_score(y_te, m.set_params(alpha=a).fit(X_tr, y_tr).predict(X_te))
+print(max(scores.values()))""",
+            "4 times, once per model or setting of a loop,",
+        ),
+        (  # settings whose number the program does not say
+            """best = None
+for a in np.logspace(-3, 3, int(input())):
+    s = mean_absolute_error(y_te, Ridge(alpha=a).fit(X_tr, y_tr).predict(X_te))
+    if best is None or s < best:
+        best = s""",
             "once per model or setting of a loop,",
         ),
     ],
