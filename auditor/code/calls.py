@@ -347,9 +347,12 @@ class Calls(Library):
             return node
         return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
 
-    def _instant_made(self, name: ast.Name) -> ast.expr | None:
+    def _instant_made(self, name: ast.expr) -> ast.expr | None:
         """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
         "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""
+        if not isinstance(name, ast.Name):  # pd.Timedelta(days=H): the span of the number H holds
+            written = self.span_written(name)
+            return written if written is not name else None
         # or the span it holds (`BUFFER = pd.Timedelta(days=30)`), which moves an instant it is added to
         return self.instant_held(self.names.definitions(name)) or self.span_held(name)
 
@@ -399,7 +402,7 @@ class Calls(Library):
         return out
 
 
-def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.Name], ast.expr | None]) -> ast.Compare:
+def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.expr], ast.expr | None]) -> ast.Compare:
     """The comparison with each bound whose value is known written as that value (`df.date < cut`, cut being
     "2023-06", as `df.date < '2023-06'`; ``made``: the call that made an instant a name holds, as
     `pd.Timestamp("2023-06-01")`): two masks then compare by the values they were cut at, whatever names held
@@ -419,13 +422,13 @@ def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.Na
     return ast.copy_location(ast.Compare(left=known[0], ops=node.ops, comparators=known[1:]), node)
 
 
-def _moved_instant(operand: ast.expr, made: Callable[[ast.Name], ast.expr | None]) -> ast.expr | None:
+def _moved_instant(operand: ast.expr, made: Callable[[ast.expr], ast.expr | None]) -> ast.expr | None:
     """`cut - pd.Timedelta(days=28)` with `cut` a name that holds an instant: the same written with that instant,
     so the bound compares as the instant it is; None when it is no such span of a name's instant."""
     if not (isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Add | ast.Sub)):
         return None
-    left = made(operand.left) if isinstance(operand.left, ast.Name) else operand.left
-    right = made(operand.right) if isinstance(operand.right, ast.Name) else operand.right
+    left = made(operand.left) if isinstance(operand.left, ast.Name) else made(operand.left) or operand.left
+    right = made(operand.right) if isinstance(operand.right, ast.Name) else made(operand.right) or operand.right
     if left is None or right is None:
         return None
     moved = ast.copy_location(ast.BinOp(left=left, op=operand.op, right=right), operand)

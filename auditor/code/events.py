@@ -211,6 +211,8 @@ class Record:
     # lines of leads, shift(-k): values of later rows, which a covariate known in advance (next week's promotion)
     # is meant to hold
     leads: set[int] = field(default_factory=set)
+    # how many rows ahead each lead of a known count reads (`shift(-7)` at line 12: {12: 7})
+    lead_rows: dict[int, int] = field(default_factory=dict)
     deep_calls: int = 0  # calls of the file's functions nested past the depth the walk follows: not read
     # drop_duplicates() calls and the rows each was given: copies removed from those rows only
     dedups: list[tuple[Site, frozenset[Atom]]] = field(default_factory=list)

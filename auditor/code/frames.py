@@ -282,6 +282,9 @@ class Frames(WalkState):
             result = replace(result, data=replace(result.data, later=result.data.later | {(node.lineno, None)}))
             if name in ("shift", "diff", "pct_change"):
                 self.record.leads.add(node.lineno)
+                periods = (args[0] if args else kwargs.get("periods", NOTHING)).const
+                if isinstance(periods, int) and not data.reversed:
+                    self.record.lead_rows[node.lineno] = -periods
         if inplace is not None and inplace.const is True and target is not None and result.data is not None:
             column = self._column_of(target, data)
             if column is not None:  # df["age"].fillna(df["age"].mean(), inplace=True): that column of df changed

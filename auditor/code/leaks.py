@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, PER_GROUP, Strength, is_regressor
 from auditor.code.events import Evaluation, Fit, Obj, Record, Selection, Site, Split, Train, nested_steps
+from auditor.code.masks import span_count
 from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.sources import MODULE_LINES
 from auditor.code.state import TEXT_LIMIT, shortened
@@ -487,7 +488,13 @@ class _Rules:
                 split = self._cut_between(x, e.x, frozenset(filled))
                 if split is None or split.data is None:
                     continue
-                line = min(f[0] for f in filled & split.data.later)
+                # shift(-7) of daily rows, training stopped `cut - pd.Timedelta(days=7)`: its last rows read up to
+                # the cut, none of the test rows
+                covered = self._within_gap(x, e.x, split)
+                reaching = {f for f in filled & split.data.later if f[0] not in covered}
+                if not reaching:
+                    continue
+                line = min(f[0] for f in reaching)
                 leak = found.get(line)
                 if leak is not None:
                     if (e.site, e.what) not in leak.into:
@@ -580,6 +587,25 @@ class _Rules:
                     if any(p.split == part.split and p.side != part.side for p in t.parts):
                         return split
         return None
+
+    def _within_gap(self, trained: Data, scored: Data, split: Split) -> frozenset[int]:
+        """The lines of leads (`shift(-k)`) that reach no row past a gap the time cut leaves between the rows
+        trained on and those scored (`date < cut - pd.Timedelta(days=7)`, then `date >= cut`). Rows are taken to be
+        one unit of that span apart only where a lead reads as many rows ahead as the span counts units (`shift(
+        -H)` beside `days=H`): the program says so; weekly rows cut a week apart hold a `shift(-2)`'s test rows."""
+        counts = set(self.r.lead_rows.values())
+        covered: frozenset[int] | None = None
+        for t in trained.rows:
+            for v in scored.rows:
+                for before in (p for p in t.parts if p.split == split.id):
+                    for after in (p for p in v.parts if p.split == split.id and p.side != before.side):
+                        gap = _gap_between(before, after)
+                        if gap is None or gap[1] not in counts:
+                            return frozenset()
+                        seconds, _, unit = gap
+                        reach = frozenset(line for line, k in self.r.lead_rows.items() if 0 < k * unit <= seconds)
+                        covered = reach if covered is None else covered & reach
+        return covered or frozenset()
 
     def _other_passes(self, a: Atom, b: Atom, lid: int) -> bool:
         """Whether two sets of rows were cut in different passes of a loop over a literal sequence: each one's
@@ -1512,3 +1538,23 @@ def _compound(condition: str) -> bool:
     except SyntaxError:
         return True
     return isinstance(expr, ast.Compare | ast.BoolOp | ast.BinOp | ast.UnaryOp)
+
+
+def _gap_between(before: Part, after: Part) -> tuple[float, float, float] | None:
+    """The time between a mask's side that ends at `cut - span` and its other side that starts after that end, with
+    the span's count and unit as written (seconds, count, unit seconds); None when the sides are not so made."""
+    if not before.span or not after.span or before.span[0] != after.span[0]:
+        return None
+    _, low, end = before.span
+    start, high = after.span[1], after.span[2]
+    if low[0] != OPEN or high[0] != OPEN or end[0] != start[0] or not end[0].startswith("<time"):
+        return None
+    try:
+        written = ast.parse(before.side, mode="eval")
+    except SyntaxError:
+        return None
+    spans = [c for c in (span_count(n) for n in ast.walk(written) if isinstance(n, ast.expr)) if c is not None]
+    if len(spans) != 1 or start[1] < end[1]:
+        return None
+    # both ends held (`<= cut - gap`, `>= cut`): the row at the first end reads the row at the second
+    return start[1] - end[1] - (0.5 if end[2] and start[2] else 0), spans[0][0], spans[0][1]

@@ -462,6 +462,29 @@ def duration_of(node: ast.expr) -> timedelta | None:
     return timedelta(seconds=seconds)
 
 
+def span_count(node: ast.expr) -> tuple[float, float] | None:
+    """A fixed span written as a count of one unit (`pd.Timedelta(days=7)`, `"7D"`, `np.timedelta64(7, "D")`): the
+    count and the unit's seconds; None for a span of several units or anything else."""
+    if not isinstance(node, ast.Call) or duration_of(node) is None:
+        return None
+    given = [a.value for a in node.args if isinstance(a, ast.Constant)]
+    if len(node.keywords) == 1 and not node.args:
+        value = node.keywords[0].value
+        count = value.value if isinstance(value, ast.Constant) else None
+        unit = _SPAN_UNITS.get((node.keywords[0].arg or "").lower())
+    elif len(given) == 1 and isinstance(given[0], str) and not node.keywords:
+        found = _SPAN_TEXT.fullmatch(given[0])
+        count = float(found.group(1)) if found is not None else None
+        unit = _SPAN_UNITS.get(found.group(2).lower()) if found is not None else None
+    elif len(given) == 2 and not node.keywords and isinstance(given[1], str):
+        count, unit = given[0], _SPAN_UNITS.get(given[1].lower())
+    else:
+        return None
+    if not isinstance(count, int | float) or isinstance(count, bool) or unit is None:
+        return None
+    return float(count), float(unit)
+
+
 def _zone_named(node: ast.expr) -> str | None:
     """The zone a `tz=` or `tzinfo=` names: a text, `timezone.utc`, `UTC`, `ZoneInfo("Europe/Berlin")`."""
     if isinstance(node, ast.Constant):

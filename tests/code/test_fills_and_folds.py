@@ -352,3 +352,44 @@ def test_a_next_row_label_beside_a_feature_list_the_reading_cannot_name_is_clean
     print(m.score(test[feats], test["y"]))
     """
     assert leaks_found(tmp_path, HEAD, body) == []
+
+
+# Daily sales per store, the label H days ahead, a promotion known H days ahead as a feature, then a cut in time.
+AHEAD = """
+H = 7
+df = pd.read_csv("sales.csv", parse_dates=["date"]).sort_values(["store", "date"])
+g = df.groupby("store")
+df["y"] = g["sales"].shift(-H)
+df["promo_ahead"] = g["promo"].shift({lead})
+df = df.dropna()
+cut = pd.Timestamp("2024-06-01")
+train = df[df["date"] {before}]
+test = df[df["date"] >= cut]
+m = Ridge().fit(train[["sales", "promo_ahead"]], train["y"])
+print(m.score(test[["sales", "promo_ahead"]], test["y"]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("lead", "before", "expected"),
+    [
+        # training stops H days before the cut: a lead of H daily rows reads up to the cut, never past it
+        ("-H", "< cut - pd.Timedelta(days=H)", []),
+        ("-1", '< cut - pd.Timedelta("7D")', []),
+        ("-2", "< cut - pd.Timedelta(weeks=2)", []),
+        # no gap, or one shorter than the lead, or its last day held on both sides
+        ("-H", "< cut", [("overlap", 5)]),
+        ("-14", "< cut - pd.Timedelta(days=H)", [("overlap", 5)]),
+        ("-H", "<= cut - pd.Timedelta(days=H)", [("overlap", 5)]),
+        # a gap whose count no lead reads as rows (3 days against leads of 7 and 2 rows): how far apart the rows
+        # are is not said, so weekly rows may reach past it
+        ("-2", "< cut - pd.Timedelta(days=3)", [("overlap", 5)]),
+    ],
+)
+def test_a_lead_within_the_gap_left_before_the_cut_is_clean(
+    tmp_path: Path, lead: str, before: str, expected: list[tuple[str, int]]
+) -> None:
+    """`shift(-H)` of daily rows with training stopped `cut - pd.Timedelta(days=H)`: its last rows read up to the
+    cut. The rows are taken as one unit of the span apart only where a lead counts as many rows as the span does
+    units (the label's `shift(-H)` beside `days=H`)."""
+    assert leaks_found(tmp_path, HEAD, AHEAD.format(lead=lead, before=before)) == expected
