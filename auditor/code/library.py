@@ -1078,8 +1078,15 @@ class Library(Estimators, TorchLoops):
                 picks = "key" in kwargs or not self.only_scores(among)  # max(scores) is a value, not a choice
                 self.choose(node, f"{name}()", scores, picks)
             if name == "sorted" and args:
+                # sorted(glob.glob("img_*.nii.gz")): every row of what it orders, as list() keeps them
                 found = self.container(node, self.iterate(args[0]))
-                return Value(objects=frozenset({found.id}), scores=scores, stats=ordered_by)
+                return Value(
+                    objects=frozenset({found.id}),
+                    scores=scores,
+                    stats=ordered_by,
+                    data=args[0].data,
+                    names_of=args[0].names_of,
+                )
             chosen = self.iterate(args[0]) if len(args) == 1 else join_all(args)  # max(xs) is one of xs
             return chosen.join(Value(scores=scores, stats=ordered_by))
         if name == "filter" and len(args) == 2 and node.args:

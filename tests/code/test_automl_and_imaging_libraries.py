@@ -91,9 +91,9 @@ _NORMALISED = """
         from monai.transforms import Compose, LoadImaged, NormalizeIntensityd
         files = [{{"image": p, "label": p.replace("i", "s")}} for p in sorted(glob.glob("img_*.nii.gz"))]
         train_files, test_files = train_test_split(files, test_size=0.25, random_state=1)
-        vols = np.stack([nib.load(f["image"]).get_fdata() for f in {measured}])
+        vols = [nib.load(f["image"]).get_fdata() for f in {measured}]
         prep = Compose([LoadImaged(keys=["image", "label"]), NormalizeIntensityd(keys="image",
-                        subtrahend=float(vols.mean()), divisor=float(vols.std()))])
+                        subtrahend=float(np.stack(vols).mean()), divisor=1.0)])
         net = UNet(spatial_dims=3, in_channels=1, out_channels=2, channels=(8, 16), strides=(2,))
         loss_fn = DiceLoss(to_onehot_y=True, softmax=True)
         opt = torch.optim.Adam(net.parameters())
@@ -114,6 +114,18 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     ),
     "MONAI's NormalizeIntensityd built with the mean of the training volumes": (
         _NORMALISED.format(measured="train_files"),
+        [],
+    ),
+    "LEAK: NormalizeIntensityd built with the mean of every volume's own mean": (
+        _NORMALISED.format(measured="files").replace(
+            "float(np.stack(vols).mean())", "float(np.mean([v.mean() for v in vols]))"
+        ),
+        [("preprocessing", 8)],
+    ),
+    "NormalizeIntensityd built with the mean of the training volumes' own means": (
+        _NORMALISED.format(measured="train_files").replace(
+            "float(np.stack(vols).mean())", "float(np.mean([v.mean() for v in vols]))"
+        ),
         [],
     ),
     "LEAK: the files of a test folder listed by glob among those trained on": (
