@@ -204,6 +204,7 @@ class Frames(WalkState):
     def __init__(self, program: Program) -> None:
         super().__init__(program)
         self._group_cuts: dict[str, str] = {}  # a grouping as written -> the cut its head(k) and tail(k) sides make
+        self._index_calls: dict[int, ast.Call] = {}  # `df.loc[is_test]`: the call of the function each such index makes
 
     # Attributes -------------------------------------------------------------------------------------------
 
@@ -1138,6 +1139,8 @@ class Frames(WalkState):
         indexer = base.attr if isinstance(base, ast.Attribute) and base.attr in ("loc", "iloc", "at", "iat") else None
         holder = self.ev(base.value) if indexer is not None and isinstance(base, ast.Attribute) else self.ev(base)
         index = self.ev(node.slice)
+        if holder.data is not None and indexer in (None, "loc", "iloc"):
+            index = self._called_on(holder, node, index)
         out = NOTHING
         position = index.const
         items = holder.items
@@ -1211,6 +1214,27 @@ class Frames(WalkState):
                 picked = replace(picked, data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned))
             out = out.join(picked)
         return out
+
+    def _called_on(self, holder: Value, node: ast.Subscript, index: Value, given: ast.expr | None = None) -> Value:
+        """`df[lambda d: d.year < 2020]`, `df.loc[is_test]` (a function of the file), `df.loc[lambda d: ..., cols]`:
+        a function given as the index is called with the table, and what it returns (a mask) selects, as
+        `df[df.year < 2020]` does."""
+        given = node.slice if given is None else given
+        if (
+            isinstance(given, ast.Tuple)
+            and given.elts
+            and index.items is not None
+            and len(index.items) == len(given.elts)
+        ):
+            rows = self._called_on(holder, node, index.items[0], given.elts[0])
+            return index if rows is index.items[0] else replace(index, items=(rows, *index.items[1:]))
+        if isinstance(given, ast.Lambda):
+            return self.call_lambda(given, [holder])
+        if index.functions and index.data is None and not index.objects:
+            if id(node) not in self._index_calls:  # one call for the subscript, however often it is walked
+                self._index_calls[id(node)] = ast.copy_location(ast.Call(func=given, args=[], keywords=[]), node)
+            return self.call_value(index, [holder], {}, self._index_calls[id(node)])
+        return index
 
     def _each_cut(self, element: Value, node: ast.Subscript, index: Value) -> Value:
         """A list's element with the rows it holds (each of a tuple's items too) cut by the slice ``node`` takes of
