@@ -440,6 +440,9 @@ class Frames(WalkState):
             # is: learned from those rows; a row kept or dropped by it is not chosen by its own values
             fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(stats=frozenset({fid}))
+        if data.grouped and name == "transform" and args and args[0].const in _ROW_ORDER_METHODS:
+            # g.transform("shift"), g.transform("cumsum"): the method itself, of each group's rows in order
+            return self._method(data, str(args[0].const), args[1:], kwargs, node, stats)
         if data.grouped and name == "transform":
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
@@ -1935,6 +1938,12 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
 
 # Methods that put the values of their argument in the rows they fill (fillna(other), where(cond, other)).
 _FILLS_FROM = frozenset(["fillna", "combine_first", "where", "mask", "fill_null"])
+
+
+# A group's methods that read each row and those before (or after) it in order, named as text to `transform`
+_ROW_ORDER_METHODS = frozenset(
+    {"shift", "diff", "pct_change", "ffill", "bfill", "cumsum", "cumprod", "cummax", "cummin", "cumcount"}
+)
 
 
 def _from_later_rows(name: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
