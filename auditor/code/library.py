@@ -315,6 +315,10 @@ class Library(Estimators, TorchLoops):
             x = argument(args, kwargs, 0, *X_NAMES)
             if x.data is None:
                 return NOTHING
+            # zscore(X, axis=1), scale(X, axis=1): each row scaled by its own values, nothing learned of the rows
+            axis = kwargs.get("axis") or (args[1] if pair == ("scipy", "zscore") and len(args) > 1 else None)
+            if within_rows(axis) != x.data.transposed:
+                return Value(data=x.data)
             fid = self.fit(node, f"{last}()", learns, strength, x.data)
             return Value(data=replace(x.data, fits=x.data.fits | {fid}))
         if pair in catalog.INVERSE_LAMBDA_FUNCTIONS and args and args[0].data is not None:
