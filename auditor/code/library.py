@@ -765,8 +765,20 @@ class Library(Estimators, TorchLoops):
         keys = [k for oid in first.objects for k in self.record.objects[oid].entries if isinstance(k, str)]
         named = argument(args, kwargs, 1, "columns").strings()
         index = kwargs.get("index")
+        # pd.DataFrame({"a": Z[:, 0], "b": Z[:, 1]}): columns of rows already followed, with what they went through
+        given = [
+            v.data
+            for oid in first.objects
+            for k, v in self.record.objects[oid].entries.items()
+            if isinstance(k, str) and v.data is not None
+        ]
         if index is not None and index.data is not None:
             rows = replace(index.data, columns=None, sources=frozenset(), picked=False)
+        elif given:
+            rows = given[0]
+            for more in given[1:]:
+                rows = rows.join(more)
+            rows = replace(rows, columns=None, sources=frozenset(), picked=False, mask=None, grouped=False)
         else:
             rows = self.source(node, f"DataFrame({where})", read=True)
         # made of something the walk cannot read: its columns are not known

@@ -1,0 +1,74 @@
+"""A table built from a dict of columns already followed holds those columns' rows and what they went through:
+`pd.DataFrame({"a": Z[:, 0], "b": Z[:, 1]})` of a scaler's output is still scaled with every row's statistics,
+and a column of a model's in-sample predictions is still those predictions. Built from the training part's
+columns, or as a table of test labels beside predictions, it is clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+df = pd.read_csv("churn.csv")
+y = df["churn"]
+"""
+
+CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "LEAK: a scaler fitted on every row, its columns put in a new table, then split": (
+        """
+Z = StandardScaler().fit_transform(df[["a", "b"]])
+X = pd.DataFrame({"a": Z[:, 0], "b": Z[:, 1]})
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=1)
+m = LogisticRegression().fit(X_tr, y_tr)
+print(roc_auc_score(y_te, m.predict_proba(X_te)[:, 1]))
+""",
+        [("preprocessing", 1)],
+    ),
+    "LEAK: in-sample predictions of every row as a stacked feature, then split": (
+        """
+X = df[["a", "b", "c"]]
+meta = pd.DataFrame({"rf": RandomForestClassifier().fit(X, y).predict_proba(X)[:, 1]})
+m_tr, m_te, y_tr, y_te = train_test_split(meta, y, random_state=1)
+stack = LogisticRegression().fit(m_tr, y_tr)
+print(roc_auc_score(y_te, stack.predict_proba(m_te)[:, 1]))
+""",
+        [("preprocessing", 2)],
+    ),
+    "the split first, the training part's scaled columns put in a table": (
+        """
+X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], y, random_state=1)
+sc = StandardScaler().fit(X_tr)
+Z_tr, Z_te = sc.transform(X_tr), sc.transform(X_te)
+T_tr = pd.DataFrame({"a": Z_tr[:, 0], "b": Z_tr[:, 1]})
+T_te = pd.DataFrame({"a": Z_te[:, 0], "b": Z_te[:, 1]})
+m = LogisticRegression().fit(T_tr, y_tr)
+print(roc_auc_score(y_te, m.predict_proba(T_te)[:, 1]))
+""",
+        [],
+    ),
+    "a table of the test labels beside the model's predictions, scored": (
+        """
+X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], y, random_state=1)
+m = LogisticRegression().fit(X_tr, y_tr)
+res = pd.DataFrame({"y": y_te, "p": m.predict_proba(X_te)[:, 1]})
+print(roc_auc_score(res["y"], res["p"]))
+""",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_table_built_from_columns_keeps_what_they_went_through(tmp_path: Path, case: str) -> None:
+    body, expected = CASES[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
