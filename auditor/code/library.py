@@ -209,6 +209,10 @@ class Library(Estimators, TorchLoops):
         if package == "pandas" and last in ("Series", "DataFrame") and self._learned_only([*args, *kwargs.values()]):
             # pd.Series(rf.feature_importances_, index=X.columns): a table of what was learned, not rows
             return Value(stats=self.stats_in([*args, *kwargs.values()]))
+        values = argument(args, kwargs, 0, "data")
+        if package == "pandas" and last == "Series" and values.data is not None:
+            # pd.Series(model.predict(X_te), index=y_te.index): the same values, predictions still predictions
+            return Value(data=replace(values.data, mask=None))
         if catalog.is_polars_expression(qualname):
             return Value(names=frozenset({catalog.POLARS_EXPRESSION}))
         if package == "numpy" and last in _ARRAY_MAKERS and args:

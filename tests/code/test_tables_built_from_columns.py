@@ -1,6 +1,7 @@
 """A table built from a dict of columns already followed holds those columns' rows and what they went through:
 `pd.DataFrame({"a": Z[:, 0], "b": Z[:, 1]})` of a scaler's output is still scaled with every row's statistics,
-and a column of a model's in-sample predictions is still those predictions. Built from the training part's
+and a column of a model's in-sample predictions is still those predictions; `pd.Series(model.predict(X_te),
+index=...)` is still the model's predictions of those rows. Built from the training part's
 columns, or as a table of test labels beside predictions, it is clean."""
 
 from __future__ import annotations
@@ -62,6 +63,32 @@ X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], y, random_state=1)
 m = LogisticRegression().fit(X_tr, y_tr)
 res = pd.DataFrame({"y": y_te, "p": m.predict_proba(X_te)[:, 1]})
 print(roc_auc_score(res["y"], res["p"]))
+""",
+        [],
+    ),
+    "LEAK: a scaler fitted on every row, the predictions wrapped in a Series before the score": (
+        """
+X = StandardScaler().fit_transform(df[["a", "b"]])
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+m = LogisticRegression().fit(X_tr, y_tr)
+p = pd.Series(m.predict_proba(X_te)[:, 1], index=y_te.index)
+print(roc_auc_score(y_te, p))
+""",
+        [("preprocessing", 1)],
+    ),
+    "LEAK: the predictions of the rows trained on, wrapped in a Series, scored as the test": (
+        """
+m = LogisticRegression().fit(df[["a", "b"]], y)
+X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], y, random_state=0)
+print(roc_auc_score(y_te, pd.Series(m.predict_proba(X_te)[:, 1], index=X_te.index)))
+""",
+        [("overlap", 1)],
+    ),
+    "the split first, the predictions wrapped in a Series before the score": (
+        """
+X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], y, random_state=0)
+m = LogisticRegression().fit(X_tr, y_tr)
+print(roc_auc_score(y_te, pd.Series(m.predict_proba(X_te)[:, 1], index=X_te.index)))
 """,
         [],
     ),
