@@ -1356,6 +1356,8 @@ class Frames(WalkState):
             picked = cols.strings()
             if isinstance(cols_node, ast.Slice) and cols_node.lower is None and cols_node.upper is None:
                 pass
+            elif isinstance(cols_node, ast.Constant) and cols_node.value is None and indexer is None:
+                pass  # y[:, None]: the same values given a second axis (np.newaxis), a column of them
             elif indexer == "loc" and complete_columns_of(cols_node) is not None:
                 pass  # df.loc[:, df.notna().all()]: every complete column, a label among them
             elif indexer == "loc" and cols.names_of is not None:

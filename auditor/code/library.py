@@ -1032,10 +1032,26 @@ class Library(Estimators, TorchLoops):
         return Value(data=replace(joined, mask=None))
 
     def _columns_joined(self, values: list[Value]) -> Value:
-        datas = [self.iterate(v).data if v.items is not None or v.objects else v.data for v in values]
+        datas: list[Data | None] = []
+        for v in values:  # np.hstack([X, y[:, None]]): each item's columns, side by side
+            if v.items is not None and v.data is None:
+                datas += [i.data if i.items is None else self.iterate(i).data for i in v.items]
+            else:
+                datas.append(self.iterate(v).data if v.items is not None or v.objects else v.data)
         present = [d for d in datas if d is not None]
         if not present:
             return NOTHING
+        # one column picked by name as it is (`df["label"]`, `y[:, None]` of it: nothing learned or taken from
+        # other rows) is a column of that name beside the others
+        present = [
+            replace(d, columns=Columns(frozenset(d.sources)))
+            if d.columns is None
+            and d.picked
+            and len(d.sources) == 1
+            and not (d.predicted or d.fits or d.lagged or d.later or d.window)
+            else d
+            for d in present
+        ]
         joined = join_datas(present)
         assert joined is not None
         return Value(data=replace(joined, columns=None if any(d.columns is None for d in present) else joined.columns))
