@@ -135,6 +135,7 @@ _RESHAPES = frozenset(["reshape", "astype", "copy", "ravel", "flatten", "squeeze
 _NEIGHBOUR_TREES = (".KDTree", ".BallTree", ".cKDTree")
 # Hugging Face: a Trainer (its train(), evaluate(), predict()), and a DatasetDict of a data set's published splits.
 HF_TRAINER = "transformers.Trainer"
+HF_PREDICTION_OUTPUT = "transformers.trainer_utils.PredictionOutput"
 LIGHTNING_TRAINER = "lightning.Trainer"
 LIGHTNING_CALLBACK = "lightning.callbacks"
 _HF_TRAINER_ARGS = ("model", "args", "data_collator", "train_dataset", "eval_dataset")
@@ -496,6 +497,12 @@ class Estimators(WalkState):
         return Value(stats=found.fits, items=(Value(stats=found.fits), found_at))
 
     def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
+        if found.qualname == HF_PREDICTION_OUTPUT and attr == "metrics" and node is not None:
+            # trainer.predict(ds["test"]).metrics: the model's scores of the rows it predicted
+            predicted = found.entries["predictions"].data
+            assert predicted is not None
+            eid = self.evaluation(node, "Trainer.predict().metrics", predicted.predicted, predicted, None)
+            return Value(scores=frozenset({eid}))
         if attr in found.entries:
             return found.entries[attr]
         if attr in _IN_SAMPLE and found.trains:
@@ -568,7 +575,11 @@ class Estimators(WalkState):
             rows = self.rows_of([argument(args, kwargs, 0, "test_dataset")])
             if rows is None:
                 return NOTHING
-            return Value(data=replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits))
+            predicted = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
+            # its .predictions, its .label_ids, and .metrics: the scores of those rows (read where they are asked)
+            output = self.obj(node, HF_PREDICTION_OUTPUT)
+            output.entries.update(predictions=Value(data=predicted), label_ids=Value(data=rows))
+            return Value(data=predicted, objects=frozenset({output.id}))
         return NOTHING
 
     def lightning_trainer(self, kwargs: dict[str, Value], node: ast.Call) -> Value:

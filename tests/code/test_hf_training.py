@@ -158,6 +158,19 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _WEIGHTED + _BEST_AT_END.format(trainer="WeightedTrainer", watched='enc["validation"]'),
         [],
     ),
+    "LEAK: the best epoch kept on the test split, its score read from predict()'s metrics": (
+        _BEST_AT_END.format(trainer="Trainer", watched='enc["test"]').replace(
+            'trainer.evaluate(enc["test"])', 'trainer.predict(enc["test"]).metrics'
+        ),
+        [("multi_test", 3)],
+    ),
+    "the best epoch kept on the validation split, predict()'s metrics and predictions of the test split": (
+        _BEST_AT_END.format(trainer="Trainer", watched='enc["validation"]').replace(
+            'print(trainer.evaluate(enc["test"]))',
+            'out = trainer.predict(enc["test"])\n    print(out.metrics, np.argmax(out.predictions, -1)[:5])',
+        ),
+        [],
+    ),
 }
 
 
