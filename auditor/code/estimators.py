@@ -29,6 +29,7 @@ from auditor.code.state import (
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
+    SCORE_TABLE,
     SPLITS,
     WalkState,
 )
@@ -398,6 +399,8 @@ class Estimators(WalkState):
     ) -> Value | None:
         if found.qualname == CONTAINER:
             return self._container_method(found, name, args, kwargs, node)
+        if found.qualname == SCORE_TABLE:
+            return self._score_table_method(found, name, args, kwargs, node)
         if found.qualname in (NEIGHBOURS, OTHER_NEIGHBOURS, NOT_SELF) and name in _RESHAPES:
             return Value(objects=frozenset({found.id}))  # ind[mask].reshape(n, k): the same indices, shaped anew
         method = self.local_method(found.qualname, name) if found.qualname.startswith(LOCAL) else None
@@ -496,7 +499,29 @@ class Estimators(WalkState):
             return found_at
         return Value(stats=found.fits, items=(Value(stats=found.fits), found_at))
 
+    def _score_table_method(
+        self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A table of scores sorted or ranked by its columns (`table.sort_values("val")`, `nlargest(1, "test")`):
+        a choice among the scores of the columns named; any other method gives the table again."""
+        every = frozenset().union(*(v.scores for v in found.entries.values()))
+        if name in ("sort_values", "nlargest", "nsmallest"):
+            by = argument(args, kwargs, 0 if name == "sort_values" else 1, "by", "columns").strings()
+            named = [found.entries[c] for c in by or () if c in found.entries]
+            chosen = frozenset().union(*(v.scores for v in named)) if by and len(named) == len(by) else every
+            self.choose(node, f".{name}()", chosen)
+        elif name in ("idxmax", "idxmin", "max", "min"):  # of every column at once
+            self.choose(node, f".{name}()", every, picks=name.startswith("idx"))
+            return Value(scores=every)
+        return Value(objects=frozenset({found.id}))
+
     def object_attribute(self, found: Obj, attr: str, node: ast.AST | None = None) -> Value:
+        if found.qualname == SCORE_TABLE:  # table.val: that column's scores; table.loc: the table, to index
+            if attr in found.entries:
+                return found.entries[attr]
+            if attr in ("loc", "iloc", "at", "iat", "T", "values", "style"):
+                return Value(objects=frozenset({found.id}))
+            return Value(scores=frozenset().union(*(v.scores for v in found.entries.values())))
         if found.qualname == HF_PREDICTION_OUTPUT and attr == "metrics" and node is not None:
             # trainer.predict(ds["test"]).metrics: the model's scores of the rows it predicted
             predicted = found.entries["predictions"].data

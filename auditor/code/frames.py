@@ -36,7 +36,7 @@ from auditor.code.masks import (
     period_after,
 )
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, WalkState
+from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SCORE_TABLE, WalkState
 from auditor.code.values import (
     NOTHING,
     OPAQUE,
@@ -1171,6 +1171,11 @@ class Frames(WalkState):
                 cut = self.container(node, self._each_cut(found.elements, node, index))
                 cut.keys = found.keys
                 out = out.join(Value(objects=frozenset({cut.id}), stats=found.keys.stats | found.elements.stats))
+            elif found.qualname == SCORE_TABLE:
+                # table["val"], table.loc[i, "test"]: that column's scores; rows or columns not named, every score
+                key = index.items[-1].const if index.items else index.const
+                every = join_all(list(found.entries.values()))
+                out = out.join(found.entries[key] if isinstance(key, str) and key in found.entries else every)
             elif found.qualname == CONTAINER or found.entries:
                 key = index.const
                 out = out.join(found.entries[key] if key is not None and key in found.entries else found.elements)

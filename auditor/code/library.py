@@ -30,6 +30,7 @@ from auditor.code.state import (
     NOT_SELF,
     OTHER_NEIGHBOURS,
     PARTIAL,
+    SCORE_TABLE,
     SPLITS,
 )
 from auditor.code.torchloops import TorchLoops, optimizer_class
@@ -205,6 +206,11 @@ class Library(Estimators, TorchLoops):
         if pair in catalog.FITTING_CONSTRUCTORS:
             return self._fitting_constructor(qualname, args, kwargs, node)
         if package == "pandas" and last in ("Series", "DataFrame") and self.scores_in([*args, *kwargs.values()]):
+            columns = self._score_columns(argument(args, kwargs, 0, "data")) if last == "DataFrame" else None
+            if columns:  # pd.DataFrame(rows) of {"model": ..., "val": ..., "test": ...}: each column's own scores
+                table = self.obj(node, SCORE_TABLE)
+                table.entries.update(columns)
+                return Value(objects=frozenset({table.id}))
             return Value(scores=self.scores_in([*args, *kwargs.values()]))  # a table of scores, to rank them
         if package == "pandas" and last in ("Series", "DataFrame") and self._learned_only([*args, *kwargs.values()]):
             # pd.Series(rf.feature_importances_, index=X.columns): a table of what was learned, not rows
@@ -1031,6 +1037,25 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, renumbered=joined.renumbered | numbered)
         return Value(data=replace(joined, mask=None))
 
+    def _score_columns(self, given: Value) -> dict[str, Value] | None:
+        """The scores of each column of a table made of a dict of lists (`{"val": val_scores, "test": ...}`) or a
+        list of dicts (`rows.append({"val": ..., "test": ...})`), by column name; None when the columns cannot be
+        told apart (a list of tuples, keys that are not names)."""
+        outer = [self.record.objects[o] for o in sorted(given.objects)]
+        if outer and all(o.entries and all(isinstance(k, str) for k in o.entries) for o in outer):
+            records = outer  # the dict of columns itself
+        else:
+            records = [self.record.objects[o] for o in sorted(self.iterate(given).objects)]
+        if not records or given.data is not None:
+            return None
+        columns: dict[str, Value] = {}
+        for found in records:
+            if found.qualname != CONTAINER or not found.entries or not all(isinstance(k, str) for k in found.entries):
+                return None
+            for key, value in found.entries.items():
+                columns[str(key)] = columns.get(str(key), NOTHING).join(Value(scores=self.scores_in([value])))
+        return columns if any(v.scores for v in columns.values()) else None
+
     def _columns_joined(self, values: list[Value]) -> Value:
         datas: list[Data | None] = []
         for v in values:  # np.hstack([X, y[:, None]]): each item's columns, side by side
@@ -1106,7 +1131,9 @@ class Library(Estimators, TorchLoops):
         given = [*args, *kwargs.values()]
         if name in _CHOOSERS:
             keyed = self._keyed(args, kwargs, node)
-            scores = self.scores_in([*args, *(v for k, v in kwargs.items() if k != "key")]) | self.scores_in([keyed])
+            # max(rows, key=lambda r: r["val"]): chosen by the scores the key reads, not every score a row holds
+            by_key = self.scores_in([keyed]) if "key" in kwargs else frozenset()
+            scores = by_key or self.scores_in([*args, *(v for k, v in kwargs.items() if k != "key")])
             # sorted(corrs.items(), key=lambda kv: kv[1]): an order, and so the first few, chosen by statistics
             ordered_by = self.stats_in([keyed])
             if scores:

@@ -43,6 +43,7 @@ ARGUMENTS = "argparse.Namespace"
 MONAI_METRIC = "monai.<metric>"
 # functools.partial(f, *args, **kwargs): calling it calls f with those arguments first
 PARTIAL = "functools.partial"
+SCORE_TABLE = "pandas.<table of scores>"  # pd.DataFrame(rows) of dicts of scores: each column's scores by its name
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
 # Calls whose result holds the values of their one argument in its order: a set of a slice of ids is that slice.
 _ORDER_KEPT = frozenset(["set", "frozenset", "list", "tuple", "array", "asarray", "Series", "Index"])
