@@ -404,7 +404,9 @@ class Frames(WalkState):
             eid = self.evaluation(node, f"{self.text(node.func)}()", data.predicted, data, None)
             return Value(scores=frozenset({eid}))
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
-            return Value(data=replace(data, window=False, grouped=False, columns=None))  # one value per row
+            # one value per row; a window's sum of a column is a running total of it (less the row's own: earlier)
+            running = data.sources if name == "sum" and data.picked and not data.past else frozenset()
+            return Value(data=replace(data, window=False, grouped=False, columns=None, running=running))
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
             # X.T.sum() reduces each of X's rows on its own (X.T.sum(axis=1) is across them)
             if within_rows(axis) != data.transposed or data.predicted or data.each_row:
@@ -461,7 +463,7 @@ class Frames(WalkState):
                 return Value(data=replace(self._ordered(data, name, args, kwargs, line), ranked=data.ranked | ranked))
         if name in ("sort_values", "sort_index", "set_index"):
             return Value(data=self._ordered(data, name, args, kwargs, line))
-        if name in TIME_FEATURE_METHODS:
+        if name in TIME_FEATURE_METHODS or name in _RUNNING or name == "cumcount":
             return Value(data=self._time_feature(data, name, args, kwargs, line))
         if name == "sample":
             return self._sample(data, kwargs, node)
@@ -939,6 +941,11 @@ class Frames(WalkState):
             closed = kwargs.get("closed")
             past = data.past or (closed is not None and closed.const in ("left", "neither"))
             return replace(data, lagged=lagged, window=True, past=past, mask=None, grouped=False)
+        if name == "cumcount":  # each row's place in its group: how many rows came before, none of their values
+            return replace(data, lagged=lagged, past=True, mask=None, grouped=False)
+        if name in _RUNNING:  # s.cumsum(): every row up to and with this one (of earlier rows after a shift(1))
+            running = data.sources if data.picked and not data.past else frozenset()
+            return replace(data, lagged=lagged, past=data.past, running=running, mask=None, grouped=False)
         return replace(data, lagged=lagged, past=False, mask=None, grouped=False)  # diff, pct_change: today too
 
     def _polars_statistics(self, node: ast.Call, data: Data) -> frozenset[int]:
@@ -1947,6 +1954,8 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
 _FILLS_FROM = frozenset(["fillna", "combine_first", "where", "mask", "fill_null"])
 
 
+# Running totals, maxima, minima and products: of every row up to and with each one
+_RUNNING = frozenset({"cumsum", "cumprod", "cummax", "cummin"})
 # A group's methods that read each row and those before (or after) it in order, named as text to `transform`
 _ROW_ORDER_METHODS = frozenset(
     {"shift", "diff", "pct_change", "ffill", "bfill", "cumsum", "cumprod", "cummax", "cummin", "cumcount"}

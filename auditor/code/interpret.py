@@ -734,6 +734,9 @@ class Walker(Calls, Frames):
             # computed with kept (weights being fitted are not rows scored)
             right = Value(stats=right.stats | right.data.fits, scores=right.scores)
         combined = self.combine(left, right)
+        if isinstance(node.op, ast.Sub) and combined.data is not None and _own_taken_out(left, right):
+            # g.cumsum() - df["y"]: the running total less the row's own value, the earlier rows' only
+            combined = replace(combined, data=replace(combined.data, past=True, running=frozenset()))
         if isinstance(node.op, _NUMERIC_OPS) and combined.data is not None:
             # df["price"] / df["sqft"], df["sales"] - 1: columns of text have no such arithmetic, so they are numbers
             shown = frozenset().union(*(v.data.sources for v in (left, right) if v.data is not None and v.data.picked))
@@ -1348,6 +1351,14 @@ def _not_none(value: Value) -> bool:
         or value.scores
         or value.consts
     )
+
+
+def _own_taken_out(total: Value, own: Value) -> bool:
+    """Whether ``own`` is the very column ``total`` is a running total of (with each row's own value)."""
+    if total.data is None or own.data is None or not total.data.running:
+        return False
+    taken = own.data
+    return taken.picked and taken.sources == total.data.running and not (taken.lagged or taken.window or taken.fits)
 
 
 def _item_values(items: Sequence[Value]) -> frozenset[str]:

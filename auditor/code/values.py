@@ -501,6 +501,9 @@ class Data:
     blank: bool = False
     # the table turned on its side (`X.T`): what it reduces along its first axis is each of its rows' own
     transposed: bool = False
+    # the columns whose running total up to and with each row these values are (`s.cumsum()`, a window's sum):
+    # less the row's own value (`s.cumsum() - s`), they are the earlier rows' only
+    running: frozenset[str] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -550,6 +553,7 @@ class Data:
             ranked=self.ranked & other.ranked,
             textual=self.textual & other.textual,
             transposed=self.transposed and other.transposed,
+            running=self.running & other.running,
         )
 
     @property
