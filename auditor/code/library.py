@@ -1059,8 +1059,11 @@ class Library(Estimators, TorchLoops):
     def _columns_joined(self, values: list[Value]) -> Value:
         datas: list[Data | None] = []
         for v in values:  # np.hstack([X, y[:, None]]): each item's columns, side by side
-            if v.items is not None and v.data is None:
+            if v.items and v.data is None:
                 datas += [i.data if i.items is None else self.iterate(i).data for i in v.items]
+                # and what was appended since the list was written (its elements beyond those items)
+                grown = [o for o in v.objects if self.record.objects[o].elements != join_all(list(v.items))]
+                datas += [self.iterate(Value(objects=frozenset(grown))).data] if grown else []
             else:
                 datas.append(self.iterate(v).data if v.items is not None or v.objects else v.data)
         present = [d for d in datas if d is not None]

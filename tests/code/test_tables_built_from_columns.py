@@ -99,3 +99,21 @@ print(roc_auc_score(y_te, pd.Series(m.predict_proba(X_te)[:, 1], index=X_te.inde
 def test_a_table_built_from_columns_keeps_what_they_went_through(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+@pytest.mark.parametrize(("start", "expected"), [("[]", [("preprocessing", 4)]), ("[X[:, 0]]", [("preprocessing", 4)])])
+def test_columns_appended_to_a_list_in_a_loop_are_stacked_with_it(
+    tmp_path: Path, start: str, expected: list[tuple[str, int]]
+) -> None:
+    """np.column_stack(meta) of a list a loop appended each model's in-sample predictions to (empty, or written
+    with a first column): the stacked columns are those predictions, however the list began."""
+    body = f"""
+X = df[["a", "b"]].to_numpy()
+meta = {start}
+for m in [RandomForestClassifier(), LogisticRegression()]:
+    meta.append(m.fit(X, y).predict_proba(X)[:, 1])
+meta_X = np.column_stack(meta)
+X_tr, X_te, y_tr, y_te = train_test_split(meta_X, y, random_state=1)
+print(roc_auc_score(y_te, LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]))
+"""
+    assert leaks_found(tmp_path, "import numpy as np\n" + HEAD, body) == expected
