@@ -442,6 +442,9 @@ class Frames(WalkState):
             # is: learned from those rows; a row kept or dropped by it is not chosen by its own values
             fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(stats=frozenset({fid}))
+        if data.grouped and name == "transform" and args and args[0].const == "min" and _dates_only(data):
+            # each user's first order time: the earliest of the rows at or before each one, as cummin() is
+            return self._method(data, "cummin", args[1:], kwargs, node, stats)
         if data.grouped and name == "transform" and args and args[0].const in _ROW_ORDER_METHODS:
             # g.transform("shift"), g.transform("cumsum"): the method itself, of each group's rows in order
             return self._method(data, str(args[0].const), args[1:], kwargs, node, stats)
@@ -1952,6 +1955,11 @@ def _renumbered(data: Data, line: int) -> frozenset[tuple[Part, int]]:
 
 # Methods that put the values of their argument in the rows they fill (fillna(other), where(cond, other)).
 _FILLS_FROM = frozenset(["fillna", "combine_first", "where", "mask", "fill_null"])
+
+
+def _dates_only(data: Data) -> bool:
+    """Whether ``data`` is one column, of dates or times, picked from its table."""
+    return data.picked and len(data.sources) == 1 and data.sources <= data.dates
 
 
 # Running totals, maxima, minima and products: of every row up to and with each one

@@ -45,3 +45,21 @@ def test_a_groups_method_named_to_transform_is_that_method(
     tmp_path: Path, column: str, given: str, expected: list[tuple[str, int]]
 ) -> None:
     assert leaks_found(tmp_path, HEAD, BODY.format(column=column, given=given)) == expected
+
+
+@pytest.mark.parametrize(("reduced", "expected"), [('"min"', []), ('"max"', [("preprocessing", 2)])])
+def test_a_groups_earliest_time_is_of_rows_at_or_before_each_one(
+    tmp_path: Path, reduced: str, expected: list[tuple[str, int]]
+) -> None:
+    """Each user's first order time, `transform("min")` of a date column, is the earliest of the rows at or before
+    each row (as cummin() is): no later row's value. Its latest, `"max"`, is the time of the user's last order,
+    a test-period order among them."""
+    body = f"""
+df["ts"] = pd.to_datetime(df["ts"])
+first = df.groupby("user")["ts"].transform({reduced})
+df["tenure"] = (df["ts"] - first).dt.days
+train, test = df[df["ts"] < "2023-10-01"], df[df["ts"] >= "2023-10-01"]
+m = LogisticRegression().fit(train[["tenure"]], train["y"])
+print(roc_auc_score(test["y"], m.predict_proba(test[["tenure"]])[:, 1]))
+"""
+    assert leaks_found(tmp_path, HEAD, body) == expected
