@@ -670,7 +670,7 @@ class _Rules:
                 if not self.shares(v, t):
                     continue
                 learned = self._test_file_learned(v, train) or _test_side_learned(v, train, e.x)
-                if role is None and v == t and not back and not learned:
+                if role is None and v == t and not back and not learned and not _beside_its_other_side(v, x):
                     continue
                 # the rows of t's own pass of a walk forward: the other passes' cuts were not put back with it
                 same_pass = frozenset(a for a in x.rows if not any(self._other_passes(a, t, lid) for lid in passes))
@@ -1558,3 +1558,12 @@ def _gap_between(before: Part, after: Part) -> tuple[float, float, float] | None
         return None
     # both ends held (`<= cut - gap`, `>= cut`): the row at the first end reads the row at the second
     return start[1] - end[1] - (0.5 if end[2] and start[2] else 0), spans[0][0], spans[0][1]
+
+
+def _beside_its_other_side(atom: Atom, trained: Data) -> bool:
+    """Whether rows of a side that names no role (a drawn sample) were trained on together with rows of the other
+    side of that same split: the sample was then no training part, and scoring it scores rows trained on."""
+    if not atom.parts:
+        return False
+    cut = atom.parts[-1]
+    return any(p.split == cut.split and p.side != cut.side for a in trained.rows for p in a.parts)

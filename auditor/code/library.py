@@ -1371,8 +1371,10 @@ def positions_left(every: Data | None, taken: Data | None) -> Data | None:
         return None
     if every is not None and {a.origin for a in every.rows} != {a.origin for a in taken.rows}:
         return None
-    rows = frozenset(Atom(a.origin, (*a.parts[:-1], Part(a.parts[-1].split, "rest"))) for a in taken.rows)
-    return replace(taken, rows=rows)
+    # of every position (np.arange(n) holds the rows whole): the other side of each cut that made ``taken``
+    whole = every.rows if every is not None and every.rows else frozenset(Atom(a.origin, ()) for a in taken.rows)
+    rows = complement(whole, taken.rows)
+    return replace(taken, rows=rows) if rows else None
 
 
 def _repeats(datas: list[Data]) -> bool:

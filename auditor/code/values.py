@@ -633,6 +633,12 @@ def complement(rows: frozenset[Atom], taken: frozenset[Atom]) -> frozenset[Atom]
         elif all(t.parts[:-1] == atom.parts for t in meets) and len({t.parts[-1] for t in meets}) == 1:
             last = meets[0].parts[-1]
             kept.add(atom.with_part(Part(last.split, OTHER_SIDE.get(last.side, REST))))
+        elif len({t.parts for t in meets}) == 1 and meets[0].parts[: len(atom.parts)] == atom.parts:
+            # the first 100 of the training part taken out of every row: the test part, and the rest of training
+            inner = meets[0].parts
+            for depth in range(len(atom.parts), len(inner)):
+                cut = inner[depth]
+                kept.add(Atom(atom.origin, (*inner[:depth], Part(cut.split, OTHER_SIDE.get(cut.side, REST)))))
         else:
             return None  # rows taken from further inside it, or from several cuts: what is left is no side
     return frozenset(kept)
