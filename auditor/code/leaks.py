@@ -775,6 +775,10 @@ class _Rules:
         pass of a loop."""
         models = frozenset().union(*(e.models for e in evaluations))
         built = [self._passes(self.r.objects[m].loops) if m in self.r.objects else 1 for m in models]
+        made_in = {lid for m in models if m in self.r.objects for lid in self.r.objects[m].loops}
+        untold = {lid for e in evaluations for lid in e.loops if lid not in self.r.pass_counts} - made_in
+        if untold:  # blend weights tried by minimize(): the tries are the settings, however many models they mix
+            return "once per model or setting of a loop"
         if len(models) > 1 or (len(models) == 1 and (built[0] or 0) > 1):
             known = None if None in built else sum(b or 0 for b in built)
             return f"for {known if known is not None else f'{len(models)} or more'} models"

@@ -200,6 +200,8 @@ class Library(Estimators, TorchLoops):
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
+        if package == "scipy" and last in _MINIMIZERS and (node.args or "func" in kwargs or "fun" in kwargs):
+            return self._minimized(qualname, args, kwargs, node)
         if catalog.is_data_wrapper(qualname):
             x = argument(args, kwargs, 0, "data", "X")
             return Value(data=x.data) if x.data is not None else NOTHING
@@ -1037,6 +1039,30 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, renumbered=joined.renumbered | numbered)
         return Value(data=replace(joined, mask=None))
 
+    def _minimized(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        """`minimize(loss, x0)` of scipy: the function walked as the body of a loop over the settings it is tried
+        with, and the setting kept chosen among the scores it returns (blend weights fitted to a test score are
+        chosen on the test set). Its result's `.x` and `.fun` are that choice."""
+        given = argument(args, kwargs, 0, "fun", "func")
+        written = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg in ("fun", "func"))
+        lid, _ = self.key_id("loop", node)
+        self.loops.append(lid)
+        try:
+            setting = NOTHING  # the weights tried: no rows
+            if isinstance(written, ast.Lambda):
+                result = self.call_lambda(written, [setting] * max(1, len(written.args.args)))
+            else:
+                result = NOTHING
+                for fid in sorted(given.functions):
+                    result = result.join(self.call_function(fid, [setting], {}, node))
+        finally:
+            self.loops.pop()
+        scores = self.scores_in([result])
+        self.choose(node, f"{qualname.rpartition('.')[2]}()", scores)
+        found = self.obj(node, f"{qualname}<result>")
+        found.entries.update(x=Value(stats=result.stats), fun=Value(scores=scores))
+        return Value(objects=frozenset({found.id}), scores=scores)
+
     def _score_columns(self, given: Value) -> dict[str, Value] | None:
         """The scores of each column of a table made of a dict of lists (`{"val": val_scores, "test": ...}`) or a
         list of dicts (`rows.append({"val": ..., "test": ...})`), by column name; None when the columns cannot be
@@ -1375,6 +1401,13 @@ def positions_left(every: Data | None, taken: Data | None) -> Data | None:
     whole = every.rows if every is not None and every.rows else frozenset(Atom(a.origin, ()) for a in taken.rows)
     rows = complement(whole, taken.rows)
     return replace(taken, rows=rows) if rows else None
+
+
+# scipy.optimize's searches for the argument that minimises a function the program gives
+_MINIMIZERS = frozenset(
+    {"minimize", "minimize_scalar", "differential_evolution", "dual_annealing", "basinhopping", "brute", "shgo"}
+    | {"fmin", "fmin_powell", "fmin_cg", "fmin_bfgs", "fmin_l_bfgs_b", "fmin_slsqp"}
+)
 
 
 def _repeats(datas: list[Data]) -> bool:
