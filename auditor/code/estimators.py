@@ -182,6 +182,13 @@ class Estimators(WalkState):
         if role.rows_at_init:
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
+        for given in [*args, *kwargs.values()]:
+            # TfidfVectorizer(tokenizer=tok.tokenize): what the tokenizer learned splits every text it is given
+            bound = given.method[0] if given.method is not None else NOTHING
+            found.baked |= frozenset().union(*(self.record.objects[o].fits for o in bound.objects))
+        for written in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(written, ast.Lambda):  # CountVectorizer(analyzer=lambda t: tok.tokenize(t)): the same
+                found.baked |= self._learned_in(written)
         if role.kind is Kind.STATELESS:  # Compose([ToTensor(), Normalize(mean, std)]): what its steps were built with
             found.baked |= self._baked_in([*args, *kwargs.values()])
         if _keras_model(qualname):
@@ -196,6 +203,13 @@ class Estimators(WalkState):
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
+
+    def _learned_in(self, function: ast.Lambda) -> frozenset[int]:
+        """What the learners a lambda reads from outside it (not its own parameters) learned."""
+        own = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+        read = {n.id: n for n in ast.walk(function.body) if isinstance(n, ast.Name) and n.id not in own}
+        objects = frozenset().union(*(self.ev(n).objects for n in read.values()))
+        return frozenset().union(*(self.record.objects[o].fits for o in objects))
 
     def _baked_in(self, given: list[Value]) -> frozenset[int]:
         """The statistics built into the steps given (directly or in a list) to a step that chains them."""
@@ -972,7 +986,7 @@ class Estimators(WalkState):
                 if x is None:
                     return NOTHING
                 x = selected_columns(x, found.selects) or x  # a ColumnTransformer's named columns only
-                return Value(data=replace(x, fits=x.fits | {fid}))
+                return Value(data=replace(x, fits=x.fits | {fid} | found.baked))
             return Value(objects=frozenset({found.id}))
         if kind is Kind.STATELESS or kind is Kind.SAMPLER or kind is Kind.SPLITTER or kind is Kind.CALLBACK:
             if transform and x is not None:
@@ -1180,7 +1194,7 @@ class Estimators(WalkState):
         given = self.stats_in([found.entries[a] for a in _LEARNED_ATTRIBUTES if a in found.entries])
         # prep.fit_transform(train) of a ColumnTransformer: only the columns it names (remainder dropped)
         x = selected_columns(x, found.selects) or x
-        return Value(data=replace(x, fits=x.fits | found.fits | given))
+        return Value(data=replace(x, fits=x.fits | found.fits | given | found.baked))
 
     def _refitted(self, found: Obj, x: Data, node: ast.AST | None) -> Data:
         """The rows ``x`` with what a step of ``found`` that learns anew from every batch (a FunctionTransformer
