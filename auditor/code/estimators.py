@@ -1227,7 +1227,10 @@ class Estimators(WalkState):
             if _horizon(found, name, args, kwargs)
             else Data(frozenset())
         )
-        rows = replace(rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits)
+        # a model's own predictions, made by it (not out of fold, whatever its features were)
+        rows = replace(
+            rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits, cross_validated=False
+        )
         if found.role is not None and found.role.unsupervised:
             rows = replace(rows, fits=rows.fits | found.fits)
         elif x is not None:

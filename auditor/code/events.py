@@ -208,6 +208,9 @@ class Record:
     # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
     # filtered before the split
     cuts: dict[int, frozenset[str]] = field(default_factory=dict)
+    # what cross_val_predict's models learned, in the predictions it gives: a score of those predictions is
+    # out of fold, but a model trained on them and scored on some of the same rows read the other rows' labels
+    out_of_fold: set[int] = field(default_factory=set)
     # lines of leads, shift(-k): values of later rows, which a covariate known in advance (next week's promotion)
     # is meant to hold
     leads: set[int] = field(default_factory=set)

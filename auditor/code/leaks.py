@@ -202,7 +202,8 @@ class _Rules:
             own: frozenset[int] = frozenset()
             if e.cross_validation:
                 scored = e.x.rows
-                fits = e.x.fits | baked
+                # out-of-fold predictions scored, or cross-validated again: each fold's were made without it
+                fits = (e.x.fits | baked) - self.r.out_of_fold
             else:
                 if not trained:
                     continue

@@ -941,7 +941,11 @@ class Library(Estimators, TorchLoops):
             splitter=splitter,
         )
         if name == "cross_val_predict" and x is not None:  # out-of-fold predictions, to score later
-            return Value(data=replace(x, predicted=models, cross_validated=True))
+            # each row's prediction is made by a model that learned the other folds' labels: stacked as a feature
+            # and split afterwards, the test rows' features were learned from the training rows' labels and back
+            learned = self.fit(node, "cross_val_predict", "the labels of the other folds' rows", Strength.TARGET, x)
+            self.record.out_of_fold.add(learned)
+            return Value(data=replace(x, predicted=models, cross_validated=True, fits=x.fits | {learned}))
         if name == "validation_curve" and x is not None:
             # train and validation scores per setting: the setting picked by them (argmax) is chosen on these rows,
             # as a search's best_params_ is
