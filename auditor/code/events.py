@@ -208,6 +208,9 @@ class Record:
     # that kept them: training and scored rows on different sides of such a mask were cut by it (a cut-off), not
     # filtered before the split
     cuts: dict[int, frozenset[str]] = field(default_factory=dict)
+    # rows a loop's pass appends to a history after it trained on that history (`history = pd.concat([history,
+    # test.iloc[t:t + 1]])` after the fit): a walk forward, whose models forecast rows after the ones they saw
+    appended_after_fit: set[Atom] = field(default_factory=set)
     # what cross_val_predict's models learned, in the predictions it gives: a score of those predictions is
     # out of fold, but a model trained on them and scored on some of the same rows read the other rows' labels
     out_of_fold: set[int] = field(default_factory=set)

@@ -1715,7 +1715,7 @@ class Frames(WalkState):
         ahead = set()  # how far past the loop's number each element's window ends (`[i:i + win]`: win)
         for atom in value.data.rows:
             parts = atom.parts
-            while parts and parts[-1].split.startswith(SLICE) and _counts_from(parts[-1], name):
+            while parts and parts[-1].split.startswith(SLICE) and counts_from(parts[-1], name):
                 end = parts[-1].span[2] if len(parts[-1].span) == 3 else None
                 if end is not None and end[0] == name:
                     ahead.add(end[1])
@@ -2195,7 +2195,7 @@ def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | 
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
 
 
-def _counts_from(part: Part, name: str) -> bool:
+def counts_from(part: Part, name: str) -> bool:
     """Whether a slice's bounds count from the loop's number ``name`` (`[i - win:i]`)."""
     return bool(part.span) and any(bound[0] == name for bound in part.span[1:])
 

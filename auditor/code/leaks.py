@@ -639,6 +639,8 @@ class _Rules:
             for t in sorted(x.rows, key=lambda a: (self.pool_of(a) is None, a)):
                 if any(self._other_passes(v, t, lid) for lid in passes):
                     continue  # a walk forward: the years before 2020 trained on, 2019 scored in another pass
+                if t in self.r.appended_after_fit and e.x.horizon:
+                    continue  # each pass's row put in the history after its forecast: forecasts of later rows
                 pool = self.pool_of(v)
                 if pool is not None and role == "test" and pool == self.pool_of(t):
                     origin = self.r.origins[pool]

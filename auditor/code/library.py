@@ -15,7 +15,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.events import Obj
-from auditor.code.frames import dtype_choice
+from auditor.code.frames import counts_from, dtype_choice
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
 from auditor.code.state import (
@@ -1015,6 +1015,7 @@ class Library(Estimators, TorchLoops):
         datas = [v.data for v in parts if v.data is not None]
         if not datas:
             return NOTHING
+        self._appended_after_fit(datas, node)
         keys = kwargs.get("keys")
         names = keys.strings() if keys is not None else None
         if names is not None and len(names) == len(datas):  # concat(..., keys=[...]): .loc[key] takes a part back
@@ -1042,6 +1043,24 @@ class Library(Estimators, TorchLoops):
             numbered = {(a.parts[-1], node.lineno) for a in joined.rows if a.parts}
             joined = replace(joined, renumbered=joined.renumbered | numbered)
         return Value(data=replace(joined, mask=None))
+
+    def _appended_after_fit(self, datas: list[Data], node: ast.Call) -> None:
+        """Note the rows of each pass's own slice (`test.iloc[t:t + 1]`, bounds counted from the loop's number)
+        put together in a loop after a model of that loop was trained: the next pass's model trains on them."""
+        if not self.loops:
+            return
+        lid = self.loops[-1]
+        names = self.record.pass_names.get(lid, frozenset())
+        trained_before = any(
+            lid in t.loops and t.site.line < node.lineno and t.site.via == self.site(node).via
+            for t in self.record.trains.values()
+        )
+        if not trained_before:
+            return
+        for data in datas:
+            for atom in data.rows:
+                if atom.parts and any(counts_from(atom.parts[-1], name) for name in names):
+                    self.record.appended_after_fit.add(atom)
 
     def _minimized(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """`minimize(loss, x0)` of scipy: the function walked as the body of a loop over the settings it is tried

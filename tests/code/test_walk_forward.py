@@ -235,3 +235,33 @@ def test_every_value_but_one(tmp_path: Path, case: str) -> None:
     """`year != y` keeps every year but one: it shares rows with any other side of the year's cut but `== y`."""
     body, expected = ALL_BUT[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_HISTORY = """
+y = pd.read_csv("sales.csv", parse_dates=["month"], index_col="month")["units"]
+train, test = y[y.index < "2022-01-01"], y[y.index >= "2022-01-01"]
+history, preds = train.copy(), []
+for t in range(len(test)):
+{body}
+print(mean_absolute_error(test, np.array(preds)))
+"""
+
+_FORECAST = """\
+    fit = ARIMA(history, order=(1, 1, 1)).fit()
+    preds.append(fit.forecast(steps=1).iloc[0])"""
+_APPEND = """\
+    history = pd.concat([history, test.iloc[t:t + 1]])"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # each month forecast from the months before it, then put in the history: an expanding walk forward
+        (_FORECAST + "\n" + _APPEND, []),
+        # the month put in the history before the model that forecasts it is trained: it has seen it
+        (_APPEND + "\n" + _FORECAST, [("overlap", 6)]),
+    ],
+)
+def test_an_expanding_history_of_the_test_months(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    assert leaks_found(tmp_path, head, _HISTORY.format(body=body)) == expected
