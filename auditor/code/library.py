@@ -803,8 +803,9 @@ class Library(Estimators, TorchLoops):
         if not node.args or not isinstance(node.args[0], ast.DictComp):
             return None
         rows = self.rows_of([first])
-        if rows is None or rows.predicted:
+        if rows is None:
             return None
+        # {name: cross_val_predict(m, X, y) for ...}: a column of each model's predictions, still predictions
         return replace(self.with_fits(rows, self.stats_in([first])), columns=Columns(opaque=True), mask=None)
 
     @staticmethod

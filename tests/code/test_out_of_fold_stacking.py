@@ -44,6 +44,26 @@ print(roc_auc_score(y_te, stack.predict_proba(m_te)[:, 1]))
 """,
         [],
     ),
+    "LEAK: a table of each base model's out-of-fold predictions of every row, split afterwards, stacked": (
+        """
+base = {"rf": RandomForestClassifier(), "lr": LogisticRegression()}
+meta = pd.DataFrame(
+    {n: cross_val_predict(m, X, y, cv=5, method="predict_proba")[:, 1] for n, m in base.items()}, index=X.index
+)
+m_tr, m_te, y_tr, y_te = train_test_split(meta, y, random_state=1)
+print(roc_auc_score(y_te, LogisticRegression().fit(m_tr, y_tr).predict_proba(m_te)[:, 1]))
+""",
+        [("preprocessing", 3)],
+    ),
+    "a table of each model's predictions of the test part, one column scored": (
+        """
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=1)
+base = {"rf": RandomForestClassifier(), "lr": LogisticRegression()}
+preds = pd.DataFrame({n: m.fit(X_tr, y_tr).predict_proba(X_te)[:, 1] for n, m in base.items()})
+print(roc_auc_score(y_te, preds["rf"]))
+""",
+        [],
+    ),
     "out-of-fold predictions of every row, scored themselves": (
         """
 oof = cross_val_predict(RandomForestClassifier(), X, y, cv=5, method="predict_proba")[:, 1]
