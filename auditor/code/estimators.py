@@ -865,6 +865,17 @@ class Estimators(WalkState):
             items = tuple(i for i in held.items if i.const != args[0].const)
         self.mutate(receiver, replace(held, items=items))
 
+    def _positions_added(self, found: Obj, node: ast.Call, added: Value) -> None:
+        """`labeled = list(rng.choice(pool_idx, 100))`, then `labeled.extend(query.tolist())`: a list made of rows
+        (positions) holds the rows added to it too, so `X[labeled]` takes them."""
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if not isinstance(receiver, ast.Name) or added.data is None:
+            return
+        held = self.lookup(receiver)
+        if held.data is None or found.id not in held.objects:
+            return
+        self.mutate(receiver, replace(held, data=held.data.join(replace(added.data, each_row=False))))
+
     def _same_rows_each_pass(self, value: Value) -> bool:
         """Whether ``value`` is rows of a table (not one row, not predictions) that no loop being walked reads or
         cuts anew in each pass: the same rows, whichever pass adds them."""
@@ -924,6 +935,8 @@ class Estimators(WalkState):
                         other = self.record.objects[oid]
                         if other.qualname == CONTAINER:
                             value = value.join(other.elements)
+            if name in ("append", "extend", "insert"):
+                self._positions_added(found, node, value)
             found.elements = found.elements.join(value)
             return NOTHING
         if name == "sort":  # scores.sort(), results.sort(reverse=True): the scores ranked in place

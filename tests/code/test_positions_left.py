@@ -60,3 +60,23 @@ model = LogisticRegression().fit(X[pool], y[pool])
 print(accuracy_score(y[test_idx], model.predict(X[test_idx])))
 """
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+@pytest.mark.parametrize(("pool", "expected"), [("all_idx", [("overlap", 4)]), ("pool_idx", [])])
+def test_positions_queried_into_a_labelled_list_are_trained_on(
+    tmp_path: Path, pool: str, expected: list[tuple[str, int]]
+) -> None:
+    """Active learning: the positions a model asks about are added to the labelled list (`labeled.extend(query)`),
+    and the next model trains on them. Queried from every row, test rows among them; from the training pool, none."""
+    body = f"""
+labeled = list(np.random.default_rng(0).choice(pool_idx, size=100, replace=False))
+unlabeled = np.setdiff1d({pool}, labeled)
+for rnd in range(10):
+    model = LogisticRegression().fit(X[labeled], y[labeled])
+    print(accuracy_score(y[test_idx], model.predict(X[test_idx])))
+    proba = model.predict_proba(X[unlabeled])
+    query = unlabeled[np.argsort(np.abs(proba[:, 1] - 0.5))[:50]]
+    labeled.extend(query.tolist())
+    unlabeled = np.setdiff1d(unlabeled, query)
+"""
+    assert leaks_found(tmp_path, HEAD, body) == expected
