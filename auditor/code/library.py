@@ -200,6 +200,13 @@ class Library(Estimators, TorchLoops):
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
+        if package == "implicit" and last in _IMPLICIT_METRICS:
+            # ndcg_at_k(model, train_user_items, test_user_items, K=20): the model's ranking of each user's held-out
+            # items scored
+            model = argument(args, kwargs, 0, "model")
+            held = argument(args, kwargs, 2, "test_user_items").data
+            eid = self.evaluation(node, last, frozenset(model.objects), held, None)
+            return Value(scores=frozenset({eid}))
         if package == "scipy" and last in _MINIMIZERS and (node.args or "func" in kwargs or "fun" in kwargs):
             return self._minimized(qualname, args, kwargs, node)
         if catalog.is_data_wrapper(qualname):
@@ -1427,6 +1434,10 @@ def positions_left(every: Data | None, taken: Data | None) -> Data | None:
     return replace(taken, rows=rows) if rows else None
 
 
+# The implicit library's ranking metrics of a model: (model, train_user_items, test_user_items, K)
+_IMPLICIT_METRICS = frozenset(
+    {"ndcg_at_k", "precision_at_k", "mean_average_precision_at_k", "AUC_at_k", "ranking_metrics_at_k"}
+)
 # scipy.optimize's searches for the argument that minimises a function the program gives
 _MINIMIZERS = frozenset(
     {"minimize", "minimize_scalar", "differential_evolution", "dual_annealing", "basinhopping", "brute", "shgo"}
