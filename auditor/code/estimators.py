@@ -715,13 +715,16 @@ class Estimators(WalkState):
         stoppers = self._estimators([callbacks]) | set(callbacks.objects)
         return any((r := self.record.objects[oid].role) is not None and r.kind is Kind.CALLBACK for oid in stoppers)
 
-    def dataset_dict(self, node: ast.Call, data: Data) -> Value:
+    def dataset_dict(self, node: ast.Call, data: Data, whole: bool = False) -> Value:
         """load_dataset() without split=: the data set's published splits, each its own side of them (ds["train"],
-        ds["test"]); another key gives every row."""
+        ds["test"]); another key gives every row. ``whole``: a data set of local files given as one, whose one
+        split, "train", is every row of them."""
         found = self.obj(node, DATASET_DICT)
         sid = self.split(node, "load_dataset's splits", False, data, published=True)
         for key in _PUBLISHED_SPLITS:
             found.entries[key] = Value(data=data.with_parts(Part(sid, key)))
+        if whole:
+            found.entries["train"] = Value(data=data)
         found.elements = Value(data=data)
         return Value(objects=frozenset({found.id}))
 

@@ -203,9 +203,9 @@ class Library(Estimators, TorchLoops):
         if package == "implicit" and last in _IMPLICIT_METRICS:
             # ndcg_at_k(model, train_user_items, test_user_items, K=20): the model's ranking of each user's held-out
             # items scored
-            model = argument(args, kwargs, 0, "model")
+            ranker = argument(args, kwargs, 0, "model")
             held = argument(args, kwargs, 2, "test_user_items").data
-            eid = self.evaluation(node, last, frozenset(model.objects), held, None)
+            eid = self.evaluation(node, last, frozenset(ranker.objects), held, None)
             return Value(scores=frozenset({eid}))
         if package == "scipy" and last in _MINIMIZERS and (node.args or "func" in kwargs or "fun" in kwargs):
             return self._minimized(qualname, args, kwargs, node)
@@ -565,7 +565,11 @@ class Library(Estimators, TorchLoops):
         if qualname.startswith("sklearn") and ".datasets" in qualname:
             return self._loaded(node, qualname, data, kwargs)
         if qualname.startswith("datasets") and last == "load_dataset" and "split" not in kwargs and len(args) < 5:
-            return self.dataset_dict(node, data)
+            # load_dataset("csv", data_files="reviews.csv"): one file, its one split ("train") every row of it
+            files = argument(args, kwargs, 2, "data_files")
+            builder = argument(args, kwargs, 0, "path").const
+            whole = builder in _FILE_BUILDERS and (isinstance(files.const, str) or files.items is not None)
+            return self.dataset_dict(node, data, whole=whole)
         if is_given(kwargs.get("chunksize")) or kwargs.get("iterator", NOTHING).const is True:
             # read_csv(chunksize=...): an iterator of tables of many rows each, whose sums add up over every row
             return Value(objects=frozenset({self.container(node, Value(data=data)).id}))
@@ -1434,6 +1438,8 @@ def positions_left(every: Data | None, taken: Data | None) -> Data | None:
     return replace(taken, rows=rows) if rows else None
 
 
+# Hugging Face's builders of a data set from local files: given one file or a list, its one split is every row
+_FILE_BUILDERS = frozenset({"csv", "json", "parquet", "text", "arrow", "pandas"})
 # The implicit library's ranking metrics of a model: (model, train_user_items, test_user_items, K)
 _IMPLICIT_METRICS = frozenset(
     {"ndcg_at_k", "precision_at_k", "mean_average_precision_at_k", "AUC_at_k", "ranking_metrics_at_k"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import evaluate
@@ -178,3 +178,27 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_hf_training(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ('data_files="reviews.csv"', "from all rows of load_dataset('csv')"),
+        ('data_files=["a.csv", "b.csv"]', "all rows"),
+    ],
+)
+def test_one_local_files_data_set_is_every_row_not_a_train_part(tmp_path: Path, files: str, said: str) -> None:
+    """load_dataset("csv", data_files=...) of one file (or a list) has one split, "train", holding every row: a
+    tokenizer trained on it learned from every row, and the finding says so (not "the train part")."""
+    body = f"""
+    raw = load_dataset("csv", {files})["train"]
+    tok = AutoTokenizer.from_pretrained("gpt2").train_new_from_iterator(raw["text"], vocab_size=8000)
+    parts = raw.map(lambda b: tok(b["text"]), batched=True).train_test_split(test_size=0.2, seed=0)
+    trainer = Trainer(model=model(), args=TrainingArguments("out"), train_dataset=parts["train"])
+    trainer.train()
+    print(trainer.evaluate(parts["test"]))
+"""
+    result, _ = read_script(tmp_path, HEAD, body)
+    (leak,) = result.leaks
+    assert leak.leak.kind.value == "preprocessing"
+    assert said in leak.leak.message and "train part" not in leak.leak.message
