@@ -990,10 +990,6 @@ class Estimators(WalkState):
             or (transform and kind is Kind.MODEL)
         ):
             learns, strength = self._learns(found, y is not None)
-            if transform and x is not None and x.transposed and y is None and strength is Strength.STATISTICS:
-                # StandardScaler().fit_transform(X.T).T: each row of X scaled by its own values, none learned
-                # from the others
-                return Value(data=x)
             fid = self.fit(node, what, learns, strength, x)
             found.fits = frozenset({fid})
             for model in self._layers_in.get(found.id, ()):  # adapted after the model was built: it applies it

@@ -220,8 +220,7 @@ class Frames(WalkState):
             return Value(parts=frozenset(a.parts[-1] for a in rows.rows if a.parts), data=rows)
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             if attr == "T":  # df.T, as df.transpose(): a table whose columns were its rows' labels
-                turned = replace(data, columns=OPAQUE if data.columns is not None else None)
-                return Value(data=replace(turned, transposed=not data.transposed))
+                return Value(data=data.turned())
             return Value(data=data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
@@ -272,6 +271,9 @@ class Frames(WalkState):
             # columns it cannot name (it may select some: a label it would say is kept may not be)
             columns = Columns(opaque=True) if data.columns is not None else None
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
+        along = frozenset().union(*(v.data.sideways for v in [*args, *kwargs.values()] if v.data is not None))
+        if result.data is not None and along:  # expr.sub(expr.mean(axis=1), axis=0): each row less its own mean
+            result = replace(result, data=replace(result.data, sideways=result.data.sideways | along))
         if result.data is not None and name in _FILLS_FROM:
             # s.fillna(s.shift(-1)), s.combine_first(s.bfill()): the values given come from later rows
             given = frozenset(f for v in [*args, *kwargs.values()] if v.data is not None for f in v.data.later)
@@ -382,12 +384,14 @@ class Frames(WalkState):
                 each = self._column_wise(data, args[0], node)
                 if each is not None:
                     return each
-        if name == "rank" and not data.grouped and not data.predicted and not data.transposed:
+        if name == "rank" and not data.grouped and not data.predicted:
             axis = kwargs.get("axis")
+            # a row's rank (or percentile) says where it stands among every row given; along each row (axis=1),
+            # among its columns: its own, until the table is turned
+            fid = self.fit(node, f"{self.text(node.func)}()", "the rank among the rows", Strength.STATISTICS, data)
             if axis is None or axis.const in (0, "index"):
-                # a row's rank (or percentile) says where it stands among every row given
-                fid = self.fit(node, f"{self.text(node.func)}()", "the rank among the rows", Strength.STATISTICS, data)
                 return Value(data=replace(data, fits=data.fits | {fid}, mask=None))
+            return Value(data=replace(data, sideways=data.sideways | {fid}, mask=None))
         if name == "pop" and args and isinstance(args[0].const, str):
             column = str(args[0].const)
             func = node.func
@@ -408,9 +412,13 @@ class Frames(WalkState):
             running = data.sources if name == "sum" and data.picked and not data.past else frozenset()
             return Value(data=replace(data, window=False, grouped=False, columns=None, running=running))
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
-            # X.T.sum() reduces each of X's rows on its own (X.T.sum(axis=1) is across them)
-            if within_rows(axis) != data.transposed or data.predicted or data.each_row:
+            if data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
+            if within_rows(axis):
+                # df.mean(axis=1): each row's own value, a statistic across the columns, which are the rows once the
+                # table is turned (expr.mean(axis=1) of genes by samples, then `.T`)
+                fid = self.fit(node, self.text(node), f"the {name} across the columns", Strength.STATISTICS, data)
+                return Value(data=replace(data, columns=None, grouped=False, sideways=data.sideways | {fid}))
             what = f"{self.text(node.func)}()"
             # g["y"].mean() of each group a loop over df.groupby("k") meets, df.groupby("k")["a"].agg(...): one
             # statistic per group
@@ -672,8 +680,8 @@ class Frames(WalkState):
                 if joined is not data and data.columns is not None and other is not None and other.columns is not None
                 else OPAQUE
             )
-            turned = joined.transposed != (name == "transpose")  # df.transpose(), as df.T
-            return Value(data=replace(self.with_fits(joined, stats), columns=columns, mask=None, transposed=turned))
+            others = replace(self.with_fits(joined, stats), columns=columns, mask=None)
+            return Value(data=others.turned() if name == "transpose" else others)  # df.transpose(), as df.T
         filled_with = _fills_with_statistic(node) if name == "fill_null" else None
         if filled_with is not None:
             # polars' df.fill_null(strategy="mean"): each column's mean over the rows given

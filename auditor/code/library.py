@@ -334,11 +334,12 @@ class Library(Estimators, TorchLoops):
             x = argument(args, kwargs, 0, *X_NAMES)
             if x.data is None:
                 return NOTHING
-            # zscore(X, axis=1), scale(X, axis=1): each row scaled by its own values, nothing learned of the rows
+            # zscore(X, axis=1), scale(X, axis=1): each row scaled by its own values, its own until the table is
+            # turned
             axis = kwargs.get("axis") or (args[1] if pair == ("scipy", "zscore") and len(args) > 1 else None)
-            if within_rows(axis) != x.data.transposed:
-                return Value(data=x.data)
             fid = self.fit(node, f"{last}()", learns, strength, x.data)
+            if within_rows(axis):
+                return Value(data=replace(x.data, sideways=x.data.sideways | {fid}))
             return Value(data=replace(x.data, fits=x.data.fits | {fid}))
         if pair in catalog.INVERSE_LAMBDA_FUNCTIONS and args and args[0].data is not None:
             return Value(data=self.with_fits(args[0].data, stats_of([*args[1:], *kwargs.values()])))
@@ -1380,8 +1381,15 @@ class Library(Estimators, TorchLoops):
         if name in catalog.ROW_REDUCTIONS_NUMPY and first.data is not None:
             at = 2 if "percentile" in name or "quantile" in name else 1  # np.percentile(a, q, axis)
             axis = kwargs.get("axis") or (args[at] if len(args) > at else None)
-            if within_rows(axis) or first.data.each_row:  # each row's own
+            if first.data.each_row:  # one row's own
                 return Value(data=replace(first.data, columns=None))
+            if within_rows(axis):  # np.mean(X, axis=1): each row's own, until the table is turned
+                if first.data.predicted:
+                    return Value(data=replace(first.data, columns=None))
+                along = self.fit(
+                    node, self.text(node), f"the {name} across the columns", Strength.STATISTICS, first.data
+                )
+                return Value(data=replace(first.data, columns=None, sideways=first.data.sideways | {along}))
             if first.data.predicted:
                 return Value(scores=scores)
             fid = self.fit(

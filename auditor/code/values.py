@@ -499,11 +499,13 @@ class Data:
     textual: frozenset[str] = frozenset()
     # an array made to be filled (`np.zeros((len(texts), k))`): predictions stored in it make it theirs
     blank: bool = False
-    # the table turned on its side (`X.T`): what it reduces along its first axis is each of its rows' own
-    transposed: bool = False
     # the columns whose running total up to and with each row these values are (`s.cumsum()`, a window's sum):
     # less the row's own value (`s.cumsum() - s`), they are the earlier rows' only
     running: frozenset[str] = frozenset()
+    # statistics taken along each row (`expr.mean(axis=1)`: each gene's mean over the sample columns): each row's
+    # own, until the table is turned (`.T`), when its columns become the rows and these statistics of them
+    # (``turned``); the statistics over the rows become each row's own the same way
+    sideways: frozenset[int] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -552,8 +554,20 @@ class Data:
             reversed=self.reversed and other.reversed,
             ranked=self.ranked & other.ranked,
             textual=self.textual & other.textual,
-            transposed=self.transposed and other.transposed,
             running=self.running & other.running,
+            sideways=self.sideways | other.sideways,
+        )
+
+    def turned(self) -> Data:
+        """The table turned on its side (`.T`): its columns are the rows, so the statistics taken along each row
+        are over the rows now, and those over the rows are each row's own."""
+        columns = OPAQUE if self.columns is not None else None
+        return replace(
+            self,
+            fits=self.sideways,
+            sideways=self.fits,
+            by_column=frozenset(),
+            columns=columns,
         )
 
     @property
