@@ -110,7 +110,11 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
             [],
         )
-        for how, scaled in (("total", "(X.T / X.T.sum()).T"), ("ranks", "X.T.rank().T"), ("mean", "(X.T - X.T.mean()).T"))
+        for how, scaled in (
+            ("total", "(X.T / X.T.sum()).T"),
+            ("ranks", "X.T.rank().T"),
+            ("mean", "(X.T - X.T.mean()).T"),
+        )
     },
     "LEAK: each gene scaled by its total over every sample, the transpose reduced across": (
         """
