@@ -938,6 +938,9 @@ class Estimators(WalkState):
                         other = self.record.objects[oid]
                         if other.qualname == CONTAINER:
                             value = value.join(other.elements)
+            if name in ("append", "extend", "insert") and self.branch_sides and value.data is not None:
+                # under one branch of an if/else in a loop: the rows that branch deals to its side
+                value = replace(value, data=value.data.with_parts(self.branch_sides[-1]))
             if name in ("append", "extend", "insert"):
                 self._positions_added(found, node, value)
             found.elements = found.elements.join(value)

@@ -1455,6 +1455,10 @@ class Frames(WalkState):
 
     def _rows(self, data: Data, rows_node: ast.expr, value: Value, node: ast.AST, indexer: str | None = None) -> Data:
         """The rows a selection keeps: a side of a mask, a slice's head or tail, a fold's indices."""
+        listed = self.iterate(value) if value.data is None and value.objects and not value.parts else NOTHING
+        if listed.data is not None and listed.data.rows and all(a.parts for a in listed.data.rows):
+            # X[train_idx] of a list a loop filled with positions a split dealt: the rows at them
+            value = Value(data=replace(listed.data, each_row=False))
         pieces = self._range_pieces(rows_node) if indexer in (None, "iloc") and not value.parts else None
         if pieces:
             # X[np.concatenate([np.arange(0, a), np.arange(b, n)])]: the rows of each range (a purged fold's

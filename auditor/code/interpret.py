@@ -149,14 +149,17 @@ class Walker(Calls, Frames):
             tested = self.ev(node.test)
             test = tested.const
             self.branch_stats.append(self.stats_in([tested]))
+            # in a loop, an if/else whose branches each add to a list deals what it goes over to two sides (a
+            # scaffold split: `train_idx.extend(group)` while under a size, else `test_idx.extend(group)`)
+            sides = self._branch_sides(node) if test is None and node.orelse and self.loops else None
             try:
                 # `if False:` / `DEBUG = False ... if DEBUG:`: a branch that cannot run holds no leak
                 if test is not False:
-                    self.block(node.body)
+                    self._in_branch(node.body, sides[0] if sides else None)
                     if test is True:
                         self._arguments_replaced(node.body)
                 if test is not True:
-                    self.block(node.orelse)
+                    self._in_branch(node.orelse, sides[1] if sides else None)
             finally:
                 self.branch_stats.pop()
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -209,6 +212,21 @@ class Walker(Calls, Frames):
                 count = len(range(*ends))
         if count is not None:
             self.record.pass_counts[self.key_id("loop", node)[0]] = count
+
+    def _branch_sides(self, node: ast.If) -> tuple[Part, Part]:
+        """The two sides an if/else in a loop deals to, one a branch."""
+        sid = self.split(node, "if/else", False, None)
+        self.record.splits[sid].loops = ()  # one split over every pass, not a new one each pass
+        return Part(sid, "if"), Part(sid, "else")
+
+    def _in_branch(self, body: list[ast.stmt], side: Part | None) -> None:
+        if side is not None:
+            self.branch_sides.append(side)
+        try:
+            self.block(body)
+        finally:
+            if side is not None:
+                self.branch_sides.pop()
 
     def enter_loop(self, node: ast.AST) -> int:
         """The id of the loop at ``node``, now the innermost; noted once if its passes repeat one configuration."""

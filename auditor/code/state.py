@@ -15,7 +15,7 @@ from auditor.code.events import Evaluation, Fit, Obj, Origin, Record, Selection,
 from auditor.code.masks import duration_of, instant_of
 from auditor.code.names import Names
 from auditor.code.sources import Program
-from auditor.code.values import NOTHING, Atom, Data, Value, data_of
+from auditor.code.values import NOTHING, Atom, Data, Part, Value, data_of
 
 TEXT_LIMIT = 60  # characters of an expression quoted in the evidence
 
@@ -86,6 +86,8 @@ class WalkState(ABC):
         # the row statistics the `if` tests around the statement compare (`if p < 0.01: keep.append(c)`): what a
         # list grows by there was chosen with them, as a comprehension's conditions choose its elements
         self.branch_stats: list[frozenset[int]] = []
+        # the sides of the if/else statements being walked in a loop: what each branch adds to a list is its side
+        self.branch_sides: list[Part] = []
         self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}
         self._next = 1
         self._assigned: dict[ast.AST, ast.expr] | None = None  # `name = value` of the program, by target (read once)
