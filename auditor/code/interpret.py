@@ -1376,7 +1376,8 @@ def _own_taken_out(total: Value, own: Value) -> bool:
     if total.data is None or own.data is None or not total.data.running:
         return False
     taken = own.data
-    return taken.picked and taken.sources == total.data.running and not (taken.lagged or taken.window or taken.fits)
+    # a lag or a window of it (shift(1): earlier rows) is not the row's own value; what the table holds besides is
+    return taken.picked and taken.sources == total.data.running and not (taken.past or taken.window or taken.running)
 
 
 def _item_values(items: Sequence[Value]) -> frozenset[str]:

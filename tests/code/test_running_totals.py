@@ -47,3 +47,16 @@ def test_a_running_total_less_the_rows_own_label_is_a_fair_feature(
     tmp_path: Path, feature: str, expected: list[tuple[str, int]]
 ) -> None:
     assert leaks_found(tmp_path, HEAD, BODY.format(feature=feature)) == expected
+
+
+def test_a_running_total_less_the_own_label_beside_a_lag_column_stored_before(tmp_path: Path) -> None:
+    """A lag stored in the table first (`df["a_d"] = df["a"].diff()`) leaves the label column itself the row's own
+    value: the prior count less it is still a fair feature."""
+    body = """
+df["a_d"] = df["a"].diff()
+df["f"] = g.cumsum() - df["y"]
+train, test = df[df.year < 2023], df[df.year >= 2023]
+m = LogisticRegression().fit(train[["a_d", "f"]], train["y"])
+print(roc_auc_score(test["y"], m.predict_proba(test[["a_d", "f"]])[:, 1]))
+"""
+    assert leaks_found(tmp_path, HEAD, body) == []
