@@ -879,7 +879,9 @@ def within_names(data: Data, names: Columns) -> Columns:
     an unlabelled test file lacks the label the training table holds."""
     columns = data.columns
     origins = frozenset(a.origin for a in data.rows)
-    if names.base is None and names.listed_from and origins and not names.listed_from & origins:
+    if names.base is None and names.listed_from and origins and not names.listed_from >= origins:
+        # and of one of the tables a join put together (`clin.join(expr)[list(expr.columns)]`): that table's
+        # columns, which ones unknown, not every column of the join
         return Columns(opaque=True)
     # every column the list was read from holds none the table was given since (`feats`, then `is_test`)
     later = columns.added - names.added if columns is not None and names.base is None else frozenset()

@@ -44,3 +44,21 @@ def test_the_label_stacked_beside_the_features_is_among_them(
     tmp_path: Path, stacked: str, expected: list[tuple[str, int]]
 ) -> None:
     assert leaks_found(tmp_path, HEAD, BODY.format(stacked=stacked)) == expected
+
+
+@pytest.mark.parametrize(
+    ("listed", "expected"), [("list(expr.columns)", []), ("list(data.columns)", ["label_in_features"])]
+)
+def test_columns_listed_from_one_table_of_a_join(tmp_path: Path, listed: str, expected: list[str]) -> None:
+    """`clin.join(expr)[list(expr.columns)]`: the columns of the expression table, not every column of the join, so
+    the clinical label is not said to be among them; every column of the join holds it."""
+    body = f"""
+clin = pd.read_csv("clinical.csv", index_col="pid")
+expr = pd.read_csv("expression.csv", index_col="pid")
+data = clin.join(expr, how="inner")
+X_tr, X_te, y_tr, y_te = train_test_split(data[{listed}], data["event"], random_state=0)
+m = LogisticRegression().fit(X_tr, y_tr)
+print(accuracy_score(y_te, m.predict(X_te)))
+"""
+    head = HEAD + "from sklearn.model_selection import train_test_split\n"
+    assert [kind for kind, _ in leaks_found(tmp_path, head, body)] == expected
