@@ -500,8 +500,9 @@ class Frames(WalkState):
             held = {(k, m) for k, v in kwargs.items() if v.data is not None for m in v.data.predicted}
             data = replace(data, predictions=data.predictions | held)  # assign(p=model.predict_proba(X)[:, 1])
             for key, value in kwargs.items():
-                # the neighbours' labels, each row itself left out (y[ind[:, 1:]]), are not the row's own label
-                own = value.data is not None and not value.data.elsewhere
+                # the neighbours' labels, each row itself left out (y[ind[:, 1:]]), are not the row's own label, nor
+                # is a lag of it (assign(kwh_lag=y.shift(1)): earlier rows')
+                own = value.data is not None and not value.data.elsewhere and not value.data.past
                 sources = value.data.sources if value.data is not None and own else frozenset()
                 if columns is not None:
                     columns = columns.adding(key, sources)

@@ -511,7 +511,8 @@ class Library(Estimators, TorchLoops):
         first = argument(args, kwargs, 0, "data")
         if last == "DataFrame" and first.data is not None:  # a table made of rows already followed
             names = argument(args, kwargs, 1, "columns").strings()
-            columns = first.data.columns or Columns()
+            # of an array whose columns the walk cannot name (np.column_stack of a lag): which columns, unknown
+            columns = first.data.columns or Columns(opaque=True)
             if names:
                 columns = columns.only(names)
             return Value(data=replace(first.data, columns=columns))

@@ -38,6 +38,9 @@ print(accuracy_score(y[test], clf.predict(feats[test])))
         ('np.column_stack([nodes["f1"], nodes["f2"]])', []),
         # the label of the row before, in time order: a fair feature
         ('pd.concat([nodes[["f1", "f2"]], nodes["label"].shift(1)], axis=1).fillna(0)', []),
+        ('nodes[["f1", "f2"]].assign(label_lag=y.shift(1)).fillna(0)', []),
+        # a table of an array whose columns cannot be named (a lag among them): not said to hold the label
+        ('pd.DataFrame(np.column_stack([nodes["f1"], nodes["f3"].shift(1).fillna(0)]))', []),
     ],
 )
 def test_the_label_stacked_beside_the_features_is_among_them(
