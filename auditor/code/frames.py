@@ -443,6 +443,15 @@ class Frames(WalkState):
                 what = f"{self.text(node.func)}()"
                 fid = self.fit(node, what, CORRELATION, Strength.STATISTICS, data)
                 return Value(stats=frozenset({fid}))
+        method_named = str(args[0].const) if args and isinstance(args[0].const, str) else None
+        if args and args[0].names & {"builtins.min", "numpy.min", "numpy.amin"}:
+            method_named = "min"  # transform(min), transform(np.min): as transform("min")
+        if data.grouped and name == "transform" and method_named == "min" and _dates_only(data):
+            # each user's first order time: the earliest of the rows at or before each one, as cummin() is
+            return self.data_method(Value(data=data), "cummin", args[1:], kwargs, node)
+        if data.grouped and name == "transform" and method_named in _ROW_ORDER_METHODS:
+            # g.transform("shift"), g.transform("shift", -1): the method itself, of each group's rows in order
+            return self.data_method(Value(data=data), str(method_named), args[1:], kwargs, node)
         if data.grouped and name in ("transform", "apply") and node.args and not isinstance(node.args[0], ast.Constant):
             return self._per_group(data, args[0], node)
         if name == "value_counts" and not data.grouped and not data.each_row:
@@ -450,12 +459,6 @@ class Frames(WalkState):
             # is: learned from those rows; a row kept or dropped by it is not chosen by its own values
             fid = self.fit(node, f"{self.text(node.func)}()", PER_GROUP, Strength.STATISTICS, data)
             return Value(stats=frozenset({fid}))
-        if data.grouped and name == "transform" and args and args[0].const == "min" and _dates_only(data):
-            # each user's first order time: the earliest of the rows at or before each one, as cummin() is
-            return self._method(data, "cummin", args[1:], kwargs, node, stats)
-        if data.grouped and name == "transform" and args and args[0].const in _ROW_ORDER_METHODS:
-            # g.transform("shift"), g.transform("cumsum"): the method itself, of each group's rows in order
-            return self._method(data, str(args[0].const), args[1:], kwargs, node, stats)
         if data.grouped and name == "transform":
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)

@@ -37,6 +37,10 @@ print(roc_auc_score(test["y"], m.predict_proba(test[["a", "f"]])[:, 1]))
         ("a", '"cummax"', []),
         # a statistic of every row of the group, the test years' rows among them
         ("a", '"mean"', [("preprocessing", 1)]),
+        # the next row's value, the last training rows holding the first test rows'
+        ("a", '"bfill"', [("overlap", 1)]),
+        ("a", '"shift", -1', [("overlap", 1)]),
+        ("a", '"shift", periods=-1', [("overlap", 1)]),
         # the label's running total holds the row's own label
         ("y", '"cumsum"', [("label_in_features", 3)]),
     ],
@@ -47,7 +51,7 @@ def test_a_groups_method_named_to_transform_is_that_method(
     assert leaks_found(tmp_path, HEAD, BODY.format(column=column, given=given)) == expected
 
 
-@pytest.mark.parametrize(("reduced", "expected"), [('"min"', []), ('"max"', [("preprocessing", 2)])])
+@pytest.mark.parametrize(("reduced", "expected"), [('"min"', []), ("min", []), ('"max"', [("preprocessing", 2)])])
 def test_a_groups_earliest_time_is_of_rows_at_or_before_each_one(
     tmp_path: Path, reduced: str, expected: list[tuple[str, int]]
 ) -> None:
