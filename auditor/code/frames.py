@@ -53,6 +53,7 @@ from auditor.code.values import (
     data_of,
     join_all,
     named_parts,
+    own_taken_out,
     share_of,
     stats_of,
     within_names,
@@ -271,6 +272,9 @@ class Frames(WalkState):
             # columns it cannot name (it may select some: a label it would say is kept may not be)
             columns = Columns(opaque=True) if data.columns is not None else None
             result = Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False, columns=columns))
+        if result.data is not None and name in ("sub", "subtract") and args and own_taken_out(receiver, args[0]):
+            # g.cumsum().sub(df["won"]): the running total less the row's own value, the earlier rows' only
+            result = replace(result, data=replace(result.data, past=True, running=frozenset()))
         along = frozenset().union(*(v.data.sideways for v in [*args, *kwargs.values()] if v.data is not None))
         if result.data is not None and along:  # expr.sub(expr.mean(axis=1), axis=0): each row less its own mean
             result = replace(result, data=replace(result.data, sideways=result.data.sideways | along))

@@ -19,7 +19,7 @@ from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value, pass_names
 from auditor.code.sources import MODULE_LINES, Program
 from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
-from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all
+from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all, own_taken_out
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
 NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
@@ -752,7 +752,7 @@ class Walker(Calls, Frames):
             # computed with kept (weights being fitted are not rows scored)
             right = Value(stats=right.stats | right.data.fits, scores=right.scores)
         combined = self.combine(left, right)
-        if isinstance(node.op, ast.Sub) and combined.data is not None and _own_taken_out(left, right):
+        if isinstance(node.op, ast.Sub) and combined.data is not None and own_taken_out(left, right):
             # g.cumsum() - df["y"]: the running total less the row's own value, the earlier rows' only
             combined = replace(combined, data=replace(combined.data, past=True, running=frozenset()))
         if isinstance(node.op, _NUMERIC_OPS) and combined.data is not None:
@@ -1369,15 +1369,6 @@ def _not_none(value: Value) -> bool:
         or value.scores
         or value.consts
     )
-
-
-def _own_taken_out(total: Value, own: Value) -> bool:
-    """Whether ``own`` is the very column ``total`` is a running total of (with each row's own value)."""
-    if total.data is None or own.data is None or not total.data.running:
-        return False
-    taken = own.data
-    # a lag or a window of it (shift(1): earlier rows) is not the row's own value; what the table holds besides is
-    return taken.picked and taken.sources == total.data.running and not (taken.past or taken.window or taken.running)
 
 
 def _item_values(items: Sequence[Value]) -> frozenset[str]:

@@ -1556,11 +1556,13 @@ def _gap_between(before: Part, after: Part) -> tuple[float, float, float] | None
     start, high = after.span[1], after.span[2]
     if low[0] != OPEN or high[0] != OPEN or end[0] != start[0] or not end[0].startswith("<time"):
         return None
-    try:
-        written = ast.parse(before.side, mode="eval")
-    except SyntaxError:
-        return None
-    spans = [c for c in (span_count(n) for n in ast.walk(written) if isinstance(n, ast.expr)) if c is not None]
+    spans = []
+    for side in (before.side, after.side):  # `date < cut - gap`, or `date >= cut + gap` on the test side
+        try:
+            written = ast.parse(side, mode="eval")
+        except SyntaxError:
+            return None
+        spans += [c for c in (span_count(n) for n in ast.walk(written) if isinstance(n, ast.expr)) if c is not None]
     if len(spans) != 1 or start[1] < end[1]:
         return None
     # both ends held (`<= cut - gap`, `>= cut`): the row at the first end reads the row at the second

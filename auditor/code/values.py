@@ -901,3 +901,12 @@ def within_names(data: Data, names: Columns) -> Columns:
         added=columns.added,
         matched=names.matched,
     )
+
+
+def own_taken_out(total: Value, own: Value) -> bool:
+    """Whether ``own`` is the very column ``total`` is a running total of (with each row's own value)."""
+    if total.data is None or own.data is None or not total.data.running:
+        return False
+    taken = own.data
+    # a lag or a window of it (shift(1): earlier rows) is not the row's own value; what the table holds besides is
+    return taken.picked and taken.sources == total.data.running and not (taken.past or taken.window or taken.running)

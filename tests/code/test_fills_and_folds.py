@@ -393,3 +393,11 @@ def test_a_lead_within_the_gap_left_before_the_cut_is_clean(
     cut. The rows are taken as one unit of the span apart only where a lead counts as many rows as the span does
     units (the label's `shift(-H)` beside `days=H`)."""
     assert leaks_found(tmp_path, HEAD, AHEAD.format(lead=lead, before=before)) == expected
+
+
+def test_a_lead_within_a_gap_left_on_the_test_side_is_clean(tmp_path: Path) -> None:
+    """The gap may be left after the cut instead: training up to `cut`, the test from `cut + pd.Timedelta(days=H)`."""
+    body = AHEAD.format(lead="-H", before="< cut").replace(
+        'test = df[df["date"] >= cut]', 'test = df[df["date"] >= cut + pd.Timedelta(days=H)]'
+    )
+    assert leaks_found(tmp_path, HEAD, body) == []

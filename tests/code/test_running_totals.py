@@ -32,6 +32,7 @@ print(roc_auc_score(test["y"], m.predict_proba(test[["a", "f"]])[:, 1]))
     ("feature", "expected"),
     [
         ('g.cumsum() - df["y"]', []),
+        ('g.cumsum().sub(df["y"])', []),
         ('df["y"].cumsum() - df["y"]', []),
         ("g.transform(lambda s: s.cumsum() - s)", []),
         ("g.transform(lambda s: s.expanding().sum() - s)", []),
