@@ -851,7 +851,7 @@ class Estimators(WalkState):
         held = self.lookup(receiver)
         if held.items is None or found.id not in held.objects:
             return
-        if self.loops and name == "append" and held.items and _models_only(args[-1]):
+        if self.loops and name == "append" and _models_only(args[-1]):
             # models = [LogisticRegression()]; for C in Cs: models.append(SVC(C=C)): the model each pass builds
             # is one more item (one for every pass, as the loop's own model is), so going over the list meets it
             if args[-1] not in held.items:

@@ -1548,6 +1548,13 @@ for a in [0.5, 2.0]:
 print(min(mean_absolute_error(y_te, m.fit(X_tr, y_tr).predict(X_te)) for m in models))""",
             "for 5 models,",
         ),
+        (  # models fitted in a loop and appended to an empty list, then scored by a comprehension
+            """models = []
+for a in [0.1, 1.0, 10.0]:
+    models.append(Ridge(alpha=a).fit(X_tr, y_tr))
+print(min(mean_absolute_error(y_te, m.predict(X_te)) for m in models))""",
+            "for 3 models,",
+        ),
         (  # a model per pass of two nested loops: 2 x 3
             """scores = {}
 for depth in (3, 6):
