@@ -298,14 +298,7 @@ class WalkState(ABC):
         whole: ast.expr | None = end.left
         if isinstance(whole, ast.Name):
             whole = self.assigned_once(whole)
-        is_len = (
-            isinstance(whole, ast.Call)
-            and isinstance(whole.func, ast.Name)
-            and whole.func.id == "len"
-            and len(whole.args) == 1
-            and ast.unparse(whole.args[0]) == sequence
-        )
-        return -back if is_len else None
+        return -back if whole is not None and _length_of(whole, sequence) else None
 
     def members_written(self, node: ast.expr) -> ast.expr:
         """A mask with the set it tests membership in written as the slice it holds (`df.pid.isin(test_ids)` as
@@ -625,4 +618,19 @@ def _unpacked_alike(target: ast.expr, value: ast.expr) -> bool:
         and isinstance(value, ast.Tuple | ast.List)
         and len(target.elts) == len(value.elts)
         and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    )
+
+
+def _length_of(node: ast.expr, sequence: str) -> bool:
+    """Whether ``node`` is the length of ``sequence``: `len(ids)`, `len(df.index)`, `df.shape[0]`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        measured = ast.unparse(node.args[0])
+        return measured in (sequence, f"{sequence}.index")
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "shape"
+        and ast.unparse(node.value.value) == sequence
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == 0
     )

@@ -91,6 +91,14 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [("overlap", 3)],
     ),
+    "LEAK: positions written from the table's shape, overlapping the last 40": (
+        """
+    train, test = df.iloc[:df.shape[0] - 30], df.iloc[len(df.index) - 40:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 2)],
+    ),
     "positions written from the table's length, the last 30 apart": (
         """
     n = len(df)
