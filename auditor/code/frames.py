@@ -1922,7 +1922,8 @@ class Frames(WalkState):
             # A lag (values of earlier rows) is not computed from the row's own label; values from elsewhere
             # (a loader's target) were not computed from this table's columns.
             picked = incoming is not None and incoming.picked and not incoming.past and not incoming.elsewhere
-            sources = incoming.sources if picked and incoming is not None else frozenset()
+            # of the columns it is computed from, those it holds only as earlier rows' values are a lag of them
+            sources = incoming.sources - incoming.earlier if picked and incoming is not None else frozenset()
             number = incoming is not None and incoming.number
             for name in names:
                 columns = columns.adding(name, sources, number)

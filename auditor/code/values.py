@@ -506,6 +506,9 @@ class Data:
     # own, until the table is turned (`.T`), when its columns become the rows and these statistics of them
     # (``turned``); the statistics over the rows become each row's own the same way
     sideways: frozenset[int] = frozenset()
+    # columns these values hold only as earlier rows' values, put together with others (`(g.cumsum() - df.won) /
+    # df.played`: `won` of earlier rows, `played` of the row's own)
+    earlier: frozenset[str] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -556,6 +559,7 @@ class Data:
             textual=self.textual & other.textual,
             running=self.running & other.running,
             sideways=self.sideways | other.sideways,
+            earlier=_earlier_only(self, other),
         )
 
     def turned(self) -> Data:
@@ -844,6 +848,19 @@ def argument(args: list[Value], kwargs: dict[str, Value], index: int, *names: st
         if name in kwargs:
             return kwargs[name]
     return NOTHING
+
+
+def _earlier_only(a: Data, b: Data) -> frozenset[str]:
+    """The columns two values put together hold only as earlier rows' values: those each holds so (all its columns,
+    for a lag), less any the other holds as the row's own."""
+
+    def split(d: Data) -> tuple[frozenset[str], frozenset[str]]:
+        held = d.sources if d.past else d.earlier
+        return held, (frozenset() if d.past else d.sources - d.earlier)
+
+    earlier_a, own_a = split(a)
+    earlier_b, own_b = split(b)
+    return (earlier_a | earlier_b) - own_a - own_b
 
 
 def within_rows(axis: Value | None) -> bool:

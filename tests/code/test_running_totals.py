@@ -33,6 +33,9 @@ print(roc_auc_score(test["y"], m.predict_proba(test[["a", "f"]])[:, 1]))
     [
         ('g.cumsum() - df["y"]', []),
         ('g.cumsum().sub(df["y"])', []),
+        ('(g.cumsum() - df["y"]) / df["a"]', []),
+        ('g.shift(1).fillna(0) + df["a"]', []),
+        ('g.cumsum() / df["a"]', [("label_in_features", 3)]),
         ('df["y"].cumsum() - df["y"]', []),
         ("g.transform(lambda s: s.cumsum() - s)", []),
         ("g.transform(lambda s: s.expanding().sum() - s)", []),
