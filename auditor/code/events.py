@@ -202,6 +202,8 @@ class Record:
     pass_values: dict[int, frozenset[str]] = field(default_factory=dict)
     # how many passes a loop makes, where what it goes over says (a literal sequence, `range` of constants)
     pass_counts: dict[int, int] = field(default_factory=dict)
+    # loops whose body may skip a pass's work (`continue`, `break`, an `if`): their count is at most that many
+    passes_at_most: set[int] = field(default_factory=set)
     # loops over the groups of a table (`for key, part in df.groupby(...)`): each pass holds other rows
     group_passes: set[int] = field(default_factory=set)
     # row statistics rows were kept by (`df[df.price < df.price.quantile(0.99)]`), with the splits of the masks

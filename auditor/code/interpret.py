@@ -211,7 +211,11 @@ class Walker(Calls, Frames):
             if 1 <= len(ends) == len(over.args) <= 3 and not over.keywords and ends[2:] != [0]:
                 count = len(range(*ends))
         if count is not None:
-            self.record.pass_counts[self.key_id("loop", node)[0]] = count
+            lid = self.key_id("loop", node)[0]
+            self.record.pass_counts[lid] = count
+            body = node.body if isinstance(node, ast.For | ast.AsyncFor) else []
+            if any(isinstance(n, ast.If | ast.Break | ast.Continue) for stmt in body for n in ast.walk(stmt)):
+                self.record.passes_at_most.add(lid)
 
     def _branch_sides(self, node: ast.If) -> tuple[Part, Part]:
         """The two sides an if/else in a loop deals to, one a branch."""

@@ -784,11 +784,14 @@ class _Rules:
             return "once per model or setting of a loop"
         if len(models) > 1 or (len(models) == 1 and (built[0] or 0) > 1):
             known = None if None in built else sum(b or 0 for b in built)
-            return f"for {known if known is not None else f'{len(models)} or more'} models"
+            # a pass that may skip its model (`continue`, `if`, `break`): at most that many
+            up_to = "up to " if made_in & self.r.passes_at_most else ""
+            return f"for {up_to}{known if known is not None else f'{len(models)} or more'} models"
         loops = {lid for e in evaluations for lid in e.loops}
         if loops:
             passes = self._passes(tuple(loops))
-            return (f"{passes} times, once" if passes else "once") + " per model or setting of a loop"
+            up_to = "up to " if loops & self.r.passes_at_most else ""
+            return (f"{up_to}{passes} times, once" if passes else "once") + " per model or setting of a loop"
         return f"{len({e.site for e in evaluations})} times"
 
     def _passes(self, loops: tuple[int, ...]) -> int | None:

@@ -1555,6 +1555,15 @@ for a in [0.1, 1.0, 10.0]:
 print(min(mean_absolute_error(y_te, m.predict(X_te)) for m in models))""",
             "for 3 models,",
         ),
+        (  # a pass that may skip its model: at most that many
+            """scores = {}
+for a in [0.1, 1.0, 10.0, 100.0]:
+    if a > 50:
+        continue
+    scores[a] = r2_score(y_te, Ridge(alpha=a).fit(X_tr, y_tr).predict(X_te))
+print(max(scores.values()))""",
+            "for up to 4 models,",
+        ),
         (  # a model per pass of two nested loops: 2 x 3
             """scores = {}
 for depth in (3, 6):
