@@ -214,7 +214,7 @@ class Walker(Calls, Frames):
             lid = self.key_id("loop", node)[0]
             self.record.pass_counts[lid] = count
             body = node.body if isinstance(node, ast.For | ast.AsyncFor) else []
-            if any(isinstance(n, ast.If | ast.Break | ast.Continue) for stmt in body for n in ast.walk(stmt)):
+            if any(_may_skip(n) for stmt in body for n in ast.walk(stmt)):
                 self.record.passes_at_most.add(lid)
 
     def _branch_sides(self, node: ast.If) -> tuple[Part, Part]:
@@ -1372,6 +1372,20 @@ def _not_none(value: Value) -> bool:
         or value.items is not None
         or value.scores
         or value.consts
+    )
+
+
+def _may_skip(node: ast.AST) -> bool:
+    """Whether a statement of a loop's body may leave a pass without its model: `continue`, `break`, or an `if`
+    around a fit (`if a != 10: ...fit(...)`); an `if` that only keeps the best score so far does not."""
+    if isinstance(node, ast.Break | ast.Continue):
+        return True
+    if not isinstance(node, ast.If):
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("fit", "fit_transform")
+        for stmt in [*node.body, *node.orelse]
+        for n in ast.walk(stmt)
     )
 
 
