@@ -52,6 +52,7 @@ from auditor.code.values import (
     complement,
     data_of,
     join_all,
+    named_column,
     named_parts,
     own_taken_out,
     share_of,
@@ -680,6 +681,8 @@ class Frames(WalkState):
             return Value(data=replace(data, columns=chosen, mask=None))
         if name in _OTHER_COLUMNS:
             other = data_of([*args, *kwargs.values()])
+            if other is not None and name == "join":  # X.join(df["kwh"]): that column beside X's
+                other = named_column(other)
             joined = data if other is None or name not in ("merge", "join") else data.join(other)
             # a.merge(b) and a.join(b) hold the columns of both tables, as pd.merge(a, b) does (a column of both
             # that is not a key is renamed with a suffix; one read by its own name afterwards is no such column)
@@ -1168,6 +1171,15 @@ class Frames(WalkState):
         indexer = base.attr if isinstance(base, ast.Attribute) and base.attr in ("loc", "iloc", "at", "iat") else None
         holder = self.ev(base.value) if indexer is not None and isinstance(base, ast.Attribute) else self.ev(base)
         index = self.ev(node.slice)
+        stacked = _STACKERS.get(next(iter(holder.names))) if len(holder.names) == 1 else None
+        if stacked is not None and indexer is None:
+            # np.c_[X, y], np.r_[a, b]: the arrays side by side (or one after another), as column_stack does
+            if id(node) not in self._index_calls:
+                self._index_calls[id(node)] = ast.copy_location(ast.Call(func=node.value, args=[], keywords=[]), node)
+            given = index.items if index.items is not None else (index,)
+            return self.call_value(
+                Value(names=frozenset({stacked})), [Value(items=given)], {}, self._index_calls[id(node)]
+            )
         if holder.data is not None and indexer in (None, "loc", "iloc"):
             index = self._called_on(holder, node, index)
         out = NOTHING
@@ -1983,6 +1995,8 @@ def _dates_only(data: Data) -> bool:
     return data.picked and len(data.sources) == 1 and data.sources <= data.dates
 
 
+# numpy's index tricks that put arrays together: np.c_[X, y] as column_stack, np.r_[a, b] as concatenate
+_STACKERS = {"numpy.c_": "numpy.column_stack", "numpy.r_": "numpy.concatenate"}
 # Running totals, maxima, minima and products: of every row up to and with each one
 _RUNNING = frozenset({"cumsum", "cumprod", "cummax", "cummin"})
 # A group's methods that read each row and those before (or after) it in order, named as text to `transform`

@@ -48,6 +48,7 @@ from auditor.code.values import (
     is_given,
     join_all,
     join_datas,
+    named_column,
     stats_of,
     within_rows,
 )
@@ -1132,17 +1133,7 @@ class Library(Estimators, TorchLoops):
         present = [d for d in datas if d is not None]
         if not present:
             return NOTHING
-        # one column picked by name as it is (`df["label"]`, `y[:, None]` of it: nothing learned or taken from
-        # other rows) is a column of that name beside the others
-        present = [
-            replace(d, columns=Columns(frozenset(d.sources)))
-            if d.columns is None
-            and d.picked
-            and len(d.sources) == 1
-            and not (d.predicted or d.fits or d.lagged or d.later or d.window)
-            else d
-            for d in present
-        ]
+        present = [named_column(d) for d in present]
         joined = join_datas(present)
         assert joined is not None
         return Value(data=replace(joined, columns=None if any(d.columns is None for d in present) else joined.columns))
@@ -1362,6 +1353,10 @@ class Library(Estimators, TorchLoops):
             if counted is not None:
                 # np.zeros((len(texts), k)): an array of one row per text, filled later (a bag of words by hand)
                 return Value(data=Data(counted.rows, blank=True))
+        if name == "insert" and len(args) >= 3 and first.data is not None:
+            axis = kwargs.get("axis") or (args[3] if len(args) > 3 else None)
+            if axis is not None and axis.const == 1:  # np.insert(X, k, y, axis=1): y as a column of X
+                return self._columns_joined([args[0], args[2]])
         if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
             # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
             rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None

@@ -927,3 +927,13 @@ def own_taken_out(total: Value, own: Value) -> bool:
     taken = own.data
     # a lag or a window of it (shift(1): earlier rows) is not the row's own value; what the table holds besides is
     return taken.picked and taken.sources == total.data.running and not (taken.past or taken.window or taken.running)
+
+
+def named_column(data: Data) -> Data:
+    """One column picked by name as it is (`df["label"]`, `y[:, None]` of it, a window of it that holds each row's
+    own value; nothing learned, no lag, no later rows') as a column of that name, to be put beside others."""
+    if data.columns is not None or not data.picked or len(data.sources) != 1:
+        return data
+    if data.predicted or data.fits or data.past or data.later:
+        return data
+    return replace(data, columns=Columns(frozenset(data.sources)))

@@ -34,6 +34,13 @@ print(accuracy_score(y[test], clf.predict(feats[test])))
         ('pd.concat([nodes[["f1", "f2"]], nodes["label"]], axis=1)', [("label_in_features", 2)]),
         ('np.hstack([nodes[["f1", "f2"]].to_numpy(), y.to_numpy()[:, None]])', [("label_in_features", 2)]),
         ('np.column_stack([nodes["f1"], nodes["f2"], y])', [("label_in_features", 2)]),
+        ('np.c_[nodes[["f1", "f2"]].to_numpy(), y.to_numpy()]', [("label_in_features", 2)]),
+        ('np.insert(nodes[["f1", "f2"]].to_numpy(), 2, y.to_numpy(), axis=1)', [("label_in_features", 2)]),
+        ('nodes[["f1", "f2"]].join(nodes["label"])', [("label_in_features", 2)]),
+        # a window of the label that holds each row's own label
+        ('pd.concat([nodes[["f1", "f2"]], y.rolling(3, min_periods=1).mean()], axis=1)', [("label_in_features", 2)]),
+        ('np.c_[nodes[["f1", "f2"]].to_numpy(), nodes["f3"].to_numpy()]', []),
+        ('nodes[["f1", "f2"]].join(nodes["f3"])', []),
         ('pd.concat([nodes[["f1", "f2"]], nodes["f3"]], axis=1)', []),
         ('np.column_stack([nodes["f1"], nodes["f2"]])', []),
         # the label of the row before, in time order: a fair feature
