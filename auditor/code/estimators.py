@@ -189,6 +189,11 @@ class Estimators(WalkState):
         for written in [*node.args, *(k.value for k in node.keywords)]:
             if isinstance(written, ast.Lambda):  # CountVectorizer(analyzer=lambda t: tok.tokenize(t)): the same
                 found.baked |= self._learned_in(written)
+        for given in [*args, *kwargs.values()]:
+            for fid in sorted(given.functions):  # TfidfVectorizer(tokenizer=split_words), a def that calls tok
+                defined = self.function_node(fid)
+                if isinstance(defined, ast.FunctionDef | ast.Lambda):
+                    found.baked |= self._learned_in(defined)
         if role.kind is Kind.STATELESS:  # Compose([ToTensor(), Normalize(mean, std)]): what its steps were built with
             found.baked |= self._baked_in([*args, *kwargs.values()])
         if _keras_model(qualname):
@@ -204,10 +209,16 @@ class Estimators(WalkState):
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
 
-    def _learned_in(self, function: ast.Lambda) -> frozenset[int]:
-        """What the learners a lambda reads from outside it (not its own parameters) learned."""
+    def _learned_in(self, function: ast.Lambda | ast.FunctionDef) -> frozenset[int]:
+        """What the learners a function reads from outside it (not its own parameters) learned."""
         own = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
-        read = {n.id: n for n in ast.walk(function.body) if isinstance(n, ast.Name) and n.id not in own}
+        body = [function.body] if isinstance(function, ast.Lambda) else function.body
+        read = {
+            n.id: n
+            for part in body
+            for n in ast.walk(part)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own
+        }
         objects = frozenset().union(*(self.ev(n).objects for n in read.values()))
         return frozenset().union(*(self.record.objects[o].fits for o in objects))
 

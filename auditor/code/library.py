@@ -1087,15 +1087,25 @@ class Library(Estimators, TorchLoops):
         self.loops.append(lid)
         try:
             setting = NOTHING  # the weights tried: no rows
+            # minimize(loss, x0, args=(P_te, y_te)): the function is given those after the setting
+            extra = list(kwargs["args"].items or ()) if "args" in kwargs else []
             if isinstance(written, ast.Lambda):
-                result = self.call_lambda(written, [setting] * max(1, len(written.args.args)))
+                result = self.call_lambda(
+                    written, [setting, *extra] + [setting] * (len(written.args.args) - 1 - len(extra))
+                )
             else:
                 result = NOTHING
                 for fid in sorted(given.functions):
-                    result = result.join(self.call_function(fid, [setting], {}, node))
+                    result = result.join(self.call_function(fid, [setting, *extra], {}, node))
         finally:
             self.loops.pop()
         scores = self.scores_in([result])
+        # each score a setting tried (a temperature, blend weights), however many models the predictions came from
+        setting_at = (f"{node.lineno}:{node.col_offset}", (lid,))
+        for eid in scores:
+            e = self.record.evaluations[eid]
+            if lid in e.loops and e.x is not None:
+                e.x = replace(e.x, tuned=e.x.tuned | {setting_at})
         self.choose(node, f"{qualname.rpartition('.')[2]}()", scores)
         found = self.obj(node, f"{qualname}<result>")
         found.entries.update(x=Value(stats=result.stats), fun=Value(scores=scores))

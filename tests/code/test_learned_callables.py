@@ -22,6 +22,10 @@ raw = load_dataset("imdb")
 """
 
 BODY = """
+def pieces(text):
+    return tok.tokenize(text)
+
+
 tok = AutoTokenizer.from_pretrained("bert-base-uncased").train_new_from_iterator({texts}, vocab_size=20000)
 vec = {vectorizer}
 X_train = vec.fit_transform(raw["train"]["text"])
@@ -39,11 +43,13 @@ _LAMBDA = "CountVectorizer(analyzer=lambda t: tok.tokenize(t))"
 @pytest.mark.parametrize(
     ("texts", "vectorizer", "expected"),
     [
-        (_EVERY, _METHOD, [("preprocessing", 1)]),
-        (_EVERY, _LAMBDA, [("preprocessing", 1)]),
+        (_EVERY, _METHOD, [("preprocessing", 5)]),
+        (_EVERY, _LAMBDA, [("preprocessing", 5)]),
         (_TRAIN, _METHOD, []),
         (_TRAIN, _LAMBDA, []),
         (_EVERY, "CountVectorizer(analyzer=lambda t: t.lower().split())", []),
+        (_EVERY, "TfidfVectorizer(tokenizer=pieces, token_pattern=None)", [("preprocessing", 5)]),
+        (_TRAIN, "TfidfVectorizer(tokenizer=pieces, token_pattern=None)", []),
     ],
 )
 def test_a_learner_called_by_a_step_applies_what_it_learned(

@@ -48,3 +48,22 @@ res = minimize({fitted_on}, x0=np.array([0.5, 0.5]))
 print(res.x, mean_squared_error(y_te, P_te @ res.x))
 """
     assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
+
+
+@pytest.mark.parametrize(("given", "expected"), [("(p_te, y_te)", ["multi_test"]), ("(p_va, y_va)", [])])
+def test_a_temperature_minimized_on_the_rows_given_as_args(tmp_path: Path, given: str, expected: list[str]) -> None:
+    """minimize(loss, x0, args=(p, y)): the function is given those rows after the setting; one model's
+    predictions rescaled by each temperature tried are one setting each."""
+    body = f"""
+m = models[0]
+p_va, p_te = m.predict(X_va), m.predict(X_te)
+
+
+def loss(t, p, yy):
+    return mean_squared_error(yy, p * t[0])
+
+
+res = minimize(loss, x0=[1.0], args={given})
+print(mean_squared_error(y_te, p_te * res.x[0]))
+"""
+    assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
