@@ -382,7 +382,10 @@ class Columns:
         return replace(self, base=kept, removed=self.removed - kept, derived=derived, opaque=False, matched=None)
 
     def adding(self, name: str, sources: Iterable[str], number: bool = False) -> Columns:
-        derived = self.derived | {(name, s) for s in sources}
+        given = frozenset(sources)
+        # and what those were computed from (`w = won * 2`, then `r = w / 10`: r is computed from won too)
+        upstream = {src for new, src in self.derived if new in given and new != name}
+        derived = self.derived | {(name, s) for s in given | upstream}
         base = self.base | {name} if self.base is not None else None
         numbers = self.numbers | {name} if number else self.numbers - {name}
         absent = frozenset(e for e in self.absent if e[0] != name)  # assigned: every row holds a value now

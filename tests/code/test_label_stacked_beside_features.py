@@ -72,3 +72,18 @@ print(accuracy_score(y_te, m.predict(X_te)))
 """
     head = HEAD + "from sklearn.model_selection import train_test_split\n"
     assert [kind for kind, _ in leaks_found(tmp_path, head, body)] == expected
+
+
+@pytest.mark.parametrize(
+    ("feature", "expected"), [('nodes["w"] / 10', ["label_in_features"]), ('nodes["f3"] / 10', [])]
+)
+def test_a_column_computed_from_one_computed_from_the_label(tmp_path: Path, feature: str, expected: list[str]) -> None:
+    """`w = label * 2`, then `r = w / 10`: r is computed from the label too, two steps away."""
+    body = f"""
+nodes["w"] = nodes["label"] * 2
+nodes["r"] = {feature}
+feats = nodes[["f1", "r"]]
+clf = LogisticRegression().fit(feats[train], y[train])
+print(accuracy_score(y[test], clf.predict(feats[test])))
+"""
+    assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
