@@ -815,7 +815,15 @@ class _Rules:
                 unseen = (
                     self.held_out(e.x, self.trained_on(e))
                     if e.trains
-                    else frozenset(a for a in e.x.rows if _role(a) == "test")
+                    # scores of no model of the file: of a test part, or of a file named as a test set (the labels'
+                    # rows say which, where the scores come from elsewhere: a lookup of embeddings)
+                    else frozenset(
+                        a
+                        for d in (e.x, e.y)
+                        if d is not None
+                        for a in d.rows
+                        if _role(a) == "test" or self._test_file(a)
+                    )
                 )
                 if unseen:
                     groups.setdefault(unseen, []).append(e)
