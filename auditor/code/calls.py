@@ -8,7 +8,15 @@ import ast
 from collections.abc import Callable
 from dataclasses import replace
 
-from auditor.code.catalog import CORRELATION, MONAI_TRANSFORMS, POLARS_EXPRESSION, SUMMARY_LEARNS, Kind, Strength
+from auditor.code.catalog import (
+    CORRELATION,
+    MONAI_TRANSFORMS,
+    PER_GROUP,
+    POLARS_EXPRESSION,
+    SUMMARY_LEARNS,
+    Kind,
+    Strength,
+)
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
@@ -375,7 +383,9 @@ class Calls(Library):
     def _scores_columns(self, fid: int) -> bool:
         """Whether fit ``fid`` scores the columns by how they predict the label (a test, a correlation)."""
         found = self.record.fits[fid]
-        return found.strength is Strength.TARGET or found.learns == CORRELATION
+        # a statistic of a column per group of another (`df.groupby(c)["y"].mean()`, each bin's default rate):
+        # how the column varies with c, as an information-value screen reads it
+        return found.strength is Strength.TARGET or found.learns in (CORRELATION, PER_GROUP)
 
     def attribute(self, base: Value, attr: str, node: ast.AST) -> Value:
         out = Value(method=(base, attr))
