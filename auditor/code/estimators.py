@@ -991,6 +991,12 @@ class Estimators(WalkState):
             given = list(found.params.get("#args", NOTHING).items or ())
             y = argument(given, found.params, 0, "endog").data
             x = argument(given, found.params, 1, "exog").data
+        survival = [kwargs[k].const for k in ("duration_col", "event_col") if k in kwargs]
+        if x is not None and y is None and survival and all(isinstance(c, str) for c in survival):
+            # lifelines' fit(df, duration_col="T", event_col="E"): the label is those columns, the features the rest
+            labels = [str(c) for c in survival]
+            y = replace(x, columns=None, sources=frozenset(labels), picked=True, mask=None)
+            x = replace(x, columns=x.columns.without(labels)) if x.columns is not None else x
         kind = found.role.kind if found.role is not None else None
         pipeline_trains = kind is Kind.PIPELINE and self._trains(found)
         if kind is Kind.PIPELINE and not pipeline_trains and self._stateless(found):

@@ -71,6 +71,9 @@ class Obj:
 
     @property
     def name(self) -> str:
+        if self.qualname.startswith("<result of ") and self.qualname.endswith(">"):
+            # what a call of code the walk does not know made: named by the call (`CoxPHFitter()`)
+            return self.qualname.removeprefix("<result of ").removesuffix(">").rpartition(".")[2]
         return self.qualname.rpartition(".")[2] or self.qualname
 
 
