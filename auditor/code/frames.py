@@ -415,7 +415,9 @@ class Frames(WalkState):
         if data.window and (name in ROW_REDUCTIONS or name in ("agg", "aggregate", "apply", "count")):
             # one value per row; a window's sum of a column is a running total of it (less the row's own: earlier)
             running = data.sources if name == "sum" and data.picked and not data.past else frozenset()
-            return Value(data=replace(data, window=False, grouped=False, columns=None, running=running))
+            # a window's count of rows holds none of their values (`s.expanding().count() - 1`: rows before)
+            counted = data.past or name == "count"
+            return Value(data=replace(data, window=False, grouped=False, columns=None, running=running, past=counted))
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
             if data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))

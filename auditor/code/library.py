@@ -1341,8 +1341,9 @@ class Library(Estimators, TorchLoops):
         first = args[0] if args else NOTHING
         scores = self.scores_in(given)
         if name in _CHOOSING_FUNCTIONS and scores:
-            # np.max(scores) is the best value; np.argmax(scores) says which pass gave it
-            picks = "arg" in name or not self.only_scores(self.iterate(first))
+            # np.max(scores) is the best value; np.argmax(scores) says which pass gave it; the point where two
+            # error rates cross, np.nanargmin(np.abs(fnr - fpr)), is where the equal error rate is read, no best
+            picks = ("arg" in name and not _crossing(node)) or not self.only_scores(self.iterate(first))
             self.choose(node, f"np.{name}()", scores, picks)
             # np.argmax of a validation curve's scores: the setting it picks was chosen as those scores were
             chosen = frozenset(f for f in self.stats_in(given) if self.record.fits[f].chooses)
@@ -1492,6 +1493,16 @@ def _index_dated(index: Value, kwargs: dict[str, Value]) -> bool:
     if parse.const is True:
         return True
     return bool(set(index.strings() or []) & set(parse.strings() or []))
+
+
+def _crossing(node: ast.Call) -> bool:
+    """Whether an argmin is of the distance between two curves (`np.nanargmin(np.abs(fnr - fpr))`): where they
+    cross, as an equal error rate is read."""
+    given = node.args[0] if node.args and "argmin" in ast.unparse(node.func) else None
+    if not (isinstance(given, ast.Call) and len(given.args) == 1 and isinstance(given.args[0], ast.BinOp)):
+        return False
+    called = given.func.attr if isinstance(given.func, ast.Attribute) else getattr(given.func, "id", "")
+    return called in ("abs", "absolute", "fabs") and isinstance(given.args[0].op, ast.Sub)
 
 
 def _scored_by(eid: int, curve: bool) -> Value:

@@ -34,6 +34,7 @@ print(roc_auc_score(test["y"], m.predict_proba(test[["a", "f"]])[:, 1]))
         ('g.cumsum() - df["y"]', []),
         ('g.cumsum().sub(df["y"])', []),
         ('(g.cumsum() - df["y"]) / df["a"]', []),
+        ('(df["y"].expanding().sum() - df["y"]) / (df["y"].expanding().count() - 1).clip(lower=1)', []),
         ('g.shift(1).fillna(0) + df["a"]', []),
         ('g.cumsum() / df["a"]', [("label_in_features", 3)]),
         ('df["y"].cumsum() - df["y"]', []),
