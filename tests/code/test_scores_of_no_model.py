@@ -41,4 +41,3 @@ i = np.nanargmin(np.abs(fnr - fpr))
 print((fpr[i] + fnr[i]) / 2)
 """
     assert leaks_found(tmp_path, HEAD.format(picked="dev_trials.csv"), body) == []
-
