@@ -183,17 +183,15 @@ class Estimators(WalkState):
             found.params["#args"] = Value(items=tuple(args))
         found.baked |= self.stats_in([*args, *kwargs.values()])
         for given in [*args, *kwargs.values()]:
-            # TfidfVectorizer(tokenizer=tok.tokenize): what the tokenizer learned splits every text it is given
+            # TfidfVectorizer(tokenizer=tok.tokenize): what the tokenizer learned splits every text it is given;
+            # so does a function of the file that calls it (tokenizer=split_words)
             bound = given.method[0] if given.method is not None else NOTHING
             found.baked |= frozenset().union(*(self.record.objects[o].fits for o in bound.objects))
+            for fid in sorted(given.functions):
+                found.baked |= self._learned_in(self.function_node(fid))
         for written in [*node.args, *(k.value for k in node.keywords)]:
             if isinstance(written, ast.Lambda):  # CountVectorizer(analyzer=lambda t: tok.tokenize(t)): the same
                 found.baked |= self._learned_in(written)
-        for given in [*args, *kwargs.values()]:
-            for fid in sorted(given.functions):  # TfidfVectorizer(tokenizer=split_words), a def that calls tok
-                defined = self.function_node(fid)
-                if isinstance(defined, ast.FunctionDef | ast.Lambda):
-                    found.baked |= self._learned_in(defined)
         if role.kind is Kind.STATELESS:  # Compose([ToTensor(), Normalize(mean, std)]): what its steps were built with
             found.baked |= self._baked_in([*args, *kwargs.values()])
         if _keras_model(qualname):
@@ -209,7 +207,7 @@ class Estimators(WalkState):
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
         return Value(objects=frozenset({found.id}))
 
-    def _learned_in(self, function: ast.Lambda | ast.FunctionDef) -> frozenset[int]:
+    def _learned_in(self, function: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[int]:
         """What the learners a function reads from outside it (not its own parameters) learned."""
         own = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
         body = [function.body] if isinstance(function, ast.Lambda) else function.body

@@ -1176,11 +1176,9 @@ class Frames(WalkState):
         stacked = _STACKERS.get(next(iter(holder.names))) if len(holder.names) == 1 else None
         if stacked is not None and indexer is None:
             # np.c_[X, y], np.r_[a, b]: the arrays side by side (or one after another), as column_stack does
-            if id(node) not in self._index_calls:
-                self._index_calls[id(node)] = ast.copy_location(ast.Call(func=node.value, args=[], keywords=[]), node)
             given = index.items if index.items is not None else (index,)
             return self.call_value(
-                Value(names=frozenset({stacked})), [Value(items=given)], {}, self._index_calls[id(node)]
+                Value(names=frozenset({stacked})), [Value(items=given)], {}, self._call_at(node, node.value)
             )
         if holder.data is not None and indexer in (None, "loc", "iloc"):
             index = self._called_on(holder, node, index)
@@ -1279,10 +1277,15 @@ class Frames(WalkState):
         if isinstance(given, ast.Lambda):
             return self.call_lambda(given, [holder])
         if index.functions and index.data is None and not index.objects:
-            if id(node) not in self._index_calls:  # one call for the subscript, however often it is walked
-                self._index_calls[id(node)] = ast.copy_location(ast.Call(func=given, args=[], keywords=[]), node)
-            return self.call_value(index, [holder], {}, self._index_calls[id(node)])
+            return self.call_value(index, [holder], {}, self._call_at(node, given))
         return index
+
+    def _call_at(self, node: ast.Subscript, func: ast.expr) -> ast.Call:
+        """The call a subscript makes (`df.loc[is_test]` calls is_test, `np.c_[X, y]` stacks): one node for it,
+        however often the walk passes, so what it records keeps one id."""
+        if id(node) not in self._index_calls:
+            self._index_calls[id(node)] = ast.copy_location(ast.Call(func=func, args=[], keywords=[]), node)
+        return self._index_calls[id(node)]
 
     def _each_cut(self, element: Value, node: ast.Subscript, index: Value) -> Value:
         """A list's element with the rows it holds (each of a tuple's items too) cut by the slice ``node`` takes of
