@@ -418,6 +418,15 @@ SERIES_FIT_FUNCTIONS = frozenset({"pmdarima.auto_arima", "pmdarima.arima.auto_ar
 TEMPORAL_SPLIT_FUNCTIONS = frozenset(
     {"sktime.forecasting.model_selection.temporal_train_test_split", "sktime.split.temporal_train_test_split"}
 )
+# Recommender libraries' splits of one interaction matrix: its entries dealt at random to a training and a test
+# matrix of the same shape, returned in that order (implicit's, LightFM's).
+MATRIX_SPLIT_FUNCTIONS = frozenset(
+    {
+        "implicit.evaluation.train_test_split",
+        "implicit.evaluation.leave_k_out_split",
+        "lightfm.cross_validation.random_train_test_split",
+    }
+)
 TORCH_FUNCTIONAL = "torch.nn.functional."
 # torch.nn.functional's losses: called on a network's predictions and labels, each is a score of those rows.
 TORCH_LOSS_FUNCTIONS = _names(

@@ -208,6 +208,13 @@ class Library(Estimators, TorchLoops):
             held = argument(args, kwargs, 2, "test_user_items").data
             eid = self.evaluation(node, last, frozenset(ranker.objects), held, None)
             return Value(scores=frozenset({eid}))
+        if qualname.startswith("lightfm.evaluation.") and last in _LIGHTFM_METRICS:
+            # precision_at_k(model, test_interactions, train_interactions=train, k=10): per user, the model's
+            # ranking of the held-out interactions, the training ones left out
+            ranker = argument(args, kwargs, 0, "model")
+            held = argument(args, kwargs, 1, "test_interactions").data
+            eid = self.evaluation(node, last, frozenset(ranker.objects), held, None)
+            return Value(scores=frozenset({eid}))
         if package == "scipy" and last in _MINIMIZERS and (node.args or "func" in kwargs or "fun" in kwargs):
             return self._minimized(qualname, args, kwargs, node)
         if catalog.is_data_wrapper(qualname):
@@ -314,6 +321,8 @@ class Library(Estimators, TorchLoops):
             if len(args) > 1 or "X" in kwargs:  # then y_train, y_test, X_train, X_test
                 series.append(argument(args, kwargs, 1, "X"))
             return self.train_test_split(series, {"shuffle": Value(consts=frozenset({False}))}, node)
+        if qualname in catalog.MATRIX_SPLIT_FUNCTIONS:
+            return self.train_test_split([argument(args, kwargs, 0, "ratings", "interactions")], {}, node)
         if package in ("sklearn", "imblearn"):
             if last in catalog.SPLIT_FUNCTIONS:
                 return self.train_test_split(args, kwargs, node)
@@ -1459,6 +1468,8 @@ _FILE_BUILDERS = frozenset({"csv", "json", "parquet", "text", "arrow", "pandas"}
 _IMPLICIT_METRICS = frozenset(
     {"ndcg_at_k", "precision_at_k", "mean_average_precision_at_k", "AUC_at_k", "ranking_metrics_at_k"}
 )
+# LightFM's ranking metrics of a model: (model, test_interactions, train_interactions=None, k=10, ...)
+_LIGHTFM_METRICS = frozenset({"precision_at_k", "recall_at_k", "auc_score", "reciprocal_rank"})
 # scipy.optimize's searches for the argument that minimises a function the program gives
 _MINIMIZERS = frozenset(
     {"minimize", "minimize_scalar", "differential_evolution", "dual_annealing", "basinhopping", "brute", "shgo"}

@@ -50,3 +50,68 @@ print(ndcg_at_k(best, ui_train, ui_test, K=20))
 @pytest.mark.parametrize(("tuned_on", "expected"), [("ui_test", ["multi_test"]), ("ui_val", [])])
 def test_ranking_metrics_of_a_recommender_are_scores(tmp_path: Path, tuned_on: str, expected: list[str]) -> None:
     assert [kind for kind, _ in leaks_found(tmp_path, HEAD, BODY.format(tuned_on=tuned_on))] == expected
+
+
+MATRIX_HEAD = """\
+import numpy as np
+import scipy.sparse as sp
+from implicit.als import AlternatingLeastSquares
+from implicit.evaluation import leave_k_out_split, ndcg_at_k, train_test_split
+from lightfm import LightFM
+from lightfm.cross_validation import random_train_test_split
+from lightfm.evaluation import precision_at_k
+from scipy.io import mmread
+
+ui = mmread("plays.mtx").tocsr()
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # implicit's split of the interaction matrix: a model fitted on the whole matrix is scored on its own rows
+        (
+            "tr, te = train_test_split(ui, train_percentage=0.8)\n"
+            "m = AlternatingLeastSquares()\nm.fit(ui)\nprint(ndcg_at_k(m, tr, te, K=10))\n",
+            [("overlap", 3)],
+        ),
+        (
+            "tr, te = train_test_split(ui, train_percentage=0.8)\n"
+            "m = AlternatingLeastSquares()\nm.fit(tr)\nprint(ndcg_at_k(m, tr, te, K=10))\n",
+            [],
+        ),
+        (
+            "tr, te = leave_k_out_split(ui, K=2)\n"
+            "m = AlternatingLeastSquares()\nm.fit(ui)\nprint(ndcg_at_k(m, tr, te, K=10))\n",
+            [("overlap", 3)],
+        ),
+        # settings kept by the test matrix's score; by a validation matrix cut from the training one, not
+        (
+            "tr, te = train_test_split(ui, 0.8)\nscores = {}\nfor f in [16, 64]:\n"
+            "    m = AlternatingLeastSquares(factors=f)\n    m.fit(tr)\n    scores[f] = ndcg_at_k(m, tr, te)\n"
+            "best = max(scores, key=scores.get)\n",
+            [("multi_test", 6)],
+        ),
+        (
+            "rest, te = train_test_split(ui, 0.8)\ntr, va = train_test_split(rest, 0.8)\nscores = {}\n"
+            "for f in [16, 64]:\n"
+            "    m = AlternatingLeastSquares(factors=f)\n    m.fit(tr)\n    scores[f] = ndcg_at_k(m, tr, va)\n"
+            "best = max(scores, key=scores.get)\nfinal = AlternatingLeastSquares(factors=best)\nfinal.fit(rest)\n"
+            "print(ndcg_at_k(final, rest, te))\n",
+            [],
+        ),
+        # LightFM's split and metrics, (model, test_interactions, train_interactions=...)
+        (
+            "tr, te = random_train_test_split(ui, test_percentage=0.2)\n"
+            "m = LightFM(loss='warp')\nm.fit(ui, epochs=5)\nprint(precision_at_k(m, te, train_interactions=tr))\n",
+            [("overlap", 3)],
+        ),
+        (
+            "tr, te = random_train_test_split(ui, test_percentage=0.2)\n"
+            "m = LightFM(loss='warp')\nm.fit(tr, epochs=5)\nprint(precision_at_k(m, te, train_interactions=tr))\n",
+            [],
+        ),
+    ],
+)
+def test_splits_of_an_interaction_matrix(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, MATRIX_HEAD, body) == expected
