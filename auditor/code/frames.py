@@ -1417,8 +1417,13 @@ class Frames(WalkState):
                     selected.columns
                 )
             else:  # positions (iloc, numpy): the columns kept cannot be named
+                one = isinstance(cols.const, int) and not isinstance(cols.const, bool)
+                of = selected.columns if one and selected.columns is not None and not selected.columns.opaque else None
                 selected = replace(
-                    selected, columns=Columns(opaque=True), sources=frozenset({"<a column by position>"})
+                    selected,
+                    columns=Columns(opaque=True),
+                    sources=frozenset({"<a column by position>"}),
+                    position_of=of,
                 )
             # X.loc[:, rfe.support_], X[:, np.argsort(importances)[-10:]]: columns a fitted selector kept carry
             # what it learned, as its transform() would

@@ -1117,6 +1117,10 @@ class _Rules:
                 x = self._used(x, models)
             if x is None or y is None or x.columns is None or x.columns.opaque:
                 continue
+            if y.position_of is not None and x.columns == y.position_of and x.rows == y.rows and not x.past:
+                # the same rows' every column, the label's too (not the rows before, `shift(1)`, nor the next)
+                leaks.setdefault(site, self._label_by_position(site, what, x, y))
+                continue
             labels = sorted(s for s in y.sources if not s.startswith("<"))
             if not labels or not self._same_table(x, y):
                 continue
@@ -1193,6 +1197,24 @@ class _Rules:
                     ),
                 )
         return list(leaks.values())
+
+    def _label_by_position(self, site: Site, what: str, x: Data, y: Data) -> Leak:
+        """`fit(data, data[:, -1])`: the label is one of the table's columns, and every one of them is a feature."""
+        table = y.chain[-1].name if y.chain else "the table"
+        return Leak(
+            LeakKind.LABEL_IN_FEATURES,
+            True,
+            site,
+            what,
+            f"{what} learns y, a column of '{table}' given by its position, from X, which holds every column of "
+            f"'{table}', that one too: the model can read the answer.",
+            (),
+            x.chain,
+            f"Leave the label's column out of X (X = {table}[:, :-1] when y = {table}[:, -1]).",
+            (("label", f"a column of '{table}' by position"),),
+            (site,),
+            (("train", site, what),),
+        )
 
     def baked(self, models: frozenset[int]) -> frozenset[int]:
         """The row statistics given to the constructors of the models and of their steps."""

@@ -1377,6 +1377,10 @@ class Library(Estimators, TorchLoops):
             axis = kwargs.get("axis") or (args[3] if len(args) > 3 else None)
             if axis is not None and axis.const == 1:  # np.insert(X, k, y, axis=1): y as a column of X
                 return self._columns_joined([args[0], args[2]])
+        if name == "delete" and len(args) >= 2 and first.data is not None and first.data.columns is not None:
+            axis = kwargs.get("axis") or (args[2] if len(args) > 2 else None)
+            if axis is not None and axis.const == 1:  # np.delete(X, -1, axis=1): columns taken out by position
+                return Value(data=replace(first.data, columns=Columns(opaque=True), mask=None))
         if name == "setdiff1d" and len(args) >= 2 and first.data is not None and args[1].data is not None:
             # np.setdiff1d(df.index, train.index): the labels of the rows left once train's are taken out
             rest = complement(first.data.rows, args[1].data.rows) if args[1].parts else None

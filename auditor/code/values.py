@@ -164,7 +164,15 @@ def spans_disjoint(a: Part, b: Part) -> bool | None:
         return True
     if _meets(a_low, b_up) and _meets(b_low, a_up):
         return False
+    if (_meets(a_low, b_up) or _from_both_ends(a_low, b_up)) and (_meets(b_low, a_up) or _from_both_ends(b_low, a_up)):
+        return False  # `X[:-1]` and `X[1:]`: a row's features and the next row's target, not two sides of a cut
     return None
+
+
+def _from_both_ends(lower: Bound, upper: Bound) -> bool:
+    """Whether a start counted from the first row lies before an end counted back from the last (`[1:]`, `[:-1]`):
+    so in any table longer than the two counts together."""
+    return lower[0] == "" and upper[0] == "<end>" and isinstance(lower[1], int) and isinstance(upper[1], int)
 
 
 def span_within(inner: Part, outer: Part) -> bool:
@@ -512,6 +520,9 @@ class Data:
     # columns these values hold only as earlier rows' values, put together with others (`(g.cumsum() - df.won) /
     # df.played`: `won` of earlier rows, `played` of the row's own)
     earlier: frozenset[str] = frozenset()
+    # one column given by its position (`data[:, -1]`, `df.iloc[:, 0]`) of a table whose columns were these: which
+    # one cannot be named, but it is one of them, so a model given every one of them as features is given it too
+    position_of: Columns | None = None
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -563,6 +574,7 @@ class Data:
             running=self.running & other.running,
             sideways=self.sideways | other.sideways,
             earlier=_earlier_only(self, other),
+            position_of=self.position_of if self.position_of == other.position_of else None,
         )
 
     def turned(self) -> Data:

@@ -87,3 +87,55 @@ clf = LogisticRegression().fit(feats[train], y[train])
 print(accuracy_score(y[test], clf.predict(feats[test])))
 """
     assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
+
+
+POSITION_HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import train_test_split
+
+df = pd.read_csv("energy.csv")
+X = df[["temp", "humidity"]].to_numpy()
+y = df["kwh"].to_numpy()
+data = np.hstack([X, y[:, None]])
+n_tr = int(0.8 * len(data))
+train, test = data[:n_tr], data[n_tr:]
+tr, te = train_test_split(df, test_size=0.2)
+m = RandomForestRegressor()
+"""
+
+
+@pytest.mark.parametrize(
+    ("fit", "expected"),
+    [
+        # the label given by its position in the table whose every column is a feature
+        ("m.fit(train, train[:, -1])", ["label_in_features"]),
+        ("m.fit(tr, tr.iloc[:, -1])", ["label_in_features"]),
+        ("m.fit(tr, tr.iloc[:, 0])", ["label_in_features"]),
+        # the label's column left out of X by position, or taken from the named arrays
+        ("m.fit(train[:, :-1], train[:, -1])", []),
+        ("m.fit(np.delete(train, -1, axis=1), train[:, -1])", []),
+        ("m.fit(tr.drop(columns='kwh'), tr.iloc[:, -1])", []),
+        # the next row's value of a column from this row's: a forecast, the rows are not the same
+        ("m.fit(df.iloc[:-1], df.iloc[1:, 0])", []),
+        ("m.fit(df.shift(1).iloc[1:], df.iloc[1:, 0])", []),
+    ],
+)
+def test_a_label_given_by_its_position(tmp_path: Path, fit: str, expected: list[str]) -> None:
+    assert [kind for kind, _ in leaks_found(tmp_path, POSITION_HEAD, fit + "\n")] == expected
+
+
+@pytest.mark.parametrize(
+    ("fit", "expected"),
+    [
+        # a row's features and the next row's target: overlapping slices, not a split's two sides unpacked crossed
+        ("m.fit(series[:-1], series[1:, 0])", []),
+        ("past, nxt = series[:-1], series[1:]\nm.fit(past, nxt[:, 0])", []),
+        ("m.fit(series[:-30], series[-30:, 0])", ["overlap"]),
+    ],
+)
+def test_a_step_ahead_target_from_overlapping_slices(tmp_path: Path, fit: str, expected: list[str]) -> None:
+    head = POSITION_HEAD + 'series = np.loadtxt("series.csv", delimiter=",")\nm = LinearRegression()\n'
+    assert [kind for kind, _ in leaks_found(tmp_path, head, fit + "\n")] == expected

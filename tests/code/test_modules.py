@@ -406,7 +406,8 @@ IN_PLACE = {
         X_tr, X_te = train_test_split(X, random_state=0)
         print(LogisticRegression().fit(X_tr, X_tr[:, 0] > 0).score(X_te, X_te[:, 0] > 0))
         """,
-        [("preprocessing", 6)],
+        # (the label, whether the first column is positive, is read from that column among the features too)
+        [("label_in_features", 8), ("preprocessing", 6)],
     ),
     "LEAK: a method filling the frame it is given in place": (
         _CALLED_ON_EVERY_ROW.format(
