@@ -1148,6 +1148,12 @@ class _Rules:
                 via = next(iter(sources)) if not derived and not ahead and len(sources) == 1 else None
                 if via is not None:
                     derived = [d for d in x.columns.computed_from(via) if d != label]
+                # home_win = hg > ag beside a window of hg and one of ag that hold the row's own goals: each column
+                # the label was computed from is in a feature, so together they hold it
+                each = {src: [d for d in x.columns.computed_from(src) if d != label] for src in sorted(sources)}
+                spread = not derived and not ahead and len(sources) > 1 and all(each.values())
+                if spread:
+                    derived = sorted({d for found in each.values() for d in found})
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
                 present = x.columns.has(label, numeric) and not emptied
@@ -1161,6 +1167,13 @@ class _Rules:
                     named = ", ".join(repr(d) for d in derived)
                     detail = (
                         f"{named} computed from '{via}', which the label '{label}' was computed from, are among the "
+                        "features"
+                    )
+                elif spread:
+                    named = ", ".join(repr(d) for d in derived)
+                    srcs = " and ".join(repr(s) for s in sorted(sources))
+                    detail = (
+                        f"{named}, computed from {srcs}, which the label '{label}' was computed from, are among the "
                         "features"
                     )
                 elif derived:

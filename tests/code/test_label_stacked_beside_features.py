@@ -139,3 +139,38 @@ def test_a_label_given_by_its_position(tmp_path: Path, fit: str, expected: list[
 def test_a_step_ahead_target_from_overlapping_slices(tmp_path: Path, fit: str, expected: list[str]) -> None:
     head = POSITION_HEAD + 'series = np.loadtxt("series.csv", delimiter=",")\nm = LinearRegression()\n'
     assert [kind for kind, _ in leaks_found(tmp_path, head, fit + "\n")] == expected
+
+
+MATCH_HEAD = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+m = pd.read_csv("matches.csv").sort_values("date")
+m["home_win"] = (m["hg"] > m["ag"]).astype(int)
+m["odds"] = 1 / m["b365h"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("features", "expected"),
+    [
+        # each column the label was computed from is in a feature that holds the row's own value
+        (
+            'm["gf5"] = m.groupby("home")["hg"].transform(lambda s: s.rolling(5, min_periods=1).mean())\n'
+            'm["ga5"] = m.groupby("home")["ag"].transform(lambda s: s.rolling(5, min_periods=1).mean())\n',
+            ["label_in_features"],
+        ),
+        ('m["gf5"] = m["hg"].rolling(5, min_periods=1).mean()\nm["ga5"] = m["ag"] * 1.0\n', ["label_in_features"]),
+        # the windows of earlier matches only: fair form
+        (
+            'm["gf5"] = m.groupby("home")["hg"].transform(lambda s: s.shift(1).rolling(5, min_periods=1).mean())\n'
+            'm["ga5"] = m.groupby("home")["ag"].transform(lambda s: s.shift(1).rolling(5, min_periods=1).mean())\n',
+            [],
+        ),
+        # one of the two only: each alone is not the label
+        ('m["gf5"] = m["hg"].rolling(5, min_periods=1).mean()\nm["ga5"] = m["b365a"] * 1.0\n', []),
+    ],
+)
+def test_a_label_of_two_columns_each_in_a_feature(tmp_path: Path, features: str, expected: list[str]) -> None:
+    body = features + 'LogisticRegression().fit(m[["odds", "gf5", "ga5"]], m["home_win"])\n'
+    assert [kind for kind, _ in leaks_found(tmp_path, MATCH_HEAD, body)] == expected
