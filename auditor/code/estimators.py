@@ -42,6 +42,7 @@ from auditor.code.values import (
     Part,
     Value,
     argument,
+    counts_from,
     is_given,
     join_all,
     join_datas,
@@ -924,6 +925,24 @@ class Estimators(WalkState):
             return held.data is None and not held.objects and bool(held.consts)
         return False
 
+    def note_appended_after_fit(self, datas: list[Data], node: ast.Call) -> None:
+        """Note the rows of each pass's own slice (`test.iloc[t:t + 1]`, bounds counted from the loop's number)
+        put together in a loop after a model of that loop was trained: the next pass's model trains on them."""
+        if not self.loops:
+            return
+        lid = self.loops[-1]
+        names = self.record.pass_names.get(lid, frozenset())
+        trained_before = any(
+            lid in t.loops and t.site.line < node.lineno and t.site.via == self.site(node).via
+            for t in self.record.trains.values()
+        )
+        if not trained_before:
+            return
+        for data in datas:
+            for atom in data.rows:
+                if atom.parts and any(counts_from(atom.parts[-1], name) for name in names):
+                    self.record.appended_after_fit.add(atom)
+
     def _container_method(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
@@ -952,6 +971,8 @@ class Estimators(WalkState):
                 value = replace(value, data=value.data.with_parts(self.branch_sides[-1]))
             if name in ("append", "extend", "insert"):
                 self._positions_added(found, node, value)
+                if value.data is not None:  # history.append(test[t]) after the pass's forecast
+                    self.note_appended_after_fit([value.data], node)
             found.elements = found.elements.join(value)
             return NOTHING
         if name == "sort":  # scores.sort(), results.sort(reverse=True): the scores ranked in place

@@ -50,6 +50,7 @@ from auditor.code.values import (
     Value,
     argument,
     complement,
+    counts_from,
     data_of,
     join_all,
     named_column,
@@ -1498,6 +1499,9 @@ class Frames(WalkState):
         ranged = self._range_slice(rows_node) if indexer in (None, "iloc") and not value.parts else None
         if ranged is not None:
             rows_node = ranged  # X[np.arange(7500, 10000)] takes the rows X[7500:10000] does
+        one = self._pass_row(rows_node) if not value.parts else None
+        if one is not None:
+            rows_node = one  # test[t] in `for t in range(len(test))`: that pass's row, as test[t:t + 1] is
         if isinstance(rows_node, ast.Slice) and data.ranked:
             # np.argsort(-p)[:k]: the k rows ranked first, k a setting as a threshold on the scores is (a number is
             # the same one in every pass of a loop; a name may be another each pass)
@@ -1797,6 +1801,23 @@ class Frames(WalkState):
             return None
         ranges = [self._range_slice(e) for e in listed.elts]
         return [r for r in ranges if r is not None] if all(r is not None for r in ranges) else None
+
+    def _pass_row(self, node: ast.expr) -> ast.Slice | None:
+        """`test[t]`, `te.iloc[[t]]`, `te.loc[ts]` where the innermost loop's own target ``t`` goes over `range(...)`
+        or a table's index: the one row of each pass, as the slice `[t:t + 1]` (None for any other index)."""
+        name = node.elts[0] if isinstance(node, ast.List) and len(node.elts) == 1 else node
+        if not isinstance(name, ast.Name) or not self.loops:
+            return None
+        loop = self.loop_nodes.get(self.loops[-1])
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or loop.target.id != name.id:
+            return None
+        over = loop.iter
+        counted = isinstance(over, ast.Call) and self.ev(over.func).names == {"builtins.range"}
+        if not counted and not (isinstance(over, ast.Attribute) and over.attr == "index"):
+            return None
+        after = ast.BinOp(left=ast.Name(id=name.id, ctx=ast.Load()), op=ast.Add(), right=ast.Constant(value=1))
+        row = ast.Slice(lower=ast.Name(id=name.id, ctx=ast.Load()), upper=after)
+        return ast.fix_missing_locations(ast.copy_location(row, name))
 
     def _range_slice(self, node: ast.expr) -> ast.Slice | None:
         """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the
@@ -2238,11 +2259,6 @@ def _fits_in(value: Value) -> frozenset[int]:
 def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
-
-
-def counts_from(part: Part, name: str) -> bool:
-    """Whether a slice's bounds count from the loop's number ``name`` (`[i - win:i]`)."""
-    return bool(part.span) and any(bound[0] == name for bound in part.span[1:])
 
 
 def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | None:

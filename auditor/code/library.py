@@ -15,7 +15,7 @@ from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
 from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.events import Obj
-from auditor.code.frames import counts_from, dtype_choice
+from auditor.code.frames import dtype_choice
 from auditor.code.paths import method_path, path_called
 from auditor.code.replicates import pass_names
 from auditor.code.state import (
@@ -44,6 +44,7 @@ from auditor.code.values import (
     Value,
     argument,
     complement,
+    counts_from,
     data_of,
     is_given,
     join_all,
@@ -998,7 +999,8 @@ class Library(Estimators, TorchLoops):
     def metric(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]
         # ndcg_score([y_q], [pred_q]): one query's labels and scores, each wrapped in a list of rows
-        given = [Value(data=self.rows_of([v])) if v.data is None and v.items else v for v in given]
+        # (or a list a loop appended each step's forecast to, scored as it is)
+        given = [Value(data=self.rows_of([v])) if v.data is None and (v.items or self._listed(v)) else v for v in given]
         predicted = [v.data for v in given if v.data is not None and v.data.predicted]
         truth = [v.data for v in given if v.data is not None and not v.data.predicted]
         curve = name in catalog.CURVE_METRICS
@@ -1014,6 +1016,10 @@ class Library(Estimators, TorchLoops):
             eid = self.evaluation(node, name, frozenset(), truth[-1], truth[0], curve=curve)
             return _scored_by(eid, curve)
         return Value(scores=self.scores_in(given))
+
+    def _listed(self, value: Value) -> bool:
+        """Whether the value is a list or dict the program filled (`preds.append(fit.forecast()[0])`)."""
+        return any(self.record.objects[oid].qualname == CONTAINER for oid in value.objects)
 
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets", "dsets")
@@ -1039,7 +1045,7 @@ class Library(Estimators, TorchLoops):
         datas = [v.data for v in parts if v.data is not None]
         if not datas:
             return NOTHING
-        self._appended_after_fit(datas, node)
+        self.note_appended_after_fit(datas, node)
         keys = kwargs.get("keys")
         names = keys.strings() if keys is not None else None
         if names is not None and len(names) == len(datas):  # concat(..., keys=[...]): .loc[key] takes a part back
@@ -1061,30 +1067,13 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, columns=replace(joined.columns, absent=frozenset(absent)))
         if _both_sides(datas):
             joined = replace(joined, merged=joined.merged | {node.lineno})
-        if _repeats(datas) and not all(d.each_row for d in datas):  # some rows come in twice: a pool of copies
+        passing = self.record.pass_names.get(self.loops[-1], frozenset()) if self.loops else frozenset()
+        if _repeats(datas, passing) and not all(d.each_row for d in datas):  # some rows come in twice: a pool of copies
             joined = replace(joined, rows=self.pool(node, joined.rows, f"{self.text(node.func)} of rows already in it"))
         if kwargs.get("ignore_index", NOTHING).const is True:  # its rows numbered 0..n-1, as reset_index does
             numbered = {(a.parts[-1], node.lineno) for a in joined.rows if a.parts}
             joined = replace(joined, renumbered=joined.renumbered | numbered)
         return Value(data=replace(joined, mask=None))
-
-    def _appended_after_fit(self, datas: list[Data], node: ast.Call) -> None:
-        """Note the rows of each pass's own slice (`test.iloc[t:t + 1]`, bounds counted from the loop's number)
-        put together in a loop after a model of that loop was trained: the next pass's model trains on them."""
-        if not self.loops:
-            return
-        lid = self.loops[-1]
-        names = self.record.pass_names.get(lid, frozenset())
-        trained_before = any(
-            lid in t.loops and t.site.line < node.lineno and t.site.via == self.site(node).via
-            for t in self.record.trains.values()
-        )
-        if not trained_before:
-            return
-        for data in datas:
-            for atom in data.rows:
-                if atom.parts and any(counts_from(atom.parts[-1], name) for name in names):
-                    self.record.appended_after_fit.add(atom)
 
     def _minimized(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """`minimize(loss, x0)` of scipy: the function walked as the body of a loop over the settings it is tried
@@ -1481,11 +1470,16 @@ _MINIMIZERS = frozenset(
 )
 
 
-def _repeats(datas: list[Data]) -> bool:
-    """Whether two of the tables put together may hold the same rows."""
+def _repeats(datas: list[Data], passing: frozenset[str] = frozenset()) -> bool:
+    """Whether two of the tables put together may hold the same rows; a loop's row of each pass (`test.iloc[[t]]`,
+    counted from a name each pass takes anew) is another row each pass, not a repeat of the one before."""
+
+    def each_pass(atom: Atom) -> bool:
+        return bool(atom.parts) and any(counts_from(atom.parts[-1], name) for name in passing)
+
     for i, a in enumerate(datas):
         for b in datas[i + 1 :]:
-            if any(not x.disjoint(y) for x in a.rows for y in b.rows):
+            if any(not x.disjoint(y) and not (each_pass(x) and each_pass(y)) for x in a.rows for y in b.rows):
                 return True
     return False
 

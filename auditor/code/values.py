@@ -175,6 +175,11 @@ def _from_both_ends(lower: Bound, upper: Bound) -> bool:
     return lower[0] == "" and upper[0] == "<end>" and isinstance(lower[1], int) and isinstance(upper[1], int)
 
 
+def counts_from(part: Part, name: str) -> bool:
+    """Whether a slice's bounds count from the loop's number ``name`` (`[i - win:i]`)."""
+    return bool(part.span) and any(bound[0] == name for bound in part.span[1:])
+
+
 def span_within(inner: Part, outer: Part) -> bool:
     """Whether every row of a side of a split lies within another side of it, read from their bounds (`[1:-30]`
     within `[:-30]`); False when they cannot tell."""

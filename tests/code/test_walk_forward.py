@@ -265,3 +265,41 @@ _APPEND = """\
 def test_an_expanding_history_of_the_test_months(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
     assert leaks_found(tmp_path, head, _HISTORY.format(body=body)) == expected
+
+
+_STEPS = """
+s = pd.read_csv("sales.csv", parse_dates=["month"], index_col="month")["units"]
+train, test = s.iloc[:-24], s.iloc[-24:]
+values = s.to_numpy()
+tr, te = values[:-24], values[-24:]
+history, preds = {start}, []
+{loop}
+{body}
+print(mean_absolute_error({truth}, preds))
+"""
+
+_FIT = """\
+    fit = ARIMA(history, order=(1, 1, 1)).fit()
+    preds.append(fit.forecast()[0])"""
+
+
+@pytest.mark.parametrize(
+    ("start", "loop", "added", "truth"),
+    [
+        # each pass's own row, written in the ways a walk forward adds it; the forecasts kept as numbers in a list
+        ("list(tr)", "for t in range(len(te)):", "    history.append(te[t])", "te"),
+        ("list(tr)", "for t in range(len(te)):", "    obs = te[t]\n    history.append(obs)", "te"),
+        ("train.copy()", "for t in range(len(test)):", "    history = pd.concat([history, test.iloc[[t]]])", "test"),
+        ("train.copy()", "for ts in test.index:", "    history = pd.concat([history, test.loc[[ts]]])", "test"),
+    ],
+)
+@pytest.mark.parametrize("after", [True, False])
+def test_each_pass_s_row_put_in_the_history(
+    tmp_path: Path, start: str, loop: str, added: str, truth: str, after: bool
+) -> None:
+    """Put in the history after the pass's forecast, the row is a later pass's to train on; put in before it,
+    the model that forecasts it has seen it."""
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    body = _FIT + "\n" + added if after else added + "\n" + _FIT
+    found = leaks_found(tmp_path, head, _STEPS.format(start=start, loop=loop, body=body, truth=truth))
+    assert [kind for kind, _ in found] == ([] if after else ["overlap"])
