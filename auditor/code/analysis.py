@@ -113,7 +113,9 @@ def _placed(program: Program, leaks: Sequence[Leak]) -> tuple[PlacedLeak, ...]:
             tuple((program.place(s.line, s.column), what) for s, what in leak.into),
             tuple(program.place(s.line, s.column) for s in leak.sites),
             tuple((step.name, program.place(step.line)) for step in leak.chain),
-            program.statement(leak.site.line, leak.site.column),
+            # a place known by its line alone (column 0: values filled at a line, rows put together there) binds the
+            # statement that starts on that line, not a function or loop around it whose body the line is in
+            program.statement(leak.site.line, leak.site.column or None),
             program.context(leak.site.line),
         )
         for leak in leaks

@@ -100,6 +100,38 @@ def test_an_accepted_line_holding_another_statement_later_is_not_accepted(tmp_pa
     assert "not accepted" in stale.message
 
 
+FILLED_IN_A_FUNCTION = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+
+def feats(df):
+    df = df.copy()
+    df["t"] = df["x"].rolling(7, center=True).mean()
+    return df
+
+
+df = feats(pd.read_csv("d.csv", parse_dates=["date"]).sort_values("date"))
+tr, te = df[df.date < "2023-01-01"], df[df.date >= "2023-01-01"]
+print(Ridge().fit(tr[["t"]], tr["y"]).score(te[["t"]], te["y"]))
+"""
+
+
+def test_a_leak_placed_by_its_line_in_a_function_binds_that_line_s_statement(tmp_path: Path) -> None:
+    """Values filled from later rows are placed by their line alone: an acceptance binds the statement on that line,
+    not the function around it, so a change of the line inside the function is not accepted by it."""
+    centred = "df['t'] = df['x'].rolling(7, center=True).mean()"
+    (tmp_path / "train.py").write_text(FILLED_IN_A_FUNCTION)
+    leak = finding(_audit(tmp_path, {"paths": ["train.py"]}), "CDL002")
+    assert leak.key == "train.py:7" and leak.evidence["statement"] == centred
+    accept = [{"code": "CDL002", "key": "train.py:7", "values": [centred], "reason": "reviewed"}]
+    assert _audit(tmp_path, {"paths": ["train.py"]}, accept=accept).exit_code == 0
+    (tmp_path / "train.py").write_text(FILLED_IN_A_FUNCTION.replace("rolling(7,", "rolling(30,"))
+    assert _audit(tmp_path, {"paths": ["train.py"]}, accept=accept).exit_code == 1
+    by_def = [{"code": "CDL002", "key": "train.py:7", "values": ["def feats(df):"], "reason": "reviewed"}]
+    assert _audit(tmp_path, {"paths": ["train.py"]}, accept=by_def).exit_code == 1
+
+
 def test_an_entry_naming_only_the_line_accepts_nothing_and_says_what_to_add(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(LEAKY)
     accept = [{"code": "CDL001", "key": "train.py:7", "reason": "reviewed"}]
