@@ -971,6 +971,21 @@ class Library(Estimators, TorchLoops):
             learned = self.fit(node, "cross_val_predict", "the labels of the other folds' rows", Strength.TARGET, x)
             self.record.out_of_fold.add(learned)
             return Value(data=replace(x, predicted=models, cross_validated=True, fits=x.fits | {learned}))
+        returned = next((k for k in node.keywords if k.arg == "return_estimator"), None)
+        fold_models = returned is not None and self.ev(returned.value).const is True and len(models) == 1
+        if name == "cross_validate" and fold_models and returned is not None:
+            # each fold's fitted model, cv["estimator"]: models trained on these rows, to be scored elsewhere
+            folds = self._fold_models(next(iter(models)), x, y, kwargs.get("cv"), returned)
+            results = self.obj(node.func, CONTAINER)
+            results.elements = Value(scores=frozenset({eid}))
+            results.entries.update(
+                {
+                    "test_score": results.elements,
+                    "train_score": results.elements,
+                    "estimator": Value(objects=frozenset({folds.id})),
+                }
+            )
+            return Value(objects=frozenset({results.id}))
         if name == "validation_curve" and x is not None:
             # train and validation scores per setting: the setting picked by them (argmax) is chosen on these rows,
             # as a search's best_params_ is
@@ -980,6 +995,26 @@ class Library(Estimators, TorchLoops):
             each = Value(scores=frozenset({eid}), stats=frozenset({picked}))
             return Value(items=(each, each), scores=each.scores, stats=each.stats)
         return Value(scores=frozenset({eid}))
+
+    def _fold_models(self, model: int, x: Data | None, y: Data | None, cv: Value | None, at: ast.keyword) -> Obj:
+        """The list of the models cross_validate(return_estimator=True) fitted, one per fold: one object built as
+        ``model`` was, built anew in each of the folds' passes (as many as `cv` says, 5 by default)."""
+        built = self.record.objects[model]
+        fold = self.obj(at, built.qualname, built.role)
+        fold.node, fold.steps, fold.params = built.node, list(built.steps), dict(built.params)
+        fold.selects, fold.baked = built.selects, built.baked
+        passes, _ = self.key_id("loop", at.value)  # the folds, as a loop whose every pass fits another model
+        count = cv.const if cv is not None else 5
+        if cv is not None and count is None:
+            for oid in cv.objects:
+                count = self.record.objects[oid].params.get("n_splits", NOTHING).const
+        if type(count) is int and count > 0:
+            self.record.pass_counts[passes] = count
+        fold.loops = (*self.loops, passes)
+        trained = self.train(at, f"{built.name}.fit (a fold of cross_validate)", fold, x, y)
+        trained.loops = fold.loops
+        fold.trains = frozenset({trained.id})
+        return self.container(at.value, Value(objects=frozenset({fold.id})))
 
     def _split_folds(self, value: Value) -> str | None:
         """The split whose folds ``value`` is, a splitter's split() (or a list of its folds); None otherwise."""
