@@ -1181,6 +1181,10 @@ class Frames(WalkState):
             return self.call_value(
                 Value(names=frozenset({stacked})), [Value(items=given)], {}, self._call_at(node, node.value)
             )
+        if holder.data is not None and indexer is None and isinstance(index.const, str):
+            archived = self._archived_array(holder.data, index.const, node)
+            if archived is not None:
+                return Value(data=archived)
         if holder.data is not None and indexer in (None, "loc", "iloc"):
             index = self._called_on(holder, node, index)
         out = NOTHING
@@ -1802,6 +1806,26 @@ class Frames(WalkState):
         ranges = [self._range_slice(e) for e in listed.elts]
         return [r for r in ranges if r is not None] if all(r is not None for r in ranges) else None
 
+    def _archived_array(self, archive: Data, key: str, node: ast.Subscript) -> Data | None:
+        """`data["X_test"]` of `data = np.load("imu.npz")`: an array of its own, not a column of one table. The
+        arrays whose keys name one part (`X_test` and `y_test`: the part `test`) hold the same rows, read as a file
+        of that name inside the archive (`imu.npz/test`), so a part named as the test set is one."""
+        origins = [self.record.origins.get(a.origin) for a in archive.rows]
+        if len(origins) != 1 or any(a.parts for a in archive.rows):
+            return None
+        origin = origins[0]
+        if origin is None or origin.path is None or not origin.path.lower().endswith(".npz"):
+            return None
+        part = _ARRAY_ROLE.sub("", key)
+        # keys that name a role only (`X`, `y`, `arr_0` of test.npz): the archive's rows, named by its file
+        inside = origin.path if not part or _ROLE_ONLY.fullmatch(key) else f"{origin.path}/{part}"
+        if inside not in self.archived:
+            array = self.source(node, f"np.load({origin.path!r})[{key!r}]", read=True)
+            for atom in array.rows:
+                self.record.origins[atom.origin].path = inside
+            self.archived[inside] = array
+        return self.archived[inside]
+
     def _pass_row(self, node: ast.expr) -> ast.Slice | None:
         """`test[t]`, `te.iloc[[t]]`, `te.loc[ts]` where the innermost loop's own target ``t`` goes over `range(...)`
         or a table's index: the one row of each pass, as the slice `[t:t + 1]` (None for any other index)."""
@@ -2027,6 +2051,9 @@ def _dates_only(data: Data) -> bool:
 
 
 # numpy's index tricks that put arrays together: np.c_[X, y] as column_stack, np.r_[a, b] as concatenate
+# What a key of an archive's array says of its role, not of its part: X_test, y_test, test_x, labels_train
+_ARRAY_ROLE = re.compile(r"(?i)^(x|y|features?|labels?|targets?|inputs?)_|_(x|y|features?|labels?|targets?)$")
+_ROLE_ONLY = re.compile(r"(?i)x|y|features?|labels?|targets?|inputs?|data|arr_\d+")
 _STACKERS = {"numpy.c_": "numpy.column_stack", "numpy.r_": "numpy.concatenate"}
 # Running totals, maxima, minima and products: of every row up to and with each one
 _RUNNING = frozenset({"cumsum", "cumprod", "cummax", "cummin"})

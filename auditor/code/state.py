@@ -73,6 +73,8 @@ class WalkState(ABC):
         self.loops: list[int] = []  # the loops around the statement being walked
         self.train_nodes: dict[int, ast.AST] = {}  # a training -> the call that trained
         self.loop_nodes: dict[int, ast.AST] = {}  # each loop's node, by its id
+        # the arrays of an .npz archive, by the part of the data their key names (`imu.npz/test` for X_test, y_test)
+        self.archived: dict[str, Data] = {}
         self.pass_names: dict[int, frozenset[str]] = {}  # each loop's names taken anew per pass (once read)
         # `if acc > best: best = acc`: comparisons whose branch keeps only the compared value (a running max)
         self.value_compares: set[int] = set()
