@@ -1193,8 +1193,12 @@ class Estimators(WalkState):
             ]
             if learners:
                 strongest = max(learners, key=lambda p: list(Strength).index(p.role.strength))  # type: ignore[union-attr]
-                names = ", ".join(p.name for p in learners)
-                return f"{names}: {strongest.role.learns}", strongest.role.strength  # type: ignore[union-attr]
+                # "each category's mean label (TargetEncoder; also StandardScaler's statistics)": what the
+                # strongest step learns, named, then the other steps that learn
+                others = sorted({p.name for p in learners if p.name != strongest.name})
+                also = f"; also {' and '.join(others)}" if others else ""
+                learns = f"{strongest.role.learns} ({strongest.name}{also})"  # type: ignore[union-attr]
+                return learns, strongest.role.strength  # type: ignore[union-attr]
             return "its steps' statistics", Strength.STATISTICS
         return "a transformation fitted to the rows", Strength.TARGET if supervised else Strength.STATISTICS
 

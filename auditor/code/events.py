@@ -74,7 +74,16 @@ class Obj:
         if self.qualname.startswith("<result of ") and self.qualname.endswith(">"):
             # what a call of code the walk does not know made: named by the call (`CoxPHFitter()`)
             return self.qualname.removeprefix("<result of ").removesuffix(">").rpartition(".")[2]
-        return self.qualname.rpartition(".")[2] or self.qualname
+        name = self.qualname.rpartition(".")[2] or self.qualname
+        return _MADE_BY.get(name, name)
+
+
+# scikit-learn's shorthands name the object they build: make_pipeline(...) is a Pipeline
+_MADE_BY = {
+    "make_pipeline": "Pipeline",
+    "make_union": "FeatureUnion",
+    "make_column_transformer": "ColumnTransformer",
+}
 
 
 def nested_steps(objects: Mapping[int, Obj], start: Iterable[int]) -> Iterator[Obj]:

@@ -679,16 +679,19 @@ class _Rules:
                 same_pass = frozenset(a for a in x.rows if not any(self._other_passes(a, t, lid) for lid in passes))
                 how = self._how_seen(t, replace(x, rows=same_pass), back)
                 merged = sorted(x.merged)
+                cut = self._cut_scored(v, t)
+                # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
+                meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
                 return Leak(
                     LeakKind.OVERLAP,
                     True,
                     train.site,
                     train.what,
                     f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
-                    f"({e.what}){self._cut_scored(v, t)}: the score is measured on rows the model was trained on.",
+                    f"({e.what}){cut}: the score is measured on rows the model was trained on.",
                     ((e.site, e.what),),
                     _chain_after(x, 0),
-                    _OVERLAP_FIX,
+                    _MEETING_CUTS_FIX if meet else _OVERLAP_FIX,
                     (("trained_on", how),),
                     (train.site, e.site, *(Site(line, 0) for line in merged)),
                     (("train", train.site, train.what), ("score", e.site, e.what)),
@@ -1162,18 +1165,21 @@ class _Rules:
                 elif upstream:
                     derived = upstream
                     named = ", ".join(repr(u) for u in upstream)
-                    detail = f"{named}, which the label '{label}' was computed from, are among the features"
+                    are = "are" if len(upstream) > 1 else "is"
+                    detail = f"{named}, which the label '{label}' was computed from, {are} among the features"
                 elif derived and via is not None:
                     named = ", ".join(repr(d) for d in derived)
                     detail = (
-                        f"{named} computed from '{via}', which the label '{label}' was computed from, are among the "
+                        f"{named} computed from '{via}', which the label '{label}' was computed from, "
+                        f"{'are' if len(derived) > 1 else 'is'} among the "
                         "features"
                     )
                 elif spread:
                     named = ", ".join(repr(d) for d in derived)
                     srcs = " and ".join(repr(s) for s in sorted(sources))
                     detail = (
-                        f"{named}, computed from {srcs}, which the label '{label}' was computed from, are among the "
+                        f"{named}, computed from {srcs}, which the label '{label}' was computed from, "
+                        f"{'are' if len(derived) > 1 else 'is'} among the "
                         "features"
                     )
                 elif derived:
@@ -1562,6 +1568,10 @@ _RESAMPLE_FIX = (
     "resamples inside each training fold); never make copies of rows before they are split."
 )
 _OVERLAP_FIX = "Train on the training part only; keep the test rows out of every fit until the final score."
+_MEETING_CUTS_FIX = (
+    "Make the two cuts disjoint: one side strict, the other not (`date < cut` for training, `date >= cut` for the "
+    "test), or slices that end where the other starts (`[:cut]` and `[cut:]`)."
+)
 _MULTI_TEST_FIX = (
     "Choose among models on a validation split or by cross-validation on the training part; score only the "
     "chosen model, once, on the test set."

@@ -1,0 +1,64 @@
+"""What a finding calls the objects and columns it names: a pipeline made by `make_pipeline` is a Pipeline, a
+column transformer says what its strongest step learns and names its steps, and one column is one column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.code.reading import read_script
+
+HEAD = """\
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler, TargetEncoder
+
+df = pd.read_csv("matches.csv")
+"""
+
+
+def _messages(tmp_path: Path, body: str) -> list[str]:
+    result, _ = read_script(tmp_path, HEAD, body)
+    return [p.leak.message for p in result.leaks]
+
+
+def test_a_pipeline_made_by_make_pipeline_is_named_a_pipeline(tmp_path: Path) -> None:
+    body = """
+df["home_win"] = (df["hg"] > df["ag"]).astype(int)
+df["goal_diff"] = df["hg"] - df["ag"]
+make_pipeline(StandardScaler(), LogisticRegression()).fit(df[["odds", "goal_diff"]], df["home_win"])
+"""
+    [message] = _messages(tmp_path, body)
+    assert message.startswith("Pipeline.fit learns y = 'home_win' from X, and 'goal_diff', computed from 'ag' and ")
+    assert "was computed from, is among the features" in message
+
+
+def test_a_column_transformer_says_what_its_strongest_step_learns(tmp_path: Path) -> None:
+    body = """
+ct = ColumnTransformer([("te", TargetEncoder(), ["team"]), ("sc", StandardScaler(), ["odds"])])
+X = ct.fit_transform(df[["team", "odds"]], df["goals"])
+X_tr, X_te, y_tr, y_te = train_test_split(X, df["goals"], random_state=0)
+print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+"""
+    [message] = _messages(tmp_path, body)
+    assert "ColumnTransformer.fit_transform learns each category's mean label (TargetEncoder; also StandardScaler)" in (
+        message
+    )
+
+
+def _fixes(tmp_path: Path, body: str) -> list[str]:
+    result, _ = read_script(tmp_path, HEAD, body)
+    return [p.leak.fix for p in result.leaks]
+
+
+def test_cuts_that_meet_are_told_to_be_made_disjoint(tmp_path: Path) -> None:
+    """`<= cut` beside `>= cut` already trains on the training part: the fix is the cuts, not the training."""
+    fit = "m = Ridge().fit(tr[['odds']], tr['goals'])\nprint(m.score(te[['odds']], te['goals']))\n"
+    for train, test in (("df[df['day'] <= '2023-07-01']", "df[df['day'] >= '2023-07-01']"), ("df[:900]", "df[800:]")):
+        [fix] = _fixes(tmp_path, f"tr, te = {train}, {test}\n" + fit)
+        assert fix.startswith("Make the two cuts disjoint")
+    [fix] = _fixes(tmp_path, "tr, te = df, df[df['day'] >= '2023-07-01']\n" + fit)
+    assert fix.startswith("Train on the training part only")
