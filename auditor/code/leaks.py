@@ -785,6 +785,10 @@ class _Rules:
         untold = {lid for e in evaluations for lid in e.loops if lid not in self.r.pass_counts} - made_in
         if untold:  # blend weights tried by minimize(): the tries are the settings, however many models they mix
             return "once per model or setting of a loop"
+        combined = self._combined_per_pass(evaluations)
+        if combined is not None:  # m1 and m0 of a T-learner fitted per candidate, one score of both: a try a pass
+            up_to = "up to " if made_in & self.r.passes_at_most else ""
+            return f"for {up_to}{combined} models"
         if len(models) > 1 or (len(models) == 1 and (built[0] or 0) > 1):
             known = None if None in built else sum(b or 0 for b in built)
             # a pass that may skip its model (`continue`, `if`, `break`): at most that many
@@ -796,6 +800,22 @@ class _Rules:
             up_to = "up to " if loops & self.r.passes_at_most else ""
             return (f"{up_to}{passes} times, once" if passes else "once") + " per model or setting of a loop"
         return f"{len({e.site for e in evaluations})} times"
+
+    def _combined_per_pass(self, evaluations: list[Evaluation]) -> int | None:
+        """The tries, when every score combines several models built in the loop it is taken in (one pass, one
+        candidate, however many models it fits): the passes of those loops, once per set of models scored; None
+        otherwise, or when a loop does not say how many passes it makes."""
+        total = 0
+        for models in {e.models for e in evaluations}:
+            loops = {lid for e in evaluations if e.models == models for lid in e.loops}
+            shared = tuple(sorted(lid for lid in loops if all(lid in self.r.objects[m].loops for m in models)))
+            if len(models) < 2 or not shared or any(m not in self.r.objects for m in models):
+                return None
+            passes = self._passes(shared)
+            if passes is None:
+                return None
+            total += passes
+        return total
 
     def _passes(self, loops: tuple[int, ...]) -> int | None:
         """How many passes loops nested in one another make in all, None when one of them does not say."""

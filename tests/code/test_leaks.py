@@ -1573,6 +1573,16 @@ for depth in (3, 6):
 print(max(scores, key=scores.get))""",
             "for 6 models,",
         ),
+        (  # two models fitted per candidate and scored together (a T-learner's uplift): one try a pass
+            """from sklearn.base import clone
+auc = {}
+for name, base in {"ridge": Ridge(), "lasso": Lasso(), "rf": RandomForestRegressor()}.items():
+    m1 = clone(base).fit(X_tr[X_tr.t == 1], y_tr[X_tr.t == 1])
+    m0 = clone(base).fit(X_tr[X_tr.t == 0], y_tr[X_tr.t == 0])
+    auc[name] = r2_score(y_te, m1.predict(X_te) - m0.predict(X_te))
+print(max(auc, key=auc.get))""",
+            "for 3 models,",
+        ),
         (  # one model whose setting each pass changes: the passes are the tries
             """m = Ridge()
 scores = {}
