@@ -232,8 +232,19 @@ class Finding(_Frozen):
         """Whether the finding can fail the audit (accepted findings are shown, not counted)."""
         return not self.accepted
 
-    def sort_key(self) -> tuple[int, str, str, str]:
-        return (-self.severity.rank, self.code, self.key or "", self.title)
+    def sort_key(self) -> tuple[int, str, tuple[tuple[str, int], ...], str, str]:
+        """Most severe first, then by code and key, numbers in keys by value (`train.py:9` before `train.py:10`)."""
+        key = self.key or ""
+        return (-self.severity.rank, self.code, natural_order(key), key, self.title)
+
+
+def natural_order(text: str) -> tuple[tuple[str, int], ...]:
+    """``text`` as (text, number) pairs, so that runs of digits compare by their value: `w9` before `w10`."""
+    pieces = _DIGITS.split(text)
+    return tuple((pieces[i], int(pieces[i + 1]) if i + 1 < len(pieces) else -1) for i in range(0, len(pieces), 2))
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 class StageError(_Frozen):
