@@ -35,6 +35,7 @@ from auditor.code.masks import (
     negated_conjuncts,
     period_after,
 )
+from auditor.code.replicates import counters
 from auditor.code.sources import Program
 from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SCORE_TABLE, WalkState
 from auditor.code.values import (
@@ -61,6 +62,7 @@ from auditor.code.values import (
     within_names,
     within_rows,
 )
+from auditor.code.walkforward import one_row
 
 # Attributes of a table that are not one of its columns.
 _TABLE_ATTRIBUTES = frozenset(
@@ -1827,21 +1829,34 @@ class Frames(WalkState):
         return self.archived[inside]
 
     def _pass_row(self, node: ast.expr) -> ast.Slice | None:
-        """`test[t]`, `te.iloc[[t]]`, `te.loc[ts]` where the innermost loop's own target ``t`` goes over `range(...)`
-        or a table's index: the one row of each pass, as the slice `[t:t + 1]` (None for any other index)."""
+        """`test[t]`, `te.iloc[[t]]`, `te.loc[ts]` where ``t`` is the innermost loop's own count, over `range(...)`
+        (written there or held in a name), a table's index or `enumerate(...)`: the one row of each pass, as the
+        slice `[t:t + 1]` (None for any other index)."""
         name = node.elts[0] if isinstance(node, ast.List) and len(node.elts) == 1 else node
         if not isinstance(name, ast.Name) or not self.loops:
             return None
         loop = self.loop_nodes.get(self.loops[-1])
-        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or loop.target.id != name.id:
+        if isinstance(loop, ast.While):  # t = 0; while t < len(test): ...; t += 1
+            return one_row(name) if name.id in counters(loop) else None
+        if not isinstance(loop, ast.For):
             return None
         over = loop.iter
-        counted = isinstance(over, ast.Call) and self.ev(over.func).names == {"builtins.range"}
-        if not counted and not (isinstance(over, ast.Attribute) and over.attr == "index"):
+        if isinstance(over, ast.Name):
+            over = self.assigned_once(over) or over
+        target = loop.target
+        if isinstance(target, ast.Tuple) and target.elts and isinstance(over, ast.Call):
+            # for t, obs in enumerate(test): t counts the passes
+            if self.ev(over.func).names != {"builtins.enumerate"}:
+                return None
+            target = target.elts[0]
+        elif isinstance(over, ast.Call):
+            if self.ev(over.func).names != {"builtins.range"}:
+                return None
+        elif not (isinstance(over, ast.Attribute) and over.attr == "index"):
             return None
-        after = ast.BinOp(left=ast.Name(id=name.id, ctx=ast.Load()), op=ast.Add(), right=ast.Constant(value=1))
-        row = ast.Slice(lower=ast.Name(id=name.id, ctx=ast.Load()), upper=after)
-        return ast.fix_missing_locations(ast.copy_location(row, name))
+        if not isinstance(target, ast.Name) or target.id != name.id:
+            return None
+        return one_row(name)
 
     def _range_slice(self, node: ast.expr) -> ast.Slice | None:
         """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the

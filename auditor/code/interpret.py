@@ -20,6 +20,7 @@ from auditor.code.replicates import changing_names, is_replicate, keeps_compared
 from auditor.code.sources import MODULE_LINES, Program
 from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all, own_taken_out
+from auditor.code.walkforward import adds_to_history, one_row
 
 LOOP_PASSES = 2  # a loop's body is walked twice: a value bound at its end reaches its start on the second
 NESTED_LOOP_PASSES = 2  # loops nested this deep or less are walked twice; deeper ones once
@@ -137,6 +138,8 @@ class Walker(Calls, Frames):
                 )
             else:
                 element = self.iterate(iterated)
+                if adds_to_history(node):
+                    element = self._each_pass_row(node.target, element)
                 if iterated.data is not None and iterated.data.grouped:
                     # for seg, part in test.groupby("segment"): each pass holds one group's rows, another's
                     self.record.group_passes.add(self.key_id("loop", node)[0])
@@ -998,6 +1001,17 @@ class Walker(Calls, Frames):
         if type(count) is not int or not 2 <= count <= EACH_ITEM:
             return None
         return tuple(Value(consts=frozenset({i})) for i in range(count))
+
+    def _each_pass_row(self, target: ast.expr, element: Value) -> Value:
+        """In a walk forward, what each pass goes over is that pass's row of those rows (`for obs in test`, `for t,
+        obs in enumerate(test)`, `for ts, obs in zip(test.index, test.values)`): named by the target it is bound to,
+        as `test[t:t + 1]` is by `t`."""
+        if isinstance(target, ast.Name) and element.data is not None and element.data.rows:
+            return replace(element, data=self._rows(element.data, one_row(target), NOTHING, target))
+        if isinstance(target, ast.Tuple) and element.items is not None and len(element.items) == len(target.elts):
+            items = tuple(self._each_pass_row(t, v) for t, v in zip(target.elts, element.items, strict=True))
+            return replace(element, items=items)
+        return element
 
     def _indexes_pieces(self, node: ast.For | ast.AsyncFor) -> bool:
         """Whether the loop's number picks one of the pieces of np.array_split or np.split (`folds[i]`)."""

@@ -80,6 +80,8 @@ def _of_numbers(node: ast.AST, name: str) -> bool:
 def pass_names(node: ast.AST) -> frozenset[str]:
     """The names whose value each pass of a loop takes from what it goes over: its targets, and the names its
     body assigns from them (``path = f"{d}/{name}"``), but not those it assigns the same value in every pass."""
+    if isinstance(node, ast.While):
+        return counters(node)
     parts = _loop_parts(node)
     if parts is None:
         return frozenset()
@@ -98,6 +100,20 @@ def pass_names(node: ast.AST) -> frozenset[str]:
                 found |= new
                 grown = True
     return frozenset(found)
+
+
+def counters(node: ast.While) -> frozenset[str]:
+    """The names a while loop counts its passes with: moved by a number in its body (`t += 1`)."""
+    return frozenset(
+        found.target.id
+        for stmt in node.body
+        for found in ast.walk(stmt)
+        if isinstance(found, ast.AugAssign)
+        and isinstance(found.target, ast.Name)
+        and isinstance(found.op, ast.Add | ast.Sub)
+        and isinstance(found.value, ast.Constant)
+        and type(found.value.value) is int
+    )
 
 
 def read_beside_seeds(call: ast.AST) -> frozenset[str]:

@@ -291,6 +291,12 @@ _FIT = """\
         ("list(tr)", "for t in range(len(te)):", "    obs = te[t]\n    history.append(obs)", "te"),
         ("train.copy()", "for t in range(len(test)):", "    history = pd.concat([history, test.iloc[[t]]])", "test"),
         ("train.copy()", "for ts in test.index:", "    history = pd.concat([history, test.loc[[ts]]])", "test"),
+        # the row gone over, by enumerate, zip or the loop itself; a counted while loop
+        ("list(tr)", "for t, obs in enumerate(te):", "    history.append(obs)", "te"),
+        ("list(tr)", "for t, obs in enumerate(te):", "    history.append(te[t])", "te"),
+        ("list(tr)", "for ts, obs in zip(test.index, te):", "    history.append(obs)", "te"),
+        ("list(tr)", "for obs in te:", "    history.append(obs)", "te"),
+        ("list(tr)", "t = 0\nwhile t < len(te):", "    history.append(te[t])\n    t += 1", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])
