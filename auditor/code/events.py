@@ -41,6 +41,7 @@ class Origin:
     # the loops each of whose passes reads other rows here (read_csv(name) in `for name in files`)
     passes: frozenset[int] = frozenset()
     path: str | None = None  # the file a reader read, as the filesystem takes it, when the walk knows it
+    drawn: bool = False  # values drawn at random (np.random.rand): a synthetic table, its label made from it
 
 
 @dataclass

@@ -1425,7 +1425,8 @@ class Frames(WalkState):
                 )
             else:  # positions (iloc, numpy): the columns kept cannot be named
                 one = isinstance(cols.const, int) and not isinstance(cols.const, bool)
-                of = selected.columns if one and selected.columns is not None and not selected.columns.opaque else None
+                known = selected.columns is None or not selected.columns.opaque
+                of = (selected.columns,) if one and known else None
                 selected = replace(
                     selected,
                     columns=Columns(opaque=True),

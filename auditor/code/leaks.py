@@ -1138,11 +1138,14 @@ class _Rules:
             regression = self._regression(models)
             if x is not None and x.columns is not None:
                 x = self._used(x, models)
-            if x is None or y is None or x.columns is None or x.columns.opaque:
-                continue
-            if y.position_of is not None and x.columns == y.position_of and x.rows == y.rows and not x.past:
+            by_position = x is not None and y is not None and y.position_of == (x.columns,) and x.rows == y.rows
+            # a table drawn at random (np.random.rand) holds no answer: its label is made from it to be learned
+            drawn = y is not None and all(self.r.origins[a.origin].drawn for a in y.rows if a.origin in self.r.origins)
+            if by_position and x is not None and y is not None and not x.past and not drawn:
                 # the same rows' every column, the label's too (not the rows before, `shift(1)`, nor the next)
                 leaks.setdefault(site, self._label_by_position(site, what, x, y))
+                continue
+            if x is None or y is None or x.columns is None or x.columns.opaque:
                 continue
             labels = sorted(s for s in y.sources if not s.startswith("<"))
             if not labels or not self._same_table(x, y):

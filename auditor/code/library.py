@@ -553,6 +553,8 @@ class Library(Estimators, TorchLoops):
             # a pass of a loop over file names reads the file it names: its rows are that file's, not the loop's
             label = f"{last}({again[1]!r})" if again is not None and self._read_anew(node) else f"{last}({where})"
             data = replace(self.source(node, label, read=True), columns=Columns() if named else None)
+            for atom in data.rows:
+                self.record.origins[atom.origin].drawn = drawn
             if again is not None:
                 for atom in data.rows:
                     self.record.origins[atom.origin].path = again[1]
@@ -1401,7 +1403,7 @@ class Library(Estimators, TorchLoops):
             axis = kwargs.get("axis") or (args[3] if len(args) > 3 else None)
             if axis is not None and axis.const == 1:  # np.insert(X, k, y, axis=1): y as a column of X
                 return self._columns_joined([args[0], args[2]])
-        if name == "delete" and len(args) >= 2 and first.data is not None and first.data.columns is not None:
+        if name == "delete" and len(args) >= 2 and first.data is not None:
             axis = kwargs.get("axis") or (args[2] if len(args) > 2 else None)
             if axis is not None and axis.const == 1:  # np.delete(X, -1, axis=1): columns taken out by position
                 return Value(data=replace(first.data, columns=Columns(opaque=True), mask=None))

@@ -118,8 +118,16 @@ m = RandomForestRegressor()
         ("m.fit(train[:, :-1], train[:, -1])", []),
         ("m.fit(np.delete(train, -1, axis=1), train[:, -1])", []),
         ("m.fit(tr.drop(columns='kwh'), tr.iloc[:, -1])", []),
+        # an array read by numpy, its columns not named: the same
+        ("arr = np.loadtxt('energy.csv', delimiter=',')\nm.fit(arr, arr[:, 0])", ["label_in_features"]),
+        ("arr = np.load('energy.npy')\nX, y = arr, arr[:, -1]\nm.fit(X, y)", ["label_in_features"]),
+        ("arr = np.loadtxt('energy.csv', delimiter=',')\nm.fit(arr[:, 1:], arr[:, 0])", []),
+        # a table drawn at random, its label made from it to be learned: a synthetic task, no answer leaked
+        ("arr = np.random.rand(100, 3)\nm.fit(arr, arr[:, 0] > 0.5)", []),
+        ("arr = np.loadtxt('energy.csv', delimiter=',')\nm.fit(np.delete(arr, 0, axis=1), arr[:, 0])", []),
         # the next row's value of a column from this row's: a forecast, the rows are not the same
         ("m.fit(df.iloc[:-1], df.iloc[1:, 0])", []),
+        ("arr = np.loadtxt('energy.csv', delimiter=',')\nm.fit(arr[:-1], arr[1:, 0])", []),
         ("m.fit(df.shift(1).iloc[1:], df.iloc[1:, 0])", []),
     ],
 )
