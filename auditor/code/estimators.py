@@ -925,7 +925,7 @@ class Estimators(WalkState):
             return held.data is None and not held.objects and bool(held.consts)
         return False
 
-    def note_appended_after_fit(self, datas: list[Data], node: ast.Call) -> None:
+    def note_appended_after_fit(self, datas: list[Data], node: ast.expr | ast.stmt) -> None:
         """Note the rows of each pass's own slice (`test.iloc[t:t + 1]`, bounds counted from the loop's number)
         put together in a loop after a model of that loop was trained: the next pass's model trains on them."""
         if not self.loops:

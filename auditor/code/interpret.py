@@ -109,7 +109,9 @@ class Walker(Calls, Frames):
         elif isinstance(node, ast.AugAssign):
             target = node.target
             before = self.lookup(target) if isinstance(target, ast.Name) else self.ev(target)
-            combined = self.combine(before, self.ev(node.value))
+            given = self.ev(node.value)
+            # history += [obs]: the list extended, as history + [obs] makes it
+            combined = self._lists_added(node.op, node, before, given) or self.combine(before, given)
             self.assign(node.target, combined, node)
             if isinstance(target, ast.Name) and before.data is not None:
                 # `X -= X.mean(0)` changes an array or a frame in place: what else holds it (a caller) sees it
@@ -758,6 +760,9 @@ class Walker(Calls, Frames):
             # oof @ w, X @ components: the rows are the left's; the right's rows are summed over, what they were
             # computed with kept (weights being fitted are not rows scored)
             right = Value(stats=right.stats | right.data.fits, scores=right.scores)
+        listed = self._lists_added(node.op, node, left, right)
+        if listed is not None:
+            return listed
         combined = self.combine(left, right)
         if isinstance(node.op, ast.Sub) and combined.data is not None and own_taken_out(left, right):
             # g.cumsum() - df["y"]: the running total less the row's own value, the earlier rows' only
@@ -778,6 +783,27 @@ class Walker(Calls, Frames):
             if items is not None:
                 combined = replace(combined, items=items)
         return combined
+
+    def _lists_added(
+        self, op: ast.operator, node: ast.BinOp | ast.AugAssign, left: Value, right: Value
+    ) -> Value | None:
+        """`history[1:] + [test[t]]`: a list the program built and a written list put together, a list of the rows of
+        both, as extend() makes it (in a loop after the pass's forecast, each pass's row is a later pass's)."""
+        if not isinstance(op, ast.Add) or (left.items is None and right.items is None):
+            return None
+        if left.items is not None or right.items is None or not self._a_list(left):
+            return None  # [X0] + [copies ...]: a written list first is read as list arithmetic (_list_items)
+        rows = self.rows_of([left, right])
+        if rows is None:
+            return None
+        added = [item.data for item in right.items if item.data is not None]
+        if added:
+            self.note_appended_after_fit(added, node)
+        made = self.container(node, Value(data=rows))
+        return Value(objects=frozenset({made.id}), data=rows)
+
+    def _a_list(self, value: Value) -> bool:
+        return any(self.record.objects[o].qualname == CONTAINER for o in value.objects)
 
     def _list_items(self, op: ast.operator, left: Value, right: Value) -> tuple[Value, ...] | None:
         """The items of list arithmetic, as a concatenation reads them: ``[a] * 3`` is a three times, and

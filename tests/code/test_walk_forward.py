@@ -297,6 +297,10 @@ _FIT = """\
         ("list(tr)", "for ts, obs in zip(test.index, te):", "    history.append(obs)", "te"),
         ("list(tr)", "for obs in te:", "    history.append(obs)", "te"),
         ("list(tr)", "t = 0\nwhile t < len(te):", "    history.append(te[t])\n    t += 1", "te"),
+        # the list put together anew, or extended by +=; a window of the last rows kept
+        ("list(tr)", "for t in range(len(te)):", "    history = history + [te[t]]", "te"),
+        ("list(tr)", "for t in range(len(te)):", "    history = history[1:] + [te[t]]", "te"),
+        ("list(tr)", "for t in range(len(te)):", "    history += [te[t]]", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])
