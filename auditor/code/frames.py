@@ -191,7 +191,8 @@ _MASKS = frozenset(
     ["isin", "between", "notna", "isna", "notnull", "isnull", "duplicated", "contains", "startswith", "endswith"]
 )
 # Column names that say a time: what a table ordered by them is ordered by.
-_TIME_NAME = re.compile(r"(?i)(date|time|stamp|datetime|(^|_)(dt|day|week|month|year|hour|period)(_|$))")
+# (`ds`: Prophet's and statsforecast's column of dates; `ts`: a timestamp)
+_TIME_NAME = re.compile(r"(?i)(date|time|stamp|datetime|(^|_)(dt|ds|ts|day|week|month|year|hour|period)(_|$))")
 
 
 def is_time_name(name: str) -> bool:
@@ -617,7 +618,9 @@ class Frames(WalkState):
         if name == "rename" and data.columns is not None:
             renamed = self._renamed(data.columns, args, kwargs)
             if renamed is not None:
-                return Value(data=replace(data, columns=renamed, mask=None))
+                # a column read as dates holds dates under its new name (`rename(columns={"date": "ds"})`)
+                dates = data.dates | {new for old, new in renamed[1] if old in data.dates}
+                return Value(data=replace(data, columns=renamed[0], dates=frozenset(dates), mask=None))
         if name in ("rename", "to_frame") and data.columns is None and args and isinstance(args[0].const, str):
             # y.shift(-1).rename("y"), joined beside the features: its values from later rows are that column's only
             named = frozenset((line, str(args[0].const)) for line, _ in data.later)
@@ -936,8 +939,11 @@ class Frames(WalkState):
                     found |= self._fits_within(entry, depth + 1)
         return found
 
-    def _renamed(self, columns: Columns, args: list[Value], kwargs: dict[str, Value]) -> Columns | None:
-        """rename(columns={"old": "new"}): each new name computed from the old one (None: not a mapping read)."""
+    def _renamed(
+        self, columns: Columns, args: list[Value], kwargs: dict[str, Value]
+    ) -> tuple[Columns, list[tuple[str, str]]] | None:
+        """rename(columns={"old": "new"}): each new name computed from the old one, and the (old, new) pairs (None:
+        not a mapping read)."""
         mapping = kwargs.get("columns") or (args[0] if args and kwargs.get("axis") is not None else None)
         if mapping is None:
             return None
@@ -953,7 +959,7 @@ class Frames(WalkState):
             earlier = {src for name, src in columns.derived if name == old}
             # a column of numbers renamed holds numbers (select_dtypes("number") keeps it)
             columns = columns.without([old]).adding(new, {old, *earlier}, number=old in columns.numbers)
-        return columns
+        return columns, pairs
 
     @staticmethod
     def _time_feature(data: Data, name: str, args: list[Value], kwargs: dict[str, Value], line: int) -> Data:
