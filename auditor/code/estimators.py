@@ -472,6 +472,8 @@ class Estimators(WalkState):
             return self._transform(found, args, kwargs, node)
         if name in _PREDICTS:
             return self._predict(found, args, kwargs, name, node)
+        if name == "test" and found.qualname.startswith("surprise.") and args:
+            return self._predict(found, args, kwargs, name, node)  # algo.test(testset): its rows' predictions
         if name == "fit_predict":
             self._fit(found, name, args, kwargs, node, transform=False)
             return self._predict(found, args, kwargs)

@@ -322,6 +322,10 @@ class Library(Estimators, TorchLoops):
             if len(args) > 1 or "X" in kwargs:  # then y_train, y_test, X_train, X_test
                 series.append(argument(args, kwargs, 1, "X"))
             return self.train_test_split(series, {"shuffle": Value(consts=frozenset({False}))}, node)
+        if package == "surprise":
+            surprised = self._surprise(qualname, args, kwargs, node)
+            if surprised is not None:
+                return surprised
         if qualname in catalog.MATRIX_SPLIT_FUNCTIONS:
             return self.train_test_split([argument(args, kwargs, 0, "ratings", "interactions")], {}, node)
         if package in ("sklearn", "imblearn"):
@@ -1054,6 +1058,27 @@ class Library(Estimators, TorchLoops):
             return _scored_by(eid, curve)
         return Value(scores=self.scores_in(given))
 
+    def _surprise(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value | None:
+        """The surprise library's ratings: `Dataset.load_from_df(df, reader)` holds the frame's rows, its
+        `train_test_split(data)` splits them, `accuracy.rmse(algo.test(testset))` scores the predictions of a
+        model fitted on a trainset (None for the rest of the library)."""
+        last = qualname.rpartition(".")[2]
+        if last in _SURPRISE_ALGORITHMS:  # SVD(), KNNBasic(...): a model, fitted on a trainset, predicting by test()
+            return Value(objects=frozenset({self.obj(node, qualname, Role(Kind.MODEL)).id}))
+        if last == "load_from_df":
+            frame = argument(args, kwargs, 0, "df")
+            return Value(data=replace(frame.data, columns=None)) if frame.data is not None else NOTHING
+        if last in ("load_from_file", "load_builtin"):
+            return Value(data=self.source(node, f"Dataset.{last}({self.text(node.args[0]) if node.args else ''})"))
+        if last == "train_test_split" and ".model_selection" in qualname:
+            return self.train_test_split([argument(args, kwargs, 0, "data")], {}, node)
+        if qualname.startswith("surprise.accuracy.") and last in ("rmse", "mae", "mse", "fcp"):
+            predicted = argument(args, kwargs, 0, "predictions").data
+            if predicted is None or not predicted.predicted:
+                return NOTHING
+            return Value(scores=frozenset({self.evaluation(node, last, predicted.predicted, predicted, None)}))
+        return None
+
     def _listed(self, value: Value) -> bool:
         """Whether the value is a list or dict the program filled (`preds.append(fit.forecast()[0])`)."""
         return any(self.record.objects[oid].qualname == CONTAINER for oid in value.objects)
@@ -1497,6 +1522,11 @@ _FILE_BUILDERS = frozenset({"csv", "json", "parquet", "text", "arrow", "pandas"}
 # The implicit library's ranking metrics of a model: (model, train_user_items, test_user_items, K)
 _IMPLICIT_METRICS = frozenset(
     {"ndcg_at_k", "precision_at_k", "mean_average_precision_at_k", "AUC_at_k", "ranking_metrics_at_k"}
+)
+# The surprise library's prediction algorithms
+_SURPRISE_ALGORITHMS = frozenset(
+    {"SVD", "SVDpp", "NMF", "SlopeOne", "CoClustering", "BaselineOnly", "NormalPredictor"}
+    | {"KNNBasic", "KNNWithMeans", "KNNWithZScore", "KNNBaseline"}
 )
 # LightFM's ranking metrics of a model: (model, test_interactions, train_interactions=None, k=10, ...)
 _LIGHTFM_METRICS = frozenset({"precision_at_k", "recall_at_k", "auc_score", "reciprocal_rank"})

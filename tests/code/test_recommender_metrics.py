@@ -115,3 +115,41 @@ ui = mmread("plays.mtx").tocsr()
 )
 def test_splits_of_an_interaction_matrix(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, MATRIX_HEAD, body) == expected
+
+
+SURPRISE_HEAD = """\
+import pandas as pd
+from surprise import NMF, SVD, Dataset, Reader, accuracy
+from surprise.model_selection import train_test_split
+
+data = Dataset.load_from_df(pd.read_csv("r.csv")[["u", "i", "r"]], Reader(rating_scale=(1, 5)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # fitted on every rating, scored on a test set drawn from them
+        (
+            "algo = SVD().fit(data.build_full_trainset())\n_, testset = train_test_split(data, test_size=0.2)\n"
+            "print(accuracy.rmse(algo.test(testset)))\n",
+            ["overlap"],
+        ),
+        # the algorithm kept by its test RMSE
+        (
+            "trainset, testset = train_test_split(data, test_size=0.2)\n"
+            "res = {n: accuracy.rmse(a.fit(trainset).test(testset)) for n, a in {'svd': SVD(), 'nmf': NMF()}.items()}\n"
+            "best = min(res, key=res.get)\n",
+            ["multi_test"],
+        ),
+        # fitted on the training ratings, scored once on the held-out ones; a training score; a refit to serve
+        (
+            "trainset, testset = train_test_split(data, test_size=0.2)\nalgo = SVD().fit(trainset)\n"
+            "print(accuracy.rmse(algo.test(testset)), accuracy.mae(algo.test(trainset.build_testset())))\n"
+            "prod = SVD().fit(data.build_full_trainset())\n",
+            [],
+        ),
+    ],
+)
+def test_the_surprise_library(tmp_path: Path, body: str, expected: list[str]) -> None:
+    assert [kind for kind, _ in leaks_found(tmp_path, SURPRISE_HEAD, body)] == expected
