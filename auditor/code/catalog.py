@@ -301,6 +301,10 @@ def class_role(qualname: str) -> Role | None:
         return Role(Kind.MODEL)
     if package == "pmdarima" and name in ("ARIMA", "AutoARIMA"):  # fit(y), predict(n_periods)
         return Role(Kind.MODEL)
+    if package == "darts" and name == "Scaler":  # darts' Scaler: a scikit-learn scaler (MinMaxScaler) per series
+        return Role(Kind.LEARNER, "the scale of every component")
+    if qualname.startswith("darts.models.") and name[:1].isupper():  # a forecaster: fit(series), predict(n)
+        return Role(Kind.MODEL)
     if qualname.startswith(("torchvision.transforms.", "torchvision.transforms.v2.")) and name[:1].isupper():
         return Role(Kind.STATELESS)  # ToTensor(), Resize(...), Compose([...]): applied image by image
     if package in ("keras", "tensorflow") and name in ("Sequential", "Model", "Functional"):
@@ -511,6 +515,7 @@ def is_metric(qualname: str) -> bool:
                 "torchmetrics.functional.",
                 "sktime.performance_metrics.forecasting.",
                 "sksurv.metrics.",
+                "darts.metrics.",
             )
         )
         or qualname in ("lifelines.utils.concordance_index", "lifelines.utils.concordance.concordance_index")

@@ -1520,7 +1520,7 @@ def _horizon(found: Obj, name: str, args: list[Value], kwargs: dict[str, Value])
     """Whether a prediction is asked of the steps after a series rather than of rows: forecast(24), an sktime
     forecaster's predict(fh, X) (X holds the exogenous columns of those steps), predict(start, end) with numbers,
     or of nothing at all."""
-    if name == "forecast" or found.qualname.startswith("sktime."):
+    if name == "forecast" or found.qualname.startswith(("sktime.", "darts.")):
         return True
     if any(k in kwargs for k in ("X", "x", "data")):
         return False

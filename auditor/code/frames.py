@@ -588,6 +588,11 @@ class Frames(WalkState):
             split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
             rows = frozenset(_narrowed(a, span) or _sliced(a, split, name, span) for a in data.rows)
             return Value(data=replace(data, rows=rows, mask=None))
+        if name in ("split_before", "split_after") and (args or kwargs):
+            # darts' series.split_before(0.8): the steps before a point and those from it, two sides of one cut
+            split = self._part_split(SLICE, node, data)
+            sides = [replace(data, rows=frozenset(_sliced(a, split, s) for a in data.rows), mask=None) for s in _SIDES]
+            return Value(items=tuple(Value(data=d) for d in sides))
         if name in ("take", "skip") and _counted(args, kwargs):
             # tf.data's take(n) and skip(n): the first n elements and the rest, as [:n] and [n:] are
             split = self._part_split(SLICE, node, data)
@@ -2076,6 +2081,7 @@ def _dates_only(data: Data) -> bool:
 # What a key of an archive's array says of its role, not of its part: X_test, y_test, test_x, labels_train
 _ARRAY_ROLE = re.compile(r"(?i)^(x|y|features?|labels?|targets?|inputs?)_|_(x|y|features?|labels?|targets?)$")
 _ROLE_ONLY = re.compile(r"(?i)x|y|features?|labels?|targets?|inputs?|data|arr_\d+")
+_SIDES = ("head", "tail")
 _STACKERS = {"numpy.c_": "numpy.column_stack", "numpy.r_": "numpy.concatenate"}
 # Running totals, maxima, minima and products: of every row up to and with each one
 _RUNNING = frozenset({"cumsum", "cumprod", "cummax", "cummin"})
