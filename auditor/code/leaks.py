@@ -1361,6 +1361,9 @@ class _Rules:
         by a concat of ...'. ``parts``: every cut of the rows, ``part`` the last; the masks that end them each
         chose the rows (`(df.year >= 2020) & (df.region == 'eu')`), so all of them are named."""
         if part.split.startswith(_SLICE):
+            if len(parts) > 1 and parts[-1] == part:
+                # a slice of rows cut before (`test[t:t + 1]` of `test = series[size:]`): its positions count in them
+                where = self._part_text(parts[-2], where, parts[:-1])
             if part.span:
                 _, lower, upper = part.span
                 return f"the rows [{_bound_text(lower)}:{_bound_text(upper)}] of {where}"

@@ -313,3 +313,16 @@ def test_each_pass_s_row_put_in_the_history(
     body = _FIT + "\n" + added if after else added + "\n" + _FIT
     found = leaks_found(tmp_path, head, _STEPS.format(start=start, loop=loop, body=body, truth=truth))
     assert [kind for kind, _ in found] == ([] if after else ["overlap"])
+
+
+def test_each_pass_s_row_is_named_within_the_rows_it_counts_in(tmp_path: Path) -> None:
+    """`te[t]` of `te = values[-24:]` is a row of the last 24, not the t-th row of the file: said so."""
+    from tests.code.reading import read_script
+
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    body = _STEPS.format(
+        start="list(tr)", loop="for t in range(len(te)):", body="    history.append(te[t])\n" + _FIT, truth="te"
+    )
+    result, _ = read_script(tmp_path, head, body)
+    [leak] = result.leaks
+    assert "trains on the rows [t:t + 1] of the rows [-24:] of read_csv('sales.csv')" in leak.leak.message
