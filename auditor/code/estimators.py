@@ -1008,6 +1008,10 @@ class Estimators(WalkState):
     ) -> Value:
         x = argument(args, kwargs, 0, *X_NAMES).data
         y = argument(args, kwargs, 1, *Y_NAMES).data
+        if found.qualname.startswith("sktime.") and name == "fit":
+            # an sktime forecaster's fit(y, X=None, fh=None): the series first, its exogenous columns beside it
+            y = argument(args, kwargs, 0, "y").data
+            x = argument(args, kwargs, 1, "X").data
         if found.role is not None and found.role.rows_at_init and not args:  # OLS(y, X).fit(): given when built
             given = list(found.params.get("#args", NOTHING).items or ())
             y = argument(given, found.params, 0, "endog").data

@@ -816,6 +816,9 @@ class Library(Estimators, TorchLoops):
         ]
         if index is not None and index.data is not None:
             rows = replace(index.data, columns=None, sources=frozenset(), picked=False)
+            # the columns given keep what they went through (statistics, values from later rows)
+            for more in given:
+                rows = replace(rows, fits=rows.fits | more.fits, later=rows.later | more.later)
         elif given:
             rows = given[0]
             for more in given[1:]:
@@ -825,6 +828,13 @@ class Library(Estimators, TorchLoops):
             rows = self.source(node, f"DataFrame({where})", read=True)
         # made of something the walk cannot read: its columns are not known
         columns = Columns(frozenset(keys or named or ())) if first is NOTHING or keys or named else Columns()
+        for oid in first.objects:
+            for key, value in self.record.objects[oid].entries.items():
+                # {"trend": y.rolling(7).mean()}: a column computed from the label's, as assign() reads it (not a
+                # lag, earlier rows' values, nor other rows' only)
+                held = value.data
+                if isinstance(key, str) and held is not None and held.picked and not held.past and not held.elsewhere:
+                    columns = columns.adding(key, held.sources - held.earlier)
         return replace(rows, columns=columns)
 
     def _columns_comprehension(self, node: ast.Call, first: Value) -> Data | None:

@@ -117,3 +117,48 @@ X_tr, X_te, y_tr, y_te = train_test_split(meta_X, y, random_state=1)
 print(roc_auc_score(y_te, LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]))
 """
     assert leaks_found(tmp_path, "import numpy as np\n" + HEAD, body) == expected
+
+
+SERIES_HEAD = """\
+import pandas as pd
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_absolute_error
+from sktime.forecasting.compose import make_reduction
+from sktime.forecasting.model_selection import temporal_train_test_split
+
+df = pd.read_csv("d.csv", parse_dates=["date"], index_col="date")
+y = df["sales"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [
+        # a centred window of the series: this row's sales and next week's among its exogenous columns
+        ('{"trend7": y.rolling(7, center=True).mean()}', ["label_in_features"]),
+        # lags of the series: earlier rows only
+        ('{"lag1": y.shift(1), "lag7": y.shift(7)}', []),
+    ],
+)
+def test_a_table_of_exogenous_columns_given_to_an_sktime_forecaster(
+    tmp_path: Path, columns: str, expected: list[str]
+) -> None:
+    """sktime's `fit(y, X=X)`: the series first, the table of its exogenous columns beside it."""
+    body = f"""
+X = pd.DataFrame({columns}, index=df.index)
+y_tr, y_te, X_tr, X_te = temporal_train_test_split(y, X, test_size=56)
+f = make_reduction(LinearRegression(), window_length=28).fit(y_tr, X=X_tr)
+print(mean_absolute_error(y_te, f.predict(fh=list(range(1, 57)), X=X_te)))
+"""
+    assert [kind for kind, _ in leaks_found(tmp_path, SERIES_HEAD, body)] == expected
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"), [("y.rolling(3, min_periods=1).mean()", ["label_in_features"]), ("y.shift(1)", [])]
+)
+def test_a_column_of_the_label_in_a_table_built_from_a_dict(tmp_path: Path, column: str, expected: list[str]) -> None:
+    body = f"""
+X = pd.DataFrame({{"a": df["a"], "form": {column}}}).fillna(0)
+m = LinearRegression().fit(X, y)
+"""
+    assert [kind for kind, _ in leaks_found(tmp_path, SERIES_HEAD, body)] == expected
