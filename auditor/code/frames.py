@@ -1437,7 +1437,11 @@ class Frames(WalkState):
             else:  # positions (iloc, numpy): the columns kept cannot be named
                 one = isinstance(cols.const, int) and not isinstance(cols.const, bool)
                 known = selected.columns is None or not selected.columns.opaque
-                of = (selected.columns,) if one and known else None
+                held = node.value if isinstance(node, ast.Subscript) else node
+                if indexer is not None and isinstance(held, ast.Attribute):  # tr.iloc[:, 0]: of `tr`
+                    held = held.value
+                table = self.text(held)
+                of = (selected.columns, table) if one and known else None
                 selected = replace(
                     selected,
                     columns=Columns(opaque=True),

@@ -1138,7 +1138,13 @@ class _Rules:
             regression = self._regression(models)
             if x is not None and x.columns is not None:
                 x = self._used(x, models)
-            by_position = x is not None and y is not None and y.position_of == (x.columns,) and x.rows == y.rows
+            by_position = (
+                x is not None
+                and y is not None
+                and y.position_of is not None
+                and y.position_of[0] == x.columns
+                and x.rows == y.rows
+            )
             # a table drawn at random (np.random.rand) holds no answer: its label is made from it to be learned
             drawn = y is not None and all(self.r.origins[a.origin].drawn for a in y.rows if a.origin in self.r.origins)
             if by_position and x is not None and y is not None and not x.past and not drawn:
@@ -1242,7 +1248,7 @@ class _Rules:
 
     def _label_by_position(self, site: Site, what: str, x: Data, y: Data) -> Leak:
         """`fit(data, data[:, -1])`: the label is one of the table's columns, and every one of them is a feature."""
-        table = y.chain[-1].name if y.chain else "the table"
+        table = y.position_of[1] if y.position_of is not None else "the table"
         return Leak(
             LeakKind.LABEL_IN_FEATURES,
             True,
@@ -1252,7 +1258,8 @@ class _Rules:
             f"'{table}', that one too: the model can read the answer.",
             (),
             x.chain,
-            f"Leave the label's column out of X (X = {table}[:, :-1] when y = {table}[:, -1]).",
+            f"Leave the label's column out of X: the other columns only ({table}[:, :-1] beside {table}[:, -1], "
+            f"{table}.iloc[:, 1:] beside {table}.iloc[:, 0]).",
             (("label", f"a column of '{table}' by position"),),
             (site,),
             (("train", site, what),),

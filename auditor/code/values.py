@@ -525,10 +525,10 @@ class Data:
     # columns these values hold only as earlier rows' values, put together with others (`(g.cumsum() - df.won) /
     # df.played`: `won` of earlier rows, `played` of the row's own)
     earlier: frozenset[str] = frozenset()
-    # one column given by its position (`data[:, -1]`, `df.iloc[:, 0]`) of a table whose columns were these (None
-    # within: an array's, not named): which one cannot be named, but it is one of them, so a model given every one
-    # of them as features is given it too
-    position_of: tuple[Columns | None] | None = None
+    # one column given by its position (`data[:, -1]`, `df.iloc[:, 0]`) of a table whose columns were these (None:
+    # an array's, not named): which one cannot be named, but it is one of them, so a model given every one of them
+    # as features is given it too
+    position_of: tuple[Columns | None, str] | None = None  # (those columns, the table as written: `train`)
 
     def join(self, other: Data) -> Data:
         if self == other:

@@ -182,3 +182,18 @@ m["odds"] = 1 / m["b365h"]
 def test_a_label_of_two_columns_each_in_a_feature(tmp_path: Path, features: str, expected: list[str]) -> None:
     body = features + 'LogisticRegression().fit(m[["odds", "gf5", "ga5"]], m["home_win"])\n'
     assert [kind for kind, _ in leaks_found(tmp_path, MATCH_HEAD, body)] == expected
+
+
+def test_a_label_by_position_names_the_table_it_was_taken_from(tmp_path: Path) -> None:
+    """`y = df.iloc[:, 0]`, split with X = df: the column is one of `df`'s, not of the split's parts."""
+    from tests.code.reading import read_script
+
+    body = (
+        "from sklearn.linear_model import LogisticRegression\n"
+        "X, y = df, df.iloc[:, 0]\nX_tr, X_te, y_tr, y_te = train_test_split(X, y)\n"
+        "LogisticRegression().fit(X_tr, y_tr)\n"
+    )
+    result, _ = read_script(tmp_path, POSITION_HEAD, body)
+    [leak] = result.leaks
+    assert "learns y, a column of 'df' given by its position" in leak.leak.message
+    assert leak.leak.fix.endswith("(df[:, :-1] beside df[:, -1], df.iloc[:, 1:] beside df.iloc[:, 0]).")
